@@ -1,0 +1,181 @@
+import { z } from 'zod';
+import { parseInput } from './errors.js';
+
+const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+);
+
+/** Any value JSON can carry. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** Schema of a JSON value (no functions, BigInt, undefined). */
+export const jsonValueSchema: z.ZodType<JsonValue> = jsonValue;
+
+/** Plain text. */
+export const textPartSchema = z.object({
+  type: z.literal('text'),
+  text: z.string(),
+});
+
+/** An image given as a URL, a data URL or base64 data; dimensions let counters price it exactly. */
+export const imagePartSchema = z.object({
+  type: z.literal('image'),
+  image: z.string().min(1),
+  mediaType: z.string().optional(),
+  width: z.number().int().positive().optional(),
+  height: z.number().int().positive().optional(),
+  detail: z.enum(['low', 'high', 'auto']).optional(),
+});
+
+/** A file (PDF, text, audio…) given as base64, a data URL or a URL. */
+export const filePartSchema = z.object({
+  type: z.literal('file'),
+  data: z.string(),
+  mediaType: z.string().min(1),
+  filename: z.string().optional(),
+});
+
+/** The model asks for a tool to run; `input` is the parsed JSON arguments. */
+export const toolCallPartSchema = z.object({
+  type: z.literal('tool-call'),
+  toolCallId: z.string().min(1),
+  toolName: z.string().min(1),
+  input: jsonValueSchema,
+});
+
+/** The outcome of a tool call; `output` is text or JSON. */
+export const toolResultPartSchema = z.object({
+  type: z.literal('tool-result'),
+  toolCallId: z.string().min(1),
+  toolName: z.string().optional(),
+  output: jsonValueSchema,
+  isError: z.boolean().optional(),
+});
+
+/** Model reasoning ("thinking"); `signature` is the provider's opaque verification blob. */
+export const reasoningPartSchema = z.object({
+  type: z.literal('reasoning'),
+  text: z.string(),
+  signature: z.string().optional(),
+});
+
+/** Any content part. */
+export const contentPartSchema = z.discriminatedUnion('type', [
+  textPartSchema,
+  imagePartSchema,
+  filePartSchema,
+  toolCallPartSchema,
+  toolResultPartSchema,
+  reasoningPartSchema,
+]);
+
+/** Token usage a provider reported for one completion. */
+export const usageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  totalTokens: z.number().int().nonnegative().optional(),
+  cachedInputTokens: z.number().int().nonnegative().optional(),
+  reasoningTokens: z.number().int().nonnegative().optional(),
+});
+
+const createdAtSchema = z
+  .union([z.number().finite().nonnegative(), z.iso.datetime({ offset: true }), z.date()])
+  .transform((value) => (typeof value === 'number' ? value : new Date(value).getTime()));
+
+const commonFields = {
+  id: z.string().min(1).optional(),
+  name: z.string().optional(),
+  createdAt: createdAtSchema.optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+};
+
+/** System instructions. */
+export const systemMessageSchema = z.object({
+  role: z.literal('system'),
+  content: z.union([z.string(), z.array(textPartSchema)]),
+  ...commonFields,
+});
+
+/** What the user said or attached. */
+export const userMessageSchema = z.object({
+  role: z.literal('user'),
+  content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPartSchema, imagePartSchema, filePartSchema]))]),
+  ...commonFields,
+});
+
+/** What the model answered, with tool calls and reasoning; `usage` is what the provider reported. */
+export const assistantMessageSchema = z.object({
+  role: z.literal('assistant'),
+  content: z.union([
+    z.string(),
+    z.array(
+      z.discriminatedUnion('type', [textPartSchema, reasoningPartSchema, toolCallPartSchema, filePartSchema, imagePartSchema]),
+    ),
+  ]),
+  usage: usageSchema.optional(),
+  ...commonFields,
+});
+
+/** Results of tool calls. */
+export const toolMessageSchema = z.object({
+  role: z.literal('tool'),
+  content: z.array(toolResultPartSchema).min(1),
+  ...commonFields,
+});
+
+/** A chat message in ctxguard's provider-neutral model. */
+export const messageSchema = z.discriminatedUnion('role', [
+  systemMessageSchema,
+  userMessageSchema,
+  assistantMessageSchema,
+  toolMessageSchema,
+]);
+
+/** A list of messages. */
+export const messagesSchema = z.array(messageSchema);
+
+export type TextPart = z.output<typeof textPartSchema>;
+export type ImagePart = z.output<typeof imagePartSchema>;
+export type FilePart = z.output<typeof filePartSchema>;
+export type ToolCallPart = z.output<typeof toolCallPartSchema>;
+export type ToolResultPart = z.output<typeof toolResultPartSchema>;
+export type ReasoningPart = z.output<typeof reasoningPartSchema>;
+export type ContentPart = z.output<typeof contentPartSchema>;
+export type Usage = z.output<typeof usageSchema>;
+export type SystemMessage = z.output<typeof systemMessageSchema>;
+export type UserMessage = z.output<typeof userMessageSchema>;
+export type AssistantMessage = z.output<typeof assistantMessageSchema>;
+export type ToolMessage = z.output<typeof toolMessageSchema>;
+/** A validated message (createdAt normalised to epoch milliseconds). */
+export type Message = z.output<typeof messageSchema>;
+/** What callers may pass where a message is expected (createdAt may be a Date or ISO string). */
+export type MessageInput = z.input<typeof messageSchema>;
+export type MessageRole = Message['role'];
+
+/**
+ * Validates a message list. Throws `InvalidInputError` naming the message index and field,
+ * e.g. `messages[3].content[0].toolCallId: Invalid input: expected string`.
+ */
+export function parseMessages(input: unknown): Message[] {
+  return parseInput(messagesSchema, input, 'messages');
+}
+
+/** Validates one message; the error names the field. */
+export function parseMessage(input: unknown): Message {
+  return parseInput(messageSchema, input, 'message');
+}
+
+/** The message's content as parts (a string becomes one text part). */
+export function contentParts(message: Message): ContentPart[] {
+  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+}
+
+/** All text of a message joined with newlines (text and reasoning parts only). */
+export function messageText(message: Message): string {
+  if (typeof message.content === 'string') return message.content;
+  const texts: string[] = [];
+  for (const part of message.content) {
+    if (part.type === 'text' || part.type === 'reasoning') texts.push(part.text);
+  }
+  return texts.join('\n');
+}

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+/** How tokens are counted for a model. */
+export const tokenizerSchema = z.discriminatedUnion('strategy', [
+  /** Exact local BPE (OpenAI encodings). */
+  z.object({ strategy: z.literal('tiktoken'), encoding: z.enum(['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base']) }),
+  /** Exact counts from the provider's count-tokens endpoint. */
+  z.object({ strategy: z.literal('count_api'), api: z.enum(['anthropic', 'gemini']) }),
+  /** Calibrated character heuristic. */
+  z.object({ strategy: z.literal('heuristic') }),
+]);
+
+/** One model's limits and tokenizer. */
+export const modelInfoSchema = z.object({
+  provider: z.string().min(1),
+  /** Model id, or `_default` for the provider fallback. */
+  model: z.string().min(1),
+  contextWindow: z.number().int().positive(),
+  maxOutputTokens: z.number().int().positive().optional(),
+  tokenizer: tokenizerSchema,
+  /** Where the figures came from (URL or document name). */
+  source: z.string().optional(),
+});
+
+export type Tokenizer = z.output<typeof tokenizerSchema>;
+export type TokenizerStrategy = Tokenizer['strategy'];
+export type ModelInfo = z.output<typeof modelInfoSchema>;
+export type ModelInfoInput = z.input<typeof modelInfoSchema>;
+
+/** How a lookup was resolved. */
+export type ModelMatch = 'exact' | 'prefix' | 'provider-default' | 'global-default';
+
+/** A resolved model: always a value (falls back to a 128k global default). */
+export interface ResolvedModel extends ModelInfo {
+  readonly match: ModelMatch;
+}

@@ -1,0 +1,64 @@
+import { InvalidInputError } from '@ctxguard/core';
+import { serializeValue } from './json-value.js';
+import type { Persistence } from './persistence.js';
+
+/** Validates a key at the boundary: any non-empty string. */
+export function assertKey(key: unknown, field = 'key'): asserts key is string {
+  if (typeof key !== 'string' || key.length === 0) {
+    throw new InvalidInputError(`${field} must be a non-empty string, got ${key === '' ? 'an empty string' : typeof key}`, [field]);
+  }
+}
+
+/** Validates an optional list prefix. */
+export function assertPrefix(prefix: unknown): asserts prefix is string | undefined {
+  if (prefix !== undefined && typeof prefix !== 'string') {
+    throw new InvalidInputError(`prefix must be a string, got ${typeof prefix}`, ['prefix']);
+  }
+}
+
+/**
+ * In-process store. Values are kept as serialized JSON, so every `get` returns a fresh copy
+ * and the store has exactly the semantics of the file and Redis stores.
+ */
+export class MemoryPersistence implements Persistence {
+  readonly specificationVersion = 'v1' as const;
+  readonly #entries = new Map<string, string>();
+
+  async get<T = unknown>(key: string): Promise<T | null> {
+    assertKey(key);
+    const raw = this.#entries.get(key);
+    return raw === undefined ? null : (JSON.parse(raw) as T);
+  }
+
+  async set<T = unknown>(key: string, value: T): Promise<void> {
+    assertKey(key);
+    this.#entries.set(key, serializeValue(key, value));
+  }
+
+  async delete(key: string): Promise<void> {
+    assertKey(key);
+    this.#entries.delete(key);
+  }
+
+  async list(prefix?: string): Promise<string[]> {
+    assertPrefix(prefix);
+    const keys: string[] = [];
+    for (const key of this.#entries.keys()) if (prefix === undefined || key.startsWith(prefix)) keys.push(key);
+    return keys.sort();
+  }
+
+  async has(key: string): Promise<boolean> {
+    assertKey(key);
+    return this.#entries.has(key);
+  }
+
+  /** Number of stored entries. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Removes every entry. */
+  clear(): void {
+    this.#entries.clear();
+  }
+}

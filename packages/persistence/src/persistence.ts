@@ -1,0 +1,17 @@
+/**
+ * A string-keyed store of JSON values. Implementations deep-copy on the way in and out
+ * (no aliasing) and behave identically; `@ctxguard/persistence/testing` proves it.
+ */
+export interface Persistence {
+  readonly specificationVersion: 'v1';
+  /** The stored value, or `null` when the key is absent. */
+  get<T = unknown>(key: string): Promise<T | null>;
+  /** Stores a JSON-serializable value; rejects values JSON cannot carry and writes nothing. */
+  set<T = unknown>(key: string, value: T): Promise<void>;
+  /** Removes a key; deleting a missing key is not an error. */
+  delete(key: string): Promise<void>;
+  /** Every key starting with `prefix` (exact, case-sensitive string prefix), sorted. */
+  list(prefix?: string): Promise<string[]>;
+  /** Whether the key is present. */
+  has(key: string): Promise<boolean>;
+}
