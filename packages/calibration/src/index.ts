@@ -1,1 +1,2 @@
-export {};
+export { CONTENT_CLASSES } from './content-class.js';
+export type { ContentClass } from './content-class.js';

@@ -1,0 +1,60 @@
+import type { Message } from '@ctxguard/core';
+import type { ContentClass } from '@ctxguard/calibration';
+
+/** Which model a count is for; routes tokenizers, multipliers and calibration. */
+export interface CountContext {
+  provider: string;
+  model: string;
+}
+
+/** How a count was obtained. */
+export type Accuracy = 'estimate' | 'exact';
+
+/** A token count and how far it can be trusted. */
+export interface TokenCount {
+  tokens: number;
+  accuracy: Accuracy;
+}
+
+/** Options of the async `measure*` calls. */
+export interface MeasureOptions {
+  /** `exact` asks for an exact count; counters that cannot give one return an estimate and say so. */
+  accuracy?: Accuracy;
+  signal?: AbortSignal;
+}
+
+/**
+ * What a provider reported for one whole request, used to learn estimate corrections.
+ * Give the request's `messages` (and `system`/`tools`), or its per-class character counts.
+ */
+export interface LearnInput {
+  provider: string;
+  model: string;
+  /** Input tokens the provider reported for the whole request. */
+  actualTokens: number;
+  messages?: readonly Message[];
+  system?: string;
+  tools?: readonly unknown[];
+  /** Character counts per content class, when messages are not available. */
+  charsByClass?: Partial<Record<ContentClass, number>>;
+}
+
+/**
+ * Counts tokens. `estimate*` is sync and never throws on odd input; `measure*` may be exact.
+ * Implement this to plug in another tokenizer; `@ctxguard/token-counter/testing` checks it.
+ */
+export interface TokenCounter {
+  readonly specificationVersion: 'v1';
+  /** Fast estimate of a text's tokens. */
+  estimate(text: string, ctx: CountContext): number;
+  /** Fast estimate of a message's tokens, framing included. */
+  estimateMessage(message: Message, ctx: CountContext): number;
+  /** Count of a text, exact when asked and possible. */
+  measure(text: string, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount>;
+  /** Count of a message, framing included, exact when asked and possible. */
+  measureMessage(message: Message, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount>;
+  /** Learns from a provider-reported count; a no-op for exact counters. */
+  learn(input: LearnInput): Promise<void>;
+  /** Frees encoders and caches. */
+  dispose?(): void;
+}
