@@ -1,0 +1,276 @@
+import { InvalidInputError, parseOptions } from '@ctxguard/core';
+import {
+  assertKey,
+  assertPrefix,
+  CorruptEntryError,
+  type Persistence,
+  serializeValue,
+} from '@ctxguard/persistence';
+import { Redis, ReplyError } from 'ioredis';
+import { z } from 'zod';
+import { RedisStorageError, RedisUnavailableError } from './errors.js';
+import { escapeGlob } from './glob.js';
+
+const timeoutMs = z
+  .number()
+  .int()
+  .positive()
+  .max(2 ** 31 - 1);
+
+/** Options of {@link RedisPersistence}: a `url` (the store owns the connection) or an existing ioredis `client`. */
+export const redisPersistenceOptionsSchema = z
+  .object({
+    /** `redis://` or `rediss://` URL; the store opens and owns the connection. */
+    url: z
+      .string()
+      .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+      .optional(),
+    /** An ioredis client the caller owns; `close()` leaves it open and its own options apply. */
+    client: z
+      .custom<Redis>((value) => value instanceof Redis, 'must be an ioredis Redis instance')
+      .optional(),
+    /** Prefix put in front of every key in Redis; `list()` only sees keys under it. */
+    namespace: z.string().default('ctxguard:'),
+    /** How long a connection attempt may take before it counts as failed. */
+    connectTimeoutMs: timeoutMs.default(2000),
+    /** How long a command may wait for its reply before it fails. */
+    commandTimeoutMs: timeoutMs.default(5000),
+    /** How often a command in flight when the connection drops is re-sent after reconnecting (0 = fail at once). */
+    maxRetriesPerRequest: z.number().int().min(0).max(100).default(0),
+    /** Upper bound of the back-off between reconnection attempts, which go on in the background. */
+    maxReconnectDelayMs: timeoutMs.default(1000),
+    /** `COUNT` hint per `SCAN` call in `list()`. */
+    scanCount: z.number().int().positive().max(1_000_000).default(1000),
+  })
+  .strict()
+  .superRefine((options, ctx) => {
+    if ((options.url === undefined) === (options.client === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: 'give exactly one of url or client' });
+    }
+  });
+
+/** Options accepted by the {@link RedisPersistence} constructor. */
+export type RedisPersistenceOptions = z.input<typeof redisPersistenceOptionsSchema>;
+
+type ParsedOptions = z.output<typeof redisPersistenceOptionsSchema>;
+
+/**
+ * A {@link Persistence} on Redis (ioredis), for state shared by many processes or machines.
+ * Values are stored as JSON strings under `namespace + key`; while Redis is unreachable every
+ * command fails at once with `storage_unavailable`, and the client reconnects in the background.
+ */
+export class RedisPersistence implements Persistence {
+  readonly specificationVersion = 'v1' as const;
+  /** The prefix every key carries inside Redis. */
+  readonly namespace: string;
+  readonly #client: Redis;
+  readonly #ownsClient: boolean;
+  readonly #options: ParsedOptions;
+  #everReady: boolean;
+  #lastError: Error | undefined;
+  #closed = false;
+
+  constructor(options: RedisPersistenceOptions) {
+    const parsed = parseOptions(redisPersistenceOptionsSchema, options, 'RedisPersistence options');
+    this.#options = parsed;
+    this.namespace = parsed.namespace;
+    if (parsed.client !== undefined) {
+      this.#client = parsed.client;
+      this.#ownsClient = false;
+    } else {
+      const maxDelay = parsed.maxReconnectDelayMs;
+      this.#client = new Redis(parsed.url as string, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: parsed.maxRetriesPerRequest,
+        connectTimeout: parsed.connectTimeoutMs,
+        commandTimeout: parsed.commandTimeoutMs,
+        retryStrategy: (attempt) => Math.min(maxDelay, 50 * 2 ** Math.min(attempt, 16)),
+        lazyConnect: false,
+      });
+      this.#ownsClient = true;
+    }
+    this.#everReady = this.#client.status === 'ready';
+    this.#client.on('ready', this.#onReady);
+    this.#client.on('error', this.#onError);
+  }
+
+  readonly #onReady = (): void => {
+    this.#everReady = true;
+    this.#lastError = undefined;
+  };
+
+  readonly #onError = (error: Error): void => {
+    this.#lastError = error;
+  };
+
+  /** The underlying ioredis client (for health checks or metrics; do not close it behind the store's back). */
+  get client(): Redis {
+    return this.#client;
+  }
+
+  async get<T = unknown>(key: string): Promise<T | null> {
+    assertRedisKey(key);
+    const redisKey = this.namespace + key;
+    let raw: string | null;
+    try {
+      raw = await this.#run(key, () => this.#client.get(redisKey));
+    } catch (error) {
+      if (error instanceof RedisStorageError && isWrongType(error.cause)) {
+        throw new CorruptEntryError(key, undefined, error.cause);
+      }
+      throw error;
+    }
+    if (raw === null) return null;
+    try {
+      return JSON.parse(raw) as T;
+    } catch (error) {
+      throw new CorruptEntryError(key, undefined, error);
+    }
+  }
+
+  async set<T = unknown>(key: string, value: T): Promise<void> {
+    assertRedisKey(key);
+    const json = serializeValue(key, value);
+    await this.#run(key, () => this.#client.set(this.namespace + key, json));
+  }
+
+  async delete(key: string): Promise<void> {
+    assertRedisKey(key);
+    await this.#run(key, () => this.#client.del(this.namespace + key));
+  }
+
+  async has(key: string): Promise<boolean> {
+    assertRedisKey(key);
+    const count = await this.#run(key, () => this.#client.exists(this.namespace + key));
+    return count > 0;
+  }
+
+  async list(prefix?: string): Promise<string[]> {
+    assertPrefix(prefix);
+    const full = this.namespace + (prefix ?? '');
+    const pattern = `${escapeGlob(full)}*`;
+    const found = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.#run(undefined, () =>
+        this.#client.scan(cursor, 'MATCH', pattern, 'COUNT', this.#options.scanCount),
+      );
+      cursor = next;
+      for (const redisKey of keys) {
+        if (redisKey.startsWith(full) && redisKey.length > this.namespace.length) {
+          found.add(redisKey.slice(this.namespace.length));
+        }
+      }
+    } while (cursor !== '0');
+    return [...found].sort();
+  }
+
+  /** Deletes every key under this store's namespace (all of the database when the namespace is empty). */
+  async clear(): Promise<void> {
+    const keys = await this.list();
+    for (let start = 0; start < keys.length; start += 500) {
+      const batch = keys.slice(start, start + 500).map((key) => this.namespace + key);
+      await this.#run(undefined, () => this.#client.unlink(...batch));
+    }
+  }
+
+  /**
+   * Closes the connection the store opened (a caller-provided client is left open).
+   * Later operations fail with `storage_unavailable`. Calling it twice is fine.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#client.off('ready', this.#onReady);
+    if (!this.#ownsClient) {
+      this.#client.off('error', this.#onError);
+      return;
+    }
+    const client = this.#client;
+    if (client.status === 'end') return;
+    const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+    if (client.status === 'ready') {
+      await client.quit().catch(() => undefined);
+    }
+    client.disconnect(false);
+    await ended;
+    client.off('error', this.#onError);
+  }
+
+  async #run<R>(key: string | undefined, command: () => Promise<R>): Promise<R> {
+    await this.#connected(key);
+    try {
+      return await command();
+    } catch (error) {
+      throw this.#wrap(key, error);
+    }
+  }
+
+  /** Before the first connection, waits up to `connectTimeoutMs` for it; afterwards fails fast when down. */
+  async #connected(key: string | undefined): Promise<void> {
+    if (this.#closed) throw new RedisUnavailableError('the store is closed', key);
+    const client = this.#client;
+    if (client.status === 'ready' || this.#everReady) return;
+    if (client.status === 'end') throw new RedisUnavailableError('the Redis connection was closed', key);
+    if (client.status === 'wait') client.connect().catch(() => undefined);
+    await new Promise<void>((resolve, reject) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        client.off('ready', onReady);
+        client.off('end', onEnd);
+      };
+      const onReady = (): void => {
+        done();
+        resolve();
+      };
+      const onEnd = (): void => {
+        done();
+        reject(new RedisUnavailableError('the Redis connection was closed', key, this.#lastError));
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(
+          new RedisUnavailableError(
+            `no connection to Redis within ${this.#options.connectTimeoutMs} ms`,
+            key,
+            this.#lastError,
+          ),
+        );
+      }, this.#options.connectTimeoutMs);
+      client.once('ready', onReady);
+      client.once('end', onEnd);
+    });
+  }
+
+  #wrap(key: string | undefined, error: unknown): Error {
+    const reply = replyErrorMessage(error);
+    if (reply !== undefined) {
+      const kind = reply.split(' ', 1)[0] ?? '';
+      if (kind === 'LOADING' || kind === 'BUSY' || kind === 'MASTERDOWN' || kind === 'TRYAGAIN') {
+        return new RedisUnavailableError(reply, key, error);
+      }
+      return new RedisStorageError(`Redis rejected the command: ${reply}`, key, error);
+    }
+    const reason = error instanceof Error ? error.message : String(error);
+    return new RedisUnavailableError(reason, key, error);
+  }
+}
+
+/** The message of an error reply from the server (as opposed to a connection failure). */
+function replyErrorMessage(error: unknown): string | undefined {
+  return error instanceof (ReplyError as unknown as typeof Error) ? (error as Error).message : undefined;
+}
+
+function isWrongType(error: unknown): boolean {
+  return replyErrorMessage(error)?.startsWith('WRONGTYPE') === true;
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Keys must also be well-formed UTF-16: a lone surrogate would be stored as U+FFFD and collide. */
+function assertRedisKey(key: unknown): asserts key is string {
+  assertKey(key);
+  if (LONE_SURROGATE.test(key)) {
+    throw new InvalidInputError('key must be well-formed Unicode (it contains a lone surrogate)', ['key']);
+  }
+}
