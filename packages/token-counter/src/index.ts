@@ -1,1 +1,35 @@
-export {};
+export type { MediaFamily, MessageCostOptions, TextCounter } from './message-cost.js';
+export {
+  AUDIO_TOKENS_PER_SECOND,
+  anthropicImageTokens,
+  conversationOverhead,
+  DEFAULT_FILE_TOKENS,
+  DEFAULT_IMAGE_SIZE,
+  fileTokens,
+  GEMINI_PDF_PAGE_TOKENS,
+  geminiImageTokens,
+  imageSize,
+  imageTokens,
+  jsonText,
+  mediaFamily,
+  messageTokens,
+  openAiImageTokens,
+  PDF_BYTES_PER_PAGE,
+  PDF_PAGE_TOKENS,
+  partTokens,
+  REPLY_PRIMING_TOKENS,
+  TOKENS_PER_MESSAGE,
+  TOKENS_PER_NAME,
+  TOKENS_PER_TOOL_CALL,
+  toolCallTokens,
+  toolDefinitionsTokens,
+  VIDEO_TOKENS_PER_SECOND,
+} from './message-cost.js';
+export type {
+  Accuracy,
+  CountContext,
+  LearnInput,
+  MeasureOptions,
+  TokenCount,
+  TokenCounter,
+} from './token-counter.js';

@@ -1,5 +1,5 @@
-import type { Message } from '@ctxguard/core';
 import type { ContentClass } from '@ctxguard/calibration';
+import type { Message } from '@ctxguard/core';
 
 /** Which model a count is for; routes tokenizers, multipliers and calibration. */
 export interface CountContext {
