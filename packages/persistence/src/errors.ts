@@ -1,34 +1,51 @@
-import { CtxGuardError } from '@ctxguard/core';
+import { CtxGuardError, type CtxGuardErrorCode } from '@ctxguard/core';
 
-/** A store operation failed (I/O, network, permissions); `key` names the entry. */
+/** A store operation failed (I/O, network, permissions); `key` names the entry, `file` the file when there is one. */
 export class StorageError extends CtxGuardError {
   override readonly name: string = 'StorageError';
+  /** The key the failed operation was about, when there is one. */
   readonly key: string | undefined;
+  /** The file the failed operation touched, for file-backed stores. */
+  readonly file: string | undefined;
 
-  constructor(code: string, message: string, options: { key?: string | undefined; cause?: unknown } = {}) {
+  constructor(
+    code: CtxGuardErrorCode,
+    message: string,
+    options: { key?: string | undefined; file?: string | undefined; cause?: unknown } = {},
+  ) {
     super(code, message, { cause: options.cause });
     this.key = options.key;
+    this.file = options.file;
   }
 }
 
-/** A stored entry exists but cannot be read back as JSON. */
+/** A stored entry exists but cannot be read back: not JSON, not a ctxguard entry, or written for another key. */
 export class CorruptEntryError extends StorageError {
   override readonly name = 'CorruptEntryError';
-  readonly file: string | undefined;
 
-  constructor(key: string, file: string | undefined, cause?: unknown) {
-    super('storage_corrupt_entry', `Stored entry for key ${JSON.stringify(key)}${file ? ` (file ${file})` : ''} is corrupt or not a ctxguard entry`, { key, cause });
-    this.file = file;
+  constructor(key: string, file: string | undefined, cause?: unknown, detail?: string) {
+    super(
+      'storage_corrupt_entry',
+      `Stored entry for key ${JSON.stringify(key)}${file ? ` (file ${file})` : ''} is corrupt or not a ctxguard entry${detail ? `: ${detail}` : ''}`,
+      { key, file, cause },
+    );
   }
 }
 
 /** The value cannot be stored as JSON (function, BigInt, cycle, undefined at top level…). */
 export class UnserializableValueError extends StorageError {
   override readonly name = 'UnserializableValueError';
+  /** Where in the value the problem is, e.g. `$.messages[2].parse`. */
   readonly path: string;
 
   constructor(key: string, path: string, reason: string) {
-    super('storage_unserializable_value', `Cannot store key ${JSON.stringify(key)}: value at ${path} ${reason}`, { key });
+    super(
+      'storage_unserializable_value',
+      `Cannot store key ${JSON.stringify(key)}: value at ${path} ${reason}`,
+      {
+        key,
+      },
+    );
     this.path = path;
   }
 }

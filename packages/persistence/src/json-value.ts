@@ -1,9 +1,16 @@
 import { UnserializableValueError } from './errors.js';
 
+const identifier = /^[A-Za-z_$][\w$]*$/;
+
+function childPath(path: string, name: string): string {
+  return identifier.test(name) ? `${path}.${name}` : `${path}[${JSON.stringify(name)}]`;
+}
+
 /**
  * Checks that `value` survives a JSON round-trip unchanged in meaning: rejects functions,
- * symbols, BigInt, non-finite numbers, cycles, `undefined` at the top level and class
- * instances other than plain objects, arrays and Dates. Throws naming the offending path.
+ * symbols, BigInt, non-finite numbers, cycles, `undefined` at the top level or in arrays,
+ * array holes and class instances other than plain objects, arrays and Dates. Throws
+ * {@link UnserializableValueError} naming the offending path.
  */
 export function assertJsonSerializable(key: string, value: unknown): void {
   const seen = new Set<object>();
@@ -13,11 +20,18 @@ export function assertJsonSerializable(key: string, value: unknown): void {
       case 'boolean':
         return;
       case 'number':
-        if (!Number.isFinite(current)) throw new UnserializableValueError(key, path, `is ${current}, which JSON cannot carry`);
+        if (!Number.isFinite(current)) {
+          throw new UnserializableValueError(key, path, `is ${current}, which JSON cannot carry`);
+        }
         return;
       case 'undefined':
         if (path === '$') throw new UnserializableValueError(key, path, 'is undefined');
-        if (inArray) throw new UnserializableValueError(key, path, 'is undefined (JSON would turn it into null)');
+        if (inArray)
+          throw new UnserializableValueError(
+            key,
+            path,
+            'is undefined or a hole (JSON would turn it into null)',
+          );
         return;
       case 'bigint':
         throw new UnserializableValueError(key, path, 'is a BigInt');
@@ -31,7 +45,7 @@ export function assertJsonSerializable(key: string, value: unknown): void {
     if (seen.has(object)) throw new UnserializableValueError(key, path, 'is a circular reference');
     if (Array.isArray(object)) {
       seen.add(object);
-      object.forEach((item, index) => visit(item, `${path}[${index}]`, true));
+      for (let index = 0; index < object.length; index++) visit(object[index], `${path}[${index}]`, true);
       seen.delete(object);
       return;
     }
@@ -41,17 +55,35 @@ export function assertJsonSerializable(key: string, value: unknown): void {
     }
     const proto = Object.getPrototypeOf(object);
     if (proto !== Object.prototype && proto !== null) {
-      throw new UnserializableValueError(key, path, `is a ${object.constructor?.name ?? 'non-plain'} instance, not a plain object`);
+      const kind = typeof object.constructor === 'function' ? object.constructor.name : 'non-plain';
+      throw new UnserializableValueError(
+        key,
+        path,
+        `is a ${kind || 'non-plain'} instance, not a plain object`,
+      );
     }
     seen.add(object);
-    for (const [name, child] of Object.entries(object)) visit(child, `${path}.${name}`, false);
+    for (const name of Object.keys(object))
+      visit((object as Record<string, unknown>)[name], childPath(path, name), false);
     seen.delete(object);
   };
-  visit(value, '$', false);
+  try {
+    visit(value, '$', false);
+  } catch (error) {
+    if (error instanceof RangeError)
+      throw new UnserializableValueError(key, '$', 'is nested too deeply to serialize');
+    throw error;
+  }
 }
 
 /** Serializes after {@link assertJsonSerializable}; the one encoding every built-in store uses. */
 export function serializeValue(key: string, value: unknown): string {
   assertJsonSerializable(key, value);
-  return JSON.stringify(value);
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (error instanceof RangeError)
+      throw new UnserializableValueError(key, '$', 'is nested too deeply to serialize');
+    throw error;
+  }
 }

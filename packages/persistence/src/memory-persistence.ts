@@ -2,17 +2,31 @@ import { InvalidInputError } from '@ctxguard/core';
 import { serializeValue } from './json-value.js';
 import type { Persistence } from './persistence.js';
 
-/** Validates a key at the boundary: any non-empty string. */
+const loneSurrogate = /\p{Cs}/u;
+
+/**
+ * Validates a key at the boundary: any non-empty string of well-formed Unicode. Lone
+ * surrogates are refused because UTF-8 (files, Redis) cannot carry them and two such keys
+ * would collapse into one.
+ */
 export function assertKey(key: unknown, field = 'key'): asserts key is string {
   if (typeof key !== 'string' || key.length === 0) {
-    throw new InvalidInputError(`${field} must be a non-empty string, got ${key === '' ? 'an empty string' : typeof key}`, [field]);
+    const got = key === '' ? 'an empty string' : key === null ? 'null' : typeof key;
+    throw new InvalidInputError(`${field} must be a non-empty string, got ${got}`, [field]);
+  }
+  if (loneSurrogate.test(key)) {
+    throw new InvalidInputError(`${field} must be well-formed Unicode (it contains a lone surrogate)`, [
+      field,
+    ]);
   }
 }
 
-/** Validates an optional list prefix. */
+/** Validates an optional list prefix: `undefined` or any string (`''` lists everything). */
 export function assertPrefix(prefix: unknown): asserts prefix is string | undefined {
   if (prefix !== undefined && typeof prefix !== 'string') {
-    throw new InvalidInputError(`prefix must be a string, got ${typeof prefix}`, ['prefix']);
+    throw new InvalidInputError(`prefix must be a string, got ${prefix === null ? 'null' : typeof prefix}`, [
+      'prefix',
+    ]);
   }
 }
 
@@ -43,7 +57,8 @@ export class MemoryPersistence implements Persistence {
   async list(prefix?: string): Promise<string[]> {
     assertPrefix(prefix);
     const keys: string[] = [];
-    for (const key of this.#entries.keys()) if (prefix === undefined || key.startsWith(prefix)) keys.push(key);
+    for (const key of this.#entries.keys())
+      if (prefix === undefined || key.startsWith(prefix)) keys.push(key);
     return keys.sort();
   }
 
