@@ -1,0 +1,279 @@
+import { InvalidInputError, InvalidOptionsError, parseInput, parseOptions } from '@ctxguard/core';
+import { assertJsonSerializable } from '@ctxguard/persistence';
+import { z } from 'zod';
+import { type CacheEntry, type CacheStore, cacheEntrySchema, isCacheStore } from './cache-store.js';
+import { MemoryCacheStore } from './memory-cache-store.js';
+import { assertCacheName, CACHE_KEY_PREFIX, parseStorageKey, storageKey } from './storage-key.js';
+import { DEFAULT_TTL_MS, parseTtl, ttlSchema } from './ttl.js';
+
+const DELETE_BATCH = 64;
+
+/** Options of {@link Cache}. */
+export const cacheOptionsSchema = z.strictObject({
+  /** Where entries live; a fresh {@link MemoryCacheStore} when omitted. */
+  store: z
+    .custom<CacheStore>(isCacheStore, {
+      message: "store must implement CacheStore (specificationVersion 'v1', get/set/delete/keys/clear)",
+    })
+    .optional(),
+  /** TTL of entries written without their own `ttlMs`: 5 minutes unless set; `Infinity` = never. */
+  defaultTtlMs: ttlSchema.optional(),
+  /** Clock in epoch ms; `Date.now` unless set (inject one for tests or a shared clock). */
+  now: z
+    .custom<() => number>((value) => typeof value === 'function', {
+      message: 'now must be a function returning ms',
+    })
+    .optional(),
+  /**
+   * How far in the future (ms) an entry's `storedAt` may be before the entry is treated as
+   * expired. Covers small skew between machines sharing a store; a clock that jumps back
+   * further than this drops entries written before the jump instead of stretching their life.
+   */
+  clockSkewToleranceMs: z.number().int().min(0).default(60_000),
+});
+
+/** Options of {@link Cache}. */
+export type CacheOptions = z.input<typeof cacheOptionsSchema>;
+
+/** Per-write options: `ttlMs` overrides the cache's default TTL (`Infinity` = never expires). */
+export interface CacheSetOptions {
+  ttlMs?: number | undefined;
+}
+
+/** Which entries {@link Cache.invalidate} drops; `{}` drops every cache entry. */
+export interface InvalidateScope {
+  cacheName?: string | undefined;
+  keyPrefix?: string | undefined;
+}
+
+const invalidateScopeSchema = z.strictObject({
+  cacheName: z
+    .string()
+    .optional()
+    .superRefine((name, ctx) => {
+      if (name === undefined) return;
+      try {
+        assertCacheName(name);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
+  keyPrefix: z.string().optional(),
+});
+
+interface Flight {
+  promise: Promise<unknown>;
+  cancelled: boolean;
+}
+
+/**
+ * TTL cache over a {@link CacheStore}: storage keys `cache:{cacheName}:{cacheKey}`, per-entry
+ * TTL with lazy expiry on read, scoped invalidation and single-flight `getOrSet`.
+ */
+export class Cache {
+  /** The store entries live in. */
+  readonly store: CacheStore;
+  /** TTL used when a write gives none (`Infinity` = never expires). */
+  readonly defaultTtlMs: number;
+  readonly #now: () => number;
+  readonly #skewToleranceMs: number;
+  readonly #flights = new Map<string, Flight>();
+
+  constructor(options: CacheOptions = {}) {
+    const parsed = parseOptions(cacheOptionsSchema, options, 'Cache options');
+    this.store = parsed.store ?? new MemoryCacheStore();
+    this.defaultTtlMs = parsed.defaultTtlMs ?? DEFAULT_TTL_MS;
+    this.#now = parsed.now ?? (() => Date.now());
+    this.#skewToleranceMs = parsed.clockSkewToleranceMs;
+  }
+
+  /** The cached value, or `null` on a miss or expiry (a cached `null` also reads as `null`; see {@link getEntry}). */
+  async get<T = unknown>(cacheName: string, key: string): Promise<T | null> {
+    const entry = await this.#read<T>(storageKey(cacheName, key));
+    return entry === null ? null : entry.body;
+  }
+
+  /** The fresh entry with its metadata, or `null`. An expired or malformed entry is deleted. */
+  async getEntry<T = unknown>(cacheName: string, key: string): Promise<CacheEntry<T> | null> {
+    return this.#read<T>(storageKey(cacheName, key));
+  }
+
+  /** Whether a fresh entry exists. */
+  async has(cacheName: string, key: string): Promise<boolean> {
+    return (await this.#read(storageKey(cacheName, key))) !== null;
+  }
+
+  /** Stores `body` (any JSON value) for `ttlMs` (default {@link defaultTtlMs}). */
+  async set<T = unknown>(cacheName: string, key: string, body: T, options?: CacheSetOptions): Promise<void> {
+    const entryKey = storageKey(cacheName, key);
+    const ttlMs = this.#ttlFrom(options);
+    this.#cancelFlight(entryKey);
+    await this.#write(entryKey, cacheName, body, ttlMs);
+  }
+
+  /** Removes one entry (no error when absent). */
+  async delete(cacheName: string, key: string): Promise<void> {
+    const entryKey = storageKey(cacheName, key);
+    this.#cancelFlight(entryKey);
+    await this.store.delete(entryKey);
+  }
+
+  /**
+   * The cached value, or the loader's result, stored for `ttlMs`. Concurrent misses for one key
+   * share a single loader call; a loader failure reaches every waiting caller and is not cached.
+   */
+  async getOrSet<T>(
+    cacheName: string,
+    key: string,
+    loader: () => T | Promise<T>,
+    options?: CacheSetOptions,
+  ): Promise<T> {
+    const entryKey = storageKey(cacheName, key);
+    if (typeof loader !== 'function') {
+      throw new InvalidInputError(`loader must be a function, got ${typeof loader}`, ['loader']);
+    }
+    const ttlMs = this.#ttlFrom(options);
+    const running = this.#flights.get(entryKey);
+    if (running !== undefined) return structuredClone((await running.promise) as T);
+    const flight = { cancelled: false } as Flight;
+    this.#flights.set(entryKey, flight);
+    flight.promise = this.#load(entryKey, cacheName, loader, ttlMs, flight);
+    return (await flight.promise) as T;
+  }
+
+  /**
+   * Deletes the entries in `scope`: one cache (`cacheName`), keys starting with `keyPrefix`
+   * (in one cache or across all), or every cache entry (`{}`). Returns how many were deleted.
+   */
+  async invalidate(scope: InvalidateScope = {}): Promise<number> {
+    const { cacheName, keyPrefix } = parseInput(invalidateScopeSchema, scope, 'invalidate scope');
+    let matches: (storageKey: string) => boolean;
+    let keys: string[];
+    if (cacheName !== undefined) {
+      const prefix = `${CACHE_KEY_PREFIX}${cacheName}:${keyPrefix ?? ''}`;
+      matches = (candidate) => candidate.startsWith(prefix);
+      keys = await this.store.keys(prefix);
+    } else {
+      matches = (candidate) => {
+        const parts = parseStorageKey(candidate);
+        return parts !== null && (keyPrefix === undefined || parts.cacheKey.startsWith(keyPrefix));
+      };
+      keys = (await this.store.keys(CACHE_KEY_PREFIX)).filter(matches);
+    }
+    for (const key of [...this.#flights.keys()]) if (matches(key)) this.#cancelFlight(key);
+    await this.#deleteAll(keys);
+    return keys.length;
+  }
+
+  /**
+   * Deletes expired and malformed cache entries now instead of waiting for a read (expiry is
+   * lazy: entries nobody reads stay stored). Returns how many were deleted.
+   */
+  async prune(): Promise<number> {
+    let deleted = 0;
+    for (const key of await this.store.keys(CACHE_KEY_PREFIX)) {
+      if (parseStorageKey(key) === null) continue;
+      const raw = await this.store.get(key);
+      if (raw !== null && !this.#isFresh(raw, this.#clock())) {
+        await this.store.delete(key);
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+
+  /** Empties the store: everything in it, as `CacheStore.clear()` defines (see the store's docs). */
+  async clear(): Promise<void> {
+    for (const key of [...this.#flights.keys()]) this.#cancelFlight(key);
+    await this.store.clear();
+  }
+
+  async #load<T>(
+    key: string,
+    cacheName: string,
+    loader: () => T | Promise<T>,
+    ttlMs: number,
+    flight: Flight,
+  ): Promise<T> {
+    try {
+      const hit = await this.#read<T>(key);
+      if (hit !== null) return hit.body;
+      const value = await loader();
+      if (!flight.cancelled) await this.#write(key, cacheName, value, ttlMs);
+      return value;
+    } finally {
+      if (this.#flights.get(key) === flight) this.#flights.delete(key);
+    }
+  }
+
+  async #read<T>(key: string): Promise<CacheEntry<T> | null> {
+    const raw = await this.store.get<T>(key);
+    if (raw === null) return null;
+    if (!this.#isFresh(raw, this.#clock())) {
+      await this.store.delete(key);
+      return null;
+    }
+    return raw;
+  }
+
+  async #write(key: string, cacheName: string, body: unknown, ttlMs: number): Promise<void> {
+    if (body === undefined) {
+      throw new InvalidInputError('body must be a JSON value; undefined cannot be cached (use null)', [
+        'body',
+      ]);
+    }
+    assertJsonSerializable(key, body);
+    const storedAt = this.#clock();
+    const never = ttlMs === Number.POSITIVE_INFINITY;
+    const entry: CacheEntry = {
+      body,
+      cacheName,
+      storedAt,
+      ttlMs: never ? null : ttlMs,
+      expiresAt: never ? null : storedAt + ttlMs,
+    };
+    await this.store.set(key, entry);
+  }
+
+  #isFresh(raw: unknown, now: number): boolean {
+    const parsed = cacheEntrySchema.safeParse(raw);
+    if (!parsed.success) return false;
+    const entry = parsed.data;
+    if (entry.storedAt - now > this.#skewToleranceMs) return false;
+    return entry.expiresAt === null || now < entry.expiresAt;
+  }
+
+  #ttlFrom(options: CacheSetOptions | undefined): number {
+    if (options === undefined) return this.defaultTtlMs;
+    if (typeof options !== 'object' || options === null) {
+      throw new InvalidInputError(
+        `options must be an object, got ${options === null ? 'null' : typeof options}`,
+        ['options'],
+      );
+    }
+    return options.ttlMs === undefined ? this.defaultTtlMs : parseTtl(options.ttlMs, 'options.ttlMs');
+  }
+
+  #clock(): number {
+    const now = this.#now();
+    if (typeof now !== 'number' || !Number.isFinite(now)) {
+      throw new InvalidOptionsError(`Cache option now() must return finite epoch ms, got ${String(now)}`, [
+        'now',
+      ]);
+    }
+    return now;
+  }
+
+  #cancelFlight(key: string): void {
+    const flight = this.#flights.get(key);
+    if (flight === undefined) return;
+    flight.cancelled = true;
+    this.#flights.delete(key);
+  }
+
+  async #deleteAll(keys: string[]): Promise<void> {
+    for (let start = 0; start < keys.length; start += DELETE_BATCH) {
+      await Promise.all(keys.slice(start, start + DELETE_BATCH).map((key) => this.store.delete(key)));
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import { parseOptions } from '@ctxguard/core';
+import { assertKey, assertPrefix, type Persistence } from '@ctxguard/persistence';
+import { z } from 'zod';
+import type { CacheEntry, CacheStore } from './cache-store.js';
+
+const DELETE_BATCH = 64;
+
+function isPersistence(value: unknown): value is Persistence {
+  if (typeof value !== 'object' || value === null) return false;
+  const store = value as Record<string, unknown>;
+  return ['get', 'set', 'delete', 'list', 'has'].every((method) => typeof store[method] === 'function');
+}
+
+/** Options of {@link PersistenceCacheStore}. */
+export const persistenceCacheStoreOptionsSchema = z.strictObject({
+  /** Any `Persistence` (memory, file, Redis…). */
+  persistence: z.custom<Persistence>(isPersistence, {
+    message: 'persistence must implement Persistence (get/set/delete/list/has)',
+  }),
+  /**
+   * Prefix put before every storage key in the persistence. With a namespace, `keys()` and
+   * `clear()` see only this store's keys; without one they cover the whole persistence.
+   */
+  namespace: z.string().default(''),
+});
+
+/** Options of {@link PersistenceCacheStore}. */
+export type PersistenceCacheStoreOptions = z.input<typeof persistenceCacheStoreOptionsSchema>;
+
+/**
+ * A {@link CacheStore} on any `Persistence`, so a shared store (Redis, files) can back the
+ * cache. Give a `namespace` when the persistence holds other data: `clear()` deletes every
+ * key under the namespace, and with the default empty namespace that is every key.
+ */
+export class PersistenceCacheStore implements CacheStore {
+  readonly specificationVersion = 'v1' as const;
+  /** Prefix of this store's keys inside the persistence. */
+  readonly namespace: string;
+  readonly #persistence: Persistence;
+
+  constructor(options: PersistenceCacheStoreOptions) {
+    const parsed = parseOptions(persistenceCacheStoreOptionsSchema, options, 'PersistenceCacheStore options');
+    this.#persistence = parsed.persistence;
+    this.namespace = parsed.namespace;
+  }
+
+  async get<T = unknown>(storageKey: string): Promise<CacheEntry<T> | null> {
+    assertKey(storageKey, 'storageKey');
+    return this.#persistence.get<CacheEntry<T>>(this.namespace + storageKey);
+  }
+
+  async set<T = unknown>(storageKey: string, entry: CacheEntry<T>): Promise<void> {
+    assertKey(storageKey, 'storageKey');
+    await this.#persistence.set(this.namespace + storageKey, entry);
+  }
+
+  async delete(storageKey: string): Promise<void> {
+    assertKey(storageKey, 'storageKey');
+    await this.#persistence.delete(this.namespace + storageKey);
+  }
+
+  async keys(prefix?: string): Promise<string[]> {
+    assertPrefix(prefix);
+    const found = await this.#persistence.list(this.namespace + (prefix ?? ''));
+    return found
+      .filter((key) => key.startsWith(this.namespace) && key.length > this.namespace.length)
+      .map((key) => key.slice(this.namespace.length))
+      .sort();
+  }
+
+  async clear(): Promise<void> {
+    const owned = await this.#persistence.list(this.namespace);
+    for (let start = 0; start < owned.length; start += DELETE_BATCH) {
+      await Promise.all(owned.slice(start, start + DELETE_BATCH).map((key) => this.#persistence.delete(key)));
+    }
+  }
+}
