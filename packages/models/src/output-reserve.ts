@@ -1,0 +1,23 @@
+import { assertInteger } from './arguments.js';
+
+/** Window assumed when neither the model nor its provider is known. */
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+/** Upper bound of the output reserve when the caller gives no `maxTokens`. */
+export const MAX_DEFAULT_OUTPUT_RESERVE = 64_000;
+/** Share of the window reserved for output when the caller gives no `maxTokens`. */
+export const DEFAULT_OUTPUT_RESERVE_RATIO = 0.35;
+
+/**
+ * Tokens to keep free for the reply: `maxTokens` when given, else
+ * `min(MAX_DEFAULT_OUTPUT_RESERVE, contextWindow × DEFAULT_OUTPUT_RESERVE_RATIO)` rounded up.
+ */
+export function getOutputReserve(contextWindow: number, maxTokens?: number): number {
+  assertInteger(contextWindow, 'contextWindow', 1);
+  if (maxTokens !== undefined) {
+    assertInteger(maxTokens, 'maxTokens', 0);
+    return maxTokens;
+  }
+  // The epsilon keeps float noise (100 × 0.35 = 35.000000000000004) from rounding up a whole token.
+  const share = Math.ceil(contextWindow * DEFAULT_OUTPUT_RESERVE_RATIO - 1e-7);
+  return Math.min(MAX_DEFAULT_OUTPUT_RESERVE, share);
+}
