@@ -48,16 +48,15 @@ export interface InvalidateScope {
 
 const invalidateScopeSchema = z.strictObject({
   cacheName: z
-    .string()
-    .optional()
+    .custom<string>()
     .superRefine((name, ctx) => {
-      if (name === undefined) return;
       try {
         assertCacheName(name);
       } catch (error) {
         ctx.addIssue({ code: 'custom', message: (error as Error).message });
       }
-    }),
+    })
+    .optional(),
   keyPrefix: z.string().optional(),
 });
 

@@ -106,7 +106,7 @@ const requestCacheKeyInputSchema = z.strictObject({
   scope: z.string().min(1, 'scope is required (tenant, user or project id) so scopes never share entries'),
   provider: z.string().optional(),
   model: z.string().optional(),
-  request: z.unknown(),
+  request: z.unknown().optional(),
 });
 
 /** Input of {@link requestCacheKey}. */

@@ -1,0 +1,439 @@
+import { CtxGuardError, InvalidInputError, InvalidOptionsError } from '@ctxguard/core';
+import { UnserializableValueError } from '@ctxguard/persistence';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Cache } from './cache.js';
+import type { CacheEntry } from './cache-store.js';
+import { MemoryCacheStore } from './memory-cache-store.js';
+import { DEFAULT_TTL_MS, MAX_TTL_MS } from './ttl.js';
+
+const START = Date.UTC(2026, 0, 1);
+
+function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+describe('Cache TTL with fake timers', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.setSystemTime(START);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('expires entries after the default 5 minutes, lazily deleting them on read', async () => {
+    const store = new MemoryCacheStore();
+    const cache = new Cache({ store });
+    expect(cache.defaultTtlMs).toBe(DEFAULT_TTL_MS);
+    await cache.set('answers', 'q1', { text: 'hi' });
+    const entry = await store.get('cache:answers:q1');
+    expect(entry).toEqual({
+      body: { text: 'hi' },
+      cacheName: 'answers',
+      storedAt: START,
+      ttlMs: 300_000,
+      expiresAt: START + 300_000,
+    });
+    vi.advanceTimersByTime(300_000 - 1);
+    expect(await cache.get('answers', 'q1')).toEqual({ text: 'hi' });
+    vi.advanceTimersByTime(1);
+    expect(await store.get('cache:answers:q1')).not.toBeNull();
+    expect(await cache.get('answers', 'q1')).toBeNull();
+    expect(await store.get('cache:answers:q1')).toBeNull();
+    expect(await store.keys()).toEqual([]);
+  });
+
+  it('honours a per-entry TTL over the default', async () => {
+    const cache = new Cache({ defaultTtlMs: 10_000 });
+    await cache.set('c', 'short', 1, { ttlMs: 1_000 });
+    await cache.set('c', 'default', 2);
+    vi.advanceTimersByTime(1_000);
+    expect(await cache.has('c', 'short')).toBe(false);
+    expect(await cache.has('c', 'default')).toBe(true);
+    vi.advanceTimersByTime(9_000);
+    expect(await cache.has('c', 'default')).toBe(false);
+  });
+
+  it('keeps Infinity entries forever and stores them JSON-safe (null, not Infinity)', async () => {
+    const store = new MemoryCacheStore();
+    const cache = new Cache({ store });
+    await cache.set('c', 'forever', 'v', { ttlMs: Number.POSITIVE_INFINITY });
+    const raw = await store.get('cache:c:forever');
+    expect(raw).toMatchObject({ ttlMs: null, expiresAt: null });
+    expect(JSON.stringify(raw)).not.toContain('Infinity');
+    vi.setSystemTime(START + 100 * 365 * 24 * 3600 * 1000);
+    expect(await cache.get('c', 'forever')).toBe('v');
+    const forever = new Cache({ defaultTtlMs: Number.POSITIVE_INFINITY });
+    await forever.set('c', 'k', 1);
+    vi.advanceTimersByTime(2 ** 40);
+    expect(await forever.get('c', 'k')).toBe(1);
+  });
+
+  it('accepts TTLs past 2^31 ms (no timer is armed) and expires them on time', async () => {
+    const cache = new Cache();
+    const ttlMs = 2 ** 31 + 5;
+    await cache.set('c', 'long', 'v', { ttlMs });
+    vi.setSystemTime(START + ttlMs - 1);
+    expect(await cache.get('c', 'long')).toBe('v');
+    vi.setSystemTime(START + ttlMs);
+    expect(await cache.get('c', 'long')).toBeNull();
+    await cache.set('c', 'max', 'v', { ttlMs: MAX_TTL_MS });
+    expect((await cache.getEntry('c', 'max'))?.expiresAt).toBe(START + ttlMs + MAX_TTL_MS);
+  });
+
+  it('a forward clock jump expires entries whose TTL it passes', async () => {
+    const cache = new Cache();
+    await cache.set('c', 'a', 'A', { ttlMs: 60_000 });
+    await cache.set('c', 'b', 'B', { ttlMs: 3_600_000 });
+    vi.setSystemTime(START + 30 * 60_000);
+    expect(await cache.get('c', 'a')).toBeNull();
+    expect(await cache.get('c', 'b')).toBe('B');
+  });
+
+  it('a small backward jump (within clock skew tolerance) keeps entries; expiry stays at the stored expiresAt', async () => {
+    const cache = new Cache({ clockSkewToleranceMs: 60_000 });
+    await cache.set('c', 'k', 'v', { ttlMs: 10_000 });
+    vi.setSystemTime(START - 30_000);
+    expect(await cache.get('c', 'k')).toBe('v');
+    vi.setSystemTime(START + 9_999);
+    expect(await cache.get('c', 'k')).toBe('v');
+    vi.setSystemTime(START + 10_000);
+    expect(await cache.get('c', 'k')).toBeNull();
+  });
+
+  it('a backward jump past the tolerance drops entries written "in the future" instead of stretching their life', async () => {
+    const store = new MemoryCacheStore();
+    const cache = new Cache({ store, clockSkewToleranceMs: 60_000 });
+    await cache.set('c', 'k', 'v', { ttlMs: Number.POSITIVE_INFINITY });
+    await cache.set('c', 'j', 'w', { ttlMs: 3_600_000 });
+    vi.setSystemTime(START - 2 * 3_600_000);
+    expect(await cache.get('c', 'k')).toBeNull();
+    expect(await cache.get('c', 'j')).toBeNull();
+    expect(await store.keys()).toEqual([]);
+    await cache.set('c', 'k', 'again');
+    expect(await cache.get('c', 'k')).toBe('again');
+  });
+
+  it('uses an injected clock instead of Date.now', async () => {
+    let now = 5_000;
+    const cache = new Cache({ now: () => now });
+    await cache.set('c', 'k', 'v', { ttlMs: 100 });
+    vi.setSystemTime(START + 10 ** 9);
+    expect(await cache.get('c', 'k')).toBe('v');
+    now = 5_100;
+    expect(await cache.get('c', 'k')).toBeNull();
+  });
+
+  it('prune() deletes expired entries nobody reads and keeps fresh ones', async () => {
+    const store = new MemoryCacheStore();
+    const cache = new Cache({ store });
+    await cache.set('a', '1', 1, { ttlMs: 1_000 });
+    await cache.set('a', '2', 2, { ttlMs: 5_000 });
+    await cache.set('b', '1', 3, { ttlMs: 1_000 });
+    await store.set('unrelated', { body: 1, cacheName: 'x', storedAt: 0, ttlMs: 1, expiresAt: 1 });
+    vi.advanceTimersByTime(2_000);
+    expect(await cache.prune()).toBe(2);
+    expect(await store.keys()).toEqual(['cache:a:2', 'unrelated']);
+  });
+});
+
+describe('Cache validation', () => {
+  it.each([
+    [0, /ttlMs must be > 0, got 0/],
+    [-5, /ttlMs must be > 0, got -5/],
+    [Number.NaN, /ttlMs is NaN/],
+    [1.5, /whole number/],
+    [Number.NEGATIVE_INFINITY, /must be > 0/],
+    [MAX_TTL_MS + 1, /at most 8640000000000000 ms.*use Infinity/],
+    ['100', /must be a number of milliseconds or Infinity, got string/],
+    [null, /got null/],
+  ])('rejects ttlMs %s on set, getOrSet and in the options, naming the field', async (ttlMs, message) => {
+    const cache = new Cache();
+    const setError = await cache.set('c', 'k', 1, { ttlMs: ttlMs as number }).catch((e: unknown) => e);
+    expect(setError).toBeInstanceOf(InvalidInputError);
+    expect((setError as InvalidInputError).message).toMatch(message);
+    expect((setError as InvalidInputError).path).toEqual(['options.ttlMs']);
+    let loaderCalls = 0;
+    await expect(
+      cache.getOrSet('c', 'k', () => ++loaderCalls, { ttlMs: ttlMs as number }),
+    ).rejects.toBeInstanceOf(InvalidInputError);
+    expect(loaderCalls).toBe(0);
+    expect(await cache.get('c', 'k')).toBeNull();
+    expect(() => new Cache({ defaultTtlMs: ttlMs as number })).toThrow(InvalidOptionsError);
+    expect(() => new Cache({ defaultTtlMs: ttlMs as number })).toThrow(/defaultTtlMs/);
+  });
+
+  it.each([
+    ['', /1–128 characters, got 0/],
+    ['a:b', /may only contain/],
+    ['has space', /may only contain/],
+    ['tab\t', /may only contain/],
+    ['x'.repeat(129), /got 129/],
+    [42, /must be a string, got number/],
+  ])('rejects cache name %j with an error naming cacheName', async (name, message) => {
+    const cache = new Cache();
+    for (const call of [
+      () => cache.set(name as string, 'k', 1),
+      () => cache.get(name as string, 'k'),
+      () => cache.getOrSet(name as string, 'k', () => 1),
+      () => cache.delete(name as string, 'k'),
+      () => cache.invalidate({ cacheName: name as string }),
+    ]) {
+      const error = await call().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).toContain('cacheName');
+    }
+  });
+
+  it('accepts cache names with _ . - / @ + and keys with colons', async () => {
+    const store = new MemoryCacheStore();
+    const cache = new Cache({ store });
+    await cache.set('openai/gpt-4o@v2_x.y+z', 'tenant:a:b', 1);
+    expect(await store.keys()).toEqual(['cache:openai/gpt-4o@v2_x.y+z:tenant:a:b']);
+    expect(await cache.get('openai/gpt-4o@v2_x.y+z', 'tenant:a:b')).toBe(1);
+  });
+
+  it('rejects empty or non-string keys, undefined bodies, unserializable bodies and bad options', async () => {
+    const store = new MemoryCacheStore();
+    const cache = new Cache({ store });
+    await expect(cache.set('c', '', 1)).rejects.toThrow(/key must be a non-empty string/);
+    await expect(cache.get('c', 7 as unknown as string)).rejects.toThrow(
+      /key must be a non-empty string, got number/,
+    );
+    await expect(cache.set('c', 'k', undefined)).rejects.toThrow(/undefined cannot be cached/);
+    const error = await cache.set('c', 'k', { deep: { fn: () => 1 } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnserializableValueError);
+    expect((error as UnserializableValueError).path).toBe('$.deep.fn');
+    await expect(cache.set('c', 'k', 1, 'fast' as never)).rejects.toThrow(/options must be an object/);
+    expect(await store.keys()).toEqual([]);
+    expect(() => new Cache({ store: {} as never })).toThrow(/store must implement CacheStore/);
+    expect(() => new Cache({ now: 5 as never })).toThrow(/now must be a function/);
+    expect(() => new Cache({ clockSkewToleranceMs: -1 })).toThrow(/clockSkewToleranceMs/);
+    expect(() => new Cache({ ttl: 5 } as never)).toThrow(InvalidOptionsError);
+    await expect(cache.invalidate({ keyPrefix: 3 } as never)).rejects.toThrow(/keyPrefix/);
+  });
+
+  it('a clock returning a non-finite value fails with an error naming now', async () => {
+    const cache = new Cache({ now: () => Number.NaN });
+    const error = await cache.set('c', 'k', 1).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidOptionsError);
+    expect((error as InvalidOptionsError).path).toEqual(['now']);
+  });
+
+  it('treats malformed stored entries as misses and deletes them', async () => {
+    const store = new MemoryCacheStore();
+    const cache = new Cache({ store });
+    const bad: unknown[] = [
+      { body: 1 },
+      { body: 1, cacheName: 'c', storedAt: 'yesterday', ttlMs: 5, expiresAt: 10 },
+      { cacheName: 'c', storedAt: 0, ttlMs: null, expiresAt: null },
+      'just a string',
+    ];
+    for (const [i, value] of bad.entries()) await store.set(`cache:c:${i}`, value as CacheEntry);
+    for (const i of bad.keys()) expect(await cache.get('c', String(i))).toBeNull();
+    expect(await store.keys()).toEqual([]);
+    expect(await cache.getOrSet('c', '0', () => 'fresh')).toBe('fresh');
+  });
+});
+
+describe('Cache.invalidate and clear', () => {
+  async function seeded(): Promise<{ cache: Cache; store: MemoryCacheStore }> {
+    const store = new MemoryCacheStore();
+    const cache = new Cache({ store });
+    for (const [name, key] of [
+      ['answers', 'user:1:a'],
+      ['answers', 'user:1:b'],
+      ['answers', 'user:2:a'],
+      ['answers-v2', 'user:1:a'],
+      ['summaries', 'user:1:a'],
+      ['summaries', 'other'],
+    ] as const) {
+      await cache.set(name, key, `${name}/${key}`);
+    }
+    await store.set('foreign:key', { body: 1, cacheName: 'x', storedAt: 0, ttlMs: null, expiresAt: null });
+    return { cache, store };
+  }
+
+  it('by cacheName drops one cache only (a name that prefixes another is not matched)', async () => {
+    const { cache, store } = await seeded();
+    expect(await cache.invalidate({ cacheName: 'answers' })).toBe(3);
+    expect(await store.keys()).toEqual([
+      'cache:answers-v2:user:1:a',
+      'cache:summaries:other',
+      'cache:summaries:user:1:a',
+      'foreign:key',
+    ]);
+  });
+
+  it('by cacheName and keyPrefix drops matching keys in that cache', async () => {
+    const { cache, store } = await seeded();
+    expect(await cache.invalidate({ cacheName: 'answers', keyPrefix: 'user:1:' })).toBe(2);
+    expect(await cache.get('answers', 'user:2:a')).toBe('answers/user:2:a');
+    expect(await store.keys('cache:answers:')).toEqual(['cache:answers:user:2:a']);
+  });
+
+  it('by keyPrefix alone matches across caches on the cache key, never on the name', async () => {
+    const { cache, store } = await seeded();
+    expect(await cache.invalidate({ keyPrefix: 'user:1:' })).toBe(4);
+    expect(await store.keys()).toEqual(['cache:answers:user:2:a', 'cache:summaries:other', 'foreign:key']);
+    expect(await cache.invalidate({ keyPrefix: 'answers' })).toBe(0);
+  });
+
+  it('{} drops every cache entry but leaves foreign keys; clear() empties the store', async () => {
+    const { cache, store } = await seeded();
+    expect(await cache.invalidate()).toBe(6);
+    expect(await store.keys()).toEqual(['foreign:key']);
+    const again = await seeded();
+    await again.cache.clear();
+    expect(await again.store.keys()).toEqual([]);
+  });
+});
+
+describe('Cache.getOrSet single-flight', () => {
+  it('concurrent misses call the loader once and every caller gets an equal, unaliased value', async () => {
+    const store = new MemoryCacheStore();
+    const cache = new Cache({ store });
+    const gate = deferred<{ n: number[] }>();
+    let calls = 0;
+    const loader = (): Promise<{ n: number[] }> => {
+      calls++;
+      return gate.promise;
+    };
+    const waiting = Array.from({ length: 50 }, () => cache.getOrSet('c', 'k', loader));
+    await Promise.resolve();
+    gate.resolve({ n: [1, 2] });
+    const results = await Promise.all(waiting);
+    expect(calls).toBe(1);
+    for (const result of results) expect(result).toEqual({ n: [1, 2] });
+    results[1]!.n.push(3);
+    expect(results[2]).toEqual({ n: [1, 2] });
+    expect(await cache.get('c', 'k')).toEqual({ n: [1, 2] });
+    expect(await cache.getOrSet('c', 'k', loader)).toEqual({ n: [1, 2] });
+    expect(calls).toBe(1);
+  });
+
+  it('different keys load independently', async () => {
+    const cache = new Cache();
+    const calls: string[] = [];
+    const results = await Promise.all(
+      ['a', 'b', 'a', 'c', 'b'].map((key) =>
+        cache.getOrSet('c', key, async () => {
+          calls.push(key);
+          return key.toUpperCase();
+        }),
+      ),
+    );
+    expect(results).toEqual(['A', 'B', 'A', 'C', 'B']);
+    expect(calls.sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a loader failure reaches every waiting caller, is not cached, and the next call retries', async () => {
+    const store = new MemoryCacheStore();
+    const cache = new Cache({ store });
+    const gate = deferred<string>();
+    let calls = 0;
+    const failing = (): Promise<string> => {
+      calls++;
+      return gate.promise;
+    };
+    const waiting = Array.from({ length: 10 }, () =>
+      cache.getOrSet('c', 'k', failing).catch((e: unknown) => e),
+    );
+    const boom = new Error('upstream 500');
+    gate.reject(boom);
+    const errors = await Promise.all(waiting);
+    expect(calls).toBe(1);
+    for (const error of errors) expect(error).toBe(boom);
+    expect(await store.keys()).toEqual([]);
+    expect(await cache.getOrSet('c', 'k', () => 'second try')).toBe('second try');
+    expect(await cache.get('c', 'k')).toBe('second try');
+  });
+
+  it('a loader that throws synchronously or returns an unserializable value fails every caller and caches nothing', async () => {
+    const store = new MemoryCacheStore();
+    const cache = new Cache({ store });
+    await expect(
+      cache.getOrSet('c', 'k', () => {
+        throw new TypeError('sync');
+      }),
+    ).rejects.toThrow('sync');
+    const bad = await Promise.all([
+      cache.getOrSet('c', 'k', async () => ({ n: 10n })).catch((e: unknown) => e),
+      cache.getOrSet('c', 'k', async () => ({ n: 1 })).catch((e: unknown) => e),
+    ]);
+    for (const error of bad) expect(error).toBeInstanceOf(UnserializableValueError);
+    await expect(cache.getOrSet('c', 'k', async () => undefined)).rejects.toThrow(
+      /undefined cannot be cached/,
+    );
+    await expect(cache.getOrSet('c', 'k', 'nope' as never)).rejects.toThrow(/loader must be a function/);
+    expect(await store.keys()).toEqual([]);
+  });
+
+  it('a hit never calls the loader', async () => {
+    const cache = new Cache();
+    await cache.set('c', 'k', 'cached');
+    let calls = 0;
+    expect(await cache.getOrSet('c', 'k', () => ++calls)).toBe('cached');
+    expect(calls).toBe(0);
+  });
+
+  it('caches a null result (a miss and a cached null are told apart)', async () => {
+    const cache = new Cache();
+    let calls = 0;
+    expect(await cache.getOrSet('c', 'k', () => (calls++, null))).toBeNull();
+    expect(await cache.getOrSet('c', 'k', () => (calls++, null))).toBeNull();
+    expect(calls).toBe(1);
+    expect(await cache.getEntry('c', 'k')).toMatchObject({ body: null });
+  });
+
+  it('invalidate, delete or set during a load keeps the stale result out of the store and starts a new flight', async () => {
+    for (const interrupt of [
+      (cache: Cache) => cache.invalidate({ cacheName: 'c' }),
+      (cache: Cache) => cache.invalidate({ keyPrefix: 'k' }),
+      (cache: Cache) => cache.delete('c', 'k'),
+      (cache: Cache) => cache.clear(),
+    ]) {
+      const store = new MemoryCacheStore();
+      const cache = new Cache({ store });
+      const gate = deferred<string>();
+      const first = cache.getOrSet('c', 'k', () => gate.promise);
+      await new Promise((resolve) => setImmediate(resolve));
+      await interrupt(cache);
+      const second = cache.getOrSet('c', 'k', () => 'fresh');
+      gate.resolve('stale');
+      expect(await first).toBe('stale');
+      expect(await second).toBe('fresh');
+      expect(await cache.get('c', 'k')).toBe('fresh');
+    }
+    const cache = new Cache();
+    const gate = deferred<string>();
+    const loading = cache.getOrSet('c', 'k', () => gate.promise);
+    await new Promise((resolve) => setImmediate(resolve));
+    await cache.set('c', 'k', 'written directly');
+    gate.resolve('stale');
+    expect(await loading).toBe('stale');
+    expect(await cache.get('c', 'k')).toBe('written directly');
+  });
+
+  it('a store read failure reaches the callers with its own error and clears the flight', async () => {
+    const store = new MemoryCacheStore();
+    const failing = Object.assign(Object.create(store) as MemoryCacheStore, {
+      specificationVersion: 'v1' as const,
+      get: async () => {
+        throw new CtxGuardError('storage_unavailable', 'store down');
+      },
+    });
+    const cache = new Cache({ store: failing });
+    let calls = 0;
+    await expect(cache.getOrSet('c', 'k', () => ++calls)).rejects.toThrow('store down');
+    expect(calls).toBe(0);
+    await expect(cache.getOrSet('c', 'k', () => ++calls)).rejects.toThrow('store down');
+  });
+});
