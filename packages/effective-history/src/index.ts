@@ -1,1 +1,26 @@
-export {};
+export type {
+  CompactionListener,
+  ConversationHistoryOptions,
+  TruncationInfo,
+} from './conversation-history.js';
+export { conversationHistoryOptionsSchema, InMemoryConversationHistory } from './conversation-history.js';
+export type { CompactionInfo } from './effective-history.js';
+export {
+  compactionIdOf,
+  compactionInfo,
+  getEffectiveHistory,
+  isHidden,
+  listCompactions,
+  removeCondensationTags,
+  removeTruncationTags,
+  tagForCondensation,
+  tagForTruncation,
+} from './effective-history.js';
+export {
+  DuplicateHistoryIdError,
+  HistoryConflictError,
+  HistoryIndexError,
+  UnknownCompactionError,
+  UnsupportedHistoryFormatError,
+} from './errors.js';
+export { assertConsistentEntries } from './validate-entries.js';

@@ -1,0 +1,430 @@
+import {
+  type CompactionEvent,
+  type ConversationHistory,
+  type HistoryEntry,
+  type HistoryMetadata,
+  historyEntrySchema,
+  InvalidInputError,
+  type Message,
+  type MessageInput,
+  messageSchema,
+  messagesSchema,
+  parseInput,
+  parseOptions,
+} from '@ctxguard/core';
+import { z } from 'zod';
+import {
+  type CompactionInfo,
+  compactionIdOf,
+  listCompactions,
+  removeCondensationTags,
+  removeTruncationTags,
+  tagForCondensation,
+  tagForTruncation,
+} from './effective-history.js';
+import { DuplicateHistoryIdError, HistoryIndexError, UnknownCompactionError } from './errors.js';
+import { assertConsistentEntries } from './validate-entries.js';
+
+/** What a truncation-marker factory is told about the truncation it marks. */
+export interface TruncationInfo {
+  /** Number of effective entries the marker hides. */
+  readonly hiddenCount: number;
+  readonly truncationId: string;
+}
+
+/** The part of a `HookBus` the history uses; any `HookBus` from `@ctxguard/core` fits. */
+export interface CompactionListener {
+  emit(hook: 'onCompaction', event: CompactionEvent): Promise<unknown>;
+}
+
+const isFunction = (value: unknown): boolean => typeof value === 'function';
+
+/** Options of {@link InMemoryConversationHistory}. */
+export const conversationHistoryOptionsSchema = z
+  .object({
+    /** Makes entry and compaction ids; must return a fresh non-empty string each call. Default `crypto.randomUUID`. */
+    generateId: z.custom<() => string>(isFunction, 'must be a function returning a string').optional(),
+    /** A `HookBus`: every compaction and rewind emits `onCompaction`. Nothing is emitted without it. */
+    hooks: z
+      .custom<CompactionListener>(
+        (value) =>
+          typeof value === 'object' && value !== null && isFunction((value as CompactionListener).emit),
+        'must be a HookBus (an object with emit())',
+      )
+      .optional(),
+    /** Builds the message of a truncation marker (e.g. the compactor's injection-safe format). */
+    truncationMarker: z
+      .custom<(info: TruncationInfo) => MessageInput>(isFunction, 'must be a function returning a message')
+      .optional(),
+    /**
+     * When true (default), `truncate`, `dropOldest` and `clear` never hide the leading system
+     * messages of the effective view (the system prompt); `spliceRange` and `truncateRange` are exact.
+     */
+    keepSystemPrompt: z.boolean().default(true),
+    /** Initial metadata (copied). */
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+/** Options accepted by {@link InMemoryConversationHistory}. */
+export type ConversationHistoryOptions = z.input<typeof conversationHistoryOptionsSchema>;
+
+/** Key of the method {@link HistoryStore} uses to rebase a history onto a newer stored version. */
+export const replaceHistoryState: unique symbol = Symbol('ctxguard.effective-history.replaceState');
+
+const entriesSchema = z.array(historyEntrySchema);
+
+function defaultId(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+function defaultMarker(info: TruncationInfo): MessageInput {
+  const noun = info.hiddenCount === 1 ? 'message was' : 'messages were';
+  return {
+    role: 'system',
+    content: `[${info.hiddenCount} earlier ${noun} hidden to fit the context window; they are kept and can be restored.]`,
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+function ownCopy(message: Message, root: string): Message {
+  try {
+    return deepFreeze(structuredClone(message));
+  } catch (error) {
+    throw new InvalidInputError(`Invalid ${root}: cannot be copied (${(error as Error).message})`, [], {
+      cause: error,
+    });
+  }
+}
+
+function freezeEntry(entry: HistoryEntry): HistoryEntry {
+  if (Object.isFrozen(entry)) return entry;
+  if (entry.hides) Object.freeze(entry.hides);
+  return Object.freeze(entry);
+}
+
+/**
+ * A non-destructive {@link ConversationHistory}: compactions hide entries under a summary or a
+ * truncation marker instead of deleting them, every compaction can be rewound, and the effective
+ * view (`messages()`) is kept up to date incrementally. Stored entries are frozen; every operation
+ * either succeeds or throws a typed error and leaves the history exactly as it was.
+ */
+export class InMemoryConversationHistory implements ConversationHistory {
+  /** Per-conversation metadata (guard state, chosen strategy); saved with the history. */
+  readonly metadata: HistoryMetadata;
+  readonly #generateId: () => string;
+  readonly #hooks: CompactionListener | undefined;
+  readonly #marker: (info: TruncationInfo) => MessageInput;
+  readonly #keepSystemPrompt: boolean;
+  #entries: HistoryEntry[] = [];
+  #view: HistoryEntry[] = [];
+  #viewMessages: Message[] = [];
+  #position = new Map<string, number>();
+  #containers = new Map<string, HistoryEntry>();
+  readonly #usedIds = new Set<string>();
+
+  constructor(options: ConversationHistoryOptions = {}) {
+    const parsed = parseOptions(
+      conversationHistoryOptionsSchema,
+      options,
+      'InMemoryConversationHistory options',
+    );
+    this.#generateId = parsed.generateId ?? defaultId;
+    this.#hooks = parsed.hooks;
+    this.#marker = parsed.truncationMarker ?? defaultMarker;
+    this.#keepSystemPrompt = parsed.keepSystemPrompt;
+    this.metadata = { ...(parsed.metadata ?? {}) };
+  }
+
+  /**
+   * Rebuilds a history from stored entries (hidden ones and their tags included), e.g. after
+   * loading. Throws {@link InvalidInputError} naming the entry and field when they are inconsistent.
+   */
+  static fromEntries(
+    entries: unknown,
+    options: ConversationHistoryOptions = {},
+  ): InMemoryConversationHistory {
+    const history = new InMemoryConversationHistory(options);
+    const parsed = parseInput(entriesSchema, entries, 'entries');
+    assertConsistentEntries(parsed);
+    history.#commit(
+      parsed.map((entry) => freezeEntry({ ...entry, message: ownCopy(entry.message, 'entries') })),
+    );
+    return history;
+  }
+
+  /** Number of entries in the effective view. */
+  get length(): number {
+    return this.#view.length;
+  }
+
+  /** Appends a message (validated and copied) and returns its frozen entry. */
+  append(message: MessageInput): HistoryEntry {
+    const parsed = parseInput(messageSchema, message, 'message');
+    const [id] = this.#freshIds(1);
+    const entry = freezeEntry({ id: id!, message: ownCopy(parsed, 'message') });
+    this.#push(entry);
+    return entry;
+  }
+
+  /** Appends several messages at once; when any is invalid none is appended. */
+  appendMany(messages: readonly MessageInput[]): HistoryEntry[] {
+    const parsed = parseInput(messagesSchema, messages, 'messages');
+    const ids = this.#freshIds(parsed.length);
+    const entries = parsed.map((message, index) =>
+      freezeEntry({ id: ids[index]!, message: ownCopy(message, `messages[${index}]`) }),
+    );
+    for (const entry of entries) this.#push(entry);
+    return entries;
+  }
+
+  /** Every stored entry, hidden ones included, in stored order. */
+  entries(): readonly HistoryEntry[] {
+    return this.#entries.slice();
+  }
+
+  /** The effective view as entries (ids and tags included). */
+  effectiveEntries(): HistoryEntry[] {
+    return this.#view.slice();
+  }
+
+  /** The effective view: the messages a model should see now (frozen objects in a fresh array). */
+  messages(): Message[] {
+    return this.#viewMessages.slice();
+  }
+
+  /**
+   * Hides effective entries `[from, to)` under `replacement`, which becomes a summary in their
+   * place. Returns the compaction id (the summary's `condenseId`).
+   */
+  spliceRange(from: number, to: number, replacement: MessageInput): string {
+    this.#assertRange(from, to);
+    const message = ownCopy(parseInput(messageSchema, replacement, 'replacement'), 'replacement');
+    const [condenseId, entryId] = this.#freshIds(2) as [string, string];
+    const { rawFrom, rawTo, hiddenIds } = this.#rawRange(from, to);
+    const tagged = tagForCondensation(this.#entries, rawFrom, rawTo, condenseId);
+    const summary: HistoryEntry = { id: entryId, message, condenseId, isSummary: true, hides: hiddenIds };
+    tagged.splice(rawFrom, 0, summary);
+    this.#commit(tagged, [condenseId, entryId]);
+    this.#emit({ compactionId: condenseId, kind: 'condense', hiddenIds });
+    return condenseId;
+  }
+
+  /**
+   * Hides effective entries `[from, to)` under a truncation marker (`marker`, or the configured
+   * marker message). Exact: the system prompt is hidden too when it lies in the range.
+   */
+  truncateRange(from: number, to: number, marker?: MessageInput): string {
+    this.#assertRange(from, to);
+    return this.#truncate(from, to, marker);
+  }
+
+  /** Keeps the last `keepLast` effective entries (and the system prompt), hiding the rest; `null` when nothing is hidden. */
+  truncate(keepLast: number): string | null {
+    assertCount('keepLast', keepLast, this.#view.length, Number.POSITIVE_INFINITY);
+    const start = this.#pinned();
+    const end = this.#view.length - keepLast;
+    return end > start ? this.#truncate(start, end, undefined) : null;
+  }
+
+  /** Hides the oldest `n` effective entries (never the system prompt); `null` when nothing is hidden. */
+  dropOldest(n: number): string | null {
+    assertCount('n', n, this.#view.length, this.#view.length);
+    const start = this.#pinned();
+    const end = Math.min(this.#view.length, start + n);
+    return end > start ? this.#truncate(start, end, undefined) : null;
+  }
+
+  /** Hides every effective entry but the system prompt under one marker; `null` when nothing is hidden. */
+  clear(): string | null {
+    const start = this.#pinned();
+    return this.#view.length > start ? this.#truncate(start, this.#view.length, undefined) : null;
+  }
+
+  /**
+   * Undoes one compaction, given its compaction id or its summary/marker entry id, and returns
+   * the entries it hid. When an outer compaction still hides the summary, those entries move
+   * under the outer compaction: the view does not change, the nesting loses one level.
+   */
+  rewind(id: string): readonly HistoryEntry[] {
+    const container = this.#container(id);
+    const compactionId = compactionIdOf(container)!;
+    const hiddenIds = container.hides ?? [];
+    const next =
+      container.condenseId !== undefined
+        ? removeCondensationTags(this.#entries, compactionId)
+        : removeTruncationTags(this.#entries, compactionId);
+    this.#commit(next);
+    this.#emit({ compactionId, kind: 'rewind', hiddenIds });
+    return hiddenIds.map((hiddenId) => this.#entries[this.#position.get(hiddenId)!]!);
+  }
+
+  /** The entries a compaction hides directly (one level), given its compaction id or summary/marker entry id. */
+  hidden(id: string): HistoryEntry[] {
+    const container = this.#container(id);
+    return (container.hides ?? []).map((hiddenId) => this.#entries[this.#position.get(hiddenId)!]!);
+  }
+
+  /** Every compaction still recorded (one per stored summary or marker), outer ones before the ones they hide. */
+  compactions(): CompactionInfo[] {
+    return listCompactions(this.#entries);
+  }
+
+  /** Replaces entries and metadata with a consistent stored state; used by the store when it rebases. */
+  [replaceHistoryState](entries: readonly HistoryEntry[], metadata: HistoryMetadata): void {
+    assertConsistentEntries(entries);
+    this.#commit(entries.map(freezeEntry));
+    for (const key of Object.keys(this.metadata)) delete this.metadata[key];
+    Object.assign(this.metadata, metadata);
+  }
+
+  #truncate(from: number, to: number, marker: MessageInput | undefined): string {
+    const [truncationId, entryId] = this.#freshIds(2) as [string, string];
+    const { rawFrom, rawTo, hiddenIds } = this.#rawRange(from, to);
+    const message = this.#markerMessage(marker, { hiddenCount: hiddenIds.length, truncationId });
+    const tagged = tagForTruncation(this.#entries, rawFrom, rawTo, truncationId);
+    const entry: HistoryEntry = {
+      id: entryId,
+      message,
+      truncationId,
+      isTruncationMarker: true,
+      hides: hiddenIds,
+    };
+    tagged.splice(rawFrom, 0, entry);
+    this.#commit(tagged, [truncationId, entryId]);
+    this.#emit({ compactionId: truncationId, kind: 'truncate', hiddenIds });
+    return truncationId;
+  }
+
+  #markerMessage(marker: MessageInput | undefined, info: TruncationInfo): Message {
+    if (marker !== undefined) return ownCopy(parseInput(messageSchema, marker, 'marker'), 'marker');
+    let built: unknown;
+    try {
+      built = this.#marker(info);
+    } catch (error) {
+      throw new InvalidInputError(
+        `truncationMarker threw: ${(error as Error)?.message ?? String(error)}`,
+        [],
+        {
+          cause: error,
+        },
+      );
+    }
+    return ownCopy(parseInput(messageSchema, built, 'truncation marker'), 'truncation marker');
+  }
+
+  /** Number of leading system messages (not summaries or markers) protected from truncation. */
+  #pinned(): number {
+    if (!this.#keepSystemPrompt) return 0;
+    let count = 0;
+    for (const entry of this.#view) {
+      if (entry.message.role !== 'system' || entry.isSummary || entry.isTruncationMarker) break;
+      count++;
+    }
+    return count;
+  }
+
+  #assertRange(from: number, to: number): void {
+    const length = this.#view.length;
+    for (const [field, value] of [
+      ['from', from],
+      ['to', to],
+    ] as const) {
+      if (typeof value !== 'number' || !Number.isInteger(value)) {
+        throw new HistoryIndexError(field, value, length, 'must be an integer');
+      }
+      if (value < 0 || value > length)
+        throw new HistoryIndexError(field, value, length, `must be within 0..${length}`);
+    }
+    if (from >= to)
+      throw new HistoryIndexError('from', from, length, `must be less than to (${to}); the range is empty`);
+  }
+
+  #rawRange(from: number, to: number): { rawFrom: number; rawTo: number; hiddenIds: string[] } {
+    const hidden = this.#view.slice(from, to);
+    return {
+      rawFrom: this.#position.get(hidden[0]!.id)!,
+      rawTo: this.#position.get(hidden[hidden.length - 1]!.id)! + 1,
+      hiddenIds: hidden.map((entry) => entry.id),
+    };
+  }
+
+  #container(id: string): HistoryEntry {
+    if (typeof id !== 'string' || id.length === 0) throw new UnknownCompactionError(String(id));
+    const byCompaction = this.#containers.get(id);
+    if (byCompaction) return byCompaction;
+    const position = this.#position.get(id);
+    const entry = position === undefined ? undefined : this.#entries[position];
+    if (entry && compactionIdOf(entry) !== undefined) return entry;
+    throw new UnknownCompactionError(id);
+  }
+
+  #freshIds(count: number): string[] {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const id: unknown = this.#generateId();
+      if (typeof id !== 'string' || id.length === 0 || this.#usedIds.has(id) || ids.includes(id)) {
+        throw new DuplicateHistoryIdError(id);
+      }
+      ids.push(id);
+    }
+    return ids;
+  }
+
+  #push(entry: HistoryEntry): void {
+    this.#usedIds.add(entry.id);
+    this.#position.set(entry.id, this.#entries.length);
+    this.#entries.push(entry);
+    this.#view.push(entry);
+    this.#viewMessages.push(entry.message);
+  }
+
+  #commit(entries: HistoryEntry[], newIds: readonly string[] = []): void {
+    const frozen = entries.map(freezeEntry);
+    const view: HistoryEntry[] = [];
+    const messages: Message[] = [];
+    const position = new Map<string, number>();
+    const containers = new Map<string, HistoryEntry>();
+    frozen.forEach((entry, index) => {
+      position.set(entry.id, index);
+      this.#usedIds.add(entry.id);
+      const compactionId = compactionIdOf(entry);
+      if (compactionId !== undefined) {
+        containers.set(compactionId, entry);
+        this.#usedIds.add(compactionId);
+      }
+      if (entry.condenseParent === undefined && entry.truncationParent === undefined) {
+        view.push(entry);
+        messages.push(entry.message);
+      }
+    });
+    for (const id of newIds) this.#usedIds.add(id);
+    this.#entries = frozen;
+    this.#view = view;
+    this.#viewMessages = messages;
+    this.#position = position;
+    this.#containers = containers;
+  }
+
+  #emit(event: CompactionEvent): void {
+    if (!this.#hooks) return;
+    void this.#hooks.emit('onCompaction', event).catch(() => undefined);
+  }
+}
+
+function assertCount(field: string, value: unknown, length: number, max: number): void {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new HistoryIndexError(field, value, length, 'must be an integer');
+  }
+  if (value < 0) throw new HistoryIndexError(field, value, length, 'must not be negative');
+  if (value > max) throw new HistoryIndexError(field, value, length, `must be at most ${max}`);
+}
+
+export type { CompactionInfo };
