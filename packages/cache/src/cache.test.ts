@@ -387,8 +387,12 @@ describe('Cache.getOrSet single-flight', () => {
   it('caches a null result (a miss and a cached null are told apart)', async () => {
     const cache = new Cache();
     let calls = 0;
-    expect(await cache.getOrSet('c', 'k', () => (calls++, null))).toBeNull();
-    expect(await cache.getOrSet('c', 'k', () => (calls++, null))).toBeNull();
+    const loadNull = (): null => {
+      calls++;
+      return null;
+    };
+    expect(await cache.getOrSet('c', 'k', loadNull)).toBeNull();
+    expect(await cache.getOrSet('c', 'k', loadNull)).toBeNull();
     expect(calls).toBe(1);
     expect(await cache.getEntry('c', 'k')).toMatchObject({ body: null });
   });
