@@ -69,6 +69,7 @@ export class RedisPersistence implements Persistence {
   #everReady: boolean;
   #lastError: Error | undefined;
   #closed = false;
+  #firstConnection: Promise<void> | undefined;
 
   constructor(options: RedisPersistenceOptions) {
     const parsed = parseOptions(redisPersistenceOptionsSchema, options, 'RedisPersistence options');
@@ -212,8 +213,21 @@ export class RedisPersistence implements Persistence {
     const client = this.#client;
     if (client.status === 'ready' || this.#everReady) return;
     if (client.status === 'end') throw new RedisUnavailableError('the Redis connection was closed', key);
+    this.#firstConnection ??= this.#waitForFirstConnection().finally(() => {
+      this.#firstConnection = undefined;
+    });
+    try {
+      await this.#firstConnection;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new RedisUnavailableError(reason, key, this.#lastError);
+    }
+  }
+
+  #waitForFirstConnection(): Promise<void> {
+    const client = this.#client;
     if (client.status === 'wait') client.connect().catch(() => undefined);
-    await new Promise<void>((resolve, reject) => {
+    return new Promise<void>((resolve, reject) => {
       const done = (): void => {
         clearTimeout(timer);
         client.off('ready', onReady);
@@ -225,17 +239,12 @@ export class RedisPersistence implements Persistence {
       };
       const onEnd = (): void => {
         done();
-        reject(new RedisUnavailableError('the Redis connection was closed', key, this.#lastError));
+        reject(new Error('the Redis connection was closed'));
       };
       const timer = setTimeout(() => {
         done();
-        reject(
-          new RedisUnavailableError(
-            `no connection to Redis within ${this.#options.connectTimeoutMs} ms`,
-            key,
-            this.#lastError,
-          ),
-        );
+        const last = this.#lastError ? ` (last error: ${this.#lastError.message})` : '';
+        reject(new Error(`no connection to Redis within ${this.#options.connectTimeoutMs} ms${last}`));
       }, this.#options.connectTimeoutMs);
       client.once('ready', onReady);
       client.once('end', onEnd);

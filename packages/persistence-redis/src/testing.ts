@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,8 @@ export interface RedisServer {
   readonly port: number;
   /** True when this process started the server (and `stop()` kills it). */
   readonly spawned: boolean;
+  /** Process id of a spawned redis-server (e.g. to SIGSTOP it in a test); undefined for `REDIS_URL`. */
+  readonly pid: number | undefined;
   /** Kills a spawned server with SIGKILL and waits until it is gone; a no-op for `REDIS_URL`. */
   stop(): Promise<void>;
 }
@@ -26,6 +28,8 @@ export interface SpawnRedisServerOptions {
   startTimeoutMs?: number;
   /** The `redis-server` binary. Default `redis-server` from `PATH`. */
   binary?: string;
+  /** More command-line arguments for redis-server (e.g. `['--hz', '100']`). */
+  extraArgs?: string[];
 }
 
 /**
@@ -37,6 +41,7 @@ const WATCHDOG = [
   'exec 3<&0',
   '"$REDIS_BIN" "$@" 3<&- </dev/null >/dev/null 2>&1 &',
   'pid=$!',
+  'echo "$pid"',
   '{ read -r _ <&3; kill -9 "$pid" 2>/dev/null; } &',
   'watcher=$!',
   'wait "$pid"; code=$?',
@@ -84,9 +89,10 @@ async function spawnOnPort(port: number, options: SpawnRedisServerOptions): Prom
     logFile,
     '--loglevel',
     'notice',
+    ...(options.extraArgs ?? []),
   ];
   const child = spawn('sh', ['-c', WATCHDOG, 'ctxguard-redis-watchdog', ...args], {
-    stdio: ['pipe', 'ignore', 'ignore'],
+    stdio: ['pipe', 'pipe', 'ignore'],
     env: { ...process.env, REDIS_BIN: options.binary ?? 'redis-server', REDIS_DIR: dir },
   });
   const exited = new Promise<number | null>((resolve) => {
@@ -98,18 +104,44 @@ async function spawnOnPort(port: number, options: SpawnRedisServerOptions): Prom
     if (child.exitCode === null && child.signalCode === null) child.stdin?.end();
     await exited;
   };
+  let pid: number | undefined;
   try {
+    pid = await readPid(child);
     await waitForPong(port, exited, options.startTimeoutMs ?? 10_000);
   } catch (error) {
     await stop();
     const log = await readFile(logFile, 'utf8').catch(() => '');
+    await rm(dir, { recursive: true, force: true });
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`redis-server did not start on port ${port}: ${reason}${log ? `\n${tail(log)}` : ''}`, {
       cause: error,
     });
   }
   unrefChild(child);
-  return { url: `redis://127.0.0.1:${port}`, port, spawned: true, stop };
+  return { url: `redis://127.0.0.1:${port}`, port, spawned: true, pid, stop };
+}
+
+/** The watchdog prints the server's pid as its first line, then nothing else. */
+async function readPid(child: ChildProcess): Promise<number> {
+  const stdout = child.stdout;
+  if (stdout === null) throw new Error('no stdout from the redis-server watchdog');
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const onData = (chunk: Buffer): void => {
+      text += chunk.toString('utf8');
+      const newline = text.indexOf('\n');
+      if (newline === -1) return;
+      stdout.off('data', onData);
+      stdout.off('end', onEnd);
+      stdout.destroy();
+      const pid = Number(text.slice(0, newline).trim());
+      if (Number.isInteger(pid) && pid > 0) resolve(pid);
+      else reject(new Error(`unexpected watchdog output ${JSON.stringify(text)}`));
+    };
+    const onEnd = (): void => reject(new Error('could not run sh'));
+    stdout.on('data', onData);
+    stdout.once('end', onEnd);
+  });
 }
 
 function unrefChild(child: ChildProcess): void {
@@ -146,7 +178,9 @@ async function waitForPong(port: number, exited: Promise<number | null>, timeout
   while (Date.now() < deadline) {
     if (gone) {
       throw new Error(
-        exitCode === null ? 'could not run sh/redis-server' : `redis-server exited with code ${exitCode}`,
+        exitCode === 127
+          ? 'redis-server not found (exit code 127)'
+          : `redis-server exited with code ${exitCode ?? 'unknown'}`,
       );
     }
     if (await pingOnce(port)) return;
@@ -208,17 +242,18 @@ export async function startRedisServer(): Promise<RedisServer> {
       throw new Error(`REDIS_URL=${fromEnv} does not answer PING: ${reason}`, { cause: error });
     }
     const parsed = new URL(fromEnv);
-    return { url: fromEnv, port: Number(parsed.port || 6379), spawned: false, stop: async () => undefined };
+    return {
+      url: fromEnv,
+      port: Number(parsed.port || 6379),
+      spawned: false,
+      pid: undefined,
+      stop: async () => undefined,
+    };
   }
   try {
     return await spawnRedisServer();
   } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === 'ENOENT'
-        ? 'redis-server is not installed'
-        : error instanceof Error
-          ? error.message
-          : String(error);
+    const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`REDIS_URL is not set and no redis-server could be started: ${reason}`, { cause: error });
   }
 }
@@ -237,21 +272,35 @@ let skipNoticeShown = false;
  * so CI can never skip Redis tests silently; elsewhere it prints a visible skip notice.
  */
 export async function redisTestTarget(): Promise<RedisTestTarget> {
-  sharedTarget ??= (async (): Promise<RedisTestTarget> => {
-    try {
-      const server = await startRedisServer();
-      return { available: true, url: server.url, server };
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return { available: false, reason };
-    }
-  })();
-  const target = await sharedTarget;
-  if (!target.available) {
-    if (process.env.CI === 'true') {
-      throw new Error(`Redis tests cannot run in CI (CI=true): ${target.reason}`);
-    }
-    if (skipNoticeShown) return target;
+  sharedTarget ??= toTarget(startRedisServer());
+  return requireInCi(await sharedTarget);
+}
+
+/**
+ * Like {@link redisTestTarget} but always spawns a fresh private server (even when `REDIS_URL`
+ * is set), for tests that kill, freeze or restart it. The caller stops `target.server`.
+ */
+export async function spawnedRedisTestTarget(
+  options: SpawnRedisServerOptions = {},
+): Promise<RedisTestTarget> {
+  return requireInCi(await toTarget(spawnRedisServer(options)));
+}
+
+async function toTarget(starting: Promise<RedisServer>): Promise<RedisTestTarget> {
+  try {
+    const server = await starting;
+    return { available: true, url: server.url, server };
+  } catch (error) {
+    return { available: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function requireInCi(target: RedisTestTarget): RedisTestTarget {
+  if (target.available) return target;
+  if (process.env.CI === 'true') {
+    throw new Error(`Redis tests cannot run in CI (CI=true): ${target.reason}`);
+  }
+  if (!skipNoticeShown) {
     skipNoticeShown = true;
     console.warn(
       `\n⚠️  SKIPPING Redis tests: ${target.reason}\n   Install redis-server or set REDIS_URL to run them.\n`,
