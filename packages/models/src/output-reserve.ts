@@ -17,7 +17,8 @@ export function getOutputReserve(contextWindow: number, maxTokens?: number): num
     assertInteger(maxTokens, 'maxTokens', 0);
     return maxTokens;
   }
-  // The epsilon keeps float noise (100 × 0.35 = 35.000000000000004) from rounding up a whole token.
-  const share = Math.ceil(contextWindow * DEFAULT_OUTPUT_RESERVE_RATIO - 1e-7);
+  // Integer arithmetic (window × 35 / 100) keeps the rounding exact for every safe window.
+  const percent = Math.round(DEFAULT_OUTPUT_RESERVE_RATIO * 100);
+  const share = Math.ceil((contextWindow * percent) / 100);
   return Math.min(MAX_DEFAULT_OUTPUT_RESERVE, share);
 }
