@@ -41,7 +41,7 @@ interface Envelope {
   value: unknown;
 }
 
-type Step = 'open' | 'write' | 'fsync' | 'close' | 'backup' | 'rename' | 'fsync-dir';
+type Step = 'open' | 'write' | 'fsync' | 'close' | 'backup link' | 'rename' | 'folder fsync';
 
 const envelopeKeys = ['ctxguard', 'key', 'value', 'version'];
 const noHardLinks = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
@@ -284,7 +284,7 @@ export class FilePersistence implements Persistence {
           await handle.close().catch(() => {});
         }
       }
-      step = 'backup';
+      step = 'backup link';
       if (runtime.canSyncDirectories && this.#canLink) {
         const candidate = runtime.joinPath(
           this.#dir,
@@ -303,7 +303,7 @@ export class FilePersistence implements Persistence {
       step = 'rename';
       await fs.rename(temp, file);
       renamed = true;
-      step = 'fsync-dir';
+      step = 'folder fsync';
       await this.#syncDirectory(runtime);
     } catch (error) {
       const undo = renamed ? await this.#rollBack(runtime, file, backup, hadOld) : 'the old value is kept';
