@@ -9,7 +9,8 @@ function childPath(path: string, name: string): string {
 /**
  * Checks that `value` survives a JSON round-trip unchanged in meaning: rejects functions,
  * symbols, BigInt, non-finite numbers, cycles, `undefined` at the top level or in arrays,
- * array holes and class instances other than plain objects, arrays and Dates. Throws
+ * array holes and class instances other than plain objects, arrays and Dates (from any
+ * realm: objects made in an iframe or a `vm` context count as plain). Throws
  * {@link UnserializableValueError} naming the offending path.
  */
 export function assertJsonSerializable(key: string, value: unknown): void {
@@ -49,12 +50,14 @@ export function assertJsonSerializable(key: string, value: unknown): void {
       seen.delete(object);
       return;
     }
-    if (object instanceof Date) {
-      if (Number.isNaN(object.getTime())) throw new UnserializableValueError(key, path, 'is an invalid Date');
+    const tag = Object.prototype.toString.call(object);
+    if (tag === '[object Date]') {
+      if (Number.isNaN((object as Date).getTime()))
+        throw new UnserializableValueError(key, path, 'is an invalid Date');
       return;
     }
-    const proto = Object.getPrototypeOf(object);
-    if (proto !== Object.prototype && proto !== null) {
+    const proto: unknown = Object.getPrototypeOf(object);
+    if (tag !== '[object Object]' || (proto !== null && Object.getPrototypeOf(proto) !== null)) {
       const kind = typeof object.constructor === 'function' ? object.constructor.name : 'non-plain';
       throw new UnserializableValueError(
         key,

@@ -1,0 +1,40 @@
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { UnserializableValueError } from './errors.js';
+import { assertJsonSerializable, serializeValue } from './json-value.js';
+
+function reason(value: unknown): string | undefined {
+  try {
+    assertJsonSerializable('k', value);
+    return undefined;
+  } catch (error) {
+    expect(error).toBeInstanceOf(UnserializableValueError);
+    return `${(error as UnserializableValueError).path} ${(error as Error).message}`;
+  }
+}
+
+describe('assertJsonSerializable', () => {
+  it('accepts plain data from any realm, null-prototype objects and Dates', () => {
+    const foreign = runInNewContext('({ a: [1, { b: null }], d: new Date(0) })') as unknown;
+    expect(reason(foreign)).toBeUndefined();
+    expect(reason(Object.assign(Object.create(null), { x: 1 }))).toBeUndefined();
+    expect(serializeValue('k', { when: new Date(0) })).toBe('{"when":"1970-01-01T00:00:00.000Z"}');
+  });
+
+  it('names the path of what JSON cannot carry', () => {
+    expect(reason({ a: { 'odd key': [0, () => 1] } })).toMatch(/^\$\.a\["odd key"\]\[1\] .*is a function/);
+    expect(reason(runInNewContext('new Map()'))).toMatch(/^\$ .*Map instance/);
+    expect(reason([1, , 3])).toMatch(/^\$\[1\] .*hole/);
+    expect(reason({ d: new Date(Number.NaN) })).toMatch(/invalid Date/);
+    expect(reason({ n: -Infinity })).toMatch(/-Infinity/);
+    expect(reason({ u: undefined })).toBeUndefined();
+    const deep: unknown[] = [];
+    let cursor = deep;
+    for (let level = 0; level < 100_000; level++) {
+      const next: unknown[] = [];
+      cursor.push(next);
+      cursor = next;
+    }
+    expect(reason(deep)).toMatch(/nested too deeply/);
+  });
+});
