@@ -24,7 +24,7 @@ describe('assertJsonSerializable', () => {
   it('names the path of what JSON cannot carry', () => {
     expect(reason({ a: { 'odd key': [0, () => 1] } })).toMatch(/^\$\.a\["odd key"\]\[1\] .*is a function/);
     expect(reason(runInNewContext('new Map()'))).toMatch(/^\$ .*Map instance/);
-    expect(reason([1, , 3])).toMatch(/^\$\[1\] .*hole/);
+    expect(reason(new Array(3))).toMatch(/^\$\[0\] .*hole/);
     expect(reason({ d: new Date(Number.NaN) })).toMatch(/invalid Date/);
     expect(reason({ n: -Infinity })).toMatch(/-Infinity/);
     expect(reason({ u: undefined })).toBeUndefined();
