@@ -1,2 +1,33 @@
-export { CONTENT_CLASSES } from './content-class.js';
+export type {
+  Calibration,
+  CalibrationKey,
+  CalibrationStore,
+  CalibrationUpdate,
+} from './calibration-store.js';
+export {
+  calibrationKey,
+  calibrationKeySchema,
+  calibrationUpdateSchema,
+  MAX_CHARS_PER_TOKEN,
+} from './calibration-store.js';
+export type { SegmentVisitor } from './classify-content.js';
+export {
+  classifyContent,
+  classifyLine,
+  contentProfile,
+  isCjkCode,
+  segmentContent,
+} from './classify-content.js';
 export type { ContentClass } from './content-class.js';
+export { CONTENT_CLASSES, contentClassSchema } from './content-class.js';
+export type {
+  MemoryCalibrationStoreOptions,
+  PersistenceCalibrationStoreOptions,
+} from './persistence-calibration-store.js';
+export {
+  DEFAULT_ALPHA,
+  DEFAULT_MIN_SAMPLES_FOR_CONFIDENCE,
+  MemoryCalibrationStore,
+  PersistenceCalibrationStore,
+  persistenceCalibrationStoreOptionsSchema,
+} from './persistence-calibration-store.js';

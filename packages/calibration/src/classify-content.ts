@@ -1,0 +1,215 @@
+import type { ContentClass } from './content-class.js';
+
+/** True for ideographs, kana, hangul, CJK punctuation and full-width forms (UTF-16 code unit). */
+export function isCjkCode(code: number): boolean {
+  if (code < 0x1100) return false;
+  return (
+    (code >= 0x4e00 && code <= 0x9fff) ||
+    (code >= 0x3040 && code <= 0x30ff) ||
+    (code >= 0xac00 && code <= 0xd7af) ||
+    (code >= 0x3400 && code <= 0x4dbf) ||
+    (code >= 0x3000 && code <= 0x303f) ||
+    (code >= 0xff00 && code <= 0xffef) ||
+    (code >= 0x1100 && code <= 0x11ff) ||
+    (code >= 0x3130 && code <= 0x318f) ||
+    (code >= 0x31f0 && code <= 0x31ff) ||
+    (code >= 0xf900 && code <= 0xfaff) ||
+    // High surrogates of the supplementary ideograph planes (CJK extensions B–F).
+    (code >= 0xd840 && code <= 0xd87f)
+  );
+}
+
+// biome-ignore format: a word list reads better packed
+const KEYWORDS = new Set([
+  'abstract', 'async', 'await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'def', 'default', 'do',
+  'elif', 'else', 'enum', 'export', 'extends', 'fn', 'for', 'from', 'func', 'function', 'if', 'impl', 'import',
+  'interface', 'let', 'module', 'namespace', 'new', 'package', 'private', 'protected', 'pub', 'public', 'readonly',
+  'return', 'static', 'struct', 'switch', 'throw', 'try', 'type', 'use', 'var', 'while', 'yield',
+]);
+
+/** Code units that mark code when they are dense: `{}()[];=<>|&`. */
+function isCodePunct(code: number): boolean {
+  // biome-ignore format: one comparison per character
+  return (
+    code === 0x7b || code === 0x7d || code === 0x28 || code === 0x29 || code === 0x5b || code === 0x5d ||
+    code === 0x3b || code === 0x3d || code === 0x3c || code === 0x3e || code === 0x7c || code === 0x26
+  );
+}
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0d || code === 0x0b || code === 0x0c || code === 0xa0;
+}
+
+function isAsciiLetter(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
+}
+
+/**
+ * Classifies one line `text[start, end)` (no line break inside). Returns `null` for a blank
+ * line, which then takes the class of its neighbours. `inFence` is true inside a markdown
+ * code fence, where lines that are not JSON or CJK count as code.
+ */
+export function classifyLine(
+  text: string,
+  start: number,
+  end: number,
+  previous: ContentClass | null,
+  inFence = false,
+): ContentClass | null {
+  let first = start;
+  while (first < end && isSpace(text.charCodeAt(first))) first++;
+  if (first >= end) return null;
+  let last = end - 1;
+  while (last > first && isSpace(text.charCodeAt(last))) last--;
+  const f = text.charCodeAt(first);
+  const l = text.charCodeAt(last);
+  let nonSpace = 0;
+  let cjk = 0;
+  let codePunct = 0;
+  let quotes = 0;
+  let quoteColon = 0;
+  let spaces = 0;
+  let jsonish = 0;
+  for (let i = first; i <= last; i++) {
+    const c = text.charCodeAt(i);
+    if (isSpace(c)) {
+      spaces++;
+      continue;
+    }
+    nonSpace++;
+    if (c >= 0x1100 && isCjkCode(c)) cjk++;
+    else if (c === 0x22) {
+      quotes++;
+      if (text.charCodeAt(i + 1) === 0x3a) quoteColon++;
+    } else if (isCodePunct(c)) codePunct++;
+    if (
+      c === 0x22 ||
+      c === 0x2c ||
+      c === 0x7b ||
+      c === 0x7d ||
+      c === 0x5b ||
+      c === 0x5d ||
+      c === 0x3a ||
+      (c >= 0x30 && c <= 0x39) ||
+      c === 0x2d ||
+      c === 0x2e
+    )
+      jsonish++;
+  }
+  if (cjk * 4 >= nonSpace) return 'cjk';
+  // JSON: `"key": value` lines, lines of brackets and commas, or value lines inside a JSON run.
+  if (quoteColon > 0 && (f === 0x22 || f === 0x7b || f === 0x5b)) return 'json';
+  if ((f === 0x7b || f === 0x5b || f === 0x7d || f === 0x5d) && nonSpace <= 3 && previous === 'json')
+    return 'json';
+  if (
+    previous === 'json' &&
+    (jsonish === nonSpace || (quotes >= 2 && f === 0x22 && (l === 0x2c || l === 0x22)))
+  )
+    return 'json';
+  if (inFence) return 'code';
+  // Comments and list bullets carry prose.
+  if (f === 0x2f && text.charCodeAt(first + 1) === 0x2f) return previous === 'code' ? 'code' : 'prose';
+  if (f === 0x2a || (f === 0x2f && text.charCodeAt(first + 1) === 0x2a))
+    return previous === 'code' ? 'code' : 'prose';
+  if (f === 0x23 || f === 0x3e) return 'prose';
+  let wordEnd = first;
+  while (wordEnd <= last && isAsciiLetter(text.charCodeAt(wordEnd))) wordEnd++;
+  if (wordEnd > first && wordEnd - first <= 10 && KEYWORDS.has(text.slice(first, wordEnd)) && codePunct > 0)
+    return 'code';
+  if (codePunct * 10 >= nonSpace) return 'code';
+  if (codePunct > 0 && (l === 0x3b || l === 0x7b || l === 0x7d || l === 0x28 || l === 0x5b)) return 'code';
+  // Long lines with almost no spaces are minified code or data, not prose.
+  if (nonSpace > 80 && spaces * 30 < nonSpace) return previous === 'json' ? 'json' : 'code';
+  if (f === 0x7d || f === 0x29 || f === 0x5d) return 'code';
+  return 'prose';
+}
+
+/** Receives consecutive runs of one class: `text[start, end)`. */
+export type SegmentVisitor = (contentClass: ContentClass, start: number, end: number) => void;
+
+function isFenceLine(text: string, start: number, end: number): boolean {
+  let i = start;
+  while (i < end && text.charCodeAt(i) === 0x20) i++;
+  return end - i >= 3 && text.startsWith('```', i);
+}
+
+/**
+ * Splits text into runs of lines of one content class (prose, code, JSON or CJK) and calls
+ * `visit` for each run in order; blank lines join the run before them. One pass, O(n).
+ */
+export function segmentContent(text: string, visit: SegmentVisitor): void {
+  const n = text.length;
+  if (n === 0) return;
+  let runClass: ContentClass | null = null;
+  let runStart = 0;
+  let previous: ContentClass | null = null;
+  let inFence = false;
+  let lineStart = 0;
+  while (lineStart < n) {
+    let lineEnd = text.indexOf('\n', lineStart);
+    if (lineEnd === -1) lineEnd = n;
+    let cls: ContentClass | null;
+    if (isFenceLine(text, lineStart, lineEnd)) {
+      inFence = !inFence;
+      cls = 'prose';
+    } else cls = classifyLine(text, lineStart, lineEnd, previous, inFence);
+    if (cls !== null) {
+      if (runClass === null) runClass = cls;
+      else if (cls !== runClass) {
+        visit(runClass, runStart, lineStart);
+        runClass = cls;
+        runStart = lineStart;
+      }
+      previous = cls;
+    }
+    lineStart = lineEnd + 1;
+  }
+  visit(runClass ?? 'prose', runStart, n);
+}
+
+/** Characters per content class, by line segmentation of the whole text. */
+export function contentProfile(text: string): Record<ContentClass, number> {
+  const profile: Record<ContentClass, number> = { prose: 0, code: 0, json: 0, cjk: 0 };
+  if (typeof text !== 'string') return profile;
+  segmentContent(text, (cls, start, end) => {
+    profile[cls] += end - start;
+  });
+  return profile;
+}
+
+const SAMPLE_WINDOWS = 32;
+const WINDOW = 256;
+
+/**
+ * The dominant content class of a text. Short texts are read whole; longer ones are judged
+ * from 32 evenly spread windows of about 256 characters, so the cost stays small on huge inputs.
+ */
+export function classifyContent(text: string): ContentClass {
+  if (typeof text !== 'string' || text.length === 0) return 'prose';
+  if (text.length <= SAMPLE_WINDOWS * WINDOW * 2) return dominant(contentProfile(text));
+  const total: Record<ContentClass, number> = { prose: 0, code: 0, json: 0, cjk: 0 };
+  const step = Math.floor(text.length / SAMPLE_WINDOWS);
+  for (let w = 0; w < SAMPLE_WINDOWS; w++) {
+    let start = w * step;
+    const lineStart = text.lastIndexOf('\n', start);
+    if (lineStart !== -1 && start - lineStart < WINDOW) start = lineStart + 1;
+    let end = text.indexOf('\n', start + WINDOW);
+    if (end === -1 || end - start > WINDOW * 4) end = Math.min(text.length, start + WINDOW * 4);
+    const sample = text.slice(start, end);
+    const profile = contentProfile(sample);
+    for (const cls of Object.keys(profile) as ContentClass[]) total[cls] += profile[cls];
+  }
+  return dominant(total);
+}
+
+function dominant(profile: Record<ContentClass, number>): ContentClass {
+  let best: ContentClass = 'prose';
+  let bestChars = -1;
+  for (const cls of ['prose', 'code', 'json', 'cjk'] as const) {
+    if (profile[cls] > bestChars) {
+      best = cls;
+      bestChars = profile[cls];
+    }
+  }
+  return best;
+}

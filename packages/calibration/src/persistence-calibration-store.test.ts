@@ -1,0 +1,122 @@
+import { CtxGuardError, InvalidInputError, InvalidOptionsError } from '@ctxguard/core';
+import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
+import { describe, expect, it } from 'vitest';
+import { describeCalibrationStore } from '../test/calibration-store-suite.js';
+import { calibrationKey } from './calibration-store.js';
+import { MemoryCalibrationStore, PersistenceCalibrationStore } from './persistence-calibration-store.js';
+
+describeCalibrationStore('MemoryCalibrationStore', async () => new MemoryCalibrationStore());
+describeCalibrationStore('PersistenceCalibrationStore on MemoryPersistence', async () => ({
+  store: new PersistenceCalibrationStore({ persistence: new MemoryPersistence() }),
+}));
+
+describe('calibrationKey', () => {
+  it('uses the documented key format', () => {
+    expect(calibrationKey({ provider: 'openai', model: 'gpt-4o' })).toBe('calibration:openai/gpt-4o');
+    expect(calibrationKey({ provider: 'anthropic', model: 'claude-sonnet-4-5', contentClass: 'code' })).toBe(
+      'calibration:anthropic/claude-sonnet-4-5:code',
+    );
+  });
+});
+
+describe('PersistenceCalibrationStore', () => {
+  it('writes under the documented key and reads entries back across store instances', async () => {
+    const persistence = new MemoryPersistence();
+    const a = new PersistenceCalibrationStore({ persistence });
+    await a.update({ provider: 'openai', model: 'gpt-4o', contentClass: 'json', charsPerToken: 3.2 });
+    expect(await persistence.list()).toEqual(['calibration:openai/gpt-4o:json']);
+    const b = new PersistenceCalibrationStore({ persistence });
+    expect((await b.get({ provider: 'openai', model: 'gpt-4o', contentClass: 'json' }))?.charsPerToken).toBe(
+      3.2,
+    );
+  });
+
+  it('honours custom alpha and minSamplesForConfidence', async () => {
+    const store = new PersistenceCalibrationStore({
+      persistence: new MemoryPersistence(),
+      alpha: 0.5,
+      minSamplesForConfidence: 2,
+    });
+    await store.update({ provider: 'p', model: 'm', charsPerToken: 4 });
+    const second = await store.update({ provider: 'p', model: 'm', charsPerToken: 2 });
+    expect(second.charsPerToken).toBeCloseTo(3, 12);
+    expect(second.confidence).toBe(1);
+  });
+
+  it('uses the injected clock for updatedAt', async () => {
+    const store = new PersistenceCalibrationStore({ persistence: new MemoryPersistence(), now: () => 1234 });
+    expect((await store.update({ provider: 'p', model: 'm', charsPerToken: 4 })).updatedAt).toBe(1234);
+  });
+
+  it('rejects bad options naming the option', () => {
+    expect(() => new PersistenceCalibrationStore({ persistence: new MemoryPersistence(), alpha: 0 })).toThrow(
+      InvalidOptionsError,
+    );
+    expect(
+      () => new PersistenceCalibrationStore({ persistence: new MemoryPersistence(), alpha: 1.5 }),
+    ).toThrow(/alpha/);
+    expect(
+      () =>
+        new PersistenceCalibrationStore({ persistence: new MemoryPersistence(), minSamplesForConfidence: 0 }),
+    ).toThrow(/minSamplesForConfidence/);
+    expect(() => new PersistenceCalibrationStore({ persistence: {} as never })).toThrow(/persistence/);
+    expect(() => new MemoryCalibrationStore({ alpha: Number.NaN })).toThrow(InvalidOptionsError);
+  });
+
+  it('reports a corrupt stored entry with its key instead of merging into it', async () => {
+    const persistence = new MemoryPersistence();
+    await persistence.set('calibration:openai/gpt-4o:code', { v: 1, charsPerToken: 'lots' });
+    const store = new PersistenceCalibrationStore({ persistence });
+    const error = await store
+      .get({ provider: 'openai', model: 'gpt-4o', contentClass: 'code' })
+      .catch((e: unknown) => e);
+    expect(CtxGuardError.is(error, 'storage_corrupt_entry')).toBe(true);
+    expect((error as Error).message).toContain('calibration:openai/gpt-4o:code');
+    await expect(
+      store.update({ provider: 'openai', model: 'gpt-4o', contentClass: 'code', charsPerToken: 3 }),
+    ).rejects.toThrow(/corrupt/);
+    // The bad entry is left as it was (nothing is silently lost).
+    expect(await persistence.get('calibration:openai/gpt-4o:code')).toEqual({ v: 1, charsPerToken: 'lots' });
+  });
+
+  it('serializes updates across two stores that share one persistence', async () => {
+    const persistence = new MemoryPersistence();
+    const a = new PersistenceCalibrationStore({ persistence });
+    const b = new PersistenceCalibrationStore({ persistence });
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        (i % 2 === 0 ? a : b).update({ provider: 'p', model: 'm', charsPerToken: 4 }),
+      ),
+    );
+    expect((await a.get({ provider: 'p', model: 'm' }))?.samples).toBe(50);
+  });
+
+  it('keeps later updates working after a failed write', async () => {
+    const persistence = new MemoryPersistence();
+    let fail = true;
+    const flaky: Persistence = {
+      specificationVersion: 'v1',
+      get: (key) => persistence.get(key),
+      list: (prefix) => persistence.list(prefix),
+      has: (key) => persistence.has(key),
+      delete: (key) => persistence.delete(key),
+      set: async (key, value) => {
+        if (fail) {
+          fail = false;
+          throw new Error('disk full');
+        }
+        return persistence.set(key, value);
+      },
+    };
+    const store = new PersistenceCalibrationStore({ persistence: flaky });
+    await expect(store.update({ provider: 'p', model: 'm', charsPerToken: 4 })).rejects.toThrow('disk full');
+    const after = await store.update({ provider: 'p', model: 'm', charsPerToken: 4 });
+    expect(after.samples).toBe(1);
+  });
+
+  it('validates keys at the boundary', async () => {
+    const store = new MemoryCalibrationStore();
+    await expect(store.get({ provider: 'p', model: 'm\u0000' })).rejects.toThrow(InvalidInputError);
+    await expect(store.delete({ provider: '', model: 'm' })).rejects.toThrow(/provider/);
+  });
+});
