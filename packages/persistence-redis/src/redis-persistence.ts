@@ -188,13 +188,17 @@ export class RedisPersistence implements Persistence {
       return;
     }
     const client = this.#client;
-    if (client.status === 'end') return;
-    const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
-    if (client.status === 'ready') {
-      await client.quit().catch(() => undefined);
-    }
+    const socketOpen =
+      client.status === 'connecting' || client.status === 'connect' || client.status === 'ready';
+    const ended = socketOpen
+      ? new Promise<void>((resolve) => client.once('end', () => resolve()))
+      : undefined;
+    if (client.status === 'ready') await client.quit().catch(() => undefined);
+    // While reconnecting there is no socket: disconnect() only cancels the pending reconnect.
     client.disconnect(false);
-    await ended;
+    if (ended !== undefined && client.status !== 'end') {
+      await Promise.race([ended, delay(this.#options.connectTimeoutMs)]);
+    }
     client.off('error', this.#onError);
   }
 
@@ -268,6 +272,10 @@ export class RedisPersistence implements Persistence {
 /** The message of an error reply from the server (as opposed to a connection failure). */
 function replyErrorMessage(error: unknown): string | undefined {
   return error instanceof (ReplyError as unknown as typeof Error) ? (error as Error).message : undefined;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function isWrongType(error: unknown): boolean {

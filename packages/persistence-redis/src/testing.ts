@@ -194,10 +194,13 @@ async function pingOnce(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     let reply = '';
+    let result = false;
     const finish = (ok: boolean): void => {
+      result = ok;
       socket.destroy();
-      resolve(ok);
     };
+    // Resolves on 'close', so no probe socket outlives the call.
+    socket.once('close', () => resolve(result));
     socket.setTimeout(500, () => finish(false));
     socket.once('error', () => finish(false));
     socket.once('connect', () => socket.write('PING\r\n'));
