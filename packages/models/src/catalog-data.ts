@@ -11,27 +11,25 @@ const HEURISTIC: Tokenizer = { strategy: 'heuristic' };
 
 const REF = 'reference/001';
 const CLAUDE_LEGACY = 'https://docs.anthropic.com/en/docs/about-claude/models/overview';
-const GPT5_INPUT_CAP =
-  'https://community.openai.com/t/huge-gpt-5-documentation-gap-flaw-causing-bugs-input-tokens-exceed-the-configured-limit-of-272-000-tokens/1344734';
 const GEMINI_MODELS = 'https://ai.google.dev/gemini-api/docs/models';
 const AZURE_MODELS = 'https://learn.microsoft.com/en-us/azure/ai-foundry/openai/concepts/models';
 const MISTRAL_MEDIUM =
   'https://docs.mistral.ai/models/mistral-medium-1-0-23-12 (32k model retired); https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/mistral/mistral-medium-3 (128k)';
 
-/** Every built-in model entry; `ModelCatalog` loads these unless `builtins: false`. */
+/** Every built-in model entry; 'ModelCatalog' loads these unless 'builtins: false'. */
 // biome-ignore format: one entry per line reads as a table
 export const BUILTIN_MODELS: readonly ModelInfoInput[] = /* @__PURE__ */ Object.freeze([
   // ── anthropic: counted by Anthropic's count-tokens endpoint ──────────────────────────────
   { provider: 'anthropic', model: '_default', contextWindow: 200_000, tokenizer: ANTHROPIC_API, source: REF },
-  { provider: 'anthropic', model: 'claude-opus-4-20250514', contextWindow: 200_000, maxOutputTokens: 32_000, tokenizer: ANTHROPIC_API, source: `${REF}; ${CLAUDE_LEGACY}` },
-  { provider: 'anthropic', model: 'claude-sonnet-4-20250514', contextWindow: 200_000, maxOutputTokens: 64_000, tokenizer: ANTHROPIC_API, source: `${REF}; ${CLAUDE_LEGACY}` },
-  { provider: 'anthropic', model: 'claude-3-7-sonnet-20250219', contextWindow: 200_000, maxOutputTokens: 64_000, tokenizer: ANTHROPIC_API, source: `${REF}; ${CLAUDE_LEGACY}` },
-  { provider: 'anthropic', model: 'claude-3-5-sonnet-20241022', contextWindow: 200_000, maxOutputTokens: 8_192, tokenizer: ANTHROPIC_API, source: `${REF}; ${CLAUDE_LEGACY}` },
-  { provider: 'anthropic', model: 'claude-3-5-haiku-20241022', contextWindow: 200_000, maxOutputTokens: 8_192, tokenizer: ANTHROPIC_API, source: `${REF}; ${CLAUDE_LEGACY}` },
-  { provider: 'anthropic', model: 'claude-3-opus-20240229', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: ANTHROPIC_API, source: `${REF}; ${CLAUDE_LEGACY}` },
-  { provider: 'anthropic', model: 'claude-3-sonnet-20240229', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: ANTHROPIC_API, source: `${REF}; ${CLAUDE_LEGACY}` },
-  { provider: 'anthropic', model: 'claude-3-haiku-20240307', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: ANTHROPIC_API, source: `${REF}; ${CLAUDE_LEGACY}` },
-  // Family ids: `-latest`, `-0` aliases and other snapshots resolve to these by prefix.
+  { provider: 'anthropic', model: 'claude-opus-4-20250514', contextWindow: 200_000, maxOutputTokens: 32_000, tokenizer: ANTHROPIC_API, source: 'reference/001; https://docs.anthropic.com/en/docs/about-claude/models/overview' },
+  { provider: 'anthropic', model: 'claude-sonnet-4-20250514', contextWindow: 200_000, maxOutputTokens: 64_000, tokenizer: ANTHROPIC_API, source: 'reference/001; https://docs.anthropic.com/en/docs/about-claude/models/overview' },
+  { provider: 'anthropic', model: 'claude-3-7-sonnet-20250219', contextWindow: 200_000, maxOutputTokens: 64_000, tokenizer: ANTHROPIC_API, source: 'reference/001; https://docs.anthropic.com/en/docs/about-claude/models/overview' },
+  { provider: 'anthropic', model: 'claude-3-5-sonnet-20241022', contextWindow: 200_000, maxOutputTokens: 8_192, tokenizer: ANTHROPIC_API, source: 'reference/001; https://docs.anthropic.com/en/docs/about-claude/models/overview' },
+  { provider: 'anthropic', model: 'claude-3-5-haiku-20241022', contextWindow: 200_000, maxOutputTokens: 8_192, tokenizer: ANTHROPIC_API, source: 'reference/001; https://docs.anthropic.com/en/docs/about-claude/models/overview' },
+  { provider: 'anthropic', model: 'claude-3-opus-20240229', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: ANTHROPIC_API, source: 'reference/001; https://docs.anthropic.com/en/docs/about-claude/models/overview' },
+  { provider: 'anthropic', model: 'claude-3-sonnet-20240229', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: ANTHROPIC_API, source: 'reference/001; https://docs.anthropic.com/en/docs/about-claude/models/overview' },
+  { provider: 'anthropic', model: 'claude-3-haiku-20240307', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: ANTHROPIC_API, source: 'reference/001; https://docs.anthropic.com/en/docs/about-claude/models/overview' },
+  // Family ids: '-latest', '-0' aliases and other snapshots resolve to these by prefix.
   { provider: 'anthropic', model: 'claude-3-haiku', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: ANTHROPIC_API, source: CLAUDE_LEGACY },
   { provider: 'anthropic', model: 'claude-3-sonnet', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: ANTHROPIC_API, source: CLAUDE_LEGACY },
   { provider: 'anthropic', model: 'claude-3-opus', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: ANTHROPIC_API, source: CLAUDE_LEGACY },
@@ -57,64 +55,64 @@ export const BUILTIN_MODELS: readonly ModelInfoInput[] = /* @__PURE__ */ Object.
 
   // ── openai: local tiktoken ────────────────────────────────────────────────────────────────
   { provider: 'openai', model: '_default', contextWindow: 128_000, tokenizer: O200K, source: REF },
-  { provider: 'openai', model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 16_384, tokenizer: O200K, source: `${REF}; https://platform.openai.com/docs/models/gpt-4o` },
+  { provider: 'openai', model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 16_384, tokenizer: O200K, source: 'reference/001; https://platform.openai.com/docs/models/gpt-4o' },
   { provider: 'openai', model: 'gpt-4o-2024-05-13', contextWindow: 128_000, maxOutputTokens: 4_096, tokenizer: O200K, source: 'https://platform.openai.com/docs/models/gpt-4o' },
-  { provider: 'openai', model: 'gpt-4o-mini', contextWindow: 128_000, maxOutputTokens: 16_384, tokenizer: O200K, source: `${REF}; https://platform.openai.com/docs/models/gpt-4o-mini` },
+  { provider: 'openai', model: 'gpt-4o-mini', contextWindow: 128_000, maxOutputTokens: 16_384, tokenizer: O200K, source: 'reference/001; https://platform.openai.com/docs/models/gpt-4o-mini' },
   { provider: 'openai', model: 'chatgpt-4o-latest', contextWindow: 128_000, maxOutputTokens: 16_384, tokenizer: O200K, source: 'https://platform.openai.com/docs/models/chatgpt-4o-latest' },
-  { provider: 'openai', model: 'gpt-4-turbo', contextWindow: 128_000, maxOutputTokens: 4_096, tokenizer: CL100K, source: `${REF}; https://platform.openai.com/docs/models/gpt-4-turbo` },
+  { provider: 'openai', model: 'gpt-4-turbo', contextWindow: 128_000, maxOutputTokens: 4_096, tokenizer: CL100K, source: 'reference/001; https://platform.openai.com/docs/models/gpt-4-turbo' },
   { provider: 'openai', model: 'gpt-4-turbo-preview', contextWindow: 128_000, maxOutputTokens: 4_096, tokenizer: CL100K, source: 'https://platform.openai.com/docs/models/gpt-4-turbo-preview' },
   { provider: 'openai', model: 'gpt-4-1106-preview', contextWindow: 128_000, maxOutputTokens: 4_096, tokenizer: CL100K, source: 'https://platform.openai.com/docs/models/gpt-4-turbo-preview' },
   { provider: 'openai', model: 'gpt-4-0125-preview', contextWindow: 128_000, maxOutputTokens: 4_096, tokenizer: CL100K, source: 'https://platform.openai.com/docs/models/gpt-4-turbo-preview' },
-  { provider: 'openai', model: 'gpt-4', contextWindow: 8_192, maxOutputTokens: 8_192, tokenizer: CL100K, source: `${REF}; https://platform.openai.com/docs/models/gpt-4` },
-  { provider: 'openai', model: 'gpt-3.5-turbo', contextWindow: 16_385, maxOutputTokens: 4_096, tokenizer: CL100K, source: `${REF}; https://platform.openai.com/docs/models/gpt-3.5-turbo` },
-  { provider: 'openai', model: 'o1', contextWindow: 200_000, maxOutputTokens: 100_000, tokenizer: O200K, source: `${REF}; https://platform.openai.com/docs/models/o1` },
-  { provider: 'openai', model: 'o1-mini', contextWindow: 128_000, maxOutputTokens: 65_536, tokenizer: O200K, source: `${REF}; https://platform.openai.com/docs/models/o1-mini` },
+  { provider: 'openai', model: 'gpt-4', contextWindow: 8_192, maxOutputTokens: 8_192, tokenizer: CL100K, source: 'reference/001; https://platform.openai.com/docs/models/gpt-4' },
+  { provider: 'openai', model: 'gpt-3.5-turbo', contextWindow: 16_385, maxOutputTokens: 4_096, tokenizer: CL100K, source: 'reference/001; https://platform.openai.com/docs/models/gpt-3.5-turbo' },
+  { provider: 'openai', model: 'o1', contextWindow: 200_000, maxOutputTokens: 100_000, tokenizer: O200K, source: 'reference/001; https://platform.openai.com/docs/models/o1' },
+  { provider: 'openai', model: 'o1-mini', contextWindow: 128_000, maxOutputTokens: 65_536, tokenizer: O200K, source: 'reference/001; https://platform.openai.com/docs/models/o1-mini' },
   { provider: 'openai', model: 'o1-preview', contextWindow: 128_000, maxOutputTokens: 32_768, tokenizer: O200K, source: 'https://platform.openai.com/docs/models/o1-preview' },
-  { provider: 'openai', model: 'o1-pro', contextWindow: 200_000, maxOutputTokens: 100_000, tokenizer: O200K, source: `${REF}; https://platform.openai.com/docs/models/o1-pro` },
-  { provider: 'openai', model: 'o3', contextWindow: 200_000, maxOutputTokens: 100_000, tokenizer: O200K, source: `${REF}; https://platform.openai.com/docs/models/o3` },
+  { provider: 'openai', model: 'o1-pro', contextWindow: 200_000, maxOutputTokens: 100_000, tokenizer: O200K, source: 'reference/001; https://platform.openai.com/docs/models/o1-pro' },
+  { provider: 'openai', model: 'o3', contextWindow: 200_000, maxOutputTokens: 100_000, tokenizer: O200K, source: 'reference/001; https://platform.openai.com/docs/models/o3' },
   { provider: 'openai', model: 'o3-pro', contextWindow: 200_000, maxOutputTokens: 100_000, tokenizer: O200K, source: 'https://platform.openai.com/docs/models/o3-pro' },
-  { provider: 'openai', model: 'o3-mini', contextWindow: 200_000, maxOutputTokens: 100_000, tokenizer: O200K, source: `${REF}; https://platform.openai.com/docs/models/o3-mini` },
-  { provider: 'openai', model: 'o4-mini', contextWindow: 200_000, maxOutputTokens: 100_000, tokenizer: O200K, source: `${REF}; https://platform.openai.com/docs/models/o4-mini` },
-  { provider: 'openai', model: 'gpt-4.1', contextWindow: 1_047_576, maxOutputTokens: 32_768, tokenizer: O200K, source: `${REF}; https://platform.openai.com/docs/models/gpt-4.1` },
-  { provider: 'openai', model: 'gpt-4.1-mini', contextWindow: 1_047_576, maxOutputTokens: 32_768, tokenizer: O200K, source: `${REF}; https://platform.openai.com/docs/models/gpt-4.1-mini` },
-  { provider: 'openai', model: 'gpt-4.1-nano', contextWindow: 1_047_576, maxOutputTokens: 32_768, tokenizer: O200K, source: `${REF}; https://platform.openai.com/docs/models/gpt-4.1-nano` },
+  { provider: 'openai', model: 'o3-mini', contextWindow: 200_000, maxOutputTokens: 100_000, tokenizer: O200K, source: 'reference/001; https://platform.openai.com/docs/models/o3-mini' },
+  { provider: 'openai', model: 'o4-mini', contextWindow: 200_000, maxOutputTokens: 100_000, tokenizer: O200K, source: 'reference/001; https://platform.openai.com/docs/models/o4-mini' },
+  { provider: 'openai', model: 'gpt-4.1', contextWindow: 1_047_576, maxOutputTokens: 32_768, tokenizer: O200K, source: 'reference/001; https://platform.openai.com/docs/models/gpt-4.1' },
+  { provider: 'openai', model: 'gpt-4.1-mini', contextWindow: 1_047_576, maxOutputTokens: 32_768, tokenizer: O200K, source: 'reference/001; https://platform.openai.com/docs/models/gpt-4.1-mini' },
+  { provider: 'openai', model: 'gpt-4.1-nano', contextWindow: 1_047_576, maxOutputTokens: 32_768, tokenizer: O200K, source: 'reference/001; https://platform.openai.com/docs/models/gpt-4.1-nano' },
   // Corrected from reference/001 (1,047,576): a 400k window of which at most 272k may be input.
-  { provider: 'openai', model: 'gpt-5', contextWindow: 400_000, maxOutputTokens: 128_000, maxInputTokens: 272_000, tokenizer: O200K, source: `https://platform.openai.com/docs/models/gpt-5; ${GPT5_INPUT_CAP}` },
+  { provider: 'openai', model: 'gpt-5', contextWindow: 400_000, maxOutputTokens: 128_000, maxInputTokens: 272_000, tokenizer: O200K, source: 'https://platform.openai.com/docs/models/gpt-5; https://community.openai.com/t/huge-gpt-5-documentation-gap-flaw-causing-bugs-input-tokens-exceed-the-configured-limit-of-272-000-tokens/1344734' },
   { provider: 'openai', model: 'gpt-5-mini', contextWindow: 400_000, maxOutputTokens: 128_000, maxInputTokens: 272_000, tokenizer: O200K, source: 'https://platform.openai.com/docs/models/gpt-5-mini' },
   { provider: 'openai', model: 'gpt-5-nano', contextWindow: 400_000, maxOutputTokens: 128_000, maxInputTokens: 272_000, tokenizer: O200K, source: 'https://platform.openai.com/docs/models/gpt-5-nano' },
   { provider: 'openai', model: 'gpt-5-chat-latest', contextWindow: 128_000, maxOutputTokens: 16_384, tokenizer: O200K, source: 'https://platform.openai.com/docs/models/gpt-5-chat-latest' },
   { provider: 'openai', model: 'gpt-5.1', contextWindow: 400_000, maxOutputTokens: 128_000, maxInputTokens: 272_000, tokenizer: O200K, source: 'https://platform.openai.com/docs/models/gpt-5.1' },
   { provider: 'openai', model: 'gpt-5.1-chat-latest', contextWindow: 128_000, maxOutputTokens: 16_384, tokenizer: O200K, source: 'https://platform.openai.com/docs/models/gpt-5.1-chat-latest' },
   { provider: 'openai', model: 'gpt-5.2', contextWindow: 400_000, maxOutputTokens: 128_000, maxInputTokens: 272_000, tokenizer: O200K, source: 'https://platform.openai.com/docs/models/gpt-5.2' },
-  { provider: 'openai', model: 'gpt-5.4', contextWindow: 1_050_000, maxOutputTokens: 128_000, maxInputTokens: 922_000, tokenizer: O200K, source: `https://platform.openai.com/docs/models/gpt-5.4; https://developer.box.com/guides/box-ai/ai-models/openai-gpt-5-4-model-card` },
+  { provider: 'openai', model: 'gpt-5.4', contextWindow: 1_050_000, maxOutputTokens: 128_000, maxInputTokens: 922_000, tokenizer: O200K, source: 'https://platform.openai.com/docs/models/gpt-5.4; https://developer.box.com/guides/box-ai/ai-models/openai-gpt-5-4-model-card' },
   // gpt-oss uses the o200k_harmony encoding: o200k_base plus chat-format special tokens.
   { provider: 'openai', model: 'gpt-oss-120b', contextWindow: 131_072, maxOutputTokens: 131_072, tokenizer: O200K, source: 'https://developers.openai.com/api/docs/models/gpt-oss-120b' },
   { provider: 'openai', model: 'gpt-oss-20b', contextWindow: 131_072, maxOutputTokens: 131_072, tokenizer: O200K, source: 'https://developers.openai.com/api/docs/models/gpt-oss-20b' },
 
   // ── google-ai (Gemini API): counted by the countTokens endpoint ──────────────────────────
   { provider: 'google-ai', model: '_default', contextWindow: 1_048_576, tokenizer: GEMINI_API, source: REF },
-  { provider: 'google-ai', model: 'gemini-2.5-pro', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: `${REF}; ${GEMINI_MODELS}` },
-  { provider: 'google-ai', model: 'gemini-2.5-flash', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: `${REF}; ${GEMINI_MODELS}` },
+  { provider: 'google-ai', model: 'gemini-2.5-pro', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: 'reference/001; https://ai.google.dev/gemini-api/docs/models' },
+  { provider: 'google-ai', model: 'gemini-2.5-flash', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: 'reference/001; https://ai.google.dev/gemini-api/docs/models' },
   { provider: 'google-ai', model: 'gemini-2.5-flash-lite', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: GEMINI_MODELS },
-  { provider: 'google-ai', model: 'gemini-2.0-flash', contextWindow: 1_048_576, maxOutputTokens: 8_192, tokenizer: GEMINI_API, source: `${REF}; ${GEMINI_MODELS}` },
+  { provider: 'google-ai', model: 'gemini-2.0-flash', contextWindow: 1_048_576, maxOutputTokens: 8_192, tokenizer: GEMINI_API, source: 'reference/001; https://ai.google.dev/gemini-api/docs/models' },
   { provider: 'google-ai', model: 'gemini-2.0-flash-lite', contextWindow: 1_048_576, maxOutputTokens: 8_192, tokenizer: GEMINI_API, source: GEMINI_MODELS },
-  { provider: 'google-ai', model: 'gemini-1.5-pro', contextWindow: 2_097_152, maxOutputTokens: 8_192, tokenizer: GEMINI_API, source: `${REF}; ${GEMINI_MODELS}` },
-  { provider: 'google-ai', model: 'gemini-1.5-flash', contextWindow: 1_048_576, maxOutputTokens: 8_192, tokenizer: GEMINI_API, source: `${REF}; ${GEMINI_MODELS}` },
-  { provider: 'google-ai', model: 'gemini-3-flash-preview', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: `${REF}; https://cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/3-flash` },
-  { provider: 'google-ai', model: 'gemini-3-pro-preview', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: `${REF}; ${GEMINI_MODELS}` },
+  { provider: 'google-ai', model: 'gemini-1.5-pro', contextWindow: 2_097_152, maxOutputTokens: 8_192, tokenizer: GEMINI_API, source: 'reference/001; https://ai.google.dev/gemini-api/docs/models' },
+  { provider: 'google-ai', model: 'gemini-1.5-flash', contextWindow: 1_048_576, maxOutputTokens: 8_192, tokenizer: GEMINI_API, source: 'reference/001; https://ai.google.dev/gemini-api/docs/models' },
+  { provider: 'google-ai', model: 'gemini-3-flash-preview', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: 'reference/001; https://cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/3-flash' },
+  { provider: 'google-ai', model: 'gemini-3-pro-preview', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: 'reference/001; https://ai.google.dev/gemini-api/docs/models' },
 
   // ── vertex: Gemini counted by countTokens; partner Claude models estimated ───────────────
   { provider: 'vertex', model: '_default', contextWindow: 1_048_576, tokenizer: GEMINI_API, source: REF },
-  { provider: 'vertex', model: 'gemini-2.5-pro', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: `${REF}; https://cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/2-5-pro` },
-  { provider: 'vertex', model: 'gemini-2.5-flash', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: `${REF}; https://cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/2-5-flash` },
+  { provider: 'vertex', model: 'gemini-2.5-pro', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: 'reference/001; https://cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/2-5-pro' },
+  { provider: 'vertex', model: 'gemini-2.5-flash', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: 'reference/001; https://cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/2-5-flash' },
   { provider: 'vertex', model: 'gemini-2.5-flash-lite', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: 'https://cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/2-5-flash-lite' },
-  { provider: 'vertex', model: 'gemini-2.0-flash', contextWindow: 1_048_576, maxOutputTokens: 8_192, tokenizer: GEMINI_API, source: `${REF}; https://cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/2-0-flash` },
+  { provider: 'vertex', model: 'gemini-2.0-flash', contextWindow: 1_048_576, maxOutputTokens: 8_192, tokenizer: GEMINI_API, source: 'reference/001; https://cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/2-0-flash' },
   { provider: 'vertex', model: 'gemini-2.0-flash-lite', contextWindow: 1_048_576, maxOutputTokens: 8_192, tokenizer: GEMINI_API, source: 'https://cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/2-0-flash-lite' },
   { provider: 'vertex', model: 'gemini-1.5-pro', contextWindow: 2_097_152, maxOutputTokens: 8_192, tokenizer: GEMINI_API, source: REF },
   { provider: 'vertex', model: 'gemini-1.5-flash', contextWindow: 1_048_576, maxOutputTokens: 8_192, tokenizer: GEMINI_API, source: REF },
   { provider: 'vertex', model: 'gemini-3-flash-preview', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: 'https://cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/3-flash' },
   { provider: 'vertex', model: 'gemini-3-pro-preview', contextWindow: 1_048_576, maxOutputTokens: 65_536, tokenizer: GEMINI_API, source: 'https://cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/3-pro' },
-  // Any other `claude-…` id on Vertex (ids look like `claude-sonnet-4-5@20250929`).
+  // Any other 'claude-…' id on Vertex (ids look like 'claude-sonnet-4-5@20250929').
   { provider: 'vertex', model: 'claude', contextWindow: 200_000, tokenizer: HEURISTIC, source: CLAUDE_LEGACY },
   { provider: 'vertex', model: 'claude-3-5-haiku', contextWindow: 200_000, maxOutputTokens: 8_192, tokenizer: HEURISTIC, source: CLAUDE_LEGACY },
   { provider: 'vertex', model: 'claude-3-7-sonnet', contextWindow: 200_000, maxOutputTokens: 64_000, tokenizer: HEURISTIC, source: CLAUDE_LEGACY },
@@ -130,11 +128,11 @@ export const BUILTIN_MODELS: readonly ModelInfoInput[] = /* @__PURE__ */ Object.
 
   // ── bedrock: estimated (no local tokenizer, no free count endpoint) ──────────────────────
   { provider: 'bedrock', model: '_default', contextWindow: 200_000, tokenizer: HEURISTIC, source: REF },
-  { provider: 'bedrock', model: 'anthropic.claude-3-5-sonnet-20241022-v2:0', contextWindow: 200_000, maxOutputTokens: 8_192, tokenizer: HEURISTIC, source: `${REF}; ${CLAUDE_LEGACY}` },
-  { provider: 'bedrock', model: 'anthropic.claude-3-5-haiku-20241022-v1:0', contextWindow: 200_000, maxOutputTokens: 8_192, tokenizer: HEURISTIC, source: `${REF}; ${CLAUDE_LEGACY}` },
-  { provider: 'bedrock', model: 'anthropic.claude-3-opus-20240229-v1:0', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: HEURISTIC, source: `${REF}; ${CLAUDE_LEGACY}` },
-  { provider: 'bedrock', model: 'anthropic.claude-3-sonnet-20240229-v1:0', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: HEURISTIC, source: `${REF}; ${CLAUDE_LEGACY}` },
-  { provider: 'bedrock', model: 'anthropic.claude-3-haiku-20240307-v1:0', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: HEURISTIC, source: `${REF}; ${CLAUDE_LEGACY}` },
+  { provider: 'bedrock', model: 'anthropic.claude-3-5-sonnet-20241022-v2:0', contextWindow: 200_000, maxOutputTokens: 8_192, tokenizer: HEURISTIC, source: 'reference/001; https://docs.anthropic.com/en/docs/about-claude/models/overview' },
+  { provider: 'bedrock', model: 'anthropic.claude-3-5-haiku-20241022-v1:0', contextWindow: 200_000, maxOutputTokens: 8_192, tokenizer: HEURISTIC, source: 'reference/001; https://docs.anthropic.com/en/docs/about-claude/models/overview' },
+  { provider: 'bedrock', model: 'anthropic.claude-3-opus-20240229-v1:0', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: HEURISTIC, source: 'reference/001; https://docs.anthropic.com/en/docs/about-claude/models/overview' },
+  { provider: 'bedrock', model: 'anthropic.claude-3-sonnet-20240229-v1:0', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: HEURISTIC, source: 'reference/001; https://docs.anthropic.com/en/docs/about-claude/models/overview' },
+  { provider: 'bedrock', model: 'anthropic.claude-3-haiku-20240307-v1:0', contextWindow: 200_000, maxOutputTokens: 4_096, tokenizer: HEURISTIC, source: 'reference/001; https://docs.anthropic.com/en/docs/about-claude/models/overview' },
   { provider: 'bedrock', model: 'amazon.nova-pro-v1:0', contextWindow: 300_000, tokenizer: HEURISTIC, source: REF },
   { provider: 'bedrock', model: 'amazon.nova-lite-v1:0', contextWindow: 300_000, tokenizer: HEURISTIC, source: REF },
   { provider: 'bedrock', model: 'anthropic.claude-3-7-sonnet-20250219-v1:0', contextWindow: 200_000, maxOutputTokens: 64_000, tokenizer: HEURISTIC, source: CLAUDE_LEGACY },
@@ -147,10 +145,10 @@ export const BUILTIN_MODELS: readonly ModelInfoInput[] = /* @__PURE__ */ Object.
 
   // ── azure (Azure OpenAI): OpenAI models under their OpenAI names, local tiktoken ─────────
   { provider: 'azure', model: '_default', contextWindow: 128_000, tokenizer: O200K, source: REF },
-  { provider: 'azure', model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 16_384, tokenizer: O200K, source: `${REF}; ${AZURE_MODELS}` },
-  { provider: 'azure', model: 'gpt-4o-mini', contextWindow: 128_000, maxOutputTokens: 16_384, tokenizer: O200K, source: `${REF}; ${AZURE_MODELS}` },
-  { provider: 'azure', model: 'gpt-4-turbo', contextWindow: 128_000, maxOutputTokens: 4_096, tokenizer: CL100K, source: `${REF}; ${AZURE_MODELS}` },
-  { provider: 'azure', model: 'gpt-4', contextWindow: 8_192, maxOutputTokens: 8_192, tokenizer: CL100K, source: `${REF}; ${AZURE_MODELS}` },
+  { provider: 'azure', model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 16_384, tokenizer: O200K, source: 'reference/001; https://learn.microsoft.com/en-us/azure/ai-foundry/openai/concepts/models' },
+  { provider: 'azure', model: 'gpt-4o-mini', contextWindow: 128_000, maxOutputTokens: 16_384, tokenizer: O200K, source: 'reference/001; https://learn.microsoft.com/en-us/azure/ai-foundry/openai/concepts/models' },
+  { provider: 'azure', model: 'gpt-4-turbo', contextWindow: 128_000, maxOutputTokens: 4_096, tokenizer: CL100K, source: 'reference/001; https://learn.microsoft.com/en-us/azure/ai-foundry/openai/concepts/models' },
+  { provider: 'azure', model: 'gpt-4', contextWindow: 8_192, maxOutputTokens: 8_192, tokenizer: CL100K, source: 'reference/001; https://learn.microsoft.com/en-us/azure/ai-foundry/openai/concepts/models' },
   { provider: 'azure', model: 'gpt-35-turbo', contextWindow: 16_385, maxOutputTokens: 4_096, tokenizer: CL100K, source: AZURE_MODELS },
   { provider: 'azure', model: 'gpt-4.1', contextWindow: 1_047_576, maxOutputTokens: 32_768, tokenizer: O200K, source: AZURE_MODELS },
   { provider: 'azure', model: 'gpt-4.1-mini', contextWindow: 1_047_576, maxOutputTokens: 32_768, tokenizer: O200K, source: AZURE_MODELS },
