@@ -41,7 +41,7 @@ export interface BenchHarness {
     title: string,
     baseline: [name: string, fn: BenchFn],
     cases: [name: string, fn: BenchFn][],
-    options?: { time?: number; iterations?: number; setup?: () => unknown; teardown?: () => unknown },
+    options?: { time?: number; iterations?: number; setup?: () => void | Promise<void>; teardown?: () => void | Promise<void> },
   ): Promise<ComparisonResult>;
   /** Records a table of figures computed by the bench itself. */
   table(title: string, columns: string[], rows: (string | number)[][]): TableResult;
