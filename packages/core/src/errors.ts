@@ -36,7 +36,7 @@ export class CtxGuardError extends Error {
 
 /** Input data (messages, keys, values) failed validation; `path` names the field. */
 export class InvalidInputError extends CtxGuardError {
-  override readonly name = 'InvalidInputError';
+  override readonly name: string = 'InvalidInputError';
   readonly path: readonly (string | number)[];
 
   constructor(message: string, path: readonly (string | number)[] = [], options?: { cause?: unknown }) {
@@ -47,7 +47,7 @@ export class InvalidInputError extends CtxGuardError {
 
 /** Constructor or function options failed validation; `path` names the option. */
 export class InvalidOptionsError extends CtxGuardError {
-  override readonly name = 'InvalidOptionsError';
+  override readonly name: string = 'InvalidOptionsError';
   readonly path: readonly (string | number)[];
 
   constructor(message: string, path: readonly (string | number)[] = [], options?: { cause?: unknown }) {
@@ -56,7 +56,21 @@ export class InvalidOptionsError extends CtxGuardError {
   }
 }
 
-/** Renders a zod path as `messages[3].content[0].toolCallId`. */
+/**
+ * Valid input that a message format cannot express (e.g. an image URL where the format only
+ * takes base64); `path` names the field, as in `messages[3].content[1].image`.
+ */
+export class ConversionError extends CtxGuardError {
+  override readonly name: string = 'ConversionError';
+  readonly path: readonly (string | number)[];
+
+  constructor(message: string, path: readonly (string | number)[] = [], options?: { cause?: unknown }) {
+    super('conversion_error', message, options);
+    this.path = path;
+  }
+}
+
+/** Renders a path as `messages[3].content[0].toolCallId`. */
 export function formatPath(path: readonly PropertyKey[], root = ''): string {
   let out = root;
   for (const segment of path) {
@@ -66,12 +80,61 @@ export function formatPath(path: readonly PropertyKey[], root = ''): string {
   return out === '' ? '(root)' : out;
 }
 
-function describeIssues(error: z.ZodError, root: string): { text: string; path: (string | number)[] } {
-  const first = error.issues[0];
-  const path = (first?.path ?? []).filter((p): p is string | number => typeof p !== 'symbol');
-  const lines = error.issues.slice(0, 5).map((issue) => `${formatPath(issue.path, root)}: ${issue.message}`);
-  if (error.issues.length > 5) lines.push(`…and ${error.issues.length - 5} more`);
-  return { text: lines.join('; '), path };
+/** One failing field: where (`path`) and why (`message`). */
+export interface FieldIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+type RawIssue = z.core.$ZodIssue;
+
+function cleanPath(path: readonly PropertyKey[]): (string | number)[] {
+  return path.filter((p): p is string | number => typeof p !== 'symbol');
+}
+
+/**
+ * Zod reports a failed union as one issue at the union's path. Descend into the branch that
+ * got furthest so the error names the real field (`content[0].toolCallId`), not `content`.
+ */
+function flattenIssue(issue: RawIssue, prefix: (string | number)[]): FieldIssue[] {
+  const path = [...prefix, ...cleanPath(issue.path)];
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [{ path, message: issue.message }];
+  const branches = issue.errors.map((branch) => branch.flatMap((inner) => flattenIssue(inner, path)));
+  const depth = (branch: FieldIssue[]) => Math.max(...branch.map((i) => i.path.length));
+  let best: FieldIssue[] | undefined;
+  for (const branch of branches) {
+    if (branch.length === 0) continue;
+    if (
+      !best ||
+      depth(branch) > depth(best) ||
+      (depth(branch) === depth(best) && branch.length < best.length)
+    ) {
+      best = branch;
+    }
+  }
+  if (best && depth(best) > path.length) return best;
+  // Every branch failed at the union itself: say what would have been accepted.
+  const expected = new Set<string>();
+  for (const inner of issue.errors.flat()) {
+    if (inner.code === 'invalid_type') expected.add(inner.expected);
+  }
+  const message =
+    expected.size > 0
+      ? `Invalid input: expected ${[...expected].join(' | ')}`
+      : [...new Set(branches.flat().map((i) => i.message))].join('; or ');
+  return [{ path, message }];
+}
+
+/** Flattens zod issues (unions included) into `{ path, message }` pairs. */
+export function describeZodIssues(error: z.ZodError): FieldIssue[] {
+  return error.issues.flatMap((issue) => flattenIssue(issue, []));
+}
+
+function summarize(error: z.ZodError, root: string): { text: string; path: (string | number)[] } {
+  const issues = describeZodIssues(error);
+  const lines = issues.slice(0, 5).map((issue) => `${formatPath(issue.path, root)}: ${issue.message}`);
+  if (issues.length > 5) lines.push(`…and ${issues.length - 5} more`);
+  return { text: lines.join('; '), path: issues[0]?.path ?? [] };
 }
 
 /**
@@ -81,7 +144,7 @@ function describeIssues(error: z.ZodError, root: string): { text: string; path: 
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, root: string): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const { text, path } = describeIssues(result.error, root);
+  const { text, path } = summarize(result.error, root);
   throw new InvalidInputError(`Invalid ${root}: ${text}`, path, { cause: result.error });
 }
 
@@ -89,6 +152,6 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, root:
 export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, root: string): z.output<S> {
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
-  const { text, path } = describeIssues(result.error, root);
+  const { text, path } = summarize(result.error, root);
   throw new InvalidOptionsError(`Invalid ${root}: ${text}`, path, { cause: result.error });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { messageSchema, type Message, type MessageInput } from './message.js';
+import { type Message, type MessageInput, messageSchema } from './message.js';
 
 /**
  * A stored message plus the non-destructive compaction tags. Hidden entries keep their

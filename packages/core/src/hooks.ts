@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { InvalidInputError, parseOptions } from './errors.js';
 import type { ConversationHistory } from './history.js';
 import type { Message, Usage } from './message.js';
 
@@ -67,11 +69,46 @@ export interface HookEvents {
   onCompaction: CompactionEvent;
 }
 
+/** The name of a hook. */
 export type HookName = keyof HookEvents;
+/** A listener of one hook; may be async, `emit` awaits it. */
 export type HookListener<K extends HookName> = (event: HookEvents[K]) => void | Promise<void>;
+
+/** Every hook name, in a stable order. */
+export const hookNames: readonly HookName[] = Object.freeze([
+  'onMessageResolve',
+  'onCompletion',
+  'onContextMeasure',
+  'onWarning',
+  'onCompaction',
+]);
 
 /** Called when a listener throws; the bus keeps going. */
 export type ListenerErrorHandler = (error: unknown, hook: HookName) => void;
+
+/** Options of {@link HookBus}. */
+export const hookBusOptionsSchema = z.object({
+  /** Receives errors thrown by listeners; default: an `onWarning` event (or `console.error`). */
+  onListenerError: z
+    .custom<ListenerErrorHandler>((value) => typeof value === 'function', 'expected a function')
+    .optional(),
+});
+
+/** Options of {@link HookBus}. */
+export type HookBusOptions = z.input<typeof hookBusOptionsSchema>;
+
+interface Registration {
+  readonly call: HookListener<HookName>;
+}
+
+function assertHookName(hook: unknown, method: string): asserts hook is HookName {
+  if (!hookNames.includes(hook as HookName)) {
+    throw new InvalidInputError(
+      `HookBus.${method}: unknown hook ${JSON.stringify(String(hook))}; expected one of ${hookNames.join(', ')}`,
+      ['hook'],
+    );
+  }
+}
 
 /**
  * Typed async event bus. `emit` awaits listeners in registration order; a throwing listener
@@ -79,45 +116,56 @@ export type ListenerErrorHandler = (error: unknown, hook: HookName) => void;
  * event, or `console.error` when the failing listener was itself a warning listener).
  */
 export class HookBus {
-  readonly #listeners = new Map<HookName, Set<HookListener<HookName>>>();
+  readonly #listeners = new Map<HookName, Set<Registration>>();
   readonly #onListenerError: ListenerErrorHandler | undefined;
 
-  constructor(options: { onListenerError?: ListenerErrorHandler } = {}) {
-    this.#onListenerError = options.onListenerError;
+  constructor(options: HookBusOptions = {}) {
+    this.#onListenerError = parseOptions(hookBusOptionsSchema, options, 'HookBus options').onListenerError;
   }
 
-  /** Subscribes; returns the unsubscribe function (safe to call twice). */
+  /** Subscribes; returns the unsubscribe function (idempotent). The same function may be added twice. */
   on<K extends HookName>(hook: K, listener: HookListener<K>): () => void {
-    if (typeof listener !== 'function') throw new TypeError(`HookBus.on(${String(hook)}): listener must be a function`);
+    assertHookName(hook, 'on');
+    if (typeof listener !== 'function') {
+      throw new InvalidInputError(`HookBus.on(${hook}): listener must be a function`, ['listener']);
+    }
     let set = this.#listeners.get(hook);
     if (!set) {
       set = new Set();
       this.#listeners.set(hook, set);
     }
-    // Wrap so the same function can be registered twice and removed independently.
-    const entry: HookListener<HookName> = (event) => listener(event as HookEvents[K]);
-    set.add(entry);
+    const registration: Registration = { call: (event) => listener(event as HookEvents[K]) };
+    set.add(registration);
     return () => {
-      set.delete(entry);
+      this.#listeners.get(hook)?.delete(registration);
     };
   }
 
-  /** Subscribes for one event only. */
+  /** Subscribes for the next event only; the returned function cancels it before then. */
   once<K extends HookName>(hook: K, listener: HookListener<K>): () => void {
-    const off = this.on(hook, async (event) => {
+    let fired = false;
+    const off = this.on(hook, (event) => {
+      if (fired) return;
+      fired = true;
       off();
-      await listener(event);
+      return listener(event);
     });
     return off;
   }
 
-  /** Runs every listener of `hook` in order, awaiting each; returns the (possibly mutated) event. */
+  /**
+   * Runs every listener of `hook` in registration order, awaiting each, and returns the event
+   * (listeners may mutate it). Listeners added during an emit wait for the next one; listeners
+   * removed during an emit are skipped.
+   */
   async emit<K extends HookName>(hook: K, event: HookEvents[K]): Promise<HookEvents[K]> {
+    assertHookName(hook, 'emit');
     const set = this.#listeners.get(hook);
     if (!set || set.size === 0) return event;
-    for (const listener of [...set]) {
+    for (const registration of [...set]) {
+      if (!set.has(registration)) continue;
       try {
-        await listener(event);
+        await registration.call(event);
       } catch (error) {
         await this.#report(error, hook);
       }
@@ -127,15 +175,20 @@ export class HookBus {
 
   /** Number of listeners on one hook, or on all hooks; lets tests catch leaks. */
   listenerCount(hook?: HookName): number {
-    if (hook) return this.#listeners.get(hook)?.size ?? 0;
+    if (hook !== undefined) return this.#listeners.get(hook)?.size ?? 0;
     let total = 0;
     for (const set of this.#listeners.values()) total += set.size;
     return total;
   }
 
-  /** Removes every listener. */
-  clear(): void {
-    this.#listeners.clear();
+  /** Removes every listener of `hook`, or of every hook. */
+  clear(hook?: HookName): void {
+    // Empty the sets too, so an emit in progress skips the removed listeners.
+    const hooks = hook === undefined ? [...this.#listeners.keys()] : [hook];
+    for (const name of hooks) {
+      this.#listeners.get(name)?.clear();
+      this.#listeners.delete(name);
+    }
   }
 
   async #report(error: unknown, hook: HookName): Promise<void> {
@@ -156,6 +209,7 @@ export class HookBus {
       message: `A ${hook} listener threw: ${error instanceof Error ? error.message : String(error)}`,
       source: 'HookBus',
       cause: error,
+      data: { hook },
     });
   }
 }

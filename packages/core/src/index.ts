@@ -1,19 +1,82 @@
+export type {
+  AISDKAssistantMessage,
+  AISDKFilePart,
+  AISDKImagePart,
+  AISDKModelMessage,
+  AISDKProviderOptions,
+  AISDKReasoningPart,
+  AISDKSystemMessage,
+  AISDKTextPart,
+  AISDKToolCallPart,
+  AISDKToolMessage,
+  AISDKToolResultOutput,
+  AISDKToolResultPart,
+  AISDKUserMessage,
+  ToAISDKOptions,
+} from './convert/ai-sdk.js';
+export { aiSdkMessagesSchema, fromAISDK, toAISDK, toAISDKOptionsSchema } from './convert/ai-sdk.js';
+export type {
+  AnthropicCacheControl,
+  AnthropicContentBlock,
+  AnthropicDocumentBlock,
+  AnthropicImageBlock,
+  AnthropicImageMediaType,
+  AnthropicMessageParam,
+  AnthropicPrompt,
+  AnthropicRedactedThinkingBlock,
+  AnthropicTextBlock,
+  AnthropicThinkingBlock,
+  AnthropicToolResultBlock,
+  AnthropicToolUseBlock,
+  ToAnthropicOptions,
+} from './convert/anthropic.js';
 export {
+  anthropicPromptSchema,
+  fromAnthropic,
+  toAnthropic,
+  toAnthropicOptionsSchema,
+} from './convert/anthropic.js';
+export type {
+  FromOpenAIChatOptions,
+  OpenAIChatAssistantMessage,
+  OpenAIChatAudioPart,
+  OpenAIChatFilePart,
+  OpenAIChatImagePart,
+  OpenAIChatMessage,
+  OpenAIChatRefusalPart,
+  OpenAIChatSystemMessage,
+  OpenAIChatTextPart,
+  OpenAIChatToolCall,
+  OpenAIChatToolMessage,
+  OpenAIChatUserMessage,
+  ToOpenAIChatOptions,
+} from './convert/openai-chat.js';
+export {
+  fromOpenAIChat,
+  fromOpenAIChatOptionsSchema,
+  openAIChatMessagesSchema,
+  toOpenAIChat,
+  toOpenAIChatOptionsSchema,
+} from './convert/openai-chat.js';
+export type { ConversionLoss, ConversionLossHandler } from './convert/shared.js';
+export type { CtxGuardErrorCode, FieldIssue } from './errors.js';
+export {
+  ConversionError,
   CtxGuardError,
+  describeZodIssues,
   formatPath,
   InvalidInputError,
   InvalidOptionsError,
   parseInput,
   parseOptions,
 } from './errors.js';
-export type { CtxGuardErrorCode } from './errors.js';
-export { historyEntrySchema } from './history.js';
 export type { CompactionRecord, ConversationHistory, HistoryEntry, HistoryMetadata } from './history.js';
-export { HookBus } from './hooks.js';
+export { historyEntrySchema } from './history.js';
 export type {
   CompactionEvent,
   CompletionEvent,
   ContextMeasureEvent,
+  HookBusOptions,
   HookEvents,
   HookListener,
   HookName,
@@ -21,6 +84,27 @@ export type {
   MessageResolveEvent,
   WarningEvent,
 } from './hooks.js';
+export { HookBus, hookBusOptionsSchema, hookNames } from './hooks.js';
+export type {
+  AssistantMessage,
+  ContentPart,
+  FilePart,
+  ImagePart,
+  JsonValue,
+  Message,
+  MessageInput,
+  MessageRole,
+  ProviderOptions,
+  ReasoningPart,
+  SystemMessage,
+  TextPart,
+  ToolCallPart,
+  ToolMessage,
+  ToolResultContentPart,
+  ToolResultPart,
+  Usage,
+  UserMessage,
+} from './message.js';
 export {
   assistantMessageSchema,
   contentPartSchema,
@@ -33,32 +117,16 @@ export {
   messageText,
   parseMessage,
   parseMessages,
+  providerOptionsSchema,
   reasoningPartSchema,
   systemMessageSchema,
   textPartSchema,
   toolCallPartSchema,
   toolMessageSchema,
+  toolResultContentPartSchema,
   toolResultPartSchema,
   usageSchema,
   userMessageSchema,
-} from './message.js';
-export type {
-  AssistantMessage,
-  ContentPart,
-  FilePart,
-  ImagePart,
-  JsonValue,
-  Message,
-  MessageInput,
-  MessageRole,
-  ReasoningPart,
-  SystemMessage,
-  TextPart,
-  ToolCallPart,
-  ToolMessage,
-  ToolResultPart,
-  Usage,
-  UserMessage,
 } from './message.js';
 export type {
   ContextStrategy,

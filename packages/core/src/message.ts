@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { parseInput } from './errors.js';
 
 const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]),
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(jsonValue),
+    z.record(z.string(), jsonValue),
+  ]),
 );
 
 /** Any value JSON can carry. */
@@ -11,10 +18,23 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 /** Schema of a JSON value (no functions, BigInt, undefined). */
 export const jsonValueSchema: z.ZodType<JsonValue> = jsonValue;
 
+/**
+ * Provider-specific options keyed by provider name (`anthropic`, `openai`, …), carried through
+ * conversions unchanged; same shape as the AI SDK's `providerOptions`. Converters read the keys
+ * they know (e.g. `anthropic.cacheControl`) and leave the rest alone.
+ */
+export const providerOptionsSchema = z.record(z.string(), z.record(z.string(), jsonValueSchema));
+
+/** Provider-specific options keyed by provider name. */
+export type ProviderOptions = z.output<typeof providerOptionsSchema>;
+
+const partFields = { providerOptions: providerOptionsSchema.optional() };
+
 /** Plain text. */
 export const textPartSchema = z.object({
   type: z.literal('text'),
   text: z.string(),
+  ...partFields,
 });
 
 /** An image given as a URL, a data URL or base64 data; dimensions let counters price it exactly. */
@@ -25,6 +45,7 @@ export const imagePartSchema = z.object({
   width: z.number().int().positive().optional(),
   height: z.number().int().positive().optional(),
   detail: z.enum(['low', 'high', 'auto']).optional(),
+  ...partFields,
 });
 
 /** A file (PDF, text, audio…) given as base64, a data URL or a URL. */
@@ -33,6 +54,7 @@ export const filePartSchema = z.object({
   data: z.string(),
   mediaType: z.string().min(1),
   filename: z.string().optional(),
+  ...partFields,
 });
 
 /** The model asks for a tool to run; `input` is the parsed JSON arguments. */
@@ -41,22 +63,42 @@ export const toolCallPartSchema = z.object({
   toolCallId: z.string().min(1),
   toolName: z.string().min(1),
   input: jsonValueSchema,
+  ...partFields,
 });
 
-/** The outcome of a tool call; `output` is text or JSON. */
+/** What a tool result may hold besides text: text, images and files, in order. */
+export const toolResultContentPartSchema = z.discriminatedUnion('type', [
+  textPartSchema,
+  imagePartSchema,
+  filePartSchema,
+]);
+
+/**
+ * The outcome of a tool call. `output` is the result as text (a string) or JSON. A result made
+ * of several parts or holding images/files also has `content` (the parts, in order); `output`
+ * then holds its text parts joined with newlines, for readers that only look at `output`.
+ * Whoever rewrites `output` (pruning, truncation) must drop or rewrite `content` too.
+ */
 export const toolResultPartSchema = z.object({
   type: z.literal('tool-result'),
   toolCallId: z.string().min(1),
   toolName: z.string().optional(),
   output: jsonValueSchema,
+  content: z.array(toolResultContentPartSchema).optional(),
   isError: z.boolean().optional(),
+  ...partFields,
 });
 
-/** Model reasoning ("thinking"); `signature` is the provider's opaque verification blob. */
+/**
+ * Model reasoning ("thinking"). `signature` is the provider's opaque verification blob;
+ * `redactedData` is reasoning the provider returned encrypted (its `text` is then empty).
+ */
 export const reasoningPartSchema = z.object({
   type: z.literal('reasoning'),
   text: z.string(),
   signature: z.string().optional(),
+  redactedData: z.string().optional(),
+  ...partFields,
 });
 
 /** Any content part. */
@@ -69,12 +111,18 @@ export const contentPartSchema = z.discriminatedUnion('type', [
   reasoningPartSchema,
 ]);
 
-/** Token usage a provider reported for one completion. */
+/**
+ * Token usage a provider reported for one completion. `inputTokens` counts every prompt token
+ * of the request, cache reads and writes included, so it can anchor a window measurement.
+ */
 export const usageSchema = z.object({
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative().optional(),
+  /** Prompt tokens served from the provider's cache (part of `inputTokens`). */
   cachedInputTokens: z.number().int().nonnegative().optional(),
+  /** Prompt tokens written to the provider's cache (part of `inputTokens`). */
+  cacheWriteInputTokens: z.number().int().nonnegative().optional(),
   reasoningTokens: z.number().int().nonnegative().optional(),
 });
 
@@ -87,6 +135,7 @@ const commonFields = {
   name: z.string().optional(),
   createdAt: createdAtSchema.optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  providerOptions: providerOptionsSchema.optional(),
 };
 
 /** System instructions. */
@@ -99,7 +148,10 @@ export const systemMessageSchema = z.object({
 /** What the user said or attached. */
 export const userMessageSchema = z.object({
   role: z.literal('user'),
-  content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textPartSchema, imagePartSchema, filePartSchema]))]),
+  content: z.union([
+    z.string(),
+    z.array(z.discriminatedUnion('type', [textPartSchema, imagePartSchema, filePartSchema])),
+  ]),
   ...commonFields,
 });
 
@@ -109,7 +161,13 @@ export const assistantMessageSchema = z.object({
   content: z.union([
     z.string(),
     z.array(
-      z.discriminatedUnion('type', [textPartSchema, reasoningPartSchema, toolCallPartSchema, filePartSchema, imagePartSchema]),
+      z.discriminatedUnion('type', [
+        textPartSchema,
+        reasoningPartSchema,
+        toolCallPartSchema,
+        filePartSchema,
+        imagePartSchema,
+      ]),
     ),
   ]),
   usage: usageSchema.optional(),
@@ -134,22 +192,37 @@ export const messageSchema = z.discriminatedUnion('role', [
 /** A list of messages. */
 export const messagesSchema = z.array(messageSchema);
 
+/** Plain text. */
 export type TextPart = z.output<typeof textPartSchema>;
+/** An image (URL, data URL or base64). */
 export type ImagePart = z.output<typeof imagePartSchema>;
+/** A file (base64, data URL or URL) with its media type. */
 export type FilePart = z.output<typeof filePartSchema>;
+/** A tool call the model made. */
 export type ToolCallPart = z.output<typeof toolCallPartSchema>;
+/** The result of one tool call. */
 export type ToolResultPart = z.output<typeof toolResultPartSchema>;
+/** One part of a rich tool result. */
+export type ToolResultContentPart = z.output<typeof toolResultContentPartSchema>;
+/** Model reasoning, possibly signed or redacted. */
 export type ReasoningPart = z.output<typeof reasoningPartSchema>;
+/** Any content part. */
 export type ContentPart = z.output<typeof contentPartSchema>;
+/** Token usage a provider reported for one completion. */
 export type Usage = z.output<typeof usageSchema>;
+/** System instructions. */
 export type SystemMessage = z.output<typeof systemMessageSchema>;
+/** A user turn. */
 export type UserMessage = z.output<typeof userMessageSchema>;
+/** A model turn: text, reasoning, tool calls; may carry usage. */
 export type AssistantMessage = z.output<typeof assistantMessageSchema>;
+/** Tool results answering an assistant's tool calls. */
 export type ToolMessage = z.output<typeof toolMessageSchema>;
 /** A validated message (createdAt normalised to epoch milliseconds). */
 export type Message = z.output<typeof messageSchema>;
 /** What callers may pass where a message is expected (createdAt may be a Date or ISO string). */
 export type MessageInput = z.input<typeof messageSchema>;
+/** `system` | `user` | `assistant` | `tool`. */
 export type MessageRole = Message['role'];
 
 /**
