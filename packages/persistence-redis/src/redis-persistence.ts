@@ -1,4 +1,4 @@
-import { InvalidInputError, parseOptions } from '@ctxguard/core';
+import { parseOptions } from '@ctxguard/core';
 import {
   assertKey,
   assertPrefix,
@@ -110,7 +110,7 @@ export class RedisPersistence implements Persistence {
   }
 
   async get<T = unknown>(key: string): Promise<T | null> {
-    assertRedisKey(key);
+    assertKey(key);
     const redisKey = this.namespace + key;
     let raw: string | null;
     try {
@@ -130,18 +130,18 @@ export class RedisPersistence implements Persistence {
   }
 
   async set<T = unknown>(key: string, value: T): Promise<void> {
-    assertRedisKey(key);
+    assertKey(key);
     const json = serializeValue(key, value);
     await this.#run(key, () => this.#client.set(this.namespace + key, json));
   }
 
   async delete(key: string): Promise<void> {
-    assertRedisKey(key);
+    assertKey(key);
     await this.#run(key, () => this.#client.del(this.namespace + key));
   }
 
   async has(key: string): Promise<boolean> {
-    assertRedisKey(key);
+    assertKey(key);
     const count = await this.#run(key, () => this.#client.exists(this.namespace + key));
     return count > 0;
   }
@@ -149,7 +149,10 @@ export class RedisPersistence implements Persistence {
   async list(prefix?: string): Promise<string[]> {
     assertPrefix(prefix);
     const full = this.namespace + (prefix ?? '');
-    const pattern = `${escapeGlob(full)}*`;
+    // UTF-8 cannot carry a lone surrogate (a prefix may end inside an emoji's pair), so the
+    // server-side pattern stops before the first one and the exact check below does the rest.
+    const lone = LONE_SURROGATE.exec(full);
+    const pattern = `${escapeGlob(lone === null ? full : full.slice(0, lone.index))}*`;
     const found = new Set<string>();
     let cursor = '0';
     do {
@@ -283,11 +286,3 @@ function isWrongType(error: unknown): boolean {
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;
-
-/** Keys must also be well-formed UTF-16: a lone surrogate would be stored as U+FFFD and collide. */
-function assertRedisKey(key: unknown): asserts key is string {
-  assertKey(key);
-  if (LONE_SURROGATE.test(key)) {
-    throw new InvalidInputError('key must be well-formed Unicode (it contains a lone surrogate)', ['key']);
-  }
-}
