@@ -1,0 +1,345 @@
+import { CtxGuardError, InvalidInputError } from '@ctxguard/core';
+import { CorruptEntryError, MemoryPersistence } from '@ctxguard/persistence';
+import { describe, expect, it } from 'vitest';
+import { CrashingPersistence, dump, RecordingPersistence } from '../test/persistence-wrappers.js';
+import { InMemoryConversationHistory } from './conversation-history.js';
+import { HistoryConflictError, UnsupportedHistoryFormatError } from './errors.js';
+import { HistoryStore } from './history-store.js';
+
+const user = (text: string) => ({ role: 'user' as const, content: text });
+const assistant = (text: string) => ({ role: 'assistant' as const, content: text });
+
+function texts(history: InMemoryConversationHistory): string[] {
+  return history.messages().map((message) => String(message.content));
+}
+
+async function seeded(store: HistoryStore, id: string, count: number): Promise<InMemoryConversationHistory> {
+  const history = await store.loadOrCreate(id);
+  history.appendMany(Array.from({ length: count }, (_, i) => (i % 2 ? assistant(`m${i}`) : user(`m${i}`))));
+  await store.save(id, history);
+  return history;
+}
+
+describe('HistoryStore save and load', () => {
+  it('round-trips entries, compactions and metadata', async () => {
+    const store = new HistoryStore(new MemoryPersistence(), { chunkSize: 4 });
+    expect(await store.load('c1')).toBeNull();
+    expect(await store.version('c1')).toBe(0);
+    const history = await seeded(store, 'c1', 10);
+    history.spliceRange(2, 5, assistant('summary'));
+    history.truncate(3);
+    history.metadata.contextStrategy = 'layered';
+    history.metadata.__ctxguard = { guard: { lastLevel: 'warn', attempts: [1, 2] } };
+    const saved = await store.save('c1', history);
+    expect(saved.version).toBe(2);
+    const loaded = (await new HistoryStore(new MemoryPersistence()).load('c1')) ?? 'absent';
+    expect(loaded).toBe('absent');
+    const again = await store.load('c1');
+    expect(again!.entries()).toEqual(history.entries());
+    expect(again!.messages()).toEqual(history.messages());
+    expect(again!.metadata).toEqual(history.metadata);
+    expect(again!.compactions()).toEqual(history.compactions());
+    expect(store.versionOf(again!, 'c1')).toBe(2);
+    expect(store.versionOf(again!, 'other')).toBeUndefined();
+  });
+
+  it('keeps conversation keys apart, whatever characters the id has', async () => {
+    const memory = new MemoryPersistence();
+    const store = new HistoryStore(memory);
+    await store.append('a', user('in a'));
+    await store.append('a:commit:1', user('in the tricky one'));
+    await store.append('ä/ b', user('unicode'));
+    expect(texts((await store.load('a'))!)).toEqual(['in a']);
+    expect(texts((await store.load('a:commit:1'))!)).toEqual(['in the tricky one']);
+    expect(await store.conversations()).toEqual(['a', 'a:commit:1', 'ä/ b']);
+    await store.delete('a');
+    expect(await store.load('a')).toBeNull();
+    expect(await store.conversations()).toEqual(['a:commit:1', 'ä/ b']);
+  });
+
+  it('a save with no change writes nothing', async () => {
+    const recording = new RecordingPersistence(new MemoryPersistence());
+    const store = new HistoryStore(recording);
+    const history = await seeded(store, 'c', 5);
+    recording.ops.length = 0;
+    const result = await store.save('c', history);
+    expect(result).toMatchObject({ version: 1, chunksWritten: 0, entriesWritten: 0 });
+    expect(recording.ops.filter((op) => op.op === 'set')).toEqual([]);
+  });
+
+  it('appending one message to 10,000 entries rewrites one chunk, not the history', async () => {
+    const recording = new RecordingPersistence(new MemoryPersistence());
+    const store = new HistoryStore(recording, { chunkSize: 256 });
+    const history = await seeded(store, 'big', 10_000);
+    recording.ops.length = 0;
+    history.append(user('one more'));
+    const result = await store.save('big', history);
+    const chunkWrites = recording.ops.filter((op) => op.op === 'set' && op.key.includes(':chunk:'));
+    const entriesWritten = chunkWrites.reduce(
+      (sum, op) => sum + (op.value as { entries: unknown[] }).entries.length,
+      0,
+    );
+    expect(chunkWrites).toHaveLength(1);
+    expect(entriesWritten).toBe(10_001 - 39 * 256);
+    expect(result).toMatchObject({ version: 2, chunksWritten: 1, entriesWritten });
+    const deleted = recording.ops.filter((op) => op.op === 'delete' && op.key.includes(':chunk:'));
+    expect(deleted).toHaveLength(1);
+    const loaded = await new HistoryStore(recording.inner).load('big');
+    expect(loaded!.length).toBe(10_001);
+    expect(loaded!.entries()).toEqual(history.entries());
+  });
+
+  it('a compaction rewrites from the first changed chunk on', async () => {
+    const recording = new RecordingPersistence(new MemoryPersistence());
+    const store = new HistoryStore(recording, { chunkSize: 10 });
+    const history = await seeded(store, 'c', 100);
+    recording.ops.length = 0;
+    history.spliceRange(85, 95, assistant('summary'));
+    const result = await store.save('c', history);
+    expect(result.entriesWritten).toBe(101 - 80);
+    expect((await store.load('c'))!.entries()).toEqual(history.entries());
+  });
+
+  it('stored keys hold no stale chunks or manifests after many saves', async () => {
+    const memory = new MemoryPersistence();
+    const store = new HistoryStore(memory, { chunkSize: 3 });
+    const history = await store.loadOrCreate('c');
+    for (let i = 0; i < 20; i++) {
+      history.append(user(`m${i}`));
+      if (i % 7 === 6) history.spliceRange(0, 2, assistant(`s${i}`));
+      await store.save('c', history);
+    }
+    const keys = await memory.list();
+    const chunks = keys.filter((key) => key.includes(':chunk:'));
+    expect(chunks).toHaveLength(Math.ceil(history.entries().length / 3));
+    expect(keys.filter((key) => key.includes(':claim:'))).toEqual([]);
+    const live = [];
+    for (const key of keys.filter((k) => k.includes(':commit:'))) {
+      if (!(await memory.get<{ superseded?: boolean }>(key))!.superseded) live.push(key);
+    }
+    expect(live).toEqual(['history:c:commit:20']);
+  });
+});
+
+describe('HistoryStore conflicts', () => {
+  it('two writers appending from the same version both keep their message (rebase)', async () => {
+    const memory = new MemoryPersistence();
+    const first = new HistoryStore(memory);
+    const second = new HistoryStore(memory);
+    await seeded(first, 'c', 2);
+    const a = (await first.load('c'))!;
+    const b = (await second.load('c'))!;
+    a.append(user('from a'));
+    a.metadata.fromA = 1;
+    b.append(user('from b'));
+    b.metadata.fromB = 2;
+    expect((await first.save('c', a)).rebased).toBe(false);
+    const result = await second.save('c', b);
+    expect(result).toMatchObject({ version: 3, rebased: true });
+    expect(texts(b)).toEqual(['m0', 'm1', 'from a', 'from b']);
+    expect(b.metadata).toEqual({ fromA: 1, fromB: 2 });
+    const stored = (await first.load('c'))!;
+    expect(texts(stored)).toEqual(['m0', 'm1', 'from a', 'from b']);
+    expect(stored.metadata).toEqual({ fromA: 1, fromB: 2 });
+  });
+
+  it('a compacted copy that fell behind fails with storage_conflict and nothing is written', async () => {
+    const memory = new MemoryPersistence();
+    const first = new HistoryStore(memory);
+    const second = new HistoryStore(memory);
+    await seeded(first, 'c', 4);
+    const a = (await first.load('c'))!;
+    const b = (await second.load('c'))!;
+    a.append(user('from a'));
+    await first.save('c', a);
+    b.spliceRange(0, 2, assistant('summary'));
+    const before = await dump(memory);
+    const error = await second.save('c', b).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HistoryConflictError);
+    expect(error).toMatchObject({ code: 'storage_conflict', expectedVersion: 1, actualVersion: 2 });
+    expect(await dump(memory)).toEqual(before);
+  });
+
+  it('the same metadata key changed on both sides is a conflict', async () => {
+    const memory = new MemoryPersistence();
+    const first = new HistoryStore(memory);
+    const second = new HistoryStore(memory);
+    await seeded(first, 'c', 1);
+    const a = (await first.load('c'))!;
+    const b = (await second.load('c'))!;
+    a.metadata.level = 'warn';
+    await first.save('c', a);
+    b.metadata.level = 'critical';
+    b.append(user('x'));
+    const before = await dump(memory);
+    await expect(second.save('c', b)).rejects.toThrow(/metadata\.level/);
+    expect(await dump(memory)).toEqual(before);
+  });
+
+  it('a history that was not loaded cannot overwrite an existing conversation', async () => {
+    const memory = new MemoryPersistence();
+    const store = new HistoryStore(memory);
+    await seeded(store, 'c', 3);
+    const fresh = new InMemoryConversationHistory();
+    fresh.append(user('replacement'));
+    const before = await dump(memory);
+    await expect(store.save('c', fresh)).rejects.toMatchObject({ code: 'storage_conflict' });
+    expect(await dump(memory)).toEqual(before);
+  });
+
+  it('update reruns the change on the latest version', async () => {
+    const memory = new MemoryPersistence();
+    const first = new HistoryStore(memory);
+    const second = new HistoryStore(memory);
+    await seeded(first, 'c', 2);
+    let runs = 0;
+    const { history, result } = await first.update('c', async (h) => {
+      runs++;
+      if (runs === 1) await second.append('c', user('sneaked in'));
+      return h.dropOldest(1);
+    });
+    expect(runs).toBe(2);
+    expect(texts(history).slice(1)).toEqual(['m1', 'sneaked in']);
+    expect(history.hidden(result!).map((e) => e.message.content)).toEqual(['m0']);
+    expect((await first.load('c'))!.entries()).toEqual(history.entries());
+  });
+
+  it('many concurrent appends through two stores lose nothing', async () => {
+    const memory = new MemoryPersistence();
+    const stores = [
+      new HistoryStore(memory, { maxAttempts: 200 }),
+      new HistoryStore(memory, { maxAttempts: 200 }),
+    ];
+    await Promise.all(Array.from({ length: 30 }, (_, i) => stores[i % 2]!.append('c', user(`msg ${i}`))));
+    const stored = (await stores[0]!.load('c'))!;
+    expect(texts(stored).sort()).toEqual(Array.from({ length: 30 }, (_, i) => `msg ${i}`).sort());
+    expect(await stores[0]!.version('c')).toBe(30);
+  });
+
+  it('gives up with storage_conflict while a live claim blocks the version, and ignores it once expired', async () => {
+    const memory = new MemoryPersistence();
+    let clock = 1_000_000;
+    const store = new HistoryStore(memory, { now: () => clock, maxAttempts: 2, backoffMs: 0, leaseMs: 1000 });
+    const history = await seeded(store, 'c', 1);
+    await memory.set('history:c:claim:2:someone-else', { format: 1, at: clock });
+    history.append(user('blocked'));
+    await expect(store.save('c', history)).rejects.toMatchObject({ code: 'storage_conflict' });
+    expect(await store.version('c')).toBe(1);
+    clock += 1001;
+    expect((await store.save('c', history)).version).toBe(2);
+    expect(await memory.has('history:c:claim:2:someone-else')).toBe(false);
+  });
+});
+
+describe('HistoryStore crash safety', () => {
+  it('a save that dies at any step leaves a loadable history: the old version or the new one', async () => {
+    const memory = new MemoryPersistence();
+    const setup = new HistoryStore(memory, { chunkSize: 4 });
+    const original = await seeded(setup, 'c', 10);
+    const oldEntries = original.entries();
+    const recording = new RecordingPersistence(memory);
+    const probeStore = new HistoryStore(recording, { chunkSize: 4 });
+    const probe = await probeStore.load('c');
+    probe!.append(user('new'));
+    probe!.spliceRange(8, 11, assistant('summary'));
+    const baseline = await dump(memory);
+    const opsBefore = recording.ops.length;
+    await probeStore.save('c', probe!);
+    const steps = recording.ops.length - opsBefore;
+    expect(steps).toBeGreaterThan(8);
+
+    let sawOld = 0;
+    let sawNew = 0;
+    for (let budget = 0; budget <= steps; budget++) {
+      const disk = new MemoryPersistence();
+      for (const [key, value] of Object.entries(baseline)) await disk.set(key, value);
+      let clock = 5_000_000;
+      const options = { chunkSize: 4, now: () => clock, leaseMs: 1000, maxAttempts: 1 };
+      const crashing = new CrashingPersistence(disk);
+      const crashingStore = new HistoryStore(crashing, options);
+      const writer = await crashingStore.load('c');
+      writer!.append(user('new'));
+      writer!.spliceRange(8, 11, assistant('summary'));
+      crashing.arm(budget);
+      const crashed = await crashingStore.save('c', writer!).then(
+        () => false,
+        (error: unknown) => {
+          expect(error).toBeInstanceOf(CtxGuardError);
+          return true;
+        },
+      );
+      const reader = new HistoryStore(disk, options);
+      const loaded = (await reader.load('c'))!;
+      const isOld = JSON.stringify(loaded.entries()) === JSON.stringify(oldEntries);
+      const isNew = JSON.stringify(loaded.entries()) === JSON.stringify(writer!.entries());
+      expect(isOld || isNew).toBe(true);
+      if (isOld) sawOld++;
+      else sawNew++;
+      if (crashed && !crashing.crashed) throw new Error('unexpected failure without a crash');
+      clock += 1001;
+      loaded.append(user('after the crash'));
+      await reader.save('c', loaded);
+      expect(texts((await reader.load('c'))!).at(-1)).toBe('after the crash');
+    }
+    expect(sawOld).toBeGreaterThan(0);
+    expect(sawNew).toBeGreaterThan(0);
+  });
+});
+
+describe('HistoryStore format and bad input', () => {
+  it('refuses a stored history from a newer format, changing nothing', async () => {
+    for (const tamper of ['head', 'commit', 'chunk'] as const) {
+      const memory = new MemoryPersistence();
+      const store = new HistoryStore(memory, { chunkSize: 2 });
+      const history = await seeded(store, 'c', 3);
+      const key = (await memory.list()).find((k) => k.includes(`:${tamper}`))!;
+      const value = (await memory.get<Record<string, unknown>>(key))!;
+      await memory.set(key, { ...value, format: 2 });
+      const before = await dump(memory);
+      const loadError = await new HistoryStore(memory).load('c').catch((e: unknown) => e);
+      expect(loadError).toBeInstanceOf(UnsupportedHistoryFormatError);
+      expect(loadError).toMatchObject({ code: 'history_unsupported_version', found: 2, supported: 1, key });
+      history.append(user('more'));
+      if (tamper !== 'chunk') {
+        await expect(store.save('c', history)).rejects.toBeInstanceOf(UnsupportedHistoryFormatError);
+      }
+      expect(await dump(memory)).toEqual(before);
+    }
+  });
+
+  it('reports corrupt stored data as storage_corrupt_entry', async () => {
+    const memory = new MemoryPersistence();
+    const store = new HistoryStore(memory, { chunkSize: 2 });
+    await seeded(store, 'c', 3);
+    const chunkKey = (await memory.list()).find((k) => k.includes(':chunk:'))!;
+    await memory.set(chunkKey, { format: 1, entries: [{ id: 'x', message: { role: 'user' } }, 1] });
+    await expect(store.load('c')).rejects.toBeInstanceOf(CorruptEntryError);
+    await memory.delete(chunkKey);
+    await expect(store.load('c')).rejects.toMatchObject({ code: 'storage_corrupt_entry' });
+    await memory.set('history:c:head', { format: 1, version: 'one' });
+    await expect(store.load('c')).rejects.toMatchObject({ code: 'storage_corrupt_entry' });
+  });
+
+  it('validates arguments and options, naming the field', async () => {
+    const store = new HistoryStore(new MemoryPersistence());
+    await expect(store.load('')).rejects.toThrow(/conversationId/);
+    await expect(store.save('c', {} as never)).rejects.toThrow(
+      /history must be an InMemoryConversationHistory/,
+    );
+    await expect(store.update('c', 'nope' as never)).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(store.append('c', [{ role: 'user', content: 1 }] as never)).rejects.toThrow(
+      /messages\[0\]\.content/,
+    );
+    expect(await store.version('c')).toBe(0);
+    const history = await store.loadOrCreate('c');
+    history.metadata.callback = () => 1;
+    await expect(store.save('c', history)).rejects.toMatchObject({ code: 'storage_unserializable_value' });
+    expect(await store.version('c')).toBe(0);
+    expect(() => new HistoryStore(new MemoryPersistence(), { chunkSize: 0 })).toThrow(/chunkSize/);
+    expect(() => new HistoryStore(new MemoryPersistence(), { namespace: 'a:b' })).toThrow(/namespace/);
+    expect(
+      () => new HistoryStore(new MemoryPersistence(), { history: { keepSystemPrompt: 1 } } as never),
+    ).toThrow(/keepSystemPrompt/);
+    expect(() => new HistoryStore({} as never)).toThrow(/persistence/);
+  });
+});

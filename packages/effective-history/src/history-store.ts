@@ -1,0 +1,589 @@
+import {
+  type HistoryEntry,
+  type HistoryMetadata,
+  InvalidInputError,
+  type MessageInput,
+  parseOptions,
+} from '@ctxguard/core';
+import { assertJsonSerializable, CorruptEntryError, type Persistence } from '@ctxguard/persistence';
+import { z } from 'zod';
+import {
+  type ConversationHistoryOptions,
+  conversationHistoryOptionsSchema,
+  InMemoryConversationHistory,
+  replaceHistoryState,
+} from './conversation-history.js';
+import { compactionIdOf } from './effective-history.js';
+import { HistoryConflictError } from './errors.js';
+import {
+  HISTORY_FORMAT_VERSION,
+  readStored,
+  type StoredCommit,
+  storedChunkSchema,
+  storedClaimSchema,
+  storedCommitSchema,
+  storedHeadSchema,
+  storedTombstoneSchema,
+} from './stored-format.js';
+
+const isFunction = (value: unknown): boolean => typeof value === 'function';
+
+/** Options of {@link HistoryStore}. */
+export const historyStoreOptionsSchema = z
+  .object({
+    /** First segment of every key the store writes (`{namespace}:{conversation}:…`). */
+    namespace: z
+      .string()
+      .min(1)
+      .regex(/^[^:]+$/, 'must not contain ":"')
+      .default('history'),
+    /** Entries per stored chunk; appending rewrites at most one chunk. */
+    chunkSize: z.number().int().min(1).max(100_000).default(256),
+    /** How often `save`, `update` and `append` try before giving up with `storage_conflict`. */
+    maxAttempts: z.number().int().min(1).max(1000).default(12),
+    /** Base of the randomized exponential back-off between attempts. */
+    backoffMs: z.number().min(0).max(60_000).default(5),
+    /** Upper bound of one back-off pause. */
+    maxBackoffMs: z.number().min(0).max(600_000).default(400),
+    /**
+     * How long a writer's claim on the next version stays valid. A claim older than this is
+     * treated as left behind by a crashed writer and ignored; a save that takes longer gives up.
+     */
+    leaseMs: z.number().int().min(10).max(86_400_000).default(30_000),
+    /** Clock in epoch milliseconds (claims and lease checks). Default `Date.now`. */
+    now: z.custom<() => number>(isFunction, 'must be a function returning epoch milliseconds').optional(),
+    /** Options for the histories `load` creates (id generator, hooks, marker, keepSystemPrompt). */
+    history: z
+      .custom<Omit<ConversationHistoryOptions, 'metadata'>>(
+        (value) => typeof value === 'object' && value !== null,
+        'must be an options object',
+      )
+      .optional(),
+  })
+  .strict();
+
+/** Options accepted by {@link HistoryStore}. */
+export type HistoryStoreOptions = z.input<typeof historyStoreOptionsSchema>;
+
+/** What one successful `save` did. */
+export interface SaveResult {
+  /** The stored version the history now matches. */
+  readonly version: number;
+  /** Chunks and entries written by this save (0 when nothing had changed). */
+  readonly chunksWritten: number;
+  readonly entriesWritten: number;
+  /** True when another writer's newer version was merged in first (only appends can be). */
+  readonly rebased: boolean;
+  /** Attempts used (1 without contention). */
+  readonly attempts: number;
+}
+
+interface Tracked {
+  readonly conversationId: string;
+  /** True for a history this store never loaded, created or saved under this id. */
+  readonly untracked?: boolean;
+  readonly version: number;
+  readonly chunks: readonly { readonly key: string; readonly entries: readonly HistoryEntry[] }[];
+  readonly metadataJson: string;
+}
+
+interface Head {
+  readonly version: number;
+  readonly commit: StoredCommit | undefined;
+}
+
+interface ReadState {
+  readonly history: InMemoryConversationHistory;
+  readonly tracked: Tracked;
+}
+
+class MissingChunkError extends Error {}
+
+type CommitOutcome = { won: true } | { won: false; reason: string };
+
+/**
+ * Saves and loads {@link InMemoryConversationHistory} conversations with their metadata on any
+ * `Persistence`. Entries are stored in write-once chunks, so appending rewrites at most one chunk;
+ * each save commits a new version whose manifest is written last, so a half-finished save leaves
+ * the previous version loadable. Concurrent writers are detected through per-version claims and
+ * never overwrite each other: an append-only change is re-applied on top of the newer version,
+ * anything else fails with {@link HistoryConflictError}.
+ */
+export class HistoryStore {
+  readonly #persistence: Persistence;
+  readonly #options: z.output<typeof historyStoreOptionsSchema>;
+  readonly #historyOptions: Omit<ConversationHistoryOptions, 'metadata'>;
+  readonly #now: () => number;
+  readonly #tracked = new WeakMap<InMemoryConversationHistory, Tracked>();
+
+  constructor(persistence: Persistence, options: HistoryStoreOptions = {}) {
+    if (
+      typeof persistence !== 'object' ||
+      persistence === null ||
+      !['get', 'set', 'delete', 'list', 'has'].every((name) => isFunction((persistence as never)[name]))
+    ) {
+      throw new InvalidInputError('persistence must implement get, set, delete, list and has', [
+        'persistence',
+      ]);
+    }
+    this.#persistence = persistence;
+    this.#options = parseOptions(historyStoreOptionsSchema, options, 'HistoryStore options');
+    this.#historyOptions = this.#options.history ?? {};
+    parseOptions(conversationHistoryOptionsSchema, this.#historyOptions, 'HistoryStore options.history');
+    this.#now = this.#options.now ?? Date.now;
+  }
+
+  /** Loads a conversation, or `null` when it was never saved. The history remembers the version it came from. */
+  async load(conversationId: string): Promise<InMemoryConversationHistory | null> {
+    assertConversationId(conversationId);
+    const state = await this.#readLatest(conversationId);
+    if (!state) return null;
+    this.#tracked.set(state.history, state.tracked);
+    return state.history;
+  }
+
+  /** Loads a conversation, or starts an empty one that will be created on its first `save`. */
+  async loadOrCreate(conversationId: string): Promise<InMemoryConversationHistory> {
+    const loaded = await this.load(conversationId);
+    if (loaded) return loaded;
+    const history = new InMemoryConversationHistory(this.#historyOptions);
+    this.#tracked.set(history, { conversationId, version: 0, chunks: [], metadataJson: '{}' });
+    return history;
+  }
+
+  /** The latest stored version of a conversation (0 when it does not exist). */
+  async version(conversationId: string): Promise<number> {
+    assertConversationId(conversationId);
+    return (await this.#head(conversationId)).version;
+  }
+
+  /** The stored version `history` was loaded from or last saved as, for `conversationId`. */
+  versionOf(history: InMemoryConversationHistory, conversationId: string): number | undefined {
+    const tracked = this.#tracked.get(history);
+    return tracked?.conversationId === conversationId ? tracked.version : undefined;
+  }
+
+  /**
+   * Saves `history` as the next version of the conversation, writing only the chunks that
+   * changed. When another writer saved first and `history` only gained entries since it was
+   * loaded, those entries (and metadata keys it changed) are re-applied on top of the newer
+   * version, and `history` is updated to match; otherwise {@link HistoryConflictError}.
+   * A history that was never loaded or saved here can only create a new conversation.
+   */
+  async save(conversationId: string, history: InMemoryConversationHistory): Promise<SaveResult> {
+    return this.#save(conversationId, history, true);
+  }
+
+  /**
+   * Runs `change` on the latest stored state and saves it; when another writer gets in first,
+   * reloads and runs `change` again (up to `maxAttempts`). Returns the saved history and what
+   * `change` returned.
+   */
+  async update<T>(
+    conversationId: string,
+    change: (history: InMemoryConversationHistory) => T | Promise<T>,
+  ): Promise<{ history: InMemoryConversationHistory; result: T; version: number }> {
+    assertConversationId(conversationId);
+    if (!isFunction(change)) throw new InvalidInputError('change must be a function', ['change']);
+    for (let attempt = 1; ; attempt++) {
+      const history = await this.loadOrCreate(conversationId);
+      const result = await change(history);
+      try {
+        const saved = await this.#save(conversationId, history, false);
+        return { history, result, version: saved.version };
+      } catch (error) {
+        if (!(error instanceof HistoryConflictError) || attempt >= this.#options.maxAttempts) throw error;
+        await this.#backoff(attempt);
+      }
+    }
+  }
+
+  /** Appends messages to the stored conversation (creating it when absent), retrying on conflicts. */
+  async append(
+    conversationId: string,
+    messages: MessageInput | readonly MessageInput[],
+  ): Promise<{ entries: HistoryEntry[]; version: number }> {
+    const list = Array.isArray(messages) ? (messages as readonly MessageInput[]) : [messages as MessageInput];
+    const { result, version } = await this.update(conversationId, (history) => history.appendMany(list));
+    return { entries: result, version };
+  }
+
+  /** Deletes every stored key of a conversation. */
+  async delete(conversationId: string): Promise<void> {
+    assertConversationId(conversationId);
+    for (const key of await this.#persistence.list(this.#prefix(conversationId))) {
+      await this.#persistence.delete(key);
+    }
+  }
+
+  /** Ids of the conversations stored under this namespace, sorted. */
+  async conversations(): Promise<string[]> {
+    const ids = new Set<string>();
+    const root = `${this.#options.namespace}:`;
+    for (const key of await this.#persistence.list(root)) {
+      const match = /^([^:]+):commit:\d+$/.exec(key.slice(root.length));
+      if (match) ids.add(decodeURIComponent(match[1]!));
+    }
+    return [...ids].sort();
+  }
+
+  async #save(
+    conversationId: string,
+    history: InMemoryConversationHistory,
+    rebase: boolean,
+  ): Promise<SaveResult> {
+    assertConversationId(conversationId);
+    if (!(history instanceof InMemoryConversationHistory)) {
+      throw new InvalidInputError('history must be an InMemoryConversationHistory', ['history']);
+    }
+    assertJsonSerializable('metadata', history.metadata);
+    let rebased = false;
+    for (let attempt = 1; attempt <= this.#options.maxAttempts; attempt++) {
+      const tracked = this.#trackedFor(history, conversationId);
+      const head = await this.#head(conversationId);
+      if (head.version !== tracked.version) {
+        if (tracked.untracked) {
+          throw new HistoryConflictError(
+            conversationId,
+            0,
+            head.version,
+            'the conversation already exists and this history was not loaded from it (use load or loadOrCreate)',
+          );
+        }
+        if (!rebase) {
+          throw new HistoryConflictError(
+            conversationId,
+            tracked.version,
+            head.version,
+            'a newer version was saved',
+          );
+        }
+        await this.#rebase(conversationId, history, tracked, head);
+        rebased = true;
+        continue;
+      }
+      const plan = this.#plan(conversationId, history, tracked);
+      if (plan.unchanged) {
+        return { version: tracked.version, chunksWritten: 0, entriesWritten: 0, rebased, attempts: attempt };
+      }
+      for (const chunk of plan.written) {
+        await this.#persistence.set(chunk.key, { format: HISTORY_FORMAT_VERSION, entries: chunk.entries });
+      }
+      const next = tracked.version + 1;
+      const commit: StoredCommit = {
+        format: HISTORY_FORMAT_VERSION,
+        version: next,
+        chunks: plan.chunks.map((chunk) => ({ key: chunk.key, count: chunk.entries.length })),
+        entryCount: plan.entries.length,
+        metadata: JSON.parse(plan.metadataJson) as Record<string, unknown>,
+        savedAt: this.#now(),
+      };
+      const outcome = await this.#commit(conversationId, next, commit, plan.token);
+      if (outcome.won) {
+        this.#tracked.set(history, {
+          conversationId,
+          version: next,
+          chunks: plan.chunks,
+          metadataJson: plan.metadataJson,
+        });
+        await this.#afterCommit(conversationId, next, tracked, plan.chunks);
+        return {
+          version: next,
+          chunksWritten: plan.written.length,
+          entriesWritten: plan.written.reduce((sum, chunk) => sum + chunk.entries.length, 0),
+          rebased,
+          attempts: attempt,
+        };
+      }
+      await this.#deleteQuietly(plan.written.map((chunk) => chunk.key));
+      if (!rebase) {
+        throw new HistoryConflictError(conversationId, tracked.version, undefined, outcome.reason);
+      }
+      if (attempt < this.#options.maxAttempts) await this.#backoff(attempt);
+    }
+    const tracked = this.#trackedFor(history, conversationId);
+    throw new HistoryConflictError(
+      conversationId,
+      tracked.version,
+      undefined,
+      `other writers kept winning for ${this.#options.maxAttempts} attempts`,
+    );
+  }
+
+  #trackedFor(history: InMemoryConversationHistory, conversationId: string): Tracked {
+    const tracked = this.#tracked.get(history);
+    if (tracked?.conversationId === conversationId) return tracked;
+    return { conversationId, version: 0, chunks: [], metadataJson: '{}', untracked: true };
+  }
+
+  /** Splits the history into chunks, reusing every stored chunk whose entries are unchanged. */
+  #plan(conversationId: string, history: InMemoryConversationHistory, tracked: Tracked) {
+    const entries = history.entries();
+    const metadataJson = JSON.stringify(history.metadata);
+    const chunks: { key: string; entries: readonly HistoryEntry[] }[] = [];
+    let position = 0;
+    for (const [index, chunk] of tracked.chunks.entries()) {
+      const count = chunk.entries.length;
+      const same =
+        position + count <= entries.length && chunk.entries.every((e, i) => e === entries[position + i]);
+      const sealed = index < tracked.chunks.length - 1 || count >= this.#options.chunkSize;
+      if (!same || !(sealed || position + count === entries.length)) break;
+      chunks.push(chunk);
+      position += count;
+    }
+    const token = `${this.#now().toString(36)}-${globalThis.crypto.randomUUID()}`;
+    const written: { key: string; entries: readonly HistoryEntry[] }[] = [];
+    for (let start = position; start < entries.length; start += this.#options.chunkSize) {
+      const chunk = {
+        key: `${this.#prefix(conversationId)}chunk:${token}:${written.length}`,
+        entries: entries.slice(start, start + this.#options.chunkSize),
+      };
+      assertJsonSerializable(chunk.key, chunk.entries);
+      written.push(chunk);
+      chunks.push(chunk);
+    }
+    const unchanged =
+      tracked.version > 0 &&
+      written.length === 0 &&
+      chunks.length === tracked.chunks.length &&
+      metadataJson === tracked.metadataJson;
+    return { entries, chunks, written, token, metadataJson, unchanged };
+  }
+
+  /**
+   * Commits `version` if this writer is the only one claiming it: writes a claim, lists the claims
+   * for that version (of two writers racing, at least one sees the other and backs off), checks that
+   * nobody committed it already, then writes the commit record, which nobody else will write.
+   */
+  async #commit(
+    conversationId: string,
+    version: number,
+    commit: StoredCommit,
+    token: string,
+  ): Promise<CommitOutcome> {
+    const prefix = `${this.#prefix(conversationId)}claim:${version}:`;
+    const claimKey = `${prefix}${token}`;
+    const claimedAt = this.#now();
+    await this.#persistence.set(claimKey, { format: HISTORY_FORMAT_VERSION, at: claimedAt });
+    try {
+      for (const key of await this.#persistence.list(prefix)) {
+        if (key === claimKey) continue;
+        const raw = await this.#persistence.get(key);
+        if (raw === null) continue;
+        const claim = storedClaimSchema.safeParse(raw);
+        if (claim.success && this.#now() - claim.data.at > this.#options.leaseMs) {
+          await this.#deleteQuietly([key]);
+          continue;
+        }
+        return { won: false, reason: `another writer is saving version ${version}` };
+      }
+      if (await this.#persistence.has(this.#commitKey(conversationId, version))) {
+        return { won: false, reason: `version ${version} was saved by another writer` };
+      }
+      if (this.#now() - claimedAt > this.#options.leaseMs / 2) {
+        return { won: false, reason: 'the save took longer than half the lease' };
+      }
+      await this.#persistence.set(this.#commitKey(conversationId, version), commit);
+      return { won: true };
+    } finally {
+      await this.#deleteQuietly([claimKey]);
+    }
+  }
+
+  /** Best-effort housekeeping once a version is committed: head hint, old chunks, old manifest. */
+  async #afterCommit(
+    conversationId: string,
+    version: number,
+    previous: Tracked,
+    chunks: readonly { key: string }[],
+  ) {
+    try {
+      await this.#persistence.set(`${this.#prefix(conversationId)}head`, {
+        format: HISTORY_FORMAT_VERSION,
+        version,
+      });
+      const kept = new Set(chunks.map((chunk) => chunk.key));
+      await this.#deleteQuietly(previous.chunks.map((chunk) => chunk.key).filter((key) => !kept.has(key)));
+      if (previous.version > 0) {
+        await this.#persistence.set(this.#commitKey(conversationId, previous.version), {
+          format: HISTORY_FORMAT_VERSION,
+          version: previous.version,
+          superseded: true,
+        });
+      }
+    } catch {
+      // The commit is durable; housekeeping is retried implicitly by later saves' probing.
+    }
+  }
+
+  /** Re-applies the entries `history` gained since `tracked` on top of the newer stored version. */
+  async #rebase(conversationId: string, history: InMemoryConversationHistory, tracked: Tracked, head: Head) {
+    const conflict = (reason: string) =>
+      new HistoryConflictError(conversationId, tracked.version, head.version, reason);
+    const local = history.entries();
+    const base = tracked.chunks.flatMap((chunk) => chunk.entries);
+    if (local.length < base.length || base.some((entry, index) => entry !== local[index])) {
+      throw conflict('this copy was compacted or rewound since it was loaded; only appends can be merged');
+    }
+    const remote = await this.#readLatest(conversationId);
+    if (!remote) throw conflict('the conversation was deleted');
+    const remoteIds = new Set<string>();
+    for (const entry of remote.history.entries()) {
+      remoteIds.add(entry.id);
+      const compactionId = compactionIdOf(entry);
+      if (compactionId !== undefined) remoteIds.add(compactionId);
+    }
+    // An entry already stored under its id is this writer's own earlier, interrupted save.
+    const appended = local.slice(base.length).filter((entry) => !remoteIds.has(entry.id));
+    if (appended.some((entry) => compactionIdOf(entry) !== undefined)) {
+      throw conflict('this copy was compacted since it was loaded; only appends can be merged');
+    }
+    const metadata = mergeMetadata(
+      JSON.parse(tracked.metadataJson) as HistoryMetadata,
+      JSON.parse(JSON.stringify(history.metadata)) as HistoryMetadata,
+      remote.history.metadata,
+      conflict,
+    );
+    history[replaceHistoryState]([...remote.history.entries(), ...appended], metadata);
+    this.#tracked.set(history, remote.tracked);
+  }
+
+  /** Reads the latest committed version, retrying when a concurrent save removes what it was reading. */
+  async #readLatest(conversationId: string): Promise<ReadState | null> {
+    let lastVersion = -1;
+    for (;;) {
+      const head = await this.#head(conversationId);
+      if (head.version === 0 || !head.commit) return null;
+      try {
+        return await this.#read(conversationId, head.version, head.commit);
+      } catch (error) {
+        if (!(error instanceof MissingChunkError)) throw error;
+        if (head.version === lastVersion) {
+          throw new CorruptEntryError(error.message, undefined, error);
+        }
+        lastVersion = head.version;
+      }
+    }
+  }
+
+  async #read(conversationId: string, version: number, commit: StoredCommit): Promise<ReadState> {
+    const chunks: { key: string; raw: unknown[] }[] = [];
+    for (const ref of commit.chunks) {
+      const value = await this.#persistence.get(ref.key);
+      if (value === null) throw new MissingChunkError(ref.key);
+      const chunk = readStored(storedChunkSchema, ref.key, value);
+      if (chunk.entries.length !== ref.count) {
+        throw new CorruptEntryError(ref.key, undefined, new Error(`expected ${ref.count} entries`));
+      }
+      chunks.push({ key: ref.key, raw: chunk.entries });
+    }
+    const commitKey = this.#commitKey(conversationId, version);
+    let history: InMemoryConversationHistory;
+    try {
+      history = InMemoryConversationHistory.fromEntries(
+        chunks.flatMap((chunk) => chunk.raw),
+        { ...this.#historyOptions, metadata: commit.metadata },
+      );
+    } catch (error) {
+      throw new CorruptEntryError(commitKey, undefined, error);
+    }
+    const entries = history.entries();
+    const tracked: Tracked = {
+      conversationId,
+      version,
+      chunks: chunks.reduce<{ key: string; entries: readonly HistoryEntry[] }[]>((list, chunk) => {
+        const start = list.reduce((sum, c) => sum + c.entries.length, 0);
+        list.push({ key: chunk.key, entries: entries.slice(start, start + chunk.raw.length) });
+        return list;
+      }, []),
+      metadataJson: JSON.stringify(commit.metadata),
+    };
+    return { history, tracked };
+  }
+
+  /** Finds the latest committed version: the head hint, then probing forward for newer commits. */
+  async #head(conversationId: string): Promise<Head> {
+    const headKey = `${this.#prefix(conversationId)}head`;
+    const rawHead = await this.#persistence.get(headKey);
+    let version = rawHead === null ? 0 : readStored(storedHeadSchema, headKey, rawHead).version;
+    for (;;) {
+      while (await this.#persistence.has(this.#commitKey(conversationId, version + 1))) version++;
+      if (version === 0) return { version: 0, commit: undefined };
+      const key = this.#commitKey(conversationId, version);
+      const raw = await this.#persistence.get(key);
+      if (raw === null)
+        throw new CorruptEntryError(key, undefined, new Error('the commit record is missing'));
+      const tombstone = storedTombstoneSchema.safeParse(raw);
+      if (tombstone.success) {
+        // Superseded between our probe and our read: a newer commit exists, probe again.
+        if (!(await this.#persistence.has(this.#commitKey(conversationId, version + 1)))) {
+          throw new CorruptEntryError(key, undefined, new Error('superseded, but no newer version exists'));
+        }
+        continue;
+      }
+      const commit = readStored(storedCommitSchema, key, raw);
+      if (commit.version !== version) {
+        throw new CorruptEntryError(key, undefined, new Error(`records version ${commit.version}`));
+      }
+      return { version, commit };
+    }
+  }
+
+  #prefix(conversationId: string): string {
+    return `${this.#options.namespace}:${encodeURIComponent(conversationId)}:`;
+  }
+
+  #commitKey(conversationId: string, version: number): string {
+    return `${this.#prefix(conversationId)}commit:${version}`;
+  }
+
+  async #deleteQuietly(keys: readonly string[]): Promise<void> {
+    for (const key of keys) {
+      try {
+        await this.#persistence.delete(key);
+      } catch {
+        // Leftover keys are harmless: nothing refers to them.
+      }
+    }
+  }
+
+  async #backoff(attempt: number): Promise<void> {
+    const ceiling = Math.min(
+      this.#options.maxBackoffMs,
+      this.#options.backoffMs * 2 ** Math.min(attempt, 16),
+    );
+    const delay = Math.random() * ceiling;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+function assertConversationId(conversationId: unknown): asserts conversationId is string {
+  if (typeof conversationId !== 'string' || conversationId.length === 0 || conversationId.length > 1024) {
+    throw new InvalidInputError('conversationId must be a non-empty string of at most 1024 characters', [
+      'conversationId',
+    ]);
+  }
+}
+
+/** Three-way merge of top-level metadata keys; a key both sides changed differently is a conflict. */
+function mergeMetadata(
+  base: HistoryMetadata,
+  local: HistoryMetadata,
+  remote: HistoryMetadata,
+  conflict: (reason: string) => Error,
+): HistoryMetadata {
+  const merged: HistoryMetadata = {};
+  const keys = new Set([...Object.keys(base), ...Object.keys(local), ...Object.keys(remote)]);
+  for (const key of keys) {
+    const [b, l, r] = [base[key], local[key], remote[key]].map((value) =>
+      value === undefined ? undefined : JSON.stringify(value),
+    );
+    let pick: 'local' | 'remote';
+    if (l === b) pick = 'remote';
+    else if (r === b || r === l) pick = 'local';
+    else throw conflict(`metadata.${key} was changed here and by the other writer`);
+    const value = pick === 'local' ? local[key] : remote[key];
+    if (value !== undefined) merged[key] = value;
+  }
+  return merged;
+}

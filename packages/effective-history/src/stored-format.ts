@@ -1,0 +1,54 @@
+import { CorruptEntryError } from '@ctxguard/persistence';
+import { z } from 'zod';
+import { UnsupportedHistoryFormatError } from './errors.js';
+
+/** The stored-history format this package writes; it reads this one and older. */
+export const HISTORY_FORMAT_VERSION = 1;
+
+const version = z.number().int().nonnegative();
+
+/** `…:head`: a hint of the latest committed version (the commits are the truth). */
+export const storedHeadSchema = z.object({ format: z.literal(HISTORY_FORMAT_VERSION), version });
+
+/** `…:commit:{version}`: the manifest of one committed version, written once by its only writer. */
+export const storedCommitSchema = z.object({
+  format: z.literal(HISTORY_FORMAT_VERSION),
+  version,
+  chunks: z.array(z.object({ key: z.string().min(1), count: z.number().int().nonnegative() })),
+  entryCount: z.number().int().nonnegative(),
+  metadata: z.record(z.string(), z.unknown()),
+  savedAt: z.number(),
+});
+
+/** What a superseded commit is overwritten with, so old manifests do not pile up. */
+export const storedTombstoneSchema = z.object({
+  format: z.literal(HISTORY_FORMAT_VERSION),
+  version,
+  superseded: z.literal(true),
+});
+
+/** `…:chunk:{token}:{n}`: a run of entries, written once and never changed. */
+export const storedChunkSchema = z.object({
+  format: z.literal(HISTORY_FORMAT_VERSION),
+  entries: z.array(z.unknown()),
+});
+
+/** `…:claim:{version}:{token}`: a writer announcing it is about to commit `version`. */
+export const storedClaimSchema = z.object({ format: z.literal(HISTORY_FORMAT_VERSION), at: z.number() });
+
+export type StoredCommit = z.output<typeof storedCommitSchema>;
+
+/**
+ * Parses a stored value, first checking its `format`: a newer one throws
+ * {@link UnsupportedHistoryFormatError}, anything unreadable {@link CorruptEntryError}.
+ */
+export function readStored<S extends z.ZodType>(schema: S, key: string, value: unknown): z.output<S> {
+  const format =
+    typeof value === 'object' && value !== null ? (value as { format?: unknown }).format : undefined;
+  if (typeof format === 'number' && format > HISTORY_FORMAT_VERSION) {
+    throw new UnsupportedHistoryFormatError(key, format, HISTORY_FORMAT_VERSION);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new CorruptEntryError(key, undefined, parsed.error);
+  return parsed.data;
+}
