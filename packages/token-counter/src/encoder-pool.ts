@@ -1,0 +1,195 @@
+import { BpeCore } from './bpe-engine.js';
+import { loadRawRanks } from './bpe-ranks.js';
+import type { EngineKind, ExactEncoding, ExactEngine } from './exact-engine.js';
+import { pieceRegex } from './pretokenizer.js';
+
+/** What a pool shares per (engine, encoding): the loaded encoder and how to free it. */
+interface SharedEncoder {
+  count(text: string): number;
+  encode(text: string): number[];
+  free(): void;
+  readonly linear: boolean;
+}
+
+interface Slot {
+  refs: number;
+  loading: Promise<SharedEncoder>;
+  loaded?: SharedEncoder;
+}
+
+/**
+ * Loads each exact encoder once, shares it between handles, and frees it when the last handle
+ * is disposed (tiktoken's WASM memory is released; our tables are dropped for the GC).
+ * Counters use {@link sharedEncoderPool} unless given their own pool.
+ */
+export class EncoderPool {
+  private readonly slots = new Map<string, Slot>();
+
+  /** A handle on the shared encoder; loads it on first use. Dispose the handle when done. */
+  async acquire(kind: EngineKind, encoding: ExactEncoding): Promise<ExactEngine> {
+    const key = `${kind}:${encoding}`;
+    let slot = this.slots.get(key);
+    if (!slot) {
+      const created: Slot = { refs: 0, loading: loadEncoder(kind, encoding) };
+      created.loading.then(
+        (encoder) => {
+          created.loaded = encoder;
+        },
+        () => {
+          if (this.slots.get(key) === created) this.slots.delete(key);
+        },
+      );
+      this.slots.set(key, created);
+      slot = created;
+    }
+    slot.refs++;
+    let encoder: SharedEncoder;
+    try {
+      encoder = await slot.loading;
+    } catch (error) {
+      slot.refs--;
+      throw error;
+    }
+    return this.handle(kind, encoding, key, slot, encoder);
+  }
+
+  /** Number of live handles on an encoder (0 once freed); for tests and diagnostics. */
+  references(kind: EngineKind, encoding: ExactEncoding): number {
+    return this.slots.get(`${kind}:${encoding}`)?.refs ?? 0;
+  }
+
+  private handle(
+    kind: EngineKind,
+    encoding: ExactEncoding,
+    key: string,
+    slot: Slot,
+    encoder: SharedEncoder,
+  ): ExactEngine {
+    let disposed = false;
+    const release = () => {
+      if (disposed) return;
+      disposed = true;
+      slot.refs--;
+      if (slot.refs === 0 && this.slots.get(key) === slot) {
+        this.slots.delete(key);
+        encoder.free();
+      }
+    };
+    const guard = () => {
+      if (disposed) throw new Error(`The ${kind} ${encoding} engine handle was disposed.`);
+    };
+    return {
+      specificationVersion: 'v1',
+      name: kind,
+      encoding,
+      linear: encoder.linear,
+      count: (text) => {
+        guard();
+        return encoder.count(text);
+      },
+      encode: (text) => {
+        guard();
+        return encoder.encode(text);
+      },
+      dispose: release,
+    };
+  }
+}
+
+let shared: EncoderPool | undefined;
+
+/** The process-wide pool built-in counters share by default (created on first use). */
+export function sharedEncoderPool(): EncoderPool {
+  shared ??= new EncoderPool();
+  return shared;
+}
+
+async function loadEncoder(kind: EngineKind, encoding: ExactEncoding): Promise<SharedEncoder> {
+  switch (kind) {
+    case 'bpe': {
+      let core: BpeCore | undefined = await BpeCore.load(encoding);
+      const live = () => {
+        if (!core) throw new Error(`The bpe ${encoding} encoder was freed.`);
+        return core;
+      };
+      return {
+        linear: true,
+        count: (text) => live().count(text),
+        encode: (text) => live().encode(text),
+        free: () => {
+          core = undefined;
+        },
+      };
+    }
+    case 'tiktoken': {
+      const { get_encoding } = await import('tiktoken');
+      let enc: ReturnType<typeof get_encoding> | undefined = get_encoding(encoding);
+      const live = () => {
+        if (!enc) throw new Error(`The tiktoken ${encoding} encoder was freed.`);
+        return enc;
+      };
+      return {
+        linear: false,
+        count: (text) => live().encode_ordinary(text).length,
+        encode: (text) => Array.from(live().encode_ordinary(text)),
+        free: () => {
+          enc?.free();
+          enc = undefined;
+        },
+      };
+    }
+    case 'gpt-tokenizer': {
+      // gpt-tokenizer's BPE core with tiktoken's exact pre-tokenizer: its own split regex uses
+      // JavaScript's `\s`, which differs from tiktoken on U+0085 and U+FEFF.
+      const [{ BytePairEncodingCore }, ranks] = await Promise.all([
+        import('gpt-tokenizer/BytePairEncodingCore'),
+        loadRawRanks(encoding),
+      ]);
+      let core: InstanceType<typeof BytePairEncodingCore> | undefined = new BytePairEncodingCore({
+        bytePairRankDecoder: ranks as (string | number[])[],
+        tokenSplitRegex: pieceRegex(encoding),
+        specialTokensEncoder: new Map([['<|endoftext|>', encoding === 'o200k_base' ? 199_999 : 100_257]]),
+      });
+      patchByteOrderMarkLookup(core);
+      const live = () => {
+        if (!core) throw new Error(`The gpt-tokenizer ${encoding} encoder was freed.`);
+        return core;
+      };
+      return {
+        linear: false,
+        count: (text) => live().countNative(text),
+        encode: (text) => live().encodeNative(text),
+        free: () => {
+          core?.clearMergeCache();
+          core = undefined;
+        },
+      };
+    }
+  }
+}
+
+/** The private lookup members of gpt-tokenizer's core that {@link patchByteOrderMarkLookup} reaches. */
+interface ByteLookupInternals {
+  getBpeRankFromBytes(key: Uint8Array): number | undefined;
+  binarySearch(key: Uint8Array): number;
+  bytePairNonUtfSortedEncoder: readonly [Uint8Array, number][];
+}
+
+/**
+ * gpt-tokenizer 4.0.0 turns merged bytes into a string with a BOM-stripping `TextDecoder`, so
+ * tokens starting with EF BB BF (U+FEFF) are never found and such text is miscounted. Those
+ * tokens are stored as byte arrays; look them up there. Our tests pin the behaviour.
+ */
+function patchByteOrderMarkLookup(core: object): void {
+  const internals = core as unknown as ByteLookupInternals;
+  if (typeof internals.getBpeRankFromBytes !== 'function' || typeof internals.binarySearch !== 'function')
+    return;
+  const original = internals.getBpeRankFromBytes.bind(core);
+  internals.getBpeRankFromBytes = (key: Uint8Array) => {
+    if (key[0] === 0xef && key[1] === 0xbb && key[2] === 0xbf) {
+      const index = internals.binarySearch(key);
+      return index === -1 ? undefined : internals.bytePairNonUtfSortedEncoder[index]?.[1];
+    }
+    return original(key);
+  };
+}

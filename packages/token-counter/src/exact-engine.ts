@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/** The OpenAI encodings the exact engines implement. */
+export const EXACT_ENCODINGS = ['o200k_base', 'cl100k_base'] as const;
+
+/** An OpenAI BPE encoding name. */
+export type ExactEncoding = (typeof EXACT_ENCODINGS)[number];
+
+/** Schema of an encoding name, for options that take one. */
+export const exactEncodingSchema = z.enum(EXACT_ENCODINGS);
+
+/** Built-in exact engines: our linear-time BPE, the `tiktoken` WASM build, and `gpt-tokenizer` (pure JS). */
+export const ENGINE_KINDS = ['bpe', 'tiktoken', 'gpt-tokenizer'] as const;
+
+/** Name of a built-in exact engine. */
+export type EngineKind = (typeof ENGINE_KINDS)[number];
+
+/**
+ * An exact BPE tokenizer for one encoding. Implement it to plug in another tokenizer.
+ * `count` treats special-token text (`<|endoftext|>`) as ordinary text, as chat APIs do for content.
+ */
+export interface ExactEngine {
+  readonly specificationVersion: 'v1';
+  /** Engine name, for reports (`bpe`, `tiktoken`, `gpt-tokenizer`, or your own). */
+  readonly name: string;
+  readonly encoding: ExactEncoding;
+  /**
+   * `true` when `count` runs in (near-)linear time on every input. Counters send text with long
+   * unbroken runs (CJK, base64, minified code) only to linear engines.
+   */
+  readonly linear: boolean;
+  /** Exact number of tokens of `text`. */
+  count(text: string): number;
+  /** Token ids of `text`, when the engine can produce them. */
+  encode?(text: string): number[];
+  /** Releases this handle; shared encoder memory is freed when the last handle is released. */
+  dispose(): void;
+}
