@@ -44,6 +44,22 @@ export const cacheEntrySchema = z.object({
   expiresAt: z.number().finite().nullable(),
 });
 
+/** Fast structural check equal to {@link cacheEntrySchema} (used on every read). */
+export function isCacheEntry(value: unknown): value is CacheEntry {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const entry = value as Record<string, unknown>;
+  const { storedAt, ttlMs, expiresAt, cacheName } = entry;
+  return (
+    entry['body'] !== undefined &&
+    typeof cacheName === 'string' &&
+    cacheName.length > 0 &&
+    typeof storedAt === 'number' &&
+    Number.isFinite(storedAt) &&
+    (ttlMs === null || (typeof ttlMs === 'number' && Number.isFinite(ttlMs) && ttlMs > 0)) &&
+    (expiresAt === null || (typeof expiresAt === 'number' && Number.isFinite(expiresAt)))
+  );
+}
+
 /** True when `value` has the shape of a v1 {@link CacheStore}. */
 export function isCacheStore(value: unknown): value is CacheStore {
   if (typeof value !== 'object' || value === null) return false;

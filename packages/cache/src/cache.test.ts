@@ -2,7 +2,7 @@ import { CtxGuardError, InvalidInputError, InvalidOptionsError } from '@ctxguard
 import { UnserializableValueError } from '@ctxguard/persistence';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Cache } from './cache.js';
-import type { CacheEntry } from './cache-store.js';
+import type { CacheEntry, CacheStore } from './cache-store.js';
 import { MemoryCacheStore } from './memory-cache-store.js';
 import { DEFAULT_TTL_MS, MAX_TTL_MS } from './ttl.js';
 
@@ -424,6 +424,33 @@ describe('Cache.getOrSet single-flight', () => {
     gate.resolve('stale');
     expect(await loading).toBe('stale');
     expect(await cache.get('c', 'k')).toBe('written directly');
+  });
+
+  it('a caller whose store read outlives a whole flight still gets the stored value, not a second load', async () => {
+    const store = new MemoryCacheStore();
+    const gate = deferred<void>();
+    let gets = 0;
+    const slowSecondRead: CacheStore = {
+      specificationVersion: 'v1',
+      get: async <T>(key: string) => {
+        const snapshot = await store.get<T>(key);
+        if (++gets === 2) await gate.promise;
+        return snapshot;
+      },
+      set: (key, value) => store.set(key, value),
+      delete: (key) => store.delete(key),
+      keys: (prefix) => store.keys(prefix),
+      clear: () => store.clear(),
+    };
+    const cache = new Cache({ store: slowSecondRead });
+    let calls = 0;
+    const loader = async (): Promise<string> => `load ${++calls}`;
+    const first = cache.getOrSet('c', 'k', loader);
+    const second = cache.getOrSet('c', 'k', loader);
+    expect(await first).toBe('load 1');
+    gate.resolve();
+    expect(await second).toBe('load 1');
+    expect(calls).toBe(1);
   });
 
   it('a store read failure reaches the callers with its own error and clears the flight', async () => {

@@ -1,7 +1,7 @@
 import { InvalidInputError, InvalidOptionsError, parseInput, parseOptions } from '@ctxguard/core';
 import { assertJsonSerializable } from '@ctxguard/persistence';
 import { z } from 'zod';
-import { type CacheEntry, type CacheStore, cacheEntrySchema, isCacheStore } from './cache-store.js';
+import { type CacheEntry, type CacheStore, isCacheEntry, isCacheStore } from './cache-store.js';
 import { MemoryCacheStore } from './memory-cache-store.js';
 import { assertCacheName, CACHE_KEY_PREFIX, parseStorageKey, storageKey } from './storage-key.js';
 import { DEFAULT_TTL_MS, parseTtl, ttlSchema } from './ttl.js';
@@ -77,6 +77,7 @@ export class Cache {
   readonly #now: () => number;
   readonly #skewToleranceMs: number;
   readonly #flights = new Map<string, Flight>();
+  #flightsSettled = 0;
 
   constructor(options: CacheOptions = {}) {
     const parsed = parseOptions(cacheOptionsSchema, options, 'Cache options');
@@ -132,11 +133,20 @@ export class Cache {
       throw new InvalidInputError(`loader must be a function, got ${typeof loader}`, ['loader']);
     }
     const ttlMs = this.#ttlFrom(options);
-    const running = this.#flights.get(entryKey);
+    let running = this.#flights.get(entryKey);
+    let recheck = false;
+    if (running === undefined) {
+      const settledBefore = this.#flightsSettled;
+      const hit = await this.#read<T>(entryKey);
+      if (hit !== null) return hit.body;
+      running = this.#flights.get(entryKey);
+      // A flight that finished while this read was in progress may have stored the value.
+      recheck = this.#flightsSettled !== settledBefore;
+    }
     if (running !== undefined) return structuredClone((await running.promise) as T);
     const flight = { cancelled: false } as Flight;
     this.#flights.set(entryKey, flight);
-    flight.promise = this.#load(entryKey, cacheName, loader, ttlMs, flight);
+    flight.promise = this.#load(entryKey, cacheName, loader, ttlMs, flight, recheck);
     return (await flight.promise) as T;
   }
 
@@ -193,14 +203,18 @@ export class Cache {
     loader: () => T | Promise<T>,
     ttlMs: number,
     flight: Flight,
+    recheck: boolean,
   ): Promise<T> {
     try {
-      const hit = await this.#read<T>(key);
-      if (hit !== null) return hit.body;
+      if (recheck) {
+        const hit = await this.#read<T>(key);
+        if (hit !== null) return hit.body;
+      }
       const value = await loader();
       if (!flight.cancelled) await this.#write(key, cacheName, value, ttlMs);
       return value;
     } finally {
+      this.#flightsSettled++;
       if (this.#flights.get(key) === flight) this.#flights.delete(key);
     }
   }
@@ -235,9 +249,8 @@ export class Cache {
   }
 
   #isFresh(raw: unknown, now: number): boolean {
-    const parsed = cacheEntrySchema.safeParse(raw);
-    if (!parsed.success) return false;
-    const entry = parsed.data;
+    if (!isCacheEntry(raw)) return false;
+    const entry = raw;
     if (entry.storedAt - now > this.#skewToleranceMs) return false;
     return entry.expiresAt === null || now < entry.expiresAt;
   }

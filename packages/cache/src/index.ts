@@ -15,7 +15,7 @@ export {
   MAX_REQUEST_DEPTH,
   requestCacheKey,
   scopeKeyPrefix,
-  sha256Hex,
+  sha256Base64Url,
 } from './request-hash.js';
 export {
   assertCacheKey,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { InvalidInputError } from '@ctxguard/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import {
   MAX_REQUEST_DEPTH,
   requestCacheKey,
   scopeKeyPrefix,
-  sha256Hex,
+  sha256Base64Url,
 } from './request-hash.js';
 
 function shuffleKeys(value: unknown, seed: number): unknown {
@@ -33,9 +34,13 @@ function shuffleKeys(value: unknown, seed: number): unknown {
 }
 
 describe('canonicalJson / hashRequest', () => {
-  it('sha256Hex matches the FIPS 180-2 test vectors', () => {
-    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
-    expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  it('sha256Base64Url is SHA-256 of the UTF-8 bytes (FIPS 180-2 vector, node:crypto as oracle)', () => {
+    expect(Buffer.from(sha256Base64Url('abc'), 'base64url').toString('hex')).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
+    for (const text of ['', 'ünïcödé 中文 🙂', 'x'.repeat(100_000)]) {
+      expect(sha256Base64Url(text)).toBe(createHash('sha256').update(text, 'utf8').digest('base64url'));
+    }
   });
 
   it('sorts object keys at every depth, keeps array order and drops undefined-valued keys', () => {
@@ -46,7 +51,7 @@ describe('canonicalJson / hashRequest', () => {
       hashRequest({ messages: [{ content: 'hi', role: 'user' }], model: 'm', temperature: undefined }),
     );
     expect(hashRequest({ list: [1, 2] })).not.toBe(hashRequest({ list: [2, 1] }));
-    expect(hashRequest({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
+    expect(hashRequest({ a: 1 })).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
   it('distinguishes values JSON tells apart and treats Dates as their ISO text', () => {
@@ -175,7 +180,7 @@ describe('requestCacheKey', () => {
     expect(key).toBe(requestCacheKey({ request: { a: 2, b: 1 }, model: 'gpt-4o', scope: 'tenant:a%' }));
     expect(key.startsWith(scopeKeyPrefix('tenant:a%'))).toBe(true);
     expect(scopeKeyPrefix('tenant:a%')).toBe('tenant%3Aa%25:');
-    expect(key).toMatch(/^tenant%3Aa%25:[0-9a-f]{64}$/);
+    expect(key).toMatch(/^tenant%3Aa%25:[A-Za-z0-9_-]{43}$/);
   });
 
   it('two tenants never share an entry, and one tenant can be invalidated alone', async () => {

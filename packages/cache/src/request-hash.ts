@@ -1,6 +1,5 @@
 import { InvalidInputError, parseInput } from '@ctxguard/core';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { digest } from 'ohash';
 import { z } from 'zod';
 
 /** Deepest nesting {@link canonicalJson} accepts (deeper input is rejected, never a stack overflow). */
@@ -83,17 +82,20 @@ export function canonicalJson(value: unknown, root = 'value'): string {
   return visit(value, root, 0);
 }
 
-/** SHA-256 (hex) of a string's UTF-8 bytes. */
-export function sha256Hex(text: string): string {
-  return bytesToHex(sha256(utf8ToBytes(text)));
+/**
+ * SHA-256 of a string's UTF-8 bytes as 43 base64url characters (ohash's `digest`: node:crypto
+ * on Node, a pure-JS SHA-256 in browsers and edge runtimes).
+ */
+export function sha256Base64Url(text: string): string {
+  return digest(text);
 }
 
 /**
- * Stable 64-hex-digit SHA-256 hash of a request body after {@link canonicalJson}: equal
+ * Stable SHA-256 hash (43 base64url characters) of a request body after {@link canonicalJson}: equal
  * requests hash alike whatever their key order. Usable as a cache key.
  */
 export function hashRequest(body: unknown): string {
-  return sha256Hex(canonicalJson(body, 'request'));
+  return sha256Base64Url(canonicalJson(body, 'request'));
 }
 
 /** Escapes a scope so it holds no `:` (`%` → `%25`, `:` → `%3A`); reversible. */
@@ -113,7 +115,7 @@ const requestCacheKeyInputSchema = z.strictObject({
 export type RequestCacheKeyInput = z.input<typeof requestCacheKeyInputSchema>;
 
 /**
- * Cache key for a model request: `{escaped scope}:{sha256}` where the hash covers a
+ * Cache key for a model request: `{escaped scope}:{sha256 base64url}` where the hash covers a
  * structured record of scope, provider, model and canonical request, so fields can never
  * run into each other. The readable scope prefix lets `invalidate({ keyPrefix: scopeKeyPrefix(scope) })`
  * drop one tenant's entries.
@@ -128,7 +130,7 @@ export function requestCacheKey(input: RequestCacheKeyInput): string {
     throw new InvalidInputError('requestCacheKey input.request is required', ['request']);
   }
   const record = { v: 1, scope, provider: provider ?? null, model: model ?? null, request };
-  return `${scopeKeyPrefix(scope)}${sha256Hex(canonicalJson(record, 'requestCacheKey'))}`;
+  return `${scopeKeyPrefix(scope)}${sha256Base64Url(canonicalJson(record, 'requestCacheKey'))}`;
 }
 
 /** The prefix every {@link requestCacheKey} of `scope` starts with (for scoped invalidation). */
