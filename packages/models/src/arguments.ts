@@ -3,7 +3,9 @@ import { z } from 'zod';
 
 const identifierSchema = /* @__PURE__ */ z
   .string({ error: 'expected a string' })
-  .refine((value) => value.trim() !== '', 'must not be empty or blank');
+  .trim()
+  .min(1, 'must not be empty or blank')
+  .toLowerCase();
 
 const integerSchemas = new Map<number, z.ZodType>();
 
@@ -28,9 +30,7 @@ export function normalizeIdentifier(value: unknown, name: string): string {
     const trimmed = value.trim();
     if (trimmed !== '') return trimmed.toLowerCase();
   }
-  parseInput(identifierSchema, value, name);
-  /* c8 ignore next */
-  throw new Error('unreachable');
+  return parseInput(identifierSchema, value, name);
 }
 
 /** Throws `InvalidInputError` naming `name` unless `value` is a safe integer ≥ `min`. */
