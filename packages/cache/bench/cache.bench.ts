@@ -29,7 +29,7 @@ function chatRequest(turns: number): Record<string, unknown> {
   };
 }
 
-function entry(i: number): CacheEntry {
+function entry(): CacheEntry {
   const storedAt = Date.now();
   return {
     body: chatRequest(2),
@@ -90,7 +90,7 @@ export async function run(h: BenchHarness): Promise<void> {
   try {
     const storeKeys = h.quick ? 100 : KEYS;
     for (const [, store] of stores) {
-      for (let i = 0; i < storeKeys; i++) await store.set(`cache:bench:${i}`, entry(i));
+      for (let i = 0; i < storeKeys; i++) await store.set(`cache:bench:${i}`, entry());
     }
     const [baseName, baseStore] = stores[0]!;
     let g = 0;
@@ -100,7 +100,7 @@ export async function run(h: BenchHarness): Promise<void> {
       stores.slice(1).map(([name, store]) => [name, () => store.get(`cache:bench:${g++ % storeKeys}`)]),
     );
     let s = 0;
-    const written = entry(0);
+    const written = entry();
     await h.compare(
       'CacheStore.set ops/s (overwrite, ~0.5 KB entry)',
       [baseName, () => baseStore.set(`cache:bench:${s++ % storeKeys}`, written)],
