@@ -41,7 +41,12 @@ export interface BenchHarness {
     title: string,
     baseline: [name: string, fn: BenchFn],
     cases: [name: string, fn: BenchFn][],
-    options?: { time?: number; iterations?: number; setup?: () => void | Promise<void>; teardown?: () => void | Promise<void> },
+    options?: {
+      time?: number;
+      iterations?: number;
+      setup?: () => void | Promise<void>;
+      teardown?: () => void | Promise<void>;
+    },
   ): Promise<ComparisonResult>;
   /** Records a table of figures computed by the bench itself. */
   table(title: string, columns: string[], rows: (string | number)[][]): TableResult;
@@ -61,12 +66,20 @@ export function createHarness(pkg: string, results: BenchResult[], quick: boolea
       for (const [name, fn] of [baseline, ...cases]) bench.add(name, fn);
       await bench.run();
       const stats = bench.tasks.map((task) => {
-        const result = task.result as { state?: string; throughput?: { mean: number }; latency?: { mean: number; samplesCount?: number }; error?: unknown };
-        if (result.state && result.state !== 'completed') throw new Error(`bench "${title}" case "${task.name}" failed: ${String(result.error)}`);
+        const result = task.result as {
+          state?: string;
+          latency?: { mean: number; samplesCount?: number };
+          error?: unknown;
+        };
+        if (result.state && result.state !== 'completed')
+          throw new Error(`bench "${title}" case "${task.name}" failed: ${String(result.error)}`);
+        // Ops/s from the mean latency, so the two columns agree (tinybench's throughput mean
+        // averages per-sample rates, which overweights the fastest samples).
+        const meanMs = result.latency?.mean ?? 0;
         return {
           name: task.name,
-          opsPerSec: result.throughput?.mean ?? 0,
-          meanMicros: (result.latency?.mean ?? 0) * 1000,
+          opsPerSec: meanMs > 0 ? 1000 / meanMs : 0,
+          meanMicros: meanMs * 1000,
           samples: result.latency?.samplesCount ?? 0,
         };
       });
@@ -103,10 +116,14 @@ export function toMarkdown(results: BenchResult[]): string {
     out.push(`### ${r.package}: ${r.title}`, '');
     if (r.kind === 'comparison') {
       out.push('| case | ops/s | mean µs | × baseline |', '| --- | ---: | ---: | ---: |');
-      for (const c of r.cases) out.push(`| ${c.name}${c.name === r.baseline ? ' (baseline)' : ''} | ${fmt(c.opsPerSec)} | ${fmt(c.meanMicros)} | ${fmt(c.ratio)} |`);
+      for (const c of r.cases)
+        out.push(
+          `| ${c.name}${c.name === r.baseline ? ' (baseline)' : ''} | ${fmt(c.opsPerSec)} | ${fmt(c.meanMicros)} | ${fmt(c.ratio)} |`,
+        );
     } else {
       out.push(`| ${r.columns.join(' | ')} |`, `| ${r.columns.map(() => '---').join(' | ')} |`);
-      for (const row of r.rows) out.push(`| ${row.map((v) => (typeof v === 'number' ? fmt(v) : v)).join(' | ')} |`);
+      for (const row of r.rows)
+        out.push(`| ${row.map((v) => (typeof v === 'number' ? fmt(v) : v)).join(' | ')} |`);
     }
     out.push('');
   }
