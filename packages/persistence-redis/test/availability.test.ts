@@ -57,9 +57,15 @@ describe.skipIf(!probe.available)('RedisPersistence while Redis is down', () => 
     await redis.set('k', { v: 1 });
     expect(await redis.get('k')).toEqual({ v: 1 });
 
+    let reconnectAttempts = 0;
+    redis.client.on('reconnecting', () => {
+      reconnectAttempts += 1;
+    });
     await first.stop();
 
     const getError = await failure(redis.get('k'));
+    // Rejected without sitting through the reconnect loop (ioredis' default would retry 20 times).
+    expect(reconnectAttempts).toBeLessThanOrEqual(1);
     expect(getError).toBeInstanceOf(RedisUnavailableError);
     expect(getError.code).toBe('storage_unavailable');
     expect(getError.key).toBe('k');
