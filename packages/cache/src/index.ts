@@ -1,7 +1,7 @@
 export type { CacheOptions, CacheSetOptions, InvalidateScope } from './cache.js';
 export { Cache, cacheOptionsSchema } from './cache.js';
 export type { CacheEntry, CacheStore } from './cache-store.js';
-export { cacheEntrySchema, isCacheStore } from './cache-store.js';
+export { cacheEntrySchema, isCacheEntry, isCacheStore } from './cache-store.js';
 export type { FileCacheStoreOptions } from './file-cache-store.js';
 export { FileCacheStore, fileCacheStoreOptionsSchema } from './file-cache-store.js';
 export type { MemoryCacheStoreOptions } from './memory-cache-store.js';
