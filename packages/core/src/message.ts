@@ -1,29 +1,103 @@
 import { z } from 'zod';
 import { parseInput } from './errors.js';
 
-const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(jsonValue),
-    z.record(z.string(), jsonValue),
-  ]),
-);
-
 /** Any value JSON can carry. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-/** Schema of a JSON value (no functions, BigInt, undefined). */
-export const jsonValueSchema: z.ZodType<JsonValue> = jsonValue;
+const MAX_JSON_DEPTH = 512;
+
+type JsonCopy = { ok: true; value: JsonValue } | { ok: false; path: (string | number)[]; message: string };
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value !== 'object') return Number.isNaN(value) ? 'NaN' : typeof value;
+  return Object.getPrototypeOf(value)?.constructor?.name ?? 'object';
+}
+
+/**
+ * Checks and copies a JSON value. Every own key is kept (`__proto__` included, which a plain
+ * assignment would turn into a prototype change); properties whose value is `undefined` are left
+ * out, as `JSON.stringify` does. Cycles, non-finite numbers and non-plain objects are rejected.
+ */
+function copyJson(value: unknown, path: (string | number)[], ancestors: Set<object>): JsonCopy {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return { ok: true, value };
+  if (typeof value === 'number') {
+    return Number.isFinite(value)
+      ? { ok: true, value }
+      : { ok: false, path, message: `Invalid JSON value: ${value} is not a finite number` };
+  }
+  if (typeof value !== 'object')
+    return { ok: false, path, message: `Invalid JSON value: received ${describeValue(value)}` };
+  if (ancestors.has(value)) return { ok: false, path, message: 'Invalid JSON value: circular reference' };
+  if (path.length >= MAX_JSON_DEPTH) {
+    return { ok: false, path, message: `Invalid JSON value: nested deeper than ${MAX_JSON_DEPTH} levels` };
+  }
+  ancestors.add(value);
+  try {
+    if (Array.isArray(value)) {
+      const out: JsonValue[] = [];
+      for (let i = 0; i < value.length; i++) {
+        const item = copyJson(value[i], [...path, i], ancestors);
+        if (!item.ok) return item;
+        out.push(item.value);
+      }
+      return { ok: true, value: out };
+    }
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) {
+      return { ok: false, path, message: `Invalid JSON value: received ${describeValue(value)}` };
+    }
+    const out: { [key: string]: JsonValue } = {};
+    for (const key of Object.keys(value)) {
+      const raw = (value as Record<string, unknown>)[key];
+      if (raw === undefined) continue;
+      const item = copyJson(raw, [...path, key], ancestors);
+      if (!item.ok) return item;
+      Object.defineProperty(out, key, {
+        value: item.value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return { ok: true, value: out };
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+/**
+ * Schema of a JSON value (no functions, BigInt, NaN, cycles or class instances). Parsing returns a
+ * copy; errors name the failing sub-path, e.g. `input.items[2]`.
+ */
+export const jsonValueSchema: z.ZodType<JsonValue> = z.unknown().transform((value, ctx) => {
+  const result = copyJson(value, [], new Set());
+  if (result.ok) return result.value;
+  ctx.addIssue({ code: 'custom', message: result.message, path: result.path, input: value });
+  return z.NEVER;
+});
+
+const jsonObjectSchema: z.ZodType<{ [key: string]: JsonValue }> = z.unknown().transform((value, ctx) => {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `Invalid input: expected object, received ${describeValue(value)}`,
+      input: value,
+    });
+    return z.NEVER;
+  }
+  const result = copyJson(value, [], new Set());
+  if (result.ok) return result.value as { [key: string]: JsonValue };
+  ctx.addIssue({ code: 'custom', message: result.message, path: result.path, input: value });
+  return z.NEVER;
+});
 
 /**
  * Provider-specific options keyed by provider name (`anthropic`, `openai`, …), carried through
  * conversions unchanged; same shape as the AI SDK's `providerOptions`. Converters read the keys
  * they know (e.g. `anthropic.cacheControl`) and leave the rest alone.
  */
-export const providerOptionsSchema = z.record(z.string(), z.record(z.string(), jsonValueSchema));
+export const providerOptionsSchema = z.record(z.string(), jsonObjectSchema);
 
 /** Provider-specific options keyed by provider name. */
 export type ProviderOptions = z.output<typeof providerOptionsSchema>;

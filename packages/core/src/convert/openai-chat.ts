@@ -188,9 +188,27 @@ function toolCallToOpenAI(part: ToolCallPart): OpenAIChatToolCall {
       custom: { name: part.toolName, input: outputAsText(part.input) },
     };
   }
+  return {
+    id: part.toolCallId,
+    type: 'function',
+    function: { name: part.toolName, arguments: argumentsText(part) },
+  };
+}
+
+function argumentsText(part: ToolCallPart): string {
   // A string input is raw argument text (kept when a model sent arguments that were not valid JSON).
-  const args = typeof part.input === 'string' ? part.input : JSON.stringify(part.input);
-  return { id: part.toolCallId, type: 'function', function: { name: part.toolName, arguments: args } };
+  if (typeof part.input === 'string') return part.input;
+  const compact = JSON.stringify(part.input);
+  // The model's own formatting, kept by fromOpenAIChat, is reused while the input is unchanged.
+  const raw = providerOption(part.providerOptions, 'openai', 'rawArguments');
+  if (typeof raw === 'string') {
+    try {
+      if (JSON.stringify(JSON.parse(raw)) === compact) return raw;
+    } catch {
+      // Stale or corrupt: fall back to the input itself.
+    }
+  }
+  return compact;
 }
 
 function systemToOpenAI(
@@ -479,16 +497,6 @@ function fileFromOpenAI(part: z.output<typeof filePartInput>): FilePart {
   return out;
 }
 
-function parseArguments(text: string): JsonValue {
-  try {
-    const value: unknown = JSON.parse(text);
-    // A JSON string would be mistaken for raw argument text on the way back; keep the text.
-    return typeof value === 'string' ? text : (value as JsonValue);
-  } catch {
-    return text;
-  }
-}
-
 function toolCallFromOpenAI(call: z.output<typeof toolCallInput>): ToolCallPart {
   if (call.type === 'custom') {
     return {
@@ -499,12 +507,24 @@ function toolCallFromOpenAI(call: z.output<typeof toolCallInput>): ToolCallPart 
       providerOptions: { openai: { toolType: 'custom' } },
     };
   }
-  return {
+  const text = call.function.arguments;
+  const part: ToolCallPart = {
     type: 'tool-call',
     toolCallId: call.id,
     toolName: call.function.name,
-    input: parseArguments(call.function.arguments),
+    input: text,
   };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return part; // Not JSON: keep the raw text as the input.
+  }
+  // A JSON string would be mistaken for raw argument text on the way back; keep the text.
+  if (typeof parsed === 'string') return part;
+  part.input = parsed as JsonValue;
+  if (JSON.stringify(parsed) !== text) part.providerOptions = { openai: { rawArguments: text } };
+  return part;
 }
 
 function assistantFromOpenAI(

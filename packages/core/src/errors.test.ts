@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  ConversionError,
+  CtxGuardError,
+  describeZodIssues,
+  formatPath,
+  InvalidInputError,
+  InvalidOptionsError,
+  parseInput,
+  parseOptions,
+} from './errors.js';
+
+describe('error classes', () => {
+  it('carry a stable code, their own name and the cause', () => {
+    const cause = new Error('root');
+    const base = new CtxGuardError('context_exhausted', 'full', { cause });
+    expect(base).toBeInstanceOf(Error);
+    expect(base.code).toBe('context_exhausted');
+    expect(base.name).toBe('CtxGuardError');
+    expect(base.message).toBe('full');
+    expect(base.cause).toBe(cause);
+
+    const cases = [
+      [new InvalidInputError('bad', ['messages', 1]), 'invalid_input', 'InvalidInputError', ['messages', 1]],
+      [new InvalidOptionsError('bad', ['limit']), 'invalid_options', 'InvalidOptionsError', ['limit']],
+      [new ConversionError('bad', [2, 'content']), 'conversion_error', 'ConversionError', [2, 'content']],
+    ] as const;
+    for (const [error, code, name, path] of cases) {
+      expect(error).toBeInstanceOf(CtxGuardError);
+      expect(error.code).toBe(code);
+      expect(error.name).toBe(name);
+      expect(error.path).toEqual(path);
+    }
+  });
+
+  it('default to an empty path', () => {
+    expect(new InvalidInputError('x').path).toEqual([]);
+    expect(new ConversionError('x').path).toEqual([]);
+  });
+
+  it('CtxGuardError.is checks the class and, optionally, the code', () => {
+    const error = new InvalidInputError('bad');
+    expect(CtxGuardError.is(error)).toBe(true);
+    expect(CtxGuardError.is(error, 'invalid_input')).toBe(true);
+    expect(CtxGuardError.is(error, 'invalid_options')).toBe(false);
+    expect(CtxGuardError.is(new Error('plain'))).toBe(false);
+    expect(CtxGuardError.is({ code: 'invalid_input' })).toBe(false);
+  });
+
+  it('subclasses by other packages keep their own name and code', () => {
+    class StorageError extends CtxGuardError {
+      override readonly name = 'StorageError';
+      constructor(message: string) {
+        super('storage_error', message);
+      }
+    }
+    const error = new StorageError('disk');
+    expect(error.name).toBe('StorageError');
+    expect(CtxGuardError.is(error, 'storage_error')).toBe(true);
+  });
+});
+
+describe('formatPath', () => {
+  it('renders indices in brackets and keys with dots', () => {
+    expect(formatPath([3, 'content', 0, 'toolCallId'], 'messages')).toBe('messages[3].content[0].toolCallId');
+    expect(formatPath(['a', 'b'])).toBe('a.b');
+    expect(formatPath([0, 1])).toBe('[0][1]');
+    expect(formatPath([], '')).toBe('(root)');
+    expect(formatPath([], 'options')).toBe('options');
+  });
+});
+
+describe('parseInput', () => {
+  const schema = z.array(
+    z.object({
+      content: z.union([z.string(), z.array(z.object({ type: z.literal('x'), id: z.string() }))]),
+    }),
+  );
+
+  it('returns the parsed value', () => {
+    expect(parseInput(schema, [{ content: 'a' }], 'items')).toEqual([{ content: 'a' }]);
+  });
+
+  it('descends into the union branch that got furthest to name the real field', () => {
+    const error = (() => {
+      try {
+        parseInput(
+          schema,
+          [
+            { content: 'ok' },
+            {
+              content: [
+                { type: 'x', id: 'a' },
+                { type: 'x', id: 7 },
+              ],
+            },
+          ],
+          'items',
+        );
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(InvalidInputError);
+    const typed = error as InvalidInputError;
+    expect(typed.path).toEqual([1, 'content', 1, 'id']);
+    expect(typed.message).toMatch(/^Invalid items: items\[1\]\.content\[1\]\.id: .*expected string/);
+    expect(typed.cause).toBeInstanceOf(z.ZodError);
+  });
+
+  it('lists every accepted type when all union branches fail at the same place', () => {
+    expect(() => parseInput(schema, [{ content: 5 }], 'items')).toThrow(
+      'items[0].content: Invalid input: expected string | array',
+    );
+  });
+
+  it('reports at most five issues and counts the rest', () => {
+    const many = z.object(Object.fromEntries('abcdefg'.split('').map((k) => [k, z.string()])));
+    expect(() => parseInput(many, {}, 'row')).toThrow(/…and 2 more$/);
+  });
+});
+
+describe('parseOptions', () => {
+  const schema = z.object({ limit: z.number().int().positive().default(10) });
+
+  it('treats undefined as no options', () => {
+    expect(parseOptions(schema, undefined, 'opts')).toEqual({ limit: 10 });
+  });
+
+  it('throws InvalidOptionsError naming the option', () => {
+    try {
+      parseOptions(schema, { limit: -1 }, 'Thing options');
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidOptionsError);
+      expect((error as InvalidOptionsError).code).toBe('invalid_options');
+      expect((error as InvalidOptionsError).path).toEqual(['limit']);
+      expect((error as Error).message).toMatch(/^Invalid Thing options: Thing options\.limit: /);
+    }
+  });
+});
+
+describe('describeZodIssues', () => {
+  it('flattens nested unions into field issues', () => {
+    const schema = z.object({
+      v: z.union([z.number(), z.object({ deep: z.union([z.boolean(), z.array(z.string())]) })]),
+    });
+    const result = schema.safeParse({ v: { deep: [1] } });
+    expect(result.success).toBe(false);
+    if (!result.success) {
+      expect(describeZodIssues(result.error)).toEqual([
+        { path: ['v', 'deep', 0], message: 'Invalid input: expected string, received number' },
+      ]);
+    }
+  });
+});
