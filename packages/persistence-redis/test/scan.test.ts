@@ -76,7 +76,9 @@ describe.skipIf(!target.available)('list() over SCAN', () => {
     };
 
     // Every SCAN call the store makes goes to a big table, the next one to a shrunk table.
-    const scan = client.scan.bind(client) as (...args: (string | number)[]) => Promise<[string, string[]]>;
+    const scan = client.scan.bind(client) as unknown as (
+      ...args: (string | number)[]
+    ) => Promise<[string, string[]]>;
     let calls = 0;
     let returned = 0;
     const instrumented = async (...args: (string | number)[]): Promise<[string, string[]]> => {
