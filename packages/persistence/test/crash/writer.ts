@@ -4,7 +4,7 @@
  * `set` and before every file-system step, and after each `set` completes.
  * Usage: node writer.mjs <dir> <marker-file> <start-gen> <atomic|naive>
  */
-import { appendFileSync, closeSync, openSync, writeSync } from 'node:fs';
+import { openSync, writeSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { type FileHandleLike, FilePersistence, type FileSystemAdapter } from '../../src/index.js';
 import { crashKeyOf, crashValue } from './values.js';
@@ -69,6 +69,3 @@ for (;;) {
   mark(`done ${gen}`);
   gen++;
 }
-// Unreachable: the parent ends this process with SIGKILL.
-closeSync(markers);
-appendFileSync(markerFile, '');
