@@ -101,7 +101,10 @@ async function spawnOnPort(port: number, options: SpawnRedisServerOptions): Prom
   });
   child.stdin?.on('error', () => undefined);
   const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.stdin?.end();
+    if (child.exitCode === null && child.signalCode === null) {
+      child.ref(); // keep the event loop alive until the exit is seen
+      child.stdin?.end();
+    }
     await exited;
   };
   let pid: number | undefined;
@@ -157,7 +160,6 @@ function tail(text: string): string {
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
-    server.unref();
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
