@@ -27,14 +27,25 @@ const KEYWORDS = new Set([
   'return', 'static', 'struct', 'switch', 'throw', 'try', 'type', 'use', 'var', 'while', 'yield',
 ]);
 
-/** Code units that mark code when they are dense: `{}()[];=<>|&`. */
-function isCodePunct(code: number): boolean {
-  // biome-ignore format: one comparison per character
-  return (
-    code === 0x7b || code === 0x7d || code === 0x28 || code === 0x29 || code === 0x5b || code === 0x5d ||
-    code === 0x3b || code === 0x3d || code === 0x3c || code === 0x3e || code === 0x7c || code === 0x26
-  );
+const F_SPACE = 1;
+const F_CODE = 2;
+const F_JSONISH = 4;
+const F_QUOTE = 8;
+const F_LETTER = 16;
+
+function asciiFlags(): Uint8Array {
+  const flags = new Uint8Array(128);
+  for (const c of [0x20, 0x09, 0x0d, 0x0b, 0x0c]) flags[c] = F_SPACE;
+  for (const ch of '{}()[];=<>|&') flags[ch.charCodeAt(0)] = (flags[ch.charCodeAt(0)] as number) | F_CODE;
+  for (const ch of '",{}[]:-.0123456789')
+    flags[ch.charCodeAt(0)] = (flags[ch.charCodeAt(0)] as number) | F_JSONISH;
+  flags[0x22] = (flags[0x22] as number) | F_QUOTE;
+  for (let c = 0x41; c <= 0x5a; c++) flags[c] = F_LETTER;
+  for (let c = 0x61; c <= 0x7a; c++) flags[c] = F_LETTER;
+  return flags;
 }
+
+let ASCII_FLAGS: Uint8Array | undefined;
 
 function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0d || code === 0x0b || code === 0x0c || code === 0xa0;
@@ -63,6 +74,8 @@ export function classifyLine(
   while (last > first && isSpace(text.charCodeAt(last))) last--;
   const f = text.charCodeAt(first);
   const l = text.charCodeAt(last);
+  ASCII_FLAGS ??= asciiFlags();
+  const flags = ASCII_FLAGS;
   let nonSpace = 0;
   let cjk = 0;
   let codePunct = 0;
@@ -72,29 +85,27 @@ export function classifyLine(
   let jsonish = 0;
   for (let i = first; i <= last; i++) {
     const c = text.charCodeAt(i);
-    if (isSpace(c)) {
+    if (c < 128) {
+      const fl = flags[c] as number;
+      if (fl & F_SPACE) {
+        spaces++;
+        continue;
+      }
+      nonSpace++;
+      if (fl & F_CODE) codePunct++;
+      if (fl & F_JSONISH) jsonish++;
+      if (fl & F_QUOTE) {
+        quotes++;
+        if (text.charCodeAt(i + 1) === 0x3a) quoteColon++;
+      }
+      continue;
+    }
+    if (c === 0xa0) {
       spaces++;
       continue;
     }
     nonSpace++;
     if (c >= 0x1100 && isCjkCode(c)) cjk++;
-    else if (c === 0x22) {
-      quotes++;
-      if (text.charCodeAt(i + 1) === 0x3a) quoteColon++;
-    } else if (isCodePunct(c)) codePunct++;
-    if (
-      c === 0x22 ||
-      c === 0x2c ||
-      c === 0x7b ||
-      c === 0x7d ||
-      c === 0x5b ||
-      c === 0x5d ||
-      c === 0x3a ||
-      (c >= 0x30 && c <= 0x39) ||
-      c === 0x2d ||
-      c === 0x2e
-    )
-      jsonish++;
   }
   if (cjk * 4 >= nonSpace) return 'cjk';
   // JSON: `"key": value` lines, lines of brackets and commas, or value lines inside a JSON run.

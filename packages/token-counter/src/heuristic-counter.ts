@@ -1,0 +1,451 @@
+import {
+  type Calibration,
+  type CalibrationStore,
+  CONTENT_CLASSES,
+  type ContentClass,
+  contentClassSchema,
+  MemoryCalibrationStore,
+  segmentContent,
+} from '@ctxguard/calibration';
+import {
+  type HookBus,
+  type Message,
+  messageSchema,
+  parseInput,
+  parseOptions,
+  type WarningEvent,
+} from '@ctxguard/core';
+import { z } from 'zod';
+import { DERIVED_CHARS_PER_TOKEN, DERIVED_COST_TABLES } from './heuristic-tables.js';
+import { conversationOverhead, messageTokens, toolDefinitionsTokens } from './message-cost.js';
+import { scanPieces } from './piece-scanner.js';
+import { type ProviderMultiplier, providerMultiplier } from './provider-multipliers.js';
+import type { CountContext, LearnInput, MeasureOptions, TokenCount, TokenCounter } from './token-counter.js';
+
+const CLASS_INDEX: Readonly<Record<ContentClass, number>> = { prose: 0, code: 1, json: 2, cjk: 3 };
+
+const positiveFinite = z
+  .number()
+  .refine(Number.isFinite, 'must be a finite number')
+  .refine((n) => n > 0, 'must be positive');
+
+/** Options of {@link HeuristicCounter}. */
+export const heuristicCounterOptionsSchema = z.object({
+  /** Where learned corrections live; default an in-memory store (learning lasts for the process). */
+  calibrationStore: z
+    .custom<CalibrationStore>(
+      (v) =>
+        typeof v === 'object' &&
+        v !== null &&
+        typeof (v as CalibrationStore).get === 'function' &&
+        typeof (v as CalibrationStore).update === 'function',
+      'must be a CalibrationStore',
+    )
+    .optional(),
+  /** Prior multipliers per provider (a number, or one per content class), over the built-in table. */
+  providerMultipliers: z
+    .record(z.string().min(1), z.union([positiveFinite, z.partialRecord(contentClassSchema, positiveFinite)]))
+    .optional(),
+  /** Where warnings go (`onWarning`), e.g. a failing calibration store. */
+  hooks: z
+    .custom<HookBus>(
+      (v) => typeof v === 'object' && v !== null && typeof (v as HookBus).emit === 'function',
+      'must be a HookBus',
+    )
+    .optional(),
+  /** Called with every warning, in addition to `hooks`. */
+  onWarning: z
+    .custom<(warning: WarningEvent) => void>((v) => typeof v === 'function', 'must be a function')
+    .optional(),
+  /**
+   * How `learn()` spreads a request's correction over its content classes: 1 gives every class
+   * the same correction, 0 gives each class a part proportional to its share of the request
+   * (which can separate the classes over many requests). Default 1.
+   */
+  apportion: z.number().min(0).max(1).default(1),
+  /** Classes below this share of a request's estimated tokens are not updated by `learn()`. Default 0.03. */
+  minLearnShare: z.number().min(0).max(1).default(0.03),
+});
+
+/** Options of {@link HeuristicCounter}. */
+export type HeuristicCounterOptions = z.input<typeof heuristicCounterOptionsSchema>;
+
+/** What the counter currently applies for one provider/model and content class. */
+export interface HeuristicCalibrationState {
+  contentClass: ContentClass;
+  /** Factor over the o200k-derived base estimate (prior blended with calibration). */
+  factor: number;
+  /** Prior multiplier of the provider. */
+  prior: number;
+  /** Confidence of the learned value (0 when nothing was learned). */
+  confidence: number;
+  /** Learned characters per token, in the o200k reference frame, when any. */
+  learnedCharsPerToken: number | undefined;
+}
+
+/** Characters and base tokens (o200k frame, before factors) per content class. */
+export interface ClassTally {
+  chars: number[];
+  tokens: number[];
+}
+
+interface ModelEntry {
+  provider: string;
+  model: string;
+  factors: Float64Array;
+  learned: (Calibration | undefined)[];
+  loading: Promise<void> | undefined;
+}
+
+const MAX_ENTRIES = 2048;
+
+const learnInputSchema = z
+  .object({
+    provider: z.string().min(1, 'must be a non-empty string'),
+    model: z.string().min(1, 'must be a non-empty string'),
+    actualTokens: z
+      .number()
+      .refine(Number.isFinite, 'must be a finite number')
+      .refine((n) => n >= 0, 'must not be negative'),
+    messages: z.array(messageSchema).optional(),
+    system: z.string().optional(),
+    tools: z.array(z.unknown()).optional(),
+    charsByClass: z
+      .partialRecord(
+        contentClassSchema,
+        z
+          .number()
+          .refine(Number.isFinite, 'must be a finite number')
+          .refine((n) => n >= 0, 'must not be negative'),
+      )
+      .optional(),
+  })
+  .refine((v) => v.messages !== undefined || v.system !== undefined || v.charsByClass !== undefined, {
+    message: 'give messages, system or charsByClass',
+    path: ['messages'],
+  });
+
+function toText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  try {
+    return typeof value === 'object' ? (JSON.stringify(value) ?? '') : String(value);
+  } catch {
+    return '';
+  }
+}
+
+function safeName(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+/**
+ * Fast token estimates without a tokenizer. Text is split into runs of prose, code, JSON and
+ * CJK lines; each run is cut into the pieces a BPE pre-tokenizer would see and priced from
+ * tables derived from real text against o200k_base (CJK per character). A per-provider prior
+ * multiplier adjusts for other tokenizers until `learn()` has seen enough provider-reported
+ * counts: the learned value takes over as its confidence grows.
+ */
+export class HeuristicCounter implements TokenCounter {
+  readonly specificationVersion = 'v1' as const;
+  readonly #store: CalibrationStore;
+  readonly #multipliers: Readonly<Record<string, ProviderMultiplier>>;
+  readonly #hooks: HookBus | undefined;
+  readonly #onWarning: ((warning: WarningEvent) => void) | undefined;
+  readonly #apportion: number;
+  readonly #minLearnShare: number;
+  readonly #tables: Float64Array[];
+  readonly #derived: Float64Array;
+  readonly #entries = new Map<string, ModelEntry>();
+  #revision = 0;
+
+  constructor(options: HeuristicCounterOptions = {}) {
+    const parsed = parseOptions(heuristicCounterOptionsSchema, options, 'HeuristicCounter options');
+    this.#store = parsed.calibrationStore ?? new MemoryCalibrationStore();
+    const multipliers: Record<string, ProviderMultiplier> = {};
+    for (const [provider, value] of Object.entries(parsed.providerMultipliers ?? {}))
+      multipliers[provider.toLowerCase()] = value;
+    this.#multipliers = multipliers;
+    this.#hooks = parsed.hooks;
+    this.#onWarning = parsed.onWarning;
+    this.#apportion = parsed.apportion;
+    this.#minLearnShare = parsed.minLearnShare;
+    this.#tables = CONTENT_CLASSES.map((c) => Float64Array.from(DERIVED_COST_TABLES[c]));
+    this.#derived = Float64Array.from(CONTENT_CLASSES.map((c) => DERIVED_CHARS_PER_TOKEN[c]));
+  }
+
+  /** Bumped whenever learned calibrations change what an estimate returns (memos key on it). */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** Estimated tokens of a text for the model (sync, never throws). */
+  estimate(text: string, ctx: CountContext): number {
+    try {
+      const s = toText(text);
+      if (s.length === 0) return 0;
+      const factors = this.#entry(ctx).factors;
+      return Math.max(1, Math.round(this.#weighted(s, factors)));
+    } catch {
+      return Math.ceil(toText(text).length / 4);
+    }
+  }
+
+  /** Estimated tokens of a message, framing, images, files and tool calls included (sync, never throws). */
+  estimateMessage(message: Message, ctx: CountContext): number {
+    try {
+      const entry = this.#entry(ctx);
+      const countText = (t: string): number => this.#weighted(toText(t), entry.factors);
+      return Math.round(messageTokens(message, { provider: entry.provider, model: entry.model, countText }));
+    } catch {
+      return Math.ceil(toText(message).length / 4);
+    }
+  }
+
+  /** The estimate, after loading stored calibrations for the model; always `accuracy: 'estimate'`. */
+  async measure(text: string, ctx: CountContext, options: MeasureOptions = {}): Promise<TokenCount> {
+    options?.signal?.throwIfAborted();
+    await this.warm(ctx);
+    return { tokens: this.estimate(text, ctx), accuracy: 'estimate' };
+  }
+
+  /** Like {@link measure} for one message. */
+  async measureMessage(
+    message: Message,
+    ctx: CountContext,
+    options: MeasureOptions = {},
+  ): Promise<TokenCount> {
+    options?.signal?.throwIfAborted();
+    await this.warm(ctx);
+    return { tokens: this.estimateMessage(message, ctx), accuracy: 'estimate' };
+  }
+
+  /** Loads what the calibration store knows about the model, so the next estimates use it. */
+  async warm(ctx: CountContext): Promise<void> {
+    await this.#entry(ctx).loading;
+  }
+
+  /**
+   * Learns from one provider-reported count of a whole request: the difference between the
+   * reported tokens and the estimate (framing and media excluded) is spread over the request's
+   * content classes by their share, and each class's calibration is updated.
+   */
+  async learn(input: LearnInput): Promise<void> {
+    const parsed = parseInput(learnInputSchema, input, 'learn input');
+    const entry = this.#entry(parsed);
+    await entry.loading;
+    const factors = entry.factors;
+    const tally: ClassTally = { chars: [0, 0, 0, 0], tokens: [0, 0, 0, 0] };
+    let fixed = 0;
+    if (parsed.messages !== undefined || parsed.system !== undefined) {
+      const countText = (t: string): number => this.#tallyWeighted(toText(t), factors, tally);
+      let total = conversationOverhead(parsed.provider);
+      if (parsed.system !== undefined && parsed.system.length > 0) {
+        total += messageTokens(
+          { role: 'system', content: parsed.system },
+          { provider: parsed.provider, model: parsed.model, countText },
+        );
+      }
+      for (const message of parsed.messages ?? []) {
+        total += messageTokens(message, { provider: parsed.provider, model: parsed.model, countText });
+      }
+      if (parsed.tools && parsed.tools.length > 0)
+        total += toolDefinitionsTokens(parsed.tools, countText, { model: parsed.model });
+      let text = 0;
+      for (let i = 0; i < 4; i++) text += (factors[i] as number) * (tally.tokens[i] as number);
+      fixed = total - text;
+    } else {
+      for (const cls of CONTENT_CLASSES) {
+        const chars = parsed.charsByClass?.[cls] ?? 0;
+        const i = CLASS_INDEX[cls];
+        tally.chars[i] = chars;
+        tally.tokens[i] = chars / (this.#derived[i] as number);
+      }
+    }
+    const predicted = tally.tokens.map((t, i) => t * (factors[i] as number));
+    const p = predicted.reduce((a, b) => a + b, 0);
+    const learnable = parsed.actualTokens - fixed;
+    if (!(p > 0)) {
+      this.#warn('calibration_no_text', 'learn(): the request has no text to learn from', {
+        provider: parsed.provider,
+        model: parsed.model,
+      });
+      return;
+    }
+    const ratio = learnable / p;
+    if (!(ratio >= 0.25 && ratio <= 4)) {
+      this.#warn(
+        'calibration_outlier',
+        `learn(): reported ${parsed.actualTokens} tokens against an estimate of ${Math.round(p + fixed)}; ignored as an outlier`,
+        {
+          provider: parsed.provider,
+          model: parsed.model,
+          ratio,
+        },
+      );
+      return;
+    }
+    const shares = predicted.map((t) => t / p);
+    const sumSquares = shares.reduce((a, s) => a + s * s, 0);
+    const updates: Promise<Calibration>[] = [];
+    for (const cls of CONTENT_CLASSES) {
+      const i = CLASS_INDEX[cls];
+      const share = shares[i] as number;
+      if (share < this.#minLearnShare || !((tally.chars[i] as number) > 0)) continue;
+      const weight = this.#apportion + (1 - this.#apportion) * (share / sumSquares);
+      const observed = Math.min(5, Math.max(0.2, (factors[i] as number) * (1 + (ratio - 1) * weight)));
+      updates.push(
+        this.#store.update({
+          provider: parsed.provider,
+          model: parsed.model,
+          contentClass: cls,
+          charsPerToken: (this.#derived[i] as number) / observed,
+        }),
+      );
+    }
+    const totalChars = tally.chars.reduce((a, b) => a + b, 0);
+    if (totalChars > 0 && learnable > 0) {
+      updates.push(
+        this.#store.update({
+          provider: parsed.provider,
+          model: parsed.model,
+          charsPerToken: Math.min(1000, totalChars / learnable),
+        }),
+      );
+    }
+    const results = await Promise.all(updates);
+    for (const calibration of results) this.#apply(entry, calibration);
+  }
+
+  /** What is applied now for one model, per content class (prior, learned value, confidence, factor). */
+  calibrationState(ctx: CountContext): HeuristicCalibrationState[] {
+    const entry = this.#entry(ctx);
+    return CONTENT_CLASSES.map((cls) => {
+      const i = CLASS_INDEX[cls];
+      const learned = entry.learned[i];
+      return {
+        contentClass: cls,
+        factor: entry.factors[i] as number,
+        prior: providerMultiplier(entry.provider, cls, this.#multipliers),
+        confidence: learned?.confidence ?? 0,
+        learnedCharsPerToken: learned?.charsPerToken,
+      };
+    });
+  }
+
+  /** Characters and base tokens per content class of a text (o200k frame, no factors). */
+  tally(text: string): ClassTally {
+    const tally: ClassTally = { chars: [0, 0, 0, 0], tokens: [0, 0, 0, 0] };
+    this.#tallyWeighted(toText(text), new Float64Array([1, 1, 1, 1]), tally);
+    return tally;
+  }
+
+  /** Forgets the in-memory view of calibrations (the store keeps them). */
+  dispose(): void {
+    this.#entries.clear();
+  }
+
+  #weighted(text: string, factors: Float64Array): number {
+    if (text.length === 0) return 0;
+    let total = 0;
+    const tables = this.#tables;
+    segmentContent(text, (cls, start, end) => {
+      const i = CLASS_INDEX[cls];
+      total += (factors[i] as number) * scanPieces(text, start, end, tables[i] as Float64Array);
+    });
+    return total;
+  }
+
+  #tallyWeighted(text: string, factors: Float64Array, tally: ClassTally): number {
+    if (text.length === 0) return 0;
+    let total = 0;
+    const tables = this.#tables;
+    segmentContent(text, (cls, start, end) => {
+      const i = CLASS_INDEX[cls];
+      const base = scanPieces(text, start, end, tables[i] as Float64Array);
+      tally.chars[i] = (tally.chars[i] as number) + (end - start);
+      tally.tokens[i] = (tally.tokens[i] as number) + base;
+      total += (factors[i] as number) * base;
+    });
+    return total;
+  }
+
+  #entry(ctx: Partial<CountContext> | undefined): ModelEntry {
+    const provider = safeName(ctx?.provider);
+    const model = safeName(ctx?.model);
+    const key = `${provider}\u0000${model}`;
+    let entry = this.#entries.get(key);
+    if (entry) return entry;
+    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+    entry = {
+      provider,
+      model,
+      factors: new Float64Array(4),
+      learned: [undefined, undefined, undefined, undefined],
+      loading: undefined,
+    };
+    this.#recompute(entry);
+    this.#entries.set(key, entry);
+    if (provider.length > 0 && model.length > 0) entry.loading = this.#load(entry);
+    return entry;
+  }
+
+  async #load(entry: ModelEntry): Promise<void> {
+    try {
+      const found = await Promise.all(
+        CONTENT_CLASSES.map((contentClass) =>
+          this.#store.get({ provider: entry.provider, model: entry.model, contentClass }),
+        ),
+      );
+      for (const calibration of found) if (calibration) this.#apply(entry, calibration);
+    } catch (error) {
+      this.#warn(
+        'calibration_load_failed',
+        `Could not load calibrations of ${entry.provider}/${entry.model}; using priors`,
+        {
+          provider: entry.provider,
+          model: entry.model,
+        },
+        error,
+      );
+    }
+  }
+
+  #apply(entry: ModelEntry, calibration: Calibration): void {
+    if (calibration.contentClass === undefined) return;
+    const i = CLASS_INDEX[calibration.contentClass];
+    const current = entry.learned[i];
+    if (current && current.samples > calibration.samples) return;
+    entry.learned[i] = calibration;
+    this.#recompute(entry);
+    this.#revision++;
+  }
+
+  #recompute(entry: ModelEntry): void {
+    for (const cls of CONTENT_CLASSES) {
+      const i = CLASS_INDEX[cls];
+      const derived = this.#derived[i] as number;
+      const priorCpt = derived / providerMultiplier(entry.provider, cls, this.#multipliers);
+      const learned = entry.learned[i];
+      const w = learned ? learned.confidence : 0;
+      const cpt = learned ? (1 - w) * priorCpt + w * learned.charsPerToken : priorCpt;
+      entry.factors[i] = derived / cpt;
+    }
+  }
+
+  #warn(code: string, message: string, data: Record<string, unknown>, cause?: unknown): void {
+    const warning: WarningEvent = {
+      code,
+      message,
+      source: 'HeuristicCounter',
+      data,
+      ...(cause !== undefined ? { cause } : {}),
+    };
+    try {
+      this.#onWarning?.(warning);
+    } catch {
+      // A throwing warning listener must not break counting.
+    }
+    if (this.#hooks) void this.#hooks.emit('onWarning', warning).catch(() => undefined);
+  }
+}

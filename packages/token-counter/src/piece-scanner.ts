@@ -1,0 +1,321 @@
+import { COMMON_HAN_BITS } from './han-common.js';
+
+/**
+ * A one-pass imitation of the o200k pre-tokenizer: it cuts text into the pieces a BPE encoder
+ * would see (words with one leading space or symbol, camel-case parts, digit groups of three,
+ * symbol runs, whitespace runs, CJK runs) and prices each piece from a cost table indexed by
+ * its shape. Linear in the input, allocation-free, and total over any UTF-16 string.
+ */
+
+/** Word shapes: lower-case start, capitalised, all caps, non-Latin letters. */
+export const WORD_KINDS = 4;
+/** What precedes a word: nothing, one space, one symbol. */
+export const WORD_LEADS = 3;
+/** Lengths are priced up to this many code units; longer pieces extrapolate linearly. */
+export const MAX_WORD_LEN = 24;
+export const MAX_PUNCT_LEN = 12;
+export const MAX_SPACE_LEN = 16;
+export const MAX_NEWLINE_LEN = 8;
+
+/** Layout of a cost table (offsets into one `Float64Array`). */
+export const WORD_BASE = 0;
+export const PUNCT_BASE = WORD_BASE + WORD_KINDS * WORD_LEADS * (MAX_WORD_LEN + 1);
+export const SPACE_BASE = PUNCT_BASE + 2 * (MAX_PUNCT_LEN + 1);
+export const NEWLINE_BASE = SPACE_BASE + MAX_SPACE_LEN + 1;
+/** Per-character rates of CJK runs (Han, kana, hangul) and the cost of a space or symbol leading a run. */
+export const CJK_HAN = NEWLINE_BASE + MAX_NEWLINE_LEN + 1;
+export const CJK_KANA = CJK_HAN + 1;
+export const CJK_HANGUL = CJK_HAN + 2;
+export const CJK_LEAD = CJK_HAN + 3;
+/** Ideographs that are not one o200k token on their own: rare in Simplified Chinese, frequent in Traditional. */
+export const CJK_HAN_RARE = CJK_HAN + 4;
+/** Extra tokens per code unit beyond the table's longest word / symbol run. */
+export const WORD_SLOPE = CJK_HAN_RARE + 1;
+export const PUNCT_SLOPE = WORD_SLOPE + 1;
+export const TABLE_SIZE = PUNCT_SLOPE + 1;
+
+// Character kinds.
+const K_LOWER = 0;
+const K_UPPER = 1;
+const K_OTHER_LETTER = 2;
+const K_DIGIT = 3;
+const K_SPACE = 4;
+const K_NEWLINE = 5;
+const K_PUNCT = 6;
+const K_HAN = 7;
+const K_KANA = 8;
+const K_HANGUL = 9;
+
+const ASCII_KIND = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  ASCII_KIND[c] =
+    c >= 0x61 && c <= 0x7a
+      ? K_LOWER
+      : c >= 0x41 && c <= 0x5a
+        ? K_UPPER
+        : c >= 0x30 && c <= 0x39
+          ? K_DIGIT
+          : c === 0x0a || c === 0x0d
+            ? K_NEWLINE
+            : c === 0x20 || c === 0x09 || c === 0x0b || c === 0x0c
+              ? K_SPACE
+              : K_PUNCT;
+}
+
+function kindOf(c: number): number {
+  return c < 128 ? (ASCII_KIND[c] as number) : wideKind(c);
+}
+
+function wideKind(c: number): number {
+  if (c < 0x0250) {
+    if (c === 0xa0) return K_SPACE;
+    if (c >= 0xc0 && c !== 0xd7 && c !== 0xf7) return K_LOWER;
+    return c === 0xaa || c === 0xb5 || c === 0xba ? K_LOWER : K_PUNCT;
+  }
+  if (c < 0x2000) return c === 0x1680 ? K_SPACE : K_OTHER_LETTER;
+  if (c < 0x3000) {
+    if (c <= 0x200a || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f) return K_SPACE;
+    return K_PUNCT;
+  }
+  if (c <= 0x303f) return c === 0x3000 ? K_SPACE : c >= 0x3005 && c <= 0x3007 ? K_HAN : K_PUNCT;
+  if (c <= 0x30ff) return c === 0x30fb ? K_PUNCT : K_KANA;
+  if (c >= 0x4e00 && c <= 0x9fff) return K_HAN;
+  if (c >= 0xac00 && c <= 0xd7af) return K_HANGUL;
+  if (c >= 0x3400 && c <= 0x4dbf) return K_HAN;
+  // Surrogates: mostly emoji and symbols; supplementary ideographs are rare.
+  if (c >= 0xd800 && c <= 0xdfff) return K_PUNCT;
+  if (c >= 0xff00 && c <= 0xffef) {
+    if (c >= 0xff10 && c <= 0xff19) return K_DIGIT;
+    if ((c >= 0xff21 && c <= 0xff3a) || (c >= 0xff41 && c <= 0xff5a)) return K_OTHER_LETTER;
+    if (c >= 0xff66 && c <= 0xff9f) return K_KANA;
+    return K_PUNCT;
+  }
+  if (c >= 0xf900 && c <= 0xfaff) return K_HAN;
+  if (c >= 0x3130 && c <= 0x318f) return K_HANGUL;
+  if (c >= 0xa000 && c <= 0xabff) return K_OTHER_LETTER;
+  if (c >= 0x3100 && c <= 0x33ff) return K_HAN;
+  if (c >= 0xfb00 && c <= 0xfdff) return K_OTHER_LETTER;
+  return K_PUNCT;
+}
+
+let commonHan: Uint8Array | undefined;
+
+/** True for ideographs of U+4E00–U+9FFF that o200k encodes as one token (decoded lazily, once). */
+export function isCommonHan(code: number): boolean {
+  if (code < 0x4e00 || code > 0x9fff) return false;
+  commonHan ??= decodeBits(COMMON_HAN_BITS);
+  const bit = code - 0x4e00;
+  return ((commonHan[bit >> 3] as number) & (1 << (bit & 7))) !== 0;
+}
+
+function decodeBits(base64: string): Uint8Array {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const out = new Uint8Array(Math.floor((base64.length * 3) / 4));
+  let buffer = 0;
+  let bits = 0;
+  let n = 0;
+  for (let i = 0; i < base64.length; i++) {
+    const v = alphabet.indexOf(base64[i] as string);
+    if (v < 0) continue;
+    buffer = (buffer << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[n++] = (buffer >> bits) & 0xff;
+    }
+  }
+  return out;
+}
+
+function isLetter(kind: number): boolean {
+  return kind <= K_OTHER_LETTER;
+}
+
+function isCjkLetter(kind: number): boolean {
+  return kind >= K_HAN;
+}
+
+/** Receives each piece during fitting: its table slot (or -1 for digits), extra units past the table, and its span. */
+export type PieceSink = (slot: number, overflow: number, start: number, end: number) => void;
+
+/** Index of a word's cost. */
+export function wordSlot(kind: number, lead: number, len: number): number {
+  return WORD_BASE + (kind * WORD_LEADS + lead) * (MAX_WORD_LEN + 1) + Math.min(len, MAX_WORD_LEN);
+}
+
+/** Index of a symbol run's cost. */
+export function punctSlot(spaceLead: boolean, len: number): number {
+  return PUNCT_BASE + (spaceLead ? MAX_PUNCT_LEN + 1 : 0) + Math.min(len, MAX_PUNCT_LEN);
+}
+
+/**
+ * Prices `text[start, end)` with `table`; returns estimated tokens (unrounded). `sink`, when
+ * given, sees every piece (used to fit the table against a real tokenizer).
+ */
+export function scanPieces(
+  text: string,
+  start: number,
+  end: number,
+  table: Float64Array,
+  sink?: PieceSink,
+): number {
+  let total = 0;
+  let i = start;
+  while (i < end) {
+    const c = text.charCodeAt(i);
+    const k = kindOf(c);
+    // A word: letters, optionally led by one space or symbol.
+    let lead = 0;
+    let w = i;
+    if ((k === K_SPACE || k === K_PUNCT) && i + 1 < end) {
+      const next = kindOf(text.charCodeAt(i + 1));
+      if (isLetter(next) || isCjkLetter(next)) {
+        lead = k === K_SPACE ? 1 : 2;
+        w = i + 1;
+      }
+    }
+    const wk = lead > 0 ? kindOf(text.charCodeAt(w)) : k;
+    if (isCjkLetter(wk)) {
+      // A CJK run is one BPE piece; priced per character, plus its leading space or symbol.
+      if (lead > 0) {
+        total += table[CJK_LEAD] as number;
+        if (sink) sink(CJK_LEAD, 0, i, w);
+      }
+      let j = w;
+      while (j < end) {
+        const kj = kindOf(text.charCodeAt(j));
+        if (kj < K_HAN) break;
+        const slot =
+          kj === K_HAN
+            ? isCommonHan(text.charCodeAt(j))
+              ? CJK_HAN
+              : CJK_HAN_RARE
+            : kj === K_KANA
+              ? CJK_KANA
+              : CJK_HANGUL;
+        total += table[slot] as number;
+        if (sink) sink(slot, 0, j, j + 1);
+        j++;
+      }
+      i = j;
+      continue;
+    }
+    if (isLetter(wk)) {
+      // [upper]*[lower]+ or [upper]+[lower]*; other letters behave as lower case.
+      let j = w;
+      let shape = 0;
+      let uppers = 0;
+      while (j < end && kindOf(text.charCodeAt(j)) === K_UPPER) {
+        j++;
+        uppers++;
+      }
+      let lowers = 0;
+      let other = false;
+      while (j < end) {
+        const kj = kindOf(text.charCodeAt(j));
+        if (kj === K_LOWER) lowers++;
+        else if (kj === K_OTHER_LETTER) {
+          lowers++;
+          other = true;
+        } else break;
+        j++;
+      }
+      // Contractions: 's 't 're 've 'm 'll 'd stay on the word.
+      if (j + 1 < end && text.charCodeAt(j) === 0x27) {
+        const a = text.charCodeAt(j + 1) | 0x20;
+        if (a === 0x73 || a === 0x74 || a === 0x6d || a === 0x64) {
+          if (j + 2 >= end || !isLetter(kindOf(text.charCodeAt(j + 2)))) j += 2;
+        } else if (j + 2 < end) {
+          const b = text.charCodeAt(j + 2) | 0x20;
+          if (((a === 0x72 || a === 0x76) && b === 0x65) || (a === 0x6c && b === 0x6c)) {
+            if (j + 3 >= end || !isLetter(kindOf(text.charCodeAt(j + 3)))) j += 3;
+          }
+        }
+      }
+      if (other) shape = 3;
+      else if (uppers === 0) shape = 0;
+      else if (lowers === 0) shape = 2;
+      else shape = uppers === 1 ? 1 : 2;
+      const len = j - w;
+      const slot = wordSlot(shape, lead, len);
+      const overflow = len > MAX_WORD_LEN ? len - MAX_WORD_LEN : 0;
+      total += (table[slot] as number) + overflow * (table[WORD_SLOPE] as number);
+      if (sink) sink(slot, overflow, i, j);
+      i = j;
+      continue;
+    }
+    if (k === K_DIGIT) {
+      let j = i + 1;
+      while (j < end && j < i + 3 && kindOf(text.charCodeAt(j)) === K_DIGIT) j++;
+      total += 1;
+      if (sink) sink(-1, 0, i, j);
+      i = j;
+      continue;
+    }
+    if (k === K_PUNCT || (c === 0x20 && i + 1 < end && kindOf(text.charCodeAt(i + 1)) === K_PUNCT)) {
+      // ` ?[symbols]+[\r\n/]*` (only a plain space may lead)
+      // Repeats of one symbol (`-----`, `=====`) merge into long tokens: a block of r equal
+      // symbols counts as min(r, 2) + r / 64 towards the run's priced length.
+      const spaceLead = c === 0x20;
+      let j = spaceLead ? i + 1 : i;
+      let len = spaceLead ? 1 : 0;
+      let prev = -1;
+      let repeat = 0;
+      while (j < end) {
+        const cj = text.charCodeAt(j);
+        if (kindOf(cj) !== K_PUNCT) break;
+        if (cj === prev) {
+          repeat++;
+          if (repeat <= 2 || repeat % 64 === 0) len++;
+        } else {
+          prev = cj;
+          repeat = 1;
+          len++;
+        }
+        j++;
+      }
+      while (j < end) {
+        const cj = text.charCodeAt(j);
+        if (cj === 0x0a || cj === 0x0d || cj === 0x2f) {
+          j++;
+          len++;
+        } else break;
+      }
+      const slot = punctSlot(spaceLead, len);
+      const overflow = len > MAX_PUNCT_LEN ? len - MAX_PUNCT_LEN : 0;
+      total += (table[slot] as number) + overflow * (table[PUNCT_SLOPE] as number);
+      if (sink) sink(slot, overflow, i, j);
+      i = j;
+      continue;
+    }
+    if (k === K_SPACE || k === K_NEWLINE) {
+      // Whitespace: `\s*[\r\n]+` when a line break follows, else `\s+(?!\S)` leaving one space to lead the next piece.
+      let j = i;
+      let lastNewline = -1;
+      while (j < end) {
+        const kj = kindOf(text.charCodeAt(j));
+        if (kj === K_NEWLINE) lastNewline = j;
+        else if (kj !== K_SPACE) break;
+        j++;
+      }
+      let pieceEnd: number;
+      let slot: number;
+      if (lastNewline >= 0) {
+        pieceEnd = lastNewline + 1;
+        const len = pieceEnd - i;
+        slot = NEWLINE_BASE + Math.min(len, MAX_NEWLINE_LEN);
+      } else {
+        pieceEnd = j < end && j - i > 1 ? j - 1 : j;
+        const len = pieceEnd - i;
+        slot = SPACE_BASE + Math.min(len, MAX_SPACE_LEN);
+      }
+      total += table[slot] as number;
+      if (sink) sink(slot, 0, i, pieceEnd);
+      i = pieceEnd;
+      continue;
+    }
+    // Unreachable: every kind is handled above; advance defensively.
+    i++;
+  }
+  return total;
+}
