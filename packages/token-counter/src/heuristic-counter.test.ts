@@ -1,0 +1,374 @@
+import { type CalibrationStore, MemoryCalibrationStore } from '@ctxguard/calibration';
+import {
+  HookBus,
+  InvalidInputError,
+  InvalidOptionsError,
+  type Message,
+  type WarningEvent,
+} from '@ctxguard/core';
+import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
+import { afterAll, describe, expect, it } from 'vitest';
+import { realConversation } from '../test/real-conversations.js';
+import { chunks, heldOutText } from '../test/real-text-corpus.js';
+import { HeuristicCounter } from './heuristic-counter.js';
+import { conversationOverhead, messageTokens } from './message-cost.js';
+
+const encoders = new Map<TiktokenEncoding, Tiktoken>();
+function encoder(name: TiktokenEncoding): Tiktoken {
+  let enc = encoders.get(name);
+  if (!enc) {
+    enc = get_encoding(name);
+    encoders.set(name, enc);
+  }
+  return enc;
+}
+afterAll(() => {
+  for (const enc of encoders.values()) enc.free();
+});
+
+const exactText = (text: string, encoding: TiktokenEncoding = 'o200k_base') =>
+  encoder(encoding).encode_ordinary(text).length;
+
+type Conversation = ReturnType<typeof realConversation>;
+
+/** Exact tokens of a conversation: the tokenizer's counts plus OpenAI chat framing. */
+function exactConversation(conv: Conversation, encoding: TiktokenEncoding): number {
+  const countText = (t: string) => exactText(t, encoding);
+  let total = conversationOverhead('openai');
+  total += messageTokens(
+    { role: 'system', content: conv.system },
+    { provider: 'openai', model: 'x', countText },
+  );
+  for (const m of conv.messages) total += messageTokens(m, { provider: 'openai', model: 'x', countText });
+  return total;
+}
+
+function estimateConversation(
+  counter: HeuristicCounter,
+  conv: Conversation,
+  ctx: { provider: string; model: string },
+): number {
+  let total =
+    conversationOverhead(ctx.provider) +
+    counter.estimateMessage({ role: 'system', content: conv.system }, ctx);
+  for (const m of conv.messages) total += counter.estimateMessage(m, ctx);
+  return total;
+}
+
+const openai = { provider: 'openai', model: 'gpt-4o' };
+
+describe('HeuristicCounter estimates', () => {
+  const counter = new HeuristicCounter();
+
+  it('is sync, total and never throws on odd input', () => {
+    const odd: unknown[] = [
+      '',
+      '\u0000\u0000\u0000',
+      '\ud800',
+      '\udc00abc\ud800',
+      '😀'.repeat(100),
+      'a'.repeat(2_000_000),
+      ' '.repeat(10_000),
+      '\n'.repeat(10_000),
+      '字'.repeat(50_000),
+      undefined,
+      null,
+      42,
+      { a: 1 },
+      Symbol('x'),
+    ];
+    for (const text of odd) {
+      const n = counter.estimate(text as string, openai);
+      expect(Number.isInteger(n)).toBe(true);
+      expect(n).toBeGreaterThanOrEqual(0);
+    }
+    expect(counter.estimate('', openai)).toBe(0);
+    expect(counter.estimate('x', null as never)).toBeGreaterThan(0);
+    expect(counter.estimate('x', { provider: 5, model: {} } as never)).toBeGreaterThan(0);
+  });
+
+  it('prices every content part and odd messages without throwing', () => {
+    const png1x1 =
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const messages: unknown[] = [
+      { role: 'system', content: 'You are terse.' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hi' },
+          { type: 'image', image: png1x1 },
+          { type: 'file', data: 'aGVsbG8=', mediaType: 'text/plain' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'thinking…' },
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: { path: 'a.ts' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read', output: { text: 'ok' } }],
+      },
+      { role: 'user', content: '\ud800\u0000' },
+      { role: 'mystery', content: 12 },
+      {},
+      null,
+      undefined,
+      'not a message',
+    ];
+    for (const message of messages) {
+      const n = counter.estimateMessage(message as Message, openai);
+      expect(Number.isFinite(n)).toBe(true);
+      expect(n).toBeGreaterThanOrEqual(0);
+    }
+    const image = counter.estimateMessage(
+      { role: 'user', content: [{ type: 'image', image: png1x1 }] },
+      openai,
+    );
+    expect(image).toBeGreaterThan(80);
+  });
+
+  it('counts framing on top of the text', () => {
+    const text = 'The quick brown fox jumps over the lazy dog.';
+    const message = counter.estimateMessage({ role: 'user', content: text }, openai);
+    expect(message).toBe(counter.estimate(text, openai) + 3 + counter.estimate('user', openai));
+  });
+
+  it('counts CJK per character', () => {
+    const one = counter.estimate('上下文窗口'.repeat(200), openai);
+    const two = counter.estimate('上下文窗口'.repeat(400), openai);
+    expect(two / one).toBeCloseTo(2, 1);
+    expect(one).toBeGreaterThan(500);
+    expect(one).toBeLessThan(1000);
+  });
+
+  it('applies the provider prior and per-provider overrides', () => {
+    const text = chunks(heldOutText('prose'), 5000, 1)[0] as string;
+    const base = counter.estimate(text, openai);
+    const claude = counter.estimate(text, { provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    expect(claude / base).toBeCloseTo(1.23, 2);
+    const custom = new HeuristicCounter({
+      providerMultipliers: { Anthropic: 1.08, mistral: { prose: 1.5 } },
+    });
+    expect(custom.estimate(text, { provider: 'anthropic', model: 'm' }) / base).toBeCloseTo(1.08, 2);
+    expect(custom.estimate(text, { provider: 'mistral', model: 'm' }) / base).toBeCloseTo(1.5, 1);
+    expect(custom.estimate('{"a":1,"b":2}', { provider: 'mistral', model: 'm' })).toBe(
+      Math.round(counter.estimate('{"a":1,"b":2}', { provider: 'mistral', model: 'other' })),
+    );
+  });
+
+  it.each(['prose', 'code', 'json', 'cjk'] as const)(
+    'beats chars/4 and the best single rule on held-out %s (5,000-char chunks, exact o200k)',
+    (cls) => {
+      const sample = chunks(heldOutText(cls), 5000, 40);
+      expect(sample.length).toBeGreaterThanOrEqual(10);
+      let ours = 0;
+      let charsOver4 = 0;
+      let bestRule = 0;
+      for (const text of sample) {
+        const exact = exactText(text);
+        ours += Math.abs(counter.estimate(text, openai) - exact) / exact;
+        charsOver4 += Math.abs(text.length / 4 - exact) / exact;
+        const rule =
+          cls === 'cjk'
+            ? new TextEncoder().encode(text).length / 4
+            : (text.match(/\w+|[^\w\s]/gu) ?? []).length;
+        bestRule += Math.abs(rule - exact) / exact;
+      }
+      expect(ours).toBeLessThan(charsOver4);
+      expect(ours).toBeLessThan(bestRule);
+      expect(ours / sample.length).toBeLessThan(0.06);
+    },
+  );
+
+  it('gives a deterministic, finite estimate per class tally', () => {
+    const text = 'Hello there.\n{"a": 1,\n "b": 2}\n上下文窗口\nconst x = f(1);\n';
+    const tally = counter.tally(text);
+    expect(tally.chars.reduce((a, b) => a + b, 0)).toBe(text.length);
+    expect(tally.chars.filter((c) => c > 0).length).toBe(4);
+    expect(counter.tally(text)).toEqual(tally);
+    expect(tally.tokens.every((t) => Number.isFinite(t) && t >= 0)).toBe(true);
+  });
+});
+
+describe('HeuristicCounter learning', () => {
+  const train = Array.from({ length: 10 }, (_, i) => realConversation({ seed: 100 + i }));
+  const test = Array.from({ length: 12 }, (_, i) => realConversation({ seed: 1000 + i }));
+
+  it('builds whole conversations of at least 20k characters of mixed real text', () => {
+    for (const conv of [...train, ...test]) expect(conv.chars).toBeGreaterThanOrEqual(20_000);
+  });
+
+  it('after 10 learn() samples, whole conversations are within 3% of the exact o200k count', async () => {
+    // An Anthropic-like model whose counts are o200k's: the 1.23× prior is wrong and must be learned away.
+    const ctx = { provider: 'anthropic', model: 'o200k-like' };
+    const counter = new HeuristicCounter();
+    const before = test.map(
+      (c) => estimateConversation(counter, c, ctx) / exactConversation(c, 'o200k_base') - 1,
+    );
+    expect(Math.max(...before.map(Math.abs))).toBeGreaterThan(0.1);
+    for (const conv of train) {
+      await counter.learn({
+        ...ctx,
+        actualTokens: exactConversation(conv, 'o200k_base'),
+        system: conv.system,
+        messages: conv.messages,
+      });
+    }
+    const state = counter.calibrationState(ctx);
+    expect(state.find((s) => s.contentClass === 'prose')?.confidence).toBe(1);
+    expect(state.find((s) => s.contentClass === 'code')?.confidence).toBe(1);
+    for (const conv of test) {
+      const exact = exactConversation(conv, 'o200k_base');
+      const error = Math.abs(estimateConversation(counter, conv, ctx) - exact) / exact;
+      expect(error).toBeLessThan(0.03);
+    }
+  });
+
+  it('moves towards another tokenizer (cl100k_base) it was never derived from', async () => {
+    const ctx = { provider: 'openai', model: 'gpt-4-like' };
+    const counter = new HeuristicCounter();
+    const meanError = () =>
+      test.reduce((sum, c) => {
+        const exact = exactConversation(c, 'cl100k_base');
+        return sum + Math.abs(estimateConversation(counter, c, ctx) - exact) / exact;
+      }, 0) / test.length;
+    const before = meanError();
+    for (const conv of train) {
+      await counter.learn({
+        ...ctx,
+        actualTokens: exactConversation(conv, 'cl100k_base'),
+        system: conv.system,
+        messages: conv.messages,
+      });
+    }
+    expect(meanError()).toBeLessThan(before * 0.75);
+  });
+
+  it('learns from per-class character counts alone', async () => {
+    const counter = new HeuristicCounter();
+    const ctx = { provider: 'mistral', model: 'm' };
+    const code = chunks(heldOutText('code'), 20_000, 1)[0] as string;
+    const truth = exactText(code);
+    const first = counter.estimate(code, ctx);
+    for (let i = 0; i < 10; i++)
+      await counter.learn({ ...ctx, actualTokens: truth, charsByClass: { code: code.length } });
+    const after = counter.estimate(code, ctx);
+    expect(Math.abs(after - truth)).toBeLessThan(Math.abs(first - truth));
+    expect(counter.calibrationState(ctx).find((s) => s.contentClass === 'code')?.confidence).toBe(1);
+    expect(counter.calibrationState(ctx).find((s) => s.contentClass === 'cjk')?.confidence).toBe(0);
+  });
+
+  it('keeps calibrations in the store: a second counter picks them up on measure()', async () => {
+    const store = new MemoryCalibrationStore();
+    const a = new HeuristicCounter({ calibrationStore: store });
+    const ctx = { provider: 'google-ai', model: 'gemini-x' };
+    for (const conv of train.slice(0, 10)) {
+      await a.learn({ ...ctx, actualTokens: exactConversation(conv, 'o200k_base'), messages: conv.messages });
+    }
+    const stored = await store.list({ provider: 'google-ai' });
+    expect(stored.some((c) => c.contentClass === 'prose' && c.samples === 10)).toBe(true);
+    expect(stored.some((c) => c.contentClass === undefined)).toBe(true);
+    const text =
+      test[0]?.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n') ?? '';
+    const b = new HeuristicCounter({ calibrationStore: store });
+    const measured = await b.measure(text, ctx);
+    expect(measured).toEqual({ tokens: a.estimate(text, ctx), accuracy: 'estimate' });
+    expect(b.revision).toBeGreaterThan(0);
+  });
+
+  it('bumps revision when learning changes estimates', async () => {
+    const counter = new HeuristicCounter();
+    const before = counter.revision;
+    await counter.learn({ provider: 'openai', model: 'x', actualTokens: 30, charsByClass: { prose: 100 } });
+    expect(counter.revision).toBeGreaterThan(before);
+  });
+
+  it('ignores outliers with a warning and learns nothing from them', async () => {
+    const warnings: WarningEvent[] = [];
+    const hooks = new HookBus();
+    const viaHooks: WarningEvent[] = [];
+    hooks.on('onWarning', (w) => {
+      viaHooks.push(w);
+    });
+    const counter = new HeuristicCounter({ onWarning: (w) => warnings.push(w), hooks });
+    await counter.learn({
+      provider: 'openai',
+      model: 'x',
+      actualTokens: 1_000_000,
+      charsByClass: { prose: 100 },
+    });
+    expect(warnings.map((w) => w.code)).toEqual(['calibration_outlier']);
+    expect(viaHooks.map((w) => w.code)).toEqual(['calibration_outlier']);
+    expect(
+      counter.calibrationState({ provider: 'openai', model: 'x' }).every((s) => s.confidence === 0),
+    ).toBe(true);
+    await counter.learn({ provider: 'openai', model: 'x', actualTokens: 10, charsByClass: {} });
+    expect(warnings.map((w) => w.code)).toContain('calibration_no_text');
+  });
+
+  it('keeps estimating with priors when the calibration store fails, and warns', async () => {
+    const warnings: WarningEvent[] = [];
+    const broken: CalibrationStore = {
+      specificationVersion: 'v1',
+      get: async () => {
+        throw new Error('store down');
+      },
+      update: async () => {
+        throw new Error('store down');
+      },
+      list: async () => [],
+      delete: async () => undefined,
+    };
+    const counter = new HeuristicCounter({ calibrationStore: broken, onWarning: (w) => warnings.push(w) });
+    const ctx = { provider: 'anthropic', model: 'claude-x' };
+    expect(counter.estimate('hello world', ctx)).toBeGreaterThan(0);
+    expect((await counter.measure('hello world', ctx)).tokens).toBe(counter.estimate('hello world', ctx));
+    expect(warnings.map((w) => w.code)).toContain('calibration_load_failed');
+    await expect(counter.learn({ ...ctx, actualTokens: 5, charsByClass: { prose: 20 } })).rejects.toThrow(
+      'store down',
+    );
+  });
+
+  it('rejects bad learn input naming the field', async () => {
+    const counter = new HeuristicCounter();
+    const bad: [unknown, RegExp][] = [
+      [{ provider: '', model: 'm', actualTokens: 1, charsByClass: { prose: 1 } }, /provider/],
+      [{ provider: 'p', model: 'm', actualTokens: Number.NaN, charsByClass: { prose: 1 } }, /actualTokens/],
+      [{ provider: 'p', model: 'm', actualTokens: -1, charsByClass: { prose: 1 } }, /actualTokens/],
+      [{ provider: 'p', model: 'm', actualTokens: 1, charsByClass: { prose: -5 } }, /charsByClass/],
+      [{ provider: 'p', model: 'm', actualTokens: 1 }, /messages/],
+      [{ provider: 'p', model: 'm', actualTokens: 1, messages: [{ role: 'user' }] }, /messages\[0\]/],
+      [null, /learn input/],
+    ];
+    for (const [input, field] of bad) {
+      const error = await counter.learn(input as never).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as Error).message).toMatch(field);
+    }
+  });
+
+  it('rejects bad options naming the option', () => {
+    expect(() => new HeuristicCounter({ providerMultipliers: { anthropic: -1 } })).toThrow(
+      InvalidOptionsError,
+    );
+    expect(() => new HeuristicCounter({ calibrationStore: {} as never })).toThrow(/calibrationStore/);
+    expect(() => new HeuristicCounter({ apportion: 2 })).toThrow(/apportion/);
+  });
+
+  it('honours an aborted signal in measure()', async () => {
+    const counter = new HeuristicCounter();
+    const controller = new AbortController();
+    controller.abort(new Error('stop'));
+    await expect(counter.measure('x', openai, { signal: controller.signal })).rejects.toThrow('stop');
+    await expect(
+      counter.measureMessage({ role: 'user', content: 'x' }, openai, { signal: controller.signal }),
+    ).rejects.toThrow('stop');
+    expect(await counter.measureMessage({ role: 'user', content: 'x' }, openai)).toEqual({
+      tokens: counter.estimateMessage({ role: 'user', content: 'x' }, openai),
+      accuracy: 'estimate',
+    });
+  });
+});
