@@ -182,7 +182,7 @@ export class HistoryStore {
   async update<T>(
     conversationId: string,
     change: (history: InMemoryConversationHistory) => T | Promise<T>,
-  ): Promise<{ history: InMemoryConversationHistory; result: T; version: number }> {
+  ): Promise<{ history: InMemoryConversationHistory; result: T; version: number; attempts: number }> {
     assertConversationId(conversationId);
     if (!isFunction(change)) throw new InvalidInputError('change must be a function', ['change']);
     for (let attempt = 1; ; attempt++) {
@@ -190,7 +190,7 @@ export class HistoryStore {
       const result = await change(history);
       try {
         const saved = await this.#save(conversationId, history, false);
-        return { history, result, version: saved.version };
+        return { history, result, version: saved.version, attempts: attempt };
       } catch (error) {
         if (!(error instanceof HistoryConflictError) || attempt >= this.#options.maxAttempts) throw error;
         await this.#backoff(attempt);
@@ -202,10 +202,12 @@ export class HistoryStore {
   async append(
     conversationId: string,
     messages: MessageInput | readonly MessageInput[],
-  ): Promise<{ entries: HistoryEntry[]; version: number }> {
+  ): Promise<{ entries: HistoryEntry[]; version: number; attempts: number }> {
     const list = Array.isArray(messages) ? (messages as readonly MessageInput[]) : [messages as MessageInput];
-    const { result, version } = await this.update(conversationId, (history) => history.appendMany(list));
-    return { entries: result, version };
+    const { result, version, attempts } = await this.update(conversationId, (history) =>
+      history.appendMany(list),
+    );
+    return { entries: result, version, attempts };
   }
 
   /** Deletes every stored key of a conversation. */
