@@ -1,3 +1,9 @@
+export { estimateConversation, measureConversation, measureTools, systemMessage } from './conversation.js';
+export { EncoderPool, sharedEncoderPool } from './encoder-pool.js';
+export type { EngineKind, ExactEncoding, ExactEngine } from './exact-engine.js';
+export { ENGINE_KINDS, EXACT_ENCODINGS, exactEncodingSchema } from './exact-engine.js';
+export type { MemoizedCounterOptions } from './memoized-counter.js';
+export { MemoizedCounter, memoizedCounterOptionsSchema } from './memoized-counter.js';
 export type { MediaFamily, MessageCostOptions, TextCounter } from './message-cost.js';
 export {
   AUDIO_TOKENS_PER_SECOND,
@@ -25,8 +31,16 @@ export {
   toolDefinitionsTokens,
   VIDEO_TOKENS_PER_SECOND,
 } from './message-cost.js';
+export type { MemoSlot, MessageMemoOptions } from './message-memo.js';
+export { MessageMemo } from './message-memo.js';
+export { splitPieces } from './pretokenizer.js';
+export { longestRun, roughEstimate } from './rough-estimate.js';
+export type { EngineFactory, TiktokenCounterOptions } from './tiktoken-counter.js';
+export { encodingForModel, TiktokenCounter, tiktokenCounterOptionsSchema } from './tiktoken-counter.js';
 export type {
   Accuracy,
+  ConversationCount,
+  ConversationInput,
   CountContext,
   LearnInput,
   MeasureOptions,

@@ -57,4 +57,36 @@ export interface TokenCounter {
   learn(input: LearnInput): Promise<void>;
   /** Frees encoders and caches. */
   dispose?(): void;
+  /**
+   * Bumped whenever the same input may count differently (after `learn()`, when an exact engine
+   * finishes loading…); memos key on it. Counters whose answers never change may omit it.
+   */
+  readonly revision?: number;
+  /** Fast estimate of a whole request (framing, tools, reply priming); memoised per message where supported. */
+  estimateConversation?(input: ConversationInput, ctx: CountContext): number;
+  /** Count of a whole request, memoised per message where supported. */
+  measureConversation?(
+    input: ConversationInput,
+    ctx: CountContext,
+    options?: MeasureOptions,
+  ): Promise<ConversationCount>;
+}
+
+/** A whole request as sent to the model. */
+export interface ConversationInput {
+  messages: readonly Message[];
+  /** A system prompt given apart from the messages (counted as one system message). */
+  system?: string;
+  /** Tool definitions (OpenAI, Anthropic or AI SDK shape). */
+  tools?: readonly unknown[];
+}
+
+/** Tokens of a whole request, with each message's share. */
+export interface ConversationCount extends TokenCount {
+  /** Tokens of each message of `input.messages`, framing included, in order. */
+  messages: number[];
+  /** Tokens of the separate system prompt, tool definitions and reply priming. */
+  system: number;
+  tools: number;
+  overhead: number;
 }

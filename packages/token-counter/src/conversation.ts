@@ -1,0 +1,95 @@
+import type { Message } from '@ctxguard/core';
+import { conversationOverhead, toolDefinitionsTokens } from './message-cost.js';
+import type {
+  Accuracy,
+  ConversationCount,
+  ConversationInput,
+  CountContext,
+  MeasureOptions,
+  TokenCounter,
+} from './token-counter.js';
+
+/** The separate system prompt of a request as the message it is sent as. */
+export function systemMessage(system: string): Message {
+  return { role: 'system', content: system };
+}
+
+/**
+ * Estimate of a whole request with any counter: its own `estimateConversation` when it has one,
+ * else each message's estimate plus the system prompt, tool definitions and reply priming.
+ */
+export function estimateConversation(
+  counter: TokenCounter,
+  input: ConversationInput,
+  ctx: CountContext,
+): number {
+  if (counter.estimateConversation) return counter.estimateConversation(input, ctx);
+  let total = conversationOverhead(ctx.provider);
+  for (const message of input.messages ?? []) total += counter.estimateMessage(message, ctx);
+  if (typeof input.system === 'string' && input.system.length > 0)
+    total += counter.estimateMessage(systemMessage(input.system), ctx);
+  if (input.tools?.length)
+    total += toolDefinitionsTokens(input.tools, (text) => counter.estimate(text, ctx), { model: ctx.model });
+  return total;
+}
+
+/**
+ * Count of a whole request with any counter: its own `measureConversation` when it has one, else
+ * each message measured plus the system prompt, tool definitions (their texts measured) and
+ * reply priming. Exact only when every part was.
+ */
+export async function measureConversation(
+  counter: TokenCounter,
+  input: ConversationInput,
+  ctx: CountContext,
+  options?: MeasureOptions,
+): Promise<ConversationCount> {
+  if (counter.measureConversation) return counter.measureConversation(input, ctx, options);
+  let exact = true;
+  const note = (accuracy: Accuracy) => {
+    if (accuracy !== 'exact') exact = false;
+  };
+  const messages: number[] = [];
+  for (const message of input.messages ?? []) {
+    const count = await counter.measureMessage(message, ctx, options);
+    note(count.accuracy);
+    messages.push(count.tokens);
+  }
+  let system = 0;
+  if (typeof input.system === 'string' && input.system.length > 0) {
+    const count = await counter.measureMessage(systemMessage(input.system), ctx, options);
+    note(count.accuracy);
+    system = count.tokens;
+  }
+  const tools = await measureTools(counter, input.tools ?? [], ctx, options, note);
+  const overhead = conversationOverhead(ctx.provider);
+  const tokens = messages.reduce((a, b) => a + b, 0) + system + tools + overhead;
+  return { tokens, accuracy: exact ? 'exact' : 'estimate', messages, system, tools, overhead };
+}
+
+/** Tool definitions measured with a counter: the formula's constants plus each of its texts measured. */
+export async function measureTools(
+  counter: TokenCounter,
+  tools: readonly unknown[],
+  ctx: CountContext,
+  options: MeasureOptions | undefined,
+  note: (accuracy: Accuracy) => void = () => {},
+): Promise<number> {
+  if (tools.length === 0) return 0;
+  const texts: string[] = [];
+  const constants = toolDefinitionsTokens(
+    tools,
+    (text) => {
+      texts.push(text);
+      return 0;
+    },
+    { model: ctx.model },
+  );
+  let total = constants;
+  for (const text of texts) {
+    const count = await counter.measure(text, ctx, options);
+    note(count.accuracy);
+    total += count.tokens;
+  }
+  return total;
+}

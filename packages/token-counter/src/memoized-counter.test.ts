@@ -1,0 +1,93 @@
+import { InvalidOptionsError, type Message } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { EncoderPool } from './encoder-pool.js';
+import { MemoizedCounter } from './memoized-counter.js';
+import { TiktokenCounter } from './tiktoken-counter.js';
+import type { CountContext, LearnInput, MeasureOptions, TokenCount, TokenCounter } from './token-counter.js';
+
+const ctx = { provider: 'openai', model: 'gpt-4o' };
+const pool = new EncoderPool();
+
+/** A real exact counter that records how often it is asked, and can be told its answers changed. */
+class CountingCounter implements TokenCounter {
+  readonly specificationVersion = 'v1' as const;
+  readonly exact = new TiktokenCounter({ pool, memo: false });
+  calls = 0;
+  revision = 0;
+  scale = 1;
+  failExact = false;
+  estimate(text: string, c: CountContext): number {
+    return this.exact.estimate(text, c) * this.scale;
+  }
+  estimateMessage(message: Message, c: CountContext): number {
+    this.calls++;
+    return this.exact.estimateMessage(message, c) * this.scale;
+  }
+  measure(text: string, c: CountContext, o?: MeasureOptions): Promise<TokenCount> {
+    return this.exact.measure(text, c, o);
+  }
+  async measureMessage(message: Message, c: CountContext, o?: MeasureOptions): Promise<TokenCount> {
+    this.calls++;
+    if (this.failExact) return { tokens: this.exact.estimateMessage(message, c), accuracy: 'estimate' };
+    return this.exact.measureMessage(message, c, o);
+  }
+  async learn(_input: LearnInput): Promise<void> {
+    this.scale = 2;
+  }
+}
+
+describe('MemoizedCounter', () => {
+  it('asks the inner counter once per unchanged message', async () => {
+    const inner = new CountingCounter();
+    await inner.exact.ready(ctx);
+    const counter = new MemoizedCounter(inner);
+    const messages: Message[] = Array.from({ length: 50 }, (_, i) => ({
+      role: 'user',
+      content: `message number ${i}`,
+    }));
+    const first = await counter.measureConversation({ messages }, ctx, { accuracy: 'exact' });
+    expect(inner.calls).toBe(50);
+    messages.push({ role: 'assistant', content: 'appended' });
+    const second = await counter.measureConversation({ messages }, ctx, { accuracy: 'exact' });
+    expect(inner.calls).toBe(51);
+    expect(second.accuracy).toBe('exact');
+    expect(second.tokens - first.tokens).toBe(
+      (await inner.exact.measureMessage(messages[50] as Message, ctx)).tokens,
+    );
+    counter.estimateConversation({ messages }, ctx);
+    counter.estimateConversation({ messages }, ctx);
+    expect(inner.calls).toBe(51 + 51);
+  });
+
+  it('starts estimates over after learn() and when the inner revision changes', async () => {
+    const inner = new CountingCounter();
+    await inner.exact.ready(ctx);
+    const counter = new MemoizedCounter(inner);
+    const message: Message = { role: 'user', content: 'calibrate me' };
+    const before = counter.estimateMessage(message, ctx);
+    await counter.learn({ provider: 'openai', model: 'gpt-4o', actualTokens: 10, messages: [message] });
+    expect(counter.estimateMessage(message, ctx)).toBe(before * 2);
+    inner.scale = 3;
+    inner.revision++;
+    expect(counter.estimateMessage(message, ctx)).toBe(before * 3);
+  });
+
+  it('does not remember a fallback estimate when an exact count was asked for', async () => {
+    const inner = new CountingCounter();
+    await inner.exact.ready(ctx);
+    const counter = new MemoizedCounter(inner);
+    const message: Message = { role: 'user', content: 'count API down' };
+    inner.failExact = true;
+    expect((await counter.measureMessage(message, ctx, { accuracy: 'exact' })).accuracy).toBe('estimate');
+    inner.failExact = false;
+    expect((await counter.measureMessage(message, ctx, { accuracy: 'exact' })).accuracy).toBe('exact');
+    expect(inner.calls).toBe(2);
+    await counter.measureMessage(message, ctx, { accuracy: 'exact' });
+    expect(inner.calls).toBe(2);
+  });
+
+  it('rejects a value that is not a counter, and bad options, naming the field', () => {
+    expect(() => new MemoizedCounter({} as TokenCounter)).toThrow(InvalidOptionsError);
+    expect(() => new MemoizedCounter(new CountingCounter(), { maxEntries: -1 })).toThrow(/maxEntries/);
+  });
+});

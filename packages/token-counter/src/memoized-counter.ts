@@ -1,0 +1,148 @@
+import type { Message } from '@ctxguard/core';
+import { InvalidOptionsError, parseOptions } from '@ctxguard/core';
+import { z } from 'zod';
+import { measureTools, systemMessage } from './conversation.js';
+import { conversationOverhead, toolDefinitionsTokens } from './message-cost.js';
+import { MessageMemo } from './message-memo.js';
+import type {
+  ConversationCount,
+  ConversationInput,
+  CountContext,
+  LearnInput,
+  MeasureOptions,
+  TokenCount,
+  TokenCounter,
+} from './token-counter.js';
+
+/** Options of {@link MemoizedCounter}. */
+export const memoizedCounterOptionsSchema = z.strictObject({
+  /** Most remembered message counts (per mode). Default 50,000. */
+  maxEntries: z.number().int().positive().optional(),
+});
+
+/** Options of {@link MemoizedCounter}. */
+export type MemoizedCounterOptions = z.input<typeof memoizedCounterOptionsSchema>;
+
+/**
+ * Wraps any {@link TokenCounter} with a per-message memo: re-measuring a conversation after one
+ * new message costs that message (plus a cheap fingerprint check per old one). Edited messages,
+ * even mutated in place, are recounted. Counts are keyed by provider, model and the inner
+ * counter's `revision`; `learn()` through the wrapper also starts the estimates over.
+ */
+export class MemoizedCounter implements TokenCounter {
+  readonly specificationVersion = 'v1' as const;
+  readonly inner: TokenCounter;
+  private readonly estimates: MessageMemo<number>;
+  private readonly measured: MessageMemo<TokenCount>;
+  private learned = 0;
+
+  constructor(inner: TokenCounter, options?: MemoizedCounterOptions) {
+    const parsed = parseOptions(memoizedCounterOptionsSchema, options ?? {}, 'options');
+    if (!inner || typeof inner.estimateMessage !== 'function' || typeof inner.measureMessage !== 'function') {
+      throw new InvalidOptionsError('inner: expected a TokenCounter (estimateMessage and measureMessage)', [
+        'inner',
+      ]);
+    }
+    this.inner = inner;
+    this.estimates = new MessageMemo<number>({ maxEntries: parsed.maxEntries ?? 50_000 });
+    this.measured = new MessageMemo<TokenCount>({ maxEntries: parsed.maxEntries ?? 50_000 });
+  }
+
+  /** The inner counter's revision plus one per `learn()` made through the wrapper. */
+  get revision(): number {
+    return (this.inner.revision ?? 0) + this.learned;
+  }
+
+  estimate(text: string, ctx: CountContext): number {
+    return this.inner.estimate(text, ctx);
+  }
+
+  estimateMessage(message: Message, ctx: CountContext): number {
+    return this.estimates.get(message, this.scope(ctx, 'estimate'), () =>
+      this.inner.estimateMessage(message, ctx),
+    );
+  }
+
+  measure(text: string, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
+    return this.inner.measure(text, ctx, options);
+  }
+
+  async measureMessage(message: Message, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
+    const wanted = options?.accuracy ?? 'estimate';
+    const slot = this.measured.lookup(message, this.scope(ctx, wanted));
+    if (slot.value !== undefined) return { ...slot.value };
+    const count = await this.inner.measureMessage(message, ctx, options);
+    // A fallback estimate is not remembered when an exact count was asked for: the next call may succeed.
+    if (count.accuracy === 'exact' || wanted === 'estimate') slot.store({ ...count });
+    return count;
+  }
+
+  estimateConversation(input: ConversationInput, ctx: CountContext): number {
+    let total = conversationOverhead(ctx.provider);
+    for (const message of input.messages ?? []) total += this.estimateMessage(message, ctx);
+    if (typeof input.system === 'string' && input.system.length > 0)
+      total += this.estimateMessage(systemMessage(input.system), ctx);
+    if (input.tools?.length)
+      total += toolDefinitionsTokens(input.tools, (text) => this.estimate(text, ctx), { model: ctx.model });
+    return total;
+  }
+
+  async measureConversation(
+    input: ConversationInput,
+    ctx: CountContext,
+    options?: MeasureOptions,
+  ): Promise<ConversationCount> {
+    let exact = true;
+    const messages: number[] = [];
+    const wanted = options?.accuracy ?? 'estimate';
+    const scope = this.scope(ctx, wanted);
+    for (const message of input.messages ?? []) {
+      const slot = this.measured.lookup(message, scope);
+      let count = slot.value;
+      if (count === undefined) {
+        count = await this.inner.measureMessage(message, ctx, options);
+        if (count.accuracy === 'exact' || wanted === 'estimate') slot.store({ ...count });
+      }
+      if (count.accuracy !== 'exact') exact = false;
+      messages.push(count.tokens);
+    }
+    let system = 0;
+    if (typeof input.system === 'string' && input.system.length > 0) {
+      const count = await this.measureMessage(systemMessage(input.system), ctx, options);
+      if (count.accuracy !== 'exact') exact = false;
+      system = count.tokens;
+    }
+    const tools = await measureTools(this, input.tools ?? [], ctx, options, (accuracy) => {
+      if (accuracy !== 'exact') exact = false;
+    });
+    const overhead = conversationOverhead(ctx.provider);
+    let tokens = system + tools + overhead;
+    for (const n of messages) tokens += n;
+    return { tokens, accuracy: exact ? 'exact' : 'estimate', messages, system, tools, overhead };
+  }
+
+  async learn(input: LearnInput): Promise<void> {
+    await this.inner.learn(input);
+    this.learned++;
+  }
+
+  /** Memo hits and misses (estimates and measures). */
+  stats(): { estimate: ReturnType<MessageMemo['stats']>; measure: ReturnType<MessageMemo['stats']> } {
+    return { estimate: this.estimates.stats(), measure: this.measured.stats() };
+  }
+
+  /** Forgets every remembered count. */
+  clear(): void {
+    this.estimates.clear();
+    this.measured.clear();
+  }
+
+  dispose(): void {
+    this.clear();
+    this.inner.dispose?.();
+  }
+
+  private scope(ctx: CountContext, mode: string): string {
+    return `${ctx?.provider}\u0000${ctx?.model}\u0000${mode}\u0000${this.revision}`;
+  }
+}

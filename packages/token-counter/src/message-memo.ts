@@ -1,0 +1,199 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+
+/** Only what changes a message's token count is fingerprinted: role, name and content. */
+interface CountedFields {
+  role: unknown;
+  name: unknown;
+  content: unknown;
+}
+
+const ARRAY = Symbol('array');
+const OBJECT = Symbol('object');
+const MAX_DEPTH = 64;
+/** Fingerprints longer than this are replaced by their SHA-256 in the content-addressed map. */
+const INLINE_KEY_CHARS = 8192;
+
+type Snapshot = unknown[];
+
+interface IdentityEntry<V> {
+  scope: string;
+  snapshot: Snapshot;
+  value: V;
+}
+
+/** Options of {@link MessageMemo}. */
+export interface MessageMemoOptions {
+  /** Most content-addressed entries kept (oldest dropped first). Default 50,000. */
+  maxEntries?: number;
+}
+
+/** The result of a memo lookup: the remembered value, or a way to remember one. */
+export interface MemoSlot<V> {
+  /** The remembered value, when there is one. */
+  readonly value: V | undefined;
+  /** Remembers `value` for this message and scope. */
+  store(value: V): void;
+}
+
+/**
+ * Remembers per-message values (token counts) so re-measuring a conversation costs only what
+ * changed. Two levels, both exact: by object identity with a snapshot of every leaf value (an
+ * edit made in place changes a leaf and misses), then by content (canonical JSON of role, name
+ * and content, SHA-256 when long), so rebuilt message objects with the same content still hit.
+ * Only role, name and content are fingerprinted: ids, timestamps and metadata do not count.
+ */
+export class MessageMemo<V = number> {
+  private byObject = new WeakMap<object, IdentityEntry<V>[]>();
+  private readonly byContent = new Map<string, V>();
+  private readonly maxEntries: number;
+  private hitCount = 0;
+  private missCount = 0;
+
+  constructor(options: MessageMemoOptions = {}) {
+    this.maxEntries = Math.max(1, Math.floor(options.maxEntries ?? 50_000));
+  }
+
+  /**
+   * Looks `message` up in `scope` (a string naming model, mode and revision). Messages that
+   * cannot be fingerprinted (cycles, class instances, very deep nesting) never hit and are not stored.
+   */
+  lookup(message: unknown, scope: string): MemoSlot<V> {
+    if (message === null || typeof message !== 'object') {
+      this.missCount++;
+      return { value: undefined, store: () => {} };
+    }
+    const fields = message as CountedFields;
+    const entries = this.byObject.get(message);
+    if (entries) {
+      for (const entry of entries) {
+        if (entry.scope === scope && matches(fields, entry.snapshot)) {
+          this.hitCount++;
+          return { value: entry.value, store: () => {} };
+        }
+      }
+    }
+    const snapshot = takeSnapshot(fields);
+    if (!snapshot) {
+      this.missCount++;
+      return { value: undefined, store: () => {} };
+    }
+    const key = contentKey(fields, scope);
+    const remember = (value: V) => {
+      const kept = (this.byObject.get(message) ?? []).filter((e) => e.scope !== scope);
+      kept.push({ scope, snapshot, value });
+      this.byObject.set(message, kept.slice(-4));
+      if (key !== undefined) this.remember(key, value);
+    };
+    const known = key === undefined ? undefined : this.byContent.get(key);
+    if (known !== undefined) {
+      this.hitCount++;
+      const kept = (entries ?? []).filter((e) => e.scope !== scope);
+      kept.push({ scope, snapshot, value: known });
+      this.byObject.set(message, kept.slice(-4));
+      return { value: known, store: remember };
+    }
+    this.missCount++;
+    return { value: undefined, store: remember };
+  }
+
+  /** The remembered value of `message` in `scope`, or `compute()` remembered for next time. */
+  get(message: unknown, scope: string, compute: () => V): V {
+    const slot = this.lookup(message, scope);
+    if (slot.value !== undefined) return slot.value;
+    const value = compute();
+    slot.store(value);
+    return value;
+  }
+
+  /** Forgets everything. */
+  clear(): void {
+    this.byContent.clear();
+    this.byObject = new WeakMap();
+    this.hitCount = 0;
+    this.missCount = 0;
+  }
+
+  /** Hits and misses since creation or the last `clear()`, and content-addressed entries held. */
+  stats(): { hits: number; misses: number; entries: number } {
+    return { hits: this.hitCount, misses: this.missCount, entries: this.byContent.size };
+  }
+
+  private remember(key: string, value: V): void {
+    this.byContent.set(key, value);
+    if (this.byContent.size > this.maxEntries) {
+      const excess = this.byContent.size - this.maxEntries;
+      let removed = 0;
+      for (const oldest of this.byContent.keys()) {
+        this.byContent.delete(oldest);
+        if (++removed >= excess) break;
+      }
+    }
+  }
+}
+
+function isPlain(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Every leaf of role/name/content in walk order, with shape markers; `undefined` when not fingerprintable. */
+function takeSnapshot(fields: CountedFields): Snapshot | undefined {
+  const out: Snapshot = [];
+  const visit = (value: unknown, depth: number): boolean => {
+    if (value === null || typeof value !== 'object') {
+      if (typeof value === 'function' || typeof value === 'symbol') return false;
+      out.push(value);
+      return true;
+    }
+    if (depth > MAX_DEPTH) return false;
+    if (Array.isArray(value)) {
+      out.push(ARRAY, value.length);
+      for (let i = 0; i < value.length; i++) if (!visit(value[i], depth + 1)) return false;
+      return true;
+    }
+    if (!isPlain(value)) return false;
+    const keys = Object.keys(value);
+    out.push(OBJECT, keys.length);
+    for (const key of keys) {
+      out.push(key);
+      if (!visit((value as Record<string, unknown>)[key], depth + 1)) return false;
+    }
+    return true;
+  };
+  return visit(fields.role, 0) && visit(fields.name, 0) && visit(fields.content, 0) ? out : undefined;
+}
+
+/** True when the message's leaves still equal the snapshot (no allocation beyond `Object.keys`). */
+function matches(fields: CountedFields, snapshot: Snapshot): boolean {
+  let i = 0;
+  const visit = (value: unknown, depth: number): boolean => {
+    if (value === null || typeof value !== 'object') return Object.is(snapshot[i++], value);
+    if (depth > MAX_DEPTH) return false;
+    if (Array.isArray(value)) {
+      if (snapshot[i++] !== ARRAY || snapshot[i++] !== value.length) return false;
+      for (let k = 0; k < value.length; k++) if (!visit(value[k], depth + 1)) return false;
+      return true;
+    }
+    if (!isPlain(value)) return false;
+    const keys = Object.keys(value);
+    if (snapshot[i++] !== OBJECT || snapshot[i++] !== keys.length) return false;
+    for (const key of keys) {
+      if (snapshot[i++] !== key) return false;
+      if (!visit((value as Record<string, unknown>)[key], depth + 1)) return false;
+    }
+    return true;
+  };
+  return visit(fields.role, 0) && visit(fields.name, 0) && visit(fields.content, 0) && i === snapshot.length;
+}
+
+function contentKey(fields: CountedFields, scope: string): string | undefined {
+  let json: string;
+  try {
+    json = JSON.stringify([fields.role ?? null, fields.name ?? null, fields.content ?? null]);
+  } catch {
+    return undefined;
+  }
+  if (json.length <= INLINE_KEY_CHARS) return `${scope}\u0000${json}`;
+  return `${scope}\u0001${json.length}:${bytesToHex(sha256(new TextEncoder().encode(json)))}`;
+}

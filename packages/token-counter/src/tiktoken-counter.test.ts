@@ -1,0 +1,218 @@
+import { CtxGuardError, InvalidInputError, InvalidOptionsError, type Message } from '@ctxguard/core';
+import { get_encoding } from 'tiktoken';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EncoderPool } from './encoder-pool.js';
+import type { ExactEngine } from './exact-engine.js';
+import { encodingForModel, TiktokenCounter } from './tiktoken-counter.js';
+
+const pool = new EncoderPool();
+const gpt4o = { provider: 'openai', model: 'gpt-4o' };
+const gpt4 = { provider: 'openai', model: 'gpt-4-0613' };
+const o200k = get_encoding('o200k_base');
+afterAll(() => o200k.free());
+
+const cookbook: Message[] = [
+  {
+    role: 'system',
+    content:
+      'You are a helpful, pattern-following assistant that translates corporate jargon into plain English.',
+  },
+  { role: 'system', name: 'example_user', content: 'New synergies will help drive top-line growth.' },
+  {
+    role: 'system',
+    name: 'example_assistant',
+    content: 'Things working well together will increase revenue.',
+  },
+  {
+    role: 'system',
+    name: 'example_user',
+    content:
+      "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage.",
+  },
+  {
+    role: 'system',
+    name: 'example_assistant',
+    content: "Let's talk later when we're less busy about how to do better.",
+  },
+  {
+    role: 'user',
+    content: "This late pivot means we don't have time to boil the ocean for the client deliverable.",
+  },
+];
+const weatherTool = {
+  type: 'function',
+  function: {
+    name: 'get_current_weather',
+    description: 'Get the current weather in a given location',
+    parameters: {
+      type: 'object',
+      properties: {
+        location: { type: 'string', description: 'The city and state, e.g. San Francisco, CA' },
+        unit: {
+          type: 'string',
+          description: 'The unit of temperature to return',
+          enum: ['celsius', 'fahrenheit'],
+        },
+      },
+      required: ['location'],
+    },
+  },
+};
+
+describe('TiktokenCounter', () => {
+  it('reproduces the API-reported prompt tokens of the OpenAI cookbook (124 gpt-4o, 129 gpt-4, tools 101/105)', async () => {
+    const counter = new TiktokenCounter({ pool });
+    expect(await counter.measureConversation({ messages: cookbook }, gpt4o)).toMatchObject({
+      tokens: 124,
+      accuracy: 'exact',
+    });
+    expect(await counter.measureConversation({ messages: cookbook }, gpt4)).toMatchObject({
+      tokens: 129,
+      accuracy: 'exact',
+    });
+    const weather: Message[] = [
+      {
+        role: 'system',
+        content: 'You are a helpful assistant that can answer to questions about the weather.',
+      },
+      { role: 'user', content: "What's the weather like in San Francisco?" },
+    ];
+    expect(
+      (await counter.measureConversation({ messages: weather, tools: [weatherTool] }, gpt4o)).tokens,
+    ).toBe(101);
+    expect(
+      (await counter.measureConversation({ messages: weather, tools: [weatherTool] }, gpt4)).tokens,
+    ).toBe(105);
+    expect(counter.estimateConversation({ messages: weather, tools: [weatherTool] }, gpt4o)).toBe(101);
+    counter.dispose();
+  });
+
+  it('measures text exactly and picks the encoding from the model', async () => {
+    const counter = new TiktokenCounter({ pool });
+    const text = 'Tokenizers split text into pieces; 日本語も数えます。';
+    expect(await counter.measure(text, gpt4o)).toEqual({
+      tokens: o200k.encode_ordinary(text).length,
+      accuracy: 'exact',
+    });
+    expect(encodingForModel('gpt-4o-mini')).toBe('o200k_base');
+    expect(encodingForModel('gpt-4.1')).toBe('o200k_base');
+    expect(encodingForModel('o3-mini')).toBe('o200k_base');
+    expect(encodingForModel('gpt-5')).toBe('o200k_base');
+    expect(encodingForModel('gpt-4')).toBe('cl100k_base');
+    expect(encodingForModel('gpt-4-turbo-2024-04-09')).toBe('cl100k_base');
+    expect(encodingForModel('gpt-3.5-turbo')).toBe('cl100k_base');
+    expect(encodingForModel('text-embedding-3-small')).toBe('cl100k_base');
+    expect(new TiktokenCounter({ encoding: 'cl100k_base', pool }).encodingFor(gpt4o)).toBe('cl100k_base');
+    counter.dispose();
+  });
+
+  it('estimates with a fallback until the encoder is loaded, then exactly', async () => {
+    const counter = new TiktokenCounter({ pool: new EncoderPool(), preload: false });
+    const text = 'estimate me before and after loading the encoder';
+    expect(counter.revision).toBe(0);
+    const before = counter.estimate(text, gpt4o);
+    expect(before).toBeGreaterThan(0);
+    await counter.ready(gpt4o);
+    expect(counter.revision).toBe(1);
+    expect(counter.estimate(text, gpt4o)).toBe(o200k.encode_ordinary(text).length);
+    counter.dispose();
+  });
+
+  it('starts loading on the first estimate when preload is on', async () => {
+    const own = new EncoderPool();
+    const counter = new TiktokenCounter({ pool: own });
+    counter.estimate('kick off loading', gpt4o);
+    await counter.ready(gpt4o);
+    expect(own.references('bpe', 'o200k_base')).toBe(1);
+    counter.dispose();
+    expect(own.references('bpe', 'o200k_base')).toBe(0);
+    await expect(counter.measure('after dispose', gpt4o)).rejects.toThrow(/disposed/);
+  });
+
+  it('uses a configured fallback counter for estimates before loading', () => {
+    const fallback = new TiktokenCounter({ pool, preload: false });
+    fallback.estimate = () => 77;
+    const counter = new TiktokenCounter({ pool: new EncoderPool(), preload: false, fallback });
+    expect(counter.estimate('anything', gpt4o)).toBe(77);
+  });
+
+  it('sends long unbroken runs from non-linear engines to the linear engine, staying exact', async () => {
+    const own = new EncoderPool();
+    const counter = new TiktokenCounter({ engine: 'gpt-tokenizer', pool: own });
+    const run = Array.from({ length: 4000 }, (_, i) =>
+      String.fromCharCode(0x4e00 + ((i * 7919) % 20000)),
+    ).join('');
+    const count = await counter.measure(run, gpt4o);
+    expect(count).toEqual({ tokens: o200k.encode_ordinary(run).length, accuracy: 'exact' });
+    expect(own.references('bpe', 'o200k_base')).toBe(1);
+    expect(counter.estimate(run, gpt4o)).toBe(count.tokens);
+    counter.dispose();
+    expect(own.references('bpe', 'o200k_base')).toBe(0);
+    expect(own.references('gpt-tokenizer', 'o200k_base')).toBe(0);
+  });
+
+  it('reports an estimate instead of stalling when exactness needs a non-linear engine', async () => {
+    let calls = 0;
+    const quadratic: ExactEngine = {
+      specificationVersion: 'v1',
+      name: 'quadratic',
+      encoding: 'o200k_base',
+      linear: false,
+      count: (text) => {
+        calls++;
+        return o200k.encode_ordinary(text).length;
+      },
+      dispose: () => {},
+    };
+    const counter = new TiktokenCounter({ engine: () => quadratic, linearFallback: false });
+    const run = 'x'.repeat(20_000);
+    const measured = await counter.measure(run, gpt4o);
+    expect(measured.accuracy).toBe('estimate');
+    expect(calls).toBe(0);
+    expect(await counter.measure('short text', gpt4o)).toEqual({ tokens: 2, accuracy: 'exact' });
+    expect(calls).toBe(1);
+    const message: Message = {
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 't', output: run }],
+    };
+    expect((await counter.measureMessage(message, gpt4o)).accuracy).toBe('estimate');
+  });
+
+  it('memoises per message: appending one message counts only that message', async () => {
+    const counter = new TiktokenCounter({ pool });
+    const messages: Message[] = Array.from({ length: 200 }, (_, i) => ({
+      role: i % 2 ? 'assistant' : 'user',
+      content: `message ${i} ${'lorem ipsum '.repeat(i % 13)}`,
+    }));
+    const first = await counter.measureConversation({ messages }, gpt4o);
+    const afterFirst = counter.memoStats();
+    expect(afterFirst.misses).toBe(200);
+    messages.push({ role: 'user', content: 'one more question' });
+    const second = await counter.measureConversation({ messages }, gpt4o);
+    const stats = counter.memoStats();
+    expect(stats.misses - afterFirst.misses).toBe(1);
+    expect(stats.hits - afterFirst.hits).toBe(200);
+    expect(second.tokens - first.tokens).toBe(
+      (await counter.measureMessage(messages[200] as Message, gpt4o)).tokens,
+    );
+    expect(second.messages.slice(0, 200)).toEqual(first.messages);
+    counter.dispose();
+  });
+
+  it('rejects bad options and bad input with errors that name the field', async () => {
+    expect(() => new TiktokenCounter({ engine: 'wasm' as 'bpe' })).toThrow(InvalidOptionsError);
+    expect(() => new TiktokenCounter({ encoding: 'p50k_base' as 'o200k_base' })).toThrow(/encoding/);
+    expect(() => new TiktokenCounter({ longRunChars: 0 })).toThrow(/longRunChars/);
+    const counter = new TiktokenCounter({ pool });
+    await expect(counter.measure(42 as unknown as string, gpt4o)).rejects.toThrow(InvalidInputError);
+    await expect(counter.measure('x', { provider: 'openai' } as typeof gpt4o)).rejects.toThrow(/ctx\.model/);
+    const bad = { role: 'user', content: [{ type: 'image' }] } as unknown as Message;
+    await expect(counter.measureMessage(bad, gpt4o)).rejects.toThrow(/message\.content/);
+    await expect(
+      counter.measureConversation({ messages: [cookbook[0] as Message, bad] }, gpt4o),
+    ).rejects.toThrow(/input\.messages\[1\]/);
+    const error = await counter.measureMessage(bad, gpt4o).catch((e: unknown) => e);
+    expect(CtxGuardError.is(error, 'invalid_input')).toBe(true);
+    counter.dispose();
+  });
+});

@@ -1,0 +1,427 @@
+import type { Message } from '@ctxguard/core';
+import { CtxGuardError, InvalidInputError, messageSchema, parseInput, parseOptions } from '@ctxguard/core';
+import { z } from 'zod';
+import { systemMessage } from './conversation.js';
+import { EncoderPool, sharedEncoderPool } from './encoder-pool.js';
+import {
+  ENGINE_KINDS,
+  type EngineKind,
+  type ExactEncoding,
+  type ExactEngine,
+  exactEncodingSchema,
+} from './exact-engine.js';
+import { conversationOverhead, messageTokens, toolDefinitionsTokens } from './message-cost.js';
+import { MessageMemo } from './message-memo.js';
+import { longestRun, roughEstimate } from './rough-estimate.js';
+import type {
+  ConversationCount,
+  ConversationInput,
+  CountContext,
+  LearnInput,
+  MeasureOptions,
+  TokenCount,
+  TokenCounter,
+} from './token-counter.js';
+
+/** Creates an exact engine for an encoding (to plug in your own {@link ExactEngine}). */
+export type EngineFactory = (encoding: ExactEncoding) => ExactEngine | Promise<ExactEngine>;
+
+/** Options of {@link TiktokenCounter}. */
+export const tiktokenCounterOptionsSchema = z.strictObject({
+  /** Count every model with this encoding; by default it follows the model name (see {@link encodingForModel}). */
+  encoding: exactEncodingSchema.optional(),
+  /** Exact engine: `bpe` (default, ours: pure JS, linear time), `tiktoken` (WASM), `gpt-tokenizer`, or a factory. */
+  engine: z
+    .union([
+      z.enum(ENGINE_KINDS),
+      z.custom<EngineFactory>((v) => typeof v === 'function', 'expected an engine name or factory'),
+    ])
+    .optional(),
+  /** Where built-in engines are loaded and shared; default the process-wide pool. */
+  pool: z.custom<EncoderPool>((v) => v instanceof EncoderPool, 'expected an EncoderPool').optional(),
+  /** Counter for estimates while the engine is not loaded yet (e.g. a HeuristicCounter); default a character estimate. */
+  fallback: z
+    .custom<TokenCounter>(
+      (v) => typeof v === 'object' && v !== null && typeof (v as TokenCounter).estimate === 'function',
+      'expected a TokenCounter',
+    )
+    .optional(),
+  /** Longest text (characters) `estimate*` counts exactly; longer text gets the fallback estimate. Default 262,144. */
+  estimateExactMaxChars: z.number().int().nonnegative().optional(),
+  /** Unbroken runs longer than this go to the linear engine when the main engine is not linear. Default 256. */
+  longRunChars: z.number().int().positive().optional(),
+  /** Count long runs with our linear engine (exact) instead of estimating them. Default true. */
+  linearFallback: z.boolean().optional(),
+  /** Start loading the encoder on the first estimate, so later estimates are exact. Default true. */
+  preload: z.boolean().optional(),
+  /** Per-message memo of exact counts; `false` turns it off. */
+  memo: z
+    .union([z.boolean(), z.strictObject({ maxEntries: z.number().int().positive().optional() })])
+    .optional(),
+});
+
+/** Options of {@link TiktokenCounter}. */
+export type TiktokenCounterOptions = z.input<typeof tiktokenCounterOptionsSchema>;
+
+const contextSchema = z.object({ provider: z.string(), model: z.string() });
+const CL100K_MODELS =
+  /^(gpt-4(?![o.]|-?o)|gpt-3\.5|gpt-35|text-embedding-(3|ada-002)|ft:gpt-(4(?![o.])|3\.5))/i;
+
+/** The encoding of an OpenAI model: `cl100k_base` for GPT-4 / GPT-3.5 / embeddings, `o200k_base` otherwise. */
+export function encodingForModel(model: string): ExactEncoding {
+  return typeof model === 'string' && CL100K_MODELS.test(model) ? 'cl100k_base' : 'o200k_base';
+}
+
+/**
+ * Exact token counts for OpenAI encodings (`o200k_base`, `cl100k_base`) with chat framing as
+ * OpenAI documents it, tool definitions, images and files. The encoder loads lazily once and is
+ * shared; `dispose()` releases it. `estimate*` is sync and exact once the encoder is loaded;
+ * `measure*` is exact. Re-measuring a conversation costs only its new or edited messages.
+ */
+export class TiktokenCounter implements TokenCounter {
+  readonly specificationVersion = 'v1' as const;
+  private readonly options: z.output<typeof tiktokenCounterOptionsSchema>;
+  private readonly engines = new Map<ExactEncoding, ExactEngine>();
+  private readonly linearEngines = new Map<ExactEncoding, ExactEngine>();
+  private readonly loading = new Map<string, Promise<ExactEngine | undefined>>();
+  private readonly memo: MessageMemo<number> | undefined;
+  private loads = 0;
+  private disposed = false;
+
+  constructor(options?: TiktokenCounterOptions) {
+    this.options = parseOptions(tiktokenCounterOptionsSchema, options ?? {}, 'options');
+    const memo = this.options.memo ?? true;
+    this.memo =
+      memo === false
+        ? undefined
+        : new MessageMemo<number>({ maxEntries: memo === true ? 50_000 : (memo.maxEntries ?? 50_000) });
+  }
+
+  /** Changes when an encoder finishes loading (estimates turn exact); memos key on it. */
+  get revision(): number {
+    return this.loads;
+  }
+
+  /** The engine kind in use (`bpe` unless configured otherwise; `custom` for a factory). */
+  get engineName(): EngineKind | 'custom' {
+    const engine = this.options.engine ?? 'bpe';
+    return typeof engine === 'string' ? engine : 'custom';
+  }
+
+  /** The encoding used for a model. */
+  encodingFor(ctx: CountContext): ExactEncoding {
+    return this.options.encoding ?? encodingForModel(typeof ctx?.model === 'string' ? ctx.model : '');
+  }
+
+  /** Loads the encoder for `ctx` (or every supported encoding); await it at startup so the first estimates are exact. */
+  async ready(ctx?: CountContext): Promise<void> {
+    const encodings: ExactEncoding[] = ctx
+      ? [this.encodingFor(ctx)]
+      : this.options.encoding
+        ? [this.options.encoding]
+        : ['o200k_base', 'cl100k_base'];
+    await Promise.all(encodings.map((encoding) => this.engineFor(encoding)));
+  }
+
+  estimate(text: string, ctx: CountContext): number {
+    try {
+      if (typeof text !== 'string') return 0;
+      return this.countSync(text, this.encodingFor(ctx)) ?? this.fallbackEstimate(text, ctx);
+    } catch {
+      return safeRough(text);
+    }
+  }
+
+  estimateMessage(message: Message, ctx: CountContext): number {
+    try {
+      const encoding = this.encodingFor(ctx);
+      const slot = this.memo?.lookup(message, this.scope(ctx, encoding));
+      if (slot?.value !== undefined) return slot.value;
+      let exact = true;
+      const tokens = messageTokens(message, {
+        provider: ctxProvider(ctx),
+        model: ctxModel(ctx),
+        countText: (text) => {
+          const n = this.countSync(text, encoding);
+          if (n !== undefined) return n;
+          exact = false;
+          return this.fallbackEstimate(text, ctx);
+        },
+      });
+      if (exact) slot?.store(tokens);
+      return tokens;
+    } catch {
+      return safeRough(safeJson(message));
+    }
+  }
+
+  async measure(text: string, ctx: CountContext, _options?: MeasureOptions): Promise<TokenCount> {
+    if (typeof text !== 'string') throw new InvalidInputError('text: expected a string', ['text']);
+    parseInput(contextSchema, ctx, 'ctx');
+    const encoding = this.encodingFor(ctx);
+    const count = await this.countExact(text, encoding);
+    return count === undefined
+      ? { tokens: this.fallbackEstimate(text, ctx), accuracy: 'estimate' }
+      : { tokens: count, accuracy: 'exact' };
+  }
+
+  async measureMessage(message: Message, ctx: CountContext, _options?: MeasureOptions): Promise<TokenCount> {
+    parseInput(contextSchema, ctx, 'ctx');
+    const encoding = this.encodingFor(ctx);
+    const slot = this.memo?.lookup(message, this.scope(ctx, encoding));
+    if (slot?.value !== undefined) return { tokens: slot.value, accuracy: 'exact' };
+    parseInput(messageSchema, message, 'message');
+    return this.measureParsed(message, ctx, encoding, slot?.store);
+  }
+
+  estimateConversation(input: ConversationInput, ctx: CountContext): number {
+    try {
+      let total = conversationOverhead(ctxProvider(ctx));
+      for (const message of input?.messages ?? []) total += this.estimateMessage(message, ctx);
+      if (typeof input?.system === 'string' && input.system.length > 0)
+        total += this.estimateMessage(systemMessage(input.system), ctx);
+      if (Array.isArray(input?.tools) && input.tools.length > 0) {
+        total += toolDefinitionsTokens(input.tools, (text) => this.estimate(text, ctx), {
+          model: ctxModel(ctx),
+        });
+      }
+      return total;
+    } catch {
+      return safeRough(safeJson(input));
+    }
+  }
+
+  async measureConversation(
+    input: ConversationInput,
+    ctx: CountContext,
+    _options?: MeasureOptions,
+  ): Promise<ConversationCount> {
+    parseInput(contextSchema, ctx, 'ctx');
+    parseInput(
+      z.object({
+        messages: z.array(z.unknown()),
+        system: z.string().optional(),
+        tools: z.array(z.unknown()).optional(),
+      }),
+      input,
+      'input',
+    );
+    const encoding = this.encodingFor(ctx);
+    await this.engineFor(encoding);
+    let exact = true;
+    const messages: number[] = [];
+    const scope = this.scope(ctx, encoding);
+    for (let i = 0; i < input.messages.length; i++) {
+      const message = input.messages[i] as Message;
+      const slot = this.memo?.lookup(message, scope);
+      if (slot?.value !== undefined) {
+        messages.push(slot.value);
+        continue;
+      }
+      parseInput(messageSchema, message, `input.messages[${i}]`);
+      const count = await this.measureParsed(message, ctx, encoding, slot?.store);
+      if (count.accuracy !== 'exact') exact = false;
+      messages.push(count.tokens);
+    }
+    let system = 0;
+    if (typeof input.system === 'string' && input.system.length > 0) {
+      const count = await this.measureParsed(systemMessage(input.system), ctx, encoding, undefined);
+      if (count.accuracy !== 'exact') exact = false;
+      system = count.tokens;
+    }
+    let tools = 0;
+    if (input.tools && input.tools.length > 0) {
+      const texts: string[] = [];
+      tools = toolDefinitionsTokens(
+        input.tools,
+        (text) => {
+          texts.push(text);
+          return 0;
+        },
+        { model: ctx.model },
+      );
+      for (const text of texts) {
+        const n = await this.countExact(text, encoding);
+        if (n === undefined) exact = false;
+        tools += n ?? this.fallbackEstimate(text, ctx);
+      }
+    }
+    const overhead = conversationOverhead(ctx.provider);
+    let tokens = system + tools + overhead;
+    for (const n of messages) tokens += n;
+    return { tokens, accuracy: exact ? 'exact' : 'estimate', messages, system, tools, overhead };
+  }
+
+  /** Exact counts need no learning. */
+  async learn(_input: LearnInput): Promise<void> {}
+
+  /** Memo hits and misses. */
+  memoStats(): { hits: number; misses: number; entries: number } {
+    return this.memo?.stats() ?? { hits: 0, misses: 0, entries: 0 };
+  }
+
+  /** Releases the encoders (freed when no other counter shares them) and forgets memoised counts. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const engine of this.engines.values()) engine.dispose();
+    for (const engine of this.linearEngines.values()) engine.dispose();
+    this.engines.clear();
+    this.linearEngines.clear();
+    this.loading.clear();
+    this.memo?.clear();
+  }
+
+  private async measureParsed(
+    message: Message,
+    ctx: CountContext,
+    encoding: ExactEncoding,
+    store: ((tokens: number) => void) | undefined,
+  ): Promise<TokenCount> {
+    const texts = new Map<string, number | undefined>();
+    const collect = (text: string) => {
+      texts.set(text, undefined);
+      return 0;
+    };
+    const options = { provider: ctx.provider, model: ctx.model };
+    messageTokens(message, { ...options, countText: collect });
+    let exact = true;
+    for (const text of texts.keys()) {
+      const n = await this.countExact(text, encoding);
+      if (n === undefined) exact = false;
+      texts.set(text, n ?? this.fallbackEstimate(text, ctx));
+    }
+    const tokens = messageTokens(message, { ...options, countText: (text) => texts.get(text) ?? 0 });
+    if (exact) store?.(tokens);
+    return { tokens, accuracy: exact ? 'exact' : 'estimate' };
+  }
+
+  /** Exact count when the encoder is loaded and the text is cheap to count now; otherwise `undefined`. */
+  private countSync(text: string, encoding: ExactEncoding): number | undefined {
+    const engine = this.engines.get(encoding);
+    if (!engine) {
+      if ((this.options.preload ?? true) && !this.disposed)
+        void this.engineFor(encoding).catch(() => undefined);
+      return undefined;
+    }
+    if (text.length > (this.options.estimateExactMaxChars ?? 262_144)) return undefined;
+    if (!engine.linear && text.length > this.longRunChars() && longestRun(text) > this.longRunChars()) {
+      const linear = this.linearEngines.get(encoding);
+      if (!linear) {
+        if (this.options.linearFallback ?? true) void this.linearFor(encoding).catch(() => undefined);
+        return undefined;
+      }
+      return linear.count(text);
+    }
+    return engine.count(text);
+  }
+
+  /** Exact count, loading what is needed; `undefined` when exactness cannot be kept in linear time. */
+  private async countExact(text: string, encoding: ExactEncoding): Promise<number | undefined> {
+    const engine = await this.engineFor(encoding);
+    if (!engine) return undefined;
+    if (!engine.linear && text.length > this.longRunChars() && longestRun(text) > this.longRunChars()) {
+      if (!(this.options.linearFallback ?? true)) return undefined;
+      const linear = await this.linearFor(encoding);
+      return linear?.count(text);
+    }
+    return engine.count(text);
+  }
+
+  private longRunChars(): number {
+    return this.options.longRunChars ?? 256;
+  }
+
+  private engineFor(encoding: ExactEncoding): Promise<ExactEngine | undefined> {
+    const loaded = this.engines.get(encoding);
+    if (loaded) return Promise.resolve(loaded);
+    if (this.disposed)
+      return Promise.reject(new CtxGuardError('counter_disposed', 'TiktokenCounter was disposed'));
+    const key = `main:${encoding}`;
+    let pending = this.loading.get(key);
+    if (!pending) {
+      const engine = this.options.engine ?? 'bpe';
+      pending = (async () => {
+        const created =
+          typeof engine === 'string' ? await this.pool().acquire(engine, encoding) : await engine(encoding);
+        if (this.disposed) {
+          created.dispose();
+          return undefined;
+        }
+        this.engines.set(encoding, created);
+        this.loads++;
+        return created;
+      })();
+      pending.catch(() => this.loading.delete(key));
+      this.loading.set(key, pending);
+    }
+    return pending;
+  }
+
+  private linearFor(encoding: ExactEncoding): Promise<ExactEngine | undefined> {
+    const loaded = this.linearEngines.get(encoding);
+    if (loaded) return Promise.resolve(loaded);
+    if (this.disposed) return Promise.resolve(undefined);
+    const key = `linear:${encoding}`;
+    let pending = this.loading.get(key);
+    if (!pending) {
+      pending = (async () => {
+        const created = await this.pool().acquire('bpe', encoding);
+        if (this.disposed) {
+          created.dispose();
+          return undefined;
+        }
+        this.linearEngines.set(encoding, created);
+        return created;
+      })();
+      pending.catch(() => this.loading.delete(key));
+      this.loading.set(key, pending);
+    }
+    return pending;
+  }
+
+  private pool(): EncoderPool {
+    return this.options.pool ?? sharedEncoderPool();
+  }
+
+  private fallbackEstimate(text: string, ctx: CountContext): number {
+    const fallback = this.options.fallback;
+    if (fallback) {
+      try {
+        const n = fallback.estimate(text, ctx);
+        if (Number.isFinite(n) && n >= 0) return n;
+      } catch {
+        // the fallback must not break an estimate
+      }
+    }
+    return roughEstimate(text);
+  }
+
+  private scope(ctx: CountContext, encoding: ExactEncoding): string {
+    return `${ctxProvider(ctx)}\u0000${ctxModel(ctx)}\u0000${encoding}`;
+  }
+}
+
+function ctxProvider(ctx: CountContext): string {
+  return typeof ctx?.provider === 'string' ? ctx.provider : '';
+}
+
+function ctxModel(ctx: CountContext): string {
+  return typeof ctx?.model === 'string' ? ctx.model : '';
+}
+
+function safeRough(text: unknown): number {
+  try {
+    return roughEstimate(typeof text === 'string' ? text : '');
+  } catch {
+    return 0;
+  }
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
+}
