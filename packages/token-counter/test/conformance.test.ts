@@ -1,5 +1,6 @@
 import { test } from 'vitest';
 import { EncoderPool } from '../src/encoder-pool.js';
+import { HeuristicCounter } from '../src/heuristic-counter.js';
 import { MemoizedCounter } from '../src/memoized-counter.js';
 import { describeTokenCounter } from '../src/testing.js';
 import { TiktokenCounter } from '../src/tiktoken-counter.js';
@@ -24,4 +25,12 @@ describeTokenCounter(test, () => new TiktokenCounter({ pool }), {
 describeTokenCounter(test, () => new MemoizedCounter(new TiktokenCounter({ pool, memo: false })), {
   name: 'MemoizedCounter(TiktokenCounter): ',
   exact: true,
+});
+describeTokenCounter(test, () => new HeuristicCounter(), { name: 'HeuristicCounter: ' });
+describeTokenCounter(test, () => new HeuristicCounter(), {
+  name: 'HeuristicCounter (anthropic): ',
+  ctx: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
+});
+describeTokenCounter(test, () => new MemoizedCounter(new HeuristicCounter()), {
+  name: 'MemoizedCounter(HeuristicCounter): ',
 });
