@@ -223,11 +223,16 @@ async function pingUrl(url: string): Promise<void> {
     enableOfflineQueue: false,
     retryStrategy: () => null,
   });
-  client.on('error', () => undefined);
+  let socketError: Error | undefined;
+  client.on('error', (error: Error) => {
+    socketError ??= error;
+  });
   try {
     await client.connect();
     const pong = await client.ping();
     if (pong !== 'PONG') throw new Error(`PING answered ${JSON.stringify(pong)}`);
+  } catch (error) {
+    throw socketError ?? error;
   } finally {
     client.disconnect();
   }

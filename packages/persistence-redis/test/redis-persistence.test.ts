@@ -124,6 +124,7 @@ describe.skipIf(!target.available)('RedisPersistence on a real redis-server', ()
     expect(await b.list()).toEqual([]);
     expect(await a.has('shared')).toBe(false);
     expect(await raw.get(a.namespace.replace(/one:$/, 'foreign'))).toBe('outside both');
+    await raw.del(a.namespace.replace(/one:$/, 'foreign'));
   });
 
   it('lists with exact prefix semantics when keys and prefixes contain glob metacharacters', async () => {
@@ -170,6 +171,7 @@ describe.skipIf(!target.available)('RedisPersistence on a real redis-server', ()
     await plain.set('k', 1);
     await globby.set('mine', 2);
     expect(await globby.list()).toEqual(['mine']);
+    await raw.del(`${prefix}nX:k`);
   });
 
   it('lists exactly what MemoryPersistence lists, for random keys and prefixes full of metacharacters', async () => {
