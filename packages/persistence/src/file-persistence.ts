@@ -10,6 +10,7 @@ import {
 import { serializeValue } from './json-value.js';
 import { hashedFileName, parseEntryFileName, plainFileName, scratchFileName } from './key-encoding.js';
 import { assertKey, assertPrefix } from './memory-persistence.js';
+import { OperationOrder } from './operation-order.js';
 import type { Persistence } from './persistence.js';
 
 /** Options of {@link FilePersistence}. */
@@ -80,8 +81,8 @@ class Limiter {
 /**
  * Node-only store keeping one JSON file per key in `dir`. Writes are atomic and durable
  * (temp file in the same folder, fsync, rename, folder fsync, rolled back on failure);
- * key names are reversible and collision-free (see `key-encoding.ts`); writes to one key
- * are applied in call order. Importing it is safe anywhere; using it without a Node file
+ * key names are reversible and collision-free (see `key-encoding.ts`); operations on one
+ * key take effect in call order, so a `get` sees every `set` called before it. Importing it is safe anywhere; using it without a Node file
  * system rejects with `storage_unavailable`.
  */
 export class FilePersistence implements Persistence {
@@ -92,7 +93,7 @@ export class FilePersistence implements Persistence {
   readonly ready: Promise<void>;
 
   readonly #limiter: Limiter;
-  readonly #tails = new Map<string, Promise<void>>();
+  readonly #order = new OperationOrder();
   readonly #hashedKeys = new Map<string, string>();
   #runtime: NodeRuntime | undefined;
   #dir = '';
@@ -108,18 +109,22 @@ export class FilePersistence implements Persistence {
 
   async get<T = unknown>(key: string): Promise<T | null> {
     assertKey(key);
-    const runtime = await this.#opened();
-    const file = this.#fileFor(runtime, key);
-    const text = await this.#limiter.run(async () => {
-      try {
-        return await runtime.fs.readFile(file, 'utf8');
-      } catch (error) {
-        const code = errnoOf(error);
-        if (code === 'ENOENT') return null;
-        if (code === 'EISDIR') throw new CorruptEntryError(key, file, error, 'it is a folder, not a file');
-        throw this.#failure('read', key, file, error);
-      }
+    const read = this.#order.read(key, async () => {
+      const runtime = await this.#opened();
+      const file = this.#fileFor(runtime, key);
+      const text = await this.#limiter.run(async () => {
+        try {
+          return await runtime.fs.readFile(file, 'utf8');
+        } catch (error) {
+          const code = errnoOf(error);
+          if (code === 'ENOENT') return null;
+          if (code === 'EISDIR') throw new CorruptEntryError(key, file, error, 'it is a folder, not a file');
+          throw this.#failure('read', key, file, error);
+        }
+      });
+      return { file, text };
     });
+    const { file, text } = await read;
     if (text === null) return null;
     return this.#unwrap(key, file, text) as T;
   }
@@ -127,17 +132,19 @@ export class FilePersistence implements Persistence {
   async set<T = unknown>(key: string, value: T): Promise<void> {
     assertKey(key);
     const body = `{"ctxguard":"persistence","version":1,"key":${JSON.stringify(key)},"value":${serializeValue(key, value)}}`;
-    const runtime = await this.#opened();
-    const file = this.#fileFor(runtime, key);
-    await this.#serially(key, () => this.#limiter.run(() => this.#writeAtomically(runtime, key, file, body)));
+    await this.#order.write(key, async () => {
+      const runtime = await this.#opened();
+      const file = this.#fileFor(runtime, key);
+      await this.#limiter.run(() => this.#writeAtomically(runtime, key, file, body));
+    });
   }
 
   async delete(key: string): Promise<void> {
     assertKey(key);
-    const runtime = await this.#opened();
-    const file = this.#fileFor(runtime, key);
-    await this.#serially(key, () =>
-      this.#limiter.run(async () => {
+    await this.#order.write(key, async () => {
+      const runtime = await this.#opened();
+      const file = this.#fileFor(runtime, key);
+      await this.#limiter.run(async () => {
         try {
           await runtime.fs.unlink(file);
         } catch (error) {
@@ -155,49 +162,53 @@ export class FilePersistence implements Persistence {
             'the file is gone but the folder could not be fsynced',
           );
         }
-      }),
-    );
+      });
+    });
   }
 
   async list(prefix?: string): Promise<string[]> {
     assertPrefix(prefix);
-    const runtime = await this.#opened();
-    const names = await this.#limiter.run(async () => {
-      try {
-        return await runtime.fs.readdir(this.#dir);
-      } catch (error) {
-        throw this.#failure('list', undefined, this.#dir, error);
+    const found = await this.#order.list(async () => {
+      const runtime = await this.#opened();
+      const names = await this.#limiter.run(async () => {
+        try {
+          return await runtime.fs.readdir(this.#dir);
+        } catch (error) {
+          throw this.#failure('list', undefined, this.#dir, error);
+        }
+      });
+      const keys = new Set<string>();
+      const hashed: string[] = [];
+      for (const name of names) {
+        const entry = parseEntryFileName(name);
+        if (entry?.kind === 'plain') keys.add(entry.key);
+        else if (entry?.kind === 'hashed') hashed.push(name);
       }
+      await Promise.all(
+        hashed.map(async (name) => {
+          const key = await this.#keyOfHashedFile(runtime, name);
+          if (key !== undefined) keys.add(key);
+        }),
+      );
+      return [...keys];
     });
-    const keys = new Set<string>();
-    const hashed: string[] = [];
-    for (const name of names) {
-      const entry = parseEntryFileName(name);
-      if (entry?.kind === 'plain') keys.add(entry.key);
-      else if (entry?.kind === 'hashed') hashed.push(name);
-    }
-    await Promise.all(
-      hashed.map(async (name) => {
-        const key = await this.#keyOfHashedFile(runtime, name);
-        if (key !== undefined) keys.add(key);
-      }),
-    );
-    const found = [...keys];
     return (prefix ? found.filter((key) => key.startsWith(prefix)) : found).sort();
   }
 
   async has(key: string): Promise<boolean> {
     assertKey(key);
-    const runtime = await this.#opened();
-    const file = this.#fileFor(runtime, key);
-    return this.#limiter.run(async () => {
-      try {
-        await runtime.fs.stat(file);
-        return true;
-      } catch (error) {
-        if (errnoOf(error) === 'ENOENT') return false;
-        throw this.#failure('stat', key, file, error);
-      }
+    return this.#order.read(key, async () => {
+      const runtime = await this.#opened();
+      const file = this.#fileFor(runtime, key);
+      return this.#limiter.run(async () => {
+        try {
+          await runtime.fs.stat(file);
+          return true;
+        } catch (error) {
+          if (errnoOf(error) === 'ENOENT') return false;
+          throw this.#failure('stat', key, file, error);
+        }
+      });
     });
   }
 
@@ -243,21 +254,6 @@ export class FilePersistence implements Persistence {
 
   #fileFor(runtime: NodeRuntime, key: string): string {
     return runtime.joinPath(this.#dir, plainFileName(key) ?? hashedFileName(runtime.sha256Hex(key)));
-  }
-
-  /** Runs writes to one key one after another, in call order. */
-  #serially(key: string, task: () => Promise<void>): Promise<void> {
-    const previous = this.#tails.get(key) ?? Promise.resolve();
-    const run = previous.then(task);
-    const tail = run.then(
-      () => {},
-      () => {},
-    );
-    this.#tails.set(key, tail);
-    void tail.then(() => {
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
-    });
-    return run;
   }
 
   async #writeAtomically(runtime: NodeRuntime, key: string, file: string, body: string): Promise<void> {

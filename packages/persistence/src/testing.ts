@@ -395,6 +395,26 @@ export function describePersistence(
     });
   });
 
+  test(`${prefix}applies operations on one key in call order, so reads see earlier unawaited writes`, async ({
+    expect,
+  }) => {
+    await withStore(async (store) => {
+      const writes = [store.set('order', 'a'), store.set('order', 'b')];
+      const afterB = store.get('order');
+      const listedAfterB = store.list('ord');
+      writes.push(store.delete('order'));
+      const afterDelete = store.has('order');
+      writes.push(store.set('order', 'c'));
+      const afterC = store.get('order');
+      await Promise.all(writes);
+      expect(await afterB).toBe('b');
+      expect(await listedAfterB).toEqual(['order']);
+      expect(await afterDelete).toBe(false);
+      expect(await afterC).toBe('c');
+      expect(await store.get('order')).toBe('c');
+    });
+  });
+
   test(`${prefix}makes delete and has idempotent`, async ({ expect }) => {
     await withStore(async (store) => {
       await store.set('gone', 'soon');

@@ -1,0 +1,80 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FilePersistence, MemoryPersistence } from '@ctxguard/persistence';
+import type { BenchHarness } from '../../../bench/harness.ts';
+
+function record(size: number): { id: string; role: string; text: string; tokens: number[] } {
+  const text = 'The quick brown fox jumps over the lazy dog. '.repeat(Math.ceil(size / 45)).slice(0, size);
+  return { id: 'msg_01', role: 'assistant', text, tokens: [1, 2, 3] };
+}
+
+/** ops/s of get/set/has/list for the memory and file stores; atomic set against a plain writeFile. */
+export async function run(h: BenchHarness): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'ctxguard-bench-persistence-'));
+  try {
+    const memory = new MemoryPersistence();
+    const file = new FilePersistence({ dir: join(root, 'store') });
+    await file.ready;
+    const small = record(1_000);
+    const large = record(100_000);
+    await memory.set('session:1', small);
+    await file.set('session:1', small);
+
+    await h.compare(
+      'get 1 KB value',
+      ['MemoryPersistence.get', () => memory.get('session:1')],
+      [['FilePersistence.get', () => file.get('session:1')]],
+    );
+    await h.compare(
+      'has',
+      ['MemoryPersistence.has', () => memory.has('session:1')],
+      [['FilePersistence.has', () => file.has('session:1')]],
+    );
+
+    const plainPath = join(root, 'plain.json');
+    for (const [label, value] of [
+      ['1 KB', small],
+      ['100 KB', large],
+    ] as const) {
+      const body = JSON.stringify({ ctxguard: 'persistence', version: 1, key: 'session:2', value });
+      let n = 0;
+      await h.compare(
+        `set ${label} value: atomic FilePersistence vs plain writeFile`,
+        ['fs.writeFile (in place, no fsync)', () => writeFile(plainPath, body)],
+        [
+          ['FilePersistence.set (temp + fsync + rename + folder fsync)', () => file.set('session:2', value)],
+          [
+            'FilePersistence.set on 8 keys in parallel (1 op = 8 sets)',
+            async () => {
+              await Promise.all(
+                Array.from({ length: 8 }, (_, index) => file.set(`parallel:${index}`, value)),
+              );
+            },
+          ],
+          ['MemoryPersistence.set', () => memory.set(`session:${n++ % 100}`, value)],
+        ],
+        { time: h.quick ? 200 : 1_000 },
+      );
+    }
+
+    const listed = h.quick ? 200 : 1_000;
+    for (let index = 0; index < listed; index++) {
+      const key = `${index % 2 === 0 ? 'cache' : 'history'}:${index}`;
+      await memory.set(key, index);
+      await file.set(key, index);
+    }
+    await file.set(`history:${'long/'.repeat(60)}`, 'hashed name');
+    await memory.set(`history:${'long/'.repeat(60)}`, 'hashed name');
+    await h.compare(
+      `list(prefix) over ${listed} keys`,
+      ['MemoryPersistence.list', () => memory.list('cache:')],
+      [
+        ['FilePersistence.list', () => file.list('cache:')],
+        ['FilePersistence.list() (all keys)', () => file.list()],
+      ],
+    );
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
