@@ -131,7 +131,8 @@ describe('HookBus', () => {
       ['listener_failed', 'HookBus', 'A onCompaction listener threw: boom', { hook: 'onCompaction' }],
       ['listener_failed', 'HookBus', 'A onCompaction listener threw: async boom', { hook: 'onCompaction' }],
     ]);
-    expect((warnings[0]?.cause as Error).message).toBe('boom');
+    expect(warnings[0]?.cause).toBeInstanceOf(Error);
+    expect((warnings[0]?.cause as Error | undefined)?.message).toBe('boom');
   });
 
   it('reports listener errors to onListenerError when given, instead of onWarning', async () => {

@@ -75,8 +75,8 @@ describe('parseMessages', () => {
         content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', input: { a: [1] } }],
       },
     ];
-    const [parsed] = parseMessages(input);
-    const part = (parsed?.content as unknown as { input: { a: number[] } }[])[0];
+    const parsed = parseMessages(input)[0] as Message;
+    const part = (parsed.content as unknown as { input: { a: number[] } }[])[0];
     part?.input.a.push(2);
     expect(input).toEqual([
       {
@@ -163,10 +163,10 @@ describe('parseMessages', () => {
 
   it('keeps a __proto__ key of a JSON input as data', () => {
     const input = JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}') as Record<string, unknown>;
-    const [parsed] = parseMessages([
+    const parsed = parseMessages([
       { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 't', input }] },
-    ]);
-    const copy = (parsed?.content as unknown as { input: object }[])[0]?.input as object;
+    ])[0] as Message;
+    const copy = (parsed.content as unknown as { input: object }[])[0]?.input as object;
     expect(Object.keys(copy)).toEqual(['__proto__', 'ok']);
     expect(JSON.stringify(copy)).toBe('{"__proto__":{"polluted":true},"ok":1}');
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);

@@ -12,6 +12,7 @@ import {
   providerOptionsSchema,
   type ReasoningPart,
   type SystemMessage,
+  type TextPart,
   type ToolCallPart,
   type ToolMessage,
   type ToolResultContentPart,
@@ -159,13 +160,10 @@ function mergeOptions(
   return out;
 }
 
-function rejectOpenAIFileId(part: FilePart, path: (string | number)[]): void {
-  if (providerOption(part.providerOptions, 'openai', 'fileId') !== undefined) {
-    conversionError(
-      path,
-      'an OpenAI file reference (providerOptions.openai.fileId) has no AI SDK equivalent',
-    );
-  }
+function isOpenAIFileReference(part: FilePart, path: (string | number)[], losses: LossReporter): boolean {
+  if (providerOption(part.providerOptions, 'openai', 'fileId') === undefined) return false;
+  losses.report(path, 'file-reference', 'an OpenAI file id has no AI SDK v5 equivalent; dropped');
+  return true;
 }
 
 function imageToAISDK(part: ImagePart): AISDKImagePart {
@@ -175,8 +173,12 @@ function imageToAISDK(part: ImagePart): AISDKImagePart {
   return out;
 }
 
-function fileToAISDK(part: FilePart, path: (string | number)[]): AISDKFilePart {
-  rejectOpenAIFileId(part, path);
+function fileToAISDK(
+  part: FilePart,
+  path: (string | number)[],
+  losses: LossReporter,
+): AISDKFilePart | undefined {
+  if (isOpenAIFileReference(part, path, losses)) return undefined;
   const out: AISDKFilePart = { type: 'file', data: part.data, mediaType: part.mediaType };
   assignDefined(out, 'filename', part.filename);
   setOptions(out, part.providerOptions);
@@ -191,12 +193,22 @@ function reasoningToAISDK(part: ReasoningPart): AISDKReasoningPart {
   return out;
 }
 
+type AISDKMedia = { type: 'media'; data: string; mediaType: string };
+
 function mediaOf(
   data: string,
   mediaType: string | undefined,
   path: (string | number)[],
-): { type: 'media'; data: string; mediaType: string } {
-  if (isHttpUrl(data)) conversionError(path, 'AI SDK tool output media must be base64, not a URL');
+  losses: LossReporter,
+): AISDKMedia | undefined {
+  if (isHttpUrl(data)) {
+    losses.report(
+      path,
+      'tool-result-media',
+      'AI SDK v5 tool outputs take media as base64, not URLs; dropped',
+    );
+    return undefined;
+  }
   const parsed = parseDataUrl(data);
   const base64 = parsed?.data ?? data;
   const type = parsed?.mediaType ?? mediaType ?? sniffImageMediaType(base64);
@@ -218,16 +230,18 @@ function toolOutputToAISDK(
         'AI SDK content outputs have no error flag; dropped',
       );
     }
-    return {
-      type: 'content',
-      value: part.content.map((inner, k) => {
-        const innerPath = [...path, 'content', k];
-        if (inner.type === 'text') return { type: 'text', text: inner.text };
-        if (inner.type === 'image') return mediaOf(inner.image, inner.mediaType, [...innerPath, 'image']);
-        rejectOpenAIFileId(inner, innerPath);
-        return mediaOf(inner.data, inner.mediaType, [...innerPath, 'data']);
-      }),
-    };
+    const value: ({ type: 'text'; text: string } | AISDKMedia)[] = [];
+    part.content.forEach((inner, k) => {
+      const innerPath = [...path, 'content', k];
+      let converted: { type: 'text'; text: string } | AISDKMedia | undefined;
+      if (inner.type === 'text') converted = { type: 'text', text: inner.text };
+      else if (inner.type === 'image') converted = mediaOf(inner.image, inner.mediaType, innerPath, losses);
+      else if (!isOpenAIFileReference(inner, innerPath, losses)) {
+        converted = mediaOf(inner.data, inner.mediaType, innerPath, losses);
+      }
+      if (converted) value.push(converted);
+    });
+    return { type: 'content', value };
   }
   const isText = typeof part.output === 'string';
   if (part.isError === true) {
@@ -257,73 +271,71 @@ function systemToAISDK(message: SystemMessage): AISDKSystemMessage[] {
   });
 }
 
-function userToAISDK(message: UserMessage, index: number): AISDKUserMessage {
-  const out: AISDKUserMessage = {
-    role: 'user',
-    content:
-      typeof message.content === 'string'
-        ? message.content
-        : message.content.map((part, j) => {
-            if (part.type === 'text') {
-              const text: AISDKTextPart = { type: 'text', text: part.text };
-              setOptions(text, part.providerOptions);
-              return text;
-            }
-            if (part.type === 'image') return imageToAISDK(part);
-            return fileToAISDK(part, [index, 'content', j]);
-          }),
-  };
+function textToAISDK(part: TextPart): AISDKTextPart {
+  const out: AISDKTextPart = { type: 'text', text: part.text };
+  setOptions(out, part.providerOptions);
+  return out;
+}
+
+function userToAISDK(message: UserMessage, index: number, losses: LossReporter): AISDKUserMessage {
+  let content: AISDKUserMessage['content'];
+  if (typeof message.content === 'string') content = message.content;
+  else {
+    const parts: Exclude<AISDKUserMessage['content'], string> = [];
+    message.content.forEach((part, j) => {
+      const converted =
+        part.type === 'text'
+          ? textToAISDK(part)
+          : part.type === 'image'
+            ? imageToAISDK(part)
+            : fileToAISDK(part, [index, 'content', j], losses);
+      if (converted) parts.push(converted);
+    });
+    content = parts;
+  }
+  const out: AISDKUserMessage = { role: 'user', content };
   setOptions(out, message.providerOptions);
   return out;
 }
 
-function assistantToAISDK(message: AssistantMessage, index: number): AISDKAssistantMessage {
-  const out: AISDKAssistantMessage = {
-    role: 'assistant',
-    content:
-      typeof message.content === 'string'
-        ? message.content
-        : message.content.map((part, j) => {
-            switch (part.type) {
-              case 'text': {
-                const text: AISDKTextPart = { type: 'text', text: part.text };
-                setOptions(text, part.providerOptions);
-                return text;
-              }
-              case 'reasoning':
-                return reasoningToAISDK(part);
-              case 'tool-call': {
-                const call: AISDKToolCallPart = {
-                  type: 'tool-call',
-                  toolCallId: part.toolCallId,
-                  toolName: part.toolName,
-                  input: part.input,
-                };
-                setOptions(call, part.providerOptions);
-                return call;
-              }
-              case 'file':
-                return fileToAISDK(part, [index, 'content', j]);
-              default: {
-                // AI SDK assistant content has no image part: an image travels as a file.
-                const file: AISDKFilePart = {
-                  type: 'file',
-                  data: part.image,
-                  mediaType:
-                    part.mediaType ??
-                    parseDataUrl(part.image)?.mediaType ??
-                    sniffImageMediaType(part.image) ??
-                    'image/*',
-                };
-                setOptions(
-                  file,
-                  withProviderOption(part.providerOptions, 'openai', 'imageDetail', part.detail),
-                );
-                return file;
-              }
-            }
-          }),
-  };
+/** AI SDK assistant content has no image part: an image travels as a file. */
+function assistantImageToAISDK(part: ImagePart): AISDKFilePart {
+  const mediaType =
+    part.mediaType ?? parseDataUrl(part.image)?.mediaType ?? sniffImageMediaType(part.image) ?? 'image/*';
+  const out: AISDKFilePart = { type: 'file', data: part.image, mediaType };
+  setOptions(out, withProviderOption(part.providerOptions, 'openai', 'imageDetail', part.detail));
+  return out;
+}
+
+function assistantToAISDK(
+  message: AssistantMessage,
+  index: number,
+  losses: LossReporter,
+): AISDKAssistantMessage {
+  let content: AISDKAssistantMessage['content'];
+  if (typeof message.content === 'string') content = message.content;
+  else {
+    const parts: Exclude<AISDKAssistantMessage['content'], string> = [];
+    message.content.forEach((part, j) => {
+      let converted: Exclude<AISDKAssistantMessage['content'], string>[number] | undefined;
+      if (part.type === 'text') converted = textToAISDK(part);
+      else if (part.type === 'reasoning') converted = reasoningToAISDK(part);
+      else if (part.type === 'tool-call') {
+        const call: AISDKToolCallPart = {
+          type: 'tool-call',
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          input: part.input,
+        };
+        setOptions(call, part.providerOptions);
+        converted = call;
+      } else if (part.type === 'file') converted = fileToAISDK(part, [index, 'content', j], losses);
+      else converted = assistantImageToAISDK(part);
+      if (converted) parts.push(converted);
+    });
+    content = parts;
+  }
+  const out: AISDKAssistantMessage = { role: 'assistant', content };
   setOptions(out, message.providerOptions);
   return out;
 }
@@ -381,11 +393,11 @@ export function toAISDK(
         out.push(...systemToAISDK(message));
         break;
       case 'user':
-        out.push(userToAISDK(message, index));
+        out.push(userToAISDK(message, index, losses));
         break;
       case 'assistant':
         toolNames.remember(message.content);
-        out.push(assistantToAISDK(message, index));
+        out.push(assistantToAISDK(message, index, losses));
         break;
       case 'tool':
         out.push(toolToAISDK(message, index, toolNames, losses));

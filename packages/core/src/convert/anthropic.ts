@@ -115,11 +115,20 @@ export type AnthropicContentBlock =
   | AnthropicThinkingBlock
   | AnthropicRedactedThinkingBlock;
 
-/** One message of the Anthropic Messages API. */
-export interface AnthropicMessageParam {
+/** A user or assistant message of the Anthropic Messages API. */
+export interface AnthropicTurnMessageParam {
   role: 'user' | 'assistant';
   content: string | AnthropicContentBlock[];
 }
+
+/** A system message inside `messages` (written only with `systemMessages: 'inline'`). */
+export interface AnthropicSystemMessageParam {
+  role: 'system';
+  content: string | AnthropicTextBlock[];
+}
+
+/** One message of the Anthropic Messages API. */
+export type AnthropicMessageParam = AnthropicTurnMessageParam | AnthropicSystemMessageParam;
 
 /** The `system` and `messages` fields of a Messages API request. */
 export interface AnthropicPrompt {
@@ -128,7 +137,14 @@ export interface AnthropicPrompt {
 }
 
 /** Options of {@link toAnthropic}. */
-export const toAnthropicOptionsSchema = baseToOptionsSchema;
+export const toAnthropicOptionsSchema = baseToOptionsSchema.extend({
+  /**
+   * Where system messages that come after the conversation started go. `hoist` (default): onto
+   * the top-level `system`, reported to `onLoss` as `system-position`. `inline`: kept in place
+   * as `role: 'system'` messages, which newer API versions accept.
+   */
+  systemMessages: z.enum(['hoist', 'inline']).default('hoist'),
+});
 
 /** Options of {@link toAnthropic}. */
 export type ToAnthropicOptions = z.input<typeof toAnthropicOptionsSchema>;
@@ -172,7 +188,8 @@ function imageSource(
   image: string,
   mediaType: string | undefined,
   path: (string | number)[],
-): AnthropicImageBlock['source'] {
+  losses: LossReporter,
+): AnthropicImageBlock['source'] | undefined {
   if (isHttpUrl(image)) return { type: 'url', url: image };
   const parsed = parseDataUrl(image);
   const data = parsed?.data ?? image;
@@ -180,32 +197,42 @@ function imageSource(
   const type = parsed?.mediaType ?? mediaType ?? sniffImageMediaType(data);
   if (type === undefined)
     conversionError(path, 'base64 image needs a mediaType (it could not be guessed from the data)');
-  if (!IMAGE_TYPES.includes(type))
-    conversionError(path, `Anthropic takes ${IMAGE_TYPES.join(', ')} images, not ${type}`);
+  if (!IMAGE_TYPES.includes(type)) {
+    losses.report(
+      path.slice(0, -1),
+      'unsupported-media',
+      `Anthropic takes ${IMAGE_TYPES.join(', ')} images, not ${type}; dropped`,
+    );
+    return undefined;
+  }
   return { type: 'base64', media_type: type as AnthropicImageMediaType, data };
 }
 
-function imageBlock(part: ImagePart, path: (string | number)[]): AnthropicImageBlock {
-  const block: AnthropicImageBlock = {
-    type: 'image',
-    source: imageSource(part.image, part.mediaType, [...path, 'image']),
-  };
+function imageBlock(
+  part: ImagePart,
+  path: (string | number)[],
+  losses: LossReporter,
+): AnthropicImageBlock | undefined {
+  const source = imageSource(part.image, part.mediaType, [...path, 'image'], losses);
+  if (!source) return undefined;
+  const block: AnthropicImageBlock = { type: 'image', source };
   setCache(block, part.providerOptions, path);
   return block;
 }
 
-function fileBlock(part: FilePart, path: (string | number)[]): AnthropicImageBlock | AnthropicDocumentBlock {
+function fileBlock(
+  part: FilePart,
+  path: (string | number)[],
+  losses: LossReporter,
+): AnthropicImageBlock | AnthropicDocumentBlock | undefined {
   if (providerOption(part.providerOptions, 'openai', 'fileId') !== undefined) {
-    conversionError(
-      path,
-      'an OpenAI file reference (providerOptions.openai.fileId) cannot be sent to Anthropic',
-    );
+    losses.report(path, 'file-reference', 'an OpenAI file id means nothing to Anthropic; dropped');
+    return undefined;
   }
   if (part.mediaType.startsWith('image/')) {
-    const image: AnthropicImageBlock = {
-      type: 'image',
-      source: imageSource(part.data, part.mediaType, [...path, 'data']),
-    };
+    const source = imageSource(part.data, part.mediaType, [...path, 'data'], losses);
+    if (!source) return undefined;
+    const image: AnthropicImageBlock = { type: 'image', source };
     setCache(image, part.providerOptions, path);
     return image;
   }
@@ -223,10 +250,12 @@ function fileBlock(part: FilePart, path: (string | number)[]): AnthropicImageBlo
     }
     source = { type: 'text', media_type: 'text/plain', data: text };
   } else {
-    conversionError(
-      [...path, 'mediaType'],
-      `Anthropic documents are PDF or plain text, not ${part.mediaType}`,
+    losses.report(
+      path,
+      'unsupported-media',
+      `Anthropic takes PDF and plain-text documents, not ${part.mediaType}; dropped`,
     );
+    return undefined;
   }
   const block: AnthropicDocumentBlock = { type: 'document', source };
   assignDefined(block, 'title', part.filename);
@@ -241,15 +270,16 @@ function fileBlock(part: FilePart, path: (string | number)[]): AnthropicImageBlo
   return block;
 }
 
-function toolResultBlock(part: ToolResultPart, path: (string | number)[]): AnthropicToolResultBlock {
+function toolResultBlock(
+  part: ToolResultPart,
+  path: (string | number)[],
+  losses: LossReporter,
+): AnthropicToolResultBlock {
   const block: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: part.toolCallId };
   if (part.content) {
-    block.content = part.content.map((inner, k) => {
-      const innerPath = [...path, 'content', k];
-      if (inner.type === 'text') return textBlock(inner, innerPath);
-      if (inner.type === 'image') return imageBlock(inner, innerPath);
-      return fileBlock(inner, innerPath);
-    });
+    block.content = defined(
+      part.content.map((inner, k) => userBlock(inner, [...path, 'content', k], losses)),
+    );
   } else {
     block.content = outputAsText(part.output);
   }
@@ -345,7 +375,7 @@ export function toAnthropic(
   const losses = new LossReporter(opts.onLoss);
   const core = parseCoreMessages(messages);
   const system: AnthropicTextBlock[] = [];
-  const systemMessages = core.filter((m): m is SystemMessage => m.role === 'system');
+  const systemMessages: SystemMessage[] = [];
   const out: AnthropicMessageParam[] = [];
   /** The user message holding tool results that later tool results / user content join. */
   let openToolTurn: AnthropicContentBlock[] | undefined;
@@ -353,10 +383,19 @@ export function toAnthropic(
   core.forEach((message, index) => {
     switch (message.role) {
       case 'system':
+        if (seenNonSystem && opts.systemMessages === 'inline') {
+          openToolTurn = undefined;
+          const blocks = systemBlocks(message, index);
+          const plain =
+            typeof message.content === 'string' && blocks.length === 1 && !blocks[0]?.cache_control;
+          out.push({ role: 'system', content: plain ? (message.content as string) : blocks });
+          return;
+        }
         if (seenNonSystem) {
           losses.report([index], 'system-position', 'Anthropic has one top-level system prompt; moved there');
         }
         system.push(...systemBlocks(message, index));
+        systemMessages.push(message);
         return;
       case 'user': {
         seenNonSystem = true;
@@ -366,7 +405,7 @@ export function toAnthropic(
           const blocks =
             typeof message.content === 'string'
               ? [{ type: 'text' as const, text: message.content }]
-              : message.content.map((part, j) => userBlock(part, [index, 'content', j]));
+              : defined(message.content.map((part, j) => userBlock(part, [index, 'content', j], losses)));
           applyMessageCache(blocks, message.providerOptions, [index]);
           openToolTurn.push(...blocks);
           openToolTurn = undefined;
@@ -382,7 +421,7 @@ export function toAnthropic(
         const blocks =
           typeof message.content === 'string'
             ? [{ type: 'text' as const, text: message.content }]
-            : message.content.map((part, j) => userBlock(part, [index, 'content', j]));
+            : defined(message.content.map((part, j) => userBlock(part, [index, 'content', j], losses)));
         applyMessageCache(blocks, message.providerOptions, [index]);
         out.push({ role: 'user', content: blocks });
         return;
@@ -409,7 +448,7 @@ export function toAnthropic(
         if (message.name !== undefined)
           losses.report([index, 'name'], 'name', 'Anthropic messages have no name; dropped');
         const blocks: AnthropicContentBlock[] = message.content.map((part, j) =>
-          toolResultBlock(part, [index, 'content', j]),
+          toolResultBlock(part, [index, 'content', j], losses),
         );
         applyMessageCache(blocks, message.providerOptions, [index]);
         if (openToolTurn) openToolTurn.push(...blocks);
@@ -432,12 +471,17 @@ export function toAnthropic(
 }
 
 function userBlock(
-  part: UserMessage['content'][number] & object,
+  part: ToolResultContentPart,
   path: (string | number)[],
-): AnthropicContentBlock {
+  losses: LossReporter,
+): AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | undefined {
   if (part.type === 'text') return textBlock(part, path);
-  if (part.type === 'image') return imageBlock(part, path);
-  return fileBlock(part, path);
+  if (part.type === 'image') return imageBlock(part, path, losses);
+  return fileBlock(part, path, losses);
+}
+
+function defined<T>(items: (T | undefined)[]): T[] {
+  return items.filter((item): item is T => item !== undefined);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -502,6 +546,7 @@ export const anthropicPromptSchema = z.object({
         role: z.literal('assistant'),
         content: z.union([z.string(), z.array(assistantBlockInput)]),
       }),
+      z.object({ role: z.literal('system'), content: z.union([z.string(), z.array(textInput)]) }),
     ]),
   ),
 });
@@ -662,7 +707,13 @@ export function fromAnthropic(prompt: unknown): Message[] {
   const toolNames = new ToolNames();
   for (const message of input.messages) {
     if (message.role === 'assistant') out.push(assistantFromAnthropic(message.content, toolNames));
-    else if (typeof message.content === 'string') out.push({ role: 'user', content: message.content });
+    else if (message.role === 'system') {
+      out.push({
+        role: 'system',
+        content:
+          typeof message.content === 'string' ? message.content : message.content.map(textFromAnthropic),
+      });
+    } else if (typeof message.content === 'string') out.push({ role: 'user', content: message.content });
     else out.push(...userFromAnthropic(message.content, toolNames));
   }
   return out;

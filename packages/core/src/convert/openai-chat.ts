@@ -152,7 +152,8 @@ function imagePartToOpenAI(part: ImagePart, path: (string | number)[]): OpenAICh
 function filePartToOpenAI(
   part: FilePart,
   path: (string | number)[],
-): OpenAIChatImagePart | OpenAIChatAudioPart | OpenAIChatFilePart {
+  losses: LossReporter,
+): OpenAIChatImagePart | OpenAIChatAudioPart | OpenAIChatFilePart | undefined {
   const fileId = providerOption(part.providerOptions, 'openai', 'fileId');
   if (typeof fileId === 'string') {
     const file: OpenAIChatFilePart['file'] = { file_id: fileId };
@@ -164,15 +165,27 @@ function filePartToOpenAI(
   }
   const audioFormat = AUDIO_FORMATS[part.mediaType];
   if (audioFormat) {
-    if (isHttpUrl(part.data))
-      conversionError([...path, 'data'], 'OpenAI chat takes audio as base64 only, not a URL');
+    if (isHttpUrl(part.data)) {
+      losses.report(
+        path,
+        'unsupported-media',
+        'OpenAI chat takes audio inline (base64), not as a URL; dropped',
+      );
+      return undefined;
+    }
     return {
       type: 'input_audio',
       input_audio: { data: parseDataUrl(part.data)?.data ?? part.data, format: audioFormat },
     };
   }
-  if (isHttpUrl(part.data))
-    conversionError([...path, 'data'], 'OpenAI chat takes files inline (base64), not as a URL');
+  if (isHttpUrl(part.data)) {
+    losses.report(
+      path,
+      'unsupported-media',
+      'OpenAI chat takes files inline (base64), not as a URL; dropped',
+    );
+    return undefined;
+  }
   const file: OpenAIChatFilePart['file'] = {
     file_data: part.data.startsWith('data:') ? part.data : toDataUrl(part.mediaType, part.data),
   };
@@ -226,19 +239,23 @@ function systemToOpenAI(
   return out;
 }
 
-function userToOpenAI(message: UserMessage, index: number): OpenAIChatUserMessage {
-  const out: OpenAIChatUserMessage = {
-    role: 'user',
-    content:
-      typeof message.content === 'string'
-        ? message.content
-        : message.content.map((part, j) => {
-            const path = [index, 'content', j];
-            if (part.type === 'text') return { type: 'text', text: part.text };
-            if (part.type === 'image') return imagePartToOpenAI(part, path);
-            return filePartToOpenAI(part, path);
-          }),
-  };
+function userToOpenAI(message: UserMessage, index: number, losses: LossReporter): OpenAIChatUserMessage {
+  let content: OpenAIChatUserMessage['content'];
+  if (typeof message.content === 'string') content = message.content;
+  else {
+    content = [];
+    message.content.forEach((part, j) => {
+      const path = [index, 'content', j];
+      const converted =
+        part.type === 'text'
+          ? ({ type: 'text', text: part.text } as const)
+          : part.type === 'image'
+            ? imagePartToOpenAI(part, path)
+            : filePartToOpenAI(part, path, losses);
+      if (converted) (content as Exclude<OpenAIChatUserMessage['content'], string>).push(converted);
+    });
+  }
+  const out: OpenAIChatUserMessage = { role: 'user', content };
   assignDefined(out, 'name', message.name);
   return out;
 }
@@ -369,7 +386,7 @@ export function toOpenAIChat(
         out.push(systemToOpenAI(message, opts.systemRole));
         break;
       case 'user':
-        out.push(userToOpenAI(message, index));
+        out.push(userToOpenAI(message, index, losses));
         break;
       case 'assistant':
         out.push(assistantToOpenAI(message, index, opts.reasoningField, losses));
