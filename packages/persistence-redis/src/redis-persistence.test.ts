@@ -39,6 +39,7 @@ describe('RedisPersistence options', () => {
     ['maxRetriesPerRequest', 1.5],
     ['scanCount', 0],
     ['namespace', 42],
+    ['namespace', 'bad\ud800'],
   ])('names %s when it is %s', (field, value) => {
     const error = optionsError({ url: 'redis://127.0.0.1:1', [field]: value });
     expect(error.path).toEqual([field]);

@@ -11,6 +11,8 @@ import { z } from 'zod';
 import { RedisStorageError, RedisUnavailableError } from './errors.js';
 import { escapeGlob } from './glob.js';
 
+const LONE_SURROGATE = /\p{Cs}/u;
+
 const timeoutMs = z
   .number()
   .int()
@@ -30,7 +32,10 @@ export const redisPersistenceOptionsSchema = z
       .custom<Redis>((value) => value instanceof Redis, 'must be an ioredis Redis instance')
       .optional(),
     /** Prefix put in front of every key in Redis; `list()` only sees keys under it. */
-    namespace: z.string().default('ctxguard:'),
+    namespace: z
+      .string()
+      .refine((value) => !LONE_SURROGATE.test(value), 'must be well-formed Unicode (no lone surrogates)')
+      .default('ctxguard:'),
     /** How long a connection attempt may take before it counts as failed. */
     connectTimeoutMs: timeoutMs.default(2000),
     /** How long a command may wait for its reply before it fails. */
@@ -117,7 +122,7 @@ export class RedisPersistence implements Persistence {
       raw = await this.#run(key, () => this.#client.get(redisKey));
     } catch (error) {
       if (error instanceof RedisStorageError && isWrongType(error.cause)) {
-        throw new CorruptEntryError(key, undefined, error.cause);
+        throw new CorruptEntryError(key, undefined, error.cause, 'the Redis key holds a non-string type');
       }
       throw error;
     }
@@ -125,7 +130,7 @@ export class RedisPersistence implements Persistence {
     try {
       return JSON.parse(raw) as T;
     } catch (error) {
-      throw new CorruptEntryError(key, undefined, error);
+      throw new CorruptEntryError(key, undefined, error, 'the stored string is not JSON');
     }
   }
 
@@ -284,5 +289,3 @@ function delay(ms: number): Promise<void> {
 function isWrongType(error: unknown): boolean {
   return replyErrorMessage(error)?.startsWith('WRONGTYPE') === true;
 }
-
-const LONE_SURROGATE = /\p{Cs}/u;
