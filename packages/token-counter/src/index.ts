@@ -1,7 +1,26 @@
 export { estimateConversation, measureConversation, measureTools, systemMessage } from './conversation.js';
+export type { CountApi, CountApiCounterOptions } from './count-api-counter.js';
+export {
+  ANTHROPIC_VERSION,
+  CountApiCounter,
+  CountApiError,
+  countApiCounterOptionsSchema,
+  DEFAULT_COUNT_API_BASE_URLS,
+  defaultCountApi,
+} from './count-api-counter.js';
+export type { ToolDefinition } from './count-api-requests.js';
+export {
+  anthropicCountBody,
+  geminiContents,
+  geminiCountBody,
+  geminiModelPath,
+  normalizeTool,
+} from './count-api-requests.js';
 export { EncoderPool, sharedEncoderPool } from './encoder-pool.js';
 export type { EngineKind, ExactEncoding, ExactEngine } from './exact-engine.js';
 export { ENGINE_KINDS, EXACT_ENCODINGS, exactEncodingSchema } from './exact-engine.js';
+export type { ClassTally, HeuristicCalibrationState, HeuristicCounterOptions } from './heuristic-counter.js';
+export { HeuristicCounter, heuristicCounterOptionsSchema } from './heuristic-counter.js';
 export type { MemoizedCounterOptions } from './memoized-counter.js';
 export { MemoizedCounter, memoizedCounterOptionsSchema } from './memoized-counter.js';
 export type { MediaFamily, MessageCostOptions, TextCounter } from './message-cost.js';
@@ -34,6 +53,8 @@ export {
 export type { MemoSlot, MessageMemoOptions } from './message-memo.js';
 export { MessageMemo } from './message-memo.js';
 export { splitPieces } from './pretokenizer.js';
+export type { ProviderMultiplier } from './provider-multipliers.js';
+export { PROVIDER_MULTIPLIERS, providerMultiplier } from './provider-multipliers.js';
 export { longestRun, roughEstimate } from './rough-estimate.js';
 export type { EngineFactory, TiktokenCounterOptions } from './tiktoken-counter.js';
 export { encodingForModel, TiktokenCounter, tiktokenCounterOptionsSchema } from './tiktoken-counter.js';

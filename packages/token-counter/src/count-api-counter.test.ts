@@ -1,0 +1,428 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Cache } from '@ctxguard/cache';
+import {
+  HookBus,
+  InvalidInputError,
+  InvalidOptionsError,
+  type Message,
+  type WarningEvent,
+} from '@ctxguard/core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CountApiCounter, defaultCountApi } from './count-api-counter.js';
+import { HeuristicCounter } from './heuristic-counter.js';
+
+interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
+
+type Mode = 'ok' | 'http500' | 'slow' | 'bad-json' | 'no-field';
+
+/** A local server that answers like the two count-tokens endpoints. */
+let server: Server;
+let baseUrl: string;
+let mode: Mode = 'ok';
+const received: Received[] = [];
+
+/** What the fake endpoints answer: a deterministic count from the text in the body. */
+function fakeCount(body: unknown): number {
+  return Math.ceil(JSON.stringify(body).length / 5) + 7;
+}
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const body = JSON.parse(raw) as Record<string, unknown>;
+      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const anthropic = req.url === '/v1/messages/count_tokens';
+      const gemini = /^\/v1beta\/models\/[^/]+:countTokens$/.test(req.url ?? '');
+      if (!anthropic && !gemini) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+        return;
+      }
+      const send = () => {
+        if (mode === 'http500') {
+          res
+            .writeHead(500, { 'content-type': 'application/json' })
+            .end('{"type":"error","error":{"type":"api_error","message":"Overloaded"}}');
+        } else if (mode === 'bad-json') {
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens": 12');
+        } else if (mode === 'no-field') {
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"tokens": 12}');
+        } else {
+          const count = fakeCount(body);
+          const answer = anthropic
+            ? { input_tokens: count }
+            : { totalTokens: count, promptTokensDetails: [{ modality: 'TEXT', tokenCount: count }] };
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+        }
+      };
+      if (mode === 'slow') setTimeout(send, 400);
+      else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+beforeEach(() => {
+  mode = 'ok';
+  received.length = 0;
+});
+
+const claude = { provider: 'anthropic', model: 'claude-sonnet-4-5' };
+const gemini = { provider: 'google-ai', model: 'gemini-2.5-flash' };
+
+const conversation: Message[] = [
+  { role: 'system', content: 'You answer briefly.' },
+  { role: 'user', content: 'What is in package.json?' },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'tool-call', toolCallId: 'toolu_1', toolName: 'read_file', input: { path: 'package.json' } },
+    ],
+  },
+  {
+    role: 'tool',
+    content: [
+      { type: 'tool-result', toolCallId: 'toolu_1', toolName: 'read_file', output: '{"name":"demo"}' },
+    ],
+  },
+  { role: 'assistant', content: 'It names the package "demo".' },
+];
+const tools = [
+  {
+    type: 'function',
+    function: {
+      name: 'read_file',
+      description: 'Reads a file.',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    },
+  },
+];
+
+function makeCounter(
+  extra: Partial<ConstructorParameters<typeof CountApiCounter>[0]> = {},
+  warnings: WarningEvent[] = [],
+) {
+  return new CountApiCounter({
+    keys: { anthropic: 'sk-ant-test', google: 'goog-test' },
+    baseUrls: { anthropic: baseUrl, gemini: baseUrl },
+    timeoutMs: 5000,
+    onWarning: (w) => warnings.push(w),
+    ...extra,
+  });
+}
+
+describe('CountApiCounter with Anthropic', () => {
+  it('posts the real request shape and returns input_tokens as an exact count', async () => {
+    const warnings: WarningEvent[] = [];
+    const counter = makeCounter({}, warnings);
+    const count = await counter.measureConversation({ messages: conversation, tools }, claude, {
+      accuracy: 'exact',
+    });
+    expect(warnings).toEqual([]);
+    expect(received).toHaveLength(1);
+    const req = received[0] as Received;
+    expect(req.method).toBe('POST');
+    expect(req.url).toBe('/v1/messages/count_tokens');
+    expect(req.headers['x-api-key']).toBe('sk-ant-test');
+    expect(req.headers['anthropic-version']).toBe('2023-06-01');
+    expect(req.headers['content-type']).toBe('application/json');
+    expect(req.body).toEqual({
+      model: 'claude-sonnet-4-5',
+      system: 'You answer briefly.',
+      messages: [
+        { role: 'user', content: 'What is in package.json?' },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'package.json' } }],
+        },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '{"name":"demo"}' }],
+        },
+        { role: 'assistant', content: 'It names the package "demo".' },
+      ],
+      tools: [
+        {
+          name: 'read_file',
+          description: 'Reads a file.',
+          input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+        },
+      ],
+    });
+    expect(count.accuracy).toBe('exact');
+    expect(count.tokens).toBe(fakeCount(req.body));
+    expect(count.messages).toHaveLength(conversation.length);
+    const parts = count.messages.reduce((a, b) => a + b, 0) + count.system + count.tools + count.overhead;
+    expect(parts).toBeCloseTo(count.tokens, 6);
+  });
+
+  it('adds a separate system prompt to the body', async () => {
+    const counter = makeCounter();
+    await counter.measureConversation(
+      { system: 'Be kind.', messages: [{ role: 'user', content: 'hi' }] },
+      claude,
+      { accuracy: 'exact' },
+    );
+    expect(received[0]?.body).toEqual({
+      model: 'claude-sonnet-4-5',
+      system: 'Be kind.',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+  });
+
+  it('answers identical requests from the cache, and concurrent ones with one call', async () => {
+    const counter = makeCounter();
+    const first = await counter.measureConversation({ messages: conversation }, claude, {
+      accuracy: 'exact',
+    });
+    const second = await counter.measureConversation({ messages: structuredClone(conversation) }, claude, {
+      accuracy: 'exact',
+    });
+    expect(second.tokens).toBe(first.tokens);
+    expect(received).toHaveLength(1);
+    expect(counter.calls).toBe(1);
+    const other = [{ role: 'user', content: 'something else' }] as Message[];
+    const together = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        counter.measureConversation({ messages: other }, claude, { accuracy: 'exact' }),
+      ),
+    );
+    expect(new Set(together.map((c) => c.tokens)).size).toBe(1);
+    expect(received).toHaveLength(2);
+  });
+
+  it('uses a shared Cache given in the options across counters', async () => {
+    const cache = new Cache();
+    await makeCounter({ cache }).measure('hello there', claude, { accuracy: 'exact' });
+    const again = await makeCounter({ cache }).measure('hello there', claude, { accuracy: 'exact' });
+    expect(again.accuracy).toBe('exact');
+    expect(received).toHaveLength(1);
+    expect(received[0]?.body).toEqual({
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'hello there' }],
+    });
+  });
+
+  it.each([
+    ['http500', /HTTP 500/, 500],
+    ['slow', /timed out after 150 ms/, undefined],
+    ['bad-json', /invalid JSON/, 200],
+    ['no-field', /no valid input_tokens/, 200],
+  ] as [Mode, RegExp, number | undefined][])(
+    'falls back to the estimate on %s, warns, and caches nothing',
+    async (failure, message, status) => {
+      const warnings: WarningEvent[] = [];
+      const hooks = new HookBus();
+      const viaHooks: WarningEvent[] = [];
+      hooks.on('onWarning', (w) => {
+        viaHooks.push(w);
+      });
+      const counter = makeCounter({ hooks, timeoutMs: 150 }, warnings);
+      mode = failure;
+      const count = await counter.measureConversation({ messages: conversation }, claude, {
+        accuracy: 'exact',
+      });
+      expect(count.accuracy).toBe('estimate');
+      expect(count.tokens).toBe(counter.estimateConversation({ messages: conversation }, claude));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.code).toBe('count_api_failed');
+      expect(warnings[0]?.message).toMatch(message);
+      expect(warnings[0]?.data?.status).toBe(status);
+      expect(viaHooks.map((w) => w.code)).toEqual(['count_api_failed']);
+      mode = 'ok';
+      const recovered = await counter.measureConversation({ messages: conversation }, claude, {
+        accuracy: 'exact',
+      });
+      expect(recovered.accuracy).toBe('exact');
+    },
+  );
+
+  it('falls back when the server cannot be reached', async () => {
+    const warnings: WarningEvent[] = [];
+    const counter = makeCounter({ baseUrls: { anthropic: 'http://127.0.0.1:9' } }, warnings);
+    const count = await counter.measure('hello', claude, { accuracy: 'exact' });
+    expect(count).toEqual({ tokens: counter.estimate('hello', claude), accuracy: 'estimate' });
+    expect(warnings[0]?.message).toMatch(/request failed/);
+  });
+
+  it('makes no call without a key, for estimates, or when exactness is not asked', async () => {
+    const noKey = new CountApiCounter({ baseUrls: { anthropic: baseUrl } });
+    expect(noKey.canCount(claude)).toBe(false);
+    expect((await noKey.measure('hi', claude, { accuracy: 'exact' })).accuracy).toBe('estimate');
+    const counter = makeCounter();
+    expect(counter.estimate('hello', claude)).toBeGreaterThan(0);
+    expect(counter.estimateMessage({ role: 'user', content: 'hello' }, claude)).toBeGreaterThan(3);
+    expect((await counter.measure('hello', claude)).accuracy).toBe('estimate');
+    expect((await counter.measureConversation({ messages: conversation }, claude)).accuracy).toBe('estimate');
+    expect(
+      (await counter.measure('hello', { provider: 'openai', model: 'gpt-4o' }, { accuracy: 'exact' }))
+        .accuracy,
+    ).toBe('estimate');
+    expect(received).toHaveLength(0);
+  });
+
+  it('rejects when the caller aborts', async () => {
+    const counter = makeCounter({ timeoutMs: 5000 });
+    mode = 'slow';
+    const controller = new AbortController();
+    const pending = counter.measureConversation({ messages: conversation }, claude, {
+      accuracy: 'exact',
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(new Error('caller gave up')), 50);
+    await expect(pending).rejects.toThrow('caller gave up');
+  });
+
+  it('teaches the fallback heuristic from every exact count', async () => {
+    const fallback = new HeuristicCounter();
+    const counter = makeCounter({ fallback });
+    const before = fallback.revision;
+    await counter.measureConversation({ messages: conversation }, claude, { accuracy: 'exact' });
+    expect(fallback.revision).toBeGreaterThan(before);
+    expect(counter.revision).toBe(fallback.revision);
+    const quiet = new HeuristicCounter();
+    await makeCounter({ fallback: quiet, learnFromCounts: false }).measureConversation(
+      { messages: [{ role: 'user', content: 'x y z' }] },
+      claude,
+      {
+        accuracy: 'exact',
+      },
+    );
+    expect(quiet.revision).toBe(0);
+  });
+
+  it('counts one message exactly with measureMessage', async () => {
+    const counter = makeCounter();
+    const count = await counter.measureMessage({ role: 'user', content: 'Count me.' }, claude, {
+      accuracy: 'exact',
+    });
+    expect(count.accuracy).toBe('exact');
+    expect(received[0]?.body.messages).toEqual([{ role: 'user', content: 'Count me.' }]);
+  });
+});
+
+describe('CountApiCounter with Gemini', () => {
+  it('posts contents to models/{model}:countTokens with x-goog-api-key and reads totalTokens', async () => {
+    const counter = makeCounter();
+    const messages: Message[] = [
+      { role: 'user', content: 'Hello' },
+      { role: 'assistant', content: 'Hi! How can I help?' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Describe this' },
+          { type: 'image', image: 'aGVsbG8=', mediaType: 'image/png' },
+        ],
+      },
+    ];
+    const count = await counter.measureConversation({ messages }, gemini, { accuracy: 'exact' });
+    const req = received[0] as Received;
+    expect(req.url).toBe('/v1beta/models/gemini-2.5-flash:countTokens');
+    expect(req.headers['x-goog-api-key']).toBe('goog-test');
+    expect(req.headers['x-api-key']).toBeUndefined();
+    expect(req.body).toEqual({
+      contents: [
+        { role: 'user', parts: [{ text: 'Hello' }] },
+        { role: 'model', parts: [{ text: 'Hi! How can I help?' }] },
+        {
+          role: 'user',
+          parts: [{ text: 'Describe this' }, { inlineData: { mimeType: 'image/png', data: 'aGVsbG8=' } }],
+        },
+      ],
+    });
+    expect(count).toMatchObject({ tokens: fakeCount(req.body), accuracy: 'exact' });
+  });
+
+  it('sends a generateContentRequest when a system prompt or tools are counted', async () => {
+    const counter = makeCounter();
+    await counter.measureConversation({ messages: conversation, tools }, gemini, { accuracy: 'exact' });
+    expect(received[0]?.body).toEqual({
+      generateContentRequest: {
+        model: 'models/gemini-2.5-flash',
+        systemInstruction: { parts: [{ text: 'You answer briefly.' }] },
+        contents: [
+          { role: 'user', parts: [{ text: 'What is in package.json?' }] },
+          { role: 'model', parts: [{ functionCall: { name: 'read_file', args: { path: 'package.json' } } }] },
+          {
+            role: 'user',
+            parts: [{ functionResponse: { name: 'read_file', response: { result: '{"name":"demo"}' } } }],
+          },
+          { role: 'model', parts: [{ text: 'It names the package "demo".' }] },
+        ],
+        tools: [
+          {
+            functionDeclarations: [
+              {
+                name: 'read_file',
+                description: 'Reads a file.',
+                parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+              },
+            ],
+          },
+        ],
+      },
+    });
+  });
+
+  it('warns and estimates when Gemini fails', async () => {
+    const warnings: WarningEvent[] = [];
+    const counter = makeCounter({}, warnings);
+    mode = 'no-field';
+    const count = await counter.measure('hello', gemini, { accuracy: 'exact' });
+    expect(count.accuracy).toBe('estimate');
+    expect(warnings[0]?.message).toMatch(/totalTokens/);
+  });
+});
+
+describe('CountApiCounter options and input', () => {
+  it('maps providers to APIs by default', () => {
+    expect(defaultCountApi({ provider: 'anthropic', model: 'claude-x' })).toBe('anthropic');
+    expect(defaultCountApi({ provider: 'google-ai', model: 'gemini-x' })).toBe('gemini');
+    expect(defaultCountApi({ provider: 'openai', model: 'gpt-4o' })).toBeUndefined();
+  });
+
+  it('uses resolveApi when given', async () => {
+    const counter = makeCounter({ resolveApi: () => 'gemini' });
+    await counter.measure('hello', { provider: 'my-proxy', model: 'gemini-2.5-pro' }, { accuracy: 'exact' });
+    expect(received[0]?.url).toBe('/v1beta/models/gemini-2.5-pro:countTokens');
+  });
+
+  it('rejects bad options and bad requests naming the field', async () => {
+    expect(() => new CountApiCounter({ timeoutMs: 0 })).toThrow(InvalidOptionsError);
+    expect(() => new CountApiCounter({ baseUrls: { anthropic: 'not a url' } })).toThrow(/baseUrls/);
+    expect(() => new CountApiCounter({ fetch: 'nope' as never })).toThrow(/fetch/);
+    expect(() => new CountApiCounter({ cache: {} as never })).toThrow(/cache/);
+    const counter = makeCounter();
+    const error = await counter
+      .measureConversation({ messages: [{ role: 'user' }] as never }, claude, { accuracy: 'exact' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as Error).message).toMatch(/messages\[0\]/);
+  });
+
+  it('calls an injected fetch', async () => {
+    const seen: string[] = [];
+    const counter = makeCounter({
+      fetch: async (input, init) => {
+        seen.push(String(input));
+        return globalThis.fetch(input, init);
+      },
+    });
+    expect((await counter.measure('hi', claude, { accuracy: 'exact' })).accuracy).toBe('exact');
+    expect(seen).toEqual([`${baseUrl}/v1/messages/count_tokens`]);
+  });
+});

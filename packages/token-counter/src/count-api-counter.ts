@@ -1,0 +1,426 @@
+import { Cache, hashRequest } from '@ctxguard/cache';
+import {
+  CtxGuardError,
+  type HookBus,
+  type Message,
+  messageSchema,
+  parseInput,
+  parseOptions,
+  type WarningEvent,
+} from '@ctxguard/core';
+import { z } from 'zod';
+import {
+  anthropicCountBody,
+  type CountRequest,
+  geminiCountBody,
+  geminiModelPath,
+} from './count-api-requests.js';
+import { HeuristicCounter } from './heuristic-counter.js';
+import { conversationOverhead, toolDefinitionsTokens } from './message-cost.js';
+import type {
+  ConversationCount,
+  ConversationInput,
+  CountContext,
+  LearnInput,
+  MeasureOptions,
+  TokenCount,
+  TokenCounter,
+} from './token-counter.js';
+
+/** Which count-tokens endpoint answers for a model. */
+export type CountApi = 'anthropic' | 'gemini';
+
+/** A count API call failed (HTTP status, timeout, network, unreadable answer). */
+export class CountApiError extends CtxGuardError {
+  override readonly name = 'CountApiError';
+  readonly api: CountApi;
+  readonly status: number | undefined;
+
+  constructor(
+    api: CountApi,
+    message: string,
+    options: { status?: number | undefined; cause?: unknown } = {},
+  ) {
+    super('count_api_error', message, { cause: options.cause });
+    this.api = api;
+    this.status = options.status;
+  }
+}
+
+/** Anthropic API version sent in `anthropic-version`. */
+export const ANTHROPIC_VERSION = '2023-06-01';
+/** Default base URLs of the two endpoints. */
+export const DEFAULT_COUNT_API_BASE_URLS: Readonly<Record<CountApi, string>> = Object.freeze({
+  anthropic: 'https://api.anthropic.com',
+  gemini: 'https://generativelanguage.googleapis.com',
+});
+
+const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `must be ${what}`);
+
+/** Options of {@link CountApiCounter}. */
+export const countApiCounterOptionsSchema = z.object({
+  /** API keys; a model whose API has no key is estimated. */
+  keys: z
+    .object({ anthropic: z.string().min(1).optional(), google: z.string().min(1).optional() })
+    .default({}),
+  /** `fetch` to call the APIs with (default the global one). */
+  fetch: fn<typeof fetch>('a fetch function').optional(),
+  /** Base URLs (for proxies and tests). */
+  baseUrls: z.object({ anthropic: z.url().optional(), gemini: z.url().optional() }).default({}),
+  /** Per-call time limit in milliseconds. Default 10 s. */
+  timeoutMs: z.number().int().positive().max(600_000).default(10_000),
+  /** Answers for identical requests (default an in-memory cache). */
+  cache: z.custom<Cache>((v) => v instanceof Cache, 'must be a Cache from @ctxguard/cache').optional(),
+  /** How long a count is reused. Default 1 hour. */
+  cacheTtlMs: z.number().positive().default(3_600_000),
+  /** Counter for estimates and for fallbacks (default a {@link HeuristicCounter}). */
+  fallback: z
+    .custom<TokenCounter>(
+      (v) => typeof v === 'object' && v !== null && typeof (v as TokenCounter).estimate === 'function',
+      'must be a TokenCounter',
+    )
+    .optional(),
+  /** Which API counts a model; default: `anthropic` provider → Anthropic, `google-ai`/`google`/`gemini` → Gemini. */
+  resolveApi: fn<(ctx: CountContext) => CountApi | undefined>('a function').optional(),
+  /** Feed every exact whole-request count to the fallback's `learn()`. Default true. */
+  learnFromCounts: z.boolean().default(true),
+  hooks: z
+    .custom<HookBus>(
+      (v) => typeof v === 'object' && v !== null && typeof (v as HookBus).emit === 'function',
+      'must be a HookBus',
+    )
+    .optional(),
+  onWarning: fn<(warning: WarningEvent) => void>('a function').optional(),
+});
+
+/** Options of {@link CountApiCounter}. */
+export type CountApiCounterOptions = z.input<typeof countApiCounterOptionsSchema>;
+
+const requestSchema = z.object({
+  messages: z.array(messageSchema),
+  system: z.string().optional(),
+  tools: z.array(z.unknown()).optional(),
+});
+
+/** Default mapping of a provider/model to a count API. */
+export function defaultCountApi(ctx: CountContext): CountApi | undefined {
+  const provider = typeof ctx?.provider === 'string' ? ctx.provider.toLowerCase() : '';
+  if (provider === 'anthropic') return 'anthropic';
+  if (provider === 'google-ai' || provider === 'google' || provider === 'gemini') return 'gemini';
+  return undefined;
+}
+
+/**
+ * Exact counts from the providers' own endpoints: Anthropic `POST /v1/messages/count_tokens`
+ * and Gemini `models/{model}:countTokens`. Identical requests are answered from a
+ * `@ctxguard/cache` cache (concurrent ones share one call); any failure falls back to the
+ * estimate with `accuracy: 'estimate'` and a warning. Estimates always take the fast path.
+ */
+export class CountApiCounter implements TokenCounter {
+  readonly specificationVersion = 'v1' as const;
+  readonly #keys: { anthropic?: string | undefined; google?: string | undefined };
+  readonly #fetch: typeof fetch;
+  readonly #baseUrls: Record<CountApi, string>;
+  readonly #timeoutMs: number;
+  readonly #cache: Cache;
+  readonly #ttlMs: number;
+  readonly #fallback: TokenCounter;
+  readonly #resolveApi: (ctx: CountContext) => CountApi | undefined;
+  readonly #learn: boolean;
+  readonly #hooks: HookBus | undefined;
+  readonly #onWarning: ((warning: WarningEvent) => void) | undefined;
+  #calls = 0;
+
+  constructor(options: CountApiCounterOptions = {}) {
+    const parsed = parseOptions(countApiCounterOptionsSchema, options, 'CountApiCounter options');
+    this.#keys = parsed.keys;
+    this.#fetch = parsed.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#baseUrls = {
+      anthropic: (parsed.baseUrls.anthropic ?? DEFAULT_COUNT_API_BASE_URLS.anthropic).replace(/\/+$/, ''),
+      gemini: (parsed.baseUrls.gemini ?? DEFAULT_COUNT_API_BASE_URLS.gemini).replace(/\/+$/, ''),
+    };
+    this.#timeoutMs = parsed.timeoutMs;
+    this.#cache = parsed.cache ?? new Cache();
+    this.#ttlMs = parsed.cacheTtlMs;
+    this.#fallback =
+      parsed.fallback ??
+      new HeuristicCounter({
+        ...(parsed.hooks ? { hooks: parsed.hooks } : {}),
+        ...(parsed.onWarning ? { onWarning: parsed.onWarning } : {}),
+      });
+    this.#resolveApi = parsed.resolveApi ?? defaultCountApi;
+    this.#learn = parsed.learnFromCounts;
+    this.#hooks = parsed.hooks;
+    this.#onWarning = parsed.onWarning;
+  }
+
+  /** HTTP calls made so far (cache hits make none). */
+  get calls(): number {
+    return this.#calls;
+  }
+
+  /** Follows the fallback's revision (learned calibrations change estimates). */
+  get revision(): number {
+    return (this.#fallback as { revision?: number }).revision ?? 0;
+  }
+
+  /** Whether a model can be counted exactly here (its API is known and has a key). */
+  canCount(ctx: CountContext): boolean {
+    return this.#apiWithKey(ctx) !== undefined;
+  }
+
+  estimate(text: string, ctx: CountContext): number {
+    return this.#fallback.estimate(text, ctx);
+  }
+
+  estimateMessage(message: Message, ctx: CountContext): number {
+    return this.#fallback.estimateMessage(message, ctx);
+  }
+
+  /** Exact (when asked): the count of one user message holding the text, so one message's framing is included. */
+  async measure(text: string, ctx: CountContext, options: MeasureOptions = {}): Promise<TokenCount> {
+    options?.signal?.throwIfAborted();
+    const content = typeof text === 'string' && text.length > 0 ? text : ' ';
+    const exact = await this.#tryExact({ messages: [{ role: 'user', content }] }, ctx, options);
+    return exact === undefined
+      ? this.#fallback.measure(text, ctx, options)
+      : { tokens: exact, accuracy: 'exact' };
+  }
+
+  /** Exact (when asked): the count of a request holding only this message. */
+  async measureMessage(
+    message: Message,
+    ctx: CountContext,
+    options: MeasureOptions = {},
+  ): Promise<TokenCount> {
+    options?.signal?.throwIfAborted();
+    const parsed = parseInput(messageSchema, message, 'message');
+    const exact = await this.#tryExact({ messages: [parsed] }, ctx, options);
+    return exact === undefined
+      ? this.#fallback.measureMessage(message, ctx, options)
+      : { tokens: exact, accuracy: 'exact' };
+  }
+
+  /** Fast estimate of a whole request (framing, separate system prompt, tools, reply priming). */
+  estimateConversation(request: ConversationInput, ctx: CountContext): number {
+    return this.#estimateParts(request, ctx).total;
+  }
+
+  /**
+   * Count of a whole request: exact from the provider when asked (`accuracy: 'exact'`) and
+   * possible, else the estimate. Per-message figures are the estimates scaled to the total.
+   */
+  async measureConversation(
+    request: ConversationInput,
+    ctx: CountContext,
+    options: MeasureOptions = {},
+  ): Promise<ConversationCount> {
+    options?.signal?.throwIfAborted();
+    const parsed = parseInput(requestSchema, request, 'request');
+    const parts = this.#estimateParts(parsed, ctx);
+    const exact = await this.#tryExact(parsed, ctx, options);
+    if (exact === undefined) return { ...parts.breakdown, tokens: parts.total, accuracy: 'estimate' };
+    const scale = parts.total > 0 ? exact / parts.total : 1;
+    return {
+      tokens: exact,
+      accuracy: 'exact',
+      messages: parts.breakdown.messages.map((n) => n * scale),
+      system: parts.breakdown.system * scale,
+      tools: parts.breakdown.tools * scale,
+      overhead: parts.breakdown.overhead * scale,
+    };
+  }
+
+  /** Passes provider-reported counts to the fallback heuristic. */
+  async learn(input: LearnInput): Promise<void> {
+    await this.#fallback.learn(input);
+  }
+
+  dispose(): void {
+    this.#fallback.dispose?.();
+  }
+
+  /** The exact count when asked for and possible; `undefined` (after a warning on failure) otherwise. */
+  async #tryExact(
+    request: CountRequest,
+    ctx: CountContext,
+    options: MeasureOptions,
+  ): Promise<number | undefined> {
+    const api = options?.accuracy === 'exact' ? this.#apiWithKey(ctx) : undefined;
+    if (api === undefined) return undefined;
+    let exact: number;
+    try {
+      exact = await this.#count(api, request, ctx, options.signal);
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      this.#warn(error, api, ctx);
+      return undefined;
+    }
+    if (this.#learn) {
+      await this.#fallback
+        .learn({
+          provider: ctx.provider,
+          model: ctx.model,
+          actualTokens: exact,
+          messages: request.messages,
+          ...(request.system !== undefined ? { system: request.system } : {}),
+          ...(request.tools !== undefined ? { tools: request.tools } : {}),
+        })
+        .catch((error: unknown) => this.#warn(error, api, ctx, 'count_api_learn_failed'));
+    }
+    return exact;
+  }
+
+  #apiWithKey(ctx: CountContext): CountApi | undefined {
+    let api: CountApi | undefined;
+    try {
+      api = this.#resolveApi(ctx);
+    } catch {
+      return undefined;
+    }
+    if (api === 'anthropic' && this.#keys.anthropic) return api;
+    if (api === 'gemini' && this.#keys.google) return api;
+    return undefined;
+  }
+
+  #estimateParts(
+    request: CountRequest,
+    ctx: CountContext,
+  ): { total: number; breakdown: Omit<ConversationCount, 'tokens' | 'accuracy'> } {
+    const countText = (t: string) => this.#fallback.estimate(t, ctx);
+    const messages = (request.messages ?? []).map((m) => this.#fallback.estimateMessage(m, ctx));
+    const system =
+      request.system !== undefined && request.system.length > 0
+        ? this.#fallback.estimateMessage({ role: 'system', content: request.system }, ctx)
+        : 0;
+    const tools =
+      request.tools && request.tools.length > 0
+        ? toolDefinitionsTokens(request.tools, countText, { model: ctx.model })
+        : 0;
+    const overhead = conversationOverhead(ctx.provider);
+    const total = Math.round(messages.reduce((a, b) => a + b, 0) + system + tools + overhead);
+    return { total, breakdown: { messages, system, tools, overhead } };
+  }
+
+  async #count(
+    api: CountApi,
+    request: CountRequest,
+    ctx: CountContext,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
+    const { url, headers, body } = this.#httpRequest(api, request, ctx.model);
+    const key = hashRequest({ api, url, body });
+    return this.#cache.getOrSet(`count-tokens`, key, () => this.#post(api, url, headers, body, signal), {
+      ttlMs: this.#ttlMs,
+    });
+  }
+
+  #httpRequest(
+    api: CountApi,
+    request: CountRequest,
+    model: string,
+  ): { url: string; headers: Record<string, string>; body: Record<string, unknown> } {
+    if (api === 'anthropic') {
+      return {
+        url: `${this.#baseUrls.anthropic}/v1/messages/count_tokens`,
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': this.#keys.anthropic ?? '',
+          'anthropic-version': ANTHROPIC_VERSION,
+        },
+        body: anthropicCountBody(request, model),
+      };
+    }
+    return {
+      url: `${this.#baseUrls.gemini}/v1beta/${geminiModelPath(model)}:countTokens`,
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': this.#keys.google ?? '' },
+      body: geminiCountBody(request, model),
+    };
+  }
+
+  async #post(
+    api: CountApi,
+    url: string,
+    headers: Record<string, string>,
+    body: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    this.#calls++;
+    let response: Response;
+    try {
+      response = await this.#fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: combined,
+      });
+    } catch (error) {
+      if (timeout.aborted)
+        throw new CountApiError(api, `${api} count_tokens timed out after ${this.#timeoutMs} ms`, {
+          cause: error,
+        });
+      throw new CountApiError(
+        api,
+        `${api} count_tokens request failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw new CountApiError(api, `${api} count_tokens response could not be read`, {
+        status: response.status,
+        cause: error,
+      });
+    }
+    if (!response.ok) {
+      throw new CountApiError(
+        api,
+        `${api} count_tokens answered HTTP ${response.status}: ${text.slice(0, 300)}`,
+        { status: response.status },
+      );
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new CountApiError(api, `${api} count_tokens answered invalid JSON`, {
+        status: response.status,
+        cause: error,
+      });
+    }
+    const field = api === 'anthropic' ? 'input_tokens' : 'totalTokens';
+    const value =
+      typeof json === 'object' && json !== null ? (json as Record<string, unknown>)[field] : undefined;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+      throw new CountApiError(api, `${api} count_tokens answer has no valid ${field}`, {
+        status: response.status,
+      });
+    }
+    return value;
+  }
+
+  #warn(error: unknown, api: CountApi, ctx: CountContext, code = 'count_api_failed'): void {
+    const warning: WarningEvent = {
+      code,
+      message: `${error instanceof Error ? error.message : String(error)}; using the estimate`,
+      source: 'CountApiCounter',
+      cause: error,
+      data: {
+        api,
+        provider: ctx.provider,
+        model: ctx.model,
+        ...(error instanceof CountApiError && error.status !== undefined ? { status: error.status } : {}),
+      },
+    };
+    try {
+      this.#onWarning?.(warning);
+    } catch {
+      // A throwing warning listener must not break counting.
+    }
+    if (this.#hooks) void this.#hooks.emit('onWarning', warning).catch(() => undefined);
+  }
+}
