@@ -79,11 +79,9 @@ class Limiter {
 }
 
 /**
- * Node-only store keeping one JSON file per key in `dir`. Writes are atomic and durable
- * (temp file in the same folder, fsync, rename, folder fsync, rolled back on failure);
- * key names are reversible and collision-free (see `key-encoding.ts`); operations on one
- * key take effect in call order, so a `get` sees every `set` called before it. Importing it is safe anywhere; using it without a Node file
- * system rejects with `storage_unavailable`.
+ * Node-only store keeping one JSON file per key in `dir`: atomic, durable writes and
+ * reversible, collision-free file names (details in the package README). Importing it is
+ * safe anywhere; using it without a Node file system rejects with `storage_unavailable`.
  */
 export class FilePersistence implements Persistence {
   readonly specificationVersion = 'v1' as const;
