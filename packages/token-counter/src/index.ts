@@ -21,6 +21,8 @@ export type { EngineKind, ExactEncoding, ExactEngine } from './exact-engine.js';
 export { ENGINE_KINDS, EXACT_ENCODINGS, exactEncodingSchema } from './exact-engine.js';
 export type { ClassTally, HeuristicCalibrationState, HeuristicCounterOptions } from './heuristic-counter.js';
 export { HeuristicCounter, heuristicCounterOptionsSchema } from './heuristic-counter.js';
+export type { CounterRoute, HybridTokenCounterOptions } from './hybrid-counter.js';
+export { HybridTokenCounter, hybridTokenCounterOptionsSchema } from './hybrid-counter.js';
 export type { MemoizedCounterOptions } from './memoized-counter.js';
 export { MemoizedCounter, memoizedCounterOptionsSchema } from './memoized-counter.js';
 export type { MediaFamily, MessageCostOptions, TextCounter } from './message-cost.js';

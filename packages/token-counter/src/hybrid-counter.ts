@@ -1,0 +1,219 @@
+import type { CalibrationStore } from '@ctxguard/calibration';
+import { type HookBus, type Message, parseOptions, type WarningEvent } from '@ctxguard/core';
+import { ModelCatalog, type ResolvedModel } from '@ctxguard/models';
+import { z } from 'zod';
+import { estimateConversation, measureConversation } from './conversation.js';
+import { type CountApi, CountApiCounter, type CountApiCounterOptions } from './count-api-counter.js';
+import { EXACT_ENCODINGS, type ExactEncoding } from './exact-engine.js';
+import { HeuristicCounter, type HeuristicCounterOptions } from './heuristic-counter.js';
+import { TiktokenCounter, type TiktokenCounterOptions } from './tiktoken-counter.js';
+import type {
+  ConversationCount,
+  ConversationInput,
+  CountContext,
+  LearnInput,
+  MeasureOptions,
+  TokenCount,
+  TokenCounter,
+} from './token-counter.js';
+
+const objectOf = <T>(what: string, check: (v: Record<string, unknown>) => boolean) =>
+  z.custom<T>(
+    (v) => typeof v === 'object' && v !== null && check(v as Record<string, unknown>),
+    `must be ${what}`,
+  );
+
+/** Options of {@link HybridTokenCounter}. */
+export const hybridTokenCounterOptionsSchema = z.object({
+  /** Which tokenizer each model uses (default the built-in catalog). */
+  catalog: z.custom<ModelCatalog>((v) => v instanceof ModelCatalog, 'must be a ModelCatalog').optional(),
+  /** Keys for the count-tokens APIs; without one, `count_api` models are estimated. */
+  countApiKeys: z
+    .object({ anthropic: z.string().min(1).optional(), google: z.string().min(1).optional() })
+    .optional(),
+  /** Where the heuristic's calibrations live (default in memory). */
+  calibrationStore: objectOf<CalibrationStore>(
+    'a CalibrationStore',
+    (v) => typeof v.update === 'function',
+  ).optional(),
+  /** The heuristic to use (built from the other options when omitted). */
+  heuristic: z
+    .custom<HeuristicCounter>((v) => v instanceof HeuristicCounter, 'must be a HeuristicCounter')
+    .optional(),
+  /** More options for the heuristic it builds. */
+  heuristicOptions: objectOf<Omit<HeuristicCounterOptions, 'calibrationStore' | 'hooks' | 'onWarning'>>(
+    'an object',
+    () => true,
+  ).optional(),
+  /** Options of the exact counters (one per encoding; `encoding` and `fallback` are set here). */
+  tiktoken: objectOf<Omit<TiktokenCounterOptions, 'encoding' | 'fallback'>>(
+    'an object',
+    () => true,
+  ).optional(),
+  /** Options of the count-API counter (`keys`, `fallback` and `resolveApi` are set here). */
+  countApi: objectOf<
+    Omit<CountApiCounterOptions, 'keys' | 'fallback' | 'resolveApi' | 'hooks' | 'onWarning'>
+  >('an object', () => true).optional(),
+  hooks: objectOf<HookBus>('a HookBus', (v) => typeof v.emit === 'function').optional(),
+  onWarning: z
+    .custom<(warning: WarningEvent) => void>((v) => typeof v === 'function', 'must be a function')
+    .optional(),
+});
+
+/** Encodings the exact engines carry (older GPT-2-era encodings are estimated). */
+function isExact(encoding: string): encoding is ExactEncoding {
+  return (EXACT_ENCODINGS as readonly string[]).includes(encoding);
+}
+
+/** Options of {@link HybridTokenCounter}. */
+export type HybridTokenCounterOptions = z.input<typeof hybridTokenCounterOptionsSchema>;
+
+/** Which counter answers for a model. */
+export type CounterRoute = 'tiktoken' | 'count_api' | 'heuristic';
+
+/**
+ * Routes each model to the best counter the catalog names: `tiktoken` models to an exact local
+ * BPE counter (per encoding), `count_api` models to the provider's count-tokens endpoint when a
+ * key is given (else the heuristic), everything else to the calibrated heuristic. Estimates
+ * never leave the process; `learn()` teaches the heuristic.
+ */
+export class HybridTokenCounter implements TokenCounter {
+  readonly specificationVersion = 'v1' as const;
+  /** The calibrated heuristic (estimates for non-OpenAI models, fallback for the others). */
+  readonly heuristic: HeuristicCounter;
+  readonly #catalog: ModelCatalog;
+  readonly #tiktokenOptions: Omit<TiktokenCounterOptions, 'encoding' | 'fallback'>;
+  readonly #exact = new Map<ExactEncoding, TiktokenCounter>();
+  readonly #countApi: CountApiCounter | undefined;
+
+  constructor(options: HybridTokenCounterOptions = {}) {
+    const parsed = parseOptions(hybridTokenCounterOptionsSchema, options, 'HybridTokenCounter options');
+    const warnings = {
+      ...(parsed.hooks ? { hooks: parsed.hooks } : {}),
+      ...(parsed.onWarning ? { onWarning: parsed.onWarning } : {}),
+    };
+    this.#catalog = parsed.catalog ?? new ModelCatalog();
+    this.heuristic =
+      parsed.heuristic ??
+      new HeuristicCounter({
+        ...(parsed.heuristicOptions ?? {}),
+        ...(parsed.calibrationStore ? { calibrationStore: parsed.calibrationStore } : {}),
+        ...warnings,
+      });
+    this.#tiktokenOptions = parsed.tiktoken ?? {};
+    const keys = parsed.countApiKeys ?? {};
+    if (keys.anthropic || keys.google) {
+      this.#countApi = new CountApiCounter({
+        ...(parsed.countApi ?? {}),
+        keys,
+        fallback: this.heuristic,
+        resolveApi: (ctx) => this.#countApiOf(ctx),
+        ...warnings,
+      });
+    }
+  }
+
+  /** Sum of the parts' revisions: changes whenever any part may count differently. */
+  get revision(): number {
+    let total = this.heuristic.revision;
+    for (const counter of this.#exact.values()) total += counter.revision;
+    return total;
+  }
+
+  /** Which counter answers for a model, and what the catalog says about it. */
+  route(ctx: CountContext): { route: CounterRoute; model: ResolvedModel | undefined } {
+    const model = this.#resolve(ctx);
+    const tokenizer = model?.tokenizer;
+    if (tokenizer?.strategy === 'tiktoken' && isExact(tokenizer.encoding))
+      return { route: 'tiktoken', model };
+    if (tokenizer?.strategy === 'count_api' && this.#countApi?.canCount(ctx))
+      return { route: 'count_api', model };
+    return { route: 'heuristic', model };
+  }
+
+  estimate(text: string, ctx: CountContext): number {
+    return this.#fast(ctx).estimate(text, ctx);
+  }
+
+  estimateMessage(message: Message, ctx: CountContext): number {
+    return this.#fast(ctx).estimateMessage(message, ctx);
+  }
+
+  estimateConversation(input: ConversationInput, ctx: CountContext): number {
+    return estimateConversation(this.#fast(ctx), input, ctx);
+  }
+
+  async measure(text: string, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
+    return this.#counter(ctx).measure(text, ctx, options);
+  }
+
+  async measureMessage(message: Message, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
+    return this.#counter(ctx).measureMessage(message, ctx, options);
+  }
+
+  async measureConversation(
+    input: ConversationInput,
+    ctx: CountContext,
+    options?: MeasureOptions,
+  ): Promise<ConversationCount> {
+    return measureConversation(this.#counter(ctx), input, ctx, options);
+  }
+
+  /** Provider-reported counts teach the heuristic (exact counters have nothing to learn). */
+  async learn(input: LearnInput): Promise<void> {
+    await this.heuristic.learn(input);
+  }
+
+  /** Loads what the fast path of a model needs (its exact encoder, or its calibrations). */
+  async warm(ctx: CountContext): Promise<void> {
+    const fast = this.#fast(ctx);
+    if (fast instanceof TiktokenCounter) await fast.ready(ctx);
+    await this.heuristic.warm(ctx);
+  }
+
+  dispose(): void {
+    for (const counter of this.#exact.values()) counter.dispose();
+    this.#exact.clear();
+    this.#countApi?.dispose();
+    this.heuristic.dispose();
+  }
+
+  #resolve(ctx: CountContext): ResolvedModel | undefined {
+    try {
+      return this.#catalog.get(ctx?.provider, ctx?.model);
+    } catch {
+      return undefined;
+    }
+  }
+
+  #countApiOf(ctx: CountContext): CountApi | undefined {
+    const tokenizer = this.#resolve(ctx)?.tokenizer;
+    return tokenizer?.strategy === 'count_api' ? tokenizer.api : undefined;
+  }
+
+  /** The counter for estimates: exact local BPE for tiktoken models, else the heuristic. */
+  #fast(ctx: CountContext): TokenCounter {
+    const tokenizer = this.#resolve(ctx)?.tokenizer;
+    return tokenizer?.strategy === 'tiktoken' && isExact(tokenizer.encoding)
+      ? this.#tiktoken(tokenizer.encoding)
+      : this.heuristic;
+  }
+
+  /** The counter for measurements. */
+  #counter(ctx: CountContext): TokenCounter {
+    const tokenizer = this.#resolve(ctx)?.tokenizer;
+    if (tokenizer?.strategy === 'tiktoken' && isExact(tokenizer.encoding))
+      return this.#tiktoken(tokenizer.encoding);
+    if (tokenizer?.strategy === 'count_api' && this.#countApi?.canCount(ctx)) return this.#countApi;
+    return this.heuristic;
+  }
+
+  #tiktoken(encoding: ExactEncoding): TiktokenCounter {
+    let counter = this.#exact.get(encoding);
+    if (!counter) {
+      counter = new TiktokenCounter({ ...this.#tiktokenOptions, encoding, fallback: this.heuristic });
+      this.#exact.set(encoding, counter);
+    }
+    return counter;
+  }
+}
