@@ -1,7 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import * as fs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FilePersistence, MemoryPersistence } from '@ctxguard/persistence';
+import { FilePersistence, type FileSystemAdapter, MemoryPersistence } from '@ctxguard/persistence';
 import type { BenchHarness } from '../../../bench/harness.ts';
 
 function record(size: number): { id: string; role: string; text: string; tokens: number[] } {
@@ -11,11 +11,25 @@ function record(size: number): { id: string; role: string; text: string; tokens:
 
 /** ops/s of get/set/has/list for the memory and file stores; atomic set against a plain writeFile. */
 export async function run(h: BenchHarness): Promise<void> {
-  const root = await mkdtemp(join(tmpdir(), 'ctxguard-bench-persistence-'));
+  const root = await fs.mkdtemp(join(tmpdir(), 'ctxguard-bench-persistence-'));
   try {
     const memory = new MemoryPersistence();
     const file = new FilePersistence({ dir: join(root, 'store') });
     await file.ready;
+    const noLinks: FileSystemAdapter = {
+      mkdir: (path, options) => fs.mkdir(path, options),
+      readdir: (path) => fs.readdir(path),
+      readFile: (path, encoding) => fs.readFile(path, encoding),
+      stat: (path) => fs.stat(path),
+      open: (path, flags, mode) => fs.open(path, flags, mode),
+      rename: (from, to) => fs.rename(from, to),
+      link: async () => {
+        throw Object.assign(new Error('EPERM: hard links disabled for this bench'), { code: 'EPERM' });
+      },
+      unlink: (path) => fs.unlink(path),
+    };
+    const withoutBackup = new FilePersistence({ dir: join(root, 'no-backup'), fileSystem: noLinks });
+    await withoutBackup.ready;
     const small = record(1_000);
     const large = record(100_000);
     await memory.set('session:1', small);
@@ -41,9 +55,10 @@ export async function run(h: BenchHarness): Promise<void> {
       let n = 0;
       await h.compare(
         `set ${label} value: atomic FilePersistence vs plain writeFile`,
-        ['fs.writeFile (in place, no fsync)', () => writeFile(plainPath, body)],
+        ['fs.writeFile (in place, no fsync)', () => fs.writeFile(plainPath, body)],
         [
           ['FilePersistence.set (temp + fsync + rename + folder fsync)', () => file.set('session:2', value)],
+          ['FilePersistence.set without the rollback link', () => withoutBackup.set('session:2', value)],
           [
             'FilePersistence.set on 8 keys in parallel (1 op = 8 sets)',
             async () => {
@@ -75,6 +90,6 @@ export async function run(h: BenchHarness): Promise<void> {
       ],
     );
   } finally {
-    await rm(root, { recursive: true, force: true });
+    await fs.rm(root, { recursive: true, force: true });
   }
 }
