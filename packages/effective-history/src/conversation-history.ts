@@ -126,7 +126,9 @@ export class InMemoryConversationHistory implements ConversationHistory {
   #entries: HistoryEntry[] = [];
   #view: HistoryEntry[] = [];
   #viewMessages: Message[] = [];
-  #position = new Map<string, number>();
+  /** Entry by id; rebuilt lazily after a compaction. */
+  #byId: Map<string, HistoryEntry> | undefined = new Map();
+  /** Summary or marker by compaction id and by entry id. */
   #containers = new Map<string, HistoryEntry>();
   readonly #usedIds = new Set<string>();
 
@@ -155,6 +157,7 @@ export class InMemoryConversationHistory implements ConversationHistory {
     const parsed = parseInput(entriesSchema, entries, 'entries');
     assertConsistentEntries(parsed);
     history.#commit(
+      true,
       parsed.map((entry) => freezeEntry({ ...entry, message: ownCopy(entry.message, 'entries') })),
     );
     return history;
@@ -212,7 +215,7 @@ export class InMemoryConversationHistory implements ConversationHistory {
     const tagged = tagForCondensation(this.#entries, rawFrom, rawTo, condenseId);
     const summary: HistoryEntry = { id: entryId, message, condenseId, isSummary: true, hides: hiddenIds };
     tagged.splice(rawFrom, 0, summary);
-    this.#commit(tagged, [condenseId, entryId]);
+    this.#commit(false, tagged, [condenseId, entryId]);
     this.#emit({ compactionId: condenseId, kind: 'condense', hiddenIds });
     return condenseId;
   }
@@ -261,15 +264,15 @@ export class InMemoryConversationHistory implements ConversationHistory {
       container.condenseId !== undefined
         ? removeCondensationTags(this.#entries, compactionId)
         : removeTruncationTags(this.#entries, compactionId);
-    this.#commit(next);
+    this.#commit(false, next);
     this.#emit({ compactionId, kind: 'rewind', hiddenIds });
-    return hiddenIds.map((hiddenId) => this.#entries[this.#position.get(hiddenId)!]!);
+    return hiddenIds.map((hiddenId) => this.#lookup(hiddenId));
   }
 
   /** The entries a compaction hides directly (one level), given its compaction id or summary/marker entry id. */
   hidden(id: string): HistoryEntry[] {
     const container = this.#container(id);
-    return (container.hides ?? []).map((hiddenId) => this.#entries[this.#position.get(hiddenId)!]!);
+    return (container.hides ?? []).map((hiddenId) => this.#lookup(hiddenId));
   }
 
   /** Every compaction still recorded (one per stored summary or marker), outer ones before the ones they hide. */
@@ -280,7 +283,7 @@ export class InMemoryConversationHistory implements ConversationHistory {
   /** Replaces entries and metadata with a consistent stored state; used by the store when it rebases. */
   [replaceHistoryState](entries: readonly HistoryEntry[], metadata: HistoryMetadata): void {
     assertConsistentEntries(entries);
-    this.#commit(entries.map(freezeEntry));
+    this.#commit(true, entries.slice());
     for (const key of Object.keys(this.metadata)) delete this.metadata[key];
     Object.assign(this.metadata, metadata);
   }
@@ -298,7 +301,7 @@ export class InMemoryConversationHistory implements ConversationHistory {
       hides: hiddenIds,
     };
     tagged.splice(rawFrom, 0, entry);
-    this.#commit(tagged, [truncationId, entryId]);
+    this.#commit(false, tagged, [truncationId, entryId]);
     this.#emit({ compactionId: truncationId, kind: 'truncate', hiddenIds });
     return truncationId;
   }
@@ -350,67 +353,76 @@ export class InMemoryConversationHistory implements ConversationHistory {
   #rawRange(from: number, to: number): { rawFrom: number; rawTo: number; hiddenIds: string[] } {
     const hidden = this.#view.slice(from, to);
     return {
-      rawFrom: this.#position.get(hidden[0]!.id)!,
-      rawTo: this.#position.get(hidden[hidden.length - 1]!.id)! + 1,
+      rawFrom: this.#entries.indexOf(hidden[0]!),
+      rawTo: this.#entries.lastIndexOf(hidden[hidden.length - 1]!) + 1,
       hiddenIds: hidden.map((entry) => entry.id),
     };
   }
 
   #container(id: string): HistoryEntry {
     if (typeof id !== 'string' || id.length === 0) throw new UnknownCompactionError(String(id));
-    const byCompaction = this.#containers.get(id);
-    if (byCompaction) return byCompaction;
-    const position = this.#position.get(id);
-    const entry = position === undefined ? undefined : this.#entries[position];
-    if (entry && compactionIdOf(entry) !== undefined) return entry;
+    const container = this.#containers.get(id);
+    if (container) return container;
     throw new UnknownCompactionError(id);
   }
 
+  #lookup(id: string): HistoryEntry {
+    if (!this.#byId) {
+      this.#byId = new Map();
+      for (const entry of this.#entries) this.#byId.set(entry.id, entry);
+    }
+    return this.#byId.get(id)!;
+  }
+
   #freshIds(count: number): string[] {
-    const ids: string[] = [];
+    const ids = new Set<string>();
     for (let i = 0; i < count; i++) {
       const id: unknown = this.#generateId();
-      if (typeof id !== 'string' || id.length === 0 || this.#usedIds.has(id) || ids.includes(id)) {
+      if (typeof id !== 'string' || id.length === 0 || this.#usedIds.has(id) || ids.has(id)) {
         throw new DuplicateHistoryIdError(id);
       }
-      ids.push(id);
+      ids.add(id);
     }
-    return ids;
+    return [...ids];
   }
 
   #push(entry: HistoryEntry): void {
     this.#usedIds.add(entry.id);
-    this.#position.set(entry.id, this.#entries.length);
+    this.#byId?.set(entry.id, entry);
     this.#entries.push(entry);
     this.#view.push(entry);
     this.#viewMessages.push(entry.message);
   }
 
-  #commit(entries: HistoryEntry[], newIds: readonly string[] = []): void {
-    const frozen = entries.map(freezeEntry);
+  /**
+   * Installs a new stored state (an array this class now owns) and rebuilds the view in one
+   * pass. `fresh` registers every id as used (states that did not come from this instance).
+   */
+  #commit(fresh: boolean, entries: HistoryEntry[], newIds: readonly string[] = []): void {
     const view: HistoryEntry[] = [];
     const messages: Message[] = [];
-    const position = new Map<string, number>();
     const containers = new Map<string, HistoryEntry>();
-    frozen.forEach((entry, index) => {
-      position.set(entry.id, index);
-      this.#usedIds.add(entry.id);
+    for (let index = 0; index < entries.length; index++) {
+      const entry = freezeEntry(entries[index]!);
+      entries[index] = entry;
+      if (fresh) this.#usedIds.add(entry.id);
       const compactionId = compactionIdOf(entry);
       if (compactionId !== undefined) {
         containers.set(compactionId, entry);
-        this.#usedIds.add(compactionId);
+        containers.set(entry.id, entry);
+        if (fresh) this.#usedIds.add(compactionId);
       }
       if (entry.condenseParent === undefined && entry.truncationParent === undefined) {
         view.push(entry);
         messages.push(entry.message);
       }
-    });
+    }
     for (const id of newIds) this.#usedIds.add(id);
-    this.#entries = frozen;
+    this.#entries = entries;
     this.#view = view;
     this.#viewMessages = messages;
-    this.#position = position;
     this.#containers = containers;
+    this.#byId = undefined;
   }
 
   #emit(event: CompactionEvent): void {
