@@ -79,10 +79,12 @@ function defaultId(): string {
 }
 
 function defaultMarker(info: TruncationInfo): MessageInput {
-  const noun = info.hiddenCount === 1 ? 'message was' : 'messages were';
+  const one = info.hiddenCount === 1;
   return {
     role: 'system',
-    content: `[${info.hiddenCount} earlier ${noun} hidden to fit the context window; they are kept and can be restored.]`,
+    content: `[${info.hiddenCount} earlier ${one ? 'message was' : 'messages were'} hidden to fit the context window; ${
+      one ? 'it is' : 'they are'
+    } kept and can be restored.]`,
   };
 }
 
