@@ -92,7 +92,8 @@ export class FilePersistence implements Persistence {
 
   readonly #limiter: Limiter;
   readonly #order = new OperationOrder();
-  readonly #hashedKeys = new Map<string, string>();
+  /** Key of each name seen by the last `list` (null: foreign or scratch); hashed names only once read. */
+  #keyOfName = new Map<string, string | null>();
   #runtime: NodeRuntime | undefined;
   #dir = '';
   #canLink = true;
@@ -176,18 +177,33 @@ export class FilePersistence implements Persistence {
         }
       });
       const keys = new Set<string>();
+      const known = new Map<string, string | null>();
       const hashed: string[] = [];
       for (const name of names) {
+        const cached = this.#keyOfName.get(name);
+        if (cached !== undefined) {
+          known.set(name, cached);
+          if (cached !== null) keys.add(cached);
+          continue;
+        }
         const entry = parseEntryFileName(name);
-        if (entry?.kind === 'plain') keys.add(entry.key);
-        else if (entry?.kind === 'hashed') hashed.push(name);
+        if (entry?.kind === 'hashed') {
+          hashed.push(name);
+          continue;
+        }
+        const key = entry?.kind === 'plain' ? entry.key : null;
+        known.set(name, key);
+        if (key !== null) keys.add(key);
       }
       await Promise.all(
         hashed.map(async (name) => {
           const key = await this.#keyOfHashedFile(runtime, name);
-          if (key !== undefined) keys.add(key);
+          if (key === undefined) return;
+          known.set(name, key);
+          keys.add(key);
         }),
       );
+      this.#keyOfName = known;
       return [...keys];
     });
     return (prefix ? found.filter((key) => key.startsWith(prefix)) : found).sort();
@@ -349,8 +365,6 @@ export class FilePersistence implements Persistence {
   }
 
   async #keyOfHashedFile(runtime: NodeRuntime, name: string): Promise<string | undefined> {
-    const cached = this.#hashedKeys.get(name);
-    if (cached !== undefined) return cached;
     const file = runtime.joinPath(this.#dir, name);
     const text = await this.#limiter.run(async () => {
       try {
@@ -368,7 +382,6 @@ export class FilePersistence implements Persistence {
     }
     if (typeof key !== 'string' || key.length === 0 || plainFileName(key) !== undefined) return undefined;
     if (hashedFileName(runtime.sha256Hex(key)) !== name) return undefined;
-    this.#hashedKeys.set(name, key);
     return key;
   }
 

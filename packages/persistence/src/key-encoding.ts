@@ -13,41 +13,70 @@ export const maxEntryFileNameBytes = 140;
 const plainPrefix = 'k_';
 const hashedPrefix = 'h_';
 const extension = '.json';
-const literal = /^[a-z0-9_-]$/;
+const allLiteral = /^[a-z0-9_-]*$/;
 const plainName = /^k_((?:[a-z0-9_-]|%[0-9a-f]{2})*)\.json$/;
 const hashedName = /^h_([0-9a-f]{64})\.json$/;
 const scratchName = /^\.ctxguard-(tmp|bak)-(\d+)-[0-9a-f]{16}$/;
 const hex = '0123456789abcdef';
 
+let utf8Encoder: TextEncoder | undefined;
+let utf8Decoder: TextDecoder | undefined;
+
+function isLiteralByte(byte: number): boolean {
+  return (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39) || byte === 0x5f || byte === 0x2d;
+}
+
 /** Escapes a key into the `[a-z0-9_%-]` alphabet (reversible with {@link decodeKey}). */
 export function encodeKey(key: string): string {
+  if (allLiteral.test(key)) return key;
+  utf8Encoder ??= new TextEncoder();
   let out = '';
-  for (const byte of new TextEncoder().encode(key)) {
-    const char = String.fromCharCode(byte);
-    out += byte < 0x80 && literal.test(char) ? char : `%${hex[byte >> 4]}${hex[byte & 15]}`;
+  for (const byte of utf8Encoder.encode(key)) {
+    out += isLiteralByte(byte) ? String.fromCharCode(byte) : `%${hexByte(byte)}`;
   }
   return out;
 }
 
+function hexDigit(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  if (code >= 0x61 && code <= 0x66) return code - 0x57;
+  return -1;
+}
+
+function hexByte(byte: number): string {
+  return `${hex[byte >> 4]}${hex[byte & 15]}`;
+}
+
 /** Reverses {@link encodeKey}; `undefined` when `encoded` is not a canonical encoding of a well-formed key. */
 export function decodeKey(encoded: string): string | undefined {
-  const bytes: number[] = [];
+  if (allLiteral.test(encoded)) return encoded.length > 0 ? encoded : undefined;
+  const bytes = new Uint8Array(encoded.length);
+  let length = 0;
+  let ascii = '';
+  let onlyAscii = true;
   for (let index = 0; index < encoded.length; ) {
-    if (encoded[index] === '%') {
-      bytes.push(Number.parseInt(encoded.slice(index + 1, index + 3), 16));
+    let byte = encoded.charCodeAt(index);
+    if (byte === 0x25) {
+      const high = hexDigit(encoded.charCodeAt(index + 1));
+      const low = hexDigit(encoded.charCodeAt(index + 2));
+      byte = high * 16 + low;
+      if (high < 0 || low < 0 || isLiteralByte(byte)) return undefined;
       index += 3;
     } else {
-      bytes.push(encoded.charCodeAt(index));
+      if (!isLiteralByte(byte)) return undefined;
       index += 1;
     }
+    bytes[length++] = byte;
+    if (byte >= 0x80) onlyAscii = false;
+    else if (onlyAscii) ascii += String.fromCharCode(byte);
   }
-  let key: string;
+  if (onlyAscii) return ascii;
   try {
-    key = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(new Uint8Array(bytes));
+    utf8Decoder ??= new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+    return utf8Decoder.decode(bytes.subarray(0, length));
   } catch {
     return undefined;
   }
-  return key.length > 0 && encodeKey(key) === encoded ? key : undefined;
 }
 
 /** The plain file name for `key`, or `undefined` when it would be longer than {@link maxEntryFileNameBytes}. */
