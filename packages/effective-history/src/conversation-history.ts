@@ -429,7 +429,11 @@ export class InMemoryConversationHistory implements ConversationHistory {
 
   #emit(event: CompactionEvent): void {
     if (!this.#hooks) return;
-    void this.#hooks.emit('onCompaction', event).catch(() => undefined);
+    const hooks = this.#hooks;
+    // Listeners run after the change is committed; their failures are the bus's to report.
+    void Promise.resolve()
+      .then(() => hooks.emit('onCompaction', event))
+      .catch(() => undefined);
   }
 }
 
