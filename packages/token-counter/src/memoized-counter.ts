@@ -97,6 +97,12 @@ export class MemoizedCounter implements TokenCounter {
     const wanted = options?.accuracy ?? 'estimate';
     const scope = this.scope(ctx, wanted);
     for (const message of input.messages ?? []) {
+      const known = this.measured.peek(message, scope);
+      if (known !== undefined) {
+        if (known.accuracy !== 'exact') exact = false;
+        messages.push(known.tokens);
+        continue;
+      }
       const slot = this.measured.lookup(message, scope);
       let count = slot.value;
       if (count === undefined) {

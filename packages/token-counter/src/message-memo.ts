@@ -97,6 +97,21 @@ export class MessageMemo<V = number> {
     return { value: undefined, store: remember };
   }
 
+  /** The value remembered for this very object in `scope`, if its leaves are unchanged (no allocation). */
+  peek(message: unknown, scope: string): V | undefined {
+    if (message === null || typeof message !== 'object') return undefined;
+    const entries = this.byObject.get(message);
+    if (!entries) return undefined;
+    for (let k = 0; k < entries.length; k++) {
+      const entry = entries[k] as IdentityEntry<V>;
+      if (entry.scope === scope && matches(message as CountedFields, entry.snapshot)) {
+        this.hitCount++;
+        return entry.value;
+      }
+    }
+    return undefined;
+  }
+
   /** The remembered value of `message` in `scope`, or `compute()` remembered for next time. */
   get(message: unknown, scope: string, compute: () => V): V {
     const slot = this.lookup(message, scope);
@@ -164,27 +179,36 @@ function takeSnapshot(fields: CountedFields): Snapshot | undefined {
   return visit(fields.role, 0) && visit(fields.name, 0) && visit(fields.content, 0) ? out : undefined;
 }
 
-/** True when the message's leaves still equal the snapshot (no allocation beyond `Object.keys`). */
+/** True when the message's leaves still equal the snapshot (allocates nothing but `Object.keys`). */
 function matches(fields: CountedFields, snapshot: Snapshot): boolean {
-  let i = 0;
-  const visit = (value: unknown, depth: number): boolean => {
-    if (value === null || typeof value !== 'object') return Object.is(snapshot[i++], value);
-    if (depth > MAX_DEPTH) return false;
-    if (Array.isArray(value)) {
-      if (snapshot[i++] !== ARRAY || snapshot[i++] !== value.length) return false;
-      for (let k = 0; k < value.length; k++) if (!visit(value[k], depth + 1)) return false;
-      return true;
-    }
-    if (!isPlain(value)) return false;
-    const keys = Object.keys(value);
-    if (snapshot[i++] !== OBJECT || snapshot[i++] !== keys.length) return false;
-    for (const key of keys) {
-      if (snapshot[i++] !== key) return false;
-      if (!visit((value as Record<string, unknown>)[key], depth + 1)) return false;
-    }
-    return true;
-  };
-  return visit(fields.role, 0) && visit(fields.name, 0) && visit(fields.content, 0) && i === snapshot.length;
+  let i = matchValue(fields.role, snapshot, 0, 0);
+  if (i < 0) return false;
+  i = matchValue(fields.name, snapshot, i, 0);
+  if (i < 0) return false;
+  i = matchValue(fields.content, snapshot, i, 0);
+  return i === snapshot.length;
+}
+
+/** Compares one value with the snapshot from index `i`; the index after it, or -1 on a difference. */
+function matchValue(value: unknown, snapshot: Snapshot, i: number, depth: number): number {
+  if (value === null || typeof value !== 'object') return Object.is(snapshot[i], value) ? i + 1 : -1;
+  if (depth > MAX_DEPTH) return -1;
+  if (Array.isArray(value)) {
+    if (snapshot[i] !== ARRAY || snapshot[i + 1] !== value.length) return -1;
+    let at = i + 2;
+    for (let k = 0; k < value.length && at >= 0; k++) at = matchValue(value[k], snapshot, at, depth + 1);
+    return at;
+  }
+  if (!isPlain(value)) return -1;
+  const keys = Object.keys(value);
+  if (snapshot[i] !== OBJECT || snapshot[i + 1] !== keys.length) return -1;
+  let at = i + 2;
+  for (let k = 0; k < keys.length && at >= 0; k++) {
+    const key = keys[k] as string;
+    if (snapshot[at] !== key) return -1;
+    at = matchValue((value as Record<string, unknown>)[key], snapshot, at + 1, depth + 1);
+  }
+  return at;
 }
 
 function contentKey(fields: CountedFields, scope: string): string | undefined {

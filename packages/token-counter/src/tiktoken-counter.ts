@@ -64,6 +64,13 @@ export const tiktokenCounterOptionsSchema = z.strictObject({
 export type TiktokenCounterOptions = z.input<typeof tiktokenCounterOptionsSchema>;
 
 const contextSchema = z.object({ provider: z.string(), model: z.string() });
+const conversationSchema = z.object({
+  messages: z.custom<readonly unknown[]>((v) => Array.isArray(v), 'expected an array of messages'),
+  system: z.string().optional(),
+  tools: z
+    .custom<readonly unknown[]>((v) => Array.isArray(v), 'expected an array of tool definitions')
+    .optional(),
+});
 const CL100K_MODELS =
   /^(gpt-4(?![o.]|-?o)|gpt-3\.5|gpt-35|text-embedding-(3|ada-002)|ft:gpt-(4(?![o.])|3\.5))/i;
 
@@ -87,6 +94,8 @@ export class TiktokenCounter implements TokenCounter {
   private readonly memo: MessageMemo<number> | undefined;
   private loads = 0;
   private disposed = false;
+  private readonly encodings = new Map<string, ExactEncoding>();
+  private lastScope = { provider: '', model: '', encoding: '', scope: '' };
 
   constructor(options?: TiktokenCounterOptions) {
     this.options = parseOptions(tiktokenCounterOptionsSchema, options ?? {}, 'options');
@@ -110,7 +119,15 @@ export class TiktokenCounter implements TokenCounter {
 
   /** The encoding used for a model. */
   encodingFor(ctx: CountContext): ExactEncoding {
-    return this.options.encoding ?? encodingForModel(typeof ctx?.model === 'string' ? ctx.model : '');
+    if (this.options.encoding) return this.options.encoding;
+    const model = typeof ctx?.model === 'string' ? ctx.model : '';
+    let encoding = this.encodings.get(model);
+    if (!encoding) {
+      encoding = encodingForModel(model);
+      if (this.encodings.size > 1_000) this.encodings.clear();
+      this.encodings.set(model, encoding);
+    }
+    return encoding;
   }
 
   /** Loads the encoder for `ctx` (or every supported encoding); await it at startup so the first estimates are exact. */
@@ -120,7 +137,12 @@ export class TiktokenCounter implements TokenCounter {
       : this.options.encoding
         ? [this.options.encoding]
         : ['o200k_base', 'cl100k_base'];
-    await Promise.all(encodings.map((encoding) => this.engineFor(encoding)));
+    await Promise.all(
+      encodings.map(async (encoding) => {
+        const engine = await this.engineFor(encoding);
+        if (engine && !engine.linear && (this.options.linearFallback ?? true)) await this.linearFor(encoding);
+      }),
+    );
   }
 
   estimate(text: string, ctx: CountContext): number {
@@ -135,7 +157,10 @@ export class TiktokenCounter implements TokenCounter {
   estimateMessage(message: Message, ctx: CountContext): number {
     try {
       const encoding = this.encodingFor(ctx);
-      const slot = this.memo?.lookup(message, this.scope(ctx, encoding));
+      const scope = this.scope(ctx, encoding);
+      const known = this.memo?.peek(message, scope);
+      if (known !== undefined) return known;
+      const slot = this.memo?.lookup(message, scope);
       if (slot?.value !== undefined) return slot.value;
       let exact = true;
       const tokens = messageTokens(message, {
@@ -215,13 +240,13 @@ export class TiktokenCounter implements TokenCounter {
       const message = input.messages[i] as Message;
       const slot = this.memo?.lookup(message, scope);
       if (slot?.value !== undefined) {
-        messages.push(slot.value);
+        messages[i] = slot.value;
         continue;
       }
       parseInput(messageSchema, message, `input.messages[${i}]`);
       const count = await this.measureParsed(message, ctx, encoding, slot?.store);
       if (count.accuracy !== 'exact') exact = false;
-      messages.push(count.tokens);
+      messages[i] = count.tokens;
     }
     let system = 0;
     if (typeof input.system === 'string' && input.system.length > 0) {
@@ -398,7 +423,13 @@ export class TiktokenCounter implements TokenCounter {
   }
 
   private scope(ctx: CountContext, encoding: ExactEncoding): string {
-    return `${ctxProvider(ctx)}\u0000${ctxModel(ctx)}\u0000${encoding}`;
+    const provider = ctxProvider(ctx);
+    const model = ctxModel(ctx);
+    const last = this.lastScope;
+    if (last.provider === provider && last.model === model && last.encoding === encoding) return last.scope;
+    const scope = `${provider}\u0000${model}\u0000${encoding}`;
+    this.lastScope = { provider, model, encoding, scope };
+    return scope;
   }
 }
 
