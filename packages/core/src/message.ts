@@ -22,8 +22,9 @@ function describeValue(value: unknown): string {
 function copyJson(value: unknown, path: (string | number)[], ancestors: Set<object>): JsonCopy {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return { ok: true, value };
   if (typeof value === 'number') {
+    // JSON has no -0 (JSON.stringify writes 0): normalise so every format agrees.
     return Number.isFinite(value)
-      ? { ok: true, value }
+      ? { ok: true, value: value === 0 ? 0 : value }
       : { ok: false, path, message: `Invalid JSON value: ${value} is not a finite number` };
   }
   if (typeof value !== 'object')

@@ -407,7 +407,9 @@ export function toAnthropic(
               ? [{ type: 'text' as const, text: message.content }]
               : defined(message.content.map((part, j) => userBlock(part, [index, 'content', j], losses)));
           applyMessageCache(blocks, message.providerOptions, [index]);
-          openToolTurn.push(...blocks);
+          // An empty user message stays a message of its own rather than vanishing into the tool turn.
+          if (blocks.length === 0) out.push({ role: 'user', content: [] });
+          else openToolTurn.push(...blocks);
           openToolTurn = undefined;
           return;
         }
@@ -629,6 +631,7 @@ function userFromAnthropic(
   blocks: z.output<typeof userBlockInput>[],
   toolNames: ToolNames,
 ): (UserMessage | ToolMessage)[] {
+  if (blocks.length === 0) return [{ role: 'user', content: [] }];
   const out: (UserMessage | ToolMessage)[] = [];
   const hasToolResults = blocks.some((b) => b.type === 'tool_result');
   for (const block of blocks) {

@@ -134,7 +134,7 @@ export function providerOption(
   return options?.[provider]?.[key];
 }
 
-/** A copy of `options` without `provider.key`; empty records are removed, and an empty result is undefined. */
+/** A copy of `options` without `provider.key`; that provider's record goes when it empties, and an empty result is undefined. */
 export function withoutProviderOption(
   options: ProviderOptions | undefined,
   provider: string,
@@ -143,8 +143,12 @@ export function withoutProviderOption(
   if (!options) return undefined;
   const out: ProviderOptions = {};
   for (const [name, values] of Object.entries(options)) {
+    if (name !== provider) {
+      out[name] = values;
+      continue;
+    }
     const copy = { ...values };
-    if (name === provider) delete copy[key];
+    delete copy[key];
     if (Object.keys(copy).length > 0) out[name] = copy;
   }
   return Object.keys(out).length > 0 ? out : undefined;
