@@ -222,23 +222,21 @@ export class TiktokenCounter implements TokenCounter {
     _options?: MeasureOptions,
   ): Promise<ConversationCount> {
     parseInput(contextSchema, ctx, 'ctx');
-    parseInput(
-      z.object({
-        messages: z.array(z.unknown()),
-        system: z.string().optional(),
-        tools: z.array(z.unknown()).optional(),
-      }),
-      input,
-      'input',
-    );
+    parseInput(conversationSchema, input, 'input');
     const encoding = this.encodingFor(ctx);
     await this.engineFor(encoding);
     let exact = true;
-    const messages: number[] = [];
+    const messages: number[] = new Array(input.messages.length);
     const scope = this.scope(ctx, encoding);
+    const memo = this.memo;
     for (let i = 0; i < input.messages.length; i++) {
       const message = input.messages[i] as Message;
-      const slot = this.memo?.lookup(message, scope);
+      const known = memo?.peek(message, scope);
+      if (known !== undefined) {
+        messages[i] = known;
+        continue;
+      }
+      const slot = memo?.lookup(message, scope);
       if (slot?.value !== undefined) {
         messages[i] = slot.value;
         continue;
