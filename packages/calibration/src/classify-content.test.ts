@@ -25,6 +25,11 @@ const JSON_TEXT = JSON.stringify(
   null,
   2,
 );
+const MARKUP = `<table>
+  <tr>
+    <td align="center" valign="top" width="14.28%"><a href="https://example.org/"><img src="a.png" width="100px;" alt="A"/></a></td>
+  </tr>
+</table>`;
 const CJK = `上下文窗口是模型一次能读取的最大令牌数。
 超过这个限制时，请求会被拒绝，所以需要在发送之前估算令牌数量。
 日本語の文章も同じように扱われます。한국어 문장도 마찬가지입니다.`;
@@ -35,6 +40,7 @@ describe('classifyContent', () => {
     ['code', CODE],
     ['json', JSON_TEXT],
     ['cjk', CJK],
+    ['markup', MARKUP],
   ] as [ContentClass, string][])('recognises %s', (cls, text) => {
     expect(classifyContent(text)).toBe(cls);
   });
@@ -66,21 +72,23 @@ describe('classifyContent', () => {
     expect(classifyContent('')).toBe('prose');
     expect(classifyContent(undefined as never)).toBe('prose');
     expect(classifyContent(42 as never)).toBe('prose');
-    expect(['prose', 'code', 'json', 'cjk']).toContain(classifyContent('\u0000\ud800\udc00\ud800 \n\n\n'));
+    expect(['prose', 'code', 'json', 'cjk', 'markup']).toContain(
+      classifyContent('\u0000\ud800\udc00\ud800 \n\n\n'),
+    );
   });
 });
 
 describe('segmentContent', () => {
   it('splits mixed text into runs that cover every character once, in order', () => {
-    const mixed = `${PROSE}\n\n${CODE}\n\n${JSON_TEXT}\n\n${CJK}\n`;
+    const mixed = `${PROSE}\n\n${CODE}\n\n${JSON_TEXT}\n\n${CJK}\n${MARKUP}\n`;
     const runs: [ContentClass, number, number][] = [];
     segmentContent(mixed, (cls, start, end) => runs.push([cls, start, end]));
     expect(runs[0]?.[1]).toBe(0);
     expect(runs.at(-1)?.[2]).toBe(mixed.length);
     for (let i = 1; i < runs.length; i++) expect(runs[i]?.[1]).toBe(runs[i - 1]?.[2]);
-    expect(runs.map((r) => r[0])).toEqual(['prose', 'code', 'json', 'cjk']);
+    expect(runs.map((r) => r[0])).toEqual(['prose', 'code', 'json', 'cjk', 'markup']);
     const profile = contentProfile(mixed);
-    expect(profile.prose + profile.code + profile.json + profile.cjk).toBe(mixed.length);
+    expect(profile.prose + profile.code + profile.json + profile.cjk + profile.markup).toBe(mixed.length);
   });
 
   it('covers any string exactly (property)', () => {

@@ -1,4 +1,4 @@
-import type { ContentClass } from './content-class.js';
+import { CONTENT_CLASSES, type ContentClass } from './content-class.js';
 
 /** True for ideographs, kana, hangul, CJK punctuation and full-width forms (UTF-16 code unit). */
 export function isCjkCode(code: number): boolean {
@@ -117,6 +117,19 @@ export function classifyLine(
     (jsonish === nonSpace || (quotes >= 2 && f === 0x22 && (l === 0x2c || l === 0x22)))
   )
     return 'json';
+  // Markup: a line that opens or closes a tag (`<div …>`, `</td>`, `<!-- …`, `<img src="…"`).
+  if (f === 0x3c) {
+    const n = text.charCodeAt(first + 1);
+    if ((n >= 0x61 && n <= 0x7a) || (n >= 0x41 && n <= 0x5a) || n === 0x2f || n === 0x21 || n === 0x3f) {
+      if (text.indexOf('>', first) !== -1 && text.indexOf('>', first) <= last) return 'markup';
+      if (text.indexOf('="', first) !== -1 && text.indexOf('="', first) <= last) return 'markup';
+    }
+  }
+  if (
+    previous === 'markup' &&
+    (f === 0x3c || (quotes >= 2 && text.indexOf('="', first) !== -1 && text.indexOf('="', first) <= last))
+  )
+    return 'markup';
   if (inFence) return 'code';
   // Comments and list bullets carry prose.
   if (f === 0x2f && text.charCodeAt(first + 1) === 0x2f) return previous === 'code' ? 'code' : 'prose';
@@ -180,7 +193,7 @@ export function segmentContent(text: string, visit: SegmentVisitor): void {
 
 /** Characters per content class, by line segmentation of the whole text. */
 export function contentProfile(text: string): Record<ContentClass, number> {
-  const profile: Record<ContentClass, number> = { prose: 0, code: 0, json: 0, cjk: 0 };
+  const profile: Record<ContentClass, number> = { prose: 0, code: 0, json: 0, cjk: 0, markup: 0 };
   if (typeof text !== 'string') return profile;
   segmentContent(text, (cls, start, end) => {
     profile[cls] += end - start;
@@ -198,7 +211,7 @@ const WINDOW = 256;
 export function classifyContent(text: string): ContentClass {
   if (typeof text !== 'string' || text.length === 0) return 'prose';
   if (text.length <= SAMPLE_WINDOWS * WINDOW * 2) return dominant(contentProfile(text));
-  const total: Record<ContentClass, number> = { prose: 0, code: 0, json: 0, cjk: 0 };
+  const total: Record<ContentClass, number> = { prose: 0, code: 0, json: 0, cjk: 0, markup: 0 };
   const step = Math.floor(text.length / SAMPLE_WINDOWS);
   for (let w = 0; w < SAMPLE_WINDOWS; w++) {
     let start = w * step;
@@ -216,7 +229,7 @@ export function classifyContent(text: string): ContentClass {
 function dominant(profile: Record<ContentClass, number>): ContentClass {
   let best: ContentClass = 'prose';
   let bestChars = -1;
-  for (const cls of ['prose', 'code', 'json', 'cjk'] as const) {
+  for (const cls of CONTENT_CLASSES) {
     if (profile[cls] > bestChars) {
       best = cls;
       bestChars = profile[cls];

@@ -218,8 +218,8 @@ describe('HeuristicCounter learning', () => {
       });
     }
     const state = counter.calibrationState(ctx);
-    expect(state.find((s) => s.contentClass === 'prose')?.confidence).toBe(1);
-    expect(state.find((s) => s.contentClass === 'code')?.confidence).toBe(1);
+    // Classes with a real share of the requests learned from (nearly) every sample.
+    expect(state.filter((s) => s.confidence >= 0.9).length).toBeGreaterThanOrEqual(3);
     for (const conv of test) {
       const exact = exactConversation(conv, 'o200k_base');
       const error = Math.abs(estimateConversation(counter, conv, ctx) - exact) / exact;

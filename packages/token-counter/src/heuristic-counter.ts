@@ -22,7 +22,9 @@ import { scanPieces } from './piece-scanner.js';
 import { type ProviderMultiplier, providerMultiplier } from './provider-multipliers.js';
 import type { CountContext, LearnInput, MeasureOptions, TokenCount, TokenCounter } from './token-counter.js';
 
-const CLASS_INDEX: Readonly<Record<ContentClass, number>> = { prose: 0, code: 1, json: 2, cjk: 3 };
+const CLASS_INDEX: Readonly<Record<ContentClass, number>> = { prose: 0, code: 1, json: 2, cjk: 3, markup: 4 };
+const CLASS_COUNT = CONTENT_CLASSES.length;
+const zeros = (): number[] => new Array<number>(CLASS_COUNT).fill(0);
 
 const positiveFinite = z
   .number()
@@ -235,7 +237,7 @@ export class HeuristicCounter implements TokenCounter {
     const entry = this.#entry(parsed);
     await entry.loading;
     const factors = entry.factors;
-    const tally: ClassTally = { chars: [0, 0, 0, 0], tokens: [0, 0, 0, 0] };
+    const tally: ClassTally = { chars: zeros(), tokens: zeros() };
     let fixed = 0;
     if (parsed.messages !== undefined || parsed.system !== undefined) {
       const countText = (t: string): number => this.#tallyWeighted(toText(t), factors, tally);
@@ -252,7 +254,7 @@ export class HeuristicCounter implements TokenCounter {
       if (parsed.tools && parsed.tools.length > 0)
         total += toolDefinitionsTokens(parsed.tools, countText, { model: parsed.model });
       let text = 0;
-      for (let i = 0; i < 4; i++) text += (factors[i] as number) * (tally.tokens[i] as number);
+      for (let i = 0; i < CLASS_COUNT; i++) text += (factors[i] as number) * (tally.tokens[i] as number);
       fixed = total - text;
     } else {
       for (const cls of CONTENT_CLASSES) {
@@ -335,8 +337,8 @@ export class HeuristicCounter implements TokenCounter {
 
   /** Characters and base tokens per content class of a text (o200k frame, no factors). */
   tally(text: string): ClassTally {
-    const tally: ClassTally = { chars: [0, 0, 0, 0], tokens: [0, 0, 0, 0] };
-    this.#tallyWeighted(toText(text), new Float64Array([1, 1, 1, 1]), tally);
+    const tally: ClassTally = { chars: zeros(), tokens: zeros() };
+    this.#tallyWeighted(toText(text), new Float64Array(CLASS_COUNT).fill(1), tally);
     return tally;
   }
 
@@ -380,8 +382,8 @@ export class HeuristicCounter implements TokenCounter {
     entry = {
       provider,
       model,
-      factors: new Float64Array(4),
-      learned: [undefined, undefined, undefined, undefined],
+      factors: new Float64Array(CLASS_COUNT),
+      learned: new Array<Calibration | undefined>(CLASS_COUNT).fill(undefined),
       loading: undefined,
     };
     this.#recompute(entry);
@@ -421,11 +423,29 @@ export class HeuristicCounter implements TokenCounter {
     this.#revision++;
   }
 
+  /**
+   * Factor per class = prior blended with the learned value by its confidence. The prior of a
+   * class that has learned little is itself pulled towards the model's correction learned on
+   * the other classes, so a provider prior that proved wrong does not linger in rare classes.
+   */
   #recompute(entry: ModelEntry): void {
+    let weighted = 0;
+    let weights = 0;
+    let strongest = 0;
+    for (let i = 0; i < CLASS_COUNT; i++) {
+      const learned = entry.learned[i];
+      if (!learned) continue;
+      weighted += learned.confidence * ((this.#derived[i] as number) / learned.charsPerToken);
+      weights += learned.confidence;
+      strongest = Math.max(strongest, learned.confidence);
+    }
+    const modelFactor = weights > 0 ? weighted / weights : 1;
     for (const cls of CONTENT_CLASSES) {
       const i = CLASS_INDEX[cls];
       const derived = this.#derived[i] as number;
-      const priorCpt = derived / providerMultiplier(entry.provider, cls, this.#multipliers);
+      const provider = providerMultiplier(entry.provider, cls, this.#multipliers);
+      const prior = (1 - strongest) * provider + strongest * modelFactor;
+      const priorCpt = derived / prior;
       const learned = entry.learned[i];
       const w = learned ? learned.confidence : 0;
       const cpt = learned ? (1 - w) * priorCpt + w * learned.charsPerToken : priorCpt;
