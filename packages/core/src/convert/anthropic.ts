@@ -462,14 +462,12 @@ export function toAnthropic(
       }
     }
   });
-  const prompt: AnthropicPrompt = { messages: out };
+  // `system` first, as it reads in a request.
   if (systemMessages.length === 1 && typeof systemMessages[0]?.content === 'string' && system.length === 1) {
     const only = system[0] as AnthropicTextBlock;
-    prompt.system = only.cache_control ? system : only.text;
-  } else if (system.length > 0) {
-    prompt.system = system;
+    return { system: only.cache_control ? system : only.text, messages: out };
   }
-  return prompt;
+  return system.length > 0 ? { system, messages: out } : { messages: out };
 }
 
 function userBlock(
