@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ContextStrategy,
+  fromOpenAIChat,
+  type HistorySegments,
+  HookBus,
+  type StrategyTools,
+  toAnthropic,
+} from '../src/index.js';
+
+describe('README examples', () => {
+  it('quick start converts an OpenAI conversation for Anthropic and emits a warning', async () => {
+    const messages = fromOpenAIChat([
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'Weather in Oslo?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: '4°C, snow' },
+    ]);
+    const losses: string[] = [];
+    const { system, messages: claude } = toAnthropic(messages, {
+      onLoss: (loss) => losses.push(loss.message),
+    });
+    expect(system).toBe('You are terse.');
+    expect(claude[2]).toEqual({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'c1', content: '4°C, snow' }],
+    });
+    expect(losses).toEqual([]);
+
+    const hooks = new HookBus();
+    const seen: string[] = [];
+    const off = hooks.on('onWarning', (w) => {
+      seen.push(w.message);
+    });
+    await hooks.emit('onWarning', { code: 'demo', message: 'hello' });
+    off();
+    expect(seen).toEqual(['hello']);
+    expect(hooks.listenerCount()).toBe(0);
+  });
+
+  it('the strategy example warns first, then drops the older half', async () => {
+    const dropHalf: ContextStrategy = {
+      specificationVersion: 'v1',
+      triggers: [
+        { level: 'warn', at: 0.8 },
+        { level: 'critical', at: 0.95 },
+      ],
+      react({ level, tools }) {
+        if (level === 'warn') return { action: 'warn', message: 'context is 80% full' };
+        tools.dropOldest(Math.floor(tools.historyLength / 2));
+        return { action: 'compacted', note: 'dropped the older half' };
+      },
+    };
+    const dropped: number[] = [];
+    const empty: HistorySegments = { old: [], middle: [], recent: [] };
+    const tools: StrategyTools = {
+      historyLength: 10,
+      segment: () => empty,
+      measure: () => 0,
+      extractFacts: async () => [],
+      summarize: async () => '',
+      replaceRange: () => {},
+      dropOldest: (n) => {
+        dropped.push(n);
+      },
+      injectFacts: () => {},
+    };
+    const base = {
+      percentage: 0.9,
+      current: 900,
+      window: 1000,
+      delta: 100,
+      provider: 'p',
+      model: 'm',
+      attempt: 0,
+      tools,
+      state: {},
+    };
+    expect(await dropHalf.react({ ...base, level: 'warn' })).toEqual({
+      action: 'warn',
+      message: 'context is 80% full',
+    });
+    expect(dropped).toEqual([]);
+    expect(await dropHalf.react({ ...base, level: 'critical' })).toEqual({
+      action: 'compacted',
+      note: 'dropped the older half',
+    });
+    expect(dropped).toEqual([5]);
+  });
+});
