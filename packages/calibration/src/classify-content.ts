@@ -120,15 +120,11 @@ export function classifyLine(
   // Markup: a line that opens or closes a tag (`<div …>`, `</td>`, `<!-- …`, `<img src="…"`).
   if (f === 0x3c) {
     const n = text.charCodeAt(first + 1);
-    if ((n >= 0x61 && n <= 0x7a) || (n >= 0x41 && n <= 0x5a) || n === 0x2f || n === 0x21 || n === 0x3f) {
-      if (text.indexOf('>', first) !== -1 && text.indexOf('>', first) <= last) return 'markup';
-      if (text.indexOf('="', first) !== -1 && text.indexOf('="', first) <= last) return 'markup';
-    }
+    const tagStart =
+      (n >= 0x61 && n <= 0x7a) || (n >= 0x41 && n <= 0x5a) || n === 0x2f || n === 0x21 || n === 0x3f;
+    if (tagStart && (hasCode(text, first, last, 0x3e) || hasAttribute(text, first, last))) return 'markup';
   }
-  if (
-    previous === 'markup' &&
-    (f === 0x3c || (quotes >= 2 && text.indexOf('="', first) !== -1 && text.indexOf('="', first) <= last))
-  )
+  if (previous === 'markup' && (f === 0x3c || (quotes >= 2 && hasAttribute(text, first, last))))
     return 'markup';
   if (inFence) return 'code';
   // Comments and list bullets carry prose.
@@ -146,6 +142,19 @@ export function classifyLine(
   if (nonSpace > 80 && spaces * 30 < nonSpace) return previous === 'json' ? 'json' : 'code';
   if (f === 0x7d || f === 0x29 || f === 0x5d) return 'code';
   return 'prose';
+}
+
+/** True when `text[from, to]` contains the code unit (bounded to the line: no quadratic scans). */
+function hasCode(text: string, from: number, to: number, code: number): boolean {
+  for (let i = from; i <= to; i++) if (text.charCodeAt(i) === code) return true;
+  return false;
+}
+
+/** True when `text[from, to]` contains `="` (an attribute). */
+function hasAttribute(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++)
+    if (text.charCodeAt(i) === 0x3d && text.charCodeAt(i + 1) === 0x22) return true;
+  return false;
 }
 
 /** Receives consecutive runs of one class: `text[start, end)`. */
@@ -214,11 +223,22 @@ export function classifyContent(text: string): ContentClass {
   const total: Record<ContentClass, number> = { prose: 0, code: 0, json: 0, cjk: 0, markup: 0 };
   const step = Math.floor(text.length / SAMPLE_WINDOWS);
   for (let w = 0; w < SAMPLE_WINDOWS; w++) {
+    // Align to line starts/ends when one is near; every search is bounded to a few windows.
     let start = w * step;
-    const lineStart = text.lastIndexOf('\n', start);
-    if (lineStart !== -1 && start - lineStart < WINDOW) start = lineStart + 1;
-    let end = text.indexOf('\n', start + WINDOW);
-    if (end === -1 || end - start > WINDOW * 4) end = Math.min(text.length, start + WINDOW * 4);
+    for (let i = start; i > 0 && start - i < WINDOW; i--) {
+      if (text.charCodeAt(i - 1) === 0x0a) {
+        start = i;
+        break;
+      }
+    }
+    const limit = Math.min(text.length, start + WINDOW * 4);
+    let end = limit;
+    for (let i = start + WINDOW; i < limit; i++) {
+      if (text.charCodeAt(i) === 0x0a) {
+        end = i;
+        break;
+      }
+    }
     const sample = text.slice(start, end);
     const profile = contentProfile(sample);
     for (const cls of Object.keys(profile) as ContentClass[]) total[cls] += profile[cls];
