@@ -606,8 +606,14 @@ function toolResultFromAnthropic(
   block: z.output<typeof toolResultInput>,
   toolNames: ToolNames,
 ): ToolResultPart {
-  const part: ToolResultPart = { type: 'tool-result', toolCallId: block.tool_use_id, output: '' };
-  assignDefined(part, 'toolName', toolNames.get(block.tool_use_id));
+  const toolName = toolNames.get(block.tool_use_id);
+  // Keys in schema order, so results read (and serialise) like parsed core messages.
+  const part: ToolResultPart = {
+    type: 'tool-result',
+    toolCallId: block.tool_use_id,
+    ...(toolName === undefined ? {} : { toolName }),
+    output: '',
+  };
   if (typeof block.content === 'string') part.output = block.content;
   else if (Array.isArray(block.content)) {
     const content: ToolResultContentPart[] = block.content.map((inner) =>

@@ -593,8 +593,14 @@ function assistantFromOpenAI(
 }
 
 function toolResultFromOpenAI(message: z.output<typeof toolInput>, toolNames: ToolNames): ToolResultPart {
-  const part: ToolResultPart = { type: 'tool-result', toolCallId: message.tool_call_id, output: '' };
-  assignDefined(part, 'toolName', toolNames.get(message.tool_call_id));
+  const toolName = toolNames.get(message.tool_call_id);
+  // Keys in schema order, so results read (and serialise) like parsed core messages.
+  const part: ToolResultPart = {
+    type: 'tool-result',
+    toolCallId: message.tool_call_id,
+    ...(toolName === undefined ? {} : { toolName }),
+    output: '',
+  };
   if (typeof message.content === 'string') {
     part.output = message.content;
   } else {
