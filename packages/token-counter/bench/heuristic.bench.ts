@@ -191,5 +191,37 @@ export async function run(h: BenchHarness): Promise<void> {
     [['classifyContent (800 KB)', () => classifyContent(big)]],
     { time: h.quick ? 100 : 300 },
   );
+
+  // Linear cost on pathological inputs (long runs without spaces, one-line data, tag-like lines).
+  const base64 = Buffer.from(heldOutText('code').slice(0, 400_000)).toString('base64');
+  const cjkRun = heldOutText('cjk').replace(/[^\u3040-\u30ff\u4e00-\u9fff]/g, '');
+  const oneLineJson = heldOutText('json').replace(/\s+/g, '');
+  const inputs: [string, string][] = [
+    ['CJK run (no spaces)', cjkRun],
+    ['base64', base64],
+    ['JSON on one line', oneLineJson],
+    ['lines starting with "<"', '<a\n'.repeat(300_000)],
+  ];
+  const sizes = h.quick ? [10_000, 40_000] : [10_000, 40_000, 160_000];
+  const linear: (string | number)[][] = [];
+  for (const [name, source] of inputs) {
+    const row: (string | number)[] = [name];
+    for (const size of sizes) {
+      let text = source;
+      while (text.length < size) text += source;
+      text = text.slice(0, size);
+      counter.estimate(text, ctx);
+      const reps = Math.max(3, Math.round(400_000 / size));
+      const started = performance.now();
+      for (let r = 0; r < reps; r++) counter.estimate(text, ctx);
+      row.push(Number((((performance.now() - started) * 1000) / reps / (size / 1000)).toFixed(2)));
+    }
+    linear.push(row);
+  }
+  h.table(
+    'HeuristicCounter.estimate: µs per 1,000 characters by input length (flat = linear)',
+    ['input', ...sizes.map((n) => `${n / 1000}k chars`)],
+    linear,
+  );
   for (const e of encoders.values()) e.free();
 }
