@@ -385,3 +385,12 @@ describe('toOpenAIChat input and options', () => {
     ).toThrow('lossy');
   });
 });
+
+describe('odd media types', () => {
+  it('treats them as plain files (no lookup through the object prototype)', () => {
+    const chat = toOpenAIChat([
+      { role: 'user', content: [{ type: 'file', data: 'AAAA', mediaType: 'constructor' }] },
+    ]);
+    expect(chat[0]?.content).toEqual([{ type: 'file', file: { file_data: 'data:constructor;base64,AAAA' } }]);
+  });
+});

@@ -127,11 +127,11 @@ export const fromOpenAIChatOptionsSchema = z.object({
 /** Options of {@link fromOpenAIChat}. */
 export type FromOpenAIChatOptions = z.input<typeof fromOpenAIChatOptionsSchema>;
 
-const AUDIO_FORMATS: Record<string, 'wav' | 'mp3'> = {
-  'audio/wav': 'wav',
-  'audio/mpeg': 'mp3',
-  'audio/mp3': 'mp3',
-};
+const AUDIO_FORMATS: ReadonlyMap<string, 'wav' | 'mp3'> = new Map([
+  ['audio/wav', 'wav'],
+  ['audio/mpeg', 'mp3'],
+  ['audio/mp3', 'mp3'],
+]);
 
 function imageUrl(image: string, mediaType: string | undefined, path: (string | number)[]): string {
   if (isHttpUrl(image) || image.startsWith('data:')) return image;
@@ -163,7 +163,7 @@ function filePartToOpenAI(
   if (part.mediaType.startsWith('image/')) {
     return { type: 'image_url', image_url: { url: imageUrl(part.data, part.mediaType, [...path, 'data']) } };
   }
-  const audioFormat = AUDIO_FORMATS[part.mediaType];
+  const audioFormat = AUDIO_FORMATS.get(part.mediaType);
   if (audioFormat) {
     if (isHttpUrl(part.data)) {
       losses.report(
