@@ -10,6 +10,7 @@ import {
   type ExactEngine,
   exactEncodingSchema,
 } from './exact-engine.js';
+import { HeuristicCounter } from './heuristic-counter.js';
 import { conversationOverhead, messageTokens, toolDefinitionsTokens } from './message-cost.js';
 import { MessageMemo } from './message-memo.js';
 import { longestRun, roughEstimate } from './rough-estimate.js';
@@ -39,14 +40,14 @@ export const tiktokenCounterOptionsSchema = z.strictObject({
     .optional(),
   /** Where built-in engines are loaded and shared; default the process-wide pool. */
   pool: z.custom<EncoderPool>((v) => v instanceof EncoderPool, 'expected an EncoderPool').optional(),
-  /** Counter for estimates while the engine is not loaded yet (e.g. a HeuristicCounter); default a character estimate. */
+  /** Counter for estimates while the engine is not loaded yet, or for text above `estimateExactMaxChars`; default a `HeuristicCounter`. */
   fallback: z
     .custom<TokenCounter>(
       (v) => typeof v === 'object' && v !== null && typeof (v as TokenCounter).estimate === 'function',
       'expected a TokenCounter',
     )
     .optional(),
-  /** Longest text (characters) `estimate*` counts exactly; longer text gets the fallback estimate. Default 262,144. */
+  /** Longest text (characters) `estimate*` counts exactly; longer text gets the fallback estimate. Default 65,536. */
   estimateExactMaxChars: z.number().int().nonnegative().optional(),
   /** Unbroken runs longer than this go to the linear engine when the main engine is not linear. Default 256. */
   longRunChars: z.number().int().positive().optional(),
@@ -96,6 +97,7 @@ export class TiktokenCounter implements TokenCounter {
   private disposed = false;
   private readonly encodings = new Map<string, ExactEncoding>();
   private lastScope = { provider: '', model: '', encoding: '', scope: '' };
+  private defaultFallback: TokenCounter | undefined;
 
   constructor(options?: TiktokenCounterOptions) {
     this.options = parseOptions(tiktokenCounterOptionsSchema, options ?? {}, 'options');
@@ -327,7 +329,7 @@ export class TiktokenCounter implements TokenCounter {
         void this.engineFor(encoding).catch(() => undefined);
       return undefined;
     }
-    if (text.length > (this.options.estimateExactMaxChars ?? 262_144)) return undefined;
+    if (text.length > (this.options.estimateExactMaxChars ?? 65_536)) return undefined;
     if (!engine.linear && text.length > this.longRunChars() && longestRun(text) > this.longRunChars()) {
       const linear = this.linearEngines.get(encoding);
       if (!linear) {
@@ -408,7 +410,8 @@ export class TiktokenCounter implements TokenCounter {
   }
 
   private fallbackEstimate(text: string, ctx: CountContext): number {
-    const fallback = this.options.fallback;
+    this.defaultFallback ??= this.options.fallback ?? new HeuristicCounter();
+    const fallback = this.defaultFallback;
     if (fallback) {
       try {
         const n = fallback.estimate(text, ctx);
