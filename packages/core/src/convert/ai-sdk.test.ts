@@ -267,3 +267,27 @@ describe('toAISDK', () => {
     ]);
   });
 });
+
+describe('empty data', () => {
+  it('never produces an invalid core image', () => {
+    const core = fromAISDK([
+      { role: 'assistant', content: [{ type: 'file', data: '', mediaType: 'image/png' }] },
+    ]);
+    expect(core[0]?.content).toEqual([{ type: 'file', data: '', mediaType: 'image/png' }]);
+    expect(() =>
+      fromAISDK([
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'c',
+              toolName: 't',
+              output: { type: 'content', value: [{ type: 'media', data: '', mediaType: 'image/png' }] },
+            },
+          ],
+        },
+      ]),
+    ).toThrow('messages[0].content[0].output.value[0].data');
+  });
+});

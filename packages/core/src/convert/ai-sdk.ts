@@ -450,7 +450,7 @@ const outputInput = z.discriminatedUnion('type', [
     value: z.array(
       z.discriminatedUnion('type', [
         z.object({ type: z.literal('text'), text: z.string() }),
-        z.object({ type: z.literal('media'), data: z.string(), mediaType: z.string().min(1) }),
+        z.object({ type: z.literal('media'), data: z.string().min(1), mediaType: z.string().min(1) }),
       ]),
     ),
   }),
@@ -632,9 +632,10 @@ export function fromAISDK(messages: unknown): Message[] {
                 return withPartOptions(call, part.providerOptions);
               }
               case 'file': {
-                if (part.mediaType.startsWith('image/')) {
+                const data = dataToString(part.data);
+                if (part.mediaType.startsWith('image/') && data !== '') {
                   // The inverse of toAISDK: an assistant image travels as a file.
-                  const image: ImagePart = { type: 'image', image: dataToString(part.data) };
+                  const image: ImagePart = { type: 'image', image: data };
                   if (part.mediaType !== 'image/*') image.mediaType = part.mediaType;
                   const detail = providerOption(part.providerOptions, 'openai', 'imageDetail');
                   if (detail === 'low' || detail === 'high' || detail === 'auto') {

@@ -394,3 +394,12 @@ describe('odd media types', () => {
     expect(chat[0]?.content).toEqual([{ type: 'file', file: { file_data: 'data:constructor;base64,AAAA' } }]);
   });
 });
+
+describe('empty data URLs', () => {
+  it('stay URLs instead of becoming an empty image', () => {
+    const core = fromOpenAIChat([
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,' } }] },
+    ]);
+    expect(core[0]?.content).toEqual([{ type: 'image', image: 'data:image/png;base64,' }]);
+  });
+});

@@ -487,9 +487,10 @@ export const openAIChatMessagesSchema = z.array(
 
 function imageFromOpenAI(part: z.output<typeof imagePartInput>): ImagePart {
   const parsed = parseDataUrl(part.image_url.url);
-  const out: ImagePart = parsed
-    ? { type: 'image', image: parsed.data, mediaType: parsed.mediaType }
-    : { type: 'image', image: part.image_url.url };
+  const out: ImagePart =
+    parsed && parsed.data !== ''
+      ? { type: 'image', image: parsed.data, mediaType: parsed.mediaType }
+      : { type: 'image', image: part.image_url.url };
   assignDefined(out, 'detail', part.image_url.detail);
   return out;
 }
