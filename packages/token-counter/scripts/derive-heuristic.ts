@@ -1,7 +1,8 @@
 /**
  * Derives the heuristic's cost tables from real text (see test/real-text-corpus.ts) against
- * the exact o200k_base encoder of the `tiktoken` package, and writes src/heuristic-tables.ts.
- * Run: pnpm --filter @ctxguard/token-counter exec tsx scripts/derive-heuristic.ts [--check]
+ * the exact o200k_base encoder of the `tiktoken` package, and writes src/heuristic-tables.ts
+ * and src/han-common.ts. Run from packages/token-counter (`--check` only prints the errors):
+ *   ../../bench/node_modules/.bin/tsx --conditions=@ctxguard/source scripts/derive-heuristic.ts [--check]
  *
  * Split: every document is cut into 4,000-character blocks; even blocks train, odd blocks
  * are held out (the bench and tests measure on those).
