@@ -20,7 +20,8 @@ async function benchFiles(): Promise<{ pkg: string; file: string }[]> {
     if (filters.length > 0 && !filters.some((f) => pkg.includes(f))) continue;
     const dir = join(packagesDir, pkg, 'bench');
     const files = await readdir(dir).catch(() => [] as string[]);
-    for (const file of files.sort()) if (file.endsWith('.bench.ts')) found.push({ pkg, file: join(dir, file) });
+    for (const file of files.sort())
+      if (file.endsWith('.bench.ts')) found.push({ pkg, file: join(dir, file) });
   }
   return found;
 }
@@ -36,5 +37,10 @@ for (const { pkg, file } of await benchFiles()) {
 
 const machine = `${cpus()[0]?.model ?? 'unknown cpu'} ×${cpus().length}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 await mkdir(join(here, 'results'), { recursive: true });
-await writeFile(join(here, 'results', 'latest.json'), `${JSON.stringify({ date: started.toISOString(), machine, quick, results }, null, 2)}\n`);
-process.stdout.write(`# ctxguard benchmarks — ${started.toISOString().slice(0, 10)}\n\n${machine}\n\n${toMarkdown(results)}\n`);
+await writeFile(
+  join(here, 'results', 'latest.json'),
+  `${JSON.stringify({ date: started.toISOString(), machine, quick, results }, null, 2)}\n`,
+);
+process.stdout.write(
+  `# ctxguard benchmarks — ${started.toISOString().slice(0, 10)}\n\n${machine}\n\n${toMarkdown(results)}\n`,
+);
