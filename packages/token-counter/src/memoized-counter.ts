@@ -35,6 +35,7 @@ export class MemoizedCounter implements TokenCounter {
   private readonly estimates: MessageMemo<number>;
   private readonly measured: MessageMemo<TokenCount>;
   private learned = 0;
+  private lastScope = { provider: '', model: '', mode: '', revision: -1, scope: '' };
 
   constructor(inner: TokenCounter, options?: MemoizedCounterOptions) {
     const parsed = parseOptions(memoizedCounterOptionsSchema, options ?? {}, 'options');
@@ -93,14 +94,17 @@ export class MemoizedCounter implements TokenCounter {
     options?: MeasureOptions,
   ): Promise<ConversationCount> {
     let exact = true;
-    const messages: number[] = [];
+    const list = input.messages ?? [];
+    const messages: number[] = new Array(list.length);
     const wanted = options?.accuracy ?? 'estimate';
     const scope = this.scope(ctx, wanted);
-    for (const message of input.messages ?? []) {
-      const known = this.measured.peek(message, scope);
+    const memo = this.measured;
+    for (let i = 0; i < list.length; i++) {
+      const message = list[i] as Message;
+      const known = memo.peek(message, scope);
       if (known !== undefined) {
         if (known.accuracy !== 'exact') exact = false;
-        messages.push(known.tokens);
+        messages[i] = known.tokens;
         continue;
       }
       const slot = this.measured.lookup(message, scope);
@@ -110,7 +114,7 @@ export class MemoizedCounter implements TokenCounter {
         if (count.accuracy === 'exact' || wanted === 'estimate') slot.store({ ...count });
       }
       if (count.accuracy !== 'exact') exact = false;
-      messages.push(count.tokens);
+      messages[i] = count.tokens;
     }
     let system = 0;
     if (typeof input.system === 'string' && input.system.length > 0) {
@@ -118,9 +122,12 @@ export class MemoizedCounter implements TokenCounter {
       if (count.accuracy !== 'exact') exact = false;
       system = count.tokens;
     }
-    const tools = await measureTools(this, input.tools ?? [], ctx, options, (accuracy) => {
-      if (accuracy !== 'exact') exact = false;
-    });
+    const tools =
+      input.tools && input.tools.length > 0
+        ? await measureTools(this, input.tools, ctx, options, (accuracy) => {
+            if (accuracy !== 'exact') exact = false;
+          })
+        : 0;
     const overhead = conversationOverhead(ctx.provider);
     let tokens = system + tools + overhead;
     for (const n of messages) tokens += n;
@@ -149,6 +156,19 @@ export class MemoizedCounter implements TokenCounter {
   }
 
   private scope(ctx: CountContext, mode: string): string {
-    return `${ctx?.provider}\u0000${ctx?.model}\u0000${mode}\u0000${this.revision}`;
+    const provider = String(ctx?.provider);
+    const model = String(ctx?.model);
+    const revision = this.revision;
+    const last = this.lastScope;
+    if (
+      last.provider === provider &&
+      last.model === model &&
+      last.mode === mode &&
+      last.revision === revision
+    )
+      return last.scope;
+    const scope = `${provider}\u0000${model}\u0000${mode}\u0000${revision}`;
+    this.lastScope = { provider, model, mode, revision, scope };
+    return scope;
   }
 }
