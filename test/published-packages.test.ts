@@ -1,0 +1,91 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+const run = promisify(execFile);
+const root = resolve(new URL('..', import.meta.url).pathname);
+const packagesDir = join(root, 'packages');
+const names = (await readdir(packagesDir))
+  .filter((name) => existsSync(join(packagesDir, name, 'package.json')))
+  .sort();
+
+interface Manifest {
+  name: string;
+  type?: string;
+  sideEffects?: boolean;
+  private?: boolean;
+  files?: string[];
+  engines?: { node?: string };
+  publishConfig?: { access?: string };
+  exports: Record<string, string | Record<string, string>>;
+}
+
+let packDir: string;
+beforeAll(async () => {
+  packDir = await mkdtemp(join(tmpdir(), 'ctxguard-pack-'));
+});
+afterAll(async () => {
+  await rm(packDir, { recursive: true, force: true });
+});
+
+/** Every published package, as a user gets it: packed, resolved without the source condition. */
+describe.each(names)('@ctxguard/%s as published', (name) => {
+  const dir = join(packagesDir, name);
+
+  test('manifest follows the conventions', async () => {
+    const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Manifest;
+    expect(manifest.name).toBe(`@ctxguard/${name}`);
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.type).toBe('module');
+    expect(manifest.sideEffects).toBe(false);
+    expect(manifest.engines?.node).toBe('>=20.19');
+    expect(manifest.publishConfig?.access).toBe('public');
+    expect(manifest.files).toContain('dist');
+    for (const [entry, target] of Object.entries(manifest.exports)) {
+      if (entry === './package.json') continue;
+      expect(target, entry).toMatchObject({
+        types: expect.stringMatching(/^\.\/dist\/.*\.d\.mts$/),
+        default: expect.stringMatching(/^\.\/dist\/.*\.mjs$/),
+      });
+    }
+    const readme = await readFile(join(dir, 'README.md'), 'utf8');
+    for (const heading of ['## Install', '## Quick start', '## API'])
+      expect(readme, heading).toContain(heading);
+  });
+
+  test('has a changeset', async () => {
+    const changesets = await readdir(join(root, '.changeset'));
+    const texts = await Promise.all(
+      changesets.filter((f) => f.endsWith('.md')).map((f) => readFile(join(root, '.changeset', f), 'utf8')),
+    );
+    expect(texts.some((text) => text.includes(`"@ctxguard/${name}"`))).toBe(true);
+  });
+
+  test('the packed tarball holds every export target and imports in plain Node', async () => {
+    const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Manifest;
+    const { stdout } = await run('pnpm', ['pack', '--pack-destination', packDir, '--json'], { cwd: dir });
+    const packed = JSON.parse(stdout) as { filename: string; files: { path: string }[] };
+    const files = new Set(packed.files.map((f) => f.path));
+    expect(files.has('README.md')).toBe(true);
+    for (const [entry, target] of Object.entries(manifest.exports)) {
+      if (typeof target === 'string') continue;
+      for (const [condition, path] of Object.entries(target))
+        expect(files.has(path.slice(2)), `${entry} ${condition} ${path}`).toBe(true);
+    }
+    expect([...files].some((f) => f.endsWith('.test.ts'))).toBe(false);
+    const packedManifest = await run('tar', ['-xzOf', packed.filename, 'package/package.json']);
+    expect(packedManifest.stdout).not.toContain('workspace:');
+    // Self-reference by name resolves `default` (dist), as a consumer's Node would.
+    for (const entry of Object.keys(manifest.exports)) {
+      if (entry === './package.json') continue;
+      const specifier = `${manifest.name}${entry.slice(1)}`;
+      const script = `const m = await import(${JSON.stringify(specifier)}); console.log(Object.keys(m).length);`;
+      const result = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
+      expect(Number(result.stdout.trim()), specifier).toBeGreaterThan(0);
+    }
+  }, 60_000);
+});
