@@ -76,11 +76,6 @@ export function isHttpUrl(value: string): boolean {
   return /^https?:\/\//i.test(value);
 }
 
-/** True for any URL a provider would fetch or decode itself (http(s) or data). */
-export function isUrlLike(value: string): boolean {
-  return isHttpUrl(value) || value.startsWith('data:');
-}
-
 const imageSignatures: readonly [string, string][] = [
   ['iVBORw0KGgo', 'image/png'],
   ['/9j/', 'image/jpeg'],
