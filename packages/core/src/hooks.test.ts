@@ -293,6 +293,25 @@ describe('HookBus', () => {
     expect(() => new HookBus({ onListenerError: 42 as never })).toThrow(/onListenerError/);
   });
 
+  it('rejects a misspelt hook in listenerCount, clear and once, so a leak test cannot pass by a typo', () => {
+    const bus = new HookBus();
+    bus.on('onCompaction', () => {});
+    expect(() => bus.listenerCount('onCompation' as HookName)).toThrow(InvalidInputError);
+    expect(() => bus.listenerCount('onCompation' as HookName)).toThrow(/unknown hook "onCompation"/);
+    expect(() => bus.clear('onCompation' as HookName)).toThrow(/HookBus\.clear: unknown hook/);
+    expect(bus.listenerCount('onCompaction')).toBe(1);
+    expect(() => bus.once('onCompation' as HookName, () => {})).toThrow(/HookBus\.once: unknown hook/);
+    expect(() => bus.once('onWarning', 'nope' as never)).toThrow(
+      /HookBus\.once\(onWarning\): listener must be a function/,
+    );
+    expect(bus.listenerCount()).toBe(1);
+  });
+
+  it('rejects unknown option names, naming them', () => {
+    expect(() => new HookBus({ onListenerErorr: () => {} } as never)).toThrow(InvalidOptionsError);
+    expect(() => new HookBus({ onListenerErorr: () => {} } as never)).toThrow(/onListenerErorr/);
+  });
+
   it('lists exactly the five hooks', () => {
     expect([...hookNames].sort()).toEqual(
       ['onCompaction', 'onCompletion', 'onContextMeasure', 'onMessageResolve', 'onWarning'].sort(),

@@ -87,7 +87,7 @@ export const hookNames: readonly HookName[] = Object.freeze([
 export type ListenerErrorHandler = (error: unknown, hook: HookName) => void;
 
 /** Options of {@link HookBus}. */
-export const hookBusOptionsSchema = z.object({
+export const hookBusOptionsSchema = z.strictObject({
   /** Receives errors thrown by listeners; default: an `onWarning` event (or `console.error`). */
   onListenerError: z
     .custom<ListenerErrorHandler>((value) => typeof value === 'function', 'expected a function')
@@ -110,6 +110,13 @@ function assertHookName(hook: unknown, method: string): asserts hook is HookName
   }
 }
 
+function assertListener(hook: unknown, listener: unknown, method: string): void {
+  assertHookName(hook, method);
+  if (typeof listener !== 'function') {
+    throw new InvalidInputError(`HookBus.${method}(${hook}): listener must be a function`, ['listener']);
+  }
+}
+
 /**
  * Typed async event bus. `emit` awaits listeners in registration order; a throwing listener
  * does not stop the others: it is reported to `onListenerError` (default: an `onWarning`
@@ -125,10 +132,7 @@ export class HookBus {
 
   /** Subscribes; returns the unsubscribe function (idempotent). The same function may be added twice. */
   on<K extends HookName>(hook: K, listener: HookListener<K>): () => void {
-    assertHookName(hook, 'on');
-    if (typeof listener !== 'function') {
-      throw new InvalidInputError(`HookBus.on(${hook}): listener must be a function`, ['listener']);
-    }
+    assertListener(hook, listener, 'on');
     let set = this.#listeners.get(hook);
     if (!set) {
       set = new Set();
@@ -143,6 +147,7 @@ export class HookBus {
 
   /** Subscribes for the next event only; the returned function cancels it before then. */
   once<K extends HookName>(hook: K, listener: HookListener<K>): () => void {
+    assertListener(hook, listener, 'once');
     let fired = false;
     const off = this.on(hook, (event) => {
       if (fired) return;
@@ -173,16 +178,20 @@ export class HookBus {
     return event;
   }
 
-  /** Number of listeners on one hook, or on all hooks; lets tests catch leaks. */
+  /** Number of listeners on one hook, or on all hooks; lets tests catch leaks. A misspelt hook throws. */
   listenerCount(hook?: HookName): number {
-    if (hook !== undefined) return this.#listeners.get(hook)?.size ?? 0;
+    if (hook !== undefined) {
+      assertHookName(hook, 'listenerCount');
+      return this.#listeners.get(hook)?.size ?? 0;
+    }
     let total = 0;
     for (const set of this.#listeners.values()) total += set.size;
     return total;
   }
 
-  /** Removes every listener of `hook`, or of every hook. */
+  /** Removes every listener of `hook`, or of every hook. A misspelt hook throws. */
   clear(hook?: HookName): void {
+    if (hook !== undefined) assertHookName(hook, 'clear');
     // Empty the sets too, so an emit in progress skips the removed listeners.
     const hooks = hook === undefined ? [...this.#listeners.keys()] : [hook];
     for (const name of hooks) {
