@@ -140,6 +140,17 @@ export class RedisPersistence implements Persistence {
     await this.#run(key, () => this.#client.set(this.namespace + key, json));
   }
 
+  /**
+   * Stores the value only when the key is absent, atomically (`SET NX`); resolves `true` when it
+   * was stored. Lets writers such as `HistoryStore` commit without ever overwriting each other.
+   */
+  async setIfAbsent<T = unknown>(key: string, value: T): Promise<boolean> {
+    assertKey(key);
+    const json = serializeValue(key, value);
+    const reply = await this.#run(key, () => this.#client.set(this.namespace + key, json, 'NX'));
+    return reply === 'OK';
+  }
+
   async delete(key: string): Promise<void> {
     assertKey(key);
     await this.#run(key, () => this.#client.del(this.namespace + key));

@@ -45,6 +45,25 @@ describe.skipIf(!target.available)('RedisPersistence on a real redis-server', ()
     expect(await store.has('constructor')).toBe(true);
   });
 
+  it('setIfAbsent stores only when the key is absent, and exactly one of many racing writers wins', async () => {
+    const store = await createTestRedisPersistence();
+    expect(await store.setIfAbsent('once', { by: 'first' })).toBe(true);
+    expect(await store.setIfAbsent('once', { by: 'second' })).toBe(false);
+    expect(await store.get('once')).toEqual({ by: 'first' });
+    const other = new RedisPersistence({ url, namespace: store.namespace });
+    try {
+      const wins = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 ? store : other).setIfAbsent('raced', i)),
+      );
+      expect(wins.filter(Boolean)).toHaveLength(1);
+      expect(await store.get('raced')).toBe(wins.indexOf(true));
+    } finally {
+      await other.close();
+    }
+    await expect(store.setIfAbsent('bad', () => 1)).rejects.toBeInstanceOf(UnserializableValueError);
+    expect(await store.has('bad')).toBe(false);
+  });
+
   it('deletes idempotently', async () => {
     const store = await createTestRedisPersistence();
     await store.set('k', 1);
