@@ -5,8 +5,9 @@ import { type RedisServer, spawnedRedisTestTarget } from '../src/testing.js';
 
 // Own server: the duplicate test needs DEBUG HTSTATS and a fast server cron (--hz) to shrink
 // the keyspace hash table between SCAN calls, which is what makes SCAN return a key twice.
+// KEYS is disabled on it, so every list() here proves the store never sends KEYS.
 const target = await spawnedRedisTestTarget({
-  extraArgs: ['--enable-debug-command', 'local', '--hz', '500'],
+  extraArgs: ['--enable-debug-command', 'local', '--hz', '500', '--rename-command', 'KEYS', ''],
 });
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -25,6 +26,7 @@ describe.skipIf(!target.available)('list() over SCAN', () => {
   });
 
   it('lists 12,345 keys exactly once each, sorted, namespace stripped', { timeout: 30_000 }, async () => {
+    await expect(admin.keys('*')).rejects.toThrow(/unknown command/);
     const store = new RedisPersistence({ url: server.url, namespace: 'big[1]:' });
     const keys = Array.from({ length: 12_345 }, (_, i) => `conv:${i % 7}:${String(i).padStart(5, '0')}`);
     const pipeline = admin.pipeline();
