@@ -198,6 +198,35 @@ describe('parseMessages', () => {
     expect(result.error?.issues[0]?.message).toContain('nested deeper than 512 levels');
   });
 
+  it('keeps message metadata as JSON: every key kept, non-JSON values rejected by path', () => {
+    const metadata = JSON.parse('{"__proto__": {"a": 1}, "tags": ["x"], "score": 0.5}') as Record<
+      string,
+      unknown
+    >;
+    const parsed = parseMessage({ role: 'user', content: 'x', metadata });
+    expect(Object.keys(parsed.metadata ?? {})).toEqual(['__proto__', 'tags', 'score']);
+    expect(JSON.stringify(parsed.metadata)).toBe('{"__proto__":{"a":1},"tags":["x"],"score":0.5}');
+    expect(parsed.metadata).not.toBe(metadata);
+
+    for (const [bad, path] of [
+      [{ seenAt: new Date(0) }, ['metadata', 'seenAt']],
+      [{ nested: { fn: () => 1 } }, ['metadata', 'nested', 'fn']],
+      [{ big: 1n }, ['metadata', 'big']],
+    ] as const) {
+      const error = errorOf(() =>
+        parseMessages([
+          { role: 'user', content: 'x' },
+          { role: 'user', content: 'y', metadata: bad },
+        ]),
+      );
+      expect(error.path).toEqual([1, ...path]);
+      expect(error.message).toContain(`messages[1].${path.join('.')}:`);
+    }
+    expect(errorOf(() => parseMessage({ role: 'user', content: 'x', metadata: ['a'] })).path).toEqual([
+      'metadata',
+    ]);
+  });
+
   it('drops properties whose value is undefined, as JSON does', () => {
     expect(jsonValueSchema.parse({ a: undefined, b: [null, 0, false, ''] })).toEqual({
       b: [null, 0, false, ''],

@@ -209,7 +209,8 @@ const commonFields = {
   id: z.string().min(1).optional(),
   name: z.string().optional(),
   createdAt: createdAtSchema.optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  /** Your own JSON data about the message (kept by ctxguard, never sent to a provider). */
+  metadata: jsonObjectSchema.optional(),
   providerOptions: providerOptionsSchema.optional(),
 };
 
