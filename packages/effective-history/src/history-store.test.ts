@@ -1,7 +1,13 @@
 import { CtxGuardError, InvalidInputError } from '@ctxguard/core';
 import { CorruptEntryError, MemoryPersistence } from '@ctxguard/persistence';
 import { describe, expect, it } from 'vitest';
-import { CrashingPersistence, dump, RecordingPersistence } from '../test/persistence-wrappers.js';
+import {
+  AtomicCreatePersistence,
+  CrashingPersistence,
+  dump,
+  RecordingPersistence,
+  StallingPersistence,
+} from '../test/persistence-wrappers.js';
 import { InMemoryConversationHistory } from './conversation-history.js';
 import { HistoryConflictError, UnsupportedHistoryFormatError } from './errors.js';
 import { HistoryStore } from './history-store.js';
@@ -228,6 +234,48 @@ describe('HistoryStore conflicts', () => {
     clock += 1001;
     expect((await store.save('c', history)).version).toBe(2);
     expect(await memory.has('history:c:claim:2:someone-else')).toBe(false);
+  });
+});
+
+describe('HistoryStore with an atomic create (setIfAbsent)', () => {
+  it('a writer whose commit lands after its lease expired cannot overwrite the version another writer committed', async () => {
+    const shared = new AtomicCreatePersistence(new MemoryPersistence());
+    let clock = 1_000_000;
+    const options = { now: () => clock, leaseMs: 1000, backoffMs: 0 };
+    const setup = new HistoryStore(shared, options);
+    await setup.append('c', user('first'));
+    // A's commit write for version 2 is held back (a stalled process, a slow network)…
+    const stalling = new StallingPersistence(shared, (key) => key.endsWith(':commit:2'));
+    const a = new HistoryStore(stalling, options);
+    const historyA = (await a.load('c'))!;
+    historyA.append(user('from a'));
+    const savingA = a.save('c', historyA);
+    await stalling.stalled;
+    // …past its lease, so B takes A's claim for dead and commits version 2 itself.
+    clock += 1001;
+    const b = new HistoryStore(shared, options);
+    expect((await b.append('c', user('from b'))).version).toBe(2);
+    stalling.release();
+    const resultA = await savingA;
+    expect(resultA).toMatchObject({ version: 3, rebased: true });
+    const stored = (await setup.load('c'))!;
+    expect(texts(stored)).toEqual(['first', 'from b', 'from a']);
+    expect(texts(historyA)).toEqual(['first', 'from b', 'from a']);
+    expect((await shared.list()).filter((key) => key.includes(':claim:'))).toEqual([]);
+  });
+
+  it('writes every commit record with setIfAbsent when the store has it', async () => {
+    const created: string[] = [];
+    const atomic = new AtomicCreatePersistence(new MemoryPersistence());
+    const setIfAbsent = atomic.setIfAbsent.bind(atomic);
+    atomic.setIfAbsent = async (key, value) => {
+      created.push(key);
+      return setIfAbsent(key, value);
+    };
+    const store = new HistoryStore(atomic);
+    await store.append('c', user('x'));
+    await store.append('c', user('y'));
+    expect(created).toEqual(['history:c:commit:1', 'history:c:commit:2']);
   });
 });
 

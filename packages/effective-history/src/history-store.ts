@@ -102,12 +102,27 @@ class MissingChunkError extends Error {}
 type CommitOutcome = { won: true } | { won: false; reason: string };
 
 /**
+ * Optional capability of a `Persistence`: store a value only when the key is absent, atomically
+ * (`RedisPersistence` has it, through `SET NX`). When the store has it, `HistoryStore` writes each
+ * commit record with it, so a commit can never overwrite another writer's, however late it lands.
+ */
+export interface AtomicCreate {
+  /** Stores `value` under `key` only if the key is absent; resolves `true` when it was stored. */
+  setIfAbsent<T = unknown>(key: string, value: T): Promise<boolean>;
+}
+
+/** True when `persistence` offers {@link AtomicCreate}. */
+function hasAtomicCreate(persistence: Persistence): persistence is Persistence & AtomicCreate {
+  return isFunction((persistence as Partial<AtomicCreate>).setIfAbsent);
+}
+
+/**
  * Saves and loads {@link InMemoryConversationHistory} conversations with their metadata on any
  * `Persistence`. Entries are stored in write-once chunks, so appending rewrites at most one chunk;
  * each save commits a new version whose manifest is written last, so a half-finished save leaves
- * the previous version loadable. Concurrent writers are detected through per-version claims and
- * never overwrite each other: an append-only change is re-applied on top of the newer version,
- * anything else fails with {@link HistoryConflictError}.
+ * the previous version loadable. Concurrent writers are detected through per-version claims and,
+ * when the store offers {@link AtomicCreate}, an atomic create of the commit record; an append-only
+ * change is re-applied on top of the newer version, anything else fails with {@link HistoryConflictError}.
  */
 export class HistoryStore {
   readonly #persistence: Persistence;
@@ -355,7 +370,9 @@ export class HistoryStore {
   /**
    * Commits `version` if this writer is the only one claiming it: writes a claim, lists the claims
    * for that version (of two writers racing, at least one sees the other and backs off), checks that
-   * nobody committed it already, then writes the commit record, which nobody else will write.
+   * nobody committed it already, then writes the commit record. With {@link AtomicCreate} that last
+   * write only succeeds while the record is absent, so even a writer whose claim expired while it
+   * stalled cannot overwrite the commit another writer made meanwhile.
    */
   async #commit(
     conversationId: string,
@@ -382,10 +399,16 @@ export class HistoryStore {
       if (await this.#persistence.has(this.#commitKey(conversationId, version))) {
         return { won: false, reason: `version ${version} was saved by another writer` };
       }
+      const commitKey = this.#commitKey(conversationId, version);
+      if (hasAtomicCreate(this.#persistence)) {
+        return (await this.#persistence.setIfAbsent(commitKey, commit))
+          ? { won: true }
+          : { won: false, reason: `version ${version} was saved by another writer` };
+      }
       if (this.#now() - claimedAt > this.#options.leaseMs / 2) {
         return { won: false, reason: 'the save took longer than half the lease' };
       }
-      await this.#persistence.set(this.#commitKey(conversationId, version), commit);
+      await this.#persistence.set(commitKey, commit);
       return { won: true };
     } finally {
       await this.#deleteQuietly([claimKey]);

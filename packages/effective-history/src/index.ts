@@ -23,7 +23,7 @@ export {
   UnknownCompactionError,
   UnsupportedHistoryFormatError,
 } from './errors.js';
-export type { HistoryStoreOptions, SaveResult } from './history-store.js';
+export type { AtomicCreate, HistoryStoreOptions, SaveResult } from './history-store.js';
 export { HistoryStore, historyStoreOptionsSchema } from './history-store.js';
 export { HISTORY_FORMAT_VERSION } from './stored-format.js';
 export { assertConsistentEntries } from './validate-entries.js';

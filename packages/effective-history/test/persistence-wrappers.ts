@@ -1,4 +1,5 @@
 import { type Persistence, StorageError } from '@ctxguard/persistence';
+import type { AtomicCreate } from '../src/history-store.js';
 
 /** One operation a {@link RecordingPersistence} saw. */
 export interface RecordedOp {
@@ -84,4 +85,105 @@ export async function dump(store: Persistence): Promise<Record<string, unknown>>
   const out: Record<string, unknown> = {};
   for (const key of await store.list()) out[key] = await store.get(key);
   return out;
+}
+
+/**
+ * Delegates to a real store, but holds back the first `set` (or `setIfAbsent`, when the inner
+ * store has it) whose key matches `match` until {@link release} is called, like a write stuck in
+ * a stalled process or a slow network; the write lands only after the release.
+ */
+export class StallingPersistence implements Persistence {
+  readonly specificationVersion = 'v1' as const;
+  /** Resolves once the matching write has been held back. */
+  readonly stalled: Promise<void>;
+  #onStalled!: () => void;
+  #release!: () => void;
+  readonly #released = new Promise<void>((resolve) => {
+    this.#release = resolve;
+  });
+  #armed = true;
+  /** Present exactly when the inner store has it. */
+  readonly setIfAbsent?: (key: string, value: unknown) => Promise<boolean>;
+
+  constructor(
+    readonly inner: Persistence,
+    readonly match: (key: string) => boolean,
+  ) {
+    this.stalled = new Promise<void>((resolve) => {
+      this.#onStalled = resolve;
+    });
+    const atomic = (inner as Partial<AtomicCreate>).setIfAbsent;
+    if (typeof atomic === 'function') {
+      this.setIfAbsent = async (key, value) => {
+        await this.#gate(key);
+        return atomic.call(inner, key, value);
+      };
+    }
+  }
+
+  /** Lets the held-back write through. */
+  release(): void {
+    this.#release();
+  }
+
+  async #gate(key: string): Promise<void> {
+    if (!this.#armed || !this.match(key)) return;
+    this.#armed = false;
+    this.#onStalled();
+    await this.#released;
+  }
+  async get<T = unknown>(key: string): Promise<T | null> {
+    return this.inner.get<T>(key);
+  }
+  async set<T = unknown>(key: string, value: T): Promise<void> {
+    await this.#gate(key);
+    await this.inner.set(key, value);
+  }
+  async delete(key: string): Promise<void> {
+    await this.inner.delete(key);
+  }
+  async list(prefix?: string): Promise<string[]> {
+    return this.inner.list(prefix);
+  }
+  async has(key: string): Promise<boolean> {
+    return this.inner.has(key);
+  }
+}
+
+/**
+ * A real store plus `setIfAbsent`, made atomic by running every write of the writers that share
+ * this instance one at a time (what `SET NX` gives across processes on Redis).
+ */
+export class AtomicCreatePersistence implements Persistence, AtomicCreate {
+  readonly specificationVersion = 'v1' as const;
+  #queue: Promise<unknown> = Promise.resolve();
+  constructor(readonly inner: Persistence) {}
+
+  #exclusive<R>(work: () => Promise<R>): Promise<R> {
+    const run = this.#queue.then(work, work);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+  async setIfAbsent<T = unknown>(key: string, value: T): Promise<boolean> {
+    return this.#exclusive(async () => {
+      if (await this.inner.has(key)) return false;
+      await this.inner.set(key, value);
+      return true;
+    });
+  }
+  async get<T = unknown>(key: string): Promise<T | null> {
+    return this.inner.get<T>(key);
+  }
+  async set<T = unknown>(key: string, value: T): Promise<void> {
+    await this.#exclusive(() => this.inner.set(key, value));
+  }
+  async delete(key: string): Promise<void> {
+    await this.#exclusive(() => this.inner.delete(key));
+  }
+  async list(prefix?: string): Promise<string[]> {
+    return this.inner.list(prefix);
+  }
+  async has(key: string): Promise<boolean> {
+    return this.inner.has(key);
+  }
 }

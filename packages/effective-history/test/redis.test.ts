@@ -9,7 +9,7 @@ import {
 } from '@ctxguard/persistence-redis/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HistoryStore, type InMemoryConversationHistory } from '../src/index.js';
-import { RecordingPersistence } from './persistence-wrappers.js';
+import { RecordingPersistence, StallingPersistence } from './persistence-wrappers.js';
 
 const target = await redisTestTarget();
 const worker = fileURLToPath(new URL('./fixtures/append-worker.ts', import.meta.url));
@@ -138,6 +138,26 @@ describe.skipIf(!target.available)('HistoryStore on a real Redis', () => {
       );
     }
     expect(await stores[1]!.version('shared')).toBe(2 * perWriter);
+  });
+
+  it('a writer whose commit lands after its lease expired cannot overwrite the newer commit (SET NX)', async () => {
+    const namespace = freshNamespace();
+    let clock = 1_000_000;
+    const options = { now: () => clock, leaseMs: 1000, backoffMs: 0 };
+    const setup = new HistoryStore(redis(namespace), options);
+    await setup.append('stalled', { role: 'user', content: 'first' });
+    const stalling = new StallingPersistence(redis(namespace), (key) => key.endsWith(':commit:2'));
+    const a = new HistoryStore(stalling, options);
+    const historyA = (await a.load('stalled'))!;
+    historyA.append({ role: 'user', content: 'from a' });
+    const savingA = a.save('stalled', historyA);
+    await stalling.stalled;
+    clock += 1001;
+    const b = new HistoryStore(redis(namespace), options);
+    expect((await b.append('stalled', { role: 'user', content: 'from b' })).version).toBe(2);
+    stalling.release();
+    expect(await savingA).toMatchObject({ version: 3, rebased: true });
+    expect(texts((await setup.load('stalled'))!)).toEqual(['first', 'from b', 'from a']);
   });
 
   it('two child processes appending concurrently lose no message', async () => {
