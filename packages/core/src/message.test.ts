@@ -286,6 +286,28 @@ describe('messageText', () => {
   });
 });
 
+describe('contentParts and messageText on unvalidated input', () => {
+  it.each([
+    ['null', null, ['content']],
+    ['a message without content', { role: 'user' }, ['content']],
+    ['numeric content', { role: 'user', content: 5 }, ['content']],
+  ])('throw InvalidInputError naming the field for %s', (_label, input, path) => {
+    for (const fn of [contentParts, messageText]) {
+      const error = errorOf(() => fn(input as unknown as Message));
+      expect(error.path).toEqual(path);
+      expect(error.message).toContain('message.content');
+    }
+  });
+
+  it('messageText names a part that is not an object', () => {
+    const error = errorOf(() =>
+      messageText({ role: 'user', content: [{ type: 'text', text: 'a' }, null] } as unknown as Message),
+    );
+    expect(error.path).toEqual(['content', 1]);
+    expect(error.message).toContain('message.content[1]');
+  });
+});
+
 describe('historyEntrySchema', () => {
   it('accepts an entry with compaction tags', () => {
     const entry = historyEntrySchema.parse({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseInput } from './errors.js';
+import { InvalidInputError, parseInput } from './errors.js';
 
 /** Any value JSON can carry. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -314,17 +314,35 @@ export function parseMessage(input: unknown): Message {
   return parseInput(messageSchema, input, 'message');
 }
 
+/** A cheap shape check for helpers that take an already-validated message: a clear error, not a TypeError. */
+function contentOf(message: Message, fn: string): Message['content'] {
+  const content: unknown =
+    typeof message === 'object' && message !== null ? (message as { content?: unknown }).content : undefined;
+  if (typeof content === 'string' || Array.isArray(content)) return content as Message['content'];
+  throw new InvalidInputError(
+    `${fn}: message.content must be a string or an array of parts (validate with parseMessage first)`,
+    ['content'],
+  );
+}
+
 /** The message's content as parts (a string becomes one text part). */
 export function contentParts(message: Message): ContentPart[] {
-  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+  const content = contentOf(message, 'contentParts');
+  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
 }
 
 /** All text of a message joined with newlines (text and reasoning parts only). */
 export function messageText(message: Message): string {
-  if (typeof message.content === 'string') return message.content;
+  const content = contentOf(message, 'messageText');
+  if (typeof content === 'string') return content;
   const texts: string[] = [];
-  for (const part of message.content) {
-    if (part.type === 'text' || part.type === 'reasoning') texts.push(part.text);
+  for (let index = 0; index < content.length; index++) {
+    const part = content[index];
+    if (typeof part !== 'object' || part === null) {
+      throw new InvalidInputError(`messageText: message.content[${index}] is not a part`, ['content', index]);
+    }
+    if ((part.type === 'text' || part.type === 'reasoning') && typeof part.text === 'string')
+      texts.push(part.text);
   }
   return texts.join('\n');
 }
