@@ -532,13 +532,17 @@ export function describePersistence(
         );
         const written = new Map<string, unknown[]>(keys.map((key) => [key, []]));
         const deleted = new Set<string>();
+        // Operations on one key take effect in call order, so a sequential model predicts every
+        // get, every has and the end state exactly.
+        const model = new Map<string, unknown>();
         for (const key of keys.slice(0, 12)) {
           const initial = { key, seq: -1 };
           await store.set(key, initial);
           written.get(key)!.push(initial);
+          model.set(key, initial);
         }
-        const reads: { key: string; result: Promise<unknown> }[] = [];
-        const presence: { key: string; result: Promise<boolean> }[] = [];
+        const reads: { key: string; result: Promise<unknown>; expected: unknown }[] = [];
+        const presence: { key: string; result: Promise<boolean>; expected: boolean }[] = [];
         const listings: Promise<string[]>[] = [];
         const all: Promise<unknown>[] = [];
         for (let seq = 0; seq < operations; seq++) {
@@ -547,17 +551,19 @@ export function describePersistence(
           if (roll < 0.45) {
             const value = { key, seq, payload: 'x'.repeat(seq % 50) };
             written.get(key)!.push(value);
+            model.set(key, value);
             all.push(store.set(key, value));
           } else if (roll < 0.75) {
             const result = store.get(key);
-            reads.push({ key, result });
+            reads.push({ key, result, expected: model.get(key) ?? null });
             all.push(result);
           } else if (roll < 0.85) {
             deleted.add(key);
+            model.delete(key);
             all.push(store.delete(key));
           } else if (roll < 0.95) {
             const result = store.has(key);
-            presence.push({ key, result });
+            presence.push({ key, result, expected: model.has(key) });
             all.push(result);
           } else {
             const result = store.list('mix:');
@@ -569,14 +575,18 @@ export function describePersistence(
 
         const isOneOf = (key: string, value: unknown): boolean =>
           written.get(key)!.some((candidate) => JSON.stringify(candidate) === JSON.stringify(value));
-        for (const { key, result } of reads) {
+        for (const { key, result, expected } of reads) {
           const value = await result;
           if (value !== null)
             expect(isOneOf(key, value), `concurrent get(${key}) returned ${JSON.stringify(value)}`).toBe(
               true,
             );
+          expect(value, `get(${key}) sees exactly the writes called before it`).toEqual(expected);
         }
-        for (const { result } of presence) expect(typeof (await result)).toBe('boolean');
+        for (const { key, result, expected } of presence) {
+          expect(typeof (await result)).toBe('boolean');
+          expect(await result, `has(${key}) sees exactly the writes called before it`).toBe(expected);
+        }
         for (const listing of listings) {
           const listed = await listing;
           expect(listed).toEqual([...new Set(listed)].sort());
@@ -600,6 +610,8 @@ export function describePersistence(
         }
         expect(await store.list('mix:')).toEqual(present.sort());
         expect(await store.list()).toEqual(present.sort());
+        expect(present).toEqual([...model.keys()].sort());
+        for (const [key, value] of model) expect(await store.get(key), `final ${key}`).toEqual(value);
       });
     },
     timeout,
