@@ -1,4 +1,4 @@
-import type { HistoryEntry } from '@ctxguard/core';
+import { type HistoryEntry, InvalidInputError } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import {
   getEffectiveHistory,
@@ -51,6 +51,22 @@ describe('pure functions over entry arrays', () => {
     expect(() => tagForTruncation(plain, 0, 1.5, 't')).toThrow(/integer/);
     expect(() => tagForTruncation(plain, 0, 1, '')).toThrow(/truncationId/);
     expect(() => removeCondensationTags(plain, '')).toThrow(/condenseId/);
+  });
+
+  it('odd input fails with an error naming the entry, not a TypeError deep inside', () => {
+    const calls: [() => unknown, RegExp][] = [
+      [() => getEffectiveHistory(null as never), /entries must be an array/],
+      [() => getEffectiveHistory([entry('a'), null] as never), /entries\[1\] must be a history entry/],
+      [() => tagForCondensation('abc' as never, 0, 0, 'c'), /entries must be an array/],
+      [() => tagForTruncation([{ id: 3 }] as never, 0, 1, 't'), /entries\[0\]/],
+      [() => removeCondensationTags([undefined] as never, 'c'), /entries\[0\]/],
+      [() => removeTruncationTags({} as never, 't'), /entries must be an array/],
+      [() => listCompactions([1] as never), /entries\[0\]/],
+    ];
+    for (const [call, message] of calls) {
+      expect(call).toThrow(InvalidInputError);
+      expect(call).toThrow(message);
+    }
   });
 
   it('removeCondensationTags drops the summary and shows its entries again', () => {

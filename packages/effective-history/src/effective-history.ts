@@ -13,6 +13,7 @@ export function compactionIdOf(entry: HistoryEntry): string | undefined {
 
 /** The entries a model should see: everything no summary or truncation marker hides, in stored order. */
 export function getEffectiveHistory(entries: readonly HistoryEntry[]): HistoryEntry[] {
+  assertEntryArray(entries);
   return entries.filter((entry) => !isHidden(entry));
 }
 
@@ -70,6 +71,7 @@ export interface CompactionInfo extends CompactionRecord {
 
 /** Every compaction recorded in `entries` (one per summary or marker), in stored order. */
 export function listCompactions(entries: readonly HistoryEntry[]): CompactionInfo[] {
+  assertEntryArray(entries);
   const found: CompactionInfo[] = [];
   for (const entry of entries) {
     const info = compactionInfo(entry);
@@ -101,6 +103,7 @@ function tagRange(
   field: ParentField,
 ): HistoryEntry[] {
   assertId(id, field === 'condenseParent' ? 'condenseId' : 'truncationId');
+  assertEntryArray(entries);
   assertStoredRange(fromIndex, toIndex, entries.length);
   const out = entries.slice();
   for (let index = fromIndex; index < toIndex; index++) {
@@ -111,6 +114,7 @@ function tagRange(
 }
 
 function dissolve(entries: readonly HistoryEntry[], id: string, field: ParentField): HistoryEntry[] {
+  assertEntryArray(entries);
   const isOwner = (entry: HistoryEntry): boolean =>
     field === 'condenseParent' ? entry.condenseId === id : entry.truncationId === id;
   const owner = entries.find(isOwner);
@@ -139,6 +143,25 @@ function dissolve(entries: readonly HistoryEntry[], id: string, field: ParentFie
     out.push(entry);
   }
   return out;
+}
+
+/**
+ * Cheap shape check at the pure functions' boundary (an array of objects with a string id), so odd
+ * input fails with an error naming the entry instead of a TypeError deep inside.
+ */
+function assertEntryArray(entries: unknown): asserts entries is readonly HistoryEntry[] {
+  if (!Array.isArray(entries)) {
+    throw new InvalidInputError('entries must be an array of history entries', ['entries']);
+  }
+  for (let index = 0; index < entries.length; index++) {
+    const entry: unknown = entries[index];
+    if (typeof entry !== 'object' || entry === null || typeof (entry as { id?: unknown }).id !== 'string') {
+      throw new InvalidInputError(`entries[${index}] must be a history entry (an object with a string id)`, [
+        'entries',
+        index,
+      ]);
+    }
+  }
 }
 
 function assertId(id: unknown, field: string): asserts id is string {

@@ -368,6 +368,34 @@ describe('HistoryStore format and bad input', () => {
     await expect(store.load('c')).rejects.toMatchObject({ code: 'storage_corrupt_entry' });
   });
 
+  it('an unreadable claim key fails the save naming the key, instead of blocking it as a live writer', async () => {
+    const memory = new MemoryPersistence();
+    const store = new HistoryStore(memory, { maxAttempts: 3, backoffMs: 0 });
+    const history = await seeded(store, 'c', 1);
+    history.append(user('more'));
+    await memory.set('history:c:claim:2:garbage', { at: 'yesterday' });
+    await expect(store.save('c', history)).rejects.toMatchObject({
+      code: 'storage_corrupt_entry',
+      key: 'history:c:claim:2:garbage',
+    });
+    await memory.set('history:c:claim:2:garbage', { format: 2, at: 0 });
+    await expect(store.save('c', history)).rejects.toBeInstanceOf(UnsupportedHistoryFormatError);
+    expect(await store.version('c')).toBe(1);
+    await memory.delete('history:c:claim:2:garbage');
+    expect((await store.save('c', history)).version).toBe(2);
+  });
+
+  it('conversation ids that keys cannot carry are refused; foreign keys do not break conversations()', async () => {
+    const memory = new MemoryPersistence();
+    const store = new HistoryStore(memory);
+    for (const call of [() => store.load('a\uD800'), () => store.append('\uDC00', user('x'))]) {
+      await expect(call()).rejects.toMatchObject({ code: 'invalid_input', path: ['conversationId'] });
+    }
+    await store.append('ok', user('x'));
+    await memory.set('history:%E0%A4%A:commit:1', { foreign: true });
+    expect(await store.conversations()).toEqual(['ok']);
+  });
+
   it('validates arguments and options, naming the field', async () => {
     const store = new HistoryStore(new MemoryPersistence());
     await expect(store.load('')).rejects.toThrow(/conversationId/);

@@ -239,7 +239,8 @@ export class HistoryStore {
     const root = `${this.#options.namespace}:`;
     for (const key of await this.#persistence.list(root)) {
       const match = /^([^:]+):commit:\d+$/.exec(key.slice(root.length));
-      if (match) ids.add(decodeURIComponent(match[1]!));
+      const id = match ? decodeConversationId(match[1]!) : undefined;
+      if (id !== undefined) ids.add(id);
     }
     return [...ids].sort();
   }
@@ -389,8 +390,8 @@ export class HistoryStore {
         if (key === claimKey) continue;
         const raw = await this.#persistence.get(key);
         if (raw === null) continue;
-        const claim = storedClaimSchema.safeParse(raw);
-        if (claim.success && this.#now() - claim.data.at > this.#options.leaseMs) {
+        const claim = readStored(storedClaimSchema, key, raw);
+        if (this.#now() - claim.at > this.#options.leaseMs) {
           await this.#deleteQuietly([key]);
           continue;
         }
@@ -587,6 +588,20 @@ function assertConversationId(conversationId: unknown): asserts conversationId i
     throw new InvalidInputError('conversationId must be a non-empty string of at most 1024 characters', [
       'conversationId',
     ]);
+  }
+  if (/\p{Cs}/u.test(conversationId)) {
+    throw new InvalidInputError('conversationId must be well-formed Unicode (it contains a lone surrogate)', [
+      'conversationId',
+    ]);
+  }
+}
+
+/** Decodes the conversation id part of a key, or `undefined` for a key this store did not write. */
+function decodeConversationId(encoded: string): string | undefined {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return undefined;
   }
 }
 
