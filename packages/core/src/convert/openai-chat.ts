@@ -119,7 +119,7 @@ export const toOpenAIChatOptionsSchema = baseToOptionsSchema.extend({
 export type ToOpenAIChatOptions = z.input<typeof toOpenAIChatOptionsSchema>;
 
 /** Options of {@link fromOpenAIChat}. */
-export const fromOpenAIChatOptionsSchema = z.object({
+export const fromOpenAIChatOptionsSchema = z.strictObject({
   /** Assistant field to read reasoning text from (e.g. `reasoning_content`); unset, none is read. */
   reasoningField: z.string().min(1).optional(),
 });

@@ -23,7 +23,7 @@ export interface ConversionLoss {
 export type ConversionLossHandler = (loss: ConversionLoss) => void;
 
 /** Options every `to*` converter accepts. */
-export const baseToOptionsSchema = z.object({
+export const baseToOptionsSchema = z.strictObject({
   /** Told about every piece of content the target format cannot carry. */
   onLoss: z
     .custom<ConversionLossHandler>((value) => typeof value === 'function', 'expected a function')
