@@ -220,6 +220,23 @@ describe('Cache validation', () => {
     await expect(cache.invalidate({ keyPrefix: 3 } as never)).rejects.toThrow(/keyPrefix/);
   });
 
+  it('rejects a key with a lone surrogate at the Cache boundary, naming key (the Persistence key rule)', async () => {
+    const store = new MemoryCacheStore();
+    const cache = new Cache({ store });
+    for (const call of [
+      () => cache.set('c', 'half \ud83d', 1),
+      () => cache.get('c', '\udc00'),
+      () => cache.getOrSet('c', 'a\ud800b', () => 1),
+      () => cache.delete('c', '\ud800'),
+    ]) {
+      const error = await call().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).path).toEqual(['key']);
+      expect((error as Error).message).toMatch(/^key must be well-formed Unicode/);
+    }
+    expect(await store.keys()).toEqual([]);
+  });
+
   it('a clock returning a non-finite value fails with an error naming now', async () => {
     const cache = new Cache({ now: () => Number.NaN });
     const error = await cache.set('c', 'k', 1).catch((e: unknown) => e);

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '@ctxguard/core';
+import { assertKey } from '@ctxguard/persistence';
 
 /** Every cache entry's storage key starts with this prefix. */
 export const CACHE_KEY_PREFIX = 'cache:';
@@ -30,14 +31,12 @@ export function assertCacheName(cacheName: unknown, field = 'cacheName'): assert
   }
 }
 
-/** Checks a cache key: any non-empty string (`:` allowed; only the name is restricted). */
+/**
+ * Checks a cache key: the same rule as every `Persistence` key (`assertKey` from
+ * `@ctxguard/persistence`): a non-empty, well-formed Unicode string, `:` allowed.
+ */
 export function assertCacheKey(key: unknown, field = 'key'): asserts key is string {
-  if (typeof key !== 'string' || key.length === 0) {
-    throw new InvalidInputError(
-      `${field} must be a non-empty string, got ${key === '' ? 'an empty string' : describe(key)}`,
-      [field],
-    );
-  }
+  assertKey(key, field);
 }
 
 /** The storage key of one entry: `cache:{cacheName}:{cacheKey}`. */
