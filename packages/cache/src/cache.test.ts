@@ -443,6 +443,24 @@ describe('Cache.getOrSet single-flight', () => {
     expect(await cache.get('c', 'k')).toBe('written directly');
   });
 
+  it('a load interrupted by set still rejects a value JSON cannot carry, for the loader and every waiting caller', async () => {
+    for (const [loaded, error] of [
+      [{ fn: () => 1 }, UnserializableValueError],
+      [undefined, InvalidInputError],
+    ] as const) {
+      const cache = new Cache();
+      const gate = deferred<unknown>();
+      const leader = cache.getOrSet('c', 'k', () => gate.promise).catch((e: unknown) => e);
+      const follower = cache.getOrSet('c', 'k', () => 'never called').catch((e: unknown) => e);
+      await new Promise((resolve) => setImmediate(resolve));
+      await cache.set('c', 'k', 'written directly');
+      gate.resolve(loaded);
+      expect(await leader).toBeInstanceOf(error);
+      expect(await follower).toBeInstanceOf(error);
+      expect(await cache.get('c', 'k')).toBe('written directly');
+    }
+  });
+
   it('a caller whose store read outlives a whole flight still gets the stored value, not a second load', async () => {
     const store = new MemoryCacheStore();
     const gate = deferred<void>();

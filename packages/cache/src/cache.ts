@@ -60,6 +60,14 @@ const invalidateScopeSchema = z.strictObject({
   keyPrefix: z.string().optional(),
 });
 
+/** Throws unless `body` is a JSON value a store can hold (`undefined` included in the refusal). */
+function assertCacheable(key: string, body: unknown): void {
+  if (body === undefined) {
+    throw new InvalidInputError('body must be a JSON value; undefined cannot be cached (use null)', ['body']);
+  }
+  assertJsonSerializable(key, body);
+}
+
 interface Flight {
   promise: Promise<unknown>;
   cancelled: boolean;
@@ -107,6 +115,7 @@ export class Cache {
   async set<T = unknown>(cacheName: string, key: string, body: T, options?: CacheSetOptions): Promise<void> {
     const entryKey = storageKey(cacheName, key);
     const ttlMs = this.#ttlFrom(options);
+    assertCacheable(entryKey, body);
     this.#cancelFlight(entryKey);
     await this.#write(entryKey, cacheName, body, ttlMs);
   }
@@ -211,6 +220,8 @@ export class Cache {
         if (hit !== null) return hit.body;
       }
       const value = await loader();
+      // Checked even when the flight was cancelled: every caller gets a JSON value or the error.
+      assertCacheable(key, value);
       if (!flight.cancelled) await this.#write(key, cacheName, value, ttlMs);
       return value;
     } finally {
@@ -229,13 +240,8 @@ export class Cache {
     return raw;
   }
 
+  /** Stores a body already checked by {@link assertCacheable}. */
   async #write(key: string, cacheName: string, body: unknown, ttlMs: number): Promise<void> {
-    if (body === undefined) {
-      throw new InvalidInputError('body must be a JSON value; undefined cannot be cached (use null)', [
-        'body',
-      ]);
-    }
-    assertJsonSerializable(key, body);
     const storedAt = this.#clock();
     const never = ttlMs === Number.POSITIVE_INFINITY;
     const entry: CacheEntry = {
