@@ -14,6 +14,7 @@ type Position = { valid: true; a: number; b: number } | { valid: false; a: numbe
 
 type Op =
   | { kind: 'append'; role: 'user' | 'assistant' | 'system'; text: string }
+  | { kind: 'appendMany'; count: number }
   | { kind: 'splice'; at: Position; text: string }
   | { kind: 'truncateRange'; at: Position }
   | { kind: 'truncate'; at: Position }
@@ -54,6 +55,13 @@ const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
       kind: fc.constant('append' as const),
       role: fc.constantFrom('user' as const, 'assistant' as const, 'system' as const),
       text: fc.string({ maxLength: 8 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('appendMany' as const),
+      count: fc.integer({ min: 1, max: 30 }),
     }),
   },
   {
@@ -146,6 +154,15 @@ async function runScenario(ops: Op[], rewindOrder: number[]): Promise<void> {
         const message: MessageInput = { role: op.role, content: op.text };
         const entry = history.append(message);
         appended.push({ id: entry.id, message: entry.message });
+        break;
+      }
+      case 'appendMany': {
+        const batch = Array.from({ length: op.count }, (_, i) => ({
+          role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+          content: `batch ${appended.length + i}`,
+        }));
+        for (const entry of history.appendMany(batch))
+          appended.push({ id: entry.id, message: entry.message });
         break;
       }
       case 'splice':
@@ -261,11 +278,11 @@ describe('history invariants under random operation sequences', () => {
   it('hold for append / splice / truncate / dropOldest / clear / rewind / save / load', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(opArbitrary, { minLength: 1, maxLength: 50, size: 'max' }),
+        fc.array(opArbitrary, { minLength: 20, maxLength: 200, size: 'max' }),
         fc.array(fc.nat(), { minLength: 1, maxLength: 10 }),
         runScenario,
       ),
-      { numRuns: 150 },
+      { numRuns: 80 },
     );
   }, 60_000);
 
