@@ -35,6 +35,7 @@ export type HistoryMetadata = Record<string, unknown>;
 export interface CompactionRecord {
   /** The condenseId or truncationId. */
   readonly id: string;
+  /** `condense`: hidden under a summary; `truncate`: hidden under a truncation marker. */
   readonly kind: 'condense' | 'truncate';
   /** Id of the summary or marker entry. */
   readonly entryId: string;
@@ -51,6 +52,8 @@ export interface ConversationHistory {
   append(message: MessageInput): HistoryEntry;
   /** Every stored entry, hidden ones included, in order. */
   entries(): readonly HistoryEntry[];
+  /** The effective view as entries (ids and tags included); the indices below point into it. */
+  effectiveEntries(): HistoryEntry[];
   /** The effective view: what a model should see now. */
   messages(): Message[];
   /** Number of messages in the effective view. */
@@ -63,10 +66,12 @@ export interface ConversationHistory {
   dropOldest(n: number): string | null;
   /** Hides every effective entry. */
   clear(): string | null;
-  /** Undoes one compaction by id. */
-  rewind(compactionId: string): void;
+  /** Undoes one compaction (by compaction id or summary/marker entry id); returns the entries it hid. */
+  rewind(compactionId: string): readonly HistoryEntry[];
   /** The entries a summary, marker or compaction id hides. */
   hidden(id: string): HistoryEntry[];
+  /** Every compaction still recorded, outer ones before those they hide, so any can be listed and rewound. */
+  compactions(): readonly CompactionRecord[];
   /** Per-conversation metadata (guard state, chosen strategy). */
   readonly metadata: HistoryMetadata;
 }
