@@ -30,9 +30,13 @@ export const modelInfoSchema = /* @__PURE__ */ z.object({
   source: z.string().optional(),
 });
 
+/** How tokens are counted for a model: `tiktoken` + encoding, `count_api` + api, or `heuristic`. */
 export type Tokenizer = z.output<typeof tokenizerSchema>;
+/** `tiktoken` | `count_api` | `heuristic`: what token counters route on. */
 export type TokenizerStrategy = Tokenizer['strategy'];
+/** One validated catalog entry. */
 export type ModelInfo = z.output<typeof modelInfoSchema>;
+/** A catalog entry as `register` and the `models` option accept it. */
 export type ModelInfoInput = z.input<typeof modelInfoSchema>;
 
 /** How a lookup was resolved. */
@@ -40,5 +44,6 @@ export type ModelMatch = 'exact' | 'prefix' | 'provider-default' | 'global-defau
 
 /** A resolved model: always a value (falls back to a 128k global default). */
 export interface ResolvedModel extends ModelInfo {
+  /** Which lookup rule answered. */
   readonly match: ModelMatch;
 }
