@@ -37,6 +37,8 @@ export class UnserializableValueError extends StorageError {
   override readonly name = 'UnserializableValueError';
   /** Where in the value the problem is, e.g. `$.messages[2].parse`. */
   readonly path: string;
+  /** What is wrong there, e.g. `is a function`. */
+  readonly reason: string;
 
   constructor(key: string, path: string, reason: string) {
     super(
@@ -47,5 +49,6 @@ export class UnserializableValueError extends StorageError {
       },
     );
     this.path = path;
+    this.reason = reason;
   }
 }

@@ -5,7 +5,7 @@ export {
   filePersistenceOptionsSchema,
 } from './file-persistence.js';
 export type { FileHandleLike, FileSystemAdapter } from './file-system.js';
-export { assertJsonSerializable, serializeValue } from './json-value.js';
+export { assertJsonSerializable, type JsonCheckOptions, serializeValue } from './json-value.js';
 export { decodeKey, encodeKey, maxEntryFileNameBytes } from './key-encoding.js';
 export { assertKey, assertPrefix, MemoryPersistence } from './memory-persistence.js';
 export type { Persistence } from './persistence.js';

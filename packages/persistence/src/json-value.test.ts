@@ -37,4 +37,28 @@ describe('assertJsonSerializable', () => {
     }
     expect(reason(deep)).toMatch(/nested too deeply/);
   });
+
+  it('tells undefined from a hole, gives the reason on its own, and honours maxDepth', () => {
+    expect(reason([1, undefined])).toBe(
+      '$[1] Cannot store key "k": value at $[1] is undefined (JSON would turn it into null)',
+    );
+    const holey: unknown[] = [1];
+    holey[2] = 3;
+    expect(reason(holey)).toMatch(/^\$\[1\] .*is an array hole/);
+    let caught: unknown;
+    try {
+      assertJsonSerializable('k', { a: { b: () => 1 } });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ path: '$.a.b', reason: 'is a function' });
+    const nested = { a: [{ b: [1] }] };
+    expect(() => assertJsonSerializable('k', nested, { maxDepth: 4 })).not.toThrow();
+    try {
+      assertJsonSerializable('k', nested, { maxDepth: 3 });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ path: '$.a[0].b', reason: 'is nested deeper than 3 levels' });
+  });
 });

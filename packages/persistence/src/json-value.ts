@@ -6,6 +6,12 @@ function childPath(path: string, name: string): string {
   return identifier.test(name) ? `${path}.${name}` : `${path}[${JSON.stringify(name)}]`;
 }
 
+/** Options of {@link assertJsonSerializable}. */
+export interface JsonCheckOptions {
+  /** Most levels of nested arrays and objects accepted; default: as deep as `JSON.stringify` can go. */
+  maxDepth?: number | undefined;
+}
+
 /**
  * Checks that `value` survives a JSON round-trip unchanged in meaning: rejects functions,
  * symbols, BigInt, non-finite numbers, cycles, `undefined` at the top level or in arrays,
@@ -13,9 +19,10 @@ function childPath(path: string, name: string): string {
  * realm: objects made in an iframe or a `vm` context count as plain). Throws
  * {@link UnserializableValueError} naming the offending path.
  */
-export function assertJsonSerializable(key: string, value: unknown): void {
+export function assertJsonSerializable(key: string, value: unknown, options: JsonCheckOptions = {}): void {
+  const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
   const seen = new Set<object>();
-  const visit = (current: unknown, path: string, inArray: boolean): void => {
+  const visit = (current: unknown, path: string, inArray: boolean, depth: number): void => {
     switch (typeof current) {
       case 'string':
       case 'boolean':
@@ -28,11 +35,7 @@ export function assertJsonSerializable(key: string, value: unknown): void {
       case 'undefined':
         if (path === '$') throw new UnserializableValueError(key, path, 'is undefined');
         if (inArray)
-          throw new UnserializableValueError(
-            key,
-            path,
-            'is undefined or a hole (JSON would turn it into null)',
-          );
+          throw new UnserializableValueError(key, path, 'is undefined (JSON would turn it into null)');
         return;
       case 'bigint':
         throw new UnserializableValueError(key, path, 'is a BigInt');
@@ -44,9 +47,19 @@ export function assertJsonSerializable(key: string, value: unknown): void {
     if (current === null) return;
     const object = current as object;
     if (seen.has(object)) throw new UnserializableValueError(key, path, 'is a circular reference');
+    if (depth >= maxDepth)
+      throw new UnserializableValueError(key, path, `is nested deeper than ${maxDepth} levels`);
     if (Array.isArray(object)) {
       seen.add(object);
-      for (let index = 0; index < object.length; index++) visit(object[index], `${path}[${index}]`, true);
+      for (let index = 0; index < object.length; index++) {
+        if (!(index in object))
+          throw new UnserializableValueError(
+            key,
+            `${path}[${index}]`,
+            'is an array hole (JSON would turn it into null)',
+          );
+        visit(object[index], `${path}[${index}]`, true, depth + 1);
+      }
       seen.delete(object);
       return;
     }
@@ -67,11 +80,11 @@ export function assertJsonSerializable(key: string, value: unknown): void {
     }
     seen.add(object);
     for (const name of Object.keys(object))
-      visit((object as Record<string, unknown>)[name], childPath(path, name), false);
+      visit((object as Record<string, unknown>)[name], childPath(path, name), false, depth + 1);
     seen.delete(object);
   };
   try {
-    visit(value, '$', false);
+    visit(value, '$', false, 0);
   } catch (error) {
     if (error instanceof RangeError)
       throw new UnserializableValueError(key, '$', 'is nested too deeply to serialize');
