@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { runInNewContext } from 'node:vm';
 import { InvalidInputError } from '@ctxguard/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -63,6 +64,14 @@ describe('canonicalJson / hashRequest', () => {
     expect(canonicalJson(JSON.parse('{"__proto__":1,"constructor":2}'))).toBe(
       '{"__proto__":1,"constructor":2}',
     );
+  });
+
+  it('accepts exactly what the stores accept: plain data from another realm hashes like local data', () => {
+    const foreign = runInNewContext('({ b: [1, { y: 2, x: new Date(0) }], a: Object.create(null) })');
+    const local = { a: {}, b: [1, { x: '1970-01-01T00:00:00.000Z', y: 2 }] };
+    expect(canonicalJson(foreign)).toBe('{"a":{},"b":[1,{"x":"1970-01-01T00:00:00.000Z","y":2}]}');
+    expect(hashRequest(foreign)).toBe(hashRequest(local));
+    expect(() => hashRequest(runInNewContext('({ m: new Map() })'))).toThrow(/request\.m is a Map instance/);
   });
 
   it('is independent of key order (property)', () => {

@@ -1,85 +1,42 @@
 import { InvalidInputError, parseInput } from '@ctxguard/core';
+import { assertJsonSerializable, UnserializableValueError } from '@ctxguard/persistence';
 import { digest } from 'ohash';
 import { z } from 'zod';
 
 /** Deepest nesting {@link canonicalJson} accepts (deeper input is rejected, never a stack overflow). */
 export const MAX_REQUEST_DEPTH = 512;
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-function childPath(path: string, key: string): string {
-  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
-}
-
-function reject(path: string, reason: string): never {
-  throw new InvalidInputError(`${path} ${reason}; a request must be plain JSON`, [path]);
-}
-
 /**
  * Canonical JSON text of a value: object keys sorted, keys whose value is `undefined`
- * dropped, array order kept, Dates as ISO strings. Values JSON cannot carry (functions,
- * BigInt, symbols, NaN/Infinity, cycles, Maps, class instances, `undefined` in arrays)
- * throw an `InvalidInputError` naming their path (e.g. `request.messages[2].meta`).
+ * dropped, array order kept, Dates as ISO strings. What JSON can carry is decided by
+ * `assertJsonSerializable` from `@ctxguard/persistence` (the stores' own rule, cross-realm
+ * objects included); anything else (functions, BigInt, symbols, NaN/Infinity, cycles, Maps,
+ * class instances, `undefined` in arrays, nesting past {@link MAX_REQUEST_DEPTH}) throws an
+ * `InvalidInputError` naming its path (e.g. `request.messages[2].meta`).
  */
 export function canonicalJson(value: unknown, root = 'value'): string {
-  const open = new Set<object>();
-  const visit = (current: unknown, path: string, depth: number): string => {
-    switch (typeof current) {
-      case 'string':
-        return JSON.stringify(current);
-      case 'boolean':
-        return current ? 'true' : 'false';
-      case 'number':
-        if (!Number.isFinite(current)) reject(path, `is ${current}, which JSON cannot carry`);
-        return JSON.stringify(current);
-      case 'undefined':
-        return reject(path, 'is undefined');
-      case 'bigint':
-        return reject(path, 'is a BigInt');
-      case 'function':
-        return reject(path, 'is a function');
-      case 'symbol':
-        return reject(path, 'is a symbol');
-    }
-    if (current === null) return 'null';
-    if (depth >= MAX_REQUEST_DEPTH) reject(path, `is nested deeper than ${MAX_REQUEST_DEPTH} levels`);
-    const object = current as object;
-    if (open.has(object)) reject(path, 'is a circular reference');
-    if (object instanceof Date) {
-      if (Number.isNaN(object.getTime())) reject(path, 'is an invalid Date');
-      return JSON.stringify(object.toISOString());
-    }
-    open.add(object);
-    let text: string;
-    if (Array.isArray(object)) {
-      const items: string[] = [];
-      for (let index = 0; index < object.length; index++) {
-        const item: unknown = object[index];
-        if (item === undefined) reject(`${path}[${index}]`, 'is undefined (JSON would turn it into null)');
-        items.push(visit(item, `${path}[${index}]`, depth + 1));
-      }
-      text = `[${items.join(',')}]`;
-    } else {
-      const proto = Object.getPrototypeOf(object);
-      if (proto !== Object.prototype && proto !== null) {
-        reject(
-          path,
-          `is a ${(object.constructor as { name?: string } | undefined)?.name ?? 'non-plain'} instance, not a plain object`,
-        );
-      }
-      const record = object as Record<string, unknown>;
-      const fields: string[] = [];
-      for (const key of Object.keys(record).sort()) {
-        const child = record[key];
-        if (child === undefined) continue;
-        fields.push(`${JSON.stringify(key)}:${visit(child, childPath(path, key), depth + 1)}`);
-      }
-      text = `{${fields.join(',')}}`;
-    }
-    open.delete(object);
-    return text;
-  };
-  return visit(value, root, 0);
+  try {
+    assertJsonSerializable(root, value, { maxDepth: MAX_REQUEST_DEPTH });
+  } catch (error) {
+    if (!(error instanceof UnserializableValueError)) throw error;
+    const path = `${root}${error.path.slice(1)}`;
+    throw new InvalidInputError(`${path} ${error.reason}; a request must be plain JSON`, [path]);
+  }
+  return sortedJson(value);
+}
+
+/** JSON text with object keys sorted, for a value that passed `assertJsonSerializable`. */
+function sortedJson(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  if (Object.prototype.toString.call(value) === '[object Date]') return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  const fields: string[] = [];
+  for (const key of Object.keys(record).sort()) {
+    const child = record[key];
+    if (child !== undefined) fields.push(`${JSON.stringify(key)}:${sortedJson(child)}`);
+  }
+  return `{${fields.join(',')}}`;
 }
 
 /**
