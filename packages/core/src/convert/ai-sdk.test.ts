@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lossRecorder, partsOf, thrown } from '../../test/helpers.js';
 import { ConversionError, InvalidInputError } from '../errors.js';
+import { parseMessages } from '../message.js';
 import { type AISDKModelMessage, fromAISDK, toAISDK } from './ai-sdk.js';
 
 const PNG =
@@ -289,5 +290,17 @@ describe('empty data', () => {
         },
       ]),
     ).toThrow('messages[0].content[0].output.value[0].data');
+  });
+
+  it('rejects an empty binary user image, naming it, instead of returning an invalid core image', () => {
+    for (const image of [new Uint8Array(0), new ArrayBuffer(0)]) {
+      const error = thrown(() => fromAISDK([{ role: 'user', content: [{ type: 'image', image }] }]));
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect(error.message).toContain('messages[0].content[0].image: must not be empty');
+    }
+    const core = fromAISDK([
+      { role: 'user', content: [{ type: 'image', image: new Uint8Array([137, 80]) }] },
+    ]);
+    expect(parseMessages(core)).toEqual([{ role: 'user', content: [{ type: 'image', image: 'iVA=' }] }]);
   });
 });

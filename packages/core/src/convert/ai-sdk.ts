@@ -420,7 +420,13 @@ const optionsField = { providerOptions: providerOptionsSchema.optional() };
 const textInput = z.object({ type: z.literal('text'), text: z.string(), ...optionsField });
 const imageInput = z.object({
   type: z.literal('image'),
-  image: z.union([z.string().min(1), z.instanceof(Uint8Array), z.instanceof(ArrayBuffer), z.instanceof(URL)]),
+  // Core images are never empty, so neither are the bytes they come from.
+  image: z.union([
+    z.string().min(1),
+    z.instanceof(Uint8Array).refine((bytes) => bytes.byteLength > 0, 'must not be empty'),
+    z.instanceof(ArrayBuffer).refine((bytes) => bytes.byteLength > 0, 'must not be empty'),
+    z.instanceof(URL),
+  ]),
   mediaType: z.string().min(1).optional(),
   ...optionsField,
 });
