@@ -160,6 +160,10 @@ export function describeCacheStore(test: TestAPI, create: CacheStoreFactory): vo
     for (const body of bad) {
       await expect(store.set('cache:bad:k', entry(body))).rejects.toThrow();
       await expect(store.set('cache:bad:fresh', entry(body))).rejects.toThrow();
+      // The same typed error as every Persistence (`serializeValue` from @ctxguard/persistence).
+      await expect(store.set('cache:bad:k', entry(body))).rejects.toMatchObject({
+        code: 'storage_unserializable_value',
+      });
     }
     expect(await store.get('cache:bad:k')).toEqual(entry('kept'));
     expect(await store.get('cache:bad:fresh')).toBeNull();
