@@ -77,8 +77,10 @@ export interface StrategyTools {
   readonly historyLength: number;
 }
 
-/** The model-backed (or offline) helpers used to summarize and extract facts. */
+/** The model-backed (or offline) helpers used to summarize and extract facts; users may supply their own. */
 export interface ContextTools {
+  /** Version of this contract the tools implement. */
+  readonly specificationVersion: 'v1';
   /** Summarizes `content` in at most `maxLength` characters, favouring `focus` when given. */
   summarize(content: string, maxLength: number, focus?: string): Promise<string>;
   /** Extracts facts from `content`, limited to `categories` when given. */

@@ -74,6 +74,8 @@ function condenseOldest(options: CondenseOptions = {}): ContextStrategy {
 // ── offline ContextTools and a working StrategyTools, as the package's own tests would have ─
 
 class OfflineContextTools implements ContextTools {
+  readonly specificationVersion = 'v1';
+
   async summarize(content: string, maxLength: number, focus?: string): Promise<string> {
     const firstSentences = content
       .split('\n')
