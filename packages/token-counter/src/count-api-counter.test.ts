@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Cache } from '@ctxguard/cache';
+import { MemoryCalibrationStore } from '@ctxguard/calibration';
 import {
   HookBus,
   InvalidInputError,
@@ -303,6 +304,23 @@ describe('CountApiCounter with Anthropic', () => {
       },
     );
     expect(quiet.revision).toBe(0);
+  });
+
+  it('learns once per provider answer, not again from cached or shared answers', async () => {
+    const store = new MemoryCalibrationStore();
+    const counter = makeCounter({ fallback: new HeuristicCounter({ calibrationStore: store }) });
+    const exact = { accuracy: 'exact' as const };
+    await counter.measureConversation({ messages: conversation }, claude, exact);
+    await counter.measureConversation({ messages: structuredClone(conversation) }, claude, exact);
+    const other = [{ role: 'user', content: 'Another question about package.json files?' }] as Message[];
+    await Promise.all(
+      Array.from({ length: 4 }, () => counter.measureConversation({ messages: other }, claude, exact)),
+    );
+    expect(counter.calls).toBe(2);
+    const learned = await store.list({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    expect(learned.length).toBeGreaterThan(0);
+    // Two provider answers: no calibration may have merged more than two observations.
+    expect(Math.max(...learned.map((c) => c.samples))).toBe(2);
   });
 
   it('counts one message exactly with measureMessage', async () => {

@@ -82,7 +82,7 @@ export const countApiCounterOptionsSchema = z.object({
     .optional(),
   /** Which API counts a model; default: `anthropic` provider → Anthropic, `google-ai`/`google`/`gemini` → Gemini. */
   resolveApi: fn<(ctx: CountContext) => CountApi | undefined>('a function').optional(),
-  /** Feed every exact whole-request count to the fallback's `learn()`. Default true. */
+  /** Feed every fresh provider answer (not cache hits) to the fallback's `learn()`. Default true. */
   learnFromCounts: z.boolean().default(true),
   hooks: z
     .custom<HookBus>(
@@ -249,14 +249,16 @@ export class CountApiCounter implements TokenCounter {
     const api = options?.accuracy === 'exact' ? this.#apiWithKey(ctx) : undefined;
     if (api === undefined) return undefined;
     let exact: number;
+    let fresh: boolean;
     try {
-      exact = await this.#count(api, request, ctx, options.signal);
+      ({ tokens: exact, fresh } = await this.#count(api, request, ctx, options.signal));
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       this.#warn(error, api, ctx);
       return undefined;
     }
-    if (this.#learn) {
+    // Learn once per provider answer: a cached or shared answer is the same observation again.
+    if (this.#learn && fresh) {
       await this.#fallback
         .learn({
           provider: ctx.provider,
@@ -307,12 +309,20 @@ export class CountApiCounter implements TokenCounter {
     request: CountRequest,
     ctx: CountContext,
     signal: AbortSignal | undefined,
-  ): Promise<number> {
+  ): Promise<{ tokens: number; fresh: boolean }> {
     const { url, headers, body } = this.#httpRequest(api, request, ctx.model);
     const key = hashRequest({ api, url, body });
-    return this.#cache.getOrSet(`count-tokens`, key, () => this.#post(api, url, headers, body, signal), {
-      ttlMs: this.#ttlMs,
-    });
+    let fresh = false;
+    const tokens = await this.#cache.getOrSet(
+      `count-tokens`,
+      key,
+      () => {
+        fresh = true;
+        return this.#post(api, url, headers, body, signal);
+      },
+      { ttlMs: this.#ttlMs },
+    );
+    return { tokens, fresh };
   }
 
   #httpRequest(
