@@ -22,6 +22,8 @@ import { crashKeyOf, crashKeys, crashValue } from './crash/values.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const parallelWorkers = 4;
 const requiredMidWriteKills = 200;
+/** Of those, kills before the rename: the window where a non-atomic writer leaves a torn file. */
+const requiredBeforeRenameKills = 100;
 const maxKills = 500;
 
 let root = '';
@@ -125,6 +127,7 @@ function scratchNames(names: string[]): string[] {
 interface Totals {
   kills: number;
   midWrite: number;
+  beforeRename: number;
   byStep: Record<string, number>;
   leftoverScratch: number;
   sawNewValue: number;
@@ -140,10 +143,14 @@ async function atomicWorker(index: number, totals: Totals): Promise<void> {
   const committed = new Map<string, number>();
   let next = index * 1_000_000;
 
-  while (totals.midWrite < requiredMidWriteKills && totals.kills < maxKills) {
+  while (
+    (totals.midWrite < requiredMidWriteKills || totals.beforeRename < requiredBeforeRenameKills) &&
+    totals.kills < maxKills
+  ) {
     const report = readMarkers(await killMidRun(dir, markerFile, next, 'atomic'));
     totals.kills++;
     if (report.midWrite) totals.midWrite++;
+    if (report.midWrite && landingOf(report.step) === 'before-rename') totals.beforeRename++;
     totals.byStep[report.step] = (totals.byStep[report.step] ?? 0) + 1;
     for (const gen of report.done) committed.set(crashKeyOf(gen), gen);
 
@@ -200,6 +207,7 @@ describe('FilePersistence under SIGKILL', () => {
     const totals: Totals = {
       kills: 0,
       midWrite: 0,
+      beforeRename: 0,
       byStep: {},
       leftoverScratch: 0,
       sawNewValue: 0,
@@ -208,6 +216,9 @@ describe('FilePersistence under SIGKILL', () => {
     await Promise.all(Array.from({ length: parallelWorkers }, (_, index) => atomicWorker(index, totals)));
     console.info(`crash test: ${JSON.stringify(totals)}`);
     expect(totals.midWrite).toBeGreaterThanOrEqual(requiredMidWriteKills);
+    expect(totals.beforeRename, 'kills between opening the temp file and the rename').toBeGreaterThanOrEqual(
+      requiredBeforeRenameKills,
+    );
     const stepsHit = Object.keys(totals.byStep).filter(
       (step) => step !== 'before-io' && step !== 'between-writes',
     );
