@@ -78,6 +78,46 @@ describe('classifyContent', () => {
   });
 });
 
+// Line fragments that reach every branch of the line classifier (fences, JSON runs, markup,
+// comments, CJK, minified lines), joined by line breaks; plus arbitrary code units.
+const fragment = fc.constantFrom(
+  '\n',
+  '\n',
+  '\r\n',
+  ' ',
+  '```',
+  '```ts',
+  '{',
+  '}',
+  '[',
+  '],',
+  '"key": 1,',
+  '"v",',
+  '<div class="a">',
+  '</td>',
+  '<!--',
+  'x="y"',
+  '// note',
+  '/* c */',
+  '# title',
+  '> quote',
+  'const a = f(b);',
+  'return x;',
+  'if (a) {',
+  'Plain words here.',
+  '上下文窗口',
+  'カタカナ',
+  '한국어',
+  'a'.repeat(90),
+  '\u0000',
+  '\ud800',
+  '\udc00',
+);
+const anyText = fc.oneof(
+  fc.array(fragment, { maxLength: 60 }).map((parts) => parts.join('')),
+  fc.string({ unit: 'binary', maxLength: 120 }),
+);
+
 describe('segmentContent', () => {
   it('splits mixed text into runs that cover every character once, in order', () => {
     const mixed = `${PROSE}\n\n${CODE}\n\n${JSON_TEXT}\n\n${CJK}\n${MARKUP}\n`;
@@ -93,7 +133,7 @@ describe('segmentContent', () => {
 
   it('covers any string exactly (property)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (text) => {
+      fc.property(anyText, (text) => {
         let covered = 0;
         let last = 0;
         segmentContent(text, (_cls, start, end) => {
