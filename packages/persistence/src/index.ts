@@ -8,4 +8,4 @@ export type { FileHandleLike, FileSystemAdapter } from './file-system.js';
 export { assertJsonSerializable, type JsonCheckOptions, serializeValue } from './json-value.js';
 export { decodeKey, encodeKey, maxEntryFileNameBytes } from './key-encoding.js';
 export { assertKey, assertPrefix, MemoryPersistence } from './memory-persistence.js';
-export type { Persistence } from './persistence.js';
+export { isPersistence, type Persistence } from './persistence.js';

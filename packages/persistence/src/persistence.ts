@@ -15,3 +15,15 @@ export interface Persistence {
   /** Whether the key is present. */
   has(key: string): Promise<boolean>;
 }
+
+const persistenceMethods = ['get', 'set', 'delete', 'list', 'has'] as const;
+
+/** Whether `value` is a v1 {@link Persistence}: the version tag and all five methods (for option checks). */
+export function isPersistence(value: unknown): value is Persistence {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return (
+    record['specificationVersion'] === 'v1' &&
+    persistenceMethods.every((method) => typeof record[method] === 'function')
+  );
+}
