@@ -1,0 +1,194 @@
+import type { HistoryEntry, MessageInput } from '@ctxguard/core';
+import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type AtomicCreate,
+  assertConsistentEntries,
+  HistoryConflictError,
+  HistoryStore,
+  type InMemoryConversationHistory,
+} from '../src/index.js';
+import { AtomicCreatePersistence } from './persistence-wrappers.js';
+
+/**
+ * Lets fast-check's scheduler decide when each storage operation of each writer takes effect, so
+ * the writers' saves interleave at every step of the commit protocol (claim, list, check, commit).
+ */
+class ScheduledPersistence implements Persistence {
+  readonly specificationVersion = 'v1' as const;
+  readonly setIfAbsent?: (key: string, value: unknown) => Promise<boolean>;
+
+  constructor(
+    readonly inner: Persistence,
+    readonly scheduler: fc.Scheduler,
+    readonly writer: string,
+    readonly onOperation: () => void = () => undefined,
+  ) {
+    const atomic = (inner as Partial<AtomicCreate>).setIfAbsent;
+    if (typeof atomic === 'function') {
+      this.setIfAbsent = async (key, value) => {
+        await this.#turn('setIfAbsent', key);
+        return atomic.call(inner, key, value);
+      };
+    }
+  }
+
+  async #turn(op: string, key: string): Promise<void> {
+    await this.scheduler.schedule(Promise.resolve(), `${this.writer} ${op} ${key}`);
+    this.onOperation();
+  }
+  async get<T = unknown>(key: string): Promise<T | null> {
+    await this.#turn('get', key);
+    return this.inner.get<T>(key);
+  }
+  async set<T = unknown>(key: string, value: T): Promise<void> {
+    await this.#turn('set', key);
+    await this.inner.set(key, value);
+  }
+  async delete(key: string): Promise<void> {
+    await this.#turn('delete', key);
+    await this.inner.delete(key);
+  }
+  async list(prefix?: string): Promise<string[]> {
+    await this.#turn('list', prefix ?? '');
+    return this.inner.list(prefix);
+  }
+  async has(key: string): Promise<boolean> {
+    await this.#turn('has', key);
+    return this.inner.has(key);
+  }
+}
+
+type Step =
+  | { kind: 'append'; count: number }
+  | { kind: 'saveLocal'; count: number }
+  | { kind: 'compactAndSave' }
+  | { kind: 'reload' };
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('append' as const), count: fc.integer({ min: 1, max: 3 }) }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('saveLocal' as const), count: fc.integer({ min: 1, max: 3 }) }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'compactAndSave' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'reload' as const }) },
+);
+
+const isContainer = (entry: HistoryEntry) => entry.isSummary === true || entry.isTruncationMarker === true;
+
+/** Every appended message still stored (hidden ones included), in stored order. */
+function storedTexts(history: InMemoryConversationHistory): string[] {
+  return history
+    .entries()
+    .filter((entry) => !isContainer(entry))
+    .map((entry) => String(entry.message.content));
+}
+
+/**
+ * Runs the writers' programs concurrently on one store. With `expireAt`, the clock jumps past the
+ * lease just before the `expireAt`-th storage operation takes effect, as if every writer holding a
+ * claim at that moment had stalled for longer than the lease.
+ */
+async function runWriters(
+  scheduler: fc.Scheduler,
+  atomic: boolean,
+  programs: Step[][],
+  clockSteps: readonly number[],
+): Promise<void> {
+  const memory = new MemoryPersistence();
+  const shared: Persistence = atomic ? new AtomicCreatePersistence(memory) : memory;
+  let clock = 1_000_000;
+  const options = { now: () => clock, leaseMs: 1000, backoffMs: 0, maxAttempts: 6, chunkSize: 2 };
+  const acknowledged: string[] = [];
+
+  let operations = 0;
+  const tick = () => {
+    clock += clockSteps[operations++ % Math.max(1, clockSteps.length)] ?? 0;
+  };
+
+  const writers = programs.map(async (program, w) => {
+    const store = new HistoryStore(new ScheduledPersistence(shared, scheduler, `w${w}`, tick), options);
+    let sequence = 0;
+    const next = (count: number): MessageInput[] =>
+      Array.from({ length: count }, () => ({ role: 'user' as const, content: `w${w}-${sequence++}` }));
+    let history = await store.loadOrCreate('c');
+    let pending: string[] = [];
+    const saveOrForget = async () => {
+      try {
+        await store.save('c', history);
+        acknowledged.push(...pending);
+        pending = [];
+      } catch (error) {
+        if (!(error instanceof HistoryConflictError)) throw error;
+        history = await store.loadOrCreate('c');
+        pending = [];
+      }
+    };
+    for (const action of program) {
+      switch (action.kind) {
+        case 'append': {
+          const messages = next(action.count);
+          try {
+            await store.append('c', messages);
+            acknowledged.push(...messages.map((m) => String(m.content)));
+          } catch (error) {
+            if (!(error instanceof HistoryConflictError)) throw error;
+          }
+          break;
+        }
+        case 'saveLocal': {
+          const messages = next(action.count);
+          history.appendMany(messages);
+          pending.push(...messages.map((m) => String(m.content)));
+          await saveOrForget();
+          break;
+        }
+        case 'compactAndSave':
+          if (history.length >= 2) history.spliceRange(0, 2, { role: 'assistant', content: 'summary' });
+          await saveOrForget();
+          break;
+        case 'reload':
+          history = await store.loadOrCreate('c');
+          pending = [];
+          break;
+      }
+    }
+  });
+  await scheduler.waitFor(Promise.all(writers));
+
+  const final = await new HistoryStore(memory, options).load('c');
+  const stored = final ? storedTexts(final) : [];
+  if (final) assertConsistentEntries(final.entries());
+  // Exactly the acknowledged messages are stored, each once: none lost, none duplicated.
+  expect([...stored].sort()).toEqual([...acknowledged].sort());
+  // Each writer's messages keep the order it wrote them in.
+  for (let w = 0; w < programs.length; w++) {
+    const mine = stored.filter((text) => text.startsWith(`w${w}-`)).map((text) => Number(text.slice(3)));
+    expect(mine).toEqual([...mine].sort((a, b) => a - b));
+  }
+}
+
+describe('concurrent writers under every interleaving of their storage operations', () => {
+  /** How far the clock moves as each storage operation takes effect: mostly not at all, sometimes past half or all of the lease. */
+  const clockSteps = fc.array(fc.constantFrom(0, 0, 0, 0, 300, 600, 1100), { minLength: 1, maxLength: 40 });
+  const programs = fc.array(fc.array(step, { minLength: 1, maxLength: 6 }), { minLength: 2, maxLength: 3 });
+
+  it('lose and duplicate nothing with claims alone (no lease expiry)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.scheduler(), programs, (s, p) => runWriters(s, false, p, [])),
+      { numRuns: 200 },
+    );
+  }, 60_000);
+
+  it('lose and duplicate nothing with setIfAbsent, even when leases expire mid-save', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.scheduler(), programs, clockSteps, (s, p, steps) => runWriters(s, true, p, steps)),
+      { numRuns: 200 },
+    );
+  }, 60_000);
+});
