@@ -41,6 +41,17 @@ describe('PersistenceCacheStore namespaces', () => {
     expect(() => new PersistenceCacheStore({ persistence: { get() {} } as never })).toThrow(
       /persistence must implement/,
     );
+    const memory = new MemoryPersistence();
+    const unversioned = {
+      get: memory.get.bind(memory),
+      set: memory.set.bind(memory),
+      delete: memory.delete.bind(memory),
+      list: memory.list.bind(memory),
+      has: memory.has.bind(memory),
+    };
+    expect(() => new PersistenceCacheStore({ persistence: unversioned as never })).toThrow(
+      /specificationVersion 'v1'/,
+    );
     expect(
       () => new PersistenceCacheStore({ persistence: new MemoryPersistence(), namespace: 3 as never }),
     ).toThrow(/namespace/);

@@ -1,21 +1,15 @@
 import { parseOptions } from '@ctxguard/core';
-import { assertKey, assertPrefix, type Persistence } from '@ctxguard/persistence';
+import { assertKey, assertPrefix, isPersistence, type Persistence } from '@ctxguard/persistence';
 import { z } from 'zod';
 import type { CacheEntry, CacheStore } from './cache-store.js';
 
 const DELETE_BATCH = 64;
 
-function isPersistence(value: unknown): value is Persistence {
-  if (typeof value !== 'object' || value === null) return false;
-  const store = value as Record<string, unknown>;
-  return ['get', 'set', 'delete', 'list', 'has'].every((method) => typeof store[method] === 'function');
-}
-
 /** Options of {@link PersistenceCacheStore}. */
 export const persistenceCacheStoreOptionsSchema = z.strictObject({
   /** Any `Persistence` (memory, file, Redis…). */
   persistence: z.custom<Persistence>(isPersistence, {
-    message: 'persistence must implement Persistence (get/set/delete/list/has)',
+    message: "persistence must implement Persistence (specificationVersion 'v1', get/set/delete/list/has)",
   }),
   /**
    * Prefix put before every storage key in the persistence. With a namespace, `keys()` and
