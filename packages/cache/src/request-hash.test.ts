@@ -142,6 +142,10 @@ describe('requestCacheKey', () => {
     expect(() => requestCacheKey({ model: 'm', request } as never)).toThrow(/scope/);
     expect(() => requestCacheKey({ scope: '', model: 'm', request })).toThrow(/scope is required/);
     expect(() => requestCacheKey({ scope: 't', model: 'm' })).toThrow(/request is required/);
+    expect(() => requestCacheKey({ scope: 'tenant\ud800', request })).toThrow(
+      /^scope must be well-formed Unicode/,
+    );
+    expect(() => scopeKeyPrefix(7 as never)).toThrow(/^scope must be a non-empty string, got number/);
     expect(() => requestCacheKey({ scope: 't', request: { f: () => 1 } })).toThrow(
       /requestCacheKey\.request\.f is a function/,
     );

@@ -1,5 +1,5 @@
 import { InvalidInputError, parseInput } from '@ctxguard/core';
-import { assertJsonSerializable, UnserializableValueError } from '@ctxguard/persistence';
+import { assertJsonSerializable, assertKey, UnserializableValueError } from '@ctxguard/persistence';
 import { digest } from 'ohash';
 import { z } from 'zod';
 
@@ -90,10 +90,11 @@ export function requestCacheKey(input: RequestCacheKeyInput): string {
   return `${scopeKeyPrefix(scope)}${sha256Base64Url(canonicalJson(record, 'requestCacheKey'))}`;
 }
 
-/** The prefix every {@link requestCacheKey} of `scope` starts with (for scoped invalidation). */
+/**
+ * The prefix every {@link requestCacheKey} of `scope` starts with (for scoped invalidation).
+ * `scope` follows the key rule (`assertKey`): non-empty, well-formed Unicode.
+ */
 export function scopeKeyPrefix(scope: string): string {
-  if (typeof scope !== 'string' || scope.length === 0) {
-    throw new InvalidInputError('scope must be a non-empty string', ['scope']);
-  }
+  assertKey(scope, 'scope');
   return `${escapeScope(scope)}:`;
 }
