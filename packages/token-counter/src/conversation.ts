@@ -24,12 +24,23 @@ export function estimateConversation(
   ctx: CountContext,
 ): number {
   if (counter.estimateConversation) return counter.estimateConversation(input, ctx);
-  let total = conversationOverhead(ctx.provider);
-  for (const message of input.messages ?? []) total += counter.estimateMessage(message, ctx);
-  if (typeof input.system === 'string' && input.system.length > 0)
+  return sumEstimates(counter, input, ctx);
+}
+
+/**
+ * Each message's estimate plus the system prompt, tool definitions and reply priming, from the
+ * counter's per-message estimates. Never throws on odd input (a missing context or message list).
+ */
+export function sumEstimates(counter: TokenCounter, input: ConversationInput, ctx: CountContext): number {
+  const provider = typeof ctx?.provider === 'string' ? ctx.provider : '';
+  const model = typeof ctx?.model === 'string' ? ctx.model : '';
+  let total = conversationOverhead(provider);
+  const messages = Array.isArray(input?.messages) ? input.messages : [];
+  for (const message of messages) total += counter.estimateMessage(message, ctx);
+  if (typeof input?.system === 'string' && input.system.length > 0)
     total += counter.estimateMessage(systemMessage(input.system), ctx);
-  if (input.tools?.length)
-    total += toolDefinitionsTokens(input.tools, (text) => counter.estimate(text, ctx), { model: ctx.model });
+  if (Array.isArray(input?.tools) && input.tools.length > 0)
+    total += toolDefinitionsTokens(input.tools, (text) => counter.estimate(text, ctx), { model });
   return total;
 }
 

@@ -290,16 +290,19 @@ export class CountApiCounter implements TokenCounter {
     ctx: CountContext,
   ): { total: number; breakdown: Omit<ConversationCount, 'tokens' | 'accuracy'> } {
     const countText = (t: string) => this.#fallback.estimate(t, ctx);
-    const messages = (request.messages ?? []).map((m) => this.#fallback.estimateMessage(m, ctx));
+    const list = Array.isArray(request?.messages) ? request.messages : [];
+    const messages = list.map((m) => this.#fallback.estimateMessage(m, ctx));
     const system =
-      request.system !== undefined && request.system.length > 0
+      typeof request?.system === 'string' && request.system.length > 0
         ? this.#fallback.estimateMessage({ role: 'system', content: request.system }, ctx)
         : 0;
     const tools =
-      request.tools && request.tools.length > 0
-        ? toolDefinitionsTokens(request.tools, countText, { model: ctx.model })
+      Array.isArray(request?.tools) && request.tools.length > 0
+        ? toolDefinitionsTokens(request.tools, countText, {
+            model: typeof ctx?.model === 'string' ? ctx.model : '',
+          })
         : 0;
-    const overhead = conversationOverhead(ctx.provider);
+    const overhead = conversationOverhead(typeof ctx?.provider === 'string' ? ctx.provider : '');
     const total = Math.round(messages.reduce((a, b) => a + b, 0) + system + tools + overhead);
     return { total, breakdown: { messages, system, tools, overhead } };
   }

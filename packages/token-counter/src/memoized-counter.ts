@@ -1,8 +1,8 @@
 import type { Message } from '@ctxguard/core';
 import { InvalidOptionsError, parseOptions } from '@ctxguard/core';
 import { z } from 'zod';
-import { measureTools, systemMessage } from './conversation.js';
-import { conversationOverhead, toolDefinitionsTokens } from './message-cost.js';
+import { measureTools, sumEstimates, systemMessage } from './conversation.js';
+import { conversationOverhead } from './message-cost.js';
 import { MessageMemo } from './message-memo.js';
 import type {
   ConversationCount,
@@ -79,13 +79,7 @@ export class MemoizedCounter implements TokenCounter {
   }
 
   estimateConversation(input: ConversationInput, ctx: CountContext): number {
-    let total = conversationOverhead(ctx.provider);
-    for (const message of input.messages ?? []) total += this.estimateMessage(message, ctx);
-    if (typeof input.system === 'string' && input.system.length > 0)
-      total += this.estimateMessage(systemMessage(input.system), ctx);
-    if (input.tools?.length)
-      total += toolDefinitionsTokens(input.tools, (text) => this.estimate(text, ctx), { model: ctx.model });
-    return total;
+    return sumEstimates(this, input, ctx);
   }
 
   async measureConversation(

@@ -197,6 +197,11 @@ export function describeTokenCounter(
         };
         isCount(expect, estimateConversation(counter, input, ctx));
         isCount(expect, estimateConversation(counter, { messages: oddMessages() as Message[] }, ctx));
+        const noCtx = undefined as unknown as CountContext;
+        for (const message of everyPartMessages()) isCount(expect, counter.estimateMessage(message, noCtx));
+        isCount(expect, estimateConversation(counter, input, noCtx));
+        for (const odd of [null, undefined, 42, {}, { messages: 42, system: 7, tools: 'x' }])
+          isCount(expect, estimateConversation(counter, odd as unknown as ConversationInput, ctx));
       }),
     timeout,
   );
