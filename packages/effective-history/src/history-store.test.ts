@@ -166,6 +166,26 @@ describe('HistoryStore conflicts', () => {
     expect(await dump(memory)).toEqual(before);
   });
 
+  it('writers whose id generators collide get storage_conflict instead of losing a message', async () => {
+    const memory = new MemoryPersistence();
+    const counter = (n: number) => () => `id${++n}`;
+    const first = new HistoryStore(memory, { history: { generateId: counter(0) } });
+    const second = new HistoryStore(memory, { history: { generateId: counter(1) } });
+    await first.append('c', user('shared'));
+    const a = (await first.load('c'))!;
+    const b = (await second.load('c'))!;
+    a.append(user('from a'));
+    b.append(user('from b'));
+    expect(a.entries().at(-1)!.id).toBe(b.entries().at(-1)!.id);
+    await first.save('c', a);
+    const before = await dump(memory);
+    await expect(second.save('c', b)).rejects.toMatchObject({
+      code: 'storage_conflict',
+      message: expect.stringMatching(/entry id "id2" is also used by another writer/),
+    });
+    expect(await dump(memory)).toEqual(before);
+  });
+
   it('the same metadata key changed on both sides is a conflict', async () => {
     const memory = new MemoryPersistence();
     const first = new HistoryStore(memory);

@@ -453,14 +453,22 @@ export class HistoryStore {
     }
     const remote = await this.#readLatest(conversationId);
     if (!remote) throw conflict('the conversation was deleted');
-    const remoteIds = new Set<string>();
+    const remoteIds = new Map<string, HistoryEntry>();
     for (const entry of remote.history.entries()) {
-      remoteIds.add(entry.id);
+      remoteIds.set(entry.id, entry);
       const compactionId = compactionIdOf(entry);
-      if (compactionId !== undefined) remoteIds.add(compactionId);
+      if (compactionId !== undefined) remoteIds.set(compactionId, entry);
     }
-    // An entry already stored under its id is this writer's own earlier, interrupted save.
-    const appended = local.slice(base.length).filter((entry) => !remoteIds.has(entry.id));
+    // An identical entry already stored under its id is this writer's own earlier, interrupted
+    // save; a different one under the same id means two writers' id generators collided.
+    const appended = local.slice(base.length).filter((entry) => {
+      const stored = remoteIds.get(entry.id);
+      if (stored === undefined) return true;
+      if (JSON.stringify(stored) === JSON.stringify(entry)) return false;
+      throw conflict(
+        `entry id ${JSON.stringify(entry.id)} is also used by another writer; ids must be unique across writers (generateId)`,
+      );
+    });
     if (appended.some((entry) => compactionIdOf(entry) !== undefined)) {
       throw conflict('this copy was compacted since it was loaded; only appends can be merged');
     }
