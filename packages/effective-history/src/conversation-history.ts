@@ -444,5 +444,3 @@ function assertCount(field: string, value: unknown, length: number, max: number)
   if (value < 0) throw new HistoryIndexError(field, value, length, 'must not be negative');
   if (value > max) throw new HistoryIndexError(field, value, length, `must be at most ${max}`);
 }
-
-export type { CompactionInfo };
