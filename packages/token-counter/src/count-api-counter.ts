@@ -17,14 +17,15 @@ import {
 } from './count-api-requests.js';
 import { HeuristicCounter } from './heuristic-counter.js';
 import { conversationOverhead, toolDefinitionsTokens } from './message-cost.js';
-import type {
-  ConversationCount,
-  ConversationInput,
-  CountContext,
-  LearnInput,
-  MeasureOptions,
-  TokenCount,
-  TokenCounter,
+import {
+  type ConversationCount,
+  type ConversationInput,
+  type CountContext,
+  countContextSchema,
+  type LearnInput,
+  type MeasureOptions,
+  type TokenCount,
+  type TokenCounter,
 } from './token-counter.js';
 
 /** Which count-tokens endpoint answers for a model. */
@@ -180,7 +181,9 @@ export class CountApiCounter implements TokenCounter {
   /** Exact (when asked): the count of one user message holding the text, so one message's framing is included. */
   async measure(text: string, ctx: CountContext, options: MeasureOptions = {}): Promise<TokenCount> {
     options?.signal?.throwIfAborted();
-    const content = typeof text === 'string' && text.length > 0 ? text : ' ';
+    parseInput(z.string(), text, 'text');
+    parseInput(countContextSchema, ctx, 'ctx');
+    const content = text.length > 0 ? text : ' ';
     const exact = await this.#tryExact({ messages: [{ role: 'user', content }] }, ctx, options);
     return exact === undefined
       ? this.#fallback.measure(text, ctx, options)
@@ -195,6 +198,7 @@ export class CountApiCounter implements TokenCounter {
   ): Promise<TokenCount> {
     options?.signal?.throwIfAborted();
     const parsed = parseInput(messageSchema, message, 'message');
+    parseInput(countContextSchema, ctx, 'ctx');
     const exact = await this.#tryExact({ messages: [parsed] }, ctx, options);
     return exact === undefined
       ? this.#fallback.measureMessage(message, ctx, options)
@@ -217,6 +221,7 @@ export class CountApiCounter implements TokenCounter {
   ): Promise<ConversationCount> {
     options?.signal?.throwIfAborted();
     const parsed = parseInput(requestSchema, request, 'request');
+    parseInput(countContextSchema, ctx, 'ctx');
     const parts = this.#estimateParts(parsed, ctx);
     const exact = await this.#tryExact(parsed, ctx, options);
     if (exact === undefined) return { ...parts.breakdown, tokens: parts.total, accuracy: 'estimate' };

@@ -20,7 +20,14 @@ import { DERIVED_CHARS_PER_TOKEN, DERIVED_COST_TABLES } from './heuristic-tables
 import { conversationOverhead, messageTokens, toolDefinitionsTokens } from './message-cost.js';
 import { scanPieces } from './piece-scanner.js';
 import { type ProviderMultiplier, providerMultiplier } from './provider-multipliers.js';
-import type { CountContext, LearnInput, MeasureOptions, TokenCount, TokenCounter } from './token-counter.js';
+import {
+  type CountContext,
+  countContextSchema,
+  type LearnInput,
+  type MeasureOptions,
+  type TokenCount,
+  type TokenCounter,
+} from './token-counter.js';
 
 const CLASS_INDEX: Readonly<Record<ContentClass, number>> = { prose: 0, code: 1, json: 2, cjk: 3, markup: 4 };
 const CLASS_COUNT = CONTENT_CLASSES.length;
@@ -207,6 +214,8 @@ export class HeuristicCounter implements TokenCounter {
   /** The estimate, after loading stored calibrations for the model; always `accuracy: 'estimate'`. */
   async measure(text: string, ctx: CountContext, options: MeasureOptions = {}): Promise<TokenCount> {
     options?.signal?.throwIfAborted();
+    parseInput(z.string(), text, 'text');
+    parseInput(countContextSchema, ctx, 'ctx');
     await this.warm(ctx);
     return { tokens: this.estimate(text, ctx), accuracy: 'estimate' };
   }
@@ -218,6 +227,8 @@ export class HeuristicCounter implements TokenCounter {
     options: MeasureOptions = {},
   ): Promise<TokenCount> {
     options?.signal?.throwIfAborted();
+    parseInput(messageSchema, message, 'message');
+    parseInput(countContextSchema, ctx, 'ctx');
     await this.warm(ctx);
     return { tokens: this.estimateMessage(message, ctx), accuracy: 'estimate' };
   }

@@ -70,3 +70,4 @@ export type {
   TokenCount,
   TokenCounter,
 } from './token-counter.js';
+export { countContextSchema } from './token-counter.js';

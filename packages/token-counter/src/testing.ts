@@ -232,6 +232,33 @@ export function describeTokenCounter(
   );
 
   test(
+    `${prefix}measure rejects invalid input with an error naming the field, and an aborted signal`,
+    ({ expect }) =>
+      withCounter(async (counter) => {
+        const exact = { accuracy: 'exact' as const };
+        await expect(counter.measure(42 as unknown as string, ctx, exact)).rejects.toThrow(/text/);
+        await expect(
+          counter.measure('hello', { provider: ctx.provider } as unknown as CountContext, exact),
+        ).rejects.toThrow(/model/);
+        const broken = { role: 'user', content: [{ type: 'image' }] } as unknown as Message;
+        await expect(counter.measureMessage(broken, ctx, exact)).rejects.toThrow(/content/);
+        await expect(
+          counter.measureMessage(
+            { role: 'user', content: 'hi' },
+            undefined as unknown as CountContext,
+            exact,
+          ),
+        ).rejects.toThrow(/ctx/);
+        const aborted = AbortSignal.abort(new Error('caller gave up'));
+        await expect(counter.measure('hello', ctx, { signal: aborted })).rejects.toThrow('caller gave up');
+        await expect(
+          counter.measureMessage({ role: 'user', content: 'hi' }, ctx, { signal: aborted }),
+        ).rejects.toThrow('caller gave up');
+      }),
+    timeout,
+  );
+
+  test(
     `${prefix}memoisation never serves a stale count for edited content (even edited in place)`,
     ({ expect }) =>
       withCounter(async (counter) => {

@@ -14,14 +14,15 @@ import { HeuristicCounter } from './heuristic-counter.js';
 import { conversationOverhead, messageTokens, toolDefinitionsTokens } from './message-cost.js';
 import { MessageMemo } from './message-memo.js';
 import { longestRun, roughEstimate } from './rough-estimate.js';
-import type {
-  ConversationCount,
-  ConversationInput,
-  CountContext,
-  LearnInput,
-  MeasureOptions,
-  TokenCount,
-  TokenCounter,
+import {
+  type ConversationCount,
+  type ConversationInput,
+  type CountContext,
+  countContextSchema,
+  type LearnInput,
+  type MeasureOptions,
+  type TokenCount,
+  type TokenCounter,
 } from './token-counter.js';
 
 /** Creates an exact engine for an encoding (to plug in your own {@link ExactEngine}). */
@@ -64,7 +65,6 @@ export const tiktokenCounterOptionsSchema = z.strictObject({
 /** Options of {@link TiktokenCounter}. */
 export type TiktokenCounterOptions = z.input<typeof tiktokenCounterOptionsSchema>;
 
-const contextSchema = z.object({ provider: z.string(), model: z.string() });
 const conversationSchema = z.object({
   messages: z.custom<readonly unknown[]>((v) => Array.isArray(v), 'expected an array of messages'),
   system: z.string().optional(),
@@ -182,9 +182,10 @@ export class TiktokenCounter implements TokenCounter {
     }
   }
 
-  async measure(text: string, ctx: CountContext, _options?: MeasureOptions): Promise<TokenCount> {
+  async measure(text: string, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
+    options?.signal?.throwIfAborted();
     if (typeof text !== 'string') throw new InvalidInputError('text: expected a string', ['text']);
-    parseInput(contextSchema, ctx, 'ctx');
+    parseInput(countContextSchema, ctx, 'ctx');
     const encoding = this.encodingFor(ctx);
     const count = await this.countExact(text, encoding);
     return count === undefined
@@ -192,8 +193,9 @@ export class TiktokenCounter implements TokenCounter {
       : { tokens: count, accuracy: 'exact' };
   }
 
-  async measureMessage(message: Message, ctx: CountContext, _options?: MeasureOptions): Promise<TokenCount> {
-    parseInput(contextSchema, ctx, 'ctx');
+  async measureMessage(message: Message, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
+    options?.signal?.throwIfAborted();
+    parseInput(countContextSchema, ctx, 'ctx');
     const encoding = this.encodingFor(ctx);
     const slot = this.memo?.lookup(message, this.scope(ctx, encoding));
     if (slot?.value !== undefined) return { tokens: slot.value, accuracy: 'exact' };
@@ -221,9 +223,10 @@ export class TiktokenCounter implements TokenCounter {
   async measureConversation(
     input: ConversationInput,
     ctx: CountContext,
-    _options?: MeasureOptions,
+    options?: MeasureOptions,
   ): Promise<ConversationCount> {
-    parseInput(contextSchema, ctx, 'ctx');
+    options?.signal?.throwIfAborted();
+    parseInput(countContextSchema, ctx, 'ctx');
     parseInput(conversationSchema, input, 'input');
     const encoding = this.encodingFor(ctx);
     await this.engineFor(encoding);

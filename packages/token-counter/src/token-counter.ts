@@ -1,11 +1,15 @@
 import type { ContentClass } from '@ctxguard/calibration';
 import type { Message } from '@ctxguard/core';
+import { z } from 'zod';
 
 /** Which model a count is for; routes tokenizers, multipliers and calibration. */
 export interface CountContext {
   provider: string;
   model: string;
 }
+
+/** Schema of a {@link CountContext}: what `measure*` checks its context against. */
+export const countContextSchema = z.object({ provider: z.string(), model: z.string() });
 
 /** How a count was obtained. */
 export type Accuracy = 'estimate' | 'exact';
