@@ -1,4 +1,10 @@
-import { InvalidInputError, InvalidOptionsError, parseInput, parseOptions } from '@ctxguard/core';
+import {
+  CtxGuardError,
+  InvalidInputError,
+  InvalidOptionsError,
+  parseInput,
+  parseOptions,
+} from '@ctxguard/core';
 import { assertJsonSerializable } from '@ctxguard/persistence';
 import { z } from 'zod';
 import { type CacheEntry, type CacheStore, isCacheEntry, isCacheStore } from './cache-store.js';
@@ -191,7 +197,7 @@ export class Cache {
     let deleted = 0;
     for (const key of await this.store.keys(CACHE_KEY_PREFIX)) {
       if (parseStorageKey(key) === null) continue;
-      const raw = await this.store.get(key);
+      const raw = await this.#fetch(key);
       if (raw !== null && !this.#isFresh(raw, this.#clock())) {
         await this.store.delete(key);
         deleted++;
@@ -231,13 +237,27 @@ export class Cache {
   }
 
   async #read<T>(key: string): Promise<CacheEntry<T> | null> {
-    const raw = await this.store.get<T>(key);
+    const raw = await this.#fetch(key);
     if (raw === null) return null;
     if (!this.#isFresh(raw, this.#clock())) {
       await this.store.delete(key);
       return null;
     }
-    return raw;
+    return raw as CacheEntry<T>;
+  }
+
+  /**
+   * The stored value under `key`, or `null`. An entry the store cannot read back
+   * (`storage_corrupt_entry`, e.g. a torn or foreign file) comes back as `undefined`, which is
+   * malformed: the cache deletes it like an expired entry instead of failing every later read.
+   */
+  async #fetch(key: string): Promise<unknown> {
+    try {
+      return await this.store.get(key);
+    } catch (error) {
+      if (CtxGuardError.is(error, 'storage_corrupt_entry')) return undefined;
+      throw error;
+    }
   }
 
   /** Stores a body already checked by {@link assertCacheable}. */

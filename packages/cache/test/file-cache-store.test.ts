@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InvalidOptionsError } from '@ctxguard/core';
+import { CorruptEntryError, FilePersistence } from '@ctxguard/persistence';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Cache, FileCacheStore } from '../src/index.js';
 
@@ -28,6 +29,28 @@ describe('FileCacheStore on real files', () => {
     expect(await reopened.get('answers', 'tenant:a/../q?')).toBeNull();
     expect(await reopened.get('answers', 'forever')).toBe(1);
     expect((await readdir(dir)).length).toBe(1);
+  });
+
+  it('a corrupt entry file reads as a miss, is deleted, and getOrSet loads again', async () => {
+    const store = new FileCacheStore({ dir });
+    const cache = new Cache({ store });
+    await cache.set('answers', 'torn', { text: 'old' });
+    await cache.set('answers', 'fine', 'kept');
+    const files = new FilePersistence({ dir });
+    await writeFile(
+      await files.fileOf('cache:answers:torn'),
+      '{"ctxguard":"persistence","version":1,"key":"cache:an',
+    );
+    await expect(files.get('cache:answers:torn')).rejects.toBeInstanceOf(CorruptEntryError);
+    expect(await cache.get('answers', 'torn')).toBeNull();
+    expect(await store.keys()).toEqual(['cache:answers:fine']);
+    await writeFile(await files.fileOf('cache:answers:torn'), 'garbage');
+    expect(await cache.getOrSet('answers', 'torn', () => 'reloaded')).toBe('reloaded');
+    expect(await cache.get('answers', 'torn')).toBe('reloaded');
+    await writeFile(await files.fileOf('cache:answers:other'), 'garbage');
+    expect(await cache.prune()).toBe(1);
+    expect(await store.keys()).toEqual(['cache:answers:fine', 'cache:answers:torn']);
+    expect(await cache.get('answers', 'fine')).toBe('kept');
   });
 
   it('ready rejects when the folder cannot be created, and operations fail with it', async () => {
