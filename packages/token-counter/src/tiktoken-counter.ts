@@ -371,7 +371,7 @@ export class TiktokenCounter implements TokenCounter {
       const engine = this.options.engine ?? 'bpe';
       pending = (async () => {
         const created =
-          typeof engine === 'string' ? await this.pool().acquire(engine, encoding) : await engine(encoding);
+          typeof engine === 'string' ? await this.acquireBuiltIn(engine, encoding) : await engine(encoding);
         if (this.disposed) {
           created.dispose();
           return undefined;
@@ -406,6 +406,19 @@ export class TiktokenCounter implements TokenCounter {
       this.loading.set(key, pending);
     }
     return pending;
+  }
+
+  /**
+   * A built-in engine; when `tiktoken` (WASM) or `gpt-tokenizer` cannot load here (an edge runtime,
+   * a bundle that left it out), our pure-JS `bpe`, which counts the same encodings exactly.
+   */
+  private async acquireBuiltIn(engine: EngineKind, encoding: ExactEncoding): Promise<ExactEngine> {
+    try {
+      return await this.pool().acquire(engine, encoding);
+    } catch (error) {
+      if (engine === 'bpe') throw error;
+      return this.pool().acquire('bpe', encoding);
+    }
   }
 
   private pool(): EncoderPool {

@@ -1,0 +1,34 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { get_encoding } from 'tiktoken';
+import { expect, it } from 'vitest';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+
+it('imports and counts exactly where the tiktoken package (WASM) cannot be loaded', async () => {
+  const text = 'Edge runtimes have no WASM build: 日本語のテキスト, {"json": true}, and code();';
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      '--conditions=@ctxguard/source',
+      '--import',
+      'tsx',
+      '--import',
+      './test/fixtures/block-tiktoken.mjs',
+      './test/fixtures/count-without-tiktoken.ts',
+      text,
+    ],
+    { cwd: packageDir },
+  );
+  const o200k = get_encoding('o200k_base');
+  const exact = o200k.encode_ordinary(text).length;
+  o200k.free();
+  expect(JSON.parse(stdout)).toEqual({
+    tiktokenBlocked: true,
+    default: { tokens: exact, accuracy: 'exact' },
+    tiktokenEngine: { tokens: exact, accuracy: 'exact' },
+    tiktokenEngineEstimate: exact,
+    hybridEstimate: exact,
+  });
+}, 60_000);
