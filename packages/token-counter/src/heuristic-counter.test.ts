@@ -261,6 +261,30 @@ describe('HeuristicCounter learning', () => {
     expect(counter.calibrationState(ctx).find((s) => s.contentClass === 'cjk')?.confidence).toBe(0);
   });
 
+  it('apportions the correction of a request by class: apportion 0 separates classes that mixed requests share', async () => {
+    // A tokenizer that counts prose like o200k but code 1.5× dearer, seen only through whole
+    // requests whose code share varies from 10% to 90%.
+    const ctx = { provider: 'openai', model: 'code-heavy' };
+    const factors = async (apportion: number) => {
+      const counter = new HeuristicCounter({ apportion });
+      for (let i = 0; i < 30; i++) {
+        const code = 20_000 * (0.1 + (0.8 * ((i * 7) % 10)) / 9);
+        const prose = 20_000 - code;
+        const truth = prose / 3.95 + (1.5 * code) / 3.913;
+        await counter.learn({ ...ctx, actualTokens: truth, charsByClass: { prose, code } });
+      }
+      const state = counter.calibrationState(ctx);
+      const factor = (cls: string) => state.find((s) => s.contentClass === cls)?.factor as number;
+      return { prose: factor('prose'), code: factor('code') };
+    };
+    const same = await factors(1);
+    expect(same.code).toBeCloseTo(same.prose, 6);
+    const apart = await factors(0);
+    expect(apart.code - apart.prose).toBeGreaterThan(0.25);
+    expect(Math.abs(apart.code - 1.5)).toBeLessThan(Math.abs(same.code - 1.5));
+    expect(Math.abs(apart.prose - 1)).toBeLessThan(Math.abs(same.prose - 1));
+  });
+
   it('keeps calibrations in the store: a second counter picks them up on measure()', async () => {
     const store = new MemoryCalibrationStore();
     const a = new HeuristicCounter({ calibrationStore: store });
