@@ -37,6 +37,7 @@ export const persistenceCalibrationStoreOptionsSchema = z.object({
   now: z.custom<() => number>((v) => typeof v === 'function', 'must be a function').optional(),
 });
 
+/** Options of {@link PersistenceCalibrationStore} (before defaults are applied). */
 export type PersistenceCalibrationStoreOptions = z.input<typeof persistenceCalibrationStoreOptionsSchema>;
 
 const storedSchema = z.object({

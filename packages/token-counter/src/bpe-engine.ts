@@ -80,16 +80,6 @@ export class BpeCore {
     }
     return out;
   }
-
-  /** Token bytes as a binary string, for tests and decoding. */
-  tokenBytes(rank: number): string | undefined {
-    return this.table.bytesOf(rank);
-  }
-
-  /** Drops the piece cache. */
-  clearCache(): void {
-    this.cache.clear();
-  }
 }
 
 function toBinary(piece: string): string {
