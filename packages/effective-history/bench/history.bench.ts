@@ -176,6 +176,61 @@ async function appendAndSave(h: BenchHarness, label: string, persistence: Persis
   );
 }
 
+/** Hides `setIfAbsent`, so the store falls back to claims (what a store without the capability does). */
+function claimsOnly(persistence: Persistence): Persistence {
+  return {
+    specificationVersion: 'v1',
+    get: (key) => persistence.get(key),
+    set: (key, value) => persistence.set(key, value),
+    delete: (key) => persistence.delete(key),
+    list: (prefix) => persistence.list(prefix),
+    has: (key) => persistence.has(key),
+  };
+}
+
+/** Save latency on Redis as the database holds more unrelated keys: `SET NX` commits against claims (`list` = SCAN). */
+async function redisKeyCount(h: BenchHarness, url: string): Promise<void> {
+  const filler = new RedisPersistence({ url, namespace: 'ctxguard-bench:other:' });
+  const redis = new RedisPersistence({ url, namespace: 'ctxguard-bench:keys:' });
+  const rows: string[][] = [];
+  let filled = 0;
+  try {
+    for (const others of h.quick ? [0, 20_000] : [0, 100_000, 300_000]) {
+      for (; filled < others; filled += 5_000) {
+        const batch = filler.client.pipeline();
+        for (let i = filled; i < filled + 5_000; i++) batch.set(`ctxguard-bench:other:${i}`, '1');
+        await batch.exec();
+      }
+      const row = [others.toLocaleString('en-US')];
+      for (const persistence of [redis, claimsOnly(redis)]) {
+        const store = new HistoryStore(persistence);
+        const id = `c${others}-${row.length}`;
+        const history = await store.loadOrCreate(id);
+        history.appendMany(Array.from({ length: 1_000 }, (_, i) => message(i)));
+        await store.save(id, history);
+        const saves = 20;
+        const started = performance.now();
+        for (let i = 0; i < saves; i++) {
+          history.append(message(i));
+          await store.save(id, history);
+        }
+        row.push(`${((performance.now() - started) / saves).toFixed(2)} ms`);
+      }
+      rows.push(row);
+    }
+  } finally {
+    await filler.clear().catch(() => undefined);
+    await redis.clear().catch(() => undefined);
+    await filler.close();
+    await redis.close();
+  }
+  h.table(
+    'Redis: append one message + save at 1,000 entries, by unrelated keys in the database',
+    ['other keys', 'RedisPersistence (SET NX commit)', 'claims only (SCAN per save)'],
+    rows,
+  );
+}
+
 /** `pnpm bench effective-history`: effective-view speed and incremental-save ratio. */
 export async function run(h: BenchHarness): Promise<void> {
   await effectiveView(h);
@@ -191,6 +246,7 @@ export async function run(h: BenchHarness): Promise<void> {
       server = started;
       redis = new RedisPersistence({ url: started.url, namespace: 'ctxguard-bench:history:' });
       await appendAndSave(h, 'Redis store', redis);
+      await redisKeyCount(h, started.url);
     } catch (error) {
       process.stderr.write(`effective-history bench: skipping Redis (${(error as Error).message})\n`);
     }

@@ -284,6 +284,31 @@ describe('HistoryStore with an atomic create (setIfAbsent)', () => {
     expect((await shared.list()).filter((key) => key.includes(':claim:'))).toEqual([]);
   });
 
+  it('with setIfAbsent a save writes no claim and lists nothing (no SCAN on Redis)', async () => {
+    const recording = new RecordingPersistence(new MemoryPersistence());
+    const store = new HistoryStore(new AtomicCreatePersistence(recording));
+    const history = await seeded(store, 'c', 3);
+    recording.ops.length = 0;
+    history.append(user('one more'));
+    expect((await store.save('c', history)).version).toBe(2);
+    expect(recording.ops.filter((op) => op.op === 'list' || op.key.includes(':claim:'))).toEqual([]);
+  });
+
+  it('a store without setIfAbsent refuses to write a conversation committed with it, changing nothing', async () => {
+    const memory = new MemoryPersistence();
+    const atomic = new HistoryStore(new AtomicCreatePersistence(memory));
+    await atomic.append('c', user('first'));
+    const plain = new HistoryStore(new RecordingPersistence(memory));
+    const before = await dump(memory);
+    await expect(plain.append('c', user('second'))).rejects.toMatchObject({
+      code: 'invalid_input',
+      path: ['persistence'],
+      message: expect.stringMatching(/committed with setIfAbsent/),
+    });
+    expect(await dump(memory)).toEqual(before);
+    expect(texts((await plain.load('c'))!)).toEqual(['first']);
+  });
+
   it('writes every commit record with setIfAbsent when the store has it', async () => {
     const created: string[] = [];
     const atomic = new AtomicCreatePersistence(new MemoryPersistence());

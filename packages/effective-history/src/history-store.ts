@@ -46,8 +46,9 @@ export const historyStoreOptionsSchema = z
     /** Upper bound of one back-off pause. */
     maxBackoffMs: z.number().min(0).max(600_000).default(400),
     /**
-     * How long a writer's claim on the next version stays valid. A claim older than this is
-     * treated as left behind by a crashed writer and ignored; a save that takes longer gives up.
+     * How long a writer's claim on the next version stays valid (stores without `setIfAbsent`). A
+     * claim older than this is treated as left behind by a crashed writer and ignored; a save that
+     * takes longer than half of it gives up.
      */
     leaseMs: z.number().int().min(10).max(86_400_000).default(30_000),
     /** Clock in epoch milliseconds (claims and lease checks). Default `Date.now`. */
@@ -103,8 +104,8 @@ type CommitOutcome = { won: true } | { won: false; reason: string };
 
 /**
  * Optional capability of a `Persistence`: store a value only when the key is absent, atomically
- * (`RedisPersistence` has it, through `SET NX`). When the store has it, `HistoryStore` writes each
- * commit record with it, so a commit can never overwrite another writer's, however late it lands.
+ * (`RedisPersistence` has it, through `SET NX`). When the store has it, `HistoryStore` commits with
+ * it alone (no claims, no `list`), and a commit can never overwrite another's, however late it lands.
  */
 export interface AtomicCreate {
   /** Stores `value` under `key` only if the key is absent; resolves `true` when it was stored. */
@@ -130,6 +131,7 @@ export class HistoryStore {
   readonly #historyOptions: Omit<ConversationHistoryOptions, 'metadata'>;
   readonly #now: () => number;
   readonly #tracked = new WeakMap<InMemoryConversationHistory, Tracked>();
+  readonly #atomic: boolean;
 
   constructor(persistence: Persistence, options: HistoryStoreOptions = {}) {
     if (
@@ -142,6 +144,7 @@ export class HistoryStore {
       ]);
     }
     this.#persistence = persistence;
+    this.#atomic = hasAtomicCreate(persistence);
     this.#options = parseOptions(historyStoreOptionsSchema, options, 'HistoryStore options');
     this.#historyOptions = this.#options.history ?? {};
     parseOptions(conversationHistoryOptionsSchema, this.#historyOptions, 'HistoryStore options.history');
@@ -280,6 +283,12 @@ export class HistoryStore {
         rebased = true;
         continue;
       }
+      if (!this.#atomic && head.commit?.atomic === true) {
+        throw new InvalidInputError(
+          `conversation ${JSON.stringify(conversationId)} is committed with setIfAbsent; this store's persistence lacks it and could overwrite those commits (pass the persistence itself, or a wrapper that forwards setIfAbsent)`,
+          ['persistence'],
+        );
+      }
       const plan = this.#plan(conversationId, history, tracked);
       if (plan.unchanged) {
         return { version: tracked.version, chunksWritten: 0, entriesWritten: 0, rebased, attempts: attempt };
@@ -295,6 +304,7 @@ export class HistoryStore {
         entryCount: plan.entries.length,
         metadata: JSON.parse(plan.metadataJson) as Record<string, unknown>,
         savedAt: this.#now(),
+        ...(this.#atomic ? { atomic: true as const } : {}),
       };
       const outcome = await this.#commit(conversationId, next, commit, plan.token);
       if (outcome.won) {
@@ -369,11 +379,10 @@ export class HistoryStore {
   }
 
   /**
-   * Commits `version` if this writer is the only one claiming it: writes a claim, lists the claims
-   * for that version (of two writers racing, at least one sees the other and backs off), checks that
-   * nobody committed it already, then writes the commit record. With {@link AtomicCreate} that last
-   * write only succeeds while the record is absent, so even a writer whose claim expired while it
-   * stalled cannot overwrite the commit another writer made meanwhile.
+   * Commits `version` unless another writer did. With {@link AtomicCreate} the commit record is
+   * created only if absent. Without it, this writer writes a claim, lists the claims for that
+   * version (of two writers racing, at least one sees the other and backs off), checks that nobody
+   * committed it already, then writes the commit record.
    */
   async #commit(
     conversationId: string,
@@ -381,6 +390,12 @@ export class HistoryStore {
     commit: StoredCommit,
     token: string,
   ): Promise<CommitOutcome> {
+    const commitKey = this.#commitKey(conversationId, version);
+    if (this.#atomic && hasAtomicCreate(this.#persistence)) {
+      return (await this.#persistence.setIfAbsent(commitKey, commit))
+        ? { won: true }
+        : { won: false, reason: `version ${version} was saved by another writer` };
+    }
     const prefix = `${this.#prefix(conversationId)}claim:${version}:`;
     const claimKey = `${prefix}${token}`;
     const claimedAt = this.#now();
@@ -397,14 +412,8 @@ export class HistoryStore {
         }
         return { won: false, reason: `another writer is saving version ${version}` };
       }
-      if (await this.#persistence.has(this.#commitKey(conversationId, version))) {
+      if (await this.#persistence.has(commitKey)) {
         return { won: false, reason: `version ${version} was saved by another writer` };
-      }
-      const commitKey = this.#commitKey(conversationId, version);
-      if (hasAtomicCreate(this.#persistence)) {
-        return (await this.#persistence.setIfAbsent(commitKey, commit))
-          ? { won: true }
-          : { won: false, reason: `version ${version} was saved by another writer` };
       }
       if (this.#now() - claimedAt > this.#options.leaseMs / 2) {
         return { won: false, reason: 'the save took longer than half the lease' };

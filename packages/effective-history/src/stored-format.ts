@@ -18,6 +18,8 @@ export const storedCommitSchema = z.object({
   entryCount: z.number().int().nonnegative(),
   metadata: z.record(z.string(), z.unknown()),
   savedAt: z.number(),
+  /** Written with `setIfAbsent`: writers without it must not write this conversation. */
+  atomic: z.literal(true).optional(),
 });
 
 /** What a superseded commit is overwritten with, so old manifests do not pile up. */
