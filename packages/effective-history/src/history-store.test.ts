@@ -1,5 +1,5 @@
 import { CtxGuardError, InvalidInputError } from '@ctxguard/core';
-import { CorruptEntryError, MemoryPersistence } from '@ctxguard/persistence';
+import { CorruptEntryError, MemoryPersistence, type Persistence } from '@ctxguard/persistence';
 import { describe, expect, it } from 'vitest';
 import {
   AtomicCreatePersistence,
@@ -325,58 +325,63 @@ describe('HistoryStore with an atomic create (setIfAbsent)', () => {
 });
 
 describe('HistoryStore crash safety', () => {
-  it('a save that dies at any step leaves a loadable history: the old version or the new one', async () => {
-    const memory = new MemoryPersistence();
-    const setup = new HistoryStore(memory, { chunkSize: 4 });
-    const original = await seeded(setup, 'c', 10);
-    const oldEntries = original.entries();
-    const recording = new RecordingPersistence(memory);
-    const probeStore = new HistoryStore(recording, { chunkSize: 4 });
-    const probe = await probeStore.load('c');
-    probe!.append(user('new'));
-    probe!.spliceRange(8, 11, assistant('summary'));
-    const baseline = await dump(memory);
-    const opsBefore = recording.ops.length;
-    await probeStore.save('c', probe!);
-    const steps = recording.ops.length - opsBefore;
-    expect(steps).toBeGreaterThan(8);
+  for (const [mode, wrap] of [
+    ['', (p: Persistence) => p],
+    [' (setIfAbsent commits)', (p: Persistence) => new AtomicCreatePersistence(p)],
+  ] as const) {
+    it(`a save that dies at any step leaves a loadable history: the old version or the new one${mode}`, async () => {
+      const memory = new MemoryPersistence();
+      const setup = new HistoryStore(wrap(memory), { chunkSize: 4 });
+      const original = await seeded(setup, 'c', 10);
+      const oldEntries = original.entries();
+      const recording = new RecordingPersistence(memory);
+      const probeStore = new HistoryStore(wrap(recording), { chunkSize: 4 });
+      const probe = await probeStore.load('c');
+      probe!.append(user('new'));
+      probe!.spliceRange(8, 11, assistant('summary'));
+      const baseline = await dump(memory);
+      const opsBefore = recording.ops.length;
+      await probeStore.save('c', probe!);
+      const steps = recording.ops.length - opsBefore;
+      expect(steps).toBeGreaterThan(mode === '' ? 8 : 5);
 
-    let sawOld = 0;
-    let sawNew = 0;
-    for (let budget = 0; budget <= steps; budget++) {
-      const disk = new MemoryPersistence();
-      for (const [key, value] of Object.entries(baseline)) await disk.set(key, value);
-      let clock = 5_000_000;
-      const options = { chunkSize: 4, now: () => clock, leaseMs: 1000, maxAttempts: 1 };
-      const crashing = new CrashingPersistence(disk);
-      const crashingStore = new HistoryStore(crashing, options);
-      const writer = await crashingStore.load('c');
-      writer!.append(user('new'));
-      writer!.spliceRange(8, 11, assistant('summary'));
-      crashing.arm(budget);
-      const crashed = await crashingStore.save('c', writer!).then(
-        () => false,
-        (error: unknown) => {
-          expect(error).toBeInstanceOf(CtxGuardError);
-          return true;
-        },
-      );
-      const reader = new HistoryStore(disk, options);
-      const loaded = (await reader.load('c'))!;
-      const isOld = JSON.stringify(loaded.entries()) === JSON.stringify(oldEntries);
-      const isNew = JSON.stringify(loaded.entries()) === JSON.stringify(writer!.entries());
-      expect(isOld || isNew).toBe(true);
-      if (isOld) sawOld++;
-      else sawNew++;
-      if (crashed && !crashing.crashed) throw new Error('unexpected failure without a crash');
-      clock += 1001;
-      loaded.append(user('after the crash'));
-      await reader.save('c', loaded);
-      expect(texts((await reader.load('c'))!).at(-1)).toBe('after the crash');
-    }
-    expect(sawOld).toBeGreaterThan(0);
-    expect(sawNew).toBeGreaterThan(0);
-  });
+      let sawOld = 0;
+      let sawNew = 0;
+      for (let budget = 0; budget <= steps; budget++) {
+        const disk = new MemoryPersistence();
+        for (const [key, value] of Object.entries(baseline)) await disk.set(key, value);
+        let clock = 5_000_000;
+        const options = { chunkSize: 4, now: () => clock, leaseMs: 1000, maxAttempts: 1 };
+        const crashing = new CrashingPersistence(disk);
+        const crashingStore = new HistoryStore(wrap(crashing), options);
+        const writer = await crashingStore.load('c');
+        writer!.append(user('new'));
+        writer!.spliceRange(8, 11, assistant('summary'));
+        crashing.arm(budget);
+        const crashed = await crashingStore.save('c', writer!).then(
+          () => false,
+          (error: unknown) => {
+            expect(error).toBeInstanceOf(CtxGuardError);
+            return true;
+          },
+        );
+        const reader = new HistoryStore(wrap(disk), options);
+        const loaded = (await reader.load('c'))!;
+        const isOld = JSON.stringify(loaded.entries()) === JSON.stringify(oldEntries);
+        const isNew = JSON.stringify(loaded.entries()) === JSON.stringify(writer!.entries());
+        expect(isOld || isNew).toBe(true);
+        if (isOld) sawOld++;
+        else sawNew++;
+        if (crashed && !crashing.crashed) throw new Error('unexpected failure without a crash');
+        clock += 1001;
+        loaded.append(user('after the crash'));
+        await reader.save('c', loaded);
+        expect(texts((await reader.load('c'))!).at(-1)).toBe('after the crash');
+      }
+      expect(sawOld).toBeGreaterThan(0);
+      expect(sawNew).toBeGreaterThan(0);
+    });
+  }
 });
 
 describe('HistoryStore format and bad input', () => {
