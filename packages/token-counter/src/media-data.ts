@@ -160,7 +160,7 @@ export function inlineImageSize(base64: string): ImageSize | undefined {
 }
 
 const PAGE_OBJECT = /\/Type\s*\/Page(?![a-zA-Z])/g;
-const PAGE_COUNT = /\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]*?\/Type\s*\/Pages\b/g;
+const PAGE_TREE_TOKEN = /\/Type\s*\/Pages\b|\/Count\s+(\d+)|>/g;
 
 /** Pages of a PDF: page objects when visible, else the page tree's largest `/Count`; `undefined` when neither is readable. */
 export function pdfPageCount(bytes: Uint8Array): number | undefined {
@@ -169,11 +169,22 @@ export function pdfPageCount(bytes: Uint8Array): number | undefined {
   PAGE_OBJECT.lastIndex = 0;
   while (PAGE_OBJECT.exec(text) !== null) pages++;
   if (pages > 0) return pages;
+  // A page tree is a dictionary holding `/Type /Pages` and `/Count n`. One pass over the tokens,
+  // segment by segment between `>` characters (a lazy regex spanning both was quadratic on text
+  // full of `/Count` and without `>`).
   let count = 0;
-  PAGE_COUNT.lastIndex = 0;
-  for (let m = PAGE_COUNT.exec(text); m !== null; m = PAGE_COUNT.exec(text)) {
-    count = Math.max(count, Number(m[1] ?? m[2] ?? 0));
+  let treeInSegment = false;
+  let segmentCount = 0;
+  PAGE_TREE_TOKEN.lastIndex = 0;
+  for (let m = PAGE_TREE_TOKEN.exec(text); m !== null; m = PAGE_TREE_TOKEN.exec(text)) {
+    if (m[0] === '>') {
+      if (treeInSegment) count = Math.max(count, segmentCount);
+      treeInSegment = false;
+      segmentCount = 0;
+    } else if (m[1] !== undefined) segmentCount = Math.max(segmentCount, Number(m[1]));
+    else treeInSegment = true;
   }
+  if (treeInSegment) count = Math.max(count, segmentCount);
   return count > 0 ? count : undefined;
 }
 

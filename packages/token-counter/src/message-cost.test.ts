@@ -258,4 +258,16 @@ describe('file costs', () => {
       ),
     ).toBe(2 * 258);
   });
+  it('reads the page tree of a PDF whose page objects are compressed, in one pass over odd input', () => {
+    const tree = (dict: string) => btoa(`%PDF-1.5\n1 0 obj ${dict} endobj\n`);
+    const pages = (data: string) => fileTokens({ data, mediaType: 'application/pdf' }, options) / 2250;
+    expect(pages(tree('<< /Type /Pages /Kids [2 0 R] /Count 3 >>'))).toBe(3);
+    expect(pages(tree('<< /Count 4 /Kids [2 0 R] /Type /Pages >>'))).toBe(4);
+    // A /Count outside the page tree's dictionary is not a page count.
+    expect(pages(tree('<< /Type /Outlines /Count 9 >> << /Type /Pages /Count 2 >>'))).toBe(2);
+    // 4 MB of `/Count` and no page tree: a lazy regex spanning the two keys took minutes here.
+    // Nothing readable, so the size decides (one page per 60 KB).
+    const odd = `%PDF-1.4\n${'/Count 1 '.repeat(450_000)}`;
+    expect(pages(Buffer.from(odd, 'latin1').toString('base64'))).toBe(Math.ceil(odd.length / 60_000));
+  });
 });
