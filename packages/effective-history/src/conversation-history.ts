@@ -362,7 +362,9 @@ export class InMemoryConversationHistory implements ConversationHistory {
   }
 
   #container(id: string): HistoryEntry {
-    if (typeof id !== 'string' || id.length === 0) throw new UnknownCompactionError(String(id));
+    if (typeof id !== 'string' || id.length === 0) {
+      throw new UnknownCompactionError(typeof id === 'string' ? id : `(${id === null ? 'null' : typeof id})`);
+    }
     const container = this.#containers.get(id);
     if (container) return container;
     throw new UnknownCompactionError(id);

@@ -149,7 +149,7 @@ function dissolve(entries: readonly HistoryEntry[], id: string, field: ParentFie
  * Cheap shape check at the pure functions' boundary (an array of objects with a string id), so odd
  * input fails with an error naming the entry instead of a TypeError deep inside.
  */
-function assertEntryArray(entries: unknown): asserts entries is readonly HistoryEntry[] {
+export function assertEntryArray(entries: unknown): asserts entries is readonly HistoryEntry[] {
   if (!Array.isArray(entries)) {
     throw new InvalidInputError('entries must be an array of history entries', ['entries']);
   }

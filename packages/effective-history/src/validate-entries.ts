@@ -1,4 +1,5 @@
 import { type HistoryEntry, InvalidInputError } from '@ctxguard/core';
+import { assertEntryArray } from './effective-history.js';
 
 /**
  * Checks that stored entries form a consistent non-destructive history: unique ids, every
@@ -7,6 +8,7 @@ import { type HistoryEntry, InvalidInputError } from '@ctxguard/core';
  * Throws {@link InvalidInputError} naming the offending field, e.g. `entries[4].condenseParent`.
  */
 export function assertConsistentEntries(entries: readonly HistoryEntry[], root = 'entries'): void {
+  assertEntryArray(entries);
   const fail = (index: number, field: string, message: string): never => {
     throw new InvalidInputError(`Invalid ${root}: ${root}[${index}].${field}: ${message}`, [index, field]);
   };
