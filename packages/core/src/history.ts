@@ -64,7 +64,7 @@ export interface ConversationHistory {
   truncate(keepLast: number): string | null;
   /** Hides the oldest `n` effective entries under a truncation marker. */
   dropOldest(n: number): string | null;
-  /** Hides every effective entry. */
+  /** Hides every effective entry (implementations may keep the leading system prompt visible; say so). */
   clear(): string | null;
   /** Undoes one compaction (by compaction id or summary/marker entry id); returns the entries it hid. */
   rewind(compactionId: string): readonly HistoryEntry[];
