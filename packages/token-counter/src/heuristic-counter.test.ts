@@ -144,6 +144,19 @@ describe('HeuristicCounter estimates', () => {
     expect(one).toBeLessThan(1000);
   });
 
+  it('prices emoji, bracket runs and control characters instead of taking them for a merged symbol run', () => {
+    const ratio = (text: string) => counter.estimate(text, openai) / exactText(text);
+    const emojiRun = '😀🎉👍🔥✨'.repeat(400);
+    const emojiChat = Array.from({ length: 200 }, (_, i) => `great ${'🎉'.repeat(1 + (i % 8))} 👍`).join(' ');
+    // Estimates were 0.26×, 0.53×, 0.18× and 0.01× of these before.
+    expect(Math.abs(ratio(emojiRun) - 1)).toBeLessThan(0.25);
+    expect(Math.abs(ratio(emojiChat) - 1)).toBeLessThan(0.25);
+    expect(ratio(JSON.stringify([[[[[[[[[[[1]]]]]]]]]]]).repeat(100))).toBeGreaterThan(0.5);
+    expect(ratio(`header${'\u0000'.repeat(2000)}tail`)).toBeGreaterThan(0.25);
+    // Runs o200k does merge stay cheap: 80 dashes are 2 tokens.
+    expect(counter.estimate('-'.repeat(80), openai)).toBeLessThanOrEqual(4);
+  });
+
   it('applies the provider prior and per-provider overrides', () => {
     const text = chunks(heldOutText('prose'), 5000, 1)[0] as string;
     const base = counter.estimate(text, openai);

@@ -127,6 +127,31 @@ function decodeBits(base64: string): Uint8Array {
   return out;
 }
 
+/** Tokens of one astral-plane symbol (emoji): 1–2 in o200k for common emoji (😀 1, 🎉 2), 4 for a flag. */
+export const ASTRAL_SYMBOL_TOKENS = 1.5;
+
+/** True for the ASCII symbols whose runs o200k merges into tokens of 16–64 characters. */
+function isMergingSymbol(code: number): boolean {
+  switch (code) {
+    case 0x21: // !
+    case 0x23: // #
+    case 0x25: // %
+    case 0x2a: // *
+    case 0x2b: // +
+    case 0x2d: // -
+    case 0x2e: // .
+    case 0x2f: // /
+    case 0x3a: // :
+    case 0x3b: // ;
+    case 0x3d: // =
+    case 0x5f: // _
+    case 0x7e: // ~
+      return true;
+    default:
+      return false;
+  }
+}
+
 function isLetter(kind: number): boolean {
   return kind <= K_OTHER_LETTER;
 }
@@ -135,7 +160,7 @@ function isCjkLetter(kind: number): boolean {
   return kind >= K_HAN;
 }
 
-/** Receives each piece during fitting: its table slot (or -1 for digits), extra units past the table, and its span. */
+/** Receives each piece during fitting: its table slot (or -1 when not fitted: digits, emoji), extra units past the table, and its span. */
 export type PieceSink = (slot: number, overflow: number, start: number, end: number) => void;
 
 /** Index of a word's cost. */
@@ -254,17 +279,29 @@ export function scanPieces(
     }
     if (k === K_PUNCT || (c === 0x20 && i + 1 < end && kindOf(text.charCodeAt(i + 1)) === K_PUNCT)) {
       // ` ?[symbols]+[\r\n/]*` (only a plain space may lead)
-      // Repeats of one symbol (`-----`, `=====`) merge into long tokens: a block of r equal
-      // symbols counts as min(r, 2) + r / 64 towards the run's priced length.
+      // Repeats of the symbols o200k merges into long tokens (`-----`, `=====`, `.....`): a block
+      // of r equal ones counts as min(r, 2) + r / 64 towards the run's priced length. Other
+      // symbols (brackets, quotes, pipes, control and non-ASCII characters) count every code unit,
+      // and each astral character (emoji) costs ASTRAL_SYMBOL_TOKENS on its own.
       const spaceLead = c === 0x20;
       let j = spaceLead ? i + 1 : i;
       let len = spaceLead ? 1 : 0;
+      let astral = 0;
       let prev = -1;
       let repeat = 0;
       while (j < end) {
         const cj = text.charCodeAt(j);
         if (kindOf(cj) !== K_PUNCT) break;
-        if (cj === prev) {
+        if (cj >= 0xd800 && cj <= 0xdbff && j + 1 < end) {
+          const low = text.charCodeAt(j + 1);
+          if (low >= 0xdc00 && low <= 0xdfff) {
+            astral++;
+            prev = -1;
+            j += 2;
+            continue;
+          }
+        }
+        if (cj === prev && isMergingSymbol(cj)) {
           repeat++;
           if (repeat <= 2 || repeat % 64 === 0) len++;
         } else {
@@ -273,6 +310,13 @@ export function scanPieces(
           len++;
         }
         j++;
+      }
+      total += astral * ASTRAL_SYMBOL_TOKENS;
+      if (astral > 0 && len === (spaceLead ? 1 : 0)) {
+        // Only emoji (a leading space merges with the first one): no symbol run to price.
+        if (sink) sink(-1, 0, i, j);
+        i = j;
+        continue;
       }
       while (j < end) {
         const cj = text.charCodeAt(j);
@@ -284,7 +328,8 @@ export function scanPieces(
       const slot = punctSlot(spaceLead, len);
       const overflow = len > MAX_PUNCT_LEN ? len - MAX_PUNCT_LEN : 0;
       total += (table[slot] as number) + overflow * (table[PUNCT_SLOPE] as number);
-      if (sink) sink(slot, overflow, i, j);
+      // Pieces with emoji are not fitted: their tokens are not the symbol run's.
+      if (sink) sink(astral > 0 ? -1 : slot, overflow, i, j);
       i = j;
       continue;
     }
