@@ -52,3 +52,24 @@ export class UnserializableValueError extends StorageError {
     this.reason = reason;
   }
 }
+
+/**
+ * `setIfAbsent` cannot be atomic here: the file system of a `FilePersistence` folder has no hard
+ * links (FAT/exFAT, some network and FUSE file systems). Nothing was written.
+ */
+export class AtomicCreateUnsupportedError extends StorageError {
+  override readonly name = 'AtomicCreateUnsupportedError';
+
+  constructor(key: string, file: string, cause: unknown) {
+    super(
+      'storage_atomic_create_unsupported',
+      `FilePersistence cannot create key ${JSON.stringify(key)} atomically at ${file}: the file system does not support hard links (${describeErrno(cause)}), and setIfAbsent refuses to fall back to a create that readers could see half-written or that a crash could leave behind. Nothing was written; use set, or a store on a file system with hard links`,
+      { key, file, cause },
+    );
+  }
+}
+
+function describeErrno(cause: unknown): string {
+  const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : 'link failed';
+}

@@ -1,6 +1,7 @@
 import { parseOptions } from '@ctxguard/core';
 import { z } from 'zod';
-import { CorruptEntryError, StorageError } from './errors.js';
+import type { AtomicCreate } from './atomic-create.js';
+import { AtomicCreateUnsupportedError, CorruptEntryError, StorageError } from './errors.js';
 import {
   type FileSystemAdapter,
   isFileSystemAdapter,
@@ -42,7 +43,7 @@ interface Envelope {
   value: unknown;
 }
 
-type Step = 'open' | 'write' | 'fsync' | 'close' | 'backup link' | 'rename' | 'folder fsync';
+type Step = 'open' | 'write' | 'fsync' | 'close' | 'backup link' | 'link' | 'rename' | 'folder fsync';
 
 const envelopeKeys = ['ctxguard', 'key', 'value', 'version'];
 const noHardLinks = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
@@ -52,10 +53,23 @@ function errnoOf(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** `dev:ino` of a stat result, or `undefined` where the file system gives no inode numbers. */
+function identityOf(stats: unknown): string | undefined {
+  if (typeof stats !== 'object' || stats === null) return undefined;
+  const { dev, ino } = stats as { dev?: unknown; ino?: unknown };
+  if ((typeof ino !== 'number' && typeof ino !== 'bigint') || ino === 0 || ino === 0n) return undefined;
+  return `${String(dev)}:${String(ino)}`;
+}
+
 function describeCause(error: unknown): string {
   const code = errnoOf(error);
   const message = error instanceof Error ? error.message : String(error);
   return code && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+/** The file body for `key`: the envelope around the validated, serialized value. */
+function envelopeOf(key: string, value: unknown): string {
+  return `{"ctxguard":"persistence","version":1,"key":${JSON.stringify(key)},"value":${serializeValue(key, value)}}`;
 }
 
 /** Counting semaphore: at most `limit` tasks run at once, the rest wait in order. */
@@ -79,11 +93,12 @@ class Limiter {
 }
 
 /**
- * Node-only store keeping one JSON file per key in `dir`: atomic, durable writes and
- * reversible, collision-free file names (details in the package README). Importing it is
- * safe anywhere; using it without a Node file system rejects with `storage_unavailable`.
+ * Node-only store keeping one JSON file per key in `dir`: atomic, durable writes, an atomic
+ * create-if-absent across processes, and reversible, collision-free file names (details in the
+ * package README). Importing it is safe anywhere; using it without a Node file system rejects
+ * with `storage_unavailable`.
  */
-export class FilePersistence implements Persistence {
+export class FilePersistence implements Persistence, AtomicCreate {
   readonly specificationVersion = 'v1' as const;
   /** The folder as given; the absolute path is resolved when the store opens. */
   readonly dir: string;
@@ -130,11 +145,27 @@ export class FilePersistence implements Persistence {
 
   async set<T = unknown>(key: string, value: T): Promise<void> {
     assertKey(key);
-    const body = `{"ctxguard":"persistence","version":1,"key":${JSON.stringify(key)},"value":${serializeValue(key, value)}}`;
+    const body = envelopeOf(key, value);
     await this.#order.write(key, async () => {
       const runtime = await this.#opened();
       const file = this.#fileFor(runtime, key);
       await this.#limiter.run(() => this.#writeAtomically(runtime, key, file, body));
+    });
+  }
+
+  /**
+   * Stores `value` only when `key` is absent, atomically across processes: the value is written
+   * and fsynced to a temp file, which is then hard-linked to the entry's name (the link fails when
+   * the name exists). Resolves `true` when this call created the entry. Rejects with
+   * `AtomicCreateUnsupportedError` on a file system without hard links, writing nothing.
+   */
+  async setIfAbsent<T = unknown>(key: string, value: T): Promise<boolean> {
+    assertKey(key);
+    const body = envelopeOf(key, value);
+    return this.#order.write(key, async () => {
+      const runtime = await this.#opened();
+      const file = this.#fileFor(runtime, key);
+      return this.#limiter.run(() => this.#createAtomically(runtime, key, file, body));
     });
   }
 
@@ -270,31 +301,47 @@ export class FilePersistence implements Persistence {
     return runtime.joinPath(this.#dir, plainFileName(key) ?? hashedFileName(runtime.sha256Hex(key)));
   }
 
+  /** A fresh scratch path for a temp file in the store's folder. */
+  #tempPath(runtime: NodeRuntime): string {
+    return runtime.joinPath(this.#dir, scratchFileName('tmp', runtime.pid, runtime.randomHex16()));
+  }
+
+  /** Creates `temp` exclusively, writes `body`, fsyncs and closes it; `progress.step` names the step running. */
+  async #writeTemp(
+    runtime: NodeRuntime,
+    temp: string,
+    body: string,
+    progress: { step: Step },
+  ): Promise<void> {
+    progress.step = 'open';
+    const handle = await runtime.fs.open(temp, 'wx', 0o666);
+    let written = false;
+    try {
+      progress.step = 'write';
+      await handle.writeFile(body, 'utf8');
+      progress.step = 'fsync';
+      await handle.sync();
+      written = true;
+    } finally {
+      if (written) {
+        progress.step = 'close';
+        await handle.close();
+      } else {
+        await handle.close().catch(() => {});
+      }
+    }
+  }
+
   async #writeAtomically(runtime: NodeRuntime, key: string, file: string, body: string): Promise<void> {
     const { fs } = runtime;
-    const temp = runtime.joinPath(this.#dir, scratchFileName('tmp', runtime.pid, runtime.randomHex16()));
+    const temp = this.#tempPath(runtime);
     let backup: string | undefined;
     let hadOld = true;
     let renamed = false;
-    let step: Step = 'open';
+    const progress: { step: Step } = { step: 'open' };
     try {
-      const handle = await fs.open(temp, 'wx', 0o666);
-      let written = false;
-      try {
-        step = 'write';
-        await handle.writeFile(body, 'utf8');
-        step = 'fsync';
-        await handle.sync();
-        written = true;
-      } finally {
-        if (written) {
-          step = 'close';
-          await handle.close();
-        } else {
-          await handle.close().catch(() => {});
-        }
-      }
-      step = 'backup link';
+      await this.#writeTemp(runtime, temp, body, progress);
+      progress.step = 'backup link';
       if (runtime.canSyncDirectories && this.#canLink) {
         const candidate = runtime.joinPath(
           this.#dir,
@@ -310,18 +357,84 @@ export class FilePersistence implements Persistence {
           else throw error;
         }
       }
-      step = 'rename';
+      progress.step = 'rename';
       await fs.rename(temp, file);
       renamed = true;
-      step = 'folder fsync';
+      progress.step = 'folder fsync';
       await this.#syncDirectory(runtime);
     } catch (error) {
       const undo = renamed ? await this.#rollBack(runtime, file, backup, hadOld) : 'the old value is kept';
       if (!renamed) await this.#removeQuietly(runtime, temp);
       if (backup) await this.#removeQuietly(runtime, backup);
-      throw this.#failure('write', key, file, error, `${step} failed; ${undo}`);
+      throw this.#failure('write', key, file, error, `${progress.step} failed; ${undo}`);
     }
     if (backup) await this.#removeQuietly(runtime, backup);
+  }
+
+  /**
+   * The create-if-absent protocol: a name that exists already answers `false` at once; otherwise
+   * the fsynced temp file is hard-linked to the entry's name, which either creates it complete or
+   * fails with EEXIST, in every process at once. The folder is fsynced before the temp name goes.
+   */
+  async #createAtomically(runtime: NodeRuntime, key: string, file: string, body: string): Promise<boolean> {
+    const { fs } = runtime;
+    try {
+      await fs.stat(file);
+      return false;
+    } catch (error) {
+      if (errnoOf(error) !== 'ENOENT')
+        throw this.#failure('create', key, file, error, 'stat failed; nothing was written');
+    }
+    const temp = this.#tempPath(runtime);
+    const progress: { step: Step } = { step: 'open' };
+    let linked = false;
+    try {
+      await this.#writeTemp(runtime, temp, body, progress);
+      progress.step = 'link';
+      try {
+        await fs.link(temp, file);
+      } catch (error) {
+        const code = errnoOf(error);
+        // NFS may answer a retransmitted link with EEXIST although the first one made the link.
+        if (code !== 'EEXIST' || !(await this.#sameFile(runtime, temp, file))) throw error;
+      }
+      linked = true;
+      progress.step = 'folder fsync';
+      await this.#syncDirectory(runtime);
+    } catch (error) {
+      const undo = linked ? await this.#unlinkCreated(runtime, temp, file) : 'nothing was written';
+      await this.#removeQuietly(runtime, temp);
+      const code = errnoOf(error);
+      if (!linked && code === 'EEXIST' && progress.step === 'link') return false;
+      if (!linked && code && noHardLinks.has(code) && progress.step === 'link')
+        throw new AtomicCreateUnsupportedError(key, file, error);
+      throw this.#failure('create', key, file, error, `${progress.step} failed; ${undo}`);
+    }
+    await this.#removeQuietly(runtime, temp);
+    return true;
+  }
+
+  /** Whether two paths name one file (same device and inode); `false` when that cannot be told. */
+  async #sameFile(runtime: NodeRuntime, first: string, second: string): Promise<boolean> {
+    try {
+      const [a, b] = await Promise.all([runtime.fs.stat(first), runtime.fs.stat(second)]);
+      const identity = identityOf(a);
+      return identity !== undefined && identity === identityOf(b);
+    } catch {
+      return false;
+    }
+  }
+
+  /** After a failed folder fsync, removes the entry this create linked, unless another writer replaced it. */
+  async #unlinkCreated(runtime: NodeRuntime, temp: string, file: string): Promise<string> {
+    if (!(await this.#sameFile(runtime, temp, file)))
+      return 'the entry is in place (or was replaced by another writer) but may not survive a power loss';
+    try {
+      await runtime.fs.unlink(file);
+      return 'the new entry was removed again';
+    } catch (error) {
+      return `the new entry is in place but may not survive a power loss (removing it failed: ${describeCause(error)})`;
+    }
   }
 
   /** After a failed folder fsync, puts the old file (or absence) back so a failed `set` changes nothing. */

@@ -1,4 +1,10 @@
-export { CorruptEntryError, StorageError, UnserializableValueError } from './errors.js';
+export { type AtomicCreate, supportsAtomicCreate } from './atomic-create.js';
+export {
+  AtomicCreateUnsupportedError,
+  CorruptEntryError,
+  StorageError,
+  UnserializableValueError,
+} from './errors.js';
 export {
   FilePersistence,
   type FilePersistenceOptions,

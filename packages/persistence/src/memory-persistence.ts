@@ -1,4 +1,5 @@
 import { InvalidInputError } from '@ctxguard/core';
+import type { AtomicCreate } from './atomic-create.js';
 import { serializeValue } from './json-value.js';
 import type { Persistence } from './persistence.js';
 
@@ -34,7 +35,7 @@ export function assertPrefix(prefix: unknown): asserts prefix is string | undefi
  * In-process store. Values are kept as serialized JSON, so every `get` returns a fresh copy
  * and the store has exactly the semantics of the file and Redis stores.
  */
-export class MemoryPersistence implements Persistence {
+export class MemoryPersistence implements Persistence, AtomicCreate {
   readonly specificationVersion = 'v1' as const;
   readonly #entries = new Map<string, string>();
 
@@ -47,6 +48,15 @@ export class MemoryPersistence implements Persistence {
   async set<T = unknown>(key: string, value: T): Promise<void> {
     assertKey(key);
     this.#entries.set(key, serializeValue(key, value));
+  }
+
+  /** Stores `value` only when `key` is absent; `true` when it did (validated and copied like `set`). */
+  async setIfAbsent<T = unknown>(key: string, value: T): Promise<boolean> {
+    assertKey(key);
+    const json = serializeValue(key, value);
+    if (this.#entries.has(key)) return false;
+    this.#entries.set(key, json);
+    return true;
   }
 
   async delete(key: string): Promise<void> {

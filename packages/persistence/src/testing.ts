@@ -1,4 +1,5 @@
-import type { TestAPI } from 'vitest';
+import type { ExpectStatic, TestAPI } from 'vitest';
+import { supportsAtomicCreate } from './atomic-create.js';
 import type { Persistence } from './persistence.js';
 
 /** Options of {@link describePersistence}. */
@@ -11,6 +12,12 @@ export interface DescribePersistenceOptions {
   timeout?: number;
   /** Number of operations in the concurrency test. Default 1 000. */
   concurrentOperations?: number;
+  /**
+   * Whether the store offers the optional `setIfAbsent` (`AtomicCreate`). `true`: the suite fails
+   * when it is missing; `false`: when it is there. Default: the `setIfAbsent` tests run when the
+   * store has it, and otherwise only check that no broken `setIfAbsent` is exposed.
+   */
+  atomicCreate?: boolean;
 }
 
 /** Keys that break naive stores: separators, traversal, globs, escapes, case, Unicode forms, reserved names. */
@@ -145,8 +152,8 @@ function codeOf(error: unknown): unknown {
 /**
  * Registers the Persistence conformance suite with the caller's vitest `test`: every JSON
  * value type, deep and 1 MB values, awkward keys, exact `list` prefixes, idempotent
- * `delete`, no aliasing, rejected values and 1,000 concurrent operations. `create` must
- * return a fresh, empty store each time it is called.
+ * `delete`, no aliasing, rejected values, 1,000 concurrent operations and, for stores with
+ * `setIfAbsent`, create-once semantics. `create` must return a fresh, empty store each time.
  */
 export function describePersistence(
   test: TestAPI,
@@ -629,6 +636,158 @@ export function describePersistence(
         const final = await store.get('contended');
         expect(values.map((value) => JSON.stringify(value))).toContain(JSON.stringify(final));
         expect(await store.list()).toEqual(['contended']);
+      });
+    },
+    timeout,
+  );
+  /** Runs `body` with the store's `setIfAbsent` when it has one; checks the declared capability. */
+  const withAtomicStore = async (
+    expect: ExpectStatic,
+    body: (
+      store: Persistence,
+      setIfAbsent: (key: string, value: unknown) => Promise<boolean>,
+    ) => Promise<void>,
+  ): Promise<void> => {
+    await withStore(async (store) => {
+      const atomic = supportsAtomicCreate(store);
+      if (options.atomicCreate !== undefined)
+        expect(
+          atomic,
+          `atomicCreate: ${options.atomicCreate} but setIfAbsent is ${atomic ? '' : 'not '}there`,
+        ).toBe(options.atomicCreate);
+      if (!supportsAtomicCreate(store)) {
+        // Without the capability, nothing may look like it: a non-function `setIfAbsent` would mislead callers.
+        expect((store as unknown as Record<string, unknown>)['setIfAbsent']).toBeUndefined();
+        return;
+      }
+      await body(store, (key, value) => store.setIfAbsent(key, value));
+    });
+  };
+
+  test(`${prefix}setIfAbsent (when offered) creates once: true, then false without overwriting`, async ({
+    expect,
+  }) => {
+    await withAtomicStore(expect, async (store, setIfAbsent) => {
+      const input = { by: 'first', list: [1] };
+      expect(await setIfAbsent('once', input)).toBe(true);
+      input.list.push(2);
+      expect(await store.get('once')).toEqual({ by: 'first', list: [1] });
+      expect(await setIfAbsent('once', { by: 'second' })).toBe(false);
+      expect(await store.get('once')).toEqual({ by: 'first', list: [1] });
+      expect(await store.has('once')).toBe(true);
+      expect(await store.list()).toEqual(['once']);
+
+      expect(await setIfAbsent('null-value', null)).toBe(true);
+      expect(await setIfAbsent('null-value', 'not null')).toBe(false);
+      expect(await store.get('null-value')).toBeNull();
+      expect(await store.has('null-value')).toBe(true);
+
+      await store.set('was-set', 'by set');
+      expect(await setIfAbsent('was-set', 'by setIfAbsent')).toBe(false);
+      expect(await store.get('was-set')).toBe('by set');
+      await store.set('once', 'overwritten by set');
+      expect(await store.get('once')).toBe('overwritten by set');
+
+      await store.delete('once');
+      expect(await setIfAbsent('once', 'again')).toBe(true);
+      expect(await store.get('once')).toBe('again');
+      expect(await store.list()).toEqual(['null-value', 'once', 'was-set']);
+    });
+  });
+
+  test(
+    `${prefix}setIfAbsent (when offered) creates every awkward key once`,
+    async ({ expect }) => {
+      await withAtomicStore(expect, async (store, setIfAbsent) => {
+        for (const [index, key] of awkwardKeys.entries())
+          expect(await setIfAbsent(key, { index }), JSON.stringify(key)).toBe(true);
+        for (const [index, key] of awkwardKeys.entries()) {
+          expect(await setIfAbsent(key, { index: -1 }), JSON.stringify(key)).toBe(false);
+          expect(await store.get(key), JSON.stringify(key)).toEqual({ index });
+        }
+        expect(await store.list()).toEqual([...awkwardKeys].sort());
+      });
+    },
+    timeout,
+  );
+
+  test(`${prefix}setIfAbsent (when offered) rejects bad values and keys, writing nothing`, async ({
+    expect,
+  }) => {
+    await withAtomicStore(expect, async (store, setIfAbsent) => {
+      const cyclic: Record<string, unknown> = {};
+      cyclic['self'] = cyclic;
+      await store.set('existing', 'kept');
+      for (const [label, value] of [
+        ['undefined', undefined],
+        ['function', () => 1],
+        ['bigint', 1n],
+        ['NaN', Number.NaN],
+        ['cycle', cyclic],
+        ['Map', new Map()],
+      ] as [string, unknown][]) {
+        const onFresh = await rejectionOf(() => setIfAbsent('fresh', value));
+        expect(codeOf(onFresh), label).toBe('storage_unserializable_value');
+        expect(String((onFresh as Error).message), label).toContain('fresh');
+        expect(await store.has('fresh'), label).toBe(false);
+        const onExisting = await rejectionOf(() => setIfAbsent('existing', value));
+        expect(codeOf(onExisting), label).toBe('storage_unserializable_value');
+        expect(await store.get('existing'), label).toBe('kept');
+      }
+      for (const key of ['', 42, null, undefined, 'lone \ud800 surrogate'] as unknown[]) {
+        expect(
+          codeOf(await rejectionOf(() => setIfAbsent(key as string, 1))),
+          `setIfAbsent(${String(key)})`,
+        ).toBe('invalid_input');
+      }
+      expect(await store.list()).toEqual(['existing']);
+      expect(await setIfAbsent('fresh', 'now')).toBe(true);
+    });
+  });
+
+  test(`${prefix}setIfAbsent (when offered) takes its place in call order among unawaited operations`, async ({
+    expect,
+  }) => {
+    await withAtomicStore(expect, async (store, setIfAbsent) => {
+      const pending: Promise<unknown>[] = [store.set('ordered', 'set first')];
+      const afterSet = setIfAbsent('ordered', 'lost');
+      pending.push(store.delete('ordered'));
+      const afterDelete = setIfAbsent('ordered', 'created after delete');
+      const read = store.get('ordered');
+      await Promise.all(pending);
+      expect(await afterSet).toBe(false);
+      expect(await afterDelete).toBe(true);
+      expect(await read).toBe('created after delete');
+    });
+  });
+
+  test(
+    `${prefix}setIfAbsent (when offered) has exactly one winner among concurrent callers`,
+    async ({ expect }) => {
+      await withAtomicStore(expect, async (store, setIfAbsent) => {
+        const keys = Array.from({ length: 8 }, (_, index) =>
+          index % 2 ? `race:${index}` : `race:${'r'.repeat(150)}${index}`,
+        );
+        const contenders = 25;
+        const calls = keys.flatMap((key) =>
+          Array.from({ length: contenders }, (_, writer) => ({
+            key,
+            writer,
+            won: setIfAbsent(key, { key, writer, body: `w${writer}`.repeat(100) }),
+          })),
+        );
+        await Promise.all(calls.map((call) => call.won));
+        for (const key of keys) {
+          const winners: number[] = [];
+          for (const call of calls) if (call.key === key && (await call.won)) winners.push(call.writer);
+          expect(winners, key).toHaveLength(1);
+          expect(await store.get(key), key).toEqual({
+            key,
+            writer: winners[0],
+            body: `w${winners[0]}`.repeat(100),
+          });
+        }
+        expect(await store.list('race:')).toEqual([...keys].sort());
       });
     },
     timeout,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, test } from 'vitest';
 import { FilePersistence, MemoryPersistence } from '../src/index.js';
 import { describePersistence } from '../src/testing.js';
 
-describePersistence(test, () => new MemoryPersistence(), { name: 'MemoryPersistence: ' });
+describePersistence(test, () => new MemoryPersistence(), { name: 'MemoryPersistence: ', atomicCreate: true });
 
 let root = '';
 let count = 0;
@@ -23,5 +23,5 @@ describePersistence(
     await store.ready;
     return store;
   },
-  { name: 'FilePersistence: ' },
+  { name: 'FilePersistence: ', atomicCreate: true },
 );
