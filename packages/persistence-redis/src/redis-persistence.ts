@@ -1,5 +1,6 @@
 import { parseOptions } from '@ctxguard/core';
 import {
+  type AtomicCreate,
   assertKey,
   assertPrefix,
   CorruptEntryError,
@@ -64,7 +65,7 @@ type ParsedOptions = z.output<typeof redisPersistenceOptionsSchema>;
  * Values are stored as JSON strings under `namespace + key`; while Redis is unreachable every
  * command fails at once with `storage_unavailable`, and the client reconnects in the background.
  */
-export class RedisPersistence implements Persistence {
+export class RedisPersistence implements Persistence, AtomicCreate {
   readonly specificationVersion = 'v1' as const;
   /** The prefix every key carries inside Redis. */
   readonly namespace: string;

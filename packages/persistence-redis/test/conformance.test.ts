@@ -11,6 +11,7 @@ describe.skipIf(!target.available)('RedisPersistence conformance', () => {
 
   describePersistence(test, () => createTestRedisPersistence(), {
     name: 'RedisPersistence: ',
+    atomicCreate: true,
     dispose: async (store: Persistence) => {
       const redis = store as RedisPersistence;
       await redis.clear();
@@ -20,6 +21,7 @@ describe.skipIf(!target.available)('RedisPersistence conformance', () => {
 
   describePersistence(test, () => createTestRedisPersistence({ namespace: 'glob*?[x]\\:' }), {
     name: 'RedisPersistence with a glob-heavy namespace: ',
+    atomicCreate: true,
     dispose: async (store: Persistence) => {
       const redis = store as RedisPersistence;
       await redis.clear();
