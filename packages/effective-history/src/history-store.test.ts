@@ -3,6 +3,7 @@ import { CorruptEntryError, MemoryPersistence, type Persistence } from '@ctxguar
 import { describe, expect, it } from 'vitest';
 import {
   AtomicCreatePersistence,
+  ClaimsOnlyPersistence,
   CrashingPersistence,
   dump,
   RecordingPersistence,
@@ -245,7 +246,12 @@ describe('HistoryStore conflicts', () => {
   it('gives up with storage_conflict while a live claim blocks the version, and ignores it once expired', async () => {
     const memory = new MemoryPersistence();
     let clock = 1_000_000;
-    const store = new HistoryStore(memory, { now: () => clock, maxAttempts: 2, backoffMs: 0, leaseMs: 1000 });
+    const store = new HistoryStore(new ClaimsOnlyPersistence(memory), {
+      now: () => clock,
+      maxAttempts: 2,
+      backoffMs: 0,
+      leaseMs: 1000,
+    });
     const history = await seeded(store, 'c', 1);
     await memory.set('history:c:claim:2:someone-else', { format: 1, at: clock });
     history.append(user('blocked'));
@@ -326,7 +332,7 @@ describe('HistoryStore with an atomic create (setIfAbsent)', () => {
 
 describe('HistoryStore crash safety', () => {
   for (const [mode, wrap] of [
-    ['', (p: Persistence) => p],
+    [' (claims)', (p: Persistence) => new ClaimsOnlyPersistence(p)],
     [' (setIfAbsent commits)', (p: Persistence) => new AtomicCreatePersistence(p)],
   ] as const) {
     it(`a save that dies at any step leaves a loadable history: the old version or the new one${mode}`, async () => {
@@ -343,7 +349,7 @@ describe('HistoryStore crash safety', () => {
       const opsBefore = recording.ops.length;
       await probeStore.save('c', probe!);
       const steps = recording.ops.length - opsBefore;
-      expect(steps).toBeGreaterThan(mode === '' ? 8 : 5);
+      expect(steps).toBeGreaterThan(mode === ' (claims)' ? 8 : 5);
 
       let sawOld = 0;
       let sawNew = 0;
@@ -420,7 +426,7 @@ describe('HistoryStore format and bad input', () => {
 
   it('an unreadable claim key fails the save naming the key, instead of blocking it as a live writer', async () => {
     const memory = new MemoryPersistence();
-    const store = new HistoryStore(memory, { maxAttempts: 3, backoffMs: 0 });
+    const store = new HistoryStore(new ClaimsOnlyPersistence(memory), { maxAttempts: 3, backoffMs: 0 });
     const history = await seeded(store, 'c', 1);
     history.append(user('more'));
     await memory.set('history:c:claim:2:garbage', { at: 'yesterday' });

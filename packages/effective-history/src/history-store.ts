@@ -5,7 +5,13 @@ import {
   type MessageInput,
   parseOptions,
 } from '@ctxguard/core';
-import { assertJsonSerializable, CorruptEntryError, type Persistence } from '@ctxguard/persistence';
+import {
+  type AtomicCreate,
+  assertJsonSerializable,
+  CorruptEntryError,
+  type Persistence,
+  supportsAtomicCreate,
+} from '@ctxguard/persistence';
 import { z } from 'zod';
 import {
   type ConversationHistoryOptions,
@@ -103,19 +109,11 @@ class MissingChunkError extends Error {}
 type CommitOutcome = { won: true } | { won: false; reason: string };
 
 /**
- * Optional capability of a `Persistence`: store a value only when the key is absent, atomically
- * (`RedisPersistence` has it, through `SET NX`). When the store has it, `HistoryStore` commits with
- * it alone (no claims, no `list`), and a commit can never overwrite another's, however late it lands.
+ * The optional create-if-absent capability of a `Persistence` (defined in `@ctxguard/persistence`).
+ * When the store has it, `HistoryStore` commits with it alone (no claims, no `list`), and a commit
+ * can never overwrite another's, however late it lands.
  */
-export interface AtomicCreate {
-  /** Stores `value` under `key` only if the key is absent; resolves `true` when it was stored. */
-  setIfAbsent<T = unknown>(key: string, value: T): Promise<boolean>;
-}
-
-/** True when `persistence` offers {@link AtomicCreate}. */
-function hasAtomicCreate(persistence: Persistence): persistence is Persistence & AtomicCreate {
-  return isFunction((persistence as Partial<AtomicCreate>).setIfAbsent);
-}
+export type { AtomicCreate } from '@ctxguard/persistence';
 
 /**
  * Saves and loads {@link InMemoryConversationHistory} conversations with their metadata on any
@@ -144,7 +142,7 @@ export class HistoryStore {
       ]);
     }
     this.#persistence = persistence;
-    this.#atomic = hasAtomicCreate(persistence);
+    this.#atomic = supportsAtomicCreate(persistence);
     this.#options = parseOptions(historyStoreOptionsSchema, options, 'HistoryStore options');
     this.#historyOptions = this.#options.history ?? {};
     parseOptions(conversationHistoryOptionsSchema, this.#historyOptions, 'HistoryStore options.history');
@@ -391,7 +389,7 @@ export class HistoryStore {
     token: string,
   ): Promise<CommitOutcome> {
     const commitKey = this.#commitKey(conversationId, version);
-    if (this.#atomic && hasAtomicCreate(this.#persistence)) {
+    if (this.#atomic && supportsAtomicCreate(this.#persistence)) {
       return (await this.#persistence.setIfAbsent(commitKey, commit))
         ? { won: true }
         : { won: false, reason: `version ${version} was saved by another writer` };

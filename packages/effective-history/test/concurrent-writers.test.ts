@@ -9,7 +9,7 @@ import {
   HistoryStore,
   type InMemoryConversationHistory,
 } from '../src/index.js';
-import { AtomicCreatePersistence } from './persistence-wrappers.js';
+import { ClaimsOnlyPersistence } from './persistence-wrappers.js';
 
 /**
  * Lets fast-check's scheduler decide when each storage operation of each writer takes effect, so
@@ -90,7 +90,8 @@ function storedTexts(history: InMemoryConversationHistory): string[] {
 /** Runs the writers' programs concurrently on one store, then checks what the store holds. */
 async function runWriters(scheduler: fc.Scheduler, atomic: boolean, programs: Step[][]): Promise<void> {
   const memory = new MemoryPersistence();
-  const shared: Persistence = atomic ? new AtomicCreatePersistence(memory) : memory;
+  // MemoryPersistence's own setIfAbsent, or none at all (claims).
+  const shared: Persistence = atomic ? memory : new ClaimsOnlyPersistence(memory);
   const options = { backoffMs: 0, maxAttempts: 6, chunkSize: 2 };
   const acknowledged: string[] = [];
 
