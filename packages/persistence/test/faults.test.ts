@@ -2,7 +2,13 @@ import * as fs from 'node:fs/promises';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FileHandleLike, FilePersistence, type FileSystemAdapter, StorageError } from '../src/index.js';
+import {
+  AtomicCreateUnsupportedError,
+  type FileHandleLike,
+  FilePersistence,
+  type FileSystemAdapter,
+  StorageError,
+} from '../src/index.js';
 
 /** A file-system step the faulty adapter can fail. */
 type FaultStep =
@@ -33,6 +39,10 @@ function systemError(code: string, syscall: string, path: string): NodeJS.ErrnoE
 class FaultyFileSystem implements FileSystemAdapter {
   fault: { step: FaultStep; code: string } | undefined;
   readonly failures: FaultStep[] = [];
+  /** When set, `link` makes the link and then reports EEXIST, as NFS does for a retransmitted request. */
+  linkThenReportExists = false;
+  /** Runs before each folder fsync (lets a test act as another writer at that moment). */
+  beforeFolderSync: (() => Promise<void>) | undefined;
 
   #check(step: FaultStep, syscall: string, path: string): void {
     if (this.fault?.step !== step) return;
@@ -69,6 +79,7 @@ class FaultyFileSystem implements FileSystemAdapter {
         await handle.writeFile(data, encoding);
       },
       sync: async () => {
+        if (directory) await this.beforeFolderSync?.();
         this.#check(directory ? 'dir-fsync' : 'fsync', 'fsync', path);
         await handle.sync();
       },
@@ -85,6 +96,7 @@ class FaultyFileSystem implements FileSystemAdapter {
   async link(existing: string, newPath: string): Promise<void> {
     this.#check('link', 'link', existing);
     await fs.link(existing, newPath);
+    if (this.linkThenReportExists) throw systemError('EEXIST', 'link', existing);
   }
   async unlink(path: string): Promise<void> {
     this.#check('unlink', 'unlink', path);
@@ -255,6 +267,108 @@ describe('other failing steps', () => {
     expect(error.message).toContain('the new value is in place but may not survive a power loss');
     faulty.fault = undefined;
     expect(await store.get('k')).toBe('newer');
+    expect(await scratchFiles(dir)).toEqual([]);
+  });
+});
+
+const createSteps: FaultStep[] = ['stat', 'open', 'write', 'fsync', 'close', 'link', 'dir-open', 'dir-fsync'];
+const createStepNames: Partial<Record<FaultStep, string>> = {
+  stat: 'stat',
+  open: 'open',
+  write: 'write',
+  fsync: 'fsync',
+  close: 'close',
+  link: 'link',
+  'dir-open': 'folder fsync',
+  'dir-fsync': 'folder fsync',
+};
+
+describe.each(createSteps)('a setIfAbsent whose %s step fails', (step) => {
+  it.each(codes)('with %s creates nothing, leaves no temp file and throws a StorageError', async (code) => {
+    const { store, faulty, dir } = await faultyStore();
+    await store.set('existing', 'kept');
+    faulty.fault = { step, code };
+    for (const key of [keys.plain, keys.hashed]) {
+      const error = await rejectionOf(store.setIfAbsent(key, { body: 'n'.repeat(10_000) }));
+      expect(error).not.toBeInstanceOf(AtomicCreateUnsupportedError);
+      expect(error.code).toBe('storage_error');
+      expect(error.key).toBe(key);
+      expect(error.file).toBe(await store.fileOf(key));
+      expect(error.message).toContain(code);
+      expect(error.message).toContain(JSON.stringify(key));
+      expect(error.message).toContain(`${createStepNames[step]} failed`);
+      expect(error.message).toMatch(/nothing was written|the new entry was removed again/);
+      expect((error.cause as NodeJS.ErrnoException).code).toBe(code);
+    }
+    expect(faulty.failures.length).toBeGreaterThanOrEqual(2);
+    faulty.fault = undefined;
+
+    expect(await scratchFiles(dir)).toEqual([]);
+    const plain = new FilePersistence({ dir });
+    for (const reader of [store, plain]) {
+      expect(await reader.has(keys.plain)).toBe(false);
+      expect(await reader.has(keys.hashed)).toBe(false);
+      expect(await reader.list()).toEqual(['existing']);
+    }
+    expect(await store.setIfAbsent(keys.plain, 'created')).toBe(true);
+    expect(await store.setIfAbsent(keys.hashed, 'created')).toBe(true);
+    expect(await plain.get(keys.hashed)).toBe('created');
+    expect(await scratchFiles(dir)).toEqual([]);
+  });
+});
+
+describe('setIfAbsent on odd file systems', () => {
+  it.each(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV'])(
+    'rejects with AtomicCreateUnsupportedError when link fails with %s (no hard links), writing nothing',
+    async (code) => {
+      const { store, faulty, dir } = await faultyStore();
+      faulty.fault = { step: 'link', code };
+      for (const key of [keys.plain, keys.hashed]) {
+        const error = await rejectionOf(store.setIfAbsent(key, 'value'));
+        expect(error).toBeInstanceOf(AtomicCreateUnsupportedError);
+        expect(error.code).toBe('storage_atomic_create_unsupported');
+        expect(error.key).toBe(key);
+        expect(error.file).toBe(await store.fileOf(key));
+        expect(error.message).toContain('does not support hard links');
+        expect(error.message).toContain(code);
+        expect((error.cause as NodeJS.ErrnoException).code).toBe(code);
+        expect(await store.has(key)).toBe(false);
+      }
+      expect(await scratchFiles(dir)).toEqual([]);
+      // set keeps working there: it only loses its backup link.
+      await store.set(keys.plain, 'by set');
+      expect(await new FilePersistence({ dir }).get(keys.plain)).toBe('by set');
+      faulty.fault = undefined;
+      expect(await store.setIfAbsent(keys.plain, 'late')).toBe(false);
+      expect(await store.setIfAbsent(keys.hashed, 'created')).toBe(true);
+      expect(await scratchFiles(dir)).toEqual([]);
+    },
+  );
+
+  it('counts a link that reports EEXIST but did link the temp file (an NFS retransmission) as created', async () => {
+    const { store, faulty, dir } = await faultyStore();
+    faulty.linkThenReportExists = true;
+    expect(await store.setIfAbsent(keys.plain, { mine: true })).toBe(true);
+    expect(await store.setIfAbsent(keys.plain, { mine: false })).toBe(false);
+    faulty.linkThenReportExists = false;
+    expect(await new FilePersistence({ dir }).get(keys.plain)).toEqual({ mine: true });
+    expect(await scratchFiles(dir)).toEqual([]);
+  });
+
+  it('leaves an entry another writer replaced alone when undoing a create whose folder fsync failed', async () => {
+    const { store, faulty, dir } = await faultyStore();
+    const other = new FilePersistence({ dir });
+    await other.ready;
+    faulty.fault = { step: 'dir-fsync', code: 'EIO' };
+    faulty.beforeFolderSync = async () => {
+      faulty.beforeFolderSync = undefined;
+      await other.set(keys.plain, 'set by another writer');
+    };
+    const error = await rejectionOf(store.setIfAbsent(keys.plain, 'created'));
+    expect(error.message).toContain('folder fsync failed');
+    expect(error.message).toContain('replaced by another writer');
+    faulty.fault = undefined;
+    expect(await other.get(keys.plain)).toBe('set by another writer');
     expect(await scratchFiles(dir)).toEqual([]);
   });
 });
