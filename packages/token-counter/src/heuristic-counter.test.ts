@@ -144,7 +144,7 @@ describe('HeuristicCounter estimates', () => {
     expect(one).toBeLessThan(1000);
   });
 
-  it('prices emoji, bracket runs and control characters instead of taking them for a merged symbol run', () => {
+  it('prices emoji, bracket runs, control characters and long whitespace runs instead of taking them for one merged piece', () => {
     const ratio = (text: string) => counter.estimate(text, openai) / exactText(text);
     const emojiRun = '😀🎉👍🔥✨'.repeat(400);
     const emojiChat = Array.from({ length: 200 }, (_, i) => `great ${'🎉'.repeat(1 + (i % 8))} 👍`).join(' ');
@@ -153,6 +153,9 @@ describe('HeuristicCounter estimates', () => {
     expect(Math.abs(ratio(emojiChat) - 1)).toBeLessThan(0.25);
     expect(ratio(JSON.stringify([[[[[[[[[[[1]]]]]]]]]]]).repeat(100))).toBeGreaterThan(0.5);
     expect(ratio(`header${'\u0000'.repeat(2000)}tail`)).toBeGreaterThan(0.25);
+    // Long whitespace runs (blank lines, padding) were one piece of about 1 token whatever their length.
+    expect(Math.abs(ratio(`x${'\n'.repeat(3_000)}y`) - 1)).toBeLessThan(0.25);
+    expect(Math.abs(ratio(`${' '.repeat(4_000)}x`) - 1)).toBeLessThan(0.25);
     // Runs o200k does merge stay cheap: 80 dashes are 2 tokens.
     expect(counter.estimate('-'.repeat(80), openai)).toBeLessThanOrEqual(4);
   });

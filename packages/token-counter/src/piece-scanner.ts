@@ -127,6 +127,10 @@ function decodeBits(base64: string): Uint8Array {
   return out;
 }
 
+/** Characters per o200k token in long whitespace runs: 16 for line breaks and tabs, 128 for spaces. */
+export const NEWLINE_RUN_CHARS_PER_TOKEN = 16;
+export const SPACE_RUN_CHARS_PER_TOKEN = 128;
+
 /** Tokens of one astral-plane symbol (emoji): 1–2 in o200k for common emoji (😀 1, 🎉 2), 4 for a flag. */
 export const ASTRAL_SYMBOL_TOKENS = 1.5;
 
@@ -345,17 +349,21 @@ export function scanPieces(
       }
       let pieceEnd: number;
       let slot: number;
+      let beyond: number;
       if (lastNewline >= 0) {
         pieceEnd = lastNewline + 1;
         const len = pieceEnd - i;
         slot = NEWLINE_BASE + Math.min(len, MAX_NEWLINE_LEN);
+        beyond = Math.max(0, len - MAX_NEWLINE_LEN) / NEWLINE_RUN_CHARS_PER_TOKEN;
       } else {
         pieceEnd = j < end && j - i > 1 ? j - 1 : j;
         const len = pieceEnd - i;
         slot = SPACE_BASE + Math.min(len, MAX_SPACE_LEN);
+        beyond = Math.max(0, len - MAX_SPACE_LEN) / SPACE_RUN_CHARS_PER_TOKEN;
       }
-      total += table[slot] as number;
-      if (sink) sink(slot, 0, i, pieceEnd);
+      total += (table[slot] as number) + beyond;
+      // Runs longer than the table are not fitted (they extrapolate at the measured rates).
+      if (sink) sink(beyond > 0 ? -1 : slot, 0, i, pieceEnd);
       i = pieceEnd;
       continue;
     }
