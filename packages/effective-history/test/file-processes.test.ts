@@ -1,0 +1,194 @@
+/**
+ * HistoryStore on a folder shared by several processes through FilePersistence, which offers
+ * `setIfAbsent` (a hard link that fails when the commit file exists): the file-store version of
+ * the Redis tests in `redis.test.ts`.
+ */
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { FilePersistence, type Persistence, supportsAtomicCreate } from '@ctxguard/persistence';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HistoryStore, type InMemoryConversationHistory } from '../src/index.js';
+import { ClaimsOnlyPersistence, StallingPersistence } from './persistence-wrappers.js';
+
+const worker = fileURLToPath(new URL('./fixtures/file-append-worker.ts', import.meta.url));
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+
+let dir = '';
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ctxguard-history-processes-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Worker {
+  child: ChildProcessByStdio<Writable, Readable, Readable>;
+  acknowledged: number[];
+  attempts: number[];
+  ready: Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr: () => string;
+}
+
+function startWorker(conversation: string, name: string, count: string, wait: boolean): Worker {
+  const child = spawn(
+    process.execPath,
+    [
+      '--conditions=@ctxguard/source',
+      '--import',
+      'tsx',
+      worker,
+      dir,
+      conversation,
+      name,
+      count,
+      ...(wait ? ['wait'] : []),
+    ],
+    { cwd: packageDir, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  const acknowledged: number[] = [];
+  const attempts: number[] = [];
+  let stderr = '';
+  let buffered = '';
+  let onReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => {
+    onReady = resolve;
+  });
+  child.stdout.on('data', (data: Buffer) => {
+    buffered += data.toString('utf8');
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line === 'ready') onReady();
+      const [ok, index, tries] = line.split(' ');
+      if (ok !== 'ok') continue;
+      acknowledged.push(Number(index));
+      attempts.push(Number(tries));
+    }
+  });
+  child.stderr.on('data', (data: Buffer) => {
+    stderr += data.toString('utf8');
+  });
+  child.stdin.on('error', () => {});
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const readyOrExit = Promise.race([
+    ready,
+    exited.then(() => {
+      throw new Error(`worker ${name} exited before it was ready: ${stderr}`);
+    }),
+  ]);
+  return { child, acknowledged, attempts, ready: readyOrExit, exited, stderr: () => stderr };
+}
+
+async function waitFor(condition: () => boolean, w: Worker, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!condition()) {
+    if (w.child.exitCode !== null) throw new Error(`worker exited before ${what}: ${w.stderr()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function texts(history: InMemoryConversationHistory): string[] {
+  return history.messages().map((message) => String(message.content));
+}
+
+/** Holds A's commit of version 2 back past its lease while B commits version 2, then lets A's land. */
+async function stalledCommit(wrap: (persistence: Persistence) => Persistence): Promise<string[]> {
+  let clock = 1_000_000;
+  const options = { now: () => clock, leaseMs: 1000, backoffMs: 0 };
+  const setup = new HistoryStore(wrap(new FilePersistence({ dir })), options);
+  await setup.append('stalled', { role: 'user', content: 'first' });
+  const stalling = new StallingPersistence(wrap(new FilePersistence({ dir })), (key) =>
+    key.endsWith(':commit:2'),
+  );
+  const a = new HistoryStore(stalling, options);
+  const historyA = (await a.load('stalled'))!;
+  historyA.append({ role: 'user', content: 'from a' });
+  const savingA = a.save('stalled', historyA);
+  await stalling.stalled;
+  clock += 1001;
+  const b = new HistoryStore(wrap(new FilePersistence({ dir })), options);
+  expect((await b.append('stalled', { role: 'user', content: 'from b' })).version).toBe(2);
+  stalling.release();
+  await savingA;
+  return texts((await new HistoryStore(new FilePersistence({ dir })).load('stalled'))!);
+}
+
+describe('HistoryStore on a folder shared by processes (FilePersistence has setIfAbsent)', () => {
+  it('commits through setIfAbsent on the file store: marked commits, no claim files', async () => {
+    const persistence = new FilePersistence({ dir });
+    expect(supportsAtomicCreate(persistence)).toBe(true);
+    const store = new HistoryStore(persistence);
+    await store.append('c', { role: 'user', content: 'one' });
+    await store.append('c', { role: 'user', content: 'two' });
+    expect(await persistence.get('history:c:commit:2')).toMatchObject({ atomic: true });
+    expect(await persistence.list('history:c:claim:')).toEqual([]);
+  });
+
+  it('a writer whose commit lands after its lease expired cannot overwrite the newer commit (link)', async () => {
+    expect(await stalledCommit((persistence) => persistence)).toEqual(['first', 'from b', 'from a']);
+  });
+
+  it('control: the same stall on the file store with setIfAbsent hidden (claims) loses the other writer’s message', async () => {
+    // What the claim protocol allows when a writer stalls longer than the lease (README, "Without it").
+    expect(await stalledCommit((persistence) => new ClaimsOnlyPersistence(persistence))).toEqual([
+      'first',
+      'from a',
+    ]);
+  });
+
+  it('two child processes appending concurrently lose no message', async () => {
+    const perWriter = 60;
+    const workers = ['alpha', 'beta'].map((name) => startWorker('shared', name, String(perWriter), true));
+    await Promise.all(workers.map((w) => w.ready));
+    for (const w of workers) w.child.stdin.write('go\n');
+    const results = await Promise.all(workers.map((w) => w.exited));
+    for (const [index, result] of results.entries()) {
+      expect(result, workers[index]!.stderr()).toEqual({ code: 0, signal: null });
+    }
+    const persistence = new FilePersistence({ dir });
+    const loaded = (await new HistoryStore(persistence).load('shared'))!;
+    const all = texts(loaded);
+    expect(all).toHaveLength(2 * perWriter);
+    for (const name of ['alpha', 'beta']) {
+      expect(all.filter((text) => text.startsWith(`${name}-`))).toEqual(
+        Array.from({ length: perWriter }, (_, i) => `${name}-${i}`),
+      );
+    }
+    expect(workers.flatMap((w) => w.acknowledged)).toHaveLength(2 * perWriter);
+    // The writers really raced: some appends lost a round to the other writer and were retried.
+    const attempts = workers.flatMap((w) => w.attempts).reduce((sum, n) => sum + n, 0);
+    console.info(`file store, two processes: ${2 * perWriter} appends took ${attempts} attempts`);
+    expect(attempts).toBeGreaterThan(2 * perWriter);
+    // They committed through setIfAbsent: every commit is marked and no claim file was ever needed.
+    expect(await persistence.get(`history:shared:commit:${2 * perWriter}`)).toMatchObject({ atomic: true });
+    expect(await persistence.list('history:shared:claim:')).toEqual([]);
+  }, 90_000);
+
+  it('a writer killed with SIGKILL mid-save never leaves an unloadable history or loses an acknowledged message', async () => {
+    const reader = new HistoryStore(new FilePersistence({ dir }));
+    let expected: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      const name = `round${round}`;
+      const w = startWorker('killed', name, 'forever', false);
+      const stopAt = 10 + Math.floor(Math.random() * 20);
+      await waitFor(() => w.acknowledged.length >= stopAt, w, `${stopAt} appends`);
+      w.child.kill('SIGKILL');
+      expect((await w.exited).signal).toBe('SIGKILL');
+      const loaded = (await reader.load('killed'))!;
+      const mine = texts(loaded).slice(expected.length);
+      expect(texts(loaded).slice(0, expected.length)).toEqual(expected);
+      const acked = w.acknowledged.length;
+      expect(mine.length === acked || mine.length === acked + 1).toBe(true);
+      expect(mine).toEqual(Array.from({ length: mine.length }, (_, i) => `${name}-${i}`));
+      expected = texts(loaded);
+    }
+  }, 90_000);
+});
