@@ -79,6 +79,21 @@ describe('PersistenceCalibrationStore', () => {
     expect(await persistence.get('calibration:openai/gpt-4o:code')).toEqual({ v: 1, charsPerToken: 'lots' });
   });
 
+  it('never serves or merges the entry of another identity that maps to the same storage key', async () => {
+    const store = new MemoryCalibrationStore();
+    // Ollama's `codellama:code` (whole model) and `codellama` (class code) share `calibration:ollama/codellama:code`.
+    const tagged = { provider: 'ollama', model: 'codellama:code' };
+    const classed = { provider: 'ollama', model: 'codellama', contentClass: 'code' as const };
+    expect(calibrationKey(tagged)).toBe(calibrationKey(classed));
+    await store.update({ ...classed, charsPerToken: 3 });
+    await store.update({ ...classed, charsPerToken: 3 });
+    expect(await store.get(tagged)).toBeNull();
+    const own = await store.update({ ...tagged, charsPerToken: 5 });
+    expect(own).toMatchObject({ ...tagged, charsPerToken: 5, samples: 1 });
+    expect(await store.get(tagged)).toMatchObject({ charsPerToken: 5, samples: 1 });
+    expect(await store.get(classed)).toBeNull();
+  });
+
   it('serializes updates across two stores that share one persistence', async () => {
     const persistence = new MemoryPersistence();
     const a = new PersistenceCalibrationStore({ persistence });

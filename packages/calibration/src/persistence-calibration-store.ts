@@ -92,14 +92,17 @@ export class PersistenceCalibrationStore implements CalibrationStore {
     const parsed = parseInput(calibrationKeySchema, key, 'calibration key');
     const storageKey = calibrationKey(parsed);
     const stored = await this.#read(storageKey);
-    return stored ? this.#toCalibration(stored) : null;
+    return stored && sameIdentity(stored, parsed) ? this.#toCalibration(stored) : null;
   }
 
   async update(input: CalibrationUpdate): Promise<Calibration> {
     const parsed = parseInput(calibrationUpdateSchema, input, 'calibration update');
     const storageKey = calibrationKey(parsed);
     return this.#serialized(storageKey, async () => {
-      const existing = await this.#read(storageKey);
+      const read = await this.#read(storageKey);
+      // The key format is ambiguous (model `codellama:code` without a class and model `codellama`
+      // with class `code` share one key): never merge into another identity's entry.
+      const existing = read && sameIdentity(read, parsed) ? read : null;
       const step = this.#alpha * (parsed.weight ?? 1);
       const next: Stored = {
         v: 1,
@@ -175,6 +178,12 @@ export class PersistenceCalibrationStore implements CalibrationStore {
     });
     return run;
   }
+}
+
+function sameIdentity(stored: Stored, key: CalibrationKey): boolean {
+  return (
+    stored.provider === key.provider && stored.model === key.model && stored.contentClass === key.contentClass
+  );
 }
 
 /** Options of {@link MemoryCalibrationStore}. */
