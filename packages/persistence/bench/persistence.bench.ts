@@ -9,7 +9,7 @@ function record(size: number): { id: string; role: string; text: string; tokens:
   return { id: 'msg_01', role: 'assistant', text, tokens: [1, 2, 3] };
 }
 
-/** ops/s of get/set/has/list for the memory and file stores; atomic set against a plain writeFile. */
+/** ops/s of get/set/has/list/setIfAbsent for the memory and file stores; atomic set against a plain writeFile. */
 export async function run(h: BenchHarness): Promise<void> {
   const root = await fs.mkdtemp(join(tmpdir(), 'ctxguard-bench-persistence-'));
   try {
@@ -72,6 +72,23 @@ export async function run(h: BenchHarness): Promise<void> {
         { time: h.quick ? 200 : 1_000 },
       );
     }
+
+    let fresh = 0;
+    await file.setIfAbsent('created', small);
+    await h.compare(
+      'create a new 1 KB key: setIfAbsent (temp + fsync + link + folder fsync) vs set',
+      ['FilePersistence.set of a new key', () => file.set(`new-by-set:${fresh++}`, small)],
+      [
+        [
+          'FilePersistence.setIfAbsent of a new key',
+          () => file.setIfAbsent(`new-by-create:${fresh++}`, small),
+        ],
+        ['FilePersistence.setIfAbsent of an existing key (false)', () => file.setIfAbsent('created', small)],
+        ['MemoryPersistence.setIfAbsent of a new key', () => memory.setIfAbsent(`created:${fresh++}`, small)],
+      ],
+      { time: h.quick ? 200 : 1_000 },
+    );
+    for (const key of await file.list('new-by-')) await file.delete(key);
 
     const listed = h.quick ? 200 : 1_000;
     for (let index = 0; index < listed; index++) {

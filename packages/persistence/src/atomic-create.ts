@@ -1,3 +1,5 @@
+import type { Persistence } from './persistence.js';
+
 /**
  * Optional capability of a `Persistence`: create a key only when it is absent, as one atomic step
  * that no other writer (in any process) can interleave with. `MemoryPersistence`,
@@ -19,4 +21,20 @@ export function supportsAtomicCreate<S>(store: S): store is S & AtomicCreate {
     store !== null &&
     typeof (store as Partial<AtomicCreate>).setIfAbsent === 'function'
   );
+}
+
+/**
+ * A view of `store` with only the five `Persistence` methods, hiding its `setIfAbsent`, so callers
+ * that check for {@link AtomicCreate} (such as `HistoryStore`) use their fallback instead, e.g.
+ * on a file system without hard links, where `FilePersistence.setIfAbsent` rejects.
+ */
+export function withoutAtomicCreate(store: Persistence): Persistence {
+  return {
+    specificationVersion: 'v1',
+    get: (key) => store.get(key),
+    set: (key, value) => store.set(key, value),
+    delete: (key) => store.delete(key),
+    list: (prefix) => store.list(prefix),
+    has: (key) => store.has(key),
+  };
 }

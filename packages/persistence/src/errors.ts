@@ -63,7 +63,7 @@ export class AtomicCreateUnsupportedError extends StorageError {
   constructor(key: string, file: string, cause: unknown) {
     super(
       'storage_atomic_create_unsupported',
-      `FilePersistence cannot create key ${JSON.stringify(key)} atomically at ${file}: the file system does not support hard links (${describeErrno(cause)}), and setIfAbsent refuses to fall back to a create that readers could see half-written or that a crash could leave behind. Nothing was written; use set, or a store on a file system with hard links`,
+      `FilePersistence cannot create key ${JSON.stringify(key)} atomically at ${file}: the file system does not support hard links (${describeErrno(cause)}), and setIfAbsent refuses to fall back to a create that readers could see half-written or that a crash could leave behind. Nothing was written. Keep the folder on a file system with hard links, or pass withoutAtomicCreate(store) to callers such as HistoryStore so they use their own protocol`,
       { key, file, cause },
     );
   }

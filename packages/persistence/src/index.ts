@@ -1,4 +1,4 @@
-export { type AtomicCreate, supportsAtomicCreate } from './atomic-create.js';
+export { type AtomicCreate, supportsAtomicCreate, withoutAtomicCreate } from './atomic-create.js';
 export {
   AtomicCreateUnsupportedError,
   CorruptEntryError,
