@@ -1,9 +1,13 @@
 import { CtxGuardError, InvalidInputError } from '@ctxguard/core';
-import { CorruptEntryError, MemoryPersistence, type Persistence } from '@ctxguard/persistence';
+import {
+  CorruptEntryError,
+  MemoryPersistence,
+  type Persistence,
+  withoutAtomicCreate,
+} from '@ctxguard/persistence';
 import { describe, expect, it } from 'vitest';
 import {
   AtomicCreatePersistence,
-  ClaimsOnlyPersistence,
   CrashingPersistence,
   dump,
   RecordingPersistence,
@@ -246,7 +250,7 @@ describe('HistoryStore conflicts', () => {
   it('gives up with storage_conflict while a live claim blocks the version, and ignores it once expired', async () => {
     const memory = new MemoryPersistence();
     let clock = 1_000_000;
-    const store = new HistoryStore(new ClaimsOnlyPersistence(memory), {
+    const store = new HistoryStore(withoutAtomicCreate(memory), {
       now: () => clock,
       maxAttempts: 2,
       backoffMs: 0,
@@ -332,7 +336,7 @@ describe('HistoryStore with an atomic create (setIfAbsent)', () => {
 
 describe('HistoryStore crash safety', () => {
   for (const [mode, wrap] of [
-    [' (claims)', (p: Persistence) => new ClaimsOnlyPersistence(p)],
+    [' (claims)', (p: Persistence) => withoutAtomicCreate(p)],
     [' (setIfAbsent commits)', (p: Persistence) => new AtomicCreatePersistence(p)],
   ] as const) {
     it(`a save that dies at any step leaves a loadable history: the old version or the new one${mode}`, async () => {
@@ -426,7 +430,7 @@ describe('HistoryStore format and bad input', () => {
 
   it('an unreadable claim key fails the save naming the key, instead of blocking it as a live writer', async () => {
     const memory = new MemoryPersistence();
-    const store = new HistoryStore(new ClaimsOnlyPersistence(memory), { maxAttempts: 3, backoffMs: 0 });
+    const store = new HistoryStore(withoutAtomicCreate(memory), { maxAttempts: 3, backoffMs: 0 });
     const history = await seeded(store, 'c', 1);
     history.append(user('more'));
     await memory.set('history:c:claim:2:garbage', { at: 'yesterday' });

@@ -1,5 +1,5 @@
 import type { HistoryEntry, MessageInput } from '@ctxguard/core';
-import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
+import { MemoryPersistence, type Persistence, withoutAtomicCreate } from '@ctxguard/persistence';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,7 +9,6 @@ import {
   HistoryStore,
   type InMemoryConversationHistory,
 } from '../src/index.js';
-import { ClaimsOnlyPersistence } from './persistence-wrappers.js';
 
 /**
  * Lets fast-check's scheduler decide when each storage operation of each writer takes effect, so
@@ -91,7 +90,7 @@ function storedTexts(history: InMemoryConversationHistory): string[] {
 async function runWriters(scheduler: fc.Scheduler, atomic: boolean, programs: Step[][]): Promise<void> {
   const memory = new MemoryPersistence();
   // MemoryPersistence's own setIfAbsent, or none at all (claims).
-  const shared: Persistence = atomic ? memory : new ClaimsOnlyPersistence(memory);
+  const shared: Persistence = atomic ? memory : withoutAtomicCreate(memory);
   const options = { backoffMs: 0, maxAttempts: 6, chunkSize: 2 };
   const acknowledged: string[] = [];
 

@@ -9,10 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { FilePersistence, type Persistence, supportsAtomicCreate } from '@ctxguard/persistence';
+import {
+  FilePersistence,
+  type Persistence,
+  supportsAtomicCreate,
+  withoutAtomicCreate,
+} from '@ctxguard/persistence';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HistoryStore, type InMemoryConversationHistory } from '../src/index.js';
-import { ClaimsOnlyPersistence, StallingPersistence } from './persistence-wrappers.js';
+import { StallingPersistence } from './persistence-wrappers.js';
 
 const worker = fileURLToPath(new URL('./fixtures/file-append-worker.ts', import.meta.url));
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -138,7 +143,7 @@ describe('HistoryStore on a folder shared by processes (FilePersistence has setI
 
   it('control: the same stall on the file store with setIfAbsent hidden (claims) loses the other writer’s message', async () => {
     // What the claim protocol allows when a writer stalls longer than the lease (README, "Without it").
-    expect(await stalledCommit((persistence) => new ClaimsOnlyPersistence(persistence))).toEqual([
+    expect(await stalledCommit((persistence) => withoutAtomicCreate(persistence))).toEqual([
       'first',
       'from a',
     ]);

@@ -1,31 +1,6 @@
 import { type Persistence, StorageError } from '@ctxguard/persistence';
 import type { AtomicCreate } from '../src/history-store.js';
 
-/**
- * Delegates the five `Persistence` methods to a real store and hides its `setIfAbsent`, so a
- * `HistoryStore` on it commits with claims (what a store without the capability does).
- */
-export class ClaimsOnlyPersistence implements Persistence {
-  readonly specificationVersion = 'v1' as const;
-  constructor(readonly inner: Persistence) {}
-
-  async get<T = unknown>(key: string): Promise<T | null> {
-    return this.inner.get<T>(key);
-  }
-  async set<T = unknown>(key: string, value: T): Promise<void> {
-    await this.inner.set(key, value);
-  }
-  async delete(key: string): Promise<void> {
-    await this.inner.delete(key);
-  }
-  async list(prefix?: string): Promise<string[]> {
-    return this.inner.list(prefix);
-  }
-  async has(key: string): Promise<boolean> {
-    return this.inner.has(key);
-  }
-}
-
 /** One operation a {@link RecordingPersistence} saw. */
 export interface RecordedOp {
   op: 'get' | 'set' | 'delete' | 'list' | 'has';
