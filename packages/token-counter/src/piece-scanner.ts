@@ -46,20 +46,26 @@ const K_HAN = 7;
 const K_KANA = 8;
 const K_HANGUL = 9;
 
+// Kinds of the ASCII code units, filled by the first scan (no work at import time).
 const ASCII_KIND = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  ASCII_KIND[c] =
-    c >= 0x61 && c <= 0x7a
-      ? K_LOWER
-      : c >= 0x41 && c <= 0x5a
-        ? K_UPPER
-        : c >= 0x30 && c <= 0x39
-          ? K_DIGIT
-          : c === 0x0a || c === 0x0d
-            ? K_NEWLINE
-            : c === 0x20 || c === 0x09 || c === 0x0b || c === 0x0c
-              ? K_SPACE
-              : K_PUNCT;
+let asciiKindsFilled = false;
+
+function fillAsciiKinds(): void {
+  for (let c = 0; c < 128; c++) {
+    ASCII_KIND[c] =
+      c >= 0x61 && c <= 0x7a
+        ? K_LOWER
+        : c >= 0x41 && c <= 0x5a
+          ? K_UPPER
+          : c >= 0x30 && c <= 0x39
+            ? K_DIGIT
+            : c === 0x0a || c === 0x0d
+              ? K_NEWLINE
+              : c === 0x20 || c === 0x09 || c === 0x0b || c === 0x0c
+                ? K_SPACE
+                : K_PUNCT;
+  }
+  asciiKindsFilled = true;
 }
 
 function kindOf(c: number): number {
@@ -188,6 +194,7 @@ export function scanPieces(
   table: Float64Array,
   sink?: PieceSink,
 ): number {
+  if (!asciiKindsFilled) fillAsciiKinds();
   let total = 0;
   let i = start;
   while (i < end) {

@@ -17,21 +17,26 @@ export interface DescribeTokenCounterOptions {
   timeout?: number;
 }
 
-/** Texts that break naive counters: empty, huge, lone surrogates, NUL, special-token text, long unbroken runs. */
-export const oddTexts: readonly string[] = [
-  '',
-  ' ',
-  '\u0000',
-  'NUL\u0000in the middle',
-  '\ud800',
-  'lone \udc00 low and \ud83d high',
-  '<|endoftext|><|im_start|>system<|im_end|>',
-  '👩‍👩‍👧‍👦🇯🇵👍🏽',
-  '\u0085\ufeff\u2028\u3000',
-  'x'.repeat(100_000),
-  '日本語'.repeat(10_000),
-  'a b '.repeat(250_000),
-];
+/**
+ * Texts that break naive counters: empty, huge, lone surrogates, NUL, special-token text, long
+ * unbroken runs. A function, so importing the suite builds no megabyte strings.
+ */
+export function oddTexts(): string[] {
+  return [
+    '',
+    ' ',
+    '\u0000',
+    'NUL\u0000in the middle',
+    '\ud800',
+    'lone \udc00 low and \ud83d high',
+    '<|endoftext|><|im_start|>system<|im_end|>',
+    '👩‍👩‍👧‍👦🇯🇵👍🏽',
+    '\u0085\ufeff\u2028\u3000',
+    'x'.repeat(100_000),
+    '日本語'.repeat(10_000),
+    'a b '.repeat(250_000),
+  ];
+}
 
 const tinyPng =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -168,7 +173,7 @@ export function describeTokenCounter(
     `${prefix}estimate is sync and never throws on odd text (empty, huge, lone surrogates, NUL, non-strings)`,
     ({ expect }) =>
       withCounter((counter) => {
-        for (const text of oddTexts) isCount(expect, counter.estimate(text, ctx));
+        for (const text of oddTexts()) isCount(expect, counter.estimate(text, ctx));
         for (const value of [null, undefined, 42, {}, [], Symbol('s')])
           isCount(expect, counter.estimate(value as unknown as string, ctx));
         isCount(expect, counter.estimate('hello', { provider: '', model: '' }));
