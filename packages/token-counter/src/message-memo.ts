@@ -59,6 +59,16 @@ export class MessageMemo<V = number> {
    * cannot be fingerprinted (cycles, class instances, very deep nesting) never hit and are not stored.
    */
   lookup(message: unknown, scope: string): MemoSlot<V> {
+    try {
+      return this.find(message, scope);
+    } catch {
+      // A getter or proxy trap threw while reading the message: nothing to remember it by.
+      this.missCount++;
+      return { value: undefined, store: () => {} };
+    }
+  }
+
+  private find(message: unknown, scope: string): MemoSlot<V> {
     if (message === null || typeof message !== 'object') {
       this.missCount++;
       return { value: undefined, store: () => {} };
@@ -99,6 +109,14 @@ export class MessageMemo<V = number> {
 
   /** The value remembered for this very object in `scope`, if its leaves are unchanged (no allocation). */
   peek(message: unknown, scope: string): V | undefined {
+    try {
+      return this.peekUnsafe(message, scope);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private peekUnsafe(message: unknown, scope: string): V | undefined {
     if (message === null || typeof message !== 'object') return undefined;
     const entries = this.byObject.get(message);
     if (!entries) return undefined;

@@ -122,6 +122,33 @@ export function oddMessages(): unknown[] {
     { role: 'user', content: [{ type: 'image', image: 42, width: -1, height: Number.NaN }] },
     { role: 'user', content: [{ type: 'file', data: null, mediaType: 12 }] },
     { role: 'nobody', content: 'who?', name: 12 },
+    {
+      role: 'user',
+      get content(): unknown {
+        throw new Error('a getter that throws');
+      },
+    },
+    new Proxy(
+      { role: 'user', content: 'proxied' },
+      {
+        get() {
+          throw new Error('a proxy that throws');
+        },
+      },
+    ),
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'text',
+          text: {
+            toJSON: () => {
+              throw new Error('toJSON throws');
+            },
+          },
+        },
+      ],
+    },
   ];
 }
 
