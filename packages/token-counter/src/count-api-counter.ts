@@ -183,8 +183,12 @@ export class CountApiCounter implements TokenCounter {
     options?.signal?.throwIfAborted();
     parseInput(z.string(), text, 'text');
     parseInput(countContextSchema, ctx, 'ctx');
-    const content = text.length > 0 ? text : ' ';
-    const exact = await this.#tryExact({ messages: [{ role: 'user', content }] }, ctx, options);
+    if (text.length === 0) {
+      // Nothing to count: exactly 0 (a request holding an empty message would count its framing).
+      const exactly = options?.accuracy === 'exact' && this.#apiWithKey(ctx) !== undefined;
+      return exactly ? { tokens: 0, accuracy: 'exact' } : this.#fallback.measure(text, ctx, options);
+    }
+    const exact = await this.#tryExact({ messages: [{ role: 'user', content: text }] }, ctx, options);
     return exact === undefined
       ? this.#fallback.measure(text, ctx, options)
       : { tokens: exact, accuracy: 'exact' };
