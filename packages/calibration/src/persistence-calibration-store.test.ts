@@ -1,14 +1,18 @@
 import { CtxGuardError, InvalidInputError, InvalidOptionsError } from '@ctxguard/core';
 import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
-import { describe, expect, it } from 'vitest';
-import { describeCalibrationStore } from '../test/calibration-store-suite.js';
+import { describe, expect, it, test } from 'vitest';
 import { calibrationKey } from './calibration-store.js';
 import { MemoryCalibrationStore, PersistenceCalibrationStore } from './persistence-calibration-store.js';
+import { describeCalibrationStore } from './testing.js';
 
-describeCalibrationStore('MemoryCalibrationStore', async () => new MemoryCalibrationStore());
-describeCalibrationStore('PersistenceCalibrationStore on MemoryPersistence', async () => ({
-  store: new PersistenceCalibrationStore({ persistence: new MemoryPersistence() }),
-}));
+describeCalibrationStore(test, () => new MemoryCalibrationStore(), { name: 'MemoryCalibrationStore: ' });
+describeCalibrationStore(
+  test,
+  () => new PersistenceCalibrationStore({ persistence: new MemoryPersistence() }),
+  {
+    name: 'PersistenceCalibrationStore on MemoryPersistence: ',
+  },
+);
 
 describe('calibrationKey', () => {
   it('uses the documented key format', () => {

@@ -1,15 +1,17 @@
 import { PersistenceCalibrationStore } from '@ctxguard/calibration';
+import { describeCalibrationStore } from '@ctxguard/calibration/testing';
 import { closeTestRedisPersistences, createTestRedisPersistence } from '@ctxguard/persistence-redis/testing';
-import { afterAll, describe, expect, it } from 'vitest';
-import { describeCalibrationStore } from './calibration-store-suite.js';
+import { afterAll, describe, expect, it, test } from 'vitest';
 
 afterAll(async () => {
   await closeTestRedisPersistences();
 });
 
-describeCalibrationStore('PersistenceCalibrationStore on a real Redis', async () => ({
-  store: new PersistenceCalibrationStore({ persistence: await createTestRedisPersistence() }),
-}));
+describeCalibrationStore(
+  test,
+  async () => new PersistenceCalibrationStore({ persistence: await createTestRedisPersistence() }),
+  { name: 'PersistenceCalibrationStore on a real Redis: ' },
+);
 
 describe('PersistenceCalibrationStore on Redis', () => {
   it('sees what another store on the same Redis namespace learned', async () => {
