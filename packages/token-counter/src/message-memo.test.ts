@@ -102,6 +102,17 @@ describe('MessageMemo', () => {
     expect(recomputed).toBe(true);
   });
 
+  it('bounds the characters its content keys hold, dropping the oldest entries first', () => {
+    const memo = new MessageMemo({ maxKeyChars: 10_000 });
+    const text = (i: number) => `${i}:${'y'.repeat(2_000)}`;
+    for (let i = 0; i < 20; i++) memo.get({ role: 'user', content: text(i) }, 's', () => i);
+    // Each key holds about 2 KB of canonical JSON: only the newest four or five fit in 10,000.
+    expect(memo.stats().entries).toBeGreaterThanOrEqual(4);
+    expect(memo.stats().entries).toBeLessThanOrEqual(5);
+    expect(memo.get({ role: 'user', content: text(19) }, 's', () => -1)).toBe(19);
+    expect(memo.get({ role: 'user', content: text(0) }, 's', () => -1)).toBe(-1);
+  });
+
   it('hashes long content and still tells near-identical long messages apart', () => {
     const memo = new MessageMemo();
     const long = 'x'.repeat(20_000);

@@ -26,6 +26,11 @@ interface IdentityEntry<V> {
 export interface MessageMemoOptions {
   /** Most content-addressed entries kept (oldest dropped first). Default 50,000. */
   maxEntries?: number;
+  /**
+   * Most characters held in content keys (oldest entries dropped first). Keys up to 8 KB are
+   * the message's canonical JSON itself, so this bounds memory. Default 16 Mi (16–32 MB).
+   */
+  maxKeyChars?: number;
 }
 
 /** The result of a memo lookup: the remembered value, or a way to remember one. */
@@ -47,11 +52,14 @@ export class MessageMemo<V = number> {
   private byObject = new WeakMap<object, IdentityEntry<V>[]>();
   private readonly byContent = new Map<string, V>();
   private readonly maxEntries: number;
+  private readonly maxKeyChars: number;
+  private keyChars = 0;
   private hitCount = 0;
   private missCount = 0;
 
   constructor(options: MessageMemoOptions = {}) {
     this.maxEntries = Math.max(1, Math.floor(options.maxEntries ?? 50_000));
+    this.maxKeyChars = Math.max(1, Math.floor(options.maxKeyChars ?? 16 * 2 ** 20));
   }
 
   /**
@@ -142,6 +150,7 @@ export class MessageMemo<V = number> {
   /** Forgets everything. */
   clear(): void {
     this.byContent.clear();
+    this.keyChars = 0;
     this.byObject = new WeakMap();
     this.hitCount = 0;
     this.missCount = 0;
@@ -153,14 +162,14 @@ export class MessageMemo<V = number> {
   }
 
   private remember(key: string, value: V): void {
+    if (!this.byContent.has(key)) this.keyChars += key.length;
     this.byContent.set(key, value);
-    if (this.byContent.size > this.maxEntries) {
-      const excess = this.byContent.size - this.maxEntries;
-      let removed = 0;
-      for (const oldest of this.byContent.keys()) {
-        this.byContent.delete(oldest);
-        if (++removed >= excess) break;
-      }
+    if (this.byContent.size <= this.maxEntries && this.keyChars <= this.maxKeyChars) return;
+    for (const oldest of this.byContent.keys()) {
+      if (this.byContent.size <= 1) break;
+      if (this.byContent.size <= this.maxEntries && this.keyChars <= this.maxKeyChars) break;
+      this.byContent.delete(oldest);
+      this.keyChars -= oldest.length;
     }
   }
 }
