@@ -1,3 +1,5 @@
+/** Pieces up to this many bytes keep their working arrays between calls (about 3.4 MB). */
+const RETAINED_PIECE_BYTES = 1 << 16;
 /** Largest number of cached token pairs before the pair cache starts over. */
 const MAX_PAIR_ENTRIES = 1 << 22;
 
@@ -96,7 +98,9 @@ export class BpeMerger {
 
   /** Number of tokens the binary string (one char per byte) merges into. */
   count(binary: string): number {
-    return this.merge(binary);
+    const n = this.merge(binary);
+    this.release();
+    return n;
   }
 
   /** Token ranks the binary string (one char per byte) merges into. */
@@ -106,7 +110,22 @@ export class BpeMerger {
     const { end, rank } = this;
     let k = 0;
     for (let s = 0; s < binary.length; s = end[s] as number) out[k++] = rank[s] as number;
+    this.release();
     return out;
+  }
+
+  /**
+   * Drops working arrays grown for a huge piece (about 52 bytes per input byte), so one long
+   * run does not keep tens of megabytes alive in the shared encoder.
+   */
+  private release(): void {
+    if (this.end.length <= RETAINED_PIECE_BYTES) return;
+    this.end = new Int32Array(64);
+    this.prev = new Int32Array(64);
+    this.rev = new Int32Array(64);
+    this.rank = new Int32Array(64);
+    this.heapKey = new Float64Array(192);
+    this.heapRev = new Int32Array(192);
   }
 
   /** Runs the merge; leaves part boundaries in `end`, part ranks in `rank`; returns the part count. */
