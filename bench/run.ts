@@ -16,8 +16,12 @@ const quick = process.env.BENCH_QUICK === '1';
 
 async function benchFiles(): Promise<{ pkg: string; file: string }[]> {
   const found: { pkg: string; file: string }[] = [];
-  for (const pkg of (await readdir(packagesDir)).sort()) {
-    if (filters.length > 0 && !filters.some((f) => pkg.includes(f))) continue;
+  const packages = (await readdir(packagesDir)).sort();
+  // A filter naming a package exactly selects only it; otherwise it matches by substring.
+  const matches = (pkg: string, filter: string) =>
+    pkg === filter || (!packages.includes(filter) && pkg.includes(filter));
+  for (const pkg of packages) {
+    if (filters.length > 0 && !filters.some((f) => matches(pkg, f))) continue;
     const dir = join(packagesDir, pkg, 'bench');
     const files = await readdir(dir).catch(() => [] as string[]);
     for (const file of files.sort())
