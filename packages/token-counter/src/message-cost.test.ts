@@ -1,6 +1,7 @@
 import type { Message } from '@ctxguard/core';
 import { get_encoding, type Tiktoken } from 'tiktoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cookbookMessages, weatherMessages, weatherTool } from '../test/openai-cookbook.js';
 import {
   anthropicImageTokens,
   conversationOverhead,
@@ -35,63 +36,6 @@ function conversation(messages: Message[], model: string, countText: (t: string)
   return total;
 }
 
-// The OpenAI cookbook "How to count tokens with tiktoken" compares its formula with the API's
-// reported prompt_tokens: 129 (gpt-4 / gpt-3.5-turbo, cl100k_base) and 124 (gpt-4o, o200k_base).
-const cookbookMessages: Message[] = [
-  {
-    role: 'system',
-    content:
-      'You are a helpful, pattern-following assistant that translates corporate jargon into plain English.',
-  },
-  { role: 'system', name: 'example_user', content: 'New synergies will help drive top-line growth.' },
-  {
-    role: 'system',
-    name: 'example_assistant',
-    content: 'Things working well together will increase revenue.',
-  },
-  {
-    role: 'system',
-    name: 'example_user',
-    content:
-      "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage.",
-  },
-  {
-    role: 'system',
-    name: 'example_assistant',
-    content: "Let's talk later when we're less busy about how to do better.",
-  },
-  {
-    role: 'user',
-    content: "This late pivot means we don't have time to boil the ocean for the client deliverable.",
-  },
-];
-
-const weatherTools = [
-  {
-    type: 'function',
-    function: {
-      name: 'get_current_weather',
-      description: 'Get the current weather in a given location',
-      parameters: {
-        type: 'object',
-        properties: {
-          location: { type: 'string', description: 'The city and state, e.g. San Francisco, CA' },
-          unit: {
-            type: 'string',
-            description: 'The unit of temperature to return',
-            enum: ['celsius', 'fahrenheit'],
-          },
-        },
-        required: ['location'],
-      },
-    },
-  },
-];
-const weatherMessages: Message[] = [
-  { role: 'system', content: 'You are a helpful assistant that can answer to questions about the weather.' },
-  { role: 'user', content: "What's the weather like in San Francisco?" },
-];
-
 describe('chat framing against API-reported counts', () => {
   it('matches the cookbook figures: 124 prompt tokens on gpt-4o, 129 on gpt-4', () => {
     expect(conversation(cookbookMessages, 'gpt-4o', o200kCount)).toBe(124);
@@ -101,11 +45,11 @@ describe('chat framing against API-reported counts', () => {
   it('matches the cookbook tool figures: 101 on gpt-4o, 105 on gpt-4', () => {
     expect(
       conversation(weatherMessages, 'gpt-4o', o200kCount) +
-        toolDefinitionsTokens(weatherTools, o200kCount, { model: 'gpt-4o' }),
+        toolDefinitionsTokens([weatherTool], o200kCount, { model: 'gpt-4o' }),
     ).toBe(101);
     expect(
       conversation(weatherMessages, 'gpt-4', cl100kCount) +
-        toolDefinitionsTokens(weatherTools, cl100kCount, { model: 'gpt-4' }),
+        toolDefinitionsTokens([weatherTool], cl100kCount, { model: 'gpt-4' }),
     ).toBe(105);
   });
 

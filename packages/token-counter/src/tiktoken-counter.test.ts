@@ -1,6 +1,7 @@
 import { CtxGuardError, InvalidInputError, InvalidOptionsError, type Message } from '@ctxguard/core';
 import { get_encoding } from 'tiktoken';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cookbookMessages as cookbook, weatherMessages, weatherTool } from '../test/openai-cookbook.js';
 import { EncoderPool } from './encoder-pool.js';
 import type { ExactEngine } from './exact-engine.js';
 import { encodingForModel, TiktokenCounter } from './tiktoken-counter.js';
@@ -10,54 +11,6 @@ const gpt4o = { provider: 'openai', model: 'gpt-4o' };
 const gpt4 = { provider: 'openai', model: 'gpt-4-0613' };
 const o200k = get_encoding('o200k_base');
 afterAll(() => o200k.free());
-
-const cookbook: Message[] = [
-  {
-    role: 'system',
-    content:
-      'You are a helpful, pattern-following assistant that translates corporate jargon into plain English.',
-  },
-  { role: 'system', name: 'example_user', content: 'New synergies will help drive top-line growth.' },
-  {
-    role: 'system',
-    name: 'example_assistant',
-    content: 'Things working well together will increase revenue.',
-  },
-  {
-    role: 'system',
-    name: 'example_user',
-    content:
-      "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage.",
-  },
-  {
-    role: 'system',
-    name: 'example_assistant',
-    content: "Let's talk later when we're less busy about how to do better.",
-  },
-  {
-    role: 'user',
-    content: "This late pivot means we don't have time to boil the ocean for the client deliverable.",
-  },
-];
-const weatherTool = {
-  type: 'function',
-  function: {
-    name: 'get_current_weather',
-    description: 'Get the current weather in a given location',
-    parameters: {
-      type: 'object',
-      properties: {
-        location: { type: 'string', description: 'The city and state, e.g. San Francisco, CA' },
-        unit: {
-          type: 'string',
-          description: 'The unit of temperature to return',
-          enum: ['celsius', 'fahrenheit'],
-        },
-      },
-      required: ['location'],
-    },
-  },
-};
 
 describe('TiktokenCounter', () => {
   it('reproduces the API-reported prompt tokens of the OpenAI cookbook (124 gpt-4o, 129 gpt-4, tools 101/105)', async () => {
@@ -70,13 +23,7 @@ describe('TiktokenCounter', () => {
       tokens: 129,
       accuracy: 'exact',
     });
-    const weather: Message[] = [
-      {
-        role: 'system',
-        content: 'You are a helpful assistant that can answer to questions about the weather.',
-      },
-      { role: 'user', content: "What's the weather like in San Francisco?" },
-    ];
+    const weather = weatherMessages;
     expect(
       (await counter.measureConversation({ messages: weather, tools: [weatherTool] }, gpt4o)).tokens,
     ).toBe(101);
