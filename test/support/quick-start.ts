@@ -1,0 +1,32 @@
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+/** The first ```ts block under `## Quick start` in a package's README. */
+export async function readQuickStart(packageDir: string): Promise<string | undefined> {
+  const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Quick start'));
+  return /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+}
+
+/**
+ * Runs a quick start as a user would, in its own Node process from the package folder
+ * (workspace packages resolved to their sources), and returns what it printed.
+ */
+export async function runQuickStart(packageDir: string, code: string): Promise<string> {
+  const scratch = join(packageDir, 'test', '.tmp');
+  await mkdir(scratch, { recursive: true });
+  const file = join(scratch, `quick-start-${process.pid}.ts`);
+  await writeFile(file, code);
+  try {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--conditions=@ctxguard/source', '--import', 'tsx', file],
+      { cwd: packageDir },
+    );
+    return stdout;
+  } finally {
+    await rm(file, { force: true });
+  }
+}
