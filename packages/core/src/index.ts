@@ -79,3 +79,4 @@ export type {
   StrategyTools,
   TriggerLevel,
 } from './strategy.js';
+export { withSystemPrompt } from './system-prompt.js';
