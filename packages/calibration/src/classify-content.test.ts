@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyContent, contentProfile, isCjkCode, segmentContent } from './classify-content.js';
+import { classifyContent, contentProfile, segmentContent } from './classify-content.js';
 import type { ContentClass } from './content-class.js';
 
 const PROSE = `Persistence is a small key-value interface. Every store deep-copies values on the way in
@@ -149,9 +149,24 @@ describe('segmentContent', () => {
   });
 });
 
-describe('isCjkCode', () => {
-  it('knows ideographs, kana and hangul but not Latin or Cyrillic', () => {
-    for (const ch of ['字', 'か', 'カ', '한', '。', '！']) expect(isCjkCode(ch.charCodeAt(0))).toBe(true);
-    for (const ch of ['a', 'é', 'ж', '→', ' ']) expect(isCjkCode(ch.charCodeAt(0))).toBe(false);
+describe('CJK lines', () => {
+  it('counts Hangul jamo of every block as CJK', () => {
+    // Old Korean and archaic jamo: Jamo (U+1100), Extended-A (U+A960), Extended-B (U+D7B0),
+    // compatibility (U+3131) and half-width (U+FFA1) jamo.
+    const jamo = '\u1100\u1161\u11a8 \ua960\ua961\ua962 \ud7b0\ud7b1\ud7cb \u3131\u314f \uffa1\uffa2';
+    expect(classifyContent(jamo)).toBe('cjk');
+    expect(contentProfile(`${jamo}\n`).cjk).toBe(jamo.length + 1);
+  });
+
+  it('counts supplementary ideographs (surrogate pairs) as CJK', () => {
+    // Extension B (U+20000-), Extension G (U+30000-, third plane) and kana supplement (U+1B000-).
+    const rare = '𠀀𠀁𠮷𡈽𪚥 𰀀𰀁𰀂 𛀀𛀁';
+    expect(classifyContent(rare)).toBe('cjk');
+    expect(classifyContent(`${rare} and a few words`)).toBe('cjk');
+  });
+
+  it('does not count emoji and other astral symbols as CJK', () => {
+    expect(classifyContent('😀🎉🚀😀🎉🚀 party time')).toBe('prose');
+    expect(classifyContent('𝐀𝐁𝐂 𝑥 𝑦 𝑧 math letters')).toBe('prose');
   });
 });

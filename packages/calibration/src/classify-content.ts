@@ -1,23 +1,5 @@
+import { isCjkCode } from './cjk-ranges.js';
 import { CONTENT_CLASSES, type ContentClass } from './content-class.js';
-
-/** True for ideographs, kana, hangul, CJK punctuation and full-width forms (UTF-16 code unit). */
-export function isCjkCode(code: number): boolean {
-  if (code < 0x1100) return false;
-  return (
-    (code >= 0x4e00 && code <= 0x9fff) ||
-    (code >= 0x3040 && code <= 0x30ff) ||
-    (code >= 0xac00 && code <= 0xd7af) ||
-    (code >= 0x3400 && code <= 0x4dbf) ||
-    (code >= 0x3000 && code <= 0x303f) ||
-    (code >= 0xff00 && code <= 0xffef) ||
-    (code >= 0x1100 && code <= 0x11ff) ||
-    (code >= 0x3130 && code <= 0x318f) ||
-    (code >= 0x31f0 && code <= 0x31ff) ||
-    (code >= 0xf900 && code <= 0xfaff) ||
-    // High surrogates of the supplementary ideograph planes (CJK extensions B–F).
-    (code >= 0xd840 && code <= 0xd87f)
-  );
-}
 
 // biome-ignore format: a word list reads better packed
 const KEYWORDS = new Set([
@@ -60,7 +42,7 @@ function isAsciiLetter(code: number): boolean {
  * line, which then takes the class of its neighbours. `inFence` is true inside a markdown
  * code fence, where lines that are not JSON or CJK count as code.
  */
-export function classifyLine(
+function classifyLine(
   text: string,
   start: number,
   end: number,
@@ -105,7 +87,17 @@ export function classifyLine(
       continue;
     }
     nonSpace++;
-    if (c >= 0x1100 && isCjkCode(c)) cjk++;
+    if (c < 0x1100) continue;
+    if (c >= 0xd800 && c <= 0xdbff && i < last) {
+      // A surrogate pair is one character: supplementary ideographs and kana count as CJK.
+      const low = text.charCodeAt(i + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        i++;
+        if (isCjkCode(((c - 0xd800) << 10) + (low - 0xdc00) + 0x10000)) cjk++;
+        continue;
+      }
+    }
+    if (isCjkCode(c)) cjk++;
   }
   if (cjk * 4 >= nonSpace) return 'cjk';
   // JSON: `"key": value` lines, lines of brackets and commas, or value lines inside a JSON run.

@@ -11,13 +11,7 @@ export {
   MAX_CHARS_PER_TOKEN,
 } from './calibration-store.js';
 export type { SegmentVisitor } from './classify-content.js';
-export {
-  classifyContent,
-  classifyLine,
-  contentProfile,
-  isCjkCode,
-  segmentContent,
-} from './classify-content.js';
+export { classifyContent, contentProfile, segmentContent } from './classify-content.js';
 export type { ContentClass } from './content-class.js';
 export { CONTENT_CLASSES, contentClassSchema } from './content-class.js';
 export type {
