@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   ConversionError,
@@ -153,5 +153,33 @@ describe('describeZodIssues', () => {
         { path: ['v', 'deep', 0], message: 'Invalid input: expected string, received number' },
       ]);
     }
+  });
+});
+
+describe('errors from another installed copy', () => {
+  it('CtxGuardError.is and instanceof recognise an error thrown by a second copy of the module', async () => {
+    vi.resetModules();
+    const secondCopy = './errors.js?second-copy';
+    const copy = (await import(/* @vite-ignore */ secondCopy)) as typeof import('./errors.js');
+    expect(copy.CtxGuardError).not.toBe(CtxGuardError);
+    const foreign = new copy.InvalidOptionsError('bad', ['budgetTokens']);
+    expect(foreign instanceof CtxGuardError).toBe(true);
+    expect(CtxGuardError.is(foreign)).toBe(true);
+    expect(CtxGuardError.is(foreign, 'invalid_options')).toBe(true);
+    expect(CtxGuardError.is(foreign, 'invalid_input')).toBe(false);
+    expect(copy.CtxGuardError.is(new InvalidInputError('x'), 'invalid_input')).toBe(true);
+  });
+
+  it('a plain object or Error with a code is not a ctxguard error', () => {
+    expect(CtxGuardError.is({ code: 'invalid_input', message: 'x' })).toBe(false);
+    expect(CtxGuardError.is(Object.assign(new Error('x'), { code: 'invalid_input' }))).toBe(false);
+    expect(new Error('x') instanceof CtxGuardError).toBe(false);
+    expect(CtxGuardError.is(null)).toBe(false);
+  });
+
+  it('subclasses still check their own class', () => {
+    expect(new InvalidInputError('x') instanceof InvalidOptionsError).toBe(false);
+    expect(new InvalidOptionsError('x') instanceof InvalidOptionsError).toBe(true);
+    expect(new InvalidOptionsError('x') instanceof CtxGuardError).toBe(true);
   });
 });

@@ -18,19 +18,44 @@ export type CtxGuardErrorCode =
   | 'conversion_error'
   | (string & {});
 
+/**
+ * Brand every ctxguard error carries. `Symbol.for` gives the same symbol to every copy of this
+ * package loaded in one realm, so `CtxGuardError.is` holds when two versions are installed.
+ */
+const ctxGuardErrorBrand: unique symbol = Symbol.for('ctxguard.error') as never;
+
+function isBranded(value: unknown): value is CtxGuardError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { [ctxGuardErrorBrand]?: unknown })[ctxGuardErrorBrand] === true &&
+    typeof (value as { code?: unknown }).code === 'string'
+  );
+}
+
 /** Base class of every error ctxguard throws; `code` is stable across releases. */
 export class CtxGuardError extends Error {
   override readonly name: string = 'CtxGuardError';
   readonly code: CtxGuardErrorCode;
+  private readonly [ctxGuardErrorBrand] = true;
 
   constructor(code: CtxGuardErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
   }
 
-  /** True when `value` is a ctxguard error, optionally with the given code. */
+  /**
+   * True when `value` is a ctxguard error (from any installed copy of ctxguard), optionally with
+   * the given code. Prefer it to `instanceof` across package boundaries.
+   */
   static is(value: unknown, code?: CtxGuardErrorCode): value is CtxGuardError {
-    return value instanceof CtxGuardError && (code === undefined || value.code === code);
+    return isBranded(value) && (code === undefined || value.code === code);
+  }
+
+  /** `instanceof CtxGuardError` also holds for errors made by another installed copy; subclasses check as usual. */
+  static override [Symbol.hasInstance](instance: unknown): boolean {
+    if (this === CtxGuardError) return isBranded(instance);
+    return Function.prototype[Symbol.hasInstance].call(this, instance);
   }
 }
 

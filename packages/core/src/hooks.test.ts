@@ -9,7 +9,13 @@ import {
   type WarningEvent,
 } from './hooks.js';
 
-const compaction = (id = 'c1'): CompactionEvent => ({ compactionId: id, kind: 'condense' });
+const compaction = (id = 'c1'): CompactionEvent => ({
+  kind: 'compact',
+  compactionIds: [id],
+  strategy: 'test',
+  tokensBefore: 10,
+  tokensAfter: 5,
+});
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -20,7 +26,7 @@ describe('HookBus', () => {
     const bus = new HookBus();
     const seen: string[] = [];
     bus.on('onCompaction', (event) => {
-      seen.push(`compaction:${event.compactionId}`);
+      seen.push(`compaction:${event.compactionIds.join()}`);
     });
     bus.on('onWarning', (event) => {
       seen.push(`warning:${event.code}`);
@@ -60,7 +66,8 @@ describe('HookBus', () => {
       provider: 'openai',
       model: 'gpt-4o',
       current: 10,
-      window: 100,
+      window: 128,
+      inputBudget: 100,
       percentage: 0.1,
       accuracy: 'estimate',
       messages: [
@@ -202,7 +209,7 @@ describe('HookBus', () => {
       await gate;
     });
     bus.once('onCompaction', (event) => {
-      seen.push(event.compactionId);
+      seen.push(event.compactionIds[0] ?? '');
     });
     const first = bus.emit('onCompaction', compaction('first'));
     const second = bus.emit('onCompaction', compaction('second'));

@@ -26,12 +26,21 @@ export interface CompletionEvent {
   usage: Usage;
 }
 
-/** A measurement of how full the context window is. Listeners may mutate messages and abort. */
+/**
+ * A measurement of how full the context is. Listeners may mutate messages and abort. `window` is
+ * the model's whole context, `inputBudget` what the input may use after the output reserve;
+ * `percentage` is `current / inputBudget`. All three are null when the model's window is unknown.
+ */
 export interface ContextMeasureEvent {
   provider: string;
   model: string;
+  /** Tokens the request takes. */
   current: number;
+  /** The model's context window (input and output together). */
   window: number | null;
+  /** Tokens the input may use: the window minus the output reserve. */
+  inputBudget: number | null;
+  /** `current / inputBudget` (can exceed 1). */
   percentage: number | null;
   accuracy: 'estimate' | 'exact';
   messages: Message[];
@@ -50,13 +59,22 @@ export interface WarningEvent {
   data?: Record<string, unknown> | undefined;
 }
 
-/** A compaction happened (or was rewound). */
+/**
+ * The conversation was compacted (or compactions were rewound). Emitted once per action by the
+ * component that compacted (the guard or the engine), never by the history itself.
+ */
 export interface CompactionEvent {
-  compactionId: string;
-  kind: 'condense' | 'truncate' | 'rewrite' | 'rewind';
-  strategy?: string | undefined;
-  tokensBefore?: number | undefined;
-  tokensAfter?: number | undefined;
+  /** `compact`: rewrites hid entries; `rewind`: compactions were undone. */
+  kind: 'compact' | 'rewind';
+  /** The compactions made or undone, one per rewrite that changed something; each can be rewound. */
+  compactionIds: readonly string[];
+  /** Name of the strategy (or engine step) that acted. */
+  strategy: string;
+  /** Estimated tokens of the conversation before and after. */
+  tokensBefore: number;
+  tokensAfter: number;
+  conversationId?: string | undefined;
+  /** Ids of the entries hidden (compact) or shown again (rewind). */
   hiddenIds?: readonly string[] | undefined;
 }
 

@@ -68,15 +68,30 @@ export {
   userMessageSchema,
 } from './message.js';
 export type {
+  Cancellable,
   ContextStrategy,
   ContextTools,
+  DeduplicateFileReadsOptions,
+  DeduplicateFileReadsResult,
   ExtractedFact,
+  ExtractFactsRequest,
   FactCategory,
   FactInjectionSite,
   HistorySegments,
+  MicrocompactToolResultsOptions,
+  MicrocompactToolResultsResult,
+  PruneToolOutputsOptions,
+  PruneToolOutputsResult,
   ReactContext,
+  RewriteResult,
+  SlideWindowOptions,
+  SlideWindowResult,
   StrategyDecision,
   StrategyTools,
+  SummarizeRangeOptions,
+  SummarizeRangeResult,
+  SummarizeRequest,
   TriggerLevel,
 } from './strategy.js';
+export { factCategories } from './strategy.js';
 export { withSystemPrompt } from './system-prompt.js';

@@ -1,11 +1,11 @@
 import type { HistoryEntry } from './history.js';
-import type { Message, MessageInput } from './message.js';
+import type { JsonValue, Message, MessageInput } from './message.js';
 
-/** A named pressure level a strategy reacts to, at a fraction of the window (0–1). */
+/** A named pressure level a strategy reacts to, at a fraction (0–1) of the input budget. */
 export interface TriggerLevel {
   /** Name passed back to `react` as `ReactContext.level` (e.g. `pressure`, `critical`). */
   level: string;
-  /** Fraction of the window (0–1) at or above which this level is crossed. */
+  /** Fraction (0–1) of the input budget at or above which this level is crossed. */
   at: number;
 }
 
@@ -16,20 +16,31 @@ export type StrategyDecision =
   | { action: 'warn'; message: string }
   | { action: 'decline'; reason: string };
 
-/** Categories of extracted facts. */
-export type FactCategory =
-  | 'name'
-  | 'date'
-  | 'time'
-  | 'path'
-  | 'url'
-  | 'email'
-  | 'number'
-  | 'money'
-  | 'identifier'
-  | 'decision'
-  | 'preference'
-  | 'other';
+/** Every category of extracted fact, in a stable order. */
+export const factCategories = Object.freeze([
+  'name',
+  'date',
+  'time',
+  'path',
+  'url',
+  'email',
+  'number',
+  'quantity',
+  'money',
+  'version',
+  'command',
+  'error',
+  'identifier',
+  'decision',
+  'preference',
+  'other',
+] as const);
+
+/**
+ * Category of an extracted fact. `command` is a command that was run, `version` a package or tool
+ * version, `error` an error line, `quantity` a number with its unit (`12 MB`, `3.5 s`).
+ */
+export type FactCategory = (typeof factCategories)[number];
 
 /** A fact worth keeping across compaction. `value` is verbatim from the source. */
 export interface ExtractedFact {
@@ -57,23 +68,167 @@ export interface HistorySegments {
   recent: HistoryEntry[];
 }
 
-/** What a strategy may do to the conversation; implemented by the guard. */
+/** Options shared by every async spec method: a signal that cancels model-backed work. */
+export interface Cancellable {
+  /** Aborts the call (a model-backed implementation cancels its request and rejects). */
+  signal?: AbortSignal | undefined;
+}
+
+/** What {@link ContextTools.summarize} is asked. */
+export interface SummarizeRequest extends Cancellable {
+  /** The text to summarize. */
+  content: string;
+  /** Upper bound of the summary, in characters. */
+  maxLength: number;
+  /** Terms or a task the summary should favour. */
+  focus?: string | undefined;
+}
+
+/** What {@link ContextTools.extractFacts} is asked. */
+export interface ExtractFactsRequest extends Cancellable {
+  /** The text to extract facts from. */
+  content: string;
+  /** Only these categories (all when omitted). */
+  categories?: readonly FactCategory[] | undefined;
+}
+
+/**
+ * What one rewrite did to the conversation. `changed: false` means nothing was hidden or
+ * replaced (and `compactionIds` is empty); every id in `compactionIds` can be rewound.
+ */
+export interface RewriteResult {
+  changed: boolean;
+  /** One id per compaction recorded in the history, rewindable with `ConversationHistory.rewind`. */
+  compactionIds: readonly string[];
+  /** Effective entries hidden by this rewrite. */
+  hiddenCount: number;
+  /** Estimated tokens of the effective history before and after the rewrite. */
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/** Options of {@link StrategyTools.pruneToolOutputs}. */
+export interface PruneToolOutputsOptions {
+  /** Tokens of the newest tool outputs that are never pruned. */
+  protectTokens?: number | undefined;
+  /** Prune only when at least this many tokens are saved. */
+  minimumSavings?: number | undefined;
+  /** Tool names whose outputs are never pruned. */
+  protectedTools?: readonly string[] | undefined;
+}
+
+/** What {@link StrategyTools.pruneToolOutputs} did. */
+export interface PruneToolOutputsResult extends RewriteResult {
+  /** Tool outputs replaced by a placeholder. */
+  prunedOutputs: number;
+}
+
+/** Options of {@link StrategyTools.deduplicateFileReads}. */
+export interface DeduplicateFileReadsOptions {
+  /** Tool names that read a file (added to the built-in ones). */
+  readTools?: readonly string[] | undefined;
+}
+
+/** What {@link StrategyTools.deduplicateFileReads} did. */
+export interface DeduplicateFileReadsResult extends RewriteResult {
+  /** Earlier reads replaced by a pointer to the latest read of the same file. */
+  deduplicatedReads: number;
+  /** Paths of the files whose earlier reads were replaced. */
+  files: readonly string[];
+}
+
+/** Options of {@link StrategyTools.slideWindow}. */
+export interface SlideWindowOptions {
+  /** Hide the oldest messages until the effective history fits in this many tokens. */
+  targetTokens?: number | undefined;
+  /** Or hide this fraction (0–1) of the messages between the first exchange and the newest ones. */
+  fraction?: number | undefined;
+}
+
+/** What {@link StrategyTools.slideWindow} did. */
+export interface SlideWindowResult extends RewriteResult {
+  /** Messages hidden behind the truncation marker. */
+  removedMessages: number;
+}
+
+/** Options of {@link StrategyTools.microcompactToolResults}. */
+export interface MicrocompactToolResultsOptions {
+  /** The newest tool results kept as they are. */
+  keepRecent?: number | undefined;
+  /** Tool names whose results may be cleared (all when omitted). */
+  tools?: readonly string[] | undefined;
+}
+
+/** What {@link StrategyTools.microcompactToolResults} did. */
+export interface MicrocompactToolResultsResult extends RewriteResult {
+  /** Tool results cleared to a short notice. */
+  clearedResults: number;
+}
+
+/** Options of {@link StrategyTools.summarizeRange}. */
+export interface SummarizeRangeOptions extends Cancellable {
+  /** First effective index summarized. */
+  from: number;
+  /** End (exclusive) of the summarized range. */
+  to: number;
+  /** Upper bound of the summary, in characters. */
+  maxLength?: number | undefined;
+  /** Terms or a task the summary should favour. */
+  focus?: string | undefined;
+  /** Also extract facts from the range and keep them in the summary (default true). */
+  keepFacts?: boolean | undefined;
+}
+
+/** What {@link StrategyTools.summarizeRange} did. */
+export interface SummarizeRangeResult extends RewriteResult {
+  /** Id of the summary entry that now stands for the range (absent when nothing changed). */
+  summaryEntryId?: string | undefined;
+  /** Facts carried in the summary. */
+  facts: readonly ExtractedFact[];
+}
+
+/**
+ * What a strategy may do to the conversation; implemented by the guard with the compactor's
+ * rewrites. Every rewrite hides entries instead of deleting them, keeps tool calls paired with
+ * their results and the system prompt in place, and says what it changed.
+ */
 export interface StrategyTools {
   /** Splits the effective history into old / middle / recent zones. */
   segment(options?: { recentCount?: number; timeWindow?: number }): HistorySegments;
   /** Estimated tokens of entries or messages. */
   measure(items: readonly HistoryEntry[] | readonly Message[]): number;
   /** Facts worth keeping from `entries` (via the configured `ContextTools`), optionally only some categories. */
-  extractFacts(entries: readonly HistoryEntry[], categories?: string[]): Promise<ExtractedFact[]>;
+  extractFacts(
+    request: {
+      entries: readonly HistoryEntry[];
+      categories?: readonly FactCategory[] | undefined;
+    } & Cancellable,
+  ): Promise<ExtractedFact[]>;
   /** A summary of `entries` of at most `maxLength` characters (via the configured `ContextTools`). */
-  summarize(entries: readonly HistoryEntry[], maxLength: number, focus?: string): Promise<string>;
+  summarize(
+    request: {
+      entries: readonly HistoryEntry[];
+      maxLength: number;
+      focus?: string | undefined;
+    } & Cancellable,
+  ): Promise<string>;
   /** Hides effective entries `[from, to)` under `replacement`; rewindable. */
-  replaceRange(from: number, to: number, replacement: MessageInput): void;
-  /** Hides the oldest `n` effective entries; rewindable. */
-  dropOldest(n: number): void;
+  replaceRange(from: number, to: number, replacement: MessageInput): RewriteResult;
+  /** Hides the oldest `n` effective entries (the system prompt stays); rewindable. */
+  dropOldest(n: number): RewriteResult;
+  /** Replaces old, large tool outputs with placeholders that name the tool and keep short facts. */
+  pruneToolOutputs(options?: PruneToolOutputsOptions): Promise<PruneToolOutputsResult>;
+  /** Replaces earlier reads of a file with a pointer when a later read of the same file supersedes them. */
+  deduplicateFileReads(options?: DeduplicateFileReadsOptions): Promise<DeduplicateFileReadsResult>;
+  /** Hides the oldest messages after the first exchange behind a truncation marker. */
+  slideWindow(options?: SlideWindowOptions): Promise<SlideWindowResult>;
+  /** Clears old tool results to a short notice, keeping the newest `keepRecent`. */
+  microcompactToolResults(options?: MicrocompactToolResultsOptions): Promise<MicrocompactToolResultsResult>;
+  /** Hides effective entries `[from, to)` under a summary (with a facts block), widened to keep tool pairs whole. */
+  summarizeRange(options: SummarizeRangeOptions): Promise<SummarizeRangeResult>;
   /** Writes `facts` as a facts block into the system prompt or the first user message. */
-  injectFacts(facts: ExtractedFact[], site: FactInjectionSite): void;
-  /** Number of entries in the effective view now (changes after `replaceRange` / `dropOldest`). */
+  injectFacts(facts: readonly ExtractedFact[], site: FactInjectionSite): void;
+  /** Number of entries in the effective view now (changes after every rewrite). */
   readonly historyLength: number;
 }
 
@@ -82,21 +237,27 @@ export interface ContextTools {
   /** Version of this contract the tools implement. */
   readonly specificationVersion: 'v1';
   /** Summarizes `content` in at most `maxLength` characters, favouring `focus` when given. */
-  summarize(content: string, maxLength: number, focus?: string): Promise<string>;
+  summarize(request: SummarizeRequest): Promise<string>;
   /** Extracts facts from `content`, limited to `categories` when given. */
-  extractFacts(content: string, categories?: string[]): Promise<ExtractedFact[]>;
+  extractFacts(request: ExtractFactsRequest): Promise<ExtractedFact[]>;
 }
 
-/** Everything a strategy sees when a trigger fires. */
+/**
+ * Everything a strategy sees when a trigger fires. Two sizes, never confused: `window` is the
+ * model's whole context; `inputBudget` is what the input may use after the output reserve.
+ * `percentage` and trigger levels are fractions of `inputBudget`.
+ */
 export interface ReactContext {
   /** The trigger level that fired. */
   level: string;
-  /** `current / window`, 0–1 (can exceed 1 when the request no longer fits). */
+  /** `current / inputBudget`, 0–1 (can exceed 1 when the request no longer fits). */
   percentage: number;
   /** Tokens the request takes now. */
   current: number;
-  /** Tokens the model accepts as input. */
+  /** The model's context window in tokens (input and output together). */
   window: number;
+  /** Tokens the input may use: the window minus the output reserve. */
+  inputBudget: number;
   /** Token growth since the last time this conversation fired. */
   delta: number;
   provider: string;
@@ -105,10 +266,11 @@ export interface ReactContext {
   attempt: number;
   /** What the strategy may do to the conversation. */
   tools: StrategyTools;
-  /** Per-strategy, per-conversation state that persists between calls. */
-  state: Record<string, unknown>;
+  /** Per-strategy, per-conversation state that persists between calls (stored as JSON). */
+  state: Record<string, JsonValue>;
+  /** Aborted when the request that triggered the reaction is cancelled. */
+  signal?: AbortSignal | undefined;
 }
-
 /**
  * A policy deciding when and how to compact. Third-party strategies implement this and
  * depend on `@ctxguard/core` only.

@@ -59,22 +59,30 @@ describe('README examples', () => {
     };
     const dropped: number[] = [];
     const empty: HistorySegments = { old: [], middle: [], recent: [] };
+    const unchanged = { changed: false, compactionIds: [], hiddenCount: 0, tokensBefore: 0, tokensAfter: 0 };
     const tools: StrategyTools = {
       historyLength: 10,
       segment: () => empty,
       measure: () => 0,
       extractFacts: async () => [],
       summarize: async () => '',
-      replaceRange: () => {},
+      replaceRange: () => unchanged,
       dropOldest: (n) => {
         dropped.push(n);
+        return { ...unchanged, changed: true, compactionIds: ['t1'], hiddenCount: n };
       },
+      pruneToolOutputs: async () => ({ ...unchanged, prunedOutputs: 0 }),
+      deduplicateFileReads: async () => ({ ...unchanged, deduplicatedReads: 0, files: [] }),
+      slideWindow: async () => ({ ...unchanged, removedMessages: 0 }),
+      microcompactToolResults: async () => ({ ...unchanged, clearedResults: 0 }),
+      summarizeRange: async () => ({ ...unchanged, facts: [] }),
       injectFacts: () => {},
     };
     const base = {
       percentage: 0.9,
       current: 900,
-      window: 1000,
+      window: 1200,
+      inputBudget: 1000,
       delta: 100,
       provider: 'p',
       model: 'm',

@@ -4,23 +4,35 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  type Cancellable,
   type ContextStrategy,
   type ContextTools,
+  type DeduplicateFileReadsResult,
   type ExtractedFact,
+  type ExtractFactsRequest,
   type FactCategory,
   type FactInjectionSite,
   type HistoryEntry,
   type HistorySegments,
   InvalidInputError,
   InvalidOptionsError,
+  type JsonValue,
   type Message,
   type MessageInput,
+  type MicrocompactToolResultsResult,
   messageText,
+  type PruneToolOutputsResult,
   parseMessage,
   parseOptions,
   type ReactContext,
+  type RewriteResult,
+  type SlideWindowOptions,
+  type SlideWindowResult,
   type StrategyDecision,
   type StrategyTools,
+  type SummarizeRangeOptions,
+  type SummarizeRangeResult,
+  type SummarizeRequest,
   type TriggerLevel,
 } from '../src/index.js';
 
@@ -60,8 +72,12 @@ function condenseOldest(options: CondenseOptions = {}): ContextStrategy {
       const target = zone.slice(from);
       if (target.length < 2) return { action: 'warn', message: `nothing to condense at ${level}` };
       const before = tools.measure(target);
-      const facts = await tools.extractFacts(target, ['email', 'path']);
-      const summary = await tools.summarize(target, maxSummaryLength, 'decisions');
+      const facts = await tools.extractFacts({ entries: target, categories: ['email', 'path'] });
+      const summary = await tools.summarize({
+        entries: target,
+        maxLength: maxSummaryLength,
+        focus: 'decisions',
+      });
       tools.replaceRange(from, from + target.length, { role: 'user', content: `Earlier: ${summary}` });
       if (facts.length > 0) tools.injectFacts(facts, 'system-append');
       const condensed = typeof state['condensed'] === 'number' ? state['condensed'] : 0;
@@ -76,7 +92,8 @@ function condenseOldest(options: CondenseOptions = {}): ContextStrategy {
 class OfflineContextTools implements ContextTools {
   readonly specificationVersion = 'v1';
 
-  async summarize(content: string, maxLength: number, focus?: string): Promise<string> {
+  async summarize({ content, maxLength, focus, signal }: SummarizeRequest): Promise<string> {
+    signal?.throwIfAborted();
     const firstSentences = content
       .split('\n')
       .map((line) => line.split(/(?<=[.!?])\s/)[0] ?? '')
@@ -86,7 +103,8 @@ class OfflineContextTools implements ContextTools {
     return text.length <= maxLength ? text : `${text.slice(0, maxLength - 1)}…`;
   }
 
-  async extractFacts(content: string, categories?: string[]): Promise<ExtractedFact[]> {
+  async extractFacts({ content, categories, signal }: ExtractFactsRequest): Promise<ExtractedFact[]> {
+    signal?.throwIfAborted();
     const patterns: [FactCategory, RegExp][] = [
       ['email', /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g],
       ['path', /(?:\/[\w.-]+)+/g],
@@ -148,23 +166,80 @@ class EntryListTools implements StrategyTools {
     return tokens;
   }
 
-  extractFacts(entries: readonly HistoryEntry[], categories?: string[]): Promise<ExtractedFact[]> {
-    return this.#context.extractFacts(this.#text(entries), categories);
+  extractFacts({
+    entries,
+    categories,
+    signal,
+  }: {
+    entries: readonly HistoryEntry[];
+    categories?: readonly FactCategory[] | undefined;
+  } & Cancellable): Promise<ExtractedFact[]> {
+    return this.#context.extractFacts({ content: this.#text(entries), categories, signal });
   }
 
-  summarize(entries: readonly HistoryEntry[], maxLength: number, focus?: string): Promise<string> {
-    return this.#context.summarize(this.#text(entries), maxLength, focus);
+  summarize({
+    entries,
+    maxLength,
+    focus,
+    signal,
+  }: {
+    entries: readonly HistoryEntry[];
+    maxLength: number;
+    focus?: string | undefined;
+  } & Cancellable): Promise<string> {
+    return this.#context.summarize({ content: this.#text(entries), maxLength, focus, signal });
   }
 
-  replaceRange(from: number, to: number, replacement: MessageInput): void {
-    this.#hide(from, to, parseMessage(replacement), 'condense');
+  replaceRange(from: number, to: number, replacement: MessageInput): RewriteResult {
+    return this.#rewrite(() => [this.#hide(from, to, parseMessage(replacement), 'condense')]);
   }
 
-  dropOldest(n: number): void {
-    this.#hide(0, n, { role: 'system', content: `[${n} earlier messages hidden]` }, 'truncate');
+  dropOldest(n: number): RewriteResult {
+    return this.#rewrite(() => [
+      this.#hide(0, n, { role: 'system', content: `[${n} earlier messages hidden]` }, 'truncate'),
+    ]);
   }
 
-  injectFacts(facts: ExtractedFact[], site: FactInjectionSite): void {
+  // This conversation has no tool calls or file reads: the tool-output rewrites have nothing to do.
+  async pruneToolOutputs(): Promise<PruneToolOutputsResult> {
+    return { ...this.#rewrite(() => []), prunedOutputs: 0 };
+  }
+
+  async deduplicateFileReads(): Promise<DeduplicateFileReadsResult> {
+    return { ...this.#rewrite(() => []), deduplicatedReads: 0, files: [] };
+  }
+
+  async microcompactToolResults(): Promise<MicrocompactToolResultsResult> {
+    return { ...this.#rewrite(() => []), clearedResults: 0 };
+  }
+
+  async slideWindow({ fraction = 0.5 }: SlideWindowOptions = {}): Promise<SlideWindowResult> {
+    const view = this.view();
+    const start = view[0]?.message.role === 'system' ? 3 : 2; // the first exchange stays
+    const count = Math.floor(((view.length - start - 2) * fraction) / 2) * 2; // an even count keeps turns paired
+    const result = this.#rewrite(() =>
+      count > 0
+        ? [this.#hide(start, start + count, { role: 'user', content: '[earlier turns hidden]' }, 'truncate')]
+        : [],
+    );
+    return { ...result, removedMessages: count };
+  }
+
+  async summarizeRange({
+    from,
+    to,
+    maxLength = 400,
+    focus,
+    signal,
+  }: SummarizeRangeOptions): Promise<SummarizeRangeResult> {
+    const range = this.view().slice(from, to);
+    const facts = await this.extractFacts({ entries: range, signal });
+    const summary = await this.summarize({ entries: range, maxLength, focus, signal });
+    const result = this.replaceRange(from, to, { role: 'user', content: `Earlier: ${summary}` });
+    return { ...result, summaryEntryId: this.view()[from]?.id, facts };
+  }
+
+  injectFacts(facts: readonly ExtractedFact[], site: FactInjectionSite): void {
     const block = [
       FACTS_OPEN,
       ...facts.map((f) => `- ${f.key} [${f.category}]: ${f.value}`),
@@ -181,7 +256,21 @@ class EntryListTools implements StrategyTools {
     this.stored[index] = { ...entry, message: { ...entry.message, content } as Message };
   }
 
-  #hide(from: number, to: number, message: Message, kind: 'condense' | 'truncate'): void {
+  #rewrite(change: () => string[]): RewriteResult {
+    const tokensBefore = this.measure(this.view());
+    const before = this.view().length;
+    const compactionIds = change();
+    const hiddenCount = compactionIds.length === 0 ? 0 : before - this.view().length + compactionIds.length;
+    return {
+      changed: compactionIds.length > 0,
+      compactionIds,
+      hiddenCount,
+      tokensBefore,
+      tokensAfter: this.measure(this.view()),
+    };
+  }
+
+  #hide(from: number, to: number, message: Message, kind: 'condense' | 'truncate'): string {
     const view = this.view();
     if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to > view.length || from >= to) {
       throw new InvalidInputError(`range [${from}, ${to}) is not within 0..${view.length}`, ['from']);
@@ -205,6 +294,7 @@ class EntryListTools implements StrategyTools {
       0,
       container,
     );
+    return groupId;
   }
 
   #text(entries: readonly HistoryEntry[]): string {
@@ -250,7 +340,7 @@ const conversation: MessageInput[] = [
 
 function reactContext(
   tools: StrategyTools,
-  state: Record<string, unknown>,
+  state: Record<string, JsonValue>,
   level: string,
   attempt = 0,
 ): ReactContext {
@@ -258,7 +348,8 @@ function reactContext(
     level,
     percentage: level === 'critical' ? 0.93 : 0.74,
     current: level === 'critical' ? 930 : 740,
-    window: 1000,
+    window: 1200,
+    inputBudget: 1000,
     delta: 120,
     provider: 'openai',
     model: 'gpt-4o',
@@ -277,7 +368,7 @@ describe('a strategy that depends on @ctxguard/core only', () => {
 
   it('condenses the old zone at pressure through the tools, keeping every entry stored', async () => {
     const tools = new EntryListTools(conversation, new OfflineContextTools());
-    const state: Record<string, unknown> = {};
+    const state: Record<string, JsonValue> = {};
     const decision = await condenseOldest().react(reactContext(tools, state, 'pressure'));
 
     // 9 entries, 2 recent: old = the first 3 (system + 2), of which 2 are condensed into 1 summary.
@@ -301,7 +392,7 @@ describe('a strategy that depends on @ctxguard/core only', () => {
 
   it('condenses old and middle at critical, then declines when a retry is still critical', async () => {
     const tools = new EntryListTools(conversation, new OfflineContextTools());
-    const state: Record<string, unknown> = {};
+    const state: Record<string, JsonValue> = {};
     const strategy = condenseOldest({ recentCount: 2 });
 
     expect((await strategy.react(reactContext(tools, state, 'critical'))).action).toBe('compacted');
@@ -337,5 +428,69 @@ describe('a strategy that depends on @ctxguard/core only', () => {
     expect(tools.historyLength).toBe(6);
     expect(tools.view()[0]?.isTruncationMarker).toBe(true);
     expect(tools.stored.filter((e) => e.truncationParent !== undefined)).toHaveLength(4);
+  });
+});
+
+/** A second core-only strategy: slides the window at pressure, summarizes what is left at critical. */
+function slideThenSummarize(): ContextStrategy {
+  return {
+    specificationVersion: 'v1',
+    triggers: [
+      { level: 'pressure', at: 0.8 },
+      { level: 'critical', at: 0.95 },
+    ],
+    async react({ level, tools, signal }: ReactContext): Promise<StrategyDecision> {
+      const pruned = await tools.pruneToolOutputs({ protectTokens: 100 });
+      const deduped = await tools.deduplicateFileReads();
+      const cleared = await tools.microcompactToolResults({ keepRecent: 2 });
+      if (pruned.changed || deduped.changed || cleared.changed) return { action: 'compacted' };
+      if (level === 'pressure') {
+        const slid = await tools.slideWindow({ fraction: 0.5 });
+        return slid.changed
+          ? { action: 'compacted', note: `hid ${slid.removedMessages}` }
+          : { action: 'none' };
+      }
+      const result = await tools.summarizeRange({ from: 1, to: tools.historyLength - 2, signal });
+      return result.changed
+        ? { action: 'compacted', note: `${result.facts.length} facts` }
+        : { action: 'none' };
+    },
+  };
+}
+
+describe('a strategy using the rewrites of StrategyTools', () => {
+  it('slides the window keeping the first exchange, with a typed result saying what changed', async () => {
+    const tools = new EntryListTools(conversation, new OfflineContextTools());
+    const decision = await slideThenSummarize().react(reactContext(tools, {}, 'pressure'));
+    expect(decision).toEqual({ action: 'compacted', note: 'hid 2' });
+    expect(
+      tools
+        .view()
+        .slice(0, 3)
+        .map((e) => e.message.role),
+    ).toEqual(['system', 'user', 'assistant']);
+    expect(tools.view()[3]?.isTruncationMarker).toBe(true);
+  });
+
+  it('summarizes a range with facts and reports ids that name the compaction', async () => {
+    const tools = new EntryListTools(conversation, new OfflineContextTools());
+    const result = await tools.summarizeRange({ from: 1, to: 7 });
+    expect(result.changed).toBe(true);
+    expect(result.compactionIds).toHaveLength(1);
+    expect(result.hiddenCount).toBe(6);
+    expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
+    expect(result.facts.map((f) => f.value)).toEqual(['ada@example.com', '/repo/CHANGELOG.md']);
+    expect(tools.view().find((e) => e.id === result.summaryEntryId)?.condenseId).toBe(
+      result.compactionIds[0],
+    );
+  });
+
+  it('an aborted signal cancels model-backed work before anything is hidden', async () => {
+    const tools = new EntryListTools(conversation, new OfflineContextTools());
+    const controller = new AbortController();
+    controller.abort(new Error('user cancelled'));
+    const context = { ...reactContext(tools, {}, 'critical'), signal: controller.signal };
+    await expect(slideThenSummarize().react(context)).rejects.toThrow('user cancelled');
+    expect(tools.historyLength).toBe(conversation.length);
   });
 });
