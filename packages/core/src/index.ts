@@ -11,6 +11,8 @@ export {
 } from './errors.js';
 export type { CompactionRecord, ConversationHistory, HistoryEntry, HistoryMetadata } from './history.js';
 export { historyEntrySchema } from './history.js';
+export type { JsonCheckOptions, JsonCopyResult, JsonValueIssue } from './json-value.js';
+export { copyJsonValue, findJsonValueIssue } from './json-value.js';
 export type {
   CompactionEvent,
   CompletionEvent,

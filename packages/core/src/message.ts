@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { InvalidInputError, parseInput } from './errors.js';
+import { copyJsonValue, type JsonValue, type JsonValueIssue } from './json-value.js';
 
-/** Any value JSON can carry. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type { JsonValue } from './json-value.js';
 
+/** Deepest nesting a JSON field of a message may have. */
 const MAX_JSON_DEPTH = 512;
-
-type JsonCopy = { ok: true; value: JsonValue } | { ok: false; path: (string | number)[]; message: string };
 
 function describeValue(value: unknown): string {
   if (value === null) return 'null';
@@ -14,68 +13,24 @@ function describeValue(value: unknown): string {
   return Object.getPrototypeOf(value)?.constructor?.name ?? 'object';
 }
 
-/**
- * Checks and copies a JSON value. Every own key is kept (`__proto__` included, which a plain
- * assignment would turn into a prototype change); properties whose value is `undefined` are left
- * out, as `JSON.stringify` does. Cycles, non-finite numbers and non-plain objects are rejected.
- */
-function copyJson(value: unknown, path: (string | number)[], ancestors: Set<object>): JsonCopy {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return { ok: true, value };
-  if (typeof value === 'number') {
-    // JSON has no -0 (JSON.stringify writes 0): normalise so every format agrees.
-    return Number.isFinite(value)
-      ? { ok: true, value: value === 0 ? 0 : value }
-      : { ok: false, path, message: `Invalid JSON value: ${value} is not a finite number` };
-  }
-  if (typeof value !== 'object')
-    return { ok: false, path, message: `Invalid JSON value: received ${describeValue(value)}` };
-  if (ancestors.has(value)) return { ok: false, path, message: 'Invalid JSON value: circular reference' };
-  if (path.length >= MAX_JSON_DEPTH) {
-    return { ok: false, path, message: `Invalid JSON value: nested deeper than ${MAX_JSON_DEPTH} levels` };
-  }
-  ancestors.add(value);
-  try {
-    if (Array.isArray(value)) {
-      const out: JsonValue[] = [];
-      for (let i = 0; i < value.length; i++) {
-        const item = copyJson(value[i], [...path, i], ancestors);
-        if (!item.ok) return item;
-        out.push(item.value);
-      }
-      return { ok: true, value: out };
-    }
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) {
-      return { ok: false, path, message: `Invalid JSON value: received ${describeValue(value)}` };
-    }
-    const out: { [key: string]: JsonValue } = {};
-    for (const key of Object.keys(value)) {
-      const raw = (value as Record<string, unknown>)[key];
-      if (raw === undefined) continue;
-      const item = copyJson(raw, [...path, key], ancestors);
-      if (!item.ok) return item;
-      Object.defineProperty(out, key, {
-        value: item.value,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    return { ok: true, value: out };
-  } finally {
-    ancestors.delete(value);
-  }
+function addJsonIssue(ctx: z.core.$RefinementCtx, issue: JsonValueIssue, input: unknown): typeof z.NEVER {
+  ctx.addIssue({
+    code: 'custom',
+    message: `Invalid JSON value: value ${issue.reason}`,
+    path: issue.path,
+    input,
+  });
+  return z.NEVER;
 }
 
 /**
- * Schema of a JSON value (no functions, BigInt, NaN, cycles or class instances). Parsing returns a
- * copy; errors name the failing sub-path, e.g. `input.items[2]`.
+ * Schema of a JSON value by the one rule of `findJsonValueIssue` (no functions, BigInt, NaN,
+ * cycles, Dates or class instances; at most 512 levels). Parsing returns a copy; errors name the
+ * failing sub-path, e.g. `input.items[2]`.
  */
 export const jsonValueSchema: z.ZodType<JsonValue> = z.unknown().transform((value, ctx) => {
-  const result = copyJson(value, [], new Set());
-  if (result.ok) return result.value;
-  ctx.addIssue({ code: 'custom', message: result.message, path: result.path, input: value });
-  return z.NEVER;
+  const result = copyJsonValue(value, { maxDepth: MAX_JSON_DEPTH });
+  return result.ok ? result.value : addJsonIssue(ctx, result.issue, value);
 });
 
 const jsonObjectSchema: z.ZodType<{ [key: string]: JsonValue }> = z.unknown().transform((value, ctx) => {
@@ -87,10 +42,8 @@ const jsonObjectSchema: z.ZodType<{ [key: string]: JsonValue }> = z.unknown().tr
     });
     return z.NEVER;
   }
-  const result = copyJson(value, [], new Set());
-  if (result.ok) return result.value as { [key: string]: JsonValue };
-  ctx.addIssue({ code: 'custom', message: result.message, path: result.path, input: value });
-  return z.NEVER;
+  const result = copyJsonValue(value, { maxDepth: MAX_JSON_DEPTH });
+  return result.ok ? (result.value as { [key: string]: JsonValue }) : addJsonIssue(ctx, result.issue, value);
 });
 
 /**
