@@ -37,6 +37,7 @@ function isBranded(value: unknown): value is CtxGuardError {
 export class CtxGuardError extends Error {
   override readonly name: string = 'CtxGuardError';
   readonly code: CtxGuardErrorCode;
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read by isBranded through the shared symbol
   private readonly [ctxGuardErrorBrand] = true;
 
   constructor(code: CtxGuardErrorCode, message: string, options?: { cause?: unknown }) {
@@ -54,7 +55,10 @@ export class CtxGuardError extends Error {
 
   /** `instanceof CtxGuardError` also holds for errors made by another installed copy; subclasses check as usual. */
   static override [Symbol.hasInstance](instance: unknown): boolean {
+    // `this` is the class `instanceof` was asked about: the brand answers only for the base class.
+    // biome-ignore lint/complexity/noThisInStatic: subclasses inherit this method and must check their own prototype
     if (this === CtxGuardError) return isBranded(instance);
+    // biome-ignore lint/complexity/noThisInStatic: as above
     return Function.prototype[Symbol.hasInstance].call(this, instance);
   }
 }

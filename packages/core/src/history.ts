@@ -60,6 +60,11 @@ export interface ConversationHistory {
   readonly length: number;
   /** Hides effective-view entries `[from, to)` under `replacement` (a summary); returns the compaction id. */
   spliceRange(from: number, to: number, replacement: MessageInput): string;
+  /**
+   * Hides exactly effective entries `[from, to)` under a truncation marker (`marker`, or the
+   * implementation's default one); returns the compaction id. The sliding window uses it.
+   */
+  truncateRange(from: number, to: number, marker?: MessageInput): string;
   /** Keeps the last `keepLast` effective entries, hiding the rest under a truncation marker. */
   truncate(keepLast: number): string | null;
   /** Hides the oldest `n` effective entries under a truncation marker. */
@@ -74,4 +79,18 @@ export interface ConversationHistory {
   compactions(): readonly CompactionRecord[];
   /** Per-conversation metadata (guard state, chosen strategy). */
   readonly metadata: HistoryMetadata;
+}
+
+/**
+ * What a history store needs of a history to save it: its stored entries and metadata, and a way
+ * to take a merged state when another writer appended first. Any `ConversationHistory` that adds
+ * `replaceState` can be persisted.
+ */
+export interface PersistableHistory {
+  /** Every stored entry, hidden ones included, in order. */
+  entries(): readonly HistoryEntry[];
+  /** Per-conversation metadata; must be JSON. */
+  readonly metadata: HistoryMetadata;
+  /** Replaces every stored entry and the metadata with a consistent state. */
+  replaceState(entries: readonly HistoryEntry[], metadata: HistoryMetadata): void;
 }

@@ -9,10 +9,14 @@ export {
   parseInput,
   parseOptions,
 } from './errors.js';
-export type { CompactionRecord, ConversationHistory, HistoryEntry, HistoryMetadata } from './history.js';
+export type {
+  CompactionRecord,
+  ConversationHistory,
+  HistoryEntry,
+  HistoryMetadata,
+  PersistableHistory,
+} from './history.js';
 export { historyEntrySchema } from './history.js';
-export type { JsonCheckOptions, JsonCopyResult, JsonValueIssue } from './json-value.js';
-export { copyJsonValue, findJsonValueIssue } from './json-value.js';
 export type {
   CompactionEvent,
   CompletionEvent,
@@ -26,6 +30,8 @@ export type {
   WarningEvent,
 } from './hooks.js';
 export { HookBus, hookBusOptionsSchema, hookNames } from './hooks.js';
+export type { JsonCheckOptions, JsonCopyResult, JsonValueIssue } from './json-value.js';
+export { copyJsonValue, findJsonValueIssue } from './json-value.js';
 export type {
   AssistantMessage,
   ContentPart,

@@ -1,10 +1,4 @@
-import {
-  type CompactionEvent,
-  CtxGuardError,
-  type HistoryEntry,
-  HookBus,
-  InvalidInputError,
-} from '@ctxguard/core';
+import { CtxGuardError, type HistoryEntry, HookBus, InvalidInputError } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { InMemoryConversationHistory } from './conversation-history.js';
 import { DuplicateHistoryIdError, HistoryIndexError, UnknownCompactionError } from './errors.js';
@@ -163,23 +157,18 @@ describe('compaction', () => {
     expect(history.hidden(id).map((e) => e.message.content)).toEqual(['sys', 'm0']);
   });
 
-  it('emits onCompaction on a HookBus for compactions and rewinds', async () => {
-    const hooks = new HookBus();
-    const events: CompactionEvent[] = [];
-    hooks.on('onCompaction', (event) => {
-      events.push(event);
-    });
-    const history = new InMemoryConversationHistory({ hooks, generateId: sequentialIds() });
+  it('reports compactions to the caller (ids returned, compactions() lists them) and emits nothing itself', () => {
+    const history = new InMemoryConversationHistory({ generateId: sequentialIds() });
     history.appendMany([user('a'), assistant('b'), user('c')]);
     const condensed = history.spliceRange(0, 2, assistant('s'));
     const truncated = history.dropOldest(1);
-    history.rewind(truncated!);
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(events).toEqual([
-      { compactionId: condensed, kind: 'condense', hiddenIds: ['id1', 'id2'] },
-      { compactionId: truncated, kind: 'truncate', hiddenIds: ['id5'] },
-      { compactionId: truncated, kind: 'rewind', hiddenIds: ['id5'] },
+    expect(history.compactions().map((c) => ({ id: c.id, kind: c.kind, hiddenIds: c.hiddenIds }))).toEqual([
+      { id: truncated, kind: 'truncate', hiddenIds: ['id5'] },
+      { id: condensed, kind: 'condense', hiddenIds: ['id1', 'id2'] },
     ]);
+    expect(history.rewind(truncated!).map((e) => e.id)).toEqual(['id5']);
+    expect(history.compactions().map((c) => c.id)).toEqual([condensed]);
+    expect(() => new InMemoryConversationHistory({ hooks: new HookBus() } as never)).toThrow(/hooks/);
   });
 });
 

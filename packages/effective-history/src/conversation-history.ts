@@ -1,5 +1,4 @@
 import {
-  type CompactionEvent,
   type ConversationHistory,
   type HistoryEntry,
   type HistoryMetadata,
@@ -9,6 +8,7 @@ import {
   type MessageInput,
   messageSchema,
   messagesSchema,
+  type PersistableHistory,
   parseInput,
   parseOptions,
 } from '@ctxguard/core';
@@ -32,11 +32,6 @@ export interface TruncationInfo {
   readonly truncationId: string;
 }
 
-/** The part of a `HookBus` the history uses; any `HookBus` from `@ctxguard/core` fits. */
-export interface CompactionListener {
-  emit(hook: 'onCompaction', event: CompactionEvent): Promise<unknown>;
-}
-
 const isFunction = (value: unknown): boolean => typeof value === 'function';
 
 /** Options of {@link InMemoryConversationHistory}. */
@@ -44,14 +39,6 @@ export const conversationHistoryOptionsSchema = z
   .object({
     /** Makes entry and compaction ids; must return a fresh non-empty string each call. Default `crypto.randomUUID`. */
     generateId: z.custom<() => string>(isFunction, 'must be a function returning a string').optional(),
-    /** A `HookBus`: every compaction and rewind emits `onCompaction`. Nothing is emitted without it. */
-    hooks: z
-      .custom<CompactionListener>(
-        (value) =>
-          typeof value === 'object' && value !== null && isFunction((value as CompactionListener).emit),
-        'must be a HookBus (an object with emit())',
-      )
-      .optional(),
     /** Builds the message of a truncation marker (e.g. the compactor's injection-safe format). */
     truncationMarker: z
       .custom<(info: TruncationInfo) => MessageInput>(isFunction, 'must be a function returning a message')
@@ -68,9 +55,6 @@ export const conversationHistoryOptionsSchema = z
 
 /** Options accepted by {@link InMemoryConversationHistory}. */
 export type ConversationHistoryOptions = z.input<typeof conversationHistoryOptionsSchema>;
-
-/** Key of the method {@link HistoryStore} uses to rebase a history onto a newer stored version. */
-export const replaceHistoryState: unique symbol = Symbol('ctxguard.effective-history.replaceState');
 
 const entriesSchema = z.array(historyEntrySchema);
 
@@ -118,11 +102,10 @@ function freezeEntry(entry: HistoryEntry): HistoryEntry {
  * view (`messages()`) is kept up to date incrementally. Stored entries are frozen; every operation
  * either succeeds or throws a typed error and leaves the history exactly as it was.
  */
-export class InMemoryConversationHistory implements ConversationHistory {
+export class InMemoryConversationHistory implements ConversationHistory, PersistableHistory {
   /** Per-conversation metadata (guard state, chosen strategy); saved with the history. */
   readonly metadata: HistoryMetadata;
   readonly #generateId: () => string;
-  readonly #hooks: CompactionListener | undefined;
   readonly #marker: (info: TruncationInfo) => MessageInput;
   readonly #keepSystemPrompt: boolean;
   #entries: HistoryEntry[] = [];
@@ -141,7 +124,6 @@ export class InMemoryConversationHistory implements ConversationHistory {
       'InMemoryConversationHistory options',
     );
     this.#generateId = parsed.generateId ?? defaultId;
-    this.#hooks = parsed.hooks;
     this.#marker = parsed.truncationMarker ?? defaultMarker;
     this.#keepSystemPrompt = parsed.keepSystemPrompt;
     this.metadata = { ...(parsed.metadata ?? {}) };
@@ -218,7 +200,6 @@ export class InMemoryConversationHistory implements ConversationHistory {
     const summary: HistoryEntry = { id: entryId, message, condenseId, isSummary: true, hides: hiddenIds };
     tagged.splice(rawFrom, 0, summary);
     this.#commit(false, tagged, [condenseId, entryId]);
-    this.#emit({ compactionId: condenseId, kind: 'condense', hiddenIds });
     return condenseId;
   }
 
@@ -267,7 +248,6 @@ export class InMemoryConversationHistory implements ConversationHistory {
         ? removeCondensationTags(this.#entries, compactionId)
         : removeTruncationTags(this.#entries, compactionId);
     this.#commit(false, next);
-    this.#emit({ compactionId, kind: 'rewind', hiddenIds });
     return hiddenIds.map((hiddenId) => this.#lookup(hiddenId));
   }
 
@@ -282,8 +262,11 @@ export class InMemoryConversationHistory implements ConversationHistory {
     return listCompactions(this.#entries);
   }
 
-  /** Replaces entries and metadata with a consistent stored state; used by the store when it rebases. */
-  [replaceHistoryState](entries: readonly HistoryEntry[], metadata: HistoryMetadata): void {
+  /**
+   * Replaces every stored entry and the metadata with a consistent state (checked first). The
+   * store calls it when it merges another writer's appends; anything else should compact or rewind.
+   */
+  replaceState(entries: readonly HistoryEntry[], metadata: HistoryMetadata): void {
     assertConsistentEntries(entries);
     this.#commit(true, entries.slice());
     for (const key of Object.keys(this.metadata)) delete this.metadata[key];
@@ -304,7 +287,6 @@ export class InMemoryConversationHistory implements ConversationHistory {
     };
     tagged.splice(rawFrom, 0, entry);
     this.#commit(false, tagged, [truncationId, entryId]);
-    this.#emit({ compactionId: truncationId, kind: 'truncate', hiddenIds });
     return truncationId;
   }
 
@@ -427,15 +409,6 @@ export class InMemoryConversationHistory implements ConversationHistory {
     this.#viewMessages = messages;
     this.#containers = containers;
     this.#byId = undefined;
-  }
-
-  #emit(event: CompactionEvent): void {
-    if (!this.#hooks) return;
-    const hooks = this.#hooks;
-    // Listeners run after the change is committed; their failures are the bus's to report.
-    void Promise.resolve()
-      .then(() => hooks.emit('onCompaction', event))
-      .catch(() => undefined);
   }
 }
 

@@ -1,4 +1,10 @@
-import { CtxGuardError, InvalidInputError } from '@ctxguard/core';
+import {
+  CtxGuardError,
+  type HistoryEntry,
+  type HistoryMetadata,
+  InvalidInputError,
+  type PersistableHistory,
+} from '@ctxguard/core';
 import {
   CorruptEntryError,
   MemoryPersistence,
@@ -459,9 +465,14 @@ describe('HistoryStore format and bad input', () => {
   it('validates arguments and options, naming the field', async () => {
     const store = new HistoryStore(new MemoryPersistence());
     await expect(store.load('')).rejects.toThrow(/conversationId/);
-    await expect(store.save('c', {} as never)).rejects.toThrow(
-      /history must be an InMemoryConversationHistory/,
-    );
+    await expect(store.save('c', {} as never)).rejects.toMatchObject({
+      code: 'invalid_input',
+      path: ['history', 'entries'],
+    });
+    await expect(store.save('c', null as never)).rejects.toMatchObject({ path: ['history'] });
+    await expect(
+      store.save('c', { entries: () => [], replaceState: () => {}, metadata: 'x' } as never),
+    ).rejects.toMatchObject({ path: ['history', 'metadata'] });
     await expect(store.update('c', 'nope' as never)).rejects.toBeInstanceOf(InvalidInputError);
     await expect(store.append('c', [{ role: 'user', content: 1 }] as never)).rejects.toThrow(
       /messages\[0\]\.content/,
@@ -477,5 +488,40 @@ describe('HistoryStore format and bad input', () => {
       () => new HistoryStore(new MemoryPersistence(), { history: { keepSystemPrompt: 1 } } as never),
     ).toThrow(/keepSystemPrompt/);
     expect(() => new HistoryStore({} as never)).toThrow(/persistence/);
+  });
+});
+
+/** A history kept by someone else's code: only what the store needs, no InMemoryConversationHistory. */
+class ArrayHistory implements PersistableHistory {
+  stored: HistoryEntry[] = [];
+  readonly metadata: HistoryMetadata = {};
+  entries(): readonly HistoryEntry[] {
+    return this.stored;
+  }
+  replaceState(entries: readonly HistoryEntry[], metadata: HistoryMetadata): void {
+    this.stored = [...entries];
+    for (const key of Object.keys(this.metadata)) delete this.metadata[key];
+    Object.assign(this.metadata, metadata);
+  }
+}
+
+describe('HistoryStore with any PersistableHistory', () => {
+  it('saves, rebases and loads a history that is not an InMemoryConversationHistory', async () => {
+    const store = new HistoryStore(new MemoryPersistence());
+    const mine = new ArrayHistory();
+    mine.stored.push({ id: 'a1', message: { role: 'user', content: 'hello' } });
+    mine.metadata.topic = 'greeting';
+    expect((await store.save('own', mine)).version).toBe(1);
+    expect(store.versionOf(mine, 'own')).toBe(1);
+
+    await store.append('own', assistant('from another writer'));
+    mine.stored = [...mine.stored, { id: 'a2', message: { role: 'user', content: 'again' } }];
+    const saved = await store.save('own', mine);
+    expect(saved).toMatchObject({ version: 3, rebased: true });
+    expect(mine.stored.map((e) => e.message.content)).toEqual(['hello', 'from another writer', 'again']);
+
+    const loaded = await store.load('own');
+    expect(loaded?.messages().map((m) => m.content)).toEqual(['hello', 'from another writer', 'again']);
+    expect(loaded?.metadata).toEqual({ topic: 'greeting' });
   });
 });

@@ -3,6 +3,7 @@ import {
   type HistoryMetadata,
   InvalidInputError,
   type MessageInput,
+  type PersistableHistory,
   parseOptions,
 } from '@ctxguard/core';
 import {
@@ -17,7 +18,6 @@ import {
   type ConversationHistoryOptions,
   conversationHistoryOptionsSchema,
   InMemoryConversationHistory,
-  replaceHistoryState,
 } from './conversation-history.js';
 import { compactionIdOf } from './effective-history.js';
 import { HistoryConflictError } from './errors.js';
@@ -128,7 +128,7 @@ export class HistoryStore {
   readonly #options: z.output<typeof historyStoreOptionsSchema>;
   readonly #historyOptions: Omit<ConversationHistoryOptions, 'metadata'>;
   readonly #now: () => number;
-  readonly #tracked = new WeakMap<InMemoryConversationHistory, Tracked>();
+  readonly #tracked = new WeakMap<PersistableHistory, Tracked>();
   readonly #atomic: boolean;
 
   constructor(persistence: Persistence, options: HistoryStoreOptions = {}) {
@@ -174,7 +174,7 @@ export class HistoryStore {
   }
 
   /** The stored version `history` was loaded from or last saved as, for `conversationId`. */
-  versionOf(history: InMemoryConversationHistory, conversationId: string): number | undefined {
+  versionOf(history: PersistableHistory, conversationId: string): number | undefined {
     const tracked = this.#tracked.get(history);
     return tracked?.conversationId === conversationId ? tracked.version : undefined;
   }
@@ -186,7 +186,7 @@ export class HistoryStore {
    * version, and `history` is updated to match; otherwise {@link HistoryConflictError}.
    * A history that was never loaded or saved here can only create a new conversation.
    */
-  async save(conversationId: string, history: InMemoryConversationHistory): Promise<SaveResult> {
+  async save(conversationId: string, history: PersistableHistory): Promise<SaveResult> {
     return this.#save(conversationId, history, true);
   }
 
@@ -246,15 +246,9 @@ export class HistoryStore {
     return [...ids].sort();
   }
 
-  async #save(
-    conversationId: string,
-    history: InMemoryConversationHistory,
-    rebase: boolean,
-  ): Promise<SaveResult> {
+  async #save(conversationId: string, history: PersistableHistory, rebase: boolean): Promise<SaveResult> {
     assertConversationId(conversationId);
-    if (!(history instanceof InMemoryConversationHistory)) {
-      throw new InvalidInputError('history must be an InMemoryConversationHistory', ['history']);
-    }
+    assertPersistable(history);
     assertJsonSerializable('metadata', history.metadata);
     let rebased = false;
     for (let attempt = 1; attempt <= this.#options.maxAttempts; attempt++) {
@@ -336,14 +330,14 @@ export class HistoryStore {
     );
   }
 
-  #trackedFor(history: InMemoryConversationHistory, conversationId: string): Tracked {
+  #trackedFor(history: PersistableHistory, conversationId: string): Tracked {
     const tracked = this.#tracked.get(history);
     if (tracked?.conversationId === conversationId) return tracked;
     return { conversationId, version: 0, chunks: [], metadataJson: '{}', untracked: true };
   }
 
   /** Splits the history into chunks, reusing every stored chunk whose entries are unchanged. */
-  #plan(conversationId: string, history: InMemoryConversationHistory, tracked: Tracked) {
+  #plan(conversationId: string, history: PersistableHistory, tracked: Tracked) {
     const entries = history.entries();
     const metadataJson = JSON.stringify(history.metadata);
     const chunks: { key: string; entries: readonly HistoryEntry[] }[] = [];
@@ -450,7 +444,7 @@ export class HistoryStore {
   }
 
   /** Re-applies the entries `history` gained since `tracked` on top of the newer stored version. */
-  async #rebase(conversationId: string, history: InMemoryConversationHistory, tracked: Tracked, head: Head) {
+  async #rebase(conversationId: string, history: PersistableHistory, tracked: Tracked, head: Head) {
     const conflict = (reason: string) =>
       new HistoryConflictError(conversationId, tracked.version, head.version, reason);
     const local = history.entries();
@@ -485,7 +479,7 @@ export class HistoryStore {
       remote.history.metadata,
       conflict,
     );
-    history[replaceHistoryState]([...remote.history.entries(), ...appended], metadata);
+    history.replaceState([...remote.history.entries(), ...appended], metadata);
     this.#tracked.set(history, remote.tracked);
   }
 
@@ -641,4 +635,22 @@ function mergeMetadata(
     if (value !== undefined) merged[key] = value;
   }
   return merged;
+}
+
+function assertPersistable(history: unknown): asserts history is PersistableHistory {
+  const candidate = history as Partial<Record<keyof PersistableHistory, unknown>> | null;
+  if (typeof candidate !== 'object' || candidate === null) {
+    throw new InvalidInputError(
+      'history must be a ConversationHistory with entries(), metadata and replaceState()',
+      ['history'],
+    );
+  }
+  for (const method of ['entries', 'replaceState'] as const) {
+    if (typeof candidate[method] !== 'function') {
+      throw new InvalidInputError(`history.${method} must be a function`, ['history', method]);
+    }
+  }
+  if (typeof candidate.metadata !== 'object' || candidate.metadata === null) {
+    throw new InvalidInputError('history.metadata must be an object', ['history', 'metadata']);
+  }
 }

@@ -1,5 +1,4 @@
 export type {
-  CompactionListener,
   ConversationHistoryOptions,
   TruncationInfo,
 } from './conversation-history.js';
