@@ -4,16 +4,15 @@
  * counts its tokens, and checks it against several models' context windows.
  */
 import { readFile } from 'node:fs/promises';
+import { type Message, parseMessages } from '@ctxguard/core';
 import {
   fromAISDK,
   fromAnthropic,
   fromOpenAIChat,
-  type Message,
-  parseMessages,
   toAISDK,
   toAnthropic,
   toOpenAIChat,
-} from '@ctxguard/core';
+} from '@ctxguard/formats';
 import { createModelCatalog } from '@ctxguard/models';
 import { countConversation, disposeCounter } from './count.ts';
 

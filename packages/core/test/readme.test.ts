@@ -1,38 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type ContextStrategy,
-  fromOpenAIChat,
-  type HistorySegments,
-  HookBus,
-  type StrategyTools,
-  toAnthropic,
-} from '../src/index.js';
+import { type ContextStrategy, type HistorySegments, HookBus, type StrategyTools } from '../src/index.js';
 
 describe('README examples', () => {
-  it('quick start converts an OpenAI conversation for Anthropic and emits a warning', async () => {
-    const messages = fromOpenAIChat([
-      { role: 'system', content: 'You are terse.' },
-      { role: 'user', content: 'Weather in Oslo?' },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          { id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } },
-        ],
-      },
-      { role: 'tool', tool_call_id: 'c1', content: '4°C, snow' },
-    ]);
-    const losses: string[] = [];
-    const { system, messages: claude } = toAnthropic(messages, {
-      onLoss: (loss) => losses.push(loss.message),
-    });
-    expect(system).toBe('You are terse.');
-    expect(claude[2]).toEqual({
-      role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: 'c1', content: '4°C, snow' }],
-    });
-    expect(losses).toEqual([]);
-
+  it('quick start emits a warning to a listener it then removes', async () => {
     const hooks = new HookBus();
     const seen: string[] = [];
     const off = hooks.on('onWarning', (w) => {

@@ -1,4 +1,5 @@
-import { contentParts, type JsonValue, type Message, toAnthropic } from '@ctxguard/core';
+import { contentParts, type JsonValue, type Message } from '@ctxguard/core';
+import { toAnthropic } from '@ctxguard/formats';
 
 /** A whole request to count (the shape of `ConversationInput`). */
 export interface CountRequest {
@@ -36,7 +37,7 @@ export function normalizeTool(tool: unknown): ToolDefinition | undefined {
   };
 }
 
-/** Body of Anthropic's `POST /v1/messages/count_tokens` (messages converted by core's `toAnthropic`). */
+/** Body of Anthropic's `POST /v1/messages/count_tokens` (messages converted by `toAnthropic` from `@ctxguard/formats`). */
 export function anthropicCountBody(request: CountRequest, model: string): Record<string, unknown> {
   const prompt = toAnthropic(request.messages as Message[]);
   const systemParts: string[] = [];

@@ -1,13 +1,12 @@
+import { type MessageInput, parseMessages } from '@ctxguard/core';
 import {
   fromAISDK,
   fromAnthropic,
   fromOpenAIChat,
-  type MessageInput,
-  parseMessages,
   toAISDK,
   toAnthropic,
   toOpenAIChat,
-} from '@ctxguard/core';
+} from '@ctxguard/formats';
 import type { BenchHarness } from '../../../bench/harness.ts';
 import { agentConversation } from '../test/fixtures/agent-conversation.ts';
 

@@ -1,4 +1,5 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+import { type Message, parseMessages } from '@ctxguard/core';
 import type { ModelMessage } from 'ai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { describe, expect, it } from 'vitest';
@@ -7,8 +8,6 @@ import {
   fromAISDK,
   fromAnthropic,
   fromOpenAIChat,
-  type Message,
-  parseMessages,
   toAISDK,
   toAnthropic,
   toOpenAIChat,

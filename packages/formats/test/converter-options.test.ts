@@ -1,5 +1,6 @@
+import { InvalidOptionsError } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
-import { fromOpenAIChat, InvalidOptionsError, toAISDK, toAnthropic, toOpenAIChat } from '../src/index.js';
+import { fromOpenAIChat, toAISDK, toAnthropic, toOpenAIChat } from '../src/index.js';
 
 describe('converter options', () => {
   it('reject misspelt option names instead of silently ignoring them', () => {

@@ -1,12 +1,10 @@
+import { CtxGuardError, type Message, parseMessages } from '@ctxguard/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  CtxGuardError,
   fromAISDK,
   fromAnthropic,
   fromOpenAIChat,
-  type Message,
-  parseMessages,
   toAISDK,
   toAnthropic,
   toOpenAIChat,

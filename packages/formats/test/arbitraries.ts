@@ -1,5 +1,5 @@
+import type { JsonValue, MessageInput, ProviderOptions } from '@ctxguard/core';
 import fc from 'fast-check';
-import type { JsonValue, MessageInput, ProviderOptions } from '../src/index.js';
 
 /** A real 1×1 PNG, so media-type sniffing works on generated images. */
 export const PNG =

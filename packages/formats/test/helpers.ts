@@ -1,4 +1,4 @@
-import type { ConversionLoss } from '../src/convert/shared.js';
+import type { ConversionLoss } from '../src/index.js';
 
 /** Runs `fn` and returns what it threw (fails when it did not throw). */
 export function thrown(fn: () => unknown): Error & { path?: readonly (string | number)[]; code?: string } {

@@ -1,12 +1,10 @@
+import { InvalidInputError, type MessageInput, parseMessages } from '@ctxguard/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   fromAISDK,
   fromAnthropic,
   fromOpenAIChat,
-  InvalidInputError,
-  type MessageInput,
-  parseMessages,
   toAISDK,
   toAnthropic,
   toOpenAIChat,

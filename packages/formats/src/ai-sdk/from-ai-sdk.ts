@@ -1,0 +1,205 @@
+import {
+  type AssistantMessage,
+  type FilePart,
+  type ImagePart,
+  type Message,
+  type ProviderOptions,
+  parseInput,
+  type ReasoningPart,
+  type SystemMessage,
+  type ToolCallPart,
+  type ToolMessage,
+  type ToolResultContentPart,
+  type ToolResultPart,
+  type UserMessage,
+} from '@ctxguard/core';
+import type { z } from 'zod';
+import {
+  assignDefined,
+  bytesToBase64,
+  conversionError,
+  providerOption,
+  toolResultContentText,
+  withoutProviderOption,
+} from '../shared.js';
+import {
+  aiSdkMessagesSchema,
+  type dataContent,
+  type fileInput,
+  type imageInput,
+  type reasoningInput,
+  type toolResultInput,
+} from './inbound-schema.js';
+
+function dataToString(data: z.output<typeof dataContent>): string {
+  if (typeof data === 'string') return data;
+  if (data instanceof URL) return data.href;
+  return bytesToBase64(data instanceof ArrayBuffer ? new Uint8Array(data) : data);
+}
+
+function withPartOptions<T extends object>(part: T, options: ProviderOptions | undefined): T {
+  return options === undefined ? part : { ...part, providerOptions: options };
+}
+
+function imageFromAISDK(part: z.output<typeof imageInput>): ImagePart {
+  const out: ImagePart = { type: 'image', image: dataToString(part.image) };
+  assignDefined(out, 'mediaType', part.mediaType);
+  const detail = providerOption(part.providerOptions, 'openai', 'imageDetail');
+  if (detail === 'low' || detail === 'high' || detail === 'auto') {
+    out.detail = detail;
+    return withPartOptions(out, withoutProviderOption(part.providerOptions, 'openai', 'imageDetail'));
+  }
+  return withPartOptions(out, part.providerOptions);
+}
+
+function fileFromAISDK(part: z.output<typeof fileInput>): FilePart {
+  const out: FilePart = { type: 'file', data: dataToString(part.data), mediaType: part.mediaType };
+  assignDefined(out, 'filename', part.filename);
+  return withPartOptions(out, part.providerOptions);
+}
+
+function reasoningFromAISDK(part: z.output<typeof reasoningInput>): ReasoningPart {
+  const out: ReasoningPart = { type: 'reasoning', text: part.text };
+  let options = part.providerOptions;
+  const signature = providerOption(options, 'anthropic', 'signature');
+  if (typeof signature === 'string') {
+    out.signature = signature;
+    options = withoutProviderOption(options, 'anthropic', 'signature');
+  }
+  const redacted = providerOption(options, 'anthropic', 'redactedData');
+  if (typeof redacted === 'string') {
+    out.redactedData = redacted;
+    options = withoutProviderOption(options, 'anthropic', 'redactedData');
+  }
+  return withPartOptions(out, options);
+}
+
+function toolResultFromAISDK(part: z.output<typeof toolResultInput>): ToolResultPart {
+  const out: ToolResultPart = {
+    type: 'tool-result',
+    toolCallId: part.toolCallId,
+    toolName: part.toolName,
+    output: '',
+  };
+  const { output } = part;
+  switch (output.type) {
+    case 'text':
+    case 'json':
+      out.output = output.value;
+      break;
+    case 'error-text':
+    case 'error-json':
+      out.output = output.value;
+      out.isError = true;
+      break;
+    case 'content': {
+      const content: ToolResultContentPart[] = output.value.map((inner) => {
+        if (inner.type === 'text') return { type: 'text', text: inner.text };
+        if (inner.mediaType.startsWith('image/'))
+          return { type: 'image', image: inner.data, mediaType: inner.mediaType };
+        return { type: 'file', data: inner.data, mediaType: inner.mediaType };
+      });
+      out.output = toolResultContentText(content);
+      out.content = content;
+      break;
+    }
+  }
+  return withPartOptions(out, part.providerOptions);
+}
+
+function messageWithOptions<T extends Message>(message: T, options: ProviderOptions | undefined): T {
+  return options === undefined ? message : { ...message, providerOptions: options };
+}
+
+/**
+ * Converts Vercel AI SDK v5 `ModelMessage`s to core messages, validating them first (errors
+ * name the index and field). Binary data becomes base64 and `URL`s become strings.
+ * Provider-executed tool calls and results are not supported and throw a `ConversionError`.
+ */
+export function fromAISDK(messages: unknown): Message[] {
+  const input = parseInput(aiSdkMessagesSchema, messages, 'messages');
+  return input.map((message, index): Message => {
+    switch (message.role) {
+      case 'system':
+        return messageWithOptions<SystemMessage>(
+          { role: 'system', content: message.content },
+          message.providerOptions,
+        );
+      case 'user': {
+        const content: UserMessage['content'] =
+          typeof message.content === 'string'
+            ? message.content
+            : message.content.map((part) => {
+                if (part.type === 'text')
+                  return withPartOptions({ type: 'text', text: part.text }, part.providerOptions);
+                if (part.type === 'image') return imageFromAISDK(part);
+                return fileFromAISDK(part);
+              });
+        return messageWithOptions<UserMessage>({ role: 'user', content }, message.providerOptions);
+      }
+      case 'assistant': {
+        if (typeof message.content === 'string') {
+          return messageWithOptions<AssistantMessage>(
+            { role: 'assistant', content: message.content },
+            message.providerOptions,
+          );
+        }
+        const content = message.content.map(
+          (part, j): Exclude<AssistantMessage['content'], string>[number] => {
+            const path = [index, 'content', j];
+            switch (part.type) {
+              case 'text':
+                return withPartOptions({ type: 'text', text: part.text }, part.providerOptions);
+              case 'reasoning':
+                return reasoningFromAISDK(part);
+              case 'tool-call': {
+                if (part.providerExecuted === true) {
+                  conversionError(
+                    [...path, 'providerExecuted'],
+                    'provider-executed tool calls are not supported',
+                  );
+                }
+                const call: ToolCallPart = {
+                  type: 'tool-call',
+                  toolCallId: part.toolCallId,
+                  toolName: part.toolName,
+                  input: part.input,
+                };
+                return withPartOptions(call, part.providerOptions);
+              }
+              case 'file': {
+                const data = dataToString(part.data);
+                if (part.mediaType.startsWith('image/') && data !== '') {
+                  // The inverse of toAISDK: an assistant image travels as a file.
+                  const image: ImagePart = { type: 'image', image: data };
+                  if (part.mediaType !== 'image/*') image.mediaType = part.mediaType;
+                  const detail = providerOption(part.providerOptions, 'openai', 'imageDetail');
+                  if (detail === 'low' || detail === 'high' || detail === 'auto') {
+                    image.detail = detail;
+                    return withPartOptions(
+                      image,
+                      withoutProviderOption(part.providerOptions, 'openai', 'imageDetail'),
+                    );
+                  }
+                  return withPartOptions(image, part.providerOptions);
+                }
+                return fileFromAISDK(part);
+              }
+              default:
+                return conversionError(
+                  path,
+                  'provider-executed tool results in assistant messages are not supported',
+                );
+            }
+          },
+        );
+        return messageWithOptions<AssistantMessage>({ role: 'assistant', content }, message.providerOptions);
+      }
+      default:
+        return messageWithOptions<ToolMessage>(
+          { role: 'tool', content: message.content.map(toolResultFromAISDK) },
+          message.providerOptions,
+        );
+    }
+  });
+}

@@ -1,0 +1,98 @@
+import { jsonValueSchema, providerOptionsSchema } from '@ctxguard/core';
+import { z } from 'zod';
+
+/** AI SDK data content: base64 or URL text, bytes, or a `URL`. */
+export const dataContent = z.union([
+  z.string(),
+  z.instanceof(Uint8Array),
+  z.instanceof(ArrayBuffer),
+  z.instanceof(URL),
+]);
+const optionsField = { providerOptions: providerOptionsSchema.optional() };
+const textInput = z.object({ type: z.literal('text'), text: z.string(), ...optionsField });
+/** An inbound image part. */
+export const imageInput = z.object({
+  type: z.literal('image'),
+  // Core images are never empty, so neither are the bytes they come from.
+  image: z.union([
+    z.string().min(1),
+    z.instanceof(Uint8Array).refine((bytes) => bytes.byteLength > 0, 'must not be empty'),
+    z.instanceof(ArrayBuffer).refine((bytes) => bytes.byteLength > 0, 'must not be empty'),
+    z.instanceof(URL),
+  ]),
+  mediaType: z.string().min(1).optional(),
+  ...optionsField,
+});
+/** An inbound file part. */
+export const fileInput = z.object({
+  type: z.literal('file'),
+  data: dataContent,
+  mediaType: z.string().min(1),
+  filename: z.string().optional(),
+  ...optionsField,
+});
+/** An inbound reasoning part. */
+export const reasoningInput = z.object({ type: z.literal('reasoning'), text: z.string(), ...optionsField });
+const toolCallInput = z.object({
+  type: z.literal('tool-call'),
+  toolCallId: z.string().min(1),
+  toolName: z.string().min(1),
+  input: jsonValueSchema,
+  providerExecuted: z.boolean().optional(),
+  ...optionsField,
+});
+const outputInput = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), value: z.string() }),
+  z.object({ type: z.literal('json'), value: jsonValueSchema }),
+  z.object({ type: z.literal('error-text'), value: z.string() }),
+  z.object({ type: z.literal('error-json'), value: jsonValueSchema }),
+  z.object({
+    type: z.literal('content'),
+    value: z.array(
+      z.discriminatedUnion('type', [
+        z.object({ type: z.literal('text'), text: z.string() }),
+        z.object({ type: z.literal('media'), data: z.string().min(1), mediaType: z.string().min(1) }),
+      ]),
+    ),
+  }),
+]);
+/** An inbound tool-result part. */
+export const toolResultInput = z.object({
+  type: z.literal('tool-result'),
+  toolCallId: z.string().min(1),
+  toolName: z.string().min(1),
+  output: outputInput,
+  ...optionsField,
+});
+
+/** Schema of the AI SDK v5 `ModelMessage`s `fromAISDK` accepts. */
+export const aiSdkMessagesSchema = z.array(
+  z.discriminatedUnion('role', [
+    z.object({ role: z.literal('system'), content: z.string(), ...optionsField }),
+    z.object({
+      role: z.literal('user'),
+      content: z.union([
+        z.string(),
+        z.array(z.discriminatedUnion('type', [textInput, imageInput, fileInput])),
+      ]),
+      ...optionsField,
+    }),
+    z.object({
+      role: z.literal('assistant'),
+      content: z.union([
+        z.string(),
+        z.array(
+          z.discriminatedUnion('type', [
+            textInput,
+            fileInput,
+            reasoningInput,
+            toolCallInput,
+            toolResultInput,
+          ]),
+        ),
+      ]),
+      ...optionsField,
+    }),
+    z.object({ role: z.literal('tool'), content: z.array(toolResultInput).min(1), ...optionsField }),
+  ]),
+);

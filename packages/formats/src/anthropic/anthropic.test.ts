@@ -1,0 +1,354 @@
+import { ConversionError, InvalidInputError, InvalidOptionsError, type MessageInput } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { lossRecorder, partsOf, thrown } from '../../test/helpers.js';
+import { fromAnthropic } from './from-anthropic.js';
+import { toAnthropic } from './to-anthropic.js';
+
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const call = (id: string) => ({ type: 'tool-call' as const, toolCallId: id, toolName: 'f', input: {} });
+const result = (id: string, output = 'ok') => ({
+  type: 'tool-result' as const,
+  toolCallId: id,
+  toolName: 'f',
+  output,
+});
+
+describe('fromAnthropic validation', () => {
+  it.each([
+    [
+      {
+        messages: [
+          { role: 'user', content: [{ type: 'server_tool_use', id: 'x', name: 'web_search', input: {} }] },
+        ],
+      },
+      ['messages', 0, 'content', 0, 'type'],
+    ],
+    [
+      { messages: [{ role: 'assistant', content: [{ type: 'tool_use', name: 'f', input: {} }] }] },
+      ['messages', 0, 'content', 0, 'id'],
+    ],
+    [
+      { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'f' } }] }] },
+      ['messages', 0, 'content', 0, 'source', 'type'],
+    ],
+    [
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'search_result' }] }],
+          },
+        ],
+      },
+      ['messages', 0, 'content', 0, 'content', 0, 'type'],
+    ],
+    [
+      { messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'x' }] }] },
+      ['messages', 0, 'content', 0, 'signature'],
+    ],
+    [{ system: 5, messages: [] }, ['system']],
+    [{}, ['messages']],
+  ])('names the field of bad input %#', (input, path) => {
+    const error = thrown(() => fromAnthropic(input));
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect(error.path).toEqual(path);
+  });
+
+  it('prints the message index in the error', () => {
+    expect(() =>
+      fromAnthropic({
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'robot', content: 'y' },
+        ],
+      }),
+    ).toThrow('anthropic.messages[1].role');
+  });
+
+  it('ignores the other request fields', () => {
+    expect(
+      fromAnthropic({
+        model: 'claude-x',
+        max_tokens: 10,
+        tools: [],
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    ).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+});
+
+describe('user turns holding tool results', () => {
+  it('splits blocks into tool and user messages in their order', () => {
+    const core = fromAnthropic({
+      messages: [
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 't1', name: 'f', input: {} },
+            { type: 'tool_use', id: 't2', name: 'g', input: {} },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'before' },
+            { type: 'tool_result', tool_use_id: 't1' },
+            { type: 'tool_result', tool_use_id: 't2', content: 'two', is_error: false },
+            { type: 'text', text: 'after' },
+            { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },
+          ],
+        },
+      ],
+    });
+    expect(core.slice(1)).toEqual([
+      { role: 'user', content: 'before' },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 't1', toolName: 'f', output: '' },
+          { type: 'tool-result', toolCallId: 't2', toolName: 'g', output: 'two', isError: false },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'after' },
+          { type: 'image', image: 'https://x/y.png' },
+        ],
+      },
+    ]);
+  });
+
+  it('merges consecutive core tool messages and a following user message into one user turn', () => {
+    const prompt = toAnthropic([
+      { role: 'assistant', content: [call('a'), call('b')] },
+      { role: 'tool', content: [result('a')] },
+      { role: 'tool', content: [result('b', '')] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'next' },
+          { type: 'image', image: PNG },
+        ],
+      },
+      { role: 'user', content: 'separate' },
+    ]);
+    expect(prompt.messages.slice(1)).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'a', content: 'ok' },
+          { type: 'tool_result', tool_use_id: 'b', content: '' },
+          { type: 'text', text: 'next' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+        ],
+      },
+      { role: 'user', content: 'separate' },
+    ]);
+  });
+});
+
+describe('system prompt', () => {
+  it('is a string for one plain system message and text blocks otherwise', () => {
+    expect(toAnthropic([{ role: 'system', content: 'one' }]).system).toBe('one');
+    expect(
+      toAnthropic([
+        { role: 'system', content: 'one' },
+        { role: 'system', content: [{ type: 'text', text: 'two' }] },
+      ]).system,
+    ).toEqual([
+      { type: 'text', text: 'one' },
+      { type: 'text', text: 'two' },
+    ]);
+    expect(
+      toAnthropic([
+        {
+          role: 'system',
+          content: 'cached',
+          providerOptions: { anthropic: { cacheControl: { type: 'ephemeral', ttl: '5m' } } },
+        },
+      ]).system,
+    ).toEqual([{ type: 'text', text: 'cached', cache_control: { type: 'ephemeral', ttl: '5m' } }]);
+    expect(toAnthropic([{ role: 'user', content: 'no system' }])).toEqual({
+      messages: [{ role: 'user', content: 'no system' }],
+    });
+  });
+
+  it('hoists a later system message and reports it, or keeps it inline when asked', () => {
+    const messages: MessageInput[] = [
+      { role: 'system', content: 'base' },
+      { role: 'user', content: 'hi' },
+      { role: 'system', content: 'now answer in French' },
+      { role: 'assistant', content: 'bonjour' },
+    ];
+    const { onLoss, seen } = lossRecorder();
+    expect(toAnthropic(messages, { onLoss })).toEqual({
+      system: [
+        { type: 'text', text: 'base' },
+        { type: 'text', text: 'now answer in French' },
+      ],
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'bonjour' },
+      ],
+    });
+    expect(seen).toEqual([['messages[2]', 'system-position']]);
+
+    const inline = toAnthropic(messages, { systemMessages: 'inline' });
+    expect(inline).toEqual({
+      system: 'base',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'system', content: 'now answer in French' },
+        { role: 'assistant', content: 'bonjour' },
+      ],
+    });
+    expect(fromAnthropic(inline)).toEqual(messages);
+    expect(() => toAnthropic(messages, { systemMessages: 'sideways' as never })).toThrow(InvalidOptionsError);
+  });
+});
+
+describe('assistant content', () => {
+  it('sends signed and redacted reasoning, drops unsigned reasoning and media, and reports them', () => {
+    const { onLoss, seen } = lossRecorder();
+    const prompt = toAnthropic(
+      [
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'signed', signature: 's' },
+            { type: 'reasoning', text: '', redactedData: 'r' },
+            { type: 'reasoning', text: 'from another provider' },
+            { type: 'image', image: PNG, mediaType: 'image/png' },
+            { type: 'text', text: 'done' },
+          ],
+        },
+      ],
+      { onLoss },
+    );
+    expect(prompt.messages[0]?.content).toEqual([
+      { type: 'thinking', thinking: 'signed', signature: 's' },
+      { type: 'redacted_thinking', data: 'r' },
+      { type: 'text', text: 'done' },
+    ]);
+    expect(seen).toEqual([
+      ['messages[0].content[2]', 'reasoning'],
+      ['messages[0].content[3]', 'image'],
+    ]);
+  });
+
+  it('fails clearly on a tool input that is not an object', () => {
+    const error = thrown(() =>
+      toAnthropic([
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: 'c', toolName: 'f', input: '{broken' }],
+        },
+      ]),
+    );
+    expect(error).toBeInstanceOf(ConversionError);
+    expect(error.path).toEqual([0, 'content', 0, 'input']);
+    expect(error.message).toBe(
+      'messages[0].content[0].input: Anthropic tool_use input must be a JSON object',
+    );
+  });
+});
+
+describe('media', () => {
+  it('maps images and documents, sniffing and splitting where needed', () => {
+    const { onLoss, seen } = lossRecorder();
+    const prompt = toAnthropic(
+      [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', image: PNG },
+            { type: 'image', image: `data:image/gif;base64,R0lGODlhAQABAAAAACw=` },
+            { type: 'image', image: 'PHN2Zz48L3N2Zz4=', mediaType: 'image/svg+xml' },
+            { type: 'file', data: 'https://x/spec.pdf', mediaType: 'application/pdf', filename: 'Spec' },
+            { type: 'file', data: 'aMOpbGxv', mediaType: 'text/plain' },
+            { type: 'file', data: 'UklGRg==', mediaType: 'audio/wav' },
+            {
+              type: 'file',
+              data: '',
+              mediaType: 'application/pdf',
+              providerOptions: { openai: { fileId: 'file-1' } },
+            },
+          ],
+        },
+      ],
+      { onLoss },
+    );
+    expect(prompt.messages[0]?.content).toEqual([
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+      { type: 'image', source: { type: 'base64', media_type: 'image/gif', data: 'R0lGODlhAQABAAAAACw=' } },
+      { type: 'document', source: { type: 'url', url: 'https://x/spec.pdf' }, title: 'Spec' },
+      { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'héllo' } },
+    ]);
+    expect(seen).toEqual([
+      ['messages[0].content[2]', 'unsupported-media'],
+      ['messages[0].content[5]', 'unsupported-media'],
+      ['messages[0].content[6]', 'file-reference'],
+    ]);
+  });
+
+  it('fails clearly on undecidable or broken media data', () => {
+    const noType = thrown(() => toAnthropic([{ role: 'user', content: [{ type: 'image', image: 'AAAA' }] }]));
+    expect(noType).toBeInstanceOf(ConversionError);
+    expect(noType.path).toEqual([0, 'content', 0, 'image']);
+    const badText = thrown(() =>
+      toAnthropic([
+        { role: 'user', content: [{ type: 'file', data: '@@not base64@@', mediaType: 'text/plain' }] },
+      ]),
+    );
+    expect(badText.path).toEqual([0, 'content', 0, 'data']);
+    expect(badText.message).toContain('text/plain data is not valid base64');
+  });
+});
+
+describe('cache control', () => {
+  it('maps part breakpoints both ways and puts a message breakpoint on its last block', () => {
+    const cache = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+    const prompt = toAnthropic([
+      { role: 'user', content: 'long document', providerOptions: cache },
+      { role: 'assistant', content: [{ type: 'text', text: 'a' }, call('c')], providerOptions: cache },
+      { role: 'tool', content: [{ ...result('c'), providerOptions: cache }] },
+    ]);
+    expect(prompt.messages).toEqual([
+      {
+        role: 'user',
+        content: [{ type: 'text', text: 'long document', cache_control: { type: 'ephemeral' } }],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'tool_use', id: 'c', name: 'f', input: {}, cache_control: { type: 'ephemeral' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'c', content: 'ok', cache_control: { type: 'ephemeral' } },
+        ],
+      },
+    ]);
+    const back = fromAnthropic(prompt);
+    expect(partsOf(back, 0)[0]).toEqual({ type: 'text', text: 'long document', providerOptions: cache });
+    expect(partsOf(back, 2)[0]).toEqual({ ...result('c'), providerOptions: cache });
+  });
+
+  it('rejects a malformed cache breakpoint, naming it', () => {
+    const error = thrown(() =>
+      toAnthropic([
+        {
+          role: 'user',
+          content: [{ type: 'text', text: 'x', providerOptions: { anthropic: { cacheControl: 'yes' } } }],
+        },
+      ]),
+    );
+    expect(error).toBeInstanceOf(ConversionError);
+    expect(error.path).toEqual([0, 'content', 0, 'providerOptions', 'anthropic', 'cacheControl']);
+  });
+});

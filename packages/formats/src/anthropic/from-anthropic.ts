@@ -1,0 +1,207 @@
+import {
+  type AssistantMessage,
+  type FilePart,
+  type ImagePart,
+  type JsonValue,
+  type Message,
+  type ProviderOptions,
+  parseInput,
+  type TextPart,
+  type ToolCallPart,
+  type ToolMessage,
+  type ToolResultContentPart,
+  type ToolResultPart,
+  type UserMessage,
+} from '@ctxguard/core';
+import type { z } from 'zod';
+import {
+  assignDefined,
+  ToolNames,
+  toolResultContentText,
+  utf8ToBase64,
+  withProviderOption,
+} from '../shared.js';
+import {
+  anthropicPromptSchema,
+  type assistantBlockInput,
+  type documentInput,
+  type imageInput,
+  type textInput,
+  type toolResultInput,
+  type userBlockInput,
+} from './inbound-schema.js';
+
+type CacheInput = { cache_control?: { type: 'ephemeral'; ttl?: '5m' | '1h' | undefined } | null | undefined };
+
+function cacheOptions(block: CacheInput): ProviderOptions | undefined {
+  if (!block.cache_control) return undefined;
+  const value: { [key: string]: JsonValue } = { type: 'ephemeral' };
+  if (block.cache_control.ttl !== undefined) value['ttl'] = block.cache_control.ttl;
+  return { anthropic: { cacheControl: value } };
+}
+
+function setOptions(
+  part: { providerOptions?: ProviderOptions | undefined },
+  options: ProviderOptions | undefined,
+): void {
+  assignDefined(part, 'providerOptions', options);
+}
+
+function textFromAnthropic(block: z.output<typeof textInput>): TextPart {
+  const part: TextPart = { type: 'text', text: block.text };
+  setOptions(part, cacheOptions(block));
+  return part;
+}
+
+function imageFromAnthropic(block: z.output<typeof imageInput>): ImagePart {
+  const part: ImagePart =
+    block.source.type === 'url'
+      ? { type: 'image', image: block.source.url }
+      : { type: 'image', image: block.source.data, mediaType: block.source.media_type };
+  setOptions(part, cacheOptions(block));
+  return part;
+}
+
+function documentFromAnthropic(block: z.output<typeof documentInput>): FilePart {
+  const { source } = block;
+  const part: FilePart =
+    source.type === 'url'
+      ? { type: 'file', data: source.url, mediaType: 'application/pdf' }
+      : source.type === 'text'
+        ? { type: 'file', data: utf8ToBase64(source.data), mediaType: 'text/plain' }
+        : { type: 'file', data: source.data, mediaType: 'application/pdf' };
+  if (block.title != null) part.filename = block.title;
+  let options = cacheOptions(block);
+  if (block.context != null) options = withProviderOption(options, 'anthropic', 'context', block.context);
+  if (block.citations != null) {
+    const citations: { [key: string]: JsonValue } = {};
+    if (block.citations.enabled !== undefined) citations['enabled'] = block.citations.enabled;
+    options = withProviderOption(options, 'anthropic', 'citations', citations);
+  }
+  setOptions(part, options);
+  return part;
+}
+
+function toolResultFromAnthropic(
+  block: z.output<typeof toolResultInput>,
+  toolNames: ToolNames,
+): ToolResultPart {
+  const toolName = toolNames.get(block.tool_use_id);
+  // Keys in schema order, so results read (and serialise) like parsed core messages.
+  const part: ToolResultPart = {
+    type: 'tool-result',
+    toolCallId: block.tool_use_id,
+    ...(toolName === undefined ? {} : { toolName }),
+    output: '',
+  };
+  if (typeof block.content === 'string') part.output = block.content;
+  else if (Array.isArray(block.content)) {
+    const content: ToolResultContentPart[] = block.content.map((inner) =>
+      inner.type === 'text'
+        ? textFromAnthropic(inner)
+        : inner.type === 'image'
+          ? imageFromAnthropic(inner)
+          : documentFromAnthropic(inner),
+    );
+    part.output = toolResultContentText(content);
+    part.content = content;
+  }
+  assignDefined(part, 'isError', block.is_error);
+  setOptions(part, cacheOptions(block));
+  return part;
+}
+
+function userFromAnthropic(
+  blocks: z.output<typeof userBlockInput>[],
+  toolNames: ToolNames,
+): (UserMessage | ToolMessage)[] {
+  if (blocks.length === 0) return [{ role: 'user', content: [] }];
+  const out: (UserMessage | ToolMessage)[] = [];
+  const hasToolResults = blocks.some((b) => b.type === 'tool_result');
+  for (const block of blocks) {
+    const last = out.at(-1);
+    if (block.type === 'tool_result') {
+      const part = toolResultFromAnthropic(block, toolNames);
+      if (last?.role === 'tool') last.content.push(part);
+      else out.push({ role: 'tool', content: [part] });
+      continue;
+    }
+    const part =
+      block.type === 'text'
+        ? textFromAnthropic(block)
+        : block.type === 'image'
+          ? imageFromAnthropic(block)
+          : documentFromAnthropic(block);
+    if (last?.role === 'user' && Array.isArray(last.content)) last.content.push(part);
+    else out.push({ role: 'user', content: [part] });
+  }
+  // User text that shared a message with tool results came from a plain user turn.
+  if (hasToolResults) {
+    for (const message of out) {
+      if (message.role !== 'user' || !Array.isArray(message.content) || message.content.length !== 1)
+        continue;
+      const only = message.content[0];
+      if (only?.type === 'text' && only.providerOptions === undefined) message.content = only.text;
+    }
+  }
+  return out;
+}
+
+function assistantFromAnthropic(
+  content: string | z.output<typeof assistantBlockInput>[],
+  toolNames: ToolNames,
+): AssistantMessage {
+  if (typeof content === 'string') return { role: 'assistant', content };
+  const parts: Exclude<AssistantMessage['content'], string> = content.map((block) => {
+    switch (block.type) {
+      case 'text':
+        return textFromAnthropic(block);
+      case 'thinking':
+        return { type: 'reasoning', text: block.thinking, signature: block.signature };
+      case 'redacted_thinking':
+        return { type: 'reasoning', text: '', redactedData: block.data };
+      default: {
+        toolNames.add(block.id, block.name);
+        const part: ToolCallPart = {
+          type: 'tool-call',
+          toolCallId: block.id,
+          toolName: block.name,
+          input: block.input,
+        };
+        setOptions(part, cacheOptions(block));
+        return part;
+      }
+    }
+  });
+  return { role: 'assistant', content: parts };
+}
+
+/**
+ * Converts an Anthropic Messages request (`{ system?, messages }`; other request fields are
+ * ignored) to core messages, validating it first (errors name the index and field). `system`
+ * becomes the first message; a user message holding tool results splits into a tool message
+ * and, for any other blocks, a user message.
+ */
+export function fromAnthropic(prompt: unknown): Message[] {
+  const input = parseInput(anthropicPromptSchema, prompt, 'anthropic');
+  const out: Message[] = [];
+  if (input.system !== undefined) {
+    out.push({
+      role: 'system',
+      content: typeof input.system === 'string' ? input.system : input.system.map(textFromAnthropic),
+    });
+  }
+  const toolNames = new ToolNames();
+  for (const message of input.messages) {
+    if (message.role === 'assistant') out.push(assistantFromAnthropic(message.content, toolNames));
+    else if (message.role === 'system') {
+      out.push({
+        role: 'system',
+        content:
+          typeof message.content === 'string' ? message.content : message.content.map(textFromAnthropic),
+      });
+    } else if (typeof message.content === 'string') out.push({ role: 'user', content: message.content });
+    else out.push(...userFromAnthropic(message.content, toolNames));
+  }
+  return out;
+}

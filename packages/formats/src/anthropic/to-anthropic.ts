@@ -1,0 +1,386 @@
+import type {
+  AssistantMessage,
+  FilePart,
+  ImagePart,
+  MessageInput,
+  ProviderOptions,
+  SystemMessage,
+  TextPart,
+  ToolResultContentPart,
+  ToolResultPart,
+} from '@ctxguard/core';
+import { z } from 'zod';
+import {
+  assignDefined,
+  base64ToUtf8,
+  baseToOptionsSchema,
+  conversionError,
+  isHttpUrl,
+  LossReporter,
+  outputAsText,
+  parseConverterOptions,
+  parseCoreMessages,
+  parseDataUrl,
+  providerOption,
+  sniffImageMediaType,
+} from '../shared.js';
+import { cacheControlSchema } from './inbound-schema.js';
+import type {
+  AnthropicCacheControl,
+  AnthropicContentBlock,
+  AnthropicDocumentBlock,
+  AnthropicImageBlock,
+  AnthropicImageMediaType,
+  AnthropicMessageParam,
+  AnthropicPrompt,
+  AnthropicTextBlock,
+  AnthropicToolResultBlock,
+  AnthropicToolUseBlock,
+} from './wire-types.js';
+
+/** Options of {@link toAnthropic}. */
+export const toAnthropicOptionsSchema = baseToOptionsSchema.extend({
+  /**
+   * Where system messages that come after the conversation started go. `hoist` (default): onto
+   * the top-level `system`, reported to `onLoss` as `system-position`. `inline`: kept in place
+   * as `role: 'system'` messages, which newer API versions accept.
+   */
+  systemMessages: z.enum(['hoist', 'inline']).default('hoist'),
+});
+
+/** Options of {@link toAnthropic}. */
+export type ToAnthropicOptions = z.input<typeof toAnthropicOptionsSchema>;
+
+const IMAGE_TYPES: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
+
+function cacheControlOf(
+  options: ProviderOptions | undefined,
+  path: (string | number)[],
+): AnthropicCacheControl | undefined {
+  const value = providerOption(options, 'anthropic', 'cacheControl');
+  if (value === undefined) return undefined;
+  const parsed = cacheControlSchema.safeParse(value);
+  if (!parsed.success) {
+    conversionError(
+      [...path, 'providerOptions', 'anthropic', 'cacheControl'],
+      "expected { type: 'ephemeral', ttl? }",
+    );
+  }
+  const out: AnthropicCacheControl = { type: 'ephemeral' };
+  assignDefined(out, 'ttl', parsed.data.ttl);
+  return out;
+}
+
+function setCache(
+  block: { cache_control?: AnthropicCacheControl },
+  options: ProviderOptions | undefined,
+  path: (string | number)[],
+): void {
+  assignDefined(block, 'cache_control', cacheControlOf(options, path));
+}
+
+function textBlock(part: TextPart, path: (string | number)[]): AnthropicTextBlock {
+  const block: AnthropicTextBlock = { type: 'text', text: part.text };
+  setCache(block, part.providerOptions, path);
+  return block;
+}
+
+function imageSource(
+  image: string,
+  mediaType: string | undefined,
+  path: (string | number)[],
+  losses: LossReporter,
+): AnthropicImageBlock['source'] | undefined {
+  if (isHttpUrl(image)) return { type: 'url', url: image };
+  const parsed = parseDataUrl(image);
+  const data = parsed?.data ?? image;
+  if (parsed === undefined && image.startsWith('data:')) conversionError(path, 'expected a base64 data URL');
+  const type = parsed?.mediaType ?? mediaType ?? sniffImageMediaType(data);
+  if (type === undefined)
+    conversionError(path, 'base64 image needs a mediaType (it could not be guessed from the data)');
+  if (!IMAGE_TYPES.includes(type)) {
+    losses.report(
+      path.slice(0, -1),
+      'unsupported-media',
+      `Anthropic takes ${IMAGE_TYPES.join(', ')} images, not ${type}; dropped`,
+    );
+    return undefined;
+  }
+  return { type: 'base64', media_type: type as AnthropicImageMediaType, data };
+}
+
+function imageBlock(
+  part: ImagePart,
+  path: (string | number)[],
+  losses: LossReporter,
+): AnthropicImageBlock | undefined {
+  const source = imageSource(part.image, part.mediaType, [...path, 'image'], losses);
+  if (!source) return undefined;
+  const block: AnthropicImageBlock = { type: 'image', source };
+  setCache(block, part.providerOptions, path);
+  return block;
+}
+
+function fileBlock(
+  part: FilePart,
+  path: (string | number)[],
+  losses: LossReporter,
+): AnthropicImageBlock | AnthropicDocumentBlock | undefined {
+  if (providerOption(part.providerOptions, 'openai', 'fileId') !== undefined) {
+    losses.report(path, 'file-reference', 'an OpenAI file id means nothing to Anthropic; dropped');
+    return undefined;
+  }
+  if (part.mediaType.startsWith('image/')) {
+    const source = imageSource(part.data, part.mediaType, [...path, 'data'], losses);
+    if (!source) return undefined;
+    const image: AnthropicImageBlock = { type: 'image', source };
+    setCache(image, part.providerOptions, path);
+    return image;
+  }
+  let source: AnthropicDocumentBlock['source'];
+  const inline = parseDataUrl(part.data)?.data ?? part.data;
+  if (isHttpUrl(part.data)) source = { type: 'url', url: part.data };
+  else if (part.mediaType === 'application/pdf')
+    source = { type: 'base64', media_type: 'application/pdf', data: inline };
+  else if (part.mediaType === 'text/plain') {
+    let text: string;
+    try {
+      text = base64ToUtf8(inline);
+    } catch (cause) {
+      conversionError([...path, 'data'], `text/plain data is not valid base64 (${String(cause)})`);
+    }
+    source = { type: 'text', media_type: 'text/plain', data: text };
+  } else {
+    losses.report(
+      path,
+      'unsupported-media',
+      `Anthropic takes PDF and plain-text documents, not ${part.mediaType}; dropped`,
+    );
+    return undefined;
+  }
+  const block: AnthropicDocumentBlock = { type: 'document', source };
+  assignDefined(block, 'title', part.filename);
+  const context = providerOption(part.providerOptions, 'anthropic', 'context');
+  if (typeof context === 'string') block.context = context;
+  const citations = providerOption(part.providerOptions, 'anthropic', 'citations');
+  if (citations !== null && typeof citations === 'object' && !Array.isArray(citations)) {
+    const enabled = citations['enabled'];
+    block.citations = typeof enabled === 'boolean' ? { enabled } : {};
+  }
+  setCache(block, part.providerOptions, path);
+  return block;
+}
+
+function toolResultBlock(
+  part: ToolResultPart,
+  path: (string | number)[],
+  losses: LossReporter,
+): AnthropicToolResultBlock {
+  const block: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: part.toolCallId };
+  if (part.content) {
+    block.content = defined(
+      part.content.map((inner, k) => userBlock(inner, [...path, 'content', k], losses)),
+    );
+  } else {
+    block.content = outputAsText(part.output);
+  }
+  assignDefined(block, 'is_error', part.isError);
+  setCache(block, part.providerOptions, path);
+  return block;
+}
+
+/** Applies a message-level cache breakpoint to the message's last block (as the AI SDK does). */
+function applyMessageCache(
+  blocks: AnthropicContentBlock[],
+  options: ProviderOptions | undefined,
+  path: (string | number)[],
+): void {
+  const cache = cacheControlOf(options, path);
+  const last = blocks.at(-1);
+  if (!cache || !last) return;
+  if (last.type === 'thinking' || last.type === 'redacted_thinking') return;
+  last.cache_control ??= cache;
+}
+
+function systemBlocks(message: SystemMessage, index: number): AnthropicTextBlock[] {
+  const blocks =
+    typeof message.content === 'string'
+      ? [{ type: 'text' as const, text: message.content }]
+      : message.content.map((part, j) => textBlock(part, [index, 'content', j]));
+  applyMessageCache(blocks, message.providerOptions, [index]);
+  return blocks;
+}
+
+function assistantBlocks(
+  message: AssistantMessage,
+  index: number,
+  losses: LossReporter,
+): AnthropicContentBlock[] {
+  if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
+  const blocks: AnthropicContentBlock[] = [];
+  message.content.forEach((part, j) => {
+    const path = [index, 'content', j];
+    switch (part.type) {
+      case 'text':
+        blocks.push(textBlock(part, path));
+        break;
+      case 'reasoning':
+        if (part.redactedData !== undefined)
+          blocks.push({ type: 'redacted_thinking', data: part.redactedData });
+        else if (part.signature !== undefined) {
+          blocks.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+        } else
+          losses.report(
+            path,
+            'reasoning',
+            'Anthropic only takes signed thinking back; unsigned reasoning dropped',
+          );
+        break;
+      case 'tool-call': {
+        if (part.input === null || typeof part.input !== 'object' || Array.isArray(part.input)) {
+          conversionError([...path, 'input'], 'Anthropic tool_use input must be a JSON object');
+        }
+        const block: AnthropicToolUseBlock = {
+          type: 'tool_use',
+          id: part.toolCallId,
+          name: part.toolName,
+          input: part.input,
+        };
+        setCache(block, part.providerOptions, path);
+        blocks.push(block);
+        break;
+      }
+      default:
+        losses.report(
+          path,
+          part.type,
+          `Anthropic assistant messages cannot hold ${part.type} parts; dropped`,
+        );
+    }
+  });
+  return blocks;
+}
+
+/**
+ * Converts core messages to an Anthropic Messages request's `system` and `messages`.
+ * System messages go to the top-level `system` (a string when there is exactly one plain one,
+ * text blocks otherwise). Tool results go into user messages: consecutive tool messages and a
+ * user message right after them share one user message, tool results first, as the API requires.
+ * Unsigned reasoning and assistant images/files cannot be sent: dropped and reported to `onLoss`.
+ */
+export function toAnthropic(
+  messages: readonly MessageInput[],
+  options: ToAnthropicOptions = {},
+): AnthropicPrompt {
+  const opts = parseConverterOptions(toAnthropicOptionsSchema, options, 'toAnthropic');
+  const losses = new LossReporter(opts.onLoss);
+  const core = parseCoreMessages(messages);
+  const system: AnthropicTextBlock[] = [];
+  const systemMessages: SystemMessage[] = [];
+  const out: AnthropicMessageParam[] = [];
+  /** The user message holding tool results that later tool results / user content join. */
+  let openToolTurn: AnthropicContentBlock[] | undefined;
+  let seenNonSystem = false;
+  core.forEach((message, index) => {
+    switch (message.role) {
+      case 'system':
+        if (seenNonSystem && opts.systemMessages === 'inline') {
+          openToolTurn = undefined;
+          const blocks = systemBlocks(message, index);
+          const plain =
+            typeof message.content === 'string' && blocks.length === 1 && !blocks[0]?.cache_control;
+          out.push({ role: 'system', content: plain ? (message.content as string) : blocks });
+          return;
+        }
+        if (seenNonSystem) {
+          losses.report([index], 'system-position', 'Anthropic has one top-level system prompt; moved there');
+        }
+        system.push(...systemBlocks(message, index));
+        systemMessages.push(message);
+        return;
+      case 'user': {
+        seenNonSystem = true;
+        if (message.name !== undefined)
+          losses.report([index, 'name'], 'name', 'Anthropic messages have no name; dropped');
+        if (openToolTurn) {
+          const blocks =
+            typeof message.content === 'string'
+              ? [{ type: 'text' as const, text: message.content }]
+              : defined(message.content.map((part, j) => userBlock(part, [index, 'content', j], losses)));
+          applyMessageCache(blocks, message.providerOptions, [index]);
+          // An empty user message stays a message of its own rather than vanishing into the tool turn.
+          if (blocks.length === 0) out.push({ role: 'user', content: [] });
+          else openToolTurn.push(...blocks);
+          openToolTurn = undefined;
+          return;
+        }
+        if (
+          typeof message.content === 'string' &&
+          cacheControlOf(message.providerOptions, [index]) === undefined
+        ) {
+          out.push({ role: 'user', content: message.content });
+          return;
+        }
+        const blocks =
+          typeof message.content === 'string'
+            ? [{ type: 'text' as const, text: message.content }]
+            : defined(message.content.map((part, j) => userBlock(part, [index, 'content', j], losses)));
+        applyMessageCache(blocks, message.providerOptions, [index]);
+        out.push({ role: 'user', content: blocks });
+        return;
+      }
+      case 'assistant': {
+        seenNonSystem = true;
+        openToolTurn = undefined;
+        if (message.name !== undefined)
+          losses.report([index, 'name'], 'name', 'Anthropic messages have no name; dropped');
+        if (
+          typeof message.content === 'string' &&
+          cacheControlOf(message.providerOptions, [index]) === undefined
+        ) {
+          out.push({ role: 'assistant', content: message.content });
+          return;
+        }
+        const blocks = assistantBlocks(message, index, losses);
+        applyMessageCache(blocks, message.providerOptions, [index]);
+        out.push({ role: 'assistant', content: blocks });
+        return;
+      }
+      case 'tool': {
+        seenNonSystem = true;
+        if (message.name !== undefined)
+          losses.report([index, 'name'], 'name', 'Anthropic messages have no name; dropped');
+        const blocks: AnthropicContentBlock[] = message.content.map((part, j) =>
+          toolResultBlock(part, [index, 'content', j], losses),
+        );
+        applyMessageCache(blocks, message.providerOptions, [index]);
+        if (openToolTurn) openToolTurn.push(...blocks);
+        else {
+          openToolTurn = blocks;
+          out.push({ role: 'user', content: openToolTurn });
+        }
+        return;
+      }
+    }
+  });
+  // `system` first, as it reads in a request.
+  if (systemMessages.length === 1 && typeof systemMessages[0]?.content === 'string' && system.length === 1) {
+    const only = system[0] as AnthropicTextBlock;
+    return { system: only.cache_control ? system : only.text, messages: out };
+  }
+  return system.length > 0 ? { system, messages: out } : { messages: out };
+}
+
+function userBlock(
+  part: ToolResultContentPart,
+  path: (string | number)[],
+  losses: LossReporter,
+): AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | undefined {
+  if (part.type === 'text') return textBlock(part, path);
+  if (part.type === 'image') return imageBlock(part, path, losses);
+  return fileBlock(part, path, losses);
+}
+
+function defined<T>(items: (T | undefined)[]): T[] {
+  return items.filter((item): item is T => item !== undefined);
+}

@@ -1,0 +1,101 @@
+import type { JsonValue } from '@ctxguard/core';
+
+/** Anthropic prompt-caching breakpoint. */
+export interface AnthropicCacheControl {
+  type: 'ephemeral';
+  ttl?: '5m' | '1h';
+}
+
+/** A text block. */
+export interface AnthropicTextBlock {
+  type: 'text';
+  text: string;
+  cache_control?: AnthropicCacheControl;
+}
+
+/** Image media types the Messages API accepts as base64. */
+export type AnthropicImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+
+/** An image block: base64 data or a URL. */
+export interface AnthropicImageBlock {
+  type: 'image';
+  source:
+    | { type: 'base64'; media_type: AnthropicImageMediaType; data: string }
+    | { type: 'url'; url: string };
+  cache_control?: AnthropicCacheControl;
+}
+
+/** A document block: a PDF (base64 or URL) or plain text. */
+export interface AnthropicDocumentBlock {
+  type: 'document';
+  source:
+    | { type: 'base64'; media_type: 'application/pdf'; data: string }
+    | { type: 'text'; media_type: 'text/plain'; data: string }
+    | { type: 'url'; url: string };
+  title?: string;
+  context?: string;
+  citations?: { enabled?: boolean };
+  cache_control?: AnthropicCacheControl;
+}
+
+/** The model calls a tool. */
+export interface AnthropicToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: JsonValue;
+  cache_control?: AnthropicCacheControl;
+}
+
+/** The result of a tool call, inside a user message. */
+export interface AnthropicToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content?: string | (AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock)[];
+  is_error?: boolean;
+  cache_control?: AnthropicCacheControl;
+}
+
+/** Extended thinking with its signature. */
+export interface AnthropicThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+/** Thinking the API returned encrypted. */
+export interface AnthropicRedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+/** Any content block `toAnthropic` writes. */
+export type AnthropicContentBlock =
+  | AnthropicTextBlock
+  | AnthropicImageBlock
+  | AnthropicDocumentBlock
+  | AnthropicToolUseBlock
+  | AnthropicToolResultBlock
+  | AnthropicThinkingBlock
+  | AnthropicRedactedThinkingBlock;
+
+/** A user or assistant message of the Anthropic Messages API. */
+export interface AnthropicTurnMessageParam {
+  role: 'user' | 'assistant';
+  content: string | AnthropicContentBlock[];
+}
+
+/** A system message inside `messages` (written only with `systemMessages: 'inline'`). */
+export interface AnthropicSystemMessageParam {
+  role: 'system';
+  content: string | AnthropicTextBlock[];
+}
+
+/** One message of the Anthropic Messages API. */
+export type AnthropicMessageParam = AnthropicTurnMessageParam | AnthropicSystemMessageParam;
+
+/** The `system` and `messages` fields of a Messages API request. */
+export interface AnthropicPrompt {
+  system?: string | AnthropicTextBlock[];
+  messages: AnthropicMessageParam[];
+}

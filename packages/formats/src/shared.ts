@@ -1,0 +1,212 @@
+import {
+  type ContentPart,
+  ConversionError,
+  formatPath,
+  type JsonValue,
+  type Message,
+  messagesSchema,
+  type ProviderOptions,
+  parseInput,
+  parseOptions,
+  type ToolResultContentPart,
+} from '@ctxguard/core';
+import { z } from 'zod';
+
+/** Something a target format could not carry and the converter left out. */
+export interface ConversionLoss {
+  /** Where in the converted core messages, e.g. `messages[3].content[1]`. */
+  readonly path: string;
+  /** Stable short name of what was lost: `reasoning`, `tool-error-flag`, `name`, … */
+  readonly what: string;
+  /** Human-readable explanation. */
+  readonly message: string;
+}
+
+/** Receives every {@link ConversionLoss}; the conversion itself goes on. */
+export type ConversionLossHandler = (loss: ConversionLoss) => void;
+
+/** Options every `to*` converter accepts. */
+export const baseToOptionsSchema = z.strictObject({
+  /** Told about every piece of content the target format cannot carry. */
+  onLoss: z
+    .custom<ConversionLossHandler>((value) => typeof value === 'function', 'expected a function')
+    .optional(),
+});
+
+/** Records losses with their path and forwards them to the caller's handler. */
+export class LossReporter {
+  readonly #handler: ConversionLossHandler | undefined;
+
+  constructor(handler: ConversionLossHandler | undefined) {
+    this.#handler = handler;
+  }
+
+  report(path: readonly (string | number)[], what: string, message: string): void {
+    this.#handler?.({ path: formatPath(path, 'messages'), what, message });
+  }
+}
+
+/** Validates core messages at the start of every `to*` converter. */
+export function parseCoreMessages(messages: unknown): Message[] {
+  return parseInput(messagesSchema, messages, 'messages');
+}
+
+/** Parses converter options, naming the converter in errors. */
+export function parseConverterOptions<S extends z.ZodType>(
+  schema: S,
+  options: unknown,
+  name: string,
+): z.output<S> {
+  return parseOptions(schema, options, `${name} options`);
+}
+
+const dataUrlPattern = /^data:([a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9!#$&^_.+*-]+);base64,(.*)$/is;
+
+/** Splits a `data:<type>;base64,<data>` URL; anything else (extra parameters included) gives undefined. */
+export function parseDataUrl(value: string): { mediaType: string; data: string } | undefined {
+  const match = dataUrlPattern.exec(value);
+  if (!match) return undefined;
+  return { mediaType: match[1] as string, data: match[2] as string };
+}
+
+/** Builds a base64 data URL. */
+export function toDataUrl(mediaType: string, base64: string): string {
+  return `data:${mediaType};base64,${base64}`;
+}
+
+/** True for `http:` / `https:` URLs. */
+export function isHttpUrl(value: string): boolean {
+  return /^https?:\/\//i.test(value);
+}
+
+const imageSignatures: readonly [string, string][] = [
+  ['iVBORw0KGgo', 'image/png'],
+  ['/9j/', 'image/jpeg'],
+  ['R0lGODlh', 'image/gif'],
+  ['R0lGODdh', 'image/gif'],
+  ['UklGR', 'image/webp'],
+];
+
+/** Guesses an image's media type from the first bytes of its base64 data (PNG, JPEG, GIF, WebP). */
+export function sniffImageMediaType(base64: string): string | undefined {
+  for (const [prefix, mediaType] of imageSignatures) {
+    if (base64.startsWith(prefix)) return mediaType;
+  }
+  return undefined;
+}
+
+/** Base64 of raw bytes; works in Node and browsers. */
+export function bytesToBase64(bytes: Uint8Array): string {
+  let binary = '';
+  const chunk = 0x8000;
+  for (let i = 0; i < bytes.length; i += chunk) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + chunk));
+  }
+  return btoa(binary);
+}
+
+/** Bytes of base64 data; throws on malformed input. */
+export function base64ToBytes(base64: string): Uint8Array {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** Base64 of a string's UTF-8 bytes. */
+export function utf8ToBase64(text: string): string {
+  return bytesToBase64(new TextEncoder().encode(text));
+}
+
+/** The UTF-8 text inside base64 data. */
+export function base64ToUtf8(base64: string): string {
+  return new TextDecoder().decode(base64ToBytes(base64));
+}
+
+/** A provider option value, or undefined. */
+export function providerOption(
+  options: ProviderOptions | undefined,
+  provider: string,
+  key: string,
+): JsonValue | undefined {
+  return options?.[provider]?.[key];
+}
+
+/** A copy of `options` without `provider.key`; that provider's record goes when it empties, and an empty result is undefined. */
+export function withoutProviderOption(
+  options: ProviderOptions | undefined,
+  provider: string,
+  key: string,
+): ProviderOptions | undefined {
+  if (!options) return undefined;
+  const out: ProviderOptions = {};
+  for (const [name, values] of Object.entries(options)) {
+    if (name !== provider) {
+      out[name] = values;
+      continue;
+    }
+    const copy = { ...values };
+    delete copy[key];
+    if (Object.keys(copy).length > 0) out[name] = copy;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** A copy of `options` with `provider.key = value` (undefined values leave it unchanged). */
+export function withProviderOption(
+  options: ProviderOptions | undefined,
+  provider: string,
+  key: string,
+  value: JsonValue | undefined,
+): ProviderOptions | undefined {
+  if (value === undefined) return options;
+  return { ...options, [provider]: { ...options?.[provider], [key]: value } };
+}
+
+/** Sets `target[key] = value` only when value is defined (for `exactOptionalPropertyTypes`). */
+export function assignDefined<T extends object, K extends keyof T>(
+  target: T,
+  key: K,
+  value: T[K] | undefined,
+): void {
+  if (value !== undefined) target[key] = value;
+}
+
+/** The text parts of a rich tool result joined with newlines (what `output` holds for it). */
+export function toolResultContentText(parts: readonly ToolResultContentPart[]): string {
+  const texts: string[] = [];
+  for (const part of parts) if (part.type === 'text') texts.push(part.text);
+  return texts.join('\n');
+}
+
+/** Remembers tool names by call id while walking a conversation in order. */
+export class ToolNames {
+  readonly #names = new Map<string, string>();
+
+  remember(parts: readonly ContentPart[] | string): void {
+    if (typeof parts === 'string') return;
+    for (const part of parts) if (part.type === 'tool-call') this.#names.set(part.toolCallId, part.toolName);
+  }
+
+  add(toolCallId: string, toolName: string): void {
+    this.#names.set(toolCallId, toolName);
+  }
+
+  get(toolCallId: string): string | undefined {
+    return this.#names.get(toolCallId);
+  }
+}
+
+/** Throws a {@link ConversionError} whose message starts with the formatted path. */
+export function conversionError(
+  path: readonly (string | number)[],
+  message: string,
+  root = 'messages',
+): never {
+  throw new ConversionError(`${formatPath(path, root)}: ${message}`, path);
+}
+
+/** Stringifies a tool result for formats that only take text. */
+export function outputAsText(output: JsonValue): string {
+  return typeof output === 'string' ? output : JSON.stringify(output);
+}
