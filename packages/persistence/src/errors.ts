@@ -32,10 +32,10 @@ export class CorruptEntryError extends StorageError {
   }
 }
 
-/** The value cannot be stored as JSON (function, BigInt, cycle, undefined at top level…). */
+/** The value cannot be stored as JSON (function, BigInt, cycle, Date, undefined at top level…). */
 export class UnserializableValueError extends StorageError {
   override readonly name = 'UnserializableValueError';
-  /** Where in the value the problem is, e.g. `$.messages[2].parse`. */
+  /** Where in the value the problem is, as core errors print paths: `messages[2].parse`, `[0]`, `(root)`. */
   readonly path: string;
   /** What is wrong there, e.g. `is a function`. */
   readonly reason: string;

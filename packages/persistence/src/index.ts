@@ -12,6 +12,5 @@ export {
 } from './file-persistence.js';
 export type { FileHandleLike, FileSystemAdapter } from './file-system.js';
 export { assertJsonSerializable, type JsonCheckOptions, serializeValue } from './json-value.js';
-export { decodeKey, encodeKey, maxEntryFileNameBytes } from './key-encoding.js';
 export { assertKey, assertPrefix, MemoryPersistence } from './memory-persistence.js';
 export { isPersistence, type Persistence } from './persistence.js';

@@ -483,6 +483,7 @@ export function describePersistence(
         ['undefined in array', [1, undefined, 3]],
         ['Map', new Map([['a', 1]])],
         ['Set', new Set([1])],
+        ['Date', { at: new Date(0) }],
         [
           'class instance',
           new (class Point {

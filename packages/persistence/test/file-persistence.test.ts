@@ -240,7 +240,7 @@ describe('FilePersistence options and failures', () => {
     const store = await freshStore();
     await expect(store.set('k', { fn: () => 1 })).rejects.toMatchObject({
       code: 'storage_unserializable_value',
-      path: '$.fn',
+      path: 'fn',
     });
     const deep: unknown[] = [];
     let cursor = deep;
