@@ -15,14 +15,12 @@ export {
   MAX_REQUEST_DEPTH,
   requestCacheKey,
   scopeKeyPrefix,
-  sha256Base64Url,
 } from './request-hash.js';
 export {
   assertCacheKey,
   assertCacheName,
   CACHE_KEY_PREFIX,
   MAX_CACHE_NAME_LENGTH,
-  parseStorageKey,
   storageKey,
 } from './storage-key.js';
-export { DEFAULT_TTL_MS, MAX_TTL_MS, parseTtl, ttlSchema } from './ttl.js';
+export { DEFAULT_TTL_MS, MAX_TTL_MS, ttlSchema } from './ttl.js';

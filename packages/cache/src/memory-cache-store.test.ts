@@ -2,11 +2,13 @@ import { InvalidOptionsError } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import type { CacheEntry } from './cache-store.js';
 import { MemoryCacheStore } from './memory-cache-store.js';
-import { utf8ByteLength } from './utf8.js';
 
 function entry(body: unknown): CacheEntry {
   return { body, cacheName: 'm', storedAt: 0, ttlMs: null, expiresAt: null };
 }
+
+const utf8 = new TextEncoder();
+const utf8ByteLength = (text: string): number => utf8.encode(text).length;
 
 function entryBytes(key: string, body: unknown): number {
   return utf8ByteLength(key) + utf8ByteLength(JSON.stringify(entry(body)));
@@ -68,11 +70,17 @@ describe('MemoryCacheStore bounds', () => {
   });
 });
 
-describe('utf8ByteLength', () => {
-  it('agrees with TextEncoder, lone surrogates included', () => {
-    const encoder = new TextEncoder();
-    for (const text of ['', 'ascii', 'é', '中文', '🙂👩‍👩‍👧', '\ud800', 'a\udc00b', '\ud83d']) {
-      expect(utf8ByteLength(text), JSON.stringify(text)).toBe(encoder.encode(text).length);
+describe('MemoryCacheStore byte accounting', () => {
+  it('counts key and serialized entry in UTF-8, lone surrogates in bodies included', async () => {
+    const texts = ['', 'ascii', 'é', '中文', '🙂👩‍👩‍👧', '\ud800', 'a\udc00b', '\ud83d'];
+    for (const [index, text] of texts.entries()) {
+      const store = new MemoryCacheStore();
+      const key = `cache:m:${index < 5 ? text : index}`;
+      await store.set(key, entry(text));
+      expect(store.bytes, JSON.stringify(text)).toBe(
+        utf8ByteLength(key) + utf8ByteLength(JSON.stringify(entry(text))),
+      );
+      expect(await store.get(key), JSON.stringify(text)).toEqual(entry(text));
     }
   });
 });

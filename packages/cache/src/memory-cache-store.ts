@@ -3,7 +3,6 @@ import { assertKey, assertPrefix, serializeValue } from '@ctxguard/persistence';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { CacheEntry, CacheStore } from './cache-store.js';
-import { utf8ByteLength } from './utf8.js';
 
 /** Options of {@link MemoryCacheStore}. */
 export const memoryCacheStoreOptionsSchema = z.strictObject({
@@ -33,13 +32,14 @@ export class MemoryCacheStore implements CacheStore {
   readonly #lru: LRUCache<string, string>;
 
   constructor(options: MemoryCacheStoreOptions = {}) {
+    const utf8 = new TextEncoder();
     const parsed = parseOptions(memoryCacheStoreOptionsSchema, options, 'MemoryCacheStore options');
     this.maxEntries = parsed.maxEntries;
     this.maxBytes = parsed.maxBytes;
     this.#lru = new LRUCache<string, string>({
       max: parsed.maxEntries,
       maxSize: parsed.maxBytes,
-      sizeCalculation: (value, key) => Math.max(1, utf8ByteLength(key) + utf8ByteLength(value)),
+      sizeCalculation: (value, key) => Math.max(1, utf8.encode(key).length + utf8.encode(value).length),
     });
   }
 

@@ -55,11 +55,14 @@ describe('canonicalJson / hashRequest', () => {
     expect(hashRequest({ a: 1 })).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it('distinguishes values JSON tells apart and treats Dates as their ISO text', () => {
+  it('distinguishes values JSON tells apart and rejects Dates (JSON has none) naming the path', () => {
     const distinct = [null, 0, '0', false, 'false', [], {}, [null], '', { a: null }, { a: '' }, 1, 1.5, -1];
     const hashes = new Set(distinct.map((value) => hashRequest(value)));
     expect(hashes.size).toBe(distinct.length);
-    expect(hashRequest({ at: new Date(0) })).toBe(hashRequest({ at: '1970-01-01T00:00:00.000Z' }));
+    expect(() => hashRequest({ at: new Date(0) })).toThrow(/^request\.at is a Date, which JSON cannot carry/);
+    expect(hashRequest({ at: new Date(0).toISOString() })).toBe(
+      hashRequest({ at: '1970-01-01T00:00:00.000Z' }),
+    );
     expect(canonicalJson(-0)).toBe('0');
     expect(canonicalJson(JSON.parse('{"__proto__":1,"constructor":2}'))).toBe(
       '{"__proto__":1,"constructor":2}',
@@ -67,11 +70,14 @@ describe('canonicalJson / hashRequest', () => {
   });
 
   it('accepts exactly what the stores accept: plain data from another realm hashes like local data', () => {
-    const foreign = runInNewContext('({ b: [1, { y: 2, x: new Date(0) }], a: Object.create(null) })');
+    const foreign = runInNewContext(
+      '({ b: [1, { y: 2, x: "1970-01-01T00:00:00.000Z" }], a: Object.create(null) })',
+    );
     const local = { a: {}, b: [1, { x: '1970-01-01T00:00:00.000Z', y: 2 }] };
     expect(canonicalJson(foreign)).toBe('{"a":{},"b":[1,{"x":"1970-01-01T00:00:00.000Z","y":2}]}');
     expect(hashRequest(foreign)).toBe(hashRequest(local));
     expect(() => hashRequest(runInNewContext('({ m: new Map() })'))).toThrow(/request\.m is a Map instance/);
+    expect(() => hashRequest(runInNewContext('({ b: [new Date(0)] })'))).toThrow(/request\.b\[0\] is a Date/);
   });
 
   it('is independent of key order (property)', () => {
@@ -98,16 +104,21 @@ describe('canonicalJson / hashRequest', () => {
   });
 
   it.each([
-    [{ messages: [{ role: 'user', meta: () => 1 }] }, 'request.messages[0].meta', /is a function/],
-    [{ n: 10n }, 'request.n', /is a BigInt/],
-    [{ x: Number.NaN }, 'request.x', /is NaN/],
-    [{ x: [1, Number.POSITIVE_INFINITY] }, 'request.x[1]', /is Infinity/],
-    [{ list: [1, undefined] }, 'request.list[1]', /undefined \(JSON would turn it into null\)/],
-    [{ s: Symbol('s') }, 'request.s', /is a symbol/],
-    [{ m: new Map() }, 'request.m', /is a Map instance/],
-    [{ 'odd key': { d: new Date(Number.NaN) } }, 'request["odd key"].d', /invalid Date/],
-    [undefined, 'request', /is undefined/],
-  ])('rejects %o naming %s', (value, path, reason) => {
+    [
+      { messages: [{ role: 'user', meta: () => 1 }] },
+      'request.messages[0].meta',
+      /is a function/,
+      ['messages', 0, 'meta'],
+    ],
+    [{ n: 10n }, 'request.n', /is a BigInt/, ['n']],
+    [{ x: Number.NaN }, 'request.x', /is NaN/, ['x']],
+    [{ x: [1, Number.POSITIVE_INFINITY] }, 'request.x[1]', /is Infinity/, ['x', 1]],
+    [{ list: [1, undefined] }, 'request.list[1]', /undefined \(JSON would turn it into null\)/, ['list', 1]],
+    [{ s: Symbol('s') }, 'request.s', /is a symbol/, ['s']],
+    [{ m: new Map() }, 'request.m', /is a Map instance/, ['m']],
+    [{ 'odd key': { d: new Date(Number.NaN) } }, 'request.odd key.d', /invalid Date/, ['odd key', 'd']],
+    [undefined, 'request', /is undefined/, []],
+  ])('rejects %o naming %s', (value, path, reason, segments) => {
     const error = (() => {
       try {
         hashRequest(value);
@@ -119,7 +130,7 @@ describe('canonicalJson / hashRequest', () => {
     expect(error).toBeInstanceOf(InvalidInputError);
     expect((error as InvalidInputError).message).toContain(path);
     expect((error as InvalidInputError).message).toMatch(reason);
-    expect((error as InvalidInputError).path).toEqual([path]);
+    expect((error as InvalidInputError).path).toEqual(segments);
   });
 
   it('rejects cycles and over-deep nesting without overflowing the stack, but accepts shared references', () => {

@@ -1,35 +1,32 @@
-import { InvalidInputError, parseInput } from '@ctxguard/core';
-import { assertJsonSerializable, assertKey, UnserializableValueError } from '@ctxguard/persistence';
-import { digest } from 'ohash';
+import { findJsonValueIssue, formatPath, InvalidInputError, parseInput } from '@ctxguard/core';
+import { assertKey } from '@ctxguard/persistence';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { z } from 'zod';
 
 /** Deepest nesting {@link canonicalJson} accepts (deeper input is rejected, never a stack overflow). */
 export const MAX_REQUEST_DEPTH = 512;
 
 /**
- * Canonical JSON text of a value: object keys sorted, keys whose value is `undefined`
- * dropped, array order kept, Dates as ISO strings. What JSON can carry is decided by
- * `assertJsonSerializable` from `@ctxguard/persistence` (the stores' own rule, cross-realm
- * objects included); anything else (functions, BigInt, symbols, NaN/Infinity, cycles, Maps,
- * class instances, `undefined` in arrays, nesting past {@link MAX_REQUEST_DEPTH}) throws an
- * `InvalidInputError` naming its path (e.g. `request.messages[2].meta`).
+ * Canonical JSON text of a value: object keys sorted by code unit, keys whose value is
+ * `undefined` dropped, array order kept. What JSON can carry is the one rule of
+ * `findJsonValueIssue` from `@ctxguard/core`, which the stores use too (plain objects from
+ * another realm included); anything else (functions, BigInt, symbols, NaN/Infinity, cycles,
+ * Dates, Maps, class instances, `undefined` in arrays, nesting past {@link MAX_REQUEST_DEPTH})
+ * throws an `InvalidInputError` naming its path (e.g. `request.messages[2].meta`).
  */
 export function canonicalJson(value: unknown, root = 'value'): string {
-  try {
-    assertJsonSerializable(root, value, { maxDepth: MAX_REQUEST_DEPTH });
-  } catch (error) {
-    if (!(error instanceof UnserializableValueError)) throw error;
-    const path = `${root}${error.path.slice(1)}`;
-    throw new InvalidInputError(`${path} ${error.reason}; a request must be plain JSON`, [path]);
+  const issue = findJsonValueIssue(value, { maxDepth: MAX_REQUEST_DEPTH });
+  if (issue !== null) {
+    const path = formatPath(issue.path, root);
+    throw new InvalidInputError(`${path} ${issue.reason}; a request must be plain JSON`, issue.path);
   }
   return sortedJson(value);
 }
 
-/** JSON text with object keys sorted, for a value that passed `assertJsonSerializable`. */
+/** JSON text with object keys sorted, for a value that passed `findJsonValueIssue`. */
 function sortedJson(value: unknown): string {
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
-  if (Object.prototype.toString.call(value) === '[object Date]') return JSON.stringify(value);
   const record = value as Record<string, unknown>;
   const fields: string[] = [];
   for (const key of Object.keys(record).sort()) {
@@ -39,12 +36,15 @@ function sortedJson(value: unknown): string {
   return `{${fields.join(',')}}`;
 }
 
-/**
- * SHA-256 of a string's UTF-8 bytes as 43 base64url characters (ohash's `digest`: node:crypto
- * on Node, a pure-JS SHA-256 in browsers and edge runtimes).
- */
+let utf8: TextEncoder | undefined;
+
+/** SHA-256 of a string's UTF-8 bytes as 43 base64url characters (no padding). */
 export function sha256Base64Url(text: string): string {
-  return digest(text);
+  utf8 ??= new TextEncoder();
+  const digest = sha256(utf8.encode(text));
+  let binary = '';
+  for (const byte of digest) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 /**
