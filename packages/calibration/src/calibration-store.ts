@@ -50,11 +50,14 @@ export interface CalibrationStore {
   delete(key: CalibrationKey): Promise<void>;
 }
 
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 const nameSchema = z
   .string()
   .min(1, 'must be a non-empty string')
   .max(512)
-  .refine((s) => !/[\u0000-\u001f]/.test(s), 'must not contain control characters');
+  .refine((s) => !/[\u0000-\u001f]/.test(s), 'must not contain control characters')
+  .refine((s) => !loneSurrogate.test(s), 'must be well-formed Unicode (no lone surrogates)');
 
 /** Schema of a calibration key. */
 export const calibrationKeySchema = z.object({
@@ -80,8 +83,33 @@ export const calibrationUpdateSchema = calibrationKeySchema.extend({
     .optional(),
 });
 
-/** Storage key of a calibration: `calibration:{provider}/{model}` or `calibration:{provider}/{model}:{contentClass}`. */
+/** Escapes the characters that separate the parts of a storage key (`%`, `/`, `:`); reversible. */
+function escapeKeyPart(part: string): string {
+  return part.replace(/[%/:]/g, (c) => (c === '%' ? '%25' : c === '/' ? '%2F' : '%3A'));
+}
+
+/**
+ * Storage key of a calibration: `calibration:{provider}/{model}` or
+ * `calibration:{provider}/{model}:{contentClass}`, with `%`, `/` and `:` inside provider and
+ * model escaped as `%25`, `%2F` and `%3A`, so no two identities share a key (Ollama's model
+ * `codellama:code` is `calibration:ollama/codellama%3Acode`).
+ */
 export function calibrationKey(key: CalibrationKey): string {
+  const base = `calibration:${escapeKeyPart(key.provider)}/${escapeKeyPart(key.model)}`;
+  return key.contentClass === undefined ? base : `${base}:${key.contentClass}`;
+}
+
+/**
+ * The key format before parts were escaped, which gave `codellama:code` (a model) and
+ * `codellama` + class `code` one key. Read once per identity and migrated.
+ */
+export function legacyCalibrationKey(key: CalibrationKey): string {
   const base = `calibration:${key.provider}/${key.model}`;
   return key.contentClass === undefined ? base : `${base}:${key.contentClass}`;
+}
+
+/** The storage-key prefix of every calibration of a provider (and model), for `list`. */
+export function calibrationKeyPrefix(provider?: string, model?: string): string {
+  if (provider === undefined) return 'calibration:';
+  return `calibration:${escapeKeyPart(provider)}/${model === undefined ? '' : escapeKeyPart(model)}`;
 }

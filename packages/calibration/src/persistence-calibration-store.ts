@@ -7,8 +7,10 @@ import {
   type CalibrationStore,
   type CalibrationUpdate,
   calibrationKey,
+  calibrationKeyPrefix,
   calibrationKeySchema,
   calibrationUpdateSchema,
+  legacyCalibrationKey,
   MAX_CHARS_PER_TOKEN,
 } from './calibration-store.js';
 import { contentClassSchema } from './content-class.js';
@@ -90,19 +92,24 @@ export class PersistenceCalibrationStore implements CalibrationStore {
 
   async get(key: CalibrationKey): Promise<Calibration | null> {
     const parsed = parseInput(calibrationKeySchema, key, 'calibration key');
-    const storageKey = calibrationKey(parsed);
-    const stored = await this.#read(storageKey);
-    return stored && sameIdentity(stored, parsed) ? this.#toCalibration(stored) : null;
+    const stored = await this.#read(calibrationKey(parsed));
+    if (stored && sameIdentity(stored, parsed)) return this.#toCalibration(stored);
+    const legacy = legacyCalibrationKey(parsed);
+    if (legacy === calibrationKey(parsed)) return null;
+    // Written under the old, unescaped key: use it and move it under the new key.
+    return this.#serialized(legacy, async () => {
+      const found = await this.#ownEntry(parsed);
+      if (found?.legacy) await this.#moveToNewKey(found.stored, legacy);
+      return found ? this.#toCalibration(found.stored) : null;
+    });
   }
 
   async update(input: CalibrationUpdate): Promise<Calibration> {
     const parsed = parseInput(calibrationUpdateSchema, input, 'calibration update');
     const storageKey = calibrationKey(parsed);
-    return this.#serialized(storageKey, async () => {
-      const read = await this.#read(storageKey);
-      // The key format is ambiguous (model `codellama:code` without a class and model `codellama`
-      // with class `code` share one key): never merge into another identity's entry.
-      const existing = read && sameIdentity(read, parsed) ? read : null;
+    return this.#serialized(legacyCalibrationKey(parsed), async () => {
+      const found = await this.#ownEntry(parsed);
+      const existing = found?.stored ?? null;
       const step = this.#alpha * (parsed.weight ?? 1);
       const next: Stored = {
         v: 1,
@@ -116,6 +123,7 @@ export class PersistenceCalibrationStore implements CalibrationStore {
         updatedAt: this.#now(),
       };
       await this.#persistence.set(storageKey, next);
+      if (found?.legacy) await this.#persistence.delete(legacyCalibrationKey(parsed));
       return this.#toCalibration(next);
     });
   }
@@ -126,22 +134,67 @@ export class PersistenceCalibrationStore implements CalibrationStore {
       filter ?? {},
       'calibration filter',
     );
-    const prefix = f.provider === undefined ? 'calibration:' : `calibration:${f.provider}/${f.model ?? ''}`;
-    const out: Calibration[] = [];
-    for (const key of await this.#persistence.list(prefix)) {
+    const prefix = calibrationKeyPrefix(f.provider, f.model);
+    const keys = new Set(await this.#persistence.list(prefix));
+    const legacyPrefix = f.provider === undefined ? prefix : `calibration:${f.provider}/${f.model ?? ''}`;
+    if (legacyPrefix !== prefix) for (const key of await this.#persistence.list(legacyPrefix)) keys.add(key);
+    // One calibration per identity: the entry under its own key wins over one left under the old key.
+    const byIdentity = new Map<string, Stored>();
+    for (const key of [...keys].sort()) {
       const stored = await this.#read(key);
       if (!stored) continue;
       if (f.provider !== undefined && stored.provider !== f.provider) continue;
       if (f.model !== undefined && stored.model !== f.model) continue;
-      out.push(this.#toCalibration(stored));
+      const own = calibrationKey(stored);
+      if (own === key || !byIdentity.has(own)) byIdentity.set(own, stored);
     }
-    return out;
+    return [...byIdentity.values()].map((stored) => this.#toCalibration(stored));
   }
 
   async delete(key: CalibrationKey): Promise<void> {
     const parsed = parseInput(calibrationKeySchema, key, 'calibration key');
     const storageKey = calibrationKey(parsed);
-    await this.#serialized(storageKey, () => this.#persistence.delete(storageKey));
+    const legacy = legacyCalibrationKey(parsed);
+    await this.#serialized(legacy, async () => {
+      const stored = await this.#read(storageKey);
+      // An old-format entry of another identity may sit under this key: move it, never delete it.
+      if (stored && !sameIdentity(stored, parsed)) await this.#moveToNewKey(stored, storageKey);
+      else await this.#persistence.delete(storageKey);
+      if (legacy !== storageKey) {
+        const old = await this.#read(legacy);
+        if (old && sameIdentity(old, parsed)) await this.#persistence.delete(legacy);
+      }
+    });
+  }
+
+  /**
+   * The entry of exactly this identity: under its key, else under its old-format key (`legacy`).
+   * An old-format entry of another identity found under this key is moved to its own key first,
+   * so a write here never destroys it.
+   */
+  async #ownEntry(key: CalibrationKey): Promise<{ stored: Stored; legacy: boolean } | null> {
+    const storageKey = calibrationKey(key);
+    const stored = await this.#read(storageKey);
+    if (stored && sameIdentity(stored, key)) return { stored, legacy: false };
+    if (stored) await this.#moveToNewKey(stored, storageKey);
+    const legacy = legacyCalibrationKey(key);
+    if (legacy === storageKey) return null;
+    const old = await this.#read(legacy);
+    return old && sameIdentity(old, key) ? { stored: old, legacy: true } : null;
+  }
+
+  /**
+   * Moves an entry found under `from` (an old-format key) to its identity's own key, unless an
+   * entry of that identity is already there (then the old one is stale). Only an entry whose
+   * recorded identity maps back to `from` under the old format is moved: anything else is left alone.
+   */
+  async #moveToNewKey(stored: Stored, from: string): Promise<void> {
+    const target = calibrationKey(stored);
+    if (target === from || legacyCalibrationKey(stored) !== from) return;
+    const there = await this.#read(target);
+    if (there === null) await this.#persistence.set(target, stored);
+    else if (!sameIdentity(there, stored)) return;
+    await this.#persistence.delete(from);
   }
 
   async #read(storageKey: string): Promise<Stored | null> {

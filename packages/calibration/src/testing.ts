@@ -77,6 +77,31 @@ export function describeCalibrationStore(
     expect((await store.get({ provider: 'p', model: 'm' }))?.samples).toBe(1);
   });
 
+  test(`${prefix}keeps identities apart whose names contain '/', ':' or '%'`, async ({ expect }) => {
+    const store = await make();
+    // Ollama tags (`codellama:code`) next to a content class, and providers with a slash.
+    const identities = [
+      { provider: 'ollama', model: 'codellama:code' },
+      { provider: 'ollama', model: 'codellama', contentClass: 'code' as const },
+      { provider: 'a/b', model: 'c' },
+      { provider: 'a', model: 'b/c' },
+      { provider: 'p', model: 'x%3Ay' },
+      { provider: 'p', model: 'x:y' },
+    ];
+    for (const [index, identity] of identities.entries())
+      await store.update({ ...identity, charsPerToken: index + 1 });
+    for (const [index, identity] of identities.entries())
+      expect(await store.get(identity), JSON.stringify(identity)).toMatchObject({
+        ...identity,
+        charsPerToken: index + 1,
+        samples: 1,
+      });
+    expect((await store.list({ provider: 'ollama' })).length).toBe(2);
+    expect((await store.list({ provider: 'a/b' })).map((c) => c.model)).toEqual(['c']);
+    await store.delete(identities[1] as (typeof identities)[number]);
+    expect(await store.get(identities[0] as (typeof identities)[number])).toMatchObject({ samples: 1 });
+  });
+
   test(`${prefix}loses no update when 100 run concurrently on one key`, async ({ expect }) => {
     const store = await make();
     const key = { provider: 'openai', model: 'gpt-4o-mini', contentClass: 'json' as const };
