@@ -406,12 +406,14 @@ describe('constructor options', () => {
 });
 
 describe('getContextWindow and getAvailableInputTokens', () => {
-  it('reserve 35% below the 182,857-token crossover and 64k above it', () => {
+  it('reserve 35% below the 182,857-token crossover and 64k above it, never more than the max output', () => {
     expect(catalog.getAvailableInputTokens('openai', 'gpt-4')).toBe(8_192 - 2_868);
-    expect(catalog.getAvailableInputTokens('openai', 'gpt-3.5-turbo')).toBe(16_385 - 5_735);
-    expect(catalog.getAvailableInputTokens('openai', 'gpt-4o')).toBe(128_000 - 44_800);
-    expect(catalog.getAvailableInputTokens('anthropic', 'claude-3-haiku-20240307')).toBe(200_000 - 64_000);
-    expect(catalog.getAvailableInputTokens('google-ai', 'gemini-1.5-pro')).toBe(2_097_152 - 64_000);
+    // 35% would be 5,735 / 44,800 / 64,000 / 64,000, but these models never reply with more than their max output.
+    expect(catalog.getAvailableInputTokens('openai', 'gpt-3.5-turbo')).toBe(16_385 - 4_096);
+    expect(catalog.getAvailableInputTokens('openai', 'gpt-4o')).toBe(128_000 - 16_384);
+    expect(catalog.getAvailableInputTokens('anthropic', 'claude-3-haiku-20240307')).toBe(200_000 - 4_096);
+    expect(catalog.getAvailableInputTokens('google-ai', 'gemini-1.5-pro')).toBe(2_097_152 - 8_192);
+    expect(catalog.getAvailableInputTokens('anthropic', 'claude-sonnet-4-5')).toBe(200_000 - 64_000);
     const custom = new ModelCatalog({
       builtins: false,
       models: [
@@ -421,6 +423,22 @@ describe('getContextWindow and getAvailableInputTokens', () => {
     });
     expect(custom.getAvailableInputTokens('acme', 'below')).toBe(182_854 - 63_999);
     expect(custom.getAvailableInputTokens('acme', 'at')).toBe(182_857 - 64_000);
+  });
+
+  it('cap the default reserve at the model max output, but an explicit maxTokens still wins', () => {
+    const custom = new ModelCatalog({
+      builtins: false,
+      models: [
+        entry({ model: 'short-replies', contextWindow: 100_000, maxOutputTokens: 1_000 }),
+        entry({ model: 'long-replies', contextWindow: 100_000, maxOutputTokens: 90_000 }),
+        entry({ model: 'no-limit', contextWindow: 100_000 }),
+      ],
+    });
+    expect(custom.getAvailableInputTokens('acme', 'short-replies')).toBe(99_000);
+    expect(custom.getAvailableInputTokens('acme', 'long-replies')).toBe(65_000);
+    expect(custom.getAvailableInputTokens('acme', 'no-limit')).toBe(65_000);
+    expect(custom.getAvailableInputTokens('acme', 'short-replies', 5_000)).toBe(95_000);
+    expect(custom.getAvailableInputTokens('acme', 'short-replies', 0)).toBe(100_000);
   });
 
   it('subtract an explicit maxTokens instead of the default reserve', () => {
@@ -451,8 +469,9 @@ describe('getContextWindow and getAvailableInputTokens', () => {
 
   it('module-level helpers answer from the built-in catalog', () => {
     expect(getContextWindow('OpenAI', 'gpt-4.1-mini-2025-04-14')).toBe(1_047_576);
-    expect(getAvailableInputTokens('openai', 'gpt-4o')).toBe(83_200);
+    expect(getAvailableInputTokens('openai', 'gpt-4o')).toBe(111_616);
     expect(getAvailableInputTokens('openai', 'gpt-4o', 16_384)).toBe(111_616);
+    expect(getAvailableInputTokens('openai', 'gpt-4o', 44_800)).toBe(83_200);
     expect(getAvailableInputTokens('vertex')).toBe(1_048_576 - 64_000);
   });
 });

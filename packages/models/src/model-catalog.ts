@@ -154,17 +154,15 @@ export class ModelCatalog {
   }
 
   /**
-   * Input tokens a request may use: window minus output reserve (see `getOutputReserve`),
-   * capped by the model's `maxInputTokens`. Never negative: a `maxTokens` at or above the
-   * window leaves 0.
+   * Input tokens a request may use (the input budget): window minus output reserve (see
+   * `getOutputReserve`; without `maxTokens` it is capped at the model's max output), capped by
+   * the model's `maxInputTokens`. Never negative: a `maxTokens` at or above the window leaves 0.
    */
   getAvailableInputTokens(provider: string, model?: string, maxTokens?: number): number {
     if (maxTokens !== undefined) assertInteger(maxTokens, 'maxTokens', 0);
     const resolved = this.get(provider, model);
-    const available = Math.max(
-      0,
-      resolved.contextWindow - getOutputReserve(resolved.contextWindow, maxTokens),
-    );
+    const reserve = getOutputReserve(resolved.contextWindow, maxTokens, resolved.maxOutputTokens);
+    const available = Math.max(0, resolved.contextWindow - reserve);
     return resolved.maxInputTokens === undefined ? available : Math.min(available, resolved.maxInputTokens);
   }
 

@@ -45,6 +45,35 @@ describe('getOutputReserve', () => {
     expect(getOutputReserve(1_048_576)).toBe(64_000);
   });
 
+  it('caps the default reserve at the model max output, while an explicit maxTokens wins', () => {
+    expect(getOutputReserve(128_000, undefined, 16_384)).toBe(16_384);
+    expect(getOutputReserve(128_000, undefined, 100_000)).toBe(44_800);
+    expect(getOutputReserve(1_000_000, undefined, 128_000)).toBe(64_000);
+    expect(getOutputReserve(8_192, undefined, 8_192)).toBe(2_868);
+    expect(getOutputReserve(128_000, 32_000, 16_384)).toBe(32_000);
+    expect(getOutputReserve(128_000, 0, 16_384)).toBe(0);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 3_000_000 }),
+        fc.integer({ min: 1, max: 300_000 }),
+        (window, maxOutput) => {
+          const reserve = getOutputReserve(window, undefined, maxOutput);
+          expect(reserve).toBe(Math.min(getOutputReserve(window), maxOutput));
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it.each([[0], [-1], [1.5], [Number.NaN], ['16384']])(
+    'rejects maxOutputTokens %s naming the argument',
+    (value) => {
+      expect(() => getOutputReserve(128_000, undefined, value as number)).toThrow(
+        /^Invalid maxOutputTokens:/,
+      );
+    },
+  );
+
   it('holds the rule for every window (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 300_000 }), (window) => {

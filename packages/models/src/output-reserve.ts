@@ -9,10 +9,16 @@ export const DEFAULT_OUTPUT_RESERVE_RATIO = 0.35;
 
 /**
  * Tokens to keep free for the reply: `maxTokens` when given, else
- * `min(MAX_DEFAULT_OUTPUT_RESERVE, contextWindow × DEFAULT_OUTPUT_RESERVE_RATIO)` rounded up.
+ * `min(MAX_DEFAULT_OUTPUT_RESERVE, contextWindow × DEFAULT_OUTPUT_RESERVE_RATIO, maxOutputTokens)`,
+ * the share rounded up: a model never replies with more than its own max output.
  */
-export function getOutputReserve(contextWindow: number, maxTokens?: number): number {
+export function getOutputReserve(
+  contextWindow: number,
+  maxTokens?: number,
+  maxOutputTokens?: number,
+): number {
   assertInteger(contextWindow, 'contextWindow', 1);
+  if (maxOutputTokens !== undefined) assertInteger(maxOutputTokens, 'maxOutputTokens', 1);
   if (maxTokens !== undefined) {
     assertInteger(maxTokens, 'maxTokens', 0);
     return maxTokens;
@@ -20,5 +26,5 @@ export function getOutputReserve(contextWindow: number, maxTokens?: number): num
   // Integer arithmetic (window × 35 / 100) keeps the rounding exact for every safe window.
   const percent = Math.round(DEFAULT_OUTPUT_RESERVE_RATIO * 100);
   const share = Math.ceil((contextWindow * percent) / 100);
-  return Math.min(MAX_DEFAULT_OUTPUT_RESERVE, share);
+  return Math.min(MAX_DEFAULT_OUTPUT_RESERVE, share, maxOutputTokens ?? Number.POSITIVE_INFINITY);
 }

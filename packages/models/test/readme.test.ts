@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_MODELS, getAvailableInputTokens, ModelCatalog } from '../src/index.js';
+import { BUILTIN_MODELS, getAvailableInputTokens, getOutputReserve, ModelCatalog } from '../src/index.js';
 
 describe('README', () => {
   it('quick start gives the figures its comments claim', () => {
-    expect(getAvailableInputTokens('openai', 'gpt-4o-2024-08-06')).toBe(83_200);
+    expect(getAvailableInputTokens('openai', 'gpt-4o-2024-08-06')).toBe(111_616);
     expect(getAvailableInputTokens('anthropic', 'claude-sonnet-4-5', 8_192)).toBe(191_808);
 
     const catalog = new ModelCatalog({
@@ -58,6 +58,12 @@ describe('README', () => {
       'sagemaker',
       'vertex',
     ]);
+  });
+
+  it('the output reserve holds back no more than the model max output', () => {
+    expect(getAvailableInputTokens('openai', 'gpt-4o')).toBe(111_616);
+    expect(128_000 - getOutputReserve(128_000)).toBe(83_200);
+    expect(getAvailableInputTokens('anthropic', 'claude-sonnet-4-5')).toBe(136_000);
   });
 
   it('the reserve reaches 64k at a window of 182,855 tokens (35% rounded up)', () => {
