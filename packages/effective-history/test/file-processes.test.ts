@@ -3,11 +3,9 @@
  * `setIfAbsent` (a hard link that fails when the commit file exists): the file-store version of
  * the Redis tests in `redis.test.ts`.
  */
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import {
   FilePersistence,
@@ -16,6 +14,8 @@ import {
   withoutAtomicCreate,
 } from '@ctxguard/persistence';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTogether, startWorker, type Worker, waitFor } from '../../../test/support/child-worker.ts';
+import { seededRandom, seedNote, withSeed } from '../../../test/support/seeded-random.ts';
 import { HistoryStore, type InMemoryConversationHistory } from '../src/index.js';
 import { StallingPersistence } from './persistence-wrappers.js';
 
@@ -30,74 +30,24 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-interface Worker {
-  child: ChildProcessByStdio<Writable, Readable, Readable>;
-  acknowledged: number[];
-  attempts: number[];
-  ready: Promise<void>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  stderr: () => string;
+/** Decides when the SIGKILL test kills its writer; a failure names the seed that replays the choices. */
+const random = seededRandom();
+
+function startAppender(conversation: string, name: string, count: string, wait: boolean): Worker {
+  return startWorker({
+    script: worker,
+    args: [dir, conversation, name, count, ...(wait ? ['wait'] : [])],
+    cwd: packageDir,
+    name,
+  });
 }
 
-function startWorker(conversation: string, name: string, count: string, wait: boolean): Worker {
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=@ctxguard/source',
-      '--import',
-      'tsx',
-      worker,
-      dir,
-      conversation,
-      name,
-      count,
-      ...(wait ? ['wait'] : []),
-    ],
-    { cwd: packageDir, stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  const acknowledged: number[] = [];
-  const attempts: number[] = [];
-  let stderr = '';
-  let buffered = '';
-  let onReady: () => void = () => {};
-  const ready = new Promise<void>((resolve) => {
-    onReady = resolve;
-  });
-  child.stdout.on('data', (data: Buffer) => {
-    buffered += data.toString('utf8');
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    for (const line of lines) {
-      if (line === 'ready') onReady();
-      const [ok, index, tries] = line.split(' ');
-      if (ok !== 'ok') continue;
-      acknowledged.push(Number(index));
-      attempts.push(Number(tries));
-    }
-  });
-  child.stderr.on('data', (data: Buffer) => {
-    stderr += data.toString('utf8');
-  });
-  child.stdin.on('error', () => {});
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const readyOrExit = Promise.race([
-    ready,
-    exited.then(() => {
-      throw new Error(`worker ${name} exited before it was ready: ${stderr}`);
-    }),
-  ]);
-  return { child, acknowledged, attempts, ready: readyOrExit, exited, stderr: () => stderr };
-}
-
-async function waitFor(condition: () => boolean, w: Worker, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!condition()) {
-    if (w.child.exitCode !== null) throw new Error(`worker exited before ${what}: ${w.stderr()}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/** The append acknowledgements a worker printed (`ok <index> <attempts>`). */
+function acknowledged(w: Worker): { index: number; attempts: number }[] {
+  return w.lines
+    .map((line) => line.split(' '))
+    .filter(([ok]) => ok === 'ok')
+    .map(([, index, attempts]) => ({ index: Number(index), attempts: Number(attempts) }));
 }
 
 function texts(history: InMemoryConversationHistory): string[] {
@@ -151,9 +101,8 @@ describe('HistoryStore on a folder shared by processes (FilePersistence has setI
 
   it('two child processes appending concurrently lose no message', async () => {
     const perWriter = 60;
-    const workers = ['alpha', 'beta'].map((name) => startWorker('shared', name, String(perWriter), true));
-    await Promise.all(workers.map((w) => w.ready));
-    for (const w of workers) w.child.stdin.write('go\n');
+    const workers = ['alpha', 'beta'].map((name) => startAppender('shared', name, String(perWriter), true));
+    await startTogether(workers);
     const results = await Promise.all(workers.map((w) => w.exited));
     for (const [index, result] of results.entries()) {
       expect(result, workers[index]!.stderr()).toEqual({ code: 0, signal: null });
@@ -167,9 +116,9 @@ describe('HistoryStore on a folder shared by processes (FilePersistence has setI
         Array.from({ length: perWriter }, (_, i) => `${name}-${i}`),
       );
     }
-    expect(workers.flatMap((w) => w.acknowledged)).toHaveLength(2 * perWriter);
+    expect(workers.flatMap(acknowledged)).toHaveLength(2 * perWriter);
     // The writers really raced: some appends lost a round to the other writer and were retried.
-    const attempts = workers.flatMap((w) => w.attempts).reduce((sum, n) => sum + n, 0);
+    const attempts = workers.flatMap(acknowledged).reduce((sum, ack) => sum + ack.attempts, 0);
     console.info(`file store, two processes: ${2 * perWriter} appends took ${attempts} attempts`);
     expect(attempts).toBeGreaterThan(2 * perWriter);
     // They committed through setIfAbsent: every commit is marked and no claim file was ever needed.
@@ -177,23 +126,30 @@ describe('HistoryStore on a folder shared by processes (FilePersistence has setI
     expect(await persistence.list('history:shared:claim:')).toEqual([]);
   }, 90_000);
 
-  it('a writer killed with SIGKILL mid-save never leaves an unloadable history or loses an acknowledged message', async () => {
-    const reader = new HistoryStore(new FilePersistence({ dir }));
-    let expected: string[] = [];
-    for (let round = 0; round < 3; round++) {
-      const name = `round${round}`;
-      const w = startWorker('killed', name, 'forever', false);
-      const stopAt = 10 + Math.floor(Math.random() * 20);
-      await waitFor(() => w.acknowledged.length >= stopAt, w, `${stopAt} appends`);
-      w.child.kill('SIGKILL');
-      expect((await w.exited).signal).toBe('SIGKILL');
-      const loaded = (await reader.load('killed'))!;
-      const mine = texts(loaded).slice(expected.length);
-      expect(texts(loaded).slice(0, expected.length)).toEqual(expected);
-      const acked = w.acknowledged.length;
-      expect(mine.length === acked || mine.length === acked + 1).toBe(true);
-      expect(mine).toEqual(Array.from({ length: mine.length }, (_, i) => `${name}-${i}`));
-      expected = texts(loaded);
-    }
-  }, 90_000);
+  it(
+    'a writer killed with SIGKILL mid-save never leaves an unloadable history or loses an acknowledged message',
+    () =>
+      withSeed(random, async () => {
+        const reader = new HistoryStore(new FilePersistence({ dir }));
+        let expected: string[] = [];
+        for (let round = 0; round < 3; round++) {
+          const name = `round${round}`;
+          const w = startAppender('killed', name, 'forever', false);
+          const stopAt = random.int(10, 29);
+          await waitFor(() => acknowledged(w).length >= stopAt, w, `${stopAt} appends`);
+          expect((await w.kill()).signal).toBe('SIGKILL');
+          const loaded = (await reader.load('killed'))!;
+          const mine = texts(loaded).slice(expected.length);
+          expect(texts(loaded).slice(0, expected.length)).toEqual(expected);
+          const acked = acknowledged(w).length;
+          expect(
+            mine.length === acked || mine.length === acked + 1,
+            `${mine.length} stored for ${acked} acknowledged, killed after ${stopAt} (${seedNote(random)})`,
+          ).toBe(true);
+          expect(mine).toEqual(Array.from({ length: mine.length }, (_, i) => `${name}-${i}`));
+          expected = texts(loaded);
+        }
+      }),
+    90_000,
+  );
 });

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { RedisPersistence } from '@ctxguard/persistence-redis';
@@ -8,6 +7,8 @@ import {
   redisTestTarget,
 } from '@ctxguard/persistence-redis/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startTogether, startWorker, type Worker, waitFor } from '../../../test/support/child-worker.ts';
+import { seededRandom, seedNote, withSeed } from '../../../test/support/seeded-random.ts';
 import { HistoryStore, type InMemoryConversationHistory } from '../src/index.js';
 import { RecordingPersistence, StallingPersistence } from './persistence-wrappers.js';
 
@@ -16,63 +17,39 @@ const worker = fileURLToPath(new URL('./fixtures/append-worker.ts', import.meta.
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const opened: RedisPersistence[] = [];
 
-function startWorker(
+/** Decides when the SIGKILL test kills its writer; a failure names the seed that replays the choices. */
+const random = seededRandom();
+
+function startAppender(
   url: string,
   namespace: string,
   conversation: string,
   name: string,
   count: string,
-  startAt = 0,
-  leaseMs = 30_000,
-) {
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=@ctxguard/source',
-      '--import',
-      'tsx',
-      worker,
+  options: { leaseMs?: number; wait?: boolean } = {},
+): Worker {
+  return startWorker({
+    script: worker,
+    args: [
       url,
       namespace,
       conversation,
       name,
       count,
-      String(startAt),
-      String(leaseMs),
+      String(options.leaseMs ?? 30_000),
+      ...(options.wait ? ['wait'] : []),
     ],
-    { cwd: packageDir, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const acknowledged: number[] = [];
-  const attempts: number[] = [];
-  let stderr = '';
-  let buffered = '';
-  child.stdout!.on('data', (data: Buffer) => {
-    buffered += data.toString('utf8');
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    for (const line of lines) {
-      const [ok, index, tries] = line.split(' ');
-      if (ok !== 'ok') continue;
-      acknowledged.push(Number(index));
-      attempts.push(Number(tries));
-    }
+    cwd: packageDir,
+    name,
   });
-  child.stderr!.on('data', (data: Buffer) => {
-    stderr += data.toString('utf8');
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, acknowledged, attempts, exited, stderr: () => stderr };
 }
 
-async function waitFor(condition: () => boolean, child: ChildProcess, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!condition()) {
-    if (child.exitCode !== null) throw new Error(`worker exited before ${what}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/** The append acknowledgements a worker printed (`ok <index> <attempts>`). */
+function acknowledged(w: Worker): { index: number; attempts: number }[] {
+  return w.lines
+    .map((line) => line.split(' '))
+    .filter(([ok]) => ok === 'ok')
+    .map(([, index, attempts]) => ({ index: Number(index), attempts: Number(attempts) }));
 }
 
 function texts(history: InMemoryConversationHistory): string[] {
@@ -164,10 +141,10 @@ describe.skipIf(!target.available)('HistoryStore on a real Redis', () => {
     const namespace = freshNamespace();
     redis(namespace);
     const perWriter = 60;
-    const startAt = Date.now() + 2500;
     const workers = ['alpha', 'beta'].map((name) =>
-      startWorker(url, namespace, 'shared', name, String(perWriter), startAt),
+      startAppender(url, namespace, 'shared', name, String(perWriter), { wait: true }),
     );
+    await startTogether(workers);
     const results = await Promise.all(workers.map((w) => w.exited));
     for (const [index, result] of results.entries()) {
       expect(result, workers[index]!.stderr()).toEqual({ code: 0, signal: null });
@@ -181,30 +158,37 @@ describe.skipIf(!target.available)('HistoryStore on a real Redis', () => {
       );
     }
     // The writers really raced: some appends lost a round to the other writer and were retried.
-    expect(workers.flatMap((w) => w.acknowledged)).toHaveLength(2 * perWriter);
-    const attempts = workers.flatMap((w) => w.attempts).reduce((sum, n) => sum + n, 0);
+    expect(workers.flatMap(acknowledged)).toHaveLength(2 * perWriter);
+    const attempts = workers.flatMap(acknowledged).reduce((sum, ack) => sum + ack.attempts, 0);
     expect(attempts).toBeGreaterThan(2 * perWriter);
   }, 60_000);
 
-  it('a writer killed with SIGKILL mid-save never leaves an unloadable history or loses an acknowledged message', async () => {
-    const namespace = freshNamespace();
-    const reader = new HistoryStore(redis(namespace));
-    let expected: string[] = [];
-    for (let round = 0; round < 3; round++) {
-      const name = `round${round}`;
-      // A writer killed while holding its claim blocks that version for one lease; keep it short here.
-      const w = startWorker(url, namespace, 'killed', name, 'forever', 0, 1500);
-      const stopAt = 15 + Math.floor(Math.random() * 25);
-      await waitFor(() => w.acknowledged.length >= stopAt, w.child, `${stopAt} appends`);
-      w.child.kill('SIGKILL');
-      expect((await w.exited).signal).toBe('SIGKILL');
-      const loaded = (await reader.load('killed'))!;
-      const mine = texts(loaded).slice(expected.length);
-      expect(texts(loaded).slice(0, expected.length)).toEqual(expected);
-      const acked = w.acknowledged.length;
-      expect(mine.length === acked || mine.length === acked + 1).toBe(true);
-      expect(mine).toEqual(Array.from({ length: mine.length }, (_, i) => `${name}-${i}`));
-      expected = texts(loaded);
-    }
-  }, 60_000);
+  it(
+    'a writer killed with SIGKILL mid-save never leaves an unloadable history or loses an acknowledged message',
+    () =>
+      withSeed(random, async () => {
+        const namespace = freshNamespace();
+        const reader = new HistoryStore(redis(namespace));
+        let expected: string[] = [];
+        for (let round = 0; round < 3; round++) {
+          const name = `round${round}`;
+          // A writer killed while holding its claim blocks that version for one lease; keep it short here.
+          const w = startAppender(url, namespace, 'killed', name, 'forever', { leaseMs: 1500 });
+          const stopAt = random.int(15, 39);
+          await waitFor(() => acknowledged(w).length >= stopAt, w, `${stopAt} appends`);
+          expect((await w.kill()).signal).toBe('SIGKILL');
+          const loaded = (await reader.load('killed'))!;
+          const mine = texts(loaded).slice(expected.length);
+          expect(texts(loaded).slice(0, expected.length)).toEqual(expected);
+          const acked = acknowledged(w).length;
+          expect(
+            mine.length === acked || mine.length === acked + 1,
+            `${mine.length} stored for ${acked} acknowledged, killed after ${stopAt} (${seedNote(random)})`,
+          ).toBe(true);
+          expect(mine).toEqual(Array.from({ length: mine.length }, (_, i) => `${name}-${i}`));
+          expected = texts(loaded);
+        }
+      }),
+    60_000,
+  );
 });

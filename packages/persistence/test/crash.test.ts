@@ -8,14 +8,14 @@
  * files must never be listed. A control run with a naive in-place writer shows the same
  * harness does catch torn files.
  */
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleWorker, startWorker } from '../../../test/support/child-worker.ts';
+import { type SeededRandom, seededRandom, seedNote, withSeed } from '../../../test/support/seeded-random.ts';
 import { CorruptEntryError, FilePersistence } from '../src/index.js';
 import { crashKeyOf, crashKeys, crashValue } from './crash/values.js';
 
@@ -29,20 +29,12 @@ const maxKills = 500;
 let root = '';
 let writerScript = '';
 
+/** Decides how long each writer runs before its SIGKILL; a failure names the seed that replays the choices. */
+const random = seededRandom();
+
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'ctxguard-crash-'));
-  writerScript = join(root, 'writer.mjs');
-  await build({
-    entryPoints: [join(here, 'crash/writer.ts')],
-    bundle: true,
-    minify: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: ['@ctxguard/source'],
-    outfile: writerScript,
-    logLevel: 'silent',
-  });
+  writerScript = await bundleWorker(build, join(here, 'crash/writer.ts'), join(root, 'writer.mjs'));
 }, 60_000);
 
 afterAll(async () => {
@@ -82,41 +74,24 @@ function readMarkers(text: string): KillReport {
   return { midWrite, step, inFlight, done, lastStart };
 }
 
-let spawned = 0;
-function seededDelay(): number {
-  spawned++;
-  return ((spawned * 2654435761) >>> 0) % 45;
-}
-
-/** Starts the writer, waits for it to open the store, lets it write for a moment and SIGKILLs it. */
+/** Starts the writer, waits for it to open the store, lets it write for 0–44 ms (seeded) and SIGKILLs it. */
 async function killMidRun(
   dir: string,
   markerFile: string,
   start: number,
   mode: 'atomic' | 'naive',
+  delays: SeededRandom,
 ): Promise<string> {
   await writeFile(markerFile, '');
-  const child: ChildProcessByStdio<null, Readable, Readable> = spawn(
-    process.execPath,
-    [writerScript, dir, markerFile, String(start), mode],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
+  const writer = startWorker({
+    script: writerScript,
+    args: [dir, markerFile, String(start), mode],
+    name: 'writer',
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const ready = await Promise.race([
-    new Promise<boolean>((resolve) => child.stdout.once('data', () => resolve(true))),
-    exited.then(() => false),
-  ]);
-  if (!ready) throw new Error(`writer exited before it was ready: ${stderr}`);
-  await new Promise((resolve) => setTimeout(resolve, seededDelay()));
-  child.kill('SIGKILL');
-  const { signal } = await exited;
-  expect(signal, stderr).toBe('SIGKILL');
+  await writer.ready;
+  await new Promise((resolve) => setTimeout(resolve, delays.int(0, 44)));
+  const { signal } = await writer.kill();
+  expect(signal, `${writer.stderr()} (${seedNote(delays)})`).toBe('SIGKILL');
   return readFile(markerFile, 'utf8');
 }
 
@@ -141,13 +116,14 @@ async function atomicWorker(index: number, totals: Totals): Promise<void> {
   const observer = new FilePersistence({ dir });
   await observer.ready;
   const committed = new Map<string, number>();
+  const delays = random.fork(index);
   let next = index * 1_000_000;
 
   while (
     (totals.midWrite < requiredMidWriteKills || totals.beforeRename < requiredBeforeRenameKills) &&
     totals.kills < maxKills
   ) {
-    const report = readMarkers(await killMidRun(dir, markerFile, next, 'atomic'));
+    const report = readMarkers(await killMidRun(dir, markerFile, next, 'atomic', delays));
     totals.kills++;
     if (report.midWrite) totals.midWrite++;
     if (report.midWrite && landingOf(report.step) === 'before-rename') totals.beforeRename++;
@@ -179,7 +155,10 @@ async function atomicWorker(index: number, totals: Totals): Promise<void> {
         );
       }
       const gen = value === null ? undefined : value.gen;
-      expect(allowed, `kill at ${report.step}: ${key.slice(0, 20)} holds generation ${gen}`).toContain(gen);
+      expect(
+        allowed,
+        `kill at ${report.step}: ${key.slice(0, 20)} holds generation ${gen} (${seedNote(random)})`,
+      ).toContain(gen);
       if (value !== null) {
         const expected = crashValue(key, value.gen);
         expect(
@@ -203,50 +182,66 @@ async function atomicWorker(index: number, totals: Totals): Promise<void> {
 }
 
 describe('FilePersistence under SIGKILL', () => {
-  it(`keeps every key old-or-new across at least ${requiredMidWriteKills} kills that land mid-write`, async () => {
-    const totals: Totals = {
-      kills: 0,
-      midWrite: 0,
-      beforeRename: 0,
-      byStep: {},
-      leftoverScratch: 0,
-      sawNewValue: 0,
-      keptOldValue: 0,
-    };
-    await Promise.all(Array.from({ length: parallelWorkers }, (_, index) => atomicWorker(index, totals)));
-    console.info(`crash test: ${JSON.stringify(totals)}`);
-    expect(totals.midWrite).toBeGreaterThanOrEqual(requiredMidWriteKills);
-    expect(totals.beforeRename, 'kills between opening the temp file and the rename').toBeGreaterThanOrEqual(
-      requiredBeforeRenameKills,
-    );
-    const stepsHit = Object.keys(totals.byStep).filter(
-      (step) => step !== 'before-io' && step !== 'between-writes',
-    );
-    expect(stepsHit.length, JSON.stringify(totals.byStep)).toBeGreaterThanOrEqual(3);
-    expect(totals.byStep['write'] ?? 0, 'kills during the data write').toBeGreaterThan(0);
-    expect(totals.leftoverScratch, 'kills that left a temp file behind').toBeGreaterThan(0);
-    expect(totals.keptOldValue, 'kills that kept the old value').toBeGreaterThan(0);
-  }, 240_000);
+  it(
+    `keeps every key old-or-new across at least ${requiredMidWriteKills} kills that land mid-write`,
+    () =>
+      withSeed(random, async () => {
+        const totals: Totals = {
+          kills: 0,
+          midWrite: 0,
+          beforeRename: 0,
+          byStep: {},
+          leftoverScratch: 0,
+          sawNewValue: 0,
+          keptOldValue: 0,
+        };
+        await Promise.all(Array.from({ length: parallelWorkers }, (_, index) => atomicWorker(index, totals)));
+        console.info(`crash test (${seedNote(random)}): ${JSON.stringify(totals)}`);
+        expect(totals.midWrite).toBeGreaterThanOrEqual(requiredMidWriteKills);
+        expect(
+          totals.beforeRename,
+          'kills between opening the temp file and the rename',
+        ).toBeGreaterThanOrEqual(requiredBeforeRenameKills);
+        const stepsHit = Object.keys(totals.byStep).filter(
+          (step) => step !== 'before-io' && step !== 'between-writes',
+        );
+        expect(stepsHit.length, JSON.stringify(totals.byStep)).toBeGreaterThanOrEqual(3);
+        expect(totals.byStep['write'] ?? 0, 'kills during the data write').toBeGreaterThan(0);
+        expect(totals.leftoverScratch, 'kills that left a temp file behind').toBeGreaterThan(0);
+        expect(totals.keptOldValue, 'kills that kept the old value').toBeGreaterThan(0);
+      }),
+    240_000,
+  );
 
-  it('detects torn files when the same harness runs a naive in-place writer (control)', async () => {
-    const dir = join(root, 'naive');
-    const markerFile = join(root, 'naive.markers');
-    let torn = 0;
-    let kills = 0;
-    let next = 0;
-    while (torn < 3 && kills < 80) {
-      await rm(dir, { recursive: true, force: true });
-      await mkdir(dir, { recursive: true });
-      const report = readMarkers(await killMidRun(dir, markerFile, next, 'naive'));
-      kills++;
-      next = (report.lastStart ?? next) + 1;
-      if (!report.midWrite) continue;
-      const observer = new FilePersistence({ dir });
-      for (const key of crashKeys) {
-        const value = await observer.get<ReturnType<typeof crashValue>>(key).catch((error: unknown) => error);
-        if (value instanceof CorruptEntryError) torn++;
-      }
-    }
-    expect(torn, `torn files seen in ${kills} naive kills`).toBeGreaterThanOrEqual(3);
-  }, 120_000);
+  it(
+    'detects torn files when the same harness runs a naive in-place writer (control)',
+    () =>
+      withSeed(random, async () => {
+        const dir = join(root, 'naive');
+        const markerFile = join(root, 'naive.markers');
+        const delays = random.fork(parallelWorkers);
+        let torn = 0;
+        let kills = 0;
+        let next = 0;
+        while (torn < 3 && kills < 80) {
+          await rm(dir, { recursive: true, force: true });
+          await mkdir(dir, { recursive: true });
+          const report = readMarkers(await killMidRun(dir, markerFile, next, 'naive', delays));
+          kills++;
+          next = (report.lastStart ?? next) + 1;
+          if (!report.midWrite) continue;
+          const observer = new FilePersistence({ dir });
+          for (const key of crashKeys) {
+            const value = await observer
+              .get<ReturnType<typeof crashValue>>(key)
+              .catch((error: unknown) => error);
+            if (value instanceof CorruptEntryError) torn++;
+          }
+        }
+        expect(torn, `torn files seen in ${kills} naive kills (${seedNote(random)})`).toBeGreaterThanOrEqual(
+          3,
+        );
+      }),
+    120_000,
+  );
 });

@@ -5,14 +5,20 @@
  * temp file may be left. A second test SIGKILLs racers mid-run and checks that every key a racer
  * reported as created holds its value, that no file is torn and that reopening removes the temp files.
  */
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bundleWorker,
+  startTogether,
+  startWorker,
+  type Worker,
+  waitFor,
+} from '../../../test/support/child-worker.ts';
+import { seededRandom, seedNote, withSeed } from '../../../test/support/seeded-random.ts';
 import { FilePersistence } from '../src/index.js';
 import { killKey, raceValue } from './race/values.js';
 
@@ -26,74 +32,20 @@ const killRacers = 3;
 let root = '';
 let racerScript = '';
 
+/** Decides how many keys racers create before each SIGKILL; a failure names the seed that replays the choices. */
+const random = seededRandom();
+
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'ctxguard-create-race-'));
-  racerScript = join(root, 'racer.mjs');
-  await build({
-    entryPoints: [join(here, 'race/racer.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: ['@ctxguard/source'],
-    outfile: racerScript,
-    logLevel: 'silent',
-  });
+  racerScript = await bundleWorker(build, join(here, 'race/racer.ts'), join(root, 'racer.mjs'));
 }, 60_000);
 
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-interface Racer {
-  writer: string;
-  child: ChildProcessByStdio<Writable, Readable, Readable>;
-  lines: string[];
-  ready: Promise<void>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  stderr: () => string;
-}
-
-function startRacer(dir: string, writer: string, mode: 'race' | 'forever', keys: string[] = []): Racer {
-  const child = spawn(process.execPath, [racerScript, dir, writer, mode, ...keys], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  let buffered = '';
-  let stderr = '';
-  let onReady: () => void = () => {};
-  const ready = new Promise<void>((resolve) => {
-    onReady = resolve;
-  });
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8');
-    const parts = buffered.split('\n');
-    buffered = parts.pop() ?? '';
-    for (const line of parts) {
-      if (line === 'ready') onReady();
-      else lines.push(line);
-    }
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  child.stdin.on('error', () => {});
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const readyOrExit = Promise.race([
-    ready,
-    exited.then(() => {
-      throw new Error(`racer ${writer} exited before it was ready: ${stderr}`);
-    }),
-  ]);
-  return { writer, child, lines, ready: readyOrExit, exited, stderr: () => stderr };
-}
-
-/** Starts every racer's work at once, after all of them have opened the store. */
-async function go(racers: Racer[]): Promise<void> {
-  await Promise.all(racers.map((racer) => racer.ready));
-  for (const racer of racers) racer.child.stdin.write('go\n');
+function startRacer(dir: string, writer: string, mode: 'race' | 'forever', keys: string[] = []): Worker {
+  return startWorker({ script: racerScript, args: [dir, writer, mode, ...keys], name: writer });
 }
 
 function scratchNames(names: string[]): string[] {
@@ -121,7 +73,7 @@ describe('FilePersistence.setIfAbsent across processes', () => {
       const racers = Array.from({ length: processes }, (_, index) =>
         startRacer(dir, `r${round}p${index}`, 'race', keys),
       );
-      await go(racers);
+      await startTogether(racers);
       // Meanwhile this process reads the keys: each read sees nothing or a whole value, never a torn file.
       const watcher = new FilePersistence({ dir });
       let running = true;
@@ -168,52 +120,56 @@ describe('FilePersistence.setIfAbsent across processes', () => {
     expect(linkTaken).toBeGreaterThan(0);
   }, 120_000);
 
-  it('keeps every created key and never shows a torn entry when racers are SIGKILLed mid-run', async () => {
-    const dir = join(root, 'kill');
-    await mkdir(dir, { recursive: true });
-    const creator = new Map<number, string>();
-    let roundsWithTempFiles = 0;
-    for (let round = 0; round < killRounds; round++) {
-      const racers = Array.from({ length: killRacers }, (_, index) =>
-        startRacer(dir, `k${round}p${index}`, 'forever'),
-      );
-      await go(racers);
-      const target = creator.size + 4 + ((round * 7) % 11);
-      const deadline = Date.now() + 30_000;
-      const created = () => racers.reduce((sum, racer) => sum + racer.lines.length, 0) + creator.size;
-      while (created() < target) {
-        if (Date.now() > deadline)
-          throw new Error(`racers stalled: ${racers.map((r) => r.stderr()).join('\n')}`);
-        for (const racer of racers)
-          if (racer.child.exitCode !== null) throw new Error(`racer exited: ${racer.stderr()}`);
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
-      for (const racer of racers) racer.child.kill('SIGKILL');
-      for (const racer of racers) expect((await racer.exited).signal, racer.stderr()).toBe('SIGKILL');
+  it(
+    'keeps every created key and never shows a torn entry when racers are SIGKILLed mid-run',
+    () =>
+      withSeed(random, async () => {
+        const dir = join(root, 'kill');
+        await mkdir(dir, { recursive: true });
+        const creator = new Map<number, string>();
+        let roundsWithTempFiles = 0;
+        for (let round = 0; round < killRounds; round++) {
+          const racers = Array.from({ length: killRacers }, (_, index) =>
+            startRacer(dir, `k${round}p${index}`, 'forever'),
+          );
+          await startTogether(racers);
+          const target = creator.size + random.int(4, 14);
+          const created = () => racers.reduce((sum, racer) => sum + racer.lines.length, 0) + creator.size;
+          await waitFor(() => created() >= target, racers, `${target} created keys`);
+          const exits = await Promise.all(racers.map((racer) => racer.kill()));
+          for (const [index, exit] of exits.entries())
+            expect(exit.signal, racers[index]!.stderr()).toBe('SIGKILL');
 
-      for (const racer of racers) {
-        for (const line of racer.lines) {
-          const index = Number(line.split(' ')[1]);
-          expect(creator.get(index), `key ${index} reported created twice`).toBeUndefined();
-          creator.set(index, racer.writer);
+          for (const racer of racers) {
+            for (const line of racer.lines) {
+              const index = Number(line.split(' ')[1]);
+              expect(creator.get(index), `key ${index} reported created twice`).toBeUndefined();
+              creator.set(index, racer.name);
+            }
+          }
+          if (scratchNames(await readdir(dir)).length > 0) roundsWithTempFiles++;
+
+          const reader = new FilePersistence({ dir });
+          await reader.ready;
+          expect(scratchNames(await readdir(dir)), 'temp files after a store reopened the folder').toEqual(
+            [],
+          );
+          for (const [index, writer] of creator)
+            expect(await reader.get(killKey(index))).toEqual(raceValue(killKey(index), writer));
+          for (const key of await reader.list()) {
+            const value = await reader.get<{ writer: string }>(key);
+            expect(value, key).toEqual(raceValue(key, value!.writer));
+          }
         }
-      }
-      if (scratchNames(await readdir(dir)).length > 0) roundsWithTempFiles++;
-
-      const reader = new FilePersistence({ dir });
-      await reader.ready;
-      expect(scratchNames(await readdir(dir)), 'temp files after a store reopened the folder').toEqual([]);
-      for (const [index, writer] of creator)
-        expect(await reader.get(killKey(index))).toEqual(raceValue(killKey(index), writer));
-      for (const key of await reader.list()) {
-        const value = await reader.get<{ writer: string }>(key);
-        expect(value, key).toEqual(raceValue(key, value!.writer));
-      }
-    }
-    console.info(
-      `create kill test: ${killRounds} rounds of ${killRacers} racers, ${creator.size} keys reported created, ${roundsWithTempFiles} rounds left temp files`,
-    );
-    expect(creator.size).toBeGreaterThan(killRounds * 4);
-    expect(roundsWithTempFiles, 'kills that landed inside a create').toBeGreaterThan(0);
-  }, 120_000);
+        console.info(
+          `create kill test: ${killRounds} rounds of ${killRacers} racers, ${creator.size} keys reported created, ${roundsWithTempFiles} rounds left temp files`,
+        );
+        expect(creator.size).toBeGreaterThan(killRounds * 4);
+        expect(
+          roundsWithTempFiles,
+          `kills that landed inside a create (${seedNote(random)})`,
+        ).toBeGreaterThan(0);
+      }),
+    120_000,
+  );
 });
