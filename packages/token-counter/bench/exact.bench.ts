@@ -1,18 +1,21 @@
 /**
- * Exact counting: our engines and TiktokenCounter against raw tiktoken, gpt-tokenizer and
- * js-tiktoken on real text from node_modules; the per-message memo; pathological inputs.
+ * Exact counting through the counter: ExactTokenCounter and its engines against raw tiktoken,
+ * gpt-tokenizer and js-tiktoken on real text from node_modules; the per-message memo; a long
+ * conversation re-measured after one new message; pathological inputs through the counter.
+ * The encoder alone is benchmarked in packages/bpe/bench.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Message } from '@ctxguard/core';
-import { EncoderPool, type ExactEngine, MemoizedCounter, TiktokenCounter } from '@ctxguard/token-counter';
+import { type ExactEngine, ExactTokenCounter, MemoizedCounter } from '@ctxguard/token-counter';
+import { EncoderPool } from '@ctxguard/token-counter/internal';
 import { clearMergeCache, countTokens as gptCountTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { getEncoding } from 'js-tiktoken';
 import { get_encoding } from 'tiktoken';
 import type { BenchHarness, ComparisonResult } from '../../../bench/harness.ts';
-import { type CorpusClass, chunks, classText } from '../test/real-text-corpus.ts';
+import { type CorpusClass, chunks, classText } from '../../../test/support/real-text-corpus.ts';
 
 const ctx = { provider: 'openai', model: 'gpt-4o' };
 const CLASSES: CorpusClass[] = ['prose', 'code', 'json', 'cjk'];
@@ -55,7 +58,7 @@ export async function run(h: BenchHarness): Promise<void> {
     tiktoken: await pool.acquire('tiktoken', 'o200k_base'),
     'gpt-tokenizer': await pool.acquire('gpt-tokenizer', 'o200k_base'),
   };
-  const counter = new TiktokenCounter({ pool });
+  const counter = new ExactTokenCounter({ pool });
   await counter.ready(ctx);
   const tk = get_encoding('o200k_base');
   const js = getEncoding('o200k_base');
@@ -66,7 +69,7 @@ export async function run(h: BenchHarness): Promise<void> {
     ['raw gpt-tokenizer', (t) => gptCountTokens(t)],
     ['raw tiktoken', (t) => tk.encode_ordinary(t).length],
     ['raw js-tiktoken', (t) => js.encode(t).length],
-    ['ours: TiktokenCounter default (bpe)', (t) => counter.estimate(t, ctx)],
+    ['ours: ExactTokenCounter default (bpe)', (t) => counter.estimate(t, ctx)],
     ['ours: bpe engine', (t) => engines.bpe?.count(t)],
     ['ours: tiktoken engine', (t) => engines.tiktoken?.count(t)],
     ['ours: gpt-tokenizer engine', (t) => engines['gpt-tokenizer']?.count(t)],
@@ -140,7 +143,7 @@ export async function run(h: BenchHarness): Promise<void> {
     'o200k_base exact count of one 200-char prose message (round robin over 2,000)',
     ['raw gpt-tokenizer', () => gptCountTokens(proseNext())],
     [
-      ['ours: TiktokenCounter default (bpe)', () => counter.estimate(proseOurs(), ctx)],
+      ['ours: ExactTokenCounter default (bpe)', () => counter.estimate(proseOurs(), ctx)],
       ['ours: bpe engine', () => engines.bpe?.count(proseBpe())],
     ],
     { time: h.quick ? 200 : 1000 },
@@ -149,10 +152,10 @@ export async function run(h: BenchHarness): Promise<void> {
   // Repeated counting of an unchanged message: the memo answers.
   const sample = chunks(classText('prose'), 200, 500);
   const msgs: Message[] = sample.map((content) => ({ role: 'user', content }));
-  const memoCounter = new TiktokenCounter({ pool });
+  const memoCounter = new ExactTokenCounter({ pool });
   await memoCounter.ready(ctx);
   for (const m of msgs) memoCounter.estimateMessage(m, ctx);
-  const noMemo = new TiktokenCounter({ pool, memo: false });
+  const noMemo = new ExactTokenCounter({ pool, memo: false });
   await noMemo.ready(ctx);
   const lookup = new Map(sample.map((s, i) => [s, i]));
   let a = 0;
@@ -217,9 +220,9 @@ function conversation(size: number): Message[] {
 async function incremental(h: BenchHarness, pool: EncoderPool): Promise<ComparisonResult> {
   const size = 10_000;
   const messages = conversation(size);
-  const full = new TiktokenCounter({ pool, memo: false });
-  const memo = new TiktokenCounter({ pool });
-  const wrapped = new MemoizedCounter(new TiktokenCounter({ pool, memo: false }));
+  const full = new ExactTokenCounter({ pool, memo: false });
+  const memo = new ExactTokenCounter({ pool });
+  const wrapped = new MemoizedCounter(new ExactTokenCounter({ pool, memo: false }));
   await Promise.all([full.ready(ctx), memo.ready(ctx)]);
   await memo.measureConversation({ messages }, ctx);
   await wrapped.measureConversation({ messages }, ctx, { accuracy: 'exact' });
@@ -242,11 +245,11 @@ async function incremental(h: BenchHarness, pool: EncoderPool): Promise<Comparis
     ],
     [
       [
-        'TiktokenCounter memo (same objects)',
+        'ExactTokenCounter memo (same objects)',
         () => withAppended(messages, (l) => memo.measureConversation({ messages: l }, ctx)),
       ],
       [
-        'TiktokenCounter memo (every message object rebuilt per call: content-addressed)',
+        'ExactTokenCounter memo (every message object rebuilt per call: content-addressed)',
         () =>
           withAppended(
             messages.map((m) => ({ ...m })),
@@ -254,7 +257,7 @@ async function incremental(h: BenchHarness, pool: EncoderPool): Promise<Comparis
           ),
       ],
       [
-        'MemoizedCounter(TiktokenCounter)',
+        'MemoizedCounter(ExactTokenCounter)',
         () =>
           withAppended(messages, (l) =>
             wrapped.measureConversation({ messages: l }, ctx, { accuracy: 'exact' }),
@@ -327,7 +330,7 @@ async function pathological(
   ];
   const lastMs = new Map<string, { chars: number; ms: number }>();
   const rows: (string | number)[][] = [];
-  const tiktokenRouted = new TiktokenCounter({ engine: 'tiktoken' });
+  const tiktokenRouted = new ExactTokenCounter({ engine: 'tiktoken' });
   await tiktokenRouted.ready(ctx);
   for (const [label, text] of inputs) {
     const kb = utf8Bytes(text) / 1024;
@@ -381,7 +384,7 @@ async function pathological(
       'tokens',
       'ours bpe ms',
       'ours bpe µs/KB',
-      'ours TiktokenCounter(engine: tiktoken → long runs to bpe) µs/KB',
+      'ours ExactTokenCounter(engine: tiktoken → long runs to bpe) µs/KB',
       'raw tiktoken µs/KB',
       'raw gpt-tokenizer µs/KB',
       'raw js-tiktoken µs/KB',

@@ -1,6 +1,6 @@
 /**
  * Heuristic accuracy and speed. Error = mean |estimate − exact| / exact against the real
- * o200k_base encoder (`tiktoken`), on held-out real text (see test/real-text-corpus.ts):
+ * o200k_base encoder (`tiktoken`), on held-out real text (see test/support/real-text-corpus.ts at the repo root):
  * 200-char and 5,000-char chunks per class, and whole mixed conversations (≥ 20k chars).
  */
 import { classifyContent } from '@ctxguard/calibration';
@@ -8,8 +8,13 @@ import type { Message } from '@ctxguard/core';
 import { conversationOverhead, HeuristicCounter, messageTokens } from '@ctxguard/token-counter';
 import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
 import type { BenchHarness } from '../../../bench/harness.ts';
+import {
+  type CorpusClass,
+  chunks,
+  heldOutText,
+  trainingText,
+} from '../../../test/support/real-text-corpus.ts';
 import { realConversation } from '../test/real-conversations.ts';
-import { type CorpusClass, chunks, heldOutText, trainingText } from '../test/real-text-corpus.ts';
 
 const CLASSES: CorpusClass[] = ['prose', 'code', 'json', 'cjk'];
 type TextRule = (text: string) => number;

@@ -1,5 +1,5 @@
 /**
- * Derives the heuristic's cost tables from real text (see test/real-text-corpus.ts) against
+ * Derives the heuristic's cost tables from real text (see test/support/real-text-corpus.ts at the repo root) against
  * the exact o200k_base encoder of the `tiktoken` package, and writes src/heuristic-tables.ts
  * and src/han-common.ts. Run from packages/token-counter (`--check` only prints the errors):
  *   ../../bench/node_modules/.bin/tsx --conditions=@ctxguard/source scripts/derive-heuristic.ts [--check]
@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONTENT_CLASSES, type ContentClass, segmentContent } from '@ctxguard/calibration';
 import { get_encoding } from 'tiktoken';
+import { heldOutText, trainingText } from '../../../test/support/real-text-corpus.ts';
 import {
   CJK_HAN,
   CJK_HAN_RARE,
@@ -32,7 +33,6 @@ import {
   WORD_LEADS,
   WORD_SLOPE,
 } from '../src/piece-scanner.ts';
-import { heldOutText, trainingText } from '../test/real-text-corpus.ts';
 
 const enc = get_encoding('o200k_base');
 const tokens = (s: string): number => enc.encode_ordinary(s).length;
@@ -241,7 +241,7 @@ process.stderr.write(
 );
 
 // Held-out check on 5,000-character chunks.
-import('../test/real-text-corpus.ts').then(({ chunks }) => {
+import('../../../test/support/real-text-corpus.ts').then(({ chunks }) => {
   for (const cls of ['prose', 'code', 'json', 'cjk'] as const) {
     const cs = chunks(heldOutText(cls), 5000, 200);
     let err = 0;

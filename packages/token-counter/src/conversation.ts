@@ -1,4 +1,4 @@
-import type { Message } from '@ctxguard/core';
+import { type Message, withSystemPrompt } from '@ctxguard/core';
 import { conversationOverhead, toolDefinitionsTokens } from './message-cost.js';
 import type {
   Accuracy,
@@ -9,9 +9,16 @@ import type {
   TokenCounter,
 } from './token-counter.js';
 
-/** The separate system prompt of a request as the message it is sent as. */
-export function systemMessage(system: string): Message {
-  return { role: 'system', content: system };
+/**
+ * The separate system prompt of a request as the message it is counted as, by core's
+ * `withSystemPrompt` rule: `undefined` when there is none, or when a system-role message of
+ * `messages` already holds exactly that text (a prompt is counted once).
+ */
+export function addedSystemMessage(messages: readonly Message[], system: unknown): Message | undefined {
+  if (typeof system !== 'string' || system.length === 0) return undefined;
+  const list = Array.isArray(messages) ? messages : [];
+  const all = withSystemPrompt(list, system);
+  return all.length > list.length ? all[0] : undefined;
 }
 
 /**
@@ -28,8 +35,9 @@ export function estimateConversation(
 }
 
 /**
- * Each message's estimate plus the system prompt, tool definitions and reply priming, from the
- * counter's per-message estimates. Never throws on odd input (a missing context or message list).
+ * Each message's estimate plus the system prompt (once, see {@link addedSystemMessage}), tool
+ * definitions and reply priming, from the counter's per-message estimates. Never throws on odd
+ * input (a missing context or message list).
  */
 export function sumEstimates(counter: TokenCounter, input: ConversationInput, ctx: CountContext): number {
   const provider = typeof ctx?.provider === 'string' ? ctx.provider : '';
@@ -37,8 +45,8 @@ export function sumEstimates(counter: TokenCounter, input: ConversationInput, ct
   let total = conversationOverhead(provider);
   const messages = Array.isArray(input?.messages) ? input.messages : [];
   for (const message of messages) total += counter.estimateMessage(message, ctx);
-  if (typeof input?.system === 'string' && input.system.length > 0)
-    total += counter.estimateMessage(systemMessage(input.system), ctx);
+  const system = addedSystemMessage(messages, input?.system);
+  if (system) total += counter.estimateMessage(system, ctx);
   if (Array.isArray(input?.tools) && input.tools.length > 0)
     total += toolDefinitionsTokens(input.tools, (text) => counter.estimate(text, ctx), { model });
   return total;
@@ -46,8 +54,8 @@ export function sumEstimates(counter: TokenCounter, input: ConversationInput, ct
 
 /**
  * Count of a whole request with any counter: its own `measureConversation` when it has one, else
- * each message measured plus the system prompt, tool definitions (their texts measured) and
- * reply priming. Exact only when every part was.
+ * each message measured plus the system prompt (once), tool definitions (their texts measured)
+ * and reply priming. Exact only when every part was.
  */
 export async function measureConversation(
   counter: TokenCounter,
@@ -60,15 +68,17 @@ export async function measureConversation(
   const note = (accuracy: Accuracy) => {
     if (accuracy !== 'exact') exact = false;
   };
+  const list = input.messages ?? [];
   const messages: number[] = [];
-  for (const message of input.messages ?? []) {
+  for (const message of list) {
     const count = await counter.measureMessage(message, ctx, options);
     note(count.accuracy);
     messages.push(count.tokens);
   }
   let system = 0;
-  if (typeof input.system === 'string' && input.system.length > 0) {
-    const count = await counter.measureMessage(systemMessage(input.system), ctx, options);
+  const systemMessage = addedSystemMessage(list, input.system);
+  if (systemMessage) {
+    const count = await counter.measureMessage(systemMessage, ctx, options);
     note(count.accuracy);
     system = count.tokens;
   }

@@ -1,4 +1,3 @@
-import { Cache, hashRequest } from '@ctxguard/cache';
 import {
   CtxGuardError,
   type HookBus,
@@ -9,12 +8,14 @@ import {
   type WarningEvent,
 } from '@ctxguard/core';
 import { z } from 'zod';
+import { addedSystemMessage } from './conversation.js';
 import {
   anthropicCountBody,
   type CountRequest,
   geminiCountBody,
   geminiModelPath,
 } from './count-api-requests.js';
+import { type CountCache, MemoryCountCache, requestKey } from './count-cache.js';
 import { HeuristicCounter } from './heuristic-counter.js';
 import { conversationOverhead, toolDefinitionsTokens } from './message-cost.js';
 import {
@@ -70,8 +71,13 @@ export const countApiCounterOptionsSchema = z.object({
   baseUrls: z.object({ anthropic: z.url().optional(), gemini: z.url().optional() }).default({}),
   /** Per-call time limit in milliseconds. Default 10 s. */
   timeoutMs: z.number().int().positive().max(600_000).default(10_000),
-  /** Answers for identical requests (default an in-memory cache). */
-  cache: z.custom<Cache>((v) => v instanceof Cache, 'must be a Cache from @ctxguard/cache').optional(),
+  /** Where answers for identical requests are kept (default in memory): a `Cache` from `@ctxguard/cache`, or any {@link CountCache}. */
+  cache: z
+    .custom<CountCache>(
+      (v) => typeof v === 'object' && v !== null && typeof (v as CountCache).getOrSet === 'function',
+      'must be a CountCache (an object with getOrSet, such as a Cache from @ctxguard/cache)',
+    )
+    .optional(),
   /** How long a count is reused. Default 1 hour. */
   cacheTtlMs: z.number().positive().default(3_600_000),
   /** Counter for estimates and for fallbacks (default a {@link HeuristicCounter}). */
@@ -113,9 +119,10 @@ export function defaultCountApi(ctx: CountContext): CountApi | undefined {
 
 /**
  * Exact counts from the providers' own endpoints: Anthropic `POST /v1/messages/count_tokens`
- * and Gemini `models/{model}:countTokens`. Identical requests are answered from a
- * `@ctxguard/cache` cache (concurrent ones share one call); any failure falls back to the
- * estimate with `accuracy: 'estimate'` and a warning. Estimates always take the fast path.
+ * and Gemini `models/{model}:countTokens`. Identical requests are answered from a cache (in
+ * memory by default, or any {@link CountCache} such as `@ctxguard/cache`'s `Cache`; concurrent ones
+ * share one call); any failure falls back to the estimate with `accuracy: 'estimate'` and a
+ * warning. Estimates always take the fast path.
  */
 export class CountApiCounter implements TokenCounter {
   readonly specificationVersion = 'v1' as const;
@@ -123,7 +130,7 @@ export class CountApiCounter implements TokenCounter {
   readonly #fetch: typeof fetch;
   readonly #baseUrls: Record<CountApi, string>;
   readonly #timeoutMs: number;
-  readonly #cache: Cache;
+  readonly #cache: CountCache;
   readonly #ttlMs: number;
   readonly #fallback: TokenCounter;
   readonly #resolveApi: (ctx: CountContext) => CountApi | undefined;
@@ -141,7 +148,7 @@ export class CountApiCounter implements TokenCounter {
       gemini: (parsed.baseUrls.gemini ?? DEFAULT_COUNT_API_BASE_URLS.gemini).replace(/\/+$/, ''),
     };
     this.#timeoutMs = parsed.timeoutMs;
-    this.#cache = parsed.cache ?? new Cache();
+    this.#cache = parsed.cache ?? new MemoryCountCache();
     this.#ttlMs = parsed.cacheTtlMs;
     this.#fallback =
       parsed.fallback ??
@@ -301,10 +308,8 @@ export class CountApiCounter implements TokenCounter {
     const countText = (t: string) => this.#fallback.estimate(t, ctx);
     const list = Array.isArray(request?.messages) ? request.messages : [];
     const messages = list.map((m) => this.#fallback.estimateMessage(m, ctx));
-    const system =
-      typeof request?.system === 'string' && request.system.length > 0
-        ? this.#fallback.estimateMessage({ role: 'system', content: request.system }, ctx)
-        : 0;
+    const systemMessage = addedSystemMessage(list, request?.system);
+    const system = systemMessage ? this.#fallback.estimateMessage(systemMessage, ctx) : 0;
     const tools =
       Array.isArray(request?.tools) && request.tools.length > 0
         ? toolDefinitionsTokens(request.tools, countText, {
@@ -323,17 +328,15 @@ export class CountApiCounter implements TokenCounter {
     signal: AbortSignal | undefined,
   ): Promise<{ tokens: number; fresh: boolean }> {
     const { url, headers, body } = this.#httpRequest(api, request, ctx.model);
-    const key = hashRequest({ api, url, body });
     let fresh = false;
-    const tokens = await this.#cache.getOrSet(
-      `count-tokens`,
-      key,
-      () => {
-        fresh = true;
-        return this.#post(api, url, headers, body, signal);
-      },
-      { ttlMs: this.#ttlMs },
-    );
+    const post = () => {
+      fresh = true;
+      return this.#post(api, url, headers, body, signal);
+    };
+    const key = requestKey({ api, url, body });
+    // A body that has no JSON text (it cannot be sent either) is never cached.
+    if (key === undefined) return { tokens: await post(), fresh };
+    const tokens = await this.#cache.getOrSet('count-tokens', key, post, { ttlMs: this.#ttlMs });
     return { tokens, fresh };
   }
 

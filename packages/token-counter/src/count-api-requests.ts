@@ -1,4 +1,4 @@
-import { contentParts, type JsonValue, type Message } from '@ctxguard/core';
+import { contentParts, type JsonValue, type Message, withSystemPrompt } from '@ctxguard/core';
 import { toAnthropic } from '@ctxguard/formats';
 
 /** A whole request to count (the shape of `ConversationInput`). */
@@ -37,20 +37,14 @@ export function normalizeTool(tool: unknown): ToolDefinition | undefined {
   };
 }
 
-/** Body of Anthropic's `POST /v1/messages/count_tokens` (messages converted by `toAnthropic` from `@ctxguard/formats`). */
+/**
+ * Body of Anthropic's `POST /v1/messages/count_tokens`: the separate system prompt joins the
+ * messages by core's `withSystemPrompt` rule (counted once), then `toAnthropic` from
+ * `@ctxguard/formats` converts them (system messages become the top-level `system`).
+ */
 export function anthropicCountBody(request: CountRequest, model: string): Record<string, unknown> {
-  const prompt = toAnthropic(request.messages as Message[]);
-  const systemParts: string[] = [];
-  if (request.system !== undefined && request.system.length > 0) systemParts.push(request.system);
-  let system: unknown;
-  if (prompt.system !== undefined) {
-    if (systemParts.length === 0) system = prompt.system;
-    else {
-      const blocks =
-        typeof prompt.system === 'string' ? [{ type: 'text', text: prompt.system }] : prompt.system;
-      system = [{ type: 'text', text: systemParts[0] }, ...blocks];
-    }
-  } else if (systemParts.length > 0) system = systemParts[0];
+  const prompt = toAnthropic(withSystemPrompt(request.messages, request.system));
+  const system = prompt.system;
   const tools = (request.tools ?? []).map(normalizeTool).filter((t): t is ToolDefinition => t !== undefined);
   return {
     model,
@@ -113,7 +107,7 @@ function jsonObject(value: JsonValue | unknown): Record<string, unknown> {
 
 /**
  * Maps core messages to Gemini `contents` and `systemInstruction` (ctxguard's own mapping:
- * core has no Gemini converter). Reasoning is not sent back (Gemini takes no thoughts as
+ * `@ctxguard/formats` has no Gemini converter); the separate system prompt joins by `withSystemPrompt`. Reasoning is not sent back (Gemini takes no thoughts as
  * input); consecutive turns of one role are merged, as Gemini expects alternating roles.
  */
 export function geminiContents(request: CountRequest): {
@@ -121,7 +115,6 @@ export function geminiContents(request: CountRequest): {
   systemInstruction?: { parts: GeminiPart[] };
 } {
   const system: GeminiPart[] = [];
-  if (request.system !== undefined && request.system.length > 0) system.push({ text: request.system });
   const contents: GeminiContent[] = [];
   const toolNames = new Map<string, string>();
   const push = (role: 'user' | 'model', parts: GeminiPart[]) => {
@@ -130,7 +123,7 @@ export function geminiContents(request: CountRequest): {
     if (last && last.role === role) last.parts.push(...parts);
     else contents.push({ role, parts });
   };
-  for (const message of request.messages) {
+  for (const message of withSystemPrompt(request.messages, request.system)) {
     const parts: GeminiPart[] = [];
     for (const part of contentParts(message)) {
       switch (part.type) {

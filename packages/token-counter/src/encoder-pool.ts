@@ -1,7 +1,6 @@
-import { BpeCore } from './bpe-engine.js';
-import { loadRawRanks } from './bpe-ranks.js';
+import { BpeEncoder } from '@ctxguard/bpe';
+import { loadRawRanks, pieceRegex } from '@ctxguard/bpe/internal';
 import type { EngineKind, ExactEncoding, ExactEngine } from './exact-engine.js';
-import { pieceRegex } from './pretokenizer.js';
 
 /** What a pool shares per (engine, encoding): the loaded encoder and how to free it. */
 interface SharedEncoder {
@@ -19,8 +18,9 @@ interface Slot {
 
 /**
  * Loads each exact encoder once, shares it between handles, and frees it when the last handle
- * is disposed (tiktoken's WASM memory is released; our tables are dropped for the GC).
- * Counters use {@link sharedEncoderPool} unless given their own pool.
+ * is disposed (tiktoken's WASM memory is released; `@ctxguard/bpe` tables are dropped for the GC).
+ * Counters use {@link sharedEncoderPool} unless given their own pool. The `tiktoken` engine needs
+ * the optional `tiktoken` package; acquiring it without that package rejects.
  */
 export class EncoderPool {
   private readonly slots = new Map<string, Slot>();
@@ -107,7 +107,7 @@ export function sharedEncoderPool(): EncoderPool {
 async function loadEncoder(kind: EngineKind, encoding: ExactEncoding): Promise<SharedEncoder> {
   switch (kind) {
     case 'bpe': {
-      let core: BpeCore | undefined = await BpeCore.load(encoding);
+      let core: BpeEncoder | undefined = await BpeEncoder.load(encoding);
       const live = () => {
         if (!core) throw new Error(`The bpe ${encoding} encoder was freed.`);
         return core;

@@ -1,15 +1,13 @@
+import { ENCODINGS, type Encoding } from '@ctxguard/bpe';
 import { z } from 'zod';
 
-/** The OpenAI encodings the exact engines implement. */
-export const EXACT_ENCODINGS = ['o200k_base', 'cl100k_base'] as const;
-
-/** An OpenAI BPE encoding name. */
-export type ExactEncoding = (typeof EXACT_ENCODINGS)[number];
+/** An OpenAI BPE encoding the exact engines implement: `o200k_base` or `cl100k_base`. */
+export type ExactEncoding = Encoding;
 
 /** Schema of an encoding name, for options that take one. */
-export const exactEncodingSchema = z.enum(EXACT_ENCODINGS);
+export const exactEncodingSchema = z.enum(ENCODINGS);
 
-/** Built-in exact engines: our linear-time BPE, the `tiktoken` WASM build, and `gpt-tokenizer` (pure JS). */
+/** Built-in exact engines: `@ctxguard/bpe` (pure JS, linear time), the `tiktoken` WASM build, and `gpt-tokenizer` (pure JS). */
 export const ENGINE_KINDS = ['bpe', 'tiktoken', 'gpt-tokenizer'] as const;
 
 /** Name of a built-in exact engine. */

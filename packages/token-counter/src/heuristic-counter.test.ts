@@ -8,8 +8,8 @@ import {
 } from '@ctxguard/core';
 import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
 import { afterAll, describe, expect, it } from 'vitest';
+import { chunks, heldOutText } from '../../../test/support/real-text-corpus.ts';
 import { realConversation } from '../test/real-conversations.js';
-import { chunks, heldOutText } from '../test/real-text-corpus.js';
 import { HeuristicCounter } from './heuristic-counter.js';
 import { conversationOverhead, messageTokens } from './message-cost.js';
 

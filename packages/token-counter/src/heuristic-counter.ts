@@ -16,6 +16,7 @@ import {
   type WarningEvent,
 } from '@ctxguard/core';
 import { z } from 'zod';
+import { addedSystemMessage } from './conversation.js';
 import { DERIVED_CHARS_PER_TOKEN, DERIVED_COST_TABLES } from './heuristic-tables.js';
 import { conversationOverhead, messageTokens, toolDefinitionsTokens } from './message-cost.js';
 import { scanPieces } from './piece-scanner.js';
@@ -253,12 +254,9 @@ export class HeuristicCounter implements TokenCounter {
     if (parsed.messages !== undefined || parsed.system !== undefined) {
       const countText = (t: string): number => this.#tallyWeighted(toText(t), factors, tally);
       let total = conversationOverhead(parsed.provider);
-      if (parsed.system !== undefined && parsed.system.length > 0) {
-        total += messageTokens(
-          { role: 'system', content: parsed.system },
-          { provider: parsed.provider, model: parsed.model, countText },
-        );
-      }
+      const system = addedSystemMessage(parsed.messages ?? [], parsed.system);
+      if (system)
+        total += messageTokens(system, { provider: parsed.provider, model: parsed.model, countText });
       for (const message of parsed.messages ?? []) {
         total += messageTokens(message, { provider: parsed.provider, model: parsed.model, countText });
       }

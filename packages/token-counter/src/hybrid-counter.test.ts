@@ -5,7 +5,7 @@ import { InvalidOptionsError, type Message } from '@ctxguard/core';
 import { ModelCatalog } from '@ctxguard/models';
 import { get_encoding } from 'tiktoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chunks, heldOutText } from '../test/real-text-corpus.js';
+import { chunks, heldOutText } from '../../../test/support/real-text-corpus.ts';
 import { HeuristicCounter } from './heuristic-counter.js';
 import { HybridTokenCounter } from './hybrid-counter.js';
 
@@ -147,5 +147,26 @@ describe('HybridTokenCounter', () => {
     expect(() => new HybridTokenCounter({ catalog: {} as never })).toThrow(InvalidOptionsError);
     expect(() => new HybridTokenCounter({ countApiKeys: { anthropic: '' } })).toThrow(/countApiKeys/);
     expect(() => new HybridTokenCounter({ heuristic: {} as never })).toThrow(/heuristic/);
+  });
+});
+
+describe('HybridTokenCounter options', () => {
+  it('checks nested options in the constructor, so estimates never throw', () => {
+    const construct = () => new HybridTokenCounter({ exact: { engine: 'wasm', bogus: 1 } as never });
+    expect(construct).toThrow(InvalidOptionsError);
+    expect(construct).toThrow(/exact\.engine/);
+    expect(() => new HybridTokenCounter({ exact: { bogus: 1 } as never })).toThrow(/exact/);
+    expect(() => new HybridTokenCounter({ exact: { longRunChars: 0 } })).toThrow(/exact\.longRunChars/);
+    expect(() => new HybridTokenCounter({ heuristicOptions: { apportion: 2 } })).toThrow(
+      /heuristicOptions\.apportion/,
+    );
+    expect(() => new HybridTokenCounter({ countApi: { timeoutMs: -1 } })).toThrow(/countApi\.timeoutMs/);
+    expect(() => new HybridTokenCounter({ countApi: { keys: {} } as never })).toThrow(/countApi/);
+    const counter = new HybridTokenCounter({ exact: { engine: 'gpt-tokenizer', memo: false } });
+    expect(counter.estimate('hello', gpt4o)).toBeGreaterThan(0);
+    expect(
+      counter.estimateConversation({ messages: [{ role: 'user', content: 'hi' }] }, gpt4),
+    ).toBeGreaterThan(0);
+    counter.dispose();
   });
 });

@@ -1,12 +1,13 @@
+import { isEncoding } from '@ctxguard/bpe/internal';
 import type { CalibrationStore } from '@ctxguard/calibration';
 import { type HookBus, type Message, parseOptions, type WarningEvent } from '@ctxguard/core';
 import { ModelCatalog, type ResolvedModel } from '@ctxguard/models';
 import { z } from 'zod';
 import { estimateConversation, measureConversation } from './conversation.js';
-import { type CountApi, CountApiCounter, type CountApiCounterOptions } from './count-api-counter.js';
-import { EXACT_ENCODINGS, type ExactEncoding } from './exact-engine.js';
-import { HeuristicCounter, type HeuristicCounterOptions } from './heuristic-counter.js';
-import { TiktokenCounter, type TiktokenCounterOptions } from './tiktoken-counter.js';
+import { type CountApi, CountApiCounter, countApiCounterOptionsSchema } from './count-api-counter.js';
+import type { ExactEncoding } from './exact-engine.js';
+import { ExactTokenCounter, exactTokenCounterOptionsSchema } from './exact-token-counter.js';
+import { HeuristicCounter, heuristicCounterOptionsSchema } from './heuristic-counter.js';
 import type {
   ConversationCount,
   ConversationInput,
@@ -40,20 +41,28 @@ export const hybridTokenCounterOptionsSchema = z.object({
   heuristic: z
     .custom<HeuristicCounter>((v) => v instanceof HeuristicCounter, 'must be a HeuristicCounter')
     .optional(),
-  /** More options for the heuristic it builds. */
-  heuristicOptions: objectOf<Omit<HeuristicCounterOptions, 'calibrationStore' | 'hooks' | 'onWarning'>>(
-    'an object',
-    () => true,
-  ).optional(),
-  /** Options of the exact counters (one per encoding; `encoding` and `fallback` are set here). */
-  tiktoken: objectOf<Omit<TiktokenCounterOptions, 'encoding' | 'fallback'>>(
-    'an object',
-    () => true,
-  ).optional(),
-  /** Options of the count-API counter (`keys`, `fallback` and `resolveApi` are set here). */
-  countApi: objectOf<
-    Omit<CountApiCounterOptions, 'keys' | 'fallback' | 'resolveApi' | 'hooks' | 'onWarning'>
-  >('an object', () => true).optional(),
+  /** More options for the heuristic it builds (`calibrationStore`, `hooks` and `onWarning` are set here). */
+  heuristicOptions: z
+    .strictObject(
+      heuristicCounterOptionsSchema.omit({ calibrationStore: true, hooks: true, onWarning: true }).shape,
+    )
+    .optional(),
+  /** Options of the exact counters, one per encoding (`encoding`, `fallback`, `hooks` and `onWarning` are set here). */
+  exact: exactTokenCounterOptionsSchema
+    .omit({ encoding: true, fallback: true, hooks: true, onWarning: true })
+    .optional(),
+  /** Options of the count-API counter (`keys`, `fallback`, `resolveApi`, `hooks` and `onWarning` are set here). */
+  countApi: z
+    .strictObject(
+      countApiCounterOptionsSchema.omit({
+        keys: true,
+        fallback: true,
+        resolveApi: true,
+        hooks: true,
+        onWarning: true,
+      }).shape,
+    )
+    .optional(),
   hooks: objectOf<HookBus>('a HookBus', (v) => typeof v.emit === 'function').optional(),
   onWarning: z
     .custom<(warning: WarningEvent) => void>((v) => typeof v === 'function', 'must be a function')
@@ -62,7 +71,7 @@ export const hybridTokenCounterOptionsSchema = z.object({
 
 /** Encodings the exact engines carry (older GPT-2-era encodings are estimated). */
 function isExact(encoding: string): encoding is ExactEncoding {
-  return (EXACT_ENCODINGS as readonly string[]).includes(encoding);
+  return isEncoding(encoding);
 }
 
 /** Options of {@link HybridTokenCounter}. */
@@ -72,18 +81,20 @@ export type HybridTokenCounterOptions = z.input<typeof hybridTokenCounterOptions
 export type CounterRoute = 'tiktoken' | 'count_api' | 'heuristic';
 
 /**
- * Routes each model to the best counter the catalog names: `tiktoken` models to an exact local
- * BPE counter (per encoding), `count_api` models to the provider's count-tokens endpoint when a
- * key is given (else the heuristic), everything else to the calibrated heuristic. Estimates
- * never leave the process; `learn()` teaches the heuristic.
+ * Routes each model to the best counter the catalog names: `tiktoken` models to an
+ * {@link ExactTokenCounter} (per encoding), `count_api` models to the provider's count-tokens
+ * endpoint when a key is given (else the heuristic), everything else to the calibrated heuristic.
+ * Estimates never leave the process; `learn()` teaches the heuristic. Every option, nested ones
+ * included, is checked by the constructor, so `estimate*` never throws.
  */
 export class HybridTokenCounter implements TokenCounter {
   readonly specificationVersion = 'v1' as const;
   /** The calibrated heuristic (estimates for non-OpenAI models, fallback for the others). */
   readonly heuristic: HeuristicCounter;
   readonly #catalog: ModelCatalog;
-  readonly #tiktokenOptions: Omit<TiktokenCounterOptions, 'encoding' | 'fallback'>;
-  readonly #exact = new Map<ExactEncoding, TiktokenCounter>();
+  readonly #exactOptions: z.output<typeof hybridTokenCounterOptionsSchema>['exact'];
+  readonly #warnings: { hooks?: HookBus; onWarning?: (warning: WarningEvent) => void };
+  readonly #exact = new Map<ExactEncoding, ExactTokenCounter>();
   readonly #countApi: CountApiCounter | undefined;
 
   constructor(options: HybridTokenCounterOptions = {}) {
@@ -100,7 +111,8 @@ export class HybridTokenCounter implements TokenCounter {
         ...(parsed.calibrationStore ? { calibrationStore: parsed.calibrationStore } : {}),
         ...warnings,
       });
-    this.#tiktokenOptions = parsed.tiktoken ?? {};
+    this.#warnings = warnings;
+    this.#exactOptions = parsed.exact;
     const keys = parsed.countApiKeys ?? {};
     if (keys.anthropic || keys.google) {
       this.#countApi = new CountApiCounter({
@@ -167,7 +179,7 @@ export class HybridTokenCounter implements TokenCounter {
   /** Loads what the fast path of a model needs (its exact encoder, or its calibrations). */
   async warm(ctx: CountContext): Promise<void> {
     const fast = this.#fast(ctx);
-    if (fast instanceof TiktokenCounter) await fast.ready(ctx);
+    if (fast instanceof ExactTokenCounter) await fast.ready(ctx);
     await this.heuristic.warm(ctx);
   }
 
@@ -195,7 +207,7 @@ export class HybridTokenCounter implements TokenCounter {
   #fast(ctx: CountContext): TokenCounter {
     const tokenizer = this.#resolve(ctx)?.tokenizer;
     return tokenizer?.strategy === 'tiktoken' && isExact(tokenizer.encoding)
-      ? this.#tiktoken(tokenizer.encoding)
+      ? this.#exactFor(tokenizer.encoding)
       : this.heuristic;
   }
 
@@ -203,15 +215,20 @@ export class HybridTokenCounter implements TokenCounter {
   #counter(ctx: CountContext): TokenCounter {
     const tokenizer = this.#resolve(ctx)?.tokenizer;
     if (tokenizer?.strategy === 'tiktoken' && isExact(tokenizer.encoding))
-      return this.#tiktoken(tokenizer.encoding);
+      return this.#exactFor(tokenizer.encoding);
     if (tokenizer?.strategy === 'count_api' && this.#countApi?.canCount(ctx)) return this.#countApi;
     return this.heuristic;
   }
 
-  #tiktoken(encoding: ExactEncoding): TiktokenCounter {
+  #exactFor(encoding: ExactEncoding): ExactTokenCounter {
     let counter = this.#exact.get(encoding);
     if (!counter) {
-      counter = new TiktokenCounter({ ...this.#tiktokenOptions, encoding, fallback: this.heuristic });
+      counter = new ExactTokenCounter({
+        ...(this.#exactOptions ?? {}),
+        encoding,
+        fallback: this.heuristic,
+        ...this.#warnings,
+      });
       this.#exact.set(encoding, counter);
     }
     return counter;

@@ -1,7 +1,7 @@
 import type { Message } from '@ctxguard/core';
 import { InvalidOptionsError, parseOptions } from '@ctxguard/core';
 import { z } from 'zod';
-import { measureTools, sumEstimates, systemMessage } from './conversation.js';
+import { addedSystemMessage, measureTools, sumEstimates } from './conversation.js';
 import { conversationOverhead } from './message-cost.js';
 import { MessageMemo } from './message-memo.js';
 import type {
@@ -111,8 +111,9 @@ export class MemoizedCounter implements TokenCounter {
       messages[i] = count.tokens;
     }
     let system = 0;
-    if (typeof input.system === 'string' && input.system.length > 0) {
-      const count = await this.measureMessage(systemMessage(input.system), ctx, options);
+    const systemMessage = addedSystemMessage(list, input.system);
+    if (systemMessage) {
+      const count = await this.measureMessage(systemMessage, ctx, options);
       if (count.accuracy !== 'exact') exact = false;
       system = count.tokens;
     }

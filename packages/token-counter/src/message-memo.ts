@@ -1,5 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { LRUCache } from 'lru-cache';
 
 /** Only what changes a message's token count is fingerprinted: role, name and content. */
 interface CountedFields {
@@ -24,11 +25,11 @@ interface IdentityEntry<V> {
 
 /** Options of {@link MessageMemo}. */
 export interface MessageMemoOptions {
-  /** Most content-addressed entries kept (oldest dropped first). Default 50,000. */
+  /** Most content-addressed entries kept (least recently used dropped first). Default 50,000. */
   maxEntries?: number;
   /**
-   * Most characters held in content keys (oldest entries dropped first). Keys up to 8 KB are
-   * the message's canonical JSON itself, so this bounds memory. Default 16 Mi (16–32 MB).
+   * Most characters held in content keys (least recently used entries dropped first). Keys up to
+   * 8 KB are the message's canonical JSON itself, so this bounds memory. Default 16 Mi (16–32 MB).
    */
   maxKeyChars?: number;
 }
@@ -48,18 +49,18 @@ export interface MemoSlot<V> {
  * and content, SHA-256 when long), so rebuilt message objects with the same content still hit.
  * Only role, name and content are fingerprinted: ids, timestamps and metadata do not count.
  */
-export class MessageMemo<V = number> {
+export class MessageMemo<V extends NonNullable<unknown> = number> {
   private byObject = new WeakMap<object, IdentityEntry<V>[]>();
-  private readonly byContent = new Map<string, V>();
-  private readonly maxEntries: number;
-  private readonly maxKeyChars: number;
-  private keyChars = 0;
+  private readonly byContent: LRUCache<string, V>;
   private hitCount = 0;
   private missCount = 0;
 
   constructor(options: MessageMemoOptions = {}) {
-    this.maxEntries = Math.max(1, Math.floor(options.maxEntries ?? 50_000));
-    this.maxKeyChars = Math.max(1, Math.floor(options.maxKeyChars ?? 16 * 2 ** 20));
+    this.byContent = new LRUCache<string, V>({
+      max: Math.max(1, Math.floor(options.maxEntries ?? 50_000)),
+      maxSize: Math.max(1, Math.floor(options.maxKeyChars ?? 16 * 2 ** 20)),
+      sizeCalculation: (_value, key) => Math.max(1, key.length),
+    });
   }
 
   /**
@@ -101,7 +102,7 @@ export class MessageMemo<V = number> {
       const kept = (this.byObject.get(message) ?? []).filter((e) => e.scope !== scope);
       kept.push({ scope, snapshot, value });
       this.byObject.set(message, kept.slice(-4));
-      if (key !== undefined) this.remember(key, value);
+      if (key !== undefined) this.byContent.set(key, value);
     };
     const known = key === undefined ? undefined : this.byContent.get(key);
     if (known !== undefined) {
@@ -150,7 +151,6 @@ export class MessageMemo<V = number> {
   /** Forgets everything. */
   clear(): void {
     this.byContent.clear();
-    this.keyChars = 0;
     this.byObject = new WeakMap();
     this.hitCount = 0;
     this.missCount = 0;
@@ -159,18 +159,6 @@ export class MessageMemo<V = number> {
   /** Hits and misses since creation or the last `clear()`, and content-addressed entries held. */
   stats(): { hits: number; misses: number; entries: number } {
     return { hits: this.hitCount, misses: this.missCount, entries: this.byContent.size };
-  }
-
-  private remember(key: string, value: V): void {
-    if (!this.byContent.has(key)) this.keyChars += key.length;
-    this.byContent.set(key, value);
-    if (this.byContent.size <= this.maxEntries && this.keyChars <= this.maxKeyChars) return;
-    for (const oldest of this.byContent.keys()) {
-      if (this.byContent.size <= 1) break;
-      if (this.byContent.size <= this.maxEntries && this.keyChars <= this.maxKeyChars) break;
-      this.byContent.delete(oldest);
-      this.keyChars -= oldest.length;
-    }
   }
 }
 

@@ -1,3 +1,4 @@
+import { cjkScriptOf } from '@ctxguard/calibration/internal';
 import { COMMON_HAN_BITS } from './han-common.js';
 
 /**
@@ -46,33 +47,57 @@ const K_HAN = 7;
 const K_KANA = 8;
 const K_HANGUL = 9;
 
-// Kinds of the ASCII code units, filled by the first scan (no work at import time).
-const ASCII_KIND = new Uint8Array(128);
-let asciiKindsFilled = false;
+// Kinds of every UTF-16 code unit, filled by the first scan (no work at import time). CJK letters
+// come from calibration's one CJK range table, so the scanner and the content classifier agree.
+let KIND = new Uint8Array(0);
 
-function fillAsciiKinds(): void {
-  for (let c = 0; c < 128; c++) {
-    ASCII_KIND[c] =
-      c >= 0x61 && c <= 0x7a
-        ? K_LOWER
-        : c >= 0x41 && c <= 0x5a
-          ? K_UPPER
-          : c >= 0x30 && c <= 0x39
-            ? K_DIGIT
-            : c === 0x0a || c === 0x0d
-              ? K_NEWLINE
-              : c === 0x20 || c === 0x09 || c === 0x0b || c === 0x0c
-                ? K_SPACE
-                : K_PUNCT;
-  }
-  asciiKindsFilled = true;
+function fillKinds(): void {
+  const kinds = new Uint8Array(0x10000);
+  for (let c = 0; c < 0x10000; c++) kinds[c] = c < 128 ? asciiKind(c) : wideKind(c);
+  KIND = kinds;
 }
 
+function asciiKind(c: number): number {
+  return c >= 0x61 && c <= 0x7a
+    ? K_LOWER
+    : c >= 0x41 && c <= 0x5a
+      ? K_UPPER
+      : c >= 0x30 && c <= 0x39
+        ? K_DIGIT
+        : c === 0x0a || c === 0x0d
+          ? K_NEWLINE
+          : c === 0x20 || c === 0x09 || c === 0x0b || c === 0x0c
+            ? K_SPACE
+            : K_PUNCT;
+}
+
+/** Kind of one UTF-16 code unit (surrogates are symbols here; {@link kindAt} reads pairs). */
 function kindOf(c: number): number {
-  return c < 128 ? (ASCII_KIND[c] as number) : wideKind(c);
+  return KIND[c] as number;
+}
+
+/**
+ * Kind of the character at `i`: a surrogate pair is read as its code point, so supplementary
+ * ideographs and kana are CJK letters and other astral characters (emoji) are symbols.
+ */
+function kindAt(text: string, i: number, end: number): number {
+  const c = text.charCodeAt(i);
+  if (c < 0xd800 || c > 0xdbff || i + 1 >= end) return KIND[c] as number;
+  const low = text.charCodeAt(i + 1);
+  if (low < 0xdc00 || low > 0xdfff) return K_PUNCT;
+  return astralKind(0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00));
+}
+
+function astralKind(codePoint: number): number {
+  const script = cjkScriptOf(codePoint);
+  return script === 'han' ? K_HAN : script === 'kana' ? K_KANA : script === 'hangul' ? K_HANGUL : K_PUNCT;
 }
 
 function wideKind(c: number): number {
+  const script = cjkScriptOf(c);
+  if (script === 'han') return K_HAN;
+  if (script === 'kana') return K_KANA;
+  if (script === 'hangul') return K_HANGUL;
   if (c < 0x0250) {
     if (c === 0xa0) return K_SPACE;
     if (c >= 0xc0 && c !== 0xd7 && c !== 0xf7) return K_LOWER;
@@ -83,23 +108,16 @@ function wideKind(c: number): number {
     if (c <= 0x200a || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f) return K_SPACE;
     return K_PUNCT;
   }
-  if (c <= 0x303f) return c === 0x3000 ? K_SPACE : c >= 0x3005 && c <= 0x3007 ? K_HAN : K_PUNCT;
-  if (c <= 0x30ff) return c === 0x30fb ? K_PUNCT : K_KANA;
-  if (c >= 0x4e00 && c <= 0x9fff) return K_HAN;
-  if (c >= 0xac00 && c <= 0xd7af) return K_HANGUL;
-  if (c >= 0x3400 && c <= 0x4dbf) return K_HAN;
-  // Surrogates: mostly emoji and symbols; supplementary ideographs are rare.
+  // CJK punctuation, enclosed and compatibility symbols (the table above took the letters).
+  if (c <= 0x33ff) return c === 0x3000 ? K_SPACE : K_PUNCT;
+  // Surrogates: mostly emoji and symbols; pairs are read by kindAt.
   if (c >= 0xd800 && c <= 0xdfff) return K_PUNCT;
   if (c >= 0xff00 && c <= 0xffef) {
     if (c >= 0xff10 && c <= 0xff19) return K_DIGIT;
     if ((c >= 0xff21 && c <= 0xff3a) || (c >= 0xff41 && c <= 0xff5a)) return K_OTHER_LETTER;
-    if (c >= 0xff66 && c <= 0xff9f) return K_KANA;
     return K_PUNCT;
   }
-  if (c >= 0xf900 && c <= 0xfaff) return K_HAN;
-  if (c >= 0x3130 && c <= 0x318f) return K_HANGUL;
   if (c >= 0xa000 && c <= 0xabff) return K_OTHER_LETTER;
-  if (c >= 0x3100 && c <= 0x33ff) return K_HAN;
   if (c >= 0xfb00 && c <= 0xfdff) return K_OTHER_LETTER;
   return K_PUNCT;
 }
@@ -194,23 +212,23 @@ export function scanPieces(
   table: Float64Array,
   sink?: PieceSink,
 ): number {
-  if (!asciiKindsFilled) fillAsciiKinds();
+  if (KIND.length === 0) fillKinds();
   let total = 0;
   let i = start;
   while (i < end) {
     const c = text.charCodeAt(i);
-    const k = kindOf(c);
+    const k = kindAt(text, i, end);
     // A word: letters, optionally led by one space or symbol.
     let lead = 0;
     let w = i;
     if ((k === K_SPACE || k === K_PUNCT) && i + 1 < end) {
-      const next = kindOf(text.charCodeAt(i + 1));
+      const next = kindAt(text, i + 1, end);
       if (isLetter(next) || isCjkLetter(next)) {
         lead = k === K_SPACE ? 1 : 2;
         w = i + 1;
       }
     }
-    const wk = lead > 0 ? kindOf(text.charCodeAt(w)) : k;
+    const wk = lead > 0 ? kindAt(text, w, end) : k;
     if (isCjkLetter(wk)) {
       // A CJK run is one BPE piece; priced per character, plus its leading space or symbol.
       if (lead > 0) {
@@ -219,19 +237,16 @@ export function scanPieces(
       }
       let j = w;
       while (j < end) {
-        const kj = kindOf(text.charCodeAt(j));
+        const kj = kindAt(text, j, end);
         if (kj < K_HAN) break;
+        const code = text.charCodeAt(j);
+        // A supplementary ideograph (a surrogate pair) is never one o200k token: priced as a rare one.
+        const width = code >= 0xd800 && code <= 0xdbff ? 2 : 1;
         const slot =
-          kj === K_HAN
-            ? isCommonHan(text.charCodeAt(j))
-              ? CJK_HAN
-              : CJK_HAN_RARE
-            : kj === K_KANA
-              ? CJK_KANA
-              : CJK_HANGUL;
+          kj === K_HAN ? (isCommonHan(code) ? CJK_HAN : CJK_HAN_RARE) : kj === K_KANA ? CJK_KANA : CJK_HANGUL;
         total += table[slot] as number;
-        if (sink) sink(slot, 0, j, j + 1);
-        j++;
+        if (sink) sink(slot, 0, j, j + width);
+        j += width;
       }
       i = j;
       continue;
@@ -288,7 +303,7 @@ export function scanPieces(
       i = j;
       continue;
     }
-    if (k === K_PUNCT || (c === 0x20 && i + 1 < end && kindOf(text.charCodeAt(i + 1)) === K_PUNCT)) {
+    if (k === K_PUNCT || (c === 0x20 && i + 1 < end && kindAt(text, i + 1, end) === K_PUNCT)) {
       // ` ?[symbols]+[\r\n/]*` (only a plain space may lead)
       // Repeats of the symbols o200k merges into long tokens (`-----`, `=====`, `.....`): a block
       // of r equal ones counts as min(r, 2) + r / 64 towards the run's priced length. Other
@@ -306,6 +321,8 @@ export function scanPieces(
         if (cj >= 0xd800 && cj <= 0xdbff && j + 1 < end) {
           const low = text.charCodeAt(j + 1);
           if (low >= 0xdc00 && low <= 0xdfff) {
+            // A supplementary CJK letter ends the symbol run (its run is priced as CJK).
+            if (kindAt(text, j, end) !== K_PUNCT) break;
             astral++;
             prev = -1;
             j += 2;

@@ -5,7 +5,7 @@ import type { ConversationInput, CountContext, TokenCounter } from './token-coun
 
 /** Options of {@link describeTokenCounter}. */
 export interface DescribeTokenCounterOptions {
-  /** Prefix put before every test name, e.g. `'TiktokenCounter: '`. */
+  /** Prefix put before every test name, e.g. `'ExactTokenCounter: '`. */
   name?: string;
   /** Model the counts are for. Default `{ provider: 'openai', model: 'gpt-4o' }`. */
   ctx?: CountContext;
@@ -234,6 +234,33 @@ export function describeTokenCounter(
         isCount(expect, estimateConversation(counter, input, noCtx));
         for (const odd of [null, undefined, 42, {}, { messages: 42, system: 7, tools: 'x' }])
           isCount(expect, estimateConversation(counter, odd as unknown as ConversationInput, ctx));
+      }),
+    timeout,
+  );
+
+  test(
+    `${prefix}counts a system prompt once when a system message holds the same text`,
+    ({ expect }) =>
+      withCounter(async (counter) => {
+        const prompt = `You are a careful assistant. ${words(12)}`;
+        const user: Message = { role: 'user', content: `A question about ${words(8)}?` };
+        const same: ConversationInput = {
+          system: prompt,
+          messages: [{ role: 'system', content: prompt }, user],
+        };
+        const without: ConversationInput = { messages: same.messages };
+        expect(estimateConversation(counter, same, ctx)).toBe(estimateConversation(counter, without, ctx));
+        const differ: ConversationInput = {
+          system: prompt,
+          messages: [{ role: 'system', content: 'Answer in French.' }, user],
+        };
+        expect(estimateConversation(counter, differ, ctx)).toBeGreaterThan(
+          estimateConversation(counter, { messages: differ.messages }, ctx),
+        );
+        const measured = await measureConversation(counter, same, ctx, { accuracy: 'exact' });
+        const reference = await measureConversation(counter, without, ctx, { accuracy: 'exact' });
+        if (measured.accuracy === 'exact' && reference.accuracy === 'exact')
+          expect(measured.tokens).toBe(reference.tokens);
       }),
     timeout,
   );

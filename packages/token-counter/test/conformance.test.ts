@@ -1,29 +1,29 @@
 import { test } from 'vitest';
 import { EncoderPool } from '../src/encoder-pool.js';
+import { ExactTokenCounter } from '../src/exact-token-counter.js';
 import { HeuristicCounter } from '../src/heuristic-counter.js';
 import { MemoizedCounter } from '../src/memoized-counter.js';
 import { describeTokenCounter } from '../src/testing.js';
-import { TiktokenCounter } from '../src/tiktoken-counter.js';
 
 const pool = new EncoderPool();
 
 for (const engine of ['bpe', 'tiktoken', 'gpt-tokenizer'] as const) {
-  describeTokenCounter(test, () => new TiktokenCounter({ engine, pool }), {
-    name: `TiktokenCounter (${engine}): `,
+  describeTokenCounter(test, () => new ExactTokenCounter({ engine, pool }), {
+    name: `ExactTokenCounter (${engine}): `,
     exact: true,
   });
 }
-describeTokenCounter(test, () => new TiktokenCounter({ pool, memo: false }), {
-  name: 'TiktokenCounter (no memo): ',
+describeTokenCounter(test, () => new ExactTokenCounter({ pool, memo: false }), {
+  name: 'ExactTokenCounter (no memo): ',
   exact: true,
 });
-describeTokenCounter(test, () => new TiktokenCounter({ pool }), {
-  name: 'TiktokenCounter (cl100k_base): ',
+describeTokenCounter(test, () => new ExactTokenCounter({ pool }), {
+  name: 'ExactTokenCounter (cl100k_base): ',
   exact: true,
   ctx: { provider: 'openai', model: 'gpt-4-0613' },
 });
-describeTokenCounter(test, () => new MemoizedCounter(new TiktokenCounter({ pool, memo: false })), {
-  name: 'MemoizedCounter(TiktokenCounter): ',
+describeTokenCounter(test, () => new MemoizedCounter(new ExactTokenCounter({ pool, memo: false })), {
+  name: 'MemoizedCounter(ExactTokenCounter): ',
   exact: true,
 });
 describeTokenCounter(test, () => new HeuristicCounter(), { name: 'HeuristicCounter: ' });

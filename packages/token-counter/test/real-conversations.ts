@@ -4,7 +4,12 @@
  * arguments and tool results (JSON, source files, CJK documents). Seeded, so reproducible.
  */
 import type { Message } from '@ctxguard/core';
-import { type CorpusClass, chunks, heldOutText, trainingText } from './real-text-corpus.js';
+import {
+  type CorpusClass,
+  chunks,
+  heldOutText,
+  trainingText,
+} from '../../../test/support/real-text-corpus.ts';
 
 /** A small deterministic PRNG (mulberry32). */
 export function seededRandom(seed: number): () => number {

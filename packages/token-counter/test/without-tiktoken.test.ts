@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 
-it('imports and counts exactly where the tiktoken package (WASM) cannot be loaded', async () => {
+it('imports and counts exactly where the tiktoken package (WASM) cannot be loaded, and warns when it was asked for', async () => {
   const text = 'Edge runtimes have no WASM build: 日本語のテキスト, {"json": true}, and code();';
   const { stdout } = await promisify(execFile)(
     process.execPath,
@@ -30,5 +30,18 @@ it('imports and counts exactly where the tiktoken package (WASM) cannot be loade
     tiktokenEngine: { tokens: exact, accuracy: 'exact' },
     tiktokenEngineEstimate: exact,
     hybridEstimate: exact,
+    warnings: {
+      default: [],
+      // Asking for tiktoken where it cannot load says so, once, instead of switching silently.
+      tiktokenEngine: [
+        {
+          code: 'exact_engine_unavailable',
+          data: { engine: 'tiktoken', encoding: 'o200k_base', using: 'bpe' },
+          message: expect.stringMatching(
+            /^The tiktoken engine could not be loaded \(install the optional `tiktoken` package to use it\): .*Counting o200k_base with bpe instead/,
+          ),
+        },
+      ],
+    },
   });
 }, 60_000);

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cookbookMessages as cookbook, weatherMessages, weatherTool } from '../test/openai-cookbook.js';
 import { EncoderPool } from './encoder-pool.js';
 import type { ExactEngine } from './exact-engine.js';
-import { encodingForModel, TiktokenCounter } from './tiktoken-counter.js';
+import { ExactTokenCounter, encodingForModel } from './exact-token-counter.js';
 
 const pool = new EncoderPool();
 const gpt4o = { provider: 'openai', model: 'gpt-4o' };
@@ -12,9 +12,9 @@ const gpt4 = { provider: 'openai', model: 'gpt-4-0613' };
 const o200k = get_encoding('o200k_base');
 afterAll(() => o200k.free());
 
-describe('TiktokenCounter', () => {
+describe('ExactTokenCounter', () => {
   it('reproduces the API-reported prompt tokens of the OpenAI cookbook (124 gpt-4o, 129 gpt-4, tools 101/105)', async () => {
-    const counter = new TiktokenCounter({ pool });
+    const counter = new ExactTokenCounter({ pool });
     expect(await counter.measureConversation({ messages: cookbook }, gpt4o)).toMatchObject({
       tokens: 124,
       accuracy: 'exact',
@@ -35,7 +35,7 @@ describe('TiktokenCounter', () => {
   });
 
   it('measures text exactly and picks the encoding from the model', async () => {
-    const counter = new TiktokenCounter({ pool });
+    const counter = new ExactTokenCounter({ pool });
     const text = 'Tokenizers split text into pieces; 日本語も数えます。';
     expect(await counter.measure(text, gpt4o)).toEqual({
       tokens: o200k.encode_ordinary(text).length,
@@ -49,12 +49,12 @@ describe('TiktokenCounter', () => {
     expect(encodingForModel('gpt-4-turbo-2024-04-09')).toBe('cl100k_base');
     expect(encodingForModel('gpt-3.5-turbo')).toBe('cl100k_base');
     expect(encodingForModel('text-embedding-3-small')).toBe('cl100k_base');
-    expect(new TiktokenCounter({ encoding: 'cl100k_base', pool }).encodingFor(gpt4o)).toBe('cl100k_base');
+    expect(new ExactTokenCounter({ encoding: 'cl100k_base', pool }).encodingFor(gpt4o)).toBe('cl100k_base');
     counter.dispose();
   });
 
   it('estimates with a fallback until the encoder is loaded, then exactly', async () => {
-    const counter = new TiktokenCounter({ pool: new EncoderPool(), preload: false });
+    const counter = new ExactTokenCounter({ pool: new EncoderPool(), preload: false });
     const text = 'estimate me before and after loading the encoder';
     expect(counter.revision).toBe(0);
     const before = counter.estimate(text, gpt4o);
@@ -67,7 +67,7 @@ describe('TiktokenCounter', () => {
 
   it('starts loading on the first estimate when preload is on', async () => {
     const own = new EncoderPool();
-    const counter = new TiktokenCounter({ pool: own });
+    const counter = new ExactTokenCounter({ pool: own });
     counter.estimate('kick off loading', gpt4o);
     await counter.ready(gpt4o);
     expect(own.references('bpe', 'o200k_base')).toBe(1);
@@ -77,15 +77,15 @@ describe('TiktokenCounter', () => {
   });
 
   it('uses a configured fallback counter for estimates before loading', () => {
-    const fallback = new TiktokenCounter({ pool, preload: false });
+    const fallback = new ExactTokenCounter({ pool, preload: false });
     fallback.estimate = () => 77;
-    const counter = new TiktokenCounter({ pool: new EncoderPool(), preload: false, fallback });
+    const counter = new ExactTokenCounter({ pool: new EncoderPool(), preload: false, fallback });
     expect(counter.estimate('anything', gpt4o)).toBe(77);
   });
 
   it('sends long unbroken runs from non-linear engines to the linear engine, staying exact', async () => {
     const own = new EncoderPool();
-    const counter = new TiktokenCounter({ engine: 'gpt-tokenizer', pool: own });
+    const counter = new ExactTokenCounter({ engine: 'gpt-tokenizer', pool: own });
     const run = Array.from({ length: 4000 }, (_, i) =>
       String.fromCharCode(0x4e00 + ((i * 7919) % 20000)),
     ).join('');
@@ -111,7 +111,7 @@ describe('TiktokenCounter', () => {
       },
       dispose: () => {},
     };
-    const counter = new TiktokenCounter({ engine: () => quadratic, linearFallback: false });
+    const counter = new ExactTokenCounter({ engine: () => quadratic, linearFallback: false });
     const run = 'x'.repeat(20_000);
     const measured = await counter.measure(run, gpt4o);
     expect(measured.accuracy).toBe('estimate');
@@ -126,7 +126,7 @@ describe('TiktokenCounter', () => {
   });
 
   it('memoises per message: appending one message counts only that message', async () => {
-    const counter = new TiktokenCounter({ pool });
+    const counter = new ExactTokenCounter({ pool });
     const messages: Message[] = Array.from({ length: 200 }, (_, i) => ({
       role: i % 2 ? 'assistant' : 'user',
       content: `message ${i} ${'lorem ipsum '.repeat(i % 13)}`,
@@ -147,10 +147,10 @@ describe('TiktokenCounter', () => {
   });
 
   it('rejects bad options and bad input with errors that name the field', async () => {
-    expect(() => new TiktokenCounter({ engine: 'wasm' as 'bpe' })).toThrow(InvalidOptionsError);
-    expect(() => new TiktokenCounter({ encoding: 'p50k_base' as 'o200k_base' })).toThrow(/encoding/);
-    expect(() => new TiktokenCounter({ longRunChars: 0 })).toThrow(/longRunChars/);
-    const counter = new TiktokenCounter({ pool });
+    expect(() => new ExactTokenCounter({ engine: 'wasm' as 'bpe' })).toThrow(InvalidOptionsError);
+    expect(() => new ExactTokenCounter({ encoding: 'p50k_base' as 'o200k_base' })).toThrow(/encoding/);
+    expect(() => new ExactTokenCounter({ longRunChars: 0 })).toThrow(/longRunChars/);
+    const counter = new ExactTokenCounter({ pool });
     await expect(counter.measure(42 as unknown as string, gpt4o)).rejects.toThrow(InvalidInputError);
     await expect(counter.measure('x', { provider: 'openai' } as typeof gpt4o)).rejects.toThrow(/ctx\.model/);
     const bad = { role: 'user', content: [{ type: 'image' }] } as unknown as Message;

@@ -1,4 +1,4 @@
-import type { ExactEncoding } from './exact-engine.js';
+import { checkEncoding, checkText, type Encoding } from './encoding.js';
 
 // tiktoken's patterns use Rust regex semantics: `\s` is Unicode White_Space (includes U+0085,
 // excludes U+FEFF, unlike JavaScript's `\s`), and `(?i:'s)` also matches the long s `ſ`.
@@ -11,7 +11,7 @@ const LOWER = String.raw`[\p{Ll}\p{Lm}\p{Lo}\p{M}]`;
 const LEAD = String.raw`[^\r\n\p{L}\p{N}]`;
 const PUNCT = String.raw`[^${WS}\p{L}\p{N}]`;
 
-const PATTERNS: Record<ExactEncoding, string> = {
+const PATTERNS: Record<Encoding, string> = {
   o200k_base: [
     `${LEAD}?${UPPER}*${LOWER}+(?:${CONTRACTION})?`,
     `${LEAD}?${UPPER}+${LOWER}*(?:${CONTRACTION})?`,
@@ -33,12 +33,13 @@ const PATTERNS: Record<ExactEncoding, string> = {
 };
 
 /** A new global regex that splits text into the pieces tiktoken merges independently. */
-export function pieceRegex(encoding: ExactEncoding): RegExp {
-  return new RegExp(PATTERNS[encoding], 'gu');
+export function pieceRegex(encoding: Encoding): RegExp {
+  return new RegExp(PATTERNS[checkEncoding(encoding)], 'gu');
 }
 
 /** Splits text into pre-tokenizer pieces (exactly as tiktoken does). */
-export function splitPieces(text: string, encoding: ExactEncoding): string[] {
+export function splitPieces(text: string, encoding: Encoding): string[] {
+  checkText(text);
   const re = pieceRegex(encoding);
   const pieces: string[] = [];
   for (let m = re.exec(text); m !== null; m = re.exec(text)) pieces.push(m[0]);

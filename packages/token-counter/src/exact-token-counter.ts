@@ -1,7 +1,15 @@
-import type { Message } from '@ctxguard/core';
-import { CtxGuardError, InvalidInputError, messageSchema, parseInput, parseOptions } from '@ctxguard/core';
+import {
+  CtxGuardError,
+  type HookBus,
+  InvalidInputError,
+  type Message,
+  messageSchema,
+  parseInput,
+  parseOptions,
+  type WarningEvent,
+} from '@ctxguard/core';
 import { z } from 'zod';
-import { systemMessage } from './conversation.js';
+import { addedSystemMessage } from './conversation.js';
 import { EncoderPool, sharedEncoderPool } from './encoder-pool.js';
 import {
   ENGINE_KINDS,
@@ -28,11 +36,11 @@ import {
 /** Creates an exact engine for an encoding (to plug in your own {@link ExactEngine}). */
 export type EngineFactory = (encoding: ExactEncoding) => ExactEngine | Promise<ExactEngine>;
 
-/** Options of {@link TiktokenCounter}. */
-export const tiktokenCounterOptionsSchema = z.strictObject({
+/** Options of {@link ExactTokenCounter}. */
+export const exactTokenCounterOptionsSchema = z.strictObject({
   /** Count every model with this encoding; by default it follows the model name (see {@link encodingForModel}). */
   encoding: exactEncodingSchema.optional(),
-  /** Exact engine: `bpe` (default, ours: pure JS, linear time), `tiktoken` (WASM), `gpt-tokenizer`, or a factory. */
+  /** Exact engine: `bpe` (default, `@ctxguard/bpe`: pure JS, linear time), `tiktoken` (WASM, optional peer), `gpt-tokenizer`, or a factory. */
   engine: z
     .union([
       z.enum(ENGINE_KINDS),
@@ -52,18 +60,35 @@ export const tiktokenCounterOptionsSchema = z.strictObject({
   estimateExactMaxChars: z.number().int().nonnegative().optional(),
   /** Unbroken runs longer than this go to the linear engine when the main engine is not linear. Default 256. */
   longRunChars: z.number().int().positive().optional(),
-  /** Count long runs with our linear engine (exact) instead of estimating them. Default true. */
+  /** Count long runs with the linear `bpe` engine (exact) instead of estimating them. Default true. */
   linearFallback: z.boolean().optional(),
   /** Start loading the encoder on the first estimate, so later estimates are exact. Default true. */
   preload: z.boolean().optional(),
   /** Per-message memo of exact counts; `false` turns it off. */
   memo: z
-    .union([z.boolean(), z.strictObject({ maxEntries: z.number().int().positive().optional() })])
+    .union([
+      z.boolean(),
+      z.strictObject({
+        maxEntries: z.number().int().positive().optional(),
+        maxKeyChars: z.number().int().positive().optional(),
+      }),
+    ])
+    .optional(),
+  /** Where warnings go (`onWarning`): an engine that could not be loaded. */
+  hooks: z
+    .custom<HookBus>(
+      (v) => typeof v === 'object' && v !== null && typeof (v as HookBus).emit === 'function',
+      'expected a HookBus',
+    )
+    .optional(),
+  /** Called with every warning, in addition to `hooks`. */
+  onWarning: z
+    .custom<(warning: WarningEvent) => void>((v) => typeof v === 'function', 'expected a function')
     .optional(),
 });
 
-/** Options of {@link TiktokenCounter}. */
-export type TiktokenCounterOptions = z.input<typeof tiktokenCounterOptionsSchema>;
+/** Options of {@link ExactTokenCounter}. */
+export type ExactTokenCounterOptions = z.input<typeof exactTokenCounterOptionsSchema>;
 
 const conversationSchema = z.object({
   messages: z.custom<readonly unknown[]>((v) => Array.isArray(v), 'expected an array of messages'),
@@ -82,13 +107,14 @@ export function encodingForModel(model: string): ExactEncoding {
 
 /**
  * Exact token counts for OpenAI encodings (`o200k_base`, `cl100k_base`) with chat framing as
- * OpenAI documents it, tool definitions, images and files. The encoder loads lazily once and is
- * shared; `dispose()` releases it. `estimate*` is sync and exact once the encoder is loaded;
- * `measure*` is exact. Re-measuring a conversation costs only its new or edited messages.
+ * OpenAI documents it, tool definitions, images and files. The default engine is `@ctxguard/bpe`
+ * (pure JS, linear time); `tiktoken` and `gpt-tokenizer` are options. The encoder loads lazily
+ * once and is shared; `dispose()` releases it. `estimate*` is sync and exact once the encoder is
+ * loaded; `measure*` is exact. Re-measuring a conversation costs only its new or edited messages.
  */
-export class TiktokenCounter implements TokenCounter {
+export class ExactTokenCounter implements TokenCounter {
   readonly specificationVersion = 'v1' as const;
-  private readonly options: z.output<typeof tiktokenCounterOptionsSchema>;
+  private readonly options: z.output<typeof exactTokenCounterOptionsSchema>;
   private readonly engines = new Map<ExactEncoding, ExactEngine>();
   private readonly linearEngines = new Map<ExactEncoding, ExactEngine>();
   private readonly loading = new Map<string, Promise<ExactEngine | undefined>>();
@@ -99,13 +125,16 @@ export class TiktokenCounter implements TokenCounter {
   private lastScope = { provider: '', model: '', encoding: '', scope: '' };
   private defaultFallback: TokenCounter | undefined;
 
-  constructor(options?: TiktokenCounterOptions) {
-    this.options = parseOptions(tiktokenCounterOptionsSchema, options ?? {}, 'options');
+  constructor(options?: ExactTokenCounterOptions) {
+    this.options = parseOptions(exactTokenCounterOptionsSchema, options ?? {}, 'options');
     const memo = this.options.memo ?? true;
     this.memo =
       memo === false
         ? undefined
-        : new MessageMemo<number>({ maxEntries: memo === true ? 50_000 : (memo.maxEntries ?? 50_000) });
+        : new MessageMemo<number>({
+            maxEntries: memo === true ? 50_000 : (memo.maxEntries ?? 50_000),
+            ...(memo !== true && memo.maxKeyChars !== undefined ? { maxKeyChars: memo.maxKeyChars } : {}),
+          });
   }
 
   /** Changes when an encoder finishes loading (estimates turn exact); memos key on it. */
@@ -206,9 +235,10 @@ export class TiktokenCounter implements TokenCounter {
   estimateConversation(input: ConversationInput, ctx: CountContext): number {
     try {
       let total = conversationOverhead(ctxProvider(ctx));
-      for (const message of input?.messages ?? []) total += this.estimateMessage(message, ctx);
-      if (typeof input?.system === 'string' && input.system.length > 0)
-        total += this.estimateMessage(systemMessage(input.system), ctx);
+      const messages = Array.isArray(input?.messages) ? input.messages : [];
+      for (const message of messages) total += this.estimateMessage(message, ctx);
+      const system = addedSystemMessage(messages, input?.system);
+      if (system) total += this.estimateMessage(system, ctx);
       if (Array.isArray(input?.tools) && input.tools.length > 0) {
         total += toolDefinitionsTokens(input.tools, (text) => this.estimate(text, ctx), {
           model: ctxModel(ctx),
@@ -252,8 +282,9 @@ export class TiktokenCounter implements TokenCounter {
       messages[i] = count.tokens;
     }
     let system = 0;
-    if (typeof input.system === 'string' && input.system.length > 0) {
-      const count = await this.measureParsed(systemMessage(input.system), ctx, encoding, undefined);
+    const systemMessage = addedSystemMessage(input.messages, input.system);
+    if (systemMessage) {
+      const count = await this.measureParsed(systemMessage, ctx, encoding, undefined);
       if (count.accuracy !== 'exact') exact = false;
       system = count.tokens;
     }
@@ -364,7 +395,7 @@ export class TiktokenCounter implements TokenCounter {
     const loaded = this.engines.get(encoding);
     if (loaded) return Promise.resolve(loaded);
     if (this.disposed)
-      return Promise.reject(new CtxGuardError('counter_disposed', 'TiktokenCounter was disposed'));
+      return Promise.reject(new CtxGuardError('counter_disposed', 'ExactTokenCounter was disposed'));
     const key = `main:${encoding}`;
     let pending = this.loading.get(key);
     if (!pending) {
@@ -409,16 +440,35 @@ export class TiktokenCounter implements TokenCounter {
   }
 
   /**
-   * A built-in engine; when `tiktoken` (WASM) or `gpt-tokenizer` cannot load here (an edge runtime,
-   * a bundle that left it out), our pure-JS `bpe`, which counts the same encodings exactly.
+   * A built-in engine; when `tiktoken` (WASM) or `gpt-tokenizer` cannot load here (not installed,
+   * an edge runtime, a bundle that left it out), `bpe`, which counts the same encodings exactly,
+   * with an `exact_engine_unavailable` warning that says so.
    */
   private async acquireBuiltIn(engine: EngineKind, encoding: ExactEncoding): Promise<ExactEngine> {
     try {
       return await this.pool().acquire(engine, encoding);
     } catch (error) {
       if (engine === 'bpe') throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      const hint = engine === 'tiktoken' ? ' (install the optional `tiktoken` package to use it)' : '';
+      this.warn({
+        code: 'exact_engine_unavailable',
+        message: `The ${engine} engine could not be loaded${hint}: ${reason}. Counting ${encoding} with bpe instead, which gives the same exact counts.`,
+        source: 'ExactTokenCounter',
+        cause: error,
+        data: { engine, encoding, using: 'bpe' },
+      });
       return this.pool().acquire('bpe', encoding);
     }
+  }
+
+  private warn(warning: WarningEvent): void {
+    try {
+      this.options.onWarning?.(warning);
+    } catch {
+      // A throwing warning listener must not break counting.
+    }
+    if (this.options.hooks) void this.options.hooks.emit('onWarning', warning).catch(() => undefined);
   }
 
   private pool(): EncoderPool {

@@ -96,20 +96,20 @@ export class BpeMerger {
     private readonly pairs: PairRanks,
   ) {}
 
-  /** Number of tokens the binary string (one char per byte) merges into. */
-  count(binary: string): number {
-    const n = this.merge(binary);
+  /** Number of tokens the first `length` bytes of `bytes` (one piece's UTF-8) merge into. */
+  count(bytes: Uint8Array, length: number): number {
+    const n = this.merge(bytes, length);
     this.release();
     return n;
   }
 
-  /** Token ranks the binary string (one char per byte) merges into. */
-  encode(binary: string): number[] {
-    const n = this.merge(binary);
+  /** Token ranks the first `length` bytes of `bytes` (one piece's UTF-8) merge into. */
+  encode(bytes: Uint8Array, length: number): number[] {
+    const n = this.merge(bytes, length);
     const out: number[] = new Array(n);
     const { end, rank } = this;
     let k = 0;
-    for (let s = 0; s < binary.length; s = end[s] as number) out[k++] = rank[s] as number;
+    for (let s = 0; s < length; s = end[s] as number) out[k++] = rank[s] as number;
     this.release();
     return out;
   }
@@ -129,15 +129,14 @@ export class BpeMerger {
   }
 
   /** Runs the merge; leaves part boundaries in `end`, part ranks in `rank`; returns the part count. */
-  private merge(bin: string): number {
-    const m = bin.length;
+  private merge(bytes: Uint8Array, m: number): number {
     this.ensure(m);
     const { end, prev, rev, rank, pairs, byteRanks } = this;
     for (let s = 0; s < m; s++) {
       end[s] = s + 1;
       prev[s] = s - 1;
       rev[s] = 0;
-      rank[s] = byteRanks[bin.charCodeAt(s) & 0xff] as number;
+      rank[s] = byteRanks[bytes[s] as number] as number;
     }
     this.heapSize = 0;
     for (let s = 0; s < m - 1; s++) {

@@ -1,0 +1,180 @@
+import fc from 'fast-check';
+import { get_encoding, type Tiktoken } from 'tiktoken';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chunks, loadCorpus } from '../../../test/support/real-text-corpus.ts';
+import { BpeEncoder } from './bpe-encoder.js';
+import { ENCODINGS, type Encoding } from './encoding.js';
+import { splitPieces } from './pretokenizer.js';
+
+const ours = new Map<Encoding, BpeEncoder>();
+const reference = new Map<Encoding, Tiktoken>();
+const bpe = (encoding: Encoding) => ours.get(encoding) as BpeEncoder;
+const tiktoken = (encoding: Encoding) => {
+  const enc = reference.get(encoding) as Tiktoken;
+  return {
+    count: (text: string) => enc.encode_ordinary(text).length,
+    encode: (text: string) => Array.from(enc.encode_ordinary(text)),
+  };
+};
+
+beforeAll(async () => {
+  for (const encoding of ENCODINGS) {
+    ours.set(encoding, await BpeEncoder.load(encoding));
+    reference.set(encoding, get_encoding(encoding));
+  }
+}, 60_000);
+afterAll(() => {
+  for (const enc of reference.values()) enc.free();
+});
+
+const handWritten = [
+  '',
+  'Hello world',
+  "it's I'M we'LL they'Re 'ſ 'S",
+  '日本語のテキストです。東京は日本の首都です。这是中文文本。한국어 텍스트',
+  'emoji 😀🎉👩‍👩‍👧‍👦 flags 🇯🇵🇫🇷 skin 👍🏽',
+  'tabs\tand\r\nwindows lines\n\n\n   trailing   ',
+  'NEL\u0085here BOM\ufeffthere NBSP\u00a0and\u2028LS\u3000ideographic space',
+  'lone \ud800 high and \udc00 low surrogates',
+  'NUL\u0000byte and <|endoftext|> and <|im_start|> as plain text',
+  '1234567890 3.14159 1e10 0xDEADBEEF',
+  'const x = (a, b) => a ?? b; // comment\n\tif (x) { return [1,2,3]; }',
+  '{"key": "value", "nested": {"array": [1, 2, 3], "flag": true}}',
+  'ÀÉÎÕÜ àéîõü ÇçÑñ ĀāĒēĪī Ελληνικά Русский عربي עברית हिन्दी ไทย',
+];
+
+describe('BpeEncoder agrees with tiktoken', () => {
+  for (const encoding of ENCODINGS) {
+    it(`counts and encodes identically on hand-picked edge cases (${encoding})`, () => {
+      for (const text of handWritten) {
+        const expected = tiktoken(encoding).encode(text);
+        expect(bpe(encoding).encode(text), text).toEqual(expected);
+        expect(bpe(encoding).count(text), text).toBe(expected.length);
+      }
+    });
+
+    it(`agrees on real documentation, sources, JSON and CJK from node_modules (${encoding})`, () => {
+      const docs = loadCorpus();
+      expect(docs.length).toBeGreaterThan(20);
+      const classes = new Set<string>();
+      for (const doc of docs) {
+        classes.add(doc.cls);
+        const text = doc.text.slice(0, 20_000);
+        expect(bpe(encoding).count(text), doc.source).toBe(tiktoken(encoding).count(text));
+      }
+      expect([...classes].sort()).toEqual(['cjk', 'code', 'json', 'prose']);
+    }, 60_000);
+  }
+
+  it('splits text into the same pieces tiktoken merges (round trip of token bytes)', () => {
+    const engine = bpe('o200k_base');
+    const text = handWritten.join(' ');
+    const pieces = splitPieces(text, 'o200k_base');
+    expect(pieces.join('')).toBe(text);
+    let total = 0;
+    for (const piece of pieces) total += engine.count(piece);
+    expect(total).toBe(engine.count(text));
+  });
+
+  it('stays exact on long unbroken runs (CJK, repeated letters, whitespace, base64)', () => {
+    const cjk = Array.from({ length: 3000 }, (_, i) =>
+      String.fromCharCode(0x4e00 + ((i * 7919) % 20000)),
+    ).join('');
+    const kana = 'あいうえおかきくけこさしすせそ'.repeat(150);
+    const base64 = Array.from(
+      { length: 3000 },
+      (_, i) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'[(i * 37 + (i >> 3)) % 64],
+    ).join('');
+    const runs = [cjk, kana, 'a'.repeat(5000), ' '.repeat(4000), `${'='.repeat(3000)}x`, base64];
+    for (const encoding of ENCODINGS) {
+      for (const text of runs) expect(bpe(encoding).encode(text)).toEqual(tiktoken(encoding).encode(text));
+    }
+  }, 60_000);
+});
+
+describe('BpeEncoder after a huge piece', () => {
+  it('lets go of the working arrays a long run needed, and counts the same afterwards', async () => {
+    const core = await BpeEncoder.load('o200k_base');
+    const internals = core as unknown as { merger: { heapKey: Float64Array }; buffer: Uint8Array };
+    const working = () => internals.merger.heapKey.length;
+    // 25,000 ideographs in one piece: 75 KB of UTF-8 (tiktoken itself is quadratic here; the
+    // 3,000-character run above checks exactness against it).
+    const run = Array.from({ length: 25_000 }, (_, i) =>
+      String.fromCharCode(0x4e00 + ((i * 7919) % 20000)),
+    ).join('');
+    const first = core.count(run);
+    // 75 KB needed 225K heap slots (1.8 MB of them alone); they are not kept, nor is the UTF-8 buffer.
+    expect(working()).toBeLessThan(1 << 16);
+    expect(internals.buffer.length).toBeLessThanOrEqual(1 << 16);
+    const small = 'a short text after the long run';
+    expect(core.count(small)).toBe(tiktoken('o200k_base').count(small));
+    const ids = core.encode(run);
+    expect(ids.length).toBe(first);
+    expect(working()).toBeLessThan(1 << 16);
+    expect(core.count(run)).toBe(first);
+    expect(first).toBeGreaterThan(10_000);
+  }, 60_000);
+});
+
+describe('property: BpeEncoder equals tiktoken', () => {
+  const alphabet = fc.constantFrom(
+    ...'abcdefghij ABC XYZ 0123456789 \n\t\r.,;:!?\'"()[]{}<>/\\-_=+*&^%$#@~`|'.split(''),
+    '日',
+    '本',
+    '語',
+    '中',
+    '文',
+    'の',
+    'テ',
+    '한',
+    '글',
+    'é',
+    'ß',
+    'ñ',
+    'Ω',
+    'ж',
+    '😀',
+    '👍🏽',
+    '\u0085',
+    '\ufeff',
+    '\u00a0',
+    '\u3000',
+    "'s",
+    "'LL",
+    '\u0301',
+  );
+  const mixed = fc.oneof(
+    fc.string({ unit: alphabet, maxLength: 300 }),
+    fc.string({ unit: 'grapheme', maxLength: 120 }),
+    fc.string({ unit: 'binary', maxLength: 120 }),
+    fc.string({ maxLength: 200 }),
+  );
+
+  for (const encoding of ENCODINGS) {
+    it(`on random strings (${encoding})`, () => {
+      fc.assert(
+        fc.property(mixed, (text) => {
+          expect(bpe(encoding).encode(text)).toEqual(tiktoken(encoding).encode(text));
+        }),
+        { numRuns: 400 },
+      );
+    });
+
+    it(`on random slices of real text (${encoding})`, () => {
+      const corpus = loadCorpus();
+      const pieces = corpus.flatMap((d) => chunks(d.text, 600, 6));
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 0, max: pieces.length - 1 }),
+          fc.nat(500),
+          fc.nat(600),
+          (i, from, len) => {
+            const text = (pieces[i] as string).slice(from, from + len);
+            expect(bpe(encoding).count(text)).toBe(tiktoken(encoding).count(text));
+          },
+        ),
+        { numRuns: 300 },
+      );
+    });
+  }
+});

@@ -1,0 +1,119 @@
+import type { Message } from '@ctxguard/core';
+import { get_encoding } from 'tiktoken';
+import { afterAll, describe, expect, it } from 'vitest';
+import { addedSystemMessage, estimateConversation, measureConversation } from './conversation.js';
+import { CountApiCounter } from './count-api-counter.js';
+import { anthropicCountBody, geminiContents } from './count-api-requests.js';
+import { EncoderPool } from './encoder-pool.js';
+import { ExactTokenCounter } from './exact-token-counter.js';
+import { HeuristicCounter } from './heuristic-counter.js';
+import { HybridTokenCounter } from './hybrid-counter.js';
+import { MemoizedCounter } from './memoized-counter.js';
+import { messageTokens } from './message-cost.js';
+import type { TokenCounter } from './token-counter.js';
+
+const ctx = { provider: 'openai', model: 'gpt-4o' };
+const o200k = get_encoding('o200k_base');
+afterAll(() => o200k.free());
+const pool = new EncoderPool();
+
+const prompt = 'You are a careful assistant. Answer in one short paragraph.';
+const other = 'Always answer in French.';
+const user: Message = { role: 'user', content: 'How many tokens is this request?' };
+/** Exact tokens of a message list with OpenAI chat framing, reply priming included. */
+const exactOf = (messages: Message[]) =>
+  3 +
+  messages.reduce(
+    (sum, m) => sum + messageTokens(m, { ...ctx, countText: (text) => o200k.encode_ordinary(text).length }),
+    0,
+  );
+
+/** A counter with only the required methods: the shared helpers sum its per-message counts. */
+function plain(inner: TokenCounter): TokenCounter {
+  return {
+    specificationVersion: 'v1',
+    estimate: (text, c) => inner.estimate(text, c),
+    estimateMessage: (message, c) => inner.estimateMessage(message, c),
+    measure: (text, c, o) => inner.measure(text, c, o),
+    measureMessage: (message, c, o) => inner.measureMessage(message, c, o),
+    learn: (input) => inner.learn(input),
+  };
+}
+
+describe('a system prompt beside a system-role message (withSystemPrompt)', () => {
+  const exact = new ExactTokenCounter({ pool });
+  const counters: [string, () => TokenCounter][] = [
+    ['ExactTokenCounter', () => exact],
+    ['ExactTokenCounter (no memo)', () => new ExactTokenCounter({ pool, memo: false })],
+    [
+      'MemoizedCounter(ExactTokenCounter)',
+      () => new MemoizedCounter(new ExactTokenCounter({ pool, memo: false })),
+    ],
+    ['a counter without conversation methods', () => plain(exact)],
+    ['HybridTokenCounter', () => new HybridTokenCounter()],
+  ];
+
+  for (const [name, create] of counters) {
+    it(`is counted once when the texts are equal, twice when they differ (${name})`, async () => {
+      const counter = create();
+      await exact.ready(ctx);
+      if (counter instanceof HybridTokenCounter) await counter.warm(ctx);
+      const same = [{ role: 'system', content: prompt }, user] as Message[];
+      const once = exactOf(same);
+      const sameCount = await measureConversation(counter, { system: prompt, messages: same }, ctx);
+      expect(sameCount).toMatchObject({ tokens: once, accuracy: 'exact', system: 0 });
+      expect(estimateConversation(counter, { system: prompt, messages: same }, ctx)).toBe(once);
+
+      const differ = [{ role: 'system', content: other }, user] as Message[];
+      const both = exactOf([{ role: 'system', content: prompt }, ...differ]);
+      const differCount = await measureConversation(counter, { system: prompt, messages: differ }, ctx);
+      expect(differCount.tokens).toBe(both);
+      expect(differCount.system).toBe(exactOf([{ role: 'system', content: prompt }]) - 3);
+      expect(estimateConversation(counter, { system: prompt, messages: differ }, ctx)).toBe(both);
+      // Without a system-role message the separate prompt is counted as one.
+      expect(estimateConversation(counter, { system: prompt, messages: [user] }, ctx)).toBe(once);
+    });
+  }
+
+  it('is learned once by the heuristic', async () => {
+    const heuristic = new HeuristicCounter();
+    const same = [{ role: 'system', content: prompt }, user] as Message[];
+    const estimate = estimateConversation(heuristic, { system: prompt, messages: same }, ctx);
+    expect(estimate).toBe(estimateConversation(heuristic, { messages: same }, ctx));
+    // Reporting the (rounded) estimate teaches next to nothing. Were the prompt counted twice in
+    // learn(), the text would look ~60% too long and the prose factor would drop to about 0.94.
+    await heuristic.learn({ ...ctx, actualTokens: estimate, system: prompt, messages: same });
+    expect(heuristic.calibrationState(ctx).find((s) => s.contentClass === 'prose')?.factor).toBeCloseTo(1, 2);
+  });
+
+  it('is sent once to the count APIs, and estimated once by CountApiCounter', () => {
+    const same = [{ role: 'system', content: prompt }, user] as Message[];
+    expect(anthropicCountBody({ system: prompt, messages: same }, 'claude-sonnet-4-5')).toEqual(
+      anthropicCountBody({ messages: same }, 'claude-sonnet-4-5'),
+    );
+    expect(geminiContents({ system: prompt, messages: same }).systemInstruction).toEqual({
+      parts: [{ text: prompt }],
+    });
+    const differ = [{ role: 'system', content: other }, user] as Message[];
+    expect(geminiContents({ system: prompt, messages: differ }).systemInstruction).toEqual({
+      parts: [{ text: prompt }, { text: other }],
+    });
+    const counter = new CountApiCounter();
+    const claude = { provider: 'anthropic', model: 'claude-sonnet-4-5' };
+    expect(counter.estimateConversation({ system: prompt, messages: same }, claude)).toBe(
+      counter.estimateConversation({ messages: same }, claude),
+    );
+    expect(counter.estimateConversation({ system: prompt, messages: differ }, claude)).toBeGreaterThan(
+      counter.estimateConversation({ messages: differ }, claude),
+    );
+  });
+
+  it('addedSystemMessage follows the rule and never throws on odd input', () => {
+    expect(addedSystemMessage([user], prompt)).toEqual({ role: 'system', content: prompt });
+    expect(addedSystemMessage([{ role: 'system', content: prompt }], prompt)).toBeUndefined();
+    expect(addedSystemMessage([user], '')).toBeUndefined();
+    expect(addedSystemMessage([user], 7)).toBeUndefined();
+    expect(addedSystemMessage(42 as never, prompt)).toEqual({ role: 'system', content: prompt });
+    expect(addedSystemMessage([null, 3] as never, prompt)).toEqual({ role: 'system', content: prompt });
+  });
+});
