@@ -1,0 +1,88 @@
+import type { Message } from '@ctxguard/core';
+import {
+  type CountContext,
+  estimateConversation,
+  HybridTokenCounter,
+  type TokenCounter,
+} from '@ctxguard/token-counter';
+
+/** Context used when none is given: an OpenAI-tokenized model (exact local counts). */
+export const DEFAULT_COUNT_CONTEXT: CountContext = Object.freeze({ provider: 'openai', model: 'gpt-4o' });
+
+/**
+ * Token estimates for the stages: each message is estimated once (memoised by object identity, as
+ * the stages keep unchanged messages as the same objects), a list is the request overhead plus its
+ * messages. Never throws: a message the counter cannot estimate counts by its JSON length.
+ */
+export class TokenMeter {
+  readonly counter: TokenCounter;
+  readonly context: CountContext;
+  readonly #memo = new WeakMap<object, number>();
+  #overhead: number | undefined;
+
+  constructor(counter?: TokenCounter, context?: CountContext) {
+    this.counter = counter ?? new HybridTokenCounter();
+    this.context = context ?? DEFAULT_COUNT_CONTEXT;
+  }
+
+  /** Tokens of one message, framing included. */
+  message(message: Message): number {
+    if (typeof message !== 'object' || message === null) return 0;
+    const known = this.#memo.get(message);
+    if (known !== undefined) return known;
+    let tokens: number;
+    try {
+      tokens = this.counter.estimateMessage(message, this.context);
+      if (!Number.isFinite(tokens) || tokens < 0) tokens = fallbackTokens(message);
+    } catch {
+      tokens = fallbackTokens(message);
+    }
+    this.#memo.set(message, tokens);
+    return tokens;
+  }
+
+  /** Tokens of a text. */
+  text(text: string): number {
+    try {
+      const tokens = this.counter.estimate(text, this.context);
+      return Number.isFinite(tokens) && tokens >= 0 ? tokens : Math.ceil(text.length / 3);
+    } catch {
+      return Math.ceil(text.length / 3);
+    }
+  }
+
+  /** Request-level overhead (reply priming, conversation framing). */
+  get overhead(): number {
+    if (this.#overhead === undefined) {
+      try {
+        this.#overhead = estimateConversation(this.counter, { messages: [] }, this.context);
+      } catch {
+        this.#overhead = 0;
+      }
+    }
+    return this.#overhead;
+  }
+
+  /** Tokens of a whole list: overhead plus every message. */
+  total(messages: readonly Message[]): number {
+    let sum = this.overhead;
+    for (const message of messages) sum += this.message(message);
+    return sum;
+  }
+
+  /** Tokens of `messages[from, to)` (no overhead). */
+  range(messages: readonly Message[], from: number, to: number): number {
+    let sum = 0;
+    for (let index = Math.max(0, from); index < Math.min(messages.length, to); index++)
+      sum += this.message(messages[index]!);
+    return sum;
+  }
+}
+
+function fallbackTokens(message: unknown): number {
+  try {
+    return Math.ceil((JSON.stringify(message)?.length ?? 0) / 3);
+  } catch {
+    return 0;
+  }
+}
