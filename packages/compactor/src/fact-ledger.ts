@@ -1,0 +1,117 @@
+import type { ContextTools, ExtractedFact, FactCategory } from '@ctxguard/core';
+import { redactSecrets } from './redact-secrets.js';
+
+/** Categories in the order they are kept when room is short: what an agent needs most first. */
+const PRIORITY: readonly FactCategory[] = [
+  'error',
+  'path',
+  'command',
+  'version',
+  'decision',
+  'quantity',
+  'url',
+  'identifier',
+  'money',
+  'preference',
+  'email',
+  'date',
+  'time',
+  'number',
+  'name',
+  'other',
+];
+const rank = new Map<string, number>(PRIORITY.map((category, index) => [category, index]));
+
+function isFact(value: unknown): value is ExtractedFact {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ExtractedFact).value === 'string' &&
+    (value as ExtractedFact).value.length > 0 &&
+    typeof (value as ExtractedFact).key === 'string'
+  );
+}
+
+/**
+ * Facts of several sources merged in order, one per value (the first occurrence wins), redacted.
+ * Earlier sources come first, so facts already kept are never replaced by a newer extraction.
+ */
+export function mergeFacts(...sources: readonly (readonly unknown[] | null | undefined)[]): ExtractedFact[] {
+  const seen = new Set<string>();
+  const out: ExtractedFact[] = [];
+  for (const source of sources) {
+    if (!Array.isArray(source)) continue;
+    for (const fact of source) {
+      if (!isFact(fact)) continue;
+      const value = redactSecrets(fact.value);
+      if (seen.has(value)) continue;
+      seen.add(value);
+      const category = rank.has(fact.category) ? fact.category : 'other';
+      const kept: ExtractedFact = { key: fact.key || category, value, category };
+      out.push(kept);
+    }
+  }
+  return out;
+}
+
+/** Facts whose value does not already appear verbatim in `text` (no need to carry them twice). */
+export function missingFrom(facts: readonly ExtractedFact[], text: string): ExtractedFact[] {
+  return facts.filter((fact) => !text.includes(fact.value));
+}
+
+/**
+ * The facts to keep when only `maxChars` of rendered bullets fit: by category priority (errors,
+ * paths, commands, versions first), then in order; returned in their original order.
+ */
+export function selectFacts(facts: readonly ExtractedFact[], maxChars: number): ExtractedFact[] {
+  if (maxChars <= 0) return [];
+  const order = facts
+    .map((fact, index) => ({ fact, index }))
+    .sort(
+      (a, b) => (rank.get(a.fact.category) ?? 99) - (rank.get(b.fact.category) ?? 99) || a.index - b.index,
+    );
+  const chosen = new Set<number>();
+  let used = 0;
+  for (const { fact, index } of order) {
+    const cost = fact.key.length + fact.category.length + fact.value.length + 8;
+    if (used + cost > maxChars) continue;
+    used += cost;
+    chosen.add(index);
+  }
+  return facts.filter((_, index) => chosen.has(index));
+}
+
+/** Chars of the bullets `facts` render to (close to `renderFactsBlock` minus its markers). */
+export function factsChars(facts: readonly ExtractedFact[]): number {
+  let sum = 0;
+  for (const fact of facts) sum += fact.key.length + fact.category.length + fact.value.length + 8;
+  return sum;
+}
+
+/**
+ * Facts of `content` from the tools, never throwing: a failing or malformed extraction is an
+ * empty list (which never wipes facts kept elsewhere). Long content is read in chunks.
+ */
+export async function extractFactsSafely(
+  tools: ContextTools,
+  content: string,
+  options: { chunkChars?: number; signal?: AbortSignal | undefined } = {},
+): Promise<{ facts: ExtractedFact[]; calls: number }> {
+  if (content.trim().length === 0) return { facts: [], calls: 0 };
+  const chunkChars = options.chunkChars ?? 400_000;
+  const facts: ExtractedFact[][] = [];
+  let calls = 0;
+  for (let start = 0; start < content.length; start += chunkChars) {
+    calls++;
+    try {
+      const found = await tools.extractFacts({
+        content: content.slice(start, start + chunkChars),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      if (Array.isArray(found)) facts.push(found);
+    } catch {
+      if (options.signal?.aborted) throw options.signal.reason;
+    }
+  }
+  return { facts: mergeFacts(...facts), calls };
+}

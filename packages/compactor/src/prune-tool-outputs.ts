@@ -1,0 +1,193 @@
+import {
+  type ContentPart,
+  type ExtractedFact,
+  type Message,
+  parseOptions,
+  type ToolResultPart,
+} from '@ctxguard/core';
+import { z } from 'zod';
+import { contextToolsSchema } from './context-tools.js';
+import { isSupersededReadText } from './deduplicate-file-reads.js';
+import { extractFactsSafely, selectFacts } from './fact-ledger.js';
+import { isPrunedOutputText, renderPrunedOutput } from './markers.js';
+import {
+  isToolResultPart,
+  partsOf,
+  roleOf,
+  toolCallsOf,
+  toolOutputText,
+  withParts,
+} from './message-parts.js';
+import { createOfflineContextTools } from './offline-context-tools.js';
+import { countingFields, tokenCount } from './stage-options.js';
+import { TokenMeter } from './token-meter.js';
+
+/** Options of {@link pruneToolOutputs}. */
+export const pruneToolOutputsOptionsSchema = z
+  .object({
+    /** Tokens of the newest tool outputs never pruned (default 40,000). */
+    protectTokens: tokenCount.default(40_000),
+    /** Prune only when at least this many tokens are saved (default 20,000). */
+    minimumSavings: tokenCount.default(20_000),
+    /** Tool names whose outputs are never pruned (default `['skill']`). */
+    protectedTools: z.array(z.string()).default(['skill']),
+    /** Stop once the list fits in this many tokens, pruning the oldest outputs first (default: prune every candidate). */
+    targetTokens: tokenCount.optional(),
+    /** Most facts a placeholder keeps from the output it replaces (default 8). */
+    maxKeptFacts: z.number().int().nonnegative().default(8),
+    /** Most characters of kept facts per placeholder (default 600). */
+    maxKeptFactChars: z.number().int().nonnegative().default(600),
+    /** Where the kept facts come from (default: the offline extractors). */
+    tools: contextToolsSchema.optional(),
+    ...countingFields,
+  })
+  .strict();
+
+/** Options accepted by {@link pruneToolOutputs}. */
+export type PruneToolOutputsStageOptions = z.input<typeof pruneToolOutputsOptionsSchema>;
+
+/** One output replaced by a placeholder. */
+export interface PrunedOutput {
+  messageIndex: number;
+  toolCallId: string;
+  toolName: string;
+  originalTokens: number;
+  /** Facts kept in the placeholder. */
+  keptFacts: string[];
+}
+
+/** What {@link pruneToolOutputs} did. */
+export interface PruneToolOutputsStageResult {
+  /** True when outputs were replaced (the savings reached `minimumSavings`). */
+  pruned: boolean;
+  /** The list with pruned outputs (the input objects where nothing changed). */
+  messages: Message[];
+  tokensBefore: number;
+  tokensAfter: number;
+  tokensSaved: number;
+  /** Each output replaced, oldest first. */
+  outputs: PrunedOutput[];
+  /** The original text of every pruned output, for callers that carry their facts elsewhere. */
+  prunedTexts: string[];
+}
+
+interface Candidate {
+  messageIndex: number;
+  partIndex: number;
+  part: ToolResultPart;
+  toolName: string;
+  text: string;
+  tokens: number;
+}
+
+function partTokens(meter: TokenMeter, part: ToolResultPart): number {
+  return meter.message({ role: 'tool', content: [part] } as Message);
+}
+
+/**
+ * Replaces old tool outputs with placeholders that name the tool, say how big the output was and
+ * keep its short facts (an error line, a path). Walks backwards: the newest `protectTokens` of
+ * outputs and `protectedTools` are kept; applies only when the savings reach `minimumSavings`.
+ * Tool calls and results stay paired (only the result's output changes); never throws on odd messages.
+ */
+export async function pruneToolOutputs(
+  messages: readonly Message[],
+  options: PruneToolOutputsStageOptions = {},
+): Promise<PruneToolOutputsStageResult> {
+  const opts = parseOptions(pruneToolOutputsOptionsSchema, options, 'pruneToolOutputs options');
+  const meter = new TokenMeter(opts.counter, opts.countContext);
+  const list = Array.isArray(messages) ? messages : [];
+  const tokensBefore = meter.total(list);
+  const unchanged = (): PruneToolOutputsStageResult => ({
+    pruned: false,
+    messages: list.slice(),
+    tokensBefore,
+    tokensAfter: tokensBefore,
+    tokensSaved: 0,
+    outputs: [],
+    prunedTexts: [],
+  });
+
+  const names = new Map<string, string>();
+  for (const message of list)
+    for (const call of toolCallsOf(message)) names.set(call.toolCallId, call.toolName);
+  const protectedTools = new Set(opts.protectedTools);
+
+  const candidates: Candidate[] = [];
+  let seen = 0;
+  for (let messageIndex = list.length - 1; messageIndex >= 0; messageIndex--) {
+    const message = list[messageIndex];
+    if (roleOf(message) !== 'tool') continue;
+    const parts = partsOf(message);
+    for (let partIndex = parts.length - 1; partIndex >= 0; partIndex--) {
+      const part = parts[partIndex];
+      if (!isToolResultPart(part)) continue;
+      const tokens = partTokens(meter, part);
+      seen += tokens;
+      if (seen <= opts.protectTokens) continue;
+      const toolName =
+        (typeof part.toolName === 'string' && part.toolName) || names.get(part.toolCallId) || 'tool';
+      if (protectedTools.has(toolName)) continue;
+      const text = toolOutputText(part);
+      if (isPrunedOutputText(text) || isSupersededReadText(text)) continue;
+      candidates.push({ messageIndex, partIndex, part, toolName, text, tokens });
+    }
+  }
+  candidates.reverse();
+  if (candidates.length === 0) return unchanged();
+
+  const tools = opts.tools ?? createOfflineContextTools();
+  const replaced = new Map<number, Map<number, ToolResultPart>>();
+  const outputs: PrunedOutput[] = [];
+  const prunedTexts: string[] = [];
+  let saved = 0;
+  for (const candidate of candidates) {
+    if (opts.targetTokens !== undefined && tokensBefore - saved <= opts.targetTokens) break;
+    const { facts } = await extractFactsSafely(tools, candidate.text);
+    const keptFacts = selectFacts(facts, opts.maxKeptFactChars)
+      .slice(0, opts.maxKeptFacts)
+      .map((fact: ExtractedFact) => fact.value);
+    const placeholder = renderPrunedOutput({
+      toolName: candidate.toolName,
+      originalTokens: candidate.tokens,
+      originalChars: candidate.text.length,
+      keptFacts,
+    });
+    const { content: _content, ...rest } = candidate.part;
+    const next: ToolResultPart = { ...rest, output: placeholder };
+    const gain = candidate.tokens - partTokens(meter, next);
+    if (gain <= 0) continue;
+    saved += gain;
+    const parts = replaced.get(candidate.messageIndex) ?? new Map<number, ToolResultPart>();
+    replaced.set(candidate.messageIndex, parts);
+    parts.set(candidate.partIndex, next);
+    outputs.push({
+      messageIndex: candidate.messageIndex,
+      toolCallId: candidate.part.toolCallId,
+      toolName: candidate.toolName,
+      originalTokens: candidate.tokens,
+      keptFacts,
+    });
+    prunedTexts.push(candidate.text);
+  }
+  if (outputs.length === 0 || saved < opts.minimumSavings) return unchanged();
+
+  const out = list.map((message, messageIndex) => {
+    const parts = replaced.get(messageIndex);
+    if (!parts) return message;
+    return withParts(
+      message,
+      partsOf(message).map((part, index) => parts.get(index) ?? part) as ContentPart[],
+    );
+  });
+  const tokensAfter = meter.total(out);
+  return {
+    pruned: true,
+    messages: out,
+    tokensBefore,
+    tokensAfter,
+    tokensSaved: tokensBefore - tokensAfter,
+    outputs,
+    prunedTexts,
+  };
+}
