@@ -1,0 +1,403 @@
+import { type ExtractedFact, type FactCategory, factCategories } from '@ctxguard/core';
+import { throwIfAborted } from './context-tools.js';
+import { parseTranscript, type TranscriptRole } from './transcript.js';
+
+/** Settings of {@link extractFactsFromText}. */
+export interface FactExtractionSettings {
+  /** Only these categories (all when omitted). */
+  categories?: readonly FactCategory[] | undefined;
+  /** At most this many facts; errors, commands, paths and versions are kept first. */
+  maxFacts: number;
+  /** Longer values (error lines, decisions) are cut to a verbatim slice of this many characters. */
+  maxValueLength: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** Which facts win when there are more than `maxFacts`. */
+const PRIORITY: readonly FactCategory[] = [
+  'error',
+  'command',
+  'path',
+  'version',
+  'decision',
+  'preference',
+  'url',
+  'email',
+  'quantity',
+  'money',
+  'date',
+  'time',
+  'identifier',
+  'name',
+  'number',
+  'other',
+];
+
+/** Commands agents and people run; a line or inline code starting with one of these is a command. */
+const COMMAND_WORDS = new Set(
+  (
+    'pnpm npm npx yarn bun bunx node deno tsc tsx ts-node vitest jest mocha playwright git gh docker docker-compose ' +
+    'podman kubectl helm make cmake cargo rustc rustup go python python3 pip pip3 pipx uv poetry pytest ruff mypy ' +
+    'ruby bundle rails rake java javac mvn gradle dotnet curl wget ls cd cat head tail less grep rg sed awk find ' +
+    'fd mkdir rmdir rm mv cp ln chmod chown touch echo printf export source ssh scp rsync tar zip unzip gzip brew ' +
+    'apt apt-get yum dnf sudo terraform aws gcloud az psql mysql redis-cli sqlite3 mongosh biome eslint prettier ' +
+    'turbo nx lerna changeset wc sort uniq xargs env which kill ps top du df jq yq openssl ping nc diff patch'
+  ).split(' '),
+);
+
+const SHELL_TOOLS =
+  /^(?:bash|shell|sh|zsh|run|run_command|execute|exec|terminal|run_terminal_cmd|cmd|command)$/i;
+const COMMAND_KEYS = new Set(['command', 'cmd', 'script', 'commandLine', 'command_line', 'shell']);
+
+interface Candidate {
+  category: FactCategory;
+  value: string;
+  span?: string;
+  order: number;
+}
+
+interface LineContext {
+  role: TranscriptRole;
+  kind: string;
+  inFence: boolean;
+}
+
+function mask(line: string, start: number, end: number): string {
+  return line.slice(0, start) + ' '.repeat(end - start) + line.slice(end);
+}
+
+function trimTrailing(value: string): string {
+  return value.replace(/[.,;:!?)\]}>'"`]+$/, '');
+}
+
+/** A verbatim slice of at most `max` characters around `at`, cut at spaces where possible. */
+function windowAround(text: string, at: number, max: number): string {
+  if (text.length <= max) return text;
+  let start = Math.max(0, at - Math.floor(max / 5));
+  if (start > 0) {
+    const space = text.indexOf(' ', start);
+    if (space !== -1 && space < at) start = space + 1;
+  }
+  let end = Math.min(text.length, start + max);
+  if (end < text.length) {
+    const space = text.lastIndexOf(' ', end);
+    if (space > start + max / 2) end = space;
+  }
+  return text.slice(start, end);
+}
+
+function firstWord(text: string): string {
+  const m = /^(?:sudo\s+)?([A-Za-z0-9_.-]+)/.exec(text);
+  return m ? m[1]! : '';
+}
+
+function looksLikeCommand(text: string): boolean {
+  const trimmed = text.trim();
+  if (trimmed.length < 2 || trimmed.length > 400) return false;
+  const word = firstWord(trimmed);
+  if (!COMMAND_WORDS.has(word)) return false;
+  // "git is great." reads as prose: a command line has no sentence end after a plain word.
+  return !/^[A-Za-z0-9_-]+ (?:is|are|was|were|has|have|can|will|should|and|or|the|a|an)\b/i.test(trimmed);
+}
+
+const URL_RE = /\b(?:https?|wss?|ftp|file):\/\/[^\s<>"'`\]\\)]+|\bgit@[\w.-]+:[\w./-]+/g;
+const EMAIL_RE = /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g;
+const FILE_EXT =
+  'ts|tsx|mts|cts|js|jsx|mjs|cjs|json|jsonc|json5|md|mdx|py|pyi|rs|go|java|kt|kts|rb|php|c|cc|cpp|h|hpp|cs|swift|sh|bash|zsh|ps1|yaml|yml|toml|lock|txt|log|css|scss|sass|less|html|htm|vue|svelte|sql|graphql|proto|env|ini|cfg|conf|xml|gradle|csv|tsv|ipynb|dockerfile|tf|lua|ex|exs|erl|dart|scala|r|pl|zig|wasm|snap|patch|diff';
+const KNOWN_DIRS =
+  /^(?:\.{0,2}\/)?(?:src|lib|test|tests|__tests__|spec|packages|apps|app|dist|build|docs|bin|scripts|node_modules|components|pages|public|config|bench|tools|internal|cmd|pkg|include|examples?|fixtures|\.github|\.changeset)\//;
+const SLASH_PATH_RE =
+  /(?<![\w@.:/\\-])((?:~|\.{1,2})?\/?(?:[\w.@+-]+\/)+[\w.@+-]*[\w@+-])(?::\d+(?::\d+)?)?/g;
+const WINDOWS_PATH_RE = /\b[A-Za-z]:\\(?:[^\\\s"'<>|:*?]+\\)*[^\\\s"'<>|:*?]+/g;
+const BARE_FILE_RE = new RegExp(
+  String.raw`(?<![\w@./\\-])(?:[\w-]+\.)*[\w-]*[A-Za-z][\w-]*\.(?:${FILE_EXT})(?![\w-])|(?<![\w./-])(?:Dockerfile|Makefile|Procfile|Gemfile|Rakefile|Jenkinsfile|Containerfile)(?![\w.-])`,
+  'gi',
+);
+const ISO_DATE_RE =
+  /\b\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g;
+const MONTHS =
+  'Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?';
+const TEXT_DATE_RE = new RegExp(
+  String.raw`\b(?:(?:${MONTHS})\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}|\d{1,2}(?:st|nd|rd|th)? (?:${MONTHS})\.?,? \d{4})\b|\b\d{1,2}\/\d{1,2}\/(?:\d{4}|\d{2})\b`,
+  'g',
+);
+const TIME_RE =
+  /(?<![\w:.])(?:(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:\s?[AaPp]\.?[Mm]\.?)?(?:\s?(?:UTC|GMT))?|(?:1[0-2]|[1-9])\s?[ap]\.?m\.?)(?![\w:])/g;
+const MONEY_RE =
+  /(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|K|m|M|bn|million|billion|thousand)\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:USD|EUR|GBP|JPY|CHF|dollars|euros|pounds|cents)\b)/g;
+const PACKAGE_VERSION_RE =
+  /(?<![\w.@/-])((?:@[a-z0-9][\w.-]*\/)?[a-zA-Z0-9][\w.-]*)@([\^~]?v?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)(?![\w.])/g;
+const VERSION_RE =
+  /(?<![\w.@/-])[\^~]?v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]*[0-9A-Za-z])?(?:\+[0-9A-Za-z.-]*[0-9A-Za-z])?(?![\w.]*\d)/g;
+const NAMED_VERSION_RE =
+  /\b(?:version|ver\.?|Node(?:\.js)?|node|TypeScript|typescript|Python|python|Go|Rust|Java|Ruby|pnpm|npm|yarn|Deno|Bun|PHP|Postgres(?:QL)?|MySQL|Redis|React|Vue|Angular|Next\.js|zod|vitest)\s+(v?\d+(?:\.\d+){0,2})(?![\w.]*\d)/g;
+const UNITS_SPACED =
+  '%|ms|µs|us|ns|sec|secs|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?|B|KB|MB|GB|TB|PB|KiB|MiB|GiB|TiB|kB|bytes?|tokens?|lines?|files?|tests?|suites?|chars?|characters?|messages?|requests?|calls?|rows?|items?|entries|records|errors?|warnings?|px|em|rem|pt|cm|mm|km|kg|lbs?|°C|°F|MHz|GHz|Hz|fps|rps|qps|req/s|ops/s|passed|failed|skipped|pending|todo|retries|attempts|workers|threads|cores|CPUs?|commits?|packages?|modules?|dependencies|steps|pages|users|times';
+const QUANTITY_RE = new RegExp(
+  String.raw`(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(?:${UNITS_SPACED})(?![\w/])|(?:s|m|h|d|x|k|K|M|G)(?![\w.]))`,
+  'g',
+);
+const UUID_RE = /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g;
+const HEX_ID_RE = /(?<![\w-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}(?![\w-])/g;
+const PREFIXED_ID_RE = /(?<![\w-])[a-z]{2,10}_(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{8,}(?![\w-])/g;
+const ISSUE_REF_RE = /(?<![\w&#])#\d{1,7}\b/g;
+const LABELED_NUMBER_RE =
+  /\b(port|pid|exit code|exit status|status code|status|code|line|issue|pr|pull request|build|run|attempt|retry|count|total|limit|max|min|size|timeout|http)\s*[:#=]?\s*(\d+)\b/gi;
+const PACKAGE_NAME_RE = /(?<![\w.@/-])@[a-z0-9][\w.-]*\/[a-z0-9][\w.-]*/g;
+const INTRODUCED_NAME_RE =
+  /\b(?:[Mm]y name is|[Nn]ame is|[Nn]amed|[Cc]alled|I am|I'm|[Tt]his is|[Aa]sk|[Cc]ontact|[Ff]rom|[Bb]y)\s+([A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2})\b/g;
+const CAPITALIZED_RUN_RE = /(?<=[a-z0-9,;:)]\s)[A-Z][a-z]+(?:\s[A-Z][a-z]+){1,3}\b/g;
+const ENV_VAR_RE = /(?<![\w$])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w])/g;
+const NAME_STOPWORDS = new Set(
+  (
+    'The This That These Those It I We You He She They And But Or If When Then So In On At For To Of With From By As Is Are ' +
+    'Was Were Be Error Type Summary File Files Note Key Facts Read Write Run Test Tests Quick Start API Install Usage ' +
+    'Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April June July August September ' +
+    'October November December Yes No Ok Okay Please Thanks Thank Let Next Done Fixed Added Removed Updated Created'
+  ).split(' '),
+);
+const ERROR_RE =
+  /(?:\b[A-Z]\w*(?:Error|Exception)\b|\berror\b|\bERR[!_]|\bFAIL(?:ED|URE)?\b|\bfatal\b|\bpanic(?:ked)?\b|Traceback \(most recent|Segmentation fault|command not found|No such file or directory|\bcannot find\b|\bfailed\b|✗|✘|\bdenied\b)/i;
+const NOT_AN_ERROR_RE = /\b(?:0|no|zero|without) (?:errors?|failures?|failed)\b|\berrors?: 0\b|\b0 failed\b/i;
+const DECISION_RE =
+  /\b(?:decided|decide to|we(?:'ll| will) (?:use|go|keep|switch|add|remove|drop|move)|let's|going with|(?:chose|choose|opted|agreed) (?:to|on)|settled on|instead of|switch(?:ed|ing)? to|the plan is|the fix is|root cause)\b/i;
+const PREFERENCE_RE =
+  /\b(?:I prefer|I'd prefer|I would prefer|I'd rather|I like|I don't like|I want|please (?:always|never|don't|do not|use|avoid|keep)|always use|never use|don't use|do not use|avoid using|make sure to)\b/i;
+
+function sentences(line: string): string[] {
+  return line
+    .split(/(?<=[.!?])\s+(?=[A-Z"'`(])/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+function collectStrings(value: unknown, key: string, out: { key: string; text: string }[], depth = 0): void {
+  if (depth > 4 || out.length > 64) return;
+  if (typeof value === 'string') out.push({ key, text: value });
+  else if (Array.isArray(value)) for (const item of value) collectStrings(item, key, out, depth + 1);
+  else if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) collectStrings(v, k, out, depth + 1);
+  }
+}
+
+/**
+ * Deterministic fact extraction over text (plain or in the transcript convention): paths, URLs,
+ * emails, commands, error lines, versions, quantities, numbers, money, dates, times, ids and
+ * hashes, names, decisions and preferences. Values are verbatim; facts are deduplicated and keyed
+ * `category.slug_of_value` so the same fact gets the same key every time.
+ */
+export function extractFactsFromText(text: string, settings: FactExtractionSettings): ExtractedFact[] {
+  const wanted = new Set<FactCategory>(settings.categories ?? factCategories);
+  const seen = new Map<string, Candidate>();
+  let order = 0;
+  const max = settings.maxValueLength;
+  const add = (category: FactCategory, raw: string, span?: string) => {
+    if (!wanted.has(category)) return;
+    const value = raw.length > max ? windowAround(raw, 0, max) : raw;
+    if (value.trim().length === 0) return;
+    const id = `${category}\u0000${value}`;
+    if (seen.has(id)) return;
+    const candidate: Candidate = { category, value, order: order++ };
+    if (span !== undefined && span !== value)
+      candidate.span = span.length > 120 ? windowAround(span, 0, 120) : span;
+    seen.set(id, candidate);
+  };
+
+  const scan = (line: string, ctx: LineContext) => {
+    let work = line;
+    const each = (re: RegExp, fn: (m: RegExpExecArray) => boolean | undefined) => {
+      re.lastIndex = 0;
+      for (let m = re.exec(work); m !== null; m = re.exec(work)) {
+        if (m[0].length === 0) {
+          re.lastIndex++;
+          continue;
+        }
+        if (fn(m) !== false) work = mask(work, m.index, m.index + m[0].length);
+      }
+    };
+    const trimmed = line.trim();
+    const prose = ctx.kind === 'text' || ctx.kind === 'reasoning';
+
+    // Whole-line facts first: errors, commands, decisions, preferences.
+    const errorAt = ERROR_RE.exec(trimmed);
+    if (errorAt && !NOT_AN_ERROR_RE.test(trimmed) && trimmed.length >= 6) {
+      add('error', windowAround(trimmed, errorAt.index, max));
+    }
+    const prompt = /^\s*(?:\$|❯|➜|%|>|#)\s+(.+)$/.exec(line);
+    if (prompt && looksLikeCommand(prompt[1]!)) add('command', prompt[1]!.trim());
+    else if (ctx.inFence && looksLikeCommand(trimmed) && ctx.kind !== 'result') add('command', trimmed);
+    if (prose) {
+      for (const inline of line.matchAll(/`([^`\n]{2,300})`/g)) {
+        if (looksLikeCommand(inline[1]!)) add('command', inline[1]!.trim());
+      }
+      for (const sentence of sentences(trimmed)) {
+        if (DECISION_RE.test(sentence)) add('decision', windowAround(sentence, 0, max));
+        if (ctx.role === 'user' && PREFERENCE_RE.test(sentence))
+          add('preference', windowAround(sentence, 0, max));
+      }
+    }
+
+    each(URL_RE, (m) => {
+      add('url', trimTrailing(m[0]));
+      return true;
+    });
+    each(EMAIL_RE, (m) => {
+      if (/^git@/.test(m[0])) return false;
+      add('email', m[0]);
+      return true;
+    });
+    each(PACKAGE_NAME_RE, (m) => {
+      const versioned = /^@[^@\s]+@/.test(work.slice(m.index));
+      if (!versioned) add('name', m[0]);
+      return !versioned;
+    });
+    each(PACKAGE_VERSION_RE, (m) => {
+      add('version', m[0]);
+      return true;
+    });
+    each(ISO_DATE_RE, (m) => {
+      add('date', m[0]);
+      return true;
+    });
+    each(SLASH_PATH_RE, (m) => {
+      const path = trimTrailing(m[1]!);
+      const hasExt = new RegExp(String.raw`\.(?:${FILE_EXT})$`, 'i').test(path);
+      const anchored = /^(?:~|\.{1,2})?\//.test(path);
+      const slashes = path.split('/').length - 1;
+      if (!/[A-Za-z]/.test(path) || path.startsWith('@')) return false;
+      if (/^\d+(?:\/\d+)+$/.test(path)) return false;
+      if (!(hasExt || (anchored && path.length > 1) || slashes >= 2 || KNOWN_DIRS.test(path))) return false;
+      if (anchored && slashes === 1 && path.length < 3) return false;
+      add('path', path);
+      return true;
+    });
+    each(WINDOWS_PATH_RE, (m) => {
+      add('path', trimTrailing(m[0]));
+      return true;
+    });
+    each(BARE_FILE_RE, (m) => {
+      add('path', m[0]);
+      return true;
+    });
+    each(TEXT_DATE_RE, (m) => {
+      add('date', m[0]);
+      return true;
+    });
+    each(TIME_RE, (m) => {
+      add('time', m[0]);
+      return true;
+    });
+    each(MONEY_RE, (m) => {
+      add('money', m[0].trim());
+      return true;
+    });
+    each(NAMED_VERSION_RE, (m) => {
+      add('version', m[1]!, m[0]);
+      return true;
+    });
+    each(VERSION_RE, (m) => {
+      if (/^\d+\.\d+\.\d+\.\d+$/.test(m[0])) return false;
+      add('version', m[0]);
+      return true;
+    });
+    each(QUANTITY_RE, (m) => {
+      add('quantity', m[0]);
+      return true;
+    });
+    each(UUID_RE, (m) => {
+      add('identifier', m[0]);
+      return true;
+    });
+    each(PREFIXED_ID_RE, (m) => {
+      add('identifier', m[0]);
+      return true;
+    });
+    each(HEX_ID_RE, (m) => {
+      add('identifier', m[0]);
+      return true;
+    });
+    each(ISSUE_REF_RE, (m) => {
+      add('identifier', m[0]);
+      return true;
+    });
+    each(LABELED_NUMBER_RE, (m) => {
+      add('number', m[2]!, m[0]);
+      return true;
+    });
+    if (prose) {
+      each(INTRODUCED_NAME_RE, (m) => {
+        if (!NAME_STOPWORDS.has(m[1]!.split(/[ -]/)[0]!)) add('name', m[1]!);
+        return false;
+      });
+      each(CAPITALIZED_RUN_RE, (m) => {
+        const words = m[0].split(' ');
+        if (words.some((w) => NAME_STOPWORDS.has(w))) return false;
+        add('name', m[0]);
+        return true;
+      });
+    }
+    each(ENV_VAR_RE, (m) => {
+      if (m[0].length < 4) return false;
+      add('other', m[0]);
+      return true;
+    });
+  };
+
+  let lineCount = 0;
+  for (const message of parseTranscript(text)) {
+    let inFence = false;
+    for (const line of message.lines) {
+      if ((++lineCount & 255) === 0) throwIfAborted(settings.signal);
+      if (line.kind === 'call') {
+        const strings: { key: string; text: string }[] = [];
+        collectStrings(line.input, '', strings);
+        const shell = line.toolName !== undefined && SHELL_TOOLS.test(line.toolName);
+        for (const { key, text: value } of strings) {
+          if (COMMAND_KEYS.has(key) || (shell && key === '')) add('command', value.trim());
+          for (const part of value.split(/\r?\n/))
+            scan(part, { role: message.role, kind: 'call', inFence: false });
+        }
+        continue;
+      }
+      if (/^\s*(?:```|~~~)/.test(line.text)) {
+        inFence = !inFence;
+        continue;
+      }
+      if (line.text.length > 20_000) continue;
+      scan(line.text, { role: message.role, kind: line.kind, inFence });
+    }
+  }
+  throwIfAborted(settings.signal);
+
+  const rank = (c: FactCategory) => PRIORITY.indexOf(c);
+  let candidates = [...seen.values()];
+  if (candidates.length > settings.maxFacts) {
+    candidates = candidates
+      .sort((a, b) => rank(a.category) - rank(b.category) || a.order - b.order)
+      .slice(0, settings.maxFacts);
+  }
+  const categoryOrder = (c: FactCategory) => factCategories.indexOf(c);
+  candidates.sort((a, b) => categoryOrder(a.category) - categoryOrder(b.category) || a.order - b.order);
+  return withStableKeys(candidates);
+}
+
+/** `category.slug` from the value; a second value with the same slug gets `_2`, and so on. */
+function withStableKeys(candidates: readonly Candidate[]): ExtractedFact[] {
+  const used = new Map<string, number>();
+  return candidates.map((c) => {
+    const slug =
+      c.value
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '_')
+        .replace(/^_+|_+$/g, '')
+        .slice(0, 48)
+        .replace(/_+$/, '') || 'value';
+    let key = `${c.category}.${slug}`;
+    const count = (used.get(key) ?? 0) + 1;
+    used.set(key, count);
+    if (count > 1) key = `${key}_${count}`;
+    const fact: ExtractedFact = { key, value: c.value, category: c.category };
+    if (c.span !== undefined) fact.span = c.span;
+    return fact;
+  });
+}
