@@ -1,0 +1,48 @@
+import type { ContentPart, Message } from '@ctxguard/core';
+import { isRecord, partsOf, withParts } from './message-parts.js';
+
+/** What {@link dropSignedReasoningAfterChange} did. */
+export interface SignedReasoningResult {
+  messages: Message[];
+  /** Signed or redacted reasoning parts dropped from the output. */
+  droppedReasoning: number;
+  /** Index (in the output) of the first message that differs from the original; `-1` when none does. */
+  firstChangedIndex: number;
+}
+
+function isSignedReasoning(part: unknown): boolean {
+  return (
+    isRecord(part) &&
+    part.type === 'reasoning' &&
+    ((typeof part.signature === 'string' && part.signature.length > 0) ||
+      (typeof part.redactedData === 'string' && part.redactedData.length > 0))
+  );
+}
+
+/**
+ * After a rewrite, drops signed or redacted reasoning parts from every message at or after the
+ * first one that differs from `original` (compared by identity, as rewrites keep unchanged messages
+ * as the same objects): providers reject a signed block whose earlier context changed. A message
+ * left with no content keeps a one-line note. The original history is not touched.
+ */
+export function dropSignedReasoningAfterChange(
+  original: readonly Message[],
+  rewritten: readonly Message[],
+): SignedReasoningResult {
+  let first = 0;
+  while (first < rewritten.length && first < original.length && rewritten[first] === original[first]) first++;
+  if (first === rewritten.length && rewritten.length === original.length) {
+    return { messages: rewritten.slice(), droppedReasoning: 0, firstChangedIndex: -1 };
+  }
+  let dropped = 0;
+  const out = rewritten.map((message, index) => {
+    if (index < first) return message;
+    const parts = partsOf(message);
+    if (!parts.some(isSignedReasoning)) return message;
+    const kept = parts.filter((part) => !isSignedReasoning(part));
+    dropped += parts.length - kept.length;
+    const content = kept.length > 0 ? kept : [{ type: 'text', text: '[reasoning omitted after compaction]' }];
+    return withParts(message, content as ContentPart[]);
+  });
+  return { messages: out, droppedReasoning: dropped, firstChangedIndex: first };
+}

@@ -1,0 +1,436 @@
+import { type ContextTools, type ExtractedFact, type Message, parseOptions } from '@ctxguard/core';
+import { z } from 'zod';
+import { contextToolsSchema } from './context-tools.js';
+import { extractFactsSafely, factsChars, mergeFacts, missingFrom, selectFacts } from './fact-ledger.js';
+import { parseFactsBlock } from './facts-block.js';
+import { fileActivityOfText } from './file-activity.js';
+import { isTruncationMarkerText, parseTruncationMarker } from './markers.js';
+import {
+  isRecord,
+  partsOf,
+  readableText,
+  roleClass,
+  roleOf,
+  systemPromptLength,
+  withParts,
+} from './message-parts.js';
+import { createOfflineContextTools } from './offline-context-tools.js';
+import { redactSecrets } from './redact-secrets.js';
+import { countingFields, tokenCount } from './stage-options.js';
+import { isSummaryText, parseSummary, renderSummary, type SummaryContent } from './summary-format.js';
+import { TokenMeter } from './token-meter.js';
+import { toolPairUnits } from './tool-pairs.js';
+import { renderTranscript } from './transcript.js';
+
+/**
+ * The structured prompt a model-backed summarizer gets (as the request's `focus`): nine sections
+ * that keep what an agent needs to continue the work.
+ */
+export const STRUCTURED_SUMMARY_PROMPT = [
+  'Summarize the conversation transcript below so that the work can continue from the summary alone.',
+  'Write these nine sections, in this order, each under its heading; write "none" for an empty one.',
+  '1. Primary request and intent: what the user asked for, in their words where it matters.',
+  '2. Key technical concepts: technologies, frameworks, APIs and conventions in play.',
+  '3. Files and code: every file read, created or changed, with the relevant snippets and why.',
+  '4. Errors and fixes: each error met (verbatim message), its cause and how it was fixed.',
+  '5. Problem solving: what was tried, what worked, what was ruled out.',
+  '6. User messages: every user instruction and piece of feedback, in order.',
+  '7. Pending tasks: what was asked for and is not done yet.',
+  '8. Current work: exactly what was being done just before this summary.',
+  '9. Next step: the next action, quoting the latest instruction it follows from.',
+  'Keep paths, commands, versions, numbers with units, identifiers and error lines verbatim.',
+  'When a previous summary is included, merge it: keep its facts unless the new messages supersede them.',
+].join('\n');
+
+const abortSignalSchema = z.custom<AbortSignal>(
+  (value) => typeof AbortSignal !== 'undefined' && value instanceof AbortSignal,
+  'must be an AbortSignal',
+);
+
+/** Options of {@link summarizeMessages}. */
+export const summarizeMessagesOptionsSchema = z
+  .object({
+    /** Summarizer and fact extractor (default: the offline, extractive ones). */
+    tools: contextToolsSchema.optional(),
+    /** The tools call a model: send the nine-section structured prompt (default false). */
+    modelBacked: z.boolean().default(false),
+    /** Fraction (0–1) of the messages kept verbatim at the end (default 0.3). */
+    keepRecentRatio: z.number().min(0).max(1).default(0.3),
+    /** Fewest messages kept verbatim (default 4). */
+    minRecentMessages: z.number().int().min(1).default(4),
+    /** Keep fewer recent messages (down to `minRecentMessages`) while they take more than this many tokens. */
+    maxRecentTokens: tokenCount.optional(),
+    /** Size the summary so the whole list fits in this many tokens (when it can). */
+    targetTokens: tokenCount.optional(),
+    /** Longest summary text, in characters, when no `targetTokens` (default 6,000). */
+    maxSummaryChars: z.number().int().positive().default(6_000),
+    /** Tokens one summarizer request may hold; longer ranges are summarized in chunks and merged (default 100,000). */
+    summarizerWindowTokens: z.number().int().min(1_000).default(100_000),
+    /** Terms or a task the summary should favour. */
+    focus: z.string().optional(),
+    /** Facts to carry besides those extracted from the range (e.g. of outputs pruned earlier). */
+    carryFacts: z
+      .array(
+        z.object({ key: z.string(), value: z.string(), category: z.string(), span: z.string().optional() }),
+      )
+      .optional(),
+    /** Cancels the summarizer calls. */
+    signal: abortSignalSchema.optional(),
+    ...countingFields,
+  })
+  .strict();
+
+/** Options accepted by {@link summarizeMessages}. */
+export type SummarizeMessagesOptions = z.input<typeof summarizeMessagesOptionsSchema>;
+
+/** What {@link summarizeMessages} did. */
+export interface SummarizeMessagesResult {
+  summarized: boolean;
+  /** `[system prompt…, summary, …recent]`, or the input when nothing was summarized. */
+  messages: Message[];
+  /** The summary text (without facts and file lists). */
+  summaryText?: string | undefined;
+  /** The summary message (index `range.from` of the output). */
+  summaryMessage?: Message | undefined;
+  /** The summarized range `[from, to)` of the input. */
+  range?: { from: number; to: number } | undefined;
+  /** Messages the summary stands for (those of an earlier summary it merged included). */
+  summarizedCount: number;
+  /** Facts carried in the summary. */
+  facts: ExtractedFact[];
+  /** Calls made to the summarizer and fact extractor. */
+  modelCalls: number;
+  /** Chunks the range was summarized in (1 when it fit one summarizer request). */
+  chunks: number;
+  /** Why nothing was summarized (too few messages, the summarizer failed…). */
+  reason?: string | undefined;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+const BASE64_RUN = /(?:data:[\w/+.-]+;base64,)?[A-Za-z0-9+/]{400,}={0,2}/g;
+
+/** Text with base64 payloads replaced by a placeholder. */
+export function stripBase64(text: string): string {
+  return text.replace(BASE64_RUN, (run) => `[base64 data, ${run.length} characters omitted]`);
+}
+
+function decodeTextFile(data: string): string | undefined {
+  const payload = data.startsWith('data:') ? data.slice(data.indexOf(',') + 1) : data;
+  if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(payload) || payload.length > 8_000_000) return undefined;
+  try {
+    const binary = atob(payload.replace(/\s+/g, ''));
+    const bytes = Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A message as a summarizer may see it: images and binary files left as placeholders by the
+ * transcript, text files decoded, base64 runs in text replaced by a placeholder.
+ */
+export function forSummarizer(message: Message): Message {
+  if (!isRecord(message)) return message;
+  const content: unknown = message.content;
+  if (typeof content === 'string') return { ...message, content: stripBase64(content) } as Message;
+  const parts = partsOf(message).map((part) => {
+    if (!isRecord(part)) return part;
+    if (part.type === 'text' && typeof part.text === 'string')
+      return { ...part, text: stripBase64(part.text) };
+    if (
+      part.type === 'file' &&
+      typeof part.data === 'string' &&
+      typeof part.mediaType === 'string' &&
+      /^text\/|json|xml|yaml|csv|markdown/.test(part.mediaType)
+    ) {
+      const text = decodeTextFile(part.data);
+      const name = typeof part.filename === 'string' ? part.filename : part.mediaType;
+      if (text !== undefined) return { type: 'text', text: `[attached file ${name}]\n${stripBase64(text)}` };
+    }
+    if (part.type === 'tool-result') {
+      const output = typeof part.output === 'string' ? stripBase64(part.output) : part.output;
+      return { ...part, output };
+    }
+    return part;
+  });
+  return withParts(message, parts as never);
+}
+
+/** Cuts `text` to at most `maxChars`, at a line or sentence end when one is near. */
+export function clipText(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  if (maxChars <= 1) return '';
+  const cut = text.slice(0, maxChars - 1);
+  const boundary = Math.max(cut.lastIndexOf('\n'), cut.lastIndexOf('. '));
+  return `${boundary > maxChars * 0.6 ? cut.slice(0, boundary + 1) : cut}…`;
+}
+
+function isCompactionText(text: string): boolean {
+  return isSummaryText(text) || isTruncationMarkerText(text);
+}
+
+/** Leading system messages that are the system prompt (not summaries or markers). */
+export function systemPromptEnd(messages: readonly Message[]): number {
+  return systemPromptLength(messages, isCompactionText);
+}
+
+interface SummarizerCall {
+  tools: ContextTools;
+  focus: string | undefined;
+  signal: AbortSignal | undefined;
+  windowTokens: number;
+  meter: TokenMeter;
+  calls: number;
+  chunks: number;
+}
+
+function splitText(text: string, maxChars: number): string[] {
+  const pieces: string[] = [];
+  let rest = text;
+  while (rest.length > maxChars) {
+    let cut = rest.lastIndexOf('\n', maxChars);
+    if (cut < maxChars / 2) cut = maxChars;
+    pieces.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  if (rest.length > 0) pieces.push(rest);
+  return pieces;
+}
+
+/** Chunks of at most the summarizer's window, split at message (then line) boundaries. */
+function chunkTexts(texts: readonly string[], call: SummarizerCall, reserveTokens: number): string[] {
+  const limit = Math.max(500, call.windowTokens - reserveTokens);
+  const chunks: string[] = [];
+  let current: string[] = [];
+  let currentTokens = 0;
+  const flush = () => {
+    if (current.length > 0) chunks.push(current.join('\n'));
+    current = [];
+    currentTokens = 0;
+  };
+  for (const text of texts) {
+    const tokens = call.meter.text(text);
+    if (tokens > limit) {
+      flush();
+      const ratio = text.length / Math.max(1, tokens);
+      for (const piece of splitText(text, Math.max(200, Math.floor(limit * ratio * 0.9)))) chunks.push(piece);
+      continue;
+    }
+    if (currentTokens + tokens > limit) flush();
+    current.push(text);
+    currentTokens += tokens;
+  }
+  flush();
+  return chunks;
+}
+
+async function summarizeOnce(call: SummarizerCall, content: string, maxLength: number): Promise<string> {
+  call.calls++;
+  const text = await call.tools.summarize({
+    content,
+    maxLength,
+    ...(call.focus !== undefined ? { focus: call.focus } : {}),
+    ...(call.signal ? { signal: call.signal } : {}),
+  });
+  if (typeof text !== 'string') throw new TypeError('summarize returned a non-string');
+  return text;
+}
+
+/** Map-reduce: each piece that fits the window is summarized, the summaries merged until one request fits. */
+async function summarizeTexts(
+  call: SummarizerCall,
+  texts: readonly string[],
+  maxLength: number,
+): Promise<string> {
+  const reserve = Math.ceil(maxLength / 2) + (call.focus ? call.meter.text(call.focus) : 0) + 200;
+  let pieces = chunkTexts(texts, call, reserve);
+  call.chunks = Math.max(call.chunks, pieces.length);
+  for (let round = 0; pieces.length > 1 && round < 8; round++) {
+    const each = Math.max(400, Math.floor((maxLength * 2) / pieces.length));
+    const partial: string[] = [];
+    for (const piece of pieces) partial.push(await summarizeOnce(call, piece, each));
+    pieces = chunkTexts(partial, call, reserve);
+  }
+  return summarizeOnce(call, pieces[0] ?? '', maxLength);
+}
+
+/**
+ * Replaces the older messages with one summary: the system prompt stays, `keepRecentRatio` of the
+ * messages (at least `minRecentMessages`) stay verbatim, cut on tool-pair boundaries. An earlier
+ * summary in the range is merged (its facts are always kept), facts of the range are carried in a
+ * facts block, summary and facts pass through `redactSecrets`. Model-backed tools get the
+ * nine-section structured prompt; ranges larger than `summarizerWindowTokens` are summarized in
+ * chunks and merged; images and base64 never reach the summarizer. A failing summarizer leaves the
+ * list as it was and says why in `reason`.
+ */
+export async function summarizeMessages(
+  messages: readonly Message[],
+  options: SummarizeMessagesOptions = {},
+): Promise<SummarizeMessagesResult> {
+  const opts = parseOptions(summarizeMessagesOptionsSchema, options, 'summarizeMessages options');
+  const meter = new TokenMeter(opts.counter, opts.countContext);
+  const list = Array.isArray(messages) ? messages : [];
+  const tokensBefore = meter.total(list);
+  const unchanged = (reason: string, modelCalls = 0): SummarizeMessagesResult => ({
+    summarized: false,
+    messages: list.slice(),
+    summarizedCount: 0,
+    facts: [],
+    modelCalls,
+    chunks: 0,
+    reason,
+    tokensBefore,
+    tokensAfter: tokensBefore,
+  });
+
+  const from = systemPromptEnd(list);
+  const count = list.length - from;
+  if (count <= opts.minRecentMessages) return unchanged('too few messages to summarize');
+  const keep = Math.max(opts.minRecentMessages, Math.ceil(count * opts.keepRecentRatio));
+  const boundaries = toolPairUnits(list)
+    .map((unit) => unit.start)
+    .filter((start) => start > from);
+  const fitting = boundaries.filter((start) => list.length - start >= Math.min(keep, count));
+  let to = fitting.length > 0 ? fitting[fitting.length - 1]! : undefined;
+  if (to !== undefined && opts.maxRecentTokens !== undefined) {
+    for (const start of boundaries) {
+      if (start <= to || list.length - start < opts.minRecentMessages) continue;
+      if (meter.range(list, to, list.length) <= opts.maxRecentTokens) break;
+      to = start;
+    }
+  }
+  if (to === undefined) return unchanged('no tool-pair boundary leaves the recent messages whole');
+  const range = list.slice(from, to);
+
+  // What earlier compactions left in the range: a summary to merge, markers with facts.
+  let previous: SummaryContent | null = null;
+  const carried: ExtractedFact[][] = [];
+  let hiddenBefore = 0;
+  const fresh: Message[] = [];
+  for (const message of range) {
+    const text = readableText(message);
+    if (roleOf(message) !== 'tool' && isSummaryText(text)) {
+      const parsed = parseSummary(text);
+      if (parsed) {
+        previous = previous
+          ? {
+              ...parsed,
+              text: `${previous.text}\n${parsed.text}`,
+              messageCount: previous.messageCount + parsed.messageCount,
+              facts: mergeFacts(previous.facts, parsed.facts),
+            }
+          : parsed;
+        continue;
+      }
+    }
+    if (roleOf(message) === 'system') {
+      const marker = parseTruncationMarker(text);
+      if (marker) {
+        hiddenBefore += marker.hiddenCount;
+        carried.push(parseFactsBlock(text) ?? []);
+        continue;
+      }
+    }
+    fresh.push(message);
+  }
+
+  const tools = opts.tools ?? createOfflineContextTools();
+  const focus = opts.modelBacked
+    ? `${STRUCTURED_SUMMARY_PROMPT}${opts.focus ? `\nFocus on: ${opts.focus}` : ''}`
+    : opts.focus;
+  const call: SummarizerCall = {
+    tools,
+    focus,
+    signal: opts.signal,
+    windowTokens: opts.summarizerWindowTokens,
+    meter,
+    calls: 0,
+    chunks: 1,
+  };
+  const texts = fresh.map((message) => renderTranscript([forSummarizer(message)]));
+  const summarizedCount = fresh.length + hiddenBefore + (previous?.messageCount ?? 0);
+
+  // Room for the summary when the list must fit a target.
+  const kept = list.slice(to);
+  const outsideTokens = meter.total(list.slice(0, from)) + meter.range(list, to, list.length);
+  const room = opts.targetTokens !== undefined ? opts.targetTokens - outsideTokens : undefined;
+  const charsPerToken = 3.2;
+  const maxChars =
+    room !== undefined ? Math.max(200, Math.floor(room * charsPerToken * 0.9)) : opts.maxSummaryChars;
+  const textChars = Math.max(160, Math.min(opts.maxSummaryChars, Math.floor(maxChars * 0.4)));
+
+  let summaryText: string;
+  let extracted: ExtractedFact[];
+  try {
+    const head = previous ? [`[previous summary]\n${previous.text}`] : [];
+    summaryText = redactSecrets(await summarizeTexts(call, [...head, ...texts], textChars));
+    const found = await extractFactsSafely(tools, [...head, ...texts].join('\n'), {
+      chunkChars: Math.max(4_000, opts.summarizerWindowTokens * 3),
+      signal: opts.signal,
+    });
+    call.calls += found.calls;
+    extracted = found.facts;
+  } catch (error) {
+    if (opts.signal?.aborted) throw error;
+    return unchanged(`summarizer failed: ${(error as Error)?.message ?? String(error)}`, call.calls);
+  }
+
+  const activity = fileActivityOfText(texts.join('\n'));
+  const filesRead = [...new Set([...(previous?.filesRead ?? []), ...activity.read])].map(redactSecrets);
+  const filesModified = [...new Set([...(previous?.filesModified ?? []), ...activity.modified])].map(
+    redactSecrets,
+  );
+  const allFacts = mergeFacts(previous?.facts, ...carried, opts.carryFacts, extracted);
+  const keptText = kept.map(readableText).join('\n');
+  // When room is short, facts the summary text or the kept messages already show verbatim need no
+  // bullet; otherwise every fact is kept in the block, so a later merge never depends on the text.
+  const missing = (text: string) =>
+    room === undefined ? allFacts : missingFrom(allFacts, `${text}\n${keptText}`);
+  let facts = missing(summaryText);
+  const role = roleClass(list[to]) === 'assistant' ? 'user' : 'system';
+  const build = (text: string, chosen: readonly ExtractedFact[]): Message =>
+    ({
+      role,
+      content: renderSummary({
+        text,
+        messageCount: summarizedCount,
+        ...(chosen.length > 0 ? { facts: chosen } : {}),
+        ...(filesRead.length > 0 ? { filesRead } : {}),
+        ...(filesModified.length > 0 ? { filesModified } : {}),
+      }),
+      metadata: { isSummary: true },
+    }) as Message;
+
+  let text = summaryText;
+  if (room !== undefined) {
+    // Facts first (verbatim, what an agent needs), then as much text as fits.
+    let factRoom = Math.max(0, maxChars - Math.min(text.length, textChars) - 400);
+    facts = selectFacts(facts, factRoom);
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const tokens = meter.message(build(text, facts));
+      if (tokens <= room) break;
+      const scale = Math.max(0.3, (room / tokens) * 0.95);
+      if (text.length > 200) text = clipText(text, Math.floor(text.length * scale));
+      factRoom = Math.floor(Math.min(factRoom, factsChars(facts)) * scale);
+      facts = selectFacts(missing(text), factRoom);
+    }
+  }
+  const summaryMessage = build(text, facts);
+  const out = [...list.slice(0, from), summaryMessage, ...kept];
+  const tokensAfter = meter.total(out);
+  return {
+    summarized: true,
+    messages: out,
+    summaryText: text,
+    summaryMessage,
+    range: { from, to },
+    summarizedCount,
+    facts,
+    modelCalls: call.calls,
+    chunks: call.chunks,
+    tokensBefore,
+    tokensAfter,
+  };
+}
