@@ -16,7 +16,7 @@ function agent(outputs: { name: string; text: string }[]): Message[] {
 }
 
 const outputOf = (message: Message | undefined) =>
-  (message?.content as ToolResultPart[])[0]!.output as string;
+  (message!.content as ToolResultPart[])[0]!.output as string;
 
 describe('pruneToolOutputs', () => {
   const errorOutput = `${bigText('log', 300)}\nsrc/build/index.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.`;

@@ -34,7 +34,7 @@ describe('summarizeMessages', () => {
     expect(summary?.messageCount).toBe(result.range!.to - 1);
     const kept = result.messages.slice(2);
     expect(kept.length).toBeGreaterThanOrEqual(12);
-    kept.forEach((message, index) => expect(message).toBe(list[result.range!.to + index]));
+    for (const [index, message] of kept.entries()) expect(message).toBe(list[result.range!.to + index]);
     expect(countToolPairViolations(result.messages)).toBe(0);
     const everything = JSON.stringify(result.messages);
     expect(everything).toContain('packages/pkg0/src/index.test.ts');

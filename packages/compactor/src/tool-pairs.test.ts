@@ -44,7 +44,7 @@ describe('repairToolPairs', () => {
     const result = repairToolPairs(list);
     expect(result.repaired).toBe(false);
     expect(result.messages).toEqual(list);
-    result.messages.forEach((message, index) => expect(message).toBe(list[index]));
+    for (const [index, message] of result.messages.entries()) expect(message).toBe(list[index]);
   });
 
   it('drops a call without a result from the sent view, keeping a note with its name and arguments', () => {
