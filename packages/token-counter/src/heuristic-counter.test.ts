@@ -1,4 +1,4 @@
-import { type CalibrationStore, MemoryCalibrationStore } from '@ctxguard/calibration';
+import { type CalibrationStore, classifyContent, MemoryCalibrationStore } from '@ctxguard/calibration';
 import {
   HookBus,
   InvalidInputError,
@@ -142,6 +142,31 @@ describe('HeuristicCounter estimates', () => {
     expect(two / one).toBeCloseTo(2, 1);
     expect(one).toBeGreaterThan(500);
     expect(one).toBeLessThan(1000);
+  });
+
+  it('reads CJK by the table the content classifier uses: Hangul jamo and supplementary ideographs are CJK', () => {
+    const supplementary = Array.from({ length: 300 }, (_, i) =>
+      String.fromCodePoint(0x20000 + ((i * 7919) % 42000)),
+    ).join('');
+    const jamo = Array.from({ length: 300 }, (_, i) => String.fromCharCode(0x1100 + ((i * 31) % 0x100))).join(
+      '',
+    );
+    const jamoB = Array.from({ length: 300 }, (_, i) => String.fromCharCode(0xd7b0 + ((i * 7) % 0x40))).join(
+      '',
+    );
+    const oldHangul = '옛한글: ᄀᆞᄅᆞᆷ, ᄒᆞᆫ글 '.repeat(5);
+    for (const text of [supplementary, jamo, jamoB, oldHangul]) {
+      expect(classifyContent(text)).toBe('cjk');
+      // Read as symbols or plain letters, these were 0.06–0.4 of the exact count.
+      const ratio = counter.estimate(text, openai) / exactText(text);
+      expect(ratio, text.slice(0, 20)).toBeGreaterThan(0.65);
+      expect(ratio, text.slice(0, 20)).toBeLessThan(1.5);
+    }
+    // A supplementary ideograph inside Chinese text stays in the CJK run.
+    const sentence = '这是一个包含𠀀𠀁𠀂扩展汉字的句子。'.repeat(10);
+    expect(counter.estimate(sentence, openai) / exactText(sentence)).toBeGreaterThan(0.85);
+    // Compatibility jamo (ㅋ, ㅠ) price like syllables: common, often merged.
+    expect(counter.estimate('ㅋㅋㅋㅋㅋ', openai)).toBe(exactText('ㅋㅋㅋㅋㅋ'));
   });
 
   it('prices emoji, bracket runs, control characters and long whitespace runs instead of taking them for one merged piece', () => {

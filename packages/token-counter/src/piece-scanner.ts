@@ -240,10 +240,23 @@ export function scanPieces(
         const kj = kindAt(text, j, end);
         if (kj < K_HAN) break;
         const code = text.charCodeAt(j);
-        // A supplementary ideograph (a surrogate pair) is never one o200k token: priced as a rare one.
         const width = code >= 0xd800 && code <= 0xdbff ? 2 : 1;
+        // The per-character rates were fitted on ideographs, hiragana/katakana and Hangul syllables
+        // (compatibility jamo such as ㅋ and ㅠ price like them). Other CJK letters (supplementary-
+        // plane characters, conjoining jamo, half-width forms, kana marks) are seldom one o200k
+        // token: priced like the ideographs that are not.
         const slot =
-          kj === K_HAN ? (isCommonHan(code) ? CJK_HAN : CJK_HAN_RARE) : kj === K_KANA ? CJK_KANA : CJK_HANGUL;
+          kj === K_HAN
+            ? isCommonHan(code)
+              ? CJK_HAN
+              : CJK_HAN_RARE
+            : kj === K_KANA
+              ? code >= 0x3040 && code <= 0x30ff
+                ? CJK_KANA
+                : CJK_HAN_RARE
+              : (code >= 0xac00 && code <= 0xd7af) || (code >= 0x3130 && code <= 0x318f)
+                ? CJK_HANGUL
+                : CJK_HAN_RARE;
         total += table[slot] as number;
         if (sink) sink(slot, 0, j, j + width);
         j += width;
