@@ -1,11 +1,10 @@
 import type { CountContext, TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
-import { isRecord } from './message-parts.js';
+import { isTokenCounter } from './default-counter.js';
 
 /** A {@link TokenCounter}: an object with `estimate` and `estimateMessage`. */
 export const tokenCounterSchema = z.custom<TokenCounter>(
-  (value) =>
-    isRecord(value) && typeof value.estimate === 'function' && typeof value.estimateMessage === 'function',
+  isTokenCounter,
   'must be a TokenCounter (estimate and estimateMessage functions)',
 );
 

@@ -1,10 +1,6 @@
 import type { Message } from '@ctxguard/core';
-import {
-  type CountContext,
-  estimateConversation,
-  HybridTokenCounter,
-  type TokenCounter,
-} from '@ctxguard/token-counter';
+import { type CountContext, estimateConversation, type TokenCounter } from '@ctxguard/token-counter';
+import { defaultTokenCounter } from './default-counter.js';
 
 /** Context used when none is given: an OpenAI-tokenized model (exact local counts). */
 export const DEFAULT_COUNT_CONTEXT: CountContext = Object.freeze({ provider: 'openai', model: 'gpt-4o' });
@@ -21,7 +17,7 @@ export class TokenMeter {
   #overhead: number | undefined;
 
   constructor(counter?: TokenCounter, context?: CountContext) {
-    this.counter = counter ?? new HybridTokenCounter();
+    this.counter = counter ?? defaultTokenCounter();
     this.context = context ?? DEFAULT_COUNT_CONTEXT;
   }
 

@@ -1,4 +1,4 @@
-import type { ContentPart, Message, ToolCallPart } from '@ctxguard/core';
+import type { Message, ToolCallPart } from '@ctxguard/core';
 
 /** A system message. */
 export const system = (text: string): Message => ({ role: 'system', content: text });
@@ -18,7 +18,10 @@ export const call = (toolCallId: string, toolName: string, input: unknown = {}):
 /** An assistant message making the given calls (after optional text). */
 export const calls = (parts: ToolCallPart[], text?: string): Message => ({
   role: 'assistant',
-  content: [...(text ? [{ type: 'text' as const, text }] : []), ...parts] as ContentPart[],
+  content: [...(text ? [{ type: 'text' as const, text }] : []), ...parts] as Extract<
+    Message,
+    { role: 'assistant' }
+  >['content'],
 });
 
 /** A tool message with one result per `[id, name, output]`. */

@@ -1,0 +1,507 @@
+import {
+  type ContentPart,
+  type ContextTools,
+  type ExtractedFact,
+  type Message,
+  parseOptions,
+} from '@ctxguard/core';
+import { z } from 'zod';
+import { contextToolsSchema } from './context-tools.js';
+import { deduplicateFileReads } from './deduplicate-file-reads.js';
+import { extractFactsSafely, factsChars, mergeFacts, missingFrom, selectFacts } from './fact-ledger.js';
+import { parseFactsBlock, renderFactsBlock } from './facts-block.js';
+import { parseTruncationMarker } from './markers.js';
+import { DEFAULT_MAX_REQUEST_BYTES, mediaPlaceholder, requestBytes, stripMediaToFit } from './media-bytes.js';
+import { isRecord, partsOf, readableText, roleOf, withParts } from './message-parts.js';
+import { createOfflineContextTools } from './offline-context-tools.js';
+import { pruneToolOutputs } from './prune-tool-outputs.js';
+import { redactSecrets } from './redact-secrets.js';
+import { dropSignedReasoningAfterChange } from './signed-reasoning.js';
+import { truncateWithSlidingWindow, truncationMarkerMessage } from './sliding-window.js';
+import { countingFields, tokenCount } from './stage-options.js';
+import { clipText, forSummarizer, summarizeMessages, systemPromptEnd } from './summarize-messages.js';
+import { TokenMeter } from './token-meter.js';
+import { repairToolPairs } from './tool-pairs.js';
+
+/** A step of the pipeline, in the order they run. */
+export type CompactionStage =
+  | 'repair'
+  | 'media'
+  | 'prune'
+  | 'deduplicate'
+  | 'summarize'
+  | 'truncate'
+  | 'first-message'
+  | 'oversized'
+  | 'reasoning';
+
+const stageSwitch = <T extends z.ZodRawShape>(shape: T) =>
+  z.union([z.boolean(), z.object(shape).strict()]).default(true);
+
+const abortSignalSchema = z.custom<AbortSignal>(
+  (value) => typeof AbortSignal !== 'undefined' && value instanceof AbortSignal,
+  'must be an AbortSignal',
+);
+
+/** Options of {@link compactMessages} (and of `ContextCompactor`, without `budgetTokens`). */
+export const compactMessagesOptionsSchema = z
+  .object({
+    /** Tokens the compacted list may take (required). */
+    budgetTokens: z.number().int().positive(),
+    /** Bytes the compacted request may take, media included (default 30 MiB). */
+    maxBytes: z.number().int().positive().default(DEFAULT_MAX_REQUEST_BYTES),
+    /** Summarizer and fact extractor (default: the offline ones). */
+    tools: contextToolsSchema.optional(),
+    /** The tools call a model: the summarizer gets the nine-section structured prompt (default false). */
+    modelBacked: z.boolean().default(false),
+    /** Repair broken tool pairs of the input (default true). */
+    repair: z.boolean().default(true),
+    /** Stage 1: replace old tool outputs with placeholders (`false` to skip, or its settings). */
+    prune: stageSwitch({
+      protectTokens: tokenCount.optional(),
+      minimumSavings: tokenCount.optional(),
+      protectedTools: z.array(z.string()).optional(),
+      maxKeptFacts: z.number().int().nonnegative().optional(),
+    }),
+    /** Stage 2: replace superseded file reads (`false` to skip, or its settings). */
+    deduplicate: stageSwitch({
+      readTools: z.array(z.string().min(1)).optional(),
+      shellTools: z.array(z.string().min(1)).optional(),
+      minSavingsRatio: z.number().min(0).max(1).optional(),
+    }),
+    /** Stage 3: summarize older messages (`false` to skip, or its settings). */
+    summarize: stageSwitch({
+      keepRecentRatio: z.number().min(0).max(1).optional(),
+      minRecentMessages: z.number().int().min(1).optional(),
+      maxSummaryChars: z.number().int().positive().optional(),
+      summarizerWindowTokens: z.number().int().min(1_000).optional(),
+      focus: z.string().optional(),
+    }),
+    /** Stage 4: sliding window (`false` to skip). */
+    truncate: stageSwitch({}),
+    /** Last resort: compact the first user message and other oversized messages (default true). */
+    compactOversized: z.boolean().default(true),
+    /** Cancels model-backed work. */
+    signal: abortSignalSchema.optional(),
+    ...countingFields,
+  })
+  .strict();
+
+/** Options accepted by {@link compactMessages}. */
+export type CompactMessagesOptions = z.input<typeof compactMessagesOptionsSchema>;
+
+/** What one stage did to the tokens. */
+export interface StageReport {
+  stage: CompactionStage;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/** What {@link compactMessages} did. */
+export interface CompactionResult {
+  /** True when any stage changed the list. */
+  compacted: boolean;
+  /** Stages that changed something, in order. */
+  stagesUsed: CompactionStage[];
+  tokensBefore: number;
+  tokensAfter: number;
+  tokensSaved: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  /** The compacted list (the input's own objects where a message did not change). */
+  messages: Message[];
+  /** True when the result is within `budgetTokens` and `maxBytes`. */
+  fits: boolean;
+  /** Why the result does not fit, when it does not. */
+  reason?: string | undefined;
+  /** Each stage that changed something, with its tokens before and after. */
+  stages: StageReport[];
+  /** Tool pairs repaired in the input. */
+  repair?: { orphanedCallsFixed: number; orphanedResultsFixed: number } | undefined;
+  /** Media parts replaced by placeholders for the byte ceiling. */
+  media?: { mediaRemoved: number } | undefined;
+  prune?: { prunedOutputs: number; tokensSaved: number } | undefined;
+  deduplicate?: { deduplicatedReads: number; files: string[] } | undefined;
+  summarize?:
+    | { summarizedCount: number; factsCarried: number; chunks: number; failure?: string | undefined }
+    | undefined;
+  truncate?: { messagesRemoved: number; factsCarried: number } | undefined;
+  /** Messages compacted in place as a last resort (the first user message first). */
+  oversized?: { messagesCompacted: number } | undefined;
+  /** Signed or redacted reasoning parts dropped from the output (history keeps them). */
+  droppedReasoning: number;
+  /** Calls made to the summarizer and fact extractor. */
+  modelCalls: number;
+}
+
+/** One change to apply to a `ConversationHistory`, in the effective indices of the list before the stage. */
+export type HistoryOperation =
+  | { kind: 'splice'; from: number; to: number; message: Message }
+  | { kind: 'truncate'; from: number; to: number; message: Message };
+
+/** The operations of each stage that changed something, for `ContextCompactor.compactHistory`. */
+export interface StageOperations {
+  stage: CompactionStage;
+  operations: HistoryOperation[];
+}
+
+type Options = z.output<typeof compactMessagesOptionsSchema>;
+
+function settings<T extends object>(value: boolean | T): T | undefined {
+  return value === false ? undefined : value === true ? ({} as T) : value;
+}
+
+function replaceOperations(before: readonly Message[], after: readonly Message[]): HistoryOperation[] {
+  const operations: HistoryOperation[] = [];
+  for (let index = 0; index < after.length; index++) {
+    if (after[index] !== before[index]) {
+      operations.push({ kind: 'splice', from: index, to: index + 1, message: after[index]! });
+    }
+  }
+  return operations;
+}
+
+function clipToolInput(input: unknown, maxChars: number): unknown {
+  if (typeof input === 'string') return input.length > maxChars ? clipText(input, maxChars) : input;
+  if (Array.isArray(input)) return input.map((item) => clipToolInput(item, maxChars));
+  if (isRecord(input)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input)) out[key] = clipToolInput(value, maxChars);
+    return out;
+  }
+  return input;
+}
+
+/**
+ * A message shrunk in place to about `maxTokens`: media become placeholders, long text is
+ * summarized (with its facts) by the tools, tool inputs and outputs are clipped. Same role, same
+ * tool-call ids, so pairs stay whole.
+ */
+async function shrinkMessage(
+  message: Message,
+  maxTokens: number,
+  meter: TokenMeter,
+  tools: ContextTools,
+  signal: AbortSignal | undefined,
+  counter: { calls: number },
+): Promise<Message> {
+  const maxChars = Math.max(120, Math.floor(maxTokens * 3));
+  const role = roleOf(message);
+  const original = forSummarizer(message);
+  let parts: unknown[] =
+    typeof original.content === 'string'
+      ? [{ type: 'text', text: original.content }]
+      : [...partsOf(original)];
+  parts = parts.map((part) =>
+    isRecord(part) && (part.type === 'image' || part.type === 'file') ? mediaPlaceholder(part) : part,
+  );
+  const textParts = parts.filter((part) => isRecord(part) && part.type === 'text') as {
+    type: 'text';
+    text: string;
+  }[];
+  const text = textParts.map((part) => part.text).join('\n');
+  if (text.length > maxChars && (role === 'user' || role === 'assistant')) {
+    let summary = '';
+    try {
+      counter.calls++;
+      summary = await tools.summarize({
+        content: text,
+        maxLength: Math.floor(maxChars * 0.45),
+        ...(signal ? { signal } : {}),
+      });
+    } catch {
+      summary = clipText(text, Math.floor(maxChars * 0.45));
+    }
+    const found = await extractFactsSafely(tools, text, { signal });
+    counter.calls += found.calls;
+    const facts = selectFacts(missingFrom(found.facts, summary), Math.floor(maxChars * 0.45));
+    const compacted = `[${role} message compacted from ${text.length} characters to fit the context]\n${redactSecrets(clipText(summary, Math.floor(maxChars * 0.5)))}${
+      facts.length > 0 ? `\n${renderFactsBlock(facts)}` : ''
+    }`;
+    let placed = false;
+    parts = parts.flatMap((part) => {
+      if (!isRecord(part) || part.type !== 'text') return [part];
+      if (placed) return [];
+      placed = true;
+      return [{ type: 'text', text: compacted }];
+    });
+  }
+  const share = Math.max(80, Math.floor(maxChars / Math.max(1, parts.length)));
+  parts = parts.map((part) => {
+    if (!isRecord(part)) return part;
+    if (
+      part.type === 'reasoning' &&
+      typeof part.text === 'string' &&
+      part.text.length > share &&
+      !part.signature
+    ) {
+      return { ...part, text: clipText(part.text, share) };
+    }
+    if (part.type === 'text' && typeof part.text === 'string' && part.text.length > maxChars) {
+      return { ...part, text: clipText(part.text, maxChars) };
+    }
+    if (part.type === 'tool-call') return { ...part, input: clipToolInput(part.input, share) };
+    if (part.type === 'tool-result') {
+      const { content: _content, ...rest } = part;
+      const output = typeof part.output === 'string' ? part.output : JSON.stringify(part.output ?? null);
+      return { ...rest, output: clipText(output, share) };
+    }
+    return part;
+  });
+  if (role === 'system') return message;
+  const next = withParts(message, parts as ContentPart[]);
+  return meter.message(next) < meter.message(message) ? next : message;
+}
+
+/**
+ * The whole pipeline with the history operations of each stage. `compactMessages` returns the
+ * result; `ContextCompactor.compactHistory` applies the operations to a history.
+ */
+export async function runCompaction(
+  messages: readonly Message[],
+  opts: Options,
+): Promise<{ result: CompactionResult; stages: StageOperations[] }> {
+  const meter = new TokenMeter(opts.counter, opts.countContext);
+  const input = Array.isArray(messages) ? messages.slice() : [];
+  const budget = opts.budgetTokens;
+  const tokensBefore = meter.total(input);
+  const bytesBefore = requestBytes(input);
+  const tools = opts.tools ?? createOfflineContextTools();
+  const offline = opts.tools ? createOfflineContextTools() : tools;
+  const signal = opts.signal;
+  const modelCalls = { calls: 0 };
+  const result: CompactionResult = {
+    compacted: false,
+    stagesUsed: [],
+    tokensBefore,
+    tokensAfter: tokensBefore,
+    tokensSaved: 0,
+    bytesBefore,
+    bytesAfter: bytesBefore,
+    messages: input.slice(),
+    fits: true,
+    stages: [],
+    droppedReasoning: 0,
+    modelCalls: 0,
+  };
+  const stageOps: StageOperations[] = [];
+  const over = (list: readonly Message[]) => meter.total(list) > budget || requestBytes(list) > opts.maxBytes;
+  if (!over(input)) return { result, stages: stageOps };
+
+  let work: Message[] = input.slice();
+  const ledger: ExtractedFact[][] = [];
+  const record = (stage: CompactionStage, next: Message[], operations: HistoryOperation[]) => {
+    if (operations.length === 0) return;
+    result.stages.push({ stage, tokensBefore: meter.total(work), tokensAfter: meter.total(next) });
+    result.stagesUsed.push(stage);
+    stageOps.push({ stage, operations });
+    work = next;
+  };
+
+  if (opts.repair) {
+    const repaired = repairToolPairs(work);
+    if (repaired.repaired) {
+      result.repair = {
+        orphanedCallsFixed: repaired.orphanedCallsFixed,
+        orphanedResultsFixed: repaired.orphanedResultsFixed,
+      };
+      record('repair', repaired.messages, replaceOperations(work, repaired.messages));
+    }
+  }
+
+  if (requestBytes(work) > opts.maxBytes) {
+    const stripped = stripMediaToFit(work, opts.maxBytes);
+    if (stripped.mediaRemoved > 0) {
+      result.media = { mediaRemoved: stripped.mediaRemoved };
+      record('media', stripped.messages, replaceOperations(work, stripped.messages));
+    }
+  }
+
+  const prune = settings(opts.prune);
+  if (prune && over(work)) {
+    const overage = meter.total(work) - budget;
+    const pruned = await pruneToolOutputs(work, {
+      protectTokens: prune.protectTokens ?? Math.min(40_000, Math.floor(budget * 0.25)),
+      minimumSavings: prune.minimumSavings ?? Math.max(0, Math.min(20_000, overage)),
+      ...(prune.protectedTools ? { protectedTools: prune.protectedTools } : {}),
+      ...(prune.maxKeptFacts !== undefined ? { maxKeptFacts: prune.maxKeptFacts } : {}),
+      targetTokens: budget,
+      tools: offline,
+      counter: meter.counter,
+      countContext: meter.context,
+    });
+    if (pruned.pruned) {
+      const found = await extractFactsSafely(offline, pruned.prunedTexts.join('\n'));
+      ledger.push(found.facts);
+      result.prune = { prunedOutputs: pruned.outputs.length, tokensSaved: pruned.tokensSaved };
+      record('prune', pruned.messages, replaceOperations(work, pruned.messages));
+    }
+  }
+
+  const dedupe = settings(opts.deduplicate);
+  if (dedupe && over(work)) {
+    const deduped = deduplicateFileReads(work, {
+      ...dedupe,
+      counter: meter.counter,
+      countContext: meter.context,
+    });
+    if (deduped.deduplicated) {
+      result.deduplicate = { deduplicatedReads: deduped.deduplicatedReads, files: deduped.files };
+      record('deduplicate', deduped.messages, replaceOperations(work, deduped.messages));
+    }
+  }
+
+  const summarize = settings(opts.summarize);
+  if (summarize && over(work)) {
+    const summary = await summarizeMessages(work, {
+      ...summarize,
+      tools,
+      modelBacked: opts.modelBacked,
+      targetTokens: budget,
+      maxRecentTokens: Math.floor(budget * 0.5),
+      carryFacts: mergeFacts(...ledger),
+      counter: meter.counter,
+      countContext: meter.context,
+      ...(signal ? { signal } : {}),
+    });
+    modelCalls.calls += summary.modelCalls;
+    if (summary.summarized && summary.range && summary.summaryMessage) {
+      result.summarize = {
+        summarizedCount: summary.summarizedCount,
+        factsCarried: summary.facts.length,
+        chunks: summary.chunks,
+      };
+      const { from, to } = summary.range;
+      record('summarize', summary.messages, [{ kind: 'splice', from, to, message: summary.summaryMessage }]);
+      ledger.length = 0;
+    } else if (summary.reason) {
+      result.summarize = { summarizedCount: 0, factsCarried: 0, chunks: 0, failure: summary.reason };
+    }
+  }
+
+  if (settings(opts.truncate) && over(work)) {
+    const reserve = Math.floor(budget * 0.2);
+    const window = truncateWithSlidingWindow(work, {
+      targetTokens: Math.max(0, budget - reserve),
+      counter: meter.counter,
+      countContext: meter.context,
+    });
+    if (window.truncated && window.range) {
+      const { from, to } = window.range;
+      const removedText = window.removed.map((message) => readableText(forSummarizer(message))).join('\n');
+      const found = await extractFactsSafely(tools, removedText, { signal });
+      modelCalls.calls += opts.tools ? found.calls : 0;
+      const earlier = window.removed.map((message) => parseFactsBlock(readableText(message)) ?? []);
+      const keptText = window.messages.map(readableText).join('\n');
+      const hidden =
+        parseTruncationMarker(readableText(window.messages[from]))?.hiddenCount ?? window.messagesRemoved;
+      const candidates = missingFrom(mergeFacts(...earlier, ...ledger, found.facts), keptText);
+      let room = Math.max(0, budget - meter.total(window.messages)) * 3;
+      let marker = truncationMarkerMessage(hidden);
+      let next = window.messages;
+      for (let attempt = 0; attempt < 6; attempt++) {
+        const facts = selectFacts(candidates, room);
+        marker = truncationMarkerMessage(hidden, renderFactsBlock(facts));
+        next = [...window.messages.slice(0, from), marker, ...window.messages.slice(from + 1)];
+        const total = meter.total(next);
+        if (total <= budget || facts.length === 0) {
+          result.truncate = { messagesRemoved: window.messagesRemoved, factsCarried: facts.length };
+          break;
+        }
+        room = Math.floor(Math.min(room, factsChars(facts)) * Math.max(0.2, budget / total) * 0.8);
+      }
+      result.truncate ??= { messagesRemoved: window.messagesRemoved, factsCarried: 0 };
+      record('truncate', next, [{ kind: 'truncate', from, to, message: marker }]);
+      ledger.length = 0;
+    }
+  }
+
+  if (opts.compactOversized && over(work)) {
+    // Every output pruned, then the first user message, then the largest messages, until it fits.
+    const pruned = await pruneToolOutputs(work, {
+      protectTokens: 0,
+      minimumSavings: 0,
+      protectedTools: [],
+      targetTokens: budget,
+      tools: offline,
+      counter: meter.counter,
+      countContext: meter.context,
+    });
+    if (pruned.pruned) record('prune', pruned.messages, replaceOperations(work, pruned.messages));
+    const start = systemPromptEnd(work);
+    const firstUser = work.findIndex((message, index) => index >= start && roleOf(message) === 'user');
+    const order = work
+      .map((message, index) => ({ index, tokens: meter.message(message) }))
+      .filter(({ index }) => index >= start && roleOf(work[index]) !== 'system' && index !== firstUser)
+      .sort((a, b) => b.tokens - a.tokens)
+      .map(({ index }) => index);
+    if (firstUser !== -1) order.unshift(firstUser);
+    const next = work.slice();
+    let count = 0;
+    for (const index of order) {
+      if (meter.total(next) <= budget) break;
+      const message = next[index]!;
+      const others = meter.total(next) - meter.message(message);
+      const target = Math.max(60, budget - others);
+      const shrunk = await shrinkMessage(message, target, meter, tools, signal, modelCalls);
+      if (shrunk !== message) {
+        next[index] = shrunk;
+        count++;
+      }
+    }
+    if (count > 0) {
+      result.oversized = { messagesCompacted: count };
+      record(
+        firstUser !== -1 && next[firstUser] !== work[firstUser] ? 'first-message' : 'oversized',
+        next,
+        replaceOperations(work, next),
+      );
+    }
+  }
+
+  const reasoning = dropSignedReasoningAfterChange(input, work);
+  if (reasoning.droppedReasoning > 0) {
+    result.droppedReasoning = reasoning.droppedReasoning;
+    record('reasoning', reasoning.messages, replaceOperations(work, reasoning.messages));
+  }
+
+  if (meter.total(work) > tokensBefore) {
+    // Never grow the count: a list this small keeps its original form.
+    result.reason = 'no stage could make the list smaller';
+    result.fits = false;
+    return { result, stages: [] };
+  }
+  result.messages = work;
+  result.compacted = result.stagesUsed.length > 0;
+  result.tokensAfter = meter.total(work);
+  result.tokensSaved = result.tokensBefore - result.tokensAfter;
+  result.bytesAfter = requestBytes(work);
+  result.modelCalls = modelCalls.calls;
+  result.fits = result.tokensAfter <= budget && result.bytesAfter <= opts.maxBytes;
+  if (!result.fits) {
+    const systemTokens = meter.total(work.slice(0, systemPromptEnd(work)));
+    result.reason =
+      systemTokens > budget
+        ? `the system prompt alone takes ${systemTokens} tokens, over the budget of ${budget}`
+        : result.bytesAfter > opts.maxBytes
+          ? `the request still takes ${result.bytesAfter} bytes, over maxBytes ${opts.maxBytes}`
+          : `the messages that cannot be removed still take ${result.tokensAfter} tokens, over the budget of ${budget} (enable every stage, or raise the budget)`;
+  }
+  return { result, stages: stageOps };
+}
+
+/**
+ * Compacts a message list to `budgetTokens` (and `maxBytes`): repairs broken tool pairs, strips
+ * media past the byte ceiling, prunes old tool outputs, replaces superseded file reads, summarizes
+ * older messages with their facts, slides the window (carrying the facts of what it hides), and as a
+ * last resort compacts the first user message and other oversized messages in place. Each stage
+ * runs only while the list is over budget. Never separates a tool call from its result, never drops
+ * the system prompt, never returns an empty list; signed reasoning after the first change is dropped.
+ */
+export async function compactMessages(
+  messages: readonly Message[],
+  options: CompactMessagesOptions,
+): Promise<CompactionResult> {
+  const opts = parseOptions(compactMessagesOptionsSchema, options, 'compactMessages options');
+  return (await runCompaction(messages, opts)).result;
+}
