@@ -132,14 +132,28 @@ export function truncateWithSlidingWindow(
     const wanted = Math.max(1, Math.round(opts.fraction * (list.length - from)));
     to = ends.find((end) => end - from >= wanted) ?? ends[ends.length - 1]!;
   }
-  const removed = list.slice(from, to);
-  // Earlier markers in the range are absorbed: the new one counts what they hid.
-  let hiddenCount = 0;
-  for (const message of removed) {
-    const marker = roleOf(message) === 'system' ? parseTruncationMarker(readableText(message)) : null;
-    hiddenCount += marker ? marker.hiddenCount : 1;
+  // The marker costs tokens too: remove more (or nothing) rather than grow the list.
+  const build = (end: number) => {
+    const removed = list.slice(from, end);
+    // Earlier markers in the range are absorbed: the new one counts what they hid.
+    let hiddenCount = 0;
+    for (const message of removed) {
+      const marker = roleOf(message) === 'system' ? parseTruncationMarker(readableText(message)) : null;
+      hiddenCount += marker ? marker.hiddenCount : 1;
+    }
+    const out = [...list.slice(0, from), truncationMarkerMessage(hiddenCount), ...list.slice(end)];
+    return { removed, out, tokens: meter.total(out) };
+  };
+  let built = build(to);
+  for (const end of ends) {
+    if (built.tokens < tokensBefore) break;
+    if (end > to) {
+      to = end;
+      built = build(end);
+    }
   }
-  const out = [...list.slice(0, from), truncationMarkerMessage(hiddenCount), ...list.slice(to)];
+  if (built.tokens >= tokensBefore) return unchanged;
+  const { removed, out } = built;
   return {
     truncated: true,
     messages: out,
@@ -147,6 +161,6 @@ export function truncateWithSlidingWindow(
     range: { from, to },
     removed,
     tokensBefore,
-    tokensAfter: meter.total(out),
+    tokensAfter: built.tokens,
   };
 }
