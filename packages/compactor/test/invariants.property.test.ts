@@ -28,7 +28,6 @@ const lineArb = fc
   .map((w) => w.join(' '));
 const textArb = (maxLines: number) =>
   fc.array(lineArb, { minLength: 1, maxLength: maxLines }).map((l) => l.join('\n'));
-const imageArb = fc.constantFrom('QUJD'.repeat(300), 'https://example.com/shot.png');
 
 const toolCallArb = fc.oneof(
   fc.record({ toolName: fc.constant('read_file'), input: fc.record({ path: fc.constantFrom(...paths) }) }),
@@ -91,9 +90,9 @@ const conversationArb = fc
       }
       if (turn.text) parts.push({ type: 'text', text: turn.text });
       const ids = turn.calls.map(() => `call-${id++}`);
-      turn.calls.forEach((c, i) =>
-        parts.push({ type: 'tool-call', toolCallId: ids[i]!, toolName: c.toolName, input: c.input }),
-      );
+      for (const [i, c] of turn.calls.entries()) {
+        parts.push({ type: 'tool-call', toolCallId: ids[i]!, toolName: c.toolName, input: c.input });
+      }
       if (parts.length === 0) parts.push({ type: 'text', text: 'ok' });
       list.push({ role: 'assistant', content: parts } as Message);
       const resultParts = turn.calls.map((c, i) => ({
