@@ -1,6 +1,6 @@
 import type { Message } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
-import { findFacts, scoreFacts, visibleText } from './fact-scorer.ts';
+import { containsFact, findFacts, scoreFacts, visibleText } from './fact-scorer.ts';
 
 const transcript: Message[] = [
   { role: 'system', content: 'You may read packages/secret/system-only.ts.' },
@@ -119,6 +119,17 @@ describe('scoreFacts', () => {
 
   it('scores an empty output as keeping nothing', () => {
     expect(scoreFacts(facts, []).kept).toBe(0);
+  });
+});
+
+describe('containsFact', () => {
+  it('matches whole tokens only', () => {
+    expect(containsFact('took 11ms', '1ms')).toBe(false);
+    expect(containsFact('took 11ms and 1ms', '1ms')).toBe(true);
+    expect(containsFact('zod 14.6.7', '4.6.7')).toBe(false);
+    expect(containsFact('zod@4.6.7.', '4.6.7')).toBe(true);
+    expect(containsFact('see packages/models/src/a.ts:3', 'src/a.ts')).toBe(true);
+    expect(containsFact('[exit code 2]', '[exit code 2]')).toBe(true);
   });
 });
 

@@ -194,7 +194,24 @@ export function visibleText(messages: readonly Message[]): string {
   return chunks.join('\n\u0000\n');
 }
 
-/** Which of `facts` are still present, verbatim, anywhere in `compacted`. */
+const WORD = /[A-Za-z0-9_]/;
+
+/**
+ * Whether `value` occurs in `text` as a whole token: `1ms` is not in `11ms`, `4.6.7` is not in
+ * `14.6.7`, but a path is found inside a longer path after a `/`.
+ */
+export function containsFact(text: string, value: string): boolean {
+  const wordStart = WORD.test(value[0] ?? '');
+  const wordEnd = WORD.test(value.at(-1) ?? '');
+  for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
+    const before = at > 0 ? text[at - 1]! : '';
+    const after = text[at + value.length] ?? '';
+    if ((!wordStart || !WORD.test(before)) && (!wordEnd || !WORD.test(after))) return true;
+  }
+  return false;
+}
+
+/** Which of `facts` are still present, verbatim and as whole tokens, anywhere in `compacted`. */
 export function scoreFacts(facts: readonly ScoredFact[], compacted: readonly Message[]): FactScore {
   const text = visibleText(compacted);
   const byKind = Object.fromEntries(
@@ -205,7 +222,7 @@ export function scoreFacts(facts: readonly ScoredFact[], compacted: readonly Mes
   for (const fact of facts) {
     const tally = byKind[fact.kind];
     tally.total++;
-    if (text.includes(fact.value)) {
+    if (containsFact(text, fact.value)) {
       tally.kept++;
       kept++;
     } else missing.push(fact);
