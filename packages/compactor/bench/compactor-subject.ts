@@ -1,0 +1,39 @@
+/**
+ * `compactMessages` as a subject of the quality benchmark, with the offline ContextTools wrapped
+ * so every summarize / extractFacts call is counted (they would be model calls with model-backed tools).
+ */
+import { compactMessages, createOfflineContextTools } from '@ctxguard/compactor';
+import type { ContextTools } from '@ctxguard/core';
+import type { CompactionSubject } from './quality.ts';
+
+/** `compactMessages` with offline tools (or `tools`, counted the same way). */
+export function compactorSubject(
+  name = 'compactMessages (offline tools)',
+  makeTools: () => ContextTools = () => createOfflineContextTools(),
+): CompactionSubject {
+  return {
+    name,
+    async compact(messages, budgetTokens, env) {
+      const inner = makeTools();
+      let calls = 0;
+      const tools: ContextTools = {
+        specificationVersion: 'v1',
+        summarize: (request) => {
+          calls++;
+          return inner.summarize(request);
+        },
+        extractFacts: (request) => {
+          calls++;
+          return inner.extractFacts(request);
+        },
+      };
+      const result = await compactMessages(messages, {
+        budgetTokens,
+        counter: env.counter,
+        countContext: env.ctx,
+        tools,
+      });
+      return { messages: result.messages, modelCalls: calls };
+    },
+  };
+}
