@@ -8,7 +8,14 @@ import {
 import { z } from 'zod';
 import { contextToolsSchema } from './context-tools.js';
 import { deduplicateFileReads } from './deduplicate-file-reads.js';
-import { extractFactsSafely, factsChars, mergeFacts, missingFrom, selectFacts } from './fact-ledger.js';
+import {
+  compactKeys,
+  extractFactsSafely,
+  factsChars,
+  mergeFacts,
+  missingFrom,
+  selectFacts,
+} from './fact-ledger.js';
 import { parseFactsBlock, renderFactsBlock } from './facts-block.js';
 import { parseTruncationMarker } from './markers.js';
 import { DEFAULT_MAX_REQUEST_BYTES, mediaPlaceholder, requestBytes, stripMediaToFit } from './media-bytes.js';
@@ -319,12 +326,14 @@ export async function runCompaction(
 
   const prune = settings(opts.prune);
   if (prune && over(work)) {
-    const overage = meter.total(work) - budget;
     const pruned = await pruneToolOutputs(work, {
       protectTokens: prune.protectTokens ?? Math.min(40_000, Math.floor(budget * 0.25)),
-      minimumSavings: prune.minimumSavings ?? Math.max(0, Math.min(20_000, overage)),
+      // Over budget, any saving helps (the later stages lose more), and placeholders keep every
+      // fact of their output that fits: pruning then costs an agent little of what it needs.
+      minimumSavings: prune.minimumSavings ?? 0,
       ...(prune.protectedTools ? { protectedTools: prune.protectedTools } : {}),
-      ...(prune.maxKeptFacts !== undefined ? { maxKeptFacts: prune.maxKeptFacts } : {}),
+      maxKeptFacts: prune.maxKeptFacts ?? 400,
+      maxKeptFactChars: prune.maxKeptFacts !== undefined ? prune.maxKeptFacts * 80 : 16_000,
       targetTokens: budget,
       tools: offline,
       counter: meter.counter,
@@ -358,7 +367,7 @@ export async function runCompaction(
       tools,
       modelBacked: opts.modelBacked,
       targetTokens: budget,
-      maxRecentTokens: Math.floor(budget * 0.5),
+      maxRecentTokens: Math.floor(budget * 0.4),
       carryFacts: mergeFacts(...ledger),
       counter: meter.counter,
       countContext: meter.context,
@@ -400,7 +409,7 @@ export async function runCompaction(
       let marker = truncationMarkerMessage(hidden);
       let next = window.messages;
       for (let attempt = 0; attempt < 6; attempt++) {
-        const facts = selectFacts(candidates, room);
+        const facts = compactKeys(selectFacts(candidates, room));
         marker = truncationMarkerMessage(hidden, renderFactsBlock(facts));
         next = [...window.messages.slice(0, from), marker, ...window.messages.slice(from + 1)];
         const total = meter.total(next);

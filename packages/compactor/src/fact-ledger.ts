@@ -73,7 +73,7 @@ export function selectFacts(facts: readonly ExtractedFact[], maxChars: number): 
   const chosen = new Set<number>();
   let used = 0;
   for (const { fact, index } of order) {
-    const cost = fact.key.length + fact.category.length + fact.value.length + 8;
+    const cost = fact.category.length * 2 + fact.value.length + 8;
     if (used + cost > maxChars) continue;
     used += cost;
     chosen.add(index);
@@ -81,10 +81,10 @@ export function selectFacts(facts: readonly ExtractedFact[], maxChars: number): 
   return facts.filter((_, index) => chosen.has(index));
 }
 
-/** Chars of the bullets `facts` render to (close to `renderFactsBlock` minus its markers). */
+/** Chars of the bullets `facts` render to with {@link compactKeys} (close to `renderFactsBlock` minus its markers). */
 export function factsChars(facts: readonly ExtractedFact[]): number {
   let sum = 0;
-  for (const fact of facts) sum += fact.key.length + fact.category.length + fact.value.length + 8;
+  for (const fact of facts) sum += fact.category.length * 2 + fact.value.length + 8;
   return sum;
 }
 
@@ -114,4 +114,12 @@ export async function extractFactsSafely(
     }
   }
   return { facts: mergeFacts(...facts), calls };
+}
+
+/**
+ * Facts keyed by their category only (`- path [path]: src/a.ts`): where room is short, a key that
+ * repeats the value would cost as much as the fact itself.
+ */
+export function compactKeys(facts: readonly ExtractedFact[]): ExtractedFact[] {
+  return facts.map((fact) => ({ key: fact.category, value: fact.value, category: fact.category }));
 }

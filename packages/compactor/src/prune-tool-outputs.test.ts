@@ -61,21 +61,22 @@ describe('pruneToolOutputs', () => {
     expect(outputOf(result.messages[2])).toContain('skill line 299');
   });
 
-  it('stops at targetTokens, pruning the oldest first', async () => {
+  it('stops at targetTokens, pruning the largest outputs first and keeping more facts in the room left', async () => {
     const list = agent([
-      { name: 'bash', text: bigText('one', 200) },
-      { name: 'bash', text: bigText('two', 200) },
+      { name: 'bash', text: bigText('one', 100) },
+      { name: 'bash', text: bigText('two', 300) },
       { name: 'bash', text: bigText('three', 200) },
     ]);
     const full = await pruneToolOutputs(list, { protectTokens: 0, minimumSavings: 0 });
-    const target = full.tokensBefore - Math.floor((full.tokensBefore - full.tokensAfter) / 4);
+    const target = full.tokensBefore - Math.floor((full.tokensBefore - full.tokensAfter) / 3);
     const result = await pruneToolOutputs(list, {
       protectTokens: 0,
       minimumSavings: 0,
       targetTokens: target,
     });
-    expect(result.outputs.map((o) => o.toolCallId)).toEqual(['c0']);
+    expect(result.outputs.map((o) => o.toolCallId)).toEqual(['c1']);
     expect(result.tokensAfter).toBeLessThanOrEqual(target);
+    expect(result.outputs[0]!.keptFacts.length).toBeGreaterThan(full.outputs[1]!.keptFacts.length);
   });
 
   it('drops rich content of a pruned result (images) along with its output', async () => {

@@ -80,6 +80,9 @@ interface Candidate {
   tokens: number;
 }
 
+/** Fact characters a placeholder keeps when even full placeholders do not fit the target. */
+const LEAN_FACT_CHARS = 160;
+
 function partTokens(meter: TokenMeter, part: ToolResultPart): number {
   return meter.message({ role: 'tool', content: [part] } as Message);
 }
@@ -135,51 +138,110 @@ export async function pruneToolOutputs(
   }
   candidates.reverse();
   if (candidates.length === 0) return unchanged();
+  // Toward a target, the largest outputs go first (fewest outputs touched); else every candidate, oldest first.
+  if (opts.targetTokens !== undefined) candidates.sort((a, b) => b.tokens - a.tokens);
 
   const tools = opts.tools ?? createOfflineContextTools();
-  const replaced = new Map<number, Map<number, ToolResultPart>>();
-  const outputs: PrunedOutput[] = [];
-  const prunedTexts: string[] = [];
-  let saved = 0;
-  for (const candidate of candidates) {
-    if (opts.targetTokens !== undefined && tokensBefore - saved <= opts.targetTokens) break;
-    const { facts } = await extractFactsSafely(tools, candidate.text);
-    const keptFacts = selectFacts(facts, opts.maxKeptFactChars)
-      .slice(0, opts.maxKeptFacts)
+  interface Chosen extends Candidate {
+    facts: ExtractedFact[];
+  }
+  const chosen: Chosen[] = [];
+  const placeholderOf = (candidate: Chosen, factChars: number): { part: ToolResultPart; kept: string[] } => {
+    const keptFacts = selectFacts(candidate.facts, factChars)
+      .slice(
+        0,
+        factChars <= LEAN_FACT_CHARS
+          ? Math.min(opts.maxKeptFacts, 4)
+          : Math.max(opts.maxKeptFacts, Math.floor(factChars / 40)),
+      )
       .map((fact: ExtractedFact) => fact.value);
-    const placeholder = renderPrunedOutput({
+    const { content: _content, ...rest } = candidate.part;
+    const output = renderPrunedOutput({
       toolName: candidate.toolName,
       originalTokens: candidate.tokens,
       originalChars: candidate.text.length,
       keptFacts,
     });
-    const { content: _content, ...rest } = candidate.part;
-    const next: ToolResultPart = { ...rest, output: placeholder };
-    const gain = candidate.tokens - partTokens(meter, next);
+    return { part: { ...rest, output }, kept: keptFacts };
+  };
+  let saved = 0;
+  for (const candidate of candidates) {
+    if (opts.targetTokens !== undefined && tokensBefore - saved <= opts.targetTokens) break;
+    const { facts } = await extractFactsSafely(tools, candidate.text);
+    const entry: Chosen = { ...candidate, facts };
+    const gain = candidate.tokens - partTokens(meter, placeholderOf(entry, opts.maxKeptFactChars).part);
     if (gain <= 0) continue;
     saved += gain;
-    const parts = replaced.get(candidate.messageIndex) ?? new Map<number, ToolResultPart>();
-    replaced.set(candidate.messageIndex, parts);
-    parts.set(candidate.partIndex, next);
-    outputs.push({
-      messageIndex: candidate.messageIndex,
-      toolCallId: candidate.part.toolCallId,
-      toolName: candidate.toolName,
-      originalTokens: candidate.tokens,
-      keptFacts,
-    });
-    prunedTexts.push(candidate.text);
+    chosen.push(entry);
   }
-  if (outputs.length === 0 || saved < opts.minimumSavings) return unchanged();
+  if (chosen.length === 0 || saved < opts.minimumSavings) return unchanged();
+  chosen.sort((a, b) => a.messageIndex - b.messageIndex || a.partIndex - b.partIndex);
 
-  const out = list.map((message, messageIndex) => {
-    const parts = replaced.get(messageIndex);
-    if (!parts) return message;
-    return withParts(
-      message,
-      partsOf(message).map((part, index) => parts.get(index) ?? part) as ContentPart[],
-    );
-  });
+  const assemble = (factChars: (candidate: Chosen) => number) => {
+    const replaced = new Map<number, Map<number, ToolResultPart>>();
+    const outputs: PrunedOutput[] = [];
+    for (const candidate of chosen) {
+      const { part, kept } = placeholderOf(candidate, factChars(candidate));
+      const parts = replaced.get(candidate.messageIndex) ?? new Map<number, ToolResultPart>();
+      replaced.set(candidate.messageIndex, parts);
+      parts.set(candidate.partIndex, part);
+      outputs.push({
+        messageIndex: candidate.messageIndex,
+        toolCallId: candidate.part.toolCallId,
+        toolName: candidate.toolName,
+        originalTokens: candidate.tokens,
+        keptFacts: kept,
+      });
+    }
+    const messages = list.map((message, messageIndex) => {
+      const parts = replaced.get(messageIndex);
+      if (!parts) return message;
+      return withParts(
+        message,
+        partsOf(message).map((part, index) => parts.get(index) ?? part) as ContentPart[],
+      );
+    });
+    return { messages, outputs };
+  };
+  let built = assemble(() => opts.maxKeptFactChars);
+  if (opts.targetTokens !== undefined && meter.total(built.messages) > opts.targetTokens) {
+    // Over the target with every fact kept: the most facts per placeholder that still fits
+    // (bisected), or only the shortest facts when nothing fits.
+    const target = opts.targetTokens;
+    const lean = assemble(() => Math.min(opts.maxKeptFactChars, LEAN_FACT_CHARS));
+    if (meter.total(lean.messages) > target) {
+      if (meter.total(lean.messages) < meter.total(built.messages)) built = lean;
+    } else {
+      let low = LEAN_FACT_CHARS;
+      let high = opts.maxKeptFactChars;
+      built = lean;
+      for (let step = 0; step < 7 && high - low > 40; step++) {
+        const mid = Math.floor((low + high) / 2);
+        const attempt = assemble(() => mid);
+        if (meter.total(attempt.messages) <= target) {
+          built = attempt;
+          low = mid;
+        } else high = mid;
+      }
+    }
+  } else if (opts.targetTokens !== undefined) {
+    // Room left under the target keeps more of the pruned outputs' facts, shared by their size.
+    const headroom = opts.targetTokens - meter.total(built.messages);
+    const totalTokens = chosen.reduce((sum, c) => sum + c.tokens, 0);
+    let extra = headroom * 3;
+    for (let attempt = 0; attempt < 4 && extra > 200; attempt++) {
+      const share = extra;
+      const next = assemble((c) => opts.maxKeptFactChars + Math.floor((share * c.tokens) / totalTokens));
+      if (meter.total(next.messages) <= opts.targetTokens) {
+        built = next;
+        break;
+      }
+      extra = Math.floor(extra / 2);
+    }
+  }
+  const out = built.messages;
+  const outputs = built.outputs;
+  const prunedTexts = chosen.map((c) => c.text);
   const tokensAfter = meter.total(out);
   return {
     pruned: true,

@@ -1,7 +1,14 @@
 import { type ContextTools, type ExtractedFact, type Message, parseOptions } from '@ctxguard/core';
 import { z } from 'zod';
 import { contextToolsSchema } from './context-tools.js';
-import { extractFactsSafely, factsChars, mergeFacts, missingFrom, selectFacts } from './fact-ledger.js';
+import {
+  compactKeys,
+  extractFactsSafely,
+  factsChars,
+  mergeFacts,
+  missingFrom,
+  selectFacts,
+} from './fact-ledger.js';
 import { parseFactsBlock } from './facts-block.js';
 import { fileActivityOfText } from './file-activity.js';
 import { isTruncationMarkerText, parseTruncationMarker } from './markers.js';
@@ -355,11 +362,18 @@ export async function summarizeMessages(
   // Room for the summary when the list must fit a target.
   const kept = list.slice(to);
   const outsideTokens = meter.total(list.slice(0, from)) + meter.range(list, to, list.length);
-  const room = opts.targetTokens !== undefined ? opts.targetTokens - outsideTokens : undefined;
+  // The summary always gets some room: the window after it trims the kept messages if needed.
+  const room =
+    opts.targetTokens !== undefined
+      ? Math.max(opts.targetTokens - outsideTokens, Math.floor(opts.targetTokens * 0.3))
+      : undefined;
   const charsPerToken = 3.2;
   const maxChars =
     room !== undefined ? Math.max(200, Math.floor(room * charsPerToken * 0.9)) : opts.maxSummaryChars;
-  const textChars = Math.max(160, Math.min(opts.maxSummaryChars, Math.floor(maxChars * 0.4)));
+  const textChars = Math.max(
+    160,
+    Math.min(opts.maxSummaryChars, Math.floor(maxChars * (room === undefined ? 1 : 0.25))),
+  );
 
   let summaryText: string;
   let extracted: ExtractedFact[];
@@ -387,7 +401,7 @@ export async function summarizeMessages(
   // When room is short, facts the summary text or the kept messages already show verbatim need no
   // bullet; otherwise every fact is kept in the block, so a later merge never depends on the text.
   const missing = (text: string) =>
-    room === undefined ? allFacts : missingFrom(allFacts, `${text}\n${keptText}`);
+    room === undefined ? allFacts : compactKeys(missingFrom(allFacts, `${text}\n${keptText}`));
   let facts = missing(summaryText);
   const role = roleClass(list[to]) === 'assistant' ? 'user' : 'system';
   const build = (text: string, chosen: readonly ExtractedFact[]): Message =>
