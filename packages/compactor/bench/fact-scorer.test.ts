@@ -40,6 +40,13 @@ const transcript: Message[] = [
         toolName: 'read_file',
         output: "     1\timport { InvalidInputError } from './errors.js';\n     2\tthrow new TypeError('x');",
       },
+      {
+        type: 'tool-result',
+        toolCallId: 'c3',
+        toolName: 'grep',
+        output:
+          'packages/core/package.json:30:  "engines": {\npackages/core/package.json-31-    "node": ">=20.19"',
+      },
     ],
   },
   {
@@ -62,6 +69,8 @@ describe('findFacts', () => {
         './errors.js',
       ]),
     );
+    expect(values('path')).toContain('packages/core/package.json');
+    expect(values('path').some((p) => p.endsWith('-31-') || p.endsWith('-31'))).toBe(false);
     expect(values('path')).not.toContain('and/or');
     expect(values('path')).not.toContain('input/output');
     expect(values('path').some((p) => p.includes('example.com'))).toBe(false);

@@ -69,7 +69,8 @@ function isPathLike(candidate: string): boolean {
 /** Adds the paths, versions and quantities of a piece of text. */
 function scanText(text: string, add: (kind: ScoredFactKind, value: string) => void): void {
   for (const match of text.matchAll(PATH)) {
-    const value = match[0].replace(/[.,:;]+$/, '');
+    // `grep -A` prints context lines as `path-LINE-`; the path is the fact.
+    const value = match[0].replace(/-\d+-?$/, '').replace(/[.,:;]+$/, '');
     if (!match[0].includes('://') && !text.slice(Math.max(0, match.index - 3), match.index).includes('://'))
       if (isPathLike(value)) add('path', value);
   }
