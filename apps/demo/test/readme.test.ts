@@ -19,6 +19,6 @@ test('root README quick start runs', async () => {
     console.log = original;
     await rm(file, { force: true });
   }
-  expect(String(lines[0]?.[0])).toMatch(/^\d+ of 83200 tokens \(exact\)$/);
+  expect(String(lines[0]?.[0])).toMatch(/^\d+ of 111616 tokens \(exact\)$/);
   expect(lines[1]).toEqual([12, 20]);
 });
