@@ -4,6 +4,7 @@ import { agentConversation } from '../test/support/agent-conversation.js';
 import { assistant, bigText, system, user } from '../test/support/messages.js';
 import { compactMessages } from './compact-messages.js';
 import { contextToolsFromFunctions } from './context-tools.js';
+import { isSummaryText, parseSummary } from './summary-format.js';
 import { countToolPairViolations } from './tool-pairs.js';
 
 describe('compactMessages', () => {
@@ -35,6 +36,24 @@ describe('compactMessages', () => {
       expect(JSON.stringify(result.messages)).toContain('packages/core/src/case-0.test.ts');
     });
   }
+
+  it('fills the room left under the budget with the facts of what it hid, in a summary that still parses', async () => {
+    const list = agentConversation(30);
+    const full = await compactMessages(list, { budgetTokens: 1_000_000 });
+    const budgetTokens = Math.floor(full.tokensBefore / 8);
+    const result = await compactMessages(list, { budgetTokens, prune: false });
+    expect(result.fits).toBe(true);
+    expect(result.stagesUsed).toContain('summarize');
+    const summary = result.messages
+      .map((m) => (typeof m.content === 'string' ? m.content : ''))
+      .find(isSummaryText);
+    expect(summary).toBeDefined();
+    const parsed = parseSummary(summary!);
+    expect(parsed?.text).toContain('Facts from earlier messages:');
+    // Every command of the summarized turns comes back verbatim.
+    const shown = JSON.stringify(result.messages);
+    for (let i = 0; i < 30; i++) expect(shown).toMatch(new RegExp(`pnpm vitest run step-${i}\\b`));
+  });
 
   it('compacts the first user message when the system prompt and it exceed the budget', async () => {
     const list: Message[] = [

@@ -8,6 +8,7 @@ import {
 import { z } from 'zod';
 import { contextToolsSchema } from './context-tools.js';
 import { deduplicateFileReads } from './deduplicate-file-reads.js';
+import { containsWhole, digestCost, rankDigestFacts, renderFactDigest, visibleText } from './fact-digest.js';
 import {
   compactKeys,
   extractFactsSafely,
@@ -17,7 +18,7 @@ import {
   selectFacts,
 } from './fact-ledger.js';
 import { parseFactsBlock, renderFactsBlock } from './facts-block.js';
-import { parseTruncationMarker } from './markers.js';
+import { neutralizeMarkers, parseTruncationMarker } from './markers.js';
 import { DEFAULT_MAX_REQUEST_BYTES, mediaPlaceholder, requestBytes, stripMediaToFit } from './media-bytes.js';
 import { isRecord, partsOf, readableText, roleOf, withParts } from './message-parts.js';
 import { createOfflineContextTools } from './offline-context-tools.js';
@@ -27,8 +28,10 @@ import { dropSignedReasoningAfterChange } from './signed-reasoning.js';
 import { truncateWithSlidingWindow, truncationMarkerMessage } from './sliding-window.js';
 import { countingFields, tokenCount } from './stage-options.js';
 import { clipText, forSummarizer, summarizeMessages, systemPromptEnd } from './summarize-messages.js';
+import { isSummaryText, parseSummary, renderSummary } from './summary-format.js';
 import { TokenMeter } from './token-meter.js';
 import { repairToolPairs } from './tool-pairs.js';
+import { renderTranscript } from './transcript.js';
 
 /** A step of the pipeline, in the order they run. */
 export type CompactionStage =
@@ -260,13 +263,169 @@ async function shrinkMessage(
   return meter.message(next) < meter.message(message) ? next : message;
 }
 
+/** The summary message, else the truncation marker, that the digest of hidden facts can join. */
+function digestHost(work: readonly Message[]): number {
+  let marker = -1;
+  for (let index = 0; index < work.length; index++) {
+    const message = work[index];
+    if (roleOf(message) === 'tool') continue;
+    const text = readableText(message);
+    if (isSummaryText(text)) return index;
+    if (marker === -1 && roleOf(message) === 'system' && parseTruncationMarker(text)) marker = index;
+  }
+  return marker;
+}
+
+function withDigest(message: Message, digest: string): Message {
+  const text = readableText(message);
+  const summary = parseSummary(text);
+  if (summary) {
+    return {
+      ...message,
+      content: renderSummary({ ...summary, text: `${summary.text}\n${digest}` }),
+    } as Message;
+  }
+  return { ...message, content: `${text}\n${neutralizeMarkers(digest)}` } as Message;
+}
+
 /**
- * The whole pipeline with the history operations of each stage. `compactMessages` returns the
- * result; `ContextCompactor.compactHistory` applies the operations to a history.
+ * Uses the room a compaction left under the budget: the facts of the input that the output no
+ * longer shows (from pruned outputs, summarized or hidden messages), best first, join the summary
+ * (or the truncation marker) as a dense digest, as many as fit.
+ */
+async function fillWithDigest(
+  work: Message[],
+  budget: number,
+  meter: TokenMeter,
+  candidates: readonly ExtractedFact[],
+): Promise<Message[]> {
+  const host = digestHost(work);
+  if (host === -1 || candidates.length === 0) return work;
+  const original = work[host]!;
+  const variants: Message[] = [original];
+  const summary = parseSummary(readableText(original));
+  // Where room is short, the same facts as a digest cost a fraction of the summary's bullets and lists.
+  if (summary && (summary.text.length > 0 || summary.facts || summary.filesRead || summary.filesModified)) {
+    variants.push({
+      ...original,
+      content: renderSummary({ text: '', messageCount: summary.messageCount }),
+    } as Message);
+  }
+  let best = work;
+  let bestScore = -1;
+  for (const variant of variants) {
+    const base = work.slice();
+    base[host] = variant;
+    if (meter.total(base) > budget) continue;
+    const filled = fillHost(base, host, budget, meter, candidates);
+    const score = retainedFacts(filled, candidates);
+    if (score > bestScore) {
+      best = filled;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+/** How many of `facts` the messages still show (verbatim, as whole tokens). */
+function retainedFacts(messages: readonly Message[], facts: readonly ExtractedFact[]): number {
+  const text = visibleText(messages);
+  let count = 0;
+  for (const fact of facts) if (containsWhole(text, fact.value)) count++;
+  return count;
+}
+
+function fillHost(
+  work: Message[],
+  host: number,
+  budget: number,
+  meter: TokenMeter,
+  candidates: readonly ExtractedFact[],
+): Message[] {
+  const room = budget - meter.total(work);
+  if (room < 16) return work;
+  const ranked = rankDigestFacts(candidates, visibleText(work));
+  if (ranked.length === 0) return work;
+  const original = work[host]!;
+  const baseTokens = meter.total(work);
+  let chars = Math.floor(room * 3);
+  let best = work;
+  for (let attempt = 0; attempt < 8 && chars > 0; attempt++) {
+    const chosen: ExtractedFact[] = [];
+    let used = 0;
+    for (const fact of ranked) {
+      const cost = digestCost(fact);
+      if (used + cost > chars) continue;
+      used += cost;
+      chosen.push(fact);
+    }
+    if (chosen.length === 0) break;
+    const next = work.slice();
+    next[host] = withDigest(original, renderFactDigest(chosen));
+    const total = meter.total(next);
+    if (total <= budget) {
+      best = next;
+      if (budget - total < Math.max(8, budget * 0.01) || used < chars * 0.9) break;
+      chars = Math.floor(chars * (1 + ((budget - total) / Math.max(1, total - baseTokens)) * 0.9));
+    } else {
+      if (best !== work) break;
+      chars = Math.floor(
+        chars * Math.max(0.2, ((budget - baseTokens) / Math.max(1, total - baseTokens)) * 0.95),
+      );
+    }
+  }
+  return best;
+}
+
+/** Facts of the input (after the system prompt) that a digest may restore, from the offline extractor. */
+async function inputFacts(input: readonly Message[]): Promise<ExtractedFact[]> {
+  const start = systemPromptEnd(input);
+  const transcript = renderTranscript(input.slice(start).map(forSummarizer));
+  const tools = createOfflineContextTools({ maxFacts: 20_000 });
+  const found = await extractFactsSafely(tools, transcript);
+  return rankDigestFacts(found.facts, '');
+}
+
+/**
+ * The pipeline run as configured and, when it pruned and the tools are not model-backed, once more
+ * without pruning (summarizing the older messages instead): the result that fits and keeps more of
+ * the input's facts wins.
  */
 export async function runCompaction(
   messages: readonly Message[],
   opts: Options,
+): Promise<{ result: CompactionResult; stages: StageOperations[] }> {
+  let candidates: ExtractedFact[] | undefined;
+  const facts = async () => {
+    candidates ??= await inputFacts(Array.isArray(messages) ? messages : []);
+    return candidates;
+  };
+  const first = await runStages(messages, opts, facts);
+  // A second run is cheap with offline tools only; model-backed tools would pay for it in calls.
+  if (
+    opts.modelBacked ||
+    !first.result.stagesUsed.includes('prune') ||
+    opts.prune === false ||
+    opts.summarize === false
+  )
+    return first;
+  const second = await runStages(messages, { ...opts, prune: false }, facts);
+  if (!second.result.fits) return first;
+  if (!first.result.fits) return second;
+  const all = await facts();
+  return retainedFacts(second.result.messages, all) > retainedFacts(first.result.messages, all)
+    ? second
+    : first;
+}
+
+/**
+ * The whole pipeline with the history operations of each stage. `compactMessages` returns the
+ * result; `ContextCompactor.compactHistory` applies the operations to a history.
+ */
+async function runStages(
+  messages: readonly Message[],
+  opts: Options,
+  inputFactsOnce: () => Promise<ExtractedFact[]>,
 ): Promise<{ result: CompactionResult; stages: StageOperations[] }> {
   const meter = new TokenMeter(opts.counter, opts.countContext);
   const input = Array.isArray(messages) ? messages.slice() : [];
@@ -472,6 +631,19 @@ export async function runCompaction(
   if (reasoning.droppedReasoning > 0) {
     result.droppedReasoning = reasoning.droppedReasoning;
     record('reasoning', reasoning.messages, replaceOperations(work, reasoning.messages));
+  }
+
+  if (meter.total(work) <= budget) {
+    const filled =
+      digestHost(work) === -1 ? work : await fillWithDigest(work, budget, meter, await inputFactsOnce());
+    if (filled !== work) {
+      // The host message was written by a stage: that stage's operation now carries the fuller one.
+      const host = filled.findIndex((message, index) => message !== work[index]);
+      for (const stage of stageOps)
+        for (const operation of stage.operations)
+          if (operation.message === work[host]) operation.message = filled[host]!;
+      work = filled;
+    }
   }
 
   if (meter.total(work) > tokensBefore) {

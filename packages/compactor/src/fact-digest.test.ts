@@ -1,0 +1,79 @@
+import type { ExtractedFact } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { call, calls, results, user } from '../test/support/messages.js';
+import { containsWhole, rankDigestFacts, renderFactDigest, visibleText } from './fact-digest.js';
+
+const fact = (category: ExtractedFact['category'], value: string): ExtractedFact => ({
+  key: category,
+  category,
+  value,
+});
+
+describe('containsWhole', () => {
+  it('finds a value only as a whole token', () => {
+    expect(containsWhole('took 11ms', '1ms')).toBe(false);
+    expect(containsWhole('took 1ms.', '1ms')).toBe(true);
+    expect(containsWhole('zod 14.6.7', '4.6.7')).toBe(false);
+    expect(containsWhole('see packages/x/src/a.ts:3', 'src/a.ts')).toBe(true);
+  });
+});
+
+describe('rankDigestFacts', () => {
+  it('orders by category, most recent first, and drops what is shown or inside a longer fact', () => {
+    const facts = [
+      fact('path', 'src/a.ts'),
+      fact('quantity', '12 ms'),
+      fact('path', 'packages/x/src/a.ts'),
+      fact('command', 'pnpm test'),
+      fact('error', 'Error: boom'),
+      fact('version', '1.2.3'),
+      fact('name', 'zod'),
+      fact('path', 'docs/shown.md'),
+    ];
+    const ranked = rankDigestFacts(facts, 'we read docs/shown.md before');
+    expect(ranked.map((f) => f.value)).toEqual([
+      'Error: boom',
+      'pnpm test',
+      '1.2.3',
+      'packages/x/src/a.ts',
+      '12 ms',
+    ]);
+  });
+});
+
+describe('renderFactDigest', () => {
+  it('groups facts: errors and commands one per line, the rest comma-separated, values verbatim', () => {
+    const text = renderFactDigest([
+      fact('path', 'src/a.ts'),
+      fact('error', 'src/a.ts(3,1): error TS2345: x'),
+      fact('path', 'src/b.ts'),
+      fact('command', 'pnpm vitest run a'),
+      fact('quantity', '3 tests'),
+    ]);
+    expect(text).toBe(
+      [
+        'Facts from earlier messages:',
+        'Errors:',
+        '  src/a.ts(3,1): error TS2345: x',
+        'Commands run:',
+        '  $ pnpm vitest run a',
+        'Files and paths: src/a.ts, src/b.ts',
+        'Figures: 3 tests',
+      ].join('\n'),
+    );
+    expect(renderFactDigest([])).toBe('');
+  });
+});
+
+describe('visibleText', () => {
+  it('reads text, tool inputs and tool outputs', () => {
+    const text = visibleText([
+      user('hello'),
+      calls([call('c', 'bash', { command: 'ls "a b"' })]),
+      results(['c', 'bash', 'out.txt']),
+    ]);
+    expect(text).toContain('hello');
+    expect(text).toContain('ls "a b"');
+    expect(text).toContain('out.txt');
+  });
+});

@@ -1,0 +1,125 @@
+import type { ExtractedFact, Message } from '@ctxguard/core';
+import { isRecord, partsOf } from './message-parts.js';
+
+/** Categories of a digest, in the order they are chosen and shown: what an agent needs most first. */
+const DIGEST_ORDER = ['error', 'command', 'version', 'path', 'quantity', 'decision', 'preference'] as const;
+const rank = new Map<string, number>(DIGEST_ORDER.map((category, index) => [category, index]));
+
+const TITLES: Record<string, string> = {
+  error: 'Errors',
+  command: 'Commands run',
+  version: 'Versions',
+  path: 'Files and paths',
+  quantity: 'Figures',
+  decision: 'Decisions',
+  preference: 'Preferences',
+};
+
+/** Categories whose values are shown one per line (long, or read as a whole); the others share a line. */
+const ONE_PER_LINE: ReadonlySet<string> = new Set(['error', 'command', 'decision', 'preference']);
+
+const WORD = /[\p{L}\p{N}_]/u;
+
+/**
+ * Whether `value` occurs in `text` as a whole token (not inside a longer word or number): `1ms`
+ * is not in `11ms`, while `src/a.ts` is in `packages/x/src/a.ts`.
+ */
+export function containsWhole(text: string, value: string): boolean {
+  if (value.length === 0) return true;
+  const wordStart = WORD.test(value[0]!);
+  const wordEnd = WORD.test(value.at(-1)!);
+  for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
+    const before = at > 0 ? text[at - 1]! : '';
+    const after = text[at + value.length] ?? '';
+    if ((!wordStart || !WORD.test(before)) && (!wordEnd || !WORD.test(after))) return true;
+  }
+  return false;
+}
+
+function stringsOf(value: unknown, out: string[]): void {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringsOf(item, out);
+  else if (isRecord(value)) for (const item of Object.values(value)) stringsOf(item, out);
+}
+
+/** Everything a model reads in `messages` (text, reasoning, tool inputs and outputs), one string. */
+export function visibleText(messages: readonly Message[]): string {
+  const out: string[] = [];
+  for (const message of messages) {
+    if (!isRecord(message)) continue;
+    if (typeof message.content === 'string') {
+      out.push(message.content);
+      continue;
+    }
+    for (const part of partsOf(message)) {
+      if (!isRecord(part)) continue;
+      if ((part.type === 'text' || part.type === 'reasoning') && typeof part.text === 'string')
+        out.push(part.text);
+      else if (part.type === 'tool-call') stringsOf(part.input, out);
+      else if (part.type === 'tool-result') {
+        stringsOf(part.output, out);
+        stringsOf(part.content, out);
+      }
+    }
+  }
+  return out.join('\n\u0000\n');
+}
+
+/**
+ * The facts worth restoring, best first: by category (errors, commands, versions, paths, figures,
+ * decisions), the most recent first within one; facts already shown by `shown` or by a fact ranked
+ * before them (a path inside a longer path, the same figure twice) are left out. Categories outside
+ * the digest order (names, ids, dates…) are not restored.
+ */
+export function rankDigestFacts(facts: readonly ExtractedFact[], shown: string): ExtractedFact[] {
+  const order = facts
+    .map((fact, index) => ({ fact, index }))
+    .filter(({ fact }) => rank.has(fact.category) && fact.value.trim().length > 0)
+    .sort((a, b) => rank.get(a.fact.category)! - rank.get(b.fact.category)! || b.index - a.index);
+  const out: ExtractedFact[] = [];
+  const taken: string[] = [];
+  for (const { fact } of order) {
+    if (containsWhole(shown, fact.value)) continue;
+    if (taken.some((value) => value.length > fact.value.length && containsWhole(value, fact.value))) continue;
+    out.push(fact);
+    taken.push(fact.value);
+  }
+  return out;
+}
+
+function oneLine(value: string): string {
+  return value.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ');
+}
+
+/** Characters a fact costs in a digest (its value and a separator). */
+export function digestCost(fact: ExtractedFact): number {
+  return fact.value.length + (ONE_PER_LINE.has(fact.category) ? 5 : 2);
+}
+
+/**
+ * Facts as a dense, readable list grouped by category: error lines and commands one per line,
+ * versions, paths and figures comma-separated on one line each. Values stay verbatim. `''` for none.
+ */
+export function renderFactDigest(
+  facts: readonly ExtractedFact[],
+  title = 'Facts from earlier messages:',
+): string {
+  if (facts.length === 0) return '';
+  const groups = new Map<string, string[]>();
+  for (const fact of facts) {
+    const values = groups.get(fact.category) ?? [];
+    values.push(oneLine(fact.value));
+    groups.set(fact.category, values);
+  }
+  const lines = [title];
+  for (const category of DIGEST_ORDER) {
+    const values = groups.get(category);
+    if (!values) continue;
+    const name = TITLES[category]!;
+    // Commands keep a shell prompt, so a later extraction reads them as commands again.
+    const prefix = category === 'command' ? '  $ ' : '  ';
+    if (ONE_PER_LINE.has(category)) lines.push(`${name}:`, ...values.map((value) => `${prefix}${value}`));
+    else lines.push(`${name}: ${values.join(', ')}`);
+  }
+  return lines.join('\n');
+}
