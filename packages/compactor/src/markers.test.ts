@@ -33,6 +33,12 @@ describe('neutralizeMarkers', () => {
     expect(containsMarkerLookalike(text)).toBe(false);
   });
 
+  it('leaves the keyword alone where it is a word, not a marker', () => {
+    const text = "import { CtxGuardError } from '@ctxguard/core'; see packages/ctxguard-cli";
+    expect(neutralizeMarkers(text)).toBe(text);
+    expect(neutralizeMarkers('a ctxguard: b')).not.toBe('a ctxguard: b');
+  });
+
   it('doubles an escape character already in the text and restores it', () => {
     const text = `a${MARKER_ESCAPE}b ${MARKER_ESCAPE}${MARKER_ESCAPE} ctxguard`;
     const neutral = neutralizeMarkers(text);

@@ -125,7 +125,8 @@ function foldChar(char: string): string {
 
 /**
  * Source offsets (the end of the keyword's first letter) of every readable spelling of the
- * keyword in `text`. Works on a folded skeleton of the text that keeps each character's source span.
+ * keyword followed by a colon (or ending the text) in `text`. Works on a folded skeleton of the
+ * text that keeps each character's source span.
  */
 function keywordBreakPoints(text: string): number[] {
   // Cheap rejection: no folded spelling can appear without one of these.
@@ -154,13 +155,16 @@ function keywordBreakPoints(text: string): number[] {
   const points: number[] = [];
   let at = skeleton.indexOf(MARKER_KEYWORD);
   while (at !== -1) {
-    points.push(ends[at]!);
+    // A marker is the keyword and a colon (`ctxguard:facts`); the keyword as a word (`@ctxguard/core`)
+    // forges nothing. At the very end it is broken too, in case a colon follows it once concatenated.
+    const after = at + MARKER_KEYWORD.length;
+    if (after >= skeleton.length || skeleton[after] === ':') points.push(ends[at]!);
     at = skeleton.indexOf(MARKER_KEYWORD, at + 1);
   }
   return points;
 }
 
-/** True when `text` holds any readable spelling of the marker keyword (so it could try to forge a block). */
+/** True when `text` holds any readable spelling of the marker keyword and its colon (so it could try to forge a block). */
 export function containsMarkerLookalike(text: string): boolean {
   return keywordBreakPoints(text.replaceAll(MARKER_ESCAPE, MARKER_ESCAPE + MARKER_ESCAPE)).length > 0;
 }
