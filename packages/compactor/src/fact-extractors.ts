@@ -60,7 +60,13 @@ interface LineContext {
   role: TranscriptRole;
   kind: string;
   inFence: boolean;
+  /** The line is a file's own content (a read tool's output): its `Error` identifiers are code, not errors. */
+  source?: boolean;
 }
+
+/** Tools whose output is a file's content. */
+const READ_TOOLS =
+  /^(?:read_file|readfile|read|view|view_file|open_file|cat|get_file_contents|read_text_file|file_read|fs_read)$/i;
 
 function mask(line: string, start: number, end: number): string {
   return line.slice(0, start) + ' '.repeat(end - start) + line.slice(end);
@@ -157,7 +163,7 @@ const NAME_STOPWORDS = new Set(
   ).split(' '),
 );
 const ERROR_RE =
-  /(?:\b[A-Z]\w*(?:Error|Exception)\b|\berror\b|\bERR[!_]|\bFAIL(?:ED|URE)?\b|\bfatal\b|\bpanic(?:ked)?\b|Traceback \(most recent|Segmentation fault|command not found|No such file or directory|\bcannot find\b|\bfailed\b|✗|✘|\bdenied\b)/i;
+  /(?:^\s*(?:×|✖|FAIL)\s|\[exit code [1-9]\d*\]|\bFound \d+ errors?\b|\b[A-Z]\w*(?:Error|Exception)\b|\berror\b|\bERR[!_]|\bFAIL(?:ED|URE)?\b|\bfatal\b|\bpanic(?:ked)?\b|Traceback \(most recent|Segmentation fault|command not found|No such file or directory|\bcannot find\b|\bfailed\b|✗|✘|\bdenied\b)/i;
 const NOT_AN_ERROR_RE = /\b(?:0|no|zero|without) (?:errors?|failures?|failed)\b|\berrors?: 0\b|\b0 failed\b/i;
 const DECISION_RE =
   /\b(?:decided|decide to|we(?:'ll| will) (?:use|go|keep|switch|add|remove|drop|move)|let's|going with|(?:chose|choose|opted|agreed) (?:to|on)|settled on|instead of|switch(?:ed|ing)? to|the plan is|the fix is|root cause)\b/i;
@@ -219,7 +225,7 @@ export function extractFactsFromText(text: string, settings: FactExtractionSetti
     const prose = ctx.kind === 'text' || ctx.kind === 'reasoning';
 
     // Whole-line facts first: errors, commands, decisions, preferences.
-    const errorAt = ERROR_RE.exec(trimmed);
+    const errorAt = ctx.source ? null : ERROR_RE.exec(trimmed);
     if (errorAt && !NOT_AN_ERROR_RE.test(trimmed) && trimmed.length >= 6) {
       add('error', windowAround(trimmed, errorAt.index, max));
     }
@@ -260,7 +266,8 @@ export function extractFactsFromText(text: string, settings: FactExtractionSetti
       return true;
     });
     each(SLASH_PATH_RE, (m) => {
-      const path = trimTrailing(m[1]!);
+      // `grep -A/-B/-C` prints context lines as `path-LINE-`: the path is the fact.
+      const path = trimTrailing(m[1]!.replace(/(\.[A-Za-z]\w*)-\d+-?$/, '$1'));
       const hasExt = new RegExp(String.raw`\.(?:${FILE_EXT})$`, 'i').test(path);
       const anchored = /^(?:~|\.{1,2})?\//.test(path);
       const slashes = path.split('/').length - 1;
@@ -364,7 +371,8 @@ export function extractFactsFromText(text: string, settings: FactExtractionSetti
         continue;
       }
       if (line.text.length > 20_000) continue;
-      scan(line.text, { role: message.role, kind: line.kind, inFence });
+      const source = line.kind === 'result' && line.toolName !== undefined && READ_TOOLS.test(line.toolName);
+      scan(line.text, { role: message.role, kind: line.kind, inFence, source });
     }
   }
   throwIfAborted(settings.signal);

@@ -133,6 +133,44 @@ describe('createOfflineContextTools: extractFacts', () => {
     expect(few.map((f) => f.category)).toEqual(['error', 'error']);
   });
 
+  it('reads test-runner and linter failures as errors, but not the identifiers of a file read', async () => {
+    const content = renderTranscript([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'a', toolName: 'bash', input: { command: 'pnpm vitest run' } },
+          { type: 'tool-call', toolCallId: 'b', toolName: 'read_file', input: { path: 'src/errors.ts' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'a',
+            toolName: 'bash',
+            output: ' × parses the header 12ms\nFound 4 errors.\n[exit code 1]\nsrc/a.ts-12-  const x = 1;',
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'b',
+            toolName: 'read_file',
+            output: 'export class ValidationError extends Error {}',
+          },
+        ],
+      },
+    ]);
+    const facts = await tools.extractFacts({ content });
+    expect(valuesOf(facts, 'error')).toEqual([
+      '× parses the header 12ms',
+      'Found 4 errors.',
+      '[exit code 1]',
+    ]);
+    // `grep -A` context lines name the file: `src/a.ts-12-` is the path src/a.ts.
+    expect(valuesOf(facts, 'path')).toContain('src/a.ts');
+    expect(valuesOf(facts, 'path')).not.toContain('src/a.ts-12-');
+  });
+
   it('does not take flags, words, fractions or IP addresses for paths and versions', async () => {
     const facts = await tools.extractFacts({
       content: 'Use and/or input/output, 3/4 of it, -n flag, 10.0.0.1 and 192.168.1.20, read the docs.',
