@@ -45,6 +45,8 @@ export interface QualityCase {
   fits: boolean;
   facts: FactScore;
   violations: number;
+  /** The leading system messages come out first and unchanged. */
+  systemPromptKept: boolean;
   modelCalls: number;
   /** Set when the subject threw; the case then counts as not fitting and keeping nothing. */
   error?: string;
@@ -105,6 +107,13 @@ export function toolPairViolations(messages: readonly Message[]): number {
   return violations + open.size;
 }
 
+/** Whether `output` starts with `input`'s leading system messages, unchanged. */
+export function keepsSystemPrompt(input: readonly Message[], output: readonly Message[]): boolean {
+  for (let i = 0; i < input.length && input[i]!.role === 'system'; i++)
+    if (JSON.stringify(output[i]) !== JSON.stringify(input[i])) return false;
+  return true;
+}
+
 /** The two baselines as subjects. */
 export function baselineSubjects(): CompactionSubject[] {
   return [
@@ -159,6 +168,7 @@ export async function measureQuality(options: {
             fits: tokensAfter <= budgetTokens,
             facts: scoreFacts(facts, out.messages),
             violations: toolPairViolations(out.messages),
+            systemPromptKept: keepsSystemPrompt(transcript.messages, out.messages),
             modelCalls: out.modelCalls,
           });
         } catch (error) {
@@ -171,6 +181,7 @@ export async function measureQuality(options: {
             fits: false,
             facts: scoreFacts(facts, []),
             violations: 0,
+            systemPromptKept: false,
             modelCalls: 0,
             error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
           });

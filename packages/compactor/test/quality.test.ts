@@ -21,7 +21,7 @@ describe('quality corpus', () => {
 });
 
 describe('compactMessages on the corpus (offline tools)', () => {
-  it('fits every case at 1/4 and 1/8 with no tool-pair violation', async () => {
+  it('fits every case at 1/4 and 1/8 with no tool-pair violation, keeping the system prompt', async () => {
     const cases = await measureQuality({ corpus, subjects: [compactorSubject()], fractions: [1 / 4, 1 / 8] });
     expect(cases).toHaveLength(corpus.length * 2);
     for (const c of cases) {
@@ -29,6 +29,8 @@ describe('compactMessages on the corpus (offline tools)', () => {
       expect(c.error, label).toBeUndefined();
       expect(c.fits, label).toBe(true);
       expect(c.violations, label).toBe(0);
+      expect(c.systemPromptKept, label).toBe(true);
+      expect(c.tokensAfter, label).toBeLessThan(c.tokensBefore);
       expect(c.facts.kept, label).toBeGreaterThan(0);
     }
   }, 120_000);
