@@ -8,7 +8,14 @@ import {
 import { z } from 'zod';
 import { contextToolsSchema } from './context-tools.js';
 import { deduplicateFileReads } from './deduplicate-file-reads.js';
-import { containsWhole, digestCost, rankDigestFacts, renderFactDigest, visibleText } from './fact-digest.js';
+import {
+  chooseDigestFacts,
+  containsWhole,
+  digestCost,
+  rankDigestFacts,
+  renderFactDigest,
+  visibleText,
+} from './fact-digest.js';
 import {
   compactKeys,
   extractFactsSafely,
@@ -351,15 +358,10 @@ function fillHost(
   let chars = Math.floor(room * 3);
   let best = work;
   for (let attempt = 0; attempt < 8 && chars > 0; attempt++) {
-    const chosen: ExtractedFact[] = [];
-    let used = 0;
-    for (const fact of ranked) {
-      const cost = digestCost(fact);
-      if (used + cost > chars) continue;
-      used += cost;
-      chosen.push(fact);
-    }
+    const chosen = chooseDigestFacts(ranked, chars);
     if (chosen.length === 0) break;
+    let used = 0;
+    for (const fact of chosen) used += digestCost(fact);
     const next = work.slice();
     next[host] = withDigest(original, renderFactDigest(chosen));
     const total = meter.total(next);
@@ -409,13 +411,13 @@ export async function runCompaction(
     opts.summarize === false
   )
     return first;
+  const all = await facts();
+  const kept = retainedFacts(first.result.messages, all);
+  if (first.result.fits && kept === all.length) return first;
   const second = await runStages(messages, { ...opts, prune: false }, facts);
   if (!second.result.fits) return first;
   if (!first.result.fits) return second;
-  const all = await facts();
-  return retainedFacts(second.result.messages, all) > retainedFacts(first.result.messages, all)
-    ? second
-    : first;
+  return retainedFacts(second.result.messages, all) > kept ? second : first;
 }
 
 /**
@@ -499,8 +501,7 @@ async function runStages(
       countContext: meter.context,
     });
     if (pruned.pruned) {
-      const found = await extractFactsSafely(offline, pruned.prunedTexts.join('\n'));
-      ledger.push(found.facts);
+      ledger.push(pruned.prunedFacts);
       result.prune = { prunedOutputs: pruned.outputs.length, tokensSaved: pruned.tokensSaved };
       record('prune', pruned.messages, replaceOperations(work, pruned.messages));
     }

@@ -1,7 +1,13 @@
 import type { ExtractedFact } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { call, calls, results, user } from '../test/support/messages.js';
-import { containsWhole, rankDigestFacts, renderFactDigest, visibleText } from './fact-digest.js';
+import {
+  chooseDigestFacts,
+  containsWhole,
+  rankDigestFacts,
+  renderFactDigest,
+  visibleText,
+} from './fact-digest.js';
 
 const fact = (category: ExtractedFact['category'], value: string): ExtractedFact => ({
   key: category,
@@ -19,7 +25,7 @@ describe('containsWhole', () => {
 });
 
 describe('rankDigestFacts', () => {
-  it('orders by category, most recent first, and drops what is shown or inside a longer fact', () => {
+  it('orders by category, most recent first, and drops what is shown and other categories', () => {
     const facts = [
       fact('path', 'src/a.ts'),
       fact('quantity', '12 ms'),
@@ -36,8 +42,29 @@ describe('rankDigestFacts', () => {
       'pnpm test',
       '1.2.3',
       'packages/x/src/a.ts',
+      'src/a.ts',
       '12 ms',
     ]);
+  });
+});
+
+describe('chooseDigestFacts', () => {
+  it('keeps rank order within the room and skips what a chosen fact already shows', () => {
+    const ranked = [
+      fact('error', 'src/a.ts(3,1): error TS2345: took 12ms'),
+      fact('path', 'packages/x/src/b.ts'),
+      fact('path', 'src/b.ts'),
+      fact('quantity', '12ms'),
+      fact('quantity', '3 tests'),
+      fact('quantity', '400 lines of output that do not fit'),
+    ];
+    const chosen = chooseDigestFacts(ranked, 80);
+    expect(chosen.map((f) => f.value)).toEqual([
+      'src/a.ts(3,1): error TS2345: took 12ms',
+      'packages/x/src/b.ts',
+      '3 tests',
+    ]);
+    expect(chooseDigestFacts(ranked, 0)).toEqual([]);
   });
 });
 

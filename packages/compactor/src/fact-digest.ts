@@ -67,9 +67,8 @@ export function visibleText(messages: readonly Message[]): string {
 
 /**
  * The facts worth restoring, best first: by category (errors, commands, versions, paths, figures,
- * decisions), the most recent first within one; facts already shown by `shown` or by a fact ranked
- * before them (a path inside a longer path, the same figure twice) are left out. Categories outside
- * the digest order (names, ids, dates…) are not restored.
+ * decisions), the most recent first within one, each value once; facts `shown` already shows are
+ * left out. Categories outside the digest order (names, ids, dates…) are not restored.
  */
 export function rankDigestFacts(facts: readonly ExtractedFact[], shown: string): ExtractedFact[] {
   const order = facts
@@ -77,14 +76,47 @@ export function rankDigestFacts(facts: readonly ExtractedFact[], shown: string):
     .filter(({ fact }) => rank.has(fact.category) && fact.value.trim().length > 0)
     .sort((a, b) => rank.get(a.fact.category)! - rank.get(b.fact.category)! || b.index - a.index);
   const out: ExtractedFact[] = [];
-  const taken: string[] = [];
+  const seen = new Set<string>();
   for (const { fact } of order) {
-    if (containsWhole(shown, fact.value)) continue;
-    if (taken.some((value) => value.length > fact.value.length && containsWhole(value, fact.value))) continue;
+    if (seen.has(fact.value) || containsWhole(shown, fact.value)) continue;
+    seen.add(fact.value);
     out.push(fact);
-    taken.push(fact.value);
   }
   return out;
+}
+
+/** The value and, for a path, every run of its segments (`a/b/c` → `a/b`, `b/c`, `b`…): what it shows too. */
+function pathPieces(value: string): string[] {
+  const segments = value.split('/');
+  if (segments.length < 2 || segments.length > 24 || /\s/.test(value)) return [value];
+  const pieces: string[] = [];
+  for (let start = 0; start < segments.length; start++)
+    for (let end = start + 1; end <= segments.length; end++) {
+      const piece = segments.slice(start, end).join('/');
+      if (piece.length > 0) pieces.push(piece);
+    }
+  return pieces;
+}
+
+/**
+ * The ranked facts that fit `maxChars` of digest, in rank order; a fact already shown by one chosen
+ * before it (a path inside a longer path, a figure inside an error line) costs nothing and is skipped.
+ */
+export function chooseDigestFacts(ranked: readonly ExtractedFact[], maxChars: number): ExtractedFact[] {
+  const chosen: ExtractedFact[] = [];
+  const covered = new Set<string>();
+  let lines = '';
+  let used = 0;
+  for (const fact of ranked) {
+    if (covered.has(fact.value) || (lines.length > 0 && containsWhole(lines, fact.value))) continue;
+    const cost = digestCost(fact);
+    if (used + cost > maxChars) continue;
+    used += cost;
+    chosen.push(fact);
+    if (ONE_PER_LINE.has(fact.category)) lines += `${fact.value}\n`;
+    else for (const piece of pathPieces(fact.value)) covered.add(piece);
+  }
+  return chosen;
 }
 
 function oneLine(value: string): string {

@@ -8,7 +8,7 @@ import {
 import { z } from 'zod';
 import { contextToolsSchema } from './context-tools.js';
 import { isSupersededReadText } from './deduplicate-file-reads.js';
-import { extractFactsSafely, selectFacts } from './fact-ledger.js';
+import { extractFactsSafely, mergeFacts, selectFacts } from './fact-ledger.js';
 import { isPrunedOutputText, renderPrunedOutput } from './markers.js';
 import {
   isToolResultPart,
@@ -69,6 +69,8 @@ export interface PruneToolOutputsStageResult {
   outputs: PrunedOutput[];
   /** The original text of every pruned output, for callers that carry their facts elsewhere. */
   prunedTexts: string[];
+  /** The facts of every pruned output (merged, oldest output first), kept in a placeholder or not. */
+  prunedFacts: ExtractedFact[];
 }
 
 interface Candidate {
@@ -109,6 +111,7 @@ export async function pruneToolOutputs(
     tokensSaved: 0,
     outputs: [],
     prunedTexts: [],
+    prunedFacts: [],
   });
 
   const names = new Map<string, string>();
@@ -251,5 +254,6 @@ export async function pruneToolOutputs(
     tokensSaved: tokensBefore - tokensAfter,
     outputs,
     prunedTexts,
+    prunedFacts: mergeFacts(...chosen.map((c) => c.facts)),
   };
 }
