@@ -1,0 +1,1165 @@
+// Real provider error strings, each as published with its source beside it (GitHub issues and files that
+// quote the body a provider returned). Near misses carry `overflow: false`: rate limits and quotas,
+// throttling that names tokens, spending limits, output caps the model cannot serve, body-size limits.
+// Whitespace that a terminal wrapped is joined with single spaces; nothing else is changed.
+import { describe, expect, test } from 'vitest';
+import {
+  type ContextOverflowProvider,
+  getContextOverflowProvider,
+  isContextOverflowError,
+  isRequestTooLargeError,
+  type OverflowTokens,
+  parseOverflowTokens,
+} from './overflow-errors.js';
+
+interface Row {
+  /** Where the string was published: repository + issue, or repository + file. */
+  readonly source: string;
+  readonly error: unknown;
+  readonly overflow: boolean;
+  /** Expected when the error itself identifies the provider (wording, client wrapper or URL). */
+  readonly provider?: ContextOverflowProvider;
+  /** Expected sizes for overflows that state them. */
+  readonly tokens?: OverflowTokens;
+  /** Expected `isRequestTooLargeError` where it should be true. */
+  readonly tooLarge?: true;
+}
+
+const OVERFLOWS: readonly Row[] = [
+  // --- OpenAI (chat completions, legacy completions, responses) ---
+  {
+    source: 'The-Vibe-Company/quivr#505',
+    error:
+      "openai.error.InvalidRequestError: This model's maximum context length is 4097 tokens. However, you requested 4203 tokens (3703 in the messages, 500 in the completion). Please reduce the length of the messages or completion.",
+    overflow: true,
+    provider: 'openai',
+    tokens: { requestedTokens: 4203, limitTokens: 4097, inputTokens: 3703 },
+  },
+  {
+    source: 'stanford-crfm/helm#94',
+    error:
+      "OpenAI error: This model's maximum context length is 2049 tokens, however you requested 2054 tokens (2049 in your prompt, 5 for the completion). Please reduce your prompt or completion length.",
+    overflow: true,
+    provider: 'openai',
+    tokens: { requestedTokens: 2054, limitTokens: 2049, inputTokens: 2049 },
+  },
+  {
+    source: 'mikavehns/BookGPT#18',
+    error:
+      "This model's maximum context length is 4097 tokens. However, your messages resulted in 4113 tokens. Please reduce the length of the messages.",
+    overflow: true,
+    provider: 'openai',
+    tokens: { requestedTokens: 4113, limitTokens: 4097, inputTokens: 4113 },
+  },
+  {
+    source: 'chathub-dev/chathub#126',
+    error:
+      '{"error":{"message":"This model\'s maximum context length is 4097 tokens. However, your messages resulted in 4294 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}',
+    overflow: true,
+    provider: 'openai',
+    tokens: { requestedTokens: 4294, limitTokens: 4097, inputTokens: 4294 },
+  },
+  {
+    source: 'FoundationAgents/OpenManus#62 (comment)',
+    error:
+      "API error: Error code: 400 - {'error': {'message': \"This model's maximum context length is 8192 tokens. However, you requested 8213 tokens (6683 in the messages, 730 in the functions, and 800 in the completion). Please reduce the length of the messages, functions, or completion.\", 'type': 'invalid_request_error', 'param': 'messages', 'code': 'context_length_exceeded'}}",
+    overflow: true,
+    provider: 'openai',
+    tokens: { requestedTokens: 8213, limitTokens: 8192, inputTokens: 7413 },
+  },
+  {
+    source: 'VectorlyApp/bluebox#66',
+    error:
+      "Discovery failed: Error code: 400 - {'error': {'message': 'Your input exceeds the context window of this model. Please adjust your input and try again.', 'type': 'invalid_request_error', 'param': 'input', 'code': 'context_length_exceeded'}}",
+    overflow: true,
+    provider: 'openai',
+  },
+  {
+    source: 'the-open-agent/openagent#2344',
+    error:
+      'received error while streaming: ("type": "invalid request_error","code":"context_length_exceeded", "message" : "Your input exceeds the context window of this model. Please adjust your input and try again.","param": "input")',
+    overflow: true,
+    provider: 'openai',
+  },
+  {
+    source: 'mckaywrigley/chatbot-ui#102',
+    error:
+      'OpenAI API returned an error. responseStatusText: "Bad Request", responseStatusCode: "400", responseMessage: "{ "error": { "message": "This model\'s maximum context length is 4097 tokens. However, you requested 4120 tokens (3120 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded" } }"',
+    overflow: true,
+    provider: 'openai',
+    tokens: { requestedTokens: 4120, limitTokens: 4097, inputTokens: 3120 },
+  },
+  {
+    source: 'ai-genie/chatgpt-vscode#111 (wrapper blames the subscription; the body is an overflow)',
+    error:
+      'HTTP 400 Bad Request. You may have exhausted your OpenAI subscription allowance or have an expired account. { "error": { "message": "This model\'s maximum context length is 4097 tokens. However, you requested 4256 tokens (2256 in the messages, 2000 in the completion). Please reduce the length of the messages or completion.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded" } }',
+    overflow: true,
+    provider: 'openai',
+    tokens: { requestedTokens: 4256, limitTokens: 4097, inputTokens: 2256 },
+  },
+  {
+    source: 'kkyr/shellcheck-gpt#1',
+    error:
+      "error calling completion API: could not create chat completion: error, status code: 400, message: This model's maximum context length is 16385 tokens. However, your messages resulted in 51300 tokens. Please reduce the length of the messages.",
+    overflow: true,
+    provider: 'openai',
+    tokens: { requestedTokens: 51300, limitTokens: 16385, inputTokens: 51300 },
+  },
+  {
+    source: 'Doriandarko/o1-engineer#15',
+    error:
+      "Error while communicating with OpenAI: Error code: 400 - {'error': {'message': \"This model's maximum context length is 128000 tokens. However, you requested 131447 tokens (71447 in the messages, 60000 in the completion). Please reduce the length of the messages or completion.\", 'type': 'invalid_request_error', 'param': 'messages', 'code': 'context_length_exceeded'}}",
+    overflow: true,
+    provider: 'openai',
+    tokens: { requestedTokens: 131447, limitTokens: 128000, inputTokens: 71447 },
+  },
+  {
+    source: 'fierceX/Document_QA#3',
+    error:
+      "openai.error.InvalidRequestError: This model's maximum context length is 8191 tokens, however you requested 8238 tokens (8238 in your prompt; 0 for the completion). Please reduce your prompt; or completion length.",
+    overflow: true,
+    provider: 'openai',
+    tokens: { requestedTokens: 8238, limitTokens: 8191, inputTokens: 8238 },
+  },
+  {
+    source: 'lm-sys/RouteLLM#34',
+    error:
+      "openai.BadRequestError: Error code: 400 - {'error': {'message': \"This model's maximum context length is 8192 tokens, however you requested 8977 tokens (8977 in your prompt; 0 for the completion). Please reduce your prompt; or completion length.\", 'type': 'invalid_request_error', 'param': None, 'code': None}}",
+    overflow: true,
+    provider: 'openai',
+  },
+  {
+    source: 'Niek/chatgpt-web#525',
+    error:
+      "Error: 400 - This model's maximum context length has been exceeded. Please reduce the length of the messages.",
+    overflow: true,
+  },
+  // --- Azure OpenAI ---
+  {
+    source: 'microsoft/kernel-memory#516',
+    error:
+      'Azure.RequestFailedException: This model\'s maximum context length is 8192 tokens. However, your messages resulted in 10383 tokens. Please reduce the length of the messages. Status: 400 (model_error) ErrorCode: context_length_exceeded Content: { "error": { "message": "This model\'s maximum context length is 8192 tokens. However, your messages resulted in 10383 tokens. Please reduce the length of the messages.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded" } }',
+    overflow: true,
+    provider: 'azure',
+    tokens: { requestedTokens: 10383, limitTokens: 8192, inputTokens: 10383 },
+  },
+  {
+    source: 'BerriAI/litellm#15968',
+    error:
+      'AzureException BadRequestError - Input tokens exceed the configured limit of 272000 tokens. Your messages resulted in 509178 tokens. Please reduce the length of the messages.',
+    overflow: true,
+    provider: 'azure',
+    tokens: { requestedTokens: 509178, limitTokens: 272000, inputTokens: 509178 },
+  },
+  {
+    source: "Azure-Samples/azure-search-openai-demo#1199 (Azure returns OpenAI's body verbatim)",
+    error:
+      "Error code: 400 - {'error': {'message': \"This model's maximum context length is 4096 tokens. However, you requested 4201 tokens (3177 in the messages, 1024 in the completion). Please reduce the length of the messages or completion.\", 'type': 'invalid_request_error', 'param': 'messages', 'code': 'context_length_exceeded'}}",
+    overflow: true,
+    tokens: { requestedTokens: 4201, limitTokens: 4096, inputTokens: 3177 },
+  },
+  {
+    source: 'assafelovic/gpt-researcher#680 (Azure GPT-4o)',
+    error:
+      "Error in generate_report: Error code: 400 - {'error': {'message': \"This model's maximum context length is 128000 tokens. However, your messages resulted in 192041 tokens. Please reduce the length of the messages.\", 'type': 'invalid_request_error', 'param': 'messages', 'code': 'context_length_exceeded'}",
+    overflow: true,
+    tokens: { requestedTokens: 192041, limitTokens: 128000, inputTokens: 192041 },
+  },
+  // --- Anthropic ---
+  {
+    source: 'earendil-works/pi#102',
+    error:
+      'Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 219898 tokens > 200000 maximum"},"request_id":"req_011CVjxiYzEFcAQC4Fk87zw2"}',
+    overflow: true,
+    provider: 'anthropic',
+    tokens: { requestedTokens: 219898, limitTokens: 200000, inputTokens: 219898 },
+  },
+  {
+    source: 'sojohnnysaid/project-guide#2',
+    error:
+      "anthropic.BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'prompt is too long: 208656 tokens > 200000 maximum'}}",
+    overflow: true,
+    provider: 'anthropic',
+    tokens: { requestedTokens: 208656, limitTokens: 200000, inputTokens: 208656 },
+  },
+  {
+    source: 'stackblitz-labs/bolt.diy#401 (AI SDK APICallError: message and statusCode as logged)',
+    error: Object.assign(new Error('prompt is too long: 202609 tokens > 200000 maximum'), {
+      name: 'AI_APICallError',
+      statusCode: 400,
+    }),
+    overflow: true,
+    provider: 'anthropic',
+    tokens: { requestedTokens: 202609, limitTokens: 200000, inputTokens: 202609 },
+  },
+  {
+    source: 'boldsoftware/exe.dev#62',
+    error:
+      'LLM request failed: status 400 Bad Request (url=http://169.254.169.254/gateway/llm/_/gateway/anthropic/v1/messages, model=claude-opus-4-5-20251101): {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 200251 tokens > 200000 maximum"},"request_id":"req_011CWdepJvA2D819tdYYq4h7"}',
+    overflow: true,
+    provider: 'anthropic',
+    tokens: { requestedTokens: 200251, limitTokens: 200000, inputTokens: 200251 },
+  },
+  {
+    source: 'stackblitz/bolt.new#1036',
+    error: 'prompt is too long: 209062 tokens > 199999 maximum',
+    overflow: true,
+    provider: 'anthropic',
+    tokens: { requestedTokens: 209062, limitTokens: 199999, inputTokens: 209062 },
+  },
+  {
+    source:
+      'hjsad1994/Troll-LLM openspec/changes/archive/2026-01-09-improve-ohmygpt-prompt-too-long-error/proposal.md',
+    error:
+      '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 214850 tokens > 200000 maximum"},"request_id":"req_011CWurfp73Wj89b2cghZKFM"}',
+    overflow: true,
+    provider: 'anthropic',
+    tokens: { requestedTokens: 214850, limitTokens: 200000, inputTokens: 214850 },
+  },
+  {
+    source: 'continuedev/continue#6080',
+    error:
+      'Error in Continue server: {"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again"}}',
+    overflow: true,
+    provider: 'anthropic',
+    tokens: { requestedTokens: 207951, limitTokens: 200000, inputTokens: 199759 },
+  },
+  {
+    source: 'docker/docker-agent#569',
+    error:
+      '400 Bad Request {"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 178959 + 64000 > 200000, decrease input length or `max_tokens` and try again"},"request_id":"req_011CUB2XUHWkFnQzxcKBbjpF"}',
+    overflow: true,
+    provider: 'anthropic',
+    tokens: { requestedTokens: 242959, limitTokens: 200000, inputTokens: 178959 },
+  },
+  {
+    source: 'openclaw/openclaw#7587',
+    error:
+      'LLM request rejected: input length and `max_tokens` exceed context limit: 170631 + 34048 > 200000, decrease input length or `max_tokens` and try again',
+    overflow: true,
+    provider: 'anthropic',
+    tokens: { requestedTokens: 204679, limitTokens: 200000, inputTokens: 170631 },
+  },
+  {
+    source: 'anthropics/claude-code#228',
+    error:
+      'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 184915 + 20000 > 204648, decrease input length or `max_tokens` and try again"}}',
+    overflow: true,
+    provider: 'anthropic',
+    tokens: { requestedTokens: 204915, limitTokens: 204648, inputTokens: 184915 },
+  },
+  {
+    source: 'kortix-ai/suna#172',
+    error:
+      'litellm.BadRequestError: AnthropicException - b\'{"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 174167 + 64000 > 200000, decrease input length or `max_tokens` and try again"}}\'',
+    overflow: true,
+    provider: 'anthropic',
+    tokens: { requestedTokens: 238167, limitTokens: 200000, inputTokens: 174167 },
+  },
+  {
+    source: 'darkresearch/mallory CONTEXT_LIMIT_BUG_ANALYSIS.md',
+    error:
+      'Error: input length and max_tokens exceed context limit: 154996 + 64000 > 200000, decrease input length or max_tokens and try again',
+    overflow: true,
+    provider: 'anthropic',
+    tokens: { requestedTokens: 218996, limitTokens: 200000, inputTokens: 154996 },
+  },
+  // --- Amazon Bedrock ---
+  {
+    source: 'daisuke-awaji/moca#254',
+    error:
+      '[SYSTEM_ERROR] An error occurred. Type: ValidationException Details: The model returned the following errors: prompt is too long: 200049 tokens > 200000 maximum Request ID: 9251f066-a420-483b-b3ae-7485084f6dc6 [/SYSTEM_ERROR]',
+    overflow: true,
+    provider: 'bedrock',
+    tokens: { requestedTokens: 200049, limitTokens: 200000, inputTokens: 200049 },
+  },
+  {
+    source: 'aws-samples/bedrock-chat#95',
+    error:
+      '[ERROR] EventStreamError: An error occurred (validationException) when calling the InvokeModelWithResponseStream operation: Input is too long for requested model.',
+    overflow: true,
+    provider: 'bedrock',
+  },
+  {
+    source: 'aws-samples/assessment-generator#2 (AWS SDK v3 error object)',
+    error: {
+      errorType: 'ValidationException',
+      errorMessage: 'Input is too long for requested model.',
+      name: 'ValidationException',
+      $fault: 'client',
+      $metadata: {
+        httpStatusCode: 400,
+        requestId: '16fb0962-139d-4c70-ba9c-602d9630e854',
+        attempts: 1,
+        totalRetryDelay: 0,
+      },
+    },
+    overflow: true,
+    provider: 'bedrock',
+  },
+  {
+    source: 'continuedev/continue#9592',
+    error: 'The model returned the following errors: Input is too long for requested model.',
+    overflow: true,
+    provider: 'bedrock',
+  },
+  {
+    source: 'continuedev/continue#6005',
+    error:
+      'Error processing Bedrock stream: The model returned the following errors: Input is too long for requested model.',
+    overflow: true,
+    provider: 'bedrock',
+  },
+  // --- Google (AI Studio and Vertex AI) ---
+  {
+    source: 'google-gemini/gemini-cli#13006',
+    error:
+      '[{ "error": { "code": 400, "message": "The input token count (1054016) exceeds the maximum number of tokens allowed (1048576).", "errors": [ { "message": "The input token count (1054016) exceeds the maximum number of tokens allowed (1048576).", "domain": "global", "reason": "badRequest" } ], "status": "INVALID_ARGUMENT" } } ]',
+    overflow: true,
+    provider: 'google',
+    tokens: { requestedTokens: 1054016, limitTokens: 1048576, inputTokens: 1054016 },
+  },
+  {
+    source: 'googleapis/python-genai#2466',
+    error:
+      "google.genai.errors.ClientError: 400 INVALID_ARGUMENT. {'error': {'code': 400, 'message': 'The input token count (81881) exceeds the maximum number of tokens allowed (65536).', 'status': 'INVALID_ARGUMENT'}}",
+    overflow: true,
+    provider: 'google',
+    tokens: { requestedTokens: 81881, limitTokens: 65536, inputTokens: 81881 },
+  },
+  {
+    source: 'googleapis/python-aiplatform#6336 (Vertex AI)',
+    error:
+      "{'error': {'code': 400, 'message': 'The input token count (25270) exceeds the maximum number of tokens allowed (4000).', 'status': 'INVALID_ARGUMENT'}}",
+    overflow: true,
+    provider: 'google',
+    tokens: { requestedTokens: 25270, limitTokens: 4000, inputTokens: 25270 },
+  },
+  {
+    source: 'google-gemini/gemini-cli#19727 (Vertex AI)',
+    error:
+      '[API Error: Failed to generate content: Unable to submit request because the input token count is 1251952 but model only supports up to 1048576. Reduce the input token count and try again. You can also use the CountTokens API to calculate prompt token count and billable characters. Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/learn/models]',
+    overflow: true,
+    provider: 'google',
+    tokens: { requestedTokens: 1251952, limitTokens: 1048576, inputTokens: 1251952 },
+  },
+  {
+    source: 'warpdotdev/warp#15662 (Vertex AI)',
+    error:
+      'Response stream finished unexpectedly with internal error: Vertex AI API error: Error 400, Message: The input token count exceeds the maximum number of tokens allowed 1048576., Status: INVALID_ARGUMENT, Details: []',
+    overflow: true,
+    provider: 'google',
+  },
+  // --- OpenRouter ---
+  {
+    source: 'refly-ai/refly#1177',
+    error:
+      'Error: 400 This endpoint\'s maximum context length is 32768 tokens. However, you requested about 42832 tokens (42832 of text input). Please reduce the length of either one, or use the "middle-out" transform to compress your prompt automatically.',
+    overflow: true,
+    provider: 'openrouter',
+    tokens: { requestedTokens: 42832, limitTokens: 32768, inputTokens: 42832 },
+  },
+  {
+    source: 'topoteretes/cognee#1061',
+    error:
+      'litellm.BadRequestError: OpenrouterException - {"error":{"message":"This endpoint\'s maximum context length is 16384 tokens. However, you requested about 94307 tokens (94307 of text input). Please reduce the length of either one, or use the \\"middle-out\\" transform to compress your prompt automatically.","code":400,"metadata":{"provider_name":null}}}',
+    overflow: true,
+    provider: 'openrouter',
+    tokens: { requestedTokens: 94307, limitTokens: 16384, inputTokens: 94307 },
+  },
+  {
+    source: 'CherryHQ/cherry-studio#5538 (upstream vLLM error relayed with code 502)',
+    error: {
+      message:
+        "Upstream error from Chutes: The input (49146 tokens) is longer than the model's context length (40960 tokens).",
+      error: {
+        message:
+          "Upstream error from Chutes: The input (49146 tokens) is longer than the model's context length (40960 tokens).",
+        code: 502,
+        metadata: {
+          raw: {
+            object: 'error',
+            message: "The input (49146 tokens) is longer than the model's context length (40960 tokens).",
+            type: 'BadRequestError',
+            param: null,
+            code: 400,
+          },
+          provider_name: 'Chutes',
+        },
+      },
+      code: 502,
+    },
+    overflow: true,
+    provider: 'openrouter',
+    tokens: { requestedTokens: 49146, limitTokens: 40960, inputTokens: 49146 },
+  },
+  // --- Groq, Cerebras ---
+  {
+    source: 'thepersonalaicompany/amurex-backend#51',
+    error:
+      "groq.BadRequestError: Error code: 400 - {'error': {'message': 'Please reduce the length of the messages or completion.', 'type': 'invalid_request_error', 'param': 'messages', 'code': 'context_length_exceeded'}}",
+    overflow: true,
+    provider: 'groq',
+  },
+  {
+    source: 'letta-ai/letta#1963',
+    error:
+      'Letta.letta.server.server - ERROR - Error in server._step: HTTP error occurred: 400 Client Error: Bad Request for url: https://api.groq.com/openai/v1/chat/completions | Status code: 400, Message: {"error":{"message":"Please reduce the length of the messages or completion.","type":"invalid_request_error","param":"messages","code":',
+    overflow: true,
+    provider: 'groq',
+  },
+  {
+    source: 'OpenHands/OpenHands#1902',
+    error:
+      "opendevin:ERROR: agent_controller.py:109 - Error while running the agent: GroqException - Error code: 400 - {'error': {'message': 'Please reduce the length of the messages or completion.', 'type': 'invalid_request_error', 'param': 'messages', 'code': 'context_length_exceeded'}}",
+    overflow: true,
+    provider: 'groq',
+  },
+  {
+    source: 'cline/cline#5140',
+    error:
+      '400 Please reduce the length of the messages or completion. Current length is 42328 while limit is 40000',
+    overflow: true,
+    provider: 'cerebras',
+    tokens: { requestedTokens: 42328, limitTokens: 40000 },
+  },
+  // --- DeepSeek ---
+  {
+    source: 'evalstate/fast-agent#621',
+    error:
+      "deepseek request failed for model 'deepseek-chat' (code: invalid_request_error) (status=400): Error code: 400 - {'error': {'message': \"This model's maximum context length is 131072 tokens. However, you requested 131134 tokens (122942 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.\", 'type': 'invalid_request_error', 'param': None, 'code': 'invalid_request_error'}}",
+    overflow: true,
+    provider: 'deepseek',
+    tokens: { requestedTokens: 131134, limitTokens: 131072, inputTokens: 122942 },
+  },
+  {
+    source: 'FoundationAgents/OpenManus#62',
+    error:
+      "API error: Error code: 400 - {'error': {'message': \"This model's maximum context length is 65536 tokens. However, you requested 72814 tokens (68718 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.\", 'type': 'invalid_request_error', 'param': None, 'code': 'invalid_request_error'}}",
+    overflow: true,
+    provider: 'deepseek',
+    tokens: { requestedTokens: 72814, limitTokens: 65536, inputTokens: 68718 },
+  },
+  {
+    source: 'stackblitz-labs/bolt.diy#227 (AI SDK APICallError fields as logged)',
+    error: Object.assign(
+      new Error(
+        "This model's maximum context length is 131072 tokens. However, you requested 133034 tokens (125034 in the messages, 8000 in the completion). Please reduce the length of the messages or completion.",
+      ),
+      {
+        name: 'AI_APICallError',
+        statusCode: 400,
+        responseBody:
+          '{"error":{"message":"This model\'s maximum context length is 131072 tokens. However, you requested 133034 tokens (125034 in the messages, 8000 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}',
+        isRetryable: false,
+        data: {
+          error: {
+            message:
+              "This model's maximum context length is 131072 tokens. However, you requested 133034 tokens (125034 in the messages, 8000 in the completion). Please reduce the length of the messages or completion.",
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_request_error',
+          },
+        },
+      },
+    ),
+    overflow: true,
+    provider: 'deepseek',
+    tokens: { requestedTokens: 133034, limitTokens: 131072, inputTokens: 125034 },
+  },
+  {
+    source: 'continuedev/continue#10342',
+    error:
+      "400 This model's maximum context length is 131072 tokens. However, you requested 154963 tokens (150867 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.",
+    overflow: true,
+    tokens: { requestedTokens: 154963, limitTokens: 131072, inputTokens: 150867 },
+  },
+  // --- xAI ---
+  {
+    source: 'cline/cline#3120',
+    error: '400 "This model\'s maximum prompt length is 131072 but the request contains 136973 tokens."',
+    overflow: true,
+    provider: 'xai',
+    tokens: { requestedTokens: 136973, limitTokens: 131072, inputTokens: 136973 },
+  },
+  {
+    source: 'chenyme/grok2api#693',
+    error: "HTTP 400 This model's maximum prompt length is 500000 but the request contains 907154 tokens.",
+    overflow: true,
+    provider: 'xai',
+    tokens: { requestedTokens: 907154, limitTokens: 500000, inputTokens: 907154 },
+  },
+  // --- Mistral ---
+  {
+    source:
+      'public Python script quoting a mistralai SDKError (code search; repository not shown by the index)',
+    error:
+      'mistralai.client.errors.sdkerror.SDKError: API error occurred: Status 400. Body: {"object":"error","message":"Prompt contains 159202 tokens and 0 draft tokens, too large for model with 131072 maximum context length","type":"invalid_request_invalid_args","param":null,"code":"3051","raw_status_code":400}',
+    overflow: true,
+    provider: 'mistral',
+    tokens: { requestedTokens: 159202, limitTokens: 131072, inputTokens: 159202 },
+  },
+  // --- Together AI (and TGI, whose wording it shares) ---
+  {
+    source: 'stanford-crfm/helm#2079',
+    error:
+      'Input validation error: `inputs` tokens + `max_new_tokens` must be <= 2048. Given: 2019 `inputs` tokens and 30 `max_new_tokens`',
+    overflow: true,
+    provider: 'together',
+    tokens: { requestedTokens: 2049, limitTokens: 2048, inputTokens: 2019 },
+  },
+  {
+    source: 'BerriAI/litellm#4934',
+    error:
+      "BadRequestError: litellm.BadRequestError: Together_aiException - Error code: 400 - {'error': {'message': 'Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4097. Given: 80125 `inputs` tokens and 4096 `max_new_tokens`', 'type': 'invalid_request_error', 'param': 'max_tokens', 'code': None}}",
+    overflow: true,
+    provider: 'together',
+    tokens: { requestedTokens: 84221, limitTokens: 4097, inputTokens: 80125 },
+  },
+  {
+    source: 'stanford-crfm/helm#1820',
+    error:
+      'helm.proxy.clients.together_client.TogetherClientError: Together request (job_id=c6b3f185e4f83a0d26801a5618fe0e171086b5e25c6fbe5ef525cbffc131c2dd) failed with error: Input validation error: `inputs` must have less than 1024 tokens. Given: 1244',
+    overflow: true,
+    provider: 'together',
+    tokens: { requestedTokens: 1244, limitTokens: 1024, inputTokens: 1244 },
+  },
+  {
+    source: 'huggingface/llm-vscode#94 (Hugging Face inference, same wording)',
+    error:
+      'Input validation error: `inputs` tokens + `max_new_tokens` must be <= 2048. Given: 3474 `inputs` tokens and 60 `max_new_tokens`',
+    overflow: true,
+    tokens: { requestedTokens: 3534, limitTokens: 2048, inputTokens: 3474 },
+  },
+  // --- Fireworks ---
+  {
+    source: 'warpdotdev/warp#15402',
+    error:
+      'Fireworks API error: POST "https://api.fireworks.ai/inference/v1/chat/completions": 400 Bad Request {"object":"error","type":"invalid_request_error","code":"invalid_request_error","message":"The prompt is too long: 264613, model maximum context length: 262141"}',
+    overflow: true,
+    provider: 'fireworks',
+    tokens: { requestedTokens: 264613, limitTokens: 262141, inputTokens: 264613 },
+  },
+  {
+    source: 'fw-ai/cookbook#134',
+    error:
+      'litellm.BadRequestError: Fireworks_aiException - {"error":{"object":"error","type":"invalid_request_error","code":"invalid_request_error","message":"The prompt is too long: 40177, model maximum context length: 32767"}}',
+    overflow: true,
+    provider: 'fireworks',
+    tokens: { requestedTokens: 40177, limitTokens: 32767, inputTokens: 40177 },
+  },
+  // --- Cohere ---
+  {
+    source: 'cohere-ai/sandbox-topically#4',
+    error:
+      'CohereError: too many tokens: total number of tokens (prompt and prediction) cannot exceed 2048 - received 6354. Try using a shorter prompt or a smaller max_tokens value.',
+    overflow: true,
+    provider: 'cohere',
+    tokens: { requestedTokens: 6354, limitTokens: 2048 },
+  },
+  // --- vLLM ---
+  {
+    source: 'ruipeterpan/specreason#4',
+    error:
+      "ERROR 05-08 21:27:27 [serving_chat.py:198] ValueError: This model's maximum context length is 8192 tokens. However, you requested 8203 tokens (7691 in the messages, 512 in the completion). Please reduce the length of the messages or completion.",
+    overflow: true,
+    provider: 'vllm',
+    tokens: { requestedTokens: 8203, limitTokens: 8192, inputTokens: 7691 },
+  },
+  {
+    source: 'vllm-project/vllm#20409 (title)',
+    error:
+      "ValueError: This model's maximum context length is 16384 tokens. However, you requested 122946 tokens (112946 in the messages, 10000 in the completion). Please reduce the length of the messag",
+    overflow: true,
+    tokens: { requestedTokens: 122946, limitTokens: 16384, inputTokens: 112946 },
+  },
+  {
+    source: 'vllm-project/vllm#12165',
+    error:
+      'ValueError: The prompt (total length 25938) is too long to fit into the model (context length 4096). Make sure that `max_model_len` is no smaller than the number of text tokens plus multimodal tokens.',
+    overflow: true,
+    provider: 'vllm',
+    tokens: { requestedTokens: 25938, limitTokens: 4096, inputTokens: 25938 },
+  },
+  {
+    source: 'vllm-project/vllm#10440',
+    error: 'scheduler.py:648] Input prompt (36893 tokens) is too long and exceeds limit of 1000',
+    overflow: true,
+    provider: 'vllm',
+    tokens: { requestedTokens: 36893, limitTokens: 1000, inputTokens: 36893 },
+  },
+  {
+    source: 'canfieldjuan/finetunelab.ai docs/MAX_TOKENS_CONTEXT_OVERFLOW_FIX.md',
+    error:
+      "'max_tokens' or 'max_completion_tokens' is too large: 2000. This model's maximum context length is 4096 tokens and your request has 2104 input tokens (2000 > 4096 - 2104).",
+    overflow: true,
+    provider: 'vllm',
+    tokens: { requestedTokens: 4104, limitTokens: 4096, inputTokens: 2104 },
+  },
+  {
+    source: 'meta-llama/llama-models#240',
+    error:
+      "This model's maximum context length is 2048 tokens. However, you requested 2049 tokens (1681 in the messages, 368 in the completion).",
+    overflow: true,
+    tokens: { requestedTokens: 2049, limitTokens: 2048, inputTokens: 1681 },
+  },
+  // --- llama.cpp server (and llama-cpp-python) ---
+  {
+    source: 'oobabooga/textgen#7257',
+    error:
+      '{"error":{"code":400,"message":"the request exceeds the available context size. try increasing the context size or enable context shift","type":"exceed_context_size_error","n_prompt_tokens":14429,"n_ctx":8192}}',
+    overflow: true,
+    provider: 'llama.cpp',
+    tokens: { requestedTokens: 14429, limitTokens: 8192, inputTokens: 14429 },
+  },
+  {
+    source: 'ggml-org/llama.cpp#15780',
+    error: {
+      error: {
+        code: 500,
+        message:
+          'the request exceeds the available context size. try increasing the context size or enable context shift',
+        type: 'exceed_context_size_error',
+        n_prompt_tokens: 1407,
+        n_ctx: 256,
+      },
+    },
+    overflow: true,
+    provider: 'llama.cpp',
+    tokens: { requestedTokens: 1407, limitTokens: 256, inputTokens: 1407 },
+  },
+  {
+    source: 'jshawtime/saywhatwant docs/228-LLAMACPP-CONTEXT-SIZE-DEBUGGING.md',
+    error:
+      '[LLAMA.CPP ERROR] Response body: {"error":{"code":400,"message":"the request exceeds the available context size","n_prompt_tokens":1140,"n_ctx":1024}}',
+    overflow: true,
+    provider: 'llama.cpp',
+    tokens: { requestedTokens: 1140, limitTokens: 1024, inputTokens: 1140 },
+  },
+  {
+    source: 'ggml-org/llama.cpp#17284',
+    error: 'the request exceeds the available context size, try increasing it.',
+    overflow: true,
+    provider: 'llama.cpp',
+  },
+  {
+    source: 'gpustack/gpustack#852',
+    error:
+      '9.16.412.167 E srv                send_error: task 40 | error = the request exceeds the available context size. try increasing the context size or enable context shift',
+    overflow: true,
+    provider: 'llama.cpp',
+  },
+  {
+    source: 'fedora-copr/logdetective-website#193 (llama-cpp-python server)',
+    error: '[llama-cpp] | Exception: Requested tokens (2285) exceed context window of 2048',
+    overflow: true,
+    provider: 'llama.cpp',
+    tokens: { requestedTokens: 2285, limitTokens: 2048 },
+  },
+  // --- LM Studio ---
+  {
+    source: 'lmstudio-ai/lmstudio-bug-tracker#546',
+    error:
+      '2025-03-24 18:30:59 [ERROR] Trying to keep the first 111490 tokens when context the overflows. However, the model is loaded with context length of only 32768 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input. Error Data: n/a, Additional Data: n/a',
+    overflow: true,
+    provider: 'lmstudio',
+    tokens: { requestedTokens: 111490, limitTokens: 32768, inputTokens: 111490 },
+  },
+  {
+    source: 'cline/cline#3664',
+    error:
+      '2025-05-20 15:33:59 [ERROR] Trying to keep the first 10136 tokens when context the overflows. However, the model is loaded with context length of only 7866 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input. Error Data: n/a, Additional Data: n/a',
+    overflow: true,
+    provider: 'lmstudio',
+    tokens: { requestedTokens: 10136, limitTokens: 7866, inputTokens: 10136 },
+  },
+  {
+    source: 'Gitlawb/openclaude#353',
+    error:
+      'API Error: 400 {"error":"The number of tokens to keep from the initial prompt is greater than the context length (n_keep: 13055>= n_ctx: 4096). Try to load the model with a larger context length, or provide a shorter input."}',
+    overflow: true,
+    provider: 'lmstudio',
+    tokens: { requestedTokens: 13055, limitTokens: 4096, inputTokens: 13055 },
+  },
+  {
+    source: 'anomalyco/opencode#2259',
+    error:
+      'The number of tokens to keep from the initial prompt is greater than the context length. Try to load the model with a larger context length, or provide a shorter input',
+    overflow: true,
+    provider: 'lmstudio',
+  },
+  {
+    source: 'lmstudio-ai/examples#29',
+    error: '[ERROR] Error: Input length 6491 exceeds context length 1500',
+    overflow: true,
+    provider: 'lmstudio',
+    tokens: { requestedTokens: 6491, limitTokens: 1500, inputTokens: 6491 },
+  },
+  {
+    source: 'lmstudio-ai/model-catalog#38',
+    error: 'An error occurred Input length 1581 exceeds context length 1500',
+    overflow: true,
+    provider: 'lmstudio',
+    tokens: { requestedTokens: 1581, limitTokens: 1500, inputTokens: 1581 },
+  },
+  {
+    source: 'lmstudio-ai/lmstudio-bug-tracker#1251',
+    error:
+      'Reached context length of 4096 tokens with model (arch: qwen3vlmoe) that does not currently support mid-generation context overflow. Try reloading with a larger context length or shortening the prompt/chat.',
+    overflow: true,
+    provider: 'lmstudio',
+  },
+  // --- Ollama ---
+  {
+    source: 'nano-step/nano-brain#208',
+    error: 'ollama: unexpected status 400: {"error":"the input length exceeds the context length"}',
+    overflow: true,
+    provider: 'ollama',
+  },
+  {
+    source:
+      'jeastham1993/zettel-system docs/compound/infrastructure/INFRA-001-ollama-embedding-context-limit.md',
+    error: 'OllamaSharp.Models.Exceptions.OllamaException: the input length exceeds the context length',
+    overflow: true,
+    provider: 'ollama',
+  },
+  {
+    source:
+      'public design note quoting an Ollama Cloud session log (code search; repository not shown by the index)',
+    error: '400 "prompt too long; exceeded max context length by 65590 tokens (ref: ...)"',
+    overflow: true,
+    provider: 'ollama',
+  },
+  // --- Local OpenAI-compatible servers with their own wording ---
+  {
+    source: 'jundot/omlx#169',
+    error:
+      'omlx.server - WARNING - [-] - POST /v1/chat/completions → 400: Prompt too long: 51587 tokens exceeds max context window of 32768 tokens',
+    overflow: true,
+    provider: 'generic',
+    tokens: { requestedTokens: 51587, limitTokens: 32768, inputTokens: 51587 },
+  },
+  {
+    source: 'ValueCell-ai/ClawX#658',
+    error: '400 Prompt too long: 41911 tokens exceeds max context window of 32768 tokens',
+    overflow: true,
+    provider: 'generic',
+    tokens: { requestedTokens: 41911, limitTokens: 32768, inputTokens: 41911 },
+  },
+  {
+    source: 'ddalcu/mlx-serve#66',
+    error: 'API Error: 400 Prompt exceeds maximum context length',
+    overflow: true,
+    provider: 'generic',
+  },
+  {
+    source: 'sjzar/chatlog#30',
+    error: '400 length of prompt_tokens (163280) must be less than max_seq_len (32768).',
+    overflow: true,
+    provider: 'generic',
+    tokens: { requestedTokens: 163280, limitTokens: 32768, inputTokens: 163280 },
+  },
+];
+
+const NEAR_MISSES: readonly Row[] = [
+  // --- output reserve the model cannot serve while the input itself fits (compaction would not help) ---
+  {
+    source: 'Azure/azure-sdk-for-python#40986 (124171 input + 1000000 output)',
+    error:
+      "Error during LLM analysis for emergency issue: (context_length_exceeded) This model's maximum context length is 128000 tokens. However, you requested 1124171 tokens (124171 in the messages, 1000000 in the completion). Please reduce the length of the messages or completion.",
+    overflow: false,
+  },
+  {
+    source: 'Azure/azure-sdk-for-net#41892 (max tokens 26000 of a 32768 window)',
+    error:
+      '{ "error": { "message": "This model\'s maximum context length is 32768 tokens. However, you requested 35969 tokens (9969 in the messages, 26000 in the completion). Please reduce the length of the messages or completion.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded" } }',
+    overflow: false,
+  },
+  {
+    source: 'ChatGPTNextWeb/NextChat#3195 (64 input + 8192 output on an 8192 window)',
+    error:
+      '{ "error": { "message": "This model\'s maximum context length is 8192 tokens. However, you requested 8256 tokens (64 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded" } }',
+    overflow: false,
+  },
+  {
+    source: 'ChatGPTNextWeb/NextChat#3195',
+    error:
+      '{ "error": { "message": "max_tokens is too large: 8192. This model supports at most 4096 completion tokens, whereas you provided 8192.", "type": "invalid_request_error", "param": "max_tokens", "code": null } }',
+    overflow: false,
+  },
+  {
+    source: 'diffbot/code-gpt-docs#284',
+    error:
+      '400 max_tokens is too large: 6000. This model supports at most 4096 completion tokens, whereas you provided 6000.',
+    overflow: false,
+  },
+  {
+    source: 'enoch3712/ExtractThinker#346',
+    error:
+      'litellm.BadRequestError: OpenAIException - max_tokens is too large: 32000. This model supports at most 16384 completion tokens, whereas you provided 32000.',
+    overflow: false,
+  },
+  {
+    source: 'trigaten/Learn_Prompting#691 (57 input + 10000 output)',
+    error:
+      "OpenAI API Response was: Error 400: This model's maximum context length is 4097 tokens. However, you requested 10057 tokens (57 in the messages, 10000 in the completion). Please reduce the length of the messages or completion.",
+    overflow: false,
+  },
+  {
+    source: 'acheong08/ChatGPT#501 (1044 input + 3072 output; fixed by lowering max_tokens)',
+    error:
+      'InvalidRequestError(message="This model\'s maximum context length is 4097 tokens, however you requested 4116 tokens (1044 in your prompt; 3072 for the completion). Please reduce your prompt; or completion length.", param=None, code=None, http_status=400, request_id=None)',
+    overflow: false,
+  },
+  {
+    source: 'tatsu-lab/stanford_alpaca#47 (maintainer: lower max_new_tokens)',
+    error:
+      "WARNING:root:OpenAIError: This model's maximum context length is 4097 tokens, however you requested 4162 tokens (1090 in your prompt; 3072 for the completion). Please reduce your prompt; or completion length..",
+    overflow: false,
+  },
+  {
+    source: 'ogx-ai/ogx#4534 (vLLM, 568 input + 6048 output on a 6048 window)',
+    error:
+      "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': \"This model's maximum context length is 6048 tokens. However, you requested 6616 tokens (568 in the messages, 6048 in the completion). Please reduce the length of the messages or completion.\", 'type': 'BadRequestError', 'param': None, 'code': 400}",
+    overflow: false,
+  },
+  {
+    source: 'vllm-project/vllm#20409 (9591 input + 10000 output on a 16384 window)',
+    error:
+      "Error Occurs: \"Error code: 400 - {'object': 'error', 'message': \"This model's maximum context length is 16384 tokens. However, you requested 19591 tokens (9591 in the messages, 10000 in the completion). Please reduce the length of the messages or completion. None\", 'type': 'BadRequestError', 'param': None, 'code': 400}\"",
+    overflow: false,
+  },
+  {
+    source: 'claude-code-best/claude-code#272 (vLLM)',
+    error:
+      "Error: 400 'max_tokens' or 'max_completion_tokens' is too large: 64000. This model's maximum context length is 64001 tokens and your request has 24235 input tokens (64000 > 64001 - 24235). None",
+    overflow: false,
+  },
+  {
+    source: 'stackblitz/bolt.new#7414 (Anthropic, 90402 input + 116650 output)',
+    error:
+      'input length and max_tokens exceed context limit: 90402 + 116650 > 204648, decrease input length or max_tokens and try again',
+    overflow: false,
+  },
+  {
+    source: 'stackblitz/bolt.new#7422',
+    error:
+      'input length and max_tokens exceed context limit: 86888 + 119866 > 204648, decrease input length or max_tokens and try again',
+    overflow: false,
+  },
+  {
+    source: 'Aider-AI/aider#3721 (OpenRouter, output reserve = the whole window)',
+    error:
+      "litellm.BadRequestError: OpenrouterException - KeyError: 'choices', Got unexpected response from OpenRouter: {'error': {'message': 'This endpoint\\'s maximum context length is 131072 tokens. However, you requested about 141607 tokens (10535 of text input, 131072 in the output). Please reduce the length of either one, or use the \"middle-out\" transform to compress your prompt automatically.', 'code': 400, 'metadata': {'provider_name': 'Chutes'}}}",
+    overflow: false,
+  },
+  {
+    source: 'OpenHands/OpenHands#9937 (compacting on this "causes an infinite condensation loop")',
+    error:
+      'this endpoint\'s maximum context length is 131072 tokens. however, you requested about 138956 tokens (7884 of text input, 131072 in the output). please reduce the length of either one, or use the "middle-out" transform to compress your prompt automatically.',
+    overflow: false,
+  },
+  {
+    source: 'HeyPuter/puter#3521 (Together, 11 input + 1048573 output)',
+    error:
+      '400 {"id":"ovG6YRd-6z2FuN-a2776a344b1e70b5","error":{"message":"Failed to start generation: The input token count (11) plus the requested output count (1048573) exceeds the model\'s maximum context length (1048576)","type":"invalid_request_error","param":null,"code":null}}',
+    overflow: false,
+  },
+  {
+    source: 'nickscamara/open-deep-research#19 (DeepSeek)',
+    error: 'Research may have failed: Invalid max_tokens value, the valid range of max_tokens is [1, 8192]',
+    overflow: false,
+  },
+  {
+    source: 'open-webui/open-webui#10507 (DashScope)',
+    error: '400: <400> InternalError.Algo.InvalidParameter: Range of max_tokens should be [1, 8192]',
+    overflow: false,
+  },
+  {
+    source: 'langchain-ai/langchain#9697 (Bedrock max_tokens_to_sample)',
+    error:
+      'botocore.errorfactory.ValidationException: An error occurred (ValidationException) when calling the InvokeModel operation: Malformed input request: 8192 is not less or equal to 8191, please reformat your input and try again.',
+    overflow: false,
+  },
+  {
+    source: 'koosoli/ESPHomeDesigner#379',
+    error:
+      "Error: Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#12319 (output cut, not an input overflow)',
+    error:
+      "API Error: Claude's response exceeded the 32000 output token maximum. To configure this behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable.",
+    overflow: false,
+  },
+  // --- rate limits and throttling, several naming tokens ---
+  {
+    source: 'vanna-ai/vanna-flask#11 (HTTP 429)',
+    error: Object.assign(
+      new Error(
+        'Request too large for gpt-4o on tokens per min (TPM): Limit 30000, Requested 342389. The input or output tokens must be reduced in order to run successfully.',
+      ),
+      { status: 429 },
+    ),
+    overflow: false,
+  },
+  {
+    source: 'openai/codex#38366',
+    error:
+      'stream disconnected before completion: Request too large for gpt-5.6-luna in organization org-b4g4X7AHZEEhfU5LlCT6H4N4 on tokens per min (TPM): Limit 200000, Requested 208334. The input or output tokens must be reduced in order to run successfully. Visit https://platform.openai.com/account/rate-limits to learn more.',
+    overflow: false,
+  },
+  {
+    source: 'autohandai/code-cli#338 (Groq)',
+    error:
+      'An unexpected error occurred. Please try again. Request too large for model `openai/gpt-oss-20b` in organization `org_01kw3t4t1ke018w1a90cd42bys` service tier `on_demand` on tokens per minute (TPM): Limit 8000, Requested 34031, please reduce your message size and try again. Need more tokens? Upgrade to Dev Tier today at https://console.groq.com/settings/billing',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#236 (Bedrock)',
+    error: '(429 Too many tokens, please wait before trying again.)',
+    overflow: false,
+  },
+  {
+    source: 'RooCodeInc/Roo-Code#5050 (Bedrock, AWS SDK v3 error object)',
+    error: {
+      message: 'Too many tokens, please wait before trying again.',
+      name: 'ThrottlingException',
+      $fault: 'client',
+      $metadata: {
+        httpStatusCode: 429,
+        requestId: '158a2e26-c851-4440-9f98-e3065df1de46',
+        attempts: 3,
+        totalRetryDelay: 274,
+      },
+    },
+    overflow: false,
+  },
+  {
+    source: 'aws-samples/amazon-bedrock-client-for-mac#99',
+    error:
+      'Error invoking the model: ThrottlingException(properties: AWSBedrockRuntime.ThrottlingException.Properties(message: Optional("Too many tokens, please wait before trying again.")), httpResponse: Status Code: HTTP status code: 429',
+    overflow: false,
+  },
+  {
+    source: 'minorun365/agent-book#29 (Bedrock)',
+    error:
+      'botocore.errorfactory.ThrottlingException: An error occurred (ThrottlingException) when calling the Converse operation (reached max retries: 4): Too many tokens per day, please wait before trying again.',
+    overflow: false,
+  },
+  {
+    source: 'BerriAI/litellm#589 (Bedrock)',
+    error:
+      'An error occurred (throttlingException) when calling the InvokeModelWithResponseStream operation: Too many requests, please wait before trying again. You have sent too many requests.  Wait before trying again.',
+    overflow: false,
+  },
+  {
+    source: 'bhouston/mycoder#62 (Anthropic)',
+    error:
+      '{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization (d3f27ff7-9afe-4ee2-9645-76ecfc73c2b7) of 40,000 input tokens per minute. For details, refer to: https://docs.anthropic.com/en/api/rate-limits. You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later. You may also contact sales at https://www.anthropic.com/contact-sales to discuss your options for a rate limit increase."}}',
+    overflow: false,
+  },
+  {
+    source: 'FoundationAgents/OpenManus#746 (Anthropic through an OpenAI-compatible client)',
+    error:
+      "OpenAI API error: Error code: 429 - {'error': {'code': 'rate_limit_error', 'message': 'This request would exceed the rate limit for your organization of 20,000 input tokens per minute. For details, refer to: https://docs.anthropic.com/en/api/rate-limits. You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later. You may also contact sales at https://www.anthropic.com/contact-sales to discuss your options for a rate limit increase.', 'type': 'invalid_request_error', 'param': None}}",
+    overflow: false,
+  },
+  {
+    source: 'stagewise-io/stagewise#927 (Anthropic through the AI SDK)',
+    error:
+      "LLM provider error: Failed after 2 attempts. Last error: This request would exceed your organization's rate limit of 30,000 input tokens per minute (org: 80162711-722b-4454-ae75-c6334e6796f2, model: claude-opus-4-6). For details, refer to: https://docs.claude.com/en/api/rate-limits. You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later. You may also contact sales at https://claude.com/contact-sales to discuss your options for a rate limit increase.",
+    overflow: false,
+  },
+  // --- Google quotas (RESOURCE_EXHAUSTED), one naming input_token_count ---
+  {
+    source: 'google-gemini/gemini-cli#13112',
+    error: {
+      error: {
+        code: 429,
+        message:
+          'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/usage?tab=rate-limit. \n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_input_token_count, limit: 250000, model: gemini-2.5-flash\nPlease retry in 39.844676573s.',
+        status: 'RESOURCE_EXHAUSTED',
+      },
+    },
+    overflow: false,
+  },
+  {
+    source: 'google/generative-ai-docs#236',
+    error:
+      '{ "error": { "code": 429, "message": "Resource has been exhausted (e.g. check quota).", "status": "RESOURCE_EXHAUSTED" } }',
+    overflow: false,
+  },
+  {
+    source: 'google/generative-ai-docs#236 (comment)',
+    error:
+      "Quota exceeded for quota metric 'Generate Content API requests per minute' and limit 'GenerateContent request limit per minute for a region' of service 'generativelanguage.googleapis.com' for consumer 'project_number:696498078762'.",
+    overflow: false,
+  },
+  {
+    source: 'googleapis/python-genai#2065',
+    error:
+      "ClientError: 429 RESOURCE_EXHAUSTED. {'error': {'code': 429, 'message': 'Resource has been exhausted (e.g. check quota).', 'status': 'RESOURCE_EXHAUSTED'}}",
+    overflow: false,
+  },
+  {
+    source: 'google-gemini/gemini-cli#8437',
+    error:
+      "Generate error: 429 RESOURCE_EXHAUSTED. {'error': {'code': 429, 'message': 'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.', 'status': 'RESOURCE_EXHAUSTED', 'details': [{'@type': 'type.googleapis.com/google.rpc.QuotaFailure', 'violations': [{'quotaMetric': 'generativelanguage.googleapis.com/generate_content_free_tier_input_token_count', 'quotaId': 'GenerateContentInputTokensPerModelPerMinute-FreeTier'",
+    overflow: false,
+  },
+  // --- spending limits ---
+  {
+    source: 'ChatGPTNextWeb/NextChat#3123',
+    error:
+      '{ "error": { "message": "You exceeded your current quota, please check your plan and billing details.", "type": "insufficient_quota", "param": null, "code": "insufficient_quota" } }',
+    overflow: false,
+  },
+  {
+    source: 'Chanzhaoyu/chatgpt-web#1965',
+    error:
+      'ChatGPT error 429: { "error": { "message": "You exceeded your current quota, please check your plan and billing details.", "type": "insufficient_quota", "param": null, "code": "insufficient_quota" } }',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#66314',
+    error:
+      'Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."},"request_id":"req_011CbrFTcXhtiMzr3s6EocF7"}',
+    overflow: false,
+  },
+  {
+    source: 'can1357/oh-my-pi#9569 (OpenRouter 402; title as published)',
+    error:
+      '402 This request requires more credits, or fewer max_tokens. You requested up to 65536 tokens, but can only a…',
+    overflow: false,
+  },
+  // --- HTTP body over the byte limit (a separate isRequestTooLargeError) ---
+  {
+    source: 'anthropics/anthropic-sdk-python#938',
+    error:
+      "anthropic._exceptions.RequestTooLargeError: Error code: 413 - {'error': {'type': 'request_too_large', 'message': 'Request exceeds the maximum size'}}",
+    overflow: false,
+    tooLarge: true,
+  },
+  {
+    source: 'anthropics/claude-code#10314',
+    error: 'Error: 413 {"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}',
+    overflow: false,
+    tooLarge: true,
+  },
+  {
+    source: 'google-gemini/gemini-cli#13776',
+    error:
+      '[API Error: {"error":{"message":"Maximum request body size 1048576 exceeded, actual body size 1056562","code":413,"status":"Request Entity Too Large"}}]',
+    overflow: false,
+    tooLarge: true,
+  },
+  {
+    source: 'googleworkspace/dotnet-samples#23',
+    error: 'Request payload size exceeds the limit: 10485760 bytes.',
+    overflow: false,
+    tooLarge: true,
+  },
+  {
+    source: 'langchain-ai/langchain-aws#419 (Bedrock InvokeModel body limit)',
+    error:
+      "ValidationException: An error occurred (ValidationException) when calling the InvokeModel operation: 1 validation error detected: Value at 'body' failed to satisfy constraint: Member must have length less than or equal to 25000000",
+    overflow: false,
+    tooLarge: true,
+  },
+  {
+    source: 'ggml-org/llama.cpp#4500',
+    error: 'HTTP 413: Payload too large',
+    overflow: false,
+    tooLarge: true,
+  },
+];
+
+const TABLE = [...OVERFLOWS, ...NEAR_MISSES];
+
+/** Precision and recall of `isContextOverflowError` on the table. */
+function score(): { precision: number; recall: number; missed: string[]; falseAlarms: string[] } {
+  let truePositives = 0;
+  let falsePositives = 0;
+  const missed: string[] = [];
+  const falseAlarms: string[] = [];
+  for (const row of TABLE) {
+    const detected = isContextOverflowError(row.error);
+    if (detected && row.overflow) truePositives++;
+    if (detected && !row.overflow) {
+      falsePositives++;
+      falseAlarms.push(row.source);
+    }
+    if (!detected && row.overflow) missed.push(row.source);
+  }
+  const positives = OVERFLOWS.length;
+  return {
+    precision: truePositives + falsePositives === 0 ? 1 : truePositives / (truePositives + falsePositives),
+    recall: truePositives / positives,
+    missed,
+    falseAlarms,
+  };
+}
+
+describe('the table of real provider errors', () => {
+  test('holds overflows from every supported provider and near misses of every kind', () => {
+    const providers = new Set(OVERFLOWS.map((row) => row.provider).filter((p) => p !== undefined));
+    for (const provider of [
+      'openai',
+      'azure',
+      'anthropic',
+      'bedrock',
+      'google',
+      'mistral',
+      'openrouter',
+      'groq',
+      'deepseek',
+      'xai',
+      'together',
+      'fireworks',
+      'cohere',
+      'vllm',
+      'llama.cpp',
+      'ollama',
+      'lmstudio',
+    ] as const) {
+      expect(providers, provider).toContain(provider);
+    }
+    expect(OVERFLOWS.length).toBeGreaterThanOrEqual(80);
+    expect(NEAR_MISSES.length).toBeGreaterThanOrEqual(45);
+  });
+
+  test('precision is 100% and recall at least 95%', () => {
+    const { precision, recall, missed, falseAlarms } = score();
+    expect(falseAlarms).toEqual([]);
+    expect(precision).toBe(1);
+    expect(recall, `missed: ${missed.join('; ')}`).toBeGreaterThanOrEqual(0.95);
+  });
+
+  test.each(NEAR_MISSES.map((row) => [row.source, row] as const))('%s is not an overflow', (_source, row) => {
+    expect(isContextOverflowError(row.error)).toBe(false);
+    expect(getContextOverflowProvider(row.error)).toBeNull();
+    expect(parseOverflowTokens(row.error)).toBeNull();
+  });
+
+  test.each(OVERFLOWS.filter((row) => row.provider !== undefined).map((row) => [row.source, row] as const))(
+    '%s names its provider',
+    (_source, row) => {
+      expect(getContextOverflowProvider(row.error)).toBe(row.provider);
+    },
+  );
+
+  test.each(OVERFLOWS.filter((row) => row.tokens !== undefined).map((row) => [row.source, row] as const))(
+    '%s states its sizes',
+    (_source, row) => {
+      expect(parseOverflowTokens(row.error)).toEqual(row.tokens);
+    },
+  );
+
+  test('body-size errors are request-too-large, overflows and rate limits are not', () => {
+    for (const row of TABLE) {
+      expect(isRequestTooLargeError(row.error), row.source).toBe(row.tooLarge === true);
+    }
+  });
+});

@@ -1,0 +1,352 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import {
+  getContextOverflowProvider,
+  isContextOverflowError,
+  isRequestTooLargeError,
+  parseOverflowTokens,
+} from './overflow-errors.js';
+
+const ANTHROPIC = 'prompt is too long: 208000 tokens > 200000 maximum';
+const OPENAI =
+  "This model's maximum context length is 128000 tokens. However, you requested 140000 tokens (130000 in the messages, 10000 in the completion). Please reduce the length of the messages or completion.";
+
+/** An error shaped like the AI SDK's `APICallError` (the fields it sets, built the way it builds them). */
+function apiCallError(fields: {
+  message: string;
+  url?: string;
+  statusCode?: number;
+  responseBody?: string;
+  data?: unknown;
+  requestBodyValues?: unknown;
+  cause?: unknown;
+}): Error {
+  const { message, cause, ...rest } = fields;
+  const error = new Error(message, cause === undefined ? undefined : { cause });
+  return Object.assign(error, { name: 'AI_APICallError', isRetryable: false, responseHeaders: {}, ...rest });
+}
+
+describe('accepted shapes', () => {
+  test('strings, Error objects and objects with message / error / body / responseBody', () => {
+    expect(isContextOverflowError(ANTHROPIC)).toBe(true);
+    expect(isContextOverflowError(new Error(ANTHROPIC))).toBe(true);
+    expect(isContextOverflowError({ message: ANTHROPIC })).toBe(true);
+    expect(isContextOverflowError({ error: ANTHROPIC })).toBe(true);
+    expect(isContextOverflowError({ error: { message: ANTHROPIC } })).toBe(true);
+    expect(isContextOverflowError({ body: JSON.stringify({ error: { message: ANTHROPIC } }) })).toBe(true);
+    expect(isContextOverflowError({ responseBody: JSON.stringify({ error: { message: OPENAI } }) })).toBe(
+      true,
+    );
+    expect(isContextOverflowError({ message: 'Bad Request', data: { error: { message: OPENAI } } })).toBe(
+      true,
+    );
+  });
+
+  test('JSON inside a string, doubly encoded', () => {
+    const inner = JSON.stringify({ error: { code: 400, message: OPENAI } });
+    const outer = JSON.stringify({ error: { message: inner } });
+    expect(isContextOverflowError(`Error: 400 ${outer}`)).toBe(true);
+    expect(parseOverflowTokens(outer)).toEqual({
+      requestedTokens: 140000,
+      limitTokens: 128000,
+      inputTokens: 130000,
+    });
+  });
+
+  test('nested cause chains, cycles included', () => {
+    const root = new Error('request failed', {
+      cause: new Error('upstream', { cause: new Error(ANTHROPIC) }),
+    });
+    expect(isContextOverflowError(root)).toBe(true);
+    const a: { message: string; cause?: unknown } = { message: 'outer' };
+    const b = { message: 'middle', cause: a };
+    a.cause = b;
+    expect(isContextOverflowError(a)).toBe(false);
+    const c: { message: string; cause?: unknown } = { message: 'outer', cause: { message: ANTHROPIC } };
+    (c.cause as { cause?: unknown }).cause = c;
+    expect(isContextOverflowError(c)).toBe(true);
+  });
+
+  test('the cause chain is read to a bounded depth', () => {
+    let deep: unknown = new Error(ANTHROPIC);
+    for (let level = 0; level < 4; level++) deep = new Error(`wrapper ${level}`, { cause: deep });
+    expect(isContextOverflowError(deep)).toBe(true);
+    for (let level = 0; level < 10_000; level++) deep = { message: 'wrapper', cause: deep };
+    expect(isContextOverflowError(deep)).toBe(false);
+  });
+
+  test('AI SDK APICallError: status, response body, parsed data and the URL naming the provider', () => {
+    const groq = apiCallError({
+      message: 'Please reduce the length of the messages or completion.',
+      url: 'https://api.groq.com/openai/v1/chat/completions',
+      statusCode: 400,
+      responseBody:
+        '{"error":{"message":"Please reduce the length of the messages or completion.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}',
+    });
+    expect(isContextOverflowError(groq)).toBe(true);
+    expect(getContextOverflowProvider(groq)).toBe('groq');
+
+    const azure = apiCallError({
+      message: OPENAI,
+      url: 'https://contoso.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-06-01',
+      statusCode: 400,
+    });
+    expect(getContextOverflowProvider(azure)).toBe('azure');
+    expect(getContextOverflowProvider(apiCallError({ message: OPENAI, statusCode: 400 }))).toBe('openai');
+  });
+
+  test('an AI SDK RetryError is judged by the errors it carries', () => {
+    const retry = Object.assign(new Error('Failed after 3 attempts. Last error: Bad Request'), {
+      name: 'AI_RetryError',
+      reason: 'maxRetriesExceeded',
+      errors: [new Error('socket hang up'), new Error(ANTHROPIC)],
+      lastError: new Error(ANTHROPIC),
+    });
+    expect(isContextOverflowError(retry)).toBe(true);
+  });
+
+  test('request bodies and headers are never read: user text quoting an overflow does not count', () => {
+    const error = apiCallError({
+      message: 'Bad Request',
+      statusCode: 400,
+      requestBodyValues: { messages: [{ role: 'user', content: `why do I get "${ANTHROPIC}"?` }] },
+    });
+    expect(isContextOverflowError(error)).toBe(false);
+  });
+
+  test('HTTP status beside the text: 429 and 413 are never overflows', () => {
+    expect(isContextOverflowError(apiCallError({ message: OPENAI, statusCode: 429 }))).toBe(false);
+    expect(isContextOverflowError({ message: ANTHROPIC, status: 413 })).toBe(false);
+    expect(isContextOverflowError({ message: ANTHROPIC, $metadata: { httpStatusCode: 429 } })).toBe(false);
+    expect(isContextOverflowError(`Error: 429 ${ANTHROPIC}`)).toBe(false);
+    expect(isContextOverflowError(`API Error: 400 ${ANTHROPIC}`)).toBe(true);
+    expect(isContextOverflowError({ message: ANTHROPIC, statusCode: 500 })).toBe(true);
+  });
+});
+
+describe('what is and is not an overflow', () => {
+  test('input alone too long, and input plus a modest output reserve over the window, are overflows', () => {
+    expect(isContextOverflowError(ANTHROPIC)).toBe(true);
+    const sum =
+      'input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000, decrease input length or `max_tokens` and try again';
+    expect(isContextOverflowError(sum)).toBe(true);
+  });
+
+  test('an output reserve of half the window or more, with an input that fits, is a max_tokens problem', () => {
+    const fits =
+      'input length and `max_tokens` exceed context limit: 50000 + 160000 > 200000, decrease input';
+    expect(isContextOverflowError(fits)).toBe(false);
+    const inputTooLongAnyway = 'input length and `max_tokens` exceed context limit: 210000 + 160000 > 200000';
+    expect(isContextOverflowError(inputTooLongAnyway)).toBe(true);
+  });
+
+  test('unrelated errors are not overflows', () => {
+    for (const error of [
+      'fetch failed',
+      new Error('Invalid API key provided'),
+      { error: { type: 'overloaded_error', message: 'Overloaded' } },
+      { message: 'The model `gpt-5` does not exist or you do not have access to it.', status: 404 },
+      'context',
+      'maximum',
+    ]) {
+      expect(isContextOverflowError(error)).toBe(false);
+      expect(getContextOverflowProvider(error)).toBeNull();
+    }
+  });
+});
+
+describe('parseOverflowTokens', () => {
+  test('reads the sizes providers state', () => {
+    expect(parseOverflowTokens(ANTHROPIC)).toEqual({
+      requestedTokens: 208000,
+      limitTokens: 200000,
+      inputTokens: 208000,
+    });
+    expect(parseOverflowTokens(OPENAI)).toEqual({
+      requestedTokens: 140000,
+      limitTokens: 128000,
+      inputTokens: 130000,
+    });
+    expect(parseOverflowTokens('prompt is too long: 200,049 tokens > 200,000 maximum')).toEqual({
+      requestedTokens: 200049,
+      limitTokens: 200000,
+      inputTokens: 200049,
+    });
+  });
+
+  test('reads llama.cpp counts from fields beside the text', () => {
+    const error = {
+      error: {
+        code: 400,
+        message: 'the request exceeds the available context size, try increasing it',
+        type: 'exceed_context_size_error',
+        n_prompt_tokens: 9000,
+        n_ctx: 8192,
+      },
+    };
+    expect(parseOverflowTokens(error)).toEqual({
+      requestedTokens: 9000,
+      limitTokens: 8192,
+      inputTokens: 9000,
+    });
+  });
+
+  test('omits inputTokens where the message does not split the total', () => {
+    expect(
+      parseOverflowTokens(
+        'too many tokens: total number of tokens (prompt and prediction) cannot exceed 4096 - received 5000.',
+      ),
+    ).toEqual({ requestedTokens: 5000, limitTokens: 4096 });
+  });
+
+  test('null for overflows without sizes and for anything that is not an overflow', () => {
+    expect(parseOverflowTokens('Input is too long for requested model.')).toBeNull();
+    expect(parseOverflowTokens('Too many tokens, please wait before trying again.')).toBeNull();
+    expect(parseOverflowTokens(undefined)).toBeNull();
+  });
+});
+
+describe('isRequestTooLargeError', () => {
+  test('413 and body-size wording, not tokens-per-minute limits sent with 413', () => {
+    expect(isRequestTooLargeError({ status: 413, message: 'Request Entity Too Large' })).toBe(true);
+    expect(isRequestTooLargeError(apiCallError({ message: 'Payload Too Large', statusCode: 413 }))).toBe(
+      true,
+    );
+    expect(
+      isRequestTooLargeError({
+        status: 413,
+        message:
+          'Request too large for model `llama3-70b-8192` in organization `org_1` on tokens per minute (TPM): Limit 6000, Requested 9000, please reduce your message size and try again.',
+      }),
+    ).toBe(false);
+    expect(isRequestTooLargeError(ANTHROPIC)).toBe(false);
+    expect(isRequestTooLargeError('socket hang up')).toBe(false);
+  });
+});
+
+describe('odd input never throws', () => {
+  const hostile: unknown[] = [
+    undefined,
+    null,
+    0,
+    Number.NaN,
+    10n,
+    Symbol('x'),
+    () => ANTHROPIC,
+    [],
+    [[[]]],
+    Object.create(null),
+    new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap');
+        },
+        has() {
+          throw new Error('trap');
+        },
+        ownKeys() {
+          throw new Error('trap');
+        },
+        getPrototypeOf() {
+          throw new Error('trap');
+        },
+      },
+    ),
+    (() => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy;
+    })(),
+    {
+      get message(): string {
+        throw new Error('getter');
+      },
+    },
+    {
+      [Symbol.toPrimitive]() {
+        throw new Error('primitive');
+      },
+    },
+    { message: 'x'.repeat(2_000_000) + ANTHROPIC },
+    { body: `{${'"a":{'.repeat(5_000)}` },
+    { errors: new Array(100_000).fill(ANTHROPIC) },
+  ];
+
+  test.each(hostile.map((value, index) => [index, value] as const))('hostile value #%i', (_index, value) => {
+    expect(typeof isContextOverflowError(value)).toBe('boolean');
+    expect(typeof isRequestTooLargeError(value)).toBe('boolean');
+    const provider = getContextOverflowProvider(value);
+    expect(provider === null || typeof provider === 'string').toBe(true);
+    const tokens = parseOverflowTokens(value);
+    expect(tokens === null || typeof tokens.requestedTokens === 'number').toBe(true);
+  });
+
+  test('anything: a boolean, a provider or null, sizes or null; the three agree', () => {
+    fc.assert(
+      fc.property(
+        fc.anything({ withBigInt: true, withMap: true, withSet: true, withTypedArray: true }),
+        (value) => {
+          const overflow = isContextOverflowError(value);
+          expect(typeof overflow).toBe('boolean');
+          expect(typeof isRequestTooLargeError(value)).toBe('boolean');
+          expect(getContextOverflowProvider(value) !== null).toBe(overflow);
+          if (parseOverflowTokens(value) !== null) expect(overflow).toBe(true);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  test('error-shaped objects built from provider words', () => {
+    const words = fc.constantFrom(
+      'prompt is too long:',
+      'tokens',
+      '>',
+      'maximum',
+      'context length',
+      'rate limit',
+      '429',
+      '413',
+      'exceeds',
+      '{',
+      '}',
+      '"error":',
+      '(',
+      ')',
+      'n_ctx',
+      '12345',
+      '200,000',
+    );
+    const text = fc.array(words, { maxLength: 12 }).map((parts) => parts.join(' '));
+    const errorLike = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.record(
+          {
+            message: text,
+            error: tie('node'),
+            cause: tie('node'),
+            statusCode: fc.integer({ min: 100, max: 599 }),
+            responseBody: text.map((body) => JSON.stringify({ error: { message: body } })),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(errorLike, (value) => {
+        const overflow = isContextOverflowError(value);
+        expect(getContextOverflowProvider(value) !== null).toBe(overflow);
+        const tokens = parseOverflowTokens(value);
+        if (tokens !== null) {
+          expect(overflow).toBe(true);
+          expect(Number.isSafeInteger(tokens.requestedTokens)).toBe(true);
+          expect(Number.isSafeInteger(tokens.limitTokens)).toBe(true);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -1,0 +1,373 @@
+/** Which API produced a context overflow; `generic` is wording several servers share with no other clue. */
+export type ContextOverflowProvider =
+  | 'openai'
+  | 'azure'
+  | 'anthropic'
+  | 'bedrock'
+  | 'google'
+  | 'mistral'
+  | 'openrouter'
+  | 'groq'
+  | 'deepseek'
+  | 'xai'
+  | 'together'
+  | 'fireworks'
+  | 'cohere'
+  | 'cerebras'
+  | 'vllm'
+  | 'llama.cpp'
+  | 'ollama'
+  | 'lmstudio'
+  | 'generic';
+
+/** One provider's overflow wording. */
+export interface OverflowSignature {
+  readonly provider: ContextOverflowProvider;
+  readonly pattern: RegExp;
+}
+
+/** Token counts stated by an overflow message; `outputTokens` is the completion reserve when stated. */
+export interface StatedCounts {
+  readonly requested: number;
+  readonly limit: number;
+  readonly input?: number;
+  readonly output?: number;
+}
+
+/** A number as providers print it: `208000` or `200,049`. */
+const N = String.raw`(\d{1,3}(?:,\d{3})+|\d+)`;
+
+function rx(source: string): RegExp {
+  return new RegExp(source, 'i');
+}
+
+/**
+ * Overflow wordings, most specific first: the first match names the provider unless a host or wrapper
+ * clue says otherwise. Each one was seen in a real provider response (see the test table).
+ */
+export const OVERFLOW_SIGNATURES: readonly OverflowSignature[] = [
+  {
+    provider: 'anthropic',
+    pattern: rx(String.raw`prompt is too long:\s*${N}\s*tokens?\s*>\s*${N}\s*maximum`),
+  },
+  { provider: 'anthropic', pattern: /input length and `?max_tokens`? exceed context limit/i },
+  { provider: 'bedrock', pattern: /input is too long for requested model/i },
+  {
+    provider: 'google',
+    pattern: /input token count(?: is)?\s*(?:\(\d[\d,]*\)\s*)?exceeds the maximum number of tokens allowed/i,
+  },
+  {
+    provider: 'google',
+    pattern:
+      /unable to submit request because the input token count is \d[\d,]* but model only supports up to/i,
+  },
+  { provider: 'azure', pattern: /input tokens exceed the configured limit of \d/i },
+  { provider: 'xai', pattern: /maximum prompt length is \d[\d,]* but the request contains \d[\d,]* tokens/i },
+  { provider: 'openrouter', pattern: /endpoint'?s maximum context length is \d/i },
+  { provider: 'mistral', pattern: /too large for model with \d[\d,]* maximum context length/i },
+  { provider: 'fireworks', pattern: /the prompt is too long: \d[\d,]*, model maximum context length: \d/i },
+  { provider: 'together', pattern: /`?inputs`? tokens \+ `?max_new_tokens`? must be <=\s*\d/i },
+  { provider: 'together', pattern: /`?inputs`? must have less than \d[\d,]* tokens/i },
+  {
+    provider: 'together',
+    pattern:
+      /input token count \(\d[\d,]*\) plus the requested output count \(\d[\d,]*\) exceeds the model'?s maximum context length/i,
+  },
+  {
+    provider: 'cohere',
+    pattern: /too many tokens: total number of tokens \(prompt and prediction\) cannot exceed/i,
+  },
+  { provider: 'cohere', pattern: /too many tokens: size limit exceeded/i },
+  { provider: 'cerebras', pattern: /current length is \d[\d,]* while limit is \d/i },
+  { provider: 'llama.cpp', pattern: /exceed_context_size_error/i },
+  { provider: 'llama.cpp', pattern: /the request exceeds the available context size/i },
+  { provider: 'llama.cpp', pattern: /requested tokens \(\d[\d,]*\) exceed context window of \d/i },
+  {
+    provider: 'lmstudio',
+    pattern: /tokens to keep from the initial prompt is greater than the context length/i,
+  },
+  { provider: 'lmstudio', pattern: /trying to keep the first \d[\d,]* tokens when context the overflows/i },
+  {
+    provider: 'lmstudio',
+    pattern:
+      /reached context length of \d[\d,]* tokens with model .{0,120}?does not currently support mid-generation context overflow/i,
+  },
+  { provider: 'lmstudio', pattern: /input length \d[\d,]* exceeds context length \d/i },
+  { provider: 'ollama', pattern: /prompt too long; exceeded (?:max )?context length/i },
+  { provider: 'ollama', pattern: /the input length exceeds the context length/i },
+  { provider: 'vllm', pattern: /the prompt \(total length \d[\d,]*\) is too long to fit into the model/i },
+  { provider: 'vllm', pattern: /input prompt \(\d[\d,]* tokens\) is too long and exceeds limit of \d/i },
+  { provider: 'vllm', pattern: /the input \(\d[\d,]* tokens\) is longer than the model'?s context length/i },
+  {
+    provider: 'vllm',
+    pattern:
+      /'?max_tokens'? or '?max_completion_tokens'? is too large: \d[\d,]*\. this model'?s maximum context length is/i,
+  },
+  { provider: 'openai', pattern: /your input exceeds the context window of this model/i },
+  { provider: 'openai', pattern: /this model'?s? maximum context length is \d/i },
+  { provider: 'openai', pattern: /context_length_exceeded/i },
+  { provider: 'groq', pattern: /please reduce the length of the messages or completion/i },
+  { provider: 'generic', pattern: /prompt too long: \d[\d,]* tokens exceeds max context window/i },
+  { provider: 'generic', pattern: /length of prompt_tokens \(\d[\d,]*\) must be less than max_seq_len/i },
+  { provider: 'generic', pattern: /exceeded model token limit/i },
+  { provider: 'generic', pattern: /range of input length should be \[/i },
+  { provider: 'generic', pattern: /context window exceeds limit/i },
+  { provider: 'generic', pattern: /maximum context length (?:has been |is )?exceeded/i },
+  {
+    provider: 'generic',
+    pattern:
+      /\b(?:prompt|input|request|messages?)\b[^.]{0,60}?\bexceeds? (?:the )?(?:model'?s )?(?:maximum |max )?context (?:window|length|size|limit)/i,
+  },
+];
+
+/**
+ * Wordings that look like an overflow but are not one, and win over the signatures: rate limits, quotas
+ * and throttling (some name tokens: "Too many tokens, please wait"), spending limits, an output cap the
+ * model cannot serve whatever the input, and body-size limits (a separate `isRequestTooLargeError`).
+ */
+export const NOT_OVERFLOW_PATTERNS: readonly RegExp[] = [
+  /rate[ _-]?limit/i,
+  /too many requests/i,
+  /throttl/i,
+  /please wait before trying again/i,
+  /\btokens? per (?:min(?:ute)?|hour|day|second)\b/i,
+  /\b(?:TPM|RPM|TPD|RPD|ITPM|OTPM)\b/,
+  /\bquota/i,
+  /resource[ _]?(?:has been )?exhausted/i,
+  /credit balance/i,
+  /requires more credits/i,
+  /can only afford/i,
+  /\bbilling\b/i,
+  /spend(?:ing)? limit/i,
+  /max_tokens is too large:\s*\d[\d,]*\.\s*this model supports at most/i,
+  /supports at most \d[\d,]* completion tokens/i,
+  /maximum allowed number of output tokens/i,
+  /valid range of max_tokens/i,
+  /range of max_tokens should be/i,
+  /\bmax_tokens\b[^.]{0,40}\bmust be (?:less|between|<)/i,
+  /output token maximum/i,
+];
+
+/** Wordings of an HTTP body over the server's byte limit (not a token count). */
+export const BODY_TOO_LARGE_PATTERNS: readonly RegExp[] = [
+  /request_too_large/i,
+  /request entity too large/i,
+  /payload too large/i,
+  /request exceeds the maximum (?:allowed )?(?:size|number of bytes)/i,
+  /maximum request body size/i,
+  /request payload size exceeds the limit/i,
+  /value at 'body' failed to satisfy constraint: member must have length less than or equal to/i,
+];
+
+/** API hosts, strongest clue to the provider. */
+export const HOST_HINTS: readonly (readonly [RegExp, ContextOverflowProvider])[] = [
+  [/openrouter\.ai/i, 'openrouter'],
+  [/\.azure\.com|\.azure-api\.net/i, 'azure'],
+  [/bedrock/i, 'bedrock'],
+  [/api\.anthropic\.com/i, 'anthropic'],
+  [/api\.openai\.com/i, 'openai'],
+  [/googleapis\.com/i, 'google'],
+  [/api\.mistral\.ai/i, 'mistral'],
+  [/api\.groq\.com/i, 'groq'],
+  [/api\.deepseek\.com/i, 'deepseek'],
+  [/api\.x\.ai/i, 'xai'],
+  [/together\.(?:xyz|ai)/i, 'together'],
+  [/fireworks\.ai/i, 'fireworks'],
+  [/cohere\.(?:com|ai)/i, 'cohere'],
+  [/cerebras\.ai/i, 'cerebras'],
+  [/:11434\b/, 'ollama'],
+  [/:1234\b/, 'lmstudio'],
+];
+
+/** Names of the service or client in the text (wrappers such as LiteLLM's `OpenrouterException`). */
+export const SERVICE_HINTS: readonly (readonly [RegExp, ContextOverflowProvider])[] = [
+  [/openrouter|middle-out|provider_name|upstream error from/i, 'openrouter'],
+  [/\bazure/i, 'azure'],
+  [
+    /bedrock|validationexception|invokemodel|converse(?:stream)? operation|the model returned the following errors/i,
+    'bedrock',
+  ],
+  [/\bgroq/i, 'groq'],
+  [/together(?:_ai|\.ai|\.xyz|ai|client)/i, 'together'],
+  [/fireworks/i, 'fireworks'],
+  [/cerebras/i, 'cerebras'],
+  [/ollama/i, 'ollama'],
+  [/lm ?studio/i, 'lmstudio'],
+  [/\bvllm\b|serving_chat\.py|serving_engine\.py/i, 'vllm'],
+  [/llama[.-]?cpp|llama-server/i, 'llama.cpp'],
+  [/vertex|aiplatform/i, 'google'],
+];
+
+/** Clues that only refine the OpenAI-shaped messages many servers copy. */
+export const OPENAI_FAMILY_HINTS: readonly (readonly [RegExp, ContextOverflowProvider])[] = [
+  [/["']object["']\s*:\s*["']error["'][^}]{0,400}["']type["']\s*:\s*["']BadRequestError["']/, 'vllm'],
+  [/["']type["']\s*:\s*["']BadRequestError["'][^}]{0,400}["']code["']\s*:\s*400\b/, 'vllm'],
+  [/["']code["']\s*:\s*["']invalid_request_error["']/, 'deepseek'],
+  [/deepseek/i, 'deepseek'],
+  [/\bgemini\b/i, 'google'],
+  [/\bcohere\b/i, 'cohere'],
+  [/mistral/i, 'mistral'],
+  [/\bx\.ai\b|\bxai\b|\bgrok\b/i, 'xai'],
+];
+
+function count(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text.replaceAll(',', ''));
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+type CountParser = (text: string) => StatedCounts | undefined;
+
+function counts(
+  requested?: number,
+  limit?: number,
+  input?: number,
+  output?: number,
+): StatedCounts | undefined {
+  if (requested === undefined || limit === undefined) return undefined;
+  return {
+    requested,
+    limit,
+    ...(input === undefined ? {} : { input }),
+    ...(output === undefined ? {} : { output }),
+  };
+}
+
+/** `requested` is the prompt itself (`prompt is too long: 208000 tokens > 200000 maximum`). */
+function promptOver(source: string, requestedGroup: 1 | 2, limitGroup: 1 | 2): CountParser {
+  const pattern = rx(source);
+  return (text) => {
+    const match = pattern.exec(text);
+    if (match === null) return undefined;
+    const requested = count(match[requestedGroup]);
+    return counts(requested, count(match[limitGroup]), requested);
+  };
+}
+
+/** `input` and `output` stated apart, with the limit (`188240 + 21333 > 200000`). */
+function inputPlusOutput(source: string, order: readonly ('input' | 'output' | 'limit')[]): CountParser {
+  const pattern = rx(source);
+  return (text) => {
+    const match = pattern.exec(text);
+    if (match === null) return undefined;
+    const named: Record<string, number | undefined> = {};
+    order.forEach((name, index) => {
+      named[name] = count(match[index + 1]);
+    });
+    const { input, output, limit } = named;
+    if (input === undefined || output === undefined) return undefined;
+    return counts(input + output, limit, input, output);
+  };
+}
+
+const OPENAI_LIMIT = rx(`maximum context length is ${N} tokens`);
+const OPENAI_REQUESTED = rx(`(?:you requested(?: about)?|resulted in) ${N} tokens`);
+const OPENAI_PARTS = /\(([^()]{0,240})\)/;
+const INPUT_PARTS = [
+  rx(`${N} in the messages`),
+  rx(`${N} in the functions`),
+  rx(`${N} in (?:your|the) prompt`),
+  rx(`${N} of (?:text|image|tool|file) input`),
+];
+const OUTPUT_PARTS = [rx(`${N} (?:in|for) the completion`), rx(`${N} in the output`)];
+
+function sumOf(patterns: readonly RegExp[], text: string): number | undefined {
+  let total: number | undefined;
+  for (const pattern of patterns) {
+    const value = count(pattern.exec(text)?.[1]);
+    if (value !== undefined) total = (total ?? 0) + value;
+  }
+  return total;
+}
+
+/** OpenAI's wording and the servers that copy it (Azure, DeepSeek, vLLM, OpenRouter, Groq). */
+const openAiCounts: CountParser = (text) => {
+  const limit = count(OPENAI_LIMIT.exec(text)?.[1]);
+  const requestedMatch = OPENAI_REQUESTED.exec(text);
+  const requested = count(requestedMatch?.[1]);
+  if (limit === undefined || requested === undefined || requestedMatch === null) return undefined;
+  const after = text.slice(requestedMatch.index + requestedMatch[0].length);
+  const parts = OPENAI_PARTS.exec(after.slice(0, 260))?.[1] ?? '';
+  let input = sumOf(INPUT_PARTS, parts);
+  const output = sumOf(OUTPUT_PARTS, parts);
+  if (input === undefined && /resulted in/i.test(requestedMatch[0])) input = requested;
+  if (input === undefined && output !== undefined) input = requested - output;
+  return counts(requested, limit, input, output ?? (input === undefined ? undefined : requested - input));
+};
+
+/** Numbers beside the text, e.g. llama.cpp's `{"n_prompt_tokens":14429,"n_ctx":8192}`. */
+export function countsFromFields(numbers: ReadonlyMap<string, number>): StatedCounts | undefined {
+  const prompt = numbers.get('n_prompt_tokens');
+  return counts(prompt, numbers.get('n_ctx'), prompt);
+}
+
+/** Parsers for every wording that states sizes, most specific first. */
+export const COUNT_PARSERS: readonly CountParser[] = [
+  promptOver(String.raw`prompt is too long:\s*${N}\s*tokens?\s*>\s*${N}\s*maximum`, 1, 2),
+  inputPlusOutput(String.raw`exceed context limit:\s*${N}\s*\+\s*${N}\s*>\s*${N}`, [
+    'input',
+    'output',
+    'limit',
+  ]),
+  promptOver(
+    String.raw`input token count\s*\(${N}\)\s*exceeds the maximum number of tokens allowed\s*\(${N}\)`,
+    1,
+    2,
+  ),
+  promptOver(`input token count is ${N} but model only supports up to ${N}`, 1, 2),
+  promptOver(String.raw`configured limit of ${N} tokens\.\s*your messages resulted in ${N} tokens`, 2, 1),
+  promptOver(`maximum prompt length is ${N} but the request contains ${N} tokens`, 2, 1),
+  promptOver(`prompt contains ${N} tokens.{0,80}?too large for model with ${N} maximum context length`, 1, 2),
+  promptOver(`prompt is too long: ${N}, model maximum context length: ${N}`, 1, 2),
+  inputPlusOutput(
+    String.raw`must be <=\s*${N}\.\s*given: ${N} \`?inputs\`? tokens and ${N} \`?max_new_tokens`,
+    ['limit', 'input', 'output'],
+  ),
+  promptOver(String.raw`\`?inputs\`? must have less than ${N} tokens\.\s*given: ${N}`, 2, 1),
+  inputPlusOutput(
+    String.raw`input token count \(${N}\) plus the requested output count \(${N}\) exceeds the model'?s maximum context length \(${N}\)`,
+    ['input', 'output', 'limit'],
+  ),
+  (text) => {
+    const match = rx(`cannot exceed ${N} - received ${N}`).exec(text);
+    return match === null ? undefined : counts(count(match[2]), count(match[1]));
+  },
+  (text) => {
+    const match = rx(`current length is ${N} while limit is ${N}`).exec(text);
+    return match === null ? undefined : counts(count(match[1]), count(match[2]));
+  },
+  promptOver(String.raw`"n_prompt_tokens"\s*:\s*${N}[^}]{0,200}?"n_ctx"\s*:\s*${N}`, 1, 2),
+  (text) => {
+    const match = rx(String.raw`requested tokens \(${N}\) exceed context window of ${N}`).exec(text);
+    return match === null ? undefined : counts(count(match[1]), count(match[2]));
+  },
+  promptOver(
+    String.raw`keep the first ${N} tokens when context the overflows\.\s*however, the model is loaded with context length of only ${N}`,
+    1,
+    2,
+  ),
+  promptOver(String.raw`n_keep:\s*${N}\s*>=?\s*n_ctx:\s*${N}`, 1, 2),
+  promptOver(`input length ${N} exceeds context length ${N}`, 1, 2),
+  promptOver(
+    String.raw`the prompt \(total length ${N}\) is too long to fit into the model \(context length ${N}\)`,
+    1,
+    2,
+  ),
+  promptOver(String.raw`input prompt \(${N} tokens\) is too long and exceeds limit of ${N}`, 1, 2),
+  promptOver(
+    String.raw`the input \(${N} tokens\) is longer than the model'?s context length \(${N} tokens\)`,
+    1,
+    2,
+  ),
+  inputPlusOutput(
+    String.raw`is too large: ${N}\.\s*this model'?s maximum context length is ${N} tokens and your request has ${N} input tokens`,
+    ['output', 'limit', 'input'],
+  ),
+  openAiCounts,
+  promptOver(`prompt too long: ${N} tokens exceeds max context window of ${N}`, 1, 2),
+  promptOver(String.raw`length of prompt_tokens \(${N}\) must be less than max_seq_len \(${N}\)`, 1, 2),
+  (text) => {
+    const match = rx(String.raw`exceeded model token limit: ${N} \(requested: ${N}\)`).exec(text);
+    return match === null ? undefined : counts(count(match[2]), count(match[1]));
+  },
+];
