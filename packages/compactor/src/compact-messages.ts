@@ -270,17 +270,36 @@ async function shrinkMessage(
   return meter.message(next) < meter.message(message) ? next : message;
 }
 
-/** The summary message, else the truncation marker, that the digest of hidden facts can join. */
-function digestHost(work: readonly Message[]): number {
-  let marker = -1;
+/**
+ * The summaries and truncation markers this run wrote (not those of the input), summaries first:
+ * where a digest of hidden facts may go.
+ */
+function digestHosts(work: readonly Message[], input: ReadonlySet<Message>): number[] {
+  const summaries: number[] = [];
+  const markers: number[] = [];
   for (let index = 0; index < work.length; index++) {
-    const message = work[index];
-    if (roleOf(message) === 'tool') continue;
+    const message = work[index]!;
+    if (input.has(message) || roleOf(message) === 'tool') continue;
     const text = readableText(message);
-    if (isSummaryText(text)) return index;
-    if (marker === -1 && roleOf(message) === 'system' && parseTruncationMarker(text)) marker = index;
+    if (isSummaryText(text)) summaries.push(index);
+    else if (roleOf(message) === 'system' && parseTruncationMarker(text)) markers.push(index);
   }
-  return marker;
+  return [...summaries, ...markers];
+}
+
+/** A summary reduced to its headline, a marker to the bare marker: the digest says the rest for less. */
+function bareHost(message: Message): Message {
+  const text = readableText(message);
+  const summary = parseSummary(text);
+  if (summary)
+    return {
+      ...message,
+      content: renderSummary({ text: '', messageCount: summary.messageCount }),
+    } as Message;
+  const marker = parseTruncationMarker(text);
+  return marker
+    ? ({ ...message, content: truncationMarkerMessage(marker.hiddenCount).content } as Message)
+    : message;
 }
 
 function withDigest(message: Message, digest: string): Message {
@@ -301,28 +320,22 @@ function withDigest(message: Message, digest: string): Message {
  * (or the truncation marker) as a dense digest, as many as fit.
  */
 async function fillWithDigest(
+  input: readonly Message[],
   work: Message[],
   budget: number,
   meter: TokenMeter,
   candidates: readonly ExtractedFact[],
 ): Promise<Message[]> {
-  const host = digestHost(work);
-  if (host === -1 || candidates.length === 0) return work;
-  const original = work[host]!;
-  const variants: Message[] = [original];
-  const summary = parseSummary(readableText(original));
-  // Where room is short, the same facts as a digest cost a fraction of the summary's bullets and lists.
-  if (summary && (summary.text.length > 0 || summary.facts || summary.filesRead || summary.filesModified)) {
-    variants.push({
-      ...original,
-      content: renderSummary({ text: '', messageCount: summary.messageCount }),
-    } as Message);
-  }
+  const hosts = digestHosts(work, new Set(input));
+  if (hosts.length === 0 || candidates.length === 0) return work;
+  const host = hosts[0]!;
+  // As written, or, where room is short, every summary and marker bare and the digest saying it all
+  // (the same facts cost a fraction as a digest of the bullets and file lists).
+  const lean = work.slice();
+  for (const index of hosts) lean[index] = bareHost(work[index]!);
   let best = work;
   let bestScore = -1;
-  for (const variant of variants) {
-    const base = work.slice();
-    base[host] = variant;
+  for (const base of [work, lean]) {
     if (meter.total(base) > budget) continue;
     const filled = fillHost(base, host, budget, meter, candidates);
     const score = retainedFacts(filled, candidates);
@@ -636,13 +649,17 @@ async function runStages(
 
   if (meter.total(work) <= budget) {
     const filled =
-      digestHost(work) === -1 ? work : await fillWithDigest(work, budget, meter, await inputFactsOnce());
+      digestHosts(work, new Set(input)).length === 0
+        ? work
+        : await fillWithDigest(input, work, budget, meter, await inputFactsOnce());
     if (filled !== work) {
-      // The host message was written by a stage: that stage's operation now carries the fuller one.
-      const host = filled.findIndex((message, index) => message !== work[index]);
-      for (const stage of stageOps)
-        for (const operation of stage.operations)
-          if (operation.message === work[host]) operation.message = filled[host]!;
+      // Each changed message was written by a stage: that stage's operation now carries the new one.
+      for (let index = 0; index < work.length; index++) {
+        if (filled[index] === work[index]) continue;
+        for (const stage of stageOps)
+          for (const operation of stage.operations)
+            if (operation.message === work[index]) operation.message = filled[index]!;
+      }
       work = filled;
     }
   }

@@ -138,7 +138,7 @@ const VERSION_RE =
 const NAMED_VERSION_RE =
   /\b(?:version|ver\.?|Node(?:\.js)?|node|TypeScript|typescript|Python|python|Go|Rust|Java|Ruby|pnpm|npm|yarn|Deno|Bun|PHP|Postgres(?:QL)?|MySQL|Redis|React|Vue|Angular|Next\.js|zod|vitest)\s+(v?\d+(?:\.\d+){0,2})(?![\w.]*\d)/g;
 const UNITS_SPACED =
-  '%|ms|µs|us|ns|sec|secs|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?|B|KB|MB|GB|TB|PB|KiB|MiB|GiB|TiB|kB|bytes?|tokens?|lines?|files?|tests?|suites?|chars?|characters?|messages?|requests?|calls?|rows?|items?|entries|records|errors?|warnings?|px|em|rem|pt|cm|mm|km|kg|lbs?|°C|°F|MHz|GHz|Hz|fps|rps|qps|req/s|ops/s|passed|failed|skipped|pending|todo|retries|attempts|workers|threads|cores|CPUs?|commits?|packages?|modules?|dependencies|steps|pages|users|times';
+  '%|ms|µs|us|ns|sec|secs|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?|B|KB|MB|GB|TB|PB|KiB|MiB|GiB|TiB|kB|bytes?|tokens?|lines?|files?|tests?|suites?|chars?|characters?|messages?|requests?|calls?|rows?|items?|entries|records|errors?|warnings?|px|em|rem|pt|cm|mm|km|kg|lbs?|°C|°F|MHz|GHz|Hz|fps|rps|qps|req/s|ops/s|passed|failed|skipped|pending|todo|retries|attempts|workers|threads|cores|CPUs?|commits?|packages?|modules?|dependencies|steps|pages|users|times|insertions?\\(\\+\\)|deletions?\\(-\\)|s';
 const QUANTITY_RE = new RegExp(
   String.raw`(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(?:${UNITS_SPACED})(?![\w/])|(?:s|m|h|d|x|k|K|M|G)(?![\w.]))`,
   'g',
@@ -164,6 +164,9 @@ const NAME_STOPWORDS = new Set(
 );
 const ERROR_RE =
   /(?:^\s*(?:×|✖|FAIL)\s|\[exit code [1-9]\d*\]|\bFound \d+ errors?\b|\b[A-Z]\w*(?:Error|Exception)\b|\berror\b|\bERR[!_]|\bFAIL(?:ED|URE)?\b|\bfatal\b|\bpanic(?:ked)?\b|Traceback \(most recent|Segmentation fault|command not found|No such file or directory|\bcannot find\b|\bfailed\b|✗|✘|\bdenied\b)/i;
+/** In prose (text a person or a model wrote, a pasted file), only lines shaped like tool output are error lines. */
+const PROSE_ERROR_RE =
+  /(?:^\s*(?:[A-Z]\w*(?:Error|Exception)|error|fatal|panic)\b(?:\[[\w-]+\])?:|\berror TS\d+|\bERR[!_]|Traceback \(most recent|^\s*(?:×|✖|✗|✘|FAIL)\s|\[exit code [1-9]\d*\]|Segmentation fault|command not found|No such file or directory)/;
 const NOT_AN_ERROR_RE = /\b(?:0|no|zero|without) (?:errors?|failures?|failed)\b|\berrors?: 0\b|\b0 failed\b/i;
 const DECISION_RE =
   /\b(?:decided|decide to|we(?:'ll| will) (?:use|go|keep|switch|add|remove|drop|move)|let's|going with|(?:chose|choose|opted|agreed) (?:to|on)|settled on|instead of|switch(?:ed|ing)? to|the plan is|the fix is|root cause)\b/i;
@@ -225,7 +228,7 @@ export function extractFactsFromText(text: string, settings: FactExtractionSetti
     const prose = ctx.kind === 'text' || ctx.kind === 'reasoning';
 
     // Whole-line facts first: errors, commands, decisions, preferences.
-    const errorAt = ctx.source ? null : ERROR_RE.exec(trimmed);
+    const errorAt = ctx.source ? null : (ctx.kind === 'result' ? ERROR_RE : PROSE_ERROR_RE).exec(trimmed);
     if (errorAt && !NOT_AN_ERROR_RE.test(trimmed) && trimmed.length >= 6) {
       add('error', windowAround(trimmed, errorAt.index, max));
     }

@@ -171,6 +171,26 @@ describe('createOfflineContextTools: extractFacts', () => {
     expect(valuesOf(facts, 'path')).not.toContain('src/a.ts-12-');
   });
 
+  it('in prose, takes only lines shaped like tool output as errors', async () => {
+    const facts = await tools.extractFacts({
+      content:
+        'I want every error to carry details.\nexport class InvalidInputError extends CtxGuardError {\nTypeError: x is not a function\nsrc/a.ts(3,1): error TS2345: bad',
+    });
+    expect(valuesOf(facts, 'error')).toEqual([
+      'TypeError: x is not a function',
+      'src/a.ts(3,1): error TS2345: bad',
+    ]);
+  });
+
+  it('reads git stat lines and spaced seconds as quantities', async () => {
+    const facts = await tools.extractFacts({
+      content: ' 3 files changed, 593 insertions(+), 609 deletions(-)\nthe suite took 30 s',
+    });
+    expect(valuesOf(facts, 'quantity')).toEqual(
+      expect.arrayContaining(['3 files', '593 insertions(+)', '609 deletions(-)', '30 s']),
+    );
+  });
+
   it('does not take flags, words, fractions or IP addresses for paths and versions', async () => {
     const facts = await tools.extractFacts({
       content: 'Use and/or input/output, 3/4 of it, -n flag, 10.0.0.1 and 192.168.1.20, read the docs.',
