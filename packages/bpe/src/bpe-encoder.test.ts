@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { get_encoding, type Tiktoken } from 'tiktoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunks, loadCorpus } from '../../../test/support/real-text-corpus.ts';
+import { tokenizerStrings } from '../../../test/support/tokenizer-strings.ts';
 import { BpeEncoder } from './bpe-encoder.js';
 import { ENCODINGS, type Encoding } from './encoding.js';
 import { splitPieces } from './pretokenizer.js';
@@ -117,38 +118,7 @@ describe('BpeEncoder after a huge piece', () => {
 });
 
 describe('property: BpeEncoder equals tiktoken', () => {
-  const alphabet = fc.constantFrom(
-    ...'abcdefghij ABC XYZ 0123456789 \n\t\r.,;:!?\'"()[]{}<>/\\-_=+*&^%$#@~`|'.split(''),
-    '日',
-    '本',
-    '語',
-    '中',
-    '文',
-    'の',
-    'テ',
-    '한',
-    '글',
-    'é',
-    'ß',
-    'ñ',
-    'Ω',
-    'ж',
-    '😀',
-    '👍🏽',
-    '\u0085',
-    '\ufeff',
-    '\u00a0',
-    '\u3000',
-    "'s",
-    "'LL",
-    '\u0301',
-  );
-  const mixed = fc.oneof(
-    fc.string({ unit: alphabet, maxLength: 300 }),
-    fc.string({ unit: 'grapheme', maxLength: 120 }),
-    fc.string({ unit: 'binary', maxLength: 120 }),
-    fc.string({ maxLength: 200 }),
-  );
+  const mixed = tokenizerStrings();
 
   for (const encoding of ENCODINGS) {
     it(`on random strings (${encoding})`, () => {

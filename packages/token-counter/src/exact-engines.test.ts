@@ -3,6 +3,7 @@ import { splitPieces } from '@ctxguard/bpe/internal';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunks, loadCorpus } from '../../../test/support/real-text-corpus.ts';
+import { tokenizerStrings } from '../../../test/support/tokenizer-strings.ts';
 import { EncoderPool } from './encoder-pool.js';
 import type { ExactEngine } from './exact-engine.js';
 
@@ -93,38 +94,7 @@ describe('exact engines agree with each other', () => {
 });
 
 describe('property: the bpe and gpt-tokenizer engines equal tiktoken', () => {
-  const alphabet = fc.constantFrom(
-    ...'abcdefghij ABC XYZ 0123456789 \n\t\r.,;:!?\'"()[]{}<>/\\-_=+*&^%$#@~`|'.split(''),
-    '日',
-    '本',
-    '語',
-    '中',
-    '文',
-    'の',
-    'テ',
-    '한',
-    '글',
-    'é',
-    'ß',
-    'ñ',
-    'Ω',
-    'ж',
-    '😀',
-    '👍🏽',
-    '\u0085',
-    '\ufeff',
-    '\u00a0',
-    '\u3000',
-    "'s",
-    "'LL",
-    '\u0301',
-  );
-  const mixed = fc.oneof(
-    fc.string({ unit: alphabet, maxLength: 300 }),
-    fc.string({ unit: 'grapheme', maxLength: 120 }),
-    fc.string({ unit: 'binary', maxLength: 120 }),
-    fc.string({ maxLength: 200 }),
-  );
+  const mixed = tokenizerStrings();
 
   for (const encoding of EXACT_ENCODINGS) {
     it(`on random strings (${encoding})`, () => {
