@@ -69,6 +69,13 @@ export type { StripMediaResult } from './media-bytes.js';
 export { DEFAULT_MAX_REQUEST_BYTES, messageBytes, requestBytes, stripMediaToFit } from './media-bytes.js';
 export type { OfflineContextToolsOptions } from './offline-context-tools.js';
 export { createOfflineContextTools, offlineContextToolsOptionsSchema } from './offline-context-tools.js';
+export type { ContextOverflowProvider, OverflowTokens } from './overflow-errors.js';
+export {
+  getContextOverflowProvider,
+  isContextOverflowError,
+  isRequestTooLargeError,
+  parseOverflowTokens,
+} from './overflow-errors.js';
 export type {
   PrunedOutput,
   PruneToolOutputsStageOptions,
