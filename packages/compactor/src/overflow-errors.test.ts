@@ -68,9 +68,14 @@ describe('accepted shapes', () => {
   });
 
   test('the cause chain is read to a bounded depth', () => {
-    let deep: unknown = new Error(ANTHROPIC);
-    for (let level = 0; level < 4; level++) deep = new Error(`wrapper ${level}`, { cause: deep });
-    expect(isContextOverflowError(deep)).toBe(true);
+    const chain = (length: number): unknown => {
+      let error: unknown = new Error(ANTHROPIC);
+      for (let level = 1; level < length; level++) error = new Error(`wrapper ${level}`, { cause: error });
+      return error;
+    };
+    expect(isContextOverflowError(chain(8))).toBe(true);
+    expect(isContextOverflowError(chain(9))).toBe(false);
+    let deep = chain(1);
     for (let level = 0; level < 10_000; level++) deep = { message: 'wrapper', cause: deep };
     expect(isContextOverflowError(deep)).toBe(false);
   });
