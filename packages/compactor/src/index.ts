@@ -29,6 +29,27 @@ export type {
   HistoryStageCompaction,
 } from './context-compactor.js';
 export { ContextCompactor, contextCompactorOptionsSchema } from './context-compactor.js';
+export type {
+  BreakerState,
+  CompactResult,
+  ContextEngineOptions,
+  ContextSnapshot,
+  ContextUsage,
+  DefaultEngineOptions,
+  ProjectResult,
+  RecoverResult,
+  RewriteEvent,
+  RewriteReason,
+  RewriteStep,
+} from './context-engine.js';
+export {
+  ContextEngine,
+  contextEngineOptionsSchema,
+  createDefaultEngine,
+  OVERFLOW_RECOVERY_RATIO,
+} from './context-engine.js';
+export type { ContextExhaustedSizes } from './context-exhausted-error.js';
+export { ContextExhaustedError } from './context-exhausted-error.js';
 export type { ContextToolsFromFunctionsOptions } from './context-tools.js';
 export { contextToolsFromFunctions } from './context-tools.js';
 export type {
@@ -36,6 +57,14 @@ export type {
   DeduplicateFileReadsStageResult,
 } from './deduplicate-file-reads.js';
 export { deduplicateFileReads, deduplicateFileReadsOptionsSchema } from './deduplicate-file-reads.js';
+export type {
+  EngineBudget,
+  EngineStrategy,
+  EngineStrategyContext,
+  RewriteMode,
+  StrategyOutcome,
+  SummaryInfo,
+} from './engine-strategy.js';
 export { FACTS_CLOSE, FACTS_OPEN, parseFactsBlock, renderFactsBlock } from './facts-block.js';
 export type {
   AggregateFileBudgetOptions,
@@ -52,6 +81,12 @@ export {
   FILE_READ_BUDGET_PERCENT,
   shouldTruncateFile,
 } from './file-budget.js';
+export type { FullSummaryOptions, PostSummaryHook } from './full-summary-strategy.js';
+export { fullSummary } from './full-summary-strategy.js';
+export type { LightTrimMessagesOptions, LightTrimMessagesResult } from './light-trim.js';
+export { lightTrimMessages } from './light-trim.js';
+export type { LightTrimOptions } from './light-trim-strategy.js';
+export { lightTrim } from './light-trim-strategy.js';
 export type { PrunedOutputInfo } from './markers.js';
 export {
   containsMarkerLookalike,
@@ -67,6 +102,12 @@ export {
 } from './markers.js';
 export type { StripMediaResult } from './media-bytes.js';
 export { DEFAULT_MAX_REQUEST_BYTES, messageBytes, requestBytes, stripMediaToFit } from './media-bytes.js';
+export type {
+  MicrocompactToolResultsRewriteOptions,
+  MicrocompactToolResultsRewriteResult,
+  ToolResultClassifier,
+} from './microcompact-tool-results.js';
+export { CLEARED_TOOL_RESULT, microcompactToolResults } from './microcompact-tool-results.js';
 export type { OfflineContextToolsOptions } from './offline-context-tools.js';
 export { createOfflineContextTools, offlineContextToolsOptionsSchema } from './offline-context-tools.js';
 export type { ContextOverflowProvider, OverflowTokens } from './overflow-errors.js';
@@ -83,6 +124,12 @@ export type {
 } from './prune-tool-outputs.js';
 export { pruneToolOutputs, pruneToolOutputsOptionsSchema } from './prune-tool-outputs.js';
 export { redactSecrets } from './redact-secrets.js';
+export type {
+  SessionMemoryOptions,
+  SessionMemorySeed,
+  SessionMemoryStrategy,
+} from './session-memory-strategy.js';
+export { sessionMemory } from './session-memory-strategy.js';
 export type { SignedReasoningResult } from './signed-reasoning.js';
 export { dropSignedReasoningAfterChange } from './signed-reasoning.js';
 export type { SlidingWindowOptions, SlidingWindowResult } from './sliding-window.js';
@@ -103,7 +150,11 @@ export type {
 export { MAX_TOOL_OUTPUT_BYTES, MAX_TOOL_OUTPUT_LINES, truncateToolOutput } from './tool-output-limits.js';
 export type { RepairToolPairsResult, ToolPairRepair, ToolPairUnit } from './tool-pairs.js';
 export { countToolPairViolations, repairToolPairs, toolPairUnits } from './tool-pairs.js';
+export type { ToolResultMicrocompactOptions } from './tool-result-microcompact-strategy.js';
+export { toolResultMicrocompact } from './tool-result-microcompact-strategy.js';
 export type { TranscriptLine, TranscriptMessage, TranscriptRole } from './transcript.js';
 export { countTranscriptMessages, parseTranscript, renderTranscript } from './transcript.js';
 export type { TruncateToTokenBudgetOptions, TruncateToTokenBudgetResult } from './truncate-to-budget.js';
 export { truncateToTokenBudget } from './truncate-to-budget.js';
+export type { UsageAnchoredEstimate } from './usage-anchored-estimate.js';
+export { usageAnchoredEstimate } from './usage-anchored-estimate.js';
