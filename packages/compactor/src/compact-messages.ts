@@ -325,9 +325,9 @@ async function fillWithDigest(
   budget: number,
   meter: TokenMeter,
   candidates: readonly ExtractedFact[],
-): Promise<Message[]> {
+): Promise<{ messages: Message[]; retained: number }> {
   const hosts = digestHosts(work, new Set(input));
-  if (hosts.length === 0 || candidates.length === 0) return work;
+  if (hosts.length === 0 || candidates.length === 0) return { messages: work, retained: -1 };
   const host = hosts[0]!;
   // As written, or, where room is short, every summary and marker bare and the digest saying it all
   // (the same facts cost a fraction as a digest of the bullets and file lists).
@@ -344,7 +344,7 @@ async function fillWithDigest(
       bestScore = score;
     }
   }
-  return best;
+  return { messages: best, retained: bestScore };
 }
 
 /** How many of `facts` the messages still show (verbatim, as whole tokens). */
@@ -427,7 +427,7 @@ export async function runCompaction(
   const all = await facts();
   const kept = retainedFacts(first.result.messages, all);
   if (first.result.fits && kept === all.length) return first;
-  const second = await runStages(messages, { ...opts, prune: false }, facts);
+  const second = await runStages(messages, opts, facts, false);
   if (!second.result.fits) return first;
   if (!first.result.fits) return second;
   return retainedFacts(second.result.messages, all) > kept ? second : first;
@@ -441,6 +441,7 @@ async function runStages(
   messages: readonly Message[],
   opts: Options,
   inputFactsOnce: () => Promise<ExtractedFact[]>,
+  pruneFirst = true,
 ): Promise<{ result: CompactionResult; stages: StageOperations[] }> {
   const meter = new TokenMeter(opts.counter, opts.countContext);
   const input = Array.isArray(messages) ? messages.slice() : [];
@@ -499,7 +500,7 @@ async function runStages(
   }
 
   const prune = settings(opts.prune);
-  if (prune && over(work)) {
+  if (prune && pruneFirst && over(work)) {
     const pruned = await pruneToolOutputs(work, {
       protectTokens: prune.protectTokens ?? Math.min(40_000, Math.floor(budget * 0.25)),
       // Over budget, any saving helps (the later stages lose more), and placeholders keep every
@@ -647,20 +648,18 @@ async function runStages(
     record('reasoning', reasoning.messages, replaceOperations(work, reasoning.messages));
   }
 
-  if (meter.total(work) <= budget) {
-    const filled =
-      digestHosts(work, new Set(input)).length === 0
-        ? work
-        : await fillWithDigest(input, work, budget, meter, await inputFactsOnce());
-    if (filled !== work) {
+  if (meter.total(work) <= budget && digestHosts(work, new Set(input)).length > 0) {
+    const candidates = await inputFactsOnce();
+    const filled = await fillWithDigest(input, work, budget, meter, candidates);
+    if (filled.messages !== work) {
       // Each changed message was written by a stage: that stage's operation now carries the new one.
       for (let index = 0; index < work.length; index++) {
-        if (filled[index] === work[index]) continue;
+        if (filled.messages[index] === work[index]) continue;
         for (const stage of stageOps)
           for (const operation of stage.operations)
-            if (operation.message === work[index]) operation.message = filled[index]!;
+            if (operation.message === work[index]) operation.message = filled.messages[index]!;
       }
-      work = filled;
+      work = filled.messages;
     }
   }
 
@@ -694,7 +693,8 @@ async function runStages(
  * media past the byte ceiling, prunes old tool outputs, replaces superseded file reads, summarizes
  * older messages with their facts, slides the window (carrying the facts of what it hides), and as a
  * last resort compacts the first user message and other oversized messages in place. Each stage
- * runs only while the list is over budget. Never separates a tool call from its result, never drops
+ * runs only while the list is over budget; the room left under it then holds a dense digest of the
+ * facts the output no longer shows (errors, commands, versions, paths, figures). Never separates a tool call from its result, never drops
  * the system prompt, never returns an empty list; signed reasoning after the first change is dropped.
  */
 export async function compactMessages(
