@@ -26,7 +26,7 @@ export interface OverflowSignature {
   readonly pattern: RegExp;
 }
 
-/** Token counts stated by an overflow message; `outputTokens` is the completion reserve when stated. */
+/** Token counts stated by an overflow message; `output` is the completion reserve where stated. */
 export interface StatedCounts {
   readonly requested: number;
   readonly limit: number;
@@ -104,7 +104,7 @@ export const OVERFLOW_SIGNATURES: readonly OverflowSignature[] = [
       /'?max_tokens'? or '?max_completion_tokens'? is too large: \d[\d,]*\. this model'?s maximum context length is/i,
   },
   { provider: 'openai', pattern: /your input exceeds the context window of this model/i },
-  { provider: 'openai', pattern: /this model'?s? maximum context length is \d/i },
+  { provider: 'openai', pattern: /this model'?s?\s+maximum\s+context\s+length\s+is\s+\d/i },
   { provider: 'openai', pattern: /context_length_exceeded/i },
   { provider: 'groq', pattern: /please reduce the length of the messages or completion/i },
   { provider: 'generic', pattern: /prompt too long: \d[\d,]* tokens exceeds max context window/i },
@@ -260,16 +260,19 @@ function inputPlusOutput(source: string, order: readonly ('input' | 'output' | '
   };
 }
 
-const OPENAI_LIMIT = rx(`maximum context length is ${N} tokens`);
-const OPENAI_REQUESTED = rx(`(?:you requested(?: about)?|resulted in) ${N} tokens`);
-const OPENAI_PARTS = /\(([^()]{0,240})\)/;
+const OPENAI_LIMIT = rx(String.raw`maximum\s+context\s+length\s+is\s+${N}\s+tokens`);
+const OPENAI_REQUESTED = rx(String.raw`(?:you\s+requested(?:\s+about)?|resulted\s+in)\s+${N}\s+tokens`);
+const OPENAI_PARTS = /^[\s.,]*\(([^()]{0,240})\)/;
 const INPUT_PARTS = [
-  rx(`${N} in the messages`),
-  rx(`${N} in the functions`),
-  rx(`${N} in (?:your|the) prompt`),
-  rx(`${N} of (?:text|image|tool|file) input`),
+  rx(String.raw`${N}\s+in\s+the\s+messages`),
+  rx(String.raw`${N}\s+in\s+the\s+functions`),
+  rx(String.raw`${N}\s+in\s+(?:your|the)\s+prompt`),
+  rx(String.raw`${N}\s+of\s+(?:text|image|tool|file)\s+input`),
 ];
-const OUTPUT_PARTS = [rx(`${N} (?:in|for) the completion`), rx(`${N} in the output`)];
+const OUTPUT_PARTS = [
+  rx(String.raw`${N}\s+(?:in|for)\s+the\s+completion`),
+  rx(String.raw`${N}\s+in\s+the\s+output`),
+];
 
 function sumOf(patterns: readonly RegExp[], text: string): number | undefined {
   let total: number | undefined;
@@ -290,7 +293,7 @@ const openAiCounts: CountParser = (text) => {
   const parts = OPENAI_PARTS.exec(after.slice(0, 260))?.[1] ?? '';
   let input = sumOf(INPUT_PARTS, parts);
   const output = sumOf(OUTPUT_PARTS, parts);
-  if (input === undefined && /resulted in/i.test(requestedMatch[0])) input = requested;
+  if (input === undefined && /resulted\s+in/i.test(requestedMatch[0])) input = requested;
   if (input === undefined && output !== undefined) input = requested - output;
   return counts(requested, limit, input, output ?? (input === undefined ? undefined : requested - input));
 };
