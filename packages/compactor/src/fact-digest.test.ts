@@ -25,7 +25,7 @@ describe('containsWhole', () => {
 });
 
 describe('rankDigestFacts', () => {
-  it('orders by category, most recent first, and drops what is shown and other categories', () => {
+  it('orders by worth per character, and drops what is shown and other categories', () => {
     const facts = [
       fact('path', 'src/a.ts'),
       fact('quantity', '12 ms'),
@@ -41,9 +41,9 @@ describe('rankDigestFacts', () => {
       'Error: boom',
       'pnpm test',
       '1.2.3',
-      'packages/x/src/a.ts',
       'src/a.ts',
       '12 ms',
+      'packages/x/src/a.ts',
     ]);
   });
 });

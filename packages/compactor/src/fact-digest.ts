@@ -5,6 +5,17 @@ import { isRecord, partsOf } from './message-parts.js';
 const DIGEST_ORDER = ['error', 'command', 'version', 'path', 'quantity', 'decision', 'preference'] as const;
 const rank = new Map<string, number>(DIGEST_ORDER.map((category, index) => [category, index]));
 
+/** What a fact of each category is worth to an agent, before its length is counted. */
+const WEIGHTS: Record<string, number> = {
+  error: 6,
+  command: 5,
+  version: 3,
+  path: 3,
+  quantity: 2,
+  decision: 2,
+  preference: 2,
+};
+
 const TITLES: Record<string, string> = {
   error: 'Errors',
   command: 'Commands run',
@@ -65,16 +76,23 @@ export function visibleText(messages: readonly Message[]): string {
   return out.join('\n\u0000\n');
 }
 
+/** How much a fact is worth per character of digest: its category's weight over its cost. */
+function worth(fact: ExtractedFact): number {
+  return (WEIGHTS[fact.category] ?? 1) / (digestCost(fact) + 12);
+}
+
 /**
- * The facts worth restoring, best first: by category (errors, commands, versions, paths, figures,
- * decisions), the most recent first within one, each value once; facts `shown` already shows are
- * left out. Categories outside the digest order (names, ids, dates…) are not restored.
+ * The facts worth restoring, best first: by what they are worth per character (errors weigh most,
+ * then commands, versions and paths, then figures and decisions), the most recent first among
+ * equals, each value once; facts `shown` already shows are left out. Categories outside the digest
+ * (names, ids, dates…) are not restored.
  */
 export function rankDigestFacts(facts: readonly ExtractedFact[], shown: string): ExtractedFact[] {
   const order = facts
     .map((fact, index) => ({ fact, index }))
     .filter(({ fact }) => rank.has(fact.category) && fact.value.trim().length > 0)
-    .sort((a, b) => rank.get(a.fact.category)! - rank.get(b.fact.category)! || b.index - a.index);
+    .map((entry) => ({ ...entry, worth: worth(entry.fact) }))
+    .sort((a, b) => b.worth - a.worth || b.index - a.index);
   const out: ExtractedFact[] = [];
   const seen = new Set<string>();
   for (const { fact } of order) {
