@@ -33,7 +33,7 @@ describe('rankDigestFacts', () => {
       fact('command', 'pnpm test'),
       fact('error', 'Error: boom'),
       fact('version', '1.2.3'),
-      fact('name', 'zod'),
+      fact('date', '2026-11-23'),
       fact('path', 'docs/shown.md'),
     ];
     const ranked = rankDigestFacts(facts, 'we read docs/shown.md before');

@@ -1,8 +1,17 @@
 import type { ExtractedFact, Message } from '@ctxguard/core';
 import { isRecord, partsOf } from './message-parts.js';
 
-/** Categories of a digest, in the order they are chosen and shown: what an agent needs most first. */
-const DIGEST_ORDER = ['error', 'command', 'version', 'path', 'quantity', 'decision', 'preference'] as const;
+/** Categories of a digest, in the order they are shown: what an agent needs most first. */
+const DIGEST_ORDER = [
+  'error',
+  'command',
+  'version',
+  'path',
+  'name',
+  'quantity',
+  'decision',
+  'preference',
+] as const;
 const rank = new Map<string, number>(DIGEST_ORDER.map((category, index) => [category, index]));
 
 /** What a fact of each category is worth to an agent, before its length is counted. */
@@ -11,6 +20,7 @@ const WEIGHTS: Record<string, number> = {
   command: 5,
   version: 3,
   path: 3,
+  name: 3,
   quantity: 2,
   decision: 2,
   preference: 2,
@@ -21,6 +31,7 @@ const TITLES: Record<string, string> = {
   command: 'Commands run',
   version: 'Versions',
   path: 'Files and paths',
+  name: 'Packages and names',
   quantity: 'Figures',
   decision: 'Decisions',
   preference: 'Preferences',
@@ -83,9 +94,9 @@ function worth(fact: ExtractedFact): number {
 
 /**
  * The facts worth restoring, best first: by what they are worth per character (errors weigh most,
- * then commands, versions and paths, then figures and decisions), the most recent first among
+ * then commands, versions, paths and package names, then figures and decisions), the most recent first among
  * equals, each value once; facts `shown` already shows are left out. Categories outside the digest
- * (names, ids, dates…) are not restored.
+ * (ids, dates, urls…) are not restored.
  */
 export function rankDigestFacts(facts: readonly ExtractedFact[], shown: string): ExtractedFact[] {
   const order = facts
