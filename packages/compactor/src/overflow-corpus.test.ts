@@ -1331,6 +1331,31 @@ describe('the table of real provider errors', () => {
     },
   );
 
+  test.each(TABLE.filter((row) => typeof row.error === 'string').map((row) => [row.source, row] as const))(
+    '%s gets the same verdict in every shape a client wraps it in',
+    (_source, row) => {
+      const text = row.error as string;
+      const body = JSON.stringify({ error: { message: text } });
+      const shapes: unknown[] = [
+        new Error(text),
+        { error: { message: text } },
+        body,
+        `Error: ${body}`,
+        Object.assign(new Error('Bad Request'), { name: 'AI_APICallError', responseBody: body }),
+        Object.assign(new Error('Bad Request'), {
+          name: 'AI_APICallError',
+          data: { error: { message: text } },
+        }),
+        new Error('request failed', { cause: new Error('upstream error', { cause: text }) }),
+      ];
+      for (const shape of shapes) {
+        expect(isContextOverflowError(shape)).toBe(isContextOverflowError(text));
+        expect(getContextOverflowProvider(shape)).toBe(getContextOverflowProvider(text));
+        expect(parseOverflowTokens(shape)).toEqual(parseOverflowTokens(text));
+      }
+    },
+  );
+
   test('body-size errors are request-too-large, overflows and rate limits are not', () => {
     for (const row of TABLE) {
       expect(isRequestTooLargeError(row.error), row.source).toBe(row.tooLarge === true);
