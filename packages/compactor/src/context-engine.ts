@@ -26,6 +26,9 @@ import { reportedTokens } from './usage-anchored-estimate.js';
 /** Fraction of the available input an overflow recovery rewrites to. */
 export const OVERFLOW_RECOVERY_RATIO = 0.7;
 
+/** Largest provider-to-estimate factor the engine learns (beyond it the counts are not believed). */
+const MAX_CORRECTION = 100;
+
 /** Why a rewrite ran: a call over the threshold, an explicit compact, a provider overflow, or a breaker skip. */
 export type RewriteReason = 'threshold' | 'compact' | 'overflow' | 'circuit_breaker';
 
@@ -206,6 +209,13 @@ interface Baseline {
   last: Message | undefined;
   length: number;
   anchorFrom: number;
+}
+
+/** Estimate → provider tokens: `estimate × factor + offset`; `shift` maps back to the anchored figure. */
+interface Scale {
+  factor: number;
+  offset: number;
+  shift: number;
 }
 
 /** Running sums over a view, extended as messages are appended. */
@@ -391,11 +401,11 @@ export class ContextEngine {
       });
       return unchanged(true);
     }
-    const factor = this.#factor(usage, view);
-    const run = await this.#run('project', input, view, threshold, factor, options.signal);
+    const scale = this.#scale(usage, view);
+    const run = await this.#run('project', input, view, threshold, scale, options.signal);
     const fits = run.tokensAfter <= threshold;
     this.#record(!run.failed && fits);
-    if (!fits) this.#assertFloor(run.messages, factor, this.#window, run.tokensAfter);
+    if (!fits) this.#assertFloor(run.messages, scale, this.#window, run.tokensAfter);
     if (!run.changed) return { ...unchanged(false), steps: run.steps };
     this.#active = {
       first: input[0],
@@ -404,15 +414,16 @@ export class ContextEngine {
       view: run.messages,
       anchorFrom: run.messages.length,
     };
-    const after = this.#measure(run.messages, run.messages.length);
+    const tokensAfter = Math.max(0, run.tokensAfter + scale.shift);
+    this.#measure(run.messages, run.messages.length);
     const committed = this.#opts.commitOnProject;
-    this.#emit('onProject', this.#event('threshold', run, usage.tokens, committed));
+    this.#emit('onProject', this.#event('threshold', run, usage.tokens, tokensAfter, committed));
     return {
       messages: run.messages,
       changed: true,
       steps: run.steps,
       tokensBefore: usage.tokens,
-      tokensAfter: after.tokens,
+      tokensAfter,
       shouldCommit: committed,
       skipped: false,
     };
@@ -430,19 +441,20 @@ export class ContextEngine {
     const input = this.#checkMessages(messages, 'compact');
     const { view, minAnchor } = this.#viewOf(input);
     const usage = this.#measure(view, minAnchor);
-    const factor = this.#factor(usage, view);
-    const run = await this.#run('compact', input, view, this.thresholdTokens, factor, options.signal);
+    const scale = this.#scale(usage, view);
+    const run = await this.#run('compact', input, view, this.thresholdTokens, scale, options.signal);
     this.#record(!run.failed);
     const messagesOut = run.changed ? run.messages : view;
     const changed = messagesOut !== input;
+    const tokensAfter = run.changed ? Math.max(0, run.tokensAfter + scale.shift) : usage.tokens;
     if (changed) this.sync(messagesOut);
-    if (run.changed) this.#emit('onProject', this.#event('compact', run, usage.tokens, true));
+    if (run.changed) this.#emit('onProject', this.#event('compact', run, usage.tokens, tokensAfter, true));
     return {
       messages: messagesOut,
       changed,
       steps: run.steps,
       tokensBefore: usage.tokens,
-      tokensAfter: run.changed ? run.tokensAfter : usage.tokens,
+      tokensAfter,
       shouldCommit: changed,
       reason,
     };
@@ -460,7 +472,8 @@ export class ContextEngine {
     options: { signal?: AbortSignal } = {},
   ): Promise<RecoverResult> {
     const input = this.#checkMessages(messages, 'recoverOverflow');
-    const { view } = this.#viewOf(input);
+    const { view, minAnchor } = this.#viewOf(input);
+    const usage = this.#measure(view, minAnchor);
     const estimated = this.#meter.total(view);
     let stated: RecoverResult['stated'] = null;
     try {
@@ -469,18 +482,33 @@ export class ContextEngine {
       stated = null;
     }
     let available = this.thresholdTokens;
+    // What the provider counted beyond the estimate: as a factor (another tokenizer) and as an
+    // excess (a system prompt or tool definitions sent apart). The target honours both readings.
+    let providerInput = usage.tokens;
     if (stated && stated.limitTokens > 0 && stated.requestedTokens > 0) {
-      const providerInput = stated.inputTokens ?? stated.requestedTokens;
-      this.#correction = clamp(providerInput / Math.max(1, estimated), 1, 4);
+      providerInput = stated.inputTokens ?? stated.requestedTokens;
+      this.#correction = clamp(providerInput / Math.max(1, estimated), 1, MAX_CORRECTION);
       const outputPart =
         stated.inputTokens !== undefined ? Math.max(0, stated.requestedTokens - stated.inputTokens) : 0;
       available = Math.max(1, Math.min(available, stated.limitTokens - outputPart));
     }
-    const factor = Math.max(1, this.#correction);
-    const target = Math.max(1, Math.floor((OVERFLOW_RECOVERY_RATIO * available) / factor));
-    const tokensBefore = Math.ceil(estimated * factor);
-    this.#assertFloor(view, factor, available, tokensBefore);
-    const run = await this.#run('recover', input, view, target, factor, options.signal);
+    const factor = this.#correction;
+    const excess = Math.max(0, providerInput - estimated);
+    const scale: Scale = { factor, offset: 0, shift: 0 };
+    const providerTokens = (estimate: number) => Math.max(Math.ceil(estimate * factor), estimate + excess);
+    const target = Math.max(
+      1,
+      Math.min(Math.floor(OVERFLOW_RECOVERY_RATIO * available), Math.floor((available - excess) * factor)),
+    );
+    const tokensBefore = providerTokens(estimated);
+    const floorTokens = providerTokens(this.#floorTokens(view, { factor: 1, offset: 0, shift: 0 }));
+    if (floorTokens > available)
+      throw new ContextExhaustedError(
+        'floor_over_window',
+        { floorTokens, viewTokens: tokensBefore, availableTokens: available, windowTokens: this.#window },
+        { cause: error },
+      );
+    const run = await this.#run('recover', input, view, target, scale, options.signal);
     let steps = run.steps;
     let out = run.messages;
     let tokensAfter = run.tokensAfter;
@@ -489,7 +517,7 @@ export class ContextEngine {
       const before = tokensAfter;
       try {
         const fallback = await compactMessages(out, {
-          budgetTokens: target,
+          budgetTokens: Math.max(1, Math.floor(target / factor)),
           counter: this.#counter,
           countContext: this.#context,
           ...(this.#opts.tools ? { tools: this.#opts.tools } : {}),
@@ -526,8 +554,10 @@ export class ContextEngine {
         ];
       }
     }
+    const outEstimate = this.#meter.total(out);
+    tokensAfter = providerTokens(outEstimate);
     const sizes = {
-      floorTokens: this.#floorTokens(out, factor),
+      floorTokens,
       viewTokens: tokensAfter,
       availableTokens: available,
       windowTokens: this.#window,
@@ -560,7 +590,7 @@ export class ContextEngine {
       steps,
       tokensBefore,
       tokensAfter,
-      targetTokens: target,
+      targetTokens: Math.floor(target / factor),
       availableTokens: available,
       correction: factor,
       stated,
@@ -656,14 +686,18 @@ export class ContextEngine {
     return usage;
   }
 
-  /** Provider tokens per estimated token: the learned correction, or what the usage anchor shows. */
-  #factor(usage: ContextUsage, view: readonly Message[]): number {
-    let factor = this.#correction;
-    if (usage.lastUsageIndex >= 0) {
-      const estimated = this.#meter.overhead + this.#meter.range(view, 0, usage.lastUsageIndex + 1);
-      if (estimated > 0) factor = Math.max(factor, usage.usageTokens / estimated);
-    }
-    return clamp(factor, 1, 4);
+  /**
+   * How a list's estimate maps to the provider's count for a rewrite of `view`: estimates times
+   * the learned correction, plus what the usage anchor shows beyond that (system prompt or tool
+   * definitions sent apart, a different tokenizer). An added offset never underestimates a list
+   * the rewrite made smaller. `shift` turns a rewrite's figure back to the scale of `usage.tokens`.
+   */
+  #scale(usage: ContextUsage, view: readonly Message[]): Scale {
+    const factor = this.#correction;
+    const estimate = Math.ceil(this.#meter.total(view) * factor);
+    const difference = usage.tokens - estimate;
+    const offset = Math.max(0, difference);
+    return { factor, offset, shift: difference - offset };
   }
 
   async #run(
@@ -671,7 +705,7 @@ export class ContextEngine {
     transcript: readonly Message[],
     view: Message[],
     target: number,
-    factor: number,
+    scale: Scale,
     signal: AbortSignal | undefined,
   ): Promise<{
     messages: Message[];
@@ -681,7 +715,8 @@ export class ContextEngine {
     tokensAfter: number;
     info: SummaryInfo | undefined;
   }> {
-    const tokensOf = (list: readonly Message[]) => Math.ceil(this.#meter.total(list) * factor);
+    const { factor, offset } = scale;
+    const tokensOf = (list: readonly Message[]) => Math.ceil(this.#meter.total(list) * factor) + offset;
     let current: Message[] = view;
     let tokens = tokensOf(view);
     const steps: RewriteStep[] = [];
@@ -695,8 +730,8 @@ export class ContextEngine {
         window: this.#window,
         reserveTokens: this.reserveTokens,
         thresholdTokens: this.thresholdTokens,
-        targetTokens: Math.max(1, Math.floor(target / factor)),
-        tokens: Math.ceil(tokens / factor),
+        targetTokens: Math.max(1, Math.floor((target - offset) / factor)),
+        tokens: Math.ceil((tokens - offset) / factor),
       };
       const context: EngineStrategyContext = {
         mode,
@@ -763,7 +798,7 @@ export class ContextEngine {
   }
 
   /** Tokens of the floor: the system prompt and the last user message. */
-  #floorTokens(view: readonly Message[], factor: number): number {
+  #floorTokens(view: readonly Message[], scale: Scale): number {
     const system = systemPromptEnd(view);
     let floor = this.#meter.overhead + this.#meter.range(view, 0, system);
     for (let index = view.length - 1; index >= system; index--) {
@@ -772,11 +807,11 @@ export class ContextEngine {
         break;
       }
     }
-    return Math.ceil(floor * factor);
+    return Math.ceil(floor * scale.factor) + scale.offset;
   }
 
-  #assertFloor(view: readonly Message[], factor: number, available: number, viewTokens: number): void {
-    const floorTokens = this.#floorTokens(view, factor);
+  #assertFloor(view: readonly Message[], scale: Scale, available: number, viewTokens: number): void {
+    const floorTokens = this.#floorTokens(view, scale);
     if (floorTokens > available)
       throw new ContextExhaustedError('floor_over_window', {
         floorTokens,
@@ -788,8 +823,9 @@ export class ContextEngine {
 
   #event(
     reason: RewriteReason,
-    run: { steps: RewriteStep[]; tokensAfter: number; info: SummaryInfo | undefined; changed: boolean },
+    run: { steps: RewriteStep[]; info: SummaryInfo | undefined; changed: boolean },
     tokensBefore: number,
+    tokensAfter: number,
     committed: boolean,
   ): RewriteEvent {
     const last = [...run.steps].reverse().find((step) => step.applied);
@@ -799,7 +835,7 @@ export class ContextEngine {
       changed: run.changed,
       committed,
       tokensBefore,
-      tokensAfter: run.tokensAfter,
+      tokensAfter,
       steps: run.steps,
       info: run.info,
     };
