@@ -87,6 +87,27 @@ describe('ContextEngine.project', () => {
     expect(engine.snapshot().view).toBeUndefined();
   });
 
+  it('with commitOnProject the rewrite becomes the baseline: the next call continues from it', async () => {
+    const list = agentConversation(20);
+    const engine = new ContextEngine({
+      window: Math.floor(tokens(list) * 0.4),
+      reserveTokens: 0,
+      commitOnProject: true,
+      strategies: [toolResultMicrocompact({ keepRecent: 2 })],
+    });
+    const first = await engine.project(list);
+    expect(first).toMatchObject({ changed: true, shouldCommit: true });
+    expect(engine.snapshot().view).toBeUndefined();
+    const reply: Message = { role: 'assistant', content: 'ok', usage: { inputTokens: 123, outputTokens: 4 } };
+    const next = [...first.messages, reply, user('go on')];
+    const second = await engine.project(next);
+    expect(second).toMatchObject({ changed: false, steps: [] });
+    expect(second.messages).toBe(next);
+    // Only the reply to the committed view anchors: usage inside it was for the longer list.
+    expect(engine.usage()!.lastUsageIndex).toBe(first.messages.length);
+    expect(engine.usage()!.usageTokens).toBe(127);
+  });
+
   it('anchors on the newest provider-reported usage and estimates only what follows', async () => {
     const list: Message[] = [
       system('You are terse.'),

@@ -407,16 +407,19 @@ export class ContextEngine {
     this.#record(!run.failed && fits);
     if (!fits) this.#assertFloor(run.messages, scale, this.#window, run.tokensAfter);
     if (!run.changed) return { ...unchanged(false), steps: run.steps };
-    this.#active = {
-      first: input[0],
-      last: input[input.length - 1],
-      length: input.length,
-      view: run.messages,
-      anchorFrom: run.messages.length,
-    };
-    const tokensAfter = Math.max(0, run.tokensAfter + scale.shift);
-    this.#measure(run.messages, run.messages.length);
     const committed = this.#opts.commitOnProject;
+    const tokensAfter = Math.max(0, run.tokensAfter + scale.shift);
+    if (committed) this.sync(run.messages);
+    else {
+      this.#active = {
+        first: input[0],
+        last: input[input.length - 1],
+        length: input.length,
+        view: run.messages,
+        anchorFrom: run.messages.length,
+      };
+      this.#measure(run.messages, run.messages.length);
+    }
     this.#emit('onProject', this.#event('threshold', run, usage.tokens, tokensAfter, committed));
     return {
       messages: run.messages,
