@@ -108,6 +108,31 @@ describe('ContextEngine.project', () => {
     expect(engine.usage()!.usageTokens).toBe(127);
   });
 
+  it('runs a strategy under the threshold when it asks to: microcompact once the prompt cache has gone cold', async () => {
+    let now = 1_000_000;
+    const events: RewriteEvent[] = [];
+    const engine = new ContextEngine({
+      window: 1_000_000,
+      strategies: [toolResultMicrocompact({ keepRecent: 2, idleMs: 300_000, now: () => now }), fullSummary()],
+      onProject: (e) => events.push(e),
+    });
+    const list = agentConversation(6).map((m) => (m.role === 'assistant' ? { ...m, createdAt: now } : m));
+    expect(await engine.project(list)).toMatchObject({ changed: false, steps: [] });
+    now += 600_000; // ten minutes later: the provider's cache has expired
+    const idle = await engine.project(list);
+    expect(idle.changed).toBe(true);
+    expect(idle.steps.map((s) => [s.strategy, s.applied])).toEqual([['toolResultMicrocompact', true]]);
+    expect(idle.tokensAfter).toBeLessThan(idle.tokensBefore);
+    expect(events.at(-1)).toMatchObject({ reason: 'idle', changed: true });
+    expect(countToolPairViolations(idle.messages)).toBe(0);
+    const fresh = await engine.project([
+      ...list,
+      { role: 'assistant', content: 'back', createdAt: now } as Message,
+    ]);
+    expect(fresh.steps).toEqual([]);
+    expect(engine.consecutiveFailures).toBe(0);
+  });
+
   it('anchors on the newest provider-reported usage and estimates only what follows', async () => {
     const list: Message[] = [
       system('You are terse.'),

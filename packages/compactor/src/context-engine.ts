@@ -29,8 +29,11 @@ export const OVERFLOW_RECOVERY_RATIO = 0.7;
 /** Largest provider-to-estimate factor the engine learns (beyond it the counts are not believed). */
 const MAX_CORRECTION = 100;
 
-/** Why a rewrite ran: a call over the threshold, an explicit compact, a provider overflow, or a breaker skip. */
-export type RewriteReason = 'threshold' | 'compact' | 'overflow' | 'circuit_breaker';
+/**
+ * Why a rewrite ran: a call over the threshold, a strategy that runs under it (`idle`: e.g. the
+ * prompt cache expired), an explicit compact, a provider overflow, or a breaker skip.
+ */
+export type RewriteReason = 'threshold' | 'idle' | 'compact' | 'overflow' | 'circuit_breaker';
 
 /** One strategy run within a rewrite. */
 export interface RewriteStep {
@@ -218,6 +221,16 @@ interface Scale {
   shift: number;
 }
 
+/** What one run of the strategies did. */
+interface RunResult {
+  messages: Message[];
+  changed: boolean;
+  failed: boolean;
+  steps: RewriteStep[];
+  tokensAfter: number;
+  info: SummaryInfo | undefined;
+}
+
 /** Running sums over a view, extended as messages are appended. */
 interface Tally {
   list: readonly Message[];
@@ -261,6 +274,7 @@ function errorText(error: unknown): string {
 export class ContextEngine {
   readonly #opts: Options;
   readonly #strategies: readonly EngineStrategy[];
+  readonly #belowThreshold: readonly EngineStrategy[];
   readonly #counter: TokenCounter;
   readonly #context: CountContext;
   readonly #meter: TokenMeter;
@@ -277,6 +291,9 @@ export class ContextEngine {
   constructor(options: ContextEngineOptions) {
     this.#opts = parseOptions(contextEngineOptionsSchema, options, 'ContextEngine options');
     this.#strategies = this.#opts.strategies;
+    this.#belowThreshold = this.#strategies.filter(
+      (strategy) => typeof strategy.belowThreshold === 'function',
+    );
     const base = this.#opts.counter ?? defaultTokenCounter();
     this.#counter = base instanceof MemoizedCounter ? base : new MemoizedCounter(base);
     this.#context = this.#opts.countContext ?? DEFAULT_COUNT_CONTEXT;
@@ -387,7 +404,11 @@ export class ContextEngine {
       shouldCommit: false,
       skipped,
     });
-    if (usage.tokens <= threshold) return unchanged(false);
+    if (usage.tokens <= threshold) {
+      const idle = this.#belowThreshold.filter((strategy) => strategy.belowThreshold?.(view) === true);
+      if (idle.length === 0) return unchanged(false);
+      return this.#projectBelowThreshold(input, view, usage, idle, options.signal);
+    }
     if (this.#breaker === 'open') {
       this.#breaker = 'half-open';
       this.#emit('onProject', {
@@ -407,6 +428,17 @@ export class ContextEngine {
     this.#record(!run.failed && fits);
     if (!fits) this.#assertFloor(run.messages, scale, this.#window, run.tokensAfter);
     if (!run.changed) return { ...unchanged(false), steps: run.steps };
+    return this.#projected(input, run, usage, scale, 'threshold');
+  }
+
+  /** Remembers (or commits) a projection's rewrite and reports it. */
+  #projected(
+    input: Message[],
+    run: RunResult,
+    usage: ContextUsage,
+    scale: Scale,
+    reason: 'threshold' | 'idle',
+  ): ProjectResult {
     const committed = this.#opts.commitOnProject;
     const tokensAfter = Math.max(0, run.tokensAfter + scale.shift);
     if (committed) this.sync(run.messages);
@@ -420,7 +452,7 @@ export class ContextEngine {
       };
       this.#measure(run.messages, run.messages.length);
     }
-    this.#emit('onProject', this.#event('threshold', run, usage.tokens, tokensAfter, committed));
+    this.#emit('onProject', this.#event(reason, run, usage.tokens, tokensAfter, committed));
     return {
       messages: run.messages,
       changed: true,
@@ -430,6 +462,30 @@ export class ContextEngine {
       shouldCommit: committed,
       skipped: false,
     };
+  }
+
+  /** Runs the strategies that asked to run under the threshold (e.g. a cold prompt cache); never counts as a failure. */
+  async #projectBelowThreshold(
+    input: Message[],
+    view: Message[],
+    usage: ContextUsage,
+    strategies: readonly EngineStrategy[],
+    signal: AbortSignal | undefined,
+  ): Promise<ProjectResult> {
+    const scale = this.#scale(usage, view);
+    const run = await this.#run('project', input, view, this.thresholdTokens, scale, signal, strategies);
+    if (run.failed) this.#record(false);
+    const unchanged: ProjectResult = {
+      messages: view,
+      changed: view !== input,
+      steps: run.steps,
+      tokensBefore: usage.tokens,
+      tokensAfter: usage.tokens,
+      shouldCommit: false,
+      skipped: false,
+    };
+    if (!run.changed) return unchanged;
+    return this.#projected(input, run, usage, scale, 'idle');
   }
 
   /**
@@ -710,14 +766,8 @@ export class ContextEngine {
     target: number,
     scale: Scale,
     signal: AbortSignal | undefined,
-  ): Promise<{
-    messages: Message[];
-    changed: boolean;
-    failed: boolean;
-    steps: RewriteStep[];
-    tokensAfter: number;
-    info: SummaryInfo | undefined;
-  }> {
+    only?: readonly EngineStrategy[],
+  ): Promise<RunResult> {
     const { factor, offset } = scale;
     const tokensOf = (list: readonly Message[]) => Math.ceil(this.#meter.total(list) * factor) + offset;
     let current: Message[] = view;
@@ -726,8 +776,9 @@ export class ContextEngine {
     let failed = false;
     let info: SummaryInfo | undefined;
     let forcedDone = false;
-    for (const strategy of this.#strategies) {
-      const forced = mode === 'compact' && strategy.forceOnCompact === true && !forcedDone;
+    for (const strategy of only ?? this.#strategies) {
+      const forced =
+        only !== undefined || (mode === 'compact' && strategy.forceOnCompact === true && !forcedDone);
       if (tokens <= target && !forced) continue;
       const budget: EngineBudget = {
         window: this.#window,

@@ -72,6 +72,11 @@ export interface EngineStrategy {
   readonly name: string;
   /** Runs on an explicit `compact()` even when the view is under the target (summaries do). */
   readonly forceOnCompact?: boolean | undefined;
+  /**
+   * Asked on each `project` whose view is under the threshold (keep it cheap): `true` runs the
+   * strategy anyway, e.g. when the provider's prompt cache has expired and a rewrite costs no cache.
+   */
+  belowThreshold?(view: readonly Message[]): boolean;
   apply(context: EngineStrategyContext): StrategyOutcome | Promise<StrategyOutcome>;
 }
 
