@@ -405,6 +405,7 @@ export class ContextEngine {
       skipped,
     });
     if (usage.tokens <= threshold) {
+      if (this.#belowThreshold.length === 0) return unchanged(false);
       const idle = this.#belowThreshold.filter((strategy) => strategy.belowThreshold?.(view) === true);
       if (idle.length === 0) return unchanged(false);
       return this.#projectBelowThreshold(input, view, usage, idle, options.signal);
