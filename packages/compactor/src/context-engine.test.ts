@@ -349,6 +349,24 @@ describe('ContextEngine.recoverOverflow', () => {
     expect(providerCount(result.messages)).toBeLessThanOrEqual(0.7 * (input - 2_000) * 1.01);
   });
 
+  it('without stated sizes aims at 70% of window − reserve, and a throwing listener does not break it', async () => {
+    const list = agentConversation(20);
+    const engine = createDefaultEngine({
+      window: Math.floor(tokens(list) * 0.9),
+      reserveTokens: 0,
+      onRecover: () => {
+        throw new Error('listener bug');
+      },
+    });
+    const result = await engine.recoverOverflow(list, new Error('context_length_exceeded'));
+    expect(result.stated).toBeNull();
+    expect(result.correction).toBe(1);
+    expect(result.availableTokens).toBe(engine.thresholdTokens);
+    expect(result.targetTokens).toBe(Math.floor(0.7 * engine.thresholdTokens));
+    expect(result.tokensAfter).toBeLessThanOrEqual(result.targetTokens);
+    expect(tokens(result.messages)).toBeLessThanOrEqual(result.targetTokens);
+  });
+
   it('ends in ContextExhaustedError, without attempts, when the floor cannot fit', async () => {
     const list = [
       system(bigText('policy', 200)),
