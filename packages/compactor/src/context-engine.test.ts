@@ -13,7 +13,7 @@ import { microcompactToolResults } from './microcompact-tool-results.js';
 import { sessionMemory } from './session-memory-strategy.js';
 import { isSummaryText, parseSummary } from './summary-format.js';
 import { TokenMeter } from './token-meter.js';
-import { countToolPairViolations } from './tool-pairs.js';
+import { countToolPairViolations, toolPairUnits } from './tool-pairs.js';
 import { toolResultMicrocompact } from './tool-result-microcompact-strategy.js';
 
 const meter = new TokenMeter(defaultTokenCounter());
@@ -335,6 +335,30 @@ describe('ContextEngine.recoverOverflow', () => {
     expect(events[0]!.steps.length).toBeGreaterThan(0);
     // Remembered: the next projection counts with the correction.
     expect(engine.snapshot().correction).toBeCloseTo(1.3, 1);
+  });
+
+  it('still fits when the provider’s extra is a fixed excess (tool definitions sent apart), not a factor', async () => {
+    const list = agentConversation(6);
+    const withTools = (messages: readonly Message[]) => tokens(messages) + 30_000;
+    const limit = Math.floor(withTools(list) * 0.8);
+    // Drops the oldest tool-pair units until the view meets the target exactly: no slack hides a bad target.
+    const dropOldest: EngineStrategy = {
+      specificationVersion: 'v1',
+      name: 'dropOldest',
+      apply({ view, budget }) {
+        let out = [...view];
+        while (tokens(out) > budget.targetTokens && out.length > 3) {
+          const unit = toolPairUnits(out)[2]!;
+          out = [...out.slice(0, unit.start), ...out.slice(unit.end)];
+        }
+        return { applied: out.length < view.length, messages: out };
+      },
+    };
+    const engine = new ContextEngine({ window: 1_000_000, strategies: [dropOldest], fallback: false });
+    const result = await engine.recoverOverflow(list, anthropicOverflow(withTools(list), limit));
+    expect(result.correction).toBeGreaterThan(2);
+    expect(withTools(result.messages)).toBeLessThanOrEqual(limit);
+    expect(countToolPairViolations(result.messages)).toBe(0);
   });
 
   it('uses the prompt part and the completion of an OpenAI error', async () => {

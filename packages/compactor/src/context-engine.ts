@@ -542,8 +542,9 @@ export class ContextEngine {
       stated = null;
     }
     let available = this.thresholdTokens;
-    // What the provider counted beyond the estimate: as a factor (another tokenizer) and as an
-    // excess (a system prompt or tool definitions sent apart). The target honours both readings.
+    // What the provider counted beyond the estimate, read as a factor (another tokenizer) and as an
+    // excess (a system prompt or tool definitions sent apart). The target honours the second reading
+    // too where it leaves room for the floor; the checks use the first.
     let providerInput = usage.tokens;
     if (stated && stated.limitTokens > 0 && stated.requestedTokens > 0) {
       providerInput = stated.inputTokens ?? stated.requestedTokens;
@@ -555,13 +556,15 @@ export class ContextEngine {
     const factor = this.#correction;
     const excess = Math.max(0, providerInput - estimated);
     const scale: Scale = { factor, offset: 0, shift: 0 };
-    const providerTokens = (estimate: number) => Math.max(Math.ceil(estimate * factor), estimate + excess);
-    const target = Math.max(
-      1,
-      Math.min(Math.floor(OVERFLOW_RECOVERY_RATIO * available), Math.floor((available - excess) * factor)),
-    );
+    const providerTokens = (estimate: number) => Math.ceil(estimate * factor);
     const tokensBefore = providerTokens(estimated);
     const floorTokens = providerTokens(this.#floorTokens(view, { factor: 1, offset: 0, shift: 0 }));
+    const proportional = Math.floor(OVERFLOW_RECOVERY_RATIO * available);
+    const fixedExcess = Math.floor((available - excess) * factor);
+    const target = Math.max(
+      1,
+      fixedExcess > floorTokens ? Math.min(proportional, fixedExcess) : proportional,
+    );
     if (floorTokens > available)
       throw new ContextExhaustedError(
         'floor_over_window',
