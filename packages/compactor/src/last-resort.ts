@@ -1,0 +1,146 @@
+import type { ContentPart, ContextTools, Message } from '@ctxguard/core';
+import { extractFactsSafely, missingFrom, selectFacts } from './fact-ledger.js';
+import { renderFactsBlock } from './facts-block.js';
+import { mediaPlaceholder } from './media-bytes.js';
+import { isRecord, partsOf, roleOf, withParts } from './message-parts.js';
+import { redactSecrets } from './redact-secrets.js';
+import { clipText, forSummarizer, systemPromptEnd } from './summarize-messages.js';
+import type { TokenMeter } from './token-meter.js';
+
+/** A tool input with every string in it clipped to `maxChars`. */
+function clipToolInput(input: unknown, maxChars: number): unknown {
+  if (typeof input === 'string') return input.length > maxChars ? clipText(input, maxChars) : input;
+  if (Array.isArray(input)) return input.map((item) => clipToolInput(item, maxChars));
+  if (isRecord(input)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input)) out[key] = clipToolInput(value, maxChars);
+    return out;
+  }
+  return input;
+}
+
+/**
+ * A message shrunk in place to about `maxTokens`: media become placeholders, long text is
+ * summarized (with its facts) by the tools, tool inputs and outputs are clipped. Same role, same
+ * tool-call ids, so pairs stay whole.
+ */
+async function shrinkMessage(
+  message: Message,
+  maxTokens: number,
+  meter: TokenMeter,
+  tools: ContextTools,
+  signal: AbortSignal | undefined,
+  counter: { calls: number },
+): Promise<Message> {
+  const maxChars = Math.max(120, Math.floor(maxTokens * 3));
+  const role = roleOf(message);
+  const original = forSummarizer(message);
+  let parts: unknown[] =
+    typeof original.content === 'string'
+      ? [{ type: 'text', text: original.content }]
+      : [...partsOf(original)];
+  parts = parts.map((part) =>
+    isRecord(part) && (part.type === 'image' || part.type === 'file') ? mediaPlaceholder(part) : part,
+  );
+  const textParts = parts.filter((part) => isRecord(part) && part.type === 'text') as {
+    type: 'text';
+    text: string;
+  }[];
+  const text = textParts.map((part) => part.text).join('\n');
+  if (text.length > maxChars && (role === 'user' || role === 'assistant')) {
+    let summary = '';
+    try {
+      counter.calls++;
+      summary = await tools.summarize({
+        content: text,
+        maxLength: Math.floor(maxChars * 0.45),
+        ...(signal ? { signal } : {}),
+      });
+    } catch {
+      summary = clipText(text, Math.floor(maxChars * 0.45));
+    }
+    const found = await extractFactsSafely(tools, text, { signal });
+    counter.calls += found.calls;
+    const facts = selectFacts(missingFrom(found.facts, summary), Math.floor(maxChars * 0.45));
+    const compacted = `[${role} message compacted from ${text.length} characters to fit the context]\n${redactSecrets(clipText(summary, Math.floor(maxChars * 0.5)))}${
+      facts.length > 0 ? `\n${renderFactsBlock(facts)}` : ''
+    }`;
+    let placed = false;
+    parts = parts.flatMap((part) => {
+      if (!isRecord(part) || part.type !== 'text') return [part];
+      if (placed) return [];
+      placed = true;
+      return [{ type: 'text', text: compacted }];
+    });
+  }
+  const share = Math.max(80, Math.floor(maxChars / Math.max(1, parts.length)));
+  parts = parts.map((part) => {
+    if (!isRecord(part)) return part;
+    if (
+      part.type === 'reasoning' &&
+      typeof part.text === 'string' &&
+      part.text.length > share &&
+      !part.signature
+    ) {
+      return { ...part, text: clipText(part.text, share) };
+    }
+    if (part.type === 'text' && typeof part.text === 'string' && part.text.length > maxChars) {
+      return { ...part, text: clipText(part.text, maxChars) };
+    }
+    if (part.type === 'tool-call') return { ...part, input: clipToolInput(part.input, share) };
+    if (part.type === 'tool-result') {
+      const { content: _content, ...rest } = part;
+      const output = typeof part.output === 'string' ? part.output : JSON.stringify(part.output ?? null);
+      return { ...rest, output: clipText(output, share) };
+    }
+    return part;
+  });
+  if (role === 'system') return message;
+  const next = withParts(message, parts as ContentPart[]);
+  return meter.message(next) < meter.message(message) ? next : message;
+}
+
+/**
+ * Where the last resort shrinks, in order: the first user message after the system prompt, then the
+ * other non-system messages after it, largest first.
+ */
+function shrinkOrder(work: readonly Message[], meter: TokenMeter): { order: number[]; firstUser: number } {
+  const start = systemPromptEnd(work);
+  const firstUser = work.findIndex((message, index) => index >= start && roleOf(message) === 'user');
+  const order = work
+    .map((message, index) => ({ index, tokens: meter.message(message) }))
+    .filter(({ index }) => index >= start && roleOf(work[index]) !== 'system' && index !== firstUser)
+    .sort((a, b) => b.tokens - a.tokens)
+    .map(({ index }) => index);
+  if (firstUser !== -1) order.unshift(firstUser);
+  return { order, firstUser };
+}
+
+/**
+ * The list with its messages shrunk in place, the first user message first and then the largest,
+ * until it fits `budget`: how many changed, and where the first user message is (-1 when none).
+ */
+export async function shrinkUntilFits(
+  work: readonly Message[],
+  budget: number,
+  meter: TokenMeter,
+  tools: ContextTools,
+  signal: AbortSignal | undefined,
+  counter: { calls: number },
+): Promise<{ messages: Message[]; messagesCompacted: number; firstUser: number }> {
+  const { order, firstUser } = shrinkOrder(work, meter);
+  const next = work.slice();
+  let count = 0;
+  for (const index of order) {
+    if (meter.total(next) <= budget) break;
+    const message = next[index]!;
+    const others = meter.total(next) - meter.message(message);
+    const target = Math.max(60, budget - others);
+    const shrunk = await shrinkMessage(message, target, meter, tools, signal, counter);
+    if (shrunk !== message) {
+      next[index] = shrunk;
+      count++;
+    }
+  }
+  return { messages: next, messagesCompacted: count, firstUser };
+}
