@@ -1,152 +1,56 @@
 import { type ContextTools, type Message, parseOptions } from '@ctxguard/core';
 import { type CountContext, MemoizedCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
-import { compactMessages } from './compact-messages.js';
-import { ContextExhaustedError } from './context-exhausted-error.js';
+import { type BreakerState, CircuitBreaker } from './circuit-breaker.js';
+import type {
+  CompactResult,
+  ContextSnapshot,
+  ContextUsage,
+  ProjectResult,
+  RecoverResult,
+  RewriteEvent,
+  RewriteReason,
+  RewriteStep,
+  RunResult,
+} from './context-engine-types.js';
+import { ContextExhaustedError, type ContextExhaustedSizes } from './context-exhausted-error.js';
+import { assertFloorFits, floorEstimate } from './context-floor.js';
 import { defaultTokenCounter } from './default-counter.js';
 import {
-  type EngineBudget,
   type EngineStrategy,
-  type EngineStrategyContext,
   engineStrategySchema,
   type RewriteMode,
   type SummaryInfo,
 } from './engine-strategy.js';
 import { fullSummary } from './full-summary-strategy.js';
 import { lightTrim } from './light-trim-strategy.js';
-import { roleOf } from './message-parts.js';
-import { parseOverflowTokens } from './overflow-errors.js';
-import { dropSignedReasoningAfterChange } from './signed-reasoning.js';
+import {
+  canCorrect,
+  compactFallback,
+  recoveryTarget,
+  type StatedSizes,
+  statedAvailableTokens,
+  statedInputTokens,
+  statedSizes,
+} from './overflow-recovery.js';
 import { countingFields } from './stage-options.js';
-import { systemPromptEnd } from './summarize-messages.js';
+import { StrategyRunner } from './strategy-runner.js';
 import { DEFAULT_COUNT_CONTEXT, TokenMeter } from './token-meter.js';
 import { toolResultMicrocompact } from './tool-result-microcompact-strategy.js';
-import { reportedTokens } from './usage-anchored-estimate.js';
+import { type Scale, scaledTokens, UsageAnchor, type UsageLimits } from './usage-anchor.js';
 
-/** Fraction of the available input an overflow recovery rewrites to. */
-export const OVERFLOW_RECOVERY_RATIO = 0.7;
-
-/** Largest provider-to-estimate factor the engine learns (beyond it the counts are not believed). */
-const MAX_CORRECTION = 100;
-
-/**
- * Why a rewrite ran: a call over the threshold, a strategy that runs under it (`idle`: e.g. the
- * prompt cache expired), an explicit compact, a provider overflow, or a breaker skip.
- */
-export type RewriteReason = 'threshold' | 'idle' | 'compact' | 'overflow' | 'circuit_breaker';
-
-/** One strategy run within a rewrite. */
-export interface RewriteStep {
-  strategy: string;
-  /** The strategy changed the view (and it got smaller). */
-  applied: boolean;
-  tokensBefore: number;
-  tokensAfter: number;
-  durationMs: number;
-  note?: string | undefined;
-  /** The strategy threw (counted by the circuit breaker). */
-  error?: string | undefined;
-  info?: SummaryInfo | undefined;
-}
-
-/** What `onProject` / `onRecover` receive: a rewrite of the view (or a breaker skip), with every step. */
-export interface RewriteEvent {
-  reason: RewriteReason;
-  /** The last strategy that changed the view, if any. */
-  strategy?: string | undefined;
-  changed: boolean;
-  /** The caller should make the returned messages its new baseline. */
-  committed: boolean;
-  tokensBefore: number;
-  tokensAfter: number;
-  steps: RewriteStep[];
-  /** The summary checkpoint written, if any. */
-  info?: SummaryInfo | undefined;
-  /** Consecutive failures that opened the breaker (reason `circuit_breaker`). */
-  failures?: number | undefined;
-}
-
-/** How full the context is, by the engine's latest estimate. */
-export interface ContextUsage {
-  /** Tokens of the latest view: `usageTokens + trailingTokens`. */
-  tokens: number;
-  /** Tokens the provider reported up to the anchor message (0 without one). */
-  usageTokens: number;
-  /** Estimated tokens after the anchor (everything, without one). */
-  trailingTokens: number;
-  /** Index in the view of the newest assistant message with usage, or -1. */
-  lastUsageIndex: number;
-  window: number;
-  reserveTokens: number;
-  thresholdTokens: number;
-  /** `tokens / thresholdTokens`. */
-  percentage: number;
-}
-
-/** State of the circuit breaker: rewriting, skipping the next cycle, or trying once after a skip. */
-export type BreakerState = 'closed' | 'open' | 'half-open';
-
-/** What {@link ContextEngine.snapshot} returns. */
-export interface ContextSnapshot {
-  /** The active view: the rewritten messages standing in for the baseline's prefix, if any. */
-  view: Message[] | undefined;
-  /** Length of the baseline prefix the active view stands for. */
-  coveredLength: number;
-  usage: ContextUsage | undefined;
-  breaker: BreakerState;
-  consecutiveFailures: number;
-  /** Provider tokens per estimated token, learned from overflow errors that stated counts (1 until then). */
-  correction: number;
-}
-
-/** What {@link ContextEngine.project} returns. */
-export interface ProjectResult {
-  /** The messages to send (the input array itself when nothing changed). */
-  messages: Message[];
-  /** The messages differ from the input (rewritten now or by an earlier call). */
-  changed: boolean;
-  /** Strategies run by this call. */
-  steps: RewriteStep[];
-  tokensBefore: number;
-  tokensAfter: number;
-  /** The caller should make `messages` its new baseline (`commitOnProject`). */
-  shouldCommit: boolean;
-  /** The breaker skipped rewriting this call. */
-  skipped: boolean;
-}
-
-/** What {@link ContextEngine.compact} returns. */
-export interface CompactResult {
-  messages: Message[];
-  changed: boolean;
-  steps: RewriteStep[];
-  tokensBefore: number;
-  tokensAfter: number;
-  /** True when changed: replace your baseline with `messages`. */
-  shouldCommit: boolean;
-  reason: string;
-}
-
-/** What {@link ContextEngine.recoverOverflow} returns. */
-export interface RecoverResult {
-  /** The rewritten messages to retry with. */
-  messages: Message[];
-  changed: boolean;
-  /** Replace your baseline with `messages` before retrying. */
-  shouldCommit: boolean;
-  steps: RewriteStep[];
-  /** Tokens of the view that overflowed, by the corrected estimate. */
-  tokensBefore: number;
-  tokensAfter: number;
-  /** What the rewrite aimed at, in the engine's estimate (70% of the available input ÷ correction). */
-  targetTokens: number;
-  /** Input tokens available, in the provider's units. */
-  availableTokens: number;
-  /** Provider tokens per estimated token used for the target. */
-  correction: number;
-  /** Sizes the error stated, when it did. */
-  stated: { requestedTokens: number; limitTokens: number; inputTokens?: number | undefined } | null;
-}
+export type { BreakerState } from './circuit-breaker.js';
+export type {
+  CompactResult,
+  ContextSnapshot,
+  ContextUsage,
+  ProjectResult,
+  RecoverResult,
+  RewriteEvent,
+  RewriteReason,
+  RewriteStep,
+} from './context-engine-types.js';
+export { OVERFLOW_RECOVERY_RATIO } from './overflow-recovery.js';
 
 const callbackSchema = z.custom<(event: RewriteEvent) => void>(
   (v) => typeof v === 'function',
@@ -196,71 +100,19 @@ export function defaultReserveTokens(window: number): number {
   return Math.min(20_000, Math.floor(window / 5));
 }
 
-/** A rewritten view that stands for the first `length` messages of a baseline. */
-interface ActiveView {
-  first: Message | undefined;
-  last: Message | undefined;
-  length: number;
-  view: Message[];
-  /** Usage reported before this index was for other messages: only later replies anchor. */
-  anchorFrom: number;
-}
+/** Estimates scaled by `factor` alone (no usage offset). */
+const unanchored = (factor: number): Scale => ({ factor, offset: 0, shift: 0 });
 
-/** A committed baseline: usage inside it was reported for the list it replaced. */
-interface Baseline {
-  first: Message | undefined;
-  last: Message | undefined;
-  length: number;
-  anchorFrom: number;
-}
-
-/** Estimate → provider tokens: `estimate × factor + offset`; `shift` maps back to the anchored figure. */
-interface Scale {
+/** How a recovery from an overflow is sized, in the provider's units. */
+interface RecoveryPlan {
+  /** Input tokens available. */
+  available: number;
+  /** Provider tokens per estimated token. */
   factor: number;
-  offset: number;
-  shift: number;
-}
-
-/** What one run of the strategies did. */
-interface RunResult {
-  messages: Message[];
-  changed: boolean;
-  failed: boolean;
-  steps: RewriteStep[];
-  tokensAfter: number;
-  info: SummaryInfo | undefined;
-}
-
-/** Running sums over a view, extended as messages are appended. */
-interface Tally {
-  list: readonly Message[];
-  first: Message | undefined;
-  last: Message | undefined;
-  length: number;
-  /** Messages from this index on may anchor on usage. */
-  minAnchor: number;
-  sum: number;
-  anchorIndex: number;
-  anchorTokens: number;
-  sumAtAnchor: number;
-}
-
-function extendsList(
-  list: readonly Message[],
-  known: { first: Message | undefined; last: Message | undefined; length: number },
-): boolean {
-  return (
-    list.length >= known.length &&
-    known.length > 0 &&
-    list[0] === known.first &&
-    list[known.length - 1] === known.last
-  );
-}
-
-const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  /** Tokens of the view that overflowed. */
+  tokensBefore: number;
+  floorTokens: number;
+  target: number;
 }
 
 /**
@@ -273,32 +125,28 @@ function errorText(error: unknown): string {
  */
 export class ContextEngine {
   readonly #opts: Options;
-  readonly #strategies: readonly EngineStrategy[];
   readonly #belowThreshold: readonly EngineStrategy[];
   readonly #counter: TokenCounter;
   readonly #context: CountContext;
   readonly #meter: TokenMeter;
+  readonly #runner: StrategyRunner;
+  readonly #anchor: UsageAnchor;
+  readonly #breaker: CircuitBreaker;
   #window: number;
   #reserve: number | undefined;
-  #active: ActiveView | undefined;
-  #baseline: Baseline | undefined;
-  #tally: Tally | undefined;
-  #usage: ContextUsage | undefined;
-  #failures = 0;
-  #breaker: BreakerState = 'closed';
-  #correction = 1;
 
   constructor(options: ContextEngineOptions) {
     this.#opts = parseOptions(contextEngineOptionsSchema, options, 'ContextEngine options');
-    this.#strategies = this.#opts.strategies;
-    this.#belowThreshold = this.#strategies.filter(
-      (strategy) => typeof strategy.belowThreshold === 'function',
-    );
+    const strategies = this.#opts.strategies;
+    this.#belowThreshold = strategies.filter((strategy) => typeof strategy.belowThreshold === 'function');
     const base = this.#opts.counter ?? defaultTokenCounter();
     this.#counter = base instanceof MemoizedCounter ? base : new MemoizedCounter(base);
     this.#context = this.#opts.countContext ?? DEFAULT_COUNT_CONTEXT;
     // The meter memoizes by identity already: it counts with the bare counter (no second fingerprint memo).
     this.#meter = new TokenMeter(base instanceof MemoizedCounter ? base.inner : base, this.#context);
+    this.#runner = new StrategyRunner(strategies, this.#meter, this.#counter, this.#context);
+    this.#anchor = new UsageAnchor(this.#meter);
+    this.#breaker = new CircuitBreaker(this.#opts.maxConsecutiveFailures);
     this.#window = this.#opts.window;
     this.#reserve = this.#opts.reserveTokens;
   }
@@ -320,12 +168,12 @@ export class ContextEngine {
 
   /** Consecutive failed rewrites (the breaker opens at `maxConsecutiveFailures`). */
   get consecutiveFailures(): number {
-    return this.#failures;
+    return this.#breaker.consecutiveFailures;
   }
 
   /** State of the circuit breaker. */
   get breakerState(): BreakerState {
-    return this.#breaker;
+    return this.#breaker.state;
   }
 
   /** Changes the context window (e.g. after switching models). */
@@ -335,7 +183,7 @@ export class ContextEngine {
       { window },
       'setContextWindow',
     ).window;
-    this.#usage = undefined;
+    this.#anchor.forgetLatest();
   }
 
   /** Changes the reply headroom; `0` or `undefined` restores the default. */
@@ -346,23 +194,25 @@ export class ContextEngine {
       'setReserveTokens',
     ).reserveTokens;
     this.#reserve = parsed === 0 ? undefined : parsed;
-    this.#usage = undefined;
+    this.#anchor.forgetLatest();
   }
 
   /** The latest usage estimate (`undefined` before the first call). */
   usage(): ContextUsage | undefined {
-    return this.#usage ? { ...this.#usage } : undefined;
+    const latest = this.#anchor.latest;
+    return latest ? { ...latest } : undefined;
   }
 
   /** What the engine remembers: the active view, the latest usage, the breaker and the learned correction. */
   snapshot(): ContextSnapshot {
+    const active = this.#anchor.active;
     return {
-      view: this.#active ? this.#active.view.slice() : undefined,
-      coveredLength: this.#active?.length ?? 0,
+      view: active ? active.view.slice() : undefined,
+      coveredLength: active?.length ?? 0,
       usage: this.usage(),
-      breaker: this.#breaker,
-      consecutiveFailures: this.#failures,
-      correction: this.#correction,
+      breaker: this.#breaker.state,
+      consecutiveFailures: this.#breaker.consecutiveFailures,
+      correction: this.#anchor.correction,
     };
   }
 
@@ -372,15 +222,7 @@ export class ContextEngine {
    */
   sync(messages: readonly Message[]): void {
     const list = this.#checkMessages(messages, 'sync');
-    this.#active = undefined;
-    this.#tally = undefined;
-    this.#baseline = {
-      first: list[0],
-      last: list[list.length - 1],
-      length: list.length,
-      anchorFrom: list.length,
-    };
-    this.#measure(list, list.length);
+    this.#anchor.commitBaseline(list, this.#limits());
   }
 
   /**
@@ -392,8 +234,7 @@ export class ContextEngine {
     options: { signal?: AbortSignal } = {},
   ): Promise<ProjectResult> {
     const input = this.#checkMessages(messages, 'project');
-    const { view, minAnchor } = this.#viewOf(input);
-    const usage = this.#measure(view, minAnchor);
+    const { view, usage } = this.#measureInput(input);
     const threshold = this.thresholdTokens;
     const unchanged = (skipped: boolean): ProjectResult => ({
       messages: view,
@@ -405,31 +246,40 @@ export class ContextEngine {
       skipped,
     });
     if (usage.tokens <= threshold) {
-      if (this.#belowThreshold.length === 0) return unchanged(false);
-      const idle = this.#belowThreshold.filter((strategy) => strategy.belowThreshold?.(view) === true);
+      const idle = this.#idleStrategies(view);
       if (idle.length === 0) return unchanged(false);
       return this.#projectBelowThreshold(input, view, usage, idle, options.signal);
     }
-    if (this.#breaker === 'open') {
-      this.#breaker = 'half-open';
-      this.#emit('onProject', {
-        reason: 'circuit_breaker',
-        changed: false,
-        committed: false,
-        tokensBefore: usage.tokens,
-        tokensAfter: usage.tokens,
-        steps: [],
-        failures: this.#failures,
-      });
+    if (this.#breaker.skipsThisCycle()) {
+      this.#emitBreakerSkip(usage);
       return unchanged(true);
     }
-    const scale = this.#scale(usage, view);
+    const scale = this.#anchor.scale(usage, view);
     const run = await this.#run('project', input, view, threshold, scale, options.signal);
     const fits = run.tokensAfter <= threshold;
-    this.#record(!run.failed && fits);
+    this.#breaker.record(!run.failed && fits);
     if (!fits) this.#assertFloor(run.messages, scale, this.#window, run.tokensAfter);
     if (!run.changed) return { ...unchanged(false), steps: run.steps };
     return this.#projected(input, run, usage, scale, 'threshold');
+  }
+
+  /** The strategies that ask to run under the threshold for `view` (e.g. a cold prompt cache). */
+  #idleStrategies(view: Message[]): EngineStrategy[] {
+    if (this.#belowThreshold.length === 0) return [];
+    return this.#belowThreshold.filter((strategy) => strategy.belowThreshold?.(view) === true);
+  }
+
+  /** Reports a cycle the open breaker skipped. */
+  #emitBreakerSkip(usage: ContextUsage): void {
+    this.#emit('onProject', {
+      reason: 'circuit_breaker',
+      changed: false,
+      committed: false,
+      tokensBefore: usage.tokens,
+      tokensAfter: usage.tokens,
+      steps: [],
+      failures: this.#breaker.consecutiveFailures,
+    });
   }
 
   /** Remembers (or commits) a projection's rewrite and reports it. */
@@ -443,16 +293,7 @@ export class ContextEngine {
     const committed = this.#opts.commitOnProject;
     const tokensAfter = Math.max(0, run.tokensAfter + scale.shift);
     if (committed) this.sync(run.messages);
-    else {
-      this.#active = {
-        first: input[0],
-        last: input[input.length - 1],
-        length: input.length,
-        view: run.messages,
-        anchorFrom: run.messages.length,
-      };
-      this.#measure(run.messages, run.messages.length);
-    }
+    else this.#anchor.activate(input, run.messages, this.#limits());
     this.#emit('onProject', this.#event(reason, run, usage.tokens, tokensAfter, committed));
     return {
       messages: run.messages,
@@ -473,9 +314,9 @@ export class ContextEngine {
     strategies: readonly EngineStrategy[],
     signal: AbortSignal | undefined,
   ): Promise<ProjectResult> {
-    const scale = this.#scale(usage, view);
+    const scale = this.#anchor.scale(usage, view);
     const run = await this.#run('project', input, view, this.thresholdTokens, scale, signal, strategies);
-    if (run.failed) this.#record(false);
+    if (run.failed) this.#breaker.record(false);
     const unchanged: ProjectResult = {
       messages: view,
       changed: view !== input,
@@ -499,11 +340,10 @@ export class ContextEngine {
     options: { signal?: AbortSignal } = {},
   ): Promise<CompactResult> {
     const input = this.#checkMessages(messages, 'compact');
-    const { view, minAnchor } = this.#viewOf(input);
-    const usage = this.#measure(view, minAnchor);
-    const scale = this.#scale(usage, view);
+    const { view, usage } = this.#measureInput(input);
+    const scale = this.#anchor.scale(usage, view);
     const run = await this.#run('compact', input, view, this.thresholdTokens, scale, options.signal);
-    this.#record(!run.failed);
+    this.#breaker.record(!run.failed);
     const messagesOut = run.changed ? run.messages : view;
     const changed = messagesOut !== input;
     const tokensAfter = run.changed ? Math.max(0, run.tokensAfter + scale.shift) : usage.tokens;
@@ -532,132 +372,112 @@ export class ContextEngine {
     options: { signal?: AbortSignal } = {},
   ): Promise<RecoverResult> {
     const input = this.#checkMessages(messages, 'recoverOverflow');
-    const { view, minAnchor } = this.#viewOf(input);
-    const usage = this.#measure(view, minAnchor);
-    const estimated = this.#meter.total(view);
-    let stated: RecoverResult['stated'] = null;
-    try {
-      stated = error === undefined ? null : parseOverflowTokens(error);
-    } catch {
-      stated = null;
-    }
-    let available = this.thresholdTokens;
-    // What the provider counted beyond the estimate, read as a factor (another tokenizer) and as an
-    // excess (a system prompt or tool definitions sent apart). The target honours the second reading
-    // too where it leaves room for the floor; the checks use the first.
-    let providerInput = usage.tokens;
-    if (stated && stated.limitTokens > 0 && stated.requestedTokens > 0) {
-      providerInput = stated.inputTokens ?? stated.requestedTokens;
-      this.#correction = clamp(providerInput / Math.max(1, estimated), 1, MAX_CORRECTION);
-      const outputPart =
-        stated.inputTokens !== undefined ? Math.max(0, stated.requestedTokens - stated.inputTokens) : 0;
-      available = Math.max(1, Math.min(available, stated.limitTokens - outputPart));
-    }
-    const factor = this.#correction;
-    const excess = Math.max(0, providerInput - estimated);
-    const scale: Scale = { factor, offset: 0, shift: 0 };
-    const providerTokens = (estimate: number) => Math.ceil(estimate * factor);
-    const tokensBefore = providerTokens(estimated);
-    const floorTokens = providerTokens(this.#floorTokens(view, { factor: 1, offset: 0, shift: 0 }));
-    const proportional = Math.floor(OVERFLOW_RECOVERY_RATIO * available);
-    const fixedExcess = Math.floor((available - excess) * factor);
-    const target = Math.max(
-      1,
-      fixedExcess > floorTokens ? Math.min(proportional, fixedExcess) : proportional,
+    const { view, usage } = this.#measureInput(input);
+    const stated = statedSizes(error);
+    const plan = this.#planRecovery(view, usage, stated);
+    assertFloorFits(
+      {
+        floorTokens: plan.floorTokens,
+        viewTokens: plan.tokensBefore,
+        availableTokens: plan.available,
+        windowTokens: this.#window,
+      },
+      { cause: error },
     );
-    if (floorTokens > available)
-      throw new ContextExhaustedError(
-        'floor_over_window',
-        { floorTokens, viewTokens: tokensBefore, availableTokens: available, windowTokens: this.#window },
-        { cause: error },
-      );
-    const run = await this.#run('recover', input, view, target, scale, options.signal);
-    let steps = run.steps;
-    let out = run.messages;
-    let tokensAfter = run.tokensAfter;
-    if (tokensAfter > target && this.#opts.fallback) {
-      const started = performance.now();
-      const before = tokensAfter;
-      try {
-        const fallback = await compactMessages(out, {
-          budgetTokens: Math.max(1, Math.floor(target / factor)),
-          counter: this.#counter,
-          countContext: this.#context,
-          ...(this.#opts.tools ? { tools: this.#opts.tools } : {}),
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
-        const fallbackTokens = Math.ceil(this.#meter.total(fallback.messages) * factor);
-        const applied = fallback.compacted && fallbackTokens < before;
-        if (applied) {
-          out = fallback.messages;
-          tokensAfter = fallbackTokens;
-        }
-        steps = [
-          ...steps,
-          {
-            strategy: 'compactMessages',
-            applied,
-            tokensBefore: before,
-            tokensAfter,
-            durationMs: performance.now() - started,
-            note: fallback.stagesUsed.join(', ') || fallback.reason,
-          },
-        ];
-      } catch (failure) {
-        steps = [
-          ...steps,
-          {
-            strategy: 'compactMessages',
-            applied: false,
-            tokensBefore: before,
-            tokensAfter: before,
-            durationMs: performance.now() - started,
-            error: errorText(failure),
-          },
-        ];
-      }
-    }
-    const outEstimate = this.#meter.total(out);
-    tokensAfter = providerTokens(outEstimate);
-    const sizes = {
-      floorTokens,
-      viewTokens: tokensAfter,
-      availableTokens: available,
-      windowTokens: this.#window,
-    };
-    if (tokensAfter >= tokensBefore || out === view) {
-      this.#record(false);
-      throw new ContextExhaustedError('nothing_freed', sizes, { cause: error });
-    }
-    if (tokensAfter > available) {
-      this.#record(false);
-      throw new ContextExhaustedError('still_over_limit', sizes, { cause: error });
-    }
-    this.#record(!run.failed);
-    this.sync(out);
-    const last = [...steps].reverse().find((step) => step.applied);
-    this.#emit('onRecover', {
-      reason: 'overflow',
-      strategy: last?.strategy,
-      changed: true,
-      committed: true,
-      tokensBefore,
-      tokensAfter,
-      steps,
-      info: run.info,
-    });
+    const { factor, target } = plan;
+    const run = await this.#run('recover', input, view, target, unanchored(factor), options.signal);
+    const rewrite = await this.#finishRecovery(run, plan, options.signal);
+    const tokensAfter = Math.ceil(this.#meter.total(rewrite.messages) * factor);
+    this.#assertRecovered(view, rewrite.messages, plan, tokensAfter, error);
+    this.#breaker.record(!run.failed);
+    this.sync(rewrite.messages);
+    const event = { steps: rewrite.steps, info: run.info, changed: true };
+    this.#emit('onRecover', this.#event('overflow', event, plan.tokensBefore, tokensAfter, true));
     return {
-      messages: out,
+      messages: rewrite.messages,
       changed: true,
       shouldCommit: true,
-      steps,
-      tokensBefore,
+      steps: rewrite.steps,
+      tokensBefore: plan.tokensBefore,
       tokensAfter,
       targetTokens: Math.floor(target / factor),
-      availableTokens: available,
+      availableTokens: plan.available,
       correction: factor,
       stated,
     };
+  }
+
+  /**
+   * Sizes a recovery. What the provider counted beyond the estimate is read as a factor (another
+   * tokenizer, learned for later calls) and as an excess (a system prompt or tool definitions sent
+   * apart). The target honours the second reading too where it leaves room for the floor; the
+   * checks use the first.
+   */
+  #planRecovery(view: Message[], usage: ContextUsage, stated: StatedSizes | null): RecoveryPlan {
+    const estimated = this.#meter.total(view);
+    let available = this.thresholdTokens;
+    let providerInput = usage.tokens;
+    if (canCorrect(stated)) {
+      providerInput = statedInputTokens(stated);
+      this.#anchor.learnCorrection(providerInput, estimated);
+      available = statedAvailableTokens(available, stated);
+    }
+    const factor = this.#anchor.correction;
+    const excess = Math.max(0, providerInput - estimated);
+    const floorTokens = Math.ceil(Math.ceil(floorEstimate(this.#meter, view)) * factor);
+    return {
+      available,
+      factor,
+      tokensBefore: Math.ceil(estimated * factor),
+      floorTokens,
+      target: recoveryTarget({ available, excess, factor, floorTokens }),
+    };
+  }
+
+  /** The strategies' rewrite, finished by `compactMessages` when it is still over the target (`fallback`). */
+  async #finishRecovery(
+    run: RunResult,
+    plan: RecoveryPlan,
+    signal: AbortSignal | undefined,
+  ): Promise<{ messages: Message[]; steps: RewriteStep[] }> {
+    if (!(run.tokensAfter > plan.target && this.#opts.fallback))
+      return { messages: run.messages, steps: run.steps };
+    const fallback = await compactFallback(run.messages, {
+      tokensBefore: run.tokensAfter,
+      budgetTokens: Math.max(1, Math.floor(plan.target / plan.factor)),
+      factor: plan.factor,
+      meter: this.#meter,
+      counter: this.#counter,
+      countContext: this.#context,
+      tools: this.#opts.tools,
+      signal,
+    });
+    return { messages: fallback.messages, steps: [...run.steps, fallback.step] };
+  }
+
+  /** Throws `ContextExhaustedError` (and counts a failure) when the recovery freed nothing or still does not fit. */
+  #assertRecovered(
+    view: Message[],
+    out: Message[],
+    plan: RecoveryPlan,
+    tokensAfter: number,
+    cause: unknown,
+  ): void {
+    const sizes: ContextExhaustedSizes = {
+      floorTokens: plan.floorTokens,
+      viewTokens: tokensAfter,
+      availableTokens: plan.available,
+      windowTokens: this.#window,
+    };
+    const reason =
+      tokensAfter >= plan.tokensBefore || out === view
+        ? 'nothing_freed'
+        : tokensAfter > plan.available
+          ? 'still_over_limit'
+          : undefined;
+    if (reason === undefined) return;
+    this.#breaker.record(false);
+    throw new ContextExhaustedError(reason, sizes, { cause });
   }
 
   #checkMessages(messages: readonly Message[], method: string): Message[] {
@@ -666,104 +486,22 @@ export class ContextEngine {
     return messages as Message[];
   }
 
-  /** The active view plus what was appended since (or the input itself), and where usage may anchor. */
-  #viewOf(input: Message[]): { view: Message[]; minAnchor: number } {
-    const active = this.#active;
-    if (active && extendsList(input, active)) {
-      const view =
-        input.length === active.length ? active.view : active.view.concat(input.slice(active.length));
-      if (input.length > active.length)
-        this.#active = {
-          ...active,
-          first: input[0],
-          last: input[input.length - 1],
-          length: input.length,
-          view,
-        };
-      return { view, minAnchor: active.anchorFrom };
-    }
-    this.#active = undefined;
-    const base = this.#baseline;
-    if (base && extendsList(input, base)) return { view: input, minAnchor: base.anchorFrom };
-    this.#baseline = undefined;
-    return { view: input, minAnchor: 0 };
+  /** The view standing for `input` and its usage (remembered for `usage()`). */
+  #measureInput(input: Message[]): { view: Message[]; usage: ContextUsage } {
+    const { view, minAnchor } = this.#anchor.viewOf(input);
+    return { view, usage: this.#anchor.measure(view, minAnchor, this.#limits()) };
   }
 
-  /** Usage of `view`, incremental when it extends the previous one; remembered for `usage()`. */
-  #measure(view: readonly Message[], minAnchor: number): ContextUsage {
-    let tally = this.#tally;
-    if (!tally || tally.list !== view || tally.length !== view.length || tally.minAnchor !== minAnchor) {
-      if (!tally || tally.minAnchor !== minAnchor || !extendsList(view, tally)) {
-        tally = {
-          list: view,
-          first: undefined,
-          last: undefined,
-          length: 0,
-          minAnchor,
-          sum: 0,
-          anchorIndex: -1,
-          anchorTokens: 0,
-          sumAtAnchor: 0,
-        };
-      }
-      for (let index = tally.length; index < view.length; index++) {
-        const message = view[index]!;
-        tally.sum += this.#meter.message(message);
-        if (index >= minAnchor) {
-          const reported = reportedTokens(message);
-          if (reported !== undefined) {
-            tally.anchorIndex = index;
-            tally.anchorTokens = reported;
-            tally.sumAtAnchor = tally.sum;
-          }
-        }
-      }
-      tally.list = view;
-      tally.first = view[0];
-      tally.last = view[view.length - 1];
-      tally.length = view.length;
-      this.#tally = tally;
-    }
-    const correction = this.#correction;
-    let usageTokens = 0;
-    let trailing: number;
-    if (tally.anchorIndex >= 0) {
-      usageTokens = tally.anchorTokens;
-      trailing = Math.ceil((tally.sum - tally.sumAtAnchor) * correction);
-    } else {
-      trailing = Math.ceil((tally.sum + this.#meter.overhead) * correction);
-    }
-    const threshold = this.thresholdTokens;
-    const tokens = usageTokens + trailing;
-    const usage: ContextUsage = {
-      tokens,
-      usageTokens,
-      trailingTokens: trailing,
-      lastUsageIndex: tally.anchorIndex,
+  /** The sizes usage is reported against. */
+  #limits(): UsageLimits {
+    return {
       window: this.#window,
       reserveTokens: this.reserveTokens,
-      thresholdTokens: threshold,
-      percentage: tokens / threshold,
+      thresholdTokens: this.thresholdTokens,
     };
-    this.#usage = usage;
-    return usage;
   }
 
-  /**
-   * How a list's estimate maps to the provider's count for a rewrite of `view`: estimates times
-   * the learned correction, plus what the usage anchor shows beyond that (system prompt or tool
-   * definitions sent apart, a different tokenizer). An added offset never underestimates a list
-   * the rewrite made smaller. `shift` turns a rewrite's figure back to the scale of `usage.tokens`.
-   */
-  #scale(usage: ContextUsage, view: readonly Message[]): Scale {
-    const factor = this.#correction;
-    const estimate = Math.ceil(this.#meter.total(view) * factor);
-    const difference = usage.tokens - estimate;
-    const offset = Math.max(0, difference);
-    return { factor, offset, shift: difference - offset };
-  }
-
-  async #run(
+  #run(
     mode: RewriteMode,
     transcript: readonly Message[],
     view: Message[],
@@ -772,111 +510,17 @@ export class ContextEngine {
     signal: AbortSignal | undefined,
     only?: readonly EngineStrategy[],
   ): Promise<RunResult> {
-    const { factor, offset } = scale;
-    const tokensOf = (list: readonly Message[]) => Math.ceil(this.#meter.total(list) * factor) + offset;
-    let current: Message[] = view;
-    let tokens = tokensOf(view);
-    const steps: RewriteStep[] = [];
-    let failed = false;
-    let info: SummaryInfo | undefined;
-    let forcedDone = false;
-    for (const strategy of only ?? this.#strategies) {
-      const forced =
-        only !== undefined || (mode === 'compact' && strategy.forceOnCompact === true && !forcedDone);
-      if (tokens <= target && !forced) continue;
-      const budget: EngineBudget = {
-        window: this.#window,
-        reserveTokens: this.reserveTokens,
-        thresholdTokens: this.thresholdTokens,
-        targetTokens: Math.max(1, Math.floor((target - offset) / factor)),
-        tokens: Math.ceil((tokens - offset) / factor),
-      };
-      const context: EngineStrategyContext = {
-        mode,
-        transcript,
-        view: current,
-        budget,
-        counter: this.#counter,
-        countContext: this.#context,
-        ...(signal ? { signal } : {}),
-      };
-      const started = performance.now();
-      try {
-        const outcome = await strategy.apply(context);
-        const next = Array.isArray(outcome?.messages) ? (outcome.messages as Message[]) : current;
-        const nextTokens = outcome?.applied && next !== current ? tokensOf(next) : tokens;
-        const applied = nextTokens < tokens;
-        steps.push({
-          strategy: strategy.name,
-          applied,
-          tokensBefore: tokens,
-          tokensAfter: applied ? nextTokens : tokens,
-          durationMs: performance.now() - started,
-          note: outcome?.note,
-          ...(applied && outcome.info ? { info: outcome.info } : {}),
-        });
-        if (applied) {
-          current = next;
-          tokens = nextTokens;
-          if (forced) forcedDone = true;
-          if (outcome.info) info = outcome.info;
-        }
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        failed = true;
-        steps.push({
-          strategy: strategy.name,
-          applied: false,
-          tokensBefore: tokens,
-          tokensAfter: tokens,
-          durationMs: performance.now() - started,
-          error: errorText(error),
-        });
-      }
-    }
-    if (current !== view) {
-      const reasoning = dropSignedReasoningAfterChange(view, current);
-      if (reasoning.droppedReasoning > 0) {
-        current = reasoning.messages;
-        tokens = tokensOf(current);
-      }
-    }
-    return { messages: current, changed: current !== view, failed, steps, tokensAfter: tokens, info };
+    return this.#runner.run({ mode, transcript, view, target, scale, limits: this.#limits(), signal, only });
   }
 
-  /** Counts a rewrite's outcome for the breaker: a success closes it, a failure may open it. */
-  #record(success: boolean): void {
-    if (success) {
-      this.#failures = 0;
-      this.#breaker = 'closed';
-      return;
-    }
-    this.#failures++;
-    if (this.#failures >= this.#opts.maxConsecutiveFailures) this.#breaker = 'open';
-  }
-
-  /** Tokens of the floor: the system prompt and the last user message. */
-  #floorTokens(view: readonly Message[], scale: Scale): number {
-    const system = systemPromptEnd(view);
-    let floor = this.#meter.overhead + this.#meter.range(view, 0, system);
-    for (let index = view.length - 1; index >= system; index--) {
-      if (roleOf(view[index]) === 'user') {
-        floor += this.#meter.message(view[index]!);
-        break;
-      }
-    }
-    return Math.ceil(floor * scale.factor) + scale.offset;
-  }
-
+  /** Throws `ContextExhaustedError` when the floor (system prompt and last user message) is over `available`. */
   #assertFloor(view: readonly Message[], scale: Scale, available: number, viewTokens: number): void {
-    const floorTokens = this.#floorTokens(view, scale);
-    if (floorTokens > available)
-      throw new ContextExhaustedError('floor_over_window', {
-        floorTokens,
-        viewTokens,
-        availableTokens: available,
-        windowTokens: this.#window,
-      });
+    assertFloorFits({
+      floorTokens: scaledTokens(floorEstimate(this.#meter, view), scale),
+      viewTokens,
+      availableTokens: available,
+      windowTokens: this.#window,
+    });
   }
 
   #event(
