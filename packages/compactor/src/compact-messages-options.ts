@@ -115,15 +115,20 @@ export interface CompactionResult {
   modelCalls: number;
 }
 
-/** One change to apply to a `ConversationHistory`, in the effective indices of the list before the stage. */
+/**
+ * One stage's change to a `ConversationHistory`, in the effective indices of the list before the
+ * stage: `splice` puts `messages` (the stage's output for `[from, to)`, unchanged ones included) in
+ * place of that span, `truncate` hides the span under the marker `message`.
+ */
 export type HistoryOperation =
-  | { kind: 'splice'; from: number; to: number; message: Message }
+  | { kind: 'splice'; from: number; to: number; messages: Message[] }
   | { kind: 'truncate'; from: number; to: number; message: Message };
 
-/** The operations of each stage that changed something, for `ContextCompactor.compactHistory`. */
+/** The history operation of a stage that changed something, for `ContextCompactor.compactHistory`. */
 export interface StageOperations {
   stage: CompactionStage;
-  operations: HistoryOperation[];
+  /** Everything the stage changed, as one operation (one compaction in the history). */
+  operation: HistoryOperation;
 }
 
 /** The options after parsing: defaults filled in. */

@@ -95,38 +95,59 @@ export function overLimits(run: StageRun, list: readonly Message[]): boolean {
   return run.meter.total(list) > run.budget || requestBytes(list) > run.opts.maxBytes;
 }
 
-/** Makes `next` the working list, with the stage's report and operations (nothing when no operation). */
+/** Makes `next` the working list, with the stage's report and operation (nothing when no operation). */
 function recordStage(
   run: StageRun,
   stage: CompactionStage,
   next: Message[],
-  operations: HistoryOperation[],
+  operation: HistoryOperation | undefined,
 ): void {
-  if (operations.length === 0) return;
+  if (operation === undefined) return;
   run.result.stages.push({
     stage,
     tokensBefore: run.meter.total(run.work),
     tokensAfter: run.meter.total(next),
   });
   run.result.stagesUsed.push(stage);
-  run.stageOps.push({ stage, operations });
+  run.stageOps.push({ stage, operation });
   run.work = next;
 }
 
-/** One splice per message of `after` that is not the same object as in `before`. */
-function replaceOperations(before: readonly Message[], after: readonly Message[]): HistoryOperation[] {
-  const operations: HistoryOperation[] = [];
-  for (let index = 0; index < after.length; index++) {
-    if (after[index] !== before[index]) {
-      operations.push({ kind: 'splice', from: index, to: index + 1, message: after[index]! });
+/**
+ * One splice from the first to the last message of `after` that is not the same object as in
+ * `before` (the common prefix and suffix stay): the unchanged messages in between go back in as
+ * they are, so the span's new messages are exactly the stage's output for it. `undefined` when
+ * nothing changed.
+ */
+export function spanOperation(
+  before: readonly Message[],
+  after: readonly Message[],
+): HistoryOperation | undefined {
+  const shortest = Math.min(before.length, after.length);
+  let start = 0;
+  while (start < shortest && before[start] === after[start]) start++;
+  if (start === before.length && start === after.length) return undefined;
+  let endBefore = before.length;
+  let endAfter = after.length;
+  while (endBefore > start && endAfter > start && before[endBefore - 1] === after[endAfter - 1]) {
+    endBefore--;
+    endAfter--;
+  }
+  // A history splice needs a non-empty range and replacement: take in one unchanged neighbour
+  // when the stage only inserted or only removed messages.
+  if (endBefore === start || endAfter === start) {
+    if (start > 0) start--;
+    else {
+      endBefore++;
+      endAfter++;
     }
   }
-  return operations;
+  return { kind: 'splice', from: start, to: endBefore, messages: after.slice(start, endAfter) };
 }
 
-/** Records `next` as a stage that replaced messages one for one. */
+/** Records `next` as a stage that changed messages in place (one splice over the changed span). */
 function recordReplacements(run: StageRun, stage: CompactionStage, next: Message[]): void {
-  recordStage(run, stage, next, replaceOperations(run.work, next));
+  recordStage(run, stage, next, spanOperation(run.work, next));
 }
 
 /** Repairs broken tool pairs of the input, when `repair` is on. */
@@ -212,9 +233,12 @@ export async function summarizeStage(run: StageRun): Promise<void> {
       chunks: summary.chunks,
     };
     const { from, to } = summary.range;
-    recordStage(run, 'summarize', summary.messages, [
-      { kind: 'splice', from, to, message: summary.summaryMessage },
-    ]);
+    recordStage(run, 'summarize', summary.messages, {
+      kind: 'splice',
+      from,
+      to,
+      messages: [summary.summaryMessage],
+    });
     run.ledger.length = 0;
   } else if (summary.reason) {
     run.result.summarize = { summarizedCount: 0, factsCarried: 0, chunks: 0, failure: summary.reason };
@@ -235,7 +259,7 @@ export async function truncateStage(run: StageRun): Promise<void> {
   const candidates = await hiddenFacts(run, window);
   const { messages, marker, factsCarried } = withFactsMarker(run, window, from, candidates);
   run.result.truncate = { messagesRemoved: window.messagesRemoved, factsCarried };
-  recordStage(run, 'truncate', messages, [{ kind: 'truncate', from, to, message: marker }]);
+  recordStage(run, 'truncate', messages, { kind: 'truncate', from, to, message: marker });
   run.ledger.length = 0;
 }
 
@@ -322,11 +346,14 @@ export async function digestStage(
   const candidates = await inputFactsOnce();
   const filled = await fillWithDigest(input, work, budget, meter, candidates);
   if (filled.messages === work) return;
+  const replaced = new Map<Message, Message>();
   for (let index = 0; index < work.length; index++) {
-    if (filled.messages[index] === work[index]) continue;
-    for (const stage of run.stageOps)
-      for (const operation of stage.operations)
-        if (operation.message === work[index]) operation.message = filled.messages[index]!;
+    if (filled.messages[index] !== work[index]) replaced.set(work[index]!, filled.messages[index]!);
+  }
+  for (const { operation } of run.stageOps) {
+    if (operation.kind === 'truncate')
+      operation.message = replaced.get(operation.message) ?? operation.message;
+    else operation.messages = operation.messages.map((message) => replaced.get(message) ?? message);
   }
   run.work = filled.messages;
 }

@@ -4,6 +4,7 @@ import {
   type CompactionResult,
   type CompactionStage,
   compactMessagesOptionsSchema,
+  type HistoryOperation,
   runCompaction,
 } from './compact-messages.js';
 
@@ -30,26 +31,26 @@ const callOptionsSchema = z
 /** Per-call options of {@link ContextCompactor.compact} and {@link ContextCompactor.compactHistory}. */
 export type CompactCallOptions = z.input<typeof callOptionsSchema>;
 
-/** A compaction recorded in a history: the stage and the ids to rewind it by. */
+/** A compaction recorded in a history: the stage and the id to rewind it by. */
 export interface HistoryStageCompaction {
   stage: CompactionStage;
-  /** Compaction ids (rewind any with `history.rewind(id)`); one per range the stage replaced or hid. */
-  compactionIds: string[];
+  /** The stage's one compaction id (undo it with `history.rewind(id)`). */
+  compactionId: string;
 }
 
 /** What {@link ContextCompactor.compactHistory} did: the pipeline's result plus the recorded compactions. */
 export interface HistoryCompactionResult extends CompactionResult {
-  /** Each stage that changed the history, with its compaction ids, in order. */
+  /** Each stage that changed the history, with its compaction id, in order. */
   compactions: HistoryStageCompaction[];
-  /** Every compaction id recorded, in order. */
+  /** Every compaction id recorded, in order: one per stage that changed something. */
   compactionIds: string[];
 }
 
 /**
  * The compaction pipeline configured once. `compact` compacts a message list; `compactHistory`
- * makes the same decisions on a `ConversationHistory` without deleting anything: replaced ranges
- * are hidden under the new message (`spliceRange`), the window's range under its marker
- * (`truncateRange`), every one rewindable.
+ * makes the same decisions on a `ConversationHistory` without deleting anything: each stage's
+ * changed span is hidden under its new messages (`spliceRange`), the window's range under its
+ * marker (`truncateRange`): one rewindable compaction per stage.
  */
 export class ContextCompactor {
   readonly #options: z.output<typeof contextCompactorOptionsSchema>;
@@ -87,18 +88,31 @@ export class ContextCompactor {
     const opts = this.#resolve(options, 'ContextCompactor.compactHistory options');
     const { result, stages } = await runCompaction(history.messages(), opts);
     const compactions: HistoryStageCompaction[] = [];
-    for (const { stage, operations } of stages) {
-      const ids: string[] = [];
-      // Later ranges first, so earlier indices stay valid (replacements keep the length anyway).
-      for (const operation of [...operations].sort((a, b) => b.from - a.from)) {
-        ids.push(
-          operation.kind === 'splice'
-            ? history.spliceRange(operation.from, operation.to, operation.message)
-            : history.truncateRange(operation.from, operation.to, operation.message),
-        );
-      }
-      compactions.push({ stage, compactionIds: ids.reverse() });
+    for (const { stage, operation } of stages) {
+      compactions.push({ stage, compactionId: applyOperation(history, operation) });
     }
-    return { ...result, compactions, compactionIds: compactions.flatMap((c) => c.compactionIds) };
+    return { ...result, compactions, compactionIds: compactions.map((c) => c.compactionId) };
   }
+}
+
+/**
+ * Applies one stage's operation to `history` (whose view is the list the stage started from) and
+ * returns its compaction id. A history hides an earlier multi-message compaction only whole, so a
+ * span that starts or ends inside one is widened to it here, its messages put back unchanged; a
+ * window range that would cut one is then recorded as a splice with the marker among the messages.
+ */
+function applyOperation(history: ConversationHistory, operation: HistoryOperation): string {
+  const view = history.effectiveEntries();
+  let from = operation.from;
+  let to = operation.to;
+  while (from > 0 && view[from]?.condenseMember !== undefined) from--;
+  while (to < view.length && view[to]?.condenseMember !== undefined) to++;
+  const widened = from !== operation.from || to !== operation.to;
+  if (operation.kind === 'truncate' && !widened) {
+    return history.truncateRange(from, to, operation.message);
+  }
+  // For a cut window range the marker takes the range's place; the group's other messages stay shown.
+  const middle = operation.kind === 'splice' ? operation.messages : [operation.message];
+  const kept = (start: number, end: number) => view.slice(start, end).map((entry) => entry.message);
+  return history.spliceRange(from, to, [...kept(from, operation.from), ...middle, ...kept(operation.to, to)]);
 }

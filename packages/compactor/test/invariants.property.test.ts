@@ -233,23 +233,47 @@ describe('invariants of every stage and of the pipeline', { timeout: 120_000 }, 
     );
   });
 
-  it('compactHistory then rewinding every compaction gives the original back exactly', async () => {
+  it('compactHistory shows what compactMessages returns, one compaction per changed stage, and rewinding them in any order gives the original back exactly', async () => {
     await fc.assert(
       fc.asyncProperty(
         conversationArb,
         fc.double({ min: 0.05, max: 0.9, noNaN: true }),
-        async (list, share) => {
+        fc.array(fc.nat(), { minLength: 1, maxLength: 12 }),
+        async (list, share, picks) => {
           const history = new InMemoryConversationHistory();
           history.appendMany(list);
-          const original = structuredClone(history.messages());
-          const budgetTokens = Math.max(1, Math.floor(meter.total(original) * share));
+          const original = structuredClone(history.entries());
+          const budgetTokens = Math.max(1, Math.floor(meter.total(history.messages()) * share));
+          const expected = await compactMessages(list, { budgetTokens });
           const result = await new ContextCompactor().compactHistory(history, { budgetTokens });
-          expect(history.messages()).toEqual(result.messages);
-          for (const id of result.compactionIds) {
-            if (history.compactions().some((c) => c.id === id)) history.rewind(id);
-          }
+          expect(history.messages()).toEqual(expected.messages);
+          expect(result.messages).toEqual(expected.messages);
+          // One compaction per stage that changed something, and nothing else recorded.
+          expect(result.compactions.map((c) => c.stage)).toEqual(result.stagesUsed);
+          expect(result.compactionIds).toEqual(result.compactions.map((c) => c.compactionId));
+          expect(new Set(result.compactionIds).size).toBe(result.compactionIds.length);
+          expect(
+            history
+              .compactions()
+              .map((c) => c.id)
+              .sort(),
+          ).toEqual([...result.compactionIds].sort());
+          const compacted = structuredClone(history.entries());
+
+          // Reverse order.
+          for (const id of [...result.compactionIds].reverse()) history.rewind(id);
           expect(history.compactions()).toHaveLength(0);
-          expect(history.messages()).toEqual(original);
+          expect(history.entries()).toEqual(original);
+
+          // Any order: the same compacted state, rewound in the order the picks give.
+          const again = InMemoryConversationHistory.fromEntries(compacted);
+          const left = [...result.compactionIds];
+          for (let step = 0; left.length > 0; step++) {
+            const [id] = left.splice(picks[step % picks.length]! % left.length, 1);
+            again.rewind(id!);
+          }
+          expect(again.compactions()).toHaveLength(0);
+          expect(again.entries()).toEqual(original);
         },
       ),
       runs,

@@ -23,6 +23,11 @@ export const historyEntrySchema = z.object({
   isSummary: z.boolean().optional(),
   /** On a summary or marker: ids of the entries it hides, in order. */
   hides: z.array(z.string().min(1)).optional(),
+  /**
+   * On a further replacement entry of a multi-message splice: the `condenseId` of the summary it
+   * belongs to. Stored right after that summary; shown, hidden and rewound together with it.
+   */
+  condenseMember: z.string().min(1).optional(),
 });
 
 /** A message in a conversation history with its compaction tags. */
@@ -41,6 +46,8 @@ export interface CompactionRecord {
   readonly entryId: string;
   /** Ids of the entries the compaction hid. */
   readonly hiddenIds: readonly string[];
+  /** Ids of the further replacement entries of a multi-message splice, in order (absent when none). */
+  readonly memberIds?: readonly string[];
 }
 
 /**
@@ -58,8 +65,11 @@ export interface ConversationHistory {
   messages(): Message[];
   /** Number of messages in the effective view. */
   readonly length: number;
-  /** Hides effective-view entries `[from, to)` under `replacement` (a summary); returns the compaction id. */
-  spliceRange(from: number, to: number, replacement: MessageInput): string;
+  /**
+   * Hides effective-view entries `[from, to)` under `replacement`: one message (a summary) or a
+   * non-empty list of messages that together form one compaction; returns the compaction id.
+   */
+  spliceRange(from: number, to: number, replacement: MessageInput | readonly MessageInput[]): string;
   /**
    * Hides exactly effective entries `[from, to)` under a truncation marker (`marker`, or the
    * implementation's default one); returns the compaction id. The sliding window uses it.

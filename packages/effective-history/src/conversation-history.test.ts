@@ -1,7 +1,9 @@
 import { CtxGuardError, type HistoryEntry, HookBus, InvalidInputError } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { InMemoryConversationHistory } from './conversation-history.js';
+import { removeCondensationTags } from './effective-history.js';
 import { DuplicateHistoryIdError, HistoryIndexError, UnknownCompactionError } from './errors.js';
+import { assertConsistentEntries } from './validate-entries.js';
 
 const user = (text: string) => ({ role: 'user' as const, content: text });
 const assistant = (text: string) => ({ role: 'assistant' as const, content: text });
@@ -394,6 +396,151 @@ describe('fromEntries', () => {
       [[{ ...good[0], isSummary: undefined }, good[1]], /entries\[0\]\.condenseId/],
       [[good[0], { ...good[1], truncationParent: 'c' }], /one compaction only/],
       ['nope', /entries/],
+    ];
+    for (const [entries, message] of bad) {
+      expect(() => InMemoryConversationHistory.fromEntries(entries)).toThrow(message);
+    }
+  });
+});
+
+describe('spliceRange with several replacement messages', () => {
+  const group = (...names: string[]) => names.map((name) => assistant(name));
+
+  it('hides the range under one compaction: a summary and its members', () => {
+    const history = conversation(6);
+    const original = snapshot(history);
+    const id = history.spliceRange(1, 4, group('r1', 'r2', 'r3'));
+    expect(texts(history)).toEqual(['m0', 'r1', 'r2', 'r3', 'm4', 'm5']);
+    const view = history.effectiveEntries();
+    expect(view[1]).toMatchObject({ condenseId: id, isSummary: true, hides: ['id2', 'id3', 'id4'] });
+    expect(view[2]!.condenseMember).toBe(id);
+    expect(view[3]!.condenseMember).toBe(id);
+    expect(view[2]!.isSummary).toBeUndefined();
+    expect(history.compactions()).toEqual([
+      {
+        id,
+        kind: 'condense',
+        entryId: view[1]!.id,
+        hiddenIds: ['id2', 'id3', 'id4'],
+        hiddenBy: null,
+        memberIds: [view[2]!.id, view[3]!.id],
+      },
+    ]);
+    expect(history.hidden(id).map((entry) => entry.id)).toEqual(['id2', 'id3', 'id4']);
+    const restored = history.rewind(id);
+    expect(restored.map((entry) => entry.id)).toEqual(['id2', 'id3', 'id4']);
+    expect(snapshot(history)).toEqual(original);
+  });
+
+  it('a one-element list is the same as a single message', () => {
+    const a = conversation(4);
+    const b = conversation(4);
+    a.spliceRange(1, 3, assistant('s'));
+    b.spliceRange(1, 3, [assistant('s')]);
+    expect(b.entries()).toEqual(a.entries());
+  });
+
+  it('widens a later range covering part of a group to the whole group; any rewind order restores it', () => {
+    for (const order of ['inner-first', 'outer-first'] as const) {
+      const history = conversation(8);
+      const original = snapshot(history);
+      const inner = history.spliceRange(2, 5, group('a', 'b', 'c'));
+      expect(texts(history)).toEqual(['m0', 'm1', 'a', 'b', 'c', 'm5', 'm6', 'm7']);
+      // [3, 6) starts inside the group (at its member "b"): the whole group is hidden.
+      const outer = history.spliceRange(3, 6, group('x', 'y'));
+      expect(texts(history)).toEqual(['m0', 'm1', 'x', 'y', 'm6', 'm7']);
+      expect(history.hidden(outer).map((entry) => String(entry.message.content))).toEqual([
+        'a',
+        'b',
+        'c',
+        'm5',
+      ]);
+      assertConsistentEntries(history.entries());
+      if (order === 'inner-first') {
+        history.rewind(inner);
+        expect(texts(history)).toEqual(['m0', 'm1', 'x', 'y', 'm6', 'm7']);
+        expect(history.hidden(outer).map((entry) => entry.id)).toEqual(['id3', 'id4', 'id5', 'id6']);
+        history.rewind(outer);
+      } else {
+        history.rewind(outer);
+        expect(texts(history)).toEqual(['m0', 'm1', 'a', 'b', 'c', 'm5', 'm6', 'm7']);
+        history.rewind(inner);
+      }
+      expect(snapshot(history)).toEqual(original);
+    }
+  });
+
+  it('widens a range ending inside a group, and truncation too', () => {
+    const history = conversation(6);
+    const original = snapshot(history);
+    const inner = history.spliceRange(3, 5, group('a', 'b', 'c'));
+    expect(texts(history)).toEqual(['m0', 'm1', 'm2', 'a', 'b', 'c', 'm5']);
+    const marker = history.truncateRange(1, 4);
+    // [1, 4) ends at the summary "a": its members "b" and "c" are hidden with it.
+    expect(texts(history)).toEqual(['m0', expect.stringContaining('5 earlier messages'), 'm5']);
+    expect(history.hidden(marker).map((entry) => entry.id)).toEqual(
+      ['id2', 'id3', history.compactions().find((c) => c.id === inner)!.entryId].concat(
+        history.compactions().find((c) => c.id === inner)!.memberIds ?? [],
+      ),
+    );
+    history.rewind(inner);
+    history.rewind(marker);
+    expect(snapshot(history)).toEqual(original);
+  });
+
+  it('rejects an empty list or a bad message naming it, changing nothing', () => {
+    const history = conversation(4);
+    const before = snapshot(history);
+    expect(() => history.spliceRange(0, 2, [])).toThrow(InvalidInputError);
+    expect(() => history.spliceRange(0, 2, [])).toThrow(/replacement: must hold at least one message/);
+    expect(() => history.spliceRange(0, 2, [assistant('ok'), { role: 'user' } as never])).toThrow(
+      /replacement\[1\]/,
+    );
+    expect(snapshot(history)).toEqual(before);
+  });
+
+  it('removeCondensationTags drops the members with the summary', () => {
+    const history = conversation(5);
+    const id = history.spliceRange(1, 3, group('a', 'b'));
+    const undone = removeCondensationTags(history.entries(), id);
+    expect(undone).toEqual(conversation(5).entries());
+  });
+});
+
+describe('fromEntries with multi-message groups', () => {
+  const summary: HistoryEntry = {
+    id: 's',
+    message: assistant('sum'),
+    condenseId: 'c',
+    isSummary: true,
+    hides: ['a'],
+  };
+  const member: HistoryEntry = { id: 'm', message: assistant('more'), condenseMember: 'c' };
+  const hidden: HistoryEntry = { id: 'a', message: user('a'), condenseParent: 'c' };
+
+  it('loads a group and rewinds it', () => {
+    const history = InMemoryConversationHistory.fromEntries([summary, member, hidden]);
+    expect(texts(history)).toEqual(['sum', 'more']);
+    expect(history.compactions()[0]!.memberIds).toEqual(['m']);
+    history.rewind('c');
+    expect(history.entries()).toEqual([{ id: 'a', message: user('a') }]);
+  });
+
+  it('rejects members that are misplaced, orphaned or hidden apart from their summary, naming the field', () => {
+    const other: HistoryEntry = { id: 'o', message: user('o') };
+    const bad: [unknown, RegExp][] = [
+      [[summary, hidden, member], /entries\[2\]\.condenseMember: a member must be stored right after/],
+      [[summary, member, hidden, { ...member, id: 'm2' }], /entries\[3\]\.condenseMember/],
+      [
+        [other, { ...member, condenseMember: 'zzz' }],
+        /entries\[1\]\.condenseMember: no summary with id "zzz"/,
+      ],
+      [
+        [summary, { ...member, condenseParent: 'c' }, hidden],
+        /entries\[1\]\.condenseParent: a member must be hidden/,
+      ],
+      [[summary, { ...member, isSummary: true }, hidden], /entries\[1\]\./],
+      [[summary, { ...member, condenseMember: '' }, hidden], /condenseMember/],
     ];
     for (const [entries, message] of bad) {
       expect(() => InMemoryConversationHistory.fromEntries(entries)).toThrow(message);

@@ -189,17 +189,25 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
 
   /**
    * Hides effective entries `[from, to)` under `replacement`, which becomes a summary in their
-   * place. Returns the compaction id (the summary's `condenseId`).
+   * place; given a non-empty list, the first message becomes the summary and the others its
+   * members (tagged `condenseMember`), all one compaction. Returns the compaction id (the summary's
+   * `condenseId`). A range covering part of such a group is widened to the whole group.
    */
-  spliceRange(from: number, to: number, replacement: MessageInput): string {
+  spliceRange(from: number, to: number, replacement: MessageInput | readonly MessageInput[]): string {
     this.#assertRange(from, to);
-    const message = ownCopy(parseInput(messageSchema, replacement, 'replacement'), 'replacement');
-    const [condenseId, entryId] = this.#freshIds(2) as [string, string];
+    const messages = replacementMessages(replacement);
+    const ids = this.#freshIds(messages.length + 1);
+    const condenseId = ids[0]!;
     const { rawFrom, rawTo, hiddenIds } = this.#rawRange(from, to);
     const tagged = tagForCondensation(this.#entries, rawFrom, rawTo, condenseId);
-    const summary: HistoryEntry = { id: entryId, message, condenseId, isSummary: true, hides: hiddenIds };
-    tagged.splice(rawFrom, 0, summary);
-    this.#commit(false, tagged, [condenseId, entryId]);
+    const group = messages.map(
+      (message, index): HistoryEntry =>
+        index === 0
+          ? { id: ids[1]!, message, condenseId, isSummary: true, hides: hiddenIds }
+          : { id: ids[index + 1]!, message, condenseMember: condenseId },
+    );
+    // Array spread, not splice(...group): a group may hold more messages than a call takes arguments.
+    this.#commit(false, [...tagged.slice(0, rawFrom), ...group, ...tagged.slice(rawFrom)], ids);
     return condenseId;
   }
 
@@ -312,7 +320,13 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
     if (!this.#keepSystemPrompt) return 0;
     let count = 0;
     for (const entry of this.#view) {
-      if (entry.message.role !== 'system' || entry.isSummary || entry.isTruncationMarker) break;
+      if (
+        entry.message.role !== 'system' ||
+        entry.isSummary ||
+        entry.isTruncationMarker ||
+        entry.condenseMember !== undefined
+      )
+        break;
       count++;
     }
     return count;
@@ -334,8 +348,15 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
       throw new HistoryIndexError('from', from, length, `must be less than to (${to}); the range is empty`);
   }
 
+  /**
+   * Stored positions and ids of effective `[from, to)`, widened to whole multi-message groups: a
+   * summary and its members are hidden (and later shown) together.
+   */
   #rawRange(from: number, to: number): { rawFrom: number; rawTo: number; hiddenIds: string[] } {
-    const hidden = this.#view.slice(from, to);
+    const view = this.#view;
+    while (from > 0 && view[from]!.condenseMember !== undefined) from--;
+    while (to < view.length && view[to]!.condenseMember !== undefined) to++;
+    const hidden = view.slice(from, to);
     return {
       rawFrom: this.#entries.indexOf(hidden[0]!),
       rawTo: this.#entries.lastIndexOf(hidden[hidden.length - 1]!) + 1,
@@ -410,6 +431,20 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
     this.#containers = containers;
     this.#byId = undefined;
   }
+}
+
+/** The validated, frozen copies of a splice's replacement: one message or a non-empty list. */
+function replacementMessages(replacement: unknown): Message[] {
+  if (!Array.isArray(replacement)) {
+    return [ownCopy(parseInput(messageSchema, replacement, 'replacement'), 'replacement')];
+  }
+  if (replacement.length === 0) {
+    throw new InvalidInputError('Invalid replacement: must hold at least one message', ['replacement']);
+  }
+  return replacement.map((message: unknown, index) => {
+    const root = `replacement[${index}]`;
+    return ownCopy(parseInput(messageSchema, message, root), root);
+  });
 }
 
 function assertCount(field: string, value: unknown, length: number, max: number): void {

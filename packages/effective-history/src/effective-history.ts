@@ -45,9 +45,10 @@ export function tagForTruncation(
 }
 
 /**
- * Undoes one condensation: drops the summary whose `condenseId` is given and shows the entries
- * it hid again. When that summary is itself hidden by an outer compaction, its entries move under
- * the outer one instead (the view does not change, one level of nesting is gone). Returns a new array.
+ * Undoes one condensation: drops the summary whose `condenseId` is given (and the further
+ * replacement entries of its group, tagged `condenseMember`) and shows the entries it hid again.
+ * When that summary is itself hidden by an outer compaction, its entries move under the outer one
+ * instead (the view does not change, one level of nesting is gone). Returns a new array.
  */
 export function removeCondensationTags(entries: readonly HistoryEntry[], condenseId: string): HistoryEntry[] {
   assertId(condenseId, 'condenseId');
@@ -69,19 +70,32 @@ export interface CompactionInfo extends CompactionRecord {
   readonly hiddenBy: string | null;
 }
 
-/** Every compaction recorded in `entries` (one per summary or marker), in stored order. */
+/** Every compaction recorded in `entries` (one per summary or marker, with its group's members), in stored order. */
 export function listCompactions(entries: readonly HistoryEntry[]): CompactionInfo[] {
   assertEntryArray(entries);
+  const members = new Map<string, string[]>();
+  for (const entry of entries) {
+    if (entry.condenseMember === undefined) continue;
+    const ids = members.get(entry.condenseMember);
+    if (ids) ids.push(entry.id);
+    else members.set(entry.condenseMember, [entry.id]);
+  }
   const found: CompactionInfo[] = [];
   for (const entry of entries) {
-    const info = compactionInfo(entry);
+    const info = compactionInfo(entry, members.get(entry.condenseId ?? ''));
     if (info) found.push(info);
   }
   return found;
 }
 
-/** The compaction a summary or marker entry records, or `undefined` for an ordinary entry. */
-export function compactionInfo(entry: HistoryEntry): CompactionInfo | undefined {
+/**
+ * The compaction a summary or marker entry records, or `undefined` for an ordinary entry;
+ * `memberIds` are the ids of its group's further replacement entries, when it has some.
+ */
+export function compactionInfo(
+  entry: HistoryEntry,
+  memberIds?: readonly string[],
+): CompactionInfo | undefined {
   const id = compactionIdOf(entry);
   if (id === undefined) return undefined;
   return {
@@ -90,6 +104,7 @@ export function compactionInfo(entry: HistoryEntry): CompactionInfo | undefined 
     entryId: entry.id,
     hiddenIds: entry.hides ?? [],
     hiddenBy: entry.condenseParent ?? entry.truncationParent ?? null,
+    ...(memberIds && memberIds.length > 0 ? { memberIds } : {}),
   };
 }
 
@@ -122,11 +137,15 @@ function dissolve(entries: readonly HistoryEntry[], id: string, field: ParentFie
   const outerTruncation = owner?.truncationParent;
   const outerId = outerCondense ?? outerTruncation;
   const children: string[] = [];
-  for (const entry of entries) if (entry[field] === id) children.push(entry.id);
+  const members = new Set<string>();
+  for (const entry of entries) {
+    if (entry[field] === id) children.push(entry.id);
+    if (field === 'condenseParent' && entry.condenseMember === id) members.add(entry.id);
+  }
 
   const out: HistoryEntry[] = [];
   for (const entry of entries) {
-    if (entry === owner) continue;
+    if (entry === owner || members.has(entry.id)) continue;
     if (entry[field] === id) {
       const { [field]: _removed, ...rest } = entry;
       const moved: HistoryEntry = { ...rest };
@@ -136,7 +155,9 @@ function dissolve(entries: readonly HistoryEntry[], id: string, field: ParentFie
       continue;
     }
     if (owner && outerId !== undefined && compactionIdOf(entry) === outerId && entry.hides) {
-      const hides = entry.hides.flatMap((hiddenId) => (hiddenId === owner.id ? children : [hiddenId]));
+      const hides = entry.hides.flatMap((hiddenId) =>
+        hiddenId === owner.id ? children : members.has(hiddenId) ? [] : [hiddenId],
+      );
       out.push({ ...entry, hides });
       continue;
     }

@@ -60,6 +60,21 @@ describe('HistoryStore save and load', () => {
     expect(store.versionOf(again!, 'other')).toBeUndefined();
   });
 
+  it('round-trips a multi-message compaction, which rewinds after loading', async () => {
+    const store = new HistoryStore(new MemoryPersistence(), { chunkSize: 3 });
+    const history = await seeded(store, 'g', 8);
+    const original = history.entries();
+    const id = history.spliceRange(2, 6, [assistant('a'), assistant('b'), assistant('c')]);
+    await store.save('g', history);
+    const loaded = (await store.load('g'))!;
+    expect(loaded.entries()).toEqual(history.entries());
+    expect(texts(loaded)).toEqual(['m0', 'm1', 'a', 'b', 'c', 'm6', 'm7']);
+    expect(loaded.compactions()[0]!.memberIds).toHaveLength(2);
+    loaded.rewind(id);
+    await store.save('g', loaded);
+    expect((await store.load('g'))!.entries()).toEqual(original);
+  });
+
   it('keeps conversation keys apart, whatever characters the id has', async () => {
     const memory = new MemoryPersistence();
     const store = new HistoryStore(memory);

@@ -470,7 +470,7 @@ export class HistoryStore {
         `entry id ${JSON.stringify(entry.id)} is also used by another writer; ids must be unique across writers (generateId)`,
       );
     });
-    if (appended.some((entry) => compactionIdOf(entry) !== undefined)) {
+    if (appended.some((entry) => compactionIdOf(entry) !== undefined || entry.condenseMember !== undefined)) {
       throw conflict('this copy was compacted since it was loaded; only appends can be merged');
     }
     const metadata = mergeMetadata(

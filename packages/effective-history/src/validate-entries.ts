@@ -4,7 +4,8 @@ import { assertEntryArray } from './effective-history.js';
 /**
  * Checks that stored entries form a consistent non-destructive history: unique ids, every
  * summary/marker well formed, every hidden entry pointing at an existing summary or marker that
- * comes before it, and each `hides` list naming exactly the entries tagged with its id, in order.
+ * comes before it, each `hides` list naming exactly the entries tagged with its id, in order, and
+ * every `condenseMember` stored right after its summary (or a sibling), hidden exactly when it is.
  * Throws {@link InvalidInputError} naming the offending field, e.g. `entries[4].condenseParent`.
  */
 export function assertConsistentEntries(entries: readonly HistoryEntry[], root = 'entries'): void {
@@ -74,6 +75,34 @@ export function assertConsistentEntries(entries: readonly HistoryEntry[], root =
       if (container.index >= index)
         fail(index, field, 'the summary or marker must be stored before the entries it hides');
       container.children.push(entry.id);
+    }
+  });
+
+  entries.forEach((entry, index) => {
+    const group = entry.condenseMember;
+    if (group === undefined) return;
+    const own =
+      entry.isSummary === true ||
+      entry.isTruncationMarker === true ||
+      entry.condenseId !== undefined ||
+      entry.truncationId !== undefined ||
+      entry.hides !== undefined;
+    if (own) fail(index, 'condenseMember', 'a summary or marker cannot also be a member of another group');
+    const container = containers.get(group);
+    if (container?.kind !== 'condense')
+      fail(index, 'condenseMember', `no summary with id ${JSON.stringify(group)}`);
+    const previous = entries[index - 1];
+    if (previous === undefined || (previous.condenseId !== group && previous.condenseMember !== group)) {
+      fail(
+        index,
+        'condenseMember',
+        'a member must be stored right after its summary or another member of the same group',
+      );
+    }
+    const summary = entries[container!.index]!;
+    for (const field of ['condenseParent', 'truncationParent'] as const) {
+      if (entry[field] !== summary[field])
+        fail(index, field, 'a member must be hidden exactly when its summary is, by the same compaction');
     }
   });
 

@@ -15,7 +15,7 @@ type Position = { valid: true; a: number; b: number } | { valid: false; a: numbe
 type Op =
   | { kind: 'append'; role: 'user' | 'assistant' | 'system'; text: string }
   | { kind: 'appendMany'; count: number }
-  | { kind: 'splice'; at: Position; text: string }
+  | { kind: 'splice'; at: Position; text: string; extra: number }
   | { kind: 'truncateRange'; at: Position }
   | { kind: 'truncate'; at: Position }
   | { kind: 'dropOldest'; at: Position }
@@ -70,6 +70,8 @@ const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
       kind: fc.constant('splice' as const),
       at: position,
       text: fc.string({ maxLength: 8 }),
+      // 0: one replacement message; more: a list of 1 + extra messages forming one compaction.
+      extra: fc.integer({ min: 0, max: 3 }),
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('truncateRange' as const), at: position }) },
@@ -84,17 +86,29 @@ const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
 
 const ids = (entries: readonly HistoryEntry[]) => entries.map((entry) => entry.id);
 const isContainer = (entry: HistoryEntry) => entry.isSummary === true || entry.isTruncationMarker === true;
+/** A summary, marker or further replacement message of a multi-message splice: written by a compaction. */
+const isCompactionEntry = (entry: HistoryEntry) => isContainer(entry) || entry.condenseMember !== undefined;
+
+/** `[from, to)` of `view` widened to whole multi-message groups, as the history does. */
+function widen(view: readonly HistoryEntry[], from: number, to: number): [number, number] {
+  let a = from;
+  let b = to;
+  while (a > 0 && view[a]!.condenseMember !== undefined) a--;
+  while (b < view.length && view[b]!.condenseMember !== undefined) b++;
+  return [a, b];
+}
 
 /** The stored entries with every compaction undone, computed independently of rewind. */
 function originals(entries: readonly HistoryEntry[]): { id: string; message: unknown }[] {
   return entries
-    .filter((entry) => !isContainer(entry))
+    .filter((entry) => !isCompactionEntry(entry))
     .map((entry) => ({ id: entry.id, message: entry.message }));
 }
 
 function pinned(view: readonly HistoryEntry[]): number {
   let count = 0;
-  while (count < view.length && view[count]!.message.role === 'system' && !isContainer(view[count]!)) count++;
+  while (count < view.length && view[count]!.message.role === 'system' && !isCompactionEntry(view[count]!))
+    count++;
   return count;
 }
 
@@ -134,18 +148,21 @@ async function runScenario(ops: Op[], rewindOrder: number[]): Promise<void> {
       expect(error).toBeInstanceOf(CtxGuardError);
       expect(history.entries()).toEqual(before.entries);
     };
-    const expectHidden = (result: string | null, from: number, to: number) => {
-      if (to <= from) {
+    const expectHidden = (result: string | null, rangeFrom: number, rangeTo: number, groupSize = 1) => {
+      if (rangeTo <= rangeFrom) {
         expect(result).toBeNull();
         expect(history.entries()).toEqual(before.entries);
         return;
       }
+      // A range covering part of a multi-message group hides the whole group.
+      const [from, to] = widen(before.view, rangeFrom, rangeTo);
       const view = history.effectiveEntries();
       expect(result).not.toBeNull();
       expect(ids(history.hidden(result!))).toEqual(ids(before.view.slice(from, to)));
       expect(ids(view.slice(0, from))).toEqual(ids(before.view.slice(0, from)));
       expect(view[from]!.condenseId ?? view[from]!.truncationId).toBe(result);
-      expect(ids(view.slice(from + 1))).toEqual(ids(before.view.slice(to)));
+      for (const member of view.slice(from + 1, from + groupSize)) expect(member.condenseMember).toBe(result);
+      expect(ids(view.slice(from + groupSize))).toEqual(ids(before.view.slice(to)));
     };
     const length = before.view.length;
     const start = pinned(before.view);
@@ -170,12 +187,20 @@ async function runScenario(ops: Op[], rewindOrder: number[]): Promise<void> {
         const [from, to] = range(op.at, length);
         const valid = Number.isInteger(from) && from >= 0 && to <= length && from < to;
         try {
-          const id =
-            op.kind === 'splice'
-              ? history.spliceRange(from, to, { role: 'assistant', content: `summary ${op.text}` })
-              : history.truncateRange(from, to);
+          let id: string;
+          let groupSize = 1;
+          if (op.kind === 'splice') {
+            const replacement: MessageInput[] = Array.from({ length: 1 + op.extra }, (_, i) => ({
+              role: 'assistant',
+              content: `summary ${op.text} ${i}`,
+            }));
+            id = history.spliceRange(from, to, op.extra === 0 ? replacement[0]! : replacement);
+            groupSize = replacement.length;
+          } else {
+            id = history.truncateRange(from, to);
+          }
           expect(valid).toBe(true);
-          expectHidden(id, from, to);
+          expectHidden(id, from, to, groupSize);
         } catch (error) {
           expect(valid).toBe(false);
           unchangedAfterError(error);
@@ -214,10 +239,12 @@ async function runScenario(ops: Op[], rewindOrder: number[]): Promise<void> {
         const view = ids(history.effectiveEntries());
         if (target.hiddenBy === null) {
           const at = ids(before.view).indexOf(target.entryId);
+          const groupSize = 1 + (target.memberIds?.length ?? 0);
+          expect(ids(before.view).slice(at + 1, at + groupSize)).toEqual(target.memberIds ?? []);
           expect(view).toEqual([
             ...ids(before.view).slice(0, at),
             ...hiddenIds,
-            ...ids(before.view).slice(at + 1),
+            ...ids(before.view).slice(at + groupSize),
           ]);
         } else {
           expect(view).toEqual(ids(before.view));
@@ -275,7 +302,7 @@ async function runScenario(ops: Op[], rewindOrder: number[]): Promise<void> {
 }
 
 describe('history invariants under random operation sequences', () => {
-  it('hold for append / splice / truncate / dropOldest / clear / rewind / save / load', async () => {
+  it('hold for append / splice (one or several messages) / truncate / dropOldest / clear / rewind / save / load', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(opArbitrary, { minLength: 20, maxLength: 200, size: 'max' }),
@@ -290,19 +317,27 @@ describe('history invariants under random operation sequences', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 2, max: 30 }),
-        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.boolean()), { minLength: 1, maxLength: 25, size: 'max' }),
+        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.boolean(), fc.integer({ min: 1, max: 3 })), {
+          minLength: 1,
+          maxLength: 25,
+          size: 'max',
+        }),
         fc.array(fc.nat(), { minLength: 1, maxLength: 25 }),
         (count, compactions, order) => {
           const history = new InMemoryConversationHistory();
           const original = history.appendMany(
             Array.from({ length: count }, (_, i) => ({ role: 'user' as const, content: `m${i}` })),
           );
-          for (const [a, b, condense] of compactions) {
+          for (const [a, b, condense, size] of compactions) {
             const length = history.length;
             if (length < 1) break;
             const from = a % length;
             const to = from + 1 + (b % (length - from));
-            if (condense) history.spliceRange(from, to, { role: 'assistant', content: 's' });
+            const replacement = Array.from({ length: size }, (_, i) => ({
+              role: 'assistant' as const,
+              content: `s${i}`,
+            }));
+            if (condense) history.spliceRange(from, to, size === 1 ? replacement[0]! : replacement);
             else history.truncateRange(from, to);
           }
           let step = 0;
