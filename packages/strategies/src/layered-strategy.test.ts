@@ -1,0 +1,294 @@
+import { countToolPairViolations, isSummaryText } from '@ctxguard/compactor';
+import { InvalidOptionsError, type JsonValue, messageText } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { agentChat, chat, reactContext } from '../test/support/conversations.ts';
+import { HistoryStrategyTools } from '../test/support/history-tools.ts';
+import { LayeredStrategy } from './layered-strategy.js';
+
+/** Roles of the effective view, with `S` for a summary. */
+function shape(tools: HistoryStrategyTools): string[] {
+  return tools.history.effectiveEntries().map((e) => (e.isSummary ? 'S' : e.message.role));
+}
+
+/** A budget at which the conversation stands at `fraction` of it. */
+function budgetAt(tools: HistoryStrategyTools, fraction: number): number {
+  return Math.ceil(tools.tokens() / fraction);
+}
+
+describe('LayeredStrategy options', () => {
+  it('has four ascending, frozen triggers by default', () => {
+    const strategy = new LayeredStrategy();
+    expect(strategy.specificationVersion).toBe('v1');
+    expect(strategy.triggers).toEqual([
+      { level: 'healthy', at: 0.5 },
+      { level: 'pressure', at: 0.7 },
+      { level: 'urgent', at: 0.85 },
+      { level: 'critical', at: 0.95 },
+    ]);
+    expect(Object.isFrozen(strategy.triggers)).toBe(true);
+    expect(Object.isFrozen(strategy.triggers[0])).toBe(true);
+    expect(new LayeredStrategy({ levels: { healthy: 0.4 } }).triggers.map((t) => t.at)).toEqual([
+      0.4, 0.7, 0.85, 0.95,
+    ]);
+  });
+
+  it('rejects bad options naming the field', () => {
+    expect(() => new LayeredStrategy({ levels: { pressure: 0.5 } })).toThrow(InvalidOptionsError);
+    expect(() => new LayeredStrategy({ levels: { pressure: 0.5 } })).toThrow(
+      /LayeredStrategy options\.levels\.pressure/,
+    );
+    expect(() => new LayeredStrategy({ recentCount: 1 })).toThrow(/LayeredStrategy options\.recentCount/);
+    expect(() => new LayeredStrategy({ jumpEscalateDelta: 0 })).toThrow(/jumpEscalateDelta/);
+    expect(() => new LayeredStrategy({ factCategories: ['colour' as never] })).toThrow(/factCategories/);
+    expect(() => new LayeredStrategy({ levels: { extreme: 0.99 } } as never)).toThrow(InvalidOptionsError);
+  });
+});
+
+describe('LayeredStrategy levels', () => {
+  it('healthy: compactOldLayer summarizes the old zone only and keeps its facts in the system prompt', async () => {
+    const tools = HistoryStrategyTools.of(chat(10));
+    const original = tools.history.messages();
+    const { old, middle } = tools.segment({ recentCount: 6 });
+    const state: Record<string, JsonValue> = {};
+    const decision = await new LayeredStrategy().react(
+      reactContext(tools, 'healthy', { inputBudget: budgetAt(tools, 0.55), state }),
+    );
+
+    expect(decision).toMatchObject({
+      action: 'compacted',
+      note: expect.stringMatching(/^compactOldLayer: 1 summary, \d+ facts, ~\d+ tokens freed$/),
+    });
+    // 21 entries, 6 recent: old = system + 6, middle = 8. The old zone minus the system prompt becomes one summary.
+    expect(old).toHaveLength(7);
+    expect(shape(tools)).toEqual([
+      'system',
+      'S',
+      ...middle.map((e) => e.message.role),
+      ...original.slice(-6).map((m) => m.role),
+    ]);
+    const summary = tools.history.effectiveEntries()[1];
+    expect(isSummaryText(messageText(summary?.message as never))).toBe(true);
+    expect(tools.history.hidden(summary?.id ?? '').map((e) => e.id)).toEqual(old.slice(1).map((e) => e.id));
+    const facts = tools.factsLayer['system-append'].map((f) => f.value);
+    expect(facts).toContain('owner3@example.com');
+    expect(facts).toContain('/srv/app/module2.ts');
+    expect(tools.sent()[0]?.content).toContain('owner3@example.com');
+    expect(state).toMatchObject({ reactions: 1, lastLevel: 'healthy', summaries: 1 });
+    expect(JSON.parse(JSON.stringify(state))).toEqual(state);
+
+    tools.history.rewind(summary?.id ?? '');
+    expect(tools.history.messages()).toEqual(original);
+  });
+
+  it('pressure: compactOldAndMiddle summarizes old and middle separately, each hiding exactly its zone', async () => {
+    const tools = HistoryStrategyTools.of(chat(10));
+    const { old, middle, recent } = tools.segment({ recentCount: 6 });
+    const decision = await new LayeredStrategy().react(
+      reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 0.75) }),
+    );
+
+    expect(decision).toMatchObject({
+      action: 'compacted',
+      note: expect.stringMatching(/^compactOldAndMiddle: 2 summaries/),
+    });
+    expect(shape(tools)).toEqual(['system', 'S', 'S', ...recent.map((e) => e.message.role)]);
+    const [, first, second] = tools.history.effectiveEntries();
+    // Replacing the old zone shifts the middle zone's indices: the second summary must still hide the middle.
+    expect(tools.history.hidden(first?.id ?? '').map((e) => e.id)).toEqual(old.slice(1).map((e) => e.id));
+    expect(tools.history.hidden(second?.id ?? '').map((e) => e.id)).toEqual(middle.map((e) => e.id));
+    expect(
+      tools.history
+        .effectiveEntries()
+        .slice(3)
+        .map((e) => e.id),
+    ).toEqual(recent.map((e) => e.id));
+  });
+
+  it('urgent: compactAll also shrinks the recent zone to half of recentCount', async () => {
+    const tools = HistoryStrategyTools.of(chat(10));
+    const original = tools.history.messages();
+    const decision = await new LayeredStrategy({ recentCount: 6 }).react(
+      reactContext(tools, 'urgent', { inputBudget: budgetAt(tools, 0.87) }),
+    );
+    expect(decision).toMatchObject({
+      action: 'compacted',
+      note: expect.stringMatching(/^compactAll: 2 summaries/),
+    });
+    expect(shape(tools)).toEqual(['system', 'S', 'S', 'assistant', 'user', 'assistant']);
+    expect(tools.history.messages().slice(-3)).toEqual(original.slice(-3));
+  });
+
+  it('critical: compactAggressive keeps the system prompt and the newest two messages only', async () => {
+    const tools = HistoryStrategyTools.of(chat(10));
+    const original = tools.history.messages();
+    const decision = await new LayeredStrategy().react(
+      reactContext(tools, 'critical', { inputBudget: budgetAt(tools, 0.96) }),
+    );
+    expect(decision).toMatchObject({
+      action: 'compacted',
+      note: expect.stringMatching(/^compactAggressive: 1 summary/),
+    });
+    expect(shape(tools)).toEqual(['system', 'S', 'user', 'assistant']);
+    expect(tools.history.messages().slice(-2)).toEqual(original.slice(-2));
+    expect(tools.history.hidden(tools.history.effectiveEntries()[1]?.id ?? '')).toHaveLength(18);
+  });
+
+  it('keeps every tool call with its result at each level', async () => {
+    for (const level of ['healthy', 'pressure', 'urgent', 'critical']) {
+      for (const recentCount of [2, 3, 5, 6]) {
+        const tools = HistoryStrategyTools.of(agentChat(8, 800));
+        const decision = await new LayeredStrategy({ recentCount, aggressiveKeep: 3 }).react(
+          reactContext(tools, level, { inputBudget: budgetAt(tools, 0.96) }),
+        );
+        expect(decision.action, `${level} ${recentCount}`).toBe('compacted');
+        expect(countToolPairViolations(tools.history.messages()), `${level} ${recentCount}`).toBe(0);
+        expect(tools.history.messages()[0]?.role).toBe('system');
+      }
+    }
+  });
+});
+
+describe('LayeredStrategy escalation and decline', () => {
+  it('a jump of at least jumpEscalateDelta of the budget escalates one level', async () => {
+    const calm = HistoryStrategyTools.of(chat(10));
+    const budget = budgetAt(calm, 0.55);
+    await new LayeredStrategy().react(
+      reactContext(calm, 'healthy', { inputBudget: budget, delta: Math.floor(budget * 0.29) }),
+    );
+    expect(shape(calm).filter((r) => r === 'S')).toHaveLength(1);
+
+    const jumped = HistoryStrategyTools.of(chat(10));
+    const decision = await new LayeredStrategy().react(
+      reactContext(jumped, 'healthy', { inputBudget: budget, delta: Math.ceil(budget * 0.3) }),
+    );
+    expect(decision).toMatchObject({ note: expect.stringMatching(/^compactOldAndMiddle/) });
+    expect(shape(jumped).filter((r) => r === 'S')).toHaveLength(2);
+  });
+
+  it('a retry below the decline ceiling escalates by the attempt number', async () => {
+    const tools = HistoryStrategyTools.of(chat(10));
+    const decision = await new LayeredStrategy().react(
+      reactContext(tools, 'healthy', { inputBudget: budgetAt(tools, 0.6), attempt: 2 }),
+    );
+    expect(decision).toMatchObject({ action: 'compacted', note: expect.stringMatching(/^compactAll/) });
+  });
+
+  it('a retry above declineCeiling declines at once, touching nothing', async () => {
+    const tools = HistoryStrategyTools.of(chat(10));
+    const decision = await new LayeredStrategy().react(
+      reactContext(tools, 'critical', { inputBudget: budgetAt(tools, 0.97), attempt: 1 }),
+    );
+    expect(decision).toEqual({
+      action: 'decline',
+      reason: 'still 97% of the input budget after compacting (ceiling 90%)',
+    });
+    expect(tools.calls).toEqual([]);
+    // The first attempt above the ceiling still compacts.
+    const first = await new LayeredStrategy().react(
+      reactContext(tools, 'critical', { inputBudget: budgetAt(tools, 0.97) }),
+    );
+    expect(first.action).toBe('compacted');
+  });
+
+  it('a level that found nothing to compact warns, and the next firing escalates (state across calls)', async () => {
+    // system + 5 exchanges, recentCount 10: old and middle zones hold only the system prompt (healthy and
+    // pressure find nothing); at urgent the recent zone halves to 5 and the 5 messages before it are compacted.
+    const tools = HistoryStrategyTools.of(chat(5));
+    const strategy = new LayeredStrategy({ recentCount: 10 });
+    const state: Record<string, JsonValue> = {};
+    const budget = budgetAt(tools, 0.55);
+    const first = await strategy.react(reactContext(tools, 'healthy', { inputBudget: budget, state }));
+    expect(first).toEqual({
+      action: 'warn',
+      message: expect.stringContaining('nothing to compact at healthy'),
+    });
+    expect(state).toMatchObject({ stalledAt: 0, lastFreed: 0 });
+    expect(tools.history.compactions()).toHaveLength(0);
+
+    const second = await strategy.react(reactContext(tools, 'healthy', { inputBudget: budget, state }));
+    expect(second).toMatchObject({ action: 'warn', message: expect.stringContaining('at pressure') });
+    const third = await strategy.react(reactContext(tools, 'healthy', { inputBudget: budget, state }));
+    expect(third).toMatchObject({ action: 'compacted', note: expect.stringMatching(/^compactAll/) });
+    expect(state['stalledAt']).toBeUndefined();
+    expect(state).toMatchObject({ reactions: 3, lastLevel: 'urgent', summaries: 2 });
+  });
+
+  it('declines when nothing is left to compact above the ceiling', async () => {
+    const tools = HistoryStrategyTools.of(chat(1, 300));
+    const decision = await new LayeredStrategy().react(
+      reactContext(tools, 'critical', { inputBudget: budgetAt(tools, 0.99) }),
+    );
+    expect(decision).toMatchObject({
+      action: 'decline',
+      reason: expect.stringContaining('nothing left to compact at critical'),
+    });
+  });
+
+  it('does not replace a zone with a summary that is no smaller (the tools say nothing changed)', async () => {
+    const tiny = [
+      { role: 'system' as const, content: 'Be brief.' },
+      ...Array.from({ length: 10 }, (_, i) => ({
+        role: i % 2 ? ('assistant' as const) : ('user' as const),
+        content: 'ok',
+      })),
+    ];
+    const tools = HistoryStrategyTools.of(tiny);
+    const decision = await new LayeredStrategy().react(
+      reactContext(tools, 'healthy', { inputBudget: budgetAt(tools, 0.6) }),
+    );
+    expect(decision.action).toBe('warn');
+    expect(tools.calls.map((c) => c.method)).not.toContain('replaceRange');
+    expect(tools.history.compactions()).toHaveLength(0);
+  });
+});
+
+describe('LayeredStrategy facts', () => {
+  it('never injects an empty fact list, so facts kept earlier survive a summary without facts', async () => {
+    const tools = HistoryStrategyTools.of(chat(10));
+    await new LayeredStrategy().react(reactContext(tools, 'healthy', { inputBudget: budgetAt(tools, 0.55) }));
+    const kept = [...tools.factsLayer['system-append']];
+    expect(kept.length).toBeGreaterThan(0);
+
+    for (let i = 0; i < 12; i++) {
+      tools.history.append({
+        role: i % 2 ? 'assistant' : 'user',
+        content: `plain words without any facts ${'lorem '.repeat(60)}`,
+      });
+    }
+    const calls = tools.calls.length;
+    const decision = await new LayeredStrategy().react(
+      reactContext(tools, 'critical', { inputBudget: budgetAt(tools, 0.96) }),
+    );
+    expect(decision.action).toBe('compacted');
+    const injected = tools.calls.slice(calls).filter((c) => c.method === 'injectFacts');
+    for (const call of injected) expect((call.args[0] as unknown[]).length).toBeGreaterThan(0);
+    for (const fact of kept) expect(tools.factsLayer['system-append']).toContainEqual(fact);
+  });
+
+  it('extracts only the configured categories and passes focus and signal through', async () => {
+    const tools = HistoryStrategyTools.of(chat(10));
+    const controller = new AbortController();
+    await new LayeredStrategy({ factCategories: ['email'], focus: 'release owners' }).react(
+      reactContext(tools, 'healthy', { inputBudget: budgetAt(tools, 0.55), signal: controller.signal }),
+    );
+    expect(tools.factsLayer['system-append'].every((f) => f.category === 'email')).toBe(true);
+    const summarize = tools.calls.find((c) => c.method === 'summarize')?.args[0] as {
+      focus: string;
+      signal: AbortSignal;
+    };
+    expect(summarize.focus).toBe('release owners');
+    expect(summarize.signal).toBe(controller.signal);
+  });
+
+  it('an aborted signal rejects before anything is hidden', async () => {
+    const tools = HistoryStrategyTools.of(chat(10));
+    const controller = new AbortController();
+    controller.abort(new Error('user cancelled'));
+    await expect(
+      new LayeredStrategy().react(
+        reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 0.75), signal: controller.signal }),
+      ),
+    ).rejects.toThrow('user cancelled');
+    expect(tools.history.compactions()).toHaveLength(0);
+  });
+});

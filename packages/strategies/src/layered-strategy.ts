@@ -1,0 +1,222 @@
+import {
+  type ContextStrategy,
+  type ExtractedFact,
+  factCategories,
+  type HistoryEntry,
+  type JsonValue,
+  parseOptions,
+  type ReactContext,
+  type StrategyDecision,
+  type StrategyTools,
+  type TriggerLevel,
+} from '@ctxguard/core';
+import { z } from 'zod';
+import { effectiveView, joinZones, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
+
+/** The four levels of {@link LayeredStrategy}, mildest first; each has its own action. */
+export const layeredLevels = Object.freeze(['healthy', 'pressure', 'urgent', 'critical'] as const);
+
+/** One of {@link layeredLevels}. */
+export type LayeredLevel = (typeof layeredLevels)[number];
+
+const fraction = z.number().gt(0).max(1);
+
+/** Options of {@link LayeredStrategy}. */
+export const layeredStrategyOptionsSchema = z
+  .strictObject({
+    /** Fraction (0–1) of the input budget at which each level fires; strictly ascending. */
+    levels: z
+      .strictObject({
+        healthy: fraction.default(0.5),
+        pressure: fraction.default(0.7),
+        urgent: fraction.default(0.85),
+        critical: fraction.default(0.95),
+      })
+      .default({ healthy: 0.5, pressure: 0.7, urgent: 0.85, critical: 0.95 }),
+    /** Newest messages that form the recent zone (kept verbatim until `urgent`, halved there). */
+    recentCount: z.number().int().min(2).default(6),
+    /** Newest messages kept at `critical`; everything older is summarized. */
+    aggressiveKeep: z.number().int().positive().default(2),
+    /** Growth since the last reaction, as a fraction of the input budget, that escalates one level. */
+    jumpEscalateDelta: z.number().gt(0).default(0.3),
+    /** Still above this fraction of the input budget on a retry: decline instead of compacting again. */
+    declineCeiling: z.number().gt(0).default(0.9),
+    /** Upper bound of each summary, in characters. */
+    summaryMaxLength: z.number().int().positive().default(2000),
+    /** Terms or a task the summaries should favour. */
+    focus: z.string().min(1).optional(),
+    /** Only these fact categories are extracted (all when omitted). */
+    factCategories: z.array(z.enum(factCategories)).min(1).optional(),
+  })
+  .superRefine((options, issues) => {
+    for (let i = 1; i < layeredLevels.length; i++) {
+      const level = layeredLevels[i] as LayeredLevel;
+      const previous = layeredLevels[i - 1] as LayeredLevel;
+      if (options.levels[level] <= options.levels[previous]) {
+        issues.addIssue({
+          code: 'custom',
+          path: ['levels', level],
+          message: `must be above levels.${previous} (${options.levels[previous]})`,
+        });
+      }
+    }
+  });
+
+/** What {@link LayeredStrategy} accepts; every field has a default. */
+export type LayeredStrategyOptions = z.input<typeof layeredStrategyOptionsSchema>;
+
+type Options = z.output<typeof layeredStrategyOptionsSchema>;
+
+/** The entries between a start (an entry id, or the end of the system prompt) and an end entry id. */
+interface ZoneBounds {
+  fromId: string | undefined;
+  toId: string | undefined;
+}
+
+interface ActionOutcome {
+  summaries: number;
+  freed: number;
+  facts: ExtractedFact[];
+}
+
+const actionNames = ['compactOldLayer', 'compactOldAndMiddle', 'compactAll', 'compactAggressive'] as const;
+
+function percent(value: number): string {
+  return `${Math.round(value * 1000) / 10}%`;
+}
+
+function numberIn(state: Record<string, JsonValue>, key: string): number | undefined {
+  const value = state[key];
+  return typeof value === 'number' ? value : undefined;
+}
+
+/** Id of the entry at `cut` in `view` (undefined at the end of the view). */
+function idAt(view: readonly HistoryEntry[], cut: number): string | undefined {
+  return view[cut]?.id;
+}
+
+/**
+ * Four levels of compaction through `ctx.tools`: at `healthy` the old zone is summarized (facts
+ * kept in the system prompt), at `pressure` old and middle, at `urgent` also half of the recent
+ * zone, at `critical` everything but the newest `aggressiveKeep` messages. A large jump or a level
+ * that freed nothing last time escalates one level; a retry still over `declineCeiling` declines.
+ */
+export class LayeredStrategy implements ContextStrategy {
+  readonly specificationVersion = 'v1';
+  readonly triggers: readonly TriggerLevel[];
+  readonly #options: Options;
+
+  constructor(options: LayeredStrategyOptions = {}) {
+    this.#options = parseOptions(layeredStrategyOptionsSchema, options, 'LayeredStrategy options');
+    this.triggers = Object.freeze(
+      layeredLevels.map((level) => Object.freeze({ level, at: this.#options.levels[level] })),
+    );
+  }
+
+  /** Picks the level's action (escalated by a jump, a retry or a stall), runs it and says what it did. */
+  async react(ctx: ReactContext): Promise<StrategyDecision> {
+    const { declineCeiling } = this.#options;
+    const { state } = ctx;
+    if (ctx.attempt > 0 && ctx.percentage > declineCeiling) {
+      return {
+        action: 'decline',
+        reason: `still ${percent(ctx.percentage)} of the input budget after compacting (ceiling ${percent(declineCeiling)})`,
+      };
+    }
+    const base = layeredLevels.indexOf(ctx.level as LayeredLevel);
+    if (base < 0) return { action: 'warn', message: `unknown level ${ctx.level}` };
+    const index = this.#chooseLevel(base, ctx);
+    const outcome = await this.#run(index, ctx);
+    state['reactions'] = (numberIn(state, 'reactions') ?? 0) + 1;
+    state['lastLevel'] = layeredLevels[index] as string;
+    state['lastFreed'] = outcome.freed;
+    if (outcome.summaries === 0) {
+      state['stalledAt'] = index;
+      if (ctx.percentage > declineCeiling) {
+        return {
+          action: 'decline',
+          reason: `${percent(ctx.percentage)} of the input budget (${ctx.current} of ${ctx.inputBudget} tokens) and nothing left to compact at ${layeredLevels[index]}`,
+        };
+      }
+      return {
+        action: 'warn',
+        message: `${percent(ctx.percentage)} of the input budget; nothing to compact at ${layeredLevels[index]}`,
+      };
+    }
+    delete state['stalledAt'];
+    state['summaries'] = (numberIn(state, 'summaries') ?? 0) + outcome.summaries;
+    return {
+      action: 'compacted',
+      note: `${actionNames[index]}: ${outcome.summaries} ${outcome.summaries === 1 ? 'summary' : 'summaries'}, ${outcome.facts.length} facts, ~${outcome.freed} tokens freed`,
+    };
+  }
+
+  #chooseLevel(base: number, ctx: ReactContext): number {
+    let index = base + ctx.attempt;
+    if (ctx.delta / ctx.inputBudget >= this.#options.jumpEscalateDelta) index++;
+    const stalledAt = numberIn(ctx.state, 'stalledAt');
+    if (stalledAt !== undefined && stalledAt >= index) index = stalledAt + 1;
+    return Math.min(index, layeredLevels.length - 1);
+  }
+
+  /** The zones one level compacts, oldest first, as entry-id bounds (indices shift after each replacement). */
+  #zones(index: number, tools: StrategyTools): ZoneBounds[] {
+    const { recentCount, aggressiveKeep } = this.#options;
+    if (index === 3) {
+      const view = effectiveView(tools);
+      const pinned = pinnedCount(view);
+      const cut = pairSafeCut(view, Math.max(pinned, view.length - aggressiveKeep), pinned);
+      return [{ fromId: undefined, toId: idAt(view, cut) }];
+    }
+    const segments = tools.segment({ recentCount: index === 2 ? Math.floor(recentCount / 2) : recentCount });
+    const view = joinZones(segments);
+    const pinned = pinnedCount(view);
+    const oldEnd = pairSafeCut(view, Math.max(pinned, segments.old.length), pinned);
+    const recentStart = pairSafeCut(
+      view,
+      Math.max(oldEnd, segments.old.length + segments.middle.length),
+      oldEnd,
+    );
+    const old = { fromId: undefined, toId: idAt(view, oldEnd) };
+    if (index === 0) return [old];
+    return [old, { fromId: idAt(view, oldEnd), toId: idAt(view, recentStart) }];
+  }
+
+  async #run(index: number, ctx: ReactContext): Promise<ActionOutcome> {
+    const { tools, signal } = ctx;
+    const outcome: ActionOutcome = { summaries: 0, freed: 0, facts: [] };
+    for (const zone of this.#zones(index, tools)) {
+      const view = effectiveView(tools);
+      const from =
+        zone.fromId === undefined ? pinnedCount(view) : view.findIndex((e) => e.id === zone.fromId);
+      const to = zone.toId === undefined ? view.length : view.findIndex((e) => e.id === zone.toId);
+      if (from < 0 || to < 0 || to - from < 1) continue;
+      const entries = view.slice(from, to);
+      const facts = await tools.extractFacts({
+        entries,
+        categories: this.#options.factCategories,
+        signal,
+      });
+      const text = await tools.summarize({
+        entries,
+        maxLength: this.#options.summaryMaxLength,
+        focus: this.#options.focus,
+        signal,
+      });
+      const replacement = summaryMessage(text, entries.length, view[to]);
+      if (tools.measure([replacement]) >= tools.measure(entries)) continue;
+      const result = tools.replaceRange(from, to, replacement);
+      if (!result.changed) continue;
+      outcome.summaries++;
+      outcome.freed += Math.max(0, result.tokensBefore - result.tokensAfter);
+      for (const fact of facts) {
+        if (!outcome.facts.some((kept) => kept.key === fact.key && kept.value === fact.value)) {
+          outcome.facts.push(fact);
+        }
+      }
+    }
+    // An empty list would replace the facts already kept with an empty block: inject only real facts.
+    if (outcome.facts.length > 0) tools.injectFacts(outcome.facts, 'system-append');
+    return outcome;
+  }
+}

@@ -1,0 +1,127 @@
+import { countToolPairViolations } from '@ctxguard/compactor';
+import { InvalidOptionsError, type JsonValue } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { agentChat, chat, reactContext } from '../test/support/conversations.ts';
+import { HistoryStrategyTools } from '../test/support/history-tools.ts';
+import { TruncateStrategy } from './truncate-strategy.js';
+
+describe('TruncateStrategy', () => {
+  it('has one trigger, urgent at 0.85, frozen', () => {
+    const strategy = new TruncateStrategy();
+    expect(strategy.specificationVersion).toBe('v1');
+    expect(strategy.triggers).toEqual([{ level: 'urgent', at: 0.85 }]);
+    expect(Object.isFrozen(strategy.triggers)).toBe(true);
+    expect(new TruncateStrategy({ level: 'full', at: 0.6 }).triggers).toEqual([{ level: 'full', at: 0.6 }]);
+  });
+
+  it('rejects bad options naming the field', () => {
+    expect(() => new TruncateStrategy({ keepRecent: 0 })).toThrow(InvalidOptionsError);
+    expect(() => new TruncateStrategy({ keepRecent: 0 })).toThrow(/TruncateStrategy options\.keepRecent/);
+    expect(() => new TruncateStrategy({ at: 1.5 })).toThrow(/TruncateStrategy options\.at/);
+    expect(() => new TruncateStrategy({ at: 0.9, declineCeiling: 0.8 })).toThrow(
+      /TruncateStrategy options\.declineCeiling/,
+    );
+    expect(() => new TruncateStrategy({ keep: 3 } as never)).toThrow(InvalidOptionsError);
+  });
+
+  it('drops all but the newest keepRecent messages through dropOldest, keeping the system prompt, rewindably', () => {
+    const tools = HistoryStrategyTools.of(chat(10));
+    const original = tools.history.messages();
+    const state: Record<string, JsonValue> = {};
+    const budget = Math.ceil(tools.tokens() / 0.88);
+    const decision = new TruncateStrategy({ keepRecent: 4 }).react(
+      reactContext(tools, 'urgent', { inputBudget: budget, state }),
+    );
+
+    expect(decision).toMatchObject({
+      action: 'compacted',
+      note: expect.stringMatching(/^dropped the 16 oldest messages, ~\d+ tokens freed$/),
+    });
+    const view = tools.history.effectiveEntries();
+    expect(view).toHaveLength(1 + 1 + 4); // system prompt, truncation marker, 4 newest
+    expect(view[0]?.message).toEqual(original[0]);
+    expect(view[1]?.isTruncationMarker).toBe(true);
+    expect(tools.history.messages().slice(2)).toEqual(original.slice(-4));
+    expect(tools.calls.map((c) => c.method)).toEqual(['segment', 'dropOldest']);
+    expect(state).toMatchObject({ drops: 1, droppedMessages: 16 });
+    expect(state['lastFreed']).toBeGreaterThan(0);
+
+    const [compaction] = tools.history.compactions();
+    tools.history.rewind(compaction?.id ?? '');
+    expect(tools.history.messages()).toEqual(original);
+  });
+
+  it('keeps state across calls and drops again once the conversation has grown', () => {
+    const tools = HistoryStrategyTools.of(chat(6));
+    const state: Record<string, JsonValue> = {};
+    const strategy = new TruncateStrategy({ keepRecent: 4 });
+    const budget = Math.ceil(tools.tokens() / 0.88);
+    expect(strategy.react(reactContext(tools, 'urgent', { inputBudget: budget, state })).action).toBe(
+      'compacted',
+    );
+    for (const message of chat(9).slice(13)) tools.history.append(message);
+    expect(strategy.react(reactContext(tools, 'urgent', { inputBudget: budget, state })).action).toBe(
+      'compacted',
+    );
+    expect(state).toMatchObject({ drops: 2 });
+    expect(tools.history.messages().slice(-4)).toEqual(chat(9).slice(-4));
+    expect(tools.history.compactions()).toHaveLength(2);
+  });
+
+  it('never cuts a tool call from its result: the whole turn is kept', () => {
+    // 1 system + 5 turns of 4: keepRecent 5 would cut between the call and result of the last turn.
+    const tools = HistoryStrategyTools.of(agentChat(5, 400));
+    const budget = Math.ceil(tools.tokens() / 0.9);
+    const decision = new TruncateStrategy({ keepRecent: 2 }).react(
+      reactContext(tools, 'urgent', { inputBudget: budget }),
+    );
+    expect(decision.action).toBe('compacted');
+    const messages = tools.history.messages();
+    expect(countToolPairViolations(messages)).toBe(0);
+    expect(messages.slice(-3).map((m) => m.role)).toEqual(['assistant', 'tool', 'assistant']);
+  });
+
+  it('declines when the newest messages alone are still over the ceiling', () => {
+    const tools = HistoryStrategyTools.of(chat(10, 400));
+    const recent = tools.measure(tools.history.messages().slice(-4));
+    const budget = Math.floor(recent / 0.97);
+    const decision = new TruncateStrategy({ keepRecent: 4 }).react(
+      reactContext(tools, 'urgent', { inputBudget: budget }),
+    );
+    expect(decision).toMatchObject({
+      action: 'decline',
+      reason: expect.stringMatching(
+        /^still \d+(\.\d)?% of the input budget after dropping 16 messages \(ceiling 95%\)$/,
+      ),
+    });
+    expect(tools.history.length).toBe(6); // what was dropped stays dropped (and rewindable)
+  });
+
+  it('with nothing to drop, warns below the ceiling and declines above it, changing nothing', () => {
+    const tools = HistoryStrategyTools.of(chat(2));
+    const strategy = new TruncateStrategy({ keepRecent: 4 });
+    const tokens = tools.tokens();
+    expect(
+      strategy.react(reactContext(tools, 'urgent', { inputBudget: Math.ceil(tokens / 0.86) })),
+    ).toMatchObject({
+      action: 'warn',
+      message: expect.stringContaining('nothing older than the newest 4 messages'),
+    });
+    expect(
+      strategy.react(reactContext(tools, 'urgent', { inputBudget: Math.floor(tokens / 0.99) })),
+    ).toMatchObject({
+      action: 'decline',
+    });
+    expect(tools.history.compactions()).toHaveLength(0);
+    expect(tools.calls.some((c) => c.method === 'dropOldest')).toBe(false);
+  });
+
+  it('makes no model call: it never summarizes or extracts facts', () => {
+    const tools = HistoryStrategyTools.of(chat(12));
+    new TruncateStrategy().react(
+      reactContext(tools, 'urgent', { inputBudget: Math.ceil(tools.tokens() / 0.9) }),
+    );
+    expect(tools.calls.map((c) => c.method)).not.toContain('summarize');
+    expect(tools.calls.map((c) => c.method)).not.toContain('extractFacts');
+  });
+});
