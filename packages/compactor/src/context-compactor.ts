@@ -101,7 +101,7 @@ export class ContextCompactor {
  * span that starts or ends inside one is widened to it here, its messages put back unchanged; a
  * window range that would cut one is then recorded as a splice with the marker among the messages.
  */
-function applyOperation(history: ConversationHistory, operation: HistoryOperation): string {
+export function applyOperation(history: ConversationHistory, operation: HistoryOperation): string {
   const view = history.effectiveEntries();
   let from = operation.from;
   let to = operation.to;

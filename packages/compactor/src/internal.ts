@@ -1,0 +1,9 @@
+/**
+ * Helpers shared between ctxguard packages (the guard applies the rewrites to a history with
+ * them). Not public API: may change without notice.
+ */
+
+export { spanOperation } from './compaction-stages.js';
+export { applyOperation as applyHistoryOperation } from './context-compactor.js';
+export { stripFactsBlocks } from './facts-block.js';
+export { TokenMeter } from './token-meter.js';
