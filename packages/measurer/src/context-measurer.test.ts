@@ -1,0 +1,395 @@
+import { MemoryCalibrationStore, PersistenceCalibrationStore } from '@ctxguard/calibration';
+import {
+  type ContextMeasureEvent,
+  CtxGuardError,
+  HookBus,
+  InvalidOptionsError,
+  type Message,
+  type MessageResolveEvent,
+  type WarningEvent,
+} from '@ctxguard/core';
+import { InMemoryConversationHistory } from '@ctxguard/effective-history';
+import { ModelCatalog } from '@ctxguard/models';
+import { MemoryPersistence } from '@ctxguard/persistence';
+import { HeuristicCounter, HybridTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
+import { describe, expect, it } from 'vitest';
+import { ContextMeasurer } from './context-measurer.js';
+
+const text = (n: number, seed = 'word') =>
+  Array.from({ length: n }, (_, i) => `${seed}${i % 97} alpha-${i}`).join(' ');
+
+function catalog(): ModelCatalog {
+  return new ModelCatalog({
+    models: [
+      {
+        provider: 'acme',
+        model: 'bpe-1',
+        contextWindow: 2_000,
+        maxOutputTokens: 200,
+        tokenizer: { strategy: 'tiktoken', encoding: 'o200k_base' },
+      },
+      {
+        provider: 'acme',
+        model: 'guess-1',
+        contextWindow: 2_000,
+        maxOutputTokens: 200,
+        tokenizer: { strategy: 'heuristic' },
+      },
+      {
+        provider: 'acme',
+        model: 'big',
+        contextWindow: 1_000_000,
+        maxOutputTokens: 1_000,
+        tokenizer: { strategy: 'heuristic' },
+      },
+    ],
+  });
+}
+
+function setup(options: Partial<ConstructorParameters<typeof ContextMeasurer>[0]> = {}) {
+  const hooks = new HookBus();
+  const measured: ContextMeasureEvent[] = [];
+  const warnings: WarningEvent[] = [];
+  hooks.on('onContextMeasure', (event) => {
+    measured.push({ ...event });
+  });
+  hooks.on('onWarning', (event) => {
+    warnings.push(event);
+  });
+  const measurer = new ContextMeasurer({ hooks, catalog: catalog(), ...options });
+  const resolve = async (
+    messages: Message[],
+    extra: Partial<MessageResolveEvent> = {},
+  ): Promise<MessageResolveEvent> => {
+    const event: MessageResolveEvent = {
+      provider: 'acme',
+      model: 'guess-1',
+      messages,
+      abort: false,
+      ...extra,
+    };
+    await hooks.emit('onMessageResolve', event);
+    return event;
+  };
+  return { hooks, measurer, measured, warnings, resolve };
+}
+
+describe('ContextMeasurer', () => {
+  it('counts with the hybrid counter routed by its own catalog (a registered model uses its tokenizer)', async () => {
+    const { measurer } = setup();
+    const messages: Message[] = [{ role: 'user', content: `数据 ${text(40)} 🙂🙂 const x = [1,2,3];` }];
+    const routed = new HybridTokenCounter({ catalog: catalog() });
+    for (const model of ['bpe-1', 'guess-1']) {
+      const measurement = await measurer.measure({ provider: 'acme', model, messages });
+      expect(measurement.current).toBe(
+        routed.estimateConversation({ messages }, { provider: 'acme', model }),
+      );
+    }
+    expect(routed.route({ provider: 'acme', model: 'bpe-1' }).route).toBe('tiktoken');
+    const bpe = await measurer.measure({ provider: 'acme', model: 'bpe-1', messages });
+    const guess = await measurer.measure({ provider: 'acme', model: 'guess-1', messages });
+    expect(bpe.current).not.toBe(guess.current);
+  });
+
+  it('emits onContextMeasure with window, inputBudget and percentage = current / inputBudget', async () => {
+    const { measured, resolve } = setup();
+    await resolve([{ role: 'user', content: text(30) }], { system: 'Be brief.' });
+    expect(measured).toHaveLength(1);
+    const event = measured[0] as ContextMeasureEvent;
+    expect(event.window).toBe(2_000);
+    expect(event.inputBudget).toBe(catalog().getAvailableInputTokens('acme', 'guess-1'));
+    expect(event.percentage).toBeCloseTo(event.current / (event.inputBudget as number), 12);
+    expect(event.accuracy).toBe('estimate');
+    expect(event.system).toBe('Be brief.');
+  });
+
+  it('counts the system prompt once through withSystemPrompt', async () => {
+    const { measurer } = setup();
+    const user: Message = { role: 'user', content: text(20) };
+    const apart = await measurer.measure({
+      provider: 'acme',
+      model: 'guess-1',
+      system: 'Sys prompt here.',
+      messages: [user],
+    });
+    const inside = await measurer.measure({
+      provider: 'acme',
+      model: 'guess-1',
+      system: 'Sys prompt here.',
+      messages: [{ role: 'system', content: 'Sys prompt here.' }, user],
+    });
+    const none = await measurer.measure({ provider: 'acme', model: 'guess-1', messages: [user] });
+    expect(apart.current).toBe(inside.current);
+    expect(apart.current).toBeGreaterThan(none.current);
+  });
+
+  it('counts exactly from the exact threshold, and keeps the estimate when the exact count fails', async () => {
+    const { measurer } = setup();
+    const near = [{ role: 'user', content: text(400) }] as Message[];
+    const m = await measurer.measure({ provider: 'acme', model: 'bpe-1', messages: near });
+    expect(m.percentage).toBeGreaterThanOrEqual(0.9);
+    expect(m.accuracy).toBe('exact');
+
+    const heuristic = new HeuristicCounter();
+    const failing: TokenCounter = {
+      specificationVersion: 'v1',
+      estimate: (t, ctx) => heuristic.estimate(t, ctx),
+      estimateMessage: (msg, ctx) => heuristic.estimateMessage(msg, ctx),
+      measure: () => Promise.reject(new Error('tokenizer offline')),
+      measureMessage: () => Promise.reject(new Error('tokenizer offline')),
+      measureConversation: () => Promise.reject(new Error('tokenizer offline')),
+      learn: (input) => heuristic.learn(input),
+    };
+    const other = setup({ counter: failing });
+    const event = await other.resolve(near);
+    expect(event.abort).toBe(false);
+    const emitted = other.measured[0] as ContextMeasureEvent;
+    expect(emitted.accuracy).toBe('estimate');
+    expect(emitted.percentage).toBeGreaterThanOrEqual(0.9);
+    expect(other.warnings.map((w) => w.code)).toContain('exact_count_failed');
+    // Below the threshold no exact count is attempted.
+    const low = setup({ counter: failing });
+    await low.resolve([{ role: 'user', content: 'hi' }]);
+    expect(low.warnings.map((w) => w.code)).not.toContain('exact_count_failed');
+  });
+
+  it('passes abort and abortReason set by listeners back to the request', async () => {
+    const { hooks, resolve } = setup();
+    hooks.on('onContextMeasure', (event) => {
+      event.abort = true;
+      event.abortReason = 'too big';
+    });
+    const event = await resolve([{ role: 'user', content: 'hello' }]);
+    expect(event.abort).toBe(true);
+    expect(event.abortReason).toBe('too big');
+  });
+
+  it('warns once per crossing of the warn threshold', async () => {
+    const { resolve, warnings } = setup();
+    const history = new InMemoryConversationHistory();
+    const big = [{ role: 'user', content: text(300) }] as Message[];
+    const small = [{ role: 'user', content: 'short' }] as Message[];
+    await resolve(big, { history });
+    await resolve(big, { history });
+    await resolve([...big, { role: 'user', content: 'more' }], { history });
+    expect(warnings.filter((w) => w.code === 'context_warn')).toHaveLength(1);
+    await resolve(small, { history });
+    await resolve(big, { history });
+    const warns = warnings.filter((w) => w.code === 'context_warn');
+    expect(warns).toHaveLength(2);
+    expect(warns[0]?.data?.percentage).toBeGreaterThanOrEqual(0.8);
+  });
+
+  it('anchors on provider-reported usage while nothing before it changed, estimating only what follows', async () => {
+    const { measurer } = setup({ catalog: catalog() });
+    const req = { provider: 'acme', model: 'big', history: new InMemoryConversationHistory() };
+    const history: Message[] = [
+      { role: 'system', content: 'You are helpful.' },
+      { role: 'user', content: text(50) },
+    ];
+    const first = await measurer.measure({ ...req, messages: history });
+    expect(first.anchorIndex).toBe(-1);
+    const reply: Message = {
+      role: 'assistant',
+      content: 'Done.',
+      usage: { inputTokens: 5_000, outputTokens: 20 },
+    };
+    const next: Message = { role: 'user', content: text(10, 'next') };
+    const grown = [...history, reply, next];
+    const anchored = await measurer.measure({ ...req, messages: grown });
+    expect(anchored.anchorIndex).toBe(2);
+    expect(anchored.usageTokens).toBe(5_020);
+    const nextOnly = measurer.counter.estimateMessage(next, { provider: 'acme', model: 'big' });
+    expect(anchored.current).toBe(5_020 + nextOnly);
+    // Rebuilt objects with the same content still anchor.
+    const rebuilt = structuredClone(grown);
+    expect((await measurer.measure({ ...req, messages: rebuilt })).current).toBe(anchored.current);
+    // An edit before the anchor, even in place, drops it for good.
+    (rebuilt[1] as { content: string }).content = text(50, 'edited');
+    const edited = await measurer.measure({ ...req, messages: rebuilt });
+    expect(edited.anchorIndex).toBe(-1);
+    (rebuilt[1] as { content: string }).content = (history[1] as { content: string }).content;
+    expect((await measurer.measure({ ...req, messages: rebuilt })).anchorIndex).toBe(-1);
+  });
+
+  it('does not anchor on usage it cannot tie to the request it was reported for', async () => {
+    const { measurer } = setup();
+    const req = { provider: 'acme', model: 'big' };
+    // First sight of a conversation that already carries usage: the prefix is unknown.
+    const messages: Message[] = [
+      { role: 'user', content: text(50) },
+      { role: 'assistant', content: 'ok', usage: { inputTokens: 99_999, outputTokens: 1 } },
+      { role: 'user', content: 'go on' },
+    ];
+    const m = await measurer.measure({ ...req, messages });
+    expect(m.anchorIndex).toBe(-1);
+    expect(m.current).toBeLessThan(99_999);
+  });
+
+  it('re-estimates after listeners changed the messages, so the next reply anchors on the sent request', async () => {
+    const { hooks, resolve, measured, measurer } = setup();
+    let compact = true;
+    hooks.on('onContextMeasure', (event) => {
+      if (!compact) return;
+      event.messages.splice(0, event.messages.length - 1);
+    });
+    const history = new InMemoryConversationHistory();
+    const messages: Message[] = [
+      { role: 'user', content: text(100) },
+      { role: 'assistant', content: 'fine' },
+      { role: 'user', content: 'now this' },
+    ];
+    const event = await resolve(messages, { model: 'big', history });
+    expect(event.messages).toHaveLength(1);
+    compact = false;
+    const reply: Message = { role: 'assistant', content: 'ok', usage: { inputTokens: 777, outputTokens: 3 } };
+    await resolve([...event.messages, reply, { role: 'user', content: 'next' }], { model: 'big', history });
+    const last = measured.at(-1) as ContextMeasureEvent;
+    const nextTokens = measurer.counter.estimateMessage(
+      { role: 'user', content: 'next' },
+      { provider: 'acme', model: 'big' },
+    );
+    expect(last.current).toBe(780 + nextTokens);
+  });
+
+  it('with an unknown window: percentage null, nothing fires, one warning', async () => {
+    const { resolve, measured, warnings, measurer } = setup();
+    for (let i = 0; i < 3; i++)
+      await resolve([{ role: 'user', content: text(5_000) }], { provider: 'nobody', model: 'x-1' });
+    expect(measured).toHaveLength(3);
+    for (const event of measured) {
+      expect(event.percentage).toBeNull();
+      expect(event.window).toBeNull();
+      expect(event.inputBudget).toBeNull();
+      expect(event.current).toBeGreaterThan(1_000);
+      expect(event.accuracy).toBe('estimate');
+    }
+    expect(warnings.map((w) => w.code)).toEqual(['unknown_model']);
+    const m = await measurer.measure({
+      provider: 'nobody',
+      model: 'x-1',
+      messages: [{ role: 'user', content: 'a' }],
+    });
+    expect(m.percentage).toBeNull();
+  });
+
+  it('makes the effective window the smaller of the model window and a context limit per call or per conversation', async () => {
+    const messages: Message[] = [{ role: 'user', content: text(50) }];
+    const plain = setup();
+    const full = await plain.measurer.measure({ provider: 'acme', model: 'big', messages });
+    expect(full.window).toBe(1_000_000);
+    const fixed = setup({ contextLimit: 16_000 });
+    const limited = await fixed.measurer.measure({ provider: 'acme', model: 'big', messages });
+    expect(limited.window).toBe(16_000);
+    expect(limited.inputBudget).toBe(16_000 - 1_000);
+    expect(limited.percentage as number).toBeGreaterThan(full.percentage as number);
+    // Above the model's window, the model's window stays.
+    expect((await fixed.measurer.measure({ provider: 'acme', model: 'guess-1', messages })).window).toBe(
+      2_000,
+    );
+    // Per call.
+    const perCall = setup({ contextLimit: (request) => (request.model === 'big' ? 32_000 : undefined) });
+    expect((await perCall.measurer.measure({ provider: 'acme', model: 'big', messages })).window).toBe(
+      32_000,
+    );
+    // Per conversation, through the history's metadata; an unknown model gets the limit as its window.
+    const history = new InMemoryConversationHistory({ metadata: { contextLimit: 8_000 } });
+    expect((await plain.measurer.measure({ provider: 'acme', model: 'big', messages, history })).window).toBe(
+      8_000,
+    );
+    expect((await plain.measurer.measure({ provider: 'nobody', model: 'y', messages, history })).window).toBe(
+      8_000,
+    );
+  });
+
+  it('learns from onCompletion into the calibration store, and warmCache loads it in another process', async () => {
+    const persistence = new MemoryPersistence();
+    const { hooks, measurer } = setup({ persistence });
+    const req = { provider: 'acme', model: 'guess-1' };
+    const messages: Message[] = [{ role: 'user', content: text(100) }];
+    const before = (await measurer.measure({ ...req, messages })).current;
+    for (let i = 0; i < 12; i++)
+      await hooks.emit('onCompletion', {
+        ...req,
+        messages,
+        usage: { inputTokens: before * 2, outputTokens: 5 },
+      });
+    const learned = await new PersistenceCalibrationStore({ persistence }).list({ provider: 'acme' });
+    expect(learned.length).toBeGreaterThan(0);
+    expect(Math.max(...learned.map((c) => c.samples))).toBe(12);
+    const after = (await measurer.measure({ ...req, messages })).current;
+    expect(after).toBeGreaterThan(before * 1.5);
+    // A fresh measurer on the same persistence estimates like the trained one once warmed (no await in estimate).
+    const fresh = new ContextMeasurer({ hooks: new HookBus(), catalog: catalog(), persistence });
+    await fresh.warmCache();
+    expect(fresh.counter.estimateMessage(messages[0] as Message, req)).toBe(
+      measurer.counter.estimateMessage(messages[0] as Message, req),
+    );
+  });
+
+  it('reports a failing learning step as a warning', async () => {
+    const store = new MemoryCalibrationStore();
+    store.update = () => Promise.reject(new Error('store down'));
+    const { hooks, warnings } = setup({ calibrationStore: store });
+    await hooks.emit('onCompletion', {
+      provider: 'acme',
+      model: 'guess-1',
+      messages: [{ role: 'user', content: text(30) }],
+      usage: { inputTokens: 400, outputTokens: 1 },
+    });
+    expect(warnings.some((w) => w.code === 'calibration_failed' || /store down/.test(w.message))).toBe(true);
+  });
+
+  it('keeps each conversation apart when many are measured concurrently', async () => {
+    const { resolve, warnings } = setup();
+    const histories = Array.from({ length: 100 }, () => new InMemoryConversationHistory());
+    const big = (i: number) => [{ role: 'user', content: `${i} ${text(300)}` }] as Message[];
+    await Promise.all(histories.map((history, i) => resolve(big(i), { history })));
+    await Promise.all(histories.map((history, i) => resolve(big(i), { history })));
+    expect(warnings.filter((w) => w.code === 'context_warn')).toHaveLength(100);
+  });
+
+  it('rejects bad options with an error naming the field', () => {
+    const hooks = new HookBus();
+    const cases: [unknown, string][] = [
+      [{ catalog: catalog() }, 'hooks'],
+      [{ hooks, catalog: {} }, 'catalog'],
+      [{ hooks, catalog: catalog(), thresholds: { warn: -1 } }, 'thresholds.warn'],
+      [{ hooks, catalog: catalog(), contextLimit: 0 }, 'contextLimit'],
+      [{ hooks, catalog: catalog(), calibration: { alpha: 2 } }, 'calibration.alpha'],
+      [
+        {
+          hooks,
+          catalog: catalog(),
+          persistence: new MemoryPersistence(),
+          calibrationStore: new MemoryCalibrationStore(),
+        },
+        'persistence',
+      ],
+      [{ hooks, catalog: catalog(), extra: 1 }, 'extra'],
+    ];
+    for (const [options, field] of cases) {
+      let error: unknown;
+      try {
+        new ContextMeasurer(options as never);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error, field).toBeInstanceOf(InvalidOptionsError);
+      expect(CtxGuardError.is(error, 'invalid_options')).toBe(true);
+      expect((error as Error).message).toContain(field);
+    }
+  });
+
+  it('destroy() unsubscribes from the bus', async () => {
+    const { hooks, measurer, measured, resolve } = setup();
+    expect(hooks.listenerCount('onMessageResolve')).toBe(1);
+    expect(hooks.listenerCount('onCompletion')).toBe(1);
+    measurer.destroy();
+    measurer.destroy();
+    expect(hooks.listenerCount('onMessageResolve')).toBe(0);
+    expect(hooks.listenerCount('onCompletion')).toBe(0);
+    await resolve([{ role: 'user', content: 'x' }]);
+    expect(measured).toHaveLength(0);
+  });
+});

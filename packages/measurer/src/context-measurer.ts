@@ -1,0 +1,491 @@
+import {
+  type CalibrationStore,
+  MemoryCalibrationStore,
+  PersistenceCalibrationStore,
+  type PersistenceCalibrationStoreOptions,
+} from '@ctxguard/calibration';
+import {
+  type CompletionEvent,
+  type ContextMeasureEvent,
+  type ConversationHistory,
+  type HookBus,
+  type Message,
+  type MessageResolveEvent,
+  parseOptions,
+  withSystemPrompt,
+} from '@ctxguard/core';
+import { getOutputReserve, ModelCatalog, type ResolvedModel } from '@ctxguard/models';
+import {
+  type CountContext,
+  conversationOverhead,
+  HybridTokenCounter,
+  MemoizedCounter,
+  type TokenCounter,
+  toolDefinitionsTokens,
+} from '@ctxguard/token-counter';
+import { LRUCache } from 'lru-cache';
+import { z } from 'zod';
+import { ConversationTally } from './conversation-tally.js';
+
+/** Default share of the input budget at which `onWarning` is emitted. */
+export const DEFAULT_WARN_THRESHOLD = 0.8;
+/** Default share of the input budget from which the measurer counts exactly. */
+export const DEFAULT_EXACT_THRESHOLD = 0.9;
+
+/** What to measure: a request as `onMessageResolve` carries it. */
+export type MeasureInput = Pick<MessageResolveEvent, 'provider' | 'model' | 'messages'> &
+  Partial<Pick<MessageResolveEvent, 'system' | 'history' | 'maxOutputTokens' | 'tools'>>;
+
+/** A context limit per call or per conversation: a number of tokens, or `undefined` for none. */
+export type ContextLimitResolver = (request: MeasureInput) => number | undefined;
+
+/** How full a request's context is. */
+export interface ContextMeasurement {
+  /** Tokens the request takes. */
+  current: number;
+  /** The effective window (the model's, or a smaller context limit); null when unknown. */
+  window: number | null;
+  /** What the input may use after the output reserve; null when the window is unknown. */
+  inputBudget: number | null;
+  /** `current / inputBudget`; null when the window is unknown. */
+  percentage: number | null;
+  accuracy: 'estimate' | 'exact';
+  /** Tokens taken from the newest provider-reported usage (0 when not anchored). */
+  usageTokens: number;
+  /** Index (in the request's messages, system prompt included) of the usage anchor, or -1. */
+  anchorIndex: number;
+}
+
+const functionOf = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `must be ${what}`);
+const objectWith = <T>(what: string, methods: string[]) =>
+  z.custom<T>(
+    (v) =>
+      typeof v === 'object' &&
+      v !== null &&
+      methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'),
+    `must be ${what}`,
+  );
+
+const share = z.number().gt(0).lte(10);
+
+/** Options of {@link ContextMeasurer}. */
+export const contextMeasurerOptionsSchema = z
+  .strictObject({
+    /** The bus whose `onMessageResolve` and `onCompletion` events are measured and learned from. */
+    hooks: objectWith<HookBus>('a HookBus', ['on', 'emit', 'listenerCount']),
+    /** Windows, output limits and tokenizers of the models (register your own models here). */
+    catalog: z.custom<ModelCatalog>((v) => v instanceof ModelCatalog, 'must be a ModelCatalog'),
+    /** The counter (default: a hybrid counter routed by `catalog`, memoised per message). */
+    counter: objectWith<TokenCounter>('a TokenCounter', [
+      'estimateMessage',
+      'measureMessage',
+      'learn',
+    ]).optional(),
+    /** Where learned calibrations live (default: on `persistence`, else in memory). */
+    calibrationStore: objectWith<CalibrationStore>('a CalibrationStore', [
+      'get',
+      'update',
+      'list',
+    ]).optional(),
+    /** A `Persistence` to keep calibrations in when no `calibrationStore` is given. */
+    persistence: objectWith<PersistenceCalibrationStoreOptions['persistence']>('a Persistence', [
+      'get',
+      'set',
+      'list',
+    ]).optional(),
+    /** `warn` (0.80): emit `onWarning` on crossing; `exact` (0.90): count exactly from here. */
+    thresholds: z.strictObject({ warn: share.optional(), exact: share.optional() }).optional(),
+    /** EWMA step and samples to full confidence of the calibration store the measurer builds. */
+    calibration: z
+      .strictObject({
+        alpha: z.number().gt(0).lte(1).optional(),
+        minSamplesForConfidence: z.number().int().positive().optional(),
+      })
+      .optional(),
+    /** A limit below the model's window (a plan's limit): a number, or a function of each request. */
+    contextLimit: z
+      .union([z.number().int().positive(), functionOf<ContextLimitResolver>('a number or a function')])
+      .optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.counter && value.calibrationStore)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['calibrationStore'],
+        message: 'is used by the default counter only; give it to your counter instead',
+      });
+    if (value.calibrationStore && value.persistence)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['persistence'],
+        message: 'give either calibrationStore or persistence, not both',
+      });
+  });
+
+/** Options of {@link ContextMeasurer}. */
+export type ContextMeasurerOptions = z.input<typeof contextMeasurerOptionsSchema>;
+
+const CONVERSATIONS = 1_000;
+
+/**
+ * Measures every request on `onMessageResolve` against the model's window and emits
+ * `onContextMeasure` (counting exactly from the `exact` threshold, anchoring on provider-reported
+ * usage where nothing changed since), warns once per crossing of `warn`, passes listeners' `abort`
+ * back to the request, and learns from every `onCompletion` into the calibration store.
+ */
+export class ContextMeasurer {
+  /** The counter in use (memoised per message). */
+  readonly counter: TokenCounter;
+  /** Where calibrations are learned to. */
+  readonly calibrationStore: CalibrationStore | undefined;
+  readonly #hooks: HookBus;
+  readonly #catalog: ModelCatalog;
+  readonly #warn: number;
+  readonly #exact: number;
+  readonly #contextLimit: number | ContextLimitResolver | undefined;
+  readonly #byHistory = new WeakMap<ConversationHistory, ConversationTally>();
+  readonly #byOpening = new LRUCache<string, ConversationTally>({ max: CONVERSATIONS });
+  readonly #warnedUnknown = new Set<string>();
+  readonly #models = new Set<string>();
+  #unsubscribe: (() => void)[];
+
+  constructor(options: ContextMeasurerOptions) {
+    const parsed = parseOptions(contextMeasurerOptionsSchema, options, 'ContextMeasurer options');
+    this.#hooks = parsed.hooks;
+    this.#catalog = parsed.catalog;
+    this.#warn = parsed.thresholds?.warn ?? DEFAULT_WARN_THRESHOLD;
+    this.#exact = parsed.thresholds?.exact ?? DEFAULT_EXACT_THRESHOLD;
+    this.#contextLimit = parsed.contextLimit;
+    if (parsed.counter) {
+      this.calibrationStore = undefined;
+      this.counter =
+        parsed.counter instanceof MemoizedCounter ? parsed.counter : new MemoizedCounter(parsed.counter);
+    } else {
+      const calibration = parsed.calibration ?? {};
+      this.calibrationStore =
+        parsed.calibrationStore ??
+        (parsed.persistence
+          ? new PersistenceCalibrationStore({ ...calibration, persistence: parsed.persistence })
+          : new MemoryCalibrationStore(calibration));
+      this.counter = new MemoizedCounter(
+        new HybridTokenCounter({
+          catalog: parsed.catalog,
+          calibrationStore: this.calibrationStore,
+          hooks: parsed.hooks,
+        }),
+      );
+    }
+    this.#unsubscribe = [
+      this.#hooks.on('onMessageResolve', (event) => this.#measureAndEmit(event).then(() => undefined)),
+      this.#hooks.on('onCompletion', (event) => this.#learn(event)),
+    ];
+  }
+
+  /**
+   * Measures a request without emitting anything: a fast estimate (anchored on provider-reported
+   * usage where possible), upgraded to an exact count from the `exact` threshold when the counter
+   * can give one (the estimate stays when it cannot).
+   */
+  async measure(request: MeasureInput): Promise<ContextMeasurement> {
+    return (await this.#measure(request)).measurement;
+  }
+
+  async #measure(
+    request: MeasureInput,
+  ): Promise<{ measurement: ContextMeasurement; tally: ConversationTally }> {
+    const estimate = this.#estimate(request);
+    if (estimate.percentage === null || estimate.percentage < this.#exact) return estimate;
+    return { measurement: await this.#upgrade(request, estimate), tally: estimate.tally };
+  }
+
+  /** Loads the calibrations already learned (and the encoders of those models) so first estimates are warm. */
+  async warmCache(): Promise<void> {
+    const store = this.calibrationStore;
+    const contexts = new Map<string, CountContext>();
+    for (const key of this.#models) {
+      const [provider = '', model = ''] = key.split('\u0000');
+      contexts.set(key, { provider, model });
+    }
+    if (store) {
+      for (const calibration of await store.list()) {
+        contexts.set(`${calibration.provider}\u0000${calibration.model}`, {
+          provider: calibration.provider,
+          model: calibration.model,
+        });
+      }
+    }
+    const inner = this.counter instanceof MemoizedCounter ? this.counter.inner : this.counter;
+    const warmable = inner as TokenCounter & { warm?: (ctx: CountContext) => Promise<void> };
+    if (typeof warmable.warm !== 'function') return;
+    await Promise.all([...contexts.values()].map((ctx) => warmable.warm?.(ctx)));
+  }
+
+  /** Stops listening to the bus; idempotent. The counter is kept (it may be shared). */
+  destroy(): void {
+    for (const off of this.#unsubscribe) off();
+    this.#unsubscribe = [];
+  }
+
+  async #measureAndEmit(event: MessageResolveEvent): Promise<ContextMeasurement> {
+    const { measurement, tally } = await this.#measure(event);
+    const emitted: ContextMeasureEvent = {
+      provider: event.provider,
+      model: event.model,
+      current: measurement.current,
+      window: measurement.window,
+      inputBudget: measurement.inputBudget,
+      percentage: measurement.percentage,
+      accuracy: measurement.accuracy,
+      messages: event.messages,
+      system: event.system,
+      history: event.history,
+      abort: event.abort,
+      abortReason: event.abortReason,
+    };
+    await this.#warnOnCrossing(event, measurement, tally);
+    if (this.#hooks.listenerCount('onContextMeasure') === 0) return measurement;
+    const before = event.messages.slice();
+    await this.#hooks.emit('onContextMeasure', emitted);
+    event.abort = emitted.abort;
+    event.abortReason = emitted.abortReason;
+    if (emitted.messages !== event.messages) event.messages = emitted.messages;
+    if (emitted.system !== event.system) event.system = emitted.system;
+    if (event.abort || !changed(before, event.messages)) return measurement;
+    // Listeners compacted the request: what is sent now is what counts.
+    return this.#estimate(event).measurement;
+  }
+
+  async #warnOnCrossing(
+    event: MessageResolveEvent,
+    measurement: ContextMeasurement,
+    tally: ConversationTally,
+  ): Promise<void> {
+    if (measurement.percentage === null) return;
+    const above = measurement.percentage >= this.#warn;
+    const crossed = above && !tally.aboveWarn;
+    tally.aboveWarn = above;
+    if (!crossed) return;
+    await this.#hooks.emit('onWarning', {
+      code: 'context_warn',
+      message: `${event.provider}/${event.model}: the request takes ${measurement.current} of ${measurement.inputBudget} input tokens (${Math.round(measurement.percentage * 100)}%)`,
+      source: 'ContextMeasurer',
+      data: {
+        provider: event.provider,
+        model: event.model,
+        current: measurement.current,
+        window: measurement.window,
+        inputBudget: measurement.inputBudget,
+        percentage: measurement.percentage,
+      },
+    });
+  }
+
+  #estimate(request: MeasureInput): {
+    measurement: ContextMeasurement;
+    percentage: number | null;
+    tally: ConversationTally;
+  } {
+    const ctx: CountContext = { provider: request.provider, model: request.model };
+    this.#models.add(`${request.provider}\u0000${request.model}`);
+    const list = withSystemPrompt(request.messages, request.system);
+    const tally = this.#tallyOf(request, list);
+    const counter = this.counter;
+    const result = tally.update(
+      list,
+      (message) => counter.estimateMessage(message, ctx),
+      counter.revision ?? 0,
+    );
+    const extra =
+      conversationOverhead(request.provider) +
+      (request.tools && request.tools.length > 0
+        ? toolDefinitionsTokens(request.tools, (text) => counter.estimate(text, ctx), {
+            model: request.model,
+          })
+        : 0);
+    const current =
+      result.anchorIndex >= 0 ? result.usageTokens + result.trailingTokens : result.messageTokens + extra;
+    const limits = this.#limits(request);
+    const percentage = limits.inputBudget === null ? null : current / Math.max(1, limits.inputBudget);
+    return {
+      percentage,
+      tally,
+      measurement: {
+        current,
+        ...limits,
+        percentage,
+        accuracy: 'estimate',
+        usageTokens: result.usageTokens,
+        anchorIndex: result.anchorIndex,
+      },
+    };
+  }
+
+  async #upgrade(
+    request: MeasureInput,
+    estimate: { measurement: ContextMeasurement },
+  ): Promise<ContextMeasurement> {
+    const fast = estimate.measurement;
+    const ctx: CountContext = { provider: request.provider, model: request.model };
+    const list = withSystemPrompt(request.messages, request.system);
+    try {
+      let current: number;
+      let exact = true;
+      if (fast.anchorIndex >= 0) {
+        current = fast.usageTokens;
+        for (const message of list.slice(fast.anchorIndex + 1)) {
+          const count = await this.counter.measureMessage(message, ctx, { accuracy: 'exact' });
+          if (count.accuracy !== 'exact') exact = false;
+          current += count.tokens;
+        }
+      } else if (this.counter.measureConversation) {
+        const count = await this.counter.measureConversation(
+          { messages: list, ...(request.tools ? { tools: request.tools } : {}) },
+          ctx,
+          { accuracy: 'exact' },
+        );
+        current = count.tokens;
+        exact = count.accuracy === 'exact';
+      } else {
+        return fast;
+      }
+      if (!exact) return fast;
+      const percentage = fast.inputBudget === null ? null : current / Math.max(1, fast.inputBudget);
+      return { ...fast, current, percentage, accuracy: 'exact' };
+    } catch (error) {
+      await this.#hooks.emit('onWarning', {
+        code: 'exact_count_failed',
+        message: `${request.provider}/${request.model}: exact count failed, using the estimate: ${error instanceof Error ? error.message : String(error)}`,
+        source: 'ContextMeasurer',
+        cause: error,
+      });
+      return fast;
+    }
+  }
+
+  #limits(request: MeasureInput): Pick<ContextMeasurement, 'window' | 'inputBudget'> {
+    let model: ResolvedModel | undefined;
+    try {
+      model = this.#catalog.get(request.provider, request.model);
+    } catch {
+      model = undefined;
+    }
+    const known = model !== undefined && model.match !== 'global-default';
+    const limit = this.#limitOf(request);
+    if (!known && limit === undefined) {
+      this.#warnUnknown(request);
+      return { window: null, inputBudget: null };
+    }
+    const window = known
+      ? Math.min(model?.contextWindow ?? Number.POSITIVE_INFINITY, limit ?? Number.POSITIVE_INFINITY)
+      : (limit as number);
+    const maxOutput = known ? model?.maxOutputTokens : undefined;
+    const wanted = request.maxOutputTokens;
+    const reserve = getOutputReserve(
+      window,
+      wanted !== undefined && Number.isInteger(wanted) && wanted >= 0 ? Math.min(wanted, window) : undefined,
+      maxOutput,
+    );
+    let inputBudget = Math.max(0, window - reserve);
+    if (known && model?.maxInputTokens !== undefined)
+      inputBudget = Math.min(inputBudget, model.maxInputTokens);
+    return { window, inputBudget };
+  }
+
+  /** The smallest of the measurer's limit and the conversation's `metadata.contextLimit`, if any. */
+  #limitOf(request: MeasureInput): number | undefined {
+    const limits: number[] = [];
+    const option = this.#contextLimit;
+    const fromOption = typeof option === 'function' ? option(request) : option;
+    if (isLimit(fromOption)) limits.push(fromOption);
+    const fromHistory = request.history?.metadata?.contextLimit;
+    if (isLimit(fromHistory)) limits.push(fromHistory);
+    return limits.length === 0 ? undefined : Math.min(...limits);
+  }
+
+  #warnUnknown(request: MeasureInput): void {
+    const key = `${request.provider}\u0000${request.model}`;
+    if (this.#warnedUnknown.has(key)) return;
+    this.#warnedUnknown.add(key);
+    void this.#hooks.emit('onWarning', {
+      code: 'unknown_model',
+      message: `${request.provider}/${request.model} is not in the catalog: its window is unknown, so nothing is measured against it (register it in the catalog or set contextLimit)`,
+      source: 'ContextMeasurer',
+      data: { provider: request.provider, model: request.model },
+    });
+  }
+
+  async #learn(event: CompletionEvent): Promise<void> {
+    const input = event.usage?.inputTokens;
+    if (typeof input !== 'number' || !Number.isFinite(input) || input <= 0) return;
+    try {
+      await this.counter.learn({
+        provider: event.provider,
+        model: event.model,
+        actualTokens: input,
+        messages: event.messages,
+        ...(event.system !== undefined ? { system: event.system } : {}),
+        ...(event.tools !== undefined ? { tools: event.tools } : {}),
+      });
+    } catch (error) {
+      await this.#hooks.emit('onWarning', {
+        code: 'calibration_failed',
+        message: `${event.provider}/${event.model}: learning from the reported usage failed: ${error instanceof Error ? error.message : String(error)}`,
+        source: 'ContextMeasurer',
+        cause: error,
+      });
+    }
+  }
+
+  /** The tally of a request's conversation: by its history, else by its opening messages. */
+  #tallyOf(request: MeasureInput, list: readonly Message[]): ConversationTally {
+    const history = request.history;
+    if (history && typeof history === 'object') {
+      let tally = this.#byHistory.get(history);
+      if (!tally) {
+        tally = new ConversationTally();
+        this.#byHistory.set(history, tally);
+      }
+      return tally;
+    }
+    const key = openingKey(request, list);
+    let tally = this.#byOpening.get(key);
+    if (!tally) {
+      tally = new ConversationTally();
+      this.#byOpening.set(key, tally);
+    }
+    return tally;
+  }
+}
+
+function isLimit(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}
+
+function changed(before: readonly Message[], after: readonly Message[]): boolean {
+  if (before.length !== after.length) return true;
+  for (let i = 0; i < before.length; i++) if (before[i] !== after[i]) return true;
+  return false;
+}
+
+const OPENING_CHARS = 200;
+
+/**
+ * Names a conversation by model and its opening (a leading system message and the first message
+ * after it), which stays the same as the conversation grows. A wrong guess only costs a recount.
+ */
+function openingKey(request: MeasureInput, list: readonly Message[]): string {
+  let key = `${request.provider}\u0000${request.model}`;
+  const opening = (list[0] as { role?: unknown } | undefined)?.role === 'system' ? 2 : 1;
+  for (let i = 0; i < Math.min(opening, list.length); i++) {
+    const message = list[i] as { role?: unknown; content?: unknown };
+    const content = message?.content;
+    const text =
+      typeof content === 'string'
+        ? content.slice(0, OPENING_CHARS)
+        : Array.isArray(content)
+          ? `[${content.length}]`
+          : '';
+    key += `\u0000${String(message?.role)}\u0001${text}`;
+  }
+  return key;
+}

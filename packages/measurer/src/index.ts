@@ -1,0 +1,12 @@
+export type {
+  ContextLimitResolver,
+  ContextMeasurement,
+  ContextMeasurerOptions,
+  MeasureInput,
+} from './context-measurer.js';
+export {
+  ContextMeasurer,
+  contextMeasurerOptionsSchema,
+  DEFAULT_EXACT_THRESHOLD,
+  DEFAULT_WARN_THRESHOLD,
+} from './context-measurer.js';

@@ -1,0 +1,92 @@
+/** The counted fields of a message (role, name, content) reduced to their leaves, in walk order. */
+export type MessageSnapshot = readonly unknown[];
+
+const ARRAY = Symbol('array');
+const OBJECT = Symbol('object');
+const MAX_DEPTH = 64;
+
+interface CountedFields {
+  role?: unknown;
+  name?: unknown;
+  content?: unknown;
+}
+
+function isPlain(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * The leaves of a message's role, name and content, holding the same string references: comparing
+ * a later message with it costs a pointer comparison per leaf when the strings are shared, even if
+ * the message objects were rebuilt. `undefined` when the message cannot be walked (cycles, class
+ * instances, getters that throw).
+ */
+export function takeMessageSnapshot(message: unknown): MessageSnapshot | undefined {
+  if (message === null || typeof message !== 'object') return undefined;
+  const out: unknown[] = [];
+  const visit = (value: unknown, depth: number): boolean => {
+    if (value === null || typeof value !== 'object') {
+      if (typeof value === 'function' || typeof value === 'symbol') return false;
+      out.push(value);
+      return true;
+    }
+    if (depth > MAX_DEPTH) return false;
+    if (Array.isArray(value)) {
+      out.push(ARRAY, value.length);
+      for (let i = 0; i < value.length; i++) if (!visit(value[i], depth + 1)) return false;
+      return true;
+    }
+    if (!isPlain(value)) return false;
+    const keys = Object.keys(value);
+    out.push(OBJECT, keys.length);
+    for (const key of keys) {
+      out.push(key);
+      if (!visit((value as Record<string, unknown>)[key], depth + 1)) return false;
+    }
+    return true;
+  };
+  try {
+    const fields = message as CountedFields;
+    return visit(fields.role, 0) && visit(fields.name, 0) && visit(fields.content, 0) ? out : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `message`'s role, name and content still equal the snapshot (edits made in place included). */
+export function matchesSnapshot(message: unknown, snapshot: MessageSnapshot): boolean {
+  if (message === null || typeof message !== 'object') return false;
+  try {
+    const fields = message as CountedFields;
+    let i = matchValue(fields.role, snapshot, 0, 0);
+    if (i < 0) return false;
+    i = matchValue(fields.name, snapshot, i, 0);
+    if (i < 0) return false;
+    i = matchValue(fields.content, snapshot, i, 0);
+    return i === snapshot.length;
+  } catch {
+    return false;
+  }
+}
+
+function matchValue(value: unknown, snapshot: MessageSnapshot, i: number, depth: number): number {
+  if (value === null || typeof value !== 'object') return snapshot[i] === value ? i + 1 : -1;
+  if (depth > MAX_DEPTH) return -1;
+  if (Array.isArray(value)) {
+    if (snapshot[i] !== ARRAY || snapshot[i + 1] !== value.length) return -1;
+    let at = i + 2;
+    for (let k = 0; k < value.length && at >= 0; k++) at = matchValue(value[k], snapshot, at, depth + 1);
+    return at;
+  }
+  if (!isPlain(value)) return -1;
+  const keys = Object.keys(value);
+  if (snapshot[i] !== OBJECT || snapshot[i + 1] !== keys.length) return -1;
+  let at = i + 2;
+  for (let k = 0; k < keys.length && at >= 0; k++) {
+    const key = keys[k] as string;
+    if (snapshot[at] !== key) return -1;
+    at = matchValue((value as Record<string, unknown>)[key], snapshot, at + 1, depth + 1);
+  }
+  return at;
+}

@@ -1,0 +1,14 @@
+/**
+ * Tokens a provider reported for the request that produced `message` plus the reply itself
+ * (`usage.inputTokens + usage.outputTokens`), or `undefined` when `message` is not an assistant
+ * message carrying a usable `usage`.
+ */
+export function reportedTokens(message: unknown): number | undefined {
+  if (message === null || typeof message !== 'object') return undefined;
+  const { role, usage } = message as { role?: unknown; usage?: unknown };
+  if (role !== 'assistant' || usage === null || typeof usage !== 'object') return undefined;
+  const input = (usage as { inputTokens?: unknown }).inputTokens;
+  const output = (usage as { outputTokens?: unknown }).outputTokens;
+  if (typeof input !== 'number' || !Number.isFinite(input) || input <= 0) return undefined;
+  return input + (typeof output === 'number' && Number.isFinite(output) && output > 0 ? output : 0);
+}
