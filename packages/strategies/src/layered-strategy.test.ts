@@ -195,7 +195,11 @@ describe('LayeredStrategy escalation and decline', () => {
     // pressure find nothing); at urgent the recent zone halves to 5 and the 5 messages before it are compacted.
     const tools = HistoryStrategyTools.of(chat(5));
     const strategy = new LayeredStrategy({ recentCount: 10 });
-    const state: Record<string, JsonValue> = {};
+    // The guard keeps the state as JSON in the history's metadata: each call gets a fresh copy.
+    let state: Record<string, JsonValue> = {};
+    const reload = () => {
+      state = JSON.parse(JSON.stringify(state));
+    };
     const budget = budgetAt(tools, 0.55);
     const first = await strategy.react(reactContext(tools, 'healthy', { inputBudget: budget, state }));
     expect(first).toEqual({
@@ -205,8 +209,10 @@ describe('LayeredStrategy escalation and decline', () => {
     expect(state).toMatchObject({ stalledAt: 0, lastFreed: 0 });
     expect(tools.history.compactions()).toHaveLength(0);
 
+    reload();
     const second = await strategy.react(reactContext(tools, 'healthy', { inputBudget: budget, state }));
     expect(second).toMatchObject({ action: 'warn', message: expect.stringContaining('at pressure') });
+    reload();
     const third = await strategy.react(reactContext(tools, 'healthy', { inputBudget: budget, state }));
     expect(third).toMatchObject({ action: 'compacted', note: expect.stringMatching(/^compactAll/) });
     expect(state['stalledAt']).toBeUndefined();
@@ -290,5 +296,28 @@ describe('LayeredStrategy facts', () => {
       ),
     ).rejects.toThrow('user cancelled');
     expect(tools.history.compactions()).toHaveLength(0);
+  });
+});
+
+describe('LayeredStrategy shared by many conversations', () => {
+  it('one instance reacting for 20 conversations at once keeps each conversation’s state and history apart', async () => {
+    const strategy = new LayeredStrategy();
+    const conversations = Array.from({ length: 20 }, (_, i) => ({
+      tools: HistoryStrategyTools.of(chat(6 + i)),
+      state: {} as Record<string, JsonValue>,
+      level: i % 2 === 0 ? 'healthy' : 'critical',
+    }));
+    await Promise.all(
+      conversations.map(({ tools, state, level }) =>
+        strategy.react(reactContext(tools, level, { inputBudget: budgetAt(tools, 0.96), state })),
+      ),
+    );
+    conversations.forEach(({ tools, state, level }, i) => {
+      expect(state, `conversation ${i}`).toMatchObject({ reactions: 1, lastLevel: level, summaries: 1 });
+      expect(tools.history.entries().length, `conversation ${i}`).toBe(1 + 2 * (6 + i) + 1);
+      expect(tools.history.messages().at(-1)).toEqual(
+        expect.objectContaining({ content: expect.stringContaining(`Turn ${6 + i} answered`) }),
+      );
+    });
   });
 });
