@@ -1,0 +1,451 @@
+import { ContextExhaustedError } from '@ctxguard/compactor';
+import { CtxGuardError, HookBus } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import {
+  assistant,
+  countTokens,
+  createGuard,
+  filler,
+  historyOf,
+  measureAndEmit,
+  recordingStrategy,
+  system,
+  testMeasurer,
+  toolRound,
+  user,
+} from '../test/support/harness.js';
+import { ContextGuard, highestCrossedLevel } from './context-guard.js';
+import { readState } from './guard-state.js';
+
+/** A conversation of about `tokens` tokens: a system prompt, then user/assistant turns. */
+function conversation(tokens: number, label = 'c') {
+  const messages = [system('You are helpful.')];
+  for (let i = 0; countTokens(messages) < tokens; i++)
+    messages.push(user(filler(`${label}-q${i}`, 100)), assistant(`answer ${i}`));
+  return messages;
+}
+
+const SIZES = { window: 10_000, inputBudget: 8_000 };
+
+describe('ContextGuard options', () => {
+  it('names the bad field', () => {
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }]);
+    expect(
+      () =>
+        new ContextGuard({
+          hooks: new HookBus(),
+          measurer: testMeasurer,
+          strategies: { s: strategy },
+          defaultStrategy: 'x',
+        }),
+    ).toThrow(/defaultStrategy/);
+    expect(
+      () =>
+        new ContextGuard({
+          hooks: new HookBus(),
+          measurer: testMeasurer,
+          strategies: { s: strategy },
+          defaultStrategy: 's',
+          maxCompactRetries: -1,
+        }),
+    ).toThrow(/maxCompactRetries/);
+    expect(
+      () =>
+        new ContextGuard({
+          hooks: new HookBus(),
+          measurer: {} as never,
+          strategies: { s: strategy },
+          defaultStrategy: 's',
+        }),
+    ).toThrow(/measurer/);
+    try {
+      new ContextGuard({
+        hooks: new HookBus(),
+        measurer: testMeasurer,
+        strategies: { s: {} as never },
+        defaultStrategy: 's',
+      });
+      expect.unreachable();
+    } catch (error) {
+      expect(CtxGuardError.is(error, 'invalid_options')).toBe(true);
+      expect(String(error)).toMatch(/strategies/);
+    }
+  });
+});
+
+describe('highestCrossedLevel', () => {
+  it('returns the highest trigger at or below the percentage', () => {
+    const triggers = [
+      { level: 'a', at: 0.5 },
+      { level: 'b', at: 0.7 },
+    ];
+    expect(highestCrossedLevel(triggers, 0.49)).toBe(-1);
+    expect(highestCrossedLevel(triggers, 0.5)).toBe(0);
+    expect(highestCrossedLevel(triggers, 0.9)).toBe(1);
+  });
+});
+
+describe('strategy resolution', () => {
+  const setup = (onUnknownStrategy?: 'skip' | 'fallback-default' | 'throw') => {
+    const main = recordingStrategy([{ level: 'go', at: 0.1 }]);
+    const other = recordingStrategy([{ level: 'go', at: 0.1 }]);
+    const ctx = createGuard({
+      strategies: { main, other },
+      defaultStrategy: 'main',
+      ...(onUnknownStrategy ? { onUnknownStrategy } : {}),
+    });
+    return { ...ctx, main, other };
+  };
+
+  it('false opts out, a name selects, missing or empty falls back to the default', async () => {
+    const { hooks, main, other } = setup();
+    await measureAndEmit(hooks, historyOf(conversation(2_000), { contextStrategy: false }), SIZES);
+    expect(main.calls).toHaveLength(0);
+    await measureAndEmit(hooks, historyOf(conversation(2_000), { contextStrategy: 'other' }), SIZES);
+    expect(other.calls).toHaveLength(1);
+    await measureAndEmit(hooks, historyOf(conversation(2_000), { contextStrategy: '' }), SIZES);
+    await measureAndEmit(hooks, historyOf(conversation(2_000)), SIZES);
+    expect(main.calls).toHaveLength(2);
+  });
+
+  it('an unknown name falls back by default with one warning per name', async () => {
+    const { hooks, main, warnings } = setup();
+    for (let i = 0; i < 3; i++)
+      await measureAndEmit(hooks, historyOf(conversation(2_000), { contextStrategy: 'nope' }), SIZES);
+    await measureAndEmit(hooks, historyOf(conversation(2_000), { contextStrategy: 'other-nope' }), SIZES);
+    expect(main.calls).toHaveLength(4);
+    expect(warnings.filter((w) => w.code === 'unknown_strategy').map((w) => w.data?.['strategy'])).toEqual([
+      'nope',
+      'other-nope',
+    ]);
+  });
+
+  it('skip leaves the conversation alone; throw aborts the call', async () => {
+    const skipping = setup('skip');
+    const event = await measureAndEmit(
+      skipping.hooks,
+      historyOf(conversation(2_000), { contextStrategy: 'nope' }),
+      SIZES,
+    );
+    expect(skipping.main.calls).toHaveLength(0);
+    expect(event.abort).toBe(false);
+    const throwing = setup('throw');
+    const thrown = await measureAndEmit(
+      throwing.hooks,
+      historyOf(conversation(2_000), { contextStrategy: 'nope' }),
+      SIZES,
+    );
+    expect(thrown.abort).toBe(true);
+    expect(thrown.abortReason).toMatch(/Unknown context strategy "nope"/);
+    expect(throwing.main.calls).toHaveLength(0);
+  });
+});
+
+describe('triggers and firing', () => {
+  it('sorts triggers once per strategy and reports the crossed level', async () => {
+    const strategy = recordingStrategy([
+      { level: 'high', at: 0.6 },
+      { level: 'low', at: 0.2 },
+    ]);
+    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    await measureAndEmit(hooks, historyOf(conversation(2_400)), SIZES);
+    expect(strategy.calls.map((c) => c.level)).toEqual(['low']);
+    (strategy.triggers as { level: string; at: number }[]).push({ level: 'late', at: 0.01 });
+    await measureAndEmit(hooks, historyOf(conversation(6_000)), SIZES);
+    expect(strategy.calls.map((c) => c.level)).toEqual(['low', 'high']);
+  });
+
+  it('fires on a new crossing and while climbing, not again without growth', async () => {
+    const strategy = recordingStrategy([
+      { level: 'a', at: 0.2 },
+      { level: 'b', at: 0.6 },
+    ]);
+    const { hooks } = createGuard({
+      strategies: { s: strategy },
+      defaultStrategy: 's',
+      loopProtection: false,
+    });
+    const history = historyOf(conversation(2_400));
+    await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls).toHaveLength(1);
+    await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls).toHaveLength(1);
+    history.append(user('one more question'));
+    await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls).toHaveLength(2);
+    expect(strategy.calls[1]!.delta).toBeGreaterThan(0);
+    for (const message of conversation(3_000, 'more').slice(1)) history.append(message);
+    await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls.map((c) => c.level)).toEqual(['a', 'a', 'b']);
+  });
+
+  it('writes its state as JSON under __ctxguard.guard before react, and keeps the strategy bag', async () => {
+    const seen: unknown[] = [];
+    let history = historyOf(conversation(2_400), { other: 1, __ctxguard: { keep: true } });
+    const strategy = recordingStrategy([{ level: 'a', at: 0.2 }], (ctx) => {
+      seen.push(structuredClone((history.metadata['__ctxguard'] as Record<string, unknown>)['guard']));
+      ctx.state['count'] = ((ctx.state['count'] as number | undefined) ?? 0) + 1;
+      return { action: 'none' };
+    });
+    const { hooks } = createGuard({
+      strategies: { s: strategy },
+      defaultStrategy: 's',
+      loopProtection: false,
+    });
+    await measureAndEmit(hooks, history, SIZES);
+    expect(seen[0]).toMatchObject({ v: 1, lastLevelIdx: 0, calls: 1 });
+    history.append(user('more'));
+    await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls[1]!.state).toEqual({ count: 1 });
+    const stored = history.metadata['__ctxguard'] as Record<string, unknown>;
+    expect(stored['keep']).toBe(true);
+    expect(JSON.parse(JSON.stringify(stored['guard']))).toEqual(stored['guard']);
+    expect(readState(history).strategyState['s']).toEqual({ count: 2 });
+    expect(history.metadata['other']).toBe(1);
+    // A strategy that throws still finds the state written.
+    history = historyOf(conversation(2_400));
+    const failing = recordingStrategy([{ level: 'a', at: 0.2 }], () => {
+      throw new Error('boom');
+    });
+    const ctx = createGuard({ strategies: { s: failing }, defaultStrategy: 's' });
+    await measureAndEmit(ctx.hooks, history, SIZES);
+    expect(readState(history).lastLevelIdx).toBe(0);
+    expect(ctx.warnings.map((w) => w.code)).toContain('strategy_failed');
+  });
+
+  it('ignores events without a history or a known window, and stops after destroy', async () => {
+    const strategy = recordingStrategy([{ level: 'a', at: 0.1 }]);
+    const { hooks, guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const history = historyOf(conversation(2_000));
+    const event = await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls).toHaveLength(1);
+    await hooks.emit('onContextMeasure', { ...event, history: undefined, current: 9_000, percentage: 0.9 });
+    await hooks.emit('onContextMeasure', { ...event, window: null, inputBudget: null, percentage: null });
+    expect(strategy.calls).toHaveLength(1);
+    const before = hooks.listenerCount('onContextMeasure');
+    guard.destroy();
+    guard.destroy();
+    expect(hooks.listenerCount('onContextMeasure')).toBe(before - 1);
+    history.append(user(filler('late', 2_000)));
+    await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls).toHaveLength(1);
+  });
+});
+
+describe('decisions and the retry loop', () => {
+  it('warn emits a warning, decline aborts without retrying', async () => {
+    const warnS = recordingStrategy([{ level: 'a', at: 0.1 }], () => ({
+      action: 'warn',
+      message: 'getting full',
+    }));
+    const declineS = recordingStrategy([{ level: 'a', at: 0.1 }], () => ({
+      action: 'decline',
+      reason: 'too big',
+    }));
+    const { hooks, warnings } = createGuard({ strategies: { w: warnS, d: declineS }, defaultStrategy: 'w' });
+    const warned = await measureAndEmit(hooks, historyOf(conversation(2_000)), SIZES);
+    expect(warned.abort).toBe(false);
+    expect(warnings.find((w) => w.code === 'context_warning')?.message).toBe('getting full');
+    const declined = await measureAndEmit(
+      hooks,
+      historyOf(conversation(2_000), { contextStrategy: 'd' }),
+      SIZES,
+    );
+    expect(declined.abort).toBe(true);
+    expect(declined.abortReason).toMatch(/too big/);
+    expect(declineS.calls).toHaveLength(1);
+  });
+
+  it('re-measures after a compaction and stops once under the critical floor', async () => {
+    const strategy = recordingStrategy([{ level: 'urgent', at: 0.85 }], (ctx) => {
+      ctx.tools.dropOldest(Math.floor(ctx.tools.historyLength / 2));
+      return { action: 'compacted' };
+    });
+    const { hooks, compactions } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const history = historyOf(conversation(7_400));
+    const event = await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls).toHaveLength(1);
+    expect(event.abort).toBe(false);
+    expect(event.current).toBe(countTokens(history.messages()));
+    expect(event.messages).toEqual(history.messages());
+    expect(event.percentage!).toBeLessThan(0.85);
+    expect(compactions).toHaveLength(1);
+    expect(compactions[0]).toMatchObject({ strategy: 's' });
+    expect(compactions[0]!.tokensAfter).toBeLessThan(compactions[0]!.tokensBefore);
+    history.rewind(compactions[0]!.compactionIds[0]!);
+    expect(history.messages()).toEqual(conversation(7_400));
+  });
+
+  it('retries up to maxCompactRetries while above the floor, then aborts with context_exhausted', async () => {
+    const strategy = recordingStrategy([{ level: 'critical', at: 0.9 }], (ctx) => {
+      // Frees one small message each time: never enough.
+      const view = ctx.tools.segment({ recentCount: 1 });
+      ctx.tools.replaceRange(1, 2, { role: 'user', content: 'x' });
+      void view;
+      return { action: 'compacted' };
+    });
+    const { hooks, warnings, compactions } = createGuard({
+      strategies: { s: strategy },
+      defaultStrategy: 's',
+      loopProtection: false,
+    });
+    const event = await measureAndEmit(hooks, historyOf(conversation(8_200)), SIZES);
+    expect(strategy.calls.map((c) => c.attempt)).toEqual([0, 1, 2]);
+    expect(compactions).toHaveLength(3);
+    expect(event.abort).toBe(true);
+    const warning = warnings.find((w) => w.code === 'context_exhausted');
+    expect(warning?.data).toMatchObject({ availableTokens: 8_000, windowTokens: 10_000 });
+    expect(event.abortReason).toMatch(/Context exhausted/);
+  });
+
+  it('a conversation whose floor is over the input budget declines at once with the sizes', async () => {
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }]);
+    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const history = historyOf([system('sys'), user('hi'), assistant('hello'), user(filler('huge', 9_000))]);
+    const event = await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls).toHaveLength(0);
+    expect(event.abort).toBe(true);
+    const warning = warnings.find((w) => w.code === 'context_exhausted')!;
+    expect(warning.data!['floorTokens']).toBeGreaterThan(8_000);
+    expect(warning.data!['availableTokens']).toBe(8_000);
+    expect(event.abortReason).toMatch(/system prompt and last user message alone take \d+ tokens/);
+  });
+});
+
+describe('compaction-loop protection', () => {
+  it('a strategy that frees nothing escalates, then declines within the bound', async () => {
+    const strategy = recordingStrategy(
+      [
+        { level: 'pressure', at: 0.7 },
+        { level: 'critical', at: 0.99 },
+      ],
+      () => ({ action: 'compacted' }),
+    );
+    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const history = historyOf(conversation(7_650));
+    const event = await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls.length).toBeLessThanOrEqual(3);
+    expect(strategy.calls.map((c) => c.level)).toEqual(['pressure', 'critical']);
+    expect(event.abort).toBe(true);
+    expect(warnings.find((w) => w.code === 'context_exhausted')?.message).toMatch(/freed 0 tokens/);
+  });
+
+  it('a refill that crosses the same trigger again within a few calls escalates, then declines with a reason', async () => {
+    const strategy = recordingStrategy(
+      [
+        { level: 'healthy', at: 0.5 },
+        { level: 'pressure', at: 0.7 },
+      ],
+      (ctx) => {
+        ctx.tools.dropOldest(4);
+        return { action: 'compacted' };
+      },
+    );
+    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const history = historyOf(conversation(4_200));
+    await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls.map((c) => c.level)).toEqual(['healthy']);
+    for (let i = 0; i < 4; i++) {
+      history.append(user(filler(`refill-${i}`, 700)));
+      history.append(assistant('ok'));
+      await measureAndEmit(hooks, history, SIZES);
+    }
+    const levels = strategy.calls.map((c) => c.level);
+    expect(levels[1]).toBe('pressure');
+    expect(warnings.some((w) => w.code === 'compaction_loop')).toBe(true);
+    expect(warnings.find((w) => w.code === 'compaction_loop')!.message).toMatch(/no higher level/);
+  });
+
+  it('a tool that returns 30k tokens every turn in a 32k window ends in a decline', async () => {
+    const strategy = recordingStrategy([{ level: 'urgent', at: 0.85 }], (ctx) => {
+      ctx.tools.dropOldest(ctx.tools.historyLength);
+      return { action: 'compacted' };
+    });
+    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const history = historyOf([system('agent'), user('go')]);
+    const sizes = { window: 32_000, inputBudget: 28_000 };
+    let declined = 0;
+    for (let turn = 0; turn < 4; turn++) {
+      for (const message of toolRound(`t${turn}`, 'dump', filler(`dump-${turn}`, 30_000)))
+        history.append(message);
+      const event = await measureAndEmit(hooks, history, sizes);
+      if (event.abort) declined++;
+      expect(strategy.calls.length).toBeLessThanOrEqual(3 * (turn + 1));
+    }
+    expect(declined).toBe(4);
+  });
+
+  it('never reacts more than maxCompactRetries + 1 times per call', async () => {
+    const strategy = recordingStrategy(
+      [
+        { level: 'a', at: 0.3 },
+        { level: 'b', at: 0.5 },
+        { level: 'c', at: 0.7 },
+        { level: 'd', at: 0.999 },
+      ],
+      () => ({ action: 'compacted' }),
+    );
+    for (const loopProtection of [undefined, false] as const) {
+      strategy.calls.length = 0;
+      const { hooks } = createGuard({
+        strategies: { s: strategy },
+        defaultStrategy: 's',
+        maxCompactRetries: 1,
+        ...(loopProtection === false ? { loopProtection } : {}),
+      });
+      const event = await measureAndEmit(hooks, historyOf(conversation(7_700)), SIZES);
+      expect(strategy.calls).toHaveLength(2);
+      expect(strategy.calls.map((c) => c.level)).toEqual(loopProtection === false ? ['c', 'c'] : ['c', 'd']);
+      expect(event.abort).toBe(true);
+    }
+  });
+});
+
+describe('many conversations', () => {
+  it('100 conversations measured concurrently through one guard keep their own state', async () => {
+    const strategy = recordingStrategy([{ level: 'a', at: 0.2 }], (ctx) => {
+      ctx.state['reactions'] = ((ctx.state['reactions'] as number | undefined) ?? 0) + 1;
+      ctx.state['current'] = ctx.current;
+      return { action: 'none' };
+    });
+    const { hooks } = createGuard({
+      strategies: { s: strategy },
+      defaultStrategy: 's',
+      loopProtection: false,
+    });
+    const histories = Array.from({ length: 100 }, (_, i) =>
+      historyOf(conversation(1_800 + i * 20, `conv${i}`)),
+    );
+    await Promise.all(histories.map((history) => measureAndEmit(hooks, history, SIZES)));
+    // The same conversations again, twice at once each: the second of a pair sees no growth.
+    await Promise.all(
+      histories.flatMap((history) => [
+        measureAndEmit(hooks, history, SIZES),
+        measureAndEmit(hooks, history, SIZES),
+      ]),
+    );
+    histories.forEach((history, i) => {
+      const state = readState(history);
+      expect(state.calls).toBe(3);
+      expect(state.strategyState['s']).toEqual({ reactions: 1, current: countTokens(history.messages()) });
+      expect(state.lastCurrent).toBe(countTokens(history.messages()));
+      expect(i).toBeGreaterThanOrEqual(0);
+    });
+    expect(strategy.calls).toHaveLength(100);
+  });
+});
+
+describe('exhaustion error', () => {
+  it('reuses the compactor ContextExhaustedError as the warning cause', async () => {
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }]);
+    const hooks = new HookBus();
+    const causes: unknown[] = [];
+    hooks.on('onWarning', (w) => {
+      causes.push(w.cause);
+    });
+    createGuard({ hooks, strategies: { s: strategy }, defaultStrategy: 's' });
+    await measureAndEmit(hooks, historyOf([system('s'), user(filler('big', 9_000))]), SIZES);
+    expect(causes[0]).toBeInstanceOf(ContextExhaustedError);
+    expect((causes[0] as ContextExhaustedError).reason).toBe('floor_over_window');
+  });
+});

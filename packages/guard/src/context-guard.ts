@@ -1,0 +1,536 @@
+import {
+  ContextExhaustedError,
+  createOfflineContextTools,
+  isSummaryText,
+  redactSecrets,
+} from '@ctxguard/compactor';
+import { TokenMeter } from '@ctxguard/compactor/internal';
+import {
+  type ContextMeasureEvent,
+  type ContextStrategy,
+  type ContextTools,
+  type ConversationHistory,
+  CtxGuardError,
+  HookBus,
+  type JsonValue,
+  type Message,
+  type MessageResolveEvent,
+  messageText,
+  parseOptions,
+  type StrategyDecision,
+  type TriggerLevel,
+} from '@ctxguard/core';
+import { z } from 'zod';
+import { readState, writeState } from './guard-state.js';
+import { type RecordedRewrite, StrategyToolsImpl } from './strategy-tools.js';
+
+/** What the guard needs of a measurer: re-measuring a request after a compaction. */
+export interface GuardMeasurer {
+  /**
+   * Tokens `event` takes now (a number, or an object with `current`). A measurer that emits
+   * `onContextMeasure` from here is fine: the guard ignores its own re-measurements.
+   */
+  measure(
+    event: MessageResolveEvent,
+  ): number | { current: number } | undefined | Promise<number | { current: number } | undefined>;
+}
+
+/** What the guard does with a conversation whose `contextStrategy` names no registered strategy. */
+export type UnknownStrategyPolicy = 'skip' | 'fallback-default' | 'throw';
+
+const isFunction = (value: unknown): boolean => typeof value === 'function';
+
+function isStrategy(value: unknown): value is ContextStrategy {
+  const strategy = value as ContextStrategy | undefined;
+  return (
+    typeof strategy === 'object' &&
+    strategy !== null &&
+    isFunction(strategy.react) &&
+    Array.isArray(strategy.triggers) &&
+    strategy.triggers.every(
+      (trigger) =>
+        typeof trigger?.level === 'string' && typeof trigger.at === 'number' && Number.isFinite(trigger.at),
+    )
+  );
+}
+
+/** Options of {@link ContextGuard}. */
+export const contextGuardOptionsSchema = z
+  .strictObject({
+    /** The bus the measurer emits `onContextMeasure` on. */
+    hooks: z.custom<HookBus>(
+      (value) =>
+        value instanceof HookBus ||
+        (isFunction((value as HookBus)?.on) && isFunction((value as HookBus)?.emit)),
+      'must be a HookBus',
+    ),
+    /** Re-measures a request after a compaction (a `ContextMeasurer`, or any object with `measure(event)`). */
+    measurer: z.custom<GuardMeasurer>(
+      (value) => isFunction((value as GuardMeasurer)?.measure),
+      'must have measure(event)',
+    ),
+    /** Strategies by name; a conversation picks one with `history.metadata.contextStrategy`. */
+    strategies: z
+      .record(
+        z.string().min(1),
+        z.custom<ContextStrategy>(
+          isStrategy,
+          'must be a ContextStrategy (triggers of {level, at} and react)',
+        ),
+      )
+      .refine((record) => Object.keys(record).length > 0, 'must name at least one strategy'),
+    /** Name of the strategy used when a conversation names none. */
+    defaultStrategy: z.string().min(1),
+    /** Summarizer and fact extractor (default: the compactor's offline ones). */
+    contextTools: z
+      .custom<ContextTools>(
+        (value) =>
+          isFunction((value as ContextTools)?.summarize) && isFunction((value as ContextTools)?.extractFacts),
+        'must be ContextTools (summarize and extractFacts)',
+      )
+      .optional(),
+    /** An unknown `contextStrategy` name: `skip` the conversation, use the default (default), or `throw`. */
+    onUnknownStrategy: z.enum(['skip', 'fallback-default', 'throw']).default('fallback-default'),
+    /** Further reactions after a compaction that left the request above `criticalFloor` (default 2). */
+    maxCompactRetries: z.number().int().min(0).max(10).default(2),
+    /** Fraction of the input budget above which a compaction is retried (default 0.95). */
+    criticalFloor: z.number().gt(0).max(2).default(0.95),
+    /** Applied to everything the guard writes (default: the compactor's `redactSecrets`). */
+    redact: z.custom<(text: string) => string>(isFunction, 'must be a function (text) => text').optional(),
+    /** Compaction-loop protection; `false` turns it off. */
+    loopProtection: z
+      .union([
+        z.literal(false),
+        z.strictObject({
+          /** A compaction freeing less than this fraction of the input budget escalates (default 0.02). */
+          minFreedRatio: z.number().min(0).max(1).default(0.02),
+          /** A trigger firing again within this many calls after a compaction escalates (default 3). */
+          refillCalls: z.number().int().min(0).max(1000).default(3),
+        }),
+      ])
+      .default({ minFreedRatio: 0.02, refillCalls: 3 }),
+  })
+  .superRefine((options, ctx) => {
+    if (!Object.hasOwn(options.strategies, options.defaultStrategy)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['defaultStrategy'],
+        message: `must name a registered strategy (${Object.keys(options.strategies).join(', ')})`,
+      });
+    }
+  });
+
+/** Options accepted by {@link ContextGuard}. */
+export type ContextGuardOptions = z.input<typeof contextGuardOptionsSchema>;
+
+/** A conversation named a strategy that is not registered, with `onUnknownStrategy: 'throw'`. */
+export class UnknownStrategyError extends CtxGuardError {
+  override readonly name: string = 'UnknownStrategyError';
+  /** The name the conversation asked for. */
+  readonly strategy: string;
+
+  constructor(strategy: string, registered: readonly string[]) {
+    super(
+      'unknown_strategy',
+      `Unknown context strategy ${JSON.stringify(strategy)}; registered: ${registered.join(', ')}`,
+    );
+    this.strategy = strategy;
+  }
+}
+
+/** Index of the highest trigger at or below `percentage` in ascending `triggers`; -1 when none. */
+export function highestCrossedLevel(triggers: readonly TriggerLevel[], percentage: number): number {
+  let index = -1;
+  for (let i = 0; i < triggers.length; i++) if (triggers[i]!.at <= percentage) index = i;
+  return index;
+}
+
+const MAX_MEMOS = 8;
+
+function textOf(message: Message): string {
+  try {
+    return messageText(message);
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Reacts to `onContextMeasure`: routes each conversation to its strategy, fires the strategy's
+ * triggers on a new crossing or while climbing, re-measures after a compaction and retries while
+ * the request stays critical, aborts on decline or exhaustion, and keeps compaction from looping.
+ * Stateless between calls (state lives in `history.metadata.__ctxguard.guard`), so one guard serves
+ * many conversations, concurrently too. Call `destroy()` when done.
+ */
+export class ContextGuard {
+  readonly #options: z.output<typeof contextGuardOptionsSchema>;
+  readonly #hooks: HookBus;
+  readonly #tools: ContextTools;
+  readonly #redact: (text: string) => string;
+  readonly #triggerCache = new WeakMap<ContextStrategy, readonly TriggerLevel[]>();
+  readonly #warnedUnknown = new Set<string>();
+  readonly #meters = new Map<string, TokenMeter>();
+  readonly #queues = new WeakMap<ConversationHistory, Promise<void>>();
+  readonly #ownRequests = new WeakSet<Message[]>();
+  #off: (() => void) | undefined;
+
+  constructor(options: ContextGuardOptions) {
+    this.#options = parseOptions(contextGuardOptionsSchema, options, 'ContextGuard options');
+    this.#hooks = this.#options.hooks;
+    this.#tools = this.#options.contextTools ?? createOfflineContextTools();
+    const redact = this.#options.redact ?? redactSecrets;
+    this.#redact = (text) => {
+      const out = redact(text);
+      return typeof out === 'string' ? out : text;
+    };
+    this.#off = this.#hooks.on('onContextMeasure', (event) => this.#onMeasure(event));
+  }
+
+  /** Stops listening to `onContextMeasure` (idempotent). */
+  destroy(): void {
+    this.#off?.();
+    this.#off = undefined;
+  }
+
+  async #onMeasure(event: ContextMeasureEvent): Promise<void> {
+    if (this.#off === undefined || this.#ownRequests.has(event.messages)) return;
+    const history = event.history;
+    if (!history || event.percentage === null || event.inputBudget === null || event.window === null) return;
+    const previous = this.#queues.get(history) ?? Promise.resolve();
+    const run = previous.then(() => this.#handle(event, history));
+    const settled = run.catch(() => undefined);
+    this.#queues.set(history, settled);
+    try {
+      await run;
+    } finally {
+      if (this.#queues.get(history) === settled) this.#queues.delete(history);
+    }
+  }
+
+  #sortedTriggers(strategy: ContextStrategy): readonly TriggerLevel[] {
+    let sorted = this.#triggerCache.get(strategy);
+    if (!sorted) {
+      sorted = Object.freeze([...strategy.triggers].sort((a, b) => a.at - b.at));
+      this.#triggerCache.set(strategy, sorted);
+    }
+    return sorted;
+  }
+
+  async #resolveStrategy(
+    event: ContextMeasureEvent,
+    history: ConversationHistory,
+  ): Promise<{ name: string; strategy: ContextStrategy } | undefined> {
+    const { strategies, defaultStrategy } = this.#options;
+    const chosen = history.metadata['contextStrategy'];
+    if (chosen === false) return undefined;
+    if (typeof chosen !== 'string' || chosen.length === 0 || Object.hasOwn(strategies, chosen)) {
+      const name = typeof chosen === 'string' && chosen.length > 0 ? chosen : defaultStrategy;
+      return { name, strategy: strategies[name]! };
+    }
+    const policy = this.#options.onUnknownStrategy;
+    if (!this.#warnedUnknown.has(chosen)) {
+      this.#warnedUnknown.add(chosen);
+      await this.#hooks.emit('onWarning', {
+        code: 'unknown_strategy',
+        message: `Conversation asks for unknown context strategy ${JSON.stringify(chosen)}; ${
+          policy === 'skip'
+            ? 'not guarded'
+            : policy === 'throw'
+              ? 'the call is aborted'
+              : `using ${defaultStrategy}`
+        }`,
+        source: 'ContextGuard',
+        data: { strategy: chosen, policy },
+      });
+    }
+    if (policy === 'fallback-default')
+      return { name: defaultStrategy, strategy: strategies[defaultStrategy]! };
+    if (policy === 'skip') return undefined;
+    const error = new UnknownStrategyError(chosen, Object.keys(strategies));
+    event.abort = true;
+    event.abortReason = error.message;
+    throw error;
+  }
+
+  #meter(provider: string, model: string): TokenMeter {
+    const key = `${provider}\u0000${model}`;
+    let meter = this.#meters.get(key);
+    if (!meter) {
+      meter = new TokenMeter(undefined, { provider, model });
+      this.#meters.set(key, meter);
+    }
+    return meter;
+  }
+
+  /** Tokens no rewrite removes: the system prompt (and a separate `system`) plus the newest message. */
+  #floorTokens(event: ContextMeasureEvent, meter: TokenMeter): number {
+    const messages = event.messages;
+    let tokens = event.system ? meter.text(event.system) : 0;
+    let index = 0;
+    while (
+      index < messages.length - 1 &&
+      messages[index]!.role === 'system' &&
+      !isSummaryText(textOf(messages[index]!))
+    ) {
+      tokens += meter.message(messages[index]!);
+      index++;
+    }
+    const newest = messages[messages.length - 1];
+    return tokens + (newest ? meter.message(newest) : 0);
+  }
+
+  async #remeasure(
+    event: ContextMeasureEvent,
+    history: ConversationHistory,
+    meter: TokenMeter,
+  ): Promise<number> {
+    const request: MessageResolveEvent = {
+      provider: event.provider,
+      model: event.model,
+      system: event.system,
+      messages: event.messages,
+      history,
+      abort: false,
+    };
+    this.#ownRequests.add(event.messages);
+    try {
+      const result = await this.#options.measurer.measure(request);
+      if (typeof result === 'number' && Number.isFinite(result)) return result;
+      if (typeof result === 'object' && result !== null && Number.isFinite(result.current))
+        return result.current;
+    } catch (error) {
+      await this.#warn('measure_failed', `Re-measuring after a compaction failed: ${String(error)}`, {
+        cause: error,
+      });
+    } finally {
+      this.#ownRequests.delete(event.messages);
+    }
+    return meter.total(event.messages) + (event.system ? meter.text(event.system) : 0);
+  }
+
+  async #warn(
+    code: string,
+    message: string,
+    extra: { cause?: unknown; data?: Record<string, unknown> } = {},
+  ) {
+    await this.#hooks.emit('onWarning', { code, message, source: 'ContextGuard', ...extra });
+  }
+
+  async #abort(
+    event: ContextMeasureEvent,
+    code: string,
+    reason: string,
+    data: Record<string, unknown>,
+    cause?: unknown,
+  ) {
+    event.abort = true;
+    event.abortReason = reason;
+    await this.#warn(code, reason, { data, ...(cause !== undefined ? { cause } : {}) });
+  }
+
+  async #handle(event: ContextMeasureEvent, history: ConversationHistory): Promise<void> {
+    const resolved = await this.#resolveStrategy(event, history);
+    if (!resolved || event.abort) return;
+    const { name, strategy } = resolved;
+    const inputBudget = event.inputBudget!;
+    const window = event.window!;
+    const triggers = this.#sortedTriggers(strategy);
+    const state = readState(history);
+    state.calls++;
+    const call = state.calls;
+    let current = event.current;
+    const percentage = event.percentage!;
+    const crossed = highestCrossedLevel(triggers, percentage);
+    const prevIdx = state.lastLevelIdx;
+    const lastCurrent = state.lastCurrent;
+    const isNewCrossing = crossed > prevIdx;
+    const isClimbing = crossed >= 0 && crossed === prevIdx && current > lastCurrent;
+    if (!isNewCrossing && !isClimbing) {
+      if (crossed < prevIdx) state.lastLevelIdx = crossed;
+      if (crossed < 0 || crossed < prevIdx) state.lastCurrent = current;
+      writeState(history, state, this.#redact);
+      return;
+    }
+    const delta = current - lastCurrent;
+    const meter = this.#meter(event.provider, event.model);
+
+    const floor = this.#floorTokens(event, meter);
+    if (floor > inputBudget) {
+      const error = new ContextExhaustedError('floor_over_window', {
+        floorTokens: floor,
+        viewTokens: current,
+        availableTokens: inputBudget,
+        windowTokens: window,
+      });
+      state.lastLevelIdx = crossed;
+      state.lastCurrent = current;
+      writeState(history, state, this.#redact);
+      await this.#abort(event, 'context_exhausted', error.message, { ...error.sizes, strategy: name }, error);
+      return;
+    }
+
+    let levelIdx = crossed;
+    const protection = this.#options.loopProtection;
+    const minFreed = protection === false ? 0 : Math.ceil(protection.minFreedRatio * inputBudget);
+    if (protection !== false) {
+      const recent = state.compactions.filter((memo) => call - memo.call <= protection.refillCalls);
+      const last = recent[recent.length - 1];
+      if (last && last.levelIdx >= levelIdx) {
+        levelIdx = last.levelIdx + 1;
+        if (levelIdx >= triggers.length) {
+          const freedNote = recent.map((memo) => memo.freed).join(', ');
+          const reason = `Compaction loop: ${recent.length} compaction(s) in the last ${protection.refillCalls} calls (freed ${freedNote} tokens) and the context is at ${Math.round(percentage * 100)}% again, with no higher level to escalate to`;
+          state.lastLevelIdx = crossed;
+          state.lastCurrent = current;
+          writeState(history, state, this.#redact);
+          if (percentage >= this.#options.criticalFloor) {
+            await this.#abort(event, 'compaction_loop', reason, {
+              strategy: name,
+              current,
+              inputBudget,
+              window,
+            });
+          } else {
+            await this.#warn('compaction_loop', `${reason}; not compacting again yet`, {
+              data: { strategy: name, current, inputBudget, window },
+            });
+          }
+          return;
+        }
+      }
+    }
+
+    const tools = new StrategyToolsImpl({
+      history,
+      messages: event.messages,
+      contextTools: this.#tools,
+      redact: this.#redact,
+      meter,
+    });
+    let seen = 0;
+    const bag: Record<string, JsonValue> = state.strategyState[name] ?? {};
+    state.strategyState[name] = bag;
+    for (let attempt = 0; ; attempt++) {
+      const trigger = triggers[levelIdx]!;
+      state.lastLevelIdx = Math.max(crossed, Math.min(levelIdx, triggers.length - 1));
+      state.lastCurrent = current;
+      writeState(history, state, this.#redact);
+      let decision: StrategyDecision;
+      try {
+        decision = await strategy.react({
+          level: trigger.level,
+          percentage: current / inputBudget,
+          current,
+          window,
+          inputBudget,
+          delta,
+          provider: event.provider,
+          model: event.model,
+          attempt,
+          tools,
+          state: bag,
+        });
+      } catch (error) {
+        seen = await this.#emitCompactions(tools.rewrites, seen, name, history);
+        writeState(history, state, this.#redact);
+        await this.#warn('strategy_failed', `Context strategy ${name} threw: ${String(error)}`, {
+          cause: error,
+        });
+        return;
+      }
+      seen = await this.#emitCompactions(tools.rewrites, seen, name, history);
+      const action = decision?.action;
+      if (action === 'warn') {
+        writeState(history, state, this.#redact);
+        await this.#warn('context_warning', String((decision as { message: string }).message), {
+          data: { strategy: name, level: trigger.level, current, inputBudget },
+        });
+        return;
+      }
+      if (action === 'decline') {
+        writeState(history, state, this.#redact);
+        await this.#abort(
+          event,
+          'context_declined',
+          `Context strategy ${name} declined: ${(decision as { reason: string }).reason}`,
+          {
+            strategy: name,
+            level: trigger.level,
+            current,
+            inputBudget,
+            window,
+          },
+        );
+        return;
+      }
+      if (action !== 'compacted') {
+        writeState(history, state, this.#redact);
+        return;
+      }
+      const before = current;
+      current = await this.#remeasure(event, history, meter);
+      const freed = before - current;
+      state.compactions = [...state.compactions, { call, levelIdx, freed }].slice(-MAX_MEMOS);
+      const after = current / inputBudget;
+      event.current = current;
+      event.percentage = after;
+      state.lastCurrent = current;
+      state.lastLevelIdx = Math.max(highestCrossedLevel(triggers, after), -1);
+      writeState(history, state, this.#redact);
+      if (after < this.#options.criticalFloor || after < triggers[crossed]!.at) return;
+      const sizes = {
+        floorTokens: floor,
+        viewTokens: current,
+        availableTokens: inputBudget,
+        windowTokens: window,
+      };
+      if (attempt >= this.#options.maxCompactRetries) {
+        const error = new ContextExhaustedError('still_over_limit', sizes);
+        await this.#abort(
+          event,
+          'context_exhausted',
+          error.message,
+          { ...sizes, strategy: name, attempts: attempt + 1 },
+          error,
+        );
+        return;
+      }
+      if (freed < minFreed) {
+        if (levelIdx + 1 < triggers.length) {
+          levelIdx++;
+        } else {
+          const error = new ContextExhaustedError(freed <= 0 ? 'nothing_freed' : 'still_over_limit', sizes);
+          await this.#abort(
+            event,
+            'context_exhausted',
+            `${error.message}; the last compaction freed ${freed} tokens (minimum ${minFreed})`,
+            { ...sizes, strategy: name, freed, minFreed },
+            error,
+          );
+          return;
+        }
+      }
+    }
+  }
+
+  async #emitCompactions(
+    rewrites: readonly RecordedRewrite[],
+    from: number,
+    strategy: string,
+    history: ConversationHistory,
+  ): Promise<number> {
+    const conversationId = history.metadata['conversationId'];
+    for (const rewrite of rewrites.slice(from)) {
+      await this.#hooks.emit('onCompaction', {
+        kind: 'compact',
+        compactionIds: rewrite.compactionIds,
+        strategy,
+        tokensBefore: rewrite.tokensBefore,
+        tokensAfter: rewrite.tokensAfter,
+        hiddenIds: rewrite.hiddenIds,
+        ...(typeof conversationId === 'string' ? { conversationId } : {}),
+      });
+    }
+    return rewrites.length;
+  }
+}

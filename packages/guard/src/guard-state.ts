@@ -1,0 +1,80 @@
+import type { ConversationHistory, JsonValue } from '@ctxguard/core';
+
+/** Key of ctxguard's own entry in `history.metadata`. */
+export const STATE_KEY = '__ctxguard';
+/** Sub-key of the guard's state under {@link STATE_KEY}. */
+export const GUARD_STATE_SUBKEY = 'guard';
+
+/** One compaction the guard remembers for loop protection. */
+export interface CompactionMemo {
+  /** The call (per-conversation counter) it happened on. */
+  call: number;
+  /** Trigger index it was made for. */
+  levelIdx: number;
+  /** Tokens it freed. */
+  freed: number;
+}
+
+/** What the guard keeps per conversation, as JSON in `history.metadata.__ctxguard.guard`. */
+export interface GuardConversationState {
+  v: 1;
+  /** Highest trigger index that has fired (and still holds); -1 when none. */
+  lastLevelIdx: number;
+  /** Tokens at the last firing (after its compaction). */
+  lastCurrent: number;
+  /** Measurements of this conversation seen so far. */
+  calls: number;
+  /** Recent compactions, newest last (a few only). */
+  compactions: CompactionMemo[];
+  /** Per-strategy state bags, by strategy name. */
+  strategyState: Record<string, Record<string, JsonValue>>;
+}
+
+/** A fresh state. */
+export function emptyState(): GuardConversationState {
+  return { v: 1, lastLevelIdx: -1, lastCurrent: 0, calls: 0, compactions: [], strategyState: {} };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The guard's state of `history` (a fresh one when missing or unreadable). */
+export function readState(history: ConversationHistory): GuardConversationState {
+  const root = history.metadata[STATE_KEY];
+  const raw = isRecord(root) ? root[GUARD_STATE_SUBKEY] : undefined;
+  if (!isRecord(raw) || raw['v'] !== 1) return emptyState();
+  const state = emptyState();
+  if (typeof raw['lastLevelIdx'] === 'number') state.lastLevelIdx = raw['lastLevelIdx'];
+  if (typeof raw['lastCurrent'] === 'number') state.lastCurrent = raw['lastCurrent'];
+  if (typeof raw['calls'] === 'number') state.calls = raw['calls'];
+  if (Array.isArray(raw['compactions'])) {
+    state.compactions = raw['compactions'].filter(
+      (memo): memo is CompactionMemo =>
+        isRecord(memo) &&
+        typeof memo['call'] === 'number' &&
+        typeof memo['levelIdx'] === 'number' &&
+        typeof memo['freed'] === 'number',
+    );
+  }
+  if (isRecord(raw['strategyState'])) {
+    state.strategyState = structuredClone(raw['strategyState']) as GuardConversationState['strategyState'];
+  }
+  return state;
+}
+
+/**
+ * Writes `state` to `history.metadata.__ctxguard.guard` as plain JSON (through `redact` for every
+ * string), keeping other ctxguard entries under `__ctxguard`.
+ */
+export function writeState(
+  history: ConversationHistory,
+  state: GuardConversationState,
+  redact: (text: string) => string,
+): void {
+  const json = JSON.parse(JSON.stringify(state), (_key, value: unknown) =>
+    typeof value === 'string' ? redact(value) : value,
+  ) as GuardConversationState;
+  const root = history.metadata[STATE_KEY];
+  history.metadata[STATE_KEY] = { ...(isRecord(root) ? root : {}), [GUARD_STATE_SUBKEY]: json };
+}

@@ -1,0 +1,15 @@
+// Public API of @ctxguard/guard: explicit named re-exports, one block per concept file.
+
+export type { ContextGuardOptions, GuardMeasurer, UnknownStrategyPolicy } from './context-guard.js';
+export {
+  ContextGuard,
+  contextGuardOptionsSchema,
+  highestCrossedLevel,
+  UnknownStrategyError,
+} from './context-guard.js';
+export type { ExtractedFact, FactCategory, FactInjectionSite } from './facts.js';
+export { FACTS_CLOSE, FACTS_OPEN, parseFactsBlock, renderFactsBlock } from './facts.js';
+export type { CompactionMemo, GuardConversationState } from './guard-state.js';
+export { GUARD_STATE_SUBKEY, readState as readGuardState, STATE_KEY } from './guard-state.js';
+export type { RecordedRewrite, StrategyToolsInit } from './strategy-tools.js';
+export { StrategyToolsImpl } from './strategy-tools.js';

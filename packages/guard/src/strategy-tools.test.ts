@@ -1,0 +1,221 @@
+import {
+  countToolPairViolations,
+  createOfflineContextTools,
+  parseFactsBlock,
+  parseSummary,
+  redactSecrets,
+  renderFactsBlock,
+} from '@ctxguard/compactor';
+import type { ContextTools, ConversationHistory, ExtractedFact, Message } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { assistant, filler, historyOf, system, toolRound, user } from '../test/support/harness.js';
+import { StrategyToolsImpl } from './strategy-tools.js';
+
+const offline = createOfflineContextTools();
+
+function agent(turns: number): Message[] {
+  const list: Message[] = [system('You are a coding agent.'), user('Fix the build in packages/core.')];
+  for (let i = 0; i < turns; i++) {
+    list.push(
+      ...toolRound(
+        `r${i}`,
+        'read_file',
+        `${filler(`file-${i % 2}`, 400)}\nError: case ${i} failed in src/case-${i}.ts`,
+        { path: `src/file-${i % 2}.ts` },
+      ),
+    );
+    list.push(assistant(`Step ${i} done.`), user(`continue ${i + 1}`));
+  }
+  return list;
+}
+
+function toolsFor(history: ConversationHistory, contextTools: ContextTools = offline, messages?: Message[]) {
+  return new StrategyToolsImpl({ history, contextTools, redact: redactSecrets, messages });
+}
+
+function rewindAll(history: ConversationHistory): void {
+  for (let records = history.compactions(); records.length > 0; records = history.compactions()) {
+    history.rewind(records[0]!.id);
+  }
+}
+
+function textOf(message: Message | undefined): string {
+  return typeof message?.content === 'string' ? message.content : JSON.stringify(message?.content);
+}
+
+const fixedFacts = (facts: ExtractedFact[]): ContextTools => ({
+  specificationVersion: 'v1',
+  summarize: async ({ content, maxLength }) => `summary of ${content.length} chars`.slice(0, maxLength),
+  extractFacts: async () => facts,
+});
+
+describe('StrategyToolsImpl', () => {
+  it('segments by recentCount, by time window and in thirds, covering the view in order', () => {
+    const history = historyOf(agent(4));
+    const tools = toolsFor(history);
+    const byCount = tools.segment({ recentCount: 4 });
+    expect(byCount.recent).toHaveLength(4);
+    expect([...byCount.old, ...byCount.middle, ...byCount.recent]).toEqual(history.effectiveEntries());
+    expect(byCount.old.length - byCount.middle.length).toBeLessThanOrEqual(1);
+    const thirds = tools.segment();
+    expect([...thirds.old, ...thirds.middle, ...thirds.recent]).toEqual(history.effectiveEntries());
+    expect(thirds.old.length).toBe(Math.ceil(history.length / 3));
+    const timed = historyOf([
+      { ...user('old'), createdAt: 1_000 },
+      { ...assistant('old answer'), createdAt: 2_000 },
+      { ...user('new'), createdAt: 60_000 },
+      { ...assistant('new answer'), createdAt: 61_000 },
+    ]);
+    expect(
+      toolsFor(timed)
+        .segment({ timeWindow: 10_000 })
+        .recent.map((e) => textOf(e.message)),
+    ).toEqual(['new', 'new answer']);
+  });
+
+  it('measures entries and messages alike', () => {
+    const history = historyOf(agent(2));
+    const tools = toolsFor(history);
+    expect(tools.measure(history.effectiveEntries())).toBe(tools.measure(history.messages()));
+    expect(tools.measure([])).toBe(0);
+    expect(tools.measure(history.messages())).toBeGreaterThan(800);
+  });
+
+  it('replaceRange hides the range under a redacted replacement, rebuilds the request list, rewinds', () => {
+    const original = agent(3);
+    const history = historyOf(original);
+    const messages = history.messages();
+    const tools = toolsFor(history, offline, messages);
+    const result = tools.replaceRange(
+      2,
+      6,
+      user('earlier work; key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789'),
+    );
+    expect(result.changed).toBe(true);
+    expect(result.hiddenCount).toBe(4);
+    expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
+    expect(messages).toEqual(history.messages());
+    expect(textOf(history.messages()[2])).not.toContain('abcdefghijklmnopqrstuvwxyz0123456789');
+    expect(tools.rewrites).toHaveLength(1);
+    history.rewind(result.compactionIds[0]!);
+    expect(history.messages()).toEqual(original);
+  });
+
+  it('dropOldest keeps the system prompt and whole tool pairs, never empties, rewinds', () => {
+    const original = agent(4);
+    const history = historyOf(original);
+    const tools = toolsFor(history);
+    const result = tools.dropOldest(2); // would cut the first tool pair: widened to it
+    expect(result.changed).toBe(true);
+    expect(history.messages()[0]).toEqual(original[0]);
+    expect(countToolPairViolations(history.messages())).toBe(0);
+    tools.dropOldest(10_000);
+    expect(history.length).toBeGreaterThanOrEqual(3);
+    expect(history.messages()[0]).toEqual(original[0]);
+    expect(countToolPairViolations(history.messages())).toBe(0);
+    rewindAll(history);
+    expect(history.messages()).toEqual(original);
+  });
+
+  it('runs every compactor rewrite through the history: one compaction each, pairs whole, rewindable', async () => {
+    const original = agent(12);
+    const history = historyOf(original);
+    const tools = toolsFor(history);
+    const micro = await tools.microcompactToolResults({ keepRecent: 2 });
+    expect(micro.changed).toBe(true);
+    expect(micro.clearedResults).toBe(10);
+    expect(micro.compactionIds).toHaveLength(1);
+    rewindAll(history);
+    const pruned = await tools.pruneToolOutputs({ protectTokens: 500, minimumSavings: 0 });
+    expect(pruned.changed).toBe(true);
+    expect(pruned.prunedOutputs).toBeGreaterThan(0);
+    expect(pruned.tokensAfter).toBeLessThan(pruned.tokensBefore);
+    rewindAll(history);
+    const dedup = await tools.deduplicateFileReads();
+    expect(dedup.changed).toBe(true);
+    expect(dedup.deduplicatedReads).toBeGreaterThan(0);
+    rewindAll(history);
+    const slid = await tools.slideWindow({ fraction: 0.5 });
+    expect(slid.changed).toBe(true);
+    expect(slid.removedMessages).toBeGreaterThan(0);
+    expect(history.messages()[0]).toEqual(original[0]);
+    expect(countToolPairViolations(history.messages())).toBe(0);
+    rewindAll(history);
+    expect(history.messages()).toEqual(original);
+    // Nothing to do: no compaction recorded.
+    const small = historyOf([user('hi'), assistant('hello')]);
+    const none = await toolsFor(small).microcompactToolResults();
+    expect(none).toMatchObject({ changed: false, compactionIds: [], clearedResults: 0 });
+  });
+
+  it('summarizeRange widens to tool pairs, keeps facts, verifies pinned facts, redacts and rewinds', async () => {
+    const original = agent(6);
+    original[0] = system(
+      `You are a coding agent.\n\n${renderFactsBlock([{ key: 'deploy_region', value: 'eu-west-3', category: 'other' }])}`,
+    );
+    const history = historyOf(original);
+    const tools = toolsFor(
+      history,
+      fixedFacts([
+        { key: 'token', value: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789AB', category: 'identifier' },
+      ]),
+    );
+    const result = await tools.summarizeRange({ from: 3, to: 10 });
+    expect(result.changed).toBe(true);
+    const view = history.messages();
+    expect(countToolPairViolations(view)).toBe(0);
+    const summary = view.find((m) => parseSummary(textOf(m)) !== null)!;
+    const parsed = parseSummary(textOf(summary))!;
+    expect(parsed.facts?.map((f) => f.value)).toContain('eu-west-3');
+    expect(textOf(summary)).not.toContain('abcdefghijklmnopqrstuvwxyz0123456789AB');
+    expect(result.summaryEntryId).toBeDefined();
+    rewindAll(history);
+    expect(history.messages()).toEqual(original);
+  });
+
+  it('extractFacts carries kept facts forward; an empty extraction never wipes them', async () => {
+    const kept: ExtractedFact = { key: 'db_host', value: 'db.internal:5432', category: 'other' };
+    const history = historyOf([
+      system(`Agent.\n\n${renderFactsBlock([kept])}`),
+      user('hello'),
+      assistant('hi'),
+    ]);
+    const tools = toolsFor(history, fixedFacts([]));
+    const facts = await tools.extractFacts({ entries: history.effectiveEntries() });
+    expect(facts).toEqual([kept]);
+    tools.injectFacts([], 'system-append');
+    expect(parseFactsBlock(textOf(history.messages()[0]))).toEqual([kept]);
+    tools.injectFacts([{ key: 'port', value: '8080', category: 'number' }], 'system-append');
+    const block = parseFactsBlock(textOf(history.messages()[0]))!;
+    expect(block.map((f) => f.value)).toEqual(['db.internal:5432', '8080']);
+    expect(textOf(history.messages()[0]).match(/<!-- ctxguard:facts -->/g)?.length).toBe(1);
+  });
+
+  it('injectFacts prefixes the first user message, or adds a system block when there is no system prompt', () => {
+    const original = [user('first question'), assistant('answer')];
+    const history = historyOf(original);
+    const tools = toolsFor(history);
+    const fact: ExtractedFact = { key: 'version', value: '4.2.0', category: 'version' };
+    tools.injectFacts([fact], 'first-user-prefix');
+    expect(textOf(history.messages()[0])).toMatch(/^<!-- ctxguard:facts -->/);
+    expect(textOf(history.messages()[0])).toContain('first question');
+    rewindAll(history);
+    tools.injectFacts([fact], 'system-append');
+    expect(history.messages()[0]!.role).toBe('system');
+    expect(parseFactsBlock(textOf(history.messages()[0]))).toEqual([fact]);
+    expect(history.messages().slice(1)).toEqual(original);
+    expect(() => tools.injectFacts([fact], 'nowhere' as never)).toThrow(/site/);
+  });
+
+  it('summarize goes through the ContextTools and is redacted and bounded', async () => {
+    const history = historyOf(agent(2));
+    const tools = toolsFor(history, {
+      specificationVersion: 'v1',
+      summarize: async () => 'uses key AKIAIOSFODNN7EXAMPLE and more text '.repeat(5),
+      extractFacts: async () => [],
+    });
+    const text = await tools.summarize({ entries: history.effectiveEntries(), maxLength: 60 });
+    expect(text.length).toBeLessThanOrEqual(60);
+    expect(text).not.toContain('AKIAIOSFODNN7EXAMPLE');
+  });
+});

@@ -1,0 +1,467 @@
+import {
+  deduplicateFileReads,
+  type HistoryOperation,
+  isSummaryText,
+  microcompactToolResults,
+  parseFactsBlock,
+  parseSummary,
+  pruneToolOutputs,
+  renderFactsBlock,
+  renderSummary,
+  renderTranscript,
+  renderTruncationMarker,
+  toolPairUnits,
+  truncateWithSlidingWindow,
+} from '@ctxguard/compactor';
+import {
+  applyHistoryOperation,
+  spanOperation,
+  stripFactsBlocks,
+  TokenMeter,
+} from '@ctxguard/compactor/internal';
+import {
+  type ContextTools,
+  type ConversationHistory,
+  type DeduplicateFileReadsOptions,
+  type DeduplicateFileReadsResult,
+  type ExtractedFact,
+  type FactCategory,
+  type FactInjectionSite,
+  type HistoryEntry,
+  type HistorySegments,
+  InvalidInputError,
+  type Message,
+  type MessageInput,
+  type MicrocompactToolResultsOptions,
+  type MicrocompactToolResultsResult,
+  messageText,
+  type PruneToolOutputsOptions,
+  type PruneToolOutputsResult,
+  type RewriteResult,
+  type SlideWindowOptions,
+  type SlideWindowResult,
+  type StrategyTools,
+  type SummarizeRangeOptions,
+  type SummarizeRangeResult,
+} from '@ctxguard/core';
+import { mergeFacts, missingFacts, redactFact, redactMessage } from './guard-facts.js';
+
+/** One rewrite that changed the conversation, as the guard reports it in `onCompaction`. */
+export interface RecordedRewrite {
+  /** The tool method that made it (`replaceRange`, `summarizeRange`, …). */
+  tool: string;
+  compactionIds: readonly string[];
+  hiddenIds: readonly string[];
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/** What {@link StrategyToolsImpl} works on. */
+export interface StrategyToolsInit {
+  /** The non-destructive history every rewrite is recorded in. */
+  history: ConversationHistory;
+  /** The request's message list: rebuilt in place from the history after each rewrite. */
+  messages?: Message[] | undefined;
+  /** Summarizer and fact extractor. */
+  contextTools: ContextTools;
+  /** Applied to everything written (summaries, facts, replacement messages). */
+  redact: (text: string) => string;
+  /** Model the token estimates are for (default an OpenAI-tokenized model). */
+  countContext?: { provider: string; model: string } | undefined;
+  /** Shared meter (memoised estimates); a new one by default. */
+  meter?: TokenMeter | undefined;
+  /** Called after each rewrite that changed the history. */
+  onRewrite?: ((rewrite: RecordedRewrite) => void) | undefined;
+}
+
+const DEFAULT_SUMMARY_CHARS = 6_000;
+
+function textOf(message: Message): string {
+  try {
+    return messageText(message);
+  } catch {
+    return '';
+  }
+}
+
+function isPlainSystem(message: Message | undefined): boolean {
+  return message?.role === 'system' && !isSummaryText(textOf(message));
+}
+
+function withPrefix(message: Message, prefix: string): MessageInput {
+  if (typeof message.content === 'string') {
+    return {
+      ...message,
+      content: `${prefix}${stripFactsBlocks(message.content).replace(/^\n+/, '')}`,
+    } as MessageInput;
+  }
+  const parts = message.content.map((part) =>
+    part.type === 'text' ? { ...part, text: stripFactsBlocks(part.text).replace(/^\n+/, '') } : part,
+  );
+  return { ...message, content: [{ type: 'text', text: prefix.trimEnd() }, ...parts] } as MessageInput;
+}
+
+/**
+ * The guard's {@link StrategyTools}: every method works on the effective view of a non-destructive
+ * history through the compactor's rewrites, records one rewindable compaction per change, keeps
+ * tool calls with their results and the system prompt in place, and rebuilds the request's
+ * message list so a re-measurement sees the change at once. Everything written is redacted.
+ */
+export class StrategyToolsImpl implements StrategyTools {
+  readonly #history: ConversationHistory;
+  readonly #messages: Message[] | undefined;
+  readonly #tools: ContextTools;
+  readonly #redact: (text: string) => string;
+  readonly #meter: TokenMeter;
+  readonly #onRewrite: ((rewrite: RecordedRewrite) => void) | undefined;
+  readonly #rewrites: RecordedRewrite[] = [];
+
+  constructor(init: StrategyToolsInit) {
+    if (typeof init?.history?.effectiveEntries !== 'function') {
+      throw new InvalidInputError('StrategyToolsImpl: history must be a ConversationHistory', ['history']);
+    }
+    if (typeof init.contextTools?.summarize !== 'function') {
+      throw new InvalidInputError('StrategyToolsImpl: contextTools must be ContextTools', ['contextTools']);
+    }
+    this.#history = init.history;
+    this.#messages = init.messages;
+    this.#tools = init.contextTools;
+    this.#redact = init.redact;
+    this.#meter = init.meter ?? new TokenMeter(undefined, init.countContext);
+    this.#onRewrite = init.onRewrite;
+  }
+
+  /** Number of entries in the effective view now. */
+  get historyLength(): number {
+    return this.#history.length;
+  }
+
+  /** Every rewrite made through these tools so far, in order. */
+  get rewrites(): readonly RecordedRewrite[] {
+    return this.#rewrites;
+  }
+
+  /** Splits the effective view into old / middle / recent: by `recentCount`, by `timeWindow` (ms), or in thirds. */
+  segment(options: { recentCount?: number; timeWindow?: number } = {}): HistorySegments {
+    const view = this.#history.effectiveEntries();
+    let recentStart: number;
+    if (options.recentCount !== undefined) {
+      recentStart = Math.max(0, view.length - Math.max(0, Math.floor(options.recentCount)));
+    } else if (options.timeWindow !== undefined) {
+      const newest = Math.max(0, ...view.map((entry) => entry.message.createdAt ?? 0));
+      const since = newest - options.timeWindow;
+      recentStart = view.length;
+      while (
+        recentStart > 0 &&
+        (view[recentStart - 1]!.message.createdAt ?? Number.NEGATIVE_INFINITY) >= since
+      )
+        recentStart--;
+    } else {
+      const third = Math.ceil(view.length / 3);
+      return {
+        old: view.slice(0, third),
+        middle: view.slice(third, Math.min(view.length, third * 2)),
+        recent: view.slice(Math.min(view.length, third * 2)),
+      };
+    }
+    const oldEnd = Math.ceil(recentStart / 2);
+    return {
+      old: view.slice(0, oldEnd),
+      middle: view.slice(oldEnd, recentStart),
+      recent: view.slice(recentStart),
+    };
+  }
+
+  /** Estimated tokens of entries or messages (framing included, request overhead not). */
+  measure(items: readonly HistoryEntry[] | readonly Message[]): number {
+    const messages = (items as readonly (HistoryEntry | Message)[]).map((item) =>
+      'message' in item && 'id' in item ? item.message : (item as Message),
+    );
+    return this.#meter.range(messages, 0, messages.length);
+  }
+
+  /**
+   * Facts of `entries` through the `ContextTools`, merged after the facts already kept (the
+   * conversation's facts blocks): an extraction that finds nothing never loses a kept fact.
+   */
+  async extractFacts(request: {
+    entries: readonly HistoryEntry[];
+    categories?: readonly FactCategory[] | undefined;
+    signal?: AbortSignal | undefined;
+  }): Promise<ExtractedFact[]> {
+    const content = renderTranscript(request.entries.map((entry) => entry.message));
+    const found = content
+      ? await this.#tools.extractFacts({
+          content,
+          ...(request.categories ? { categories: request.categories } : {}),
+          ...(request.signal ? { signal: request.signal } : {}),
+        })
+      : [];
+    const kept = this.keptFacts().filter(
+      (fact) => !request.categories || request.categories.includes(fact.category),
+    );
+    return mergeFacts(kept, Array.isArray(found) ? found : []).map((fact) => redactFact(fact, this.#redact));
+  }
+
+  /** A summary of `entries` (at most `maxLength` characters) through the `ContextTools`, redacted. */
+  async summarize(request: {
+    entries: readonly HistoryEntry[];
+    maxLength: number;
+    focus?: string | undefined;
+    signal?: AbortSignal | undefined;
+  }): Promise<string> {
+    const content = renderTranscript(request.entries.map((entry) => entry.message));
+    if (!content) return '';
+    const text = await this.#tools.summarize({
+      content,
+      maxLength: request.maxLength,
+      ...(request.focus !== undefined ? { focus: request.focus } : {}),
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    return this.#redact(String(text)).slice(0, Math.max(0, request.maxLength));
+  }
+
+  /** Hides effective entries `[from, to)` under `replacement` (redacted); one rewindable compaction. */
+  replaceRange(from: number, to: number, replacement: MessageInput): RewriteResult {
+    const message = redactMessage(replacement, this.#redact);
+    return this.#record('replaceRange', () => this.#history.spliceRange(from, to, message));
+  }
+
+  /** Hides the oldest `n` effective entries after the system prompt, widened to a whole tool pair; the newest entry stays. */
+  dropOldest(n: number): RewriteResult {
+    const view = this.#history.messages();
+    let start = 0;
+    while (start < view.length && isPlainSystem(view[start])) start++;
+    const units = toolPairUnits(view).filter((unit) => unit.start >= start);
+    const wanted = start + Math.max(0, Math.floor(n));
+    let end = start;
+    for (const unit of units.slice(0, -1)) {
+      if (end >= wanted) break;
+      end = unit.end;
+    }
+    if (end <= start) return this.#unchanged();
+    return this.#record('dropOldest', () =>
+      applyHistoryOperation(this.#history, {
+        kind: 'truncate',
+        from: start,
+        to: end,
+        message: { role: 'system', content: renderTruncationMarker({ hiddenCount: end - start }) },
+      }),
+    );
+  }
+
+  /** The compactor's `pruneToolOutputs` over the effective view, recorded as one compaction. */
+  async pruneToolOutputs(options: PruneToolOutputsOptions = {}): Promise<PruneToolOutputsResult> {
+    const before = this.#history.messages();
+    const result = await pruneToolOutputs(before, {
+      ...(options.protectTokens !== undefined ? { protectTokens: options.protectTokens } : {}),
+      ...(options.minimumSavings !== undefined ? { minimumSavings: options.minimumSavings } : {}),
+      ...(options.protectedTools ? { protectedTools: [...options.protectedTools] } : {}),
+      tools: this.#tools,
+      counter: this.#meter.counter,
+      countContext: this.#meter.context,
+    });
+    const rewrite = result.pruned
+      ? this.#applySpan('pruneToolOutputs', before, result.messages)
+      : this.#unchanged();
+    return { ...rewrite, prunedOutputs: rewrite.changed ? result.outputs.length : 0 };
+  }
+
+  /** The compactor's `deduplicateFileReads` over the effective view, recorded as one compaction. */
+  async deduplicateFileReads(options: DeduplicateFileReadsOptions = {}): Promise<DeduplicateFileReadsResult> {
+    const before = this.#history.messages();
+    const result = deduplicateFileReads(before, {
+      ...(options.readTools ? { readTools: [...options.readTools] } : {}),
+      counter: this.#meter.counter,
+      countContext: this.#meter.context,
+    });
+    const rewrite = result.deduplicated
+      ? this.#applySpan('deduplicateFileReads', before, result.messages)
+      : this.#unchanged();
+    return {
+      ...rewrite,
+      deduplicatedReads: rewrite.changed ? result.deduplicatedReads : 0,
+      files: rewrite.changed ? result.files : [],
+    };
+  }
+
+  /** The compactor's sliding window over the effective view: the range hidden under its marker. */
+  async slideWindow(options: SlideWindowOptions = {}): Promise<SlideWindowResult> {
+    const before = this.#history.messages();
+    const result = truncateWithSlidingWindow(before, {
+      ...definedOnly(options),
+      counter: this.#meter.counter,
+      countContext: this.#meter.context,
+    });
+    if (!result.truncated || !result.range) return { ...this.#unchanged(), removedMessages: 0 };
+    const marker = redactMessage(result.messages[result.range.from]!, this.#redact);
+    const operation: HistoryOperation = { kind: 'truncate', ...result.range, message: marker };
+    const rewrite = this.#record('slideWindow', () => applyHistoryOperation(this.#history, operation));
+    return { ...rewrite, removedMessages: result.range.to - result.range.from };
+  }
+
+  /** The compactor's `microcompactToolResults` over the effective view, recorded as one compaction. */
+  async microcompactToolResults(
+    options: MicrocompactToolResultsOptions = {},
+  ): Promise<MicrocompactToolResultsResult> {
+    const before = this.#history.messages();
+    const result = microcompactToolResults(before, {
+      ...(options.keepRecent !== undefined ? { keepRecent: options.keepRecent } : {}),
+      ...(options.tools ? { tools: [...options.tools] } : {}),
+    });
+    const rewrite = result.changed
+      ? this.#applySpan('microcompactToolResults', before, result.messages)
+      : this.#unchanged();
+    return { ...rewrite, clearedResults: rewrite.changed ? result.clearedResults : 0 };
+  }
+
+  /**
+   * Hides `[from, to)` (widened to whole tool pairs and compactions) under one summary in the
+   * compactor's format with a facts block: earlier summaries' facts, the kept facts and the
+   * range's own facts. Every pinned fact is verified afterwards and merged back when missing.
+   */
+  async summarizeRange(options: SummarizeRangeOptions): Promise<SummarizeRangeResult> {
+    const view = this.#history.effectiveEntries();
+    const messages = view.map((entry) => entry.message);
+    let from = Math.max(0, Math.floor(options.from));
+    let to = Math.min(view.length, Math.floor(options.to));
+    while (from < to && isPlainSystem(messages[from])) from++;
+    for (const unit of toolPairUnits(messages)) {
+      if (unit.start < from && unit.end > from) from = unit.start;
+      if (unit.start < to && unit.end > to) to = unit.end;
+    }
+    while (from > 0 && view[from]?.condenseMember !== undefined) from--;
+    while (to < view.length && view[to]?.condenseMember !== undefined) to++;
+    if (to <= from) return { ...this.#unchanged(), facts: [] };
+
+    const range = view.slice(from, to);
+    const earlier: ExtractedFact[] = [];
+    let count = 0;
+    for (const entry of range) {
+      const parsed = isSummaryText(textOf(entry.message)) ? parseSummary(textOf(entry.message)) : null;
+      if (parsed) {
+        earlier.push(...(parsed.facts ?? []));
+        count += parsed.messageCount;
+      } else count += 1;
+    }
+    const maxLength = options.maxLength ?? DEFAULT_SUMMARY_CHARS;
+    const signal = options.signal;
+    const text = await this.summarize({
+      entries: range,
+      maxLength,
+      ...(options.focus !== undefined ? { focus: options.focus } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    const extracted =
+      options.keepFacts === false
+        ? []
+        : await this.extractFacts({ entries: range, ...(signal ? { signal } : {}) });
+    const pinned = mergeFacts(earlier, this.keptFacts()).map((fact) => redactFact(fact, this.#redact));
+    let facts = mergeFacts(earlier, extracted).map((fact) => redactFact(fact, this.#redact));
+    const render = () => renderSummary({ text, messageCount: count, ...(facts.length > 0 ? { facts } : {}) });
+    let content = render();
+    // Pinned facts verified: each is in the summary's facts block or its text, or merged back.
+    const written = parseSummary(content);
+    const lost = missingFacts(pinned, written?.facts ?? [], written?.text ?? '');
+    if (lost.length > 0) {
+      facts = mergeFacts(facts, lost);
+      content = render();
+    }
+    const role = messages[to]?.role === 'assistant' ? 'user' : 'system';
+    const summary = { role, content, metadata: { isSummary: true } } as MessageInput;
+    const rewrite = this.#record('summarizeRange', () => this.#history.spliceRange(from, to, summary));
+    const summaryEntryId = this.#history.effectiveEntries()[from]?.id;
+    return { ...rewrite, ...(summaryEntryId ? { summaryEntryId } : {}), facts };
+  }
+
+  /**
+   * Writes the kept facts plus `facts` as one facts block into the system prompt (`system-append`)
+   * or the first user message (`first-user-prefix`), replacing the block already there; recorded
+   * as a rewindable compaction. An empty list never removes facts already kept.
+   */
+  injectFacts(facts: readonly ExtractedFact[], site: FactInjectionSite): void {
+    if (site !== 'system-append' && site !== 'first-user-prefix') {
+      throw new InvalidInputError(`StrategyToolsImpl.injectFacts: unknown site ${JSON.stringify(site)}`, [
+        'site',
+      ]);
+    }
+    const view = this.#history.messages();
+    const index =
+      site === 'system-append'
+        ? view.findIndex((message) => isPlainSystem(message))
+        : view.findIndex((message) => message.role === 'user');
+    const current = index === -1 ? undefined : view[index];
+    const prior = current ? (parseFactsBlock(textOf(current)) ?? []) : [];
+    const merged = mergeFacts(prior, facts).map((fact) => redactFact(fact, this.#redact));
+    if (merged.length === 0 || merged.length === prior.length) return;
+    const block = renderFactsBlock(merged);
+    if (site === 'system-append') {
+      if (current) {
+        const base = stripFactsBlocks(textOf(current)).trimEnd();
+        const next = { ...current, content: base ? `${base}\n\n${block}` : block } as MessageInput;
+        this.#record('injectFacts', () => this.#history.spliceRange(index, index + 1, next));
+      } else if (view.length > 0) {
+        const system: MessageInput = { role: 'system', content: block };
+        this.#record('injectFacts', () => this.#history.spliceRange(0, 1, [system, view[0]!]));
+      }
+      return;
+    }
+    if (!current) return;
+    const next = withPrefix(current, `${block}\n\n`);
+    this.#record('injectFacts', () => this.#history.spliceRange(index, index + 1, next));
+  }
+
+  /** The facts the conversation keeps now: every facts block of the system prompt, the first user message and summaries. */
+  keptFacts(): ExtractedFact[] {
+    const lists: ExtractedFact[][] = [];
+    for (const message of this.#history.messages()) {
+      if (message.role === 'tool' || message.role === 'assistant') continue;
+      const parsed = parseFactsBlock(textOf(message));
+      if (parsed) lists.push(parsed);
+    }
+    return mergeFacts(...lists);
+  }
+
+  #unchanged(): RewriteResult {
+    const tokens = this.#meter.total(this.#history.messages());
+    return { changed: false, compactionIds: [], hiddenCount: 0, tokensBefore: tokens, tokensAfter: tokens };
+  }
+
+  #applySpan(tool: string, before: readonly Message[], after: readonly Message[]): RewriteResult {
+    const operation = spanOperation(before, after);
+    if (!operation) return this.#unchanged();
+    if (operation.kind === 'splice') {
+      const original = new Set(before);
+      operation.messages = operation.messages.map((message) =>
+        original.has(message) ? message : (redactMessage(message, this.#redact) as Message),
+      );
+    }
+    return this.#record(tool, () => applyHistoryOperation(this.#history, operation));
+  }
+
+  #record(tool: string, apply: () => string | null): RewriteResult {
+    const beforeMessages = this.#history.messages();
+    const tokensBefore = this.#meter.total(beforeMessages);
+    const visibleBefore = new Set(this.#history.effectiveEntries().map((entry) => entry.id));
+    const id = apply();
+    if (id === null) return this.#unchanged();
+    const after = this.#history.messages();
+    const tokensAfter = this.#meter.total(after);
+    const visibleAfter = new Set(this.#history.effectiveEntries().map((entry) => entry.id));
+    const hiddenIds = [...visibleBefore].filter((entryId) => !visibleAfter.has(entryId));
+    if (this.#messages) {
+      this.#messages.length = 0;
+      this.#messages.push(...after);
+    }
+    const rewrite: RecordedRewrite = { tool, compactionIds: [id], hiddenIds, tokensBefore, tokensAfter };
+    this.#rewrites.push(rewrite);
+    this.#onRewrite?.(rewrite);
+    return { changed: true, compactionIds: [id], hiddenCount: hiddenIds.length, tokensBefore, tokensAfter };
+  }
+}
+
+function definedOnly<T extends object>(options: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
+}
