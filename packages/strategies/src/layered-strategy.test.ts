@@ -1,4 +1,4 @@
-import { countToolPairViolations, isSummaryText } from '@ctxguard/compactor';
+import { contextToolsFromFunctions, countToolPairViolations, isSummaryText } from '@ctxguard/compactor';
 import { InvalidOptionsError, type JsonValue, messageText } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { agentChat, chat, reactContext } from '../test/support/conversations.ts';
@@ -269,6 +269,29 @@ describe('LayeredStrategy facts', () => {
     const injected = tools.calls.slice(calls).filter((c) => c.method === 'injectFacts');
     for (const call of injected) expect((call.args[0] as unknown[]).length).toBeGreaterThan(0);
     for (const fact of kept) expect(tools.factsLayer['system-append']).toContainEqual(fact);
+  });
+
+  it('with ContextTools that find no facts, the facts kept earlier stay as they were', async () => {
+    const offline = HistoryStrategyTools.of(chat(10));
+    await new LayeredStrategy().react(
+      reactContext(offline, 'healthy', { inputBudget: budgetAt(offline, 0.55) }),
+    );
+    const kept = offline.factsLayer['system-append'];
+    expect(kept.length).toBeGreaterThan(0);
+
+    // The same conversation, now with a model that summarizes but never returns a fact.
+    const factless = contextToolsFromFunctions({
+      summarize: async ({ content, maxLength }) => content.slice(0, Math.min(maxLength, 200)),
+      extractFacts: async () => [],
+    });
+    const tools = new HistoryStrategyTools(offline.history, factless);
+    tools.factsLayer['system-append'] = [...kept];
+    const decision = await new LayeredStrategy().react(
+      reactContext(tools, 'critical', { inputBudget: budgetAt(tools, 0.96) }),
+    );
+    expect(decision).toMatchObject({ action: 'compacted', note: expect.stringContaining(', 0 facts,') });
+    expect(tools.calls.map((c) => c.method)).not.toContain('injectFacts');
+    expect(tools.factsLayer['system-append']).toEqual(kept);
   });
 
   it('extracts only the configured categories and passes focus and signal through', async () => {
