@@ -79,14 +79,16 @@ function matchValue(value: unknown, snapshot: MessageSnapshot, i: number, depth:
     for (let k = 0; k < value.length && at >= 0; k++) at = matchValue(value[k], snapshot, at, depth + 1);
     return at;
   }
-  if (!isPlain(value)) return -1;
-  const keys = Object.keys(value);
-  if (snapshot[i] !== OBJECT || snapshot[i + 1] !== keys.length) return -1;
+  // for…in allocates nothing; the key count is checked after. (An object that stopped being plain
+  // still has to show the same enumerable keys and leaves to match.)
+  const count = snapshot[i + 1];
+  if (snapshot[i] !== OBJECT) return -1;
   let at = i + 2;
-  for (let k = 0; k < keys.length && at >= 0; k++) {
-    const key = keys[k] as string;
-    if (snapshot[at] !== key) return -1;
+  let seen = 0;
+  for (const key in value) {
+    if (++seen > (count as number) || snapshot[at] !== key) return -1;
     at = matchValue((value as Record<string, unknown>)[key], snapshot, at + 1, depth + 1);
+    if (at < 0) return -1;
   }
-  return at;
+  return seen === count ? at : -1;
 }

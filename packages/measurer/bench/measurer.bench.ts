@@ -1,0 +1,171 @@
+/**
+ * Cost of one `onMessageResolve` through `ContextMeasurer` on a 10,000-message conversation when
+ * nothing fires (a listener on `onContextMeasure` that only reads it), against a bare count of the
+ * newest message (target ≤ 2×). Each call sees the conversation grown by one message, as in an
+ * agent loop: once with the same message objects each call, once with every message object rebuilt
+ * from the same strings (what an SDK middleware sees). Run: pnpm bench measurer.
+ */
+import { HookBus, type Message, type MessageResolveEvent } from '@ctxguard/core';
+import { ContextMeasurer } from '@ctxguard/measurer';
+import { ModelCatalog } from '@ctxguard/models';
+import { HybridTokenCounter } from '@ctxguard/token-counter';
+import type { BenchHarness } from '../../../bench/harness.ts';
+
+const ctx = { provider: 'bench', model: 'huge-o200k' };
+const models = [
+  {
+    ...ctx,
+    contextWindow: 100_000_000,
+    maxOutputTokens: 8_000,
+    tokenizer: { strategy: 'tiktoken' as const, encoding: 'o200k_base' as const },
+  },
+];
+
+function conversation(size: number): Message[] {
+  const list: Message[] = [{ role: 'system', content: 'You are a careful coding agent.' }];
+  for (let i = 0; list.length < size; i++) {
+    list.push(
+      {
+        role: 'user',
+        content: `Step ${i}: run the tests for packages/core/src/file-${i % 40}.ts and report.`,
+      },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: `c${i}`,
+            toolName: 'bash',
+            input: { command: `pnpm vitest run file-${i}` },
+          },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: `c${i}`,
+            toolName: 'bash',
+            output: `✓ file-${i}.test.ts (12 tests) 41ms`,
+          },
+        ],
+      },
+      { role: 'assistant', content: `Step ${i} passed: 12 tests in 41ms.` },
+    );
+  }
+  return list.slice(0, size);
+}
+
+const newMessage = (i: number): Message => ({
+  role: 'user',
+  content: `Now look at packages/core/src/extra-${i}.ts: the build prints "TS2307: Cannot find module './message.js'" at line ${i}. Fix it and rerun pnpm -F @ctxguard/core typecheck.`,
+});
+
+/** A copy with new objects (messages, parts, inputs) holding the same strings. */
+function rebuild(message: Message): Message {
+  const content = message.content;
+  if (typeof content === 'string') return { ...message } as Message;
+  return {
+    ...message,
+    content: content.map((part) => ({
+      ...part,
+      ...('input' in part && typeof part.input === 'object' && part.input !== null
+        ? { input: { ...part.input } }
+        : {}),
+    })),
+  } as Message;
+}
+
+export async function run(h: BenchHarness): Promise<void> {
+  const size = 10_000;
+  const growth = h.quick ? 20 : 60;
+  const base = conversation(size);
+  const fresh = Array.from({ length: growth }, (_, i) => newMessage(i));
+  const same: Message[][] = [];
+  let current = base.slice();
+  for (const message of fresh) {
+    current = [...current, message];
+    same.push(current);
+  }
+  const rebuilt = same.map((list) => list.map(rebuild));
+
+  const cases: [string, () => unknown][] = [];
+  for (const [name, lists] of [
+    ['same message objects each call', same],
+    ['message objects rebuilt from the same strings each call', rebuilt],
+  ] as const) {
+    const hooks = new HookBus();
+    const measurer = new ContextMeasurer({ hooks, catalog: new ModelCatalog({ models }) });
+    let seen = 0;
+    hooks.on('onContextMeasure', (event) => {
+      if (event.percentage !== null && event.percentage > 0.8) seen++;
+    });
+    const emit = (messages: Message[]) => {
+      const event: MessageResolveEvent = { ...ctx, messages, abort: false };
+      return hooks.emit('onMessageResolve', event);
+    };
+    await emit(base);
+    await measurer.warmCache(); // the model's encoder is loaded (counts change once)
+    for (const list of lists) await emit(list); // warm: the first call counts the history once
+    if (seen > 0) throw new Error('the bench conversation must stay under the warn threshold');
+    let next = 0;
+    cases.push([
+      `onMessageResolve, ${size.toLocaleString('en-US')} messages, ${name}`,
+      () => emit(lists[next++ % growth] as Message[]),
+    ]);
+  }
+  const counter = new HybridTokenCounter({ catalog: new ModelCatalog({ models }) });
+  await counter.warm(ctx);
+  const newest = newMessage(7);
+  await h.compare(
+    'ContextMeasurer per onMessageResolve when nothing fires (one new message per call)',
+    ['bare count of the newest message (same object each time)', () => counter.estimateMessage(newest, ctx)],
+    cases,
+  );
+  // Every call with a message never seen before, against counting such a message alone.
+  const rows: (string | number)[][] = [];
+  for (const rebuiltEachCall of [false, true]) {
+    const micros: number[] = [];
+    const ratios: number[] = [];
+    for (let repetition = 0; repetition < (h.quick ? 3 : 6); repetition++) {
+      const hooks = new HookBus();
+      const measurer = new ContextMeasurer({ hooks, catalog: new ModelCatalog({ models }) });
+      hooks.on('onContextMeasure', () => {});
+      const unseen = Array.from({ length: growth }, (_, i) => newMessage(i + 1_000 * (repetition + 1)));
+      const lists: Message[][] = [];
+      let grown = base.slice();
+      for (const message of unseen) {
+        grown = [...grown, message];
+        lists.push(rebuiltEachCall ? grown.map(rebuild) : grown);
+      }
+      // Warm: the first call counts the history once; warmCache then waits for the model's encoder,
+      // whose arrival changes the counts, so the next call recounts once more.
+      await hooks.emit('onMessageResolve', { ...ctx, messages: base, abort: false });
+      await measurer.warmCache();
+      await hooks.emit('onMessageResolve', { ...ctx, messages: base, abort: false });
+      let started = performance.now();
+      for (const messages of lists) await hooks.emit('onMessageResolve', { ...ctx, messages, abort: false });
+      const callMicros = ((performance.now() - started) * 1000) / growth;
+      const alone = Array.from({ length: growth }, (_, i) => newMessage(i + 1_000_000 + 1_000 * repetition));
+      started = performance.now();
+      for (const message of alone) counter.estimateMessage(message, ctx);
+      const countMicros = ((performance.now() - started) * 1000) / growth;
+      if (repetition === 0) continue; // warms the JIT for both loops
+      micros.push(callMicros);
+      ratios.push(callMicros / countMicros);
+    }
+    const median = (values: number[]) =>
+      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+    rows.push([
+      `${size.toLocaleString('en-US')} messages, ${rebuiltEachCall ? 'rebuilt from the same strings' : 'same objects'}`,
+      median(micros).toFixed(1),
+      `${median(ratios).toFixed(1)}×`,
+    ]);
+  }
+  h.table(
+    'onMessageResolve with a never-seen new message per call ÷ a bare count of that message (target ≤ 2×)',
+    ['case', 'µs per call', '× bare count'],
+    rows,
+  );
+}
