@@ -1,5 +1,12 @@
 import { parseInput, parseOptions } from '@ctxguard/core';
-import { CorruptEntryError, MemoryPersistence, type Persistence } from '@ctxguard/persistence';
+import {
+  AtomicCreateUnsupportedError,
+  CorruptEntryError,
+  MemoryPersistence,
+  type Persistence,
+  StorageError,
+  supportsAtomicCreate,
+} from '@ctxguard/persistence';
 import { z } from 'zod';
 import {
   type Calibration,
@@ -54,6 +61,25 @@ const storedSchema = z.object({
 
 type Stored = z.output<typeof storedSchema>;
 
+/** A process's claim on one calibration while it merges an observation into it. */
+interface Lease {
+  token: string;
+  expiresAt: number;
+}
+
+/** Lease keys live apart from calibrations, so `list()` never sees them. */
+const LOCK_PREFIX = 'calibration-lease:';
+/** How long a lease holds before another process may break it (a merge takes milliseconds). */
+const LEASE_MS = 10_000;
+/** How long `update()` waits for a lease before it fails with `storage_conflict`. */
+const LOCK_WAIT_MS = 30_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function randomToken(): string {
+  return globalThis.crypto.randomUUID();
+}
+
 // Per-persistence queues: two stores over one Persistence in one process still serialize per key.
 const queuesByPersistence = new WeakMap<Persistence, Map<string, Promise<unknown>>>();
 
@@ -69,7 +95,9 @@ function queuesOf(persistence: Persistence): Map<string, Promise<unknown>> {
 /**
  * Calibrations on any `Persistence`: an EWMA of characters per token per provider, model and
  * content class (`alpha` 0.2, confidence `min(1, samples / 10)`). Updates of one key are
- * serialized in-process, so concurrent `update()` calls never lose an observation.
+ * serialized in-process, and across processes through a lease when the persistence can create a
+ * key atomically (`setIfAbsent`: memory, file and Redis stores can), so concurrent `update()` calls
+ * never lose an observation.
  */
 export class PersistenceCalibrationStore implements CalibrationStore {
   readonly specificationVersion = 'v1' as const;
@@ -107,25 +135,74 @@ export class PersistenceCalibrationStore implements CalibrationStore {
   async update(input: CalibrationUpdate): Promise<Calibration> {
     const parsed = parseInput(calibrationUpdateSchema, input, 'calibration update');
     const storageKey = calibrationKey(parsed);
-    return this.#serialized(legacyCalibrationKey(parsed), async () => {
-      const found = await this.#ownEntry(parsed);
-      const existing = found?.stored ?? null;
-      const step = this.#alpha * (parsed.weight ?? 1);
-      const next: Stored = {
-        v: 1,
-        provider: parsed.provider,
-        model: parsed.model,
-        ...(parsed.contentClass !== undefined ? { contentClass: parsed.contentClass } : {}),
-        charsPerToken: existing
-          ? step * parsed.charsPerToken + (1 - step) * existing.charsPerToken
-          : parsed.charsPerToken,
-        samples: (existing?.samples ?? 0) + 1,
-        updatedAt: this.#now(),
-      };
-      await this.#persistence.set(storageKey, next);
-      if (found?.legacy) await this.#persistence.delete(legacyCalibrationKey(parsed));
-      return this.#toCalibration(next);
-    });
+    return this.#serialized(legacyCalibrationKey(parsed), () =>
+      this.#locked(storageKey, async () => {
+        const found = await this.#ownEntry(parsed);
+        const existing = found?.stored ?? null;
+        const step = this.#alpha * (parsed.weight ?? 1);
+        const next: Stored = {
+          v: 1,
+          provider: parsed.provider,
+          model: parsed.model,
+          ...(parsed.contentClass !== undefined ? { contentClass: parsed.contentClass } : {}),
+          charsPerToken: existing
+            ? step * parsed.charsPerToken + (1 - step) * existing.charsPerToken
+            : parsed.charsPerToken,
+          samples: (existing?.samples ?? 0) + 1,
+          updatedAt: this.#now(),
+        };
+        await this.#persistence.set(storageKey, next);
+        if (found?.legacy) await this.#persistence.delete(legacyCalibrationKey(parsed));
+        return this.#toCalibration(next);
+      }),
+    );
+  }
+
+  /**
+   * Runs a read-merge-write of `storageKey` under a lease other processes respect, when the
+   * persistence can create a key atomically (memory, file, Redis): the lease is a key created with
+   * `setIfAbsent`, so two processes never merge into the same old value and lose an update. A lease
+   * left by a crashed process expires after {@link LEASE_MS}. Without `setIfAbsent`, updates are
+   * serialized in this process only.
+   */
+  async #locked<T>(storageKey: string, task: () => Promise<T>): Promise<T> {
+    const persistence = this.#persistence;
+    if (!supportsAtomicCreate(persistence)) return task();
+    const lockKey = `${LOCK_PREFIX}${storageKey}`;
+    const token = randomToken();
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (let attempt = 0; ; attempt++) {
+      const lease: Lease = { token, expiresAt: Date.now() + LEASE_MS };
+      let created: boolean;
+      try {
+        created = await persistence.setIfAbsent(lockKey, lease);
+      } catch (error) {
+        // A file system without atomic create: serialize in this process only, as before.
+        if (error instanceof AtomicCreateUnsupportedError) return task();
+        throw error;
+      }
+      if (created) break;
+      const held = await persistence.get<Lease>(lockKey);
+      if (held && typeof held.expiresAt === 'number' && held.expiresAt < Date.now()) {
+        // Expired: its holder crashed. Break it only if it is still the lease we saw.
+        const again = await persistence.get<Lease>(lockKey);
+        if (again?.token === held.token) await persistence.delete(lockKey);
+        continue;
+      }
+      if (Date.now() > deadline)
+        throw new StorageError(
+          'storage_conflict',
+          `calibration ${storageKey}: another process held its lease for over ${LOCK_WAIT_MS} ms`,
+          { key: storageKey },
+        );
+      await sleep(Math.min(50, 2 + attempt * 2) * (0.5 + Math.random()));
+    }
+    try {
+      return await task();
+    } finally {
+      const held = await persistence.get<Lease>(lockKey).catch(() => null);
+      if (held?.token === token) await persistence.delete(lockKey).catch(() => undefined);
+    }
   }
 
   async list(filter: { provider?: string; model?: string } = {}): Promise<Calibration[]> {
