@@ -180,6 +180,18 @@ describe('ContextMeasurer', () => {
     expect(warns[0]?.data?.percentage).toBeGreaterThanOrEqual(0.8);
   });
 
+  it('warns again on the next crossing after listeners brought the request back under warn', async () => {
+    const { hooks, resolve, warnings } = setup();
+    hooks.on('onContextMeasure', (event) => {
+      if ((event.percentage ?? 0) >= 0.8)
+        event.messages.splice(0, event.messages.length, { role: 'user', content: 'short' });
+    });
+    const history = new InMemoryConversationHistory();
+    await resolve([{ role: 'user', content: text(300) }], { history });
+    await resolve([{ role: 'user', content: text(300, 'again') }], { history });
+    expect(warnings.filter((w) => w.code === 'context_warn')).toHaveLength(2);
+  });
+
   it('anchors on provider-reported usage while nothing before it changed, estimating only what follows', async () => {
     const { measurer } = setup({ catalog: catalog() });
     const req = { provider: 'acme', model: 'big', history: new InMemoryConversationHistory() };

@@ -251,8 +251,10 @@ export class ContextMeasurer {
     if (emitted.messages !== event.messages) event.messages = emitted.messages;
     if (emitted.system !== event.system) event.system = emitted.system;
     if (event.abort || !changed(before, event.messages)) return measurement;
-    // Listeners compacted the request: what is sent now is what counts.
-    return this.#estimate(event).measurement;
+    // Listeners compacted the request: what is sent now is what counts (and sets the warn state).
+    const sent = this.#estimate(event);
+    if (sent.percentage !== null) sent.tally.aboveWarn = sent.percentage >= this.#warn;
+    return sent.measurement;
   }
 
   async #warnOnCrossing(
