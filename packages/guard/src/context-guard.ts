@@ -104,7 +104,7 @@ export const contextGuardOptionsSchema = z
         z.strictObject({
           /** A compaction freeing less than this fraction of the input budget escalates (default 0.02). */
           minFreedRatio: z.number().min(0).max(1).default(0.02),
-          /** A trigger firing again within this many calls after a compaction escalates (default 3). */
+          /** A trigger firing again within this many calls after a compaction for it (refilled, or too little freed) escalates (default 3). */
           refillCalls: z.number().int().min(0).max(1000).default(3),
         }),
       ])
@@ -373,28 +373,30 @@ export class ContextGuard {
     const protection = this.#options.loopProtection;
     const minFreed = protection === false ? 0 : Math.ceil(protection.minFreedRatio * inputBudget);
     if (protection !== false) {
+      // A refill (the same trigger crossed again from below) or a firing after a compaction that
+      // freed too little, within a few calls: escalate past the level that did not hold.
       const recent = state.compactions.filter((memo) => call - memo.call <= protection.refillCalls);
       const last = recent[recent.length - 1];
-      if (last && last.levelIdx >= levelIdx) {
-        levelIdx = last.levelIdx + 1;
+      if (last && last.crossed === crossed && (isNewCrossing || last.freed < minFreed)) {
+        levelIdx = Math.max(crossed, last.levelIdx + 1);
         if (levelIdx >= triggers.length) {
-          const freedNote = recent.map((memo) => memo.freed).join(', ');
-          const reason = `Compaction loop: ${recent.length} compaction(s) in the last ${protection.refillCalls} calls (freed ${freedNote} tokens) and the context is at ${Math.round(percentage * 100)}% again, with no higher level to escalate to`;
+          const why = isNewCrossing
+            ? 'the context refilled'
+            : `the last compaction freed only ${last.freed} tokens`;
+          const reason = `Compaction loop: ${why} and crossed ${triggers[crossed]!.level} (${Math.round(percentage * 100)}%) again within ${call - last.call} call(s), with no higher level to escalate to`;
+          const data = {
+            strategy: name,
+            current,
+            inputBudget,
+            window,
+            freed: recent.map((memo) => memo.freed),
+          };
           state.lastLevelIdx = crossed;
           state.lastCurrent = current;
           writeState(history, state, this.#redact);
-          if (percentage >= this.#options.criticalFloor) {
-            await this.#abort(event, 'compaction_loop', reason, {
-              strategy: name,
-              current,
-              inputBudget,
-              window,
-            });
-          } else {
-            await this.#warn('compaction_loop', `${reason}; not compacting again yet`, {
-              data: { strategy: name, current, inputBudget, window },
-            });
-          }
+          if (percentage >= this.#options.criticalFloor)
+            await this.#abort(event, 'compaction_loop', reason, data);
+          else await this.#warn('compaction_loop', `${reason}; not compacting again yet`, { data });
           return;
         }
       }
@@ -470,7 +472,7 @@ export class ContextGuard {
       const before = current;
       current = await this.#remeasure(event, history, meter);
       const freed = before - current;
-      state.compactions = [...state.compactions, { call, levelIdx, freed }].slice(-MAX_MEMOS);
+      state.compactions = [...state.compactions, { call, crossed, levelIdx, freed }].slice(-MAX_MEMOS);
       const after = current / inputBudget;
       event.current = current;
       event.percentage = after;

@@ -9,7 +9,9 @@ export const GUARD_STATE_SUBKEY = 'guard';
 export interface CompactionMemo {
   /** The call (per-conversation counter) it happened on. */
   call: number;
-  /** Trigger index it was made for. */
+  /** Index of the trigger that was crossed. */
+  crossed: number;
+  /** Index of the level the strategy reacted at (higher than `crossed` after an escalation). */
   levelIdx: number;
   /** Tokens it freed. */
   freed: number;
@@ -53,6 +55,7 @@ export function readState(history: ConversationHistory): GuardConversationState 
       (memo): memo is CompactionMemo =>
         isRecord(memo) &&
         typeof memo['call'] === 'number' &&
+        typeof memo['crossed'] === 'number' &&
         typeof memo['levelIdx'] === 'number' &&
         typeof memo['freed'] === 'number',
     );

@@ -101,6 +101,19 @@ describe('StrategyToolsImpl', () => {
     expect(history.messages()).toEqual(original);
   });
 
+  it('replaceRange never hides the system prompt, also after facts were injected into it', () => {
+    const original = agent(2);
+    const history = historyOf(original);
+    const tools = toolsFor(history);
+    tools.injectFacts([{ key: 'port', value: '8080', category: 'number' }], 'system-append');
+    tools.replaceRange(0, 4, user('[earlier work]'));
+    expect(String(history.messages()[0]!.content)).toContain('You are a coding agent.');
+    expect(parseFactsBlock(String(history.messages()[0]!.content))).toHaveLength(1);
+    expect(tools.replaceRange(0, 1, user('x')).changed).toBe(false);
+    rewindAll(history);
+    expect(history.messages()).toEqual(original);
+  });
+
   it('dropOldest keeps the system prompt and whole tool pairs, never empties, rewinds', () => {
     const original = agent(4);
     const history = historyOf(original);

@@ -2,6 +2,7 @@ import {
   deduplicateFileReads,
   type HistoryOperation,
   isSummaryText,
+  isTruncationMarkerText,
   microcompactToolResults,
   parseFactsBlock,
   parseSummary,
@@ -85,7 +86,9 @@ function textOf(message: Message): string {
 }
 
 function isPlainSystem(message: Message | undefined): boolean {
-  return message?.role === 'system' && !isSummaryText(textOf(message));
+  if (message?.role !== 'system') return false;
+  const text = textOf(message);
+  return !isSummaryText(text) && !isTruncationMarkerText(text);
 }
 
 function withPrefix(message: Message, prefix: string): MessageInput {
@@ -221,10 +224,15 @@ export class StrategyToolsImpl implements StrategyTools {
     return this.#redact(String(text)).slice(0, Math.max(0, request.maxLength));
   }
 
-  /** Hides effective entries `[from, to)` under `replacement` (redacted); one rewindable compaction. */
+  /** Hides effective entries `[from, to)` under `replacement` (redacted), never the system prompt; one rewindable compaction. */
   replaceRange(from: number, to: number, replacement: MessageInput): RewriteResult {
     const message = redactMessage(replacement, this.#redact);
-    return this.#record('replaceRange', () => this.#history.spliceRange(from, to, message));
+    // The system prompt stays: a range starting on it starts after it.
+    const view = this.#history.messages();
+    let start = Math.floor(from);
+    while (start < to && start < view.length && isPlainSystem(view[start])) start++;
+    if (start >= to) return this.#unchanged();
+    return this.#record('replaceRange', () => this.#history.spliceRange(start, to, message));
   }
 
   /** Hides the oldest `n` effective entries after the system prompt, widened to a whole tool pair; the newest entry stays. */

@@ -1,0 +1,109 @@
+import { countToolPairViolations, parseFactsBlock, renderFactsBlock } from '@ctxguard/compactor';
+import { type ContextStrategy, HookBus, type Message, type MessageResolveEvent } from '@ctxguard/core';
+import { InMemoryConversationHistory } from '@ctxguard/effective-history';
+import { ContextMeasurer } from '@ctxguard/measurer';
+import { ModelCatalog } from '@ctxguard/models';
+import { LayeredStrategy, TruncateStrategy } from '@ctxguard/strategies';
+import { describe, expect, it } from 'vitest';
+import { ContextGuard } from '../src/index.js';
+import { assistant, filler, system, toolRound, user } from './support/harness.js';
+
+const WINDOW = 32_000;
+
+/** HookBus → ContextMeasurer → ContextGuard, as an app wires them. */
+function wire(strategy: ContextStrategy) {
+  const hooks = new HookBus();
+  const measurer = new ContextMeasurer({ hooks, catalog: new ModelCatalog(), contextLimit: WINDOW });
+  const guard = new ContextGuard({ hooks, measurer, strategies: { s: strategy }, defaultStrategy: 's' });
+  const compactions: { strategy: string; compactionIds: readonly string[] }[] = [];
+  const measured: { current: number; inputBudget: number | null; window: number | null }[] = [];
+  const warnings: string[] = [];
+  hooks.on('onWarning', (event) => {
+    warnings.push(`${event.code}: ${event.message}`);
+  });
+  hooks.on('onCompaction', (event) => {
+    compactions.push(event);
+  });
+  hooks.on('onContextMeasure', (event) => {
+    measured.push({ current: event.current, inputBudget: event.inputBudget, window: event.window });
+  });
+  return { hooks, measurer, guard, compactions, measured, warnings };
+}
+
+// Truncate never needs to decline here. Layered keeps every fact the offline extractor finds (an
+// error line and a command per turn), so its summary grows until the conversation cannot shrink
+// below its triggers: the guard then declines with a reason instead of compacting in a loop.
+describe.each([
+  ['TruncateStrategy', () => new TruncateStrategy(), 0],
+  ['LayeredStrategy', () => new LayeredStrategy(), 100],
+])('a 500-turn agent run through the measurer and the guard with %s', (name, create, maxDeclined) => {
+  it('is never sent over the window unless declined; pairs, prompt and facts kept; every compaction rewinds', async () => {
+    const { hooks, measurer, guard, compactions, measured, warnings } = wire(create());
+    const pinned = [{ key: 'deploy_region', value: 'eu-west-3', category: 'other' as const }];
+    const appended: Message[] = [
+      system(`You are a coding agent.\n\n${renderFactsBlock(pinned)}`),
+      user('Fix every failing test.'),
+    ];
+    const history = new InMemoryConversationHistory();
+    for (const message of appended) history.append(message);
+    let declined = 0;
+    for (let turn = 0; turn < 500; turn++) {
+      const big = turn % 40 === 0 ? 8_000 : 500;
+      const messages = [
+        ...toolRound(`t${turn}`, 'bash', `${filler(`run-${turn}`, big)}\nError: step ${turn} failed`, {
+          command: `pnpm test step-${turn}`,
+        }),
+        assistant(`Step ${turn}: looked at the failure.`),
+        user(`continue with ${turn + 1}`),
+      ];
+      for (const message of messages) {
+        history.append(message);
+        appended.push(message);
+      }
+      const request: MessageResolveEvent = {
+        provider: 'openai',
+        model: 'gpt-4o',
+        messages: history.messages(),
+        history,
+        abort: false,
+      };
+      await hooks.emit('onMessageResolve', request);
+      if (request.abort) {
+        declined++;
+        expect(request.abortReason).toMatch(
+          /^(Compaction loop|Context exhausted|Context strategy s declined)/,
+        );
+        continue;
+      }
+      const sent = await measurer.measure({
+        provider: 'openai',
+        model: 'gpt-4o',
+        messages: request.messages,
+      });
+      expect(sent.current, `${name} turn ${turn}`).toBeLessThanOrEqual(WINDOW);
+      expect(request.messages).toEqual(history.messages());
+    }
+    expect(
+      declined,
+      warnings
+        .filter((w) => !w.startsWith('context_warn'))
+        .slice(0, 5)
+        .join('\n'),
+    ).toBeLessThanOrEqual(maxDeclined);
+    expect(measured.every((m) => m.window === WINDOW && m.inputBudget !== null)).toBe(true);
+    expect(compactions.length).toBeGreaterThan(3);
+    expect(compactions.every((c) => c.strategy === 's')).toBe(true);
+    const view = history.messages();
+    expect(countToolPairViolations(view)).toBe(0);
+    expect(view[0]!.role).toBe('system');
+    expect(String(view[0]!.content)).toContain('You are a coding agent.');
+    expect(parseFactsBlock(String(view[0]!.content))?.map((f) => f.value)).toContain('eu-west-3');
+    for (let records = history.compactions(); records.length > 0; records = history.compactions()) {
+      history.rewind(records[0]!.id);
+    }
+    expect(history.messages()).toEqual(appended);
+    guard.destroy();
+    measurer.destroy();
+    expect(hooks.listenerCount('onContextMeasure')).toBe(1);
+  }, 180_000);
+});
