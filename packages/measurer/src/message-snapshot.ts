@@ -59,6 +59,9 @@ export function matchesSnapshot(message: unknown, snapshot: MessageSnapshot): bo
   if (message === null || typeof message !== 'object') return false;
   try {
     const fields = message as CountedFields;
+    // Most messages: primitive role and name, string content.
+    if (snapshot.length === 3 && typeof snapshot[2] === 'string')
+      return fields.role === snapshot[0] && fields.name === snapshot[1] && fields.content === snapshot[2];
     let i = matchValue(fields.role, snapshot, 0, 0);
     if (i < 0) return false;
     i = matchValue(fields.name, snapshot, i, 0);
