@@ -1,7 +1,7 @@
 /**
  * Cost of one `onMessageResolve` through `ContextMeasurer` + `ContextGuard` on a 10,000-message
- * conversation when nothing fires, against the measurer alone and a bare count of the newest
- * message (target ≤ 2× the bare count). Each call sees the conversation grown by one message: once
+ * conversation when nothing fires, against the measurer with a listener that only reads the
+ * measurement, and a bare count of the newest message. Each call sees the conversation grown by one message: once
  * with the same message objects each call, once rebuilt from the same strings. Run: pnpm bench guard.
  */
 import { HookBus, type Message, type MessageResolveEvent } from '@ctxguard/core';
@@ -91,6 +91,7 @@ export async function run(h: BenchHarness): Promise<void> {
     ] as const) {
       const hooks = new HookBus();
       const measurer = new ContextMeasurer({ hooks, catalog: new ModelCatalog({ models }) });
+      if (!withGuard) hooks.on('onContextMeasure', () => {});
       if (withGuard) {
         new ContextGuard({
           hooks,
@@ -108,7 +109,7 @@ export async function run(h: BenchHarness): Promise<void> {
       for (const list of lists) await emit(list);
       let next = 0;
       cases.push([
-        `${withGuard ? 'measurer + guard' : 'measurer alone'}, ${name}`,
+        `${withGuard ? 'measurer + guard' : 'measurer + a listener that only reads'}, ${name}`,
         () => emit(lists[next++ % growth] as Message[]),
       ]);
     }
