@@ -101,6 +101,20 @@ describe('StrategyToolsImpl', () => {
     expect(history.messages()).toEqual(original);
   });
 
+  it('replaceRange carries the facts blocks of the hidden range into the replacement', () => {
+    const fact: ExtractedFact = { key: 'db_host', value: 'db.internal:5432', category: 'other' };
+    const history = historyOf([
+      system('Agent.'),
+      user(`${renderFactsBlock([fact])}\n\nfirst`),
+      assistant('ok'),
+      user('next'),
+    ]);
+    const tools = toolsFor(history);
+    tools.replaceRange(1, 3, user('[earlier work]'));
+    expect(textOf(history.messages()[1])).toContain('[earlier work]');
+    expect(tools.keptFacts()).toEqual([fact]);
+  });
+
   it('replaceRange never hides the system prompt, also after facts were injected into it', () => {
     const original = agent(2);
     const history = historyOf(original);
@@ -164,7 +178,11 @@ describe('StrategyToolsImpl', () => {
   it('summarizeRange widens to tool pairs, keeps facts, verifies pinned facts, redacts and rewinds', async () => {
     const original = agent(6);
     original[0] = system(
-      `You are a coding agent.\n\n${renderFactsBlock([{ key: 'deploy_region', value: 'eu-west-3', category: 'other' }])}`,
+      `You are a coding agent.\n\n${renderFactsBlock([{ key: 'owner', value: 'team-blue', category: 'name' }])}`,
+    );
+    // A facts block inside the summarized range (as first-user-prefix writes it) must survive.
+    original[5] = user(
+      `${renderFactsBlock([{ key: 'deploy_region', value: 'eu-west-3', category: 'other' }])}\n\ncontinue 1`,
     );
     const history = historyOf(original);
     const tools = toolsFor(
@@ -180,6 +198,9 @@ describe('StrategyToolsImpl', () => {
     const summary = view.find((m) => parseSummary(textOf(m)) !== null)!;
     const parsed = parseSummary(textOf(summary))!;
     expect(parsed.facts?.map((f) => f.value)).toContain('eu-west-3');
+    // The system prompt's facts stay in the system prompt, not copied into every summary.
+    expect(parsed.facts?.map((f) => f.value)).not.toContain('team-blue');
+    expect(parseFactsBlock(textOf(view[0]))?.map((f) => f.value)).toEqual(['team-blue']);
     expect(textOf(summary)).not.toContain('abcdefghijklmnopqrstuvwxyz0123456789AB');
     expect(result.summaryEntryId).toBeDefined();
     rewindAll(history);

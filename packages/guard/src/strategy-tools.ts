@@ -91,6 +91,31 @@ function isPlainSystem(message: Message | undefined): boolean {
   return !isSummaryText(text) && !isTruncationMarkerText(text);
 }
 
+/** Facts of every facts block in `messages` (user and system text; tool output and assistant text never hold ours). */
+function factsIn(messages: readonly Message[]): ExtractedFact[] {
+  const lists: ExtractedFact[][] = [];
+  for (const message of messages) {
+    if (message.role === 'tool' || message.role === 'assistant') continue;
+    const parsed = parseFactsBlock(textOf(message));
+    if (parsed) lists.push(parsed);
+  }
+  return mergeFacts(...lists);
+}
+
+/** `message` with a facts block of `facts` appended. */
+function withFactsBlock(
+  message: MessageInput,
+  facts: readonly ExtractedFact[],
+  redact: (text: string) => string,
+): MessageInput {
+  const block = renderFactsBlock(facts.map((fact) => redactFact(fact, redact)));
+  const content = (message as { content: unknown }).content;
+  if (typeof content === 'string') return { ...message, content: `${content}\n\n${block}` } as MessageInput;
+  if (Array.isArray(content))
+    return { ...message, content: [...content, { type: 'text', text: block }] } as MessageInput;
+  return message;
+}
+
 function withPrefix(message: Message, prefix: string): MessageInput {
   if (typeof message.content === 'string') {
     return {
@@ -192,18 +217,26 @@ export class StrategyToolsImpl implements StrategyTools {
     categories?: readonly FactCategory[] | undefined;
     signal?: AbortSignal | undefined;
   }): Promise<ExtractedFact[]> {
-    const content = renderTranscript(request.entries.map((entry) => entry.message));
-    const found = content
-      ? await this.#tools.extractFacts({
-          content,
-          ...(request.categories ? { categories: request.categories } : {}),
-          ...(request.signal ? { signal: request.signal } : {}),
-        })
-      : [];
+    const found = await this.#extract(request.entries, request.categories, request.signal);
     const kept = this.keptFacts().filter(
       (fact) => !request.categories || request.categories.includes(fact.category),
     );
-    return mergeFacts(kept, Array.isArray(found) ? found : []).map((fact) => redactFact(fact, this.#redact));
+    return mergeFacts(kept, found).map((fact) => redactFact(fact, this.#redact));
+  }
+
+  async #extract(
+    entries: readonly HistoryEntry[],
+    categories: readonly FactCategory[] | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<ExtractedFact[]> {
+    const content = renderTranscript(entries.map((entry) => entry.message));
+    if (!content) return [];
+    const found = await this.#tools.extractFacts({
+      content,
+      ...(categories ? { categories } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    return Array.isArray(found) ? found.map((fact) => redactFact(fact, this.#redact)) : [];
   }
 
   /** A summary of `entries` (at most `maxLength` characters) through the `ContextTools`, redacted. */
@@ -232,7 +265,14 @@ export class StrategyToolsImpl implements StrategyTools {
     let start = Math.floor(from);
     while (start < to && start < view.length && isPlainSystem(view[start])) start++;
     if (start >= to) return this.#unchanged();
-    return this.#record('replaceRange', () => this.#history.spliceRange(start, to, message));
+    // Facts blocks inside the range are never silently lost: those the replacement lacks go with it.
+    const lost = missingFacts(
+      factsIn(view.slice(start, to)),
+      factsIn([message as Message]),
+      textOf(message as Message),
+    );
+    const replacementMessage = lost.length > 0 ? withFactsBlock(message, lost, this.#redact) : message;
+    return this.#record('replaceRange', () => this.#history.spliceRange(start, to, replacementMessage));
   }
 
   /** Hides the oldest `n` effective entries after the system prompt, widened to a whole tool pair; the newest entry stays. */
@@ -343,14 +383,11 @@ export class StrategyToolsImpl implements StrategyTools {
     if (to <= from) return { ...this.#unchanged(), facts: [] };
 
     const range = view.slice(from, to);
-    const earlier: ExtractedFact[] = [];
+    const earlier = factsIn(range.map((entry) => entry.message));
     let count = 0;
     for (const entry of range) {
       const parsed = isSummaryText(textOf(entry.message)) ? parseSummary(textOf(entry.message)) : null;
-      if (parsed) {
-        earlier.push(...(parsed.facts ?? []));
-        count += parsed.messageCount;
-      } else count += 1;
+      count += parsed ? parsed.messageCount : 1;
     }
     const maxLength = options.maxLength ?? DEFAULT_SUMMARY_CHARS;
     const signal = options.signal;
@@ -360,11 +397,10 @@ export class StrategyToolsImpl implements StrategyTools {
       ...(options.focus !== undefined ? { focus: options.focus } : {}),
       ...(signal ? { signal } : {}),
     });
-    const extracted =
-      options.keepFacts === false
-        ? []
-        : await this.extractFacts({ entries: range, ...(signal ? { signal } : {}) });
-    const pinned = mergeFacts(earlier, this.keptFacts()).map((fact) => redactFact(fact, this.#redact));
+    const extracted = options.keepFacts === false ? [] : await this.#extract(range, undefined, signal);
+    // Facts kept outside the range (the system prompt's block) stay where they are; those inside it
+    // must survive in the summary.
+    const pinned = earlier.map((fact) => redactFact(fact, this.#redact));
     let facts = mergeFacts(earlier, extracted).map((fact) => redactFact(fact, this.#redact));
     const render = () => renderSummary({ text, messageCount: count, ...(facts.length > 0 ? { facts } : {}) });
     let content = render();
@@ -421,13 +457,7 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /** The facts the conversation keeps now: every facts block of the system prompt, the first user message and summaries. */
   keptFacts(): ExtractedFact[] {
-    const lists: ExtractedFact[][] = [];
-    for (const message of this.#history.messages()) {
-      if (message.role === 'tool' || message.role === 'assistant') continue;
-      const parsed = parseFactsBlock(textOf(message));
-      if (parsed) lists.push(parsed);
-    }
-    return mergeFacts(...lists);
+    return factsIn(this.#history.messages());
   }
 
   #unchanged(): RewriteResult {
