@@ -30,3 +30,21 @@ export async function runQuickStart(packageDir: string, code: string): Promise<s
     await rm(file, { force: true });
   }
 }
+
+/**
+ * What a quick start says it prints: the trailing `// comment` of each `console.log(…)` line, in
+ * order. With `explanation`, a comment is cut at that separator (`// true: facts kept` claims `true`).
+ */
+export function claimedOutput(code: string, explanation?: string): string[] {
+  return code.split('\n').flatMap((line) => {
+    if (!/^\s*console\.log\(/.test(line)) return [];
+    const comment = /\); \/\/ (.+)$/.exec(line)?.[1] ?? '';
+    const cut = explanation === undefined ? -1 : comment.indexOf(explanation);
+    return [(cut < 0 ? comment : comment.slice(0, cut)).trim()];
+  });
+}
+
+/** The text without whitespace, so printed objects compare with their one-line comments. */
+export function squeezeWhitespace(text: string): string {
+  return text.replace(/\s+/g, '');
+}
