@@ -6,55 +6,13 @@
 import { createDefaultEngine } from '@ctxguard/compactor';
 import type { Message } from '@ctxguard/core';
 import { HybridTokenCounter } from '@ctxguard/token-counter';
+import { agentConversation, newUserMessage as newMessage } from '../../../bench/agent-conversation.ts';
 import type { BenchHarness } from '../../../bench/harness.ts';
 
 const ctx = { provider: 'openai', model: 'gpt-4o' };
 const GROWTH = 400;
 
-function conversation(size: number, withUsage: boolean): Message[] {
-  const list: Message[] = [{ role: 'system', content: 'You are a careful coding agent.' }];
-  for (let i = 0; list.length < size; i++) {
-    list.push(
-      {
-        role: 'user',
-        content: `Step ${i}: run the tests for packages/core/src/file-${i % 40}.ts and report.`,
-      },
-      {
-        role: 'assistant',
-        content: [
-          {
-            type: 'tool-call',
-            toolCallId: `c${i}`,
-            toolName: 'bash',
-            input: { command: `pnpm vitest run file-${i}` },
-          },
-        ],
-      },
-      {
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: `c${i}`,
-            toolName: 'bash',
-            output: `✓ file-${i}.test.ts (12 tests) 41ms`,
-          },
-        ],
-      },
-      {
-        role: 'assistant',
-        content: `Step ${i} passed: 12 tests in 41ms.`,
-        ...(withUsage ? { usage: { inputTokens: 40 * i + 200, outputTokens: 12 } } : {}),
-      },
-    );
-  }
-  return list.slice(0, size);
-}
-
-const newMessage = (i: number): Message => ({
-  role: 'user',
-  content: `Now look at packages/core/src/extra-${i}.ts: the build prints "TS2307: Cannot find module './message.js'" at line ${i}. Fix it and rerun pnpm -F @ctxguard/core typecheck.`,
-});
+const conversation = (size: number, withUsage: boolean): Message[] => agentConversation(size, { withUsage });
 
 /** `GROWTH` lists, each the previous one plus one new message. */
 function growing(base: readonly Message[]): Message[][] {

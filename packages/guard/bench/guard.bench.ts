@@ -10,65 +10,17 @@ import { ContextMeasurer } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { TruncateStrategy } from '@ctxguard/strategies';
 import { HybridTokenCounter } from '@ctxguard/token-counter';
+import {
+  agentConversation as conversation,
+  hugeWindowModel,
+  newUserMessage as newMessage,
+  rebuildMessage as rebuild,
+} from '../../../bench/agent-conversation.ts';
 import type { BenchHarness } from '../../../bench/harness.ts';
 import { ContextGuard } from '../src/index.ts';
 
-const ctx = { provider: 'bench', model: 'huge-o200k' };
-const models = [
-  {
-    ...ctx,
-    contextWindow: 100_000_000,
-    maxOutputTokens: 8_000,
-    tokenizer: { strategy: 'tiktoken' as const, encoding: 'o200k_base' as const },
-  },
-];
-
-function conversation(size: number): Message[] {
-  const list: Message[] = [{ role: 'system', content: 'You are a careful coding agent.' }];
-  for (let i = 0; list.length < size; i++) {
-    list.push(
-      {
-        role: 'user',
-        content: `Step ${i}: run the tests for packages/core/src/file-${i % 40}.ts and report.`,
-      },
-      {
-        role: 'assistant',
-        content: [
-          {
-            type: 'tool-call',
-            toolCallId: `c${i}`,
-            toolName: 'bash',
-            input: { command: `pnpm vitest run file-${i}` },
-          },
-        ],
-      },
-      {
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: `c${i}`,
-            toolName: 'bash',
-            output: `✓ file-${i}.test.ts (12 tests) 41ms`,
-          },
-        ],
-      },
-      { role: 'assistant', content: `Step ${i} passed: 12 tests in 41ms.` },
-    );
-  }
-  return list.slice(0, size);
-}
-
-const newMessage = (i: number): Message => ({
-  role: 'user',
-  content: `Now look at packages/core/src/extra-${i}.ts: the build prints "TS2307: Cannot find module './message.js'" at line ${i}.`,
-});
-
-function rebuild(message: Message): Message {
-  const content = message.content;
-  if (typeof content === 'string') return { ...message } as Message;
-  return { ...message, content: content.map((part) => ({ ...part })) } as Message;
-}
+const ctx = { provider: hugeWindowModel.provider, model: hugeWindowModel.model };
+const models = [hugeWindowModel];
 
 export async function run(h: BenchHarness): Promise<void> {
   const size = 10_000;
