@@ -1,5 +1,5 @@
 import type { Message } from '@ctxguard/core';
-import { type MessageSnapshot, matchesSnapshot, takeMessageSnapshot } from './message-snapshot.js';
+import { type MessageSnapshot, matchesSnapshot, takeMessageSnapshot } from '@ctxguard/token-counter/internal';
 import { reportedTokens } from './reported-usage.js';
 
 /** What one tally of a request's messages found. */

@@ -49,6 +49,8 @@ export {
 } from './message-cost.js';
 export type { MemoSlot, MessageMemoOptions } from './message-memo.js';
 export { MessageMemo } from './message-memo.js';
+export type { MessageSnapshot } from './message-snapshot.js';
+export { matchesSnapshot, takeMessageSnapshot } from './message-snapshot.js';
 export type { ProviderMultiplier } from './provider-multipliers.js';
 export { PROVIDER_MULTIPLIERS, providerMultiplier } from './provider-multipliers.js';
 export { longestRun, roughEstimate } from './rough-estimate.js';

@@ -1,6 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { LRUCache } from 'lru-cache';
+import { type MessageSnapshot, matchesSnapshot, takeMessageSnapshot } from './message-snapshot.js';
 
 /** Only what changes a message's token count is fingerprinted: role, name and content. */
 interface CountedFields {
@@ -9,17 +10,12 @@ interface CountedFields {
   content: unknown;
 }
 
-const ARRAY = Symbol('array');
-const OBJECT = Symbol('object');
-const MAX_DEPTH = 64;
 /** Fingerprints longer than this are replaced by their SHA-256 in the content-addressed map. */
 const INLINE_KEY_CHARS = 8192;
 
-type Snapshot = unknown[];
-
 interface IdentityEntry<V> {
   scope: string;
-  snapshot: Snapshot;
+  snapshot: MessageSnapshot;
   value: V;
 }
 
@@ -86,13 +82,13 @@ export class MessageMemo<V extends NonNullable<unknown> = number> {
     const entries = this.byObject.get(message);
     if (entries) {
       for (const entry of entries) {
-        if (entry.scope === scope && matches(fields, entry.snapshot)) {
+        if (entry.scope === scope && matchesSnapshot(fields, entry.snapshot)) {
           this.hitCount++;
           return { value: entry.value, store: () => {} };
         }
       }
     }
-    const snapshot = takeSnapshot(fields);
+    const snapshot = takeMessageSnapshot(fields);
     if (!snapshot) {
       this.missCount++;
       return { value: undefined, store: () => {} };
@@ -131,7 +127,7 @@ export class MessageMemo<V extends NonNullable<unknown> = number> {
     if (!entries) return undefined;
     for (let k = 0; k < entries.length; k++) {
       const entry = entries[k] as IdentityEntry<V>;
-      if (entry.scope === scope && matches(message as CountedFields, entry.snapshot)) {
+      if (entry.scope === scope && matchesSnapshot(message, entry.snapshot)) {
         this.hitCount++;
         return entry.value;
       }
@@ -160,70 +156,6 @@ export class MessageMemo<V extends NonNullable<unknown> = number> {
   stats(): { hits: number; misses: number; entries: number } {
     return { hits: this.hitCount, misses: this.missCount, entries: this.byContent.size };
   }
-}
-
-function isPlain(value: object): boolean {
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-/** Every leaf of role/name/content in walk order, with shape markers; `undefined` when not fingerprintable. */
-function takeSnapshot(fields: CountedFields): Snapshot | undefined {
-  const out: Snapshot = [];
-  const visit = (value: unknown, depth: number): boolean => {
-    if (value === null || typeof value !== 'object') {
-      if (typeof value === 'function' || typeof value === 'symbol') return false;
-      out.push(value);
-      return true;
-    }
-    if (depth > MAX_DEPTH) return false;
-    if (Array.isArray(value)) {
-      out.push(ARRAY, value.length);
-      for (let i = 0; i < value.length; i++) if (!visit(value[i], depth + 1)) return false;
-      return true;
-    }
-    if (!isPlain(value)) return false;
-    const keys = Object.keys(value);
-    out.push(OBJECT, keys.length);
-    for (const key of keys) {
-      out.push(key);
-      if (!visit((value as Record<string, unknown>)[key], depth + 1)) return false;
-    }
-    return true;
-  };
-  return visit(fields.role, 0) && visit(fields.name, 0) && visit(fields.content, 0) ? out : undefined;
-}
-
-/** True when the message's leaves still equal the snapshot (allocates nothing but `Object.keys`). */
-function matches(fields: CountedFields, snapshot: Snapshot): boolean {
-  let i = matchValue(fields.role, snapshot, 0, 0);
-  if (i < 0) return false;
-  i = matchValue(fields.name, snapshot, i, 0);
-  if (i < 0) return false;
-  i = matchValue(fields.content, snapshot, i, 0);
-  return i === snapshot.length;
-}
-
-/** Compares one value with the snapshot from index `i`; the index after it, or -1 on a difference. */
-function matchValue(value: unknown, snapshot: Snapshot, i: number, depth: number): number {
-  if (value === null || typeof value !== 'object') return Object.is(snapshot[i], value) ? i + 1 : -1;
-  if (depth > MAX_DEPTH) return -1;
-  if (Array.isArray(value)) {
-    if (snapshot[i] !== ARRAY || snapshot[i + 1] !== value.length) return -1;
-    let at = i + 2;
-    for (let k = 0; k < value.length && at >= 0; k++) at = matchValue(value[k], snapshot, at, depth + 1);
-    return at;
-  }
-  if (!isPlain(value)) return -1;
-  const keys = Object.keys(value);
-  if (snapshot[i] !== OBJECT || snapshot[i + 1] !== keys.length) return -1;
-  let at = i + 2;
-  for (let k = 0; k < keys.length && at >= 0; k++) {
-    const key = keys[k] as string;
-    if (snapshot[at] !== key) return -1;
-    at = matchValue((value as Record<string, unknown>)[key], snapshot, at + 1, depth + 1);
-  }
-  return at;
 }
 
 function contentKey(fields: CountedFields, scope: string): string | undefined {
