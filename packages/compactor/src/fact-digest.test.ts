@@ -5,6 +5,7 @@ import {
   chooseDigestFacts,
   containsWhole,
   rankDigestFacts,
+  rankFactsByWorth,
   renderFactDigest,
   visibleText,
 } from './fact-digest.js';
@@ -21,6 +22,26 @@ describe('containsWhole', () => {
     expect(containsWhole('took 1ms.', '1ms')).toBe(true);
     expect(containsWhole('zod 14.6.7', '4.6.7')).toBe(false);
     expect(containsWhole('see packages/x/src/a.ts:3', 'src/a.ts')).toBe(true);
+  });
+});
+
+describe('rankFactsByWorth', () => {
+  it('ranks every category by worth per character, the newest first among equals', () => {
+    const facts = [
+      fact('error', 'Error: step 1 failed'),
+      fact('date', '2026-11-23'),
+      fact('quantity', '12 ms'),
+      fact('error', 'Error: step 2 failed'),
+      fact('command', 'pnpm test'),
+    ];
+    expect(rankFactsByWorth(facts).map((f) => f.value)).toEqual([
+      'pnpm test',
+      'Error: step 2 failed',
+      'Error: step 1 failed',
+      '12 ms',
+      '2026-11-23',
+    ]);
+    expect(facts[0]!.value).toBe('Error: step 1 failed');
   });
 });
 

@@ -93,20 +93,28 @@ function worth(fact: ExtractedFact): number {
 }
 
 /**
- * The facts worth restoring, best first: by what they are worth per character (errors weigh most,
- * then commands, versions, paths and package names, then figures and decisions), the most recent first among
- * equals, each value once; facts `shown` already shows are left out. Categories outside the digest
- * (ids, dates, urls…) are not restored.
+ * Facts best first, every category: by what they are worth per character (errors weigh most, then
+ * commands, versions, paths and package names, then figures and decisions, then the rest), the
+ * most recent (latest in `facts`) first among equals.
+ */
+export function rankFactsByWorth(facts: readonly ExtractedFact[]): ExtractedFact[] {
+  return facts
+    .map((fact, index) => ({ fact, index, worth: worth(fact) }))
+    .sort((a, b) => b.worth - a.worth || b.index - a.index)
+    .map(({ fact }) => fact);
+}
+
+/**
+ * The facts worth restoring, best first (see {@link rankFactsByWorth}), each value once; facts
+ * `shown` already shows are left out. Categories outside the digest (ids, dates, urls…) are not restored.
  */
 export function rankDigestFacts(facts: readonly ExtractedFact[], shown: string): ExtractedFact[] {
-  const order = facts
-    .map((fact, index) => ({ fact, index }))
-    .filter(({ fact }) => rank.has(fact.category) && fact.value.trim().length > 0)
-    .map((entry) => ({ ...entry, worth: worth(entry.fact) }))
-    .sort((a, b) => b.worth - a.worth || b.index - a.index);
+  const order = rankFactsByWorth(
+    facts.filter((fact) => rank.has(fact.category) && fact.value.trim().length > 0),
+  );
   const out: ExtractedFact[] = [];
   const seen = new Set<string>();
-  for (const { fact } of order) {
+  for (const fact of order) {
     if (seen.has(fact.value) || containsWhole(shown, fact.value)) continue;
     seen.add(fact.value);
     out.push(fact);

@@ -226,8 +226,18 @@ export interface StrategyTools {
   microcompactToolResults(options?: MicrocompactToolResultsOptions): Promise<MicrocompactToolResultsResult>;
   /** Hides effective entries `[from, to)` under a summary (with a facts block), widened to keep tool pairs whole. */
   summarizeRange(options: SummarizeRangeOptions): Promise<SummarizeRangeResult>;
-  /** Writes `facts` as a facts block into the system prompt or the first user message. */
-  injectFacts(facts: readonly ExtractedFact[], site: FactInjectionSite): void;
+  /**
+   * Writes `facts` as a facts block into the system prompt or the first user message; with
+   * `maxTokens`, the block keeps only the most valuable facts that fit that many tokens.
+   */
+  injectFacts(
+    facts: readonly ExtractedFact[],
+    site: FactInjectionSite,
+    options?: {
+      /** Upper bound of the facts block in tokens: the least valuable facts are dropped to fit. */
+      maxTokens?: number;
+    },
+  ): void;
   /** Number of entries in the effective view now (changes after every rewrite). */
   readonly historyLength: number;
 }

@@ -6,6 +6,7 @@ import {
   redactSecrets,
   renderFactsBlock,
 } from '@ctxguard/compactor';
+import { TokenMeter } from '@ctxguard/compactor/internal';
 import type { ContextTools, ConversationHistory, ExtractedFact, Message } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { assistant, filler, historyOf, system, toolRound, user } from '../test/support/harness.js';
@@ -223,6 +224,59 @@ describe('StrategyToolsImpl', () => {
     const block = parseFactsBlock(textOf(history.messages()[0]))!;
     expect(block.map((f) => f.value)).toEqual(['db.internal:5432', '8080']);
     expect(textOf(history.messages()[0]).match(/<!-- ctxguard:facts -->/g)?.length).toBe(1);
+  });
+
+  it("injectFacts with maxTokens keeps the app's own facts and the most valuable others that fit", () => {
+    const own: ExtractedFact = { key: 'deploy_region', value: 'eu-west-3', category: 'other' };
+    const original = [system(`Agent.\n\n${renderFactsBlock([own])}`), user('hello'), assistant('hi')];
+    const history = historyOf(original);
+    const tools = toolsFor(history);
+    const figures: ExtractedFact[] = [];
+    const errors: ExtractedFact[] = [];
+    for (let i = 10; i < 70; i++) {
+      figures.push({ key: 'count', value: `${i} files`, category: 'quantity' });
+      errors.push({ key: 'error', value: `Error: step ${i} failed`, category: 'error' });
+    }
+    tools.injectFacts([...figures, ...errors], 'system-append', { maxTokens: 200 });
+    const block = parseFactsBlock(textOf(history.messages()[0]))!;
+    const meter = new TokenMeter();
+    expect(meter.text(renderFactsBlock(block))).toBeLessThanOrEqual(200);
+    expect(block.length).toBeGreaterThan(3);
+    expect(block.length).toBeLessThan(figures.length + errors.length);
+    // The app's own fact stays, first; errors outrank figures; among equals the newest win.
+    expect(block[0]).toEqual(own);
+    const kept = block.slice(1);
+    expect(kept.every((fact) => fact.category === 'error')).toBe(true);
+    expect(kept.map((fact) => fact.value)).toContain('Error: step 69 failed');
+    expect(kept.map((fact) => fact.value)).not.toContain('Error: step 10 failed');
+    // A later injection is bounded with what is already kept: the newest error takes an older one's place.
+    tools.injectFacts(
+      [{ key: 'error', value: 'Error: step 70 failed', category: 'error' }],
+      'system-append',
+      {
+        maxTokens: 200,
+      },
+    );
+    const next = parseFactsBlock(textOf(history.messages()[0]))!.map((fact) => fact.value);
+    expect(next).toContain('Error: step 70 failed');
+    expect(next).toContain('eu-west-3');
+    expect(next.length).toBeLessThanOrEqual(block.length);
+    rewindAll(history);
+    expect(history.messages()).toEqual(original);
+  });
+
+  it('injectFacts with maxTokens: an empty list never wipes kept facts; a bad bound names the field', () => {
+    const kept: ExtractedFact[] = [
+      { key: 'port', value: '8080', category: 'number' },
+      { key: 'error', value: 'Error: connection refused', category: 'error' },
+    ];
+    const history = historyOf([system(`Agent.\n\n${renderFactsBlock(kept)}`), user('hello')]);
+    const tools = toolsFor(history);
+    tools.injectFacts([], 'system-append', { maxTokens: 1 });
+    expect(parseFactsBlock(textOf(history.messages()[0]))).toEqual(kept);
+    expect(history.compactions()).toHaveLength(0);
+    expect(() => tools.injectFacts(kept, 'system-append', { maxTokens: 0 })).toThrow(/maxTokens/);
+    expect(() => tools.injectFacts(kept, 'system-append', { maxTokens: Number.NaN })).toThrow(/maxTokens/);
   });
 
   it('injectFacts prefixes the first user message, or adds a system block when there is no system prompt', () => {

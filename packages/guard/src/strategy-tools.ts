@@ -16,6 +16,7 @@ import {
 } from '@ctxguard/compactor';
 import {
   applyHistoryOperation,
+  rankFactsByWorth,
   spanOperation,
   stripFactsBlocks,
   TokenMeter,
@@ -421,14 +422,27 @@ export class StrategyToolsImpl implements StrategyTools {
   /**
    * Writes the kept facts plus `facts` as one facts block into the system prompt (`system-append`)
    * or the first user message (`first-user-prefix`), replacing the block already there; recorded
-   * as a rewindable compaction. An empty list never removes facts already kept.
+   * as a rewindable compaction. An empty list never removes facts already kept. With `maxTokens`,
+   * the block keeps the facts the app wrote there itself, then the most valuable others that fit.
    */
-  injectFacts(facts: readonly ExtractedFact[], site: FactInjectionSite): void {
+  injectFacts(
+    facts: readonly ExtractedFact[],
+    site: FactInjectionSite,
+    options: { maxTokens?: number } = {},
+  ): void {
     if (site !== 'system-append' && site !== 'first-user-prefix') {
       throw new InvalidInputError(`StrategyToolsImpl.injectFacts: unknown site ${JSON.stringify(site)}`, [
         'site',
       ]);
     }
+    const maxTokens = options?.maxTokens;
+    if (maxTokens !== undefined && !(typeof maxTokens === 'number' && maxTokens > 0)) {
+      throw new InvalidInputError(
+        `StrategyToolsImpl.injectFacts: maxTokens must be a positive number, got ${String(maxTokens)}`,
+        ['maxTokens'],
+      );
+    }
+    if (facts.length === 0) return;
     const view = this.#history.messages();
     const index =
       site === 'system-append'
@@ -436,8 +450,10 @@ export class StrategyToolsImpl implements StrategyTools {
         : view.findIndex((message) => message.role === 'user');
     const current = index === -1 ? undefined : view[index];
     const prior = current ? (parseFactsBlock(textOf(current)) ?? []) : [];
-    const merged = mergeFacts(prior, facts).map((fact) => redactFact(fact, this.#redact));
-    if (merged.length === 0 || merged.length === prior.length) return;
+    let merged = mergeFacts(prior, facts).map((fact) => redactFact(fact, this.#redact));
+    if (maxTokens !== undefined) merged = this.#boundFacts(merged, maxTokens, this.#ownFacts(site));
+    if (merged.length === 0) return;
+    if (merged.length === prior.length && merged.every((fact, i) => fact.value === prior[i]?.value)) return;
     const block = renderFactsBlock(merged);
     if (site === 'system-append') {
       if (current) {
@@ -453,6 +469,53 @@ export class StrategyToolsImpl implements StrategyTools {
     if (!current) return;
     const next = withPrefix(current, `${block}\n\n`);
     this.#record('injectFacts', () => this.#history.spliceRange(index, index + 1, next));
+  }
+
+  /** Values of the facts the app itself wrote at `site` (its own message, not a rewrite's): a bound keeps them. */
+  #ownFacts(site: FactInjectionSite): Set<string> {
+    const written = new Set<string>();
+    for (const record of this.#history.compactions()) {
+      written.add(record.entryId);
+      for (const id of record.memberIds ?? []) written.add(id);
+    }
+    const own = this.#history
+      .entries()
+      .find(
+        (entry) =>
+          !written.has(entry.id) &&
+          (site === 'system-append' ? isPlainSystem(entry.message) : entry.message.role === 'user'),
+      );
+    const facts = own ? (parseFactsBlock(textOf(own.message)) ?? []) : [];
+    return new Set(facts.map((fact) => redactFact(fact, this.#redact).value));
+  }
+
+  /**
+   * The facts whose block fits `maxTokens`, in their order: the app's own facts first, then the
+   * others by the compactor's worth ranking (category weight per character, newest first among equals).
+   */
+  #boundFacts(facts: readonly ExtractedFact[], maxTokens: number, own: ReadonlySet<string>): ExtractedFact[] {
+    const size = (list: readonly ExtractedFact[]) => this.#meter.text(renderFactsBlock(list));
+    if (size(facts) <= maxTokens) return [...facts];
+    const ranked = rankFactsByWorth(facts);
+    const order = [
+      ...ranked.filter((fact) => own.has(fact.value)),
+      ...ranked.filter((fact) => !own.has(fact.value)),
+    ];
+    const first = order[0]!;
+    // The block's markers and heading cost once; each fact costs its own line.
+    const frame = Math.max(0, 2 * size([first]) - size([first, first]));
+    const chosen: ExtractedFact[] = [];
+    let used = frame;
+    for (const fact of order) {
+      const cost = size([fact]) - frame;
+      if (!own.has(fact.value) && used + cost > maxTokens) continue;
+      used += cost;
+      chosen.push(fact);
+    }
+    // Token counts are not quite additive: drop the lowest-ranked until the whole block fits.
+    while (chosen.length > 0 && size(chosen) > maxTokens && !own.has(chosen.at(-1)!.value)) chosen.pop();
+    const kept = new Set(chosen);
+    return facts.filter((fact) => kept.has(fact));
   }
 
   /** The facts the conversation keeps now: every facts block of the system prompt, the first user message and summaries. */

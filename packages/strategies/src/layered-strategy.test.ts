@@ -40,6 +40,7 @@ describe('LayeredStrategy options', () => {
     expect(() => new LayeredStrategy({ recentCount: 1 })).toThrow(/LayeredStrategy options\.recentCount/);
     expect(() => new LayeredStrategy({ jumpEscalateDelta: 0 })).toThrow(/jumpEscalateDelta/);
     expect(() => new LayeredStrategy({ factCategories: ['colour' as never] })).toThrow(/factCategories/);
+    expect(() => new LayeredStrategy({ maxFactTokens: 0 })).toThrow(/LayeredStrategy options\.maxFactTokens/);
     expect(() => new LayeredStrategy({ levels: { extreme: 0.99 } } as never)).toThrow(InvalidOptionsError);
   });
 });
@@ -269,6 +270,24 @@ describe('LayeredStrategy facts', () => {
     const injected = tools.calls.slice(calls).filter((c) => c.method === 'injectFacts');
     for (const call of injected) expect((call.args[0] as unknown[]).length).toBeGreaterThan(0);
     for (const fact of kept) expect(tools.factsLayer['system-append']).toContainEqual(fact);
+  });
+
+  it('bounds the facts block: 5% of the input budget (at least 200 tokens) by default, or maxFactTokens', async () => {
+    const bounds: unknown[] = [];
+    for (const [strategy, inputBudget] of [
+      [new LayeredStrategy(), 100_000],
+      [new LayeredStrategy(), 1_000],
+      [new LayeredStrategy({ maxFactTokens: 300 }), 100_000],
+    ] as const) {
+      const tools = HistoryStrategyTools.of(chat(10));
+      const decision = await strategy.react(reactContext(tools, 'healthy', { inputBudget }));
+      expect(decision.action).toBe('compacted');
+      const injected = tools.calls.filter((c) => c.method === 'injectFacts');
+      expect(injected).toHaveLength(1);
+      expect(injected[0]!.args[1]).toBe('system-append');
+      bounds.push(injected[0]!.args[2]);
+    }
+    expect(bounds).toEqual([{ maxTokens: 5_000 }, { maxTokens: 200 }, { maxTokens: 300 }]);
   });
 
   it('with ContextTools that find no facts, the facts kept earlier stay as they were', async () => {

@@ -45,6 +45,11 @@ export const layeredStrategyOptionsSchema = z
     summaryMaxLength: z.number().int().positive().default(2000),
     /** Terms or a task the summaries should favour. */
     focus: z.string().min(1).optional(),
+    /**
+     * Upper bound of the facts block in tokens; the least valuable facts are dropped to fit
+     * (default: 5% of the input budget, at least 200).
+     */
+    maxFactTokens: z.number().int().positive().optional(),
     /** Only these fact categories are extracted (all when omitted). */
     factCategories: z.array(z.enum(factCategories)).min(1).optional(),
   })
@@ -78,6 +83,10 @@ interface ActionOutcome {
   freed: number;
   facts: ExtractedFact[];
 }
+
+/** Default bound of the facts block: this share of the input budget, never below {@link MIN_FACT_TOKENS}. */
+const DEFAULT_FACT_SHARE = 0.05;
+const MIN_FACT_TOKENS = 200;
 
 const actionNames = ['compactOldLayer', 'compactOldAndMiddle', 'compactAll', 'compactAggressive'] as const;
 
@@ -216,7 +225,13 @@ export class LayeredStrategy implements ContextStrategy {
       }
     }
     // An empty list would replace the facts already kept with an empty block: inject only real facts.
-    if (outcome.facts.length > 0) tools.injectFacts(outcome.facts, 'system-append');
+    // The block is bounded, or facts kept forever would outgrow every compaction.
+    if (outcome.facts.length > 0) {
+      const maxTokens =
+        this.#options.maxFactTokens ??
+        Math.max(MIN_FACT_TOKENS, Math.floor(ctx.inputBudget * DEFAULT_FACT_SHARE));
+      tools.injectFacts(outcome.facts, 'system-append', { maxTokens });
+    }
     return outcome;
   }
 }

@@ -216,8 +216,12 @@ export class HistoryStrategyTools implements StrategyTools {
     return { ...result, summaryEntryId: this.history.effectiveEntries()[options.from]?.id, facts };
   }
 
-  injectFacts(facts: readonly ExtractedFact[], site: FactInjectionSite): void {
-    this.calls.push({ method: 'injectFacts', args: [facts, site] });
+  injectFacts(
+    facts: readonly ExtractedFact[],
+    site: FactInjectionSite,
+    options?: { maxTokens?: number },
+  ): void {
+    this.calls.push({ method: 'injectFacts', args: [facts, site, options] });
     const kept = this.factsLayer[site].filter((old) => !facts.some((f) => f.key === old.key));
     this.factsLayer[site] = [...kept, ...facts];
   }
