@@ -14,6 +14,8 @@ export interface MessageResolveEvent {
   tools?: readonly unknown[] | undefined;
   abort: boolean;
   abortReason?: string | undefined;
+  /** Aborted when the app cancels the request; handed to strategies as `ReactContext.signal`. */
+  signal?: AbortSignal | undefined;
 }
 
 /** A completed model call with the provider-reported usage. */
@@ -48,6 +50,8 @@ export interface ContextMeasureEvent {
   history?: ConversationHistory | undefined;
   abort: boolean;
   abortReason?: string | undefined;
+  /** The request's cancellation signal, when the app gave one. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Something a user should know about but that did not fail the call. */

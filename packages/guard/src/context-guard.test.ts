@@ -155,6 +155,16 @@ describe('triggers and firing', () => {
     expect(strategy.calls.map((c) => c.level)).toEqual(['low', 'high']);
   });
 
+  it("hands the request's AbortSignal to the strategy", async () => {
+    const strategy = recordingStrategy([{ level: 'a', at: 0.2 }]);
+    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const controller = new AbortController();
+    await measureAndEmit(hooks, historyOf(conversation(2_400)), SIZES, controller.signal);
+    expect(strategy.calls[0]?.signal).toBe(controller.signal);
+    await measureAndEmit(hooks, historyOf(conversation(2_400, 'd')), SIZES);
+    expect(strategy.calls[1]).not.toHaveProperty('signal');
+  });
+
   it('fires on a new crossing and while climbing, not again without growth', async () => {
     const strategy = recordingStrategy([
       { level: 'a', at: 0.2 },

@@ -431,6 +431,7 @@ export class ContextGuard {
           attempt,
           tools,
           state: bag,
+          ...(event.signal ? { signal: event.signal } : {}),
         });
       } catch (error) {
         seen = await this.#emitCompactions(tools.rewrites, seen, name, history);

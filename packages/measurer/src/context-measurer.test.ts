@@ -164,6 +164,15 @@ describe('ContextMeasurer', () => {
     expect(event.abortReason).toBe('too big');
   });
 
+  it("passes the request's AbortSignal on to onContextMeasure listeners", async () => {
+    const { measured, resolve } = setup();
+    const controller = new AbortController();
+    await resolve([{ role: 'user', content: 'hello' }], { signal: controller.signal });
+    await resolve([{ role: 'user', content: 'hello again' }]);
+    expect(measured[0]?.signal).toBe(controller.signal);
+    expect(measured[1]).not.toHaveProperty('signal');
+  });
+
   it('warns once per crossing of the warn threshold', async () => {
     const { resolve, warnings } = setup();
     const history = new InMemoryConversationHistory();

@@ -241,6 +241,7 @@ export class ContextMeasurer {
       history: event.history,
       abort: event.abort,
       abortReason: event.abortReason,
+      ...(event.signal ? { signal: event.signal } : {}),
     };
     await this.#warnOnCrossing(event, measurement, tally);
     if (this.#hooks.listenerCount('onContextMeasure') === 0) return measurement;

@@ -73,6 +73,7 @@ export async function measureAndEmit(
   hooks: HookBus,
   history: ConversationHistory,
   sizes: { window: number; inputBudget: number } = { window: 10_000, inputBudget: 8_000 },
+  signal?: AbortSignal,
 ): Promise<ContextMeasureEvent> {
   const messages = history.messages();
   const current = countTokens(messages);
@@ -87,6 +88,7 @@ export async function measureAndEmit(
     messages,
     history,
     abort: false,
+    ...(signal ? { signal } : {}),
   };
   return hooks.emit('onContextMeasure', event);
 }
