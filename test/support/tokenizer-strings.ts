@@ -39,3 +39,33 @@ export function tokenizerStrings(): fc.Arbitrary<string> {
     fc.string({ maxLength: 200 }),
   );
 }
+
+/** Hand-picked edge cases: contractions, CJK, emoji sequences, odd whitespace, lone surrogates, special-token text. */
+export const tokenizerEdgeCases: readonly string[] = [
+  '',
+  'Hello world',
+  "it's I'M we'LL they'Re 'ſ 'S",
+  '日本語のテキストです。東京は日本の首都です。这是中文文本。한국어 텍스트',
+  'emoji 😀🎉👩‍👩‍👧‍👦 flags 🇯🇵🇫🇷 skin 👍🏽',
+  'tabs\tand\r\nwindows lines\n\n\n   trailing   ',
+  'NEL\u0085here BOM\ufeffthere NBSP\u00a0and\u2028LS\u3000ideographic space',
+  'lone \ud800 high and \udc00 low surrogates',
+  'NUL\u0000byte and <|endoftext|> and <|im_start|> as plain text',
+  '1234567890 3.14159 1e10 0xDEADBEEF',
+  'const x = (a, b) => a ?? b; // comment\n\tif (x) { return [1,2,3]; }',
+  '{"key": "value", "nested": {"array": [1, 2, 3], "flag": true}}',
+  'ÀÉÎÕÜ àéîõü ÇçÑñ ĀāĒēĪī Ελληνικά Русский عربي עברית हिन्दी ไทย',
+];
+
+/** Long unbroken runs a BPE merges slowly: 3,000 ideographs, kana, one letter, spaces, `=`, base64. */
+export function longUnbrokenRuns(): string[] {
+  const cjk = Array.from({ length: 3000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join(
+    '',
+  );
+  const kana = 'あいうえおかきくけこさしすせそ'.repeat(150);
+  const base64 = Array.from(
+    { length: 3000 },
+    (_, i) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'[(i * 37 + (i >> 3)) % 64],
+  ).join('');
+  return [cjk, kana, 'a'.repeat(5000), ' '.repeat(4000), `${'='.repeat(3000)}x`, base64];
+}

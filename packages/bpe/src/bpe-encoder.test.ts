@@ -2,7 +2,11 @@ import fc from 'fast-check';
 import { get_encoding, type Tiktoken } from 'tiktoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunks, loadCorpus } from '../../../test/support/real-text-corpus.ts';
-import { tokenizerStrings } from '../../../test/support/tokenizer-strings.ts';
+import {
+  longUnbrokenRuns,
+  tokenizerEdgeCases,
+  tokenizerStrings,
+} from '../../../test/support/tokenizer-strings.ts';
 import { BpeEncoder } from './bpe-encoder.js';
 import { ENCODINGS, type Encoding } from './encoding.js';
 import { splitPieces } from './pretokenizer.js';
@@ -28,26 +32,10 @@ afterAll(() => {
   for (const enc of reference.values()) enc.free();
 });
 
-const handWritten = [
-  '',
-  'Hello world',
-  "it's I'M we'LL they'Re 'ſ 'S",
-  '日本語のテキストです。東京は日本の首都です。这是中文文本。한국어 텍스트',
-  'emoji 😀🎉👩‍👩‍👧‍👦 flags 🇯🇵🇫🇷 skin 👍🏽',
-  'tabs\tand\r\nwindows lines\n\n\n   trailing   ',
-  'NEL\u0085here BOM\ufeffthere NBSP\u00a0and\u2028LS\u3000ideographic space',
-  'lone \ud800 high and \udc00 low surrogates',
-  'NUL\u0000byte and <|endoftext|> and <|im_start|> as plain text',
-  '1234567890 3.14159 1e10 0xDEADBEEF',
-  'const x = (a, b) => a ?? b; // comment\n\tif (x) { return [1,2,3]; }',
-  '{"key": "value", "nested": {"array": [1, 2, 3], "flag": true}}',
-  'ÀÉÎÕÜ àéîõü ÇçÑñ ĀāĒēĪī Ελληνικά Русский عربي עברית हिन्दी ไทย',
-];
-
 describe('BpeEncoder agrees with tiktoken', () => {
   for (const encoding of ENCODINGS) {
     it(`counts and encodes identically on hand-picked edge cases (${encoding})`, () => {
-      for (const text of handWritten) {
+      for (const text of tokenizerEdgeCases) {
         const expected = tiktoken(encoding).encode(text);
         expect(bpe(encoding).encode(text), text).toEqual(expected);
         expect(bpe(encoding).count(text), text).toBe(expected.length);
@@ -69,7 +57,7 @@ describe('BpeEncoder agrees with tiktoken', () => {
 
   it('splits text into the same pieces tiktoken merges (round trip of token bytes)', () => {
     const engine = bpe('o200k_base');
-    const text = handWritten.join(' ');
+    const text = tokenizerEdgeCases.join(' ');
     const pieces = splitPieces(text, 'o200k_base');
     expect(pieces.join('')).toBe(text);
     let total = 0;
@@ -78,15 +66,7 @@ describe('BpeEncoder agrees with tiktoken', () => {
   });
 
   it('stays exact on long unbroken runs (CJK, repeated letters, whitespace, base64)', () => {
-    const cjk = Array.from({ length: 3000 }, (_, i) =>
-      String.fromCharCode(0x4e00 + ((i * 7919) % 20000)),
-    ).join('');
-    const kana = 'あいうえおかきくけこさしすせそ'.repeat(150);
-    const base64 = Array.from(
-      { length: 3000 },
-      (_, i) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'[(i * 37 + (i >> 3)) % 64],
-    ).join('');
-    const runs = [cjk, kana, 'a'.repeat(5000), ' '.repeat(4000), `${'='.repeat(3000)}x`, base64];
+    const runs = longUnbrokenRuns();
     for (const encoding of ENCODINGS) {
       for (const text of runs) expect(bpe(encoding).encode(text)).toEqual(tiktoken(encoding).encode(text));
     }

@@ -1,9 +1,12 @@
 import { ENCODINGS as EXACT_ENCODINGS, type Encoding as ExactEncoding } from '@ctxguard/bpe';
-import { splitPieces } from '@ctxguard/bpe/internal';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunks, loadCorpus } from '../../../test/support/real-text-corpus.ts';
-import { tokenizerStrings } from '../../../test/support/tokenizer-strings.ts';
+import {
+  longUnbrokenRuns,
+  tokenizerEdgeCases,
+  tokenizerStrings,
+} from '../../../test/support/tokenizer-strings.ts';
 import { EncoderPool } from './encoder-pool.js';
 import type { ExactEngine } from './exact-engine.js';
 
@@ -23,26 +26,10 @@ afterAll(() => {
   for (const engine of engines.values()) engine.dispose();
 });
 
-const handWritten = [
-  '',
-  'Hello world',
-  "it's I'M we'LL they'Re 'ſ 'S",
-  '日本語のテキストです。東京は日本の首都です。这是中文文本。한국어 텍스트',
-  'emoji 😀🎉👩‍👩‍👧‍👦 flags 🇯🇵🇫🇷 skin 👍🏽',
-  'tabs\tand\r\nwindows lines\n\n\n   trailing   ',
-  'NEL\u0085here BOM\ufeffthere NBSP\u00a0and\u2028LS\u3000ideographic space',
-  'lone \ud800 high and \udc00 low surrogates',
-  'NUL\u0000byte and <|endoftext|> and <|im_start|> as plain text',
-  '1234567890 3.14159 1e10 0xDEADBEEF',
-  'const x = (a, b) => a ?? b; // comment\n\tif (x) { return [1,2,3]; }',
-  '{"key": "value", "nested": {"array": [1, 2, 3], "flag": true}}',
-  'ÀÉÎÕÜ àéîõü ÇçÑñ ĀāĒēĪī Ελληνικά Русский عربي עברית हिन्दी ไทย',
-];
-
 describe('exact engines agree with each other', () => {
   for (const encoding of EXACT_ENCODINGS) {
     it(`count and encode identically on hand-picked edge cases (${encoding})`, () => {
-      for (const text of handWritten) {
+      for (const text of tokenizerEdgeCases) {
         const reference = get('tiktoken', encoding).encode?.(text);
         expect(get('bpe', encoding).encode?.(text), text).toEqual(reference);
         expect(get('gpt-tokenizer', encoding).count(text), text).toBe(reference?.length);
@@ -65,26 +52,8 @@ describe('exact engines agree with each other', () => {
     }, 60_000);
   }
 
-  it('splits text into the same pieces tiktoken merges (round trip of token bytes)', () => {
-    const engine = get('bpe', 'o200k_base');
-    const text = handWritten.join(' ');
-    const pieces = splitPieces(text, 'o200k_base');
-    expect(pieces.join('')).toBe(text);
-    let total = 0;
-    for (const piece of pieces) total += engine.count(piece);
-    expect(total).toBe(engine.count(text));
-  });
-
   it('stays exact on long unbroken runs (CJK, repeated letters, whitespace, base64)', () => {
-    const cjk = Array.from({ length: 3000 }, (_, i) =>
-      String.fromCharCode(0x4e00 + ((i * 7919) % 20000)),
-    ).join('');
-    const kana = 'あいうえおかきくけこさしすせそ'.repeat(150);
-    const base64 = Array.from(
-      { length: 3000 },
-      (_, i) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'[(i * 37 + (i >> 3)) % 64],
-    ).join('');
-    const runs = [cjk, kana, 'a'.repeat(5000), ' '.repeat(4000), `${'='.repeat(3000)}x`, base64];
+    const runs = longUnbrokenRuns();
     for (const encoding of EXACT_ENCODINGS) {
       for (const text of runs) {
         expect(get('bpe', encoding).encode?.(text)).toEqual(get('tiktoken', encoding).encode?.(text));
