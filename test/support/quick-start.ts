@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { TestAPI } from 'vitest';
 
 /** The first ```ts block under `## Quick start` in a package's README. */
 export async function readQuickStart(packageDir: string): Promise<string | undefined> {
@@ -47,4 +49,35 @@ export function claimedOutput(code: string, explanation?: string): string[] {
 /** The text without whitespace, so printed objects compare with their one-line comments. */
 export function squeezeWhitespace(text: string): string {
   return text.replace(/\s+/g, '');
+}
+
+/** What {@link describeQuickStart} checks beyond "at most 15 lines, runs, prints what it says". */
+export interface QuickStartExpectations {
+  /** How many `console.log(…)` lines claim an output (default: at least one). */
+  claims?: number;
+  /** Separator after which a comment explains rather than shows (see {@link claimedOutput}). */
+  explanation?: string;
+}
+
+/**
+ * The README quick-start test every package runs (keyv-shaped: receives the caller's `it`): at most
+ * 15 lines, runs as written in its own Node process, and prints what its comments say.
+ */
+export function describeQuickStart(
+  it: TestAPI,
+  packageUrl: string | URL,
+  { claims, explanation }: QuickStartExpectations = {},
+): void {
+  const packageDir = fileURLToPath(new URL('..', packageUrl));
+  it('the README quick start has at most 15 lines, runs as written and prints what its comments say', async ({
+    expect,
+  }) => {
+    const code = (await readQuickStart(packageDir)) ?? '';
+    expect(code.trimEnd().split('\n').length).toBeLessThanOrEqual(15);
+    const stdout = await runQuickStart(packageDir, code);
+    const claimed = claimedOutput(code, explanation);
+    if (claims === undefined) expect(claimed.length).toBeGreaterThan(0);
+    else expect(claimed).toHaveLength(claims);
+    expect(squeezeWhitespace(stdout)).toBe(squeezeWhitespace(claimed.join('')));
+  }, 60_000);
 }
