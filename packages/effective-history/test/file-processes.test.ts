@@ -14,9 +14,10 @@ import {
   withoutAtomicCreate,
 } from '@ctxguard/persistence';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTogether, startWorker, type Worker, waitFor } from '../../../test/support/child-worker.ts';
-import { seededRandom, seedNote, withSeed } from '../../../test/support/seeded-random.ts';
-import { HistoryStore, type InMemoryConversationHistory } from '../src/index.js';
+import { startTogether, startWorker, type Worker } from '../../../test/support/child-worker.ts';
+import { seededRandom, withSeed } from '../../../test/support/seeded-random.ts';
+import { HistoryStore } from '../src/index.js';
+import { acknowledged, killAppendersMidSave, texts } from './append-workers.js';
 import { StallingPersistence } from './persistence-wrappers.js';
 
 const worker = fileURLToPath(new URL('./fixtures/file-append-worker.ts', import.meta.url));
@@ -40,18 +41,6 @@ function startAppender(conversation: string, name: string, count: string, wait: 
     cwd: packageDir,
     name,
   });
-}
-
-/** The append acknowledgements a worker printed (`ok <index> <attempts>`). */
-function acknowledged(w: Worker): { index: number; attempts: number }[] {
-  return w.lines
-    .map((line) => line.split(' '))
-    .filter(([ok]) => ok === 'ok')
-    .map(([, index, attempts]) => ({ index: Number(index), attempts: Number(attempts) }));
-}
-
-function texts(history: InMemoryConversationHistory): string[] {
-  return history.messages().map((message) => String(message.content));
 }
 
 /** Holds A's commit of version 2 back past its lease while B commits version 2, then lets A's land. */
@@ -130,25 +119,12 @@ describe('HistoryStore on a folder shared by processes (FilePersistence has setI
     'a writer killed with SIGKILL mid-save never leaves an unloadable history or loses an acknowledged message',
     () =>
       withSeed(random, async () => {
-        const reader = new HistoryStore(new FilePersistence({ dir }));
-        let expected: string[] = [];
-        for (let round = 0; round < 3; round++) {
-          const name = `round${round}`;
-          const w = startAppender('killed', name, 'forever', false);
-          const stopAt = random.int(10, 29);
-          await waitFor(() => acknowledged(w).length >= stopAt, w, `${stopAt} appends`);
-          expect((await w.kill()).signal).toBe('SIGKILL');
-          const loaded = (await reader.load('killed'))!;
-          const mine = texts(loaded).slice(expected.length);
-          expect(texts(loaded).slice(0, expected.length)).toEqual(expected);
-          const acked = acknowledged(w).length;
-          expect(
-            mine.length === acked || mine.length === acked + 1,
-            `${mine.length} stored for ${acked} acknowledged, killed after ${stopAt} (${seedNote(random)})`,
-          ).toBe(true);
-          expect(mine).toEqual(Array.from({ length: mine.length }, (_, i) => `${name}-${i}`));
-          expected = texts(loaded);
-        }
+        await killAppendersMidSave({
+          reader: new HistoryStore(new FilePersistence({ dir })),
+          start: (name) => startAppender('killed', name, 'forever', false),
+          stopAfter: () => random.int(10, 29),
+          random,
+        });
       }),
     90_000,
   );

@@ -7,9 +7,10 @@ import {
   redisTestTarget,
 } from '@ctxguard/persistence-redis/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startTogether, startWorker, type Worker, waitFor } from '../../../test/support/child-worker.ts';
-import { seededRandom, seedNote, withSeed } from '../../../test/support/seeded-random.ts';
-import { HistoryStore, type InMemoryConversationHistory } from '../src/index.js';
+import { startTogether, startWorker, type Worker } from '../../../test/support/child-worker.ts';
+import { seededRandom, withSeed } from '../../../test/support/seeded-random.ts';
+import { HistoryStore } from '../src/index.js';
+import { acknowledged, killAppendersMidSave, texts } from './append-workers.js';
 import { RecordingPersistence, StallingPersistence } from './persistence-wrappers.js';
 
 const target = await redisTestTarget();
@@ -42,18 +43,6 @@ function startAppender(
     cwd: packageDir,
     name,
   });
-}
-
-/** The append acknowledgements a worker printed (`ok <index> <attempts>`). */
-function acknowledged(w: Worker): { index: number; attempts: number }[] {
-  return w.lines
-    .map((line) => line.split(' '))
-    .filter(([ok]) => ok === 'ok')
-    .map(([, index, attempts]) => ({ index: Number(index), attempts: Number(attempts) }));
-}
-
-function texts(history: InMemoryConversationHistory): string[] {
-  return history.messages().map((message) => String(message.content));
 }
 
 function freshNamespace(): string {
@@ -168,26 +157,13 @@ describe.skipIf(!target.available)('HistoryStore on a real Redis', () => {
     () =>
       withSeed(random, async () => {
         const namespace = freshNamespace();
-        const reader = new HistoryStore(redis(namespace));
-        let expected: string[] = [];
-        for (let round = 0; round < 3; round++) {
-          const name = `round${round}`;
+        await killAppendersMidSave({
+          reader: new HistoryStore(redis(namespace)),
           // A writer killed while holding its claim blocks that version for one lease; keep it short here.
-          const w = startAppender(url, namespace, 'killed', name, 'forever', { leaseMs: 1500 });
-          const stopAt = random.int(15, 39);
-          await waitFor(() => acknowledged(w).length >= stopAt, w, `${stopAt} appends`);
-          expect((await w.kill()).signal).toBe('SIGKILL');
-          const loaded = (await reader.load('killed'))!;
-          const mine = texts(loaded).slice(expected.length);
-          expect(texts(loaded).slice(0, expected.length)).toEqual(expected);
-          const acked = acknowledged(w).length;
-          expect(
-            mine.length === acked || mine.length === acked + 1,
-            `${mine.length} stored for ${acked} acknowledged, killed after ${stopAt} (${seedNote(random)})`,
-          ).toBe(true);
-          expect(mine).toEqual(Array.from({ length: mine.length }, (_, i) => `${name}-${i}`));
-          expected = texts(loaded);
-        }
+          start: (name) => startAppender(url, namespace, 'killed', name, 'forever', { leaseMs: 1500 }),
+          stopAfter: () => random.int(15, 39),
+          random,
+        });
       }),
     60_000,
   );
