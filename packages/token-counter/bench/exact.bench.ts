@@ -1,54 +1,29 @@
-/**
- * Exact counting through the counter: ExactTokenCounter and its engines against raw tiktoken,
- * gpt-tokenizer and js-tiktoken on real text from node_modules; the per-message memo; a long
- * conversation re-measured after one new message; pathological inputs through the counter.
- * The encoder alone is benchmarked in packages/bpe/bench.
- */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Message } from '@ctxguard/core';
 import { type ExactEngine, ExactTokenCounter, MemoizedCounter } from '@ctxguard/token-counter';
 import { EncoderPool } from '@ctxguard/token-counter/internal';
-import { clearMergeCache, countTokens as gptCountTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens as gptCountTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { getEncoding } from 'js-tiktoken';
 import { get_encoding } from 'tiktoken';
+import {
+  bestPasses,
+  type LastRuns,
+  median,
+  pathologicalInputs,
+  rawLibraries,
+  rawLibraryCells,
+  timeOnce,
+  utf8Bytes,
+} from '../../../bench/exact-comparison.ts';
 import type { BenchHarness, ComparisonResult } from '../../../bench/harness.ts';
 import { type CorpusClass, chunks, classText } from '../../../test/support/real-text-corpus.ts';
 
 const ctx = { provider: 'openai', model: 'gpt-4o' };
 const CLASSES: CorpusClass[] = ['prose', 'code', 'json', 'cjk'];
-const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
 
 /** Round-robin over a pool of inputs; each case gets its own cursor so all see the same sequence. */
 function cursor(pool: readonly string[]): () => string {
   let i = 0;
   return () => pool[i++ % pool.length] as string;
-}
-
-/** A file of a package in the pnpm store (`node_modules/.pnpm/<name>@<version>/…`), newest version first. */
-function storeFile(prefix: string, path: string): string {
-  const store = fileURLToPath(new URL('../../../node_modules/.pnpm/', import.meta.url));
-  for (const entry of readdirSync(store)
-    .filter((e) => e.startsWith(prefix))
-    .sort()
-    .reverse()) {
-    const file = join(store, entry, path);
-    if (existsSync(file)) return file;
-  }
-  throw new Error(`bench input ${prefix}…/${path} not found in node_modules/.pnpm`);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
-
-function timeOnce(fn: () => unknown): number {
-  const start = performance.now();
-  fn();
-  return performance.now() - start;
 }
 
 export async function run(h: BenchHarness): Promise<void> {
@@ -75,22 +50,8 @@ export async function run(h: BenchHarness): Promise<void> {
     ['ours: gpt-tokenizer engine', (t) => engines['gpt-tokenizer']?.count(t)],
   ];
   const rounds = h.quick ? 3 : 9;
-  const bestPass = (inputs: readonly string[]): number[] => {
-    const best = contenders.map(() => Number.POSITIVE_INFINITY);
-    for (const [, count] of contenders) for (const text of inputs) count(text);
-    for (let round = 0; round < rounds; round++) {
-      for (let k = 0; k < contenders.length; k++) {
-        const index = (k + round) % contenders.length;
-        const [name, count] = contenders[index] as [string, (text: string) => unknown];
-        // js-tiktoken is 10–100× slower; two passes are enough to see it.
-        if (name === 'raw js-tiktoken' && round >= 2) continue;
-        const start = performance.now();
-        for (const text of inputs) count(text);
-        best[index] = Math.min(best[index] as number, performance.now() - start);
-      }
-    }
-    return best;
-  };
+  const bestPass = (inputs: readonly string[]): number[] =>
+    bestPasses(contenders, inputs, rounds, new Set(['raw js-tiktoken']));
   const names = contenders.map(([n]) => n);
   const ratioRow = (cls: string, values: number[], higherIsBetter: boolean): (string | number)[] => {
     const rawIdx = names.map((n, i) => (n.startsWith('raw') ? i : -1)).filter((i) => i >= 0);
@@ -278,63 +239,15 @@ async function pathological(
   tk: ReturnType<typeof get_encoding>,
   js: ReturnType<typeof getEncoding>,
 ): Promise<void> {
-  const han = [...new Set(classText('cjk').match(/\p{Script=Han}/gu) ?? [])];
-  const scrambled = (n: number) => {
-    let s = '';
-    let x = 12_345;
-    for (let i = 0; i < n; i++) {
-      x = (Math.imul(x, 1_103_515_245) + 12_345) >>> 0;
-      s += han[(x >>> 8) % han.length];
-    }
-    return s;
-  };
-  const uniform = (n: number) => {
-    let s = '';
-    let x = 987_654;
-    for (let i = 0; i < n; i++) {
-      x = (Math.imul(x, 1_103_515_245) + 12_345) >>> 0;
-      s += String.fromCharCode(0x4e00 + ((x >>> 8) % 0x5200));
-    }
-    return s;
-  };
-  const require = createRequire(import.meta.url);
-  const wasm = readFileSync(require.resolve('tiktoken/tiktoken_bg.wasm'));
-  const base64 = Buffer.from(wasm).toString('base64');
-  const minified = readFileSync(storeFile('js-yaml@', 'node_modules/js-yaml/dist/js-yaml.min.js'), 'utf8');
-  const lettersOnly = classText('cjk').replace(/[^\p{L}]/gu, '');
-  const sizes = h.quick ? [10_000, 20_000] : [10_000, 20_000, 40_000];
-  const inputs: [string, string][] = [];
-  for (const n of sizes) inputs.push([`CJK ideographs U+4E00–U+9FFF, uniform (${n / 1000}k)`, uniform(n)]);
-  for (const n of sizes) inputs.push([`Han characters of real docs, scrambled (${n / 1000}k)`, scrambled(n)]);
-  inputs.push([
-    `letters of real CJK docs, spaces and punctuation removed (${sizes.at(-1)! / 1000}k)`,
-    lettersOnly.slice(0, sizes.at(-1)),
-  ]);
-  inputs.push([`base64 of tiktoken_bg.wasm (${sizes.at(-1)! / 1000}k)`, base64.slice(0, sizes.at(-1))]);
-  inputs.push([
-    `minified js-yaml.min.js (${Math.min(minified.length, sizes.at(-1)!) / 1000}k)`,
-    minified.slice(0, sizes.at(-1)),
-  ]);
-
+  const inputs = pathologicalInputs(h);
   const cap = h.quick ? 4_000 : 30_000;
-  const rawLibs: [string, (t: string) => number][] = [
-    ['tiktoken', (t) => tk.encode_ordinary(t).length],
-    [
-      'gpt-tokenizer',
-      (t) => {
-        clearMergeCache();
-        return gptCountTokens(t);
-      },
-    ],
-    ['js-tiktoken', (t) => js.encode(t).length],
-  ];
-  const lastMs = new Map<string, { chars: number; ms: number }>();
+  const rawLibs = rawLibraries(tk, js);
+  const lastMs: LastRuns = new Map();
   const rows: (string | number)[][] = [];
   const tiktokenRouted = new ExactTokenCounter({ engine: 'tiktoken' });
   await tiktokenRouted.ready(ctx);
   for (const [label, text] of inputs) {
     const kb = utf8Bytes(text) / 1024;
-    const family = label.replace(/\(.*\)/, '');
     engines.bpe?.count(text);
     const ours = median(Array.from({ length: 5 }, () => timeOnce(() => engines.bpe?.count(text))));
     const routed = median(
@@ -348,31 +261,7 @@ async function pathological(
       (ours * 1000) / kb,
       (routed * 1000) / kb,
     ];
-    for (const [name, count] of rawLibs) {
-      const key = `${name}:${family}`;
-      const previous = lastMs.get(key);
-      // Quadratic projection from the previous size of the same input family; skip runs projected past the cap.
-      const projected = previous ? previous.ms * (text.length / previous.chars) ** 2 : 0;
-      if (previous && projected > cap) {
-        row.push(`skipped (≈${(projected / 1000).toFixed(0)} s projected)`);
-        continue;
-      }
-      if (name === 'js-tiktoken' && !previous && text.length > 5_000 && /CJK|Han|letters/.test(label)) {
-        const probe = text.slice(0, 2_500);
-        const probeMs = timeOnce(() => count(probe));
-        const estimate = probeMs * (text.length / probe.length) ** 2;
-        if (estimate > cap) {
-          lastMs.set(key, { chars: probe.length, ms: probeMs });
-          row.push(
-            `skipped (≈${(estimate / 1000).toFixed(0)} s projected; 2.5k: ${((probeMs * 1000) / (utf8Bytes(probe) / 1024)).toFixed(0)} µs/KB)`,
-          );
-          continue;
-        }
-      }
-      const ms = timeOnce(() => count(text));
-      lastMs.set(key, { chars: text.length, ms });
-      row.push((ms * 1000) / kb);
-    }
+    row.push(...rawLibraryCells(label, text, rawLibs, lastMs, cap));
     rows.push(row);
   }
   tiktokenRouted.dispose();
