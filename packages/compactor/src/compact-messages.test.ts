@@ -70,6 +70,29 @@ describe('compactMessages', () => {
     expect(result.messages).toHaveLength(3);
   });
 
+  it('reports no stage when every attempt would grow the list and the input comes back unchanged', async () => {
+    // A tiny conversation under an impossible budget: a summary is larger than what it replaces.
+    const list: Message[] = [
+      user('build'),
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'call-0', toolName: 'read_file', input: { path: 'src/index.ts' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'call-0', toolName: 'read_file', output: 'build' }],
+      },
+      assistant('build'),
+      user('build'),
+    ];
+    const result = await compactMessages(list, { budgetTokens: 2 });
+    expect(result.messages).toEqual(list);
+    expect(result).toMatchObject({ compacted: false, fits: false, stagesUsed: [], stages: [] });
+    expect(result.reason).toMatch(/smaller/);
+  });
+
   it('says why when even the system prompt does not fit', async () => {
     const list = [system(bigText('rules', 500)), user('hi'), assistant('hello')];
     const result = await compactMessages(list, { budgetTokens: 100 });

@@ -365,9 +365,11 @@ export async function digestStage(
 export function finishRun(run: StageRun): { result: CompactionResult; stages: StageOperations[] } {
   const { result, work, meter, budget, opts } = run;
   if (meter.total(work) > result.tokensBefore) {
-    // Never grow the count: a list this small keeps its original form.
+    // Never grow the count: a list this small keeps its original form, so no stage was applied.
     result.reason = 'no stage could make the list smaller';
     result.fits = false;
+    result.stagesUsed = [];
+    result.stages = [];
     return { result, stages: [] };
   }
   result.messages = work;
