@@ -41,6 +41,7 @@ export type {
   Message,
   MessageInput,
   MessageRole,
+  OpaquePart,
   ProviderOptions,
   ReasoningPart,
   SystemMessage,
@@ -62,6 +63,7 @@ export {
   messageSchema,
   messagesSchema,
   messageText,
+  opaquePartSchema,
   parseMessage,
   parseMessages,
   providerOptionsSchema,
@@ -75,6 +77,7 @@ export {
   usageSchema,
   userMessageSchema,
 } from './message.js';
+export { COMPACTION_KIND, isCompactionPart, newestCompactionIndex } from './provider-compaction.js';
 export type {
   Cancellable,
   ContextStrategy,
@@ -86,6 +89,8 @@ export type {
   FactCategory,
   FactInjectionSite,
   HistorySegments,
+  LightTrimRewriteOptions,
+  LightTrimRewriteResult,
   MicrocompactToolResultsOptions,
   MicrocompactToolResultsResult,
   PruneToolOutputsOptions,

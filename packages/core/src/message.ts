@@ -129,6 +129,20 @@ export const reasoningPartSchema = z.object({
   ...partFields,
 });
 
+/**
+ * A provider's own item that ctxguard carries without reading or rewriting it, such as an
+ * Anthropic `compaction` block or an OpenAI Responses `compaction` item. `data` is the item exactly
+ * as the provider's API takes it (keys in their order), so converters write it back byte for byte.
+ * `provider` names whose item it is (`anthropic`, `openai`); `kind` what it is (`compaction`).
+ */
+export const opaquePartSchema = z.object({
+  type: z.literal('opaque'),
+  provider: z.string().min(1),
+  kind: z.string().min(1),
+  data: jsonObjectSchema,
+  ...partFields,
+});
+
 /** Any content part. */
 export const contentPartSchema = z.discriminatedUnion('type', [
   textPartSchema,
@@ -137,6 +151,7 @@ export const contentPartSchema = z.discriminatedUnion('type', [
   toolCallPartSchema,
   toolResultPartSchema,
   reasoningPartSchema,
+  opaquePartSchema,
 ]);
 
 /**
@@ -184,7 +199,10 @@ export const userMessageSchema = z.object({
   ...commonFields,
 });
 
-/** What the model answered, with tool calls and reasoning; `usage` is what the provider reported. */
+/**
+ * What the model answered, with tool calls, reasoning and provider items (opaque parts); `usage`
+ * is what the provider reported.
+ */
 export const assistantMessageSchema = z.object({
   role: z.literal('assistant'),
   content: z.union([
@@ -196,6 +214,7 @@ export const assistantMessageSchema = z.object({
         toolCallPartSchema,
         filePartSchema,
         imagePartSchema,
+        opaquePartSchema,
       ]),
     ),
   ]),
@@ -235,6 +254,8 @@ export type ToolResultPart = z.output<typeof toolResultPartSchema>;
 export type ToolResultContentPart = z.output<typeof toolResultContentPartSchema>;
 /** Model reasoning, possibly signed or redacted. */
 export type ReasoningPart = z.output<typeof reasoningPartSchema>;
+/** A provider's own item (e.g. a compaction item), carried unread and unchanged. */
+export type OpaquePart = z.output<typeof opaquePartSchema>;
 /** Any content part. */
 export type ContentPart = z.output<typeof contentPartSchema>;
 /** Token usage a provider reported for one completion. */
