@@ -165,6 +165,26 @@ export interface MicrocompactToolResultsResult extends RewriteResult {
   clearedResults: number;
 }
 
+/** Options of {@link StrategyTools.lightTrim}. */
+export interface LightTrimRewriteOptions {
+  /** The newest messages left untouched. */
+  keepRecent?: number | undefined;
+  /** Older tool outputs are cut to their head and tail within this many UTF-8 bytes. */
+  maxToolOutputBytes?: number | undefined;
+  /** Older tool outputs keep at most this many lines. */
+  maxToolOutputLines?: number | undefined;
+  /** Drop unsigned reasoning from older assistant messages (signed reasoning is never touched). */
+  dropOldReasoning?: boolean | undefined;
+}
+
+/** What {@link StrategyTools.lightTrim} did. */
+export interface LightTrimRewriteResult extends RewriteResult {
+  /** Older tool outputs cut to their head and tail. */
+  trimmedOutputs: number;
+  /** Reasoning parts dropped from older assistant messages. */
+  droppedReasoning: number;
+}
+
 /** Options of {@link StrategyTools.summarizeRange}. */
 export interface SummarizeRangeOptions extends Cancellable {
   /** First effective index summarized. */
@@ -224,6 +244,8 @@ export interface StrategyTools {
   slideWindow(options?: SlideWindowOptions): Promise<SlideWindowResult>;
   /** Clears old tool results to a short notice, keeping the newest `keepRecent`. */
   microcompactToolResults(options?: MicrocompactToolResultsOptions): Promise<MicrocompactToolResultsResult>;
+  /** Cuts older tool outputs to their head and tail and drops old unsigned reasoning; no message is hidden. */
+  lightTrim(options?: LightTrimRewriteOptions): Promise<LightTrimRewriteResult>;
   /** Hides effective entries `[from, to)` under a summary (with a facts block), widened to keep tool pairs whole. */
   summarizeRange(options: SummarizeRangeOptions): Promise<SummarizeRangeResult>;
   /**

@@ -45,6 +45,7 @@ describe('README examples', () => {
       deduplicateFileReads: async () => ({ ...unchanged, deduplicatedReads: 0, files: [] }),
       slideWindow: async () => ({ ...unchanged, removedMessages: 0 }),
       microcompactToolResults: async () => ({ ...unchanged, clearedResults: 0 }),
+      lightTrim: async () => ({ ...unchanged, trimmedOutputs: 0, droppedReasoning: 0 }),
       summarizeRange: async () => ({ ...unchanged, facts: [] }),
       injectFacts: () => {},
     };

@@ -17,6 +17,7 @@ import {
   InvalidInputError,
   InvalidOptionsError,
   type JsonValue,
+  type LightTrimRewriteResult,
   type Message,
   type MessageInput,
   type MicrocompactToolResultsResult,
@@ -211,6 +212,10 @@ class EntryListTools implements StrategyTools {
 
   async microcompactToolResults(): Promise<MicrocompactToolResultsResult> {
     return { ...this.#rewrite(() => []), clearedResults: 0 };
+  }
+
+  async lightTrim(): Promise<LightTrimRewriteResult> {
+    return { ...this.#rewrite(() => []), trimmedOutputs: 0, droppedReasoning: 0 };
   }
 
   async slideWindow({ fraction = 0.5 }: SlideWindowOptions = {}): Promise<SlideWindowResult> {

@@ -163,6 +163,15 @@ describe('StrategyToolsImpl', () => {
     expect(dedup.changed).toBe(true);
     expect(dedup.deduplicatedReads).toBeGreaterThan(0);
     rewindAll(history);
+    const trimmed = await tools.lightTrim({ keepRecent: 4, maxToolOutputBytes: 512, maxToolOutputLines: 5 });
+    expect(trimmed.changed).toBe(true);
+    expect(trimmed.trimmedOutputs).toBeGreaterThan(0);
+    expect(trimmed.compactionIds).toHaveLength(1);
+    expect(trimmed.hiddenCount).toBeGreaterThan(0); // the trimmed originals are hidden, not deleted
+    expect(trimmed.tokensAfter).toBeLessThan(trimmed.tokensBefore);
+    expect(history.length).toBe(original.length);
+    expect(countToolPairViolations(history.messages())).toBe(0);
+    rewindAll(history);
     const slid = await tools.slideWindow({ fraction: 0.5 });
     expect(slid.changed).toBe(true);
     expect(slid.removedMessages).toBeGreaterThan(0);
@@ -174,6 +183,8 @@ describe('StrategyToolsImpl', () => {
     const small = historyOf([user('hi'), assistant('hello')]);
     const none = await toolsFor(small).microcompactToolResults();
     expect(none).toMatchObject({ changed: false, compactionIds: [], clearedResults: 0 });
+    const untrimmed = await toolsFor(small).lightTrim();
+    expect(untrimmed).toMatchObject({ changed: false, compactionIds: [], trimmedOutputs: 0 });
   });
 
   it('summarizeRange widens to tool pairs, keeps facts, verifies pinned facts, redacts and rewinds', async () => {

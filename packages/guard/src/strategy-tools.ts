@@ -3,6 +3,7 @@ import {
   type HistoryOperation,
   isSummaryText,
   isTruncationMarkerText,
+  lightTrimMessages,
   microcompactToolResults,
   parseFactsBlock,
   parseSummary,
@@ -32,6 +33,8 @@ import {
   type HistoryEntry,
   type HistorySegments,
   InvalidInputError,
+  type LightTrimRewriteOptions,
+  type LightTrimRewriteResult,
   type Message,
   type MessageInput,
   type MicrocompactToolResultsOptions,
@@ -362,6 +365,20 @@ export class StrategyToolsImpl implements StrategyTools {
       ? this.#applySpan('microcompactToolResults', before, result.messages)
       : this.#unchanged();
     return { ...rewrite, clearedResults: rewrite.changed ? result.clearedResults : 0 };
+  }
+
+  /** The compactor's `lightTrimMessages` over the effective view (no message hidden), recorded as one compaction. */
+  async lightTrim(options: LightTrimRewriteOptions = {}): Promise<LightTrimRewriteResult> {
+    const before = this.#history.messages();
+    const result = lightTrimMessages(before, definedOnly(options));
+    const rewrite = result.changed
+      ? this.#applySpan('lightTrim', before, result.messages)
+      : this.#unchanged();
+    return {
+      ...rewrite,
+      trimmedOutputs: rewrite.changed ? result.trimmedOutputs : 0,
+      droppedReasoning: rewrite.changed ? result.droppedReasoning : 0,
+    };
   }
 
   /**

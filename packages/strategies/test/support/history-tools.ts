@@ -4,6 +4,7 @@
 import {
   createOfflineContextTools,
   deduplicateFileReads,
+  lightTrimMessages,
   microcompactToolResults,
   pruneToolOutputs,
   renderFactsBlock,
@@ -21,6 +22,8 @@ import type {
   FactInjectionSite,
   HistoryEntry,
   HistorySegments,
+  LightTrimRewriteOptions,
+  LightTrimRewriteResult,
   Message,
   MessageInput,
   MicrocompactToolResultsOptions,
@@ -198,6 +201,16 @@ export class HistoryStrategyTools implements StrategyTools {
     this.calls.push({ method: 'microcompactToolResults', args: [options] });
     const out = microcompactToolResults(this.history.messages(), definedOnly(options));
     return { ...this.#applyList(out.messages), clearedResults: out.clearedResults };
+  }
+
+  async lightTrim(options: LightTrimRewriteOptions = {}): Promise<LightTrimRewriteResult> {
+    this.calls.push({ method: 'lightTrim', args: [options] });
+    const out = lightTrimMessages(this.history.messages(), definedOnly(options));
+    return {
+      ...this.#applyList(out.messages),
+      trimmedOutputs: out.trimmedOutputs,
+      droppedReasoning: out.droppedReasoning,
+    };
   }
 
   async summarizeRange(options: SummarizeRangeOptions): Promise<SummarizeRangeResult> {
