@@ -17,6 +17,28 @@ export type {
   AISDKToolResultPart,
   AISDKUserMessage,
 } from './ai-sdk/wire-types.js';
+export { fromAISDKPrompt } from './ai-sdk-prompt/from-ai-sdk-prompt.js';
+export { aiSdkPromptSchema } from './ai-sdk-prompt/inbound-schema.js';
+export { OPAQUE_PART_KEY, opaqueOriginal } from './ai-sdk-prompt/opaque-part.js';
+export type { ToAISDKPromptOptions } from './ai-sdk-prompt/to-ai-sdk-prompt.js';
+export { toAISDKPrompt, toAISDKPromptOptionsSchema } from './ai-sdk-prompt/to-ai-sdk-prompt.js';
+export type {
+  AISDKPrompt,
+  AISDKPromptAssistantMessage,
+  AISDKPromptData,
+  AISDKPromptFilePart,
+  AISDKPromptMessage,
+  AISDKPromptProviderOptions,
+  AISDKPromptReasoningPart,
+  AISDKPromptSystemMessage,
+  AISDKPromptTextPart,
+  AISDKPromptToolCallPart,
+  AISDKPromptToolContentPart,
+  AISDKPromptToolMessage,
+  AISDKPromptToolResultOutput,
+  AISDKPromptToolResultPart,
+  AISDKPromptUserMessage,
+} from './ai-sdk-prompt/wire-types.js';
 export { fromAnthropic } from './anthropic/from-anthropic.js';
 export { anthropicPromptSchema } from './anthropic/inbound-schema.js';
 export type { ToAnthropicOptions } from './anthropic/to-anthropic.js';
