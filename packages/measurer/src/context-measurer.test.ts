@@ -273,6 +273,108 @@ describe('ContextMeasurer', () => {
     expect(last.current).toBe(780 + nextTokens);
   });
 
+  it('far from the limit, counts only what a grown request added; an earlier edit is still found within one rotation', async () => {
+    const counted: Message[] = [];
+    const inner = new HybridTokenCounter({ catalog: catalog() });
+    const spy: TokenCounter = {
+      specificationVersion: 'v1',
+      estimate: (t, ctx) => inner.estimate(t, ctx),
+      estimateMessage: (message, ctx) => {
+        counted.push(message);
+        return inner.estimateMessage(message, ctx);
+      },
+      measure: (t, ctx, o) => inner.measure(t, ctx, o),
+      measureMessage: (m, ctx, o) => inner.measureMessage(m, ctx, o),
+      learn: async () => {},
+    };
+    const { resolve, measured } = setup({ counter: spy });
+    // Rebuilt from the same strings each call, as an SDK middleware sees them.
+    const strings = Array.from({ length: 400 }, (_, i) => `message ${i} ${text(5, `w${i}`)}`);
+    const request = (n: number) =>
+      strings.slice(0, n).map((content, i): Message => ({ role: i % 2 ? 'assistant' : 'user', content }));
+    await resolve(request(300), { model: 'big' });
+    for (let n = 301; n <= 310; n++) {
+      counted.length = 0;
+      await resolve(request(n), { model: 'big' });
+      expect(counted.map((m) => m.content)).toEqual([strings[n - 1]]);
+    }
+    // An app edits message 150 in place, making it longer: a later call finds and recounts it.
+    strings[150] = `${strings[150]} ${text(400, 'edit')}`;
+    const before = (measured.at(-1) as ContextMeasureEvent).current;
+    let calls = 0;
+    for (let n = 311; !counted.some((m) => m.content === strings[150]); n++) {
+      counted.length = 0;
+      await resolve(request(n), { model: 'big' });
+      calls++;
+      expect(calls).toBeLessThanOrEqual(Math.ceil(310 / 16) + 1);
+    }
+    expect((measured.at(-1) as ContextMeasureEvent).current).toBeGreaterThan(before + 400);
+  });
+
+  it("compares every earlier message with prefixCheck 'full', and from the verify threshold", async () => {
+    for (const [options, model] of [
+      [{ prefixCheck: 'full' as const }, 'big'],
+      [{ thresholds: { verify: 0.001 } }, 'big'],
+    ] as const) {
+      const { resolve, measured } = setup(options);
+      const strings = Array.from({ length: 200 }, (_, i) => `message ${i} ${text(5, `w${i}`)}`);
+      const request = () => strings.map((content): Message => ({ role: 'user', content }));
+      await resolve(request(), { model });
+      const before = (measured.at(-1) as ContextMeasureEvent).current;
+      strings[100] = `${strings[100]} ${text(400, 'edit')}`;
+      strings.push('one more');
+      await resolve(request(), { model });
+      expect((measured.at(-1) as ContextMeasureEvent).current).toBeGreaterThan(before + 400);
+    }
+  });
+
+  it('notices a listener that replaced a message in place without copying the request', async () => {
+    const { hooks, resolve, measured } = setup();
+    hooks.on('onContextMeasure', (event) => {
+      const last = event.messages.length - 1;
+      if (event.messages[last]?.content === text(300))
+        event.messages[last] = { role: 'user', content: 'short' };
+    });
+    const history = new InMemoryConversationHistory();
+    const messages: Message[] = [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'hi' },
+      { role: 'user', content: text(300) },
+    ];
+    await resolve(messages, { model: 'big', history });
+    const reply: Message = { role: 'assistant', content: 'ok', usage: { inputTokens: 50, outputTokens: 1 } };
+    await resolve([...messages, reply, { role: 'user', content: 'next' }], { model: 'big', history });
+    // The reply's usage anchors: it was reported for the request as the listener left it.
+    expect((measured.at(-1) as ContextMeasureEvent).current).toBeLessThan(100);
+  });
+
+  it('keeps its per-message counts when a completion teaches another model, or a model counted exactly', async () => {
+    const { hooks, resolve, measurer } = setup();
+    const counted: Message[] = [];
+    const conversation: Message[] = Array.from({ length: 50 }, (_, i) => ({
+      role: 'user',
+      content: `turn ${i} ${text(20)}`,
+    }));
+    for (const model of ['bpe-1', 'big']) await resolve(conversation, { model });
+    await measurer.warmCache(); // the exact encoder's arrival changes bpe-1's counts once
+    for (const model of ['bpe-1', 'big']) await resolve(conversation, { model });
+    const inner = (measurer.counter as unknown as { inner: TokenCounter }).inner;
+    const spy = inner.estimateMessage.bind(inner);
+    inner.estimateMessage = (message, ctx) => {
+      counted.push(message);
+      return spy(message, ctx);
+    };
+    await hooks.emit('onCompletion', {
+      provider: 'acme',
+      model: 'guess-1',
+      messages: conversation,
+      usage: { inputTokens: 5_000, outputTokens: 1 },
+    });
+    for (const model of ['bpe-1', 'big'])
+      await resolve([...conversation, { role: 'user', content: model }], { model });
+    expect(counted.map((m) => m.content)).toEqual(['bpe-1', 'big']);
+  });
+
   it('with an unknown window: percentage null, nothing fires, one warning', async () => {
     const { resolve, measured, warnings, measurer } = setup();
     for (let i = 0; i < 3; i++)

@@ -11,6 +11,7 @@ import {
   type HookBus,
   type Message,
   type MessageResolveEvent,
+  messageText,
   parseOptions,
   withSystemPrompt,
 } from '@ctxguard/core';
@@ -20,17 +21,23 @@ import {
   conversationOverhead,
   HybridTokenCounter,
   MemoizedCounter,
+  revisionOf,
   type TokenCounter,
   toolDefinitionsTokens,
 } from '@ctxguard/token-counter';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
-import { ConversationTally } from './conversation-tally.js';
+import { ConversationTally, type RequestView } from './conversation-tally.js';
 
 /** Default share of the input budget at which `onWarning` is emitted. */
 export const DEFAULT_WARN_THRESHOLD = 0.8;
 /** Default share of the input budget from which the measurer counts exactly. */
 export const DEFAULT_EXACT_THRESHOLD = 0.9;
+/** Default share of the input budget from which every earlier message is compared on each call. */
+export const DEFAULT_VERIFY_THRESHOLD = 0.5;
+
+/** How a request that grew is compared with the conversation's previous one. */
+export type PrefixCheck = 'sampled' | 'full';
 
 /** What to measure: a request as `onMessageResolve` carries it. */
 export type MeasureInput = Pick<MessageResolveEvent, 'provider' | 'model' | 'messages'> &
@@ -93,8 +100,20 @@ export const contextMeasurerOptionsSchema = z
       'set',
       'list',
     ]).optional(),
-    /** `warn` (0.80): emit `onWarning` on crossing; `exact` (0.90): count exactly from here. */
-    thresholds: z.strictObject({ warn: share.optional(), exact: share.optional() }).optional(),
+    /**
+     * `warn` (0.80): emit `onWarning` on crossing; `exact` (0.90): count exactly from here;
+     * `verify` (0.50): compare every earlier message from here even with `prefixCheck: 'sampled'`.
+     */
+    thresholds: z
+      .strictObject({ warn: share.optional(), exact: share.optional(), verify: share.optional() })
+      .optional(),
+    /**
+     * `sampled` (default): below `thresholds.verify`, a request that only grew is compared with the
+     * previous one on a sample of its earlier messages (the first, the newest and a rotating slice
+     * that covers them all over successive calls), so a call costs its new messages rather than the
+     * whole conversation. `full`: every earlier message is compared on every call.
+     */
+    prefixCheck: z.enum(['sampled', 'full']).optional(),
     /** EWMA step and samples to full confidence of the calibration store the measurer builds. */
     calibration: z
       .strictObject({
@@ -142,6 +161,8 @@ export class ContextMeasurer {
   readonly #catalog: ModelCatalog;
   readonly #warn: number;
   readonly #exact: number;
+  readonly #verify: number;
+  readonly #fullPrefixCheck: boolean;
   readonly #contextLimit: number | ContextLimitResolver | undefined;
   readonly #byHistory = new WeakMap<ConversationHistory, ConversationTally>();
   readonly #byOpening = new LRUCache<string, ConversationTally>({ max: CONVERSATIONS });
@@ -155,6 +176,8 @@ export class ContextMeasurer {
     this.#catalog = parsed.catalog;
     this.#warn = parsed.thresholds?.warn ?? DEFAULT_WARN_THRESHOLD;
     this.#exact = parsed.thresholds?.exact ?? DEFAULT_EXACT_THRESHOLD;
+    this.#verify = parsed.thresholds?.verify ?? DEFAULT_VERIFY_THRESHOLD;
+    this.#fullPrefixCheck = parsed.prefixCheck === 'full';
     this.#contextLimit = parsed.contextLimit;
     if (parsed.counter) {
       this.calibrationStore = undefined;
@@ -245,17 +268,23 @@ export class ContextMeasurer {
     };
     await this.#warnOnCrossing(event, measurement, tally);
     if (this.#hooks.listenerCount('onContextMeasure') === 0) return measurement;
-    const before = event.messages.slice();
+    const sent = event.messages;
+    const before = this.#mustVerify(measurement.percentage) ? sent.slice() : sampleOf(sent);
     await this.#hooks.emit('onContextMeasure', emitted);
     event.abort = emitted.abort;
     event.abortReason = emitted.abortReason;
     if (emitted.messages !== event.messages) event.messages = emitted.messages;
     if (emitted.system !== event.system) event.system = emitted.system;
-    if (event.abort || !changed(before, event.messages)) return measurement;
+    if (event.abort || !changedSince(before, sent, event.messages)) return measurement;
     // Listeners compacted the request: what is sent now is what counts (and sets the warn state).
-    const sent = this.#estimate(event);
-    if (sent.percentage !== null) sent.tally.aboveWarn = sent.percentage >= this.#warn;
-    return sent.measurement;
+    const after = this.#estimate(event);
+    if (after.percentage !== null) after.tally.aboveWarn = after.percentage >= this.#warn;
+    return after.measurement;
+  }
+
+  /** Whether a request at `percentage` must be compared message by message with the previous one. */
+  #mustVerify(percentage: number | null): boolean {
+    return this.#fullPrefixCheck || (percentage !== null && percentage >= this.#verify);
   }
 
   async #warnOnCrossing(
@@ -290,14 +319,20 @@ export class ContextMeasurer {
   } {
     const ctx: CountContext = { provider: request.provider, model: request.model };
     this.#models.add(`${request.provider}\u0000${request.model}`);
-    const list = withSystemPrompt(request.messages, request.system);
-    const tally = this.#tallyOf(request, list);
+    const tally = this.#tallyOf(request);
+    const view = requestView(request, tally);
     const counter = this.counter;
-    const result = tally.update(
-      list,
-      (message) => counter.estimateMessage(message, ctx),
-      counter.revision ?? 0,
-    );
+    const count = (message: Message) => counter.estimateMessage(message, ctx);
+    const revision = revisionOf(counter, ctx);
+    const limits = this.#limits(request);
+    let result = tally.update(view, count, revision, !this.#fullPrefixCheck);
+    if (!result.verified && limits.inputBudget !== null) {
+      // Near the limit a trusted prefix is not enough: compare every earlier message.
+      const rough =
+        (result.anchorIndex >= 0 ? result.usageTokens + result.trailingTokens : result.messageTokens) /
+        Math.max(1, limits.inputBudget);
+      if (this.#mustVerify(rough)) result = tally.update(view, count, revision, false);
+    }
     const extra =
       conversationOverhead(request.provider) +
       (request.tools && request.tools.length > 0
@@ -307,7 +342,6 @@ export class ContextMeasurer {
         : 0);
     const current =
       result.anchorIndex >= 0 ? result.usageTokens + result.trailingTokens : result.messageTokens + extra;
-    const limits = this.#limits(request);
     const percentage = limits.inputBudget === null ? null : current / Math.max(1, limits.inputBudget);
     return {
       percentage,
@@ -440,7 +474,7 @@ export class ContextMeasurer {
   }
 
   /** The tally of a request's conversation: by its history, else by its opening messages. */
-  #tallyOf(request: MeasureInput, list: readonly Message[]): ConversationTally {
+  #tallyOf(request: MeasureInput): ConversationTally {
     const history = request.history;
     if (history && typeof history === 'object') {
       let tally = this.#byHistory.get(history);
@@ -450,7 +484,7 @@ export class ContextMeasurer {
       }
       return tally;
     }
-    const key = openingKey(request, list);
+    const key = openingKey(request);
     let tally = this.#byOpening.get(key);
     if (!tally) {
       tally = new ConversationTally();
@@ -464,10 +498,48 @@ function isLimit(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0;
 }
 
-function changed(before: readonly Message[], after: readonly Message[]): boolean {
-  if (before.length !== after.length) return true;
-  for (let i = 0; i < before.length; i++) if (before[i] !== after[i]) return true;
-  return false;
+/** What a request's messages were before listeners ran: all of them, or a sample far from the limit. */
+type MessagesBefore = Message[] | { length: number; sample: [number, Message | undefined][] };
+
+/** The first message and the newest few, to notice a listener's change without copying the list. */
+function sampleOf(messages: readonly Message[]): MessagesBefore {
+  const n = messages.length;
+  const indices = new Set([0, n - 4, n - 3, n - 2, n - 1].filter((i) => i >= 0));
+  return { length: n, sample: [...indices].map((i) => [i, messages[i]]) };
+}
+
+/**
+ * Whether listeners changed the messages: replaced the list, changed its length, or (compared in
+ * full near the limit, on a sample below it) replaced a message in place.
+ */
+function changedSince(before: MessagesBefore, sent: readonly Message[], after: readonly Message[]): boolean {
+  if (after !== sent || before.length !== after.length) return true;
+  if (Array.isArray(before)) {
+    for (let i = 0; i < before.length; i++) if (before[i] !== after[i]) return true;
+    return false;
+  }
+  return before.sample.some(([i, message]) => after[i] !== message);
+}
+
+/**
+ * The request as the tally reads it: the separate system prompt leads unless a system message
+ * with the same text is already there (checked incrementally on the tally, like `withSystemPrompt`).
+ */
+function requestView(request: MeasureInput, tally: ConversationTally): RequestView {
+  const system = request.system;
+  const messages = request.messages;
+  if (typeof system !== 'string' || system.length === 0) return { lead: undefined, messages };
+  const present = tally.systemPresence(system, messages, (message) => isSystemWithText(message, system));
+  return { lead: present ? undefined : { role: 'system', content: system }, messages };
+}
+
+function isSystemWithText(message: Message, text: string): boolean {
+  if (message?.role !== 'system') return false;
+  try {
+    return messageText(message) === text;
+  } catch {
+    return false;
+  }
 }
 
 const OPENING_CHARS = 200;
@@ -476,7 +548,11 @@ const OPENING_CHARS = 200;
  * Names a conversation by model and its opening (a leading system message and the first message
  * after it), which stays the same as the conversation grows. A wrong guess only costs a recount.
  */
-function openingKey(request: MeasureInput, list: readonly Message[]): string {
+function openingKey(request: MeasureInput): string {
+  const list =
+    typeof request.system === 'string' && request.system.length > 0
+      ? [{ role: 'system', content: request.system } as Message, ...request.messages.slice(0, 1)]
+      : request.messages;
   let key = `${request.provider}\u0000${request.model}`;
   const opening = (list[0] as { role?: unknown } | undefined)?.role === 'system' ? 2 : 1;
   for (let i = 0; i < Math.min(opening, list.length); i++) {

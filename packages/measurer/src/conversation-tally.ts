@@ -14,14 +14,33 @@ export interface TallyResult {
   trailingTokens: number;
   /** First index whose message differs from the previous tally of this conversation. */
   firstChanged: number;
+  /** Whether every earlier message was compared (false when a grown prefix was trusted after sampling). */
+  verified: boolean;
 }
+
+/**
+ * A request's messages as the tally reads them: `lead` (a system prompt given apart from the
+ * messages) followed by `messages`, without copying either.
+ */
+export interface RequestView {
+  readonly lead: Message | undefined;
+  readonly messages: readonly Message[];
+}
+
+/** Previously tallied messages compared on every call when the prefix is trusted: the newest ones. */
+const TAIL_CHECKS = 4;
+/** Earlier messages compared per call in rotation when the prefix is trusted. */
+const ROTATING_CHECKS = 16;
 
 /**
  * Per-message estimates of one conversation, kept between calls: a later request is compared
  * message by message with the previous one (a pointer comparison per leaf when strings are shared,
- * so rebuilt message objects cost little) and only what changed or was appended is counted. It also
- * tracks the usage anchor: an assistant message with provider-reported usage whose preceding
- * messages are exactly those of the request measured before it.
+ * so rebuilt message objects cost little) and only what changed or was appended is counted. With
+ * `trustPrefix`, a request that only grew is checked on a sample (the first message, the newest
+ * earlier ones and a rotating slice) instead of every earlier message, so a call costs the new
+ * messages whatever the conversation's length. It also tracks the usage anchor: an assistant
+ * message with provider-reported usage whose preceding messages are exactly those of the request
+ * measured before it.
  */
 export class ConversationTally {
   #snapshots: (MessageSnapshot | undefined)[] = [];
@@ -29,65 +48,143 @@ export class ConversationTally {
   /** `#sums[i]` = tokens of messages `[0, i)`. */
   #sums: number[] = [0];
   #revision = Number.NaN;
+  /** Where the next rotating sample of a trusted prefix starts. */
+  #rotation = 0;
   /** Newest index holding usage in the tallied list, and whether it anchors. */
   #usageIndex = -1;
   #anchorValid = false;
   /** Whether the last measurement was at or above the warn threshold. */
   aboveWarn = false;
 
+  /** Where a separate system prompt was last found among the messages (-1: not there), and how far they were searched. */
+  #system: { text: string; index: number; searched: number } | undefined;
+
   /** Number of messages tallied. */
   get length(): number {
     return this.#tokens.length;
   }
 
-  /** Tallies `list`, counting with `count` only the messages that changed (all of them when `revision` changed). */
-  update(list: readonly Message[], count: (message: Message) => number, revision: number): TallyResult {
-    const previous = this.#tokens.length;
-    const n = list.length;
-    const shared = Math.min(previous, n);
-    let firstChanged = 0;
-    const snapshots = this.#snapshots;
-    while (firstChanged < shared) {
-      const snapshot = snapshots[firstChanged];
-      if (snapshot === undefined || !matchesSnapshot(list[firstChanged], snapshot)) break;
-      firstChanged++;
+  /**
+   * Whether `messages` already hold the system prompt `text` (`isIt` tells a match). Searched
+   * incrementally: where it was found is re-checked, and only messages appended since are searched
+   * when it was not there.
+   */
+  systemPresence(text: string, messages: readonly Message[], isIt: (message: Message) => boolean): boolean {
+    let known = this.#system;
+    if (known?.text !== text || known.searched > messages.length) known = { text, index: -1, searched: 0 };
+    if (known.index >= 0 && !isIt(messages[known.index] as Message)) known = { text, index: -1, searched: 0 };
+    if (known.index < 0) {
+      for (let i = known.searched; i < messages.length; i++) {
+        if (isIt(messages[i] as Message)) {
+          known.index = i;
+          break;
+        }
+      }
+      known.searched = messages.length;
     }
-    const recountFrom = revision === this.#revision ? firstChanged : 0;
+    this.#system = known;
+    return known.index >= 0;
+  }
+
+  /**
+   * Tallies `view`, counting with `count` only the messages that changed (all of them when
+   * `revision` changed). With `trustPrefix`, a grown request whose sampled earlier messages match
+   * is taken as unchanged before its new messages.
+   */
+  update(
+    view: RequestView | readonly Message[],
+    count: (message: Message) => number,
+    revision: number,
+    trustPrefix = false,
+  ): TallyResult {
+    const { lead, messages } = Array.isArray(view)
+      ? { lead: undefined, messages: view as readonly Message[] }
+      : (view as RequestView);
+    const offset = lead === undefined ? 0 : 1;
+    const at = (i: number): Message => (i < offset ? (lead as Message) : (messages[i - offset] as Message));
+    const previous = this.#tokens.length;
+    const n = messages.length + offset;
+    const sameRevision = revision === this.#revision;
+    let firstChanged = -1;
+    let verified = true;
+    if (trustPrefix && sameRevision && previous > 0 && n >= previous && this.#sampleMatches(at, previous)) {
+      firstChanged = previous;
+      verified = false;
+    }
+    if (firstChanged < 0) firstChanged = this.#firstDifference(at, Math.min(previous, n));
+    const recountFrom = sameRevision ? firstChanged : 0;
     this.#revision = revision;
     const tokens = this.#tokens;
     const sums = this.#sums;
+    const snapshots = this.#snapshots;
     tokens.length = n;
     snapshots.length = Math.min(snapshots.length, n);
     sums.length = n + 1;
     for (let i = recountFrom; i < n; i++) {
-      const message = list[i] as Message;
+      const message = at(i);
       if (i >= firstChanged) snapshots[i] = takeMessageSnapshot(message);
       const value = count(message);
       tokens[i] = value;
       sums[i + 1] = (sums[i] as number) + value;
     }
-    this.#trackAnchor(list, firstChanged, previous);
+    this.#trackAnchor(at, n, firstChanged, previous);
     const messageTokens = sums[n] as number;
     const anchor = this.#anchorValid ? this.#usageIndex : -1;
-    const reported = anchor >= 0 ? reportedTokens(list[anchor]) : undefined;
+    const reported = anchor >= 0 ? reportedTokens(at(anchor)) : undefined;
     if (anchor < 0 || reported === undefined)
-      return { messageTokens, anchorIndex: -1, usageTokens: 0, trailingTokens: messageTokens, firstChanged };
+      return {
+        messageTokens,
+        anchorIndex: -1,
+        usageTokens: 0,
+        trailingTokens: messageTokens,
+        firstChanged,
+        verified,
+      };
     return {
       messageTokens,
       anchorIndex: anchor,
       usageTokens: reported,
       trailingTokens: messageTokens - (sums[anchor + 1] as number),
       firstChanged,
+      verified,
     };
+  }
+
+  #firstDifference(at: (i: number) => Message, shared: number): number {
+    const snapshots = this.#snapshots;
+    let i = 0;
+    while (i < shared) {
+      const snapshot = snapshots[i];
+      if (snapshot === undefined || !matchesSnapshot(at(i), snapshot)) break;
+      i++;
+    }
+    return i;
+  }
+
+  /** The first message, the newest earlier ones and a rotating slice all match their snapshots. */
+  #sampleMatches(at: (i: number) => Message, previous: number): boolean {
+    const matches = (i: number) => {
+      const snapshot = this.#snapshots[i];
+      return snapshot !== undefined && matchesSnapshot(at(i), snapshot);
+    };
+    if (!matches(0)) return false;
+    for (let i = Math.max(1, previous - TAIL_CHECKS); i < previous; i++) if (!matches(i)) return false;
+    const span = previous - TAIL_CHECKS - 1;
+    if (span <= 0) return true;
+    const start = this.#rotation % span;
+    this.#rotation = start + ROTATING_CHECKS;
+    for (let k = 0; k < Math.min(ROTATING_CHECKS, span); k++)
+      if (!matches(1 + ((start + k) % span))) return false;
+    return true;
   }
 
   /**
    * A usage figure anchors only when the messages before it are those of the request measured
    * before it appeared (it was reported for that request) and none of them changed since.
    */
-  #trackAnchor(list: readonly Message[], firstChanged: number, previous: number): void {
-    for (let i = list.length - 1; i >= firstChanged; i--) {
-      if (reportedTokens(list[i]) === undefined) continue;
+  #trackAnchor(at: (i: number) => Message, n: number, firstChanged: number, previous: number): void {
+    for (let i = n - 1; i >= firstChanged; i--) {
+      if (reportedTokens(at(i)) === undefined) continue;
       this.#usageIndex = i;
       // Its request is the previous tally: exactly the messages before it, none changed since.
       this.#anchorValid = i === firstChanged && previous === i && i > 0;
@@ -98,7 +195,7 @@ export class ConversationTally {
     this.#anchorValid = false;
     this.#usageIndex = -1;
     for (let i = firstChanged - 1; i >= 0; i--) {
-      if (reportedTokens(list[i]) !== undefined) {
+      if (reportedTokens(at(i)) !== undefined) {
         this.#usageIndex = i;
         return;
       }

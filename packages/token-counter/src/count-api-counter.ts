@@ -25,6 +25,7 @@ import {
   countContextSchema,
   type LearnInput,
   type MeasureOptions,
+  revisionOf,
   type TokenCount,
   type TokenCounter,
 } from './token-counter.js';
@@ -170,6 +171,11 @@ export class CountApiCounter implements TokenCounter {
   /** Follows the fallback's revision (learned calibrations change estimates). */
   get revision(): number {
     return (this.#fallback as { revision?: number }).revision ?? 0;
+  }
+
+  /** Follows the fallback's revision for `ctx`'s model. */
+  revisionFor(ctx: CountContext): number {
+    return revisionOf(this.#fallback, ctx);
   }
 
   /** Whether a model can be counted exactly here (its API is known and has a key). */

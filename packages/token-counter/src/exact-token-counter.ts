@@ -142,6 +142,11 @@ export class ExactTokenCounter implements TokenCounter {
     return this.loads;
   }
 
+  /** Same as `revision`: only an encoder's arrival changes what this counter answers. */
+  revisionFor(_ctx: CountContext): number {
+    return this.loads;
+  }
+
   /** The engine kind in use (`bpe` unless configured otherwise; `custom` for a factory). */
   get engineName(): EngineKind | 'custom' {
     const engine = this.options.engine ?? 'bpe';

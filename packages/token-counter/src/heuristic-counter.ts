@@ -105,6 +105,8 @@ interface ModelEntry {
   factors: Float64Array;
   learned: (Calibration | undefined)[];
   loading: Promise<void> | undefined;
+  /** The counter-wide revision at this model's last calibration change (unique across models). */
+  revision: number;
 }
 
 const MAX_ENTRIES = 2048;
@@ -187,6 +189,11 @@ export class HeuristicCounter implements TokenCounter {
   /** Bumped whenever learned calibrations change what an estimate returns (memos key on it). */
   get revision(): number {
     return this.#revision;
+  }
+
+  /** Bumped only when the calibrations of `ctx`'s model change: learning about one model keeps the others' memos. */
+  revisionFor(ctx: CountContext): number {
+    return this.#entry(ctx).revision;
   }
 
   /** Estimated tokens of a text for the model (sync, never throws). */
@@ -394,6 +401,7 @@ export class HeuristicCounter implements TokenCounter {
       factors: new Float64Array(CLASS_COUNT),
       learned: new Array<Calibration | undefined>(CLASS_COUNT).fill(undefined),
       loading: undefined,
+      revision: this.#revision,
     };
     this.#recompute(entry);
     this.#entries.set(key, entry);
@@ -430,6 +438,7 @@ export class HeuristicCounter implements TokenCounter {
     entry.learned[i] = calibration;
     this.#recompute(entry);
     this.#revision++;
+    entry.revision = this.#revision;
   }
 
   /**

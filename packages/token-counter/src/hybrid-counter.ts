@@ -8,14 +8,15 @@ import { type CountApi, CountApiCounter, countApiCounterOptionsSchema } from './
 import type { ExactEncoding } from './exact-engine.js';
 import { ExactTokenCounter, exactTokenCounterOptionsSchema } from './exact-token-counter.js';
 import { HeuristicCounter, heuristicCounterOptionsSchema } from './heuristic-counter.js';
-import type {
-  ConversationCount,
-  ConversationInput,
-  CountContext,
-  LearnInput,
-  MeasureOptions,
-  TokenCount,
-  TokenCounter,
+import {
+  type ConversationCount,
+  type ConversationInput,
+  type CountContext,
+  type LearnInput,
+  type MeasureOptions,
+  revisionOf,
+  type TokenCount,
+  type TokenCounter,
 } from './token-counter.js';
 
 const objectOf = <T>(what: string, check: (v: Record<string, unknown>) => boolean) =>
@@ -130,6 +131,11 @@ export class HybridTokenCounter implements TokenCounter {
     let total = this.heuristic.revision;
     for (const counter of this.#exact.values()) total += counter.revision;
     return total;
+  }
+
+  /** The revision of the counter that estimates for `ctx`'s model: learning about other models leaves it alone. */
+  revisionFor(ctx: CountContext): number {
+    return revisionOf(this.#fast(ctx), ctx);
   }
 
   /** Which counter answers for a model, and what the catalog says about it. */

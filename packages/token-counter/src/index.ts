@@ -29,3 +29,4 @@ export type {
   TokenCount,
   TokenCounter,
 } from './token-counter.js';
+export { revisionOf } from './token-counter.js';

@@ -54,6 +54,14 @@ export class MemoizedCounter implements TokenCounter {
     return (this.inner.revision ?? 0) + this.learned;
   }
 
+  /**
+   * The inner counter's revision for `ctx`'s model when it keeps one per model, else `revision`:
+   * learning about one model keeps every other model's memo.
+   */
+  revisionFor(ctx: CountContext): number {
+    return typeof this.inner.revisionFor === 'function' ? this.inner.revisionFor(ctx) : this.revision;
+  }
+
   estimate(text: string, ctx: CountContext): number {
     return this.inner.estimate(text, ctx);
   }
@@ -153,7 +161,7 @@ export class MemoizedCounter implements TokenCounter {
   private scope(ctx: CountContext, mode: string): string {
     const provider = String(ctx?.provider);
     const model = String(ctx?.model);
-    const revision = this.revision;
+    const revision = this.revisionFor(ctx);
     const last = this.lastScope;
     if (
       last.provider === provider &&

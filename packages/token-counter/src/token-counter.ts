@@ -66,6 +66,11 @@ export interface TokenCounter {
    * finishes loading…); memos key on it. Counters whose answers never change may omit it.
    */
   readonly revision?: number;
+  /**
+   * The revision of one model's counts: changes only when that model's answers may change, so a
+   * memo of one model survives learning about another. Counters without it are keyed on `revision`.
+   */
+  revisionFor?(ctx: CountContext): number;
   /** Fast estimate of a whole request (framing, tools, reply priming); memoised per message where supported. */
   estimateConversation?(input: ConversationInput, ctx: CountContext): number;
   /** Count of a whole request, memoised per message where supported. */
@@ -93,4 +98,12 @@ export interface ConversationCount extends TokenCount {
   system: number;
   tools: number;
   overhead: number;
+}
+
+/** The revision a memo of `ctx`'s counts keys on: the counter's per-model `revisionFor`, else its `revision`. */
+export function revisionOf(
+  counter: Pick<TokenCounter, 'revision' | 'revisionFor'>,
+  ctx: CountContext,
+): number {
+  return typeof counter.revisionFor === 'function' ? counter.revisionFor(ctx) : (counter.revision ?? 0);
 }
