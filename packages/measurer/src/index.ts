@@ -3,10 +3,12 @@ export type {
   ContextMeasurement,
   ContextMeasurerOptions,
   MeasureInput,
+  PrefixCheck,
 } from './context-measurer.js';
 export {
   ContextMeasurer,
   contextMeasurerOptionsSchema,
   DEFAULT_EXACT_THRESHOLD,
+  DEFAULT_VERIFY_THRESHOLD,
   DEFAULT_WARN_THRESHOLD,
 } from './context-measurer.js';
