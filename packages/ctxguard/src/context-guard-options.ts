@@ -1,0 +1,115 @@
+import type { ContextStrategy, ContextTools } from '@ctxguard/core';
+import { HookBus, messagesSchema, usageSchema } from '@ctxguard/core';
+import type { ContextLimitResolver } from '@ctxguard/measurer';
+import { ModelCatalog } from '@ctxguard/models';
+import { isPersistence, type Persistence } from '@ctxguard/persistence';
+import type { TokenCounter } from '@ctxguard/token-counter';
+import { z } from 'zod';
+
+const isFunction = (value: unknown): boolean => typeof value === 'function';
+const hasMethods = (value: unknown, methods: readonly string[]): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  methods.every((method) => isFunction((value as Record<string, unknown>)[method]));
+
+const share = z.number().gt(0).lte(10);
+const signalSchema = z.custom<AbortSignal>(
+  (value) => typeof AbortSignal !== 'undefined' && value instanceof AbortSignal,
+  'must be an AbortSignal',
+);
+const conversationIdSchema = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine((id) => !/\p{Cs}/u.test(id), 'must be well-formed Unicode');
+
+/** Options of {@link createContextGuard}. */
+export const createContextGuardOptionsSchema = z.strictObject({
+  /** Provider of the model the requests go to (`openai`, `anthropic`, …): picks the tokenizer and window. */
+  provider: z.string().min(1),
+  /** Model id as the provider names it (`gpt-4o`, `claude-sonnet-4-5`, …). */
+  model: z.string().min(1),
+  /** When and how to compact (default: `new LayeredStrategy()`). */
+  strategy: z
+    .custom<ContextStrategy>(
+      (value) => hasMethods(value, ['react']) && Array.isArray((value as ContextStrategy).triggers),
+      'must be a ContextStrategy (triggers and react)',
+    )
+    .optional(),
+  /** Where conversations and calibrations are stored (default: a new `MemoryPersistence`). */
+  persistence: z
+    .custom<Persistence>(isPersistence, 'must be a Persistence (get, set, delete, list, has)')
+    .optional(),
+  /** Token counter (default: a hybrid counter routed by the catalog, calibrated on `persistence`). */
+  counter: z
+    .custom<TokenCounter>(
+      (value) => hasMethods(value, ['estimate', 'estimateMessage', 'measureMessage', 'learn']),
+      'must be a TokenCounter',
+    )
+    .optional(),
+  /** Summarizer and fact extractor for compactions (default: the compactor's offline ones). */
+  tools: z
+    .custom<ContextTools>(
+      (value) => hasMethods(value, ['summarize', 'extractFacts']),
+      'must be ContextTools (summarize and extractFacts)',
+    )
+    .optional(),
+  /** Measurer thresholds as fractions of the input budget: `warn` (0.80) and `exact` (0.90). */
+  thresholds: z.strictObject({ warn: share.optional(), exact: share.optional() }).optional(),
+  /** A limit below the model's window: a number of tokens, or a function of each request. */
+  contextLimit: z
+    .union([
+      z.number().int().positive(),
+      z.custom<ContextLimitResolver>(isFunction, 'must be a positive integer or a function'),
+    ])
+    .optional(),
+  /** The model catalog (default: the built-in models); register your own models here. */
+  catalog: z
+    .custom<ModelCatalog>((value) => value instanceof ModelCatalog, 'must be a ModelCatalog')
+    .optional(),
+  /** The bus to wire everything on (default: a new one, exposed as `hooks`). */
+  hooks: z
+    .custom<HookBus>(
+      (value) => value instanceof HookBus || hasMethods(value, ['on', 'emit', 'listenerCount']),
+      'must be a HookBus',
+    )
+    .optional(),
+  /** First key segment of the stored conversations (default `history`). */
+  namespace: z
+    .string()
+    .min(1)
+    .regex(/^[^:]+$/, 'must not contain ":"')
+    .optional(),
+});
+
+/** Options accepted by {@link createContextGuard}. */
+export type CreateContextGuardOptions = z.input<typeof createContextGuardOptionsSchema>;
+
+/** Input of `prepare`. */
+export const prepareInputSchema = z.strictObject({
+  conversationId: conversationIdSchema,
+  messages: messagesSchema,
+  system: z.string().optional(),
+  tools: z.array(z.unknown()).optional(),
+  maxOutputTokens: z.number().int().nonnegative().optional(),
+  signal: signalSchema.optional(),
+});
+
+/** Input of `recordCompletion`. */
+export const recordCompletionInputSchema = z.strictObject({
+  conversationId: conversationIdSchema,
+  usage: usageSchema,
+});
+
+/** Input of `recoverOverflow`. */
+export const recoverOverflowInputSchema = z.strictObject({
+  conversationId: conversationIdSchema,
+  error: z.unknown(),
+  system: z.string().optional(),
+  tools: z.array(z.unknown()).optional(),
+  maxOutputTokens: z.number().int().nonnegative().optional(),
+  signal: signalSchema.optional(),
+});
+
+/** A conversation id argument. */
+export const conversationIdArgSchema = conversationIdSchema;

@@ -1,0 +1,721 @@
+import { PersistenceCalibrationStore } from '@ctxguard/calibration';
+import {
+  ContextCompactor,
+  createOfflineContextTools,
+  isContextOverflowError,
+  OVERFLOW_RECOVERY_RATIO,
+  type OverflowTokens,
+  parseOverflowTokens,
+} from '@ctxguard/compactor';
+import {
+  type CompactionEvent,
+  type ContextMeasureEvent,
+  type ContextStrategy,
+  CtxGuardError,
+  HookBus,
+  InvalidInputError,
+  type Message,
+  type MessageResolveEvent,
+  parseInput,
+  parseOptions,
+} from '@ctxguard/core';
+import {
+  HistoryConflictError,
+  HistoryStore,
+  type InMemoryConversationHistory,
+} from '@ctxguard/effective-history';
+import { ContextGuard } from '@ctxguard/guard';
+import { type ContextMeasurement, ContextMeasurer, type MeasureInput } from '@ctxguard/measurer';
+import { ModelCatalog } from '@ctxguard/models';
+import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
+import { LayeredStrategy } from '@ctxguard/strategies';
+import { HybridTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
+import type { z } from 'zod';
+import { ContextDeclinedError } from './context-declined-error.js';
+import {
+  type CreateContextGuardOptions,
+  conversationIdArgSchema,
+  createContextGuardOptionsSchema,
+  prepareInputSchema,
+  recordCompletionInputSchema,
+  recoverOverflowInputSchema,
+} from './context-guard-options.js';
+import type {
+  ContextAction,
+  ConversationStats,
+  PrepareInput,
+  PrepareResult,
+  RecordCompletionInput,
+  RecoverOverflowInput,
+  RewindResult,
+  StoredMeasurement,
+} from './facade-types.js';
+import { isOriginalEntry, type SyncOutcome, syncHistory } from './history-sync.js';
+import { readSession, writeSession } from './session-state.js';
+
+const MAX_ATTEMPTS = 12;
+const CACHED_CONVERSATIONS = 256;
+const REMEMBERED_REQUESTS = 1_000;
+const RECOVERY_STRATEGY = 'overflow-recovery';
+
+/** The extras of a request besides its messages. */
+interface RequestExtras {
+  system?: string | undefined;
+  tools?: readonly unknown[] | undefined;
+  maxOutputTokens?: number | undefined;
+}
+
+/** The last request `prepare` returned for a conversation, for the learning loop. */
+interface SentRequest extends RequestExtras {
+  /** The stored messages the request was measured with. */
+  messages: Message[];
+}
+
+/** What one call did inside the store's update, before it is turned into a result or an error. */
+interface CallOutcome {
+  conversationId: string;
+  actions: ContextAction[];
+  measurement: ContextMeasurement;
+  messages: Message[];
+  stored: Message[];
+  appended: number;
+  declined?: string | undefined;
+}
+
+interface CallCollector {
+  actions: ContextAction[];
+  measure?: ContextMeasureEvent | undefined;
+}
+
+function strategyName(strategy: ContextStrategy): string {
+  const own = (strategy as { name?: unknown }).name;
+  if (typeof own === 'string' && own.length > 0) return own;
+  const constructorName = (strategy as object).constructor?.name;
+  return constructorName && constructorName !== 'Object' ? constructorName : 'default';
+}
+
+/** `value` without its undefined properties (for `exactOptionalPropertyTypes` targets). */
+function definedOnly<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
+}
+
+function sizesOf(measurement: Pick<ContextMeasurement, 'current' | 'window' | 'inputBudget' | 'percentage'>) {
+  return {
+    current: measurement.current,
+    window: measurement.window,
+    inputBudget: measurement.inputBudget,
+    percentage: measurement.percentage,
+  };
+}
+
+/** Bounded insertion-ordered map used as an LRU: reads move an entry to the end. */
+class Lru<K, V> {
+  readonly #map = new Map<K, V>();
+  constructor(readonly max: number) {}
+  get(key: K): V | undefined {
+    const value = this.#map.get(key);
+    if (value !== undefined) {
+      this.#map.delete(key);
+      this.#map.set(key, value);
+    }
+    return value;
+  }
+  set(key: K, value: V): void {
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    if (this.#map.size > this.max) this.#map.delete(this.#map.keys().next().value as K);
+  }
+  delete(key: K): void {
+    this.#map.delete(key);
+  }
+  clear(): void {
+    this.#map.clear();
+  }
+}
+
+/**
+ * Everything ctxguard needs for one model, wired together, with a stateful facade for apps that
+ * call a model directly: `prepare` before each call (the app sends its whole history; ctxguard maps
+ * it onto the stored conversation, keeps the compactions already made and compacts when needed),
+ * `recordCompletion` after it, `recoverOverflow` when the provider still says "too long". Any number
+ * of processes sharing one `persistence` serve the same conversations. Call `close()` when done.
+ */
+export class ConversationGuard {
+  /** Provider of every request. */
+  readonly provider: string;
+  /** Model of every request. */
+  readonly model: string;
+  /** The bus everything is wired on: listen to `onCompaction`, `onWarning`, `onContextMeasure` here. */
+  readonly hooks: HookBus;
+  /** Windows and tokenizers of the models. */
+  readonly catalog: ModelCatalog;
+  /** Where conversations and calibrations live. */
+  readonly persistence: Persistence;
+  /** Calibrations the default counter learns into (undefined with your own `counter`). */
+  readonly calibrationStore: PersistenceCalibrationStore | undefined;
+  /** The measurer (`onMessageResolve` → `onContextMeasure`, learning on `onCompletion`). */
+  readonly measurer: ContextMeasurer;
+  /** The counter in use (memoised per message). */
+  readonly counter: TokenCounter;
+  /** The push-style guard reacting to `onContextMeasure`. */
+  readonly guard: ContextGuard;
+  /** The strategy the guard runs. */
+  readonly strategy: ContextStrategy;
+  /** The non-destructive, persisted conversations. */
+  readonly historyStore: HistoryStore;
+  readonly #ownedCounter: HybridTokenCounter | undefined;
+  readonly #compactor: ContextCompactor;
+  readonly #queues = new Map<string, Promise<void>>();
+  readonly #histories = new Lru<string, InMemoryConversationHistory>(CACHED_CONVERSATIONS);
+  readonly #sent = new Lru<string, SentRequest>(REMEMBERED_REQUESTS);
+  readonly #collectors = new Map<string, CallCollector>();
+  readonly #byHistory = new WeakMap<object, CallCollector>();
+  #unsubscribe: (() => void)[];
+  #closed = false;
+
+  constructor(options: CreateContextGuardOptions) {
+    const parsed = parseOptions(createContextGuardOptionsSchema, options, 'createContextGuard options');
+    this.provider = parsed.provider;
+    this.model = parsed.model;
+    this.hooks = parsed.hooks ?? new HookBus();
+    this.catalog = parsed.catalog ?? new ModelCatalog();
+    this.persistence = parsed.persistence ?? new MemoryPersistence();
+    let counter = parsed.counter;
+    if (counter === undefined) {
+      this.calibrationStore = new PersistenceCalibrationStore({ persistence: this.persistence });
+      this.#ownedCounter = new HybridTokenCounter({
+        catalog: this.catalog,
+        calibrationStore: this.calibrationStore,
+        hooks: this.hooks,
+      });
+      counter = this.#ownedCounter;
+    }
+    this.measurer = new ContextMeasurer(
+      definedOnly({
+        hooks: this.hooks,
+        catalog: this.catalog,
+        counter,
+        thresholds: parsed.thresholds,
+        contextLimit: parsed.contextLimit,
+      }),
+    );
+    this.counter = this.measurer.counter;
+    const tools = parsed.tools ?? createOfflineContextTools();
+    this.strategy = parsed.strategy ?? new LayeredStrategy();
+    const name = strategyName(this.strategy);
+    this.guard = new ContextGuard({
+      hooks: this.hooks,
+      measurer: this.measurer,
+      strategies: { [name]: this.strategy },
+      defaultStrategy: name,
+      contextTools: tools,
+    });
+    this.historyStore = new HistoryStore(
+      this.persistence,
+      parsed.namespace === undefined ? {} : { namespace: parsed.namespace },
+    );
+    this.#compactor = new ContextCompactor({
+      tools,
+      counter: this.counter,
+      countContext: { provider: this.provider, model: this.model },
+    });
+    this.#unsubscribe = [
+      this.hooks.on('onContextMeasure', (event) => this.#onMeasure(event)),
+      this.hooks.on('onCompaction', (event) => this.#onCompaction(event)),
+    ];
+  }
+
+  /**
+   * Maps the app's full history onto the stored conversation (appending only what is new, keeping
+   * the compactions already made, forking where the app's history diverged), measures it and lets
+   * the guard compact. Returns the messages to send, the measurement and what was done; throws
+   * {@link ContextDeclinedError} (with the sizes) when the request cannot be made to fit.
+   */
+  async prepare(input: PrepareInput): Promise<PrepareResult> {
+    this.#assertOpen('prepare');
+    const request = parseInput(prepareInputSchema, input, 'prepare input');
+    const id = request.conversationId;
+    return this.#serialized(id, async () => {
+      const outcome = await this.#update(id, (history) => this.#prepareOn(history, request));
+      return this.#finish(outcome, request);
+    });
+  }
+
+  /**
+   * Feeds the usage the provider reported for the last request `prepare` returned into the
+   * calibration learning loop (`onCompletion`). Returns whether there was such a request in this
+   * process to learn from.
+   */
+  async recordCompletion(input: RecordCompletionInput): Promise<{ learned: boolean }> {
+    this.#assertOpen('recordCompletion');
+    const { conversationId, usage } = parseInput(
+      recordCompletionInputSchema,
+      input,
+      'recordCompletion input',
+    );
+    const sent = this.#sent.get(conversationId);
+    if (!sent) return { learned: false };
+    await this.hooks.emit(
+      'onCompletion',
+      definedOnly({
+        provider: this.provider,
+        model: this.model,
+        system: sent.system,
+        messages: sent.messages,
+        tools: sent.tools,
+        usage,
+      }),
+    );
+    return { learned: true };
+  }
+
+  /**
+   * After a provider's context-overflow error: learns the sizes the error states, stores a smaller
+   * window when the provider stated one, and compacts the conversation to 70% of what fits
+   * (recorded as rewindable compactions). Returns the messages to retry with, or throws
+   * {@link ContextDeclinedError}. An error that is not a context overflow is rethrown unchanged.
+   */
+  async recoverOverflow(input: RecoverOverflowInput): Promise<PrepareResult> {
+    this.#assertOpen('recoverOverflow');
+    const request = parseInput(recoverOverflowInputSchema, input, 'recoverOverflow input');
+    if (!isContextOverflowError(request.error)) throw request.error;
+    const id = request.conversationId;
+    const last = this.#sent.get(id);
+    const extras: RequestExtras = {
+      system: request.system ?? last?.system,
+      tools: request.tools ?? last?.tools,
+      maxOutputTokens: request.maxOutputTokens ?? last?.maxOutputTokens,
+    };
+    const stated = parseOverflowTokens(request.error);
+    return this.#serialized(id, async () => {
+      const outcome = await this.#update(id, (history) =>
+        this.#recoverOn(history, id, extras, stated, request.signal),
+      );
+      return this.#finish(outcome, { conversationId: id, ...extras }, request.error);
+    });
+  }
+
+  /** Undoes one compaction of a conversation (its id from `actions` or `stats`); the next `prepare` sends what it hid. */
+  async rewind(conversationId: string, compactionId: string): Promise<RewindResult> {
+    this.#assertOpen('rewind');
+    const id = parseInput(conversationIdArgSchema, conversationId, 'conversationId');
+    if (typeof compactionId !== 'string' || compactionId.length === 0) {
+      throw new InvalidInputError('compactionId must be a non-empty string', ['compactionId']);
+    }
+    return this.#serialized(id, async () => {
+      const done = await this.#update(id, async (history) => {
+        const before = await this.#measureStored(history);
+        const restored = history.rewind(compactionId);
+        const after = await this.#measureStored(history);
+        return { restored, before, after, effective: history.length };
+      });
+      await this.hooks.emit('onCompaction', {
+        kind: 'rewind',
+        compactionIds: [compactionId],
+        strategy: 'rewind',
+        tokensBefore: done.before,
+        tokensAfter: done.after,
+        conversationId: id,
+        hiddenIds: done.restored.map((entry) => entry.id),
+      });
+      return {
+        conversationId: id,
+        compactionId,
+        restored: done.restored.length,
+        effectiveMessages: done.effective,
+      };
+    });
+  }
+
+  /** What is stored about a conversation: sizes, compactions (with ids to rewind) and the last measurement. */
+  async stats(conversationId: string): Promise<ConversationStats> {
+    this.#assertOpen('stats');
+    const id = parseInput(conversationIdArgSchema, conversationId, 'conversationId');
+    return this.#serialized(id, async () => {
+      const history = await this.#load(id);
+      const version = this.historyStore.versionOf(history, id) ?? 0;
+      const entries = history.entries();
+      const session = readSession(history.metadata);
+      return {
+        conversationId: id,
+        exists: version > 0,
+        version,
+        originalMessages: entries.filter(isOriginalEntry).length,
+        effectiveMessages: history.length,
+        storedEntries: entries.length,
+        compactions: history.compactions().map((record) => ({
+          compactionId: record.id,
+          kind: record.kind,
+          hiddenCount: record.hiddenIds.length,
+        })),
+        calls: session.calls,
+        lastMeasurement: session.lastMeasurement,
+      };
+    });
+  }
+
+  /**
+   * Waits for calls in flight, then unsubscribes everything from the bus and releases the counter's
+   * encoders; idempotent. A `persistence` you passed in stays open (close it yourself).
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([...this.#queues.values()]);
+    for (const off of this.#unsubscribe) off();
+    this.#unsubscribe = [];
+    this.guard.destroy();
+    this.measurer.destroy();
+    this.#ownedCounter?.dispose();
+    this.#histories.clear();
+    this.#sent.clear();
+  }
+
+  async #prepareOn(
+    history: InMemoryConversationHistory,
+    request: z.output<typeof prepareInputSchema>,
+  ): Promise<CallOutcome> {
+    const id = request.conversationId;
+    if (history.metadata['conversationId'] === undefined) history.metadata['conversationId'] = id;
+    const sync = syncHistory(history, request.messages);
+    const actions: ContextAction[] = [];
+    if (sync.removed > 0) {
+      actions.push({
+        type: 'fork',
+        keptMessages: sync.matched,
+        removedMessages: sync.removed,
+        rewoundCompactions: sync.rewound,
+      });
+    }
+    const collector = this.#collect(id, history, actions);
+    try {
+      const event: MessageResolveEvent = {
+        provider: this.provider,
+        model: this.model,
+        messages: history.messages(),
+        history,
+        abort: false,
+        ...definedOnly({
+          system: request.system,
+          tools: request.tools,
+          maxOutputTokens: request.maxOutputTokens,
+          signal: request.signal,
+        }),
+      };
+      await this.hooks.emit('onMessageResolve', event);
+      const measurement =
+        event.abort && collector.measure
+          ? measurementOf(collector.measure)
+          : await this.measurer.measure(this.#measureInput(history, request));
+      const declined = event.abort ? (event.abortReason ?? 'the guard declined the request') : undefined;
+      return this.#outcome(
+        history,
+        id,
+        actions,
+        measurement,
+        sync,
+        request.messages,
+        sync.appended,
+        declined,
+      );
+    } finally {
+      this.#uncollect(id, history);
+    }
+  }
+
+  async #recoverOn(
+    history: InMemoryConversationHistory,
+    id: string,
+    extras: RequestExtras,
+    stated: OverflowTokens | null,
+    signal: AbortSignal | undefined,
+  ): Promise<CallOutcome> {
+    const actions: ContextAction[] = [];
+    const sent = history.messages();
+    const input = this.#measureInput(history, extras);
+    const before = await this.measurer.measure(input);
+    let providerInput = before.current;
+    if (stated) {
+      providerInput = stated.inputTokens ?? stated.requestedTokens;
+      await this.#learnFromOverflow(sent, extras, providerInput);
+      if (before.window !== null && stated.limitTokens < before.window) {
+        history.metadata['contextLimit'] = stated.limitTokens;
+        actions.push({ type: 'context-limit', contextLimit: stated.limitTokens });
+      }
+    }
+    const measured = await this.measurer.measure(input);
+    const factor = stated ? Math.max(1, providerInput / Math.max(1, measured.current)) : 1;
+    const outputPart =
+      stated?.inputTokens !== undefined ? Math.max(0, stated.requestedTokens - stated.inputTokens) : 0;
+    let available = measured.inputBudget ?? measured.current;
+    if (stated) available = Math.min(available, (stated.limitTokens - outputPart) / factor);
+    const target = Math.floor(OVERFLOW_RECOVERY_RATIO * available);
+    const messagesOnly = await this.measurer.measure({
+      provider: this.provider,
+      model: this.model,
+      messages: sent,
+    });
+    const overhead = Math.max(0, measured.current - messagesOnly.current);
+    const result = await this.#compactor.compactHistory(history, {
+      budgetTokens: Math.max(1, target - overhead),
+      ...(signal ? { signal } : {}),
+    });
+    for (const compaction of result.compactions) {
+      const stage = result.stages.find((report) => report.stage === compaction.stage);
+      const event: CompactionEvent = {
+        kind: 'compact',
+        compactionIds: [compaction.compactionId],
+        strategy: RECOVERY_STRATEGY,
+        tokensBefore: stage?.tokensBefore ?? result.tokensBefore,
+        tokensAfter: stage?.tokensAfter ?? result.tokensAfter,
+        conversationId: id,
+        hiddenIds: history.hidden(compaction.compactionId).map((entry) => entry.id),
+      };
+      actions.push(compactionAction(event, compaction.compactionId));
+      await this.hooks.emit('onCompaction', event);
+    }
+    const after = await this.measurer.measure(this.#measureInput(history, extras));
+    let declined: string | undefined;
+    if (!result.compacted)
+      declined = 'the provider said the request is too long and nothing is left to compact';
+    else if (after.current > available)
+      declined = `compaction brought the request to ${after.current} tokens, above the ${Math.floor(available)} that fit`;
+    const sync: Pick<SyncOutcome, 'appIndexById'> = { appIndexById: new Map() };
+    return this.#outcome(history, id, actions, after, sync, [], 0, declined);
+  }
+
+  async #learnFromOverflow(sent: Message[], extras: RequestExtras, actualTokens: number): Promise<void> {
+    try {
+      await this.counter.learn(
+        definedOnly({
+          provider: this.provider,
+          model: this.model,
+          actualTokens,
+          messages: sent,
+          system: extras.system,
+          tools: extras.tools,
+        }),
+      );
+    } catch (error) {
+      await this.hooks.emit('onWarning', {
+        code: 'calibration_failed',
+        message: `Learning from the overflow error's sizes failed: ${error instanceof Error ? error.message : String(error)}`,
+        source: 'ctxguard',
+        cause: error,
+      });
+    }
+  }
+
+  #outcome(
+    history: InMemoryConversationHistory,
+    id: string,
+    actions: ContextAction[],
+    measurement: ContextMeasurement,
+    sync: Pick<SyncOutcome, 'appIndexById'>,
+    app: readonly Message[],
+    appended: number,
+    declined: string | undefined,
+  ): CallOutcome {
+    writeSession(history.metadata, measurementRecord(measurement));
+    const stored = history.messages();
+    const messages = history.effectiveEntries().map((entry) => {
+      const index = sync.appIndexById.get(entry.id);
+      return index !== undefined && app[index] ? app[index] : (structuredClone(entry.message) as Message);
+    });
+    return { conversationId: id, actions, measurement, messages, stored, appended, declined };
+  }
+
+  #finish(
+    outcome: CallOutcome,
+    extras: RequestExtras & { conversationId: string },
+    cause?: unknown,
+  ): PrepareResult {
+    const { measurement } = outcome;
+    let reason = outcome.declined;
+    if (
+      reason === undefined &&
+      measurement.inputBudget !== null &&
+      measurement.current > measurement.inputBudget
+    ) {
+      reason = `the request still takes ${measurement.current} tokens, above the input budget of ${measurement.inputBudget}, and the strategy did not compact it`;
+    }
+    if (reason !== undefined) {
+      throw new ContextDeclinedError(
+        outcome.conversationId,
+        reason,
+        sizesOf(measurement),
+        outcome.actions,
+        cause === undefined ? undefined : { cause },
+      );
+    }
+    this.#sent.set(
+      outcome.conversationId,
+      definedOnly({
+        messages: outcome.stored,
+        system: extras.system,
+        tools: extras.tools,
+        maxOutputTokens: extras.maxOutputTokens,
+      }),
+    );
+    return {
+      conversationId: outcome.conversationId,
+      messages: outcome.messages,
+      ...(extras.system !== undefined ? { system: extras.system } : {}),
+      measurement,
+      actions: outcome.actions,
+      appended: outcome.appended,
+    };
+  }
+
+  #measureInput(history: InMemoryConversationHistory, extras: RequestExtras): MeasureInput {
+    return {
+      provider: this.provider,
+      model: this.model,
+      messages: history.messages(),
+      history,
+      ...definedOnly({ system: extras.system, tools: extras.tools, maxOutputTokens: extras.maxOutputTokens }),
+    };
+  }
+
+  async #measureStored(history: InMemoryConversationHistory): Promise<number> {
+    return (
+      await this.measurer.measure({
+        provider: this.provider,
+        model: this.model,
+        messages: history.messages(),
+      })
+    ).current;
+  }
+
+  #collect(id: string, history: object, actions: ContextAction[]): CallCollector {
+    const collector: CallCollector = { actions };
+    this.#collectors.set(id, collector);
+    this.#byHistory.set(history, collector);
+    return collector;
+  }
+
+  #uncollect(id: string, history: object): void {
+    this.#collectors.delete(id);
+    this.#byHistory.delete(history);
+  }
+
+  #onMeasure(event: ContextMeasureEvent): void {
+    const collector = event.history ? this.#byHistory.get(event.history) : undefined;
+    if (collector) collector.measure = event;
+  }
+
+  #onCompaction(event: CompactionEvent): void {
+    if (event.kind !== 'compact' || event.strategy === RECOVERY_STRATEGY) return;
+    const collector =
+      event.conversationId === undefined ? undefined : this.#collectors.get(event.conversationId);
+    if (!collector) return;
+    for (const compactionId of event.compactionIds)
+      collector.actions.push(compactionAction(event, compactionId));
+  }
+
+  /** Loads a conversation: the cached copy when the store holds no newer version, else from the store. */
+  async #load(id: string): Promise<InMemoryConversationHistory> {
+    const cached = this.#histories.get(id);
+    if (cached) {
+      const version = await this.historyStore.version(id);
+      if (this.historyStore.versionOf(cached, id) === version) return cached;
+      this.#histories.delete(id);
+    }
+    const history = await this.historyStore.loadOrCreate(id);
+    this.#histories.set(id, history);
+    return history;
+  }
+
+  /**
+   * Runs `change` on the latest stored state and saves it. When another process saved first, the
+   * change runs again on a fresh load (never merged blindly: the same new messages may be stored
+   * already, and the other process may have compacted).
+   */
+  async #update<T>(id: string, change: (history: InMemoryConversationHistory) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const history = await this.#load(id);
+      let result: T;
+      try {
+        result = await change(history);
+      } catch (error) {
+        this.#histories.delete(id);
+        throw error;
+      }
+      try {
+        const saved = await this.historyStore.save(id, history);
+        if (!saved.rebased) return result;
+        this.#histories.delete(id);
+      } catch (error) {
+        this.#histories.delete(id);
+        if (!(error instanceof HistoryConflictError)) throw error;
+      }
+      if (attempt >= MAX_ATTEMPTS) {
+        throw new CtxGuardError(
+          'storage_conflict',
+          `Conversation ${JSON.stringify(id)}: other writers kept saving first for ${MAX_ATTEMPTS} attempts`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 5 * 2 ** attempt)));
+    }
+  }
+
+  async #serialized<T>(id: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(id) ?? Promise.resolve();
+    const run = previous.then(task);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#queues.set(id, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.#queues.get(id) === settled) this.#queues.delete(id);
+    }
+  }
+
+  #assertOpen(method: string): void {
+    if (this.#closed) throw new CtxGuardError('closed', `ConversationGuard.${method}: the guard was closed`);
+  }
+}
+
+function compactionAction(event: CompactionEvent, compactionId: string): ContextAction {
+  return {
+    type: 'compaction',
+    compactionId,
+    strategy: event.strategy,
+    tokensBefore: event.tokensBefore,
+    tokensAfter: event.tokensAfter,
+    hiddenCount: event.hiddenIds?.length ?? 0,
+  };
+}
+
+function measurementOf(event: ContextMeasureEvent): ContextMeasurement {
+  return {
+    current: event.current,
+    window: event.window,
+    inputBudget: event.inputBudget,
+    percentage: event.percentage,
+    accuracy: event.accuracy,
+    usageTokens: 0,
+    anchorIndex: -1,
+  };
+}
+
+function measurementRecord(measurement: ContextMeasurement): StoredMeasurement {
+  return {
+    current: measurement.current,
+    window: measurement.window,
+    inputBudget: measurement.inputBudget,
+    percentage: measurement.percentage,
+    accuracy: measurement.accuracy,
+    at: Date.now(),
+  };
+}
+
+/** Wires a {@link ConversationGuard} with defaults: memory store, hybrid counter, layered strategy, offline tools. */
+export function createContextGuard(options: CreateContextGuardOptions): ConversationGuard {
+  return new ConversationGuard(options);
+}

@@ -1,0 +1,133 @@
+import type { Message, MessageInput, Usage } from '@ctxguard/core';
+import type { ContextMeasurement } from '@ctxguard/measurer';
+
+/** What `prepare` is given: the app's whole conversation, every call. */
+export interface PrepareInput {
+  /** Names the stored conversation (any process with the same store sees the same one). */
+  conversationId: string;
+  /** The app's full history, oldest first, as it keeps it (not what `prepare` returned). */
+  messages: readonly MessageInput[];
+  /** A system prompt sent apart from the messages; never stored or compacted, may change per call. */
+  system?: string | undefined;
+  /** Tool definitions sent with the request (counted, passed through). */
+  tools?: readonly unknown[] | undefined;
+  /** Output tokens the request asks for (sizes the output reserve). */
+  maxOutputTokens?: number | undefined;
+  /** Cancels model-backed compaction. */
+  signal?: AbortSignal | undefined;
+}
+
+/** Something ctxguard did to a conversation during a call. */
+export type ContextAction =
+  | {
+      /** Messages were hidden under a summary or marker (undo with `rewind`). */
+      type: 'compaction';
+      /** The id to pass to `rewind`. */
+      compactionId: string;
+      /** Strategy (or `overflow-recovery`) that made it. */
+      strategy: string;
+      /** Estimated tokens of the conversation before and after. */
+      tokensBefore: number;
+      tokensAfter: number;
+      /** Entries hidden. */
+      hiddenCount: number;
+    }
+  | {
+      /** The app's history diverged from the stored one (an edited or removed message). */
+      type: 'fork';
+      /** Leading messages kept. */
+      keptMessages: number;
+      /** Stored messages deleted (the app no longer has them). */
+      removedMessages: number;
+      /** Compactions undone because they covered deleted messages. */
+      rewoundCompactions: readonly string[];
+    }
+  | {
+      /** The provider stated a smaller window than the catalog's: it is used from now on. */
+      type: 'context-limit';
+      /** The limit now stored with the conversation. */
+      contextLimit: number;
+    };
+
+/** What `prepare` and `recoverOverflow` return: what to send, how full it is, and what was done. */
+export interface PrepareResult {
+  conversationId: string;
+  /** The messages to send: the effective view (summaries in place of compacted ranges). */
+  messages: Message[];
+  /** The system prompt given to `prepare`, unchanged. */
+  system?: string | undefined;
+  /** How full the context is with `messages` (after any compaction). */
+  measurement: ContextMeasurement;
+  /** What this call did (compactions with their ids, forks), in order. */
+  actions: ContextAction[];
+  /** Messages of the app's list stored as new by this call. */
+  appended: number;
+}
+
+/** What `recordCompletion` is given. */
+export interface RecordCompletionInput {
+  conversationId: string;
+  /** The usage the provider reported for the request `prepare` returned last. */
+  usage: Usage;
+}
+
+/** What `recoverOverflow` is given. */
+export interface RecoverOverflowInput {
+  conversationId: string;
+  /** The provider's error (any shape: Error, JSON body, AI SDK `APICallError`). */
+  error: unknown;
+  /** The system prompt, tools and output size of the failed request (default: those of the last `prepare`). */
+  system?: string | undefined;
+  tools?: readonly unknown[] | undefined;
+  maxOutputTokens?: number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** What `rewind` did. */
+export interface RewindResult {
+  conversationId: string;
+  compactionId: string;
+  /** Entries shown again. */
+  restored: number;
+  /** Messages in the effective view now. */
+  effectiveMessages: number;
+}
+
+/** One compaction of a conversation, as `stats` lists it. */
+export interface CompactionSummary {
+  compactionId: string;
+  kind: 'condense' | 'truncate';
+  hiddenCount: number;
+}
+
+/** The last measurement of a conversation, as stored with it. */
+export interface StoredMeasurement {
+  current: number;
+  window: number | null;
+  inputBudget: number | null;
+  percentage: number | null;
+  accuracy: 'estimate' | 'exact';
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+/** What `stats` reports about a conversation. */
+export interface ConversationStats {
+  conversationId: string;
+  /** False when nothing was stored under this id yet. */
+  exists: boolean;
+  /** Stored version (0 when it does not exist). */
+  version: number;
+  /** The app's messages stored (hidden ones included). */
+  originalMessages: number;
+  /** Messages `prepare` would send now (before new ones). */
+  effectiveMessages: number;
+  /** Every stored entry: messages, summaries and markers. */
+  storedEntries: number;
+  /** Compactions still recorded (each can be rewound). */
+  compactions: CompactionSummary[];
+  /** Calls of `prepare` that measured this conversation. */
+  calls: number;
+  /** The last measurement, or null before the first `prepare`. */
+  lastMeasurement: StoredMeasurement | null;
+}

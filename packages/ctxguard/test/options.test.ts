@@ -1,0 +1,55 @@
+import { createContextGuard, InvalidInputError, InvalidOptionsError } from 'ctxguard';
+import { describe, expect, it } from 'vitest';
+
+function thrown(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe('createContextGuard options', () => {
+  it.each([
+    [{ model: 'gpt-4o' }, 'provider'],
+    [{ provider: 'openai', model: '' }, 'model'],
+    [{ provider: 'openai', model: 'gpt-4o', strategy: { triggers: [] } }, 'strategy'],
+    [{ provider: 'openai', model: 'gpt-4o', persistence: new Map() }, 'persistence'],
+    [{ provider: 'openai', model: 'gpt-4o', counter: {} }, 'counter'],
+    [{ provider: 'openai', model: 'gpt-4o', tools: { summarize: 1 } }, 'tools'],
+    [{ provider: 'openai', model: 'gpt-4o', thresholds: { warn: -1 } }, 'thresholds.warn'],
+    [{ provider: 'openai', model: 'gpt-4o', contextLimit: 0 }, 'contextLimit'],
+    [{ provider: 'openai', model: 'gpt-4o', namespace: 'a:b' }, 'namespace'],
+    [{ provider: 'openai', model: 'gpt-4o', colour: 'red' }, 'colour'],
+  ])('rejects %j naming %s', (options, field) => {
+    const error = thrown(() => createContextGuard(options as never));
+    expect(error).toBeInstanceOf(InvalidOptionsError);
+    expect((error as InvalidOptionsError).code).toBe('invalid_options');
+    expect((error as Error).message).toContain(field);
+  });
+
+  it('rejects bad prepare input naming the field', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const error = await guard
+      .prepare({
+        conversationId: 'c',
+        messages: [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: '', output: 'x' }] }],
+      })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as Error).message).toContain('messages[0].content[0].toolCallId');
+    const noId = await guard.prepare({ conversationId: '', messages: [] }).catch((caught: unknown) => caught);
+    expect((noId as Error).message).toContain('conversationId');
+    await guard.close();
+  });
+
+  it('refuses calls after close', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    await guard.close();
+    await expect(guard.prepare({ conversationId: 'c', messages: [] })).rejects.toMatchObject({
+      code: 'closed',
+    });
+    expect(guard.hooks.listenerCount()).toBe(0);
+  });
+});

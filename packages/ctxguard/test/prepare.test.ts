@@ -1,0 +1,78 @@
+import { ContextDeclinedError, createContextGuard, type MessageInput, TruncateStrategy } from 'ctxguard';
+import { describe, expect, it } from 'vitest';
+import { agentTurn, seeded, toolPairsIntact } from './support/agent-conversation.ts';
+
+const SYSTEM = 'You are a coding agent. Never delete files.';
+
+describe('prepare over a long agent conversation', () => {
+  it('never returns over the budget, keeps pairs and the system prompt, and keeps compactions across calls', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 16_000 });
+    const random = seeded(7);
+    const history: MessageInput[] = [{ role: 'system', content: SYSTEM }];
+    let previous: { messages: unknown[]; compacted: boolean } | undefined;
+    let compactingCalls = 0;
+    let quietAfterCompaction = 0;
+    for (let turn = 0; turn < 120; turn++) {
+      history.push(...agentTurn(random, turn, 300 + Math.floor(random() * 900)));
+      const result = await guard.prepare({ conversationId: 'agent', messages: history });
+      const { measurement, messages } = result;
+      expect(measurement.current).toBeLessThanOrEqual(measurement.inputBudget!);
+      expect(toolPairsIntact(messages)).toBe(true);
+      expect(messages[0]).toMatchObject({ role: 'system' });
+      expect(String(messages[0]!.content).startsWith(SYSTEM)).toBe(true);
+      const compacted = result.actions.some((action) => action.type === 'compaction');
+      if (compacted) compactingCalls++;
+      if (previous?.compacted && !compacted) {
+        // The next call sends the compacted prefix as it was, plus the new turn.
+        quietAfterCompaction++;
+        expect(messages.slice(0, previous.messages.length)).toEqual(previous.messages);
+        expect(messages.length).toBe(previous.messages.length + 4);
+      }
+      previous = { messages, compacted };
+    }
+    expect(compactingCalls).toBeGreaterThan(3);
+    expect(quietAfterCompaction).toBeGreaterThan(0);
+    const stats = await guard.stats('agent');
+    expect(stats.originalMessages).toBe(history.length);
+    expect(stats.compactions.length).toBeGreaterThan(0);
+    await guard.close();
+  }, 60_000);
+
+  it('appends only what is new: an unchanged history stores nothing more', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const messages: MessageInput[] = [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'hi' },
+    ];
+    const first = await guard.prepare({ conversationId: 'c', messages });
+    expect(first.appended).toBe(2);
+    const again = await guard.prepare({ conversationId: 'c', messages: structuredClone(messages) });
+    expect(again.appended).toBe(0);
+    const more = await guard.prepare({
+      conversationId: 'c',
+      messages: [...messages, { role: 'user', content: 'and more' }],
+    });
+    expect(more.appended).toBe(1);
+    expect((await guard.stats('c')).originalMessages).toBe(3);
+    await guard.close();
+  });
+
+  it('declines with the sizes when the newest message alone cannot fit', async () => {
+    const guard = createContextGuard({
+      provider: 'openai',
+      model: 'gpt-4o',
+      contextLimit: 2_000,
+      strategy: new TruncateStrategy({ keepRecent: 2 }),
+    });
+    const huge = 'lorem ipsum dolor '.repeat(2_000);
+    const error = await guard
+      .prepare({ conversationId: 'big', messages: [{ role: 'user', content: huge }] })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ContextDeclinedError);
+    const declined = error as ContextDeclinedError;
+    expect(declined.code).toBe('context_declined');
+    expect(declined.current).toBeGreaterThan(declined.inputBudget!);
+    expect(declined.window).toBe(2_000);
+    await guard.close();
+  });
+});
