@@ -45,6 +45,7 @@ export type { ToAnthropicOptions } from './anthropic/to-anthropic.js';
 export { toAnthropic, toAnthropicOptionsSchema } from './anthropic/to-anthropic.js';
 export type {
   AnthropicCacheControl,
+  AnthropicCompactionBlock,
   AnthropicContentBlock,
   AnthropicDocumentBlock,
   AnthropicImageBlock,

@@ -1,4 +1,4 @@
-import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/beta/messages';
 import { type Message, parseMessages } from '@ctxguard/core';
 import type { ModelMessage } from 'ai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';

@@ -23,6 +23,12 @@ import {
   withoutProviderOption,
 } from '../shared.js';
 import {
+  anthropicCompactionFromAISDK,
+  isAnthropicCompactionText,
+  OPENAI_COMPACTION_KIND,
+  openAICompactionFromAISDK,
+} from './compaction-parts.js';
+import {
   aiSdkMessagesSchema,
   type dataContent,
   type fileInput,
@@ -149,9 +155,19 @@ export function fromAISDK(messages: unknown): Message[] {
             const path = [index, 'content', j];
             switch (part.type) {
               case 'text':
+                if (isAnthropicCompactionText(part)) return anthropicCompactionFromAISDK(part);
                 return withPartOptions({ type: 'text', text: part.text }, part.providerOptions);
               case 'reasoning':
                 return reasoningFromAISDK(part);
+              case 'custom': {
+                const item =
+                  part.kind === OPENAI_COMPACTION_KIND ? openAICompactionFromAISDK(part) : undefined;
+                if (item) return item;
+                return conversionError(
+                  path,
+                  `custom part ${part.kind} is not supported (only ${OPENAI_COMPACTION_KIND} with providerOptions.openai.encryptedContent)`,
+                );
+              }
               case 'tool-call': {
                 if (part.providerExecuted === true) {
                   conversionError(

@@ -65,6 +65,9 @@ export const toolResultInput = z.object({
   ...optionsField,
 });
 
+/** An inbound AI SDK 6 custom part (`openai.compaction` is the one `fromAISDK` reads). */
+export const customInput = z.object({ type: z.literal('custom'), kind: z.string().min(1), ...optionsField });
+
 /** Schema of the AI SDK v5 `ModelMessage`s `fromAISDK` accepts. */
 export const aiSdkMessagesSchema = z.array(
   z.discriminatedUnion('role', [
@@ -88,6 +91,7 @@ export const aiSdkMessagesSchema = z.array(
             reasoningInput,
             toolCallInput,
             toolResultInput,
+            customInput,
           ]),
         ),
       ]),

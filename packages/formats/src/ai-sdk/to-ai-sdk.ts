@@ -3,6 +3,7 @@ import type {
   FilePart,
   ImagePart,
   MessageInput,
+  OpaquePart,
   ProviderOptions,
   ReasoningPart,
   SystemMessage,
@@ -26,6 +27,7 @@ import {
   ToolNames,
   withProviderOption,
 } from '../shared.js';
+import { anthropicCompactionToAISDK } from './compaction-parts.js';
 import type {
   AISDKAssistantMessage,
   AISDKFilePart,
@@ -178,6 +180,22 @@ function systemToAISDK(message: SystemMessage): AISDKSystemMessage[] {
   });
 }
 
+/** Anthropic compaction blocks travel as the AI SDK's marked text part; other provider items cannot. */
+function opaqueToAISDK(
+  part: OpaquePart,
+  path: (string | number)[],
+  losses: LossReporter,
+): AISDKTextPart | undefined {
+  if (part.provider === 'anthropic' && part.kind === 'compaction')
+    return anthropicCompactionToAISDK(part, path, losses);
+  losses.report(
+    path,
+    'provider-item',
+    `AI SDK v5 messages cannot carry a ${part.provider} ${part.kind} item (AI SDK 6 prompts take it as a custom part); dropped`,
+  );
+  return undefined;
+}
+
 function textToAISDK(part: TextPart): AISDKTextPart {
   const out: AISDKTextPart = { type: 'text', text: part.text };
   setOptions(out, part.providerOptions);
@@ -237,6 +255,7 @@ function assistantToAISDK(
         setOptions(call, part.providerOptions);
         converted = call;
       } else if (part.type === 'file') converted = fileToAISDK(part, [index, 'content', j], losses);
+      else if (part.type === 'opaque') converted = opaqueToAISDK(part, [index, 'content', j], losses);
       else converted = assistantImageToAISDK(part);
       if (converted) parts.push(converted);
     });

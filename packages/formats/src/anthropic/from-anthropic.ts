@@ -14,6 +14,7 @@ import {
   type UserMessage,
 } from '@ctxguard/core';
 import type { z } from 'zod';
+import { opaqueCompaction } from '../provider-items.js';
 import {
   assignDefined,
   ToolNames,
@@ -150,10 +151,19 @@ function userFromAnthropic(
 function assistantFromAnthropic(
   content: string | z.output<typeof assistantBlockInput>[],
   toolNames: ToolNames,
+  raw: { index: number; blocks: unknown },
 ): AssistantMessage {
   if (typeof content === 'string') return { role: 'assistant', content };
-  const parts: Exclude<AssistantMessage['content'], string> = content.map((block) => {
+  const parts: Exclude<AssistantMessage['content'], string> = content.map((block, j) => {
     switch (block.type) {
+      case 'compaction':
+        // The block as the client received it (not as parsed), so it goes back byte for byte.
+        return opaqueCompaction(
+          'anthropic',
+          (raw.blocks as unknown[])[j],
+          ['messages', raw.index, 'content', j],
+          'anthropic',
+        );
       case 'text':
         return textFromAnthropic(block);
       case 'thinking':
@@ -180,7 +190,8 @@ function assistantFromAnthropic(
  * Converts an Anthropic Messages request (`{ system?, messages }`; other request fields are
  * ignored) to core messages, validating it first (errors name the index and field). `system`
  * becomes the first message; a user message holding tool results splits into a tool message
- * and, for any other blocks, a user message.
+ * and, for any other blocks, a user message. A `compaction` block becomes an opaque part holding
+ * the block as received.
  */
 export function fromAnthropic(prompt: unknown): Message[] {
   const input = parseInput(anthropicPromptSchema, prompt, 'anthropic');
@@ -192,9 +203,12 @@ export function fromAnthropic(prompt: unknown): Message[] {
     });
   }
   const toolNames = new ToolNames();
-  for (const message of input.messages) {
-    if (message.role === 'assistant') out.push(assistantFromAnthropic(message.content, toolNames));
-    else if (message.role === 'system') {
+  const rawMessages = (prompt as { messages: { content: unknown }[] }).messages;
+  input.messages.forEach((message, index) => {
+    if (message.role === 'assistant') {
+      const raw = { index, blocks: rawMessages[index]?.content };
+      out.push(assistantFromAnthropic(message.content, toolNames, raw));
+    } else if (message.role === 'system') {
       out.push({
         role: 'system',
         content:
@@ -202,6 +216,6 @@ export function fromAnthropic(prompt: unknown): Message[] {
       });
     } else if (typeof message.content === 'string') out.push({ role: 'user', content: message.content });
     else out.push(...userFromAnthropic(message.content, toolNames));
-  }
+  });
   return out;
 }

@@ -52,6 +52,14 @@ export const toolResultInput = z.object({
 const thinkingInput = z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() });
 const redactedThinkingInput = z.object({ type: z.literal('redacted_thinking'), data: z.string() });
 
+/**
+ * An inbound server-compaction block. Only its type and summary are checked; `fromAnthropic`
+ * keeps the block as received (every field, in order) in an opaque part.
+ */
+export const compactionInput = z.looseObject({
+  type: z.literal('compaction'),
+  content: z.string().nullish(),
+});
 /** Any block an inbound user message may hold. */
 export const userBlockInput = z.discriminatedUnion('type', [
   textInput,
@@ -65,6 +73,7 @@ export const assistantBlockInput = z.discriminatedUnion('type', [
   toolUseInput,
   thinkingInput,
   redactedThinkingInput,
+  compactionInput,
 ]);
 
 /** Schema of the Anthropic request fields `fromAnthropic` reads (`system` and `messages`). */

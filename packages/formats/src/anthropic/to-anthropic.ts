@@ -3,6 +3,7 @@ import type {
   FilePart,
   ImagePart,
   MessageInput,
+  OpaquePart,
   ProviderOptions,
   SystemMessage,
   TextPart,
@@ -10,6 +11,7 @@ import type {
   ToolResultPart,
 } from '@ctxguard/core';
 import { z } from 'zod';
+import { providerItem } from '../provider-items.js';
 import {
   assignDefined,
   base64ToUtf8,
@@ -27,6 +29,7 @@ import {
 import { cacheControlSchema } from './inbound-schema.js';
 import type {
   AnthropicCacheControl,
+  AnthropicCompactionBlock,
   AnthropicContentBlock,
   AnthropicDocumentBlock,
   AnthropicImageBlock,
@@ -250,6 +253,15 @@ function assistantBlocks(
         blocks.push(block);
         break;
       }
+      case 'opaque':
+        if (part.provider === 'anthropic') blocks.push(compactionBlock(part, path));
+        else
+          losses.report(
+            path,
+            'provider-item',
+            `a ${part.provider} ${part.kind} item means nothing to Anthropic; dropped`,
+          );
+        break;
       default:
         losses.report(
           path,
@@ -259,6 +271,14 @@ function assistantBlocks(
     }
   });
   return blocks;
+}
+
+/** The provider block of an Anthropic opaque part, unchanged (a cache breakpoint it lacks is added). */
+function compactionBlock(part: OpaquePart, path: (string | number)[]): AnthropicCompactionBlock {
+  const block = providerItem(part) as unknown as AnthropicCompactionBlock;
+  const cache = cacheControlOf(part.providerOptions, path);
+  if (block.cache_control == null && cache) block.cache_control = cache;
+  return block;
 }
 
 /**

@@ -69,6 +69,19 @@ export interface AnthropicRedactedThinkingBlock {
   data: string;
 }
 
+/**
+ * A server-compaction block (beta `compact-2026-01-12`): the summary that stands for everything
+ * before it, with whatever else the API put on it (`encrypted_content`, `signature`,
+ * `tool_changes`, …), sent back exactly as received.
+ */
+export interface AnthropicCompactionBlock {
+  type: 'compaction';
+  content?: string | null;
+  cache_control?: AnthropicCacheControl | null;
+  encrypted_content?: string | null;
+  signature?: string | null;
+}
+
 /** Any content block `toAnthropic` writes. */
 export type AnthropicContentBlock =
   | AnthropicTextBlock
@@ -77,7 +90,8 @@ export type AnthropicContentBlock =
   | AnthropicToolUseBlock
   | AnthropicToolResultBlock
   | AnthropicThinkingBlock
-  | AnthropicRedactedThinkingBlock;
+  | AnthropicRedactedThinkingBlock
+  | AnthropicCompactionBlock;
 
 /** A user or assistant message of the Anthropic Messages API. */
 export interface AnthropicTurnMessageParam {

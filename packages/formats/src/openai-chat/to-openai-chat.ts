@@ -233,6 +233,13 @@ function assistantToOpenAI(
           }
         }
         break;
+      case 'opaque':
+        losses.report(
+          path,
+          'provider-item',
+          `OpenAI chat messages cannot carry a ${part.provider} ${part.kind} item (the Responses API takes OpenAI's); dropped`,
+        );
+        break;
       default:
         losses.report(
           path,
