@@ -264,6 +264,35 @@ async function summarizeTexts(
 }
 
 /**
+ * Summarizes `texts` (one per message, in order) in requests of at most `windowTokens` each:
+ * longer input is split at message, then line, boundaries, the pieces summarized and merged until
+ * one request fits, so the summary call itself never overflows the summarizer's window.
+ */
+export async function summarizeInChunks(
+  tools: ContextTools,
+  texts: readonly string[],
+  options: {
+    maxLength: number;
+    windowTokens: number;
+    meter: TokenMeter;
+    focus?: string | undefined;
+    signal?: AbortSignal | undefined;
+  },
+): Promise<{ text: string; calls: number; chunks: number }> {
+  const call: SummarizerCall = {
+    tools,
+    focus: options.focus,
+    signal: options.signal,
+    windowTokens: options.windowTokens,
+    meter: options.meter,
+    calls: 0,
+    chunks: 0,
+  };
+  const text = await summarizeTexts(call, texts, options.maxLength);
+  return { text, calls: call.calls, chunks: Math.max(1, call.chunks) };
+}
+
+/**
  * Replaces the older messages with one summary: the system prompt stays, `keepRecentRatio` of the
  * messages (at least `minRecentMessages`) stay verbatim, cut on tool-pair boundaries. An earlier
  * summary in the range is merged (its facts are always kept), facts of the range are carried in a

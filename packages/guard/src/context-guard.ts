@@ -89,6 +89,8 @@ export const contextGuardOptionsSchema = z
         'must be ContextTools (summarize and extractFacts)',
       )
       .optional(),
+    /** Tokens one summarizer or fact-extraction request may hold; longer ranges go in chunks (default 100,000). */
+    summarizerWindowTokens: z.number().int().min(1_000).optional(),
     /** An unknown `contextStrategy` name: `skip` the conversation, use the default (default), or `throw`. */
     onUnknownStrategy: z.enum(['skip', 'fallback-default', 'throw']).default('fallback-default'),
     /** Further reactions after a compaction that left the request above `criticalFloor` (default 2). */
@@ -408,6 +410,9 @@ export class ContextGuard {
       contextTools: this.#tools,
       redact: this.#redact,
       meter,
+      ...(this.#options.summarizerWindowTokens !== undefined
+        ? { summarizerWindowTokens: this.#options.summarizerWindowTokens }
+        : {}),
     });
     let seen = 0;
     const bag: Record<string, JsonValue> = state.strategyState[name] ?? {};

@@ -317,4 +317,36 @@ describe('StrategyToolsImpl', () => {
     expect(text.length).toBeLessThanOrEqual(60);
     expect(text).not.toContain('AKIAIOSFODNN7EXAMPLE');
   });
+
+  it('summarizeRange over a range longer than the summarizer window sends no request over it', async () => {
+    const history = historyOf(agent(40));
+    const meter = new TokenMeter();
+    const window = 2_000;
+    const sizes: number[] = [];
+    const recording: ContextTools = {
+      specificationVersion: 'v1',
+      summarize: async (request) => {
+        sizes.push(meter.text(request.content));
+        return offline.summarize(request);
+      },
+      extractFacts: async (request) => {
+        sizes.push(meter.text(request.content));
+        return offline.extractFacts(request);
+      },
+    };
+    const tools = new StrategyToolsImpl({
+      history,
+      contextTools: recording,
+      redact: redactSecrets,
+      summarizerWindowTokens: window,
+    });
+    const rangeTokens = tools.measure(history.effectiveEntries().slice(1, -2));
+    expect(rangeTokens).toBeGreaterThan(window * 4);
+    const result = await tools.summarizeRange({ from: 1, to: history.length - 2 });
+    expect(result.changed).toBe(true);
+    expect(sizes.length).toBeGreaterThan(2);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(window);
+    const summary = parseSummary(textOf(history.messages()[1]));
+    expect(summary?.facts.map((fact) => fact.value)).toContain('src/case-39.ts');
+  });
 });

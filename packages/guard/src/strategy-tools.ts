@@ -20,6 +20,7 @@ import {
   rankFactsByWorth,
   spanOperation,
   stripFactsBlocks,
+  summarizeInChunks,
   TokenMeter,
 } from '@ctxguard/compactor/internal';
 import {
@@ -77,9 +78,14 @@ export interface StrategyToolsInit {
   meter?: TokenMeter | undefined;
   /** Called after each rewrite that changed the history. */
   onRewrite?: ((rewrite: RecordedRewrite) => void) | undefined;
+  /** Tokens one summarizer or fact-extraction request may hold; longer input goes in chunks (default 100,000). */
+  summarizerWindowTokens?: number | undefined;
 }
 
 const DEFAULT_SUMMARY_CHARS = 6_000;
+const DEFAULT_SUMMARIZER_WINDOW_TOKENS = 100_000;
+/** Characters per token assumed when cutting fact-extraction input into requests (on the safe side). */
+const CHARS_PER_TOKEN_FLOOR = 3;
 
 function textOf(message: Message): string {
   try {
@@ -146,6 +152,7 @@ export class StrategyToolsImpl implements StrategyTools {
   readonly #redact: (text: string) => string;
   readonly #meter: TokenMeter;
   readonly #onRewrite: ((rewrite: RecordedRewrite) => void) | undefined;
+  readonly #summarizerWindowTokens: number;
   readonly #rewrites: RecordedRewrite[] = [];
 
   constructor(init: StrategyToolsInit) {
@@ -161,6 +168,11 @@ export class StrategyToolsImpl implements StrategyTools {
     this.#redact = init.redact;
     this.#meter = init.meter ?? new TokenMeter(undefined, init.countContext);
     this.#onRewrite = init.onRewrite;
+    const window = init.summarizerWindowTokens;
+    this.#summarizerWindowTokens =
+      typeof window === 'number' && Number.isFinite(window) && window >= 1_000
+        ? window
+        : DEFAULT_SUMMARIZER_WINDOW_TOKENS;
   }
 
   /** Number of entries in the effective view now. */
@@ -235,12 +247,18 @@ export class StrategyToolsImpl implements StrategyTools {
   ): Promise<ExtractedFact[]> {
     const content = renderTranscript(entries.map((entry) => entry.message));
     if (!content) return [];
-    const found = await this.#tools.extractFacts({
-      content,
-      ...(categories ? { categories } : {}),
-      ...(signal ? { signal } : {}),
-    });
-    return Array.isArray(found) ? found.map((fact) => redactFact(fact, this.#redact)) : [];
+    // One request per slice that fits the extractor's window: a long range never overflows it.
+    const chunkChars = this.#summarizerWindowTokens * CHARS_PER_TOKEN_FLOOR;
+    const lists: ExtractedFact[][] = [];
+    for (let start = 0; start < content.length; start += chunkChars) {
+      const found = await this.#tools.extractFacts({
+        content: content.slice(start, start + chunkChars),
+        ...(categories ? { categories } : {}),
+        ...(signal ? { signal } : {}),
+      });
+      if (Array.isArray(found)) lists.push(found);
+    }
+    return mergeFacts(...lists).map((fact) => redactFact(fact, this.#redact));
   }
 
   /** A summary of `entries` (at most `maxLength` characters) through the `ContextTools`, redacted. */
@@ -250,13 +268,17 @@ export class StrategyToolsImpl implements StrategyTools {
     focus?: string | undefined;
     signal?: AbortSignal | undefined;
   }): Promise<string> {
-    const content = renderTranscript(request.entries.map((entry) => entry.message));
-    if (!content) return '';
-    const text = await this.#tools.summarize({
-      content,
+    const texts = request.entries
+      .map((entry) => renderTranscript([entry.message]))
+      .filter((text) => text.length > 0);
+    if (texts.length === 0) return '';
+    // Map-reduce over requests that fit the summarizer's window: the summary call never overflows.
+    const { text } = await summarizeInChunks(this.#tools, texts, {
       maxLength: request.maxLength,
-      ...(request.focus !== undefined ? { focus: request.focus } : {}),
-      ...(request.signal ? { signal: request.signal } : {}),
+      windowTokens: this.#summarizerWindowTokens,
+      meter: this.#meter,
+      focus: request.focus,
+      signal: request.signal,
     });
     return this.#redact(String(text)).slice(0, Math.max(0, request.maxLength));
   }
