@@ -1,3 +1,4 @@
 import { packageProject } from '../../vitest.shared.ts';
 
-export default packageProject('demo');
+// Every test runs the real CLI in a child process (tsx compiles the sources on start), or a browser.
+export default packageProject('demo', { testTimeout: 180_000, hookTimeout: 60_000 });
