@@ -333,9 +333,33 @@ export function partTokens(part: unknown, options: MessageCostOptions): number {
         },
         options,
       );
+    case 'opaque':
+      return opaqueTokens(p.data, countText);
     default:
       return countText(jsonText(part));
   }
+}
+
+/** Bytes of an encrypted provider payload assumed per token of the context it stands for. */
+export const ENCRYPTED_BYTES_PER_TOKEN = 4;
+
+/**
+ * Tokens of a provider item carried opaquely (a compaction item). A readable summary (Anthropic's
+ * `content`) is counted as text. An `encrypted_content` payload is a stated estimate: its decoded
+ * bytes / {@link ENCRYPTED_BYTES_PER_TOKEN}, as if it enciphered about 4 bytes of context per token
+ * (providers document no rule; usage reported after it replaces the estimate). Anything else counts
+ * as its JSON text.
+ */
+export function opaqueTokens(data: unknown, countText: TextCounter): number {
+  if (data === null || typeof data !== 'object') return countText(jsonText(data ?? ''));
+  const d = data as Record<string, unknown>;
+  let total = 0;
+  if (typeof d.content === 'string') total += countText(d.content);
+  if (typeof d.encrypted_content === 'string')
+    total += Math.ceil(Math.floor((d.encrypted_content.length * 3) / 4) / ENCRYPTED_BYTES_PER_TOKEN);
+  if (typeof d.content !== 'string' && typeof d.encrypted_content !== 'string')
+    total += countText(jsonText(d));
+  return total;
 }
 
 /** Tokens a request costs once, whatever its messages: the reply priming (3 for every provider we know). */
