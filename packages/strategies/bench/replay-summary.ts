@@ -163,9 +163,11 @@ function bestFactsCheck(
     best && best !== bestClean && best.factsEnd > bestClean.factsEnd
       ? ` (${best.subject} keeps ${pct(best.factsEnd)} but goes over the window or splits pairs)`
       : '';
+  const declines =
+    bestClean.declines > 0 ? `, ${bestClean.declines} of ${bestClean.requests} requests declined` : '';
   return {
     target: name,
-    measured: `${bestClean.subject}: ${pct(bestClean.factsEnd)}${extra}`,
+    measured: `${bestClean.subject}: ${pct(bestClean.factsEnd)}${declines}${extra}`,
     pass: bestClean.factsEnd >= target.facts,
   };
 }
@@ -209,13 +211,13 @@ function cacheFriendlyChecks(strategies: readonly ReplaySummary[], options: Targ
     for (const model of options.priceModels) {
       const others = atWindow.filter((s) => s !== ours);
       const cheaper = others.filter((s) => (s.cost[model.name] ?? 0) <= (ours.cost[model.name] ?? 0));
-      const cost = ours.cost[model.name] ?? 0;
+      const cost = costOf(ours, model.name);
       checks.push({
         target: `${options.cacheFriendly} cached-input cost below every other strategy at ${label} (${model.name})`,
         measured:
           cheaper.length === 0
-            ? `${Math.round(cost).toLocaleString('en-US')} vs next ${cheapestOf(others, model.name)}`
-            : `${Math.round(cost).toLocaleString('en-US')}; not above it: ${cheaper.map((s) => `${s.subject} ${Math.round(s.cost[model.name] ?? 0).toLocaleString('en-US')}`).join(', ')}`,
+            ? `${cost} vs next ${cheapestOf(others, model.name)}`
+            : `${cost}; not above it: ${cheaper.map((s) => costOf(s, model.name)).join(', ')}`,
         pass: ours.errors.length === 0 && cheaper.length === 0 && others.length > 0,
       });
     }
@@ -223,7 +225,13 @@ function cacheFriendlyChecks(strategies: readonly ReplaySummary[], options: Targ
   return checks;
 }
 
+/** A strategy's cost, with its declines (a declined request is not sent, so it costs nothing here). */
+function costOf(s: ReplaySummary, model: string): string {
+  const declines = s.declines > 0 ? ` (${s.declines} declined)` : '';
+  return `${s.subject} ${Math.round(s.cost[model] ?? 0).toLocaleString('en-US')}${declines}`;
+}
+
 function cheapestOf(others: readonly ReplaySummary[], model: string): string {
   const next = [...others].sort((a, b) => (a.cost[model] ?? 0) - (b.cost[model] ?? 0))[0];
-  return next ? `${next.subject} ${Math.round(next.cost[model] ?? 0).toLocaleString('en-US')}` : 'none';
+  return next ? costOf(next, model) : 'none';
 }
