@@ -27,6 +27,7 @@ import {
 } from '@ctxguard/token-counter';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
+import { CompactionAnchor } from './compaction-anchor.js';
 import { ConversationTally, type RequestView } from './conversation-tally.js';
 
 /** Default share of the input budget at which `onWarning` is emitted. */
@@ -168,6 +169,8 @@ export class ContextMeasurer {
   readonly #byOpening = new LRUCache<string, ConversationTally>({ max: CONVERSATIONS });
   readonly #warnedUnknown = new Set<string>();
   readonly #models = new Set<string>();
+  /** Counts from the newest provider compaction item (what the provider reads). */
+  readonly #compactions = new CompactionAnchor();
   #unsubscribe: (() => void)[];
 
   constructor(options: ContextMeasurerOptions) {
@@ -312,11 +315,12 @@ export class ContextMeasurer {
     });
   }
 
-  #estimate(request: MeasureInput): {
+  #estimate(input: MeasureInput): {
     measurement: ContextMeasurement;
     percentage: number | null;
     tally: ConversationTally;
   } {
+    const request = this.#compactions.request(input);
     const ctx: CountContext = { provider: request.provider, model: request.model };
     this.#models.add(`${request.provider}\u0000${request.model}`);
     const tally = this.#tallyOf(request);
@@ -358,10 +362,11 @@ export class ContextMeasurer {
   }
 
   async #upgrade(
-    request: MeasureInput,
+    input: MeasureInput,
     estimate: { measurement: ContextMeasurement },
   ): Promise<ContextMeasurement> {
     const fast = estimate.measurement;
+    const request = this.#compactions.request(input);
     const ctx: CountContext = { provider: request.provider, model: request.model };
     const list = withSystemPrompt(request.messages, request.system);
     try {
