@@ -76,6 +76,8 @@ describe('summarizeReplays', () => {
     expect(summary!.cost['Anthropic']).toBe(1400);
     expect(summary!.cachedShare['Anthropic']).toBeCloseTo(0.5);
     expect(summary!.errors).toEqual(['v: Error: boom']);
+    expect(summary!.factsByKind.path).toEqual({ kept: 6, total: 8 });
+    expect(summary!.factsByKind.error).toEqual({ kept: 0, total: 0 });
   });
 });
 

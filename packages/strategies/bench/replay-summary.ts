@@ -2,6 +2,7 @@
  * Aggregates replay results per subject and window over the corpus, and checks the issue's
  * targets against them. Pure; the tables are drawn by replay.bench.ts.
  */
+import { type ScoredFactKind, scoredFactKinds } from '../../compactor/bench/fact-scorer.ts';
 import type { CachePriceModel } from './prompt-cache.ts';
 import type { ReplayResult } from './replay.ts';
 
@@ -31,6 +32,8 @@ export interface ReplaySummary {
   factsEndWorst: number;
   /** Mean over transcripts of the facts kept at each checkpoint. */
   factsCheckpoints: number[];
+  /** Facts kept at the end per kind, summed over transcripts (a replay that threw keeps none). */
+  factsByKind: Record<ScoredFactKind, { kept: number; total: number }>;
   peakUsage: number;
   /** Mean `tokens / window` over every sent request. */
   meanUsage: number;
@@ -84,6 +87,15 @@ function summarizeGroup(group: readonly ReplayCase[]): ReplaySummary {
     factsCheckpoints: Array.from({ length: checkpointCount }, (_, i) =>
       mean(group.map((c) => c.result?.checkpoints[i]?.ratio ?? 0)),
     ),
+    factsByKind: Object.fromEntries(
+      scoredFactKinds.map((kind) => [
+        kind,
+        {
+          kept: sum((r) => r.end.byKind[kind].kept),
+          total: sum((r) => r.end.byKind[kind].total),
+        },
+      ]),
+    ) as ReplaySummary['factsByKind'],
     peakUsage: Math.max(0, ...results.map((r) => r.peakUsage)),
     meanUsage: sent === 0 ? 0 : sum((r) => r.usageSum) / sent,
     requests: sum((r) => r.requests),

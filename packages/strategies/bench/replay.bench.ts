@@ -15,7 +15,7 @@ import {
 } from '../../../bench/guarded-replay.ts';
 import type { BenchHarness } from '../../../bench/harness.ts';
 import { type CorpusTranscript, loadCorpus } from '../../compactor/bench/corpus.ts';
-import { findFacts } from '../../compactor/bench/fact-scorer.ts';
+import { findFacts, scoredFactKinds } from '../../compactor/bench/fact-scorer.ts';
 import { DEFAULT_FRACTIONS, fractionLabel } from '../../compactor/bench/quality.ts';
 import * as packageExports from '../src/index.ts';
 import { anthropicCachePrices, type CachePriceModel, openAiCachePrices } from './prompt-cache.ts';
@@ -89,6 +89,7 @@ export async function run(h: BenchHarness): Promise<void> {
 
   corpusTable(h, corpus, sizes);
   factsTable(h, summaries);
+  factKindsTable(h, summaries);
   cacheTable(h, summaries, models);
   const checks = checkTargets(summaries, {
     cacheFriendly: CACHE_FRIENDLY,
@@ -202,6 +203,23 @@ function factsTable(h: BenchHarness, summaries: readonly ReplaySummary[]): void 
       int(s.modelCalls),
       int(s.violations),
     ]),
+  );
+}
+
+function factKindsTable(h: BenchHarness, summaries: readonly ReplaySummary[]): void {
+  h.table(
+    'facts kept at the end by kind (kept / found, all transcripts)',
+    ['subject', 'window', ...scoredFactKinds],
+    summaries
+      .filter((s) => s.subject !== NO_COMPACTION)
+      .map((s) => [
+        s.subject,
+        fractionLabel(s.fraction),
+        ...scoredFactKinds.map((kind) => {
+          const tally = s.factsByKind[kind];
+          return `${percent(tally.total === 0 ? 1 : tally.kept / tally.total)} of ${int(tally.total)}`;
+        }),
+      ]),
   );
 }
 
