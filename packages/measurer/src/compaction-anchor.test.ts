@@ -69,11 +69,17 @@ describe('counting from the newest compaction item', () => {
     expect(uncompacted.current).toBeGreaterThan(full.current * 20);
   });
 
-  it('finds a compaction item appended to the same array', () => {
+  it('finds a compaction item appended to a grown request, and rescans one that shrank or forked', () => {
     const anchor = new CompactionAnchor();
+    const conversation = {};
     const list = [...before];
-    expect(anchor.view(list)).toBe(list);
-    list.push(compacted, after);
-    expect(anchor.view(list)).toHaveLength(3);
+    expect(anchor.view(list, conversation)).toBe(list);
+    expect(anchor.view([...list, compacted, after], conversation)).toHaveLength(3);
+    expect(anchor.view([...list, compacted, after, after], conversation)).toHaveLength(4);
+    // A fork that replaced the message holding the item: searched again, nothing found.
+    const forked = [...list, after, after, after];
+    expect(anchor.view(forked, conversation)).toBe(forked);
+    // Shorter again, holding the item: a full search finds it.
+    expect(anchor.view([...before.slice(0, 1), compacted], conversation)).toHaveLength(2);
   });
 });

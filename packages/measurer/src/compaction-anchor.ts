@@ -13,30 +13,39 @@ export function compactedView(list: readonly Message[]): readonly Message[] {
 }
 
 /**
- * {@link compactedView} with the scan kept incremental per request array: when the same array
- * comes back longer (an app appending to its history), only the appended messages are searched for
- * a newer compaction item. Arrays are held weakly.
+ * {@link compactedView} with the scan kept incremental per conversation (`owner`, any object the
+ * measurer keeps per conversation): when a conversation's request grew, only the appended messages
+ * are searched for a newer compaction item (items arrive in new assistant messages). A request that
+ * shrank, a `fullScan`, or a remembered item no longer where it was makes it search every message.
  */
 export class CompactionAnchor {
-  readonly #scanned = new WeakMap<readonly Message[], { length: number; index: number }>();
+  readonly #scanned = new WeakMap<object, { length: number; index: number }>();
 
   /** The messages the provider reads (see {@link compactedView}). */
-  view(list: readonly Message[]): readonly Message[] {
-    const seen = this.#scanned.get(list);
-    let index: number;
-    if (seen !== undefined && seen.length <= list.length) {
-      const fresh = newestCompactionIndex(list.slice(seen.length));
-      index = fresh >= 0 ? seen.length + fresh : seen.index;
-    } else index = newestCompactionIndex(list);
-    this.#scanned.set(list, { length: list.length, index });
+  view(list: readonly Message[], owner: object, fullScan = false): readonly Message[] {
+    const index = this.#newestIndex(list, owner, fullScan);
+    this.#scanned.set(owner, { length: list.length, index });
     return index < 0 ? list : viewFrom(list, index);
   }
 
   /** `request` itself without a compaction item, else a copy whose messages are the provider's view. */
-  request<T extends { messages: Message[] }>(request: T): T {
-    const view = this.view(request.messages);
+  request<T extends { messages: Message[] }>(request: T, owner: object, fullScan = false): T {
+    const view = this.view(request.messages, owner, fullScan);
     return view === request.messages ? request : { ...request, messages: view as Message[] };
   }
+
+  #newestIndex(list: readonly Message[], owner: object, fullScan: boolean): number {
+    const seen = this.#scanned.get(owner);
+    const stillThere = seen !== undefined && (seen.index < 0 || holdsCompaction(list[seen.index]));
+    if (fullScan || seen === undefined || seen.length > list.length || !stillThere)
+      return newestCompactionIndex(list);
+    const fresh = newestCompactionIndex(list.slice(seen.length));
+    return fresh >= 0 ? seen.length + fresh : seen.index;
+  }
+}
+
+function holdsCompaction(message: Message | undefined): boolean {
+  return newestCompactionIndex(message === undefined ? [] : [message]) === 0;
 }
 
 function viewFrom(list: readonly Message[], index: number): readonly Message[] {

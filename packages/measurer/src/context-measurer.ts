@@ -320,10 +320,11 @@ export class ContextMeasurer {
     percentage: number | null;
     tally: ConversationTally;
   } {
-    const request = this.#compactions.request(input);
+    const owner = this.#tallyOf(input);
+    const request = this.#compactions.request(input, owner, this.#fullPrefixCheck);
     const ctx: CountContext = { provider: request.provider, model: request.model };
     this.#models.add(`${request.provider}\u0000${request.model}`);
-    const tally = this.#tallyOf(request);
+    const tally = request === input ? owner : this.#tallyOf(request);
     const view = requestView(request, tally);
     const counter = this.counter;
     const count = (message: Message) => counter.estimateMessage(message, ctx);
@@ -366,7 +367,7 @@ export class ContextMeasurer {
     estimate: { measurement: ContextMeasurement },
   ): Promise<ContextMeasurement> {
     const fast = estimate.measurement;
-    const request = this.#compactions.request(input);
+    const request = this.#compactions.request(input, this.#tallyOf(input), true);
     const ctx: CountContext = { provider: request.provider, model: request.model };
     const list = withSystemPrompt(request.messages, request.system);
     try {

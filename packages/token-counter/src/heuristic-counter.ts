@@ -107,6 +107,8 @@ interface ModelEntry {
   loading: Promise<void> | undefined;
   /** The counter-wide revision at this model's last calibration change (unique across models). */
   revision: number;
+  /** `factors` when `revision` was last bumped. */
+  factorsAtRevision: Float64Array;
 }
 
 const MAX_ENTRIES = 2048;
@@ -402,6 +404,7 @@ export class HeuristicCounter implements TokenCounter {
       learned: new Array<Calibration | undefined>(CLASS_COUNT).fill(undefined),
       loading: undefined,
       revision: this.#revision,
+      factorsAtRevision: new Float64Array(CLASS_COUNT),
     };
     this.#recompute(entry);
     this.#entries.set(key, entry);
@@ -436,7 +439,7 @@ export class HeuristicCounter implements TokenCounter {
     const current = entry.learned[i];
     if (current && current.samples > calibration.samples) return;
     entry.learned[i] = calibration;
-    this.#recompute(entry);
+    if (!this.#recompute(entry)) return;
     this.#revision++;
     entry.revision = this.#revision;
   }
@@ -446,7 +449,7 @@ export class HeuristicCounter implements TokenCounter {
    * class that has learned little is itself pulled towards the model's correction learned on
    * the other classes, so a provider prior that proved wrong does not linger in rare classes.
    */
-  #recompute(entry: ModelEntry): void {
+  #recompute(entry: ModelEntry): boolean {
     let weighted = 0;
     let weights = 0;
     let strongest = 0;
@@ -458,6 +461,7 @@ export class HeuristicCounter implements TokenCounter {
       strongest = Math.max(strongest, learned.confidence);
     }
     const modelFactor = weights > 0 ? weighted / weights : 1;
+    const next = new Float64Array(CLASS_COUNT);
     for (const cls of CONTENT_CLASSES) {
       const i = CLASS_INDEX[cls];
       const derived = this.#derived[i] as number;
@@ -467,8 +471,10 @@ export class HeuristicCounter implements TokenCounter {
       const learned = entry.learned[i];
       const w = learned ? learned.confidence : 0;
       const cpt = learned ? (1 - w) * priorCpt + w * learned.charsPerToken : priorCpt;
-      entry.factors[i] = derived / cpt;
+      next[i] = derived / cpt;
     }
+    entry.factors.set(next);
+    return movedSince(entry.factorsAtRevision, next);
   }
 
   #warn(code: string, message: string, data: Record<string, unknown>, cause?: unknown): void {
@@ -486,4 +492,23 @@ export class HeuristicCounter implements TokenCounter {
     }
     if (this.#hooks) void this.#hooks.emit('onWarning', warning).catch(() => undefined);
   }
+}
+
+/**
+ * Relative change of a class factor below which a model's revision is not bumped: a calibration
+ * that has settled moves by less on each sample, and bumping on every nudge would make every
+ * per-message memo of the model start over after each completion. Counts memoised under the
+ * previous revision are then at most this far from a fresh count.
+ */
+const FACTOR_TOLERANCE = 0.01;
+
+/** Whether any factor of `next` moved by more than the tolerance from `before` (copied into `before` when so). */
+function movedSince(before: Float64Array, next: Float64Array): boolean {
+  let moved = false;
+  for (let i = 0; i < next.length && !moved; i++) {
+    const was = before[i] as number;
+    moved = was === 0 || Math.abs((next[i] as number) - was) > FACTOR_TOLERANCE * Math.abs(was);
+  }
+  if (moved) before.set(next);
+  return moved;
 }
