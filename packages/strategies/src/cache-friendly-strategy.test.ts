@@ -1,0 +1,201 @@
+import { countToolPairViolations, isSummaryText, parseFactsBlock } from '@ctxguard/compactor';
+import { InvalidOptionsError, type JsonValue, type Message, messageText } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { agentChat, chat, reactContext } from '../test/support/conversations.ts';
+import { HistoryStrategyTools } from '../test/support/history-tools.ts';
+import { CacheFriendlyStrategy } from './cache-friendly-strategy.js';
+
+/** A budget at which the conversation stands at `fraction` of it. */
+function budgetAt(tools: HistoryStrategyTools, fraction: number): number {
+  return Math.ceil(tools.tokens() / fraction);
+}
+
+function rewindAll(tools: HistoryStrategyTools): void {
+  for (let records = tools.history.compactions(); records.length > 0; records = tools.history.compactions()) {
+    tools.history.rewind(records[0]?.id ?? '');
+  }
+}
+
+/** Whether `next` starts with every message of `previous`, byte for byte. */
+function startsWith(next: readonly Message[], previous: readonly Message[]): boolean {
+  return previous.every((message, index) => JSON.stringify(message) === JSON.stringify(next[index]));
+}
+
+describe('CacheFriendlyStrategy options', () => {
+  it('has one frozen trigger at 0.8 by default', () => {
+    const strategy = new CacheFriendlyStrategy();
+    expect(strategy.specificationVersion).toBe('v1');
+    expect(strategy.triggers).toEqual([{ level: 'pressure', at: 0.8 }]);
+    expect(Object.isFrozen(strategy.triggers)).toBe(true);
+    expect(new CacheFriendlyStrategy({ at: 0.7, lowWater: 0.3, level: 'full' }).triggers).toEqual([
+      { level: 'full', at: 0.7 },
+    ]);
+  });
+
+  it('rejects bad options naming the field', () => {
+    expect(() => new CacheFriendlyStrategy({ lowWater: 0.8 })).toThrow(InvalidOptionsError);
+    expect(() => new CacheFriendlyStrategy({ lowWater: 0.8 })).toThrow(
+      /CacheFriendlyStrategy options\.lowWater: must be below at \(0\.8\)/,
+    );
+    expect(() => new CacheFriendlyStrategy({ declineCeiling: 0.5 })).toThrow(/declineCeiling/);
+    expect(() => new CacheFriendlyStrategy({ minRequestsBetween: -1 })).toThrow(/minRequestsBetween/);
+    expect(() => new CacheFriendlyStrategy({ factShare: 1 })).toThrow(/factShare/);
+    expect(() => new CacheFriendlyStrategy({ maxFactTokens: 0 })).toThrow(/maxFactTokens/);
+    expect(() => new CacheFriendlyStrategy({ factCategories: ['colour' as never] })).toThrow(
+      /factCategories/,
+    );
+    expect(() => new CacheFriendlyStrategy({ window: 3 } as never)).toThrow(InvalidOptionsError);
+  });
+});
+
+describe('CacheFriendlyStrategy compaction', () => {
+  it('summarizes everything between the system prompt and the newest messages that fit under the low-water mark', async () => {
+    const tools = HistoryStrategyTools.of(agentChat(16, 1200));
+    const original = tools.history.messages();
+    const budget = budgetAt(tools, 0.85);
+    const before = tools.tokens();
+    const state: Record<string, JsonValue> = {};
+    const decision = await new CacheFriendlyStrategy().react(
+      reactContext(tools, 'pressure', { inputBudget: budget, state }),
+    );
+
+    expect(decision).toMatchObject({
+      action: 'compacted',
+      note: expect.stringMatching(/^summarized \d+ messages down to 40% of the input budget, \d+ facts/),
+    });
+    const view = tools.history.effectiveEntries();
+    expect(view[0]?.message).toEqual(original[0]);
+    expect(view[1]?.isSummary).toBe(true);
+    expect(view.slice(2).some((entry) => entry.isSummary)).toBe(false);
+    // The kept tail is the original tail, verbatim, starting on an assistant turn after a user-role summary.
+    const kept = view.length - 2;
+    expect(tools.history.messages().slice(2)).toEqual(original.slice(-kept));
+    expect(view[1]?.message.role).toBe('user');
+    expect(view[2]?.message.role).toBe('assistant');
+    expect(isSummaryText(messageText(view[1]!.message))).toBe(true);
+    expect(tools.tokens()).toBeLessThan(before);
+    expect(tools.tokens()).toBeLessThanOrEqual(0.4 * budget);
+    expect(countToolPairViolations(tools.sent())).toBe(0);
+    expect(state).toMatchObject({ compactions: 1, lastKeptMessages: kept });
+    expect(JSON.parse(JSON.stringify(state))).toEqual(state);
+
+    rewindAll(tools);
+    expect(tools.history.messages()).toEqual(original);
+  });
+
+  it('keeps the facts of what it hid in a block in the summary, not in the system prompt', async () => {
+    const tools = HistoryStrategyTools.of(chat(14));
+    await new CacheFriendlyStrategy().react(
+      reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 0.82) }),
+    );
+    const sent = tools.sent();
+    expect(sent[0]).toEqual(tools.history.messages()[0]);
+    expect(tools.factsLayer['system-append']).toEqual([]);
+    const values = parseFactsBlock(messageText(sent[1]!))?.map((fact) => fact.value) ?? [];
+    expect(values).toContain('/srv/app/module1.ts');
+    expect(values).toContain('owner3@example.com');
+    const text = JSON.stringify(sent);
+    for (let turn = 1; turn <= 14; turn++)
+      expect(text, `module${turn}`).toContain(`/srv/app/module${turn}.ts`);
+  });
+
+  it('folds the previous summary into the next one, so the history keeps one summary', async () => {
+    const tools = HistoryStrategyTools.of(agentChat(10, 1200));
+    const strategy = new CacheFriendlyStrategy();
+    const state: Record<string, JsonValue> = {};
+    const budget = budgetAt(tools, 0.85);
+    await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+    const first = tools.history.effectiveEntries()[1];
+    for (const message of agentChat(20, 1200).slice(41)) tools.history.append(message);
+    expect(tools.tokens()).toBeGreaterThan(0.8 * budget);
+    await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+    const view = tools.history.effectiveEntries();
+    expect(view.filter((entry) => entry.isSummary)).toHaveLength(1);
+    expect(tools.history.hidden(view[1]?.id ?? '').map((entry) => entry.id)).toContain(first?.id);
+    expect(state['compactions']).toBe(2);
+    expect(countToolPairViolations(tools.sent())).toBe(0);
+  });
+
+  it('compacts deeper than the low-water mark when recent requests grew too fast to fit minRequestsBetween more', async () => {
+    const aimedAt = async (minRequestsBetween: number) => {
+      const tools = HistoryStrategyTools.of(agentChat(3, 8000));
+      const decision = await new CacheFriendlyStrategy({ minRequestsBetween }).react(
+        reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 0.85) }),
+      );
+      const note = decision.action === 'compacted' ? (decision.note ?? '') : '';
+      return Number(/down to ([\d.]+)% of the input budget/.exec(note)?.[1]);
+    };
+    // Six requests (assistant messages) brought it to 85%: ~14% each, so four more need ~57% free.
+    expect(await aimedAt(0)).toBe(40);
+    const deep = await aimedAt(4);
+    expect(deep).toBeLessThan(25);
+    expect(deep).toBeGreaterThan(20);
+  });
+
+  it('declines when the newest messages alone are over the ceiling, and warns below it', async () => {
+    const tools = HistoryStrategyTools.of([
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: `read this: ${'x '.repeat(4000)}` },
+    ]);
+    const strategy = new CacheFriendlyStrategy();
+    const decline = await strategy.react(
+      reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 1.2) }),
+    );
+    expect(decline).toMatchObject({ action: 'decline', reason: expect.stringMatching(/nothing older/) });
+    const warn = await strategy.react(reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 0.9) }));
+    expect(warn.action).toBe('warn');
+    expect(tools.history.compactions()).toHaveLength(0);
+  });
+
+  it('never hides the system prompt and never separates a tool call from its results, whatever the budget', async () => {
+    for (const fraction of [0.81, 0.9, 1.1, 2, 4]) {
+      for (const size of [300, 1500, 6000]) {
+        const tools = HistoryStrategyTools.of(agentChat(9, size));
+        const original = tools.history.messages();
+        await new CacheFriendlyStrategy().react(
+          reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, fraction) }),
+        );
+        expect(tools.history.messages()[0], `${fraction} ${size}`).toEqual(original[0]);
+        expect(countToolPairViolations(tools.sent()), `${fraction} ${size}`).toBe(0);
+        rewindAll(tools);
+        expect(tools.history.messages()).toEqual(original);
+      }
+    }
+  });
+});
+
+describe('CacheFriendlyStrategy prefix stability', () => {
+  it('over 200 agent turns, changes what was sent only when it compacts, and from the summary on', async () => {
+    const strategy = new CacheFriendlyStrategy();
+    const all = agentChat(200, 1500);
+    const tools = HistoryStrategyTools.of(all.slice(0, 1));
+    const budget = 24_000;
+    const state: Record<string, JsonValue> = {};
+    let previous: Message[] = tools.sent();
+    let requests = 0;
+    let stable = 0;
+    let compactions = 0;
+    for (const message of all.slice(1)) {
+      tools.history.append(message);
+      if (message.role === 'assistant') continue; // a request goes out after a user message or tool results
+      requests++;
+      const context = reactContext(tools, 'pressure', { inputBudget: budget, state });
+      if (context.percentage >= 0.8) {
+        const decision = await strategy.react(context);
+        expect(decision.action).toBe('compacted');
+        compactions++;
+      }
+      const sent = tools.sent();
+      expect(tools.tokens()).toBeLessThanOrEqual(budget);
+      if (startsWith(sent, previous)) stable++;
+      else expect(sent[0]).toEqual(previous[0]); // a compaction rewrites after the system prompt only
+      previous = sent;
+    }
+    expect(compactions).toBeGreaterThan(5);
+    expect(stable / requests).toBeGreaterThanOrEqual(0.8);
+    expect(stable).toBe(requests - compactions);
+    expect(countToolPairViolations(tools.sent())).toBe(0);
+    rewindAll(tools);
+    expect(tools.history.messages()).toEqual(all.map((message) => expect.objectContaining(message)));
+  }, 60_000);
+});

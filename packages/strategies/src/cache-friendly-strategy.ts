@@ -1,0 +1,271 @@
+import { renderSummary, renderTranscript } from '@ctxguard/compactor';
+import {
+  type ContextStrategy,
+  type ExtractedFact,
+  factCategories,
+  type HistoryEntry,
+  type JsonValue,
+  parseOptions,
+  type ReactContext,
+  type StrategyDecision,
+  type TriggerLevel,
+} from '@ctxguard/core';
+import { z } from 'zod';
+import { entryUnits, newestUserIndex, summarizedMessageCount } from './entry-units.js';
+import { effectiveView, pinnedCount } from './history-view.js';
+
+/** Default bound of the facts block, as a share of the input budget. */
+const DEFAULT_FACT_SHARE = 0.2;
+
+/** Options of {@link CacheFriendlyStrategy}. */
+export const cacheFriendlyStrategyOptionsSchema = z
+  .strictObject({
+    /** Name of the single trigger level. */
+    level: z.string().min(1).default('pressure'),
+    /** Fraction (0–1) of the input budget at which the strategy compacts. */
+    at: z.number().gt(0).max(1).default(0.8),
+    /** Fraction of the input budget a compaction brings the request down to (well under `at`). */
+    lowWater: z.number().gt(0).lt(1).default(0.4),
+    /**
+     * Requests that should fit between two compactions: when recent requests grew the context so
+     * fast that `lowWater` would leave room for fewer, the compaction goes deeper than `lowWater`.
+     */
+    minRequestsBetween: z.number().int().min(0).default(4),
+    /** Nothing left to compact and above this fraction of the input budget: decline the request. */
+    declineCeiling: z.number().gt(0).default(0.95),
+    /** Upper bound of the summary as a fraction of the input budget (at 4 characters a token). */
+    summaryShare: z.number().gt(0).lt(1).default(0.05),
+    /** Upper bound of the summary in characters, whatever the budget. */
+    summaryMaxLength: z.number().int().positive().default(4000),
+    /** Terms or a task the summary should favour. */
+    focus: z.string().min(1).optional(),
+    /** Upper bound of the facts block as a fraction of the input budget (at least 100 tokens). */
+    factShare: z.number().gt(0).lt(1).default(DEFAULT_FACT_SHARE),
+    /** Upper bound of the facts block in tokens, instead of `factShare`; the least valuable facts are dropped to fit. */
+    maxFactTokens: z.number().int().positive().optional(),
+    /** Only these fact categories are extracted (all when omitted). */
+    factCategories: z.array(z.enum(factCategories)).min(1).optional(),
+  })
+  .superRefine((options, issues) => {
+    if (options.lowWater >= options.at) {
+      issues.addIssue({ code: 'custom', path: ['lowWater'], message: `must be below at (${options.at})` });
+    }
+    if (options.declineCeiling < options.at) {
+      issues.addIssue({ code: 'custom', path: ['declineCeiling'], message: 'must be at least `at`' });
+    }
+  });
+
+/** What {@link CacheFriendlyStrategy} accepts; every field has a default. */
+export type CacheFriendlyStrategyOptions = z.input<typeof cacheFriendlyStrategyOptionsSchema>;
+
+type Options = z.output<typeof cacheFriendlyStrategyOptionsSchema>;
+
+const MIN_FACT_TOKENS = 100;
+const MIN_SUMMARY_CHARS = 200;
+/** Tokens of a summary's markers and headline. */
+const SUMMARY_FRAME_TOKENS = 24;
+/** Rough characters per token, to turn a share of the budget into a summary length. */
+const CHARS_PER_TOKEN = 4;
+
+/** One compaction: hide `[from, cut)` under a summary whose role keeps roles alternating. */
+interface CompactionPlan {
+  from: number;
+  cut: number;
+  role: 'user' | 'system';
+  /** The fraction of the input budget aimed at (`lowWater`, or lower when requests grow fast). */
+  low: number;
+  /** Tokens the facts block may take: its bound, or more when the kept messages leave room. */
+  factTokens: number;
+}
+
+function percent(value: number): string {
+  return `${Math.round(value * 1000) / 10}%`;
+}
+
+function numberIn(state: Record<string, JsonValue>, key: string): number {
+  const value = state[key];
+  return typeof value === 'number' ? value : 0;
+}
+
+/**
+ * Compacts rarely and in one large step so a provider's prompt cache keeps hitting: when the request
+ * crosses `at`, everything between the system prompt and the newest messages that fit under
+ * `lowWater` becomes one summary (earlier summaries folded in), and the facts go into that summary's
+ * facts block. Between compactions nothing already sent changes, so each request starts with the
+ * previous one's bytes; a compaction rewrites only from the summary on, never the system prompt.
+ */
+export class CacheFriendlyStrategy implements ContextStrategy {
+  readonly specificationVersion = 'v1';
+  readonly triggers: readonly TriggerLevel[];
+  readonly #options: Options;
+
+  constructor(options: CacheFriendlyStrategyOptions = {}) {
+    this.#options = parseOptions(
+      cacheFriendlyStrategyOptionsSchema,
+      options,
+      'CacheFriendlyStrategy options',
+    );
+    this.triggers = Object.freeze([Object.freeze({ level: this.#options.level, at: this.#options.at })]);
+  }
+
+  /** Summarizes everything older than what fits under `lowWater`, or declines when nothing is left to hide. */
+  async react(ctx: ReactContext): Promise<StrategyDecision> {
+    const { tools, state, signal } = ctx;
+    const view = effectiveView(tools);
+    const pinned = pinnedCount(view);
+    const plan = this.#plan(ctx, view, pinned);
+    if (plan === undefined) return this.#nothingToHide(ctx);
+    const range = view.slice(plan.from, plan.cut);
+    const facts = await this.#facts(ctx, range, [...view.slice(0, plan.from), ...view.slice(plan.cut)]);
+    const text = await tools.summarize({
+      entries: range,
+      maxLength: this.#summaryChars(ctx.inputBudget),
+      focus: this.#options.focus,
+      signal,
+    });
+    const content = renderSummary({ text, messageCount: summarizedMessageCount(range) });
+    const result = tools.replaceRange(plan.from, plan.cut, {
+      role: plan.role,
+      content,
+      metadata: { isSummary: true },
+    });
+    if (!result.changed) return this.#nothingToHide(ctx);
+    // The facts go into the summary just written (the first user message when it has that role),
+    // so the block changes once per compaction and only after the untouched prefix.
+    if (facts.length > 0) tools.injectFacts(facts, 'first-user-prefix', { maxTokens: plan.factTokens });
+    const freed = Math.max(0, result.tokensBefore - result.tokensAfter);
+    const after = effectiveView(tools);
+    state['compactions'] = numberIn(state, 'compactions') + 1;
+    state['lastFreed'] = freed;
+    state['lastKeptMessages'] = view.length - plan.cut;
+    state['afterTokens'] = this.#overhead(ctx, view) + tools.measure(after);
+    state['markId'] = after.at(-1)?.id ?? null;
+    return {
+      action: 'compacted',
+      note: `summarized ${range.length} messages down to ${percent(plan.low)} of the input budget, ${facts.length} facts, ~${freed} tokens freed`,
+    };
+  }
+
+  /**
+   * Where to cut: keep the newest units that fit under the low-water mark once the system prompt,
+   * the request's overhead and room for the summary and facts are counted (always the newest unit).
+   */
+  #plan(ctx: ReactContext, view: readonly HistoryEntry[], pinned: number): CompactionPlan | undefined {
+    const { tools, inputBudget } = ctx;
+    const low = Math.min(
+      this.#options.lowWater,
+      this.#options.at -
+        (this.#options.minRequestsBetween * this.#growthPerRequest(ctx, view, pinned)) / inputBudget,
+    );
+    const fixed =
+      this.#overhead(ctx, view) +
+      tools.measure(view.slice(0, pinned)) +
+      Math.ceil(this.#summaryChars(inputBudget) / CHARS_PER_TOKEN) +
+      SUMMARY_FRAME_TOKENS;
+    const factBound = this.#factTokens(ctx);
+    const keep = low * inputBudget - fixed - factBound;
+    const units = entryUnits(view, pinned, view.length);
+    let cut = view.length;
+    let kept = 0;
+    for (let index = units.length - 1; index >= 0; index--) {
+      const unit = units[index]!;
+      const tokens = tools.measure(view.slice(unit.start, unit.end));
+      if (cut < view.length && kept + tokens > keep) break;
+      kept += tokens;
+      cut = unit.start;
+    }
+    cut = this.#alternatingCut(view, units, cut);
+    const hidesNew = view.slice(pinned, cut).some((entry) => entry.isSummary !== true);
+    if (!hidesNew) return undefined;
+    const room = low * inputBudget - fixed - tools.measure(view.slice(cut));
+    return {
+      from: pinned,
+      cut,
+      role: view[cut]?.message.role === 'assistant' ? 'user' : 'system',
+      low,
+      factTokens: Math.max(factBound, Math.floor(room)),
+    };
+  }
+
+  /** Tokens the request takes beyond the effective view (framing, tool definitions, facts kept elsewhere). */
+  #overhead(ctx: ReactContext, view: readonly HistoryEntry[]): number {
+    return Math.max(0, ctx.current - ctx.tools.measure(view));
+  }
+
+  /**
+   * Tokens one request (one assistant message) has added lately: since the last compaction when
+   * its mark is still in view, else over the whole conversation.
+   */
+  #growthPerRequest(ctx: ReactContext, view: readonly HistoryEntry[], pinned: number): number {
+    const mark = ctx.state['markId'];
+    const since = typeof mark === 'string' ? view.findIndex((entry) => entry.id === mark) : -1;
+    const after = ctx.state['afterTokens'];
+    const from = since >= 0 && typeof after === 'number' ? since + 1 : pinned;
+    const requests = view.slice(from).filter((entry) => entry.message.role === 'assistant').length;
+    const base =
+      from === pinned
+        ? this.#overhead(ctx, view) + ctx.tools.measure(view.slice(0, pinned))
+        : (after as number);
+    return Math.max(0, ctx.current - base) / Math.max(1, requests);
+  }
+
+  /**
+   * A cut before an assistant message lets the summary be a user message (roles alternate, and
+   * the facts block lands in it): past an older user message, or back before the current one.
+   */
+  #alternatingCut(view: readonly HistoryEntry[], units: readonly { start: number }[], cut: number): number {
+    if (view[cut]?.message.role !== 'user') return cut;
+    const position = units.findIndex((unit) => unit.start === cut);
+    const next = units[position + 1]?.start;
+    if (
+      cut !== newestUserIndex(view, cut) &&
+      next !== undefined &&
+      view[next]?.message.role === 'assistant'
+    ) {
+      return next;
+    }
+    const previous = units[position - 1]?.start;
+    if (previous !== undefined && view[previous]?.message.role === 'assistant') return previous;
+    return cut;
+  }
+
+  /** Facts of the hidden range that the kept messages do not already show. */
+  async #facts(
+    ctx: ReactContext,
+    range: readonly HistoryEntry[],
+    kept: readonly HistoryEntry[],
+  ): Promise<ExtractedFact[]> {
+    const found = await ctx.tools.extractFacts({
+      entries: range,
+      categories: this.#options.factCategories,
+      signal: ctx.signal,
+    });
+    const visible = renderTranscript(kept.map((entry) => entry.message));
+    return found.filter((fact) => !visible.includes(fact.value));
+  }
+
+  #summaryChars(inputBudget: number): number {
+    const share = Math.floor(inputBudget * this.#options.summaryShare * CHARS_PER_TOKEN);
+    return Math.max(MIN_SUMMARY_CHARS, Math.min(this.#options.summaryMaxLength, share));
+  }
+
+  #factTokens(ctx: ReactContext): number {
+    return (
+      this.#options.maxFactTokens ??
+      Math.max(MIN_FACT_TOKENS, Math.floor(ctx.inputBudget * this.#options.factShare))
+    );
+  }
+
+  #nothingToHide(ctx: ReactContext): StrategyDecision {
+    if (ctx.percentage > this.#options.declineCeiling) {
+      return {
+        action: 'decline',
+        reason: `${percent(ctx.percentage)} of the input budget (${ctx.current} of ${ctx.inputBudget} tokens) and nothing older than the newest messages left to summarize`,
+      };
+    }
+    return {
+      action: 'warn',
+      message: `${percent(ctx.percentage)} of the input budget; nothing older than the newest messages left to summarize`,
+    };
+  }
+}

@@ -1,0 +1,55 @@
+import { parseSummary, renderTranscript, toolPairUnits } from '@ctxguard/compactor';
+import { stripFactsBlocks } from '@ctxguard/compactor/internal';
+import type { HistoryEntry } from '@ctxguard/core';
+
+/**
+ * A run of effective entries that is kept or hidden as a whole: one message, a tool call with all
+ * its results, or a summary with the further entries of its splice. `start`/`end` index the view.
+ */
+export interface EntryUnit {
+  start: number;
+  /** End (exclusive). */
+  end: number;
+}
+
+/**
+ * The units of `view[from, to)`, in order and covering the range: tool pairs never split, members
+ * of a multi-message splice stay with their summary.
+ */
+export function entryUnits(view: readonly HistoryEntry[], from: number, to: number): EntryUnit[] {
+  const slice = view.slice(from, to);
+  const units: EntryUnit[] = [];
+  for (const unit of toolPairUnits(slice.map((entry) => entry.message))) {
+    const start = from + unit.start;
+    const end = from + unit.end;
+    const previous = units.at(-1);
+    if (previous !== undefined && view[start]?.condenseMember !== undefined) previous.end = end;
+    else units.push({ start, end });
+  }
+  return units;
+}
+
+/** The text a unit's messages show a model, one transcript line per message. */
+export function unitText(view: readonly HistoryEntry[], unit: EntryUnit): string {
+  return renderTranscript(view.slice(unit.start, unit.end).map((entry) => entry.message));
+}
+
+/** Index of the newest user message in `view` at or after `from` (-1 when there is none). */
+export function newestUserIndex(view: readonly HistoryEntry[], from: number): number {
+  for (let index = view.length - 1; index >= from; index--) {
+    const entry = view[index];
+    if (entry?.message.role === 'user' && entry.isSummary !== true) return index;
+  }
+  return -1;
+}
+
+/** Messages a range of entries stands for: an earlier summary counts the messages it summarized. */
+export function summarizedMessageCount(entries: readonly HistoryEntry[]): number {
+  let count = 0;
+  for (const entry of entries) {
+    const text = typeof entry.message.content === 'string' ? entry.message.content : '';
+    const parsed = entry.isSummary === true ? parseSummary(stripFactsBlocks(text)) : null;
+    count += parsed ? parsed.messageCount : 1;
+  }
+  return count;
+}

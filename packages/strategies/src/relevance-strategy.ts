@@ -1,0 +1,343 @@
+import { renderTranscript } from '@ctxguard/compactor';
+import {
+  type ContextStrategy,
+  type ExtractedFact,
+  factCategories,
+  type HistoryEntry,
+  type JsonValue,
+  parseOptions,
+  type ReactContext,
+  type StrategyDecision,
+  type TriggerLevel,
+} from '@ctxguard/core';
+import { z } from 'zod';
+import { type EntryUnit, entryUnits, newestUserIndex, unitText } from './entry-units.js';
+import { effectiveView, pinnedCount, summaryMessage } from './history-view.js';
+import { bm25Scorer, type RelevanceScorer } from './relevance-scorer.js';
+
+/** Default bound of the facts block, as a share of the input budget. */
+const DEFAULT_FACT_SHARE = 0.2;
+
+/** Options of {@link RelevanceStrategy}. */
+export const relevanceStrategyOptionsSchema = z
+  .strictObject({
+    /** Name of the single trigger level. */
+    level: z.string().min(1).default('pressure'),
+    /** Fraction (0–1) of the input budget at which the strategy fires. */
+    at: z.number().gt(0).max(1).default(0.8),
+    /** Fraction of the input budget the kept entries, summaries and facts are brought down to. */
+    target: z.number().gt(0).lt(1).default(0.6),
+    /** Nothing left to hide and above this fraction of the input budget: decline the request. */
+    declineCeiling: z.number().gt(0).default(0.95),
+    /** Newest messages always kept verbatim (fewer when they alone would not fit under `target`). */
+    recentCount: z.number().int().min(1).default(6),
+    /**
+     * Scores the older units against the current task (default: offline BM25). A model-backed
+     * scorer receives `{ query, documents, signal }` and returns one number per document.
+     */
+    scorer: z
+      .custom<RelevanceScorer>(
+        (value) => typeof value === 'function',
+        'must be a function (request) => number[]',
+      )
+      .optional(),
+    /** Upper bound of each summary of a hidden run, in characters (shorter for short runs). */
+    summaryMaxLength: z.number().int().positive().default(1200),
+    /** Terms or a task the summaries should favour (default: the newest user message). */
+    focus: z.string().min(1).optional(),
+    /** Upper bound of the facts block as a fraction of the input budget (at least 100 tokens). */
+    factShare: z.number().gt(0).lt(1).default(DEFAULT_FACT_SHARE),
+    /** Upper bound of the facts block in tokens, instead of `factShare`; the least valuable facts are dropped to fit. */
+    maxFactTokens: z.number().int().positive().optional(),
+    /** Only these fact categories are extracted (all when omitted). */
+    factCategories: z.array(z.enum(factCategories)).min(1).optional(),
+  })
+  .superRefine((options, issues) => {
+    if (options.target >= options.at) {
+      issues.addIssue({ code: 'custom', path: ['target'], message: `must be below at (${options.at})` });
+    }
+    if (options.declineCeiling < options.at) {
+      issues.addIssue({ code: 'custom', path: ['declineCeiling'], message: 'must be at least `at`' });
+    }
+  });
+
+/** What {@link RelevanceStrategy} accepts; every field has a default. */
+export type RelevanceStrategyOptions = z.input<typeof relevanceStrategyOptionsSchema>;
+
+type Options = z.output<typeof relevanceStrategyOptionsSchema>;
+
+const MIN_FACT_TOKENS = 100;
+const MIN_SUMMARY_CHARS = 120;
+/** A run's summary is at most this share of the run's own characters. */
+const SUMMARY_SHARE_OF_RUN = 0.25;
+/** Characters of the current tool loop used as the query (its newest part). */
+const MAX_QUERY_CHARS = 8_000;
+/** Rough characters per token, and the markers around each summary. */
+const CHARS_PER_TOKEN = 4;
+const SUMMARY_FRAME_TOKENS = 24;
+
+/** An older unit with its size and relevance. */
+interface ScoredUnit extends EntryUnit {
+  tokens: number;
+  chars: number;
+  score: number;
+}
+
+/** What scoring and selection decided: the runs to hide (oldest first) and how. */
+interface HidePlan {
+  runs: EntryUnit[];
+  keptUnits: number;
+  units: number;
+  scorer: 'custom' | 'bm25' | 'bm25 (scorer failed)';
+}
+
+function percent(value: number): string {
+  return `${Math.round(value * 1000) / 10}%`;
+}
+
+function numberIn(state: Record<string, JsonValue>, key: string): number {
+  const value = state[key];
+  return typeof value === 'number' ? value : 0;
+}
+
+/** Maximal runs of consecutive units not in `kept`, merged into index ranges. */
+function hiddenRuns(units: readonly ScoredUnit[], kept: ReadonlySet<ScoredUnit>): EntryUnit[] {
+  const runs: EntryUnit[] = [];
+  for (const unit of units) {
+    if (kept.has(unit)) continue;
+    const last = runs.at(-1);
+    if (last !== undefined && last.end === unit.start) last.end = unit.end;
+    else runs.push({ start: unit.start, end: unit.end });
+  }
+  return runs;
+}
+
+/**
+ * Context scoring: when the request crosses `at`, the older entries (between the system prompt and
+ * the recent zone) are scored against the current task — the newest user message and the tool loop
+ * after it — offline with BM25 by default, or with a pluggable (model-backed) scorer. The most
+ * relevant are kept verbatim within `target`; each run of the rest is hidden under a short summary
+ * and their facts go to the system prompt's facts block. Tool calls and results are scored and
+ * hidden together; the system prompt, the newest user message and the recent zone are always kept.
+ */
+export class RelevanceStrategy implements ContextStrategy {
+  readonly specificationVersion = 'v1';
+  readonly triggers: readonly TriggerLevel[];
+  readonly #options: Options;
+
+  constructor(options: RelevanceStrategyOptions = {}) {
+    this.#options = parseOptions(relevanceStrategyOptionsSchema, options, 'RelevanceStrategy options');
+    this.triggers = Object.freeze([Object.freeze({ level: this.#options.level, at: this.#options.at })]);
+  }
+
+  /** Scores, keeps the most relevant within `target`, hides the rest run by run and keeps their facts. */
+  async react(ctx: ReactContext): Promise<StrategyDecision> {
+    const { tools, state, signal } = ctx;
+    const view = effectiveView(tools);
+    const plan = await this.#plan(ctx, view);
+    if (plan === undefined || plan.runs.length === 0) return this.#nothingToHide(ctx);
+    const hidden = plan.runs.flatMap((run) => view.slice(run.start, run.end));
+    const facts = await this.#facts(ctx, view, hidden, plan.runs);
+    const focus = this.#options.focus ?? this.#taskText(view).slice(0, 500);
+    let freed = 0;
+    let runsHidden = 0;
+    // Newest run first: replacing it leaves the indices of the older runs as they were.
+    for (const run of [...plan.runs].reverse()) {
+      const entries = view.slice(run.start, run.end);
+      const text = await tools.summarize({
+        entries,
+        maxLength: this.#runSummaryChars(renderTranscript(entries.map((entry) => entry.message)).length),
+        focus: focus || undefined,
+        signal,
+      });
+      const replacement = summaryMessage(text, entries.length, view[run.end]);
+      if (tools.measure([replacement]) >= tools.measure(entries)) continue;
+      const result = tools.replaceRange(run.start, run.end, replacement);
+      if (!result.changed) continue;
+      runsHidden++;
+      freed += Math.max(0, result.tokensBefore - result.tokensAfter);
+    }
+    if (runsHidden === 0) return this.#nothingToHide(ctx);
+    if (facts.length > 0) tools.injectFacts(facts, 'system-append', { maxTokens: this.#factTokens(ctx) });
+    state['reactions'] = numberIn(state, 'reactions') + 1;
+    state['hiddenRuns'] = numberIn(state, 'hiddenRuns') + runsHidden;
+    state['lastFreed'] = freed;
+    return {
+      action: 'compacted',
+      note: `kept ${plan.keptUnits} of ${plan.units} older units by relevance (${plan.scorer}), hid ${runsHidden} runs of ${hidden.length} messages, ${facts.length} facts, ~${freed} tokens freed`,
+    };
+  }
+
+  /** The newest user message and everything after it: what the conversation is doing now. */
+  #taskText(view: readonly HistoryEntry[]): string {
+    const start = newestUserIndex(view, 0);
+    const text = renderTranscript(view.slice(Math.max(0, start)).map((entry) => entry.message));
+    return text.length > MAX_QUERY_CHARS
+      ? text.slice(0, 2_000) + text.slice(-(MAX_QUERY_CHARS - 2_000))
+      : text;
+  }
+
+  /** Index where the always-kept recent zone starts: the newest `recentCount` messages that fit, whole units. */
+  #recentStart(ctx: ReactContext, view: readonly HistoryEntry[], pinned: number, room: number): number {
+    const units = entryUnits(view, pinned, view.length);
+    let start = view.length;
+    let tokens = 0;
+    for (let index = units.length - 1; index >= 0; index--) {
+      const unit = units[index]!;
+      if (start < view.length && view.length - unit.start > this.#options.recentCount) break;
+      const size = ctx.tools.measure(view.slice(unit.start, unit.end));
+      if (start < view.length && tokens + size > room) break;
+      tokens += size;
+      start = unit.start;
+    }
+    return start;
+  }
+
+  async #plan(ctx: ReactContext, view: readonly HistoryEntry[]): Promise<HidePlan | undefined> {
+    const { tools, inputBudget } = ctx;
+    const pinned = pinnedCount(view);
+    const overhead = Math.max(0, ctx.current - tools.measure(view));
+    const room =
+      this.#options.target * inputBudget -
+      overhead -
+      tools.measure(view.slice(0, pinned)) -
+      this.#factTokens(ctx);
+    const recentStart = this.#recentStart(ctx, view, pinned, room);
+    const task = newestUserIndex(view, pinned);
+    const units: ScoredUnit[] = entryUnits(view, pinned, recentStart)
+      .filter((unit) => !(unit.start <= task && task < unit.end))
+      .map((unit) => {
+        const entries = view.slice(unit.start, unit.end);
+        return { ...unit, tokens: tools.measure(entries), chars: unitText(view, unit).length, score: 0 };
+      });
+    if (units.length === 0) return undefined;
+    const scorer = await this.#score(ctx, view, units);
+    const fixed =
+      tools.measure(view.slice(recentStart)) +
+      (task >= 0 && task < recentStart ? tools.measure([view[task]!]) : 0);
+    const kept = this.#select(units, room - fixed);
+    return { runs: hiddenRuns(units, kept), keptUnits: kept.size, units: units.length, scorer };
+  }
+
+  /** Fills each unit's score: the configured scorer, or BM25 when there is none or it failed. */
+  async #score(
+    ctx: ReactContext,
+    view: readonly HistoryEntry[],
+    units: ScoredUnit[],
+  ): Promise<HidePlan['scorer']> {
+    const request = {
+      query: this.#taskText(view),
+      documents: units.map((unit) => unitText(view, unit)),
+      signal: ctx.signal,
+    };
+    let scores: readonly number[] | undefined;
+    let used: HidePlan['scorer'] = 'bm25';
+    if (this.#options.scorer !== undefined) {
+      try {
+        scores = await this.#options.scorer(request);
+        used = 'custom';
+      } catch (error) {
+        if (ctx.signal?.aborted) throw error;
+        scores = undefined;
+      }
+      const valid =
+        Array.isArray(scores) &&
+        scores.length === units.length &&
+        scores.every((score) => typeof score === 'number' && Number.isFinite(score));
+      if (!valid) {
+        scores = undefined;
+        used = 'bm25 (scorer failed)';
+      }
+    }
+    scores ??= await bm25Scorer(request);
+    units.forEach((unit, index) => {
+      unit.score = scores[index] ?? 0;
+    });
+    return used;
+  }
+
+  /**
+   * The units kept: most relevant first (newer first among equals) while they fit `room` together
+   * with a summary per hidden run; the least relevant kept ones give way until they do.
+   */
+  #select(units: readonly ScoredUnit[], room: number): Set<ScoredUnit> {
+    const order = units
+      .map((unit, index) => ({ unit, index }))
+      .sort((a, b) => b.unit.score - a.unit.score || b.index - a.index)
+      .map(({ unit }) => unit);
+    const kept = new Set<ScoredUnit>();
+    let used = 0;
+    for (const unit of order) {
+      if (used + unit.tokens > room) continue;
+      kept.add(unit);
+      used += unit.tokens;
+    }
+    for (const unit of [...order].reverse()) {
+      if (used + this.#summariesCost(units, kept) <= room) break;
+      if (!kept.delete(unit)) continue;
+      used -= unit.tokens;
+    }
+    return kept;
+  }
+
+  /** Tokens the summaries of the runs hidden around `kept` will take, roughly. */
+  #summariesCost(units: readonly ScoredUnit[], kept: ReadonlySet<ScoredUnit>): number {
+    let cost = 0;
+    let runChars = -1;
+    const close = () => {
+      if (runChars >= 0)
+        cost += Math.ceil(this.#runSummaryChars(runChars) / CHARS_PER_TOKEN) + SUMMARY_FRAME_TOKENS;
+      runChars = -1;
+    };
+    for (const unit of units) {
+      if (kept.has(unit)) close();
+      else runChars = Math.max(0, runChars) + unit.chars;
+    }
+    close();
+    return cost;
+  }
+
+  /** Facts of the hidden entries not already shown by the kept ones (the system prompt's block included). */
+  async #facts(
+    ctx: ReactContext,
+    view: readonly HistoryEntry[],
+    hidden: readonly HistoryEntry[],
+    runs: readonly EntryUnit[],
+  ): Promise<ExtractedFact[]> {
+    const found = await ctx.tools.extractFacts({
+      entries: hidden,
+      categories: this.#options.factCategories,
+      signal: ctx.signal,
+    });
+    const hiddenIds = new Set(runs.flatMap((run) => view.slice(run.start, run.end).map((entry) => entry.id)));
+    const kept = view.filter((entry) => !hiddenIds.has(entry.id));
+    const visible = renderTranscript(kept.map((entry) => entry.message));
+    return found.filter((fact) => !visible.includes(fact.value));
+  }
+
+  /** Length of a run's summary: a quarter of the run's characters, within bounds. */
+  #runSummaryChars(runChars: number): number {
+    const share = Math.floor(runChars * SUMMARY_SHARE_OF_RUN);
+    return Math.max(MIN_SUMMARY_CHARS, Math.min(this.#options.summaryMaxLength, share));
+  }
+
+  #factTokens(ctx: ReactContext): number {
+    return (
+      this.#options.maxFactTokens ??
+      Math.max(MIN_FACT_TOKENS, Math.floor(ctx.inputBudget * this.#options.factShare))
+    );
+  }
+
+  #nothingToHide(ctx: ReactContext): StrategyDecision {
+    if (ctx.percentage > this.#options.declineCeiling) {
+      return {
+        action: 'decline',
+        reason: `${percent(ctx.percentage)} of the input budget (${ctx.current} of ${ctx.inputBudget} tokens) and nothing older than the recent zone left to hide`,
+      };
+    }
+    return {
+      action: 'warn',
+      message: `${percent(ctx.percentage)} of the input budget; nothing older than the recent zone left to hide`,
+    };
+  }
+}
