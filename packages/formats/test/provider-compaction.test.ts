@@ -1,7 +1,15 @@
 import { ConversionError, InvalidInputError, parseMessages } from '@ctxguard/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromAISDK, fromAnthropic, toAISDK, toAnthropic, toOpenAIChat } from '../src/index.js';
+import {
+  fromAISDK,
+  fromAISDKPrompt,
+  fromAnthropic,
+  toAISDK,
+  toAISDKPrompt,
+  toAnthropic,
+  toOpenAIChat,
+} from '../src/index.js';
 import { lossRecorder, partsOf, thrown } from './helpers.js';
 
 // A server-compaction block as the beta API returns it (fields and their order as in the SDK types).
@@ -76,6 +84,27 @@ describe('Anthropic compaction blocks', () => {
     expect(seen).toEqual([]);
     expect(JSON.stringify(toAnthropic(fromAISDK(sdk)))).toBe(JSON.stringify(prompt));
     expect(JSON.stringify(toAISDK(fromAISDK(sdk)))).toBe(JSON.stringify(sdk));
+  });
+
+  it('travel through the AI SDK provider-level prompt exactly as through its messages', () => {
+    const cached = { type: 'compaction', content: 'Summary', cache_control: { type: 'ephemeral' } };
+    const failed = { type: 'compaction', content: null };
+    const prompt = {
+      messages: [{ role: 'assistant', content: [cached, failed, { type: 'text', text: 'ok' }] }],
+    };
+    const core = fromAnthropic(prompt);
+    const { onLoss, seen } = lossRecorder();
+    const sdkPrompt = toAISDKPrompt(core, { onLoss });
+    expect(JSON.stringify(sdkPrompt[0]?.content)).toBe(JSON.stringify(toAISDK(core)[0]?.content));
+    expect(seen).toEqual([]);
+    expect(fromAISDKPrompt(sdkPrompt)).toEqual(fromAISDK(toAISDK(core)));
+    expect(JSON.stringify(toAnthropic(fromAISDKPrompt(sdkPrompt)))).toBe(JSON.stringify(prompt));
+  });
+
+  it('report the fields an AI SDK prompt text part cannot carry', () => {
+    const { onLoss, seen } = lossRecorder();
+    toAISDKPrompt(fromAnthropic(anthropicPrompt), { onLoss });
+    expect(seen).toEqual([['messages[2].content[0]', 'provider-item']]);
   });
 
   it('report the fields an AI SDK text part cannot carry', () => {

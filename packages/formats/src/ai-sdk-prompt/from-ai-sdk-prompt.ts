@@ -1,6 +1,5 @@
 import {
   type AssistantMessage,
-  COMPACTION_KIND,
   copyJsonValue,
   type FilePart,
   type ImagePart,
@@ -13,6 +12,7 @@ import {
   type ToolResultPart,
 } from '@ctxguard/core';
 import type { z } from 'zod';
+import { anthropicCompactionFromAISDK, isAnthropicCompactionText } from '../ai-sdk/compaction-parts.js';
 import {
   assignDefined,
   bytesToBase64,
@@ -163,15 +163,7 @@ function assistantPartFromPrompt(
 ): AssistantPart {
   switch (part.type) {
     case 'text':
-      if (providerOption(part.providerOptions, 'anthropic', 'type') === 'compaction') {
-        const compaction: OpaquePart = {
-          type: 'opaque',
-          provider: 'anthropic',
-          kind: COMPACTION_KIND,
-          data: { type: 'compaction', content: part.text },
-        };
-        return withOptions(compaction, withoutProviderOption(part.providerOptions, 'anthropic', 'type'));
-      }
+      if (isAnthropicCompactionText(part)) return anthropicCompactionFromAISDK(part);
       return withOptions({ type: 'text', text: part.text }, part.providerOptions);
     case 'reasoning':
       return reasoningFromPrompt(part);

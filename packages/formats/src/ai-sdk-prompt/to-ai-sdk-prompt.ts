@@ -13,7 +13,9 @@ import type {
   ToolResultPart,
   UserMessage,
 } from '@ctxguard/core';
+import { COMPACTION_KIND } from '@ctxguard/core';
 import type { z } from 'zod';
+import { anthropicCompactionToAISDK } from '../ai-sdk/compaction-parts.js';
 import {
   baseToOptionsSchema,
   conversionError,
@@ -101,10 +103,8 @@ function providerItemToPrompt(
   const { data } = part;
   if (part.provider === AI_SDK_PROVIDER)
     return data as unknown as AISDKPromptAssistantMessage['content'][number];
-  if (part.provider === 'anthropic' && data['type'] === 'compaction' && typeof data['content'] === 'string') {
-    const options = withProviderOption(part.providerOptions, 'anthropic', 'type', 'compaction');
-    return withOptions<AISDKPromptTextPart>({ type: 'text', text: data['content'] }, options);
-  }
+  if (part.provider === 'anthropic' && part.kind === COMPACTION_KIND)
+    return anthropicCompactionToAISDK(part, path, losses);
   losses.report(
     path,
     'provider-item',
