@@ -279,7 +279,8 @@ describe('LayeredStrategy facts', () => {
       [new LayeredStrategy(), 1_000],
       [new LayeredStrategy({ maxFactTokens: 300 }), 100_000],
     ] as const) {
-      const tools = HistoryStrategyTools.of(chat(10));
+      // Long turns: the summaries free far more than twice each bound, so the bound is what limits the block.
+      const tools = HistoryStrategyTools.of(chat(20, 1_500));
       const decision = await strategy.react(reactContext(tools, 'healthy', { inputBudget }));
       expect(decision.action).toBe('compacted');
       const injected = tools.calls.filter((c) => c.method === 'injectFacts');
@@ -288,6 +289,21 @@ describe('LayeredStrategy facts', () => {
       bounds.push(injected[0]!.args[2]);
     }
     expect(bounds).toEqual([{ maxTokens: 5_000 }, { maxTokens: 200 }, { maxTokens: 300 }]);
+  });
+
+  it('lets the facts block grow by at most half of what the summaries freed, so a level always shrinks the request', async () => {
+    const tools = HistoryStrategyTools.of(chat(10));
+    const before = tools.tokens();
+    const decision = await new LayeredStrategy().react(
+      reactContext(tools, 'healthy', { inputBudget: 100_000 }),
+    );
+    expect(decision.action).toBe('compacted');
+    const injected = tools.calls.filter((c) => c.method === 'injectFacts');
+    expect(injected).toHaveLength(1);
+    const { maxTokens } = injected[0]!.args[2] as { maxTokens: number };
+    expect(maxTokens).toBeLessThan(5_000);
+    expect(tools.tokens()).toBeLessThan(before);
+    expect(tools.tokens()).toBeLessThanOrEqual(before - maxTokens);
   });
 
   it('with ContextTools that find no facts, the facts kept earlier stay as they were', async () => {

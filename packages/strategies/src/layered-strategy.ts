@@ -1,9 +1,11 @@
+import { parseFactsBlock, renderFactsBlock } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   type ExtractedFact,
   factCategories,
   type HistoryEntry,
   type JsonValue,
+  messageText,
   parseOptions,
   type ReactContext,
   type StrategyDecision,
@@ -104,6 +106,21 @@ function idAt(view: readonly HistoryEntry[], cut: number): string | undefined {
   return view[cut]?.id;
 }
 
+/** Tokens of the facts block the system prompt carries now (0 when it has none). */
+function factsBlockTokens(tools: StrategyTools): number {
+  const view = effectiveView(tools);
+  if (pinnedCount(view) === 0) return 0;
+  let text: string;
+  try {
+    text = messageText(view[0]!.message);
+  } catch {
+    return 0;
+  }
+  const facts = parseFactsBlock(text);
+  if (!facts || facts.length === 0) return 0;
+  return tools.measure([{ role: 'system', content: renderFactsBlock(facts) }]);
+}
+
 /**
  * Four levels of compaction through `ctx.tools`: at `healthy` the old zone is summarized (facts
  * kept in the system prompt), at `pressure` old and middle, at `urgent` also half of the recent
@@ -135,7 +152,11 @@ export class LayeredStrategy implements ContextStrategy {
     const base = layeredLevels.indexOf(ctx.level as LayeredLevel);
     if (base < 0) return { action: 'warn', message: `unknown level ${ctx.level}` };
     const index = this.#chooseLevel(base, ctx);
+    const before = ctx.tools.measure(effectiveView(ctx.tools));
     const outcome = await this.#run(index, ctx);
+    // Summaries plus the facts they carried must be smaller than what they replaced, or nothing was compacted.
+    outcome.freed = before - ctx.tools.measure(effectiveView(ctx.tools));
+    if (outcome.freed <= 0) outcome.summaries = 0;
     state['reactions'] = (numberIn(state, 'reactions') ?? 0) + 1;
     state['lastLevel'] = layeredLevels[index] as string;
     state['lastFreed'] = outcome.freed;
@@ -226,11 +247,13 @@ export class LayeredStrategy implements ContextStrategy {
     }
     // An empty list would replace the facts already kept with an empty block: inject only real facts.
     // The block is bounded, or facts kept forever would outgrow every compaction.
+    // The block may grow by at most half of what the summaries freed, so the level always shrinks the request.
     if (outcome.facts.length > 0) {
-      const maxTokens =
+      const bound =
         this.#options.maxFactTokens ??
         Math.max(MIN_FACT_TOKENS, Math.floor(ctx.inputBudget * DEFAULT_FACT_SHARE));
-      tools.injectFacts(outcome.facts, 'system-append', { maxTokens });
+      const maxTokens = Math.min(bound, factsBlockTokens(tools) + Math.floor(outcome.freed / 2));
+      if (maxTokens > 0) tools.injectFacts(outcome.facts, 'system-append', { maxTokens });
     }
     return outcome;
   }

@@ -51,6 +51,25 @@ describe('TruncateStrategy', () => {
     expect(tools.history.messages()).toEqual(original);
   });
 
+  it('never drops only an earlier truncation marker (that swaps it for an equal one): it cuts past the next tool round', () => {
+    // After a first drop the view is: prompt, marker, a tool call, its result, …; a cut inside that
+    // round used to back off to just after the marker and "drop" the marker alone, freeing nothing.
+    const tools = HistoryStrategyTools.of(agentChat(4, 400));
+    const budget = Math.ceil(tools.tokens() / 0.9);
+    const strategy = new TruncateStrategy({ keepRecent: 11 });
+    expect(strategy.react(reactContext(tools, 'urgent', { inputBudget: budget })).action).toBe('compacted');
+    expect(tools.history.effectiveEntries()[1]?.isTruncationMarker).toBe(true);
+    tools.history.append({ role: 'user', content: 'one more step' });
+    const before = tools.tokens();
+    const state: Record<string, JsonValue> = {};
+    const decision = strategy.react(reactContext(tools, 'urgent', { inputBudget: budget, state }));
+    expect(decision.action).toBe('compacted');
+    // The old code hid the marker alone under a new one: ~1 token "freed". Now the whole round goes.
+    expect(before - tools.tokens()).toBeGreaterThan(50);
+    expect(state['lastFreed']).toBeGreaterThan(50);
+    expect(countToolPairViolations(tools.history.messages())).toBe(0);
+  });
+
   it('keeps state across calls and drops again once the conversation has grown', () => {
     const tools = HistoryStrategyTools.of(chat(6));
     const state: Record<string, JsonValue> = {};

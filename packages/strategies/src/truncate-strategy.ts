@@ -1,5 +1,6 @@
 import {
   type ContextStrategy,
+  type HistoryEntry,
   type JsonValue,
   parseOptions,
   type ReactContext,
@@ -38,6 +39,18 @@ function counter(state: Record<string, JsonValue>, key: string): number {
   return typeof value === 'number' ? value : 0;
 }
 
+/** Number of truncation markers and summaries (with their members) that directly follow the `pinned` entries. */
+function leadingReplacements(view: readonly HistoryEntry[], pinned: number): number {
+  let count = 0;
+  for (let i = pinned; i < view.length; i++) {
+    const entry = view[i]!;
+    if (entry.isTruncationMarker !== true && entry.isSummary !== true && entry.condenseMember === undefined)
+      break;
+    count++;
+  }
+  return count;
+}
+
 /**
  * Drops the oldest messages (never the system prompt) so only the newest `keepRecent` remain,
  * with no model call; declines when the request is still over `declineCeiling` after that.
@@ -58,10 +71,15 @@ export class TruncateStrategy implements ContextStrategy {
     const { tools, state } = ctx;
     const view = effectiveView(tools);
     const pinned = pinnedCount(view);
-    const cut = Math.max(pinned, view.length - keepRecent);
-    const drop = cut > pinned ? pairSafeCut(view, cut, pinned) - pinned : 0;
+    // Earlier markers and summaries right after the prompt are no messages of the conversation: dropping
+    // only them would swap a marker for an equal one.
+    const floor = pinned + leadingReplacements(view, pinned);
+    const cut = Math.max(floor, view.length - keepRecent);
+    const end = cut > floor ? pairSafeCut(view, cut, floor) : floor;
+    const drop = end > floor ? end - pinned : 0;
     const result = drop > 0 ? tools.dropOldest(drop) : undefined;
-    if (result === undefined || !result.changed) {
+    const freed = result ? result.tokensBefore - result.tokensAfter : 0;
+    if (result === undefined || !result.changed || freed <= 0) {
       if (ctx.percentage > declineCeiling) {
         return {
           action: 'decline',
@@ -73,7 +91,6 @@ export class TruncateStrategy implements ContextStrategy {
         message: `${percent(ctx.percentage)} of the input budget; nothing older than the newest ${keepRecent} messages to drop`,
       };
     }
-    const freed = Math.max(0, result.tokensBefore - result.tokensAfter);
     const after = Math.max(0, ctx.current - freed) / ctx.inputBudget;
     state['drops'] = counter(state, 'drops') + 1;
     state['droppedMessages'] = counter(state, 'droppedMessages') + result.hiddenCount;

@@ -1,14 +1,34 @@
+// The built-in strategies end to end: 500 agent turns through HookBus → ContextMeasurer → ContextGuard.
+// (Here rather than in the guard's tests, so the guard needs no dev dependency on the strategies.)
 import { countToolPairViolations, parseFactsBlock, renderFactsBlock } from '@ctxguard/compactor';
 import { type ContextStrategy, HookBus, type Message, type MessageResolveEvent } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
+import { ContextGuard } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
-import { LayeredStrategy, TruncateStrategy } from '@ctxguard/strategies';
 import { describe, expect, it } from 'vitest';
-import { ContextGuard } from '../src/index.js';
-import { assistant, filler, system, toolRound, user } from './support/harness.js';
+import { LayeredStrategy, TruncateStrategy } from '../src/index.js';
 
 const WINDOW = 32_000;
+
+const system = (text: string): Message => ({ role: 'system', content: text });
+const user = (text: string): Message => ({ role: 'user', content: text });
+const assistant = (text: string): Message => ({ role: 'assistant', content: text });
+
+/** A tool round: an assistant call and its result. */
+function toolRound(id: string, tool: string, output: string, input: Record<string, string>): Message[] {
+  return [
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: tool, input }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: tool, output }] },
+  ];
+}
+
+/** About `tokens` tokens of numbered log lines mentioning `label`. */
+function filler(label: string, tokens: number): string {
+  const line = `${label}: the build step printed a long line of ordinary words for the log`;
+  const lines = Math.max(1, Math.round(tokens / 18.4));
+  return Array.from({ length: lines }, (_, i) => `${line} ${i}`).join('\n');
+}
 
 /** HookBus → ContextMeasurer → ContextGuard, as an app wires them. */
 function wire(strategy: ContextStrategy) {

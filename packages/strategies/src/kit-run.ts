@@ -1,0 +1,280 @@
+import { countToolPairViolations, createOfflineContextTools, redactSecrets } from '@ctxguard/compactor';
+import {
+  type ContextStrategy,
+  type ContextTools,
+  type ConversationHistory,
+  HookBus,
+  type Message,
+  type MessageResolveEvent,
+  messageText,
+  type ReactContext,
+  type StrategyDecision,
+} from '@ctxguard/core';
+import { InMemoryConversationHistory } from '@ctxguard/effective-history';
+import { ContextGuard, StrategyToolsImpl } from '@ctxguard/guard';
+import { ContextMeasurer } from '@ctxguard/measurer';
+import { ModelCatalog } from '@ctxguard/models';
+import type { KitStep } from './kit-conversation.js';
+
+/** How the suite wires the guard around the strategy under test. */
+export interface KitSettings {
+  window: number;
+  maxCompactRetries: number;
+  criticalFloor: number;
+  provider: string;
+  model: string;
+  contextTools: ContextTools | undefined;
+}
+
+/** Everything one run saw: broken invariants (empty when all held) and what happened. */
+export interface KitReport {
+  violations: string[];
+  requests: number;
+  reactions: number;
+  compactions: number;
+  aborted: number;
+}
+
+const ACTIONS = new Set(['none', 'compacted', 'warn', 'decline']);
+
+function textOf(message: Message | undefined): string {
+  if (message === undefined) return '';
+  try {
+    return messageText(message);
+  } catch {
+    return '';
+  }
+}
+
+/** JSON with object keys sorted, so two values compare by content only. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => {
+    if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
+    const record = inner as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(record)
+        .sort()
+        .map((key) => [key, record[key]]),
+    );
+  });
+}
+
+/** What is wrong with a decision's shape, if anything. */
+export function decisionProblem(decision: unknown): string | undefined {
+  const action = (decision as StrategyDecision | undefined)?.action;
+  if (typeof action !== 'string' || !ACTIONS.has(action))
+    return `returned ${JSON.stringify(decision)}, not a StrategyDecision`;
+  if (action === 'warn' && typeof (decision as { message?: unknown }).message !== 'string')
+    return 'returned warn without a message';
+  if (action === 'decline' && typeof (decision as { reason?: unknown }).reason !== 'string')
+    return 'returned decline without a reason';
+  return undefined;
+}
+
+/** Problems with a history after a strategy acted: split tool pairs, a lost system prompt. */
+export function historyProblems(history: ConversationHistory, systemPrompt: string | undefined): string[] {
+  const problems: string[] = [];
+  const view = history.messages();
+  const violations = countToolPairViolations(view);
+  if (violations > 0) problems.push(`${violations} tool call(s)/result(s) left without their pair`);
+  if (systemPrompt !== undefined && (view[0]?.role !== 'system' || !textOf(view[0]).includes(systemPrompt)))
+    problems.push('the system prompt is no longer the first message');
+  return problems;
+}
+
+/** Rewinds every compaction still recorded and says whether the history is the original again. */
+export function rewindProblem(
+  history: ConversationHistory,
+  original: readonly Message[],
+): string | undefined {
+  for (let left = 10_000, records = history.compactions(); records.length > 0 && left > 0; left--) {
+    history.rewind(records[0]!.id);
+    records = history.compactions();
+  }
+  if (canonicalJson(history.messages()) === canonicalJson(original)) return undefined;
+  return 'rewinding every compaction does not give back the original conversation';
+}
+
+/**
+ * Wraps a strategy so each reaction is checked as it happens: a valid decision, a state that stays
+ * JSON, no throw, and a `compacted` that really lowered the count of the effective history.
+ */
+function checkedStrategy(
+  strategy: ContextStrategy,
+  history: ConversationHistory,
+  report: (problem: string) => void,
+  onReact: () => void,
+): ContextStrategy {
+  return {
+    specificationVersion: 'v1',
+    triggers: strategy.triggers,
+    async react(ctx: ReactContext): Promise<StrategyDecision> {
+      onReact();
+      const where = `at ${ctx.level} (attempt ${ctx.attempt}, ${Math.round(ctx.percentage * 100)}%)`;
+      const before = ctx.tools.measure(history.messages());
+      let decision: StrategyDecision;
+      try {
+        decision = await strategy.react(ctx);
+      } catch (error) {
+        report(`threw ${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        throw error;
+      }
+      const problem = decisionProblem(decision);
+      if (problem) report(`${problem} ${where}`);
+      if (decision?.action === 'compacted') {
+        const after = ctx.tools.measure(history.messages());
+        if (after >= before) report(`said compacted ${where} but the count went from ${before} to ${after}`);
+      }
+      if (canonicalJson(JSON.parse(JSON.stringify(ctx.state))) !== canonicalJson(ctx.state))
+        report(`left ctx.state that is not plain JSON ${where}`);
+      return decision;
+    },
+  };
+}
+
+/** The pieces an app wires: a bus, the measurer with a small window, the guard with one strategy. */
+function wire(strategy: ContextStrategy, settings: KitSettings) {
+  const hooks = new HookBus();
+  const measurer = new ContextMeasurer({ hooks, catalog: new ModelCatalog(), contextLimit: settings.window });
+  const guard = new ContextGuard({
+    hooks,
+    measurer,
+    strategies: { tested: strategy },
+    defaultStrategy: 'tested',
+    maxCompactRetries: settings.maxCompactRetries,
+    criticalFloor: settings.criticalFloor,
+    ...(settings.contextTools ? { contextTools: settings.contextTools } : {}),
+  });
+  return { hooks, measurer, guard };
+}
+
+/** The input budget the measurer derives from the settings' window for their model. */
+export async function kitInputBudget(settings: KitSettings): Promise<number> {
+  const hooks = new HookBus();
+  const measurer = new ContextMeasurer({ hooks, catalog: new ModelCatalog(), contextLimit: settings.window });
+  try {
+    const { inputBudget } = await measurer.measure({
+      provider: settings.provider,
+      model: settings.model,
+      messages: [],
+    });
+    return inputBudget ?? settings.window;
+  } finally {
+    measurer.destroy();
+  }
+}
+
+/**
+ * Plays `steps` through HookBus → ContextMeasurer → ContextGuard with `strategy` as an agent would
+ * (append, send, repeat) and checks every invariant after every request and at the end.
+ */
+export async function runConversation(
+  strategy: ContextStrategy,
+  steps: readonly KitStep[],
+  settings: KitSettings,
+): Promise<KitReport> {
+  const history = new InMemoryConversationHistory();
+  const result: KitReport = { violations: [], requests: 0, reactions: 0, compactions: 0, aborted: 0 };
+  let reactions = 0;
+  let request = 0;
+  const report = (problem: string) => result.violations.push(`request ${request}: strategy ${problem}`);
+  const checked = checkedStrategy(strategy, history, report, () => {
+    reactions++;
+  });
+  const { hooks, measurer, guard } = wire(checked, settings);
+  hooks.on('onCompaction', () => {
+    result.compactions++;
+  });
+  const original: Message[] = [];
+  const systemPrompt = steps[0]?.messages[0]?.role === 'system' ? textOf(steps[0].messages[0]) : undefined;
+  const { provider, model } = settings;
+  try {
+    for (const step of steps) {
+      for (const message of step.messages) {
+        history.append(message);
+        original.push(message);
+      }
+      if (!step.send) continue;
+      request++;
+      reactions = 0;
+      const event: MessageResolveEvent = {
+        provider,
+        model,
+        messages: history.messages(),
+        history,
+        abort: false,
+      };
+      await hooks.emit('onMessageResolve', event);
+      result.requests++;
+      result.reactions += reactions;
+      const problem = (text: string) => result.violations.push(`request ${request}: ${text}`);
+      if (reactions > settings.maxCompactRetries + 1)
+        problem(`${reactions} reactions in one call; the guard allows ${settings.maxCompactRetries + 1}`);
+      for (const text of historyProblems(history, systemPrompt)) problem(text);
+      if (event.abort) {
+        result.aborted++;
+        continue;
+      }
+      if (canonicalJson(event.messages) !== canonicalJson(history.messages()))
+        problem('the request sent is not the effective history');
+      if (reactions > 0) {
+        const sent = await measurer.measure({ provider, model, messages: event.messages });
+        const fraction = sent.percentage ?? 0;
+        if (fraction >= settings.criticalFloor)
+          problem(
+            `sent at ${Math.round(fraction * 1000) / 10}% of the input budget after reacting, without declining (critical floor ${settings.criticalFloor * 100}%)`,
+          );
+      }
+    }
+    if (canonicalJson(JSON.parse(JSON.stringify(history.metadata))) !== canonicalJson(history.metadata))
+      result.violations.push('the conversation metadata (guard and strategy state) is not plain JSON');
+    const lost = rewindProblem(history, original);
+    if (lost) result.violations.push(lost);
+  } finally {
+    guard.destroy();
+    measurer.destroy();
+  }
+  return result;
+}
+
+/** Problems of one reaction called directly (the guard never fires on an empty history). */
+export async function reactDirectly(
+  strategy: ContextStrategy,
+  messages: readonly Message[],
+  options: { level: string; percentage: number; attempt: number; inputBudget: number; window: number },
+): Promise<string[]> {
+  const history = new InMemoryConversationHistory();
+  for (const message of messages) history.append(message);
+  const tools = new StrategyToolsImpl({
+    history,
+    messages: history.messages(),
+    contextTools: createOfflineContextTools(),
+    redact: redactSecrets,
+  });
+  const where = `${options.level} (attempt ${options.attempt}, ${Math.round(options.percentage * 100)}%) on ${messages.length} message(s)`;
+  const before = tools.measure(history.messages());
+  let decision: StrategyDecision;
+  try {
+    decision = await strategy.react({
+      ...options,
+      current: Math.round(options.percentage * options.inputBudget),
+      delta: Math.round(options.percentage * options.inputBudget),
+      provider: 'openai',
+      model: 'gpt-4o',
+      tools,
+      state: {},
+    });
+  } catch (error) {
+    return [`threw at ${where}: ${error instanceof Error ? error.message : String(error)}`];
+  }
+  const problems: string[] = [];
+  const shape = decisionProblem(decision);
+  if (shape) problems.push(`${shape} at ${where}`);
+  if (decision?.action === 'compacted' && tools.measure(history.messages()) >= before)
+    problems.push(`said compacted at ${where} but nothing got smaller`);
+  const systemPrompt = messages[0]?.role === 'system' ? textOf(messages[0]) : undefined;
+  for (const text of historyProblems(history, systemPrompt)) problems.push(`${text} at ${where}`);
+  const lost = rewindProblem(history, messages);
+  if (lost) problems.push(`${lost} at ${where}`);
+  return problems;
+}
