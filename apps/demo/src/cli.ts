@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
-import { CtxGuardError } from '@ctxguard/core';
 import { Command, CommanderError, Option } from 'commander';
+import { CtxGuardError } from 'ctxguard';
 import pc from 'picocolors';
 import { DEFAULT_TRANSCRIPT, parseDemoOptions } from './demo-options.js';
 import { createProgress } from './progress.js';

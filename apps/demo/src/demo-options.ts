@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { describeZodIssues, InvalidOptionsError } from '@ctxguard/core';
+import { describeZodIssues, InvalidOptionsError } from 'ctxguard';
 import { z } from 'zod';
 import { transcriptFormats } from './transcript.js';
 

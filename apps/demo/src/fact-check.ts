@@ -1,4 +1,4 @@
-import type { Message } from '@ctxguard/core';
+import type { Message } from 'ctxguard';
 
 /** Kinds of fact the demo looks for. */
 export type DemoFactKind = 'path' | 'error' | 'command' | 'version';

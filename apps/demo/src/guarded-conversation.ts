@@ -1,16 +1,14 @@
-import type {
-  CompactionEvent,
-  ContextStrategy,
-  ContextTools,
-  ConversationHistory,
-  Message,
-  MessageResolveEvent,
-} from '@ctxguard/core';
-import { HookBus } from '@ctxguard/core';
-import { InMemoryConversationHistory } from '@ctxguard/effective-history';
-import { ContextGuard } from '@ctxguard/guard';
-import { ContextMeasurer } from '@ctxguard/measurer';
-import { ModelCatalog } from '@ctxguard/models';
+import {
+  type CompactionEvent,
+  ContextDeclinedError,
+  type ContextMeasureEvent,
+  type ContextStrategy,
+  type ContextTools,
+  type ConversationHistory,
+  createContextGuard,
+  HookBus,
+  type Message,
+} from 'ctxguard';
 
 /** Where the demo's requests go and how large they may be. */
 export interface GuardTarget {
@@ -40,13 +38,15 @@ export type PreparedRequest =
 export interface GuardedConversation {
   /** The request to send for `messages` (the whole history so far), or the guard's decline. */
   prepare(messages: readonly Message[]): Promise<PreparedRequest>;
-  /** The non-destructive history, hidden entries included. */
-  readonly history: ConversationHistory;
-  close(): void;
+  /** The stored, non-destructive history: the effective view plus every hidden entry. */
+  loadHistory(): Promise<ConversationHistory>;
+  close(): Promise<void>;
 }
 
-function sizeOf(event: { current: number; window: number | null; inputBudget: number | null }): RequestSize {
-  const window = event.window ?? 0;
+type Sizes = Pick<ContextMeasureEvent, 'current' | 'window' | 'inputBudget'>;
+
+function sizeOf(event: Sizes, fallbackWindow: number): RequestSize {
+  const window = event.window ?? fallbackWindow;
   const inputBudget = event.inputBudget ?? window;
   return {
     current: event.current,
@@ -56,62 +56,55 @@ function sizeOf(event: { current: number; window: number | null; inputBudget: nu
   };
 }
 
+const CONVERSATION = 'demo';
+
 /**
- * HookBus → ContextMeasurer → ContextGuard over an in-memory history, wired as an app wires them:
- * the measurer measures each request on `onMessageResolve`, the guard compacts through the
- * strategy, and the request carries the compacted messages or the abort.
+ * One conversation through the `ctxguard` facade (`createContextGuard` + `prepare`), as an app
+ * without a hook bus uses it: the whole history goes in every call, the messages to send (or a
+ * `ContextDeclinedError`) come out. The demo listens on the facade's bus for the measurement
+ * before compaction and for every compaction.
  */
 export function guardConversation(
   target: GuardTarget,
-  strategyName: string,
   strategy: ContextStrategy,
   onCompaction: (event: CompactionEvent) => void,
   contextTools?: ContextTools,
 ): GuardedConversation {
   const hooks = new HookBus();
-  const measurer = new ContextMeasurer({ hooks, catalog: new ModelCatalog(), contextLimit: target.window });
   let before: RequestSize | undefined;
   hooks.on('onContextMeasure', (event) => {
-    before = sizeOf(event); // registered before the guard: the request as measured, before any compaction
+    before = sizeOf(event, target.window); // listens before the guard does: the request before any compaction
   });
-  const guard = new ContextGuard({
+  const guard = createContextGuard({
+    provider: target.provider,
+    model: target.model,
+    strategy,
+    contextLimit: target.window,
     hooks,
-    measurer,
-    strategies: { [strategyName]: strategy },
-    defaultStrategy: strategyName,
-    ...(contextTools ? { contextTools } : {}),
+    ...(contextTools ? { tools: contextTools } : {}),
   });
   hooks.on('onCompaction', onCompaction);
-  const history = new InMemoryConversationHistory();
-  let appended = 0;
   return {
-    history,
     async prepare(messages) {
-      for (; appended < messages.length; appended++) history.append(messages[appended]!);
-      const request: MessageResolveEvent = {
-        provider: target.provider,
-        model: target.model,
-        messages: history.messages(),
-        history,
-        maxOutputTokens: target.maxOutputTokens,
-        abort: false,
-      };
       before = undefined;
-      await hooks.emit('onMessageResolve', request);
-      const measured = before ?? sizeOf({ current: 0, window: target.window, inputBudget: null });
-      if (request.abort)
-        return { declined: true, reason: request.abortReason ?? 'declined', before: measured };
-      const sent = await measurer.measure({
-        provider: target.provider,
-        model: target.model,
-        messages: request.messages,
-        maxOutputTokens: target.maxOutputTokens,
-      });
-      return { declined: false, messages: request.messages, before: measured, sent: sizeOf(sent) };
+      try {
+        const result = await guard.prepare({
+          conversationId: CONVERSATION,
+          messages,
+          maxOutputTokens: target.maxOutputTokens,
+        });
+        const sent = sizeOf(result.measurement, target.window);
+        return { declined: false, messages: result.messages, before: before ?? sent, sent };
+      } catch (error) {
+        if (!(error instanceof ContextDeclinedError)) throw error;
+        return { declined: true, reason: error.reason, before: before ?? sizeOf(error, target.window) };
+      }
     },
-    close() {
-      guard.destroy();
-      measurer.destroy();
+    async loadHistory() {
+      const history = await guard.historyStore.load(CONVERSATION);
+      if (!history) throw new Error('demo: the conversation was never stored');
+      return history;
     },
+    close: () => guard.close(),
   };
 }

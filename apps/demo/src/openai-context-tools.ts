@@ -5,7 +5,7 @@ import {
   type ExtractFactsRequest,
   factCategories,
   type SummarizeRequest,
-} from '@ctxguard/core';
+} from 'ctxguard';
 import { z } from 'zod';
 
 /** Where the OpenAI-compatible server is and which of its models to ask. */

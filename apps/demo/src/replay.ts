@@ -1,9 +1,15 @@
-import type { CompactionEvent, ContextTools, HistoryEntry, Message } from '@ctxguard/core';
-import { HookBus } from '@ctxguard/core';
-import { ContextMeasurer } from '@ctxguard/measurer';
-import { ModelCatalog } from '@ctxguard/models';
+import {
+  type CompactionEvent,
+  ContextMeasurer,
+  type ContextTools,
+  type ConversationHistory,
+  type HistoryEntry,
+  HookBus,
+  type Message,
+  ModelCatalog,
+} from 'ctxguard';
 import { type DemoFact, type FactTally, messageText, tallyFacts } from './fact-check.js';
-import { type GuardedConversation, type GuardTarget, guardConversation } from './guarded-conversation.js';
+import { type GuardTarget, guardConversation } from './guarded-conversation.js';
 import type { DemoStrategy } from './strategy-catalog.js';
 import { type UsageWarning, usageWarning } from './usage-warnings.js';
 
@@ -57,8 +63,8 @@ export interface StrategyRun {
   facts: FactTally;
   /** Wall time of the replay in ms. */
   ms: number;
-  /** The conversation after the last request, hidden entries included. */
-  conversation: GuardedConversation;
+  /** The stored conversation after the last request, hidden entries included. */
+  history: ConversationHistory;
 }
 
 const PREVIEW = 600;
@@ -107,7 +113,6 @@ export async function replayStrategy(
   let turn = 0;
   const conversation = guardConversation(
     options.target,
-    strategy.name,
     strategy.create(),
     (event) => {
       if (event.kind === 'compact') events.push({ turn, event });
@@ -163,7 +168,9 @@ export async function replayStrategy(
     while (run.compactions.length < events.length)
       run.compactions.push(viewOf(events[run.compactions.length]!));
   }
-  const byId = new Map(conversation.history.entries().map((entry) => [entry.id, entry]));
+  const history = await conversation.loadHistory();
+  await conversation.close();
+  const byId = new Map(history.entries().map((entry) => [entry.id, entry]));
   for (const [i, view] of run.compactions.entries()) {
     const ids = events[i]?.event.hiddenIds ?? [];
     view.hidden = ids.flatMap((id) => {
@@ -179,7 +186,7 @@ export async function replayStrategy(
     prefixStability: compared === 0 ? 1 : stable / compared,
     facts: tallyFacts(options.facts, lastSent),
     ms: performance.now() - started,
-    conversation,
+    history,
   };
 }
 

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { InvalidOptionsError } from '@ctxguard/core';
+import { InvalidOptionsError } from 'ctxguard';
 import type { DemoOptions } from './demo-options.js';
 import { findFacts } from './fact-check.js';
 import type { GuardTarget } from './guarded-conversation.js';
@@ -107,7 +107,6 @@ export async function runDemo(
     await mkdir(dirname(report), { recursive: true });
     await writeFile(report, html);
   }
-  for (const run of runs) run.conversation.close();
   return {
     transcript: {
       file: transcript.file,

@@ -1,6 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { CtxGuardError, InvalidInputError, type Message } from '@ctxguard/core';
-import { fromAISDK, fromAnthropic, fromOpenAIChat } from '@ctxguard/formats';
+import {
+  CtxGuardError,
+  fromAISDK,
+  fromAnthropic,
+  fromOpenAIChat,
+  InvalidInputError,
+  type Message,
+} from 'ctxguard';
 
 /** Message formats a transcript file may use. */
 export const transcriptFormats = ['auto', 'openai', 'anthropic', 'ai-sdk'] as const;

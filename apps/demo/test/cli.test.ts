@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { toAnthropic, toOpenAIChat } from '@ctxguard/formats';
+import { toAnthropic, toOpenAIChat } from 'ctxguard';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { builtInStrategies } from '../src/strategy-catalog.js';
 import { runCli, shippedPrefix } from './run-cli.js';

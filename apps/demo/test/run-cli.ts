@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Message } from '@ctxguard/core';
-import { fromAISDK } from '@ctxguard/formats';
+import type { Message } from 'ctxguard';
+import { fromAISDK } from 'ctxguard';
 
 /** The demo's package directory. */
 export const demoDir = fileURLToPath(new URL('..', import.meta.url));

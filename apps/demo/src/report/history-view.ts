@@ -1,4 +1,4 @@
-import type { ConversationHistory, HistoryEntry } from '@ctxguard/core';
+import type { ConversationHistory, HistoryEntry } from 'ctxguard';
 import { messageText } from '../fact-check.js';
 import { escapeHtml, formatInt } from './html.js';
 

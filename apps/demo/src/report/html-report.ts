@@ -62,7 +62,7 @@ function strategySection(run: StrategyRun): string {
 <h3>Usage warnings (${run.warnings.length})</h3><ul class="warnings">${warnings}</ul>
 <h3>Final effective history</h3>
 <p>What the model is sent after the last request. Each collapsed range is what one compaction hid; it is still stored and comes back with the rewind shown.</p>
-<div class="history">${historyHtml(run.conversation.history)}</div>
+<div class="history">${historyHtml(run.history)}</div>
 </section>`;
 }
 

@@ -7,7 +7,7 @@
   const budget = data.inputBudget;
   const columns = [turns, data.baseline];
   const series = [
-    { label: 'turn' },
+    { label: 'request' },
     { label: '(no guard)', stroke: '#9ca3af', dash: [6, 4], width: 1.5, points: { show: false } },
   ];
   data.strategies.forEach((strategy, i) => {
