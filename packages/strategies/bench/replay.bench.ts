@@ -172,7 +172,7 @@ function corpusTable(h: BenchHarness, corpus: readonly CorpusTranscript[], sizes
 
 function factsTable(h: BenchHarness, summaries: readonly ReplaySummary[]): void {
   h.table(
-    'facts kept in the effective history, usage and safety per window (all transcripts)',
+    'facts the model still sees (the effective history; after a declined request, the last request sent), usage and safety per window (all transcripts)',
     [
       'subject',
       'window',

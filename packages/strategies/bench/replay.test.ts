@@ -109,14 +109,24 @@ describe('replayTranscript', () => {
     expect(view.at(-1)).toEqual(messages.at(-1));
   });
 
-  it('counts a declined request as not sent and scores facts against the view', async () => {
+  it('counts a declined request as not sent, and scores facts after it against the last request sent', async () => {
     const inner = uncompactedConversation();
     let calls = 0;
-    const declining = { ...inner, request: async () => ({ declined: ++calls % 2 === 0, messages: [] }) };
+    const declining: typeof inner = {
+      ...inner,
+      request: async () => {
+        const sent = await inner.request();
+        return ++calls > 3 ? { declined: true, messages: sent.messages } : sent;
+      },
+    };
     const result = await replayTranscript(messages, declining, options(10_000));
-    expect(result.declines).toBe(Math.floor(result.requests / 2));
-    expect(result.sent).toBe(result.requests - result.declines);
-    expect(result.end.ratio).toBe(1);
+    expect(result.declines).toBe(result.requests - 3);
+    expect(result.sent).toBe(3);
+    // The third request went out with messages 0..5: step 0 whole, step 1 only asked for.
+    const missing = result.end.missing.map((f) => f.value);
+    expect(missing).toContain('packages/core/src/step-1.ts');
+    expect(missing).not.toContain('packages/core/src/step-0.ts');
+    expect(result.end.ratio).toBeLessThan(0.5);
   });
 });
 

@@ -67,9 +67,12 @@ export interface ReplayResult {
   /** Per price model (by name): tokens read from the cache and the input cost in base-price tokens. */
   cachedTokens: Record<string, number>;
   cost: Record<string, number>;
-  /** Facts of the transcript so far, scored against the effective history after each checkpoint request. */
+  /**
+   * Facts of the transcript so far, scored after each checkpoint request against the effective
+   * history — or, when that request was declined, against the last request sent.
+   */
   checkpoints: FactScore[];
-  /** Facts of the whole transcript against the effective history after the closing request. */
+  /** Facts of the whole transcript, scored the same way after the closing request. */
   end: FactScore;
 }
 
@@ -131,6 +134,8 @@ export async function replayTranscript(
   const result = emptyResult(points.length, options.priceModels);
   const prices: PriceTally[] = options.priceModels.map((model) => ({ model, cached: 0, cost: 0 }));
   let previous: string[] | undefined;
+  let lastSent: Message[] = [];
+  let seen: Message[] = [];
   let appended = 0;
   for (let r = 0; r < points.length; r++) {
     while (appended < points[r]!) conversation.append(transcript[appended++]!);
@@ -140,12 +145,16 @@ export async function replayTranscript(
       const lines = serializeRequest(outcome.messages);
       await recordSent(result, prices, outcome.messages, lines, previous, options);
       previous = lines;
+      lastSent = outcome.messages;
     }
+    // What the model can still see: the effective history after a sent request; after a declined
+    // one (history left as it was, too large to send) only what was last sent.
+    seen = outcome.declined ? lastSent : conversation.view();
     for (let c = 0; c < marks.length; c++)
       if (marks[c] === r + 1)
-        result.checkpoints[c] = scoreFacts(findFacts(transcript.slice(0, appended)), conversation.view());
+        result.checkpoints[c] = scoreFacts(findFacts(transcript.slice(0, appended)), seen);
   }
-  result.end = scoreFacts(findFacts(transcript), conversation.view());
+  result.end = scoreFacts(findFacts(transcript), seen);
   const counts = conversation.counts();
   result.compactions = counts.compactions;
   result.modelCalls = counts.modelCalls;
