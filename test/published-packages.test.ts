@@ -33,12 +33,17 @@ afterAll(async () => {
 });
 
 /** Every published package, as a user gets it: packed, resolved without the source condition. */
+/** The published name of the package in `packages/<dir>`: the meta-package is plain `ctxguard`. */
+function publishedName(dir: string): string {
+  return dir === 'ctxguard' ? 'ctxguard' : `@ctxguard/${dir}`;
+}
+
 describe.each(names)('@ctxguard/%s as published', (name) => {
   const dir = join(packagesDir, name);
 
   test('manifest follows the conventions', async () => {
     const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Manifest;
-    expect(manifest.name).toBe(`@ctxguard/${name}`);
+    expect(manifest.name).toBe(publishedName(name));
     expect(manifest.private).toBeUndefined();
     expect(manifest.type).toBe('module');
     expect(manifest.sideEffects).toBe(false);
@@ -62,7 +67,7 @@ describe.each(names)('@ctxguard/%s as published', (name) => {
     const texts = await Promise.all(
       changesets.filter((f) => f.endsWith('.md')).map((f) => readFile(join(root, '.changeset', f), 'utf8')),
     );
-    expect(texts.some((text) => text.includes(`"@ctxguard/${name}"`))).toBe(true);
+    expect(texts.some((text) => text.includes(`"${publishedName(name)}"`))).toBe(true);
   });
 
   test('the packed tarball holds every export target and imports in plain Node', async () => {

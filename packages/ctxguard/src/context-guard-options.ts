@@ -1,6 +1,6 @@
 import type { ContextStrategy, ContextTools } from '@ctxguard/core';
 import { HookBus, messagesSchema, usageSchema } from '@ctxguard/core';
-import type { ContextLimitResolver } from '@ctxguard/measurer';
+import { type ContextLimitResolver, contextMeasurerOptionsSchema } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { isPersistence, type Persistence } from '@ctxguard/persistence';
 import type { TokenCounter } from '@ctxguard/token-counter';
@@ -12,7 +12,6 @@ const hasMethods = (value: unknown, methods: readonly string[]): boolean =>
   value !== null &&
   methods.every((method) => isFunction((value as Record<string, unknown>)[method]));
 
-const share = z.number().gt(0).lte(10);
 const signalSchema = z.custom<AbortSignal>(
   (value) => typeof AbortSignal !== 'undefined' && value instanceof AbortSignal,
   'must be an AbortSignal',
@@ -54,8 +53,8 @@ export const createContextGuardOptionsSchema = z.strictObject({
       'must be ContextTools (summarize and extractFacts)',
     )
     .optional(),
-  /** Measurer thresholds as fractions of the input budget: `warn` (0.80) and `exact` (0.90). */
-  thresholds: z.strictObject({ warn: share.optional(), exact: share.optional() }).optional(),
+  /** The measurer's thresholds, fractions of the input budget (`warn` 0.80, `exact` 0.90, …). */
+  thresholds: contextMeasurerOptionsSchema.shape.thresholds,
   /** A limit below the model's window: a number of tokens, or a function of each request. */
   contextLimit: z
     .union([

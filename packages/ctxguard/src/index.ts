@@ -1,7 +1,8 @@
-// The ctxguard meta-package. Every package's public names are re-exported flat (the few names
-// two packages share are one and the same binding), and each package is also re-exported as a
-// namespace named after it, so `compactor.compactMessages` reads as where it comes from. Then the
-// facade: createContextGuard and what it returns.
+// The ctxguard meta-package. Every package is re-exported as a namespace named after it
+// (`compactor.compactMessages`), and its public names flat. Names two packages export as one
+// binding are simply flat. Where two packages export different things under one name, the flat
+// name is given explicitly to one of them below and the other stays reachable through its
+// namespace. Then the facade: createContextGuard and what it returns.
 
 export * as bpe from '@ctxguard/bpe';
 export * from '@ctxguard/bpe';
@@ -29,6 +30,9 @@ export * as persistenceRedis from '@ctxguard/persistence-redis';
 export * from '@ctxguard/persistence-redis';
 export * as strategies from '@ctxguard/strategies';
 export * from '@ctxguard/strategies';
+// Two packages name `EngineStrategy`: flat, it is the strategies' guard strategy that runs the
+// engine's steps; the compactor's interface of one engine step stays `compactor.EngineStrategy`.
+export { EngineStrategy } from '@ctxguard/strategies';
 export * as tokenCounter from '@ctxguard/token-counter';
 export * from '@ctxguard/token-counter';
 

@@ -1,0 +1,239 @@
+import {
+  ContextDeclinedError,
+  createContextGuard,
+  isContextOverflowError,
+  type MessageInput,
+  TruncateStrategy,
+  UnknownCompactionError,
+} from 'ctxguard';
+import { describe, expect, it } from 'vitest';
+import { agentTurn, seeded, toolPairsIntact } from './support/agent-conversation.ts';
+
+const SYSTEM = 'You are a coding agent.';
+
+function longConversation(turns: number, seed = 3): MessageInput[] {
+  const random = seeded(seed);
+  const history: MessageInput[] = [{ role: 'system', content: SYSTEM }];
+  for (let turn = 0; turn < turns; turn++) history.push(...agentTurn(random, turn, 500));
+  return history;
+}
+
+/** Feeds `history` one turn at a time, as an app would, and returns the last result. */
+async function grow(guard: ReturnType<typeof createContextGuard>, id: string, history: MessageInput[]) {
+  let result: Awaited<ReturnType<typeof guard.prepare>> | undefined;
+  for (let end = 5; end <= history.length; end += 4) {
+    result = await guard.prepare({ conversationId: id, messages: history.slice(0, end) });
+  }
+  return result!;
+}
+
+/** An OpenAI-style context overflow, shaped like the AI SDK's APICallError. */
+function overflowError(limit: number, requested: number): Error {
+  const message = `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${requested} tokens. Please reduce the length of the messages.`;
+  return Object.assign(new Error(message), {
+    statusCode: 400,
+    url: 'https://api.openai.com/v1/chat/completions',
+    responseBody: JSON.stringify({
+      error: { message, type: 'invalid_request_error', code: 'context_length_exceeded' },
+    }),
+  });
+}
+
+describe('a conversation that diverges forks', () => {
+  it('an edited message replaces everything from it on, and nothing before', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const history = longConversation(3);
+    await guard.prepare({ conversationId: 'edit', messages: history });
+    const edited = structuredClone(history);
+    edited[5] = { role: 'user', content: 'Actually, read the README instead.' };
+    edited.length = 6;
+    const result = await guard.prepare({ conversationId: 'edit', messages: edited });
+    expect(result.actions).toEqual([
+      { type: 'fork', keptMessages: 5, removedMessages: 8, rewoundCompactions: [] },
+    ]);
+    expect(result.appended).toBe(1);
+    expect(result.messages).toEqual(edited);
+    expect((await guard.stats('edit')).originalMessages).toBe(6);
+    await guard.close();
+  });
+
+  it('a regenerated reply keeps the compactions over the prefix', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
+    const history = longConversation(30);
+    const before = await grow(guard, 'regen', history);
+    const kept = (await guard.stats('regen')).compactions.length;
+    expect(kept).toBeGreaterThan(0);
+    const regenerated = [
+      ...history.slice(0, -1),
+      { role: 'assistant', content: 'A different answer.' } as const,
+    ];
+    const result = await guard.prepare({ conversationId: 'regen', messages: regenerated });
+    expect(result.actions[0]).toMatchObject({ type: 'fork', removedMessages: 1, rewoundCompactions: [] });
+    expect(result.messages.slice(0, before.messages.length - 1)).toEqual(before.messages.slice(0, -1));
+    expect(result.messages.at(-1)).toEqual(regenerated.at(-1));
+    expect((await guard.stats('regen')).compactions.length).toBeGreaterThanOrEqual(kept);
+    await guard.close();
+  });
+
+  it('an edit inside a compacted range undoes the compactions over it and stays within the budget', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
+    const history = longConversation(30);
+    await grow(guard, 'deep', history);
+    const edited = structuredClone(history);
+    edited[1] = { role: 'user', content: 'Step 0, reworded: read the config first.' };
+    const result = await guard.prepare({ conversationId: 'deep', messages: edited });
+    const fork = result.actions[0];
+    expect(fork).toMatchObject({ type: 'fork', keptMessages: 1, removedMessages: history.length - 1 });
+    expect(fork?.type === 'fork' && fork.rewoundCompactions.length).toBeGreaterThan(0);
+    expect(result.measurement.current).toBeLessThanOrEqual(result.measurement.inputBudget!);
+    expect(toolPairsIntact(result.messages)).toBe(true);
+    expect(result.messages[0]).toMatchObject({ role: 'system' });
+    expect((await guard.stats('deep')).originalMessages).toBe(edited.length);
+    await guard.close();
+  });
+});
+
+describe('the app may send back what prepare returned', () => {
+  it('the effective view plus a new message appends just that message', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
+    const history = longConversation(30);
+    const last = await grow(guard, 'echo', history);
+    expect(last.messages.length).toBeLessThan(history.length);
+    const next = [...last.messages, { role: 'user', content: 'Thanks, go on.' } as const];
+    const result = await guard.prepare({ conversationId: 'echo', messages: next });
+    expect(result.actions.filter((action) => action.type === 'fork')).toEqual([]);
+    expect(result.appended).toBe(1);
+    expect((await guard.stats('echo')).originalMessages).toBe(history.length + 1);
+    await guard.close();
+  });
+});
+
+describe('system prompt', () => {
+  it('a separate system prompt is passed through, never stored, and may change per call', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
+    const random = seeded(5);
+    const history: MessageInput[] = [];
+    for (let turn = 0; turn < 25; turn++) {
+      history.push(...agentTurn(random, turn, 500));
+      const system = `You are a coding agent. Today is day ${turn}.`;
+      const result = await guard.prepare({ conversationId: 'sys', messages: history, system });
+      expect(result.system).toBe(system);
+      expect(result.actions.some((action) => action.type === 'fork')).toBe(false);
+      expect(toolPairsIntact(result.messages)).toBe(true);
+    }
+    const stats = await guard.stats('sys');
+    expect(stats.originalMessages).toBe(history.length);
+    expect(stats.compactions.length).toBeGreaterThan(0);
+    await guard.close();
+  });
+});
+
+describe('rewind', () => {
+  it('undoes a compaction; the next call sends what it hid unless it compacts again', async () => {
+    const guard = createContextGuard({
+      provider: 'openai',
+      model: 'gpt-4o',
+      contextLimit: 40_000,
+      strategy: new TruncateStrategy({ keepRecent: 8, at: 0.5 }),
+    });
+    const history = longConversation(40);
+    let compactionId: string | undefined;
+    let compactedAt = 0;
+    for (let end = 5; end <= history.length && !compactionId; end += 4) {
+      const result = await guard.prepare({ conversationId: 'rw', messages: history.slice(0, end) });
+      const action = result.actions.find((a) => a.type === 'compaction');
+      if (action?.type === 'compaction') [compactionId, compactedAt] = [action.compactionId, end];
+    }
+    expect(compactionId).toBeDefined();
+    const before = await guard.stats('rw');
+    const rewound = await guard.rewind('rw', compactionId!);
+    expect(rewound.restored).toBeGreaterThan(0);
+    const after = await guard.stats('rw');
+    expect(after.effectiveMessages).toBe(compactedAt);
+    expect(after.compactions.length).toBe(before.compactions.length - 1);
+    await expect(guard.rewind('rw', compactionId!)).rejects.toBeInstanceOf(UnknownCompactionError);
+    await expect(guard.rewind('rw', 'no-such-id')).rejects.toMatchObject({
+      code: 'history_unknown_compaction',
+    });
+    await guard.close();
+  });
+});
+
+describe('recordCompletion', () => {
+  it('feeds the reported usage of the last prepared request into the calibration store', async () => {
+    const guard = createContextGuard({ provider: 'anthropic', model: 'claude-opus-4-20250514' });
+    expect(
+      await guard.recordCompletion({ conversationId: 'calib', usage: { inputTokens: 10, outputTokens: 1 } }),
+    ).toEqual({
+      learned: false,
+    });
+    const random = seeded(9);
+    const history: MessageInput[] = [];
+    for (let turn = 0; turn < 6; turn++) {
+      history.push(...agentTurn(random, turn, 300));
+      const { measurement } = await guard.prepare({ conversationId: 'calib', messages: history });
+      const usage = { inputTokens: Math.round(measurement.current * 1.5), outputTokens: 20 };
+      expect(await guard.recordCompletion({ conversationId: 'calib', usage })).toEqual({ learned: true });
+    }
+    const calibrations = await guard.calibrationStore!.list({ provider: 'anthropic' });
+    expect(calibrations.reduce((sum, calibration) => sum + calibration.samples, 0)).toBeGreaterThanOrEqual(6);
+    await expect(
+      guard.recordCompletion({ conversationId: 'calib', usage: { inputTokens: -1, outputTokens: 0 } }),
+    ).rejects.toThrow(/usage\.inputTokens/);
+    await guard.close();
+  });
+});
+
+describe('recoverOverflow', () => {
+  it('learns the stated window, compacts to fit it and keeps that compaction on the next call', async () => {
+    const guard = createContextGuard({
+      provider: 'openai',
+      model: 'gpt-4o',
+      contextLimit: 40_000,
+      strategy: new TruncateStrategy({ keepRecent: 8 }),
+    });
+    const history = longConversation(14);
+    const sent = await guard.prepare({ conversationId: 'over', messages: history });
+    expect(sent.actions).toEqual([]);
+    const error = overflowError(12_000, sent.measurement.current + 900);
+    expect(isContextOverflowError(error)).toBe(true);
+    const recovered = await guard.recoverOverflow({ conversationId: 'over', error });
+    expect(recovered.actions[0]).toEqual({ type: 'context-limit', contextLimit: 12_000 });
+    const compactions = recovered.actions.filter((action) => action.type === 'compaction');
+    expect(compactions.length).toBeGreaterThan(0);
+    expect(
+      compactions.every((action) => action.type === 'compaction' && action.strategy === 'overflow-recovery'),
+    ).toBe(true);
+    expect(recovered.measurement.window).toBe(12_000);
+    expect(recovered.measurement.current).toBeLessThan(0.75 * 12_000);
+    expect(toolPairsIntact(recovered.messages)).toBe(true);
+    expect(recovered.messages[0]).toEqual({ role: 'system', content: SYSTEM });
+
+    const next = [...history, { role: 'user', content: 'Go on.' } as const];
+    const after = await guard.prepare({ conversationId: 'over', messages: next });
+    expect(after.measurement.window).toBe(12_000);
+    expect(after.actions).toEqual([]);
+    expect(after.messages.slice(0, recovered.messages.length)).toEqual(recovered.messages);
+    const recorded = (await guard.stats('over')).compactions.map((compaction) => compaction.compactionId);
+    for (const action of compactions)
+      expect(recorded).toContain(action.type === 'compaction' && action.compactionId);
+    await guard.close();
+  });
+
+  it('rethrows an error that is not a context overflow, and declines when nothing is left to compact', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    await guard.prepare({ conversationId: 'tiny', messages: [{ role: 'user', content: 'hello there' }] });
+    const rateLimited = Object.assign(new Error('Rate limit reached for gpt-4o: tokens per min'), {
+      statusCode: 429,
+    });
+    await expect(guard.recoverOverflow({ conversationId: 'tiny', error: rateLimited })).rejects.toBe(
+      rateLimited,
+    );
+    const error = await guard
+      .recoverOverflow({ conversationId: 'tiny', error: overflowError(5, 9) })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ContextDeclinedError);
+    expect((error as ContextDeclinedError).cause).toBeDefined();
+    await guard.close();
+  });
+});
