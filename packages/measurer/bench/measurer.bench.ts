@@ -18,7 +18,13 @@ import {
 import type { BenchHarness } from '../../../bench/harness.ts';
 
 const ctx = { provider: hugeWindowModel.provider, model: hugeWindowModel.model };
-const models = [hugeWindowModel];
+/** The same window counted by the calibrated heuristic (what a model without a local tokenizer gets). */
+const heuristicModel = {
+  ...hugeWindowModel,
+  model: 'huge-heuristic',
+  tokenizer: { strategy: 'heuristic' as const },
+};
+const models = [hugeWindowModel, heuristicModel];
 
 export async function run(h: BenchHarness): Promise<void> {
   const size = 10_000;
@@ -60,6 +66,7 @@ export async function run(h: BenchHarness): Promise<void> {
   }
   const counter = new HybridTokenCounter({ catalog: new ModelCatalog({ models }) });
   await counter.warm(ctx);
+  await counter.warm({ provider: heuristicModel.provider, model: heuristicModel.model });
   const newest = newMessage(7);
   await h.compare(
     'ContextMeasurer per onMessageResolve when nothing fires (one new message per call)',
@@ -68,31 +75,55 @@ export async function run(h: BenchHarness): Promise<void> {
   );
   // Every call with a message never seen before, against counting such a message alone.
   const rows: (string | number)[][] = [];
-  for (const rebuiltEachCall of [false, true]) {
+  const variants = [
+    { rebuiltEachCall: false, learn: false, model: hugeWindowModel },
+    { rebuiltEachCall: true, learn: false, model: hugeWindowModel },
+    { rebuiltEachCall: true, learn: true, model: hugeWindowModel },
+    { rebuiltEachCall: true, learn: true, model: heuristicModel },
+  ];
+  for (const { rebuiltEachCall, learn, model } of variants) {
+    const modelCtx = { provider: model.provider, model: model.model };
     const micros: number[] = [];
     const ratios: number[] = [];
     for (let repetition = 0; repetition < (h.quick ? 3 : 6); repetition++) {
       const hooks = new HookBus();
       const measurer = new ContextMeasurer({ hooks, catalog: new ModelCatalog({ models }) });
-      hooks.on('onContextMeasure', () => {});
+      let measured = 0;
+      hooks.on('onContextMeasure', (event) => {
+        measured = event.current;
+      });
       const unseen = Array.from({ length: growth }, (_, i) => newMessage(i + 1_000 * (repetition + 1)));
       const lists: Message[][] = [];
       let grown = base.slice();
       for (const message of unseen) {
         grown = [...grown, message];
-        lists.push(rebuiltEachCall ? grown.map(rebuild) : grown);
+        lists.push(grown);
       }
       // Warm: the first call counts the history once; warmCache then waits for the model's encoder,
       // whose arrival changes the counts, so the next call recounts once more.
-      await hooks.emit('onMessageResolve', { ...ctx, messages: base, abort: false });
+      await hooks.emit('onMessageResolve', { ...modelCtx, messages: base, abort: false });
       await measurer.warmCache();
-      await hooks.emit('onMessageResolve', { ...ctx, messages: base, abort: false });
-      let started = performance.now();
-      for (const messages of lists) await hooks.emit('onMessageResolve', { ...ctx, messages, abort: false });
-      const callMicros = ((performance.now() - started) * 1000) / growth;
+      await hooks.emit('onMessageResolve', { ...modelCtx, messages: base, abort: false });
+      // With `learn`, the provider's usage of the previous request (3% above the estimate) is learned
+      // before each call, as in an agent loop; only onMessageResolve is timed.
+      let spent = 0;
+      let previous = base;
+      for (const list of lists) {
+        // Rebuilt just before its call (untimed), as a middleware does, so only one copy is alive.
+        const messages = rebuiltEachCall ? list.map(rebuild) : list;
+        if (learn) {
+          const usage = { inputTokens: Math.round(measured * 1.03), outputTokens: 20 };
+          await hooks.emit('onCompletion', { ...modelCtx, messages: previous, usage });
+        }
+        const started = performance.now();
+        await hooks.emit('onMessageResolve', { ...modelCtx, messages, abort: false });
+        spent += performance.now() - started;
+        previous = messages;
+      }
+      const callMicros = (spent * 1000) / growth;
       const alone = Array.from({ length: growth }, (_, i) => newMessage(i + 1_000_000 + 1_000 * repetition));
-      started = performance.now();
-      for (const message of alone) counter.estimateMessage(message, ctx);
+      const started = performance.now();
+      for (const message of alone) counter.estimateMessage(message, modelCtx);
       const countMicros = ((performance.now() - started) * 1000) / growth;
       if (repetition === 0) continue; // warms the JIT for both loops
       micros.push(callMicros);
@@ -100,8 +131,10 @@ export async function run(h: BenchHarness): Promise<void> {
     }
     const median = (values: number[]) =>
       [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+    const how = rebuiltEachCall ? 'rebuilt from the same strings' : 'same objects';
+    const learning = learn ? `, usage learned before each call (${model.tokenizer.strategy})` : '';
     rows.push([
-      `${size.toLocaleString('en-US')} messages, ${rebuiltEachCall ? 'rebuilt from the same strings' : 'same objects'}`,
+      `${size.toLocaleString('en-US')} messages, ${how}${learning}`,
       median(micros).toFixed(1),
       `${median(ratios).toFixed(1)}×`,
     ]);

@@ -117,9 +117,11 @@ export class ConversationTally {
     const tokens = this.#tokens;
     const sums = this.#sums;
     const snapshots = this.#snapshots;
-    tokens.length = n;
-    snapshots.length = Math.min(snapshots.length, n);
-    sums.length = n + 1;
+    // Only ever shrink by `length`: growing it reallocates the whole store each call, while
+    // appending below grows it in amortized steps.
+    if (tokens.length > n) tokens.length = n;
+    if (snapshots.length > n) snapshots.length = n;
+    if (sums.length > n + 1) sums.length = n + 1;
     for (let i = recountFrom; i < n; i++) {
       const message = at(i);
       if (i >= firstChanged) snapshots[i] = takeMessageSnapshot(message);
