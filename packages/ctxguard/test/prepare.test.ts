@@ -57,6 +57,21 @@ describe('prepare over a long agent conversation', () => {
     await guard.close();
   });
 
+  it('concurrent calls for one conversation in one facade run one after another', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const random = seeded(2);
+    const history: MessageInput[] = [];
+    for (let turn = 0; turn < 5; turn++) history.push(...agentTurn(random, turn, 50));
+    const results = await Promise.all(
+      [8, 12, 16, 20].map((end) =>
+        guard.prepare({ conversationId: 'race', messages: history.slice(0, end) }),
+      ),
+    );
+    expect(results.map((result) => result.appended)).toEqual([8, 4, 4, 4]);
+    expect((await guard.stats('race')).originalMessages).toBe(20);
+    await guard.close();
+  });
+
   it('declines with the sizes when the newest message alone cannot fit', async () => {
     const guard = createContextGuard({
       provider: 'openai',
