@@ -187,6 +187,41 @@ describe('StrategyToolsImpl', () => {
     expect(untrimmed).toMatchObject({ changed: false, compactionIds: [], trimmedOutputs: 0 });
   });
 
+  it('summarizeRange keeps parallel results together when a compaction group ends between them', async () => {
+    const original: Message[] = [
+      system('You are a coding agent.'),
+      user('Check both services.'),
+      ...toolRound('c0', 'bash', filler('setup', 300), { command: 'make setup' }),
+      assistant('Setup done.'),
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'bash', input: { command: 'curl api' } },
+          { type: 'tool-call', toolCallId: 'c2', toolName: 'bash', input: { command: 'curl web' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'bash', output: filler('api', 300) }],
+      },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c2', toolName: 'bash', output: filler('web', 300) }],
+      },
+      assistant('Both answered.'),
+    ];
+    const history = historyOf(original);
+    const tools = toolsFor(history);
+    // Clears c0's and c1's results: one compaction group from c0's result to c1's, ending between the parallel results.
+    expect((await tools.microcompactToolResults({ keepRecent: 1 })).clearedResults).toBe(2);
+    const parallelCall = history.messages().findIndex((m) => JSON.stringify(m.content).includes('"c2"'));
+    const result = await tools.summarizeRange({ from: 1, to: parallelCall });
+    expect(result.changed).toBe(true);
+    expect(countToolPairViolations(history.messages())).toBe(0);
+    rewindAll(history);
+    expect(history.messages()).toEqual(original);
+  });
+
   it('summarizeRange widens to tool pairs, keeps facts, verifies pinned facts, redacts and rewinds', async () => {
     const original = agent(6);
     original[0] = system(

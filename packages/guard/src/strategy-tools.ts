@@ -414,12 +414,19 @@ export class StrategyToolsImpl implements StrategyTools {
     let from = Math.max(0, Math.floor(options.from));
     let to = Math.min(view.length, Math.floor(options.to));
     while (from < to && isPlainSystem(messages[from])) from++;
-    for (const unit of toolPairUnits(messages)) {
-      if (unit.start < from && unit.end > from) from = unit.start;
-      if (unit.start < to && unit.end > to) to = unit.end;
+    // Widening to a compaction group can cut a tool unit again (a group may end between parallel
+    // results), and widening to the unit can cut a group: repeat both until neither moves.
+    const units = toolPairUnits(messages);
+    for (let moved = true; moved; ) {
+      const [start, end] = [from, to];
+      for (const unit of units) {
+        if (unit.start < from && unit.end > from) from = unit.start;
+        if (unit.start < to && unit.end > to) to = unit.end;
+      }
+      while (from > 0 && view[from]?.condenseMember !== undefined) from--;
+      while (to < view.length && view[to]?.condenseMember !== undefined) to++;
+      moved = from !== start || to !== end;
     }
-    while (from > 0 && view[from]?.condenseMember !== undefined) from--;
-    while (to < view.length && view[to]?.condenseMember !== undefined) to++;
     if (to <= from) return { ...this.#unchanged(), facts: [] };
 
     const range = view.slice(from, to);
