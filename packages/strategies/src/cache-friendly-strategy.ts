@@ -11,11 +11,17 @@ import {
   type TriggerLevel,
 } from '@ctxguard/core';
 import { z } from 'zod';
-import { entryUnits, newestUserIndex, summarizedMessageCount } from './entry-units.js';
+import {
+  entryUnits,
+  newestUserIndex,
+  rollingSummary,
+  summarizedMessageCount,
+  summaryBody,
+} from './entry-units.js';
 import { effectiveView, pinnedCount } from './history-view.js';
 
 /** Default bound of the facts block, as a share of the input budget. */
-const DEFAULT_FACT_SHARE = 0.2;
+const DEFAULT_FACT_SHARE = 0.15;
 
 /** Options of {@link CacheFriendlyStrategy}. */
 export const cacheFriendlyStrategyOptionsSchema = z
@@ -25,7 +31,7 @@ export const cacheFriendlyStrategyOptionsSchema = z
     /** Fraction (0–1) of the input budget at which the strategy compacts. */
     at: z.number().gt(0).max(1).default(0.8),
     /** Fraction of the input budget a compaction brings the request down to (well under `at`). */
-    lowWater: z.number().gt(0).lt(1).default(0.4),
+    lowWater: z.number().gt(0).lt(1).default(0.25),
     /**
      * Requests that should fit between two compactions: when recent requests grew the context so
      * fast that `lowWater` would leave room for fewer, the compaction goes deeper than `lowWater`.
@@ -110,19 +116,14 @@ export class CacheFriendlyStrategy implements ContextStrategy {
 
   /** Summarizes everything older than what fits under `lowWater`, or declines when nothing is left to hide. */
   async react(ctx: ReactContext): Promise<StrategyDecision> {
-    const { tools, state, signal } = ctx;
+    const { tools, state } = ctx;
     const view = effectiveView(tools);
     const pinned = pinnedCount(view);
     const plan = this.#plan(ctx, view, pinned);
     if (plan === undefined) return this.#nothingToHide(ctx);
     const range = view.slice(plan.from, plan.cut);
     const facts = await this.#facts(ctx, range, [...view.slice(0, plan.from), ...view.slice(plan.cut)]);
-    const text = await tools.summarize({
-      entries: range,
-      maxLength: this.#summaryChars(ctx.inputBudget),
-      focus: this.#options.focus,
-      signal,
-    });
+    const text = await this.#rollingSummary(ctx, range);
     const content = renderSummary({ text, messageCount: summarizedMessageCount(range) });
     const result = tools.replaceRange(plan.from, plan.cut, {
       role: plan.role,
@@ -227,6 +228,23 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const previous = units[position - 1]?.start;
     if (previous !== undefined && view[previous]?.message.role === 'assistant') return previous;
     return cut;
+  }
+
+  /**
+   * The text of the new summary: the earlier summaries' text, then a summary of the newly hidden
+   * messages only (a summary is never summarized again); the oldest lines give way to fit.
+   */
+  async #rollingSummary(ctx: ReactContext, range: readonly HistoryEntry[]): Promise<string> {
+    const maxLength = this.#summaryChars(ctx.inputBudget);
+    const earlier = range.filter((entry) => entry.isSummary === true).map(summaryBody);
+    const fresh = range.filter((entry) => entry.isSummary !== true);
+    const text = await ctx.tools.summarize({
+      entries: fresh,
+      maxLength,
+      focus: this.#options.focus,
+      signal: ctx.signal,
+    });
+    return rollingSummary(earlier, text, maxLength);
   }
 
   /** Facts of the hidden range that the kept messages do not already show. */

@@ -53,3 +53,23 @@ export function summarizedMessageCount(entries: readonly HistoryEntry[]): number
   }
   return count;
 }
+
+/** The text of a summary entry without its markers and facts (its whole text when it is not one). */
+export function summaryBody(entry: HistoryEntry): string {
+  const raw = typeof entry.message.content === 'string' ? entry.message.content : '';
+  const stripped = stripFactsBlocks(raw);
+  return parseSummary(stripped)?.text ?? stripped;
+}
+
+/**
+ * Earlier summaries' text followed by a summary of what is newly hidden, so no summary is summarized
+ * again; the oldest lines give way until it fits `maxLength`.
+ */
+export function rollingSummary(earlier: readonly string[], fresh: string, maxLength: number): string {
+  const lines = [...earlier, fresh]
+    .join('\n')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+  while (lines.length > 1 && lines.join('\n').length > maxLength) lines.shift();
+  return lines.join('\n').slice(-maxLength);
+}

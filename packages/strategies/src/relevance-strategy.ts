@@ -11,7 +11,15 @@ import {
   type TriggerLevel,
 } from '@ctxguard/core';
 import { z } from 'zod';
-import { type EntryUnit, entryUnits, newestUserIndex, unitText } from './entry-units.js';
+import {
+  type EntryUnit,
+  entryUnits,
+  newestUserIndex,
+  rollingSummary,
+  summarizedMessageCount,
+  summaryBody,
+  unitText,
+} from './entry-units.js';
 import { effectiveView, pinnedCount, summaryMessage } from './history-view.js';
 import { bm25Scorer, type RelevanceScorer } from './relevance-scorer.js';
 
@@ -144,13 +152,16 @@ export class RelevanceStrategy implements ContextStrategy {
     // Newest run first: replacing it leaves the indices of the older runs as they were.
     for (const run of [...plan.runs].reverse()) {
       const entries = view.slice(run.start, run.end);
-      const text = await tools.summarize({
-        entries,
-        maxLength: this.#runSummaryChars(renderTranscript(entries.map((entry) => entry.message)).length),
-        focus: focus || undefined,
-        signal,
-      });
-      const replacement = summaryMessage(text, entries.length, view[run.end]);
+      const maxLength = this.#runSummaryChars(renderTranscript(entries.map((entry) => entry.message)).length);
+      const fresh = entries.filter((entry) => entry.isSummary !== true);
+      const text = rollingSummary(
+        entries.filter((entry) => entry.isSummary === true).map(summaryBody),
+        fresh.length === 0
+          ? ''
+          : await tools.summarize({ entries: fresh, maxLength, focus: focus || undefined, signal }),
+        maxLength,
+      );
+      const replacement = summaryMessage(text, summarizedMessageCount(entries), view[run.end]);
       if (tools.measure([replacement]) >= tools.measure(entries)) continue;
       const result = tools.replaceRange(run.start, run.end, replacement);
       if (!result.changed) continue;

@@ -1,10 +1,10 @@
-// Both strategies over a long agent conversation with large tool results, driven the way the guard
+// The strategies over a long agent conversation with large tool results, driven the way the guard
 // drives a strategy: fire on a new crossing or while climbing, re-measure after `compacted`, retry
 // while above 0.95 (at most 2 retries), stop on `decline`, re-estimate after any reaction.
 import { countToolPairViolations } from '@ctxguard/compactor';
 import type { ContextStrategy, JsonValue, MessageInput, StrategyDecision } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
-import { LayeredStrategy, TruncateStrategy } from '../src/index.js';
+import { CacheFriendlyStrategy, LayeredStrategy, RelevanceStrategy, TruncateStrategy } from '../src/index.js';
 import { HistoryStrategyTools } from './support/history-tools.ts';
 
 const BUDGET = 32_000;
@@ -121,6 +121,8 @@ function rewindAll(tools: HistoryStrategyTools): void {
 describe.each([
   ['TruncateStrategy', () => new TruncateStrategy()],
   ['LayeredStrategy', () => new LayeredStrategy()],
+  ['RelevanceStrategy', () => new RelevanceStrategy()],
+  ['CacheFriendlyStrategy', () => new CacheFriendlyStrategy()],
 ])('%s over 150 agent turns in a 32k budget', (_name, create) => {
   it('never sends over the budget, keeps pairs and the system prompt, and rewinds to the original', async () => {
     const run = await drive(create(), 150);
