@@ -112,7 +112,11 @@ export function guardedConversation(options: {
         abort: false,
       };
       await hooks.emit('onMessageResolve', event);
-      return { declined: event.abort, messages: event.messages };
+      return {
+        declined: event.abort,
+        messages: event.messages,
+        ...(event.abortReason ? { reason: event.abortReason } : {}),
+      };
     },
     view: () => history.messages(),
     counts: () => ({ compactions: counted.compactions(), modelCalls: tools.calls() }),

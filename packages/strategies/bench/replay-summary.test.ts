@@ -41,6 +41,7 @@ function result(overrides: Partial<ReplayResult> & { kept?: number }): ReplayRes
     cost: { Anthropic: 700 },
     checkpoints: [keeping(4), keeping(3), keeping(2)],
     end: keeping(kept),
+    declineReasons: {},
     ...rest,
   };
 }
@@ -61,7 +62,11 @@ describe('summarizeReplays', () => {
     const [summary] = summarizeReplays([
       one('S', 0.25, result({ kept: 4 })),
       {
-        ...one('S', 0.25, result({ kept: 2, usageSum: 9, prefixStable: 1, overWindow: 1 })),
+        ...one(
+          'S',
+          0.25,
+          result({ kept: 2, usageSum: 9, prefixStable: 1, overWindow: 1, declineReasons: { a: 1, b: 2 } }),
+        ),
         transcript: 'u',
       },
       { subject: 'S', kind: 'strategy', transcript: 'v', fraction: 0.25, window: 100, error: 'Error: boom' },
@@ -76,6 +81,10 @@ describe('summarizeReplays', () => {
     expect(summary!.cost['Anthropic']).toBe(1400);
     expect(summary!.cachedShare['Anthropic']).toBeCloseTo(0.5);
     expect(summary!.errors).toEqual(['v: Error: boom']);
+    expect(summary!.declineReasons).toEqual([
+      ['b', 2],
+      ['a', 1],
+    ]);
     expect(summary!.factsByKind.path).toEqual({ kept: 6, total: 8 });
     expect(summary!.factsByKind.error).toEqual({ kept: 0, total: 0 });
   });

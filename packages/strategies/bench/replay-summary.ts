@@ -47,6 +47,8 @@ export interface ReplaySummary {
   /** Share of consecutive sent requests where the later one starts with the earlier one's bytes. */
   prefixStability: number;
   inputTokens: number;
+  /** Declines by reason, summed over transcripts, most frequent first. */
+  declineReasons: [reason: string, count: number][];
   /** Per price model: total input cost (base-price tokens) and the share of input read from the cache. */
   cost: Record<string, number>;
   cachedShare: Record<string, number>;
@@ -106,12 +108,20 @@ function summarizeGroup(group: readonly ReplayCase[]): ReplaySummary {
     modelCalls: sum((r) => r.modelCalls),
     violations: sum((r) => r.violations),
     prefixStability: pairs === 0 ? 1 : sum((r) => r.prefixStable) / pairs,
+    declineReasons: mergeCounts(results.map((r) => r.declineReasons)),
     inputTokens,
     cost: Object.fromEntries(names.map((n) => [n, sum((r) => r.cost[n] ?? 0)])),
     cachedShare: Object.fromEntries(
       names.map((n) => [n, inputTokens === 0 ? 0 : sum((r) => r.cachedTokens[n] ?? 0) / inputTokens]),
     ),
   };
+}
+
+function mergeCounts(counts: readonly Record<string, number>[]): [string, number][] {
+  const merged = new Map<string, number>();
+  for (const count of counts)
+    for (const [key, n] of Object.entries(count)) merged.set(key, (merged.get(key) ?? 0) + n);
+  return [...merged].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
 }
 
 /** One target of the issue, checked. */

@@ -91,6 +91,7 @@ export async function run(h: BenchHarness): Promise<void> {
   factsTable(h, summaries);
   factKindsTable(h, summaries);
   cacheTable(h, summaries, models);
+  declinesTable(h, summaries);
   const checks = checkTargets(summaries, {
     cacheFriendly: CACHE_FRIENDLY,
     priceModels: models,
@@ -219,6 +220,24 @@ function factKindsTable(h: BenchHarness, summaries: readonly ReplaySummary[]): v
           const tally = s.factsByKind[kind];
           return `${percent(tally.total === 0 ? 1 : tally.kept / tally.total)} of ${int(tally.total)}`;
         }),
+      ]),
+  );
+}
+
+function declinesTable(h: BenchHarness, summaries: readonly ReplaySummary[]): void {
+  h.table(
+    'why requests were declined (the three most frequent reasons, numbers shown as N)',
+    ['subject', 'window', 'declines', 'reasons'],
+    summaries
+      .filter((s) => s.declines > 0)
+      .map((s) => [
+        s.subject,
+        fractionLabel(s.fraction),
+        int(s.declines),
+        s.declineReasons
+          .slice(0, 3)
+          .map(([reason, n]) => `${n}× ${reason.replaceAll('|', '/')}`)
+          .join('<br>'),
       ]),
   );
 }

@@ -116,12 +116,15 @@ describe('replayTranscript', () => {
       ...inner,
       request: async () => {
         const sent = await inner.request();
-        return ++calls > 3 ? { declined: true, messages: sent.messages } : sent;
+        return ++calls > 3
+          ? { declined: true, messages: sent.messages, reason: `over by ${calls * 100} tokens` }
+          : sent;
       },
     };
     const result = await replayTranscript(messages, declining, options(10_000));
     expect(result.declines).toBe(result.requests - 3);
     expect(result.sent).toBe(3);
+    expect(result.declineReasons).toEqual({ 'over by N tokens': result.declines });
     // The third request went out with messages 0..5: step 0 whole, step 1 only asked for.
     const missing = result.end.missing.map((f) => f.value);
     expect(missing).toContain('packages/core/src/step-1.ts');

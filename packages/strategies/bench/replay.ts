@@ -20,6 +20,8 @@ import {
 export interface RequestOutcome {
   declined: boolean;
   messages: Message[];
+  /** Why it was declined, when known. */
+  reason?: string;
 }
 
 /** A conversation the replay drives: transcript messages go in, requests go out. */
@@ -74,6 +76,18 @@ export interface ReplayResult {
   checkpoints: FactScore[];
   /** Facts of the whole transcript, scored the same way after the closing request. */
   end: FactScore;
+  /** Declines by reason (numbers replaced by N so equal reasons group). */
+  declineReasons: Record<string, number>;
+}
+
+/** A decline reason with its numbers replaced by N and cut to 100 characters, so equal causes group. */
+export function declineReasonKey(reason: string | undefined): string {
+  if (!reason) return '(no reason given)';
+  const key = reason
+    .replace(/\d[\d,.]*/g, 'N')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return key.length > 100 ? `${key.slice(0, 99)}…` : key;
 }
 
 /** Checkpoints used when none are given. */
@@ -120,6 +134,7 @@ function emptyResult(requests: number, models: readonly CachePriceModel[]): Repl
     cost: byName(),
     checkpoints: [],
     end: scoreFacts([], []),
+    declineReasons: {},
   };
 }
 
@@ -140,8 +155,11 @@ export async function replayTranscript(
   for (let r = 0; r < points.length; r++) {
     while (appended < points[r]!) conversation.append(transcript[appended++]!);
     const outcome = await conversation.request();
-    if (outcome.declined) result.declines++;
-    else {
+    if (outcome.declined) {
+      result.declines++;
+      const key = declineReasonKey(outcome.reason);
+      result.declineReasons[key] = (result.declineReasons[key] ?? 0) + 1;
+    } else {
       const lines = serializeRequest(outcome.messages);
       await recordSent(result, prices, outcome.messages, lines, previous, options);
       previous = lines;
