@@ -1,0 +1,29 @@
+import type { LanguageModelV3CallOptions, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import { InvalidInputError } from '@ctxguard/core';
+
+/** Picks the conversation id of a call from the option function or `providerOptions.ctxguard`. */
+export type ConversationIdResolver = (params: LanguageModelV3CallOptions) => string | undefined;
+
+/** The call's conversation id; throws `InvalidInputError` naming the field when there is none. */
+export function conversationIdOf(
+  params: LanguageModelV3CallOptions,
+  resolve: ConversationIdResolver | undefined,
+): string {
+  const fromOptions = params.providerOptions?.['ctxguard']?.['conversationId'];
+  const id = resolve?.(params) ?? fromOptions;
+  if (typeof id === 'string' && id.length > 0) return id;
+  throw new InvalidInputError(
+    'providerOptions.ctxguard.conversationId: every guarded call needs a conversation id (a non-empty string), ' +
+      'set there or returned by the conversationId option',
+    ['providerOptions', 'ctxguard', 'conversationId'],
+  );
+}
+
+/** The call's provider options without ctxguard's own entry (providers never see it). */
+export function withoutCtxguardOptions(
+  options: SharedV3ProviderOptions | undefined,
+): SharedV3ProviderOptions | undefined {
+  if (options === undefined || !('ctxguard' in options)) return options;
+  const { ctxguard: _own, ...rest } = options;
+  return Object.keys(rest).length === 0 ? undefined : rest;
+}

@@ -1,0 +1,151 @@
+import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import { InvalidInputError } from '@ctxguard/core';
+import { generateText, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { ContextDeclinedError } from 'ctxguard';
+import { describe, expect, it } from 'vitest';
+import { ctxguardMiddleware } from './ctxguard-middleware.js';
+
+const PNG = Uint8Array.from(
+  atob(
+    'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFElEQVR4nGP4z8DAAMIM/////w8AH+4F+7C4l8kAAAAASUVORK5CYII=',
+  ),
+  (char) => char.charCodeAt(0),
+);
+
+/** A provider-level prompt mid agent loop: cache markers, bytes, a signature, parallel calls. */
+function agentPrompt(): LanguageModelV3Prompt {
+  return [
+    {
+      role: 'system',
+      content: 'You are terse.',
+      providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'What is in this screenshot, and is the deploy quota full?' },
+        {
+          type: 'file',
+          data: PNG,
+          mediaType: 'image/png',
+          providerOptions: { openai: { imageDetail: 'low' } },
+        },
+      ],
+    },
+    {
+      role: 'assistant',
+      content: [
+        {
+          type: 'reasoning',
+          text: 'Check quota and logs.',
+          providerOptions: { anthropic: { signature: 'EqQBCkgIBBAB' } },
+        },
+        { type: 'tool-call', toolCallId: 'toolu_1', toolName: 'quota', input: { project: 'web' } },
+        { type: 'tool-call', toolCallId: 'toolu_2', toolName: 'logs', input: { lines: 20 } },
+      ],
+    },
+    {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'toolu_1',
+          toolName: 'quota',
+          output: { type: 'json', value: { used: 100, limit: 100 } },
+        },
+        {
+          type: 'tool-result',
+          toolCallId: 'toolu_2',
+          toolName: 'logs',
+          output: { type: 'text', value: 'deploy rejected: quota' },
+          providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+        },
+      ],
+    },
+  ];
+}
+
+function callOptions(prompt: LanguageModelV3Prompt, conversationId?: string): LanguageModelV3CallOptions {
+  return {
+    prompt,
+    ...(conversationId === undefined
+      ? {}
+      : { providerOptions: { ctxguard: { conversationId }, anthropic: { effort: 'low' } } }),
+  };
+}
+
+const model = new MockLanguageModelV3({ provider: 'anthropic.messages', modelId: 'claude-sonnet-4-5' });
+
+describe('ctxguardMiddleware.transformParams', () => {
+  it('sends every message it did not change as the very object the app gave, and hides its own options', async () => {
+    const middleware = ctxguardMiddleware();
+    const prompt = agentPrompt();
+    const sent = await middleware.transformParams?.({
+      type: 'generate',
+      params: callOptions(prompt, 'c1'),
+      model,
+    });
+    expect(sent?.prompt).toHaveLength(prompt.length);
+    sent?.prompt.forEach((message, index) => {
+      expect(message).toBe(prompt[index]);
+    });
+    expect(sent?.providerOptions).toEqual({ anthropic: { effort: 'low' } });
+    const again = await middleware.transformParams?.({
+      type: 'generate',
+      params: callOptions(agentPrompt(), 'c1'),
+      model,
+    });
+    expect(again?.prompt.map((message) => message.role)).toEqual(prompt.map((message) => message.role));
+    expect((await middleware.stats('c1')).originalMessages).toBe(3);
+    await middleware.close();
+  });
+
+  it('needs a conversation id and names where it goes', async () => {
+    const middleware = ctxguardMiddleware();
+    await expect(
+      middleware.transformParams?.({ type: 'generate', params: callOptions(agentPrompt()), model }),
+    ).rejects.toThrow(InvalidInputError);
+    await expect(
+      middleware.transformParams?.({ type: 'generate', params: callOptions(agentPrompt()), model }),
+    ).rejects.toThrow('providerOptions.ctxguard.conversationId');
+    const byOption = ctxguardMiddleware({
+      conversationId: (params) => String(params.headers?.['x-chat'] ?? '') || undefined,
+    });
+    const sent = await byOption.transformParams?.({
+      type: 'generate',
+      params: { ...callOptions(agentPrompt()), headers: { 'x-chat': 'chat-7' } },
+      model,
+    });
+    expect(sent?.prompt).toHaveLength(4);
+    expect((await byOption.stats('chat-7')).exists).toBe(true);
+    await Promise.all([middleware.close(), byOption.close()]);
+  });
+
+  it('rejects bad options naming the field', () => {
+    expect(() => ctxguardMiddleware({ contextLimit: -1 })).toThrow(/contextLimit/);
+    expect(() => ctxguardMiddleware({ providerContextManagement: { keepToolUses: -2 } })).toThrow(
+      /providerContextManagement/,
+    );
+  });
+});
+
+describe('ctxguardMiddleware through generateText', () => {
+  it('throws ContextDeclinedError naming the sizes when the newest message alone does not fit', async () => {
+    const middleware = ctxguardMiddleware({ contextLimit: 2_000 });
+    const wrapped = wrapLanguageModel({ model, middleware });
+    const huge = 'The deploy log line repeats without end. '.repeat(2_000);
+    const error = await generateText({
+      model: wrapped,
+      prompt: huge,
+      maxOutputTokens: 200,
+      providerOptions: { ctxguard: { conversationId: 'too-big' } },
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ContextDeclinedError);
+    const declined = error as ContextDeclinedError;
+    expect(declined.current).toBeGreaterThan(declined.inputBudget ?? Number.POSITIVE_INFINITY);
+    expect(declined.message).toContain(`${declined.current} tokens`);
+    expect(model.doGenerateCalls).toHaveLength(0);
+    await middleware.close();
+  });
+});

@@ -1,0 +1,452 @@
+import type {
+  JSONObject,
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Message,
+  LanguageModelV3Middleware,
+  LanguageModelV3StreamPart,
+  LanguageModelV3StreamResult,
+  LanguageModelV3Usage,
+  SharedV3ProviderMetadata,
+  SharedV3Warning,
+} from '@ai-sdk/provider';
+import { ConversionError, InvalidInputError, parseOptions } from '@ctxguard/core';
+import {
+  type ContextAction,
+  type ContextStrategy,
+  type ConversationGuard,
+  type ConversationStats,
+  createContextGuard,
+  isContextOverflowError,
+  MemoryPersistence,
+  type PrepareResult,
+} from 'ctxguard';
+import {
+  addAppliedEdits,
+  appliedEdits,
+  contextManagementEdits,
+  providerContextManagementSchema,
+  type ServerEditStats,
+  withContextManagement,
+} from './anthropic-context-management.js';
+import { catalogProvider } from './catalog-provider.js';
+import { conversationIdOf, withoutCtxguardOptions } from './conversation-id.js';
+import { ConversationRecords } from './conversation-record.js';
+import {
+  type CtxguardMiddlewareOptions,
+  ctxguardMiddlewareOptionsSchema,
+  type ParsedMiddlewareOptions,
+} from './middleware-options.js';
+import { PromptConverter, promptForView, type SplitPrompt, withLeadingSystemOnly } from './prompt-view.js';
+import { keepSignedReasoningValid } from './signed-reasoning.js';
+import { coreUsage } from './usage.js';
+
+/** Share of the input budget at which the server clears / compacts, when `thresholds` leaves them out. */
+const DEFAULT_WARN = 0.8;
+const DEFAULT_EXACT = 0.9;
+
+/** A strategy that never rewrites: with server-side context management the provider does the clearing. */
+const providerSideStrategy: ContextStrategy & { name: string } = {
+  specificationVersion: 'v1',
+  name: 'provider-context-management',
+  triggers: [],
+  react: () => ({ action: 'none' }),
+};
+
+/** What ctxguard did for one call, as `providerMetadata.ctxguard` reports it. */
+export interface CallReport {
+  conversationId: string;
+  /** Compactions, forks and context limits of this call (the facade's actions). */
+  actions: ContextAction[];
+  /** Signed reasoning left out because what came before it changed. */
+  droppedSignedReasoning: number;
+  /** Tokens of the request as sent, and the sizes it was measured against. */
+  current: number;
+  window: number | null;
+  inputBudget: number | null;
+  /** True when the prompt went unguarded (a shape ctxguard cannot hold); see the warnings. */
+  unguarded: boolean;
+}
+
+interface CallContext {
+  conversationId: string;
+  guard: ConversationGuard;
+  split: SplitPrompt | undefined;
+  report: CallReport;
+  warnings: SharedV3Warning[];
+}
+
+/** Stats of a conversation: the facade's, plus what the provider cleared server-side. */
+export interface AISdkConversationStats extends ConversationStats {
+  serverEdits: ServerEditStats;
+  /** Signed reasoning parts kept out of requests so far. */
+  droppedSignedReasoning: number;
+}
+
+/** The middleware, with access to the guards it runs and the stats of its conversations. */
+export interface CtxguardMiddleware extends LanguageModelV3Middleware {
+  /** The guard that served a conversation last (undefined before its first call in this process). */
+  guardOf(conversationId: string): ConversationGuard | undefined;
+  /** What is stored about a conversation, server-side edits included. */
+  stats(conversationId: string): Promise<AISdkConversationStats>;
+  /** Closes every guard this middleware created. */
+  close(): Promise<void>;
+}
+
+function reportJson(report: CallReport): JSONObject {
+  return JSON.parse(JSON.stringify(report)) as JSONObject;
+}
+
+function withReport(
+  metadata: SharedV3ProviderMetadata | undefined,
+  report: CallReport,
+): SharedV3ProviderMetadata {
+  return { ...metadata, ctxguard: reportJson(report) };
+}
+
+class MiddlewareState {
+  readonly #options: ParsedMiddlewareOptions;
+  readonly #serverSide: ReturnType<typeof providerContextManagementSchema.parse> | undefined;
+  readonly #persistence;
+  readonly #records;
+  readonly #guards = new Map<string, ConversationGuard>();
+  readonly #byConversation = new Map<string, ConversationGuard>();
+  readonly #calls = new WeakMap<LanguageModelV3CallOptions, CallContext>();
+  readonly #converter = new PromptConverter();
+
+  constructor(options: ParsedMiddlewareOptions) {
+    this.#options = options;
+    const server = options.providerContextManagement;
+    this.#serverSide =
+      server === undefined || server === false
+        ? undefined
+        : providerContextManagementSchema.parse(server === true ? {} : server);
+    this.#persistence = options.persistence ?? new MemoryPersistence();
+    this.#records = new ConversationRecords(this.#persistence);
+  }
+
+  #serverSideFor(provider: string): boolean {
+    return this.#serverSide !== undefined && provider === 'anthropic';
+  }
+
+  #guardFor(model: LanguageModelV3): ConversationGuard {
+    const provider = this.#options.provider ?? catalogProvider(model.provider);
+    const modelId = this.#options.model ?? model.modelId;
+    const key = `${provider}\u0000${modelId}`;
+    let guard = this.#guards.get(key);
+    if (!guard) {
+      const {
+        conversationId: _resolver,
+        providerContextManagement: _server,
+        provider: _p,
+        model: _m,
+        ...guardOptions
+      } = this.#options;
+      guard = createContextGuard({
+        ...guardOptions,
+        provider,
+        model: modelId,
+        persistence: this.#persistence,
+        ...(this.#serverSideFor(provider) ? { strategy: providerSideStrategy } : {}),
+      });
+      this.#guards.set(key, guard);
+    }
+    return guard;
+  }
+
+  async transform(
+    params: LanguageModelV3CallOptions,
+    model: LanguageModelV3,
+  ): Promise<LanguageModelV3CallOptions> {
+    const conversationId = conversationIdOf(params, this.#options.conversationId);
+    const guard = this.#guardFor(model);
+    this.#byConversation.set(conversationId, guard);
+    const providerOptions = withoutCtxguardOptions(params.providerOptions);
+    const base: LanguageModelV3CallOptions = { ...params };
+    if (providerOptions === undefined) delete base.providerOptions;
+    else base.providerOptions = providerOptions;
+    let split: SplitPrompt;
+    try {
+      split = this.#converter.split(params.prompt);
+    } catch (error) {
+      if (!(error instanceof ConversionError)) throw error;
+      return this.#unguarded(base, conversationId, guard, error);
+    }
+    const prepared = await guard.prepare({
+      conversationId,
+      messages: split.core,
+      system: split.systemText,
+      tools: params.tools,
+      maxOutputTokens: params.maxOutputTokens,
+      signal: params.abortSignal,
+    });
+    const context: CallContext = {
+      conversationId,
+      guard,
+      split,
+      warnings: [],
+      report: {
+        conversationId,
+        actions: [],
+        droppedSignedReasoning: 0,
+        current: 0,
+        window: null,
+        inputBudget: null,
+        unguarded: false,
+      },
+    };
+    const prompt = await this.#promptFor(context, prepared);
+    const next: LanguageModelV3CallOptions = { ...base, prompt };
+    if (this.#serverSideFor(guard.provider)) this.#addServerEdits(next, prepared, context);
+    this.#calls.set(next, context);
+    return next;
+  }
+
+  #unguarded(
+    params: LanguageModelV3CallOptions,
+    conversationId: string,
+    guard: ConversationGuard,
+    error: ConversionError,
+  ): LanguageModelV3CallOptions {
+    const message = `ctxguard: this prompt was sent unguarded: ${error.message}`;
+    this.#calls.set(params, {
+      conversationId,
+      guard,
+      split: undefined,
+      warnings: [{ type: 'other', message }],
+      report: {
+        conversationId,
+        actions: [],
+        droppedSignedReasoning: 0,
+        current: 0,
+        window: null,
+        inputBudget: null,
+        unguarded: true,
+      },
+    });
+    return params;
+  }
+
+  /** The prompt for what the facade returned, with signed reasoning kept valid; records what was sent. */
+  async #promptFor(context: CallContext, prepared: PrepareResult): Promise<LanguageModelV3Message[]> {
+    const split = context.split as SplitPrompt;
+    const leading = withLeadingSystemOnly(promptForView(split, prepared.messages));
+    const view = leading.prompt;
+    if (leading.moved > 0) {
+      context.warnings.push({
+        type: 'other',
+        message: `ctxguard: ${leading.moved} system message(s) inside the conversation were sent as user messages (providers reject system messages after the first turn)`,
+      });
+    }
+    const record = await this.#records.load(context.conversationId);
+    const signed = keepSignedReasoningValid(view, split.rest, record.signed);
+    await this.#records.save(context.conversationId, { ...record, signed: signed.record });
+    const { report } = context;
+    report.actions.push(...prepared.actions);
+    report.current = prepared.measurement.current;
+    report.window = prepared.measurement.window;
+    report.inputBudget = prepared.measurement.inputBudget;
+    if (signed.droppedNow > 0) {
+      report.droppedSignedReasoning += signed.droppedNow;
+      context.warnings.push({
+        type: 'other',
+        message: `ctxguard: left out ${signed.droppedNow} signed reasoning part(s) whose earlier messages changed (a provider rejects them); the history keeps them`,
+      });
+    }
+    return [...split.system, ...signed.messages];
+  }
+
+  #addServerEdits(params: LanguageModelV3CallOptions, prepared: PrepareResult, context: CallContext): void {
+    const budget = prepared.measurement.inputBudget;
+    if (budget === null || this.#serverSide === undefined) {
+      context.warnings.push({
+        type: 'other',
+        message: 'ctxguard: the model window is unknown, so no server-side context management was requested',
+      });
+      return;
+    }
+    const thresholds = this.#options.thresholds;
+    const edits = contextManagementEdits(
+      this.#serverSide,
+      {
+        clearAt: Math.floor(budget * (thresholds?.warn ?? DEFAULT_WARN)),
+        compactAt: Math.floor(budget * (thresholds?.exact ?? DEFAULT_EXACT)),
+      },
+      params.providerOptions,
+    );
+    const options = withContextManagement(params.providerOptions, edits);
+    if (options !== undefined) params.providerOptions = options;
+  }
+
+  /** Compacts after a provider overflow and returns the params to retry with (once). */
+  async recover(params: LanguageModelV3CallOptions, error: unknown): Promise<LanguageModelV3CallOptions> {
+    const context = this.#calls.get(params) as CallContext;
+    const split = context.split as SplitPrompt;
+    const recovered = await context.guard.recoverOverflow({
+      conversationId: context.conversationId,
+      error,
+      system: split.systemText,
+      tools: params.tools,
+      maxOutputTokens: params.maxOutputTokens,
+      signal: params.abortSignal,
+    });
+    const prompt = await this.#promptFor(context, recovered);
+    const retry: LanguageModelV3CallOptions = { ...params, prompt };
+    this.#calls.set(retry, context);
+    return retry;
+  }
+
+  contextOf(params: LanguageModelV3CallOptions): CallContext | undefined {
+    return this.#calls.get(params);
+  }
+
+  /** Feeds the usage to calibration and adds the server's applied edits to the conversation's stats. */
+  async afterResponse(
+    context: CallContext,
+    usage: LanguageModelV3Usage | undefined,
+    metadata: SharedV3ProviderMetadata | undefined,
+  ): Promise<void> {
+    if (context.split === undefined) return;
+    const edits = appliedEdits(metadata);
+    const compacted = edits.some((edit) => edit.type.startsWith('compact_'));
+    const cleared = edits.reduce((sum, edit) => sum + (edit.clearedInputTokens ?? 0), 0);
+    const reported = coreUsage(usage, cleared);
+    if (reported !== undefined && !compacted) {
+      try {
+        await context.guard.recordCompletion({ conversationId: context.conversationId, usage: reported });
+      } catch (error) {
+        context.warnings.push({ type: 'other', message: `ctxguard: usage not learned: ${String(error)}` });
+      }
+    }
+    if (edits.length > 0) {
+      const record = await this.#records.load(context.conversationId);
+      await this.#records.save(context.conversationId, {
+        ...record,
+        serverEdits: addAppliedEdits(record.serverEdits, edits),
+      });
+    }
+  }
+
+  guardOf(conversationId: string): ConversationGuard | undefined {
+    return this.#byConversation.get(conversationId);
+  }
+
+  async stats(conversationId: string): Promise<AISdkConversationStats> {
+    const guard = this.#byConversation.get(conversationId) ?? [...this.#guards.values()][0];
+    if (!guard)
+      throw new InvalidInputError(
+        `no call of conversation ${JSON.stringify(conversationId)} went through this middleware yet`,
+        ['conversationId'],
+      );
+    const [base, record] = await Promise.all([
+      guard.stats(conversationId),
+      this.#records.load(conversationId),
+    ]);
+    return {
+      ...base,
+      serverEdits: record.serverEdits,
+      droppedSignedReasoning: record.signed?.dropped.length ?? 0,
+    };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#guards.values()].map((guard) => guard.close()));
+    this.#guards.clear();
+    this.#byConversation.clear();
+  }
+}
+
+function withWarnings<T extends { warnings: SharedV3Warning[] }>(result: T, context: CallContext): T {
+  return context.warnings.length === 0
+    ? result
+    : { ...result, warnings: [...result.warnings, ...context.warnings] };
+}
+
+async function generateGuarded(
+  state: MiddlewareState,
+  doGenerate: () => PromiseLike<LanguageModelV3GenerateResult>,
+  params: LanguageModelV3CallOptions,
+  model: LanguageModelV3,
+): Promise<LanguageModelV3GenerateResult> {
+  const context = state.contextOf(params);
+  if (!context) return doGenerate();
+  let result: LanguageModelV3GenerateResult;
+  try {
+    result = await doGenerate();
+  } catch (error) {
+    if (context.split === undefined || !isContextOverflowError(error)) throw error;
+    result = await model.doGenerate(await state.recover(params, error));
+  }
+  await state.afterResponse(context, result.usage, result.providerMetadata);
+  return withWarnings(
+    { ...result, providerMetadata: withReport(result.providerMetadata, context.report) },
+    context,
+  );
+}
+
+function watchStream(
+  state: MiddlewareState,
+  context: CallContext,
+  stream: ReadableStream<LanguageModelV3StreamPart>,
+): ReadableStream<LanguageModelV3StreamPart> {
+  return stream.pipeThrough(
+    new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+      async transform(part, controller) {
+        if (part.type === 'stream-start' && context.warnings.length > 0) {
+          controller.enqueue({ ...part, warnings: [...part.warnings, ...context.warnings] });
+          return;
+        }
+        if (part.type === 'finish') {
+          await state.afterResponse(context, part.usage, part.providerMetadata);
+          controller.enqueue({
+            ...part,
+            providerMetadata: withReport(part.providerMetadata, context.report),
+          });
+          return;
+        }
+        controller.enqueue(part);
+      },
+    }),
+  );
+}
+
+async function streamGuarded(
+  state: MiddlewareState,
+  doStream: () => PromiseLike<LanguageModelV3StreamResult>,
+  params: LanguageModelV3CallOptions,
+  model: LanguageModelV3,
+): Promise<LanguageModelV3StreamResult> {
+  const context = state.contextOf(params);
+  if (!context) return doStream();
+  let result: LanguageModelV3StreamResult;
+  try {
+    result = await doStream();
+  } catch (error) {
+    if (context.split === undefined || !isContextOverflowError(error)) throw error;
+    result = await model.doStream(await state.recover(params, error));
+  }
+  return { ...result, stream: watchStream(state, context, result.stream) };
+}
+
+/**
+ * Language-model middleware (AI SDK 6, `wrapLanguageModel`) that keeps every `generateText` /
+ * `streamText` / agent step inside the context window. Each call's prompt is mapped onto the stored
+ * conversation (`providerOptions.ctxguard.conversationId`), compacted when needed (compactions persist
+ * across calls and can be rewound), and sent with the app's untouched messages byte for byte. Reported
+ * usage feeds calibration; a provider overflow compacts and retries once; signed reasoning after a
+ * changed prefix is left out; a request that cannot fit throws `ContextDeclinedError` with its sizes.
+ */
+export function ctxguardMiddleware(options: CtxguardMiddlewareOptions = {}): CtxguardMiddleware {
+  const parsed = parseOptions(ctxguardMiddlewareOptionsSchema, options, 'ctxguardMiddleware options');
+  const state = new MiddlewareState(parsed);
+  return {
+    specificationVersion: 'v3',
+    transformParams: ({ params, model }) => state.transform(params, model),
+    wrapGenerate: ({ doGenerate, params, model }) => generateGuarded(state, doGenerate, params, model),
+    wrapStream: ({ doStream, params, model }) => streamGuarded(state, doStream, params, model),
+    guardOf: (conversationId) => state.guardOf(conversationId),
+    stats: (conversationId) => state.stats(conversationId),
+    close: () => state.close(),
+  };
+}

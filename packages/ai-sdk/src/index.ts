@@ -1,0 +1,23 @@
+export { ContextDeclinedError } from 'ctxguard';
+export type { AISdkContextToolsOptions } from './ai-sdk-context-tools.js';
+export {
+  aiSdkContextTools,
+  aiSdkContextToolsOptionsSchema,
+  extractedFactsSchema,
+} from './ai-sdk-context-tools.js';
+export type { ProviderContextManagementOptions, ServerEditStats } from './anthropic-context-management.js';
+export { providerContextManagementSchema } from './anthropic-context-management.js';
+export { catalogProvider } from './catalog-provider.js';
+export type { ConversationIdResolver } from './conversation-id.js';
+export type { AISdkConversationStats, CallReport, CtxguardMiddleware } from './ctxguard-middleware.js';
+export { ctxguardMiddleware } from './ctxguard-middleware.js';
+export type { CtxguardMiddlewareOptions } from './middleware-options.js';
+export { ctxguardMiddlewareOptionsSchema } from './middleware-options.js';
+export type {
+  RecalledCompaction,
+  RecallInput,
+  RecallOutput,
+  RecallSource,
+  RecallToolOptions,
+} from './recall-tool.js';
+export { recallInputSchema, recallTool, recallToolOptionsSchema } from './recall-tool.js';

@@ -1,0 +1,31 @@
+import { createContextGuardOptionsSchema } from 'ctxguard';
+import { z } from 'zod';
+import { providerContextManagementSchema } from './anthropic-context-management.js';
+import type { ConversationIdResolver } from './conversation-id.js';
+
+/** Options of {@link ctxguardMiddleware}: those of `createContextGuard`, provider and model optional. */
+export const ctxguardMiddlewareOptionsSchema = createContextGuardOptionsSchema.extend({
+  /** Provider as the model catalog names it (default: from the wrapped model, `anthropic.messages` → `anthropic`). */
+  provider: z.string().min(1).optional(),
+  /** Model id (default: the wrapped model's `modelId`). */
+  model: z.string().min(1).optional(),
+  /** The conversation a call belongs to (default: `providerOptions.ctxguard.conversationId`). */
+  conversationId: z
+    .custom<ConversationIdResolver>(
+      (value) => typeof value === 'function',
+      'must be a function of the call params',
+    )
+    .optional(),
+  /**
+   * With Anthropic models: let the server clear old tool uses and thinking (and optionally compact)
+   * at the same thresholds instead of rewriting the prompt here; `true` takes the defaults. Other
+   * providers are guarded client-side as usual.
+   */
+  providerContextManagement: z.union([z.boolean(), providerContextManagementSchema]).optional(),
+});
+
+/** Options accepted by {@link ctxguardMiddleware}. */
+export type CtxguardMiddlewareOptions = z.input<typeof ctxguardMiddlewareOptionsSchema>;
+
+/** Parsed options. */
+export type ParsedMiddlewareOptions = z.output<typeof ctxguardMiddlewareOptionsSchema>;

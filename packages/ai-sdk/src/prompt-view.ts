@@ -1,0 +1,245 @@
+import type { LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { Message } from '@ctxguard/core';
+import { fromAISDKPrompt, toAISDKPrompt } from '@ctxguard/formats';
+
+/** Most converted messages a converter remembers (older ones are converted again when seen). */
+const CACHED_MESSAGES = 20_000;
+
+/** Structural equality of JSON-like values (bytes and URLs by content). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  return sameFields(a as Record<string, unknown>, b as Record<string, unknown>, false);
+}
+
+function sameFields(a: Record<string, unknown>, b: Record<string, unknown>, skipOptions: boolean): boolean {
+  let count = 0;
+  for (const key of Object.keys(a)) {
+    if (a[key] === undefined || (skipOptions && key === 'providerOptions')) continue;
+    count++;
+    if (!sameValue(a[key], b[key])) return false;
+  }
+  for (const key of Object.keys(b)) {
+    if (b[key] === undefined || (skipOptions && key === 'providerOptions')) continue;
+    count--;
+  }
+  return count === 0;
+}
+
+/** True when two parts say the same thing; their provider options (cache markers move) do not count. */
+export function samePart(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return sameFields(a as Record<string, unknown>, b as Record<string, unknown>, true);
+}
+
+/** True when two core messages say the same thing (role, name, content), as the facade matches them. */
+export function sameMessage(a: Message, b: Message): boolean {
+  if (a === b) return true;
+  if (a.role !== b.role || (a.name ?? undefined) !== (b.name ?? undefined)) return false;
+  if (typeof a.content === 'string' || typeof b.content === 'string') return a.content === b.content;
+  if (a.content.length !== b.content.length) return false;
+  for (let i = 0; i < a.content.length; i++) if (!samePart(a.content[i], b.content[i])) return false;
+  return true;
+}
+
+/** The app's prompt split where ctxguard takes over: leading system messages stay as they are. */
+export interface SplitPrompt {
+  /** The leading system messages, sent unchanged. */
+  readonly system: LanguageModelV3Message[];
+  /** Their text joined, for measuring. */
+  readonly systemText: string | undefined;
+  /** The rest, as the AI SDK gave it. */
+  readonly rest: LanguageModelV3Message[];
+  /** The rest as core messages (parallel to `rest`). */
+  readonly core: Message[];
+}
+
+function bytesToBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/** JSON text of a prompt message (bytes as base64), the converter's cache key. */
+function messageText(message: LanguageModelV3Message): string {
+  if (typeof message.content === 'string') return JSON.stringify(message);
+  const parts = message.content as readonly { data?: unknown }[];
+  if (!parts.some((part) => part.data instanceof Uint8Array)) return JSON.stringify(message);
+  const content = parts.map((part) =>
+    part.data instanceof Uint8Array ? { ...part, data: `base64:${bytesToBase64(part.data)}` } : part,
+  );
+  return JSON.stringify({ ...message, content });
+}
+
+/**
+ * Converts prompts to core messages, remembering what it converted: the AI SDK rebuilds the whole
+ * prompt every step, so only messages not seen before are validated and converted.
+ */
+export class PromptConverter {
+  readonly #cache = new Map<string, Message>();
+
+  /** Splits the prompt and converts what follows the leading system messages. */
+  split(prompt: LanguageModelV3Prompt): SplitPrompt {
+    let count = 0;
+    while (count < prompt.length && prompt[count]?.role === 'system') count++;
+    const system = prompt.slice(0, count);
+    const rest = prompt.slice(count);
+    const texts = system.map((message) => (message.role === 'system' ? message.content : ''));
+    return {
+      system,
+      systemText: texts.length === 0 ? undefined : texts.join('\n\n'),
+      rest,
+      core: this.#convert(rest),
+    };
+  }
+
+  #convert(rest: readonly LanguageModelV3Message[]): Message[] {
+    const keys = rest.map(messageText);
+    const missing: number[] = [];
+    keys.forEach((key, index) => {
+      if (!this.#cache.has(key)) missing.push(index);
+    });
+    if (missing.length > 0) {
+      const converted = fromAISDKPrompt(missing.map((index) => rest[index]));
+      missing.forEach((index, j) => {
+        this.#remember(keys[index] as string, converted[j] as Message);
+      });
+    }
+    return keys.map((key) => this.#cache.get(key) as Message);
+  }
+
+  #remember(key: string, message: Message): void {
+    if (this.#cache.size >= CACHED_MESSAGES) {
+      const oldest = this.#cache.keys().next().value;
+      if (oldest !== undefined) this.#cache.delete(oldest);
+    }
+    this.#cache.set(key, message);
+  }
+}
+
+function toolNamesOf(messages: readonly Message[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const message of messages) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const part of message.content)
+      if (part.type === 'tool-call') names.set(part.toolCallId, part.toolName);
+  }
+  return names;
+}
+
+/** One core message as prompt messages, its tool results named from the calls before it. */
+function convertOne(message: Message, names: ReadonlyMap<string, string>): LanguageModelV3Message[] {
+  let named = message;
+  if (message.role === 'tool') {
+    named = {
+      ...message,
+      content: message.content.map((part) =>
+        part.toolName === undefined && names.has(part.toolCallId)
+          ? { ...part, toolName: names.get(part.toolCallId) as string }
+          : part,
+      ),
+    };
+  }
+  return toAISDKPrompt([named]) as LanguageModelV3Message[];
+}
+
+/** The app's tool results by call id: the core part and the prompt part it came from. */
+function originalResults(split: SplitPrompt): Map<string, { core: unknown; prompt: unknown }> {
+  const results = new Map<string, { core: unknown; prompt: unknown }>();
+  split.core.forEach((message, index) => {
+    const original = split.rest[index];
+    if (message.role !== 'tool' || original?.role !== 'tool') return;
+    message.content.forEach((part, j) => {
+      results.set(part.toolCallId, { core: part, prompt: original.content[j] });
+    });
+  });
+  return results;
+}
+
+/** A rewritten tool message whose unchanged results are the app's own parts, byte for byte. */
+function withOriginalResults(
+  converted: LanguageModelV3Message,
+  core: Message,
+  results: () => Map<string, { core: unknown; prompt: unknown }>,
+): LanguageModelV3Message {
+  if (core.role !== 'tool' || converted.role !== 'tool' || converted.content.length !== core.content.length) {
+    return converted;
+  }
+  const content = converted.content.map((part, j) => {
+    const corePart = core.content[j];
+    const original = corePart ? results().get(corePart.toolCallId) : undefined;
+    return original && samePart(original.core, corePart) ? (original.prompt as typeof part) : part;
+  });
+  return { ...converted, content };
+}
+
+/**
+ * The prompt to send for the messages ctxguard returned: a message that says what one of the app's
+ * messages said is that message, byte for byte (its provider options, signatures and bytes included);
+ * only summaries, markers and rewritten messages are converted, and within a rewritten tool message
+ * every result left as it was is the app's own part. Originals are matched in order.
+ */
+export function promptForView(split: SplitPrompt, view: readonly Message[]): LanguageModelV3Message[] {
+  const names = toolNamesOf(view);
+  let results: Map<string, { core: unknown; prompt: unknown }> | undefined;
+  const lazyResults = () => {
+    results ??= originalResults(split);
+    return results;
+  };
+  const out: LanguageModelV3Message[] = [];
+  let next = 0;
+  for (const message of view) {
+    let found = -1;
+    for (let j = next; j < split.core.length; j++) {
+      if (sameMessage(split.core[j] as Message, message)) {
+        found = j;
+        break;
+      }
+    }
+    if (found >= 0) {
+      out.push(split.rest[found] as LanguageModelV3Message);
+      next = found + 1;
+      continue;
+    }
+    const converted = convertOne(message, names);
+    out.push(
+      ...(converted.length === 1
+        ? [withOriginalResults(converted[0] as LanguageModelV3Message, message, lazyResults)]
+        : converted),
+    );
+  }
+  return out;
+}
+
+/**
+ * System messages may only lead the prompt (the Anthropic provider rejects one after the first
+ * turn): one that follows conversation messages (a summary that took a system role, say) is sent
+ * as a user message with the same text. Returns the prompt and how many were moved.
+ */
+export function withLeadingSystemOnly(prompt: readonly LanguageModelV3Message[]): {
+  prompt: LanguageModelV3Message[];
+  moved: number;
+} {
+  let started = false;
+  let moved = 0;
+  const out = prompt.map((message): LanguageModelV3Message => {
+    if (message.role !== 'system') {
+      started = true;
+      return message;
+    }
+    if (!started) return message;
+    moved++;
+    const user: LanguageModelV3Message = { role: 'user', content: [{ type: 'text', text: message.content }] };
+    if (message.providerOptions !== undefined) user.providerOptions = message.providerOptions;
+    return user;
+  });
+  return { prompt: out, moved };
+}
