@@ -3,7 +3,9 @@ import {
   type ContextStrategy,
   type ContextTools,
   type ConversationHistory,
+  findJsonValueIssue,
   HookBus,
+  type JsonValueIssue,
   type Message,
   type MessageResolveEvent,
   messageText,
@@ -31,6 +33,8 @@ export interface KitReport {
   violations: string[];
   requests: number;
   reactions: number;
+  /** Most reactions within one request. */
+  maxReactions: number;
   compactions: number;
   aborted: number;
 }
@@ -57,6 +61,10 @@ export function canonicalJson(value: unknown): string {
         .map((key) => [key, record[key]]),
     );
   });
+}
+
+function jsonIssue(issue: JsonValueIssue, root: string): string {
+  return `${[root, ...issue.path].join('.')} ${issue.reason}`;
 }
 
 /** What is wrong with a decision's shape, if anything. */
@@ -125,8 +133,8 @@ function checkedStrategy(
         const after = ctx.tools.measure(history.messages());
         if (after >= before) report(`said compacted ${where} but the count went from ${before} to ${after}`);
       }
-      if (canonicalJson(JSON.parse(JSON.stringify(ctx.state))) !== canonicalJson(ctx.state))
-        report(`left ctx.state that is not plain JSON ${where}`);
+      const issue = findJsonValueIssue(ctx.state);
+      if (issue) report(`left ctx.state that is not plain JSON ${where}: ${jsonIssue(issue, 'ctx.state')}`);
       return decision;
     },
   };
@@ -174,7 +182,14 @@ export async function runConversation(
   settings: KitSettings,
 ): Promise<KitReport> {
   const history = new InMemoryConversationHistory();
-  const result: KitReport = { violations: [], requests: 0, reactions: 0, compactions: 0, aborted: 0 };
+  const result: KitReport = {
+    violations: [],
+    requests: 0,
+    reactions: 0,
+    maxReactions: 0,
+    compactions: 0,
+    aborted: 0,
+  };
   let reactions = 0;
   let request = 0;
   const report = (problem: string) => result.violations.push(`request ${request}: strategy ${problem}`);
@@ -207,6 +222,7 @@ export async function runConversation(
       await hooks.emit('onMessageResolve', event);
       result.requests++;
       result.reactions += reactions;
+      result.maxReactions = Math.max(result.maxReactions, reactions);
       const problem = (text: string) => result.violations.push(`request ${request}: ${text}`);
       if (reactions > settings.maxCompactRetries + 1)
         problem(`${reactions} reactions in one call; the guard allows ${settings.maxCompactRetries + 1}`);
@@ -226,8 +242,11 @@ export async function runConversation(
           );
       }
     }
-    if (canonicalJson(JSON.parse(JSON.stringify(history.metadata))) !== canonicalJson(history.metadata))
-      result.violations.push('the conversation metadata (guard and strategy state) is not plain JSON');
+    const issue = findJsonValueIssue(history.metadata);
+    if (issue)
+      result.violations.push(
+        `the conversation metadata (guard and strategy state) is not plain JSON: ${jsonIssue(issue, 'metadata')}`,
+      );
     const lost = rewindProblem(history, original);
     if (lost) result.violations.push(lost);
   } finally {

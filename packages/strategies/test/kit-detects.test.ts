@@ -1,0 +1,138 @@
+// The kit must catch broken strategies: each of these breaks one rule, and the kit names that rule.
+import type { ContextStrategy, ReactContext, StrategyDecision } from '@ctxguard/core';
+import fc from 'fast-check';
+import { describe, expect, it, test } from 'vitest';
+import { kitConversation, kitSteps } from '../src/kit-conversation.js';
+import { type KitSettings, kitInputBudget, reactDirectly, runConversation } from '../src/kit-run.js';
+import { describeStrategy } from '../src/testing.js';
+
+const settings: KitSettings = {
+  window: 8_000,
+  maxCompactRetries: 2,
+  criticalFloor: 0.95,
+  provider: 'openai',
+  model: 'gpt-4o',
+  contextTools: undefined,
+};
+
+/** A strategy with one trigger whose reaction is `react`. */
+function broken(react: (ctx: ReactContext) => StrategyDecision, at = 0.6): ContextStrategy {
+  return { specificationVersion: 'v1', triggers: [{ level: 'full', at }], react };
+}
+
+/** Fixed conversations large enough to fill the window several times (a fixed seed: the same every run). */
+async function conversations() {
+  const budget = await kitInputBudget(settings);
+  return fc
+    .sample(kitConversation(10, Math.floor(budget * 0.45)), { seed: 42, numRuns: 6 })
+    .map((conversation) => kitSteps(conversation));
+}
+
+async function violationsOf(strategy: ContextStrategy): Promise<string[]> {
+  const all: string[] = [];
+  for (const steps of await conversations())
+    all.push(...(await runConversation(strategy, steps, settings)).violations);
+  return all;
+}
+
+describe('the strategy kit catches', () => {
+  it('a compacted decision that lowered nothing', async () => {
+    const violations = await violationsOf(broken(() => ({ action: 'compacted' })));
+    expect(violations.some((v) => /said compacted .* but the count went from (\d+) to \1/.test(v))).toBe(
+      true,
+    );
+  }, 60_000);
+
+  it('a request sent at or above the critical floor after a reaction that did not decline', async () => {
+    const violations = await violationsOf(broken(() => ({ action: 'warn', message: 'full' })));
+    expect(
+      violations.some((v) => /sent at [\d.]+% of the input budget after reacting, without declining/.test(v)),
+    ).toBe(true);
+  }, 60_000);
+
+  it('a tool call split from its result', async () => {
+    // Summarizes the oldest half by hand with replaceRange, cutting wherever the half falls.
+    const splitter = broken((ctx) => {
+      const half = Math.max(2, Math.floor(ctx.tools.historyLength / 2));
+      const result = ctx.tools.replaceRange(1, half, { role: 'user', content: 'summary of earlier work' });
+      return result.changed ? { action: 'compacted' } : { action: 'decline', reason: 'too small' };
+    });
+    const violations = await violationsOf(splitter);
+    expect(violations.some((v) => /tool call\(s\)\/result\(s\) left without their pair/.test(v))).toBe(true);
+  }, 60_000);
+
+  it('a strategy that throws, a bad decision and state that is not JSON', async () => {
+    const thrower = broken((ctx) => {
+      if (ctx.tools.historyLength > 6) throw new Error('index past the end');
+      return { action: 'none' };
+    });
+    expect((await violationsOf(thrower)).some((v) => /strategy threw .*index past the end/.test(v))).toBe(
+      true,
+    );
+    const shapeless = broken(() => ({ action: 'shrunk' }) as unknown as StrategyDecision);
+    expect(
+      (await violationsOf(shapeless)).some((v) =>
+        /returned \{"action":"shrunk"\}, not a StrategyDecision/.test(v),
+      ),
+    ).toBe(true);
+    const dated = broken((ctx) => {
+      ctx.state['since'] = new Date(0) as never;
+      return { action: 'none' };
+    });
+    const states = await violationsOf(dated);
+    expect(
+      states.some((v) => /ctx.state that is not plain JSON/.test(v)),
+      states.join('\n'),
+    ).toBe(true);
+  }, 120_000);
+
+  it('how many reactions one request got (the guard retries up to maxCompactRetries)', async () => {
+    // Fires only past the critical floor and hides two messages at a time: rarely enough, so the guard retries.
+    const nibbler = broken((ctx) => {
+      const dropped = ctx.tools.dropOldest(2);
+      return dropped.changed ? { action: 'compacted' } : { action: 'decline', reason: 'empty' };
+    }, 0.95);
+    const steps = await conversations();
+    const most = async (maxCompactRetries: number) => {
+      let max = 0;
+      for (const conversation of steps) {
+        const report = await runConversation(nibbler, conversation, { ...settings, maxCompactRetries });
+        max = Math.max(max, report.maxReactions);
+      }
+      return max;
+    };
+    expect(await most(2)).toBe(3);
+    expect(await most(0)).toBe(1);
+  }, 60_000);
+
+  it('a throw on an empty history, called directly (the guard never fires there)', async () => {
+    const fragile = broken((ctx) => {
+      const { recent } = ctx.tools.segment();
+      if (recent[0]!.message.role === 'system') return { action: 'none' };
+      return { action: 'none' };
+    });
+    const problems = await reactDirectly(fragile, [], {
+      level: 'full',
+      percentage: 1.2,
+      attempt: 0,
+      inputBudget: 5_200,
+      window: 8_000,
+    });
+    expect(problems).toEqual([expect.stringMatching(/^threw at full \(attempt 0, 120%\) on 0 message\(s\)/)]);
+  });
+});
+
+describe('describeStrategy', () => {
+  it('rejects bad arguments and options, naming the field', () => {
+    const create = () => broken(() => ({ action: 'none' }));
+    expect(() => describeStrategy(test, '', create)).toThrow(/describeStrategy arguments\.name/);
+    expect(() => describeStrategy(test, 'x', 'nope' as never)).toThrow(/describeStrategy arguments\.factory/);
+    expect(() => describeStrategy(test, 'x', create, { runs: 0 })).toThrow(/describeStrategy options\.runs/);
+    expect(() => describeStrategy(test, 'x', create, { window: 100 })).toThrow(
+      /describeStrategy options\.window/,
+    );
+    expect(() => describeStrategy(test, 'x', create, { turns: 3 } as never)).toThrow(
+      /describeStrategy options/,
+    );
+  });
+});
