@@ -30,7 +30,7 @@ import {
   truncateWithSlidingWindow,
   truncationMarkerMessage,
 } from './sliding-window.js';
-import { forSummarizer, summarizeMessages, systemPromptEnd } from './summarize-messages.js';
+import { forSummarizer, protectedHeadEnd, summarizeMessages, systemPromptEnd } from './summarize-messages.js';
 import { TokenMeter } from './token-meter.js';
 import { repairToolPairs } from './tool-pairs.js';
 
@@ -386,9 +386,13 @@ export function finishRun(run: StageRun): { result: CompactionResult; stages: St
 /** Why the finished list is still over the budget or the byte ceiling. */
 function whyItDoesNotFit(run: StageRun): string {
   const { result, work, meter, budget, opts } = run;
-  const systemTokens = meter.total(work.slice(0, systemPromptEnd(work)));
-  if (systemTokens > budget)
-    return `the system prompt alone takes ${systemTokens} tokens, over the budget of ${budget}`;
+  const system = systemPromptEnd(work);
+  const head = protectedHeadEnd(work);
+  const headTokens = meter.total(work.slice(0, head));
+  if (headTokens > budget && head > system)
+    return `the system prompt and the messages up to the provider's compaction item (never rewritten) take ${headTokens} tokens, over the budget of ${budget}`;
+  if (headTokens > budget)
+    return `the system prompt alone takes ${headTokens} tokens, over the budget of ${budget}`;
   if (result.bytesAfter > opts.maxBytes)
     return `the request still takes ${result.bytesAfter} bytes, over maxBytes ${opts.maxBytes}`;
   return `the messages that cannot be removed still take ${result.tokensAfter} tokens, over the budget of ${budget} (enable every stage, or raise the budget)`;

@@ -6,6 +6,7 @@ import {
   type ToolResultPart,
 } from '@ctxguard/core';
 import { z } from 'zod';
+import { frozenPrefixEnd } from './frozen-prefix.js';
 import { isPrunedOutputText, renderSupersededRead } from './markers.js';
 import {
   isRecord,
@@ -297,7 +298,8 @@ function fallbackRead(call: ToolCallPart, result: ToolResultPart | undefined): s
  * are recognised by tool name and path argument (`read_file`, `Read`, `view`, editor `view`, shell
  * `cat path` / `head -n 40 path` with exactly one path), reference/001's text pattern only for
  * unknown tools; flags and plain words are never paths. Applies when the savings reach
- * `minSavingsRatio` of all file-read tokens. Tool pairs stay intact; never throws on odd messages.
+ * `minSavingsRatio` of all file-read tokens. Reads up to a provider compaction item are never
+ * replaced. Tool pairs stay intact; never throws on odd messages.
  */
 export function deduplicateFileReads(
   messages: readonly Message[],
@@ -372,8 +374,10 @@ export function deduplicateFileReads(
   const files = new Set<string>();
   let saved = 0;
   let count = 0;
+  const frozen = frozenPrefixEnd(list);
   for (const [callId, path] of superseded) {
     const { messageIndex, partIndex, part } = results.get(callId)!;
+    if (messageIndex < frozen) continue;
     const text = toolOutputText(part);
     if (isSupersededReadText(text) || isPrunedOutputText(text)) continue;
     const { content: _content, ...rest } = part;

@@ -12,7 +12,7 @@ import { neutralizeMarkers, parseTruncationMarker } from './markers.js';
 import { readableText, roleOf } from './message-parts.js';
 import { createOfflineContextTools } from './offline-context-tools.js';
 import { truncationMarkerMessage } from './sliding-window.js';
-import { forSummarizer, systemPromptEnd } from './summarize-messages.js';
+import { forSummarizer, protectedHeadEnd } from './summarize-messages.js';
 import { isSummaryText, parseSummary, renderSummary } from './summary-format.js';
 import type { TokenMeter } from './token-meter.js';
 import { renderTranscript } from './transcript.js';
@@ -141,9 +141,9 @@ function fillHost(
   return best;
 }
 
-/** Facts of the input (after the system prompt) that a digest may restore, from the offline extractor. */
+/** Facts of the input (after the protected head) that a digest may restore, from the offline extractor. */
 export async function inputFacts(input: readonly Message[]): Promise<ExtractedFact[]> {
-  const start = systemPromptEnd(input);
+  const start = protectedHeadEnd(input);
   const transcript = renderTranscript(input.slice(start).map(forSummarizer));
   const tools = createOfflineContextTools({ maxFacts: 20_000 });
   const found = await extractFactsSafely(tools, transcript);

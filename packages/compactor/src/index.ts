@@ -81,6 +81,7 @@ export {
   FILE_READ_BUDGET_PERCENT,
   shouldTruncateFile,
 } from './file-budget.js';
+export { frozenPrefixEnd } from './frozen-prefix.js';
 export type { FullSummaryOptions, PostSummaryHook } from './full-summary-strategy.js';
 export { fullSummary } from './full-summary-strategy.js';
 export type { LightTrimMessagesOptions, LightTrimMessagesResult } from './light-trim.js';

@@ -4,7 +4,7 @@ import { renderFactsBlock } from './facts-block.js';
 import { mediaPlaceholder } from './media-bytes.js';
 import { isRecord, partsOf, roleOf, withParts } from './message-parts.js';
 import { redactSecrets } from './redact-secrets.js';
-import { clipText, forSummarizer, systemPromptEnd } from './summarize-messages.js';
+import { clipText, forSummarizer, protectedHeadEnd } from './summarize-messages.js';
 import type { TokenMeter } from './token-meter.js';
 
 /** A tool input with every string in it clipped to `maxChars`. */
@@ -101,11 +101,11 @@ async function shrinkMessage(
 }
 
 /**
- * Where the last resort shrinks, in order: the first user message after the system prompt, then the
- * other non-system messages after it, largest first.
+ * Where the last resort shrinks, in order: the first user message after the protected head (system
+ * prompt, provider compaction item), then the other non-system messages after it, largest first.
  */
 function shrinkOrder(work: readonly Message[], meter: TokenMeter): { order: number[]; firstUser: number } {
-  const start = systemPromptEnd(work);
+  const start = protectedHeadEnd(work);
   const firstUser = work.findIndex((message, index) => index >= start && roleOf(message) === 'user');
   const order = work
     .map((message, index) => ({ index, tokens: meter.message(message) }))

@@ -1,6 +1,7 @@
 import { type ContentPart, type Message, parseOptions } from '@ctxguard/core';
 import { z } from 'zod';
 import { isSupersededReadText } from './deduplicate-file-reads.js';
+import { frozenPrefixEnd } from './frozen-prefix.js';
 import { isPrunedOutputText } from './markers.js';
 import { isRecord, isToolResultPart, partsOf, roleOf, toolOutputText, withParts } from './message-parts.js';
 import { truncateToolOutput } from './tool-output-limits.js';
@@ -37,7 +38,8 @@ export interface LightTrimMessagesResult {
  * Trims older messages without removing any: tool outputs before the newest `keepRecent` messages
  * are cut to their first and last lines with a notice (`truncateToolOutput`, both ends), and
  * unsigned reasoning of older assistant turns is dropped. Calls, results and their ids stay, so
- * tool pairs stay whole; a part is replaced only when the replacement is smaller.
+ * tool pairs stay whole; a part is replaced only when the replacement is smaller. Messages up to a
+ * provider compaction item are never touched.
  */
 export function lightTrimMessages(
   messages: readonly Message[],
@@ -49,7 +51,7 @@ export function lightTrimMessages(
   let trimmedOutputs = 0;
   let droppedReasoning = 0;
   const out = list.slice();
-  for (let index = 0; index < end; index++) {
+  for (let index = frozenPrefixEnd(list); index < end; index++) {
     const message = list[index];
     const role = roleOf(message);
     if (role === 'tool') {

@@ -1,4 +1,5 @@
 import type { ContentPart, Message } from '@ctxguard/core';
+import { frozenPrefixEnd } from './frozen-prefix.js';
 import { isRecord, partsOf, roleOf, withParts } from './message-parts.js';
 
 /** Default byte ceiling of a request: below the 32 MB request limit of the strictest provider. */
@@ -100,17 +101,18 @@ function stripMessage(message: Message, budget: { over: number; removed: number 
 }
 
 /**
- * Replaces images and files with text placeholders, oldest first (the system prompt untouched),
- * until the request is at most `maxBytes`: many screenshots are caught before a provider's
- * request-size limit, whatever their token count.
+ * Replaces images and files with text placeholders, oldest first (the system prompt and what
+ * precedes a provider compaction item untouched), until the request is at most `maxBytes`: many
+ * screenshots are caught before a provider's request-size limit, whatever their token count.
  */
 export function stripMediaToFit(messages: readonly Message[], maxBytes: number): StripMediaResult {
   const bytesBefore = requestBytes(messages);
   const budget = { over: bytesBefore - maxBytes, removed: 0 };
   if (budget.over <= 0)
     return { messages: messages.slice(), mediaRemoved: 0, bytesBefore, bytesAfter: bytesBefore };
-  const out = messages.map((message) =>
-    roleOf(message) === 'system' ? message : stripMessage(message, budget),
+  const frozen = frozenPrefixEnd(messages);
+  const out = messages.map((message, index) =>
+    index < frozen || roleOf(message) === 'system' ? message : stripMessage(message, budget),
   );
   return { messages: out, mediaRemoved: budget.removed, bytesBefore, bytesAfter: requestBytes(out) };
 }

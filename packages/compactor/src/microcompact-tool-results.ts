@@ -1,6 +1,7 @@
 import { type ContentPart, type Message, parseOptions, type ToolResultPart } from '@ctxguard/core';
 import { z } from 'zod';
 import { isSupersededReadText } from './deduplicate-file-reads.js';
+import { frozenPrefixEnd } from './frozen-prefix.js';
 import { isPrunedOutputText } from './markers.js';
 import {
   isToolResultPart,
@@ -51,7 +52,7 @@ export interface MicrocompactToolResultsRewriteResult {
  * Clears old tool results to a short notice, keeping the newest `keepRecent` clearable ones: the
  * cheapest rewrite, no model and no counting. Only the result's output changes (its call and id
  * stay), so tool pairs stay whole; a result is cleared only when the notice is shorter than it,
- * and results already pruned or cleared are left alone.
+ * and results already pruned or cleared, or up to a provider compaction item, are left alone.
  */
 export function microcompactToolResults(
   messages: readonly Message[],
@@ -65,7 +66,7 @@ export function microcompactToolResults(
     for (const call of toolCallsOf(message)) names.set(call.toolCallId, call.toolName);
 
   const clearable: { messageIndex: number; partIndex: number }[] = [];
-  for (let messageIndex = 0; messageIndex < list.length; messageIndex++) {
+  for (let messageIndex = frozenPrefixEnd(list); messageIndex < list.length; messageIndex++) {
     const message = list[messageIndex];
     if (roleOf(message) !== 'tool') continue;
     const parts = partsOf(message);

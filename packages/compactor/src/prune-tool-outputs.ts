@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { contextToolsSchema } from './context-tools.js';
 import { isSupersededReadText } from './deduplicate-file-reads.js';
 import { extractFactsSafely, mergeFacts, selectFacts } from './fact-ledger.js';
+import { frozenPrefixEnd } from './frozen-prefix.js';
 import { isPrunedOutputText, renderPrunedOutput } from './markers.js';
 import {
   isToolResultPart,
@@ -92,7 +93,8 @@ function partTokens(meter: TokenMeter, part: ToolResultPart): number {
 /**
  * Replaces old tool outputs with placeholders that name the tool, say how big the output was and
  * keep its short facts (an error line, a path). Walks backwards: the newest `protectTokens` of
- * outputs and `protectedTools` are kept; applies only when the savings reach `minimumSavings`.
+ * outputs and `protectedTools` are kept, and nothing up to a provider compaction item is touched;
+ * applies only when the savings reach `minimumSavings`.
  * Tool calls and results stay paired (only the result's output changes); never throws on odd messages.
  */
 export async function pruneToolOutputs(
@@ -121,7 +123,8 @@ export async function pruneToolOutputs(
 
   const candidates: Candidate[] = [];
   let seen = 0;
-  for (let messageIndex = list.length - 1; messageIndex >= 0; messageIndex--) {
+  const frozen = frozenPrefixEnd(list);
+  for (let messageIndex = list.length - 1; messageIndex >= frozen; messageIndex--) {
     const message = list[messageIndex];
     if (roleOf(message) !== 'tool') continue;
     const parts = partsOf(message);

@@ -1,10 +1,11 @@
 import { type Message, parseOptions } from '@ctxguard/core';
 import { z } from 'zod';
+import { frozenPrefixEnd } from './frozen-prefix.js';
 import { parseTruncationMarker, renderTruncationMarker } from './markers.js';
 import { readableText, roleClass, roleOf } from './message-parts.js';
 import { countingFields, tokenCount } from './stage-options.js';
 import { TokenMeter } from './token-meter.js';
-import { toolPairUnits } from './tool-pairs.js';
+import { type ToolPairUnit, toolPairUnits } from './tool-pairs.js';
 
 /** Options of {@link truncateWithSlidingWindow}. */
 export const slidingWindowOptionsSchema = z
@@ -51,6 +52,20 @@ function classAt(list: readonly Message[], index: number): string {
   return 'end';
 }
 
+/** Index of the unit after the first exchange: the first user message and the assistant unit answering it. */
+function afterFirstExchange(list: readonly Message[], units: readonly ToolPairUnit[], start: number): number {
+  const first = units[start]!;
+  let next = start + 1;
+  if (
+    roleOf(list[first.start]) === 'user' &&
+    next < units.length &&
+    roleOf(list[units[next]!.start]) === 'assistant'
+  ) {
+    next++;
+  }
+  return next;
+}
+
 /** A truncation marker message for `hiddenCount` hidden messages. */
 export function truncationMarkerMessage(hiddenCount: number, extra = ''): Message {
   const text = renderTruncationMarker({ hiddenCount });
@@ -58,25 +73,19 @@ export function truncationMarkerMessage(hiddenCount: number, extra = ''): Messag
 }
 
 /**
- * Where a window may cut: after the system messages and the first user/assistant exchange, at a
- * tool-pair unit boundary, so that the message after the cut continues the alternation of the one
- * before it. Returns the start and the valid ends in ascending order (never the last unit).
+ * Where a window may cut: after the system messages and the first user/assistant exchange (or,
+ * when the list holds a provider compaction item, after that item's message and its tool results:
+ * the item stands for the first exchange), at a tool-pair unit boundary, so that the message after
+ * the cut continues the alternation of the one before it. Returns the start and the valid ends in
+ * ascending order (never the last unit).
  */
 export function windowCuts(list: readonly Message[]): { from: number; ends: number[] } {
   const units = toolPairUnits(list);
-  const pinned = pinnedEnd(list);
+  const frozen = frozenPrefixEnd(list);
+  const pinned = Math.max(pinnedEnd(list), frozen);
   let unitIndex = units.findIndex((unit) => unit.start >= pinned);
   if (unitIndex === -1) return { from: list.length, ends: [] };
-  // The first exchange: the first user message and the assistant unit answering it.
-  const first = units[unitIndex]!;
-  unitIndex++;
-  if (
-    roleOf(list[first.start]) === 'user' &&
-    unitIndex < units.length &&
-    roleOf(list[units[unitIndex]!.start]) === 'assistant'
-  ) {
-    unitIndex++;
-  }
+  if (frozen === 0) unitIndex = afterFirstExchange(list, units, unitIndex);
   if (unitIndex >= units.length) return { from: list.length, ends: [] };
   const from = units[unitIndex]!.start;
   const startClass = classAt(list, from);
@@ -91,7 +100,8 @@ export function windowCuts(list: readonly Message[]): { from: number; ends: numb
 }
 
 /**
- * Removes the oldest messages after the first user/assistant exchange and puts a truncation marker
+ * Removes the oldest messages after the first user/assistant exchange (after the newest provider
+ * compaction item, when the list holds one) and puts a truncation marker
  * in their place: `fraction` of them, or as many as needed to fit `targetTokens`. Cuts fall on
  * tool-pair boundaries and keep roles alternating (an even number removed from a plain
  * user/assistant list); the system prompt, the first exchange and the last exchange stay. An earlier

@@ -11,6 +11,7 @@ import {
 } from './fact-ledger.js';
 import { parseFactsBlock } from './facts-block.js';
 import { fileActivityOfText } from './file-activity.js';
+import { frozenPrefixEnd } from './frozen-prefix.js';
 import { isTruncationMarkerText, parseTruncationMarker } from './markers.js';
 import {
   isRecord,
@@ -183,6 +184,14 @@ export function systemPromptEnd(messages: readonly Message[]): number {
   return systemPromptLength(messages, isCompactionText);
 }
 
+/**
+ * End of what no rewrite touches: the system prompt, and everything up to the newest provider
+ * compaction item (with the results of its message's tool calls) when the list holds one.
+ */
+export function protectedHeadEnd(messages: readonly Message[]): number {
+  return Math.max(systemPromptEnd(messages), frozenPrefixEnd(messages));
+}
+
 interface SummarizerCall {
   tools: ContextTools;
   focus: string | undefined;
@@ -321,7 +330,7 @@ export async function summarizeMessages(
     tokensAfter: tokensBefore,
   });
 
-  const from = systemPromptEnd(list);
+  const from = protectedHeadEnd(list);
   const count = list.length - from;
   if (count <= opts.minRecentMessages) return unchanged('too few messages to summarize');
   const keep = Math.max(opts.minRecentMessages, Math.ceil(count * opts.keepRecentRatio));

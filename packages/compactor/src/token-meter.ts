@@ -1,4 +1,4 @@
-import type { Message } from '@ctxguard/core';
+import { isCompactionPart, type Message, newestCompactionIndex } from '@ctxguard/core';
 import { type CountContext, estimateConversation, type TokenCounter } from '@ctxguard/token-counter';
 import { defaultTokenCounter } from './default-counter.js';
 
@@ -14,6 +14,8 @@ export class TokenMeter {
   readonly counter: TokenCounter;
   readonly context: CountContext;
   readonly #memo = new WeakMap<object, number>();
+  /** Tokens of a message holding a compaction item, counted from its newest item on. */
+  readonly #fromItemMemo = new WeakMap<object, number>();
   #overhead: number | undefined;
 
   constructor(counter?: TokenCounter, context?: CountContext) {
@@ -59,11 +61,34 @@ export class TokenMeter {
     return this.#overhead;
   }
 
-  /** Tokens of a whole list: overhead plus every message. */
+  /**
+   * Tokens of a whole list as the provider reads it: overhead plus every message, or, when the list
+   * holds a provider compaction item, the leading system messages, the newest item's message from the
+   * item on and everything after it (the provider drops what the item stands for).
+   */
   total(messages: readonly Message[]): number {
+    const item = newestCompactionIndex(messages);
     let sum = this.overhead;
-    for (const message of messages) sum += this.message(message);
+    let leadingSystem = true;
+    for (let index = 0; index < messages.length; index++) {
+      const message = messages[index]!;
+      leadingSystem &&= (message as { role?: unknown } | null)?.role === 'system';
+      if (index < item && !leadingSystem) continue;
+      sum += index === item ? this.fromCompactionItem(message) : this.message(message);
+    }
     return sum;
+  }
+
+  /** Tokens of the part of `holder` the provider reads: its newest compaction item and what follows it. */
+  fromCompactionItem(holder: Message): number {
+    const known = this.#fromItemMemo.get(holder);
+    if (known !== undefined) return known;
+    const parts = holder.content as unknown[];
+    const from = parts.findLastIndex(isCompactionPart);
+    const tokens =
+      from <= 0 ? this.message(holder) : this.message({ ...holder, content: parts.slice(from) } as Message);
+    this.#fromItemMemo.set(holder, tokens);
+    return tokens;
   }
 
   /** Tokens of `messages[from, to)` (no overhead). */

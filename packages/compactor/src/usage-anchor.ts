@@ -1,4 +1,4 @@
-import type { Message } from '@ctxguard/core';
+import { type Message, newestCompactionIndex } from '@ctxguard/core';
 import type { ContextUsage } from './context-engine-types.js';
 import type { TokenMeter } from './token-meter.js';
 import { reportedTokens } from './usage-anchored-estimate.js';
@@ -44,6 +44,14 @@ interface Tally extends ListEnds {
   anchorIndex: number;
   anchorTokens: number;
   sumAtAnchor: number;
+  /** Every message so far is a system message. */
+  leading: boolean;
+  /** Tokens of the leading system messages. */
+  systemSum: number;
+  /** Index of the newest message holding a provider compaction item (-1: none). */
+  itemIndex: number;
+  /** Tokens of `sum` the provider drops: what precedes the newest compaction item (system prompt aside). */
+  dropped: number;
 }
 
 /** `estimate` in the provider's tokens under `scale`. */
@@ -73,6 +81,10 @@ function emptyTally(list: readonly Message[], minAnchor: number): Tally {
     anchorIndex: -1,
     anchorTokens: 0,
     sumAtAnchor: 0,
+    leading: true,
+    systemSum: 0,
+    itemIndex: -1,
+    dropped: 0,
   };
 }
 
@@ -174,11 +186,12 @@ export class UsageAnchor {
     const tally = this.#tallyOf(view, minAnchor);
     let usageTokens = 0;
     let trailing: number;
-    if (tally.anchorIndex >= 0) {
+    // Usage reported before a compaction item counted what the item now stands for: not an anchor.
+    if (tally.anchorIndex > tally.itemIndex) {
       usageTokens = tally.anchorTokens;
       trailing = Math.ceil((tally.sum - tally.sumAtAnchor) * this.#correction);
     } else {
-      trailing = Math.ceil((tally.sum + this.#meter.overhead) * this.#correction);
+      trailing = Math.ceil((tally.sum - tally.dropped + this.#meter.overhead) * this.#correction);
     }
     const tokens = usageTokens + trailing;
     const usage: ContextUsage = {
@@ -224,7 +237,14 @@ export class UsageAnchor {
   #extendTally(tally: Tally, view: readonly Message[]): void {
     for (let index = tally.length; index < view.length; index++) {
       const message = view[index]!;
-      tally.sum += this.#meter.message(message);
+      const tokens = this.#meter.message(message);
+      tally.leading &&= message?.role === 'system';
+      if (newestCompactionIndex([message]) === 0) {
+        tally.itemIndex = index;
+        tally.dropped = tally.sum - tally.systemSum + tokens - this.#meter.fromCompactionItem(message);
+      }
+      if (tally.leading) tally.systemSum += tokens;
+      tally.sum += tokens;
       if (index >= tally.minAnchor) {
         const reported = reportedTokens(message);
         if (reported !== undefined) {
