@@ -16,11 +16,11 @@ export function createProgress(enabled: boolean, print: (line: string) => void):
   }
   const bars = new MultiBar(
     {
-      format: ' {strategy} [{bar}] {value}/{total} requests | usage {usage} | {compactions} compactions',
+      format: ' {strategy} [{bar}] {value}/{total} | usage {usage} | {compactions} compactions',
       hideCursor: true,
       clearOnComplete: false,
       stopOnComplete: false,
-      barsize: 30,
+      barsize: 24,
       stream: process.stderr,
     },
     Presets.shades_classic,

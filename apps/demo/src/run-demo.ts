@@ -26,6 +26,14 @@ export interface DemoResult {
   report: string | null;
 }
 
+/**
+ * A path the user typed, resolved where they typed it: `pnpm demo` runs the script in apps/demo,
+ * and pnpm passes the directory it was started from as `INIT_CWD`.
+ */
+function fromInvocation(path: string): string {
+  return resolve(process.env.INIT_CWD ?? process.cwd(), path);
+}
+
 /** The strategies `names` select (`all` selects every one); an unknown name is an options error. */
 export function selectStrategies(
   names: readonly string[],
@@ -51,7 +59,7 @@ export async function runDemo(
   onWarning: (strategy: string, warning: UsageWarning) => void,
 ): Promise<DemoResult> {
   const strategies = selectStrategies(options.strategy, builtInStrategies());
-  const transcript = await loadTranscript(options.transcript, options.format);
+  const transcript = await loadTranscript(fromInvocation(options.transcript), options.format);
   const [provider, ...rest] = options.model.split('/');
   const target: GuardTarget = {
     provider: provider!,
@@ -92,7 +100,7 @@ export async function runDemo(
     : 'offline (extractive)';
   let report: string | null = null;
   if (options.report !== false) {
-    report = resolve(options.report);
+    report = fromInvocation(options.report);
     const html = await renderReport({
       transcript: { file: transcript.file, format: transcript.format, messages: transcript.messages.length },
       provider: target.provider,
