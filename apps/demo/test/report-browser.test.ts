@@ -137,12 +137,12 @@ it('shows the hidden messages of a collapsed range when it is expanded, with its
     .first();
   const id = await range.getAttribute('data-compaction-id');
   expect(id).toBeTruthy();
-  await expect(range.locator(':scope > summary').innerText()).resolves.toContain(`history.rewind("${id}")`);
+  await expect(range.locator(':scope > summary').textContent()).resolves.toContain(`history.rewind("${id}")`);
   const hidden = range.locator(':scope > .hidden-messages > .message').first();
   await expect(hidden.isVisible()).resolves.toBe(false);
   await range.locator(':scope > summary').click();
   await expect(hidden.isVisible()).resolves.toBe(true);
-  await expect(hidden.innerText()).resolves.toMatch(/\S/);
+  await expect(hidden.textContent()).resolves.toMatch(/\S/);
 });
 
 it('saves a screenshot beside the report', async () => {
