@@ -382,6 +382,6 @@ describe('StrategyToolsImpl', () => {
     expect(sizes.length).toBeGreaterThan(2);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(window);
     const summary = parseSummary(textOf(history.messages()[1]));
-    expect(summary?.facts.map((fact) => fact.value)).toContain('src/case-39.ts');
+    expect(summary?.facts?.map((fact) => fact.value)).toContain('src/case-39.ts');
   });
 });
