@@ -5,8 +5,12 @@ import {
   type ConversationHistory,
   type HistoryEntry,
   HookBus,
+  HybridTokenCounter,
+  MemoizedCounter,
   type Message,
   ModelCatalog,
+  measureConversation,
+  type TokenCounter,
 } from 'ctxguard';
 import { type DemoFact, type FactTally, messageText, tallyFacts } from './fact-check.js';
 import { type GuardTarget, guardConversation } from './guarded-conversation.js';
@@ -53,7 +57,10 @@ export interface StrategyRun {
   compactions: CompactionView[];
   warnings: UsageWarning[];
   declines: number;
-  /** Requests sent whose input exceeded the input budget (window minus output reserve). */
+  /**
+   * Requests sent whose input exceeded the input budget (window minus output reserve), by an
+   * independent exact count of what was sent where the model's tokenizer is known.
+   */
   overWindow: number;
   peakTokens: number;
   /** Highest sent share of the input budget. */
@@ -89,9 +96,38 @@ function extendsPrevious(previous: readonly string[], next: readonly string[]): 
   return previous.every((json, i) => json === next[i]);
 }
 
+/**
+ * Counts what was really sent, apart from the guard's own measurement: exact for models whose
+ * tokenizer ctxguard has (OpenAI), the calibrated estimate otherwise. Memoised per message, so the
+ * transcript's messages are counted once for every strategy.
+ */
+export class SentAudit {
+  readonly #counter: TokenCounter = new MemoizedCounter(new HybridTokenCounter());
+
+  constructor(readonly target: GuardTarget) {}
+
+  /** Tokens of `messages` as sent. */
+  async count(messages: readonly Message[]): Promise<number> {
+    const { provider, model } = this.target;
+    const counted = await measureConversation(
+      this.#counter,
+      { messages: messages as Message[] },
+      { provider, model },
+      { accuracy: 'exact' },
+    );
+    return counted.tokens;
+  }
+
+  dispose(): void {
+    this.#counter.dispose?.();
+  }
+}
+
 /** Options of {@link replayStrategy}. */
 export interface ReplayOptions {
   target: GuardTarget;
+  /** Counts what was sent, for `overWindow` (default: the guard's own measurement). */
+  audit?: SentAudit | undefined;
   facts: readonly DemoFact[];
   contextTools?: ContextTools | undefined;
   /** Called after every request. */
@@ -153,7 +189,8 @@ export async function replayStrategy(
       run.declines++;
       previousPercentage = result.before.percentage;
     } else {
-      if (result.sent.current > result.sent.inputBudget) run.overWindow++;
+      const sentTokens = options.audit ? await options.audit.count(result.messages) : result.sent.current;
+      if (sentTokens > result.sent.inputBudget) run.overWindow++;
       previousPercentage = result.sent.percentage;
       const json = result.messages.map((message) => JSON.stringify(message));
       if (previousSent) {

@@ -6,7 +6,7 @@ import { findFacts } from './fact-check.js';
 import type { GuardTarget } from './guarded-conversation.js';
 import { OpenAIContextTools } from './openai-context-tools.js';
 import type { ReplayProgress } from './progress.js';
-import { measureBaseline, replayStrategy, requestPoints, type StrategyRun } from './replay.js';
+import { measureBaseline, replayStrategy, requestPoints, SentAudit, type StrategyRun } from './replay.js';
 import { renderReport } from './report/html-report.js';
 import { builtInStrategies, type DemoStrategy } from './strategy-catalog.js';
 import { baselineRow, type SummaryRow, summaryRow } from './summary.js';
@@ -79,6 +79,7 @@ export async function runDemo(
   const total = requestPoints(transcript.messages).length;
   const runs: StrategyRun[] = [];
   const bars = strategies.map((strategy) => progress.start(strategy.name, total));
+  const audit = new SentAudit(target);
   for (const [i, strategy] of strategies.entries()) {
     const bar = bars[i]!;
     runs.push(
@@ -86,6 +87,7 @@ export async function runDemo(
         target,
         facts,
         contextTools,
+        audit,
         onTurn: (record, run) =>
           bar.update(record.turn, record.sentPercentage ?? record.beforePercentage, run.compactions.length),
         onWarning: (warning) => onWarning(strategy.name, warning),
@@ -93,6 +95,7 @@ export async function runDemo(
     );
   }
   progress.stop();
+  audit.dispose();
   const rows = runs.map(summaryRow);
   const reference = baselineRow(baseline, { total: facts.length });
   const toolsLabel = options.openaiBaseUrl
