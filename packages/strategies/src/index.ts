@@ -2,8 +2,30 @@
 
 export type { CacheFriendlyStrategyOptions } from './cache-friendly-strategy.js';
 export { CacheFriendlyStrategy, cacheFriendlyStrategyOptionsSchema } from './cache-friendly-strategy.js';
+export type { EngineStep, EngineStrategyOptions, SessionMemorySeedFn } from './engine-strategy.js';
+export { EngineStrategy, engineSteps, engineStrategyOptionsSchema } from './engine-strategy.js';
 export type { LayeredLevel, LayeredStrategyOptions } from './layered-strategy.js';
 export { LayeredStrategy, layeredLevels, layeredStrategyOptionsSchema } from './layered-strategy.js';
+export type {
+  Layout,
+  LayoutSection,
+  LayoutStrategyOptions,
+  SectionRanges,
+  SectionRendering,
+} from './layout-strategy.js';
+export {
+  INCLUDE_IN_HISTORY_KEY,
+  LayoutStrategy,
+  layoutSections,
+  layoutStrategyOptionsSchema,
+  preferredLayouts,
+  sectionRanges,
+  sectionRenderings,
+  TOOL_SUMMARY_KEY,
+  TOOL_SUMMARY_PREFIX,
+} from './layout-strategy.js';
+export type { PipelineStage, PipelineStrategyOptions } from './pipeline-strategy.js';
+export { PipelineStrategy, pipelineStages, pipelineStrategyOptionsSchema } from './pipeline-strategy.js';
 export type { RelevanceScoreRequest, RelevanceScorer } from './relevance-scorer.js';
 export { bm25Scorer, scoreByBm25 } from './relevance-scorer.js';
 export type { RelevanceStrategyOptions } from './relevance-strategy.js';

@@ -1,0 +1,149 @@
+import { countToolPairViolations, isSummaryText } from '@ctxguard/compactor';
+import { InvalidOptionsError, type MessageInput } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { agentChat, reactContext } from '../test/support/conversations.ts';
+import { agentTurn, GuardedConversation, system, user } from '../test/support/guarded-run.ts';
+import { HistoryStrategyTools } from '../test/support/history-tools.ts';
+import { EngineStrategy, engineStrategyOptionsSchema } from './engine-strategy.js';
+
+const REWRITES = new Set(['microcompactToolResults', 'lightTrim', 'replaceRange', 'summarizeRange']);
+
+/** The rewrites the strategy asked for (the test tools' summarizeRange calls replaceRange itself: not counted). */
+function rewritesCalled(tools: HistoryStrategyTools): { method: string; args: unknown[] }[] {
+  const calls = tools.calls.filter((call) => REWRITES.has(call.method));
+  return calls.filter(
+    (call, i) => !(call.method === 'replaceRange' && calls[i - 1]?.method === 'summarizeRange'),
+  );
+}
+
+/** An agent chat whose tool outputs are long and whose assistant turns carry unsigned reasoning. */
+function reasoningAgent(turns: number): MessageInput[] {
+  const messages = agentChat(turns, 6_000);
+  return messages.map((message) =>
+    message.role === 'assistant' && typeof message.content === 'string'
+      ? {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: `thinking about ${message.content} `.repeat(20) },
+            { type: 'text', text: message.content },
+          ],
+        }
+      : message,
+  );
+}
+
+describe('EngineStrategy options', () => {
+  it('defaults to the engine order and one trigger', () => {
+    const parsed = engineStrategyOptionsSchema.parse({});
+    expect(parsed.steps).toEqual(['microcompact', 'lightTrim', 'sessionMemory', 'fullSummary']);
+    expect(new EngineStrategy().triggers).toEqual([{ level: 'engine', at: 0.85 }]);
+  });
+
+  it('names the bad field', () => {
+    expect(() => new EngineStrategy({ steps: ['lightTrim', 'lightTrim'] })).toThrow(InvalidOptionsError);
+    expect(() => new EngineStrategy({ steps: ['lightTrim', 'lightTrim'] })).toThrow(/steps/);
+    expect(() => new EngineStrategy({ targetRatio: 0.95 })).toThrow(/targetRatio/);
+    expect(() => new EngineStrategy({ lightTrim: { maxToolOutputBytes: 10 } })).toThrow(/lightTrim/);
+    // A seed that is not a function is refused up front.
+    expect(() => new EngineStrategy({ sessionMemory: { seed: 'memory' as never } })).toThrow(/sessionMemory/);
+  });
+});
+
+describe('EngineStrategy steps', () => {
+  it('runs microcompact first and stops there when it is enough', async () => {
+    const tools = HistoryStrategyTools.of(agentChat(20, 3_000));
+    const budget = Math.ceil(tools.tokens() / 0.9);
+    const decision = await new EngineStrategy().react(reactContext(tools, 'engine', { inputBudget: budget }));
+    expect(decision.action).toBe('compacted');
+    expect(rewritesCalled(tools).map((call) => call.method)).toEqual(['microcompactToolResults']);
+    expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.7);
+  });
+
+  it('goes on to light trim, then the full summary, in order, while over the target', async () => {
+    const tools = HistoryStrategyTools.of(reasoningAgent(16));
+    const before = tools.tokens();
+    const budget = Math.ceil(before / 0.95);
+    const strategy = new EngineStrategy({
+      targetRatio: 0.1,
+      at: 0.9,
+      fullSummary: { keepRecentTokens: 200 },
+    });
+    const decision = await strategy.react(reactContext(tools, 'engine', { inputBudget: budget }));
+    expect(decision.action).toBe('compacted');
+    expect(rewritesCalled(tools).map((call) => call.method)).toEqual([
+      'microcompactToolResults',
+      'lightTrim',
+      'summarizeRange',
+    ]);
+    const sent = tools.sent();
+    expect(sent[0]).toEqual({ role: 'system', content: 'You are a coding agent.' });
+    expect(countToolPairViolations(sent)).toBe(0);
+    expect(tools.tokens()).toBeLessThan(before);
+  });
+
+  it('uses the session memory instead of a summary when the app has one, and halves what it keeps on a retry', async () => {
+    const tools = HistoryStrategyTools.of(agentChat(12, 3_000));
+    const budget = Math.ceil(tools.tokens() / 0.97);
+    const strategy = new EngineStrategy({
+      steps: ['microcompact', 'sessionMemory', 'fullSummary'],
+      targetRatio: 0.05,
+      at: 0.9,
+      sessionMemory: {
+        seed: () => 'Project memory: the release branch is rel/2.4; tests run with pnpm test.',
+      },
+    });
+    const decision = await strategy.react(reactContext(tools, 'engine', { inputBudget: budget, attempt: 1 }));
+    expect(decision).toMatchObject({ action: 'compacted' });
+    const calls = rewritesCalled(tools);
+    expect(calls[0]).toEqual({
+      method: 'microcompactToolResults',
+      args: [{ keepRecent: 2, tools: undefined }],
+    });
+    const replaced = calls.find((call) => call.method === 'replaceRange');
+    const replacement = replaced?.args[2] as { content: string };
+    expect(isSummaryText(replacement.content)).toBe(true);
+    expect(replacement.content).toContain('release branch is rel/2.4');
+    // The memory alone brings the request under the target: no summary is written.
+    expect(calls.map((call) => call.method)).toEqual(['microcompactToolResults', 'replaceRange']);
+    expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.05);
+  });
+
+  it('declines with the sizes when no step can do anything over the ceiling', async () => {
+    const tools = HistoryStrategyTools.of([
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: `Read this: ${'lorem ipsum dolor sit amet '.repeat(400)}` },
+    ]);
+    const budget = Math.floor(tools.tokens() / 1.1);
+    const decision = await new EngineStrategy().react(reactContext(tools, 'engine', { inputBudget: budget }));
+    expect(decision.action).toBe('decline');
+    expect(decision.action === 'decline' && decision.reason).toMatch(
+      /of the input budget \([\d,]+ of [\d,]+ tokens, target [\d,]+\)/,
+    );
+    expect(tools.history.compactions()).toHaveLength(0);
+  });
+});
+
+describe('EngineStrategy through HookBus → ContextMeasurer → ContextGuard', () => {
+  it('keeps a 60-turn agent run under the window with pairs and prompt kept; every compaction lowers the count and rewinds', async () => {
+    const window = 32_000;
+    const run = new GuardedConversation(new EngineStrategy(), window, [
+      system('You are a coding agent.'),
+      user('Make every test pass.'),
+    ]);
+    for (let turn = 1; turn <= 60; turn++) {
+      run.append(...agentTurn(turn, 2, 700));
+      await run.send();
+    }
+    const { run: result } = run;
+    expect(result.declines).toEqual([]);
+    expect(result.sentOverWindow).toBe(0);
+    expect(result.pairViolations).toBe(0);
+    expect(result.missingSystemPrompt).toBe(0);
+    expect(result.compactions.length).toBeGreaterThan(2);
+    for (const event of result.compactions) expect(event.tokensAfter).toBeLessThan(event.tokensBefore);
+    expect(result.history.messages()[0]).toEqual(system('You are a coding agent.'));
+    run.rewindAll();
+    expect(result.history.messages()).toEqual(result.appended);
+    run.destroy();
+  }, 120_000);
+});

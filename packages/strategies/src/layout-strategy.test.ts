@@ -1,0 +1,240 @@
+import { countToolPairViolations, isSummaryText, renderSummary } from '@ctxguard/compactor';
+import { InvalidOptionsError, type Message, type MessageInput } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { reactContext } from '../test/support/conversations.ts';
+import { agentTurn, GuardedConversation, system, user } from '../test/support/guarded-run.ts';
+import { HistoryStrategyTools } from '../test/support/history-tools.ts';
+import {
+  INCLUDE_IN_HISTORY_KEY,
+  LayoutStrategy,
+  layoutStrategyOptionsSchema,
+  preferredLayouts,
+  sectionRanges,
+  TOOL_SUMMARY_PREFIX,
+} from './layout-strategy.js';
+
+/**
+ * A system prompt, 8 finished agent turns (HISTORY), the newest ask (CURRENT_MESSAGE) and the
+ * agent's current loop of three tool rounds (IN_LOOP), each result carrying its own summary; the
+ * second one is marked to stay in history in full.
+ */
+function conversation(): Message[] {
+  const messages: Message[] = [system('You are a coding agent.')];
+  for (let turn = 1; turn <= 8; turn++) messages.push(...agentTurn(turn, 2, 600));
+  const current = agentTurn(9, 3, 900).slice(0, -1); // the loop is still running: no answer yet
+  const loopTool = current.filter((message) => message.role === 'tool');
+  loopTool[1]!.metadata = { ...loopTool[1]!.metadata, [INCLUDE_IN_HISTORY_KEY]: true };
+  return [...messages, ...current];
+}
+
+interface Sizes {
+  system: number;
+  history: number;
+  current: number;
+  inLoop: number;
+  inLoopProvided: number;
+}
+
+function sizes(tools: HistoryStrategyTools): Sizes {
+  const view = tools.history.effectiveEntries();
+  const ranges = sectionRanges(view);
+  const measure = (from: number, to: number) => tools.measure(view.slice(from, to));
+  let inLoopProvided = 0;
+  for (const entry of view.slice(ranges.IN_LOOP.from)) {
+    const summary = entry.message.metadata?.['toolSummary'];
+    const keep = entry.message.metadata?.[INCLUDE_IN_HISTORY_KEY] === true;
+    inLoopProvided +=
+      entry.message.role === 'tool' && typeof summary === 'string' && !keep
+        ? tools.measure([
+            {
+              ...entry.message,
+              content: entry.message.content.map((part) =>
+                typeof part === 'object' && part.type === 'tool-result'
+                  ? {
+                      type: 'tool-result' as const,
+                      toolCallId: part.toolCallId,
+                      toolName: part.toolName,
+                      output: `${TOOL_SUMMARY_PREFIX}${summary}`,
+                    }
+                  : part,
+              ),
+            } as Message,
+          ])
+        : tools.measure([entry]);
+  }
+  return {
+    system: measure(0, ranges.HISTORY.from),
+    history: measure(ranges.HISTORY.from, ranges.HISTORY.to),
+    current: measure(ranges.CURRENT_MESSAGE.from, ranges.CURRENT_MESSAGE.to),
+    inLoop: measure(ranges.IN_LOOP.from, ranges.IN_LOOP.to),
+    inLoopProvided,
+  };
+}
+
+/** An input budget whose fit limit (80%) is exactly `tokens` tokens. */
+const budgetFitting = (tokens: number) => Math.ceil(tokens / 0.8);
+
+describe('LayoutStrategy sections', () => {
+  it('CURRENT_MESSAGE is the newest user message, IN_LOOP what follows it, HISTORY what precedes it', () => {
+    const tools = HistoryStrategyTools.of(conversation());
+    const view = tools.history.effectiveEntries();
+    const ranges = sectionRanges(view);
+    expect(ranges.HISTORY).toEqual({ from: 1, to: 1 + 8 * 6 });
+    expect(view[ranges.CURRENT_MESSAGE.from]?.message).toEqual(
+      user('Turn 9: fix the failing test in src/module-9.ts'),
+    );
+    expect(ranges.CURRENT_MESSAGE.to).toBe(ranges.CURRENT_MESSAGE.from + 1);
+    expect(ranges.IN_LOOP).toEqual({ from: ranges.CURRENT_MESSAGE.to, to: view.length });
+  });
+
+  it('a summary standing in a user message is not the current message; without a user message all is HISTORY', () => {
+    const summary: MessageInput = {
+      role: 'user',
+      content: renderSummary({ text: 'earlier work', messageCount: 4 }),
+    };
+    const tools = HistoryStrategyTools.of([
+      system('s'),
+      user('first ask'),
+      { role: 'assistant', content: 'ok' },
+      summary,
+    ]);
+    expect(sectionRanges(tools.history.effectiveEntries()).CURRENT_MESSAGE).toEqual({ from: 1, to: 2 });
+    const bare = HistoryStrategyTools.of([system('s'), { role: 'assistant', content: 'hello' }]);
+    expect(sectionRanges(bare.history.effectiveEntries())).toEqual({
+      HISTORY: { from: 1, to: 2 },
+      IN_LOOP: { from: 2, to: 2 },
+      CURRENT_MESSAGE: { from: 2, to: 2 },
+    });
+  });
+});
+
+describe('LayoutStrategy options', () => {
+  it('defaults to the preferred layouts of reference 004 and names a bad field', () => {
+    expect(layoutStrategyOptionsSchema.parse({}).layouts).toEqual(preferredLayouts);
+    expect(() => new LayoutStrategy({ layouts: [] })).toThrow(InvalidOptionsError);
+    expect(
+      () =>
+        new LayoutStrategy({
+          layouts: [{ HISTORY: 'SUMMARY', IN_LOOP: 'ALL', CURRENT_MESSAGE: 'FULL' } as never],
+        }),
+    ).toThrow(/layouts/);
+    expect(() => new LayoutStrategy({ summaryTokens: 0 })).toThrow(/summaryTokens/);
+  });
+});
+
+describe('LayoutStrategy layout choice', () => {
+  it('does nothing when the conversation fits as it is', async () => {
+    const tools = HistoryStrategyTools.of(conversation());
+    const budget = budgetFitting(tools.tokens());
+    const decision = await new LayoutStrategy().react(reactContext(tools, 'layout', { inputBudget: budget }));
+    expect(decision).toEqual({ action: 'none' });
+    expect(tools.history.compactions()).toHaveLength(0);
+  });
+
+  it('summarizes only HISTORY when that is enough (SUMMARY / FULL / FULL)', async () => {
+    const tools = HistoryStrategyTools.of(conversation());
+    const s = sizes(tools);
+    const before = tools.tokens();
+    const budget = budgetFitting(s.system + 1_024 + s.inLoop + s.current + 10);
+    const decision = await new LayoutStrategy().react(reactContext(tools, 'layout', { inputBudget: budget }));
+    expect(decision.action).toBe('compacted');
+    expect(decision.action === 'compacted' && decision.note).toMatch(
+      /^HISTORY=SUMMARY IN_LOOP=FULL CURRENT_MESSAGE=FULL/,
+    );
+    const sent = tools.sent();
+    expect(sent[0]).toEqual(system('You are a coding agent.'));
+    expect(isSummaryText(String(sent[1]?.content))).toBe(true);
+    expect(sent.slice(2)).toEqual(conversation().slice(1 + 8 * 6)); // the current message and loop untouched
+    expect(tools.tokens()).toBeLessThan(before);
+    expect(countToolPairViolations(sent)).toBe(0);
+  });
+
+  it('shows the loop’s tool results as their own summaries next, except the one kept in history', async () => {
+    const tools = HistoryStrategyTools.of(conversation());
+    const s = sizes(tools);
+    const original = conversation();
+    const budget = budgetFitting(s.system + 1_024 + s.inLoopProvided + s.current + 10);
+    expect(s.system + 1_024 + s.inLoop + s.current).toBeGreaterThan(Math.floor(budget * 0.8)); // layout 2 does not fit
+    const decision = await new LayoutStrategy().react(reactContext(tools, 'layout', { inputBudget: budget }));
+    expect(decision.action === 'compacted' && decision.note).toMatch(
+      /^HISTORY=SUMMARY IN_LOOP=TOOL_PROVIDED_SUMMARY_IF_POSSIBLE CURRENT_MESSAGE=FULL/,
+    );
+    const sent = tools.sent();
+    const loop = sent.slice(
+      sent.findIndex((m) => m.role === 'user' && String(m.content).startsWith('Turn 9')) + 1,
+    );
+    const results = loop.filter((m) => m.role === 'tool');
+    expect(results).toHaveLength(3);
+    expect(JSON.stringify(results[0])).toContain(`${TOOL_SUMMARY_PREFIX}module-9 run 0`);
+    expect(results[1]).toEqual(original.filter((m) => m.role === 'tool').at(-2)); // includeInHistory: full
+    expect(JSON.stringify(results[2])).toContain(`${TOOL_SUMMARY_PREFIX}module-9 run 2`);
+    expect(countToolPairViolations(sent)).toBe(0);
+    for (const compaction of tools.history.compactions()) tools.history.rewind(compaction.id);
+    expect(tools.history.messages()).toEqual(original);
+  });
+
+  it('declines with every section’s sizes when no layout fits', async () => {
+    const tools = HistoryStrategyTools.of(conversation());
+    const decision = await new LayoutStrategy().react(reactContext(tools, 'layout', { inputBudget: 1_000 }));
+    expect(decision.action).toBe('decline');
+    const reason = decision.action === 'decline' ? decision.reason : '';
+    expect(reason).toMatch(/^no layout fits 800 tokens \(80% of the input budget 1,000\)/);
+    expect(reason).toMatch(/HISTORY full [\d,]+ \/ tool summaries [\d,]+ \/ summary 1,024/);
+    expect(reason).toMatch(/IN_LOOP full [\d,]+/);
+    expect(reason).toMatch(/CURRENT_MESSAGE full [\d,]+/);
+    expect(reason).toMatch(/the cheapest of 6 layouts needs [\d,]+$/);
+    expect(tools.history.compactions()).toHaveLength(0);
+  });
+
+  it('takes its own layouts, summary size and turn boundary', async () => {
+    const messages = conversation();
+    // The app marks the messages that open a turn; the newest marked one is turn 5's ask.
+    const marked = messages.map((m) =>
+      m.role === 'user' && String(m.content).startsWith('Turn 5')
+        ? { ...m, metadata: { opensTurn: true } }
+        : m,
+    );
+    const tools = HistoryStrategyTools.of(marked);
+    const before = tools.tokens();
+    const strategy = new LayoutStrategy({
+      layouts: [{ HISTORY: 'SUMMARY', IN_LOOP: 'SUMMARY', CURRENT_MESSAGE: 'FULL' }],
+      summaryTokens: 200,
+      isCurrentMessage: (message) => message.metadata?.['opensTurn'] === true,
+    });
+    const decision = await strategy.react(
+      reactContext(tools, 'layout', { inputBudget: budgetFitting(before - 100) }),
+    );
+    expect(decision.action).toBe('compacted');
+    const sent = tools.sent();
+    // [system, summary of turns 1–4, turn 5's ask, summary of everything after it]
+    expect(sent).toHaveLength(4);
+    expect(sent[2]?.content).toBe('Turn 5: fix the failing test in src/module-5.ts');
+    expect(isSummaryText(String(sent[3]?.content))).toBe(true);
+    expect(countToolPairViolations(sent)).toBe(0);
+  });
+});
+
+describe('LayoutStrategy through HookBus → ContextMeasurer → ContextGuard', () => {
+  it('keeps a 60-turn agent run under the window with pairs and prompt kept; every compaction lowers the count and rewinds', async () => {
+    const window = 32_000;
+    const run = new GuardedConversation(new LayoutStrategy(), window, [
+      system('You are a coding agent.'),
+      user('Make every test pass.'),
+    ]);
+    for (let turn = 1; turn <= 60; turn++) {
+      run.append(...agentTurn(turn, 2, 700));
+      await run.send();
+    }
+    const { run: result } = run;
+    expect(result.declines).toEqual([]);
+    expect(result.sentOverWindow).toBe(0);
+    expect(result.pairViolations).toBe(0);
+    expect(result.missingSystemPrompt).toBe(0);
+    expect(result.compactions.length).toBeGreaterThan(2);
+    for (const event of result.compactions) expect(event.tokensAfter).toBeLessThan(event.tokensBefore);
+    expect(result.history.messages()[0]).toEqual(system('You are a coding agent.'));
+    run.rewindAll();
+    expect(result.history.messages()).toEqual(result.appended);
+    run.destroy();
+  }, 120_000);
+});

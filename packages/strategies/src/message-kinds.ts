@@ -1,0 +1,26 @@
+import { isSummaryText, isTruncationMarkerText } from '@ctxguard/compactor';
+import { type Message, messageText } from '@ctxguard/core';
+
+/** The readable text of a message ('' when it has none). */
+export function textOf(message: Message): string {
+  try {
+    return messageText(message);
+  } catch {
+    return '';
+  }
+}
+
+/** A summary a compaction wrote (by its metadata or its text). */
+export function isSummaryMessage(message: Message): boolean {
+  return message.metadata?.['isSummary'] === true || isSummaryText(textOf(message));
+}
+
+/** A summary or truncation marker a compaction wrote (by its metadata or its text), not a message of the conversation. */
+export function isCompactionMessage(message: Message): boolean {
+  return isSummaryMessage(message) || isTruncationMarkerText(textOf(message));
+}
+
+/** A message the user wrote: role `user` and not a summary or marker standing in a user's place. */
+export function isUserTurn(message: Message): boolean {
+  return message.role === 'user' && !isCompactionMessage(message);
+}

@@ -1,0 +1,126 @@
+import { countToolPairViolations } from '@ctxguard/compactor';
+import { InvalidOptionsError, type MessageInput } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { agentChat, reactContext } from '../test/support/conversations.ts';
+import { agentTurn, GuardedConversation, system, user } from '../test/support/guarded-run.ts';
+import { HistoryStrategyTools } from '../test/support/history-tools.ts';
+import { PipelineStrategy, pipelineStrategyOptionsSchema } from './pipeline-strategy.js';
+
+const REWRITES = new Set(['pruneToolOutputs', 'deduplicateFileReads', 'summarizeRange', 'slideWindow']);
+
+function rewritesCalled(tools: HistoryStrategyTools): string[] {
+  return tools.calls.map((call) => call.method).filter((method) => REWRITES.has(method));
+}
+
+/** An agent chat where the same file is read again and again (so deduplication has work). */
+function rereads(turns: number): MessageInput[] {
+  const messages: MessageInput[] = [{ role: 'system', content: 'You are a coding agent.' }];
+  for (let i = 1; i <= turns; i++) {
+    const id = `read_${i}`;
+    messages.push(
+      { role: 'user', content: `Step ${i}: read /repo/src/main.ts again` },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: '/repo/src/main.ts' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: id,
+            toolName: 'read_file',
+            output: `// main.ts version ${i}\n${'export const main = () => 1;\n'.repeat(60)}`,
+          },
+        ],
+      },
+      { role: 'assistant', content: `main.ts read in step ${i}.` },
+    );
+  }
+  return messages;
+}
+
+describe('PipelineStrategy options', () => {
+  it('defaults to one trigger at the compactor threshold 0.80', () => {
+    expect(new PipelineStrategy().triggers).toEqual([{ level: 'compact', at: 0.8 }]);
+    expect(pipelineStrategyOptionsSchema.parse({}).targetRatio).toBe(0.6);
+  });
+
+  it('names the bad field', () => {
+    expect(() => new PipelineStrategy({ targetRatio: 0.9 })).toThrow(InvalidOptionsError);
+    expect(() => new PipelineStrategy({ targetRatio: 0.9 })).toThrow(/targetRatio/);
+    expect(() => new PipelineStrategy({ summarize: { keepRecentRatio: 2 } })).toThrow(/summarize/);
+    expect(() => new PipelineStrategy({ prune: { protectTokens: -1 } })).toThrow(/prune/);
+  });
+});
+
+describe('PipelineStrategy stages', () => {
+  it('runs the stages in the pipeline order and stops once under the target', async () => {
+    const tools = HistoryStrategyTools.of(agentChat(20, 2_000));
+    const budget = Math.ceil(tools.tokens() / 0.85);
+    const decision = await new PipelineStrategy({
+      prune: { protectTokens: 500, minimumSavings: 0 },
+    }).react(reactContext(tools, 'compact', { inputBudget: budget }));
+    expect(decision.action).toBe('compacted');
+    // Pruning the old reads alone brings the request under 60%: no later stage runs.
+    expect(rewritesCalled(tools)).toEqual(['pruneToolOutputs']);
+    expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.6);
+  });
+
+  it('falls through to deduplication, summary and the sliding window when earlier stages are off or not enough', async () => {
+    const tools = HistoryStrategyTools.of(rereads(24));
+    const before = tools.tokens();
+    const budget = Math.ceil(before / 0.9);
+    const strategy = new PipelineStrategy({ prune: false, targetRatio: 0.05, threshold: 0.8 });
+    const decision = await strategy.react(reactContext(tools, 'compact', { inputBudget: budget }));
+    expect(decision.action).toBe('compacted');
+    expect(rewritesCalled(tools)).toEqual(['deduplicateFileReads', 'summarizeRange', 'slideWindow']);
+    expect(tools.tokens()).toBeLessThan(before);
+    const sent = tools.sent();
+    expect(sent[0]).toEqual({ role: 'system', content: 'You are a coding agent.' });
+    expect(countToolPairViolations(sent)).toBe(0);
+  });
+
+  it('declines with the sizes when nothing can be compacted and the request is over the ceiling', async () => {
+    const tools = HistoryStrategyTools.of([
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: `Read this: ${'lorem ipsum dolor sit amet '.repeat(400)}` },
+    ]);
+    const budget = Math.floor(tools.tokens() / 1.2);
+    const decision = await new PipelineStrategy().react(
+      reactContext(tools, 'compact', { inputBudget: budget }),
+    );
+    expect(decision.action).toBe('decline');
+    expect(decision.action === 'decline' && decision.reason).toMatch(
+      /120(\.\d)?% of the input budget \([\d,]+ of [\d,]+ tokens, target [\d,]+\)/,
+    );
+    expect(tools.history.compactions()).toHaveLength(0);
+  });
+});
+
+describe('PipelineStrategy through HookBus → ContextMeasurer → ContextGuard', () => {
+  it('keeps a 60-turn agent run under the window with pairs and prompt kept; every compaction lowers the count and rewinds', async () => {
+    const window = 32_000;
+    const run = new GuardedConversation(new PipelineStrategy(), window, [
+      system('You are a coding agent.'),
+      user('Make every test pass.'),
+    ]);
+    for (let turn = 1; turn <= 60; turn++) {
+      run.append(...agentTurn(turn, 2, 700));
+      await run.send();
+    }
+    const { run: result } = run;
+    expect(result.declines).toEqual([]);
+    expect(result.sentOverWindow).toBe(0);
+    expect(result.pairViolations).toBe(0);
+    expect(result.missingSystemPrompt).toBe(0);
+    expect(result.compactions.length).toBeGreaterThan(2);
+    for (const event of result.compactions) expect(event.tokensAfter).toBeLessThan(event.tokensBefore);
+    expect(result.history.messages()[0]).toEqual(system('You are a coding agent.'));
+    run.rewindAll();
+    expect(result.history.messages()).toEqual(result.appended);
+    run.destroy();
+  }, 120_000);
+});

@@ -1,0 +1,191 @@
+import { DEFAULT_COMPACTION_THRESHOLD } from '@ctxguard/compactor';
+import {
+  type ContextStrategy,
+  parseOptions,
+  type ReactContext,
+  type RewriteResult,
+  type StrategyDecision,
+  type TriggerLevel,
+} from '@ctxguard/core';
+import { z } from 'zod';
+import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
+import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
+import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
+
+const fraction = z.number().gt(0).max(1);
+const tokenCount = z.number().int().nonnegative();
+
+/** A stage switch: `true` (default settings), `false` (skipped) or the stage's settings. */
+const stageSwitch = <T extends z.ZodRawShape>(shape: T) =>
+  z.union([z.boolean(), z.strictObject(shape)]).default(true);
+
+/** The four stages of {@link PipelineStrategy}, in the order they run. */
+export const pipelineStages = Object.freeze(['prune', 'deduplicate', 'summarize', 'truncate'] as const);
+
+/** One of {@link pipelineStages}. */
+export type PipelineStage = (typeof pipelineStages)[number];
+
+/** Options of {@link PipelineStrategy}: the trigger, the target and each stage's settings. */
+export const pipelineStrategyOptionsSchema = z
+  .strictObject({
+    /** Fraction (0–1) of the input budget at which the pipeline runs (default 0.80, the compactor's threshold). */
+    threshold: fraction.default(DEFAULT_COMPACTION_THRESHOLD),
+    /** Name of the single trigger level. */
+    level: z.string().min(1).default('compact'),
+    /** Stages run until the request is under this fraction of the input budget (default 0.6, below `threshold` so the next turn does not refire at once). */
+    targetRatio: fraction.default(0.6),
+    /** Nothing left to compact at or above this fraction of the input budget: decline (default 0.95). */
+    declineCeiling: z.number().gt(0).default(0.95),
+    /** Stage 1: old tool outputs become placeholders (unset fields: the compactor's defaults, 40,000 protected tokens, 20,000 minimum savings, `skill` protected). */
+    prune: stageSwitch({
+      protectTokens: tokenCount.optional(),
+      minimumSavings: tokenCount.optional(),
+      protectedTools: z.array(z.string().min(1)).optional(),
+    }),
+    /** Stage 2: earlier reads of a file a later read supersedes become pointers. */
+    deduplicate: stageSwitch({ readTools: z.array(z.string().min(1)).optional() }),
+    /** Stage 3: the older messages become one summary with a facts block; the newest `keepRecentRatio` (at least `minRecentMessages`) stay verbatim. */
+    summarize: stageSwitch({
+      keepRecentRatio: z.number().min(0).max(1).default(0.3),
+      minRecentMessages: z.number().int().min(1).default(4),
+      maxSummaryChars: z.number().int().positive().default(6_000),
+      focus: z.string().min(1).optional(),
+      keepFacts: z.boolean().default(true),
+    }),
+    /** Stage 4: the oldest messages after the first exchange go behind a marker (`fraction` of them; on a retry, as many as the target needs). */
+    truncate: stageSwitch({ fraction: fraction.default(0.5) }),
+  })
+  .refine((options) => options.targetRatio <= options.threshold, {
+    path: ['targetRatio'],
+    message: 'must be at most `threshold`',
+  })
+  .refine((options) => options.declineCeiling >= options.threshold, {
+    path: ['declineCeiling'],
+    message: 'must be at least `threshold`',
+  });
+
+/** What {@link PipelineStrategy} accepts; every field has a default. */
+export type PipelineStrategyOptions = z.input<typeof pipelineStrategyOptionsSchema>;
+
+type Options = z.output<typeof pipelineStrategyOptionsSchema>;
+interface SummarizeSettings {
+  keepRecentRatio: number;
+  minRecentMessages: number;
+  maxSummaryChars?: number | undefined;
+  focus?: string | undefined;
+  keepFacts?: boolean | undefined;
+}
+
+/** A stage's settings, or `undefined` when it is switched off. */
+function settingsOf<T extends object>(value: boolean | T, defaults: T): T | undefined {
+  if (value === false) return undefined;
+  return value === true ? defaults : value;
+}
+
+const SUMMARIZE_DEFAULTS: SummarizeSettings = { keepRecentRatio: 0.3, minRecentMessages: 4 };
+
+/**
+ * The compactor's 4-stage pipeline as a guard strategy: at `threshold` (0.80) it prunes old tool
+ * outputs, replaces superseded file reads, summarizes the older messages and slides the window, in
+ * that order, through `ctx.tools`, stopping as soon as the request is under `targetRatio`. A retry
+ * (still over the guard's floor) keeps only `minRecentMessages` and slides to the target.
+ */
+export class PipelineStrategy implements ContextStrategy {
+  readonly specificationVersion = 'v1';
+  readonly triggers: readonly TriggerLevel[];
+  readonly #options: Options;
+
+  constructor(options: PipelineStrategyOptions = {}) {
+    this.#options = parseOptions(pipelineStrategyOptionsSchema, options, 'PipelineStrategy options');
+    this.triggers = Object.freeze([
+      Object.freeze({ level: this.#options.level, at: this.#options.threshold }),
+    ]);
+  }
+
+  /** Runs the enabled stages in order while over the target and says which ones changed the conversation. */
+  async react(ctx: ReactContext): Promise<StrategyDecision> {
+    const target = Math.floor(this.#options.targetRatio * ctx.inputBudget);
+    const start = viewTokens(ctx.tools);
+    // The request as the tools see it now: what the measurer counted, moved by each change since.
+    const now = () => Math.max(0, ctx.current + viewTokens(ctx.tools) - start);
+    const used: string[] = [];
+    for (const stage of pipelineStages) {
+      if (now() <= target) break;
+      const result = await this.#runStage(stage, ctx, target);
+      if (result?.changed && result.tokensAfter < result.tokensBefore) used.push(stage);
+    }
+    const after = now();
+    if (after >= ctx.current) return this.#nothingDone(ctx, target, after);
+    ctx.state['compactions'] = countIn(ctx.state, 'compactions') + 1;
+    ctx.state['lastStages'] = used.join(',');
+    return {
+      action: 'compacted',
+      note: `${used.join(' → ')}: ~${tokens(ctx.current)} → ~${tokens(after)} tokens (target ${tokens(target)})`,
+    };
+  }
+
+  /** Nothing freed (a stage may have grown the view a little): decline above the ceiling, else warn. */
+  #nothingDone(ctx: ReactContext, target: number, after: number): StrategyDecision {
+    const fraction = Math.max(ctx.percentage, after / ctx.inputBudget);
+    const where = `${percent(fraction)} of the input budget (${tokens(Math.max(ctx.current, after))} of ${tokens(ctx.inputBudget)} tokens, target ${tokens(target)})`;
+    if (fraction >= this.#options.declineCeiling) {
+      return { action: 'decline', reason: `${where} and no pipeline stage could compact further` };
+    }
+    return { action: 'warn', message: `${where}; no pipeline stage could compact further` };
+  }
+
+  async #runStage(
+    stage: PipelineStage,
+    ctx: ReactContext,
+    target: number,
+  ): Promise<RewriteResult | undefined> {
+    const { tools } = ctx;
+    const options = this.#options;
+    if (stage === 'prune') {
+      const settings = settingsOf(options.prune, {});
+      return settings && tools.pruneToolOutputs(settings);
+    }
+    if (stage === 'deduplicate') {
+      const settings = settingsOf(options.deduplicate, {});
+      return settings && tools.deduplicateFileReads(settings);
+    }
+    if (stage === 'summarize') {
+      const settings = settingsOf<SummarizeSettings>(options.summarize, SUMMARIZE_DEFAULTS);
+      return settings && this.#summarize(ctx, settings);
+    }
+    const settings = settingsOf(options.truncate, { fraction: 0.5 });
+    if (!settings) return undefined;
+    if (ctx.attempt === 0) return tools.slideWindow({ fraction: settings.fraction });
+    const room = target - requestOverhead(ctx, effectiveView(tools));
+    return tools.slideWindow({ targetTokens: Math.max(1, room) });
+  }
+
+  /** Summarizes everything after the system prompt but the newest messages (fewer on a retry). */
+  async #summarize(ctx: ReactContext, settings: SummarizeSettings): Promise<RewriteResult | undefined> {
+    const view = effectiveView(ctx.tools);
+    const pinned = pinnedCount(view);
+    const count = view.length - pinned;
+    if (count <= settings.minRecentMessages) return undefined;
+    const keep =
+      ctx.attempt > 0
+        ? settings.minRecentMessages
+        : Math.max(settings.minRecentMessages, Math.ceil(count * settings.keepRecentRatio));
+    const cut = pairSafeCut(view, view.length - keep, pinned);
+    if (cut - pinned < 1 || cut >= view.length) return undefined;
+    const range = view.slice(pinned, cut);
+    // At most about half the new text (~4 characters a token), and only when that frees a real share.
+    const maxLength = Math.max(
+      200,
+      Math.min(settings.maxSummaryChars ?? 6_000, rangeTokens(ctx.tools, range).fresh * 2),
+    );
+    if (!summaryWorthWriting(ctx.tools, range, maxLength)) return undefined;
+    return ctx.tools.summarizeRange({
+      from: pinned,
+      to: cut,
+      maxLength,
+      focus: settings.focus,
+      keepFacts: settings.keepFacts ?? true,
+      signal: ctx.signal,
+    });
+  }
+}

@@ -1,0 +1,173 @@
+// A conversation driven as an app drives it: HookBus → ContextMeasurer → ContextGuard with one
+// strategy, the history kept in an InMemoryConversationHistory. Nothing is mocked: the real measurer
+// counts, the real guard routes, retries and records, the guard's StrategyTools do the rewrites.
+import { countToolPairViolations } from '@ctxguard/compactor';
+import {
+  type CompactionEvent,
+  type ContextStrategy,
+  HookBus,
+  type Message,
+  type MessageResolveEvent,
+} from '@ctxguard/core';
+import { InMemoryConversationHistory } from '@ctxguard/effective-history';
+import { ContextGuard } from '@ctxguard/guard';
+import { ContextMeasurer } from '@ctxguard/measurer';
+import { ModelCatalog } from '@ctxguard/models';
+
+export const PROVIDER = 'openai';
+export const MODEL = 'gpt-4o';
+
+/** What happened over a guarded run. */
+export interface GuardedRun {
+  history: InMemoryConversationHistory;
+  /** Every message the app appended, in order (what a full rewind must give back). */
+  appended: Message[];
+  /** Requests the guard aborted, with the reason. */
+  declines: string[];
+  /** Requests sent with more tokens than the window (must stay 0). */
+  sentOverWindow: number;
+  /** Largest request sent, in tokens. */
+  peak: number;
+  compactions: CompactionEvent[];
+  /** Tool-pair violations seen in any sent request. */
+  pairViolations: number;
+  /** Requests whose first message was not the system prompt. */
+  missingSystemPrompt: number;
+}
+
+/** A guarded conversation: append messages, then `send()` runs one request through the guard. */
+export class GuardedConversation {
+  readonly hooks = new HookBus();
+  readonly measurer: ContextMeasurer;
+  readonly guard: ContextGuard;
+  readonly run: GuardedRun;
+  readonly #window: number;
+
+  constructor(strategy: ContextStrategy, window: number, first: readonly Message[]) {
+    this.#window = window;
+    this.measurer = new ContextMeasurer({
+      hooks: this.hooks,
+      catalog: new ModelCatalog(),
+      contextLimit: window,
+    });
+    this.guard = new ContextGuard({
+      hooks: this.hooks,
+      measurer: this.measurer,
+      strategies: { s: strategy },
+      defaultStrategy: 's',
+    });
+    this.run = {
+      history: new InMemoryConversationHistory(),
+      appended: [],
+      declines: [],
+      sentOverWindow: 0,
+      peak: 0,
+      compactions: [],
+      pairViolations: 0,
+      missingSystemPrompt: 0,
+    };
+    this.hooks.on('onCompaction', (event) => {
+      this.run.compactions.push(event);
+    });
+    this.append(...first);
+  }
+
+  append(...messages: Message[]): void {
+    for (const message of messages) {
+      this.run.history.append(message);
+      this.run.appended.push(message);
+    }
+  }
+
+  /** One request: the guard may compact or decline; a sent request is measured and checked. */
+  async send(): Promise<{ aborted: boolean; tokens: number }> {
+    const request: MessageResolveEvent = {
+      provider: PROVIDER,
+      model: MODEL,
+      messages: this.run.history.messages(),
+      history: this.run.history,
+      abort: false,
+    };
+    await this.hooks.emit('onMessageResolve', request);
+    if (request.abort) {
+      this.run.declines.push(request.abortReason ?? '');
+      return { aborted: true, tokens: 0 };
+    }
+    const sent = await this.measurer.measure({
+      provider: PROVIDER,
+      model: MODEL,
+      messages: request.messages,
+    });
+    this.run.peak = Math.max(this.run.peak, sent.current);
+    if (sent.current > this.#window) this.run.sentOverWindow++;
+    this.run.pairViolations += countToolPairViolations(request.messages);
+    if (request.messages[0]?.role !== 'system') this.run.missingSystemPrompt++;
+    return { aborted: false, tokens: sent.current };
+  }
+
+  /** Rewinds every compaction, oldest first: the history is then what the app appended. */
+  rewindAll(): void {
+    const history = this.run.history;
+    for (let records = history.compactions(); records.length > 0; records = history.compactions()) {
+      history.rewind(records[0]!.id);
+    }
+  }
+
+  destroy(): void {
+    this.guard.destroy();
+    this.measurer.destroy();
+  }
+}
+
+export const system = (text: string): Message => ({ role: 'system', content: text });
+export const user = (text: string): Message => ({ role: 'user', content: text });
+export const assistant = (text: string): Message => ({ role: 'assistant', content: text });
+
+/** About `tokens` tokens of numbered log lines mentioning `label`. */
+export function logLines(label: string, tokens: number): string {
+  const line = `${label}: the build step printed a long line of ordinary words for the log`;
+  const lines = Math.max(1, Math.round(tokens / 18.4));
+  return Array.from({ length: lines }, (_, i) => `${line} ${i}`).join('\n');
+}
+
+/** A tool round: an assistant call and its result; `metadata` goes on the tool message. */
+export function toolRound(
+  id: string,
+  tool: string,
+  output: string,
+  input: Record<string, string>,
+  metadata?: Record<string, string | boolean | Record<string, string>>,
+): Message[] {
+  return [
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: tool, input }] },
+    {
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: id, toolName: tool, output }],
+      ...(metadata ? { metadata } : {}),
+    },
+  ];
+}
+
+/**
+ * One agent turn: the user's ask, `rounds` tool rounds of ~`tokens` tokens each (a file read, then
+ * test runs, each result carrying its own short summary), and the answer.
+ */
+export function agentTurn(turn: number, rounds: number, tokens: number): Message[] {
+  const messages: Message[] = [user(`Turn ${turn}: fix the failing test in src/module-${turn}.ts`)];
+  for (let round = 0; round < rounds; round++) {
+    const id = `t${turn}r${round}`;
+    const path = `src/module-${turn}.ts`;
+    const output = `${logLines(`module-${turn} run ${round}`, tokens)}\nError: case ${turn}.${round} failed in ${path}`;
+    messages.push(
+      ...toolRound(
+        id,
+        round === 0 ? 'read_file' : 'bash',
+        output,
+        round === 0 ? { path } : { command: `pnpm test module-${turn}` },
+        { toolSummary: `module-${turn} run ${round}: 1 failing case (${turn}.${round}) in ${path}` },
+      ),
+    );
+  }
+  messages.push(assistant(`Turn ${turn}: fixed case ${turn} in src/module-${turn}.ts.`));
+  return messages;
+}
