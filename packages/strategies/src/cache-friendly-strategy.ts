@@ -18,7 +18,9 @@ import {
   summarizedMessageCount,
   summaryBody,
 } from './entry-units.js';
+import { factsBlockTokens, factsRoom } from './facts-room.js';
 import { effectiveView, pinnedCount } from './history-view.js';
+import { aimFor, rememberCompaction, requestOverhead } from './request-growth.js';
 
 /** Default bound of the facts block, as a share of the input budget. */
 const DEFAULT_FACT_SHARE = 0.15;
@@ -125,22 +127,21 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const facts = await this.#facts(ctx, range, [...view.slice(0, plan.from), ...view.slice(plan.cut)]);
     const text = await this.#rollingSummary(ctx, range);
     const content = renderSummary({ text, messageCount: summarizedMessageCount(range) });
-    const result = tools.replaceRange(plan.from, plan.cut, {
-      role: plan.role,
-      content,
-      metadata: { isSummary: true },
-    });
+    const summary = { role: plan.role, content, metadata: { isSummary: true } } as const;
+    if (tools.measure([summary]) >= tools.measure(range)) return this.#nothingToHide(ctx);
+    const result = tools.replaceRange(plan.from, plan.cut, summary);
     if (!result.changed) return this.#nothingToHide(ctx);
     // The facts go into the summary just written (the first user message when it has that role),
     // so the block changes once per compaction and only after the untouched prefix.
-    if (facts.length > 0) tools.injectFacts(facts, 'first-user-prefix', { maxTokens: plan.factTokens });
     const freed = Math.max(0, result.tokensBefore - result.tokensAfter);
-    const after = effectiveView(tools);
+    // The block may grow by half of what was freed at most, so the count really goes down.
+    const carried = factsBlockTokens(tools, effectiveView(tools)[plan.from]);
+    const maxTokens = factsRoom(plan.factTokens, carried, freed);
+    if (facts.length > 0 && maxTokens > 0) tools.injectFacts(facts, 'first-user-prefix', { maxTokens });
+    rememberCompaction(ctx, view);
     state['compactions'] = numberIn(state, 'compactions') + 1;
     state['lastFreed'] = freed;
     state['lastKeptMessages'] = view.length - plan.cut;
-    state['afterTokens'] = this.#overhead(ctx, view) + tools.measure(after);
-    state['markId'] = after.at(-1)?.id ?? null;
     return {
       action: 'compacted',
       note: `summarized ${range.length} messages down to ${percent(plan.low)} of the input budget, ${facts.length} facts, ~${freed} tokens freed`,
@@ -153,13 +154,10 @@ export class CacheFriendlyStrategy implements ContextStrategy {
    */
   #plan(ctx: ReactContext, view: readonly HistoryEntry[], pinned: number): CompactionPlan | undefined {
     const { tools, inputBudget } = ctx;
-    const low = Math.min(
-      this.#options.lowWater,
-      this.#options.at -
-        (this.#options.minRequestsBetween * this.#growthPerRequest(ctx, view, pinned)) / inputBudget,
-    );
+    const { at, lowWater, minRequestsBetween } = this.#options;
+    const low = aimFor(ctx, view, pinned, { at, target: lowWater, requests: minRequestsBetween });
     const fixed =
-      this.#overhead(ctx, view) +
+      requestOverhead(ctx, view) +
       tools.measure(view.slice(0, pinned)) +
       Math.ceil(this.#summaryChars(inputBudget) / CHARS_PER_TOKEN) +
       SUMMARY_FRAME_TOKENS;
@@ -186,28 +184,6 @@ export class CacheFriendlyStrategy implements ContextStrategy {
       low,
       factTokens: Math.max(factBound, Math.floor(room)),
     };
-  }
-
-  /** Tokens the request takes beyond the effective view (framing, tool definitions, facts kept elsewhere). */
-  #overhead(ctx: ReactContext, view: readonly HistoryEntry[]): number {
-    return Math.max(0, ctx.current - ctx.tools.measure(view));
-  }
-
-  /**
-   * Tokens one request (one assistant message) has added lately: since the last compaction when
-   * its mark is still in view, else over the whole conversation.
-   */
-  #growthPerRequest(ctx: ReactContext, view: readonly HistoryEntry[], pinned: number): number {
-    const mark = ctx.state['markId'];
-    const since = typeof mark === 'string' ? view.findIndex((entry) => entry.id === mark) : -1;
-    const after = ctx.state['afterTokens'];
-    const from = since >= 0 && typeof after === 'number' ? since + 1 : pinned;
-    const requests = view.slice(from).filter((entry) => entry.message.role === 'assistant').length;
-    const base =
-      from === pinned
-        ? this.#overhead(ctx, view) + ctx.tools.measure(view.slice(0, pinned))
-        : (after as number);
-    return Math.max(0, ctx.current - base) / Math.max(1, requests);
   }
 
   /**

@@ -81,6 +81,7 @@ describe('RelevanceStrategy options', () => {
     expect(() => new RelevanceStrategy({ recentCount: 0 })).toThrow(/recentCount/);
     expect(() => new RelevanceStrategy({ declineCeiling: 0.5 })).toThrow(/declineCeiling/);
     expect(() => new RelevanceStrategy({ factShare: 0 })).toThrow(/factShare/);
+    expect(() => new RelevanceStrategy({ minRequestsBetween: 1.5 })).toThrow(/minRequestsBetween/);
     expect(() => new RelevanceStrategy({ bm25: {} } as never)).toThrow(InvalidOptionsError);
   });
 });
@@ -188,6 +189,18 @@ describe('RelevanceStrategy scoring', () => {
     );
     await expect(cancelled).rejects.toThrow('request cancelled');
     expect(tools.history.compactions()).toHaveLength(0);
+  });
+
+  it('aims below target when minRequestsBetween more requests at the recent growth would not fit', async () => {
+    const hiddenWith = async (minRequestsBetween: number) => {
+      const tools = HistoryStrategyTools.of(topicalChat(6, 'Now fix the payment webhook retry bug.'));
+      await new RelevanceStrategy({ minRequestsBetween, recentCount: 2 }).react(
+        reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 0.85) }),
+      );
+      return tools.tokens();
+    };
+    // Twelve requests brought it to 85%: ~7% each, so four more need ~28% free, below 0.8 − 0.6.
+    expect(await hiddenWith(4)).toBeLessThan(await hiddenWith(0));
   });
 
   it('declines when only the recent zone is left above the ceiling, and warns below it', async () => {

@@ -20,8 +20,10 @@ import {
   summaryBody,
   unitText,
 } from './entry-units.js';
+import { factsBlockTokens, factsRoom } from './facts-room.js';
 import { effectiveView, pinnedCount, summaryMessage } from './history-view.js';
 import { bm25Scorer, type RelevanceScorer } from './relevance-scorer.js';
+import { aimFor, rememberCompaction, requestOverhead } from './request-growth.js';
 
 /** Default bound of the facts block, as a share of the input budget. */
 const DEFAULT_FACT_SHARE = 0.2;
@@ -35,6 +37,11 @@ export const relevanceStrategyOptionsSchema = z
     at: z.number().gt(0).max(1).default(0.8),
     /** Fraction of the input budget the kept entries, summaries and facts are brought down to. */
     target: z.number().gt(0).lt(1).default(0.6),
+    /**
+     * Requests that should fit before the next compaction: when recent requests grew the context so
+     * fast that `target` would leave room for fewer, the strategy aims lower than `target` (0: never).
+     */
+    minRequestsBetween: z.number().int().min(0).default(0),
     /** Nothing left to hide and above this fraction of the input budget: decline the request. */
     declineCeiling: z.number().gt(0).default(0.95),
     /** Newest messages always kept verbatim (fewer when they alone would not fit under `target`). */
@@ -169,10 +176,15 @@ export class RelevanceStrategy implements ContextStrategy {
       freed += Math.max(0, result.tokensBefore - result.tokensAfter);
     }
     if (runsHidden === 0) return this.#nothingToHide(ctx);
-    if (facts.length > 0) tools.injectFacts(facts, 'system-append', { maxTokens: this.#factTokens(ctx) });
+    // The block may grow by half of what was freed at most, so the count really goes down.
+    const system = effectiveView(tools)[0];
+    const current = system?.message.role === 'system' ? factsBlockTokens(tools, system) : 0;
+    const maxTokens = factsRoom(this.#factTokens(ctx), current, freed);
+    if (facts.length > 0 && maxTokens > 0) tools.injectFacts(facts, 'system-append', { maxTokens });
     state['reactions'] = numberIn(state, 'reactions') + 1;
     state['hiddenRuns'] = numberIn(state, 'hiddenRuns') + runsHidden;
     state['lastFreed'] = freed;
+    rememberCompaction(ctx, view);
     return {
       action: 'compacted',
       note: `kept ${plan.keptUnits} of ${plan.units} older units by relevance (${plan.scorer}), hid ${runsHidden} runs of ${hidden.length} messages, ${facts.length} facts, ~${freed} tokens freed`,
@@ -207,10 +219,11 @@ export class RelevanceStrategy implements ContextStrategy {
   async #plan(ctx: ReactContext, view: readonly HistoryEntry[]): Promise<HidePlan | undefined> {
     const { tools, inputBudget } = ctx;
     const pinned = pinnedCount(view);
-    const overhead = Math.max(0, ctx.current - tools.measure(view));
+    const { at, target, minRequestsBetween } = this.#options;
+    const aim = aimFor(ctx, view, pinned, { at, target, requests: minRequestsBetween });
     const room =
-      this.#options.target * inputBudget -
-      overhead -
+      aim * inputBudget -
+      requestOverhead(ctx, view) -
       tools.measure(view.slice(0, pinned)) -
       this.#factTokens(ctx);
     const recentStart = this.#recentStart(ctx, view, pinned, room);
