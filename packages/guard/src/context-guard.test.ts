@@ -266,6 +266,48 @@ describe('decisions and the retry loop', () => {
     expect(declineS.calls).toHaveLength(1);
   });
 
+  it('never lets a request over the input budget go out on a warn, a none or a throw', async () => {
+    for (const act of [
+      () => ({ action: 'warn' as const, message: 'full' }),
+      () => ({ action: 'none' as const }),
+      () => {
+        throw new Error('broken');
+      },
+    ]) {
+      const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], act);
+      const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+      const under = await measureAndEmit(hooks, historyOf(conversation(6_000)), SIZES);
+      expect(under.abort).toBe(false);
+      const over = await measureAndEmit(hooks, historyOf(conversation(9_000)), SIZES);
+      expect(over.abort).toBe(true);
+      expect(over.abortReason).toMatch(/exceed|over/i);
+    }
+  });
+
+  it('reacts to a request over the budget even after a larger one was compacted and declined', async () => {
+    // The first call compacts a little, then declines; `lastCurrent` stays at the larger size.
+    let calls = 0;
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {
+      calls++;
+      if (calls === 1) {
+        ctx.tools.dropOldest(2);
+        return { action: 'decline', reason: 'cannot do more' };
+      }
+      ctx.tools.dropOldest(Math.floor(ctx.tools.historyLength / 2));
+      return { action: 'compacted' };
+    });
+    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const history = historyOf(conversation(11_000));
+    const first = await measureAndEmit(hooks, history, SIZES);
+    expect(first.abort).toBe(true);
+    // Smaller than the declined request but still over the budget: not a new crossing, not climbing.
+    const second = await measureAndEmit(hooks, history, SIZES);
+    expect(second.current).toBeLessThan(first.current);
+    expect(strategy.calls).toHaveLength(2);
+    expect(second.abort).toBe(false);
+    expect(second.current).toBeLessThanOrEqual(SIZES.inputBudget);
+  });
+
   it('re-measures after a compaction and stops once under the critical floor', async () => {
     const strategy = recordingStrategy([{ level: 'urgent', at: 0.85 }], (ctx) => {
       ctx.tools.dropOldest(Math.floor(ctx.tools.historyLength / 2));

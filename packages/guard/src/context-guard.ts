@@ -347,7 +347,11 @@ export class ContextGuard {
     const lastCurrent = state.lastCurrent;
     const isNewCrossing = crossed > prevIdx;
     const isClimbing = crossed >= 0 && crossed === prevIdx && current > lastCurrent;
-    if (!isNewCrossing && !isClimbing) {
+    // A request over the input budget always gets a reaction: an earlier reaction that changed the
+    // history and then declined leaves a larger `lastCurrent`, and a smaller but still oversized
+    // request must not go out unchecked.
+    const overBudget = percentage >= 1;
+    if (!isNewCrossing && !isClimbing && !overBudget) {
       if (crossed < prevIdx) state.lastLevelIdx = crossed;
       if (crossed < 0 || crossed < prevIdx) state.lastCurrent = current;
       writeState(history, state, this.#redact);
@@ -444,10 +448,53 @@ export class ContextGuard {
         await this.#warn('strategy_failed', `Context strategy ${name} threw: ${String(error)}`, {
           cause: error,
         });
+        if (tools.rewrites.length > 0) current = await this.#remeasure(event, history, meter);
+        if (current > inputBudget) {
+          const sizes = {
+            floorTokens: floor,
+            viewTokens: current,
+            availableTokens: inputBudget,
+            windowTokens: window,
+          };
+          await this.#abort(
+            event,
+            'context_exhausted',
+            new ContextExhaustedError('still_over_limit', sizes).message,
+            {
+              ...sizes,
+              strategy: name,
+            },
+          );
+        }
         return;
       }
       seen = await this.#emitCompactions(tools.rewrites, seen, name, history);
       const action = decision?.action;
+      if (action !== 'compacted' && action !== 'decline' && tools.rewrites.length > 0) {
+        // The reaction changed the history but says it did not compact: what is sent is what counts.
+        current = await this.#remeasure(event, history, meter);
+        event.current = current;
+        event.percentage = current / inputBudget;
+        state.lastCurrent = current;
+      }
+      if (action !== 'compacted' && action !== 'decline' && current > inputBudget) {
+        writeState(history, state, this.#redact);
+        const sizes = {
+          floorTokens: floor,
+          viewTokens: current,
+          availableTokens: inputBudget,
+          windowTokens: window,
+        };
+        const error = new ContextExhaustedError('still_over_limit', sizes);
+        await this.#abort(
+          event,
+          'context_exhausted',
+          `${error.message}; context strategy ${name} answered ${String(action)} with the request over the input budget`,
+          { ...sizes, strategy: name },
+          error,
+        );
+        return;
+      }
       if (action === 'warn') {
         writeState(history, state, this.#redact);
         await this.#warn('context_warning', String((decision as { message: string }).message), {
