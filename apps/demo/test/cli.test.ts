@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { toAnthropic, toOpenAIChat } from 'ctxguard';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { builtInStrategies } from '../src/strategy-catalog.js';
-import { runCli, shippedPrefix } from './run-cli.js';
+import { runCli, runCliInTerminal, shippedPrefix } from './run-cli.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -52,6 +52,20 @@ describe('flags', () => {
     const run = await runCli(['--model', 'gpt-4o', '--no-report']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--model: must be provider/model');
+  });
+});
+
+describe('progress', () => {
+  it('draws a bar per strategy in a terminal, and none with --no-progress', async () => {
+    const args = ['--strategy', 'truncate', '--window', '24000', '--no-report'];
+    const shown = await runCliInTerminal(args);
+    expect(shown.code, shown.stdout).toBe(0);
+    expect(shown.stdout).toMatch(/ truncate\s+\[[█░]+\] \d+\/\d+ \| usage +\d+% \| \d+ compactions/);
+    expect(shown.stdout).toContain('truncate'); // the table follows
+    const hidden = await runCliInTerminal(['--no-progress', ...args]);
+    expect(hidden.code, hidden.stdout).toBe(0);
+    expect(hidden.stdout).not.toMatch(/[█░]/);
+    expect(hidden.stdout).toMatch(/truncate\s+\d+% \([\d,]+\)/);
   });
 });
 

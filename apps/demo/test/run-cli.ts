@@ -29,6 +29,35 @@ export function runCli(args: readonly string[], env: Record<string, string> = {}
   });
 }
 
+/**
+ * Runs the real CLI inside a pseudo-terminal (util-linux `script`), so stdout and stderr are TTYs
+ * as in an interactive shell; returns everything the terminal showed.
+ */
+export function runCliInTerminal(args: readonly string[]): Promise<CliRun> {
+  const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+  const command = [
+    process.execPath,
+    '--import',
+    'tsx',
+    '--conditions=@ctxguard/source',
+    'src/main.ts',
+    ...args,
+  ]
+    .map(quote)
+    .join(' ');
+  return new Promise((resolve, reject) => {
+    execFile(
+      'script',
+      ['-qec', command, '/dev/null'],
+      { cwd: demoDir, env: { ...process.env, NO_COLOR: '1', COLUMNS: '160' }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') reject(error);
+        else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
 /** The shipped transcript in the core model. */
 export function shippedMessages(): Message[] {
   const file = new URL('../transcripts/agent-session.json', import.meta.url);
