@@ -53,8 +53,8 @@ export const extractedFactsSchema = z.object({
 /** Characters a token holds at least in prose, to size the summary's output budget. */
 const CHARS_PER_TOKEN = 3;
 
-function modelFailure(what: string, error: unknown): never {
-  if (error instanceof Error && error.name === 'AbortError') throw error;
+function modelFailure(what: string, error: unknown, signal: AbortSignal | undefined): never {
+  if (signal?.aborted) throw signal.reason;
   throw new CtxGuardError('invalid_tool_output', `aiSdkContextTools ${what}: the model call failed`, {
     cause: error,
   });
@@ -85,7 +85,7 @@ export function aiSdkContextTools(model: LanguageModel, options?: AISdkContextTo
       });
       return text.trim();
     } catch (error) {
-      return modelFailure('summarize', error);
+      return modelFailure('summarize', error, signal);
     }
   }
   async function extractFacts({
@@ -104,7 +104,7 @@ export function aiSdkContextTools(model: LanguageModel, options?: AISdkContextTo
       });
       facts = output.facts;
     } catch (error) {
-      return modelFailure('extractFacts', error);
+      return modelFailure('extractFacts', error, signal);
     }
     const kept = settings.verbatimOnly ? facts.filter((fact) => content.includes(fact.value)) : facts;
     return kept.slice(0, settings.maxFacts);

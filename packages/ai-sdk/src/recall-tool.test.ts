@@ -1,0 +1,75 @@
+import type { MessageInput } from '@ctxguard/core';
+import { createContextGuard, TruncateStrategy } from 'ctxguard';
+import { describe, expect, it } from 'vitest';
+import { type RecallOutput, recallTool } from './recall-tool.js';
+
+function longChat(turns: number): MessageInput[] {
+  const messages: MessageInput[] = [];
+  for (let turn = 1; turn <= turns; turn++) {
+    messages.push({
+      role: 'user',
+      content: `Turn ${turn}: the build id is build-${turn * 7}. ${'context '.repeat(60)}`,
+    });
+    messages.push({ role: 'assistant', content: `Noted build-${turn * 7} for turn ${turn}.` });
+  }
+  return messages;
+}
+
+const execution = { toolCallId: 'toolu_recall', messages: [] };
+
+async function compactedGuard() {
+  const guard = createContextGuard({
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    contextLimit: 3_000,
+    strategy: new TruncateStrategy({ keepRecent: 4 }),
+  });
+  await guard.prepare({ conversationId: 'recall', messages: longChat(30), maxOutputTokens: 200 });
+  return guard;
+}
+
+describe('recallTool', () => {
+  it('lists what was compacted and loads a hidden range back, paged within the token limit', async () => {
+    const guard = await compactedGuard();
+    const recall = recallTool({ source: guard, conversationId: 'recall', maxTokens: 400 });
+    const listed = (await recall.execute?.({ action: 'list' }, execution)) as RecallOutput;
+    if (!('compactions' in listed)) throw new Error(JSON.stringify(listed));
+    expect(listed.compactions.length).toBeGreaterThan(0);
+    const [first] = listed.compactions;
+    expect(first?.hiddenMessages).toBeGreaterThan(2);
+    expect(first?.preview).toContain('Turn 1: the build id is build-7.');
+    const page = (await recall.execute?.(
+      { action: 'load', compactionId: first?.compactionId ?? '' },
+      execution,
+    )) as RecallOutput;
+    if (!('transcript' in page)) throw new Error(JSON.stringify(page));
+    expect(page.transcript).toContain('build-7');
+    expect(page.nextStartAt).toBe(page.to);
+    expect(
+      guard.counter.estimate(page.transcript, { provider: 'anthropic', model: 'claude-sonnet-4-5' }),
+    ).toBeLessThanOrEqual(450);
+    const rest = (await recall.execute?.(
+      { action: 'load', compactionId: first?.compactionId ?? '', startAt: page.nextStartAt ?? 0 },
+      execution,
+    )) as RecallOutput;
+    if (!('transcript' in rest)) throw new Error(JSON.stringify(rest));
+    expect(rest.from).toBe(page.to);
+    expect(rest.transcript).not.toContain('build-7.');
+    await guard.close();
+  });
+
+  it('answers unknown ids and conversations with an error the model can read', async () => {
+    const guard = await compactedGuard();
+    const recall = recallTool({ source: guard, conversationId: (options) => `${options.toolCallId}-none` });
+    expect(await recall.execute?.({ action: 'list' }, execution)).toEqual({
+      action: 'list',
+      error: 'no stored conversation "toolu_recall-none"',
+    });
+    const known = recallTool({ source: guard, conversationId: 'recall' });
+    expect(await known.execute?.({ action: 'load', compactionId: 'nope' }, execution)).toMatchObject({
+      error: expect.stringContaining('unknown compactionId'),
+    });
+    expect(() => recallTool({ source: {} as never, conversationId: 'x' })).toThrow(/source/);
+    await guard.close();
+  });
+});
