@@ -30,6 +30,8 @@ export interface TurnRecord {
   sent: number | null;
   sentPercentage: number | null;
   declined: boolean;
+  /** Why the guard declined (absent when it did not). */
+  reason?: string;
 }
 
 /** A message a compaction hid, for the report. */
@@ -184,6 +186,7 @@ export async function replayStrategy(
       sent: result.declined ? null : result.sent.current,
       sentPercentage: result.declined ? null : result.sent.percentage,
       declined: result.declined,
+      ...(result.declined ? { reason: result.reason } : {}),
     };
     if (result.declined) {
       run.declines++;

@@ -21,7 +21,11 @@ export interface DemoResult {
   inputBudget: number;
   contextTools: string;
   baseline: SummaryRow;
-  strategies: (SummaryRow & { warnings: Pick<UsageWarning, 'turn' | 'level' | 'text'>[] })[];
+  strategies: (SummaryRow & {
+    warnings: Pick<UsageWarning, 'turn' | 'level' | 'text'>[];
+    /** The requests the guard declined and why. */
+    declined: { turn: number; reason: string }[];
+  })[];
   /** Absolute path of the HTML report, or null with `--no-report`. */
   report: string | null;
 }
@@ -133,6 +137,9 @@ export async function runDemo(
     strategies: runs.map((run, i) => ({
       ...rows[i]!,
       warnings: run.warnings.map(({ turn, level, text }) => ({ turn, level, text })),
+      declined: run.turns.flatMap((t) =>
+        t.reason === undefined ? [] : [{ turn: t.turn, reason: t.reason }],
+      ),
     })),
     report,
   };

@@ -102,6 +102,8 @@ describe('--json', () => {
     expect(row.compactions).toBeGreaterThan(0);
     expect(Number.isInteger(row.declines) && Number.isInteger(row.overWindow)).toBe(true);
     expect(row.declines + row.overWindow).toBeLessThan(result.baseline.overWindow);
+    expect(row.declined).toHaveLength(row.declines);
+    for (const declined of row.declined) expect(declined.reason).toMatch(/\S/);
     expect(row.peakUsage).toBeCloseTo(row.peakTokens / result.inputBudget, 6);
     expect(row.peakTokens).toBeLessThan(result.baseline.peakTokens);
     expect(row.facts.kept).toBeLessThanOrEqual(row.facts.total);

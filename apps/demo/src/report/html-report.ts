@@ -56,10 +56,18 @@ function strategySection(run: StrategyRun): string {
       ? '<p>No compaction.</p>'
       : `<table class="events"><thead><tr><th>request</th><th>tokens</th><th>hidden</th><th>compaction ids · what each hid</th></tr></thead><tbody>${run.compactions.map(eventRow).join('')}</tbody></table>`;
   const warnings = run.warnings.map((w) => `<li>request ${w.turn}: ${escapeHtml(w.text)}</li>`).join('');
+  const declines = run.turns
+    .filter((t) => t.declined)
+    .map(
+      (t) =>
+        `<li>request ${t.turn} (${formatInt(t.before)} tokens): ${escapeHtml(t.reason ?? 'declined')}</li>`,
+    )
+    .join('');
   return `<section class="strategy" id="strategy-${escapeHtml(run.strategy)}" data-strategy="${escapeHtml(run.strategy)}">
 <h2>${escapeHtml(run.strategy)}</h2>
 <h3>Compaction events (${run.compactions.length})</h3>${events}
 <h3>Usage warnings (${run.warnings.length})</h3><ul class="warnings">${warnings}</ul>
+<h3>Declined requests (${run.declines})</h3><ul class="declines">${declines}</ul>
 <h3>Final effective history</h3>
 <p>What the model is sent after the last request. Each collapsed range is what one compaction hid; it is still stored and comes back with the rewind shown.</p>
 <div class="history">${historyHtml(run.history)}</div>
