@@ -123,6 +123,16 @@ describe('LayoutStrategy options', () => {
 });
 
 describe('LayoutStrategy layout choice', () => {
+  it('sizes section summaries to 1,024 tokens, or 10% of a smaller input budget', async () => {
+    const tools = HistoryStrategyTools.of(conversation());
+    const decision = await new LayoutStrategy().react(reactContext(tools, 'layout', { inputBudget: 1_000 }));
+    // 100-token summaries: the whole conversation fits in 800 once every section is summarized.
+    expect(decision.action).toBe('compacted');
+    const summarized = tools.calls.filter((call) => call.method === 'summarizeRange');
+    expect(summarized.map((call) => (call.args[0] as { maxLength: number }).maxLength)).toContain(300);
+    expect(countToolPairViolations(tools.sent())).toBe(0);
+  });
+
   it('does nothing when the conversation fits as it is', async () => {
     const tools = HistoryStrategyTools.of(conversation());
     const budget = budgetFitting(tools.tokens());
@@ -175,7 +185,8 @@ describe('LayoutStrategy layout choice', () => {
 
   it('declines with every section’s sizes when no layout fits', async () => {
     const tools = HistoryStrategyTools.of(conversation());
-    const decision = await new LayoutStrategy().react(reactContext(tools, 'layout', { inputBudget: 1_000 }));
+    const strategy = new LayoutStrategy({ summaryTokens: 1_024 });
+    const decision = await strategy.react(reactContext(tools, 'layout', { inputBudget: 1_000 }));
     expect(decision.action).toBe('decline');
     const reason = decision.action === 'decline' ? decision.reason : '';
     expect(reason).toMatch(/^no layout fits 800 tokens \(80% of the input budget 1,000\)/);

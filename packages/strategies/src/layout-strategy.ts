@@ -65,6 +65,9 @@ export const INCLUDE_IN_HISTORY_KEY = 'includeInHistory';
 /** What a tool result shown as its own summary starts with. */
 export const TOOL_SUMMARY_PREFIX = '[Summary provided by the tool; full result hidden] ';
 
+/** Tokens a section summary takes by default (reference 004's size), capped at 10% of the input budget. */
+const DEFAULT_SUMMARY_TOKENS = 1_024;
+
 const rendering = z.enum(sectionRenderings);
 const layoutSchema = z.strictObject({ HISTORY: rendering, IN_LOOP: rendering, CURRENT_MESSAGE: rendering });
 const fraction = z.number().gt(0).max(1);
@@ -84,8 +87,8 @@ export const layoutStrategyOptionsSchema = z.strictObject({
     .default([...preferredLayouts]),
   /** The chosen layout freed nothing and the request is at or above this fraction of the input budget: decline (default 0.95). */
   declineCeiling: z.number().gt(0).default(0.95),
-  /** Tokens a section summary is counted at and sized to (default 1,024). */
-  summaryTokens: z.number().int().positive().default(1_024),
+  /** Tokens a section summary is counted at and sized to (default 1,024, at most 10% of the input budget). */
+  summaryTokens: z.number().int().positive().optional(),
   /** Terms or a task the summaries should favour. */
   focus: z.string().min(1).optional(),
   /** Keep the facts of a summarized section in its summary (default true). */
@@ -229,7 +232,7 @@ export class LayoutStrategy implements ContextStrategy {
     const costs = {} as Record<LayoutSection, SectionCosts>;
     for (const section of layoutSections) {
       const { from, to } = ranges[section];
-      costs[section] = this.#costs(tools, view.slice(from, to));
+      costs[section] = this.#costs(tools, view.slice(from, to), ctx.inputBudget);
     }
     const total = (layout: Layout) =>
       fixed + layoutSections.reduce((sum, section) => sum + costs[section][layout[section]], 0);
@@ -239,7 +242,7 @@ export class LayoutStrategy implements ContextStrategy {
     return { layout, ranges, costs, fixed, limit, cheapest };
   }
 
-  #costs(tools: StrategyTools, entries: readonly HistoryEntry[]): SectionCosts {
+  #costs(tools: StrategyTools, entries: readonly HistoryEntry[], inputBudget: number): SectionCosts {
     const full = tools.measure(entries);
     let provided = 0;
     for (const entry of entries) {
@@ -247,7 +250,7 @@ export class LayoutStrategy implements ContextStrategy {
       const replacement = withToolSummaries(entry.message, this.#options);
       provided += replacement ? Math.min(own, tools.measure([replacement])) : own;
     }
-    const maxChars = this.#summaryChars();
+    const maxChars = this.#summaryChars(inputBudget);
     return {
       FULL: full,
       TOOL_PROVIDED_SUMMARY_IF_POSSIBLE: provided,
@@ -258,8 +261,16 @@ export class LayoutStrategy implements ContextStrategy {
   }
 
   /** Characters a section summary may take: `summaryTokens` at ~3 characters a token (its facts come on top). */
-  #summaryChars(): number {
-    return this.#options.summaryTokens * 3;
+  #summaryChars(inputBudget: number): number {
+    return this.#summaryTokens(inputBudget) * 3;
+  }
+
+  /** Tokens a section summary is sized to: the option, else 1,024 or 10% of the input budget if less. */
+  #summaryTokens(inputBudget: number): number {
+    return (
+      this.#options.summaryTokens ??
+      Math.max(64, Math.min(DEFAULT_SUMMARY_TOKENS, Math.floor(inputBudget / 10)))
+    );
   }
 
   /** Renders one section as the layout says; true when the conversation changed. */
@@ -277,7 +288,7 @@ export class LayoutStrategy implements ContextStrategy {
       const result = await ctx.tools.summarizeRange({
         from,
         to,
-        maxLength: this.#summaryChars(),
+        maxLength: this.#summaryChars(ctx.inputBudget),
         focus: this.#options.focus,
         keepFacts: this.#options.keepFacts,
         signal: ctx.signal,

@@ -69,6 +69,25 @@ describe('PipelineStrategy stages', () => {
     expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.6);
   });
 
+  it('scales the prune defaults to a small input budget, and protects nothing on a retry', async () => {
+    const tools = HistoryStrategyTools.of(agentChat(8, 3_000));
+    const budget = Math.ceil(tools.tokens() / 0.85);
+    const strategy = new PipelineStrategy();
+    expect((await strategy.react(reactContext(tools, 'compact', { inputBudget: budget }))).action).toBe(
+      'compacted',
+    );
+    const first = tools.calls.find((call) => call.method === 'pruneToolOutputs');
+    expect(first?.args[0]).toEqual({
+      protectTokens: Math.floor(budget * 0.2),
+      minimumSavings: Math.floor(budget * 0.05),
+    });
+    await strategy.react(
+      reactContext(tools, 'compact', { inputBudget: Math.ceil(tools.tokens() / 0.97), attempt: 1 }),
+    );
+    const retry = tools.calls.filter((call) => call.method === 'pruneToolOutputs').at(-1);
+    expect(retry?.args[0]).toEqual({ protectTokens: 0, minimumSavings: 0 });
+  });
+
   it('falls through to deduplication, summary and the sliding window when earlier stages are off or not enough', async () => {
     const tools = HistoryStrategyTools.of(rereads(24));
     const before = tools.tokens();

@@ -36,7 +36,7 @@ export const pipelineStrategyOptionsSchema = z
     targetRatio: fraction.default(0.6),
     /** Nothing left to compact at or above this fraction of the input budget: decline (default 0.95). */
     declineCeiling: z.number().gt(0).default(0.95),
-    /** Stage 1: old tool outputs become placeholders (unset fields: the compactor's defaults, 40,000 protected tokens, 20,000 minimum savings, `skill` protected). */
+    /** Stage 1: old tool outputs become placeholders (unset: the newest outputs worth min(40,000, 20% of the input budget) tokens protected, at least min(20,000, 5%) saved, `skill` protected; a retry protects nothing). */
     prune: stageSwitch({
       protectTokens: tokenCount.optional(),
       minimumSavings: tokenCount.optional(),
@@ -83,6 +83,32 @@ function settingsOf<T extends object>(value: boolean | T, defaults: T): T | unde
 }
 
 const SUMMARIZE_DEFAULTS: SummarizeSettings = { keepRecentRatio: 0.3, minRecentMessages: 4 };
+
+/** The compactor's absolute prune defaults (sized for 128k–200k windows), and their shares of the input budget for smaller ones. */
+const PRUNE_PROTECT = { tokens: 40_000, share: 0.2 };
+const PRUNE_MINIMUM = { tokens: 20_000, share: 0.05 };
+
+/**
+ * Prune settings for this reaction: unset fields scale with the input budget (never above the
+ * compactor's defaults), and a retry protects nothing and takes any saving (the aggressive pass).
+ */
+function pruneSettings(
+  settings: {
+    protectTokens?: number | undefined;
+    minimumSavings?: number | undefined;
+    protectedTools?: string[] | undefined;
+  },
+  ctx: ReactContext,
+): { protectTokens: number; minimumSavings: number; protectedTools?: string[] | undefined } {
+  if (ctx.attempt > 0) return { ...settings, protectTokens: 0, minimumSavings: 0 };
+  const scaled = (fallback: { tokens: number; share: number }) =>
+    Math.min(fallback.tokens, Math.floor(fallback.share * ctx.inputBudget));
+  return {
+    ...settings,
+    protectTokens: settings.protectTokens ?? scaled(PRUNE_PROTECT),
+    minimumSavings: settings.minimumSavings ?? scaled(PRUNE_MINIMUM),
+  };
+}
 
 /**
  * The compactor's 4-stage pipeline as a guard strategy: at `threshold` (0.80) it prunes old tool
@@ -143,7 +169,7 @@ export class PipelineStrategy implements ContextStrategy {
     const options = this.#options;
     if (stage === 'prune') {
       const settings = settingsOf(options.prune, {});
-      return settings && tools.pruneToolOutputs(settings);
+      return settings && tools.pruneToolOutputs(pruneSettings(settings, ctx));
     }
     if (stage === 'deduplicate') {
       const settings = settingsOf(options.deduplicate, {});
