@@ -93,7 +93,8 @@ describe('RelevanceStrategy scoring', () => {
     const before = tools.tokens();
     const budget = budgetAt(tools, 0.85);
     const state: Record<string, JsonValue> = {};
-    const decision = await new RelevanceStrategy({ recentCount: 2 }).react(
+    // A small facts share leaves room to keep several older rounds verbatim in this short conversation.
+    const decision = await new RelevanceStrategy({ recentCount: 2, factShare: 0.1 }).react(
       reactContext(tools, 'pressure', { inputBudget: budget, state }),
     );
 

@@ -26,7 +26,7 @@ import { bm25Scorer, type RelevanceScorer } from './relevance-scorer.js';
 import { aimFor, rememberCompaction, requestOverhead } from './request-growth.js';
 
 /** Default bound of the facts block, as a share of the input budget. */
-const DEFAULT_FACT_SHARE = 0.2;
+const DEFAULT_FACT_SHARE = 0.35;
 
 /** Options of {@link RelevanceStrategy}. */
 export const relevanceStrategyOptionsSchema = z
