@@ -197,6 +197,12 @@ export interface SummarizeRangeOptions extends Cancellable {
   focus?: string | undefined;
   /** Also extract facts from the range and keep them in the summary (default true). */
   keepFacts?: boolean | undefined;
+  /**
+   * Upper bound of the summary's facts block in tokens: the least valuable facts are left out
+   * (they stay in the hidden, rewindable messages, the summary says how many, and the result lists
+   * them in `droppedFacts`). Default: the implementation's (the guard's is 15% of the input budget).
+   */
+  maxFactTokens?: number | undefined;
 }
 
 /** What {@link StrategyTools.summarizeRange} did. */
@@ -205,6 +211,8 @@ export interface SummarizeRangeResult extends RewriteResult {
   summaryEntryId?: string | undefined;
   /** Facts carried in the summary. */
   facts: readonly ExtractedFact[];
+  /** Facts of the range left out of the summary to respect `maxFactTokens` (still in the hidden messages). */
+  droppedFacts?: readonly ExtractedFact[] | undefined;
 }
 
 /**

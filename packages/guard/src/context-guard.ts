@@ -148,6 +148,9 @@ export function highestCrossedLevel(triggers: readonly TriggerLevel[], percentag
 }
 
 const MAX_MEMOS = 8;
+/** Share of the input budget one summary's facts block may take (summaries that repeat every earlier fact otherwise fill the window). */
+const SUMMARY_FACT_SHARE = 0.15;
+const MIN_SUMMARY_FACT_TOKENS = 200;
 
 function textOf(message: Message): string {
   try {
@@ -417,6 +420,7 @@ export class ContextGuard {
       ...(this.#options.summarizerWindowTokens !== undefined
         ? { summarizerWindowTokens: this.#options.summarizerWindowTokens }
         : {}),
+      summaryFactTokens: Math.max(MIN_SUMMARY_FACT_TOKENS, Math.floor(inputBudget * SUMMARY_FACT_SHARE)),
     });
     let seen = 0;
     const bag: Record<string, JsonValue> = state.strategyState[name] ?? {};

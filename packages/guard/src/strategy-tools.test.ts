@@ -353,6 +353,29 @@ describe('StrategyToolsImpl', () => {
     expect(text).not.toContain('AKIAIOSFODNN7EXAMPLE');
   });
 
+  it('summarizeRange with maxFactTokens keeps the most valuable facts within it and says what stayed hidden', async () => {
+    const history = historyOf(agent(30));
+    const tools = toolsFor(history);
+    const meter = new TokenMeter();
+    const unbounded = await toolsFor(historyOf(agent(30))).summarizeRange({
+      from: 1,
+      to: history.length - 2,
+    });
+    expect(meter.text(renderFactsBlock(unbounded.facts))).toBeGreaterThan(150);
+    const result = await tools.summarizeRange({ from: 1, to: history.length - 2, maxFactTokens: 150 });
+    expect(result.changed).toBe(true);
+    expect(meter.text(renderFactsBlock(result.facts))).toBeLessThanOrEqual(150);
+    expect(result.droppedFacts?.length).toBe(unbounded.facts.length - result.facts.length);
+    const summary = textOf(history.messages()[1]);
+    expect(summary).toContain(`${result.droppedFacts?.length} lower-ranked facts`);
+    expect(result.facts.length).toBeGreaterThan(0);
+    history.rewind(result.compactionIds[0]!);
+    expect(history.messages()).toEqual(agent(30));
+    await expect(tools.summarizeRange({ from: 1, to: 4, maxFactTokens: -1 })).rejects.toThrow(
+      /maxFactTokens/,
+    );
+  });
+
   it('summarizeRange over a range longer than the summarizer window sends no request over it', async () => {
     const history = historyOf(agent(40));
     const meter = new TokenMeter();

@@ -80,6 +80,8 @@ export interface StrategyToolsInit {
   onRewrite?: ((rewrite: RecordedRewrite) => void) | undefined;
   /** Tokens one summarizer or fact-extraction request may hold; longer input goes in chunks (default 100,000). */
   summarizerWindowTokens?: number | undefined;
+  /** Default upper bound of a summary's facts block in tokens (`summarizeRange`'s `maxFactTokens`); none by default. */
+  summaryFactTokens?: number | undefined;
 }
 
 const DEFAULT_SUMMARY_CHARS = 6_000;
@@ -153,6 +155,7 @@ export class StrategyToolsImpl implements StrategyTools {
   readonly #meter: TokenMeter;
   readonly #onRewrite: ((rewrite: RecordedRewrite) => void) | undefined;
   readonly #summarizerWindowTokens: number;
+  readonly #summaryFactTokens: number | undefined;
   readonly #rewrites: RecordedRewrite[] = [];
 
   constructor(init: StrategyToolsInit) {
@@ -173,6 +176,9 @@ export class StrategyToolsImpl implements StrategyTools {
       typeof window === 'number' && Number.isFinite(window) && window >= 1_000
         ? window
         : DEFAULT_SUMMARIZER_WINDOW_TOKENS;
+    const factTokens = init.summaryFactTokens;
+    this.#summaryFactTokens =
+      typeof factTokens === 'number' && Number.isFinite(factTokens) && factTokens > 0 ? factTokens : undefined;
   }
 
   /** Number of entries in the effective view now. */
@@ -458,11 +464,43 @@ export class StrategyToolsImpl implements StrategyTools {
       facts = mergeFacts(facts, lost);
       content = render();
     }
+    const { kept, dropped } = this.#capSummaryFacts(facts, options.maxFactTokens);
+    if (dropped.length > 0) {
+      // Never silently: the summary says what stayed behind in the hidden (rewindable) messages.
+      facts = kept;
+      content = renderSummary({
+        text: `${text}\n(${dropped.length} lower-ranked facts of these messages are not repeated here; they stay in the hidden messages.)`,
+        messageCount: count,
+        ...(facts.length > 0 ? { facts } : {}),
+      });
+    }
     const role = messages[to]?.role === 'assistant' ? 'user' : 'system';
     const summary = { role, content, metadata: { isSummary: true } } as MessageInput;
     const rewrite = this.#record('summarizeRange', () => this.#history.spliceRange(from, to, summary));
     const summaryEntryId = this.#history.effectiveEntries()[from]?.id;
-    return { ...rewrite, ...(summaryEntryId ? { summaryEntryId } : {}), facts };
+    return {
+      ...rewrite,
+      ...(summaryEntryId ? { summaryEntryId } : {}),
+      facts,
+      ...(dropped.length > 0 ? { droppedFacts: dropped } : {}),
+    };
+  }
+
+  /** The facts a summary keeps within `maxFactTokens` (or the default bound), best first by worth; the rest dropped. */
+  #capSummaryFacts(
+    facts: readonly ExtractedFact[],
+    maxFactTokens: number | undefined,
+  ): { kept: ExtractedFact[]; dropped: ExtractedFact[] } {
+    if (maxFactTokens !== undefined && !(typeof maxFactTokens === 'number' && maxFactTokens > 0))
+      throw new InvalidInputError(
+        `StrategyToolsImpl.summarizeRange: maxFactTokens must be a positive number, got ${String(maxFactTokens)}`,
+        ['maxFactTokens'],
+      );
+    const cap = maxFactTokens ?? this.#summaryFactTokens;
+    if (cap === undefined || facts.length === 0) return { kept: [...facts], dropped: [] };
+    const kept = this.#boundFacts(facts, cap, new Set());
+    const chosen = new Set(kept);
+    return { kept, dropped: facts.filter((fact) => !chosen.has(fact)) };
   }
 
   /**
