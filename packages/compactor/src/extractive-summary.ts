@@ -80,6 +80,12 @@ function callText(input: unknown, json: string): string {
   return json;
 }
 
+/**
+ * A line that already carries one of our labels (it comes from an earlier summary being folded
+ * into a new one): labelling it again would stack them ("user: user: …").
+ */
+const LABELLED = /^(?:(?:user|assistant|system|tool)(?: ran [^\s:]+)?|[^\s:]+ result): /;
+
 function labelOf(message: TranscriptMessage, kind: string, toolName: string | undefined): string {
   if (kind === 'call') return `${message.role} ran ${toolName ?? 'tool'}`;
   if (kind === 'result') return `${toolName ?? 'tool'} result`;
@@ -203,7 +209,7 @@ export function summarizeExtractively(content: string, settings: ExtractiveSumma
     for (const unit of kept) {
       if (previous && previous.line === unit.line && previous.index === unit.index - 1) {
         lines[lines.length - 1] += ` ${unit.text}`;
-      } else lines.push(unit.label ? `${unit.label}: ${unit.text}` : unit.text);
+      } else lines.push(unit.label && !LABELLED.test(unit.text) ? `${unit.label}: ${unit.text}` : unit.text);
       previous = unit;
     }
     body = intro + lines.join('\n');

@@ -238,6 +238,14 @@ describe('createOfflineContextTools: summarize', () => {
     expect(focused).toContain('Release on 2024-05-01');
   });
 
+  it('folding a summary into a new one keeps each line labelled once', async () => {
+    let summary = await tools.summarize({ content: transcript, maxLength: 2000 });
+    for (let fold = 0; fold < 3; fold++)
+      summary = await tools.summarize({ content: `[user]\n${summary}\n[assistant]\nok`, maxLength: 2000 });
+    expect(summary).toContain('AssertionError: expected 12 to be 10');
+    expect(summary).not.toMatch(/\b(user|assistant|result): (user|assistant)\b/);
+  });
+
   it('counts plain text as one message', async () => {
     expect(await tools.summarize({ content: 'The build failed with error TS2345.', maxLength: 200 })).toBe(
       'Summary of 1 message.\nKey points:\nThe build failed with error TS2345.',
