@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { closeTestRedisPersistences, redisTestTarget } from '@ctxguard/persistence-redis/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startWorker, type Worker, waitFor } from '../../../test/support/child-worker.ts';
+
+const target = await redisTestTarget();
+const script = fileURLToPath(new URL('./fixtures/facade-worker.ts', import.meta.url));
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+
+interface Prepared {
+  sent: string[];
+  current: number;
+  inputBudget: number;
+  compactions: number;
+}
+
+/** Sends one command line and returns the worker's JSON answer. */
+async function ask<T>(worker: Worker, command: string): Promise<T> {
+  const before = worker.lines.length;
+  worker.send(command);
+  await waitFor(() => worker.lines.length > before, worker, command, 60_000);
+  return JSON.parse(worker.lines[before] as string) as T;
+}
+
+afterAll(async () => {
+  await closeTestRedisPersistences();
+});
+
+describe.skipIf(!target.available)('two processes serving one conversation through Redis', () => {
+  it('take turns, agree on its compactions, and never undo or repeat one another’s', async () => {
+    const url = target.available ? target.url : '';
+    const namespace = `ctxguard-test:facade-${process.pid}-${randomUUID().slice(0, 8)}:`;
+    const workers = ['a', 'b'].map((name) =>
+      startWorker({ script, args: [url, namespace], cwd: packageDir, name: `facade-${name}` }),
+    );
+    try {
+      await Promise.all(workers.map((worker) => worker.ready));
+      let previous: Prepared | undefined;
+      let compactions = 0;
+      for (let turns = 1; turns <= 24; turns++) {
+        const worker = workers[turns % 2] as Worker;
+        const result = await ask<Prepared>(worker, `prepare ${turns}`);
+        expect(result.current).toBeLessThanOrEqual(result.inputBudget);
+        compactions += result.compactions;
+        if (previous && result.compactions === 0) {
+          // The other process's compactions stand: what it sent is sent again, then the new turn.
+          expect(result.sent.slice(0, previous.sent.length)).toEqual(previous.sent);
+          expect(result.sent).toHaveLength(previous.sent.length + 2);
+        }
+        previous = result;
+      }
+      expect(compactions).toBeGreaterThan(0);
+      const [a, b] = await Promise.all(
+        workers.map((worker) => ask<Record<string, unknown>>(worker, 'stats')),
+      );
+      expect(a).toEqual(b);
+      // 24 questions and 23 answers, each stored once although both processes sent everything every turn.
+      expect(a).toMatchObject({ originalMessages: 47 });
+    } finally {
+      for (const worker of workers) worker.send('exit');
+      await Promise.all(workers.map((worker) => worker.exited));
+    }
+  }, 180_000);
+});
