@@ -51,4 +51,30 @@ describe('dropSignedReasoningAfterChange', () => {
     const dropped = dropSignedReasoningAfterChange([user('a'), only], [user('b'), only]);
     expect(JSON.stringify(dropped.messages[1])).toContain('[reasoning omitted');
   });
+
+  it('leaves what precedes a provider compaction item byte for byte, even after a change before it', () => {
+    const item = {
+      type: 'opaque' as const,
+      provider: 'anthropic',
+      kind: 'compaction',
+      data: { type: 'compaction', content: 'Summary.' },
+    };
+    const holder: Message = {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'before the item', signature: 'sig-0' },
+        item,
+        { type: 'reasoning', text: 'after the item', signature: 'sig-1' },
+        { type: 'text', text: 'ok' },
+      ],
+    };
+    const original = [system('s'), user('a'), thinking('early', { signature: 'sig-e' }), user('b'), holder];
+    const rewritten = [system('s, with facts'), ...original.slice(1)];
+    const result = dropSignedReasoningAfterChange(original, rewritten);
+    expect(result.firstChangedIndex).toBe(0);
+    expect(result.droppedReasoning).toBe(1);
+    expect(JSON.stringify(result.messages.slice(1, 4))).toBe(JSON.stringify(original.slice(1, 4)));
+    const parts = result.messages[4]!.content as { type: string; signature?: string }[];
+    expect(parts.map((part) => part.signature ?? part.type)).toEqual(['sig-0', 'opaque', 'text']);
+  });
 });

@@ -1,4 +1,4 @@
-import type { ContentPart, Message } from '@ctxguard/core';
+import { type ContentPart, isCompactionPart, type Message, newestCompactionIndex } from '@ctxguard/core';
 import { isRecord, partsOf, withParts } from './message-parts.js';
 
 /** What {@link dropSignedReasoningAfterChange} did. */
@@ -10,7 +10,8 @@ export interface SignedReasoningResult {
   firstChangedIndex: number;
 }
 
-function isSignedReasoning(part: unknown): boolean {
+/** True for a reasoning part carrying a provider signature or redacted (encrypted) data. */
+export function isSignedReasoning(part: unknown): boolean {
   return (
     isRecord(part) &&
     part.type === 'reasoning' &&
@@ -34,15 +35,30 @@ export function dropSignedReasoningAfterChange(
   if (first === rewritten.length && rewritten.length === original.length) {
     return { messages: rewritten.slice(), droppedReasoning: 0, firstChangedIndex: -1 };
   }
+  return { ...dropSignedReasoningFrom(rewritten, first), firstChangedIndex: first };
+}
+
+/**
+ * Drops signed or redacted reasoning parts from the messages at or after `first` (a message left
+ * with no content keeps a one-line note); earlier messages and unchanged ones are the input's objects.
+ * What precedes the newest provider compaction item stays byte for byte: the provider never reads it.
+ */
+export function dropSignedReasoningFrom(
+  messages: readonly Message[],
+  first: number,
+): { messages: Message[]; droppedReasoning: number } {
   let dropped = 0;
-  const out = rewritten.map((message, index) => {
-    if (index < first) return message;
+  const holder = newestCompactionIndex(messages);
+  const out = messages.map((message, index) => {
+    if (index < first || index < holder) return message;
     const parts = partsOf(message);
-    if (!parts.some(isSignedReasoning)) return message;
-    const kept = parts.filter((part) => !isSignedReasoning(part));
+    const from = index === holder ? parts.findLastIndex(isCompactionPart) + 1 : 0;
+    const stale = (part: unknown, at: number) => at >= from && isSignedReasoning(part);
+    if (!parts.some(stale)) return message;
+    const kept = parts.filter((part, at) => !stale(part, at));
     dropped += parts.length - kept.length;
     const content = kept.length > 0 ? kept : [{ type: 'text', text: '[reasoning omitted after compaction]' }];
     return withParts(message, content as ContentPart[]);
   });
-  return { messages: out, droppedReasoning: dropped, firstChangedIndex: first };
+  return { messages: out, droppedReasoning: dropped };
 }

@@ -589,6 +589,13 @@ export class ContextGuard {
         hiddenIds: rewrite.hiddenIds,
         ...(typeof conversationId === 'string' ? { conversationId } : {}),
       });
+      if (rewrite.droppedReasoning > 0) {
+        await this.#warn(
+          'signed_reasoning_dropped',
+          `${rewrite.droppedReasoning} signed reasoning block(s) after the first changed message were left out of the request (the provider rejects them once their prefix changed); the history keeps them`,
+          { data: { strategy, tool: rewrite.tool, droppedReasoning: rewrite.droppedReasoning } },
+        );
+      }
     }
     return rewrites.length;
   }

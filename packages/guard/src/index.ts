@@ -11,5 +11,7 @@ export type { ExtractedFact, FactCategory, FactInjectionSite } from './facts.js'
 export { FACTS_CLOSE, FACTS_OPEN, parseFactsBlock, renderFactsBlock } from './facts.js';
 export type { CompactionMemo, GuardConversationState } from './guard-state.js';
 export { GUARD_STATE_SUBKEY, readState as readGuardState, STATE_KEY } from './guard-state.js';
+export type { SendableView } from './sendable-view.js';
+export { firstChangedIndex, sendableView } from './sendable-view.js';
 export type { RecordedRewrite, StrategyToolsInit } from './strategy-tools.js';
 export { StrategyToolsImpl } from './strategy-tools.js';

@@ -1,5 +1,6 @@
 import {
   deduplicateFileReads,
+  frozenPrefixEnd,
   type HistoryOperation,
   isSummaryText,
   isTruncationMarkerText,
@@ -51,6 +52,7 @@ import {
   type SummarizeRangeResult,
 } from '@ctxguard/core';
 import { mergeFacts, missingFacts, redactFact, redactMessage } from './guard-facts.js';
+import { sendableView } from './sendable-view.js';
 
 /** One rewrite that changed the conversation, as the guard reports it in `onCompaction`. */
 export interface RecordedRewrite {
@@ -60,13 +62,18 @@ export interface RecordedRewrite {
   hiddenIds: readonly string[];
   tokensBefore: number;
   tokensAfter: number;
+  /** Signed or redacted reasoning parts the rebuilt request leaves out (their prefix changed; the history keeps them). */
+  droppedReasoning: number;
 }
 
 /** What {@link StrategyToolsImpl} works on. */
 export interface StrategyToolsInit {
   /** The non-destructive history every rewrite is recorded in. */
   history: ConversationHistory;
-  /** The request's message list: rebuilt in place from the history after each rewrite. */
+  /**
+   * The request's message list: rebuilt in place from the history after each rewrite, without the
+   * signed reasoning that follows the first changed message (see `sendableView`).
+   */
   messages?: Message[] | undefined;
   /** Summarizer and fact extractor. */
   contextTools: ContextTools;
@@ -178,7 +185,9 @@ export class StrategyToolsImpl implements StrategyTools {
         : DEFAULT_SUMMARIZER_WINDOW_TOKENS;
     const factTokens = init.summaryFactTokens;
     this.#summaryFactTokens =
-      typeof factTokens === 'number' && Number.isFinite(factTokens) && factTokens > 0 ? factTokens : undefined;
+      typeof factTokens === 'number' && Number.isFinite(factTokens) && factTokens > 0
+        ? factTokens
+        : undefined;
   }
 
   /** Number of entries in the effective view now. */
@@ -289,12 +298,15 @@ export class StrategyToolsImpl implements StrategyTools {
     return this.#redact(String(text)).slice(0, Math.max(0, request.maxLength));
   }
 
-  /** Hides effective entries `[from, to)` under `replacement` (redacted), never the system prompt; one rewindable compaction. */
+  /**
+   * Hides effective entries `[from, to)` under `replacement` (redacted), never the system prompt nor
+   * anything up to a provider compaction item; one rewindable compaction.
+   */
   replaceRange(from: number, to: number, replacement: MessageInput): RewriteResult {
     const message = redactMessage(replacement, this.#redact);
-    // The system prompt stays: a range starting on it starts after it.
+    // The system prompt and a provider compaction item stay: a range starting on them starts after them.
     const view = this.#history.messages();
-    let start = Math.floor(from);
+    let start = Math.max(Math.floor(from), frozenPrefixEnd(view));
     while (start < to && start < view.length && isPlainSystem(view[start])) start++;
     if (start >= to) return this.#unchanged();
     // Facts blocks inside the range are never silently lost: those the replacement lacks go with it.
@@ -304,13 +316,16 @@ export class StrategyToolsImpl implements StrategyTools {
       textOf(message as Message),
     );
     const replacementMessage = lost.length > 0 ? withFactsBlock(message, lost, this.#redact) : message;
-    return this.#record('replaceRange', () => this.#history.spliceRange(start, to, replacementMessage));
+    return this.#record('replaceRange', () => this.#splice(start, to, [replacementMessage]));
   }
 
-  /** Hides the oldest `n` effective entries after the system prompt, widened to a whole tool pair; the newest entry stays. */
+  /**
+   * Hides the oldest `n` effective entries after the system prompt (after a provider compaction
+   * item, when there is one), widened to a whole tool pair; the newest entry stays.
+   */
   dropOldest(n: number): RewriteResult {
     const view = this.#history.messages();
-    let start = 0;
+    let start = frozenPrefixEnd(view);
     while (start < view.length && isPlainSystem(view[start])) start++;
     const units = toolPairUnits(view).filter((unit) => unit.start >= start);
     const wanted = start + Math.max(0, Math.floor(n));
@@ -410,14 +425,16 @@ export class StrategyToolsImpl implements StrategyTools {
   }
 
   /**
-   * Hides `[from, to)` (widened to whole tool pairs and compactions) under one summary in the
-   * compactor's format with a facts block: earlier summaries' facts, the kept facts and the
-   * range's own facts. Every pinned fact is verified afterwards and merged back when missing.
+   * Hides `[from, to)` (widened to whole tool pairs and compactions; never before a provider
+   * compaction item) under one summary in the compactor's format with a facts block: earlier
+   * summaries' facts, the kept facts and the range's own facts. Every pinned fact is verified
+   * afterwards and merged back when missing.
    */
   async summarizeRange(options: SummarizeRangeOptions): Promise<SummarizeRangeResult> {
     const view = this.#history.effectiveEntries();
     const messages = view.map((entry) => entry.message);
-    let from = Math.max(0, Math.floor(options.from));
+    const frozen = frozenPrefixEnd(messages);
+    let from = Math.max(frozen, Math.floor(options.from));
     let to = Math.min(view.length, Math.floor(options.to));
     while (from < to && isPlainSystem(messages[from])) from++;
     // Widening to a compaction group can cut a tool unit again (a group may end between parallel
@@ -433,7 +450,7 @@ export class StrategyToolsImpl implements StrategyTools {
       while (to < view.length && view[to]?.condenseMember !== undefined) to++;
       moved = from !== start || to !== end;
     }
-    if (to <= from) return { ...this.#unchanged(), facts: [] };
+    if (to <= from || from < frozen) return { ...this.#unchanged(), facts: [] };
 
     const range = view.slice(from, to);
     const earlier = factsIn(range.map((entry) => entry.message));
@@ -505,8 +522,8 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /**
    * Writes the kept facts plus `facts` as one facts block into the system prompt (`system-append`)
-   * or the first user message (`first-user-prefix`), replacing the block already there; recorded
-   * as a rewindable compaction. An empty list never removes facts already kept. With `maxTokens`,
+   * or the first user message (`first-user-prefix`; the first after a provider compaction item),
+   * replacing the block already there; recorded as a rewindable compaction. An empty list never removes facts already kept. With `maxTokens`,
    * the block keeps the facts the app wrote there itself, then the most valuable others that fit.
    */
   injectFacts(
@@ -528,10 +545,11 @@ export class StrategyToolsImpl implements StrategyTools {
     }
     if (facts.length === 0) return;
     const view = this.#history.messages();
+    const frozen = frozenPrefixEnd(view);
     const index =
       site === 'system-append'
         ? view.findIndex((message) => isPlainSystem(message))
-        : view.findIndex((message) => message.role === 'user');
+        : view.findIndex((message, at) => at >= frozen && message.role === 'user');
     const current = index === -1 ? undefined : view[index];
     const prior = current ? (parseFactsBlock(textOf(current)) ?? []) : [];
     let merged = mergeFacts(prior, facts).map((fact) => redactFact(fact, this.#redact));
@@ -543,16 +561,16 @@ export class StrategyToolsImpl implements StrategyTools {
       if (current) {
         const base = stripFactsBlocks(textOf(current)).trimEnd();
         const next = { ...current, content: base ? `${base}\n\n${block}` : block } as MessageInput;
-        this.#record('injectFacts', () => this.#history.spliceRange(index, index + 1, next));
+        this.#record('injectFacts', () => this.#splice(index, index + 1, [next]));
       } else if (view.length > 0) {
         const system: MessageInput = { role: 'system', content: block };
-        this.#record('injectFacts', () => this.#history.spliceRange(0, 1, [system, view[0]!]));
+        this.#record('injectFacts', () => this.#splice(0, 1, [system, view[0]!]));
       }
       return;
     }
     if (!current) return;
     const next = withPrefix(current, `${block}\n\n`);
-    this.#record('injectFacts', () => this.#history.spliceRange(index, index + 1, next));
+    this.#record('injectFacts', () => this.#splice(index, index + 1, [next]));
   }
 
   /** Values of the facts the app itself wrote at `site` (its own message, not a rewrite's): a bound keeps them. */
@@ -612,6 +630,20 @@ export class StrategyToolsImpl implements StrategyTools {
     return { changed: false, compactionIds: [], hiddenCount: 0, tokensBefore: tokens, tokensAfter: tokens };
   }
 
+  /**
+   * Replaces effective entries `[from, to)` by `messages` as one compaction; a range that cuts an
+   * earlier compaction's group takes the whole group, its other messages put back unchanged (a bare
+   * history splice would hide them, tool results included).
+   */
+  #splice(from: number, to: number, messages: readonly MessageInput[]): string {
+    return applyHistoryOperation(this.#history, {
+      kind: 'splice',
+      from,
+      to,
+      messages: messages as Message[],
+    });
+  }
+
   #applySpan(tool: string, before: readonly Message[], after: readonly Message[]): RewriteResult {
     const operation = spanOperation(before, after);
     if (!operation) return this.#unchanged();
@@ -634,11 +666,22 @@ export class StrategyToolsImpl implements StrategyTools {
     const tokensAfter = this.#meter.total(after);
     const visibleAfter = new Set(this.#history.effectiveEntries().map((entry) => entry.id));
     const hiddenIds = [...visibleBefore].filter((entryId) => !visibleAfter.has(entryId));
+    let droppedReasoning = 0;
     if (this.#messages) {
+      // The one place the request is rebuilt: a signed block whose prefix changed is never sent.
+      const sendable = sendableView(this.#history);
+      droppedReasoning = sendable.droppedReasoning;
       this.#messages.length = 0;
-      this.#messages.push(...after);
+      this.#messages.push(...sendable.messages);
     }
-    const rewrite: RecordedRewrite = { tool, compactionIds: [id], hiddenIds, tokensBefore, tokensAfter };
+    const rewrite: RecordedRewrite = {
+      tool,
+      compactionIds: [id],
+      hiddenIds,
+      tokensBefore,
+      tokensAfter,
+      droppedReasoning,
+    };
     this.#rewrites.push(rewrite);
     this.#onRewrite?.(rewrite);
     return { changed: true, compactionIds: [id], hiddenCount: hiddenIds.length, tokensBefore, tokensAfter };

@@ -1,0 +1,54 @@
+import { dropSignedReasoningFrom } from '@ctxguard/compactor/internal';
+import type { ConversationHistory, HistoryEntry, Message } from '@ctxguard/core';
+
+/** What {@link sendableView} returns. */
+export interface SendableView {
+  /** The effective view with no signed reasoning after its first change. */
+  messages: Message[];
+  /** Signed or redacted reasoning parts left out of `messages` (the history keeps them). */
+  droppedReasoning: number;
+  /** Index of the first message of the view that differs from the conversation as it was sent; -1 when none does. */
+  firstChangedIndex: number;
+}
+
+/** True for an entry a compaction wrote (a summary, a marker, a further message of a splice). */
+function writtenByCompaction(entry: HistoryEntry): boolean {
+  return (
+    entry.condenseId !== undefined ||
+    entry.truncationId !== undefined ||
+    entry.condenseMember !== undefined ||
+    entry.isSummary === true ||
+    entry.isTruncationMarker === true
+  );
+}
+
+/**
+ * Index of the first effective entry that differs from the conversation as appended (compactions
+ * aside): the same entry, or a copy with the same content, counts as unchanged. -1 when the view is
+ * the conversation itself or a prefix of it.
+ */
+export function firstChangedIndex(history: ConversationHistory): number {
+  const view = history.effectiveEntries();
+  const original = history.entries().filter((entry) => !writtenByCompaction(entry));
+  for (let index = 0; index < view.length; index++) {
+    const entry = view[index]!;
+    const before = original[index];
+    if (before === undefined) return index;
+    if (entry.id === before.id) continue;
+    if (JSON.stringify(entry.message) !== JSON.stringify(before.message)) return index;
+  }
+  return -1;
+}
+
+/**
+ * The messages to send for a history: its effective view without the signed or redacted reasoning
+ * that follows the first message a compaction changed (providers such as Anthropic reject a signed
+ * thinking block whose earlier messages changed). The history itself keeps every block, so a rewind
+ * restores them.
+ */
+export function sendableView(history: ConversationHistory): SendableView {
+  const messages = history.messages();
+  const first = firstChangedIndex(history);
+  if (first < 0) return { messages, droppedReasoning: 0, firstChangedIndex: -1 };
+  return { ...dropSignedReasoningFrom(messages, first), firstChangedIndex: first };
+}

@@ -1,0 +1,318 @@
+import {
+  compactMessages,
+  countToolPairViolations,
+  createOfflineContextTools,
+  toolPairUnits,
+} from '@ctxguard/compactor';
+import { TokenMeter } from '@ctxguard/compactor/internal';
+import {
+  type ConversationHistory,
+  isCompactionPart,
+  type Message,
+  newestCompactionIndex,
+} from '@ctxguard/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { sendableView } from '../src/sendable-view.js';
+import { StrategyToolsImpl } from '../src/strategy-tools.js';
+import { filler, historyOf } from './support/harness.js';
+
+const offline = createOfflineContextTools();
+const meter = new TokenMeter();
+
+type Part = Exclude<Extract<Message, { role: 'assistant' }>['content'], string>[number];
+
+function isSigned(part: unknown): boolean {
+  const p = part as { type?: unknown; signature?: unknown; redactedData?: unknown };
+  return p.type === 'reasoning' && (typeof p.signature === 'string' || typeof p.redactedData === 'string');
+}
+
+function signedCount(messages: readonly Message[]): number {
+  let count = 0;
+  for (const message of messages)
+    if (Array.isArray(message.content)) count += message.content.filter(isSigned).length;
+  return count;
+}
+
+/**
+ * Indices of `sent` holding a signed or redacted reasoning block the provider reads (none before the
+ * newest compaction item: the provider drops that part) whose preceding messages differ from the
+ * original conversation's: each is a request the provider rejects.
+ */
+function staleSignedBlocks(original: readonly Message[], sent: readonly Message[]): number[] {
+  const stale: number[] = [];
+  const holder = newestCompactionIndex(sent);
+  let samePrefix = true;
+  for (let index = 0; index < sent.length; index++) {
+    const message = sent[index]!;
+    const parts = Array.isArray(message.content) ? (message.content as unknown[]) : [];
+    const read =
+      index < holder ? [] : index === holder ? parts.slice(parts.findLastIndex(isCompactionPart)) : parts;
+    if (!samePrefix && read.some(isSigned)) stale.push(index);
+    samePrefix &&= JSON.stringify(message) === JSON.stringify(original[index]);
+  }
+  return stale;
+}
+
+/**
+ * The conversation up to and including the newest provider compaction item (its message's parts
+ * up to the item), system messages aside (a fact block may go into the system prompt), as JSON.
+ */
+function upToItem(messages: readonly Message[]): string {
+  const holder = newestCompactionIndex(messages);
+  if (holder < 0) return '';
+  const parts = messages[holder]!.content as unknown[];
+  const before = messages.slice(0, holder).filter((message) => message.role !== 'system');
+  return JSON.stringify([...before, parts.slice(0, parts.findLastIndex(isCompactionPart) + 1)]);
+}
+
+/** One agent turn: a user message, an assistant reply with reasoning (signed, redacted or plain), maybe tool calls. */
+const turnArb = fc.record({
+  userWords: fc.integer({ min: 1, max: 60 }),
+  reasoning: fc.constantFrom('signed', 'redacted', 'plain', 'none', 'signed+plain'),
+  calls: fc.integer({ min: 0, max: 2 }),
+  outputTokens: fc.array(fc.integer({ min: 20, max: 900 }), { minLength: 2, maxLength: 2 }),
+  path: fc.constantFrom('src/a.ts', 'src/b.ts', 'src/c.ts'),
+  compaction: fc.boolean(),
+});
+
+type Turn = typeof turnArb extends fc.Arbitrary<infer T> ? T : never;
+
+function reasoningParts(kind: Turn['reasoning'], i: number): Part[] {
+  const signed: Part = { type: 'reasoning', text: `Plan for turn ${i}.`, signature: `sig-${i}` };
+  const plain: Part = { type: 'reasoning', text: `Thinking about turn ${i}. `.repeat(12) };
+  if (kind === 'signed') return [signed];
+  if (kind === 'redacted') return [{ type: 'reasoning', text: '', redactedData: `enc-${i}` }];
+  if (kind === 'plain') return [plain];
+  if (kind === 'signed+plain') return [plain, signed];
+  return [];
+}
+
+/** A conversation of `turns`; at most one assistant message holds a provider compaction item. */
+function conversationOf(turns: readonly Turn[], withItem: boolean): Message[] {
+  const list: Message[] = [{ role: 'system', content: 'You are a coding agent. Keep tool calls paired.' }];
+  let itemPlaced = false;
+  turns.forEach((turn, i) => {
+    list.push({ role: 'user', content: `Step ${i}: ${'please continue the work '.repeat(turn.userWords)}` });
+    const parts: Part[] = reasoningParts(turn.reasoning, i);
+    if (withItem && turn.compaction && !itemPlaced && i > 0) {
+      itemPlaced = true;
+      parts.unshift({
+        type: 'opaque',
+        provider: 'anthropic',
+        kind: 'compaction',
+        data: { type: 'compaction', content: `Summary of steps before ${i}.` },
+      });
+    }
+    parts.push({ type: 'text', text: `Working on step ${i}.` });
+    for (let c = 0; c < turn.calls; c++) {
+      parts.push({
+        type: 'tool-call',
+        toolCallId: `t${i}-${c}`,
+        toolName: 'read_file',
+        input: { path: turn.path },
+      });
+    }
+    list.push({ role: 'assistant', content: parts });
+    if (turn.calls > 0) {
+      list.push({
+        role: 'tool',
+        content: Array.from({ length: turn.calls }, (_, c) => ({
+          type: 'tool-result' as const,
+          toolCallId: `t${i}-${c}`,
+          toolName: 'read_file',
+          output: filler(`${turn.path} turn ${i}`, turn.outputTokens[c] ?? 100),
+        })),
+      });
+    }
+  });
+  return list;
+}
+
+/** A rewrite a strategy may ask of the tools, with its arguments. */
+const rewriteArb = fc.oneof(
+  fc.record({ tool: fc.constant('pruneToolOutputs' as const) }),
+  fc.record({ tool: fc.constant('deduplicateFileReads' as const) }),
+  fc.record({
+    tool: fc.constant('slideWindow' as const),
+    fraction: fc.double({ min: 0.1, max: 1, noNaN: true }),
+  }),
+  fc.record({
+    tool: fc.constant('microcompactToolResults' as const),
+    keepRecent: fc.integer({ min: 0, max: 4 }),
+  }),
+  fc.record({ tool: fc.constant('lightTrim' as const), keepRecent: fc.integer({ min: 0, max: 6 }) }),
+  fc.record({ tool: fc.constant('dropOldest' as const), n: fc.integer({ min: 1, max: 8 }) }),
+  fc.record({
+    tool: fc.constant('replaceRange' as const),
+    from: fc.nat(20),
+    length: fc.integer({ min: 1, max: 6 }),
+  }),
+  fc.record({
+    tool: fc.constant('summarizeRange' as const),
+    from: fc.nat(20),
+    length: fc.integer({ min: 1, max: 8 }),
+  }),
+  fc.record({
+    tool: fc.constant('injectFacts' as const),
+    site: fc.constantFrom('system-append' as const, 'first-user-prefix' as const),
+  }),
+);
+
+type Rewrite = typeof rewriteArb extends fc.Arbitrary<infer T> ? T : never;
+
+async function apply(
+  tools: StrategyToolsImpl,
+  rewrite: Rewrite,
+  history: ConversationHistory,
+): Promise<void> {
+  const view = history.messages();
+  const length = view.length;
+  switch (rewrite.tool) {
+    case 'pruneToolOutputs':
+      await tools.pruneToolOutputs({ protectTokens: 0, minimumSavings: 0 });
+      return;
+    case 'deduplicateFileReads':
+      await tools.deduplicateFileReads();
+      return;
+    case 'slideWindow':
+      await tools.slideWindow({ fraction: rewrite.fraction });
+      return;
+    case 'microcompactToolResults':
+      await tools.microcompactToolResults({ keepRecent: rewrite.keepRecent });
+      return;
+    case 'lightTrim':
+      await tools.lightTrim({ keepRecent: rewrite.keepRecent, maxToolOutputBytes: 512 });
+      return;
+    case 'dropOldest':
+      tools.dropOldest(rewrite.n);
+      return;
+    case 'replaceRange': {
+      // replaceRange takes the range as given: a careful strategy cuts on tool-pair units.
+      const starts = toolPairUnits(view).map((unit) => unit.start);
+      const from = starts.find((start) => start >= Math.min(rewrite.from, length - 2));
+      const to = starts.find((start) => from !== undefined && start >= from + rewrite.length);
+      if (from === undefined || to === undefined) return;
+      tools.replaceRange(from, to, {
+        role: 'system',
+        content: 'Earlier steps: files read, nothing failed.',
+      });
+      return;
+    }
+    case 'summarizeRange': {
+      const from = Math.min(rewrite.from, Math.max(0, length - 2));
+      await tools.summarizeRange({ from, to: Math.min(length - 1, from + rewrite.length) });
+      return;
+    }
+    case 'injectFacts':
+      tools.injectFacts([{ key: 'path', value: 'src/a.ts', category: 'path' }], rewrite.site);
+      return;
+  }
+}
+
+const scenarioArb = fc.record({
+  turns: fc.array(turnArb, { minLength: 2, maxLength: 12 }),
+  withItem: fc.boolean(),
+  rewrites: fc.array(rewriteArb, { minLength: 1, maxLength: 3 }),
+});
+
+describe('property: no signed reasoning block is sent after a changed prefix', () => {
+  it('through StrategyToolsImpl: the rebuilt request drops what the history keeps', async () => {
+    let dropped = 0;
+    let keptSigned = 0;
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, async ({ turns, withItem, rewrites }) => {
+        const history = historyOf(conversationOf(turns, withItem));
+        const original = history.messages();
+        const sent = history.messages();
+        const tools = new StrategyToolsImpl({
+          history,
+          contextTools: offline,
+          redact: (t) => t,
+          messages: sent,
+        });
+        for (const rewrite of rewrites) await apply(tools, rewrite, history);
+        expect(staleSignedBlocks(original, sent)).toEqual([]);
+        expect(countToolPairViolations(sent)).toBe(0);
+        expect(upToItem(sent)).toBe(upToItem(original));
+        // The history keeps every block; the request is the view minus what was dropped.
+        expect(signedCount(history.entries().map((entry) => entry.message))).toBeGreaterThanOrEqual(
+          signedCount(original),
+        );
+        const view = history.messages();
+        const reported = tools.rewrites.at(-1)?.droppedReasoning ?? 0;
+        if (tools.rewrites.length > 0) expect(signedCount(sent)).toBe(signedCount(view) - reported);
+        dropped += reported;
+        keptSigned += signedCount(sent);
+      }),
+      { numRuns: 150 },
+    );
+    // Both sides of the rule were exercised: blocks dropped after a change, blocks kept before it.
+    expect(dropped).toBeGreaterThan(0);
+    expect(keptSigned).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('through compactMessages: the pipeline output keeps no signed block after its first change', async () => {
+    let dropped = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(turnArb, { minLength: 2, maxLength: 12 }),
+        fc.boolean(),
+        fc.double({ min: 0.1, max: 0.9, noNaN: true }),
+        async (turns, withItem, fraction) => {
+          const input = conversationOf(turns, withItem);
+          const before = JSON.stringify(input);
+          const budgetTokens = Math.max(1, Math.floor(meter.total(input) * fraction));
+          const result = await compactMessages(input, { budgetTokens });
+          expect(staleSignedBlocks(input, result.messages)).toEqual([]);
+          expect(countToolPairViolations(result.messages)).toBe(0);
+          expect(JSON.stringify(input)).toBe(before);
+          dropped += result.droppedReasoning;
+        },
+      ),
+      { numRuns: 40 },
+    );
+    expect(dropped).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe('sendableView', () => {
+  function prunedHistory(): { history: ConversationHistory; original: Message[] } {
+    const turns = (['src/a.ts', 'src/b.ts', 'src/c.ts'] as const).map(
+      (path): Turn => ({
+        userWords: 5,
+        reasoning: 'signed',
+        calls: 1,
+        outputTokens: [800, 800],
+        path,
+        compaction: false,
+      }),
+    );
+    const history = historyOf(conversationOf(turns, false));
+    return { history, original: history.messages() };
+  }
+
+  it('is the view itself while nothing changed', () => {
+    const { history, original } = prunedHistory();
+    const view = sendableView(history);
+    expect(view).toEqual({ messages: original, droppedReasoning: 0, firstChangedIndex: -1 });
+  });
+
+  it('keeps the blocks before the first change, drops those after it, and the rewind brings them back', async () => {
+    const { history, original } = prunedHistory();
+    const sent = history.messages();
+    const tools = new StrategyToolsImpl({ history, contextTools: offline, redact: (t) => t, messages: sent });
+    // Clears the first read (message 3), keeps the newest: the signed blocks of turns 1 and 2 follow the change.
+    const result = await tools.microcompactToolResults({ keepRecent: 2 });
+    expect(result.changed).toBe(true);
+    const view = sendableView(history);
+    expect(view.firstChangedIndex).toBe(3);
+    expect(view.droppedReasoning).toBe(2);
+    expect(signedCount(sent)).toBe(1);
+    expect(sent[2]).toEqual(original[2]);
+    expect(tools.rewrites[0]!.droppedReasoning).toBe(2);
+    history.rewind(result.compactionIds[0]!);
+    expect(sendableView(history)).toMatchObject({ droppedReasoning: 0, firstChangedIndex: -1 });
+    expect(signedCount(history.messages())).toBe(3);
+  });
+});
