@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sendableView } from '../src/sendable-view.js';
 import { StrategyToolsImpl } from '../src/strategy-tools.js';
-import { filler, historyOf } from './support/harness.js';
+import { createGuard, filler, historyOf, measureAndEmit, recordingStrategy } from './support/harness.js';
 
 const offline = createOfflineContextTools();
 const meter = new TokenMeter();
@@ -314,5 +314,36 @@ describe('sendableView', () => {
     history.rewind(result.compactionIds[0]!);
     expect(sendableView(history)).toMatchObject({ droppedReasoning: 0, firstChangedIndex: -1 });
     expect(signedCount(history.messages())).toBe(3);
+  });
+});
+
+describe('ContextGuard', () => {
+  it('sends the request without the stale signed blocks and says so', async () => {
+    const turns = (['src/a.ts', 'src/b.ts', 'src/c.ts'] as const).map(
+      (path): Turn => ({
+        userWords: 5,
+        reasoning: 'signed',
+        calls: 1,
+        outputTokens: [1_500, 1_500],
+        path,
+        compaction: false,
+      }),
+    );
+    const strategy = recordingStrategy([{ level: 'compact', at: 0.5 }], async ({ tools }) => {
+      await tools.microcompactToolResults({ keepRecent: 1 });
+      return { action: 'compacted' };
+    });
+    const { hooks, warnings } = createGuard({ strategies: { main: strategy }, defaultStrategy: 'main' });
+    const history = historyOf(conversationOf(turns, false));
+    const event = await measureAndEmit(hooks, history, { window: 10_000, inputBudget: 6_000 });
+    expect(strategy.calls.length).toBeGreaterThan(0);
+    expect(signedCount(event.messages)).toBe(1);
+    expect(signedCount(history.messages())).toBe(3);
+    const warning = warnings.find((w) => w.code === 'signed_reasoning_dropped');
+    expect(warning?.data).toMatchObject({
+      strategy: 'main',
+      tool: 'microcompactToolResults',
+      droppedReasoning: 2,
+    });
   });
 });
