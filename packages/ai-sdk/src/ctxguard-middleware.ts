@@ -240,7 +240,9 @@ class MiddlewareState {
       });
     }
     const record = await this.#records.load(context.conversationId);
-    const signed = keepSignedReasoningValid(view, split.rest, record.signed);
+    const signed = keepSignedReasoningValid(view, split.rest, record.signed, (message) =>
+      this.#converter.fingerprintOf(message),
+    );
     await this.#records.save(context.conversationId, { ...record, signed: signed.record });
     const { report } = context;
     report.actions.push(...prepared.actions);

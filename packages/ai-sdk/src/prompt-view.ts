@@ -1,6 +1,7 @@
 import type { LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { Message } from '@ctxguard/core';
 import { fromAISDKPrompt, toAISDKPrompt } from '@ctxguard/formats';
+import { fingerprint } from './fingerprint.js';
 
 /** Most converted messages a converter remembers (older ones are converted again when seen). */
 const CACHED_MESSAGES = 20_000;
@@ -68,8 +69,8 @@ function bytesToBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-/** JSON text of a prompt message (bytes as base64), the converter's cache key. */
-function messageText(message: LanguageModelV3Message): string {
+/** JSON text of a prompt message (bytes as base64): the converter's cache key and what fingerprints hash. */
+export function messageText(message: LanguageModelV3Message): string {
   if (typeof message.content === 'string') return JSON.stringify(message);
   const parts = message.content as readonly { data?: unknown }[];
   if (!parts.some((part) => part.data instanceof Uint8Array)) return JSON.stringify(message);
@@ -85,6 +86,26 @@ function messageText(message: LanguageModelV3Message): string {
  */
 export class PromptConverter {
   readonly #cache = new Map<string, Message>();
+  readonly #fingerprints = new Map<string, string>();
+  #texts = new WeakMap<LanguageModelV3Message, string>();
+
+  /**
+   * The fingerprint of a prompt message (provider options included), reusing the JSON text taken
+   * when the message was converted and remembering the fingerprint of each distinct text.
+   */
+  fingerprintOf(message: LanguageModelV3Message): string {
+    const text = this.#texts.get(message) ?? messageText(message);
+    let print = this.#fingerprints.get(text);
+    if (print === undefined) {
+      print = fingerprint(text);
+      if (this.#fingerprints.size >= CACHED_MESSAGES) {
+        const oldest = this.#fingerprints.keys().next().value;
+        if (oldest !== undefined) this.#fingerprints.delete(oldest);
+      }
+      this.#fingerprints.set(text, print);
+    }
+    return print;
+  }
 
   /** Splits the prompt and converts what follows the leading system messages. */
   split(prompt: LanguageModelV3Prompt): SplitPrompt {
@@ -103,6 +124,10 @@ export class PromptConverter {
 
   #convert(rest: readonly LanguageModelV3Message[]): Message[] {
     const keys = rest.map(messageText);
+    this.#texts = new WeakMap();
+    rest.forEach((message, index) => {
+      this.#texts.set(message, keys[index] as string);
+    });
     const missing: number[] = [];
     keys.forEach((key, index) => {
       if (!this.#cache.has(key)) missing.push(index);

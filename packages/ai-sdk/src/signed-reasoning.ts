@@ -1,9 +1,10 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
-import { fingerprint, stableJson } from './fingerprint.js';
+import { fingerprint } from './fingerprint.js';
+import { messageText } from './prompt-view.js';
 
 /** A short fingerprint of a prompt message, provider options included (what the provider sees). */
 export function promptMessageHash(message: LanguageModelV3Message): string {
-  return fingerprint(stableJson(message));
+  return fingerprint(messageText(message));
 }
 
 /** The signature (or encrypted data) that makes a reasoning part signed, under any provider's options. */
@@ -65,6 +66,7 @@ export function keepSignedReasoningValid(
   view: readonly LanguageModelV3Message[],
   appMessages: readonly LanguageModelV3Message[],
   previous: SentRecord | null,
+  hashOf: (message: LanguageModelV3Message) => string = promptMessageHash,
 ): SignedReasoningOutcome {
   const dropped = new Set(previous?.dropped ?? []);
   let messages: LanguageModelV3Message[] = [];
@@ -74,20 +76,27 @@ export function keepSignedReasoningValid(
     droppedNow += kept.removed;
     if (kept.message) messages.push(kept.message);
   }
-  const hashes = messages.map(promptMessageHash);
-  const reference = previous?.sent ?? appMessages.map(promptMessageHash);
+  const hashes = messages.map(hashOf);
+  const reference = previous?.sent ?? appMessages.map(hashOf);
   const from = firstDifference(hashes, reference);
-  if (from < messages.length) {
-    const after: LanguageModelV3Message[] = [];
-    messages.slice(from).forEach((message) => {
-      const kept = withoutParts(message, (signature) => {
-        dropped.add(fingerprint(signature));
-        return true;
-      });
-      droppedNow += kept.removed;
-      if (kept.message) after.push(kept.message);
+  if (from >= messages.length)
+    return { messages, droppedNow, record: { sent: hashes, dropped: [...dropped] } };
+  const after: LanguageModelV3Message[] = [];
+  const afterHashes: string[] = [];
+  messages.slice(from).forEach((message, k) => {
+    const kept = withoutParts(message, (signature) => {
+      dropped.add(fingerprint(signature));
+      return true;
     });
-    messages = [...messages.slice(0, from), ...after];
-  }
-  return { messages, droppedNow, record: { sent: messages.map(promptMessageHash), dropped: [...dropped] } };
+    droppedNow += kept.removed;
+    if (!kept.message) return;
+    after.push(kept.message);
+    afterHashes.push(kept.removed === 0 ? (hashes[from + k] as string) : hashOf(kept.message));
+  });
+  messages = [...messages.slice(0, from), ...after];
+  return {
+    messages,
+    droppedNow,
+    record: { sent: [...hashes.slice(0, from), ...afterHashes], dropped: [...dropped] },
+  };
 }

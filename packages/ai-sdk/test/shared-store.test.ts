@@ -8,9 +8,9 @@ import { createWindowModel } from './support/window-model.js';
 
 describe('two middlewares over one store (two processes serving one conversation)', () => {
   it('agree on compactions and on which signed reasoning is still valid', async () => {
-    const mock = await createWindowModel(9_000, agentReply);
+    const mock = await createWindowModel(16_000, agentReply);
     const persistence = new MemoryPersistence();
-    const options = { contextLimit: 9_000, persistence, strategy: new TruncateStrategy({ keepRecent: 8 }) };
+    const options = { contextLimit: 16_000, persistence, strategy: new TruncateStrategy({ keepRecent: 12 }) };
     const servers = [ctxguardMiddleware(options), ctxguardMiddleware(options)];
     const models = servers.map((middleware) => wrapLanguageModel({ model: mock.model, middleware }));
     const tools = agentTools(2_400);
