@@ -102,6 +102,29 @@ describe('StrategyToolsImpl', () => {
     expect(history.messages()).toEqual(original);
   });
 
+  it('replaceRange that would cut a tool call from its result takes the whole call and result', () => {
+    const history = historyOf(agent(4));
+    const tools = toolsFor(history);
+    const view = history.messages();
+    const call = view.findIndex(
+      (message, index) => index > 2 && message.role === 'assistant' && Array.isArray(message.content),
+    );
+    expect(view[call + 1]?.role).toBe('tool');
+    // Ends between the call and its result, then starts between them.
+    for (const [from, to] of [
+      [2, call + 1],
+      [call + 1, view.length - 2],
+    ] as const) {
+      const fresh = historyOf(agent(4));
+      const result = toolsFor(fresh).replaceRange(from, to, user('[earlier work summarized]'));
+      expect(result.changed).toBe(true);
+      expect(countToolPairViolations(fresh.messages())).toBe(0);
+      fresh.rewind(result.compactionIds[0]!);
+      expect(fresh.messages()).toEqual(agent(4));
+    }
+    expect(tools.historyLength).toBe(view.length);
+  });
+
   it('replaceRange carries the facts blocks of the hidden range into the replacement', () => {
     const fact: ExtractedFact = { key: 'db_host', value: 'db.internal:5432', category: 'other' };
     const history = historyOf([

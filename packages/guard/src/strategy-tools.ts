@@ -306,17 +306,25 @@ export class StrategyToolsImpl implements StrategyTools {
     const message = redactMessage(replacement, this.#redact);
     // The system prompt and a provider compaction item stay: a range starting on them starts after them.
     const view = this.#history.messages();
-    let start = Math.max(Math.floor(from), frozenPrefixEnd(view));
+    const frozen = frozenPrefixEnd(view);
+    let start = Math.max(Math.floor(from), frozen);
     while (start < to && start < view.length && isPlainSystem(view[start])) start++;
-    if (start >= to) return this.#unchanged();
+    // Tool calls keep their results: a range that cuts a call from its results takes the whole unit
+    // (after the protected head, never into it).
+    let end = Math.min(view.length, Math.floor(to));
+    for (const unit of toolPairUnits(view)) {
+      if (unit.start < start && unit.end > start) start = unit.start < frozen ? unit.end : unit.start;
+      if (unit.start < end && unit.end > end) end = unit.end;
+    }
+    if (start >= end) return this.#unchanged();
     // Facts blocks inside the range are never silently lost: those the replacement lacks go with it.
     const lost = missingFacts(
-      factsIn(view.slice(start, to)),
+      factsIn(view.slice(start, end)),
       factsIn([message as Message]),
       textOf(message as Message),
     );
     const replacementMessage = lost.length > 0 ? withFactsBlock(message, lost, this.#redact) : message;
-    return this.#record('replaceRange', () => this.#splice(start, to, [replacementMessage]));
+    return this.#record('replaceRange', () => this.#splice(start, end, [replacementMessage]));
   }
 
   /**
