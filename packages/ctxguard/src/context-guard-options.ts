@@ -55,6 +55,13 @@ export const createContextGuardOptionsSchema = z.strictObject({
     .optional(),
   /** The measurer's thresholds, fractions of the input budget (`warn` 0.80, `exact` 0.90, …). */
   thresholds: contextMeasurerOptionsSchema.shape.thresholds,
+  /**
+   * `sampled` (default): below `thresholds.verify` (0.5), an app's list that only grew is compared
+   * with the stored conversation on a sample of its earlier messages (the first, the newest few and
+   * a rotating slice), by `prepare` and by the measurer, so a call costs its new messages rather
+   * than the whole history. `full`: every earlier message is compared on every call.
+   */
+  prefixCheck: contextMeasurerOptionsSchema.shape.prefixCheck,
   /** A limit below the model's window: a number of tokens, or a function of each request. */
   contextLimit: z
     .union([
@@ -92,6 +99,15 @@ export const prepareInputSchema = z.strictObject({
   tools: z.array(z.unknown()).optional(),
   maxOutputTokens: z.number().int().nonnegative().optional(),
   signal: signalSchema.optional(),
+});
+
+/**
+ * Input of `prepare` with the messages only checked to be a list: the messages `prepare` stores are
+ * validated with the message schema as they are stored, the others are compared with their stored
+ * copies (validating a long history again on every call would cost more than the rest of the call).
+ */
+export const prepareEnvelopeSchema = prepareInputSchema.extend({
+  messages: z.custom<readonly unknown[]>((value) => Array.isArray(value), 'Invalid input: expected array'),
 });
 
 /** Input of `recordCompletion`. */

@@ -16,8 +16,10 @@ import {
   InvalidInputError,
   type Message,
   type MessageResolveEvent,
+  messageSchema,
   parseInput,
   parseOptions,
+  type Usage,
 } from '@ctxguard/core';
 import {
   HistoryConflictError,
@@ -25,7 +27,12 @@ import {
   type InMemoryConversationHistory,
 } from '@ctxguard/effective-history';
 import { ContextGuard } from '@ctxguard/guard';
-import { type ContextMeasurement, ContextMeasurer, type MeasureInput } from '@ctxguard/measurer';
+import {
+  type ContextMeasurement,
+  ContextMeasurer,
+  DEFAULT_VERIFY_THRESHOLD,
+  type MeasureInput,
+} from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
 import { LayeredStrategy } from '@ctxguard/strategies';
@@ -36,6 +43,7 @@ import {
   type CreateContextGuardOptions,
   conversationIdArgSchema,
   createContextGuardOptionsSchema,
+  prepareEnvelopeSchema,
   prepareInputSchema,
   recordCompletionInputSchema,
   recoverOverflowInputSchema,
@@ -50,7 +58,14 @@ import type {
   RewindResult,
   StoredMeasurement,
 } from './facade-types.js';
-import { isOriginalEntry, type SyncOutcome, syncHistory } from './history-sync.js';
+import { isOriginalEntry, messagesToSend, OriginalsIndex, syncHistory } from './history-sync.js';
+import {
+  type RequestExtras,
+  type RequestRecord,
+  readRequest,
+  requestRecord,
+  writeRequest,
+} from './request-record.js';
 import { readSession, writeSession } from './session-state.js';
 
 const MAX_ATTEMPTS = 12;
@@ -58,17 +73,23 @@ const CACHED_CONVERSATIONS = 256;
 const REMEMBERED_REQUESTS = 1_000;
 const RECOVERY_STRATEGY = 'overflow-recovery';
 
-/** The extras of a request besides its messages. */
-interface RequestExtras {
-  system?: string | undefined;
-  tools?: readonly unknown[] | undefined;
-  maxOutputTokens?: number | undefined;
-}
-
-/** The last request `prepare` returned for a conversation, for the learning loop. */
+/** The last request `prepare` returned for a conversation in this process. */
 interface SentRequest extends RequestExtras {
+  /** Stored version the request was saved as. */
+  version: number;
   /** The stored messages the request was measured with. */
   messages: Message[];
+  /** The app's list it was made from, and how its messages map onto the stored entries. */
+  app: readonly unknown[];
+  /** Id of the original the app's last message was stored as (the mapping holds while it is there). */
+  lastOriginalId: string | undefined;
+  appIndexById: ReadonlyMap<string, number> | undefined;
+}
+
+/** How the app's list given to a call maps onto the stored entries (for the messages sent back). */
+interface AppMapping {
+  app: readonly unknown[];
+  appIndexById?: ReadonlyMap<string, number> | undefined;
 }
 
 /** What one call did inside the store's update, before it is turned into a result or an error. */
@@ -80,6 +101,10 @@ interface CallOutcome {
   stored: Message[];
   appended: number;
   declined?: string | undefined;
+  /** Stored version the call's save creates. */
+  version: number;
+  mapping: AppMapping;
+  lastOriginalId: string | undefined;
 }
 
 interface CallCollector {
@@ -172,6 +197,12 @@ export class ConversationGuard {
   readonly #sent = new Lru<string, SentRequest>(REMEMBERED_REQUESTS);
   readonly #collectors = new Map<string, CallCollector>();
   readonly #byHistory = new WeakMap<object, CallCollector>();
+  /** The stored originals of each loaded conversation, kept between calls. */
+  readonly #indexes = new WeakMap<InMemoryConversationHistory, OriginalsIndex>();
+  /** Per loaded conversation: the version of the stored request the measurer measured last. */
+  readonly #measured = new WeakMap<InMemoryConversationHistory, number>();
+  readonly #verify: number;
+  readonly #fullPrefixCheck: boolean;
   #unsubscribe: (() => void)[];
   #closed = false;
 
@@ -199,8 +230,11 @@ export class ConversationGuard {
         counter,
         thresholds: parsed.thresholds,
         contextLimit: parsed.contextLimit,
+        prefixCheck: parsed.prefixCheck,
       }),
     );
+    this.#verify = parsed.thresholds?.verify ?? DEFAULT_VERIFY_THRESHOLD;
+    this.#fullPrefixCheck = parsed.prefixCheck === 'full';
     this.counter = this.measurer.counter;
     const tools = parsed.tools ?? createOfflineContextTools();
     this.strategy = parsed.strategy ?? new LayeredStrategy();
@@ -235,64 +269,86 @@ export class ConversationGuard {
    */
   async prepare(input: PrepareInput): Promise<PrepareResult> {
     this.#assertOpen('prepare');
-    const request = parseInput(prepareInputSchema, input, 'prepare input');
+    const request = parseInput(prepareEnvelopeSchema, input, 'prepare input');
     const id = request.conversationId;
     return this.#serialized(id, async () => {
-      const outcome = await this.#update(id, (history) => this.#prepareOn(history, request));
+      const outcome = await this.#update(id, (history) => this.#prepareOn(history, request, input));
       return this.#finish(outcome, request);
     });
   }
 
   /**
-   * Feeds the usage the provider reported for the last request `prepare` returned into the
-   * calibration learning loop (`onCompletion`). Returns whether there was such a request in this
-   * process to learn from.
+   * Records the usage the provider reported for the last request `prepare` (or `recoverOverflow`)
+   * returned: stored with the conversation, so that the next `prepare`, in any process sharing the
+   * store, stores it on the reply that follows the request and the measurer anchors on it (its
+   * count is then the provider's figure plus an estimate of what came after); and fed into the
+   * calibration learning loop (`onCompletion`). Call it before the next `prepare` of the
+   * conversation. Returns whether calibration learned from it (false when no such request is known,
+   * or another process prepared it with tools that are not JSON).
    */
   async recordCompletion(input: RecordCompletionInput): Promise<{ learned: boolean }> {
     this.#assertOpen('recordCompletion');
-    const { conversationId, usage } = parseInput(
+    const { conversationId: id, usage } = parseInput(
       recordCompletionInputSchema,
       input,
       'recordCompletion input',
     );
-    const sent = this.#sent.get(conversationId);
-    if (!sent) return { learned: false };
-    await this.hooks.emit(
-      'onCompletion',
-      definedOnly({
-        provider: this.provider,
-        model: this.model,
-        system: sent.system,
-        messages: sent.messages,
-        tools: sent.tools,
-        usage,
-      }),
-    );
-    return { learned: true };
+    return this.#serialized(id, async () => {
+      const stored = this.#storedRequest(await this.#load(id), id)
+        ? await this.#update(id, async (history) => this.#recordUsage(history, id, usage))
+        : undefined;
+      const sent = this.#sent.get(id);
+      let learnFrom: (RequestExtras & { messages: Message[] }) | undefined;
+      if (stored) {
+        const own = sent?.version === stored.record.version ? sent : undefined;
+        if (own || stored.record.toolsOmitted !== true)
+          learnFrom = {
+            messages: stored.messages,
+            system: stored.record.system,
+            tools: own ? own.tools : stored.record.tools,
+          };
+      } else learnFrom = sent;
+      if (!learnFrom) return { learned: false };
+      await this.hooks.emit(
+        'onCompletion',
+        definedOnly({
+          provider: this.provider,
+          model: this.model,
+          system: learnFrom.system,
+          messages: learnFrom.messages,
+          tools: learnFrom.tools,
+          usage,
+        }),
+      );
+      return { learned: true };
+    });
   }
 
   /**
    * After a provider's context-overflow error: learns the sizes the error states, stores a smaller
    * window when the provider stated one, and compacts the conversation to 70% of what fits
-   * (recorded as rewindable compactions). Returns the messages to retry with, or throws
-   * {@link ContextDeclinedError}. An error that is not a context overflow is rethrown unchanged.
+   * (recorded as rewindable compactions). Returns the messages to retry with (the app's own message
+   * objects where untouched, as `prepare` returns them), or throws {@link ContextDeclinedError}. An
+   * error that is not a context overflow is rethrown unchanged.
    */
   async recoverOverflow(input: RecoverOverflowInput): Promise<PrepareResult> {
     this.#assertOpen('recoverOverflow');
     const request = parseInput(recoverOverflowInputSchema, input, 'recoverOverflow input');
     if (!isContextOverflowError(request.error)) throw request.error;
     const id = request.conversationId;
-    const last = this.#sent.get(id);
-    const extras: RequestExtras = {
-      system: request.system ?? last?.system,
-      tools: request.tools ?? last?.tools,
-      maxOutputTokens: request.maxOutputTokens ?? last?.maxOutputTokens,
-    };
     const stated = parseOverflowTokens(request.error);
     return this.#serialized(id, async () => {
-      const outcome = await this.#update(id, (history) =>
-        this.#recoverOn(history, id, extras, stated, request.signal),
-      );
+      let extras: RequestExtras = {};
+      const outcome = await this.#update(id, (history) => {
+        const last = this.#sent.get(id);
+        const record = readRequest(history.metadata);
+        extras = {
+          system: request.system ?? last?.system ?? record?.system,
+          tools: request.tools ?? last?.tools ?? record?.tools,
+          maxOutputTokens: request.maxOutputTokens ?? last?.maxOutputTokens ?? record?.maxOutputTokens,
+        };
+        return this.#recoverOn(history, id, extras, stated, request.signal);
+      });
       return this.#finish(outcome, { conversationId: id, ...extras }, request.error);
     });
   }
@@ -375,11 +431,21 @@ export class ConversationGuard {
 
   async #prepareOn(
     history: InMemoryConversationHistory,
-    request: z.output<typeof prepareInputSchema>,
+    request: z.output<typeof prepareEnvelopeSchema>,
+    input: PrepareInput,
   ): Promise<CallOutcome> {
     const id = request.conversationId;
     if (history.metadata['conversationId'] === undefined) history.metadata['conversationId'] = id;
-    const sync = syncHistory(history, request.messages);
+    const pending = this.#pendingUsage(history, id);
+    const requestToPrime =
+      pending && this.#measured.get(history) !== pending.version ? history.messages() : undefined;
+    const sync = syncHistory(history, request.messages, this.#indexFor(history), {
+      trustPrefix: this.#trustPrefix(history),
+      validate: (from) => validateFrom(input, request.messages, from),
+      replyUsage: pending?.usage,
+    });
+    if (sync.usageAttached && pending && requestToPrime)
+      await this.#primeMeasurer(history, requestToPrime, pending);
     const actions: ContextAction[] = [];
     if (sync.removed > 0) {
       actions.push({
@@ -410,19 +476,84 @@ export class ConversationGuard {
           ? measurementOf(collector.measure)
           : await this.measurer.measure(this.#measureInput(history, request));
       const declined = event.abort ? (event.abortReason ?? 'the guard declined the request') : undefined;
-      return this.#outcome(
-        history,
-        id,
+      return this.#outcome(history, id, {
         actions,
         measurement,
-        sync,
-        request.messages,
-        sync.appended,
+        mapping: { app: request.messages, appIndexById: sync.appIndexById },
+        appended: sync.appended,
         declined,
-      );
+        extras: request,
+      });
     } finally {
       this.#uncollect(id, history);
     }
+  }
+
+  /** The stored request whose usage was recorded and which is still what is stored (its reply not yet). */
+  #pendingUsage(
+    history: InMemoryConversationHistory,
+    id: string,
+  ): (RequestRecord & { usage: Usage }) | undefined {
+    const record = readRequest(history.metadata);
+    if (record?.usage === undefined || record.usageVersion !== this.historyStore.versionOf(history, id))
+      return undefined;
+    return record.sent === history.length ? (record as RequestRecord & { usage: Usage }) : undefined;
+  }
+
+  /**
+   * Measures the stored request again before its reply is measured, so the measurer sees the list
+   * the usage was reported for just before the list holding the reply (it anchors only then). Needed
+   * when this process did not measure that request last (another process prepared it).
+   */
+  async #primeMeasurer(
+    history: InMemoryConversationHistory,
+    messages: Message[],
+    record: RequestRecord,
+  ): Promise<void> {
+    await this.measurer.measure({
+      provider: this.provider,
+      model: this.model,
+      messages,
+      history,
+      ...definedOnly({ system: record.system, maxOutputTokens: record.maxOutputTokens }),
+    });
+  }
+
+  /** The stored request when the stored conversation is still the one it was made from. */
+  #storedRequest(history: InMemoryConversationHistory, id: string): RequestRecord | undefined {
+    const version = this.historyStore.versionOf(history, id) ?? 0;
+    const record = readRequest(history.metadata);
+    if (!record || (record.version !== version && record.usageVersion !== version)) return undefined;
+    return record.sent === history.length ? record : undefined;
+  }
+
+  /** Stores `usage` with the stored request; returns the request, or undefined when it is no longer stored. */
+  async #recordUsage(
+    history: InMemoryConversationHistory,
+    id: string,
+    usage: Usage,
+  ): Promise<{ record: RequestRecord; messages: Message[] } | undefined> {
+    const record = this.#storedRequest(history, id);
+    if (!record) return undefined;
+    const usageVersion = (this.historyStore.versionOf(history, id) ?? 0) + 1;
+    writeRequest(history.metadata, { ...record, usage, usageVersion });
+    return { record, messages: history.messages() };
+  }
+
+  /** The index of a loaded conversation's originals (rebuilt when something else changed them). */
+  #indexFor(history: InMemoryConversationHistory): OriginalsIndex {
+    let index = this.#indexes.get(history);
+    if (index?.fits(history)) return index;
+    index = OriginalsIndex.of(history);
+    this.#indexes.set(history, index);
+    return index;
+  }
+
+  /** Whether a grown list may be compared on a sample (far from the limit, as the measurer does). */
+  #trustPrefix(history: InMemoryConversationHistory): boolean {
+    if (this.#fullPrefixCheck) return false;
+    const percentage = readSession(history.metadata).lastMeasurement?.percentage;
+    return percentage === undefined || percentage === null || percentage < this.#verify;
   }
 
   async #recoverOn(
@@ -482,8 +613,24 @@ export class ConversationGuard {
       declined = 'the provider said the request is too long and nothing is left to compact';
     else if (after.current > available)
       declined = `compaction brought the request to ${after.current} tokens, above the ${Math.floor(available)} that fit`;
-    const sync: Pick<SyncOutcome, 'appIndexById'> = { appIndexById: new Map() };
-    return this.#outcome(history, id, actions, after, sync, [], 0, declined);
+    return this.#outcome(history, id, {
+      actions,
+      measurement: after,
+      mapping: this.#lastMapping(history, id),
+      appended: 0,
+      declined,
+      extras,
+    });
+  }
+
+  /** The app's list of the last `prepare` in this process, when its mapping onto the stored entries still holds. */
+  #lastMapping(history: InMemoryConversationHistory, id: string): AppMapping {
+    const last = this.#sent.get(id);
+    if (!last) return { app: [] };
+    if (last.appIndexById) return { app: last.app, appIndexById: last.appIndexById };
+    const index = this.#indexFor(history);
+    const lastOriginal = last.app.length === 0 ? undefined : index.ids[last.app.length - 1];
+    return lastOriginal === last.lastOriginalId ? { app: last.app } : { app: [] };
   }
 
   async #learnFromOverflow(sent: Message[], extras: RequestExtras, actualTokens: number): Promise<void> {
@@ -511,20 +658,43 @@ export class ConversationGuard {
   #outcome(
     history: InMemoryConversationHistory,
     id: string,
-    actions: ContextAction[],
-    measurement: ContextMeasurement,
-    sync: Pick<SyncOutcome, 'appIndexById'>,
-    app: readonly Message[],
-    appended: number,
-    declined: string | undefined,
+    call: {
+      actions: ContextAction[];
+      measurement: ContextMeasurement;
+      mapping: AppMapping;
+      appended: number;
+      declined: string | undefined;
+      extras: RequestExtras;
+    },
   ): CallOutcome {
+    const { measurement } = call;
+    let declined = call.declined;
+    if (
+      declined === undefined &&
+      measurement.inputBudget !== null &&
+      measurement.current > measurement.inputBudget
+    ) {
+      declined = `the request still takes ${measurement.current} tokens, above the input budget of ${measurement.inputBudget}, and the strategy did not compact it`;
+    }
     writeSession(history.metadata, measurementRecord(measurement));
-    const stored = history.messages();
-    const messages = history.effectiveEntries().map((entry) => {
-      const index = sync.appIndexById.get(entry.id);
-      return index !== undefined && app[index] ? app[index] : (structuredClone(entry.message) as Message);
-    });
-    return { conversationId: id, actions, measurement, messages, stored, appended, declined };
+    const version = (this.historyStore.versionOf(history, id) ?? 0) + 1;
+    if (declined === undefined) {
+      writeRequest(history.metadata, requestRecord(version, history.length, call.extras));
+      this.#measured.set(history, version);
+    } else writeRequest(history.metadata, undefined);
+    const index = this.#indexFor(history);
+    return {
+      conversationId: id,
+      actions: call.actions,
+      measurement,
+      messages: messagesToSend(history, index, call.mapping.app, call.mapping.appIndexById),
+      stored: history.messages(),
+      appended: call.appended,
+      declined,
+      version,
+      mapping: call.mapping,
+      lastOriginalId: call.mapping.app.length === 0 ? undefined : index.ids[call.mapping.app.length - 1],
+    };
   }
 
   #finish(
@@ -533,18 +703,10 @@ export class ConversationGuard {
     cause?: unknown,
   ): PrepareResult {
     const { measurement } = outcome;
-    let reason = outcome.declined;
-    if (
-      reason === undefined &&
-      measurement.inputBudget !== null &&
-      measurement.current > measurement.inputBudget
-    ) {
-      reason = `the request still takes ${measurement.current} tokens, above the input budget of ${measurement.inputBudget}, and the strategy did not compact it`;
-    }
-    if (reason !== undefined) {
+    if (outcome.declined !== undefined) {
       throw new ContextDeclinedError(
         outcome.conversationId,
-        reason,
+        outcome.declined,
         sizesOf(measurement),
         outcome.actions,
         cause === undefined ? undefined : { cause },
@@ -553,7 +715,11 @@ export class ConversationGuard {
     this.#sent.set(
       outcome.conversationId,
       definedOnly({
+        version: outcome.version,
         messages: outcome.stored,
+        app: outcome.mapping.app,
+        appIndexById: outcome.mapping.appIndexById,
+        lastOriginalId: outcome.lastOriginalId,
         system: extras.system,
         tools: extras.tools,
         maxOutputTokens: extras.maxOutputTokens,
@@ -718,4 +884,24 @@ function measurementRecord(measurement: ContextMeasurement): StoredMeasurement {
 /** Wires a {@link ConversationGuard} with defaults: memory store, hybrid counter, layered strategy, offline tools. */
 export function createContextGuard(options: CreateContextGuardOptions): ConversationGuard {
   return new ConversationGuard(options);
+}
+
+/**
+ * Validates the app's messages from `from` on, which are about to be stored. On a failure the whole
+ * input is validated, so the error names the field as it would without this shortcut.
+ */
+function validateFrom(input: PrepareInput, app: readonly unknown[], from: number): Message[] {
+  const parsed: Message[] = [];
+  for (let i = from; i < app.length; i++) {
+    const result = messageSchema.safeParse(app[i]);
+    if (!result.success) {
+      parseInput(prepareInputSchema, input, 'prepare input');
+      throw new InvalidInputError(`Invalid prepare input: messages[${i}] is not a valid message`, [
+        'messages',
+        i,
+      ]);
+    }
+    parsed.push(result.data);
+  }
+  return parsed;
 }

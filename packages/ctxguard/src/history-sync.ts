@@ -1,6 +1,6 @@
-import type { CompactionRecord, HistoryEntry, Message } from '@ctxguard/core';
+import type { CompactionRecord, HistoryEntry, Message, Usage } from '@ctxguard/core';
 import type { InMemoryConversationHistory } from '@ctxguard/effective-history';
-import { sameMessageContent } from './message-match.js';
+import { matchesStored } from './message-match.js';
 
 /** What mapping the app's messages onto a stored conversation did. */
 export interface SyncOutcome {
@@ -14,8 +14,27 @@ export interface SyncOutcome {
   removed: number;
   /** Compactions undone because they covered removed messages. */
   rewound: string[];
-  /** Index in the app's list of each effective entry that stands for one of its messages, by entry id. */
-  appIndexById: Map<string, number>;
+  /** Whether the reply usage given to {@link syncHistory} was stored on the first appended message. */
+  usageAttached: boolean;
+  /**
+   * With `matchedBy: 'effective-view'`: the index in the app's list of each effective entry that
+   * stands for one of its messages, by entry id. With `originals`, the app's message `i` is original `i`.
+   */
+  appIndexById?: Map<string, number>;
+}
+
+/** How {@link syncHistory} compares and stores the app's messages. */
+export interface SyncOptions {
+  /**
+   * When the app's list grew (holds more messages) since the last call that matched every stored
+   * original, compare a sample of the earlier messages (the first, the newest few and a rotating
+   * slice) instead of all.
+   */
+  trustPrefix: boolean;
+  /** Validates the app's messages from `from` on (they are about to be stored); throws naming the field. */
+  validate: (from: number) => Message[];
+  /** Usage the provider reported for the stored request: stored on the reply, the first message appended. */
+  replyUsage?: Usage | undefined;
 }
 
 /** An entry holding one of the app's own messages (not a summary, marker or replacement). */
@@ -27,13 +46,6 @@ export function isOriginalEntry(entry: HistoryEntry): boolean {
     entry.isSummary !== true &&
     entry.isTruncationMarker !== true
   );
-}
-
-function commonPrefix(stored: readonly Message[], app: readonly Message[]): number {
-  const n = Math.min(stored.length, app.length);
-  let k = 0;
-  while (k < n && sameMessageContent(stored[k]!, app[k]!)) k++;
-  return k;
 }
 
 /** Whether `record` hides (directly or through the compactions it hides) any entry of `ids`. */
@@ -74,18 +86,101 @@ function forkAt(history: InMemoryConversationHistory, removed: ReadonlySet<strin
   return rewound;
 }
 
+/** Earlier messages compared on every call when the prefix is trusted: the newest ones. */
+const TAIL_CHECKS = 4;
+/** Earlier messages compared per call in rotation when the prefix is trusted. */
+const ROTATING_CHECKS = 16;
+
+/**
+ * The stored originals of one loaded conversation (ids and messages, in order), kept between calls
+ * so that a call compares only what it must and maps what it sends back without a lookup table.
+ */
+export class OriginalsIndex {
+  ids: string[] = [];
+  messages: Message[] = [];
+  /** Length of the app's list at the last call that matched every original (-1: not known). */
+  appLength = -1;
+  #rotation = 0;
+
+  /** An index of `history`'s originals. */
+  static of(history: InMemoryConversationHistory): OriginalsIndex {
+    const index = new OriginalsIndex();
+    index.reset(history);
+    return index;
+  }
+
+  get length(): number {
+    return this.ids.length;
+  }
+
+  /** Re-reads the originals of `history` (after a fork or a change made elsewhere). */
+  reset(history: InMemoryConversationHistory): void {
+    const originals = history.entries().filter(isOriginalEntry);
+    this.ids = originals.map((entry) => entry.id);
+    this.messages = originals.map((entry) => entry.message);
+    this.appLength = -1;
+  }
+
+  /** Whether the newest original of `history` is still the newest indexed one (nothing was appended elsewhere). */
+  fits(history: InMemoryConversationHistory): boolean {
+    const entries = history.entries();
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const entry = entries[i] as HistoryEntry;
+      if (isOriginalEntry(entry)) return entry.id === this.ids[this.ids.length - 1];
+    }
+    return this.ids.length === 0;
+  }
+
+  /** Records entries appended as originals. */
+  push(entries: readonly HistoryEntry[]): void {
+    for (const entry of entries) {
+      this.ids.push(entry.id);
+      this.messages.push(entry.message);
+    }
+  }
+
+  /** Leading app messages equal to the originals, compared one by one. */
+  commonPrefix(app: readonly unknown[]): number {
+    const n = Math.min(this.messages.length, app.length);
+    let k = 0;
+    while (k < n && matchesStored(this.messages[k] as Message, app[k])) k++;
+    return k;
+  }
+
+  /** The first original, the newest few and a rotating slice of the others all match the app's. */
+  sampleMatches(app: readonly unknown[]): boolean {
+    const n = this.messages.length;
+    const matches = (i: number) => matchesStored(this.messages[i] as Message, app[i]);
+    if (!matches(0)) return false;
+    for (let i = Math.max(1, n - TAIL_CHECKS); i < n; i++) if (!matches(i)) return false;
+    const span = n - TAIL_CHECKS - 1;
+    if (span <= 0) return true;
+    const start = this.#rotation % span;
+    this.#rotation = start + ROTATING_CHECKS;
+    for (let k = 0; k < Math.min(ROTATING_CHECKS, span); k++)
+      if (!matches(1 + ((start + k) % span))) return false;
+    return true;
+  }
+}
+
+/** Appends the app's messages from `from` (validated), the first one carrying `usage` when it is the reply. */
 function appendFrom(
   history: InMemoryConversationHistory,
-  app: readonly Message[],
+  index: OriginalsIndex,
+  app: readonly unknown[],
   from: number,
-  appIndexById: Map<string, number>,
-): number {
-  if (from >= app.length) return 0;
-  const added = history.appendMany(app.slice(from));
-  added.forEach((entry, offset) => {
-    appIndexById.set(entry.id, from + offset);
-  });
-  return added.length;
+  options: SyncOptions,
+): { appended: number; usageAttached: boolean } {
+  if (from >= app.length) return { appended: 0, usageAttached: false };
+  const messages = options.validate(from);
+  const first = messages[0] as Message;
+  let usageAttached = false;
+  if (options.replyUsage && first.role === 'assistant' && first.usage === undefined) {
+    messages[0] = { ...first, usage: options.replyUsage };
+    usageAttached = true;
+  }
+  index.push(history.appendMany(messages));
+  return { appended: messages.length, usageAttached };
 }
 
 /**
@@ -94,48 +189,82 @@ function appendFrom(
  * When the app sent back the effective view (what ctxguard returned) plus new messages, those are
  * appended instead. When the app's history diverges (a message edited or removed), the stored
  * messages from the first difference on are deleted, compactions over them undone, and the app's
- * messages from there appended: the conversation forks at the divergence.
+ * messages from there appended: the conversation forks at the divergence. Only messages about to be
+ * stored are validated; the others are compared with their stored copies.
  */
-export function syncHistory(history: InMemoryConversationHistory, app: readonly Message[]): SyncOutcome {
-  const originals = history.entries().filter(isOriginalEntry);
-  const matched = commonPrefix(
-    originals.map((entry) => entry.message),
-    app,
-  );
-  const appIndexById = new Map<string, number>();
-  if (matched === originals.length) {
-    originals.forEach((entry, index) => {
-      appIndexById.set(entry.id, index);
-    });
-    const appended = appendFrom(history, app, matched, appIndexById);
-    return { matchedBy: 'originals', matched, appended, removed: 0, rewound: [], appIndexById };
+export function syncHistory(
+  history: InMemoryConversationHistory,
+  app: readonly unknown[],
+  index: OriginalsIndex,
+  options: SyncOptions,
+): SyncOutcome {
+  const n = index.length;
+  const trusted =
+    options.trustPrefix && n > 0 && index.appLength === n && app.length > n && index.sampleMatches(app);
+  const matched = trusted ? n : index.commonPrefix(app);
+  if (matched === n) {
+    const { appended, usageAttached } = appendFrom(history, index, app, n, options);
+    index.appLength = app.length;
+    return { matchedBy: 'originals', matched, appended, removed: 0, rewound: [], usageAttached };
   }
+  index.appLength = -1;
   const effective = history.effectiveEntries();
   if (history.compactions().length > 0 && effective.length <= app.length) {
-    const shown = commonPrefix(
-      effective.map((entry) => entry.message),
-      app,
-    );
+    let shown = 0;
+    while (shown < effective.length && matchesStored((effective[shown] as HistoryEntry).message, app[shown]))
+      shown++;
     if (shown === effective.length) {
-      effective.forEach((entry, index) => {
-        appIndexById.set(entry.id, index);
+      const appIndexById = new Map<string, number>();
+      effective.forEach((entry, position) => {
+        appIndexById.set(entry.id, position);
       });
-      const appended = appendFrom(history, app, shown, appIndexById);
-      return { matchedBy: 'effective-view', matched: shown, appended, removed: 0, rewound: [], appIndexById };
+      const { appended, usageAttached } = appendFrom(history, index, app, shown, options);
+      for (let i = 0; i < appended; i++) appIndexById.set(index.ids[n + i] as string, shown + i);
+      return {
+        matchedBy: 'effective-view',
+        matched: shown,
+        appended,
+        removed: 0,
+        rewound: [],
+        usageAttached,
+        appIndexById,
+      };
     }
   }
-  const removedEntries = originals.slice(matched);
-  const rewound = forkAt(history, new Set(removedEntries.map((entry) => entry.id)));
-  originals.slice(0, matched).forEach((entry, index) => {
-    appIndexById.set(entry.id, index);
-  });
-  const appended = appendFrom(history, app, matched, appIndexById);
-  return {
-    matchedBy: 'originals',
-    matched,
-    appended,
-    removed: removedEntries.length,
-    rewound,
-    appIndexById,
-  };
+  const removed = new Set(index.ids.slice(matched));
+  const rewound = forkAt(history, removed);
+  index.reset(history);
+  const { appended } = appendFrom(history, index, app, matched, { ...options, replyUsage: undefined });
+  index.appLength = app.length;
+  return { matchedBy: 'originals', matched, appended, removed: removed.size, rewound, usageAttached: false };
+}
+
+/**
+ * The messages to send for the effective view of `history`: the app's own objects where an
+ * effective entry stands for one of the app's messages (by the sync's mapping), copies of the
+ * stored summaries and markers elsewhere.
+ */
+export function messagesToSend(
+  history: InMemoryConversationHistory,
+  index: OriginalsIndex,
+  app: readonly unknown[],
+  appIndexById?: ReadonlyMap<string, number>,
+): Message[] {
+  const effective = history.effectiveEntries();
+  const out = new Array<Message>(effective.length);
+  const ids = index.ids;
+  let j = 0;
+  for (let k = 0; k < effective.length; k++) {
+    const entry = effective[k] as HistoryEntry;
+    let position: number | undefined;
+    if (appIndexById) position = appIndexById.get(entry.id);
+    else if (ids[j] === entry.id) position = j++;
+    else if (isOriginalEntry(entry)) {
+      while (j < ids.length && ids[j] !== entry.id) j++;
+      position = j < ids.length ? j++ : undefined;
+    }
+    const own = position === undefined ? undefined : app[position];
+    out[k] = own === undefined ? (structuredClone(entry.message) as Message) : (own as Message);
+  }
+  return out;
 }

@@ -1,4 +1,4 @@
-import type { Message } from '@ctxguard/core';
+import { type Message, messageSchema } from '@ctxguard/core';
 
 /** Keys of a content part that do not make it a different part (cache-control markers move each call). */
 const IGNORED_PART_KEYS = new Set(['providerOptions']);
@@ -52,4 +52,17 @@ export function sameMessageContent(a: Message, b: Message): boolean {
   const right = b.content;
   if (typeof left === 'string' || typeof right === 'string') return left === right;
   return sameValue(left, right, true);
+}
+
+/**
+ * True when the app's message `raw` (not validated yet) says the same as the stored `stored`.
+ * Compared as given first; when that differs, compared again after validation, which drops the
+ * keys the message schema does not know (the stored copy was validated the same way).
+ */
+export function matchesStored(stored: Message, raw: unknown): boolean {
+  if (typeof raw !== 'object' || raw === null) return false;
+  if (sameMessageContent(stored, raw as Message)) return true;
+  if ((raw as { role?: unknown }).role !== stored.role) return false;
+  const parsed = messageSchema.safeParse(raw);
+  return parsed.success && sameMessageContent(stored, parsed.data);
 }
