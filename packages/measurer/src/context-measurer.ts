@@ -327,7 +327,9 @@ export class ContextMeasurer {
     const tally = request === input ? owner : this.#tallyOf(request);
     const view = requestView(request, tally);
     const counter = this.counter;
-    const count = (message: Message) => counter.estimateMessage(message, ctx);
+    // The tally already counts only new or changed messages: the memo's content key would be paid for nothing.
+    const direct = counter instanceof MemoizedCounter ? counter.inner : counter;
+    const count = (message: Message) => direct.estimateMessage(message, ctx);
     const revision = revisionOf(counter, ctx);
     const limits = this.#limits(request);
     let result = tally.update(view, count, revision, !this.#fullPrefixCheck);

@@ -132,6 +132,15 @@ describe('HybridTokenCounter', () => {
     ).toBe(0.1);
   });
 
+  it('learns nothing for a model it counts with a local exact encoding', async () => {
+    const store = new MemoryCalibrationStore();
+    const counter = new HybridTokenCounter({ calibrationStore: store });
+    const before = counter.revision;
+    await counter.learn({ ...gpt4o, actualTokens: 900, charsByClass: { prose: 3000 } });
+    expect(counter.revision).toBe(before);
+    expect(await store.list()).toEqual([]);
+  });
+
   it('accepts a ready heuristic and never throws on odd contexts', () => {
     const heuristic = new HeuristicCounter();
     const counter = new HybridTokenCounter({ heuristic });

@@ -177,8 +177,13 @@ export class HybridTokenCounter implements TokenCounter {
     return measureConversation(this.#counter(ctx), input, ctx, options);
   }
 
-  /** Provider-reported counts teach the heuristic (exact counters have nothing to learn). */
+  /**
+   * Provider-reported counts teach the heuristic. A model the catalog counts with a local exact
+   * encoding has nothing to learn: its estimates never use the heuristic once the encoder is loaded,
+   * and reading the whole request to learn would cost a pass over the conversation per completion.
+   */
   async learn(input: LearnInput): Promise<void> {
+    if (this.route(input).route === 'tiktoken') return;
     await this.heuristic.learn(input);
   }
 
