@@ -1,3 +1,4 @@
+import { dropSignedReasoningFrom } from '@ctxguard/compactor/internal';
 import type { CompactionRecord, HistoryEntry, Message, Usage } from '@ctxguard/core';
 import type { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { matchesStored } from './message-match.js';
@@ -242,7 +243,9 @@ export function syncHistory(
 /**
  * The messages to send for the effective view of `history`: the app's own objects where an
  * effective entry stands for one of the app's messages (by the sync's mapping), copies of the
- * stored summaries and markers elsewhere.
+ * stored summaries and markers elsewhere. Signed or redacted reasoning after the first message a
+ * compaction wrote is left out (a provider such as Anthropic rejects a signed block whose earlier
+ * messages changed); the history keeps it, so a rewind restores it.
  */
 export function messagesToSend(
   history: InMemoryConversationHistory,
@@ -254,8 +257,10 @@ export function messagesToSend(
   const out = new Array<Message>(effective.length);
   const ids = index.ids;
   let j = 0;
+  let firstRewritten = -1;
   for (let k = 0; k < effective.length; k++) {
     const entry = effective[k] as HistoryEntry;
+    if (firstRewritten < 0 && !isOriginalEntry(entry)) firstRewritten = k;
     let position: number | undefined;
     if (appIndexById) position = appIndexById.get(entry.id);
     else if (ids[j] === entry.id) position = j++;
@@ -266,5 +271,5 @@ export function messagesToSend(
     const own = position === undefined ? undefined : app[position];
     out[k] = own === undefined ? (structuredClone(entry.message) as Message) : (own as Message);
   }
-  return out;
+  return firstRewritten < 0 ? out : dropSignedReasoningFrom(out, firstRewritten).messages;
 }

@@ -1,0 +1,53 @@
+import { createContextGuard, type MessageInput } from 'ctxguard';
+import { describe, expect, it } from 'vitest';
+
+/** A turn whose reply carries a signed thinking block (valid only while everything before it is unchanged). */
+function turn(i: number): MessageInput[] {
+  return [
+    { role: 'user', content: `Step ${i}: ${'look at the build output and explain it. '.repeat(30)}` },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: `thinking about step ${i}`, signature: `sig-${i}` },
+        { type: 'text', text: `Done with step ${i}. ${'the build passes. '.repeat(30)}` },
+      ],
+    },
+  ];
+}
+
+const signedIn = (messages: readonly MessageInput[]) =>
+  messages.flatMap((message, index) =>
+    Array.isArray(message.content)
+      ? message.content.filter((part) => part.type === 'reasoning' && 'signature' in part).map(() => index)
+      : [],
+  );
+
+describe('prepare and signed reasoning', () => {
+  it('never sends a signed block after the first message a compaction wrote, on that call and every later one', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 4_000 });
+    const history: MessageInput[] = [{ role: 'system', content: 'You are a coding agent.' }];
+    let compacted = false;
+    for (let i = 0; i < 24; i++) {
+      history.push(...turn(i));
+      const sent = await guard.prepare({
+        conversationId: 'c',
+        messages: [...history, { role: 'user', content: 'next' }],
+      });
+      const firstWritten = sent.messages.findIndex(
+        (message) => typeof message.content === 'string' && message.content.includes('ctxguard:'),
+      );
+      compacted ||= firstWritten >= 0;
+      if (firstWritten >= 0)
+        expect(signedIn(sent.messages).filter((index) => index > firstWritten)).toEqual([]);
+      else expect(signedIn(sent.messages).length).toBe(signedIn(history).length);
+    }
+    expect(compacted).toBe(true);
+    // The history keeps every block: a rewind of everything gives them back.
+    const stats = await guard.stats('c');
+    for (const compaction of [...stats.compactions].reverse())
+      await guard.rewind('c', compaction.compactionId);
+    const after = await guard.stats('c');
+    expect(after.effectiveMessages).toBe(after.originalMessages);
+    await guard.close();
+  });
+});
