@@ -148,6 +148,8 @@ class MiddlewareState {
         provider,
         model: modelId,
         persistence: this.#persistence,
+        // The middleware checks signatures against the prompt it last sent, under any provider's options.
+        signedReasoning: 'keep',
         ...(this.#serverSideFor(provider) ? { strategy: providerSideStrategy } : {}),
       });
       this.#guards.set(key, guard);

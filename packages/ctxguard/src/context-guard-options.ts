@@ -62,6 +62,13 @@ export const createContextGuardOptionsSchema = z.strictObject({
    * than the whole history. `full`: every earlier message is compared on every call.
    */
   prefixCheck: contextMeasurerOptionsSchema.shape.prefixCheck,
+  /**
+   * `drop` (default): the messages `prepare` returns leave out signed or redacted reasoning after
+   * the first message a compaction wrote (providers reject a signed block whose prefix changed).
+   * `keep`: send them as stored, for callers that check signatures themselves (the AI SDK middleware
+   * compares with the prompt it last sent) or leave clearing to the provider.
+   */
+  signedReasoning: z.enum(['drop', 'keep']).optional(),
   /** A limit below the model's window: a number of tokens, or a function of each request. */
   contextLimit: z
     .union([

@@ -203,6 +203,7 @@ export class ConversationGuard {
   readonly #measured = new WeakMap<InMemoryConversationHistory, number>();
   readonly #verify: number;
   readonly #fullPrefixCheck: boolean;
+  readonly #keepSignedReasoning: boolean;
   #unsubscribe: (() => void)[];
   #closed = false;
 
@@ -235,6 +236,7 @@ export class ConversationGuard {
     );
     this.#verify = parsed.thresholds?.verify ?? DEFAULT_VERIFY_THRESHOLD;
     this.#fullPrefixCheck = parsed.prefixCheck === 'full';
+    this.#keepSignedReasoning = parsed.signedReasoning === 'keep';
     this.counter = this.measurer.counter;
     const tools = parsed.tools ?? createOfflineContextTools();
     this.strategy = parsed.strategy ?? new LayeredStrategy();
@@ -687,7 +689,9 @@ export class ConversationGuard {
       conversationId: id,
       actions: call.actions,
       measurement,
-      messages: messagesToSend(history, index, call.mapping.app, call.mapping.appIndexById),
+      messages: messagesToSend(history, index, call.mapping.app, call.mapping.appIndexById, {
+        keepSignedReasoning: this.#keepSignedReasoning,
+      }),
       stored: history.messages(),
       appended: call.appended,
       declined,

@@ -252,6 +252,7 @@ export function messagesToSend(
   index: OriginalsIndex,
   app: readonly unknown[],
   appIndexById?: ReadonlyMap<string, number>,
+  { keepSignedReasoning = false }: { keepSignedReasoning?: boolean } = {},
 ): Message[] {
   const effective = history.effectiveEntries();
   const out = new Array<Message>(effective.length);
@@ -271,5 +272,7 @@ export function messagesToSend(
     const own = position === undefined ? undefined : app[position];
     out[k] = own === undefined ? (structuredClone(entry.message) as Message) : (own as Message);
   }
-  return firstRewritten < 0 ? out : dropSignedReasoningFrom(out, firstRewritten).messages;
+  return firstRewritten < 0 || keepSignedReasoning
+    ? out
+    : dropSignedReasoningFrom(out, firstRewritten).messages;
 }

@@ -50,4 +50,26 @@ describe('prepare and signed reasoning', () => {
     expect(after.effectiveMessages).toBe(after.originalMessages);
     await guard.close();
   });
+
+  it("with signedReasoning: 'keep', sends them as stored (for callers that check signatures themselves)", async () => {
+    const guard = createContextGuard({
+      provider: 'openai',
+      model: 'gpt-4o',
+      contextLimit: 4_000,
+      signedReasoning: 'keep',
+    });
+    const history: MessageInput[] = [{ role: 'system', content: 'You are a coding agent.' }];
+    let keptAfterChange = 0;
+    for (let i = 0; i < 24; i++) {
+      history.push(...turn(i));
+      const sent = await guard.prepare({ conversationId: 'c', messages: history });
+      const firstWritten = sent.messages.findIndex(
+        (message) => typeof message.content === 'string' && message.content.includes('ctxguard:'),
+      );
+      if (firstWritten >= 0)
+        keptAfterChange += signedIn(sent.messages).filter((index) => index > firstWritten).length;
+    }
+    expect(keptAfterChange).toBeGreaterThan(0);
+    await guard.close();
+  });
 });
