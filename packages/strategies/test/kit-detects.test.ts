@@ -51,10 +51,16 @@ describe('the strategy kit catches', () => {
   }, 60_000);
 
   it('a tool call split from its result', async () => {
-    // Summarizes the oldest half by hand with replaceRange, cutting wherever the half falls.
+    // Replaces the oldest half by a tool result whose call it hid (the tools keep whole units, so a
+    // strategy can only orphan a result by writing one).
     const splitter = broken((ctx) => {
       const half = Math.max(2, Math.floor(ctx.tools.historyLength / 2));
-      const result = ctx.tools.replaceRange(1, half, { role: 'user', content: 'summary of earlier work' });
+      const result = ctx.tools.replaceRange(1, half, {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 'call-hidden', toolName: 'read_file', output: 'earlier work' },
+        ],
+      });
       return result.changed ? { action: 'compacted' } : { action: 'decline', reason: 'too small' };
     });
     const violations = await violationsOf(splitter);
