@@ -4,13 +4,13 @@ import {
   type ExtractedFact,
   factCategories,
   type HistoryEntry,
-  type JsonValue,
   parseOptions,
   type ReactContext,
   type StrategyDecision,
   type TriggerLevel,
 } from '@ctxguard/core';
 import { z } from 'zod';
+import { countIn, percent, requestOverhead } from './budget-figures.js';
 import {
   entryUnits,
   newestUserIndex,
@@ -20,7 +20,7 @@ import {
 } from './entry-units.js';
 import { factsBlockTokens, factsRoom } from './facts-room.js';
 import { effectiveView, pinnedCount } from './history-view.js';
-import { aimFor, rememberCompaction, requestOverhead } from './request-growth.js';
+import { aimFor, rememberCompaction } from './request-growth.js';
 
 /** Default bound of the facts block, as a share of the input budget. */
 const DEFAULT_FACT_SHARE = 0.15;
@@ -86,15 +86,6 @@ interface CompactionPlan {
   factTokens: number;
 }
 
-function percent(value: number): string {
-  return `${Math.round(value * 1000) / 10}%`;
-}
-
-function numberIn(state: Record<string, JsonValue>, key: string): number {
-  const value = state[key];
-  return typeof value === 'number' ? value : 0;
-}
-
 /**
  * Compacts rarely and in one large step so a provider's prompt cache keeps hitting: when the request
  * crosses `at`, everything between the system prompt and the newest messages that fit under
@@ -139,7 +130,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const maxTokens = factsRoom(plan.factTokens, carried, freed);
     if (facts.length > 0 && maxTokens > 0) tools.injectFacts(facts, 'first-user-prefix', { maxTokens });
     rememberCompaction(ctx, view);
-    state['compactions'] = numberIn(state, 'compactions') + 1;
+    state['compactions'] = countIn(state, 'compactions') + 1;
     state['lastFreed'] = freed;
     state['lastKeptMessages'] = view.length - plan.cut;
     return {

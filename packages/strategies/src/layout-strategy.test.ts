@@ -2,7 +2,7 @@ import { countToolPairViolations, isSummaryText, renderSummary } from '@ctxguard
 import { InvalidOptionsError, type Message, type MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { reactContext } from '../test/support/conversations.ts';
-import { agentTurn, GuardedConversation, system, user } from '../test/support/guarded-run.ts';
+import { agentTurn, itKeepsAgentRunSafe, system, user } from '../test/support/guarded-run.ts';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
 import {
   INCLUDE_IN_HISTORY_KEY,
@@ -226,26 +226,5 @@ describe('LayoutStrategy layout choice', () => {
 });
 
 describe('LayoutStrategy through HookBus → ContextMeasurer → ContextGuard', () => {
-  it('keeps a 60-turn agent run under the window with pairs and prompt kept; every compaction lowers the count and rewinds', async () => {
-    const window = 32_000;
-    const run = new GuardedConversation(new LayoutStrategy(), window, [
-      system('You are a coding agent.'),
-      user('Make every test pass.'),
-    ]);
-    for (let turn = 1; turn <= 60; turn++) {
-      run.append(...agentTurn(turn, 2, 700));
-      await run.send();
-    }
-    const { run: result } = run;
-    expect(result.declines).toEqual([]);
-    expect(result.sentOverWindow).toBe(0);
-    expect(result.pairViolations).toBe(0);
-    expect(result.missingSystemPrompt).toBe(0);
-    expect(result.compactions.length).toBeGreaterThan(2);
-    for (const event of result.compactions) expect(event.tokensAfter).toBeLessThan(event.tokensBefore);
-    expect(result.history.messages()[0]).toEqual(system('You are a coding agent.'));
-    run.rewindAll();
-    expect(result.history.messages()).toEqual(result.appended);
-    run.destroy();
-  }, 120_000);
+  itKeepsAgentRunSafe(it, () => new LayoutStrategy());
 });

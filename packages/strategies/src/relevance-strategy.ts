@@ -4,13 +4,13 @@ import {
   type ExtractedFact,
   factCategories,
   type HistoryEntry,
-  type JsonValue,
   parseOptions,
   type ReactContext,
   type StrategyDecision,
   type TriggerLevel,
 } from '@ctxguard/core';
 import { z } from 'zod';
+import { countIn, percent, requestOverhead } from './budget-figures.js';
 import {
   type EntryUnit,
   entryUnits,
@@ -23,7 +23,7 @@ import {
 import { factsBlockTokens, factsRoom } from './facts-room.js';
 import { effectiveView, pinnedCount, summaryMessage } from './history-view.js';
 import { bm25Scorer, type RelevanceScorer } from './relevance-scorer.js';
-import { aimFor, rememberCompaction, requestOverhead } from './request-growth.js';
+import { aimFor, rememberCompaction } from './request-growth.js';
 
 /** Default bound of the facts block, as a share of the input budget. */
 const DEFAULT_FACT_SHARE = 0.35;
@@ -106,15 +106,6 @@ interface HidePlan {
   scorer: 'custom' | 'bm25' | 'bm25 (scorer failed)';
 }
 
-function percent(value: number): string {
-  return `${Math.round(value * 1000) / 10}%`;
-}
-
-function numberIn(state: Record<string, JsonValue>, key: string): number {
-  const value = state[key];
-  return typeof value === 'number' ? value : 0;
-}
-
 /** Maximal runs of consecutive units not in `kept`, merged into index ranges. */
 function hiddenRuns(units: readonly ScoredUnit[], kept: ReadonlySet<ScoredUnit>): EntryUnit[] {
   const runs: EntryUnit[] = [];
@@ -181,8 +172,8 @@ export class RelevanceStrategy implements ContextStrategy {
     const current = system?.message.role === 'system' ? factsBlockTokens(tools, system) : 0;
     const maxTokens = factsRoom(this.#factTokens(ctx), current, freed);
     if (facts.length > 0 && maxTokens > 0) tools.injectFacts(facts, 'system-append', { maxTokens });
-    state['reactions'] = numberIn(state, 'reactions') + 1;
-    state['hiddenRuns'] = numberIn(state, 'hiddenRuns') + runsHidden;
+    state['reactions'] = countIn(state, 'reactions') + 1;
+    state['hiddenRuns'] = countIn(state, 'hiddenRuns') + runsHidden;
     state['lastFreed'] = freed;
     rememberCompaction(ctx, view);
     return {

@@ -1,10 +1,6 @@
 import type { HistoryEntry, ReactContext } from '@ctxguard/core';
+import { requestOverhead } from './budget-figures.js';
 import { effectiveView } from './history-view.js';
-
-/** Tokens the request takes beyond the effective view (framing, tool definitions, facts kept elsewhere). */
-export function requestOverhead(ctx: ReactContext, view: readonly HistoryEntry[]): number {
-  return Math.max(0, ctx.current - ctx.tools.measure(view));
-}
 
 /**
  * Tokens one request (one assistant message) has added lately: since the compaction recorded by

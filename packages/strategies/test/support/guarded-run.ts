@@ -13,6 +13,7 @@ import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ContextGuard } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
+import type { TestAPI } from 'vitest';
 
 export const PROVIDER = 'openai';
 export const MODEL = 'gpt-4o';
@@ -170,4 +171,36 @@ export function agentTurn(turn: number, rounds: number, tokens: number): Message
   }
   messages.push(assistant(`Turn ${turn}: fixed case ${turn} in src/module-${turn}.ts.`));
   return messages;
+}
+
+/**
+ * The end-to-end check each built-in strategy runs (receives the caller's `it`, keyv-shaped): a
+ * 60-turn agent conversation through HookBus → ContextMeasurer → ContextGuard in a 32k window
+ * never declines, never sends over the window, keeps tool pairs and the system prompt, every
+ * compaction lowers the count, and rewinding them all gives back what was appended.
+ */
+export function itKeepsAgentRunSafe(it: TestAPI, createStrategy: () => ContextStrategy): void {
+  it('keeps a 60-turn agent run under the window with pairs and prompt kept; every compaction lowers the count and rewinds', async ({
+    expect,
+  }) => {
+    const run = new GuardedConversation(createStrategy(), 32_000, [
+      system('You are a coding agent.'),
+      user('Make every test pass.'),
+    ]);
+    for (let turn = 1; turn <= 60; turn++) {
+      run.append(...agentTurn(turn, 2, 700));
+      await run.send();
+    }
+    const { run: result } = run;
+    expect(result.declines).toEqual([]);
+    expect(result.sentOverWindow).toBe(0);
+    expect(result.pairViolations).toBe(0);
+    expect(result.missingSystemPrompt).toBe(0);
+    expect(result.compactions.length).toBeGreaterThan(2);
+    for (const event of result.compactions) expect(event.tokensAfter).toBeLessThan(event.tokensBefore);
+    expect(result.history.messages()[0]).toEqual(system('You are a coding agent.'));
+    run.rewindAll();
+    expect(result.history.messages()).toEqual(result.appended);
+    run.destroy();
+  }, 120_000);
 }
