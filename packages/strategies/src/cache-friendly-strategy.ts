@@ -2,7 +2,6 @@ import { renderSummary, renderTranscript } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   type ExtractedFact,
-  factCategories,
   type HistoryEntry,
   parseOptions,
   type ReactContext,
@@ -18,6 +17,7 @@ import {
   summarizedMessageCount,
   summaryBody,
 } from './entry-units.js';
+import { checkBelowTrigger, factBoundOptions } from './fact-bound-options.js';
 import { factsBlockTokens, factsRoom } from './facts-room.js';
 import { effectiveView, pinnedCount } from './history-view.js';
 import { aimFor, rememberCompaction } from './request-growth.js';
@@ -47,21 +47,11 @@ export const cacheFriendlyStrategyOptionsSchema = z
     summaryMaxLength: z.number().int().positive().default(4000),
     /** Terms or a task the summary should favour. */
     focus: z.string().min(1).optional(),
-    /** Upper bound of the facts block as a fraction of the input budget (at least 100 tokens). */
-    factShare: z.number().gt(0).lt(1).default(DEFAULT_FACT_SHARE),
-    /** Upper bound of the facts block in tokens, instead of `factShare`; the least valuable facts are dropped to fit. */
-    maxFactTokens: z.number().int().positive().optional(),
-    /** Only these fact categories are extracted (all when omitted). */
-    factCategories: z.array(z.enum(factCategories)).min(1).optional(),
+    ...factBoundOptions(DEFAULT_FACT_SHARE),
   })
-  .superRefine((options, issues) => {
-    if (options.lowWater >= options.at) {
-      issues.addIssue({ code: 'custom', path: ['lowWater'], message: `must be below at (${options.at})` });
-    }
-    if (options.declineCeiling < options.at) {
-      issues.addIssue({ code: 'custom', path: ['declineCeiling'], message: 'must be at least `at`' });
-    }
-  });
+  .superRefine((options, issues) =>
+    checkBelowTrigger(options, { field: 'lowWater', value: options.lowWater }, issues),
+  );
 
 /** What {@link CacheFriendlyStrategy} accepts; every field has a default. */
 export type CacheFriendlyStrategyOptions = z.input<typeof cacheFriendlyStrategyOptionsSchema>;

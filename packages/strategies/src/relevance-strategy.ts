@@ -2,7 +2,6 @@ import { renderTranscript } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   type ExtractedFact,
-  factCategories,
   type HistoryEntry,
   parseOptions,
   type ReactContext,
@@ -20,6 +19,7 @@ import {
   summaryBody,
   unitText,
 } from './entry-units.js';
+import { checkBelowTrigger, factBoundOptions } from './fact-bound-options.js';
 import { factsBlockTokens, factsRoom } from './facts-room.js';
 import { effectiveView, pinnedCount, summaryMessage } from './history-view.js';
 import { bm25Scorer, type RelevanceScorer } from './relevance-scorer.js';
@@ -60,21 +60,11 @@ export const relevanceStrategyOptionsSchema = z
     summaryMaxLength: z.number().int().positive().default(1200),
     /** Terms or a task the summaries should favour (default: the newest user message). */
     focus: z.string().min(1).optional(),
-    /** Upper bound of the facts block as a fraction of the input budget (at least 100 tokens). */
-    factShare: z.number().gt(0).lt(1).default(DEFAULT_FACT_SHARE),
-    /** Upper bound of the facts block in tokens, instead of `factShare`; the least valuable facts are dropped to fit. */
-    maxFactTokens: z.number().int().positive().optional(),
-    /** Only these fact categories are extracted (all when omitted). */
-    factCategories: z.array(z.enum(factCategories)).min(1).optional(),
+    ...factBoundOptions(DEFAULT_FACT_SHARE),
   })
-  .superRefine((options, issues) => {
-    if (options.target >= options.at) {
-      issues.addIssue({ code: 'custom', path: ['target'], message: `must be below at (${options.at})` });
-    }
-    if (options.declineCeiling < options.at) {
-      issues.addIssue({ code: 'custom', path: ['declineCeiling'], message: 'must be at least `at`' });
-    }
-  });
+  .superRefine((options, issues) =>
+    checkBelowTrigger(options, { field: 'target', value: options.target }, issues),
+  );
 
 /** What {@link RelevanceStrategy} accepts; every field has a default. */
 export type RelevanceStrategyOptions = z.input<typeof relevanceStrategyOptionsSchema>;
