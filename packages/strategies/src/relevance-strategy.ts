@@ -133,6 +133,7 @@ export class RelevanceStrategy implements ContextStrategy {
     const plan = await this.#plan(ctx, view);
     if (plan === undefined || plan.runs.length === 0) return this.#nothingToHide(ctx);
     const hidden = plan.runs.flatMap((run) => view.slice(run.start, run.end));
+    const before = tools.measure(view);
     const facts = await this.#facts(ctx, view, hidden, plan.runs);
     const focus = this.#options.focus ?? this.#taskText(view).slice(0, 500);
     let freed = 0;
@@ -162,6 +163,8 @@ export class RelevanceStrategy implements ContextStrategy {
     const current = system?.message.role === 'system' ? factsBlockTokens(tools, system) : 0;
     const maxTokens = factsRoom(this.#factTokens(ctx), current, freed);
     if (facts.length > 0 && maxTokens > 0) tools.injectFacts(facts, 'system-append', { maxTokens });
+    // Say `compacted` only for a real gain: a few tokens by this estimate can be none by the measurer's.
+    if (before - tools.measure(effectiveView(tools)) < minimumGain(ctx)) return this.#nothingToHide(ctx);
     state['reactions'] = countIn(state, 'reactions') + 1;
     state['hiddenRuns'] = countIn(state, 'hiddenRuns') + runsHidden;
     state['lastFreed'] = freed;
@@ -345,4 +348,9 @@ export class RelevanceStrategy implements ContextStrategy {
       message: `${percent(ctx.percentage)} of the input budget; nothing older than the recent zone left to hide`,
     };
   }
+}
+
+/** The least a compaction must free to count as one: 0.5% of the input budget, at least 16 tokens. */
+function minimumGain(ctx: ReactContext): number {
+  return Math.max(16, Math.ceil(ctx.inputBudget * 0.005));
 }
