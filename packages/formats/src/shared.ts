@@ -210,3 +210,28 @@ export function conversionError(
 export function outputAsText(output: JsonValue): string {
   return typeof output === 'string' ? output : JSON.stringify(output);
 }
+
+/** `target` with the AI SDK's `providerOptions` carried over (unchanged when there are none). */
+export function withProviderOptions<T extends object>(target: T, options: ProviderOptions | undefined): T {
+  return options === undefined ? target : { ...target, providerOptions: options };
+}
+
+/**
+ * The core fields of an AI SDK tool output that is text, JSON or an error (the same kinds in
+ * `ModelMessage`s and in the provider-level prompt); undefined for the other kinds.
+ */
+export function scalarToolOutput(output: {
+  type: string;
+  value?: unknown;
+}): { output: JsonValue; isError?: true } | undefined {
+  switch (output.type) {
+    case 'text':
+    case 'json':
+      return { output: output.value as JsonValue };
+    case 'error-text':
+    case 'error-json':
+      return { output: output.value as JsonValue, isError: true };
+    default:
+      return undefined;
+  }
+}

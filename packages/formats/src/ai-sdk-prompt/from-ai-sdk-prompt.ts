@@ -5,7 +5,6 @@ import {
   type ImagePart,
   type Message,
   type OpaquePart,
-  type ProviderOptions,
   parseInput,
   type ReasoningPart,
   type ToolResultContentPart,
@@ -18,8 +17,10 @@ import {
   bytesToBase64,
   conversionError,
   providerOption,
+  scalarToolOutput,
   toolResultContentText,
   withoutProviderOption,
+  withProviderOptions,
 } from '../shared.js';
 import {
   aiSdkPromptSchema,
@@ -40,25 +41,21 @@ function dataToString(data: z.output<typeof promptData>): string {
   return bytesToBase64(data);
 }
 
-function withOptions<T extends object>(target: T, options: ProviderOptions | undefined): T {
-  return options === undefined ? target : { ...target, providerOptions: options };
-}
-
 /** An `image/*` file becomes a core image (so counters price it as one); any other file stays a file. */
 function fileFromPrompt(part: z.output<typeof promptFileInput>): ImagePart | FilePart {
   const data = dataToString(part.data);
   if (!part.mediaType.startsWith('image/') || data === '') {
     const file: FilePart = { type: 'file', data, mediaType: part.mediaType };
     assignDefined(file, 'filename', part.filename);
-    return withOptions(file, part.providerOptions);
+    return withProviderOptions(file, part.providerOptions);
   }
   const image: ImagePart = { type: 'image', image: data };
   if (part.mediaType !== 'image/*') image.mediaType = part.mediaType;
   const detail = providerOption(part.providerOptions, 'openai', 'imageDetail');
   if (detail !== 'low' && detail !== 'high' && detail !== 'auto')
-    return withOptions(image, part.providerOptions);
+    return withProviderOptions(image, part.providerOptions);
   image.detail = detail;
-  return withOptions(image, withoutProviderOption(part.providerOptions, 'openai', 'imageDetail'));
+  return withProviderOptions(image, withoutProviderOption(part.providerOptions, 'openai', 'imageDetail'));
 }
 
 function reasoningFromPrompt(part: z.output<typeof promptReasoningInput>): ReasoningPart {
@@ -74,7 +71,7 @@ function reasoningFromPrompt(part: z.output<typeof promptReasoningInput>): Reaso
     out.redactedData = redacted;
     options = withoutProviderOption(options, 'anthropic', 'redactedData');
   }
-  return withOptions(out, options);
+  return withProviderOptions(out, options);
 }
 
 function toolContentFromPrompt(
@@ -83,27 +80,27 @@ function toolContentFromPrompt(
 ): ToolResultContentPart {
   switch (inner.type) {
     case 'text':
-      return withOptions({ type: 'text', text: inner.text }, inner.providerOptions);
+      return withProviderOptions({ type: 'text', text: inner.text }, inner.providerOptions);
     case 'image-data':
-      return withOptions(
+      return withProviderOptions(
         { type: 'image', image: inner.data, mediaType: inner.mediaType },
         inner.providerOptions,
       );
     case 'image-url':
-      return withOptions({ type: 'image', image: inner.url }, inner.providerOptions);
+      return withProviderOptions({ type: 'image', image: inner.url }, inner.providerOptions);
     case 'file-data': {
       if (inner.mediaType.startsWith('image/') && inner.data !== '') {
-        return withOptions(
+        return withProviderOptions(
           { type: 'image', image: inner.data, mediaType: inner.mediaType },
           inner.providerOptions,
         );
       }
       const file: FilePart = { type: 'file', data: inner.data, mediaType: inner.mediaType };
       assignDefined(file, 'filename', inner.filename);
-      return withOptions(file, inner.providerOptions);
+      return withProviderOptions(file, inner.providerOptions);
     }
     case 'file-url':
-      return withOptions(
+      return withProviderOptions(
         { type: 'file', data: inner.url, mediaType: inner.mediaType ?? 'application/octet-stream' },
         inner.providerOptions,
       );
@@ -120,16 +117,9 @@ function toolResultFromPrompt(part: z.output<typeof promptToolResultInput>, path
     output: '',
   };
   const { output } = part;
+  const scalar = scalarToolOutput(output);
+  if (scalar) return withProviderOptions({ ...out, ...scalar }, part.providerOptions);
   switch (output.type) {
-    case 'text':
-    case 'json':
-      out.output = output.value;
-      break;
-    case 'error-text':
-    case 'error-json':
-      out.output = output.value;
-      out.isError = true;
-      break;
     case 'execution-denied':
       out.output = output.reason ?? 'Tool call execution denied.';
       out.isError = true;
@@ -143,7 +133,7 @@ function toolResultFromPrompt(part: z.output<typeof promptToolResultInput>, path
       break;
     }
   }
-  return withOptions(out, part.providerOptions);
+  return withProviderOptions(out, part.providerOptions);
 }
 
 /** A provider-executed tool call or result: counted as its JSON, never rewritten, restored unchanged. */
@@ -164,7 +154,7 @@ function assistantPartFromPrompt(
   switch (part.type) {
     case 'text':
       if (isAnthropicCompactionText(part)) return anthropicCompactionFromAISDK(part);
-      return withOptions({ type: 'text', text: part.text }, part.providerOptions);
+      return withProviderOptions({ type: 'text', text: part.text }, part.providerOptions);
     case 'reasoning':
       return reasoningFromPrompt(part);
     case 'file':
@@ -172,7 +162,7 @@ function assistantPartFromPrompt(
     case 'tool-call':
       if (part.providerExecuted === true)
         return providerExecutedPart('provider-executed-tool-call', part, path);
-      return withOptions(
+      return withProviderOptions(
         { type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input },
         part.providerOptions,
       );
@@ -186,18 +176,18 @@ function messageFromPrompt(message: ParsedMessage, index: number): Message {
   const path: Path = [index, 'content'];
   switch (message.role) {
     case 'system':
-      return withOptions({ role: 'system', content: message.content }, message.providerOptions);
+      return withProviderOptions({ role: 'system', content: message.content }, message.providerOptions);
     case 'user': {
       const content = message.content.map((part) =>
         part.type === 'text'
-          ? withOptions({ type: 'text' as const, text: part.text }, part.providerOptions)
+          ? withProviderOptions({ type: 'text' as const, text: part.text }, part.providerOptions)
           : fileFromPrompt(part),
       );
-      return withOptions({ role: 'user', content }, message.providerOptions);
+      return withProviderOptions({ role: 'user', content }, message.providerOptions);
     }
     case 'assistant': {
       const content = message.content.map((part, j) => assistantPartFromPrompt(part, [...path, j]));
-      return withOptions({ role: 'assistant', content }, message.providerOptions);
+      return withProviderOptions({ role: 'assistant', content }, message.providerOptions);
     }
     case 'tool': {
       const content = message.content.map((part, j) => {
@@ -208,7 +198,7 @@ function messageFromPrompt(message: ParsedMessage, index: number): Message {
         );
       });
       if (content.length === 0) conversionError(path, 'a tool message needs at least one tool result');
-      return withOptions({ role: 'tool', content }, message.providerOptions);
+      return withProviderOptions({ role: 'tool', content }, message.providerOptions);
     }
   }
 }

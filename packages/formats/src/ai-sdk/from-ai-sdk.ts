@@ -3,7 +3,6 @@ import {
   type FilePart,
   type ImagePart,
   type Message,
-  type ProviderOptions,
   parseInput,
   type ReasoningPart,
   type SystemMessage,
@@ -19,8 +18,10 @@ import {
   bytesToBase64,
   conversionError,
   providerOption,
+  scalarToolOutput,
   toolResultContentText,
   withoutProviderOption,
+  withProviderOptions,
 } from '../shared.js';
 import {
   anthropicCompactionFromAISDK,
@@ -43,25 +44,21 @@ function dataToString(data: z.output<typeof dataContent>): string {
   return bytesToBase64(data instanceof ArrayBuffer ? new Uint8Array(data) : data);
 }
 
-function withPartOptions<T extends object>(part: T, options: ProviderOptions | undefined): T {
-  return options === undefined ? part : { ...part, providerOptions: options };
-}
-
 function imageFromAISDK(part: z.output<typeof imageInput>): ImagePart {
   const out: ImagePart = { type: 'image', image: dataToString(part.image) };
   assignDefined(out, 'mediaType', part.mediaType);
   const detail = providerOption(part.providerOptions, 'openai', 'imageDetail');
   if (detail === 'low' || detail === 'high' || detail === 'auto') {
     out.detail = detail;
-    return withPartOptions(out, withoutProviderOption(part.providerOptions, 'openai', 'imageDetail'));
+    return withProviderOptions(out, withoutProviderOption(part.providerOptions, 'openai', 'imageDetail'));
   }
-  return withPartOptions(out, part.providerOptions);
+  return withProviderOptions(out, part.providerOptions);
 }
 
 function fileFromAISDK(part: z.output<typeof fileInput>): FilePart {
   const out: FilePart = { type: 'file', data: dataToString(part.data), mediaType: part.mediaType };
   assignDefined(out, 'filename', part.filename);
-  return withPartOptions(out, part.providerOptions);
+  return withProviderOptions(out, part.providerOptions);
 }
 
 function reasoningFromAISDK(part: z.output<typeof reasoningInput>): ReasoningPart {
@@ -77,7 +74,7 @@ function reasoningFromAISDK(part: z.output<typeof reasoningInput>): ReasoningPar
     out.redactedData = redacted;
     options = withoutProviderOption(options, 'anthropic', 'redactedData');
   }
-  return withPartOptions(out, options);
+  return withProviderOptions(out, options);
 }
 
 function toolResultFromAISDK(part: z.output<typeof toolResultInput>): ToolResultPart {
@@ -88,16 +85,9 @@ function toolResultFromAISDK(part: z.output<typeof toolResultInput>): ToolResult
     output: '',
   };
   const { output } = part;
+  const scalar = scalarToolOutput(output);
+  if (scalar) return withProviderOptions({ ...out, ...scalar }, part.providerOptions);
   switch (output.type) {
-    case 'text':
-    case 'json':
-      out.output = output.value;
-      break;
-    case 'error-text':
-    case 'error-json':
-      out.output = output.value;
-      out.isError = true;
-      break;
     case 'content': {
       const content: ToolResultContentPart[] = output.value.map((inner) => {
         if (inner.type === 'text') return { type: 'text', text: inner.text };
@@ -110,11 +100,7 @@ function toolResultFromAISDK(part: z.output<typeof toolResultInput>): ToolResult
       break;
     }
   }
-  return withPartOptions(out, part.providerOptions);
-}
-
-function messageWithOptions<T extends Message>(message: T, options: ProviderOptions | undefined): T {
-  return options === undefined ? message : { ...message, providerOptions: options };
+  return withProviderOptions(out, part.providerOptions);
 }
 
 /**
@@ -127,7 +113,7 @@ export function fromAISDK(messages: unknown): Message[] {
   return input.map((message, index): Message => {
     switch (message.role) {
       case 'system':
-        return messageWithOptions<SystemMessage>(
+        return withProviderOptions<SystemMessage>(
           { role: 'system', content: message.content },
           message.providerOptions,
         );
@@ -137,15 +123,15 @@ export function fromAISDK(messages: unknown): Message[] {
             ? message.content
             : message.content.map((part) => {
                 if (part.type === 'text')
-                  return withPartOptions({ type: 'text', text: part.text }, part.providerOptions);
+                  return withProviderOptions({ type: 'text', text: part.text }, part.providerOptions);
                 if (part.type === 'image') return imageFromAISDK(part);
                 return fileFromAISDK(part);
               });
-        return messageWithOptions<UserMessage>({ role: 'user', content }, message.providerOptions);
+        return withProviderOptions<UserMessage>({ role: 'user', content }, message.providerOptions);
       }
       case 'assistant': {
         if (typeof message.content === 'string') {
-          return messageWithOptions<AssistantMessage>(
+          return withProviderOptions<AssistantMessage>(
             { role: 'assistant', content: message.content },
             message.providerOptions,
           );
@@ -156,7 +142,7 @@ export function fromAISDK(messages: unknown): Message[] {
             switch (part.type) {
               case 'text':
                 if (isAnthropicCompactionText(part)) return anthropicCompactionFromAISDK(part);
-                return withPartOptions({ type: 'text', text: part.text }, part.providerOptions);
+                return withProviderOptions({ type: 'text', text: part.text }, part.providerOptions);
               case 'reasoning':
                 return reasoningFromAISDK(part);
               case 'custom': {
@@ -181,7 +167,7 @@ export function fromAISDK(messages: unknown): Message[] {
                   toolName: part.toolName,
                   input: part.input,
                 };
-                return withPartOptions(call, part.providerOptions);
+                return withProviderOptions(call, part.providerOptions);
               }
               case 'file': {
                 const data = dataToString(part.data);
@@ -192,12 +178,12 @@ export function fromAISDK(messages: unknown): Message[] {
                   const detail = providerOption(part.providerOptions, 'openai', 'imageDetail');
                   if (detail === 'low' || detail === 'high' || detail === 'auto') {
                     image.detail = detail;
-                    return withPartOptions(
+                    return withProviderOptions(
                       image,
                       withoutProviderOption(part.providerOptions, 'openai', 'imageDetail'),
                     );
                   }
-                  return withPartOptions(image, part.providerOptions);
+                  return withProviderOptions(image, part.providerOptions);
                 }
                 return fileFromAISDK(part);
               }
@@ -209,10 +195,10 @@ export function fromAISDK(messages: unknown): Message[] {
             }
           },
         );
-        return messageWithOptions<AssistantMessage>({ role: 'assistant', content }, message.providerOptions);
+        return withProviderOptions<AssistantMessage>({ role: 'assistant', content }, message.providerOptions);
       }
       default:
-        return messageWithOptions<ToolMessage>(
+        return withProviderOptions<ToolMessage>(
           { role: 'tool', content: message.content.map(toolResultFromAISDK) },
           message.providerOptions,
         );
