@@ -1,12 +1,13 @@
 /**
- * Cost of one `onMessageResolve` through `ContextMeasurer` on a 10,000-message conversation when
- * nothing fires (a listener on `onContextMeasure` that only reads it), against a bare count of the
- * newest message (target ≤ 2×). Each call sees the conversation grown by one message, as in an
- * agent loop: once with the same message objects each call, once with every message object rebuilt
- * from the same strings (what an SDK middleware sees). Run: pnpm bench measurer.
+ * Cost of one `onMessageResolve` through `ContextMeasurer` and `ContextGuard` (as an app wires them:
+ * one bus, a conversation history, a strategy that does not fire) on a 10,000-message conversation
+ * when nothing fires, against a bare count of the newest message (target ≤ 2×). Each call sees the
+ * conversation grown by one message, as in an agent loop: once with the same message objects each
+ * call, once with every message object rebuilt from the same strings (what an SDK middleware sees).
+ * Run: pnpm bench measurer.
  */
-import { HookBus, type Message, type MessageResolveEvent } from '@ctxguard/core';
-import { ContextMeasurer } from '@ctxguard/measurer';
+import type { Message, MessageResolveEvent } from '@ctxguard/core';
+import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ModelCatalog } from '@ctxguard/models';
 import { HybridTokenCounter } from '@ctxguard/token-counter';
 import {
@@ -15,6 +16,7 @@ import {
   newUserMessage as newMessage,
   rebuildMessage as rebuild,
 } from '../../../bench/agent-conversation.ts';
+import { guardedMeasurer } from '../../../bench/guarded-measurer.ts';
 import type { BenchHarness } from '../../../bench/harness.ts';
 
 const ctx = { provider: hugeWindowModel.provider, model: hugeWindowModel.model };
@@ -30,6 +32,13 @@ export async function run(h: BenchHarness): Promise<void> {
   const size = 10_000;
   const growth = h.quick ? 20 : 60;
   const base = conversation(size);
+  // The app's stored conversation: the guard keeps its state in its metadata and the measurer its
+  // tally by it. New messages are appended untimed.
+  const historyOf = () => {
+    const history = new InMemoryConversationHistory();
+    for (const message of base) history.append(message);
+    return history;
+  };
   const fresh = Array.from({ length: growth }, (_, i) => newMessage(i));
   const same: Message[][] = [];
   let current = base.slice();
@@ -44,14 +53,14 @@ export async function run(h: BenchHarness): Promise<void> {
     ['same message objects each call', same],
     ['message objects rebuilt from the same strings each call', rebuilt],
   ] as const) {
-    const hooks = new HookBus();
-    const measurer = new ContextMeasurer({ hooks, catalog: new ModelCatalog({ models }) });
+    const { hooks, measurer } = guardedMeasurer(new ModelCatalog({ models }));
+    const history = historyOf();
     let seen = 0;
     hooks.on('onContextMeasure', (event) => {
       if (event.percentage !== null && event.percentage > 0.8) seen++;
     });
     const emit = (messages: Message[]) => {
-      const event: MessageResolveEvent = { ...ctx, messages, abort: false };
+      const event: MessageResolveEvent = { ...ctx, messages, history, abort: false };
       return hooks.emit('onMessageResolve', event);
     };
     await emit(base);
@@ -60,7 +69,7 @@ export async function run(h: BenchHarness): Promise<void> {
     if (seen > 0) throw new Error('the bench conversation must stay under the warn threshold');
     let next = 0;
     cases.push([
-      `onMessageResolve, ${size.toLocaleString('en-US')} messages, ${name}`,
+      `measurer + guard, ${size.toLocaleString('en-US')} messages, ${name}`,
       () => emit(lists[next++ % growth] as Message[]),
     ]);
   }
@@ -69,13 +78,15 @@ export async function run(h: BenchHarness): Promise<void> {
   await counter.warm({ provider: heuristicModel.provider, model: heuristicModel.model });
   let baseTruth = 0;
   for (const message of base) baseTruth += counter.estimateMessage(message, ctx);
-  const newest = newMessage(7);
+  let unseen = 2_000_000;
   await h.compare(
-    'ContextMeasurer per onMessageResolve when nothing fires (one new message per call)',
-    ['bare count of the newest message (same object each time)', () => counter.estimateMessage(newest, ctx)],
+    'ContextMeasurer + ContextGuard per onMessageResolve when nothing fires (one new message per call)',
+    ['bare count of a never-seen message', () => counter.estimateMessage(newMessage(unseen++), ctx)],
     cases,
   );
-  // Every call with a message never seen before, against counting such a message alone.
+  // Every call with a message never seen before, against counting such a message alone right after
+  // it in the same state (after the same rebuild of the list when the variant rebuilds it: a list
+  // of 10,000 fresh objects leaves the caches cold for whatever runs next, the bare count included).
   const rows: (string | number)[][] = [];
   const variants = [
     { rebuiltEachCall: false, learn: false, model: hugeWindowModel },
@@ -85,51 +96,65 @@ export async function run(h: BenchHarness): Promise<void> {
   ];
   for (const { rebuiltEachCall, learn, model } of variants) {
     const modelCtx = { provider: model.provider, model: model.model };
+    const history = historyOf();
     const micros: number[] = [];
+    const bare: number[] = [];
     const ratios: number[] = [];
-    for (let repetition = 0; repetition < (h.quick ? 3 : 6); repetition++) {
-      const hooks = new HookBus();
-      const measurer = new ContextMeasurer({ hooks, catalog: new ModelCatalog({ models }) });
-      hooks.on('onContextMeasure', () => {});
-      const unseen = Array.from({ length: growth }, (_, i) => newMessage(i + 1_000 * (repetition + 1)));
+    for (let repetition = 0; repetition < (h.quick ? 4 : 7); repetition++) {
+      const { hooks, measurer, destroy } = guardedMeasurer(new ModelCatalog({ models }));
+      const unseenMessages = Array.from({ length: growth }, (_, i) =>
+        newMessage(i + 1_000 * (repetition + 1)),
+      );
+      const alone = Array.from({ length: growth }, (_, i) => newMessage(i + 1_000_000 + 1_000 * repetition));
       const lists: Message[][] = [];
       let grown = base.slice();
-      for (const message of unseen) {
+      for (const message of unseenMessages) {
         grown = [...grown, message];
         lists.push(grown);
       }
+      const request = (messages: Message[]): MessageResolveEvent => ({
+        ...modelCtx,
+        messages,
+        history,
+        abort: false,
+      });
       // Warm: the first call counts the history once; warmCache then waits for the model's encoder,
       // whose arrival changes the counts, so the next call recounts once more.
-      await hooks.emit('onMessageResolve', { ...modelCtx, messages: base, abort: false });
+      await hooks.emit('onMessageResolve', request(base));
       await measurer.warmCache();
-      await hooks.emit('onMessageResolve', { ...modelCtx, messages: base, abort: false });
+      await hooks.emit('onMessageResolve', request(base));
       // With `learn`, the provider's usage of the previous request is learned before each call, as in
       // an agent loop; only onMessageResolve is timed.
       let spent = 0;
+      let counted = 0;
       let previous = base;
       // The provider's count: the exact o200k count plus 10% (a denser tokenizer), fixed by the content.
       let truth = baseTruth;
-      for (const list of lists) {
+      for (const [i, list] of lists.entries()) {
         // Rebuilt just before its call (untimed), as a middleware does, so only one copy is alive.
         const messages = rebuiltEachCall ? list.map(rebuild) : list;
+        history.append(list.at(-1) as Message);
         if (learn) {
           const usage = { inputTokens: Math.round(truth * 1.1), outputTokens: 20 };
           await hooks.emit('onCompletion', { ...modelCtx, messages: previous, usage });
         }
-        const started = performance.now();
-        await hooks.emit('onMessageResolve', { ...modelCtx, messages, abort: false });
+        let started = performance.now();
+        await hooks.emit('onMessageResolve', request(messages));
         spent += performance.now() - started;
         previous = messages;
         truth += counter.estimateMessage(list.at(-1) as Message, ctx);
+        // The bare count in the same state: the same list prepared the same way just before it.
+        const again = rebuiltEachCall ? list.map(rebuild) : list;
+        started = performance.now();
+        counter.estimateMessage(alone[i] as Message, modelCtx);
+        counted += performance.now() - started;
+        if (again.length !== list.length) throw new Error('unreachable');
       }
-      const callMicros = (spent * 1000) / growth;
-      const alone = Array.from({ length: growth }, (_, i) => newMessage(i + 1_000_000 + 1_000 * repetition));
-      const started = performance.now();
-      for (const message of alone) counter.estimateMessage(message, modelCtx);
-      const countMicros = ((performance.now() - started) * 1000) / growth;
-      if (repetition === 0) continue; // warms the JIT for both loops
-      micros.push(callMicros);
-      ratios.push(callMicros / countMicros);
+      destroy();
+      if (repetition === 0) continue; // warms the JIT for both
+      micros.push((spent * 1000) / growth);
+      bare.push((counted * 1000) / growth);
+      ratios.push(spent / counted);
     }
     const median = (values: number[]) =>
       [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
@@ -138,12 +163,13 @@ export async function run(h: BenchHarness): Promise<void> {
     rows.push([
       `${size.toLocaleString('en-US')} messages, ${how}${learning}`,
       median(micros).toFixed(1),
+      median(bare).toFixed(1),
       `${median(ratios).toFixed(1)}×`,
     ]);
   }
   h.table(
-    'onMessageResolve with a never-seen new message per call ÷ a bare count of that message (target ≤ 2×)',
-    ['case', 'µs per call', '× bare count'],
+    'measurer + guard per onMessageResolve with a never-seen new message ÷ a bare count of such a message in the same state (target ≤ 2×)',
+    ['case', 'µs per call', 'bare count µs', '× bare count'],
     rows,
   );
 }
