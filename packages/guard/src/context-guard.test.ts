@@ -223,6 +223,58 @@ describe('triggers and firing', () => {
     expect(ctx.warnings.map((w) => w.code)).toContain('strategy_failed');
   });
 
+  it('counts quiet calls on its stored state, keeps the strategy bag and memos, and reads a state written by someone else', async () => {
+    const history = historyOf(conversation(2_400), { __ctxguard: { keep: true } });
+    const strategy = recordingStrategy([{ level: 'a', at: 0.2 }], (ctx) => {
+      ctx.state['note'] = 'kept';
+      return { action: 'none' };
+    });
+    const { hooks } = createGuard({
+      strategies: { s: strategy },
+      defaultStrategy: 's',
+      loopProtection: false,
+    });
+    await measureAndEmit(hooks, history, SIZES);
+    const fired = readState(history);
+    fired.compactions = [{ call: 1, crossed: 0, levelIdx: 0, freed: 5 }];
+    // Quiet calls (the same size: no climb) after the firing.
+    for (let i = 0; i < 3; i++) await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls).toHaveLength(1);
+    let stored = history.metadata['__ctxguard'] as Record<string, unknown>;
+    expect(stored['keep']).toBe(true);
+    expect(stored['guard']).toEqual({
+      v: 1,
+      lastLevelIdx: 0,
+      lastCurrent: fired.lastCurrent,
+      calls: 4,
+      compactions: [],
+      strategyState: { s: { note: 'kept' } },
+    });
+    // Another writer (a merged state from a store) replaced the entry: it is read in full, so the
+    // next call sees its level (none fired) and fires again as a new crossing.
+    history.metadata['__ctxguard'] = {
+      keep: true,
+      guard: { ...fired, lastLevelIdx: -1, calls: 9, strategyState: { s: { note: 'theirs' } } },
+    };
+    await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls).toHaveLength(2);
+    expect(strategy.calls[1]!.state).toEqual({ note: 'theirs' });
+    await measureAndEmit(hooks, history, SIZES);
+    stored = history.metadata['__ctxguard'] as Record<string, unknown>;
+    expect(stored['guard']).toMatchObject({
+      lastLevelIdx: 0,
+      calls: 11,
+      compactions: fired.compactions,
+      strategyState: { s: { note: 'kept' } },
+    });
+    // A counter written over in place is not trusted: the state is read in full (calls from 0).
+    (stored['guard'] as Record<string, unknown>)['calls'] = 'x';
+    await measureAndEmit(hooks, history, SIZES);
+    expect(
+      (history.metadata['__ctxguard'] as Record<string, Record<string, unknown>>)['guard']!['calls'],
+    ).toBe(1);
+  });
+
   it('ignores events without a history or a known window, and stops after destroy', async () => {
     const strategy = recordingStrategy([{ level: 'a', at: 0.1 }]);
     const { hooks, guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });

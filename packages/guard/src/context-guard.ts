@@ -21,7 +21,14 @@ import {
   type TriggerLevel,
 } from '@ctxguard/core';
 import { z } from 'zod';
-import { readState, writeState } from './guard-state.js';
+import {
+  type GuardConversationState,
+  type GuardCounters,
+  readState,
+  storedState,
+  writeCounters,
+  writeState,
+} from './guard-state.js';
 import { type RecordedRewrite, StrategyToolsImpl } from './strategy-tools.js';
 
 /** What the guard needs of a measurer: re-measuring a request after a compaction. */
@@ -147,6 +154,39 @@ export function highestCrossedLevel(triggers: readonly TriggerLevel[], percentag
   return index;
 }
 
+/**
+ * The level and size a call that fires nothing leaves (`calls` aside), or undefined when the call
+ * must react: a new crossing, a climb at the level that fired last, or a request over the budget.
+ */
+function quietCounters(
+  triggers: readonly TriggerLevel[],
+  percentage: number,
+  current: number,
+  last: Pick<GuardCounters, 'lastLevelIdx' | 'lastCurrent'>,
+): Pick<GuardCounters, 'lastLevelIdx' | 'lastCurrent'> | undefined {
+  const crossed = highestCrossedLevel(triggers, percentage);
+  const isNewCrossing = crossed > last.lastLevelIdx;
+  const isClimbing = crossed >= 0 && crossed === last.lastLevelIdx && current > last.lastCurrent;
+  // A request over the input budget always gets a reaction: an earlier reaction that changed the
+  // history and then declined leaves a larger `lastCurrent`, and a smaller but still oversized
+  // request must not go out unchecked.
+  if (isNewCrossing || isClimbing || percentage >= 1) return undefined;
+  const dropped = crossed < last.lastLevelIdx;
+  return {
+    lastLevelIdx: dropped ? crossed : last.lastLevelIdx,
+    lastCurrent: crossed < 0 || dropped ? current : last.lastCurrent,
+  };
+}
+
+/** Whether a stored state's counters are still numbers (nothing wrote over them in place). */
+function hasCounters(state: GuardConversationState): boolean {
+  return (
+    typeof state.lastLevelIdx === 'number' &&
+    typeof state.lastCurrent === 'number' &&
+    typeof state.calls === 'number'
+  );
+}
+
 const MAX_MEMOS = 8;
 /** Share of the input budget one summary's facts block may take (summaries that repeat every earlier fact otherwise fill the window). */
 const SUMMARY_FACT_SHARE = 0.15;
@@ -177,6 +217,8 @@ export class ContextGuard {
   readonly #meters = new Map<string, TokenMeter>();
   readonly #queues = new WeakMap<ConversationHistory, Promise<void>>();
   readonly #ownRequests = new WeakSet<Message[]>();
+  /** The state this guard last stored per conversation (plain JSON, redacted), while it is still the stored one. */
+  readonly #written = new WeakMap<ConversationHistory, GuardConversationState>();
   #off: (() => void) | undefined;
 
   constructor(options: ContextGuardOptions) {
@@ -340,24 +382,30 @@ export class ContextGuard {
     const inputBudget = event.inputBudget!;
     const window = event.window!;
     const triggers = this.#sortedTriggers(strategy);
+    let current = event.current;
+    const percentage = event.percentage!;
+    const written = this.#written.get(history);
+    if (written !== undefined && storedState(history) === written && hasCounters(written)) {
+      // The stored state is the one this guard wrote (plain, redacted JSON): a call that fires
+      // nothing updates its counters without copying the strategies' state.
+      const quiet = quietCounters(triggers, percentage, current, written);
+      if (quiet) {
+        this.#written.set(history, writeCounters(history, written, { ...quiet, calls: written.calls + 1 }));
+        return;
+      }
+    }
     const state = readState(history);
     state.calls++;
     const call = state.calls;
-    let current = event.current;
-    const percentage = event.percentage!;
     const crossed = highestCrossedLevel(triggers, percentage);
     const prevIdx = state.lastLevelIdx;
     const lastCurrent = state.lastCurrent;
     const isNewCrossing = crossed > prevIdx;
-    const isClimbing = crossed >= 0 && crossed === prevIdx && current > lastCurrent;
-    // A request over the input budget always gets a reaction: an earlier reaction that changed the
-    // history and then declined leaves a larger `lastCurrent`, and a smaller but still oversized
-    // request must not go out unchecked.
-    const overBudget = percentage >= 1;
-    if (!isNewCrossing && !isClimbing && !overBudget) {
-      if (crossed < prevIdx) state.lastLevelIdx = crossed;
-      if (crossed < 0 || crossed < prevIdx) state.lastCurrent = current;
-      writeState(history, state, this.#redact);
+    const quiet = quietCounters(triggers, percentage, current, state);
+    if (quiet) {
+      state.lastLevelIdx = quiet.lastLevelIdx;
+      state.lastCurrent = quiet.lastCurrent;
+      this.#save(history, state);
       return;
     }
     const delta = current - lastCurrent;
@@ -373,7 +421,7 @@ export class ContextGuard {
       });
       state.lastLevelIdx = crossed;
       state.lastCurrent = current;
-      writeState(history, state, this.#redact);
+      this.#save(history, state);
       await this.#abort(event, 'context_exhausted', error.message, { ...error.sizes, strategy: name }, error);
       return;
     }
@@ -402,7 +450,7 @@ export class ContextGuard {
           };
           state.lastLevelIdx = crossed;
           state.lastCurrent = current;
-          writeState(history, state, this.#redact);
+          this.#save(history, state);
           if (percentage >= this.#options.criticalFloor)
             await this.#abort(event, 'compaction_loop', reason, data);
           else await this.#warn('compaction_loop', `${reason}; not compacting again yet`, { data });
@@ -429,7 +477,7 @@ export class ContextGuard {
       const trigger = triggers[levelIdx]!;
       state.lastLevelIdx = Math.max(crossed, Math.min(levelIdx, triggers.length - 1));
       state.lastCurrent = current;
-      writeState(history, state, this.#redact);
+      this.#save(history, state);
       let decision: StrategyDecision;
       try {
         decision = await strategy.react({
@@ -448,7 +496,7 @@ export class ContextGuard {
         });
       } catch (error) {
         seen = await this.#emitCompactions(tools.rewrites, seen, name, history);
-        writeState(history, state, this.#redact);
+        this.#save(history, state);
         await this.#warn('strategy_failed', `Context strategy ${name} threw: ${String(error)}`, {
           cause: error,
         });
@@ -482,7 +530,7 @@ export class ContextGuard {
         state.lastCurrent = current;
       }
       if (action !== 'compacted' && action !== 'decline' && current > inputBudget) {
-        writeState(history, state, this.#redact);
+        this.#save(history, state);
         const sizes = {
           floorTokens: floor,
           viewTokens: current,
@@ -500,14 +548,14 @@ export class ContextGuard {
         return;
       }
       if (action === 'warn') {
-        writeState(history, state, this.#redact);
+        this.#save(history, state);
         await this.#warn('context_warning', String((decision as { message: string }).message), {
           data: { strategy: name, level: trigger.level, current, inputBudget },
         });
         return;
       }
       if (action === 'decline') {
-        writeState(history, state, this.#redact);
+        this.#save(history, state);
         await this.#abort(
           event,
           'context_declined',
@@ -523,7 +571,7 @@ export class ContextGuard {
         return;
       }
       if (action !== 'compacted') {
-        writeState(history, state, this.#redact);
+        this.#save(history, state);
         return;
       }
       const before = current;
@@ -535,7 +583,7 @@ export class ContextGuard {
       event.percentage = after;
       state.lastCurrent = current;
       state.lastLevelIdx = Math.max(highestCrossedLevel(triggers, after), -1);
-      writeState(history, state, this.#redact);
+      this.#save(history, state);
       if (after < this.#options.criticalFloor || after < triggers[crossed]!.at) return;
       const sizes = {
         floorTokens: floor,
@@ -570,6 +618,11 @@ export class ContextGuard {
         }
       }
     }
+  }
+
+  /** Stores `state` as JSON (redacted) and remembers what was stored. */
+  #save(history: ConversationHistory, state: GuardConversationState): void {
+    this.#written.set(history, writeState(history, state, this.#redact));
   }
 
   async #emitCompactions(

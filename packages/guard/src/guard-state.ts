@@ -74,10 +74,36 @@ export function writeState(
   history: ConversationHistory,
   state: GuardConversationState,
   redact: (text: string) => string,
-): void {
+): GuardConversationState {
   const json = JSON.parse(JSON.stringify(state), (_key, value: unknown) =>
     typeof value === 'string' ? redact(value) : value,
   ) as GuardConversationState;
   const root = history.metadata[STATE_KEY];
   history.metadata[STATE_KEY] = { ...(isRecord(root) ? root : {}), [GUARD_STATE_SUBKEY]: json };
+  return json;
+}
+
+/** The counters a call that fires nothing updates. */
+export type GuardCounters = Pick<GuardConversationState, 'lastLevelIdx' | 'lastCurrent' | 'calls'>;
+
+/** The guard's entry as stored in `history.metadata` (not a copy), or undefined. */
+export function storedState(history: ConversationHistory): unknown {
+  const root = history.metadata[STATE_KEY];
+  return isRecord(root) ? root[GUARD_STATE_SUBKEY] : undefined;
+}
+
+/**
+ * Writes `counters` over `written`, a state {@link writeState} stored (plain JSON, already
+ * redacted), without copying the strategies' state: new objects for the entry and `__ctxguard`,
+ * which share `written`'s compactions and strategy state (neither is ever changed in place).
+ */
+export function writeCounters(
+  history: ConversationHistory,
+  written: GuardConversationState,
+  counters: GuardCounters,
+): GuardConversationState {
+  const json: GuardConversationState = { ...written, ...counters };
+  const root = history.metadata[STATE_KEY];
+  history.metadata[STATE_KEY] = { ...(isRecord(root) ? root : {}), [GUARD_STATE_SUBKEY]: json };
+  return json;
 }
