@@ -1,5 +1,6 @@
 import { type ExtractedFact, type FactCategory, factCategories } from '@ctxguard/core';
 import { throwIfAborted } from './context-tools.js';
+import { derivedFactKey } from './facts-block.js';
 import { parseTranscript, type TranscriptRole } from './transcript.js';
 
 /** Settings of {@link extractFactsFromText}. */
@@ -396,14 +397,7 @@ export function extractFactsFromText(text: string, settings: FactExtractionSetti
 function withStableKeys(candidates: readonly Candidate[]): ExtractedFact[] {
   const used = new Map<string, number>();
   return candidates.map((c) => {
-    const slug =
-      c.value
-        .toLowerCase()
-        .replace(/[^a-z0-9]+/g, '_')
-        .replace(/^_+|_+$/g, '')
-        .slice(0, 48)
-        .replace(/_+$/, '') || 'value';
-    let key = `${c.category}.${slug}`;
+    let key = derivedFactKey(c.category, c.value);
     const count = (used.get(key) ?? 0) + 1;
     used.set(key, count);
     if (count > 1) key = `${key}_${count}`;

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hostileSpellings } from '../test/support/hostile-spellings.js';
 import {
+  derivedFactKey,
   FACTS_CLOSE,
   FACTS_OPEN,
   parseFactsBlock,
@@ -35,21 +36,39 @@ const factArb: fc.Arbitrary<ExtractedFact> = fc
   .map(({ span, ...fact }) => (span === undefined ? fact : { ...fact, span }));
 
 describe('facts block', () => {
-  it('renders the DESIGN wire format', () => {
-    const text = renderFactsBlock([
+  it('renders the DESIGN wire format, leaving out keys derived from the value', () => {
+    const facts: ExtractedFact[] = [
       { key: 'path.src_a_ts', value: 'src/a.ts', category: 'path' },
-      { key: 'number.port_3000', value: '3000', category: 'number', span: 'port 3000' },
-    ]);
+      { key: 'number.3000', value: '3000', category: 'number', span: 'port 3000' },
+      { key: 'db_port', value: '5432', category: 'number' },
+      { key: 'path.src_a_ts_2', value: 'src/a-ts', category: 'path' },
+    ];
+    const text = renderFactsBlock(facts);
     expect(text).toBe(
       [
         '<!-- ctxguard:facts -->',
         '## Key facts (preserved across compaction)',
-        '- path.src_a_ts [path]: src/a.ts',
-        '- number.port_3000 [number]: 3000',
+        '- [path]: src/a.ts',
+        '- [number]: 3000',
         '  span: port 3000',
+        '- db_port [number]: 5432',
+        '- path.src_a_ts_2 [path]: src/a-ts',
         '<!-- /ctxguard:facts -->',
       ].join('\n'),
     );
+    expect(parseFactsBlock(text)).toEqual(facts);
+  });
+
+  it('a derived key is the category and a slug of the value', () => {
+    expect(derivedFactKey('path', 'packages/Core/src/index.ts')).toBe('path.packages_core_src_index_ts');
+    expect(derivedFactKey('error', '!!!')).toBe('error.value');
+    expect(derivedFactKey('quantity', `${'9'.repeat(60)} ms`)).toBe(`quantity.${'9'.repeat(48)}`);
+  });
+
+  it('the keyed spelling of a derived key reads the same as the keyless one', () => {
+    const keyed = `${FACTS_OPEN}\n- path.src_a_ts [path]: src/a.ts\n${FACTS_CLOSE}`;
+    const keyless = `${FACTS_OPEN}\n- [path]: src/a.ts\n${FACTS_CLOSE}`;
+    expect(parseFactsBlock(keyless)).toEqual(parseFactsBlock(keyed));
   });
 
   it('is empty for no facts, and null is parsed from text without a block', () => {

@@ -51,16 +51,37 @@ function unescapeValue(value: string): string {
 }
 
 /**
+ * The key a fact gets from its category and value alone: `category.slug_of_value` (lowercase,
+ * non-alphanumerics as `_`, at most 48 characters of slug). The offline extractor keys facts this
+ * way; a block leaves such a key out (it can be derived again) instead of spelling the value twice.
+ */
+export function derivedFactKey(category: string, value: string): string {
+  const slug =
+    value
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 48)
+      .replace(/_+$/, '') || 'value';
+  return `${category}.${slug}`;
+}
+
+/**
  * Renders facts as a block: the opening marker, a heading, one `- key [category]: value` bullet
- * per fact (an indented `span:` line when the fact has one), the closing marker. Keys, values and
- * spans are escaped so they stay on their line and cannot forge a marker. `''` for no facts.
+ * per fact (an indented `span:` line when the fact has one), the closing marker. A key that is
+ * {@link derivedFactKey} of the fact is left out (`- [category]: value`): it would repeat the value
+ * and cost as many tokens as the fact. Keys, values and spans are escaped so they stay on their
+ * line and cannot forge a marker. `''` for no facts.
  */
 export function renderFactsBlock(facts: readonly ExtractedFact[]): string {
   if (facts.length === 0) return '';
   const lines = [FACTS_OPEN, FACTS_HEADING];
   for (const fact of facts) {
     const category = categorySet.has(fact.category) ? fact.category : 'other';
-    lines.push(`- ${escapeKey(fact.key)} [${category}]: ${escapeValue(fact.value)}`);
+    const value = escapeValue(fact.value);
+    if (category === fact.category && fact.key === derivedFactKey(category, fact.value))
+      lines.push(`- [${category}]: ${value}`);
+    else lines.push(`- ${escapeKey(fact.key)} [${category}]: ${value}`);
     if (fact.span !== undefined) lines.push(`  span: ${escapeValue(fact.span)}`);
   }
   lines.push(FACTS_CLOSE);
@@ -68,6 +89,24 @@ export function renderFactsBlock(facts: readonly ExtractedFact[]): string {
 }
 
 const BULLET = /^- ((?:[^\\[\]]|\\.)*) \[([a-z]+)\]: (.*)$/;
+/** A bullet without a key: the key is {@link derivedFactKey} of its category and value. */
+const KEYLESS_BULLET = /^- \[([a-z]+)\]: (.*)$/;
+
+function parseBullet(line: string): ExtractedFact | undefined {
+  const keyless = KEYLESS_BULLET.exec(line);
+  if (keyless) {
+    const category = categoryOf(keyless[1]!);
+    const value = unescapeValue(keyless[2]!);
+    return { key: derivedFactKey(category, value), category, value };
+  }
+  const m = BULLET.exec(line);
+  if (!m) return undefined;
+  return { key: unescapeKey(m[1]!), category: categoryOf(m[2]!), value: unescapeValue(m[3]!) };
+}
+
+function categoryOf(name: string): FactCategory {
+  return categorySet.has(name) ? (name as FactCategory) : 'other';
+}
 
 function parseBlockBody(body: string, facts: ExtractedFact[]): void {
   let last: ExtractedFact | undefined;
@@ -77,14 +116,8 @@ function parseBlockBody(body: string, facts: ExtractedFact[]): void {
       last.span = unescapeValue(line.slice(8));
       continue;
     }
-    const m = BULLET.exec(line);
-    if (!m) {
-      last = undefined;
-      continue;
-    }
-    const category: FactCategory = categorySet.has(m[2]!) ? (m[2] as FactCategory) : 'other';
-    last = { key: unescapeKey(m[1]!), category, value: unescapeValue(m[3]!) };
-    facts.push(last);
+    last = parseBullet(line);
+    if (last) facts.push(last);
   }
 }
 

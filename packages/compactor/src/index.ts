@@ -65,7 +65,7 @@ export type {
   StrategyOutcome,
   SummaryInfo,
 } from './engine-strategy.js';
-export { FACTS_CLOSE, FACTS_OPEN, parseFactsBlock, renderFactsBlock } from './facts-block.js';
+export { derivedFactKey, FACTS_CLOSE, FACTS_OPEN, parseFactsBlock, renderFactsBlock } from './facts-block.js';
 export type {
   AggregateFileBudgetOptions,
   AggregateFileBudgetResult,

@@ -5,6 +5,7 @@ import {
   parseSummary,
   redactSecrets,
   renderFactsBlock,
+  renderSummary,
 } from '@ctxguard/compactor';
 import { TokenMeter } from '@ctxguard/compactor/internal';
 import type { ContextTools, ConversationHistory, ExtractedFact, Message } from '@ctxguard/core';
@@ -293,6 +294,27 @@ describe('StrategyToolsImpl', () => {
     const block = parseFactsBlock(textOf(history.messages()[0]))!;
     expect(block.map((f) => f.value)).toEqual(['db.internal:5432', '8080']);
     expect(textOf(history.messages()[0]).match(/<!-- ctxguard:facts -->/g)?.length).toBe(1);
+  });
+
+  it('extractFacts carries the facts blocks of the entries as facts, never re-reading their bullets as text', async () => {
+    const earlier: ExtractedFact[] = [
+      { key: 'error.exit_code_2', value: '[exit code 2]', category: 'error' },
+      { key: 'command.npx_tsdown', value: 'npx tsdown', category: 'command' },
+    ];
+    const history = historyOf([
+      system('Agent.'),
+      user(renderSummary({ text: 'Built the package.', messageCount: 4, facts: earlier })),
+      assistant('Next I run `npx publint` and read src/index.ts.'),
+      user('go on'),
+    ]);
+    const facts = await toolsFor(history).extractFacts({ entries: history.effectiveEntries() });
+    const values = facts.map((fact) => fact.value);
+    expect(values).toEqual(
+      expect.arrayContaining(['[exit code 2]', 'npx tsdown', 'npx publint', 'src/index.ts']),
+    );
+    // Nothing quotes a bullet of the earlier block.
+    expect(values.filter((value) => value.includes('[error]') || value.includes('[command]'))).toEqual([]);
+    expect(new Set(values).size).toBe(values.length);
   });
 
   it("injectFacts with maxTokens keeps the app's own facts and the most valuable others that fit", () => {

@@ -121,6 +121,20 @@ function factsIn(messages: readonly Message[]): ExtractedFact[] {
   return mergeFacts(...lists);
 }
 
+/** `message` without the facts blocks of its text (user and system messages; others never hold ours). */
+function withoutFactsBlocks(message: Message): Message {
+  if (message.role === 'tool' || message.role === 'assistant') return message;
+  if (typeof message.content === 'string')
+    return parseFactsBlock(message.content)
+      ? { ...message, content: stripFactsBlocks(message.content) }
+      : message;
+  if (!message.content.some((part) => part.type === 'text' && parseFactsBlock(part.text))) return message;
+  const content = message.content.map((part) =>
+    part.type === 'text' ? { ...part, text: stripFactsBlocks(part.text) } : part,
+  );
+  return { ...message, content } as Message;
+}
+
 /** `message` with a facts block of `facts` appended. */
 function withFactsBlock(
   message: MessageInput,
@@ -260,8 +274,13 @@ export class StrategyToolsImpl implements StrategyTools {
     categories: readonly FactCategory[] | undefined,
     signal: AbortSignal | undefined,
   ): Promise<ExtractedFact[]> {
-    const content = renderTranscript(entries.map((entry) => entry.message));
-    if (!content) return [];
+    // Facts blocks already hold facts: they are carried as they are, never read again as text
+    // (their bullets would come back as new "facts" that quote the old ones).
+    const carried = factsIn(entries.map((entry) => entry.message)).filter(
+      (fact) => !categories || categories.includes(fact.category),
+    );
+    const content = renderTranscript(entries.map((entry) => withoutFactsBlocks(entry.message)));
+    if (!content) return carried;
     // One request per slice that fits the extractor's window: a long range never overflows it.
     const chunkChars = this.#summarizerWindowTokens * CHARS_PER_TOKEN_FLOOR;
     const lists: ExtractedFact[][] = [];
@@ -273,7 +292,7 @@ export class StrategyToolsImpl implements StrategyTools {
       });
       if (Array.isArray(found)) lists.push(found);
     }
-    return mergeFacts(...lists).map((fact) => redactFact(fact, this.#redact));
+    return mergeFacts(carried, ...lists).map((fact) => redactFact(fact, this.#redact));
   }
 
   /** A summary of `entries` (at most `maxLength` characters) through the `ContextTools`, redacted. */
