@@ -1,6 +1,7 @@
 import {
   countToolPairViolations,
   createOfflineContextTools,
+  derivedFactKey,
   parseFactsBlock,
   parseSummary,
   redactSecrets,
@@ -354,6 +355,33 @@ describe('StrategyToolsImpl', () => {
     expect(next.length).toBeLessThanOrEqual(block.length);
     rewindAll(history);
     expect(history.messages()).toEqual(original);
+  });
+
+  it('injectFacts with maxTokens gives no line to a fact a longer kept fact spells out', () => {
+    const history = historyOf([system('Agent.'), user('hello'), assistant('hi')]);
+    const tools = toolsFor(history);
+    const fact = (category: 'path' | 'quantity', value: string): ExtractedFact => ({
+      key: derivedFactKey(category, value),
+      value,
+      category,
+    });
+    const short = Array.from({ length: 30 }, (_, i) => fact('path', `src/m${i}.ts`));
+    const long = short.map(({ value }) => fact('path', `packages/core/${value}`));
+    const others = Array.from({ length: 30 }, (_, i) => fact('quantity', `${i + 100} files`));
+    tools.injectFacts([...short, ...long, ...others], 'system-append', { maxTokens: 620 });
+    const kept = parseFactsBlock(textOf(history.messages()[0]))!.map((fact) => fact.value);
+    const block = textOf(history.messages()[0]);
+    // A long path replaced the line of the short one it spells out; no path is written twice.
+    const longKept = kept.filter((value) => value.startsWith('packages/'));
+    expect(longKept.length).toBeGreaterThan(0);
+    for (const value of longKept) expect(kept).not.toContain(value.slice('packages/core/'.length));
+    expect(kept.some((value) => value.endsWith(' files'))).toBe(true);
+    // Without the long paths, the same bound holds fewer distinct paths.
+    const plain = historyOf([system('Agent.'), user('hello'), assistant('hi')]);
+    toolsFor(plain).injectFacts([...short, ...others], 'system-append', { maxTokens: 620 });
+    const plainPaths = parseFactsBlock(textOf(plain.messages()[0]))!.filter((f) => f.category === 'path');
+    expect(kept.filter((value) => value.includes('src/m')).length).toBeGreaterThanOrEqual(plainPaths.length);
+    expect(new TokenMeter().text(block)).toBeLessThanOrEqual(620 + new TokenMeter().text('Agent.\n\n'));
   });
 
   it('injectFacts with maxTokens: an empty list never wipes kept facts; a bad bound names the field', () => {

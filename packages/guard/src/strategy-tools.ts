@@ -18,6 +18,7 @@ import {
 } from '@ctxguard/compactor';
 import {
   applyHistoryOperation,
+  containsWhole,
   rankFactsByWorth,
   spanOperation,
   stripFactsBlocks,
@@ -119,6 +120,11 @@ function factsIn(messages: readonly Message[]): ExtractedFact[] {
     if (parsed) lists.push(parsed);
   }
   return mergeFacts(...lists);
+}
+
+/** Whether `other` spells out `fact` (a longer value holding it as a whole token). */
+function coversFact(other: ExtractedFact, fact: ExtractedFact): boolean {
+  return other !== fact && other.value.length > fact.value.length && containsWhole(other.value, fact.value);
 }
 
 /** `message` without the facts blocks of its text (user and system messages; others never hold ours). */
@@ -620,7 +626,9 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /**
    * The facts whose block fits `maxTokens`, in their order: the app's own facts first, then the
-   * others by the compactor's worth ranking (category weight per character, newest first among equals).
+   * others by the compactor's worth ranking (category weight per character, newest first among
+   * equals). A fact another kept fact already spells out (`src/a.ts` in `packages/x/src/a.ts`, a
+   * figure inside an error line) takes no line of its own.
    */
   #boundFacts(facts: readonly ExtractedFact[], maxTokens: number, own: ReadonlySet<string>): ExtractedFact[] {
     const size = (list: readonly ExtractedFact[]) => this.#meter.text(renderFactsBlock(list));
@@ -633,15 +641,23 @@ export class StrategyToolsImpl implements StrategyTools {
     const first = order[0]!;
     // The block's markers and heading cost once; each fact costs its own line.
     const frame = Math.max(0, 2 * size([first]) - size([first, first]));
+    const cost = new Map(order.map((fact) => [fact, size([fact]) - frame]));
     const chosen: ExtractedFact[] = [];
     let used = frame;
     for (const fact of order) {
-      const cost = size([fact]) - frame;
-      if (!own.has(fact.value) && used + cost > maxTokens) continue;
-      used += cost;
+      const isOwn = own.has(fact.value);
+      if (!isOwn && chosen.some((other) => coversFact(other, fact))) continue;
+      // A fact that spells out facts already chosen replaces their lines: it costs the difference.
+      const replaced = chosen.filter((other) => !own.has(other.value) && coversFact(fact, other));
+      const net = replaced.reduce((sum, other) => sum - cost.get(other)!, cost.get(fact)!);
+      if (!isOwn && used + net > maxTokens) continue;
+      for (const other of replaced) chosen.splice(chosen.indexOf(other), 1);
+      used += net;
       chosen.push(fact);
     }
     // Token counts are not quite additive: drop the lowest-ranked until the whole block fits.
+    const rank = new Map(order.map((fact, index) => [fact, index]));
+    chosen.sort((a, b) => rank.get(a)! - rank.get(b)!);
     while (chosen.length > 0 && size(chosen) > maxTokens && !own.has(chosen.at(-1)!.value)) chosen.pop();
     const kept = new Set(chosen);
     return facts.filter((fact) => kept.has(fact));
