@@ -204,9 +204,34 @@ describe('RelevanceStrategy scoring', () => {
     expect(await hiddenWith(4)).toBeLessThan(await hiddenWith(0));
   });
 
-  it('declines when only the recent zone is left above the ceiling, and warns below it', async () => {
+  it("cuts the recent zone's big tool output to head and tail instead of declining, keeping its facts", async () => {
     // The task and one huge tool round: the newest unit is never hidden, nor is the task.
-    const tools = HistoryStrategyTools.of(agentChat(1, 8000).slice(0, 4));
+    const messages = agentChat(1, 8000).slice(0, 4);
+    const result = messages[3] as { content: { output: string }[] };
+    const lines = result.content[0]!.output.split('\n');
+    lines.splice(150, 0, 'Build failed at /repo/src/deep/middle.ts after 42 retries');
+    result.content[0]!.output = lines.join('\n');
+    const tools = HistoryStrategyTools.of(messages);
+    const inputBudget = budgetAt(tools, 1.3);
+    const decision = await new RelevanceStrategy().react(reactContext(tools, 'pressure', { inputBudget }));
+    expect(decision).toMatchObject({ action: 'compacted', note: expect.stringMatching(/head and tail/) });
+    expect(tools.tokens()).toBeLessThan(0.8 * inputBudget);
+    const sent = tools.sent();
+    expect(countToolPairViolations(sent)).toBe(0);
+    expect(sent).toHaveLength(messages.length);
+    // The cut middle's path is still in view: in the facts block of the system prompt.
+    expect(JSON.stringify(sent[0]!.content)).toContain('/repo/src/deep/middle.ts');
+    rewindAll(tools);
+    expect(tools.history.messages()).toEqual(messages.map((m) => expect.objectContaining(m)));
+  });
+
+  it('declines when nothing in the recent zone can be cut above the ceiling, and warns below it', async () => {
+    // The task alone, far too large: no tool output to cut and nothing older to hide.
+    const task = `Review this plan:\n${'a step of the plan that is long and must stay whole\n'.repeat(200)}`;
+    const tools = HistoryStrategyTools.of([
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: task },
+    ]);
     const strategy = new RelevanceStrategy();
     const decline = await strategy.react(
       reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 1.3) }),

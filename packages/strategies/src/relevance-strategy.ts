@@ -22,6 +22,7 @@ import {
 import { checkBelowTrigger, factBoundOptions } from './fact-bound-options.js';
 import { factsBlockTokens, factsRoom } from './facts-room.js';
 import { effectiveView, pinnedCount, summaryMessage } from './history-view.js';
+import { lowerFactsBlock, trimToolOutputs } from './recent-shrink.js';
 import { bm25Scorer, type RelevanceScorer } from './relevance-scorer.js';
 import { aimFor, rememberCompaction } from './request-growth.js';
 
@@ -130,8 +131,9 @@ export class RelevanceStrategy implements ContextStrategy {
   async react(ctx: ReactContext): Promise<StrategyDecision> {
     const { tools, state, signal } = ctx;
     const view = effectiveView(tools);
+    const overhead = requestOverhead(ctx, view);
     const plan = await this.#plan(ctx, view);
-    if (plan === undefined || plan.runs.length === 0) return this.#nothingToHide(ctx);
+    if (plan === undefined || plan.runs.length === 0) return this.#shrinkRecent(ctx, view, overhead);
     const hidden = plan.runs.flatMap((run) => view.slice(run.start, run.end));
     const before = tools.measure(view);
     const facts = await this.#facts(ctx, view, hidden, plan.runs);
@@ -157,14 +159,15 @@ export class RelevanceStrategy implements ContextStrategy {
       runsHidden++;
       freed += Math.max(0, result.tokensBefore - result.tokensAfter);
     }
-    if (runsHidden === 0) return this.#nothingToHide(ctx);
+    if (runsHidden === 0) return this.#shrinkRecent(ctx, view, overhead);
     // The block may grow by half of what was freed at most, so the count really goes down.
     const system = effectiveView(tools)[0];
     const current = system?.message.role === 'system' ? factsBlockTokens(tools, system) : 0;
     const maxTokens = factsRoom(this.#factTokens(ctx), current, freed);
     if (facts.length > 0 && maxTokens > 0) tools.injectFacts(facts, 'system-append', { maxTokens });
     // Say `compacted` only for a real gain: a few tokens by this estimate can be none by the measurer's.
-    if (before - tools.measure(effectiveView(tools)) < minimumGain(ctx)) return this.#nothingToHide(ctx);
+    if (before - tools.measure(effectiveView(tools)) < minimumGain(ctx))
+      return this.#shrinkRecent(ctx, view, overhead);
     state['reactions'] = countIn(state, 'reactions') + 1;
     state['hiddenRuns'] = countIn(state, 'hiddenRuns') + runsHidden;
     state['lastFreed'] = freed;
@@ -334,6 +337,42 @@ export class RelevanceStrategy implements ContextStrategy {
       this.#options.maxFactTokens ??
       Math.max(MIN_FACT_TOKENS, Math.floor(ctx.inputBudget * this.#options.factShare))
     );
+  }
+
+  /**
+   * Nothing older left to hide: cuts the tool outputs still in view (the recent zone's included) to
+   * head and tail, keeping the facts of the cut middles, then lowers the facts block's bound if the
+   * request is still above the trigger; only when neither frees anything is the request declined.
+   */
+  async #shrinkRecent(
+    ctx: ReactContext,
+    viewBefore: readonly HistoryEntry[],
+    overhead: number,
+  ): Promise<StrategyDecision> {
+    const { tools, inputBudget, state } = ctx;
+    const before = tools.measure(viewBefore);
+    const categories = this.#options.factCategories;
+    const trimmed = await trimToolOutputs(ctx, {
+      overhead,
+      goal: this.#options.target * inputBudget,
+      factBound: this.#factTokens(ctx),
+      ...(categories ? { categories } : {}),
+    });
+    const lowered = lowerFactsBlock(ctx, { overhead, goal: this.#options.at * inputBudget });
+    const freed = before - tools.measure(effectiveView(tools));
+    if (freed < minimumGain(ctx)) return this.#nothingToHide(ctx);
+    state['reactions'] = countIn(state, 'reactions') + 1;
+    state['trimmedOutputs'] = countIn(state, 'trimmedOutputs') + trimmed.trimmedOutputs;
+    state['lastFreed'] = freed;
+    rememberCompaction(ctx, viewBefore);
+    const parts = [
+      `cut ${trimmed.trimmedOutputs} tool outputs to head and tail (${trimmed.keptFacts} facts of their middles kept)`,
+      ...(lowered !== undefined ? [`facts block bound lowered to ${lowered} tokens`] : []),
+    ];
+    return {
+      action: 'compacted',
+      note: `nothing older left to hide; ${parts.join(', ')}, ~${freed} tokens freed`,
+    };
   }
 
   #nothingToHide(ctx: ReactContext): StrategyDecision {

@@ -1,0 +1,138 @@
+import { lightTrimMessages, parseFactsBlock, renderTranscript } from '@ctxguard/compactor';
+import type { ExtractedFact, FactCategory, HistoryEntry, ReactContext } from '@ctxguard/core';
+import { factsBlockTokens } from './facts-room.js';
+import { effectiveView } from './history-view.js';
+
+/** The smallest cut `lightTrim` accepts, in UTF-8 bytes (its schema's minimum). */
+const MIN_OUTPUT_BYTES = 256;
+/** The facts block is never lowered below this many tokens by {@link lowerFactsBlock}. */
+const MIN_BLOCK_TOKENS = 48;
+
+const encoder = new TextEncoder();
+
+/** What the shrinking steps did. */
+export interface ShrinkResult {
+  /** Tool outputs cut to head and tail. */
+  trimmedOutputs: number;
+  /** Facts of the cut middles written to the facts block. */
+  keptFacts: number;
+  /** The facts block's bound was lowered to this many tokens (undefined: not lowered). */
+  loweredFactsTo?: number;
+}
+
+/** Tokens the request would take with the view `messages`: the view plus the fixed overhead. */
+function requestTokens(ctx: ReactContext, overhead: number, messages: readonly HistoryEntry['message'][]) {
+  return overhead + ctx.tools.measure(messages);
+}
+
+/** The lightTrim options for a cut of `bytes` per tool output, every output of the view included. */
+function trimAt(bytes: number) {
+  return { keepRecent: 0, maxToolOutputBytes: bytes, maxToolOutputLines: bytes, dropOldReasoning: false };
+}
+
+/**
+ * Cuts the tool outputs of the whole view (the recent zone included) to their head and tail, at the
+ * largest size per output that brings the request down to `goal` tokens (at the smallest size
+ * `lightTrim` allows when none does), rewindably and keeping every call with its result. The facts
+ * of the cut middles that the view no longer shows go to the system prompt's facts block, which
+ * may grow by the tokens left below `goal` and never past `factBound`.
+ */
+export async function trimToolOutputs(
+  ctx: ReactContext,
+  options: { overhead: number; goal: number; factBound: number; categories?: readonly FactCategory[] },
+): Promise<Omit<ShrinkResult, 'loweredFactsTo'>> {
+  const { tools, signal } = ctx;
+  const view = effectiveView(tools);
+  const messages = view.map((entry) => entry.message);
+  if (requestTokens(ctx, options.overhead, messages) <= options.goal)
+    return { trimmedOutputs: 0, keptFacts: 0 };
+  let largest = 0;
+  for (const message of messages)
+    if (message.role === 'tool')
+      largest = Math.max(largest, encoder.encode(renderTranscript([message])).length);
+  if (largest <= MIN_OUTPUT_BYTES) return { trimmedOutputs: 0, keptFacts: 0 };
+  const fits = (bytes: number) =>
+    requestTokens(ctx, options.overhead, lightTrimMessages(messages, trimAt(bytes)).messages) <= options.goal;
+  // The largest cut that fits: the size only shrinks as the cut does, so a binary search finds it.
+  let low = MIN_OUTPUT_BYTES;
+  let high = largest;
+  if (fits(low)) {
+    while (high - low > 32) {
+      const middle = Math.floor((low + high) / 2);
+      if (fits(middle)) low = middle;
+      else high = middle;
+    }
+  }
+  const planned = lightTrimMessages(messages, trimAt(low));
+  if (!planned.changed) return { trimmedOutputs: 0, keptFacts: 0 };
+  const cut = view.filter((_, index) => planned.messages[index] !== messages[index]);
+  const found =
+    cut.length === 0
+      ? []
+      : await tools.extractFacts({
+          entries: cut,
+          ...(options.categories ? { categories: options.categories } : {}),
+          ...(signal ? { signal } : {}),
+        });
+  const result = await tools.lightTrim(trimAt(low));
+  if (!result.changed) return { trimmedOutputs: 0, keptFacts: 0 };
+  const after = effectiveView(tools);
+  const visible = renderTranscript(after.map((entry) => entry.message));
+  const lost = found.filter((fact) => !visible.includes(fact.value));
+  if (lost.length === 0) return { trimmedOutputs: result.trimmedOutputs, keptFacts: 0 };
+  const system = after[0];
+  const current = system?.message.role === 'system' ? factsBlockTokens(tools, system) : 0;
+  const slack = Math.max(
+    0,
+    options.goal -
+      requestTokens(
+        ctx,
+        options.overhead,
+        after.map((entry) => entry.message),
+      ),
+  );
+  const maxTokens = Math.min(options.factBound, current + slack);
+  if (maxTokens <= 0) return { trimmedOutputs: result.trimmedOutputs, keptFacts: 0 };
+  tools.injectFacts(lost, 'system-append', { maxTokens });
+  const kept = new Set(blockFacts(effectiveView(tools)[0]).map((fact) => fact.value));
+  return {
+    trimmedOutputs: result.trimmedOutputs,
+    keptFacts: lost.filter((fact) => kept.has(fact.value)).length,
+  };
+}
+
+/**
+ * Rewrites the system prompt's facts block within a lower bound, so the request comes down to
+ * `goal` tokens (the block never below a few dozen tokens; the app's own facts always stay).
+ * Returns the new bound, or undefined when the block was not lowered.
+ */
+export function lowerFactsBlock(
+  ctx: ReactContext,
+  options: { overhead: number; goal: number },
+): number | undefined {
+  const { tools } = ctx;
+  const view = effectiveView(tools);
+  const excess =
+    requestTokens(
+      ctx,
+      options.overhead,
+      view.map((entry) => entry.message),
+    ) - options.goal;
+  const system = view[0];
+  if (excess <= 0 || system?.message.role !== 'system') return undefined;
+  const current = factsBlockTokens(tools, system);
+  const bound = Math.max(MIN_BLOCK_TOKENS, current - excess);
+  if (bound >= current) return undefined;
+  tools.injectFacts(blockFacts(system), 'system-append', { maxTokens: bound });
+  return factsBlockTokens(tools, effectiveView(tools)[0]) < current ? bound : undefined;
+}
+
+/** The facts of the block `entry` carries (none without one). */
+function blockFacts(entry: HistoryEntry | undefined): ExtractedFact[] {
+  const content = entry?.message.content;
+  const text =
+    typeof content === 'string'
+      ? content
+      : (content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  return parseFactsBlock(text) ?? [];
+}
