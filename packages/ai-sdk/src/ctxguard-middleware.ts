@@ -38,6 +38,8 @@ import {
   ctxguardMiddlewareOptionsSchema,
   type ParsedMiddlewareOptions,
 } from './middleware-options.js';
+import type { AISdk7Middleware } from './middleware-v4.js';
+import { type PromptDialect, v3Dialect, v4Dialect } from './prompt-dialect.js';
 import { PromptConverter, promptForView, type SplitPrompt, withLeadingSystemOnly } from './prompt-view.js';
 import { keepSignedReasoningValid } from './signed-reasoning.js';
 import { coreUsage } from './usage.js';
@@ -84,8 +86,8 @@ export interface AISdkConversationStats extends ConversationStats {
   droppedSignedReasoning: number;
 }
 
-/** The middleware, with access to the guards it runs and the stats of its conversations. */
-export interface CtxguardMiddleware extends LanguageModelV3Middleware {
+/** Access to the guards a middleware runs and the stats of its conversations (either AI SDK version). */
+export interface CtxguardMiddlewareControls {
   /** The guard that served a conversation last (undefined before its first call in this process). */
   guardOf(conversationId: string): ConversationGuard | undefined;
   /** What is stored about a conversation, server-side edits included. */
@@ -93,6 +95,12 @@ export interface CtxguardMiddleware extends LanguageModelV3Middleware {
   /** Closes every guard this middleware created. */
   close(): Promise<void>;
 }
+
+/** The middleware for AI SDK 6 (`LanguageModelV3Middleware`), with its {@link CtxguardMiddlewareControls}. */
+export interface CtxguardMiddleware extends LanguageModelV3Middleware, CtxguardMiddlewareControls {}
+
+/** The middleware for AI SDK 7 (`LanguageModelV4Middleware`), with its {@link CtxguardMiddlewareControls}. */
+export interface CtxguardMiddlewareV4 extends AISdk7Middleware, CtxguardMiddlewareControls {}
 
 function reportJson(report: CallReport): JSONObject {
   return JSON.parse(JSON.stringify(report)) as JSONObject;
@@ -113,10 +121,13 @@ class MiddlewareState {
   readonly #guards = new Map<string, ConversationGuard>();
   readonly #byConversation = new Map<string, ConversationGuard>();
   readonly #calls = new WeakMap<LanguageModelV3CallOptions, CallContext>();
-  readonly #converter = new PromptConverter();
+  readonly #converter;
+  readonly #dialect: PromptDialect;
 
   constructor(options: ParsedMiddlewareOptions) {
     this.#options = options;
+    this.#dialect = options.specificationVersion === 'v4' ? v4Dialect : v3Dialect;
+    this.#converter = new PromptConverter(this.#dialect);
     const server = options.providerContextManagement;
     this.#serverSide =
       server === undefined || server === false
@@ -139,6 +150,7 @@ class MiddlewareState {
       const {
         conversationId: _resolver,
         providerContextManagement: _server,
+        specificationVersion: _version,
         provider: _p,
         model: _m,
         ...guardOptions
@@ -233,7 +245,7 @@ class MiddlewareState {
   /** The prompt for what the facade returned, with signed reasoning kept valid; records what was sent. */
   async #promptFor(context: CallContext, prepared: PrepareResult): Promise<LanguageModelV3Message[]> {
     const split = context.split as SplitPrompt;
-    const leading = withLeadingSystemOnly(promptForView(split, prepared.messages));
+    const leading = withLeadingSystemOnly(promptForView(split, prepared.messages, this.#dialect));
     const view = leading.prompt;
     if (leading.moved > 0) {
       context.warnings.push({
@@ -434,17 +446,31 @@ async function streamGuarded(
 }
 
 /**
- * Language-model middleware (AI SDK 6, `wrapLanguageModel`) that keeps every `generateText` /
- * `streamText` / agent step inside the context window. Each call's prompt is mapped onto the stored
- * conversation (`providerOptions.ctxguard.conversationId`), compacted when needed (compactions persist
- * across calls and can be rewound), and sent with the app's untouched messages byte for byte. Reported
- * usage feeds calibration; a provider overflow compacts and retries once; signed reasoning after a
- * changed prefix is left out; a request that cannot fit throws `ContextDeclinedError` with its sizes.
+ * Language-model middleware for `wrapLanguageModel` that keeps every `generateText` / `streamText` /
+ * agent step inside the context window. Each call's prompt is mapped onto the stored conversation
+ * (`providerOptions.ctxguard.conversationId`), compacted when needed (compactions persist across calls
+ * and can be rewound), and sent with the app's untouched messages byte for byte. Reported usage feeds
+ * calibration; a provider overflow compacts and retries once; signed reasoning after a changed prefix
+ * is left out; a request that cannot fit throws `ContextDeclinedError` with its sizes.
+ *
+ * AI SDK 6 (`LanguageModelV3Middleware`) by default; `specificationVersion: 'v4'` gives the AI SDK 7
+ * form (`LanguageModelV4Middleware`).
  */
-export function ctxguardMiddleware(options: CtxguardMiddlewareOptions = {}): CtxguardMiddleware {
+export function ctxguardMiddleware(
+  options?: CtxguardMiddlewareOptions & { specificationVersion?: 'v3' | undefined },
+): CtxguardMiddleware;
+export function ctxguardMiddleware(
+  options: CtxguardMiddlewareOptions & { specificationVersion: 'v4' },
+): CtxguardMiddlewareV4;
+export function ctxguardMiddleware(
+  options?: CtxguardMiddlewareOptions,
+): CtxguardMiddleware | CtxguardMiddlewareV4;
+export function ctxguardMiddleware(
+  options: CtxguardMiddlewareOptions = {},
+): CtxguardMiddleware | CtxguardMiddlewareV4 {
   const parsed = parseOptions(ctxguardMiddlewareOptionsSchema, options, 'ctxguardMiddleware options');
   const state = new MiddlewareState(parsed);
-  return {
+  const middleware: CtxguardMiddleware = {
     specificationVersion: 'v3',
     transformParams: ({ params, model }) => state.transform(params, model),
     wrapGenerate: ({ doGenerate, params, model }) => generateGuarded(state, doGenerate, params, model),
@@ -453,4 +479,7 @@ export function ctxguardMiddleware(options: CtxguardMiddlewareOptions = {}): Ctx
     stats: (conversationId) => state.stats(conversationId),
     close: () => state.close(),
   };
+  if (parsed.specificationVersion !== 'v4') return middleware;
+  // The same steps: AI SDK 7 calls, results and stream parts have the fields they read and write.
+  return { ...middleware, specificationVersion: 'v4' } as unknown as CtxguardMiddlewareV4;
 }

@@ -9,10 +9,17 @@ export type { ProviderContextManagementOptions, ServerEditStats } from './anthro
 export { providerContextManagementSchema } from './anthropic-context-management.js';
 export { catalogProvider } from './catalog-provider.js';
 export type { ConversationIdResolver } from './conversation-id.js';
-export type { AISdkConversationStats, CallReport, CtxguardMiddleware } from './ctxguard-middleware.js';
+export type {
+  AISdkConversationStats,
+  CallReport,
+  CtxguardMiddleware,
+  CtxguardMiddlewareControls,
+  CtxguardMiddlewareV4,
+} from './ctxguard-middleware.js';
 export { ctxguardMiddleware } from './ctxguard-middleware.js';
 export type { CtxguardMiddlewareOptions } from './middleware-options.js';
 export { ctxguardMiddlewareOptionsSchema } from './middleware-options.js';
+export type { AISdk7CallOptions, AISdk7Middleware, AISdk7Model } from './middleware-v4.js';
 export type {
   RecalledCompaction,
   RecallInput,

@@ -22,6 +22,11 @@ export const ctxguardMiddlewareOptionsSchema = createContextGuardOptionsSchema.e
    * providers are guarded client-side as usual.
    */
   providerContextManagement: z.union([z.boolean(), providerContextManagementSchema]).optional(),
+  /**
+   * The AI SDK middleware version: `'v3'` (AI SDK 6, `LanguageModelV3Middleware`, the default) or
+   * `'v4'` (AI SDK 7, `LanguageModelV4Middleware`).
+   */
+  specificationVersion: z.enum(['v3', 'v4']).optional(),
 });
 
 /** Options accepted by {@link ctxguardMiddleware}. */

@@ -2,6 +2,7 @@ import type { LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/prov
 import type { Message } from '@ctxguard/core';
 import { fromAISDKPrompt, toAISDKPrompt } from '@ctxguard/formats';
 import { fingerprint } from './fingerprint.js';
+import { bytesToBase64, type PromptDialect, v3Dialect } from './prompt-dialect.js';
 
 /** Most converted messages a converter remembers (older ones are converted again when seen). */
 const CACHED_MESSAGES = 20_000;
@@ -62,22 +63,27 @@ export interface SplitPrompt {
   readonly core: Message[];
 }
 
-function bytesToBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000)
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
+/** Bytes as `base64:…` text, for JSON. */
+function bytesAsText(_key: string, value: unknown): unknown {
+  return value instanceof Uint8Array ? `base64:${bytesToBase64(value)}` : value;
+}
+
+/** Where a prompt part may hold bytes: a V3 file's data, a V4 file's tagged data, V4 tool-output files. */
+function holdsBytes(part: { data?: unknown; output?: unknown }): boolean {
+  const { data, output } = part;
+  if (data instanceof Uint8Array) return true;
+  if (typeof data === 'object' && data !== null && (data as { data?: unknown }).data instanceof Uint8Array)
+    return true;
+  const value = (output as { value?: unknown } | undefined)?.value;
+  return Array.isArray(value) && value.some((inner: { data?: unknown }) => holdsBytes(inner ?? {}));
 }
 
 /** JSON text of a prompt message (bytes as base64): the converter's cache key and what fingerprints hash. */
 export function messageText(message: LanguageModelV3Message): string {
   if (typeof message.content === 'string') return JSON.stringify(message);
-  const parts = message.content as readonly { data?: unknown }[];
-  if (!parts.some((part) => part.data instanceof Uint8Array)) return JSON.stringify(message);
-  const content = parts.map((part) =>
-    part.data instanceof Uint8Array ? { ...part, data: `base64:${bytesToBase64(part.data)}` } : part,
-  );
-  return JSON.stringify({ ...message, content });
+  const parts = message.content as readonly { data?: unknown; output?: unknown }[];
+  if (!parts.some(holdsBytes)) return JSON.stringify(message);
+  return JSON.stringify(message, bytesAsText);
 }
 
 /**
@@ -88,6 +94,11 @@ export class PromptConverter {
   readonly #cache = new Map<string, Message>();
   readonly #fingerprints = new Map<string, string>();
   #texts = new WeakMap<LanguageModelV3Message, string>();
+  readonly #dialect: PromptDialect;
+
+  constructor(dialect: PromptDialect = v3Dialect) {
+    this.#dialect = dialect;
+  }
 
   /**
    * The fingerprint of a prompt message (provider options included), reusing the JSON text taken
@@ -133,7 +144,10 @@ export class PromptConverter {
       if (!this.#cache.has(key)) missing.push(index);
     });
     if (missing.length > 0) {
-      const converted = fromAISDKPrompt(missing.map((index) => rest[index]));
+      const inbound = this.#dialect.inbound;
+      const converted = fromAISDKPrompt(
+        missing.map((index) => inbound(rest[index] as LanguageModelV3Message)),
+      );
       missing.forEach((index, j) => {
         this.#remember(keys[index] as string, converted[j] as Message);
       });
@@ -161,7 +175,11 @@ function toolNamesOf(messages: readonly Message[]): Map<string, string> {
 }
 
 /** One core message as prompt messages, its tool results named from the calls before it. */
-function convertOne(message: Message, names: ReadonlyMap<string, string>): LanguageModelV3Message[] {
+function convertOne(
+  message: Message,
+  names: ReadonlyMap<string, string>,
+  dialect: PromptDialect,
+): LanguageModelV3Message[] {
   let named = message;
   if (message.role === 'tool') {
     named = {
@@ -173,7 +191,7 @@ function convertOne(message: Message, names: ReadonlyMap<string, string>): Langu
       ),
     };
   }
-  return toAISDKPrompt([named]) as LanguageModelV3Message[];
+  return (toAISDKPrompt([named]) as LanguageModelV3Message[]).map(dialect.outbound);
 }
 
 /** The app's tool results by call id: the core part and the prompt part it came from. */
@@ -212,7 +230,11 @@ function withOriginalResults(
  * only summaries, markers and rewritten messages are converted, and within a rewritten tool message
  * every result left as it was is the app's own part. Originals are matched in order.
  */
-export function promptForView(split: SplitPrompt, view: readonly Message[]): LanguageModelV3Message[] {
+export function promptForView(
+  split: SplitPrompt,
+  view: readonly Message[],
+  dialect: PromptDialect = v3Dialect,
+): LanguageModelV3Message[] {
   const names = toolNamesOf(view);
   let results: Map<string, { core: unknown; prompt: unknown }> | undefined;
   const lazyResults = () => {
@@ -234,7 +256,7 @@ export function promptForView(split: SplitPrompt, view: readonly Message[]): Lan
       next = found + 1;
       continue;
     }
-    const converted = convertOne(message, names);
+    const converted = convertOne(message, names, dialect);
     out.push(
       ...(converted.length === 1
         ? [withOriginalResults(converted[0] as LanguageModelV3Message, message, lazyResults)]
