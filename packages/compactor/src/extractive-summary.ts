@@ -1,4 +1,6 @@
 import { throwIfAborted } from './context-tools.js';
+import { chooseDigestFacts, rankDigestFacts, renderFactDigest } from './fact-digest.js';
+import { extractFactsFromText } from './fact-extractors.js';
 import { fileActivityOf } from './file-activity.js';
 import { parseTranscript, type TranscriptMessage } from './transcript.js';
 
@@ -11,6 +13,29 @@ export interface ExtractiveSummarySettings {
   maxFilesListed?: number | undefined;
   /** Longest kept line in characters; longer lines are cut at a word boundary (default 300). */
   maxLineLength?: number | undefined;
+  /**
+   * Share of `maxLength` (0–1) a digest of the content's facts may take after the file lists
+   * (errors and commands one per line, paths, versions and figures comma-separated); the key
+   * lines fill the rest (default 0.5; 0: no digest).
+   */
+  digestShare?: number | undefined;
+}
+
+/** Share of a summary a digest of facts may take by default. */
+const DEFAULT_DIGEST_SHARE = 0.5;
+
+/** Below this many characters of room a digest is not written: the key lines say more. */
+const MIN_DIGEST_CHARS = 80;
+
+/** The facts of `content` worth a digest of at most `maxChars`, those `shown` already holds left out. */
+function factDigest(content: string, shown: string, maxChars: number): string {
+  if (maxChars < MIN_DIGEST_CHARS) return '';
+  const title = 'Facts:';
+  const facts = extractFactsFromText(content, { maxFacts: 400, maxValueLength: 300 });
+  // Each group adds a title and a line break: leave room for them.
+  const chosen = chooseDigestFacts(rankDigestFacts(facts, shown), maxChars - title.length - 120);
+  const digest = renderFactDigest(chosen, title);
+  return digest.length > 0 && digest.length <= maxChars ? `${digest}\n` : '';
 }
 
 interface Unit {
@@ -152,6 +177,8 @@ export function summarizeExtractively(content: string, settings: ExtractiveSumma
   let head = `Summary of ${count} ${count === 1 ? 'message' : 'messages'}.\n`;
   head += fileList('Files read', activity.read, maxFiles);
   head += fileList('Files modified', activity.modified, maxFiles);
+  const digestRoom = Math.floor(settings.maxLength * (settings.digestShare ?? DEFAULT_DIGEST_SHARE));
+  head += factDigest(content, head, Math.min(digestRoom, settings.maxLength - head.length));
 
   const units: Unit[] = [];
   const seen = new Set<string>();

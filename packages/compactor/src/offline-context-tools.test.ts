@@ -229,6 +229,23 @@ describe('createOfflineContextTools: summarize', () => {
     expect(summary).not.toContain('export const limit = 10;');
   });
 
+  it('leads with a digest of the facts within summaryDigestShare, and writes none at 0', async () => {
+    const summary = await tools.summarize({ content: transcript, maxLength: 600 });
+    const digest = summary.slice(summary.indexOf('Facts:'), summary.indexOf('Key points:'));
+    expect(digest.length).toBeGreaterThan(0);
+    expect(digest.length).toBeLessThanOrEqual(300);
+    expect(digest).toContain('$ pnpm vitest run --project compactor');
+    expect(digest).toContain('AssertionError: expected 12 to be 10');
+    // What the file lists already say is not repeated.
+    expect(digest).not.toContain('src/budget.ts,');
+    const plain = await createOfflineContextTools({ summaryDigestShare: 0 }).summarize({
+      content: transcript,
+      maxLength: 600,
+    });
+    expect(plain).not.toContain('Facts:');
+    expect(() => createOfflineContextTools({ summaryDigestShare: 2 })).toThrow(/summaryDigestShare/);
+  });
+
   it('never exceeds maxLength and favours the focus terms', async () => {
     for (const maxLength of [1, 10, 80, 200, 500]) {
       const summary = await tools.summarize({ content: transcript, maxLength });

@@ -15,6 +15,12 @@ export const offlineContextToolsOptionsSchema = z.object({
   maxSummaryLineLength: z.number().int().min(20).default(300),
   /** Most files listed per list in a summary (default 40). */
   maxFilesListed: z.number().int().positive().default(40),
+  /**
+   * Share of a summary's `maxLength` (0–1) a digest of the summarized facts may take — error
+   * lines and commands one per line, paths, versions and figures comma-separated — before the key
+   * lines (default 0.5; 0: no digest).
+   */
+  summaryDigestShare: z.number().min(0).max(1).default(0.5),
   /** Redact secrets before summarizing or extracting (default true). */
   redact: z.boolean().default(true),
 });
@@ -46,6 +52,7 @@ export function createOfflineContextTools(options?: OfflineContextToolsOptions):
         signal,
         maxFilesListed: settings.maxFilesListed,
         maxLineLength: settings.maxSummaryLineLength,
+        digestShare: settings.summaryDigestShare,
       });
     },
     async extractFacts(request) {
