@@ -25,6 +25,7 @@ export type {
   RecallInput,
   RecallOutput,
   RecallSource,
+  RecallToolCall,
   RecallToolOptions,
 } from './recall-tool.js';
 export { recallInputSchema, recallTool, recallToolOptionsSchema } from './recall-tool.js';

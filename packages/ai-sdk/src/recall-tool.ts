@@ -1,5 +1,5 @@
 import { type HistoryEntry, parseOptions } from '@ctxguard/core';
-import { type Tool, type ToolExecutionOptions, tool } from 'ai';
+import { type Tool, tool } from 'ai';
 import { type ConversationGuard, renderTranscript } from 'ctxguard';
 import { z } from 'zod';
 import type { CtxguardMiddleware } from './ctxguard-middleware.js';
@@ -7,6 +7,20 @@ import type { CtxguardMiddleware } from './ctxguard-middleware.js';
 /** Characters a token holds at least, to cut one oversized message to the token limit. */
 const MIN_CHARS_PER_TOKEN = 2;
 const PREVIEW_CHARS = 160;
+
+/**
+ * The tool call's options as `execute` receives them, in AI SDK 6 (`experimental_context`) and 7
+ * (`context`); the fields a `conversationId` function may read.
+ */
+export interface RecallToolCall {
+  toolCallId: string;
+  messages: readonly unknown[];
+  abortSignal?: AbortSignal | undefined;
+  /** The app's context (AI SDK 6). */
+  experimental_context?: unknown;
+  /** The tool's context (AI SDK 7). */
+  context?: unknown;
+}
 
 /** Where the recall tool finds conversations: a guard, or the middleware that runs guards. */
 export type RecallSource = ConversationGuard | Pick<CtxguardMiddleware, 'guardOf'>;
@@ -23,10 +37,10 @@ const sourceSchema = z.custom<RecallSource>(
 export const recallToolOptionsSchema = z.strictObject({
   /** The guard (or middleware) whose conversations the model may look into. */
   source: sourceSchema,
-  /** The conversation: an id, or a function of the tool call (e.g. reading `experimental_context`). */
+  /** The conversation: an id, or a function of the tool call (reading `experimental_context` or `context`). */
   conversationId: z.union([
     z.string().min(1),
-    z.custom<(options: ToolExecutionOptions) => string>(
+    z.custom<(options: RecallToolCall) => string>(
       (value) => typeof value === 'function',
       'must be a function',
     ),
@@ -109,7 +123,7 @@ function describeEntry(entry: HistoryEntry): string {
  */
 export function recallTool(options: RecallToolOptions): Tool<RecallInput, RecallOutput> {
   const settings = parseOptions(recallToolOptionsSchema, options, 'recallTool options');
-  async function run(input: RecallInput, execution: ToolExecutionOptions): Promise<RecallOutput> {
+  async function run(input: RecallInput, execution: RecallToolCall): Promise<RecallOutput> {
     const id =
       typeof settings.conversationId === 'string'
         ? settings.conversationId
