@@ -2,9 +2,10 @@ import {
   ContextExhaustedError,
   createOfflineContextTools,
   isSummaryText,
+  lightTrimMessages,
   redactSecrets,
 } from '@ctxguard/compactor';
-import { TokenMeter } from '@ctxguard/compactor/internal';
+import { stripFactsBlocks, TokenMeter } from '@ctxguard/compactor/internal';
 import {
   type ContextMeasureEvent,
   type ContextStrategy,
@@ -187,10 +188,33 @@ function hasCounters(state: GuardConversationState): boolean {
   );
 }
 
+/** A conversation's strategy and the name it is registered under. */
+interface ResolvedStrategy {
+  name: string;
+  strategy: ContextStrategy;
+}
+
 const MAX_MEMOS = 8;
 /** Share of the input budget one summary's facts block may take (summaries that repeat every earlier fact otherwise fill the window). */
 const SUMMARY_FACT_SHARE = 0.15;
 const MIN_SUMMARY_FACT_TOKENS = 200;
+
+/** `message` without the facts blocks in its text (the message itself when it holds none). */
+function withoutFactsBlocks(message: Message): Message {
+  const text = textOf(message);
+  const stripped = stripFactsBlocks(text);
+  return stripped === text.trim() ? message : ({ ...message, content: stripped } as Message);
+}
+
+/** A tool message with its outputs cut as short as a rewrite cuts them (head and tail within 256 bytes). */
+function shortestToolMessage(message: Message): Message {
+  return lightTrimMessages([message], {
+    keepRecent: 0,
+    maxToolOutputBytes: 256,
+    maxToolOutputLines: 256,
+    dropOldReasoning: false,
+  }).messages[0]!;
+}
 
 function textOf(message: Message): string {
   try {
@@ -243,8 +267,12 @@ export class ContextGuard {
     if (this.#off === undefined || this.#ownRequests.has(event.messages)) return;
     const history = event.history;
     if (!history || event.percentage === null || event.inputBudget === null || event.window === null) return;
-    const previous = this.#queues.get(history) ?? Promise.resolve();
-    const run = previous.then(() => this.#handle(event, history));
+    const previous = this.#queues.get(history);
+    // Nothing queued for this conversation: its handling starts now (no extra turn of the queue).
+    const run =
+      previous === undefined
+        ? this.#handle(event, history)
+        : previous.then(() => this.#handle(event, history));
     const settled = run.catch(() => undefined);
     this.#queues.set(history, settled);
     try {
@@ -263,10 +291,11 @@ export class ContextGuard {
     return sorted;
   }
 
-  async #resolveStrategy(
+  /** The conversation's strategy: known at once when registered, else after the unknown-strategy warning. */
+  #resolveStrategy(
     event: ContextMeasureEvent,
     history: ConversationHistory,
-  ): Promise<{ name: string; strategy: ContextStrategy } | undefined> {
+  ): ResolvedStrategy | undefined | Promise<ResolvedStrategy | undefined> {
     const { strategies, defaultStrategy } = this.#options;
     const chosen = history.metadata['contextStrategy'];
     if (chosen === false) return undefined;
@@ -274,6 +303,11 @@ export class ContextGuard {
       const name = typeof chosen === 'string' && chosen.length > 0 ? chosen : defaultStrategy;
       return { name, strategy: strategies[name]! };
     }
+    return this.#resolveUnknown(event, chosen);
+  }
+
+  async #resolveUnknown(event: ContextMeasureEvent, chosen: string): Promise<ResolvedStrategy | undefined> {
+    const { strategies, defaultStrategy } = this.#options;
     const policy = this.#options.onUnknownStrategy;
     if (!this.#warnedUnknown.has(chosen)) {
       this.#warnedUnknown.add(chosen);
@@ -309,7 +343,10 @@ export class ContextGuard {
     return meter;
   }
 
-  /** Tokens no rewrite removes: the system prompt (and a separate `system`) plus the newest message. */
+  /**
+   * Tokens no rewrite removes: the system prompt (and a separate `system`) plus the newest message.
+   * A facts block in the system prompt is left out: strategies rewrite it within a bound.
+   */
   #floorTokens(event: ContextMeasureEvent, meter: TokenMeter): number {
     const messages = event.messages;
     let tokens = event.system ? meter.text(event.system) : 0;
@@ -319,11 +356,11 @@ export class ContextGuard {
       messages[index]!.role === 'system' &&
       !isSummaryText(textOf(messages[index]!))
     ) {
-      tokens += meter.message(messages[index]!);
+      tokens += meter.message(withoutFactsBlocks(messages[index]!));
       index++;
     }
     const newest = messages[messages.length - 1];
-    return tokens + (newest ? meter.message(newest) : 0);
+    return tokens + (newest ? meter.message(newest.role === 'tool' ? shortestToolMessage(newest) : newest) : 0);
   }
 
   async #remeasure(
@@ -376,7 +413,8 @@ export class ContextGuard {
   }
 
   async #handle(event: ContextMeasureEvent, history: ConversationHistory): Promise<void> {
-    const resolved = await this.#resolveStrategy(event, history);
+    const found = this.#resolveStrategy(event, history);
+    const resolved = found instanceof Promise ? await found : found;
     if (!resolved || event.abort) return;
     const { name, strategy } = resolved;
     const inputBudget = event.inputBudget!;

@@ -171,6 +171,19 @@ export class ContextMeasurer {
   readonly #models = new Set<string>();
   /** Counts from the newest provider compaction item (what the provider reads). */
   readonly #compactions = new CompactionAnchor();
+  /** The counter the tally counts with: behind the memo (the tally already counts only new or changed messages). */
+  readonly #direct: TokenCounter;
+  /** The model of the latest request, with what counting for it needs (requests mostly repeat it). */
+  #model: ModelCounting | undefined;
+  /** The limits last worked out, with what they came from. */
+  #lastLimits:
+    | {
+        model: ResolvedModel;
+        limit: number | undefined;
+        wanted: number | undefined;
+        limits: Pick<ContextMeasurement, 'window' | 'inputBudget'>;
+      }
+    | undefined;
   #unsubscribe: (() => void)[];
 
   constructor(options: ContextMeasurerOptions) {
@@ -201,6 +214,7 @@ export class ContextMeasurer {
         }),
       );
     }
+    this.#direct = this.counter instanceof MemoizedCounter ? this.counter.inner : this.counter;
     this.#unsubscribe = [
       this.#hooks.on('onMessageResolve', (event) => this.#measureAndEmit(event).then(() => undefined)),
       this.#hooks.on('onCompletion', (event) => this.#learn(event)),
@@ -253,7 +267,12 @@ export class ContextMeasurer {
   }
 
   async #measureAndEmit(event: MessageResolveEvent): Promise<ContextMeasurement> {
-    const { measurement, tally } = await this.#measure(event);
+    const estimate = this.#estimate(event);
+    const tally = estimate.tally;
+    const measurement =
+      estimate.percentage === null || estimate.percentage < this.#exact
+        ? estimate.measurement
+        : await this.#upgrade(event, estimate);
     const emitted: ContextMeasureEvent = {
       provider: event.provider,
       model: event.model,
@@ -269,7 +288,8 @@ export class ContextMeasurer {
       abortReason: event.abortReason,
       ...(event.signal ? { signal: event.signal } : {}),
     };
-    await this.#warnOnCrossing(event, measurement, tally);
+    const warned = this.#warnOnCrossing(event, measurement, tally);
+    if (warned) await warned;
     if (this.#hooks.listenerCount('onContextMeasure') === 0) return measurement;
     const sent = event.messages;
     const before = this.#mustVerify(measurement.percentage) ? sent.slice() : sampleOf(sent);
@@ -290,17 +310,18 @@ export class ContextMeasurer {
     return this.#fullPrefixCheck || (percentage !== null && percentage >= this.#verify);
   }
 
-  async #warnOnCrossing(
+  /** Emits `onWarning` when the request crossed `warn` (the promise to wait for), else nothing. */
+  #warnOnCrossing(
     event: MessageResolveEvent,
     measurement: ContextMeasurement,
     tally: ConversationTally,
-  ): Promise<void> {
-    if (measurement.percentage === null) return;
+  ): Promise<unknown> | undefined {
+    if (measurement.percentage === null) return undefined;
     const above = measurement.percentage >= this.#warn;
     const crossed = above && !tally.aboveWarn;
     tally.aboveWarn = above;
-    if (!crossed) return;
-    await this.#hooks.emit('onWarning', {
+    if (!crossed) return undefined;
+    return this.#hooks.emit('onWarning', {
       code: 'context_warn',
       message: `${event.provider}/${event.model}: the request takes ${measurement.current} of ${measurement.inputBudget} input tokens (${Math.round(measurement.percentage * 100)}%)`,
       source: 'ContextMeasurer',
@@ -322,14 +343,10 @@ export class ContextMeasurer {
   } {
     const owner = this.#tallyOf(input);
     const request = this.#compactions.request(input, owner, this.#fullPrefixCheck);
-    const ctx: CountContext = { provider: request.provider, model: request.model };
-    this.#models.add(`${request.provider}\u0000${request.model}`);
+    const { ctx, count } = this.#counting(request.provider, request.model);
     const tally = request === input ? owner : this.#tallyOf(request);
     const view = requestView(request, tally);
     const counter = this.counter;
-    // The tally already counts only new or changed messages: the memo's content key would be paid for nothing.
-    const direct = counter instanceof MemoizedCounter ? counter.inner : counter;
-    const count = (message: Message) => direct.estimateMessage(message, ctx);
     const revision = revisionOf(counter, ctx);
     const limits = this.#limits(request);
     let result = tally.update(view, count, revision, !this.#fullPrefixCheck);
@@ -407,6 +424,23 @@ export class ContextMeasurer {
     }
   }
 
+  /** The count context of a model and a counting function bound to it (the same objects while requests name that model). */
+  #counting(provider: string, model: string): ModelCounting {
+    const last = this.#model;
+    if (last !== undefined && last.provider === provider && last.model === model) return last;
+    const ctx: CountContext = { provider, model };
+    const direct = this.#direct;
+    const next: ModelCounting = {
+      provider,
+      model,
+      ctx,
+      count: (message) => direct.estimateMessage(message, ctx),
+    };
+    this.#models.add(`${provider}\u0000${model}`);
+    this.#model = next;
+    return next;
+  }
+
   #limits(request: MeasureInput): Pick<ContextMeasurement, 'window' | 'inputBudget'> {
     let model: ResolvedModel | undefined;
     try {
@@ -414,8 +448,23 @@ export class ContextMeasurer {
     } catch {
       model = undefined;
     }
-    const known = model !== undefined && model.match !== 'global-default';
     const limit = this.#limitOf(request);
+    const wanted = request.maxOutputTokens;
+    // The catalog hands out the same resolved model until it changes.
+    const last = this.#lastLimits;
+    if (last !== undefined && last.model === model && last.limit === limit && last.wanted === wanted)
+      return last.limits;
+    const limits = this.#limitsOf(request, model, limit);
+    if (limits.window !== null && model !== undefined) this.#lastLimits = { model, limit, wanted, limits };
+    return limits;
+  }
+
+  #limitsOf(
+    request: MeasureInput,
+    model: ResolvedModel | undefined,
+    limit: number | undefined,
+  ): Pick<ContextMeasurement, 'window' | 'inputBudget'> {
+    const known = model !== undefined && model.match !== 'global-default';
     if (!known && limit === undefined) {
       this.#warnUnknown(request);
       return { window: null, inputBudget: null };
@@ -438,13 +487,11 @@ export class ContextMeasurer {
 
   /** The smallest of the measurer's limit and the conversation's `metadata.contextLimit`, if any. */
   #limitOf(request: MeasureInput): number | undefined {
-    const limits: number[] = [];
     const option = this.#contextLimit;
     const fromOption = typeof option === 'function' ? option(request) : option;
-    if (isLimit(fromOption)) limits.push(fromOption);
     const fromHistory = request.history?.metadata?.contextLimit;
-    if (isLimit(fromHistory)) limits.push(fromHistory);
-    return limits.length === 0 ? undefined : Math.min(...limits);
+    if (!isLimit(fromHistory)) return isLimit(fromOption) ? fromOption : undefined;
+    return isLimit(fromOption) ? Math.min(fromOption, fromHistory) : fromHistory;
   }
 
   #warnUnknown(request: MeasureInput): void {
@@ -502,18 +549,35 @@ export class ContextMeasurer {
   }
 }
 
+/** A model's count context and a counting function bound to it. */
+interface ModelCounting {
+  readonly provider: string;
+  readonly model: string;
+  readonly ctx: CountContext;
+  readonly count: (message: Message) => number;
+}
+
 function isLimit(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0;
 }
 
 /** What a request's messages were before listeners ran: all of them, or a sample far from the limit. */
-type MessagesBefore = Message[] | { length: number; sample: [number, Message | undefined][] };
+type MessagesBefore = Message[] | { length: number; sample: (Message | undefined)[] };
+
+/** Newest messages a sample holds besides the first. */
+const SAMPLED_TAIL = 4;
+
+/** Indices a sample of `n` messages holds: 0, then the newest {@link SAMPLED_TAIL} after it. */
+function tailStart(n: number): number {
+  return Math.max(1, n - SAMPLED_TAIL);
+}
 
 /** The first message and the newest few, to notice a listener's change without copying the list. */
 function sampleOf(messages: readonly Message[]): MessagesBefore {
   const n = messages.length;
-  const indices = new Set([0, n - 4, n - 3, n - 2, n - 1].filter((i) => i >= 0));
-  return { length: n, sample: [...indices].map((i) => [i, messages[i]]) };
+  const sample: (Message | undefined)[] = n > 0 ? [messages[0]] : [];
+  for (let i = tailStart(n); i < n; i++) sample.push(messages[i]);
+  return { length: n, sample };
 }
 
 /**
@@ -526,7 +590,11 @@ function changedSince(before: MessagesBefore, sent: readonly Message[], after: r
     for (let i = 0; i < before.length; i++) if (before[i] !== after[i]) return true;
     return false;
   }
-  return before.sample.some(([i, message]) => after[i] !== message);
+  const { sample } = before;
+  if (sample.length > 0 && after[0] !== sample[0]) return true;
+  for (let i = tailStart(after.length), k = 1; k < sample.length; i++, k++)
+    if (after[i] !== sample[k]) return true;
+  return false;
 }
 
 /**

@@ -27,6 +27,8 @@ export interface RequestView {
   readonly messages: readonly Message[];
 }
 
+const EMPTY: readonly Message[] = [];
+
 /** Previously tallied messages compared on every call when the prefix is trusted: the newest ones. */
 const TAIL_CHECKS = 4;
 /** Earlier messages compared per call in rotation when the prefix is trusted. */
@@ -55,6 +57,10 @@ export class ConversationTally {
   #anchorValid = false;
   /** Whether the last measurement was at or above the warn threshold. */
   aboveWarn = false;
+  /** The request being tallied (during {@link update} only). */
+  #lead: Message | undefined;
+  #list: readonly Message[] = EMPTY;
+  #offset = 0;
 
   /** Where a separate system prompt was last found among the messages (-1: not there), and how far they were searched. */
   #system: { text: string; index: number; searched: number } | undefined;
@@ -97,21 +103,39 @@ export class ConversationTally {
     revision: number,
     trustPrefix = false,
   ): TallyResult {
-    const { lead, messages } = Array.isArray(view)
-      ? { lead: undefined, messages: view as readonly Message[] }
-      : (view as RequestView);
-    const offset = lead === undefined ? 0 : 1;
-    const at = (i: number): Message => (i < offset ? (lead as Message) : (messages[i - offset] as Message));
+    if (Array.isArray(view)) {
+      this.#lead = undefined;
+      this.#list = view as readonly Message[];
+    } else {
+      this.#lead = (view as RequestView).lead;
+      this.#list = (view as RequestView).messages;
+    }
+    this.#offset = this.#lead === undefined ? 0 : 1;
+    try {
+      return this.#update(count, revision, trustPrefix);
+    } finally {
+      // Not kept past the call: the request's messages belong to the app.
+      this.#lead = undefined;
+      this.#list = EMPTY;
+    }
+  }
+
+  /** The request's message at `i` (the lead first), during {@link update}. */
+  #at(i: number): Message {
+    return i < this.#offset ? (this.#lead as Message) : (this.#list[i - this.#offset] as Message);
+  }
+
+  #update(count: (message: Message) => number, revision: number, trustPrefix: boolean): TallyResult {
     const previous = this.#tokens.length;
-    const n = messages.length + offset;
+    const n = this.#list.length + this.#offset;
     const sameRevision = revision === this.#revision;
     let firstChanged = -1;
     let verified = true;
-    if (trustPrefix && sameRevision && previous > 0 && n >= previous && this.#sampleMatches(at, previous)) {
+    if (trustPrefix && sameRevision && previous > 0 && n >= previous && this.#sampleMatches(previous)) {
       firstChanged = previous;
       verified = false;
     }
-    if (firstChanged < 0) firstChanged = this.#firstDifference(at, Math.min(previous, n));
+    if (firstChanged < 0) firstChanged = this.#firstDifference(Math.min(previous, n));
     const recountFrom = sameRevision ? firstChanged : 0;
     this.#revision = revision;
     const tokens = this.#tokens;
@@ -123,16 +147,16 @@ export class ConversationTally {
     if (snapshots.length > n) snapshots.length = n;
     if (sums.length > n + 1) sums.length = n + 1;
     for (let i = recountFrom; i < n; i++) {
-      const message = at(i);
+      const message = this.#at(i);
       if (i >= firstChanged) snapshots[i] = takeMessageSnapshot(message);
       const value = count(message);
       tokens[i] = value;
       sums[i + 1] = (sums[i] as number) + value;
     }
-    this.#trackAnchor(at, n, firstChanged, previous);
+    this.#trackAnchor(n, firstChanged, previous);
     const messageTokens = sums[n] as number;
     const anchor = this.#anchorValid ? this.#usageIndex : -1;
-    const reported = anchor >= 0 ? reportedTokens(at(anchor)) : undefined;
+    const reported = anchor >= 0 ? reportedTokens(this.#at(anchor)) : undefined;
     if (anchor < 0 || reported === undefined)
       return {
         messageTokens,
@@ -152,31 +176,28 @@ export class ConversationTally {
     };
   }
 
-  #firstDifference(at: (i: number) => Message, shared: number): number {
-    const snapshots = this.#snapshots;
+  /** Whether the request's message at `i` still matches the snapshot taken of it. */
+  #matches(i: number): boolean {
+    const snapshot = this.#snapshots[i];
+    return snapshot !== undefined && matchesSnapshot(this.#at(i), snapshot);
+  }
+
+  #firstDifference(shared: number): number {
     let i = 0;
-    while (i < shared) {
-      const snapshot = snapshots[i];
-      if (snapshot === undefined || !matchesSnapshot(at(i), snapshot)) break;
-      i++;
-    }
+    while (i < shared && this.#matches(i)) i++;
     return i;
   }
 
   /** The first message, the newest earlier ones and a rotating slice all match their snapshots. */
-  #sampleMatches(at: (i: number) => Message, previous: number): boolean {
-    const matches = (i: number) => {
-      const snapshot = this.#snapshots[i];
-      return snapshot !== undefined && matchesSnapshot(at(i), snapshot);
-    };
-    if (!matches(0)) return false;
-    for (let i = Math.max(1, previous - TAIL_CHECKS); i < previous; i++) if (!matches(i)) return false;
+  #sampleMatches(previous: number): boolean {
+    if (!this.#matches(0)) return false;
+    for (let i = Math.max(1, previous - TAIL_CHECKS); i < previous; i++) if (!this.#matches(i)) return false;
     const span = previous - TAIL_CHECKS - 1;
     if (span <= 0) return true;
     const start = this.#rotation % span;
     this.#rotation = start + ROTATING_CHECKS;
     for (let k = 0; k < Math.min(ROTATING_CHECKS, span); k++)
-      if (!matches(1 + ((start + k) % span))) return false;
+      if (!this.#matches(1 + ((start + k) % span))) return false;
     return true;
   }
 
@@ -184,9 +205,9 @@ export class ConversationTally {
    * A usage figure anchors only when the messages before it are those of the request measured
    * before it appeared (it was reported for that request) and none of them changed since.
    */
-  #trackAnchor(at: (i: number) => Message, n: number, firstChanged: number, previous: number): void {
+  #trackAnchor(n: number, firstChanged: number, previous: number): void {
     for (let i = n - 1; i >= firstChanged; i--) {
-      if (reportedTokens(at(i)) === undefined) continue;
+      if (reportedTokens(this.#at(i)) === undefined) continue;
       this.#usageIndex = i;
       // Its request is the previous tally: exactly the messages before it, none changed since.
       this.#anchorValid = i === firstChanged && previous === i && i > 0;
@@ -197,7 +218,7 @@ export class ConversationTally {
     this.#anchorValid = false;
     this.#usageIndex = -1;
     for (let i = firstChanged - 1; i >= 0; i--) {
-      if (reportedTokens(at(i)) !== undefined) {
+      if (reportedTokens(this.#at(i)) !== undefined) {
         this.#usageIndex = i;
         return;
       }

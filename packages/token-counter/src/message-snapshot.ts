@@ -24,34 +24,47 @@ function isPlain(value: object): boolean {
  */
 export function takeMessageSnapshot(message: unknown): MessageSnapshot | undefined {
   if (message === null || typeof message !== 'object') return undefined;
-  const out: unknown[] = [];
-  const visit = (value: unknown, depth: number): boolean => {
-    if (value === null || typeof value !== 'object') {
-      if (typeof value === 'function' || typeof value === 'symbol') return false;
-      out.push(value);
-      return true;
-    }
-    if (depth > MAX_DEPTH) return false;
-    if (Array.isArray(value)) {
-      out.push(ARRAY, value.length);
-      for (let i = 0; i < value.length; i++) if (!visit(value[i], depth + 1)) return false;
-      return true;
-    }
-    if (!isPlain(value)) return false;
-    const keys = Object.keys(value);
-    out.push(OBJECT, keys.length);
-    for (const key of keys) {
-      out.push(key);
-      if (!visit((value as Record<string, unknown>)[key], depth + 1)) return false;
-    }
-    return true;
-  };
   try {
     const fields = message as CountedFields;
-    return visit(fields.role, 0) && visit(fields.name, 0) && visit(fields.content, 0) ? out : undefined;
+    const role = fields.role;
+    const name = fields.name;
+    const content = fields.content;
+    // Most messages: primitive role and name, string content (what matchesSnapshot checks first).
+    if (typeof content === 'string' && isLeaf(role) && isLeaf(name)) return [role, name, content];
+    const out: unknown[] = [];
+    return visit(role, 0, out) && visit(name, 0, out) && visit(content, 0, out) ? out : undefined;
   } catch {
     return undefined;
   }
+}
+
+function isLeaf(value: unknown): boolean {
+  return (
+    value === null || (typeof value !== 'object' && typeof value !== 'function' && typeof value !== 'symbol')
+  );
+}
+
+/** Appends `value`'s leaves to `out`; false when it cannot be walked. */
+function visit(value: unknown, depth: number, out: unknown[]): boolean {
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'function' || typeof value === 'symbol') return false;
+    out.push(value);
+    return true;
+  }
+  if (depth > MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    out.push(ARRAY, value.length);
+    for (let i = 0; i < value.length; i++) if (!visit(value[i], depth + 1, out)) return false;
+    return true;
+  }
+  if (!isPlain(value)) return false;
+  const keys = Object.keys(value);
+  out.push(OBJECT, keys.length);
+  for (const key of keys) {
+    out.push(key);
+    if (!visit((value as Record<string, unknown>)[key], depth + 1, out)) return false;
+  }
+  return true;
 }
 
 /** True when `message`'s role, name and content still equal the snapshot (edits made in place included). */
