@@ -86,6 +86,36 @@ describe('RelevanceStrategy options', () => {
   });
 });
 
+describe('RelevanceStrategy critical level', () => {
+  it('adds a second trigger with its own deeper target, validated against the first', () => {
+    expect(new RelevanceStrategy({ critical: {} }).triggers).toEqual([
+      { level: 'pressure', at: 0.8 },
+      { level: 'critical', at: 0.9 },
+    ]);
+    expect(() => new RelevanceStrategy({ critical: { at: 0.8 } })).toThrow(
+      /RelevanceStrategy options\.critical\.at: must be above at/,
+    );
+    expect(() => new RelevanceStrategy({ critical: { at: 0.9, target: 0.95 } })).toThrow(
+      /critical\.target: must be below critical\.at/,
+    );
+    expect(() => new RelevanceStrategy({ critical: { level: 'pressure' } })).toThrow(/critical\.level/);
+  });
+
+  it('aims at the critical target when the guard fires (or escalates to) the critical level', async () => {
+    const usageAfter = async (level: string) => {
+      const tools = HistoryStrategyTools.of(topicalChat(16, 'Now fix the payment webhook retry bug.'));
+      const inputBudget = budgetAt(tools, 0.92);
+      const strategy = new RelevanceStrategy({ recentCount: 2, factShare: 0.1, critical: { target: 0.35 } });
+      await strategy.react(reactContext(tools, level, { inputBudget }));
+      return tools.tokens() / inputBudget;
+    };
+    const pressure = await usageAfter('pressure');
+    const critical = await usageAfter('critical');
+    expect(critical).toBeLessThanOrEqual(0.35);
+    expect(critical).toBeLessThan(pressure);
+  });
+});
+
 describe('RelevanceStrategy scoring', () => {
   it('keeps the older rounds about the current task and hides the others under summaries, facts kept', async () => {
     const tools = HistoryStrategyTools.of(topicalChat(16, 'Now fix the payment webhook retry bug.'));

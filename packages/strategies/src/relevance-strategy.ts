@@ -28,11 +28,13 @@ import { aimFor, rememberCompaction } from './request-growth.js';
 
 /** Default bound of the facts block, as a share of the input budget. */
 const DEFAULT_FACT_SHARE = 0.35;
+/** The second trigger's defaults: at 90% of the input budget, down to 40%. */
+const DEFAULT_CRITICAL = Object.freeze({ level: 'critical', at: 0.9, target: 0.4 });
 
 /** Options of {@link RelevanceStrategy}. */
 export const relevanceStrategyOptionsSchema = z
   .strictObject({
-    /** Name of the single trigger level. */
+    /** Name of the trigger level at `at`. */
     level: z.string().min(1).default('pressure'),
     /** Fraction (0–1) of the input budget at which the strategy fires. */
     at: z.number().gt(0).max(1).default(0.8),
@@ -61,11 +63,46 @@ export const relevanceStrategyOptionsSchema = z
     summaryMaxLength: z.number().int().positive().default(1200),
     /** Terms or a task the summaries should favour (default: the newest user message). */
     focus: z.string().min(1).optional(),
+    /**
+     * A second, higher trigger whose reaction aims much lower (`target` of its own), so the guard's
+     * loop protection has a level to escalate to when the context refills within a few calls of a
+     * compaction, and a jump past it compacts deep at once. `false` (default): the single level at
+     * `at`; `{}` gives `{ level: 'critical', at: 0.9, target: 0.4 }`.
+     */
+    critical: z
+      .union([
+        z.literal(false),
+        z.strictObject({
+          /** Name of the level. */
+          level: z.string().min(1).default(DEFAULT_CRITICAL.level),
+          /** Fraction (0–1) of the input budget at which it fires; above the first level's `at`. */
+          at: z.number().gt(0).max(1).default(DEFAULT_CRITICAL.at),
+          /** Fraction of the input budget its reaction brings the request down to; below its `at`. */
+          target: z.number().gt(0).lt(1).default(DEFAULT_CRITICAL.target),
+        }),
+      ])
+      .default(false),
     ...factBoundOptions(DEFAULT_FACT_SHARE),
   })
-  .superRefine((options, issues) =>
-    checkBelowTrigger(options, { field: 'target', value: options.target }, issues),
-  );
+  .superRefine((options, issues) => {
+    checkBelowTrigger(options, { field: 'target', value: options.target }, issues);
+    const critical = options.critical;
+    if (critical === false) return;
+    if (critical.at <= options.at)
+      issues.addIssue({
+        code: 'custom',
+        path: ['critical', 'at'],
+        message: `must be above at (${options.at})`,
+      });
+    if (critical.target >= critical.at)
+      issues.addIssue({
+        code: 'custom',
+        path: ['critical', 'target'],
+        message: `must be below critical.at (${critical.at})`,
+      });
+    if (critical.level === options.level)
+      issues.addIssue({ code: 'custom', path: ['critical', 'level'], message: 'must differ from level' });
+  });
 
 /** What {@link RelevanceStrategy} accepts; every field has a default. */
 export type RelevanceStrategyOptions = z.input<typeof relevanceStrategyOptionsSchema>;
@@ -124,7 +161,11 @@ export class RelevanceStrategy implements ContextStrategy {
 
   constructor(options: RelevanceStrategyOptions = {}) {
     this.#options = parseOptions(relevanceStrategyOptionsSchema, options, 'RelevanceStrategy options');
-    this.triggers = Object.freeze([Object.freeze({ level: this.#options.level, at: this.#options.at })]);
+    const { level, at, critical } = this.#options;
+    this.triggers = Object.freeze([
+      Object.freeze({ level, at }),
+      ...(critical === false ? [] : [Object.freeze({ level: critical.level, at: critical.at })]),
+    ]);
   }
 
   /** Scores, keeps the most relevant within `target`, hides the rest run by run and keeps their facts. */
@@ -206,8 +247,8 @@ export class RelevanceStrategy implements ContextStrategy {
   async #plan(ctx: ReactContext, view: readonly HistoryEntry[]): Promise<HidePlan | undefined> {
     const { tools, inputBudget } = ctx;
     const pinned = pinnedCount(view);
-    const { at, target, minRequestsBetween } = this.#options;
-    const aim = aimFor(ctx, view, pinned, { at, target, requests: minRequestsBetween });
+    const { at, minRequestsBetween } = this.#options;
+    const aim = aimFor(ctx, view, pinned, { at, target: this.#target(ctx), requests: minRequestsBetween });
     const room =
       aim * inputBudget -
       requestOverhead(ctx, view) -
@@ -332,6 +373,12 @@ export class RelevanceStrategy implements ContextStrategy {
     return Math.max(MIN_SUMMARY_CHARS, Math.min(this.#options.summaryMaxLength, share));
   }
 
+  /** The fraction this reaction aims at: the critical level's own `target` when it fired (or was escalated to). */
+  #target(ctx: ReactContext): number {
+    const { critical, target } = this.#options;
+    return critical !== false && ctx.level === critical.level ? critical.target : target;
+  }
+
   #factTokens(ctx: ReactContext): number {
     return (
       this.#options.maxFactTokens ??
@@ -354,7 +401,7 @@ export class RelevanceStrategy implements ContextStrategy {
     const categories = this.#options.factCategories;
     const trimmed = await trimToolOutputs(ctx, {
       overhead,
-      goal: this.#options.target * inputBudget,
+      goal: this.#target(ctx) * inputBudget,
       factBound: this.#factTokens(ctx),
       ...(categories ? { categories } : {}),
     });
