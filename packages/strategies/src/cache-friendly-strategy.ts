@@ -1,8 +1,9 @@
-import { renderSummary, renderTranscript } from '@ctxguard/compactor';
+import { lightTrimMessages, renderSummary, renderTranscript } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   type ExtractedFact,
   type HistoryEntry,
+  type Message,
   parseOptions,
   type ReactContext,
   type StrategyDecision,
@@ -39,6 +40,13 @@ export const cacheFriendlyStrategyOptionsSchema = z
      * fast that `lowWater` would leave room for fewer, the compaction goes deeper than `lowWater`.
      */
     minRequestsBetween: z.number().int().min(0).default(4),
+    /**
+     * Fraction of the input budget the kept messages may take after a compaction: larger tool
+     * outputs among them (the newest included) are cut to their head and tail, and the facts of
+     * the cut middles go into the summary's facts block. They are rewritten with the summary
+     * anyway, so the cut costs no cached prefix; `1` never cuts.
+     */
+    tailShare: z.number().gt(0).max(1).default(0.05),
     /** Nothing left to compact and above this fraction of the input budget: decline the request. */
     declineCeiling: z.number().gt(0).default(0.95),
     /** Upper bound of the summary as a fraction of the input budget (at 4 characters a token). */
@@ -64,6 +72,17 @@ const MIN_SUMMARY_CHARS = 200;
 const SUMMARY_FRAME_TOKENS = 24;
 /** Rough characters per token, to turn a share of the budget into a summary length. */
 const CHARS_PER_TOKEN = 4;
+/** The smallest cut of a tool output `lightTrim` accepts, in UTF-8 bytes. */
+const MIN_OUTPUT_BYTES = 256;
+/** Precision of the search for the largest cut that fits, in bytes. */
+const CUT_STEP_BYTES = 32;
+
+const encoder = new TextEncoder();
+
+/** `lightTrim` options that cut every tool output of the view (the newest too) to `bytes`. */
+function cutOutputsTo(bytes: number) {
+  return { keepRecent: 0, maxToolOutputBytes: bytes, maxToolOutputLines: bytes, dropOldReasoning: false };
+}
 
 /** One compaction: hide `[from, cut)` under a summary whose role keeps roles alternating. */
 interface CompactionPlan {
@@ -105,16 +124,31 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const plan = this.#plan(ctx, view, pinned);
     if (plan === undefined) return this.#nothingToHide(ctx);
     const range = view.slice(plan.from, plan.cut);
-    const facts = await this.#facts(ctx, range, [...view.slice(0, plan.from), ...view.slice(plan.cut)]);
+    const tail = view.slice(plan.cut);
+    const cutBytes = this.#tailCut(ctx, tail);
+    const shownTail =
+      cutBytes === undefined
+        ? tail.map((entry) => entry.message)
+        : lightTrimMessages(
+            tail.map((entry) => entry.message),
+            cutOutputsTo(cutBytes),
+          ).messages;
+    const cutEntries = tail.filter((entry, index) => shownTail[index] !== entry.message);
+    const facts = await this.#facts(
+      ctx,
+      [...range, ...cutEntries],
+      [...view.slice(0, plan.from).map((entry) => entry.message), ...shownTail],
+    );
     const text = await this.#rollingSummary(ctx, range);
     const content = renderSummary({ text, messageCount: summarizedMessageCount(range) });
     const summary = { role: plan.role, content, metadata: { isSummary: true } } as const;
     if (tools.measure([summary]) >= tools.measure(range)) return this.#nothingToHide(ctx);
     const result = tools.replaceRange(plan.from, plan.cut, summary);
     if (!result.changed) return this.#nothingToHide(ctx);
+    const cut = cutBytes === undefined ? undefined : await tools.lightTrim(cutOutputsTo(cutBytes));
     // The facts go into the summary just written (the first user message when it has that role),
     // so the block changes once per compaction and only after the untouched prefix.
-    const freed = Math.max(0, result.tokensBefore - result.tokensAfter);
+    const freed = Math.max(0, result.tokensBefore - (cut?.changed ? cut.tokensAfter : result.tokensAfter));
     // The block may grow by half of what was freed at most, so the count really goes down.
     const carried = factsBlockTokens(tools, effectiveView(tools)[plan.from]);
     const maxTokens = factsRoom(plan.factTokens, carried, freed);
@@ -123,9 +157,10 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     state['compactions'] = countIn(state, 'compactions') + 1;
     state['lastFreed'] = freed;
     state['lastKeptMessages'] = view.length - plan.cut;
+    const trimmed = cut?.changed ? `, ${cut.trimmedOutputs} kept tool outputs cut` : '';
     return {
       action: 'compacted',
-      note: `summarized ${range.length} messages down to ${percent(plan.low)} of the input budget, ${facts.length} facts, ~${freed} tokens freed`,
+      note: `summarized ${range.length} messages down to ${percent(plan.low)} of the input budget${trimmed}, ${facts.length} facts, ~${freed} tokens freed`,
     };
   }
 
@@ -204,18 +239,46 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     return rollingSummary(earlier, text, maxLength);
   }
 
-  /** Facts of the hidden range that the kept messages do not already show. */
+  /**
+   * The largest cut per tool output (bytes) that brings the kept messages down to `tailShare` of
+   * the input budget (the smallest cut when none does), or undefined when they fit uncut.
+   */
+  #tailCut(ctx: ReactContext, tail: readonly HistoryEntry[]): number | undefined {
+    const { tools, inputBudget } = ctx;
+    const goal = this.#options.tailShare * inputBudget;
+    const messages = tail.map((entry) => entry.message);
+    if (tools.measure(messages) <= goal) return undefined;
+    let largest = 0;
+    for (const message of messages)
+      if (message.role === 'tool')
+        largest = Math.max(largest, encoder.encode(renderTranscript([message])).length);
+    if (largest <= MIN_OUTPUT_BYTES) return undefined;
+    const fits = (bytes: number) =>
+      tools.measure(lightTrimMessages(messages, cutOutputsTo(bytes)).messages) <= goal;
+    // The size only shrinks as the cut does, so a binary search finds the largest cut that fits.
+    let low = MIN_OUTPUT_BYTES;
+    let high = largest;
+    if (!fits(low)) return low;
+    while (high - low > CUT_STEP_BYTES) {
+      const middle = Math.floor((low + high) / 2);
+      if (fits(middle)) low = middle;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /** Facts of the hidden range (and the cut middles) that the kept messages, as sent, do not show. */
   async #facts(
     ctx: ReactContext,
     range: readonly HistoryEntry[],
-    kept: readonly HistoryEntry[],
+    kept: readonly Message[],
   ): Promise<ExtractedFact[]> {
     const found = await ctx.tools.extractFacts({
       entries: range,
       categories: this.#options.factCategories,
       signal: ctx.signal,
     });
-    const visible = renderTranscript(kept.map((entry) => entry.message));
+    const visible = renderTranscript(kept);
     return found.filter((fact) => !visible.includes(fact.value));
   }
 
