@@ -1,4 +1,4 @@
-import { ContextExhaustedError } from '@ctxguard/compactor';
+import { ContextExhaustedError, createOfflineContextTools } from '@ctxguard/compactor';
 import { CtxGuardError, HookBus, type MessageResolveEvent } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import {
@@ -16,6 +16,7 @@ import {
 } from '../test/support/harness.js';
 import { ContextGuard, highestCrossedLevel } from './context-guard.js';
 import { readState } from './guard-state.js';
+import { StrategyToolsImpl } from './strategy-tools.js';
 
 /** A conversation of about `tokens` tokens: a system prompt, then user/assistant turns. */
 function conversation(tokens: number, label = 'c') {
@@ -413,6 +414,41 @@ describe('decisions and the retry loop', () => {
     expect(warning.data!['floorTokens']).toBeGreaterThan(8_000);
     expect(warning.data!['availableTokens']).toBe(8_000);
     expect(event.abortReason).toMatch(/system prompt and last user message alone take \d+ tokens/);
+  });
+  it('leaves the facts block out of the floor: a small prompt with a large block is compacted, not declined', async () => {
+    const facts = Array.from({ length: 600 }, (_, i) => ({
+      key: `build.step_${i}`,
+      value: `/repo/packages/module-${i}/src/generated/output-${i}.ts`,
+      category: 'path' as const,
+    }));
+    const history = historyOf([
+      system('You are helpful.'),
+      user('hi'),
+      assistant('hello'),
+      user('Which module failed?'),
+    ]);
+    // An earlier compaction wrote the block (unbounded here): the guard's, not the app's.
+    const writer = new StrategyToolsImpl({
+      history,
+      contextTools: createOfflineContextTools(),
+      redact: (t) => t,
+    });
+    writer.injectFacts(facts, 'system-append');
+    expect(countTokens(history.messages().slice(0, 1))).toBeGreaterThan(SIZES.inputBudget);
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {
+      ctx.tools.injectFacts(ctx.tools.keptFacts(), 'system-append', { maxTokens: 400 });
+      return { action: 'compacted' };
+    });
+    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const event = await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls).toHaveLength(1);
+    expect(warnings.map((w) => w.code)).not.toContain('context_exhausted');
+    expect(event.abort).toBe(false);
+    expect(event.current).toBeLessThan(SIZES.inputBudget);
+    // The app's prompt is still there; the block holds fewer facts within its bound.
+    const sent = String(event.messages[0]!.content);
+    expect(sent.startsWith('You are helpful.')).toBe(true);
+    expect(sent).toContain(facts[0]!.value.slice(0, 10));
   });
 });
 

@@ -2,7 +2,6 @@ import {
   ContextExhaustedError,
   createOfflineContextTools,
   isSummaryText,
-  lightTrimMessages,
   redactSecrets,
 } from '@ctxguard/compactor';
 import { stripFactsBlocks, TokenMeter } from '@ctxguard/compactor/internal';
@@ -206,16 +205,6 @@ function withoutFactsBlocks(message: Message): Message {
   return stripped === text.trim() ? message : ({ ...message, content: stripped } as Message);
 }
 
-/** A tool message with its outputs cut as short as a rewrite cuts them (head and tail within 256 bytes). */
-function shortestToolMessage(message: Message): Message {
-  return lightTrimMessages([message], {
-    keepRecent: 0,
-    maxToolOutputBytes: 256,
-    maxToolOutputLines: 256,
-    dropOldReasoning: false,
-  }).messages[0]!;
-}
-
 function textOf(message: Message): string {
   try {
     return messageText(message);
@@ -360,7 +349,7 @@ export class ContextGuard {
       index++;
     }
     const newest = messages[messages.length - 1];
-    return tokens + (newest ? meter.message(newest.role === 'tool' ? shortestToolMessage(newest) : newest) : 0);
+    return tokens + (newest ? meter.message(newest) : 0);
   }
 
   async #remeasure(
