@@ -107,6 +107,15 @@ function looksLikeCommand(text: string): boolean {
   return !/^[A-Za-z0-9_-]+ (?:is|are|was|were|has|have|can|will|should|and|or|the|a|an)\b/i.test(trimmed);
 }
 
+/**
+ * Whether a bare `name.ext` is a file and not code or a product: `console.log(` and `path.json(`
+ * are calls, `Node.js` and `Vue.js` are names (a capitalised word before `.js`).
+ */
+function looksLikeFileName(name: string, next: string | undefined): boolean {
+  if (next === '(') return false;
+  return !/^[A-Z][a-z]+\.js$/.test(name);
+}
+
 const URL_RE = /\b(?:https?|wss?|ftp|file):\/\/[^\s<>"'`\]\\)]+|\bgit@[\w.-]+:[\w./-]+/g;
 const EMAIL_RE = /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g;
 const FILE_EXT =
@@ -287,6 +296,7 @@ export function extractFactsFromText(text: string, settings: FactExtractionSetti
       return true;
     });
     each(BARE_FILE_RE, (m) => {
+      if (!looksLikeFileName(m[0], work[m.index + m[0].length])) return false;
       add('path', m[0]);
       return true;
     });

@@ -197,6 +197,10 @@ describe('createOfflineContextTools: extractFacts', () => {
     });
     expect(valuesOf(facts, 'path')).toEqual([]);
     expect(valuesOf(facts, 'version')).toEqual([]);
+    const code = await tools.extractFacts({
+      content: 'On Node.js and Vue.js, console.log(keys) prints them; see notes.log and src/app.js.',
+    });
+    expect(valuesOf(code, 'path')).toEqual(['src/app.js', 'notes.log']);
   });
 
   it('is deterministic and handles every category on odd input', async () => {
