@@ -22,10 +22,10 @@ function startsWith(next: readonly Message[], previous: readonly Message[]): boo
 }
 
 describe('CacheFriendlyStrategy options', () => {
-  it('has one frozen trigger at 0.8 by default', () => {
+  it('has one frozen trigger at 0.85 by default', () => {
     const strategy = new CacheFriendlyStrategy();
     expect(strategy.specificationVersion).toBe('v1');
-    expect(strategy.triggers).toEqual([{ level: 'pressure', at: 0.8 }]);
+    expect(strategy.triggers).toEqual([{ level: 'pressure', at: 0.85 }]);
     expect(Object.isFrozen(strategy.triggers)).toBe(true);
     expect(new CacheFriendlyStrategy({ at: 0.7, lowWater: 0.3, level: 'full' }).triggers).toEqual([
       { level: 'full', at: 0.7 },
@@ -33,9 +33,9 @@ describe('CacheFriendlyStrategy options', () => {
   });
 
   it('rejects bad options naming the field', () => {
-    expect(() => new CacheFriendlyStrategy({ lowWater: 0.8 })).toThrow(InvalidOptionsError);
-    expect(() => new CacheFriendlyStrategy({ lowWater: 0.8 })).toThrow(
-      /CacheFriendlyStrategy options\.lowWater: must be below at \(0\.8\)/,
+    expect(() => new CacheFriendlyStrategy({ lowWater: 0.9 })).toThrow(InvalidOptionsError);
+    expect(() => new CacheFriendlyStrategy({ lowWater: 0.9 })).toThrow(
+      /CacheFriendlyStrategy options\.lowWater: must be below at \(0\.85\)/,
     );
     expect(() => new CacheFriendlyStrategy({ declineCeiling: 0.5 })).toThrow(/declineCeiling/);
     expect(() => new CacheFriendlyStrategy({ minRequestsBetween: -1 })).toThrow(/minRequestsBetween/);
@@ -116,7 +116,7 @@ describe('CacheFriendlyStrategy compaction', () => {
       );
       return { tools, budget, decision };
     };
-    const cut = await compactAt(0.05);
+    const cut = await compactAt(0.03);
     expect(cut.decision).toMatchObject({
       action: 'compacted',
       note: expect.stringMatching(/1 kept tool outputs cut/),
@@ -157,7 +157,7 @@ describe('CacheFriendlyStrategy compaction', () => {
   it('compacts deeper than the low-water mark when recent requests grew too fast to fit minRequestsBetween more', async () => {
     const aimedAt = async (minRequestsBetween: number) => {
       const tools = HistoryStrategyTools.of(agentChat(3, 8000));
-      const decision = await new CacheFriendlyStrategy({ minRequestsBetween }).react(
+      const decision = await new CacheFriendlyStrategy({ at: 0.8, minRequestsBetween }).react(
         reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 0.85) }),
       );
       const note = decision.action === 'compacted' ? (decision.note ?? '') : '';
@@ -218,7 +218,7 @@ describe('CacheFriendlyStrategy prefix stability', () => {
       if (message.role === 'assistant') continue; // a request goes out after a user message or tool results
       requests++;
       const context = reactContext(tools, 'pressure', { inputBudget: budget, state });
-      if (context.percentage >= 0.8) {
+      if (context.percentage >= 0.85) {
         const decision = await strategy.react(context);
         expect(decision.action).toBe('compacted');
         compactions++;

@@ -32,7 +32,7 @@ export const cacheFriendlyStrategyOptionsSchema = z
     /** Name of the single trigger level. */
     level: z.string().min(1).default('pressure'),
     /** Fraction (0–1) of the input budget at which the strategy compacts. */
-    at: z.number().gt(0).max(1).default(0.8),
+    at: z.number().gt(0).max(1).default(0.85),
     /** Fraction of the input budget a compaction brings the request down to (well under `at`). */
     lowWater: z.number().gt(0).lt(1).default(0.25),
     /**
@@ -46,7 +46,7 @@ export const cacheFriendlyStrategyOptionsSchema = z
      * the cut middles go into the summary's facts block. They are rewritten with the summary
      * anyway, so the cut costs no cached prefix; `1` never cuts.
      */
-    tailShare: z.number().gt(0).max(1).default(0.05),
+    tailShare: z.number().gt(0).max(1).default(0.03),
     /** Nothing left to compact and above this fraction of the input budget: decline the request. */
     declineCeiling: z.number().gt(0).default(0.95),
     /** Upper bound of the summary as a fraction of the input budget (at 4 characters a token). */
