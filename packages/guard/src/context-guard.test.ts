@@ -1,5 +1,6 @@
 import { ContextExhaustedError, createOfflineContextTools } from '@ctxguard/compactor';
 import { CtxGuardError, HookBus, type MessageResolveEvent } from '@ctxguard/core';
+import { HybridTokenCounter } from '@ctxguard/token-counter';
 import { describe, expect, it } from 'vitest';
 import {
   assistant,
@@ -436,7 +437,9 @@ describe('decisions and the retry loop', () => {
     writer.injectFacts(facts, 'system-append');
     expect(countTokens(history.messages().slice(0, 1))).toBeGreaterThan(SIZES.inputBudget);
     const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {
-      ctx.tools.injectFacts(ctx.tools.keptFacts(), 'system-append', { maxTokens: 400 });
+      ctx.tools.injectFacts((ctx.tools as StrategyToolsImpl).keptFacts(), 'system-append', {
+        maxTokens: 400,
+      });
       return { action: 'compacted' };
     });
     const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
@@ -636,5 +639,33 @@ describe('exhaustion error', () => {
     await measureAndEmit(hooks, historyOf([system('s'), user(filler('big', 9_000))]), SIZES);
     expect(causes[0]).toBeInstanceOf(ContextExhaustedError);
     expect((causes[0] as ContextExhaustedError).reason).toBe('floor_over_window');
+  });
+});
+
+describe("ContextGuard counts with the measurer's counter", () => {
+  it("strategies' tools.measure uses measurer.counter when the measurer has one", async () => {
+    // A counter that says every message is 1,000 tokens: nothing else counts like that.
+    const counter = new HybridTokenCounter();
+    const thousand = Object.assign(Object.create(counter), {
+      estimateMessage: () => 1_000,
+      estimate: () => 1_000,
+    }) as HybridTokenCounter;
+    const seen: number[] = [];
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {
+      seen.push(ctx.tools.measure([user('hello')]));
+      return { action: 'none' };
+    });
+    const measurer = { ...testMeasurer, counter: thousand };
+    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's', measurer });
+    await measureAndEmit(hooks, historyOf(conversation(6_000)), SIZES);
+    expect(seen).toEqual([1_000]);
+    // Without one, the compactor's default counter counts a short message in a few tokens.
+    const plain = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {
+      seen.push(ctx.tools.measure([user('hello')]));
+      return { action: 'none' };
+    });
+    const other = createGuard({ strategies: { s: plain }, defaultStrategy: 's' });
+    await measureAndEmit(other.hooks, historyOf(conversation(6_000)), SIZES);
+    expect(seen[1]).toBeLessThan(20);
   });
 });

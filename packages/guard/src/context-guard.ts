@@ -20,6 +20,7 @@ import {
   type StrategyDecision,
   type TriggerLevel,
 } from '@ctxguard/core';
+import type { TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
 import {
   type GuardConversationState,
@@ -40,6 +41,11 @@ export interface GuardMeasurer {
   measure(
     event: MessageResolveEvent,
   ): number | { current: number } | undefined | Promise<number | { current: number } | undefined>;
+  /**
+   * The measurer's counter (a `ContextMeasurer` has one): strategies' `tools.measure` counts with
+   * it, so they see what the measurer sees. Without it the compactor's default counter is used.
+   */
+  readonly counter?: TokenCounter | undefined;
 }
 
 /** What the guard does with a conversation whose `contextStrategy` names no registered strategy. */
@@ -326,7 +332,7 @@ export class ContextGuard {
     const key = `${provider}\u0000${model}`;
     let meter = this.#meters.get(key);
     if (!meter) {
-      meter = new TokenMeter(undefined, { provider, model });
+      meter = new TokenMeter(this.#options.measurer.counter, { provider, model });
       this.#meters.set(key, meter);
     }
     return meter;
