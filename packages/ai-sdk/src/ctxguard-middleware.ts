@@ -74,6 +74,8 @@ export interface CallReport {
 interface CallContext {
   conversationId: string;
   guard: ConversationGuard;
+  /** Converts this call's prompt form (AI SDK 6 or 7). */
+  converter: PromptConverter;
   split: SplitPrompt | undefined;
   report: CallReport;
   warnings: SharedV3Warning[];
@@ -121,13 +123,11 @@ class MiddlewareState {
   readonly #guards = new Map<string, ConversationGuard>();
   readonly #byConversation = new Map<string, ConversationGuard>();
   readonly #calls = new WeakMap<LanguageModelV3CallOptions, CallContext>();
-  readonly #converter;
-  readonly #dialect: PromptDialect;
+  /** One converter per prompt form: the form follows the model the AI SDK hands the middleware. */
+  readonly #converters = new Map<PromptDialect, PromptConverter>();
 
   constructor(options: ParsedMiddlewareOptions) {
     this.#options = options;
-    this.#dialect = options.specificationVersion === 'v4' ? v4Dialect : v3Dialect;
-    this.#converter = new PromptConverter(this.#dialect);
     const server = options.providerContextManagement;
     this.#serverSide =
       server === undefined || server === false
@@ -139,6 +139,20 @@ class MiddlewareState {
 
   #serverSideFor(provider: string): boolean {
     return this.#serverSide !== undefined && provider === 'anthropic';
+  }
+
+  /**
+   * The converter for the prompts a model receives: AI SDK 7 hands every middleware a `v4` model and
+   * V4 prompts (whatever version the middleware declares), AI SDK 6 a `v3` model and V3 prompts.
+   */
+  #converterFor(model: LanguageModelV3): PromptConverter {
+    const dialect = (model.specificationVersion as string) === 'v4' ? v4Dialect : v3Dialect;
+    let converter = this.#converters.get(dialect);
+    if (!converter) {
+      converter = new PromptConverter(dialect);
+      this.#converters.set(dialect, converter);
+    }
+    return converter;
   }
 
   #guardFor(model: LanguageModelV3): ConversationGuard {
@@ -175,6 +189,7 @@ class MiddlewareState {
   ): Promise<LanguageModelV3CallOptions> {
     const conversationId = conversationIdOf(params, this.#options.conversationId);
     const guard = this.#guardFor(model);
+    const converter = this.#converterFor(model);
     this.#byConversation.set(conversationId, guard);
     const providerOptions = withoutCtxguardOptions(params.providerOptions);
     const base: LanguageModelV3CallOptions = { ...params };
@@ -182,10 +197,10 @@ class MiddlewareState {
     else base.providerOptions = providerOptions;
     let split: SplitPrompt;
     try {
-      split = this.#converter.split(params.prompt);
+      split = converter.split(params.prompt);
     } catch (error) {
       if (!(error instanceof ConversionError)) throw error;
-      return this.#unguarded(base, conversationId, guard, error);
+      return this.#unguarded(base, conversationId, guard, converter, error);
     }
     const prepared = await guard.prepare({
       conversationId,
@@ -198,6 +213,7 @@ class MiddlewareState {
     const context: CallContext = {
       conversationId,
       guard,
+      converter,
       split,
       warnings: [],
       report: {
@@ -221,12 +237,14 @@ class MiddlewareState {
     params: LanguageModelV3CallOptions,
     conversationId: string,
     guard: ConversationGuard,
+    converter: PromptConverter,
     error: ConversionError,
   ): LanguageModelV3CallOptions {
     const message = `ctxguard: this prompt was sent unguarded: ${error.message}`;
     this.#calls.set(params, {
       conversationId,
       guard,
+      converter,
       split: undefined,
       warnings: [{ type: 'other', message }],
       report: {
@@ -245,7 +263,7 @@ class MiddlewareState {
   /** The prompt for what the facade returned, with signed reasoning kept valid; records what was sent. */
   async #promptFor(context: CallContext, prepared: PrepareResult): Promise<LanguageModelV3Message[]> {
     const split = context.split as SplitPrompt;
-    const leading = withLeadingSystemOnly(promptForView(split, prepared.messages, this.#dialect));
+    const leading = withLeadingSystemOnly(promptForView(split, prepared.messages, context.converter.dialect));
     const view = leading.prompt;
     if (leading.moved > 0) {
       context.warnings.push({
@@ -255,7 +273,7 @@ class MiddlewareState {
     }
     const record = await this.#records.load(context.conversationId);
     const signed = keepSignedReasoningValid(view, split.rest, record.signed, (message) =>
-      this.#converter.fingerprintOf(message),
+      context.converter.fingerprintOf(message),
     );
     await this.#records.save(context.conversationId, { ...record, signed: signed.record });
     const { report } = context;

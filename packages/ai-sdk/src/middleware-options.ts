@@ -23,8 +23,9 @@ export const ctxguardMiddlewareOptionsSchema = createContextGuardOptionsSchema.e
    */
   providerContextManagement: z.union([z.boolean(), providerContextManagementSchema]).optional(),
   /**
-   * The AI SDK middleware version: `'v3'` (AI SDK 6, `LanguageModelV3Middleware`, the default) or
-   * `'v4'` (AI SDK 7, `LanguageModelV4Middleware`).
+   * The middleware version it declares and is typed as: `'v3'` (AI SDK 6, `LanguageModelV3Middleware`,
+   * the default) or `'v4'` (AI SDK 7, `LanguageModelV4Middleware`). Prompts are read in the form of the
+   * model each call is handed, whichever version is declared.
    */
   specificationVersion: z.enum(['v3', 'v4']).optional(),
 });

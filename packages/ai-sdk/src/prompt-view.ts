@@ -100,6 +100,11 @@ export class PromptConverter {
     this.#dialect = dialect;
   }
 
+  /** The prompt form this converter reads (AI SDK 6 or 7). */
+  get dialect(): PromptDialect {
+    return this.#dialect;
+  }
+
   /**
    * The fingerprint of a prompt message (provider options included), reusing the JSON text taken
    * when the message was converted and remembering the fingerprint of each distinct text.

@@ -319,4 +319,23 @@ describe('AI SDK 7 prompt parts', () => {
     expect(result.providerMetadata?.['ctxguard']?.['unguarded']).toBe(false);
     await middleware.close();
   });
+
+  it('the default (v3-declared) middleware, as plain JavaScript under ai 7, reads the V4 prompt too', async () => {
+    const middleware = ctxguardMiddleware({ contextLimit: 12_000 });
+    expect(middleware.specificationVersion).toBe('v3');
+    const mock = await createWindowModelV4(200_000);
+    const prompt = v4Prompt(12);
+    // ai 7's types take only the v4 form; at run time the prompt form follows the model it hands over.
+    const sent = (await middleware.transformParams?.({
+      type: 'generate',
+      params: { prompt, providerOptions: { ctxguard: { conversationId: 'v3-declared' } } } as never,
+      model: mock.model as never,
+    })) as unknown as { prompt: LanguageModelV4Prompt };
+    const stats = await middleware.stats('v3-declared');
+    expect(stats.originalMessages).toBe(prompt.length - 1);
+    expect(stats.compactions.length).toBeGreaterThan(0);
+    expect(sent.prompt.length).toBeLessThan(prompt.length);
+    expect(sent.prompt.at(-1)).toBe(prompt.at(-1));
+    await middleware.close();
+  });
 });
