@@ -1,5 +1,11 @@
 import { countToolPairViolations, isSummaryText, parseFactsBlock } from '@ctxguard/compactor';
-import { InvalidOptionsError, type JsonValue, type Message, messageText } from '@ctxguard/core';
+import {
+  InvalidOptionsError,
+  type JsonValue,
+  type Message,
+  type MessageInput,
+  messageText,
+} from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { agentChat, chat, reactContext } from '../test/support/conversations.ts';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
@@ -104,8 +110,10 @@ describe('CacheFriendlyStrategy compaction', () => {
     const middle = Array.from({ length: 60 }, (_, i) => `line ${i}: see /repo/deep/part${i}.ts`).join('\n');
     const big = `// head of the listing\n${'export const value = 1;\n'.repeat(80)}${middle}\n${'export const value = 2;\n'.repeat(80)}// tail of the listing`;
     const conversation = agentChat(6, 1200);
-    const last = conversation.at(-2)!;
-    const tool = { ...last, content: [{ ...(last.content as never[])[0]!, output: big }] } as typeof last;
+    const tool: MessageInput = {
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'call_6', toolName: 'read_file', output: big }],
+    };
     // The newest tool result (the one the agent is waiting on) is the big one.
     const messages = [...conversation.slice(0, -2), tool];
     const compactAt = async (tailShare: number) => {
