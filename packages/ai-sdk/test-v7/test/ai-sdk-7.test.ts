@@ -338,4 +338,48 @@ describe('AI SDK 7 prompt parts', () => {
     expect(sent.prompt.at(-1)).toBe(prompt.at(-1));
     await middleware.close();
   });
+
+  it('signed reasoning after a compacted prefix is left out with a warning, and stays out', async () => {
+    const middleware = ctxguardMiddleware({ specificationVersion: 'v4', contextLimit: 8_000 });
+    const mock = await createWindowModelV4(200_000);
+    const model = wrapLanguageModel({ model: mock.model, middleware });
+    const prompt: LanguageModelV4Prompt = [{ role: 'system', content: SYSTEM }];
+    for (let turn = 0; turn < 10; turn++) {
+      prompt.push(
+        { role: 'user', content: [{ type: 'text', text: `Turn ${turn}: ${buildLog(`t${turn}`)}` }] },
+        {
+          role: 'assistant',
+          content: [
+            {
+              type: 'reasoning',
+              text: `Thinking about turn ${turn}.`,
+              providerOptions: { anthropic: { signature: `sig-${turn}` } },
+            },
+            { type: 'text', text: `Turn ${turn} read.` },
+          ],
+        },
+      );
+    }
+    prompt.push({ role: 'user', content: [{ type: 'text', text: 'What failed?' }] });
+    const signed = (messages: LanguageModelV4Prompt) =>
+      messages.flatMap((message) =>
+        message.role === 'assistant'
+          ? message.content.filter((part) => part.type === 'reasoning' && part.providerOptions?.['anthropic'])
+          : [],
+      );
+    const call = () =>
+      model.doGenerate({ prompt, providerOptions: { ctxguard: { conversationId: 'signed-v7' } } });
+    const first = await call();
+    const sent = mock.requests[0]?.prompt as LanguageModelV4Prompt;
+    expect(sent.length).toBeLessThan(prompt.length);
+    expect(signed(sent)).toEqual([]);
+    expect(first.warnings).toContainEqual(
+      expect.objectContaining({ type: 'other', message: expect.stringContaining('signed reasoning') }),
+    );
+    expect((await middleware.stats('signed-v7')).droppedSignedReasoning).toBeGreaterThan(0);
+    // The next call with the same history: the dropped blocks stay out.
+    await call();
+    expect(signed(mock.requests[1]?.prompt as LanguageModelV4Prompt)).toEqual([]);
+    await middleware.close();
+  });
 });
