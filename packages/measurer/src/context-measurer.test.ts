@@ -11,7 +11,12 @@ import {
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ModelCatalog } from '@ctxguard/models';
 import { MemoryPersistence } from '@ctxguard/persistence';
-import { HeuristicCounter, HybridTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
+import {
+  conversationOverhead,
+  HeuristicCounter,
+  HybridTokenCounter,
+  type TokenCounter,
+} from '@ctxguard/token-counter';
 import { describe, expect, it } from 'vitest';
 import { ContextMeasurer } from './context-measurer.js';
 
@@ -364,6 +369,14 @@ describe('ContextMeasurer', () => {
       counted.push(message);
       return spy(message, ctx);
     };
+    // A heuristic-counted model is counted through its parts (kept to follow its calibration).
+    const split = inner as TokenCounter & { messageParts: (m: Message, ctx: unknown) => unknown };
+    const parts = split.messageParts.bind(inner);
+    split.messageParts = (message, ctx) => {
+      const found = parts(message, ctx);
+      if (found !== undefined) counted.push(message);
+      return found;
+    };
     await hooks.emit('onCompletion', {
       provider: 'acme',
       model: 'guess-1',
@@ -373,6 +386,40 @@ describe('ContextMeasurer', () => {
     for (const model of ['bpe-1', 'big'])
       await resolve([...conversation, { role: 'user', content: model }], { model });
     expect(counted.map((m) => m.content)).toEqual(['bpe-1', 'big']);
+  });
+
+  it("follows a heuristic model's calibration as it learns by weighing the kept parts of earlier messages anew, counting only new ones", async () => {
+    const { hooks, resolve, measured, measurer } = setup();
+    const conversation: Message[] = Array.from({ length: 60 }, (_, i) => ({
+      role: i % 2 ? 'assistant' : 'user',
+      content: i % 3 ? `turn ${i} ${text(30)}` : `const x${i} = [${i}, 2, 3]; // ${text(8)}`,
+    }));
+    const inner = (measurer.counter as unknown as { inner: HybridTokenCounter }).inner;
+    const ctx = { provider: 'acme', model: 'big' };
+    await resolve(conversation, { model: 'big' });
+    const read: Message[] = [];
+    const parts = inner.messageParts.bind(inner);
+    inner.messageParts = (message, c) => {
+      read.push(message);
+      return parts(message, c);
+    };
+    const revision = inner.revisionFor(ctx);
+    let list = conversation;
+    for (let i = 0; i < 4; i++) {
+      await hooks.emit('onCompletion', {
+        ...ctx,
+        messages: list,
+        usage: { inputTokens: 9_000, outputTokens: 1 },
+      });
+      list = [...list, { role: 'user', content: `next ${i} ${text(6)}` }];
+      read.length = 0;
+      await resolve(list, { model: 'big' });
+      expect(read).toEqual([list.at(-1)]);
+      // What a count of every message under the calibration now gives.
+      const fresh = list.reduce((sum, message) => sum + inner.estimateMessage(message, ctx), 0);
+      expect((measured.at(-1) as ContextMeasureEvent).current).toBe(fresh + conversationOverhead('acme'));
+    }
+    expect(inner.revisionFor(ctx)).not.toBe(revision);
   });
 
   it('with an unknown window: percentage null, nothing fires, one warning', async () => {

@@ -21,6 +21,7 @@ import {
   conversationOverhead,
   HybridTokenCounter,
   MemoizedCounter,
+  type MessageParts,
   revisionOf,
   type TokenCounter,
   toolDefinitionsTokens,
@@ -28,7 +29,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { CompactionAnchor } from './compaction-anchor.js';
-import { ConversationTally, type RequestView } from './conversation-tally.js';
+import { ConversationTally, type RequestView, type Weighing } from './conversation-tally.js';
 
 /** Default share of the input budget at which `onWarning` is emitted. */
 export const DEFAULT_WARN_THRESHOLD = 0.8;
@@ -343,19 +344,19 @@ export class ContextMeasurer {
   } {
     const owner = this.#tallyOf(input);
     const request = this.#compactions.request(input, owner, this.#fullPrefixCheck);
-    const { ctx, count } = this.#counting(request.provider, request.model);
+    const { ctx, count, weighing } = this.#counting(request.provider, request.model);
     const tally = request === input ? owner : this.#tallyOf(request);
     const view = requestView(request, tally);
     const counter = this.counter;
     const revision = revisionOf(counter, ctx);
     const limits = this.#limits(request);
-    let result = tally.update(view, count, revision, !this.#fullPrefixCheck);
+    let result = tally.update(view, count, revision, !this.#fullPrefixCheck, weighing);
     if (!result.verified && limits.inputBudget !== null) {
       // Near the limit a trusted prefix is not enough: compare every earlier message.
       const rough =
         (result.anchorIndex >= 0 ? result.usageTokens + result.trailingTokens : result.messageTokens) /
         Math.max(1, limits.inputBudget);
-      if (this.#mustVerify(rough)) result = tally.update(view, count, revision, false);
+      if (this.#mustVerify(rough)) result = tally.update(view, count, revision, false, weighing);
     }
     const extra =
       conversationOverhead(request.provider) +
@@ -430,11 +431,19 @@ export class ContextMeasurer {
     if (last !== undefined && last.provider === provider && last.model === model) return last;
     const ctx: CountContext = { provider, model };
     const direct = this.#direct;
+    const split = direct as TokenCounter & Partial<SplitCounter>;
     const next: ModelCounting = {
       provider,
       model,
       ctx,
       count: (message) => direct.estimateMessage(message, ctx),
+      weighing:
+        typeof split.messageParts === 'function' && typeof split.weightsFor === 'function'
+          ? {
+              parts: (message) => split.messageParts?.(message, ctx),
+              weights: () => split.weightsFor?.(ctx),
+            }
+          : undefined,
     };
     this.#models.add(`${provider}\u0000${model}`);
     this.#model = next;
@@ -555,6 +564,14 @@ interface ModelCounting {
   readonly model: string;
   readonly ctx: CountContext;
   readonly count: (message: Message) => number;
+  /** How the counter splits its counts for this model, when it does (a calibrated heuristic). */
+  readonly weighing: Weighing | undefined;
+}
+
+/** A counter that splits its estimates into fixed and calibrated parts (the heuristic, the hybrid counter). */
+interface SplitCounter {
+  messageParts(message: Message, ctx: CountContext): MessageParts | undefined;
+  weightsFor(ctx: CountContext): Readonly<Float64Array> | undefined;
 }
 
 function isLimit(value: unknown): value is number {

@@ -1,5 +1,11 @@
 import type { Message } from '@ctxguard/core';
-import { type MessageSnapshot, matchesSnapshot, takeMessageSnapshot } from '@ctxguard/token-counter/internal';
+import type { MessageParts } from '@ctxguard/token-counter';
+import {
+  type MessageSnapshot,
+  matchesSnapshot,
+  takeMessageSnapshot,
+  weighParts,
+} from '@ctxguard/token-counter/internal';
 import { reportedTokens } from './reported-usage.js';
 
 /** What one tally of a request's messages found. */
@@ -29,6 +35,17 @@ export interface RequestView {
 
 const EMPTY: readonly Message[] = [];
 
+/**
+ * How a calibrated counter splits a message's count (see `HeuristicCounter.messageParts`): with it,
+ * the tally keeps each message's parts and follows a calibration that moved by weighing them anew
+ * instead of counting every message again. `weights()` is undefined when the model is not counted
+ * that way; then `count` counts as before.
+ */
+export interface Weighing {
+  parts(message: Message): MessageParts | undefined;
+  weights(): Readonly<Float64Array> | undefined;
+}
+
 /** Previously tallied messages compared on every call when the prefix is trusted: the newest ones. */
 const TAIL_CHECKS = 4;
 /** Earlier messages compared per call in rotation when the prefix is trusted. */
@@ -46,6 +63,8 @@ const ROTATING_CHECKS = 16;
  */
 export class ConversationTally {
   #snapshots: (MessageSnapshot | undefined)[] = [];
+  /** Each message's parts when counted through a {@link Weighing}. */
+  #parts: (MessageParts | undefined)[] = [];
   #tokens: number[] = [];
   /** `#sums[i]` = tokens of messages `[0, i)`. */
   #sums: number[] = [0];
@@ -102,6 +121,7 @@ export class ConversationTally {
     count: (message: Message) => number,
     revision: number,
     trustPrefix = false,
+    weighing?: Weighing,
   ): TallyResult {
     if (Array.isArray(view)) {
       this.#lead = undefined;
@@ -112,7 +132,12 @@ export class ConversationTally {
     }
     this.#offset = this.#lead === undefined ? 0 : 1;
     try {
-      return this.#update(count, revision, trustPrefix);
+      return this.#update(
+        count,
+        revision,
+        trustPrefix,
+        weighing?.weights() === undefined ? undefined : weighing,
+      );
     } finally {
       // Not kept past the call: the request's messages belong to the app.
       this.#lead = undefined;
@@ -125,7 +150,12 @@ export class ConversationTally {
     return i < this.#offset ? (this.#lead as Message) : (this.#list[i - this.#offset] as Message);
   }
 
-  #update(count: (message: Message) => number, revision: number, trustPrefix: boolean): TallyResult {
+  #update(
+    count: (message: Message) => number,
+    revision: number,
+    trustPrefix: boolean,
+    weighing: Weighing | undefined,
+  ): TallyResult {
     const previous = this.#tokens.length;
     const n = this.#list.length + this.#offset;
     const sameRevision = revision === this.#revision;
@@ -136,9 +166,12 @@ export class ConversationTally {
       verified = false;
     }
     if (firstChanged < 0) firstChanged = this.#firstDifference(Math.min(previous, n));
-    const recountFrom = sameRevision ? firstChanged : 0;
+    let recountFrom = sameRevision ? firstChanged : 0;
+    // The calibration moved: the unchanged messages are weighed anew from their parts when all have them.
+    if (!sameRevision && weighing !== undefined && firstChanged > 0 && this.#reweigh(weighing, firstChanged))
+      recountFrom = firstChanged;
     this.#revision = revision;
-    this.#count(count, recountFrom, firstChanged, n);
+    this.#count(count, recountFrom, firstChanged, n, weighing);
     this.#trackAnchor(n, firstChanged, previous);
     const sums = this.#sums;
     const messageTokens = sums[n] as number;
@@ -169,22 +202,53 @@ export class ConversationTally {
    * with the rest of the update inlined after the loop, code compiled before the rest ever ran left
    * the later calls deoptimizing on every entry (a few tens of µs each).
    */
-  #count(count: (message: Message) => number, from: number, firstChanged: number, n: number): void {
+  #count(
+    count: (message: Message) => number,
+    from: number,
+    firstChanged: number,
+    n: number,
+    weighing: Weighing | undefined,
+  ): void {
     const tokens = this.#tokens;
     const sums = this.#sums;
     const snapshots = this.#snapshots;
+    const parts = this.#parts;
     // Only ever shrink by `length`: growing it reallocates the whole store each call, while
     // appending below grows it in amortized steps.
     if (tokens.length > n) tokens.length = n;
     if (snapshots.length > n) snapshots.length = n;
+    if (parts.length > n) parts.length = n;
     if (sums.length > n + 1) sums.length = n + 1;
+    const weights = weighing?.weights();
     for (let i = from; i < n; i++) {
       const message = this.#at(i);
       if (i >= firstChanged) snapshots[i] = takeMessageSnapshot(message);
-      const value = count(message);
+      const split = weights === undefined ? undefined : weighing?.parts(message);
+      const value = split === undefined ? count(message) : weighParts(split, weights as Float64Array);
+      parts[i] = split;
       tokens[i] = value;
       sums[i + 1] = (sums[i] as number) + value;
     }
+  }
+
+  /**
+   * Weighs messages `[0, upTo)` anew from their kept parts under the current calibration; false
+   * (and nothing to rely on) when one of them has none.
+   */
+  #reweigh(weighing: Weighing, upTo: number): boolean {
+    const weights = weighing.weights();
+    const parts = this.#parts;
+    if (weights === undefined || parts.length < upTo) return false;
+    const tokens = this.#tokens;
+    const sums = this.#sums;
+    for (let i = 0; i < upTo; i++) {
+      const split = parts[i];
+      if (split === undefined) return false;
+      const value = weighParts(split, weights);
+      tokens[i] = value;
+      sums[i + 1] = (sums[i] as number) + value;
+    }
+    return true;
   }
 
   /** Whether the request's message at `i` still matches the snapshot taken of it. */

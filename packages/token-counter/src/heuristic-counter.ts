@@ -94,6 +94,23 @@ export interface HeuristicCalibrationState {
 }
 
 /** Characters and base tokens (o200k frame, before factors) per content class. */
+/**
+ * A message's heuristic estimate split in two: `fixed`, the tokens calibration does not weigh
+ * (framing, media), and `tokens`, the uncalibrated tokens of its text per content class (prose,
+ * code, json, cjk, markup).
+ */
+export interface MessageParts {
+  readonly fixed: number;
+  readonly tokens: Float64Array;
+}
+
+/** The estimate `parts` make under the calibration `weights` (one per content class). */
+export function weighParts(parts: MessageParts, weights: Readonly<Float64Array>): number {
+  let total = parts.fixed;
+  for (let i = 0; i < CLASS_COUNT; i++) total += (weights[i] as number) * (parts.tokens[i] as number);
+  return Math.round(total);
+}
+
 export interface ClassTally {
   chars: number[];
   tokens: number[];
@@ -214,11 +231,48 @@ export class HeuristicCounter implements TokenCounter {
   estimateMessage(message: Message, ctx: CountContext): number {
     try {
       const entry = this.#entry(ctx);
-      const countText = (t: string): number => this.#weighted(toText(t), entry.factors);
-      return Math.round(messageTokens(message, { provider: entry.provider, model: entry.model, countText }));
+      return weighParts(this.#messageParts(message, entry), entry.factors);
     } catch {
       return Math.ceil(toText(message).length / 4);
     }
+  }
+
+  /**
+   * A message's estimate before calibration: `estimateMessage` is `weighParts(parts, weightsFor(ctx))`,
+   * so a caller that keeps them can follow a calibration that moved without reading the text again.
+   * `undefined` when the message cannot be read.
+   */
+  messageParts(message: Message, ctx: CountContext): MessageParts | undefined {
+    try {
+      return this.#messageParts(message, this.#entry(ctx));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The current calibration of `ctx`'s model, per content class (read-only; changes as it learns). */
+  weightsFor(ctx: CountContext): Readonly<Float64Array> {
+    return this.#entry(ctx).factors;
+  }
+
+  #messageParts(message: Message, entry: ModelEntry): MessageParts {
+    const tokens = new Float64Array(CLASS_COUNT);
+    const countText = (t: string): number => {
+      this.#tallyClasses(toText(t), tokens);
+      return 0;
+    };
+    const fixed = messageTokens(message, { provider: entry.provider, model: entry.model, countText });
+    return { fixed, tokens };
+  }
+
+  /** Adds `text`'s uncalibrated tokens per class to `tokens`. */
+  #tallyClasses(text: string, tokens: Float64Array): void {
+    if (text.length === 0) return;
+    const tables = this.#tables;
+    segmentContent(text, (cls, start, end) => {
+      const i = CLASS_INDEX[cls];
+      tokens[i] = (tokens[i] as number) + scanPieces(text, start, end, tables[i] as Float64Array);
+    });
   }
 
   /** The estimate, after loading stored calibrations for the model; always `accuracy: 'estimate'`. */

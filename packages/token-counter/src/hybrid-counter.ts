@@ -7,7 +7,7 @@ import { estimateConversation, measureConversation } from './conversation.js';
 import { type CountApi, CountApiCounter, countApiCounterOptionsSchema } from './count-api-counter.js';
 import type { ExactEncoding } from './exact-engine.js';
 import { ExactTokenCounter, exactTokenCounterOptionsSchema } from './exact-token-counter.js';
-import { HeuristicCounter, heuristicCounterOptionsSchema } from './heuristic-counter.js';
+import { HeuristicCounter, heuristicCounterOptionsSchema, type MessageParts } from './heuristic-counter.js';
 import {
   type ConversationCount,
   type ConversationInput,
@@ -155,6 +155,16 @@ export class HybridTokenCounter implements TokenCounter {
 
   estimateMessage(message: Message, ctx: CountContext): number {
     return this.#fast(ctx).estimateMessage(message, ctx);
+  }
+
+  /** {@link HeuristicCounter.messageParts} for a model the heuristic estimates, else `undefined`. */
+  messageParts(message: Message, ctx: CountContext): MessageParts | undefined {
+    return this.#fast(ctx) === this.heuristic ? this.heuristic.messageParts(message, ctx) : undefined;
+  }
+
+  /** {@link HeuristicCounter.weightsFor} for a model the heuristic estimates, else `undefined`. */
+  weightsFor(ctx: CountContext): Readonly<Float64Array> | undefined {
+    return this.#fast(ctx) === this.heuristic ? this.heuristic.weightsFor(ctx) : undefined;
   }
 
   estimateConversation(input: ConversationInput, ctx: CountContext): number {

@@ -5,7 +5,12 @@ export type { CountCache } from './count-cache.js';
 export type { EngineKind, ExactEncoding, ExactEngine } from './exact-engine.js';
 export type { EngineFactory, ExactTokenCounterOptions } from './exact-token-counter.js';
 export { ExactTokenCounter, encodingForModel } from './exact-token-counter.js';
-export type { ClassTally, HeuristicCalibrationState, HeuristicCounterOptions } from './heuristic-counter.js';
+export type {
+  ClassTally,
+  HeuristicCalibrationState,
+  HeuristicCounterOptions,
+  MessageParts,
+} from './heuristic-counter.js';
 export { HeuristicCounter } from './heuristic-counter.js';
 export type { CounterRoute, HybridTokenCounterOptions } from './hybrid-counter.js';
 export { HybridTokenCounter } from './hybrid-counter.js';

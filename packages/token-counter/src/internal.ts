@@ -22,7 +22,7 @@ export { MemoryCountCache, requestKey } from './count-cache.js';
 export { EncoderPool, sharedEncoderPool } from './encoder-pool.js';
 export { ENGINE_KINDS, exactEncodingSchema } from './exact-engine.js';
 export { exactTokenCounterOptionsSchema } from './exact-token-counter.js';
-export { heuristicCounterOptionsSchema } from './heuristic-counter.js';
+export { heuristicCounterOptionsSchema, weighParts } from './heuristic-counter.js';
 export { hybridTokenCounterOptionsSchema } from './hybrid-counter.js';
 export { memoizedCounterOptionsSchema } from './memoized-counter.js';
 export type { MediaFamily } from './message-cost.js';
