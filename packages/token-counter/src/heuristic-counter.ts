@@ -106,8 +106,12 @@ export interface MessageParts {
 
 /** The estimate `parts` make under the calibration `weights` (one per content class). */
 export function weighParts(parts: MessageParts, weights: Readonly<Float64Array>): number {
-  let total = parts.fixed;
-  for (let i = 0; i < CLASS_COUNT; i++) total += (weights[i] as number) * (parts.tokens[i] as number);
+  return weighTotals(parts.fixed, parts.tokens, weights);
+}
+
+function weighTotals(fixed: number, tokens: Float64Array, weights: Readonly<Float64Array>): number {
+  let total = fixed;
+  for (let i = 0; i < CLASS_COUNT; i++) total += (weights[i] as number) * (tokens[i] as number);
   return Math.round(total);
 }
 
@@ -231,7 +235,16 @@ export class HeuristicCounter implements TokenCounter {
   estimateMessage(message: Message, ctx: CountContext): number {
     try {
       const entry = this.#entry(ctx);
-      return weighParts(this.#messageParts(message, entry), entry.factors);
+      // Summed into one scratch array (no parts object per message); the same sums messageParts gives.
+      const sums = this.#sums;
+      sums.fill(0);
+      this.#into = sums;
+      const fixed = messageTokens(message, {
+        provider: entry.provider,
+        model: entry.model,
+        countText: this.#countInto,
+      });
+      return weighTotals(fixed, sums, entry.factors);
     } catch {
       return Math.ceil(toText(message).length / 4);
     }
@@ -257,23 +270,32 @@ export class HeuristicCounter implements TokenCounter {
 
   #messageParts(message: Message, entry: ModelEntry): MessageParts {
     const tokens = new Float64Array(CLASS_COUNT);
-    const countText = (t: string): number => {
-      this.#tallyClasses(toText(t), tokens);
-      return 0;
-    };
-    const fixed = messageTokens(message, { provider: entry.provider, model: entry.model, countText });
+    this.#into = tokens;
+    const fixed = messageTokens(message, {
+      provider: entry.provider,
+      model: entry.model,
+      countText: this.#countInto,
+    });
     return { fixed, tokens };
   }
 
-  /** Adds `text`'s uncalibrated tokens per class to `tokens`. */
-  #tallyClasses(text: string, tokens: Float64Array): void {
-    if (text.length === 0) return;
-    const tables = this.#tables;
-    segmentContent(text, (cls, start, end) => {
-      const i = CLASS_INDEX[cls];
-      tokens[i] = (tokens[i] as number) + scanPieces(text, start, end, tables[i] as Float64Array);
-    });
-  }
+  /** Where `#countInto` adds uncalibrated tokens per class, and the text being read. */
+  #into: Float64Array = new Float64Array(CLASS_COUNT);
+  #text = '';
+  readonly #sums = new Float64Array(CLASS_COUNT);
+  /** A text counter for `messageTokens`: adds the text's tokens per class to `#into`, counts 0 (made once, not per message). */
+  readonly #countInto = (t: string): number => {
+    const text = toText(t);
+    if (text.length === 0) return 0;
+    this.#text = text;
+    segmentContent(text, this.#onRun);
+    return 0;
+  };
+  readonly #onRun = (cls: ContentClass, start: number, end: number): void => {
+    const i = CLASS_INDEX[cls];
+    const into = this.#into;
+    into[i] = (into[i] as number) + scanPieces(this.#text, start, end, this.#tables[i] as Float64Array);
+  };
 
   /** The estimate, after loading stored calibrations for the model; always `accuracy: 'estimate'`. */
   async measure(text: string, ctx: CountContext, options: MeasureOptions = {}): Promise<TokenCount> {
