@@ -21,6 +21,7 @@ import {
 import { checkBelowTrigger, factBoundOptions } from './fact-bound-options.js';
 import { factsBlockTokens, factsRoom } from './facts-room.js';
 import { effectiveView, pinnedCount } from './history-view.js';
+import { cutOutputsTo, largestFittingCut } from './recent-shrink.js';
 import { aimFor, rememberCompaction } from './request-growth.js';
 
 /** Default bound of the facts block, as a share of the input budget. */
@@ -72,17 +73,6 @@ const MIN_SUMMARY_CHARS = 200;
 const SUMMARY_FRAME_TOKENS = 24;
 /** Rough characters per token, to turn a share of the budget into a summary length. */
 const CHARS_PER_TOKEN = 4;
-/** The smallest cut of a tool output `lightTrim` accepts, in UTF-8 bytes. */
-const MIN_OUTPUT_BYTES = 256;
-/** Precision of the search for the largest cut that fits, in bytes. */
-const CUT_STEP_BYTES = 32;
-
-const encoder = new TextEncoder();
-
-/** `lightTrim` options that cut every tool output of the view (the newest too) to `bytes`. */
-function cutOutputsTo(bytes: number) {
-  return { keepRecent: 0, maxToolOutputBytes: bytes, maxToolOutputLines: bytes, dropOldReasoning: false };
-}
 
 /** One compaction: hide `[from, cut)` under a summary whose role keeps roles alternating. */
 interface CompactionPlan {
@@ -248,23 +238,10 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const goal = this.#options.tailShare * inputBudget;
     const messages = tail.map((entry) => entry.message);
     if (tools.measure(messages) <= goal) return undefined;
-    let largest = 0;
-    for (const message of messages)
-      if (message.role === 'tool')
-        largest = Math.max(largest, encoder.encode(renderTranscript([message])).length);
-    if (largest <= MIN_OUTPUT_BYTES) return undefined;
-    const fits = (bytes: number) =>
-      tools.measure(lightTrimMessages(messages, cutOutputsTo(bytes)).messages) <= goal;
-    // The size only shrinks as the cut does, so a binary search finds the largest cut that fits.
-    let low = MIN_OUTPUT_BYTES;
-    let high = largest;
-    if (!fits(low)) return low;
-    while (high - low > CUT_STEP_BYTES) {
-      const middle = Math.floor((low + high) / 2);
-      if (fits(middle)) low = middle;
-      else high = middle;
-    }
-    return low;
+    return largestFittingCut(
+      messages,
+      (bytes) => tools.measure(lightTrimMessages(messages, cutOutputsTo(bytes)).messages) <= goal,
+    );
   }
 
   /** Facts of the hidden range (and the cut middles) that the kept messages, as sent, do not show. */

@@ -25,9 +25,37 @@ function requestTokens(ctx: ReactContext, overhead: number, messages: readonly H
   return overhead + ctx.tools.measure(messages);
 }
 
-/** The lightTrim options for a cut of `bytes` per tool output, every output of the view included. */
-function trimAt(bytes: number) {
+/** The `lightTrim` options for a cut of `bytes` per tool output, every output of the view (the newest too) included. */
+export function cutOutputsTo(bytes: number) {
   return { keepRecent: 0, maxToolOutputBytes: bytes, maxToolOutputLines: bytes, dropOldReasoning: false };
+}
+
+/** Precision of the search for the largest cut that fits, in bytes. */
+const CUT_STEP_BYTES = 32;
+
+/**
+ * The largest cut per tool output (bytes) for which `fits` holds — the smallest cut `lightTrim`
+ * allows when none does — or undefined when no tool output of `messages` is larger than that.
+ */
+export function largestFittingCut(
+  messages: readonly HistoryEntry['message'][],
+  fits: (bytes: number) => boolean,
+): number | undefined {
+  let largest = 0;
+  for (const message of messages)
+    if (message.role === 'tool')
+      largest = Math.max(largest, encoder.encode(renderTranscript([message])).length);
+  if (largest <= MIN_OUTPUT_BYTES) return undefined;
+  // The size only shrinks as the cut does, so a binary search finds the largest cut that fits.
+  let low = MIN_OUTPUT_BYTES;
+  let high = largest;
+  if (!fits(low)) return low;
+  while (high - low > CUT_STEP_BYTES) {
+    const middle = Math.floor((low + high) / 2);
+    if (fits(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
@@ -46,24 +74,14 @@ export async function trimToolOutputs(
   const messages = view.map((entry) => entry.message);
   if (requestTokens(ctx, options.overhead, messages) <= options.goal)
     return { trimmedOutputs: 0, keptFacts: 0 };
-  let largest = 0;
-  for (const message of messages)
-    if (message.role === 'tool')
-      largest = Math.max(largest, encoder.encode(renderTranscript([message])).length);
-  if (largest <= MIN_OUTPUT_BYTES) return { trimmedOutputs: 0, keptFacts: 0 };
-  const fits = (bytes: number) =>
-    requestTokens(ctx, options.overhead, lightTrimMessages(messages, trimAt(bytes)).messages) <= options.goal;
-  // The largest cut that fits: the size only shrinks as the cut does, so a binary search finds it.
-  let low = MIN_OUTPUT_BYTES;
-  let high = largest;
-  if (fits(low)) {
-    while (high - low > 32) {
-      const middle = Math.floor((low + high) / 2);
-      if (fits(middle)) low = middle;
-      else high = middle;
-    }
-  }
-  const planned = lightTrimMessages(messages, trimAt(low));
+  const low = largestFittingCut(
+    messages,
+    (bytes) =>
+      requestTokens(ctx, options.overhead, lightTrimMessages(messages, cutOutputsTo(bytes)).messages) <=
+      options.goal,
+  );
+  if (low === undefined) return { trimmedOutputs: 0, keptFacts: 0 };
+  const planned = lightTrimMessages(messages, cutOutputsTo(low));
   if (!planned.changed) return { trimmedOutputs: 0, keptFacts: 0 };
   const cut = view.filter((_, index) => planned.messages[index] !== messages[index]);
   const found =
@@ -74,7 +92,7 @@ export async function trimToolOutputs(
           ...(options.categories ? { categories: options.categories } : {}),
           ...(signal ? { signal } : {}),
         });
-  const result = await tools.lightTrim(trimAt(low));
+  const result = await tools.lightTrim(cutOutputsTo(low));
   if (!result.changed) return { trimmedOutputs: 0, keptFacts: 0 };
   const after = effectiveView(tools);
   const visible = renderTranscript(after.map((entry) => entry.message));
