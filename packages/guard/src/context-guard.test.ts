@@ -1,4 +1,4 @@
-import { ContextExhaustedError, createOfflineContextTools } from '@ctxguard/compactor';
+import { ContextExhaustedError, createOfflineContextTools, renderFactsBlock } from '@ctxguard/compactor';
 import { CtxGuardError, HookBus, type MessageResolveEvent } from '@ctxguard/core';
 import { HybridTokenCounter } from '@ctxguard/token-counter';
 import { describe, expect, it } from 'vitest';
@@ -452,6 +452,32 @@ describe('decisions and the retry loop', () => {
     const sent = String(event.messages[0]!.content);
     expect(sent.startsWith('You are helpful.')).toBe(true);
     expect(sent).toContain(facts[0]!.value.slice(0, 10));
+  });
+
+  it("counts the app's own facts block in the floor: a prompt that can never fit declines at once, nothing hidden", async () => {
+    const facts = Array.from({ length: 600 }, (_, i) => ({
+      key: `build.step_${i}`,
+      value: `/repo/packages/module-${i}/src/generated/output-${i}.ts`,
+      category: 'path' as const,
+    }));
+    // The app wrote this block itself: every bound keeps it, so no strategy can shrink it.
+    const history = historyOf([
+      system(`You are helpful.\n\n${renderFactsBlock(facts)}`),
+      user('hi'),
+      assistant('hello'),
+      user('Which module failed?'),
+    ]);
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {
+      ctx.tools.dropOldest(1);
+      return { action: 'compacted' };
+    });
+    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const event = await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls).toHaveLength(0);
+    expect(event.abort).toBe(true);
+    expect(history.compactions()).toHaveLength(0);
+    const warning = warnings.find((w) => w.code === 'context_exhausted')!;
+    expect(warning.data!['floorTokens']).toBeGreaterThan(SIZES.inputBudget);
   });
 });
 

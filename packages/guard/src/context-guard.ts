@@ -3,6 +3,7 @@ import {
   createOfflineContextTools,
   isSummaryText,
   redactSecrets,
+  renderFactsBlock,
 } from '@ctxguard/compactor';
 import { stripFactsBlocks, TokenMeter } from '@ctxguard/compactor/internal';
 import {
@@ -30,7 +31,7 @@ import {
   writeCounters,
   writeState,
 } from './guard-state.js';
-import { type RecordedRewrite, StrategyToolsImpl } from './strategy-tools.js';
+import { appOwnFacts, type RecordedRewrite, StrategyToolsImpl } from './strategy-tools.js';
 
 /** What the guard needs of a measurer: re-measuring a request after a compaction. */
 export interface GuardMeasurer {
@@ -340,19 +341,27 @@ export class ContextGuard {
 
   /**
    * Tokens no rewrite removes: the system prompt (and a separate `system`) plus the newest message.
-   * A facts block in the system prompt is left out: strategies rewrite it within a bound.
+   * The guard's own facts in the system prompt's block are left out (strategies rewrite it within a
+   * bound); the facts the app wrote there itself count, since every bound keeps them.
    */
-  #floorTokens(event: ContextMeasureEvent, meter: TokenMeter): number {
+  #floorTokens(event: ContextMeasureEvent, meter: TokenMeter, history: ConversationHistory): number {
     const messages = event.messages;
     let tokens = event.system ? meter.text(event.system) : 0;
     let index = 0;
+    let blocks = false;
     while (
       index < messages.length - 1 &&
       messages[index]!.role === 'system' &&
       !isSummaryText(textOf(messages[index]!))
     ) {
-      tokens += meter.message(withoutFactsBlocks(messages[index]!));
+      const stripped = withoutFactsBlocks(messages[index]!);
+      blocks ||= stripped !== messages[index];
+      tokens += meter.message(stripped);
       index++;
+    }
+    if (blocks) {
+      const own = appOwnFacts(history, 'system-append');
+      if (own.length > 0) tokens += meter.text(renderFactsBlock(own));
     }
     const newest = messages[messages.length - 1];
     return tokens + (newest ? meter.message(newest) : 0);
@@ -444,7 +453,7 @@ export class ContextGuard {
     const delta = current - lastCurrent;
     const meter = this.#meter(event.provider, event.model);
 
-    const floor = this.#floorTokens(event, meter);
+    const floor = this.#floorTokens(event, meter, history);
     if (floor > inputBudget) {
       const error = new ContextExhaustedError('floor_over_window', {
         floorTokens: floor,

@@ -384,6 +384,27 @@ describe('StrategyToolsImpl', () => {
     expect(new TokenMeter().text(block)).toBeLessThanOrEqual(620 + new TokenMeter().text('Agent.\n\n'));
   });
 
+  it('injectFacts with maxTokens keeps a keyed fact even when a longer fact holds its value as a word', () => {
+    const history = historyOf([system('Agent.'), user('hello'), assistant('hi')]);
+    const tools = toolsFor(history);
+    const keyed: ExtractedFact[] = [
+      { key: 'deploy.region', value: 'eu', category: 'other' },
+      { key: 'db.port', value: '5432', category: 'number' },
+    ];
+    const error: ExtractedFact = {
+      key: derivedFactKey('error', 'connect ECONNREFUSED 10.0.0.7:5432 from eu pool'),
+      value: 'connect ECONNREFUSED 10.0.0.7:5432 from eu pool',
+      category: 'error',
+    };
+    // One more fact that does not fit, so the bound has to choose.
+    const long = 'x'.repeat(400);
+    const extra: ExtractedFact = { key: derivedFactKey('other', long), value: long, category: 'other' };
+    const room = new TokenMeter().text(renderFactsBlock([error, ...keyed])) + 10;
+    tools.injectFacts([...keyed, error, extra], 'system-append', { maxTokens: room });
+    const block = parseFactsBlock(textOf(history.messages()[0]))!;
+    expect(block.map((fact) => fact.key)).toEqual(expect.arrayContaining(['deploy.region', 'db.port']));
+  });
+
   it('injectFacts with maxTokens: an empty list never wipes kept facts; a bad bound names the field', () => {
     const kept: ExtractedFact[] = [
       { key: 'port', value: '8080', category: 'number' },

@@ -1,5 +1,6 @@
 import {
   deduplicateFileReads,
+  derivedFactKey,
   frozenPrefixEnd,
   type HistoryOperation,
   isSummaryText,
@@ -122,9 +123,47 @@ function factsIn(messages: readonly Message[]): ExtractedFact[] {
   return mergeFacts(...lists);
 }
 
-/** Whether `other` spells out `fact` (a longer value holding it as a whole token). */
+/** A fact keyed by nothing but its category and value (the offline extractor's keys): its value says it all. */
+function isPlainFact(fact: ExtractedFact): boolean {
+  if (fact.key === fact.category) return true;
+  const derived = derivedFactKey(fact.category, fact.value);
+  return (
+    fact.key === derived ||
+    (fact.key.startsWith(`${derived}_`) && /^\d+$/.test(fact.key.slice(derived.length + 1)))
+  );
+}
+
+/**
+ * Whether `other` spells out `fact`: a longer value holding it as a whole token, and `fact` a plain
+ * one (a fact with a key of its own, `deploy.region: eu`, means more than the word inside another).
+ */
 function coversFact(other: ExtractedFact, fact: ExtractedFact): boolean {
-  return other !== fact && other.value.length > fact.value.length && containsWhole(other.value, fact.value);
+  return (
+    other !== fact &&
+    other.value.length > fact.value.length &&
+    isPlainFact(fact) &&
+    containsWhole(other.value, fact.value)
+  );
+}
+
+/**
+ * The facts of the block the app itself wrote at `site`: in its own system prompt (`system-append`)
+ * or first user message, the entry no compaction wrote. Strategies' bounds always keep them.
+ */
+export function appOwnFacts(history: ConversationHistory, site: FactInjectionSite): ExtractedFact[] {
+  const written = new Set<string>();
+  for (const record of history.compactions()) {
+    written.add(record.entryId);
+    for (const id of record.memberIds ?? []) written.add(id);
+  }
+  const own = history
+    .entries()
+    .find(
+      (entry) =>
+        !written.has(entry.id) &&
+        (site === 'system-append' ? isPlainSystem(entry.message) : entry.message.role === 'user'),
+    );
+  return own ? (parseFactsBlock(textOf(own.message)) ?? []) : [];
 }
 
 /** `message` without the facts blocks of its text (user and system messages; others never hold ours). */
@@ -608,20 +647,7 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /** Values of the facts the app itself wrote at `site` (its own message, not a rewrite's): a bound keeps them. */
   #ownFacts(site: FactInjectionSite): Set<string> {
-    const written = new Set<string>();
-    for (const record of this.#history.compactions()) {
-      written.add(record.entryId);
-      for (const id of record.memberIds ?? []) written.add(id);
-    }
-    const own = this.#history
-      .entries()
-      .find(
-        (entry) =>
-          !written.has(entry.id) &&
-          (site === 'system-append' ? isPlainSystem(entry.message) : entry.message.role === 'user'),
-      );
-    const facts = own ? (parseFactsBlock(textOf(own.message)) ?? []) : [];
-    return new Set(facts.map((fact) => redactFact(fact, this.#redact).value));
+    return new Set(appOwnFacts(this.#history, site).map((fact) => redactFact(fact, this.#redact).value));
   }
 
   /**
@@ -643,10 +669,14 @@ export class StrategyToolsImpl implements StrategyTools {
     const frame = Math.max(0, 2 * size([first]) - size([first, first]));
     const cost = new Map(order.map((fact) => [fact, size([fact]) - frame]));
     const chosen: ExtractedFact[] = [];
+    const spelledOut: ExtractedFact[] = [];
     let used = frame;
     for (const fact of order) {
       const isOwn = own.has(fact.value);
-      if (!isOwn && chosen.some((other) => coversFact(other, fact))) continue;
+      if (!isOwn && chosen.some((other) => coversFact(other, fact))) {
+        spelledOut.push(fact);
+        continue;
+      }
       // A fact that spells out facts already chosen replaces their lines: it costs the difference.
       const replaced = chosen.filter((other) => !own.has(other.value) && coversFact(fact, other));
       const net = replaced.reduce((sum, other) => sum - cost.get(other)!, cost.get(fact)!);
@@ -659,6 +689,11 @@ export class StrategyToolsImpl implements StrategyTools {
     const rank = new Map(order.map((fact, index) => [fact, index]));
     chosen.sort((a, b) => rank.get(a)! - rank.get(b)!);
     while (chosen.length > 0 && size(chosen) > maxTokens && !own.has(chosen.at(-1)!.value)) chosen.pop();
+    // A fact left out because a dropped one spelled it out gets its own line back where it fits.
+    for (const fact of spelledOut) {
+      if (chosen.includes(fact) || chosen.some((other) => coversFact(other, fact))) continue;
+      if (size([...chosen, fact]) <= maxTokens) chosen.push(fact);
+    }
     const kept = new Set(chosen);
     return facts.filter((fact) => kept.has(fact));
   }
