@@ -1,5 +1,10 @@
 import { isCompactionPart, type Message, newestCompactionIndex } from '@ctxguard/core';
-import { type CountContext, estimateConversation, type TokenCounter } from '@ctxguard/token-counter';
+import {
+  type CountContext,
+  estimateConversation,
+  revisionOf,
+  type TokenCounter,
+} from '@ctxguard/token-counter';
 import { defaultTokenCounter } from './default-counter.js';
 
 /** Context used when none is given: an OpenAI-tokenized model (exact local counts). */
@@ -7,25 +12,45 @@ export const DEFAULT_COUNT_CONTEXT: CountContext = Object.freeze({ provider: 'op
 
 /**
  * Token estimates for the stages: each message is estimated once (memoised by object identity, as
- * the stages keep unchanged messages as the same objects), a list is the request overhead plus its
- * messages. Never throws: a message the counter cannot estimate counts by its JSON length.
+ * the stages keep unchanged messages as the same objects) while the counter's calibration for the
+ * context stays the same (`revisionOf`: a counter that learned counts everything anew), a list is
+ * the request overhead plus its messages. Never throws: a message the counter cannot estimate
+ * counts by its JSON length.
  */
 export class TokenMeter {
   readonly counter: TokenCounter;
   readonly context: CountContext;
-  readonly #memo = new WeakMap<object, number>();
+  #memo = new WeakMap<object, number>();
   /** Tokens of a message holding a compaction item, counted from its newest item on. */
-  readonly #fromItemMemo = new WeakMap<object, number>();
+  #fromItemMemo = new WeakMap<object, number>();
   #overhead: number | undefined;
+  /** The counter's revision for the context when the memos were filled. */
+  #revision: number | undefined;
 
   constructor(counter?: TokenCounter, context?: CountContext) {
     this.counter = counter ?? defaultTokenCounter();
     this.context = context ?? DEFAULT_COUNT_CONTEXT;
   }
 
+  /** Forgets every memoised count when the counter's calibration for the context moved. */
+  #checkRevision(): void {
+    let revision: number;
+    try {
+      revision = revisionOf(this.counter, this.context);
+    } catch {
+      revision = 0;
+    }
+    if (revision === this.#revision) return;
+    this.#revision = revision;
+    this.#memo = new WeakMap();
+    this.#fromItemMemo = new WeakMap();
+    this.#overhead = undefined;
+  }
+
   /** Tokens of one message, framing included. */
   message(message: Message): number {
     if (typeof message !== 'object' || message === null) return 0;
+    this.#checkRevision();
     const known = this.#memo.get(message);
     if (known !== undefined) return known;
     let tokens: number;
@@ -51,6 +76,7 @@ export class TokenMeter {
 
   /** Request-level overhead (reply priming, conversation framing). */
   get overhead(): number {
+    this.#checkRevision();
     if (this.#overhead === undefined) {
       try {
         this.#overhead = estimateConversation(this.counter, { messages: [] }, this.context);
@@ -81,6 +107,7 @@ export class TokenMeter {
 
   /** Tokens of the part of `holder` the provider reads: its newest compaction item and what follows it. */
   fromCompactionItem(holder: Message): number {
+    this.#checkRevision();
     const known = this.#fromItemMemo.get(holder);
     if (known !== undefined) return known;
     const parts = holder.content as unknown[];

@@ -1,0 +1,30 @@
+import type { Message } from '@ctxguard/core';
+import type { CountContext, TokenCounter } from '@ctxguard/token-counter';
+import { describe, expect, it } from 'vitest';
+import { TokenMeter } from './token-meter.js';
+
+/** A counter that counts characters times a factor, and says so through its revision. */
+function learningCounter(): TokenCounter & { factor: number } {
+  const counter = {
+    factor: 1,
+    revisionFor: (_ctx: CountContext) => counter.factor,
+    estimate: (text: string) => Math.ceil(text.length * counter.factor),
+    estimateMessage: (message: Message) => Math.ceil(JSON.stringify(message.content).length * counter.factor),
+  };
+  return counter as unknown as TokenCounter & { factor: number };
+}
+
+describe('TokenMeter', () => {
+  it('counts a message once while the counter stays the same, and anew once it learned', () => {
+    const counter = learningCounter();
+    const meter = new TokenMeter(counter, { provider: 'test', model: 'm' });
+    const message: Message = { role: 'user', content: 'x'.repeat(98) };
+    const first = meter.message(message);
+    expect(first).toBe(100);
+    // Same revision: the memoised count.
+    expect(meter.message(message)).toBe(first);
+    counter.factor = 2;
+    expect(meter.message(message)).toBe(200);
+    expect(meter.total([message])).toBe(meter.overhead + 200);
+  });
+});
