@@ -344,19 +344,20 @@ export class ContextMeasurer {
   } {
     const owner = this.#tallyOf(input);
     const request = this.#compactions.request(input, owner, this.#fullPrefixCheck);
-    const { ctx, count, weighing } = this.#counting(request.provider, request.model);
+    const { ctx, count, weighing, key } = this.#counting(request.provider, request.model);
     const tally = request === input ? owner : this.#tallyOf(request);
     const view = requestView(request, tally);
     const counter = this.counter;
     const revision = revisionOf(counter, ctx);
     const limits = this.#limits(request);
-    let result = tally.update(view, count, revision, !this.#fullPrefixCheck, weighing);
+    let result = tally.update(view, count, { model: key, revision }, !this.#fullPrefixCheck, weighing);
     if (!result.verified && limits.inputBudget !== null) {
       // Near the limit a trusted prefix is not enough: compare every earlier message.
       const rough =
         (result.anchorIndex >= 0 ? result.usageTokens + result.trailingTokens : result.messageTokens) /
         Math.max(1, limits.inputBudget);
-      if (this.#mustVerify(rough)) result = tally.update(view, count, revision, false, weighing);
+      if (this.#mustVerify(rough))
+        result = tally.update(view, count, { model: key, revision }, false, weighing);
     }
     const extra =
       conversationOverhead(request.provider) +
@@ -432,9 +433,11 @@ export class ContextMeasurer {
     const ctx: CountContext = { provider, model };
     const direct = this.#direct;
     const split = direct as TokenCounter & Partial<SplitCounter>;
+    const key = `${provider}\u0000${model}`;
     const next: ModelCounting = {
       provider,
       model,
+      key,
       ctx,
       count: (message) => direct.estimateMessage(message, ctx),
       weighing:
@@ -445,7 +448,7 @@ export class ContextMeasurer {
             }
           : undefined,
     };
-    this.#models.add(`${provider}\u0000${model}`);
+    this.#models.add(key);
     this.#model = next;
     return next;
   }
@@ -562,6 +565,8 @@ export class ContextMeasurer {
 interface ModelCounting {
   readonly provider: string;
   readonly model: string;
+  /** `provider` and `model` as one string: what a tally's counts were made for. */
+  readonly key: string;
   readonly ctx: CountContext;
   readonly count: (message: Message) => number;
   /** How the counter splits its counts for this model, when it does (a calibrated heuristic). */

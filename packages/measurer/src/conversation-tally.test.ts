@@ -18,25 +18,28 @@ function counting() {
   return { counted, count };
 }
 
+/** What a count was made for: one model, the counter's revision `revision`. */
+const at = (revision: number) => ({ model: 'openai\u0000gpt-4o', revision });
+
 describe('ConversationTally', () => {
   it('counts only appended or changed messages, and everything again when the revision changes', () => {
     const tally = new ConversationTally();
     const { counted, count } = counting();
     const list = [user('aaaa'), user('bb')];
-    expect(tally.update(list, count, 0).messageTokens).toBe(6);
+    expect(tally.update(list, count, at(0)).messageTokens).toBe(6);
     counted.length = 0;
-    expect(tally.update([...list, user('c')], count, 0).messageTokens).toBe(7);
+    expect(tally.update([...list, user('c')], count, at(0)).messageTokens).toBe(7);
     expect(counted).toEqual(['c']);
     counted.length = 0;
     const rebuilt = [user('aaaa'), user('BBBBB'), user('c')];
-    const result = tally.update(rebuilt, count, 0);
+    const result = tally.update(rebuilt, count, at(0));
     expect(result.firstChanged).toBe(1);
     expect(counted).toEqual(['BBBBB', 'c']);
     expect(result.messageTokens).toBe(10);
     counted.length = 0;
-    expect(tally.update(rebuilt.slice(0, 1), count, 0).messageTokens).toBe(4);
+    expect(tally.update(rebuilt.slice(0, 1), count, at(0)).messageTokens).toBe(4);
     expect(counted).toEqual([]);
-    expect(tally.update(rebuilt.slice(0, 1), count, 1).messageTokens).toBe(4);
+    expect(tally.update(rebuilt.slice(0, 1), count, at(1)).messageTokens).toBe(4);
     expect(counted).toEqual(['aaaa']);
   });
 
@@ -44,26 +47,65 @@ describe('ConversationTally', () => {
     const tally = new ConversationTally();
     const { count } = counting();
     const parts: Message = { role: 'user', content: [{ type: 'text', text: 'abc' }] };
-    tally.update([parts], count, 0);
+    tally.update([parts], count, at(0));
     ((parts.content as { text: string }[])[0] as { text: string }).text = 'abcdef';
-    expect(tally.update([parts], count, 0).firstChanged).toBe(0);
+    expect(tally.update([parts], count, at(0)).firstChanged).toBe(0);
   });
 
   it('anchors only on usage whose preceding messages are exactly the previous tally', () => {
     const tally = new ConversationTally();
     const { count } = counting();
     const request = [user('question one')];
-    expect(tally.update(request, count, 0).anchorIndex).toBe(-1);
+    expect(tally.update(request, count, at(0)).anchorIndex).toBe(-1);
     const answered = [...request, reply('ok', 500), user('more')];
-    const anchored = tally.update(answered, count, 0);
+    const anchored = tally.update(answered, count, at(0));
     expect(anchored).toMatchObject({ anchorIndex: 1, usageTokens: 502, trailingTokens: 4 });
     // Still anchored while the conversation only grows.
-    expect(tally.update([...answered, user('x')], count, 0)).toMatchObject({
+    expect(tally.update([...answered, user('x')], count, at(0))).toMatchObject({
       anchorIndex: 1,
       trailingTokens: 5,
     });
     // Two replies appended at once: the newer one's request was never measured.
     const skipped = [...answered, user('x'), reply('y', 900), user('z')];
-    expect(tally.update([...skipped, reply('w', 1_000)], count, 0).anchorIndex).toBe(-1);
+    expect(tally.update([...skipped, reply('w', 1_000)], count, at(0)).anchorIndex).toBe(-1);
+  });
+});
+
+describe('ConversationTally across models', () => {
+  const list = [user('one'), user('two'), user('three')];
+
+  it('counts everything anew for another model, even at the same revision', () => {
+    const tally = new ConversationTally();
+    const perModel = (tokens: number) => () => tokens;
+    expect(tally.update(list, perModel(10), { model: 'google\u0000gemini', revision: 0 }).messageTokens).toBe(
+      30,
+    );
+    expect(
+      tally.update(list, perModel(20), { model: 'anthropic\u0000claude', revision: 0 }).messageTokens,
+    ).toBe(60);
+  });
+
+  it("reweighs kept parts only for the model they were taken for; another model's fixed costs are not reused", () => {
+    const tally = new ConversationTally();
+    // Each message: 100 fixed tokens (an image, say) for the first model, 5 for the second.
+    const partsWith = (fixed: number) => ({
+      parts: () => ({ fixed, tokens: new Float64Array(16) }),
+      weights: () => new Float64Array(16).fill(1),
+    });
+    const first = { model: 'google\u0000gemini', revision: 0 };
+    expect(tally.update(list, () => 100, first, false, partsWith(100)).messageTokens).toBe(300);
+    // The same model after learning: reweighed from the kept parts, nothing counted.
+    let counted = 0;
+    const counting = () => {
+      counted++;
+      return 100;
+    };
+    expect(tally.update(list, counting, { ...first, revision: 1 }, false, partsWith(100)).messageTokens).toBe(
+      300,
+    );
+    expect(counted).toBe(0);
+    // Another model whose revision moved too: counted with its own counts, not the kept parts.
+    const second = { model: 'anthropic\u0000claude', revision: 2 };
+    expect(tally.update(list, () => 5, second, false, partsWith(5)).messageTokens).toBe(15);
   });
 });

@@ -69,6 +69,8 @@ export class ConversationTally {
   /** `#sums[i]` = tokens of messages `[0, i)`. */
   #sums: number[] = [0];
   #revision = Number.NaN;
+  /** The model the kept counts were made for (`provider` and `model` joined). */
+  #model = '';
   /** Where the next rotating sample of a trusted prefix starts. */
   #rotation = 0;
   /** Newest index holding usage in the tallied list, and whether it anchors. */
@@ -112,14 +114,15 @@ export class ConversationTally {
   }
 
   /**
-   * Tallies `view`, counting with `count` only the messages that changed (all of them when
-   * `revision` changed). With `trustPrefix`, a grown request whose sampled earlier messages match
-   * is taken as unchanged before its new messages.
+   * Tallies `view`, counting with `count` only the messages that changed (all of them when the
+   * counter's `revision` or the `model` counted for changed; after a revision change alone, the
+   * unchanged messages are weighed anew from their kept parts). With `trustPrefix`, a grown request
+   * whose sampled earlier messages match is taken as unchanged before its new messages.
    */
   update(
     view: RequestView | readonly Message[],
     count: (message: Message) => number,
-    revision: number,
+    countedFor: { model: string; revision: number },
     trustPrefix = false,
     weighing?: Weighing,
   ): TallyResult {
@@ -134,7 +137,7 @@ export class ConversationTally {
     try {
       return this.#update(
         count,
-        revision,
+        countedFor,
         trustPrefix,
         weighing?.weights() === undefined ? undefined : weighing,
       );
@@ -152,13 +155,15 @@ export class ConversationTally {
 
   #update(
     count: (message: Message) => number,
-    revision: number,
+    countedFor: { model: string; revision: number },
     trustPrefix: boolean,
     weighing: Weighing | undefined,
   ): TallyResult {
     const previous = this.#tokens.length;
     const n = this.#list.length + this.#offset;
-    const sameRevision = revision === this.#revision;
+    // Kept parts hold a model's own fixed costs (images, files): only that model may reweigh them.
+    const sameModel = countedFor.model === this.#model;
+    const sameRevision = sameModel && countedFor.revision === this.#revision;
     let firstChanged = -1;
     let verified = true;
     if (trustPrefix && sameRevision && previous > 0 && n >= previous && this.#sampleMatches(previous)) {
@@ -168,9 +173,16 @@ export class ConversationTally {
     if (firstChanged < 0) firstChanged = this.#firstDifference(Math.min(previous, n));
     let recountFrom = sameRevision ? firstChanged : 0;
     // The calibration moved: the unchanged messages are weighed anew from their parts when all have them.
-    if (!sameRevision && weighing !== undefined && firstChanged > 0 && this.#reweigh(weighing, firstChanged))
+    if (
+      !sameRevision &&
+      sameModel &&
+      weighing !== undefined &&
+      firstChanged > 0 &&
+      this.#reweigh(weighing, firstChanged)
+    )
       recountFrom = firstChanged;
-    this.#revision = revision;
+    this.#revision = countedFor.revision;
+    this.#model = countedFor.model;
     this.#count(count, recountFrom, firstChanged, n, weighing);
     this.#trackAnchor(n, firstChanged, previous);
     const sums = this.#sums;
