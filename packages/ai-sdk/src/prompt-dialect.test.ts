@@ -100,6 +100,23 @@ describe('v4Dialect', () => {
     expect(assistantParts.map((part) => part.type)).toEqual(['reasoning', 'text', 'text', 'tool-call']);
   });
 
+  it('reads a V4 media type named by its top level (`image`) as an image, and gives it back as V4 wrote it', () => {
+    const url = {
+      role: 'user',
+      content: [
+        {
+          type: 'file',
+          data: { type: 'url', url: new URL('https://example.com/cat.png') },
+          mediaType: 'image',
+        },
+      ],
+    } as unknown as PromptMessage;
+    expect(fromAISDKPrompt([v4Dialect.inbound(url)])[0]?.content).toMatchObject([
+      { type: 'image', image: 'https://example.com/cat.png' },
+    ]);
+    expect(roundTrip(url)).toEqual(url);
+  });
+
   it('turns what toAISDKPrompt writes into the V4 form and leaves V3 messages to v3Dialect', () => {
     const written = toAISDKPrompt([
       { role: 'user', content: [{ type: 'image', image: 'https://example.com/cat.png' }] },

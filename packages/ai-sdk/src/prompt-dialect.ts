@@ -66,7 +66,12 @@ function v3FileData(data: unknown): unknown {
 
 function fileIn(part: Part): Part {
   const data = v3FileData(part['data']);
-  return data === undefined ? opaqueText(part) : { ...part, data };
+  if (data === undefined) return opaqueText(part);
+  // V4 names a media type known only by its top level (`image`) without V3's `/*`.
+  const mediaType = part['mediaType'];
+  if (typeof mediaType === 'string' && /^[a-z]+$/.test(mediaType))
+    return { ...part, data, mediaType: `${mediaType}/*` };
+  return { ...part, data };
 }
 
 function toolContentIn(inner: Part): Part {
