@@ -28,10 +28,7 @@ export function storeFile(prefix: string, path: string): string {
   throw new Error(`bench input ${prefix}…/${path} not found in node_modules/.pnpm`);
 }
 
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
+export { median } from './harness.ts';
 
 /** Milliseconds one call of `fn` takes. */
 export function timeOnce(fn: () => unknown): number {

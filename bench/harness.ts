@@ -129,3 +129,9 @@ export function toMarkdown(results: BenchResult[]): string {
   }
   return out.join('\n');
 }
+
+/** The middle value of `values` (the upper middle for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}

@@ -7,7 +7,7 @@ import { createDefaultEngine } from '@ctxguard/compactor';
 import type { Message } from '@ctxguard/core';
 import { HybridTokenCounter } from '@ctxguard/token-counter';
 import { agentConversation, newUserMessage as newMessage } from '../../../bench/agent-conversation.ts';
-import type { BenchHarness } from '../../../bench/harness.ts';
+import { type BenchHarness, median } from '../../../bench/harness.ts';
 
 const ctx = { provider: 'openai', model: 'gpt-4o' };
 const GROWTH = 400;
@@ -73,7 +73,6 @@ export async function run(h: BenchHarness): Promise<void> {
       micros.push(projectMicros);
       ratios.push(projectMicros / countMicros);
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     rows.push([
       `${size.toLocaleString('en-US')} messages, ${withUsage ? 'usage-anchored' : 'no usage (incremental memo)'}`,
       median(micros).toFixed(2),

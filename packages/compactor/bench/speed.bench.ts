@@ -5,16 +5,11 @@
  */
 import { compactMessages, createOfflineContextTools } from '@ctxguard/compactor';
 import { estimateConversation } from '@ctxguard/token-counter';
-import type { BenchHarness } from '../../../bench/harness.ts';
+import { type BenchHarness, median } from '../../../bench/harness.ts';
 import { loadCorpus, longTranscript } from './corpus.ts';
 import { defaultEnvironment } from './quality.ts';
 
 const SIZES = [1_000, 2_000, 5_000, 10_000];
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 export async function run(h: BenchHarness): Promise<void> {
   const corpus = loadCorpus();

@@ -14,14 +14,10 @@ import {
   newUserMessage as newMessage,
   rebuildMessage as rebuild,
 } from '../../../bench/agent-conversation.ts';
-import type { BenchHarness } from '../../../bench/harness.ts';
+import { type BenchHarness, median } from '../../../bench/harness.ts';
 import { createContextGuard } from '../src/index.ts';
 
 const ctx = { provider: hugeWindowModel.provider, model: hugeWindowModel.model };
-
-function median(values: readonly number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-}
 
 interface Figures {
   prepareMicros: number;

@@ -17,7 +17,7 @@ import {
   rebuildMessage as rebuild,
 } from '../../../bench/agent-conversation.ts';
 import { guardedMeasurer } from '../../../bench/guarded-measurer.ts';
-import type { BenchHarness } from '../../../bench/harness.ts';
+import { type BenchHarness, median } from '../../../bench/harness.ts';
 
 const ctx = { provider: hugeWindowModel.provider, model: hugeWindowModel.model };
 /** The same window counted by the calibrated heuristic (what a model without a local tokenizer gets). */
@@ -29,8 +29,6 @@ const heuristicModel = {
 const models = [hugeWindowModel, heuristicModel];
 
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 export async function run(h: BenchHarness): Promise<void> {
   const size = 10_000;
