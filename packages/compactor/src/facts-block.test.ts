@@ -6,6 +6,7 @@ import {
   derivedFactKey,
   FACTS_CLOSE,
   FACTS_OPEN,
+  hasPlainKey,
   parseFactsBlock,
   renderFactsBlock,
   stripFactsBlocks,
@@ -63,6 +64,14 @@ describe('facts block', () => {
     expect(derivedFactKey('path', 'packages/Core/src/index.ts')).toBe('path.packages_core_src_index_ts');
     expect(derivedFactKey('error', '!!!')).toBe('error.value');
     expect(derivedFactKey('quantity', `${'9'.repeat(60)} ms`)).toBe(`quantity.${'9'.repeat(48)}`);
+  });
+
+  it('a plain key says nothing beyond the category and value', () => {
+    expect(hasPlainKey({ key: 'path', value: 'src/a.ts', category: 'path' })).toBe(true);
+    expect(hasPlainKey({ key: 'path.src_a_ts', value: 'src/a.ts', category: 'path' })).toBe(true);
+    expect(hasPlainKey({ key: 'path.src_a_ts_2', value: 'src/a-ts', category: 'path' })).toBe(true);
+    expect(hasPlainKey({ key: 'path.src_a_ts_x', value: 'src/a.ts', category: 'path' })).toBe(false);
+    expect(hasPlainKey({ key: 'deploy.region', value: 'eu', category: 'other' })).toBe(false);
   });
 
   it('the keyed spelling of a derived key reads the same as the keyless one', () => {

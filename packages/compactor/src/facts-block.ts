@@ -67,6 +67,17 @@ export function derivedFactKey(category: string, value: string): string {
 }
 
 /**
+ * Whether a fact's key says nothing its category and value do not: the category alone, or
+ * {@link derivedFactKey} (with the `_2`, `_3`… the extractor adds when two values share a slug).
+ */
+export function hasPlainKey(fact: ExtractedFact): boolean {
+  if (fact.key === fact.category) return true;
+  const derived = derivedFactKey(fact.category, fact.value);
+  if (fact.key === derived) return true;
+  return fact.key.startsWith(`${derived}_`) && /^\d+$/.test(fact.key.slice(derived.length + 1));
+}
+
+/**
  * Renders facts as a block: the opening marker, a heading, one `- key [category]: value` bullet
  * per fact (an indented `span:` line when the fact has one), the closing marker. A key that is
  * {@link derivedFactKey} of the fact is left out (`- [category]: value`): it would repeat the value

@@ -49,8 +49,13 @@ export class TokenMeter {
 
   /** Tokens of one message, framing included. */
   message(message: Message): number {
-    if (typeof message !== 'object' || message === null) return 0;
     this.#checkRevision();
+    return this.#messageTokens(message);
+  }
+
+  /** {@link message} without the revision check: lists check once for all their messages. */
+  #messageTokens(message: Message): number {
+    if (typeof message !== 'object' || message === null) return 0;
     const known = this.#memo.get(message);
     if (known !== undefined) return known;
     let tokens: number;
@@ -93,6 +98,7 @@ export class TokenMeter {
    * item on and everything after it (the provider drops what the item stands for).
    */
   total(messages: readonly Message[]): number {
+    this.#checkRevision();
     const item = newestCompactionIndex(messages);
     let sum = this.overhead;
     let leadingSystem = true;
@@ -100,7 +106,7 @@ export class TokenMeter {
       const message = messages[index]!;
       leadingSystem &&= (message as { role?: unknown } | null)?.role === 'system';
       if (index < item && !leadingSystem) continue;
-      sum += index === item ? this.fromCompactionItem(message) : this.message(message);
+      sum += index === item ? this.fromCompactionItem(message) : this.#messageTokens(message);
     }
     return sum;
   }
@@ -120,9 +126,10 @@ export class TokenMeter {
 
   /** Tokens of `messages[from, to)` (no overhead). */
   range(messages: readonly Message[], from: number, to: number): number {
+    this.#checkRevision();
     let sum = 0;
     for (let index = Math.max(0, from); index < Math.min(messages.length, to); index++)
-      sum += this.message(messages[index]!);
+      sum += this.#messageTokens(messages[index]!);
     return sum;
   }
 }

@@ -5,7 +5,7 @@ import {
   redactSecrets,
   renderFactsBlock,
 } from '@ctxguard/compactor';
-import { stripFactsBlocks, TokenMeter } from '@ctxguard/compactor/internal';
+import { TokenMeter } from '@ctxguard/compactor/internal';
 import {
   type ContextMeasureEvent,
   type ContextStrategy,
@@ -31,7 +31,12 @@ import {
   writeCounters,
   writeState,
 } from './guard-state.js';
-import { appOwnFacts, type RecordedRewrite, StrategyToolsImpl } from './strategy-tools.js';
+import {
+  appOwnFacts,
+  type RecordedRewrite,
+  StrategyToolsImpl,
+  withoutFactsBlocks,
+} from './strategy-tools.js';
 
 /** What the guard needs of a measurer: re-measuring a request after a compaction. */
 export interface GuardMeasurer {
@@ -204,13 +209,6 @@ const MAX_MEMOS = 8;
 /** Share of the input budget one summary's facts block may take (summaries that repeat every earlier fact otherwise fill the window). */
 const SUMMARY_FACT_SHARE = 0.15;
 const MIN_SUMMARY_FACT_TOKENS = 200;
-
-/** `message` without the facts blocks in its text (the message itself when it holds none). */
-function withoutFactsBlocks(message: Message): Message {
-  const text = textOf(message);
-  const stripped = stripFactsBlocks(text);
-  return stripped === text.trim() ? message : ({ ...message, content: stripped } as Message);
-}
 
 function textOf(message: Message): string {
   try {

@@ -1,6 +1,5 @@
 import {
   deduplicateFileReads,
-  derivedFactKey,
   frozenPrefixEnd,
   type HistoryOperation,
   isSummaryText,
@@ -20,6 +19,7 @@ import {
 import {
   applyHistoryOperation,
   containsWhole,
+  hasPlainKey,
   rankFactsByWorth,
   spanOperation,
   stripFactsBlocks,
@@ -123,16 +123,6 @@ function factsIn(messages: readonly Message[]): ExtractedFact[] {
   return mergeFacts(...lists);
 }
 
-/** A fact keyed by nothing but its category and value (the offline extractor's keys): its value says it all. */
-function isPlainFact(fact: ExtractedFact): boolean {
-  if (fact.key === fact.category) return true;
-  const derived = derivedFactKey(fact.category, fact.value);
-  return (
-    fact.key === derived ||
-    (fact.key.startsWith(`${derived}_`) && /^\d+$/.test(fact.key.slice(derived.length + 1)))
-  );
-}
-
 /**
  * Whether `other` spells out `fact`: a longer value holding it as a whole token, and `fact` a plain
  * one (a fact with a key of its own, `deploy.region: eu`, means more than the word inside another).
@@ -141,7 +131,7 @@ function coversFact(other: ExtractedFact, fact: ExtractedFact): boolean {
   return (
     other !== fact &&
     other.value.length > fact.value.length &&
-    isPlainFact(fact) &&
+    hasPlainKey(fact) &&
     containsWhole(other.value, fact.value)
   );
 }
@@ -167,7 +157,7 @@ export function appOwnFacts(history: ConversationHistory, site: FactInjectionSit
 }
 
 /** `message` without the facts blocks of its text (user and system messages; others never hold ours). */
-function withoutFactsBlocks(message: Message): Message {
+export function withoutFactsBlocks(message: Message): Message {
   if (message.role === 'tool' || message.role === 'assistant') return message;
   if (typeof message.content === 'string')
     return parseFactsBlock(message.content)
