@@ -397,6 +397,25 @@ function withWarnings<T extends { warnings: SharedV3Warning[] }>(result: T, cont
     : { ...result, warnings: [...result.warnings, ...context.warnings] };
 }
 
+/**
+ * The call, and once more with the request compacted when the provider says it overflowed (not for
+ * a prompt the middleware could not read: that one went out unguarded).
+ */
+async function retryingOverflow<T>(
+  state: MiddlewareState,
+  context: CallContext,
+  params: LanguageModelV3CallOptions,
+  call: () => PromiseLike<T>,
+  retry: (params: LanguageModelV3CallOptions) => PromiseLike<T>,
+): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (context.split === undefined || !isContextOverflowError(error)) throw error;
+    return retry(await state.recover(params, error));
+  }
+}
+
 async function generateGuarded(
   state: MiddlewareState,
   doGenerate: () => PromiseLike<LanguageModelV3GenerateResult>,
@@ -405,13 +424,7 @@ async function generateGuarded(
 ): Promise<LanguageModelV3GenerateResult> {
   const context = state.contextOf(params);
   if (!context) return doGenerate();
-  let result: LanguageModelV3GenerateResult;
-  try {
-    result = await doGenerate();
-  } catch (error) {
-    if (context.split === undefined || !isContextOverflowError(error)) throw error;
-    result = await model.doGenerate(await state.recover(params, error));
-  }
+  const result = await retryingOverflow(state, context, params, doGenerate, (p) => model.doGenerate(p));
   await state.afterResponse(context, result.usage, result.providerMetadata);
   return withWarnings(
     { ...result, providerMetadata: withReport(result.providerMetadata, context.report) },
@@ -453,13 +466,7 @@ async function streamGuarded(
 ): Promise<LanguageModelV3StreamResult> {
   const context = state.contextOf(params);
   if (!context) return doStream();
-  let result: LanguageModelV3StreamResult;
-  try {
-    result = await doStream();
-  } catch (error) {
-    if (context.split === undefined || !isContextOverflowError(error)) throw error;
-    result = await model.doStream(await state.recover(params, error));
-  }
+  const result = await retryingOverflow(state, context, params, doStream, (p) => model.doStream(p));
   return { ...result, stream: watchStream(state, context, result.stream) };
 }
 

@@ -5,13 +5,13 @@ import {
   type ConversationGuard,
   createContextGuard,
   FilePersistence,
-  type HistoryEntry,
   MemoryPersistence,
   type Message,
   type MessageInput,
   type Persistence,
 } from 'ctxguard';
 import { describe, expect, it } from 'vitest';
+import { isOriginalEntry } from '../src/history-sync.ts';
 import { agentTurn, seeded } from './support/agent-conversation.ts';
 
 const MODEL = { provider: 'openai', model: 'gpt-4o' } as const;
@@ -33,17 +33,6 @@ const next: MessageInput = {
   content: 'Then profile the cache module and tell me where the time goes.',
 };
 
-/** An entry holding one of the app's messages (not made by a compaction). */
-function isOriginal(entry: HistoryEntry): boolean {
-  return (
-    entry.condenseId === undefined &&
-    entry.truncationId === undefined &&
-    entry.condenseMember === undefined &&
-    entry.isSummary !== true &&
-    entry.isTruncationMarker !== true
-  );
-}
-
 /** The stored copy of the app's message `index` (hidden or not). */
 async function storedMessage(
   guard: ConversationGuard,
@@ -51,7 +40,7 @@ async function storedMessage(
   index: number,
 ): Promise<Message & { usage?: unknown }> {
   const history = await guard.historyStore.load(id);
-  return history!.entries().filter(isOriginal)[index]!.message;
+  return history!.entries().filter(isOriginalEntry)[index]!.message;
 }
 
 describe('usage reported through recordCompletion anchors the next measurement', () => {
@@ -172,13 +161,13 @@ describe('messages sent back are the app’s own objects', () => {
     const stored = (await guard.historyStore.load('own'))!;
     const originalIds = stored
       .entries()
-      .filter(isOriginal)
+      .filter(isOriginalEntry)
       .map((entry) => entry.id);
     const effective = stored.effectiveEntries();
     expect(recovered.messages).toHaveLength(effective.length);
     let own = 0;
     effective.forEach((entry, position) => {
-      if (!isOriginal(entry)) {
+      if (!isOriginalEntry(entry)) {
         expect(history).not.toContain(recovered.messages[position]);
         return;
       }
