@@ -37,26 +37,62 @@ const factArb: fc.Arbitrary<ExtractedFact> = fc
   .map(({ span, ...fact }) => (span === undefined ? fact : { ...fact, span }));
 
 describe('facts block', () => {
-  it('renders the DESIGN wire format, leaving out keys derived from the value', () => {
+  it('renders the wire format: keys derived from the value left out, such facts sharing a bullet per category', () => {
     const facts: ExtractedFact[] = [
       { key: 'path.src_a_ts', value: 'src/a.ts', category: 'path' },
       { key: 'number.3000', value: '3000', category: 'number', span: 'port 3000' },
       { key: 'db_port', value: '5432', category: 'number' },
       { key: 'path.src_a_ts_2', value: 'src/a-ts', category: 'path' },
+      { key: 'path.src_b_ts', value: 'src/b.ts', category: 'path' },
     ];
     const text = renderFactsBlock(facts);
     expect(text).toBe(
       [
         '<!-- ctxguard:facts -->',
         '## Key facts (preserved across compaction)',
-        '- [path]: src/a.ts',
+        '- [path]: src/a.ts · src/a-ts · src/b.ts',
         '- [number]: 3000',
         '  span: port 3000',
         '- db_port [number]: 5432',
-        '- path.src_a_ts_2 [path]: src/a-ts',
         '<!-- /ctxguard:facts -->',
       ].join('\n'),
     );
+    // Shared values read back with keys derived again (the extractor's `_2` is not kept), in bullet order.
+    expect(parseFactsBlock(text)).toEqual([
+      { key: 'path.src_a_ts', value: 'src/a.ts', category: 'path' },
+      { key: 'path.src_a_ts', value: 'src/a-ts', category: 'path' },
+      { key: 'path.src_b_ts', value: 'src/b.ts', category: 'path' },
+      { key: 'number.3000', value: '3000', category: 'number', span: 'port 3000' },
+      { key: 'db_port', value: '5432', category: 'number' },
+    ]);
+  });
+
+  it('a shared bullet reads back to the same block, each value once', () => {
+    const values = Array.from({ length: 120 }, (_, i) => `packages/p${i}/src/module-${i}.ts`);
+    const facts: ExtractedFact[] = [...values, values[3]!].map((value) => ({
+      key: derivedFactKey('path', value),
+      value,
+      category: 'path',
+    }));
+    const text = renderFactsBlock(facts);
+    const bullets = text.split('\n').filter((line) => line.startsWith('- '));
+    // Long lists are split over several bullets of bounded length.
+    expect(bullets.length).toBeGreaterThan(1);
+    for (const bullet of bullets) expect(bullet.length).toBeLessThanOrEqual(520);
+    const back = parseFactsBlock(text)!;
+    expect(back.map((fact) => fact.value)).toEqual(values);
+    expect(renderFactsBlock(back)).toBe(text);
+  });
+
+  it('a value holding the separator keeps a bullet of its own and reads back whole', () => {
+    const facts: ExtractedFact[] = [
+      { key: derivedFactKey('other', 'a · b'), value: 'a · b', category: 'other' },
+      { key: derivedFactKey('other', 'c'), value: 'c', category: 'other' },
+      { key: derivedFactKey('other', 'd'), value: 'd', category: 'other' },
+    ];
+    const text = renderFactsBlock(facts);
+    expect(text).toContain('- other.a_b [other]: a · b');
+    expect(text).toContain('- [other]: c · d');
     expect(parseFactsBlock(text)).toEqual(facts);
   });
 

@@ -77,22 +77,65 @@ export function hasPlainKey(fact: ExtractedFact): boolean {
   return fact.key.startsWith(`${derived}_`) && /^\d+$/.test(fact.key.slice(derived.length + 1));
 }
 
+/** Separates the values of facts that share a bullet (`- [path]: a.ts · b.ts`). */
+export const FACT_VALUE_SEPARATOR = ' · ';
+/** A shared bullet takes no more values once it is this long; the next starts a bullet of its own. */
+const MAX_SHARED_BULLET_CHARS = 480;
+
 /**
- * Renders facts as a block: the opening marker, a heading, one `- key [category]: value` bullet
- * per fact (an indented `span:` line when the fact has one), the closing marker. A key that is
- * {@link derivedFactKey} of the fact is left out (`- [category]: value`): it would repeat the value
- * and cost as many tokens as the fact. Keys, values and spans are escaped so they stay on their
- * line and cannot forge a marker. `''` for no facts.
+ * Whether a fact can share its bullet with others of its category: it has a known category, no
+ * span, a key that says nothing its value does not ({@link derivedFactKey}, with or without the
+ * extractor's `_2`… suffix — the block does not keep such suffixes), and no `·` in its value (which
+ * would read as a separator).
+ */
+export function sharesBullet(fact: ExtractedFact): boolean {
+  return (
+    categorySet.has(fact.category) &&
+    fact.span === undefined &&
+    fact.key !== fact.category &&
+    fact.value.length > 0 &&
+    !fact.value.includes('\u00b7') &&
+    hasPlainKey(fact)
+  );
+}
+
+/**
+ * Renders facts as a block: the opening marker, a heading, the bullets, the closing marker. Facts
+ * whose key can be derived again ({@link sharesBullet}) share one bullet per category, values
+ * separated by ` · ` (`- [path]: a.ts · b.ts`), placed where the first of them stands; any other
+ * fact has a `- key [category]: value` bullet of its own (an indented `span:` line when it has
+ * one; the key left out when it is {@link derivedFactKey} of the value). A shared bullet is what keeps the block small: a bullet of its own costs every fact four
+ * tokens or so before its value. Keys, values and spans are escaped so they stay on their line and
+ * cannot forge a marker. `''` for no facts.
  */
 export function renderFactsBlock(facts: readonly ExtractedFact[]): string {
   if (facts.length === 0) return '';
   const lines = [FACTS_OPEN, FACTS_HEADING];
+  /** Index in `lines` of the open shared bullet of each category. */
+  const shared = new Map<string, number>();
+  const written = new Set<string>();
   for (const fact of facts) {
+    if (sharesBullet(fact)) {
+      const value = escapeValue(fact.value);
+      const seen = `${fact.category}\u0000${fact.value}`;
+      if (written.has(seen)) continue;
+      written.add(seen);
+      const at = shared.get(fact.category);
+      const line = at === undefined ? undefined : lines[at]!;
+      if (at !== undefined && line !== undefined && line.length + value.length <= MAX_SHARED_BULLET_CHARS)
+        lines[at] = `${line}${FACT_VALUE_SEPARATOR}${value}`;
+      else {
+        shared.set(fact.category, lines.length);
+        lines.push(`- [${fact.category}]: ${value}`);
+      }
+      continue;
+    }
     const category = categorySet.has(fact.category) ? fact.category : 'other';
-    const value = escapeValue(fact.value);
-    if (category === fact.category && fact.key === derivedFactKey(category, fact.value))
-      lines.push(`- [${category}]: ${value}`);
-    else lines.push(`- ${escapeKey(fact.key)} [${category}]: ${value}`);
+    const keyless =
+      category === fact.category &&
+      fact.key === derivedFactKey(category, fact.value) &&
+      !fact.value.includes('\u00b7');
+    lines.push(`${keyless ? '-' : `- ${escapeKey(fact.key)}`} [${category}]: ${escapeValue(fact.value)}`);
     if (fact.span !== undefined) lines.push(`  span: ${escapeValue(fact.span)}`);
   }
   lines.push(FACTS_CLOSE);
@@ -100,19 +143,21 @@ export function renderFactsBlock(facts: readonly ExtractedFact[]): string {
 }
 
 const BULLET = /^- ((?:[^\\[\]]|\\.)*) \[([a-z]+)\]: (.*)$/;
-/** A bullet without a key: the key is {@link derivedFactKey} of its category and value. */
+/** A bullet without a key: one value, or several separated by ` · `; each key is {@link derivedFactKey}. */
 const KEYLESS_BULLET = /^- \[([a-z]+)\]: (.*)$/;
 
-function parseBullet(line: string): ExtractedFact | undefined {
+function parseBullet(line: string): ExtractedFact[] {
   const keyless = KEYLESS_BULLET.exec(line);
   if (keyless) {
     const category = categoryOf(keyless[1]!);
-    const value = unescapeValue(keyless[2]!);
-    return { key: derivedFactKey(category, value), category, value };
+    return keyless[2]!.split(FACT_VALUE_SEPARATOR).map((written) => {
+      const value = unescapeValue(written);
+      return { key: derivedFactKey(category, value), category, value };
+    });
   }
   const m = BULLET.exec(line);
-  if (!m) return undefined;
-  return { key: unescapeKey(m[1]!), category: categoryOf(m[2]!), value: unescapeValue(m[3]!) };
+  if (!m) return [];
+  return [{ key: unescapeKey(m[1]!), category: categoryOf(m[2]!), value: unescapeValue(m[3]!) }];
 }
 
 function categoryOf(name: string): FactCategory {
@@ -127,8 +172,9 @@ function parseBlockBody(body: string, facts: ExtractedFact[]): void {
       last.span = unescapeValue(line.slice(8));
       continue;
     }
-    last = parseBullet(line);
-    if (last) facts.push(last);
+    const parsed = parseBullet(line);
+    facts.push(...parsed);
+    last = parsed.length === 1 ? parsed[0] : undefined;
   }
 }
 

@@ -6,7 +6,7 @@
 export { spanOperation } from './compaction-stages.js';
 export { applyOperation as applyHistoryOperation } from './context-compactor.js';
 export { containsWhole, rankFactsByWorth } from './fact-digest.js';
-export { hasPlainKey, stripFactsBlocks } from './facts-block.js';
+export { FACT_VALUE_SEPARATOR, hasPlainKey, sharesBullet, stripFactsBlocks } from './facts-block.js';
 export { dropSignedReasoningFrom, isSignedReasoning } from './signed-reasoning.js';
 export { summarizeInChunks } from './summarize-messages.js';
 export { TokenMeter } from './token-meter.js';

@@ -19,8 +19,10 @@ import {
 import {
   applyHistoryOperation,
   containsWhole,
+  FACT_VALUE_SEPARATOR,
   hasPlainKey,
   rankFactsByWorth,
+  sharesBullet,
   spanOperation,
   stripFactsBlocks,
   summarizeInChunks,
@@ -97,6 +99,13 @@ const DEFAULT_SUMMARY_CHARS = 6_000;
 const DEFAULT_SUMMARIZER_WINDOW_TOKENS = 100_000;
 /** Characters per token assumed when cutting fact-extraction input into requests (on the safe side). */
 const CHARS_PER_TOKEN_FLOOR = 3;
+/** Facts in a row that did not fit before a bounded block stops trying the rest. */
+const FILL_UP_MISSES = 8;
+
+/** Facts as a facts block reads them back (a shared bullet derives keys, each value once). */
+function readBack(facts: readonly ExtractedFact[]): ExtractedFact[] {
+  return facts.length === 0 ? [] : (parseFactsBlock(renderFactsBlock(facts)) ?? []);
+}
 
 function textOf(message: Message): string {
   try {
@@ -614,11 +623,12 @@ export class StrategyToolsImpl implements StrategyTools {
         : view.findIndex((message, at) => at >= frozen && message.role === 'user');
     const current = index === -1 ? undefined : view[index];
     const prior = current ? (parseFactsBlock(textOf(current)) ?? []) : [];
-    let merged = mergeFacts(prior, facts).map((fact) => redactFact(fact, this.#redact));
+    // As the block will read back: one fact per value where the key says nothing more.
+    let merged = readBack(mergeFacts(prior, facts).map((fact) => redactFact(fact, this.#redact)));
     if (maxTokens !== undefined) merged = this.#boundFacts(merged, maxTokens, this.#ownFacts(site));
     if (merged.length === 0) return;
-    if (merged.length === prior.length && merged.every((fact, i) => fact.value === prior[i]?.value)) return;
     const block = renderFactsBlock(merged);
+    if (block === renderFactsBlock(prior)) return;
     if (site === 'system-append') {
       if (current) {
         const base = stripFactsBlocks(textOf(current)).trimEnd();
@@ -657,7 +667,13 @@ export class StrategyToolsImpl implements StrategyTools {
     const first = order[0]!;
     // The block's markers and heading cost once; each fact costs its own line.
     const frame = Math.max(0, 2 * size([first]) - size([first, first]));
-    const cost = new Map(order.map((fact) => [fact, size([fact]) - frame]));
+    // A fact that shares its category's bullet costs its value and a separator; others a bullet.
+    const cost = new Map(
+      order.map((fact) => [
+        fact,
+        sharesBullet(fact) ? this.#meter.text(`${FACT_VALUE_SEPARATOR}${fact.value}`) : size([fact]) - frame,
+      ]),
+    );
     const chosen: ExtractedFact[] = [];
     const spelledOut: ExtractedFact[] = [];
     let used = frame;
@@ -684,8 +700,31 @@ export class StrategyToolsImpl implements StrategyTools {
       if (chosen.includes(fact) || chosen.some((other) => coversFact(other, fact))) continue;
       if (size([...chosen, fact]) <= maxTokens) chosen.push(fact);
     }
+    this.#fillUp(chosen, order, maxTokens, size);
     const kept = new Set(chosen);
     return facts.filter((fact) => kept.has(fact));
+  }
+
+  /**
+   * Adds left-out facts, best first, while the block still fits: the per-fact costs above are
+   * estimates (a category's first shared bullet costs more, later values less), so room can remain.
+   * Stops after a few in a row that do not fit.
+   */
+  #fillUp(
+    chosen: ExtractedFact[],
+    order: readonly ExtractedFact[],
+    maxTokens: number,
+    size: (list: readonly ExtractedFact[]) => number,
+  ): void {
+    let misses = 0;
+    for (const fact of order) {
+      if (misses >= FILL_UP_MISSES) return;
+      if (chosen.includes(fact) || chosen.some((other) => coversFact(other, fact))) continue;
+      if (size([...chosen, fact]) <= maxTokens) {
+        chosen.push(fact);
+        misses = 0;
+      } else misses++;
+    }
   }
 
   /** The facts the conversation keeps now: every facts block of the system prompt, the first user message and summaries. */
