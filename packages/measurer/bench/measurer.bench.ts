@@ -98,13 +98,14 @@ export async function run(h: BenchHarness): Promise<void> {
   ];
   for (const { rebuiltEachCall, learn, model } of variants) {
     const modelCtx = { provider: model.provider, model: model.model };
-    const history = historyOf();
     // Per repetition: the mean per call (GC pauses and the machine's preemptions included) and the
     // median per call (neither), for the call and the bare count alike.
     const means: { call: number; bare: number }[] = [];
     const medians: { call: number; bare: number }[] = [];
     for (let repetition = 0; repetition < (h.quick ? 4 : 7); repetition++) {
       const { hooks, measurer, destroy } = guardedMeasurer(new ModelCatalog({ models }));
+      // A history per repetition: it holds exactly the messages this repetition sends.
+      const history = historyOf();
       const unseenMessages = Array.from({ length: growth }, (_, i) =>
         newMessage(i + 1_000 * (repetition + 1)),
       );
