@@ -9,6 +9,7 @@ import {
   hasPlainKey,
   parseFactsBlock,
   renderFactsBlock,
+  sharesBullet,
   stripFactsBlocks,
 } from './facts-block.js';
 
@@ -128,6 +129,45 @@ describe('facts block', () => {
         const parsed = parseFactsBlock(text);
         if (facts.length === 0) expect(parsed).toBeNull();
         else expect(parsed).toEqual(facts);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('facts with derived keys round-trip through shared bullets: each value once, keys derived again', () => {
+    const derivedArb = fc
+      .record({
+        value: fc.array(hostileString, { maxLength: 3 }).map((p) => p.join('')),
+        category: fc.constantFrom(...factCategories),
+        suffix: fc.constantFrom('', '_2', '_3'),
+        span: fc.option(hostileString, { nil: undefined, freq: 4 }),
+      })
+      .map(({ value, category, suffix, span }): ExtractedFact => {
+        const fact = { key: `${derivedFactKey(category, value)}${suffix}`, value, category };
+        return span === undefined ? fact : { ...fact, span };
+      });
+    const sorted = (facts: readonly ExtractedFact[]) =>
+      facts.map((fact) => JSON.stringify([fact.key, fact.category, fact.value, fact.span])).sort();
+    fc.assert(
+      fc.property(fc.array(fc.oneof(derivedArb, factArb), { maxLength: 12 }), (facts) => {
+        const text = renderFactsBlock(facts);
+        const expected: ExtractedFact[] = [];
+        const seen = new Set<string>();
+        for (const fact of facts) {
+          if (!sharesBullet(fact)) expected.push(fact);
+          else if (!seen.has(`${fact.category}\u0000${fact.value}`)) {
+            seen.add(`${fact.category}\u0000${fact.value}`);
+            expected.push({
+              key: derivedFactKey(fact.category, fact.value),
+              value: fact.value,
+              category: fact.category,
+            });
+          }
+        }
+        const parsed = parseFactsBlock(text) ?? [];
+        expect(sorted(parsed)).toEqual(sorted(expected));
+        // Reading back and writing again gives the same block: a strategy that re-injects changes nothing.
+        expect(renderFactsBlock(parsed)).toBe(text);
       }),
       { numRuns: 300 },
     );
