@@ -290,7 +290,7 @@ function withFactsMarker(
   let marker = truncationMarkerMessage(hidden);
   let next = window.messages;
   for (let attempt = 0; attempt < 6; attempt++) {
-    const facts = compactKeys(selectFacts(candidates, room));
+    const facts = compactKeys(selectFacts(candidates, room, 'shared'));
     marker = truncationMarkerMessage(hidden, renderFactsBlock(facts));
     next = [...window.messages.slice(0, from), marker, ...window.messages.slice(from + 1)];
     const total = meter.total(next);

@@ -1,4 +1,5 @@
 import type { ContextTools, ExtractedFact, FactCategory } from '@ctxguard/core';
+import { derivedFactKey } from './facts-block.js';
 import { redactSecrets } from './redact-secrets.js';
 
 /** Categories in the order they are kept when room is short: what an agent needs most first. */
@@ -59,11 +60,25 @@ export function missingFrom(facts: readonly ExtractedFact[], text: string): Extr
   return facts.filter((fact) => !text.includes(fact.value));
 }
 
+/** How kept facts are written: a bullet each (pruned-output notes), or in a facts block where they share a bullet per category. */
+export type FactsForm = 'bullets' | 'shared';
+
+/** Characters `fact` adds in `form`; in a shared block the first of a category also pays for its bullet. */
+function factChars(fact: ExtractedFact, form: FactsForm, opensBullet: boolean): number {
+  if (form === 'bullets') return fact.category.length * 2 + fact.value.length + 8;
+  return fact.value.length + 3 + (opensBullet ? fact.category.length + 6 : 0);
+}
+
 /**
- * The facts to keep when only `maxChars` of rendered bullets fit: by category priority (errors,
+ * The facts to keep when only `maxChars` of rendered facts fit (`form`: a bullet each, or a facts
+ * block of {@link compactKeys} facts sharing a bullet per category): by category priority (errors,
  * paths, commands, versions first), then in order; returned in their original order.
  */
-export function selectFacts(facts: readonly ExtractedFact[], maxChars: number): ExtractedFact[] {
+export function selectFacts(
+  facts: readonly ExtractedFact[],
+  maxChars: number,
+  form: FactsForm = 'bullets',
+): ExtractedFact[] {
   if (maxChars <= 0) return [];
   const order = facts
     .map((fact, index) => ({ fact, index }))
@@ -71,20 +86,26 @@ export function selectFacts(facts: readonly ExtractedFact[], maxChars: number): 
       (a, b) => (rank.get(a.fact.category) ?? 99) - (rank.get(b.fact.category) ?? 99) || a.index - b.index,
     );
   const chosen = new Set<number>();
+  const opened = new Set<string>();
   let used = 0;
   for (const { fact, index } of order) {
-    const cost = fact.category.length * 2 + fact.value.length + 8;
+    const cost = factChars(fact, form, !opened.has(fact.category));
     if (used + cost > maxChars) continue;
     used += cost;
+    opened.add(fact.category);
     chosen.add(index);
   }
   return facts.filter((_, index) => chosen.has(index));
 }
 
-/** Chars of the bullets `facts` render to with {@link compactKeys} (close to `renderFactsBlock` minus its markers). */
+/** Characters of the facts block body `facts` render to with {@link compactKeys} (bullets shared per category). */
 export function factsChars(facts: readonly ExtractedFact[]): number {
+  const opened = new Set<string>();
   let sum = 0;
-  for (const fact of facts) sum += fact.category.length * 2 + fact.value.length + 8;
+  for (const fact of facts) {
+    sum += factChars(fact, 'shared', !opened.has(fact.category));
+    opened.add(fact.category);
+  }
   return sum;
 }
 
@@ -117,9 +138,14 @@ export async function extractFactsSafely(
 }
 
 /**
- * Facts keyed by their category only (`- path [path]: src/a.ts`): where room is short, a key that
- * repeats the value would cost as much as the fact itself.
+ * Facts keyed by what their category and value already say ({@link derivedFactKey}), so a facts
+ * block lets them share a bullet per category (`- [path]: src/a.ts · src/b.ts`): where room is
+ * short, a key of its own, or a bullet each, would cost about as much as the facts.
  */
 export function compactKeys(facts: readonly ExtractedFact[]): ExtractedFact[] {
-  return facts.map((fact) => ({ key: fact.category, value: fact.value, category: fact.category }));
+  return facts.map((fact) => ({
+    key: derivedFactKey(fact.category, fact.value),
+    value: fact.value,
+    category: fact.category,
+  }));
 }

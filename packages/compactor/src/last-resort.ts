@@ -61,7 +61,7 @@ async function shrinkMessage(
     }
     const found = await extractFactsSafely(tools, text, { signal });
     counter.calls += found.calls;
-    const facts = selectFacts(missingFrom(found.facts, summary), Math.floor(maxChars * 0.45));
+    const facts = selectFacts(missingFrom(found.facts, summary), Math.floor(maxChars * 0.45), 'shared');
     const compacted = `[${role} message compacted from ${text.length} characters to fit the context]\n${redactSecrets(clipText(summary, Math.floor(maxChars * 0.5)))}${
       facts.length > 0 ? `\n${renderFactsBlock(facts)}` : ''
     }`;

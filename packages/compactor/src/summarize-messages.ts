@@ -459,14 +459,14 @@ export async function summarizeMessages(
   if (room !== undefined) {
     // Facts first (verbatim, what an agent needs), then as much text as fits.
     let factRoom = Math.max(0, maxChars - Math.min(text.length, textChars) - 400);
-    facts = selectFacts(facts, factRoom);
+    facts = selectFacts(facts, factRoom, 'shared');
     for (let attempt = 0; attempt < 6; attempt++) {
       const tokens = meter.message(build(text, facts));
       if (tokens <= room) break;
       const scale = Math.max(0.3, (room / tokens) * 0.95);
       if (text.length > 200) text = clipText(text, Math.floor(text.length * scale));
       factRoom = Math.floor(Math.min(factRoom, factsChars(facts)) * scale);
-      facts = selectFacts(missing(text), factRoom);
+      facts = selectFacts(missing(text), factRoom, 'shared');
     }
   }
   const summaryMessage = build(text, facts);
