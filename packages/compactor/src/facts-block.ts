@@ -104,9 +104,9 @@ export function sharesBullet(fact: ExtractedFact): boolean {
  * whose key can be derived again ({@link sharesBullet}) share one bullet per category, values
  * separated by ` · ` (`- [path]: a.ts · b.ts`), placed where the first of them stands; any other
  * fact has a `- key [category]: value` bullet of its own (an indented `span:` line when it has
- * one; the key left out when it is {@link derivedFactKey} of the value). A shared bullet is what keeps the block small: a bullet of its own costs every fact four
- * tokens or so before its value. Keys, values and spans are escaped so they stay on their line and
- * cannot forge a marker. `''` for no facts.
+ * one; the key left out when it is {@link derivedFactKey} of the value). Sharing keeps the block
+ * small: a bullet of its own costs a fact about four tokens before its value. Keys, values and
+ * spans are escaped so they stay on their line and cannot forge a marker. `''` for no facts.
  */
 export function renderFactsBlock(facts: readonly ExtractedFact[]): string {
   if (facts.length === 0) return '';
@@ -121,9 +121,8 @@ export function renderFactsBlock(facts: readonly ExtractedFact[]): string {
       if (written.has(seen)) continue;
       written.add(seen);
       const at = shared.get(fact.category);
-      const line = at === undefined ? undefined : lines[at]!;
-      if (at !== undefined && line !== undefined && line.length + value.length <= MAX_SHARED_BULLET_CHARS)
-        lines[at] = `${line}${FACT_VALUE_SEPARATOR}${value}`;
+      if (at !== undefined && lines[at]!.length + value.length <= MAX_SHARED_BULLET_CHARS)
+        lines[at] = `${lines[at]}${FACT_VALUE_SEPARATOR}${value}`;
       else {
         shared.set(fact.category, lines.length);
         lines.push(`- [${fact.category}]: ${value}`);

@@ -358,6 +358,37 @@ describe('StrategyToolsImpl', () => {
     expect(history.messages()).toEqual(original);
   });
 
+  it('injectFacts with maxTokens never writes a block over the bound, shared bullets or not', () => {
+    const categories = ['path', 'error', 'quantity', 'command'] as const;
+    const facts: ExtractedFact[] = Array.from({ length: 120 }, (_, i) => {
+      const category = categories[i % categories.length]!;
+      const value =
+        category === 'error'
+          ? `src/m${i}.ts(${i},3): error TS2322: Type 'string' is not assignable to type 'number'.`
+          : category === 'quantity'
+            ? `${i * 7} ms`
+            : `packages/p${i % 9}/src/module-${i}.ts`;
+      // Every fifth fact has a key of its own or a span: a bullet of its own.
+      if (i % 5 === 0) return { key: `note_${i}`, value, category };
+      if (i % 5 === 1)
+        return { key: derivedFactKey(category, value), value, category, span: `seen at step ${i}` };
+      return { key: derivedFactKey(category, value), value, category };
+    });
+    const meter = new TokenMeter();
+    const kept: number[] = [];
+    for (const maxTokens of [60, 97, 150, 233, 400, 611, 900]) {
+      const history = historyOf([system('Agent.'), user('hello'), assistant('hi')]);
+      toolsFor(history).injectFacts(facts, 'system-append', { maxTokens });
+      const text = textOf(history.messages()[0]);
+      const block = text.slice(text.indexOf(FACTS_OPEN));
+      expect(meter.text(block)).toBeLessThanOrEqual(maxTokens);
+      kept.push(parseFactsBlock(block)!.length);
+    }
+    // The bound is used, not just respected: more room keeps more facts.
+    expect(kept[0]).toBeGreaterThan(0);
+    expect(kept.at(-1)).toBeGreaterThan(2 * kept[0]!);
+  });
+
   it('injectFacts with maxTokens gives no line to a fact a longer kept fact spells out', () => {
     const history = historyOf([system('Agent.'), user('hello'), assistant('hi')]);
     const tools = toolsFor(history);

@@ -701,8 +701,18 @@ export class StrategyToolsImpl implements StrategyTools {
       if (size([...chosen, fact]) <= maxTokens) chosen.push(fact);
     }
     this.#fillUp(chosen, order, maxTokens, size);
+    // In the facts' own order values share lines differently, which can move the count a token or
+    // two: the lowest-ranked give way until the block as written fits.
     const kept = new Set(chosen);
-    return facts.filter((fact) => kept.has(fact));
+    const byRank = [...chosen].sort((a, b) => rank.get(b)! - rank.get(a)!);
+    let bounded = facts.filter((fact) => kept.has(fact));
+    for (const fact of byRank) {
+      if (size(bounded) <= maxTokens) break;
+      if (own.has(fact.value)) continue;
+      kept.delete(fact);
+      bounded = facts.filter((other) => kept.has(other));
+    }
+    return bounded;
   }
 
   /**
