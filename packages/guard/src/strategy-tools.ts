@@ -675,14 +675,10 @@ export class StrategyToolsImpl implements StrategyTools {
       ]),
     );
     const chosen: ExtractedFact[] = [];
-    const spelledOut: ExtractedFact[] = [];
     let used = frame;
     for (const fact of order) {
       const isOwn = own.has(fact.value);
-      if (!isOwn && chosen.some((other) => coversFact(other, fact))) {
-        spelledOut.push(fact);
-        continue;
-      }
+      if (!isOwn && chosen.some((other) => coversFact(other, fact))) continue;
       // A fact that spells out facts already chosen replaces their lines: it costs the difference.
       const replaced = chosen.filter((other) => !own.has(other.value) && coversFact(fact, other));
       const net = replaced.reduce((sum, other) => sum - cost.get(other)!, cost.get(fact)!);
@@ -691,46 +687,35 @@ export class StrategyToolsImpl implements StrategyTools {
       used += net;
       chosen.push(fact);
     }
-    // Token counts are not quite additive: drop the lowest-ranked until the whole block fits.
+    // Held to the block as written: in the facts' own order, where values share lines, and token
+    // counts are not quite additive. The lowest-ranked give way until it fits.
+    const asWritten = (list: readonly ExtractedFact[]) => {
+      const kept = new Set(list);
+      return facts.filter((fact) => kept.has(fact));
+    };
+    const fits = (list: readonly ExtractedFact[]) => size(asWritten(list)) <= maxTokens;
     const rank = new Map(order.map((fact, index) => [fact, index]));
     chosen.sort((a, b) => rank.get(a)! - rank.get(b)!);
-    while (chosen.length > 0 && size(chosen) > maxTokens && !own.has(chosen.at(-1)!.value)) chosen.pop();
-    // A fact left out because a dropped one spelled it out gets its own line back where it fits.
-    for (const fact of spelledOut) {
-      if (chosen.includes(fact) || chosen.some((other) => coversFact(other, fact))) continue;
-      if (size([...chosen, fact]) <= maxTokens) chosen.push(fact);
-    }
-    this.#fillUp(chosen, order, maxTokens, size);
-    // In the facts' own order values share lines differently, which can move the count a token or
-    // two: the lowest-ranked give way until the block as written fits.
-    const kept = new Set(chosen);
-    const byRank = [...chosen].sort((a, b) => rank.get(b)! - rank.get(a)!);
-    let bounded = facts.filter((fact) => kept.has(fact));
-    for (const fact of byRank) {
-      if (size(bounded) <= maxTokens) break;
-      if (own.has(fact.value)) continue;
-      kept.delete(fact);
-      bounded = facts.filter((other) => kept.has(other));
-    }
-    return bounded;
+    while (chosen.length > 0 && !fits(chosen) && !own.has(chosen.at(-1)!.value)) chosen.pop();
+    this.#fillUp(chosen, order, fits);
+    return asWritten(chosen);
   }
 
   /**
    * Adds left-out facts, best first, while the block still fits: the per-fact costs above are
-   * estimates (a category's first shared bullet costs more, later values less), so room can remain.
-   * Stops after a few in a row that do not fit.
+   * estimates (a category's first shared bullet costs more, later values less), and a fact whose
+   * longer spelling was dropped needs its own line again. Stops after a few in a row that do not fit.
    */
   #fillUp(
     chosen: ExtractedFact[],
     order: readonly ExtractedFact[],
-    maxTokens: number,
-    size: (list: readonly ExtractedFact[]) => number,
+    fits: (list: readonly ExtractedFact[]) => boolean,
   ): void {
     let misses = 0;
     for (const fact of order) {
       if (misses >= FILL_UP_MISSES) return;
       if (chosen.includes(fact) || chosen.some((other) => coversFact(other, fact))) continue;
-      if (size([...chosen, fact]) <= maxTokens) {
+      if (fits([...chosen, fact])) {
         chosen.push(fact);
         misses = 0;
       } else misses++;
