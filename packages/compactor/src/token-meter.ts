@@ -82,6 +82,10 @@ export class TokenMeter {
   /** Request-level overhead (reply priming, conversation framing). */
   get overhead(): number {
     this.#checkRevision();
+    return this.#overheadTokens();
+  }
+
+  #overheadTokens(): number {
     if (this.#overhead === undefined) {
       try {
         this.#overhead = estimateConversation(this.counter, { messages: [] }, this.context);
@@ -100,7 +104,7 @@ export class TokenMeter {
   total(messages: readonly Message[]): number {
     this.#checkRevision();
     const item = newestCompactionIndex(messages);
-    let sum = this.overhead;
+    let sum = this.#overheadTokens();
     let leadingSystem = true;
     for (let index = 0; index < messages.length; index++) {
       const message = messages[index]!;
