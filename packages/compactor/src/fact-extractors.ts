@@ -1,4 +1,5 @@
 import { type ExtractedFact, type FactCategory, factCategories } from '@ctxguard/core';
+import { withoutCompactionNotes } from './compaction-notes.js';
 import { throwIfAborted } from './context-tools.js';
 import { derivedFactKey } from './facts-block.js';
 import { parseTranscript, type TranscriptRole } from './transcript.js';
@@ -203,9 +204,11 @@ function collectStrings(value: unknown, key: string, out: { key: string; text: s
  * Deterministic fact extraction over text (plain or in the transcript convention): paths, URLs,
  * emails, commands, error lines, versions, quantities, numbers, money, dates, times, ids and
  * hashes, names, decisions and preferences. Values are verbatim; facts are deduplicated and keyed
- * `category.slug_of_value` so the same fact gets the same key every time.
+ * `category.slug_of_value` so the same fact gets the same key every time. The figures of ctxguard's
+ * own compaction notes ("[Summary of 23 earlier messages]") are not facts of the conversation.
  */
-export function extractFactsFromText(text: string, settings: FactExtractionSettings): ExtractedFact[] {
+export function extractFactsFromText(input: string, settings: FactExtractionSettings): ExtractedFact[] {
+  const text = withoutCompactionNotes(input);
   const wanted = new Set<FactCategory>(settings.categories ?? factCategories);
   const seen = new Map<string, Candidate>();
   let order = 0;

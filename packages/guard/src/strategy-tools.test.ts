@@ -319,6 +319,29 @@ describe('StrategyToolsImpl', () => {
     expect(new Set(values).size).toBe(values.length);
   });
 
+  it("injectFacts gives no line to a fact the system prompt itself spells out, except the app's own", () => {
+    const own: ExtractedFact = { key: 'runtime', value: 'Node 20', category: 'other' };
+    const prompt = 'Agent. Run `pnpm vitest run --project <name>` on Node 20.';
+    const original = [system(`${prompt}\n\n${renderFactsBlock([own])}`), user('hello'), assistant('hi')];
+    const history = historyOf(original);
+    const facts: ExtractedFact[] = [
+      {
+        key: derivedFactKey('command', 'pnpm vitest run --project <name>'),
+        value: 'pnpm vitest run --project <name>',
+        category: 'command',
+      },
+      { key: derivedFactKey('version', '20'), value: '20', category: 'version' },
+      { key: derivedFactKey('version', '2'), value: '2', category: 'version' },
+      { key: derivedFactKey('path', 'src/errors.ts'), value: 'src/errors.ts', category: 'path' },
+    ];
+    toolsFor(history).injectFacts(facts, 'system-append');
+    const values = parseFactsBlock(textOf(history.messages()[0]))!.map((fact) => fact.value);
+    // Spelled out by the prompt's own text: no line; `2` is no whole token of it, so it stays.
+    expect(values).toEqual(['Node 20', '2', 'src/errors.ts']);
+    rewindAll(history);
+    expect(history.messages()).toEqual(original);
+  });
+
   it("injectFacts with maxTokens keeps the app's own facts and the most valuable others that fit", () => {
     const own: ExtractedFact = { key: 'deploy_region', value: 'eu-west-3', category: 'other' };
     const original = [system(`Agent.\n\n${renderFactsBlock([own])}`), user('hello'), assistant('hi')];

@@ -179,6 +179,19 @@ export function withoutFactsBlocks(message: Message): Message {
   return { ...message, content } as Message;
 }
 
+/**
+ * `facts` without those the system prompt's own text already spells out (the app's own facts
+ * excepted): the prompt always stays, so such a line would only take room from another fact.
+ */
+function notSpelledOutBy(
+  system: Message,
+  facts: readonly ExtractedFact[],
+  own: ReadonlySet<string>,
+): ExtractedFact[] {
+  const text = stripFactsBlocks(textOf(system));
+  return facts.filter((fact) => own.has(fact.value) || !containsWhole(text, fact.value));
+}
+
 /** `message` with a facts block of `facts` appended. */
 function withFactsBlock(
   message: MessageInput,
@@ -625,7 +638,9 @@ export class StrategyToolsImpl implements StrategyTools {
     const prior = current ? (parseFactsBlock(textOf(current)) ?? []) : [];
     // As the block will read back: one fact per value where the key says nothing more.
     let merged = readBack(mergeFacts(prior, facts).map((fact) => redactFact(fact, this.#redact)));
-    if (maxTokens !== undefined) merged = this.#boundFacts(merged, maxTokens, this.#ownFacts(site));
+    const own = this.#ownFacts(site);
+    if (site === 'system-append' && current) merged = notSpelledOutBy(current, merged, own);
+    if (maxTokens !== undefined) merged = this.#boundFacts(merged, maxTokens, own);
     if (merged.length === 0) return;
     const block = renderFactsBlock(merged);
     if (block === renderFactsBlock(prior)) return;
