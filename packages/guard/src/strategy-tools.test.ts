@@ -381,6 +381,42 @@ describe('StrategyToolsImpl', () => {
     expect(history.messages()).toEqual(original);
   });
 
+  it('injectFacts brings back facts an earlier bound left out once a later block has room', () => {
+    const original = [system('Agent.'), user('hello'), assistant('hi')];
+    const history = historyOf(original);
+    const tools = toolsFor(history);
+    const paths: ExtractedFact[] = Array.from({ length: 40 }, (_, i) => {
+      const value = `packages/core/src/module-${i}.ts`;
+      return { key: derivedFactKey('path', value), value, category: 'path' };
+    });
+    const blockValues = () =>
+      (parseFactsBlock(textOf(history.messages()[0])) ?? []).map((fact) => fact.value);
+    tools.injectFacts(paths, 'system-append', { maxTokens: 60 });
+    const small = blockValues();
+    expect(small.length).toBeGreaterThan(0);
+    expect(small.length).toBeLessThan(paths.length);
+    // The left-out facts are kept in the conversation's metadata (JSON), not lost…
+    const stored = JSON.parse(JSON.stringify(history.metadata));
+    expect(stored.__ctxguard.factReserve['system-append']).toHaveLength(paths.length - small.length);
+    // …and a later injection with room (even of one new fact) writes them again.
+    const extra: ExtractedFact = {
+      key: derivedFactKey('path', 'src/new.ts'),
+      value: 'src/new.ts',
+      category: 'path',
+    };
+    tools.injectFacts([extra], 'system-append', { maxTokens: 2_000 });
+    expect(new Set(blockValues())).toEqual(new Set([...paths.map((fact) => fact.value), 'src/new.ts']));
+    expect(history.metadata.__ctxguard).toMatchObject({ factReserve: { 'system-append': [] } });
+    // A lowered bound puts facts back in reserve; unreadable reserve entries are skipped, never thrown on.
+    tools.injectFacts([extra], 'system-append', { maxTokens: 60 });
+    const root = history.metadata.__ctxguard as { factReserve: Record<string, unknown[]> };
+    root.factReserve['system-append']!.push({ key: 'k', value: 42, category: 'path' }, 'junk', null);
+    expect(() => tools.injectFacts([extra], 'system-append', { maxTokens: 2_000 })).not.toThrow();
+    expect(blockValues()).toHaveLength(paths.length + 1);
+    rewindAll(history);
+    expect(history.messages()).toEqual(original);
+  });
+
   it('injectFacts with maxTokens never writes a block over the bound, shared bullets or not', () => {
     const categories = ['path', 'error', 'quantity', 'command'] as const;
     const facts: ExtractedFact[] = Array.from({ length: 120 }, (_, i) => {

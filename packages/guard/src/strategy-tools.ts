@@ -55,6 +55,7 @@ import {
   type SummarizeRangeOptions,
   type SummarizeRangeResult,
 } from '@ctxguard/core';
+import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFacts, missingFacts, redactFact, redactMessage } from './guard-facts.js';
 import { sendableView } from './sendable-view.js';
 
@@ -190,6 +191,15 @@ function notSpelledOutBy(
 ): ExtractedFact[] {
   const text = stripFactsBlocks(textOf(system));
   return facts.filter((fact) => own.has(fact.value) || !containsWhole(text, fact.value));
+}
+
+/** The facts of `candidates` a bounded block left out (none a kept fact spells out), best first. */
+function leftOut(candidates: readonly ExtractedFact[], kept: readonly ExtractedFact[]): ExtractedFact[] {
+  if (kept.length === candidates.length) return [];
+  const chosen = new Set(kept);
+  return rankFactsByWorth(
+    candidates.filter((fact) => !chosen.has(fact) && !kept.some((other) => coversFact(other, fact))),
+  );
 }
 
 /** `message` with a facts block of `facts` appended. */
@@ -637,10 +647,15 @@ export class StrategyToolsImpl implements StrategyTools {
     const current = index === -1 ? undefined : view[index];
     const prior = current ? (parseFactsBlock(textOf(current)) ?? []) : [];
     // As the block will read back: one fact per value where the key says nothing more.
-    let merged = readBack(mergeFacts(prior, facts).map((fact) => redactFact(fact, this.#redact)));
+    const fresh = readBack(mergeFacts(prior, facts).map((fact) => redactFact(fact, this.#redact)));
+    // Facts an earlier bound left out come back when there is room (ranked as older than the rest).
+    const values = new Set(fresh.map((fact) => fact.value));
+    const reserved = readFactReserve(this.#history, site).filter((fact) => !values.has(fact.value));
+    let candidates = [...reserved, ...fresh];
     const own = this.#ownFacts(site);
-    if (site === 'system-append' && current) merged = notSpelledOutBy(current, merged, own);
-    if (maxTokens !== undefined) merged = this.#boundFacts(merged, maxTokens, own);
+    if (site === 'system-append' && current) candidates = notSpelledOutBy(current, candidates, own);
+    const merged = maxTokens === undefined ? candidates : this.#boundFacts(candidates, maxTokens, own);
+    writeFactReserve(this.#history, site, leftOut(candidates, merged));
     if (merged.length === 0) return;
     const block = renderFactsBlock(merged);
     if (block === renderFactsBlock(prior)) return;
