@@ -225,7 +225,9 @@ describe('RelevanceStrategy scoring', () => {
   it('aims below target when minRequestsBetween more requests at the recent growth would not fit', async () => {
     const hiddenWith = async (minRequestsBetween: number) => {
       const tools = HistoryStrategyTools.of(topicalChat(6, 'Now fix the payment webhook retry bug.'));
-      await new RelevanceStrategy({ minRequestsBetween, recentCount: 2 }).react(
+      // A bound of a fifth leaves this six-turn chat room to keep older units at all (the default
+      // reserves 42% of the budget for the facts block, which leaves none here either way).
+      await new RelevanceStrategy({ minRequestsBetween, recentCount: 2, factShare: 0.2 }).react(
         reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 0.85) }),
       );
       return tools.tokens();

@@ -27,7 +27,7 @@ import { bm25Scorer, type RelevanceScorer } from './relevance-scorer.js';
 import { aimFor, rememberCompaction } from './request-growth.js';
 
 /** Default bound of the facts block, as a share of the input budget. */
-const DEFAULT_FACT_SHARE = 0.35;
+const DEFAULT_FACT_SHARE = 0.42;
 /** The second trigger's defaults: at 90% of the input budget, down to 40%. */
 const DEFAULT_CRITICAL = Object.freeze({ level: 'critical', at: 0.9, target: 0.4 });
 
