@@ -28,10 +28,10 @@ function startsWith(next: readonly Message[], previous: readonly Message[]): boo
 }
 
 describe('CacheFriendlyStrategy options', () => {
-  it('has one frozen trigger at 0.85 by default', () => {
+  it('has one frozen trigger at 0.75 by default', () => {
     const strategy = new CacheFriendlyStrategy();
     expect(strategy.specificationVersion).toBe('v1');
-    expect(strategy.triggers).toEqual([{ level: 'pressure', at: 0.85 }]);
+    expect(strategy.triggers).toEqual([{ level: 'pressure', at: 0.75 }]);
     expect(Object.isFrozen(strategy.triggers)).toBe(true);
     expect(new CacheFriendlyStrategy({ at: 0.7, lowWater: 0.3, level: 'full' }).triggers).toEqual([
       { level: 'full', at: 0.7 },
@@ -41,7 +41,7 @@ describe('CacheFriendlyStrategy options', () => {
   it('rejects bad options naming the field', () => {
     expect(() => new CacheFriendlyStrategy({ lowWater: 0.9 })).toThrow(InvalidOptionsError);
     expect(() => new CacheFriendlyStrategy({ lowWater: 0.9 })).toThrow(
-      /CacheFriendlyStrategy options\.lowWater: must be below at \(0\.85\)/,
+      /CacheFriendlyStrategy options\.lowWater: must be below at \(0\.75\)/,
     );
     expect(() => new CacheFriendlyStrategy({ declineCeiling: 0.5 })).toThrow(/declineCeiling/);
     expect(() => new CacheFriendlyStrategy({ minRequestsBetween: -1 })).toThrow(/minRequestsBetween/);
@@ -62,7 +62,8 @@ describe('CacheFriendlyStrategy compaction', () => {
     const budget = budgetAt(tools, 0.85);
     const before = tools.tokens();
     const state: Record<string, JsonValue> = {};
-    const decision = await new CacheFriendlyStrategy().react(
+    // `tailShare: 1`: the kept messages stay whole (cutting them is tested below).
+    const decision = await new CacheFriendlyStrategy({ tailShare: 1 }).react(
       reactContext(tools, 'pressure', { inputBudget: budget, state }),
     );
 

@@ -33,7 +33,7 @@ export const cacheFriendlyStrategyOptionsSchema = z
     /** Name of the single trigger level. */
     level: z.string().min(1).default('pressure'),
     /** Fraction (0–1) of the input budget at which the strategy compacts. */
-    at: z.number().gt(0).max(1).default(0.85),
+    at: z.number().gt(0).max(1).default(0.75),
     /** Fraction of the input budget a compaction brings the request down to (well under `at`). */
     lowWater: z.number().gt(0).lt(1).default(0.25),
     /**
@@ -51,7 +51,7 @@ export const cacheFriendlyStrategyOptionsSchema = z
     /** Nothing left to compact and above this fraction of the input budget: decline the request. */
     declineCeiling: z.number().gt(0).default(0.95),
     /** Upper bound of the summary as a fraction of the input budget (at 4 characters a token). */
-    summaryShare: z.number().gt(0).lt(1).default(0.05),
+    summaryShare: z.number().gt(0).lt(1).default(0.02),
     /** Upper bound of the summary in characters, whatever the budget. */
     summaryMaxLength: z.number().int().positive().default(4000),
     /** Terms or a task the summary should favour. */
