@@ -10,7 +10,7 @@ import { STATE_KEY } from './guard-state.js';
 /** Sub-key under `history.metadata.__ctxguard` of the facts bounded blocks left out, per site. */
 export const FACT_RESERVE_SUBKEY = 'factReserve';
 /** Most facts kept in reserve per site (the best by worth): a few kilobytes of metadata. */
-export const MAX_RESERVED_FACTS = 200;
+export const MAX_RESERVED_FACTS = 100;
 
 const categories: ReadonlySet<string> = new Set(factCategories);
 
