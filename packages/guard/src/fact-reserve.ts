@@ -1,35 +1,24 @@
 import {
   type ConversationHistory,
   type ExtractedFact,
-  type FactCategory,
   type FactInjectionSite,
   factCategories,
 } from '@ctxguard/core';
-import { STATE_KEY } from './guard-state.js';
+import { z } from 'zod';
+import { isRecord, STATE_KEY } from './guard-state.js';
 
 /** Sub-key under `history.metadata.__ctxguard` of the facts bounded blocks left out, per site. */
 export const FACT_RESERVE_SUBKEY = 'factReserve';
 /** Most facts kept in reserve per site (the best by worth): a few kilobytes of metadata. */
 export const MAX_RESERVED_FACTS = 100;
 
-const categories: ReadonlySet<string> = new Set(factCategories);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function asFact(value: unknown): ExtractedFact | undefined {
-  if (!isRecord(value)) return undefined;
-  const { key, value: text, category, span } = value;
-  if (typeof key !== 'string' || typeof text !== 'string' || typeof category !== 'string') return undefined;
-  if (!categories.has(category) || key.length === 0 || text.length === 0) return undefined;
-  return {
-    key,
-    value: text,
-    category: category as FactCategory,
-    ...(typeof span === 'string' ? { span } : {}),
-  };
-}
+/** A stored fact; anything else in the reserve is skipped (metadata may come from anywhere). */
+const storedFactSchema = z.object({
+  key: z.string().min(1),
+  value: z.string().min(1),
+  category: z.enum(factCategories),
+  span: z.string().exactOptional(),
+});
 
 /**
  * The facts a bounded facts block at `site` left out earlier (already redacted): they come back
@@ -40,7 +29,10 @@ export function readFactReserve(history: ConversationHistory, site: FactInjectio
   const reserve = isRecord(root) ? root[FACT_RESERVE_SUBKEY] : undefined;
   const stored = isRecord(reserve) ? reserve[site] : undefined;
   if (!Array.isArray(stored)) return [];
-  return stored.flatMap((item) => asFact(item) ?? []);
+  return stored.flatMap((item) => {
+    const parsed = storedFactSchema.safeParse(item);
+    return parsed.success ? [parsed.data] : [];
+  });
 }
 
 /** Stores `facts` (best first; the first {@link MAX_RESERVED_FACTS} kept) as the reserve of `site`. */

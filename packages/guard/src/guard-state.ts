@@ -37,7 +37,8 @@ export function emptyState(): GuardConversationState {
   return { v: 1, lastLevelIdx: -1, lastCurrent: 0, calls: 0, compactions: [], strategyState: {} };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** Whether `value` is a plain JSON object (not an array or null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
