@@ -253,6 +253,32 @@ describe('HookBus', () => {
     expect(log).toEqual(['a', 'late']);
   });
 
+  it('calls exactly the listeners registered at each emit as they come and go between emits', async () => {
+    const bus = new HookBus();
+    const log: string[] = [];
+    const listener = (name: string) => () => {
+      log.push(name);
+    };
+    const emitted = async () => {
+      log.length = 0;
+      await bus.emit('onCompaction', compaction());
+      return [...log];
+    };
+    const offA = bus.on('onCompaction', listener('a'));
+    expect(await emitted()).toEqual(['a']);
+    const offB = bus.on('onCompaction', listener('b'));
+    expect(await emitted()).toEqual(['a', 'b']);
+    offA();
+    offA();
+    expect(await emitted()).toEqual(['b']);
+    bus.clear('onCompaction');
+    expect(await emitted()).toEqual([]);
+    offB();
+    bus.on('onCompaction', listener('c'));
+    bus.on('onCompaction', listener('c'));
+    expect(await emitted()).toEqual(['c', 'c']);
+  });
+
   it('listenerCount exposes leaks per hook and in total; clear() removes them', async () => {
     const bus = new HookBus();
     const offs = Array.from({ length: 5 }, () => bus.on('onMessageResolve', () => {}));

@@ -146,6 +146,8 @@ function assertListener(hook: unknown, listener: unknown, method: string): void 
  */
 export class HookBus {
   readonly #listeners = new Map<HookName, Set<Registration>>();
+  /** Each hook's listeners as an array, made on the first emit after a change (emits outnumber changes). */
+  readonly #snapshots = new Map<HookName, readonly Registration[]>();
   readonly #onListenerError: ListenerErrorHandler | undefined;
 
   constructor(options: HookBusOptions = {}) {
@@ -160,10 +162,11 @@ export class HookBus {
       set = new Set();
       this.#listeners.set(hook, set);
     }
-    const registration: Registration = { call: (event) => listener(event as HookEvents[K]) };
+    const registration: Registration = { call: listener as HookListener<HookName> };
     set.add(registration);
+    this.#snapshots.delete(hook);
     return () => {
-      this.#listeners.get(hook)?.delete(registration);
+      if (this.#listeners.get(hook)?.delete(registration)) this.#snapshots.delete(hook);
     };
   }
 
@@ -189,7 +192,12 @@ export class HookBus {
     assertHookName(hook, 'emit');
     const set = this.#listeners.get(hook);
     if (!set || set.size === 0) return event;
-    for (const registration of [...set]) {
+    let listeners = this.#snapshots.get(hook);
+    if (listeners === undefined) {
+      listeners = [...set];
+      this.#snapshots.set(hook, listeners);
+    }
+    for (const registration of listeners) {
       if (!set.has(registration)) continue;
       try {
         await registration.call(event);
@@ -219,6 +227,7 @@ export class HookBus {
     for (const name of hooks) {
       this.#listeners.get(name)?.clear();
       this.#listeners.delete(name);
+      this.#snapshots.delete(name);
     }
   }
 

@@ -237,6 +237,8 @@ export class ContextGuard {
   readonly #ownRequests = new WeakSet<Message[]>();
   /** The state this guard last stored per conversation (plain JSON, redacted), while it is still the stored one. */
   readonly #written = new WeakMap<ConversationHistory, GuardConversationState>();
+  /** Each registered strategy with its name (resolved on every call). */
+  readonly #registered: ReadonlyMap<string, ResolvedStrategy>;
   #off: (() => void) | undefined;
 
   constructor(options: ContextGuardOptions) {
@@ -248,6 +250,9 @@ export class ContextGuard {
       const out = redact(text);
       return typeof out === 'string' ? out : text;
     };
+    this.#registered = new Map(
+      Object.entries(this.#options.strategies).map(([name, strategy]) => [name, { name, strategy }]),
+    );
     this.#off = this.#hooks.on('onContextMeasure', (event) => this.#onMeasure(event));
   }
 
@@ -262,6 +267,8 @@ export class ContextGuard {
     const history = event.history;
     if (!history || event.percentage === null || event.inputBudget === null || event.window === null) return;
     const previous = this.#queues.get(history);
+    // Nothing queued and nothing fires: settled at once, without queueing (most calls).
+    if (previous === undefined && this.#countQuietCall(event, history)) return;
     // Nothing queued for this conversation: its handling starts now (no extra turn of the queue).
     const run =
       previous === undefined
@@ -274,6 +281,42 @@ export class ContextGuard {
     } finally {
       if (this.#queues.get(history) === settled) this.#queues.delete(history);
     }
+  }
+
+  /**
+   * Settles a call synchronously when its strategy is known at once and nothing fires (what
+   * {@link #handle} would do for it); false when the call needs the full handling.
+   */
+  #countQuietCall(event: ContextMeasureEvent, history: ConversationHistory): boolean {
+    const registered = this.#registeredStrategy(history);
+    if (registered === null) return true;
+    if (typeof registered === 'string') return false;
+    if (event.abort) return true;
+    const triggers = this.#sortedTriggers(registered.strategy);
+    return this.#countIfQuiet(history, triggers, event.percentage!, event.current);
+  }
+
+  /**
+   * When the stored state is the one this guard wrote (plain, redacted JSON) and nothing fires:
+   * updates its counters without copying the strategies' state, and returns true.
+   */
+  #countIfQuiet(
+    history: ConversationHistory,
+    triggers: readonly TriggerLevel[],
+    percentage: number,
+    current: number,
+  ): boolean {
+    const written = this.#written.get(history);
+    if (written === undefined || storedState(history) !== written || !hasCounters(written)) return false;
+    const quiet = quietCounters(triggers, percentage, current, written);
+    if (!quiet) return false;
+    const counters = {
+      lastLevelIdx: quiet.lastLevelIdx,
+      lastCurrent: quiet.lastCurrent,
+      calls: written.calls + 1,
+    };
+    this.#written.set(history, writeCounters(history, written, counters));
+    return true;
   }
 
   #sortedTriggers(strategy: ContextStrategy): readonly TriggerLevel[] {
@@ -290,14 +333,17 @@ export class ContextGuard {
     event: ContextMeasureEvent,
     history: ConversationHistory,
   ): ResolvedStrategy | undefined | Promise<ResolvedStrategy | undefined> {
-    const { strategies, defaultStrategy } = this.#options;
+    const registered = this.#registeredStrategy(history);
+    if (registered === null) return undefined;
+    return typeof registered === 'string' ? this.#resolveUnknown(event, registered) : registered;
+  }
+
+  /** The conversation's registered strategy; null when it is not guarded; the name it asks for when that is unknown. */
+  #registeredStrategy(history: ConversationHistory): ResolvedStrategy | null | string {
     const chosen = history.metadata['contextStrategy'];
-    if (chosen === false) return undefined;
-    if (typeof chosen !== 'string' || chosen.length === 0 || Object.hasOwn(strategies, chosen)) {
-      const name = typeof chosen === 'string' && chosen.length > 0 ? chosen : defaultStrategy;
-      return { name, strategy: strategies[name]! };
-    }
-    return this.#resolveUnknown(event, chosen);
+    if (chosen === false) return null;
+    const named = typeof chosen === 'string' && chosen.length > 0;
+    return this.#registered.get(named ? chosen : this.#options.defaultStrategy) ?? (chosen as string);
   }
 
   async #resolveUnknown(event: ContextMeasureEvent, chosen: string): Promise<ResolvedStrategy | undefined> {
@@ -424,16 +470,7 @@ export class ContextGuard {
     const triggers = this.#sortedTriggers(strategy);
     let current = event.current;
     const percentage = event.percentage!;
-    const written = this.#written.get(history);
-    if (written !== undefined && storedState(history) === written && hasCounters(written)) {
-      // The stored state is the one this guard wrote (plain, redacted JSON): a call that fires
-      // nothing updates its counters without copying the strategies' state.
-      const quiet = quietCounters(triggers, percentage, current, written);
-      if (quiet) {
-        this.#written.set(history, writeCounters(history, written, { ...quiet, calls: written.calls + 1 }));
-        return;
-      }
-    }
+    if (this.#countIfQuiet(history, triggers, percentage, current)) return;
     const state = readState(history);
     state.calls++;
     const call = state.calls;

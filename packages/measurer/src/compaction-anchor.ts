@@ -24,7 +24,12 @@ export class CompactionAnchor {
   /** The messages the provider reads (see {@link compactedView}). */
   view(list: readonly Message[], owner: object, fullScan = false): readonly Message[] {
     const index = this.#newestIndex(list, owner, fullScan);
-    this.#scanned.set(owner, { length: list.length, index });
+    const seen = this.#scanned.get(owner);
+    if (seen === undefined) this.#scanned.set(owner, { length: list.length, index });
+    else {
+      seen.length = list.length;
+      seen.index = index;
+    }
     return index < 0 ? list : viewFrom(list, index);
   }
 
@@ -39,13 +44,20 @@ export class CompactionAnchor {
     const stillThere = seen !== undefined && (seen.index < 0 || holdsCompaction(list[seen.index]));
     if (fullScan || seen === undefined || seen.length > list.length || !stillThere)
       return newestCompactionIndex(list);
-    const fresh = newestCompactionIndex(list.slice(seen.length));
-    return fresh >= 0 ? seen.length + fresh : seen.index;
+    const fresh = newestCompactionFrom(list, seen.length);
+    return fresh >= 0 ? fresh : seen.index;
   }
 }
 
+/** {@link newestCompactionIndex} among `list[from…]` only, or -1. */
+function newestCompactionFrom(list: readonly Message[], from: number): number {
+  for (let i = list.length - 1; i >= from; i--) if (holdsCompaction(list[i])) return i;
+  return -1;
+}
+
 function holdsCompaction(message: Message | undefined): boolean {
-  return newestCompactionIndex(message === undefined ? [] : [message]) === 0;
+  const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
+  return role === 'assistant' && Array.isArray(content) && content.some(isCompactionPart);
 }
 
 function viewFrom(list: readonly Message[], index: number): readonly Message[] {

@@ -295,6 +295,17 @@ describe('register', () => {
     expect(custom.providers()).toContain('openrouter');
   });
 
+  it('answers a repeated lookup with what was registered since, not what it answered before', () => {
+    const custom = new ModelCatalog();
+    const provider = 'anthropic';
+    const model = 'claude-sonnet-4-5-20250929';
+    expect(custom.get(provider, model).contextWindow).toBe(200_000);
+    expect(custom.get(provider, model)).toBe(custom.get(provider, model));
+    custom.register({ provider, model, contextWindow: 1_000_000, tokenizer: { strategy: 'heuristic' } });
+    expect(custom.get(provider, model).contextWindow).toBe(1_000_000);
+    expect(custom.get(' Anthropic ', model).contextWindow).toBe(1_000_000);
+  });
+
   it('overrides a built-in, including results cached before the override', () => {
     const custom = new ModelCatalog();
     expect(custom.get('anthropic', 'claude-sonnet-4-5-20250929').contextWindow).toBe(200_000);

@@ -90,6 +90,8 @@ function byModelId(a: ModelInfo, b: ModelInfo): number {
 export class ModelCatalog {
   readonly #providers = new Map<string, ProviderTable>();
   readonly #resolved = new Map<string, ResolvedModel>();
+  /** The last lookup as asked (before normalizing): counters and measurers ask for one model per call, several times. */
+  #last: { provider: unknown; model: unknown; resolved: ResolvedModel } | undefined;
 
   constructor(options?: ModelCatalogOptions) {
     const parsed = parseOptions(modelCatalogOptionsSchema, options, 'options');
@@ -105,6 +107,14 @@ export class ModelCatalog {
    * answers; an unknown provider gets the global default (128k, heuristic tokenizer).
    */
   get(provider: string, model?: string): ResolvedModel {
+    const last = this.#last;
+    if (last !== undefined && last.provider === provider && last.model === model) return last.resolved;
+    const resolved = this.#lookup(provider, model);
+    this.#last = { provider, model, resolved };
+    return resolved;
+  }
+
+  #lookup(provider: string, model: string | undefined): ResolvedModel {
     const providerId = normalizeIdentifier(provider, 'provider');
     const modelId = model === undefined ? undefined : normalizeIdentifier(model, 'model');
     const key = modelId === undefined ? providerId : `${providerId}\u0000${modelId}`;
@@ -132,6 +142,7 @@ export class ModelCatalog {
     const parsed = parseInput(z.array(catalogEntrySchema), list, 'models');
     for (const entry of parsed) this.#insert(freezeEntry(entry));
     this.#resolved.clear();
+    this.#last = undefined;
   }
 
   /** Entries of one provider, or of all providers, sorted by provider then model id. */

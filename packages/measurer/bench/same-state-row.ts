@@ -1,0 +1,161 @@
+/**
+ * One row of the measurer's same-state benchmark, run in a process of its own (see
+ * measurer.bench.ts): every call of `onMessageResolve` through `ContextMeasurer` and `ContextGuard`
+ * with a message never seen before, against counting such a message alone right after it in the
+ * same state (after the same rebuild of the list when the row rebuilds it: a list of 10,000 fresh
+ * objects leaves the caches cold for whatever runs next, the bare count included).
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Message, MessageResolveEvent } from '@ctxguard/core';
+import { InMemoryConversationHistory } from '@ctxguard/effective-history';
+import { ModelCatalog } from '@ctxguard/models';
+import { HybridTokenCounter } from '@ctxguard/token-counter';
+import {
+  agentConversation as conversation,
+  hugeWindowModel,
+  newUserMessage as newMessage,
+  rebuildMessage as rebuild,
+} from '../../../bench/agent-conversation.ts';
+import { guardedMeasurer } from '../../../bench/guarded-measurer.ts';
+import { median } from '../../../bench/harness.ts';
+
+/** The same window counted by the calibrated heuristic (what a model without a local tokenizer gets). */
+export const heuristicModel = {
+  ...hugeWindowModel,
+  model: 'huge-heuristic',
+  tokenizer: { strategy: 'heuristic' as const },
+};
+const models = [hugeWindowModel, heuristicModel];
+
+/** How the app prepares each call of a row. */
+export interface RowVariant {
+  /** Every message object rebuilt from the same strings before each call (an SDK middleware). */
+  rebuiltEachCall: boolean;
+  /** The provider's usage of the previous request learned before each call (an agent loop). */
+  learn: boolean;
+  /** Counted with the model's tiktoken encoding, or by the calibrated heuristic. */
+  counting: 'tiktoken' | 'heuristic';
+}
+
+/** Per timed repetition: µs per call and per bare count, as medians and as means. */
+export interface RowFigures {
+  medians: { call: number; bare: number }[];
+  means: { call: number; bare: number }[];
+}
+
+const ROW_ENV = 'CTXGUARD_MEASURER_BENCH_ROW';
+
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+/**
+ * Measures `variant` in a new Node process (the same loader and conditions), so no row inherits
+ * another's heap or compiled code: which row ran before changed a row's ratio by up to 2× here.
+ */
+export function measureRowApart(variant: RowVariant, quick: boolean): Promise<RowFigures> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [], {
+      env: { ...process.env, [ROW_ENV]: JSON.stringify({ variant, quick }) },
+      execArgv: ['--import', 'tsx'],
+    });
+    let figures: RowFigures | undefined;
+    child.on('message', (message) => {
+      figures = message as RowFigures;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      figures
+        ? resolve(figures)
+        : reject(new Error(`the ${JSON.stringify(variant)} row exited with ${code}`)),
+    );
+  });
+}
+
+/**
+ * The row itself. Untimed repetitions first: they compile the hot code the way a long-running app
+ * has it compiled (the first call of a repetition counts the whole history, later ones one message).
+ */
+export async function measureRow(variant: RowVariant, quick: boolean): Promise<RowFigures> {
+  const size = 10_000;
+  const growth = quick ? 20 : 60;
+  const warmRepetitions = quick ? 3 : 12;
+  const timedRepetitions = quick ? 3 : 6;
+  const model = variant.counting === 'heuristic' ? heuristicModel : hugeWindowModel;
+  const modelCtx = { provider: model.provider, model: model.model };
+  const truthCtx = { provider: hugeWindowModel.provider, model: hugeWindowModel.model };
+  const base = conversation(size);
+  const counter = new HybridTokenCounter({ catalog: new ModelCatalog({ models }) });
+  await counter.warm(truthCtx);
+  await counter.warm(modelCtx);
+  let baseTruth = 0;
+  for (const message of base) baseTruth += counter.estimateMessage(message, truthCtx);
+  const figures: RowFigures = { medians: [], means: [] };
+  for (let repetition = 0; repetition < warmRepetitions + timedRepetitions; repetition++) {
+    const { hooks, measurer, destroy } = guardedMeasurer(new ModelCatalog({ models }));
+    // The app's stored conversation: the guard keeps its state in its metadata and the measurer its
+    // tally by it; it holds exactly the messages this repetition sends (appended untimed).
+    const history = new InMemoryConversationHistory();
+    for (const message of base) history.append(message);
+    const unseenMessages = Array.from({ length: growth }, (_, i) => newMessage(i + 1_000 * (repetition + 1)));
+    const alone = Array.from({ length: growth }, (_, i) => newMessage(i + 1_000_000 + 1_000 * repetition));
+    const lists: Message[][] = [];
+    let grown = base.slice();
+    for (const message of unseenMessages) {
+      grown = [...grown, message];
+      lists.push(grown);
+    }
+    const request = (messages: Message[]): MessageResolveEvent => ({
+      ...modelCtx,
+      messages,
+      history,
+      abort: false,
+    });
+    // The first call counts the history once; warmCache then waits for the model's encoder, whose
+    // arrival changes the counts, so the next call recounts once more.
+    await hooks.emit('onMessageResolve', request(base));
+    await measurer.warmCache();
+    await hooks.emit('onMessageResolve', request(base));
+    const calls: number[] = [];
+    const counts: number[] = [];
+    let previous = base;
+    // The provider's count: the exact o200k count plus 10% (a denser tokenizer), fixed by the content.
+    // Counted before the loop: a count of a similar message just before a timed one would warm it.
+    let truth = baseTruth;
+    const truths = lists.map((list) => {
+      const before = truth;
+      truth += counter.estimateMessage(list.at(-1) as Message, truthCtx);
+      return before;
+    });
+    for (const [i, list] of lists.entries()) {
+      // Rebuilt just before its call (untimed), as a middleware does, so only one copy is alive.
+      const messages = variant.rebuiltEachCall ? list.map(rebuild) : list;
+      history.append(list.at(-1) as Message);
+      if (variant.learn) {
+        const usage = { inputTokens: Math.round((truths[i] as number) * 1.1), outputTokens: 20 };
+        await hooks.emit('onCompletion', { ...modelCtx, messages: previous, usage });
+      }
+      let started = performance.now();
+      await hooks.emit('onMessageResolve', request(messages));
+      calls.push(performance.now() - started);
+      previous = messages;
+      // The bare count in the same state: the same list prepared the same way just before it.
+      const again = variant.rebuiltEachCall ? list.map(rebuild) : list;
+      started = performance.now();
+      counter.estimateMessage(alone[i] as Message, modelCtx);
+      counts.push(performance.now() - started);
+      if (again.length !== list.length) throw new Error('unreachable');
+    }
+    destroy();
+    if (repetition < warmRepetitions) continue;
+    // The mean per call (GC pauses and the machine's preemptions included) and the median (neither).
+    figures.means.push({ call: mean(calls) * 1000, bare: mean(counts) * 1000 });
+    figures.medians.push({ call: median(calls) * 1000, bare: median(counts) * 1000 });
+  }
+  return figures;
+}
+
+const row = process.env[ROW_ENV];
+if (row !== undefined && process.send) {
+  const { variant, quick } = JSON.parse(row) as { variant: RowVariant; quick: boolean };
+  process.send(await measureRow(variant, quick), () => process.exit(0));
+}
