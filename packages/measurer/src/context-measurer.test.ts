@@ -12,6 +12,7 @@ import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ModelCatalog } from '@ctxguard/models';
 import { MemoryPersistence } from '@ctxguard/persistence';
 import {
+  type CountContext,
   conversationOverhead,
   HeuristicCounter,
   HybridTokenCounter,
@@ -368,6 +369,13 @@ describe('ContextMeasurer', () => {
     inner.estimateMessage = (message, ctx) => {
       counted.push(message);
       return spy(message, ctx);
+    };
+    // A message appended to a tallied conversation is counted without the counter's memo.
+    const fresh = inner as TokenCounter & { estimateFresh: (m: Message, ctx: CountContext) => number };
+    const freshSpy = fresh.estimateFresh.bind(inner);
+    fresh.estimateFresh = (message, ctx) => {
+      counted.push(message);
+      return freshSpy(message, ctx);
     };
     // A heuristic-counted model is counted through its parts (kept to follow its calibration).
     const split = inner as TokenCounter & { messageParts: (m: Message, ctx: unknown) => unknown };

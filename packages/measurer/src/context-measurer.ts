@@ -345,20 +345,21 @@ export class ContextMeasurer {
   } {
     const owner = this.#tallyOf(input);
     const request = this.#compactions.request(input, owner, this.#fullPrefixCheck);
-    const { ctx, count, weighing, key } = this.#counting(request.provider, request.model);
+    const { ctx, count, countAppended, weighing, key } = this.#counting(request.provider, request.model);
     const tally = request === input ? owner : this.#tallyOf(request);
     const view = requestView(request, tally);
     const counter = this.counter;
     const revision = revisionOf(counter, ctx);
     const limits = this.#limits(request);
-    let result = tally.update(view, count, { model: key, revision }, !this.#fullPrefixCheck, weighing);
+    const countedFor = { model: key, revision };
+    let result = tally.update(view, count, countedFor, !this.#fullPrefixCheck, weighing, countAppended);
     if (!result.verified && limits.inputBudget !== null) {
       // Near the limit a trusted prefix is not enough: compare every earlier message.
       const rough =
         (result.anchorIndex >= 0 ? result.usageTokens + result.trailingTokens : result.messageTokens) /
         Math.max(1, limits.inputBudget);
       if (this.#mustVerify(rough))
-        result = tally.update(view, count, { model: key, revision }, false, weighing);
+        result = tally.update(view, count, countedFor, false, weighing, countAppended);
     }
     const extra =
       conversationOverhead(request.provider) +
@@ -434,7 +435,7 @@ export class ContextMeasurer {
     if (last !== undefined && last.provider === provider && last.model === model) return last;
     const ctx: CountContext = { provider, model };
     const direct = this.#direct;
-    const split = direct as TokenCounter & Partial<SplitCounter>;
+    const split = direct as TokenCounter & Partial<SplitCounter> & Partial<FreshCounter>;
     const key = `${provider}\u0000${model}`;
     const next: ModelCounting = {
       provider,
@@ -442,6 +443,10 @@ export class ContextMeasurer {
       key,
       ctx,
       count: (message) => direct.estimateMessage(message, ctx),
+      countAppended:
+        typeof split.estimateFresh === 'function'
+          ? (message) => (split as FreshCounter).estimateFresh(message, ctx)
+          : (message) => direct.estimateMessage(message, ctx),
       weighing:
         typeof split.messageParts === 'function' && typeof split.weightsFor === 'function'
           ? {
@@ -571,6 +576,8 @@ interface ModelCounting {
   readonly key: string;
   readonly ctx: CountContext;
   readonly count: (message: Message) => number;
+  /** Counts a message the tally keeps the count of from now on (without the counter's own memo when it has one). */
+  readonly countAppended: (message: Message) => number;
   /** How the counter splits its counts for this model, when it does (a calibrated heuristic). */
   readonly weighing: Weighing | undefined;
 }
@@ -579,6 +586,11 @@ interface ModelCounting {
 interface SplitCounter {
   messageParts(message: Message, ctx: CountContext): MessageParts | undefined;
   weightsFor(ctx: CountContext): Readonly<Float64Array> | undefined;
+}
+
+/** A counter that can count a message without remembering it (the exact and hybrid counters). */
+interface FreshCounter {
+  estimateFresh(message: Message, ctx: CountContext): number;
 }
 
 function isLimit(value: unknown): value is number {

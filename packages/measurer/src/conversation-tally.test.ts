@@ -34,13 +34,68 @@ describe('ConversationTally', () => {
     const rebuilt = [user('aaaa'), user('BBBBB'), user('c')];
     const result = tally.update(rebuilt, count, at(0));
     expect(result.firstChanged).toBe(1);
-    expect(counted).toEqual(['BBBBB', 'c']);
+    expect(counted).toEqual(['BBBBB']);
     expect(result.messageTokens).toBe(10);
     counted.length = 0;
     expect(tally.update(rebuilt.slice(0, 1), count, at(0)).messageTokens).toBe(4);
     expect(counted).toEqual([]);
     expect(tally.update(rebuilt.slice(0, 1), count, at(1)).messageTokens).toBe(4);
     expect(counted).toEqual(['aaaa']);
+  });
+
+  it('keeps the counts of the messages after a range replaced or removed further up', () => {
+    const tally = new ConversationTally();
+    const { counted, count } = counting();
+    const list = ['s', 'a1', 'a2', 'a3', 'a4', 'b1', 'b2'].map(user);
+    tally.update(list, count, at(0));
+    counted.length = 0;
+    // a1…a4 become one summary; b1, b2 are rebuilt objects with the same strings.
+    const compacted = [list[0]!, user('SUMMARY'), user('b1'), user('b2')];
+    const result = tally.update(compacted, count, at(0));
+    expect(counted).toEqual(['SUMMARY']);
+    expect(result).toMatchObject({ firstChanged: 1, messageTokens: 1 + 7 + 2 + 2 });
+    counted.length = 0;
+    // Removed from the middle; then the same tail under another revision is counted again.
+    expect(tally.update([list[0]!, user('b1'), user('b2')], count, at(0)).messageTokens).toBe(5);
+    expect(counted).toEqual([]);
+    expect(tally.update([list[0]!, user('b1'), user('b2'), user('c')], count, at(0)).messageTokens).toBe(6);
+    expect(counted).toEqual(['c']);
+    counted.length = 0;
+    expect(tally.update([list[0]!, user('B1'), user('b2'), user('c')], count, at(1)).messageTokens).toBe(6);
+    expect(counted).toEqual(['s', 'B1', 'b2', 'c']);
+  });
+
+  it('counts a tail that changed as well, and a grown request whose earlier messages changed', () => {
+    const tally = new ConversationTally();
+    const { counted, count } = counting();
+    tally.update(['s', 'a', 'b', 'c'].map(user), count, at(0));
+    counted.length = 0;
+    expect(tally.update(['s', 'A', 'b', 'C'].map(user), count, at(0)).messageTokens).toBe(4);
+    expect(counted).toEqual(['A', 'b', 'C']);
+    counted.length = 0;
+    // One message inserted in the middle: the messages after it keep their counts.
+    expect(tally.update(['s', 'A', 'new', 'b', 'C'].map(user), count, at(0)).messageTokens).toBe(7);
+    expect(counted).toEqual(['new']);
+  });
+
+  it('counts messages appended after an unchanged prefix with countAppended, every other message with count', () => {
+    const tally = new ConversationTally();
+    const { counted, count } = counting();
+    const appended: string[] = [];
+    const countAppended = (message: Message) => {
+      appended.push(String(message.content));
+      return count(message);
+    };
+    const list = ['a', 'b'].map(user);
+    tally.update(list, count, at(0), false, undefined, countAppended);
+    expect([counted, appended]).toEqual([['a', 'b'], []]);
+    counted.length = 0;
+    tally.update([...list, user('c'), user('d')], count, at(0), true, undefined, countAppended);
+    expect(appended).toEqual(['c', 'd']);
+    appended.length = 0;
+    counted.length = 0;
+    tally.update(['a', 'B', 'c', 'e'].map(user), count, at(0), false, undefined, countAppended);
+    expect([counted, appended]).toEqual([['B', 'c', 'e'], []]);
   });
 
   it('sees an edit made in place', () => {

@@ -46,6 +46,13 @@ export interface Weighing {
   weights(): Readonly<Float64Array> | undefined;
 }
 
+/** How a tally counts: each message, a message appended after an unchanged prefix, and a calibrated counter's parts. */
+interface Counting {
+  count: (message: Message) => number;
+  countAppended: (message: Message) => number;
+  weighing: Weighing | undefined;
+}
+
 /** Previously tallied messages compared on every call when the prefix is trusted: the newest ones. */
 const TAIL_CHECKS = 4;
 /** Earlier messages compared per call in rotation when the prefix is trusted. */
@@ -125,6 +132,7 @@ export class ConversationTally {
     countedFor: { model: string; revision: number },
     trustPrefix = false,
     weighing?: Weighing,
+    countAppended: (message: Message) => number = count,
   ): TallyResult {
     if (Array.isArray(view)) {
       this.#lead = undefined;
@@ -136,10 +144,9 @@ export class ConversationTally {
     this.#offset = this.#lead === undefined ? 0 : 1;
     try {
       return this.#update(
-        count,
+        { count, countAppended, weighing: weighing?.weights() === undefined ? undefined : weighing },
         countedFor,
         trustPrefix,
-        weighing?.weights() === undefined ? undefined : weighing,
       );
     } finally {
       // Not kept past the call: the request's messages belong to the app.
@@ -154,11 +161,11 @@ export class ConversationTally {
   }
 
   #update(
-    count: (message: Message) => number,
+    counting: Counting,
     countedFor: { model: string; revision: number },
     trustPrefix: boolean,
-    weighing: Weighing | undefined,
   ): TallyResult {
+    const weighing = counting.weighing;
     const previous = this.#tokens.length;
     const n = this.#list.length + this.#offset;
     // Kept parts hold a model's own fixed costs (images, files): only that model may reweigh them.
@@ -181,9 +188,15 @@ export class ConversationTally {
       this.#reweigh(weighing, firstChanged)
     )
       recountFrom = firstChanged;
+    // Messages after the change that were tallied before (a range replaced or removed further up)
+    // keep their counts: only what is new in the middle is counted.
+    const reused =
+      sameRevision && firstChanged < previous ? this.#matchingTail(previous, n, firstChanged) : 0;
     this.#revision = countedFor.revision;
     this.#model = countedFor.model;
-    this.#count(count, recountFrom, firstChanged, n, weighing);
+    // Appended after an unchanged prefix: counted without the counter's own memo (the tally keeps them).
+    const appendedFrom = previous > 0 && firstChanged >= previous ? previous : n;
+    this.#count(counting, { from: recountFrom, firstChanged, n, appendedFrom }, { previous, reused });
     this.#trackAnchor(n, firstChanged, previous);
     const sums = this.#sums;
     const messageTokens = sums[n] as number;
@@ -215,16 +228,17 @@ export class ConversationTally {
    * the later calls deoptimizing on every entry (a few tens of µs each).
    */
   #count(
-    count: (message: Message) => number,
-    from: number,
-    firstChanged: number,
-    n: number,
-    weighing: Weighing | undefined,
+    counting: Counting,
+    range: { from: number; firstChanged: number; n: number; appendedFrom: number },
+    tail: { previous: number; reused: number },
   ): void {
+    const { count, countAppended, weighing } = counting;
+    const { from, firstChanged, n, appendedFrom } = range;
     const tokens = this.#tokens;
     const sums = this.#sums;
     const snapshots = this.#snapshots;
     const parts = this.#parts;
+    const kept = this.#takeTail(tail.previous, tail.reused);
     // Only ever shrink by `length`: growing it reallocates the whole store each call, while
     // appending below grows it in amortized steps.
     if (tokens.length > n) tokens.length = n;
@@ -232,15 +246,54 @@ export class ConversationTally {
     if (parts.length > n) parts.length = n;
     if (sums.length > n + 1) sums.length = n + 1;
     const weights = weighing?.weights();
-    for (let i = from; i < n; i++) {
+    const end = n - tail.reused;
+    for (let i = from; i < end; i++) {
       const message = this.#at(i);
       if (i >= firstChanged) snapshots[i] = takeMessageSnapshot(message);
       const split = weights === undefined ? undefined : weighing?.parts(message);
-      const value = split === undefined ? count(message) : weighParts(split, weights as Float64Array);
+      const value =
+        split !== undefined
+          ? weighParts(split, weights as Float64Array)
+          : i >= appendedFrom
+            ? countAppended(message)
+            : count(message);
       parts[i] = split;
       tokens[i] = value;
       sums[i + 1] = (sums[i] as number) + value;
     }
+    if (kept === undefined) return;
+    for (let k = 0, i = end; i < n; k++, i++) {
+      const value = kept.tokens[k] as number;
+      snapshots[i] = kept.snapshots[k];
+      parts[i] = kept.parts[k];
+      tokens[i] = value;
+      sums[i + 1] = (sums[i] as number) + value;
+    }
+  }
+
+  /** Copies of the counts, snapshots and parts of the last `reused` messages tallied (of `previous`). */
+  #takeTail(previous: number, reused: number) {
+    if (reused === 0) return undefined;
+    return {
+      tokens: this.#tokens.slice(previous - reused, previous),
+      snapshots: this.#snapshots.slice(previous - reused, previous),
+      parts: this.#parts.slice(previous - reused, previous),
+    };
+  }
+
+  /**
+   * How many of the request's last messages match the last ones tallied, from the end back to the
+   * first change (a request whose middle was replaced or cut keeps the tail it had).
+   */
+  #matchingTail(previous: number, n: number, firstChanged: number): number {
+    const most = Math.min(previous, n) - firstChanged;
+    let matched = 0;
+    while (matched < most) {
+      const snapshot = this.#snapshots[previous - 1 - matched];
+      if (snapshot === undefined || !matchesSnapshot(this.#at(n - 1 - matched), snapshot)) break;
+      matched++;
+    }
+    return matched;
   }
 
   /**

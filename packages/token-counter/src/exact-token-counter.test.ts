@@ -146,6 +146,26 @@ describe('ExactTokenCounter', () => {
     counter.dispose();
   });
 
+  it('estimateFresh counts like estimateMessage without reading or filling the memo', async () => {
+    const counter = new ExactTokenCounter({ pool });
+    await counter.ready(gpt4o);
+    const message: Message = {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Running the tests now.' },
+        { type: 'tool-call', toolCallId: 'c1', toolName: 'bash', input: { command: 'pnpm vitest run' } },
+      ],
+    };
+    const fresh = counter.estimateFresh(message, gpt4o);
+    expect(counter.memoStats()).toEqual({ hits: 0, misses: 0, entries: 0 });
+    expect(counter.estimateMessage(message, gpt4o)).toBe(fresh);
+    expect(counter.memoStats()).toMatchObject({ misses: 1, entries: 1 });
+    expect(counter.estimateFresh(message, gpt4o)).toBe(fresh);
+    expect(counter.memoStats()).toMatchObject({ hits: 0, misses: 1, entries: 1 });
+    expect(counter.estimateFresh(null as unknown as Message, gpt4o)).toBeGreaterThanOrEqual(0);
+    counter.dispose();
+  });
+
   it('rejects bad options and bad input with errors that name the field', async () => {
     expect(() => new ExactTokenCounter({ engine: 'wasm' as 'bpe' })).toThrow(InvalidOptionsError);
     expect(() => new ExactTokenCounter({ encoding: 'p50k_base' as 'o200k_base' })).toThrow(/encoding/);

@@ -198,22 +198,45 @@ export class ExactTokenCounter implements TokenCounter {
       if (known !== undefined) return known;
       const slot = this.memo?.lookup(message, scope);
       if (slot?.value !== undefined) return slot.value;
-      let exact = true;
-      const tokens = messageTokens(message, {
-        provider: ctxProvider(ctx),
-        model: ctxModel(ctx),
-        countText: (text) => {
-          const n = this.countSync(text, encoding);
-          if (n !== undefined) return n;
-          exact = false;
-          return this.fallbackEstimate(text, ctx);
-        },
-      });
-      if (exact) slot?.store(tokens);
-      return tokens;
+      const count = this.countMessage(message, ctx, encoding);
+      if (count.exact) slot?.store(count.tokens);
+      return count.tokens;
     } catch {
       return safeRough(safeJson(message));
     }
+  }
+
+  /**
+   * {@link estimateMessage} without the per-message memo (neither looked up nor filled): for a
+   * caller that keeps its own count of each message, such as the measurer's tally of a
+   * conversation, which would otherwise pay for a content key of every new message.
+   */
+  estimateFresh(message: Message, ctx: CountContext): number {
+    try {
+      return this.countMessage(message, ctx, this.encodingFor(ctx)).tokens;
+    } catch {
+      return safeRough(safeJson(message));
+    }
+  }
+
+  /** The message's count now, and whether every text in it was counted exactly. */
+  private countMessage(
+    message: Message,
+    ctx: CountContext,
+    encoding: ExactEncoding,
+  ): { tokens: number; exact: boolean } {
+    let exact = true;
+    const tokens = messageTokens(message, {
+      provider: ctxProvider(ctx),
+      model: ctxModel(ctx),
+      countText: (text) => {
+        const n = this.countSync(text, encoding);
+        if (n !== undefined) return n;
+        exact = false;
+        return this.fallbackEstimate(text, ctx);
+      },
+    });
+    return { tokens, exact };
   }
 
   async measure(text: string, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {

@@ -51,6 +51,25 @@ describe('HybridTokenCounter', () => {
     expect(new HybridTokenCounter().route(claude).route).toBe('heuristic');
   });
 
+  it('estimateFresh gives the fast estimate of each route without filling the exact memo', async () => {
+    const counter = new HybridTokenCounter();
+    await counter.warm(gpt4o);
+    const message: Message = { role: 'user', content: prose.slice(0, 400) };
+    for (const ctx of [gpt4o, gemini, mistral]) {
+      expect(counter.estimateFresh(message, ctx)).toBe(counter.estimateMessage(message, ctx));
+    }
+    const gptOnly = new HybridTokenCounter();
+    await gptOnly.warm(gpt4o);
+    const o200k = get_encoding('o200k_base');
+    try {
+      expect(gptOnly.estimateFresh(message, gpt4o)).toBeGreaterThan(
+        o200k.encode(message.content as string).length,
+      );
+    } finally {
+      o200k.free();
+    }
+  });
+
   it('counts tiktoken models exactly with the encoding the catalog names', async () => {
     const counter = new HybridTokenCounter();
     await counter.warm(gpt4o);
