@@ -199,6 +199,14 @@ function hasCounters(state: GuardConversationState): boolean {
   );
 }
 
+/** What the guard keeps per conversation: its queue of calls being handled, the state it stored last. */
+interface ConversationRecord {
+  /** Settles when the calls queued for the conversation are handled; undefined when none is. */
+  queue: Promise<void> | undefined;
+  /** The state this guard last stored (plain JSON, redacted), while it is still the stored one. */
+  written: GuardConversationState | undefined;
+}
+
 /** A conversation's strategy and the name it is registered under. */
 interface ResolvedStrategy {
   name: string;
@@ -233,12 +241,11 @@ export class ContextGuard {
   readonly #triggerCache = new WeakMap<ContextStrategy, readonly TriggerLevel[]>();
   readonly #warnedUnknown = new Set<string>();
   readonly #meters = new Map<string, TokenMeter>();
-  readonly #queues = new WeakMap<ConversationHistory, Promise<void>>();
   readonly #ownRequests = new WeakSet<Message[]>();
-  /** The state this guard last stored per conversation (plain JSON, redacted), while it is still the stored one. */
-  readonly #written = new WeakMap<ConversationHistory, GuardConversationState>();
-  /** Each registered strategy with its name (resolved on every call). */
-  readonly #registered: ReadonlyMap<string, ResolvedStrategy>;
+  /** What the guard keeps per conversation while it lives (one lookup per call). */
+  readonly #conversations = new WeakMap<ConversationHistory, ConversationRecord>();
+  /** Each registered strategy with its name and sorted triggers (resolved on every call). */
+  readonly #registered: ReadonlyMap<string, ResolvedStrategy & { triggers: readonly TriggerLevel[] }>;
   #off: (() => void) | undefined;
 
   constructor(options: ContextGuardOptions) {
@@ -251,7 +258,10 @@ export class ContextGuard {
       return typeof out === 'string' ? out : text;
     };
     this.#registered = new Map(
-      Object.entries(this.#options.strategies).map(([name, strategy]) => [name, { name, strategy }]),
+      Object.entries(this.#options.strategies).map(([name, strategy]) => [
+        name,
+        { name, strategy, triggers: this.#sortedTriggers(strategy) },
+      ]),
     );
     this.#off = this.#hooks.on('onContextMeasure', (event) => this.#onMeasure(event));
   }
@@ -266,34 +276,47 @@ export class ContextGuard {
     if (this.#off === undefined || this.#ownRequests.has(event.messages)) return;
     const history = event.history;
     if (!history || event.percentage === null || event.inputBudget === null || event.window === null) return;
-    const previous = this.#queues.get(history);
+    const record = this.#record(history);
+    const previous = record.queue;
     // Nothing queued and nothing fires: settled at once, without queueing (most calls).
-    if (previous === undefined && this.#countQuietCall(event, history)) return;
+    if (previous === undefined && this.#countQuietCall(event, history, record)) return;
     // Nothing queued for this conversation: its handling starts now (no extra turn of the queue).
     const run =
       previous === undefined
         ? this.#handle(event, history)
         : previous.then(() => this.#handle(event, history));
     const settled = run.catch(() => undefined);
-    this.#queues.set(history, settled);
+    record.queue = settled;
     try {
       await run;
     } finally {
-      if (this.#queues.get(history) === settled) this.#queues.delete(history);
+      if (record.queue === settled) record.queue = undefined;
     }
+  }
+
+  #record(history: ConversationHistory): ConversationRecord {
+    let record = this.#conversations.get(history);
+    if (record === undefined) {
+      record = { queue: undefined, written: undefined };
+      this.#conversations.set(history, record);
+    }
+    return record;
   }
 
   /**
    * Settles a call synchronously when its strategy is known at once and nothing fires (what
    * {@link #handle} would do for it); false when the call needs the full handling.
    */
-  #countQuietCall(event: ContextMeasureEvent, history: ConversationHistory): boolean {
+  #countQuietCall(
+    event: ContextMeasureEvent,
+    history: ConversationHistory,
+    record: ConversationRecord,
+  ): boolean {
     const registered = this.#registeredStrategy(history);
     if (registered === null) return true;
     if (typeof registered === 'string') return false;
     if (event.abort) return true;
-    const triggers = this.#sortedTriggers(registered.strategy);
-    return this.#countIfQuiet(history, triggers, event.percentage!, event.current);
+    return this.#countIfQuiet(history, record, registered.triggers, event);
   }
 
   /**
@@ -302,20 +325,20 @@ export class ContextGuard {
    */
   #countIfQuiet(
     history: ConversationHistory,
+    record: ConversationRecord,
     triggers: readonly TriggerLevel[],
-    percentage: number,
-    current: number,
+    measured: { percentage: number | null; current: number },
   ): boolean {
-    const written = this.#written.get(history);
+    const written = record.written;
     if (written === undefined || storedState(history) !== written || !hasCounters(written)) return false;
-    const quiet = quietCounters(triggers, percentage, current, written);
+    const quiet = quietCounters(triggers, measured.percentage!, measured.current, written);
     if (!quiet) return false;
     const counters = {
       lastLevelIdx: quiet.lastLevelIdx,
       lastCurrent: quiet.lastCurrent,
       calls: written.calls + 1,
     };
-    this.#written.set(history, writeCounters(history, written, counters));
+    record.written = writeCounters(history, written, counters);
     return true;
   }
 
@@ -339,7 +362,9 @@ export class ContextGuard {
   }
 
   /** The conversation's registered strategy; null when it is not guarded; the name it asks for when that is unknown. */
-  #registeredStrategy(history: ConversationHistory): ResolvedStrategy | null | string {
+  #registeredStrategy(
+    history: ConversationHistory,
+  ): (ResolvedStrategy & { triggers: readonly TriggerLevel[] }) | null | string {
     const chosen = history.metadata['contextStrategy'];
     if (chosen === false) return null;
     const named = typeof chosen === 'string' && chosen.length > 0;
@@ -470,7 +495,7 @@ export class ContextGuard {
     const triggers = this.#sortedTriggers(strategy);
     let current = event.current;
     const percentage = event.percentage!;
-    if (this.#countIfQuiet(history, triggers, percentage, current)) return;
+    if (this.#countIfQuiet(history, this.#record(history), triggers, event)) return;
     const state = readState(history);
     state.calls++;
     const call = state.calls;
@@ -699,7 +724,7 @@ export class ContextGuard {
 
   /** Stores `state` as JSON (redacted) and remembers what was stored. */
   #save(history: ConversationHistory, state: GuardConversationState): void {
-    this.#written.set(history, writeState(history, state, this.#redact));
+    this.#record(history).written = writeState(history, state, this.#redact);
   }
 
   async #emitCompactions(

@@ -637,10 +637,10 @@ function changedSince(before: MessagesBefore, sent: readonly Message[], after: r
  * The request as the tally reads it: the separate system prompt leads unless a system message
  * with the same text is already there (checked incrementally on the tally, like `withSystemPrompt`).
  */
-function requestView(request: MeasureInput, tally: ConversationTally): RequestView {
+function requestView(request: MeasureInput, tally: ConversationTally): RequestView | readonly Message[] {
   const system = request.system;
   const messages = request.messages;
-  if (typeof system !== 'string' || system.length === 0) return { lead: undefined, messages };
+  if (typeof system !== 'string' || system.length === 0) return messages;
   const present = tally.systemPresence(system, messages, (message) => isSystemWithText(message, system));
   return { lead: present ? undefined : { role: 'system', content: system }, messages };
 }
