@@ -162,7 +162,7 @@ export class HookBus {
       set = new Set();
       this.#listeners.set(hook, set);
     }
-    const registration: Registration = { call: listener as HookListener<HookName> };
+    const registration: Registration = { call: (event) => listener(event as HookEvents[K]) };
     set.add(registration);
     this.#snapshots.delete(hook);
     return () => {
