@@ -23,8 +23,8 @@ export class CompactionAnchor {
 
   /** The messages the provider reads (see {@link compactedView}). */
   view(list: readonly Message[], owner: object, fullScan = false): readonly Message[] {
-    const index = this.#newestIndex(list, owner, fullScan);
     const seen = this.#scanned.get(owner);
+    const index = this.#newestIndex(list, seen, fullScan);
     if (seen === undefined) this.#scanned.set(owner, { length: list.length, index });
     else {
       seen.length = list.length;
@@ -39,8 +39,11 @@ export class CompactionAnchor {
     return view === request.messages ? request : { ...request, messages: view as Message[] };
   }
 
-  #newestIndex(list: readonly Message[], owner: object, fullScan: boolean): number {
-    const seen = this.#scanned.get(owner);
+  #newestIndex(
+    list: readonly Message[],
+    seen: { length: number; index: number } | undefined,
+    fullScan: boolean,
+  ): number {
     const stillThere = seen !== undefined && (seen.index < 0 || holdsCompaction(list[seen.index]));
     if (fullScan || seen === undefined || seen.length > list.length || !stillThere)
       return newestCompactionIndex(list);

@@ -437,16 +437,17 @@ export class ContextMeasurer {
     const direct = this.#direct;
     const split = direct as TokenCounter & Partial<SplitCounter> & Partial<FreshCounter>;
     const key = `${provider}\u0000${model}`;
+    const count = (message: Message) => direct.estimateMessage(message, ctx);
     const next: ModelCounting = {
       provider,
       model,
       key,
       ctx,
-      count: (message) => direct.estimateMessage(message, ctx),
+      count,
       countAppended:
         typeof split.estimateFresh === 'function'
           ? (message) => (split as FreshCounter).estimateFresh(message, ctx)
-          : (message) => direct.estimateMessage(message, ctx),
+          : count,
       weighing:
         typeof split.messageParts === 'function' && typeof split.weightsFor === 'function'
           ? {
