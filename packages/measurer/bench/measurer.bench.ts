@@ -77,6 +77,7 @@ export async function run(h: BenchHarness): Promise<void> {
     ['bare count of a never-seen message', () => counter.estimateMessage(newMessage(unseen++), ctx)],
     cases,
   );
+  await compareLearning(h, base);
   // Each row in a process of its own (see same-state-row.ts).
   const rows: (string | number)[][] = [];
   const variants: RowVariant[] = [
@@ -105,4 +106,43 @@ export async function run(h: BenchHarness): Promise<void> {
     ['case', 'median µs per call / bare count = ×', 'mean µs per call / bare count = ×'],
     rows,
   );
+}
+
+/**
+ * One `onCompletion` on a 10,000-message conversation of a model the heuristic counts (every
+ * Anthropic model without a count-API key, Gemini, Mistral…): the measurer learning from the parts
+ * its tally kept of the request it measured, against the counter reading the whole request (what
+ * every completion cost before). The request comes back rebuilt, as an app that stored it gives it.
+ */
+async function compareLearning(h: BenchHarness, base: Message[]): Promise<void> {
+  const modelCtx = { provider: heuristicModel.provider, model: heuristicModel.model };
+  const { hooks, measurer, destroy } = guardedMeasurer(new ModelCatalog({ models }));
+  const history = new InMemoryConversationHistory();
+  await hooks.emit('onMessageResolve', { ...modelCtx, messages: base, history, abort: false });
+  const estimate = (await measurer.measure({ ...modelCtx, messages: base, history })).current;
+  const counter = new HybridTokenCounter({ catalog: new ModelCatalog({ models }) });
+  // Reported counts around the estimate (alternating, so the calibration stays where it is).
+  let call = 0;
+  const usage = () => ({ inputTokens: Math.round(estimate * (call++ % 2 ? 1.02 : 0.98)), outputTokens: 20 });
+  const stored = base.map(rebuild);
+  const learned: string[] = [];
+  hooks.on('onWarning', (warning) => {
+    learned.push(warning.code);
+  });
+  await h.compare(
+    'learning from one onCompletion, 10,000 messages, heuristic-counted model',
+    [
+      'HybridTokenCounter.learn reading the request',
+      () => counter.learn({ ...modelCtx, messages: stored, actualTokens: usage().inputTokens }),
+    ],
+    [
+      [
+        'ContextMeasurer from the parts its tally kept',
+        () => hooks.emit('onCompletion', { ...modelCtx, messages: stored, usage: usage() }),
+      ],
+    ],
+    { time: h.quick ? 200 : 1_000 },
+  );
+  destroy();
+  if (learned.length > 0) throw new Error(`learning warned: ${learned.join(', ')}`);
 }

@@ -505,6 +505,98 @@ describe('ContextMeasurer', () => {
     );
   });
 
+  describe('learning from a completion of a request it measured', () => {
+    const ctx = { provider: 'acme', model: 'big' };
+    const system = 'You are a terse coding agent.';
+    const tools = [
+      {
+        name: 'bash',
+        description: 'Runs a shell command.',
+        parameters: { type: 'object', properties: { command: { type: 'string' } } },
+      },
+    ];
+    const conversation: Message[] = Array.from({ length: 80 }, (_, i) => ({
+      role: i % 2 ? 'assistant' : 'user',
+      content: i % 3 ? `turn ${i} ${text(30)}` : `{"step": ${i}, "files": ["a${i}.ts", "b.ts"]} ${text(5)}`,
+    }));
+
+    /** A measurer whose counter records which of its two ways of learning ran. */
+    function recording() {
+      const { hooks, resolve, measurer } = setup();
+      const inner = (measurer.counter as unknown as { inner: HybridTokenCounter }).inner;
+      const ways: string[] = [];
+      const [learn, learnFromParts] = [inner.learn.bind(inner), inner.learnFromParts.bind(inner)];
+      inner.learn = (input) => {
+        ways.push('messages');
+        return learn(input);
+      };
+      inner.learnFromParts = (input) => {
+        ways.push('parts');
+        return learnFromParts(input);
+      };
+      return { hooks, resolve, inner, ways };
+    }
+
+    /** What the same completions teach a heuristic counter that reads every message. */
+    async function taughtByMessages(completions: Message[][]) {
+      const reference = new HeuristicCounter();
+      for (const messages of completions)
+        await reference.learn({ ...ctx, system, tools, messages, actualTokens: 9_000 });
+      return reference.calibrationState(ctx);
+    }
+
+    it('learns from the parts it kept, without reading the messages again, what the messages teach', async () => {
+      const { hooks, resolve, inner, ways } = recording();
+      const history = new InMemoryConversationHistory();
+      const completions: Message[][] = [];
+      let list = conversation;
+      for (let i = 0; i < 3; i++) {
+        await resolve(list, { ...ctx, system, tools, history });
+        // As an app that stored the request gives it back: equal messages, not the same objects.
+        const stored = structuredClone(list);
+        completions.push(stored);
+        await hooks.emit('onCompletion', {
+          ...ctx,
+          system,
+          tools,
+          messages: stored,
+          usage: { inputTokens: 9_000, outputTokens: 1 },
+        });
+        list = [...list, { role: 'user', content: `next ${i} ${text(12)}` }];
+      }
+      expect(ways).toEqual(['parts', 'parts', 'parts']);
+      const learned = inner.heuristic.calibrationState(ctx);
+      expect(learned.some((state) => state.confidence > 0)).toBe(true);
+      for (const [i, state] of (await taughtByMessages(completions)).entries()) {
+        expect(learned[i]?.factor).toBeCloseTo(state.factor, 9);
+        expect(learned[i]?.confidence).toBeCloseTo(state.confidence, 9);
+      }
+    });
+
+    it('reads the messages when no tally holds exactly the completed request', async () => {
+      const { hooks, resolve, inner, ways } = recording();
+      await resolve(conversation, { ...ctx, system, tools, history: new InMemoryConversationHistory() });
+      const edited = conversation.map((message, i) =>
+        i === conversation.length - 1 ? { ...message, content: `${message.content} (edited)` } : message,
+      ) as Message[];
+      const unseen: Message[] = [{ role: 'user', content: text(40, 'fresh') }];
+      for (const messages of [edited, conversation.slice(0, -1), unseen])
+        await hooks.emit('onCompletion', {
+          ...ctx,
+          system,
+          tools,
+          messages,
+          usage: { inputTokens: 9_000, outputTokens: 1 },
+        });
+      expect(ways).toEqual(['messages', 'messages', 'messages']);
+      const learned = inner.heuristic.calibrationState(ctx);
+      for (const [i, state] of (
+        await taughtByMessages([edited, conversation.slice(0, -1), unseen])
+      ).entries())
+        expect(learned[i]?.factor).toBeCloseTo(state.factor, 9);
+    });
+  });
+
   it('reports a failing learning step as a warning', async () => {
     const store = new MemoryCalibrationStore();
     store.update = () => Promise.reject(new Error('store down'));

@@ -22,6 +22,7 @@ import {
   HybridTokenCounter,
   MemoizedCounter,
   type MessageParts,
+  type PartsLearnInput,
   revisionOf,
   type TokenCounter,
   toolDefinitionsTokens,
@@ -168,6 +169,12 @@ export class ContextMeasurer {
   readonly #contextLimit: number | ContextLimitResolver | undefined;
   readonly #byHistory = new WeakMap<ConversationHistory, ConversationTally>();
   readonly #byOpening = new LRUCache<string, ConversationTally>({ max: CONVERSATIONS });
+  /**
+   * Tallies by their conversation's opening, for `onCompletion` (it carries no history): learning
+   * from a tally's kept parts spares reading the whole request again. Weak: a tally lives as long
+   * as its conversation.
+   */
+  readonly #forLearning = new LRUCache<string, WeakRef<ConversationTally>>({ max: CONVERSATIONS });
   readonly #warnedUnknown = new Set<string>();
   readonly #models = new Set<string>();
   /** Counts from the newest provider compaction item (what the provider reads). */
@@ -361,6 +368,9 @@ export class ContextMeasurer {
       if (this.#mustVerify(rough))
         result = tally.update(view, count, countedFor, false, weighing, countAppended);
     }
+    // A new conversation, or a new opening: where its completion will look for it.
+    if (weighing !== undefined && result.firstChanged <= 1)
+      this.#forLearning.set(openingKey(request), new WeakRef(tally));
     const extra =
       conversationOverhead(request.provider) +
       (request.tools && request.tools.length > 0
@@ -530,6 +540,7 @@ export class ContextMeasurer {
     const input = event.usage?.inputTokens;
     if (typeof input !== 'number' || !Number.isFinite(input) || input <= 0) return;
     try {
+      if (await this.#learnFromTally(event, input)) return;
       await this.counter.learn({
         provider: event.provider,
         model: event.model,
@@ -546,6 +557,31 @@ export class ContextMeasurer {
         cause: error,
       });
     }
+  }
+
+  /**
+   * Learns from the parts the tally kept of the completion's request, when a tally holds exactly
+   * that request (else false, and nothing learned): reading a long conversation again on every
+   * completion cost tens of milliseconds, summing its kept parts a fraction of one.
+   */
+  async #learnFromTally(event: CompletionEvent, actualTokens: number): Promise<boolean> {
+    const learner = this.#direct as TokenCounter & Partial<PartsLearner>;
+    if (typeof learner.learnFromParts !== 'function' || !Array.isArray(event.messages)) return false;
+    const key = openingKey(event);
+    const tally = this.#forLearning.get(key)?.deref() ?? this.#byOpening.peek(key);
+    if (tally === undefined) return false;
+    const counting = this.#counting(event.provider, event.model);
+    if (counting.weighing?.weights() === undefined) return false;
+    const parts = tally.summedParts(requestView(event, tally), counting.key, !this.#fullPrefixCheck);
+    if (parts === undefined) return false;
+    await learner.learnFromParts({
+      provider: event.provider,
+      model: event.model,
+      actualTokens,
+      parts,
+      ...(event.tools !== undefined ? { tools: event.tools } : {}),
+    });
+    return true;
   }
 
   /** The tally of a request's conversation: by its history, else by its opening messages. */
@@ -589,6 +625,11 @@ interface SplitCounter {
   weightsFor(ctx: CountContext): Readonly<Float64Array> | undefined;
 }
 
+/** A counter that learns from the summed parts of a request (the heuristic and hybrid counters). */
+interface PartsLearner {
+  learnFromParts(input: PartsLearnInput): Promise<void>;
+}
+
 /** A counter that can count a message without remembering it (the exact and hybrid counters). */
 interface FreshCounter {
   estimateFresh(message: Message, ctx: CountContext): number;
@@ -597,6 +638,9 @@ interface FreshCounter {
 function isLimit(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0;
 }
+
+/** What the tally reads of a request (or of the completion of one). */
+type RequestMessages = Pick<MeasureInput, 'provider' | 'model' | 'system'> & { messages: readonly Message[] };
 
 /** What a request's messages were before listeners ran: all of them, or a sample far from the limit. */
 type MessagesBefore = Message[] | { length: number; sample: (Message | undefined)[] };
@@ -638,7 +682,7 @@ function changedSince(before: MessagesBefore, sent: readonly Message[], after: r
  * The request as the tally reads it: the separate system prompt leads unless a system message
  * with the same text is already there (checked incrementally on the tally, like `withSystemPrompt`).
  */
-function requestView(request: MeasureInput, tally: ConversationTally): RequestView | readonly Message[] {
+function requestView(request: RequestMessages, tally: ConversationTally): RequestView | readonly Message[] {
   const system = request.system;
   const messages = request.messages;
   if (typeof system !== 'string' || system.length === 0) return messages;
@@ -661,7 +705,7 @@ const OPENING_CHARS = 200;
  * Names a conversation by model and its opening (a leading system message and the first message
  * after it), which stays the same as the conversation grows. A wrong guess only costs a recount.
  */
-function openingKey(request: MeasureInput): string {
+function openingKey(request: RequestMessages): string {
   const list =
     typeof request.system === 'string' && request.system.length > 0
       ? [{ role: 'system', content: request.system } as Message, ...request.messages.slice(0, 1)]

@@ -163,4 +163,43 @@ describe('ConversationTally across models', () => {
     const second = { model: 'anthropic\u0000claude', revision: 2 };
     expect(tally.update(list, () => 5, second, false, partsWith(5)).messageTokens).toBe(15);
   });
+
+  it('sums the kept parts of a request it holds exactly, and of no other', () => {
+    const tally = new ConversationTally();
+    const model = 'acme\u0000guess';
+    const weighing = {
+      // Per message: 2 fixed tokens, its length in prose tokens, its length in characters.
+      parts: (message: Message) => {
+        const length = String(message.content).length;
+        return { fixed: 2, tokens: Float64Array.of(length, 0), chars: length };
+      },
+      weights: () => Float64Array.of(1, 1),
+    };
+    const list = Array.from({ length: 100 }, (_, i) => user(`message ${i}`));
+    tally.update(list, () => 0, { model, revision: 0 }, false, weighing);
+    const chars = list.reduce((sum, message) => sum + String(message.content).length, 0);
+    const expected = { fixed: 200, tokens: Float64Array.of(chars, 0), chars };
+    expect(
+      tally.summedParts(
+        list.map((m) => ({ ...m })),
+        model,
+        true,
+      ),
+    ).toEqual(expected);
+    expect(tally.summedParts(list, 'acme\u0000other', true)).toBeUndefined();
+    expect(tally.summedParts(list.slice(1), model, true)).toBeUndefined();
+    const editedAt = (i: number) => list.map((m, k) => (k === i ? user('changed') : m));
+    // The first, the newest and a spread message are compared when sampled; every message when not.
+    for (const i of [0, 99, Math.floor((0.5 * 100) / 16)])
+      expect(tally.summedParts(editedAt(i), model, true)).toBeUndefined();
+    expect(tally.summedParts(editedAt(42), model, true)).toEqual(expected);
+    expect(tally.summedParts(editedAt(42), model, false)).toBeUndefined();
+    // Parts without characters (another counter's) are not enough to learn from.
+    const bare = new ConversationTally();
+    bare.update(list, () => 0, { model, revision: 0 }, false, {
+      parts: () => ({ fixed: 2, tokens: Float64Array.of(1, 0) }),
+      weights: () => Float64Array.of(1, 1),
+    });
+    expect(bare.summedParts(list, model, false)).toBeUndefined();
+  });
 });

@@ -57,6 +57,8 @@ interface Counting {
 const TAIL_CHECKS = 4;
 /** Earlier messages compared per call in rotation when the prefix is trusted. */
 const ROTATING_CHECKS = 16;
+/** Earlier messages, evenly spread, compared before learning from a sampled tally's parts. */
+const SPREAD_CHECKS = 16;
 
 /**
  * Per-message estimates of one conversation, kept between calls: a later request is compared
@@ -85,7 +87,7 @@ export class ConversationTally {
   #anchorValid = false;
   /** Whether the last measurement was at or above the warn threshold. */
   aboveWarn = false;
-  /** The request being tallied (during {@link update} only). */
+  /** The request being read (during {@link update} or {@link summedParts} only). */
   #lead: Message | undefined;
   #list: readonly Message[] = EMPTY;
   #offset = 0;
@@ -134,14 +136,7 @@ export class ConversationTally {
     weighing?: Weighing,
     countAppended: (message: Message) => number = count,
   ): TallyResult {
-    if (Array.isArray(view)) {
-      this.#lead = undefined;
-      this.#list = view as readonly Message[];
-    } else {
-      this.#lead = (view as RequestView).lead;
-      this.#list = (view as RequestView).messages;
-    }
-    this.#offset = this.#lead === undefined ? 0 : 1;
+    this.#read(view);
     try {
       return this.#update(
         { count, countAppended, weighing: weighing?.weights() === undefined ? undefined : weighing },
@@ -155,7 +150,19 @@ export class ConversationTally {
     }
   }
 
-  /** The request's message at `i` (the lead first), during {@link update}. */
+  /** Holds `view` for {@link #at} until the caller's `finally` lets it go. */
+  #read(view: RequestView | readonly Message[]): void {
+    if (Array.isArray(view)) {
+      this.#lead = undefined;
+      this.#list = view as readonly Message[];
+    } else {
+      this.#lead = (view as RequestView).lead;
+      this.#list = (view as RequestView).messages;
+    }
+    this.#offset = this.#lead === undefined ? 0 : 1;
+  }
+
+  /** The request's message at `i` (the lead first), while one is read. */
   #at(i: number): Message {
     return i < this.#offset ? (this.#lead as Message) : (this.#list[i - this.#offset] as Message);
   }
@@ -219,6 +226,56 @@ export class ConversationTally {
       firstChanged,
       verified,
     };
+  }
+
+  /**
+   * The sums of the kept parts of `view`'s messages, when the tally holds exactly those messages
+   * counted for `model` (the same number, and every one matching its snapshot, or with `sampled`
+   * the first, the newest and {@link SPREAD_CHECKS} spread over the rest) and each has parts with
+   * characters; else `undefined`. Reads the request without counting or keeping anything.
+   */
+  summedParts(
+    view: RequestView | readonly Message[],
+    model: string,
+    sampled: boolean,
+  ): { fixed: number; tokens: Float64Array; chars: number } | undefined {
+    this.#read(view);
+    try {
+      const n = this.#list.length + this.#offset;
+      if (n === 0 || n !== this.#tokens.length || model !== this.#model) return undefined;
+      if (!(sampled ? this.#spreadMatches(n) : this.#firstDifference(n) === n)) return undefined;
+      return this.#sumParts(n);
+    } finally {
+      this.#list = EMPTY;
+      this.#lead = undefined;
+    }
+  }
+
+  /** The first message, the newest few and {@link SPREAD_CHECKS} evenly spread between match their snapshots. */
+  #spreadMatches(n: number): boolean {
+    if (!this.#matches(0)) return false;
+    for (let i = Math.max(1, n - TAIL_CHECKS); i < n; i++) if (!this.#matches(i)) return false;
+    for (let k = 0; k < SPREAD_CHECKS; k++)
+      if (!this.#matches(Math.floor(((k + 0.5) * n) / SPREAD_CHECKS))) return false;
+    return true;
+  }
+
+  #sumParts(n: number): { fixed: number; tokens: Float64Array; chars: number } | undefined {
+    const parts = this.#parts;
+    if (parts.length < n) return undefined;
+    let fixed = 0;
+    let chars = 0;
+    let tokens: Float64Array | undefined;
+    for (let i = 0; i < n; i++) {
+      const split = parts[i];
+      if (split?.chars === undefined) return undefined;
+      tokens ??= new Float64Array(split.tokens.length);
+      if (split.tokens.length !== tokens.length) return undefined;
+      fixed += split.fixed;
+      chars += split.chars;
+      for (let c = 0; c < tokens.length; c++) tokens[c] = (tokens[c] as number) + (split.tokens[c] as number);
+    }
+    return tokens === undefined ? undefined : { fixed, tokens, chars };
   }
 
   /**

@@ -9,6 +9,7 @@ import {
 import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chunks, heldOutText } from '../../../test/support/real-text-corpus.ts';
+import { weatherTool } from '../test/openai-cookbook.js';
 import { realConversation } from '../test/real-conversations.js';
 import { HeuristicCounter } from './heuristic-counter.js';
 import { conversationOverhead, messageTokens } from './message-cost.js';
@@ -395,6 +396,69 @@ describe('HeuristicCounter learning', () => {
     await expect(counter.learn({ ...ctx, actualTokens: 5, charsByClass: { prose: 20 } })).rejects.toThrow(
       'store down',
     );
+  });
+
+  it('reports the characters a message part split read', () => {
+    const counter = new HeuristicCounter();
+    const parts = counter.messageParts(
+      { role: 'user', content: 'hello world' },
+      { provider: 'openai', model: 'x' },
+    );
+    // The role is read as text too: 'user' + 'hello world'.
+    expect(parts?.chars).toBe(4 + 11);
+  });
+
+  it('learnFromParts learns what learn learns from the same requests (tools included)', async () => {
+    const ctx = { provider: 'anthropic', model: 'parts-like' };
+    const fromMessages = new HeuristicCounter();
+    const fromParts = new HeuristicCounter();
+    for (const conv of train) {
+      const actualTokens = exactConversation(conv, 'cl100k_base');
+      await fromMessages.learn({
+        ...ctx,
+        actualTokens,
+        system: conv.system,
+        messages: conv.messages,
+        tools: [weatherTool],
+      });
+      const sum = { fixed: 0, tokens: [0, 0, 0, 0, 0], chars: 0 };
+      for (const message of [{ role: 'system', content: conv.system } as Message, ...conv.messages]) {
+        const parts = fromParts.messageParts(message, ctx);
+        if (!parts) throw new Error('unreadable message');
+        sum.fixed += parts.fixed;
+        sum.chars += parts.chars ?? 0;
+        parts.tokens.forEach((t, i) => {
+          sum.tokens[i] = (sum.tokens[i] as number) + t;
+        });
+      }
+      await fromParts.learnFromParts({ ...ctx, actualTokens, parts: sum, tools: [weatherTool] });
+    }
+    const learned = fromParts.calibrationState(ctx);
+    expect(learned.filter((s) => s.confidence > 0).length).toBeGreaterThanOrEqual(2);
+    for (const [i, state] of fromMessages.calibrationState(ctx).entries()) {
+      expect(learned[i]?.confidence).toBeCloseTo(state.confidence, 9);
+      expect(learned[i]?.factor).toBeCloseTo(state.factor, 9);
+    }
+  });
+
+  it('rejects bad learnFromParts input naming the field', async () => {
+    const counter = new HeuristicCounter();
+    const parts = { fixed: 10, tokens: [5, 0, 0, 0, 0], chars: 20 };
+    const bad: [unknown, RegExp][] = [
+      [{ provider: 'p', model: '', actualTokens: 1, parts }, /model/],
+      [{ provider: 'p', model: 'm', actualTokens: 1, parts: { ...parts, tokens: [1, 2] } }, /parts\.tokens/],
+      [
+        { provider: 'p', model: 'm', actualTokens: 1, parts: { ...parts, fixed: Number.NaN } },
+        /parts\.fixed/,
+      ],
+      [{ provider: 'p', model: 'm', actualTokens: 1, parts: { ...parts, chars: -1 } }, /parts\.chars/],
+      [{ provider: 'p', model: 'm', actualTokens: 1 }, /parts/],
+    ];
+    for (const [input, field] of bad) {
+      const error = await counter.learnFromParts(input as never).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as Error).message).toMatch(field);
+    }
   });
 
   it('rejects bad learn input naming the field', async () => {

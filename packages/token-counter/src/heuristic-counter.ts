@@ -93,15 +93,31 @@ export interface HeuristicCalibrationState {
   learnedCharsPerToken: number | undefined;
 }
 
-/** Characters and base tokens (o200k frame, before factors) per content class. */
 /**
  * A message's heuristic estimate split in two: `fixed`, the tokens calibration does not weigh
  * (framing, media), and `tokens`, the uncalibrated tokens of its text per content class (prose,
- * code, json, cjk, markup).
+ * code, json, cjk, markup). `chars`: the characters of text read (set by `messageParts`).
  */
 export interface MessageParts {
   readonly fixed: number;
   readonly tokens: Float64Array;
+  readonly chars?: number;
+}
+
+/**
+ * What {@link HeuristicCounter.learnFromParts} learns from: a provider-reported count and the
+ * request's messages (system prompt included) as `messageParts` splits them, summed, so a caller
+ * that keeps every message's parts learns without the messages being read again.
+ */
+export interface PartsLearnInput {
+  provider: string;
+  model: string;
+  /** Input tokens the provider reported for the whole request. */
+  actualTokens: number;
+  /** The sums of `fixed`, of `tokens` per class, and of `chars` over the request's messages. */
+  parts: { fixed: number; tokens: ArrayLike<number>; chars: number };
+  /** The request's tool definitions (read here: they are not in the parts). */
+  tools?: readonly unknown[];
 }
 
 /** The estimate `parts` make under the calibration `weights` (one per content class). */
@@ -115,6 +131,7 @@ function weighTotals(fixed: number, tokens: Float64Array, weights: Readonly<Floa
   return Math.round(total);
 }
 
+/** Characters and base tokens (o200k frame, before factors) per content class. */
 export interface ClassTally {
   chars: number[];
   tokens: number[];
@@ -159,6 +176,41 @@ const learnInputSchema = z
     message: 'give messages, system or charsByClass',
     path: ['messages'],
   });
+
+const nonNegativeFinite = z
+  .number()
+  .refine(Number.isFinite, 'must be a finite number')
+  .refine((n) => n >= 0, 'must not be negative');
+
+const partsLearnInputSchema = z.object({
+  provider: z.string().min(1, 'must be a non-empty string'),
+  model: z.string().min(1, 'must be a non-empty string'),
+  actualTokens: nonNegativeFinite,
+  parts: z.object({
+    fixed: nonNegativeFinite,
+    tokens: z
+      .custom<ArrayLike<number>>(
+        (v) =>
+          (Array.isArray(v) || v instanceof Float64Array) &&
+          v.length === CLASS_COUNT &&
+          Array.prototype.every.call(
+            v,
+            (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n >= 0,
+          ),
+        `must be ${CLASS_COUNT} finite non-negative numbers (one per content class)`,
+      )
+      .transform((v) => Array.from(v)),
+    chars: nonNegativeFinite,
+  }),
+  tools: z.array(z.unknown()).optional(),
+});
+
+/** The calibrated tokens of base `tokens` per class under `factors`. */
+function weighted(tokens: readonly number[], factors: Float64Array): number {
+  let total = 0;
+  for (let i = 0; i < CLASS_COUNT; i++) total += (factors[i] as number) * (tokens[i] as number);
+  return total;
+}
 
 function toText(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -271,17 +323,20 @@ export class HeuristicCounter implements TokenCounter {
   #messageParts(message: Message, entry: ModelEntry): MessageParts {
     const tokens = new Float64Array(CLASS_COUNT);
     this.#into = tokens;
+    this.#chars = 0;
     const fixed = messageTokens(message, {
       provider: entry.provider,
       model: entry.model,
       countText: this.#countInto,
     });
-    return { fixed, tokens };
+    return { fixed, tokens, chars: this.#chars };
   }
 
   /** Where `#countInto` adds uncalibrated tokens per class, and the text being read. */
   #into: Float64Array = new Float64Array(CLASS_COUNT);
   #text = '';
+  /** Characters read into `#into` (what `messageParts` reports). */
+  #chars = 0;
   readonly #sums = new Float64Array(CLASS_COUNT);
   /** A text counter for `messageTokens`: adds the text's tokens per class to `#into`, counts 0 (made once, not per message). */
   readonly #countInto = (t: string): number => {
@@ -295,6 +350,7 @@ export class HeuristicCounter implements TokenCounter {
     const i = CLASS_INDEX[cls];
     const into = this.#into;
     into[i] = (into[i] as number) + scanPieces(this.#text, start, end, this.#tables[i] as Float64Array);
+    this.#chars += end - start;
   };
 
   /** The estimate, after loading stored calibrations for the model; always `accuracy: 'estimate'`. */
@@ -347,9 +403,7 @@ export class HeuristicCounter implements TokenCounter {
       }
       if (parsed.tools && parsed.tools.length > 0)
         total += toolDefinitionsTokens(parsed.tools, countText, { model: parsed.model });
-      let text = 0;
-      for (let i = 0; i < CLASS_COUNT; i++) text += (factors[i] as number) * (tally.tokens[i] as number);
-      fixed = total - text;
+      fixed = total - weighted(tally.tokens, factors);
     } else {
       for (const cls of CONTENT_CLASSES) {
         const chars = parsed.charsByClass?.[cls] ?? 0;
@@ -358,13 +412,55 @@ export class HeuristicCounter implements TokenCounter {
         tally.tokens[i] = chars / (this.#derived[i] as number);
       }
     }
+    await this.#learnFromTally(entry, parsed.actualTokens, tally, fixed);
+  }
+
+  /**
+   * {@link learn} from the request's messages as {@link messageParts} split them, summed (a caller
+   * that keeps each message's parts, like the measurer, learns without reading the messages again).
+   * Learns the same as `learn` with those messages, except that a content class counts as read when
+   * it has tokens (the parts hold no characters per class).
+   */
+  async learnFromParts(input: PartsLearnInput): Promise<void> {
+    const parsed = parseInput(partsLearnInputSchema, input, 'learnFromParts input');
+    const entry = this.#entry(parsed);
+    await entry.loading;
+    const factors = entry.factors;
+    const tally: ClassTally = { chars: zeros(), tokens: parsed.parts.tokens };
+    let fixed = conversationOverhead(parsed.provider) + parsed.parts.fixed;
+    let chars = parsed.parts.chars;
+    if (parsed.tools && parsed.tools.length > 0) {
+      const tools: ClassTally = { chars: zeros(), tokens: zeros() };
+      const countText = (t: string): number => this.#tallyWeighted(toText(t), factors, tools);
+      fixed +=
+        toolDefinitionsTokens(parsed.tools, countText, { model: parsed.model }) -
+        weighted(tools.tokens, factors);
+      for (let i = 0; i < CLASS_COUNT; i++)
+        tally.tokens[i] = (tally.tokens[i] as number) + (tools.tokens[i] as number);
+      chars += tools.chars.reduce((a, b) => a + b, 0);
+    }
+    // Spread the characters over the classes read by their tokens: only their total is learned from.
+    const tokens = tally.tokens.reduce((a, b) => a + b, 0);
+    for (let i = 0; i < CLASS_COUNT; i++)
+      tally.chars[i] = tokens > 0 ? (chars * (tally.tokens[i] as number)) / tokens : 0;
+    await this.#learnFromTally(entry, parsed.actualTokens, tally, fixed);
+  }
+
+  /** Updates the calibrations of `entry`'s model from a request's class tally and its fixed tokens. */
+  async #learnFromTally(
+    entry: ModelEntry,
+    actualTokens: number,
+    tally: ClassTally,
+    fixed: number,
+  ): Promise<void> {
+    const { provider, model, factors } = entry;
     const predicted = tally.tokens.map((t, i) => t * (factors[i] as number));
     const p = predicted.reduce((a, b) => a + b, 0);
-    const learnable = parsed.actualTokens - fixed;
+    const learnable = actualTokens - fixed;
     if (!(p > 0)) {
       this.#warn('calibration_no_text', 'learn(): the request has no text to learn from', {
-        provider: parsed.provider,
-        model: parsed.model,
+        provider,
+        model,
       });
       return;
     }
@@ -372,12 +468,8 @@ export class HeuristicCounter implements TokenCounter {
     if (!(ratio >= 0.25 && ratio <= 4)) {
       this.#warn(
         'calibration_outlier',
-        `learn(): reported ${parsed.actualTokens} tokens against an estimate of ${Math.round(p + fixed)}; ignored as an outlier`,
-        {
-          provider: parsed.provider,
-          model: parsed.model,
-          ratio,
-        },
+        `learn(): reported ${actualTokens} tokens against an estimate of ${Math.round(p + fixed)}; ignored as an outlier`,
+        { provider, model, ratio },
       );
       return;
     }
@@ -392,8 +484,8 @@ export class HeuristicCounter implements TokenCounter {
       const observed = Math.min(5, Math.max(0.2, (factors[i] as number) * (1 + (ratio - 1) * weight)));
       updates.push(
         this.#store.update({
-          provider: parsed.provider,
-          model: parsed.model,
+          provider,
+          model,
           contentClass: cls,
           charsPerToken: (this.#derived[i] as number) / observed,
         }),
@@ -402,11 +494,7 @@ export class HeuristicCounter implements TokenCounter {
     const totalChars = tally.chars.reduce((a, b) => a + b, 0);
     if (totalChars > 0 && learnable > 0) {
       updates.push(
-        this.#store.update({
-          provider: parsed.provider,
-          model: parsed.model,
-          charsPerToken: Math.min(1000, totalChars / learnable),
-        }),
+        this.#store.update({ provider, model, charsPerToken: Math.min(1000, totalChars / learnable) }),
       );
     }
     const results = await Promise.all(updates);

@@ -160,6 +160,18 @@ describe('HybridTokenCounter', () => {
     expect(await store.list()).toEqual([]);
   });
 
+  it('sends learnFromParts() to the heuristic, and learns nothing from it for an exact model', async () => {
+    const store = new MemoryCalibrationStore();
+    const counter = new HybridTokenCounter({ calibrationStore: store });
+    const parts = { fixed: 40, tokens: [750, 0, 0, 0, 0], chars: 3000 };
+    await counter.learnFromParts({ ...gpt4o, actualTokens: 900, parts });
+    expect(await store.list()).toEqual([]);
+    const before = counter.revision;
+    await counter.learnFromParts({ ...mistral, actualTokens: 900, parts });
+    expect(counter.revision).toBeGreaterThan(before);
+    expect((await store.get({ ...mistral, contentClass: 'prose' }))?.samples).toBe(1);
+  });
+
   it('accepts a ready heuristic and never throws on odd contexts', () => {
     const heuristic = new HeuristicCounter();
     const counter = new HybridTokenCounter({ heuristic });

@@ -7,7 +7,12 @@ import { estimateConversation, measureConversation } from './conversation.js';
 import { type CountApi, CountApiCounter, countApiCounterOptionsSchema } from './count-api-counter.js';
 import type { ExactEncoding } from './exact-engine.js';
 import { ExactTokenCounter, exactTokenCounterOptionsSchema } from './exact-token-counter.js';
-import { HeuristicCounter, heuristicCounterOptionsSchema, type MessageParts } from './heuristic-counter.js';
+import {
+  HeuristicCounter,
+  heuristicCounterOptionsSchema,
+  type MessageParts,
+  type PartsLearnInput,
+} from './heuristic-counter.js';
 import {
   type ConversationCount,
   type ConversationInput,
@@ -203,6 +208,12 @@ export class HybridTokenCounter implements TokenCounter {
   async learn(input: LearnInput): Promise<void> {
     if (this.route(input).route === 'tiktoken') return;
     await this.heuristic.learn(input);
+  }
+
+  /** {@link HeuristicCounter.learnFromParts} for a model the heuristic estimates (nothing to learn otherwise, as with {@link learn}). */
+  async learnFromParts(input: PartsLearnInput): Promise<void> {
+    if (this.route(input).route === 'tiktoken') return;
+    await this.heuristic.learnFromParts(input);
   }
 
   /** Loads what the fast path of a model needs (its exact encoder, or its calibrations). */

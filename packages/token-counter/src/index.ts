@@ -10,6 +10,7 @@ export type {
   HeuristicCalibrationState,
   HeuristicCounterOptions,
   MessageParts,
+  PartsLearnInput,
 } from './heuristic-counter.js';
 export { HeuristicCounter } from './heuristic-counter.js';
 export type { CounterRoute, HybridTokenCounterOptions } from './hybrid-counter.js';
