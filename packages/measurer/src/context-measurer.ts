@@ -368,8 +368,8 @@ export class ContextMeasurer {
       if (this.#mustVerify(rough))
         result = tally.update(view, count, countedFor, false, weighing, countAppended);
     }
-    // A new conversation, or a new opening: where its completion will look for it.
-    if (weighing !== undefined && result.firstChanged <= 1)
+    // A new conversation, or a new opening, of a model that learns: where its completion will look for it.
+    if (result.firstChanged <= 1 && weighing?.weights() !== undefined)
       this.#forLearning.set(openingKey(request), new WeakRef(tally));
     const extra =
       conversationOverhead(request.provider) +
