@@ -1,7 +1,9 @@
 import {
   ContextDeclinedError,
   createContextGuard,
+  type HybridTokenCounter,
   isContextOverflowError,
+  type MemoizedCounter,
   type MessageInput,
   TruncateStrategy,
   UnknownCompactionError,
@@ -180,6 +182,37 @@ describe('recordCompletion', () => {
     await expect(
       guard.recordCompletion({ conversationId: 'calib', usage: { inputTokens: -1, outputTokens: 0 } }),
     ).rejects.toThrow(/usage\.inputTokens/);
+    await guard.close();
+  });
+
+  it('learns from what the measurer kept of the prepared request, without reading it again', async () => {
+    const guard = createContextGuard({ provider: 'anthropic', model: 'claude-opus-4-20250514' });
+    const counter = (guard.counter as MemoizedCounter).inner as HybridTokenCounter;
+    const ways: string[] = [];
+    const [learn, learnFromParts] = [counter.learn.bind(counter), counter.learnFromParts.bind(counter)];
+    counter.learn = (input) => {
+      ways.push('messages');
+      return learn(input);
+    };
+    counter.learnFromParts = (input) => {
+      ways.push('parts');
+      return learnFromParts(input);
+    };
+    const random = seeded(11);
+    const history: MessageInput[] = [];
+    for (let turn = 0; turn < 4; turn++) {
+      history.push(...agentTurn(random, turn, 200));
+      const { measurement } = await guard.prepare({
+        conversationId: 'parts',
+        messages: history,
+        system: SYSTEM,
+      });
+      const usage = { inputTokens: Math.round(measurement.current * 1.2), outputTokens: 20 };
+      expect(await guard.recordCompletion({ conversationId: 'parts', usage })).toEqual({ learned: true });
+    }
+    expect(ways).toEqual(['parts', 'parts', 'parts', 'parts']);
+    const calibrations = await guard.calibrationStore!.list({ provider: 'anthropic' });
+    expect(calibrations.reduce((sum, calibration) => sum + calibration.samples, 0)).toBeGreaterThanOrEqual(4);
     await guard.close();
   });
 });

@@ -573,6 +573,24 @@ describe('ContextMeasurer', () => {
       }
     });
 
+    it('finds the request among conversations that open alike', async () => {
+      const { hooks, resolve, ways } = recording();
+      const lists = [0, 1, 2].map((k) => [
+        ...conversation.slice(0, 2),
+        ...conversation.slice(2, 30 + 10 * k),
+      ]) as Message[][];
+      for (const messages of lists)
+        await resolve(messages, { ...ctx, system, history: new InMemoryConversationHistory() });
+      for (const messages of lists)
+        await hooks.emit('onCompletion', {
+          ...ctx,
+          system,
+          messages: structuredClone(messages),
+          usage: { inputTokens: 5_000, outputTokens: 1 },
+        });
+      expect(ways).toEqual(['parts', 'parts', 'parts']);
+    });
+
     it('reads the messages when no tally holds exactly the completed request', async () => {
       const { hooks, resolve, inner, ways } = recording();
       await resolve(conversation, { ...ctx, system, tools, history: new InMemoryConversationHistory() });

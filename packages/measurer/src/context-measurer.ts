@@ -148,6 +148,8 @@ export const contextMeasurerOptionsSchema = z
 export type ContextMeasurerOptions = z.input<typeof contextMeasurerOptionsSchema>;
 
 const CONVERSATIONS = 1_000;
+/** Conversations remembered per opening for learning from their completions (many may start alike). */
+const TALLIES_PER_OPENING = 16;
 
 /**
  * Measures every request on `onMessageResolve` against the model's window and emits
@@ -171,10 +173,10 @@ export class ContextMeasurer {
   readonly #byOpening = new LRUCache<string, ConversationTally>({ max: CONVERSATIONS });
   /**
    * Tallies by their conversation's opening, for `onCompletion` (it carries no history): learning
-   * from a tally's kept parts spares reading the whole request again. Weak: a tally lives as long
-   * as its conversation.
+   * from a tally's kept parts spares reading the whole request again. Several per opening (many
+   * conversations may start alike); weak: a tally lives as long as its conversation.
    */
-  readonly #forLearning = new LRUCache<string, WeakRef<ConversationTally>>({ max: CONVERSATIONS });
+  readonly #forLearning = new LRUCache<string, WeakRef<ConversationTally>[]>({ max: CONVERSATIONS });
   readonly #warnedUnknown = new Set<string>();
   readonly #models = new Set<string>();
   /** Counts from the newest provider compaction item (what the provider reads). */
@@ -369,8 +371,7 @@ export class ContextMeasurer {
         result = tally.update(view, count, countedFor, false, weighing, countAppended);
     }
     // A new conversation, or a new opening, of a model that learns: where its completion will look for it.
-    if (result.firstChanged <= 1 && weighing?.weights() !== undefined)
-      this.#forLearning.set(openingKey(request), new WeakRef(tally));
+    if (result.firstChanged <= 1 && weighing?.weights() !== undefined) this.#rememberOpening(request, tally);
     const extra =
       conversationOverhead(request.provider) +
       (request.tools && request.tools.length > 0
@@ -567,12 +568,14 @@ export class ContextMeasurer {
   async #learnFromTally(event: CompletionEvent, actualTokens: number): Promise<boolean> {
     const learner = this.#direct as TokenCounter & Partial<PartsLearner>;
     if (typeof learner.learnFromParts !== 'function' || !Array.isArray(event.messages)) return false;
-    const key = openingKey(event);
-    const tally = this.#forLearning.get(key)?.deref() ?? this.#byOpening.peek(key);
-    if (tally === undefined) return false;
     const counting = this.#counting(event.provider, event.model);
     if (counting.weighing?.weights() === undefined) return false;
-    const parts = tally.summedParts(requestView(event, tally), counting.key, !this.#fullPrefixCheck);
+    const key = openingKey(event);
+    let parts: ReturnType<ConversationTally['summedParts']>;
+    for (const tally of this.#talliesOpening(key)) {
+      parts = tally.summedParts(requestView(event, tally), counting.key, !this.#fullPrefixCheck);
+      if (parts !== undefined) break;
+    }
     if (parts === undefined) return false;
     await learner.learnFromParts({
       provider: event.provider,
@@ -582,6 +585,26 @@ export class ContextMeasurer {
       ...(event.tools !== undefined ? { tools: event.tools } : {}),
     });
     return true;
+  }
+
+  /** Remembers `tally` under the opening of `request`, with at most {@link TALLIES_PER_OPENING} others. */
+  #rememberOpening(request: RequestMessages, tally: ConversationTally): void {
+    const key = openingKey(request);
+    const known = (this.#forLearning.get(key) ?? []).filter((ref) => {
+      const other = ref.deref();
+      return other !== undefined && other !== tally;
+    });
+    this.#forLearning.set(key, [new WeakRef(tally), ...known.slice(0, TALLIES_PER_OPENING - 1)]);
+  }
+
+  /** The live tallies of conversations opening with `key`, newest first. */
+  *#talliesOpening(key: string): Generator<ConversationTally> {
+    for (const ref of this.#forLearning.get(key) ?? []) {
+      const tally = ref.deref();
+      if (tally !== undefined) yield tally;
+    }
+    const unkeyed = this.#byOpening.peek(key);
+    if (unkeyed !== undefined) yield unkeyed;
   }
 
   /** The tally of a request's conversation: by its history, else by its opening messages. */
