@@ -13,6 +13,7 @@ import { weatherTool } from '../test/openai-cookbook.js';
 import { realConversation } from '../test/real-conversations.js';
 import { HeuristicCounter } from './heuristic-counter.js';
 import { conversationOverhead, messageTokens } from './message-cost.js';
+import { everyPartMessages } from './testing.js';
 
 const encoders = new Map<TiktokenEncoding, Tiktoken>();
 function encoder(name: TiktokenEncoding): Tiktoken {
@@ -439,6 +440,34 @@ describe('HeuristicCounter learning', () => {
       expect(learned[i]?.confidence).toBeCloseTo(state.confidence, 9);
       expect(learned[i]?.factor).toBeCloseTo(state.factor, 9);
     }
+  });
+
+  it('learnFromParts learns what learn learns from a request holding every kind of part', async () => {
+    const ctx = { provider: 'google-ai', model: 'every-part' };
+    const messages = everyPartMessages();
+    const fromMessages = new HeuristicCounter();
+    const fromParts = new HeuristicCounter();
+    const sum = { fixed: 0, tokens: [0, 0, 0, 0, 0], chars: 0 };
+    for (const message of messages) {
+      const parts = fromParts.messageParts(message, ctx);
+      if (!parts) throw new Error('unreadable message');
+      sum.fixed += parts.fixed;
+      sum.chars += parts.chars ?? 0;
+      parts.tokens.forEach((t, i) => {
+        sum.tokens[i] = (sum.tokens[i] as number) + t;
+      });
+    }
+    const estimate = messages.reduce((total, m) => total + fromMessages.estimateMessage(m, ctx), 0);
+    for (const factor of [1.3, 0.8, 1.1]) {
+      // The text's share of the estimate (images and files are fixed) read `factor` times as dear.
+      const actualTokens = Math.round(estimate + (estimate - sum.fixed) * (factor - 1));
+      await fromMessages.learn({ ...ctx, actualTokens, messages });
+      await fromParts.learnFromParts({ ...ctx, actualTokens, parts: sum });
+    }
+    const learned = fromParts.calibrationState(ctx);
+    expect(learned.some((s) => s.confidence > 0)).toBe(true);
+    for (const [i, state] of fromMessages.calibrationState(ctx).entries())
+      expect(learned[i]?.factor).toBeCloseTo(state.factor, 9);
   });
 
   it('rejects bad learnFromParts input naming the field', async () => {
