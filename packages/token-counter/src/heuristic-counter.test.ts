@@ -14,6 +14,7 @@ import { realConversation } from '../test/real-conversations.js';
 import { HeuristicCounter } from './heuristic-counter.js';
 import { conversationOverhead, messageTokens } from './message-cost.js';
 import { everyPartMessages } from './testing.js';
+import type { CountContext } from './token-counter.js';
 
 const encoders = new Map<TiktokenEncoding, Tiktoken>();
 function encoder(name: TiktokenEncoding): Tiktoken {
@@ -236,6 +237,21 @@ describe('HeuristicCounter estimates', () => {
   });
 });
 
+/** What `learnFromParts` takes for `messages`: their `messageParts`, summed. */
+function summedParts(counter: HeuristicCounter, messages: readonly Message[], ctx: CountContext) {
+  const sum = { fixed: 0, tokens: [0, 0, 0, 0, 0], chars: 0 };
+  for (const message of messages) {
+    const parts = counter.messageParts(message, ctx);
+    if (!parts) throw new Error('unreadable message');
+    sum.fixed += parts.fixed;
+    sum.chars += parts.chars ?? 0;
+    parts.tokens.forEach((t, i) => {
+      sum.tokens[i] = (sum.tokens[i] as number) + t;
+    });
+  }
+  return sum;
+}
+
 describe('HeuristicCounter learning', () => {
   const train = Array.from({ length: 10 }, (_, i) => realConversation({ seed: 100 + i }));
   const test = Array.from({ length: 12 }, (_, i) => realConversation({ seed: 1000 + i }));
@@ -422,17 +438,9 @@ describe('HeuristicCounter learning', () => {
         messages: conv.messages,
         tools: [weatherTool],
       });
-      const sum = { fixed: 0, tokens: [0, 0, 0, 0, 0], chars: 0 };
-      for (const message of [{ role: 'system', content: conv.system } as Message, ...conv.messages]) {
-        const parts = fromParts.messageParts(message, ctx);
-        if (!parts) throw new Error('unreadable message');
-        sum.fixed += parts.fixed;
-        sum.chars += parts.chars ?? 0;
-        parts.tokens.forEach((t, i) => {
-          sum.tokens[i] = (sum.tokens[i] as number) + t;
-        });
-      }
-      await fromParts.learnFromParts({ ...ctx, actualTokens, parts: sum, tools: [weatherTool] });
+      const system = { role: 'system', content: conv.system } as Message;
+      const parts = summedParts(fromParts, [system, ...conv.messages], ctx);
+      await fromParts.learnFromParts({ ...ctx, actualTokens, parts, tools: [weatherTool] });
     }
     const learned = fromParts.calibrationState(ctx);
     expect(learned.filter((s) => s.confidence > 0).length).toBeGreaterThanOrEqual(2);
@@ -447,16 +455,7 @@ describe('HeuristicCounter learning', () => {
     const messages = everyPartMessages();
     const fromMessages = new HeuristicCounter();
     const fromParts = new HeuristicCounter();
-    const sum = { fixed: 0, tokens: [0, 0, 0, 0, 0], chars: 0 };
-    for (const message of messages) {
-      const parts = fromParts.messageParts(message, ctx);
-      if (!parts) throw new Error('unreadable message');
-      sum.fixed += parts.fixed;
-      sum.chars += parts.chars ?? 0;
-      parts.tokens.forEach((t, i) => {
-        sum.tokens[i] = (sum.tokens[i] as number) + t;
-      });
-    }
+    const sum = summedParts(fromParts, messages, ctx);
     const estimate = messages.reduce((total, m) => total + fromMessages.estimateMessage(m, ctx), 0);
     for (const factor of [1.3, 0.8, 1.1]) {
       // The text's share of the estimate (images and files are fixed) read `factor` times as dear.
