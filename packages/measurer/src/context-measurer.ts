@@ -172,9 +172,10 @@ export class ContextMeasurer {
   readonly #byHistory = new WeakMap<ConversationHistory, ConversationTally>();
   readonly #byOpening = new LRUCache<string, ConversationTally>({ max: CONVERSATIONS });
   /**
-   * Tallies by their conversation's opening, for `onCompletion` (it carries no history): learning
-   * from a tally's kept parts spares reading the whole request again. Several per opening (many
-   * conversations may start alike); weak: a tally lives as long as its conversation.
+   * Tallies of models that learn, by their conversation's opening (with or without a history), for
+   * `onCompletion` (it carries no history): learning from a tally's kept parts spares reading the
+   * whole request again. Newest first, several per opening (many conversations start alike); weak:
+   * a tally lives as long as its conversation.
    */
   readonly #forLearning = new LRUCache<string, WeakRef<ConversationTally>[]>({ max: CONVERSATIONS });
   readonly #warnedUnknown = new Set<string>();
@@ -570,10 +571,10 @@ export class ContextMeasurer {
     if (typeof learner.learnFromParts !== 'function' || !Array.isArray(event.messages)) return false;
     const counting = this.#counting(event.provider, event.model);
     if (counting.weighing?.weights() === undefined) return false;
-    const key = openingKey(event);
     let parts: ReturnType<ConversationTally['summedParts']>;
-    for (const tally of this.#talliesOpening(key)) {
-      parts = tally.summedParts(requestView(event, tally), counting.key, !this.#fullPrefixCheck);
+    for (const ref of this.#forLearning.get(openingKey(event)) ?? []) {
+      const tally = ref.deref();
+      parts = tally?.summedParts(requestView(event, tally), counting.key, !this.#fullPrefixCheck);
       if (parts !== undefined) break;
     }
     if (parts === undefined) return false;
@@ -595,16 +596,6 @@ export class ContextMeasurer {
       return other !== undefined && other !== tally;
     });
     this.#forLearning.set(key, [new WeakRef(tally), ...known.slice(0, TALLIES_PER_OPENING - 1)]);
-  }
-
-  /** The live tallies of conversations opening with `key`, newest first. */
-  *#talliesOpening(key: string): Generator<ConversationTally> {
-    for (const ref of this.#forLearning.get(key) ?? []) {
-      const tally = ref.deref();
-      if (tally !== undefined) yield tally;
-    }
-    const unkeyed = this.#byOpening.peek(key);
-    if (unkeyed !== undefined) yield unkeyed;
   }
 
   /** The tally of a request's conversation: by its history, else by its opening messages. */

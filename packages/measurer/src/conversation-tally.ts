@@ -144,13 +144,11 @@ export class ConversationTally {
         trustPrefix,
       );
     } finally {
-      // Not kept past the call: the request's messages belong to the app.
-      this.#lead = undefined;
-      this.#list = EMPTY;
+      this.#release();
     }
   }
 
-  /** Holds `view` for {@link #at} until the caller's `finally` lets it go. */
+  /** Holds `view` for {@link #at} until {@link #release}. */
   #read(view: RequestView | readonly Message[]): void {
     if (Array.isArray(view)) {
       this.#lead = undefined;
@@ -160,6 +158,12 @@ export class ConversationTally {
       this.#list = (view as RequestView).messages;
     }
     this.#offset = this.#lead === undefined ? 0 : 1;
+  }
+
+  /** Not kept past the call: the request's messages belong to the app. */
+  #release(): void {
+    this.#lead = undefined;
+    this.#list = EMPTY;
   }
 
   /** The request's message at `i` (the lead first), while one is read. */
@@ -246,15 +250,13 @@ export class ConversationTally {
       if (!(sampled ? this.#spreadMatches(n) : this.#firstDifference(n) === n)) return undefined;
       return this.#sumParts(n);
     } finally {
-      this.#list = EMPTY;
-      this.#lead = undefined;
+      this.#release();
     }
   }
 
   /** The first message, the newest few and {@link SPREAD_CHECKS} evenly spread between match their snapshots. */
   #spreadMatches(n: number): boolean {
-    if (!this.#matches(0)) return false;
-    for (let i = Math.max(1, n - TAIL_CHECKS); i < n; i++) if (!this.#matches(i)) return false;
+    if (!this.#endsMatch(n)) return false;
     for (let k = 0; k < SPREAD_CHECKS; k++)
       if (!this.#matches(Math.floor(((k + 0.5) * n) / SPREAD_CHECKS))) return false;
     return true;
@@ -385,10 +387,16 @@ export class ConversationTally {
     return i;
   }
 
+  /** The first of the `n` messages tallied and the newest {@link TAIL_CHECKS} match their snapshots. */
+  #endsMatch(n: number): boolean {
+    if (!this.#matches(0)) return false;
+    for (let i = Math.max(1, n - TAIL_CHECKS); i < n; i++) if (!this.#matches(i)) return false;
+    return true;
+  }
+
   /** The first message, the newest earlier ones and a rotating slice all match their snapshots. */
   #sampleMatches(previous: number): boolean {
-    if (!this.#matches(0)) return false;
-    for (let i = Math.max(1, previous - TAIL_CHECKS); i < previous; i++) if (!this.#matches(i)) return false;
+    if (!this.#endsMatch(previous)) return false;
     const span = previous - TAIL_CHECKS - 1;
     if (span <= 0) return true;
     const start = this.#rotation % span;
