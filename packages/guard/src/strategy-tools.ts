@@ -38,7 +38,6 @@ import {
   type FactInjectionSite,
   type HistoryEntry,
   type HistorySegments,
-  InvalidInputError,
   type LightTrimRewriteOptions,
   type LightTrimRewriteResult,
   type Message,
@@ -58,6 +57,7 @@ import {
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFacts, missingFacts, redactFact, redactMessage } from './guard-facts.js';
 import { sendableView } from './sendable-view.js';
+import { checkTools } from './tools-input.js';
 
 /** One rewrite that changed the conversation, as the guard reports it in `onCompaction`. */
 export interface RecordedRewrite {
@@ -247,12 +247,7 @@ export class StrategyToolsImpl implements StrategyTools {
   readonly #rewrites: RecordedRewrite[] = [];
 
   constructor(init: StrategyToolsInit) {
-    if (typeof init?.history?.effectiveEntries !== 'function') {
-      throw new InvalidInputError('StrategyToolsImpl: history must be a ConversationHistory', ['history']);
-    }
-    if (typeof init.contextTools?.summarize !== 'function') {
-      throw new InvalidInputError('StrategyToolsImpl: contextTools must be ContextTools', ['contextTools']);
-    }
+    checkTools.init(init);
     this.#history = init.history;
     this.#messages = init.messages;
     this.#tools = init.contextTools;
@@ -283,6 +278,7 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /** Splits the effective view into old / middle / recent: by `recentCount`, by `timeWindow` (ms), or in thirds. */
   segment(options: { recentCount?: number; timeWindow?: number } = {}): HistorySegments {
+    checkTools.segment(options);
     const view = this.#history.effectiveEntries();
     let recentStart: number;
     if (options.recentCount !== undefined) {
@@ -314,6 +310,7 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /** Estimated tokens of entries or messages (framing included, request overhead not). */
   measure(items: readonly HistoryEntry[] | readonly Message[]): number {
+    checkTools.measure(items);
     const messages = (items as readonly (HistoryEntry | Message)[]).map((item) =>
       'message' in item && 'id' in item ? item.message : (item as Message),
     );
@@ -329,6 +326,7 @@ export class StrategyToolsImpl implements StrategyTools {
     categories?: readonly FactCategory[] | undefined;
     signal?: AbortSignal | undefined;
   }): Promise<ExtractedFact[]> {
+    checkTools.extractFacts(request);
     const found = await this.#extract(request.entries, request.categories, request.signal);
     const kept = this.keptFacts().filter(
       (fact) => !request.categories || request.categories.includes(fact.category),
@@ -369,6 +367,7 @@ export class StrategyToolsImpl implements StrategyTools {
     focus?: string | undefined;
     signal?: AbortSignal | undefined;
   }): Promise<string> {
+    checkTools.summarize(request);
     const texts = request.entries
       .map((entry) => renderTranscript([entry.message]))
       .filter((text) => text.length > 0);
@@ -389,6 +388,7 @@ export class StrategyToolsImpl implements StrategyTools {
    * anything up to a provider compaction item; one rewindable compaction.
    */
   replaceRange(from: number, to: number, replacement: MessageInput): RewriteResult {
+    checkTools.range('replaceRange', from, to);
     const message = redactMessage(replacement, this.#redact);
     // The system prompt and a provider compaction item stay: a range starting on them starts after them.
     const view = this.#history.messages();
@@ -418,6 +418,7 @@ export class StrategyToolsImpl implements StrategyTools {
    * item, when there is one), widened to a whole tool pair; the newest entry stays.
    */
   dropOldest(n: number): RewriteResult {
+    checkTools.dropOldest(n);
     const view = this.#history.messages();
     let start = frozenPrefixEnd(view);
     while (start < view.length && isPlainSystem(view[start])) start++;
@@ -441,6 +442,7 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /** The compactor's `pruneToolOutputs` over the effective view, recorded as one compaction. */
   async pruneToolOutputs(options: PruneToolOutputsOptions = {}): Promise<PruneToolOutputsResult> {
+    checkTools.options('pruneToolOutputs', options);
     const before = this.#history.messages();
     const result = await pruneToolOutputs(before, {
       ...(options.protectTokens !== undefined ? { protectTokens: options.protectTokens } : {}),
@@ -458,6 +460,7 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /** The compactor's `deduplicateFileReads` over the effective view, recorded as one compaction. */
   async deduplicateFileReads(options: DeduplicateFileReadsOptions = {}): Promise<DeduplicateFileReadsResult> {
+    checkTools.options('deduplicateFileReads', options);
     const before = this.#history.messages();
     const result = deduplicateFileReads(before, {
       ...(options.readTools ? { readTools: [...options.readTools] } : {}),
@@ -476,6 +479,7 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /** The compactor's sliding window over the effective view: the range hidden under its marker. */
   async slideWindow(options: SlideWindowOptions = {}): Promise<SlideWindowResult> {
+    checkTools.options('slideWindow', options);
     const before = this.#history.messages();
     const result = truncateWithSlidingWindow(before, {
       ...definedOnly(options),
@@ -493,6 +497,7 @@ export class StrategyToolsImpl implements StrategyTools {
   async microcompactToolResults(
     options: MicrocompactToolResultsOptions = {},
   ): Promise<MicrocompactToolResultsResult> {
+    checkTools.options('microcompactToolResults', options);
     const before = this.#history.messages();
     const result = microcompactToolResults(before, {
       ...(options.keepRecent !== undefined ? { keepRecent: options.keepRecent } : {}),
@@ -506,6 +511,7 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /** The compactor's `lightTrimMessages` over the effective view (no message hidden), recorded as one compaction. */
   async lightTrim(options: LightTrimRewriteOptions = {}): Promise<LightTrimRewriteResult> {
+    checkTools.options('lightTrim', options);
     const before = this.#history.messages();
     const result = lightTrimMessages(before, definedOnly(options));
     const rewrite = result.changed
@@ -525,6 +531,7 @@ export class StrategyToolsImpl implements StrategyTools {
    * afterwards and merged back when missing.
    */
   async summarizeRange(options: SummarizeRangeOptions): Promise<SummarizeRangeResult> {
+    checkTools.summarizeRange(options);
     const view = this.#history.effectiveEntries();
     const messages = view.map((entry) => entry.message);
     const frozen = frozenPrefixEnd(messages);
@@ -602,11 +609,6 @@ export class StrategyToolsImpl implements StrategyTools {
     facts: readonly ExtractedFact[],
     maxFactTokens: number | undefined,
   ): { kept: ExtractedFact[]; dropped: ExtractedFact[] } {
-    if (maxFactTokens !== undefined && !(typeof maxFactTokens === 'number' && maxFactTokens > 0))
-      throw new InvalidInputError(
-        `StrategyToolsImpl.summarizeRange: maxFactTokens must be a positive number, got ${String(maxFactTokens)}`,
-        ['maxFactTokens'],
-      );
     const cap = maxFactTokens ?? this.#summaryFactTokens;
     if (cap === undefined || facts.length === 0) return { kept: [...facts], dropped: [] };
     const kept = this.#boundFacts(facts, cap, new Set());
@@ -625,18 +627,8 @@ export class StrategyToolsImpl implements StrategyTools {
     site: FactInjectionSite,
     options: { maxTokens?: number } = {},
   ): void {
-    if (site !== 'system-append' && site !== 'first-user-prefix') {
-      throw new InvalidInputError(`StrategyToolsImpl.injectFacts: unknown site ${JSON.stringify(site)}`, [
-        'site',
-      ]);
-    }
+    checkTools.injectFacts({ facts, site, options });
     const maxTokens = options?.maxTokens;
-    if (maxTokens !== undefined && !(typeof maxTokens === 'number' && maxTokens > 0)) {
-      throw new InvalidInputError(
-        `StrategyToolsImpl.injectFacts: maxTokens must be a positive number, got ${String(maxTokens)}`,
-        ['maxTokens'],
-      );
-    }
     if (facts.length === 0) return;
     const view = this.#history.messages();
     const frozen = frozenPrefixEnd(view);

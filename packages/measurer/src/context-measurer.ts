@@ -31,6 +31,7 @@ import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { CompactionAnchor } from './compaction-anchor.js';
 import { ConversationTally, type RequestView, type Weighing } from './conversation-tally.js';
+import { assertMeasurable } from './measure-request.js';
 
 /** Default share of the input budget at which `onWarning` is emitted. */
 export const DEFAULT_WARN_THRESHOLD = 0.8;
@@ -235,9 +236,11 @@ export class ContextMeasurer {
   /**
    * Measures a request without emitting anything: a fast estimate (anchored on provider-reported
    * usage where possible), upgraded to an exact count from the `exact` threshold when the counter
-   * can give one (the estimate stays when it cannot).
+   * can give one (the estimate stays when it cannot). A request that is not one (no `provider`,
+   * `messages` not an array…) is rejected with an `InvalidInputError` naming the field.
    */
   async measure(request: MeasureInput): Promise<ContextMeasurement> {
+    assertMeasurable(request, 'ContextMeasurer.measure request');
     return (await this.#measure(request)).measurement;
   }
 
@@ -279,6 +282,8 @@ export class ContextMeasurer {
 
   /** Measures a request, emits `onContextMeasure`, and passes the listeners' changes and abort back to it. */
   async #measureAndEmit(event: MessageResolveEvent): Promise<void> {
+    // Thrown to the bus, which reports it as an `onWarning` naming the field; the request is left as it was.
+    assertMeasurable(event, 'onMessageResolve event');
     const estimate = this.#estimate(event);
     const tally = estimate.tally;
     const measurement =
@@ -539,6 +544,7 @@ export class ContextMeasurer {
   }
 
   async #learn(event: CompletionEvent): Promise<void> {
+    assertMeasurable(event, 'onCompletion event');
     const input = event.usage?.inputTokens;
     if (typeof input !== 'number' || !Number.isFinite(input) || input <= 0) return;
     try {

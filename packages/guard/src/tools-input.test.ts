@@ -1,0 +1,147 @@
+import { createOfflineContextTools, redactSecrets } from '@ctxguard/compactor';
+import { type ContextTools, InvalidInputError, type Message } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { assistant, filler, historyOf, system, toolRound, user } from '../test/support/harness.js';
+import { StrategyToolsImpl } from './strategy-tools.js';
+
+function conversation(): Message[] {
+  const list: Message[] = [system('You are a coding agent.'), user('Fix the build on port 8080.')];
+  for (let i = 0; i < 4; i++) {
+    list.push(...toolRound(`r${i}`, 'read_file', filler(`file-${i}`, 300), { path: `src/f${i}.ts` }));
+    list.push(assistant(`Step ${i} done.`), user(`continue ${i + 1}`));
+  }
+  return list;
+}
+
+/** Tools over a fresh history whose ContextTools count their calls. */
+function setup() {
+  const history = historyOf(conversation());
+  const offline = createOfflineContextTools();
+  let calls = 0;
+  const contextTools: ContextTools = {
+    specificationVersion: 'v1',
+    summarize: (request) => {
+      calls++;
+      return offline.summarize(request);
+    },
+    extractFacts: (request) => {
+      calls++;
+      return offline.extractFacts(request);
+    },
+  };
+  const tools = new StrategyToolsImpl({ history, contextTools, redact: redactSecrets });
+  return { history, tools, calls: () => calls };
+}
+
+/** Runs `call` expecting an InvalidInputError whose message names `field`. */
+async function rejects(call: () => unknown, method: string, field: RegExp): Promise<void> {
+  const error = await Promise.resolve()
+    .then(call)
+    .then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+  expect(error, method).toBeInstanceOf(InvalidInputError);
+  expect((error as Error).message).toMatch(new RegExp(`^Invalid StrategyToolsImpl\\.${method} arguments: `));
+  expect((error as Error).message).toMatch(field);
+}
+
+describe('StrategyToolsImpl arguments', () => {
+  it('rejects each wrong argument naming it, before anything is read, summarized or rewritten', async () => {
+    const { history, tools, calls } = setup();
+    const before = history.messages();
+    const entries = history.effectiveEntries();
+    const bad = 'x' as never;
+    await rejects(() => tools.segment({ recentCount: -3 }), 'segment', /arguments\.recentCount: /);
+    await rejects(() => tools.segment(bad), 'segment', /expected object/);
+    await rejects(() => tools.measure(null as never), 'measure', /expected array/);
+    await rejects(() => tools.measure([entries[0]!, null] as never), 'measure', /arguments\[1\]: /);
+    await rejects(() => tools.extractFacts(5 as never), 'extractFacts', /expected object/);
+    await rejects(
+      () => tools.extractFacts({ entries, categories: ['colour' as never] }),
+      'extractFacts',
+      /arguments\.categories\[0\]: /,
+    );
+    await rejects(() => tools.summarize({ entries, maxLength: -1 }), 'summarize', /arguments\.maxLength: /);
+    await rejects(
+      () => tools.summarize({ entries: [{ id: 'a' }] as never, maxLength: 100 }),
+      'summarize',
+      /arguments\.entries\[0\]: expected a history entry/,
+    );
+    await rejects(() => tools.replaceRange(bad, 3, user('s')), 'replaceRange', /arguments\.from: /);
+    await rejects(() => tools.replaceRange(1, Number.NaN, user('s')), 'replaceRange', /arguments\.to: /);
+    await rejects(() => tools.dropOldest(Number.NaN), 'dropOldest', /arguments\.n: /);
+    await rejects(() => tools.dropOldest(-1), 'dropOldest', /arguments\.n: /);
+    await rejects(
+      () => tools.injectFacts([{ key: 'port', value: '8080' }] as never, 'system-append'),
+      'injectFacts',
+      /arguments\.facts\[0\]\.category: /,
+    );
+    await rejects(() => tools.injectFacts([], 'nowhere' as never), 'injectFacts', /arguments\.site: /);
+    await rejects(
+      () => tools.injectFacts([], 'system-append', { maxTokens: 0 }),
+      'injectFacts',
+      /arguments\.options\.maxTokens: /,
+    );
+    await rejects(
+      () => tools.summarizeRange({ from: 1, to: 5, maxFactTokens: -5 }),
+      'summarizeRange',
+      /arguments\.maxFactTokens: /,
+    );
+    for (const method of [
+      'pruneToolOutputs',
+      'deduplicateFileReads',
+      'slideWindow',
+      'microcompactToolResults',
+      'lightTrim',
+    ] as const) {
+      await rejects(() => tools[method](5 as never), method, /expected object/);
+    }
+    expect(calls()).toBe(0);
+    expect(tools.rewrites).toEqual([]);
+    expect(history.compactions()).toEqual([]);
+    expect(history.messages()).toEqual(before);
+  });
+
+  it('rejects a range that is not a number instead of looping on it', async () => {
+    const { tools } = setup();
+    await rejects(
+      () => tools.summarizeRange({ from: Number.NaN, to: 4 }),
+      'summarizeRange',
+      /arguments\.from: expected a number/,
+    );
+    await rejects(
+      () => tools.summarizeRange({ from: 'a', to: 4 } as never),
+      'summarizeRange',
+      /arguments\.from: /,
+    );
+  }, 5_000);
+
+  it('rejects options that are not StrategyToolsImpl options, naming the field', () => {
+    const { history } = setup();
+    const contextTools = createOfflineContextTools();
+    const build = (init: object) => () => new StrategyToolsImpl(init as never);
+    expect(build({ history, contextTools })).toThrow(/options\.redact: expected a function/);
+    expect(build({ history: {}, contextTools, redact: redactSecrets })).toThrow(
+      /options\.history: expected a ConversationHistory/,
+    );
+    expect(build({ history, contextTools: { summarize: () => '' }, redact: redactSecrets })).toThrow(
+      /options\.contextTools: expected ContextTools/,
+    );
+    expect(build({ history, contextTools, redact: redactSecrets, messages: 'all' })).toThrow(
+      /options\.messages: /,
+    );
+    expect(
+      build({ history, contextTools, redact: redactSecrets, countContext: { provider: 'openai' } }),
+    ).toThrow(/options\.countContext\.model: /);
+  });
+
+  it('accepts what the built-in strategies pass: fractional positions, Infinity as the end, no options', async () => {
+    const { history, tools } = setup();
+    expect(tools.segment().recent.length).toBeGreaterThan(0);
+    expect(tools.measure(history.messages())).toBeGreaterThan(0);
+    const result = await tools.summarizeRange({ from: 1.5, to: Number.POSITIVE_INFINITY });
+    expect(result.changed).toBe(true);
+    expect(history.messages()[1]!.metadata?.isSummary).toBe(true);
+  });
+});

@@ -1,0 +1,58 @@
+import { type ConversationHistory, type Message, parseInput } from '@ctxguard/core';
+import { z } from 'zod';
+
+const isArray = (value: unknown): boolean => Array.isArray(value);
+
+/** An object with a `metadata` object and a `messages()` method: what the measurer and the guard read of a history. */
+function isHistory(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const { metadata, messages } = value as { metadata?: unknown; messages?: unknown };
+  return typeof metadata === 'object' && metadata !== null && typeof messages === 'function';
+}
+
+const isName = (value: unknown): boolean => typeof value === 'string' && value.length > 0;
+
+/**
+ * The fields of a request the measurer reads (`measure`, `onMessageResolve`) and of a completion
+ * it learns from (`onCompletion`). Other fields, such as an event's `abort`, are left alone. The
+ * messages are checked to be an array, not message by message: a call must cost its new messages,
+ * not the conversation (the counters count odd entries without failing).
+ */
+export const measureRequestSchema = z.looseObject({
+  provider: z.string().min(1),
+  model: z.string().min(1),
+  messages: z.custom<Message[]>(isArray, 'expected an array of messages'),
+  system: z.string().optional(),
+  tools: z.custom<readonly unknown[]>(isArray, 'expected an array of tool definitions').optional(),
+  maxOutputTokens: z.number().int().nonnegative().optional(),
+  history: z
+    .custom<ConversationHistory>(isHistory, 'expected a ConversationHistory (metadata and messages())')
+    .optional(),
+});
+
+/**
+ * What {@link measureRequestSchema} accepts, by a few `typeof` checks: every call goes through it,
+ * and a zod parse of the request costs a sizeable share of a call that fires nothing.
+ */
+export function isMeasurable(request: unknown): boolean {
+  if (typeof request !== 'object' || request === null) return false;
+  const { provider, model, messages, system, tools, maxOutputTokens, history } = request as Record<
+    string,
+    unknown
+  >;
+  return (
+    isName(provider) &&
+    isName(model) &&
+    Array.isArray(messages) &&
+    (system === undefined || typeof system === 'string') &&
+    (tools === undefined || Array.isArray(tools)) &&
+    (maxOutputTokens === undefined ||
+      (typeof maxOutputTokens === 'number' && Number.isInteger(maxOutputTokens) && maxOutputTokens >= 0)) &&
+    (history === undefined || isHistory(history))
+  );
+}
+
+/** Throws `InvalidInputError` naming the field (`Invalid ${root}: messages: …`) when `request` is not measurable. */
+export function assertMeasurable(request: unknown, root: string): void {
+  if (!isMeasurable(request)) parseInput(measureRequestSchema, request, root);
+}
