@@ -127,6 +127,6 @@ describe('the request check of ContextMeasurer', () => {
     await hooks.emit('onCompletion', event as never);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.message).toMatch(/Invalid onCompletion event: onCompletion event\.provider: /);
-    expect(await measuring.calibrationStore.list()).toEqual([]);
+    expect(await measuring.calibrationStore?.list()).toEqual([]);
   });
 });
