@@ -36,7 +36,7 @@ const fact = z.looseObject({
   span: z.string().optional(),
 });
 
-export const toolsInitSchema = z.looseObject({
+const toolsInitSchema = z.looseObject({
   history: z.custom(
     (value) =>
       isObject(value) && typeof (value as { effectiveEntries?: unknown }).effectiveEntries === 'function',
