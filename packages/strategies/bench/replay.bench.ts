@@ -256,7 +256,13 @@ function cacheTable(
       'window',
       'prefix stable',
       'input tokens',
-      ...models.flatMap((m) => [`${m.name}: cached`, `${m.name}: cost`, '× no compaction', '× drop-oldest']),
+      ...models.flatMap((m) => [
+        `${m.name}: cached`,
+        `${m.name}: cost`,
+        'per request sent',
+        '× no compaction',
+        '× drop-oldest',
+      ]),
     ],
     summaries.map((s) => [
       s.subject,
@@ -268,6 +274,8 @@ function cacheTable(
         return [
           percent(s.cachedShare[m.name] ?? 0),
           int(cost),
+          // A declined request is not sent and costs nothing: the total alone favours declining.
+          s.sent > 0 ? int(cost / s.sent) : '-',
           times(cost, find(NO_COMPACTION, s.fraction)?.cost[m.name]),
           times(cost, find(DROP_OLDEST, s.fraction)?.cost[m.name]),
         ];
