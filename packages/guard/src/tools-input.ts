@@ -113,8 +113,8 @@ export const checkTools = {
   },
   extractFacts: (request: unknown) => parseInput(extractRequest, request, root('extractFacts')),
   summarize: (request: unknown) => parseInput(summarizeRequest, request, root('summarize')),
-  range: (method: string, from: unknown, to: unknown) =>
-    parseInput(z.object({ from: position, to: position }), { from, to }, root(method)),
+  replaceRange: (from: unknown, to: unknown) =>
+    parseInput(z.object({ from: position, to: position }), { from, to }, root('replaceRange')),
   dropOldest: (n: unknown) => parseInput(z.object({ n: nonNegative('a count') }), { n }, root('dropOldest')),
   summarizeRange: (options: unknown) => parseInput(summarizeRangeOptions, options, root('summarizeRange')),
   injectFacts: (args: { facts: unknown; site: unknown; options: unknown }) =>

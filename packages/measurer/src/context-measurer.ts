@@ -574,7 +574,7 @@ export class ContextMeasurer {
    */
   async #learnFromTally(event: CompletionEvent, actualTokens: number): Promise<boolean> {
     const learner = this.#direct as TokenCounter & Partial<PartsLearner>;
-    if (typeof learner.learnFromParts !== 'function' || !Array.isArray(event.messages)) return false;
+    if (typeof learner.learnFromParts !== 'function') return false;
     const counting = this.#counting(event.provider, event.model);
     if (counting.weighing?.weights() === undefined) return false;
     let parts: ReturnType<ConversationTally['summedParts']>;
