@@ -1,4 +1,4 @@
-import type { Message } from '@ctxguard/core';
+import { abortSignalSchema, type Message } from '@ctxguard/core';
 import { z } from 'zod';
 import { contextToolsSchema } from './context-tools.js';
 import { DEFAULT_MAX_REQUEST_BYTES } from './media-bytes.js';
@@ -18,11 +18,6 @@ export type CompactionStage =
 
 const stageSwitch = <T extends z.ZodRawShape>(shape: T) =>
   z.union([z.boolean(), z.object(shape).strict()]).default(true);
-
-const abortSignalSchema = z.custom<AbortSignal>(
-  (value) => typeof AbortSignal !== 'undefined' && value instanceof AbortSignal,
-  'must be an AbortSignal',
-);
 
 /** Options of {@link compactMessages} (and of `ContextCompactor`, without `budgetTokens`). */
 export const compactMessagesOptionsSchema = z

@@ -1,4 +1,4 @@
-import { type ConversationHistory, type Message, parseOptions } from '@ctxguard/core';
+import { abortSignalSchema, type ConversationHistory, type Message, parseOptions } from '@ctxguard/core';
 import { z } from 'zod';
 import {
   type CompactionResult,
@@ -19,12 +19,7 @@ const callOptionsSchema = z
     /** Tokens the compacted conversation may take (default: the compactor's `budgetTokens`). */
     budgetTokens: z.number().int().positive().optional(),
     /** Cancels model-backed work for this call. */
-    signal: z
-      .custom<AbortSignal>(
-        (value) => typeof AbortSignal !== 'undefined' && value instanceof AbortSignal,
-        'must be an AbortSignal',
-      )
-      .optional(),
+    signal: abortSignalSchema.optional(),
   })
   .strict();
 

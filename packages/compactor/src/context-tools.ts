@@ -1,4 +1,5 @@
 import {
+  abortSignalSchema,
   type ContextTools,
   CtxGuardError,
   type ExtractedFact,
@@ -12,26 +13,19 @@ import {
 import { z } from 'zod';
 import { redactSecrets } from './redact-secrets.js';
 
-const signalSchema = z
-  .custom<AbortSignal>(
-    (value) => typeof AbortSignal !== 'undefined' && value instanceof AbortSignal,
-    'must be an AbortSignal',
-  )
-  .optional();
-
 /** Schema of a {@link SummarizeRequest}: `content` text, `maxLength` ≥ 1 characters, optional `focus` and `signal`. */
 export const summarizeRequestSchema = z.object({
   content: z.string(),
   maxLength: z.number().int().positive(),
   focus: z.string().optional(),
-  signal: signalSchema,
+  signal: abortSignalSchema.optional(),
 });
 
 /** Schema of an {@link ExtractFactsRequest}: `content` text, optional `categories` and `signal`. */
 export const extractFactsRequestSchema = z.object({
   content: z.string(),
   categories: z.array(z.enum(factCategories)).optional(),
-  signal: signalSchema,
+  signal: abortSignalSchema.optional(),
 });
 
 /** Validates a summarize request; throws `InvalidInputError` naming the field. */

@@ -1,4 +1,10 @@
-import { type ContextTools, type ExtractedFact, type Message, parseOptions } from '@ctxguard/core';
+import {
+  abortSignalSchema,
+  type ContextTools,
+  type ExtractedFact,
+  type Message,
+  parseOptions,
+} from '@ctxguard/core';
 import { z } from 'zod';
 import { contextToolsSchema } from './context-tools.js';
 import {
@@ -49,11 +55,6 @@ export const STRUCTURED_SUMMARY_PROMPT = [
   'Keep paths, commands, versions, numbers with units, identifiers and error lines verbatim.',
   'When a previous summary is included, merge it: keep its facts unless the new messages supersede them.',
 ].join('\n');
-
-const abortSignalSchema = z.custom<AbortSignal>(
-  (value) => typeof AbortSignal !== 'undefined' && value instanceof AbortSignal,
-  'must be an AbortSignal',
-);
 
 /** Options of {@link summarizeMessages}. */
 export const summarizeMessagesOptionsSchema = z

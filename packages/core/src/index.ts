@@ -106,5 +106,5 @@ export type {
   SummarizeRequest,
   TriggerLevel,
 } from './strategy.js';
-export { factCategories } from './strategy.js';
+export { abortSignalSchema, factCategories } from './strategy.js';
 export { withSystemPrompt } from './system-prompt.js';

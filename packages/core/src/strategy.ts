@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { HistoryEntry } from './history.js';
 import type { JsonValue, Message, MessageInput } from './message.js';
 
@@ -73,6 +74,21 @@ export interface Cancellable {
   /** Aborts the call (a model-backed implementation cancels its request and rejects). */
   signal?: AbortSignal | undefined;
 }
+
+/**
+ * Whether `value` can serve as an `AbortSignal`: an instance of this realm's class, or an object
+ * with its `aborted` flag and `addEventListener` (a signal made in another realm, such as a test
+ * environment's window or a worker's, fails `instanceof` but cancels work all the same).
+ */
+function isAbortSignal(value: unknown): value is AbortSignal {
+  if (typeof AbortSignal !== 'undefined' && value instanceof AbortSignal) return true;
+  if (typeof value !== 'object' || value === null) return false;
+  const { aborted, addEventListener } = value as { aborted?: unknown; addEventListener?: unknown };
+  return typeof aborted === 'boolean' && typeof addEventListener === 'function';
+}
+
+/** Schema of a {@link Cancellable.signal}: every package's `signal` option is checked with it. */
+export const abortSignalSchema = z.custom<AbortSignal>(isAbortSignal, 'expected an AbortSignal');
 
 /** What {@link ContextTools.summarize} is asked. */
 export interface SummarizeRequest extends Cancellable {

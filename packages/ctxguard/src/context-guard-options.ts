@@ -1,5 +1,5 @@
 import type { ContextStrategy, ContextTools } from '@ctxguard/core';
-import { HookBus, messagesSchema, usageSchema } from '@ctxguard/core';
+import { abortSignalSchema, HookBus, messagesSchema, usageSchema } from '@ctxguard/core';
 import { type ContextLimitResolver, contextMeasurerOptionsSchema } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { isPersistence, type Persistence } from '@ctxguard/persistence';
@@ -12,10 +12,6 @@ const hasMethods = (value: unknown, methods: readonly string[]): boolean =>
   value !== null &&
   methods.every((method) => isFunction((value as Record<string, unknown>)[method]));
 
-const signalSchema = z.custom<AbortSignal>(
-  (value) => typeof AbortSignal !== 'undefined' && value instanceof AbortSignal,
-  'must be an AbortSignal',
-);
 const conversationIdSchema = z
   .string()
   .min(1)
@@ -105,7 +101,7 @@ export const prepareInputSchema = z.strictObject({
   system: z.string().optional(),
   tools: z.array(z.unknown()).optional(),
   maxOutputTokens: z.number().int().nonnegative().optional(),
-  signal: signalSchema.optional(),
+  signal: abortSignalSchema.optional(),
 });
 
 /**
@@ -130,7 +126,7 @@ export const recoverOverflowInputSchema = z.strictObject({
   system: z.string().optional(),
   tools: z.array(z.unknown()).optional(),
   maxOutputTokens: z.number().int().nonnegative().optional(),
-  signal: signalSchema.optional(),
+  signal: abortSignalSchema.optional(),
 });
 
 /** A conversation id argument. */

@@ -3,7 +3,7 @@
  * (often a third party's) that passes a wrong argument gets an `InvalidInputError` naming it,
  * before anything is read, summarized or rewritten.
  */
-import { factCategories, parseInput } from '@ctxguard/core';
+import { abortSignalSchema, factCategories, parseInput } from '@ctxguard/core';
 import { z } from 'zod';
 
 const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null;
@@ -15,12 +15,7 @@ const position = z.custom<number>(
 );
 const nonNegative = (what: string) =>
   z.custom<number>((value) => typeof value === 'number' && value >= 0, `expected ${what} ≥ 0`);
-const signal = z
-  .custom<AbortSignal>(
-    (value) => isObject(value) && typeof (value as { aborted?: unknown }).aborted === 'boolean',
-    'expected an AbortSignal',
-  )
-  .optional();
+const signal = abortSignalSchema.optional();
 
 /** A history entry as the tools read it: an object with a `message` object (the history validated the message). */
 const entry = z.custom(

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { InvalidInputError, parseInput } from './errors.js';
+import { abortSignalSchema } from './strategy.js';
+
+describe('abortSignalSchema', () => {
+  const options = z.strictObject({ signal: abortSignalSchema.optional() });
+
+  it("accepts this realm's signals, aborted or not, and no signal", () => {
+    const controller = new AbortController();
+    expect(parseInput(options, { signal: controller.signal }, 'options').signal).toBe(controller.signal);
+    expect(parseInput(options, { signal: AbortSignal.abort() }, 'options').signal?.aborted).toBe(true);
+    expect(parseInput(options, {}, 'options').signal).toBeUndefined();
+  });
+
+  it('accepts a signal that fails instanceof but behaves as one (another realm, a polyfill)', () => {
+    const listeners: (() => void)[] = [];
+    const foreign = {
+      aborted: false,
+      reason: undefined,
+      addEventListener: (_type: string, listener: () => void) => listeners.push(listener),
+      removeEventListener: () => undefined,
+    };
+    expect(foreign instanceof AbortSignal).toBe(false);
+    expect(parseInput(options, { signal: foreign }, 'options').signal).toBe(foreign);
+  });
+
+  it('rejects what cannot cancel anything, naming the field', () => {
+    for (const signal of [
+      true,
+      'abort',
+      5,
+      {},
+      { aborted: 'no', addEventListener: () => undefined },
+      { aborted: false },
+    ]) {
+      const attempt = () => parseInput(options, { signal }, 'options');
+      expect(attempt).toThrow(InvalidInputError);
+      expect(attempt).toThrow('Invalid options: options.signal: expected an AbortSignal');
+    }
+  });
+});
