@@ -21,6 +21,33 @@ const outputOf = (message: Message | undefined) =>
 describe('pruneToolOutputs', () => {
   const errorOutput = `${bigText('log', 300)}\nsrc/build/index.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.`;
 
+  it("hands its signal to model-backed tools' fact extraction, and stops when it fired", async () => {
+    const signals: (AbortSignal | undefined)[] = [];
+    const tools = {
+      specificationVersion: 'v1' as const,
+      summarize: async () => '',
+      extractFacts: async ({ signal }: { signal?: AbortSignal | undefined }) => {
+        signals.push(signal);
+        if (signal?.aborted) throw signal.reason;
+        return [];
+      },
+    };
+    const list = agent([
+      { name: 'bash', text: bigText('first', 300) },
+      { name: 'bash', text: bigText('second', 300) },
+      { name: 'bash', text: bigText('newest', 300) },
+    ]);
+    const controller = new AbortController();
+    const options = { protectTokens: 10_000, minimumSavings: 100, tools, signal: controller.signal };
+    expect((await pruneToolOutputs(list, options)).pruned).toBe(true);
+    expect(signals).toEqual([controller.signal, controller.signal]);
+    controller.abort(new Error('cancelled'));
+    await expect(pruneToolOutputs(list, options)).rejects.toThrow('cancelled');
+    await expect(pruneToolOutputs(list, { ...options, signal: 'stop' as never })).rejects.toThrow(
+      /signal: expected an AbortSignal/,
+    );
+  });
+
   it('replaces old outputs walking backwards, protecting the newest protectTokens', async () => {
     const list = agent([
       { name: 'bash', text: errorOutput },

@@ -1,4 +1,5 @@
 import {
+  abortSignalSchema,
   type ContentPart,
   type ExtractedFact,
   type Message,
@@ -40,6 +41,8 @@ export const pruneToolOutputsOptionsSchema = z
     maxKeptFactChars: z.number().int().nonnegative().default(600),
     /** Where the kept facts come from (default: the offline extractors). */
     tools: contextToolsSchema.optional(),
+    /** Cancels the fact extraction of model-backed `tools`. */
+    signal: abortSignalSchema.optional(),
     ...countingFields,
   })
   .strict();
@@ -173,7 +176,7 @@ export async function pruneToolOutputs(
   let saved = 0;
   for (const candidate of candidates) {
     if (opts.targetTokens !== undefined && tokensBefore - saved <= opts.targetTokens) break;
-    const { facts } = await extractFactsSafely(tools, candidate.text);
+    const { facts } = await extractFactsSafely(tools, candidate.text, { signal: opts.signal });
     const entry: Chosen = { ...candidate, facts };
     const gain = candidate.tokens - partTokens(meter, placeholderOf(entry, opts.maxKeptFactChars).part);
     if (gain <= 0) continue;

@@ -108,6 +108,31 @@ describe('summarizeMessages', () => {
     for (const size of sizes) expect(size).toBeLessThan(2_000 * 4);
   });
 
+  it('holds an overshooting summarizer to maxLength, so merging its pieces ends as with one that keeps to it', async () => {
+    const run = async (overshoot: number) => {
+      const sizes: number[] = [];
+      // Not wrapped by contextToolsFromFunctions (which cuts summaries itself): a user's own object.
+      const tools = {
+        specificationVersion: 'v1' as const,
+        summarize: async ({ content, maxLength }: SummarizeRequest) => {
+          sizes.push(content.length);
+          if (sizes.length > 500) throw new Error('runaway merge');
+          return 'summary line\n'.repeat(Math.ceil((maxLength * overshoot) / 13));
+        },
+        extractFacts: async () => [],
+      };
+      const result = await summarizeMessages(chat(40), { tools, summarizerWindowTokens: 2_000 });
+      return { result, sizes };
+    };
+    const exact = await run(1);
+    const overshooting = await run(50);
+    expect(exact.result.chunks).toBeGreaterThan(1);
+    expect(overshooting.sizes).toEqual(exact.sizes);
+    for (const size of overshooting.sizes) expect(size).toBeLessThan(2_000 * 4);
+    const summary = overshooting.result.messages.find((message) => message.metadata?.isSummary);
+    expect(summary).toBeDefined();
+  });
+
   it('never sends images or base64 to the summarizer', async () => {
     const seen: string[] = [];
     const tools = contextToolsFromFunctions({

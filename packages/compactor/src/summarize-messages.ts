@@ -252,7 +252,9 @@ async function summarizeOnce(call: SummarizerCall, content: string, maxLength: n
     ...(call.signal ? { signal: call.signal } : {}),
   });
   if (typeof text !== 'string') throw new TypeError('summarize returned a non-string');
-  return text;
+  // Held to what was asked: a summarizer that overshoots would otherwise multiply the pieces of
+  // every merge round instead of reducing them.
+  return text.length > maxLength ? text.slice(0, maxLength) : text;
 }
 
 /** Map-reduce: each piece that fits the window is summarized, the summaries merged until one request fits. */

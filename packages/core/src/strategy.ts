@@ -124,7 +124,7 @@ export interface RewriteResult {
 }
 
 /** Options of {@link StrategyTools.pruneToolOutputs}. */
-export interface PruneToolOutputsOptions {
+export interface PruneToolOutputsOptions extends Cancellable {
   /** Tokens of the newest tool outputs that are never pruned. */
   protectTokens?: number | undefined;
   /** Prune only when at least this many tokens are saved. */

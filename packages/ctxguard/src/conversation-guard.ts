@@ -473,6 +473,9 @@ export class ConversationGuard {
         }),
       };
       await this.hooks.emit('onMessageResolve', event);
+      // Cancelled: rejected with the signal's reason, nothing of this call stored (the app sends its
+      // messages again next time).
+      if (request.signal?.aborted) throw request.signal.reason;
       const measurement =
         event.abort && collector.measure
           ? measurementOf(collector.measure)

@@ -1,4 +1,10 @@
-import { ContextDeclinedError, createContextGuard, type MessageInput, TruncateStrategy } from 'ctxguard';
+import {
+  ContextDeclinedError,
+  createContextGuard,
+  createOfflineContextTools,
+  type MessageInput,
+  TruncateStrategy,
+} from 'ctxguard';
 import { describe, expect, it } from 'vitest';
 import { agentTurn, seeded, toolPairsIntact } from './support/agent-conversation.ts';
 
@@ -37,6 +43,33 @@ describe('prepare over a long agent conversation', () => {
     expect(stats.compactions.length).toBeGreaterThan(0);
     await guard.close();
   }, 60_000);
+
+  it('a cancelled prepare rejects with the reason at once, even when the ContextTools ignore their signal, and stores nothing of it', async () => {
+    let hang = true;
+    const offline = createOfflineContextTools();
+    const never = new Promise<never>(() => undefined);
+    const tools = {
+      specificationVersion: 'v1' as const,
+      summarize: (request: Parameters<typeof offline.summarize>[0]) =>
+        hang ? never : offline.summarize(request),
+      extractFacts: (request: Parameters<typeof offline.extractFacts>[0]) =>
+        hang ? never : offline.extractFacts(request),
+    };
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 8_000, tools });
+    const random = seeded(3);
+    const history: MessageInput[] = [{ role: 'system', content: SYSTEM }];
+    while (history.length < 60) history.push(...agentTurn(random, history.length, 900));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('user cancelled')), 30);
+    await expect(
+      guard.prepare({ conversationId: 'cancel', messages: history, signal: controller.signal }),
+    ).rejects.toThrow('user cancelled');
+    hang = false;
+    const after = await guard.prepare({ conversationId: 'cancel', messages: history });
+    expect(after.appended).toBe(history.length);
+    expect(after.measurement.current).toBeLessThanOrEqual(after.measurement.inputBudget!);
+    await guard.close();
+  });
 
   it('appends only what is new: an unchanged history stores nothing more', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });

@@ -404,6 +404,129 @@ describe('decisions and the retry loop', () => {
     expect(event.abortReason).toMatch(/Context exhausted/);
   });
 
+  it('a strategy that throws with the request still critical is retried, then the request is aborted, never sent that close', async () => {
+    // Compacts a little, then its summarizer fails: the request is left at ~97% of the budget.
+    const failing = recordingStrategy([{ level: 'critical', at: 0.9 }], (ctx) => {
+      ctx.tools.replaceRange(1, 2, { role: 'user', content: 'x' });
+      throw new Error('model unavailable');
+    });
+    const first = createGuard({ strategies: { s: failing }, defaultStrategy: 's', loopProtection: false });
+    const event = await measureAndEmit(first.hooks, historyOf(conversation(7_900)), SIZES);
+    expect(failing.calls.map((c) => c.attempt)).toEqual([0, 1, 2]);
+    expect(first.compactions).toHaveLength(3);
+    expect(event.abort).toBe(true);
+    expect(event.abortReason).toMatch(/Context exhausted.*threw on attempt 3: Error: model unavailable/);
+    expect(first.warnings.filter((w) => w.code === 'strategy_failed')).toHaveLength(3);
+    // A failure that happens once: the retry compacts and the request goes out.
+    let calls = 0;
+    const flaky = recordingStrategy([{ level: 'critical', at: 0.9 }], (ctx) => {
+      if (++calls === 1) throw new Error('timeout');
+      ctx.tools.dropOldest(Math.floor(ctx.tools.historyLength / 2));
+      return { action: 'compacted' };
+    });
+    const second = createGuard({ strategies: { s: flaky }, defaultStrategy: 's', loopProtection: false });
+    const retried = await measureAndEmit(second.hooks, historyOf(conversation(7_900)), SIZES);
+    expect(flaky.calls.map((c) => c.attempt)).toEqual([0, 1]);
+    expect(retried.abort).toBe(false);
+    expect(retried.percentage!).toBeLessThan(0.9);
+    // Below the critical floor a throw is reported and the request goes out as it is.
+    const mild = recordingStrategy([{ level: 'a', at: 0.5 }], () => {
+      throw new Error('broken');
+    });
+    const third = createGuard({ strategies: { s: mild }, defaultStrategy: 's' });
+    const sent = await measureAndEmit(third.hooks, historyOf(conversation(6_000)), SIZES);
+    expect(mild.calls).toHaveLength(1);
+    expect(sent.abort).toBe(false);
+  });
+
+  it('a cancelled request is not waited for, even by a summarizer that ignores its signal, and nothing is rewritten after the cancel', async () => {
+    let asked = 0;
+    const hanging = {
+      specificationVersion: 'v1' as const,
+      summarize: () => {
+        asked++;
+        return new Promise<string>(() => undefined);
+      },
+      extractFacts: async () => [],
+    };
+    let rewroteAfterCancel: unknown;
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], async (ctx) => {
+      ctx.tools.dropOldest(2);
+      try {
+        await ctx.tools.summarize({ entries: ctx.tools.segment().old, maxLength: 500 });
+      } finally {
+        try {
+          ctx.tools.dropOldest(2);
+        } catch (error) {
+          rewroteAfterCancel = error;
+        }
+      }
+      return { action: 'compacted' };
+    });
+    const { hooks, warnings, compactions } = createGuard({
+      strategies: { s: strategy },
+      defaultStrategy: 's',
+      contextTools: hanging,
+    });
+    const history = historyOf(conversation(6_000));
+    const original = history.messages();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('user cancelled')), 20);
+    const event = await measureAndEmit(hooks, history, SIZES, controller.signal);
+    expect(asked).toBe(1);
+    expect(event.abort).toBe(true);
+    expect(event.abortReason).toMatch(/cancelled while context strategy s reacted; its 1 compaction/);
+    expect(warnings.find((w) => w.code === 'request_cancelled')).toBeDefined();
+    // The strategy's own catch ran after the guard stopped waiting; its rewrite was refused.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(rewroteAfterCancel).toBeInstanceOf(Error);
+    expect(String(rewroteAfterCancel)).toMatch(/user cancelled/);
+    expect(compactions).toHaveLength(1);
+    expect(history.compactions()).toHaveLength(1);
+    history.rewind(compactions[0]!.compactionIds[0]!);
+    expect(history.messages()).toEqual(original);
+  });
+
+  it('leaves out what the fact extraction answered that is not a fact, with one warning, and compacts on', async () => {
+    const offline = createOfflineContextTools();
+    const sloppy = {
+      specificationVersion: 'v1' as const,
+      summarize: (request: Parameters<typeof offline.summarize>[0]) => offline.summarize(request),
+      extractFacts: async () =>
+        [
+          null,
+          { key: 'db.port', value: '5432', category: 'number' },
+          { key: 'colour', value: 'teal', category: 'colour' },
+          { key: '', value: 'no key' },
+          { key: 'n', value: 7, category: 'number' },
+        ] as never,
+    };
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], async (ctx) => {
+      const view = ctx.tools.segment({ recentCount: 2 });
+      const result = await ctx.tools.summarizeRange({
+        from: 1,
+        to: 1 + view.old.length + view.middle.length,
+      });
+      return result.changed ? { action: 'compacted' } : { action: 'none' };
+    });
+    const { hooks, warnings } = createGuard({
+      strategies: { s: strategy },
+      defaultStrategy: 's',
+      contextTools: sloppy,
+    });
+    const history = historyOf(conversation(6_000));
+    const event = await measureAndEmit(hooks, history, SIZES);
+    expect(event.abort).toBe(false);
+    expect(history.compactions()).toHaveLength(1);
+    const text = JSON.stringify(history.messages());
+    expect(text).toContain('5432');
+    expect(text).toContain('teal');
+    const dropped = warnings.filter((w) => w.code === 'facts_dropped');
+    expect(dropped).toHaveLength(1);
+    expect(dropped[0]!.data).toMatchObject({ strategy: 's', count: 3 });
+    expect(warnings.map((w) => w.code)).not.toContain('strategy_failed');
+  });
+
   it('a conversation whose floor is over the input budget declines at once with the sizes', async () => {
     const strategy = recordingStrategy([{ level: 'a', at: 0.5 }]);
     const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });

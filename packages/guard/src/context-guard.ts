@@ -31,6 +31,7 @@ import {
   writeCounters,
   writeState,
 } from './guard-state.js';
+import { type DroppedFacts, untilAborted } from './request-bound-tools.js';
 import {
   appOwnFacts,
   type RecordedRewrite,
@@ -561,6 +562,7 @@ export class ContextGuard {
       }
     }
 
+    const droppedFacts: DroppedFacts[] = [];
     const tools = new StrategyToolsImpl({
       history,
       messages: event.messages,
@@ -571,6 +573,8 @@ export class ContextGuard {
         ? { summarizerWindowTokens: this.#options.summarizerWindowTokens }
         : {}),
       summaryFactTokens: Math.max(MIN_SUMMARY_FACT_TOKENS, Math.floor(inputBudget * SUMMARY_FACT_SHARE)),
+      ...(event.signal ? { signal: event.signal } : {}),
+      onDroppedFacts: (dropped) => droppedFacts.push(dropped),
     });
     let seen = 0;
     const bag: Record<string, JsonValue> = state.strategyState[name] ?? {};
@@ -581,48 +585,78 @@ export class ContextGuard {
       state.lastCurrent = current;
       this.#save(history, state);
       let decision: StrategyDecision;
+      const rewritesBefore = tools.rewrites.length;
       try {
-        decision = await strategy.react({
-          level: trigger.level,
-          percentage: current / inputBudget,
-          current,
-          window,
-          inputBudget,
-          delta,
-          provider: event.provider,
-          model: event.model,
-          attempt,
-          tools,
-          state: bag,
-          ...(event.signal ? { signal: event.signal } : {}),
-        });
+        // Never waited for past the request's cancel (the tools refuse to rewrite after it, too).
+        const reaction = Promise.resolve().then(() =>
+          strategy.react({
+            level: trigger.level,
+            percentage: current / inputBudget,
+            current,
+            window,
+            inputBudget,
+            delta,
+            provider: event.provider,
+            model: event.model,
+            attempt,
+            tools,
+            state: bag,
+            ...(event.signal ? { signal: event.signal } : {}),
+          }),
+        );
+        decision = await untilAborted(reaction, event.signal);
       } catch (error) {
         seen = await this.#emitCompactions(tools.rewrites, seen, name, history);
+        await this.#reportDroppedFacts(droppedFacts, name);
         this.#save(history, state);
+        if (event.signal?.aborted) {
+          await this.#abort(
+            event,
+            'request_cancelled',
+            `The request was cancelled while context strategy ${name} reacted${tools.rewrites.length > 0 ? `; its ${tools.rewrites.length} compaction(s) before the cancel stay (each can be rewound)` : ''}`,
+            { strategy: name, compactions: tools.rewrites.length },
+            error,
+          );
+          return;
+        }
         await this.#warn('strategy_failed', `Context strategy ${name} threw: ${String(error)}`, {
           cause: error,
         });
-        if (tools.rewrites.length > 0) current = await this.#remeasure(event, history, meter);
-        if (current > inputBudget) {
-          const sizes = {
-            floorTokens: floor,
-            viewTokens: current,
-            availableTokens: inputBudget,
-            windowTokens: window,
-          };
-          await this.#abort(
-            event,
-            'context_exhausted',
-            new ContextExhaustedError('still_over_limit', sizes).message,
-            {
-              ...sizes,
-              strategy: name,
-            },
-          );
+        if (tools.rewrites.length > rewritesBefore) {
+          current = await this.#remeasure(event, history, meter);
+          event.current = current;
+          event.percentage = current / inputBudget;
+          state.lastCurrent = current;
+          this.#save(history, state);
         }
+        // What the reaction left is judged as after a compaction: still critical, it is retried
+        // (a model call may fail once), then the request is aborted rather than sent that close.
+        const after = current / inputBudget;
+        const critical =
+          after > 1 || (after >= this.#options.criticalFloor && after >= triggers[crossed]!.at);
+        if (!critical) return;
+        if (attempt < this.#options.maxCompactRetries) {
+          if (levelIdx + 1 < triggers.length) levelIdx++;
+          continue;
+        }
+        const sizes = {
+          floorTokens: floor,
+          viewTokens: current,
+          availableTokens: inputBudget,
+          windowTokens: window,
+        };
+        const exhausted = new ContextExhaustedError('still_over_limit', sizes);
+        await this.#abort(
+          event,
+          'context_exhausted',
+          `${exhausted.message}; context strategy ${name} threw on attempt ${attempt + 1}: ${String(error)}`,
+          { ...sizes, strategy: name, attempts: attempt + 1 },
+          exhausted,
+        );
         return;
       }
       seen = await this.#emitCompactions(tools.rewrites, seen, name, history);
+      await this.#reportDroppedFacts(droppedFacts, name);
       const action = decision?.action;
       if (action !== 'compacted' && action !== 'decline' && tools.rewrites.length > 0) {
         // The reaction changed the history but says it did not compact: what is sent is what counts.
@@ -720,6 +754,19 @@ export class ContextGuard {
         }
       }
     }
+  }
+
+  /** One warning for the facts a reaction's extractions answered that were left out, then forgets them. */
+  async #reportDroppedFacts(dropped: DroppedFacts[], strategy: string): Promise<void> {
+    if (dropped.length === 0) return;
+    const count = dropped.reduce((sum, entry) => sum + entry.count, 0);
+    const reason = dropped[0]!.reason;
+    dropped.length = 0;
+    await this.#warn(
+      'facts_dropped',
+      `The ContextTools' fact extraction answered ${count} entr${count === 1 ? 'y' : 'ies'} that are not facts (left out; the compaction went on without them): ${reason}`,
+      { data: { strategy, count, reason } },
+    );
   }
 
   /** Stores `state` as JSON (redacted) and remembers what was stored. */

@@ -56,6 +56,7 @@ import {
 } from '@ctxguard/core';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFacts, missingFacts, redactFact, redactMessage } from './guard-facts.js';
+import { boundToRequest, type DroppedFacts, throwIfAborted } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { checkTools } from './tools-input.js';
 
@@ -94,6 +95,14 @@ export interface StrategyToolsInit {
   summarizerWindowTokens?: number | undefined;
   /** Default upper bound of a summary's facts block in tokens (`summarizeRange`'s `maxFactTokens`); none by default. */
   summaryFactTokens?: number | undefined;
+  /**
+   * The request's signal: every `ContextTools` call gets it, none is waited for once it fired, and
+   * no rewrite is made after it fired (a cancelled request leaves the history as the last rewrite
+   * before the cancel left it).
+   */
+  signal?: AbortSignal | undefined;
+  /** Called when an extraction answered entries that are not facts (they are left out). */
+  onDroppedFacts?: ((dropped: DroppedFacts) => void) | undefined;
 }
 
 const DEFAULT_SUMMARY_CHARS = 6_000;
@@ -245,12 +254,14 @@ export class StrategyToolsImpl implements StrategyTools {
   readonly #summarizerWindowTokens: number;
   readonly #summaryFactTokens: number | undefined;
   readonly #rewrites: RecordedRewrite[] = [];
+  readonly #signal: AbortSignal | undefined;
 
   constructor(init: StrategyToolsInit) {
     checkTools.init(init);
     this.#history = init.history;
     this.#messages = init.messages;
-    this.#tools = init.contextTools;
+    this.#signal = init.signal;
+    this.#tools = boundToRequest(init.contextTools, init.signal, init.onDroppedFacts);
     this.#redact = init.redact;
     this.#meter = init.meter ?? new TokenMeter(undefined, init.countContext);
     this.#onRewrite = init.onRewrite;
@@ -355,7 +366,7 @@ export class StrategyToolsImpl implements StrategyTools {
         ...(categories ? { categories } : {}),
         ...(signal ? { signal } : {}),
       });
-      if (Array.isArray(found)) lists.push(found);
+      lists.push(found);
     }
     return mergeFacts(carried, ...lists).map((fact) => redactFact(fact, this.#redact));
   }
@@ -448,6 +459,7 @@ export class StrategyToolsImpl implements StrategyTools {
       ...(options.protectTokens !== undefined ? { protectTokens: options.protectTokens } : {}),
       ...(options.minimumSavings !== undefined ? { minimumSavings: options.minimumSavings } : {}),
       ...(options.protectedTools ? { protectedTools: [...options.protectedTools] } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
       tools: this.#tools,
       counter: this.#meter.counter,
       countContext: this.#meter.context,
@@ -781,6 +793,7 @@ export class StrategyToolsImpl implements StrategyTools {
   }
 
   #record(tool: string, apply: () => string | null): RewriteResult {
+    throwIfAborted(this.#signal);
     const beforeMessages = this.#history.messages();
     const tokensBefore = this.#meter.total(beforeMessages);
     const visibleBefore = new Set(this.#history.effectiveEntries().map((entry) => entry.id));

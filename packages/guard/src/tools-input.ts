@@ -48,6 +48,8 @@ const toolsInitSchema = z.looseObject({
   messages: z.array(z.unknown()).optional(),
   countContext: z.looseObject({ provider: z.string().min(1), model: z.string().min(1) }).optional(),
   onRewrite: z.custom((value) => typeof value === 'function', 'expected a function').optional(),
+  signal,
+  onDroppedFacts: z.custom((value) => typeof value === 'function', 'expected a function').optional(),
 });
 
 const segmentOptions = z

@@ -169,7 +169,13 @@ export class PipelineStrategy implements ContextStrategy {
     const options = this.#options;
     if (stage === 'prune') {
       const settings = settingsOf(options.prune, {});
-      return settings && tools.pruneToolOutputs(pruneSettings(settings, ctx));
+      return (
+        settings &&
+        tools.pruneToolOutputs({
+          ...pruneSettings(settings, ctx),
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        })
+      );
     }
     if (stage === 'deduplicate') {
       const settings = settingsOf(options.deduplicate, {});
