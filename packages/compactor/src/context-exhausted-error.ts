@@ -32,7 +32,7 @@ export class ContextExhaustedError extends CtxGuardError {
         ? `the system prompt and last user message alone take ${sizes.floorTokens} tokens, over the ${sizes.availableTokens} available`
         : reason === 'nothing_freed'
           ? `a forced rewrite freed nothing (${sizes.viewTokens} tokens, ${sizes.availableTokens} available)`
-          : `the view still takes ${sizes.viewTokens} tokens after every rewrite, over the ${sizes.availableTokens} available`;
+          : `the view still takes ${sizes.viewTokens} tokens after every rewrite, ${sizes.viewTokens > sizes.availableTokens ? 'over' : 'too close to'} the ${sizes.availableTokens} available`;
     super('context_exhausted', `Context exhausted: ${what} (window ${sizes.windowTokens})`, options);
     this.reason = reason;
     this.sizes = sizes;

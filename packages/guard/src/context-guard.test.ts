@@ -1,5 +1,12 @@
 import { ContextExhaustedError, createOfflineContextTools, renderFactsBlock } from '@ctxguard/compactor';
-import { CtxGuardError, HookBus, type MessageResolveEvent } from '@ctxguard/core';
+import {
+  type ContextStrategy,
+  CtxGuardError,
+  HookBus,
+  type MessageResolveEvent,
+  type StrategyDecision,
+  type TriggerLevel,
+} from '@ctxguard/core';
 import { HybridTokenCounter } from '@ctxguard/token-counter';
 import { describe, expect, it } from 'vitest';
 import {
@@ -773,6 +780,172 @@ describe('many conversations', () => {
       expect(i).toBeGreaterThanOrEqual(0);
     });
     expect(strategy.calls).toHaveLength(100);
+  });
+});
+
+describe('a misbehaving strategy', () => {
+  /** A guard whose bus reports listener errors to the test instead of as warnings. */
+  const guardFor = (strategy: ContextStrategy, options: { maxCompactRetries?: number } = {}) => {
+    const listenerErrors: unknown[] = [];
+    const hooks = new HookBus({ onListenerError: (error) => listenerErrors.push(error) });
+    const ctx = createGuard({ hooks, strategies: { s: strategy }, defaultStrategy: 's', ...options });
+    return { ...ctx, listenerErrors };
+  };
+
+  it('a thrown value or a decision that cannot be read or printed counts as a throw: retried, then aborted over the budget', async () => {
+    const unprintable = {
+      toString: () => {
+        throw new Error('toString failed');
+      },
+    };
+    const reactions: (() => unknown)[] = [
+      () => {
+        throw Object.create(null);
+      },
+      () => Promise.reject(unprintable),
+      () => ({
+        get action(): string {
+          throw new Error('getter failed');
+        },
+      }),
+      () => ({ action: 'decline', reason: unprintable }),
+    ];
+    for (const react of reactions) {
+      const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], react as () => StrategyDecision);
+      const { hooks, warnings, listenerErrors } = guardFor(strategy);
+      const event = await measureAndEmit(hooks, historyOf(conversation(9_000)), SIZES);
+      expect(listenerErrors).toEqual([]);
+      expect(event.abort).toBe(true);
+      // A decline whose reason cannot be printed is still a decline.
+      expect(warnings.map((w) => w.code)).toEqual(
+        expect.arrayContaining([react === reactions[3] ? 'context_declined' : 'context_exhausted']),
+      );
+    }
+  });
+
+  it('a decline without a reason and a warn without a message still say who', async () => {
+    const quiet = recordingStrategy([{ level: 'a', at: 0.5 }], () => ({ action: 'decline' }) as never);
+    const declined = await measureAndEmit(guardFor(quiet).hooks, historyOf(conversation(6_000)), SIZES);
+    expect(declined.abortReason).toBe('Context strategy s declined: no reason given');
+    const mute = recordingStrategy([{ level: 'a', at: 0.5 }], () => ({ action: 'warn' }) as never);
+    const { hooks, warnings } = guardFor(mute);
+    await measureAndEmit(hooks, historyOf(conversation(6_000)), SIZES);
+    expect(warnings.find((w) => w.code === 'context_warning')?.message).toBe(
+      'context strategy s warned (no message given)',
+    );
+  });
+
+  it('state JSON cannot carry is left out with a warning naming the keys; the rest is kept and the next call works', async () => {
+    const cycle: Record<string, unknown> = {};
+    cycle['self'] = cycle;
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {
+      const state = ctx.state as Record<string, unknown>;
+      state['count'] = ((state['count'] as number | undefined) ?? 0) + 1;
+      state['big'] = 1n;
+      state['loop'] = cycle;
+      ctx.tools.dropOldest(Math.floor(ctx.tools.historyLength / 2));
+      return { action: 'compacted' };
+    });
+    const { hooks, warnings, listenerErrors } = guardFor(strategy);
+    const history = historyOf(conversation(9_000));
+    const first = await measureAndEmit(hooks, history, SIZES);
+    expect(listenerErrors).toEqual([]);
+    expect(first.current).toBeLessThanOrEqual(SIZES.inputBudget);
+    const dropped = warnings.filter((w) => w.code === 'strategy_state_dropped');
+    expect(dropped.length).toBeGreaterThan(0);
+    expect(dropped[0]!.message).toMatch(/left out: big \(.*BigInt.*\), loop \(/);
+    expect(readState(history).strategyState['s']).toEqual({ count: strategy.calls.length });
+    history.append(user(filler('later', 2_000)));
+    await measureAndEmit(hooks, history, SIZES);
+    expect(listenerErrors).toEqual([]);
+    expect(strategy.calls.at(-1)!.state).toEqual({ count: strategy.calls.length - 1 });
+  });
+
+  it('its tools refuse to rewrite once its reaction is over: the history and the decided request stay as they were', async () => {
+    let late: unknown;
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {
+      setTimeout(() => {
+        try {
+          ctx.tools.dropOldest(3);
+        } catch (error) {
+          late = error;
+        }
+      }, 0);
+      return { action: 'none' };
+    });
+    const { hooks, compactions } = guardFor(strategy);
+    const history = historyOf(conversation(6_000));
+    const event = await measureAndEmit(hooks, history, SIZES);
+    const sent = [...event.messages];
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(String(late)).toMatch(/context strategy s used its StrategyTools after its reaction ended/);
+    expect(history.compactions()).toHaveLength(0);
+    expect(compactions).toHaveLength(0);
+    expect(event.messages).toEqual(sent);
+  });
+
+  it('a reaction that never settles holds its conversation, but a later request of it still honours its own cancel', async () => {
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], () => new Promise<never>(() => undefined));
+    const { hooks, warnings } = guardFor(strategy);
+    const history = historyOf(conversation(6_000));
+    let firstSettled = false;
+    void measureAndEmit(hooks, history, SIZES).then(() => {
+      firstSettled = true;
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('user cancelled')), 20);
+    const second = await measureAndEmit(hooks, history, SIZES, controller.signal);
+    expect(firstSettled).toBe(false);
+    expect(second.abort).toBe(true);
+    expect(second.abortReason).toMatch(/cancelled while it waited for an earlier request/);
+    expect(warnings.map((w) => w.code)).toContain('request_cancelled');
+    // Still serialized: the first request's reaction is the only one that ran.
+    expect(strategy.calls).toHaveLength(1);
+  });
+
+  it('triggers it cannot be reacted at: none at all aborts over the budget, all above 1 react at the first level', async () => {
+    const none = recordingStrategy([]);
+    const noTriggers = guardFor(none);
+    const over = await measureAndEmit(noTriggers.hooks, historyOf(conversation(9_000)), SIZES);
+    expect(over.abort).toBe(true);
+    expect(over.abortReason).toMatch(/context strategy s has no triggers to react at/);
+    expect(noTriggers.warnings.map((w) => w.code)).not.toContain('strategy_failed');
+    const high = recordingStrategy([{ level: 'beyond', at: 1.5 }], (ctx) => {
+      ctx.tools.dropOldest(Math.floor(ctx.tools.historyLength / 2));
+      return { action: 'compacted' };
+    });
+    const highGuard = guardFor(high);
+    const fitted = await measureAndEmit(highGuard.hooks, historyOf(conversation(9_000)), SIZES);
+    expect(high.calls.map((call) => [call.level, call.attempt])).toEqual([['beyond', 0]]);
+    expect(fitted.abort).toBe(false);
+    expect(highGuard.listenerErrors).toEqual([]);
+  });
+
+  it('triggers with a hole or a getter that throws are refused when the guard is made, naming the field', () => {
+    const sparse: TriggerLevel[] = [{ level: 'a', at: 0.5 }];
+    sparse[2] = { level: 'b', at: 0.9 };
+    const throwing = [
+      {
+        level: 'a',
+        get at(): number {
+          throw new Error('at failed');
+        },
+      },
+    ];
+    const make = (triggers: TriggerLevel[]) =>
+      new ContextGuard({
+        hooks: new HookBus(),
+        measurer: testMeasurer,
+        strategies: { s: recordingStrategy(triggers) },
+        defaultStrategy: 's',
+      });
+    expect(() => make(sparse)).toThrow(/strategies\.s\.triggers\[1\]: must be \{level, at\}/);
+    expect(() => make(throwing)).toThrow(
+      /strategies\.s: could not be read as a ContextStrategy: Error: at failed/,
+    );
+    expect(() => make([{ level: 'a', at: Number.NaN }])).toThrow(
+      /strategies\.s\.triggers\[0\]\.at: must be a finite number/,
+    );
   });
 });
 

@@ -18,7 +18,6 @@ import {
   type MessageResolveEvent,
   messageText,
   parseOptions,
-  type StrategyDecision,
   type TriggerLevel,
 } from '@ctxguard/core';
 import type { TokenCounter } from '@ctxguard/token-counter';
@@ -31,7 +30,7 @@ import {
   writeCounters,
   writeState,
 } from './guard-state.js';
-import { type DroppedFacts, untilAborted } from './request-bound-tools.js';
+import { type DroppedFacts, eitherSignal, untilAborted } from './request-bound-tools.js';
 import {
   appOwnFacts,
   type RecordedRewrite,
@@ -60,18 +59,55 @@ export type UnknownStrategyPolicy = 'skip' | 'fallback-default' | 'throw';
 
 const isFunction = (value: unknown): boolean => typeof value === 'function';
 
-function isStrategy(value: unknown): value is ContextStrategy {
-  const strategy = value as ContextStrategy | undefined;
-  return (
-    typeof strategy === 'object' &&
-    strategy !== null &&
-    isFunction(strategy.react) &&
-    Array.isArray(strategy.triggers) &&
-    strategy.triggers.every(
-      (trigger) =>
-        typeof trigger?.level === 'string' && typeof trigger.at === 'number' && Number.isFinite(trigger.at),
-    )
-  );
+/** Where `value` fails the `ContextStrategy` contract (path below the strategy, and why), or undefined. */
+function strategyIssue(value: unknown): { path: (string | number)[]; message: string } | undefined {
+  try {
+    if (typeof value !== 'object' || value === null)
+      return { path: [], message: 'must be a ContextStrategy (triggers of {level, at} and react)' };
+    const strategy = value as ContextStrategy;
+    if (!isFunction(strategy.react)) return { path: ['react'], message: 'must be a function' };
+    const triggers: unknown = strategy.triggers;
+    if (!Array.isArray(triggers)) return { path: ['triggers'], message: 'must be an array of {level, at}' };
+    // Indexes, not every(): a hole in the array is an issue too.
+    for (let index = 0; index < triggers.length; index++) {
+      const trigger = triggers[index] as TriggerLevel | undefined;
+      if (typeof trigger !== 'object' || trigger === null)
+        return { path: ['triggers', index], message: 'must be {level, at}' };
+      if (typeof trigger.level !== 'string')
+        return { path: ['triggers', index, 'level'], message: 'must be a string' };
+      if (typeof trigger.at !== 'number' || !Number.isFinite(trigger.at))
+        return { path: ['triggers', index, 'at'], message: 'must be a finite number' };
+    }
+    return undefined;
+  } catch (error) {
+    return { path: [], message: `could not be read as a ContextStrategy: ${describe(error)}` };
+  }
+}
+
+/** `value` as text, whatever it is (a thrown value may have no usable `toString`). */
+function describe(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    try {
+      return Object.prototype.toString.call(value);
+    } catch {
+      return '[a value that cannot be printed]';
+    }
+  }
+}
+
+/** What a strategy decided, read once (a getter that throws counts as the strategy throwing). */
+function readDecision(decision: unknown): { action: unknown; text: string | undefined } {
+  if (typeof decision !== 'object' || decision === null) return { action: undefined, text: undefined };
+  const { action } = decision as { action?: unknown };
+  const text =
+    action === 'decline'
+      ? (decision as { reason?: unknown }).reason
+      : action === 'warn'
+        ? (decision as { message?: unknown }).message
+        : undefined;
+  return { action, text: text === undefined || text === null || text === '' ? undefined : describe(text) };
 }
 
 /** Options of {@link ContextGuard}. */
@@ -93,10 +129,10 @@ export const contextGuardOptionsSchema = z
     strategies: z
       .record(
         z.string().min(1),
-        z.custom<ContextStrategy>(
-          isStrategy,
-          'must be a ContextStrategy (triggers of {level, at} and react)',
-        ),
+        z.custom<ContextStrategy>().superRefine((value, ctx) => {
+          const issue = strategyIssue(value);
+          if (issue) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+        }),
       )
       .refine((record) => Object.keys(record).length > 0, 'must name at least one strategy'),
     /** Name of the strategy used when a conversation names none. */
@@ -283,16 +319,37 @@ export class ContextGuard {
     if (previous === undefined && this.#countQuietCall(event, history, record)) return;
     // Nothing queued for this conversation: its handling starts now (no extra turn of the queue).
     const run =
-      previous === undefined
-        ? this.#handle(event, history)
-        : previous.then(() => this.#handle(event, history));
-    const settled = run.catch(() => undefined);
+      previous === undefined ? this.#handle(event, history) : this.#handleAfter(previous, event, history);
+    const done = run.catch(() => undefined);
+    // The next request waits for this one and for the one this one may have stopped waiting for.
+    const settled = previous === undefined ? done : Promise.all([previous, done]).then(() => undefined);
     record.queue = settled;
     try {
       await run;
     } finally {
       if (record.queue === settled) record.queue = undefined;
     }
+  }
+
+  /** Handles `event` once the conversation's earlier requests are handled, unless it is cancelled first. */
+  async #handleAfter(
+    previous: Promise<unknown>,
+    event: ContextMeasureEvent,
+    history: ConversationHistory,
+  ): Promise<void> {
+    try {
+      await untilAborted(previous, event.signal);
+    } catch (error) {
+      await this.#abort(
+        event,
+        'request_cancelled',
+        'The request was cancelled while it waited for an earlier request of its conversation to be handled',
+        {},
+        error,
+      );
+      return;
+    }
+    await this.#handle(event, history);
   }
 
   #record(history: ConversationHistory): ConversationRecord {
@@ -529,7 +586,20 @@ export class ContextGuard {
       return;
     }
 
-    let levelIdx = crossed;
+    if (triggers.length === 0) {
+      // Over the budget with a strategy that has no level to react at: nothing can make it fit.
+      this.#save(history, state);
+      await this.#abort(
+        event,
+        'context_exhausted',
+        `The request takes ${current} of ${inputBudget} input tokens and context strategy ${name} has no triggers to react at`,
+        { strategy: name, current, inputBudget, window },
+      );
+      return;
+    }
+    // Over the budget below every trigger (all set above 1): the strategy reacts at its first level.
+    let levelIdx = Math.max(crossed, 0);
+    const firedAt = crossed >= 0 ? triggers[crossed]!.at : 1;
     const protection = this.#options.loopProtection;
     const minFreed = protection === false ? 0 : Math.ceil(protection.minFreedRatio * inputBudget);
     if (protection !== false) {
@@ -543,7 +613,7 @@ export class ContextGuard {
           const why = isNewCrossing
             ? 'the context refilled'
             : `the last compaction freed only ${last.freed} tokens`;
-          const reason = `Compaction loop: ${why} and crossed ${triggers[crossed]!.level} (${Math.round(percentage * 100)}%) again within ${call - last.call} call(s), with no higher level to escalate to`;
+          const reason = `Compaction loop: ${why} and crossed ${crossed >= 0 ? triggers[crossed]!.level : 'the input budget'} (${Math.round(percentage * 100)}%) again within ${call - last.call} call(s), with no higher level to escalate to`;
           const data = {
             strategy: name,
             current,
@@ -563,6 +633,10 @@ export class ContextGuard {
     }
 
     const droppedFacts: DroppedFacts[] = [];
+    // The tools serve this reaction only: once it is over they refuse to rewrite (a strategy that
+    // kept them would change the history behind the guard's back, and the request already decided).
+    const reactionOver = new AbortController();
+    const toolsSignal = event.signal ? eitherSignal(event.signal, reactionOver.signal) : reactionOver.signal;
     const tools = new StrategyToolsImpl({
       history,
       messages: event.messages,
@@ -573,187 +647,222 @@ export class ContextGuard {
         ? { summarizerWindowTokens: this.#options.summarizerWindowTokens }
         : {}),
       summaryFactTokens: Math.max(MIN_SUMMARY_FACT_TOKENS, Math.floor(inputBudget * SUMMARY_FACT_SHARE)),
-      ...(event.signal ? { signal: event.signal } : {}),
+      signal: toolsSignal,
       onDroppedFacts: (dropped) => droppedFacts.push(dropped),
     });
-    let seen = 0;
-    const bag: Record<string, JsonValue> = state.strategyState[name] ?? {};
-    state.strategyState[name] = bag;
-    for (let attempt = 0; ; attempt++) {
-      const trigger = triggers[levelIdx]!;
-      state.lastLevelIdx = Math.max(crossed, Math.min(levelIdx, triggers.length - 1));
-      state.lastCurrent = current;
-      this.#save(history, state);
-      let decision: StrategyDecision;
-      const rewritesBefore = tools.rewrites.length;
-      try {
-        // Never waited for past the request's cancel (the tools refuse to rewrite after it, too).
-        const reaction = Promise.resolve().then(() =>
-          strategy.react({
-            level: trigger.level,
-            percentage: current / inputBudget,
-            current,
-            window,
-            inputBudget,
-            delta,
-            provider: event.provider,
-            model: event.model,
-            attempt,
-            tools,
-            state: bag,
-            ...(event.signal ? { signal: event.signal } : {}),
-          }),
-        );
-        decision = await untilAborted(reaction, event.signal);
-      } catch (error) {
-        seen = await this.#emitCompactions(tools.rewrites, seen, name, history);
-        await this.#reportDroppedFacts(droppedFacts, name);
+
+    try {
+      let seen = 0;
+      const bag: Record<string, JsonValue> = state.strategyState[name] ?? {};
+      state.strategyState[name] = bag;
+      for (let attempt = 0; ; attempt++) {
+        const trigger = triggers[levelIdx]!;
+        state.lastLevelIdx = Math.max(crossed, Math.min(levelIdx, triggers.length - 1));
+        state.lastCurrent = current;
         this.#save(history, state);
-        if (event.signal?.aborted) {
+        let decision: { action: unknown; text: string | undefined };
+        const rewritesBefore = tools.rewrites.length;
+        try {
+          // Never waited for past the request's cancel (the tools refuse to rewrite after it, too).
+          const reaction = Promise.resolve().then(() =>
+            strategy.react({
+              level: trigger.level,
+              percentage: current / inputBudget,
+              current,
+              window,
+              inputBudget,
+              delta,
+              provider: event.provider,
+              model: event.model,
+              attempt,
+              tools,
+              state: bag,
+              ...(event.signal ? { signal: event.signal } : {}),
+            }),
+          );
+          decision = readDecision(await untilAborted(reaction, event.signal));
+        } catch (error) {
+          seen = await this.#emitCompactions(tools.rewrites, seen, name, history);
+          await this.#reportDroppedFacts(droppedFacts, name);
+          await this.#keepJsonState(bag, name);
+          this.#save(history, state);
+          if (event.signal?.aborted) {
+            await this.#abort(
+              event,
+              'request_cancelled',
+              `The request was cancelled while context strategy ${name} reacted${tools.rewrites.length > 0 ? `; its ${tools.rewrites.length} compaction(s) before the cancel stay (each can be rewound)` : ''}`,
+              { strategy: name, compactions: tools.rewrites.length },
+              error,
+            );
+            return;
+          }
+          await this.#warn('strategy_failed', `Context strategy ${name} threw: ${describe(error)}`, {
+            cause: error,
+          });
+          if (tools.rewrites.length > rewritesBefore) {
+            current = await this.#remeasure(event, history, meter);
+            event.current = current;
+            event.percentage = current / inputBudget;
+            state.lastCurrent = current;
+            this.#save(history, state);
+          }
+          // What the reaction left is judged as after a compaction: still critical, it is retried
+          // (a model call may fail once), then the request is aborted rather than sent that close.
+          const after = current / inputBudget;
+          const critical = after > 1 || (after >= this.#options.criticalFloor && after >= firedAt);
+          if (!critical) return;
+          if (attempt < this.#options.maxCompactRetries) {
+            if (levelIdx + 1 < triggers.length) levelIdx++;
+            continue;
+          }
+          const sizes = {
+            floorTokens: floor,
+            viewTokens: current,
+            availableTokens: inputBudget,
+            windowTokens: window,
+          };
+          const exhausted = new ContextExhaustedError('still_over_limit', sizes);
           await this.#abort(
             event,
-            'request_cancelled',
-            `The request was cancelled while context strategy ${name} reacted${tools.rewrites.length > 0 ? `; its ${tools.rewrites.length} compaction(s) before the cancel stay (each can be rewound)` : ''}`,
-            { strategy: name, compactions: tools.rewrites.length },
-            error,
+            'context_exhausted',
+            `${exhausted.message}; context strategy ${name} threw on attempt ${attempt + 1}: ${describe(error)}`,
+            { ...sizes, strategy: name, attempts: attempt + 1 },
+            exhausted,
           );
           return;
         }
-        await this.#warn('strategy_failed', `Context strategy ${name} threw: ${String(error)}`, {
-          cause: error,
-        });
-        if (tools.rewrites.length > rewritesBefore) {
+        seen = await this.#emitCompactions(tools.rewrites, seen, name, history);
+        await this.#reportDroppedFacts(droppedFacts, name);
+        await this.#keepJsonState(bag, name);
+        const action = decision.action;
+        if (action !== 'compacted' && action !== 'decline' && tools.rewrites.length > 0) {
+          // The reaction changed the history but says it did not compact: what is sent is what counts.
           current = await this.#remeasure(event, history, meter);
           event.current = current;
           event.percentage = current / inputBudget;
           state.lastCurrent = current;
+        }
+        if (action !== 'compacted' && action !== 'decline' && current > inputBudget) {
           this.#save(history, state);
-        }
-        // What the reaction left is judged as after a compaction: still critical, it is retried
-        // (a model call may fail once), then the request is aborted rather than sent that close.
-        const after = current / inputBudget;
-        const critical =
-          after > 1 || (after >= this.#options.criticalFloor && after >= triggers[crossed]!.at);
-        if (!critical) return;
-        if (attempt < this.#options.maxCompactRetries) {
-          if (levelIdx + 1 < triggers.length) levelIdx++;
-          continue;
-        }
-        const sizes = {
-          floorTokens: floor,
-          viewTokens: current,
-          availableTokens: inputBudget,
-          windowTokens: window,
-        };
-        const exhausted = new ContextExhaustedError('still_over_limit', sizes);
-        await this.#abort(
-          event,
-          'context_exhausted',
-          `${exhausted.message}; context strategy ${name} threw on attempt ${attempt + 1}: ${String(error)}`,
-          { ...sizes, strategy: name, attempts: attempt + 1 },
-          exhausted,
-        );
-        return;
-      }
-      seen = await this.#emitCompactions(tools.rewrites, seen, name, history);
-      await this.#reportDroppedFacts(droppedFacts, name);
-      const action = decision?.action;
-      if (action !== 'compacted' && action !== 'decline' && tools.rewrites.length > 0) {
-        // The reaction changed the history but says it did not compact: what is sent is what counts.
-        current = await this.#remeasure(event, history, meter);
-        event.current = current;
-        event.percentage = current / inputBudget;
-        state.lastCurrent = current;
-      }
-      if (action !== 'compacted' && action !== 'decline' && current > inputBudget) {
-        this.#save(history, state);
-        const sizes = {
-          floorTokens: floor,
-          viewTokens: current,
-          availableTokens: inputBudget,
-          windowTokens: window,
-        };
-        const error = new ContextExhaustedError('still_over_limit', sizes);
-        await this.#abort(
-          event,
-          'context_exhausted',
-          `${error.message}; context strategy ${name} answered ${String(action)} with the request over the input budget`,
-          { ...sizes, strategy: name },
-          error,
-        );
-        return;
-      }
-      if (action === 'warn') {
-        this.#save(history, state);
-        await this.#warn('context_warning', String((decision as { message: string }).message), {
-          data: { strategy: name, level: trigger.level, current, inputBudget },
-        });
-        return;
-      }
-      if (action === 'decline') {
-        this.#save(history, state);
-        await this.#abort(
-          event,
-          'context_declined',
-          `Context strategy ${name} declined: ${(decision as { reason: string }).reason}`,
-          {
-            strategy: name,
-            level: trigger.level,
-            current,
-            inputBudget,
-            window,
-          },
-        );
-        return;
-      }
-      if (action !== 'compacted') {
-        this.#save(history, state);
-        return;
-      }
-      const before = current;
-      current = await this.#remeasure(event, history, meter);
-      const freed = before - current;
-      state.compactions = [...state.compactions, { call, crossed, levelIdx, freed }].slice(-MAX_MEMOS);
-      const after = current / inputBudget;
-      event.current = current;
-      event.percentage = after;
-      state.lastCurrent = current;
-      state.lastLevelIdx = Math.max(highestCrossedLevel(triggers, after), -1);
-      this.#save(history, state);
-      if (after < this.#options.criticalFloor || after < triggers[crossed]!.at) return;
-      const sizes = {
-        floorTokens: floor,
-        viewTokens: current,
-        availableTokens: inputBudget,
-        windowTokens: window,
-      };
-      if (attempt >= this.#options.maxCompactRetries) {
-        const error = new ContextExhaustedError('still_over_limit', sizes);
-        await this.#abort(
-          event,
-          'context_exhausted',
-          error.message,
-          { ...sizes, strategy: name, attempts: attempt + 1 },
-          error,
-        );
-        return;
-      }
-      if (freed < minFreed) {
-        if (levelIdx + 1 < triggers.length) {
-          levelIdx++;
-        } else {
-          const error = new ContextExhaustedError(freed <= 0 ? 'nothing_freed' : 'still_over_limit', sizes);
+          const sizes = {
+            floorTokens: floor,
+            viewTokens: current,
+            availableTokens: inputBudget,
+            windowTokens: window,
+          };
+          const error = new ContextExhaustedError('still_over_limit', sizes);
           await this.#abort(
             event,
             'context_exhausted',
-            `${error.message}; the last compaction freed ${freed} tokens (minimum ${minFreed})`,
-            { ...sizes, strategy: name, freed, minFreed },
+            `${error.message}; context strategy ${name} answered ${String(action)} with the request over the input budget`,
+            { ...sizes, strategy: name },
             error,
           );
           return;
         }
+        if (action === 'warn') {
+          this.#save(history, state);
+          await this.#warn(
+            'context_warning',
+            decision.text ?? `context strategy ${name} warned (no message given)`,
+            {
+              data: { strategy: name, level: trigger.level, current, inputBudget },
+            },
+          );
+          return;
+        }
+        if (action === 'decline') {
+          this.#save(history, state);
+          await this.#abort(
+            event,
+            'context_declined',
+            `Context strategy ${name} declined: ${decision.text ?? 'no reason given'}`,
+            {
+              strategy: name,
+              level: trigger.level,
+              current,
+              inputBudget,
+              window,
+            },
+          );
+          return;
+        }
+        if (action !== 'compacted') {
+          this.#save(history, state);
+          return;
+        }
+        const before = current;
+        current = await this.#remeasure(event, history, meter);
+        const freed = before - current;
+        state.compactions = [...state.compactions, { call, crossed, levelIdx, freed }].slice(-MAX_MEMOS);
+        const after = current / inputBudget;
+        event.current = current;
+        event.percentage = after;
+        state.lastCurrent = current;
+        state.lastLevelIdx = Math.max(highestCrossedLevel(triggers, after), -1);
+        this.#save(history, state);
+        if (after < this.#options.criticalFloor || after < firedAt) return;
+        const sizes = {
+          floorTokens: floor,
+          viewTokens: current,
+          availableTokens: inputBudget,
+          windowTokens: window,
+        };
+        if (attempt >= this.#options.maxCompactRetries) {
+          const error = new ContextExhaustedError('still_over_limit', sizes);
+          await this.#abort(
+            event,
+            'context_exhausted',
+            error.message,
+            { ...sizes, strategy: name, attempts: attempt + 1 },
+            error,
+          );
+          return;
+        }
+        if (freed < minFreed) {
+          if (levelIdx + 1 < triggers.length) {
+            levelIdx++;
+          } else {
+            const error = new ContextExhaustedError(freed <= 0 ? 'nothing_freed' : 'still_over_limit', sizes);
+            await this.#abort(
+              event,
+              'context_exhausted',
+              `${error.message}; ${freed < 0 ? `the last compaction grew the request by ${-freed} tokens` : `the last compaction freed ${freed} tokens (minimum ${minFreed})`}`,
+              { ...sizes, strategy: name, freed, minFreed },
+              error,
+            );
+            return;
+          }
+        }
+      }
+    } finally {
+      reactionOver.abort(
+        new Error(`context strategy ${name} used its StrategyTools after its reaction ended`),
+      );
+    }
+  }
+
+  /**
+   * Drops what a strategy put in its state that JSON cannot carry (a BigInt, a cycle, a `toJSON` that
+   * throws), with a warning naming the keys: the state is stored as JSON, and one bad value would
+   * otherwise fail every later save of the conversation's state.
+   */
+  async #keepJsonState(bag: Record<string, JsonValue>, strategy: string): Promise<void> {
+    const dropped: string[] = [];
+    for (const key of Object.keys(bag)) {
+      try {
+        JSON.stringify(bag[key]);
+      } catch (error) {
+        dropped.push(`${key} (${describe(error)})`);
+        delete bag[key];
       }
     }
+    if (dropped.length === 0) return;
+    await this.#warn(
+      'strategy_state_dropped',
+      `Context strategy ${strategy} stored values JSON cannot carry in its state; left out: ${dropped.join(', ')}`,
+      { data: { strategy, keys: dropped } },
+    );
   }
 
   /** One warning for the facts a reaction's extractions answered that were left out, then forgets them. */

@@ -57,7 +57,7 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
 }
 
 /** A signal that fires when either does (the call's own, or the request's). */
-function eitherSignal(
+export function eitherSignal(
   own: AbortSignal | undefined,
   request: AbortSignal | undefined,
 ): AbortSignal | undefined {

@@ -399,7 +399,7 @@ export class StrategyToolsImpl implements StrategyTools {
    * anything up to a provider compaction item; one rewindable compaction.
    */
   replaceRange(from: number, to: number, replacement: MessageInput): RewriteResult {
-    checkTools.replaceRange(from, to);
+    checkTools.replaceRange(from, to, replacement);
     const message = redactMessage(replacement, this.#redact);
     // The system prompt and a provider compaction item stay: a range starting on them starts after them.
     const view = this.#history.messages();

@@ -70,6 +70,28 @@ describe('StrategyToolsImpl arguments', () => {
     );
     await rejects(() => tools.replaceRange(bad, 3, user('s')), 'replaceRange', /arguments\.from: /);
     await rejects(() => tools.replaceRange(1, Number.NaN, user('s')), 'replaceRange', /arguments\.to: /);
+    await rejects(
+      () =>
+        tools.replaceRange(1, 3, {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 'hidden', toolName: 'read', output: 'text' }],
+        }),
+      'replaceRange',
+      /arguments\.replacement\.content\[0\]\.type: a replacement cannot hold a tool call or a tool result/,
+    );
+    await rejects(
+      () =>
+        tools.replaceRange(1, 3, {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'calling' },
+            { type: 'tool-call', toolCallId: 'c9', toolName: 'read', input: {} },
+          ],
+        }),
+      'replaceRange',
+      /arguments\.replacement\.content\[1\]\.type: /,
+    );
+    await rejects(() => tools.replaceRange(1, 3, null as never), 'replaceRange', /arguments\.replacement: /);
     await rejects(() => tools.dropOldest(Number.NaN), 'dropOldest', /arguments\.n: /);
     await rejects(() => tools.dropOldest(-1), 'dropOldest', /arguments\.n: /);
     await rejects(

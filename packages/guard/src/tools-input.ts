@@ -92,6 +92,27 @@ const injectFactsArguments = z.object({
   options: z.looseObject({ maxTokens: positiveTokens }).optional(),
 });
 
+/**
+ * A replacement stands alone: a tool call in it would have no result after it, a tool result no
+ * call before it (the range it replaces is widened to whole tool pairs, so it never keeps one).
+ */
+const unpairedPart = z.looseObject({
+  type: z
+    .custom<string>(
+      (value) => value !== 'tool-call' && value !== 'tool-result',
+      'a replacement cannot hold a tool call or a tool result (it would have no pair)',
+    )
+    .optional(),
+});
+const replaceRangeArguments = z.object({
+  from: position,
+  to: position,
+  replacement: z.looseObject({
+    role: z.string(),
+    content: z.union([z.string(), z.array(unpairedPart)]),
+  }),
+});
+
 const measureItems = z.array(z.custom((value) => isObject(value), 'expected a history entry or a message'));
 
 /** Options of a rewrite the compactor checks field by field; here only that they are an object. */
@@ -110,8 +131,8 @@ export const checkTools = {
   },
   extractFacts: (request: unknown) => parseInput(extractRequest, request, root('extractFacts')),
   summarize: (request: unknown) => parseInput(summarizeRequest, request, root('summarize')),
-  replaceRange: (from: unknown, to: unknown) =>
-    parseInput(z.object({ from: position, to: position }), { from, to }, root('replaceRange')),
+  replaceRange: (from: unknown, to: unknown, replacement: unknown) =>
+    parseInput(replaceRangeArguments, { from, to, replacement }, root('replaceRange')),
   dropOldest: (n: unknown) => parseInput(z.object({ n: nonNegative('a count') }), { n }, root('dropOldest')),
   summarizeRange: (options: unknown) => parseInput(summarizeRangeOptions, options, root('summarizeRange')),
   injectFacts: (args: { facts: unknown; site: unknown; options: unknown }) =>

@@ -1,9 +1,16 @@
 // The kit must catch broken strategies: each of these breaks one rule, and the kit names that rule.
 import type { ContextStrategy, ReactContext, StrategyDecision } from '@ctxguard/core';
+import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import fc from 'fast-check';
 import { describe, expect, it, test } from 'vitest';
 import { kitConversation, kitSteps } from '../src/kit-conversation.js';
-import { type KitSettings, kitInputBudget, reactDirectly, runConversation } from '../src/kit-run.js';
+import {
+  historyProblems,
+  type KitSettings,
+  kitInputBudget,
+  reactDirectly,
+  runConversation,
+} from '../src/kit-run.js';
 import { describeStrategy } from '../src/testing.js';
 
 const settings: KitSettings = {
@@ -52,7 +59,7 @@ describe('the strategy kit catches', () => {
 
   it('a tool call split from its result', async () => {
     // Replaces the oldest half by a tool result whose call it hid (the tools keep whole units, so a
-    // strategy can only orphan a result by writing one).
+    // strategy can only orphan a result by writing one): the tools refuse it, the kit says why.
     const splitter = broken((ctx) => {
       const half = Math.max(2, Math.floor(ctx.tools.historyLength / 2));
       const result = ctx.tools.replaceRange(1, half, {
@@ -64,8 +71,26 @@ describe('the strategy kit catches', () => {
       return result.changed ? { action: 'compacted' } : { action: 'decline', reason: 'too small' };
     });
     const violations = await violationsOf(splitter);
-    expect(violations.some((v) => /tool call\(s\)\/result\(s\) left without their pair/.test(v))).toBe(true);
+    expect(
+      violations.some((v) =>
+        /strategy threw .*replacement\.content\[0\]\.type: a replacement cannot hold a tool call or a tool result/.test(
+          v,
+        ),
+      ),
+    ).toBe(true);
   }, 60_000);
+
+  it('a history whose tool pairs were split some other way (tools of its own, say)', () => {
+    const history = new InMemoryConversationHistory();
+    history.append({ role: 'system', content: 'You are an agent.' });
+    history.append({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'hidden', toolName: 'read_file', output: 'text' }],
+    });
+    expect(historyProblems(history, 'You are an agent.')).toEqual([
+      '1 tool call(s)/result(s) left without their pair',
+    ]);
+  });
 
   it('a strategy that throws, a bad decision and state that is not JSON', async () => {
     const thrower = broken((ctx) => {
