@@ -101,6 +101,58 @@ describe('ctxguardMiddleware.transformParams', () => {
     await middleware.close();
   });
 
+  it('keeps signed reasoning when only a cache-control marker moved to the newest message', async () => {
+    const middleware = ctxguardMiddleware();
+    const marker = { anthropic: { cacheControl: { type: 'ephemeral' as const } } };
+    const promptOf = (turns: number): LanguageModelV3Prompt => {
+      const prompt: LanguageModelV3Prompt = [
+        { role: 'system', content: 'You are a coding agent.' },
+        { role: 'user', content: [{ type: 'text', text: 'fix the bug' }] },
+      ];
+      for (let turn = 0; turn < turns; turn++) {
+        prompt.push(
+          {
+            role: 'assistant',
+            content: [
+              {
+                type: 'reasoning',
+                text: `thinking ${turn}`,
+                providerOptions: { anthropic: { signature: `sig${turn}` } },
+              },
+              { type: 'tool-call', toolCallId: `c${turn}`, toolName: 'read', input: { path: `f${turn}` } },
+            ],
+          },
+          {
+            role: 'tool',
+            content: [
+              {
+                type: 'tool-result',
+                toolCallId: `c${turn}`,
+                toolName: 'read',
+                output: { type: 'text', value: `contents ${turn}` },
+              },
+            ],
+            ...(turn === turns - 1 ? { providerOptions: marker } : {}),
+          },
+        );
+      }
+      return prompt;
+    };
+    for (let turns = 1; turns <= 4; turns++) {
+      const sent = await middleware.transformParams?.({
+        type: 'generate',
+        params: callOptions(promptOf(turns), 'moving-marker'),
+        model,
+      });
+      const thinking = sent?.prompt.filter(
+        (message) =>
+          message.role === 'assistant' && message.content.some((part) => part.type === 'reasoning'),
+      );
+      expect(thinking, `step ${turns}`).toHaveLength(turns);
+    }
+    await middleware.close();
+  });
+
   it('needs a conversation id and names where it goes', async () => {
     const middleware = ctxguardMiddleware();
     await expect(

@@ -86,6 +86,44 @@ export function messageText(message: LanguageModelV3Message): string {
   return JSON.stringify(message, bytesAsText);
 }
 
+/** The signature (or encrypted data) that makes a reasoning part signed, under any provider's options. */
+export function reasoningSignature(part: { type?: unknown; providerOptions?: unknown }): string | undefined {
+  if (part.type !== 'reasoning' || part.providerOptions === null || typeof part.providerOptions !== 'object')
+    return undefined;
+  for (const options of Object.values(part.providerOptions as Record<string, unknown>)) {
+    if (options === null || typeof options !== 'object') continue;
+    const { signature, redactedData } = options as Record<string, unknown>;
+    if (typeof signature === 'string' && signature !== '') return signature;
+    if (typeof redactedData === 'string' && redactedData !== '') return redactedData;
+  }
+  return undefined;
+}
+
+/** Whether a message or one of its parts carries provider options. */
+function hasProviderOptions(message: LanguageModelV3Message): boolean {
+  if (message.providerOptions !== undefined) return true;
+  return (
+    typeof message.content !== 'string' &&
+    (message.content as readonly { providerOptions?: unknown }[]).some(
+      (part) => part.providerOptions !== undefined,
+    )
+  );
+}
+
+/**
+ * JSON text of what a prompt message says (bytes as base64), without provider options but with each
+ * reasoning part's signature: what a provider checks a signed reasoning block's prefix against.
+ * Cache-control markers, item ids and other per-call options move between calls without changing it.
+ */
+export function contentText(message: LanguageModelV3Message): string {
+  if (!hasProviderOptions(message)) return messageText(message);
+  return JSON.stringify(message, function contentOnly(this: unknown, key: string, value: unknown) {
+    if (key !== 'providerOptions') return bytesAsText(key, value);
+    const signature = reasoningSignature(this as { type?: unknown; providerOptions?: unknown });
+    return signature === undefined ? undefined : { signature };
+  });
+}
+
 /**
  * Converts prompts to core messages, remembering what it converted: the AI SDK rebuilds the whole
  * prompt every step, so only messages not seen before are validated and converted.
@@ -106,14 +144,14 @@ export class PromptConverter {
   }
 
   /**
-   * The fingerprint of a prompt message (provider options included), reusing the JSON text taken
-   * when the message was converted and remembering the fingerprint of each distinct text.
+   * The fingerprint of what a prompt message says (see {@link contentText}), remembered by the JSON
+   * text taken when the message was converted: only a message not seen before is read again.
    */
   fingerprintOf(message: LanguageModelV3Message): string {
     const text = this.#texts.get(message) ?? messageText(message);
     let print = this.#fingerprints.get(text);
     if (print === undefined) {
-      print = fingerprint(text);
+      print = fingerprint(hasProviderOptions(message) ? contentText(message) : text);
       if (this.#fingerprints.size >= CACHED_MESSAGES) {
         const oldest = this.#fingerprints.keys().next().value;
         if (oldest !== undefined) this.#fingerprints.delete(oldest);

@@ -52,6 +52,24 @@ describe('keepSignedReasoningValid', () => {
     expect(second.droppedNow).toBe(1);
   });
 
+  it('a moved cache-control marker is no change; a changed signature or text is', () => {
+    const marked = (message: LanguageModelV3Message): LanguageModelV3Message =>
+      ({
+        ...message,
+        providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+      }) as LanguageModelV3Message;
+    const first = [user('a'), thinking('s1'), marked(user('b'))];
+    const sent = keepSignedReasoningValid(first, first, null);
+    const next = [user('a'), thinking('s1'), user('b'), thinking('s2'), marked(user('c'))];
+    const kept = keepSignedReasoningValid(next, next, sent.record);
+    expect(kept.droppedNow).toBe(0);
+    expect(kept.messages).toEqual(next);
+    const resigned = [user('a'), thinking('s1-other'), user('b'), thinking('s2'), user('c')];
+    expect(keepSignedReasoningValid(resigned, resigned, sent.record).droppedNow).toBe(2);
+    const edited = [user('a'), thinking('s1'), user('b edited'), thinking('s2'), user('c')];
+    expect(keepSignedReasoningValid(edited, edited, sent.record).droppedNow).toBe(1);
+  });
+
   it('treats redacted data under any provider as signed', () => {
     expect(
       reasoningSignature({ type: 'reasoning', providerOptions: { bedrock: { redactedData: 'EmwK' } } }),

@@ -1,23 +1,15 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import { fingerprint } from './fingerprint.js';
-import { messageText } from './prompt-view.js';
+import { contentText, reasoningSignature } from './prompt-view.js';
 
-/** A short fingerprint of a prompt message, provider options included (what the provider sees). */
+export { reasoningSignature };
+
+/**
+ * A short fingerprint of what a prompt message says: its content and reasoning signatures, not its
+ * other provider options (a cache-control marker moved to the newest message changes no prefix).
+ */
 export function promptMessageHash(message: LanguageModelV3Message): string {
-  return fingerprint(messageText(message));
-}
-
-/** The signature (or encrypted data) that makes a reasoning part signed, under any provider's options. */
-export function reasoningSignature(part: { type: string; providerOptions?: unknown }): string | undefined {
-  if (part.type !== 'reasoning' || part.providerOptions === null || typeof part.providerOptions !== 'object')
-    return undefined;
-  for (const options of Object.values(part.providerOptions as Record<string, unknown>)) {
-    if (options === null || typeof options !== 'object') continue;
-    const { signature, redactedData } = options as Record<string, unknown>;
-    if (typeof signature === 'string' && signature !== '') return signature;
-    if (typeof redactedData === 'string' && redactedData !== '') return redactedData;
-  }
-  return undefined;
+  return fingerprint(contentText(message));
 }
 
 /** What ctxguard remembers of the last prompt it sent for a conversation. */

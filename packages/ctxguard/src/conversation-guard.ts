@@ -587,6 +587,9 @@ export class ConversationGuard {
       stated?.inputTokens !== undefined ? Math.max(0, stated.requestedTokens - stated.inputTokens) : 0;
     let available = measured.inputBudget ?? measured.current;
     if (stated) available = Math.min(available, (stated.limitTokens - outputPart) / factor);
+    // An error that states no sizes (Bedrock's "Input is too long for requested model.", OpenAI
+    // Responses' "exceeds the context window") still says what was sent did not fit.
+    else available = Math.min(available, measured.current);
     const target = Math.floor(OVERFLOW_RECOVERY_RATIO * available);
     const messagesOnly = await this.measurer.measure({
       provider: this.provider,

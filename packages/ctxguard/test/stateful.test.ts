@@ -253,6 +253,29 @@ describe('recoverOverflow', () => {
     await guard.close();
   });
 
+  it('compacts below what was sent when the error states no sizes (Bedrock, OpenAI Responses)', async () => {
+    for (const message of [
+      'Input is too long for requested model.',
+      'Your input exceeds the context window of this model. Please adjust your input and try again.',
+    ]) {
+      const guard = createContextGuard({
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        contextLimit: 40_000,
+      });
+      const history = longConversation(14);
+      const sent = await guard.prepare({ conversationId: 'unsized', messages: history });
+      const error = Object.assign(new Error(message), { statusCode: 400 });
+      expect(isContextOverflowError(error)).toBe(true);
+      const recovered = await guard.recoverOverflow({ conversationId: 'unsized', error });
+      expect(recovered.actions.some((action) => action.type === 'compaction')).toBe(true);
+      expect(recovered.actions.some((action) => action.type === 'context-limit')).toBe(false);
+      expect(recovered.measurement.current).toBeLessThanOrEqual(0.7 * sent.measurement.current);
+      expect(toolPairsIntact(recovered.messages)).toBe(true);
+      await guard.close();
+    }
+  });
+
   it('rethrows an error that is not a context overflow, and declines when nothing is left to compact', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
     await guard.prepare({ conversationId: 'tiny', messages: [{ role: 'user', content: 'hello there' }] });
