@@ -632,6 +632,12 @@ export class ContextGuard {
       }
     }
 
+    const sizesAt = (viewTokens: number) => ({
+      floorTokens: floor,
+      viewTokens,
+      availableTokens: inputBudget,
+      windowTokens: window,
+    });
     const droppedFacts: DroppedFacts[] = [];
     // The tools serve this reaction only: once it is over they refuse to rewrite (a strategy that
     // kept them would change the history behind the guard's back, and the request already decided).
@@ -715,12 +721,7 @@ export class ContextGuard {
             if (levelIdx + 1 < triggers.length) levelIdx++;
             continue;
           }
-          const sizes = {
-            floorTokens: floor,
-            viewTokens: current,
-            availableTokens: inputBudget,
-            windowTokens: window,
-          };
+          const sizes = sizesAt(current);
           const exhausted = new ContextExhaustedError('still_over_limit', sizes);
           await this.#abort(
             event,
@@ -744,17 +745,12 @@ export class ContextGuard {
         }
         if (action !== 'compacted' && action !== 'decline' && current > inputBudget) {
           this.#save(history, state);
-          const sizes = {
-            floorTokens: floor,
-            viewTokens: current,
-            availableTokens: inputBudget,
-            windowTokens: window,
-          };
+          const sizes = sizesAt(current);
           const error = new ContextExhaustedError('still_over_limit', sizes);
           await this.#abort(
             event,
             'context_exhausted',
-            `${error.message}; context strategy ${name} answered ${String(action)} with the request over the input budget`,
+            `${error.message}; context strategy ${name} answered ${describe(action)} with the request over the input budget`,
             { ...sizes, strategy: name },
             error,
           );
@@ -802,12 +798,7 @@ export class ContextGuard {
         state.lastLevelIdx = Math.max(highestCrossedLevel(triggers, after), -1);
         this.#save(history, state);
         if (after < this.#options.criticalFloor || after < firedAt) return;
-        const sizes = {
-          floorTokens: floor,
-          viewTokens: current,
-          availableTokens: inputBudget,
-          windowTokens: window,
-        };
+        const sizes = sizesAt(current);
         if (attempt >= this.#options.maxCompactRetries) {
           const error = new ContextExhaustedError('still_over_limit', sizes);
           await this.#abort(
