@@ -1,5 +1,6 @@
 import type { LanguageModelV3CallOptions, SharedV3ProviderOptions } from '@ai-sdk/provider';
-import { InvalidInputError } from '@ctxguard/core';
+import { describeZodIssues, InvalidInputError } from '@ctxguard/core';
+import { conversationIdSchema } from 'ctxguard';
 
 /** Picks the conversation id of a call from the option function or `providerOptions.ctxguard`. */
 export type ConversationIdResolver = (params: LanguageModelV3CallOptions) => string | undefined;
@@ -10,13 +11,25 @@ export function conversationIdOf(
   resolve: ConversationIdResolver | undefined,
 ): string {
   const fromOptions = params.providerOptions?.['ctxguard']?.['conversationId'];
-  const id = resolve?.(params) ?? fromOptions;
-  if (typeof id === 'string' && id.length > 0) return id;
-  throw new InvalidInputError(
-    'providerOptions.ctxguard.conversationId: every guarded call needs a conversation id (a non-empty string), ' +
-      'set there or returned by the conversationId option',
-    ['providerOptions', 'ctxguard', 'conversationId'],
-  );
+  const resolved = resolve?.(params);
+  const id = resolved ?? fromOptions;
+  const path = ['providerOptions', 'ctxguard', 'conversationId'];
+  if (typeof id !== 'string' || id.length === 0)
+    throw new InvalidInputError(
+      'providerOptions.ctxguard.conversationId: every guarded call needs a conversation id (a non-empty string), ' +
+        'set there or returned by the conversationId option',
+      path,
+    );
+  const checked = conversationIdSchema.safeParse(id);
+  if (checked.success) return id;
+  const why = describeZodIssues(checked.error)
+    .map((issue) => issue.message)
+    .join('; ');
+  const where =
+    resolved === undefined
+      ? 'providerOptions.ctxguard.conversationId'
+      : 'the id the conversationId option returned';
+  throw new InvalidInputError(`${where}: ${why}`, path);
 }
 
 /** The call's provider options without ctxguard's own entry (providers never see it). */

@@ -1,5 +1,5 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/provider';
-import { InvalidInputError } from '@ctxguard/core';
+import { CtxGuardError, InvalidInputError } from '@ctxguard/core';
 import { generateText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { ContextDeclinedError } from 'ctxguard';
@@ -171,7 +171,30 @@ describe('ctxguardMiddleware.transformParams', () => {
     });
     expect(sent?.prompt).toHaveLength(4);
     expect((await byOption.stats('chat-7')).exists).toBe(true);
-    await Promise.all([middleware.close(), byOption.close()]);
+    // The id is checked as every ctxguard conversation id is, and the error says where it came from.
+    const tooLong = 'x'.repeat(2_000);
+    const caught = await Promise.resolve(
+      middleware.transformParams?.({ type: 'generate', params: callOptions(agentPrompt(), tooLong), model }),
+    ).catch((error: unknown) => error);
+    expect(caught).toBeInstanceOf(InvalidInputError);
+    expect((caught as InvalidInputError).message).toMatch(
+      /^providerOptions\.ctxguard\.conversationId: Too big/,
+    );
+    expect((caught as InvalidInputError).path).toEqual(['providerOptions', 'ctxguard', 'conversationId']);
+    const lone = ctxguardMiddleware({ conversationId: () => 'chat-\ud800' });
+    await expect(
+      lone.transformParams?.({ type: 'generate', params: callOptions(agentPrompt()), model }),
+    ).rejects.toThrow(/^the id the conversationId option returned: must be well-formed Unicode/);
+    await Promise.all([middleware.close(), byOption.close(), lone.close()]);
+    // Closed: a call is refused as the facade refuses it, not served by a new guard.
+    const closed = await Promise.resolve(
+      byOption.transformParams?.({
+        type: 'generate',
+        params: { ...callOptions(agentPrompt()), headers: { 'x-chat': 'chat-7' } },
+        model,
+      }),
+    ).catch((error: unknown) => error);
+    expect(CtxGuardError.is(closed, 'closed')).toBe(true);
   });
 
   it('rejects bad options naming the field', () => {

@@ -11,7 +11,7 @@ import type {
   SharedV3ProviderMetadata,
   SharedV3Warning,
 } from '@ai-sdk/provider';
-import { ConversionError, InvalidInputError, parseOptions } from '@ctxguard/core';
+import { ConversionError, CtxGuardError, InvalidInputError, parseOptions } from '@ctxguard/core';
 import {
   type ContextAction,
   type ContextStrategy,
@@ -125,6 +125,7 @@ class MiddlewareState {
   readonly #calls = new WeakMap<LanguageModelV3CallOptions, CallContext>();
   /** One converter per prompt form: the form follows the model the AI SDK hands the middleware. */
   readonly #converters = new Map<PromptDialect, PromptConverter>();
+  #closed = false;
 
   constructor(options: ParsedMiddlewareOptions) {
     this.#options = options;
@@ -187,6 +188,11 @@ class MiddlewareState {
     params: LanguageModelV3CallOptions,
     model: LanguageModelV3,
   ): Promise<LanguageModelV3CallOptions> {
+    if (this.#closed)
+      throw new CtxGuardError(
+        'closed',
+        'ctxguardMiddleware: the middleware was closed; wrap the model with a new one',
+      );
     const conversationId = conversationIdOf(params, this.#options.conversationId);
     const guard = this.#guardFor(model);
     const converter = this.#converterFor(model);
@@ -385,6 +391,7 @@ class MiddlewareState {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     await Promise.all([...this.#guards.values()].map((guard) => guard.close()));
     this.#guards.clear();
     this.#byConversation.clear();

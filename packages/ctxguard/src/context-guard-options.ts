@@ -12,7 +12,8 @@ const hasMethods = (value: unknown, methods: readonly string[]): boolean =>
   value !== null &&
   methods.every((method) => isFunction((value as Record<string, unknown>)[method]));
 
-const conversationIdSchema = z
+/** What a conversation id must be: a non-empty, well-formed string of at most 1,024 characters. */
+export const conversationIdSchema = z
   .string()
   .min(1)
   .max(1024)

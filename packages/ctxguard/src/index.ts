@@ -39,7 +39,7 @@ export * from '@ctxguard/token-counter';
 export type { DeclinedSizes } from './context-declined-error.js';
 export { ContextDeclinedError } from './context-declined-error.js';
 export type { CreateContextGuardOptions } from './context-guard-options.js';
-export { createContextGuardOptionsSchema } from './context-guard-options.js';
+export { conversationIdSchema, createContextGuardOptionsSchema } from './context-guard-options.js';
 export { ConversationGuard, createContextGuard } from './conversation-guard.js';
 export type {
   CompactionSummary,
