@@ -38,9 +38,14 @@ export function parseExtractFactsRequest(request: unknown): ExtractFactsRequest 
   return parseInput(extractFactsRequestSchema, request, 'extractFacts request');
 }
 
+/** Why `signal` fired: its reason, or an `AbortError` when it gave none. */
+export function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}
+
 /** Throws the signal's abort reason when it has been aborted. */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw signal.reason;
+  if (signal?.aborted) throw abortReason(signal);
 }
 
 /** Accepts any object with `summarize` and `extractFacts` functions (what options that take tools check). */
@@ -74,7 +79,8 @@ export type ContextToolsFromFunctionsOptions = z.input<typeof optionsSchema>;
 
 const categorySet: ReadonlySet<string> = new Set(factCategories);
 
-function cutAtLength(text: string, maxLength: number): string {
+/** `text` cut to at most `maxLength` characters, never between the halves of a surrogate pair. */
+export function cutAtLength(text: string, maxLength: number): string {
   if (text.length <= maxLength) return text;
   let cut = maxLength;
   const code = text.charCodeAt(cut - 1);
@@ -82,7 +88,44 @@ function cutAtLength(text: string, maxLength: number): string {
   return text.slice(0, cut);
 }
 
-/** Keeps the well-formed facts of a model's answer: string key and value, known category (else `other`). */
+/** Why `item` of a model's answer is not a fact (a non-empty string key and value), or undefined. */
+function factProblem(item: unknown): string | undefined {
+  if (typeof item !== 'object' || item === null) return `expected a fact object, got ${String(item)}`;
+  const { key, value } = item as { key?: unknown; value?: unknown };
+  if (typeof key !== 'string' || key.trim() === '') return 'a fact needs a non-empty string key';
+  if (typeof value !== 'string' || value.trim() === '') return `fact ${key}: needs a non-empty string value`;
+  return undefined;
+}
+
+/**
+ * The facts of a model's answer that can be kept: a non-empty string `key` and `value`; an unknown
+ * `category` becomes `other`, a `span` that is not a string is left out. `dropped` counts the other
+ * entries and says why the first was left out.
+ */
+export function wellFormedFacts(items: readonly unknown[]): {
+  facts: ExtractedFact[];
+  dropped: { count: number; reason: string } | undefined;
+} {
+  const facts: ExtractedFact[] = [];
+  let dropped: { count: number; reason: string } | undefined;
+  for (const item of items) {
+    const problem = factProblem(item);
+    if (problem !== undefined) {
+      dropped = { count: (dropped?.count ?? 0) + 1, reason: dropped?.reason ?? problem };
+      continue;
+    }
+    const { key, value, category, span } = item as Record<string, string>;
+    facts.push({
+      key: key as string,
+      value: value as string,
+      category: categorySet.has(category as string) ? (category as FactCategory) : 'other',
+      ...(typeof span === 'string' ? { span } : {}),
+    });
+  }
+  return { facts, dropped };
+}
+
+/** The well-formed facts of a model's answer in the wanted categories, redacted when asked. */
 function cleanFacts(
   raw: unknown,
   wanted: readonly FactCategory[] | undefined,
@@ -91,23 +134,17 @@ function cleanFacts(
   if (!Array.isArray(raw)) {
     throw new CtxGuardError('invalid_tool_output', 'extractFacts must resolve to an array of facts');
   }
-  const facts: ExtractedFact[] = [];
-  for (const item of raw) {
-    if (typeof item !== 'object' || item === null) continue;
-    const { key, value, category, span } = item as Record<string, unknown>;
-    if (typeof key !== 'string' || typeof value !== 'string' || value.length === 0) continue;
-    const cat: FactCategory =
-      typeof category === 'string' && categorySet.has(category) ? (category as FactCategory) : 'other';
-    if (wanted && !wanted.includes(cat)) continue;
-    const fact: ExtractedFact = {
-      key,
-      value: redact ? redactSecrets(value) : value,
-      category: cat,
-    };
-    if (typeof span === 'string') fact.span = redact ? redactSecrets(span) : span;
-    facts.push(fact);
-  }
-  return facts;
+  return wellFormedFacts(raw)
+    .facts.filter((fact) => !wanted || wanted.includes(fact.category))
+    .map((fact) =>
+      redact
+        ? {
+            ...fact,
+            value: redactSecrets(fact.value),
+            ...(fact.span !== undefined ? { span: redactSecrets(fact.span) } : {}),
+          }
+        : fact,
+    );
 }
 
 /**

@@ -5,6 +5,7 @@
 
 export { spanOperation } from './compaction-stages.js';
 export { applyOperation as applyHistoryOperation } from './context-compactor.js';
+export { abortReason, throwIfAborted, wellFormedFacts } from './context-tools.js';
 export { containsWhole, rankFactsByWorth } from './fact-digest.js';
 export { FACT_VALUE_SEPARATOR, hasPlainKey, sharesBullet, stripFactsBlocks } from './facts-block.js';
 export { dropSignedReasoningFrom, isSignedReasoning } from './signed-reasoning.js';

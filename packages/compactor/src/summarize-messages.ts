@@ -6,7 +6,7 @@ import {
   parseOptions,
 } from '@ctxguard/core';
 import { z } from 'zod';
-import { contextToolsSchema } from './context-tools.js';
+import { contextToolsSchema, cutAtLength } from './context-tools.js';
 import {
   compactKeys,
   extractFactsSafely,
@@ -254,7 +254,7 @@ async function summarizeOnce(call: SummarizerCall, content: string, maxLength: n
   if (typeof text !== 'string') throw new TypeError('summarize returned a non-string');
   // Held to what was asked: a summarizer that overshoots would otherwise multiply the pieces of
   // every merge round instead of reducing them.
-  return text.length > maxLength ? text.slice(0, maxLength) : text;
+  return cutAtLength(text, maxLength);
 }
 
 /** Map-reduce: each piece that fits the window is summarized, the summaries merged until one request fits. */

@@ -7,6 +7,7 @@ import {
   type OverflowTokens,
   parseOverflowTokens,
 } from '@ctxguard/compactor';
+import { throwIfAborted } from '@ctxguard/compactor/internal';
 import {
   type CompactionEvent,
   type ContextMeasureEvent,
@@ -475,7 +476,7 @@ export class ConversationGuard {
       await this.hooks.emit('onMessageResolve', event);
       // Cancelled: rejected with the signal's reason, nothing of this call stored (the app sends its
       // messages again next time).
-      if (request.signal?.aborted) throw request.signal.reason;
+      throwIfAborted(request.signal);
       const measurement =
         event.abort && collector.measure
           ? measurementOf(collector.measure)

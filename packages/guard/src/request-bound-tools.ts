@@ -5,14 +5,8 @@
  * hold the request forever), and malformed facts are left out instead of failing the compaction
  * that asked for them.
  */
-import {
-  type ContextTools,
-  type ExtractedFact,
-  type ExtractFactsRequest,
-  type FactCategory,
-  factCategories,
-  type SummarizeRequest,
-} from '@ctxguard/core';
+import { abortReason, throwIfAborted, wellFormedFacts } from '@ctxguard/compactor/internal';
+import type { ContextTools, ExtractedFact, ExtractFactsRequest, SummarizeRequest } from '@ctxguard/core';
 
 /** Facts an extraction answered that could not be used, reported once per call. */
 export interface DroppedFacts {
@@ -20,17 +14,6 @@ export interface DroppedFacts {
   count: number;
   /** Why the first of them was left out. */
   reason: string;
-}
-
-const CATEGORIES: ReadonlySet<string> = new Set(factCategories);
-
-/** Rejects with the signal's reason (or an `AbortError`) once `signal` has fired. */
-export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw abortReason(signal);
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The request was cancelled', 'AbortError');
 }
 
 /** `promise`, or a rejection as soon as `signal` fires, whichever comes first. */
@@ -73,41 +56,14 @@ export function eitherSignal(
   return controller.signal;
 }
 
-/** Why `value` is not a fact the guard can keep, or undefined when it is one. */
-function factProblem(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return `expected a fact object, got ${String(value)}`;
-  const { key, value: text } = value as { key?: unknown; value?: unknown };
-  if (typeof key !== 'string' || key.trim() === '') return 'a fact needs a non-empty string key';
-  if (typeof text !== 'string' || text.trim() === '') return `fact ${key}: needs a non-empty string value`;
-  return undefined;
-}
-
 /**
- * The usable facts of an extraction's answer: objects with a non-empty string `key` and `value`; an
- * unknown `category` becomes `other`, a `span` that is not a string is dropped.
+ * The usable facts of an extraction's answer (the compactor's rule: a non-empty string `key` and
+ * `value`, an unknown `category` filed under `other`); an answer that is not a list has none.
  */
 export function usableFacts(answer: unknown): { facts: ExtractedFact[]; dropped: DroppedFacts | undefined } {
-  if (!Array.isArray(answer)) {
-    const reason = `expected an array of facts, got ${answer === null ? 'null' : typeof answer}`;
-    return { facts: [], dropped: answer === undefined ? undefined : { count: 1, reason } };
-  }
-  const facts: ExtractedFact[] = [];
-  let dropped: DroppedFacts | undefined;
-  for (const item of answer) {
-    const problem = factProblem(item);
-    if (problem !== undefined) {
-      dropped = { count: (dropped?.count ?? 0) + 1, reason: dropped?.reason ?? problem };
-      continue;
-    }
-    const { key, value, category, span } = item as ExtractedFact;
-    facts.push({
-      key,
-      value,
-      category: CATEGORIES.has(category) ? category : ('other' satisfies FactCategory),
-      ...(typeof span === 'string' ? { span } : {}),
-    });
-  }
-  return { facts, dropped };
+  if (Array.isArray(answer)) return wellFormedFacts(answer);
+  const reason = `expected an array of facts, got ${answer === null ? 'null' : typeof answer}`;
+  return { facts: [], dropped: answer === undefined ? undefined : { count: 1, reason } };
 }
 
 /**
@@ -120,26 +76,24 @@ export function boundToRequest(
   signal: AbortSignal | undefined,
   onDroppedFacts: ((dropped: DroppedFacts) => void) | undefined,
 ): ContextTools {
+  /** `method` of `tools` with the request's signal combined in, given up on once that fires. */
+  const call = <R extends { signal?: AbortSignal | undefined }, T>(
+    method: (request: R) => Promise<T>,
+    request: R,
+  ): Promise<T> => {
+    const combined = eitherSignal(request.signal, signal);
+    throwIfAborted(combined);
+    const withSignal = { ...request, ...(combined ? { signal: combined } : {}) };
+    return untilAborted(
+      Promise.resolve().then(() => method(withSignal)),
+      combined,
+    );
+  };
   return {
     specificationVersion: 'v1',
-    async summarize(request: SummarizeRequest): Promise<string> {
-      const combined = eitherSignal(request.signal, signal);
-      throwIfAborted(combined);
-      const call = { ...request, ...(combined ? { signal: combined } : {}) };
-      return untilAborted(
-        Promise.resolve().then(() => tools.summarize(call)),
-        combined,
-      );
-    },
+    summarize: async (request: SummarizeRequest) => call((r) => tools.summarize(r), request),
     async extractFacts(request: ExtractFactsRequest): Promise<ExtractedFact[]> {
-      const combined = eitherSignal(request.signal, signal);
-      throwIfAborted(combined);
-      const call = { ...request, ...(combined ? { signal: combined } : {}) };
-      const answer = await untilAborted(
-        Promise.resolve().then(() => tools.extractFacts(call)),
-        combined,
-      );
-      const { facts, dropped } = usableFacts(answer);
+      const { facts, dropped } = usableFacts(await call((r) => tools.extractFacts(r), request));
       if (dropped) onDroppedFacts?.(dropped);
       return facts;
     },

@@ -27,6 +27,7 @@ import {
   stripFactsBlocks,
   summarizeInChunks,
   TokenMeter,
+  throwIfAborted,
 } from '@ctxguard/compactor/internal';
 import {
   type ContextTools,
@@ -56,7 +57,7 @@ import {
 } from '@ctxguard/core';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFacts, missingFacts, redactFact, redactMessage } from './guard-facts.js';
-import { boundToRequest, type DroppedFacts, throwIfAborted } from './request-bound-tools.js';
+import { boundToRequest, type DroppedFacts } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { checkTools } from './tools-input.js';
 
