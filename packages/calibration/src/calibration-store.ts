@@ -83,6 +83,14 @@ export const calibrationUpdateSchema = calibrationKeySchema.extend({
     .optional(),
 });
 
+/** Schema of a calibration as a store gives it back (what a counter may apply). */
+export const calibrationSchema = calibrationKeySchema.extend({
+  charsPerToken: z.number().positive().max(MAX_CHARS_PER_TOKEN),
+  samples: z.number().int().nonnegative(),
+  confidence: z.number().min(0).max(1),
+  updatedAt: z.number().finite(),
+});
+
 /** Escapes the characters that separate the parts of a storage key (`%`, `/`, `:`); reversible. */
 function escapeKeyPart(part: string): string {
   return part.replace(/[%/:]/g, (c) => (c === '%' ? '%25' : c === '/' ? '%2F' : '%3A'));

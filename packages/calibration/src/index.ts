@@ -7,6 +7,7 @@ export type {
 export {
   calibrationKey,
   calibrationKeySchema,
+  calibrationSchema,
   calibrationUpdateSchema,
   MAX_CHARS_PER_TOKEN,
 } from './calibration-store.js';

@@ -217,6 +217,19 @@ describe('PersistenceCalibrationStore', () => {
     expect((await a.get({ provider: 'p', model: 'm' }))?.samples).toBe(50);
   });
 
+  it('breaks a lease it could never have written (no expiry) instead of waiting on it for good', async () => {
+    const persistence = new MemoryPersistence();
+    const store = new PersistenceCalibrationStore({ persistence });
+    const key = calibrationKey({ provider: 'p', model: 'm' });
+    for (const stray of [{ token: 'x' }, { token: 'y', expiresAt: '2999-01-01' }]) {
+      await persistence.set(`calibration-lease:${key}`, stray);
+      const started = Date.now();
+      await store.update({ provider: 'p', model: 'm', charsPerToken: 4 });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    }
+    expect((await store.get({ provider: 'p', model: 'm' }))?.samples).toBe(2);
+  });
+
   it('keeps later updates working after a failed write', async () => {
     const persistence = new MemoryPersistence();
     let fail = true;

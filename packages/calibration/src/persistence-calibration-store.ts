@@ -183,8 +183,9 @@ export class PersistenceCalibrationStore implements CalibrationStore {
       }
       if (created) break;
       const held = await persistence.get<Lease>(lockKey);
-      if (held && typeof held.expiresAt === 'number' && held.expiresAt < Date.now()) {
-        // Expired: its holder crashed. Break it only if it is still the lease we saw.
+      if (held && !(typeof held.expiresAt === 'number' && held.expiresAt >= Date.now())) {
+        // Expired (its holder crashed), or not a lease this store writes (it would never expire):
+        // break it only if it is still the lease we saw.
         const again = await persistence.get<Lease>(lockKey);
         if (again?.token === held.token) await persistence.delete(lockKey);
         continue;

@@ -521,7 +521,12 @@ export class ConversationGuard {
       model: this.model,
       messages,
       history,
-      ...definedOnly({ system: record.system, maxOutputTokens: record.maxOutputTokens }),
+      // With its tool definitions: an anchored count adds only what changed in them since.
+      ...definedOnly({
+        system: record.system,
+        tools: record.tools as MeasureInput['tools'],
+        maxOutputTokens: record.maxOutputTokens,
+      }),
     });
   }
 

@@ -637,6 +637,195 @@ describe('ContextMeasurer', () => {
     expect(warnings.filter((w) => w.code === 'context_warn')).toHaveLength(100);
   });
 
+  describe('under odd counters, limits and stores', () => {
+    const heuristic = new HeuristicCounter();
+    /** A counter whose estimates are `answer()` and whose counts are `exact()` (else the heuristic's). */
+    const counterGiving = (answer: () => unknown, exact?: () => Promise<unknown>): TokenCounter => ({
+      specificationVersion: 'v1',
+      estimate: (t, ctx) => heuristic.estimate(t, ctx),
+      estimateMessage: () => answer() as number,
+      measure: (t, ctx) => heuristic.measure(t, ctx),
+      measureMessage: exact ? () => exact() as never : (msg, ctx) => heuristic.measureMessage(msg, ctx),
+      learn: (input) => heuristic.learn(input),
+    });
+
+    it('rejects a count that is not one naming the message, and counts afresh on the next call', async () => {
+      const answers: unknown[] = [Number.NaN, -3, '12', Number.POSITIVE_INFINITY];
+      let calls = 0;
+      const { measurer } = setup({ counter: counterGiving(() => answers[calls++] ?? 7) });
+      const messages: Message[] = [{ role: 'user', content: 'hi' }];
+      for (const shown of ['NaN', '-3', 'the string "12"', 'Infinity']) {
+        const failure = measurer.measure({ provider: 'acme', model: 'guess-1', messages });
+        await expect(failure).rejects.toThrow(`the token counter on messages[0] gave ${shown}`);
+        await expect(failure).rejects.toMatchObject({ code: 'count_failed' });
+      }
+      // Nothing of the failed calls was kept: the conversation counts again, not NaN forever.
+      messages.push({ role: 'assistant', content: 'hello' });
+      const m = await measurer.measure({ provider: 'acme', model: 'guess-1', messages });
+      expect(m.current).toBe(14 + conversationOverhead('acme'));
+    });
+
+    it('names the message a throwing counter failed on, keeping its error as the cause', async () => {
+      const broken = new Error('tokenizer crashed');
+      const { measurer } = setup({
+        counter: counterGiving(() => {
+          throw broken;
+        }),
+      });
+      const failure = measurer.measure({
+        provider: 'acme',
+        model: 'guess-1',
+        system: 'Be brief.',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+      await expect(failure).rejects.toThrow(
+        'the token counter on the system prompt failed: tokenizer crashed',
+      );
+      await expect(failure).rejects.toMatchObject({ cause: broken });
+    });
+
+    it('keeps the estimate when an exact count is not a count, or never settles', async () => {
+      const near = [{ role: 'user', content: text(700) }] as Message[];
+      const estimate = (message: Message) =>
+        heuristic.estimateMessage(message, { provider: 'acme', model: 'guess-1' });
+      for (const exact of [
+        () => Promise.resolve({ tokens: Number.NaN, accuracy: 'exact' }),
+        () => Promise.resolve(undefined),
+        () => new Promise<never>(() => {}),
+      ]) {
+        const run = setup({
+          counter: counterGiving(() => estimate(near[0] as Message), exact),
+          exactTimeoutMs: 50,
+        });
+        const event = await run.resolve(near);
+        expect(event.abort).toBe(false);
+        expect(run.measured[0]?.accuracy).toBe('estimate');
+        expect(run.measured[0]?.percentage as number).toBeGreaterThanOrEqual(0.9);
+        const failed = run.warnings.find((w) => w.code === 'exact_count_failed');
+        expect(failed?.message).toMatch(
+          /measureMessage (\(tokens\) )?gave (NaN|undefined)|longer than 50 ms/,
+        );
+      }
+    });
+
+    it('does not wait for an exact count once the request is cancelled', async () => {
+      const near = [{ role: 'user', content: text(700) }] as Message[];
+      const estimate = heuristic.estimateMessage(near[0] as Message, { provider: 'acme', model: 'guess-1' });
+      const run = setup({
+        counter: counterGiving(
+          () => estimate,
+          () => new Promise<never>(() => {}),
+        ),
+      });
+      const controller = new AbortController();
+      const resolved = run.resolve(near, { signal: controller.signal });
+      controller.abort();
+      await resolved;
+      expect(run.measured[0]?.accuracy).toBe('estimate');
+      expect(run.warnings.map((w) => w.code)).not.toContain('exact_count_failed');
+    });
+
+    it('asks no exact count of a model the heuristic counts (there is none to give)', async () => {
+      const { measurer } = setup();
+      const counter = measurer.counter;
+      let exactAsked = 0;
+      const measureConversation = counter.measureConversation?.bind(counter);
+      counter.measureConversation = (...args) => {
+        exactAsked++;
+        return (measureConversation as NonNullable<typeof measureConversation>)(...args);
+      };
+      const near = [{ role: 'user', content: text(700) }] as Message[];
+      const guessed = await measurer.measure({ provider: 'acme', model: 'guess-1', messages: near });
+      expect(guessed.percentage as number).toBeGreaterThanOrEqual(0.9);
+      expect(guessed.accuracy).toBe('estimate');
+      expect(exactAsked).toBe(0);
+      const counted = await measurer.measure({ provider: 'acme', model: 'bpe-1', messages: near });
+      expect(counted.accuracy).toBe('exact');
+      expect(exactAsked).toBe(1);
+    });
+
+    it('floors a fractional context limit and warns once about one that is not a limit', async () => {
+      const messages: Message[] = [{ role: 'user', content: 'hello' }];
+      const req = { provider: 'acme', model: 'big', messages };
+      const fractional = setup({ contextLimit: () => 16_000.8 });
+      expect((await fractional.measurer.measure(req)).window).toBe(16_000);
+      const history = new InMemoryConversationHistory({ metadata: { contextLimit: 8_000.5 } });
+      expect((await fractional.measurer.measure({ ...req, history })).window).toBe(8_000);
+      const answers: unknown[] = [Number.NaN, 0, '100', Promise.resolve(100)];
+      const bad = setup({ contextLimit: () => answers.shift() as number });
+      for (let i = 0; i < 4; i++) expect((await bad.measurer.measure(req)).window).toBe(1_000_000);
+      const warned = bad.warnings.filter((w) => w.code === 'invalid_context_limit');
+      expect(warned.map((w) => w.message)).toEqual([
+        "contextLimit(request) gave NaN; a context limit must be a number of tokens ≥ 1, so the model's window is used",
+      ]);
+      const throwing = setup({
+        contextLimit: () => {
+          throw new Error('plan service down');
+        },
+      });
+      expect((await throwing.measurer.measure(req)).window).toBe(1_000_000);
+      expect(throwing.warnings[0]?.message).toContain('contextLimit(request) threw: plan service down');
+    });
+
+    it('anchors no usage reported by another model, and counts tool definitions added since the usage', async () => {
+      const { measurer } = setup();
+      const history = new InMemoryConversationHistory();
+      const first: Message[] = [{ role: 'user', content: text(200) }];
+      const sent = await measurer.measure({ provider: 'acme', model: 'bpe-1', messages: first, history });
+      const reply: Message = {
+        role: 'assistant',
+        content: 'Done.',
+        usage: { inputTokens: sent.current, outputTokens: 2 },
+      };
+      const grown = [...first, reply, { role: 'user', content: 'next' } as Message];
+      // The app falls back to a model with another tokenizer: the reported usage says nothing of it.
+      const switched = await measurer.measure({ provider: 'acme', model: 'big', messages: grown, history });
+      const fresh = await setup().measurer.measure({ provider: 'acme', model: 'big', messages: grown });
+      expect(switched.anchorIndex).toBe(-1);
+      expect(switched.current).toBe(fresh.current);
+
+      const tools = Array.from({ length: 20 }, (_, i) => ({
+        type: 'function' as const,
+        function: { name: `tool_${i}`, description: text(8), parameters: { type: 'object' } },
+      }));
+      const other = setup().measurer;
+      const base = { provider: 'acme', model: 'big' };
+      const before = await other.measure({ ...base, messages: first });
+      const answered = { ...reply, usage: { inputTokens: before.current, outputTokens: 2 } };
+      const withTools = await other.measure({
+        ...base,
+        messages: [...first, answered, grown[2] as Message],
+        tools,
+      });
+      const unanchored = await setup().measurer.measure({ ...base, messages: grown, tools });
+      expect(withTools.anchorIndex).toBe(1);
+      expect(withTools.current).toBeGreaterThan(before.current + 500);
+      expect(Math.abs(withTools.current - unanchored.current)).toBeLessThanOrEqual(5);
+    });
+
+    it('without a history, warns each conversation that crosses, also when two open alike', async () => {
+      const { resolve, warnings } = setup({ thresholds: { warn: 0.3 } });
+      const opening: Message[] = [
+        { role: 'system', content: 'You help.' },
+        { role: 'user', content: 'Hi' },
+      ];
+      await resolve([...opening, { role: 'assistant', content: text(200, 'one') }]);
+      await resolve([...opening, { role: 'assistant', content: text(200, 'two') }]);
+      expect(warnings.filter((w) => w.code === 'context_warn')).toHaveLength(2);
+    });
+
+    it('warmCache passes over listed entries that name no model, and names a failing list()', async () => {
+      const store = new MemoryCalibrationStore();
+      const listed = [null, 42, { provider: 'acme' }];
+      store.list = () => Promise.resolve(listed as never);
+      await expect(setup({ calibrationStore: store }).measurer.warmCache()).resolves.toBeUndefined();
+      store.list = () => Promise.reject(new Error('disk gone'));
+      await expect(setup({ calibrationStore: store }).measurer.warmCache()).rejects.toThrow(
+        "warmCache: the calibration store's list() failed: disk gone",
+      );
+    });
+  });
+
   it('rejects bad options with an error naming the field', () => {
     const hooks = new HookBus();
     const cases: [unknown, string][] = [

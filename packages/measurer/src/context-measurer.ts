@@ -8,6 +8,7 @@ import {
   type CompletionEvent,
   type ContextMeasureEvent,
   type ConversationHistory,
+  CtxGuardError,
   type HookBus,
   type Message,
   type MessageResolveEvent,
@@ -19,11 +20,13 @@ import { getOutputReserve, ModelCatalog, type ResolvedModel } from '@ctxguard/mo
 import {
   type CountContext,
   conversationOverhead,
+  HeuristicCounter,
   HybridTokenCounter,
   MemoizedCounter,
   type MessageParts,
   type PartsLearnInput,
   revisionOf,
+  type TokenCount,
   type TokenCounter,
   toolDefinitionsTokens,
 } from '@ctxguard/token-counter';
@@ -37,6 +40,8 @@ import { assertMeasurable } from './measure-request.js';
 export const DEFAULT_WARN_THRESHOLD = 0.8;
 /** Default share of the input budget from which the measurer counts exactly. */
 export const DEFAULT_EXACT_THRESHOLD = 0.9;
+/** Default time an exact count may take before the estimate is used. */
+export const DEFAULT_EXACT_TIMEOUT_MS = 10_000;
 /** Default share of the input budget from which every earlier message is compared on each call. */
 export const DEFAULT_VERIFY_THRESHOLD = 0.5;
 
@@ -125,6 +130,8 @@ export const contextMeasurerOptionsSchema = z
         minSamplesForConfidence: z.number().int().positive().optional(),
       })
       .optional(),
+    /** How long an exact count (from the `exact` threshold) may take before the estimate is used (10,000 ms). */
+    exactTimeoutMs: z.number().int().positive().max(600_000).optional(),
     /** A limit below the model's window (a plan's limit): a number, or a function of each request. */
     contextLimit: z
       .union([z.number().int().positive(), functionOf<ContextLimitResolver>('a number or a function')])
@@ -180,6 +187,8 @@ export class ContextMeasurer {
    */
   readonly #forLearning = new LRUCache<string, WeakRef<ConversationTally>[]>({ max: CONVERSATIONS });
   readonly #warnedUnknown = new Set<string>();
+  readonly #warnedLimits = new Set<string>();
+  readonly #exactTimeoutMs: number;
   readonly #models = new Set<string>();
   /** Counts from the newest provider compaction item (what the provider reads). */
   readonly #compactions = new CompactionAnchor();
@@ -207,6 +216,7 @@ export class ContextMeasurer {
     this.#verify = parsed.thresholds?.verify ?? DEFAULT_VERIFY_THRESHOLD;
     this.#fullPrefixCheck = parsed.prefixCheck === 'full';
     this.#contextLimit = parsed.contextLimit;
+    this.#exactTimeoutMs = parsed.exactTimeoutMs ?? DEFAULT_EXACT_TIMEOUT_MS;
     if (parsed.counter) {
       this.calibrationStore = undefined;
       this.counter =
@@ -260,13 +270,11 @@ export class ContextMeasurer {
       const [provider = '', model = ''] = key.split('\u0000');
       contexts.set(key, { provider, model });
     }
-    if (store) {
-      for (const calibration of await store.list()) {
-        contexts.set(`${calibration.provider}\u0000${calibration.model}`, {
-          provider: calibration.provider,
-          model: calibration.model,
-        });
-      }
+    for (const calibration of store ? await listedCalibrations(store) : []) {
+      contexts.set(`${calibration.provider}\u0000${calibration.model}`, {
+        provider: calibration.provider,
+        model: calibration.model,
+      });
     }
     const inner = this.counter instanceof MemoizedCounter ? this.counter.inner : this.counter;
     const warmable = inner as TokenCounter & { warm?: (ctx: CountContext) => Promise<void> };
@@ -357,6 +365,8 @@ export class ContextMeasurer {
     measurement: ContextMeasurement;
     percentage: number | null;
     tally: ConversationTally;
+    /** Tokens the anchored count adds for a change of the request around the messages since the usage. */
+    anchorAdjust: number;
   } {
     const owner = this.#tallyOf(input);
     const request = this.#compactions.request(input, owner, this.#fullPrefixCheck);
@@ -367,7 +377,11 @@ export class ContextMeasurer {
     const revision = revisionOf(counter, ctx);
     const limits = this.#limits(request);
     const countedFor = { model: key, revision };
+    const before = tally.length;
     let result = tally.update(view, count, countedFor, !this.#fullPrefixCheck, weighing, countAppended);
+    // Without a history, conversations that open alike share a tally: one that does not continue
+    // the last request measured there starts its own warn state.
+    if (!request.history && result.firstChanged < before) tally.aboveWarn = false;
     if (!result.verified && limits.inputBudget !== null) {
       // Near the limit a trusted prefix is not enough: compare every earlier message.
       const rough =
@@ -385,12 +399,17 @@ export class ContextMeasurer {
             model: request.model,
           })
         : 0);
+    // Reported usage already holds its request's tool definitions: only a change since then is added.
     const current =
-      result.anchorIndex >= 0 ? result.usageTokens + result.trailingTokens : result.messageTokens + extra;
+      result.anchorIndex >= 0
+        ? Math.max(0, result.usageTokens + result.trailingTokens + extra - result.anchorExtra)
+        : result.messageTokens + extra;
+    tally.requestExtra = extra;
     const percentage = limits.inputBudget === null ? null : current / Math.max(1, limits.inputBudget);
     return {
       percentage,
       tally,
+      anchorAdjust: result.anchorIndex >= 0 ? extra - result.anchorExtra : 0,
       measurement: {
         current,
         window: limits.window,
@@ -404,35 +423,22 @@ export class ContextMeasurer {
   }
 
   async #upgrade(
-    input: MeasureInput,
-    estimate: { measurement: ContextMeasurement },
+    input: MeasureInput & { signal?: AbortSignal | undefined },
+    estimate: { measurement: ContextMeasurement; anchorAdjust: number },
   ): Promise<ContextMeasurement> {
     const fast = estimate.measurement;
     const request = this.#compactions.request(input, this.#tallyOf(input), true);
     const ctx: CountContext = { provider: request.provider, model: request.model };
-    const list = withSystemPrompt(request.messages, request.system);
+    // A model the heuristic counts has no exact count to give: asking would only read every message again.
+    if (!this.#countsExactly(ctx)) return fast;
     try {
-      let current: number;
-      let exact = true;
-      if (fast.anchorIndex >= 0) {
-        current = fast.usageTokens;
-        for (const message of list.slice(fast.anchorIndex + 1)) {
-          const count = await this.counter.measureMessage(message, ctx, { accuracy: 'exact' });
-          if (count.accuracy !== 'exact') exact = false;
-          current += count.tokens;
-        }
-      } else if (this.counter.measureConversation) {
-        const count = await this.counter.measureConversation(
-          { messages: list, ...(request.tools ? { tools: request.tools } : {}) },
-          ctx,
-          { accuracy: 'exact' },
-        );
-        current = count.tokens;
-        exact = count.accuracy === 'exact';
-      } else {
-        return fast;
-      }
-      if (!exact) return fast;
+      const counted = await settleWithin(
+        this.#exactCount(request, fast, ctx),
+        this.#exactTimeoutMs,
+        input.signal,
+      );
+      if (counted === undefined) return fast;
+      const current = fast.anchorIndex >= 0 ? Math.max(0, counted + estimate.anchorAdjust) : counted;
       const percentage = fast.inputBudget === null ? null : current / Math.max(1, fast.inputBudget);
       return { ...fast, current, percentage, accuracy: 'exact' };
     } catch (error) {
@@ -444,6 +450,43 @@ export class ContextMeasurer {
       });
       return fast;
     }
+  }
+
+  /**
+   * The exact count of a request (from the usage anchor on when there is one), or `undefined`
+   * when the counter could not count all of it exactly. Throws on a count that is not one.
+   */
+  async #exactCount(
+    request: MeasureInput,
+    fast: ContextMeasurement,
+    ctx: CountContext,
+  ): Promise<number | undefined> {
+    const list = withSystemPrompt(request.messages, request.system);
+    if (fast.anchorIndex >= 0) {
+      let current = fast.usageTokens;
+      for (const [offset, message] of list.slice(fast.anchorIndex + 1).entries()) {
+        const count = await this.counter.measureMessage(message, ctx, { accuracy: 'exact' });
+        const tokens = exactTokens(count, `measureMessage on messages[${fast.anchorIndex + 1 + offset}]`);
+        if (tokens === undefined) return undefined;
+        current += tokens;
+      }
+      return current;
+    }
+    if (!this.counter.measureConversation) return undefined;
+    const count = await this.counter.measureConversation(
+      { messages: list, ...(request.tools ? { tools: request.tools } : {}) },
+      ctx,
+      { accuracy: 'exact' },
+    );
+    return exactTokens(count, 'measureConversation');
+  }
+
+  /** Whether the counter may count `ctx`'s model exactly (a heuristic-routed model never is). */
+  #countsExactly(ctx: CountContext): boolean {
+    const direct = this.#direct as TokenCounter & { route?: unknown };
+    if (direct instanceof HeuristicCounter) return false;
+    if (!(direct instanceof HybridTokenCounter)) return true;
+    return direct.route(ctx).route !== 'heuristic';
   }
 
   /** The count context of a model and a counting function bound to it (the same objects while requests name that model). */
@@ -522,13 +565,54 @@ export class ContextMeasurer {
     return { window, inputBudget };
   }
 
-  /** The smallest of the measurer's limit and the conversation's `metadata.contextLimit`, if any. */
+  /**
+   * The smallest of the measurer's limit and the conversation's `metadata.contextLimit`, if any
+   * (whole tokens: a fractional limit is floored). A limit that is not one is left out with a warning.
+   */
   #limitOf(request: MeasureInput): number | undefined {
     const option = this.#contextLimit;
-    const fromOption = typeof option === 'function' ? option(request) : option;
-    const fromHistory = request.history?.metadata?.contextLimit;
-    if (!isLimit(fromHistory)) return isLimit(fromOption) ? fromOption : undefined;
-    return isLimit(fromOption) ? Math.min(fromOption, fromHistory) : fromHistory;
+    const fromOption = typeof option === 'function' ? this.#resolvedLimit(option, request) : option;
+    const fromHistory = this.#checkedLimit(
+      request.history?.metadata?.contextLimit,
+      'history.metadata.contextLimit',
+    );
+    if (fromHistory === undefined) return fromOption;
+    return fromOption === undefined ? fromHistory : Math.min(fromOption, fromHistory);
+  }
+
+  #resolvedLimit(resolve: ContextLimitResolver, request: MeasureInput): number | undefined {
+    let value: unknown;
+    try {
+      value = resolve(request);
+    } catch (error) {
+      this.#warnLimit(
+        'contextLimit(request)',
+        `threw: ${error instanceof Error ? error.message : String(error)}`,
+        error,
+      );
+      return undefined;
+    }
+    return this.#checkedLimit(value, 'contextLimit(request)');
+  }
+
+  #checkedLimit(value: unknown, field: string): number | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'number' && value >= 1 && value < Number.POSITIVE_INFINITY) return Math.floor(value);
+    this.#warnLimit(field, `gave ${describeValue(value)}`);
+    return undefined;
+  }
+
+  /** One warning per source of a limit that is not one (it is asked on every request). */
+  #warnLimit(field: string, what: string, cause?: unknown): void {
+    if (this.#warnedLimits.has(field)) return;
+    this.#warnedLimits.add(field);
+    void this.#hooks.emit('onWarning', {
+      code: 'invalid_context_limit',
+      message: `${field} ${what}; a context limit must be a number of tokens ≥ 1, so the model's window is used`,
+      source: 'ContextMeasurer',
+      data: { field },
+      ...(cause !== undefined ? { cause } : {}),
+    });
   }
 
   #warnUnknown(request: MeasureInput): void {
@@ -655,8 +739,87 @@ interface FreshCounter {
   estimateFresh(message: Message, ctx: CountContext): number;
 }
 
-function isLimit(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0;
+/**
+ * The tokens of a count the counter says is exact (`undefined` when it is an estimate), or an error
+ * naming the counter's method that answered with something that is not a count.
+ */
+function exactTokens(count: unknown, method: string): number | undefined {
+  const { tokens, accuracy } = (
+    typeof count === 'object' && count !== null ? count : {}
+  ) as Partial<TokenCount>;
+  if (typeof tokens === 'number' && tokens >= 0 && tokens < Number.POSITIVE_INFINITY)
+    return accuracy === 'exact' ? tokens : undefined;
+  const given =
+    typeof count === 'object' && count !== null ? `tokens: ${describeValue(tokens)}` : describeValue(count);
+  throw new CtxGuardError(
+    'count_failed',
+    `the token counter's ${method} gave ${given}; a count must hold a finite number of tokens ≥ 0`,
+  );
+}
+
+/** The models a calibration store holds calibrations of (entries that name none are passed over). */
+async function listedCalibrations(store: CalibrationStore): Promise<CountContext[]> {
+  let listed: unknown;
+  try {
+    listed = await store.list();
+  } catch (error) {
+    throw new CtxGuardError(
+      'storage_error',
+      `warmCache: the calibration store's list() failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  if (!Array.isArray(listed)) return [];
+  return listed.filter(
+    (entry): entry is CountContext => typeof entry?.provider === 'string' && typeof entry?.model === 'string',
+  );
+}
+
+/** A value as an error message names it. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'number' || value === undefined || value === null) return String(value);
+  if (typeof value === 'object')
+    return typeof (value as { then?: unknown }).then === 'function' ? 'a Promise' : 'an object';
+  return `a ${typeof value}`;
+}
+
+/**
+ * `work`'s result, or `undefined` once `signal` aborts (the request is gone: nothing to wait for);
+ * rejects when it takes longer than `ms`.
+ */
+function settleWithin<T>(
+  work: Promise<T>,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<T | undefined> {
+  if (signal?.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', cancelled);
+    };
+    const cancelled = () => {
+      done();
+      resolve(undefined);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(
+        new CtxGuardError('count_timeout', `the exact count took longer than ${ms} ms (exactTimeoutMs)`),
+      );
+    }, ms);
+    signal?.addEventListener('abort', cancelled, { once: true });
+    work.then(
+      (value) => {
+        done();
+        resolve(value);
+      },
+      (error: unknown) => {
+        done();
+        reject(error);
+      },
+    );
+  });
 }
 
 /** What the tally reads of a request (or of the completion of one). */

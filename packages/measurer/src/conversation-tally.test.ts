@@ -2,6 +2,9 @@ import type { Message } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { ConversationTally } from './conversation-tally.js';
 
+/** Per-class token figures with `tokens` in the first class (16 covers the heuristic's classes). */
+const firstClass = (tokens: number) => Float64Array.from({ length: 16 }, (_, i) => (i === 0 ? tokens : 0));
+
 const user = (content: string): Message => ({ role: 'user', content });
 const reply = (content: string, inputTokens: number): Message => ({
   role: 'assistant',
@@ -171,14 +174,14 @@ describe('ConversationTally across models', () => {
       // Per message: 2 fixed tokens, its length in prose tokens, its length in characters.
       parts: (message: Message) => {
         const length = String(message.content).length;
-        return { fixed: 2, tokens: Float64Array.of(length, 0), chars: length };
+        return { fixed: 2, tokens: firstClass(length), chars: length };
       },
-      weights: () => Float64Array.of(1, 1),
+      weights: () => new Float64Array(16).fill(1),
     };
     const list = Array.from({ length: 100 }, (_, i) => user(`message ${i}`));
     tally.update(list, () => 0, { model, revision: 0 }, false, weighing);
     const chars = list.reduce((sum, message) => sum + String(message.content).length, 0);
-    const expected = { fixed: 200, tokens: Float64Array.of(chars, 0), chars };
+    const expected = { fixed: 200, tokens: firstClass(chars), chars };
     expect(
       tally.summedParts(
         list.map((m) => ({ ...m })),
@@ -197,8 +200,8 @@ describe('ConversationTally across models', () => {
     // Parts without characters (another counter's) are not enough to learn from.
     const bare = new ConversationTally();
     bare.update(list, () => 0, { model, revision: 0 }, false, {
-      parts: () => ({ fixed: 2, tokens: Float64Array.of(1, 0) }),
-      weights: () => Float64Array.of(1, 1),
+      parts: () => ({ fixed: 2, tokens: firstClass(1) }),
+      weights: () => new Float64Array(16).fill(1),
     });
     expect(bare.summedParts(list, model, false)).toBeUndefined();
   });

@@ -1,4 +1,4 @@
-import type { Message } from '@ctxguard/core';
+import { CtxGuardError, type Message } from '@ctxguard/core';
 import type { MessageParts } from '@ctxguard/token-counter';
 import {
   type MessageSnapshot,
@@ -22,6 +22,11 @@ export interface TallyResult {
   firstChanged: number;
   /** Whether every earlier message was compared (false when a grown prefix was trusted after sampling). */
   verified: boolean;
+  /**
+   * What the request around the messages (tool definitions, framing) took when the anchor's usage
+   * was reported: the anchored count replaces it with what the current request's takes.
+   */
+  anchorExtra: number;
 }
 
 /**
@@ -87,6 +92,10 @@ export class ConversationTally {
   #anchorValid = false;
   /** Whether the last measurement was at or above the warn threshold. */
   aboveWarn = false;
+  /** Tokens of what the latest measured request carried besides its messages (tool definitions, framing). */
+  requestExtra = 0;
+  /** {@link requestExtra} of the request the anchor's usage was reported for. */
+  #anchorExtra = 0;
   /** The request being read (during {@link update} or {@link summedParts} only). */
   #lead: Message | undefined;
   #list: readonly Message[] = EMPTY;
@@ -209,6 +218,8 @@ export class ConversationTally {
     const appendedFrom = previous > 0 && firstChanged >= previous ? previous : n;
     this.#count(counting, { from: recountFrom, firstChanged, n, appendedFrom }, { previous, reused });
     this.#trackAnchor(n, firstChanged, previous);
+    // Usage reported by another model counts with another tokenizer: it anchors nothing here.
+    if (!sameModel) this.#anchorValid = false;
     const sums = this.#sums;
     const messageTokens = sums[n] as number;
     const anchor = this.#anchorValid ? this.#usageIndex : -1;
@@ -221,6 +232,7 @@ export class ConversationTally {
         trailingTokens: messageTokens,
         firstChanged,
         verified,
+        anchorExtra: 0,
       };
     return {
       messageTokens,
@@ -229,6 +241,7 @@ export class ConversationTally {
       trailingTokens: messageTokens - (sums[anchor + 1] as number),
       firstChanged,
       verified,
+      anchorExtra: this.#anchorExtra,
     };
   }
 
@@ -306,19 +319,34 @@ export class ConversationTally {
     if (sums.length > n + 1) sums.length = n + 1;
     const weights = weighing?.weights();
     const end = n - tail.reused;
-    for (let i = from; i < end; i++) {
-      const message = this.#at(i);
-      if (i >= firstChanged) snapshots[i] = takeMessageSnapshot(message);
-      const split = weights === undefined ? undefined : weighing?.parts(message);
-      const value =
-        split !== undefined
-          ? weighParts(split, weights as Float64Array)
-          : i >= appendedFrom
-            ? countAppended(message)
-            : count(message);
-      parts[i] = split;
-      tokens[i] = value;
-      sums[i + 1] = (sums[i] as number) + value;
+    let i = from;
+    try {
+      for (; i < end; i++) {
+        const message = this.#at(i);
+        if (i >= firstChanged) snapshots[i] = takeMessageSnapshot(message);
+        const split = weights === undefined ? undefined : weighing?.parts(message);
+        const value =
+          split !== undefined
+            ? weighParts(split, weights as Float64Array)
+            : i >= appendedFrom
+              ? countAppended(message)
+              : count(message);
+        if (typeof value !== 'number' || !(value >= 0 && value < Number.POSITIVE_INFINITY))
+          throw this.#countError(i, `gave ${describeCount(value)}; a count must be a finite number ≥ 0`);
+        parts[i] = split;
+        tokens[i] = value;
+        sums[i + 1] = (sums[i] as number) + value;
+      }
+    } catch (error) {
+      // Half-updated counts must not be trusted by the next call: it counts the request afresh.
+      this.#forget();
+      throw CtxGuardError.is(error, 'count_failed')
+        ? error
+        : this.#countError(
+            i,
+            `failed: ${error instanceof Error ? error.message : describeCount(error)}`,
+            error,
+          );
     }
     if (kept === undefined) return;
     for (let k = 0, i = end; i < n; k++, i++) {
@@ -328,6 +356,25 @@ export class ConversationTally {
       tokens[i] = value;
       sums[i + 1] = (sums[i] as number) + value;
     }
+  }
+
+  /** The counter's failure on the request's message at `i`, named as the request names it. */
+  #countError(i: number, what: string, cause?: unknown): CtxGuardError {
+    const where = i < this.#offset ? 'the system prompt' : `messages[${i - this.#offset}]`;
+    return new CtxGuardError('count_failed', `the token counter on ${where} ${what}`, { cause });
+  }
+
+  /** Drops every kept count, so the next update counts the whole request. */
+  #forget(): void {
+    this.#snapshots = [];
+    this.#parts = [];
+    this.#tokens = [];
+    this.#sums = [0];
+    this.#revision = Number.NaN;
+    this.#model = '';
+    this.#rotation = 0;
+    this.#usageIndex = -1;
+    this.#anchorValid = false;
   }
 
   /** Copies of the counts, snapshots and parts of the last `reused` messages tallied (of `previous`). */
@@ -416,6 +463,7 @@ export class ConversationTally {
       this.#usageIndex = i;
       // Its request is the previous tally: exactly the messages before it, none changed since.
       this.#anchorValid = i === firstChanged && previous === i && i > 0;
+      if (this.#anchorValid) this.#anchorExtra = this.requestExtra;
       return;
     }
     if (this.#usageIndex < firstChanged) return;
@@ -429,4 +477,13 @@ export class ConversationTally {
       }
     }
   }
+}
+
+/** A counter's answer as an error message shows it (`String` throws on some values). */
+function describeCount(value: unknown): string {
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean')
+    return String(value);
+  if (value === null || value === undefined) return String(value);
+  return `a ${typeof value === 'object' ? (Array.isArray(value) ? 'array' : 'object') : typeof value}`;
 }

@@ -424,6 +424,9 @@ describe('CountApiCounter options and input', () => {
     expect(() => new CountApiCounter({ baseUrls: { anthropic: 'not a url' } })).toThrow(/baseUrls/);
     expect(() => new CountApiCounter({ fetch: 'nope' as never })).toThrow(/fetch/);
     expect(() => new CountApiCounter({ cache: {} as never })).toThrow(/cache/);
+    // A Cache keeps whole milliseconds up to its MAX_TTL_MS: anything else would fail every write.
+    for (const cacheTtlMs of [1_500.5, 1e16])
+      expect(() => new CountApiCounter({ cacheTtlMs })).toThrow(/cacheTtlMs/);
     const counter = makeCounter();
     const error = await counter
       .measureConversation({ messages: [{ role: 'user' }] as never }, claude, { accuracy: 'exact' })

@@ -60,6 +60,9 @@ export const DEFAULT_COUNT_API_BASE_URLS: Readonly<Record<CountApi, string>> = O
 
 const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `must be ${what}`);
 
+/** The longest TTL a `Cache` from `@ctxguard/cache` takes (its `MAX_TTL_MS`, the range of a `Date`). */
+const LONGEST_TTL_MS = 8_640_000_000_000_000;
+
 /** Options of {@link CountApiCounter}. */
 export const countApiCounterOptionsSchema = z.object({
   /** API keys; a model whose API has no key is estimated. */
@@ -79,8 +82,8 @@ export const countApiCounterOptionsSchema = z.object({
       'must be a CountCache (an object with getOrSet, such as a Cache from @ctxguard/cache)',
     )
     .optional(),
-  /** How long a count is reused. Default 1 hour. */
-  cacheTtlMs: z.number().positive().default(3_600_000),
+  /** How long a count is reused, in whole milliseconds (a `Cache` takes no other). Default 1 hour. */
+  cacheTtlMs: z.number().int().positive().max(LONGEST_TTL_MS).default(3_600_000),
   /** Counter for estimates and for fallbacks (default a {@link HeuristicCounter}). */
   fallback: z
     .custom<TokenCounter>(

@@ -415,6 +415,34 @@ describe('HeuristicCounter learning', () => {
     );
   });
 
+  it('leaves out a calibration a custom store gives that is not one, and warns naming the field', async () => {
+    const ctx = { provider: 'anthropic', model: 'claude-x' };
+    const calibration = { ...ctx, contentClass: 'prose', samples: 50, confidence: 1, updatedAt: 0 };
+    for (const [bad, field] of [
+      [{ charsPerToken: 0 }, 'charsPerToken'],
+      [{ charsPerToken: -4 }, 'charsPerToken'],
+      [{ charsPerToken: 4, confidence: 5 }, 'confidence'],
+      [{ charsPerToken: 4, samples: Number.NaN }, 'samples'],
+    ] as const) {
+      const warnings: WarningEvent[] = [];
+      const store: CalibrationStore = {
+        specificationVersion: 'v1',
+        get: async (key) => (key.contentClass === 'prose' ? ({ ...calibration, ...bad } as never) : null),
+        update: async () => {
+          throw new Error('not used');
+        },
+        list: async () => [],
+        delete: async () => undefined,
+      };
+      const counter = new HeuristicCounter({ calibrationStore: store, onWarning: (w) => warnings.push(w) });
+      const prior = new HeuristicCounter();
+      const text = 'The quick brown fox jumps over the lazy dog. '.repeat(20);
+      expect((await counter.measure(text, ctx)).tokens).toBe((await prior.measure(text, ctx)).tokens);
+      expect(warnings.map((w) => w.code)).toEqual(['calibration_invalid']);
+      expect(warnings[0]?.message).toContain(`(${field}:`);
+    }
+  });
+
   it('reports the characters a message part split read', () => {
     const counter = new HeuristicCounter();
     const parts = counter.messageParts(

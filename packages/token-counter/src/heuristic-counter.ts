@@ -3,6 +3,7 @@ import {
   type CalibrationStore,
   CONTENT_CLASSES,
   type ContentClass,
+  calibrationSchema,
   contentClassSchema,
   MemoryCalibrationStore,
   segmentContent,
@@ -598,7 +599,7 @@ export class HeuristicCounter implements TokenCounter {
   }
 
   #apply(entry: ModelEntry, calibration: Calibration): void {
-    if (calibration.contentClass === undefined) return;
+    if (calibration.contentClass === undefined || !this.#usable(entry, calibration)) return;
     const i = CLASS_INDEX[calibration.contentClass];
     const current = entry.learned[i];
     if (current && current.samples > calibration.samples) return;
@@ -606,6 +607,19 @@ export class HeuristicCounter implements TokenCounter {
     if (!this.#recompute(entry)) return;
     this.#revision++;
     entry.revision = this.#revision;
+  }
+
+  /** Whether the store gave a calibration that is one (a custom store may not); warns when not. */
+  #usable(entry: ModelEntry, calibration: unknown): boolean {
+    const checked = calibrationSchema.safeParse(calibration);
+    if (checked.success) return true;
+    const issue = checked.error.issues[0];
+    this.#warn(
+      'calibration_invalid',
+      `The calibration store gave an unusable calibration of ${entry.provider}/${entry.model} (${issue?.path.join('.') || 'value'}: ${issue?.message}); it is left out`,
+      { provider: entry.provider, model: entry.model },
+    );
+    return false;
   }
 
   /**

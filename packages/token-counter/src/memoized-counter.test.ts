@@ -86,6 +86,38 @@ describe('MemoizedCounter', () => {
     expect(inner.calls).toBe(2);
   });
 
+  it('never remembers a count that is not one, and says what the inner counter gave', async () => {
+    const inner = new CountingCounter();
+    const answers: unknown[] = [Number.NaN, -1, '3'];
+    const lying: TokenCounter = {
+      specificationVersion: 'v1',
+      estimate: (text, c) => inner.estimate(text, c),
+      estimateMessage: (message, c) =>
+        answers.length > 0 ? (answers.shift() as number) : inner.estimateMessage(message, c),
+      measure: (text, c, o) => inner.measure(text, c, o),
+      measureMessage: async (message, c, o) =>
+        answers.length > 0 ? (answers.shift() as TokenCount) : inner.measureMessage(message, c, o),
+      learn: (input) => inner.learn(input),
+    };
+    const memo = new MemoizedCounter(lying);
+    const message: Message = { role: 'user', content: 'hello there' };
+    expect(() => memo.estimateMessage(message, ctx)).toThrow("the inner counter's estimateMessage gave NaN");
+    expect(() => memo.estimateMessage(message, ctx)).toThrow('gave -1');
+    expect(() => memo.estimateMessage(message, ctx)).toThrow('gave "3"');
+    expect(memo.estimateMessage(message, ctx)).toBe(inner.exact.estimateMessage(message, ctx));
+    answers.push(undefined, { tokens: 4, accuracy: 'guess' }, { tokens: Number.NaN, accuracy: 'exact' });
+    await expect(memo.measureMessage(message, ctx, { accuracy: 'exact' })).rejects.toThrow(
+      'measureMessage gave undefined; expected { tokens, accuracy }',
+    );
+    await expect(memo.measureMessage(message, ctx)).rejects.toThrow('measureMessage gave accuracy "guess"');
+    await expect(memo.measureConversation({ messages: [message] }, ctx)).rejects.toMatchObject({
+      code: 'count_failed',
+    });
+    expect((await memo.measureMessage(message, ctx, { accuracy: 'exact' })).tokens).toBe(
+      inner.exact.estimateMessage(message, ctx),
+    );
+  });
+
   it('rejects a value that is not a counter, and bad options, naming the field', () => {
     expect(() => new MemoizedCounter({} as TokenCounter)).toThrow(InvalidOptionsError);
     expect(() => new MemoizedCounter(new CountingCounter(), { maxEntries: -1 })).toThrow(/maxEntries/);

@@ -1,5 +1,5 @@
 import type { Message } from '@ctxguard/core';
-import { InvalidOptionsError, parseOptions } from '@ctxguard/core';
+import { CtxGuardError, InvalidOptionsError, parseOptions } from '@ctxguard/core';
 import { z } from 'zod';
 import { addedSystemMessage, measureTools, sumEstimates } from './conversation.js';
 import { conversationOverhead } from './message-cost.js';
@@ -68,7 +68,7 @@ export class MemoizedCounter implements TokenCounter {
 
   estimateMessage(message: Message, ctx: CountContext): number {
     return this.estimates.get(message, this.scope(ctx, 'estimate'), () =>
-      this.inner.estimateMessage(message, ctx),
+      checkedTokens(this.inner.estimateMessage(message, ctx), 'estimateMessage'),
     );
   }
 
@@ -80,7 +80,7 @@ export class MemoizedCounter implements TokenCounter {
     const wanted = options?.accuracy ?? 'estimate';
     const slot = this.measured.lookup(message, this.scope(ctx, wanted));
     if (slot.value !== undefined) return { ...slot.value };
-    const count = await this.inner.measureMessage(message, ctx, options);
+    const count = checkedCount(await this.inner.measureMessage(message, ctx, options));
     // A fallback estimate is not remembered when an exact count was asked for: the next call may succeed.
     if (count.accuracy === 'exact' || wanted === 'estimate') slot.store({ ...count });
     return count;
@@ -112,7 +112,7 @@ export class MemoizedCounter implements TokenCounter {
       const slot = this.measured.lookup(message, scope);
       let count = slot.value;
       if (count === undefined) {
-        count = await this.inner.measureMessage(message, ctx, options);
+        count = checkedCount(await this.inner.measureMessage(message, ctx, options));
         if (count.accuracy === 'exact' || wanted === 'estimate') slot.store({ ...count });
       }
       if (count.accuracy !== 'exact') exact = false;
@@ -174,4 +174,36 @@ export class MemoizedCounter implements TokenCounter {
     this.lastScope = { provider, model, mode, revision, scope };
     return scope;
   }
+}
+
+/**
+ * A count the inner counter gave, or an error saying what it gave instead: a memo must never keep
+ * a count that is not one (every later call would return it).
+ */
+function checkedTokens(tokens: unknown, method: string): number {
+  if (typeof tokens === 'number' && tokens >= 0 && tokens < Number.POSITIVE_INFINITY) return tokens;
+  throw countError(`${method} gave ${describeValue(tokens)}; a count must be a finite number ≥ 0`);
+}
+
+/** A `TokenCount` the inner counter's `measureMessage` gave, or an error saying what it gave instead. */
+function checkedCount(count: unknown): TokenCount {
+  if (typeof count !== 'object' || count === null)
+    throw countError(`measureMessage gave ${describeValue(count)}; expected { tokens, accuracy }`);
+  const { tokens, accuracy } = count as Partial<TokenCount>;
+  checkedTokens(tokens, 'measureMessage (tokens)');
+  if (accuracy !== 'exact' && accuracy !== 'estimate')
+    throw countError(
+      `measureMessage gave accuracy ${describeValue(accuracy)}; expected 'exact' or 'estimate'`,
+    );
+  return count as TokenCount;
+}
+
+function countError(what: string): CtxGuardError {
+  return new CtxGuardError('count_failed', `the inner counter's ${what}`);
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'number' || value === undefined || value === null) return String(value);
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
+  return `a value of type ${typeof value}`;
 }
