@@ -403,6 +403,53 @@ describe('fromEntries', () => {
   });
 });
 
+describe('replaceState', () => {
+  it('validates entries and metadata like fromEntries, naming the field; bad input changes nothing', () => {
+    const history = conversation(2, { withSystem: true });
+    history.metadata.kept = true;
+    const before = snapshot(history);
+    const bad: [unknown, unknown, RegExp][] = [
+      [[{ id: 'a', message: null }], {}, /entries\[0\]\.message: /],
+      [
+        [{ id: 'a', message: user('a'), condenseParent: 'nope' }],
+        {},
+        /entries\[0\]\.condenseParent: no summary/,
+      ],
+      ['nope', {}, /Invalid entries/],
+      [history.entries(), 'abc', /Invalid metadata/],
+      [history.entries(), ['a'], /Invalid metadata/],
+    ];
+    for (const [entries, metadata, message] of bad) {
+      expect(() => history.replaceState(entries as never, metadata as never)).toThrow(message);
+      expect(() => history.replaceState(entries as never, metadata as never)).toThrow(InvalidInputError);
+      expect(snapshot(history)).toEqual(before);
+      expect(history.metadata).toEqual({ kept: true });
+    }
+    expect(history.dropOldest(1)).not.toBeNull();
+  });
+
+  it('copies and freezes the messages it is given, so the caller cannot change stored content', () => {
+    const history = new InMemoryConversationHistory();
+    const message = { role: 'user' as const, content: 'original' };
+    history.replaceState([{ id: 'x', message }], {});
+    message.content = 'changed by the caller';
+    expect(texts(history)).toEqual(['original']);
+    expect(Object.isFrozen(history.messages()[0])).toBe(true);
+    expect(Object.isFrozen(history.entries()[0])).toBe(true);
+  });
+
+  it('keeps a top-level __proto__ metadata key as an ordinary key, leaving the prototype alone', () => {
+    const history = new InMemoryConversationHistory();
+    history.replaceState([], JSON.parse('{"__proto__":{"a":1},"k":1}'));
+    expect(Object.getPrototypeOf(history.metadata)).toBe(Object.prototype);
+    expect(Object.keys(history.metadata)).toEqual(['__proto__', 'k']);
+    expect(JSON.stringify(history.metadata)).toBe('{"__proto__":{"a":1},"k":1}');
+    const created = new InMemoryConversationHistory({ metadata: JSON.parse('{"__proto__":{"b":2}}') });
+    expect(JSON.stringify(created.metadata)).toBe('{"__proto__":{"b":2}}');
+    expect(Object.getPrototypeOf(created.metadata)).toBe(Object.prototype);
+  });
+});
+
 describe('spliceRange with several replacement messages', () => {
   const group = (...names: string[]) => names.map((name) => assistant(name));
 

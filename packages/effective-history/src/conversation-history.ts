@@ -23,6 +23,7 @@ import {
   tagForTruncation,
 } from './effective-history.js';
 import { DuplicateHistoryIdError, HistoryIndexError, UnknownCompactionError } from './errors.js';
+import { copyMetadata, historyMetadataSchema } from './metadata.js';
 import { assertConsistentEntries } from './validate-entries.js';
 
 /** What a truncation-marker factory is told about the truncation it marks. */
@@ -48,8 +49,8 @@ export const conversationHistoryOptionsSchema = z
      * messages of the effective view (the system prompt); `spliceRange` and `truncateRange` are exact.
      */
     keepSystemPrompt: z.boolean().default(true),
-    /** Initial metadata (copied). */
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    /** Initial metadata (copied; a `__proto__` key stays an ordinary key). */
+    metadata: historyMetadataSchema.optional(),
   })
   .strict();
 
@@ -126,7 +127,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
     this.#generateId = parsed.generateId ?? defaultId;
     this.#marker = parsed.truncationMarker ?? defaultMarker;
     this.#keepSystemPrompt = parsed.keepSystemPrompt;
-    this.metadata = { ...(parsed.metadata ?? {}) };
+    this.metadata = parsed.metadata ?? {};
   }
 
   /**
@@ -138,13 +139,35 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
     options: ConversationHistoryOptions = {},
   ): InMemoryConversationHistory {
     const history = new InMemoryConversationHistory(options);
-    const parsed = parseInput(entriesSchema, entries, 'entries');
-    assertConsistentEntries(parsed);
-    history.#commit(
-      true,
-      parsed.map((entry) => freezeEntry({ ...entry, message: ownCopy(entry.message, 'entries') })),
-    );
+    history.#commit(true, InMemoryConversationHistory.#validEntries(entries));
     return history;
+  }
+
+  /**
+   * Entries this class made or checked (message validated, copied and deep-frozen, entry frozen),
+   * so that states built from them (a store merging another writer's appends) are not copied and
+   * checked again: copying would also break the store's reuse of unchanged chunks.
+   */
+  static readonly #checked = new WeakSet<HistoryEntry>();
+
+  /** A consistent array of frozen entries this history can own; throws naming the field otherwise. */
+  static #validEntries(entries: unknown): HistoryEntry[] {
+    const valid = InMemoryConversationHistory.#allChecked(entries)
+      ? entries.slice()
+      : parseInput(entriesSchema, entries, 'entries').map((entry) =>
+          freezeEntry({ ...entry, message: ownCopy(entry.message, 'entries') }),
+        );
+    assertConsistentEntries(valid);
+    return valid;
+  }
+
+  static #allChecked(entries: unknown): entries is HistoryEntry[] {
+    if (!Array.isArray(entries)) return false;
+    // An index loop, not every(): every() skips the holes of a sparse array.
+    for (let index = 0; index < entries.length; index++) {
+      if (!InMemoryConversationHistory.#checked.has(entries[index])) return false;
+    }
+    return true;
   }
 
   /** Number of entries in the effective view. */
@@ -271,14 +294,16 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
   }
 
   /**
-   * Replaces every stored entry and the metadata with a consistent state (checked first). The
-   * store calls it when it merges another writer's appends; anything else should compact or rewind.
+   * Replaces every stored entry and the metadata with a consistent state, validated and copied as
+   * `fromEntries` does (all or nothing). The store calls it when it merges another writer's
+   * appends; anything else should compact or rewind.
    */
   replaceState(entries: readonly HistoryEntry[], metadata: HistoryMetadata): void {
-    assertConsistentEntries(entries);
-    this.#commit(true, entries.slice());
+    const valid = InMemoryConversationHistory.#validEntries(entries);
+    const copied = parseInput(historyMetadataSchema, metadata, 'metadata');
+    this.#commit(true, valid);
     for (const key of Object.keys(this.metadata)) delete this.metadata[key];
-    Object.assign(this.metadata, metadata);
+    copyMetadata(copied, this.metadata);
   }
 
   #truncate(from: number, to: number, marker: MessageInput | undefined): string {
@@ -394,6 +419,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
   }
 
   #push(entry: HistoryEntry): void {
+    InMemoryConversationHistory.#checked.add(entry);
     this.#usedIds.add(entry.id);
     this.#byId?.set(entry.id, entry);
     this.#entries.push(entry);
@@ -412,6 +438,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
     for (let index = 0; index < entries.length; index++) {
       const entry = freezeEntry(entries[index]!);
       entries[index] = entry;
+      InMemoryConversationHistory.#checked.add(entry);
       if (fresh) this.#usedIds.add(entry.id);
       const compactionId = compactionIdOf(entry);
       if (compactionId !== undefined) {

@@ -175,6 +175,34 @@ describe('HistoryStore conflicts', () => {
     expect(stored.metadata).toEqual({ fromA: 1, fromB: 2 });
   });
 
+  it('keeps a top-level __proto__ metadata key as an ordinary key through save, load and rebase', async () => {
+    const memory = new MemoryPersistence();
+    const first = new HistoryStore(memory);
+    const second = new HistoryStore(memory);
+    const history = await first.loadOrCreate('c');
+    history.append(user('x'));
+    Object.defineProperty(history.metadata, '__proto__', {
+      value: { from: 'user data' },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    await first.save('c', history);
+    const loaded = (await second.load('c'))!;
+    expect(JSON.stringify(loaded.metadata)).toBe('{"__proto__":{"from":"user data"}}');
+    expect(Object.getPrototypeOf(loaded.metadata)).toBe(Object.prototype);
+
+    history.append(user('from first'));
+    await first.save('c', history);
+    loaded.append(user('from second'));
+    loaded.metadata.k = 2;
+    expect(await second.save('c', loaded)).toMatchObject({ rebased: true });
+    const expected = '{"__proto__":{"from":"user data"},"k":2}';
+    expect(JSON.stringify(loaded.metadata)).toBe(expected);
+    expect(Object.getPrototypeOf(loaded.metadata)).toBe(Object.prototype);
+    expect(JSON.stringify((await first.load('c'))!.metadata)).toBe(expected);
+  });
+
   it('a compacted copy that fell behind fails with storage_conflict and nothing is written', async () => {
     const memory = new MemoryPersistence();
     const first = new HistoryStore(memory);
@@ -227,6 +255,35 @@ describe('HistoryStore conflicts', () => {
     await expect(second.save('c', b)).rejects.toThrow(/metadata\.level/);
     expect(await dump(memory)).toEqual(before);
   });
+
+  for (const [label, wrap] of [
+    ['', (memory: MemoryPersistence): Persistence => memory],
+    [' (claims)', (memory: MemoryPersistence): Persistence => withoutAtomicCreate(memory)],
+  ] as const) {
+    it(`a copy loaded before the conversation was deleted and re-created at the same version rebases onto the new one${label}`, async () => {
+      const memory = new MemoryPersistence();
+      const stale = new HistoryStore(wrap(memory));
+      const other = new HistoryStore(wrap(memory));
+      await seeded(stale, 'c', 2);
+      const copy = (await stale.load('c'))!;
+      await other.delete('c');
+      await other.append('c', [user('new 1'), user('new 2')]);
+      expect(await other.version('c')).toBe(stale.versionOf(copy, 'c'));
+      copy.append(user('stale append'));
+      expect(await stale.save('c', copy)).toMatchObject({ version: 2, rebased: true });
+      expect(texts((await other.load('c'))!)).toEqual(['new 1', 'new 2', 'stale append']);
+
+      const { attempts } = await stale.update('c', async (history) => {
+        if (texts(history).includes('stale append')) {
+          await other.delete('c');
+          for (const text of ['a', 'b']) await other.append('c', user(text));
+        }
+        history.append(user('via update'));
+      });
+      expect(attempts).toBe(2);
+      expect(texts((await other.load('c'))!)).toEqual(['a', 'b', 'via update']);
+    });
+  }
 
   it('a history that was not loaded cannot overwrite an existing conversation', async () => {
     const memory = new MemoryPersistence();
@@ -447,6 +504,91 @@ describe('HistoryStore format and bad input', () => {
     await expect(store.load('c')).rejects.toMatchObject({ code: 'storage_corrupt_entry' });
     await memory.set('history:c:head', { format: 1, version: 'one' });
     await expect(store.load('c')).rejects.toMatchObject({ code: 'storage_corrupt_entry' });
+  });
+
+  it('corrupt stored data errors name the key that holds it and the field', async () => {
+    const memory = new MemoryPersistence();
+    const store = new HistoryStore(memory, { chunkSize: 2 });
+    await store.append('c', [user('a'), user('b'), user('c')]);
+    const commit = (await memory.get<{ chunks: { key: string }[] }>('history:c:commit:1'))!;
+    const [firstChunk, lastChunk] = commit.chunks.map((chunk) => chunk.key) as [string, string];
+
+    await memory.set('history:c:commit:1', { ...commit, metadata: [] });
+    await expect(store.load('c')).rejects.toMatchObject({
+      code: 'storage_corrupt_entry',
+      key: 'history:c:commit:1',
+      message: expect.stringMatching(/: metadata: must be an object/),
+    });
+
+    await memory.set('history:c:commit:1', commit);
+    const chunk = (await memory.get<{ entries: { message: { role: string } }[] }>(firstChunk))!;
+    chunk.entries[1]!.message.role = 'bogus';
+    await memory.set(firstChunk, chunk);
+    await expect(store.load('c')).rejects.toMatchObject({
+      code: 'storage_corrupt_entry',
+      key: firstChunk,
+      message: expect.stringMatching(/: entries\[1\]\.message\.role: /),
+    });
+
+    await memory.delete(lastChunk);
+    await expect(store.load('c')).rejects.toMatchObject({
+      code: 'storage_corrupt_entry',
+      key: lastChunk,
+      message: expect.stringMatching(/the chunk is missing \(listed by history:c:commit:1\)/),
+    });
+  });
+
+  it('a commit whose entryCount disagrees with its chunks is corrupt, not loaded short', async () => {
+    const memory = new MemoryPersistence();
+    const store = new HistoryStore(memory, { chunkSize: 2 });
+    await store.append('c', [user('a'), user('b'), user('c')]);
+    const commit = (await memory.get<{ chunks: unknown[]; entryCount: number }>('history:c:commit:1'))!;
+    expect(commit.entryCount).toBe(3);
+    commit.chunks.pop();
+    await memory.set('history:c:commit:1', commit);
+    await expect(store.load('c')).rejects.toMatchObject({
+      code: 'storage_corrupt_entry',
+      key: 'history:c:commit:1',
+      message: expect.stringMatching(/entryCount is 3 but its chunks hold 2 entries/),
+    });
+  });
+
+  it('a history whose entries() cannot be saved and loaded back is refused naming history.entries(), writing and deleting nothing', async () => {
+    const memory = new MemoryPersistence();
+    const store = new HistoryStore(memory);
+    const mine = new ArrayHistory();
+    mine.stored.push({ id: 'a1', message: { role: 'user', content: 'precious' } });
+    await store.save('own', mine);
+    const before = await dump(memory);
+    const cases: [() => readonly HistoryEntry[], RegExp][] = [
+      [() => [...mine.stored].values() as never, /history\.entries\(\) must return an array.*Array Iterator/],
+      [
+        () => [...mine.stored, { id: 'x', message: { role: 'user', content: 'b' }, condenseParent: 'nope' }],
+        /history\.entries\(\)\[1\]\.condenseParent: no summary with id "nope"/,
+      ],
+      [() => [...mine.stored, { id: 'y', message: null } as never], /history\.entries\(\)\[1\]\.message: /],
+    ];
+    for (const [entries, message] of cases) {
+      mine.entries = entries;
+      const error = await store.save('own', mine).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as Error).message).toMatch(message);
+      expect(await dump(memory)).toEqual(before);
+    }
+  });
+
+  it('a now option that does not return epoch milliseconds is refused naming now, writing nothing', async () => {
+    const memory = new MemoryPersistence();
+    await new HistoryStore(memory).append('c', user('first'));
+    const before = await dump(memory);
+    const store = new HistoryStore(memory, { now: (() => String(Date.now())) as never });
+    await expect(store.append('c', user('second'))).rejects.toMatchObject({
+      code: 'invalid_input',
+      path: ['now'],
+      message: expect.stringMatching(/option now must return epoch milliseconds.*returned "\d+"/),
+    });
+    expect(await dump(memory)).toEqual(before);
+    expect(texts((await new HistoryStore(memory).load('c'))!)).toEqual(['first']);
   });
 
   it('an unreadable claim key fails the save naming the key, instead of blocking it as a live writer', async () => {

@@ -1,6 +1,9 @@
 import {
+  describeZodIssues,
+  formatPath,
   type HistoryEntry,
   type HistoryMetadata,
+  historyEntrySchema,
   InvalidInputError,
   type MessageInput,
   type PersistableHistory,
@@ -21,7 +24,9 @@ import {
 } from './conversation-history.js';
 import { compactionIdOf } from './effective-history.js';
 import { HistoryConflictError } from './errors.js';
+import { ownMetadataValue, setMetadataKey } from './metadata.js';
 import {
+  describeZodError,
   HISTORY_FORMAT_VERSION,
   readStored,
   type StoredCommit,
@@ -31,6 +36,7 @@ import {
   storedHeadSchema,
   storedTombstoneSchema,
 } from './stored-format.js';
+import { assertConsistentEntries } from './validate-entries.js';
 
 const isFunction = (value: unknown): boolean => typeof value === 'function';
 
@@ -90,8 +96,21 @@ interface Tracked {
   /** True for a history this store never loaded, created or saved under this id. */
   readonly untracked?: boolean;
   readonly version: number;
+  /** {@link commitIdentity} of that version's commit; absent for version 0. */
+  readonly commitId?: string;
   readonly chunks: readonly { readonly key: string; readonly entries: readonly HistoryEntry[] }[];
   readonly metadataJson: string;
+}
+
+/** What one save attempt writes: every chunk of the new version, the new ones among them, its metadata. */
+interface SavePlan {
+  readonly entries: readonly HistoryEntry[];
+  readonly chunks: readonly { readonly key: string; readonly entries: readonly HistoryEntry[] }[];
+  readonly written: readonly { readonly key: string; readonly entries: readonly HistoryEntry[] }[];
+  /** Random; names the new chunks and becomes the commit's id. */
+  readonly token: string;
+  readonly metadataJson: string;
+  readonly unchanged: boolean;
 }
 
 interface Head {
@@ -104,7 +123,27 @@ interface ReadState {
   readonly tracked: Tracked;
 }
 
-class MissingChunkError extends Error {}
+/** A chunk a commit lists is gone: a concurrent save may have just superseded that commit. */
+class MissingChunkError extends Error {
+  constructor(
+    readonly key: string,
+    readonly commitKey: string,
+  ) {
+    super(`the chunk is missing (listed by ${commitKey})`);
+  }
+}
+
+const storedEntriesSchema = z.array(historyEntrySchema);
+const epochMillisecondsSchema = z.number();
+
+/**
+ * Tells commits apart even when their version numbers are equal (`delete` lets numbers repeat).
+ * Commits written before they carried an `id` fall back on their time and chunk keys, which hold
+ * their save's random token.
+ */
+function commitIdentity(commit: StoredCommit): string {
+  return commit.id ?? `${commit.savedAt}:${commit.chunks.map((chunk) => chunk.key).join(',')}`;
+}
 
 type CommitOutcome = { won: true } | { won: false; reason: string };
 
@@ -254,7 +293,7 @@ export class HistoryStore {
     for (let attempt = 1; attempt <= this.#options.maxAttempts; attempt++) {
       const tracked = this.#trackedFor(history, conversationId);
       const head = await this.#head(conversationId);
-      if (head.version !== tracked.version) {
+      if (!isBasedOn(tracked, head)) {
         if (tracked.untracked) {
           throw new HistoryConflictError(
             conversationId,
@@ -285,24 +324,17 @@ export class HistoryStore {
       if (plan.unchanged) {
         return { version: tracked.version, chunksWritten: 0, entriesWritten: 0, rebased, attempts: attempt };
       }
+      const next = tracked.version + 1;
+      const commit = this.#commitRecord(next, plan);
       for (const chunk of plan.written) {
         await this.#persistence.set(chunk.key, { format: HISTORY_FORMAT_VERSION, entries: chunk.entries });
       }
-      const next = tracked.version + 1;
-      const commit: StoredCommit = {
-        format: HISTORY_FORMAT_VERSION,
-        version: next,
-        chunks: plan.chunks.map((chunk) => ({ key: chunk.key, count: chunk.entries.length })),
-        entryCount: plan.entries.length,
-        metadata: JSON.parse(plan.metadataJson) as Record<string, unknown>,
-        savedAt: this.#now(),
-        ...(this.#atomic ? { atomic: true as const } : {}),
-      };
       const outcome = await this.#commit(conversationId, next, commit, plan.token);
       if (outcome.won) {
         this.#tracked.set(history, {
           conversationId,
           version: next,
+          commitId: commitIdentity(commit),
           chunks: plan.chunks,
           metadataJson: plan.metadataJson,
         });
@@ -336,9 +368,13 @@ export class HistoryStore {
     return { conversationId, version: 0, chunks: [], metadataJson: '{}', untracked: true };
   }
 
-  /** Splits the history into chunks, reusing every stored chunk whose entries are unchanged. */
-  #plan(conversationId: string, history: PersistableHistory, tracked: Tracked) {
-    const entries = history.entries();
+  /**
+   * Splits the history into chunks, reusing every stored chunk whose entries are unchanged, and
+   * checks the entries it is about to write (all of them for a history that is not an
+   * {@link InMemoryConversationHistory}, which keeps its entries consistent itself).
+   */
+  #plan(conversationId: string, history: PersistableHistory, tracked: Tracked): SavePlan {
+    const entries = entriesOf(history);
     const metadataJson = JSON.stringify(history.metadata);
     const chunks: { key: string; entries: readonly HistoryEntry[] }[] = [];
     let position = 0;
@@ -351,7 +387,8 @@ export class HistoryStore {
       chunks.push(chunk);
       position += count;
     }
-    const token = `${this.#now().toString(36)}-${globalThis.crypto.randomUUID()}`;
+    assertSavableEntries(entries, position, keepsEntriesConsistent(history));
+    const token = `${this.#clock().toString(36)}-${globalThis.crypto.randomUUID()}`;
     const written: { key: string; entries: readonly HistoryEntry[] }[] = [];
     for (let start = position; start < entries.length; start += this.#options.chunkSize) {
       const chunk = {
@@ -368,6 +405,38 @@ export class HistoryStore {
       chunks.length === tracked.chunks.length &&
       metadataJson === tracked.metadataJson;
     return { entries, chunks, written, token, metadataJson, unchanged };
+  }
+
+  /** The manifest of `version`, checked against the stored format before anything is written. */
+  #commitRecord(version: number, plan: SavePlan): StoredCommit {
+    const commit: StoredCommit = {
+      format: HISTORY_FORMAT_VERSION,
+      version,
+      chunks: plan.chunks.map((chunk) => ({ key: chunk.key, count: chunk.entries.length })),
+      entryCount: plan.entries.length,
+      metadata: JSON.parse(plan.metadataJson) as HistoryMetadata,
+      savedAt: this.#clock(),
+      id: plan.token,
+      ...(this.#atomic ? { atomic: true as const } : {}),
+    };
+    const checked = storedCommitSchema.safeParse(commit);
+    if (!checked.success) {
+      throw new InvalidInputError(
+        `Invalid commit record for version ${version}, it could not be loaded back: ${describeZodError(checked.error)}`,
+        describeZodIssues(checked.error)[0]?.path ?? [],
+      );
+    }
+    return commit;
+  }
+
+  /** The `now` option's clock, checked: a commit with any other `savedAt` could never be loaded. */
+  #clock(): number {
+    const now: unknown = this.#now();
+    if (epochMillisecondsSchema.safeParse(now).success) return now as number;
+    throw new InvalidInputError(
+      `HistoryStore option now must return epoch milliseconds as a finite number; it returned ${describeValue(now)}`,
+      ['now'],
+    );
   }
 
   /**
@@ -390,7 +459,7 @@ export class HistoryStore {
     }
     const prefix = `${this.#prefix(conversationId)}claim:${version}:`;
     const claimKey = `${prefix}${token}`;
-    const claimedAt = this.#now();
+    const claimedAt = this.#clock();
     await this.#persistence.set(claimKey, { format: HISTORY_FORMAT_VERSION, at: claimedAt });
     try {
       for (const key of await this.#persistence.list(prefix)) {
@@ -398,7 +467,7 @@ export class HistoryStore {
         const raw = await this.#persistence.get(key);
         if (raw === null) continue;
         const claim = readStored(storedClaimSchema, key, raw);
-        if (this.#now() - claim.at > this.#options.leaseMs) {
+        if (this.#clock() - claim.at > this.#options.leaseMs) {
           await this.#deleteQuietly([key]);
           continue;
         }
@@ -407,7 +476,7 @@ export class HistoryStore {
       if (await this.#persistence.has(commitKey)) {
         return { won: false, reason: `version ${version} was saved by another writer` };
       }
-      if (this.#now() - claimedAt > this.#options.leaseMs / 2) {
+      if (this.#clock() - claimedAt > this.#options.leaseMs / 2) {
         return { won: false, reason: 'the save took longer than half the lease' };
       }
       await this.#persistence.set(commitKey, commit);
@@ -447,7 +516,7 @@ export class HistoryStore {
   async #rebase(conversationId: string, history: PersistableHistory, tracked: Tracked, head: Head) {
     const conflict = (reason: string) =>
       new HistoryConflictError(conversationId, tracked.version, head.version, reason);
-    const local = history.entries();
+    const local = entriesOf(history);
     const base = tracked.chunks.flatMap((chunk) => chunk.entries);
     if (local.length < base.length || base.some((entry, index) => entry !== local[index])) {
       throw conflict('this copy was compacted or rewound since it was loaded; only appends can be merged');
@@ -494,7 +563,7 @@ export class HistoryStore {
       } catch (error) {
         if (!(error instanceof MissingChunkError)) throw error;
         if (head.version === lastVersion) {
-          throw new CorruptEntryError(error.message, undefined, error);
+          throw new CorruptEntryError(error.key, undefined, error, error.message);
         }
         lastVersion = head.version;
       }
@@ -502,17 +571,31 @@ export class HistoryStore {
   }
 
   async #read(conversationId: string, version: number, commit: StoredCommit): Promise<ReadState> {
+    const commitKey = this.#commitKey(conversationId, version);
+    const listed = commit.chunks.reduce((sum, ref) => sum + ref.count, 0);
+    if (listed !== commit.entryCount) {
+      throw new CorruptEntryError(
+        commitKey,
+        undefined,
+        undefined,
+        `entryCount is ${commit.entryCount} but its chunks hold ${listed} entries`,
+      );
+    }
     const chunks: { key: string; raw: unknown[] }[] = [];
     for (const ref of commit.chunks) {
       const value = await this.#persistence.get(ref.key);
-      if (value === null) throw new MissingChunkError(ref.key);
+      if (value === null) throw new MissingChunkError(ref.key, commitKey);
       const chunk = readStored(storedChunkSchema, ref.key, value);
       if (chunk.entries.length !== ref.count) {
-        throw new CorruptEntryError(ref.key, undefined, new Error(`expected ${ref.count} entries`));
+        throw new CorruptEntryError(
+          ref.key,
+          undefined,
+          undefined,
+          `holds ${chunk.entries.length} entries, ${commitKey} lists ${ref.count}`,
+        );
       }
       chunks.push({ key: ref.key, raw: chunk.entries });
     }
-    const commitKey = this.#commitKey(conversationId, version);
     let history: InMemoryConversationHistory;
     try {
       history = InMemoryConversationHistory.fromEntries(
@@ -520,12 +603,13 @@ export class HistoryStore {
         { ...this.#historyOptions, metadata: commit.metadata },
       );
     } catch (error) {
-      throw new CorruptEntryError(commitKey, undefined, error);
+      throw corruptEntriesError(error, chunks, commitKey);
     }
     const entries = history.entries();
     const tracked: Tracked = {
       conversationId,
       version,
+      commitId: commitIdentity(commit),
       chunks: chunks.reduce<{ key: string; entries: readonly HistoryEntry[] }[]>((list, chunk) => {
         const start = list.reduce((sum, c) => sum + c.entries.length, 0);
         list.push({ key: chunk.key, entries: entries.slice(start, start + chunk.raw.length) });
@@ -547,18 +631,18 @@ export class HistoryStore {
       const key = this.#commitKey(conversationId, version);
       const raw = await this.#persistence.get(key);
       if (raw === null)
-        throw new CorruptEntryError(key, undefined, new Error('the commit record is missing'));
+        throw new CorruptEntryError(key, undefined, undefined, 'the commit record is missing');
       const tombstone = storedTombstoneSchema.safeParse(raw);
       if (tombstone.success) {
         // Superseded between our probe and our read: a newer commit exists, probe again.
         if (!(await this.#persistence.has(this.#commitKey(conversationId, version + 1)))) {
-          throw new CorruptEntryError(key, undefined, new Error('superseded, but no newer version exists'));
+          throw new CorruptEntryError(key, undefined, undefined, 'superseded, but no newer version exists');
         }
         continue;
       }
       const commit = readStored(storedCommitSchema, key, raw);
       if (commit.version !== version) {
-        throw new CorruptEntryError(key, undefined, new Error(`records version ${commit.version}`));
+        throw new CorruptEntryError(key, undefined, undefined, `records version ${commit.version}`);
       }
       return { version, commit };
     }
@@ -624,15 +708,16 @@ function mergeMetadata(
   const merged: HistoryMetadata = {};
   const keys = new Set([...Object.keys(base), ...Object.keys(local), ...Object.keys(remote)]);
   for (const key of keys) {
-    const [b, l, r] = [base[key], local[key], remote[key]].map((value) =>
-      value === undefined ? undefined : JSON.stringify(value),
-    );
-    let pick: 'local' | 'remote';
-    if (l === b) pick = 'remote';
-    else if (r === b || r === l) pick = 'local';
+    const [b, l, r] = [base, local, remote].map((record) => {
+      const value = ownMetadataValue(record, key);
+      return value === undefined ? undefined : JSON.stringify(value);
+    });
+    let pick: HistoryMetadata;
+    if (l === b) pick = remote;
+    else if (r === b || r === l) pick = local;
     else throw conflict(`metadata.${key} was changed here and by the other writer`);
-    const value = pick === 'local' ? local[key] : remote[key];
-    if (value !== undefined) merged[key] = value;
+    const value = ownMetadataValue(pick, key);
+    if (value !== undefined) setMetadataKey(merged, key, value);
   }
   return merged;
 }
@@ -650,7 +735,90 @@ function assertPersistable(history: unknown): asserts history is PersistableHist
       throw new InvalidInputError(`history.${method} must be a function`, ['history', method]);
     }
   }
-  if (typeof candidate.metadata !== 'object' || candidate.metadata === null) {
+  if (
+    typeof candidate.metadata !== 'object' ||
+    candidate.metadata === null ||
+    Array.isArray(candidate.metadata)
+  ) {
     throw new InvalidInputError('history.metadata must be an object', ['history', 'metadata']);
   }
+}
+
+/** True when `tracked` is based on the latest commit: same version number and same commit. */
+function isBasedOn(tracked: Tracked, head: Head): boolean {
+  if (head.version !== tracked.version) return false;
+  return head.commit === undefined || commitIdentity(head.commit) === tracked.commitId;
+}
+
+/** `history.entries()`, which must be an array: anything else would be saved as an empty version. */
+function entriesOf(history: PersistableHistory): readonly HistoryEntry[] {
+  const entries: unknown = history.entries();
+  if (!Array.isArray(entries)) {
+    throw new InvalidInputError(
+      `history.entries() must return an array of history entries; it returned ${describeValue(entries)}`,
+      ['history', 'entries()'],
+    );
+  }
+  return entries;
+}
+
+/**
+ * An {@link InMemoryConversationHistory} (unless a subclass replaces `entries()`) validates every
+ * entry on the way in and keeps them consistent, so the store need not check them all again.
+ */
+function keepsEntriesConsistent(history: PersistableHistory): boolean {
+  return (
+    history instanceof InMemoryConversationHistory &&
+    history.entries === InMemoryConversationHistory.prototype.entries
+  );
+}
+
+/**
+ * Checks what a save would write, so that it never commits a version it cannot load: the entries
+ * from `from` on (the ones not in reused chunks) against the entry schema, and, unless the history
+ * keeps them consistent itself, the ids and compaction tags of all of them.
+ */
+function assertSavableEntries(entries: readonly HistoryEntry[], from: number, consistent: boolean): void {
+  const parsed = storedEntriesSchema.safeParse(entries.slice(from));
+  if (!parsed.success) {
+    const [first, ...rest] = describeZodIssues(parsed.error)[0]?.path ?? [];
+    const path = [typeof first === 'number' ? first + from : 0, ...rest];
+    throw new InvalidInputError(
+      `Invalid history.entries(): ${formatPath(path, 'history.entries()')}: ${describeZodIssues(parsed.error)[0]?.message}`,
+      ['history', 'entries()', ...path],
+    );
+  }
+  if (!consistent) assertConsistentEntries(entries, 'history.entries()');
+}
+
+/** Names the chunk that holds a malformed entry; a problem across entries (ids, tags) is the commit's. */
+function corruptEntriesError(
+  error: unknown,
+  chunks: readonly { key: string; raw: unknown[] }[],
+  commitKey: string,
+): CorruptEntryError {
+  for (const chunk of chunks) {
+    const parsed = storedEntriesSchema.safeParse(chunk.raw);
+    if (!parsed.success) {
+      return new CorruptEntryError(
+        chunk.key,
+        undefined,
+        parsed.error,
+        describeZodError(parsed.error, 'entries'),
+      );
+    }
+  }
+  return new CorruptEntryError(
+    commitKey,
+    undefined,
+    error,
+    error instanceof Error ? error.message : undefined,
+  );
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || value === null || value === undefined) return String(value);
+  if (typeof value !== 'object') return `a ${typeof value}`;
+  return `an object (${Object.prototype.toString.call(value).slice(8, -1)})`;
 }

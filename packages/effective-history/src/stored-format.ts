@@ -1,6 +1,8 @@
+import { describeZodIssues, formatPath } from '@ctxguard/core';
 import { CorruptEntryError } from '@ctxguard/persistence';
 import { z } from 'zod';
 import { UnsupportedHistoryFormatError } from './errors.js';
+import { historyMetadataSchema } from './metadata.js';
 
 /** The stored-history format this package writes; it reads this one and older. */
 export const HISTORY_FORMAT_VERSION = 1;
@@ -16,8 +18,14 @@ export const storedCommitSchema = z.object({
   version,
   chunks: z.array(z.object({ key: z.string().min(1), count: z.number().int().nonnegative() })),
   entryCount: z.number().int().nonnegative(),
-  metadata: z.record(z.string(), z.unknown()),
+  metadata: historyMetadataSchema,
   savedAt: z.number(),
+  /**
+   * Random id of this commit. Version numbers repeat after `delete(id)`, so a writer compares this
+   * id, not only the number, to tell whether the version it based its copy on is still the latest.
+   * Absent from commits written before it existed.
+   */
+  id: z.string().min(1).optional(),
   /** Written with `setIfAbsent`: writers without it must not write this conversation. */
   atomic: z.literal(true).optional(),
 });
@@ -51,6 +59,15 @@ export function readStored<S extends z.ZodType>(schema: S, key: string, value: u
     throw new UnsupportedHistoryFormatError(key, format, HISTORY_FORMAT_VERSION);
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new CorruptEntryError(key, undefined, parsed.error);
+  if (!parsed.success)
+    throw new CorruptEntryError(key, undefined, parsed.error, describeZodError(parsed.error));
   return parsed.data;
+}
+
+/** The failing fields of a zod error on one line, e.g. `metadata: Invalid input: expected object`. */
+export function describeZodError(error: z.ZodError, root = ''): string {
+  const issues = describeZodIssues(error);
+  const shown = issues.slice(0, 3).map((issue) => `${formatPath(issue.path, root)}: ${issue.message}`);
+  if (issues.length > shown.length) shown.push(`…and ${issues.length - shown.length} more`);
+  return shown.join('; ');
 }

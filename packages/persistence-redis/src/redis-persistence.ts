@@ -75,6 +75,9 @@ export class RedisPersistence implements Persistence, AtomicCreate {
   #everReady: boolean;
   #lastError: Error | undefined;
   #closed = false;
+  #closing: Promise<void> | undefined;
+  /** Operations called before `close()`, which it lets finish before it quits. */
+  readonly #running = new Set<Promise<unknown>>();
   #firstConnection: Promise<void> | undefined;
 
   constructor(options: RedisPersistenceOptions) {
@@ -117,6 +120,10 @@ export class RedisPersistence implements Persistence, AtomicCreate {
 
   async get<T = unknown>(key: string): Promise<T | null> {
     assertKey(key);
+    return this.#admit(key, () => this.#get<T>(key));
+  }
+
+  async #get<T>(key: string): Promise<T | null> {
     const redisKey = this.namespace + key;
     let raw: string | null;
     try {
@@ -138,7 +145,7 @@ export class RedisPersistence implements Persistence, AtomicCreate {
   async set<T = unknown>(key: string, value: T): Promise<void> {
     assertKey(key);
     const json = serializeValue(key, value);
-    await this.#run(key, () => this.#client.set(this.namespace + key, json));
+    await this.#admit(key, () => this.#run(key, () => this.#client.set(this.namespace + key, json)));
   }
 
   /**
@@ -148,23 +155,31 @@ export class RedisPersistence implements Persistence, AtomicCreate {
   async setIfAbsent<T = unknown>(key: string, value: T): Promise<boolean> {
     assertKey(key);
     const json = serializeValue(key, value);
-    const reply = await this.#run(key, () => this.#client.set(this.namespace + key, json, 'NX'));
+    const reply = await this.#admit(key, () =>
+      this.#run(key, () => this.#client.set(this.namespace + key, json, 'NX')),
+    );
     return reply === 'OK';
   }
 
   async delete(key: string): Promise<void> {
     assertKey(key);
-    await this.#run(key, () => this.#client.del(this.namespace + key));
+    await this.#admit(key, () => this.#run(key, () => this.#client.del(this.namespace + key)));
   }
 
   async has(key: string): Promise<boolean> {
     assertKey(key);
-    const count = await this.#run(key, () => this.#client.exists(this.namespace + key));
+    const count = await this.#admit(key, () =>
+      this.#run(key, () => this.#client.exists(this.namespace + key)),
+    );
     return count > 0;
   }
 
   async list(prefix?: string): Promise<string[]> {
     assertPrefix(prefix);
+    return this.#admit(undefined, () => this.#list(prefix));
+  }
+
+  async #list(prefix: string | undefined): Promise<string[]> {
     const full = this.namespace + (prefix ?? '');
     // UTF-8 cannot carry a lone surrogate (a prefix may end inside an emoji's pair), so the
     // server-side pattern stops before the first one and the exact check below does the rest.
@@ -188,7 +203,11 @@ export class RedisPersistence implements Persistence, AtomicCreate {
 
   /** Deletes every key under this store's namespace (all of the database when the namespace is empty). */
   async clear(): Promise<void> {
-    const keys = await this.list();
+    return this.#admit(undefined, () => this.#clear());
+  }
+
+  async #clear(): Promise<void> {
+    const keys = await this.#list(undefined);
     for (let start = 0; start < keys.length; start += 500) {
       const batch = keys.slice(start, start + 500).map((key) => this.namespace + key);
       await this.#run(undefined, () => this.#client.unlink(...batch));
@@ -196,12 +215,18 @@ export class RedisPersistence implements Persistence, AtomicCreate {
   }
 
   /**
-   * Closes the connection the store opened (a caller-provided client is left open).
-   * Later operations fail with `storage_unavailable`. Calling it twice is fine.
+   * Lets the operations called before it finish, then closes the connection the store opened (a
+   * caller-provided client is left open). Later operations fail with `storage_unavailable`
+   * ("the store is closed"). Calling it twice is fine.
    */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  close(): Promise<void> {
     this.#closed = true;
+    this.#closing ??= this.#shutDown();
+    return this.#closing;
+  }
+
+  async #shutDown(): Promise<void> {
+    await Promise.allSettled(this.#running);
     this.#client.off('ready', this.#onReady);
     if (!this.#ownsClient) {
       this.#client.off('error', this.#onError);
@@ -222,6 +247,21 @@ export class RedisPersistence implements Persistence, AtomicCreate {
     client.off('error', this.#onError);
   }
 
+  /**
+   * Starts one public operation unless the store is closed, and tracks it until it settles: a
+   * command sent after `close()` began would follow its QUIT and fail with "Connection is closed".
+   */
+  #admit<R>(key: string | undefined, operation: () => Promise<R>): Promise<R> {
+    if (this.#closed) return Promise.reject(new RedisUnavailableError('the store is closed', key));
+    const running = operation();
+    this.#running.add(running);
+    const settled = (): void => {
+      this.#running.delete(running);
+    };
+    running.then(settled, settled);
+    return running;
+  }
+
   async #run<R>(key: string | undefined, command: () => Promise<R>): Promise<R> {
     await this.#connected(key);
     try {
@@ -233,7 +273,6 @@ export class RedisPersistence implements Persistence, AtomicCreate {
 
   /** Before the first connection, waits up to `connectTimeoutMs` for it; afterwards fails fast when down. */
   async #connected(key: string | undefined): Promise<void> {
-    if (this.#closed) throw new RedisUnavailableError('the store is closed', key);
     const client = this.#client;
     if (client.status === 'ready' || this.#everReady) return;
     if (client.status === 'end') throw new RedisUnavailableError('the Redis connection was closed', key);

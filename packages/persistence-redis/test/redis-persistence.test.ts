@@ -238,6 +238,23 @@ describe.skipIf(!target.available)('RedisPersistence on a real redis-server', ()
     for (const key of await memory.list()) expect(await store.get(key)).toEqual(await memory.get(key));
   });
 
+  it('close() lets the calls made before it finish; only later calls fail, saying the store is closed', async () => {
+    const reader = await createTestRedisPersistence();
+    const store = new RedisPersistence({ url, namespace: reader.namespace });
+    await store.set('a', 1);
+    const before = [store.set('b', 2), store.get('a'), store.has('a'), store.list()];
+    const closed = store.close();
+    const after = store.get('a').catch((error: unknown) => error);
+    await closed;
+    expect(await Promise.all(before)).toEqual([undefined, 1, true, expect.arrayContaining(['a'])]);
+    expect(await after).toMatchObject({
+      code: 'storage_unavailable',
+      message: expect.stringContaining('the store is closed'),
+    });
+    expect(store.client.status).toBe('end');
+    expect(await reader.get('b')).toBe(2);
+  });
+
   it('works on a caller-provided client and leaves it open on close()', async () => {
     const client = new Redis(url);
     const store = new RedisPersistence({

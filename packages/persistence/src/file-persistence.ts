@@ -67,6 +67,13 @@ function describeCause(error: unknown): string {
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
+/** JSON, not `String()`: a version `"1"` (a string) must not read as the supported `1`. */
+function describeEnvelopeVersion(version: unknown): string {
+  return version === undefined
+    ? 'entry format version is missing'
+    : `entry format version ${JSON.stringify(version)} is not supported`;
+}
+
 /** The file body for `key`: the envelope around the validated, serialized value. */
 function envelopeOf(key: string, value: unknown): string {
   return `{"ctxguard":"persistence","version":1,"key":${JSON.stringify(key)},"value":${serializeValue(key, value)}}`;
@@ -516,7 +523,7 @@ export class FilePersistence implements Persistence, AtomicCreate {
         key,
         file,
         undefined,
-        `entry format version ${String(envelope.version)} is not supported`,
+        `${describeEnvelopeVersion(envelope.version)} (expected the number 1)`,
       );
     }
     if (Object.keys(envelope).sort().join() !== envelopeKeys.join()) {

@@ -133,6 +133,30 @@ describe('FilePersistence on disk', () => {
     expect(await store.list('x')).toEqual([long]);
   });
 
+  it('names the unsupported entry format version as JSON, so "1" (a string) is not mistaken for 1', async () => {
+    const store = await freshStore();
+    const cases: [string, string, string][] = [
+      [
+        'text',
+        '{"ctxguard":"persistence","version":"1","key":"text","value":1}',
+        'version "1" is not supported',
+      ],
+      [
+        'future',
+        '{"ctxguard":"persistence","version":2,"key":"future","value":1}',
+        'version 2 is not supported',
+      ],
+      ['none', '{"ctxguard":"persistence","key":"none","value":1}', 'version is missing'],
+    ];
+    for (const [key, content, detail] of cases) {
+      await writeFile(await store.fileOf(key), content);
+      await expect(store.get(key), key).rejects.toMatchObject({
+        code: 'storage_corrupt_entry',
+        message: expect.stringContaining(`entry format ${detail} (expected the number 1)`),
+      });
+    }
+  });
+
   it('never lists scratch files and removes those of dead processes when a store opens', async () => {
     const store = await freshStore();
     await store.set('a', 1);
