@@ -202,6 +202,10 @@ describe('ctxguardMiddleware.transformParams', () => {
     expect(() => ctxguardMiddleware({ providerContextManagement: { keepToolUses: -2 } })).toThrow(
       /providerContextManagement/,
     );
+    // The facade's signedReasoning would be overridden: refused instead of accepted and ignored.
+    expect(() => ctxguardMiddleware({ signedReasoning: 'drop' } as never)).toThrow(
+      /signedReasoning: is not an option of the middleware/,
+    );
   });
 });
 

@@ -28,6 +28,13 @@ export const ctxguardMiddlewareOptionsSchema = createContextGuardOptionsSchema.e
    * model each call is handed, whichever version is declared.
    */
   specificationVersion: z.enum(['v3', 'v4']).optional(),
+  /** Not an option here: the middleware checks signed reasoning against the prompt it last sent. */
+  signedReasoning: z
+    .custom<never>(
+      () => false,
+      'is not an option of the middleware: it leaves out signed reasoning whose prefix changed itself (see droppedSignedReasoning); remove it',
+    )
+    .optional(),
 });
 
 /** Options accepted by {@link ctxguardMiddleware}. */
