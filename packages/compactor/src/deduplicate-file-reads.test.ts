@@ -77,6 +77,42 @@ describe('deduplicateFileReads', () => {
     expect(deduplicateFileReads(whole).deduplicatedReads).toBe(1);
   });
 
+  it('a read with an argument it does not know (head, tail, one-indexed lines) never stands for the whole file', () => {
+    for (const narrowing of [
+      { head: 10 },
+      { tail: 20 },
+      { start_line_one_indexed: 1, end_line_one_indexed_inclusive: 40, should_read_entire_file: false },
+    ]) {
+      const list = reads(
+        ['r1', 'read_text_file', { path: 'src/app.ts' }, file],
+        ['r2', 'read_text_file', { path: 'src/app.ts', ...narrowing }, file.slice(0, 200)],
+      );
+      expect(deduplicateFileReads(list, { minSavingsRatio: 0 }).deduplicated).toBe(false);
+    }
+    // Arguments that change nothing about what is read keep it a whole-file read.
+    const whole = reads(
+      ['r1', 'read_file', { target_file: 'src/app.ts', should_read_entire_file: true }, file],
+      ['r2', 'read_file', { target_file: 'src/app.ts', explanation: 'again' }, file],
+    );
+    expect(deduplicateFileReads(whole).deduplicatedReads).toBe(1);
+  });
+
+  it('pairs each call with its own result when servers reuse call ids across turns', () => {
+    // Ollama and llama.cpp number calls per turn: "call_0" in every turn.
+    const log = `FAIL src/math.test.ts > adds\nAssertionError: expected 3 to be 4\n${'at line\n'.repeat(400)}`;
+    const list = reads(
+      ['call_0', 'bash', { command: 'pnpm test' }, log],
+      ['call_0', 'read_file', { path: 'src/app.ts' }, file],
+      ['call_1', 'read_file', { path: 'src/app.ts' }, file],
+    );
+    const result = deduplicateFileReads(list, { minSavingsRatio: 0 });
+    expect(result.deduplicatedReads).toBe(1);
+    expect(outputAt(result.messages, 2)).toBe(log);
+    expect(outputAt(result.messages, 4)).toContain('refer to the latest read');
+    expect(outputAt(result.messages, 6)).toBe(file);
+    expect(countToolPairViolations(result.messages)).toBe(0);
+  });
+
   it('applies only when the savings reach 30% of the file-read tokens', () => {
     const other = bigText('src/other.ts', 2_000);
     const list = reads(

@@ -90,18 +90,8 @@ const PATH_KEYS = [
   'target_file',
   'absolute_path',
 ];
-const RANGE_KEYS = [
-  'offset',
-  'limit',
-  'start_line',
-  'end_line',
-  'startLine',
-  'endLine',
-  'view_range',
-  'line_range',
-  'lines',
-  'range',
-];
+/** Arguments of a read that do not narrow what it returns (any other argument makes it partial). */
+const WHOLE_READ_KEYS = new Set(['explanation', 'reason', 'description', 'encoding']);
 const COMMAND_KEYS = ['command', 'cmd', 'script', 'commandLine'];
 const EDIT_NAME = /write|edit|patch|replace|create|delete|remove|move|rename|insert|append|save|mkdir|touch/i;
 const EXTENSIONLESS =
@@ -142,6 +132,48 @@ function lower(names: readonly string[]): Set<string> {
   return new Set(names.map((name) => name.toLowerCase()));
 }
 
+/** A tool result where it stands in the messages. */
+interface PairedResult {
+  messageIndex: number;
+  partIndex: number;
+  part: ToolResultPart;
+}
+
+/**
+ * Each tool call's result: the first one with its id after the call's message not taken by an
+ * earlier call. Ids repeat across turns with servers that number calls per turn (`call_0` in every
+ * turn), so a result is never looked up by its id alone.
+ */
+function pairResults(list: readonly Message[]): Map<string, PairedResult> {
+  const byId = new Map<string, PairedResult[]>();
+  list.forEach((message, messageIndex) => {
+    if (roleOf(message) !== 'tool') return;
+    partsOf(message).forEach((part, partIndex) => {
+      if (!isToolResultPart(part)) return;
+      const queue = byId.get(part.toolCallId) ?? [];
+      queue.push({ messageIndex, partIndex, part });
+      byId.set(part.toolCallId, queue);
+    });
+  });
+  const taken = new Map<string, number>();
+  const paired = new Map<string, PairedResult>();
+  list.forEach((message, messageIndex) => {
+    for (const [k, call] of toolCallsOf(message).entries()) {
+      const queue = byId.get(call.toolCallId) ?? [];
+      let next = taken.get(call.toolCallId) ?? 0;
+      while (next < queue.length && (queue[next] as PairedResult).messageIndex <= messageIndex) next++;
+      const result = queue[next];
+      if (result === undefined) continue;
+      paired.set(callPosition(messageIndex, k), result);
+      taken.set(call.toolCallId, next + 1);
+    }
+  });
+  return paired;
+}
+
+/** Where the `k`-th tool call of message `messageIndex` stands (a message object may appear twice). */
+const callPosition = (messageIndex: number, k: number): string => `${messageIndex}:${k}`;
+
 type Event =
   | { kind: 'read'; path: string; range: string; callId: string }
   | { kind: 'edit'; paths: string[] }
@@ -174,10 +206,21 @@ function commandArg(input: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * What narrows a read: every argument but the path and those known to change nothing, as a
+ * signature ('' for the whole file). An argument this stage does not know (`head`, `tail`,
+ * `start_line_one_indexed`…) counts as a range, so such a read never stands for the whole file.
+ */
 function rangeOf(input: unknown): string {
   if (!isRecord(input)) return '';
   const range: Record<string, unknown> = {};
-  for (const key of RANGE_KEYS) if (input[key] !== undefined && input[key] !== null) range[key] = input[key];
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined || value === null || PATH_KEYS.includes(key) || WHOLE_READ_KEYS.has(key))
+      continue;
+    if ((key === 'command' && value === 'view') || (key === 'should_read_entire_file' && value === true))
+      continue;
+    range[key] = value;
+  }
   return Object.keys(range).length === 0 ? '' : JSON.stringify(range);
 }
 
@@ -312,22 +355,14 @@ export function deduplicateFileReads(
   const readTools = lower([...READ_TOOLS, ...opts.readTools]);
   const shellTools = lower([...SHELL_TOOLS, ...opts.shellTools]);
 
-  const results = new Map<string, { messageIndex: number; partIndex: number; part: ToolResultPart }>();
-  list.forEach((message, messageIndex) => {
-    if (roleOf(message) !== 'tool') return;
-    partsOf(message).forEach((part, partIndex) => {
-      if (isToolResultPart(part) && !results.has(part.toolCallId))
-        results.set(part.toolCallId, { messageIndex, partIndex, part });
-    });
-  });
-
+  const resultOf = pairResults(list);
   // Open reads per path: earlier reads not yet separated from now by an edit of the file.
-  const open = new Map<string, { range: string; callId: string }[]>();
-  const superseded = new Map<string, string>(); // callId → path
-  const readCallIds: string[] = [];
-  for (const message of list) {
-    for (const call of toolCallsOf(message)) {
-      const result = results.get(call.toolCallId);
+  const open = new Map<string, { range: string; result: PairedResult }[]>();
+  const superseded = new Map<PairedResult, string>(); // result → path
+  const reads: PairedResult[] = [];
+  for (const [messageIndex, message] of list.entries()) {
+    for (const [k, call] of toolCallsOf(message).entries()) {
+      const result = resultOf.get(callPosition(messageIndex, k));
       let event = classifyCall(call, readTools, shellTools);
       if (event === undefined) {
         const path = fallbackRead(call, result?.part);
@@ -343,14 +378,14 @@ export function deduplicateFileReads(
         continue;
       }
       if (!result || result.part.isError === true) continue;
-      readCallIds.push(event.callId);
+      reads.push(result);
       const earlier = open.get(event.path) ?? [];
-      const still: { range: string; callId: string }[] = [];
+      const still: { range: string; result: PairedResult }[] = [];
       for (const read of earlier) {
-        if (event.range === '' || read.range === event.range) superseded.set(read.callId, event.path);
+        if (event.range === '' || read.range === event.range) superseded.set(read.result, event.path);
         else still.push(read);
       }
-      still.push({ range: event.range, callId: event.callId });
+      still.push({ range: event.range, result });
       open.set(event.path, still);
     }
   }
@@ -369,14 +404,13 @@ export function deduplicateFileReads(
 
   const partTokens = (part: ToolResultPart) => meter.message({ role: 'tool', content: [part] } as Message);
   let readTokens = 0;
-  for (const callId of readCallIds) readTokens += partTokens(results.get(callId)!.part);
+  for (const read of reads) readTokens += partTokens(read.part);
   const replaced = new Map<number, Map<number, ToolResultPart>>();
   const files = new Set<string>();
   let saved = 0;
   let count = 0;
   const frozen = frozenPrefixEnd(list);
-  for (const [callId, path] of superseded) {
-    const { messageIndex, partIndex, part } = results.get(callId)!;
+  for (const [{ messageIndex, partIndex, part }, path] of superseded) {
     if (messageIndex < frozen) continue;
     const text = toolOutputText(part);
     if (isSupersededReadText(text) || isPrunedOutputText(text)) continue;

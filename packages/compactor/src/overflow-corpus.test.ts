@@ -582,6 +582,13 @@ const OVERFLOWS: readonly Row[] = [
     tokens: { requestedTokens: 25938, limitTokens: 4096, inputTokens: 25938 },
   },
   {
+    source: "vLLM's OpenAI-compatible server, current wording (also relayed by LiteLLM and NVIDIA's gateway)",
+    error:
+      "This model's maximum context length is 4096 tokens. However, your request has 5000 input tokens. Please reduce the length of the input messages.",
+    overflow: true,
+    tokens: { requestedTokens: 5000, limitTokens: 4096, inputTokens: 5000 },
+  },
+  {
     source: 'vllm-project/vllm#10440',
     error: 'scheduler.py:648] Input prompt (36893 tokens) is too long and exceeds limit of 1000',
     overflow: true,

@@ -261,7 +261,11 @@ function inputPlusOutput(source: string, order: readonly ('input' | 'output' | '
 }
 
 const OPENAI_LIMIT = rx(String.raw`maximum\s+context\s+length\s+is\s+${N}\s+tokens`);
-const OPENAI_REQUESTED = rx(String.raw`(?:you\s+requested(?:\s+about)?|resulted\s+in)\s+${N}\s+tokens`);
+// vLLM (and gateways in front of it) says "your request has N input tokens": all of it input.
+const OPENAI_REQUESTED = rx(
+  String.raw`(?:you\s+requested(?:\s+about)?|resulted\s+in|your\s+request\s+has)\s+${N}\s+(?:input\s+)?tokens`,
+);
+const INPUT_ONLY = /resulted\s+in|your\s+request\s+has/i;
 const OPENAI_PARTS = /^[\s.,]*\(([^()]{0,240})\)/;
 const INPUT_PARTS = [
   rx(String.raw`${N}\s+in\s+the\s+messages`),
@@ -293,7 +297,7 @@ const openAiCounts: CountParser = (text) => {
   const parts = OPENAI_PARTS.exec(after.slice(0, 260))?.[1] ?? '';
   let input = sumOf(INPUT_PARTS, parts);
   const output = sumOf(OUTPUT_PARTS, parts);
-  if (input === undefined && /resulted\s+in/i.test(requestedMatch[0])) input = requested;
+  if (input === undefined && INPUT_ONLY.test(requestedMatch[0])) input = requested;
   if (input === undefined && output !== undefined) input = requested - output;
   return counts(requested, limit, input, output ?? (input === undefined ? undefined : requested - input));
 };
