@@ -546,6 +546,24 @@ describe('decisions and the retry loop', () => {
     expect(warning.data!['availableTokens']).toBe(8_000);
     expect(event.abortReason).toMatch(/system prompt and last user message alone take \d+ tokens/);
   });
+  it("leaves a newest tool result's output out of the floor: a strategy may cut it and send the request", async () => {
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {
+      ctx.tools.lightTrim({ keepRecent: 0, maxToolOutputBytes: 2_000 });
+      return { action: 'compacted' };
+    });
+    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const history = historyOf([
+      system('sys'),
+      user('read the build log'),
+      ...toolRound('read1', 'read_file', filler('log', 12_000), { path: 'build.log' }),
+    ]);
+    const event = await measureAndEmit(hooks, history, SIZES);
+    expect(strategy.calls).toHaveLength(1);
+    expect(warnings.map((w) => w.code)).not.toContain('context_exhausted');
+    expect(event.abort).toBe(false);
+    expect(event.current).toBeLessThan(SIZES.inputBudget);
+  });
+
   it('leaves the facts block out of the floor: a small prompt with a large block is compacted, not declined', async () => {
     const facts = Array.from({ length: 600 }, (_, i) => ({
       key: `build.step_${i}`,

@@ -467,7 +467,8 @@ export class ContextGuard {
   }
 
   /**
-   * Tokens no rewrite removes: the system prompt (and a separate `system`) plus the newest message.
+   * Tokens no rewrite removes: the system prompt (and a separate `system`) plus the newest message
+   * (without its tool outputs when it is a tool result: strategies cut those to head and tail).
    * The guard's own facts in the system prompt's block are left out (strategies rewrite it within a
    * bound); the facts the app wrote there itself count, since every bound keeps them.
    */
@@ -491,7 +492,7 @@ export class ContextGuard {
       if (own.length > 0) tokens += meter.text(renderFactsBlock(own));
     }
     const newest = messages[messages.length - 1];
-    return tokens + (newest ? meter.message(newest) : 0);
+    return tokens + (newest ? meter.message(withoutToolOutputs(newest)) : 0);
   }
 
   async #remeasure(
@@ -901,4 +902,20 @@ export class ContextGuard {
     }
     return rewrites.length;
   }
+}
+
+/**
+ * A tool message with every output emptied: what is left of it however far its outputs are cut.
+ * Any other message is its own floor.
+ */
+function withoutToolOutputs(message: Message): Message {
+  if (message.role !== 'tool' || !Array.isArray(message.content)) return message;
+  return {
+    ...message,
+    content: message.content.map((part) => {
+      if (part?.type !== 'tool-result') return part;
+      const { content: _parts, ...rest } = part;
+      return { ...rest, output: '' };
+    }),
+  } as Message;
 }

@@ -8,6 +8,8 @@ export interface KitToolCall {
   file: number;
   /** Rough size of the result in tokens. */
   tokens: number;
+  /** How the result comes back: text, a JSON value, or text with an image (a screenshot). */
+  shape: 'text' | 'json' | 'image';
 }
 
 /** The assistant asking for tools once: one call, or several in parallel. */
@@ -17,6 +19,8 @@ export interface KitRound {
   separateResults: boolean;
   /** The assistant also says something next to its calls. */
   withText: boolean;
+  /** Reasoning before the calls: none, signed (Anthropic thinking), or redacted (encrypted). */
+  reasoning: 'none' | 'signed' | 'redacted';
 }
 
 /** A user turn: the ask, the tool rounds it causes, and the final answer. */
@@ -32,6 +36,8 @@ export interface KitConversation {
   /** Which of the built-in system prompts opens it. */
   prompt: number;
   turns: KitTurn[];
+  /** Tool call ids numbered per round (`call_0` in every round), as some servers do. */
+  reusedIds: boolean;
 }
 
 /** What the test appends before a request goes out, and whether the agent sends one then. */
@@ -105,11 +111,13 @@ export function kitConversation(maxTurns: number, largeTokens: number): fc.Arbit
     tool: fc.constantFrom('read_file', 'bash', 'grep'),
     file: fc.integer({ min: 0, max: 4 }),
     tokens: sizes(150, largeTokens),
+    shape: fc.constantFrom('text', 'text', 'json', 'image'),
   });
   const round = fc.record<KitRound>({
     calls: fc.array(call, { minLength: 1, maxLength: 3 }),
     separateResults: fc.boolean(),
     withText: fc.boolean(),
+    reasoning: fc.constantFrom('none', 'none', 'signed', 'redacted'),
   });
   const turn = fc.record<KitTurn>({
     askTokens: sizes(60, Math.floor(largeTokens / 2)),
@@ -119,6 +127,7 @@ export function kitConversation(maxTurns: number, largeTokens: number): fc.Arbit
   return fc.record<KitConversation>({
     prompt: fc.integer({ min: 0, max: KIT_SYSTEM_PROMPTS.length - 1 }),
     turns: fc.array(turn, { minLength: 1, maxLength: maxTurns }),
+    reusedIds: fc.boolean(),
   });
 }
 
@@ -129,8 +138,40 @@ function resultText(call: KitToolCall, id: number): string {
   return `$ pnpm test ${path}\n${kitText(id, call.tokens)}\nError: step ${id} failed in ${path}`;
 }
 
-function roundMessages(round: KitRound, turn: number, index: number): Message[] {
-  const calls = round.calls.map((call, c) => ({ call, id: `call_${turn}_${index}_${c}` }));
+/** A 1×1 PNG: what a screenshot tool returns next to its text, small enough not to matter. */
+const PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+function resultPart(call: KitToolCall, id: string, seed: number) {
+  const text = resultText(call, seed);
+  const base = { type: 'tool-result' as const, toolCallId: id, toolName: call.tool };
+  if (call.shape === 'json')
+    return { ...base, output: { path: `/repo/src/file${call.file}.ts`, lines: text.split('\n') } };
+  if (call.shape === 'text') return { ...base, output: text };
+  return {
+    ...base,
+    output: text,
+    content: [
+      { type: 'text' as const, text },
+      { type: 'image' as const, image: PIXEL_PNG, mediaType: 'image/png' },
+    ],
+  };
+}
+
+function reasoningParts(round: KitRound, seed: number) {
+  if (round.reasoning === 'none') return [];
+  if (round.reasoning === 'redacted')
+    return [{ type: 'reasoning' as const, text: '', redactedData: `encrypted-${seed}` }];
+  return [
+    { type: 'reasoning' as const, text: `I should look at ${kitText(seed, 12)}`, signature: `sig-${seed}` },
+  ];
+}
+
+function roundMessages(round: KitRound, turn: number, index: number, reusedIds: boolean): Message[] {
+  const calls = round.calls.map((call, c) => ({
+    call,
+    id: reusedIds ? `call_${c}` : `call_${turn}_${index}_${c}`,
+  }));
   const parts = calls.map(({ call, id }) => ({
     type: 'tool-call' as const,
     toolCallId: id,
@@ -140,18 +181,12 @@ function roundMessages(round: KitRound, turn: number, index: number): Message[] 
         ? { command: `pnpm test file${call.file}` }
         : { path: `/repo/src/file${call.file}.ts` },
   }));
+  const said = round.withText ? [{ type: 'text' as const, text: `Checking ${calls.length} thing(s).` }] : [];
   const assistant: Message = {
     role: 'assistant',
-    content: round.withText
-      ? [{ type: 'text', text: `Checking ${calls.length} thing(s).` }, ...parts]
-      : parts,
+    content: [...reasoningParts(round, turn * 100 + index), ...said, ...parts],
   };
-  const results = calls.map(({ call, id }, c) => ({
-    type: 'tool-result' as const,
-    toolCallId: id,
-    toolName: call.tool,
-    output: resultText(call, turn * 100 + index * 10 + c),
-  }));
+  const results = calls.map(({ call, id }, c) => resultPart(call, id, turn * 100 + index * 10 + c));
   if (!round.separateResults) return [assistant, { role: 'tool', content: results }];
   return [assistant, ...results.map((result): Message => ({ role: 'tool', content: [result] }))];
 }
@@ -167,7 +202,7 @@ export function kitSteps(conversation: KitConversation): KitStep[] {
     const ask: Message = { role: 'user', content: `Task ${t + 1}: ${kitText(t + 7, turn.askTokens)}` };
     steps.push({ messages: [...pending, ask], send: true });
     turn.rounds.forEach((round, r) => {
-      steps.push({ messages: roundMessages(round, t, r), send: true });
+      steps.push({ messages: roundMessages(round, t, r, conversation.reusedIds), send: true });
     });
     pending = [
       { role: 'assistant', content: `Done with task ${t + 1}. ${kitText(t + 3, turn.answerTokens)}` },

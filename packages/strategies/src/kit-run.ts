@@ -13,7 +13,7 @@ import {
   type StrategyDecision,
 } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
-import { ContextGuard, StrategyToolsImpl } from '@ctxguard/guard';
+import { ContextGuard, firstChangedIndex, StrategyToolsImpl, sendableView } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import type { KitStep } from './kit-conversation.js';
@@ -88,6 +88,22 @@ export function historyProblems(history: ConversationHistory, systemPrompt: stri
   if (systemPrompt !== undefined && (view[0]?.role !== 'system' || !textOf(view[0]).includes(systemPrompt)))
     problems.push('the system prompt is no longer the first message');
   return problems;
+}
+
+/**
+ * Signed or redacted reasoning blocks from index `first` on (none when `first` is -1): providers
+ * reject such a block once anything before it changed.
+ */
+export function staleSignedReasoning(messages: readonly Message[], first: number): number {
+  if (first < 0) return 0;
+  let stale = 0;
+  for (const message of messages.slice(first)) {
+    if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
+    for (const part of message.content)
+      if (part.type === 'reasoning' && (part.signature !== undefined || part.redactedData !== undefined))
+        stale++;
+  }
+  return stale;
 }
 
 /** Rewinds every compaction still recorded and says whether the history is the original again. */
@@ -212,10 +228,11 @@ export async function runConversation(
       if (!step.send) continue;
       request++;
       reactions = 0;
+      // As an app builds each request: the effective history without signed reasoning whose prefix changed.
       const event: MessageResolveEvent = {
         provider,
         model,
-        messages: history.messages(),
+        messages: sendableView(history).messages,
         history,
         abort: false,
       };
@@ -231,8 +248,13 @@ export async function runConversation(
         result.aborted++;
         continue;
       }
-      if (canonicalJson(event.messages) !== canonicalJson(history.messages()))
+      if (canonicalJson(event.messages) !== canonicalJson(sendableView(history).messages))
         problem('the request sent is not the effective history');
+      const stale = staleSignedReasoning(event.messages, firstChangedIndex(history));
+      if (stale > 0)
+        problem(
+          `${stale} signed or redacted reasoning block(s) sent after the first message a compaction changed`,
+        );
       if (reactions > 0) {
         const sent = await measurer.measure({ provider, model, messages: event.messages });
         const fraction = sent.percentage ?? 0;

@@ -209,13 +209,18 @@ export class RelevanceStrategy implements ContextStrategy {
     // Say `compacted` only for a real gain: a few tokens by this estimate can be none by the measurer's.
     if (before - tools.measure(effectiveView(tools)) < minimumGain(ctx))
       return this.#shrinkRecent(ctx, view, overhead);
+    // Still over the target with the older runs hidden: the kept messages hold the bulk (a huge
+    // newest tool result, say), so their outputs are cut now rather than on a retry that may not come.
+    const trimmed = await this.#trimWhenStillOver(ctx, overhead);
     state['reactions'] = countIn(state, 'reactions') + 1;
     state['hiddenRuns'] = countIn(state, 'hiddenRuns') + runsHidden;
-    state['lastFreed'] = freed;
+    state['trimmedOutputs'] = countIn(state, 'trimmedOutputs') + trimmed;
+    state['lastFreed'] = before - tools.measure(effectiveView(tools));
     rememberCompaction(ctx, view);
+    const cut = trimmed > 0 ? `, cut ${trimmed} kept tool outputs to head and tail` : '';
     return {
       action: 'compacted',
-      note: `kept ${plan.keptUnits} of ${plan.units} older units by relevance (${plan.scorer}), hid ${runsHidden} runs of ${hidden.length} messages, ${facts.length} facts, ~${freed} tokens freed`,
+      note: `kept ${plan.keptUnits} of ${plan.units} older units by relevance (${plan.scorer}), hid ${runsHidden} runs of ${hidden.length} messages, ${facts.length} facts${cut}, ~${before - tools.measure(effectiveView(tools))} tokens freed`,
     };
   }
 
@@ -420,6 +425,20 @@ export class RelevanceStrategy implements ContextStrategy {
       action: 'compacted',
       note: `nothing older left to hide; ${parts.join(', ')}, ~${freed} tokens freed`,
     };
+  }
+
+  /** Cuts the view's tool outputs when the request is still above the target; how many were cut. */
+  async #trimWhenStillOver(ctx: ReactContext, overhead: number): Promise<number> {
+    const goal = this.#target(ctx) * ctx.inputBudget;
+    if (overhead + ctx.tools.measure(effectiveView(ctx.tools)) <= goal) return 0;
+    const categories = this.#options.factCategories;
+    const trimmed = await trimToolOutputs(ctx, {
+      overhead,
+      goal,
+      factBound: this.#factTokens(ctx),
+      ...(categories ? { categories } : {}),
+    });
+    return trimmed.trimmedOutputs;
   }
 
   #nothingToHide(ctx: ReactContext): StrategyDecision {

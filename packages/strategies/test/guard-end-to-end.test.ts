@@ -7,7 +7,7 @@ import { ContextGuard } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { describe, expect, it } from 'vitest';
-import { LayeredStrategy, TruncateStrategy } from '../src/index.js';
+import { CacheFriendlyStrategy, LayeredStrategy, RelevanceStrategy, TruncateStrategy } from '../src/index.js';
 
 const WINDOW = 32_000;
 
@@ -128,4 +128,43 @@ describe.each([
     measurer.destroy();
     expect(hooks.listenerCount('onContextMeasure')).toBe(1);
   }, 180_000);
+});
+
+// A tool result larger than the whole budget, as the newest message: the guard leaves its output out
+// of the floor, so the strategies that promise to cut it get to, and the request goes out.
+describe.each([
+  ['CacheFriendlyStrategy', () => new CacheFriendlyStrategy()],
+  ['RelevanceStrategy', () => new RelevanceStrategy()],
+])('a newest tool result larger than the budget with %s', (_name, create) => {
+  it('is cut and sent, not declined', async () => {
+    const { hooks, measurer, guard, warnings } = wire(create());
+    const history = new InMemoryConversationHistory();
+    for (const message of [
+      system('You are a coding agent.'),
+      ...Array.from({ length: 3 }, (_, turn) => [
+        user(`Turn ${turn}: check module ${turn}`),
+        ...toolRound(`c${turn}`, 'read_file', filler(`module${turn}`, 400), { path: `m${turn}.ts` }),
+        assistant(`module ${turn} is fine`),
+      ]).flat(),
+      user('Now read the build log'),
+      ...toolRound('log', 'read_file', filler('build', 40_000), { path: 'build.log' }),
+    ])
+      history.append(message);
+    const event: MessageResolveEvent = {
+      provider: 'openai',
+      model: 'gpt-4o',
+      messages: history.messages(),
+      history,
+      abort: false,
+    };
+    await hooks.emit('onMessageResolve', event);
+    expect(event.abortReason).toBeUndefined();
+    expect(event.abort).toBe(false);
+    const sent = await measurer.measure({ provider: 'openai', model: 'gpt-4o', messages: event.messages });
+    expect(sent.current).toBeLessThanOrEqual(sent.inputBudget as number);
+    expect(countToolPairViolations(event.messages)).toBe(0);
+    expect(warnings.filter((w) => w.startsWith('context_exhausted'))).toEqual([]);
+    guard.destroy();
+    measurer.destroy();
+  }, 60_000);
 });

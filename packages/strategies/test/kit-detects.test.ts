@@ -10,6 +10,7 @@ import {
   kitInputBudget,
   reactDirectly,
   runConversation,
+  staleSignedReasoning,
 } from '../src/kit-run.js';
 import { describeStrategy } from '../src/testing.js';
 
@@ -90,6 +91,28 @@ describe('the strategy kit catches', () => {
     expect(historyProblems(history, 'You are an agent.')).toEqual([
       '1 tool call(s)/result(s) left without their pair',
     ]);
+  });
+
+  it('signed or redacted reasoning sent after the first changed message', () => {
+    const thinking = (part: Record<string, string>) =>
+      ({
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: '', ...part },
+          { type: 'text', text: 'ok' },
+        ],
+      }) as never;
+    const sent = [
+      { role: 'system', content: 'You are an agent.' },
+      thinking({ text: 'before', signature: 'sig-a' }),
+      { role: 'user', content: 'summary of earlier work' },
+      thinking({ text: 'after', signature: 'sig-b' }),
+      thinking({ redactedData: 'encrypted' }),
+      thinking({ text: 'plain, unsigned' }),
+    ] as never[];
+    expect(staleSignedReasoning(sent, -1)).toBe(0);
+    expect(staleSignedReasoning(sent, 2)).toBe(2);
+    expect(staleSignedReasoning(sent, 1)).toBe(3);
   });
 
   it('a strategy that throws, a bad decision and state that is not JSON', async () => {
