@@ -79,6 +79,22 @@ export function isHttpUrl(value: string): boolean {
   return /^https?:\/\//i.test(value);
 }
 
+const urlSchemePattern = /^[a-z][a-z0-9+.-]*:/i;
+
+/**
+ * True for a string that parses as a URL of any scheme (`gs:`, `s3:`, `data:` …), the rule the AI SDK
+ * applies to string data. Base64 never has a `:`, so it is never taken for a URL.
+ */
+export function isUrl(value: string): boolean {
+  if (!urlSchemePattern.test(value)) return false;
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const imageSignatures: readonly [string, string][] = [
   ['iVBORw0KGgo', 'image/png'],
   ['/9j/', 'image/jpeg'],
@@ -120,7 +136,8 @@ export function utf8ToBase64(text: string): string {
 
 /** The UTF-8 text inside base64 data. */
 export function base64ToUtf8(base64: string): string {
-  return new TextDecoder().decode(base64ToBytes(base64));
+  // ignoreBOM keeps a leading byte-order mark: it is part of the document's text.
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(base64ToBytes(base64));
 }
 
 /** A provider option value, or undefined. */
@@ -161,6 +178,32 @@ export function withProviderOption(
 ): ProviderOptions | undefined {
   if (value === undefined) return options;
   return { ...options, [provider]: { ...options?.[provider], [key]: value } };
+}
+
+/** Merges message-level options under part-level ones, per provider (the part wins per key). */
+export function mergeProviderOptions(
+  message: ProviderOptions | undefined,
+  part: ProviderOptions | undefined,
+): ProviderOptions | undefined {
+  if (!message) return part;
+  if (!part) return message;
+  const out: ProviderOptions = { ...message };
+  for (const [provider, values] of Object.entries(part)) out[provider] = { ...out[provider], ...values };
+  return out;
+}
+
+/** Reports a system message without parts, which the AI SDK (one system message per part) cannot hold. */
+export function reportEmptySystem(index: number, losses: LossReporter): void {
+  losses.report(
+    [index],
+    'empty-message',
+    'a system message without parts has no AI SDK form (one system message per part); dropped with its providerOptions',
+  );
+}
+
+/** Appends every item in order; unlike `push(...items)` it never overflows the stack on a huge array. */
+export function pushAll<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
 }
 
 /** Sets `target[key] = value` only when value is defined (for `exactOptionalPropertyTypes`). */

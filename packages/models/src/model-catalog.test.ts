@@ -181,6 +181,16 @@ describe('get: fallbacks', () => {
     expect(catalog.get('made-up-provider').match).toBe('global-default');
   });
 
+  it.each(['constructor', '__proto__', 'tostring', 'valueof'])(
+    'resolves a provider named %s like any other',
+    (provider) => {
+      const custom = new ModelCatalog({ models: [entry({ provider, model: 'm', contextWindow: 1_000 })] });
+      expect(custom.get(provider, 'm')).toMatchObject({ provider, contextWindow: 1_000, match: 'exact' });
+      expect(custom.get(provider, 'm-2').match).toBe('prefix');
+      expect(custom.get(provider, 'other').match).toBe('global-default');
+    },
+  );
+
   it('falls back to the global default for a provider that has entries but no _default', () => {
     const custom = new ModelCatalog({ builtins: false, models: [entry()] });
     expect(custom.get('acme', 'acme-1').match).toBe('exact');
@@ -357,6 +367,11 @@ describe('register', () => {
     [{ tokenizer: { strategy: 'tiktoken', encoding: 'gpt2' } }, 'models[1].tokenizer.encoding'],
     [{ tokenizer: { strategy: 'count_api', api: 'openai' } }, 'models[1].tokenizer.api'],
     [{ tokenizer: { strategy: 'magic' } }, 'models[1].tokenizer.strategy'],
+    [{ maxOutputToken: 90 }, 'models[1]: Unrecognized key: "maxOutputToken"'],
+    [
+      { tokenizer: { strategy: 'heuristic', encoding: 'o200k_base' } },
+      'models[1].tokenizer: Unrecognized key',
+    ],
     [{ maxOutputTokens: 0 }, 'models[1].maxOutputTokens'],
     [{ maxOutputTokens: 60_000 }, 'models[1].maxOutputTokens'],
     [{ maxInputTokens: 60_000 }, 'models[1].maxInputTokens'],
@@ -525,6 +540,13 @@ describe('bad arguments', () => {
 });
 
 describe('resolution cache', () => {
+  it('keeps provider and model apart, whatever characters they hold', () => {
+    const custom = new ModelCatalog({ builtins: false, models: [entry({ provider: 'a', model: 'b' })] });
+    expect(custom.get('a', 'b').match).toBe('exact');
+    expect(custom.get('a\u0000b').match).toBe('global-default');
+    expect(custom.get('a\u0000b').provider).toBe('a\u0000b');
+  });
+
   it('stays correct past its size limit', () => {
     const custom = new ModelCatalog();
     for (let i = 0; i < 3_000; i++) {

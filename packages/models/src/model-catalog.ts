@@ -50,14 +50,19 @@ const ID_BOUNDARIES = /* @__PURE__ */ new Set(['-', ':', '@', '/', '_']);
 /** Resolved lookups kept per catalog; cleared on `register`, and when full. */
 const RESOLVED_CACHE_LIMIT = 1024;
 
-/** Provider-specific spellings of the same model id, tried after the id as given. */
-const ID_PREFIXES: Readonly<Record<string, RegExp>> = {
+const GOOGLE_RESOURCE_NAME = /^(?:projects\/[^/]+\/locations\/[^/]+\/)?(?:publishers\/[^/]+\/)?models\//;
+
+/**
+ * Provider-specific spellings of the same model id, tried after the id as given. A `Map`, so
+ * provider ids such as `constructor` or `__proto__` find nothing instead of `Object.prototype`.
+ */
+const ID_PREFIXES: ReadonlyMap<string, RegExp> = /* @__PURE__ */ new Map([
   // Cross-region inference profiles: `us.anthropic.claude-…`, `global.anthropic.claude-…`.
-  bedrock: /^(?:us|us-gov|eu|apac|jp|au|ca|global)\./,
+  ['bedrock', /^(?:us|us-gov|eu|apac|jp|au|ca|global)\./],
   // Resource names: `models/gemini-2.5-pro`, `publishers/google/models/gemini-2.5-pro`.
-  'google-ai': /^(?:projects\/[^/]+\/locations\/[^/]+\/)?(?:publishers\/[^/]+\/)?models\//,
-  vertex: /^(?:projects\/[^/]+\/locations\/[^/]+\/)?(?:publishers\/[^/]+\/)?models\//,
-};
+  ['google-ai', GOOGLE_RESOURCE_NAME],
+  ['vertex', GOOGLE_RESOURCE_NAME],
+]);
 
 interface ProviderTable {
   readonly exact: Map<string, ModelInfo>;
@@ -89,7 +94,9 @@ function byModelId(a: ModelInfo, b: ModelInfo): number {
  */
 export class ModelCatalog {
   readonly #providers = new Map<string, ProviderTable>();
-  readonly #resolved = new Map<string, ResolvedModel>();
+  /** Resolved lookups: provider id, then model id (`undefined` for no model), so no two pairs share a key. */
+  readonly #resolved = new Map<string, Map<string | undefined, ResolvedModel>>();
+  #resolvedCount = 0;
   /** The last lookup as asked (before normalizing): counters and measurers ask for one model per call, several times. */
   #last: { provider: unknown; model: unknown; resolved: ResolvedModel } | undefined;
 
@@ -117,13 +124,27 @@ export class ModelCatalog {
   #lookup(provider: string, model: string | undefined): ResolvedModel {
     const providerId = normalizeIdentifier(provider, 'provider');
     const modelId = model === undefined ? undefined : normalizeIdentifier(model, 'model');
-    const key = modelId === undefined ? providerId : `${providerId}\u0000${modelId}`;
-    const cached = this.#resolved.get(key);
+    const cached = this.#resolved.get(providerId)?.get(modelId);
     if (cached !== undefined) return cached;
     const resolved = this.#resolve(providerId, modelId);
-    if (this.#resolved.size >= RESOLVED_CACHE_LIMIT) this.#resolved.clear();
-    this.#resolved.set(key, resolved);
+    this.#cacheResolved(providerId, modelId, resolved);
     return resolved;
+  }
+
+  #cacheResolved(providerId: string, modelId: string | undefined, resolved: ResolvedModel): void {
+    if (this.#resolvedCount >= RESOLVED_CACHE_LIMIT) this.#clearResolved();
+    let byModel = this.#resolved.get(providerId);
+    if (byModel === undefined) {
+      byModel = new Map();
+      this.#resolved.set(providerId, byModel);
+    }
+    byModel.set(modelId, resolved);
+    this.#resolvedCount++;
+  }
+
+  #clearResolved(): void {
+    this.#resolved.clear();
+    this.#resolvedCount = 0;
   }
 
   /** True when the catalog holds an entry with exactly this provider and model id. */
@@ -141,7 +162,7 @@ export class ModelCatalog {
     const list: unknown = Array.isArray(models) ? models : [models];
     const parsed = parseInput(z.array(catalogEntrySchema), list, 'models');
     for (const entry of parsed) this.#insert(freezeEntry(entry));
-    this.#resolved.clear();
+    this.#clearResolved();
     this.#last = undefined;
   }
 
@@ -192,7 +213,7 @@ export class ModelCatalog {
     if (table !== undefined) {
       if (modelId !== undefined && modelId !== PROVIDER_DEFAULT_MODEL) {
         const candidates = [modelId];
-        const alternative = ID_PREFIXES[providerId];
+        const alternative = ID_PREFIXES.get(providerId);
         if (alternative?.test(modelId)) candidates.push(modelId.replace(alternative, ''));
         for (const candidate of candidates) {
           const exact = table.exact.get(candidate);

@@ -3,18 +3,18 @@ import { z } from 'zod';
 /** How tokens are counted for a model. */
 export const tokenizerSchema = /* @__PURE__ */ z.discriminatedUnion('strategy', [
   /** Exact local BPE (OpenAI encodings). */
-  z.object({
+  z.strictObject({
     strategy: z.literal('tiktoken'),
     encoding: z.enum(['o200k_base', 'cl100k_base', 'p50k_base', 'r50k_base']),
   }),
   /** Exact counts from the provider's count-tokens endpoint. */
-  z.object({ strategy: z.literal('count_api'), api: z.enum(['anthropic', 'gemini']) }),
+  z.strictObject({ strategy: z.literal('count_api'), api: z.enum(['anthropic', 'gemini']) }),
   /** Calibrated character heuristic. */
-  z.object({ strategy: z.literal('heuristic') }),
+  z.strictObject({ strategy: z.literal('heuristic') }),
 ]);
 
-/** One model's limits and tokenizer. */
-export const modelInfoSchema = /* @__PURE__ */ z.object({
+/** One model's limits and tokenizer; unknown keys are rejected, so a misspelt limit is never ignored. */
+export const modelInfoSchema = /* @__PURE__ */ z.strictObject({
   provider: z.string().min(1),
   /** Model id, or `_default` for the provider fallback. */
   model: z.string().min(1),

@@ -145,6 +145,128 @@ describe('fromAISDKPrompt / toAISDKPrompt', () => {
     ]);
   });
 
+  it('gives URLs of any scheme back as URLs, never as base64 strings', () => {
+    const prompt = [
+      {
+        role: 'user',
+        content: [
+          { type: 'file', data: new URL('gs://bucket/doc.pdf'), mediaType: 'application/pdf' },
+          { type: 'file', data: new URL('s3://bucket/a.png'), mediaType: 'image/png' },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'f', input: {} }] },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'f',
+            output: {
+              type: 'content',
+              value: [
+                { type: 'file-url', url: 's3://bucket/k.pdf', mediaType: 'application/pdf' },
+                { type: 'image-url', url: 'gs://bucket/i.png' },
+              ],
+            },
+          },
+        ],
+      },
+    ];
+    const back = toAISDKPrompt(fromAISDKPrompt(prompt));
+    const files = back[0]?.content as { data: unknown }[];
+    expect(files.map((file) => file.data)).toEqual([
+      new URL('gs://bucket/doc.pdf'),
+      new URL('s3://bucket/a.png'),
+    ]);
+    expect(files[0]?.data).toBeInstanceOf(URL);
+    expect(back[2]).toEqual(prompt[2]);
+  });
+
+  it('merges a system message’s provider options with its last part’s per provider', () => {
+    const prompt = toAISDKPrompt([
+      {
+        role: 'system',
+        content: [{ type: 'text', text: 'a', providerOptions: { anthropic: { foo: 1 } } }],
+        providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } }, openai: { x: 1 } },
+      },
+    ]);
+    expect(prompt).toEqual([
+      {
+        role: 'system',
+        content: 'a',
+        providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' }, foo: 1 }, openai: { x: 1 } },
+      },
+    ]);
+  });
+
+  it('reports a system message without parts instead of dropping it silently', () => {
+    const { onLoss, seen } = lossRecorder();
+    const prompt = toAISDKPrompt(
+      [
+        {
+          role: 'system',
+          content: [],
+          providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+        },
+      ],
+      { onLoss },
+    );
+    expect(prompt).toEqual([]);
+    expect(seen).toEqual([['messages[0]', 'empty-message']]);
+  });
+
+  it('keeps what core has no field for: output options, JSON string outputs, image file names', () => {
+    const cache = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+    const prompt = [
+      {
+        role: 'user',
+        content: [{ type: 'file', data: PNG_BASE64, mediaType: 'image/png', filename: 'chart.png' }],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'file', data: PNG_BASE64, mediaType: 'image/png', filename: 'plot.png' },
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'f', input: {} },
+          { type: 'tool-call', toolCallId: 'c2', toolName: 'f', input: {} },
+          { type: 'tool-call', toolCallId: 'c3', toolName: 'f', input: {} },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'f',
+            output: { type: 'text', value: 'x', providerOptions: cache },
+            providerOptions: { openai: { a: 1 } },
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'c2',
+            toolName: 'f',
+            output: { type: 'json', value: 'a string' },
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'c3',
+            toolName: 'f',
+            output: {
+              type: 'content',
+              value: [{ type: 'file-data', data: PNG_BASE64, mediaType: 'image/png', filename: 'shot.png' }],
+              providerOptions: cache,
+            },
+          },
+        ],
+      },
+    ];
+    const core = fromAISDKPrompt(prompt);
+    expect(partsOf(core, 0)[0]?.['type']).toBe('image');
+    expect(partsOf(core, 2)[1]?.['output']).toBe('a string');
+    expect(toAISDKPrompt(core)).toEqual(prompt);
+  });
+
   it('names the field of a malformed prompt and refuses approval responses', () => {
     const malformed = thrown(() => fromAISDKPrompt([{ role: 'user', content: 'hi' }]));
     expect(malformed).toBeInstanceOf(InvalidInputError);

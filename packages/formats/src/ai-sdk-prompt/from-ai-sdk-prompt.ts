@@ -12,6 +12,7 @@ import {
 } from '@ctxguard/core';
 import type { z } from 'zod';
 import { anthropicCompactionFromAISDK, isAnthropicCompactionText } from '../ai-sdk/compaction-parts.js';
+import { withExtra, withJsonStringMark } from '../ai-sdk-extras.js';
 import {
   assignDefined,
   bytesToBase64,
@@ -51,11 +52,12 @@ function fileFromPrompt(part: z.output<typeof promptFileInput>): ImagePart | Fil
   }
   const image: ImagePart = { type: 'image', image: data };
   if (part.mediaType !== 'image/*') image.mediaType = part.mediaType;
-  const detail = providerOption(part.providerOptions, 'openai', 'imageDetail');
-  if (detail !== 'low' && detail !== 'high' && detail !== 'auto')
-    return withProviderOptions(image, part.providerOptions);
+  // Core images have no file name; it is kept for the way back.
+  const options = withExtra(part.providerOptions, 'filename', part.filename);
+  const detail = providerOption(options, 'openai', 'imageDetail');
+  if (detail !== 'low' && detail !== 'high' && detail !== 'auto') return withProviderOptions(image, options);
   image.detail = detail;
-  return withProviderOptions(image, withoutProviderOption(part.providerOptions, 'openai', 'imageDetail'));
+  return withProviderOptions(image, withoutProviderOption(options, 'openai', 'imageDetail'));
 }
 
 function reasoningFromPrompt(part: z.output<typeof promptReasoningInput>): ReasoningPart {
@@ -92,7 +94,7 @@ function toolContentFromPrompt(
       if (inner.mediaType.startsWith('image/') && inner.data !== '') {
         return withProviderOptions(
           { type: 'image', image: inner.data, mediaType: inner.mediaType },
-          inner.providerOptions,
+          withExtra(inner.providerOptions, 'filename', inner.filename),
         );
       }
       const file: FilePart = { type: 'file', data: inner.data, mediaType: inner.mediaType };
@@ -117,8 +119,10 @@ function toolResultFromPrompt(part: z.output<typeof promptToolResultInput>, path
     output: '',
   };
   const { output } = part;
+  // Core has no place for the output's own options; they are kept on the part for the way back.
+  const options = withExtra(part.providerOptions, 'outputProviderOptions', output.providerOptions);
   const scalar = scalarToolOutput(output);
-  if (scalar) return withProviderOptions({ ...out, ...scalar }, part.providerOptions);
+  if (scalar) return withProviderOptions({ ...out, ...scalar }, withJsonStringMark(output, options));
   switch (output.type) {
     case 'execution-denied':
       out.output = output.reason ?? 'Tool call execution denied.';
@@ -133,7 +137,7 @@ function toolResultFromPrompt(part: z.output<typeof promptToolResultInput>, path
       break;
     }
   }
-  return withProviderOptions(out, part.providerOptions);
+  return withProviderOptions(out, options);
 }
 
 /** A provider-executed tool call or result: counted as its JSON, never rewritten, restored unchanged. */

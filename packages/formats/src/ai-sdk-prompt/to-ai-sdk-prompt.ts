@@ -16,14 +16,18 @@ import type {
 import { COMPACTION_KIND } from '@ctxguard/core';
 import type { z } from 'zod';
 import { anthropicCompactionToAISDK } from '../ai-sdk/compaction-parts.js';
+import { takeExtra, takeFilename, takeOutputProviderOptions, toolOutputKind } from '../ai-sdk-extras.js';
 import {
   baseToOptionsSchema,
   conversionError,
-  isHttpUrl,
+  isUrl,
   LossReporter,
+  mergeProviderOptions,
   parseConverterOptions,
   parseCoreMessages,
   parseDataUrl,
+  pushAll,
+  reportEmptySystem,
   sniffImageMediaType,
   ToolNames,
   withProviderOption,
@@ -60,11 +64,14 @@ function withOptions<T extends object>(target: T, options: ProviderOptions | und
     : target;
 }
 
-/** Prompt data: an http(s) URL becomes a `URL`, a data URL its base64, anything else stays base64. */
+/**
+ * Prompt data: a base64 data URL becomes its base64, any other URL (`https:`, `gs:`, `s3:` …) a `URL`
+ * (a string there would be read as base64), anything else stays base64.
+ */
 function promptData(value: string): { data: AISDKPromptData; mediaType?: string } {
-  if (isHttpUrl(value)) return { data: new URL(value) };
   const parsed = parseDataUrl(value);
-  return parsed ? { data: parsed.data, mediaType: parsed.mediaType } : { data: value };
+  if (parsed) return { data: parsed.data, mediaType: parsed.mediaType };
+  return isUrl(value) ? { data: new URL(value) } : { data: value };
 }
 
 function imageToPrompt(part: ImagePart): AISDKPromptFilePart {
@@ -72,7 +79,9 @@ function imageToPrompt(part: ImagePart): AISDKPromptFilePart {
   const type =
     part.mediaType ?? mediaType ?? (typeof data === 'string' ? sniffImageMediaType(data) : undefined);
   const out: AISDKPromptFilePart = { type: 'file', data, mediaType: type ?? 'image/*' };
-  return withOptions(out, withProviderOption(part.providerOptions, 'openai', 'imageDetail', part.detail));
+  const { filename, rest } = takeFilename(part.providerOptions);
+  if (filename !== undefined) out.filename = filename;
+  return withOptions(out, withProviderOption(rest, 'openai', 'imageDetail', part.detail));
 }
 
 function fileToPrompt(part: FilePart): AISDKPromptFilePart {
@@ -126,12 +135,12 @@ function toolContentToPrompt(inner: ToolResultContentPart): AISDKPromptToolConte
     return withOptions({ type: 'text', text: inner.text }, inner.providerOptions);
   }
   const value = inner.type === 'image' ? inner.image : inner.data;
-  if (isHttpUrl(value)) {
+  const parsed = parseDataUrl(value);
+  if (!parsed && isUrl(value)) {
     return inner.type === 'image'
       ? withOptions({ type: 'image-url', url: value }, inner.providerOptions)
       : withOptions({ type: 'file-url', url: value, mediaType: inner.mediaType }, inner.providerOptions);
   }
-  const parsed = parseDataUrl(value);
   const data = parsed?.data ?? value;
   if (inner.type === 'file') {
     const file: AISDKPromptToolContentPart = { type: 'file-data', data, mediaType: inner.mediaType };
@@ -139,6 +148,9 @@ function toolContentToPrompt(inner: ToolResultContentPart): AISDKPromptToolConte
     return withOptions(file, inner.providerOptions);
   }
   const mediaType = inner.mediaType ?? parsed?.mediaType ?? sniffImageMediaType(data) ?? 'image/*';
+  const { filename, rest } = takeFilename(inner.providerOptions);
+  // A named image came as `file-data`; `image-data` has no file name.
+  if (filename !== undefined) return withOptions({ type: 'file-data', data, mediaType, filename }, rest);
   return withOptions({ type: 'image-data', data, mediaType }, inner.providerOptions);
 }
 
@@ -158,23 +170,38 @@ function toolOutputToPrompt(
     return { type: 'content', value: part.content.map(toolContentToPrompt) };
   }
   const { output } = part;
+  const isText = toolOutputKind(part).kind === 'text';
   if (part.isError === true) {
-    return typeof output === 'string'
-      ? { type: 'error-text', value: output }
-      : { type: 'error-json', value: output };
+    return isText ? { type: 'error-text', value: output as string } : { type: 'error-json', value: output };
   }
-  return typeof output === 'string' ? { type: 'text', value: output } : { type: 'json', value: output };
+  return isText ? { type: 'text', value: output as string } : { type: 'json', value: output };
 }
 
-function systemToPrompt(message: SystemMessage): AISDKPromptSystemMessage[] {
+/** The tool-result part's own options, and the output's (kept on the core part by {@link fromAISDKPrompt}). */
+function toolResultOptions(part: ToolResultPart): {
+  partOptions: ProviderOptions | undefined;
+  outputOptions: ProviderOptions | undefined;
+} {
+  const { outputOptions, rest } = takeOutputProviderOptions(part.providerOptions);
+  return { partOptions: takeExtra(rest, 'jsonOutput').rest, outputOptions };
+}
+
+function systemToPrompt(
+  message: SystemMessage,
+  index: number,
+  losses: LossReporter,
+): AISDKPromptSystemMessage[] {
   if (typeof message.content === 'string') {
     return [withOptions({ role: 'system', content: message.content }, message.providerOptions)];
   }
+  if (message.content.length === 0) reportEmptySystem(index, losses);
   // One system message per part keeps each part's options (an Anthropic cache breakpoint, say).
   return message.content.map((part, j, all) =>
     withOptions<AISDKPromptSystemMessage>(
       { role: 'system', content: part.text },
-      j === all.length - 1 ? { ...message.providerOptions, ...part.providerOptions } : part.providerOptions,
+      j === all.length - 1
+        ? mergeProviderOptions(message.providerOptions, part.providerOptions)
+        : part.providerOptions,
     ),
   );
 }
@@ -243,14 +270,15 @@ function toolToPrompt(
         'the AI SDK needs a toolName and no earlier tool call has this id',
       );
     }
+    const { partOptions, outputOptions } = toolResultOptions(part);
     return withOptions(
       {
         type: 'tool-result',
         toolCallId: part.toolCallId,
         toolName,
-        output: toolOutputToPrompt(part, path, losses),
+        output: withOptions(toolOutputToPrompt(part, path, losses), outputOptions),
       },
-      part.providerOptions,
+      partOptions,
     );
   });
   return withOptions({ role: 'tool', content }, message.providerOptions);
@@ -258,8 +286,8 @@ function toolToPrompt(
 
 /**
  * Converts core messages to the AI SDK 6 provider-level prompt (`LanguageModelV3Prompt`), what a
- * language-model middleware hands on. Images become `image/*` files (http URLs as `URL`s, data URLs as
- * base64), a reasoning signature goes to `providerOptions.anthropic.signature`, opaque parts made by
+ * language-model middleware hands on. Images become `image/*` files (URLs of any scheme as `URL`s, data
+ * URLs as base64), a reasoning signature goes to `providerOptions.anthropic.signature`, opaque parts made by
  * {@link fromAISDKPrompt} are restored unchanged. Message names have no place there (reported to `onLoss`).
  */
 export function toAISDKPrompt(
@@ -273,7 +301,7 @@ export function toAISDKPrompt(
   parseCoreMessages(messages).forEach((message, index) => {
     if (message.name !== undefined)
       losses.report([index, 'name'], 'name', 'AI SDK messages have no name; dropped');
-    if (message.role === 'system') out.push(...systemToPrompt(message));
+    if (message.role === 'system') pushAll(out, systemToPrompt(message, index, losses));
     else if (message.role === 'user') out.push(userToPrompt(message));
     else if (message.role === 'assistant') {
       toolNames.remember(message.content);

@@ -270,6 +270,55 @@ describe('toAISDK', () => {
   });
 });
 
+describe('what core has no field for', () => {
+  const call: AISDKModelMessage = {
+    role: 'assistant',
+    content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'f', input: {} }],
+  };
+
+  it.each([
+    { type: 'json' as const, value: 'a string' },
+    { type: 'error-json' as const, value: 'boom' },
+  ])('gives a $type output whose value is a string back as $type, not text', (output) => {
+    const messages: AISDKModelMessage[] = [
+      call,
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'f', output }] },
+    ];
+    const core = fromAISDK(messages);
+    expect(partsOf(core, 1)[0]?.['output']).toBe(output.value);
+    expect(toAISDK(core)).toEqual(messages);
+  });
+
+  it('keeps the file name of an assistant image file', () => {
+    const messages: AISDKModelMessage[] = [
+      {
+        role: 'assistant',
+        content: [{ type: 'file', data: PNG, mediaType: 'image/png', filename: 'chart.png' }],
+      },
+    ];
+    const core = fromAISDK(messages);
+    expect(partsOf(core, 0)[0]?.['type']).toBe('image');
+    expect(toAISDK(core)).toEqual(messages);
+  });
+
+  it('reports a system message without parts instead of dropping it silently', () => {
+    const { onLoss, seen } = lossRecorder();
+    const out = toAISDK(
+      [
+        {
+          role: 'system',
+          content: [],
+          providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+        },
+        { role: 'system', content: '' },
+      ],
+      { onLoss },
+    );
+    expect(out).toEqual([{ role: 'system', content: '' }]);
+    expect(seen).toEqual([['messages[0]', 'empty-message']]);
+  });
+});
+
 describe('empty data', () => {
   it('never produces an invalid core image', () => {
     const core = fromAISDK([

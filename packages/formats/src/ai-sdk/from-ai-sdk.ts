@@ -13,6 +13,7 @@ import {
   type UserMessage,
 } from '@ctxguard/core';
 import type { z } from 'zod';
+import { withExtra, withJsonStringMark } from '../ai-sdk-extras.js';
 import {
   assignDefined,
   bytesToBase64,
@@ -86,7 +87,8 @@ function toolResultFromAISDK(part: z.output<typeof toolResultInput>): ToolResult
   };
   const { output } = part;
   const scalar = scalarToolOutput(output);
-  if (scalar) return withProviderOptions({ ...out, ...scalar }, part.providerOptions);
+  if (scalar)
+    return withProviderOptions({ ...out, ...scalar }, withJsonStringMark(output, part.providerOptions));
   switch (output.type) {
     case 'content': {
       const content: ToolResultContentPart[] = output.value.map((inner) => {
@@ -175,15 +177,17 @@ export function fromAISDK(messages: unknown): Message[] {
                   // The inverse of toAISDK: an assistant image travels as a file.
                   const image: ImagePart = { type: 'image', image: data };
                   if (part.mediaType !== 'image/*') image.mediaType = part.mediaType;
-                  const detail = providerOption(part.providerOptions, 'openai', 'imageDetail');
+                  // Core images have no file name; it is kept for the way back.
+                  const options = withExtra(part.providerOptions, 'filename', part.filename);
+                  const detail = providerOption(options, 'openai', 'imageDetail');
                   if (detail === 'low' || detail === 'high' || detail === 'auto') {
                     image.detail = detail;
                     return withProviderOptions(
                       image,
-                      withoutProviderOption(part.providerOptions, 'openai', 'imageDetail'),
+                      withoutProviderOption(options, 'openai', 'imageDetail'),
                     );
                   }
-                  return withProviderOptions(image, part.providerOptions);
+                  return withProviderOptions(image, options);
                 }
                 return fileFromAISDK(part);
               }

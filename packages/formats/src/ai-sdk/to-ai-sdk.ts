@@ -13,16 +13,20 @@ import type {
   UserMessage,
 } from '@ctxguard/core';
 import type { z } from 'zod';
+import { takeFilename, toolOutputKind } from '../ai-sdk-extras.js';
 import {
   assignDefined,
   baseToOptionsSchema,
   conversionError,
   isHttpUrl,
   LossReporter,
+  mergeProviderOptions,
   parseConverterOptions,
   parseCoreMessages,
   parseDataUrl,
   providerOption,
+  pushAll,
+  reportEmptySystem,
   sniffImageMediaType,
   ToolNames,
   withProviderOption,
@@ -57,20 +61,10 @@ function setOptions(
   if (options !== undefined && Object.keys(options).length > 0) target.providerOptions = options;
 }
 
-/** Merges message-level options under part-level ones (the part wins per key). */
-function mergeOptions(
-  message: ProviderOptions | undefined,
-  part: ProviderOptions | undefined,
-): ProviderOptions | undefined {
-  if (!message) return part;
-  if (!part) return message;
-  const out: ProviderOptions = { ...message };
-  for (const [provider, values] of Object.entries(part)) out[provider] = { ...out[provider], ...values };
-  return out;
-}
-
 function isOpenAIFileReference(part: FilePart, path: (string | number)[], losses: LossReporter): boolean {
-  if (providerOption(part.providerOptions, 'openai', 'fileId') === undefined) return false;
+  // Only a bare reference is lost; a file whose data came with its id travels as that data.
+  if (part.data !== '' || providerOption(part.providerOptions, 'openai', 'fileId') === undefined)
+    return false;
   losses.report(path, 'file-reference', 'an OpenAI file id has no AI SDK v5 equivalent; dropped');
   return true;
 }
@@ -152,7 +146,7 @@ function toolOutputToAISDK(
     });
     return { type: 'content', value };
   }
-  const isText = typeof part.output === 'string';
+  const isText = toolOutputKind(part).kind === 'text';
   if (part.isError === true) {
     return isText
       ? { type: 'error-text', value: part.output as string }
@@ -161,19 +155,20 @@ function toolOutputToAISDK(
   return isText ? { type: 'text', value: part.output as string } : { type: 'json', value: part.output };
 }
 
-function systemToAISDK(message: SystemMessage): AISDKSystemMessage[] {
+function systemToAISDK(message: SystemMessage, index: number, losses: LossReporter): AISDKSystemMessage[] {
   if (typeof message.content === 'string') {
     const out: AISDKSystemMessage = { role: 'system', content: message.content };
     setOptions(out, message.providerOptions);
     return [out];
   }
+  if (message.content.length === 0) reportEmptySystem(index, losses);
   // One AI SDK system message per part keeps each part's options (e.g. an Anthropic cache breakpoint).
   return message.content.map((part, j, all) => {
     const out: AISDKSystemMessage = { role: 'system', content: part.text };
     setOptions(
       out,
       j === all.length - 1
-        ? mergeOptions(message.providerOptions, part.providerOptions)
+        ? mergeProviderOptions(message.providerOptions, part.providerOptions)
         : part.providerOptions,
     );
     return out;
@@ -228,7 +223,9 @@ function assistantImageToAISDK(part: ImagePart): AISDKFilePart {
   const mediaType =
     part.mediaType ?? parseDataUrl(part.image)?.mediaType ?? sniffImageMediaType(part.image) ?? 'image/*';
   const out: AISDKFilePart = { type: 'file', data: part.image, mediaType };
-  setOptions(out, withProviderOption(part.providerOptions, 'openai', 'imageDetail', part.detail));
+  const { filename, rest } = takeFilename(part.providerOptions);
+  assignDefined(out, 'filename', filename);
+  setOptions(out, withProviderOption(rest, 'openai', 'imageDetail', part.detail));
   return out;
 }
 
@@ -289,7 +286,7 @@ function toolToAISDK(
         toolName,
         output: toolOutputToAISDK(part, path, losses),
       };
-      setOptions(result, part.providerOptions);
+      setOptions(result, toolOutputKind(part).rest);
       return result;
     }),
   };
@@ -316,7 +313,7 @@ export function toAISDK(
       losses.report([index, 'name'], 'name', 'AI SDK messages have no name; dropped');
     switch (message.role) {
       case 'system':
-        out.push(...systemToAISDK(message));
+        pushAll(out, systemToAISDK(message, index, losses));
         break;
       case 'user':
         out.push(userToAISDK(message, index, losses));

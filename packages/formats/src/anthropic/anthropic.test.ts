@@ -307,6 +307,49 @@ describe('media', () => {
   });
 });
 
+describe('provider-only fields', () => {
+  it('keeps the citations of text blocks and sends them back as they came', () => {
+    const citation = {
+      type: 'char_location',
+      cited_text: 'grass is green',
+      document_index: 0,
+      document_title: null,
+      start_char_index: 0,
+      end_char_index: 14,
+    };
+    const prompt = {
+      messages: [
+        { role: 'user' as const, content: 'What colour is grass?' },
+        {
+          role: 'assistant' as const,
+          content: [{ type: 'text' as const, text: 'Green.', citations: [citation] }],
+        },
+      ],
+    };
+    const core = fromAnthropic(prompt);
+    expect(partsOf(core, 1)[0]?.['providerOptions']).toEqual({ anthropic: { citations: [citation] } });
+    expect(toAnthropic(core)).toEqual(prompt);
+  });
+
+  it('keeps a leading byte-order mark of a plain-text document', () => {
+    const text = '\uFEFFhello';
+    const prompt = {
+      messages: [
+        {
+          role: 'user' as const,
+          content: [
+            {
+              type: 'document' as const,
+              source: { type: 'text' as const, media_type: 'text/plain' as const, data: text },
+            },
+          ],
+        },
+      ],
+    };
+    expect(toAnthropic(fromAnthropic(prompt))).toEqual(prompt);
+  });
+});
+
 describe('cache control', () => {
   it('maps part breakpoints both ways and puts a message breakpoint on its last block', () => {
     const cache = { anthropic: { cacheControl: { type: 'ephemeral' } } };
@@ -337,6 +380,30 @@ describe('cache control', () => {
     const back = fromAnthropic(prompt);
     expect(partsOf(back, 0)[0]).toEqual({ type: 'text', text: 'long document', providerOptions: cache });
     expect(partsOf(back, 2)[0]).toEqual({ ...result('c'), providerOptions: cache });
+  });
+
+  it('reports a message breakpoint it cannot place: no blocks, or a thinking block last', () => {
+    const { onLoss, seen } = lossRecorder();
+    const cache = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+    const { messages } = toAnthropic(
+      [
+        { role: 'user', content: [], providerOptions: cache },
+        {
+          role: 'assistant',
+          content: [{ type: 'reasoning', text: 'hm', signature: 'sig' }],
+          providerOptions: cache,
+        },
+      ],
+      { onLoss },
+    );
+    expect(messages).toEqual([
+      { role: 'user', content: [] },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'hm', signature: 'sig' }] },
+    ]);
+    expect(seen).toEqual([
+      ['messages[0].providerOptions.anthropic.cacheControl', 'cache-control'],
+      ['messages[1].providerOptions.anthropic.cacheControl', 'cache-control'],
+    ]);
   });
 
   it('rejects a malformed cache breakpoint, naming it', () => {

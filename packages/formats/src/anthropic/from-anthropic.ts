@@ -17,6 +17,7 @@ import type { z } from 'zod';
 import { opaqueCompaction } from '../provider-items.js';
 import {
   assignDefined,
+  pushAll,
   ToolNames,
   toolResultContentText,
   utf8ToBase64,
@@ -50,7 +51,8 @@ function setOptions(
 
 function textFromAnthropic(block: z.output<typeof textInput>): TextPart {
   const part: TextPart = { type: 'text', text: block.text };
-  setOptions(part, cacheOptions(block));
+  const citations = block.citations ?? undefined;
+  setOptions(part, withProviderOption(cacheOptions(block), 'anthropic', 'citations', citations));
   return part;
 }
 
@@ -215,7 +217,7 @@ export function fromAnthropic(prompt: unknown): Message[] {
           typeof message.content === 'string' ? message.content : message.content.map(textFromAnthropic),
       });
     } else if (typeof message.content === 'string') out.push({ role: 'user', content: message.content });
-    else out.push(...userFromAnthropic(message.content, toolNames));
+    else pushAll(out, userFromAnthropic(message.content, toolNames));
   });
   return out;
 }

@@ -9,7 +9,13 @@ export const cacheControlSchema = z.object({
 
 const cacheField = { cache_control: cacheControlSchema.nullish() };
 /** An inbound text block. */
-export const textInput = z.object({ type: z.literal('text'), text: z.string(), ...cacheField });
+export const textInput = z.object({
+  type: z.literal('text'),
+  text: z.string(),
+  /** Citations the API returned with the text, sent back as they were. */
+  citations: z.array(z.record(z.string(), jsonValueSchema)).nullish(),
+  ...cacheField,
+});
 /** An inbound image block (base64 or URL). */
 export const imageInput = z.object({
   type: z.literal('image'),

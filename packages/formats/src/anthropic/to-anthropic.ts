@@ -24,6 +24,7 @@ import {
   parseCoreMessages,
   parseDataUrl,
   providerOption,
+  pushAll,
   sniffImageMediaType,
 } from '../shared.js';
 import { cacheControlSchema } from './inbound-schema.js';
@@ -84,6 +85,9 @@ function setCache(
 
 function textBlock(part: TextPart, path: (string | number)[]): AnthropicTextBlock {
   const block: AnthropicTextBlock = { type: 'text', text: part.text };
+  const citations = providerOption(part.providerOptions, 'anthropic', 'citations');
+  // Citations are sent back as they came; they ride along untyped, unread by ctxguard.
+  if (Array.isArray(citations)) Object.assign(block, { citations });
   setCache(block, part.providerOptions, path);
   return block;
 }
@@ -129,7 +133,8 @@ function fileBlock(
   path: (string | number)[],
   losses: LossReporter,
 ): AnthropicImageBlock | AnthropicDocumentBlock | undefined {
-  if (providerOption(part.providerOptions, 'openai', 'fileId') !== undefined) {
+  // A bare OpenAI file reference (no data alongside) is all there is, and Anthropic cannot read it.
+  if (part.data === '' && providerOption(part.providerOptions, 'openai', 'fileId') !== undefined) {
     losses.report(path, 'file-reference', 'an OpenAI file id means nothing to Anthropic; dropped');
     return undefined;
   }
@@ -192,25 +197,38 @@ function toolResultBlock(
   return block;
 }
 
-/** Applies a message-level cache breakpoint to the message's last block (as the AI SDK does). */
+/**
+ * Applies a message-level cache breakpoint to the message's last block (as the AI SDK does). With no
+ * block, or a thinking block last (which takes no `cache_control`), it is dropped and reported.
+ */
 function applyMessageCache(
   blocks: AnthropicContentBlock[],
   options: ProviderOptions | undefined,
   path: (string | number)[],
+  losses: LossReporter,
 ): void {
   const cache = cacheControlOf(options, path);
+  if (!cache) return;
   const last = blocks.at(-1);
-  if (!cache || !last) return;
-  if (last.type === 'thinking' || last.type === 'redacted_thinking') return;
+  if (!last || last.type === 'thinking' || last.type === 'redacted_thinking') {
+    losses.report(
+      [...path, 'providerOptions', 'anthropic', 'cacheControl'],
+      'cache-control',
+      last
+        ? 'a thinking block cannot carry cache_control and it is this message’s last block; dropped'
+        : 'a message without blocks has nowhere to put cache_control; dropped',
+    );
+    return;
+  }
   last.cache_control ??= cache;
 }
 
-function systemBlocks(message: SystemMessage, index: number): AnthropicTextBlock[] {
+function systemBlocks(message: SystemMessage, index: number, losses: LossReporter): AnthropicTextBlock[] {
   const blocks =
     typeof message.content === 'string'
       ? [{ type: 'text' as const, text: message.content }]
       : message.content.map((part, j) => textBlock(part, [index, 'content', j]));
-  applyMessageCache(blocks, message.providerOptions, [index]);
+  applyMessageCache(blocks, message.providerOptions, [index], losses);
   return blocks;
 }
 
@@ -306,7 +324,7 @@ export function toAnthropic(
       case 'system':
         if (seenNonSystem && opts.systemMessages === 'inline') {
           openToolTurn = undefined;
-          const blocks = systemBlocks(message, index);
+          const blocks = systemBlocks(message, index, losses);
           const plain =
             typeof message.content === 'string' && blocks.length === 1 && !blocks[0]?.cache_control;
           out.push({ role: 'system', content: plain ? (message.content as string) : blocks });
@@ -315,7 +333,7 @@ export function toAnthropic(
         if (seenNonSystem) {
           losses.report([index], 'system-position', 'Anthropic has one top-level system prompt; moved there');
         }
-        system.push(...systemBlocks(message, index));
+        pushAll(system, systemBlocks(message, index, losses));
         systemMessages.push(message);
         return;
       case 'user': {
@@ -327,10 +345,10 @@ export function toAnthropic(
             typeof message.content === 'string'
               ? [{ type: 'text' as const, text: message.content }]
               : defined(message.content.map((part, j) => userBlock(part, [index, 'content', j], losses)));
-          applyMessageCache(blocks, message.providerOptions, [index]);
+          applyMessageCache(blocks, message.providerOptions, [index], losses);
           // An empty user message stays a message of its own rather than vanishing into the tool turn.
           if (blocks.length === 0) out.push({ role: 'user', content: [] });
-          else openToolTurn.push(...blocks);
+          else pushAll(openToolTurn, blocks);
           openToolTurn = undefined;
           return;
         }
@@ -345,7 +363,7 @@ export function toAnthropic(
           typeof message.content === 'string'
             ? [{ type: 'text' as const, text: message.content }]
             : defined(message.content.map((part, j) => userBlock(part, [index, 'content', j], losses)));
-        applyMessageCache(blocks, message.providerOptions, [index]);
+        applyMessageCache(blocks, message.providerOptions, [index], losses);
         out.push({ role: 'user', content: blocks });
         return;
       }
@@ -362,7 +380,7 @@ export function toAnthropic(
           return;
         }
         const blocks = assistantBlocks(message, index, losses);
-        applyMessageCache(blocks, message.providerOptions, [index]);
+        applyMessageCache(blocks, message.providerOptions, [index], losses);
         out.push({ role: 'assistant', content: blocks });
         return;
       }
@@ -373,8 +391,8 @@ export function toAnthropic(
         const blocks: AnthropicContentBlock[] = message.content.map((part, j) =>
           toolResultBlock(part, [index, 'content', j], losses),
         );
-        applyMessageCache(blocks, message.providerOptions, [index]);
-        if (openToolTurn) openToolTurn.push(...blocks);
+        applyMessageCache(blocks, message.providerOptions, [index], losses);
+        if (openToolTurn) pushAll(openToolTurn, blocks);
         else {
           openToolTurn = blocks;
           out.push({ role: 'user', content: openToolTurn });

@@ -3,6 +3,7 @@ import {
   type FilePart,
   type ImagePart,
   type JsonValue,
+  jsonValueSchema,
   type Message,
   parseInput,
   type SystemMessage,
@@ -29,11 +30,12 @@ import {
   type toolCallInput,
   type toolInput,
 } from './inbound-schema.js';
+import { reasoningFieldSchema } from './reasoning-field.js';
 
 /** Options of {@link fromOpenAIChat}. */
 export const fromOpenAIChatOptionsSchema = z.strictObject({
   /** Assistant field to read reasoning text from (e.g. `reasoning_content`); unset, none is read. */
-  reasoningField: z.string().min(1).optional(),
+  reasoningField: reasoningFieldSchema.optional(),
 });
 
 /** Options of {@link fromOpenAIChat}. */
@@ -64,6 +66,7 @@ function fileFromOpenAI(part: z.output<typeof filePartInput>): FilePart {
     out = parsed
       ? { type: 'file', data: parsed.data, mediaType: parsed.mediaType }
       : { type: 'file', data, mediaType: 'application/pdf' };
+    if (fileId !== undefined) out.providerOptions = { openai: { fileId } };
   }
   assignDefined(out, 'filename', filename);
   return out;
@@ -86,17 +89,27 @@ function toolCallFromOpenAI(call: z.output<typeof toolCallInput>): ToolCallPart 
     toolName: call.function.name,
     input: text,
   };
+  const parsed = parsedArguments(text);
+  // Without a parsed value (or with a JSON string, which would be read back as raw text) the text stays.
+  if (parsed === undefined || typeof parsed === 'string') return part;
+  part.input = parsed;
+  if (JSON.stringify(parsed) !== text) part.providerOptions = { openai: { rawArguments: text } };
+  return part;
+}
+
+/**
+ * Tool-call arguments as a core JSON value; undefined for text that is not JSON or that parses to
+ * what core cannot hold (`1e999` becomes Infinity; nesting deeper than core's limit).
+ */
+function parsedArguments(text: string): JsonValue | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return part; // Not JSON: keep the raw text as the input.
+    return undefined;
   }
-  // A JSON string would be mistaken for raw argument text on the way back; keep the text.
-  if (typeof parsed === 'string') return part;
-  part.input = parsed as JsonValue;
-  if (JSON.stringify(parsed) !== text) part.providerOptions = { openai: { rawArguments: text } };
-  return part;
+  const checked = jsonValueSchema.safeParse(parsed);
+  return checked.success ? checked.data : undefined;
 }
 
 function assistantFromOpenAI(
@@ -113,7 +126,10 @@ function assistantFromOpenAI(
   if (message.audio != null) {
     conversionError([index, 'audio'], 'assistant audio references are not supported');
   }
-  const reasoning = reasoningField === undefined ? undefined : message[reasoningField];
+  const reasoning =
+    reasoningField !== undefined && Object.hasOwn(message, reasoningField)
+      ? message[reasoningField]
+      : undefined;
   if (reasoning != null && typeof reasoning !== 'string') {
     conversionError([index, reasoningField as string], 'expected a string');
   }

@@ -1,6 +1,8 @@
 import { ConversionError, InvalidInputError, InvalidOptionsError, type MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { lossRecorder, partsOf, thrown } from '../../test/helpers.js';
+import { toAISDK } from '../ai-sdk/to-ai-sdk.js';
+import { toAnthropic } from '../anthropic/to-anthropic.js';
 import { fromOpenAIChat } from './from-openai-chat.js';
 import { toOpenAIChat } from './to-openai-chat.js';
 import type { OpenAIChatMessage } from './wire-types.js';
@@ -96,6 +98,13 @@ describe('tool call arguments', () => {
     ['an empty string', '', ''],
     ['a JSON string (kept as its text)', '"just text"', '"just text"'],
     ['a JSON number', '42', 42],
+    ['a number too large for a double (kept as raw text)', '1e400', '1e400'],
+    ['an object holding one (kept as raw text)', '{"a":1e999}', '{"a":1e999}'],
+    [
+      'JSON nested deeper than core allows (kept as raw text)',
+      `${'['.repeat(600)}${']'.repeat(600)}`,
+      `${'['.repeat(600)}${']'.repeat(600)}`,
+    ],
   ])('%s round-trips byte for byte', (_label, args, input) => {
     const core = fromOpenAIChat(call(args));
     expect(inputOf(core)).toEqual(input);
@@ -335,6 +344,45 @@ describe('system and user messages', () => {
     ]);
   });
 
+  it('keeps a file reference that comes with its data, and sends the data to other formats', () => {
+    const chat: OpenAIChatMessage[] = [
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'file',
+            file: {
+              file_id: 'file-abc',
+              file_data: 'data:application/pdf;base64,JVBERi0=',
+              filename: 'a.pdf',
+            },
+          },
+        ],
+      },
+    ];
+    const core = fromOpenAIChat(chat);
+    expect(core[0]?.content).toEqual([
+      {
+        type: 'file',
+        data: 'JVBERi0=',
+        mediaType: 'application/pdf',
+        filename: 'a.pdf',
+        providerOptions: { openai: { fileId: 'file-abc' } },
+      },
+    ]);
+    expect(toOpenAIChat(core)).toEqual(chat);
+    const { onLoss, seen } = lossRecorder();
+    expect(toAnthropic(core, { onLoss }).messages[0]?.content).toEqual([
+      {
+        type: 'document',
+        source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' },
+        title: 'a.pdf',
+      },
+    ]);
+    expect(toAISDK(core, { onLoss })[0]?.content).toMatchObject([{ type: 'file', data: 'JVBERi0=' }]);
+    expect(seen).toEqual([]);
+  });
+
   it('keeps uploaded-file references and raw (non data-URL) file data', () => {
     const chat: OpenAIChatMessage[] = [
       { role: 'user', content: [{ type: 'file', file: { file_id: 'file-abc123', filename: 'q3.pdf' } }] },
@@ -375,6 +423,30 @@ describe('toOpenAIChat input and options', () => {
     expect(() => fromOpenAIChat([], { reasoningField: '' })).toThrow(
       /fromOpenAIChat options\.reasoningField/,
     );
+  });
+
+  it.each([
+    'content',
+    'role',
+    'refusal',
+    'tool_calls',
+    'tool_call_id',
+    'name',
+    'function_call',
+    'audio',
+    '__proto__',
+    'constructor',
+    'prototype',
+  ])('refuses reasoningField %s, a field the message already uses or a reserved name', (field) => {
+    const reasoning = [{ role: 'assistant' as const, content: [{ type: 'reasoning' as const, text: 'r' }] }];
+    const to = thrown(() => toOpenAIChat(reasoning, { reasoningField: field }));
+    expect(to).toBeInstanceOf(InvalidOptionsError);
+    expect(to.message).toContain('toOpenAIChat options.reasoningField');
+    const from = thrown(() =>
+      fromOpenAIChat([{ role: 'assistant', content: 'x' }], { reasoningField: field }),
+    );
+    expect(from).toBeInstanceOf(InvalidOptionsError);
+    expect(from.message).toContain('fromOpenAIChat options.reasoningField');
   });
 
   it('lets onLoss abort the conversion by throwing', () => {

@@ -21,9 +21,11 @@ import {
   parseCoreMessages,
   parseDataUrl,
   providerOption,
+  pushAll,
   sniffImageMediaType,
   toDataUrl,
 } from '../shared.js';
+import { reasoningFieldSchema } from './reasoning-field.js';
 import type {
   OpenAIChatAssistantMessage,
   OpenAIChatAudioPart,
@@ -46,7 +48,7 @@ export const toOpenAIChatOptionsSchema = baseToOptionsSchema.extend({
    * Assistant field that carries reasoning text (`reasoning_content` for DeepSeek-style servers).
    * Unset (the default), reasoning is dropped: the official API takes no reasoning in messages.
    */
-  reasoningField: z.string().min(1).optional(),
+  reasoningField: reasoningFieldSchema.optional(),
 });
 
 /** Options of {@link toOpenAIChat}. */
@@ -82,6 +84,8 @@ function filePartToOpenAI(
   const fileId = providerOption(part.providerOptions, 'openai', 'fileId');
   if (typeof fileId === 'string') {
     const file: OpenAIChatFilePart['file'] = { file_id: fileId };
+    // A reference that came with its data keeps both.
+    if (part.data !== '') file.file_data = fileData(part);
     assignDefined(file, 'filename', part.filename);
     return { type: 'file', file };
   }
@@ -111,11 +115,13 @@ function filePartToOpenAI(
     );
     return undefined;
   }
-  const file: OpenAIChatFilePart['file'] = {
-    file_data: part.data.startsWith('data:') ? part.data : toDataUrl(part.mediaType, part.data),
-  };
+  const file: OpenAIChatFilePart['file'] = { file_data: fileData(part) };
   assignDefined(file, 'filename', part.filename);
   return { type: 'file', file };
+}
+
+function fileData(part: FilePart): string {
+  return part.data.startsWith('data:') ? part.data : toDataUrl(part.mediaType, part.data);
 }
 
 function toolCallToOpenAI(part: ToolCallPart): OpenAIChatToolCall {
@@ -324,7 +330,7 @@ export function toOpenAIChat(
         out.push(assistantToOpenAI(message, index, opts.reasoningField, losses));
         break;
       case 'tool':
-        out.push(...toolToOpenAI(message, index, losses));
+        pushAll(out, toolToOpenAI(message, index, losses));
         break;
     }
   });

@@ -1,0 +1,78 @@
+import {
+  type JsonValue,
+  type ProviderOptions,
+  providerOptionsSchema,
+  type ToolResultPart,
+} from '@ctxguard/core';
+import { providerOption, withoutProviderOption, withProviderOption } from './shared.js';
+
+/**
+ * Provider-options key under which the AI SDK converters keep what core has no field for (an image
+ * file's name, a JSON tool output that is a string, a tool output's own provider options), so the way
+ * back to the AI SDK restores it. Other formats ignore it, as they ignore every unknown provider.
+ */
+export const CTXGUARD_PROVIDER = 'ctxguard';
+
+/** What the AI SDK converters keep under {@link CTXGUARD_PROVIDER}. */
+export type AISDKExtra = 'filename' | 'jsonOutput' | 'outputProviderOptions';
+
+/** `options` with `ctxguard[extra] = value` (unchanged when value is undefined). */
+export function withExtra(
+  options: ProviderOptions | undefined,
+  extra: AISDKExtra,
+  value: JsonValue | undefined,
+): ProviderOptions | undefined {
+  return withProviderOption(options, CTXGUARD_PROVIDER, extra, value);
+}
+
+/** The kept value and the options without it. */
+export function takeExtra(
+  options: ProviderOptions | undefined,
+  extra: AISDKExtra,
+): { value: JsonValue | undefined; rest: ProviderOptions | undefined } {
+  const value = providerOption(options, CTXGUARD_PROVIDER, extra);
+  if (value === undefined) return { value, rest: options };
+  return { value, rest: withoutProviderOption(options, CTXGUARD_PROVIDER, extra) };
+}
+
+/** A kept file name, if it is a string. */
+export function takeFilename(options: ProviderOptions | undefined): {
+  filename: string | undefined;
+  rest: ProviderOptions | undefined;
+} {
+  const { value, rest } = takeExtra(options, 'filename');
+  return { filename: typeof value === 'string' ? value : undefined, rest };
+}
+
+/**
+ * How a core tool result's `output` travels in the AI SDK: a string is `text` unless it came from a
+ * `json` output whose value was a string. Also gives the part's options without the marker.
+ */
+export function toolOutputKind(part: ToolResultPart): {
+  kind: 'text' | 'json';
+  rest: ProviderOptions | undefined;
+} {
+  const { value, rest } = takeExtra(part.providerOptions, 'jsonOutput');
+  const kind = typeof part.output === 'string' && value !== true ? 'text' : 'json';
+  return { kind, rest };
+}
+
+/** A tool output's own provider options kept on its core part, if they are well-formed. */
+export function takeOutputProviderOptions(options: ProviderOptions | undefined): {
+  outputOptions: ProviderOptions | undefined;
+  rest: ProviderOptions | undefined;
+} {
+  const { value, rest } = takeExtra(options, 'outputProviderOptions');
+  const parsed = value === undefined ? undefined : providerOptionsSchema.safeParse(value);
+  return { outputOptions: parsed?.success ? parsed.data : undefined, rest };
+}
+
+/** `options` marked so a `json` / `error-json` output whose value is a string comes back as JSON, not text. */
+export function withJsonStringMark(
+  output: { type: string; value?: unknown },
+  options: ProviderOptions | undefined,
+): ProviderOptions | undefined {
+  const jsonString =
+    (output.type === 'json' || output.type === 'error-json') && typeof output.value === 'string';
+  return jsonString ? withExtra(options, 'jsonOutput', true) : options;
+}
