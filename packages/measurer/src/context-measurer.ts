@@ -483,7 +483,7 @@ export class ContextMeasurer {
 
   /** Whether the counter may count `ctx`'s model exactly (a heuristic-routed model never is). */
   #countsExactly(ctx: CountContext): boolean {
-    const direct = this.#direct as TokenCounter & { route?: unknown };
+    const direct = this.#direct;
     if (direct instanceof HeuristicCounter) return false;
     if (!(direct instanceof HybridTokenCounter)) return true;
     return direct.route(ctx).route !== 'heuristic';
