@@ -87,7 +87,13 @@ export function withContextManagement(
     : [];
   const ownTypes = new Set(own.map((edit) => edit['type']));
   const merged = [...own, ...edits.filter((edit) => !ownTypes.has(edit['type']))];
-  return { ...options, anthropic: { ...anthropic, contextManagement: { edits: merged } } };
+  // The API takes thinking edits before every other edit, whoever listed them.
+  const thinkingFirst = [...merged.filter(isThinkingEdit), ...merged.filter((edit) => !isThinkingEdit(edit))];
+  return { ...options, anthropic: { ...anthropic, contextManagement: { edits: thinkingFirst } } };
+}
+
+function isThinkingEdit(edit: JSONObject): boolean {
+  return typeof edit['type'] === 'string' && edit['type'].startsWith('clear_thinking_');
 }
 
 /** What the server reported it cleared or compacted for one conversation, summed over its calls. */

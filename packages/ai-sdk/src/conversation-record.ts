@@ -10,7 +10,9 @@ export interface ConversationRecord {
   serverEdits: ServerEditStats;
 }
 
+/** Key prefix without a namespace (as before namespaces were kept apart), and with one. */
 const KEY_PREFIX = 'ctxguard-ai-sdk:';
+const namespacedPrefix = (namespace: string) => `ctxguard-ai-sdk/${namespace}:`;
 
 function isRecord(value: unknown): value is ConversationRecord {
   return value !== null && typeof value === 'object' && 'serverEdits' in value && 'signed' in value;
@@ -19,19 +21,22 @@ function isRecord(value: unknown): value is ConversationRecord {
 /** Reads and writes {@link ConversationRecord}s in the guard's persistence, so every process sees them. */
 export class ConversationRecords {
   readonly #persistence: Persistence;
+  readonly #prefix: string;
 
-  constructor(persistence: Persistence) {
+  /** With the guard's `namespace`, so apps sharing one store keep their records apart as their histories. */
+  constructor(persistence: Persistence, namespace?: string) {
     this.#persistence = persistence;
+    this.#prefix = namespace === undefined ? KEY_PREFIX : namespacedPrefix(namespace);
   }
 
   /** The record of a conversation (an empty one when none is stored). */
   async load(conversationId: string): Promise<ConversationRecord> {
-    const stored = await this.#persistence.get<unknown>(KEY_PREFIX + conversationId);
+    const stored = await this.#persistence.get<unknown>(this.#prefix + conversationId);
     return isRecord(stored) ? stored : { signed: null, serverEdits: emptyServerEditStats() };
   }
 
   /** Stores a conversation's record. */
   async save(conversationId: string, record: ConversationRecord): Promise<void> {
-    await this.#persistence.set(KEY_PREFIX + conversationId, record);
+    await this.#persistence.set(this.#prefix + conversationId, record);
   }
 }

@@ -2,7 +2,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/
 import { CtxGuardError, InvalidInputError } from '@ctxguard/core';
 import { generateText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { ContextDeclinedError } from 'ctxguard';
+import { ContextDeclinedError, MemoryPersistence } from 'ctxguard';
 import { describe, expect, it } from 'vitest';
 import { ctxguardMiddleware } from './ctxguard-middleware.js';
 
@@ -226,5 +226,49 @@ describe('ctxguardMiddleware through generateText', () => {
     expect(declined.message).toContain(`${declined.current} tokens`);
     expect(model.doGenerateCalls).toHaveLength(0);
     await middleware.close();
+  });
+});
+
+describe('ctxguardMiddleware over one store shared by two namespaces', () => {
+  it("keeps each namespace's records apart, as the histories are", async () => {
+    const persistence = new MemoryPersistence();
+    const answering = (cleared: number) =>
+      new MockLanguageModelV3({
+        provider: 'anthropic.messages',
+        modelId: 'claude-sonnet-4-5',
+        doGenerate: {
+          content: [{ type: 'text', text: 'Done.' }],
+          finishReason: { unified: 'stop', raw: 'end_turn' },
+          usage: {
+            inputTokens: { total: 900, noCache: 900, cacheRead: 0, cacheWrite: 0 },
+            outputTokens: { total: 3, text: 3, reasoning: 0 },
+          },
+          warnings: [],
+          providerMetadata: {
+            anthropic: {
+              contextManagement: {
+                appliedEdits: [
+                  {
+                    type: 'clear_tool_uses_20250919',
+                    clearedToolUses: cleared,
+                    clearedInputTokens: 100 * cleared,
+                  },
+                ],
+              },
+            },
+          },
+        },
+      });
+    const tenant = (namespace: string, cleared: number) => {
+      const middleware = ctxguardMiddleware({ persistence, namespace, providerContextManagement: true });
+      return { middleware, model: wrapLanguageModel({ model: answering(cleared), middleware }) };
+    };
+    const a = tenant('tenantA', 9);
+    const b = tenant('tenantB', 2);
+    const call = { prompt: 'hi', providerOptions: { ctxguard: { conversationId: 'chat' } } };
+    await generateText({ model: a.model, ...call });
+    await generateText({ model: b.model, ...call });
+    expect((await a.middleware.stats('chat')).serverEdits.clearedToolUses).toBe(9);
+    expect((await b.middleware.stats('chat')).serverEdits.clearedToolUses).toBe(2);
   });
 });

@@ -14,6 +14,7 @@ import type {
 import { ConversionError, CtxGuardError, InvalidInputError, parseOptions } from '@ctxguard/core';
 import {
   type ContextAction,
+  ContextDeclinedError,
   type ContextStrategy,
   type ConversationGuard,
   type ConversationStats,
@@ -135,7 +136,7 @@ class MiddlewareState {
         ? undefined
         : providerContextManagementSchema.parse(server === true ? {} : server);
     this.#persistence = options.persistence ?? new MemoryPersistence();
-    this.#records = new ConversationRecords(this.#persistence);
+    this.#records = new ConversationRecords(this.#persistence, options.namespace);
   }
 
   #serverSideFor(provider: string): boolean {
@@ -208,14 +209,22 @@ class MiddlewareState {
       if (!(error instanceof ConversionError)) throw error;
       return this.#unguarded(base, conversationId, guard, converter, error);
     }
-    const prepared = await guard.prepare({
-      conversationId,
-      messages: split.core,
-      system: split.systemText,
-      tools: params.tools,
-      maxOutputTokens: params.maxOutputTokens,
-      signal: params.abortSignal,
-    });
+    let prepared: PrepareResult;
+    try {
+      prepared = await guard.prepare({
+        conversationId,
+        messages: split.core,
+        system: split.systemText,
+        tools: params.tools,
+        maxOutputTokens: params.maxOutputTokens,
+        signal: params.abortSignal,
+      });
+    } catch (error) {
+      // With server-side context management the server clears what the client would have: a history
+      // over the client-side budget goes out whole with the edits (an overflow still falls back to recovery).
+      if (!(error instanceof ContextDeclinedError) || !this.#serverSideFor(guard.provider)) throw error;
+      return this.#sentForServer(base, { conversationId, guard, converter, split }, error);
+    }
     const context: CallContext = {
       conversationId,
       guard,
@@ -234,7 +243,38 @@ class MiddlewareState {
     };
     const prompt = await this.#promptFor(context, prepared);
     const next: LanguageModelV3CallOptions = { ...base, prompt };
-    if (this.#serverSideFor(guard.provider)) this.#addServerEdits(next, prepared, context);
+    if (this.#serverSideFor(guard.provider))
+      this.#addServerEdits(next, prepared.measurement.inputBudget, context);
+    this.#calls.set(next, context);
+    return next;
+  }
+
+  /** The prompt as the app gave it, with the server edits, when the client-side guard declined it. */
+  #sentForServer(
+    params: LanguageModelV3CallOptions,
+    call: Pick<CallContext, 'conversationId' | 'guard' | 'converter' | 'split'>,
+    declined: ContextDeclinedError,
+  ): LanguageModelV3CallOptions {
+    const context: CallContext = {
+      ...call,
+      warnings: [
+        {
+          type: 'other',
+          message: `ctxguard: sent over the client-side budget (${declined.current} of ${declined.inputBudget} input tokens) for Anthropic's context management to clear: ${declined.reason}`,
+        },
+      ],
+      report: {
+        conversationId: call.conversationId,
+        actions: [...declined.actions],
+        droppedSignedReasoning: 0,
+        current: declined.current,
+        window: declined.window,
+        inputBudget: declined.inputBudget,
+        unguarded: false,
+      },
+    };
+    const next: LanguageModelV3CallOptions = { ...params };
+    this.#addServerEdits(next, declined.inputBudget, context);
     this.#calls.set(next, context);
     return next;
   }
@@ -297,8 +337,7 @@ class MiddlewareState {
     return [...split.system, ...signed.messages];
   }
 
-  #addServerEdits(params: LanguageModelV3CallOptions, prepared: PrepareResult, context: CallContext): void {
-    const budget = prepared.measurement.inputBudget;
+  #addServerEdits(params: LanguageModelV3CallOptions, budget: number | null, context: CallContext): void {
     if (budget === null || this.#serverSide === undefined) {
       context.warnings.push({
         type: 'other',

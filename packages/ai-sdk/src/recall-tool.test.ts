@@ -58,6 +58,43 @@ describe('recallTool', () => {
     await guard.close();
   });
 
+  it('pages through a hidden message larger than one page, to its last line', async () => {
+    const guard = createContextGuard({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      contextLimit: 20_000,
+      strategy: new TruncateStrategy({ keepRecent: 2 }),
+    });
+    const log = `${Array.from({ length: 3_000 }, (_, i) => `line ${i}: ok`).join('\n')}\nFATAL: disk full`;
+    const messages: MessageInput[] = [
+      { role: 'user', content: 'show the log' },
+      { role: 'assistant', content: log },
+      ...longChat(30),
+    ];
+    await guard.prepare({ conversationId: 'big', messages, maxOutputTokens: 200 });
+    const recall = recallTool({ source: guard, conversationId: 'big', maxTokens: 500 });
+    const listed = (await recall.execute?.({ action: 'list' }, execution)) as RecallOutput;
+    if (!('compactions' in listed)) throw new Error(JSON.stringify(listed));
+    const compactionId = listed.compactions[0]?.compactionId ?? '';
+    let read = '';
+    let page: RecallOutput | undefined;
+    let startAt: number | undefined = 0;
+    let charOffset: number | undefined;
+    for (let pages = 0; startAt !== undefined && pages < 200; pages++) {
+      page = (await recall.execute?.(
+        { action: 'load', compactionId, startAt, charOffset },
+        execution,
+      )) as RecallOutput;
+      if (!('transcript' in page)) throw new Error(JSON.stringify(page));
+      read += page.transcript;
+      startAt = page.nextStartAt;
+      charOffset = page.nextCharOffset;
+    }
+    expect(read).toContain('line 2999: ok');
+    expect(read).toContain('FATAL: disk full');
+    await guard.close();
+  });
+
   it('answers unknown ids and conversations with an error the model can read', async () => {
     const guard = await compactedGuard();
     const recall = recallTool({ source: guard, conversationId: (options) => `${options.toolCallId}-none` });

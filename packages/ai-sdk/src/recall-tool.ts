@@ -66,6 +66,12 @@ export const recallInputSchema = z.object({
     .min(0)
     .optional()
     .describe('for load: index of the first hidden message to return (use nextStartAt to page)'),
+  charOffset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('for load: where to go on inside the message at startAt (use nextCharOffset when given)'),
 });
 
 /** The model's request. */
@@ -97,6 +103,8 @@ export type RecallOutput =
       transcript: string;
       /** Where the next page starts, when there is one. */
       nextStartAt?: number;
+      /** With `nextStartAt`: the page ended inside that message; go on from this character. */
+      nextCharOffset?: number;
     }
   | { action: 'list' | 'load'; error: string };
 
@@ -159,40 +167,67 @@ export function recallTool(options: RecallToolOptions): Tool<RecallInput, Recall
       };
     }
     const hidden = history.hidden(compactionId);
-    const from = Math.min(input.startAt ?? 0, hidden.length);
-    const pieces: string[] = [];
-    let used = 0;
-    let to = from;
-    while (to < hidden.length) {
-      const entry = hidden[to] as HistoryEntry;
-      const cost = tokensOf([entry]);
-      if (used + cost > settings.maxTokens) {
-        if (pieces.length === 0) {
-          const room = Math.max(0, settings.maxTokens * MIN_CHARS_PER_TOKEN);
-          pieces.push(
-            `${describeEntry(entry).slice(0, room)}\n[… cut to the ${settings.maxTokens}-token limit]`,
-          );
-          to++;
-        }
-        break;
-      }
-      pieces.push(describeEntry(entry));
-      used += cost;
-      to++;
-    }
-    return {
-      action: 'load',
-      compactionId,
-      from,
-      to,
-      total: hidden.length,
-      transcript: pieces.join('\n'),
-      ...(to < hidden.length ? { nextStartAt: to } : {}),
-    };
+    return loadPage(hidden, input, settings.maxTokens, tokensOf, compactionId);
   }
   return tool({
     description: settings.description ?? DEFAULT_DESCRIPTION,
     inputSchema: recallInputSchema,
     execute: run,
   });
+}
+
+/**
+ * One page of the hidden messages from `input.startAt` (and `input.charOffset` inside it) within
+ * `maxTokens`. A message larger than a page is paged through too, so nothing it holds is out of reach.
+ */
+function loadPage(
+  hidden: readonly HistoryEntry[],
+  input: RecallInput,
+  maxTokens: number,
+  tokensOf: (entries: HistoryEntry[]) => number,
+  compactionId: string,
+): RecallOutput {
+  const from = Math.min(input.startAt ?? 0, hidden.length);
+  const room = maxTokens * MIN_CHARS_PER_TOKEN;
+  let offset = from < hidden.length ? (input.charOffset ?? 0) : 0;
+  const pieces: string[] = [];
+  let used = 0;
+  let to = from;
+  const page = { action: 'load' as const, compactionId, from, total: hidden.length };
+  while (to < hidden.length) {
+    const entry = hidden[to] as HistoryEntry;
+    const rest = describeEntry(entry).slice(offset);
+    const cost = offset > 0 ? Math.ceil(rest.length / MIN_CHARS_PER_TOKEN) : tokensOf([entry]);
+    if (used + cost <= maxTokens) {
+      pieces.push(offset > 0 ? `[… continued]\n${rest}` : rest);
+      used += cost;
+      to++;
+      offset = 0;
+      continue;
+    }
+    if (pieces.length > 0) break;
+    // One message larger than a page: this page holds its next part.
+    const part = wholeCharacters(rest, room);
+    const end = offset + part.length;
+    return {
+      ...page,
+      to,
+      transcript: `${offset > 0 ? '[… continued]\n' : ''}${part}\n[… continues on the next page]`,
+      nextStartAt: to,
+      nextCharOffset: end,
+    };
+  }
+  return {
+    ...page,
+    to,
+    transcript: pieces.join('\n'),
+    ...(to < hidden.length ? { nextStartAt: to } : {}),
+  };
+}
+
+/** The first `length` characters of `text`, one fewer when that would split a surrogate pair. */
+function wholeCharacters(text: string, length: number): string {
+  const cut = text.slice(0, Math.max(1, length));
+  const last = cut.charCodeAt(cut.length - 1);
+  return last >= 0xd800 && last <= 0xdbff && cut.length > 1 ? cut.slice(0, -1) : cut;
 }

@@ -134,6 +134,50 @@ describe('providerContextManagement with the Anthropic provider', () => {
     await middleware.close();
   });
 
+  it('sends a history over the client-side budget whole, with the edits, for the server to clear', async () => {
+    const { model, exchanges } = anthropicAnswering([
+      { type: 'clear_tool_uses_20250919', cleared_tool_uses: 12, cleared_input_tokens: 6_000 },
+    ]);
+    const middleware = ctxguardMiddleware({ contextLimit: 8_000, providerContextManagement: true });
+    const wrapped = wrapLanguageModel({ model, middleware });
+    const result = await generateText({
+      model: wrapped,
+      messages: agentHistory(40),
+      providerOptions: { ctxguard: { conversationId: 'over-budget' } },
+    });
+    const report = result.providerMetadata?.['ctxguard'] as JSONObject;
+    expect(report['current'] as number).toBeGreaterThan(report['inputBudget'] as number);
+    const [exchange] = exchanges;
+    expect(JSON.stringify(exchange?.body['messages']).match(/"type":"tool_result"/g)).toHaveLength(40);
+    expect((exchange?.body['context_management'] as JSONObject)['edits']).toHaveLength(1);
+    expect(result.warnings?.some((w) => JSON.stringify(w).includes('over the client-side budget'))).toBe(
+      true,
+    );
+    await middleware.close();
+  });
+
+  it("lists the thinking edit first when the app set other edits itself (the API's order)", async () => {
+    const { model, exchanges } = anthropicAnswering([]);
+    const middleware = ctxguardMiddleware({ contextLimit: 12_000, providerContextManagement: true });
+    await generateText({
+      model: wrapLanguageModel({ model, middleware }),
+      prompt: 'hi',
+      providerOptions: {
+        ctxguard: { conversationId: 'order' },
+        anthropic: {
+          thinking: { type: 'enabled', budgetTokens: 1_024 },
+          contextManagement: { edits: [{ type: 'clear_tool_uses_20250919' }] },
+        },
+      },
+    });
+    const edits = (exchanges[0]?.body['context_management'] as JSONObject)['edits'] as JSONObject[];
+    expect(edits.map((edit) => edit['type'])).toEqual([
+      'clear_thinking_20251015',
+      'clear_tool_uses_20250919',
+    ]);
+    await middleware.close();
+  });
+
   it('leaves thinking edits out without thinking and edits the app set itself alone', async () => {
     const { model, exchanges } = anthropicAnswering([]);
     const middleware = ctxguardMiddleware({ contextLimit: 12_000, providerContextManagement: true });
