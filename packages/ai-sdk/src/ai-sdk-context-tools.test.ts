@@ -72,6 +72,14 @@ describe('aiSdkContextTools', () => {
     });
   });
 
+  it('fails with a CtxGuardError when the model answers a blank summary (nothing would stand for the hidden messages)', async () => {
+    const tools = aiSdkContextTools(answering('  \n  '));
+    await expect(tools.summarize({ content: TRANSCRIPT, maxLength: 400 })).rejects.toMatchObject({
+      code: 'invalid_tool_output',
+      message: expect.stringContaining('no text'),
+    });
+  });
+
   it('cancels the model call with the request signal', async () => {
     const hanging = new MockLanguageModelV3({
       doGenerate: (options) =>

@@ -83,10 +83,16 @@ export function aiSdkContextTools(model: LanguageModel, options?: AISdkContextTo
         maxOutputTokens: Math.ceil(maxLength / CHARS_PER_TOKEN) + 64,
         ...(signal === undefined ? {} : { abortSignal: signal }),
       });
-      return text.trim();
+      const summary = text.trim();
+      if (summary.length > 0) return summary;
     } catch (error) {
       return modelFailure('summarize', error, signal);
     }
+    // Hiding messages under an empty summary would lose them from view for nothing.
+    throw new CtxGuardError(
+      'invalid_tool_output',
+      'aiSdkContextTools summarize: the model answered with no text',
+    );
   }
   async function extractFacts({
     content,

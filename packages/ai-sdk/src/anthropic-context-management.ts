@@ -118,30 +118,30 @@ export function emptyServerEditStats(): ServerEditStats {
   };
 }
 
-const appliedEditsSchema = z.array(
-  z.looseObject({
-    type: z.string(),
-    clearedToolUses: z.number().optional(),
-    clearedThinkingTurns: z.number().optional(),
-    clearedInputTokens: z.number().optional(),
-  }),
-);
+const count = z.number().int().nonnegative().optional();
+const appliedEditSchema = z.looseObject({
+  type: z.string(),
+  clearedToolUses: count,
+  clearedThinkingTurns: count,
+  clearedInputTokens: count,
+});
+type AppliedEdit = z.output<typeof appliedEditSchema>;
 
 /** The edits the server applied, from a response's `providerMetadata.anthropic.contextManagement`. */
-export function appliedEdits(
-  metadata: SharedV3ProviderMetadata | undefined,
-): z.output<typeof appliedEditsSchema> {
+export function appliedEdits(metadata: SharedV3ProviderMetadata | undefined): AppliedEdit[] {
   const management = metadata?.['anthropic']?.['contextManagement'];
   if (management === null || typeof management !== 'object' || Array.isArray(management)) return [];
-  const parsed = appliedEditsSchema.safeParse((management as JSONObject)['appliedEdits']);
-  return parsed.success ? parsed.data : [];
+  const listed = (management as JSONObject)['appliedEdits'];
+  if (!Array.isArray(listed)) return [];
+  // Entry by entry: one the provider reports in a shape this version does not know spoils no other.
+  return listed.flatMap((entry) => {
+    const parsed = appliedEditSchema.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
 }
 
 /** Adds what one response reported to the running stats (a new object). */
-export function addAppliedEdits(
-  stats: ServerEditStats,
-  edits: z.output<typeof appliedEditsSchema>,
-): ServerEditStats {
+export function addAppliedEdits(stats: ServerEditStats, edits: readonly AppliedEdit[]): ServerEditStats {
   if (edits.length === 0) return stats;
   const next = { ...stats, responsesWithEdits: stats.responsesWithEdits + 1 };
   for (const edit of edits) {
