@@ -9,7 +9,7 @@ import {
   type Message,
   type WarningEvent,
 } from '@ctxguard/core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CountApiCounter, defaultCountApi } from './count-api-counter.js';
 import { HeuristicCounter } from './heuristic-counter.js';
 
@@ -20,13 +20,29 @@ interface Received {
   body: Record<string, unknown>;
 }
 
-type Mode = 'ok' | 'http500' | 'slow' | 'bad-json' | 'no-field';
+type Mode =
+  | 'ok'
+  | 'http500'
+  | 'slow'
+  | 'bad-json'
+  | 'no-field'
+  | 'answer'
+  | 'redirect'
+  | 'echo-key'
+  | 'echo-key-late'
+  | 'endless-error';
 
 /** A local server that answers like the two count-tokens endpoints. */
 let server: Server;
 let baseUrl: string;
 let mode: Mode = 'ok';
 const received: Received[] = [];
+/** The body sent in mode `answer`. */
+let answerText = '';
+/** Where mode `redirect` sends the client. */
+let redirectTo = '';
+/** Settles when the client has closed the last endless answer. */
+let endlessClosed: Promise<void> = Promise.resolve();
 
 /** What the fake endpoints answer: a deterministic count from the text in the body. */
 function fakeCount(body: unknown): number {
@@ -48,7 +64,28 @@ beforeAll(async () => {
         return;
       }
       const send = () => {
-        if (mode === 'http500') {
+        const key = String(req.headers['x-api-key'] ?? req.headers['x-goog-api-key']);
+        if (mode === 'answer') {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(answerText);
+        } else if (mode === 'redirect') {
+          res.writeHead(307, { location: `${redirectTo}${req.url}` }).end();
+        } else if (mode === 'echo-key') {
+          res.writeHead(401).end(JSON.stringify({ error: { message: `invalid x-api-key: ${key}` } }));
+        } else if (mode === 'echo-key-late') {
+          res.writeHead(400).end(`${'x'.repeat(250)} key=${key}`);
+        } else if (mode === 'endless-error') {
+          // Drips a body that never ends, until the client goes away.
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.write('x'.repeat(100));
+          const chunk = ' '.repeat(64 * 1024);
+          const drip = setInterval(() => res.write(chunk), 2);
+          endlessClosed = new Promise((resolve) =>
+            res.on('close', () => {
+              clearInterval(drip);
+              resolve();
+            }),
+          );
+        } else if (mode === 'http500') {
           res
             .writeHead(500, { 'content-type': 'application/json' })
             .end('{"type":"error","error":{"type":"api_error","message":"Overloaded"}}');
@@ -445,5 +482,193 @@ describe('CountApiCounter options and input', () => {
     });
     expect((await counter.measure('hi', claude, { accuracy: 'exact' })).accuracy).toBe('exact');
     expect(seen).toEqual([`${baseUrl}/v1/messages/count_tokens`]);
+  });
+});
+
+describe('CountApiCounter against a hostile or broken endpoint', () => {
+  const secretKeys = { anthropic: 'sk-ant-api03-SECRET-anthropic-key', google: 'AIzaSECRET-google-key' };
+  const leaksNoKey = (warnings: WarningEvent[]) => {
+    const text = JSON.stringify(
+      warnings.map((w) => ({
+        message: w.message,
+        data: w.data,
+        cause: String(w.cause),
+        inner: String((w.cause as Error)?.cause),
+      })),
+    );
+    expect(text).not.toContain('SECRET');
+  };
+
+  it('does not follow a redirect: no key reaches the other origin, and the answer is the estimate', async () => {
+    const elsewhere: IncomingHttpHeaders[] = [];
+    const other = createServer((req, res) => {
+      elsewhere.push(req.headers);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens": 7, "totalTokens": 7}');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      redirectTo = `http://127.0.0.1:${(other.address() as AddressInfo).port}/steal`;
+      mode = 'redirect';
+      const warnings: WarningEvent[] = [];
+      const counter = makeCounter({ keys: secretKeys }, warnings);
+      const counts = [
+        await counter.measure('hello', claude, { accuracy: 'exact' }),
+        await counter.measure('hello', gemini, { accuracy: 'exact' }),
+      ];
+      expect(elsewhere).toEqual([]);
+      expect(counts.map((c) => c.accuracy)).toEqual(['estimate', 'estimate']);
+      expect(warnings.map((w) => w.code)).toEqual(['count_api_failed', 'count_api_failed']);
+      expect(warnings[0]?.message).toMatch(/redirect \(HTTP 307\)/);
+      expect(warnings.map((w) => w.data?.status)).toEqual([307, 307]);
+      leaksNoKey(warnings);
+    } finally {
+      other.closeAllConnections();
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+  });
+
+  it.each([
+    ['echo-key', claude],
+    ['echo-key-late', claude],
+    ['echo-key', gemini],
+  ] as [Mode, typeof claude][])(
+    'never puts an API key the server echoes (%s) into a warning',
+    async (echo, ctx) => {
+      mode = echo;
+      const warnings: WarningEvent[] = [];
+      const count = await makeCounter({ keys: secretKeys }, warnings).measure('hello', ctx, {
+        accuracy: 'exact',
+      });
+      expect(count.accuracy).toBe('estimate');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.message).toMatch(/HTTP 40[01]: .*\[redacted\]/);
+      leaksNoKey(warnings);
+    },
+  );
+
+  it('reads only the start of an endless error body and closes the connection', async () => {
+    mode = 'endless-error';
+    const warnings: WarningEvent[] = [];
+    const count = await makeCounter({}, warnings).measure('hello', claude, { accuracy: 'exact' });
+    expect(count.accuracy).toBe('estimate');
+    expect(warnings[0]?.message).toMatch(/HTTP 500: x{100} +; using the estimate$/);
+    expect(warnings[0]?.data?.status).toBe(500);
+    await endlessClosed;
+  });
+
+  it('treats an answer longer than 1 MiB as a failure', async () => {
+    mode = 'answer';
+    answerText = `{"input_tokens": 5${' '.repeat(2 * 1024 * 1024)}}`;
+    const warnings: WarningEvent[] = [];
+    const count = await makeCounter({}, warnings).measure('a long answer', claude, { accuracy: 'exact' });
+    expect(count.accuracy).toBe('estimate');
+    expect(warnings[0]?.message).toMatch(/answer is longer than 1048576 bytes/);
+  });
+
+  it.each(['1e300', '9007199254740993', '-1', '4.5', '"42"'])(
+    'does not take input_tokens %s as an exact count',
+    async (value) => {
+      mode = 'answer';
+      answerText = `{"input_tokens": ${value}}`;
+      const warnings: WarningEvent[] = [];
+      const count = await makeCounter({}, warnings).measure('hello', claude, { accuracy: 'exact' });
+      expect(count).toEqual({ tokens: expect.any(Number), accuracy: 'estimate' });
+      expect(warnings[0]?.message).toMatch(/no valid input_tokens/);
+    },
+  );
+
+  it.each([['42'], [-5], [null], [{ input_tokens: 42 }], [1.5], [1e300]])(
+    'does not pass on %j from a shared cache as a count: it warns and counts afresh',
+    async (poison) => {
+      const cache = { getOrSet: async () => poison as never };
+      const warnings: WarningEvent[] = [];
+      const count = await makeCounter({ cache }, warnings).measureConversation(
+        { messages: conversation },
+        claude,
+        { accuracy: 'exact' },
+      );
+      expect(received).toHaveLength(1);
+      expect(count.accuracy).toBe('exact');
+      expect(count.tokens).toBe(fakeCount(received[0]?.body));
+      expect(warnings.map((w) => w.code)).toEqual(['count_api_cache_invalid']);
+      expect(warnings[0]?.message).toMatch(/cache holds .* not a token count; counting afresh/);
+    },
+  );
+
+  it.each([
+    [
+      'anthropic',
+      'http://proxyuser:PROXY-SECRET@127.0.0.1:1/',
+      /baseUrls\.anthropic: must not hold a username or password/,
+    ],
+    ['gemini', 'http://proxyuser@127.0.0.1:1/', /baseUrls\.gemini: must not hold a username or password/],
+    ['anthropic', 'file:///etc/passwd', /baseUrls\.anthropic: must be an http:\/\/ or https:\/\/ URL/],
+    ['gemini', 'ftp://127.0.0.1/', /baseUrls\.gemini: must be an http:\/\/ or https:\/\/ URL/],
+    ['gemini', 'javascript:alert(1)', /baseUrls\.gemini: must be an http:\/\/ or https:\/\/ URL/],
+  ])('rejects baseUrls.%s %s without echoing it', (api, url, message) => {
+    const error = (() => {
+      try {
+        new CountApiCounter({ baseUrls: { [api]: url } });
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(InvalidOptionsError);
+    expect((error as Error).message).toMatch(message);
+    expect(JSON.stringify({ message: (error as Error).message, error })).not.toContain('SECRET');
+    expect((error as Error).message).not.toContain(url);
+  });
+
+  it.each(['../../../admin/delete', 'tunedModels/../../x', '..', 'models/./x', 'a//b'])(
+    'never sends a Gemini model id %j that would leave the endpoint path',
+    async (model) => {
+      const warnings: WarningEvent[] = [];
+      const counter = makeCounter({ baseUrls: { gemini: `${baseUrl}/proxy/google` } }, warnings);
+      const count = await counter.measure('hi', { provider: 'google', model }, { accuracy: 'exact' });
+      expect(received).toEqual([]);
+      expect(count.accuracy).toBe('estimate');
+      expect(warnings.map((w) => w.code)).toEqual(['count_api_failed']);
+      expect(warnings[0]?.message).toMatch(/path segment/);
+    },
+  );
+
+  it('percent-encodes every segment of a Gemini model id', async () => {
+    const counter = makeCounter();
+    await counter.measure('hi', { provider: 'google', model: 'gemini?x=1#y' }, { accuracy: 'exact' });
+    expect(received[0]?.url).toBe('/v1beta/models/gemini%3Fx%3D1%23y:countTokens');
+  });
+});
+
+describe('CountApiCounter with callers sharing one call', () => {
+  it('does not fail the others when the caller that started the call aborts', async () => {
+    mode = 'slow';
+    const warnings: WarningEvent[] = [];
+    const counter = makeCounter({ learnFromCounts: false }, warnings);
+    const controller = new AbortController();
+    const exact = { accuracy: 'exact' as const };
+    const first = counter.measure('shared', claude, { ...exact, signal: controller.signal });
+    const others = Array.from({ length: 3 }, () => counter.measure('shared', claude, exact));
+    await vi.waitFor(() => expect(received).toHaveLength(1));
+    controller.abort(new Error('first caller gave up'));
+    await expect(first).rejects.toThrow('first caller gave up');
+    const counts = await Promise.all(others);
+    expect(counts.map((c) => c.accuracy)).toEqual(['exact', 'exact', 'exact']);
+    expect(warnings).toEqual([]);
+    expect(counter.calls).toBe(1);
+  });
+
+  it('rejects a caller that joined a call in flight as soon as its own signal aborts', async () => {
+    mode = 'slow';
+    const counter = makeCounter();
+    const exact = { accuracy: 'exact' as const };
+    const first = counter.measure('shared too', claude, exact);
+    const controller = new AbortController();
+    const joined = counter.measure('shared too', claude, { ...exact, signal: controller.signal });
+    await vi.waitFor(() => expect(received).toHaveLength(1));
+    controller.abort(new Error('joined caller gave up'));
+    await expect(joined).rejects.toThrow('joined caller gave up');
+    expect((await first).accuracy).toBe('exact');
+    expect(counter.calls).toBe(1);
   });
 });

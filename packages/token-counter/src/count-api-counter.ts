@@ -60,8 +60,82 @@ export const DEFAULT_COUNT_API_BASE_URLS: Readonly<Record<CountApi, string>> = O
 
 const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `must be ${what}`);
 
+/** An endpoint base URL: http(s) only, and no credentials (they would be sent to, and reported with, every call). */
+const baseUrlSchema = z
+  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+  .refine((url) => {
+    const parsed = URL.canParse(url) ? new URL(url) : undefined;
+    return parsed === undefined || (parsed.username === '' && parsed.password === '');
+  }, 'must not hold a username or password');
+
 /** The longest TTL a `Cache` from `@ctxguard/cache` takes (its `MAX_TTL_MS`, the range of a `Date`). */
 const LONGEST_TTL_MS = 8_640_000_000_000_000;
+
+/** Most bytes of a successful answer read (a count is a few dozen); a longer answer is a failure. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+/** Most bytes of an error answer read; the message quotes at most 300 characters of it. */
+const MAX_ERROR_BYTES = 64 * 1024;
+/** Text shaped like an Anthropic or Google API key, redacted from messages even when not configured here. */
+const KEY_SHAPED = /\bsk-ant-[\w-]{8,}|\bAIza[\w-]{30,}/g;
+
+/** Whether a value is a token count a count API may answer: a safe non-negative integer. */
+function isTokenCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** What a value is, for a message that must not quote it. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number') return `the number ${value}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** Reads at most `limit` bytes of a response body as UTF-8, cancelling the rest. */
+async function readBounded(response: Response, limit: number): Promise<{ text: string; complete: boolean }> {
+  const body = response.body;
+  if (body === null) return { text: '', complete: true };
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { text: text + decoder.decode(), complete: true };
+      if (size + value.byteLength > limit) {
+        text += decoder.decode(value.subarray(0, limit - size));
+        reader.cancel().catch(() => undefined);
+        return { text, complete: false };
+      }
+      size += value.byteLength;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch (error) {
+    reader.cancel().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts (the work itself goes on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
 
 /** Options of {@link CountApiCounter}. */
 export const countApiCounterOptionsSchema = z.object({
@@ -72,7 +146,7 @@ export const countApiCounterOptionsSchema = z.object({
   /** `fetch` to call the APIs with (default the global one). */
   fetch: fn<typeof fetch>('a fetch function').optional(),
   /** Base URLs (for proxies and tests). */
-  baseUrls: z.object({ anthropic: z.url().optional(), gemini: z.url().optional() }).default({}),
+  baseUrls: z.object({ anthropic: baseUrlSchema.optional(), gemini: baseUrlSchema.optional() }).default({}),
   /** Per-call time limit in milliseconds. Default 10 s. */
   timeoutMs: z.number().int().positive().max(600_000).default(10_000),
   /** Where answers for identical requests are kept (default in memory): a `Cache` from `@ctxguard/cache`, or any {@link CountCache}. */
@@ -273,29 +347,14 @@ export class CountApiCounter implements TokenCounter {
   ): Promise<number | undefined> {
     const api = options?.accuracy === 'exact' ? this.#apiWithKey(ctx) : undefined;
     if (api === undefined) return undefined;
-    let exact: number;
-    let fresh: boolean;
     try {
-      ({ tokens: exact, fresh } = await this.#count(api, request, ctx, options.signal));
+      // The call may be shared with other callers: it is never tied to this caller's signal.
+      return await untilAborted(this.#count(api, request, ctx), options.signal);
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       this.#warn(error, api, ctx);
       return undefined;
     }
-    // Learn once per provider answer: a cached or shared answer is the same observation again.
-    if (this.#learn && fresh) {
-      await this.#fallback
-        .learn({
-          provider: ctx.provider,
-          model: ctx.model,
-          actualTokens: exact,
-          messages: request.messages,
-          ...(request.system !== undefined ? { system: request.system } : {}),
-          ...(request.tools !== undefined ? { tools: request.tools } : {}),
-        })
-        .catch((error: unknown) => this.#warn(error, api, ctx, 'count_api_learn_failed'));
-    }
-    return exact;
   }
 
   #apiWithKey(ctx: CountContext): CountApi | undefined {
@@ -330,23 +389,56 @@ export class CountApiCounter implements TokenCounter {
     return { total, breakdown: { messages, system, tools, overhead } };
   }
 
-  async #count(
-    api: CountApi,
-    request: CountRequest,
-    ctx: CountContext,
-    signal: AbortSignal | undefined,
-  ): Promise<{ tokens: number; fresh: boolean }> {
+  async #count(api: CountApi, request: CountRequest, ctx: CountContext): Promise<number> {
     const { url, headers, body } = this.#httpRequest(api, request, ctx.model);
-    let fresh = false;
-    const post = () => {
-      fresh = true;
-      return this.#post(api, url, headers, body, signal);
+    const load = async () => {
+      const tokens = await this.#post(api, url, headers, body);
+      // Learn once per provider answer: a cached or shared answer is the same observation again.
+      if (this.#learn) await this.#learnFrom(tokens, request, ctx, api);
+      return tokens;
     };
     const key = requestKey({ api, url, body });
     // A body that has no JSON text (it cannot be sent either) is never cached.
-    if (key === undefined) return { tokens: await post(), fresh };
-    const tokens = await this.#cache.getOrSet('count-tokens', key, post, { ttlMs: this.#ttlMs });
-    return { tokens, fresh };
+    if (key === undefined) return load();
+    const cached: unknown = await this.#cache.getOrSet('count-tokens', key, load, { ttlMs: this.#ttlMs });
+    if (isTokenCount(cached)) return cached;
+    // A shared cache may hold anything another writer put there: never pass it on as a count.
+    this.#warn(
+      new CountApiError(
+        api,
+        `${api} count_tokens: the cache holds ${kindOf(cached)} for this request, not a token count`,
+      ),
+      api,
+      ctx,
+      'count_api_cache_invalid',
+      '; counting afresh',
+    );
+    return load();
+  }
+
+  async #learnFrom(tokens: number, request: CountRequest, ctx: CountContext, api: CountApi): Promise<void> {
+    await this.#fallback
+      .learn({
+        provider: ctx.provider,
+        model: ctx.model,
+        actualTokens: tokens,
+        messages: request.messages,
+        ...(request.system !== undefined ? { system: request.system } : {}),
+        ...(request.tools !== undefined ? { tools: request.tools } : {}),
+      })
+      .catch((error: unknown) => this.#warn(error, api, ctx, 'count_api_learn_failed'));
+  }
+
+  /** `text` without any configured API key (raw, percent- or JSON-escaped) or anything shaped like one. */
+  #redact(text: string): string {
+    let redacted = text;
+    for (const key of [this.#keys.anthropic, this.#keys.google]) {
+      if (!key) continue;
+      for (const form of new Set([key, encodeURIComponent(key), JSON.stringify(key).slice(1, -1)])) {
+        redacted = redacted.replaceAll(form, '[redacted]');
+      }
+    }
+    return redacted.replace(KEY_SHAPED, '[redacted]');
   }
 
   #httpRequest(
@@ -365,82 +457,84 @@ export class CountApiCounter implements TokenCounter {
         body: anthropicCountBody(request, model),
       };
     }
+    let path: string;
+    try {
+      path = geminiModelPath(model);
+    } catch (error) {
+      throw new CountApiError(api, error instanceof Error ? error.message : String(error), { cause: error });
+    }
     return {
-      url: `${this.#baseUrls.gemini}/v1beta/${geminiModelPath(model)}:countTokens`,
+      url: `${this.#baseUrls.gemini}/v1beta/${path}:countTokens`,
       headers: { 'content-type': 'application/json', 'x-goog-api-key': this.#keys.google ?? '' },
       body: geminiCountBody(request, model),
     };
   }
 
-  async #post(
-    api: CountApi,
-    url: string,
-    headers: Record<string, string>,
-    body: unknown,
-    signal: AbortSignal | undefined,
-  ): Promise<number> {
+  async #post(api: CountApi, url: string, headers: Record<string, string>, body: unknown): Promise<number> {
     const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const fail = (message: string, status?: number, cause?: unknown) =>
+      new CountApiError(api, this.#redact(`${api} count_tokens ${message}`), { status, cause });
     this.#calls++;
     let response: Response;
     try {
+      // Redirects are not followed: the key goes to the configured base URL and nowhere else.
       response = await this.#fetch(url, {
         method: 'POST',
         headers,
         body: JSON.stringify(body),
-        signal: combined,
+        signal: timeout,
+        redirect: 'manual',
       });
     } catch (error) {
-      if (timeout.aborted)
-        throw new CountApiError(api, `${api} count_tokens timed out after ${this.#timeoutMs} ms`, {
-          cause: error,
-        });
-      throw new CountApiError(
-        api,
-        `${api} count_tokens request failed: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
+      if (timeout.aborted) throw fail(`timed out after ${this.#timeoutMs} ms`, undefined, error);
+      throw fail(
+        `request failed: ${error instanceof Error ? error.message : String(error)}`,
+        undefined,
+        error,
       );
     }
-    let text: string;
+    const status = response.status;
+    if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) {
+      response.body?.cancel().catch(() => undefined);
+      throw fail(
+        `answered a redirect${status > 0 ? ` (HTTP ${status})` : ''}, which is not followed`,
+        status > 0 ? status : undefined,
+      );
+    }
+    let read: { text: string; complete: boolean };
     try {
-      text = await response.text();
+      read = await readBounded(response, response.ok ? MAX_ANSWER_BYTES : MAX_ERROR_BYTES);
     } catch (error) {
-      throw new CountApiError(api, `${api} count_tokens response could not be read`, {
-        status: response.status,
-        cause: error,
-      });
+      throw fail('response could not be read', status, error);
     }
     if (!response.ok) {
-      throw new CountApiError(
-        api,
-        `${api} count_tokens answered HTTP ${response.status}: ${text.slice(0, 300)}`,
-        { status: response.status },
-      );
+      // Redacted before it is cut, so a key across the cut cannot leave a piece behind.
+      throw fail(`answered HTTP ${status}: ${this.#redact(read.text).slice(0, 300)}`, status);
     }
+    if (!read.complete) throw fail(`answer is longer than ${MAX_ANSWER_BYTES} bytes`, status);
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(read.text);
     } catch (error) {
-      throw new CountApiError(api, `${api} count_tokens answered invalid JSON`, {
-        status: response.status,
-        cause: error,
-      });
+      throw fail('answered invalid JSON', status, error);
     }
     const field = api === 'anthropic' ? 'input_tokens' : 'totalTokens';
     const value =
       typeof json === 'object' && json !== null ? (json as Record<string, unknown>)[field] : undefined;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-      throw new CountApiError(api, `${api} count_tokens answer has no valid ${field}`, {
-        status: response.status,
-      });
-    }
+    if (!isTokenCount(value)) throw fail(`answer has no valid ${field}`, status);
     return value;
   }
 
-  #warn(error: unknown, api: CountApi, ctx: CountContext, code = 'count_api_failed'): void {
+  #warn(
+    error: unknown,
+    api: CountApi,
+    ctx: CountContext,
+    code = 'count_api_failed',
+    outcome = '; using the estimate',
+  ): void {
     const warning: WarningEvent = {
       code,
-      message: `${error instanceof Error ? error.message : String(error)}; using the estimate`,
+      message: this.#redact(`${error instanceof Error ? error.message : String(error)}${outcome}`),
       source: 'CountApiCounter',
       cause: error,
       data: {

@@ -1,4 +1,4 @@
-import { contentParts, type JsonValue, type Message, withSystemPrompt } from '@ctxguard/core';
+import { CtxGuardError, contentParts, type JsonValue, type Message, withSystemPrompt } from '@ctxguard/core';
 import { toAnthropic } from '@ctxguard/formats';
 
 /** A whole request to count (the shape of `ConversationInput`). */
@@ -158,10 +158,21 @@ export function geminiContents(request: CountRequest): {
   return { contents, ...(system.length > 0 ? { systemInstruction: { parts: system } } : {}) };
 }
 
-/** Model path segment of a Gemini model id (`gemini-2.5-flash` → `models/gemini-2.5-flash`). */
+/**
+ * Model path segment of a Gemini model id (`gemini-2.5-flash` → `models/gemini-2.5-flash`), each
+ * segment percent-encoded; throws a `CtxGuardError` (`invalid_input`) for an id with an empty,
+ * `.` or `..` segment, which would move the call to another path of the endpoint.
+ */
 export function geminiModelPath(model: string): string {
   const id = model.startsWith('models/') ? model.slice('models/'.length) : model;
-  return `models/${id.split('/').map(encodeURIComponent).join('/')}`;
+  const segments = id.split('/');
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
+    throw new CtxGuardError(
+      'invalid_input',
+      `Gemini model id ${JSON.stringify(model.slice(0, 200))} has an empty, "." or ".." path segment`,
+    );
+  }
+  return `models/${segments.map(encodeURIComponent).join('/')}`;
 }
 
 /**
