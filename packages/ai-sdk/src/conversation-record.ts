@@ -22,6 +22,8 @@ function isRecord(value: unknown): value is ConversationRecord {
 export class ConversationRecords {
   readonly #persistence: Persistence;
   readonly #prefix: string;
+  /** The last update of each conversation in this process: the next one waits for it. */
+  readonly #updates = new Map<string, Promise<unknown>>();
 
   /** With the guard's `namespace`, so apps sharing one store keep their records apart as their histories. */
   constructor(persistence: Persistence, namespace?: string) {
@@ -33,6 +35,31 @@ export class ConversationRecords {
   async load(conversationId: string): Promise<ConversationRecord> {
     const stored = await this.#persistence.get<unknown>(this.#prefix + conversationId);
     return isRecord(stored) ? stored : { signed: null, serverEdits: emptyServerEditStats() };
+  }
+
+  /**
+   * Reads, changes and stores a conversation's record, one update at a time per conversation in
+   * this process (overlapping calls each read what the one before them stored); returns what
+   * `change` returned beside the new record.
+   */
+  update<T>(
+    conversationId: string,
+    change: (record: ConversationRecord) => { record: ConversationRecord; result: T },
+  ): Promise<T> {
+    const previous = this.#updates.get(conversationId) ?? Promise.resolve();
+    const next = previous
+      .catch(() => undefined)
+      .then(async () => {
+        const { record, result } = change(await this.load(conversationId));
+        await this.save(conversationId, record);
+        return result;
+      });
+    this.#updates.set(conversationId, next);
+    const forget = () => {
+      if (this.#updates.get(conversationId) === next) this.#updates.delete(conversationId);
+    };
+    next.then(forget, forget);
+    return next;
   }
 
   /** Stores a conversation's record. */

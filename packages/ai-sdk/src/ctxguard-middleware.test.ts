@@ -2,7 +2,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/
 import { CtxGuardError, InvalidInputError } from '@ctxguard/core';
 import { generateText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { ContextDeclinedError, MemoryPersistence } from 'ctxguard';
+import { ContextDeclinedError, MemoryPersistence, type Persistence } from 'ctxguard';
 import { describe, expect, it } from 'vitest';
 import { ctxguardMiddleware } from './ctxguard-middleware.js';
 
@@ -270,5 +270,67 @@ describe('ctxguardMiddleware over one store shared by two namespaces', () => {
     await generateText({ model: b.model, ...call });
     expect((await a.middleware.stats('chat')).serverEdits.clearedToolUses).toBe(9);
     expect((await b.middleware.stats('chat')).serverEdits.clearedToolUses).toBe(2);
+  });
+});
+
+describe('ctxguardMiddleware with overlapping calls on one conversation', () => {
+  it('counts the server edits of every response (no update lost to another)', async () => {
+    const stored = new MemoryPersistence();
+    const later = () => new Promise((resolve) => setTimeout(resolve, 2));
+    // A store that takes a moment to read and write, as a remote one does.
+    const persistence: Persistence = {
+      specificationVersion: 'v1',
+      get: async <T>(key: string) => {
+        await later();
+        return stored.get<T>(key);
+      },
+      set: async <T>(key: string, value: T) => {
+        await later();
+        return stored.set(key, value);
+      },
+      delete: (key) => stored.delete(key),
+      list: (prefix) => stored.list(prefix),
+      has: (key) => stored.has(key),
+    };
+    const middleware = ctxguardMiddleware({ persistence, providerContextManagement: true });
+    let started = 0;
+    let release!: () => void;
+    const allStarted = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const overlapping = new MockLanguageModelV3({
+      provider: 'anthropic.messages',
+      modelId: 'claude-sonnet-4-5',
+      doGenerate: async () => {
+        if (++started === 5) release();
+        await allStarted;
+        return {
+          content: [{ type: 'text', text: 'Done.' }],
+          finishReason: { unified: 'stop', raw: 'end_turn' },
+          usage: {
+            inputTokens: { total: 900, noCache: 900, cacheRead: 0, cacheWrite: 0 },
+            outputTokens: { total: 3, text: 3, reasoning: 0 },
+          },
+          warnings: [],
+          providerMetadata: {
+            anthropic: { contextManagement: { appliedEdits: [{ type: 'compact_20260112' }] } },
+          },
+        };
+      },
+    });
+    const wrapped = wrapLanguageModel({ model: overlapping, middleware });
+    await Promise.all(
+      [0, 1, 2, 3, 4].map((i) =>
+        generateText({
+          model: wrapped,
+          prompt: `q${i}`,
+          providerOptions: { ctxguard: { conversationId: 'c' } },
+        }),
+      ),
+    );
+    expect((await middleware.stats('c')).serverEdits).toMatchObject({
+      responsesWithEdits: 5,
+      compactions: 5,
+    });
   });
 });

@@ -317,11 +317,12 @@ class MiddlewareState {
         message: `ctxguard: ${leading.moved} system message(s) inside the conversation were sent as user messages (providers reject system messages after the first turn)`,
       });
     }
-    const record = await this.#records.load(context.conversationId);
-    const signed = keepSignedReasoningValid(view, split.rest, record.signed, (message) =>
-      context.converter.fingerprintOf(message),
-    );
-    await this.#records.save(context.conversationId, { ...record, signed: signed.record });
+    const signed = await this.#records.update(context.conversationId, (record) => {
+      const kept = keepSignedReasoningValid(view, split.rest, record.signed, (message) =>
+        context.converter.fingerprintOf(message),
+      );
+      return { record: { ...record, signed: kept.record }, result: kept };
+    });
     const { report } = context;
     report.actions.push(...prepared.actions);
     report.current = prepared.measurement.current;
@@ -399,11 +400,10 @@ class MiddlewareState {
       }
     }
     if (edits.length > 0) {
-      const record = await this.#records.load(context.conversationId);
-      await this.#records.save(context.conversationId, {
-        ...record,
-        serverEdits: addAppliedEdits(record.serverEdits, edits),
-      });
+      await this.#records.update(context.conversationId, (record) => ({
+        record: { ...record, serverEdits: addAppliedEdits(record.serverEdits, edits) },
+        result: undefined,
+      }));
     }
   }
 
