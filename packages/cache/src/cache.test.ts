@@ -503,3 +503,106 @@ describe('Cache.getOrSet single-flight', () => {
     await expect(cache.getOrSet('c', 'k', () => ++calls)).rejects.toThrow('store down');
   });
 });
+
+describe('Cache: deleting an expired entry never deletes a fresh write', () => {
+  /** A store whose reads of `key` can be held: each read snapshots the value, then waits for its gate. */
+  function gatedStore(store: MemoryCacheStore, gates: Promise<void>[]): CacheStore & { reads: number } {
+    const gated = {
+      specificationVersion: 'v1' as const,
+      reads: 0,
+      get: async <T>(key: string) => {
+        const snapshot = await store.get<T>(key);
+        const gate = gates[gated.reads++];
+        if (gate !== undefined) await gate;
+        return snapshot;
+      },
+      set: <T>(key: string, value: CacheEntry<T>) => store.set(key, value),
+      delete: (key: string) => store.delete(key),
+      keys: (prefix?: string) => store.keys(prefix),
+      clear: () => store.clear(),
+    };
+    return gated;
+  }
+
+  it('a set() that completes while get() reads the expired entry survives, and the get returns it', async () => {
+    let now = START;
+    const cache = new Cache({ store: new MemoryCacheStore(), now: () => now });
+    await cache.set('c', 'k', 'old', { ttlMs: 10 });
+    now += 100;
+    const read = cache.get('c', 'k');
+    const write = cache.set('c', 'k', 'new', { ttlMs: 60_000 });
+    const [seen] = await Promise.all([read, write]);
+    expect(seen === null || seen === 'new').toBe(true);
+    expect(await cache.get('c', 'k')).toBe('new');
+  });
+
+  it('a set() between the re-read and the delete is not deleted either', async () => {
+    let now = START;
+    const memory = new MemoryCacheStore();
+    const reReadGate = deferred<void>();
+    // Read 0 is the get's first read (expired), read 1 its re-read, held until the set has landed.
+    const store = gatedStore(memory, [Promise.resolve(), reReadGate.promise]);
+    const cache = new Cache({ store, now: () => now });
+    await memory.set('cache:c:k', {
+      body: 'old',
+      cacheName: 'c',
+      storedAt: now,
+      ttlMs: 10,
+      expiresAt: now + 10,
+    });
+    now += 100;
+    const read = cache.get('c', 'k');
+    await vi.waitFor(() => expect(store.reads).toBe(2));
+    await cache.set('c', 'k', 'new', { ttlMs: 60_000 });
+    reReadGate.resolve();
+    expect(await read).toBeNull();
+    expect((await memory.get('cache:c:k'))?.body).toBe('new');
+  });
+
+  it('getOrSet over an expired entry keeps a concurrent set() instead of overwriting it with the loader result', async () => {
+    let now = START;
+    const cache = new Cache({ store: new MemoryCacheStore(), now: () => now });
+    await cache.set('c', 'k', 'old', { ttlMs: 10 });
+    now += 100;
+    let calls = 0;
+    const loaded = cache.getOrSet('c', 'k', async () => `load ${++calls}`);
+    const write = cache.set('c', 'k', 'fresh');
+    await Promise.all([loaded, write]);
+    expect(await cache.get('c', 'k')).toBe('fresh');
+  });
+
+  it('prune() leaves an entry rewritten after it read the expired one', async () => {
+    let now = START;
+    const memory = new MemoryCacheStore();
+    const firstReadGate = deferred<void>();
+    const store = gatedStore(memory, [firstReadGate.promise]);
+    const cache = new Cache({ store, now: () => now });
+    await memory.set('cache:c:k', {
+      body: 'old',
+      cacheName: 'c',
+      storedAt: now,
+      ttlMs: 10,
+      expiresAt: now + 10,
+    });
+    now += 100;
+    const pruned = cache.prune();
+    await vi.waitFor(() => expect(store.reads).toBe(1));
+    await cache.set('c', 'k', 'new', { ttlMs: 60_000 });
+    firstReadGate.resolve();
+    expect(await pruned).toBe(0);
+    expect(await cache.get('c', 'k')).toBe('new');
+  });
+
+  it('still deletes expired and malformed entries nobody rewrote', async () => {
+    let now = START;
+    const memory = new MemoryCacheStore();
+    const cache = new Cache({ store: memory, now: () => now });
+    await cache.set('c', 'a', 1, { ttlMs: 10 });
+    await cache.set('c', 'b', 2, { ttlMs: 10 });
+    await memory.set('cache:c:bad', { body: 1 } as CacheEntry);
+    now += 100;
+    expect(await cache.get('c', 'a')).toBeNull();
+    expect(await cache.prune()).toBe(2);
+    expect(await memory.keys()).toEqual([]);
+  });
+});

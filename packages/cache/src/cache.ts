@@ -79,6 +79,11 @@ interface Flight {
   cancelled: boolean;
 }
 
+/** A read that found an expired entry and may delete it: a write of the key by this cache vetoes it. */
+interface ExpiryCheck {
+  overwritten: boolean;
+}
+
 /**
  * TTL cache over a {@link CacheStore}: storage keys `cache:{cacheName}:{cacheKey}`, per-entry
  * TTL with lazy expiry on read, scoped invalidation and single-flight `getOrSet`.
@@ -92,6 +97,14 @@ export class Cache {
   readonly #skewToleranceMs: number;
   readonly #flights = new Map<string, Flight>();
   #flightsSettled = 0;
+  /** Writes started by this cache (any key): a change tells a reader a write may have landed meanwhile. */
+  #writesStarted = 0;
+  /** Keys with a store write of this cache in progress, and how many. */
+  readonly #writing = new Map<string, number>();
+  /** Reads about to delete an expired entry, by key. */
+  readonly #expiryChecks = new Map<string, Set<ExpiryCheck>>();
+  /** Deletes of expired entries in progress: a write of the key waits for them, so it lands after. */
+  readonly #expiryDeletes = new Map<string, Promise<void>>();
 
   constructor(options: CacheOptions = {}) {
     const parsed = parseOptions(cacheOptionsSchema, options, 'Cache options');
@@ -107,7 +120,10 @@ export class Cache {
     return entry === null ? null : entry.body;
   }
 
-  /** The fresh entry with its metadata, or `null`. An expired or malformed entry is deleted. */
+  /**
+   * The fresh entry with its metadata, or `null`. An expired or malformed entry is deleted, unless
+   * a re-read shows it was replaced meanwhile (see the README on what holds across processes).
+   */
   async getEntry<T = unknown>(cacheName: string, key: string): Promise<CacheEntry<T> | null> {
     return this.#read<T>(storageKey(cacheName, key));
   }
@@ -152,14 +168,16 @@ export class Cache {
     let recheck = false;
     if (running === undefined) {
       const settledBefore = this.#flightsSettled;
+      const writesBefore = this.#writesStarted;
       const hit = await this.#read<T>(entryKey);
       if (hit !== null) return hit.body;
       running = this.#flights.get(entryKey);
-      // A flight that finished while this read was in progress may have stored the value.
-      recheck = this.#flightsSettled !== settledBefore;
+      // A flight or a set() that finished while this read was in progress may have stored a value.
+      recheck = this.#flightsSettled !== settledBefore || this.#writesStarted !== writesBefore;
     }
     if (running !== undefined) return structuredClone((await running.promise) as T);
-    const flight = { cancelled: false } as Flight;
+    // A set() of this key still being written wins over the loader's result, as if it landed during the load.
+    const flight = { cancelled: this.#writing.has(entryKey) } as Flight;
     this.#flights.set(entryKey, flight);
     flight.promise = this.#load(entryKey, cacheName, loader, ttlMs, flight, recheck);
     return (await flight.promise) as T;
@@ -198,10 +216,7 @@ export class Cache {
     for (const key of await this.store.keys(CACHE_KEY_PREFIX)) {
       if (parseStorageKey(key) === null) continue;
       const raw = await this.#fetch(key);
-      if (raw !== null && !this.#isFresh(raw, this.#clock())) {
-        await this.store.delete(key);
-        deleted++;
-      }
+      if (raw !== null && !this.#isFresh(raw, this.#clock()) && (await this.#expire(key)).deleted) deleted++;
     }
     return deleted;
   }
@@ -239,11 +254,43 @@ export class Cache {
   async #read<T>(key: string): Promise<CacheEntry<T> | null> {
     const raw = await this.#fetch(key);
     if (raw === null) return null;
-    if (!this.#isFresh(raw, this.#clock())) {
-      await this.store.delete(key);
-      return null;
-    }
+    if (!this.#isFresh(raw, this.#clock())) return (await this.#expire(key)).fresh as CacheEntry<T> | null;
     return raw as CacheEntry<T>;
+  }
+
+  /**
+   * Deletes the entry under `key`, which was just read as expired or malformed, unless it was
+   * replaced meanwhile: the key is read again and deleted only while that read still finds no
+   * fresh entry and no write of the key by this cache has started since. A fresh entry found by
+   * the second read is returned. Another process's write that lands between the second read and
+   * the delete is still deleted: the store offers no compare-and-delete.
+   */
+  async #expire(key: string): Promise<{ fresh: CacheEntry | null; deleted: boolean }> {
+    const check: ExpiryCheck = { overwritten: this.#writing.has(key) };
+    const checks = this.#expiryChecks.get(key) ?? new Set<ExpiryCheck>();
+    this.#expiryChecks.set(key, checks);
+    checks.add(check);
+    try {
+      const current = await this.#fetch(key);
+      if (current === null) return { fresh: null, deleted: false };
+      if (this.#isFresh(current, this.#clock())) return { fresh: current as CacheEntry, deleted: false };
+      if (check.overwritten || this.#writing.has(key)) return { fresh: null, deleted: false };
+      const deletion = this.store.delete(key);
+      const settled = deletion.then(
+        () => undefined,
+        () => undefined,
+      );
+      this.#expiryDeletes.set(key, settled);
+      try {
+        await deletion;
+      } finally {
+        if (this.#expiryDeletes.get(key) === settled) this.#expiryDeletes.delete(key);
+      }
+      return { fresh: null, deleted: true };
+    } finally {
+      checks.delete(check);
+      if (checks.size === 0 && this.#expiryChecks.get(key) === checks) this.#expiryChecks.delete(key);
+    }
   }
 
   /**
@@ -271,7 +318,18 @@ export class Cache {
       ttlMs: never ? null : ttlMs,
       expiresAt: never ? null : storedAt + ttlMs,
     };
-    await this.store.set(key, entry);
+    this.#writesStarted++;
+    this.#writing.set(key, (this.#writing.get(key) ?? 0) + 1);
+    for (const check of this.#expiryChecks.get(key) ?? []) check.overwritten = true;
+    try {
+      const expiryDelete = this.#expiryDeletes.get(key);
+      if (expiryDelete !== undefined) await expiryDelete;
+      await this.store.set(key, entry);
+    } finally {
+      const left = (this.#writing.get(key) ?? 1) - 1;
+      if (left === 0) this.#writing.delete(key);
+      else this.#writing.set(key, left);
+    }
   }
 
   #isFresh(raw: unknown, now: number): boolean {

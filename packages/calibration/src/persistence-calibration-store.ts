@@ -1,4 +1,4 @@
-import { parseInput, parseOptions } from '@ctxguard/core';
+import { CtxGuardError, parseInput, parseOptions } from '@ctxguard/core';
 import {
   AtomicCreateUnsupportedError,
   CorruptEntryError,
@@ -66,6 +66,18 @@ interface Lease {
   token: string;
   expiresAt: number;
 }
+
+/** What a lease key holds: absent, a lease this store writes, or anything else (broken at once). */
+type LeaseState = { kind: 'absent' } | { kind: 'lease'; lease: Lease } | { kind: 'broken' };
+
+function isLease(value: unknown): value is Lease {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const { token, expiresAt } = value as Record<string, unknown>;
+  return typeof token === 'string' && typeof expiresAt === 'number' && Number.isFinite(expiresAt);
+}
+
+/** Returned by a merge that found its lease gone before writing: the merge is redone under a new lease. */
+const LEASE_LOST: unique symbol = Symbol('lease lost');
 
 /** Lease keys live apart from calibrations, so `list()` never sees them. */
 const LOCK_PREFIX = 'calibration-lease:';
@@ -136,7 +148,7 @@ export class PersistenceCalibrationStore implements CalibrationStore {
     const parsed = parseInput(calibrationUpdateSchema, input, 'calibration update');
     const storageKey = calibrationKey(parsed);
     return this.#serialized(legacyCalibrationKey(parsed), () =>
-      this.#locked(storageKey, async () => {
+      this.#locked(storageKey, async (leaseHeld) => {
         const found = await this.#ownEntry(parsed);
         const existing = found?.stored ?? null;
         const step = this.#alpha * (parsed.weight ?? 1);
@@ -151,6 +163,8 @@ export class PersistenceCalibrationStore implements CalibrationStore {
           samples: (existing?.samples ?? 0) + 1,
           updatedAt: this.#now(),
         };
+        // Another process broke our lease (we were paused past LEASE_MS): our merge may be stale.
+        if (!(await leaseHeld())) return LEASE_LOST;
         await this.#persistence.set(storageKey, next);
         if (found?.legacy) await this.#persistence.delete(legacyCalibrationKey(parsed));
         return this.#toCalibration(next);
@@ -162,48 +176,115 @@ export class PersistenceCalibrationStore implements CalibrationStore {
    * Runs a read-merge-write of `storageKey` under a lease other processes respect, when the
    * persistence can create a key atomically (memory, file, Redis): the lease is a key created with
    * `setIfAbsent`, so two processes never merge into the same old value and lose an update. A lease
-   * left by a crashed process expires after {@link LEASE_MS}. Without `setIfAbsent`, updates are
-   * serialized in this process only.
+   * left by a crashed process expires after {@link LEASE_MS}; a lease key holding anything this
+   * store does not write is broken at once. `task` calls `leaseHeld()` just before it writes and
+   * returns {@link LEASE_LOST} when the lease is no longer its own, and the merge is redone under a
+   * new lease. The check and the write are two operations, so a pause between them can still lose
+   * an update (see the README). Without `setIfAbsent`, updates are serialized in this process only.
    */
-  async #locked<T>(storageKey: string, task: () => Promise<T>): Promise<T> {
+  async #locked<T>(
+    storageKey: string,
+    task: (leaseHeld: () => Promise<boolean>) => Promise<T | typeof LEASE_LOST>,
+  ): Promise<T> {
     const persistence = this.#persistence;
-    if (!supportsAtomicCreate(persistence)) return task();
+    const unfenced = async () => (await task(async () => true)) as T;
+    if (!supportsAtomicCreate(persistence)) return unfenced();
     const lockKey = `${LOCK_PREFIX}${storageKey}`;
-    const token = randomToken();
     const deadline = Date.now() + LOCK_WAIT_MS;
-    for (let attempt = 0; ; attempt++) {
-      const lease: Lease = { token, expiresAt: Date.now() + LEASE_MS };
-      let created: boolean;
+    const conflict = () =>
+      new StorageError(
+        'storage_conflict',
+        `calibration ${storageKey}: another process held its lease for over ${LOCK_WAIT_MS} ms`,
+        { key: storageKey },
+      );
+    for (;;) {
+      const token = randomToken();
+      let acquired: boolean;
       try {
-        created = await persistence.setIfAbsent(lockKey, lease);
+        acquired = await this.#acquireLease(lockKey, token, deadline, conflict);
       } catch (error) {
         // A file system without atomic create: serialize in this process only, as before.
-        if (error instanceof AtomicCreateUnsupportedError) return task();
+        if (error instanceof AtomicCreateUnsupportedError) return unfenced();
         throw error;
       }
-      if (created) break;
-      const held = await persistence.get<Lease>(lockKey);
-      if (held && !(typeof held.expiresAt === 'number' && held.expiresAt >= Date.now())) {
-        // Expired (its holder crashed), or not a lease this store writes (it would never expire):
-        // break it only if it is still the lease we saw.
-        const again = await persistence.get<Lease>(lockKey);
-        if (again?.token === held.token) await persistence.delete(lockKey);
+      if (!acquired) throw conflict();
+      let result: T | typeof LEASE_LOST;
+      try {
+        result = await task(() => this.#holdsLease(lockKey, token));
+      } finally {
+        await this.#releaseLease(lockKey, token);
+      }
+      if (result !== LEASE_LOST) return result;
+      if (Date.now() > deadline) throw conflict();
+    }
+  }
+
+  /** Takes the lease under `lockKey` for `token`, breaking an expired or foreign one; false past `deadline`. */
+  async #acquireLease(
+    lockKey: string,
+    token: string,
+    deadline: number,
+    conflict: () => StorageError,
+  ): Promise<boolean> {
+    const persistence = this.#persistence as Persistence & {
+      setIfAbsent(key: string, value: unknown): Promise<boolean>;
+    };
+    for (let attempt = 0; ; attempt++) {
+      const lease: Lease = { token, expiresAt: Date.now() + LEASE_MS };
+      if (await persistence.setIfAbsent(lockKey, lease)) return true;
+      if (Date.now() > deadline) throw conflict();
+      const seen = await this.#readLease(lockKey);
+      if (seen.kind === 'absent') continue;
+      if (seen.kind === 'broken' || seen.lease.expiresAt < Date.now()) {
+        // Expired (its holder crashed or froze), or not a lease this store writes (it would never
+        // expire): break it only if it is still the one we saw. Not atomic: see #holdsLease.
+        const again = await this.#readLease(lockKey);
+        const same =
+          seen.kind === 'broken'
+            ? again.kind === 'broken'
+            : again.kind === 'lease' && again.lease.token === seen.lease.token;
+        if (same) await persistence.delete(lockKey);
         continue;
       }
-      if (Date.now() > deadline)
-        throw new StorageError(
-          'storage_conflict',
-          `calibration ${storageKey}: another process held its lease for over ${LOCK_WAIT_MS} ms`,
-          { key: storageKey },
-        );
       await sleep(Math.min(50, 2 + attempt * 2) * (0.5 + Math.random()));
     }
-    try {
-      return await task();
-    } finally {
-      const held = await persistence.get<Lease>(lockKey).catch(() => null);
-      if (held?.token === token) await persistence.delete(lockKey).catch(() => undefined);
+  }
+
+  /** Whether the lease under `lockKey` is still `token`'s and unexpired (checked before each write). */
+  async #holdsLease(lockKey: string, token: string): Promise<boolean> {
+    const state = await this.#readLease(lockKey);
+    return state.kind === 'lease' && state.lease.token === token && state.lease.expiresAt >= Date.now();
+  }
+
+  /** Deletes the lease if it is still `token`'s (a read, then a delete: not atomic). */
+  async #releaseLease(lockKey: string, token: string): Promise<void> {
+    const state = await this.#readLease(lockKey).catch(() => null);
+    if (state?.kind === 'lease' && state.lease.token === token) {
+      await this.#persistence.delete(lockKey).catch(() => undefined);
     }
+  }
+
+  /**
+   * What the lease key holds. A value that is not `{ token: string, expiresAt: number }`, a JSON
+   * `null` (present per `has()`), or one the persistence cannot read back counts as broken.
+   */
+  async #readLease(lockKey: string): Promise<LeaseState> {
+    const read = async (): Promise<unknown> => {
+      try {
+        return await this.#persistence.get<unknown>(lockKey);
+      } catch (error) {
+        if (CtxGuardError.is(error, 'storage_corrupt_entry')) return undefined;
+        throw error;
+      }
+    };
+    let raw = await read();
+    if (raw === null) {
+      if (!(await this.#persistence.has(lockKey))) return { kind: 'absent' };
+      // Present: a stored JSON null, or a lease created between the two calls.
+      raw = await read();
+      if (raw === null && !(await this.#persistence.has(lockKey))) return { kind: 'absent' };
+    }
+    return isLease(raw) ? { kind: 'lease', lease: raw } : { kind: 'broken' };
   }
 
   async list(filter: { provider?: string; model?: string } = {}): Promise<Calibration[]> {
