@@ -195,6 +195,8 @@ describe('ctxguardMiddleware.transformParams', () => {
       }),
     ).catch((error: unknown) => error);
     expect(CtxGuardError.is(closed, 'closed')).toBe(true);
+    // Its stats went with it: said so, not "no call went through this middleware yet".
+    await expect(byOption.stats('chat-7')).rejects.toMatchObject({ code: 'closed' });
   });
 
   it('rejects bad options naming the field', () => {
@@ -332,5 +334,45 @@ describe('ctxguardMiddleware with overlapping calls on one conversation', () => 
       responsesWithEdits: 5,
       compactions: 5,
     });
+  });
+});
+
+describe('ctxguardMiddleware with a prompt it cannot convert', () => {
+  it('sends it unguarded but still with the server edits when server-side clearing is on', async () => {
+    const provider = new MockLanguageModelV3({
+      provider: 'anthropic.messages',
+      modelId: 'claude-sonnet-4-5',
+      doGenerate: {
+        content: [{ type: 'text', text: 'Done.' }],
+        finishReason: { unified: 'stop', raw: 'end_turn' },
+        usage: {
+          inputTokens: { total: 900, noCache: 900, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 3, text: 3, reasoning: 0 },
+        },
+        warnings: [],
+      },
+    });
+    const middleware = ctxguardMiddleware({ providerContextManagement: true });
+    const wrapped = wrapLanguageModel({ model: provider, middleware });
+    const result = await wrapped.doGenerate({
+      prompt: [
+        { role: 'user', content: [{ type: 'text', text: 'delete the temp files' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool-call', toolCallId: 't1', toolName: 'shell', input: { command: 'rm -r tmp' } },
+          ],
+        },
+        { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: 'a1', approved: true }] },
+      ] as LanguageModelV3Prompt,
+      providerOptions: { ctxguard: { conversationId: 'u' } },
+    });
+    expect((result.providerMetadata?.['ctxguard'] as { unguarded?: boolean } | undefined)?.unguarded).toBe(
+      true,
+    );
+    const sent = provider.doGenerateCalls[0]?.providerOptions?.['anthropic'] as
+      | { contextManagement?: { edits?: unknown[] } }
+      | undefined;
+    expect(sent?.contextManagement?.edits?.length).toBeGreaterThan(0);
   });
 });

@@ -207,7 +207,7 @@ class MiddlewareState {
       split = converter.split(params.prompt);
     } catch (error) {
       if (!(error instanceof ConversionError)) throw error;
-      return this.#unguarded(base, conversationId, guard, converter, error);
+      return await this.#unguarded(base, conversationId, guard, converter, error);
     }
     let prepared: PrepareResult;
     try {
@@ -279,15 +279,15 @@ class MiddlewareState {
     return next;
   }
 
-  #unguarded(
+  async #unguarded(
     params: LanguageModelV3CallOptions,
     conversationId: string,
     guard: ConversationGuard,
     converter: PromptConverter,
     error: ConversionError,
-  ): LanguageModelV3CallOptions {
+  ): Promise<LanguageModelV3CallOptions> {
     const message = `ctxguard: this prompt was sent unguarded: ${error.message}`;
-    this.#calls.set(params, {
+    const context: CallContext = {
       conversationId,
       guard,
       converter,
@@ -302,7 +302,18 @@ class MiddlewareState {
         inputBudget: null,
         unguarded: true,
       },
-    });
+    };
+    // The server's clearing needs no converted prompt: only the budget its triggers are set from.
+    if (this.#serverSideFor(guard.provider)) {
+      const { inputBudget } = await guard.measurer.measure({
+        provider: guard.provider,
+        model: guard.model,
+        messages: [],
+        ...(params.maxOutputTokens === undefined ? {} : { maxOutputTokens: params.maxOutputTokens }),
+      });
+      this.#addServerEdits(params, inputBudget, context);
+    }
+    this.#calls.set(params, context);
     return params;
   }
 
@@ -412,6 +423,11 @@ class MiddlewareState {
   }
 
   async stats(conversationId: string): Promise<AISdkConversationStats> {
+    if (this.#closed)
+      throw new CtxGuardError(
+        'closed',
+        'ctxguardMiddleware: the middleware was closed; its stats went with it',
+      );
     const guard = this.#byConversation.get(conversationId) ?? [...this.#guards.values()][0];
     if (!guard)
       throw new InvalidInputError(
