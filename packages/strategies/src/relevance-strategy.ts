@@ -211,16 +211,17 @@ export class RelevanceStrategy implements ContextStrategy {
       return this.#shrinkRecent(ctx, view, overhead);
     // Still over the target with the older runs hidden: the kept messages hold the bulk (a huge
     // newest tool result, say), so their outputs are cut now rather than on a retry that may not come.
-    const trimmed = await this.#trimWhenStillOver(ctx, overhead);
+    const { trimmedOutputs } = await this.#trimOutputs(ctx, overhead);
+    const freedInAll = before - tools.measure(effectiveView(tools));
     state['reactions'] = countIn(state, 'reactions') + 1;
     state['hiddenRuns'] = countIn(state, 'hiddenRuns') + runsHidden;
-    state['trimmedOutputs'] = countIn(state, 'trimmedOutputs') + trimmed;
-    state['lastFreed'] = before - tools.measure(effectiveView(tools));
+    state['trimmedOutputs'] = countIn(state, 'trimmedOutputs') + trimmedOutputs;
+    state['lastFreed'] = freedInAll;
     rememberCompaction(ctx, view);
-    const cut = trimmed > 0 ? `, cut ${trimmed} kept tool outputs to head and tail` : '';
+    const cut = trimmedOutputs > 0 ? `, cut ${trimmedOutputs} kept tool outputs to head and tail` : '';
     return {
       action: 'compacted',
-      note: `kept ${plan.keptUnits} of ${plan.units} older units by relevance (${plan.scorer}), hid ${runsHidden} runs of ${hidden.length} messages, ${facts.length} facts${cut}, ~${before - tools.measure(effectiveView(tools))} tokens freed`,
+      note: `kept ${plan.keptUnits} of ${plan.units} older units by relevance (${plan.scorer}), hid ${runsHidden} runs of ${hidden.length} messages, ${facts.length} facts${cut}, ~${freedInAll} tokens freed`,
     };
   }
 
@@ -403,13 +404,7 @@ export class RelevanceStrategy implements ContextStrategy {
   ): Promise<StrategyDecision> {
     const { tools, inputBudget, state } = ctx;
     const before = tools.measure(viewBefore);
-    const categories = this.#options.factCategories;
-    const trimmed = await trimToolOutputs(ctx, {
-      overhead,
-      goal: this.#target(ctx) * inputBudget,
-      factBound: this.#factTokens(ctx),
-      ...(categories ? { categories } : {}),
-    });
+    const trimmed = await this.#trimOutputs(ctx, overhead);
     const lowered = lowerFactsBlock(ctx, { overhead, goal: this.#options.at * inputBudget });
     const freed = before - tools.measure(effectiveView(tools));
     if (freed < minimumGain(ctx)) return this.#nothingToHide(ctx);
@@ -427,18 +422,18 @@ export class RelevanceStrategy implements ContextStrategy {
     };
   }
 
-  /** Cuts the view's tool outputs when the request is still above the target; how many were cut. */
-  async #trimWhenStillOver(ctx: ReactContext, overhead: number): Promise<number> {
-    const goal = this.#target(ctx) * ctx.inputBudget;
-    if (overhead + ctx.tools.measure(effectiveView(ctx.tools)) <= goal) return 0;
+  /**
+   * Cuts the view's tool outputs (the recent zone's included) to head and tail until the request
+   * fits `target`, keeping the facts of the cut middles; nothing when it already fits.
+   */
+  #trimOutputs(ctx: ReactContext, overhead: number) {
     const categories = this.#options.factCategories;
-    const trimmed = await trimToolOutputs(ctx, {
+    return trimToolOutputs(ctx, {
       overhead,
-      goal,
+      goal: this.#target(ctx) * ctx.inputBudget,
       factBound: this.#factTokens(ctx),
       ...(categories ? { categories } : {}),
     });
-    return trimmed.trimmedOutputs;
   }
 
   #nothingToHide(ctx: ReactContext): StrategyDecision {
