@@ -1,4 +1,9 @@
-import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type {
+  JSONArray,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Prompt,
+} from '@ai-sdk/provider';
 import { CtxGuardError, InvalidInputError } from '@ctxguard/core';
 import { generateText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
@@ -76,6 +81,20 @@ function callOptions(prompt: LanguageModelV3Prompt, conversationId?: string): La
 }
 
 const model = new MockLanguageModelV3({ provider: 'anthropic.messages', modelId: 'claude-sonnet-4-5' });
+
+/** A short Anthropic answer, reporting `appliedEdits` of server-side context management when given. */
+function anthropicReply(appliedEdits?: JSONArray): LanguageModelV3GenerateResult {
+  return {
+    content: [{ type: 'text', text: 'Done.' }],
+    finishReason: { unified: 'stop', raw: 'end_turn' },
+    usage: {
+      inputTokens: { total: 900, noCache: 900, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 3, text: 3, reasoning: 0 },
+    },
+    warnings: [],
+    ...(appliedEdits ? { providerMetadata: { anthropic: { contextManagement: { appliedEdits } } } } : {}),
+  };
+}
 
 describe('ctxguardMiddleware.transformParams', () => {
   it('sends every message it did not change as the very object the app gave, and hides its own options', async () => {
@@ -238,28 +257,9 @@ describe('ctxguardMiddleware over one store shared by two namespaces', () => {
       new MockLanguageModelV3({
         provider: 'anthropic.messages',
         modelId: 'claude-sonnet-4-5',
-        doGenerate: {
-          content: [{ type: 'text', text: 'Done.' }],
-          finishReason: { unified: 'stop', raw: 'end_turn' },
-          usage: {
-            inputTokens: { total: 900, noCache: 900, cacheRead: 0, cacheWrite: 0 },
-            outputTokens: { total: 3, text: 3, reasoning: 0 },
-          },
-          warnings: [],
-          providerMetadata: {
-            anthropic: {
-              contextManagement: {
-                appliedEdits: [
-                  {
-                    type: 'clear_tool_uses_20250919',
-                    clearedToolUses: cleared,
-                    clearedInputTokens: 100 * cleared,
-                  },
-                ],
-              },
-            },
-          },
-        },
+        doGenerate: anthropicReply([
+          { type: 'clear_tool_uses_20250919', clearedToolUses: cleared, clearedInputTokens: 100 * cleared },
+        ]),
       });
     const tenant = (namespace: string, cleared: number) => {
       const middleware = ctxguardMiddleware({ persistence, namespace, providerContextManagement: true });
@@ -306,18 +306,7 @@ describe('ctxguardMiddleware with overlapping calls on one conversation', () => 
       doGenerate: async () => {
         if (++started === 5) release();
         await allStarted;
-        return {
-          content: [{ type: 'text', text: 'Done.' }],
-          finishReason: { unified: 'stop', raw: 'end_turn' },
-          usage: {
-            inputTokens: { total: 900, noCache: 900, cacheRead: 0, cacheWrite: 0 },
-            outputTokens: { total: 3, text: 3, reasoning: 0 },
-          },
-          warnings: [],
-          providerMetadata: {
-            anthropic: { contextManagement: { appliedEdits: [{ type: 'compact_20260112' }] } },
-          },
-        };
+        return anthropicReply([{ type: 'compact_20260112' }]);
       },
     });
     const wrapped = wrapLanguageModel({ model: overlapping, middleware });
@@ -342,15 +331,7 @@ describe('ctxguardMiddleware with a prompt it cannot convert', () => {
     const provider = new MockLanguageModelV3({
       provider: 'anthropic.messages',
       modelId: 'claude-sonnet-4-5',
-      doGenerate: {
-        content: [{ type: 'text', text: 'Done.' }],
-        finishReason: { unified: 'stop', raw: 'end_turn' },
-        usage: {
-          inputTokens: { total: 900, noCache: 900, cacheRead: 0, cacheWrite: 0 },
-          outputTokens: { total: 3, text: 3, reasoning: 0 },
-        },
-        warnings: [],
-      },
+      doGenerate: anthropicReply(),
     });
     const middleware = ctxguardMiddleware({ providerContextManagement: true });
     const wrapped = wrapLanguageModel({ model: provider, middleware });

@@ -8,6 +8,17 @@ import { DEFAULT_TTL_MS, MAX_TTL_MS } from './ttl.js';
 
 const START = Date.UTC(2026, 0, 1);
 
+/** Entry `k` of cache `c`, stored at `now` for 10 ms, written straight into `memory`. */
+function storeShortLived(memory: MemoryCacheStore, now: number): Promise<void> {
+  return memory.set('cache:c:k', {
+    body: 'old',
+    cacheName: 'c',
+    storedAt: now,
+    ttlMs: 10,
+    expiresAt: now + 10,
+  });
+}
+
 function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
   let resolve!: (v: T) => void;
   let reject!: (e: unknown) => void;
@@ -543,13 +554,7 @@ describe('Cache: deleting an expired entry never deletes a fresh write', () => {
     // Read 0 is the get's first read (expired), read 1 its re-read, held until the set has landed.
     const store = gatedStore(memory, [Promise.resolve(), reReadGate.promise]);
     const cache = new Cache({ store, now: () => now });
-    await memory.set('cache:c:k', {
-      body: 'old',
-      cacheName: 'c',
-      storedAt: now,
-      ttlMs: 10,
-      expiresAt: now + 10,
-    });
+    await storeShortLived(memory, now);
     now += 100;
     const read = cache.get('c', 'k');
     await vi.waitFor(() => expect(store.reads).toBe(2));
@@ -577,13 +582,7 @@ describe('Cache: deleting an expired entry never deletes a fresh write', () => {
     const firstReadGate = deferred<void>();
     const store = gatedStore(memory, [firstReadGate.promise]);
     const cache = new Cache({ store, now: () => now });
-    await memory.set('cache:c:k', {
-      body: 'old',
-      cacheName: 'c',
-      storedAt: now,
-      ttlMs: 10,
-      expiresAt: now + 10,
-    });
+    await storeShortLived(memory, now);
     now += 100;
     const pruned = cache.prune();
     await vi.waitFor(() => expect(store.reads).toBe(1));

@@ -34,6 +34,7 @@ import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { CompactionAnchor } from './compaction-anchor.js';
 import { ConversationTally, type RequestView, type Weighing } from './conversation-tally.js';
+import { describeValue } from './describe-value.js';
 import { assertMeasurable } from './measure-request.js';
 
 /** Default share of the input budget at which `onWarning` is emitted. */
@@ -773,14 +774,6 @@ async function listedCalibrations(store: CalibrationStore): Promise<CountContext
   return listed.filter(
     (entry): entry is CountContext => typeof entry?.provider === 'string' && typeof entry?.model === 'string',
   );
-}
-
-/** A value as an error message names it. */
-function describeValue(value: unknown): string {
-  if (typeof value === 'number' || value === undefined || value === null) return String(value);
-  if (typeof value === 'object')
-    return typeof (value as { then?: unknown }).then === 'function' ? 'a Promise' : 'an object';
-  return `a ${typeof value}`;
 }
 
 /**

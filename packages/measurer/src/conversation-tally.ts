@@ -6,6 +6,7 @@ import {
   takeMessageSnapshot,
   weighParts,
 } from '@ctxguard/token-counter/internal';
+import { describeValue } from './describe-value.js';
 import { reportedTokens } from './reported-usage.js';
 
 /** What one tally of a request's messages found. */
@@ -332,7 +333,7 @@ export class ConversationTally {
               ? countAppended(message)
               : count(message);
         if (typeof value !== 'number' || !(value >= 0 && value < Number.POSITIVE_INFINITY))
-          throw this.#countError(i, `gave ${describeCount(value)}; a count must be a finite number ≥ 0`);
+          throw this.#countError(i, `gave ${describeValue(value)}; a count must be a finite number ≥ 0`);
         parts[i] = split;
         tokens[i] = value;
         sums[i + 1] = (sums[i] as number) + value;
@@ -344,7 +345,7 @@ export class ConversationTally {
         ? error
         : this.#countError(
             i,
-            `failed: ${error instanceof Error ? error.message : describeCount(error)}`,
+            `failed: ${error instanceof Error ? error.message : describeValue(error)}`,
             error,
           );
     }
@@ -477,13 +478,4 @@ export class ConversationTally {
       }
     }
   }
-}
-
-/** A counter's answer as an error message shows it (`String` throws on some values). */
-function describeCount(value: unknown): string {
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean')
-    return String(value);
-  if (value === null || value === undefined) return String(value);
-  return `a ${typeof value === 'object' ? (Array.isArray(value) ? 'array' : 'object') : typeof value}`;
 }
