@@ -20,6 +20,7 @@ import {
 } from '@ctxguard/token-counter';
 import { describe, expect, it } from 'vitest';
 import { ContextMeasurer } from './context-measurer.js';
+import { ROTATING_CHECKS } from './conversation-tally.js';
 
 const text = (n: number, seed = 'word') =>
   Array.from({ length: n }, (_, i) => `${seed}${i % 97} alpha-${i}`).join(' ');
@@ -312,7 +313,7 @@ describe('ContextMeasurer', () => {
       counted.length = 0;
       await resolve(request(n), { model: 'big' });
       calls++;
-      expect(calls).toBeLessThanOrEqual(Math.ceil(310 / 16) + 1);
+      expect(calls).toBeLessThanOrEqual(Math.ceil(310 / ROTATING_CHECKS) + 1);
     }
     expect((measured.at(-1) as ContextMeasureEvent).current).toBeGreaterThan(before + 400);
   });
