@@ -1,9 +1,10 @@
 /**
  * One row of the measurer's same-state benchmark, run in a process of its own (see
  * measurer.bench.ts): every call of `onMessageResolve` through `ContextMeasurer` and `ContextGuard`
- * with a message never seen before, against counting such a message alone right after it in the
- * same state (after the same rebuild of the list when the row rebuilds it: a list of 10,000 fresh
- * objects leaves the caches cold for whatever runs next, the bare count included).
+ * with a message never seen before, against counting such a message alone in the same state: right
+ * before or right after the call, in turn, after the same rebuild of the list when the row rebuilds
+ * it (a list of 10,000 fresh objects leaves the caches cold for whatever runs next, the bare count
+ * included).
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -126,27 +127,36 @@ export async function measureRow(variant: RowVariant, quick: boolean): Promise<R
       truth += counter.estimateMessage(list.at(-1) as Message, truthCtx);
       return before;
     });
+    // The bare count in the same state as a call: the same list prepared the same way just before it.
+    const bareCount = (i: number, list: Message[]) => {
+      const again = variant.rebuiltEachCall ? list.map(rebuild) : list;
+      const started = performance.now();
+      counter.estimateMessage(alone[i] as Message, modelCtx);
+      const took = performance.now() - started;
+      if (again.length !== list.length) throw new Error('unreachable');
+      return took;
+    };
     for (const [i, list] of lists.entries()) {
-      // Rebuilt just before its call (untimed), as a middleware does, so only one copy is alive.
-      const messages = variant.rebuiltEachCall ? list.map(rebuild) : list;
       history.append(list.at(-1) as Message);
       if (variant.learn) {
         const usage = { inputTokens: Math.round((truths[i] as number) * 1.1), outputTokens: 20 };
         await hooks.emit('onCompletion', { ...modelCtx, messages: previous, usage });
       }
+      // Which of the two runs first after this preparation alternates: the first finds the caches
+      // the preparation left, the second those the first warmed (a count warms the encoder's tables
+      // for the next one), so neither is favoured.
+      const bareFirst = i % 2 === 1;
+      if (bareFirst) counts.push(bareCount(i, list));
+      // Rebuilt just before its call (untimed), as a middleware does, so only one copy is alive.
+      const messages = variant.rebuiltEachCall ? list.map(rebuild) : list;
       // The app's event is made before the clock starts: on Node 20 an object spread with added
       // fields (`{ ...ctx, messages }`) alone costs 2–3 µs, the app's cost, not the measurer's.
       const event = request(messages);
-      let started = performance.now();
+      const started = performance.now();
       await hooks.emit('onMessageResolve', event);
       calls.push(performance.now() - started);
       previous = messages;
-      // The bare count in the same state: the same list prepared the same way just before it.
-      const again = variant.rebuiltEachCall ? list.map(rebuild) : list;
-      started = performance.now();
-      counter.estimateMessage(alone[i] as Message, modelCtx);
-      counts.push(performance.now() - started);
-      if (again.length !== list.length) throw new Error('unreachable');
+      if (!bareFirst) counts.push(bareCount(i, list));
     }
     destroy();
     if (repetition < warmRepetitions) continue;
