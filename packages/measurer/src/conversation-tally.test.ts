@@ -1,4 +1,5 @@
 import type { Message } from '@ctxguard/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConversationTally } from './conversation-tally.js';
 
@@ -204,5 +205,65 @@ describe('ConversationTally across models', () => {
       weights: () => new Float64Array(16).fill(1),
     });
     expect(bare.summedParts(list, model, false)).toBeUndefined();
+  });
+});
+
+describe('ConversationTally summed parts', () => {
+  /** Parts of a message: its length in the class its first letter picks; none for a message starting with `x`. */
+  const weighing = {
+    parts: (message: Message) => {
+      const text = String(message.content);
+      if (text.startsWith('x')) return undefined;
+      const tokens = new Float64Array(16);
+      tokens[text.charCodeAt(0) % 16] = text.length / 3;
+      return { fixed: 1, tokens, chars: text.length };
+    },
+    weights: () => new Float64Array(16).fill(1),
+  };
+  /** The parts of `list` summed message by message (what the tally's running totals must equal). */
+  const summed = (list: Message[]) => {
+    const each = list.map((message) => weighing.parts(message));
+    if (list.length === 0 || each.some((parts) => parts === undefined)) return undefined;
+    const tokens = new Float64Array(16);
+    let fixed = 0;
+    let chars = 0;
+    for (const parts of each as NonNullable<(typeof each)[number]>[]) {
+      fixed += parts.fixed;
+      chars += parts.chars;
+      for (let c = 0; c < 16; c++) tokens[c] = (tokens[c] as number) + (parts.tokens[c] as number);
+    }
+    return { fixed, tokens, chars };
+  };
+  const edit = fc.oneof(
+    fc.record({ kind: fc.constant('append' as const), text: fc.string({ minLength: 1, maxLength: 12 }) }),
+    fc.record({
+      kind: fc.constant('replace' as const),
+      at: fc.nat(),
+      text: fc.string({ minLength: 1, maxLength: 12 }),
+    }),
+    fc.record({ kind: fc.constant('remove' as const), at: fc.nat(), count: fc.integer({ min: 1, max: 4 }) }),
+    fc.record({ kind: fc.constant('revision' as const) }),
+  );
+
+  it('equal the parts of the messages held, summed one by one, after any appends, edits, removals and recalibrations', () => {
+    fc.assert(
+      fc.property(fc.array(edit, { maxLength: 40 }), (edits) => {
+        const tally = new ConversationTally();
+        const model = 'acme\u0000guess';
+        let list: Message[] = [];
+        let revision = 0;
+        for (const step of edits) {
+          if (step.kind === 'append') list = [...list, user(step.text)];
+          else if (step.kind === 'replace' && list.length > 0)
+            list = list.map((m, i) => (i === step.at % list.length ? user(step.text) : m));
+          else if (step.kind === 'remove' && list.length > 0) {
+            const from = step.at % list.length;
+            list = [...list.slice(0, from), ...list.slice(from + step.count)];
+          } else if (step.kind === 'revision') revision++;
+          tally.update(list, (m) => String(m.content).length, { model, revision }, true, weighing);
+          expect(tally.summedParts(list, model, false)).toEqual(summed(list));
+        }
+      }),
+    );
   });
 });

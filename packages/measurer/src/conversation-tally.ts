@@ -7,6 +7,7 @@ import {
   weighParts,
 } from '@ctxguard/token-counter/internal';
 import { describeValue } from './describe-value.js';
+import { PartTotals, type SummedParts } from './part-totals.js';
 import { reportedTokens } from './reported-usage.js';
 
 /** What one tally of a request's messages found. */
@@ -85,6 +86,8 @@ export class ConversationTally {
   #snapshots: (MessageSnapshot | undefined)[] = [];
   /** Each message's parts when counted through a {@link Weighing}. */
   #parts: (MessageParts | undefined)[] = [];
+  /** {@link #parts} summed over the first messages, for learning. */
+  #partTotals = new PartTotals();
   #tokens: number[] = [];
   /** `#sums[i]` = tokens of messages `[0, i)`. */
   #sums: number[] = [0];
@@ -261,13 +264,13 @@ export class ConversationTally {
     view: RequestView | readonly Message[],
     model: string,
     sampled: boolean,
-  ): { fixed: number; tokens: Float64Array; chars: number } | undefined {
+  ): SummedParts | undefined {
     this.#read(view);
     try {
       const n = this.#list.length + this.#offset;
       if (n === 0 || n !== this.#tokens.length || model !== this.#model) return undefined;
       if (!(sampled ? this.#spreadMatches(n) : this.#firstDifference(n) === n)) return undefined;
-      return this.#sumParts(n);
+      return this.#partTotals.sum(n);
     } finally {
       this.#release();
     }
@@ -279,24 +282,6 @@ export class ConversationTally {
     for (let k = 0; k < SPREAD_CHECKS; k++)
       if (!this.#matches(Math.floor(((k + 0.5) * n) / SPREAD_CHECKS))) return false;
     return true;
-  }
-
-  #sumParts(n: number): { fixed: number; tokens: Float64Array; chars: number } | undefined {
-    const parts = this.#parts;
-    if (parts.length < n) return undefined;
-    let fixed = 0;
-    let chars = 0;
-    let tokens: Float64Array | undefined;
-    for (let i = 0; i < n; i++) {
-      const split = parts[i];
-      if (split?.chars === undefined) return undefined;
-      tokens ??= new Float64Array(split.tokens.length);
-      if (split.tokens.length !== tokens.length) return undefined;
-      fixed += split.fixed;
-      chars += split.chars;
-      for (let c = 0; c < tokens.length; c++) tokens[c] = (tokens[c] as number) + (split.tokens[c] as number);
-    }
-    return tokens === undefined ? undefined : { fixed, tokens, chars };
   }
 
   /**
@@ -323,6 +308,8 @@ export class ConversationTally {
     if (snapshots.length > n) snapshots.length = n;
     if (parts.length > n) parts.length = n;
     if (sums.length > n + 1) sums.length = n + 1;
+    const totals = this.#partTotals;
+    totals.truncate(Math.min(from, n));
     const weights = weighing?.weights();
     const end = n - tail.reused;
     let i = from;
@@ -340,6 +327,7 @@ export class ConversationTally {
         if (typeof value !== 'number' || !(value >= 0 && value < Number.POSITIVE_INFINITY))
           throw this.#countError(i, `gave ${describeValue(value)}; a count must be a finite number ≥ 0`);
         parts[i] = split;
+        totals.set(i, split);
         tokens[i] = value;
         sums[i + 1] = (sums[i] as number) + value;
       }
@@ -359,6 +347,7 @@ export class ConversationTally {
       const value = kept.tokens[k] as number;
       snapshots[i] = kept.snapshots[k];
       parts[i] = kept.parts[k];
+      totals.set(i, parts[i]);
       tokens[i] = value;
       sums[i + 1] = (sums[i] as number) + value;
     }
@@ -374,6 +363,7 @@ export class ConversationTally {
   #forget(): void {
     this.#snapshots = [];
     this.#parts = [];
+    this.#partTotals.clear();
     this.#tokens = [];
     this.#sums = [0];
     this.#revision = Number.NaN;
