@@ -1,5 +1,12 @@
-import { countToolPairViolations, isSummaryText, parseFactsBlock } from '@ctxguard/compactor';
 import {
+  countToolPairViolations,
+  createOfflineContextTools,
+  isSummaryText,
+  parseFactsBlock,
+} from '@ctxguard/compactor';
+import {
+  type ContextTools,
+  type ExtractedFact,
   InvalidOptionsError,
   type JsonValue,
   type Message,
@@ -20,6 +27,35 @@ function rewindAll(tools: HistoryStrategyTools): void {
   for (let records = tools.history.compactions(); records.length > 0; records = tools.history.compactions()) {
     tools.history.rewind(records[0]?.id ?? '');
   }
+}
+
+/** Values of the facts each `injectFacts` call passed, in call order. */
+function injectedValues(tools: HistoryStrategyTools): string[][] {
+  return tools.calls
+    .filter((call) => call.method === 'injectFacts')
+    .map((call) => (call.args[0] as ExtractedFact[]).map((fact) => fact.value));
+}
+
+/**
+ * Offline ContextTools whose summaries are `summaries` in turn (the last one repeated), and whose
+ * extractor does not read facts back from a summary's text (as a model may not).
+ */
+function scriptedTools(
+  messages: readonly MessageInput[],
+  summaries: readonly string[],
+): HistoryStrategyTools {
+  const offline = createOfflineContextTools();
+  let calls = 0;
+  const context: ContextTools = {
+    specificationVersion: 'v1',
+    summarize: async () => summaries[Math.min(calls++, summaries.length - 1)] ?? '',
+    extractFacts: (request) =>
+      offline.extractFacts({
+        ...request,
+        content: request.content.replace(/<!-- ctxguard:summary[\s\S]*?<!-- \/ctxguard:summary -->/g, ''),
+      }),
+  };
+  return new HistoryStrategyTools(HistoryStrategyTools.of(messages).history, context);
 }
 
 /** Whether `next` starts with every message of `previous`, byte for byte. */
@@ -105,6 +141,54 @@ describe('CacheFriendlyStrategy compaction', () => {
     const text = JSON.stringify(sent);
     for (let turn = 1; turn <= 14; turn++)
       expect(text, `module${turn}`).toContain(`/srv/app/module${turn}.ts`);
+  });
+
+  it('leaves a fact the new summary spells out out of its facts block, and brings it back when a later summary drops it', async () => {
+    const conversation = chat(30);
+    const spelled = '/srv/app/module1.ts';
+    const tools = scriptedTools(conversation.slice(0, 21), [
+      `Reviewed ${spelled} first.`,
+      `Reviewed the later modules. ${'filler '.repeat(400)}`,
+    ]);
+    const strategy = new CacheFriendlyStrategy();
+    const state: Record<string, JsonValue> = {};
+    const budget = budgetAt(tools, 0.82);
+    await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+    const [first] = injectedValues(tools);
+    // The summary's text shows the path: the block does not repeat it, the state remembers it.
+    expect(messageText(tools.history.messages()[1]!)).toContain(spelled);
+    expect(first).toContain('/srv/app/module2.ts');
+    expect(first).not.toContain(spelled);
+    expect(state['spelledOutFacts']).toEqual([expect.objectContaining({ value: spelled, category: 'path' })]);
+    expect(JSON.parse(JSON.stringify(state))).toEqual(state);
+
+    // The next summary's text has no room left for the earlier line, and the extractor cannot read
+    // it back from the folded summary: the fact comes back into the facts block from the state.
+    for (const message of conversation.slice(21, 41)) tools.history.append(message);
+    expect(tools.tokens()).toBeGreaterThan(0.75 * budget);
+    await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+    expect(messageText(tools.history.messages()[1]!)).not.toContain(spelled);
+    expect(injectedValues(tools)[1]).toContain(spelled);
+    expect(state['spelledOutFacts']).toEqual([]);
+  });
+
+  it('counts a fact as shown by the kept messages only as a whole token (1ms is not in 11ms)', async () => {
+    const messages: MessageInput[] = [
+      { role: 'system', content: 'You are a build assistant.' },
+      { role: 'user', content: `The first build took 1ms. ${'word '.repeat(200)}` },
+      { role: 'assistant', content: `Noted. ${'word '.repeat(200)}` },
+      { role: 'user', content: `Then another one. ${'word '.repeat(200)}` },
+      { role: 'assistant', content: `Noted again. ${'word '.repeat(200)}` },
+      { role: 'user', content: 'One more build.' },
+      { role: 'assistant', content: 'That build took 11ms.' },
+    ];
+    const tools = scriptedTools(messages, ['Two builds were discussed.']);
+    const decision = await new CacheFriendlyStrategy().react(
+      reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 0.82) }),
+    );
+    expect(decision.action).toBe('compacted');
+    expect(JSON.stringify(tools.history.messages().slice(2))).toContain('11ms');
+    expect(injectedValues(tools)[0]).toContain('1ms');
   });
 
   it('cuts a large kept tool output to its head and tail, with the facts of its middle in the summary', async () => {

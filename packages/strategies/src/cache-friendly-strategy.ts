@@ -1,8 +1,12 @@
 import { lightTrimMessages, renderSummary, renderTranscript } from '@ctxguard/compactor';
+import { containsWhole } from '@ctxguard/compactor/internal';
 import {
   type ContextStrategy,
   type ExtractedFact,
+  type FactCategory,
+  factCategories,
   type HistoryEntry,
+  type JsonValue,
   type Message,
   parseOptions,
   type ReactContext,
@@ -73,6 +77,8 @@ const MIN_SUMMARY_CHARS = 200;
 const SUMMARY_FRAME_TOKENS = 24;
 /** Rough characters per token, to turn a share of the budget into a summary length. */
 const CHARS_PER_TOKEN = 4;
+/** State key: the facts the last summary's text spells out, left out of its facts block. */
+const SPELLED_OUT = 'spelledOutFacts';
 
 /** One compaction: hide `[from, cut)` under a summary whose role keeps roles alternating. */
 interface CompactionPlan {
@@ -89,8 +95,9 @@ interface CompactionPlan {
  * Compacts rarely and in one large step so a provider's prompt cache keeps hitting: when the request
  * crosses `at`, everything between the system prompt and the newest messages that fit under
  * `lowWater` becomes one summary (earlier summaries folded in), and the facts go into that summary's
- * facts block. Between compactions nothing already sent changes, so each request starts with the
- * previous one's bytes; a compaction rewrites only from the summary on, never the system prompt.
+ * facts block (those its own text already spells out are not written twice). Between compactions
+ * nothing already sent changes, so each request starts with the previous one's bytes; a compaction
+ * rewrites only from the summary on, never the system prompt.
  */
 export class CacheFriendlyStrategy implements ContextStrategy {
   readonly specificationVersion = 'v1';
@@ -124,17 +131,19 @@ export class CacheFriendlyStrategy implements ContextStrategy {
             cutOutputsTo(cutBytes),
           ).messages;
     const cutEntries = tail.filter((entry, index) => shownTail[index] !== entry.message);
-    const facts = await this.#facts(
-      ctx,
-      [...range, ...cutEntries],
-      [...view.slice(0, plan.from).map((entry) => entry.message), ...shownTail],
-    );
     const text = await this.#rollingSummary(ctx, range);
     const content = renderSummary({ text, messageCount: summarizedMessageCount(range) });
     const summary = { role: plan.role, content, metadata: { isSummary: true } } as const;
     if (tools.measure([summary]) >= tools.measure(range)) return this.#nothingToHide(ctx);
+    const { facts, spelledOut } = await this.#facts(
+      ctx,
+      [...range, ...cutEntries],
+      [...view.slice(0, plan.from).map((entry) => entry.message), ...shownTail],
+      content,
+    );
     const result = tools.replaceRange(plan.from, plan.cut, summary);
     if (!result.changed) return this.#nothingToHide(ctx);
+    state[SPELLED_OUT] = spelledOut.map(({ key, value, category }) => ({ key, value, category }));
     const cut = cutBytes === undefined ? undefined : await tools.lightTrim(cutOutputsTo(cutBytes));
     // The facts go into the summary just written (the first user message when it has that role),
     // so the block changes once per compaction and only after the untouched prefix.
@@ -244,19 +253,36 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     );
   }
 
-  /** Facts of the hidden range (and the cut middles) that the kept messages, as sent, do not show. */
+  /**
+   * Facts of the hidden range (and the cut middles) that the kept messages, as sent, do not show,
+   * split by whether the new summary's own text spells them out: those stay out of its facts block
+   * (the same value twice in one message costs its tokens in every request until the next
+   * compaction) and are kept in the state, so the next compaction, which folds this summary and may
+   * let its oldest lines go, still has them whether or not they can be read back from its text.
+   */
   async #facts(
     ctx: ReactContext,
     range: readonly HistoryEntry[],
     kept: readonly Message[],
-  ): Promise<ExtractedFact[]> {
+    summaryText: string,
+  ): Promise<{ facts: ExtractedFact[]; spelledOut: ExtractedFact[] }> {
     const found = await ctx.tools.extractFacts({
       entries: range,
       categories: this.#options.factCategories,
       signal: ctx.signal,
     });
+    const categories = this.#options.factCategories;
+    const carried = range.some((entry) => entry.isSummary === true)
+      ? spelledOutBefore(ctx.state).filter((fact) => !categories || categories.includes(fact.category))
+      : [];
+    const values = new Set(carried.map((fact) => fact.value));
+    const merged = [...carried, ...found.filter((fact) => !values.has(fact.value))];
     const visible = renderTranscript(kept);
-    return found.filter((fact) => !visible.includes(fact.value));
+    const hidden = merged.filter((fact) => !containsWhole(visible, fact.value));
+    return {
+      facts: hidden.filter((fact) => !containsWhole(summaryText, fact.value)),
+      spelledOut: hidden.filter((fact) => containsWhole(summaryText, fact.value)),
+    };
   }
 
   #summaryChars(inputBudget: number): number {
@@ -283,4 +309,17 @@ export class CacheFriendlyStrategy implements ContextStrategy {
       message: `${percent(ctx.percentage)} of the input budget; nothing older than the newest messages left to summarize`,
     };
   }
+}
+
+/** The facts the last compaction left to its summary's text (see {@link SPELLED_OUT}). */
+function spelledOutBefore(state: Record<string, JsonValue>): ExtractedFact[] {
+  const stored = state[SPELLED_OUT];
+  if (!Array.isArray(stored)) return [];
+  return stored.flatMap((item) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) return [];
+    const { key, value, category } = item;
+    if (typeof key !== 'string' || typeof value !== 'string' || value === '') return [];
+    if (typeof category !== 'string' || !(factCategories as readonly string[]).includes(category)) return [];
+    return [{ key, value, category: category as FactCategory }];
+  });
 }
