@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { ContextExhaustedError, createOfflineContextTools, renderFactsBlock } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
@@ -345,6 +346,37 @@ describe('decisions and the retry loop', () => {
     }
   });
 
+  it('never lets a request still over the input budget go out after compacted, whatever the floor or the triggers', async () => {
+    for (const [triggers, options] of [
+      [[{ level: 'a', at: 0.8 }], { criticalFloor: 1.5 }],
+      [
+        [
+          { level: 'a', at: 0.5 },
+          { level: 'b', at: 1.2 },
+        ],
+        {},
+      ],
+    ] as const) {
+      // Frees a little each time (well above the loop-protection minimum), never enough.
+      const strategy = recordingStrategy([...triggers], (ctx) => {
+        ctx.tools.dropOldest(4);
+        return { action: 'compacted' };
+      });
+      const { hooks, warnings } = createGuard({
+        strategies: { s: strategy },
+        defaultStrategy: 's',
+        ...options,
+      });
+      const event = await measureAndEmit(hooks, historyOf(conversation(9_600)), SIZES);
+      expect(strategy.calls.length).toBeGreaterThan(0);
+      expect(event.current).toBeGreaterThan(SIZES.inputBudget);
+      expect(event.abort).toBe(true);
+      expect(warnings.find((w) => w.code === 'context_exhausted')?.data).toMatchObject({
+        availableTokens: SIZES.inputBudget,
+      });
+    }
+  });
+
   it('reacts to a request over the budget even after a larger one was compacted and declined', async () => {
     // The first call compacts a little, then declines; `lastCurrent` stays at the larger size.
     let calls = 0;
@@ -492,6 +524,29 @@ describe('decisions and the retry loop', () => {
     expect(history.compactions()).toHaveLength(1);
     history.rewind(compactions[0]!.compactionIds[0]!);
     expect(history.messages()).toEqual(original);
+  });
+
+  it('leaves no listener on a signal the app shares between requests, however many ContextTools calls its reactions make', async () => {
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], async (ctx) => {
+      for (let i = 0; i < 12; i++)
+        await ctx.tools.summarize({ entries: ctx.tools.segment().old, maxLength: 200, signal: ctx.signal });
+      ctx.tools.dropOldest(ctx.tools.historyLength - 2);
+      return { action: 'compacted' };
+    });
+    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const session = new AbortController();
+    for (let i = 0; i < 3; i++) {
+      const event = await measureAndEmit(
+        hooks,
+        historyOf(conversation(6_000, `s${i}`)),
+        SIZES,
+        session.signal,
+      );
+      expect(event.abort).toBe(false);
+    }
+    expect(strategy.calls).toHaveLength(3);
+    // Node warns past 10 listeners on one signal, and each left behind keeps its reaction alive.
+    expect(getEventListeners(session.signal, 'abort')).toHaveLength(0);
   });
 
   it('leaves out what the fact extraction answered that is not a fact, with one warning, and compacts on', async () => {
@@ -674,6 +729,27 @@ describe('compaction-loop protection', () => {
     expect(warnings.find((w) => w.code === 'compaction_loop')!.message).toMatch(/no higher level/);
   });
 
+  it('a compaction loop over the input budget aborts the call, whatever the critical floor', async () => {
+    const strategy = recordingStrategy([{ level: 'a', at: 0.8 }], (ctx) => {
+      ctx.tools.dropOldest(ctx.tools.historyLength - 3);
+      return { action: 'compacted' };
+    });
+    const { hooks, warnings } = createGuard({
+      strategies: { s: strategy },
+      defaultStrategy: 's',
+      criticalFloor: 1.5,
+    });
+    const history = historyOf(conversation(7_000));
+    expect((await measureAndEmit(hooks, history, SIZES)).abort).toBe(false);
+    history.append(user(filler('refill', 9_000)));
+    history.append(assistant('ok'));
+    const refilled = await measureAndEmit(hooks, history, SIZES);
+    expect(refilled.current).toBeGreaterThan(SIZES.inputBudget);
+    expect(strategy.calls).toHaveLength(1);
+    expect(warnings.find((w) => w.code === 'compaction_loop')).toBeDefined();
+    expect(refilled.abort).toBe(true);
+  });
+
   it('a tool that returns 30k tokens every turn in a 32k window ends in a decline', async () => {
     const strategy = recordingStrategy([{ level: 'urgent', at: 0.85 }], (ctx) => {
       ctx.tools.dropOldest(ctx.tools.historyLength);
@@ -765,6 +841,20 @@ describe('measurer and redaction', () => {
     expect(note).toContain('deploy with');
     expect(note).not.toContain('abcdefghijklmnopqrstuvwxyz0123456789AB');
   });
+
+  it('redacts the keys of the state it writes too', async () => {
+    const secret = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789AB';
+    const strategy = recordingStrategy([{ level: 'a', at: 0.2 }], (ctx) => {
+      ctx.state[secret] = 1;
+      ctx.state['seen'] = { [`token ${secret}`]: true };
+      return { action: 'none' };
+    });
+    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const history = historyOf(conversation(2_400));
+    await measureAndEmit(hooks, history, SIZES);
+    expect(Object.keys(readState(history).strategyState['s'] ?? {})).toHaveLength(2);
+    expect(JSON.stringify(history.metadata)).not.toContain('abcdefghijklmnopqrstuvwxyz0123456789AB');
+  });
 });
 
 describe('many conversations', () => {
@@ -798,6 +888,28 @@ describe('many conversations', () => {
       expect(i).toBeGreaterThanOrEqual(0);
     });
     expect(strategy.calls).toHaveLength(100);
+  });
+});
+
+describe('requests of one conversation at once', () => {
+  it('a request queued behind a compaction of its conversation goes out compacted, not declined as a refill', async () => {
+    const strategy = recordingStrategy([{ level: 'a', at: 0.8 }], (ctx) => {
+      ctx.tools.dropOldest(ctx.tools.historyLength - 4);
+      return { action: 'compacted' };
+    });
+    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const history = historyOf(conversation(8_100));
+    const [first, second] = await Promise.all([
+      measureAndEmit(hooks, history, SIZES),
+      measureAndEmit(hooks, history, SIZES),
+    ]);
+    expect(strategy.calls).toHaveLength(1);
+    expect(warnings.filter((w) => w.code === 'compaction_loop')).toEqual([]);
+    for (const event of [first, second]) {
+      expect(event.abort).toBe(false);
+      expect(event.messages).toEqual(history.messages());
+      expect(event.current).toBe(countTokens(history.messages()));
+    }
   });
 });
 

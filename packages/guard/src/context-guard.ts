@@ -31,6 +31,7 @@ import {
   writeState,
 } from './guard-state.js';
 import { type DroppedFacts, eitherSignal, untilAborted } from './request-bound-tools.js';
+import { sendableView } from './sendable-view.js';
 import {
   appOwnFacts,
   type RecordedRewrite,
@@ -227,6 +228,12 @@ function quietCounters(
   };
 }
 
+/** What changes whenever the history is compacted or rewound (the count and newest id of its compactions). */
+function compactionMark(history: ConversationHistory): string {
+  const records = history.compactions();
+  return `${records.length}:${records[records.length - 1]?.id ?? ''}`;
+}
+
 /** Whether a stored state's counters are still numbers (nothing wrote over them in place). */
 function hasCounters(state: GuardConversationState): boolean {
   return (
@@ -319,7 +326,9 @@ export class ContextGuard {
     if (previous === undefined && this.#countQuietCall(event, history, record)) return;
     // Nothing queued for this conversation: its handling starts now (no extra turn of the queue).
     const run =
-      previous === undefined ? this.#handle(event, history) : this.#handleAfter(previous, event, history);
+      previous === undefined
+        ? this.#handle(event, history)
+        : this.#handleAfter(previous, event, history, compactionMark(history));
     const done = run.catch(() => undefined);
     // The next request waits for this one and for the one this one may have stopped waiting for.
     const settled = previous === undefined ? done : Promise.all([previous, done]).then(() => undefined);
@@ -331,11 +340,16 @@ export class ContextGuard {
     }
   }
 
-  /** Handles `event` once the conversation's earlier requests are handled, unless it is cancelled first. */
+  /**
+   * Handles `event` once the conversation's earlier requests are handled, unless it is cancelled
+   * first. When they compacted the history meanwhile (`mark` is what it was when `event` came), the
+   * request is rebuilt from the history and measured again, as theirs were: its messages are stale.
+   */
   async #handleAfter(
     previous: Promise<unknown>,
     event: ContextMeasureEvent,
     history: ConversationHistory,
+    mark: string,
   ): Promise<void> {
     try {
       await untilAborted(previous, event.signal);
@@ -348,6 +362,13 @@ export class ContextGuard {
         error,
       );
       return;
+    }
+    if (compactionMark(history) !== mark && event.inputBudget !== null) {
+      const { messages } = sendableView(history);
+      event.messages.length = 0;
+      event.messages.push(...messages);
+      event.current = await this.#remeasure(event, history, this.#meter(event.provider, event.model));
+      event.percentage = event.current / event.inputBudget;
     }
     await this.#handle(event, history);
   }
@@ -625,7 +646,7 @@ export class ContextGuard {
           state.lastLevelIdx = crossed;
           state.lastCurrent = current;
           this.#save(history, state);
-          if (percentage >= this.#options.criticalFloor)
+          if (percentage > 1 || percentage >= this.#options.criticalFloor)
             await this.#abort(event, 'compaction_loop', reason, data);
           else await this.#warn('compaction_loop', `${reason}; not compacting again yet`, { data });
           return;
@@ -798,7 +819,8 @@ export class ContextGuard {
         state.lastCurrent = current;
         state.lastLevelIdx = Math.max(highestCrossedLevel(triggers, after), -1);
         this.#save(history, state);
-        if (after < this.#options.criticalFloor || after < firedAt) return;
+        // Still over the budget is critical whatever the floor and the trigger (both may be above 1).
+        if (after <= 1 && (after < this.#options.criticalFloor || after < firedAt)) return;
         const sizes = sizesAt(current);
         if (attempt >= this.#options.maxCompactRetries) {
           const error = new ContextExhaustedError('still_over_limit', sizes);

@@ -67,9 +67,17 @@ export function readState(history: ConversationHistory): GuardConversationState 
   return state;
 }
 
+/** `value` (an object) with its keys passed through `redact`; itself when no key changes. */
+function withRedactedKeys(value: Record<string, unknown>, redact: (text: string) => string): unknown {
+  const keys = Object.keys(value);
+  const safe = keys.map(redact);
+  if (safe.every((key, index) => key === keys[index])) return value;
+  return Object.fromEntries(keys.map((key, index) => [safe[index], value[key]]));
+}
+
 /**
  * Writes `state` to `history.metadata.__ctxguard.guard` as plain JSON (through `redact` for every
- * string), keeping other ctxguard entries under `__ctxguard`.
+ * string, keys included), keeping other ctxguard entries under `__ctxguard`.
  */
 export function writeState(
   history: ConversationHistory,
@@ -77,7 +85,7 @@ export function writeState(
   redact: (text: string) => string,
 ): GuardConversationState {
   const json = JSON.parse(JSON.stringify(state), (_key, value: unknown) =>
-    typeof value === 'string' ? redact(value) : value,
+    typeof value === 'string' ? redact(value) : isRecord(value) ? withRedactedKeys(value, redact) : value,
   ) as GuardConversationState;
   const root = history.metadata[STATE_KEY];
   history.metadata[STATE_KEY] = { ...(isRecord(root) ? root : {}), [GUARD_STATE_SUBKEY]: json };

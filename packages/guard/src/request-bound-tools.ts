@@ -39,20 +39,43 @@ export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
   });
 }
 
-/** A signal that fires when either does (the call's own, or the request's). */
+/** The signals each combined signal of {@link eitherSignal} follows. */
+const followed = new WeakMap<AbortSignal, readonly AbortSignal[]>();
+
+/** Whether `signal` fires whenever `source` does (it is `source`, or a combination following it). */
+function follows(signal: AbortSignal, source: AbortSignal): boolean {
+  return signal === source || (followed.get(signal)?.some((from) => follows(from, source)) ?? false);
+}
+
+/**
+ * A signal that fires when either does (the call's own, or the request's): the request's itself when
+ * it already follows the call's. Once it fires it stops listening to both, so a signal the app
+ * shares between requests is not left holding a listener per call.
+ */
 export function eitherSignal(
   own: AbortSignal | undefined,
   request: AbortSignal | undefined,
 ): AbortSignal | undefined {
-  if (own === undefined || own === request) return request;
+  if (own === undefined || (request !== undefined && follows(request, own))) return request;
   if (request === undefined) return own;
   const controller = new AbortController();
-  const forward = (from: AbortSignal) => () => controller.abort(abortReason(from));
-  if (own.aborted || request.aborted) controller.abort(abortReason(own.aborted ? own : request));
-  else {
-    own.addEventListener('abort', forward(own), { once: true });
-    request.addEventListener('abort', forward(request), { once: true });
+  if (own.aborted || request.aborted) {
+    controller.abort(abortReason(own.aborted ? own : request));
+    return controller.signal;
   }
+  const fromOwn = () => controller.abort(abortReason(own));
+  const fromRequest = () => controller.abort(abortReason(request));
+  own.addEventListener('abort', fromOwn, { once: true });
+  request.addEventListener('abort', fromRequest, { once: true });
+  controller.signal.addEventListener(
+    'abort',
+    () => {
+      own.removeEventListener?.('abort', fromOwn);
+      request.removeEventListener?.('abort', fromRequest);
+    },
+    { once: true },
+  );
+  followed.set(controller.signal, [own, request]);
   return controller.signal;
 }
 

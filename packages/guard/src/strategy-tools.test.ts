@@ -171,6 +171,34 @@ describe('StrategyToolsImpl', () => {
     expect(history.messages()).toEqual(original);
   });
 
+  it('dropOldest and slideWindow carry the facts blocks of what they hide into their marker', async () => {
+    const pinned = [{ key: 'deploy_region', value: 'eu-west-3', category: 'other' as const }];
+    const summary = {
+      role: 'user',
+      content: renderSummary({ text: 'Earlier work.', messageCount: 12, facts: pinned }),
+      metadata: { isSummary: true },
+    } as Message;
+    for (const [label, first] of [
+      ['a facts-prefixed user message', user(`${renderFactsBlock(pinned)}\n\nPlease help.`)],
+      ['an earlier summary', summary],
+    ] as const) {
+      const original = [system('You are helpful.'), user('Please help.'), assistant('Sure.'), first];
+      for (let i = 0; i < 20; i++)
+        original.push(assistant(`answer ${i} ${filler(`a${i}`, 100)}`), user(`q${i}`));
+      for (const hide of ['dropOldest', 'slideWindow'] as const) {
+        const history = historyOf(original);
+        const tools = toolsFor(history);
+        const result =
+          hide === 'dropOldest' ? tools.dropOldest(10) : await tools.slideWindow({ targetTokens: 500 });
+        expect(result.changed).toBe(true);
+        const kept = history.messages().flatMap((message) => parseFactsBlock(textOf(message)) ?? []);
+        expect({ label, hide, kept }).toEqual({ label, hide, kept: pinned });
+        rewindAll(history);
+        expect(history.messages()).toEqual(original);
+      }
+    }
+  });
+
   it('runs every compactor rewrite through the history: one compaction each, pairs whole, rewindable', async () => {
     const original = agent(12);
     const history = historyOf(original);
@@ -278,6 +306,25 @@ describe('StrategyToolsImpl', () => {
     expect(result.summaryEntryId).toBeDefined();
     rewindAll(history);
     expect(history.messages()).toEqual(original);
+  });
+
+  it('a fact keyed from a value that held a secret is keyed again from the redacted value', async () => {
+    const history = historyOf([
+      system('You are a coding agent.'),
+      user('Call the billing API.'),
+      ...toolRound('c1', 'bash', 'HTTP 200', {
+        command: 'curl -d \'{"api_key": "abcd1234efgh5678zz"}\' billing',
+      }),
+      assistant('Done.'),
+      user('Thanks.'),
+    ]);
+    const tools = toolsFor(history);
+    const facts = await tools.extractFacts({ entries: history.effectiveEntries() });
+    await tools.summarizeRange({ from: 1, to: 5 });
+    tools.injectFacts(facts, 'system-append');
+    expect(facts.length).toBeGreaterThan(0);
+    expect(JSON.stringify(facts)).not.toContain('abcd1234efgh5678zz');
+    expect(JSON.stringify(history.messages())).not.toContain('abcd1234efgh5678zz');
   });
 
   it('extractFacts carries kept facts forward; an empty extraction never wipes them', async () => {

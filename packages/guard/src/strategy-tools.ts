@@ -415,13 +415,7 @@ export class StrategyToolsImpl implements StrategyTools {
       if (unit.start < end && unit.end > end) end = unit.end;
     }
     if (start >= end) return this.#unchanged();
-    // Facts blocks inside the range are never silently lost: those the replacement lacks go with it.
-    const lost = missingFacts(
-      factsIn(view.slice(start, end)),
-      factsIn([message as Message]),
-      textOf(message as Message),
-    );
-    const replacementMessage = lost.length > 0 ? withFactsBlock(message, lost, this.#redact) : message;
+    const replacementMessage = this.#keepingFacts(view.slice(start, end), message);
     return this.#record('replaceRange', () => this.#splice(start, end, [replacementMessage]));
   }
 
@@ -442,14 +436,27 @@ export class StrategyToolsImpl implements StrategyTools {
       end = unit.end;
     }
     if (end <= start) return this.#unchanged();
+    const marker = this.#keepingFacts(view.slice(start, end), {
+      role: 'system',
+      content: renderTruncationMarker({ hiddenCount: end - start }),
+    });
     return this.#record('dropOldest', () =>
       applyHistoryOperation(this.#history, {
         kind: 'truncate',
         from: start,
         to: end,
-        message: { role: 'system', content: renderTruncationMarker({ hiddenCount: end - start }) },
+        message: marker as Message,
       }),
     );
+  }
+
+  /**
+   * `message` (what stands in for `hidden`) with the facts of `hidden`'s facts blocks it lacks
+   * appended: facts kept in a summary or a prefixed message are never silently lost.
+   */
+  #keepingFacts(hidden: readonly Message[], message: MessageInput): MessageInput {
+    const lost = missingFacts(factsIn(hidden), factsIn([message as Message]), textOf(message as Message));
+    return lost.length > 0 ? withFactsBlock(message, lost, this.#redact) : message;
   }
 
   /** The compactor's `pruneToolOutputs` over the effective view, recorded as one compaction. */
@@ -500,7 +507,10 @@ export class StrategyToolsImpl implements StrategyTools {
       countContext: this.#meter.context,
     });
     if (!result.truncated || !result.range) return { ...this.#unchanged(), removedMessages: 0 };
-    const marker = redactMessage(result.messages[result.range.from]!, this.#redact);
+    const marker = this.#keepingFacts(
+      before.slice(result.range.from, result.range.to),
+      redactMessage(result.messages[result.range.from]!, this.#redact),
+    ) as Message;
     const operation: HistoryOperation = { kind: 'truncate', ...result.range, message: marker };
     const rewrite = this.#record('slideWindow', () => applyHistoryOperation(this.#history, operation));
     return { ...rewrite, removedMessages: result.range.to - result.range.from };
