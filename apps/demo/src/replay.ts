@@ -246,6 +246,8 @@ export interface BaselineRun {
   peakTokens: number;
   peakPercentage: number;
   overWindow: number;
+  /** The window replayed against: `--window`, or the model's when that is smaller. */
+  window: number;
   inputBudget: number;
 }
 
@@ -257,6 +259,7 @@ export async function measureBaseline(
   const hooks = new HookBus();
   const measurer = new ContextMeasurer({ hooks, catalog: new ModelCatalog(), contextLimit: target.window });
   const tokens: number[] = [];
+  let window = target.window;
   let inputBudget = target.window;
   let overWindow = 0;
   for (const point of requestPoints(messages)) {
@@ -266,11 +269,12 @@ export async function measureBaseline(
       messages: messages.slice(0, point) as Message[],
       maxOutputTokens: target.maxOutputTokens,
     });
-    inputBudget = measured.inputBudget ?? target.window;
+    window = measured.window ?? target.window;
+    inputBudget = measured.inputBudget ?? window;
     tokens.push(measured.current);
     if (measured.current > inputBudget) overWindow++;
   }
   measurer.destroy();
   const peakTokens = Math.max(0, ...tokens);
-  return { tokens, peakTokens, peakPercentage: peakTokens / inputBudget, overWindow, inputBudget };
+  return { tokens, peakTokens, peakPercentage: peakTokens / inputBudget, overWindow, window, inputBudget };
 }

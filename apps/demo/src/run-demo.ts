@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { InvalidOptionsError } from 'ctxguard';
+import { CtxGuardError, InvalidOptionsError } from 'ctxguard';
 import type { DemoOptions } from './demo-options.js';
 import { findFacts } from './fact-check.js';
 import type { GuardTarget } from './guarded-conversation.js';
@@ -10,7 +10,7 @@ import { measureBaseline, replayStrategy, requestPoints, SentAudit, type Strateg
 import { renderReport } from './report/html-report.js';
 import { builtInStrategies, type DemoStrategy } from './strategy-catalog.js';
 import { baselineRow, type SummaryRow, summaryRow } from './summary.js';
-import { loadTranscript } from './transcript.js';
+import { loadTranscript, TranscriptError } from './transcript.js';
 import type { UsageWarning } from './usage-warnings.js';
 
 /** What one demo run found (the `--json` output). */
@@ -78,9 +78,13 @@ export async function runDemo(
         apiKey: process.env.OPENAI_API_KEY,
       })
     : undefined;
+  const total = requestPoints(transcript.messages).length;
+  if (total === 0)
+    throw new TranscriptError(
+      `transcript ${transcript.file}: no assistant message after the first message, so no request to replay`,
+    );
   const facts = findFacts(transcript.messages);
   const baseline = await measureBaseline(transcript.messages, target);
-  const total = requestPoints(transcript.messages).length;
   const runs: StrategyRun[] = [];
   const bars = strategies.map((strategy) => progress.start(strategy.name, total));
   const audit = new SentAudit(target);
@@ -112,15 +116,22 @@ export async function runDemo(
       transcript: { file: transcript.file, format: transcript.format, messages: transcript.messages.length },
       provider: target.provider,
       model: target.model,
-      window: options.window,
+      window: baseline.window,
       inputBudget: baseline.inputBudget,
       baseline,
       runs,
       rows: [reference, ...rows],
       contextTools: toolsLabel,
     });
-    await mkdir(dirname(report), { recursive: true });
-    await writeFile(report, html);
+    try {
+      await mkdir(dirname(report), { recursive: true });
+      await writeFile(report, html);
+    } catch (error) {
+      const reason = (error as Error).message;
+      throw new CtxGuardError('storage_error', `--report: cannot write ${report} (${reason})`, {
+        cause: error,
+      });
+    }
   }
   return {
     transcript: {
@@ -130,7 +141,7 @@ export async function runDemo(
       requests: total,
     },
     model: options.model,
-    window: options.window,
+    window: baseline.window,
     inputBudget: baseline.inputBudget,
     contextTools: toolsLabel,
     baseline: reference,

@@ -106,7 +106,7 @@ export async function loadTranscript(file: string, format: TranscriptFormat = 'a
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(text.replace(/^\uFEFF/, '')); // a byte order mark, as some Windows editors save
   } catch (error) {
     throw new TranscriptError(`transcript ${file}: not JSON (${(error as Error).message})`, { cause: error });
   }

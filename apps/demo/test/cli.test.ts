@@ -41,12 +41,27 @@ describe('flags', () => {
     expect(run.stdout).toBe('');
   });
 
+  it('rejects a window that leaves no room for input after the output reserve', async () => {
+    const run = await runCli(['--window', '4000', '--json', '--no-report']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--window: window must be larger than --max-output (got 4000 ≤ 4096)');
+    expect(run.stdout).toBe('');
+  });
+
   it('rejects an unknown strategy and lists the available ones', async () => {
     const run = await runCli(['--strategy', 'nope', '--no-report']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--strategy: unknown strategy "nope"');
     for (const strategy of builtInStrategies()) expect(run.stderr).toContain(strategy.name);
   });
+
+  it('says when the report cannot be written, naming the flag', async () => {
+    const transcript = await writeJson('report-dir.json', toOpenAIChat(shippedPrefix(10)));
+    const run = await runCli(['--strategy', 'truncate', '--transcript', transcript, '--report', dir]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`--report: cannot write ${dir} (EISDIR`);
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  }, 120_000);
 
   it('rejects a model without a provider', async () => {
     const run = await runCli(['--model', 'gpt-4o', '--no-report']);
@@ -117,6 +132,19 @@ describe('--json', () => {
         warning.level === 0.8 ? /^Context usage: \d+% of the input budget/ : /^Context: \d+% used$/,
       );
     }
+  }, 120_000);
+
+  it('reports the window the model allows when --window is larger (the catalog caps it)', async () => {
+    const transcript = await writeJson('window-cap.json', toOpenAIChat(shippedPrefix(20)));
+    const args = ['--no-report', '--strategy', 'truncate', '--window', '200000', '--transcript', transcript];
+    const json = await runCli(['--json', ...args]);
+    expect(json.code, json.stderr).toBe(0);
+    const result = JSON.parse(json.stdout);
+    expect(result.window).toBe(128_000); // openai/gpt-4o
+    expect(result.inputBudget).toBe(128_000 - 4_096);
+    const text = await runCli(['--no-progress', ...args]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('in a 128,000-token window (input budget 123,904)');
   }, 120_000);
 });
 
@@ -195,4 +223,20 @@ describe('--transcript', () => {
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`transcript ${broken}: not JSON`);
   });
+
+  it('says a transcript without an assistant reply has nothing to replay, and reads a file with a BOM', async () => {
+    const questions = await writeJson('questions.json', [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'Why does the build fail?' },
+    ]);
+    const run = await runCli(['--no-report', '--transcript', questions]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`transcript ${questions}: no assistant message after the first message`);
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    const bom = join(dir, 'bom.json');
+    await writeFile(bom, `\uFEFF${JSON.stringify(toOpenAIChat(shippedPrefix(10)))}`); // as Windows editors save it
+    const read = await runCli(['--json', '--no-report', '--strategy', 'truncate', '--transcript', bom]);
+    expect(read.code, read.stderr).toBe(0);
+    expect(JSON.parse(read.stdout).transcript).toMatchObject({ file: bom, format: 'openai' });
+  }, 120_000);
 });

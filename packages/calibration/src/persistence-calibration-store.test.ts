@@ -1,7 +1,7 @@
 import { CtxGuardError, InvalidInputError, InvalidOptionsError } from '@ctxguard/core';
 import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
 import fc from 'fast-check';
-import { describe, expect, it, test } from 'vitest';
+import { describe, expect, it, test, vi } from 'vitest';
 import { calibrationKey } from './calibration-store.js';
 import { CONTENT_CLASSES } from './content-class.js';
 import { MemoryCalibrationStore, PersistenceCalibrationStore } from './persistence-calibration-store.js';
@@ -140,6 +140,17 @@ describe('PersistenceCalibrationStore', () => {
     expect((await b.get({ provider: 'openai', model: 'gpt-4o', contentClass: 'json' }))?.charsPerToken).toBe(
       3.2,
     );
+  });
+
+  it('learns on a page served over plain HTTP, where browsers give no crypto.randomUUID', async () => {
+    vi.stubGlobal('crypto', { getRandomValues: globalThis.crypto.getRandomValues.bind(globalThis.crypto) });
+    try {
+      const store = new PersistenceCalibrationStore({ persistence: new MemoryPersistence() });
+      await store.update({ provider: 'p', model: 'm', charsPerToken: 4 });
+      expect((await store.update({ provider: 'p', model: 'm', charsPerToken: 2 })).samples).toBe(2);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('honours custom alpha and minSamplesForConfidence', async () => {

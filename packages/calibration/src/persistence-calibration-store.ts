@@ -7,6 +7,7 @@ import {
   StorageError,
   supportsAtomicCreate,
 } from '@ctxguard/persistence';
+import { v4 as randomUuid } from 'uuid';
 import { z } from 'zod';
 import {
   type Calibration,
@@ -87,10 +88,6 @@ const LEASE_MS = 10_000;
 const LOCK_WAIT_MS = 30_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function randomToken(): string {
-  return globalThis.crypto.randomUUID();
-}
 
 // Per-persistence queues: two stores over one Persistence in one process still serialize per key.
 const queuesByPersistence = new WeakMap<Persistence, Map<string, Promise<unknown>>>();
@@ -198,7 +195,7 @@ export class PersistenceCalibrationStore implements CalibrationStore {
         { key: storageKey },
       );
     for (;;) {
-      const token = randomToken();
+      const token = randomUuid();
       let acquired: boolean;
       try {
         acquired = await this.#acquireLease(lockKey, token, deadline, conflict);

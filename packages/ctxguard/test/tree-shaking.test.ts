@@ -75,3 +75,26 @@ describe('tree-shaking through the meta-package', () => {
     expect(facade.text).not.toContain('ioredis');
   }, 60_000);
 });
+
+describe('a browser bundle', () => {
+  it('of createContextGuard builds with ioredis and tiktoken external, as the README says, and imports neither', async () => {
+    const result = await build({
+      stdin: {
+        contents: `import { createContextGuard } from 'ctxguard'; console.log(createContextGuard);`,
+        resolveDir: packageDir,
+        loader: 'ts',
+      },
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'browser',
+      outfile: 'out.js',
+      external: ['ioredis', 'tiktoken'],
+      conditions: ['@ctxguard/source'],
+      logLevel: 'silent',
+    });
+    const text = result.outputFiles[0]!.text;
+    expect(text).not.toMatch(/from ["']ioredis["']/);
+    expect(text).not.toMatch(/from ["'](node:)?(fs|path|crypto|net|tls|events|buffer)["']/);
+  }, 60_000);
+});

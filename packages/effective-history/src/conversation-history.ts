@@ -12,6 +12,7 @@ import {
   parseInput,
   parseOptions,
 } from '@ctxguard/core';
+import { v4 as randomUuid } from 'uuid';
 import { z } from 'zod';
 import {
   type CompactionInfo,
@@ -38,7 +39,7 @@ const isFunction = (value: unknown): boolean => typeof value === 'function';
 /** Options of {@link InMemoryConversationHistory}. */
 export const conversationHistoryOptionsSchema = z
   .object({
-    /** Makes entry and compaction ids; must return a fresh non-empty string each call. Default `crypto.randomUUID`. */
+    /** Makes entry and compaction ids; must return a fresh non-empty string each call. Default: a random UUID. */
     generateId: z.custom<() => string>(isFunction, 'must be a function returning a string').optional(),
     /** Builds the message of a truncation marker (e.g. the compactor's injection-safe format). */
     truncationMarker: z
@@ -58,10 +59,6 @@ export const conversationHistoryOptionsSchema = z
 export type ConversationHistoryOptions = z.input<typeof conversationHistoryOptionsSchema>;
 
 const entriesSchema = z.array(historyEntrySchema);
-
-function defaultId(): string {
-  return globalThis.crypto.randomUUID();
-}
 
 function defaultMarker(info: TruncationInfo): MessageInput {
   const one = info.hiddenCount === 1;
@@ -124,7 +121,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
       options,
       'InMemoryConversationHistory options',
     );
-    this.#generateId = parsed.generateId ?? defaultId;
+    this.#generateId = parsed.generateId ?? (() => randomUuid());
     this.#marker = parsed.truncationMarker ?? defaultMarker;
     this.#keepSystemPrompt = parsed.keepSystemPrompt;
     this.metadata = parsed.metadata ?? {};

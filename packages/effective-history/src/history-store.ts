@@ -16,6 +16,7 @@ import {
   type Persistence,
   supportsAtomicCreate,
 } from '@ctxguard/persistence';
+import { v4 as randomUuid } from 'uuid';
 import { z } from 'zod';
 import {
   type ConversationHistoryOptions,
@@ -388,7 +389,7 @@ export class HistoryStore {
       position += count;
     }
     assertSavableEntries(entries, position, keepsEntriesConsistent(history));
-    const token = `${this.#clock().toString(36)}-${globalThis.crypto.randomUUID()}`;
+    const token = `${this.#clock().toString(36)}-${randomUuid()}`;
     const written: { key: string; entries: readonly HistoryEntry[] }[] = [];
     for (let start = position; start < entries.length; start += this.#options.chunkSize) {
       const chunk = {
