@@ -286,8 +286,10 @@ export class ConversationGuard {
    * store, stores it on the reply that follows the request and the measurer anchors on it (its
    * count is then the provider's figure plus an estimate of what came after); and fed into the
    * calibration learning loop (`onCompletion`). Call it before the next `prepare` of the
-   * conversation. Returns whether calibration learned from it (false when no such request is known,
-   * or another process prepared it with tools that are not JSON).
+   * conversation. Returns whether the usage was handed to the calibration loop (false when no such
+   * request is known, or another process prepared it with tools that are not JSON). Handed is not
+   * learned: a model counted by its own tokenizer keeps no calibration, and a store that fails is
+   * reported as an `onWarning` (`calibration_failed`).
    */
   async recordCompletion(input: RecordCompletionInput): Promise<{ learned: boolean }> {
     this.#assertOpen('recordCompletion');
