@@ -4,6 +4,7 @@ import {
   type ContextStrategy,
   CtxGuardError,
   HookBus,
+  InvalidOptionsError,
   type MessageResolveEvent,
   type StrategyDecision,
   type TriggerLevel,
@@ -1076,6 +1077,49 @@ describe('a misbehaving strategy', () => {
     expect(() => make([{ level: 'a', at: Number.NaN }])).toThrow(
       /strategies\.s\.triggers\[0\]\.at: must be a finite number/,
     );
+  });
+
+  it('a trigger at 0, below 0 or not finite is refused naming it; one above 1 is kept', () => {
+    const make = (triggers: TriggerLevel[]) =>
+      new ContextGuard({
+        hooks: new HookBus(),
+        measurer: testMeasurer,
+        strategies: { s: recordingStrategy(triggers) },
+        defaultStrategy: 's',
+      });
+    for (const at of [-0.5, 0, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      const triggers = [
+        { level: 'a', at: 0.5 },
+        { level: 'b', at },
+      ];
+      expect(() => make(triggers), String(at)).toThrow(InvalidOptionsError);
+      expect(() => make(triggers), String(at)).toThrow(
+        /strategies\.s\.triggers\[1\]\.at: must be a finite number above 0/,
+      );
+    }
+    expect(() => make([{ level: 'beyond', at: 1.5 }])).not.toThrow();
+    expect(() => make([{ level: 'tiny', at: 0.001 }])).not.toThrow();
+  });
+
+  it('a strategy of another specification version is refused naming it and the versions supported', () => {
+    const make = (specificationVersion: unknown) =>
+      new ContextGuard({
+        hooks: new HookBus(),
+        measurer: testMeasurer,
+        strategies: {
+          ok: recordingStrategy([{ level: 'a', at: 0.5 }]),
+          next: { ...recordingStrategy([{ level: 'a', at: 0.5 }]), specificationVersion } as never,
+        },
+        defaultStrategy: 'ok',
+      });
+    for (const version of ['v2', 'v0', 1, undefined]) {
+      expect(() => make(version), String(version)).toThrow(InvalidOptionsError);
+      expect(() => make(version), String(version)).toThrow(
+        /strategies\.next\.specificationVersion: this guard supports ContextStrategy specification 'v1' only/,
+      );
+    }
+    expect(() => make('v2')).toThrow(/got "v2"/);
+    expect(() => make('v1')).not.toThrow();
   });
 });
 

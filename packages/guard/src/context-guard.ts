@@ -60,12 +60,25 @@ export type UnknownStrategyPolicy = 'skip' | 'fallback-default' | 'throw';
 
 const isFunction = (value: unknown): boolean => typeof value === 'function';
 
+/** The `ContextStrategy` specification versions this guard runs. */
+const SUPPORTED_STRATEGY_VERSIONS: readonly string[] = ['v1'];
+
 /** Where `value` fails the `ContextStrategy` contract (path below the strategy, and why), or undefined. */
 function strategyIssue(value: unknown): { path: (string | number)[]; message: string } | undefined {
   try {
     if (typeof value !== 'object' || value === null)
-      return { path: [], message: 'must be a ContextStrategy (triggers of {level, at} and react)' };
+      return {
+        path: [],
+        message: "must be a ContextStrategy (specificationVersion 'v1', triggers of {level, at} and react)",
+      };
     const strategy = value as ContextStrategy;
+    const version: unknown = strategy.specificationVersion;
+    if (typeof version !== 'string' || !SUPPORTED_STRATEGY_VERSIONS.includes(version)) {
+      return {
+        path: ['specificationVersion'],
+        message: `this guard supports ContextStrategy specification ${SUPPORTED_STRATEGY_VERSIONS.map((v) => `'${v}'`).join(', ')} only, got ${version === undefined ? 'none' : describeValue(version)}`,
+      };
+    }
     if (!isFunction(strategy.react)) return { path: ['react'], message: 'must be a function' };
     const triggers: unknown = strategy.triggers;
     if (!Array.isArray(triggers)) return { path: ['triggers'], message: 'must be an array of {level, at}' };
@@ -76,12 +89,27 @@ function strategyIssue(value: unknown): { path: (string | number)[]; message: st
         return { path: ['triggers', index], message: 'must be {level, at}' };
       if (typeof trigger.level !== 'string')
         return { path: ['triggers', index, 'level'], message: 'must be a string' };
-      if (typeof trigger.at !== 'number' || !Number.isFinite(trigger.at))
-        return { path: ['triggers', index, 'at'], message: 'must be a finite number' };
+      // Above 0: a trigger at or below 0 fires on every call. Above 1 is allowed (only a request over the budget reaches it).
+      if (typeof trigger.at !== 'number' || !Number.isFinite(trigger.at) || trigger.at <= 0)
+        return {
+          path: ['triggers', index, 'at'],
+          message: `must be a finite number above 0 (a fraction of the input budget), got ${describeValue(trigger.at)}`,
+        };
     }
     return undefined;
   } catch (error) {
     return { path: [], message: `could not be read as a ContextStrategy: ${describe(error)}` };
+  }
+}
+
+/** A value read from a strategy, for a message: JSON for what JSON spells out (a string quoted), else as text. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'symbol')
+    return describe(value);
+  try {
+    return JSON.stringify(value) ?? describe(value);
+  } catch {
+    return describe(value);
   }
 }
 

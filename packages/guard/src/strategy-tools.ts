@@ -534,7 +534,7 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /** The compactor's `lightTrimMessages` over the effective view (no message hidden), recorded as one compaction. */
   async lightTrim(options: LightTrimRewriteOptions = {}): Promise<LightTrimRewriteResult> {
-    checkTools.options('lightTrim', options);
+    checkTools.lightTrim(options);
     const before = this.#history.messages();
     const result = lightTrimMessages(before, definedOnly(options));
     const rewrite = result.changed

@@ -125,6 +125,43 @@ describe('StrategyToolsImpl arguments', () => {
     expect(history.messages()).toEqual(before);
   });
 
+  it("rejects a bad lightTrim option as the tool's argument, naming it, before anything is rewritten", async () => {
+    const { history, tools } = setup();
+    const before = history.messages();
+    await rejects(
+      () => tools.lightTrim({ maxToolOutputBytes: 10 }),
+      'lightTrim',
+      /arguments\.maxToolOutputBytes: /,
+    );
+    await rejects(() => tools.lightTrim({ keepRecent: -1 }), 'lightTrim', /arguments\.keepRecent: /);
+    await rejects(() => tools.lightTrim({ keepRecent: 1.5 }), 'lightTrim', /arguments\.keepRecent: /);
+    await rejects(
+      () => tools.lightTrim({ maxToolOutputLines: 0 }),
+      'lightTrim',
+      /arguments\.maxToolOutputLines: /,
+    );
+    await rejects(
+      () => tools.lightTrim({ maxToolOutputBytes: Number.NaN }),
+      'lightTrim',
+      /arguments\.maxToolOutputBytes: /,
+    );
+    await rejects(
+      () => tools.lightTrim({ dropOldReasoning: 'yes' as never }),
+      'lightTrim',
+      /arguments\.dropOldReasoning: /,
+    );
+    await rejects(() => tools.lightTrim({ maxBytes: 512 } as never), 'lightTrim', /maxBytes/);
+    expect(tools.rewrites).toEqual([]);
+    expect(history.messages()).toEqual(before);
+    // Undefined fields are the defaults, as before.
+    const trimmed = await tools.lightTrim({
+      keepRecent: undefined,
+      maxToolOutputBytes: 256,
+      maxToolOutputLines: 5,
+    });
+    expect(trimmed.changed).toBe(true);
+  });
+
   it('rejects a range that is not a number instead of looping on it', async () => {
     const { tools } = setup();
     await rejects(

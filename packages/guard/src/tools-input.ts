@@ -118,6 +118,16 @@ const measureItems = z.array(z.custom((value) => isObject(value), 'expected a hi
 /** Options of a rewrite the compactor checks field by field; here only that they are an object. */
 const rewriteOptions = z.looseObject({}).optional();
 
+/** `lightTrim`'s options, with the limits of the compactor's `lightTrimMessages` (undefined: its default). */
+const lightTrimOptions = z
+  .strictObject({
+    keepRecent: z.number().int().nonnegative().optional(),
+    maxToolOutputBytes: z.number().int().min(256).optional(),
+    maxToolOutputLines: z.number().int().positive().optional(),
+    dropOldReasoning: z.boolean().optional(),
+  })
+  .optional();
+
 const root = (method: string) => `StrategyToolsImpl.${method} arguments`;
 
 /** Validators of each method's arguments; each throws `InvalidInputError` naming the field. */
@@ -135,6 +145,7 @@ export const checkTools = {
     parseInput(replaceRangeArguments, { from, to, replacement }, root('replaceRange')),
   dropOldest: (n: unknown) => parseInput(z.object({ n: nonNegative('a count') }), { n }, root('dropOldest')),
   summarizeRange: (options: unknown) => parseInput(summarizeRangeOptions, options, root('summarizeRange')),
+  lightTrim: (options: unknown) => parseInput(lightTrimOptions, options, root('lightTrim')),
   injectFacts: (args: { facts: unknown; site: unknown; options: unknown }) =>
     parseInput(injectFactsArguments, args, root('injectFacts')),
 };

@@ -43,6 +43,20 @@ describe('LayeredStrategy options', () => {
     expect(() => new LayeredStrategy({ maxFactTokens: 0 })).toThrow(/LayeredStrategy options\.maxFactTokens/);
     expect(() => new LayeredStrategy({ levels: { extreme: 0.99 } } as never)).toThrow(InvalidOptionsError);
   });
+
+  it('refuses a decline ceiling at or below the healthy level (a stall there would decline a request at half the budget)', () => {
+    expect(() => new LayeredStrategy({ declineCeiling: 0.4 })).toThrow(InvalidOptionsError);
+    expect(() => new LayeredStrategy({ declineCeiling: 0.4 })).toThrow(
+      /LayeredStrategy options\.declineCeiling: must be above levels\.healthy \(0\.5\)/,
+    );
+    expect(() => new LayeredStrategy({ declineCeiling: 0.5 })).toThrow(/options\.declineCeiling: /);
+    expect(() => new LayeredStrategy({ levels: { healthy: 0.92, pressure: 0.93, urgent: 0.94 } })).toThrow(
+      /options\.declineCeiling: must be above levels\.healthy \(0\.92\)/,
+    );
+    // Above healthy is allowed, below the higher levels too (the default 0.9 is below critical, 0.95).
+    expect(() => new LayeredStrategy({ declineCeiling: 0.6 })).not.toThrow();
+    expect(() => new LayeredStrategy({ levels: { healthy: 0.3 }, declineCeiling: 0.35 })).not.toThrow();
+  });
 });
 
 describe('LayeredStrategy levels', () => {

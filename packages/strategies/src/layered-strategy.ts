@@ -41,7 +41,7 @@ export const layeredStrategyOptionsSchema = z
     aggressiveKeep: z.number().int().positive().default(2),
     /** Growth since the last reaction, as a fraction of the input budget, that escalates one level. */
     jumpEscalateDelta: z.number().gt(0).default(0.3),
-    /** Still above this fraction of the input budget on a retry: decline instead of compacting again. */
+    /** Still above this fraction of the input budget on a retry: decline instead of compacting again (above `levels.healthy`). */
     declineCeiling: z.number().gt(0).default(0.9),
     /** Upper bound of each summary, in characters. */
     summaryMaxLength: z.number().int().positive().default(2000),
@@ -66,6 +66,14 @@ export const layeredStrategyOptionsSchema = z
           message: `must be above levels.${previous} (${options.levels[previous]})`,
         });
       }
+    }
+    // At or below the mildest level, a reaction that finds nothing to compact would decline a request that fits.
+    if (options.declineCeiling <= options.levels.healthy) {
+      issues.addIssue({
+        code: 'custom',
+        path: ['declineCeiling'],
+        message: `must be above levels.healthy (${options.levels.healthy})`,
+      });
     }
   });
 

@@ -71,37 +71,54 @@ const DEFAULT_SUMMARY_TOKENS = 1_024;
 const rendering = z.enum(sectionRenderings);
 const layoutSchema = z.strictObject({ HISTORY: rendering, IN_LOOP: rendering, CURRENT_MESSAGE: rendering });
 const fraction = z.number().gt(0).max(1);
+const DEFAULT_FIT_RATIO = 0.8;
+const DEFAULT_DECLINE_CEILING = 0.95;
 
 /** Options of {@link LayoutStrategy}. */
-export const layoutStrategyOptionsSchema = z.strictObject({
-  /** Fraction (0–1) of the input budget at which a layout is chosen (default 0.9). */
-  at: fraction.default(0.9),
-  /** Name of the single trigger level. */
-  level: z.string().min(1).default('layout'),
-  /** A layout fits when the whole request is at most this fraction of the input budget (default 0.8). */
-  fitRatio: fraction.default(0.8),
-  /** Layouts tried in order; the first that fits is applied (default {@link preferredLayouts}). */
-  layouts: z
-    .array(layoutSchema)
-    .min(1)
-    .default([...preferredLayouts]),
-  /** The chosen layout freed nothing and the request is at or above this fraction of the input budget: decline (default 0.95). */
-  declineCeiling: z.number().gt(0).default(0.95),
-  /** Tokens a section summary is counted at and sized to (default 1,024, at most 10% of the input budget). */
-  summaryTokens: z.number().int().positive().optional(),
-  /** Terms or a task the summaries should favour. */
-  focus: z.string().min(1).optional(),
-  /** Keep the facts of a summarized section in its summary (default true). */
-  keepFacts: z.boolean().default(true),
-  /** Metadata key of a tool message's own summary (default `toolSummary`). */
-  toolSummaryKey: z.string().min(1).default(TOOL_SUMMARY_KEY),
-  /** Metadata key that keeps a tool message's full result (default `includeInHistory`). */
-  includeInHistoryKey: z.string().min(1).default(INCLUDE_IN_HISTORY_KEY),
-  /** Which messages open a turn: the newest one it accepts is CURRENT_MESSAGE (default: a user message that no compaction wrote). */
-  isCurrentMessage: z
-    .custom<(message: Message) => boolean>((v) => typeof v === 'function', 'must be a function')
-    .optional(),
-});
+export const layoutStrategyOptionsSchema = z
+  .strictObject({
+    /** Fraction (0–1) of the input budget at which a layout is chosen (default 0.9). */
+    at: fraction.default(0.9),
+    /** Name of the single trigger level. */
+    level: z.string().min(1).default('layout'),
+    /** A layout fits when the whole request is at most this fraction of the input budget (default 0.8, or `at` when lower; at most `at`, so the next turn does not refire at once). */
+    fitRatio: fraction.optional(),
+    /** Layouts tried in order; the first that fits is applied (default {@link preferredLayouts}). */
+    layouts: z
+      .array(layoutSchema)
+      .min(1)
+      .default([...preferredLayouts]),
+    /** The chosen layout freed nothing and the request is at or above this fraction of the input budget: decline (default 0.95, or `at` when higher; at least `at`). */
+    declineCeiling: z.number().gt(0).optional(),
+    /** Tokens a section summary is counted at and sized to (default 1,024, at most 10% of the input budget). */
+    summaryTokens: z.number().int().positive().optional(),
+    /** Terms or a task the summaries should favour. */
+    focus: z.string().min(1).optional(),
+    /** Keep the facts of a summarized section in its summary (default true). */
+    keepFacts: z.boolean().default(true),
+    /** Metadata key of a tool message's own summary (default `toolSummary`). */
+    toolSummaryKey: z.string().min(1).default(TOOL_SUMMARY_KEY),
+    /** Metadata key that keeps a tool message's full result (default `includeInHistory`). */
+    includeInHistoryKey: z.string().min(1).default(INCLUDE_IN_HISTORY_KEY),
+    /** Which messages open a turn: the newest one it accepts is CURRENT_MESSAGE (default: a user message that no compaction wrote). */
+    isCurrentMessage: z
+      .custom<(message: Message) => boolean>((v) => typeof v === 'function', 'must be a function')
+      .optional(),
+  })
+  .refine((options) => options.fitRatio === undefined || options.fitRatio <= options.at, {
+    path: ['fitRatio'],
+    message: 'must be at most `at`',
+  })
+  .refine((options) => options.declineCeiling === undefined || options.declineCeiling >= options.at, {
+    path: ['declineCeiling'],
+    message: 'must be at least `at`',
+  })
+  // The defaults follow a trigger set below or above them, so setting `at` alone is never refused.
+  .transform((options) => ({
+    ...options,
+    fitRatio: options.fitRatio ?? Math.min(DEFAULT_FIT_RATIO, options.at),
+    declineCeiling: options.declineCeiling ?? Math.max(DEFAULT_DECLINE_CEILING, options.at),
+  }));
 
 /** What {@link LayoutStrategy} accepts; every field has a default. */
 export type LayoutStrategyOptions = z.input<typeof layoutStrategyOptionsSchema>;
