@@ -5,9 +5,11 @@
 
 export { spanOperation } from './compaction-stages.js';
 export { applyOperation as applyHistoryOperation } from './context-compactor.js';
-export { abortReason, throwIfAborted, wellFormedFacts } from './context-tools.js';
+export { abortReason, summarizeRequestSchema, throwIfAborted, wellFormedFacts } from './context-tools.js';
 export { containsWhole, rankFactsByWorth } from './fact-digest.js';
 export { FACT_VALUE_SEPARATOR, hasPlainKey, sharesBullet, stripFactsBlocks } from './facts-block.js';
+export { lightTrimMessagesOptionsSchema } from './light-trim.js';
+export { microcompactToolResultsOptionsSchema } from './microcompact-tool-results.js';
 export { dropSignedReasoningFrom, isSignedReasoning } from './signed-reasoning.js';
 export { summarizeInChunks } from './summarize-messages.js';
 export { TokenMeter } from './token-meter.js';

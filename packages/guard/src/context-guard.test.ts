@@ -1052,6 +1052,15 @@ describe('a misbehaving strategy', () => {
     expect(highGuard.listenerErrors).toEqual([]);
   });
 
+  /** A guard whose only strategy reacts at `triggers`. */
+  const guardWithTriggers = (triggers: TriggerLevel[]) =>
+    new ContextGuard({
+      hooks: new HookBus(),
+      measurer: testMeasurer,
+      strategies: { s: recordingStrategy(triggers) },
+      defaultStrategy: 's',
+    });
+
   it('triggers with a hole or a getter that throws are refused when the guard is made, naming the field', () => {
     const sparse: TriggerLevel[] = [{ level: 'a', at: 0.5 }];
     sparse[2] = { level: 'b', at: 0.9 };
@@ -1063,42 +1072,28 @@ describe('a misbehaving strategy', () => {
         },
       },
     ];
-    const make = (triggers: TriggerLevel[]) =>
-      new ContextGuard({
-        hooks: new HookBus(),
-        measurer: testMeasurer,
-        strategies: { s: recordingStrategy(triggers) },
-        defaultStrategy: 's',
-      });
-    expect(() => make(sparse)).toThrow(/strategies\.s\.triggers\[1\]: must be \{level, at\}/);
-    expect(() => make(throwing)).toThrow(
+    expect(() => guardWithTriggers(sparse)).toThrow(/strategies\.s\.triggers\[1\]: must be \{level, at\}/);
+    expect(() => guardWithTriggers(throwing)).toThrow(
       /strategies\.s: could not be read as a ContextStrategy: Error: at failed/,
     );
-    expect(() => make([{ level: 'a', at: Number.NaN }])).toThrow(
+    expect(() => guardWithTriggers([{ level: 'a', at: Number.NaN }])).toThrow(
       /strategies\.s\.triggers\[0\]\.at: must be a finite number/,
     );
   });
 
   it('a trigger at 0, below 0 or not finite is refused naming it; one above 1 is kept', () => {
-    const make = (triggers: TriggerLevel[]) =>
-      new ContextGuard({
-        hooks: new HookBus(),
-        measurer: testMeasurer,
-        strategies: { s: recordingStrategy(triggers) },
-        defaultStrategy: 's',
-      });
     for (const at of [-0.5, 0, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
       const triggers = [
         { level: 'a', at: 0.5 },
         { level: 'b', at },
       ];
-      expect(() => make(triggers), String(at)).toThrow(InvalidOptionsError);
-      expect(() => make(triggers), String(at)).toThrow(
+      expect(() => guardWithTriggers(triggers), String(at)).toThrow(InvalidOptionsError);
+      expect(() => guardWithTriggers(triggers), String(at)).toThrow(
         /strategies\.s\.triggers\[1\]\.at: must be a finite number above 0/,
       );
     }
-    expect(() => make([{ level: 'beyond', at: 1.5 }])).not.toThrow();
-    expect(() => make([{ level: 'tiny', at: 0.001 }])).not.toThrow();
+    expect(() => guardWithTriggers([{ level: 'beyond', at: 1.5 }])).not.toThrow();
+    expect(() => guardWithTriggers([{ level: 'tiny', at: 0.001 }])).not.toThrow();
   });
 
   it('a strategy of another specification version is refused naming it and the versions supported', () => {

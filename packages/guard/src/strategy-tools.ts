@@ -461,7 +461,7 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /** The compactor's `pruneToolOutputs` over the effective view, recorded as one compaction. */
   async pruneToolOutputs(options: PruneToolOutputsOptions = {}): Promise<PruneToolOutputsResult> {
-    checkTools.options('pruneToolOutputs', options);
+    checkTools.pruneToolOutputs(options);
     const before = this.#history.messages();
     const result = await pruneToolOutputs(before, {
       ...(options.protectTokens !== undefined ? { protectTokens: options.protectTokens } : {}),
@@ -480,7 +480,7 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /** The compactor's `deduplicateFileReads` over the effective view, recorded as one compaction. */
   async deduplicateFileReads(options: DeduplicateFileReadsOptions = {}): Promise<DeduplicateFileReadsResult> {
-    checkTools.options('deduplicateFileReads', options);
+    checkTools.deduplicateFileReads(options);
     const before = this.#history.messages();
     const result = deduplicateFileReads(before, {
       ...(options.readTools ? { readTools: [...options.readTools] } : {}),
@@ -499,7 +499,7 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /** The compactor's sliding window over the effective view: the range hidden under its marker. */
   async slideWindow(options: SlideWindowOptions = {}): Promise<SlideWindowResult> {
-    checkTools.options('slideWindow', options);
+    checkTools.slideWindow(options);
     const before = this.#history.messages();
     const result = truncateWithSlidingWindow(before, {
       ...definedOnly(options),
@@ -520,7 +520,7 @@ export class StrategyToolsImpl implements StrategyTools {
   async microcompactToolResults(
     options: MicrocompactToolResultsOptions = {},
   ): Promise<MicrocompactToolResultsResult> {
-    checkTools.options('microcompactToolResults', options);
+    checkTools.microcompactToolResults(options);
     const before = this.#history.messages();
     const result = microcompactToolResults(before, {
       ...(options.keepRecent !== undefined ? { keepRecent: options.keepRecent } : {}),

@@ -162,6 +162,141 @@ describe('StrategyToolsImpl arguments', () => {
     expect(trimmed.changed).toBe(true);
   });
 
+  it("rejects a bad option of the compactor-backed tools as the tool's argument, naming it, before anything is rewritten", async () => {
+    const { history, tools } = setup();
+    const before = history.messages();
+    const nan = Number.NaN;
+    await rejects(() => tools.slideWindow({ fraction: 2 }), 'slideWindow', /arguments\.fraction: /);
+    await rejects(() => tools.slideWindow({ fraction: nan }), 'slideWindow', /arguments\.fraction: /);
+    await rejects(() => tools.slideWindow({ targetTokens: -1 }), 'slideWindow', /arguments\.targetTokens: /);
+    await rejects(() => tools.slideWindow({ fracton: 0.5 } as never), 'slideWindow', /"fracton"/);
+    await rejects(
+      () => tools.pruneToolOutputs({ protectTokens: -1 }),
+      'pruneToolOutputs',
+      /arguments\.protectTokens: /,
+    );
+    await rejects(
+      () => tools.pruneToolOutputs({ minimumSavings: nan }),
+      'pruneToolOutputs',
+      /arguments\.minimumSavings: /,
+    );
+    await rejects(
+      () => tools.pruneToolOutputs({ protectedTools: 'skill' as never }),
+      'pruneToolOutputs',
+      /arguments\.protectedTools: /,
+    );
+    await rejects(
+      () => tools.pruneToolOutputs({ signal: 'stop' as never }),
+      'pruneToolOutputs',
+      /arguments\.signal: /,
+    );
+    await rejects(
+      () => tools.pruneToolOutputs({ targetTokens: 5 } as never),
+      'pruneToolOutputs',
+      /"targetTokens"/,
+    );
+    await rejects(
+      () => tools.deduplicateFileReads({ readTools: 5 as never }),
+      'deduplicateFileReads',
+      /arguments\.readTools: /,
+    );
+    await rejects(
+      () => tools.deduplicateFileReads({ readTools: [''] }),
+      'deduplicateFileReads',
+      /arguments\.readTools\[0\]: /,
+    );
+    await rejects(
+      () => tools.deduplicateFileReads({ shellTools: ['sh'] } as never),
+      'deduplicateFileReads',
+      /"shellTools"/,
+    );
+    await rejects(
+      () => tools.microcompactToolResults({ keepRecent: 1.5 }),
+      'microcompactToolResults',
+      /arguments\.keepRecent: /,
+    );
+    await rejects(
+      () => tools.microcompactToolResults({ keepRecent: -1 }),
+      'microcompactToolResults',
+      /arguments\.keepRecent: /,
+    );
+    await rejects(
+      () => tools.microcompactToolResults({ tools: 'read_file' as never }),
+      'microcompactToolResults',
+      /arguments\.tools: /,
+    );
+    await rejects(
+      () => tools.microcompactToolResults({ keep: 1 } as never),
+      'microcompactToolResults',
+      /"keep"/,
+    );
+    expect(tools.rewrites).toEqual([]);
+    expect(history.messages()).toEqual(before);
+    // Undefined fields are the compactor's defaults, as before.
+    const slid = await tools.slideWindow({ fraction: 0.5, targetTokens: undefined });
+    expect(slid.changed).toBe(true);
+  });
+
+  it('rejects what the other tools would misread or silently ignore, naming the argument', async () => {
+    const { history, tools, calls } = setup();
+    const before = history.messages();
+    const entries = history.effectiveEntries();
+    const broken = [{ id: 'a', message: { role: 'user', content: 5 } }] as never;
+    await rejects(
+      () => tools.measure([{}] as never),
+      'measure',
+      /arguments\[0\]: expected a history entry or a message/,
+    );
+    await rejects(() => tools.measure([{ id: 'a', message: 5 }] as never), 'measure', /arguments\[0\]: /);
+    await rejects(() => tools.extractFacts({ entries: broken }), 'extractFacts', /arguments\.entries\[0\]: /);
+    await rejects(
+      () => tools.extractFacts({ entries, category: ['path'] } as never),
+      'extractFacts',
+      /"category"/,
+    );
+    await rejects(
+      () => tools.summarize({ entries: broken, maxLength: 100 }),
+      'summarize',
+      /arguments\.entries\[0\]: /,
+    );
+    for (const maxLength of [0, 1.5, Number.POSITIVE_INFINITY]) {
+      await rejects(() => tools.summarize({ entries, maxLength }), 'summarize', /arguments\.maxLength: /);
+      await rejects(
+        () => tools.summarizeRange({ from: 1, to: 5, maxLength }),
+        'summarizeRange',
+        /arguments\.maxLength: /,
+      );
+    }
+    await rejects(
+      () => tools.summarize({ entries, maxLength: 100, focs: 'port' } as never),
+      'summarize',
+      /"focs"/,
+    );
+    await rejects(
+      () => tools.summarizeRange({ from: 1, to: 5, maxFactToken: 5 } as never),
+      'summarizeRange',
+      /"maxFactToken"/,
+    );
+    await rejects(
+      () => tools.injectFacts([], 'system-append', { maxToken: 5 } as never),
+      'injectFacts',
+      /arguments\.options: .*"maxToken"/,
+    );
+    await rejects(
+      () => tools.replaceRange(1, 3, { role: 'narrator', content: 'x' } as never),
+      'replaceRange',
+      /arguments\.replacement\.role: /,
+    );
+    await rejects(
+      () => tools.replaceRange(1, 3, { role: 'user', content: [{ type: 'text' }] } as never),
+      'replaceRange',
+      /arguments\.replacement\.content\[0\]\.text: /,
+    );
+    expect(calls()).toBe(0);
+    expect(tools.rewrites).toEqual([]);
+    expect(history.messages()).toEqual(before);
+  });
+
   it('rejects a range that is not a number instead of looping on it', async () => {
     const { tools } = setup();
     await rejects(

@@ -3,7 +3,17 @@
  * (often a third party's) that passes a wrong argument gets an `InvalidInputError` naming it,
  * before anything is read, summarized or rewritten.
  */
-import { abortSignalSchema, factCategories, parseInput } from '@ctxguard/core';
+import {
+  deduplicateFileReadsOptionsSchema,
+  pruneToolOutputsOptionsSchema,
+  slidingWindowOptionsSchema,
+} from '@ctxguard/compactor';
+import {
+  lightTrimMessagesOptionsSchema,
+  microcompactToolResultsOptionsSchema,
+  summarizeRequestSchema,
+} from '@ctxguard/compactor/internal';
+import { abortSignalSchema, factCategories, messageSchema, parseInput } from '@ctxguard/core';
 import { z } from 'zod';
 
 const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null;
@@ -17,11 +27,17 @@ const nonNegative = (what: string) =>
   z.custom<number>((value) => typeof value === 'number' && value >= 0, `expected ${what} ≥ 0`);
 const signal = abortSignalSchema.optional();
 
-/** A history entry as the tools read it: an object with a `message` object (the history validated the message). */
-const entry = z.custom(
-  (value) => isObject(value) && isObject((value as { message?: unknown }).message),
-  'expected a history entry ({ id, message })',
-);
+/** A message as the tools read it: a `role` and a `content` that is text or a list of parts. */
+const isMessageLike = (value: unknown): boolean => {
+  if (!isObject(value)) return false;
+  const { role, content } = value as { role?: unknown; content?: unknown };
+  return typeof role === 'string' && (typeof content === 'string' || Array.isArray(content));
+};
+const isEntryLike = (value: unknown): boolean =>
+  isObject(value) && isMessageLike((value as { message?: unknown }).message);
+
+/** A history entry as the tools read it: an object with a `message` (the history validated the message). */
+const entry = z.custom(isEntryLike, 'expected a history entry ({ id, message: { role, content } })');
 const entries = z.array(entry);
 
 const fact = z.looseObject({
@@ -59,15 +75,18 @@ const segmentOptions = z
   })
   .optional();
 
-const extractRequest = z.looseObject({
+const extractRequest = z.strictObject({
   entries,
   categories: z.array(z.enum(factCategories)).optional(),
   signal,
 });
 
-const summarizeRequest = z.looseObject({
+/** A summary's length: what `ContextTools.summarize` accepts (a whole number of characters ≥ 1). */
+const summaryLength = summarizeRequestSchema.shape.maxLength;
+
+const summarizeRequest = z.strictObject({
   entries,
-  maxLength: nonNegative('a length in characters'),
+  maxLength: summaryLength,
   focus: z.string().optional(),
   signal,
 });
@@ -76,10 +95,10 @@ const positiveTokens = z
   .custom<number>((value) => typeof value === 'number' && value > 0, 'expected a positive number of tokens')
   .optional();
 
-const summarizeRangeOptions = z.looseObject({
+const summarizeRangeOptions = z.strictObject({
   from: position,
   to: position,
-  maxLength: nonNegative('a length in characters').optional(),
+  maxLength: summaryLength.optional(),
   focus: z.string().optional(),
   keepFacts: z.boolean().optional(),
   maxFactTokens: positiveTokens,
@@ -89,7 +108,7 @@ const summarizeRangeOptions = z.looseObject({
 const injectFactsArguments = z.object({
   facts: z.array(fact),
   site: z.enum(['system-append', 'first-user-prefix']),
-  options: z.looseObject({ maxTokens: positiveTokens }).optional(),
+  options: z.strictObject({ maxTokens: positiveTokens }).optional(),
 });
 
 /**
@@ -113,38 +132,52 @@ const replaceRangeArguments = z.object({
   }),
 });
 
-const measureItems = z.array(z.custom((value) => isObject(value), 'expected a history entry or a message'));
+/** The replacement as the history will take it (a whole message: roles, parts, fields). */
+const replacementMessage = z.object({ replacement: messageSchema });
 
-/** Options of a rewrite the compactor checks field by field; here only that they are an object. */
-const rewriteOptions = z.looseObject({}).optional();
+const isMeasurable = (value: unknown): boolean => isMessageLike(value) || isEntryLike(value);
+const measureItems = z.array(
+  z.custom(isMeasurable, 'expected a history entry or a message ({ role, content })'),
+);
 
-/** `lightTrim`'s options, with the limits of the compactor's `lightTrimMessages` (undefined: its default). */
-const lightTrimOptions = z
-  .strictObject({
-    keepRecent: z.number().int().nonnegative().optional(),
-    maxToolOutputBytes: z.number().int().min(256).optional(),
-    maxToolOutputLines: z.number().int().positive().optional(),
-    dropOldReasoning: z.boolean().optional(),
-  })
+/**
+ * The options of the compactor-backed rewrites: the fields each tool passes on, with the limits of
+ * the compactor's own schemas (undefined: its default), and no other key.
+ */
+const slideWindowOptions = slidingWindowOptionsSchema.pick({ fraction: true, targetTokens: true }).optional();
+const pruneOptions = pruneToolOutputsOptionsSchema
+  .pick({ protectTokens: true, minimumSavings: true, protectedTools: true, signal: true })
   .optional();
+const deduplicateOptions = deduplicateFileReadsOptionsSchema.pick({ readTools: true }).optional();
+const microcompactOptions = microcompactToolResultsOptionsSchema
+  .pick({ keepRecent: true, tools: true })
+  .optional();
+const lightTrimOptions = lightTrimMessagesOptionsSchema.optional();
 
 const root = (method: string) => `StrategyToolsImpl.${method} arguments`;
 
 /** Validators of each method's arguments; each throws `InvalidInputError` naming the field. */
 export const checkTools = {
-  options: (method: string, options: unknown) => parseInput(rewriteOptions, options, root(method)),
   init: (init: unknown) => parseInput(toolsInitSchema, init, 'StrategyToolsImpl options'),
   segment: (options: unknown) => parseInput(segmentOptions, options, root('segment')),
   /** A loop of `typeof` checks first: strategies measure often, and a message list can be long. */
   measure: (items: unknown) => {
-    if (!Array.isArray(items) || !items.every(isObject)) parseInput(measureItems, items, root('measure'));
+    if (!Array.isArray(items) || !items.every(isMeasurable)) parseInput(measureItems, items, root('measure'));
   },
   extractFacts: (request: unknown) => parseInput(extractRequest, request, root('extractFacts')),
   summarize: (request: unknown) => parseInput(summarizeRequest, request, root('summarize')),
-  replaceRange: (from: unknown, to: unknown, replacement: unknown) =>
-    parseInput(replaceRangeArguments, { from, to, replacement }, root('replaceRange')),
+  replaceRange: (from: unknown, to: unknown, replacement: unknown) => {
+    parseInput(replaceRangeArguments, { from, to, replacement }, root('replaceRange'));
+    parseInput(replacementMessage, { replacement }, root('replaceRange'));
+  },
   dropOldest: (n: unknown) => parseInput(z.object({ n: nonNegative('a count') }), { n }, root('dropOldest')),
   summarizeRange: (options: unknown) => parseInput(summarizeRangeOptions, options, root('summarizeRange')),
+  slideWindow: (options: unknown) => parseInput(slideWindowOptions, options, root('slideWindow')),
+  pruneToolOutputs: (options: unknown) => parseInput(pruneOptions, options, root('pruneToolOutputs')),
+  deduplicateFileReads: (options: unknown) =>
+    parseInput(deduplicateOptions, options, root('deduplicateFileReads')),
+  microcompactToolResults: (options: unknown) =>
+    parseInput(microcompactOptions, options, root('microcompactToolResults')),
   lightTrim: (options: unknown) => parseInput(lightTrimOptions, options, root('lightTrim')),
   injectFacts: (args: { facts: unknown; site: unknown; options: unknown }) =>
     parseInput(injectFactsArguments, args, root('injectFacts')),
