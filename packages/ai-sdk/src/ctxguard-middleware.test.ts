@@ -9,7 +9,7 @@ import { generateText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { ContextDeclinedError, MemoryPersistence, type Persistence } from 'ctxguard';
 import { describe, expect, it } from 'vitest';
-import { ctxguardMiddleware } from './ctxguard-middleware.js';
+import { ctxguardMiddleware, REMEMBERED_CONVERSATIONS } from './ctxguard-middleware.js';
 
 const PNG = Uint8Array.from(
   atob(
@@ -356,4 +356,38 @@ describe('ctxguardMiddleware with a prompt it cannot convert', () => {
       | undefined;
     expect(sent?.contextManagement?.edits?.length).toBeGreaterThan(0);
   });
+});
+
+describe('ctxguardMiddleware over many conversations', () => {
+  it('forgets which guard served the least recent ones, yet guardOf and stats still reach them in the store', async () => {
+    const middleware = ctxguardMiddleware();
+    const other = new MockLanguageModelV3({ provider: 'anthropic.messages', modelId: 'claude-opus-4-1' });
+    const send = (conversationId: string, on = model) =>
+      middleware.transformParams?.({
+        type: 'generate',
+        params: callOptions([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], conversationId),
+        model: on,
+      });
+    await send('first');
+    const first = middleware.guardOf('first');
+    await send('old', other);
+    await send('kept', other);
+    const opus = middleware.guardOf('old');
+    expect(opus?.model).toBe('claude-opus-4-1');
+    for (let i = 0; i < REMEMBERED_CONVERSATIONS; i++) {
+      await send(`chat-${i}`);
+      // Reading a conversation's guard keeps it among the recent ones.
+      if (i % 100 === 0) expect(middleware.guardOf('kept')).toBe(opus);
+    }
+    expect(middleware.guardOf('kept')).toBe(opus);
+    // 'old' fell out of the bounded map: the first guard answers for it, reading the same store.
+    const fallback = middleware.guardOf('old');
+    expect(fallback).toBe(first);
+    expect(fallback).not.toBe(opus);
+    expect((await fallback?.historyStore.load('old'))?.length).toBe(1);
+    expect(await middleware.stats('old')).toMatchObject({ exists: true, originalMessages: 1 });
+    expect(middleware.guardOf(`chat-${REMEMBERED_CONVERSATIONS - 1}`)).toBe(first);
+    await middleware.close();
+    expect(middleware.guardOf('kept')).toBeUndefined();
+  }, 60_000);
 });

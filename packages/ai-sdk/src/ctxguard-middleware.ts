@@ -23,6 +23,7 @@ import {
   MemoryPersistence,
   type PrepareResult,
 } from 'ctxguard';
+import { LRUCache } from 'lru-cache';
 import {
   addAppliedEdits,
   appliedEdits,
@@ -48,6 +49,12 @@ import { coreUsage } from './usage.js';
 /** Share of the input budget at which the server clears / compacts, when `thresholds` leaves them out. */
 const DEFAULT_WARN = 0.8;
 const DEFAULT_EXACT = 0.9;
+
+/**
+ * Conversations whose guard the middleware remembers: 4x the 256 histories each guard caches, since an
+ * entry is only an id and a reference, and a forgotten one falls back to a guard reading the same store.
+ */
+export const REMEMBERED_CONVERSATIONS = 1_024;
 
 /** A strategy that never rewrites: with server-side context management the provider does the clearing. */
 const providerSideStrategy: ContextStrategy & { name: string } = {
@@ -91,7 +98,11 @@ export interface AISdkConversationStats extends ConversationStats {
 
 /** Access to the guards a middleware runs and the stats of its conversations (either AI SDK version). */
 export interface CtxguardMiddlewareControls {
-  /** The guard that served a conversation last (undefined before its first call in this process). */
+  /**
+   * The guard that served a conversation last. For a conversation the middleware does not remember
+   * (no call in this process yet, or not among its 1,024 most recent) the first guard it created,
+   * which reads the same stored conversations (undefined before any call).
+   */
   guardOf(conversationId: string): ConversationGuard | undefined;
   /** What is stored about a conversation, server-side edits included. */
   stats(conversationId: string): Promise<AISdkConversationStats>;
@@ -122,7 +133,8 @@ class MiddlewareState {
   readonly #persistence;
   readonly #records;
   readonly #guards = new Map<string, ConversationGuard>();
-  readonly #byConversation = new Map<string, ConversationGuard>();
+  /** The guard that served each recent conversation (least recently used forgotten first). */
+  readonly #byConversation = new LRUCache<string, ConversationGuard>({ max: REMEMBERED_CONVERSATIONS });
   readonly #calls = new WeakMap<LanguageModelV3CallOptions, CallContext>();
   /** One converter per prompt form: the form follows the model the AI SDK hands the middleware. */
   readonly #converters = new Map<PromptDialect, PromptConverter>();
@@ -418,8 +430,12 @@ class MiddlewareState {
     }
   }
 
+  /**
+   * The guard that served a conversation last; for one not remembered (not called in this process, or
+   * forgotten among the least recent), the first guard: every guard reads the same stored conversations.
+   */
   guardOf(conversationId: string): ConversationGuard | undefined {
-    return this.#byConversation.get(conversationId);
+    return this.#byConversation.get(conversationId) ?? this.#guards.values().next().value;
   }
 
   async stats(conversationId: string): Promise<AISdkConversationStats> {
@@ -428,7 +444,7 @@ class MiddlewareState {
         'closed',
         'ctxguardMiddleware: the middleware was closed; its stats went with it',
       );
-    const guard = this.#byConversation.get(conversationId) ?? [...this.#guards.values()][0];
+    const guard = this.guardOf(conversationId);
     if (!guard)
       throw new InvalidInputError(
         `no call of conversation ${JSON.stringify(conversationId)} went through this middleware yet`,

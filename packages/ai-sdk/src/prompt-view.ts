@@ -1,11 +1,12 @@
 import type { LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { Message } from '@ctxguard/core';
 import { fromAISDKPrompt, toAISDKPrompt } from '@ctxguard/formats';
+import { LRUCache } from 'lru-cache';
 import { fingerprint } from './fingerprint.js';
 import { bytesToBase64, type PromptDialect, v3Dialect } from './prompt-dialect.js';
 
-/** Most converted messages a converter remembers (older ones are converted again when seen). */
-const CACHED_MESSAGES = 20_000;
+/** Most converted messages a converter remembers (the least recently used are converted again when seen). */
+export const CACHED_MESSAGES = 20_000;
 
 /** Structural equality of JSON-like values (bytes and URLs by content). */
 function sameValue(a: unknown, b: unknown): boolean {
@@ -129,8 +130,8 @@ export function contentText(message: LanguageModelV3Message): string {
  * prompt every step, so only messages not seen before are validated and converted.
  */
 export class PromptConverter {
-  readonly #cache = new Map<string, Message>();
-  readonly #fingerprints = new Map<string, string>();
+  readonly #cache = new LRUCache<string, Message>({ max: CACHED_MESSAGES });
+  readonly #fingerprints = new LRUCache<string, string>({ max: CACHED_MESSAGES });
   #texts = new WeakMap<LanguageModelV3Message, string>();
   readonly #dialect: PromptDialect;
 
@@ -152,10 +153,6 @@ export class PromptConverter {
     let print = this.#fingerprints.get(text);
     if (print === undefined) {
       print = fingerprint(hasProviderOptions(message) ? contentText(message) : text);
-      if (this.#fingerprints.size >= CACHED_MESSAGES) {
-        const oldest = this.#fingerprints.keys().next().value;
-        if (oldest !== undefined) this.#fingerprints.delete(oldest);
-      }
       this.#fingerprints.set(text, print);
     }
     return print;
@@ -182,28 +179,26 @@ export class PromptConverter {
     rest.forEach((message, index) => {
       this.#texts.set(message, keys[index] as string);
     });
+    // Read first (a read keeps a message cached), so what this call converts cannot evict its own hits.
+    const core = keys.map((key) => this.#cache.get(key));
     const missing: number[] = [];
-    keys.forEach((key, index) => {
-      if (!this.#cache.has(key)) missing.push(index);
+    core.forEach((message, index) => {
+      if (message === undefined) missing.push(index);
     });
     if (missing.length > 0) {
       const inbound = this.#dialect.inbound;
       const converted = fromAISDKPrompt(
         missing.map((index) => inbound(rest[index] as LanguageModelV3Message)),
       );
+      // The same message twice in one prompt is one object, as when it comes from the cache.
+      const byKey = new Map<string, Message>();
       missing.forEach((index, j) => {
-        this.#remember(keys[index] as string, converted[j] as Message);
+        byKey.set(keys[index] as string, converted[j] as Message);
       });
+      for (const [key, message] of byKey) this.#cache.set(key, message);
+      for (const index of missing) core[index] = byKey.get(keys[index] as string);
     }
-    return keys.map((key) => this.#cache.get(key) as Message);
-  }
-
-  #remember(key: string, message: Message): void {
-    if (this.#cache.size >= CACHED_MESSAGES) {
-      const oldest = this.#cache.keys().next().value;
-      if (oldest !== undefined) this.#cache.delete(oldest);
-    }
-    this.#cache.set(key, message);
+    return core as Message[];
   }
 }
 

@@ -38,6 +38,7 @@ import { ModelCatalog } from '@ctxguard/models';
 import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
 import { LayeredStrategy } from '@ctxguard/strategies';
 import { HybridTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
+import { LRUCache } from 'lru-cache';
 import type { z } from 'zod';
 import { ContextDeclinedError } from './context-declined-error.js';
 import {
@@ -136,31 +137,6 @@ function sizesOf(measurement: Pick<ContextMeasurement, 'current' | 'window' | 'i
   };
 }
 
-/** Bounded insertion-ordered map used as an LRU: reads move an entry to the end. */
-class Lru<K, V> {
-  readonly #map = new Map<K, V>();
-  constructor(readonly max: number) {}
-  get(key: K): V | undefined {
-    const value = this.#map.get(key);
-    if (value !== undefined) {
-      this.#map.delete(key);
-      this.#map.set(key, value);
-    }
-    return value;
-  }
-  set(key: K, value: V): void {
-    this.#map.delete(key);
-    this.#map.set(key, value);
-    if (this.#map.size > this.max) this.#map.delete(this.#map.keys().next().value as K);
-  }
-  delete(key: K): void {
-    this.#map.delete(key);
-  }
-  clear(): void {
-    this.#map.clear();
-  }
-}
-
 /**
  * Everything ctxguard needs for one model, wired together, with a stateful facade for apps that
  * call a model directly: `prepare` before each call (the app sends its whole history; ctxguard maps
@@ -194,8 +170,9 @@ export class ConversationGuard {
   readonly #ownedCounter: HybridTokenCounter | undefined;
   readonly #compactor: ContextCompactor;
   readonly #queues = new Map<string, Promise<void>>();
-  readonly #histories = new Lru<string, InMemoryConversationHistory>(CACHED_CONVERSATIONS);
-  readonly #sent = new Lru<string, SentRequest>(REMEMBERED_REQUESTS);
+  /** Loaded conversations, least recently used dropped first (reads refresh an entry). */
+  readonly #histories = new LRUCache<string, InMemoryConversationHistory>({ max: CACHED_CONVERSATIONS });
+  readonly #sent = new LRUCache<string, SentRequest>({ max: REMEMBERED_REQUESTS });
   readonly #collectors = new Map<string, CallCollector>();
   readonly #byHistory = new WeakMap<object, CallCollector>();
   /** The stored originals of each loaded conversation, kept between calls. */
