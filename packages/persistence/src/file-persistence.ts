@@ -17,7 +17,13 @@ import type { Persistence } from './persistence.js';
 /** Options of {@link FilePersistence}. */
 export const filePersistenceOptionsSchema = z.strictObject({
   /** Folder holding one JSON file per key; created (recursively) when missing. */
-  dir: z.string().min(1, 'dir must be a non-empty path'),
+  dir: z
+    .string()
+    .min(1, 'dir must be a non-empty path')
+    .refine(
+      (dir) => !dir.includes('\0'),
+      'dir must not contain a NUL character (no file system accepts one)',
+    ),
   /** Most file operations in flight at once, so large bursts never run out of file descriptors. */
   maxConcurrentOperations: z.number().int().min(1).max(4096).default(64),
   /**
@@ -60,6 +66,16 @@ function identityOf(stats: unknown): string | undefined {
   if ((typeof ino !== 'number' && typeof ino !== 'bigint') || ino === 0 || ino === 0n) return undefined;
   return `${String(dev)}:${String(ino)}`;
 }
+
+/** Whether a stat result describes a folder (`false` when the adapter's result cannot tell). */
+function isFolderStats(stats: unknown): boolean {
+  if (typeof stats !== 'object' || stats === null) return false;
+  const { isDirectory } = stats as { isDirectory?: unknown };
+  return typeof isDirectory === 'function' && isDirectory.call(stats) === true;
+}
+
+/** What `get`, `set` and `delete` report when a folder has an entry's name. */
+const folderAtEntry = 'it is a folder, not a file';
 
 function describeCause(error: unknown): string {
   const code = errnoOf(error);
@@ -139,7 +155,7 @@ export class FilePersistence implements Persistence, AtomicCreate {
         } catch (error) {
           const code = errnoOf(error);
           if (code === 'ENOENT') return null;
-          if (code === 'EISDIR') throw new CorruptEntryError(key, file, error, 'it is a folder, not a file');
+          if (code === 'EISDIR') throw new CorruptEntryError(key, file, error, folderAtEntry);
           throw this.#failure('read', key, file, error);
         }
       });
@@ -186,6 +202,15 @@ export class FilePersistence implements Persistence, AtomicCreate {
           await runtime.fs.unlink(file);
         } catch (error) {
           if (errnoOf(error) === 'ENOENT') return;
+          // unlink refuses folders (EISDIR on Linux, EPERM on macOS). A folder is no value this
+          // store wrote, and removing it could lose whatever someone keeps in it.
+          if (await this.#isFolder(runtime, file))
+            throw new CorruptEntryError(
+              key,
+              file,
+              error,
+              `${folderAtEntry}; delete removes entry files only, so the folder was left as it is (remove or rename it to free the key)`,
+            );
           throw this.#failure('delete', key, file, error);
         }
         try {
@@ -272,7 +297,19 @@ export class FilePersistence implements Persistence, AtomicCreate {
 
   async #open(fileSystem: FileSystemAdapter | undefined): Promise<void> {
     const runtime = await loadNodeRuntime(fileSystem);
-    const dir = runtime.resolvePath(this.dir);
+    let dir: string;
+    try {
+      // A relative dir needs the working directory, which may have been removed (ENOENT, uv_cwd).
+      dir = runtime.resolvePath(this.dir);
+    } catch (error) {
+      throw this.#failure(
+        'resolve the folder',
+        undefined,
+        this.dir,
+        error,
+        'a relative dir is resolved against the working directory, which must exist',
+      );
+    }
     try {
       await runtime.fs.mkdir(dir, { recursive: true });
     } catch (error) {
@@ -287,11 +324,14 @@ export class FilePersistence implements Persistence, AtomicCreate {
     for (const name of names) {
       const entry = parseEntryFileName(name);
       if (entry?.kind !== 'scratch' || entry.pid === runtime.pid || runtime.processAlive(entry.pid)) continue;
+      const path = runtime.joinPath(dir, name);
       try {
-        await runtime.fs.unlink(runtime.joinPath(dir, name));
+        await runtime.fs.unlink(path);
       } catch (error) {
-        if (errnoOf(error) !== 'ENOENT')
-          throw this.#failure('remove a leftover temp file', undefined, name, error);
+        if (errnoOf(error) === 'ENOENT') continue;
+        // The store only ever writes files there: a folder with a temp file's name is not ours.
+        if (await this.#isFolder(runtime, path)) continue;
+        throw this.#failure('remove a leftover temp file', undefined, path, error);
       }
     }
     this.#dir = dir;
@@ -360,7 +400,9 @@ export class FilePersistence implements Persistence, AtomicCreate {
         } catch (error) {
           const code = errnoOf(error);
           if (code === 'ENOENT') hadOld = false;
-          else if (code && noHardLinks.has(code)) this.#canLink = false;
+          // link refuses folders with EPERM too: that says nothing about the file system.
+          else if (code && noHardLinks.has(code) && !(await this.#isFolder(runtime, file)))
+            this.#canLink = false;
           else throw error;
         }
       }
@@ -373,6 +415,13 @@ export class FilePersistence implements Persistence, AtomicCreate {
       const undo = renamed ? await this.#rollBack(runtime, file, backup, hadOld) : 'the old value is kept';
       if (!renamed) await this.#removeQuietly(runtime, temp);
       if (backup) await this.#removeQuietly(runtime, backup);
+      if (!renamed && (await this.#isFolder(runtime, file)))
+        throw new CorruptEntryError(
+          key,
+          file,
+          error,
+          `${folderAtEntry}; set does not replace a folder, so nothing was written (remove or rename it to use the key)`,
+        );
       throw this.#failure('write', key, file, error, `${progress.step} failed; ${undo}`);
     }
     if (backup) await this.#removeQuietly(runtime, backup);
@@ -427,6 +476,15 @@ export class FilePersistence implements Persistence, AtomicCreate {
       const [a, b] = await Promise.all([runtime.fs.stat(first), runtime.fs.stat(second)]);
       const identity = identityOf(a);
       return identity !== undefined && identity === identityOf(b);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Whether `path` is a folder; `false` when it is not or cannot be stat'ed. */
+  async #isFolder(runtime: NodeRuntime, path: string): Promise<boolean> {
+    try {
+      return isFolderStats(await runtime.fs.stat(path));
     } catch {
       return false;
     }

@@ -256,6 +256,20 @@ describe('other failing steps', () => {
     await expect(store.get('k')).rejects.toBe(error);
   });
 
+  it('keeps the backup link, so a failed set still rolls back, after a set met a folder at a key', async () => {
+    const { store, faulty, dir } = await faultyStore();
+    // link() answers EPERM for a folder, as it does on a file system without hard links.
+    await fs.mkdir(await store.fileOf('folder'));
+    await rejectionOf(store.set('folder', 1));
+    await store.set('k', 'old');
+    faulty.fault = { step: 'dir-fsync', code: 'ENOSPC' };
+    const error = await rejectionOf(store.set('k', 'new'));
+    expect(error.message).toContain('the old value was restored');
+    faulty.fault = undefined;
+    expect(await store.get('k')).toBe('old');
+    expect(await scratchFiles(dir)).toEqual([]);
+  });
+
   it('falls back to writes without a backup link where hard links are not supported', async () => {
     const { store, faulty, dir } = await faultyStore();
     await store.set('k', 'old');

@@ -220,7 +220,121 @@ describe('FilePersistence on disk', () => {
   });
 });
 
+async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+}
+
+describe('FilePersistence with odd things in its folder', () => {
+  const longKey = `long:${'\u00e9'.repeat(200)}`;
+
+  async function expectFolderError(error: unknown, store: FilePersistence, key: string): Promise<void> {
+    expect(error, key).toBeInstanceOf(CorruptEntryError);
+    const corrupt = error as CorruptEntryError;
+    expect(corrupt.code).toBe('storage_corrupt_entry');
+    expect(corrupt.key).toBe(key);
+    expect(corrupt.file).toBe(await store.fileOf(key));
+    expect(corrupt.message).toContain(JSON.stringify(key));
+    expect(corrupt.message).toContain(await store.fileOf(key));
+    expect(corrupt.message).toContain('it is a folder, not a file');
+  }
+
+  it("refuses to delete a folder at a key's file name with CorruptEntryError, removing nothing", async () => {
+    const store = await freshStore();
+    await mkdir(await store.fileOf('empty-folder'));
+    await mkdir(await store.fileOf('full-folder'));
+    await writeFile(join(await store.fileOf('full-folder'), 'notes.txt'), "somebody else's data");
+    await mkdir(await store.fileOf(longKey));
+    for (const key of ['empty-folder', 'full-folder', longKey]) {
+      const error = await rejectionOf(store.delete(key));
+      await expectFolderError(error, store, key);
+      expect((error as Error).message).toContain('delete removes entry files only');
+      // The same answer as get, has and setIfAbsent give for that key.
+      await expectFolderError(await rejectionOf(store.get(key)), store, key);
+      expect(await store.has(key), key).toBe(true);
+      expect(await store.setIfAbsent(key, 'x'), key).toBe(false);
+    }
+    expect(await readFile(join(await store.fileOf('full-folder'), 'notes.txt'), 'utf8')).toBe(
+      "somebody else's data",
+    );
+    expect(await store.list()).toEqual(['empty-folder', 'full-folder']);
+    // Once the folder is gone, the key behaves like any other.
+    await rm(await store.fileOf('empty-folder'), { recursive: true });
+    await store.delete('empty-folder');
+    await store.set('empty-folder', 1);
+    await store.delete('empty-folder');
+    expect(await store.has('empty-folder')).toBe(false);
+  });
+
+  it('refuses to set a key whose file name is a folder with CorruptEntryError, writing nothing', async () => {
+    const store = await freshStore();
+    await mkdir(await store.fileOf('folder'));
+    await writeFile(join(await store.fileOf('folder'), 'notes.txt'), 'kept');
+    await mkdir(await store.fileOf(longKey));
+    for (const key of ['folder', longKey]) {
+      const error = await rejectionOf(store.set(key, { value: 1 }));
+      await expectFolderError(error, store, key);
+      expect((error as Error).message).toContain('nothing was written');
+    }
+    expect(await readdir(await store.fileOf('folder'))).toEqual(['notes.txt']);
+    expect(await readdir(await store.fileOf(longKey))).toEqual([]);
+    expect((await readdir(store.dir)).filter((name) => name.startsWith('.'))).toEqual([]);
+  });
+
+  it("opens a folder holding a folder named like a dead process's temp file, and leaves it alone", async () => {
+    const store = await freshStore();
+    await store.set('a', 1);
+    const stray = join(store.dir, `.ctxguard-tmp-${await deadPid()}-0123456789abcdef`);
+    await mkdir(stray);
+    await writeFile(join(stray, 'inside'), 'not ours');
+    const reopened = new FilePersistence({ dir: store.dir });
+    await reopened.ready;
+    expect(await reopened.get('a')).toBe(1);
+    expect(await reopened.list()).toEqual(['a']);
+    expect(await readFile(join(stray, 'inside'), 'utf8')).toBe('not ours');
+  });
+
+  it('rejects with a StorageError, not a raw Node error, when the working directory of a relative dir is gone', async () => {
+    const home = process.cwd();
+    const gone = join(root, `gone-${++count}`);
+    await mkdir(gone);
+    process.chdir(gone);
+    let store: FilePersistence;
+    try {
+      await rm(gone, { recursive: true });
+      store = new FilePersistence({ dir: 'relative-store' });
+      await rejectionOf(store.ready);
+    } finally {
+      process.chdir(home);
+    }
+    const error = await rejectionOf(store.ready);
+    expect(error).toBeInstanceOf(StorageError);
+    const failure = error as StorageError;
+    expect(failure.code).toBe('storage_error');
+    expect(failure.file).toBe('relative-store');
+    expect(failure.message).toContain('ENOENT');
+    expect(failure.message).toContain('working directory');
+    await expect(store.get('k')).rejects.toBe(error);
+  });
+});
+
 describe('FilePersistence options and failures', () => {
+  it('refuses a dir holding a NUL character as invalid options naming dir', () => {
+    for (const dir of ['data\u0000dir', '\u0000']) {
+      let caught: unknown;
+      try {
+        new FilePersistence({ dir });
+      } catch (error) {
+        caught = error;
+      }
+      expect(CtxGuardError.is(caught, 'invalid_options'), JSON.stringify(dir)).toBe(true);
+      expect((caught as Error).message).toContain('dir');
+      expect((caught as Error).message).toContain('NUL');
+    }
+  });
+
   it('validates options and names the field', () => {
     const attempts: [unknown, string][] = [
       [undefined, 'dir'],
