@@ -128,6 +128,48 @@ describe('StrategyToolsImpl', () => {
     expect(tools.historyLength).toBe(view.length);
   });
 
+  it('replaceRange takes a tool message in place of the one tool message answering the same calls (a tool-provided summary)', () => {
+    const read = (id: string) => ({
+      type: 'tool-call' as const,
+      toolCallId: id,
+      toolName: 'read_file',
+      input: {},
+    });
+    const result = (id: string, output: string) => ({
+      type: 'tool-result' as const,
+      toolCallId: id,
+      toolName: 'read_file',
+      output,
+    });
+    const original: Message[] = [
+      system('Agent.'),
+      user('read both'),
+      { role: 'assistant', content: [read('a'), read('b')] },
+      { role: 'tool', content: [result('b', filler('b', 300))] },
+      { role: 'tool', content: [result('a', filler('a', 300))], metadata: { toolSummary: 'a: 40 lines' } },
+      assistant('done'),
+    ];
+    const history = historyOf(original);
+    const tools = toolsFor(history);
+    const shown: Message = {
+      role: 'tool',
+      content: [result('a', '[tool summary] a: 40 lines')],
+      metadata: { toolSummary: 'a: 40 lines' },
+    };
+    const replaced = tools.replaceRange(4, 5, shown);
+    expect(replaced).toMatchObject({ changed: true, hiddenCount: 1 });
+    expect(history.messages()).toEqual([...original.slice(0, 4), shown, original[5]]);
+    expect(countToolPairViolations(history.messages())).toBe(0);
+    // Any other tool part still has no pair: another call's result, one result of two, a call.
+    const other: Message = { role: 'tool', content: [result('b', 'x')] };
+    expect(() => tools.replaceRange(4, 5, other)).toThrow(
+      /replacement\.content\[0\]\.type: a replacement cannot hold/,
+    );
+    expect(() => tools.replaceRange(3, 5, shown)).toThrow(/a replacement cannot hold/);
+    rewindAll(history);
+    expect(history.messages()).toEqual(original);
+  });
+
   it('replaceRange carries the facts blocks of the hidden range into the replacement', () => {
     const fact: ExtractedFact = { key: 'db_host', value: 'db.internal:5432', category: 'other' };
     const history = historyOf([

@@ -59,7 +59,7 @@ import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFacts, missingFacts, redactFact, redactMessage } from './guard-facts.js';
 import { boundToRequest, type DroppedFacts } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
-import { checkTools } from './tools-input.js';
+import { answersSameCalls, checkTools } from './tools-input.js';
 
 /** One rewrite that changed the conversation, as the guard reports it in `onCompaction`. */
 export interface RecordedRewrite {
@@ -130,6 +130,18 @@ function isPlainSystem(message: Message | undefined): boolean {
   if (message?.role !== 'system') return false;
   const text = textOf(message);
   return !isSummaryText(text) && !isTruncationMarkerText(text);
+}
+
+/**
+ * The calls `view[from, to)` answers when that range is one tool message a rewrite may touch (after
+ * a provider compaction item); none otherwise.
+ */
+function callsAnsweredBy(view: readonly Message[], from: unknown, to: unknown): string[] {
+  if (typeof from !== 'number' || typeof to !== 'number') return [];
+  const index = Math.floor(from);
+  const message = view[index];
+  if (Math.floor(to) !== index + 1 || message?.role !== 'tool' || index < frozenPrefixEnd(view)) return [];
+  return message.content.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : []));
 }
 
 /** Facts of every facts block in `messages` (user and system text; tool output and assistant text never hold ours). */
@@ -400,10 +412,16 @@ export class StrategyToolsImpl implements StrategyTools {
    * anything up to a provider compaction item; one rewindable compaction.
    */
   replaceRange(from: number, to: number, replacement: MessageInput): RewriteResult {
-    checkTools.replaceRange(from, to, replacement);
-    const message = redactMessage(replacement, this.#redact);
-    // The system prompt and a provider compaction item stay: a range starting on them starts after them.
     const view = this.#history.messages();
+    const answered = callsAnsweredBy(view, from, to);
+    checkTools.replaceRange(from, to, replacement, answered);
+    const message = redactMessage(replacement, this.#redact);
+    // A tool message in place of the one answering the same calls (a tool-provided summary): the pairs stay as they are.
+    if (answersSameCalls(message, answered)) {
+      const index = Math.floor(from);
+      return this.#record('replaceRange', () => this.#splice(index, index + 1, [message]));
+    }
+    // The system prompt and a provider compaction item stay: a range starting on them starts after them.
     const frozen = frozenPrefixEnd(view);
     let start = Math.max(Math.floor(from), frozen);
     while (start < to && start < view.length && isPlainSystem(view[start])) start++;

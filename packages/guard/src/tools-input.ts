@@ -123,14 +123,36 @@ const unpairedPart = z.looseObject({
     )
     .optional(),
 });
-const replaceRangeArguments = z.object({
-  from: position,
-  to: position,
-  replacement: z.looseObject({
-    role: z.string(),
-    content: z.union([z.string(), z.array(unpairedPart)]),
-  }),
-});
+const rangeArguments = (part: z.ZodType) =>
+  z.object({
+    from: position,
+    to: position,
+    replacement: z.looseObject({
+      role: z.string(),
+      content: z.union([z.string(), z.array(part)]),
+    }),
+  });
+const replaceRangeArguments = rangeArguments(unpairedPart);
+/** A tool message put in place of the one it stands for: its results keep their calls. */
+const inPlaceArguments = rangeArguments(z.unknown());
+
+/**
+ * Whether `replacement` is a tool message answering exactly the calls in `answered` (each once):
+ * put in place of the one tool message that answers them, every call keeps its result.
+ */
+export function answersSameCalls(replacement: unknown, answered: readonly string[]): boolean {
+  if (answered.length === 0 || !isObject(replacement)) return false;
+  const { role, content } = replacement as { role?: unknown; content?: unknown };
+  if (role !== 'tool' || !Array.isArray(content) || content.length !== answered.length) return false;
+  const ids = new Set(
+    content.map((part: unknown) =>
+      isObject(part) && (part as { type?: unknown }).type === 'tool-result'
+        ? (part as { toolCallId?: unknown }).toolCallId
+        : undefined,
+    ),
+  );
+  return ids.size === answered.length && answered.every((id) => ids.has(id));
+}
 
 /** The replacement as the history will take it (a whole message: roles, parts, fields). */
 const replacementMessage = z.object({ replacement: messageSchema });
@@ -166,8 +188,10 @@ export const checkTools = {
   },
   extractFacts: (request: unknown) => parseInput(extractRequest, request, root('extractFacts')),
   summarize: (request: unknown) => parseInput(summarizeRequest, request, root('summarize')),
-  replaceRange: (from: unknown, to: unknown, replacement: unknown) => {
-    parseInput(replaceRangeArguments, { from, to, replacement }, root('replaceRange'));
+  /** `answered`: the calls the range answers when it is one tool message (a replacement answering them stays paired). */
+  replaceRange: (from: unknown, to: unknown, replacement: unknown, answered: readonly string[] = []) => {
+    const schema = answersSameCalls(replacement, answered) ? inPlaceArguments : replaceRangeArguments;
+    parseInput(schema, { from, to, replacement }, root('replaceRange'));
     parseInput(replacementMessage, { replacement }, root('replaceRange'));
   },
   dropOldest: (n: unknown) => parseInput(z.object({ n: nonNegative('a count') }), { n }, root('dropOldest')),

@@ -2,7 +2,14 @@ import { countToolPairViolations, isSummaryText, renderSummary } from '@ctxguard
 import { InvalidOptionsError, type Message, type MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { reactContext } from '../test/support/conversations.ts';
-import { agentTurn, itKeepsAgentRunSafe, system, user } from '../test/support/guarded-run.ts';
+import {
+  agentTurn,
+  GuardedConversation,
+  itKeepsAgentRunSafe,
+  logLines,
+  system,
+  user,
+} from '../test/support/guarded-run.ts';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
 import {
   INCLUDE_IN_HISTORY_KEY,
@@ -258,4 +265,65 @@ describe('LayoutStrategy layout choice', () => {
 
 describe('LayoutStrategy through HookBus → ContextMeasurer → ContextGuard', () => {
   itKeepsAgentRunSafe(it, () => new LayoutStrategy());
+
+  it('shows tool results as their own summaries through the guard’s tools: parallel results too, pairs kept, rewindable', async () => {
+    const toolsOnly = {
+      HISTORY: 'FULL',
+      IN_LOOP: 'TOOL_PROVIDED_SUMMARY_IF_POSSIBLE',
+      CURRENT_MESSAGE: 'FULL',
+    } as const;
+    const run = new GuardedConversation(new LayoutStrategy({ layouts: [toolsOnly] }), 6_000, [
+      system('You are a coding agent.'),
+      user('Turn 1: read the three modules and run the tests.'),
+    ]);
+    const failures: string[] = [];
+    run.hooks.on('onWarning', (event) => {
+      if (event.code === 'strategy_failed') failures.push(event.message);
+    });
+    const read = (id: string) => ({
+      type: 'tool-call' as const,
+      toolCallId: id,
+      toolName: 'read_file',
+      input: { path: `src/${id}.ts` },
+    });
+    const result = (id: string) => ({
+      type: 'tool-result' as const,
+      toolCallId: id,
+      toolName: 'read_file',
+      output: logLines(id, 900),
+    });
+    // One result per message, then two parallel results in one message (summaries by call id), then two in
+    // separate messages arriving in the other order.
+    run.append(
+      { role: 'assistant', content: [read('a')] },
+      { role: 'tool', content: [result('a')], metadata: { toolSummary: 'a: 120 lines' } },
+    );
+    await run.send();
+    run.append(
+      { role: 'assistant', content: [read('b'), read('c')] },
+      {
+        role: 'tool',
+        content: [result('c'), result('b')],
+        metadata: { toolSummary: { b: 'b: 80 lines', c: 'c: 95 lines' } },
+      },
+    );
+    await run.send();
+    run.append(
+      { role: 'assistant', content: [{ type: 'text', text: 'Two more.' }, read('d'), read('e')] },
+      { role: 'tool', content: [result('e')], metadata: { toolSummary: 'e: 40 lines' } },
+      { role: 'tool', content: [result('d')], metadata: { toolSummary: 'd: 60 lines' } },
+    );
+    const last = await run.send();
+    expect(failures).toEqual([]);
+    expect(run.run.declines).toEqual([]);
+    expect(last.aborted).toBe(false);
+    const sent = run.run.history.messages();
+    expect(JSON.stringify(sent)).toContain(`${TOOL_SUMMARY_PREFIX}c: 95 lines`);
+    expect(run.run.pairViolations).toBe(0);
+    expect(countToolPairViolations(sent)).toBe(0);
+    expect(run.run.sentOverWindow).toBe(0);
+    run.rewindAll();
+    expect(run.run.history.messages()).toEqual(run.run.appended);
+    run.destroy();
+  });
 });
