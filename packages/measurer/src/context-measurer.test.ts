@@ -98,6 +98,31 @@ describe('ContextMeasurer', () => {
     expect(bpe.current).not.toBe(guess.current);
   });
 
+  it('takes a request over the budget for over it when one text is too long to count in one sync call', async () => {
+    // 100,000 Zs are 50,000 o200k tokens; a characters-per-token rule made them 19,801, so a request
+    // at 115% of the budget measured 45%, under every threshold, and went out.
+    const measurer = new ContextMeasurer({
+      hooks: new HookBus(),
+      catalog: new ModelCatalog(),
+      contextLimit: 60_000,
+    });
+    const ctx = { provider: 'openai', model: 'gpt-4o' };
+    await measurer.measure({ ...ctx, messages: [{ role: 'user', content: 'hello' }] });
+    await measurer.warmCache();
+    const messages: Message[] = [
+      { role: 'system', content: 'Agent.' },
+      { role: 'user', content: 'Z'.repeat(100_000) },
+    ];
+    const measured = await measurer.measure({ ...ctx, messages });
+    const exact = await new HybridTokenCounter({ catalog: new ModelCatalog() }).measureConversation(
+      { messages },
+      ctx,
+    );
+    expect(exact.accuracy).toBe('exact');
+    expect(measured.percentage).toBeGreaterThan(1);
+    expect(Math.abs(measured.current - exact.tokens) / exact.tokens).toBeLessThan(0.02);
+  });
+
   it('emits onContextMeasure with window, inputBudget and percentage = current / inputBudget', async () => {
     const { measured, resolve } = setup();
     await resolve([{ role: 'user', content: text(30) }], { system: 'Be brief.' });

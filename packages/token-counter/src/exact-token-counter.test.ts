@@ -125,6 +125,36 @@ describe('ExactTokenCounter', () => {
     expect((await counter.measureMessage(message, gpt4o)).accuracy).toBe('estimate');
   });
 
+  it('estimates a text too long to count in one sync call from exact counts of windows of it, within 2%', async () => {
+    const counter = new ExactTokenCounter({ pool });
+    await counter.ready(gpt4o);
+    const bytes = Array.from({ length: 60_000 }, (_, i) => (i * 7919) % 256);
+    const texts = {
+      // One letter repeated: o200k takes 2 characters per token for Z, 8 for a.
+      letterZ: 'Z'.repeat(100_000),
+      letterA: 'a'.repeat(100_000),
+      base64: Buffer.from(bytes).toString('base64').repeat(2),
+      prose: 'The build failed because the cache key changed after the upgrade. '.repeat(1_500),
+      cjk: '構成ファイルを読み込めませんでした。'.repeat(5_000),
+      emoji: '🚀 deploy ✅ '.repeat(8_000),
+    };
+    for (const [name, text] of Object.entries(texts)) {
+      expect(text.length, name).toBeGreaterThan(65_536);
+      const exact = await counter.measure(text, gpt4o);
+      expect(exact.accuracy).toBe('exact');
+      const estimate = counter.estimate(text, gpt4o);
+      expect(Math.abs(estimate - exact.tokens) / exact.tokens, name).toBeLessThan(0.02);
+      const message: Message = {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c', toolName: 'read', output: text }],
+      };
+      const inMessage = counter.estimateMessage(message, gpt4o);
+      const exactMessage = (await counter.measureMessage(message, gpt4o)).tokens;
+      expect(Math.abs(inMessage - exactMessage) / exactMessage, name).toBeLessThan(0.02);
+    }
+    counter.dispose();
+  });
+
   it('memoises per message: appending one message counts only that message', async () => {
     const counter = new ExactTokenCounter({ pool });
     const messages: Message[] = Array.from({ length: 200 }, (_, i) => ({

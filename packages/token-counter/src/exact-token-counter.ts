@@ -22,6 +22,7 @@ import { HeuristicCounter } from './heuristic-counter.js';
 import { conversationOverhead, messageTokens, toolDefinitionsTokens } from './message-cost.js';
 import { MessageMemo } from './message-memo.js';
 import { longestRun, roughEstimate } from './rough-estimate.js';
+import { SAMPLED_CHARS, sampledCount } from './sampled-count.js';
 import {
   type ConversationCount,
   type ConversationInput,
@@ -49,14 +50,14 @@ export const exactTokenCounterOptionsSchema = z.strictObject({
     .optional(),
   /** Where built-in engines are loaded and shared; default the process-wide pool. */
   pool: z.custom<EncoderPool>((v) => v instanceof EncoderPool, 'expected an EncoderPool').optional(),
-  /** Counter for estimates while the engine is not loaded yet, or for text above `estimateExactMaxChars`; default a `HeuristicCounter`. */
+  /** Counter for estimates while the engine is not loaded yet; default a `HeuristicCounter`. */
   fallback: z
     .custom<TokenCounter>(
       (v) => typeof v === 'object' && v !== null && typeof (v as TokenCounter).estimate === 'function',
       'expected a TokenCounter',
     )
     .optional(),
-  /** Longest text (characters) `estimate*` counts exactly; longer text gets the fallback estimate. Default 65,536. */
+  /** Longest text (characters) `estimate*` counts exactly; a longer one is estimated from exact counts of windows of it. Default 65,536. */
   estimateExactMaxChars: z.number().int().nonnegative().optional(),
   /** Unbroken runs longer than this go to the linear engine when the main engine is not linear. Default 256. */
   longRunChars: z.number().int().positive().optional(),
@@ -184,7 +185,12 @@ export class ExactTokenCounter implements TokenCounter {
   estimate(text: string, ctx: CountContext): number {
     try {
       if (typeof text !== 'string') return 0;
-      return this.countSync(text, this.encodingFor(ctx)) ?? this.fallbackEstimate(text, ctx);
+      const encoding = this.encodingFor(ctx);
+      return (
+        this.countSync(text, encoding) ??
+        this.sampledEstimate(text, encoding) ??
+        this.fallbackEstimate(text, ctx)
+      );
     } catch {
       return safeRough(text);
     }
@@ -233,7 +239,7 @@ export class ExactTokenCounter implements TokenCounter {
         const n = this.countSync(text, encoding);
         if (n !== undefined) return n;
         exact = false;
-        return this.fallbackEstimate(text, ctx);
+        return this.sampledEstimate(text, encoding) ?? this.fallbackEstimate(text, ctx);
       },
     });
     return { tokens, exact };
@@ -391,7 +397,7 @@ export class ExactTokenCounter implements TokenCounter {
         void this.engineFor(encoding).catch(() => undefined);
       return undefined;
     }
-    if (text.length > (this.options.estimateExactMaxChars ?? 65_536)) return undefined;
+    if (text.length > this.estimateExactMaxChars()) return undefined;
     if (!engine.linear && text.length > this.longRunChars() && longestRun(text) > this.longRunChars()) {
       const linear = this.linearEngines.get(encoding);
       if (!linear) {
@@ -401,6 +407,21 @@ export class ExactTokenCounter implements TokenCounter {
       return linear.count(text);
     }
     return engine.count(text);
+  }
+
+  private estimateExactMaxChars(): number {
+    return this.options.estimateExactMaxChars ?? 65_536;
+  }
+
+  /**
+   * A text too long to count whole in a sync call, once the encoder is loaded: estimated from exact
+   * counts of windows of it (see {@link sampledCount}), which cost no more than a text of
+   * {@link SAMPLED_CHARS} characters. `undefined` for a shorter text or when nothing is loaded.
+   */
+  private sampledEstimate(text: string, encoding: ExactEncoding): number | undefined {
+    if (!this.engines.has(encoding) || text.length <= Math.max(this.estimateExactMaxChars(), SAMPLED_CHARS))
+      return undefined;
+    return sampledCount(text, (window) => this.countSync(window, encoding));
   }
 
   /** Exact count, loading what is needed; `undefined` when exactness cannot be kept in linear time. */
