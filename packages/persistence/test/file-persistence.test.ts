@@ -116,13 +116,7 @@ describe('FilePersistence on disk', () => {
         () => undefined,
         (caught: unknown) => caught,
       );
-      expect(error, key).toBeInstanceOf(CorruptEntryError);
-      const corrupt = error as CorruptEntryError;
-      expect(corrupt.code).toBe('storage_corrupt_entry');
-      expect(corrupt.key).toBe(key);
-      expect(corrupt.file).toBe(await store.fileOf(key));
-      expect(corrupt.message).toContain(JSON.stringify(key));
-      expect(corrupt.message).toContain(await store.fileOf(key));
+      await expectCorruptEntry(error, store, key);
       expect(await store.has(key), key).toBe(true);
     }
     expect(await store.list()).toEqual([...cases.map(([key]) => key), 'folder', 'good'].sort());
@@ -227,18 +221,23 @@ async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
+/** `error` is the CorruptEntryError of `key`, naming the key and its file. */
+async function expectCorruptEntry(error: unknown, store: FilePersistence, key: string): Promise<void> {
+  expect(error, key).toBeInstanceOf(CorruptEntryError);
+  const corrupt = error as CorruptEntryError;
+  expect(corrupt.code).toBe('storage_corrupt_entry');
+  expect(corrupt.key).toBe(key);
+  expect(corrupt.file).toBe(await store.fileOf(key));
+  expect(corrupt.message).toContain(JSON.stringify(key));
+  expect(corrupt.message).toContain(await store.fileOf(key));
+}
+
 describe('FilePersistence with odd things in its folder', () => {
   const longKey = `long:${'\u00e9'.repeat(200)}`;
 
   async function expectFolderError(error: unknown, store: FilePersistence, key: string): Promise<void> {
-    expect(error, key).toBeInstanceOf(CorruptEntryError);
-    const corrupt = error as CorruptEntryError;
-    expect(corrupt.code).toBe('storage_corrupt_entry');
-    expect(corrupt.key).toBe(key);
-    expect(corrupt.file).toBe(await store.fileOf(key));
-    expect(corrupt.message).toContain(JSON.stringify(key));
-    expect(corrupt.message).toContain(await store.fileOf(key));
-    expect(corrupt.message).toContain('it is a folder, not a file');
+    await expectCorruptEntry(error, store, key);
+    expect((error as CorruptEntryError).message).toContain('it is a folder, not a file');
   }
 
   it("refuses to delete a folder at a key's file name with CorruptEntryError, removing nothing", async () => {
