@@ -9,6 +9,7 @@ export { abortReason, summarizeRequestSchema, throwIfAborted, wellFormedFacts } 
 export { containsWhole, rankFactsByWorth } from './fact-digest.js';
 export { FACT_VALUE_SEPARATOR, hasPlainKey, sharesBullet, stripFactsBlocks } from './facts-block.js';
 export { lightTrimMessagesOptionsSchema } from './light-trim.js';
+export { partsOf, toolResultsOf } from './message-parts.js';
 export { microcompactToolResultsOptionsSchema } from './microcompact-tool-results.js';
 export { dropSignedReasoningFrom, isSignedReasoning } from './signed-reasoning.js';
 export { summarizeInChunks } from './summarize-messages.js';

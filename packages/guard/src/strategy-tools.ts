@@ -28,6 +28,7 @@ import {
   summarizeInChunks,
   TokenMeter,
   throwIfAborted,
+  toolResultsOf,
 } from '@ctxguard/compactor/internal';
 import {
   type ContextTools,
@@ -59,7 +60,7 @@ import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFacts, missingFacts, redactFact, redactMessage } from './guard-facts.js';
 import { boundToRequest, type DroppedFacts } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
-import { answersSameCalls, checkTools } from './tools-input.js';
+import { checkTools } from './tools-input.js';
 
 /** One rewrite that changed the conversation, as the guard reports it in `onCompaction`. */
 export interface RecordedRewrite {
@@ -140,8 +141,8 @@ function callsAnsweredBy(view: readonly Message[], from: unknown, to: unknown): 
   if (typeof from !== 'number' || typeof to !== 'number') return [];
   const index = Math.floor(from);
   const message = view[index];
-  if (Math.floor(to) !== index + 1 || message?.role !== 'tool' || index < frozenPrefixEnd(view)) return [];
-  return message.content.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : []));
+  if (Math.floor(to) !== index + 1 || index < frozenPrefixEnd(view)) return [];
+  return toolResultsOf(message).map((part) => part.toolCallId);
 }
 
 /** Facts of every facts block in `messages` (user and system text; tool output and assistant text never hold ours). */
@@ -414,10 +415,10 @@ export class StrategyToolsImpl implements StrategyTools {
   replaceRange(from: number, to: number, replacement: MessageInput): RewriteResult {
     const view = this.#history.messages();
     const answered = callsAnsweredBy(view, from, to);
-    checkTools.replaceRange(from, to, replacement, answered);
+    const inPlace = checkTools.replaceRange(from, to, replacement, answered);
     const message = redactMessage(replacement, this.#redact);
     // A tool message in place of the one answering the same calls (a tool-provided summary): the pairs stay as they are.
-    if (answersSameCalls(message, answered)) {
+    if (inPlace) {
       const index = Math.floor(from);
       return this.#record('replaceRange', () => this.#splice(index, index + 1, [message]));
     }

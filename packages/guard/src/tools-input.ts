@@ -11,7 +11,9 @@ import {
 import {
   lightTrimMessagesOptionsSchema,
   microcompactToolResultsOptionsSchema,
+  partsOf,
   summarizeRequestSchema,
+  toolResultsOf,
 } from '@ctxguard/compactor/internal';
 import { abortSignalSchema, factCategories, messageSchema, parseInput } from '@ctxguard/core';
 import { z } from 'zod';
@@ -140,17 +142,11 @@ const inPlaceArguments = rangeArguments(z.unknown());
  * Whether `replacement` is a tool message answering exactly the calls in `answered` (each once):
  * put in place of the one tool message that answers them, every call keeps its result.
  */
-export function answersSameCalls(replacement: unknown, answered: readonly string[]): boolean {
-  if (answered.length === 0 || !isObject(replacement)) return false;
-  const { role, content } = replacement as { role?: unknown; content?: unknown };
-  if (role !== 'tool' || !Array.isArray(content) || content.length !== answered.length) return false;
-  const ids = new Set(
-    content.map((part: unknown) =>
-      isObject(part) && (part as { type?: unknown }).type === 'tool-result'
-        ? (part as { toolCallId?: unknown }).toolCallId
-        : undefined,
-    ),
-  );
+function answersSameCalls(replacement: unknown, answered: readonly string[]): boolean {
+  const results = toolResultsOf(replacement);
+  if (answered.length === 0 || results.length !== answered.length) return false;
+  if (partsOf(replacement).length !== results.length) return false;
+  const ids = new Set(results.map((part) => part.toolCallId));
   return ids.size === answered.length && answered.every((id) => ids.has(id));
 }
 
@@ -188,11 +184,19 @@ export const checkTools = {
   },
   extractFacts: (request: unknown) => parseInput(extractRequest, request, root('extractFacts')),
   summarize: (request: unknown) => parseInput(summarizeRequest, request, root('summarize')),
-  /** `answered`: the calls the range answers when it is one tool message (a replacement answering them stays paired). */
+  /**
+   * `answered`: the calls the range answers when it is one tool message. True when `replacement` is
+   * a tool message answering those same calls, to be put in that message's place (pairs kept).
+   */
   replaceRange: (from: unknown, to: unknown, replacement: unknown, answered: readonly string[] = []) => {
-    const schema = answersSameCalls(replacement, answered) ? inPlaceArguments : replaceRangeArguments;
-    parseInput(schema, { from, to, replacement }, root('replaceRange'));
+    const inPlace = answersSameCalls(replacement, answered);
+    parseInput(
+      inPlace ? inPlaceArguments : replaceRangeArguments,
+      { from, to, replacement },
+      root('replaceRange'),
+    );
     parseInput(replacementMessage, { replacement }, root('replaceRange'));
+    return inPlace;
   },
   dropOldest: (n: unknown) => parseInput(z.object({ n: nonNegative('a count') }), { n }, root('dropOldest')),
   summarizeRange: (options: unknown) => parseInput(summarizeRangeOptions, options, root('summarizeRange')),
