@@ -739,6 +739,7 @@ describe('compaction-loop protection', () => {
       strategies: { s: strategy },
       defaultStrategy: 's',
       criticalFloor: 1.5,
+      loopProtection: { refillStrikes: 1 },
     });
     const history = historyOf(conversation(7_000));
     expect((await measureAndEmit(hooks, history, SIZES)).abort).toBe(false);
@@ -749,6 +750,63 @@ describe('compaction-loop protection', () => {
     expect(strategy.calls).toHaveLength(1);
     expect(warnings.find((w) => w.code === 'compaction_loop')).toBeDefined();
     expect(refilled.abort).toBe(true);
+  });
+
+  it('an agent reading a big file every turn is compacted again until it refills three times in a row', async () => {
+    // One level: without the refill strikes every second request of such an agent was declined.
+    const strategy = recordingStrategy([{ level: 'full', at: 0.8 }], (ctx) => {
+      ctx.tools.dropOldest(ctx.tools.historyLength - 2);
+      return { action: 'compacted' };
+    });
+    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const history = historyOf([system('agent'), user('read the files')]);
+    const outcomes: string[] = [];
+    for (let turn = 0; turn < 9; turn++) {
+      for (const message of toolRound(`r${turn}`, 'read', filler(`file-${turn}`, 4_500)))
+        history.append(message);
+      const reactions = strategy.calls.length;
+      const event = await measureAndEmit(hooks, history, SIZES);
+      outcomes.push(event.abort ? 'declined' : strategy.calls.length > reactions ? 'compacted' : 'sent');
+      expect(event.abort || event.current <= SIZES.inputBudget).toBe(true);
+    }
+    // Turn 0 fits; each later read crosses the trigger again one call after a compaction. The
+    // decline tells the app; the next read is compacted and its refills are counted afresh.
+    expect(outcomes).toEqual([
+      'sent',
+      'compacted',
+      'compacted',
+      'compacted',
+      'declined',
+      'compacted',
+      'compacted',
+      'compacted',
+      'declined',
+    ]);
+    const loop = warnings.find((w) => w.code === 'compaction_loop')!;
+    expect(loop.message).toMatch(/refilled 3 time\(s\) in a row/);
+    expect(loop.message).toMatch(/smaller pieces/);
+    expect(loop.data).toMatchObject({ refills: 3 });
+  });
+
+  it('refillStrikes: 1 declines the first refill at the highest level', async () => {
+    const strategy = recordingStrategy([{ level: 'full', at: 0.8 }], (ctx) => {
+      ctx.tools.dropOldest(ctx.tools.historyLength - 2);
+      return { action: 'compacted' };
+    });
+    const { hooks } = createGuard({
+      strategies: { s: strategy },
+      defaultStrategy: 's',
+      loopProtection: { refillStrikes: 1 },
+    });
+    const history = historyOf([system('agent'), user('read the files')]);
+    const aborted: boolean[] = [];
+    for (let turn = 0; turn < 3; turn++) {
+      for (const message of toolRound(`r${turn}`, 'read', filler(`file-${turn}`, 4_500)))
+        history.append(message);
+      aborted.push((await measureAndEmit(hooks, history, SIZES)).abort === true);
+    }
+    expect(aborted).toEqual([false, false, true]);
+    expect(strategy.calls).toHaveLength(1);
   });
 
   it('a tool that returns 30k tokens every turn in a 32k window ends in a decline', async () => {

@@ -23,6 +23,7 @@ import {
 import type { TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
 import {
+  type CompactionMemo,
   type GuardConversationState,
   type GuardCounters,
   readState,
@@ -140,6 +141,9 @@ function readDecision(decision: unknown): { action: unknown; text: string | unde
 }
 
 /** Options of {@link ContextGuard}. */
+/** Compactions remembered per conversation (loop protection looks at these only). */
+const MAX_MEMOS = 8;
+
 export const contextGuardOptionsSchema = z
   .strictObject({
     /** The bus the measurer emits `onContextMeasure` on. */
@@ -193,9 +197,14 @@ export const contextGuardOptionsSchema = z
           minFreedRatio: z.number().min(0).max(1).default(0.02),
           /** A trigger firing again within this many calls after a compaction for it (refilled, or too little freed) escalates (default 3). */
           refillCalls: z.number().int().min(0).max(1000).default(3),
+          /**
+           * Refills in a row, each within `refillCalls` of the compaction before it, after which the
+           * highest level declines; until then it compacts again (default 3).
+           */
+          refillStrikes: z.number().int().min(1).max(MAX_MEMOS).default(3),
         }),
       ])
-      .default({ minFreedRatio: 0.02, refillCalls: 3 }),
+      .default({ minFreedRatio: 0.02, refillCalls: 3, refillStrikes: 3 }),
   })
   .superRefine((options, ctx) => {
     if (!Object.hasOwn(options.strategies, options.defaultStrategy)) {
@@ -230,6 +239,21 @@ export function highestCrossedLevel(triggers: readonly TriggerLevel[], percentag
   let index = -1;
   for (let i = 0; i < triggers.length; i++) if (triggers[i]!.at <= percentage) index = i;
   return index;
+}
+
+/**
+ * How many times in a row the context refilled: the newest compactions that each came within
+ * `refillCalls` calls of the one before, the last of them within `refillCalls` of `call` (the
+ * retries of one call count once).
+ */
+function refillsInARow(memos: readonly CompactionMemo[], call: number, refillCalls: number): number {
+  let refills = 0;
+  let next = call;
+  for (let i = memos.length - 1; i >= 0 && next - memos[i]!.call <= refillCalls; i--) {
+    if (memos[i]!.call !== next) refills++;
+    next = memos[i]!.call;
+  }
+  return refills;
 }
 
 /**
@@ -285,7 +309,6 @@ interface ResolvedStrategy {
   strategy: ContextStrategy;
 }
 
-const MAX_MEMOS = 8;
 /** Share of the input budget one summary's facts block may take (summaries that repeat every earlier fact otherwise fill the window). */
 const SUMMARY_FACT_SHARE = 0.15;
 const MIN_SUMMARY_FACT_TOKENS = 200;
@@ -659,23 +682,34 @@ export class ContextGuard {
       const last = recent[recent.length - 1];
       if (last && last.crossed === crossed && (isNewCrossing || last.freed < minFreed)) {
         levelIdx = Math.max(crossed, last.levelIdx + 1);
+        const refills = isNewCrossing ? refillsInARow(state.compactions, call, protection.refillCalls) : 0;
+        // A context that refills after compactions that each freed enough is an agent at work (a big
+        // file read every turn), not a loop: the highest level compacts again until the refills repeat.
+        if (levelIdx >= triggers.length && isNewCrossing && refills < protection.refillStrikes)
+          levelIdx = triggers.length - 1;
         if (levelIdx >= triggers.length) {
           const why = isNewCrossing
-            ? 'the context refilled'
+            ? `the context refilled ${refills} time(s) in a row, each within ${protection.refillCalls} call(s) of the compaction before it,`
             : `the last compaction freed only ${last.freed} tokens`;
-          const reason = `Compaction loop: ${why} and crossed ${crossed >= 0 ? triggers[crossed]!.level : 'the input budget'} (${Math.round(percentage * 100)}%) again within ${call - last.call} call(s), with no higher level to escalate to`;
+          const hint = isNewCrossing
+            ? '; what each turn adds (a file read or tool result) is likely too large for the window: fetch it in smaller pieces'
+            : '';
+          const reason = `Compaction loop: ${why} and crossed ${crossed >= 0 ? triggers[crossed]!.level : 'the input budget'} (${Math.round(percentage * 100)}%) again within ${call - last.call} call(s), with no higher level to escalate to${hint}`;
           const data = {
             strategy: name,
             current,
             inputBudget,
             window,
             freed: recent.map((memo) => memo.freed),
+            refills,
           };
           state.lastLevelIdx = crossed;
           state.lastCurrent = current;
+          const critical = percentage > 1 || percentage >= this.#options.criticalFloor;
+          // The app has been told (the call fails): later calls count their refills afresh.
+          if (critical) state.compactions = [];
           this.#save(history, state);
-          if (percentage > 1 || percentage >= this.#options.criticalFloor)
-            await this.#abort(event, 'compaction_loop', reason, data);
+          if (critical) await this.#abort(event, 'compaction_loop', reason, data);
           else await this.#warn('compaction_loop', `${reason}; not compacting again yet`, { data });
           return;
         }
