@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AtomicCreate } from './atomic-create.js';
 import { AtomicCreateUnsupportedError, CorruptEntryError, StorageError } from './errors.js';
 import {
+  type FileHandleLike,
   type FileSystemAdapter,
   isFileSystemAdapter,
   loadNodeRuntime,
@@ -67,15 +68,46 @@ function identityOf(stats: unknown): string | undefined {
   return `${String(dev)}:${String(ino)}`;
 }
 
-/** Whether a stat result describes a folder (`false` when the adapter's result cannot tell). */
-function isFolderStats(stats: unknown): boolean {
-  if (typeof stats !== 'object' || stats === null) return false;
-  const { isDirectory } = stats as { isDirectory?: unknown };
-  return typeof isDirectory === 'function' && isDirectory.call(stats) === true;
+/** What a stat result's `is…()` method answers; `undefined` when the adapter's result has no such method. */
+function statsSay(stats: unknown, method: 'isFile' | 'isDirectory' | 'isSymbolicLink'): boolean | undefined {
+  if (typeof stats !== 'object' || stats === null) return undefined;
+  const test = (stats as Record<string, unknown>)[method];
+  return typeof test === 'function' ? test.call(stats) === true : undefined;
 }
 
-/** What `get`, `set` and `delete` report when a folder has an entry's name. */
-const folderAtEntry = 'it is a folder, not a file';
+/** What holds an entry's name: nothing, a file, or something the store neither reads nor replaces. */
+type Occupant = 'none' | 'file' | 'folder' | 'special' | 'dangling link';
+
+/** What a (followed) stat result describes; a file when the adapter's result cannot tell. */
+function occupantOfStats(stats: unknown): 'file' | 'folder' | 'special' {
+  if (statsSay(stats, 'isDirectory')) return 'folder';
+  return statsSay(stats, 'isFile') === false ? 'special' : 'file';
+}
+
+/** What `get`, `set` and `delete` report when something other than a file has an entry's name. */
+const notAFile: Record<Exclude<Occupant, 'none' | 'file'>, string> = {
+  folder: 'it is a folder, not a file',
+  special: 'it is a FIFO, socket or device, not a file',
+  'dangling link': 'it is a symbolic link to nothing',
+};
+
+/** Errnos of `stat` through a symbolic link whose target cannot be reached. */
+const unreachableTarget = new Set(['ENOENT', 'ENOTDIR', 'ELOOP']);
+
+/** The error of a `set` that met something other than a file at the key's name. */
+function refusedWrite(
+  key: string,
+  file: string,
+  occupant: keyof typeof notAFile,
+  cause?: unknown,
+): CorruptEntryError {
+  return new CorruptEntryError(
+    key,
+    file,
+    cause,
+    `${notAFile[occupant]}; set only replaces entry files, so nothing was written (remove or rename it to use the key)`,
+  );
+}
 
 function describeCause(error: unknown): string {
   const code = errnoOf(error);
@@ -130,7 +162,11 @@ export class FilePersistence implements Persistence, AtomicCreate {
 
   readonly #limiter: Limiter;
   readonly #order = new OperationOrder();
-  /** Key of each name seen by the last `list` (null: foreign or scratch); hashed names only once read. */
+  /**
+   * Key of each name seen by the last `list` (null: foreign or scratch). Hashed names only once
+   * read, or once found taken by a call for their key: the key is inside the file, which may be
+   * unreadable (a folder at the name), and `list` must still name what `has` reports.
+   */
   #keyOfName = new Map<string, string | null>();
   #runtime: NodeRuntime | undefined;
   #dir = '';
@@ -149,16 +185,7 @@ export class FilePersistence implements Persistence, AtomicCreate {
     const read = this.#order.read(key, async () => {
       const runtime = await this.#opened();
       const file = this.#fileFor(runtime, key);
-      const text = await this.#limiter.run(async () => {
-        try {
-          return await runtime.fs.readFile(file, 'utf8');
-        } catch (error) {
-          const code = errnoOf(error);
-          if (code === 'ENOENT') return null;
-          if (code === 'EISDIR') throw new CorruptEntryError(key, file, error, folderAtEntry);
-          throw this.#failure('read', key, file, error);
-        }
-      });
+      const text = await this.#limiter.run(() => this.#readEntry(runtime, key, file));
       return { file, text };
     });
     const { file, text } = await read;
@@ -198,19 +225,21 @@ export class FilePersistence implements Persistence, AtomicCreate {
       const runtime = await this.#opened();
       const file = this.#fileFor(runtime, key);
       await this.#limiter.run(async () => {
+        const occupant = await this.#occupantOfKey(runtime, key, file, 'delete');
+        if (occupant === 'none') return;
+        // Nothing but a file is a value this store wrote: removing a folder could lose whatever
+        // someone keeps in it, a FIFO or a symbolic link is somebody else's.
+        if (occupant !== 'file')
+          throw new CorruptEntryError(
+            key,
+            file,
+            undefined,
+            `${notAFile[occupant]}; delete removes entry files only, so it was left as it is (remove or rename it to free the key)`,
+          );
         try {
           await runtime.fs.unlink(file);
         } catch (error) {
           if (errnoOf(error) === 'ENOENT') return;
-          // unlink refuses folders (EISDIR on Linux, EPERM on macOS). A folder is no value this
-          // store wrote, and removing it could lose whatever someone keeps in it.
-          if (await this.#isFolder(runtime, file))
-            throw new CorruptEntryError(
-              key,
-              file,
-              error,
-              `${folderAtEntry}; delete removes entry files only, so the folder was left as it is (remove or rename it to free the key)`,
-            );
           throw this.#failure('delete', key, file, error);
         }
         try {
@@ -236,6 +265,8 @@ export class FilePersistence implements Persistence, AtomicCreate {
         try {
           return await runtime.fs.readdir(this.#dir);
         } catch (error) {
+          // The folder was removed while the store was open: no entries (the next write recreates it).
+          if (errnoOf(error) === 'ENOENT') return [];
           throw this.#failure('list', undefined, this.#dir, error);
         }
       });
@@ -260,8 +291,9 @@ export class FilePersistence implements Persistence, AtomicCreate {
       }
       await Promise.all(
         hashed.map(async (name) => {
-          const key = await this.#keyOfHashedFile(runtime, name);
-          if (key === undefined) return;
+          // A call for the key may have found its name taken while the file was being read.
+          const key = (await this.#keyOfHashedFile(runtime, name)) ?? this.#keyOfName.get(name);
+          if (!key) return;
           known.set(name, key);
           keys.add(key);
         }),
@@ -277,15 +309,9 @@ export class FilePersistence implements Persistence, AtomicCreate {
     return this.#order.read(key, async () => {
       const runtime = await this.#opened();
       const file = this.#fileFor(runtime, key);
-      return this.#limiter.run(async () => {
-        try {
-          await runtime.fs.stat(file);
-          return true;
-        } catch (error) {
-          if (errnoOf(error) === 'ENOENT') return false;
-          throw this.#failure('stat', key, file, error);
-        }
-      });
+      return this.#limiter.run(
+        async () => (await this.#occupantOfKey(runtime, key, file, 'stat')) !== 'none',
+      );
     });
   }
 
@@ -361,7 +387,7 @@ export class FilePersistence implements Persistence, AtomicCreate {
     progress: { step: Step },
   ): Promise<void> {
     progress.step = 'open';
-    const handle = await runtime.fs.open(temp, 'wx', 0o666);
+    const handle = await this.#createTemp(runtime, temp);
     let written = false;
     try {
       progress.step = 'write';
@@ -379,8 +405,27 @@ export class FilePersistence implements Persistence, AtomicCreate {
     }
   }
 
+  /** Creates `temp`, first recreating the store's folder when it was removed while the store was open. */
+  async #createTemp(runtime: NodeRuntime, temp: string): Promise<FileHandleLike> {
+    try {
+      return await runtime.fs.open(temp, 'wx', 0o666);
+    } catch (error) {
+      if (errnoOf(error) !== 'ENOENT') throw error;
+      await runtime.fs.mkdir(this.#dir, { recursive: true });
+      return runtime.fs.open(temp, 'wx', 0o666);
+    }
+  }
+
   async #writeAtomically(runtime: NodeRuntime, key: string, file: string, body: string): Promise<void> {
     const { fs } = runtime;
+    const occupant = await this.#occupantOfKey(
+      runtime,
+      key,
+      file,
+      'write',
+      'stat failed; the old value is kept',
+    );
+    if (occupant !== 'none' && occupant !== 'file') throw refusedWrite(key, file, occupant);
     const temp = this.#tempPath(runtime);
     let backup: string | undefined;
     let hadOld = true;
@@ -415,13 +460,7 @@ export class FilePersistence implements Persistence, AtomicCreate {
       const undo = renamed ? await this.#rollBack(runtime, file, backup, hadOld) : 'the old value is kept';
       if (!renamed) await this.#removeQuietly(runtime, temp);
       if (backup) await this.#removeQuietly(runtime, backup);
-      if (!renamed && (await this.#isFolder(runtime, file)))
-        throw new CorruptEntryError(
-          key,
-          file,
-          error,
-          `${folderAtEntry}; set does not replace a folder, so nothing was written (remove or rename it to use the key)`,
-        );
+      if (!renamed && (await this.#isFolder(runtime, file))) throw refusedWrite(key, file, 'folder', error);
       throw this.#failure('write', key, file, error, `${progress.step} failed; ${undo}`);
     }
     if (backup) await this.#removeQuietly(runtime, backup);
@@ -434,13 +473,14 @@ export class FilePersistence implements Persistence, AtomicCreate {
    */
   async #createAtomically(runtime: NodeRuntime, key: string, file: string, body: string): Promise<boolean> {
     const { fs } = runtime;
-    try {
-      await fs.stat(file);
-      return false;
-    } catch (error) {
-      if (errnoOf(error) !== 'ENOENT')
-        throw this.#failure('create', key, file, error, 'stat failed; nothing was written');
-    }
+    const occupant = await this.#occupantOfKey(
+      runtime,
+      key,
+      file,
+      'create',
+      'stat failed; nothing was written',
+    );
+    if (occupant !== 'none') return false;
     const temp = this.#tempPath(runtime);
     const progress: { step: Step } = { step: 'open' };
     let linked = false;
@@ -484,9 +524,61 @@ export class FilePersistence implements Persistence, AtomicCreate {
   /** Whether `path` is a folder; `false` when it is not or cannot be stat'ed. */
   async #isFolder(runtime: NodeRuntime, path: string): Promise<boolean> {
     try {
-      return isFolderStats(await runtime.fs.stat(path));
+      return statsSay(await runtime.fs.stat(path), 'isDirectory') === true;
     } catch {
       return false;
+    }
+  }
+
+  /** What holds `file`'s name, looking through a symbolic link at what it points to. */
+  async #occupantOf(runtime: NodeRuntime, file: string): Promise<Occupant> {
+    let stats: unknown;
+    try {
+      stats = await runtime.lstat(file);
+    } catch (error) {
+      if (errnoOf(error) === 'ENOENT') return 'none';
+      throw error;
+    }
+    if (!statsSay(stats, 'isSymbolicLink')) return occupantOfStats(stats);
+    try {
+      return occupantOfStats(await runtime.fs.stat(file));
+    } catch (error) {
+      if (unreachableTarget.has(errnoOf(error) ?? '')) return 'dangling link';
+      throw error;
+    }
+  }
+
+  /** {@link #occupantOf} for `key`, failing as `action`; remembers the key of a hashed name found taken. */
+  async #occupantOfKey(
+    runtime: NodeRuntime,
+    key: string,
+    file: string,
+    action: string,
+    detail?: string,
+  ): Promise<Occupant> {
+    let occupant: Occupant;
+    try {
+      occupant = await this.#occupantOf(runtime, file);
+    } catch (error) {
+      throw this.#failure(action, key, file, error, detail);
+    }
+    if (occupant !== 'none' && plainFileName(key) === undefined)
+      this.#keyOfName.set(hashedFileName(runtime.sha256Hex(key)), key);
+    return occupant;
+  }
+
+  /** The text of `key`'s file, `null` when there is none. Reads files only: opening a FIFO blocks. */
+  async #readEntry(runtime: NodeRuntime, key: string, file: string): Promise<string | null> {
+    const occupant = await this.#occupantOfKey(runtime, key, file, 'read');
+    if (occupant === 'none') return null;
+    if (occupant !== 'file') throw new CorruptEntryError(key, file, undefined, notAFile[occupant]);
+    try {
+      return await runtime.fs.readFile(file, 'utf8');
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === 'ENOENT') return null;
+      if (code === 'EISDIR') throw new CorruptEntryError(key, file, error, notAFile.folder);
+      throw this.#failure('read', key, file, error);
     }
   }
 
@@ -546,7 +638,9 @@ export class FilePersistence implements Persistence, AtomicCreate {
     const file = runtime.joinPath(this.#dir, name);
     const text = await this.#limiter.run(async () => {
       try {
-        return await runtime.fs.readFile(file, 'utf8');
+        return (await this.#occupantOf(runtime, file)) === 'file'
+          ? await runtime.fs.readFile(file, 'utf8')
+          : undefined;
       } catch {
         return undefined;
       }

@@ -17,6 +17,11 @@ export interface FileSystemAdapter {
   readdir(path: string): Promise<string[]>;
   readFile(path: string, encoding: 'utf8'): Promise<string>;
   stat(path: string): Promise<unknown>;
+  /**
+   * `stat` without following a symbolic link. Optional, for adapters written before it was used:
+   * without it the store calls `stat`, and a dangling symbolic link at an entry's name looks absent.
+   */
+  lstat?(path: string): Promise<unknown>;
   open(path: string, flags: 'wx' | 'r', mode?: number): Promise<FileHandleLike>;
   rename(from: string, to: string): Promise<void>;
   link(existing: string, newPath: string): Promise<void>;
@@ -35,6 +40,8 @@ export function isFileSystemAdapter(value: unknown): value is FileSystemAdapter 
 /** What `FilePersistence` needs from Node besides the file system. */
 export interface NodeRuntime {
   fs: FileSystemAdapter;
+  /** The adapter's `lstat`, or its `stat` when it has none. */
+  lstat(path: string): Promise<unknown>;
   resolvePath(path: string): string;
   joinPath(dir: string, name: string): string;
   sha256Hex(text: string): string;
@@ -94,6 +101,7 @@ export async function loadNodeRuntime(fs: FileSystemAdapter | undefined): Promis
   }
   return {
     fs: fileSystem,
+    lstat: (file) => (fileSystem.lstat ? fileSystem.lstat(file) : fileSystem.stat(file)),
     resolvePath: (value) => path.resolve(value),
     joinPath: (dir, name) => path.join(dir, name),
     sha256Hex: (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex'),

@@ -66,6 +66,10 @@ class FaultyFileSystem implements FileSystemAdapter {
     this.#check('stat', 'stat', path);
     return fs.stat(path);
   }
+  async lstat(path: string): Promise<unknown> {
+    this.#check('stat', 'lstat', path);
+    return fs.lstat(path);
+  }
   async open(path: string, flags: 'wx' | 'r', mode?: number): Promise<FileHandleLike> {
     const directory = flags === 'r';
     this.#check(directory ? 'dir-open' : 'open', 'open', path);

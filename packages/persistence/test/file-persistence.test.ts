@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, openSync } from 'node:fs';
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { CtxGuardError } from '@ctxguard/core';
@@ -119,7 +120,8 @@ describe('FilePersistence on disk', () => {
       await expectCorruptEntry(error, store, key);
       expect(await store.has(key), key).toBe(true);
     }
-    expect(await store.list()).toEqual([...cases.map(([key]) => key), 'folder', 'good'].sort());
+    // `long` too: has() found its hashed name taken, although the key inside cannot be read back.
+    expect(await store.list()).toEqual([...cases.map(([key]) => key), long, 'folder', 'good'].sort());
     expect(await store.get('good')).toBe('fine');
     await store.set('torn', 'repaired');
     expect(await store.get('torn')).toBe('repaired');
@@ -214,6 +216,24 @@ describe('FilePersistence on disk', () => {
   });
 });
 
+/** `promise`, or a rejection after 2 s: a store that opens a FIFO for reading blocks forever. */
+function settlesSoon<T>(promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('still pending after 2 s: did it open the FIFO?')), 2_000);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Opens `fifo` for writing and closes it, so a reader stuck opening it (a regression) gets EOF. */
+function unblockReaders(fifo: string): void {
+  try {
+    closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+  } catch {
+    // ENXIO: nobody is reading it.
+  }
+}
+
 async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
     () => undefined,
@@ -258,7 +278,7 @@ describe('FilePersistence with odd things in its folder', () => {
     expect(await readFile(join(await store.fileOf('full-folder'), 'notes.txt'), 'utf8')).toBe(
       "somebody else's data",
     );
-    expect(await store.list()).toEqual(['empty-folder', 'full-folder']);
+    expect(await store.list()).toEqual(['empty-folder', 'full-folder', longKey]);
     // Once the folder is gone, the key behaves like any other.
     await rm(await store.fileOf('empty-folder'), { recursive: true });
     await store.delete('empty-folder');
@@ -293,6 +313,84 @@ describe('FilePersistence with odd things in its folder', () => {
     expect(await reopened.get('a')).toBe(1);
     expect(await reopened.list()).toEqual(['a']);
     expect(await readFile(join(stray, 'inside'), 'utf8')).toBe('not ours');
+  });
+
+  it.skipIf(process.platform === 'win32')(
+    'refuses a FIFO at an entry name like a folder, without opening it (which would block) or removing it',
+    async () => {
+      const store = await freshStore();
+      await store.set('other', 1);
+      const fifos = [await store.fileOf('fifo'), await store.fileOf(longKey)];
+      for (const fifo of fifos) execFileSync('mkfifo', [fifo]);
+      try {
+        for (const key of ['fifo', longKey]) {
+          for (const attempt of [store.get(key), store.set(key, 2), store.delete(key)]) {
+            const error = await rejectionOf(settlesSoon(attempt));
+            await expectCorruptEntry(error, store, key);
+            expect((error as Error).message).toContain('it is a FIFO, socket or device, not a file');
+          }
+          expect(await settlesSoon(store.has(key)), key).toBe(true);
+          expect(await settlesSoon(store.setIfAbsent(key, 3)), key).toBe(false);
+        }
+        expect(await settlesSoon(store.list())).toEqual(['fifo', longKey, 'other']);
+        // A store that never met longKey cannot list it: the key is only inside the file.
+        const reopened = new FilePersistence({ dir: store.dir });
+        await settlesSoon(reopened.ready);
+        expect(await settlesSoon(reopened.list())).toEqual(['fifo', 'other']);
+        for (const fifo of fifos) expect((await lstat(fifo)).isFIFO()).toBe(true);
+      } finally {
+        for (const fifo of fifos) unblockReaders(fifo);
+      }
+    },
+  );
+
+  it.skipIf(process.platform === 'win32')(
+    'counts a dangling symbolic link at an entry name as present in has, list and get alike, and leaves it alone',
+    async () => {
+      const store = await freshStore();
+      const nowhere = join(store.dir, 'target.json');
+      await symlink(nowhere, await store.fileOf('dangling'));
+      await symlink(nowhere, await store.fileOf(longKey));
+      for (const key of ['dangling', longKey]) {
+        expect(await store.has(key), key).toBe(true);
+        for (const attempt of [store.get(key), store.set(key, 1), store.delete(key)]) {
+          const error = await rejectionOf(attempt);
+          await expectCorruptEntry(error, store, key);
+          expect((error as Error).message).toContain('it is a symbolic link to nothing');
+        }
+        expect(await store.setIfAbsent(key, 1), key).toBe(false);
+        expect(await readlink(await store.fileOf(key))).toBe(nowhere);
+      }
+      expect(await store.list()).toEqual(['dangling', longKey]);
+      // A link to a file reads as that file.
+      await writeFile(nowhere, '{"ctxguard":"persistence","version":1,"key":"dangling","value":"via link"}');
+      expect(await store.get('dangling')).toBe('via link');
+    },
+  );
+
+  it('lists the key of a folder at a hashed entry name once has() has found the name taken', async () => {
+    const store = await freshStore();
+    await mkdir(await store.fileOf(longKey));
+    const fresh = new FilePersistence({ dir: store.dir });
+    expect(await fresh.has(longKey)).toBe(true);
+    expect(await fresh.list()).toEqual([longKey]);
+    expect(await fresh.list('long:')).toEqual([longKey]);
+  });
+
+  it('reads a removed store folder as empty and recreates it on the next write', async () => {
+    const store = await freshStore();
+    await store.set('a', 1);
+    await store.list();
+    await rm(store.dir, { recursive: true });
+    expect(await store.get('a')).toBeNull();
+    expect(await store.has('a')).toBe(false);
+    expect(await store.list()).toEqual([]);
+    await store.delete('a');
+    await store.set('b', 2);
+    expect(await store.get('b')).toBe(2);
+    await rm(store.dir, { recursive: true });
+    expect(await store.setIfAbsent(longKey, 3)).toBe(true);
+    expect(await new FilePersistence({ dir: store.dir }).list()).toEqual([longKey]);
   });
 
   it('rejects with a StorageError, not a raw Node error, when the working directory of a relative dir is gone', async () => {
