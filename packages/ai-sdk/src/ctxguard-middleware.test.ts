@@ -5,7 +5,7 @@ import type {
   LanguageModelV3Prompt,
 } from '@ai-sdk/provider';
 import { CtxGuardError, InvalidInputError } from '@ctxguard/core';
-import { generateText, wrapLanguageModel } from 'ai';
+import { generateText, type ModelMessage, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { ContextDeclinedError, MemoryPersistence, type Persistence } from 'ctxguard';
 import { describe, expect, it } from 'vitest';
@@ -246,6 +246,47 @@ describe('ctxguardMiddleware through generateText', () => {
     expect(declined.current).toBeGreaterThan(declined.inputBudget ?? Number.POSITIVE_INFINITY);
     expect(declined.message).toContain(`${declined.current} tokens`);
     expect(model.doGenerateCalls).toHaveLength(0);
+    await middleware.close();
+  });
+
+  it('keeps the cache marker on the newest message after a compaction hid an identical earlier one', async () => {
+    const base = new MockLanguageModelV3({
+      provider: 'anthropic.messages',
+      modelId: 'claude-sonnet-4-5',
+      // Usage about the prompt's size, so that the measurer anchored on it still sees the growth.
+      doGenerate: async ({ prompt }) => {
+        const reply = anthropicReply();
+        const input = Math.ceil(JSON.stringify(prompt).length / 4);
+        return {
+          ...reply,
+          usage: { ...reply.usage, inputTokens: { ...reply.usage.inputTokens, total: input } },
+        };
+      },
+    });
+    const middleware = ctxguardMiddleware({ contextLimit: 6_000 });
+    const wrapped = wrapLanguageModel({ model: base, middleware });
+    const cacheControl = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+    const log = `Here is the build log: ${'step ok; '.repeat(400)}`;
+    const messages: ModelMessage[] = [];
+    let compactions = 0;
+    for (let turn = 0; turn < 8; turn++) {
+      // Users repeat themselves ("continue"); the app marks the newest message for caching each call.
+      messages.push({ role: 'user', content: turn % 2 === 0 ? log : 'continue' });
+      const marked = messages.map((message, i) =>
+        i === messages.length - 1 ? { ...message, providerOptions: cacheControl } : message,
+      ) as ModelMessage[];
+      const result = await generateText({
+        model: wrapped,
+        system: 'You are terse.',
+        messages: marked,
+        providerOptions: { ctxguard: { conversationId: 'repeated' } },
+      });
+      messages.push(...result.response.messages);
+      const report = result.providerMetadata?.['ctxguard'] as { actions: { type: string }[] };
+      compactions += report.actions.filter((action) => action.type === 'compaction').length;
+      expect(base.doGenerateCalls.at(-1)?.prompt.at(-1)?.providerOptions).toEqual(cacheControl);
+    }
+    expect(compactions).toBeGreaterThan(0);
     await middleware.close();
   });
 });

@@ -266,7 +266,7 @@ function withOriginalResults(
  * The prompt to send for the messages ctxguard returned: a message that says what one of the app's
  * messages said is that message, byte for byte (its provider options, signatures and bytes included);
  * only summaries, markers and rewritten messages are converted, and within a rewritten tool message
- * every result left as it was is the app's own part. Originals are matched in order.
+ * every result left as it was is the app's own part. Originals are matched in order, the very object first.
  */
 export function promptForView(
   split: SplitPrompt,
@@ -279,15 +279,27 @@ export function promptForView(
     results ??= originalResults(split);
     return results;
   };
+  // The facade hands back the app's own core objects for untouched messages. Those are found by
+  // identity first: messages that say the same thing but differ in provider options (a repeated
+  // "continue", the newest one carrying a cache marker) are different objects, and the first one
+  // that says the same may be hidden by a compaction.
+  const positions = new Map<Message, { indices: number[]; at: number }>();
+  split.core.forEach((message, index) => {
+    const seen = positions.get(message);
+    if (seen) seen.indices.push(index);
+    else positions.set(message, { indices: [index], at: 0 });
+  });
   const out: LanguageModelV3Message[] = [];
   let next = 0;
   for (const message of view) {
     let found = -1;
-    for (let j = next; j < split.core.length; j++) {
-      if (sameMessage(split.core[j] as Message, message)) {
-        found = j;
-        break;
-      }
+    const seen = positions.get(message);
+    if (seen) {
+      while (seen.at < seen.indices.length && (seen.indices[seen.at] as number) < next) seen.at++;
+      found = seen.indices[seen.at] ?? -1;
+    }
+    for (let j = next; found < 0 && j < split.core.length; j++) {
+      if (sameMessage(split.core[j] as Message, message)) found = j;
     }
     if (found >= 0) {
       out.push(split.rest[found] as LanguageModelV3Message);
