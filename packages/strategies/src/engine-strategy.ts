@@ -13,7 +13,12 @@ import { z } from 'zod';
 import { countIn, percent, tokens, viewTokens } from './budget-figures.js';
 import { effectiveView, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
 import { isSummaryMessage } from './message-kinds.js';
+import { trimToolOutputs } from './recent-shrink.js';
 import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
+
+/** Bound of the facts block that keeps the facts of cut tool outputs: this share of the input budget, at least the minimum. */
+const CUT_FACT_SHARE = 0.05;
+const MIN_CUT_FACT_TOKENS = 200;
 
 const fraction = z.number().gt(0).max(1);
 
@@ -156,6 +161,16 @@ export class EngineStrategy implements ContextStrategy {
       if (now() <= run.target) break;
       const result = await this.#runStep(step, run, now());
       if (result?.changed && result.tokensAfter < result.tokensBefore) used.push(step);
+    }
+    // Every step keeps the newest messages whole: one of them alone (a file read larger than the
+    // window) would decline the request, so the tool outputs are cut to head and tail to the target.
+    if (now() >= this.#options.declineCeiling * ctx.inputBudget) {
+      const { trimmedOutputs } = await trimToolOutputs(ctx, {
+        overhead: Math.max(0, ctx.current - start),
+        goal: run.target,
+        factBound: Math.max(MIN_CUT_FACT_TOKENS, Math.floor(ctx.inputBudget * CUT_FACT_SHARE)),
+      });
+      if (trimmedOutputs > 0) used.push(`cut ${trimmedOutputs} tool outputs`);
     }
     const after = now();
     if (after >= ctx.current) {

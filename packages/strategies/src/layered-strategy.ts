@@ -14,6 +14,7 @@ import {
 } from '@ctxguard/core';
 import { z } from 'zod';
 import { effectiveView, joinZones, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
+import { trimToolOutputs } from './recent-shrink.js';
 
 /** The four levels of {@link LayeredStrategy}, mildest first; each has its own action. */
 export const layeredLevels = Object.freeze(['healthy', 'pressure', 'urgent', 'critical'] as const);
@@ -90,6 +91,8 @@ interface ZoneBounds {
 
 interface ActionOutcome {
   summaries: number;
+  /** Tool outputs cut to head and tail (at `critical` only). */
+  cutOutputs: number;
   freed: number;
   facts: ExtractedFact[];
 }
@@ -161,14 +164,20 @@ export class LayeredStrategy implements ContextStrategy {
     if (base < 0) return { action: 'warn', message: `unknown level ${ctx.level}` };
     const index = this.#chooseLevel(base, ctx);
     const before = ctx.tools.measure(effectiveView(ctx.tools));
+    // What the request carries besides the view (tool definitions, framing): the same after a rewrite.
+    const overhead = Math.max(0, ctx.current - before);
     const outcome = await this.#run(index, ctx);
+    if (index === layeredLevels.length - 1) outcome.cutOutputs = await this.#cutOutputs(ctx, overhead);
     // Summaries plus the facts they carried must be smaller than what they replaced, or nothing was compacted.
     outcome.freed = before - ctx.tools.measure(effectiveView(ctx.tools));
-    if (outcome.freed <= 0) outcome.summaries = 0;
+    if (outcome.freed <= 0) {
+      outcome.summaries = 0;
+      outcome.cutOutputs = 0;
+    }
     state['reactions'] = (numberIn(state, 'reactions') ?? 0) + 1;
     state['lastLevel'] = layeredLevels[index] as string;
     state['lastFreed'] = outcome.freed;
-    if (outcome.summaries === 0) {
+    if (outcome.summaries === 0 && outcome.cutOutputs === 0) {
       state['stalledAt'] = index;
       if (ctx.percentage > declineCeiling) {
         return {
@@ -183,10 +192,37 @@ export class LayeredStrategy implements ContextStrategy {
     }
     delete state['stalledAt'];
     state['summaries'] = (numberIn(state, 'summaries') ?? 0) + outcome.summaries;
+    const cut = outcome.cutOutputs > 0 ? `, ${outcome.cutOutputs} tool outputs cut to head and tail` : '';
     return {
       action: 'compacted',
-      note: `${actionNames[index]}: ${outcome.summaries} ${outcome.summaries === 1 ? 'summary' : 'summaries'}, ${outcome.facts.length} facts, ~${outcome.freed} tokens freed`,
+      note: `${actionNames[index]}: ${outcome.summaries} ${outcome.summaries === 1 ? 'summary' : 'summaries'}, ${outcome.facts.length} facts${cut}, ~${outcome.freed} tokens freed`,
     };
+  }
+
+  /**
+   * At `critical`, when the newest messages kept verbatim still hold the request above
+   * `declineCeiling` (a file read larger than the window), cuts the view's tool outputs to head and
+   * tail until it is down to `levels.pressure`, the facts of the cut middles kept in the facts block.
+   */
+  async #cutOutputs(ctx: ReactContext, overhead: number): Promise<number> {
+    const { declineCeiling, levels, factCategories: categories } = this.#options;
+    const request = overhead + ctx.tools.measure(effectiveView(ctx.tools));
+    if (request <= declineCeiling * ctx.inputBudget) return 0;
+    const { trimmedOutputs } = await trimToolOutputs(ctx, {
+      overhead,
+      goal: Math.floor(levels.pressure * ctx.inputBudget),
+      factBound: this.#factBound(ctx),
+      ...(categories ? { categories } : {}),
+    });
+    return trimmedOutputs;
+  }
+
+  /** Upper bound of the facts block in tokens. */
+  #factBound(ctx: ReactContext): number {
+    return (
+      this.#options.maxFactTokens ??
+      Math.max(MIN_FACT_TOKENS, Math.floor(ctx.inputBudget * DEFAULT_FACT_SHARE))
+    );
   }
 
   #chooseLevel(base: number, ctx: ReactContext): number {
@@ -222,7 +258,7 @@ export class LayeredStrategy implements ContextStrategy {
 
   async #run(index: number, ctx: ReactContext): Promise<ActionOutcome> {
     const { tools, signal } = ctx;
-    const outcome: ActionOutcome = { summaries: 0, freed: 0, facts: [] };
+    const outcome: ActionOutcome = { summaries: 0, cutOutputs: 0, freed: 0, facts: [] };
     for (const zone of this.#zones(index, tools)) {
       const view = effectiveView(tools);
       const from =
@@ -257,10 +293,10 @@ export class LayeredStrategy implements ContextStrategy {
     // The block is bounded, or facts kept forever would outgrow every compaction.
     // The block may grow by at most half of what the summaries freed, so the level always shrinks the request.
     if (outcome.facts.length > 0) {
-      const bound =
-        this.#options.maxFactTokens ??
-        Math.max(MIN_FACT_TOKENS, Math.floor(ctx.inputBudget * DEFAULT_FACT_SHARE));
-      const maxTokens = Math.min(bound, factsBlockTokens(tools) + Math.floor(outcome.freed / 2));
+      const maxTokens = Math.min(
+        this.#factBound(ctx),
+        factsBlockTokens(tools) + Math.floor(outcome.freed / 2),
+      );
       if (maxTokens > 0) tools.injectFacts(outcome.facts, 'system-append', { maxTokens });
     }
     return outcome;

@@ -7,7 +7,15 @@ import { ContextGuard } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { describe, expect, it } from 'vitest';
-import { CacheFriendlyStrategy, LayeredStrategy, RelevanceStrategy, TruncateStrategy } from '../src/index.js';
+import {
+  CacheFriendlyStrategy,
+  EngineStrategy,
+  LayeredStrategy,
+  LayoutStrategy,
+  PipelineStrategy,
+  RelevanceStrategy,
+  TruncateStrategy,
+} from '../src/index.js';
 
 const WINDOW = 32_000;
 
@@ -131,10 +139,15 @@ describe.each([
 });
 
 // A tool result larger than the whole budget, as the newest message: the guard leaves its output out
-// of the floor, so the strategies that promise to cut it get to, and the request goes out.
+// of the floor, so every strategy that compacts gets to cut it, and the request goes out.
+// (TruncateStrategy only drops messages: it declines such a request, as its README says.)
 describe.each([
   ['CacheFriendlyStrategy', () => new CacheFriendlyStrategy()],
   ['RelevanceStrategy', () => new RelevanceStrategy()],
+  ['LayeredStrategy', () => new LayeredStrategy()],
+  ['PipelineStrategy', () => new PipelineStrategy()],
+  ['EngineStrategy', () => new EngineStrategy()],
+  ['LayoutStrategy', () => new LayoutStrategy()],
 ])('a newest tool result larger than the budget with %s', (_name, create) => {
   it('is cut and sent, not declined', async () => {
     const { hooks, measurer, guard, warnings } = wire(create());

@@ -122,14 +122,15 @@ function rewindAll(tools: HistoryStrategyTools): void {
 }
 
 // The third column: the strategy declines a request whose newest tool result alone exceeds the
-// budget. Pipeline prunes that output (its stage 1 protects only 40,000 tokens of outputs), Layout
-// summarizes the loop it is in and CacheFriendly cuts the kept outputs to its tail share, so they
-// send it compacted instead.
+// budget (TruncateStrategy only drops messages). Pipeline prunes that output (its stage 1 protects
+// only 40,000 tokens of outputs), Layout summarizes the loop it is in, CacheFriendly cuts the kept
+// outputs to its tail share, and Layered (at critical), Engine (after its steps) and Relevance cut
+// them to head and tail, so they send it compacted instead.
 describe.each<[string, () => ContextStrategy, boolean]>([
   ['TruncateStrategy', () => new TruncateStrategy(), true],
-  ['LayeredStrategy', () => new LayeredStrategy(), true],
+  ['LayeredStrategy', () => new LayeredStrategy(), false],
   ['PipelineStrategy', () => new PipelineStrategy(), false],
-  ['EngineStrategy', () => new EngineStrategy(), true],
+  ['EngineStrategy', () => new EngineStrategy(), false],
   ['LayoutStrategy', () => new LayoutStrategy(), false],
   ['RelevanceStrategy', () => new RelevanceStrategy(), false],
   ['CacheFriendlyStrategy', () => new CacheFriendlyStrategy(), false],
