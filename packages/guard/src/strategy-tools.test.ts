@@ -213,6 +213,27 @@ describe('StrategyToolsImpl', () => {
     expect(history.messages()).toEqual(original);
   });
 
+  it('dropOldest leaves no assistant turn right after the system prompt: its marker speaks as the user there', () => {
+    const original = [
+      system('You are a coding agent.'),
+      user('first'),
+      assistant('one'),
+      user('second'),
+      ...toolRound('c1', 'read_file', 'file body'),
+      assistant('done'),
+    ];
+    for (const n of [1, 2, 3]) {
+      const history = historyOf(original);
+      const tools = toolsFor(history);
+      expect(tools.dropOldest(n).changed).toBe(true);
+      const [, marker, next] = history.messages();
+      expect(marker?.role, `dropOldest(${n})`).toBe(next?.role === 'assistant' ? 'user' : 'system');
+      expect(history.messages().slice(1).find((m) => m.role !== 'system')?.role).not.toBe('assistant');
+      rewindAll(history);
+      expect(history.messages()).toEqual(original);
+    }
+  });
+
   it('dropOldest and slideWindow carry the facts blocks of what they hide into their marker', async () => {
     const pinned = [{ key: 'deploy_region', value: 'eu-west-3', category: 'other' as const }];
     const summary = {

@@ -455,8 +455,10 @@ export class StrategyToolsImpl implements StrategyTools {
       end = unit.end;
     }
     if (end <= start) return this.#unchanged();
+    // Before an assistant turn the marker speaks as the user: a request whose first message after
+    // the system prompt is the assistant's is refused by Bedrock and Gemini.
     const marker = this.#keepingFacts(view.slice(start, end), {
-      role: 'system',
+      role: view[end]?.role === 'assistant' ? 'user' : 'system',
       content: renderTruncationMarker({ hiddenCount: end - start }),
     });
     return this.#record('dropOldest', () =>
