@@ -26,9 +26,9 @@ for (let turn = 1; turn <= 12; turn++) {
 }
 
 const sent = history.messages();
-console.log(sent.map((message) => message.role).join(' ')); // system system user assistant user assistant user assistant user assistant user assistant — the prompt, the marker, five turns
-console.log(String(sent[2]?.content).slice(0, 11)); // Question 8: — the oldest turn still sent
-console.log(history.compactions().length); // 2 — two drops, each one rewindable
+console.log(sent.map((message) => message.role).join(' ')); // system system user assistant user assistant user assistant — the prompt, the marker, three turns
+console.log(String(sent[2]?.content).slice(0, 12)); // Question 10: — the oldest turn still sent
+console.log(history.compactions().length); // 3 — three drops, each one rewindable
 
 for (let records = history.compactions(); records.length > 0; records = history.compactions())
   history.rewind(records[0]!.id);
