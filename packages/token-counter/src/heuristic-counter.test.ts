@@ -188,6 +188,29 @@ describe('HeuristicCounter estimates', () => {
     expect(counter.estimate('-'.repeat(80), openai)).toBeLessThanOrEqual(4);
   });
 
+  it('prices long runs of one character at that character’s rate: never more than 15% under o200k or cl100k', () => {
+    const lower = (text: string) => Math.min(exactText(text), exactText(text, 'cl100k_base'));
+    // Letters, symbols, whitespace and control characters: o200k merges 2 (Z, q, &, ]) to 64 (=, -, *) of them per token.
+    const ascii = [...'ZqXla=-*#~!.&"]', '\t', '\r', '\u0000'];
+    const wide = ['é', 'ж', '中', 'あ', '•', '─', '😀'];
+    // tiktoken is quadratic in the length of one piece: a few thousand characters keep this test fast.
+    const runs = [
+      ...ascii.flatMap((ch) => [ch.repeat(1_000), ch.repeat(4_000)]),
+      ...wide.map((ch) => ch.repeat(1_000)),
+      // Inside text: a tool output of one letter, a separator line, NUL padding.
+      `Output: ${'Z'.repeat(4_000)} (truncated)`,
+      `# Results\n\n${'='.repeat(4_000)}\n\n| a | b |\n`,
+      `{"data": "${'\u0000'.repeat(2_000)}"}`,
+    ];
+    for (const text of runs) {
+      const estimate = counter.estimate(text, openai);
+      const label = `${JSON.stringify(text.slice(0, 12))}… (${text.length} chars)`;
+      // These were 0.04–0.77 of the lower exact count (Z: 0.40, =: 0.17, tab: 0.13, 中: 0.77).
+      expect(estimate / lower(text), label).toBeGreaterThan(0.85);
+      expect(estimate / exactText(text), label).toBeLessThan(1.6);
+    }
+  }, 30_000);
+
   it('applies the provider prior and per-provider overrides', () => {
     const text = chunks(heldOutText('prose'), 5000, 1)[0] as string;
     const base = counter.estimate(text, openai);

@@ -1,4 +1,9 @@
 import { cjkScriptOf } from '@ctxguard/calibration/internal';
+import {
+  ASCII_RUN_LOG2_CHARS_PER_TOKEN,
+  CJK_MERGING_RUN_LETTERS,
+  WIDE_RUN_CHARS_PER_TOKEN,
+} from './char-run-rates.js';
 import { COMMON_HAN_BITS } from './han-common.js';
 
 /**
@@ -155,6 +160,20 @@ function decodeBits(base64: string): Uint8Array {
 export const NEWLINE_RUN_CHARS_PER_TOKEN = 16;
 export const SPACE_RUN_CHARS_PER_TOKEN = 128;
 
+/**
+ * Tokens of a whitespace piece beyond the lengths the table prices: a run of one character (tabs,
+ * `\r`, non-breaking spaces) at that character's rate, mixed whitespace at the line-break or space rate.
+ */
+function longWhitespaceTokens(text: string, start: number, end: number, newline: boolean): number {
+  const first = text.charCodeAt(start);
+  const rate = isRunOf(text, first, start + 1, end)
+    ? runCharsPerToken(first)
+    : newline
+      ? NEWLINE_RUN_CHARS_PER_TOKEN
+      : SPACE_RUN_CHARS_PER_TOKEN;
+  return (end - start - (newline ? MAX_NEWLINE_LEN : MAX_SPACE_LEN)) / rate;
+}
+
 /** Tokens of one astral-plane symbol (emoji): 1–2 in o200k for common emoji (😀 1, 🎉 2), 4 for a flag. */
 export const ASTRAL_SYMBOL_TOKENS = 1.5;
 
@@ -178,6 +197,105 @@ function isMergingSymbol(code: number): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * Characters per o200k token in a long run of one character: BPE merges such a run only up to the
+ * longest token of that character, 2 for `Z` or `&`, 8 for `a`, 64 for `=` (measured; one token per
+ * character for the other non-ASCII characters).
+ */
+function runCharsPerToken(code: number): number {
+  if (code < 128) return 2 ** (ASCII_RUN_LOG2_CHARS_PER_TOKEN.charCodeAt(code) - 48);
+  for (let k = 0; k < WIDE_RUN_CHARS_PER_TOKEN.length; k += 2)
+    if (WIDE_RUN_CHARS_PER_TOKEN[k] === code) return WIDE_RUN_CHARS_PER_TOKEN[k + 1] as number;
+  return 1;
+}
+
+/** Blocks of more equal symbols than this are priced by {@link runTokens}, not by the symbol table. */
+const MIN_CHAR_RUN = 8;
+
+/** Table slot of the CJK letter `code` of kind `kind` (see scanPieces). */
+function cjkSlot(kind: number, code: number): number {
+  return kind === K_HAN
+    ? isCommonHan(code)
+      ? CJK_HAN
+      : CJK_HAN_RARE
+    : kind === K_KANA
+      ? code >= 0x3040 && code <= 0x30ff
+        ? CJK_KANA
+        : CJK_HAN_RARE
+      : (code >= 0xac00 && code <= 0xd7af) || (code >= 0x3130 && code <= 0x318f)
+        ? CJK_HANGUL
+        : CJK_HAN_RARE;
+}
+
+/**
+ * Tokens to add for the CJK letters of `text[start, end)` that repeat the one before them: at least
+ * a token each, as o200k merges runs of only a few dozen CJK letters (`哈哈`, `ㅋㅋ`; not `中中`).
+ */
+function repeatedCjkExtra(text: string, start: number, end: number, table: Float64Array): number {
+  let extra = 0;
+  for (let k = start + 1; k < end; k++) {
+    const code = text.charCodeAt(k);
+    if (code !== text.charCodeAt(k - 1)) continue;
+    const rate = table[cjkSlot(kindAt(text, k, end), code)] as number;
+    if (rate < 1 && !mergesWhenRepeated(code)) extra += 1 - rate;
+  }
+  return extra;
+}
+
+/** True for the CJK letters whose runs o200k merges (a binary search of the sorted list). */
+function mergesWhenRepeated(code: number): boolean {
+  let lo = 0;
+  let hi = CJK_MERGING_RUN_LETTERS.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = CJK_MERGING_RUN_LETTERS.charCodeAt(mid);
+    if (at === code) return true;
+    if (at < code) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/**
+ * Tokens of `len` repeats of `code`, led by nothing (`lead` 0), a space (1) or a symbol (2): the
+ * run's rate, plus the remainder the longest tokens leave (more shorter tokens the longer the
+ * longest one) and half a token per lead; fitted on runs of 8–200 of every ASCII letter and symbol.
+ */
+function runTokens(code: number, len: number, lead: number): number {
+  const rate = runCharsPerToken(code);
+  return len / rate + 0.5 + 0.25 * Math.log2(rate) + 0.5 * lead;
+}
+
+/**
+ * Tokens of the blocks of more than MIN_CHAR_RUN equal symbols in `text[start, end)`, or with
+ * `units` the code units the symbol loop of scanPieces counted for them (min(r, 2) for merging
+ * symbols, r for the others). Read only for symbol runs longer than MIN_CHAR_RUN.
+ */
+function longSymbolBlocks(text: string, start: number, end: number, units: boolean): number {
+  let total = 0;
+  let k = start;
+  while (k < end) {
+    const code = text.charCodeAt(k);
+    let r = 1;
+    while (k + r < end && text.charCodeAt(k + r) === code) r++;
+    if (r > MIN_CHAR_RUN) total += units ? (isMergingSymbol(code) ? 2 : r) : runTokens(code, r, 0);
+    k += r;
+  }
+  return total;
+}
+
+/** Cost of a word longer than the table, priced `cost` by its slope: {@link runTokens} when it is one letter repeated. */
+function longWordCost(text: string, start: number, end: number, lead: number, cost: number): number {
+  const code = text.charCodeAt(start);
+  return isRunOf(text, code, start + 1, end) ? runTokens(code, end - start, lead) : cost;
+}
+
+/** True when `text[start, end)` is `code` repeated. */
+function isRunOf(text: string, code: number, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) if (text.charCodeAt(k) !== code) return false;
+  return true;
 }
 
 function isLetter(kind: number): boolean {
@@ -236,6 +354,8 @@ export function scanPieces(
         if (sink) sink(CJK_LEAD, 0, i, w);
       }
       let j = w;
+      let prev = -1;
+      let repeats = 0;
       while (j < end) {
         const kj = kindAt(text, j, end);
         if (kj < K_HAN) break;
@@ -245,22 +365,15 @@ export function scanPieces(
         // (compatibility jamo such as ㅋ and ㅠ price like them). Other CJK letters (supplementary-
         // plane characters, conjoining jamo, half-width forms, kana marks) are seldom one o200k
         // token: priced like the ideographs that are not.
-        const slot =
-          kj === K_HAN
-            ? isCommonHan(code)
-              ? CJK_HAN
-              : CJK_HAN_RARE
-            : kj === K_KANA
-              ? code >= 0x3040 && code <= 0x30ff
-                ? CJK_KANA
-                : CJK_HAN_RARE
-              : (code >= 0xac00 && code <= 0xd7af) || (code >= 0x3130 && code <= 0x318f)
-                ? CJK_HANGUL
-                : CJK_HAN_RARE;
+        const slot = cjkSlot(kj, code);
         total += table[slot] as number;
+        if (code === prev) repeats++;
+        prev = code;
         if (sink) sink(slot, 0, j, j + width);
         j += width;
       }
+      // A letter repeating the one before it is rare: the run is read again only then.
+      if (repeats > 0) total += repeatedCjkExtra(text, w, j, table);
       i = j;
       continue;
     }
@@ -303,7 +416,10 @@ export function scanPieces(
       const len = j - w;
       const slot = wordSlot(shape, lead, len);
       const overflow = len > MAX_WORD_LEN ? len - MAX_WORD_LEN : 0;
-      total += (table[slot] as number) + overflow * (table[WORD_SLOPE] as number);
+      let cost = (table[slot] as number) + overflow * (table[WORD_SLOPE] as number);
+      // One letter repeated (`ZZZZ…`, `aaaa…`) is merged only up to that letter's longest token.
+      if (overflow > 0) cost = longWordCost(text, w, j, lead, cost);
+      total += cost;
       if (sink) sink(slot, overflow, i, j);
       i = j;
       continue;
@@ -318,14 +434,16 @@ export function scanPieces(
     }
     if (k === K_PUNCT || (c === 0x20 && i + 1 < end && kindAt(text, i + 1, end) === K_PUNCT)) {
       // ` ?[symbols]+[\r\n/]*` (only a plain space may lead)
-      // Repeats of the symbols o200k merges into long tokens (`-----`, `=====`, `.....`): a block
-      // of r equal ones counts as min(r, 2) + r / 64 towards the run's priced length. Other
-      // symbols (brackets, quotes, pipes, control and non-ASCII characters) count every code unit,
-      // and each astral character (emoji) costs ASTRAL_SYMBOL_TOKENS on its own.
+      // A block of r equal symbols counts towards the run's priced length: min(r, 2) for the symbols
+      // o200k merges into long tokens (`-----`, `=====`, `.....`), r for the others (brackets,
+      // quotes, pipes, control and non-ASCII characters). Blocks longer than MIN_CHAR_RUN are
+      // priced on their own (longSymbolBlocks), and each astral character (emoji) costs
+      // ASTRAL_SYMBOL_TOKENS.
       const spaceLead = c === 0x20;
       let j = spaceLead ? i + 1 : i;
       let len = spaceLead ? 1 : 0;
-      let astral = 0;
+      // Tokens not priced by the table: emoji and long blocks.
+      let extra = 0;
       let prev = -1;
       let repeat = 0;
       while (j < end) {
@@ -336,7 +454,7 @@ export function scanPieces(
           if (low >= 0xdc00 && low <= 0xdfff) {
             // A supplementary CJK letter ends the symbol run (its run is priced as CJK).
             if (kindAt(text, j, end) !== K_PUNCT) break;
-            astral++;
+            extra += ASTRAL_SYMBOL_TOKENS;
             prev = -1;
             j += 2;
             continue;
@@ -344,7 +462,7 @@ export function scanPieces(
         }
         if (cj === prev && isMergingSymbol(cj)) {
           repeat++;
-          if (repeat <= 2 || repeat % 64 === 0) len++;
+          if (repeat <= 2) len++;
         } else {
           prev = cj;
           repeat = 1;
@@ -352,9 +470,16 @@ export function scanPieces(
         }
         j++;
       }
-      total += astral * ASTRAL_SYMBOL_TOKENS;
-      if (astral > 0 && len === (spaceLead ? 1 : 0)) {
-        // Only emoji (a leading space merges with the first one): no symbol run to price.
+      if (j - i > MIN_CHAR_RUN) {
+        const runs = longSymbolBlocks(text, spaceLead ? i + 1 : i, j, false);
+        if (runs > 0) {
+          extra += runs;
+          len -= longSymbolBlocks(text, spaceLead ? i + 1 : i, j, true);
+        }
+      }
+      total += extra;
+      if (extra > 0 && len === (spaceLead ? 1 : 0)) {
+        // Only emoji and long blocks (a leading space merges with the first one): no symbol run to price.
         if (sink) sink(-1, 0, i, j);
         i = j;
         continue;
@@ -369,8 +494,8 @@ export function scanPieces(
       const slot = punctSlot(spaceLead, len);
       const overflow = len > MAX_PUNCT_LEN ? len - MAX_PUNCT_LEN : 0;
       total += (table[slot] as number) + overflow * (table[PUNCT_SLOPE] as number);
-      // Pieces with emoji are not fitted: their tokens are not the symbol run's.
-      if (sink) sink(astral > 0 ? -1 : slot, overflow, i, j);
+      // Pieces with emoji or long blocks are not fitted: their tokens are not the symbol run's.
+      if (sink) sink(extra > 0 ? -1 : slot, overflow, i, j);
       i = j;
       continue;
     }
@@ -398,6 +523,9 @@ export function scanPieces(
         slot = SPACE_BASE + Math.min(len, MAX_SPACE_LEN);
         beyond = Math.max(0, len - MAX_SPACE_LEN) / SPACE_RUN_CHARS_PER_TOKEN;
       }
+      // Runs of spaces (indentation) or line breaks already have their rate; only other runs are read again.
+      if (beyond > 0 && c !== 0x20 && c !== 0x0a)
+        beyond = longWhitespaceTokens(text, i, pieceEnd, lastNewline >= 0);
       total += (table[slot] as number) + beyond;
       // Runs longer than the table are not fitted (they extrapolate at the measured rates).
       if (sink) sink(beyond > 0 ? -1 : slot, 0, i, pieceEnd);
