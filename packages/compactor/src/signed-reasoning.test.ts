@@ -1,7 +1,8 @@
-import type { Message } from '@ctxguard/core';
+import type { Message, ToolCallPart } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
-import { assistant, system, user } from '../test/support/messages.js';
-import { dropSignedReasoningAfterChange } from './signed-reasoning.js';
+import { assistant, call, calls, results, system, user } from '../test/support/messages.js';
+import { openToolRoundStart, RESTATED_ROUND_HEADER } from './open-tool-round.js';
+import { dropSignedReasoningAfterChange, dropSignedReasoningFrom } from './signed-reasoning.js';
 
 const thinking = (text: string, extra: object): Message => ({
   role: 'assistant',
@@ -76,5 +77,82 @@ describe('dropSignedReasoningAfterChange', () => {
     expect(JSON.stringify(result.messages.slice(1, 4))).toBe(JSON.stringify(original.slice(1, 4)));
     const parts = result.messages[4]!.content as { type: string; signature?: string }[];
     expect(parts.map((part) => part.signature ?? part.type)).toEqual(['sig-0', 'opaque', 'text']);
+  });
+});
+
+describe('dropSignedReasoningFrom and the open tool round', () => {
+  const signedCalls = (signature: string, ...parts: ToolCallPart[]): Message => ({
+    role: 'assistant',
+    content: [
+      { type: 'reasoning', text: 'plan', signature },
+      { type: 'text', text: 'Reading it.' },
+      ...parts,
+    ],
+  });
+  const image = { type: 'image' as const, image: 'aGVsbG8=', mediaType: 'image/png' };
+
+  it('restates a trailing tool round whose assistant turn lost its signed reasoning as one user message', () => {
+    const open = signedCalls('sig-open', call('c1', 'read_file', { path: 'a.ts' }), call('c2', 'shot'));
+    const answered: Message = {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'c1', toolName: 'read_file', output: 'export const port = 8080;' },
+        { type: 'tool-result', toolCallId: 'c2', toolName: 'shot', output: 'see image', content: [image] },
+      ],
+    };
+    const messages = [system('s'), user('summary of earlier work'), open, answered];
+    const result = dropSignedReasoningFrom(messages, 1);
+    expect(result.restatedRound).toBe(true);
+    expect(result.droppedReasoning).toBe(1);
+    expect(result.messages.slice(0, 2)).toEqual(messages.slice(0, 2));
+    expect(result.messages).toHaveLength(3);
+    const restated = result.messages[2]!;
+    expect(restated.role).toBe('user');
+    const [text, ...media] = restated.content as { type: string; text?: string }[];
+    expect(text?.text).toContain(RESTATED_ROUND_HEADER);
+    expect(text?.text).toContain('You wrote: Reading it.');
+    expect(text?.text).toContain('You called read_file (call c1) with {"path":"a.ts"}.');
+    expect(text?.text).toContain('read_file (call c1) returned:\nexport const port = 8080;');
+    expect(media).toEqual([image]);
+    expect(JSON.stringify(result.messages)).not.toContain('sig-open');
+    expect(JSON.stringify(result.messages)).not.toContain('tool-call');
+    expect(JSON.stringify(messages[2])).toContain('sig-open');
+  });
+
+  it('leaves the round as it is when its reasoning stays, or when the conversation goes on after it', () => {
+    const open = signedCalls('sig-open', call('c1', 'read_file'));
+    const answered = results(['c1', 'read_file', 'data']);
+    const before = [user('changed'), open, answered];
+    const kept = dropSignedReasoningFrom([user('a'), thinking('t', { signature: 's' }), ...before], 4);
+    expect(kept.restatedRound).toBe(false);
+    expect(kept.messages[3]).toBe(open);
+    const unsigned = calls([call('c1', 'read_file')]);
+    expect(dropSignedReasoningFrom([user('changed'), unsigned, answered], 0).restatedRound).toBe(false);
+    const goesOn = dropSignedReasoningFrom([...before, user('next question')], 0);
+    expect(goesOn.restatedRound).toBe(false);
+    expect(goesOn.messages).toHaveLength(4);
+    expect(JSON.stringify(goesOn.messages[1])).not.toContain('sig-open');
+  });
+
+  it('marks a failed result and survives odd outputs', () => {
+    const open = signedCalls('sig', call('c1', 'run', { cmd: 'make' }));
+    const failed: Message = {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'c1', output: { code: 2, stderr: 'boom' }, isError: true },
+      ],
+    };
+    const result = dropSignedReasoningFrom([user('x'), open, failed], 0);
+    const text = (result.messages[1]!.content as { text: string }[])[0]!.text;
+    expect(text).toContain('(call c1) failed with:\n{"code":2,"stderr":"boom"}');
+  });
+
+  it('finds the open round only behind trailing tool results', () => {
+    const open = calls([call('c1', 'a')]);
+    expect(openToolRoundStart([user('q'), open, results(['c1', 'a', 'r'])])).toBe(1);
+    expect(openToolRoundStart([user('q'), open])).toBe(-1);
+    expect(openToolRoundStart([results(['c1', 'a', 'r'])])).toBe(-1);
+    expect(openToolRoundStart([user('q'), assistant('hi'), results(['c1', 'a', 'r'])])).toBe(-1);
+    expect(openToolRoundStart([null, 7, { role: 'tool' }])).toBe(-1);
   });
 });

@@ -1,5 +1,6 @@
 import { type ContentPart, isCompactionPart, type Message, newestCompactionIndex } from '@ctxguard/core';
 import { isRecord, partsOf, withParts } from './message-parts.js';
+import { openToolRoundStart, restateToolRound } from './open-tool-round.js';
 
 /** What {@link dropSignedReasoningAfterChange} did. */
 export interface SignedReasoningResult {
@@ -8,6 +9,8 @@ export interface SignedReasoningResult {
   droppedReasoning: number;
   /** Index (in the output) of the first message that differs from the original; `-1` when none does. */
   firstChangedIndex: number;
+  /** True when the trailing tool round was restated as a user message (its signed reasoning could not stay). */
+  restatedRound: boolean;
 }
 
 /** True for a reasoning part carrying a provider signature or redacted (encrypted) data. */
@@ -33,20 +36,28 @@ export function dropSignedReasoningAfterChange(
   let first = 0;
   while (first < rewritten.length && first < original.length && rewritten[first] === original[first]) first++;
   if (first === rewritten.length && rewritten.length === original.length) {
-    return { messages: rewritten.slice(), droppedReasoning: 0, firstChangedIndex: -1 };
+    return { messages: rewritten.slice(), droppedReasoning: 0, firstChangedIndex: -1, restatedRound: false };
   }
   return { ...dropSignedReasoningFrom(rewritten, first), firstChangedIndex: first };
+}
+
+/** What {@link dropSignedReasoningFrom} returns. */
+export interface DroppedReasoning {
+  messages: Message[];
+  droppedReasoning: number;
+  /** True when the trailing tool round was restated as a user message (see {@link restateToolRound}). */
+  restatedRound: boolean;
 }
 
 /**
  * Drops signed or redacted reasoning parts from the messages at or after `first` (a message left
  * with no content keeps a one-line note); earlier messages and unchanged ones are the input's objects.
  * What precedes the newest provider compaction item stays byte for byte: the provider never reads it.
+ * When the conversation ends in the results of a tool round whose assistant message lost its signed
+ * reasoning, that round is restated as one user message: Anthropic requires the final assistant
+ * turn of a tool loop to start with its thinking block, and rejects it once anything before changed.
  */
-export function dropSignedReasoningFrom(
-  messages: readonly Message[],
-  first: number,
-): { messages: Message[]; droppedReasoning: number } {
+export function dropSignedReasoningFrom(messages: readonly Message[], first: number): DroppedReasoning {
   let dropped = 0;
   const holder = newestCompactionIndex(messages);
   const out = messages.map((message, index) => {
@@ -60,5 +71,13 @@ export function dropSignedReasoningFrom(
     const content = kept.length > 0 ? kept : [{ type: 'text', text: '[reasoning omitted after compaction]' }];
     return withParts(message, content as ContentPart[]);
   });
-  return { messages: out, droppedReasoning: dropped };
+  const open = openToolRoundStart(out);
+  const lostItsReasoning =
+    open >= 0 && out[open] !== messages[open] && !partsOf(out[open]).some(isCompactionPart);
+  if (!lostItsReasoning) return { messages: out, droppedReasoning: dropped, restatedRound: false };
+  return {
+    messages: [...out.slice(0, open), restateToolRound(out, open)],
+    droppedReasoning: dropped,
+    restatedRound: true,
+  };
 }

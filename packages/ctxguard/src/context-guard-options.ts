@@ -61,8 +61,9 @@ export const createContextGuardOptionsSchema = z.strictObject({
   prefixCheck: contextMeasurerOptionsSchema.shape.prefixCheck,
   /**
    * `drop` (default): the messages `prepare` returns leave out signed or redacted reasoning after
-   * the first message a compaction wrote (providers reject a signed block whose prefix changed).
-   * `keep`: send them as stored, for callers that check signatures themselves (the AI SDK middleware
+   * the first message a compaction wrote (providers reject a signed block whose prefix changed);
+   * a final tool round that lost its reasoning is restated as one user message (Anthropic requires
+   * that turn to start with its thinking). `keep`: send them as stored, for callers that check signatures themselves (the AI SDK middleware
    * compares with the prompt it last sent) or leave clearing to the provider.
    */
   signedReasoning: z.enum(['drop', 'keep']).optional(),

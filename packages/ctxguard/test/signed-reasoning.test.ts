@@ -1,4 +1,4 @@
-import { createContextGuard, type MessageInput } from 'ctxguard';
+import { createContextGuard, type MessageInput, openToolRoundStart } from 'ctxguard';
 import { describe, expect, it } from 'vitest';
 
 /** A turn whose reply carries a signed thinking block (valid only while everything before it is unchanged). */
@@ -70,6 +70,63 @@ describe('prepare and signed reasoning', () => {
         keptAfterChange += signedIn(sent.messages).filter((index) => index > firstWritten).length;
     }
     expect(keptAfterChange).toBeGreaterThan(0);
+    await guard.close();
+  });
+
+  it('mid tool loop, never sends the final tool round without the thinking it started with', async () => {
+    const guard = createContextGuard({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      contextLimit: 6_000,
+    });
+    const history: MessageInput[] = [
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: 'Read every file of the project and summarize it.' },
+    ];
+    let restated = 0;
+    for (let i = 0; i < 20; i++) {
+      history.push(
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: `next I read file ${i}`, signature: `sig-${i}` },
+            {
+              type: 'tool-call',
+              toolCallId: `call-${i}`,
+              toolName: 'read_file',
+              input: { path: `src/f${i}.ts` },
+            },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: `call-${i}`,
+              toolName: 'read_file',
+              output: `// file ${i}\n${'export const value = compute(input, options);\n'.repeat(40)}`,
+            },
+          ],
+        },
+      );
+      const sent = await guard.prepare({ conversationId: 'loop', messages: history });
+      const open = openToolRoundStart(sent.messages);
+      if (open >= 0) {
+        // Sent as a tool round: its thinking is there, and nothing before it changed.
+        expect(signedIn(sent.messages)).toContain(open);
+        expect(JSON.stringify(sent.messages.slice(0, open))).toBe(JSON.stringify(history.slice(0, open)));
+      } else {
+        const last = sent.messages.at(-1)!;
+        expect(last.role).toBe('user');
+        expect(JSON.stringify(last.content)).toContain(`You called read_file (call call-${i})`);
+        expect(JSON.stringify(last.content)).toContain(`// file ${i}`);
+        restated++;
+      }
+    }
+    expect(restated).toBeGreaterThan(0);
+    const stats = await guard.stats('loop');
+    expect(stats.compactions.length).toBeGreaterThan(0);
     await guard.close();
   });
 });

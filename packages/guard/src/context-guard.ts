@@ -979,8 +979,15 @@ export class ContextGuard {
       if (rewrite.droppedReasoning > 0) {
         await this.#warn(
           'signed_reasoning_dropped',
-          `${rewrite.droppedReasoning} signed reasoning block(s) after the first changed message were left out of the request (the provider rejects them once their prefix changed); the history keeps them`,
-          { data: { strategy, tool: rewrite.tool, droppedReasoning: rewrite.droppedReasoning } },
+          `${rewrite.droppedReasoning} signed reasoning block(s) after the first changed message were left out of the request (the provider rejects them once their prefix changed); the history keeps them${rewrite.restatedRound ? '. The open tool round lost its reasoning, so it is sent as a user message that restates the calls and their results' : ''}`,
+          {
+            data: {
+              strategy,
+              tool: rewrite.tool,
+              droppedReasoning: rewrite.droppedReasoning,
+              restatedRound: rewrite.restatedRound,
+            },
+          },
         );
       }
     }

@@ -9,6 +9,11 @@ export interface SendableView {
   droppedReasoning: number;
   /** Index of the first message of the view that differs from the conversation as it was sent; -1 when none does. */
   firstChangedIndex: number;
+  /**
+   * True when the conversation ends in a tool round whose assistant message lost its signed
+   * reasoning: that round is sent as one user message saying what was called and returned.
+   */
+  restatedRound: boolean;
 }
 
 /** True for an entry a compaction wrote (a summary, a marker, a further message of a splice). */
@@ -43,12 +48,14 @@ export function firstChangedIndex(history: ConversationHistory): number {
 /**
  * The messages to send for a history: its effective view without the signed or redacted reasoning
  * that follows the first message a compaction changed (providers such as Anthropic reject a signed
- * thinking block whose earlier messages changed). The history itself keeps every block, so a rewind
- * restores them.
+ * thinking block whose earlier messages changed). When that leaves the open tool round's assistant
+ * turn without its reasoning, the round is restated as one user message (Anthropic requires the
+ * final assistant turn of a tool loop to start with its thinking). The history itself keeps every
+ * block and message, so a rewind restores them.
  */
 export function sendableView(history: ConversationHistory): SendableView {
   const messages = history.messages();
   const first = firstChangedIndex(history);
-  if (first < 0) return { messages, droppedReasoning: 0, firstChangedIndex: -1 };
+  if (first < 0) return { messages, droppedReasoning: 0, firstChangedIndex: -1, restatedRound: false };
   return { ...dropSignedReasoningFrom(messages, first), firstChangedIndex: first };
 }

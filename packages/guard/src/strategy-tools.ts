@@ -72,6 +72,8 @@ export interface RecordedRewrite {
   tokensAfter: number;
   /** Signed or redacted reasoning parts the rebuilt request leaves out (their prefix changed; the history keeps them). */
   droppedReasoning: number;
+  /** True when the rebuilt request restates its open tool round as a user message (see `sendableView`). */
+  restatedRound: boolean;
 }
 
 /** What {@link StrategyToolsImpl} works on. */
@@ -836,10 +838,12 @@ export class StrategyToolsImpl implements StrategyTools {
     const visibleAfter = new Set(this.#history.effectiveEntries().map((entry) => entry.id));
     const hiddenIds = [...visibleBefore].filter((entryId) => !visibleAfter.has(entryId));
     let droppedReasoning = 0;
+    let restatedRound = false;
     if (this.#messages) {
       // The one place the request is rebuilt: a signed block whose prefix changed is never sent.
       const sendable = sendableView(this.#history);
       droppedReasoning = sendable.droppedReasoning;
+      restatedRound = sendable.restatedRound;
       this.#messages.length = 0;
       this.#messages.push(...sendable.messages);
     }
@@ -850,6 +854,7 @@ export class StrategyToolsImpl implements StrategyTools {
       tokensBefore,
       tokensAfter,
       droppedReasoning,
+      restatedRound,
     };
     this.#rewrites.push(rewrite);
     this.#onRewrite?.(rewrite);

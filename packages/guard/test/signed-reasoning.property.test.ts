@@ -2,6 +2,7 @@ import {
   compactMessages,
   countToolPairViolations,
   createOfflineContextTools,
+  openToolRoundStart,
   toolPairUnits,
 } from '@ctxguard/compactor';
 import { TokenMeter } from '@ctxguard/compactor/internal';
@@ -52,6 +53,26 @@ function staleSignedBlocks(original: readonly Message[], sent: readonly Message[
     samePrefix &&= JSON.stringify(message) === JSON.stringify(original[index]);
   }
   return stale;
+}
+
+function callIdsOf(message: Message | undefined): string[] {
+  if (message?.role !== 'assistant' || typeof message.content === 'string') return [];
+  return message.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : []));
+}
+
+/**
+ * True when `sent` ends in a tool round whose assistant turn was sent without the signed reasoning
+ * it had in `original`: Anthropic rejects that ("a final assistant message must start with a
+ * thinking block") as surely as a stale block.
+ */
+function finalTurnLostReasoning(original: readonly Message[], sent: readonly Message[]): boolean {
+  const open = openToolRoundStart(sent);
+  if (open < 0) return false;
+  const ids = callIdsOf(sent[open]).join();
+  const source = original.find((message) => ids !== '' && callIdsOf(message).join() === ids);
+  const signedIn = (message: Message | undefined) =>
+    Array.isArray(message?.content) && (message.content as unknown[]).some(isSigned);
+  return signedIn(source) && !signedIn(sent[open]);
 }
 
 /**
@@ -220,6 +241,7 @@ describe('property: no signed reasoning block is sent after a changed prefix', (
   it('through StrategyToolsImpl: the rebuilt request drops what the history keeps', async () => {
     let dropped = 0;
     let keptSigned = 0;
+    let restated = 0;
     await fc.assert(
       fc.asyncProperty(scenarioArb, async ({ turns, withItem, rewrites }) => {
         const history = historyOf(conversationOf(turns, withItem));
@@ -233,6 +255,7 @@ describe('property: no signed reasoning block is sent after a changed prefix', (
         });
         for (const rewrite of rewrites) await apply(tools, rewrite, history);
         expect(staleSignedBlocks(original, sent)).toEqual([]);
+        expect(finalTurnLostReasoning(original, sent)).toBe(false);
         expect(countToolPairViolations(sent)).toBe(0);
         expect(upToItem(sent)).toBe(upToItem(original));
         // The history keeps every block; the request is the view minus what was dropped.
@@ -244,12 +267,14 @@ describe('property: no signed reasoning block is sent after a changed prefix', (
         if (tools.rewrites.length > 0) expect(signedCount(sent)).toBe(signedCount(view) - reported);
         dropped += reported;
         keptSigned += signedCount(sent);
+        if (tools.rewrites.at(-1)?.restatedRound) restated++;
       }),
       { numRuns: 150 },
     );
     // Both sides of the rule were exercised: blocks dropped after a change, blocks kept before it.
     expect(dropped).toBeGreaterThan(0);
     expect(keptSigned).toBeGreaterThan(0);
+    expect(restated).toBeGreaterThan(0);
   }, 120_000);
 
   it('through compactMessages: the pipeline output keeps no signed block after its first change', async () => {
@@ -265,6 +290,7 @@ describe('property: no signed reasoning block is sent after a changed prefix', (
           const budgetTokens = Math.max(1, Math.floor(meter.total(input) * fraction));
           const result = await compactMessages(input, { budgetTokens });
           expect(staleSignedBlocks(input, result.messages)).toEqual([]);
+          expect(finalTurnLostReasoning(input, result.messages)).toBe(false);
           expect(countToolPairViolations(result.messages)).toBe(0);
           expect(JSON.stringify(input)).toBe(before);
           dropped += result.droppedReasoning;
@@ -295,7 +321,12 @@ describe('sendableView', () => {
   it('is the view itself while nothing changed', () => {
     const { history, original } = prunedHistory();
     const view = sendableView(history);
-    expect(view).toEqual({ messages: original, droppedReasoning: 0, firstChangedIndex: -1 });
+    expect(view).toEqual({
+      messages: original,
+      droppedReasoning: 0,
+      firstChangedIndex: -1,
+      restatedRound: false,
+    });
   });
 
   it('keeps the blocks before the first change, drops those after it, and the rewind brings them back', async () => {
@@ -339,11 +370,19 @@ describe('ContextGuard', () => {
     expect(strategy.calls.length).toBeGreaterThan(0);
     expect(signedCount(event.messages)).toBe(1);
     expect(signedCount(history.messages())).toBe(3);
+    // The request ended in the newest read's results: its turn lost its thinking, so it is restated.
+    const last = event.messages.at(-1)!;
+    expect(last.role).toBe('user');
+    expect(JSON.stringify(last.content)).toContain('You called read_file (call t2-0)');
+    expect(JSON.stringify(last.content)).toContain('src/c.ts turn 2');
+    expect(countToolPairViolations(event.messages)).toBe(0);
+    expect(event.messages).toHaveLength(history.messages().length - 1);
     const warning = warnings.find((w) => w.code === 'signed_reasoning_dropped');
     expect(warning?.data).toMatchObject({
       strategy: 'main',
       tool: 'microcompactToolResults',
       droppedReasoning: 2,
+      restatedRound: true,
     });
   });
 });
