@@ -43,7 +43,7 @@ import {
 import type { AISdk7Middleware } from './middleware-v4.js';
 import { type PromptDialect, v3Dialect, v4Dialect } from './prompt-dialect.js';
 import { PromptConverter, promptForView, type SplitPrompt, withLeadingSystemOnly } from './prompt-view.js';
-import { keepSignedReasoningValid } from './signed-reasoning.js';
+import { keepSignedReasoningValid, restatePromptRound } from './signed-reasoning.js';
 import { coreUsage } from './usage.js';
 
 /** Share of the input budget at which the server clears / compacts, when `thresholds` leaves them out. */
@@ -341,8 +341,12 @@ class MiddlewareState {
       });
     }
     const signed = await this.#records.update(context.conversationId, (record) => {
-      const kept = keepSignedReasoningValid(view, split.rest, record.signed, (message) =>
-        context.converter.fingerprintOf(message),
+      const kept = keepSignedReasoningValid(
+        view,
+        split.rest,
+        record.signed,
+        (message) => context.converter.fingerprintOf(message),
+        (round) => restatePromptRound(round, context.converter.dialect),
       );
       return { record: { ...record, signed: kept.record }, result: kept };
     });
@@ -356,6 +360,13 @@ class MiddlewareState {
       context.warnings.push({
         type: 'other',
         message: `ctxguard: left out ${signed.droppedNow} signed reasoning part(s) whose earlier messages changed (a provider rejects them); the history keeps them`,
+      });
+    }
+    if (signed.restatedNow) {
+      context.warnings.push({
+        type: 'other',
+        message:
+          'ctxguard: the tool round this prompt ends in lost its signed reasoning, so it is sent as a user message restating the calls and their results (a provider requires that turn to start with its thinking)',
       });
     }
     return [...split.system, ...signed.messages];

@@ -1,6 +1,6 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import { keepSignedReasoningValid, reasoningSignature } from './signed-reasoning.js';
+import { keepSignedReasoningValid, openRoundStart, reasoningSignature } from './signed-reasoning.js';
 
 const user = (text: string): LanguageModelV3Message => ({ role: 'user', content: [{ type: 'text', text }] });
 const thinking = (signature: string, extra: LanguageModelV3Message['content'] = []): LanguageModelV3Message =>
@@ -80,5 +80,61 @@ describe('keepSignedReasoningValid', () => {
     expect(
       reasoningSignature({ type: 'text', providerOptions: { anthropic: { signature: 's' } } }),
     ).toBeUndefined();
+  });
+
+  describe('mid tool loop', () => {
+    const callPart = (id: string) => ({
+      type: 'tool-call' as const,
+      toolCallId: id,
+      toolName: 'read_file',
+      input: { path: `${id}.ts` },
+    });
+    const resultOf = (id: string, text: string): LanguageModelV3Message => ({
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: id, toolName: 'read_file', output: { type: 'text', value: text } },
+      ],
+    });
+
+    it('restates the final tool round once its turn lost its signed reasoning, and keeps it restated', () => {
+      const app = [user('task'), thinking('s1', [callPart('c1')]), resultOf('c1', 'const port = 8080;')];
+      const view = [user('summary of task'), ...app.slice(1)];
+      const first = keepSignedReasoningValid(view, app, null);
+      expect(first.droppedNow).toBe(1);
+      expect(first.restatedNow).toBe(true);
+      expect(first.messages).toHaveLength(2);
+      const restated = first.messages[1]!;
+      expect(restated.role).toBe('user');
+      expect(JSON.stringify(restated)).toContain(
+        'You called read_file (call c1) with {\\"path\\":\\"c1.ts\\"}',
+      );
+      expect(JSON.stringify(restated)).toContain('const port = 8080;');
+      expect(openRoundStart(first.messages)).toBe(-1);
+      // The model answered the restated prompt with a new signed turn; the next step keeps the
+      // restatement byte for byte, so that turn's reasoning is valid and sent.
+      const next = [...view, thinking('s2', [callPart('c2')]), resultOf('c2', 'export {}')];
+      const second = keepSignedReasoningValid(next, [...app, ...next.slice(3)], first.record);
+      expect(second.restatedNow).toBe(false);
+      expect(second.droppedNow).toBe(1);
+      expect(second.messages.slice(0, 2)).toEqual(first.messages);
+      expect(second.messages.slice(2)).toEqual(next.slice(3));
+      expect(openRoundStart(second.messages)).toBe(2);
+    });
+
+    it('leaves a final round alone while its reasoning stays, and one that had none', () => {
+      const app = [user('task'), thinking('s1', [callPart('c1')]), resultOf('c1', 'data')];
+      const kept = keepSignedReasoningValid(app, app, null);
+      expect(kept.restatedNow).toBe(false);
+      expect(kept.messages).toEqual(app);
+      expect(kept.record.restated).toBeUndefined();
+      const unsigned: LanguageModelV3Message = { role: 'assistant', content: [callPart('c1')] };
+      const plain = keepSignedReasoningValid(
+        [user('changed'), unsigned, app[2]!],
+        [user('a'), unsigned, app[2]!],
+        null,
+      );
+      expect(plain.restatedNow).toBe(false);
+      expect(plain.messages).toHaveLength(3);
+    });
   });
 });

@@ -1,5 +1,8 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
+import { fromAISDKPrompt, toAISDKPrompt } from '@ctxguard/formats';
+import { restateToolRound } from 'ctxguard';
 import { fingerprint } from './fingerprint.js';
+import { type PromptDialect, v3Dialect } from './prompt-dialect.js';
 import { contentText, reasoningSignature } from './prompt-view.js';
 
 export { reasoningSignature };
@@ -18,6 +21,12 @@ export interface SentRecord {
   sent: string[];
   /** Fingerprints of signed reasoning ctxguard has dropped (dropped again every call). */
   dropped: string[];
+  /**
+   * Fingerprints of the assistant turns (as sent, without their dropped reasoning) whose tool round
+   * was sent restated as a user message: restated again every call, so the prefix stays the one the
+   * model's later reasoning was signed on.
+   */
+  restated?: string[];
 }
 
 /** What {@link keepSignedReasoningValid} returns. */
@@ -25,7 +34,38 @@ export interface SignedReasoningOutcome {
   messages: LanguageModelV3Message[];
   /** Signed reasoning parts left out of this request. */
   droppedNow: number;
+  /** True when this request restates the tool round it ends in (its turn lost its signed reasoning). */
+  restatedNow: boolean;
   record: SentRecord;
+}
+
+/** Index of the assistant turn whose tool calls the prompt ends answering; -1 when it ends otherwise. */
+export function openRoundStart(messages: readonly LanguageModelV3Message[]): number {
+  let index = messages.length - 1;
+  while (index >= 0 && messages[index]?.role === 'tool') index--;
+  const opener = messages[index];
+  if (index < 0 || index === messages.length - 1 || opener?.role !== 'assistant') return -1;
+  return opener.content.some((part) => part.type === 'tool-call') ? index : -1;
+}
+
+/** The tool messages right after `start` (the results of its calls). */
+function roundEnd(messages: readonly LanguageModelV3Message[], start: number): number {
+  let end = start + 1;
+  while (end < messages.length && messages[end]?.role === 'tool') end++;
+  return end;
+}
+
+/**
+ * A tool round (an assistant turn with tool calls and the tool messages after it) as one user
+ * message in words, by the compactor's \`restateToolRound\`, in the prompt form of \`dialect\`.
+ */
+export function restatePromptRound(
+  round: readonly LanguageModelV3Message[],
+  dialect: PromptDialect = v3Dialect,
+): LanguageModelV3Message {
+  const core = fromAISDKPrompt(round.map(dialect.inbound));
+  const [restated] = toAISDKPrompt([restateToolRound(core, 0)]) as LanguageModelV3Message[];
+  return dialect.outbound(restated as LanguageModelV3Message);
 }
 
 function withoutParts(
@@ -48,47 +88,84 @@ function firstDifference(a: readonly string[], b: readonly string[]): number {
   return Number.POSITIVE_INFINITY;
 }
 
+/** Restates, in place, each tool round whose assistant turn was restated in an earlier request. */
+function restateAgain(
+  messages: LanguageModelV3Message[],
+  restated: ReadonlySet<string>,
+  hashOf: (message: LanguageModelV3Message) => string,
+  restate: (round: readonly LanguageModelV3Message[]) => LanguageModelV3Message,
+  lost: boolean[],
+): void {
+  if (restated.size === 0) return;
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index] as LanguageModelV3Message;
+    if (message.role !== 'assistant' || !restated.has(hashOf(message))) continue;
+    const end = roundEnd(messages, index);
+    if (end === index + 1) continue;
+    messages.splice(index, end - index, restate(messages.slice(index, end)));
+    lost.splice(index, end - index, false);
+  }
+}
+
 /**
  * A provider accepts signed reasoning only after the exact prefix it was produced on. The reference
  * is the last prompt sent for the conversation (or, without one, the app's own messages): signed
  * reasoning at or after the first message that differs from it is dropped from this request, and
- * stays dropped in later ones (the history keeps it). Messages left empty go too.
+ * stays dropped in later ones (the history keeps it). Messages left empty go too. When the prompt
+ * ends in the results of a tool round whose assistant turn lost its signed reasoning, that round is
+ * sent as one user message restating it (Anthropic requires the final assistant turn of a tool loop
+ * to start with its thinking), and so is it in every later request while it is in the prompt.
  */
 export function keepSignedReasoningValid(
   view: readonly LanguageModelV3Message[],
   appMessages: readonly LanguageModelV3Message[],
   previous: SentRecord | null,
   hashOf: (message: LanguageModelV3Message) => string = promptMessageHash,
+  restate: (round: readonly LanguageModelV3Message[]) => LanguageModelV3Message = restatePromptRound,
 ): SignedReasoningOutcome {
   const dropped = new Set(previous?.dropped ?? []);
+  const restated = new Set(previous?.restated ?? []);
   let messages: LanguageModelV3Message[] = [];
+  let lost: boolean[] = [];
   let droppedNow = 0;
   for (const message of view) {
     const kept = withoutParts(message, (signature) => dropped.has(fingerprint(signature)));
     droppedNow += kept.removed;
-    if (kept.message) messages.push(kept.message);
+    if (!kept.message) continue;
+    messages.push(kept.message);
+    lost.push(kept.removed > 0);
   }
-  const hashes = messages.map(hashOf);
+  restateAgain(messages, restated, hashOf, restate, lost);
+  let hashes = messages.map(hashOf);
   const reference = previous?.sent ?? appMessages.map(hashOf);
   const from = firstDifference(hashes, reference);
-  if (from >= messages.length)
-    return { messages, droppedNow, record: { sent: hashes, dropped: [...dropped] } };
-  const after: LanguageModelV3Message[] = [];
-  const afterHashes: string[] = [];
-  messages.slice(from).forEach((message, k) => {
-    const kept = withoutParts(message, (signature) => {
-      dropped.add(fingerprint(signature));
-      return true;
+  if (from < messages.length) {
+    const after: LanguageModelV3Message[] = [];
+    const afterHashes: string[] = [];
+    const afterLost: boolean[] = [];
+    messages.slice(from).forEach((message, k) => {
+      const kept = withoutParts(message, (signature) => {
+        dropped.add(fingerprint(signature));
+        return true;
+      });
+      droppedNow += kept.removed;
+      if (!kept.message) return;
+      after.push(kept.message);
+      afterHashes.push(kept.removed === 0 ? (hashes[from + k] as string) : hashOf(kept.message));
+      afterLost.push(kept.removed > 0 || (lost[from + k] as boolean));
     });
-    droppedNow += kept.removed;
-    if (!kept.message) return;
-    after.push(kept.message);
-    afterHashes.push(kept.removed === 0 ? (hashes[from + k] as string) : hashOf(kept.message));
-  });
-  messages = [...messages.slice(0, from), ...after];
-  return {
-    messages,
-    droppedNow,
-    record: { sent: [...hashes.slice(0, from), ...afterHashes], dropped: [...dropped] },
-  };
+    messages = [...messages.slice(0, from), ...after];
+    hashes = [...hashes.slice(0, from), ...afterHashes];
+    lost = [...lost.slice(0, from), ...afterLost];
+  }
+  const open = openRoundStart(messages);
+  const restatedNow = open >= 0 && lost[open] === true;
+  if (restatedNow) {
+    restated.add(hashes[open] as string);
+    messages = [...messages.slice(0, open), restate(messages.slice(open))];
+    hashes = [...hashes.slice(0, open), hashOf(messages[open] as LanguageModelV3Message)];
+  }
+  const record: SentRecord = { sent: hashes, dropped: [...dropped] };
+  if (restated.size > 0) record.restated = [...restated];
+  return { messages, droppedNow, restatedNow, record };
 }

@@ -42,9 +42,12 @@ function lastUserText(prompt: LanguageModelV3Prompt): string {
   return last.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ');
 }
 
-/** The model's reply: think and call both tools after a user turn, answer after the tool results. */
+/**
+ * The model's reply: think and call both tools after a user turn, answer after the tool results, also
+ * when they come restated as a user message (its last step, after a compaction).
+ */
 export function agentReply(prompt: LanguageModelV3Prompt, request: number): LanguageModelV3Content[] {
-  if (prompt.at(-1)?.role === 'tool')
+  if (prompt.at(-1)?.role === 'tool' || /your last step is restated/.test(lastUserText(prompt)))
     return [{ type: 'text', text: `Checked. Request ${request}: the module needs one fix.` }];
   const module = /module(\d+)/.exec(lastUserText(prompt))?.[1] ?? '0';
   return [

@@ -1,7 +1,8 @@
 // A mock Anthropic model with a small window, built on the AI SDK's own MockLanguageModelV3: it counts
 // its input with a real BPE tokenizer (o200k, not what ctxguard's estimate uses), throws the
 // APICallError the Anthropic provider throws for "prompt is too long" (the body as Anthropic sends it),
-// rejects a signed thinking block whose earlier messages changed (as Anthropic does), and checks every
+// rejects a signed thinking block whose earlier messages changed and, mid tool loop, a final assistant
+// turn that does not start with its thinking (as Anthropic does with thinking on), and checks every
 // prompt it receives for orphaned tool calls and results.
 import {
   APICallError,
@@ -23,7 +24,7 @@ export interface SeenRequest {
   tokens: number;
   /** Rejected as too long. */
   overLimit: boolean;
-  /** Rejected for a modified signed thinking block. */
+  /** Rejected for a modified signed thinking block, or a final tool-loop turn without its thinking. */
   badSignature: boolean;
   /** Tool calls without results, results without calls, system messages after the start. */
   orphans: string[];
@@ -86,8 +87,21 @@ function overflowError(tokens: number, window: number, prompt: LanguageModelV3Pr
   });
 }
 
-function signatureError(index: number): APICallError {
-  const message = `messages.${index}.content.0: thinking blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`;
+/**
+ * Mid tool loop (the prompt ends in tool results), the index of the final assistant turn when it does
+ * not start with a thinking block; -1 otherwise. This model always thinks before calling tools.
+ */
+function finalTurnWithoutThinking(prompt: LanguageModelV3Prompt): number {
+  if (prompt.at(-1)?.role !== 'tool') return -1;
+  const index = prompt.findLastIndex((message) => message.role === 'assistant');
+  const first = prompt[index]?.content[0];
+  return typeof first === 'object' && first.type === 'reasoning' ? -1 : index;
+}
+
+function signatureError(index: number, missing = false): APICallError {
+  const message = missing
+    ? `messages.${index}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`text\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks).`
+    : `messages.${index}.content.0: thinking blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`;
   const body = { type: 'error', error: { type: 'invalid_request_error', message } };
   return new APICallError({
     message,
@@ -147,6 +161,11 @@ export async function createWindowModel(window: number, reply: Reply): Promise<W
     requests.push(seen);
     if (seen.overLimit) throw overflowError(tokens, window, prompt);
     const texts = prompt.map((message) => jsonBytes(message));
+    const unthought = finalTurnWithoutThinking(prompt);
+    if (unthought >= 0) {
+      seen.badSignature = true;
+      throw signatureError(unthought, true);
+    }
     prompt.forEach((message, index) => {
       if (message.role !== 'assistant') return;
       for (const part of message.content) {
