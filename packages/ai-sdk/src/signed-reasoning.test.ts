@@ -1,6 +1,12 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import { keepSignedReasoningValid, openRoundStart, reasoningSignature } from './signed-reasoning.js';
+import { v4Dialect } from './prompt-dialect.js';
+import {
+  keepSignedReasoningValid,
+  openRoundStart,
+  reasoningSignature,
+  restatePromptRound,
+} from './signed-reasoning.js';
 
 const user = (text: string): LanguageModelV3Message => ({ role: 'user', content: [{ type: 'text', text }] });
 const thinking = (signature: string, extra: LanguageModelV3Message['content'] = []): LanguageModelV3Message =>
@@ -135,6 +141,35 @@ describe('keepSignedReasoningValid', () => {
       );
       expect(plain.restatedNow).toBe(false);
       expect(plain.messages).toHaveLength(3);
+    });
+
+    it('restates an AI SDK 7 round in the AI SDK 7 form, its image result attached', () => {
+      const round = [
+        thinking('s1', [callPart('c1')]),
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'c1',
+              toolName: 'read_file',
+              output: {
+                type: 'content',
+                value: [
+                  { type: 'text', text: 'the chart' },
+                  { type: 'file', data: { type: 'data', data: 'iVBORw0KGgo=' }, mediaType: 'image/png' },
+                ],
+              },
+            },
+          ],
+        },
+      ] as unknown as LanguageModelV3Message[];
+      const restated = restatePromptRound(round, v4Dialect);
+      expect(restated.role).toBe('user');
+      const [text, image] = restated.content as unknown as Record<string, unknown>[];
+      expect(text?.['text']).toContain('read_file (call c1) returned:');
+      expect(text?.['text']).toContain('the chart');
+      expect(image).toMatchObject({ type: 'file', mediaType: 'image/png', data: { type: 'data' } });
     });
   });
 });
