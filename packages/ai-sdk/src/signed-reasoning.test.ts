@@ -164,7 +164,8 @@ describe('keepSignedReasoningValid', () => {
           ],
         },
       ] as unknown as LanguageModelV3Message[];
-      const restated = restatePromptRound(round, v4Dialect);
+      const [restated] = restatePromptRound(round, v4Dialect);
+      if (restated === undefined) throw new Error('no restatement');
       expect(restated.role).toBe('user');
       const [text, image] = restated.content as unknown as Record<string, unknown>[];
       expect(text?.['text']).toContain('read_file (call c1) returned:');

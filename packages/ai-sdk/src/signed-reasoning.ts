@@ -57,15 +57,14 @@ function roundEnd(messages: readonly LanguageModelV3Message[], start: number): n
 
 /**
  * A tool round (an assistant turn with tool calls and the tool messages after it) as one user
- * message in words, by the compactor's \`restateToolRound\`, in the prompt form of \`dialect\`.
+ * message in words, by the compactor's `restateToolRound`, in the prompt form of `dialect`.
  */
 export function restatePromptRound(
   round: readonly LanguageModelV3Message[],
   dialect: PromptDialect = v3Dialect,
-): LanguageModelV3Message {
+): LanguageModelV3Message[] {
   const core = fromAISDKPrompt(round.map(dialect.inbound));
-  const [restated] = toAISDKPrompt([restateToolRound(core, 0)]) as LanguageModelV3Message[];
-  return dialect.outbound(restated as LanguageModelV3Message);
+  return (toAISDKPrompt(restateToolRound(core, 0)) as LanguageModelV3Message[]).map(dialect.outbound);
 }
 
 function withoutParts(
@@ -93,7 +92,7 @@ function restateAgain(
   messages: LanguageModelV3Message[],
   restated: ReadonlySet<string>,
   hashOf: (message: LanguageModelV3Message) => string,
-  restate: (round: readonly LanguageModelV3Message[]) => LanguageModelV3Message,
+  restate: (round: readonly LanguageModelV3Message[]) => LanguageModelV3Message[],
   lost: boolean[],
 ): void {
   if (restated.size === 0) return;
@@ -102,8 +101,10 @@ function restateAgain(
     if (message.role !== 'assistant' || !restated.has(hashOf(message))) continue;
     const end = roundEnd(messages, index);
     if (end === index + 1) continue;
-    messages.splice(index, end - index, restate(messages.slice(index, end)));
-    lost.splice(index, end - index, false);
+    const restatement = restate(messages.slice(index, end));
+    messages.splice(index, end - index, ...restatement);
+    lost.splice(index, end - index, ...restatement.map(() => false));
+    index += restatement.length - 1;
   }
 }
 
@@ -121,7 +122,7 @@ export function keepSignedReasoningValid(
   appMessages: readonly LanguageModelV3Message[],
   previous: SentRecord | null,
   hashOf: (message: LanguageModelV3Message) => string = promptMessageHash,
-  restate: (round: readonly LanguageModelV3Message[]) => LanguageModelV3Message = restatePromptRound,
+  restate: (round: readonly LanguageModelV3Message[]) => LanguageModelV3Message[] = restatePromptRound,
 ): SignedReasoningOutcome {
   const dropped = new Set(previous?.dropped ?? []);
   const restated = new Set(previous?.restated ?? []);
@@ -162,8 +163,8 @@ export function keepSignedReasoningValid(
   const restatedNow = open >= 0 && lost[open] === true;
   if (restatedNow) {
     restated.add(hashes[open] as string);
-    messages = [...messages.slice(0, open), restate(messages.slice(open))];
-    hashes = [...hashes.slice(0, open), hashOf(messages[open] as LanguageModelV3Message)];
+    messages = [...messages.slice(0, open), ...restate(messages.slice(open))];
+    hashes = [...hashes.slice(0, open), ...messages.slice(open).map(hashOf)];
   }
   const record: SentRecord = { sent: hashes, dropped: [...dropped] };
   if (restated.size > 0) record.restated = [...restated];

@@ -1,5 +1,12 @@
-import type { FilePart, ImagePart, Message, TextPart } from '@ctxguard/core';
-import { isRecord, isToolCallPart, isToolResultPart, partsOf, roleOf } from './message-parts.js';
+import {
+  type ContentPart,
+  type FilePart,
+  type ImagePart,
+  isCompactionPart,
+  type Message,
+  type TextPart,
+} from '@ctxguard/core';
+import { isRecord, isToolCallPart, isToolResultPart, partsOf, roleOf, withParts } from './message-parts.js';
 
 /** Opening line of a restated tool round, so the model reads it as its own earlier step. */
 export const RESTATED_ROUND_HEADER =
@@ -56,20 +63,32 @@ function resultLines(messages: readonly unknown[], media: (ImagePart | FilePart)
   return lines;
 }
 
+function inWords(opener: unknown, results: readonly unknown[]): Message {
+  const media: (ImagePart | FilePart)[] = [];
+  const text = [RESTATED_ROUND_HEADER, ...assistantLines(opener), ...resultLines(results, media)].join(
+    '\n\n',
+  );
+  const content: (TextPart | ImagePart | FilePart)[] = [{ type: 'text', text }, ...media];
+  return { role: 'user', content };
+}
+
 /**
  * The tool round from `start` (an assistant message with tool calls, then the tool messages that
  * answer it) as one user message that says in words what was called and what came back, media
  * results attached. A provider that requires the final assistant turn of a tool loop to start with
  * its signed reasoning accepts this once that reasoning can no longer be sent; the pairs are gone
- * together, so none is left orphaned.
+ * together, so none is left orphaned. An assistant message holding a provider compaction item keeps
+ * the item and what precedes it as an assistant message of its own before the restatement (the
+ * provider needs the item as it was); only what follows the item is restated.
  */
-export function restateToolRound(messages: readonly Message[], start: number): Message {
-  const media: (ImagePart | FilePart)[] = [];
-  const text = [
-    RESTATED_ROUND_HEADER,
-    ...assistantLines(messages[start]),
-    ...resultLines(messages.slice(start + 1), media),
-  ].join('\n\n');
-  const content: (TextPart | ImagePart | FilePart)[] = [{ type: 'text', text }, ...media];
-  return { role: 'user', content };
+export function restateToolRound(messages: readonly Message[], start: number): Message[] {
+  const opener = messages[start] as Message;
+  const results = messages.slice(start + 1);
+  const parts = partsOf(opener);
+  const item = parts.findLastIndex(isCompactionPart);
+  if (item < 0) return [inWords(opener, results)];
+  return [
+    withParts(opener, parts.slice(0, item + 1) as ContentPart[]),
+    inWords({ ...opener, content: parts.slice(item + 1) }, results),
+  ];
 }

@@ -147,6 +147,27 @@ describe('dropSignedReasoningFrom and the open tool round', () => {
     expect(text).toContain('(call c1) failed with:\n{"code":2,"stderr":"boom"}');
   });
 
+  it('keeps a provider compaction item of that turn as an assistant message before the restatement', () => {
+    const item = {
+      type: 'opaque' as const,
+      provider: 'anthropic',
+      kind: 'compaction',
+      data: { type: 'compaction', content: 'Summary.' },
+    };
+    const open: Message = {
+      role: 'assistant',
+      content: [item, { type: 'reasoning', text: 'plan', signature: 'sig' }, call('c1', 'read_file')],
+    };
+    const result = dropSignedReasoningFrom(
+      [system('s, with facts'), user('go'), open, results(['c1', 'read_file', 'x'])],
+      0,
+    );
+    expect(result.restatedRound).toBe(true);
+    expect(result.messages.slice(2).map((message) => message.role)).toEqual(['assistant', 'user']);
+    expect(result.messages[2]!.content).toEqual([item]);
+    expect(JSON.stringify(result.messages[3])).toContain('You called read_file (call c1)');
+  });
+
   it('finds the open round only behind trailing tool results', () => {
     const open = calls([call('c1', 'a')]);
     expect(openToolRoundStart([user('q'), open, results(['c1', 'a', 'r'])])).toBe(1);

@@ -71,13 +71,16 @@ export function dropSignedReasoningFrom(messages: readonly Message[], first: num
     const content = kept.length > 0 ? kept : [{ type: 'text', text: '[reasoning omitted after compaction]' }];
     return withParts(message, content as ContentPart[]);
   });
+  const restated = restateOpenRound(messages, out);
+  return { messages: restated ?? out, droppedReasoning: dropped, restatedRound: restated !== undefined };
+}
+
+/**
+ * `out` with its trailing tool round restated (see {@link restateToolRound}) when the round's
+ * assistant turn lost signed reasoning (`out` differs from `messages` there); undefined otherwise.
+ */
+function restateOpenRound(messages: readonly Message[], out: readonly Message[]): Message[] | undefined {
   const open = openToolRoundStart(out);
-  const lostItsReasoning =
-    open >= 0 && out[open] !== messages[open] && !partsOf(out[open]).some(isCompactionPart);
-  if (!lostItsReasoning) return { messages: out, droppedReasoning: dropped, restatedRound: false };
-  return {
-    messages: [...out.slice(0, open), restateToolRound(out, open)],
-    droppedReasoning: dropped,
-    restatedRound: true,
-  };
+  if (open < 0 || out[open] === messages[open]) return undefined;
+  return [...out.slice(0, open), ...restateToolRound(out, open)];
 }

@@ -1,6 +1,7 @@
 import { dropSignedReasoningFrom } from '@ctxguard/compactor/internal';
 import type { CompactionRecord, HistoryEntry, Message, Usage } from '@ctxguard/core';
 import type { InMemoryConversationHistory } from '@ctxguard/effective-history';
+import { signedReasoningBoundary } from '@ctxguard/guard';
 import { matchesStored } from './message-match.js';
 
 /** What mapping the app's messages onto a stored conversation did. */
@@ -245,7 +246,9 @@ export function syncHistory(
  * effective entry stands for one of the app's messages (by the sync's mapping), copies of the
  * stored summaries and markers elsewhere. Signed or redacted reasoning after the first message a
  * compaction wrote is left out (a provider such as Anthropic rejects a signed block whose earlier
- * messages changed); the history keeps it, so a rewind restores it.
+ * messages changed) up to the last message of the request the newest compaction rewrote; the
+ * history keeps it, so a rewind restores it. A tool round that request ended in, left without its
+ * reasoning, is restated as a user message until the next compaction.
  */
 export function messagesToSend(
   history: InMemoryConversationHistory,
@@ -272,7 +275,13 @@ export function messagesToSend(
     const own = position === undefined ? undefined : app[position];
     out[k] = own === undefined ? (structuredClone(entry.message) as Message) : (own as Message);
   }
-  return firstRewritten < 0 || keepSignedReasoning
-    ? out
-    : dropSignedReasoningFrom(out, firstRewritten).messages;
+  if (firstRewritten < 0 || keepSignedReasoning) return out;
+  // What the model signed after the request the newest compaction rewrote was signed on that
+  // request as sent since: it stays (see `signedReasoningBoundary`).
+  const boundary = signedReasoningBoundary(history);
+  if (boundary < firstRewritten) return dropSignedReasoningFrom(out, firstRewritten).messages;
+  return [
+    ...dropSignedReasoningFrom(out.slice(0, boundary + 1), firstRewritten).messages,
+    ...out.slice(boundary + 1),
+  ];
 }

@@ -33,6 +33,7 @@ import {
 } from './guard-state.js';
 import { type DroppedFacts, eitherSignal, untilAborted } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
+import { forgetUnsentSignedMark } from './signed-mark.js';
 import {
   appOwnFacts,
   type RecordedRewrite,
@@ -613,6 +614,7 @@ export class ContextGuard {
   ) {
     event.abort = true;
     event.abortReason = reason;
+    if (event.history) forgetUnsentSignedMark(event.history);
     await this.#warn(code, reason, { data, ...(cause !== undefined ? { cause } : {}) });
   }
 

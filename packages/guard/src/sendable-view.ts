@@ -1,5 +1,6 @@
 import { dropSignedReasoningFrom } from '@ctxguard/compactor/internal';
 import type { ConversationHistory, HistoryEntry, Message } from '@ctxguard/core';
+import { signedReasoningBoundary } from './signed-mark.js';
 
 /** What {@link sendableView} returns. */
 export interface SendableView {
@@ -48,14 +49,24 @@ export function firstChangedIndex(history: ConversationHistory): number {
 /**
  * The messages to send for a history: its effective view without the signed or redacted reasoning
  * that follows the first message a compaction changed (providers such as Anthropic reject a signed
- * thinking block whose earlier messages changed). When that leaves the open tool round's assistant
- * turn without its reasoning, the round is restated as one user message (Anthropic requires the
- * final assistant turn of a tool loop to start with its thinking). The history itself keeps every
- * block and message, so a rewind restores them.
+ * thinking block whose earlier messages changed), up to the last message of the request the newest
+ * compaction rewrote when the guard recorded it (see {@link signedReasoningBoundary}): what the
+ * model signed after that was signed on the request as sent since, so it stays. When the request
+ * the compaction rewrote ended in a tool round whose assistant turn lost its reasoning, that round
+ * is restated as one user message, now and in every request until the next compaction (Anthropic
+ * requires the final assistant turn of a tool loop to start with its thinking). The history itself
+ * keeps every block and message, so a rewind restores them.
  */
 export function sendableView(history: ConversationHistory): SendableView {
   const messages = history.messages();
   const first = firstChangedIndex(history);
   if (first < 0) return { messages, droppedReasoning: 0, firstChangedIndex: -1, restatedRound: false };
-  return { ...dropSignedReasoningFrom(messages, first), firstChangedIndex: first };
+  const boundary = signedReasoningBoundary(history);
+  if (boundary < first) return { ...dropSignedReasoningFrom(messages, first), firstChangedIndex: first };
+  const rewritten = dropSignedReasoningFrom(messages.slice(0, boundary + 1), first);
+  return {
+    ...rewritten,
+    messages: [...rewritten.messages, ...messages.slice(boundary + 1)],
+    firstChangedIndex: first,
+  };
 }

@@ -60,6 +60,7 @@ import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFacts, missingFacts, redactFact, redactMessage } from './guard-facts.js';
 import { boundToRequest, type DroppedFacts } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
+import { writeSignedMark } from './signed-mark.js';
 import { checkTools } from './tools-input.js';
 
 /** One rewrite that changed the conversation, as the guard reports it in `onCompaction`. */
@@ -833,6 +834,7 @@ export class StrategyToolsImpl implements StrategyTools {
     const visibleBefore = new Set(this.#history.effectiveEntries().map((entry) => entry.id));
     const id = apply();
     if (id === null) return this.#unchanged();
+    writeSignedMark(this.#history, id);
     const after = this.#history.messages();
     const tokensAfter = this.#meter.total(after);
     const visibleAfter = new Set(this.#history.effectiveEntries().map((entry) => entry.id));

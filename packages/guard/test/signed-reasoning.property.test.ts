@@ -15,6 +15,7 @@ import {
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sendableView } from '../src/sendable-view.js';
+import { signedReasoningBoundary } from '../src/signed-mark.js';
 import { StrategyToolsImpl } from '../src/strategy-tools.js';
 import { createGuard, filler, historyOf, measureAndEmit, recordingStrategy } from './support/harness.js';
 
@@ -345,6 +346,99 @@ describe('sendableView', () => {
     history.rewind(result.compactionIds[0]!);
     expect(sendableView(history)).toMatchObject({ droppedReasoning: 0, firstChangedIndex: -1 });
     expect(signedCount(history.messages())).toBe(3);
+  });
+});
+
+describe('signed reasoning made after a compaction', () => {
+  const read = (i: number, signature: string): Message[] => [
+    {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: `read file ${i} next`, signature },
+        { type: 'tool-call', toolCallId: `r${i}`, toolName: 'read_file', input: { path: `src/f${i}.ts` } },
+      ],
+    },
+    {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: `r${i}`, toolName: 'read_file', output: filler(`f${i}`, 600) },
+      ],
+    },
+  ];
+
+  async function compactedMidLoop() {
+    const history = historyOf([
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: 'Read the files.' },
+      ...read(0, 'sig-0'),
+      ...read(1, 'sig-1'),
+      ...read(2, 'sig-2'),
+    ]);
+    const sent = history.messages();
+    const tools = new StrategyToolsImpl({ history, contextTools: offline, redact: (t) => t, messages: sent });
+    const result = await tools.microcompactToolResults({ keepRecent: 2 });
+    expect(result.changed).toBe(true);
+    return { history, sent, compactionId: result.compactionIds[0]! };
+  }
+
+  it('is sent on while nothing changed since, and the round the compaction restated stays restated', async () => {
+    const { history, sent } = await compactedMidLoop();
+    expect(sent.at(-1)!.role).toBe('user');
+    expect(signedCount(sent)).toBe(1);
+    expect(signedReasoningBoundary(history)).toBe(history.length - 1);
+    // The model answered that request: its new turn is signed on exactly `sent`.
+    for (const message of read(3, 'sig-3')) history.append(message);
+    const next = sendableView(history);
+    expect(JSON.stringify(next.messages.slice(0, sent.length))).toBe(JSON.stringify(sent));
+    expect(next.messages.slice(sent.length)).toEqual(read(3, 'sig-3'));
+    expect(next.restatedRound).toBe(true);
+    expect(countToolPairViolations(next.messages)).toBe(0);
+  });
+
+  it('is not trusted after a request the guard declined: that request was never sent', async () => {
+    const run = async (action: 'compacted' | 'decline') => {
+      const strategy = recordingStrategy([{ level: 'compact', at: 0.5 }], async ({ tools }) => {
+        await tools.microcompactToolResults({ keepRecent: 2 });
+        return action === 'decline' ? { action, reason: 'still too large' } : { action };
+      });
+      const { hooks } = createGuard({ strategies: { main: strategy }, defaultStrategy: 'main' });
+      const history = historyOf([
+        { role: 'system', content: 'You are a coding agent.' },
+        { role: 'user', content: 'Read the files.' },
+        ...read(0, 'sig-0'),
+        ...read(1, 'sig-1'),
+        ...read(2, 'sig-2'),
+      ]);
+      const event = await measureAndEmit(hooks, history, { window: 10_000, inputBudget: 2_000 });
+      expect(history.compactions().length).toBeGreaterThan(0);
+      return { event, boundary: signedReasoningBoundary(history), last: history.length - 1 };
+    };
+    const sent = await run('compacted');
+    expect(sent.event.abort).toBe(false);
+    expect(sent.boundary).toBe(sent.last);
+    const declined = await run('decline');
+    expect(declined.event.abort).toBe(true);
+    expect(declined.boundary).toBe(-1);
+  });
+
+  it('is dropped again once another change is not the guard’s own, or the compaction is rewound', async () => {
+    const outside = await compactedMidLoop();
+    for (const message of read(3, 'sig-3')) outside.history.append(message);
+    outside.history.dropOldest(1);
+    expect(signedReasoningBoundary(outside.history)).toBe(-1);
+    expect(JSON.stringify(sendableView(outside.history).messages)).not.toContain('sig-3');
+
+    const rewound = await compactedMidLoop();
+    for (const message of read(3, 'sig-3')) rewound.history.append(message);
+    rewound.history.rewind(rewound.compactionId);
+    expect(signedReasoningBoundary(rewound.history)).toBe(-1);
+    expect(sendableView(rewound.history).firstChangedIndex).toBe(-1);
+
+    const garbled = await compactedMidLoop();
+    (garbled.history.metadata['__ctxguard'] as Record<string, unknown>)['signedMark'] = { compactionId: 7 };
+    for (const message of read(3, 'sig-3')) garbled.history.append(message);
+    expect(signedReasoningBoundary(garbled.history)).toBe(-1);
+    expect(JSON.stringify(sendableView(garbled.history).messages)).not.toContain('sig-3');
   });
 });
 

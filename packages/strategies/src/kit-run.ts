@@ -13,7 +13,7 @@ import {
   type StrategyDecision,
 } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
-import { ContextGuard, firstChangedIndex, StrategyToolsImpl, sendableView } from '@ctxguard/guard';
+import { ContextGuard, StrategyToolsImpl, sendableView } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import type { KitStep } from './kit-conversation.js';
@@ -90,20 +90,70 @@ export function historyProblems(history: ConversationHistory, systemPrompt: stri
   return problems;
 }
 
+/** The signature or encrypted data of a signed or redacted reasoning part; undefined for any other part. */
+function signedKey(part: unknown): string | undefined {
+  if (typeof part !== 'object' || part === null) return undefined;
+  const { type, signature, redactedData } = part as Record<string, unknown>;
+  if (type !== 'reasoning') return undefined;
+  if (typeof signature === 'string') return signature;
+  return typeof redactedData === 'string' ? redactedData : undefined;
+}
+
+function signedKeysOf(message: Message): string[] {
+  if (message.role !== 'assistant' || !Array.isArray(message.content)) return [];
+  return message.content.flatMap((part) => {
+    const key = signedKey(part);
+    return key === undefined ? [] : [key];
+  });
+}
+
+/** The messages before a point of a request, as one comparable string. */
+export function prefixKey(messages: readonly Message[]): string {
+  return messages.map(canonicalJson).join('\n');
+}
+
 /**
- * Signed or redacted reasoning blocks from index `first` on (none when `first` is -1): providers
- * reject such a block once anything before it changed.
+ * Signed or redacted reasoning blocks of a request whose preceding messages are not those they were
+ * made on (`madeOn(key)`: the {@link prefixKey} of the request the model answered with them):
+ * providers reject such a block once anything before it changed.
  */
-export function staleSignedReasoning(messages: readonly Message[], first: number): number {
-  if (first < 0) return 0;
+export function staleSignedReasoning(
+  messages: readonly Message[],
+  madeOn: (key: string) => string | undefined,
+): number {
   let stale = 0;
-  for (const message of messages.slice(first)) {
-    if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
-    for (const part of message.content)
-      if (part.type === 'reasoning' && (part.signature !== undefined || part.redactedData !== undefined))
-        stale++;
-  }
+  const texts = messages.map(canonicalJson);
+  messages.forEach((message, index) => {
+    for (const key of signedKeysOf(message)) {
+      if (madeOn(key) !== texts.slice(0, index).join('\n')) stale++;
+    }
+  });
   return stale;
+}
+
+function callIds(message: Message | undefined): string {
+  if (message?.role !== 'assistant' || !Array.isArray(message.content)) return '';
+  return message.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])).join(',');
+}
+
+/**
+ * True when a request ends in tool results whose assistant turn does not start with the signed
+ * reasoning it has in `original`: Anthropic requires the final assistant turn of a tool loop to
+ * start with its thinking block.
+ */
+export function finalTurnWithoutThinking(
+  messages: readonly Message[],
+  original: readonly Message[],
+): boolean {
+  let index = messages.length - 1;
+  while (index >= 0 && messages[index]?.role === 'tool') index--;
+  const opener = messages[index];
+  if (index === messages.length - 1 || opener?.role !== 'assistant') return false;
+  const ids = callIds(opener);
+  const source = original.findLast((message) => ids !== '' && callIds(message) === ids);
+  if (source === undefined || signedKeysOf(source).length === 0) return false;
+  const first = Array.isArray(opener.content) ? opener.content[0] : undefined;
+  return signedKey(first) === undefined;
 }
 
 /** Rewinds every compaction still recorded and says whether the history is the original again. */
@@ -217,6 +267,10 @@ export async function runConversation(
     result.compactions++;
   });
   const original: Message[] = [];
+  // What the app holds between requests: the last request sent and what came after it. Each signed
+  // block is made on what preceded it there (the model answered that request).
+  let basis: Message[] = [];
+  const madeOn = new Map<string, string>();
   const systemPrompt = steps[0]?.messages[0]?.role === 'system' ? textOf(steps[0].messages[0]) : undefined;
   const { provider, model } = settings;
   try {
@@ -224,6 +278,8 @@ export async function runConversation(
       for (const message of step.messages) {
         history.append(message);
         original.push(message);
+        for (const key of signedKeysOf(message)) if (!madeOn.has(key)) madeOn.set(key, prefixKey(basis));
+        basis.push(message);
       }
       if (!step.send) continue;
       request++;
@@ -250,11 +306,14 @@ export async function runConversation(
       }
       if (canonicalJson(event.messages) !== canonicalJson(sendableView(history).messages))
         problem('the request sent is not the effective history');
-      const stale = staleSignedReasoning(event.messages, firstChangedIndex(history));
+      const stale = staleSignedReasoning(event.messages, (key) => madeOn.get(key));
       if (stale > 0)
         problem(
-          `${stale} signed or redacted reasoning block(s) sent after the first message a compaction changed`,
+          `${stale} signed or redacted reasoning block(s) sent after messages that changed since it was made`,
         );
+      if (finalTurnWithoutThinking(event.messages, original))
+        problem('the request ends in a tool round whose assistant turn lost the thinking it started with');
+      basis = event.messages.slice();
       if (reactions > 0) {
         const sent = await measurer.measure({ provider, model, messages: event.messages });
         const fraction = sent.percentage ?? 0;

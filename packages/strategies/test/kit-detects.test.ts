@@ -5,9 +5,11 @@ import fc from 'fast-check';
 import { describe, expect, it, test } from 'vitest';
 import { kitConversation, kitSteps } from '../src/kit-conversation.js';
 import {
+  finalTurnWithoutThinking,
   historyProblems,
   type KitSettings,
   kitInputBudget,
+  prefixKey,
   reactDirectly,
   runConversation,
   staleSignedReasoning,
@@ -110,9 +112,40 @@ describe('the strategy kit catches', () => {
       thinking({ redactedData: 'encrypted' }),
       thinking({ text: 'plain, unsigned' }),
     ] as never[];
-    expect(staleSignedReasoning(sent, -1)).toBe(0);
-    expect(staleSignedReasoning(sent, 2)).toBe(2);
-    expect(staleSignedReasoning(sent, 1)).toBe(3);
+    // Each block made on the messages before it: none is stale.
+    const madeOn = new Map([
+      ['sig-a', prefixKey(sent.slice(0, 1))],
+      ['sig-b', prefixKey(sent.slice(0, 3))],
+      ['encrypted', prefixKey(sent.slice(0, 4))],
+    ]);
+    expect(staleSignedReasoning(sent, (key) => madeOn.get(key))).toBe(0);
+    // The summary replaced what 'sig-b' and the redacted block were made on.
+    const rewritten = sent.slice();
+    rewritten[2] = { role: 'user', content: 'a shorter summary' } as never;
+    expect(staleSignedReasoning(rewritten, (key) => madeOn.get(key))).toBe(2);
+    expect(staleSignedReasoning(sent, () => undefined)).toBe(3);
+  });
+
+  it('a tool round ending the request whose assistant turn lost its thinking', () => {
+    const opener = (withThinking: boolean) =>
+      ({
+        role: 'assistant',
+        content: [
+          ...(withThinking ? [{ type: 'reasoning', text: 'plan', signature: 'sig' }] : []),
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: {} },
+        ],
+      }) as never;
+    const result = {
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'c1', output: 'x' }],
+    } as never;
+    const ask = { role: 'user', content: 'go' } as never;
+    const original = [ask, opener(true), result] as never[];
+    expect(finalTurnWithoutThinking(original, original)).toBe(false);
+    expect(finalTurnWithoutThinking([ask, opener(false), result], original)).toBe(true);
+    expect(finalTurnWithoutThinking([ask, { role: 'user', content: 'restated' } as never], original)).toBe(
+      false,
+    );
   });
 
   it('a strategy that throws, a bad decision and state that is not JSON', async () => {

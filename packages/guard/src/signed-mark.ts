@@ -1,0 +1,75 @@
+import type { ConversationHistory } from '@ctxguard/core';
+import { z } from 'zod';
+import { isRecord, STATE_KEY } from './guard-state.js';
+
+/** Sub-key under `history.metadata.__ctxguard` of where the newest compaction left the conversation. */
+export const SIGNED_MARK_SUBKEY = 'signedMark';
+
+/**
+ * Where the conversation stood at its newest compaction: the last message of the request it
+ * rewrote. Signed reasoning up to that message was made on a prefix the compaction changed; what
+ * the model signed after it was made on the rewritten request, which stays the same until the next
+ * compaction, so it is still valid.
+ */
+const signedMarkSchema = z.object({
+  /** The compaction that wrote it. */
+  compactionId: z.string().min(1),
+  /** Id of the last effective entry when it ran. */
+  lastEntryId: z.string().min(1),
+  /** How many compactions the history recorded then: any other change since makes the mark unusable. */
+  compactions: z.number().int().nonnegative(),
+});
+
+type SignedMark = z.output<typeof signedMarkSchema>;
+
+function removeSignedMark(history: ConversationHistory): void {
+  const root = history.metadata[STATE_KEY];
+  if (!isRecord(root) || !(SIGNED_MARK_SUBKEY in root)) return;
+  const { [SIGNED_MARK_SUBKEY]: _removed, ...rest } = root;
+  history.metadata[STATE_KEY] = rest;
+}
+
+/** Records that `compactionId` just rewrote the request ending with the history's last effective entry. */
+export function writeSignedMark(history: ConversationHistory, compactionId: string): void {
+  const last = history.effectiveEntries().at(-1);
+  const root = history.metadata[STATE_KEY];
+  const base = isRecord(root) ? root : {};
+  if (last === undefined) {
+    removeSignedMark(history);
+    return;
+  }
+  const mark: SignedMark = {
+    compactionId,
+    lastEntryId: last.id,
+    compactions: history.compactions().length,
+  };
+  history.metadata[STATE_KEY] = { ...base, [SIGNED_MARK_SUBKEY]: mark };
+}
+
+/**
+ * Forgets the mark when it was written for the request ending with the history's last entry: that
+ * request was not sent (declined), so whatever the model answers next was made on something else.
+ */
+export function forgetUnsentSignedMark(history: ConversationHistory): void {
+  const root = history.metadata[STATE_KEY];
+  const parsed = signedMarkSchema.safeParse(isRecord(root) ? root[SIGNED_MARK_SUBKEY] : undefined);
+  if (!parsed.success) return;
+  if (history.effectiveEntries().at(-1)?.id === parsed.data.lastEntryId) removeSignedMark(history);
+}
+
+/**
+ * Index in the effective view of the last message of the request the newest compaction rewrote, or
+ * -1 when that is not known for sure: no mark, an unreadable one, or a compaction made, rewound or
+ * lost since (the history's record of compactions no longer matches). Signed reasoning after the
+ * index was made on the request as it is sent now.
+ */
+export function signedReasoningBoundary(history: ConversationHistory): number {
+  const root = history.metadata[STATE_KEY];
+  const parsed = signedMarkSchema.safeParse(isRecord(root) ? root[SIGNED_MARK_SUBKEY] : undefined);
+  if (!parsed.success) return -1;
+  const mark = parsed.data;
+  const compactions = history.compactions();
+  if (compactions.length !== mark.compactions) return -1;
+  if (!compactions.some((compaction) => compaction.id === mark.compactionId)) return -1;
+  return history.effectiveEntries().findIndex((entry) => entry.id === mark.lastEntryId);
+}
