@@ -125,6 +125,10 @@ describe('keepSignedReasoningValid', () => {
       expect(second.messages.slice(0, 2)).toEqual(first.messages);
       expect(second.messages.slice(2)).toEqual(next.slice(3));
       expect(openRoundStart(second.messages)).toBe(2);
+      expect(second.record.restated).toHaveLength(1);
+      // Once a later compaction hid the round, the record forgets it.
+      const third = keepSignedReasoningValid([user('summary of it all'), user('next')], app, second.record);
+      expect(third.record.restated).toBeUndefined();
     });
 
     it('leaves a final round alone while its reasoning stays, and one that had none', () => {

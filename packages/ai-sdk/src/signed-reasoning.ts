@@ -87,25 +87,33 @@ function firstDifference(a: readonly string[], b: readonly string[]): number {
   return Number.POSITIVE_INFINITY;
 }
 
-/** Restates, in place, each tool round whose assistant turn was restated in an earlier request. */
+/**
+ * Restates, in place, each tool round whose assistant turn was restated in an earlier request, and
+ * returns the fingerprints of those still in the prompt (the others are forgotten).
+ */
 function restateAgain(
   messages: LanguageModelV3Message[],
   restated: ReadonlySet<string>,
   hashOf: (message: LanguageModelV3Message) => string,
   restate: (round: readonly LanguageModelV3Message[]) => LanguageModelV3Message[],
   lost: boolean[],
-): void {
-  if (restated.size === 0) return;
+): Set<string> {
+  const found = new Set<string>();
+  if (restated.size === 0) return found;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as LanguageModelV3Message;
-    if (message.role !== 'assistant' || !restated.has(hashOf(message))) continue;
+    if (message.role !== 'assistant') continue;
+    const hash = hashOf(message);
+    if (!restated.has(hash)) continue;
     const end = roundEnd(messages, index);
     if (end === index + 1) continue;
+    found.add(hash);
     const restatement = restate(messages.slice(index, end));
     messages.splice(index, end - index, ...restatement);
     lost.splice(index, end - index, ...restatement.map(() => false));
     index += restatement.length - 1;
   }
+  return found;
 }
 
 /**
@@ -125,7 +133,6 @@ export function keepSignedReasoningValid(
   restate: (round: readonly LanguageModelV3Message[]) => LanguageModelV3Message[] = restatePromptRound,
 ): SignedReasoningOutcome {
   const dropped = new Set(previous?.dropped ?? []);
-  const restated = new Set(previous?.restated ?? []);
   let messages: LanguageModelV3Message[] = [];
   let lost: boolean[] = [];
   let droppedNow = 0;
@@ -136,7 +143,7 @@ export function keepSignedReasoningValid(
     messages.push(kept.message);
     lost.push(kept.removed > 0);
   }
-  restateAgain(messages, restated, hashOf, restate, lost);
+  const restated = restateAgain(messages, new Set(previous?.restated ?? []), hashOf, restate, lost);
   let hashes = messages.map(hashOf);
   const reference = previous?.sent ?? appMessages.map(hashOf);
   const from = firstDifference(hashes, reference);
