@@ -26,6 +26,7 @@ import {
 } from '../test/support/harness.js';
 import { ContextGuard, highestCrossedLevel } from './context-guard.js';
 import { readState } from './guard-state.js';
+import { signedReasoningBoundary } from './signed-mark.js';
 import { StrategyToolsImpl } from './strategy-tools.js';
 
 /** A conversation of about `tokens` tokens: a system prompt, then user/assistant turns. */
@@ -969,6 +970,41 @@ describe('requests of one conversation at once', () => {
       expect(event.messages).toEqual(history.messages());
       expect(event.current).toBe(countTokens(history.messages()));
     }
+  });
+});
+
+describe('signed reasoning and requests of one conversation that overlap', () => {
+  it('after requests that overlapped, what was signed after a compaction is no longer trusted', async () => {
+    const run = async (overlapping: boolean) => {
+      let open: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      const strategy = recordingStrategy([{ level: 'a', at: 0.8 }], async (ctx) => {
+        ctx.tools.dropOldest(ctx.tools.historyLength - 4);
+        await gate;
+        return { action: 'compacted' };
+      });
+      const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+      const history = historyOf(conversation(8_100));
+      const first = measureAndEmit(hooks, history, SIZES);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(history.compactions()).toHaveLength(1);
+      if (!overlapping) {
+        open();
+        await first;
+      }
+      // Sent while the first is still handled when overlapping: the answers will interleave.
+      history.append({ role: 'user', content: 'one more thing' });
+      const second = measureAndEmit(hooks, history, SIZES);
+      open();
+      await Promise.all([first, second]);
+      return { boundary: signedReasoningBoundary(history), last: history.length - 1 };
+    };
+    const sequential = await run(false);
+    expect(sequential.boundary).toBeGreaterThanOrEqual(0);
+    const overlapping = await run(true);
+    expect(overlapping.boundary).toBe(-1);
   });
 });
 

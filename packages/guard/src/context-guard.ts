@@ -33,7 +33,7 @@ import {
 } from './guard-state.js';
 import { type DroppedFacts, eitherSignal, untilAborted } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
-import { forgetUnsentSignedMark } from './signed-mark.js';
+import { forgetSignedMark, forgetUnsentSignedMark } from './signed-mark.js';
 import {
   appOwnFacts,
   type RecordedRewrite,
@@ -422,7 +422,12 @@ export class ContextGuard {
       event.current = await this.#remeasure(event, history, this.#meter(event.provider, event.model));
       event.percentage = event.current / event.inputBudget;
     }
-    await this.#handle(event, history);
+    try {
+      await this.#handle(event, history);
+    } finally {
+      // The answers to overlapping requests interleave in an order no mark can tell.
+      forgetSignedMark(history);
+    }
   }
 
   #record(history: ConversationHistory): ConversationRecord {

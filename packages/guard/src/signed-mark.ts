@@ -46,15 +46,28 @@ export function writeSignedMark(history: ConversationHistory, compactionId: stri
   history.metadata[STATE_KEY] = { ...base, [SIGNED_MARK_SUBKEY]: mark };
 }
 
+/** Whether the stored mark was written for the request ending with the history's last entry; undefined without one. */
+function markedForLast(history: ConversationHistory): boolean | undefined {
+  const root = history.metadata[STATE_KEY];
+  const parsed = signedMarkSchema.safeParse(isRecord(root) ? root[SIGNED_MARK_SUBKEY] : undefined);
+  if (!parsed.success) return undefined;
+  return history.effectiveEntries().at(-1)?.id === parsed.data.lastEntryId;
+}
+
 /**
  * Forgets the mark when it was written for the request ending with the history's last entry: that
  * request was not sent (declined), so whatever the model answers next was made on something else.
  */
 export function forgetUnsentSignedMark(history: ConversationHistory): void {
-  const root = history.metadata[STATE_KEY];
-  const parsed = signedMarkSchema.safeParse(isRecord(root) ? root[SIGNED_MARK_SUBKEY] : undefined);
-  if (!parsed.success) return;
-  if (history.effectiveEntries().at(-1)?.id === parsed.data.lastEntryId) removeSignedMark(history);
+  if (markedForLast(history) === true) removeSignedMark(history);
+}
+
+/**
+ * Forgets the mark after requests of the conversation overlapped: the answers to them are appended
+ * in an order no mark can tell, each made on its own request, so no prefix is known for sure.
+ */
+export function forgetSignedMark(history: ConversationHistory): void {
+  removeSignedMark(history);
 }
 
 /**
