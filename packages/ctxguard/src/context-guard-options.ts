@@ -61,10 +61,11 @@ export const createContextGuardOptionsSchema = z.strictObject({
   prefixCheck: contextMeasurerOptionsSchema.shape.prefixCheck,
   /**
    * `drop` (default): the messages `prepare` returns leave out signed or redacted reasoning after
-   * the first message a compaction wrote (providers reject a signed block whose prefix changed);
-   * a final tool round that lost its reasoning is restated as one user message (Anthropic requires
-   * that turn to start with its thinking). `keep`: send them as stored, for callers that check signatures themselves (the AI SDK middleware
-   * compares with the prompt it last sent) or leave clearing to the provider.
+   * the first message a compaction wrote (providers reject a signed block whose prefix changed),
+   * except what the model signed after the newest compaction; a final tool round that lost its
+   * reasoning is restated as one user message (Anthropic requires that turn to start with its
+   * thinking). `keep`: send them as stored, for callers that check signatures themselves (the AI
+   * SDK middleware compares with the prompt it last sent) or leave clearing to the provider.
    */
   signedReasoning: z.enum(['drop', 'keep']).optional(),
   /** A limit below the model's window: a number of tokens, or a function of each request. */

@@ -27,7 +27,7 @@ import {
   HistoryStore,
   type InMemoryConversationHistory,
 } from '@ctxguard/effective-history';
-import { ContextGuard } from '@ctxguard/guard';
+import { ContextGuard, forgetUnsentSignedMark } from '@ctxguard/guard';
 import {
   type ContextMeasurement,
   ContextMeasurer,
@@ -674,7 +674,11 @@ export class ConversationGuard {
     if (declined === undefined) {
       writeRequest(history.metadata, requestRecord(version, history.length, call.extras));
       this.#measured.set(history, version);
-    } else writeRequest(history.metadata, undefined);
+    } else {
+      writeRequest(history.metadata, undefined);
+      // Not sent: what the model answers next was not made on what a compaction here rewrote.
+      forgetUnsentSignedMark(history);
+    }
     const index = this.#indexFor(history);
     return {
       conversationId: id,

@@ -11,8 +11,9 @@ export interface SendableView {
   /** Index of the first message of the view that differs from the conversation as it was sent; -1 when none does. */
   firstChangedIndex: number;
   /**
-   * True when the conversation ends in a tool round whose assistant message lost its signed
-   * reasoning: that round is sent as one user message saying what was called and returned.
+   * True when a tool round whose assistant message lost its signed reasoning is sent as one user
+   * message saying what was called and returned: the round the request ends in, or the one the
+   * request the newest compaction rewrote ended in.
    */
   restatedRound: boolean;
 }
