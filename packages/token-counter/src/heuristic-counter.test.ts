@@ -13,6 +13,7 @@ import { weatherTool } from '../test/openai-cookbook.js';
 import { realConversation } from '../test/real-conversations.js';
 import { HeuristicCounter } from './heuristic-counter.js';
 import { conversationOverhead, messageTokens } from './message-cost.js';
+import { ENCODED_CHARS_PER_TOKEN } from './piece-scanner.js';
 import { everyPartMessages } from './testing.js';
 import type { CountContext } from './token-counter.js';
 
@@ -210,6 +211,47 @@ describe('HeuristicCounter estimates', () => {
       expect(estimate / exactText(text), label).toBeLessThan(1.6);
     }
   }, 30_000);
+
+  it('prices random base64 (keys, encoded files, JWTs) at o200k’s rate, not as words; identifiers and paths stay as they were', () => {
+    let seed = 0x2545f491;
+    const bytes = (n: number) =>
+      Buffer.from(
+        Array.from({ length: n }, () => {
+          seed ^= seed << 13;
+          seed ^= seed >>> 17;
+          seed ^= seed << 5;
+          return seed & 0xff;
+        }),
+      );
+    const encoded = [
+      bytes(6_000).toString('base64'),
+      (
+        bytes(6_000)
+          .toString('base64')
+          .match(/.{1,76}/g) ?? []
+      ).join('\n'),
+      bytes(6_000).toString('base64url'),
+      `Here is the screenshot: data:image/png;base64,${bytes(3_000).toString('base64')} as requested.`,
+      Array.from({ length: 40 }, () => bytes(120).toString('base64url')).join('.'),
+    ];
+    for (const text of encoded) {
+      const ratio = counter.estimate(text, openai) / exactText(text);
+      // These were 0.77–0.84 of the exact count.
+      expect(ratio, text.slice(0, 30)).toBeGreaterThan(0.95);
+      expect(ratio, text.slice(0, 30)).toBeLessThan(1.08);
+    }
+    // Long camel-case identifiers and paths are no encoded data: still priced by their pieces.
+    const identifiers = Array.from(
+      { length: 300 },
+      (_, i) => `getUserAccountSettingsFromRemoteServiceCache${i}ForTenant${i * 7}AndRegionEuWest3`,
+    ).join('\n');
+    const paths = Array.from(
+      { length: 300 },
+      (_, i) => `/home/user/Projects/MyApp2/src/components/Button${i}/index.tsx`,
+    ).join('\n');
+    for (const text of [identifiers, paths])
+      expect(counter.estimate(text, openai)).toBeLessThan((text.length / ENCODED_CHARS_PER_TOKEN) * 0.6);
+  });
 
   it('applies the provider prior and per-provider overrides', () => {
     const text = chunks(heldOutText('prose'), 5000, 1)[0] as string;

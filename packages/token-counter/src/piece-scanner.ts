@@ -306,6 +306,59 @@ function isCjkLetter(kind: number): boolean {
   return kind >= K_HAN;
 }
 
+/**
+ * Random base64 (keys, hashes, encoded files and images pasted as text, JWTs) is no words: o200k
+ * reads it at 1.46 characters a token (base64url 1.47), while its camel-case pieces price like
+ * words. A segment of at least {@link ENCODED_MIN_CHARS} base64 characters (letters, digits,
+ * `+/=-_`) with upper and lower case and digits and at least {@link ENCODED_MIN_PIECE_DENSITY} new
+ * pieces a character (random text switches case or kind every other character; identifiers and
+ * paths once a word) is priced at no less than that rate.
+ */
+export const ENCODED_CHARS_PER_TOKEN = 1.46;
+const ENCODED_MIN_CHARS = 64;
+const ENCODED_MIN_PIECE_DENSITY = 0.3;
+
+/** True for `+ / = - _`, the symbols of base64 and base64url. */
+function isEncodedSymbol(code: number): boolean {
+  return code === 0x2b || code === 0x2f || code === 0x3d || code === 0x2d || code === 0x5f;
+}
+
+/** True when every code unit of `text[start, end)` is a base64 symbol. */
+function allEncodedSymbols(text: string, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) if (!isEncodedSymbol(text.charCodeAt(k))) return false;
+  return true;
+}
+
+/**
+ * Tokens to add to `text[start, end)`, a segment of pieces the table priced `priced`, when it reads as
+ * encoded data: only base64 characters, upper and lower case and digits, and a new piece (a case
+ * change to upper, a switch between letters, digits and symbols) at least every third character.
+ */
+function encodedExtra(text: string, start: number, end: number, priced: number): number {
+  let flags = 0;
+  let pieces = 0;
+  let previous = -1;
+  for (let k = start; k < end; k++) {
+    const code = text.charCodeAt(k);
+    const kind = code < 128 ? (KIND[code] as number) : K_OTHER_LETTER;
+    if (kind === K_PUNCT) {
+      if (!isEncodedSymbol(code)) return 0;
+    } else if (kind > K_DIGIT || kind === K_OTHER_LETTER) return 0;
+    flags |= 1 << kind;
+    if (kind !== previous && !(previous === K_UPPER && kind === K_LOWER)) pieces++;
+    previous = kind;
+  }
+  const len = end - start;
+  if (
+    flags & (1 << K_UPPER) &&
+    flags & (1 << K_LOWER) &&
+    flags & (1 << K_DIGIT) &&
+    pieces >= len * ENCODED_MIN_PIECE_DENSITY
+  )
+    return Math.max(0, len / ENCODED_CHARS_PER_TOKEN - priced);
+  return 0;
+}
+
 /** Receives each piece during fitting: its table slot (or -1 when not fitted: digits, emoji), extra units past the table, and its span. */
 export type PieceSink = (slot: number, overflow: number, start: number, end: number) => void;
 
@@ -333,6 +386,12 @@ export function scanPieces(
   if (KIND.length === 0) fillKinds();
   let total = 0;
   let i = start;
+  // The segment that may be encoded data (see ENCODED_CHARS_PER_TOKEN): where it starts and the total
+  // then; a space, a line break or a symbol outside base64 ends it. Fitting (a sink) sees the table's
+  // own prices only.
+  const encoded = sink === undefined;
+  let segStart = start;
+  let segBefore = 0;
   while (i < end) {
     const c = text.charCodeAt(i);
     const k = kindAt(text, i, end);
@@ -348,6 +407,8 @@ export function scanPieces(
     }
     const wk = lead > 0 ? kindAt(text, w, end) : k;
     if (isCjkLetter(wk)) {
+      if (encoded && i - segStart >= ENCODED_MIN_CHARS)
+        total += encodedExtra(text, segStart, i, total - segBefore);
       // A CJK run is one BPE piece; priced per character, plus its leading space or symbol.
       if (lead > 0) {
         total += table[CJK_LEAD] as number;
@@ -374,6 +435,8 @@ export function scanPieces(
       }
       // A letter repeating the one before it is rare: the run is read again only then.
       if (repeats > 0) total += repeatedCjkExtra(text, w, j, table);
+      segStart = j;
+      segBefore = total;
       i = j;
       continue;
     }
@@ -419,6 +482,14 @@ export function scanPieces(
       let cost = (table[slot] as number) + overflow * (table[WORD_SLOPE] as number);
       // One letter repeated (`ZZZZ…`, `aaaa…`) is merged only up to that letter's longest token.
       if (overflow > 0) cost = longWordCost(text, w, j, lead, cost);
+      if (encoded) {
+        // A space, a symbol outside base64 or a non-Latin letter starts a new segment.
+        if (lead === 1 || other || (lead === 2 && !isEncodedSymbol(c))) {
+          if (i - segStart >= ENCODED_MIN_CHARS) total += encodedExtra(text, segStart, i, total - segBefore);
+          segStart = w;
+          segBefore = total;
+        }
+      }
       total += cost;
       if (sink) sink(slot, overflow, i, j);
       i = j;
@@ -477,10 +548,14 @@ export function scanPieces(
           len -= longSymbolBlocks(text, spaceLead ? i + 1 : i, j, true);
         }
       }
+      if (encoded && extra > 0 && i - segStart >= ENCODED_MIN_CHARS)
+        total += encodedExtra(text, segStart, i, total - segBefore);
       total += extra;
       if (extra > 0 && len === (spaceLead ? 1 : 0)) {
         // Only emoji and long blocks (a leading space merges with the first one): no symbol run to price.
         if (sink) sink(-1, 0, i, j);
+        segStart = j;
+        segBefore = total;
         i = j;
         continue;
       }
@@ -493,7 +568,14 @@ export function scanPieces(
       }
       const slot = punctSlot(spaceLead, len);
       const overflow = len > MAX_PUNCT_LEN ? len - MAX_PUNCT_LEN : 0;
+      const inSegment = !spaceLead && extra === 0 && allEncodedSymbols(text, i, j);
+      if (encoded && !inSegment && extra === 0 && i - segStart >= ENCODED_MIN_CHARS)
+        total += encodedExtra(text, segStart, i, total - segBefore);
       total += (table[slot] as number) + overflow * (table[PUNCT_SLOPE] as number);
+      if (!inSegment) {
+        segStart = j;
+        segBefore = total;
+      }
       // Pieces with emoji or long blocks are not fitted: their tokens are not the symbol run's.
       if (sink) sink(extra > 0 ? -1 : slot, overflow, i, j);
       i = j;
@@ -526,7 +608,11 @@ export function scanPieces(
       // Runs of spaces (indentation) or line breaks already have their rate; only other runs are read again.
       if (beyond > 0 && c !== 0x20 && c !== 0x0a)
         beyond = longWhitespaceTokens(text, i, pieceEnd, lastNewline >= 0);
+      if (encoded && i - segStart >= ENCODED_MIN_CHARS)
+        total += encodedExtra(text, segStart, i, total - segBefore);
       total += (table[slot] as number) + beyond;
+      segStart = pieceEnd;
+      segBefore = total;
       // Runs longer than the table are not fitted (they extrapolate at the measured rates).
       if (sink) sink(beyond > 0 ? -1 : slot, 0, i, pieceEnd);
       i = pieceEnd;
@@ -535,5 +621,7 @@ export function scanPieces(
     // Unreachable: every kind is handled above; advance defensively.
     i++;
   }
+  if (encoded && end - segStart >= ENCODED_MIN_CHARS)
+    total += encodedExtra(text, segStart, end, total - segBefore);
   return total;
 }
