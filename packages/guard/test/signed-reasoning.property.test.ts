@@ -366,14 +366,17 @@ describe('signed reasoning made after a compaction', () => {
     },
   ];
 
+  /** A task and three signed reads, ending in the newest read's result (mid loop). */
+  const readingLoop = (): Message[] => [
+    { role: 'system', content: 'You are a coding agent.' },
+    { role: 'user', content: 'Read the files.' },
+    ...read(0, 'sig-0'),
+    ...read(1, 'sig-1'),
+    ...read(2, 'sig-2'),
+  ];
+
   async function compactedMidLoop() {
-    const history = historyOf([
-      { role: 'system', content: 'You are a coding agent.' },
-      { role: 'user', content: 'Read the files.' },
-      ...read(0, 'sig-0'),
-      ...read(1, 'sig-1'),
-      ...read(2, 'sig-2'),
-    ]);
+    const history = historyOf(readingLoop());
     const sent = history.messages();
     const tools = new StrategyToolsImpl({ history, contextTools: offline, redact: (t) => t, messages: sent });
     const result = await tools.microcompactToolResults({ keepRecent: 2 });
@@ -402,13 +405,7 @@ describe('signed reasoning made after a compaction', () => {
         return action === 'decline' ? { action, reason: 'still too large' } : { action };
       });
       const { hooks } = createGuard({ strategies: { main: strategy }, defaultStrategy: 'main' });
-      const history = historyOf([
-        { role: 'system', content: 'You are a coding agent.' },
-        { role: 'user', content: 'Read the files.' },
-        ...read(0, 'sig-0'),
-        ...read(1, 'sig-1'),
-        ...read(2, 'sig-2'),
-      ]);
+      const history = historyOf(readingLoop());
       const event = await measureAndEmit(hooks, history, { window: 10_000, inputBudget: 2_000 });
       expect(history.compactions().length).toBeGreaterThan(0);
       return { event, boundary: signedReasoningBoundary(history), last: history.length - 1 };
