@@ -1,12 +1,8 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
+import { openToolRoundStart } from 'ctxguard';
 import { describe, expect, it } from 'vitest';
 import { v4Dialect } from './prompt-dialect.js';
-import {
-  keepSignedReasoningValid,
-  openRoundStart,
-  reasoningSignature,
-  restatePromptRound,
-} from './signed-reasoning.js';
+import { keepSignedReasoningValid, reasoningSignature, restatePromptRound } from './signed-reasoning.js';
 
 const user = (text: string): LanguageModelV3Message => ({ role: 'user', content: [{ type: 'text', text }] });
 const thinking = (signature: string, extra: LanguageModelV3Message['content'] = []): LanguageModelV3Message =>
@@ -115,7 +111,7 @@ describe('keepSignedReasoningValid', () => {
         'You called read_file (call c1) with {\\"path\\":\\"c1.ts\\"}',
       );
       expect(JSON.stringify(restated)).toContain('const port = 8080;');
-      expect(openRoundStart(first.messages)).toBe(-1);
+      expect(openToolRoundStart(first.messages)).toBe(-1);
       // The model answered the restated prompt with a new signed turn; the next step keeps the
       // restatement byte for byte, so that turn's reasoning is valid and sent.
       const next = [...view, thinking('s2', [callPart('c2')]), resultOf('c2', 'export {}')];
@@ -124,7 +120,7 @@ describe('keepSignedReasoningValid', () => {
       expect(second.droppedNow).toBe(1);
       expect(second.messages.slice(0, 2)).toEqual(first.messages);
       expect(second.messages.slice(2)).toEqual(next.slice(3));
-      expect(openRoundStart(second.messages)).toBe(2);
+      expect(openToolRoundStart(second.messages)).toBe(2);
       expect(second.record.restated).toHaveLength(1);
       // Once a later compaction hid the round, the record forgets it.
       const third = keepSignedReasoningValid([user('summary of it all'), user('next')], app, second.record);

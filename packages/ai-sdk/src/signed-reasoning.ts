@@ -1,6 +1,6 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import { fromAISDKPrompt, toAISDKPrompt } from '@ctxguard/formats';
-import { restateToolRound } from 'ctxguard';
+import { openToolRoundStart, restateToolRound } from 'ctxguard';
 import { fingerprint } from './fingerprint.js';
 import { type PromptDialect, v3Dialect } from './prompt-dialect.js';
 import { contentText, reasoningSignature } from './prompt-view.js';
@@ -37,15 +37,6 @@ export interface SignedReasoningOutcome {
   /** True when this request restates the tool round it ends in (its turn lost its signed reasoning). */
   restatedNow: boolean;
   record: SentRecord;
-}
-
-/** Index of the assistant turn whose tool calls the prompt ends answering; -1 when it ends otherwise. */
-export function openRoundStart(messages: readonly LanguageModelV3Message[]): number {
-  let index = messages.length - 1;
-  while (index >= 0 && messages[index]?.role === 'tool') index--;
-  const opener = messages[index];
-  if (index < 0 || index === messages.length - 1 || opener?.role !== 'assistant') return -1;
-  return opener.content.some((part) => part.type === 'tool-call') ? index : -1;
 }
 
 /** The tool messages right after `start` (the results of its calls). */
@@ -88,28 +79,29 @@ function firstDifference(a: readonly string[], b: readonly string[]): number {
 }
 
 /**
- * Restates, in place, each tool round whose assistant turn was restated in an earlier request, and
- * returns the fingerprints of those still in the prompt (the others are forgotten).
+ * Restates, in place, each tool round whose assistant turn was restated in an earlier request
+ * (`hashes` and `lost` follow `messages`), and returns the fingerprints of those still in the prompt
+ * (the others are forgotten).
  */
 function restateAgain(
   messages: LanguageModelV3Message[],
+  hashes: string[],
+  lost: boolean[],
   restated: ReadonlySet<string>,
   hashOf: (message: LanguageModelV3Message) => string,
   restate: (round: readonly LanguageModelV3Message[]) => LanguageModelV3Message[],
-  lost: boolean[],
 ): Set<string> {
   const found = new Set<string>();
   if (restated.size === 0) return found;
   for (let index = 0; index < messages.length; index++) {
-    const message = messages[index] as LanguageModelV3Message;
-    if (message.role !== 'assistant') continue;
-    const hash = hashOf(message);
-    if (!restated.has(hash)) continue;
+    const hash = hashes[index] as string;
+    if (messages[index]?.role !== 'assistant' || !restated.has(hash)) continue;
     const end = roundEnd(messages, index);
     if (end === index + 1) continue;
     found.add(hash);
     const restatement = restate(messages.slice(index, end));
     messages.splice(index, end - index, ...restatement);
+    hashes.splice(index, end - index, ...restatement.map(hashOf));
     lost.splice(index, end - index, ...restatement.map(() => false));
     index += restatement.length - 1;
   }
@@ -143,8 +135,8 @@ export function keepSignedReasoningValid(
     messages.push(kept.message);
     lost.push(kept.removed > 0);
   }
-  const restated = restateAgain(messages, new Set(previous?.restated ?? []), hashOf, restate, lost);
   let hashes = messages.map(hashOf);
+  const restated = restateAgain(messages, hashes, lost, new Set(previous?.restated ?? []), hashOf, restate);
   const reference = previous?.sent ?? appMessages.map(hashOf);
   const from = firstDifference(hashes, reference);
   if (from < messages.length) {
@@ -166,7 +158,7 @@ export function keepSignedReasoningValid(
     hashes = [...hashes.slice(0, from), ...afterHashes];
     lost = [...lost.slice(0, from), ...afterLost];
   }
-  const open = openRoundStart(messages);
+  const open = openToolRoundStart(messages);
   const restatedNow = open >= 0 && lost[open] === true;
   if (restatedNow) {
     restated.add(hashes[open] as string);

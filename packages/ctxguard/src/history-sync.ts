@@ -1,7 +1,6 @@
-import { dropSignedReasoningFrom } from '@ctxguard/compactor/internal';
 import type { CompactionRecord, HistoryEntry, Message, Usage } from '@ctxguard/core';
 import type { InMemoryConversationHistory } from '@ctxguard/effective-history';
-import { signedReasoningBoundary } from '@ctxguard/guard';
+import { dropStaleSignedReasoning } from '@ctxguard/guard';
 import { matchesStored } from './message-match.js';
 
 /** What mapping the app's messages onto a stored conversation did. */
@@ -276,12 +275,5 @@ export function messagesToSend(
     out[k] = own === undefined ? (structuredClone(entry.message) as Message) : (own as Message);
   }
   if (firstRewritten < 0 || keepSignedReasoning) return out;
-  // What the model signed after the request the newest compaction rewrote was signed on that
-  // request as sent since: it stays (see `signedReasoningBoundary`).
-  const boundary = signedReasoningBoundary(history);
-  if (boundary < firstRewritten) return dropSignedReasoningFrom(out, firstRewritten).messages;
-  return [
-    ...dropSignedReasoningFrom(out.slice(0, boundary + 1), firstRewritten).messages,
-    ...out.slice(boundary + 1),
-  ];
+  return dropStaleSignedReasoning(history, out, firstRewritten, effective).messages;
 }

@@ -1,6 +1,5 @@
-import { dropSignedReasoningFrom } from '@ctxguard/compactor/internal';
 import type { ConversationHistory, HistoryEntry, Message } from '@ctxguard/core';
-import { signedReasoningBoundary } from './signed-mark.js';
+import { dropStaleSignedReasoning } from './signed-mark.js';
 
 /** What {@link sendableView} returns. */
 export interface SendableView {
@@ -51,7 +50,7 @@ export function firstChangedIndex(history: ConversationHistory): number {
  * The messages to send for a history: its effective view without the signed or redacted reasoning
  * that follows the first message a compaction changed (providers such as Anthropic reject a signed
  * thinking block whose earlier messages changed), up to the last message of the request the newest
- * compaction rewrote when the guard recorded it (see {@link signedReasoningBoundary}): what the
+ * compaction rewrote when the guard recorded it (see `signedReasoningBoundary`): what the
  * model signed after that was signed on the request as sent since, so it stays. When the request
  * the compaction rewrote ended in a tool round whose assistant turn lost its reasoning, that round
  * is restated as one user message, now and in every request until the next compaction (Anthropic
@@ -62,12 +61,5 @@ export function sendableView(history: ConversationHistory): SendableView {
   const messages = history.messages();
   const first = firstChangedIndex(history);
   if (first < 0) return { messages, droppedReasoning: 0, firstChangedIndex: -1, restatedRound: false };
-  const boundary = signedReasoningBoundary(history);
-  if (boundary < first) return { ...dropSignedReasoningFrom(messages, first), firstChangedIndex: first };
-  const rewritten = dropSignedReasoningFrom(messages.slice(0, boundary + 1), first);
-  return {
-    ...rewritten,
-    messages: [...rewritten.messages, ...messages.slice(boundary + 1)],
-    firstChangedIndex: first,
-  };
+  return { ...dropStaleSignedReasoning(history, messages, first), firstChangedIndex: first };
 }

@@ -1,4 +1,5 @@
-import type { ConversationHistory } from '@ctxguard/core';
+import { dropSignedReasoningFrom } from '@ctxguard/compactor/internal';
+import type { ConversationHistory, HistoryEntry, Message } from '@ctxguard/core';
 import { z } from 'zod';
 import { isRecord, STATE_KEY } from './guard-state.js';
 
@@ -22,7 +23,11 @@ const signedMarkSchema = z.object({
 
 type SignedMark = z.output<typeof signedMarkSchema>;
 
-function removeSignedMark(history: ConversationHistory): void {
+/**
+ * Forgets the mark, e.g. after requests of the conversation overlapped: the answers to them are
+ * appended in an order no mark can tell, each made on its own request, so no prefix is known for sure.
+ */
+export function forgetSignedMark(history: ConversationHistory): void {
   const root = history.metadata[STATE_KEY];
   if (!isRecord(root) || !(SIGNED_MARK_SUBKEY in root)) return;
   const { [SIGNED_MARK_SUBKEY]: _removed, ...rest } = root;
@@ -35,7 +40,7 @@ export function writeSignedMark(history: ConversationHistory, compactionId: stri
   const root = history.metadata[STATE_KEY];
   const base = isRecord(root) ? root : {};
   if (last === undefined) {
-    removeSignedMark(history);
+    forgetSignedMark(history);
     return;
   }
   const mark: SignedMark = {
@@ -59,15 +64,7 @@ function markedForLast(history: ConversationHistory): boolean | undefined {
  * request was not sent (declined), so whatever the model answers next was made on something else.
  */
 export function forgetUnsentSignedMark(history: ConversationHistory): void {
-  if (markedForLast(history) === true) removeSignedMark(history);
-}
-
-/**
- * Forgets the mark after requests of the conversation overlapped: the answers to them are appended
- * in an order no mark can tell, each made on its own request, so no prefix is known for sure.
- */
-export function forgetSignedMark(history: ConversationHistory): void {
-  removeSignedMark(history);
+  if (markedForLast(history) === true) forgetSignedMark(history);
 }
 
 /**
@@ -76,7 +73,10 @@ export function forgetSignedMark(history: ConversationHistory): void {
  * lost since (the history's record of compactions no longer matches). Signed reasoning after the
  * index was made on the request as it is sent now.
  */
-export function signedReasoningBoundary(history: ConversationHistory): number {
+export function signedReasoningBoundary(
+  history: ConversationHistory,
+  entries: readonly HistoryEntry[] = history.effectiveEntries(),
+): number {
   const root = history.metadata[STATE_KEY];
   const parsed = signedMarkSchema.safeParse(isRecord(root) ? root[SIGNED_MARK_SUBKEY] : undefined);
   if (!parsed.success) return -1;
@@ -84,5 +84,32 @@ export function signedReasoningBoundary(history: ConversationHistory): number {
   const compactions = history.compactions();
   if (compactions.length !== mark.compactions) return -1;
   if (!compactions.some((compaction) => compaction.id === mark.compactionId)) return -1;
-  return history.effectiveEntries().findIndex((entry) => entry.id === mark.lastEntryId);
+  return entries.findIndex((entry) => entry.id === mark.lastEntryId);
+}
+
+/** What {@link dropStaleSignedReasoning} returns. */
+export interface StaleReasoningDropped {
+  messages: Message[];
+  /** Signed or redacted reasoning parts left out. */
+  droppedReasoning: number;
+  /** True when a tool round that lost its reasoning is sent restated as a user message. */
+  restatedRound: boolean;
+}
+
+/**
+ * `messages` (one per effective entry of `history`, `entries`) without the signed or redacted
+ * reasoning a provider would reject: from `first`, the first message a compaction changed, up to
+ * {@link signedReasoningBoundary} (everything from `first` on when it is not known). A tool round
+ * that this leaves without its reasoning at the end of that span is restated as a user message.
+ */
+export function dropStaleSignedReasoning(
+  history: ConversationHistory,
+  messages: readonly Message[],
+  first: number,
+  entries?: readonly HistoryEntry[],
+): StaleReasoningDropped {
+  const boundary = signedReasoningBoundary(history, entries);
+  if (boundary < first) return dropSignedReasoningFrom(messages, first);
+  const dropped = dropSignedReasoningFrom(messages.slice(0, boundary + 1), first);
+  return { ...dropped, messages: [...dropped.messages, ...messages.slice(boundary + 1)] };
 }

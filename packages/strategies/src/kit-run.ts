@@ -1,4 +1,9 @@
-import { countToolPairViolations, createOfflineContextTools, redactSecrets } from '@ctxguard/compactor';
+import {
+  countToolPairViolations,
+  createOfflineContextTools,
+  openToolRoundStart,
+  redactSecrets,
+} from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   type ContextTools,
@@ -145,10 +150,8 @@ export function finalTurnWithoutThinking(
   messages: readonly Message[],
   original: readonly Message[],
 ): boolean {
-  let index = messages.length - 1;
-  while (index >= 0 && messages[index]?.role === 'tool') index--;
-  const opener = messages[index];
-  if (index === messages.length - 1 || opener?.role !== 'assistant') return false;
+  const opener = messages[openToolRoundStart(messages)];
+  if (opener === undefined) return false;
   const ids = callIds(opener);
   const source = original.findLast((message) => ids !== '' && callIds(message) === ids);
   if (source === undefined || signedKeysOf(source).length === 0) return false;
