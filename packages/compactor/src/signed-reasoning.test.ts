@@ -12,6 +12,14 @@ const thinking = (text: string, extra: object): Message => ({
   ],
 });
 
+/** An Anthropic compaction block, as a provider item ctxguard carries unread. */
+const item = {
+  type: 'opaque' as const,
+  provider: 'anthropic',
+  kind: 'compaction',
+  data: { type: 'compaction', content: 'Summary.' },
+};
+
 describe('dropSignedReasoningAfterChange', () => {
   it('drops signed and redacted reasoning after the first changed message, keeps it before', () => {
     const before = thinking('early', { signature: 'sig-1' });
@@ -54,12 +62,6 @@ describe('dropSignedReasoningAfterChange', () => {
   });
 
   it('leaves what precedes a provider compaction item byte for byte, even after a change before it', () => {
-    const item = {
-      type: 'opaque' as const,
-      provider: 'anthropic',
-      kind: 'compaction',
-      data: { type: 'compaction', content: 'Summary.' },
-    };
     const holder: Message = {
       role: 'assistant',
       content: [
@@ -148,12 +150,6 @@ describe('dropSignedReasoningFrom and the open tool round', () => {
   });
 
   it('keeps a provider compaction item of that turn as an assistant message before the restatement', () => {
-    const item = {
-      type: 'opaque' as const,
-      provider: 'anthropic',
-      kind: 'compaction',
-      data: { type: 'compaction', content: 'Summary.' },
-    };
     const open: Message = {
       role: 'assistant',
       content: [item, { type: 'reasoning', text: 'plan', signature: 'sig' }, call('c1', 'read_file')],
