@@ -445,6 +445,47 @@ describe('decisions and the retry loop', () => {
     expect(event.abortReason).toMatch(/Context exhausted/);
   });
 
+  it('aborts with context_exhausted when a retry answers warn or none with the request still critical', async () => {
+    for (const retryAnswer of [
+      { action: 'warn' as const, message: 'nothing left to drop' },
+      { action: 'none' as const },
+    ]) {
+      // The first reaction frees one small message and leaves the request at ~97%; the retry gives up.
+      const strategy = recordingStrategy([{ level: 'critical', at: 0.9 }], (ctx) => {
+        if (ctx.attempt > 0) return retryAnswer;
+        ctx.tools.replaceRange(1, 2, { role: 'user', content: 'x' });
+        return { action: 'compacted' };
+      });
+      const { hooks, warnings } = createGuard({
+        strategies: { s: strategy },
+        defaultStrategy: 's',
+        loopProtection: false,
+      });
+      const event = await measureAndEmit(hooks, historyOf(conversation(7_900)), SIZES);
+      expect(strategy.calls.map((c) => c.attempt)).toEqual([0, 1]);
+      expect(event.percentage!).toBeGreaterThanOrEqual(0.95);
+      expect(event.percentage!).toBeLessThanOrEqual(1);
+      expect(event.abort).toBe(true);
+      const warning = warnings.find((w) => w.code === 'context_exhausted');
+      expect(warning?.data).toMatchObject({ strategy: 's', attempts: 2 });
+      expect(event.abortReason).toMatch(
+        new RegExp(`answered ${retryAnswer.action}.* on retry 1 with the request still at 9\\d%`),
+      );
+    }
+  });
+
+  it('sends a request a first reaction warned about near the floor (the floor bounds retries, not the first answer)', async () => {
+    const strategy = recordingStrategy([{ level: 'critical', at: 0.9 }], () => ({
+      action: 'warn',
+      message: 'getting full',
+    }));
+    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const event = await measureAndEmit(hooks, historyOf(conversation(7_800)), SIZES);
+    expect(event.percentage!).toBeGreaterThanOrEqual(0.95);
+    expect(event.abort).toBe(false);
+    expect(warnings.map((w) => w.code)).toEqual(['context_warning']);
+  });
+
   it('a strategy that throws with the request still critical is retried, then the request is aborted, never sent that close', async () => {
     // Compacts a little, then its summarizer fails: the request is left at ~97% of the budget.
     const failing = recordingStrategy([{ level: 'critical', at: 0.9 }], (ctx) => {

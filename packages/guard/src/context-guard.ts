@@ -680,6 +680,9 @@ export class ContextGuard {
     // Over the budget below every trigger (all set above 1): the strategy reacts at its first level.
     let levelIdx = Math.max(crossed, 0);
     const firedAt = crossed >= 0 ? triggers[crossed]!.at : 1;
+    // Still over the budget is critical whatever the floor and the trigger (both may be above 1).
+    const isCritical = (fraction: number) =>
+      fraction > 1 || (fraction >= this.#options.criticalFloor && fraction >= firedAt);
     const protection = this.#options.loopProtection;
     const minFreed = protection === false ? 0 : Math.ceil(protection.minFreedRatio * inputBudget);
     if (protection !== false) {
@@ -805,9 +808,7 @@ export class ContextGuard {
           }
           // What the reaction left is judged as after a compaction: still critical, it is retried
           // (a model call may fail once), then the request is aborted rather than sent that close.
-          const after = current / inputBudget;
-          const critical = after > 1 || (after >= this.#options.criticalFloor && after >= firedAt);
-          if (!critical) return;
+          if (!isCritical(current / inputBudget)) return;
           if (attempt < this.#options.maxCompactRetries) {
             if (levelIdx + 1 < triggers.length) levelIdx++;
             continue;
@@ -834,15 +835,22 @@ export class ContextGuard {
           event.percentage = current / inputBudget;
           state.lastCurrent = current;
         }
-        if (action !== 'compacted' && action !== 'decline' && current > inputBudget) {
+        // A retry runs because the last compaction left the request critical: an answer that does not
+        // compact leaves it there, and the retry loop is exhausted.
+        const stillCritical = attempt > 0 && isCritical(current / inputBudget);
+        if (action !== 'compacted' && action !== 'decline' && (current > inputBudget || stillCritical)) {
           this.#save(history, state);
           const sizes = sizesAt(current);
           const error = new ContextExhaustedError('still_over_limit', sizes);
+          const where =
+            current > inputBudget
+              ? 'with the request over the input budget'
+              : `on retry ${attempt} with the request still at ${Math.round((current / inputBudget) * 100)}% (critical floor ${Math.round(this.#options.criticalFloor * 100)}%)${decision.text ? `: ${decision.text}` : ''}`;
           await this.#abort(
             event,
             'context_exhausted',
-            `${error.message}; context strategy ${name} answered ${describe(action)} with the request over the input budget`,
-            { ...sizes, strategy: name },
+            `${error.message}; context strategy ${name} answered ${describe(action)} ${where}`,
+            { ...sizes, strategy: name, attempts: attempt + 1 },
             error,
           );
           return;
@@ -888,8 +896,7 @@ export class ContextGuard {
         state.lastCurrent = current;
         state.lastLevelIdx = Math.max(highestCrossedLevel(triggers, after), -1);
         this.#save(history, state);
-        // Still over the budget is critical whatever the floor and the trigger (both may be above 1).
-        if (after <= 1 && (after < this.#options.criticalFloor || after < firedAt)) return;
+        if (!isCritical(after)) return;
         const sizes = sizesAt(current);
         if (attempt >= this.#options.maxCompactRetries) {
           const error = new ContextExhaustedError('still_over_limit', sizes);
