@@ -469,9 +469,23 @@ describe('decisions and the retry loop', () => {
       const warning = warnings.find((w) => w.code === 'context_exhausted');
       expect(warning?.data).toMatchObject({ strategy: 's', attempts: 2 });
       expect(event.abortReason).toMatch(
-        new RegExp(`answered ${retryAnswer.action}.* on retry 1 with the request still at 9\\d%`),
+        new RegExp(`answered ${retryAnswer.action} with the request still at 9\\d%.* after 2 reaction`),
       );
     }
+  });
+
+  it('retries a first reaction that rewrote the history into the critical zone and answered warn, then aborts', async () => {
+    // Rewrites a small message into a larger one (as a restated tool round can) and says it only warns.
+    const strategy = recordingStrategy([{ level: 'critical', at: 0.9 }], (ctx) => {
+      if (ctx.attempt === 0) ctx.tools.replaceRange(1, 2, { role: 'user', content: 'word '.repeat(400) });
+      return { action: 'warn', message: 'nothing to drop' };
+    });
+    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const event = await measureAndEmit(hooks, historyOf(conversation(7_300)), SIZES);
+    expect(strategy.calls.map((c) => c.attempt)).toEqual([0, 1]);
+    expect(event.percentage!).toBeGreaterThanOrEqual(0.95);
+    expect(event.abort).toBe(true);
+    expect(warnings.find((w) => w.code === 'context_exhausted')?.data).toMatchObject({ attempts: 2 });
   });
 
   it('sends a request a first reaction warned about near the floor (the floor bounds retries, not the first answer)', async () => {

@@ -836,16 +836,22 @@ export class ContextGuard {
           state.lastCurrent = current;
         }
         // A retry runs because the last compaction left the request critical: an answer that does not
-        // compact leaves it there, and the retry loop is exhausted.
-        const stillCritical = attempt > 0 && isCritical(current / inputBudget);
+        // compact leaves it there. A first answer that rewrote the history anyway is judged as after a
+        // compaction, like a throw: still critical, it is retried while attempts remain.
+        const rewrote = tools.rewrites.length > rewritesBefore;
+        const stillCritical = (attempt > 0 || rewrote) && isCritical(current / inputBudget);
         if (action !== 'compacted' && action !== 'decline' && (current > inputBudget || stillCritical)) {
           this.#save(history, state);
+          if (rewrote && attempt < this.#options.maxCompactRetries) {
+            if (levelIdx + 1 < triggers.length) levelIdx++;
+            continue;
+          }
           const sizes = sizesAt(current);
           const error = new ContextExhaustedError('still_over_limit', sizes);
           const where =
             current > inputBudget
               ? 'with the request over the input budget'
-              : `on retry ${attempt} with the request still at ${Math.round((current / inputBudget) * 100)}% (critical floor ${Math.round(this.#options.criticalFloor * 100)}%)${decision.text ? `: ${decision.text}` : ''}`;
+              : `with the request still at ${Math.round((current / inputBudget) * 100)}% (critical floor ${Math.round(this.#options.criticalFloor * 100)}%) after ${attempt + 1} reaction(s)${decision.text ? `: ${decision.text}` : ''}`;
           await this.#abort(
             event,
             'context_exhausted',

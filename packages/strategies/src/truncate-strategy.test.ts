@@ -24,6 +24,34 @@ describe('TruncateStrategy', () => {
     expect(() => new TruncateStrategy({ keep: 3 } as never)).toThrow(InvalidOptionsError);
   });
 
+  it('says so when dropping grew the request (a restated tool round), and declines above the ceiling', () => {
+    /** Tools whose request grows by `growth` tokens when messages are dropped. */
+    class GrowingDrop extends HistoryStrategyTools {
+      growth = 0;
+      override dropOldest(n: number) {
+        const result = super.dropOldest(n);
+        return { ...result, tokensAfter: result.tokensBefore + this.growth };
+      }
+    }
+    for (const [growth, action] of [
+      [0, 'warn'],
+      [400, 'decline'],
+    ] as const) {
+      const tools = new GrowingDrop(HistoryStrategyTools.of(chat(10)).history);
+      tools.growth = growth;
+      const budget = Math.ceil(tools.tokens() / 0.9);
+      const decision = new TruncateStrategy({ keepRecent: 4 }).react(
+        reactContext(tools, 'urgent', { inputBudget: budget }),
+      );
+      const text =
+        decision.action === 'warn' ? decision.message : decision.action === 'decline' ? decision.reason : '';
+      expect(decision.action, `${growth}`).toBe(action);
+      expect(text).toMatch(
+        new RegExp(`^dropping the 16 oldest messages freed nothing \\(${growth} tokens more; `),
+      );
+    }
+  });
+
   it('drops all but the newest keepRecent messages through dropOldest, keeping the system prompt, rewindably', () => {
     const tools = HistoryStrategyTools.of(chat(10));
     const original = tools.history.messages();

@@ -79,7 +79,13 @@ export class TruncateStrategy implements ContextStrategy {
     const drop = end > floor ? end - pinned : 0;
     const result = drop > 0 ? tools.dropOldest(drop) : undefined;
     const freed = result ? result.tokensBefore - result.tokensAfter : 0;
-    if (result === undefined || !result.changed || freed <= 0) {
+    if (result?.changed && freed <= 0) {
+      // Dropping can grow the request: a tool round whose signed reasoning lost its prefix is restated.
+      const after = (ctx.current - freed) / ctx.inputBudget;
+      const reason = `dropping the ${result.hiddenCount} oldest messages freed nothing (${-freed} tokens more; ${percent(after)} of the input budget)`;
+      return after > declineCeiling ? { action: 'decline', reason } : { action: 'warn', message: reason };
+    }
+    if (result === undefined || !result.changed) {
       if (ctx.percentage > declineCeiling) {
         return {
           action: 'decline',
