@@ -87,6 +87,14 @@ describe('CacheFriendlyStrategy options', () => {
     expect(() => new CacheFriendlyStrategy({ factCategories: ['colour' as never] })).toThrow(
       /factCategories/,
     );
+    expect(() => new CacheFriendlyStrategy({ newOutputRoom: 0.8 })).toThrow(
+      /CacheFriendlyStrategy options\.newOutputRoom: must be below `at`/,
+    );
+    expect(() => new CacheFriendlyStrategy({ at: 0.9, lateAt: 0.85 })).toThrow(
+      /CacheFriendlyStrategy options\.lateAt: must be at least `at`/,
+    );
+    expect(() => new CacheFriendlyStrategy({ lateAt: 0.97 })).toThrow(/lateAt/);
+    expect(() => new CacheFriendlyStrategy({ smallWindowShare: 0 })).toThrow(/smallWindowShare/);
     expect(() => new CacheFriendlyStrategy({ window: 3 } as never)).toThrow(InvalidOptionsError);
   });
 });
@@ -329,4 +337,173 @@ describe('CacheFriendlyStrategy prefix stability', () => {
     rewindAll(tools);
     expect(tools.history.messages()).toEqual(all.map((message) => expect.objectContaining(message)));
   }, 60_000);
+});
+
+/** A read of a large file whose middle names paths no other message names. */
+function largeRead(id: string): MessageInput[] {
+  const middle = Array.from({ length: 60 }, (_, i) => `line ${i}: see /repo/deep/part${i}.ts`).join('\n');
+  const output = `// head of the listing\n${'export const value = 1;\n'.repeat(120)}${middle}\n${'export const value = 2;\n'.repeat(120)}// tail of the listing`;
+  return [
+    {
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: '/repo/big.ts' } },
+      ],
+    },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'read_file', output }] },
+  ];
+}
+
+describe('CacheFriendlyStrategy new tool outputs', () => {
+  /** Four small agent turns, then a large read: the request before the read stands at ~40%. */
+  function arrived(budgetShareBefore = 0.4) {
+    const before = [
+      ...agentChat(4, 600),
+      { role: 'user', content: 'Now read the big file.' } as MessageInput,
+    ];
+    const probe = HistoryStrategyTools.of(before);
+    const budget = Math.ceil(probe.tokens() / budgetShareBefore);
+    const tools = HistoryStrategyTools.of([...before, ...largeRead('call_big')]);
+    return { tools, budget, answered: before.length + 1 };
+  }
+
+  it('cuts only the outputs that arrived since the last answer, so the request the model answered stays the prefix', async () => {
+    const { tools, budget, answered } = arrived();
+    const original = tools.history.messages();
+    expect(tools.tokens() / budget).toBeGreaterThan(0.75);
+    const state: Record<string, JsonValue> = {};
+    const decision = await new CacheFriendlyStrategy().react(
+      reactContext(tools, 'pressure', { inputBudget: budget, state }),
+    );
+
+    expect(decision).toMatchObject({
+      action: 'compacted',
+      note: expect.stringMatching(
+        /^cut 1 newly arrived tool message\(s\) to \d+ bytes per output \(\d+ facts/,
+      ),
+    });
+    const sent = tools.sent();
+    expect(startsWith(sent, original.slice(0, answered))).toBe(true);
+    expect(sent).toHaveLength(original.length);
+    const newest = JSON.stringify(sent.at(-1));
+    expect(newest).toContain('head of the listing');
+    expect(newest).toContain('tail of the listing');
+    expect(newest).not.toContain('line 30: see');
+    expect(tools.tokens()).toBeLessThanOrEqual((0.75 - 0.25) * budget);
+    expect(sent.some((message) => isSummaryText(messageText(message)))).toBe(false);
+    expect(countToolPairViolations(sent)).toBe(0);
+    expect(state['cutOutputFacts']).toEqual(
+      expect.arrayContaining([expect.objectContaining({ value: '/repo/deep/part30.ts', category: 'path' })]),
+    );
+    expect(JSON.parse(JSON.stringify(state))).toEqual(state);
+    rewindAll(tools);
+    expect(tools.history.messages()).toEqual(original);
+  });
+
+  it('puts the facts of the cut middles in the facts block of the next compaction', async () => {
+    const { tools, budget } = arrived();
+    const strategy = new CacheFriendlyStrategy();
+    const state: Record<string, JsonValue> = {};
+    await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+    for (const message of agentChat(12, 600).slice(13)) tools.history.append(message);
+    expect(tools.tokens() / budget).toBeGreaterThan(0.75);
+    const decision = await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+    expect(decision).toMatchObject({ action: 'compacted', note: expect.stringMatching(/^summarized/) });
+    const sent = tools.sent();
+    const facts = parseFactsBlock(messageText(sent[1]!))?.map((fact) => fact.value) ?? [];
+    expect(facts).toContain('/repo/deep/part30.ts');
+    expect(state['cutOutputFacts']).toBeUndefined();
+    // The cut read is summarized with the rest: the history tags it as a rewrite, not as a summary.
+    const summarized = tools.calls.filter((call) => call.method === 'summarize').at(-1)?.args[0] as {
+      entries: { message: Message }[];
+    };
+    expect(JSON.stringify(summarized.entries.map((entry) => entry.message))).toContain('head of the listing');
+  });
+
+  it('compacts as usual when cutting the new outputs would not leave newOutputRoom below at, or when turned off', async () => {
+    for (const [share, options] of [
+      [0.6, {}],
+      [0.4, { newOutputRoom: false }],
+    ] as const) {
+      const { tools, budget, answered } = arrived(share);
+      const original = tools.history.messages();
+      const decision = await new CacheFriendlyStrategy(options).react(
+        reactContext(tools, 'pressure', { inputBudget: budget }),
+      );
+      expect(decision, `${share}`).toMatchObject({
+        action: 'compacted',
+        note: expect.stringMatching(/^summarized/),
+      });
+      expect(startsWith(tools.sent(), original.slice(0, answered)), `${share}`).toBe(false);
+      expect(tools.history.effectiveEntries()[1]?.isSummary, `${share}`).toBe(true);
+    }
+  });
+
+  it('leaves a request whose newest message is its own ask alone (nothing arrived after the last answer)', async () => {
+    const tools = HistoryStrategyTools.of([...agentChat(8, 1200), { role: 'user', content: 'And now?' }]);
+    const decision = await new CacheFriendlyStrategy().react(
+      reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 0.85) }),
+    );
+    expect(decision).toMatchObject({ action: 'compacted', note: expect.stringMatching(/^summarized/) });
+  });
+});
+
+describe('CacheFriendlyStrategy in a small window', () => {
+  /** A system prompt that takes ~40% of the budget: no compaction gets far under `at`. */
+  function smallWindow() {
+    const system: MessageInput = {
+      role: 'system',
+      content: `You are a coding agent. ${'Rule. '.repeat(300)}`,
+    };
+    const systemTokens = HistoryStrategyTools.of([system]).tokens();
+    const budget = Math.ceil(systemTokens / 0.4);
+    const turns = agentChat(40, 400).slice(1);
+    const tools = HistoryStrategyTools.of([system]);
+    let next = 0;
+    const growTo = (fraction: number) => {
+      while (tools.tokens() < fraction * budget) tools.history.append(turns[next++]!);
+      // A request goes out after a user message or tool results, never right after an answer.
+      while (tools.history.messages().at(-1)?.role === 'assistant') tools.history.append(turns[next++]!);
+    };
+    return { tools, budget, growTo };
+  }
+
+  it('waits for lateAt after a compaction that could not get far under at, so each rewrite buys more requests', async () => {
+    const { tools, budget, growTo } = smallWindow();
+    const strategy = new CacheFriendlyStrategy({ newOutputRoom: false });
+    const state: Record<string, JsonValue> = {};
+    growTo(0.76);
+    const first = await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+    expect(first.action).toBe('compacted');
+    expect(state['afterTokens'] as number).toBeGreaterThanOrEqual(0.35 * budget);
+
+    growTo(0.8);
+    const compactions = tools.history.compactions().length;
+    const percentage = tools.tokens() / budget;
+    expect(percentage).toBeLessThan(0.95);
+    const waiting = await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+    expect(waiting).toEqual({ action: 'none' });
+    expect(tools.history.compactions()).toHaveLength(compactions);
+    // A retry (the guard's request is critical) and `smallWindowShare: 1` never wait.
+    const retry = await strategy.react(
+      reactContext(tools, 'pressure', { inputBudget: budget, state: { ...state }, attempt: 1 }),
+    );
+    expect(retry.action).toBe('compacted');
+  });
+
+  it('compacts at lateAt, and at at when smallWindowShare is 1', async () => {
+    for (const [options, fraction] of [
+      [{}, 0.96],
+      [{ smallWindowShare: 1 }, 0.8],
+    ] as const) {
+      const { tools, budget, growTo } = smallWindow();
+      const strategy = new CacheFriendlyStrategy({ newOutputRoom: false, ...options });
+      const state: Record<string, JsonValue> = {};
+      growTo(0.76);
+      await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+      growTo(fraction);
+      const decision = await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+      expect(decision.action, JSON.stringify(options)).toBe('compacted');
+    }
+  });
 });

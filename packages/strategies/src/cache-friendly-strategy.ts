@@ -25,6 +25,8 @@ import {
 import { checkBelowTrigger, factBoundOptions } from './fact-bound-options.js';
 import { factsBlockTokens, factsRoom } from './facts-room.js';
 import { effectiveView, pinnedCount } from './history-view.js';
+import { isSummaryEntry } from './message-kinds.js';
+import { cutNewOutputs } from './new-output-cut.js';
 import { cutOutputsTo, largestFittingCut } from './recent-shrink.js';
 import { aimFor, rememberCompaction } from './request-growth.js';
 
@@ -52,6 +54,22 @@ export const cacheFriendlyStrategyOptionsSchema = z
      * anyway, so the cut costs no cached prefix; `1` never cuts.
      */
     tailShare: z.number().gt(0).max(1).default(0.03),
+    /**
+     * When tool outputs that arrived since the model's last answer are what pushed the request over
+     * `at`, only they are cut to their head and tail — the request the model answered stays this
+     * one's prefix, so the provider's cache still covers it — if that brings the request down to
+     * this share of the input budget below `at`; otherwise the compaction runs. `false`: never.
+     */
+    newOutputRoom: z.union([z.number().gt(0).lt(1), z.literal(false)]).default(0.25),
+    /**
+     * When the last compaction left the request at `smallWindowShare` of the input budget or more
+     * (a window so small that a compaction cannot get far under `at`), the next one waits until
+     * `lateAt`, so each rewrite of the cached prefix buys more requests. At most 0.95, the guard's
+     * default `criticalFloor`.
+     */
+    lateAt: z.number().gt(0).max(0.95).default(0.95),
+    /** See `lateAt`. `1`: never wait. */
+    smallWindowShare: z.number().gt(0).max(1).default(0.35),
     /** Nothing left to compact and above this fraction of the input budget: decline the request. */
     declineCeiling: z.number().gt(0).default(0.95),
     /** Upper bound of the summary as a fraction of the input budget (at 4 characters a token). */
@@ -62,9 +80,13 @@ export const cacheFriendlyStrategyOptionsSchema = z
     focus: z.string().min(1).optional(),
     ...factBoundOptions(DEFAULT_FACT_SHARE),
   })
-  .superRefine((options, issues) =>
-    checkBelowTrigger(options, { field: 'lowWater', value: options.lowWater }, issues),
-  );
+  .superRefine((options, issues) => {
+    checkBelowTrigger(options, { field: 'lowWater', value: options.lowWater }, issues);
+    if (options.newOutputRoom !== false && options.newOutputRoom >= options.at)
+      issues.addIssue({ code: 'custom', path: ['newOutputRoom'], message: 'must be below `at`' });
+    if (options.lateAt < options.at)
+      issues.addIssue({ code: 'custom', path: ['lateAt'], message: 'must be at least `at`' });
+  });
 
 /** What {@link CacheFriendlyStrategy} accepts; every field has a default. */
 export type CacheFriendlyStrategyOptions = z.input<typeof cacheFriendlyStrategyOptionsSchema>;
@@ -79,6 +101,10 @@ const SUMMARY_FRAME_TOKENS = 24;
 const CHARS_PER_TOKEN = 4;
 /** State key: the facts the last summary's text spells out, left out of its facts block. */
 const SPELLED_OUT = 'spelledOutFacts';
+/** State key: facts of newly arrived tool outputs cut since the last compaction, for its facts block. */
+const CUT_FACTS = 'cutOutputFacts';
+/** Facts of cut outputs kept between two compactions (the facts block keeps the most valuable anyway). */
+const MAX_CUT_FACTS = 200;
 
 /** One compaction: hide `[from, cut)` under a summary whose role keeps roles alternating. */
 interface CompactionPlan {
@@ -118,6 +144,9 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const { tools, state } = ctx;
     const view = effectiveView(tools);
     const pinned = pinnedCount(view);
+    if (this.#waitsForLateAt(ctx)) return { action: 'none' };
+    const newOutputs = await this.#cutNewOutputs(ctx, view, pinned);
+    if (newOutputs) return newOutputs;
     const plan = this.#plan(ctx, view, pinned);
     if (plan === undefined) return this.#nothingToHide(ctx);
     const range = view.slice(plan.from, plan.cut);
@@ -143,7 +172,8 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     );
     const result = tools.replaceRange(plan.from, plan.cut, summary);
     if (!result.changed) return this.#nothingToHide(ctx);
-    state[SPELLED_OUT] = spelledOut.map(({ key, value, category }) => ({ key, value, category }));
+    state[SPELLED_OUT] = spelledOut.map(plainFact);
+    delete state[CUT_FACTS];
     const cut = cutBytes === undefined ? undefined : await tools.lightTrim(cutOutputsTo(cutBytes));
     // The facts go into the summary just written (the first user message when it has that role),
     // so the block changes once per compaction and only after the untouched prefix.
@@ -160,6 +190,38 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     return {
       action: 'compacted',
       note: `summarized ${range.length} messages down to ${percent(plan.low)} of the input budget${trimmed}, ${facts.length} facts, ~${freed} tokens freed`,
+    };
+  }
+
+  /** True when the last compaction showed a small window and the request is still below `lateAt`. */
+  #waitsForLateAt(ctx: ReactContext): boolean {
+    if (ctx.attempt > 0 || ctx.percentage >= this.#options.lateAt) return false;
+    return this.#inSmallWindow(ctx);
+  }
+
+  /** The last compaction left the request at `smallWindowShare` of the input budget or more. */
+  #inSmallWindow(ctx: ReactContext): boolean {
+    const after = ctx.state['afterTokens'];
+    return typeof after === 'number' && after / ctx.inputBudget >= this.#options.smallWindowShare;
+  }
+
+  /** Cuts only the newly arrived tool outputs when that leaves `newOutputRoom` below `at` (see the option). */
+  async #cutNewOutputs(
+    ctx: ReactContext,
+    view: readonly HistoryEntry[],
+    pinned: number,
+  ): Promise<StrategyDecision | undefined> {
+    const { at, newOutputRoom, factCategories } = this.#options;
+    if (newOutputRoom === false) return undefined;
+    const goal = (at - newOutputRoom) * ctx.inputBudget;
+    const cut = await cutNewOutputs(ctx, view, pinned, { goal, categories: factCategories });
+    if (cut === undefined) return undefined;
+    ctx.state['newOutputCuts'] = countIn(ctx.state, 'newOutputCuts') + 1;
+    // Not shown until the next compaction, which rewrites the prefix anyway and puts them in its facts block.
+    ctx.state[CUT_FACTS] = newestUnique([...factsKept(ctx.state, CUT_FACTS), ...cut.cutFacts]).map(plainFact);
+    return {
+      action: 'compacted',
+      note: `cut ${cut.trimmedMessages} newly arrived tool message(s) to ${cut.bytes} bytes per output (${cut.cutFacts.length} facts of the cut parts kept for the next summary); the request already answered is unchanged`,
     };
   }
 
@@ -189,7 +251,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
       cut = unit.start;
     }
     cut = this.#alternatingCut(view, units, cut);
-    const hidesNew = view.slice(pinned, cut).some((entry) => entry.isSummary !== true);
+    const hidesNew = view.slice(pinned, cut).some((entry) => !isSummaryEntry(entry));
     if (!hidesNew) return undefined;
     const room = low * inputBudget - fixed - tools.measure(view.slice(cut));
     return {
@@ -227,8 +289,8 @@ export class CacheFriendlyStrategy implements ContextStrategy {
    */
   async #rollingSummary(ctx: ReactContext, range: readonly HistoryEntry[]): Promise<string> {
     const maxLength = this.#summaryChars(ctx.inputBudget);
-    const earlier = range.filter((entry) => entry.isSummary === true).map(summaryBody);
-    const fresh = range.filter((entry) => entry.isSummary !== true);
+    const earlier = range.filter(isSummaryEntry).map(summaryBody);
+    const fresh = range.filter((entry) => !isSummaryEntry(entry));
     const text = await ctx.tools.summarize({
       entries: fresh,
       maxLength,
@@ -272,9 +334,10 @@ export class CacheFriendlyStrategy implements ContextStrategy {
       signal: ctx.signal,
     });
     const categories = this.#options.factCategories;
-    const carried = range.some((entry) => entry.isSummary === true)
-      ? spelledOutBefore(ctx.state).filter((fact) => !categories || categories.includes(fact.category))
-      : [];
+    const spelledOut = range.some(isSummaryEntry) ? factsKept(ctx.state, SPELLED_OUT) : [];
+    const carried = [...spelledOut, ...factsKept(ctx.state, CUT_FACTS)].filter(
+      (fact) => !categories || categories.includes(fact.category),
+    );
     const values = new Set(carried.map((fact) => fact.value));
     const merged = [...carried, ...found.filter((fact) => !values.has(fact.value))];
     const visible = renderTranscript(kept);
@@ -311,9 +374,28 @@ export class CacheFriendlyStrategy implements ContextStrategy {
   }
 }
 
-/** The facts the last compaction left to its summary's text (see {@link SPELLED_OUT}). */
-function spelledOutBefore(state: Record<string, JsonValue>): ExtractedFact[] {
-  const stored = state[SPELLED_OUT];
+/** One fact per value, the newest of each, at most {@link MAX_CUT_FACTS} (the newest). */
+function newestUnique(facts: readonly ExtractedFact[]): ExtractedFact[] {
+  const byValue = new Map<string, ExtractedFact>();
+  for (const fact of facts) {
+    byValue.delete(fact.value);
+    byValue.set(fact.value, fact);
+  }
+  return [...byValue.values()].slice(-MAX_CUT_FACTS);
+}
+
+/** A fact as the state keeps it: plain JSON, without its span. */
+function plainFact({ key, value, category }: ExtractedFact): {
+  key: string;
+  value: string;
+  category: string;
+} {
+  return { key, value, category };
+}
+
+/** The facts kept in the state under `key` ({@link SPELLED_OUT} or {@link CUT_FACTS}); odd items are skipped. */
+function factsKept(state: Record<string, JsonValue>, key: string): ExtractedFact[] {
+  const stored = state[key];
   if (!Array.isArray(stored)) return [];
   return stored.flatMap((item) => {
     if (item === null || typeof item !== 'object' || Array.isArray(item)) return [];

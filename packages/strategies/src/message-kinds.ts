@@ -1,5 +1,5 @@
 import { isSummaryText, isTruncationMarkerText } from '@ctxguard/compactor';
-import { type Message, messageText } from '@ctxguard/core';
+import { type HistoryEntry, type Message, messageText } from '@ctxguard/core';
 
 /** The readable text of a message ('' when it has none). */
 export function textOf(message: Message): string {
@@ -13,6 +13,14 @@ export function textOf(message: Message): string {
 /** A summary a compaction wrote (by its metadata or its text). */
 export function isSummaryMessage(message: Message): boolean {
   return message.metadata?.['isSummary'] === true || isSummaryText(textOf(message));
+}
+
+/**
+ * An entry holding a summary a compaction wrote. The history tags the first message of every
+ * rewrite `isSummary`, a tool message whose output was cut included: that one is no summary.
+ */
+export function isSummaryEntry(entry: HistoryEntry): boolean {
+  return entry.isSummary === true && isSummaryMessage(entry.message);
 }
 
 /** A summary or truncation marker a compaction wrote (by its metadata or its text), not a message of the conversation. */

@@ -22,6 +22,7 @@ import {
 import { checkBelowTrigger, factBoundOptions } from './fact-bound-options.js';
 import { factsBlockTokens, factsRoom } from './facts-room.js';
 import { effectiveView, pinnedCount, summaryMessage } from './history-view.js';
+import { isSummaryEntry } from './message-kinds.js';
 import { lowerFactsBlock, trimToolOutputs } from './recent-shrink.js';
 import { bm25Scorer, type RelevanceScorer } from './relevance-scorer.js';
 import { aimFor, rememberCompaction } from './request-growth.js';
@@ -185,9 +186,9 @@ export class RelevanceStrategy implements ContextStrategy {
     for (const run of [...plan.runs].reverse()) {
       const entries = view.slice(run.start, run.end);
       const maxLength = this.#runSummaryChars(renderTranscript(entries.map((entry) => entry.message)).length);
-      const fresh = entries.filter((entry) => entry.isSummary !== true);
+      const fresh = entries.filter((entry) => !isSummaryEntry(entry));
       const text = rollingSummary(
-        entries.filter((entry) => entry.isSummary === true).map(summaryBody),
+        entries.filter(isSummaryEntry).map(summaryBody),
         fresh.length === 0
           ? ''
           : await tools.summarize({ entries: fresh, maxLength, focus: focus || undefined, signal }),
