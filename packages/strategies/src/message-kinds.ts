@@ -17,10 +17,11 @@ export function isSummaryMessage(message: Message): boolean {
 
 /**
  * An entry holding a summary a compaction wrote. The history tags the first message of every
- * rewrite `isSummary`, a tool message whose output was cut included: that one is no summary.
+ * rewrite `isSummary`, a tool message whose output was cut included: that one is no summary (a
+ * summary is never a tool message).
  */
 export function isSummaryEntry(entry: HistoryEntry): boolean {
-  return entry.isSummary === true && isSummaryMessage(entry.message);
+  return entry.isSummary === true && entry.message.role !== 'tool';
 }
 
 /** A summary or truncation marker a compaction wrote (by its metadata or its text), not a message of the conversation. */
