@@ -24,7 +24,7 @@ describe('TruncateStrategy', () => {
     expect(() => new TruncateStrategy({ keep: 3 } as never)).toThrow(InvalidOptionsError);
   });
 
-  it('says so when dropping grew the request (a restated tool round), and declines above the ceiling', () => {
+  it('says so when dropping grew the request (a restated tool round), and declines above the ceiling', async () => {
     /** Tools whose request grows by `growth` tokens when messages are dropped. */
     class GrowingDrop extends HistoryStrategyTools {
       growth = 0;
@@ -40,7 +40,7 @@ describe('TruncateStrategy', () => {
       const tools = new GrowingDrop(HistoryStrategyTools.of(chat(10)).history);
       tools.growth = growth;
       const budget = Math.ceil(tools.tokens() / 0.9);
-      const decision = new TruncateStrategy({ keepRecent: 4 }).react(
+      const decision = await new TruncateStrategy({ keepRecent: 4 }).react(
         reactContext(tools, 'urgent', { inputBudget: budget }),
       );
       const text =
@@ -52,12 +52,12 @@ describe('TruncateStrategy', () => {
     }
   });
 
-  it('drops all but the newest keepRecent messages through dropOldest, keeping the system prompt, rewindably', () => {
+  it('drops all but the newest keepRecent messages through dropOldest, keeping the system prompt, rewindably', async () => {
     const tools = HistoryStrategyTools.of(chat(10));
     const original = tools.history.messages();
     const state: Record<string, JsonValue> = {};
     const budget = Math.ceil(tools.tokens() / 0.88);
-    const decision = new TruncateStrategy({ keepRecent: 4 }).react(
+    const decision = await new TruncateStrategy({ keepRecent: 4 }).react(
       reactContext(tools, 'urgent', { inputBudget: budget, state }),
     );
 
@@ -79,18 +79,20 @@ describe('TruncateStrategy', () => {
     expect(tools.history.messages()).toEqual(original);
   });
 
-  it('never drops only an earlier truncation marker (that swaps it for an equal one): it cuts past the next tool round', () => {
+  it('never drops only an earlier truncation marker (that swaps it for an equal one): it cuts past the next tool round', async () => {
     // After a first drop the view is: prompt, marker, a tool call, its result, …; a cut inside that
     // round used to back off to just after the marker and "drop" the marker alone, freeing nothing.
     const tools = HistoryStrategyTools.of(agentChat(4, 400));
     const budget = Math.ceil(tools.tokens() / 0.9);
     const strategy = new TruncateStrategy({ keepRecent: 11 });
-    expect(strategy.react(reactContext(tools, 'urgent', { inputBudget: budget })).action).toBe('compacted');
+    expect((await strategy.react(reactContext(tools, 'urgent', { inputBudget: budget }))).action).toBe(
+      'compacted',
+    );
     expect(tools.history.effectiveEntries()[1]?.isTruncationMarker).toBe(true);
     tools.history.append({ role: 'user', content: 'one more step' });
     const before = tools.tokens();
     const state: Record<string, JsonValue> = {};
-    const decision = strategy.react(reactContext(tools, 'urgent', { inputBudget: budget, state }));
+    const decision = await strategy.react(reactContext(tools, 'urgent', { inputBudget: budget, state }));
     expect(decision.action).toBe('compacted');
     // The old code hid the marker alone under a new one: ~1 token "freed". Now the whole round goes.
     expect(before - tools.tokens()).toBeGreaterThan(50);
@@ -98,16 +100,16 @@ describe('TruncateStrategy', () => {
     expect(countToolPairViolations(tools.history.messages())).toBe(0);
   });
 
-  it('keeps state across calls and drops again once the conversation has grown', () => {
+  it('keeps state across calls and drops again once the conversation has grown', async () => {
     const tools = HistoryStrategyTools.of(chat(6));
     const state: Record<string, JsonValue> = {};
     const strategy = new TruncateStrategy({ keepRecent: 4 });
     const budget = Math.ceil(tools.tokens() / 0.88);
-    expect(strategy.react(reactContext(tools, 'urgent', { inputBudget: budget, state })).action).toBe(
+    expect((await strategy.react(reactContext(tools, 'urgent', { inputBudget: budget, state }))).action).toBe(
       'compacted',
     );
     for (const message of chat(9).slice(13)) tools.history.append(message);
-    expect(strategy.react(reactContext(tools, 'urgent', { inputBudget: budget, state })).action).toBe(
+    expect((await strategy.react(reactContext(tools, 'urgent', { inputBudget: budget, state }))).action).toBe(
       'compacted',
     );
     expect(state).toMatchObject({ drops: 2 });
@@ -115,11 +117,11 @@ describe('TruncateStrategy', () => {
     expect(tools.history.compactions()).toHaveLength(2);
   });
 
-  it('never cuts a tool call from its result: the whole turn is kept', () => {
+  it('never cuts a tool call from its result: the whole turn is kept', async () => {
     // 1 system + 5 turns of 4: keepRecent 5 would cut between the call and result of the last turn.
     const tools = HistoryStrategyTools.of(agentChat(5, 400));
     const budget = Math.ceil(tools.tokens() / 0.9);
-    const decision = new TruncateStrategy({ keepRecent: 2 }).react(
+    const decision = await new TruncateStrategy({ keepRecent: 2 }).react(
       reactContext(tools, 'urgent', { inputBudget: budget }),
     );
     expect(decision.action).toBe('compacted');
@@ -128,11 +130,11 @@ describe('TruncateStrategy', () => {
     expect(messages.slice(-3).map((m) => m.role)).toEqual(['assistant', 'tool', 'assistant']);
   });
 
-  it('declines when the newest messages alone are still over the ceiling', () => {
+  it('declines when the newest messages alone are still over the ceiling', async () => {
     const tools = HistoryStrategyTools.of(chat(10, 400));
     const recent = tools.measure(tools.history.messages().slice(-4));
     const budget = Math.floor(recent / 0.97);
-    const decision = new TruncateStrategy({ keepRecent: 4 }).react(
+    const decision = await new TruncateStrategy({ keepRecent: 4 }).react(
       reactContext(tools, 'urgent', { inputBudget: budget }),
     );
     expect(decision).toMatchObject({
@@ -144,18 +146,63 @@ describe('TruncateStrategy', () => {
     expect(tools.history.length).toBe(6); // what was dropped stays dropped (and rewindable)
   });
 
-  it('with nothing to drop, warns below the ceiling and declines above it, changing nothing', () => {
+  it('cuts tool outputs to head and tail when the newest messages hold a file read larger than the window, without a model call', async () => {
+    const middle = Array.from({ length: 80 }, (_, i) => `line ${i}: see /repo/deep/part${i}.ts`).join('\n');
+    const big = `// head of the listing\n${'export const value = 1;\n'.repeat(200)}${middle}\n// tail of the listing`;
+    const messages = [
+      ...agentChat(6, 600).slice(0, -2),
+      {
+        role: 'tool' as const,
+        content: [{ type: 'tool-result' as const, toolCallId: 'call_6', toolName: 'read_file', output: big }],
+      },
+    ];
+    for (const [options, action] of [
+      [{}, 'compacted'],
+      [{ cutToolOutputs: false }, 'decline'],
+    ] as const) {
+      const tools = HistoryStrategyTools.of(messages);
+      const original = tools.history.messages();
+      const budget = Math.floor(tools.measure(original.slice(-1)) / 1.5);
+      const state: Record<string, JsonValue> = {};
+      const decision = await new TruncateStrategy({ keepRecent: 4, ...options }).react(
+        reactContext(tools, 'urgent', { inputBudget: budget, state }),
+      );
+      expect(decision.action, JSON.stringify(options)).toBe(action);
+      if (action === 'decline') continue;
+      expect(decision).toMatchObject({
+        note: expect.stringMatching(
+          /^dropped the \d+ oldest messages and cut 1 tool outputs to head and tail, /,
+        ),
+      });
+      expect(tools.tokens()).toBeLessThanOrEqual(0.85 * budget);
+      const sent = JSON.stringify(tools.history.messages());
+      expect(sent).toContain('head of the listing');
+      expect(sent).toContain('tail of the listing');
+      expect(countToolPairViolations(tools.history.messages())).toBe(0);
+      expect(state['cutOutputs']).toBe(1);
+      expect(tools.calls.map((c) => c.method)).not.toContain('extractFacts');
+      for (
+        let records = tools.history.compactions();
+        records.length > 0;
+        records = tools.history.compactions()
+      )
+        tools.history.rewind(records[0]!.id);
+      expect(tools.history.messages()).toEqual(original);
+    }
+  });
+
+  it('with nothing to drop, warns below the ceiling and declines above it, changing nothing', async () => {
     const tools = HistoryStrategyTools.of(chat(2));
     const strategy = new TruncateStrategy({ keepRecent: 4 });
     const tokens = tools.tokens();
     expect(
-      strategy.react(reactContext(tools, 'urgent', { inputBudget: Math.ceil(tokens / 0.86) })),
+      await strategy.react(reactContext(tools, 'urgent', { inputBudget: Math.ceil(tokens / 0.86) })),
     ).toMatchObject({
       action: 'warn',
       message: expect.stringContaining('nothing older than the newest 4 messages'),
     });
     expect(
-      strategy.react(reactContext(tools, 'urgent', { inputBudget: Math.floor(tokens / 0.99) })),
+      await strategy.react(reactContext(tools, 'urgent', { inputBudget: Math.floor(tokens / 0.99) })),
     ).toMatchObject({
       action: 'decline',
     });
@@ -163,9 +210,9 @@ describe('TruncateStrategy', () => {
     expect(tools.calls.some((c) => c.method === 'dropOldest')).toBe(false);
   });
 
-  it('makes no model call: it never summarizes or extracts facts', () => {
+  it('makes no model call: it never summarizes or extracts facts', async () => {
     const tools = HistoryStrategyTools.of(chat(12));
-    new TruncateStrategy().react(
+    await new TruncateStrategy().react(
       reactContext(tools, 'urgent', { inputBudget: Math.ceil(tools.tokens() / 0.9) }),
     );
     expect(tools.calls.map((c) => c.method)).not.toContain('summarize');

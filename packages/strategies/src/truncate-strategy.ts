@@ -1,14 +1,19 @@
+import { lightTrimMessages } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   type HistoryEntry,
   type JsonValue,
   parseOptions,
   type ReactContext,
+  type RewriteResult,
   type StrategyDecision,
+  type StrategyTools,
   type TriggerLevel,
 } from '@ctxguard/core';
 import { z } from 'zod';
+import { requestOverhead } from './budget-figures.js';
 import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
+import { cutOutputsTo, largestFittingCut } from './recent-shrink.js';
 
 /** Options of {@link TruncateStrategy}. */
 export const truncateStrategyOptionsSchema = z
@@ -21,6 +26,11 @@ export const truncateStrategyOptionsSchema = z
     at: z.number().gt(0).max(1).default(0.85),
     /** Still above this fraction of the input budget after dropping: decline the request. */
     declineCeiling: z.number().gt(0).default(0.95),
+    /**
+     * When the newest messages alone hold the request above `declineCeiling` (a file read larger than
+     * the window), cut tool outputs to head and tail until it is under `at` before declining.
+     */
+    cutToolOutputs: z.boolean().default(true),
   })
   .refine((options) => options.declineCeiling >= options.at, {
     path: ['declineCeiling'],
@@ -65,51 +75,90 @@ export class TruncateStrategy implements ContextStrategy {
     this.triggers = Object.freeze([Object.freeze({ level: this.#options.level, at: this.#options.at })]);
   }
 
-  /** Drops the oldest messages through `ctx.tools.dropOldest` and says whether that was enough. */
-  react(ctx: ReactContext): StrategyDecision {
-    const { keepRecent, declineCeiling } = this.#options;
+  /**
+   * Drops the oldest messages through `ctx.tools.dropOldest`; when the newest ones alone still hold
+   * the request above `declineCeiling`, cuts tool outputs to head and tail (`cutToolOutputs`).
+   */
+  async react(ctx: ReactContext): Promise<StrategyDecision> {
+    const { declineCeiling } = this.#options;
     const { tools, state } = ctx;
     const view = effectiveView(tools);
+    const overhead = requestOverhead(ctx, view);
+    const result = this.#dropOldest(tools, view);
+    const dropped = result?.changed ? result : undefined;
+    const freed = dropped ? dropped.tokensBefore - dropped.tokensAfter : 0;
+    if (dropped) {
+      state['drops'] = counter(state, 'drops') + 1;
+      state['droppedMessages'] = counter(state, 'droppedMessages') + dropped.hiddenCount;
+      state['lastFreed'] = freed;
+    }
+    let after = Math.max(0, ctx.current - freed) / ctx.inputBudget;
+    const cut = after > declineCeiling ? await this.#cutOutputs(ctx, overhead) : undefined;
+    if (cut) {
+      state['cutOutputs'] = counter(state, 'cutOutputs') + cut.trimmedOutputs;
+      after = cut.after;
+    }
+    const what = this.#describe(ctx, dropped, freed, after);
+    if (after > declineCeiling) {
+      const tried = cut ? `; cutting ${cut.trimmedOutputs} tool outputs to head and tail was not enough` : '';
+      return { action: 'decline', reason: `${what}${tried} (ceiling ${percent(declineCeiling)})` };
+    }
+    if (cut) {
+      return {
+        action: 'compacted',
+        note: `${dropped ? `dropped the ${dropped.hiddenCount} oldest messages and ` : ''}cut ${cut.trimmedOutputs} tool outputs to head and tail, ${percent(after)} of the input budget`,
+      };
+    }
+    if (!dropped || freed <= 0) return { action: 'warn', message: what };
+    return {
+      action: 'compacted',
+      note: `dropped the ${dropped.hiddenCount} oldest messages, ~${freed} tokens freed`,
+    };
+  }
+
+  /** Hides all but the newest `keepRecent` messages (whole tool pairs, never the system prompt). */
+  #dropOldest(tools: StrategyTools, view: readonly HistoryEntry[]): RewriteResult | undefined {
     const pinned = pinnedCount(view);
     // Earlier markers and summaries right after the prompt are no messages of the conversation: dropping
     // only them would swap a marker for an equal one.
     const floor = pinned + leadingReplacements(view, pinned);
-    const cut = Math.max(floor, view.length - keepRecent);
+    const cut = Math.max(floor, view.length - this.#options.keepRecent);
     const end = cut > floor ? pairSafeCut(view, cut, floor) : floor;
     const drop = end > floor ? end - pinned : 0;
-    const result = drop > 0 ? tools.dropOldest(drop) : undefined;
-    const freed = result ? result.tokensBefore - result.tokensAfter : 0;
-    if (result?.changed && freed <= 0) {
-      // Dropping can grow the request: a tool round whose signed reasoning lost its prefix is restated.
-      const after = (ctx.current - freed) / ctx.inputBudget;
-      const reason = `dropping the ${result.hiddenCount} oldest messages freed nothing (${-freed} tokens more; ${percent(after)} of the input budget)`;
-      return after > declineCeiling ? { action: 'decline', reason } : { action: 'warn', message: reason };
-    }
-    if (result === undefined || !result.changed) {
-      if (ctx.percentage > declineCeiling) {
-        return {
-          action: 'decline',
-          reason: `${percent(ctx.percentage)} of the input budget (${ctx.current} of ${ctx.inputBudget} tokens) and nothing older than the newest ${keepRecent} messages to drop`,
-        };
-      }
-      return {
-        action: 'warn',
-        message: `${percent(ctx.percentage)} of the input budget; nothing older than the newest ${keepRecent} messages to drop`,
-      };
-    }
-    const after = Math.max(0, ctx.current - freed) / ctx.inputBudget;
-    state['drops'] = counter(state, 'drops') + 1;
-    state['droppedMessages'] = counter(state, 'droppedMessages') + result.hiddenCount;
-    state['lastFreed'] = freed;
-    if (after > declineCeiling) {
-      return {
-        action: 'decline',
-        reason: `still ${percent(after)} of the input budget after dropping ${result.hiddenCount} messages (ceiling ${percent(declineCeiling)})`,
-      };
-    }
-    return {
-      action: 'compacted',
-      note: `dropped the ${result.hiddenCount} oldest messages, ~${freed} tokens freed`,
-    };
+    return drop > 0 ? tools.dropOldest(drop) : undefined;
+  }
+
+  /** What dropping did, for a decline or a warning. */
+  #describe(ctx: ReactContext, dropped: RewriteResult | undefined, freed: number, after: number): string {
+    const { keepRecent } = this.#options;
+    if (!dropped)
+      return `${percent(after)} of the input budget (${Math.round(after * ctx.inputBudget)} of ${ctx.inputBudget} tokens) and nothing older than the newest ${keepRecent} messages to drop`;
+    // Dropping can grow the request: a tool round whose signed reasoning lost its prefix is restated.
+    if (freed <= 0)
+      return `dropping the ${dropped.hiddenCount} oldest messages freed nothing (${-freed} tokens more; ${percent(after)} of the input budget)`;
+    return `still ${percent(after)} of the input budget after dropping ${dropped.hiddenCount} messages`;
+  }
+
+  /**
+   * Cuts the view's tool outputs (the newest included) to head and tail, at the largest size per
+   * output that brings the request under `at`; no model is called and no fact is kept (what is cut
+   * stays in the history, rewindable). Undefined when nothing was cut.
+   */
+  async #cutOutputs(
+    ctx: ReactContext,
+    overhead: number,
+  ): Promise<{ trimmedOutputs: number; after: number } | undefined> {
+    if (!this.#options.cutToolOutputs) return undefined;
+    const { tools, inputBudget } = ctx;
+    const messages = effectiveView(tools).map((entry) => entry.message);
+    const goal = this.#options.at * inputBudget;
+    const fits = (bytes: number) =>
+      overhead + tools.measure(lightTrimMessages(messages, cutOutputsTo(bytes)).messages) <= goal;
+    const bytes = largestFittingCut(messages, fits);
+    if (bytes === undefined) return undefined;
+    const result = await tools.lightTrim(cutOutputsTo(bytes));
+    if (!result.changed) return undefined;
+    const after = (overhead + tools.measure(effectiveView(tools))) / inputBudget;
+    return { trimmedOutputs: result.trimmedOutputs, after };
   }
 }

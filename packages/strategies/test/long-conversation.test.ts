@@ -122,12 +122,14 @@ function rewindAll(tools: HistoryStrategyTools): void {
 }
 
 // The third column: the strategy declines a request whose newest tool result alone exceeds the
-// budget (TruncateStrategy only drops messages). Pipeline prunes that output (its stage 1 protects
-// only 40,000 tokens of outputs), Layout summarizes the loop it is in, CacheFriendly cuts the kept
-// outputs to its tail share, and Layered (at critical), Engine (after its steps) and Relevance cut
-// them to head and tail, so they send it compacted instead.
+// budget (TruncateStrategy told not to cut outputs only drops messages). Pipeline prunes that output
+// (its stage 1 protects only 40,000 tokens of outputs), Layout summarizes the loop it is in,
+// CacheFriendly cuts the kept outputs to its tail share, and Truncate (after dropping), Layered (at
+// critical), Engine (after its steps) and Relevance cut them to head and tail, so they send it
+// compacted instead.
 describe.each<[string, () => ContextStrategy, boolean]>([
-  ['TruncateStrategy', () => new TruncateStrategy(), true],
+  ['TruncateStrategy', () => new TruncateStrategy(), false],
+  ['TruncateStrategy without cutting outputs', () => new TruncateStrategy({ cutToolOutputs: false }), true],
   ['LayeredStrategy', () => new LayeredStrategy(), false],
   ['PipelineStrategy', () => new PipelineStrategy(), false],
   ['EngineStrategy', () => new EngineStrategy(), false],
