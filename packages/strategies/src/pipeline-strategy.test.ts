@@ -102,6 +102,42 @@ describe('PipelineStrategy stages', () => {
     expect(countToolPairViolations(sent)).toBe(0);
   });
 
+  it('cuts tool outputs to head and tail, facts of the cut middles kept, when the newest messages hold a file read larger than the window', async () => {
+    const middle = Array.from({ length: 80 }, (_, i) => `line ${i}: see /repo/deep/part${i}.ts`).join('\n');
+    const big = `// head of the listing\n${'export const value = 1;\n'.repeat(200)}${middle}\n// tail of the listing`;
+    const messages: MessageInput[] = [
+      ...agentChat(4, 600).slice(0, -2),
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'call_4', toolName: 'read_file', output: big }],
+      },
+    ];
+    for (const cutToolOutputs of [true, false]) {
+      const tools = HistoryStrategyTools.of(messages);
+      const budget = Math.floor(tools.measure(tools.history.messages().slice(-1)) / 1.5);
+      const before = tools.tokens();
+      // Without the prune stage (which would clear the read whole), no stage can bring it down.
+      const decision = await new PipelineStrategy({ prune: false, cutToolOutputs }).react(
+        reactContext(tools, 'compact', { inputBudget: budget }),
+      );
+      if (!cutToolOutputs) {
+        expect(JSON.stringify(tools.sent())).toContain('line 40: see');
+        expect(tools.tokens()).toBeGreaterThan(budget);
+        continue;
+      }
+      expect(decision).toMatchObject({
+        action: 'compacted',
+        note: expect.stringMatching(/cut 1 tool outputs/),
+      });
+      const sent = JSON.stringify(tools.sent());
+      expect(sent).toContain('tail of the listing');
+      expect(sent).not.toContain('line 40: see');
+      expect(sent).toContain('/repo/deep/part40.ts');
+      expect(tools.tokens()).toBeLessThan(0.7 * before);
+      expect(countToolPairViolations(tools.sent())).toBe(0);
+    }
+  });
+
   it('declines with the sizes when nothing can be compacted and the request is over the ceiling', async () => {
     const tools = HistoryStrategyTools.of([
       { role: 'system', content: 'You are terse.' },

@@ -10,7 +10,12 @@ import {
 import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
 import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
+import { trimToolOutputs } from './recent-shrink.js';
 import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
+
+/** Bound of the facts block that keeps the facts of cut tool outputs (share of the budget, floor). */
+const CUT_FACT_SHARE = 0.05;
+const MIN_CUT_FACT_TOKENS = 200;
 
 const fraction = z.number().gt(0).max(1);
 const tokenCount = z.number().int().nonnegative();
@@ -36,6 +41,12 @@ export const pipelineStrategyOptionsSchema = z
     targetRatio: fraction.default(0.6),
     /** Nothing left to compact at or above this fraction of the input budget: decline (default 0.95). */
     declineCeiling: z.number().gt(0).default(0.95),
+    /**
+     * Still at or above `declineCeiling` after the stages (the newest messages hold a file read
+     * larger than the window): cut tool outputs to head and tail down to the target before declining,
+     * the facts of the cut middles kept in the system prompt's facts block.
+     */
+    cutToolOutputs: z.boolean().default(true),
     /** Stage 1: old tool outputs become placeholders (unset: the newest outputs worth min(40,000, 20% of the input budget) tokens protected, at least min(20,000, 5%) saved, `skill` protected; a retry protects nothing). */
     prune: stageSwitch({
       protectTokens: tokenCount.optional(),
@@ -139,6 +150,16 @@ export class PipelineStrategy implements ContextStrategy {
       if (now() <= target) break;
       const result = await this.#runStage(stage, ctx, target);
       if (result?.changed && result.tokensAfter < result.tokensBefore) used.push(stage);
+    }
+    // Every stage keeps the newest messages whole: one of them alone (a file read larger than the
+    // window) would decline the request, so the tool outputs are cut to head and tail to the target.
+    if (this.#options.cutToolOutputs && now() >= this.#options.declineCeiling * ctx.inputBudget) {
+      const { trimmedOutputs } = await trimToolOutputs(ctx, {
+        overhead: Math.max(0, ctx.current - start),
+        goal: target,
+        factBound: Math.max(MIN_CUT_FACT_TOKENS, Math.floor(ctx.inputBudget * CUT_FACT_SHARE)),
+      });
+      if (trimmedOutputs > 0) used.push(`cut ${trimmedOutputs} tool outputs`);
     }
     const after = now();
     if (after >= ctx.current) return this.#nothingDone(ctx, target, after);
