@@ -138,6 +138,28 @@ describe('PipelineStrategy stages', () => {
     }
   });
 
+  it('bounds the summary by summaryShare of the input budget, so a small window is not filled by it', async () => {
+    const maxLengthWith = async (summarize: { summaryShare?: number }) => {
+      const tools = HistoryStrategyTools.of(agentChat(8, 3000));
+      const budget = Math.ceil(tools.tokens() / 0.85);
+      await new PipelineStrategy({
+        prune: false,
+        deduplicate: false,
+        summarize: { keepRecentRatio: 0.3, minRecentMessages: 4, ...summarize },
+      }).react(reactContext(tools, 'compact', { inputBudget: budget }));
+      const call = tools.calls.find((c) => c.method === 'summarizeRange');
+      return { budget, maxLength: (call?.args[0] as { maxLength?: number } | undefined)?.maxLength ?? 0 };
+    };
+    const bounded = await maxLengthWith({});
+    expect(bounded.maxLength).toBe(Math.floor(0.05 * bounded.budget * 4));
+    // Sized by the text it replaces (half of it) when the budget's share is larger.
+    const byText = await maxLengthWith({ summaryShare: 1 });
+    expect(byText.maxLength).toBeGreaterThan(2 * bounded.maxLength);
+    expect(() => new PipelineStrategy({ summarize: { summaryShare: 0 } as never })).toThrow(
+      /PipelineStrategy options\.summarize\.summaryShare/,
+    );
+  });
+
   it('declines with the sizes when nothing can be compacted and the request is over the ceiling', async () => {
     const tools = HistoryStrategyTools.of([
       { role: 'system', content: 'You are terse.' },

@@ -13,6 +13,8 @@ import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
 import { trimToolOutputs } from './recent-shrink.js';
 import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
 
+/** Default upper bound of the summary, as a share of the input budget (at 4 characters a token). */
+const DEFAULT_SUMMARY_SHARE = 0.05;
 /** Bound of the facts block that keeps the facts of cut tool outputs (share of the budget, floor). */
 const CUT_FACT_SHARE = 0.05;
 const MIN_CUT_FACT_TOKENS = 200;
@@ -55,11 +57,12 @@ export const pipelineStrategyOptionsSchema = z
     }),
     /** Stage 2: earlier reads of a file a later read supersedes become pointers. */
     deduplicate: stageSwitch({ readTools: z.array(z.string().min(1)).optional() }),
-    /** Stage 3: the older messages become one summary with a facts block; the newest `keepRecentRatio` (at least `minRecentMessages`) stay verbatim. */
+    /** Stage 3: the older messages become one summary with a facts block; the newest `keepRecentRatio` (at least `minRecentMessages`) stay verbatim; the summary takes at most `maxSummaryChars` and `summaryShare` of the input budget (at 4 characters a token). */
     summarize: stageSwitch({
       keepRecentRatio: z.number().min(0).max(1).default(0.3),
       minRecentMessages: z.number().int().min(1).default(4),
       maxSummaryChars: z.number().int().positive().default(6_000),
+      summaryShare: z.number().gt(0).max(1).default(DEFAULT_SUMMARY_SHARE),
       focus: z.string().min(1).optional(),
       keepFacts: z.boolean().default(true),
     }),
@@ -83,6 +86,7 @@ interface SummarizeSettings {
   keepRecentRatio: number;
   minRecentMessages: number;
   maxSummaryChars?: number | undefined;
+  summaryShare?: number | undefined;
   focus?: string | undefined;
   keepFacts?: boolean | undefined;
 }
@@ -227,9 +231,12 @@ export class PipelineStrategy implements ContextStrategy {
     if (cut - pinned < 1 || cut >= view.length) return undefined;
     const range = view.slice(pinned, cut);
     // At most about half the new text (~4 characters a token), and only when that frees a real share.
+    // A summary never takes more than its share of the budget: in a small window, one sized by the
+    // text it replaces alone filled the window, and no stage could compact it again.
+    const budgetChars = Math.floor((settings.summaryShare ?? DEFAULT_SUMMARY_SHARE) * ctx.inputBudget * 4);
     const maxLength = Math.max(
       200,
-      Math.min(settings.maxSummaryChars ?? 6_000, rangeTokens(ctx.tools, range).fresh * 2),
+      Math.min(settings.maxSummaryChars ?? 6_000, rangeTokens(ctx.tools, range).fresh * 2, budgetChars),
     );
     if (!summaryWorthWriting(ctx.tools, range, maxLength)) return undefined;
     return ctx.tools.summarizeRange({
