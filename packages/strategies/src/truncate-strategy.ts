@@ -62,8 +62,9 @@ function leadingReplacements(view: readonly HistoryEntry[], pinned: number): num
 }
 
 /**
- * Drops the oldest messages (never the system prompt) so only the newest `keepRecent` remain,
- * with no model call; declines when the request is still over `declineCeiling` after that.
+ * Drops the oldest messages (never the system prompt) so only the newest `keepRecent` remain, with
+ * no model call; when they alone hold the request over `declineCeiling`, cuts tool outputs to head
+ * and tail, and declines when even that is not enough.
  */
 export class TruncateStrategy implements ContextStrategy {
   readonly specificationVersion = 'v1';
