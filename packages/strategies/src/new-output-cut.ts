@@ -46,8 +46,10 @@ export async function cutNewOutputs(
   const before = requestOverhead(ctx, view) + tools.measure(view.slice(0, start));
   const fits = (bytes: number) => before + tools.measure(cutTo(bytes)) <= options.goal;
   const bytes = largestFittingCut(messages, fits);
-  if (bytes === undefined || !fits(bytes)) return undefined;
+  if (bytes === undefined) return undefined;
   const cut = cutTo(bytes);
+  // At the smallest cut the request may still be over `goal`: then this is not the way.
+  if (before + tools.measure(cut) > options.goal) return undefined;
   const changed = cut.flatMap((message, offset) => (message === messages[offset] ? [] : [offset]));
   // Read before rewriting: a failing fact extractor leaves the history as it was.
   const facts = await Promise.all(

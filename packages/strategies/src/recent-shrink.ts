@@ -63,7 +63,8 @@ export function largestFittingCut(
  * largest size per output that brings the request down to `goal` tokens (at the smallest size
  * `lightTrim` allows when none does), rewindably and keeping every call with its result. The facts
  * of the cut middles that the view no longer shows go to the system prompt's facts block, which
- * may grow by the tokens left below `goal` and never past `factBound`.
+ * may grow by the tokens left below `goal` and never past `factBound` (0: no facts are read or kept,
+ * so no `ContextTools` call is made).
  */
 export async function trimToolOutputs(
   ctx: ReactContext,
@@ -85,7 +86,7 @@ export async function trimToolOutputs(
   if (!planned.changed) return { trimmedOutputs: 0, keptFacts: 0 };
   const cut = view.filter((_, index) => planned.messages[index] !== messages[index]);
   const found =
-    cut.length === 0
+    cut.length === 0 || options.factBound <= 0
       ? []
       : await tools.extractFacts({
           entries: cut,

@@ -1,4 +1,3 @@
-import { lightTrimMessages } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   type HistoryEntry,
@@ -13,7 +12,7 @@ import {
 import { z } from 'zod';
 import { requestOverhead } from './budget-figures.js';
 import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
-import { cutOutputsTo, largestFittingCut } from './recent-shrink.js';
+import { trimToolOutputs } from './recent-shrink.js';
 
 /** Options of {@link TruncateStrategy}. */
 export const truncateStrategyOptionsSchema = z
@@ -150,16 +149,10 @@ export class TruncateStrategy implements ContextStrategy {
     overhead: number,
   ): Promise<{ trimmedOutputs: number; after: number } | undefined> {
     if (!this.#options.cutToolOutputs) return undefined;
-    const { tools, inputBudget } = ctx;
-    const messages = effectiveView(tools).map((entry) => entry.message);
-    const goal = this.#options.at * inputBudget;
-    const fits = (bytes: number) =>
-      overhead + tools.measure(lightTrimMessages(messages, cutOutputsTo(bytes)).messages) <= goal;
-    const bytes = largestFittingCut(messages, fits);
-    if (bytes === undefined) return undefined;
-    const result = await tools.lightTrim(cutOutputsTo(bytes));
-    if (!result.changed) return undefined;
-    const after = (overhead + tools.measure(effectiveView(tools))) / inputBudget;
-    return { trimmedOutputs: result.trimmedOutputs, after };
+    const goal = this.#options.at * ctx.inputBudget;
+    const { trimmedOutputs } = await trimToolOutputs(ctx, { overhead, goal, factBound: 0 });
+    if (trimmedOutputs === 0) return undefined;
+    const after = (overhead + ctx.tools.measure(effectiveView(ctx.tools))) / ctx.inputBudget;
+    return { trimmedOutputs, after };
   }
 }
