@@ -269,6 +269,16 @@ describe('CacheFriendlyStrategy compaction', () => {
     const deep = await aimedAt(4);
     expect(deep).toBeLessThan(25);
     expect(deep).toBeGreaterThan(20);
+    // Forty more at ~14% each cannot fit under any mark: it compacts as far as it can, and says so.
+    expect(await aimedAt(40)).toBeNaN();
+    const tools = HistoryStrategyTools.of(agentChat(3, 8000));
+    const decision = await new CacheFriendlyStrategy({ at: 0.8, minRequestsBetween: 40 }).react(
+      reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 0.85) }),
+    );
+    expect(decision).toMatchObject({
+      action: 'compacted',
+      note: expect.stringMatching(/^summarized \d+ messages as far down as it goes/),
+    });
   });
 
   it('declines when the newest messages alone are over the ceiling, and warns below it', async () => {

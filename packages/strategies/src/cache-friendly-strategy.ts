@@ -189,7 +189,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const trimmed = cut?.changed ? `, ${cut.trimmedOutputs} kept tool outputs cut` : '';
     return {
       action: 'compacted',
-      note: `summarized ${range.length} messages down to ${percent(plan.low)} of the input budget${trimmed}, ${facts.length} facts, ~${freed} tokens freed`,
+      note: `summarized ${range.length} messages ${aimedAt(plan.low)}${trimmed}, ${facts.length} facts, ~${freed} tokens freed`,
     };
   }
 
@@ -372,6 +372,13 @@ export class CacheFriendlyStrategy implements ContextStrategy {
       message: `${percent(ctx.percentage)} of the input budget; nothing older than the newest messages left to summarize`,
     };
   }
+}
+
+/** How far a compaction aimed, for its note. */
+function aimedAt(low: number): string {
+  return low > 0
+    ? `down to ${percent(low)} of the input budget`
+    : 'as far down as it goes (the requests grow too fast for any low-water mark)';
 }
 
 /** One fact per value, the newest of each, at most {@link MAX_CUT_FACTS} (the newest). */

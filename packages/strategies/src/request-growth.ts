@@ -21,7 +21,8 @@ export function growthPerRequest(ctx: ReactContext, view: readonly HistoryEntry[
 
 /**
  * The fraction of the input budget a compaction should aim at: `target`, or lower when the recent
- * growth per request would leave room for fewer than `requests` more before `at` fires again.
+ * growth per request would leave room for fewer than `requests` more before `at` fires again
+ * (0 when not even one more would fit: compact as far as possible).
  */
 export function aimFor(
   ctx: ReactContext,
@@ -30,7 +31,8 @@ export function aimFor(
   levels: { at: number; target: number; requests: number },
 ): number {
   const growth = growthPerRequest(ctx, view, pinned);
-  return Math.min(levels.target, levels.at - (levels.requests * growth) / ctx.inputBudget);
+  // Never below 0: a request growing faster than the whole budget per `requests` leaves no room to aim at.
+  return Math.max(0, Math.min(levels.target, levels.at - (levels.requests * growth) / ctx.inputBudget));
 }
 
 /** Records the size after a compaction and its newest entry, for {@link growthPerRequest} next time. */
