@@ -1,8 +1,15 @@
-import { countToolPairViolations, isSummaryText } from '@ctxguard/compactor';
-import { InvalidOptionsError, type MessageInput } from '@ctxguard/core';
+import { countToolPairViolations, isSummaryText, parseSummary, renderSummary } from '@ctxguard/compactor';
+import { type ExtractedFact, InvalidOptionsError, type Message, type MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { agentChat, reactContext } from '../test/support/conversations.ts';
-import { itKeepsAgentRunSafe } from '../test/support/guarded-run.ts';
+import {
+  assistant,
+  GuardedConversation,
+  itKeepsAgentRunSafe,
+  system,
+  toolRound,
+  user,
+} from '../test/support/guarded-run.ts';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
 import { EngineStrategy, engineStrategyOptionsSchema } from './engine-strategy.js';
 
@@ -120,6 +127,72 @@ describe('EngineStrategy steps', () => {
       /of the input budget \([\d,]+ of [\d,]+ tokens, target [\d,]+\)/,
     );
     expect(tools.history.compactions()).toHaveLength(0);
+  });
+});
+
+/** A summary an earlier compaction wrote, its facts block holding `count` facts (paths and error codes). */
+function earlierSummary(count: number): Message {
+  const facts: ExtractedFact[] = Array.from({ length: count }, (_, i) => ({
+    key: `file ${i}`,
+    value: i % 2 ? `packages/module-${i}/src/handler-${i}.ts` : `E${4000 + i}`,
+    category: i % 2 ? 'path' : 'error',
+  }));
+  const text = 'The agent audited the dependencies and fixed the failing handlers one by one.';
+  return {
+    role: 'user',
+    content: renderSummary({ text, messageCount: 40, facts }),
+    metadata: { isSummary: true },
+  };
+}
+
+describe('EngineStrategy in a small window', () => {
+  it('passes the facts bound to summarizeRange: 15% of the input budget, at least 200 tokens, or fullSummary.maxFactTokens', async () => {
+    const bounds = async (options: ConstructorParameters<typeof EngineStrategy>[0]) => {
+      const tools = HistoryStrategyTools.of(agentChat(12, 1_500));
+      const budget = Math.ceil(tools.tokens() / 0.9);
+      await new EngineStrategy({ steps: ['fullSummary'], ...options }).react(
+        reactContext(tools, 'engine', { inputBudget: budget }),
+      );
+      const call = tools.calls.find((c) => c.method === 'summarizeRange');
+      return { bound: (call?.args[0] as { maxFactTokens?: number })?.maxFactTokens, budget };
+    };
+    const standard = await bounds({});
+    expect(standard.bound).toBe(Math.max(200, Math.floor(standard.budget * 0.15)));
+    expect((await bounds({ fullSummary: { maxFactTokens: 321 } })).bound).toBe(321);
+  });
+
+  it('folds an earlier summary whose facts fill the window into a smaller one instead of declining', async () => {
+    const run = new GuardedConversation(new EngineStrategy(), 1_000, [
+      system('You are a coding agent.'),
+      earlierSummary(70),
+      assistant('Noted. Continuing with the audit.'),
+    ]);
+    const before = parseSummary(String(run.run.history.messages()[1]?.content))?.facts?.length ?? 0;
+    run.append(
+      user('Now check packages/core for outdated dependencies and report.'),
+      ...toolRound('c1', 'bash', 'pnpm outdated: zod 4.1.0 → 4.1.12, vitest 4.0.1 → 4.1.12', {
+        command: 'pnpm -F @ctxguard/core outdated',
+      }),
+      assistant('Two are outdated: zod and vitest.'),
+      user('Update both and rerun the tests.'),
+    );
+    const sent = await run.send();
+    expect(run.run.declines).toEqual([]);
+    expect(sent.aborted).toBe(false);
+    expect(sent.tokens).toBeLessThan(0.85 * 1_000);
+    const view = run.run.history.messages();
+    const summaries = view.filter((message) => isSummaryText(String(message.content)));
+    expect(summaries).toHaveLength(1);
+    const folded = parseSummary(String(summaries[0]?.content));
+    // The facts over the bound are left out (the summary says how many), never silently.
+    expect(folded?.facts?.length ?? 0).toBeLessThan(before);
+    expect(String(summaries[0]?.content)).toMatch(
+      /\d+ lower-ranked facts of these messages are not repeated here/,
+    );
+    expect(view.at(-1)).toEqual(user('Update both and rerun the tests.'));
+    run.rewindAll();
+    expect(run.run.history.messages()).toEqual(run.run.appended);
+    run.destroy();
   });
 });
 

@@ -14,7 +14,7 @@ import { countIn, percent, tokens, viewTokens } from './budget-figures.js';
 import { effectiveView, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
 import { isSummaryMessage } from './message-kinds.js';
 import { trimToolOutputs } from './recent-shrink.js';
-import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
+import { defaultSummaryFactTokens, rangeTokens, summaryWorthWriting } from './summary-gain.js';
 
 /** Bound of the facts block that keeps the facts of cut tool outputs: this share of the input budget, at least the minimum. */
 const CUT_FACT_SHARE = 0.05;
@@ -85,6 +85,14 @@ export const engineStrategyOptionsSchema = z
         prompt: z.string().min(1).optional(),
         updatePrompt: z.string().min(1).optional(),
         keepFacts: z.boolean().default(true),
+        /**
+         * Upper bound of the summary's facts block in tokens (the least valuable facts stay in the
+         * hidden messages). Default: 15% of the input budget, at least 200 tokens (the guard's
+         * default). The next summary, which folds this one in, is judged worth writing with this
+         * bound, so an earlier summary whose facts fill a small window is folded into a smaller one
+         * instead of the request being declined.
+         */
+        maxFactTokens: z.number().int().positive().optional(),
       })
       .default({ keepRecentTokens: 20_000, maxSummaryChars: 6_000, keepFacts: true }),
   })
@@ -237,7 +245,9 @@ export class EngineStrategy implements ContextStrategy {
     const room = run.target - (current - full);
     // ~3 characters a token keeps the summary within the room it has; never more than half the new text.
     const maxLength = Math.max(200, Math.min(settings.maxSummaryChars, room * 3, fresh * 2));
-    if (!summaryWorthWriting(run.ctx.tools, range, maxLength)) return undefined;
+    const maxFactTokens = settings.maxFactTokens ?? defaultSummaryFactTokens(run.ctx.inputBudget);
+    // Judged with the facts bounded: an earlier summary alone, its facts over the bound, is worth folding.
+    if (!summaryWorthWriting(run.ctx.tools, range, maxLength, maxFactTokens)) return undefined;
     const focus = hasSummary(view) ? (settings.updatePrompt ?? settings.prompt) : settings.prompt;
     return run.ctx.tools.summarizeRange({
       from,
@@ -245,6 +255,7 @@ export class EngineStrategy implements ContextStrategy {
       maxLength,
       focus,
       keepFacts: settings.keepFacts,
+      maxFactTokens,
       signal: run.ctx.signal,
     });
   }

@@ -4,6 +4,19 @@ import { isSummaryMessage } from './message-kinds.js';
 /** Share of a range a summary must free to be written: a smaller gain is lost to the facts it carries. */
 const MIN_GAIN = 0.25;
 
+/** The guard's default bound of a summary's facts block: 15% of the input budget, at least 200 tokens. */
+const SUMMARY_FACT_SHARE = 0.15;
+const MIN_SUMMARY_FACT_TOKENS = 200;
+
+/**
+ * The bound of a summary's facts block a strategy passes to `summarizeRange` when its user set none:
+ * the guard's own default, made explicit so that whether the next summary (which folds this one in)
+ * is worth writing can be judged with it.
+ */
+export function defaultSummaryFactTokens(inputBudget: number): number {
+  return Math.max(MIN_SUMMARY_FACT_TOKENS, Math.floor(inputBudget * SUMMARY_FACT_SHARE));
+}
+
 /** The range's tokens: all of it, and the part earlier summaries take (a new summary carries their facts). */
 export function rangeTokens(
   tools: StrategyTools,
@@ -17,22 +30,28 @@ export function rangeTokens(
 /**
  * Tokens one summary of `entries` is expected to take: its text (about 3 characters a token, which
  * leaves room for the facts it extracts) plus the summaries already inside the range, whose facts
- * it keeps.
+ * it keeps — at most `maxFactTokens` of them when the summary's facts block is bounded.
  */
 export function expectedSummaryTokens(
   tools: StrategyTools,
   entries: readonly HistoryEntry[],
   maxChars: number,
+  maxFactTokens?: number,
 ): number {
-  return Math.ceil(maxChars / 3) + rangeTokens(tools, entries).carried;
+  const { carried } = rangeTokens(tools, entries);
+  return Math.ceil(maxChars / 3) + (maxFactTokens === undefined ? carried : Math.min(carried, maxFactTokens));
 }
 
-/** Whether a summary of at most `maxChars` characters should free at least a quarter of `entries`. */
+/**
+ * Whether a summary of at most `maxChars` characters (and a facts block of at most `maxFactTokens`,
+ * when bounded) should free at least a quarter of `entries`.
+ */
 export function summaryWorthWriting(
   tools: StrategyTools,
   entries: readonly HistoryEntry[],
   maxChars: number,
+  maxFactTokens?: number,
 ): boolean {
   const full = tools.measure(entries);
-  return full > 0 && full - expectedSummaryTokens(tools, entries, maxChars) >= full * MIN_GAIN;
+  return full > 0 && full - expectedSummaryTokens(tools, entries, maxChars, maxFactTokens) >= full * MIN_GAIN;
 }
