@@ -1,9 +1,10 @@
-import { countToolPairViolations, isSummaryText, parseSummary, renderSummary } from '@ctxguard/compactor';
-import { type ExtractedFact, InvalidOptionsError, type Message, type MessageInput } from '@ctxguard/core';
+import { countToolPairViolations, isSummaryText, parseSummary } from '@ctxguard/compactor';
+import { InvalidOptionsError, type MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { agentChat, reactContext } from '../test/support/conversations.ts';
 import {
   assistant,
+  earlierSummary,
   GuardedConversation,
   itKeepsAgentRunSafe,
   system,
@@ -129,21 +130,6 @@ describe('EngineStrategy steps', () => {
     expect(tools.history.compactions()).toHaveLength(0);
   });
 });
-
-/** A summary an earlier compaction wrote, its facts block holding `count` facts (paths and error codes). */
-function earlierSummary(count: number): Message {
-  const facts: ExtractedFact[] = Array.from({ length: count }, (_, i) => ({
-    key: `file ${i}`,
-    value: i % 2 ? `packages/module-${i}/src/handler-${i}.ts` : `E${4000 + i}`,
-    category: i % 2 ? 'path' : 'error',
-  }));
-  const text = 'The agent audited the dependencies and fixed the failing handlers one by one.';
-  return {
-    role: 'user',
-    content: renderSummary({ text, messageCount: 40, facts }),
-    metadata: { isSummary: true },
-  };
-}
 
 describe('EngineStrategy in a small window', () => {
   it('passes the facts bound to summarizeRange: 15% of the input budget, at least 200 tokens, or fullSummary.maxFactTokens', async () => {

@@ -1,9 +1,11 @@
-import { countToolPairViolations, isSummaryText, renderSummary } from '@ctxguard/compactor';
+import { countToolPairViolations, isSummaryText, parseSummary, renderSummary } from '@ctxguard/compactor';
 import { InvalidOptionsError, type Message, type MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { reactContext } from '../test/support/conversations.ts';
 import {
   agentTurn,
+  assistant,
+  earlierSummary,
   GuardedConversation,
   itKeepsAgentRunSafe,
   logLines,
@@ -265,6 +267,42 @@ describe('LayoutStrategy layout choice', () => {
 
 describe('LayoutStrategy through HookBus → ContextMeasurer → ContextGuard', () => {
   itKeepsAgentRunSafe(it, () => new LayoutStrategy());
+
+  it('sizes a HISTORY summary with its facts bound, so an earlier summary that fills a small window is folded instead of declining', async () => {
+    const run = new GuardedConversation(new LayoutStrategy(), 1_000, [
+      system('You are a coding agent.'),
+      earlierSummary(70),
+      assistant('Noted. Continuing with the audit.'),
+      user('Now update zod and vitest in packages/core and rerun the tests.'),
+    ]);
+    const before = parseSummary(String(run.run.appended[1]?.content))?.facts?.length ?? 0;
+    const sent = await run.send();
+    expect(run.run.declines).toEqual([]);
+    expect(sent.tokens).toBeLessThan(0.85 * 1_000);
+    const summaries = run.run.history.messages().filter((message) => isSummaryText(String(message.content)));
+    expect(summaries).toHaveLength(1);
+    expect(parseSummary(String(summaries[0]?.content))?.facts?.length ?? 0).toBeLessThan(before);
+    expect(String(summaries[0]?.content)).toMatch(
+      /\d+ lower-ranked facts of these messages are not repeated here/,
+    );
+    run.rewindAll();
+    expect(run.run.history.messages()).toEqual(run.run.appended);
+    run.destroy();
+  });
+
+  it('takes maxFactTokens for its section summaries', async () => {
+    const tools = HistoryStrategyTools.of([
+      system('You are a coding agent.'),
+      earlierSummary(70),
+      assistant('Noted. Continuing with the audit.'),
+      user('Now update zod and vitest in packages/core and rerun the tests.'),
+    ]);
+    await new LayoutStrategy({ maxFactTokens: 150 }).react(
+      reactContext(tools, 'layout', { inputBudget: Math.ceil(tools.tokens() / 1.2) }),
+    );
+    const call = tools.calls.find((c) => c.method === 'summarizeRange');
+    expect((call?.args[0] as { maxFactTokens?: number }).maxFactTokens).toBe(150);
+  });
 
   it('shows tool results as their own summaries through the guard’s tools: parallel results too, pairs kept, rewindable', async () => {
     const toolsOnly = {

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
 import { effectiveView, pinnedCount } from './history-view.js';
 import { isUserTurn } from './message-kinds.js';
-import { expectedSummaryTokens, summaryWorthWriting } from './summary-gain.js';
+import { defaultSummaryFactTokens, expectedSummaryTokens, summaryWorthWriting } from './summary-gain.js';
 
 /**
  * The three sections of a conversation, oldest first. CURRENT_MESSAGE is the newest user message;
@@ -96,6 +96,12 @@ export const layoutStrategyOptionsSchema = z
     focus: z.string().min(1).optional(),
     /** Keep the facts of a summarized section in its summary (default true). */
     keepFacts: z.boolean().default(true),
+    /**
+     * Upper bound of a section summary's facts block in tokens (the least valuable facts stay in
+     * the hidden messages). Default: 15% of the input budget, at least 200 tokens (the guard's
+     * default). A SUMMARY section is sized with it, earlier summaries' facts included.
+     */
+    maxFactTokens: z.number().int().positive().optional(),
     /** Metadata key of a tool message's own summary (default `toolSummary`). */
     toolSummaryKey: z.string().min(1).default(TOOL_SUMMARY_KEY),
     /** Metadata key that keeps a tool message's full result (default `includeInHistory`). */
@@ -268,13 +274,19 @@ export class LayoutStrategy implements ContextStrategy {
       provided += replacement ? Math.min(own, tools.measure([replacement])) : own;
     }
     const maxChars = this.#summaryChars(inputBudget);
+    const maxFactTokens = this.#factTokens(inputBudget);
     return {
       FULL: full,
       TOOL_PROVIDED_SUMMARY_IF_POSSIBLE: provided,
-      SUMMARY: summaryWorthWriting(tools, entries, maxChars)
-        ? expectedSummaryTokens(tools, entries, maxChars)
+      SUMMARY: summaryWorthWriting(tools, entries, maxChars, maxFactTokens)
+        ? expectedSummaryTokens(tools, entries, maxChars, maxFactTokens)
         : full,
     };
+  }
+
+  /** Tokens a section summary's facts block may take: the option, else the guard's default. */
+  #factTokens(inputBudget: number): number {
+    return this.#options.maxFactTokens ?? defaultSummaryFactTokens(inputBudget);
   }
 
   /** Characters a section summary may take: `summaryTokens` at ~3 characters a token (its facts come on top). */
@@ -308,6 +320,7 @@ export class LayoutStrategy implements ContextStrategy {
         maxLength: this.#summaryChars(ctx.inputBudget),
         focus: this.#options.focus,
         keepFacts: this.#options.keepFacts,
+        maxFactTokens: this.#factTokens(ctx.inputBudget),
         signal: ctx.signal,
       });
       return result.changed;

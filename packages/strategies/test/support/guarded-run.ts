@@ -1,10 +1,11 @@
 // A conversation driven as an app drives it: HookBus → ContextMeasurer → ContextGuard with one
 // strategy, the history kept in an InMemoryConversationHistory. Nothing is mocked: the real measurer
 // counts, the real guard routes, retries and records, the guard's StrategyTools do the rewrites.
-import { countToolPairViolations } from '@ctxguard/compactor';
+import { countToolPairViolations, renderSummary } from '@ctxguard/compactor';
 import {
   type CompactionEvent,
   type ContextStrategy,
+  type ExtractedFact,
   HookBus,
   type Message,
   type MessageResolveEvent,
@@ -129,6 +130,21 @@ export function logLines(label: string, tokens: number): string {
   const line = `${label}: the build step printed a long line of ordinary words for the log`;
   const lines = Math.max(1, Math.round(tokens / 18.4));
   return Array.from({ length: lines }, (_, i) => `${line} ${i}`).join('\n');
+}
+
+/** A summary an earlier compaction wrote, its facts block holding `count` facts (paths and error codes). */
+export function earlierSummary(count: number): Message {
+  const facts: ExtractedFact[] = Array.from({ length: count }, (_, i) => ({
+    key: `file ${i}`,
+    value: i % 2 ? `packages/module-${i}/src/handler-${i}.ts` : `E${4000 + i}`,
+    category: i % 2 ? 'path' : 'error',
+  }));
+  const text = 'The agent audited the dependencies and fixed the failing handlers one by one.';
+  return {
+    role: 'user',
+    content: renderSummary({ text, messageCount: 40, facts }),
+    metadata: { isSummary: true },
+  };
 }
 
 /** A tool round: an assistant call and its result; `metadata` goes on the tool message. */
