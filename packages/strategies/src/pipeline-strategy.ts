@@ -1,6 +1,7 @@
 import { DEFAULT_COMPACTION_THRESHOLD } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
+  type HistoryEntry,
   parseOptions,
   type ReactContext,
   type RewriteResult,
@@ -10,6 +11,7 @@ import {
 import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
 import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
+import { isSummaryMessage } from './message-kinds.js';
 import { trimToolOutputs } from './recent-shrink.js';
 import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
 
@@ -18,6 +20,8 @@ const DEFAULT_SUMMARY_SHARE = 0.05;
 /** Bound of the facts block that keeps the facts of cut tool outputs (share of the budget, floor). */
 const CUT_FACT_SHARE = 0.05;
 const MIN_CUT_FACT_TOKENS = 200;
+/** Bound of the facts block of a summary folded as a last resort: this share of the input budget, whatever its size. */
+const FOLD_FACT_SHARE = 0.15;
 
 const fraction = z.number().gt(0).max(1);
 const tokenCount = z.number().int().nonnegative();
@@ -155,9 +159,14 @@ export class PipelineStrategy implements ContextStrategy {
       const result = await this.#runStage(stage, ctx, target);
       if (result?.changed && result.tokensAfter < result.tokensBefore) used.push(stage);
     }
+    const ceiling = this.#options.declineCeiling * ctx.inputBudget;
+    if (now() >= ceiling) {
+      const folded = await this.#foldSummary(ctx);
+      if (folded?.changed && folded.tokensAfter < folded.tokensBefore) used.push('fold summary');
+    }
     // Every stage keeps the newest messages whole: one of them alone (a file read larger than the
     // window) would decline the request, so the tool outputs are cut to head and tail to the target.
-    if (this.#options.cutToolOutputs && now() >= this.#options.declineCeiling * ctx.inputBudget) {
+    if (this.#options.cutToolOutputs && now() >= ceiling) {
       const { trimmedOutputs } = await trimToolOutputs(ctx, {
         overhead: Math.max(0, ctx.current - start),
         goal: target,
@@ -217,6 +226,47 @@ export class PipelineStrategy implements ContextStrategy {
     return tools.slideWindow({ targetTokens: Math.max(1, room) });
   }
 
+  /**
+   * The last resort before declining, when an earlier summary is what fills the window (in a small
+   * one its facts block alone can take a third of it, and no stage compacts a summary): everything
+   * after the system prompt but the newest message becomes one summary whose facts take
+   * at most {@link FOLD_FACT_SHARE} of the input budget. The facts left out stay in the hidden
+   * messages, and the summary says how many.
+   */
+  async #foldSummary(ctx: ReactContext): Promise<RewriteResult | undefined> {
+    const settings = settingsOf<SummarizeSettings>(this.#options.summarize, SUMMARIZE_DEFAULTS);
+    if (!settings) return undefined;
+    const view = effectiveView(ctx.tools);
+    const pinned = pinnedCount(view);
+    // The newest message only (with its tool calls): the newest `minRecentMessages` kept the summary.
+    const cut = pairSafeCut(view, view.length - 1, pinned);
+    const range = view.slice(pinned, Math.max(pinned, cut));
+    if (!range.some((entry) => isSummaryMessage(entry.message))) return undefined;
+    const maxLength = this.#summaryLength(ctx, settings, range);
+    const maxFactTokens = Math.max(1, Math.floor(FOLD_FACT_SHARE * ctx.inputBudget));
+    if (!summaryWorthWriting(ctx.tools, range, maxLength, maxFactTokens)) return undefined;
+    return ctx.tools.summarizeRange({
+      from: pinned,
+      to: cut,
+      maxLength,
+      focus: settings.focus,
+      keepFacts: settings.keepFacts ?? true,
+      maxFactTokens,
+      signal: ctx.signal,
+    });
+  }
+
+  /** At most about half the new text (~4 characters a token), `maxSummaryChars` and `summaryShare` of the budget. */
+  #summaryLength(ctx: ReactContext, settings: SummarizeSettings, range: readonly HistoryEntry[]): number {
+    // A summary never takes more than its share of the budget: in a small window, one sized by the
+    // text it replaces alone filled the window, and no stage could compact it again.
+    const budgetChars = Math.floor((settings.summaryShare ?? DEFAULT_SUMMARY_SHARE) * ctx.inputBudget * 4);
+    return Math.max(
+      200,
+      Math.min(settings.maxSummaryChars ?? 6_000, rangeTokens(ctx.tools, range).fresh * 2, budgetChars),
+    );
+  }
+
   /** Summarizes everything after the system prompt but the newest messages (fewer on a retry). */
   async #summarize(ctx: ReactContext, settings: SummarizeSettings): Promise<RewriteResult | undefined> {
     const view = effectiveView(ctx.tools);
@@ -230,14 +280,8 @@ export class PipelineStrategy implements ContextStrategy {
     const cut = pairSafeCut(view, view.length - keep, pinned);
     if (cut - pinned < 1 || cut >= view.length) return undefined;
     const range = view.slice(pinned, cut);
-    // At most about half the new text (~4 characters a token), and only when that frees a real share.
-    // A summary never takes more than its share of the budget: in a small window, one sized by the
-    // text it replaces alone filled the window, and no stage could compact it again.
-    const budgetChars = Math.floor((settings.summaryShare ?? DEFAULT_SUMMARY_SHARE) * ctx.inputBudget * 4);
-    const maxLength = Math.max(
-      200,
-      Math.min(settings.maxSummaryChars ?? 6_000, rangeTokens(ctx.tools, range).fresh * 2, budgetChars),
-    );
+    // Only when that frees a real share.
+    const maxLength = this.#summaryLength(ctx, settings, range);
     if (!summaryWorthWriting(ctx.tools, range, maxLength)) return undefined;
     return ctx.tools.summarizeRange({
       from: pinned,
