@@ -180,6 +180,32 @@ describe('EngineStrategy in a small window', () => {
     expect(run.run.history.messages()).toEqual(run.run.appended);
     run.destroy();
   });
+  it('folds an earlier summary with facts bounded to 15% of the budget as a last resort, when even the full summary’s bound is too large for the window', async () => {
+    const run = new GuardedConversation(new EngineStrategy(), 700, [
+      system('You are a coding agent.'),
+      earlierSummary(30),
+      assistant('Noted. Continuing with the audit.'),
+    ]);
+    run.append(
+      user('Now check packages/core for outdated dependencies and report.'),
+      ...toolRound('c1', 'bash', 'pnpm outdated: zod 4.1.0 → 4.1.12, vitest 4.0.1 → 4.1.12', {
+        command: 'pnpm -F @ctxguard/core outdated',
+      }),
+      assistant('Two are outdated: zod and vitest.'),
+      user('Update both and rerun the tests.'),
+    );
+    const sent = await run.send();
+    expect(run.run.declines).toEqual([]);
+    expect(sent.aborted).toBe(false);
+    const view = run.run.history.messages();
+    expect(view.filter((message) => isSummaryText(String(message.content)))).toHaveLength(1);
+    // Everything but the newest message went into the summary.
+    expect(view.at(-1)).toEqual(user('Update both and rerun the tests.'));
+    expect(view).toHaveLength(3);
+    run.rewindAll();
+    expect(run.run.history.messages()).toEqual(run.run.appended);
+    run.destroy();
+  });
 });
 
 describe('EngineStrategy through HookBus → ContextMeasurer → ContextGuard', () => {

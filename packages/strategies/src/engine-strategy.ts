@@ -14,6 +14,7 @@ import { countIn, percent, tokens, viewTokens } from './budget-figures.js';
 import { effectiveView, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
 import { isSummaryMessage } from './message-kinds.js';
 import { trimToolOutputs } from './recent-shrink.js';
+import { foldEarlierSummary } from './summary-fold.js';
 import { defaultSummaryFactTokens, rangeTokens, summaryWorthWriting } from './summary-gain.js';
 
 /** Bound of the facts block that keeps the facts of cut tool outputs: this share of the input budget, at least the minimum. */
@@ -134,6 +135,14 @@ function recentStart(
   return pairSafeCut(view, Math.min(start, view.length - 1), pinned);
 }
 
+/**
+ * Characters a summary may take: ~3 characters a token keeps it within the `room` (tokens) it has,
+ * never more than half the `fresh` text it replaces, at least 200.
+ */
+function summaryChars(maxSummaryChars: number, room: number, fresh: number): number {
+  return Math.max(200, Math.min(maxSummaryChars, room * 3, fresh * 2));
+}
+
 function hasSummary(view: readonly HistoryEntry[]): boolean {
   return view.some((entry) => isSummaryMessage(entry.message));
 }
@@ -170,9 +179,14 @@ export class EngineStrategy implements ContextStrategy {
       const result = await this.#runStep(step, run, now());
       if (result?.changed && result.tokensAfter < result.tokensBefore) used.push(step);
     }
+    const ceiling = this.#options.declineCeiling * ctx.inputBudget;
+    if (now() >= ceiling && this.#options.steps.includes('fullSummary')) {
+      const folded = await this.#foldSummary(run, now());
+      if (folded?.changed && folded.tokensAfter < folded.tokensBefore) used.push('fold summary');
+    }
     // Every step keeps the newest messages whole: one of them alone (a file read larger than the
     // window) would decline the request, so the tool outputs are cut to head and tail to the target.
-    if (now() >= this.#options.declineCeiling * ctx.inputBudget) {
+    if (now() >= ceiling) {
       const { trimmedOutputs } = await trimToolOutputs(ctx, {
         overhead: Math.max(0, ctx.current - start),
         goal: run.target,
@@ -235,6 +249,19 @@ export class EngineStrategy implements ContextStrategy {
     return run.ctx.tools.replaceRange(from, to, replacement);
   }
 
+  /** The last resort before declining (see {@link foldEarlierSummary}), sized like the full summary. */
+  #foldSummary(run: StepRun, current: number): Promise<RewriteResult | undefined> {
+    const settings = this.#options.fullSummary;
+    return foldEarlierSummary(run.ctx, {
+      maxLength: (range) => {
+        const { full, fresh } = rangeTokens(run.ctx.tools, range);
+        return summaryChars(settings.maxSummaryChars, run.target - (current - full), fresh);
+      },
+      focus: settings.updatePrompt ?? settings.prompt,
+      keepFacts: settings.keepFacts,
+    });
+  }
+
   /** One summary of the older messages, sized so the request lands near the target. */
   async #fullSummary(run: StepRun, current: number): Promise<RewriteResult | undefined> {
     const settings = this.#options.fullSummary;
@@ -243,8 +270,7 @@ export class EngineStrategy implements ContextStrategy {
     const range = view.slice(from, to);
     const { full, fresh } = rangeTokens(run.ctx.tools, range);
     const room = run.target - (current - full);
-    // ~3 characters a token keeps the summary within the room it has; never more than half the new text.
-    const maxLength = Math.max(200, Math.min(settings.maxSummaryChars, room * 3, fresh * 2));
+    const maxLength = summaryChars(settings.maxSummaryChars, room, fresh);
     const maxFactTokens = settings.maxFactTokens ?? defaultSummaryFactTokens(run.ctx.inputBudget);
     // Judged with the facts bounded: an earlier summary alone, its facts over the bound, is worth folding.
     if (!summaryWorthWriting(run.ctx.tools, range, maxLength, maxFactTokens)) return undefined;

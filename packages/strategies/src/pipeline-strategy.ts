@@ -11,8 +11,8 @@ import {
 import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
 import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
-import { isSummaryMessage } from './message-kinds.js';
 import { trimToolOutputs } from './recent-shrink.js';
+import { foldEarlierSummary } from './summary-fold.js';
 import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
 
 /** Default upper bound of the summary, as a share of the input budget (at 4 characters a token). */
@@ -20,8 +20,6 @@ const DEFAULT_SUMMARY_SHARE = 0.05;
 /** Bound of the facts block that keeps the facts of cut tool outputs (share of the budget, floor). */
 const CUT_FACT_SHARE = 0.05;
 const MIN_CUT_FACT_TOKENS = 200;
-/** Bound of the facts block of a summary folded as a last resort: this share of the input budget, whatever its size. */
-const FOLD_FACT_SHARE = 0.15;
 
 const fraction = z.number().gt(0).max(1);
 const tokenCount = z.number().int().nonnegative();
@@ -226,33 +224,14 @@ export class PipelineStrategy implements ContextStrategy {
     return tools.slideWindow({ targetTokens: Math.max(1, room) });
   }
 
-  /**
-   * The last resort before declining, when an earlier summary is what fills the window (in a small
-   * one its facts block alone can take a third of it, and no stage compacts a summary): everything
-   * after the system prompt but the newest message becomes one summary whose facts take
-   * at most {@link FOLD_FACT_SHARE} of the input budget. The facts left out stay in the hidden
-   * messages, and the summary says how many.
-   */
+  /** The last resort before declining (see {@link foldEarlierSummary}); not when summaries are switched off. */
   async #foldSummary(ctx: ReactContext): Promise<RewriteResult | undefined> {
     const settings = settingsOf<SummarizeSettings>(this.#options.summarize, SUMMARIZE_DEFAULTS);
     if (!settings) return undefined;
-    const view = effectiveView(ctx.tools);
-    const pinned = pinnedCount(view);
-    // The newest message only (with its tool calls): the newest `minRecentMessages` kept the summary.
-    const cut = pairSafeCut(view, view.length - 1, pinned);
-    const range = view.slice(pinned, Math.max(pinned, cut));
-    if (!range.some((entry) => isSummaryMessage(entry.message))) return undefined;
-    const maxLength = this.#summaryLength(ctx, settings, range);
-    const maxFactTokens = Math.max(1, Math.floor(FOLD_FACT_SHARE * ctx.inputBudget));
-    if (!summaryWorthWriting(ctx.tools, range, maxLength, maxFactTokens)) return undefined;
-    return ctx.tools.summarizeRange({
-      from: pinned,
-      to: cut,
-      maxLength,
+    return foldEarlierSummary(ctx, {
+      maxLength: (range) => this.#summaryLength(ctx, settings, range),
       focus: settings.focus,
-      keepFacts: settings.keepFacts ?? true,
-      maxFactTokens,
-      signal: ctx.signal,
+      keepFacts: settings.keepFacts,
     });
   }
 
