@@ -1,15 +1,13 @@
-import { countToolPairViolations, isSummaryText, parseSummary } from '@ctxguard/compactor';
+import { countToolPairViolations, isSummaryText } from '@ctxguard/compactor';
 import { InvalidOptionsError, type MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { agentChat, reactContext } from '../test/support/conversations.ts';
 import {
-  assistant,
-  earlierSummary,
-  GuardedConversation,
+  expectFolded,
+  FOLLOW_UP,
   itKeepsAgentRunSafe,
-  system,
-  toolRound,
-  user,
+  summariesOf,
+  summaryFilledRun,
 } from '../test/support/guarded-run.ts';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
 import { EngineStrategy, engineStrategyOptionsSchema } from './engine-strategy.js';
@@ -148,60 +146,22 @@ describe('EngineStrategy in a small window', () => {
   });
 
   it('folds an earlier summary whose facts fill the window into a smaller one instead of declining', async () => {
-    const run = new GuardedConversation(new EngineStrategy(), 1_000, [
-      system('You are a coding agent.'),
-      earlierSummary(70),
-      assistant('Noted. Continuing with the audit.'),
-    ]);
-    const before = parseSummary(String(run.run.history.messages()[1]?.content))?.facts?.length ?? 0;
-    run.append(
-      user('Now check packages/core for outdated dependencies and report.'),
-      ...toolRound('c1', 'bash', 'pnpm outdated: zod 4.1.0 → 4.1.12, vitest 4.0.1 → 4.1.12', {
-        command: 'pnpm -F @ctxguard/core outdated',
-      }),
-      assistant('Two are outdated: zod and vitest.'),
-      user('Update both and rerun the tests.'),
-    );
+    const { run, factsBefore } = summaryFilledRun(new EngineStrategy(), 1_000, 70);
     const sent = await run.send();
     expect(run.run.declines).toEqual([]);
-    expect(sent.aborted).toBe(false);
     expect(sent.tokens).toBeLessThan(0.85 * 1_000);
-    const view = run.run.history.messages();
-    const summaries = view.filter((message) => isSummaryText(String(message.content)));
-    expect(summaries).toHaveLength(1);
-    const folded = parseSummary(String(summaries[0]?.content));
-    // The facts over the bound are left out (the summary says how many), never silently.
-    expect(folded?.facts?.length ?? 0).toBeLessThan(before);
-    expect(String(summaries[0]?.content)).toMatch(
-      /\d+ lower-ranked facts of these messages are not repeated here/,
-    );
-    expect(view.at(-1)).toEqual(user('Update both and rerun the tests.'));
-    run.rewindAll();
-    expect(run.run.history.messages()).toEqual(run.run.appended);
-    run.destroy();
+    expectFolded(run, factsBefore);
   });
+
   it('folds an earlier summary with facts bounded to 15% of the budget as a last resort, when even the full summary’s bound is too large for the window', async () => {
-    const run = new GuardedConversation(new EngineStrategy(), 700, [
-      system('You are a coding agent.'),
-      earlierSummary(30),
-      assistant('Noted. Continuing with the audit.'),
-    ]);
-    run.append(
-      user('Now check packages/core for outdated dependencies and report.'),
-      ...toolRound('c1', 'bash', 'pnpm outdated: zod 4.1.0 → 4.1.12, vitest 4.0.1 → 4.1.12', {
-        command: 'pnpm -F @ctxguard/core outdated',
-      }),
-      assistant('Two are outdated: zod and vitest.'),
-      user('Update both and rerun the tests.'),
-    );
+    const { run } = summaryFilledRun(new EngineStrategy(), 700, 30);
     const sent = await run.send();
     expect(run.run.declines).toEqual([]);
     expect(sent.aborted).toBe(false);
-    const view = run.run.history.messages();
-    expect(view.filter((message) => isSummaryText(String(message.content)))).toHaveLength(1);
+    expect(summariesOf(run)).toHaveLength(1);
     // Everything but the newest message went into the summary.
-    expect(view.at(-1)).toEqual(user('Update both and rerun the tests.'));
-    expect(view).toHaveLength(3);
+    expect(run.run.history.messages()).toHaveLength(3);
+    expect(run.run.history.messages().at(-1)).toEqual(FOLLOW_UP);
     run.rewindAll();
     expect(run.run.history.messages()).toEqual(run.run.appended);
     run.destroy();

@@ -1,4 +1,4 @@
-import { countToolPairViolations, isSummaryText, parseSummary, renderSummary } from '@ctxguard/compactor';
+import { countToolPairViolations, isSummaryText, renderSummary } from '@ctxguard/compactor';
 import { InvalidOptionsError, type Message, type MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { reactContext } from '../test/support/conversations.ts';
@@ -6,9 +6,11 @@ import {
   agentTurn,
   assistant,
   earlierSummary,
+  expectFolded,
   GuardedConversation,
   itKeepsAgentRunSafe,
   logLines,
+  summaryFilledRun,
   system,
   user,
 } from '../test/support/guarded-run.ts';
@@ -269,25 +271,11 @@ describe('LayoutStrategy through HookBus → ContextMeasurer → ContextGuard', 
   itKeepsAgentRunSafe(it, () => new LayoutStrategy());
 
   it('sizes a HISTORY summary with its facts bound, so an earlier summary that fills a small window is folded instead of declining', async () => {
-    const run = new GuardedConversation(new LayoutStrategy(), 1_000, [
-      system('You are a coding agent.'),
-      earlierSummary(70),
-      assistant('Noted. Continuing with the audit.'),
-      user('Now update zod and vitest in packages/core and rerun the tests.'),
-    ]);
-    const before = parseSummary(String(run.run.appended[1]?.content))?.facts?.length ?? 0;
+    const { run, factsBefore } = summaryFilledRun(new LayoutStrategy(), 1_000, 70);
     const sent = await run.send();
     expect(run.run.declines).toEqual([]);
     expect(sent.tokens).toBeLessThan(0.85 * 1_000);
-    const summaries = run.run.history.messages().filter((message) => isSummaryText(String(message.content)));
-    expect(summaries).toHaveLength(1);
-    expect(parseSummary(String(summaries[0]?.content))?.facts?.length ?? 0).toBeLessThan(before);
-    expect(String(summaries[0]?.content)).toMatch(
-      /\d+ lower-ranked facts of these messages are not repeated here/,
-    );
-    run.rewindAll();
-    expect(run.run.history.messages()).toEqual(run.run.appended);
-    run.destroy();
+    expectFolded(run, factsBefore);
   });
 
   it('takes maxFactTokens for its section summaries', async () => {
@@ -301,7 +289,7 @@ describe('LayoutStrategy through HookBus → ContextMeasurer → ContextGuard', 
       reactContext(tools, 'layout', { inputBudget: Math.ceil(tools.tokens() / 1.2) }),
     );
     const call = tools.calls.find((c) => c.method === 'summarizeRange');
-    expect((call?.args[0] as { maxFactTokens?: number }).maxFactTokens).toBe(150);
+    expect((call?.args[0] as { maxFactTokens?: number } | undefined)?.maxFactTokens).toBe(150);
   });
 
   it('shows tool results as their own summaries through the guard’s tools: parallel results too, pairs kept, rewindable', async () => {

@@ -1,16 +1,8 @@
-import { countToolPairViolations, isSummaryText, parseSummary } from '@ctxguard/compactor';
+import { countToolPairViolations } from '@ctxguard/compactor';
 import { InvalidOptionsError, type MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { agentChat, reactContext } from '../test/support/conversations.ts';
-import {
-  assistant,
-  earlierSummary,
-  GuardedConversation,
-  itKeepsAgentRunSafe,
-  system,
-  toolRound,
-  user,
-} from '../test/support/guarded-run.ts';
+import { expectFolded, itKeepsAgentRunSafe, summaryFilledRun } from '../test/support/guarded-run.ts';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
 import { PipelineStrategy, pipelineStrategyOptionsSchema } from './pipeline-strategy.js';
 
@@ -187,33 +179,11 @@ describe('PipelineStrategy stages', () => {
 
 describe('PipelineStrategy through HookBus → ContextMeasurer → ContextGuard', () => {
   it('folds an earlier summary whose facts fill a small window as a last resort instead of declining', async () => {
-    const run = new GuardedConversation(new PipelineStrategy(), 1_000, [
-      system('You are a coding agent.'),
-      earlierSummary(70),
-      assistant('Noted. Continuing with the audit.'),
-    ]);
-    const before = parseSummary(String(run.run.appended[1]?.content))?.facts?.length ?? 0;
-    run.append(
-      user('Now check packages/core for outdated dependencies and report.'),
-      ...toolRound('c1', 'bash', 'pnpm outdated: zod 4.1.0 → 4.1.12, vitest 4.0.1 → 4.1.12', {
-        command: 'pnpm -F @ctxguard/core outdated',
-      }),
-      assistant('Two are outdated: zod and vitest.'),
-      user('Update both and rerun the tests.'),
-    );
+    const { run, factsBefore } = summaryFilledRun(new PipelineStrategy(), 1_000, 70);
     const sent = await run.send();
     expect(run.run.declines).toEqual([]);
     expect(sent.tokens).toBeLessThan(0.95 * 1_000);
-    const summaries = run.run.history.messages().filter((message) => isSummaryText(String(message.content)));
-    expect(summaries).toHaveLength(1);
-    expect(parseSummary(String(summaries[0]?.content))?.facts?.length ?? 0).toBeLessThan(before);
-    expect(String(summaries[0]?.content)).toMatch(
-      /\d+ lower-ranked facts of these messages are not repeated here/,
-    );
-    expect(run.run.history.messages().at(-1)).toEqual(user('Update both and rerun the tests.'));
-    run.rewindAll();
-    expect(run.run.history.messages()).toEqual(run.run.appended);
-    run.destroy();
+    expectFolded(run, factsBefore);
   });
 
   itKeepsAgentRunSafe(it, () => new PipelineStrategy());

@@ -1,7 +1,7 @@
 // A conversation driven as an app drives it: HookBus → ContextMeasurer → ContextGuard with one
 // strategy, the history kept in an InMemoryConversationHistory. Nothing is mocked: the real measurer
 // counts, the real guard routes, retries and records, the guard's StrategyTools do the rewrites.
-import { countToolPairViolations, renderSummary } from '@ctxguard/compactor';
+import { countToolPairViolations, isSummaryText, parseSummary, renderSummary } from '@ctxguard/compactor';
 import {
   type CompactionEvent,
   type ContextStrategy,
@@ -14,7 +14,7 @@ import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ContextGuard } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
-import type { TestAPI } from 'vitest';
+import { expect, type TestAPI } from 'vitest';
 
 export const PROVIDER = 'openai';
 export const MODEL = 'gpt-4o';
@@ -145,6 +145,57 @@ export function earlierSummary(count: number): Message {
     content: renderSummary({ text, messageCount: 40, facts }),
     metadata: { isSummary: true },
   };
+}
+
+/** The newest message of {@link summaryFilledRun}: the current ask, which every strategy keeps. */
+export const FOLLOW_UP = user('Update both and rerun the tests.');
+
+/**
+ * A conversation in a small window whose earlier summary (`facts` facts in its block) fills most of
+ * it, followed by one tool round and {@link FOLLOW_UP}, ready to `send()`; `factsBefore` is how many
+ * facts that summary held.
+ */
+export function summaryFilledRun(
+  strategy: ContextStrategy,
+  window: number,
+  facts: number,
+): { run: GuardedConversation; factsBefore: number } {
+  const summary = earlierSummary(facts);
+  const run = new GuardedConversation(strategy, window, [
+    system('You are a coding agent.'),
+    summary,
+    assistant('Noted. Continuing with the audit.'),
+    user('Now check packages/core for outdated dependencies and report.'),
+    ...toolRound('c1', 'bash', 'pnpm outdated: zod 4.1.0 → 4.1.12, vitest 4.0.1 → 4.1.12', {
+      command: 'pnpm -F @ctxguard/core outdated',
+    }),
+    assistant('Two are outdated: zod and vitest.'),
+    FOLLOW_UP,
+  ]);
+  return { run, factsBefore: parseSummary(String(summary.content))?.facts?.length ?? 0 };
+}
+
+/** The summaries (compactor format) among the effective history's messages. */
+export function summariesOf(run: GuardedConversation): Message[] {
+  return run.run.history.messages().filter((message) => isSummaryText(String(message.content)));
+}
+
+/**
+ * After {@link summaryFilledRun} sent: one summary holds fewer facts than the earlier one did and
+ * says how many it left out (never silently), the current ask is kept verbatim, and rewinding every
+ * compaction gives back what was appended. Destroys the run.
+ */
+export function expectFolded(run: GuardedConversation, factsBefore: number): void {
+  const summaries = summariesOf(run);
+  expect(summaries).toHaveLength(1);
+  expect(parseSummary(String(summaries[0]?.content))?.facts?.length ?? 0).toBeLessThan(factsBefore);
+  expect(String(summaries[0]?.content)).toMatch(
+    /\d+ lower-ranked facts of these messages are not repeated here/,
+  );
+  expect(run.run.history.messages().at(-1)).toEqual(FOLLOW_UP);
+  run.rewindAll();
+  expect(run.run.history.messages()).toEqual(run.run.appended);
+  run.destroy();
 }
 
 /** A tool round: an assistant call and its result; `metadata` goes on the tool message. */
