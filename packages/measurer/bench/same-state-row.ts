@@ -37,7 +37,19 @@ export interface RowVariant {
   learn: boolean;
   /** Counted with the model's tiktoken encoding, or by the calibrated heuristic. */
   counting: 'tiktoken' | 'heuristic';
+  /** Timed early in the process: after 12 untimed repetitions instead of {@link STEADY_WARM_REPETITIONS}. */
+  early?: boolean;
 }
+
+/**
+ * Untimed repetitions before a row is timed. 30, not 12: V8 compiles the call's larger functions
+ * (the measurer's estimate, the tally's update, the guard's quiet-call check) with TurboFan only
+ * after 850–1,750 calls here (`--trace-opt`), and the call settles a quarter to a third faster from
+ * then on; after 12 repetitions (720 calls) part of it still ran unoptimized, which is not how a
+ * long-running app has it compiled. An `early` row keeps 12, for a process's first ~1,000 calls.
+ */
+const STEADY_WARM_REPETITIONS = 30;
+const EARLY_WARM_REPETITIONS = 12;
 
 /** Per timed repetition: µs per call and per bare count, as medians and as means. */
 export interface RowFigures {
@@ -79,12 +91,7 @@ export function measureRowApart(variant: RowVariant, quick: boolean): Promise<Ro
 export async function measureRow(variant: RowVariant, quick: boolean): Promise<RowFigures> {
   const size = 10_000;
   const growth = quick ? 20 : 60;
-  // 30, not 12: V8 compiles the call's larger functions (the measurer's estimate, the tally's
-  // update, the guard's quiet-call check) with TurboFan only after 850–1,750 calls here
-  // (`--trace-opt`), and the call settles a quarter to a third faster from then on; after 12
-  // repetitions (720 calls) part of it still ran unoptimized, which is not how a long-running app
-  // has it compiled.
-  const warmRepetitions = quick ? 3 : 30;
+  const warmRepetitions = quick ? 3 : variant.early ? EARLY_WARM_REPETITIONS : STEADY_WARM_REPETITIONS;
   const timedRepetitions = quick ? 3 : 6;
   const model = variant.counting === 'heuristic' ? heuristicModel : hugeWindowModel;
   const modelCtx = { provider: model.provider, model: model.model };
