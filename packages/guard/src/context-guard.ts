@@ -314,6 +314,15 @@ interface ResolvedStrategy {
 const SUMMARY_FACT_SHARE = 0.15;
 const MIN_SUMMARY_FACT_TOKENS = 200;
 
+/**
+ * The guard's default bound of one summary's facts block (`summarizeRange`'s `maxFactTokens` when
+ * a strategy passes none): 15% of the input budget, at least 200 tokens. Exported so a strategy can
+ * judge a summary it is about to write with the bound the guard will apply.
+ */
+export function defaultSummaryFactTokens(inputBudget: number): number {
+  return Math.max(MIN_SUMMARY_FACT_TOKENS, Math.floor(inputBudget * SUMMARY_FACT_SHARE));
+}
+
 function textOf(message: Message): string {
   try {
     return messageText(message);
@@ -746,7 +755,7 @@ export class ContextGuard {
       ...(this.#options.summarizerWindowTokens !== undefined
         ? { summarizerWindowTokens: this.#options.summarizerWindowTokens }
         : {}),
-      summaryFactTokens: Math.max(MIN_SUMMARY_FACT_TOKENS, Math.floor(inputBudget * SUMMARY_FACT_SHARE)),
+      summaryFactTokens: defaultSummaryFactTokens(inputBudget),
       signal: toolsSignal,
       onDroppedFacts: (dropped) => droppedFacts.push(dropped),
     });

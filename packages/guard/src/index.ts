@@ -4,6 +4,7 @@ export type { ContextGuardOptions, GuardMeasurer, UnknownStrategyPolicy } from '
 export {
   ContextGuard,
   contextGuardOptionsSchema,
+  defaultSummaryFactTokens,
   highestCrossedLevel,
   UnknownStrategyError,
 } from './context-guard.js';

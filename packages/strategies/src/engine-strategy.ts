@@ -9,13 +9,14 @@ import {
   type StrategyTools,
   type TriggerLevel,
 } from '@ctxguard/core';
+import { defaultSummaryFactTokens } from '@ctxguard/guard';
 import { z } from 'zod';
 import { countIn, percent, tokens, viewTokens } from './budget-figures.js';
 import { effectiveView, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
 import { isSummaryMessage } from './message-kinds.js';
 import { trimToolOutputs } from './recent-shrink.js';
 import { foldEarlierSummary } from './summary-fold.js';
-import { defaultSummaryFactTokens, rangeTokens, summaryWorthWriting } from './summary-gain.js';
+import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
 
 /** Bound of the facts block that keeps the facts of cut tool outputs: this share of the input budget, at least the minimum. */
 const CUT_FACT_SHARE = 0.05;

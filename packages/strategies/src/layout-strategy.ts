@@ -10,11 +10,12 @@ import {
   type ToolResultPart,
   type TriggerLevel,
 } from '@ctxguard/core';
+import { defaultSummaryFactTokens } from '@ctxguard/guard';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
 import { effectiveView, pinnedCount } from './history-view.js';
 import { isUserTurn } from './message-kinds.js';
-import { defaultSummaryFactTokens, expectedSummaryTokens, summaryWorthWriting } from './summary-gain.js';
+import { expectedSummaryTokens, summaryWorthWriting } from './summary-gain.js';
 
 /**
  * The three sections of a conversation, oldest first. CURRENT_MESSAGE is the newest user message;

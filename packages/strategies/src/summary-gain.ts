@@ -4,19 +4,6 @@ import { isSummaryMessage } from './message-kinds.js';
 /** Share of a range a summary must free to be written: a smaller gain is lost to the facts it carries. */
 const MIN_GAIN = 0.25;
 
-/** The guard's default bound of a summary's facts block: 15% of the input budget, at least 200 tokens. */
-const SUMMARY_FACT_SHARE = 0.15;
-const MIN_SUMMARY_FACT_TOKENS = 200;
-
-/**
- * The bound of a summary's facts block a strategy passes to `summarizeRange` when its user set none:
- * the guard's own default, made explicit so that whether the next summary (which folds this one in)
- * is worth writing can be judged with it.
- */
-export function defaultSummaryFactTokens(inputBudget: number): number {
-  return Math.max(MIN_SUMMARY_FACT_TOKENS, Math.floor(inputBudget * SUMMARY_FACT_SHARE));
-}
-
 /** The range's tokens: all of it, and the part earlier summaries take (a new summary carries their facts). */
 export function rangeTokens(
   tools: StrategyTools,
