@@ -24,7 +24,7 @@ import {
   toolRound,
   user,
 } from '../test/support/harness.js';
-import { ContextGuard, highestCrossedLevel } from './context-guard.js';
+import { ContextGuard, defaultSummaryFactTokens, highestCrossedLevel } from './context-guard.js';
 import { readState } from './guard-state.js';
 import { signedReasoningBoundary } from './signed-mark.js';
 import { StrategyToolsImpl } from './strategy-tools.js';
@@ -94,6 +94,15 @@ describe('highestCrossedLevel', () => {
     expect(highestCrossedLevel(triggers, 0.49)).toBe(-1);
     expect(highestCrossedLevel(triggers, 0.5)).toBe(0);
     expect(highestCrossedLevel(triggers, 0.9)).toBe(1);
+  });
+});
+
+describe('defaultSummaryFactTokens', () => {
+  it('is 15% of the input budget, at least 200 tokens', () => {
+    expect(defaultSummaryFactTokens(600)).toBe(200);
+    expect(defaultSummaryFactTokens(1_333)).toBe(200);
+    expect(defaultSummaryFactTokens(10_000)).toBe(1_500);
+    expect(defaultSummaryFactTokens(128_001)).toBe(19_200);
   });
 });
 
