@@ -65,6 +65,51 @@ describe('EngineStrategy steps', () => {
     expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.7);
   });
 
+  it('keeps the facts of the tool outputs microcompact cleared in the system prompt’s facts block, unless keepClearedFacts is false', async () => {
+    // Each old read failed with its own error and named its own module: facts only its output held.
+    const conversation = agentChat(20, 3_000).map((message, index) =>
+      message.role === 'tool' && Array.isArray(message.content)
+        ? {
+            ...message,
+            content: message.content.map((part) =>
+              part.type === 'tool-result'
+                ? {
+                    ...part,
+                    output: `${String(part.output)}\nerror TS${2300 + index}: Cannot find module 'lib/mod-${index}.js'`,
+                  }
+                : part,
+            ),
+          }
+        : message,
+    ) as MessageInput[];
+    const run = async (options: ConstructorParameters<typeof EngineStrategy>[0]) => {
+      const tools = HistoryStrategyTools.of(conversation);
+      const budget = Math.ceil(tools.tokens() / 0.9);
+      const decision = await new EngineStrategy(options).react(
+        reactContext(tools, 'engine', { inputBudget: budget }),
+      );
+      expect(decision.action).toBe('compacted');
+      expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.7);
+      const injected = tools.calls
+        .filter((call) => call.method === 'injectFacts')
+        .flatMap((call) => (call.args[0] as { value: string }[]).map((fact) => fact.value));
+      return { tools, injected };
+    };
+    const { tools, injected } = await run({});
+    expect(rewritesCalled(tools).map((call) => call.method)).toEqual(['microcompactToolResults']);
+    // The cleared outputs' error codes are kept; the newest outputs, still shown, are not repeated.
+    expect(injected).toContain('lib/mod-3.js');
+    const shown = tools
+      .sent()
+      .map((message) => JSON.stringify(message.content))
+      .join('\n');
+    for (const value of injected) expect(shown.includes(`${value}:`)).toBe(false);
+    expect(tools.calls.find((call) => call.method === 'injectFacts')?.args[1]).toBe('system-append');
+    const off = await run({ keepClearedFacts: false });
+    expect(off.injected).toEqual([]);
+    expect(off.tools.calls.filter((call) => call.method === 'extractFacts')).toEqual([]);
+  });
+
   it('goes on to light trim, then the full summary, in order, while over the target', async () => {
     const tools = HistoryStrategyTools.of(reasoningAgent(16));
     const before = tools.tokens();

@@ -1,4 +1,5 @@
-import { OVERFLOW_RECOVERY_RATIO } from '@ctxguard/compactor';
+import { OVERFLOW_RECOVERY_RATIO, renderTranscript } from '@ctxguard/compactor';
+import { containsWhole } from '@ctxguard/compactor/internal';
 import {
   type ContextStrategy,
   type HistoryEntry,
@@ -12,6 +13,7 @@ import {
 import { defaultSummaryFactTokens } from '@ctxguard/guard';
 import { z } from 'zod';
 import { countIn, percent, tokens, viewTokens } from './budget-figures.js';
+import { factsBlockTokens } from './facts-room.js';
 import { effectiveView, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
 import { isSummaryMessage } from './message-kinds.js';
 import { trimToolOutputs } from './recent-shrink.js';
@@ -45,6 +47,13 @@ export const engineStrategyOptionsSchema = z
     at: fraction.default(0.85),
     /** Name of the single trigger level. */
     level: z.string().min(1).default('engine'),
+    /**
+     * The facts of the tool outputs `microcompact` clears and `lightTrim` cuts (paths, errors,
+     * commands, versions…) that the conversation no longer shows go to the system prompt's facts
+     * block, within the room the step left under the target (one `extractFacts` call per step that
+     * changed something). `false`: the engine's own behaviour, the outputs' facts are gone.
+     */
+    keepClearedFacts: z.boolean().default(true),
     /** Steps run until the request is under this fraction of the input budget (default 0.7; a retry aims at most at the engine's overflow ratio, 0.7). */
     targetRatio: fraction.default(0.7),
     /** Nothing left to compact at or above this fraction of the input budget: decline (default 0.95). */
@@ -217,11 +226,15 @@ export class EngineStrategy implements ContextStrategy {
     const halve = (count: number) => (run.recover ? Math.floor(count / 2) : count);
     if (step === 'microcompact') {
       const { keepRecent, tools: names } = this.#options.microcompact;
-      return tools.microcompactToolResults({ keepRecent: halve(keepRecent), tools: names });
+      return this.#keepingFacts(run, current, () =>
+        tools.microcompactToolResults({ keepRecent: halve(keepRecent), tools: names }),
+      );
     }
     if (step === 'lightTrim') {
       const settings = this.#options.lightTrim;
-      return tools.lightTrim({ ...settings, keepRecent: halve(settings.keepRecent) });
+      return this.#keepingFacts(run, current, () =>
+        tools.lightTrim({ ...settings, keepRecent: halve(settings.keepRecent) }),
+      );
     }
     if (step === 'sessionMemory') return this.#sessionMemory(run);
     return this.#fullSummary(run, current);
@@ -248,6 +261,35 @@ export class EngineStrategy implements ContextStrategy {
     if (run.ctx.tools.measure([replacement]) >= rangeTokens(run.ctx.tools, view.slice(from, to)).fresh)
       return undefined;
     return run.ctx.tools.replaceRange(from, to, replacement);
+  }
+
+  /**
+   * Runs a step that clears or cuts tool outputs, then (with `keepClearedFacts`) keeps the facts of
+   * what it rewrote that the view no longer shows in the system prompt's facts block, within the
+   * room the step left under the target and at most the cut-facts bound.
+   */
+  async #keepingFacts(
+    run: StepRun,
+    current: number,
+    rewrite: () => Promise<RewriteResult>,
+  ): Promise<RewriteResult> {
+    const { tools, signal, inputBudget } = run.ctx;
+    const before = effectiveView(tools);
+    const result = await rewrite();
+    if (!result.changed || !this.#options.keepClearedFacts) return result;
+    const after = effectiveView(tools);
+    const kept = new Set(after.map((entry) => entry.message));
+    const rewritten = before.filter((entry) => !kept.has(entry.message));
+    if (rewritten.length === 0) return result;
+    const found = await tools.extractFacts({ entries: rewritten, signal });
+    const visible = renderTranscript(after.map((entry) => entry.message));
+    const lost = found.filter((fact) => !containsWhole(visible, fact.value));
+    if (lost.length === 0) return result;
+    const now = current - result.tokensBefore + result.tokensAfter;
+    const bound = Math.max(MIN_CUT_FACT_TOKENS, Math.floor(inputBudget * CUT_FACT_SHARE));
+    const maxTokens = Math.min(bound, factsBlockTokens(tools, after[0]) + Math.max(0, run.target - now));
+    if (maxTokens > 0) tools.injectFacts(lost, 'system-append', { maxTokens });
+    return result;
   }
 
   /** The last resort before declining (see {@link foldEarlierSummary}), sized like the full summary. */
