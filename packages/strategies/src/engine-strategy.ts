@@ -1,5 +1,4 @@
-import { OVERFLOW_RECOVERY_RATIO, renderTranscript } from '@ctxguard/compactor';
-import { containsWhole } from '@ctxguard/compactor/internal';
+import { OVERFLOW_RECOVERY_RATIO } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   type HistoryEntry,
@@ -13,7 +12,7 @@ import {
 import { defaultSummaryFactTokens } from '@ctxguard/guard';
 import { z } from 'zod';
 import { countIn, percent, tokens, viewTokens } from './budget-figures.js';
-import { factsBlockTokens } from './facts-room.js';
+import { keepingClearedFacts } from './cleared-facts.js';
 import { effectiveView, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
 import { isSummaryMessage } from './message-kinds.js';
 import { trimToolOutputs } from './recent-shrink.js';
@@ -263,33 +262,15 @@ export class EngineStrategy implements ContextStrategy {
     return run.ctx.tools.replaceRange(from, to, replacement);
   }
 
-  /**
-   * Runs a step that clears or cuts tool outputs, then (with `keepClearedFacts`) keeps the facts of
-   * what it rewrote that the view no longer shows in the system prompt's facts block, within the
-   * room the step left under the target and at most the cut-facts bound.
-   */
-  async #keepingFacts(
+  /** Runs a step that clears or cuts tool outputs, keeping their facts with `keepClearedFacts`. */
+  #keepingFacts(
     run: StepRun,
     current: number,
     rewrite: () => Promise<RewriteResult>,
   ): Promise<RewriteResult> {
-    const { tools, signal, inputBudget } = run.ctx;
-    const before = effectiveView(tools);
-    const result = await rewrite();
-    if (!result.changed || !this.#options.keepClearedFacts) return result;
-    const after = effectiveView(tools);
-    const kept = new Set(after.map((entry) => entry.message));
-    const rewritten = before.filter((entry) => !kept.has(entry.message));
-    if (rewritten.length === 0) return result;
-    const found = await tools.extractFacts({ entries: rewritten, signal });
-    const visible = renderTranscript(after.map((entry) => entry.message));
-    const lost = found.filter((fact) => !containsWhole(visible, fact.value));
-    if (lost.length === 0) return result;
-    const now = current - result.tokensBefore + result.tokensAfter;
-    const bound = Math.max(MIN_CUT_FACT_TOKENS, Math.floor(inputBudget * CUT_FACT_SHARE));
-    const maxTokens = Math.min(bound, factsBlockTokens(tools, after[0]) + Math.max(0, run.target - now));
-    if (maxTokens > 0) tools.injectFacts(lost, 'system-append', { maxTokens });
-    return result;
+    if (!this.#options.keepClearedFacts) return rewrite();
+    const bound = Math.max(MIN_CUT_FACT_TOKENS, Math.floor(run.ctx.inputBudget * CUT_FACT_SHARE));
+    return keepingClearedFacts(run.ctx, { current, target: run.target, bound }, rewrite);
   }
 
   /** The last resort before declining (see {@link foldEarlierSummary}), sized like the full summary. */
