@@ -1,7 +1,12 @@
 import { countToolPairViolations, isSummaryText } from '@ctxguard/compactor';
 import { InvalidOptionsError, type MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
-import { agentChat, reactContext } from '../test/support/conversations.ts';
+import {
+  agentChat,
+  failingAgentChat,
+  injectedFactValues,
+  reactContext,
+} from '../test/support/conversations.ts';
 import {
   expectFolded,
   FOLLOW_UP,
@@ -66,22 +71,7 @@ describe('EngineStrategy steps', () => {
   });
 
   it('keeps the facts of the tool outputs microcompact cleared in the system prompt’s facts block, unless keepClearedFacts is false', async () => {
-    // Each old read failed with its own error and named its own module: facts only its output held.
-    const conversation = agentChat(20, 3_000).map((message, index) =>
-      message.role === 'tool' && Array.isArray(message.content)
-        ? {
-            ...message,
-            content: message.content.map((part) =>
-              part.type === 'tool-result'
-                ? {
-                    ...part,
-                    output: `${String(part.output)}\nerror TS${2300 + index}: Cannot find module 'lib/mod-${index}.js'`,
-                  }
-                : part,
-            ),
-          }
-        : message,
-    ) as MessageInput[];
+    const conversation = failingAgentChat(20, 3_000);
     const run = async (options: ConstructorParameters<typeof EngineStrategy>[0]) => {
       const tools = HistoryStrategyTools.of(conversation);
       const budget = Math.ceil(tools.tokens() / 0.9);
@@ -90,10 +80,7 @@ describe('EngineStrategy steps', () => {
       );
       expect(decision.action).toBe('compacted');
       expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.7);
-      const injected = tools.calls
-        .filter((call) => call.method === 'injectFacts')
-        .flatMap((call) => (call.args[0] as { value: string }[]).map((fact) => fact.value));
-      return { tools, injected };
+      return { tools, injected: injectedFactValues(tools) };
     };
     const { tools, injected } = await run({});
     expect(rewritesCalled(tools).map((call) => call.method)).toEqual(['microcompactToolResults']);

@@ -1,7 +1,12 @@
 import { countToolPairViolations } from '@ctxguard/compactor';
 import { InvalidOptionsError, type MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
-import { agentChat, reactContext } from '../test/support/conversations.ts';
+import {
+  agentChat,
+  failingAgentChat,
+  injectedFactValues,
+  reactContext,
+} from '../test/support/conversations.ts';
 import { expectFolded, itKeepsAgentRunSafe, summaryFilledRun } from '../test/support/guarded-run.ts';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
 import { PipelineStrategy, pipelineStrategyOptionsSchema } from './pipeline-strategy.js';
@@ -67,6 +72,32 @@ describe('PipelineStrategy stages', () => {
     // Pruning the old reads alone brings the request under 60%: no later stage runs.
     expect(rewritesCalled(tools)).toEqual(['pruneToolOutputs']);
     expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.6);
+  });
+
+  it('keeps the facts of the pruned outputs in the system prompt’s facts block, unless keepClearedFacts is false', async () => {
+    const run = async (keepClearedFacts: boolean) => {
+      // Twelve errors per output: more than a placeholder keeps (8).
+      const tools = HistoryStrategyTools.of(failingAgentChat(20, 2_000, 12));
+      const budget = Math.ceil(tools.tokens() / 0.85);
+      const decision = await new PipelineStrategy({
+        prune: { protectTokens: 500, minimumSavings: 0 },
+        keepClearedFacts,
+      }).react(reactContext(tools, 'compact', { inputBudget: budget }));
+      expect(decision.action).toBe('compacted');
+      expect(rewritesCalled(tools)).toEqual(['pruneToolOutputs']);
+      expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.6);
+      return tools;
+    };
+    const kept = await run(true);
+    const injected = injectedFactValues(kept);
+    expect(injected.length).toBeGreaterThan(0);
+    // Only what neither a placeholder nor a kept output still shows.
+    const shown = JSON.stringify(kept.sent().slice(1));
+    for (const value of injected) expect(shown.includes(value)).toBe(false);
+    expect(kept.calls.find((call) => call.method === 'injectFacts')?.args[1]).toBe('system-append');
+    const off = await run(false);
+    expect(injectedFactValues(off)).toEqual([]);
+    expect(off.calls.filter((call) => call.method === 'extractFacts')).toEqual([]);
   });
 
   it('scales the prune defaults to a small input budget, and protects nothing on a retry', async () => {

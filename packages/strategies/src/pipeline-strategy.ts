@@ -10,6 +10,7 @@ import {
 } from '@ctxguard/core';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
+import { keepingClearedFacts } from './cleared-facts.js';
 import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
 import { trimToolOutputs } from './recent-shrink.js';
 import { foldEarlierSummary } from './summary-fold.js';
@@ -51,6 +52,13 @@ export const pipelineStrategyOptionsSchema = z
      * the facts of the cut middles kept in the system prompt's facts block.
      */
     cutToolOutputs: z.boolean().default(true),
+    /**
+     * The facts of the tool outputs `prune` replaces by placeholders (paths, errors, commands,
+     * versions…) that the conversation no longer shows go to the system prompt's facts block,
+     * within the room the stage left under the target (one `extractFacts` call when it pruned
+     * something). `false`: only what the placeholders themselves keep.
+     */
+    keepClearedFacts: z.boolean().default(true),
     /** Stage 1: old tool outputs become placeholders (unset: the newest outputs worth min(40,000, 20% of the input budget) tokens protected, at least min(20,000, 5%) saved, `skill` protected; a retry protects nothing). */
     prune: stageSwitch({
       protectTokens: tokenCount.optional(),
@@ -154,7 +162,7 @@ export class PipelineStrategy implements ContextStrategy {
     const used: string[] = [];
     for (const stage of pipelineStages) {
       if (now() <= target) break;
-      const result = await this.#runStage(stage, ctx, target);
+      const result = await this.#runStage(stage, ctx, target, now());
       if (result?.changed && result.tokensAfter < result.tokensBefore) used.push(stage);
     }
     const ceiling = this.#options.declineCeiling * ctx.inputBudget;
@@ -196,18 +204,21 @@ export class PipelineStrategy implements ContextStrategy {
     stage: PipelineStage,
     ctx: ReactContext,
     target: number,
+    current: number,
   ): Promise<RewriteResult | undefined> {
     const { tools } = ctx;
     const options = this.#options;
     if (stage === 'prune') {
       const settings = settingsOf(options.prune, {});
-      return (
-        settings &&
+      if (!settings) return undefined;
+      const prune = () =>
         tools.pruneToolOutputs({
           ...pruneSettings(settings, ctx),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
-        })
-      );
+        });
+      if (!options.keepClearedFacts) return prune();
+      const bound = Math.max(MIN_CUT_FACT_TOKENS, Math.floor(ctx.inputBudget * CUT_FACT_SHARE));
+      return keepingClearedFacts(ctx, { current, target, bound }, prune);
     }
     if (stage === 'deduplicate') {
       const settings = settingsOf(options.deduplicate, {});

@@ -54,6 +54,42 @@ export function agentChat(turns: number, resultChars = 2000): MessageInput[] {
 }
 
 /** The context a guard would pass, with `current` and `percentage` taken from what the tools would send. */
+/**
+ * {@link agentChat} whose every tool result ends with `errors` errors, each naming its own module
+ * (`lib/mod-<index>.js`, then `lib/mod-<index>-<k>.js`): facts only that output holds, lost when the
+ * output is cleared.
+ */
+export function failingAgentChat(turns: number, resultChars = 2000, errors = 1): MessageInput[] {
+  const errorLines = (index: number) =>
+    Array.from(
+      { length: errors },
+      (_, k) =>
+        `error TS${2300 + index + k}: Cannot find module 'lib/mod-${index}${k === 0 ? '' : `-${k}`}.js'`,
+    ).join('\n');
+  return agentChat(turns, resultChars).map((message, index) =>
+    message.role === 'tool' && Array.isArray(message.content)
+      ? {
+          ...message,
+          content: message.content.map((part) =>
+            part.type === 'tool-result'
+              ? {
+                  ...part,
+                  output: `${String(part.output)}\n${errorLines(index)}`,
+                }
+              : part,
+          ),
+        }
+      : message,
+  ) as MessageInput[];
+}
+
+/** The values of the facts each `injectFacts` call passed, flattened. */
+export function injectedFactValues(tools: HistoryStrategyTools): string[] {
+  return tools.calls
+    .filter((call) => call.method === 'injectFacts')
+    .flatMap((call) => (call.args[0] as { value: string }[]).map((fact) => fact.value));
+}
+
 export function reactContext(
   tools: HistoryStrategyTools,
   level: string,
