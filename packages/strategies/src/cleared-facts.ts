@@ -30,8 +30,9 @@ export async function keepingClearedFacts<R extends RewriteResult>(
   const result = await rewrite();
   if (!result.changed) return result;
   const after = effectiveView(tools);
-  const kept = new Set(after.map((entry) => entry.message));
-  const taken = before.filter((entry) => !kept.has(entry.message));
+  // By content: a rewrite re-records the unchanged messages of the span it splices as new entries.
+  const kept = new Set(after.map((entry) => JSON.stringify(entry.message)));
+  const taken = before.filter((entry) => !kept.has(JSON.stringify(entry.message)));
   if (taken.length === 0) return result;
   const found = await tools.extractFacts({ entries: taken, signal });
   const visible = renderTranscript(after.map((entry) => entry.message));

@@ -84,6 +84,12 @@ describe('EngineStrategy steps', () => {
     };
     const { tools, injected } = await run({});
     expect(rewritesCalled(tools).map((call) => call.method)).toEqual(['microcompactToolResults']);
+    // Only the cleared results are read for facts: 20 results, the newest 5 kept.
+    const read = tools.calls.filter((call) => call.method === 'extractFacts');
+    expect(read).toHaveLength(1);
+    expect(
+      (read[0]!.args[0] as { entries: { message: { role: string } }[] }).entries.map((e) => e.message.role),
+    ).toEqual(Array(15).fill('tool'));
     // The cleared outputs' error codes are kept; the newest outputs, still shown, are not repeated.
     expect(injected).toContain('lib/mod-3.js');
     const shown = tools
