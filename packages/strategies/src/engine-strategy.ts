@@ -12,16 +12,12 @@ import {
 import { defaultSummaryFactTokens } from '@ctxguard/guard';
 import { z } from 'zod';
 import { countIn, percent, tokens, viewTokens } from './budget-figures.js';
-import { keepingClearedFacts } from './cleared-facts.js';
+import { cutFactBound, keepingClearedFacts } from './cleared-facts.js';
 import { effectiveView, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
 import { isSummaryMessage } from './message-kinds.js';
 import { trimToolOutputs } from './recent-shrink.js';
 import { foldEarlierSummary } from './summary-fold.js';
 import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
-
-/** Bound of the facts block that keeps the facts of cut tool outputs: this share of the input budget, at least the minimum. */
-const CUT_FACT_SHARE = 0.05;
-const MIN_CUT_FACT_TOKENS = 200;
 
 const fraction = z.number().gt(0).max(1);
 
@@ -199,7 +195,7 @@ export class EngineStrategy implements ContextStrategy {
       const { trimmedOutputs } = await trimToolOutputs(ctx, {
         overhead: Math.max(0, ctx.current - start),
         goal: run.target,
-        factBound: Math.max(MIN_CUT_FACT_TOKENS, Math.floor(ctx.inputBudget * CUT_FACT_SHARE)),
+        factBound: cutFactBound(ctx.inputBudget),
       });
       if (trimmedOutputs > 0) used.push(`cut ${trimmedOutputs} tool outputs`);
     }
@@ -269,8 +265,7 @@ export class EngineStrategy implements ContextStrategy {
     rewrite: () => Promise<RewriteResult>,
   ): Promise<RewriteResult> {
     if (!this.#options.keepClearedFacts) return rewrite();
-    const bound = Math.max(MIN_CUT_FACT_TOKENS, Math.floor(run.ctx.inputBudget * CUT_FACT_SHARE));
-    return keepingClearedFacts(run.ctx, { current, target: run.target, bound }, rewrite);
+    return keepingClearedFacts(run.ctx, { current, target: run.target }, rewrite);
   }
 
   /** The last resort before declining (see {@link foldEarlierSummary}), sized like the full summary. */

@@ -10,7 +10,7 @@ import {
 } from '@ctxguard/core';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
-import { keepingClearedFacts } from './cleared-facts.js';
+import { cutFactBound, keepingClearedFacts } from './cleared-facts.js';
 import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
 import { trimToolOutputs } from './recent-shrink.js';
 import { foldEarlierSummary } from './summary-fold.js';
@@ -18,9 +18,6 @@ import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
 
 /** Default upper bound of the summary, as a share of the input budget (at 4 characters a token). */
 const DEFAULT_SUMMARY_SHARE = 0.05;
-/** Bound of the facts block that keeps the facts of cut tool outputs (share of the budget, floor). */
-const CUT_FACT_SHARE = 0.05;
-const MIN_CUT_FACT_TOKENS = 200;
 
 const fraction = z.number().gt(0).max(1);
 const tokenCount = z.number().int().nonnegative();
@@ -176,7 +173,7 @@ export class PipelineStrategy implements ContextStrategy {
       const { trimmedOutputs } = await trimToolOutputs(ctx, {
         overhead: Math.max(0, ctx.current - start),
         goal: target,
-        factBound: Math.max(MIN_CUT_FACT_TOKENS, Math.floor(ctx.inputBudget * CUT_FACT_SHARE)),
+        factBound: cutFactBound(ctx.inputBudget),
       });
       if (trimmedOutputs > 0) used.push(`cut ${trimmedOutputs} tool outputs`);
     }
@@ -217,8 +214,7 @@ export class PipelineStrategy implements ContextStrategy {
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         });
       if (!options.keepClearedFacts) return prune();
-      const bound = Math.max(MIN_CUT_FACT_TOKENS, Math.floor(ctx.inputBudget * CUT_FACT_SHARE));
-      return keepingClearedFacts(ctx, { current, target, bound }, prune);
+      return keepingClearedFacts(ctx, { current, target }, prune);
     }
     if (stage === 'deduplicate') {
       const settings = settingsOf(options.deduplicate, {});

@@ -1,5 +1,6 @@
 import { lightTrimMessages, parseFactsBlock, renderTranscript } from '@ctxguard/compactor';
 import type { ExtractedFact, FactCategory, HistoryEntry, ReactContext } from '@ctxguard/core';
+import { keepFactsNotShown } from './cleared-facts.js';
 import { factsBlockTokens } from './facts-room.js';
 import { effectiveView } from './history-view.js';
 
@@ -95,24 +96,15 @@ export async function trimToolOutputs(
         });
   const result = await tools.lightTrim(cutOutputsTo(low));
   if (!result.changed) return { trimmedOutputs: 0, keptFacts: 0 };
-  const after = effectiveView(tools);
-  const visible = renderTranscript(after.map((entry) => entry.message));
-  const lost = found.filter((fact) => !visible.includes(fact.value));
-  if (lost.length === 0) return { trimmedOutputs: result.trimmedOutputs, keptFacts: 0 };
-  const system = after[0];
-  const current = system?.message.role === 'system' ? factsBlockTokens(tools, system) : 0;
-  const slack = Math.max(
-    0,
+  const room =
     options.goal -
-      requestTokens(
-        ctx,
-        options.overhead,
-        after.map((entry) => entry.message),
-      ),
-  );
-  const maxTokens = Math.min(options.factBound, current + slack);
-  if (maxTokens <= 0) return { trimmedOutputs: result.trimmedOutputs, keptFacts: 0 };
-  tools.injectFacts(lost, 'system-append', { maxTokens });
+    requestTokens(
+      ctx,
+      options.overhead,
+      effectiveView(tools).map((entry) => entry.message),
+    );
+  const lost = keepFactsNotShown(tools, found, { room, bound: options.factBound });
+  if (lost.length === 0) return { trimmedOutputs: result.trimmedOutputs, keptFacts: 0 };
   const kept = new Set(blockFacts(effectiveView(tools)[0]).map((fact) => fact.value));
   return {
     trimmedOutputs: result.trimmedOutputs,
