@@ -296,6 +296,53 @@ describe('CacheFriendlyStrategy compaction', () => {
     expect(tools.history.compactions()).toHaveLength(0);
   });
 
+  it('cuts a newly arrived output rather than decline when nothing older is left to summarize', async () => {
+    // The first request of a task in a small window: only the ask and a large read, no history.
+    const before: MessageInput[] = [
+      { role: 'system', content: `You are a coding agent. ${'Rule. '.repeat(200)}` },
+      { role: 'user', content: 'Read the big file.' },
+    ];
+    const fresh = () => HistoryStrategyTools.of([...before, ...largeRead('call_big')]);
+    // The ask alone takes half, so no cut of the read leaves `newOutputRoom` below `at`.
+    const budget = Math.ceil(HistoryStrategyTools.of(before).tokens() / 0.5);
+
+    const tools = fresh();
+    const original = tools.history.messages();
+    expect(tools.tokens() / budget).toBeGreaterThan(0.95);
+    const state: Record<string, JsonValue> = {};
+    const decision = await new CacheFriendlyStrategy().react(
+      reactContext(tools, 'pressure', { inputBudget: budget, state }),
+    );
+    expect(decision).toMatchObject({
+      action: 'compacted',
+      note: expect.stringMatching(/^cut 1 newly arrived tool message/),
+    });
+    expect(tools.tokens()).toBeLessThanOrEqual(0.75 * budget);
+    expect(startsWith(tools.sent(), original.slice(0, 3))).toBe(true);
+    expect(countToolPairViolations(tools.sent())).toBe(0);
+    expect(state['cutOutputFacts']).toEqual(
+      expect.arrayContaining([expect.objectContaining({ value: '/repo/deep/part30.ts' })]),
+    );
+    rewindAll(tools);
+    expect(tools.history.messages()).toEqual(original);
+
+    // Turned off, or with no cut that fits under `at`: declined, nothing changed.
+    for (const [options, inputBudget] of [
+      [{ newOutputRoom: false }, budget],
+      [{}, Math.ceil(HistoryStrategyTools.of(before).tokens() / 0.8)],
+    ] as const) {
+      const untouched = fresh();
+      const declined = await new CacheFriendlyStrategy(options).react(
+        reactContext(untouched, 'pressure', { inputBudget }),
+      );
+      expect(declined, JSON.stringify(options)).toMatchObject({
+        action: 'decline',
+        reason: expect.stringMatching(/nothing older/),
+      });
+      expect(untouched.history.compactions()).toHaveLength(0);
+    }
+  });
+
   it('never hides the system prompt and never separates a tool call from its results, whatever the budget', async () => {
     for (const fraction of [0.81, 0.9, 1.1, 2, 4]) {
       for (const size of [300, 1500, 6000]) {

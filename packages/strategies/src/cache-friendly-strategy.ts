@@ -148,7 +148,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const newOutputs = await this.#cutNewOutputs(ctx, view, pinned);
     if (newOutputs) return newOutputs;
     const plan = this.#plan(ctx, view, pinned);
-    if (plan === undefined) return this.#nothingToHide(ctx);
+    if (plan === undefined) return this.#nothingToHide(ctx, view, pinned);
     const range = view.slice(plan.from, plan.cut);
     const tail = view.slice(plan.cut);
     const cutBytes = this.#tailCut(ctx, tail);
@@ -163,7 +163,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const text = await this.#rollingSummary(ctx, range);
     const content = renderSummary({ text, messageCount: summarizedMessageCount(range) });
     const summary = { role: plan.role, content, metadata: { isSummary: true } } as const;
-    if (tools.measure([summary]) >= tools.measure(range)) return this.#nothingToHide(ctx);
+    if (tools.measure([summary]) >= tools.measure(range)) return this.#nothingToHide(ctx, view, pinned);
     const { facts, spelledOut } = await this.#facts(
       ctx,
       [...range, ...cutEntries],
@@ -171,7 +171,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
       content,
     );
     const result = tools.replaceRange(plan.from, plan.cut, summary);
-    if (!result.changed) return this.#nothingToHide(ctx);
+    if (!result.changed) return this.#nothingToHide(ctx, view, pinned);
     state[SPELLED_OUT] = spelledOut.map(plainFact);
     delete state[CUT_FACTS];
     const cut = cutBytes === undefined ? undefined : await tools.lightTrim(cutOutputsTo(cutBytes));
@@ -211,10 +211,23 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     view: readonly HistoryEntry[],
     pinned: number,
   ): Promise<StrategyDecision | undefined> {
-    const { at, newOutputRoom, factCategories } = this.#options;
+    const { at, newOutputRoom } = this.#options;
     if (newOutputRoom === false) return undefined;
-    const goal = (at - newOutputRoom) * ctx.inputBudget;
-    const cut = await cutNewOutputs(ctx, view, pinned, { goal, categories: factCategories });
+    return this.#cutNewOutputsTo(ctx, view, pinned, at - newOutputRoom);
+  }
+
+  /**
+   * Cuts the tool outputs that arrived since the model's last answer to their head and tail so the
+   * request comes down to `share` of the input budget; undefined, with nothing changed, when no cut does.
+   */
+  async #cutNewOutputsTo(
+    ctx: ReactContext,
+    view: readonly HistoryEntry[],
+    pinned: number,
+    share: number,
+  ): Promise<StrategyDecision | undefined> {
+    const goal = share * ctx.inputBudget;
+    const cut = await cutNewOutputs(ctx, view, pinned, { goal, categories: this.#options.factCategories });
     if (cut === undefined) return undefined;
     ctx.state['newOutputCuts'] = countIn(ctx.state, 'newOutputCuts') + 1;
     // Not shown until the next compaction, which rewrites the prefix anyway and puts them in its facts block.
@@ -360,16 +373,29 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     );
   }
 
-  #nothingToHide(ctx: ReactContext): StrategyDecision {
-    if (ctx.percentage > this.#options.declineCeiling) {
+  /**
+   * Nothing older is left to summarize: above `declineCeiling`, the tool outputs that arrived since
+   * the model's last answer are cut so the request fits under `at` (unless `newOutputRoom` is
+   * `false`), and only when that cannot be done is the request declined; below it, a warning.
+   */
+  async #nothingToHide(
+    ctx: ReactContext,
+    view: readonly HistoryEntry[],
+    pinned: number,
+  ): Promise<StrategyDecision> {
+    if (ctx.percentage <= this.#options.declineCeiling) {
       return {
-        action: 'decline',
-        reason: `${percent(ctx.percentage)} of the input budget (${ctx.current} of ${ctx.inputBudget} tokens) and nothing older than the newest messages left to summarize`,
+        action: 'warn',
+        message: `${percent(ctx.percentage)} of the input budget; nothing older than the newest messages left to summarize`,
       };
     }
+    if (this.#options.newOutputRoom !== false) {
+      const cut = await this.#cutNewOutputsTo(ctx, view, pinned, this.#options.at);
+      if (cut) return cut;
+    }
     return {
-      action: 'warn',
-      message: `${percent(ctx.percentage)} of the input budget; nothing older than the newest messages left to summarize`,
+      action: 'decline',
+      reason: `${percent(ctx.percentage)} of the input budget (${ctx.current} of ${ctx.inputBudget} tokens) and nothing older than the newest messages left to summarize`,
     };
   }
 }
