@@ -70,7 +70,10 @@ export const cacheFriendlyStrategyOptionsSchema = z
     lateAt: z.number().gt(0).max(0.95).default(0.95),
     /** See `lateAt`. `1`: never wait. */
     smallWindowShare: z.number().gt(0).max(1).default(0.35),
-    /** Nothing left to compact and above this fraction of the input budget: decline the request. */
+    /**
+     * Nothing older left to summarize and above this fraction of the input budget: the newly arrived
+     * tool outputs are cut to fit under `at` (unless `newOutputRoom` is `false`), else the request is declined.
+     */
     declineCeiling: z.number().gt(0).default(0.95),
     /** Upper bound of the summary as a fraction of the input budget (at 4 characters a token). */
     summaryShare: z.number().gt(0).lt(1).default(0.02),
