@@ -16,7 +16,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { agentChat, chat, reactContext } from '../test/support/conversations.ts';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
-import { CacheFriendlyStrategy } from './cache-friendly-strategy.js';
+import { CacheFriendlyStrategy, type CacheFriendlyStrategyOptions } from './cache-friendly-strategy.js';
 
 /** A budget at which the conversation stands at `fraction` of it. */
 function budgetAt(tools: HistoryStrategyTools, fraction: number): number {
@@ -240,7 +240,8 @@ describe('CacheFriendlyStrategy compaction', () => {
 
   it('folds the previous summary into the next one, so the history keeps one summary', async () => {
     const tools = HistoryStrategyTools.of(agentChat(10, 1200));
-    const strategy = new CacheFriendlyStrategy();
+    // Compacting at `at` each time (the wait for `lateAt` has its own tests).
+    const strategy = new CacheFriendlyStrategy({ waitWhileNextFits: false });
     const state: Record<string, JsonValue> = {};
     const budget = budgetAt(tools, 0.85);
     await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
@@ -361,8 +362,12 @@ describe('CacheFriendlyStrategy compaction', () => {
 });
 
 describe('CacheFriendlyStrategy prefix stability', () => {
-  it('over 200 agent turns, changes what was sent only when it compacts, and from the summary on', async () => {
-    const strategy = new CacheFriendlyStrategy();
+  /**
+   * 200 agent turns at a 24,000-token budget, the strategy asked whenever a request is over `at` (as
+   * the guard does): what was sent, how often it compacted, and the largest request.
+   */
+  async function twoHundredTurns(options: CacheFriendlyStrategyOptions) {
+    const strategy = new CacheFriendlyStrategy(options);
     const all = agentChat(200, 1500);
     const tools = HistoryStrategyTools.of(all.slice(0, 1));
     const budget = 24_000;
@@ -370,29 +375,78 @@ describe('CacheFriendlyStrategy prefix stability', () => {
     let previous: Message[] = tools.sent();
     let requests = 0;
     let stable = 0;
-    let compactions = 0;
+    let summaries = 0;
+    let largest = 0;
     for (const message of all.slice(1)) {
       tools.history.append(message);
       if (message.role === 'assistant') continue; // a request goes out after a user message or tool results
       requests++;
       const context = reactContext(tools, 'pressure', { inputBudget: budget, state });
-      if (context.percentage >= 0.85) {
+      if (context.percentage >= 0.75) {
         const decision = await strategy.react(context);
-        expect(decision.action).toBe('compacted');
-        compactions++;
+        if (decision.action === 'none') expect(context.percentage).toBeLessThan(0.95);
+        else expect(decision.action).toBe('compacted');
+        if (decision.action === 'compacted' && decision.note?.startsWith('summarized')) summaries++;
       }
       const sent = tools.sent();
-      expect(tools.tokens()).toBeLessThanOrEqual(budget);
+      largest = Math.max(largest, tools.tokens() / budget);
       if (startsWith(sent, previous)) stable++;
       else expect(sent[0]).toEqual(previous[0]); // a compaction rewrites after the system prompt only
       previous = sent;
     }
-    expect(compactions).toBeGreaterThan(3);
-    expect(stable / requests).toBeGreaterThanOrEqual(0.8);
-    expect(stable).toBe(requests - compactions);
     expect(countToolPairViolations(tools.sent())).toBe(0);
     rewindAll(tools);
     expect(tools.history.messages()).toEqual(all.map((message) => expect.objectContaining(message)));
+    return { requests, stable, summaries, largest };
+  }
+
+  it('over 200 agent turns, changes what was sent only when it compacts, and from the summary on', async () => {
+    for (const options of [{}, { waitWhileNextFits: false }]) {
+      const run = await twoHundredTurns(options);
+      expect(run.summaries, JSON.stringify(options)).toBeGreaterThan(3);
+      expect(run.stable, JSON.stringify(options)).toBe(run.requests - run.summaries);
+      expect(run.stable / run.requests, JSON.stringify(options)).toBeGreaterThanOrEqual(0.8);
+      expect(run.largest, JSON.stringify(options)).toBeLessThan(0.95);
+    }
+  }, 60_000);
+
+  it('after a compaction, waits past at only while the next request at the recent growth fits under lateAt', async () => {
+    /** A first compaction at 85%, then turns of `resultChars` appended until the request is over 80%. */
+    const afterGrowth = async (resultChars: number, options: CacheFriendlyStrategyOptions = {}) => {
+      const tools = HistoryStrategyTools.of(agentChat(10, 1200));
+      const budget = budgetAt(tools, 0.85);
+      const state: Record<string, JsonValue> = {};
+      const strategy = new CacheFriendlyStrategy({ newOutputRoom: false, ...options });
+      const first = await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+      expect(first.action).toBe('compacted');
+      const turns = agentChat(400, resultChars).slice(41);
+      for (let next = 0; tools.tokens() <= 0.8 * budget; next += 4) {
+        for (const message of turns.slice(next, next + 4)) tools.history.append(message);
+      }
+      const percentage = tools.tokens() / budget;
+      expect(percentage).toBeLessThan(0.95);
+      const ask = (attempt = 0) =>
+        strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state, attempt }));
+      return { percentage, ask };
+    };
+    // Many small turns: one more request stays well under lateAt, so the rewrite waits.
+    const slow = await afterGrowth(300);
+    expect(await slow.ask()).toEqual({ action: 'none' });
+    // A retry (the guard's request is critical) never waits.
+    expect((await slow.ask(1)).action).toBe('compacted');
+    expect((await (await afterGrowth(300, { waitWhileNextFits: false })).ask()).action).toBe('compacted');
+    // One large turn got it here: the next one at that growth would cross lateAt, so it compacts now.
+    const fast = await afterGrowth(7_000);
+    expect((await fast.ask()).action).toBe('compacted');
+  });
+
+  it('waits past at while the next request at the recent growth still fits under lateAt: fewer rewrites', async () => {
+    const waiting = await twoHundredTurns({});
+    const eager = await twoHundredTurns({ waitWhileNextFits: false });
+    expect(waiting.summaries).toBeLessThan(eager.summaries);
+    expect(waiting.stable).toBeGreaterThan(eager.stable);
+    expect(eager.largest).toBeLessThan(0.8);
+    expect(waiting.largest).toBeGreaterThan(0.85);
   }, 60_000);
 });
 

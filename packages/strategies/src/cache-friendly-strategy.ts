@@ -28,7 +28,7 @@ import { effectiveView, pinnedCount } from './history-view.js';
 import { isSummaryEntry } from './message-kinds.js';
 import { cutNewOutputs } from './new-output-cut.js';
 import { cutOutputsTo, largestFittingCut } from './recent-shrink.js';
-import { aimFor, rememberCompaction } from './request-growth.js';
+import { aimFor, growthPerRequest, rememberCompaction } from './request-growth.js';
 
 /** Default bound of the facts block, as a share of the input budget. */
 const DEFAULT_FACT_SHARE = 0.15;
@@ -62,13 +62,21 @@ export const cacheFriendlyStrategyOptionsSchema = z
      */
     newOutputRoom: z.union([z.number().gt(0).lt(1), z.literal(false)]).default(0.25),
     /**
-     * When the last compaction left the request at `smallWindowShare` of the input budget or more
-     * (a window so small that a compaction cannot get far under `at`), the next one waits until
-     * `lateAt`, so each rewrite of the cached prefix buys more requests. At most 0.95, the guard's
-     * default `criticalFloor`.
+     * Where a compaction past `at` may wait until, so each rewrite of the cached prefix buys more
+     * requests: see `waitWhileNextFits` and `smallWindowShare`. At most 0.95, the guard's default
+     * `criticalFloor`.
      */
     lateAt: z.number().gt(0).max(0.95).default(0.95),
-    /** See `lateAt`. `1`: never wait. */
+    /**
+     * After a compaction, the next one waits past `at` while the requests since grew so little that
+     * one more, at the same growth, still fits under `lateAt`. `false`: compact at `at`.
+     */
+    waitWhileNextFits: z.boolean().default(true),
+    /**
+     * When the last compaction left the request at this share of the input budget or more (a window
+     * so small that a compaction cannot get far under `at`), the next one waits until `lateAt`
+     * whatever the growth. `1`: never.
+     */
     smallWindowShare: z.number().gt(0).max(1).default(0.35),
     /**
      * Nothing older left to summarize and above this fraction of the input budget: the newly arrived
@@ -122,7 +130,8 @@ interface CompactionPlan {
 
 /**
  * Compacts rarely and in one large step so a provider's prompt cache keeps hitting: when the request
- * crosses `at`, everything between the system prompt and the newest messages that fit under
+ * crosses `at` (or later, up to `lateAt`, while the next request is expected to fit under it),
+ * everything between the system prompt and the newest messages that fit under
  * `lowWater` becomes one summary (earlier summaries folded in), and the facts go into that summary's
  * facts block (those its own text already spells out are not written twice). Between compactions
  * nothing already sent changes, so each request starts with the previous one's bytes; a compaction
@@ -196,10 +205,22 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     };
   }
 
-  /** True when the last compaction showed a small window and the request is still below `lateAt`. */
+  /**
+   * True when the request is still below `lateAt` and the compaction can wait for it: the window is
+   * small, or the next request at the growth since the last compaction still fits under `lateAt`.
+   * A retry (the request is critical) never waits.
+   */
   #waitsForLateAt(ctx: ReactContext): boolean {
     if (ctx.attempt > 0 || ctx.percentage >= this.#options.lateAt) return false;
-    return this.#inSmallWindow(ctx);
+    return this.#inSmallWindow(ctx) || (this.#options.waitWhileNextFits && this.#nextRequestFits(ctx));
+  }
+
+  /** After a compaction: the current request plus the growth per request since it stays under `lateAt`. */
+  #nextRequestFits(ctx: ReactContext): boolean {
+    if (typeof ctx.state['afterTokens'] !== 'number') return false;
+    const view = effectiveView(ctx.tools);
+    const growth = growthPerRequest(ctx, view, pinnedCount(view));
+    return ctx.current + growth < this.#options.lateAt * ctx.inputBudget;
   }
 
   /** The last compaction left the request at `smallWindowShare` of the input budget or more. */
