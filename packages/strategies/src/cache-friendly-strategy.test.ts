@@ -411,7 +411,10 @@ describe('CacheFriendlyStrategy prefix stability', () => {
   }, 60_000);
 
   it('after a compaction, waits past at only while the next request at the recent growth fits under lateAt', async () => {
-    /** A first compaction at 85%, then turns of `resultChars` appended until the request is over 80%. */
+    /**
+     * A first compaction at 85%, then turns of `resultChars` appended until the request is over 80%;
+     * returns a function that asks the strategy (with `attempt`).
+     */
     const afterGrowth = async (resultChars: number, options: CacheFriendlyStrategyOptions = {}) => {
       const tools = HistoryStrategyTools.of(agentChat(10, 1200));
       const budget = budgetAt(tools, 0.85);
@@ -423,21 +426,20 @@ describe('CacheFriendlyStrategy prefix stability', () => {
       for (let next = 0; tools.tokens() <= 0.8 * budget; next += 4) {
         for (const message of turns.slice(next, next + 4)) tools.history.append(message);
       }
-      const percentage = tools.tokens() / budget;
-      expect(percentage).toBeLessThan(0.95);
-      const ask = (attempt = 0) =>
+      expect(tools.tokens() / budget).toBeLessThan(0.95);
+      return (attempt = 0) =>
         strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state, attempt }));
-      return { percentage, ask };
     };
     // Many small turns: one more request stays well under lateAt, so the rewrite waits.
-    const slow = await afterGrowth(300);
-    expect(await slow.ask()).toEqual({ action: 'none' });
+    const askSlow = await afterGrowth(300);
+    expect(await askSlow()).toEqual({ action: 'none' });
     // A retry (the guard's request is critical) never waits.
-    expect((await slow.ask(1)).action).toBe('compacted');
-    expect((await (await afterGrowth(300, { waitWhileNextFits: false })).ask()).action).toBe('compacted');
+    expect((await askSlow(1)).action).toBe('compacted');
+    const askEager = await afterGrowth(300, { waitWhileNextFits: false });
+    expect((await askEager()).action).toBe('compacted');
     // One large turn got it here: the next one at that growth would cross lateAt, so it compacts now.
-    const fast = await afterGrowth(7_000);
-    expect((await fast.ask()).action).toBe('compacted');
+    const askFast = await afterGrowth(7_000);
+    expect((await askFast()).action).toBe('compacted');
   });
 
   it('waits past at while the next request at the recent growth still fits under lateAt: fewer rewrites', async () => {
