@@ -156,7 +156,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const { tools, state } = ctx;
     const view = effectiveView(tools);
     const pinned = pinnedCount(view);
-    if (this.#waitsForLateAt(ctx)) return { action: 'none' };
+    if (this.#waitsForLateAt(ctx, view, pinned)) return { action: 'none' };
     const newOutputs = await this.#cutNewOutputs(ctx, view, pinned);
     if (newOutputs) return newOutputs;
     const plan = this.#plan(ctx, view, pinned);
@@ -210,16 +210,16 @@ export class CacheFriendlyStrategy implements ContextStrategy {
    * small, or the next request at the growth since the last compaction still fits under `lateAt`.
    * A retry (the request is critical) never waits.
    */
-  #waitsForLateAt(ctx: ReactContext): boolean {
+  #waitsForLateAt(ctx: ReactContext, view: readonly HistoryEntry[], pinned: number): boolean {
     if (ctx.attempt > 0 || ctx.percentage >= this.#options.lateAt) return false;
-    return this.#inSmallWindow(ctx) || (this.#options.waitWhileNextFits && this.#nextRequestFits(ctx));
+    if (this.#inSmallWindow(ctx)) return true;
+    return this.#options.waitWhileNextFits && this.#nextRequestFits(ctx, view, pinned);
   }
 
   /** After a compaction: the current request plus the growth per request since it stays under `lateAt`. */
-  #nextRequestFits(ctx: ReactContext): boolean {
+  #nextRequestFits(ctx: ReactContext, view: readonly HistoryEntry[], pinned: number): boolean {
     if (typeof ctx.state['afterTokens'] !== 'number') return false;
-    const view = effectiveView(ctx.tools);
-    const growth = growthPerRequest(ctx, view, pinnedCount(view));
+    const growth = growthPerRequest(ctx, view, pinned);
     return ctx.current + growth < this.#options.lateAt * ctx.inputBudget;
   }
 
