@@ -28,7 +28,9 @@ export function keepFactsNotShown(
   const visible = renderTranscript(view.map((entry) => entry.message));
   const lost = found.filter((fact) => !containsWhole(visible, fact.value));
   if (lost.length === 0) return [];
-  const maxTokens = Math.min(limits.bound, factsBlockTokens(tools, view[0]) + Math.max(0, limits.room));
+  // `system-append` writes to the system prompt: only its block counts (a user message may carry another).
+  const system = view[0]?.message.role === 'system' ? view[0] : undefined;
+  const maxTokens = Math.min(limits.bound, factsBlockTokens(tools, system) + Math.max(0, limits.room));
   if (maxTokens <= 0) return [];
   tools.injectFacts(lost, 'system-append', { maxTokens });
   return lost;
