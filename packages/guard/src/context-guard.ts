@@ -200,7 +200,8 @@ export const contextGuardOptionsSchema = z
           refillCalls: z.number().int().min(0).max(1000).default(3),
           /**
            * Refills in a row, each within `refillCalls` of the compaction before it, after which the
-           * highest level declines; until then it compacts again (default 3).
+           * highest level reports a loop (`compaction_loop`); a critical request is compacted again
+           * all the same, never declined while a compaction can make it fit (default 3).
            */
           refillStrikes: z.number().int().min(1).max(MAX_MEMOS).default(3),
         }),
@@ -722,15 +723,20 @@ export class ContextGuard {
             freed: recent.map((memo) => memo.freed),
             refills,
           };
-          state.lastLevelIdx = crossed;
-          state.lastCurrent = current;
           const critical = percentage > 1 || percentage >= this.#options.criticalFloor;
-          // The app has been told (the call fails): later calls count their refills afresh.
-          if (critical) state.compactions = [];
-          this.#save(history, state);
-          if (critical) await this.#abort(event, 'compaction_loop', reason, data);
-          else await this.#warn('compaction_loop', `${reason}; not compacting again yet`, { data });
-          return;
+          if (!critical) {
+            state.lastLevelIdx = crossed;
+            state.lastCurrent = current;
+            this.#save(history, state);
+            await this.#warn('compaction_loop', `${reason}; not compacting again yet`, { data });
+            return;
+          }
+          // The request does not fit as it is: compacting at the highest level again is what can make
+          // it fit (an agent whose every step adds a large read). Only a compaction that cannot bring it
+          // under the budget declines it (context_exhausted, below); refills are counted afresh.
+          state.compactions = [];
+          levelIdx = triggers.length - 1;
+          await this.#warn('compaction_loop', `${reason}; compacting at the highest level again`, { data });
         }
       }
     }
