@@ -355,18 +355,18 @@ class MiddlewareState {
     report.current = prepared.measurement.current;
     report.window = prepared.measurement.window;
     report.inputBudget = prepared.measurement.inputBudget;
+    // What the request being sent leaves out (a recovery's retry leaves out the first attempt's too).
+    report.droppedSignedReasoning = prepared.droppedSignedReasoning + signed.droppedNow;
     if (signed.droppedNow > 0) {
-      report.droppedSignedReasoning += signed.droppedNow;
       context.warnings.push({
         type: 'other',
         message: `ctxguard: left out ${signed.droppedNow} signed reasoning part(s) whose earlier messages changed (a provider rejects them); the history keeps them`,
       });
     }
-    if (signed.restatedNow) {
+    if (signed.restatedNow > 0) {
       context.warnings.push({
         type: 'other',
-        message:
-          'ctxguard: the tool round this prompt ends in lost its signed reasoning, so it is sent as a user message restating the calls and their results (a provider requires that turn to start with its thinking)',
+        message: `ctxguard: ${signed.restatedNow} tool round(s) of the loop this prompt ends in lost their signed reasoning, so each is sent as a user message restating its calls and results (with thinking on, a provider requires the turn the final tool results answer to start with its thinking)`,
       });
     }
     return [...split.system, ...signed.messages];

@@ -103,7 +103,7 @@ describe('keepSignedReasoningValid', () => {
       const view = [user('summary of task'), ...app.slice(1)];
       const first = keepSignedReasoningValid(view, app, null);
       expect(first.droppedNow).toBe(1);
-      expect(first.restatedNow).toBe(true);
+      expect(first.restatedNow).toBe(1);
       expect(first.messages).toHaveLength(2);
       const restated = first.messages[1]!;
       expect(restated.role).toBe('user');
@@ -116,7 +116,7 @@ describe('keepSignedReasoningValid', () => {
       // restatement byte for byte, so that turn's reasoning is valid and sent.
       const next = [...view, thinking('s2', [callPart('c2')]), resultOf('c2', 'export {}')];
       const second = keepSignedReasoningValid(next, [...app, ...next.slice(3)], first.record);
-      expect(second.restatedNow).toBe(false);
+      expect(second.restatedNow).toBe(0);
       expect(second.droppedNow).toBe(1);
       expect(second.messages.slice(0, 2)).toEqual(first.messages);
       expect(second.messages.slice(2)).toEqual(next.slice(3));
@@ -130,7 +130,7 @@ describe('keepSignedReasoningValid', () => {
     it('leaves a final round alone while its reasoning stays, and one that had none', () => {
       const app = [user('task'), thinking('s1', [callPart('c1')]), resultOf('c1', 'data')];
       const kept = keepSignedReasoningValid(app, app, null);
-      expect(kept.restatedNow).toBe(false);
+      expect(kept.restatedNow).toBe(0);
       expect(kept.messages).toEqual(app);
       expect(kept.record.restated).toBeUndefined();
       const unsigned: LanguageModelV3Message = { role: 'assistant', content: [callPart('c1')] };
@@ -139,7 +139,7 @@ describe('keepSignedReasoningValid', () => {
         [user('a'), unsigned, app[2]!],
         null,
       );
-      expect(plain.restatedNow).toBe(false);
+      expect(plain.restatedNow).toBe(0);
       expect(plain.messages).toHaveLength(3);
     });
 

@@ -1,6 +1,6 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
 import { fromAISDKPrompt, toAISDKPrompt } from '@ctxguard/formats';
-import { openToolRoundStart, restateToolRound } from 'ctxguard';
+import { restateToolRound, staleToolLoopStart } from 'ctxguard';
 import { fingerprint } from './fingerprint.js';
 import { type PromptDialect, v3Dialect } from './prompt-dialect.js';
 import { contentText, reasoningSignature } from './prompt-view.js';
@@ -34,9 +34,15 @@ export interface SignedReasoningOutcome {
   messages: LanguageModelV3Message[];
   /** Signed reasoning parts left out of this request. */
   droppedNow: number;
-  /** True when this request restates the tool round it ends in (its turn lost its signed reasoning). */
-  restatedNow: boolean;
+  /** Tool rounds this request restates for the first time (their turns lost their signed reasoning). */
+  restatedNow: number;
   record: SentRecord;
+}
+
+/** True when the message's first part is signed reasoning. */
+function startsWithSignedReasoning(message: unknown): boolean {
+  const first = (message as LanguageModelV3Message).content[0];
+  return typeof first === 'object' && reasoningSignature(first) !== undefined;
 }
 
 /** The tool messages right after `start` (the results of its calls). */
@@ -113,9 +119,10 @@ function restateAgain(
  * is the last prompt sent for the conversation (or, without one, the app's own messages): signed
  * reasoning at or after the first message that differs from it is dropped from this request, and
  * stays dropped in later ones (the history keeps it). Messages left empty go too. When the prompt
- * ends in the results of a tool round whose assistant turn lost its signed reasoning, that round is
- * sent as one user message restating it (Anthropic requires the final assistant turn of a tool loop
- * to start with its thinking), and so is it in every later request while it is in the prompt.
+ * ends in the results of a tool round whose assistant turn lost its signed reasoning, the rounds of
+ * the open loop Anthropic would read as the final assistant turn (see the compactor's
+ * `staleToolLoopStart`) are each sent as a user message restating them (with thinking on, that turn
+ * must start with its thinking), and so are they in every later request while they are in the prompt.
  */
 export function keepSignedReasoningValid(
   view: readonly LanguageModelV3Message[],
@@ -158,12 +165,17 @@ export function keepSignedReasoningValid(
     hashes = [...hashes.slice(0, from), ...afterHashes];
     lost = [...lost.slice(0, from), ...afterLost];
   }
-  const open = openToolRoundStart(messages);
-  const restatedNow = open >= 0 && lost[open] === true;
-  if (restatedNow) {
-    restated.add(hashes[open] as string);
-    messages = [...messages.slice(0, open), ...restate(messages.slice(open))];
-    hashes = [...hashes.slice(0, open), ...messages.slice(open).map(hashOf)];
+  const open = staleToolLoopStart(messages, (index) => lost[index] === true, startsWithSignedReasoning);
+  let restatedNow = 0;
+  if (open >= 0) {
+    const rounds: LanguageModelV3Message[] = [];
+    for (let start = open; start < messages.length; start = roundEnd(messages, start)) {
+      restated.add(hashes[start] as string);
+      rounds.push(...restate(messages.slice(start, roundEnd(messages, start))));
+      restatedNow++;
+    }
+    messages = [...messages.slice(0, open), ...rounds];
+    hashes = [...hashes.slice(0, open), ...rounds.map(hashOf)];
   }
   const record: SentRecord = { sent: hashes, dropped: [...dropped] };
   if (restated.size > 0) record.restated = [...restated];

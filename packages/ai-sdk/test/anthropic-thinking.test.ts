@@ -110,7 +110,7 @@ describe('extended thinking mid tool loop with the Anthropic provider', () => {
     const restated = blocks(last)
       .map((block) => block.text ?? '')
       .join('\n');
-    expect(restated).toContain('your last step is restated');
+    expect(restated).toContain('this step of yours is restated');
     expect(restated).toContain('You called read_file (call toolu_12)');
     expect(restated).toContain('// m12');
     // Every thinking block left in the request follows no changed message: here, after a compaction

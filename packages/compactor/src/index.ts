@@ -111,7 +111,7 @@ export type {
 export { CLEARED_TOOL_RESULT, microcompactToolResults } from './microcompact-tool-results.js';
 export type { OfflineContextToolsOptions } from './offline-context-tools.js';
 export { createOfflineContextTools, offlineContextToolsOptionsSchema } from './offline-context-tools.js';
-export { openToolRoundStart, restateToolRound } from './open-tool-round.js';
+export { openToolRoundStart, restateToolRound, staleToolLoopStart } from './open-tool-round.js';
 export type { ContextOverflowProvider, OverflowTokens } from './overflow-errors.js';
 export {
   getContextOverflowProvider,

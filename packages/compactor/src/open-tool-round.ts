@@ -10,18 +10,68 @@ import { isRecord, isToolCallPart, isToolResultPart, partsOf, roleOf, withParts 
 
 /** Opening line of a restated tool round, so the model reads it as its own earlier step. */
 export const RESTATED_ROUND_HEADER =
-  '[Earlier messages were compacted, so your last step is restated here as text. Continue from it.]';
+  '[Earlier messages were compacted, so this step of yours is restated here as text. Continue from your latest step.]';
 
 /**
  * Index of the assistant message whose tool calls the conversation ends answering (everything after
  * it is tool results); -1 when the conversation does not end in tool results.
  */
 export function openToolRoundStart(messages: readonly unknown[]): number {
-  let index = messages.length - 1;
+  return toolRoundBefore(messages, messages.length);
+}
+
+/** {@link openToolRoundStart} of `messages.slice(0, end)`, without the copy. */
+function toolRoundBefore(messages: readonly unknown[], end: number): number {
+  let index = end - 1;
   while (index >= 0 && roleOf(messages[index]) === 'tool') index--;
-  if (index < 0 || index === messages.length - 1) return -1;
+  if (index < 0 || index === end - 1) return -1;
   if (roleOf(messages[index]) !== 'assistant') return -1;
   return partsOf(messages[index]).some(isToolCallPart) ? index : -1;
+}
+
+/**
+ * Where the restatement of the open tool loop must start so that a provider requiring thinking
+ * accepts the request, or -1 when nothing needs restating. Anthropic, with thinking on, requires the
+ * assistant message that the final user turn answers to start with a valid thinking block, and merges
+ * consecutive user messages before it checks. So once the open round lost its signed reasoning
+ * (`lostReasoning(index)`) and is restated, its results merge with the previous round's, whose
+ * assistant message then must start with reasoning (`startsWithReasoning`); the walk goes back round
+ * by round until one does, or to the start of the loop (a plain user message merges harmlessly).
+ */
+export function staleToolLoopStart(
+  messages: readonly unknown[],
+  lostReasoning: (index: number) => boolean,
+  startsWithReasoning: (message: unknown) => boolean,
+): number {
+  let start = openToolRoundStart(messages);
+  if (start < 0 || !lostReasoning(start)) return -1;
+  while (!partsOf(messages[start]).some(isCompactionPart)) {
+    const previous = toolRoundBefore(messages, start);
+    if (previous < 0 || startsWithReasoning(messages[previous])) break;
+    start = previous;
+  }
+  return start;
+}
+
+/** Start indices of the tool rounds (an assistant message and the tool messages after it) from `start` on. */
+function roundStarts(messages: readonly unknown[], start: number): number[] {
+  const starts: number[] = [];
+  for (let index = start; index < messages.length; index++) {
+    if (roleOf(messages[index]) !== 'tool') starts.push(index);
+  }
+  return starts;
+}
+
+/**
+ * Every tool round from `start` to the end (see {@link staleToolLoopStart}) restated by
+ * {@link restateToolRound}, one user message per round, so a later request that restates the same
+ * rounds sends the same messages.
+ */
+export function restateToolRounds(messages: readonly Message[], start: number): Message[] {
+  const starts = roundStarts(messages, start);
+  return starts.flatMap((from, k) =>
+    restateToolRound(messages.slice(from, starts[k + 1] ?? messages.length), 0),
+  );
 }
 
 function asText(value: unknown): string {

@@ -121,6 +121,63 @@ describe('dropSignedReasoningFrom and the open tool round', () => {
     expect(JSON.stringify(messages[2])).toContain('sig-open');
   });
 
+  /** A loop of `rounds` tool rounds after one user message, each round thinking before its call. */
+  const loop = (rounds: number): Message[] => [
+    user('Read every file.'),
+    ...Array.from({ length: rounds }, (_, k) => [
+      signedCalls(`sig-${k}`, call(`c${k}`, 'read_file', { path: `f${k}.ts` })),
+      results([`c${k}`, 'read_file', `content ${k}`]),
+    ]).flat(),
+  ];
+  /**
+   * Anthropic's rule with thinking on, after it merges consecutive user turns (tool results are
+   * user turns): when the final user turn answers tool calls, the assistant turn before it starts
+   * with reasoning.
+   */
+  const finalTurnValid = (messages: readonly Message[]): boolean => {
+    let index = messages.length - 1;
+    let answersCalls = false;
+    while (index >= 0 && messages[index]!.role !== 'assistant') {
+      answersCalls ||= messages[index]!.role === 'tool';
+      index--;
+    }
+    if (!answersCalls || index < 0) return true;
+    const first = (messages[index]!.content as { type: string; signature?: string }[])[0];
+    return first?.type === 'reasoning' && first.signature !== undefined;
+  };
+
+  it('restates every round of the open loop that lost its reasoning, so no final turn answers calls without thinking', () => {
+    for (const rounds of [1, 2, 3, 5]) {
+      const messages = loop(rounds);
+      const result = dropSignedReasoningFrom(messages, 0);
+      expect(result.restatedRound).toBe(true);
+      expect(finalTurnValid(result.messages)).toBe(true);
+      // The user message and one restatement per round, each naming its own call.
+      expect(result.messages.map((message) => message.role)).toEqual(Array(rounds + 1).fill('user'));
+      result.messages.slice(1).forEach((message, k) => {
+        expect(JSON.stringify(message.content)).toContain(`You called read_file (call c${k})`);
+      });
+      expect(JSON.stringify(result.messages)).not.toContain('tool-call');
+    }
+  });
+
+  it('stops at the newest round whose thinking is still valid, and restates the rounds after it the same way every time', () => {
+    const messages = loop(4);
+    // The change is at the third round's turn (index 5): the first two keep their thinking.
+    const result = dropSignedReasoningFrom(messages, 5);
+    expect(result.messages.slice(0, 5)).toEqual(messages.slice(0, 5));
+    expect(result.messages.slice(5).map((message) => message.role)).toEqual(['user', 'user']);
+    expect(finalTurnValid(result.messages)).toBe(true);
+    expect(dropSignedReasoningFrom(messages, 5).messages).toEqual(result.messages);
+    // A round in the loop that never had thinking is restated too: the merged turn would answer it.
+    const unsigned = messages.slice();
+    unsigned[3] = calls([call('c1', 'read_file', { path: 'f1.ts' })]);
+    const walked = dropSignedReasoningFrom(unsigned, 5);
+    expect(walked.messages.slice(0, 3)).toEqual(unsigned.slice(0, 3));
+    expect(walked.messages.slice(3).map((message) => message.role)).toEqual(['user', 'user', 'user']);
+    expect(finalTurnValid(walked.messages)).toBe(true);
+  });
+
   it('leaves the round as it is when its reasoning stays, or when the conversation goes on after it', () => {
     const open = signedCalls('sig-open', call('c1', 'read_file'));
     const answered = results(['c1', 'read_file', 'data']);

@@ -1,6 +1,6 @@
 import { type ContentPart, isCompactionPart, type Message, newestCompactionIndex } from '@ctxguard/core';
 import { isRecord, partsOf, withParts } from './message-parts.js';
-import { openToolRoundStart, restateToolRound } from './open-tool-round.js';
+import { restateToolRounds, staleToolLoopStart } from './open-tool-round.js';
 
 /** What {@link dropSignedReasoningAfterChange} did. */
 export interface SignedReasoningResult {
@@ -9,7 +9,7 @@ export interface SignedReasoningResult {
   droppedReasoning: number;
   /** Index (in the output) of the first message that differs from the original; `-1` when none does. */
   firstChangedIndex: number;
-  /** True when the trailing tool round was restated as a user message (its signed reasoning could not stay). */
+  /** True when the trailing tool rounds were restated as user messages (their signed reasoning could not stay). */
   restatedRound: boolean;
 }
 
@@ -45,7 +45,7 @@ export function dropSignedReasoningAfterChange(
 export interface DroppedReasoning {
   messages: Message[];
   droppedReasoning: number;
-  /** True when the trailing tool round was restated as a user message (see {@link restateToolRound}). */
+  /** True when the trailing tool rounds were restated as user messages (see {@link restateToolRounds}). */
   restatedRound: boolean;
 }
 
@@ -54,8 +54,9 @@ export interface DroppedReasoning {
  * with no content keeps a one-line note); earlier messages and unchanged ones are the input's objects.
  * What precedes the newest provider compaction item stays byte for byte: the provider never reads it.
  * When the conversation ends in the results of a tool round whose assistant message lost its signed
- * reasoning, that round is restated as one user message: Anthropic requires the final assistant
- * turn of a tool loop to start with its thinking block, and rejects it once anything before changed.
+ * reasoning, the rounds of the open loop that Anthropic would read as the final assistant turn are
+ * restated as user messages (see {@link staleToolLoopStart}): it requires that turn to start with its
+ * thinking block, and rejects the block once anything before changed.
  */
 export function dropSignedReasoningFrom(messages: readonly Message[], first: number): DroppedReasoning {
   let dropped = 0;
@@ -75,12 +76,17 @@ export function dropSignedReasoningFrom(messages: readonly Message[], first: num
   return { messages: restated ?? out, droppedReasoning: dropped, restatedRound: restated !== undefined };
 }
 
+/** True when the message's first part is signed or redacted reasoning. */
+export function startsWithSignedReasoning(message: unknown): boolean {
+  return isSignedReasoning(partsOf(message)[0]);
+}
+
 /**
- * `out` with its trailing tool round restated (see {@link restateToolRound}) when the round's
- * assistant turn lost signed reasoning (`out` differs from `messages` there); undefined otherwise.
+ * `out` with the rounds of its open tool loop restated (see {@link staleToolLoopStart}) when the
+ * open round's assistant turn lost signed reasoning (`out` differs from `messages` there); undefined otherwise.
  */
 function restateOpenRound(messages: readonly Message[], out: readonly Message[]): Message[] | undefined {
-  const open = openToolRoundStart(out);
-  if (open < 0 || out[open] === messages[open]) return undefined;
-  return [...out.slice(0, open), ...restateToolRound(out, open)];
+  const start = staleToolLoopStart(out, (index) => out[index] !== messages[index], startsWithSignedReasoning);
+  if (start < 0) return undefined;
+  return [...out.slice(0, start), ...restateToolRounds(out, start)];
 }

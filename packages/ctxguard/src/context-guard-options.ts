@@ -62,9 +62,9 @@ export const createContextGuardOptionsSchema = z.strictObject({
   /**
    * `drop` (default): the messages `prepare` returns leave out signed or redacted reasoning after
    * the first message a compaction wrote (providers reject a signed block whose prefix changed),
-   * except what the model signed after the newest compaction; a final tool round that lost its
-   * reasoning is restated as one user message (Anthropic requires that turn to start with its
-   * thinking). `keep`: send them as stored, for callers that check signatures themselves (the AI
+   * except what the model signed after the newest compaction; the rounds of the open tool loop that
+   * lost their reasoning are restated as user messages (with thinking on, Anthropic requires the turn
+   * the final tool results answer to start with its thinking). `keep`: send them as stored, for callers that check signatures themselves (the AI
    * SDK middleware compares with the prompt it last sent) or leave clearing to the provider.
    */
   signedReasoning: z.enum(['drop', 'keep']).optional(),

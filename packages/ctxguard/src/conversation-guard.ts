@@ -29,6 +29,7 @@ import {
 } from '@ctxguard/effective-history';
 import { ContextGuard, forgetUnsentSignedMark } from '@ctxguard/guard';
 import {
+  type ContextLimitResolver,
   type ContextMeasurement,
   ContextMeasurer,
   DEFAULT_VERIFY_THRESHOLD,
@@ -61,6 +62,7 @@ import type {
   StoredMeasurement,
 } from './facade-types.js';
 import { isOriginalEntry, messagesToSend, OriginalsIndex, syncHistory } from './history-sync.js';
+import { readLearnedLimit, storeLearnedLimit } from './learned-limit.js';
 import {
   type RequestExtras,
   type RequestRecord,
@@ -103,6 +105,8 @@ interface CallOutcome {
   stored: Message[];
   appended: number;
   declined?: string | undefined;
+  /** Signed reasoning parts `messages` leave out (see {@link PrepareResult.droppedSignedReasoning}). */
+  droppedSignedReasoning: number;
   /** Stored version the call's save creates. */
   version: number;
   mapping: AppMapping;
@@ -182,6 +186,9 @@ export class ConversationGuard {
   readonly #verify: number;
   readonly #fullPrefixCheck: boolean;
   readonly #keepSignedReasoning: boolean;
+  /** The limit a provider's overflow error stated for this model (read from the store once, then kept). */
+  #learnedLimit: number | undefined;
+  #learnedLimitRead = false;
   #unsubscribe: (() => void)[];
   #closed = false;
 
@@ -208,7 +215,7 @@ export class ConversationGuard {
         catalog: this.catalog,
         counter,
         thresholds: parsed.thresholds,
-        contextLimit: parsed.contextLimit,
+        contextLimit: (request: MeasureInput) => this.#limitFor(request, parsed.contextLimit),
         prefixCheck: parsed.prefixCheck,
       }),
     );
@@ -562,7 +569,7 @@ export class ConversationGuard {
       providerInput = stated.inputTokens ?? stated.requestedTokens;
       await this.#learnFromOverflow(sent, extras, providerInput);
       if (before.window !== null && stated.limitTokens < before.window) {
-        history.metadata['contextLimit'] = stated.limitTokens;
+        await this.#learnLimit(stated.limitTokens, before.window);
         actions.push({ type: 'context-limit', contextLimit: stated.limitTokens });
       }
     }
@@ -613,6 +620,7 @@ export class ConversationGuard {
       appended: 0,
       declined,
       extras,
+      droppedByCompaction: result.droppedReasoning,
     });
   }
 
@@ -658,6 +666,8 @@ export class ConversationGuard {
       appended: number;
       declined: string | undefined;
       extras: RequestExtras;
+      /** Signed reasoning parts the call's compaction removed from what it stored (the recovery's pipeline). */
+      droppedByCompaction?: number;
     },
   ): CallOutcome {
     const { measurement } = call;
@@ -680,13 +690,15 @@ export class ConversationGuard {
       forgetUnsentSignedMark(history);
     }
     const index = this.#indexFor(history);
+    const sendable = messagesToSend(history, index, call.mapping.app, call.mapping.appIndexById, {
+      keepSignedReasoning: this.#keepSignedReasoning,
+    });
     return {
       conversationId: id,
       actions: call.actions,
       measurement,
-      messages: messagesToSend(history, index, call.mapping.app, call.mapping.appIndexById, {
-        keepSignedReasoning: this.#keepSignedReasoning,
-      }),
+      messages: sendable.messages,
+      droppedSignedReasoning: sendable.droppedSignedReasoning + (call.droppedByCompaction ?? 0),
       stored: history.messages(),
       appended: call.appended,
       declined,
@@ -731,6 +743,7 @@ export class ConversationGuard {
       measurement,
       actions: outcome.actions,
       appended: outcome.appended,
+      droppedSignedReasoning: outcome.droppedSignedReasoning,
     };
   }
 
@@ -780,6 +793,29 @@ export class ConversationGuard {
       collector.actions.push(compactionAction(event, compactionId));
   }
 
+  /** The smallest of the `contextLimit` option and the limit learned for the model. */
+  #limitFor(request: MeasureInput, option: number | ContextLimitResolver | undefined): number | undefined {
+    const given = typeof option === 'function' ? option(request) : option;
+    const learned = this.#learnedLimit;
+    if (learned === undefined) return given;
+    return given === undefined ? learned : Math.min(given, learned);
+  }
+
+  /**
+   * Keeps a limit stated by the provider for this model, in the store for every conversation and
+   * process, and says so on `onWarning` (`context_limit_learned`): whatever the retry does next.
+   */
+  async #learnLimit(limit: number, window: number): Promise<void> {
+    this.#learnedLimit = await storeLearnedLimit(this.persistence, this.provider, this.model, limit);
+    this.#learnedLimitRead = true;
+    await this.hooks.emit('onWarning', {
+      code: 'context_limit_learned',
+      message: `${this.provider}/${this.model}: the provider stated a context limit of ${limit} tokens, below the ${window} ctxguard measured against; every conversation on this model is measured against it from now on`,
+      source: 'ctxguard',
+      data: { provider: this.provider, model: this.model, contextLimit: limit, previousWindow: window },
+    });
+  }
+
   /** Loads a conversation: the cached copy when the store holds no newer version, else from the store. */
   async #load(id: string): Promise<InMemoryConversationHistory> {
     const cached = this.#histories.get(id);
@@ -787,6 +823,11 @@ export class ConversationGuard {
       const version = await this.historyStore.version(id);
       if (this.historyStore.versionOf(cached, id) === version) return cached;
       this.#histories.delete(id);
+    }
+    // A conversation new to this process may be on a model another process learned a limit for.
+    if (!this.#learnedLimitRead || !cached) {
+      this.#learnedLimit = await readLearnedLimit(this.persistence, this.provider, this.model);
+      this.#learnedLimitRead = true;
     }
     const history = await this.historyStore.loadOrCreate(id);
     this.#histories.set(id, history);

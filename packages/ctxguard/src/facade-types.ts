@@ -62,6 +62,12 @@ export interface PrepareResult {
   actions: ContextAction[];
   /** Messages of the app's list stored as new by this call. */
   appended: number;
+  /**
+   * Signed or redacted reasoning parts `messages` leave out because what came before them changed
+   * (a provider rejects them); the history keeps them. 0 with `signedReasoning: 'keep'`, except for
+   * what an overflow recovery's compaction left out.
+   */
+  droppedSignedReasoning: number;
 }
 
 /** What `recordCompletion` is given. */

@@ -255,7 +255,7 @@ export function messagesToSend(
   app: readonly unknown[],
   appIndexById?: ReadonlyMap<string, number>,
   { keepSignedReasoning = false }: { keepSignedReasoning?: boolean } = {},
-): Message[] {
+): { messages: Message[]; droppedSignedReasoning: number } {
   const effective = history.effectiveEntries();
   const out = new Array<Message>(effective.length);
   const ids = index.ids;
@@ -274,6 +274,7 @@ export function messagesToSend(
     const own = position === undefined ? undefined : app[position];
     out[k] = own === undefined ? (structuredClone(entry.message) as Message) : (own as Message);
   }
-  if (firstRewritten < 0 || keepSignedReasoning) return out;
-  return dropStaleSignedReasoning(history, out, firstRewritten, effective).messages;
+  if (firstRewritten < 0 || keepSignedReasoning) return { messages: out, droppedSignedReasoning: 0 };
+  const sendable = dropStaleSignedReasoning(history, out, firstRewritten, effective);
+  return { messages: sendable.messages, droppedSignedReasoning: sendable.droppedReasoning };
 }

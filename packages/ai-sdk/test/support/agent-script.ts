@@ -47,7 +47,7 @@ function lastUserText(prompt: LanguageModelV3Prompt): string {
  * when they come restated as a user message (its last step, after a compaction).
  */
 export function agentReply(prompt: LanguageModelV3Prompt, request: number): LanguageModelV3Content[] {
-  if (prompt.at(-1)?.role === 'tool' || /your last step is restated/.test(lastUserText(prompt)))
+  if (prompt.at(-1)?.role === 'tool' || /this step of yours is restated/.test(lastUserText(prompt)))
     return [{ type: 'text', text: `Checked. Request ${request}: the module needs one fix.` }];
   const module = /module(\d+)/.exec(lastUserText(prompt))?.[1] ?? '0';
   return [
