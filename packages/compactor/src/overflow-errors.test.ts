@@ -119,13 +119,16 @@ describe('accepted shapes', () => {
     expect(isContextOverflowError(error)).toBe(false);
   });
 
-  test('HTTP status beside the text: 429 and 413 are never overflows', () => {
+  test('HTTP status beside the text: 429 is never an overflow, 413 only when its wording says so', () => {
     expect(isContextOverflowError(apiCallError({ message: OPENAI, statusCode: 429 }))).toBe(false);
-    expect(isContextOverflowError({ message: ANTHROPIC, status: 413 })).toBe(false);
     expect(isContextOverflowError({ message: ANTHROPIC, $metadata: { httpStatusCode: 429 } })).toBe(false);
     expect(isContextOverflowError(`Error: 429 ${ANTHROPIC}`)).toBe(false);
     expect(isContextOverflowError(`API Error: 400 ${ANTHROPIC}`)).toBe(true);
     expect(isContextOverflowError({ message: ANTHROPIC, statusCode: 500 })).toBe(true);
+    expect(isContextOverflowError({ message: ANTHROPIC, status: 413 })).toBe(true);
+    expect(isContextOverflowError({ message: 'Request Entity Too Large', status: 413 })).toBe(false);
+    const bytesAndTokens = { status: 413, error: { type: 'request_too_large', message: ANTHROPIC } };
+    expect(isContextOverflowError(bytesAndTokens)).toBe(false);
   });
 });
 
@@ -137,12 +140,42 @@ describe('what is and is not an overflow', () => {
     expect(isContextOverflowError(sum)).toBe(true);
   });
 
-  test('an output reserve of half the window or more, with an input that fits, is a max_tokens problem', () => {
-    const fits =
+  test('an output reserve that takes most of the window is an overflow too, its sizes showing the reserve', () => {
+    const reserve =
       'input length and `max_tokens` exceed context limit: 50000 + 160000 > 200000, decrease input';
-    expect(isContextOverflowError(fits)).toBe(false);
-    const inputTooLongAnyway = 'input length and `max_tokens` exceed context limit: 210000 + 160000 > 200000';
-    expect(isContextOverflowError(inputTooLongAnyway)).toBe(true);
+    expect(isContextOverflowError(reserve)).toBe(true);
+    expect(parseOverflowTokens(reserve)).toEqual({
+      requestedTokens: 210000,
+      limitTokens: 200000,
+      inputTokens: 50000,
+    });
+    const legacy =
+      "This model's maximum context length is 4097 tokens, however you requested 4116 tokens (1044 in your prompt; 3072 for the completion). Please reduce your prompt; or completion length.";
+    const stated = parseOverflowTokens(legacy);
+    expect(stated).toEqual({ requestedTokens: 4116, limitTokens: 4097, inputTokens: 1044 });
+    expect((stated?.requestedTokens ?? 0) - (stated?.inputTokens ?? 0)).toBe(3072);
+  });
+
+  test('an output cap over what the model can write, whatever the input, is not an overflow', () => {
+    for (const error of [
+      'max_tokens is too large: 8192. This model supports at most 4096 completion tokens, whereas you provided 8192.',
+      'The maximum tokens you requested exceeds the model limit of 4096. Try again with a maximum tokens value that is lower than 4096.',
+      "API Error: Claude's response exceeded the 32000 output token maximum.",
+    ]) {
+      expect(isContextOverflowError(error)).toBe(false);
+    }
+  });
+
+  test('"Prompt is too long" counts as the whole message or a quoted message value, not inside prose', () => {
+    expect(isContextOverflowError('Prompt is too long')).toBe(true);
+    expect(
+      isContextOverflowError({ error: { type: 'invalid_request_error', message: 'Prompt is too long' } }),
+    ).toBe(true);
+    expect(isContextOverflowError("{'message': 'Prompt is too long'}")).toBe(true);
+    expect(isContextOverflowError('the CLI said Prompt is too long, then stopped')).toBe(false);
+    expect(
+      isContextOverflowError('Prompt is too long for an image caption: 1200 characters, 1000 allowed'),
+    ).toBe(false);
   });
 
   test('unrelated errors are not overflows', () => {
@@ -196,6 +229,31 @@ describe('parseOverflowTokens', () => {
     });
   });
 
+  test('reads the counts of the wordings added for Copilot, llama.cpp and Titan', () => {
+    expect(parseOverflowTokens('prompt token count of 139639 exceeds the limit of 128000')).toEqual({
+      requestedTokens: 139639,
+      limitTokens: 128000,
+      inputTokens: 139639,
+    });
+    expect(
+      parseOverflowTokens(
+        'request (4476 tokens) exceeds the available context size (4096 tokens), try increasing it',
+      ),
+    ).toEqual({ requestedTokens: 4476, limitTokens: 4096, inputTokens: 4476 });
+    expect(
+      parseOverflowTokens('input (9000 tokens) is larger than the max context size (8192 tokens)'),
+    ).toEqual({
+      requestedTokens: 9000,
+      limitTokens: 8192,
+      inputTokens: 9000,
+    });
+    expect(
+      parseOverflowTokens(
+        '400 Bad Request: Too many input tokens. Max input tokens: 8192, request input token count: 9279',
+      ),
+    ).toEqual({ requestedTokens: 9279, limitTokens: 8192, inputTokens: 9279 });
+  });
+
   test('omits inputTokens where the message does not split the total', () => {
     expect(
       parseOverflowTokens(
@@ -212,6 +270,21 @@ describe('parseOverflowTokens', () => {
 });
 
 describe('isRequestTooLargeError', () => {
+  test('a 413 whose wording is a context overflow is an overflow, not a body over the byte limit', () => {
+    const overflow = {
+      status: 413,
+      error: { type: 'invalid_request_error', message: 'Request size exceeds model context window' },
+    };
+    expect(isRequestTooLargeError(overflow)).toBe(false);
+    expect(isContextOverflowError(overflow)).toBe(true);
+    const bytes = {
+      status: 413,
+      error: { type: 'request_too_large', message: 'Request exceeds the maximum size' },
+    };
+    expect(isRequestTooLargeError(bytes)).toBe(true);
+    expect(isContextOverflowError(bytes)).toBe(false);
+  });
+
   test('413 and body-size wording, not tokens-per-minute limits sent with 413', () => {
     expect(isRequestTooLargeError({ status: 413, message: 'Request Entity Too Large' })).toBe(true);
     expect(isRequestTooLargeError(apiCallError({ message: 'Payload Too Large', statusCode: 413 }))).toBe(

@@ -15,7 +15,11 @@ import {
 
 export type { ContextOverflowProvider } from './overflow-patterns.js';
 
-/** Sizes a provider stated in its overflow error: exact counts by the provider's own tokenizer. */
+/**
+ * Sizes a provider stated in its overflow error: exact counts by the provider's own tokenizer. Where
+ * `inputTokens` is present, `requestedTokens - inputTokens` is the output reserve (`max_tokens`) the
+ * provider counted against the window: 0 when it counted the input alone.
+ */
 export interface OverflowTokens {
   /** The total the provider says the request asked for (input, plus the output reserve where it counts it). */
   readonly requestedTokens: number;
@@ -56,25 +60,19 @@ function statedCounts(details: ErrorDetails): StatedCounts | undefined {
 }
 
 /**
- * Compaction can fix the request only when the input is what does not fit: an output reserve of half the
- * window or more is a `max_tokens` setting the model cannot serve, and shrinking history would not help.
+ * An overflow is wording that says the request did not fit the window. A 413 counts only by its wording:
+ * byte-limit wording (`request_too_large`, "Request Entity Too Large") wins over any overflow signature.
  */
-function outputReserveDominates(counts: StatedCounts | undefined): boolean {
-  if (counts?.input === undefined) return false;
-  if (counts.input >= counts.limit) return false;
-  const output = counts.output ?? counts.requested - counts.input;
-  return output * 2 >= counts.limit;
-}
-
-function diagnose(error: unknown): Diagnosis | undefined {
-  const details = collectErrorDetails(error);
-  if (details.statuses.has(RATE_LIMITED) || details.statuses.has(BODY_TOO_LARGE)) return undefined;
+function diagnoseDetails(details: ErrorDetails): Diagnosis | undefined {
+  if (details.statuses.has(RATE_LIMITED)) return undefined;
   if (anyText(details, NOT_OVERFLOW_PATTERNS) || anyText(details, BODY_TOO_LARGE_PATTERNS)) return undefined;
   const signature = firstSignature(details);
   if (signature === undefined) return undefined;
-  const counts = statedCounts(details);
-  if (outputReserveDominates(counts)) return undefined;
-  return { signature, details, counts };
+  return { signature, details, counts: statedCounts(details) };
+}
+
+function diagnose(error: unknown): Diagnosis | undefined {
+  return diagnoseDetails(collectErrorDetails(error));
 }
 
 function hinted(
@@ -89,8 +87,10 @@ function hinted(
 
 /**
  * True when the error says the request did not fit the model's context window: the input alone, or the
- * input plus the requested output. Rate limits, quotas, throttling (even when it names tokens), spending
- * limits, an output `max_tokens` the model cannot serve and 413 body-size errors are not overflows.
+ * input plus the requested output, even when that output reserve is most of it (see `parseOverflowTokens`
+ * to lower `max_tokens` first). Rate limits, quotas, throttling (even when it names tokens), spending
+ * limits, an output `max_tokens` over the model's output cap and 413 byte-limit errors are not overflows;
+ * a 413 whose message says the prompt or request exceeds the context window is.
  * Accepts anything (Error, string, JSON body, AI SDK `APICallError`, nested `cause`) and never throws.
  */
 export function isContextOverflowError(error: unknown): boolean {
@@ -126,7 +126,9 @@ export function getContextOverflowProvider(error: unknown): ContextOverflowProvi
 /**
  * The sizes an overflow error states, for calibrating a token estimate against the provider's own count:
  * `prompt is too long: 208000 tokens > 200000 maximum` → `{ requestedTokens: 208000, limitTokens: 200000,
- * inputTokens: 208000 }`. Null when the error is not an overflow or states no sizes. Never throws.
+ * inputTokens: 208000 }`. `requestedTokens - inputTokens` is the output reserve the provider counted:
+ * when it is half the window or more, lower `max_tokens` before compacting history. Null when the error
+ * is not an overflow or states no sizes. Never throws.
  */
 export function parseOverflowTokens(error: unknown): OverflowTokens | null {
   try {
@@ -145,7 +147,8 @@ export function parseOverflowTokens(error: unknown): OverflowTokens | null {
 /**
  * True for an HTTP body over the server's byte limit (status 413, `request_too_large`, "Request Entity
  * Too Large", "Request payload size exceeds the limit"), which calls for smaller attachments rather than
- * fewer tokens; a 413 that is really a tokens-per-minute rate limit is not one. Never throws.
+ * fewer tokens; a 413 that is really a tokens-per-minute rate limit, or a context overflow ("Request
+ * size exceeds model context window"), is not one. Never throws.
  */
 export function isRequestTooLargeError(error: unknown): boolean {
   try {
@@ -154,7 +157,8 @@ export function isRequestTooLargeError(error: unknown): boolean {
       details.statuses.has(RATE_LIMITED) ||
       details.texts.some((text) => /rate[ _-]?limit|tokens? per (?:min|minute|day)|\bTPM\b/i.test(text));
     if (rateLimited) return false;
-    return details.statuses.has(BODY_TOO_LARGE) || anyText(details, BODY_TOO_LARGE_PATTERNS);
+    const overBytes = details.statuses.has(BODY_TOO_LARGE) || anyText(details, BODY_TOO_LARGE_PATTERNS);
+    return overBytes && diagnoseDetails(details) === undefined;
   } catch {
     return false;
   }

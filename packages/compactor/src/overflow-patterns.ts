@@ -18,6 +18,7 @@ export type ContextOverflowProvider =
   | 'llama.cpp'
   | 'ollama'
   | 'lmstudio'
+  | 'copilot'
   | 'generic';
 
 /** One provider's overflow wording. */
@@ -26,12 +27,11 @@ export interface OverflowSignature {
   readonly pattern: RegExp;
 }
 
-/** Token counts stated by an overflow message; `output` is the completion reserve where stated. */
+/** Token counts stated by an overflow message; `requested - input` is the output reserve it counted. */
 export interface StatedCounts {
   readonly requested: number;
   readonly limit: number;
   readonly input?: number;
-  readonly output?: number;
 }
 
 /** A number as providers print it: `208000` or `200,049`. */
@@ -51,7 +51,20 @@ export const OVERFLOW_SIGNATURES: readonly OverflowSignature[] = [
     pattern: rx(String.raw`prompt is too long:\s*${N}\s*tokens?\s*>\s*${N}\s*maximum`),
   },
   { provider: 'anthropic', pattern: /input length and `?max_tokens`? exceed context limit/i },
+  // Anthropic's 413 (also through Vertex AI): a window overflow, unlike its 413 `request_too_large`.
+  { provider: 'anthropic', pattern: /request size exceeds (?:the )?model'?s? context window/i },
+  // The whole message, or a quoted `message` value: the bare words also name client-side checks.
+  {
+    provider: 'anthropic',
+    pattern: /(?:^\s*|\\?["']message\\?["']\s*:\s*\\?["'])prompt is too long\.?\s*(?:\\?["']|$)/i,
+  },
+  { provider: 'copilot', pattern: /prompt token count of \d[\d,]* exceeds the limit of \d/i },
+  { provider: 'copilot', pattern: /model_max_prompt_tokens_exceeded/i },
   { provider: 'bedrock', pattern: /input is too long for requested model/i },
+  {
+    provider: 'bedrock',
+    pattern: /too many input tokens\.\s*max input tokens:\s*\d[\d,]*,\s*request input token count:\s*\d/i,
+  },
   {
     provider: 'google',
     pattern: /input token count(?: is)?\s*(?:\(\d[\d,]*\)\s*)?exceeds the maximum number of tokens allowed/i,
@@ -63,7 +76,7 @@ export const OVERFLOW_SIGNATURES: readonly OverflowSignature[] = [
   },
   { provider: 'azure', pattern: /input tokens exceed the configured limit of \d/i },
   { provider: 'xai', pattern: /maximum prompt length is \d[\d,]* but the request contains \d[\d,]* tokens/i },
-  { provider: 'openrouter', pattern: /endpoint'?s maximum context length is \d/i },
+  { provider: 'openrouter', pattern: /endpoint\\?'?s maximum context length is \d/i },
   { provider: 'mistral', pattern: /too large for model with \d[\d,]* maximum context length/i },
   { provider: 'fireworks', pattern: /the prompt is too long: \d[\d,]*, model maximum context length: \d/i },
   { provider: 'together', pattern: /`?inputs`? tokens \+ `?max_new_tokens`? must be <=\s*\d/i },
@@ -80,8 +93,13 @@ export const OVERFLOW_SIGNATURES: readonly OverflowSignature[] = [
   { provider: 'cohere', pattern: /too many tokens: size limit exceeded/i },
   { provider: 'cerebras', pattern: /current length is \d[\d,]* while limit is \d/i },
   { provider: 'llama.cpp', pattern: /exceed_context_size_error/i },
-  { provider: 'llama.cpp', pattern: /the request exceeds the available context size/i },
-  { provider: 'llama.cpp', pattern: /requested tokens \(\d[\d,]*\) exceed context window of \d/i },
+  {
+    provider: 'llama.cpp',
+    pattern: /\brequest (?:\(\d[\d,]* tokens\) )?exceeds the available context size/i,
+  },
+  { provider: 'llama.cpp', pattern: /\binput (?:\(\d[\d,]* tokens\) )?is larger than the max context size/i },
+  { provider: 'llama.cpp', pattern: /context size has been exceeded/i },
+  { provider: 'llama.cpp', pattern: /requested tokens (?:\(\d[\d,]*\) )?exceed context window of \d/i },
   {
     provider: 'lmstudio',
     pattern: /tokens to keep from the initial prompt is greater than the context length/i,
@@ -162,6 +180,7 @@ export const BODY_TOO_LARGE_PATTERNS: readonly RegExp[] = [
 /** API hosts, strongest clue to the provider. */
 export const HOST_HINTS: readonly (readonly [RegExp, ContextOverflowProvider])[] = [
   [/openrouter\.ai/i, 'openrouter'],
+  [/githubcopilot\.com/i, 'copilot'],
   [/\.azure\.com|\.azure-api\.net/i, 'azure'],
   [/bedrock/i, 'bedrock'],
   [/api\.anthropic\.com/i, 'anthropic'],
@@ -218,19 +237,9 @@ function count(text: string | undefined): number | undefined {
 
 type CountParser = (text: string) => StatedCounts | undefined;
 
-function counts(
-  requested?: number,
-  limit?: number,
-  input?: number,
-  output?: number,
-): StatedCounts | undefined {
+function counts(requested?: number, limit?: number, input?: number): StatedCounts | undefined {
   if (requested === undefined || limit === undefined) return undefined;
-  return {
-    requested,
-    limit,
-    ...(input === undefined ? {} : { input }),
-    ...(output === undefined ? {} : { output }),
-  };
+  return { requested, limit, ...(input === undefined ? {} : { input }) };
 }
 
 /** `requested` is the prompt itself (`prompt is too long: 208000 tokens > 200000 maximum`). */
@@ -256,7 +265,7 @@ function inputPlusOutput(source: string, order: readonly ('input' | 'output' | '
     });
     const { input, output, limit } = named;
     if (input === undefined || output === undefined) return undefined;
-    return counts(input + output, limit, input, output);
+    return counts(input + output, limit, input);
   };
 }
 
@@ -299,7 +308,7 @@ const openAiCounts: CountParser = (text) => {
   const output = sumOf(OUTPUT_PARTS, parts);
   if (input === undefined && INPUT_ONLY.test(requestedMatch[0])) input = requested;
   if (input === undefined && output !== undefined) input = requested - output;
-  return counts(requested, limit, input, output ?? (input === undefined ? undefined : requested - input));
+  return counts(requested, limit, input);
 };
 
 /** Numbers beside the text, e.g. llama.cpp's `{"n_prompt_tokens":14429,"n_ctx":8192}`. */
@@ -311,6 +320,8 @@ export function countsFromFields(numbers: ReadonlyMap<string, number>): StatedCo
 /** Parsers for every wording that states sizes, most specific first. */
 export const COUNT_PARSERS: readonly CountParser[] = [
   promptOver(String.raw`prompt is too long:\s*${N}\s*tokens?\s*>\s*${N}\s*maximum`, 1, 2),
+  promptOver(`prompt token count of ${N} exceeds the limit of ${N}`, 1, 2),
+  promptOver(String.raw`max input tokens:\s*${N},\s*request input token count:\s*${N}`, 2, 1),
   inputPlusOutput(String.raw`exceed context limit:\s*${N}\s*\+\s*${N}\s*>\s*${N}`, [
     'input',
     'output',
@@ -344,10 +355,10 @@ export const COUNT_PARSERS: readonly CountParser[] = [
     return match === null ? undefined : counts(count(match[1]), count(match[2]));
   },
   promptOver(String.raw`"n_prompt_tokens"\s*:\s*${N}[^}]{0,200}?"n_ctx"\s*:\s*${N}`, 1, 2),
-  (text) => {
-    const match = rx(String.raw`requested tokens \(${N}\) exceed context window of ${N}`).exec(text);
-    return match === null ? undefined : counts(count(match[1]), count(match[2]));
-  },
+  // llama-cpp-python counts the prompt alone here (`len(prompt_tokens) >= n_ctx`).
+  promptOver(String.raw`requested tokens \(${N}\) exceed context window of ${N}`, 1, 2),
+  promptOver(String.raw`request \(${N} tokens\) exceeds the available context size \(${N} tokens\)`, 1, 2),
+  promptOver(String.raw`input \(${N} tokens\) is larger than the max context size \(${N} tokens\)`, 1, 2),
   promptOver(
     String.raw`keep the first ${N} tokens when context the overflows\.\s*however, the model is loaded with context length of only ${N}`,
     1,
@@ -369,6 +380,11 @@ export const COUNT_PARSERS: readonly CountParser[] = [
   inputPlusOutput(
     String.raw`is too large: ${N}\.\s*this model'?s maximum context length is ${N} tokens and your request has ${N} input tokens`,
     ['output', 'limit', 'input'],
+  ),
+  // vLLM's newer wording, whose input count may be a lower bound ("at least").
+  inputPlusOutput(
+    String.raw`maximum context length is ${N} tokens\.\s*however, you requested ${N} output tokens and your prompt contains (?:at least )?${N} input tokens`,
+    ['limit', 'output', 'input'],
   ),
   openAiCounts,
   promptOver(`prompt too long: ${N} tokens exceeds max context window of ${N}`, 1, 2),
