@@ -16,6 +16,7 @@ import {
   AtomicCreatePersistence,
   CrashingPersistence,
   dump,
+  HeldReadPersistence,
   RecordingPersistence,
   StallingPersistence,
 } from '../test/persistence-wrappers.js';
@@ -114,11 +115,16 @@ describe('HistoryStore save and load', () => {
     expect(chunkWrites).toHaveLength(1);
     expect(entriesWritten).toBe(10_001 - 39 * 256);
     expect(result).toMatchObject({ version: 2, chunksWritten: 1, entriesWritten });
-    const deleted = recording.ops.filter((op) => op.op === 'delete' && op.key.includes(':chunk:'));
-    expect(deleted).toHaveLength(1);
+    const deleted = () => recording.ops.filter((op) => op.op === 'delete' && op.key.includes(':chunk:'));
+    // The chunk it replaced stays while version 1 is the previous one (a reader may be reading it)…
+    expect(deleted()).toHaveLength(0);
     const loaded = await new HistoryStore(recording.inner).load('big');
     expect(loaded!.length).toBe(10_001);
     expect(loaded!.entries()).toEqual(history.entries());
+    // …and goes with the next save.
+    history.append(user('and another'));
+    await store.save('big', history);
+    expect(deleted()).toHaveLength(1);
   });
 
   it('a compaction rewrites from the first changed chunk on', async () => {
@@ -132,24 +138,50 @@ describe('HistoryStore save and load', () => {
     expect((await store.load('c'))!.entries()).toEqual(history.entries());
   });
 
-  it('stored keys hold no stale chunks or manifests after many saves', async () => {
+  it('stored keys hold the newest two versions only after many saves: their commit records and chunks', async () => {
+    for (const persistence of [new MemoryPersistence(), withoutAtomicCreate(new MemoryPersistence())]) {
+      const store = new HistoryStore(persistence, { chunkSize: 3 });
+      const history = await store.loadOrCreate('c');
+      for (let i = 0; i < 20; i++) {
+        history.append(user(`m${i}`));
+        if (i % 7 === 6) history.spliceRange(0, 2, assistant(`s${i}`));
+        await store.save('c', history);
+      }
+      const keys = await persistence.list();
+      expect(keys.filter((key) => key.includes(':commit:'))).toEqual([
+        'history:c:commit:19',
+        'history:c:commit:20',
+      ]);
+      const listed = new Set<string>();
+      for (const version of [19, 20]) {
+        const commit = await persistence.get<{ chunks: { key: string }[] }>(`history:c:commit:${version}`);
+        for (const chunk of commit!.chunks) listed.add(chunk.key);
+      }
+      expect(keys.filter((key) => key.includes(':chunk:'))).toEqual([...listed].sort());
+      expect(keys.filter((key) => !key.includes(':chunk:') && !key.includes(':commit:'))).toEqual([
+        'history:c:head',
+      ]);
+    }
+  });
+
+  it('a store left with one tombstone per version by an earlier release collects them on the next save', async () => {
     const memory = new MemoryPersistence();
-    const store = new HistoryStore(memory, { chunkSize: 3 });
-    const history = await store.loadOrCreate('c');
-    for (let i = 0; i < 20; i++) {
-      history.append(user(`m${i}`));
-      if (i % 7 === 6) history.spliceRange(0, 2, assistant(`s${i}`));
-      await store.save('c', history);
-    }
-    const keys = await memory.list();
-    const chunks = keys.filter((key) => key.includes(':chunk:'));
-    expect(chunks).toHaveLength(Math.ceil(history.entries().length / 3));
-    expect(keys.filter((key) => key.includes(':claim:'))).toEqual([]);
-    const live = [];
-    for (const key of keys.filter((k) => k.includes(':commit:'))) {
-      if (!(await memory.get<{ superseded?: boolean }>(key))!.superseded) live.push(key);
-    }
-    expect(live).toEqual(['history:c:commit:20']);
+    const store = new HistoryStore(memory);
+    await store.append('c', user('first'));
+    await store.append('c', user('second'));
+    // What an earlier release left: versions 1 to 49 superseded, 50 the newest.
+    const newest = (await memory.get<Record<string, unknown>>('history:c:commit:2'))!;
+    await memory.set('history:c:commit:2', { format: 1, version: 2, superseded: true });
+    for (let version = 1; version < 50; version++)
+      await memory.set(`history:c:commit:${version}`, { format: 1, version, superseded: true });
+    await memory.set('history:c:commit:50', { ...newest, version: 50 });
+    await memory.set('history:c:head', { format: 1, version: 50 });
+    await store.append('c', user('third'));
+    expect((await memory.list()).filter((key) => key.includes(':commit:'))).toEqual([
+      'history:c:commit:50',
+      'history:c:commit:51',
+    ]);
+    expect(texts((await store.load('c'))!)).toEqual(['first', 'second', 'third']);
   });
 });
 
@@ -409,6 +441,87 @@ describe('HistoryStore with an atomic create (setIfAbsent)', () => {
     await store.append('c', user('x'));
     await store.append('c', user('y'));
     expect(created).toEqual(['history:c:commit:1', 'history:c:commit:2']);
+  });
+});
+
+describe('HistoryStore collection of superseded versions', () => {
+  // With claims and one other commit, A's late write replaces B's version 2 (version 1 is still
+  // there): the lease hazard the claims protocol documents, with or without collection.
+  for (const [mode, wrap, counts] of [
+    [' (claims)', (p: Persistence) => withoutAtomicCreate(p), [0, 2, 3, 4]],
+    [' (setIfAbsent commits)', (p: Persistence) => new AtomicCreatePersistence(p), [0, 1, 2, 3, 4]],
+  ] as const) {
+    it(`a writer stalled while others commit loses the race, also once its version's record was collected and the key is free again${mode}`, async () => {
+      for (const others of counts) {
+        const shared = wrap(new MemoryPersistence());
+        let clock = 1_000_000;
+        const options = { now: () => clock, leaseMs: 1000, backoffMs: 0 };
+        const setup = new HistoryStore(shared, options);
+        await setup.append('c', user('first'));
+        // A's commit write for version 2 is held back while B commits `others` versions (from 3 on,
+        // the records of versions 1 and 2 are collected, so A's commit record can be written again)…
+        const stalling = new StallingPersistence(shared, (key) => key.endsWith(':commit:2'));
+        const a = new HistoryStore(stalling, options);
+        const historyA = (await a.load('c'))!;
+        historyA.append(user('from a'));
+        const savingA = a.save('c', historyA);
+        await stalling.stalled;
+        clock += 1001;
+        const b = new HistoryStore(shared, options);
+        const fromB = Array.from({ length: others }, (_, i) => `b${i + 2}`);
+        for (const text of fromB) await b.append('c', user(text));
+        stalling.release();
+        // …and A's message is kept on top of them, never in a version 2 nobody reads.
+        const resultA = await savingA;
+        const label = `${others} other commit(s)`;
+        expect(resultA, label).toMatchObject({ version: others + 2, rebased: others > 0 });
+        expect(texts((await setup.load('c'))!), label).toEqual(['first', ...fromB, 'from a']);
+        expect(texts(historyA), label).toEqual(['first', ...fromB, 'from a']);
+        expect(
+          (await shared.list()).filter((key) => key.includes(':commit:')),
+          label,
+        ).toEqual([`history:c:commit:${others + 1}`, `history:c:commit:${others + 2}`]);
+      }
+    });
+  }
+
+  it('a load that read version N keeps reading its chunks while N + 1 is saved, and reads the newest version once N + 2 is', async () => {
+    for (const [saves, expected] of [
+      [1, 2],
+      [2, 4],
+    ] as const) {
+      const memory = new MemoryPersistence();
+      const writer = new HistoryStore(memory, { chunkSize: 2 });
+      const history = await seeded(writer, 'c', 6);
+      history.append(user('second version'));
+      await writer.save('c', history);
+      // The reader has read version 2's commit record and waits for its first chunk…
+      const holding = new HeldReadPersistence(memory, (key) => key.includes(':chunk:'));
+      const loading = new HistoryStore(holding).load('c');
+      await holding.held;
+      // …while the writer compacts (every chunk is rewritten) and saves once or twice.
+      for (let i = 0; i < saves; i++) {
+        history.spliceRange(0, 2, assistant(`summary ${i}`));
+        await writer.save('c', history);
+      }
+      holding.release();
+      const loaded = (await loading)!;
+      expect(writer.versionOf(history, 'c')).toBe(2 + saves);
+      const reader = new HistoryStore(memory);
+      expect(await reader.load('c').then((h) => h!.entries())).toEqual(history.entries());
+      expect(loaded.length, `after ${saves} save(s)`).toBe(expected === 2 ? 7 : history.length);
+      expect(texts(loaded).at(-1)).toBe('second version');
+    }
+  });
+
+  it('a head hint left behind the collected versions (a late housekeeping write) still finds the newest version', async () => {
+    const memory = new MemoryPersistence();
+    const store = new HistoryStore(memory);
+    for (const text of ['a', 'b', 'c', 'd', 'e']) await store.append('c', user(text));
+    await memory.set('history:c:head', { format: 1, version: 1 });
+    expect(await new HistoryStore(memory).version('c')).toBe(5);
+    expect(texts((await new HistoryStore(memory).load('c'))!)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect((await new HistoryStore(memory).append('c', user('f'))).version).toBe(6);
   });
 });
 

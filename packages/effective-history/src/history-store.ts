@@ -146,7 +146,11 @@ function commitIdentity(commit: StoredCommit): string {
   return commit.id ?? `${commit.savedAt}:${commit.chunks.map((chunk) => chunk.key).join(',')}`;
 }
 
-type CommitOutcome = { won: true } | { won: false; reason: string };
+/**
+ * How a commit went. `listed`: this writer's commit record was written, then withdrawn (see
+ * `#follows`); a version built on it in the meantime may list its chunks, so they are kept.
+ */
+type CommitOutcome = { won: true } | { won: false; reason: string; listed?: true };
 
 /**
  * The optional create-if-absent capability of a `Persistence` (defined in `@ctxguard/persistence`).
@@ -162,6 +166,8 @@ export type { AtomicCreate } from '@ctxguard/persistence';
  * the previous version loadable. Concurrent writers are detected through per-version claims and,
  * when the store offers {@link AtomicCreate}, an atomic create of the commit record; an append-only
  * change is re-applied on top of the newer version, anything else fails with {@link HistoryConflictError}.
+ * Only the newest two versions are kept: each save collects older commit records and the chunks
+ * only they list.
  */
 export class HistoryStore {
   readonly #persistence: Persistence;
@@ -330,7 +336,7 @@ export class HistoryStore {
       for (const chunk of plan.written) {
         await this.#persistence.set(chunk.key, { format: HISTORY_FORMAT_VERSION, entries: chunk.entries });
       }
-      const outcome = await this.#commit(conversationId, next, commit, plan.token);
+      const outcome = await this.#commit(conversationId, next, commit, plan.token, tracked);
       if (outcome.won) {
         this.#tracked.set(history, {
           conversationId,
@@ -348,7 +354,7 @@ export class HistoryStore {
           attempts: attempt,
         };
       }
-      await this.#deleteQuietly(plan.written.map((chunk) => chunk.key));
+      if (!outcome.listed) await this.#deleteQuietly(plan.written.map((chunk) => chunk.key));
       if (!rebase) {
         throw new HistoryConflictError(conversationId, tracked.version, undefined, outcome.reason);
       }
@@ -444,19 +450,21 @@ export class HistoryStore {
    * Commits `version` unless another writer did. With {@link AtomicCreate} the commit record is
    * created only if absent. Without it, this writer writes a claim, lists the claims for that
    * version (of two writers racing, at least one sees the other and backs off), checks that nobody
-   * committed it already, then writes the commit record.
+   * committed it already, then writes the commit record. Either way the commit stands only if the
+   * version it is based on is still stored as this writer read it ({@link HistoryStore.#follows}).
    */
   async #commit(
     conversationId: string,
     version: number,
     commit: StoredCommit,
     token: string,
+    basedOn: Tracked,
   ): Promise<CommitOutcome> {
     const commitKey = this.#commitKey(conversationId, version);
     if (this.#atomic && supportsAtomicCreate(this.#persistence)) {
-      return (await this.#persistence.setIfAbsent(commitKey, commit))
-        ? { won: true }
-        : { won: false, reason: `version ${version} was saved by another writer` };
+      if (!(await this.#persistence.setIfAbsent(commitKey, commit)))
+        return { won: false, reason: `version ${version} was saved by another writer` };
+      return this.#standsOn(conversationId, commitKey, basedOn);
     }
     const prefix = `${this.#prefix(conversationId)}claim:${version}:`;
     const claimKey = `${prefix}${token}`;
@@ -481,13 +489,48 @@ export class HistoryStore {
         return { won: false, reason: 'the save took longer than half the lease' };
       }
       await this.#persistence.set(commitKey, commit);
-      return { won: true };
+      return await this.#standsOn(conversationId, commitKey, basedOn);
     } finally {
       await this.#deleteQuietly([claimKey]);
     }
   }
 
-  /** Best-effort housekeeping once a version is committed: head hint, old chunks, old manifest. */
+  /** A commit just written stands when it follows `basedOn`; else its record is withdrawn. */
+  async #standsOn(conversationId: string, commitKey: string, basedOn: Tracked): Promise<CommitOutcome> {
+    if (await this.#follows(conversationId, basedOn)) return { won: true };
+    await this.#deleteQuietly([commitKey]);
+    return {
+      won: false,
+      reason: `version ${basedOn.version} was superseded and collected while this save committed on it`,
+      listed: true,
+    };
+  }
+
+  /**
+   * Whether the version a commit is based on is still stored as this writer read it, asked once
+   * the commit landed. Collection deletes old commit records, which frees their keys: a writer
+   * stalled since it read version N could create the record of N + 1 long after another writer
+   * committed N + 1 and later versions. Records are collected oldest first (`#collectBelow`), so
+   * N + 1's record can have gone only after N's: while N's record is there, the same commit, the
+   * new record is N's only successor. A first version has no record before it; the head hint,
+   * written before any collection and never collected, tells that the conversation existed.
+   */
+  async #follows(conversationId: string, basedOn: Tracked): Promise<boolean> {
+    if (basedOn.version === 0) return !(await this.#persistence.has(`${this.#prefix(conversationId)}head`));
+    const raw = await this.#persistence.get(this.#commitKey(conversationId, basedOn.version));
+    const commit = storedCommitSchema.safeParse(raw);
+    return commit.success && commitIdentity(commit.data) === basedOn.commitId;
+  }
+
+  /**
+   * Best-effort housekeeping once `version` is committed: the head hint, then what no reader can
+   * need any more. A reader reads the newest commit record, then its chunks one by one, so one that
+   * read version − 1 just before this commit must still find its chunks: the newest two commit
+   * records are kept, with every chunk either lists. Older records go, with the chunks neither of
+   * the two lists (a chunk left out of a version is never listed again: saves reuse chunks of the
+   * version they commit on only). A reader still on an older version misses a chunk or a record
+   * and reads the newest version again; see {@link HistoryStore.#head} and `#readLatest`.
+   */
   async #afterCommit(
     conversationId: string,
     version: number,
@@ -499,17 +542,34 @@ export class HistoryStore {
         format: HISTORY_FORMAT_VERSION,
         version,
       });
-      const kept = new Set(chunks.map((chunk) => chunk.key));
-      await this.#deleteQuietly(previous.chunks.map((chunk) => chunk.key).filter((key) => !kept.has(key)));
-      if (previous.version > 0) {
-        await this.#persistence.set(this.#commitKey(conversationId, previous.version), {
-          format: HISTORY_FORMAT_VERSION,
-          version: previous.version,
-          superseded: true,
-        });
-      }
+      const kept = new Set([...chunks, ...previous.chunks].map((chunk) => chunk.key));
+      await this.#collectBelow(conversationId, version - 1, kept);
     } catch {
-      // The commit is durable; housekeeping is retried implicitly by later saves' probing.
+      // The commit is durable; what was not collected is collected by a later save's walk.
+    }
+  }
+
+  /**
+   * Deletes the commit records below `oldestKept` with their chunks that are not `kept`. The
+   * records are found walking down to the first version that has none (older ones went with an
+   * earlier save), which also finds what an interrupted collection left, and the tombstones
+   * earlier versions of this store wrote; they are deleted oldest first, each after its chunks, so
+   * a record is never gone while an older one is there (`#follows` relies on it). A record this
+   * store cannot read stops the walk and nothing is deleted.
+   */
+  async #collectBelow(conversationId: string, oldestKept: number, kept: ReadonlySet<string>): Promise<void> {
+    const found: { key: string; chunks: readonly string[] }[] = [];
+    for (let version = oldestKept - 1; version > 0; version--) {
+      const key = this.#commitKey(conversationId, version);
+      const raw = await this.#persistence.get(key);
+      if (raw === null) break;
+      const commit = storedCommitSchema.safeParse(raw);
+      if (!commit.success && !storedTombstoneSchema.safeParse(raw).success) return;
+      found.push({ key, chunks: commit.success ? commit.data.chunks.map((chunk) => chunk.key) : [] });
+    }
+    for (const { key, chunks } of found.reverse()) {
+      await this.#deleteQuietly(chunks.filter((chunk) => !kept.has(chunk)));
+      await this.#persistence.delete(key); // A failure stops here: no newer record goes before it.
     }
   }
 
@@ -631,15 +691,17 @@ export class HistoryStore {
       if (version === 0) return { version: 0, commit: undefined };
       const key = this.#commitKey(conversationId, version);
       const raw = await this.#persistence.get(key);
-      if (raw === null)
-        throw new CorruptEntryError(key, undefined, undefined, 'the commit record is missing');
-      const tombstone = storedTombstoneSchema.safeParse(raw);
-      if (tombstone.success) {
-        // Superseded between our probe and our read: a newer commit exists, probe again.
-        if (!(await this.#persistence.has(this.#commitKey(conversationId, version + 1)))) {
-          throw new CorruptEntryError(key, undefined, undefined, 'superseded, but no newer version exists');
+      const superseded = raw !== null && storedTombstoneSchema.safeParse(raw).success;
+      if (raw === null || superseded) {
+        // Collected (or, by earlier versions of this store, superseded) since the head hint was
+        // written or probed: newer versions were committed. Only on this path is the newest listed.
+        const newest = await this.#newestCommitted(conversationId);
+        if (newest > version) {
+          version = newest;
+          continue;
         }
-        continue;
+        const why = superseded ? 'superseded, but no newer version exists' : 'the commit record is missing';
+        throw new CorruptEntryError(key, undefined, undefined, why);
       }
       const commit = readStored(storedCommitSchema, key, raw);
       if (commit.version !== version) {
@@ -647,6 +709,18 @@ export class HistoryStore {
       }
       return { version, commit };
     }
+  }
+
+  /** The highest version with a commit record (or a tombstone), by listing; 0 when there is none. */
+  async #newestCommitted(conversationId: string): Promise<number> {
+    const prefix = `${this.#prefix(conversationId)}commit:`;
+    let newest = 0;
+    for (const key of await this.#persistence.list(prefix)) {
+      const suffix = key.slice(prefix.length);
+      const version = /^\d{1,15}$/.test(suffix) ? Number(suffix) : 0;
+      if (version > newest) newest = version;
+    }
+    return newest;
   }
 
   #prefix(conversationId: string): string {

@@ -86,6 +86,27 @@ function storedTexts(history: InMemoryConversationHistory): string[] {
     .map((entry) => String(entry.message.content));
 }
 
+/**
+ * Loads the conversation `times` times while the writers save: every load must succeed (a save
+ * collecting what the load is reading sends it to the newest version) and hold consistent entries.
+ */
+async function readWhileWriting(store: HistoryStore, times: number): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    const loaded = await store.load('c');
+    if (loaded) assertConsistentEntries(loaded.entries());
+  }
+}
+
+/** Chunk keys the commit records of the newest two versions list. */
+async function listedByNewestTwo(persistence: Persistence, version: number): Promise<string[]> {
+  const listed: string[] = [];
+  for (const v of [version - 1, version].filter((v) => v > 0)) {
+    const commit = await persistence.get<{ chunks: { key: string }[] }>(`history:c:commit:${v}`);
+    listed.push(...commit!.chunks.map((chunk) => chunk.key));
+  }
+  return [...new Set(listed)].sort();
+}
+
 /** Runs the writers' programs concurrently on one store, then checks what the store holds. */
 async function runWriters(scheduler: fc.Scheduler, atomic: boolean, programs: Step[][]): Promise<void> {
   const memory = new MemoryPersistence();
@@ -142,7 +163,8 @@ async function runWriters(scheduler: fc.Scheduler, atomic: boolean, programs: St
       }
     }
   });
-  await scheduler.waitFor(Promise.all(writers));
+  const reader = new HistoryStore(new ScheduledPersistence(shared, scheduler, 'reader'), options);
+  await scheduler.waitFor(Promise.all([...writers, readWhileWriting(reader, 4)]));
 
   const final = await new HistoryStore(memory, options).load('c');
   const stored = final ? storedTexts(final) : [];
@@ -154,6 +176,13 @@ async function runWriters(scheduler: fc.Scheduler, atomic: boolean, programs: St
     const mine = stored.filter((text) => text.startsWith(`w${w}-`)).map((text) => Number(text.slice(3)));
     expect(mine).toEqual([...mine].sort((a, b) => a - b));
   }
+  // Superseded versions were collected: the newest two commit records are left, and their chunks.
+  const version = await new HistoryStore(memory, options).version('c');
+  const keys = await memory.list();
+  const commits = keys.filter((key) => key.includes(':commit:'));
+  const newestTwo = [version - 1, version].filter((v) => v > 0).map((v) => `history:c:commit:${v}`);
+  expect(commits).toEqual(newestTwo.sort());
+  expect(keys.filter((key) => key.includes(':chunk:'))).toEqual(await listedByNewestTwo(memory, version));
 }
 
 describe('concurrent writers under every interleaving of their storage operations', () => {

@@ -151,6 +151,57 @@ export class StallingPersistence implements Persistence {
 }
 
 /**
+ * Delegates to a real store, but holds back the first `get` whose key matches `match` until
+ * {@link release} is called, like a reader that stalls between two reads of one load.
+ */
+export class HeldReadPersistence implements Persistence {
+  readonly specificationVersion = 'v1' as const;
+  /** Resolves once the matching read has been held back. */
+  readonly held: Promise<void>;
+  #onHeld!: () => void;
+  #release!: () => void;
+  readonly #released = new Promise<void>((resolve) => {
+    this.#release = resolve;
+  });
+  #armed = true;
+
+  constructor(
+    readonly inner: Persistence,
+    readonly match: (key: string) => boolean,
+  ) {
+    this.held = new Promise<void>((resolve) => {
+      this.#onHeld = resolve;
+    });
+  }
+
+  /** Lets the held-back read through. */
+  release(): void {
+    this.#release();
+  }
+
+  async get<T = unknown>(key: string): Promise<T | null> {
+    if (this.#armed && this.match(key)) {
+      this.#armed = false;
+      this.#onHeld();
+      await this.#released;
+    }
+    return this.inner.get<T>(key);
+  }
+  async set<T = unknown>(key: string, value: T): Promise<void> {
+    await this.inner.set(key, value);
+  }
+  async delete(key: string): Promise<void> {
+    await this.inner.delete(key);
+  }
+  async list(prefix?: string): Promise<string[]> {
+    return this.inner.list(prefix);
+  }
+  async has(key: string): Promise<boolean> {
+    return this.inner.has(key);
+  }
+}
+
+/**
  * A real store plus `setIfAbsent`, made atomic by running every write of the writers that share
  * this instance one at a time (what `SET NX` gives across processes on Redis).
  */
