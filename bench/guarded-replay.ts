@@ -18,6 +18,7 @@ import { ContextGuard } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { HybridTokenCounter, MemoizedCounter, type TokenCounter } from '@ctxguard/token-counter';
+import { ContextDeclinedError, createContextGuard } from 'ctxguard';
 import type { ConversationUnderTest } from '../packages/strategies/bench/replay.ts';
 
 /** The model the replays are counted for (o200k_base, exact once warm). */
@@ -123,6 +124,42 @@ export function guardedConversation(options: {
     destroy() {
       guard.destroy();
       measurer.destroy();
+    },
+  };
+}
+
+/**
+ * The product path: `createContextGuard` with its defaults (the default strategy, offline tools),
+ * given the app's whole history before every request, as an app calls it. Counted with the replay's
+ * counter and no output reserve (input budget = window), like the strategies it is compared with.
+ */
+export function facadeConversation(
+  window: number,
+  counter: TokenCounter,
+): ConversationUnderTest & { destroy(): void } {
+  const guard = createContextGuard({ ...replayModel, contextLimit: window, counter });
+  const app: Message[] = [];
+  let sent: Message[] = [];
+  let compactions = 0;
+  return {
+    append: (message) => {
+      app.push(message);
+    },
+    async request() {
+      try {
+        const prepared = await guard.prepare({ conversationId: 'replay', messages: app, maxOutputTokens: 0 });
+        compactions += prepared.actions.filter((action) => action.type === 'compaction').length;
+        sent = prepared.messages;
+        return { declined: false, messages: sent };
+      } catch (error) {
+        if (!(error instanceof ContextDeclinedError)) throw error;
+        return { declined: true, messages: [], reason: error.reason };
+      }
+    },
+    view: () => (sent.length > 0 ? sent : app),
+    counts: () => ({ compactions, modelCalls: 0 }),
+    destroy() {
+      void guard.close();
     },
   };
 }

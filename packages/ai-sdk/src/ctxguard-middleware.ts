@@ -18,6 +18,7 @@ import {
   type ContextStrategy,
   type ConversationGuard,
   type ConversationStats,
+  catalogProvider,
   createContextGuard,
   isContextOverflowError,
   MemoryPersistence,
@@ -32,7 +33,6 @@ import {
   type ServerEditStats,
   withContextManagement,
 } from './anthropic-context-management.js';
-import { catalogProvider } from './catalog-provider.js';
 import { conversationIdOf, withoutCtxguardOptions } from './conversation-id.js';
 import { ConversationRecords } from './conversation-record.js';
 import {

@@ -1,4 +1,6 @@
-export { ContextDeclinedError } from 'ctxguard';
+// The catalog's provider name of a model's `provider` (`google.generative-ai` → `google-ai`): the
+// models package's alias table, which the middleware names its guards by.
+export { ContextDeclinedError, catalogProvider } from 'ctxguard';
 export type { AISdkContextToolsOptions } from './ai-sdk-context-tools.js';
 export {
   aiSdkContextTools,
@@ -7,7 +9,6 @@ export {
 } from './ai-sdk-context-tools.js';
 export type { ProviderContextManagementOptions, ServerEditStats } from './anthropic-context-management.js';
 export { providerContextManagementSchema } from './anthropic-context-management.js';
-export { catalogProvider } from './catalog-provider.js';
 export type { ConversationIdResolver } from './conversation-id.js';
 export type {
   AISdkConversationStats,

@@ -1,5 +1,5 @@
 import type { LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
-import type { Message } from '@ctxguard/core';
+import { type Message, pushAll } from '@ctxguard/core';
 import { fromAISDKPrompt, toAISDKPrompt } from '@ctxguard/formats';
 import { LRUCache } from 'lru-cache';
 import { fingerprint } from './fingerprint.js';
@@ -307,11 +307,10 @@ export function promptForView(
       continue;
     }
     const converted = convertOne(message, names, dialect);
-    out.push(
-      ...(converted.length === 1
-        ? [withOriginalResults(converted[0] as LanguageModelV3Message, message, lazyResults)]
-        : converted),
-    );
+    // A system message becomes one message per part, which may be more than a call takes arguments.
+    if (converted.length === 1) {
+      out.push(withOriginalResults(converted[0] as LanguageModelV3Message, message, lazyResults));
+    } else pushAll(out, converted);
   }
   return out;
 }

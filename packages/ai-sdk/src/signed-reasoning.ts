@@ -39,10 +39,12 @@ export interface SignedReasoningOutcome {
   record: SentRecord;
 }
 
-/** True when the message's first part is signed reasoning. */
+/** True when the message's first part is signed reasoning, unsigned reasoning before it aside (never sent). */
 function startsWithSignedReasoning(message: unknown): boolean {
-  const first = (message as LanguageModelV3Message).content[0];
-  return typeof first === 'object' && reasoningSignature(first) !== undefined;
+  const content = (message as LanguageModelV3Message).content;
+  if (!Array.isArray(content)) return false;
+  const first = content.find((part) => part.type !== 'reasoning' || reasoningSignature(part) !== undefined);
+  return first !== undefined && reasoningSignature(first) !== undefined;
 }
 
 /** The tool messages right after `start` (the results of its calls). */
@@ -169,13 +171,23 @@ export function keepSignedReasoningValid(
   let restatedNow = 0;
   if (open >= 0) {
     const rounds: LanguageModelV3Message[] = [];
+    const roundHashes: string[] = [];
     for (let start = open; start < messages.length; start = roundEnd(messages, start)) {
+      const message = messages[start] as LanguageModelV3Message;
+      if (message.role !== 'assistant') {
+        // A user message between rounds (an earlier restatement) stays as it is.
+        rounds.push(message);
+        roundHashes.push(hashes[start] as string);
+        continue;
+      }
       restated.add(hashes[start] as string);
-      rounds.push(...restate(messages.slice(start, roundEnd(messages, start))));
+      const restatement = restate(messages.slice(start, roundEnd(messages, start)));
+      rounds.push(...restatement);
+      roundHashes.push(...restatement.map(hashOf));
       restatedNow++;
     }
     messages = [...messages.slice(0, open), ...rounds];
-    hashes = [...hashes.slice(0, open), ...rounds.map(hashOf)];
+    hashes = [...hashes.slice(0, open), ...roundHashes];
   }
   const record: SentRecord = { sent: hashes, dropped: [...dropped] };
   if (restated.size > 0) record.restated = [...restated];

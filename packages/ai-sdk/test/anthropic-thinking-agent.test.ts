@@ -143,7 +143,11 @@ describe('Claude agents with extended thinking and multi-round tool loops, throu
         (report['actions'] as JSONObject[]).filter((action) => action['type'] === 'compaction'),
       );
       expect(compactions.length).toBeGreaterThan(1);
-      expect(outcome.warnings.some((warning) => /tool round\(s\) of the loop/.test(warning))).toBe(true);
+      // Compactions landed mid loop: rounds that lost their thinking went out restated.
+      const restated = server.requests.filter((request) =>
+        JSON.stringify(request.body.messages).includes('this step of yours is restated'),
+      );
+      expect(restated.length).toBeGreaterThan(0);
     },
     120_000,
   );

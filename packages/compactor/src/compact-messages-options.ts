@@ -57,6 +57,12 @@ export const compactMessagesOptionsSchema = z
     truncate: stageSwitch({}),
     /** Last resort: compact the first user message and other oversized messages (default true). */
     compactOversized: z.boolean().default(true),
+    /**
+     * `drop` (default): signed reasoning after the first changed message is left out of the result
+     * and an open tool loop that lost it is restated. `keep`: left in, for a caller that stores the
+     * result and drops it when it sends (the guard's history does).
+     */
+    signedReasoning: z.enum(['drop', 'keep']).default('drop'),
     /** Cancels model-backed work. */
     signal: abortSignalSchema.optional(),
     ...countingFields,

@@ -83,7 +83,7 @@ async function runStages(
   await summarizeStage(run);
   await truncateStage(run);
   await oversizedStage(run);
-  reasoningStage(run);
+  if (opts.signedReasoning === 'drop') reasoningStage(run);
   await digestStage(run, inputFactsOnce);
   return finishRun(run);
 }

@@ -12,6 +12,7 @@ import {
   compactKeys,
   extractFactsSafely,
   factsChars,
+  mergeFactLists,
   mergeFacts,
   missingFrom,
   selectFacts,
@@ -270,7 +271,7 @@ async function hiddenFacts(run: StageRun, window: SlidingWindowResult): Promise<
   run.modelCalls.calls += run.opts.tools ? found.calls : 0;
   const earlier = window.removed.map((message) => parseFactsBlock(readableText(message)) ?? []);
   const keptText = window.messages.map(readableText).join('\n');
-  return missingFrom(mergeFacts(...earlier, ...run.ledger, found.facts), keptText);
+  return missingFrom(mergeFactLists([...earlier, ...run.ledger, found.facts]), keptText);
 }
 
 /**

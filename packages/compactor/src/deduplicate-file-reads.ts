@@ -2,6 +2,7 @@ import {
   type ContentPart,
   type Message,
   parseOptions,
+  pushAll,
   type ToolCallPart,
   type ToolResultPart,
 } from '@ctxguard/core';
@@ -251,7 +252,7 @@ export function shellRead(command: string): { path: string; range: string } | un
   for (let index = 0; index < args.length; index++) {
     const arg = args[index]!;
     if (arg === '--') {
-      operands.push(...args.slice(index + 1));
+      pushAll(operands, args.slice(index + 1));
       break;
     }
     if (arg.startsWith('-') && arg.length > 1) {
@@ -316,7 +317,7 @@ function classifyCall(
     const path = stringArg(input, PATH_KEYS);
     if (path) paths.push(normalizePath(path));
     for (const value of isRecord(input) ? Object.values(input) : [input]) {
-      if (typeof value === 'string') paths.push(...patchPaths(value));
+      if (typeof value === 'string') pushAll(paths, patchPaths(value));
     }
     return { kind: 'edit', paths };
   }

@@ -187,8 +187,11 @@ export function renderFactDigest(
     const name = TITLES[category]!;
     // Commands keep a shell prompt, so a later extraction reads them as commands again.
     const prefix = category === 'command' ? '  $ ' : '  ';
-    if (ONE_PER_LINE.has(category)) lines.push(`${name}:`, ...values.map((value) => `${prefix}${value}`));
-    else lines.push(`${name}: ${values.join(', ')}`);
+    if (ONE_PER_LINE.has(category)) {
+      lines.push(`${name}:`);
+      // One push per value: a category may hold more values than a call takes arguments.
+      for (const value of values) lines.push(`${prefix}${value}`);
+    } else lines.push(`${name}: ${values.join(', ')}`);
   }
   return lines.join('\n');
 }

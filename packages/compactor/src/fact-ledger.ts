@@ -38,6 +38,14 @@ function isFact(value: unknown): value is ExtractedFact {
  * Earlier sources come first, so facts already kept are never replaced by a newer extraction.
  */
 export function mergeFacts(...sources: readonly (readonly unknown[] | null | undefined)[]): ExtractedFact[] {
+  return mergeFactLists(sources);
+}
+
+/**
+ * {@link mergeFacts} over a list of sources of any length: one per message or per chunk of a long
+ * text can be more than a call takes arguments, so never spread them into `mergeFacts`.
+ */
+export function mergeFactLists(sources: readonly (readonly unknown[] | null | undefined)[]): ExtractedFact[] {
   const seen = new Set<string>();
   const out: ExtractedFact[] = [];
   for (const source of sources) {
@@ -134,7 +142,7 @@ export async function extractFactsSafely(
       if (options.signal?.aborted) throw options.signal.reason;
     }
   }
-  return { facts: mergeFacts(...facts), calls };
+  return { facts: mergeFactLists(facts), calls };
 }
 
 /**

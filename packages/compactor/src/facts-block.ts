@@ -1,4 +1,4 @@
-import { type ExtractedFact, type FactCategory, factCategories } from '@ctxguard/core';
+import { type ExtractedFact, type FactCategory, factCategories, pushAll } from '@ctxguard/core';
 import {
   closeMarker,
   escapeLine,
@@ -172,7 +172,7 @@ function parseBlockBody(body: string, facts: ExtractedFact[]): void {
       continue;
     }
     const parsed = parseBullet(line);
-    facts.push(...parsed);
+    pushAll(facts, parsed);
     last = parsed.length === 1 ? parsed[0] : undefined;
   }
 }

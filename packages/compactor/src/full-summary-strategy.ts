@@ -1,4 +1,4 @@
-import { type ContextTools, type Message, parseOptions } from '@ctxguard/core';
+import { type ContextTools, type Message, parseOptions, pushAll } from '@ctxguard/core';
 import { z } from 'zod';
 import { contextToolsSchema } from './context-tools.js';
 import type {
@@ -146,7 +146,7 @@ export async function withPostSummaryHooks(
   if (hooks.length === 0) return checkpoint.messages;
   const kept = checkpoint.messages.slice(checkpoint.summaryIndex + 1);
   const extra: Message[] = [];
-  for (const hook of hooks) extra.push(...(await hook(checkpoint.info, kept)));
+  for (const hook of hooks) pushAll(extra, await hook(checkpoint.info, kept));
   if (extra.length === 0) return checkpoint.messages;
   const out = [
     ...checkpoint.messages.slice(0, checkpoint.summaryIndex + 1),

@@ -17,26 +17,55 @@ export const RESTATED_ROUND_HEADER =
  * it is tool results); -1 when the conversation does not end in tool results.
  */
 export function openToolRoundStart(messages: readonly unknown[]): number {
-  return toolRoundBefore(messages, messages.length);
+  let index = messages.length - 1;
+  while (index >= 0 && roleOf(messages[index]) === 'tool') index--;
+  if (index < 0 || index === messages.length - 1) return -1;
+  return callsTools(messages[index]) ? index : -1;
 }
 
-/** {@link openToolRoundStart} of `messages.slice(0, end)`, without the copy. */
-function toolRoundBefore(messages: readonly unknown[], end: number): number {
+function callsTools(message: unknown): boolean {
+  return roleOf(message) === 'assistant' && partsOf(message).some(isToolCallPart);
+}
+
+/**
+ * The assistant message that the user turn ending right before `end` answers, once a provider merges
+ * consecutive user and tool messages into that turn; -1 when the turn holds no tool result.
+ */
+function answeredBefore(messages: readonly unknown[], end: number): number {
   let index = end - 1;
-  while (index >= 0 && roleOf(messages[index]) === 'tool') index--;
-  if (index < 0 || index === end - 1) return -1;
-  if (roleOf(messages[index]) !== 'assistant') return -1;
-  return partsOf(messages[index]).some(isToolCallPart) ? index : -1;
+  let results = false;
+  for (; index >= 0; index--) {
+    const role = roleOf(messages[index]);
+    if (role !== 'tool' && role !== 'user') break;
+    results ||= role === 'tool';
+  }
+  return results && index >= 0 && callsTools(messages[index]) ? index : -1;
+}
+
+/** True when an assistant turn of the open tool loop (the tool rounds the conversation ends in) lost its reasoning. */
+function loopLostReasoning(
+  messages: readonly unknown[],
+  open: number,
+  lostReasoning: (index: number) => boolean,
+): boolean {
+  for (let index = open; index >= 0; index--) {
+    const message = messages[index];
+    if (callsTools(message)) {
+      if (lostReasoning(index)) return true;
+    } else if (roleOf(message) !== 'tool') return false;
+  }
+  return false;
 }
 
 /**
  * Where the restatement of the open tool loop must start so that a provider requiring thinking
  * accepts the request, or -1 when nothing needs restating. Anthropic, with thinking on, requires the
  * assistant message that the final user turn answers to start with a valid thinking block, and merges
- * consecutive user messages before it checks. So once the open round lost its signed reasoning
- * (`lostReasoning(index)`) and is restated, its results merge with the previous round's, whose
- * assistant message then must start with reasoning (`startsWithReasoning`); the walk goes back round
- * by round until one does, or to the start of the loop (a plain user message merges harmlessly).
+ * consecutive user (and tool result) messages before it checks. So once a turn of the open loop lost
+ * its signed reasoning (`lostReasoning(index)`; with thinking only on a loop's first turn, the later
+ * turns never had any), the open round is restated; its text merges with the results before it, whose
+ * assistant message then must start with reasoning (`startsWithReasoning`); the walk goes back until
+ * one does, or until the merged turn holds no tool result.
  */
 export function staleToolLoopStart(
   messages: readonly unknown[],
@@ -44,34 +73,36 @@ export function staleToolLoopStart(
   startsWithReasoning: (message: unknown) => boolean,
 ): number {
   let start = openToolRoundStart(messages);
-  if (start < 0 || !lostReasoning(start)) return -1;
+  if (start < 0 || !loopLostReasoning(messages, start, lostReasoning)) return -1;
   while (!partsOf(messages[start]).some(isCompactionPart)) {
-    const previous = toolRoundBefore(messages, start);
-    if (previous < 0 || startsWithReasoning(messages[previous])) break;
-    start = previous;
+    const answered = answeredBefore(messages, start);
+    if (answered < 0 || startsWithReasoning(messages[answered])) break;
+    start = answered;
   }
   return start;
 }
 
-/** Start indices of the tool rounds (an assistant message and the tool messages after it) from `start` on. */
-function roundStarts(messages: readonly unknown[], start: number): number[] {
-  const starts: number[] = [];
-  for (let index = start; index < messages.length; index++) {
-    if (roleOf(messages[index]) !== 'tool') starts.push(index);
-  }
-  return starts;
-}
-
 /**
- * Every tool round from `start` to the end (see {@link staleToolLoopStart}) restated by
- * {@link restateToolRound}, one user message per round, so a later request that restates the same
+ * The messages from `start` (see {@link staleToolLoopStart}) with each tool round (an assistant
+ * message and the tool messages after it) restated by {@link restateToolRound} as its own user
+ * message, and the user messages between rounds as they are; a later request that restates the same
  * rounds sends the same messages.
  */
 export function restateToolRounds(messages: readonly Message[], start: number): Message[] {
-  const starts = roundStarts(messages, start);
-  return starts.flatMap((from, k) =>
-    restateToolRound(messages.slice(from, starts[k + 1] ?? messages.length), 0),
-  );
+  const out: Message[] = [];
+  for (let index = start; index < messages.length; ) {
+    const message = messages[index] as Message;
+    if (!callsTools(message)) {
+      out.push(message);
+      index++;
+      continue;
+    }
+    let end = index + 1;
+    while (end < messages.length && roleOf(messages[end]) === 'tool') end++;
+    for (const restated of restateToolRound(messages.slice(index, end), 0)) out.push(restated);
+    index = end;
+  }
+  return out;
 }
 
 function asText(value: unknown): string {

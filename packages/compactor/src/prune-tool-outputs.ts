@@ -9,7 +9,7 @@ import {
 import { z } from 'zod';
 import { contextToolsSchema } from './context-tools.js';
 import { isSupersededReadText } from './deduplicate-file-reads.js';
-import { extractFactsSafely, mergeFacts, selectFacts } from './fact-ledger.js';
+import { extractFactsSafely, mergeFactLists, selectFacts } from './fact-ledger.js';
 import { frozenPrefixEnd } from './frozen-prefix.js';
 import { isPrunedOutputText, renderPrunedOutput } from './markers.js';
 import {
@@ -260,6 +260,6 @@ export async function pruneToolOutputs(
     tokensSaved: tokensBefore - tokensAfter,
     outputs,
     prunedTexts,
-    prunedFacts: mergeFacts(...chosen.map((c) => c.facts)),
+    prunedFacts: mergeFactLists(chosen.map((c) => c.facts)),
   };
 }

@@ -33,21 +33,26 @@ function isPlaceholderValue(value: string): boolean {
   );
 }
 
+// Runs are written `[…]{n}[…]*`, never `[…]{n,}`: V8 matches `{n,}` recursively and overflows the
+// stack on a run of ~10 million characters (a base64 JSON blob starts with `eyJ`); the two match alike.
 const PATTERNS: readonly SecretPattern[] = [
   {
     label: 'private-key',
     pattern:
-      /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|(?:\r?\n(?:[A-Za-z0-9+/=]{16,}|[A-Za-z-]+: [^\n]*))*)/g,
+      /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|(?:\r?\n(?:[A-Za-z0-9+/=]{16}[A-Za-z0-9+/=]*|[A-Za-z-]+: [^\n]*))*)/g,
   },
   {
     label: 'jwt',
-    pattern: new RegExp(`${B}eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{16,}${E}`, 'g'),
+    pattern: new RegExp(
+      `${B}eyJ[A-Za-z0-9_-]{8}[A-Za-z0-9_-]*\\.eyJ[A-Za-z0-9_-]{8}[A-Za-z0-9_-]*\\.[A-Za-z0-9_-]{16}[A-Za-z0-9_-]*${E}`,
+      'g',
+    ),
   },
-  { label: 'anthropic-key', pattern: new RegExp(`${B}sk-ant-[A-Za-z0-9_-]{20,}${E}`, 'g') },
+  { label: 'anthropic-key', pattern: new RegExp(`${B}sk-ant-[A-Za-z0-9_-]{20}[A-Za-z0-9_-]*${E}`, 'g') },
   {
     label: 'openai-key',
     pattern: new RegExp(
-      `${B}sk-(?:(?:proj|svcacct|admin|None)-)?(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{20,}${E}`,
+      `${B}sk-(?:(?:proj|svcacct|admin|None)-)?(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{20}[A-Za-z0-9_-]*${E}`,
       'g',
     ),
   },
@@ -64,26 +69,29 @@ const PATTERNS: readonly SecretPattern[] = [
   },
   {
     label: 'github-token',
-    pattern: new RegExp(`${B}(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})${E}`, 'g'),
+    pattern: new RegExp(
+      `${B}(?:gh[pousr]_[A-Za-z0-9]{30}[A-Za-z0-9]*|github_pat_[A-Za-z0-9_]{22}[A-Za-z0-9_]*)${E}`,
+      'g',
+    ),
   },
   {
     label: 'slack-webhook',
-    pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9_/-]{20,}/g,
+    pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9_/-]{20}[A-Za-z0-9_/-]*/g,
   },
-  { label: 'slack-token', pattern: new RegExp(`${B}xox[abposr]-[A-Za-z0-9-]{10,}${E}`, 'g') },
+  { label: 'slack-token', pattern: new RegExp(`${B}xox[abposr]-[A-Za-z0-9-]{10}[A-Za-z0-9-]*${E}`, 'g') },
   {
     label: 'stripe-key',
-    pattern: new RegExp(`${B}(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}${E}`, 'g'),
+    pattern: new RegExp(`${B}(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16}[A-Za-z0-9]*${E}`, 'g'),
   },
   {
     label: 'bearer-token',
     pattern:
-      /(\b[Bb]earer\s+|\bAuthorization:\s*Token\s+)(?=[A-Za-z0-9._~+/-]*\d)([A-Za-z0-9._~+/-]{16,}=*)(?![A-Za-z0-9._~+/=-])/gi,
+      /(\b[Bb]earer\s+|\bAuthorization:\s*Token\s+)(?=[A-Za-z0-9._~+/-]*\d)([A-Za-z0-9._~+/-]{16}[A-Za-z0-9._~+/-]*=*)(?![A-Za-z0-9._~+/=-])/gi,
     replace: (_match, prefix) => `${prefix}${redacted('bearer-token')}`,
   },
   {
     label: 'basic-auth',
-    pattern: /(\bAuthorization:\s*Basic\s+)([A-Za-z0-9+/]{8,}=*)/gi,
+    pattern: /(\bAuthorization:\s*Basic\s+)([A-Za-z0-9+/]{8}[A-Za-z0-9+/]*=*)/gi,
     replace: (_match, prefix) => `${prefix}${redacted('basic-auth')}`,
   },
   {

@@ -178,6 +178,35 @@ describe('dropSignedReasoningFrom and the open tool round', () => {
     expect(finalTurnValid(walked.messages)).toBe(true);
   });
 
+  it('walks across a user message inside the loop: the merged turn still answers the round before it', () => {
+    const messages: Message[] = [
+      user('Read every file.'),
+      signedCalls('sig-0', call('c0', 'read_file', { path: 'f0.ts' })),
+      results(['c0', 'read_file', 'content 0']),
+      user('Also check the tests.'),
+      signedCalls('sig-1', call('c1', 'read_file', { path: 'f1.ts' })),
+      results(['c1', 'read_file', 'content 1']),
+    ];
+    const result = dropSignedReasoningFrom(messages, 0);
+    expect(finalTurnValid(result.messages)).toBe(true);
+    expect(result.messages.map((message) => message.role)).toEqual(['user', 'user', 'user', 'user']);
+    expect(result.messages[2]).toBe(messages[3]);
+  });
+
+  it('restates a loop whose later turns never had thinking once its first turn lost it', () => {
+    const messages: Message[] = [
+      user('Read every file.'),
+      signedCalls('sig-0', call('c0', 'read_file', { path: 'f0.ts' })),
+      results(['c0', 'read_file', 'content 0']),
+      calls([call('c1', 'read_file', { path: 'f1.ts' })]),
+      results(['c1', 'read_file', 'content 1']),
+    ];
+    const result = dropSignedReasoningFrom(messages, 0);
+    expect(result.restatedRound).toBe(true);
+    expect(finalTurnValid(result.messages)).toBe(true);
+    expect(JSON.stringify(result.messages)).not.toContain('tool-call');
+  });
+
   it('leaves the round as it is when its reasoning stays, or when the conversation goes on after it', () => {
     const open = signedCalls('sig-open', call('c1', 'read_file'));
     const answered = results(['c1', 'read_file', 'data']);

@@ -76,9 +76,16 @@ export function dropSignedReasoningFrom(messages: readonly Message[], first: num
   return { messages: restated ?? out, droppedReasoning: dropped, restatedRound: restated !== undefined };
 }
 
-/** True when the message's first part is signed or redacted reasoning. */
+/**
+ * True when the message's first part is signed or redacted reasoning, unsigned reasoning before it
+ * aside (a provider that requires signed thinking never receives unsigned reasoning), and so is a
+ * provider compaction item with what precedes it (the provider reads from the item on).
+ */
 export function startsWithSignedReasoning(message: unknown): boolean {
-  return isSignedReasoning(partsOf(message)[0]);
+  const parts = partsOf(message);
+  const unsigned = (part: unknown) => isRecord(part) && part.type === 'reasoning' && !isSignedReasoning(part);
+  const read = parts.slice(parts.findLastIndex(isCompactionPart) + 1);
+  return isSignedReasoning(read.find((part) => !unsigned(part)));
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   compactKeys,
   extractFactsSafely,
   factsChars,
+  mergeFactLists,
   mergeFacts,
   missingFrom,
   selectFacts,
@@ -117,7 +118,9 @@ export interface SummarizeMessagesResult {
   tokensAfter: number;
 }
 
-const BASE64_RUN = /(?:data:[\w/+.-]+;base64,)?[A-Za-z0-9+/]{400,}={0,2}/g;
+// `{400}` then `*`, not `{400,}`: V8 runs `{400,}` recursively and overflows the stack on a run of
+// ~10 million characters (one line of a large base64 or minified log); the two match the same text.
+const BASE64_RUN = /(?:data:[\w/+.-]+;base64,)?[A-Za-z0-9+/]{400}[A-Za-z0-9+/]*={0,2}/g;
 
 /** Text with base64 payloads replaced by a placeholder. */
 export function stripBase64(text: string): string {
@@ -437,7 +440,7 @@ export async function summarizeMessages(
   const filesModified = [...new Set([...(previous?.filesModified ?? []), ...activity.modified])].map(
     redactSecrets,
   );
-  const allFacts = mergeFacts(previous?.facts, ...carried, opts.carryFacts, extracted);
+  const allFacts = mergeFactLists([previous?.facts, ...carried, opts.carryFacts, extracted]);
   const keptText = kept.map(readableText).join('\n');
   // When room is short, facts the summary text or the kept messages already show verbatim need no
   // bullet; otherwise every fact is kept in the block, so a later merge never depends on the text.

@@ -50,8 +50,12 @@ function escapeContentLine(line: string): string {
   return LOOKS_LIKE_HEADER.test(line) ? `\\${line}` : line;
 }
 
-function contentLines(text: string): string[] {
-  return text.split(/\r?\n/).map(escapeContentLine);
+/**
+ * Appends the lines of `text` to `out`, escaped. One push per line: a spread of the lines
+ * (`out.push(...lines)`) overflows the stack on a tool output or pasted log of ~100,000 lines.
+ */
+function pushContentLines(out: string[], text: string): void {
+  for (const line of text.split(/\r?\n/)) out.push(escapeContentLine(line));
 }
 
 function outputText(output: unknown): string {
@@ -88,7 +92,7 @@ export function renderTranscript(messages: readonly Message[]): string {
     out.push(`[${role}]`);
     const content: unknown = message.content;
     if (typeof content === 'string') {
-      out.push(...contentLines(content));
+      pushContentLines(out, content);
       continue;
     }
     if (!Array.isArray(content)) continue;
@@ -97,11 +101,12 @@ export function renderTranscript(messages: readonly Message[]): string {
       const p = part as Record<string, unknown>;
       switch (p['type']) {
         case 'text':
-          if (typeof p['text'] === 'string') out.push(...contentLines(p['text']));
+          if (typeof p['text'] === 'string') pushContentLines(out, p['text']);
           break;
         case 'reasoning':
           if (typeof p['text'] === 'string' && p['text'].length > 0) {
-            out.push('[reasoning]', ...contentLines(p['text']));
+            out.push('[reasoning]');
+            pushContentLines(out, p['text']);
           }
           break;
         case 'tool-call':
@@ -109,7 +114,7 @@ export function renderTranscript(messages: readonly Message[]): string {
           break;
         case 'tool-result': {
           out.push(`[result ${safeName(p['toolName'])}${p['isError'] === true ? ' error' : ''}]`);
-          out.push(...contentLines(outputText(p['output'])));
+          pushContentLines(out, outputText(p['output']));
           break;
         }
         case 'image':

@@ -115,6 +115,12 @@ describe('parseInput', () => {
     );
   });
 
+  it('follows a union branch with more issues than a call takes arguments', () => {
+    const parts = z.union([z.string(), z.array(z.object({ type: z.literal('x'), id: z.string() }))]);
+    const bad = Array.from({ length: 200_000 }, () => ({ type: 'x', id: 7 }));
+    expect(() => parseInput(parts, bad, 'content')).toThrow(/^Invalid content: content\[0\]\.id: /);
+  });
+
   it('reports at most five issues and counts the rest', () => {
     const many = z.object(Object.fromEntries('abcdefg'.split('').map((k) => [k, z.string()])));
     expect(() => parseInput(many, {}, 'row')).toThrow(/…and 2 more$/);

@@ -129,7 +129,12 @@ function flattenIssue(issue: RawIssue, prefix: (string | number)[]): FieldIssue[
   const path = [...prefix, ...cleanPath(issue.path)];
   if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [{ path, message: issue.message }];
   const branches = issue.errors.map((branch) => branch.flatMap((inner) => flattenIssue(inner, path)));
-  const depth = (branch: FieldIssue[]) => Math.max(...branch.map((i) => i.path.length));
+  // A loop, not Math.max(...): a branch may hold more issues than a call takes arguments.
+  const depth = (branch: FieldIssue[]) => {
+    let deepest = Number.NEGATIVE_INFINITY;
+    for (const issue of branch) deepest = Math.max(deepest, issue.path.length);
+    return deepest;
+  };
   let best: FieldIssue[] | undefined;
   for (const branch of branches) {
     if (branch.length === 0) continue;

@@ -33,6 +33,17 @@ export const historyEntrySchema = z.object({
 /** A message in a conversation history with its compaction tags. */
 export type HistoryEntry = z.output<typeof historyEntrySchema>;
 
+/** True for an entry the conversation itself appended: not a summary, marker or replacement a compaction wrote. */
+export function isOriginalEntry(entry: HistoryEntry): boolean {
+  return (
+    entry.condenseId === undefined &&
+    entry.truncationId === undefined &&
+    entry.condenseMember === undefined &&
+    entry.isSummary !== true &&
+    entry.isTruncationMarker !== true
+  );
+}
+
 /** Free-form conversation metadata; strategies and the guard keep their state here. */
 export type HistoryMetadata = Record<string, unknown>;
 

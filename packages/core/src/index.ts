@@ -1,3 +1,4 @@
+export { pushAll } from './arrays.js';
 export type { CtxGuardErrorCode, FieldIssue } from './errors.js';
 export {
   ConversionError,
@@ -16,7 +17,7 @@ export type {
   HistoryMetadata,
   PersistableHistory,
 } from './history.js';
-export { historyEntrySchema } from './history.js';
+export { historyEntrySchema, isOriginalEntry } from './history.js';
 export type {
   CompactionEvent,
   CompletionEvent,
@@ -80,6 +81,8 @@ export {
 export { COMPACTION_KIND, isCompactionPart, newestCompactionIndex } from './provider-compaction.js';
 export type {
   Cancellable,
+  CompactMessagesRewriteOptions,
+  CompactMessagesRewriteResult,
   ContextStrategy,
   ContextTools,
   DeduplicateFileReadsOptions,

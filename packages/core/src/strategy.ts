@@ -181,6 +181,18 @@ export interface MicrocompactToolResultsResult extends RewriteResult {
   clearedResults: number;
 }
 
+/** Options of {@link StrategyTools.compactMessages}. */
+export interface CompactMessagesRewriteOptions extends Cancellable {
+  /** Tokens the conversation's messages may take afterwards. */
+  budgetTokens: number;
+}
+
+/** What {@link StrategyTools.compactMessages} did. */
+export interface CompactMessagesRewriteResult extends RewriteResult {
+  /** True when the messages now fit `budgetTokens`. */
+  fits: boolean;
+}
+
 /** Options of {@link StrategyTools.lightTrim}. */
 export interface LightTrimRewriteOptions {
   /** The newest messages left untouched. */
@@ -268,6 +280,12 @@ export interface StrategyTools {
   slideWindow(options?: SlideWindowOptions): Promise<SlideWindowResult>;
   /** Clears old tool results to a short notice, keeping the newest `keepRecent`. */
   microcompactToolResults(options?: MicrocompactToolResultsOptions): Promise<MicrocompactToolResultsResult>;
+  /**
+   * Compacts the whole conversation anew from its original messages (never a summary of a summary)
+   * to `budgetTokens` with the compactor's one-shot `compactMessages`, and shows the result in place
+   * of the effective view from its first changed message on; rewindable.
+   */
+  compactMessages(options: CompactMessagesRewriteOptions): Promise<CompactMessagesRewriteResult>;
   /** Cuts older tool outputs to their head and tail and drops old unsigned reasoning; no message is hidden. */
   lightTrim(options?: LightTrimRewriteOptions): Promise<LightTrimRewriteResult>;
   /** Hides effective entries `[from, to)` under a summary (with a facts block), widened to keep tool pairs whole. */

@@ -46,6 +46,7 @@ describe('README examples', () => {
       slideWindow: async () => ({ ...unchanged, removedMessages: 0 }),
       microcompactToolResults: async () => ({ ...unchanged, clearedResults: 0 }),
       lightTrim: async () => ({ ...unchanged, trimmedOutputs: 0, droppedReasoning: 0 }),
+      compactMessages: async () => ({ ...unchanged, fits: true }),
       summarizeRange: async () => ({ ...unchanged, facts: [] }),
       injectFacts: () => {},
     };

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type Cancellable,
+  type CompactMessagesRewriteOptions,
+  type CompactMessagesRewriteResult,
   type ContextStrategy,
   type ContextTools,
   type DeduplicateFileReadsResult,
@@ -216,6 +218,12 @@ class EntryListTools implements StrategyTools {
 
   async lightTrim(): Promise<LightTrimRewriteResult> {
     return { ...this.#rewrite(() => []), trimmedOutputs: 0, droppedReasoning: 0 };
+  }
+
+  async compactMessages({
+    budgetTokens,
+  }: CompactMessagesRewriteOptions): Promise<CompactMessagesRewriteResult> {
+    return { ...this.#rewrite(() => []), fits: this.measure(this.view()) <= budgetTokens };
   }
 
   async slideWindow({ fraction = 0.5 }: SlideWindowOptions = {}): Promise<SlideWindowResult> {

@@ -1,5 +1,6 @@
 import type { ContextStrategy, ContextTools } from '@ctxguard/core';
 import { abortSignalSchema, HookBus, messagesSchema, usageSchema } from '@ctxguard/core';
+import { contextGuardOptionsSchema } from '@ctxguard/guard';
 import { type ContextLimitResolver, contextMeasurerOptionsSchema } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { isPersistence, type Persistence } from '@ctxguard/persistence';
@@ -25,13 +26,19 @@ export const createContextGuardOptionsSchema = z.strictObject({
   provider: z.string().min(1),
   /** Model id as the provider names it (`gpt-4o`, `claude-sonnet-4-5`, …). */
   model: z.string().min(1),
-  /** When and how to compact (default: `new LayeredStrategy()`). */
+  /** When and how to compact (default: `new RecompactStrategy()`). */
   strategy: z
     .custom<ContextStrategy>(
       (value) => hasMethods(value, ['react']) && Array.isArray((value as ContextStrategy).triggers),
       'must be a ContextStrategy (triggers and react)',
     )
     .optional(),
+  /**
+   * The guard's compaction-loop protection (`{ minFreedRatio, refillCalls, refillStrikes }`, or
+   * `false`): it compacts deeper when compactions refill or free too little, and never stops a
+   * request a compaction can make fit.
+   */
+  loopProtection: contextGuardOptionsSchema.shape.loopProtection.optional(),
   /** Where conversations and calibrations are stored (default: a new `MemoryPersistence`). */
   persistence: z
     .custom<Persistence>(isPersistence, 'must be a Persistence (get, set, delete, list, has)')

@@ -15,6 +15,7 @@ import {
   CtxGuardError,
   HookBus,
   InvalidInputError,
+  isOriginalEntry,
   type Message,
   type MessageResolveEvent,
   messageSchema,
@@ -37,7 +38,7 @@ import {
 } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
-import { LayeredStrategy } from '@ctxguard/strategies';
+import { RecompactStrategy } from '@ctxguard/strategies';
 import { HybridTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { LRUCache } from 'lru-cache';
 import type { z } from 'zod';
@@ -61,7 +62,7 @@ import type {
   RewindResult,
   StoredMeasurement,
 } from './facade-types.js';
-import { isOriginalEntry, messagesToSend, OriginalsIndex, syncHistory } from './history-sync.js';
+import { messagesToSend, OriginalsIndex, syncHistory } from './history-sync.js';
 import { readLearnedLimit, storeLearnedLimit } from './learned-limit.js';
 import {
   type RequestExtras,
@@ -71,11 +72,17 @@ import {
   writeRequest,
 } from './request-record.js';
 import { readSession, writeSession } from './session-state.js';
+import { assertToolPairs } from './tool-pairs.js';
 
 const MAX_ATTEMPTS = 12;
 const CACHED_CONVERSATIONS = 256;
 const REMEMBERED_REQUESTS = 1_000;
 const RECOVERY_STRATEGY = 'overflow-recovery';
+/**
+ * A call given no signal of its own gives up after this long: a model-backed summarizer or strategy
+ * that never answers must not hang the app (pass `signal` to choose another deadline).
+ */
+const DEFAULT_DEADLINE_MS = 120_000;
 
 /** The last request `prepare` returned for a conversation in this process. */
 interface SentRequest extends RequestExtras {
@@ -186,11 +193,12 @@ export class ConversationGuard {
   readonly #verify: number;
   readonly #fullPrefixCheck: boolean;
   readonly #keepSignedReasoning: boolean;
-  /** The limit a provider's overflow error stated for this model (read from the store once, then kept). */
+  /** The limit a provider's overflow error stated for this model (read from the store on every load). */
   #learnedLimit: number | undefined;
-  #learnedLimitRead = false;
   #unsubscribe: (() => void)[];
   #closed = false;
+  /** Aborted by `close()`: calls in flight stop their model-backed work and reject. */
+  readonly #closing = new AbortController();
 
   constructor(options: CreateContextGuardOptions) {
     const parsed = parseOptions(createContextGuardOptionsSchema, options, 'createContextGuard options');
@@ -224,7 +232,7 @@ export class ConversationGuard {
     this.#keepSignedReasoning = parsed.signedReasoning === 'keep';
     this.counter = this.measurer.counter;
     const tools = parsed.tools ?? createOfflineContextTools();
-    this.strategy = parsed.strategy ?? new LayeredStrategy();
+    this.strategy = parsed.strategy ?? new RecompactStrategy();
     const name = strategyName(this.strategy);
     this.guard = new ContextGuard({
       hooks: this.hooks,
@@ -232,6 +240,7 @@ export class ConversationGuard {
       strategies: { [name]: this.strategy },
       defaultStrategy: name,
       contextTools: tools,
+      ...(parsed.loopProtection === undefined ? {} : { loopProtection: parsed.loopProtection }),
     });
     this.historyStore = new HistoryStore(
       this.persistence,
@@ -241,6 +250,8 @@ export class ConversationGuard {
       tools,
       counter: this.counter,
       countContext: { provider: this.provider, model: this.model },
+      // Stale signed reasoning is left out when the request is built (the history keeps every block).
+      signedReasoning: 'keep',
     });
     this.#unsubscribe = [
       this.hooks.on('onContextMeasure', (event) => this.#onMeasure(event)),
@@ -256,12 +267,15 @@ export class ConversationGuard {
    */
   async prepare(input: PrepareInput): Promise<PrepareResult> {
     this.#assertOpen('prepare');
-    const request = parseInput(prepareEnvelopeSchema, input, 'prepare input');
-    const id = request.conversationId;
-    return this.#serialized(id, async () => {
-      const outcome = await this.#update(id, (history) => this.#prepareOn(history, request, input));
-      return this.#finish(outcome, request);
-    });
+    const parsed = parseInput(prepareEnvelopeSchema, input, 'prepare input');
+    const id = parsed.conversationId;
+    return this.#serialized(id, () =>
+      this.#underDeadline(parsed.signal, async (signal) => {
+        const request = { ...parsed, signal };
+        const outcome = await this.#update(id, (history) => this.#prepareOn(history, request, input));
+        return this.#finish(outcome, parsed);
+      }),
+    );
   }
 
   /**
@@ -283,7 +297,9 @@ export class ConversationGuard {
       'recordCompletion input',
     );
     return this.#serialized(id, async () => {
-      const stored = this.#storedRequest(await this.#load(id), id)
+      const loaded = await this.#load(id);
+      if (await this.#usageImpossible(loaded, id, usage)) return { learned: false };
+      const stored = this.#storedRequest(loaded, id)
         ? await this.#update(id, async (history) => this.#recordUsage(history, id, usage))
         : undefined;
       const sent = this.#sent.get(id);
@@ -326,20 +342,22 @@ export class ConversationGuard {
     if (!isContextOverflowError(request.error)) throw request.error;
     const id = request.conversationId;
     const stated = parseOverflowTokens(request.error);
-    return this.#serialized(id, async () => {
-      let extras: RequestExtras = {};
-      const outcome = await this.#update(id, (history) => {
-        const last = this.#sent.get(id);
-        const record = readRequest(history.metadata);
-        extras = {
-          system: request.system ?? last?.system ?? record?.system,
-          tools: request.tools ?? last?.tools ?? record?.tools,
-          maxOutputTokens: request.maxOutputTokens ?? last?.maxOutputTokens ?? record?.maxOutputTokens,
-        };
-        return this.#recoverOn(history, id, extras, stated, request.signal);
-      });
-      return this.#finish(outcome, { conversationId: id, ...extras }, request.error);
-    });
+    return this.#serialized(id, () =>
+      this.#underDeadline(request.signal, async (signal) => {
+        let extras: RequestExtras = {};
+        const outcome = await this.#update(id, (history) => {
+          const last = this.#sent.get(id);
+          const record = readRequest(history.metadata);
+          extras = {
+            system: request.system ?? last?.system ?? record?.system,
+            tools: request.tools ?? last?.tools ?? record?.tools,
+            maxOutputTokens: request.maxOutputTokens ?? last?.maxOutputTokens ?? record?.maxOutputTokens,
+          };
+          return this.#recoverOn(history, id, extras, stated, signal);
+        });
+        return this.#finish(outcome, { conversationId: id, ...extras }, request.error);
+      }),
+    );
   }
 
   /** Undoes one compaction of a conversation (its id from `actions` or `stats`); the next `prepare` sends what it hid. */
@@ -408,6 +426,9 @@ export class ConversationGuard {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#closing.abort(
+      new CtxGuardError('closed', 'ConversationGuard was closed while this call was in flight'),
+    );
     await Promise.allSettled([...this.#queues.values()]);
     for (const off of this.#unsubscribe) off();
     this.#unsubscribe = [];
@@ -525,6 +546,23 @@ export class ConversationGuard {
   }
 
   /** Stores `usage` with the stored request; returns the request, or undefined when it is no longer stored. */
+  /**
+   * True (and said on `onWarning`, `usage_ignored`) when the reported input cannot be the request's:
+   * more tokens than the window it was measured against. Anchoring on it or learning from it would
+   * make every later request of the conversation look over the budget.
+   */
+  async #usageImpossible(history: InMemoryConversationHistory, id: string, usage: Usage): Promise<boolean> {
+    const window = readSession(history.metadata).lastMeasurement?.window;
+    if (typeof window !== 'number' || usage.inputTokens <= window) return false;
+    await this.hooks.emit('onWarning', {
+      code: 'usage_ignored',
+      message: `recordCompletion usage.inputTokens: ${usage.inputTokens} tokens is more than the ${window}-token window of ${this.provider}/${this.model} the request was measured against, so it cannot be that request's usage; it was ignored (pass the usage of the response to the request prepare returned)`,
+      source: 'ctxguard',
+      data: { conversationId: id, inputTokens: usage.inputTokens, window },
+    });
+    return true;
+  }
+
   async #recordUsage(
     history: InMemoryConversationHistory,
     id: string,
@@ -568,7 +606,7 @@ export class ConversationGuard {
     if (stated) {
       providerInput = stated.inputTokens ?? stated.requestedTokens;
       await this.#learnFromOverflow(sent, extras, providerInput);
-      if (before.window !== null && stated.limitTokens < before.window) {
+      if (before.window === null || stated.limitTokens < before.window) {
         await this.#learnLimit(stated.limitTokens, before.window);
         actions.push({ type: 'context-limit', contextLimit: stated.limitTokens });
       }
@@ -620,7 +658,6 @@ export class ConversationGuard {
       appended: 0,
       declined,
       extras,
-      droppedByCompaction: result.droppedReasoning,
     });
   }
 
@@ -666,8 +703,6 @@ export class ConversationGuard {
       appended: number;
       declined: string | undefined;
       extras: RequestExtras;
-      /** Signed reasoning parts the call's compaction removed from what it stored (the recovery's pipeline). */
-      droppedByCompaction?: number;
     },
   ): CallOutcome {
     const { measurement } = call;
@@ -698,7 +733,7 @@ export class ConversationGuard {
       actions: call.actions,
       measurement,
       messages: sendable.messages,
-      droppedSignedReasoning: sendable.droppedSignedReasoning + (call.droppedByCompaction ?? 0),
+      droppedSignedReasoning: sendable.droppedSignedReasoning,
       stored: history.messages(),
       appended: call.appended,
       declined,
@@ -793,24 +828,44 @@ export class ConversationGuard {
       collector.actions.push(compactionAction(event, compactionId));
   }
 
-  /** The smallest of the `contextLimit` option and the limit learned for the model. */
+  /**
+   * The smallest of the `contextLimit` option and the limit learned for the model. What a limit
+   * function returns goes to the measurer as is (it warns about one that is not a limit), unless a
+   * learned limit stands in for it.
+   */
   #limitFor(request: MeasureInput, option: number | ContextLimitResolver | undefined): number | undefined {
-    const given = typeof option === 'function' ? option(request) : option;
     const learned = this.#learnedLimit;
-    if (learned === undefined) return given;
-    return given === undefined ? learned : Math.min(given, learned);
+    if (learned === undefined) return typeof option === 'function' ? option(request) : option;
+    let given: unknown;
+    try {
+      given = typeof option === 'function' ? option(request) : option;
+    } catch {
+      return learned;
+    }
+    return typeof given === 'number' && Number.isFinite(given) && given > 0
+      ? Math.min(given, learned)
+      : learned;
   }
 
   /**
    * Keeps a limit stated by the provider for this model, in the store for every conversation and
    * process, and says so on `onWarning` (`context_limit_learned`): whatever the retry does next.
    */
-  async #learnLimit(limit: number, window: number): Promise<void> {
-    this.#learnedLimit = await storeLearnedLimit(this.persistence, this.provider, this.model, limit);
-    this.#learnedLimitRead = true;
+  async #learnLimit(limit: number, window: number | null): Promise<void> {
+    this.#learnedLimit = Math.min(limit, this.#learnedLimit ?? limit);
+    try {
+      this.#learnedLimit = await storeLearnedLimit(this.persistence, this.provider, this.model, limit);
+    } catch (error) {
+      await this.hooks.emit('onWarning', {
+        code: 'context_limit_not_stored',
+        message: `The context limit of ${limit} tokens the provider stated could not be stored (it holds in this process only): ${error instanceof Error ? error.message : String(error)}`,
+        source: 'ctxguard',
+        cause: error,
+      });
+    }
     await this.hooks.emit('onWarning', {
       code: 'context_limit_learned',
-      message: `${this.provider}/${this.model}: the provider stated a context limit of ${limit} tokens, below the ${window} ctxguard measured against; every conversation on this model is measured against it from now on`,
+      message: `${this.provider}/${this.model}: the provider stated a context limit of ${limit} tokens, ${window === null ? 'for a model the catalog does not know' : `below the ${window} ctxguard measured against`}; every conversation on this model is measured against it from now on`,
       source: 'ctxguard',
       data: { provider: this.provider, model: this.model, contextLimit: limit, previousWindow: window },
     });
@@ -824,11 +879,9 @@ export class ConversationGuard {
       if (this.historyStore.versionOf(cached, id) === version) return cached;
       this.#histories.delete(id);
     }
-    // A conversation new to this process may be on a model another process learned a limit for.
-    if (!this.#learnedLimitRead || !cached) {
-      this.#learnedLimit = await readLearnedLimit(this.persistence, this.provider, this.model);
-      this.#learnedLimitRead = true;
-    }
+    // Loaded from the store: another process may have learned a limit for the model since.
+    const stored = await readLearnedLimit(this.persistence, this.provider, this.model);
+    if (stored !== undefined) this.#learnedLimit = Math.min(stored, this.#learnedLimit ?? stored);
     const history = await this.historyStore.loadOrCreate(id);
     this.#histories.set(id, history);
     return history;
@@ -864,6 +917,38 @@ export class ConversationGuard {
         );
       }
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(400, 5 * 2 ** attempt)));
+    }
+  }
+
+  /**
+   * Runs `task` under the caller's signal (or, without one, a deadline of {@link DEFAULT_DEADLINE_MS})
+   * and `close()`: model-backed work and a strategy's reaction are abandoned when either fires.
+   */
+  async #underDeadline<T>(
+    given: AbortSignal | undefined,
+    task: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let own = given;
+    if (own === undefined) {
+      const deadline = new AbortController();
+      timer = setTimeout(
+        () =>
+          deadline.abort(
+            new CtxGuardError(
+              'deadline_exceeded',
+              `The call gave up after ${DEFAULT_DEADLINE_MS} ms: a strategy or ContextTools did not answer (pass a signal to choose the deadline)`,
+            ),
+          ),
+        DEFAULT_DEADLINE_MS,
+      );
+      (timer as { unref?: () => void }).unref?.();
+      own = deadline.signal;
+    }
+    try {
+      return await task(AbortSignal.any([own, this.#closing.signal]));
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -943,5 +1028,6 @@ function validateFrom(input: PrepareInput, app: readonly unknown[], from: number
     }
     parsed.push(result.data);
   }
+  assertToolPairs(app, from);
   return parsed;
 }

@@ -64,8 +64,7 @@ export interface PrepareResult {
   appended: number;
   /**
    * Signed or redacted reasoning parts `messages` leave out because what came before them changed
-   * (a provider rejects them); the history keeps them. 0 with `signedReasoning: 'keep'`, except for
-   * what an overflow recovery's compaction left out.
+   * (a provider rejects them); the history keeps them. 0 with `signedReasoning: 'keep'`.
    */
   droppedSignedReasoning: number;
 }

@@ -1,4 +1,10 @@
-import type { CompactionRecord, HistoryEntry, Message, Usage } from '@ctxguard/core';
+import {
+  type CompactionRecord,
+  type HistoryEntry,
+  isOriginalEntry,
+  type Message,
+  type Usage,
+} from '@ctxguard/core';
 import type { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { dropStaleSignedReasoning } from '@ctxguard/guard';
 import { matchesStored } from './message-match.js';
@@ -38,17 +44,6 @@ export interface SyncOptions {
   replyUsage?: Usage | undefined;
 }
 
-/** An entry holding one of the app's own messages (not a summary, marker or replacement). */
-export function isOriginalEntry(entry: HistoryEntry): boolean {
-  return (
-    entry.condenseId === undefined &&
-    entry.truncationId === undefined &&
-    entry.condenseMember === undefined &&
-    entry.isSummary !== true &&
-    entry.isTruncationMarker !== true
-  );
-}
-
 /** Whether `record` hides (directly or through the compactions it hides) any entry of `ids`. */
 function covers(
   record: CompactionRecord,
@@ -63,7 +58,8 @@ function covers(
     if (seen.has(id)) continue;
     seen.add(id);
     const inner = byEntryId.get(id);
-    if (inner) pending.push(...inner.hiddenIds);
+    // One push per id: a compaction may hide more messages than a call takes arguments.
+    if (inner) for (const hidden of inner.hiddenIds) pending.push(hidden);
   }
   return false;
 }

@@ -22,11 +22,22 @@ describe('createContextGuard options', () => {
     [{ provider: 'openai', model: 'gpt-4o', contextLimit: 0 }, 'contextLimit'],
     [{ provider: 'openai', model: 'gpt-4o', namespace: 'a:b' }, 'namespace'],
     [{ provider: 'openai', model: 'gpt-4o', colour: 'red' }, 'colour'],
+    [
+      { provider: 'openai', model: 'gpt-4o', loopProtection: { refillStrikes: 0 } },
+      'loopProtection.refillStrikes',
+    ],
   ])('rejects %j naming %s', (options, field) => {
     const error = thrown(() => createContextGuard(options as never));
     expect(error).toBeInstanceOf(InvalidOptionsError);
     expect((error as InvalidOptionsError).code).toBe('invalid_options');
     expect((error as Error).message).toContain(field);
+  });
+
+  it("takes the guard's loop protection", async () => {
+    for (const loopProtection of [false, { refillStrikes: 5 }] as const) {
+      const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', loopProtection });
+      await guard.close();
+    }
   });
 
   it('rejects bad prepare input naming the field', async () => {

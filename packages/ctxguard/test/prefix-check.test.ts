@@ -11,7 +11,32 @@ function conversation(turns: number, seed: number): MessageInput[] {
   return history;
 }
 
-const edited = (index: number): MessageInput => ({ role: 'user', content: `Edited message ${index}.` });
+/**
+ * Message `index` of an agent conversation changed in place, its kind kept: a tool result stays the
+ * result of the same call (the list still pairs every call with its result).
+ */
+const edited = (index: number): MessageInput =>
+  index % 4 === 2
+    ? {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: `call_${(index - 2) / 4}`,
+            toolName: 'read_file',
+            output: `Edited message ${index}.`,
+          },
+        ],
+      }
+    : index % 4 === 1
+      ? {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: `Edited message ${index}.` },
+            { type: 'tool-call', toolCallId: `call_${(index - 1) / 4}`, toolName: 'read_file', input: {} },
+          ],
+        }
+      : { role: 'user', content: `Edited message ${index}.` };
 const extra = (i: number): MessageInput => ({ role: 'user', content: `Follow-up question ${i}.` });
 
 describe('comparing a grown history with the stored one', () => {

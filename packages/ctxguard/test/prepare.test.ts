@@ -2,6 +2,7 @@ import {
   ContextDeclinedError,
   createContextGuard,
   createOfflineContextTools,
+  LayeredStrategy,
   type MessageInput,
   TruncateStrategy,
 } from 'ctxguard';
@@ -55,7 +56,15 @@ describe('prepare over a long agent conversation', () => {
       extractFacts: (request: Parameters<typeof offline.extractFacts>[0]) =>
         hang ? never : offline.extractFacts(request),
     };
-    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 8_000, tools });
+    // A strategy that summarizes through the tools (the default may fit without a summary).
+    const strategy = new LayeredStrategy();
+    const guard = createContextGuard({
+      provider: 'openai',
+      model: 'gpt-4o',
+      contextLimit: 8_000,
+      tools,
+      strategy,
+    });
     const random = seeded(3);
     const history: MessageInput[] = [{ role: 'system', content: SYSTEM }];
     while (history.length < 60) history.push(...agentTurn(random, history.length, 900));

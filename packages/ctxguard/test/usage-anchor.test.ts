@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isOriginalEntry } from '@ctxguard/core';
 import {
   type ConversationGuard,
   createContextGuard,
@@ -11,7 +12,6 @@ import {
   type Persistence,
 } from 'ctxguard';
 import { describe, expect, it } from 'vitest';
-import { isOriginalEntry } from '../src/history-sync.ts';
 import { agentTurn, seeded } from './support/agent-conversation.ts';
 
 const MODEL = { provider: 'openai', model: 'gpt-4o' } as const;
@@ -130,7 +130,7 @@ describe('several processes sharing one store', () => {
       expect(learned?.tools).toEqual(tools);
       expect(learned?.messages).toEqual(sent.messages);
 
-      await c.prepare({ conversationId: 'other', messages: history.slice(0, 2) });
+      await c.prepare({ conversationId: 'other', messages: history.slice(0, 1) });
       await c.measurer.warmCache();
       const grown = [...history, reply, next];
       const result = await c.prepare({ conversationId: 'shared', messages: grown, system: SYSTEM, tools });

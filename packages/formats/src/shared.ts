@@ -202,9 +202,7 @@ export function reportEmptySystem(index: number, losses: LossReporter): void {
 }
 
 /** Appends every item in order; unlike `push(...items)` it never overflows the stack on a huge array. */
-export function pushAll<T>(target: T[], items: readonly T[]): void {
-  for (const item of items) target.push(item);
-}
+export { pushAll } from '@ctxguard/core';
 
 /** Sets `target[key] = value` only when value is defined (for `exactOptionalPropertyTypes`). */
 export function assignDefined<T extends object, K extends keyof T>(

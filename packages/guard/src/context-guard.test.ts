@@ -596,7 +596,7 @@ describe('decisions and the retry loop', () => {
     const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], async (ctx) => {
       for (let i = 0; i < 12; i++)
         await ctx.tools.summarize({ entries: ctx.tools.segment().old, maxLength: 200, signal: ctx.signal });
-      ctx.tools.dropOldest(ctx.tools.historyLength - 2);
+      ctx.tools.dropOldest(ctx.tools.historyLength - 1);
       return { action: 'compacted' };
     });
     const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
@@ -797,7 +797,7 @@ describe('compaction-loop protection', () => {
 
   it('a compaction loop over the input budget compacts again at the highest level instead of declining', async () => {
     const strategy = recordingStrategy([{ level: 'a', at: 0.8 }], (ctx) => {
-      ctx.tools.dropOldest(ctx.tools.historyLength - 3);
+      ctx.tools.dropOldest(ctx.tools.historyLength - 2);
       return { action: 'compacted' };
     });
     const { hooks, warnings } = createGuard({
@@ -808,8 +808,9 @@ describe('compaction-loop protection', () => {
     });
     const history = historyOf(conversation(7_000));
     expect((await measureAndEmit(hooks, history, SIZES)).abort).toBe(false);
-    history.append(user(filler('refill', 7_600)));
-    history.append(assistant('ok'));
+    // Over the budget (critical whatever the floor), and the newest message alone fits.
+    history.append(user(filler('refill-a', 5_000)));
+    history.append(assistant(filler('refill-b', 4_000)));
     const refilled = await measureAndEmit(hooks, history, SIZES);
     expect(warnings.find((w) => w.code === 'compaction_loop')?.message).toMatch(/highest level again/);
     expect(warnings.find((w) => w.code === 'compaction_loop')?.data).toMatchObject({
@@ -1103,6 +1104,29 @@ describe('a misbehaving strategy', () => {
         expect.arrayContaining([react === reactions[3] ? 'context_declined' : 'context_exhausted']),
       );
     }
+  });
+
+  it('an answer that is no decision is named by its value and kind, with what a decision is', async () => {
+    const expected = "; expected { action: 'none' | 'compacted' | 'warn' | 'decline' } with the request over";
+    for (const [answer, named] of [
+      [42, '42 (a number)'],
+      ['compacted', '"compacted" (a string)'],
+      [undefined, 'undefined'],
+      [null, 'null'],
+      [{ action: 'compact' }, '{"action":"compact"} (an object)'],
+      [[{ action: 'none' }], '[{"action":"none"}] (an array)'],
+    ] as const) {
+      const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], () => answer as never);
+      const { hooks, listenerErrors } = guardFor(strategy);
+      const event = await measureAndEmit(hooks, historyOf(conversation(9_000)), SIZES);
+      expect(listenerErrors).toEqual([]);
+      expect(event.abort).toBe(true);
+      expect(event.abortReason, named).toContain(`context strategy s answered ${named}${expected}`);
+    }
+    const long = recordingStrategy([{ level: 'a', at: 0.5 }], () => ({ note: 'x'.repeat(5_000) }) as never);
+    const cut = await measureAndEmit(guardFor(long).hooks, historyOf(conversation(9_000)), SIZES);
+    expect(cut.abortReason).toMatch(/answered \{"note":"x{100,}… \(an object\); expected/);
+    expect(cut.abortReason!.length).toBeLessThan(600);
   });
 
   it('a decline without a reason and a warn without a message still say who', async () => {

@@ -18,6 +18,7 @@ import {
   type MessageResolveEvent,
   messageText,
   parseOptions,
+  pushAll,
   type TriggerLevel,
 } from '@ctxguard/core';
 import type { TokenCounter } from '@ctxguard/token-counter';
@@ -104,8 +105,22 @@ function strategyIssue(value: unknown): { path: (string | number)[]; message: st
   }
 }
 
-/** A value read from a strategy, for a message: JSON for what JSON spells out (a string quoted), else as text. */
+/** Characters of a value a message prints (a strategy may answer a whole conversation). */
+const MAX_PRINTED = 120;
+
+/**
+ * A value read from a strategy, for a message: JSON for what JSON spells out (a string quoted),
+ * else as text, cut at {@link MAX_PRINTED} characters, with its kind (`42 (a number)`).
+ */
 function describeValue(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  if (typeof value === 'function') return 'a function';
+  const text = printed(value);
+  const cut = text.length > MAX_PRINTED ? `${text.slice(0, MAX_PRINTED)}…` : text;
+  return `${cut} (${kindOf(value)})`;
+}
+
+function printed(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'symbol')
     return describe(value);
   try {
@@ -113,6 +128,13 @@ function describeValue(value: unknown): string {
   } catch {
     return describe(value);
   }
+}
+
+/** `a number`, `an object`, `an array`: what kind of value a message names. */
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
 /** `value` as text, whatever it is (a thrown value may have no usable `toString`). */
@@ -128,9 +150,17 @@ function describe(value: unknown): string {
   }
 }
 
+/** A strategy's decision as read once, with what it answered (to name an answer that is none). */
+interface ReadDecision {
+  action: unknown;
+  text: string | undefined;
+  answer: unknown;
+}
+
 /** What a strategy decided, read once (a getter that throws counts as the strategy throwing). */
-function readDecision(decision: unknown): { action: unknown; text: string | undefined } {
-  if (typeof decision !== 'object' || decision === null) return { action: undefined, text: undefined };
+function readDecision(decision: unknown): ReadDecision {
+  if (typeof decision !== 'object' || decision === null)
+    return { action: undefined, text: undefined, answer: decision };
   const { action } = decision as { action?: unknown };
   const text =
     action === 'decline'
@@ -138,7 +168,19 @@ function readDecision(decision: unknown): { action: unknown; text: string | unde
       : action === 'warn'
         ? (decision as { message?: unknown }).message
         : undefined;
-  return { action, text: text === undefined || text === null || text === '' ? undefined : describe(text) };
+  return {
+    action,
+    text: text === undefined || text === null || text === '' ? undefined : describe(text),
+    answer: decision,
+  };
+}
+
+const DECISION_ACTIONS: ReadonlySet<unknown> = new Set(['none', 'compacted', 'warn', 'decline']);
+
+/** What a strategy answered, for a message: its action, or the value and what a decision is. */
+function describeAnswer({ action, answer }: ReadDecision): string {
+  if (DECISION_ACTIONS.has(action)) return action as string;
+  return `${describeValue(answer)}; expected { action: 'none' | 'compacted' | 'warn' | 'decline' }`;
 }
 
 /** Options of {@link ContextGuard}. */
@@ -428,7 +470,7 @@ export class ContextGuard {
     if (compactionMark(history) !== mark && event.inputBudget !== null) {
       const { messages } = sendableView(history);
       event.messages.length = 0;
-      event.messages.push(...messages);
+      pushAll(event.messages, messages);
       event.current = await this.#remeasure(event, history, this.#meter(event.provider, event.model));
       event.percentage = event.current / event.inputBudget;
     }
@@ -775,7 +817,7 @@ export class ContextGuard {
         state.lastLevelIdx = Math.max(crossed, Math.min(levelIdx, triggers.length - 1));
         state.lastCurrent = current;
         this.#save(history, state);
-        let decision: { action: unknown; text: string | undefined };
+        let decision: ReadDecision;
         const rewritesBefore = tools.rewrites.length;
         try {
           // Never waited for past the request's cancel (the tools refuse to rewrite after it, too).
@@ -870,7 +912,7 @@ export class ContextGuard {
           await this.#abort(
             event,
             'context_exhausted',
-            `${error.message}; context strategy ${name} answered ${describe(action)} ${where}`,
+            `${error.message}; context strategy ${name} answered ${describeAnswer(decision)} ${where}`,
             { ...sizes, strategy: name, attempts: attempt + 1 },
             error,
           );

@@ -4,6 +4,14 @@ import type { ContentPart, ExtractedFact, Message, MessageInput } from '@ctxguar
 
 /** Facts merged in order, one per key and value (the first spelling wins); `span` kept from the first that has one. */
 export function mergeFacts(...lists: readonly (readonly ExtractedFact[] | undefined)[]): ExtractedFact[] {
+  return mergeFactLists(lists);
+}
+
+/**
+ * {@link mergeFacts} over a list of lists of any length: one per message or per chunk of a long
+ * transcript can be more than a call takes arguments, so never spread them into `mergeFacts`.
+ */
+export function mergeFactLists(lists: readonly (readonly ExtractedFact[] | undefined)[]): ExtractedFact[] {
   const seen = new Map<string, ExtractedFact>();
   for (const list of lists) {
     for (const fact of list ?? []) {

@@ -1,4 +1,5 @@
 import {
+  compactMessages,
   deduplicateFileReads,
   frozenPrefixEnd,
   type HistoryOperation,
@@ -31,6 +32,8 @@ import {
   toolResultsOf,
 } from '@ctxguard/compactor/internal';
 import {
+  type CompactMessagesRewriteOptions,
+  type CompactMessagesRewriteResult,
   type ContextTools,
   type ConversationHistory,
   type DeduplicateFileReadsOptions,
@@ -40,6 +43,7 @@ import {
   type FactInjectionSite,
   type HistoryEntry,
   type HistorySegments,
+  isOriginalEntry,
   type LightTrimRewriteOptions,
   type LightTrimRewriteResult,
   type Message,
@@ -49,6 +53,7 @@ import {
   messageText,
   type PruneToolOutputsOptions,
   type PruneToolOutputsResult,
+  pushAll,
   type RewriteResult,
   type SlideWindowOptions,
   type SlideWindowResult,
@@ -57,7 +62,7 @@ import {
   type SummarizeRangeResult,
 } from '@ctxguard/core';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
-import { mergeFacts, missingFacts, redactFact, redactMessage } from './guard-facts.js';
+import { mergeFactLists, mergeFacts, missingFacts, redactFact, redactMessage } from './guard-facts.js';
 import { boundToRequest, type DroppedFacts } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { writeSignedMark } from './signed-mark.js';
@@ -156,7 +161,7 @@ function factsIn(messages: readonly Message[]): ExtractedFact[] {
     const parsed = parseFactsBlock(textOf(message));
     if (parsed) lists.push(parsed);
   }
-  return mergeFacts(...lists);
+  return mergeFactLists(lists);
 }
 
 /**
@@ -312,7 +317,9 @@ export class StrategyToolsImpl implements StrategyTools {
     if (options.recentCount !== undefined) {
       recentStart = Math.max(0, view.length - Math.max(0, Math.floor(options.recentCount)));
     } else if (options.timeWindow !== undefined) {
-      const newest = Math.max(0, ...view.map((entry) => entry.message.createdAt ?? 0));
+      // A loop, not Math.max(...): the view may hold more entries than a call takes arguments.
+      let newest = 0;
+      for (const entry of view) newest = Math.max(newest, entry.message.createdAt ?? 0);
       const since = newest - options.timeWindow;
       recentStart = view.length;
       while (
@@ -385,7 +392,7 @@ export class StrategyToolsImpl implements StrategyTools {
       });
       lists.push(found);
     }
-    return mergeFacts(carried, ...lists).map((fact) => redactFact(fact, this.#redact));
+    return mergeFactLists([carried, ...lists]).map((fact) => redactFact(fact, this.#redact));
   }
 
   /** A summary of `entries` (at most `maxLength` characters) through the `ContextTools`, redacted. */
@@ -569,6 +576,33 @@ export class StrategyToolsImpl implements StrategyTools {
       trimmedOutputs: rewrite.changed ? result.trimmedOutputs : 0,
       droppedReasoning: rewrite.changed ? result.droppedReasoning : 0,
     };
+  }
+
+  /**
+   * Compacts the conversation's original messages (hidden ones included, no summary or marker an
+   * earlier compaction wrote) with the compactor's one-shot pipeline and shows the result in place of
+   * the effective view from the first message it changes: each compaction draws its summary and
+   * facts from the originals, so quality does not decay over many compactions.
+   */
+  async compactMessages(options: CompactMessagesRewriteOptions): Promise<CompactMessagesRewriteResult> {
+    checkTools.compactMessages(options);
+    const originals = this.#history
+      .entries()
+      .filter(isOriginalEntry)
+      .map((entry) => entry.message);
+    const result = await compactMessages(originals, {
+      budgetTokens: options.budgetTokens,
+      tools: this.#tools,
+      counter: this.#meter.counter,
+      countContext: this.#meter.context,
+      summarize: { summarizerWindowTokens: this.#summarizerWindowTokens },
+      // The request is rebuilt without stale signed reasoning when it is sent (#record); the history keeps it.
+      signedReasoning: 'keep',
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const before = this.#history.messages();
+    const rewrite = this.#applySpan('compactMessages', before, sharedWith(before, result.messages));
+    return { ...rewrite, fits: this.#meter.total(this.#history.messages()) <= options.budgetTokens };
   }
 
   /**
@@ -847,7 +881,7 @@ export class StrategyToolsImpl implements StrategyTools {
       droppedReasoning = sendable.droppedReasoning;
       restatedRound = sendable.restatedRound;
       this.#messages.length = 0;
-      this.#messages.push(...sendable.messages);
+      pushAll(this.#messages, sendable.messages);
     }
     const rewrite: RecordedRewrite = {
       tool,
@@ -862,6 +896,19 @@ export class StrategyToolsImpl implements StrategyTools {
     this.#onRewrite?.(rewrite);
     return { changed: true, compactionIds: [id], hiddenCount: hiddenIds.length, tokensBefore, tokensAfter };
   }
+}
+
+/**
+ * `next` with its leading messages that equal `view`'s (by content) replaced by `view`'s own objects,
+ * so a rewrite of the view changes it only from the first message that differs.
+ */
+function sharedWith(view: readonly Message[], next: readonly Message[]): Message[] {
+  const out = next.slice();
+  for (let index = 0; index < out.length && index < view.length; index++) {
+    if (out[index] !== view[index] && JSON.stringify(out[index]) !== JSON.stringify(view[index])) break;
+    out[index] = view[index] as Message;
+  }
+  return out;
 }
 
 function definedOnly<T extends object>(options: T): { [K in keyof T]: Exclude<T[K], undefined> } {

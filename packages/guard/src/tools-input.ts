@@ -171,6 +171,10 @@ const microcompactOptions = microcompactToolResultsOptionsSchema
   .pick({ keepRecent: true, tools: true })
   .optional();
 const lightTrimOptions = lightTrimMessagesOptionsSchema.optional();
+const compactMessagesOptions = z.object({
+  budgetTokens: z.number().int().positive(),
+  signal: abortSignalSchema.optional(),
+});
 
 const root = (method: string) => `StrategyToolsImpl.${method} arguments`;
 
@@ -207,6 +211,7 @@ export const checkTools = {
   microcompactToolResults: (options: unknown) =>
     parseInput(microcompactOptions, options, root('microcompactToolResults')),
   lightTrim: (options: unknown) => parseInput(lightTrimOptions, options, root('lightTrim')),
+  compactMessages: (options: unknown) => parseInput(compactMessagesOptions, options, root('compactMessages')),
   injectFacts: (args: { facts: unknown; site: unknown; options: unknown }) =>
     parseInput(injectFactsArguments, args, root('injectFacts')),
 };

@@ -2,7 +2,6 @@ import {
   compactMessages,
   countToolPairViolations,
   createOfflineContextTools,
-  openToolRoundStart,
   toolPairUnits,
 } from '@ctxguard/compactor';
 import { TokenMeter } from '@ctxguard/compactor/internal';
@@ -62,18 +61,27 @@ function callIdsOf(message: Message | undefined): string[] {
 }
 
 /**
- * True when `sent` ends in a tool round whose assistant turn was sent without the signed reasoning
- * it had in `original`: Anthropic rejects that ("a final assistant message must start with a
- * thinking block") as surely as a stale block.
+ * True when the final user turn of `sent` (consecutive user and tool messages merged, as Anthropic
+ * merges them) answers tool calls of an assistant turn that had signed reasoning in `original` and is
+ * sent without starting with it: Anthropic rejects that ("a final assistant message must start with
+ * a thinking block") as surely as a stale block.
  */
 function finalTurnLostReasoning(original: readonly Message[], sent: readonly Message[]): boolean {
-  const open = openToolRoundStart(sent);
-  if (open < 0) return false;
-  const ids = callIdsOf(sent[open]).join();
+  let index = sent.length - 1;
+  let results = false;
+  for (; index >= 0 && (sent[index]!.role === 'user' || sent[index]!.role === 'tool'); index--)
+    results ||= sent[index]!.role === 'tool';
+  if (!results || index < 0) return false;
+  const answered = sent[index]!;
+  const ids = callIdsOf(answered).join();
   const source = original.find((message) => ids !== '' && callIdsOf(message).join() === ids);
   const signedIn = (message: Message | undefined) =>
     Array.isArray(message?.content) && (message.content as unknown[]).some(isSigned);
-  return signedIn(source) && !signedIn(sent[open]);
+  const all = Array.isArray(answered.content) ? (answered.content as { type: string }[]) : [];
+  // The provider reads an assistant turn from its newest compaction item on.
+  const parts = all.slice(all.findLastIndex(isCompactionPart) + 1);
+  const first = parts.find((part) => part.type !== 'reasoning' || isSigned(part));
+  return signedIn(source) && !isSigned(first);
 }
 
 /**
@@ -461,13 +469,16 @@ describe('ContextGuard', () => {
     expect(strategy.calls.length).toBeGreaterThan(0);
     expect(signedCount(event.messages)).toBe(1);
     expect(signedCount(history.messages())).toBe(3);
-    // The request ended in the newest read's results: its turn lost its thinking, so it is restated.
+    // The request ended in the newest read's results: its turn lost its thinking, so it is restated;
+    // so is the read before it, whose results merge with the user's next message and the restatement
+    // into the final user turn (its turn lost its thinking too); the first read's turn keeps it.
     const last = event.messages.at(-1)!;
     expect(last.role).toBe('user');
     expect(JSON.stringify(last.content)).toContain('You called read_file (call t2-0)');
     expect(JSON.stringify(last.content)).toContain('src/c.ts turn 2');
+    expect(JSON.stringify(event.messages.at(-3)?.content)).toContain('You called read_file (call t1-0)');
     expect(countToolPairViolations(event.messages)).toBe(0);
-    expect(event.messages).toHaveLength(history.messages().length - 1);
+    expect(event.messages).toHaveLength(history.messages().length - 2);
     const warning = warnings.find((w) => w.code === 'signed_reasoning_dropped');
     expect(warning?.data).toMatchObject({
       strategy: 'main',

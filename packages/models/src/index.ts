@@ -23,3 +23,4 @@ export {
   getOutputReserve,
   MAX_DEFAULT_OUTPUT_RESERVE,
 } from './output-reserve.js';
+export { catalogProvider } from './provider-aliases.js';

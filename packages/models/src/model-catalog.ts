@@ -11,6 +11,7 @@ import {
   type Tokenizer,
 } from './model-info.js';
 import { DEFAULT_CONTEXT_WINDOW, getOutputReserve } from './output-reserve.js';
+import { catalogProvider } from './provider-aliases.js';
 
 /** Model id of a provider's fallback entry. */
 export const PROVIDER_DEFAULT_MODEL = '_default';
@@ -90,7 +91,8 @@ function byModelId(a: ModelInfo, b: ModelInfo): number {
 /**
  * Context windows, output limits and tokenizer per provider and model. Lookups are
  * case-insensitive and never fail: exact id, then longest id prefix, then the provider's
- * `_default`, then a 128k global default.
+ * `_default`, then a 128k global default. A provider the catalog has no entries under is looked
+ * up by its catalog name (`google` → `google-ai`, `amazon-bedrock` → `bedrock`, see `catalogProvider`).
  */
 export class ModelCatalog {
   readonly #providers = new Map<string, ProviderTable>();
@@ -126,7 +128,7 @@ export class ModelCatalog {
     const modelId = model === undefined ? undefined : normalizeIdentifier(model, 'model');
     const cached = this.#resolved.get(providerId)?.get(modelId);
     if (cached !== undefined) return cached;
-    const resolved = this.#resolve(providerId, modelId);
+    const resolved = this.#resolve(this.#providerIdOf(providerId), modelId);
     this.#cacheResolved(providerId, modelId, resolved);
     return resolved;
   }
@@ -147,9 +149,19 @@ export class ModelCatalog {
     this.#resolvedCount = 0;
   }
 
-  /** True when the catalog holds an entry with exactly this provider and model id. */
+  /**
+   * The provider id entries are kept under: `providerId` itself when the catalog has entries under
+   * it (a registered provider named like an alias keeps its own entries), else its catalog name.
+   */
+  #providerIdOf(providerId: string): string {
+    if (this.#providers.has(providerId)) return providerId;
+    const named = catalogProvider(providerId);
+    return this.#providers.has(named) ? named : providerId;
+  }
+
+  /** True when the catalog holds an entry with exactly this provider (or alias) and model id. */
   has(provider: string, model: string): boolean {
-    const providerId = normalizeIdentifier(provider, 'provider');
+    const providerId = this.#providerIdOf(normalizeIdentifier(provider, 'provider'));
     const modelId = normalizeIdentifier(model, 'model');
     return this.#providers.get(providerId)?.exact.has(modelId) ?? false;
   }
@@ -166,10 +178,10 @@ export class ModelCatalog {
     this.#last = undefined;
   }
 
-  /** Entries of one provider, or of all providers, sorted by provider then model id. */
+  /** Entries of one provider (or alias), or of all providers, sorted by provider then model id. */
   list(provider?: string): ModelInfo[] {
     if (provider !== undefined) {
-      const table = this.#providers.get(normalizeIdentifier(provider, 'provider'));
+      const table = this.#providers.get(this.#providerIdOf(normalizeIdentifier(provider, 'provider')));
       return table === undefined ? [] : [...table.exact.values()].sort(byModelId);
     }
     return this.providers().flatMap((id) => this.list(id));

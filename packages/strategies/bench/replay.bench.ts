@@ -9,6 +9,7 @@
 import type { Message } from '@ctxguard/core';
 import {
   createReplayCounter,
+  facadeConversation,
   guardedConversation,
   replayMeasurer,
   replayModel,
@@ -32,6 +33,7 @@ import { discoverStrategies } from './strategy-catalog.ts';
 const NO_COMPACTION = 'no compaction';
 const DROP_OLDEST = 'drop-oldest (pairs kept)';
 const CACHE_FRIENDLY = 'CacheFriendlyStrategy';
+const PRODUCT_PATH = 'createContextGuard (defaults)';
 
 const percent = (ratio: number) => (Number.isFinite(ratio) ? `${(ratio * 100).toFixed(1)}%` : '-');
 const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : String(n));
@@ -64,6 +66,7 @@ export async function run(h: BenchHarness): Promise<void> {
       kind: 'baseline',
       open: (window) => dropOldestConversation(window, replayMeasurer(window, counter).measure),
     },
+    { name: PRODUCT_PATH, kind: 'strategy', open: (window) => facadeConversation(window, counter) },
     ...discovery.found.map(
       (s): Subject => ({
         name: s.name,
@@ -73,6 +76,14 @@ export async function run(h: BenchHarness): Promise<void> {
     ),
   ];
 
+  // REPLAY_ONLY=<text>: replay only the subjects whose name contains it (and the baselines).
+  const only = process.env.REPLAY_ONLY;
+  if (only)
+    subjects.splice(
+      0,
+      subjects.length,
+      ...subjects.filter((s) => s.kind === 'baseline' || s.name.includes(only)),
+    );
   const { measure: measureAll } = replayMeasurer(1_000_000_000, counter);
   const sizes = new Map<string, number>();
   const cases: ReplayCase[] = [];
@@ -102,6 +113,7 @@ export async function run(h: BenchHarness): Promise<void> {
     prefixStability: 0.8,
     label: fractionLabel,
   });
+  productPathTable(h, summaries);
   h.table(
     'targets (issue 12)',
     ['target', 'measured', 'result'],
@@ -118,6 +130,42 @@ export async function run(h: BenchHarness): Promise<void> {
         s.errors.map((e) => [`${s.subject} at ${fractionLabel(s.fraction)}`, `threw: ${e}`]),
       ),
     ],
+  );
+}
+
+/** The product path (`createContextGuard` with defaults) against what a user should get from it. */
+function productPathTable(h: BenchHarness, summaries: readonly ReplaySummary[]): void {
+  const at = (fraction: number) =>
+    summaries.find((s) => s.subject === PRODUCT_PATH && s.fraction === fraction);
+  const quarter = at(1 / 4);
+  const eighth = at(1 / 8);
+  if (!quarter || !eighth) return;
+  const all = summaries.filter((s) => s.subject === PRODUCT_PATH);
+  const sum = (pick: (s: ReplaySummary) => number) => all.reduce((total, s) => total + pick(s), 0);
+  const rows: [string, string, boolean][] = [
+    ['facts at the end ≥ 90% at 1/4', percent(quarter.factsEnd), quarter.factsEnd >= 0.9],
+    ['facts at the end ≥ 75% at 1/8', percent(eighth.factsEnd), eighth.factsEnd >= 0.75],
+    ['0 declines (every window)', all.map((s) => int(s.declines)).join(' · '), sum((s) => s.declines) === 0],
+    [
+      '≥ 85% of requests re-send the previous one at 1/4',
+      percent(quarter.prefixStability),
+      quarter.prefixStability >= 0.85,
+    ],
+    [
+      '≤ 1 compaction per 4 requests at 1/4',
+      `${int(quarter.compactions)} for ${int(quarter.requests)}`,
+      quarter.compactions * 4 <= quarter.requests,
+    ],
+    [
+      '0 requests over the window, 0 broken tool pairs',
+      `${int(sum((s) => s.overWindow))}, ${int(sum((s) => s.violations))}`,
+      sum((s) => s.overWindow + s.violations) === 0,
+    ],
+  ];
+  h.table(
+    `the product path: ${PRODUCT_PATH}, turn by turn`,
+    ['target', 'measured', 'result'],
+    rows.map(([target, measured, pass]) => [target, measured, pass ? 'PASS' : 'FAIL']),
   );
 }
 

@@ -14,6 +14,7 @@ export const PLANNED_STRATEGIES: readonly string[] = [
   'LayoutStrategy',
   'RelevanceStrategy',
   'CacheFriendlyStrategy',
+  'RecompactStrategy',
 ];
 
 /** Constructor options for a strategy that cannot run on its defaults (none today: defaults are what users get). */

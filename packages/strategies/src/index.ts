@@ -26,6 +26,8 @@ export {
 } from './layout-strategy.js';
 export type { PipelineStage, PipelineStrategyOptions } from './pipeline-strategy.js';
 export { PipelineStrategy, pipelineStages, pipelineStrategyOptionsSchema } from './pipeline-strategy.js';
+export type { RecompactStrategyOptions } from './recompact-strategy.js';
+export { RecompactStrategy, recompactStrategyOptionsSchema } from './recompact-strategy.js';
 export type { RelevanceScoreRequest, RelevanceScorer } from './relevance-scorer.js';
 export { bm25Scorer, scoreByBm25 } from './relevance-scorer.js';
 export type { RelevanceStrategyOptions } from './relevance-strategy.js';

@@ -1,6 +1,12 @@
 import { lightTrimMessages, renderTranscript } from '@ctxguard/compactor';
 import { containsWhole } from '@ctxguard/compactor/internal';
-import type { ExtractedFact, FactCategory, HistoryEntry, ReactContext } from '@ctxguard/core';
+import {
+  type ExtractedFact,
+  type FactCategory,
+  type HistoryEntry,
+  pushAll,
+  type ReactContext,
+} from '@ctxguard/core';
 import { requestOverhead } from './budget-figures.js';
 import { cutOutputsTo, largestFittingCut } from './recent-shrink.js';
 
@@ -63,7 +69,10 @@ export async function cutNewOutputs(
     if (!tools.replaceRange(start + offset, start + offset + 1, message).changed) return;
     result.trimmedMessages++;
     const shown = renderTranscript([message]);
-    result.cutFacts.push(...facts[index]!.filter((fact) => !containsWhole(shown, fact.value)));
+    pushAll(
+      result.cutFacts,
+      facts[index]!.filter((fact) => !containsWhole(shown, fact.value)),
+    );
   });
   return result.trimmedMessages > 0 ? result : undefined;
 }

@@ -6,6 +6,7 @@ import {
   LayeredStrategy,
   LayoutStrategy,
   PipelineStrategy,
+  RecompactStrategy,
   RelevanceStrategy,
   TruncateStrategy,
 } from '../src/index.js';
@@ -23,3 +24,4 @@ describeStrategy(test, 'CacheFriendlyStrategy', () => new CacheFriendlyStrategy(
 describeStrategy(test, 'PipelineStrategy', () => new PipelineStrategy());
 describeStrategy(test, 'EngineStrategy', () => new EngineStrategy());
 describeStrategy(test, 'LayoutStrategy', () => new LayoutStrategy());
+describeStrategy(test, 'RecompactStrategy', () => new RecompactStrategy());

@@ -15,6 +15,7 @@ import {
   LayeredStrategy,
   LayoutStrategy,
   PipelineStrategy,
+  RecompactStrategy,
   RelevanceStrategy,
   TruncateStrategy,
 } from '../src/index.js';
@@ -56,6 +57,7 @@ describe.each<[string, () => ContextStrategy]>([
   ['LayoutStrategy', () => new LayoutStrategy()],
   ['RelevanceStrategy', () => new RelevanceStrategy()],
   ['CacheFriendlyStrategy', () => new CacheFriendlyStrategy()],
+  ['RecompactStrategy', () => new RecompactStrategy()],
 ])('an agent with extended thinking through the guard with %s', (_name, create) => {
   it('sends no request Anthropic rejects, and keeps thinking made after a compaction', async () => {
     const hooks = new HookBus();

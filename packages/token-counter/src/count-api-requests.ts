@@ -1,4 +1,11 @@
-import { CtxGuardError, contentParts, type JsonValue, type Message, withSystemPrompt } from '@ctxguard/core';
+import {
+  CtxGuardError,
+  contentParts,
+  type JsonValue,
+  type Message,
+  pushAll,
+  withSystemPrompt,
+} from '@ctxguard/core';
 import { toAnthropic } from '@ctxguard/formats';
 
 /** A whole request to count (the shape of `ConversationInput`). */
@@ -120,7 +127,7 @@ export function geminiContents(request: CountRequest): {
   const push = (role: 'user' | 'model', parts: GeminiPart[]) => {
     if (parts.length === 0) return;
     const last = contents.at(-1);
-    if (last && last.role === role) last.parts.push(...parts);
+    if (last && last.role === role) pushAll(last.parts, parts);
     else contents.push({ role, parts });
   };
   for (const message of withSystemPrompt(request.messages, request.system)) {

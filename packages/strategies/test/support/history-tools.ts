@@ -2,6 +2,7 @@
 // underneath, the compactor's rewrites and offline ContextTools on top. Nothing is mocked: every
 // method does what the core contract says, and every compaction can be rewound.
 import {
+  compactMessages,
   createOfflineContextTools,
   deduplicateFileReads,
   lightTrimMessages,
@@ -12,30 +13,33 @@ import {
   renderTranscript,
   truncateWithSlidingWindow,
 } from '@ctxguard/compactor';
-import type {
-  Cancellable,
-  ContextTools,
-  DeduplicateFileReadsOptions,
-  DeduplicateFileReadsResult,
-  ExtractedFact,
-  FactCategory,
-  FactInjectionSite,
-  HistoryEntry,
-  HistorySegments,
-  LightTrimRewriteOptions,
-  LightTrimRewriteResult,
-  Message,
-  MessageInput,
-  MicrocompactToolResultsOptions,
-  MicrocompactToolResultsResult,
-  PruneToolOutputsOptions,
-  PruneToolOutputsResult,
-  RewriteResult,
-  SlideWindowOptions,
-  SlideWindowResult,
-  StrategyTools,
-  SummarizeRangeOptions,
-  SummarizeRangeResult,
+import {
+  type Cancellable,
+  type CompactMessagesRewriteOptions,
+  type CompactMessagesRewriteResult,
+  type ContextTools,
+  type DeduplicateFileReadsOptions,
+  type DeduplicateFileReadsResult,
+  type ExtractedFact,
+  type FactCategory,
+  type FactInjectionSite,
+  type HistoryEntry,
+  type HistorySegments,
+  isOriginalEntry,
+  type LightTrimRewriteOptions,
+  type LightTrimRewriteResult,
+  type Message,
+  type MessageInput,
+  type MicrocompactToolResultsOptions,
+  type MicrocompactToolResultsResult,
+  type PruneToolOutputsOptions,
+  type PruneToolOutputsResult,
+  type RewriteResult,
+  type SlideWindowOptions,
+  type SlideWindowResult,
+  type StrategyTools,
+  type SummarizeRangeOptions,
+  type SummarizeRangeResult,
 } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 
@@ -201,6 +205,19 @@ export class HistoryStrategyTools implements StrategyTools {
     this.calls.push({ method: 'microcompactToolResults', args: [options] });
     const out = microcompactToolResults(this.history.messages(), definedOnly(options));
     return { ...this.#applyList(out.messages), clearedResults: out.clearedResults };
+  }
+
+  async compactMessages(options: CompactMessagesRewriteOptions): Promise<CompactMessagesRewriteResult> {
+    this.calls.push({ method: 'compactMessages', args: [options] });
+    const originals = this.history
+      .entries()
+      .filter(isOriginalEntry)
+      .map((entry) => entry.message);
+    const out = await compactMessages(originals, {
+      budgetTokens: options.budgetTokens,
+      tools: this.#context,
+    });
+    return { ...this.#applyList(out.messages), fits: out.fits };
   }
 
   async lightTrim(options: LightTrimRewriteOptions = {}): Promise<LightTrimRewriteResult> {

@@ -1,0 +1,128 @@
+import { createContextGuard, InvalidInputError, type MessageInput, type WarningEvent } from 'ctxguard';
+import { describe, expect, it, vi } from 'vitest';
+
+const call = (id: string): MessageInput => ({
+  role: 'assistant',
+  content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: 'a.ts' } }],
+});
+const result = (id: string): MessageInput => ({
+  role: 'tool',
+  content: [{ type: 'tool-result', toolCallId: id, toolName: 'read_file', output: 'export const a = 1;' }],
+});
+
+describe('prepare rejects broken tool pairs in the app messages, naming the message', () => {
+  it.each([
+    [
+      'a result without its call',
+      [{ role: 'user', content: 'go' }, result('c1')],
+      /messages\[1\] holds the result of tool call c1/,
+    ],
+    [
+      'a call without its result',
+      [{ role: 'user', content: 'go' }, call('c1')],
+      /messages\[1\] calls read_file \(tool call c1\)/,
+    ],
+    [
+      'a call answered after a user message',
+      [{ role: 'user', content: 'go' }, call('c1'), { role: 'user', content: 'hm' }, result('c1')],
+      /messages\[1\] calls read_file/,
+    ],
+  ] as [string, MessageInput[], RegExp][])('%s', async (_name, messages, message) => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const error = await guard.prepare({ conversationId: 'c', messages }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as Error).message).toMatch(message);
+    // Nothing was stored: the same conversation with the pair whole goes through.
+    const whole = await guard.prepare({
+      conversationId: 'c',
+      messages: [{ role: 'user', content: 'go' }, call('c1'), result('c1')],
+    });
+    expect(whole.appended).toBe(3);
+    await guard.close();
+  });
+
+  it('accepts pairs split across calls: results appended after their call was stored', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const first: MessageInput[] = [{ role: 'user', content: 'go' }, call('c1'), result('c1')];
+    await guard.prepare({ conversationId: 'c', messages: first });
+    const next = await guard.prepare({
+      conversationId: 'c',
+      messages: [...first, call('c2'), result('c2')],
+    });
+    expect(next.appended).toBe(2);
+    await guard.close();
+  });
+});
+
+describe('recordCompletion with usage no request can have', () => {
+  it('ignores input beyond the window with a warning, and the next prepares of a small request go out', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const warnings: WarningEvent[] = [];
+    guard.hooks.on('onWarning', (warning) => void warnings.push(warning));
+    const history: MessageInput[] = [{ role: 'user', content: 'Hello there, what is the build status?' }];
+    await guard.prepare({ conversationId: 'c', messages: history });
+    for (const inputTokens of [150_000, 1_000_000_000]) {
+      const recorded = await guard.recordCompletion({
+        conversationId: 'c',
+        usage: { inputTokens, outputTokens: 12 },
+      });
+      expect(recorded.learned).toBe(false);
+    }
+    expect(warnings.filter((warning) => warning.code === 'usage_ignored')).toHaveLength(2);
+    expect(warnings.find((warning) => warning.code === 'usage_ignored')?.message).toMatch(
+      /usage\.inputTokens: 150000 tokens is more than the 128000-token window/,
+    );
+    for (let turn = 0; turn < 3; turn++) {
+      history.push(
+        { role: 'assistant', content: `Green, turn ${turn}.` },
+        { role: 'user', content: 'And now?' },
+      );
+      const sent = await guard.prepare({ conversationId: 'c', messages: history });
+      expect(sent.measurement.current).toBeLessThan(200);
+    }
+    await guard.close();
+  });
+});
+
+describe('a strategy that never answers', () => {
+  const stuck = {
+    specificationVersion: 'v1' as const,
+    triggers: [{ level: 'full', at: 0.1 }],
+    react: () => new Promise<never>(() => {}),
+  };
+  const long: MessageInput[] = Array.from({ length: 6 }, (_, i) => ({
+    role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+    content: `turn ${i}: ${'the build log says everything passed. '.repeat(40)}`,
+  }));
+
+  it('does not hang close(): the call in flight rejects with code closed', async () => {
+    const guard = createContextGuard({
+      provider: 'openai',
+      model: 'gpt-4o',
+      contextLimit: 2_000,
+      strategy: stuck,
+    });
+    const pending = guard.prepare({ conversationId: 'c', messages: long }).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await guard.close();
+    expect(await pending).toMatchObject({ code: 'closed' });
+  });
+
+  it('gives up after the default deadline when the caller passed no signal', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const guard = createContextGuard({
+        provider: 'openai',
+        model: 'gpt-4o',
+        contextLimit: 2_000,
+        strategy: stuck,
+      });
+      const pending = guard.prepare({ conversationId: 'c', messages: long }).catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(await pending).toMatchObject({ code: 'deadline_exceeded' });
+      await guard.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

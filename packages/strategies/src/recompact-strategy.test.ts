@@ -1,0 +1,55 @@
+import { countToolPairViolations, isSummaryText } from '@ctxguard/compactor';
+import { InvalidOptionsError, messageText } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { chat, reactContext } from '../test/support/conversations.ts';
+import { HistoryStrategyTools } from '../test/support/history-tools.ts';
+import { RecompactStrategy } from './recompact-strategy.js';
+
+/** Compacts `tools` once at a budget the view fills to 96%. */
+async function compactAt96(strategy: RecompactStrategy, tools: HistoryStrategyTools) {
+  const inputBudget = Math.ceil(tools.tokens() / 0.96);
+  const decision = await strategy.react(reactContext(tools, 'recompact', { inputBudget }));
+  return { decision, inputBudget };
+}
+
+describe('RecompactStrategy', () => {
+  it('has one trigger at 0.9 and rejects bad options naming the field', () => {
+    expect(new RecompactStrategy().triggers).toEqual([{ level: 'recompact', at: 0.9 }]);
+    expect(() => new RecompactStrategy({ target: 1 })).toThrow(/RecompactStrategy options\.target/);
+    expect(() => new RecompactStrategy({ at: 0.4, target: 0.5 })).toThrow(
+      /RecompactStrategy options\.target/,
+    );
+    expect(() => new RecompactStrategy({ keepRecent: 3 } as never)).toThrow(InvalidOptionsError);
+  });
+
+  it('brings the request to the target, keeps the system prompt, the task and the newest messages, rewindably', async () => {
+    const tools = HistoryStrategyTools.of(chat(30));
+    const original = tools.history.messages();
+    const { decision, inputBudget } = await compactAt96(new RecompactStrategy(), tools);
+    expect(decision.action).toBe('compacted');
+    const view = tools.history.messages();
+    expect(tools.tokens()).toBeLessThanOrEqual(0.5 * inputBudget);
+    expect(view[0]).toEqual(original[0]);
+    expect(messageText(view[1]!)).toContain('Turn 1: look at /srv/app/module1.ts');
+    expect(view.at(-1)).toEqual(original.at(-1));
+    expect(countToolPairViolations(view)).toBe(0);
+    for (const compaction of [...tools.history.compactions()].reverse()) tools.history.rewind(compaction.id);
+    expect(tools.history.messages()).toEqual(original);
+  });
+
+  it('never summarizes a summary: the next compaction draws on the originals the first one hid', async () => {
+    const tools = HistoryStrategyTools.of(chat(30));
+    const strategy = new RecompactStrategy();
+    await compactAt96(strategy, tools);
+    const first = tools.history.messages().filter((message) => isSummaryText(messageText(message)));
+    expect(first).toHaveLength(1);
+    for (const message of chat(60).slice(61)) tools.history.append(message);
+    await compactAt96(strategy, tools);
+    const summaries = tools.history.messages().filter((message) => isSummaryText(messageText(message)));
+    expect(summaries).toHaveLength(1);
+    // The new summary is made from the original turns, not from the first summary's text.
+    expect(messageText(summaries[0]!)).not.toContain(messageText(first[0]!).slice(0, 200));
+    // A fact only the first summary's hidden originals held (turn 3's mail) is still there.
+    expect(tools.history.messages().map(messageText).join('\n')).toContain('owner3@example.com');
+  });
+});

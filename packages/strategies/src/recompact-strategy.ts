@@ -1,0 +1,59 @@
+import {
+  type ContextStrategy,
+  parseOptions,
+  type ReactContext,
+  type StrategyDecision,
+  type TriggerLevel,
+} from '@ctxguard/core';
+import { z } from 'zod';
+import { percent, requestOverhead } from './budget-figures.js';
+import { effectiveView } from './history-view.js';
+
+/** Options of {@link RecompactStrategy}. */
+export const recompactStrategyOptionsSchema = z
+  .strictObject({
+    /** Fraction of the input budget at which it compacts. */
+    at: z.number().gt(0).max(1).default(0.9),
+    /** Fraction of the input budget a compaction brings the request down to. */
+    target: z.number().gt(0).lt(1).default(0.5),
+  })
+  .refine((options) => options.target < options.at, {
+    path: ['target'],
+    message: 'must be below `at`',
+  });
+
+/** What {@link RecompactStrategy} accepts; every field has a default. */
+export type RecompactStrategyOptions = z.input<typeof recompactStrategyOptionsSchema>;
+
+/**
+ * Sends the conversation unchanged until it nears the budget (`at`), then compacts it anew from its
+ * original messages with the compactor's one-shot pipeline down to `target`: every compaction draws
+ * its summary and facts from the originals (never a summary of a summary), the task and the newest
+ * messages stay, and the prefix sent is unchanged until the next compaction, far away. A retry within
+ * one request halves the target.
+ */
+export class RecompactStrategy implements ContextStrategy {
+  readonly specificationVersion = 'v1';
+  readonly triggers: readonly TriggerLevel[];
+  readonly #options: z.output<typeof recompactStrategyOptionsSchema>;
+
+  constructor(options: RecompactStrategyOptions = {}) {
+    this.#options = parseOptions(recompactStrategyOptionsSchema, options, 'RecompactStrategy options');
+    this.triggers = Object.freeze([Object.freeze({ level: 'recompact', at: this.#options.at })]);
+  }
+
+  async react(ctx: ReactContext): Promise<StrategyDecision> {
+    const overhead = requestOverhead(ctx, effectiveView(ctx.tools));
+    const target = this.#options.target / 2 ** ctx.attempt;
+    const budgetTokens = Math.max(1, Math.floor(target * ctx.inputBudget) - overhead);
+    const rewrite = await ctx.tools.compactMessages({
+      budgetTokens,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+    if (!rewrite.changed) return { action: 'none' };
+    return {
+      action: 'compacted',
+      note: `recompacted from the originals to ${percent((rewrite.tokensAfter + overhead) / ctx.inputBudget)} of the input budget`,
+    };
+  }
+}
