@@ -1,7 +1,8 @@
 // Content with very many lines (or one very long line) must be cut or compacted like any other:
 // rendering it for the summarizer once spread its lines into one call (`out.push(...lines)`), which
 // overflowed the stack, so `prepare` declined the conversation for good and `recoverOverflow` threw
-// the raw RangeError. Every case runs on the three stores a conversation can live in.
+// the raw RangeError. Every case runs on the three stores a conversation can live in (the recovery
+// of a conversation prepare left it in, on memory).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -227,20 +228,22 @@ describe.each(stores)('huge content over $name', ({ available, open }) => {
       else expect(recovered.measurement.current).toBeLessThanOrEqual(recovered.measurement.inputBudget!);
       await guard.close();
     }, 120_000);
-
-    it('recoverOverflow compacts it when prepare left it in the conversation', async () => {
-      const guard = createContextGuard({ ...options, strategy: neverCompacts, persistence: await open() });
-      const declined = await settle(() =>
-        guard.prepare({ conversationId: 'kept', messages: item.messages() }),
-      );
-      expect(declined).toBeInstanceOf(ContextDeclinedError);
-      const error = openAIOverflow((declined as ContextDeclinedError).current);
-      const recovered = await settle(() => guard.recoverOverflow({ conversationId: 'kept', error }));
-      expect(recovered).not.toBeInstanceOf(Error);
-      expectSendable(recovered as PrepareResult);
-      await guard.close();
-    }, 120_000);
   });
+});
+
+// The recovery renders what it compacts the same way whatever the store: once, on memory.
+describe.each(cases)('huge content left in a conversation: $name', (item) => {
+  it('recoverOverflow compacts it when prepare left it in the conversation', async () => {
+    const persistence = new MemoryPersistence();
+    const guard = createContextGuard({ ...options, strategy: neverCompacts, persistence });
+    const declined = await settle(() => guard.prepare({ conversationId: 'kept', messages: item.messages() }));
+    expect(declined).toBeInstanceOf(ContextDeclinedError);
+    const error = openAIOverflow((declined as ContextDeclinedError).current);
+    const recovered = await settle(() => guard.recoverOverflow({ conversationId: 'kept', error }));
+    expect(recovered).not.toBeInstanceOf(Error);
+    expectSendable(recovered as PrepareResult);
+    await guard.close();
+  }, 120_000);
 });
 
 describe('huge tool outputs with the LayeredStrategy', () => {
