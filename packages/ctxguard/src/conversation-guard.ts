@@ -945,10 +945,20 @@ export class ConversationGuard {
       (timer as { unref?: () => void }).unref?.();
       own = deadline.signal;
     }
+    // One controller per call, its listeners removed when the call ends (AbortSignal.any would keep
+    // every call's signal attached to the guard-wide one, and is missing from older browsers).
+    const call = new AbortController();
+    const sources = [own, this.#closing.signal];
+    const stop = () => call.abort(sources.find((source) => source.aborted)?.reason);
+    for (const source of sources) {
+      if (source.aborted) stop();
+      else source.addEventListener('abort', stop, { once: true });
+    }
     try {
-      return await task(AbortSignal.any([own, this.#closing.signal]));
+      return await task(call.signal);
     } finally {
       clearTimeout(timer);
+      for (const source of sources) source.removeEventListener('abort', stop);
     }
   }
 

@@ -704,3 +704,36 @@ describe('StrategyToolsImpl', () => {
     expect(summary?.facts?.map((fact) => fact.value)).toContain('src/case-39.ts');
   });
 });
+
+describe('compactMessages', () => {
+  it('compacts from the originals, and leaves what precedes a provider compaction item as it is', async () => {
+    const history = historyOf(agent(8));
+    const tools = toolsFor(history);
+    const first = await tools.compactMessages({
+      budgetTokens: Math.floor(tools.measure(history.messages()) / 3),
+    });
+    expect(first.changed).toBe(true);
+    expect(countToolPairViolations(history.messages())).toBe(0);
+    // The provider compacted on its side: its item stands for everything before it.
+    history.append({
+      role: 'assistant',
+      content: [
+        {
+          type: 'opaque',
+          provider: 'anthropic',
+          kind: 'compaction',
+          data: { type: 'compaction', content: 'All of it.' },
+        },
+        { type: 'text', text: 'Continuing.' },
+      ],
+    });
+    for (const message of agent(4).slice(2)) history.append(message);
+    const before = history.messages();
+    const holder = before.findIndex((message) => JSON.stringify(message).includes('All of it.'));
+    await tools.compactMessages({ budgetTokens: Math.floor(tools.measure(before) / 2) });
+    const after = history.messages();
+    expect(after.slice(0, holder + 1)).toEqual(before.slice(0, holder + 1));
+    expect(after.length).toBeLessThanOrEqual(before.length);
+    expect(countToolPairViolations(after)).toBe(0);
+  });
+});

@@ -586,10 +586,7 @@ export class StrategyToolsImpl implements StrategyTools {
    */
   async compactMessages(options: CompactMessagesRewriteOptions): Promise<CompactMessagesRewriteResult> {
     checkTools.compactMessages(options);
-    const originals = this.#history
-      .entries()
-      .filter(isOriginalEntry)
-      .map((entry) => entry.message);
+    const originals = this.#originalsToCompact();
     const result = await compactMessages(originals, {
       budgetTokens: options.budgetTokens,
       tools: this.#tools,
@@ -603,6 +600,22 @@ export class StrategyToolsImpl implements StrategyTools {
     const before = this.#history.messages();
     const rewrite = this.#applySpan('compactMessages', before, sharedWith(before, result.messages));
     return { ...rewrite, fits: this.#meter.total(this.#history.messages()) <= options.budgetTokens };
+  }
+
+  /**
+   * The messages a compaction starts from: the originals of the whole conversation; after a provider
+   * compaction item, the view up to it as it is (the provider reads from the item on) and the
+   * originals that came after it.
+   */
+  #originalsToCompact(): Message[] {
+    const entries = this.#history.entries();
+    const view = this.#history.effectiveEntries();
+    const frozen = frozenPrefixEnd(view.map((entry) => entry.message));
+    if (frozen === 0) return entries.filter(isOriginalEntry).map((entry) => entry.message);
+    const last = entries.findIndex((entry) => entry.id === view[frozen - 1]?.id);
+    if (last < 0) return view.map((entry) => entry.message);
+    const originals = entries.slice(last + 1).filter(isOriginalEntry);
+    return [...view.slice(0, frozen), ...originals].map((entry) => entry.message);
   }
 
   /**

@@ -45,7 +45,8 @@ export class RecompactStrategy implements ContextStrategy {
   async react(ctx: ReactContext): Promise<StrategyDecision> {
     const overhead = requestOverhead(ctx, effectiveView(ctx.tools));
     const target = this.#options.target / 2 ** ctx.attempt;
-    const budgetTokens = Math.max(1, Math.floor(target * ctx.inputBudget) - overhead);
+    // The target is a share of what the messages may take: the overhead (tools, framing) is fixed.
+    const budgetTokens = Math.max(1, Math.floor(target * (ctx.inputBudget - overhead)));
     const rewrite = await ctx.tools.compactMessages({
       budgetTokens,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
