@@ -1,12 +1,12 @@
 /**
- * The measurer as an app wires it: `ContextMeasurer` and `ContextGuard` (one strategy that never
- * fires below 85%) on one `HookBus`. It lives in the bench package, which may depend on every
+ * The measurer as an app wires it: `ContextMeasurer` measures (and reports on the `HookBus`), then
+ * `ContextGuard` (one strategy that never fires below 85%) fits the request. It lives in the bench package, which may depend on every
  * package, so the measurer's benchmark can time the guard too (the measurer may not depend on the
  * guard: the guard depends on it).
  */
-import { type ContextStrategy, HookBus } from '@ctxguard/core';
-import { ContextGuard } from '@ctxguard/guard';
-import { ContextMeasurer } from '@ctxguard/measurer';
+import { type ContextStrategy, type ConversationHistory, HookBus } from '@ctxguard/core';
+import { ContextGuard, type FitOutcome } from '@ctxguard/guard';
+import { ContextMeasurer, type MeasureInput } from '@ctxguard/measurer';
 import type { ModelCatalog } from '@ctxguard/models';
 
 /** Fires at 85% of the input budget; the benchmarks stay far below it, so only the routing and trigger check run. */
@@ -16,11 +16,12 @@ export const idleStrategy: ContextStrategy = {
   react: () => ({ action: 'none' }),
 };
 
-/** A bus with a measurer and a guard listening on it; `destroy()` unhooks both. */
+/** A measurer and a guard on one bus; `prepare(request)` is what an app runs before each call. */
 export function guardedMeasurer(catalog: ModelCatalog): {
   hooks: HookBus;
   measurer: ContextMeasurer;
   guard: ContextGuard;
+  prepare(request: MeasureInput & { history: ConversationHistory }): Promise<FitOutcome>;
   destroy(): void;
 } {
   const hooks = new HookBus();
@@ -35,8 +36,11 @@ export function guardedMeasurer(catalog: ModelCatalog): {
     hooks,
     measurer,
     guard,
+    async prepare(request) {
+      const measurement = await measurer.report(request);
+      return guard.fit({ ...request, measurement });
+    },
     destroy() {
-      guard.destroy();
       measurer.destroy();
     },
   };

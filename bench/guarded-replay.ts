@@ -1,18 +1,12 @@
 /**
- * A conversation guarded the way an app wires ctxguard: HookBus → ContextMeasurer → ContextGuard
+ * A conversation guarded the way an app wires ctxguard: ContextMeasurer → ContextGuard.fit
  * with one strategy, over a non-destructive InMemoryConversationHistory, with offline ContextTools
  * whose calls are counted (each would be a model call with model-backed tools). The replay
  * benchmark of @ctxguard/strategies drives it; it lives in the bench package, which may depend on
  * every package, so any package's benchmark can replay through the guard.
  */
 import { createOfflineContextTools } from '@ctxguard/compactor';
-import {
-  type ContextStrategy,
-  type ContextTools,
-  HookBus,
-  type Message,
-  type MessageResolveEvent,
-} from '@ctxguard/core';
+import { type ContextStrategy, type ContextTools, HookBus, type Message } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ContextGuard } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
@@ -105,24 +99,21 @@ export function guardedConversation(options: {
       history.append(message);
     },
     async request() {
-      const event: MessageResolveEvent = {
+      const event = await guard.fit({
         ...replayModel,
         messages: history.messages(),
         history,
         maxOutputTokens: 0,
-        abort: false,
-      };
-      await hooks.emit('onMessageResolve', event);
+      });
       return {
-        declined: event.abort,
+        declined: event.declined !== undefined,
         messages: event.messages,
-        ...(event.abortReason ? { reason: event.abortReason } : {}),
+        ...(event.declined ? { reason: event.declined } : {}),
       };
     },
     view: () => history.messages(),
     counts: () => ({ compactions: counted.compactions(), modelCalls: tools.calls() }),
     destroy() {
-      guard.destroy();
       measurer.destroy();
     },
   };

@@ -1,4 +1,4 @@
-import { HookBus, type MessageResolveEvent } from '@ctxguard/core';
+import { HookBus } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ContextGuard } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
@@ -14,14 +14,7 @@ const history = new InMemoryConversationHistory();
 history.append({ role: 'system', content: 'You answer questions about our build.' });
 for (let turn = 1; turn <= 12; turn++) {
   history.append({ role: 'user', content: `Question ${turn}: ${'why is the build slow? '.repeat(40)}` });
-  const request: MessageResolveEvent = {
-    provider: 'openai',
-    model: 'gpt-4o',
-    messages: history.messages(),
-    history,
-    abort: false,
-  };
-  await hooks.emit('onMessageResolve', request);
+  await guard.fit({ provider: 'openai', model: 'gpt-4o', history }); // compacts when the window fills
   history.append({ role: 'assistant', content: `Answer ${turn}: ${'the cache was cold. '.repeat(40)}` });
 }
 
@@ -33,5 +26,4 @@ console.log(history.compactions().length); // 3 — three drops, each one rewind
 for (let records = history.compactions(); records.length > 0; records = history.compactions())
   history.rewind(records[0]!.id);
 console.log(history.messages().length); // 25 — every message is back
-guard.destroy();
 measurer.destroy();

@@ -3,7 +3,7 @@ import { InvalidInputError, parseOptions } from './errors.js';
 import type { ConversationHistory } from './history.js';
 import type { Message, Usage } from './message.js';
 
-/** A request about to be sent to a model. Listeners may set `abort`. */
+/** A request about to be sent to a model (a measurer on the bus measures it). */
 export interface MessageResolveEvent {
   provider: string;
   model: string;
@@ -12,9 +12,7 @@ export interface MessageResolveEvent {
   history?: ConversationHistory | undefined;
   maxOutputTokens?: number | undefined;
   tools?: readonly unknown[] | undefined;
-  abort: boolean;
-  abortReason?: string | undefined;
-  /** Aborted when the app cancels the request; handed to strategies as `ReactContext.signal`. */
+  /** Aborted when the app cancels the request. */
   signal?: AbortSignal | undefined;
 }
 
@@ -29,7 +27,7 @@ export interface CompletionEvent {
 }
 
 /**
- * A measurement of how full the context is. Listeners may mutate messages and abort. `window` is
+ * A measurement of how full the context is, for listeners to observe. `window` is
  * the model's whole context, `inputBudget` what the input may use after the output reserve;
  * `percentage` is `current / inputBudget`. All three are null when the model's window is unknown.
  */
@@ -45,11 +43,9 @@ export interface ContextMeasureEvent {
   /** `current / inputBudget` (can exceed 1). */
   percentage: number | null;
   accuracy: 'estimate' | 'exact';
-  messages: Message[];
+  readonly messages: readonly Message[];
   system?: string | undefined;
   history?: ConversationHistory | undefined;
-  abort: boolean;
-  abortReason?: string | undefined;
   /** The request's cancellation signal, when the app gave one. */
   signal?: AbortSignal | undefined;
 }
@@ -185,7 +181,7 @@ export class HookBus {
 
   /**
    * Runs every listener of `hook` in registration order, awaiting each, and returns the event
-   * (listeners may mutate it). Listeners added during an emit wait for the next one; listeners
+   * (listeners observe it). Listeners added during an emit wait for the next one; listeners
    * removed during an emit are skipped.
    */
   async emit<K extends HookName>(hook: K, event: HookEvents[K]): Promise<HookEvents[K]> {

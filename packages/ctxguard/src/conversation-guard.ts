@@ -1,23 +1,19 @@
 import { PersistenceCalibrationStore } from '@ctxguard/calibration';
 import {
-  ContextCompactor,
   createOfflineContextTools,
   isContextOverflowError,
-  OVERFLOW_RECOVERY_RATIO,
   type OverflowTokens,
   parseOverflowTokens,
 } from '@ctxguard/compactor';
 import { throwIfAborted } from '@ctxguard/compactor/internal';
 import {
   type CompactionEvent,
-  type ContextMeasureEvent,
   type ContextStrategy,
   CtxGuardError,
   HookBus,
   InvalidInputError,
   isOriginalEntry,
   type Message,
-  type MessageResolveEvent,
   messageSchema,
   parseInput,
   parseOptions,
@@ -77,7 +73,6 @@ import { assertToolPairs } from './tool-pairs.js';
 const MAX_ATTEMPTS = 12;
 const CACHED_CONVERSATIONS = 256;
 const REMEMBERED_REQUESTS = 1_000;
-const RECOVERY_STRATEGY = 'overflow-recovery';
 /**
  * A call given no signal of its own gives up after this long: a model-backed summarizer or strategy
  * that never answers must not hang the app (pass `signal` to choose another deadline).
@@ -118,11 +113,6 @@ interface CallOutcome {
   version: number;
   mapping: AppMapping;
   lastOriginalId: string | undefined;
-}
-
-interface CallCollector {
-  actions: ContextAction[];
-  measure?: ContextMeasureEvent | undefined;
 }
 
 function strategyName(strategy: ContextStrategy): string {
@@ -179,13 +169,10 @@ export class ConversationGuard {
   /** The non-destructive, persisted conversations. */
   readonly historyStore: HistoryStore;
   readonly #ownedCounter: HybridTokenCounter | undefined;
-  readonly #compactor: ContextCompactor;
   readonly #queues = new Map<string, Promise<void>>();
   /** Loaded conversations, least recently used dropped first (reads refresh an entry). */
   readonly #histories = new LRUCache<string, InMemoryConversationHistory>({ max: CACHED_CONVERSATIONS });
   readonly #sent = new LRUCache<string, SentRequest>({ max: REMEMBERED_REQUESTS });
-  readonly #collectors = new Map<string, CallCollector>();
-  readonly #byHistory = new WeakMap<object, CallCollector>();
   /** The stored originals of each loaded conversation, kept between calls. */
   readonly #indexes = new WeakMap<InMemoryConversationHistory, OriginalsIndex>();
   /** Per loaded conversation: the version of the stored request the measurer measured last. */
@@ -195,7 +182,6 @@ export class ConversationGuard {
   readonly #keepSignedReasoning: boolean;
   /** The limit a provider's overflow error stated for this model (read from the store on every load). */
   #learnedLimit: number | undefined;
-  #unsubscribe: (() => void)[];
   #closed = false;
   /** Aborted by `close()`: calls in flight stop their model-backed work and reject. */
   readonly #closing = new AbortController();
@@ -246,17 +232,6 @@ export class ConversationGuard {
       this.persistence,
       parsed.namespace === undefined ? {} : { namespace: parsed.namespace },
     );
-    this.#compactor = new ContextCompactor({
-      tools,
-      counter: this.counter,
-      countContext: { provider: this.provider, model: this.model },
-      // Stale signed reasoning is left out when the request is built (the history keeps every block).
-      signedReasoning: 'keep',
-    });
-    this.#unsubscribe = [
-      this.hooks.on('onContextMeasure', (event) => this.#onMeasure(event)),
-      this.hooks.on('onCompaction', (event) => this.#onCompaction(event)),
-    ];
   }
 
   /**
@@ -430,9 +405,6 @@ export class ConversationGuard {
       new CtxGuardError('closed', 'ConversationGuard was closed while this call was in flight'),
     );
     await Promise.allSettled([...this.#queues.values()]);
-    for (const off of this.#unsubscribe) off();
-    this.#unsubscribe = [];
-    this.guard.destroy();
     this.measurer.destroy();
     this.#ownedCounter?.dispose();
     this.#histories.clear();
@@ -465,41 +437,25 @@ export class ConversationGuard {
         rewoundCompactions: sync.rewound,
       });
     }
-    const collector = this.#collect(id, history, actions);
-    try {
-      const event: MessageResolveEvent = {
-        provider: this.provider,
-        model: this.model,
-        messages: history.messages(),
-        history,
-        abort: false,
-        ...definedOnly({
-          system: request.system,
-          tools: request.tools,
-          maxOutputTokens: request.maxOutputTokens,
-          signal: request.signal,
-        }),
-      };
-      await this.hooks.emit('onMessageResolve', event);
-      // Cancelled: rejected with the signal's reason, nothing of this call stored (the app sends its
-      // messages again next time).
-      throwIfAborted(request.signal);
-      const measurement =
-        event.abort && collector.measure
-          ? measurementOf(collector.measure)
-          : await this.measurer.measure(this.#measureInput(history, request));
-      const declined = event.abort ? (event.abortReason ?? 'the guard declined the request') : undefined;
-      return this.#outcome(history, id, {
-        actions,
-        measurement,
-        mapping: { app: request.messages, appIndexById: sync.appIndexById },
-        appended: sync.appended,
-        declined,
-        extras: request,
-      });
-    } finally {
-      this.#uncollect(id, history);
-    }
+    const measureInput = { ...this.#measureInput(history, request), signal: request.signal };
+    const measured = await this.measurer.report(measureInput);
+    const fitted = await this.guard.fit({ ...measureInput, history, measurement: measured });
+    // Cancelled: rejected with the signal's reason, nothing of this call stored (the app sends its
+    // messages again next time).
+    throwIfAborted(request.signal);
+    actions.push(...compactionActions(fitted.compactions));
+    const measurement =
+      fitted.declined === undefined
+        ? await this.measurer.measure(this.#measureInput(history, request))
+        : { ...measured, current: fitted.current, percentage: fitted.percentage };
+    return this.#outcome(history, id, {
+      actions,
+      measurement,
+      mapping: { app: request.messages, appIndexById: sync.appIndexById },
+      appended: sync.appended,
+      declined: fitted.declined,
+      extras: request,
+    });
   }
 
   /** The stored request whose usage was recorded and which is still what is stored (its reply not yet). */
@@ -620,36 +576,19 @@ export class ConversationGuard {
     // An error that states no sizes (Bedrock's "Input is too long for requested model.", OpenAI
     // Responses' "exceeds the context window") still says what was sent did not fit.
     else available = Math.min(available, measured.current);
-    const target = Math.floor(OVERFLOW_RECOVERY_RATIO * available);
-    const messagesOnly = await this.measurer.measure({
-      provider: this.provider,
-      model: this.model,
-      messages: sent,
+    // The configured strategy compacts as for a request over the budget: the budget is what fits.
+    const fitted = await this.guard.fit({
+      ...input,
+      history,
+      signal,
+      measurement: { current: measured.current, window: measured.window, inputBudget: Math.floor(available) },
     });
-    const overhead = Math.max(0, measured.current - messagesOnly.current);
-    const result = await this.#compactor.compactHistory(history, {
-      budgetTokens: Math.max(1, target - overhead),
-      ...(signal ? { signal } : {}),
-    });
-    for (const compaction of result.compactions) {
-      const stage = result.stages.find((report) => report.stage === compaction.stage);
-      const event: CompactionEvent = {
-        kind: 'compact',
-        compactionIds: [compaction.compactionId],
-        strategy: RECOVERY_STRATEGY,
-        tokensBefore: stage?.tokensBefore ?? result.tokensBefore,
-        tokensAfter: stage?.tokensAfter ?? result.tokensAfter,
-        conversationId: id,
-        hiddenIds: history.hidden(compaction.compactionId).map((entry) => entry.id),
-      };
-      actions.push(compactionAction(event, compaction.compactionId));
-      await this.hooks.emit('onCompaction', event);
-    }
+    actions.push(...compactionActions(fitted.compactions));
     const after = await this.measurer.measure(this.#measureInput(history, extras));
-    let declined: string | undefined;
-    if (!result.compacted)
+    let declined = fitted.declined;
+    if (declined === undefined && fitted.compactions.length === 0)
       declined = 'the provider said the request is too long and nothing is left to compact';
-    else if (after.current > available)
+    else if (declined === undefined && after.current > available)
       declined = `compaction brought the request to ${after.current} tokens, above the ${Math.floor(available)} that fit`;
     return this.#outcome(history, id, {
       actions,
@@ -800,32 +739,6 @@ export class ConversationGuard {
         messages: history.messages(),
       })
     ).current;
-  }
-
-  #collect(id: string, history: object, actions: ContextAction[]): CallCollector {
-    const collector: CallCollector = { actions };
-    this.#collectors.set(id, collector);
-    this.#byHistory.set(history, collector);
-    return collector;
-  }
-
-  #uncollect(id: string, history: object): void {
-    this.#collectors.delete(id);
-    this.#byHistory.delete(history);
-  }
-
-  #onMeasure(event: ContextMeasureEvent): void {
-    const collector = event.history ? this.#byHistory.get(event.history) : undefined;
-    if (collector) collector.measure = event;
-  }
-
-  #onCompaction(event: CompactionEvent): void {
-    if (event.kind !== 'compact' || event.strategy === RECOVERY_STRATEGY) return;
-    const collector =
-      event.conversationId === undefined ? undefined : this.#collectors.get(event.conversationId);
-    if (!collector) return;
-    for (const compactionId of event.compactionIds)
-      collector.actions.push(compactionAction(event, compactionId));
   }
 
   /**
@@ -982,27 +895,18 @@ export class ConversationGuard {
   }
 }
 
-function compactionAction(event: CompactionEvent, compactionId: string): ContextAction {
-  return {
-    type: 'compaction',
-    compactionId,
-    strategy: event.strategy,
-    tokensBefore: event.tokensBefore,
-    tokensAfter: event.tokensAfter,
-    hiddenCount: event.hiddenIds?.length ?? 0,
-  };
-}
-
-function measurementOf(event: ContextMeasureEvent): ContextMeasurement {
-  return {
-    current: event.current,
-    window: event.window,
-    inputBudget: event.inputBudget,
-    percentage: event.percentage,
-    accuracy: event.accuracy,
-    usageTokens: 0,
-    anchorIndex: -1,
-  };
+/** One `compaction` action per compaction id of each compaction. */
+function compactionActions(compactions: readonly CompactionEvent[]): ContextAction[] {
+  return compactions.flatMap((event) =>
+    event.compactionIds.map((compactionId) => ({
+      type: 'compaction' as const,
+      compactionId,
+      strategy: event.strategy,
+      tokensBefore: event.tokensBefore,
+      tokensAfter: event.tokensAfter,
+      hiddenCount: event.hiddenIds?.length ?? 0,
+    })),
+  );
 }
 
 function measurementRecord(measurement: ContextMeasurement): StoredMeasurement {

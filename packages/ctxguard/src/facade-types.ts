@@ -24,7 +24,7 @@ export type ContextAction =
       type: 'compaction';
       /** The id to pass to `rewind`. */
       compactionId: string;
-      /** Strategy (or `overflow-recovery`) that made it. */
+      /** Name of the strategy that made it (a recovery runs the configured strategy too). */
       strategy: string;
       /** Estimated tokens of the conversation before and after. */
       tokensBefore: number;

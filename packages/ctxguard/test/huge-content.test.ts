@@ -13,7 +13,6 @@ import {
 } from '@ctxguard/persistence-redis/testing';
 import {
   ContextDeclinedError,
-  type ContextStrategy,
   createContextGuard,
   FilePersistence,
   LayeredStrategy,
@@ -171,13 +170,6 @@ async function settle<T>(call: () => Promise<T>): Promise<T | Error> {
   }
 }
 
-/** A strategy that never compacts: `prepare` declines and the huge content stays in the stored view. */
-const neverCompacts: ContextStrategy = {
-  specificationVersion: 'v1',
-  triggers: [],
-  react: async () => ({ action: 'none' }),
-};
-
 const dirs: string[] = [];
 const target = await redisTestTarget();
 
@@ -233,12 +225,14 @@ describe.each(stores)('huge content over $name', ({ available, open }) => {
 
 // The recovery renders what it compacts the same way whatever the store: once, on memory.
 describe.each(cases)('huge content left in a conversation: $name', (item) => {
-  it('recoverOverflow compacts it when prepare left it in the conversation', async () => {
+  it('recoverOverflow compacts it when the guard was told a far larger window than the provider has', async () => {
     const persistence = new MemoryPersistence();
-    const guard = createContextGuard({ ...options, strategy: neverCompacts, persistence });
-    const declined = await settle(() => guard.prepare({ conversationId: 'kept', messages: item.messages() }));
-    expect(declined).toBeInstanceOf(ContextDeclinedError);
-    const error = openAIOverflow((declined as ContextDeclinedError).current);
+    // A model the catalog does not know, told a far larger window than its provider enforces.
+    const told = { provider: 'acme', model: 'long-context', contextLimit: 1_000_000_000 };
+    const guard = createContextGuard({ ...told, persistence });
+    const sent = await guard.prepare({ conversationId: 'kept', messages: item.messages() });
+    expect(sent.actions).toEqual([]);
+    const error = openAIOverflow(sent.measurement.current);
     const recovered = await settle(() => guard.recoverOverflow({ conversationId: 'kept', error }));
     expect(recovered).not.toBeInstanceOf(Error);
     expectSendable(recovered as PrepareResult);

@@ -234,11 +234,12 @@ describe('recoverOverflow', () => {
     expect(recovered.actions[0]).toEqual({ type: 'context-limit', contextLimit: 12_000 });
     const compactions = recovered.actions.filter((action) => action.type === 'compaction');
     expect(compactions.length).toBeGreaterThan(0);
+    // The configured strategy compacted (the TruncateStrategy keeps its 8 newest messages).
     expect(
-      compactions.every((action) => action.type === 'compaction' && action.strategy === 'overflow-recovery'),
+      compactions.every((action) => action.type === 'compaction' && action.strategy === 'TruncateStrategy'),
     ).toBe(true);
     expect(recovered.measurement.window).toBe(12_000);
-    expect(recovered.measurement.current).toBeLessThan(0.75 * 12_000);
+    expect(recovered.measurement.current).toBeLessThanOrEqual(recovered.measurement.inputBudget!);
     expect(toolPairsIntact(recovered.messages)).toBe(true);
     expect(recovered.messages[0]).toEqual({ role: 'system', content: SYSTEM });
 
@@ -250,6 +251,21 @@ describe('recoverOverflow', () => {
     const recorded = (await guard.stats('over')).compactions.map((compaction) => compaction.compactionId);
     for (const action of compactions)
       expect(recorded).toContain(action.type === 'compaction' && action.compactionId);
+    await guard.close();
+  });
+
+  it("with the defaults, lands at the strategy's target under what fits, not far below it", async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 40_000 });
+    const history = longConversation(14);
+    const sent = await guard.prepare({ conversationId: 'over', messages: history });
+    const error = overflowError(12_000, sent.measurement.current + 900);
+    const recovered = await guard.recoverOverflow({ conversationId: 'over', error });
+    const { current, inputBudget } = recovered.measurement;
+    // The default strategy compacts a request over its budget to half of it: what it keeps beyond
+    // that would be lost facts and a lost prompt cache.
+    expect(current / inputBudget!).toBeGreaterThan(0.4);
+    expect(current).toBeLessThanOrEqual(inputBudget!);
+    expect(recovered.messages[1]).toEqual(history[1]);
     await guard.close();
   });
 

@@ -4,7 +4,7 @@
  * measurement, and a bare count of the newest message. Each call sees the conversation grown by one message: once
  * with the same message objects each call, once rebuilt from the same strings. Run: pnpm bench guard.
  */
-import { type ContextStrategy, HookBus, type Message, type MessageResolveEvent } from '@ctxguard/core';
+import { type ContextStrategy, HookBus, type Message } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ContextMeasurer } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
@@ -49,25 +49,19 @@ export async function run(h: BenchHarness): Promise<void> {
     ] as const) {
       const hooks = new HookBus();
       const measurer = new ContextMeasurer({ hooks, catalog: new ModelCatalog({ models }) });
-      if (!withGuard) hooks.on('onContextMeasure', () => {});
-      if (withGuard) {
-        new ContextGuard({
-          hooks,
-          measurer,
-          strategies: { idle },
-          defaultStrategy: 'idle',
-        });
-      }
-      const emit = (messages: Message[]) => {
-        const event: MessageResolveEvent = { ...ctx, messages, history, abort: false };
-        return hooks.emit('onMessageResolve', event);
+      hooks.on('onContextMeasure', () => {});
+      const guard = new ContextGuard({ hooks, measurer, strategies: { idle }, defaultStrategy: 'idle' });
+      const emit = async (messages: Message[]) => {
+        const request = { ...ctx, messages, history };
+        const measurement = await measurer.report(request);
+        return withGuard ? guard.fit({ ...request, measurement }) : measurement;
       };
       await emit(base);
       await measurer.warmCache();
       for (const list of lists) await emit(list);
       let next = 0;
       cases.push([
-        `${withGuard ? 'measurer + guard' : 'measurer + a listener that only reads'}, ${name}`,
+        `${withGuard ? 'measurer + guard.fit' : 'measurer with a listener'}, ${name}`,
         () => emit(lists[next++ % growth] as Message[]),
       ]);
     }
@@ -76,7 +70,7 @@ export async function run(h: BenchHarness): Promise<void> {
   await counter.warm(ctx);
   const newest = newMessage(7);
   await h.compare(
-    `onMessageResolve on ${size.toLocaleString('en-US')} messages when nothing fires (one new message per call)`,
+    `measure and fit ${size.toLocaleString('en-US')} messages when nothing fires (one new message per call)`,
     ['bare count of the newest message', () => counter.estimateMessage(newest, ctx)],
     cases,
   );

@@ -5,7 +5,6 @@ import {
   CtxGuardError,
   HookBus,
   InvalidOptionsError,
-  type MessageResolveEvent,
   type StrategyDecision,
   type TriggerLevel,
 } from '@ctxguard/core';
@@ -16,15 +15,22 @@ import {
   countTokens,
   createGuard,
   filler,
+  fitOn,
   historyOf,
-  measureAndEmit,
+  MODEL,
+  PROVIDER,
   recordingStrategy,
   system,
   testMeasurer,
   toolRound,
   user,
 } from '../test/support/harness.js';
-import { ContextGuard, defaultSummaryFactTokens, highestCrossedLevel } from './context-guard.js';
+import {
+  ContextGuard,
+  defaultSummaryFactTokens,
+  type GuardMeasureRequest,
+  highestCrossedLevel,
+} from './context-guard.js';
 import { readState } from './guard-state.js';
 import { signedReasoningBoundary } from './signed-mark.js';
 import { StrategyToolsImpl } from './strategy-tools.js';
@@ -119,21 +125,21 @@ describe('strategy resolution', () => {
   };
 
   it('false opts out, a name selects, missing or empty falls back to the default', async () => {
-    const { hooks, main, other } = setup();
-    await measureAndEmit(hooks, historyOf(conversation(2_000), { contextStrategy: false }), SIZES);
+    const { guard, main, other } = setup();
+    await fitOn(guard, historyOf(conversation(2_000), { contextStrategy: false }), SIZES);
     expect(main.calls).toHaveLength(0);
-    await measureAndEmit(hooks, historyOf(conversation(2_000), { contextStrategy: 'other' }), SIZES);
+    await fitOn(guard, historyOf(conversation(2_000), { contextStrategy: 'other' }), SIZES);
     expect(other.calls).toHaveLength(1);
-    await measureAndEmit(hooks, historyOf(conversation(2_000), { contextStrategy: '' }), SIZES);
-    await measureAndEmit(hooks, historyOf(conversation(2_000)), SIZES);
+    await fitOn(guard, historyOf(conversation(2_000), { contextStrategy: '' }), SIZES);
+    await fitOn(guard, historyOf(conversation(2_000)), SIZES);
     expect(main.calls).toHaveLength(2);
   });
 
   it('an unknown name falls back by default with one warning per name', async () => {
-    const { hooks, main, warnings } = setup();
+    const { guard, main, warnings } = setup();
     for (let i = 0; i < 3; i++)
-      await measureAndEmit(hooks, historyOf(conversation(2_000), { contextStrategy: 'nope' }), SIZES);
-    await measureAndEmit(hooks, historyOf(conversation(2_000), { contextStrategy: 'other-nope' }), SIZES);
+      await fitOn(guard, historyOf(conversation(2_000), { contextStrategy: 'nope' }), SIZES);
+    await fitOn(guard, historyOf(conversation(2_000), { contextStrategy: 'other-nope' }), SIZES);
     expect(main.calls).toHaveLength(4);
     expect(warnings.filter((w) => w.code === 'unknown_strategy').map((w) => w.data?.['strategy'])).toEqual([
       'nope',
@@ -143,21 +149,21 @@ describe('strategy resolution', () => {
 
   it('skip leaves the conversation alone; throw aborts the call', async () => {
     const skipping = setup('skip');
-    const event = await measureAndEmit(
-      skipping.hooks,
+    const event = await fitOn(
+      skipping.guard,
       historyOf(conversation(2_000), { contextStrategy: 'nope' }),
       SIZES,
     );
     expect(skipping.main.calls).toHaveLength(0);
-    expect(event.abort).toBe(false);
+    expect(event.declined).toBeUndefined();
     const throwing = setup('throw');
-    const thrown = await measureAndEmit(
-      throwing.hooks,
+    const thrown = await fitOn(
+      throwing.guard,
       historyOf(conversation(2_000), { contextStrategy: 'nope' }),
       SIZES,
     );
-    expect(thrown.abort).toBe(true);
-    expect(thrown.abortReason).toMatch(/Unknown context strategy "nope"/);
+    expect(thrown.declined).toBeDefined();
+    expect(thrown.declined).toMatch(/Unknown context strategy "nope"/);
     expect(throwing.main.calls).toHaveLength(0);
   });
 });
@@ -168,21 +174,21 @@ describe('triggers and firing', () => {
       { level: 'high', at: 0.6 },
       { level: 'low', at: 0.2 },
     ]);
-    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
-    await measureAndEmit(hooks, historyOf(conversation(2_400)), SIZES);
+    const { guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    await fitOn(guard, historyOf(conversation(2_400)), SIZES);
     expect(strategy.calls.map((c) => c.level)).toEqual(['low']);
     (strategy.triggers as { level: string; at: number }[]).push({ level: 'late', at: 0.01 });
-    await measureAndEmit(hooks, historyOf(conversation(6_000)), SIZES);
+    await fitOn(guard, historyOf(conversation(6_000)), SIZES);
     expect(strategy.calls.map((c) => c.level)).toEqual(['low', 'high']);
   });
 
   it("hands the request's AbortSignal to the strategy", async () => {
     const strategy = recordingStrategy([{ level: 'a', at: 0.2 }]);
-    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const { guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const controller = new AbortController();
-    await measureAndEmit(hooks, historyOf(conversation(2_400)), SIZES, controller.signal);
+    await fitOn(guard, historyOf(conversation(2_400)), SIZES, controller.signal);
     expect(strategy.calls[0]?.signal).toBe(controller.signal);
-    await measureAndEmit(hooks, historyOf(conversation(2_400, 'd')), SIZES);
+    await fitOn(guard, historyOf(conversation(2_400, 'd')), SIZES);
     expect(strategy.calls[1]).not.toHaveProperty('signal');
   });
 
@@ -191,22 +197,22 @@ describe('triggers and firing', () => {
       { level: 'a', at: 0.2 },
       { level: 'b', at: 0.6 },
     ]);
-    const { hooks } = createGuard({
+    const { guard } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
       loopProtection: false,
     });
     const history = historyOf(conversation(2_400));
-    await measureAndEmit(hooks, history, SIZES);
+    await fitOn(guard, history, SIZES);
     expect(strategy.calls).toHaveLength(1);
-    await measureAndEmit(hooks, history, SIZES);
+    await fitOn(guard, history, SIZES);
     expect(strategy.calls).toHaveLength(1);
     history.append(user('one more question'));
-    await measureAndEmit(hooks, history, SIZES);
+    await fitOn(guard, history, SIZES);
     expect(strategy.calls).toHaveLength(2);
     expect(strategy.calls[1]!.delta).toBeGreaterThan(0);
     for (const message of conversation(3_000, 'more').slice(1)) history.append(message);
-    await measureAndEmit(hooks, history, SIZES);
+    await fitOn(guard, history, SIZES);
     expect(strategy.calls.map((c) => c.level)).toEqual(['a', 'a', 'b']);
   });
 
@@ -218,15 +224,15 @@ describe('triggers and firing', () => {
       ctx.state['count'] = ((ctx.state['count'] as number | undefined) ?? 0) + 1;
       return { action: 'none' };
     });
-    const { hooks } = createGuard({
+    const { guard } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
       loopProtection: false,
     });
-    await measureAndEmit(hooks, history, SIZES);
+    await fitOn(guard, history, SIZES);
     expect(seen[0]).toMatchObject({ v: 1, lastLevelIdx: 0, calls: 1 });
     history.append(user('more'));
-    await measureAndEmit(hooks, history, SIZES);
+    await fitOn(guard, history, SIZES);
     expect(strategy.calls[1]!.state).toEqual({ count: 1 });
     const stored = history.metadata['__ctxguard'] as Record<string, unknown>;
     expect(stored['keep']).toBe(true);
@@ -239,7 +245,7 @@ describe('triggers and firing', () => {
       throw new Error('boom');
     });
     const ctx = createGuard({ strategies: { s: failing }, defaultStrategy: 's' });
-    await measureAndEmit(ctx.hooks, history, SIZES);
+    await fitOn(ctx.guard, history, SIZES);
     expect(readState(history).lastLevelIdx).toBe(0);
     expect(ctx.warnings.map((w) => w.code)).toContain('strategy_failed');
   });
@@ -250,16 +256,16 @@ describe('triggers and firing', () => {
       ctx.state['note'] = 'kept';
       return { action: 'none' };
     });
-    const { hooks } = createGuard({
+    const { guard } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
       loopProtection: false,
     });
-    await measureAndEmit(hooks, history, SIZES);
+    await fitOn(guard, history, SIZES);
     const fired = readState(history);
     fired.compactions = [{ call: 1, crossed: 0, levelIdx: 0, freed: 5 }];
     // Quiet calls (the same size: no climb) after the firing.
-    for (let i = 0; i < 3; i++) await measureAndEmit(hooks, history, SIZES);
+    for (let i = 0; i < 3; i++) await fitOn(guard, history, SIZES);
     expect(strategy.calls).toHaveLength(1);
     let stored = history.metadata['__ctxguard'] as Record<string, unknown>;
     expect(stored['keep']).toBe(true);
@@ -277,10 +283,10 @@ describe('triggers and firing', () => {
       keep: true,
       guard: { ...fired, lastLevelIdx: -1, calls: 9, strategyState: { s: { note: 'theirs' } } },
     };
-    await measureAndEmit(hooks, history, SIZES);
+    await fitOn(guard, history, SIZES);
     expect(strategy.calls).toHaveLength(2);
     expect(strategy.calls[1]!.state).toEqual({ note: 'theirs' });
-    await measureAndEmit(hooks, history, SIZES);
+    await fitOn(guard, history, SIZES);
     stored = history.metadata['__ctxguard'] as Record<string, unknown>;
     expect(stored['guard']).toMatchObject({
       lastLevelIdx: 0,
@@ -290,28 +296,30 @@ describe('triggers and firing', () => {
     });
     // A counter written over in place is not trusted: the state is read in full (calls from 0).
     (stored['guard'] as Record<string, unknown>)['calls'] = 'x';
-    await measureAndEmit(hooks, history, SIZES);
+    await fitOn(guard, history, SIZES);
     expect(
       (history.metadata['__ctxguard'] as Record<string, Record<string, unknown>>)['guard']!['calls'],
     ).toBe(1);
   });
 
-  it('ignores events without a history or a known window, and stops after destroy', async () => {
+  it('guards nothing when the window is unknown, and rejects a request that is not one', async () => {
     const strategy = recordingStrategy([{ level: 'a', at: 0.1 }]);
-    const { hooks, guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const { guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf(conversation(2_000));
-    const event = await measureAndEmit(hooks, history, SIZES);
-    expect(strategy.calls).toHaveLength(1);
-    await hooks.emit('onContextMeasure', { ...event, history: undefined, current: 9_000, percentage: 0.9 });
-    await hooks.emit('onContextMeasure', { ...event, window: null, inputBudget: null, percentage: null });
-    expect(strategy.calls).toHaveLength(1);
-    const before = hooks.listenerCount('onContextMeasure');
-    guard.destroy();
-    guard.destroy();
-    expect(hooks.listenerCount('onContextMeasure')).toBe(before - 1);
-    history.append(user(filler('late', 2_000)));
-    await measureAndEmit(hooks, history, SIZES);
-    expect(strategy.calls).toHaveLength(1);
+    const unknown = await guard.fit({
+      provider: 'p',
+      model: 'm',
+      history,
+      measurement: { current: 9_000, window: null, inputBudget: null },
+    });
+    expect(strategy.calls).toHaveLength(0);
+    expect(unknown).toMatchObject({ percentage: null, declined: undefined, compactions: [] });
+    await expect(guard.fit({ provider: 'p', model: 'm', history: [] as never })).rejects.toThrow(
+      /ContextGuard\.fit request.*history/,
+    );
+    await expect(guard.fit({ provider: 'p', model: 'm', history })).rejects.toThrow(
+      /request\.measurement: required when the measurer reports no window/,
+    );
   });
 });
 
@@ -325,17 +333,16 @@ describe('decisions and the retry loop', () => {
       action: 'decline',
       reason: 'too big',
     }));
-    const { hooks, warnings } = createGuard({ strategies: { w: warnS, d: declineS }, defaultStrategy: 'w' });
-    const warned = await measureAndEmit(hooks, historyOf(conversation(2_000)), SIZES);
-    expect(warned.abort).toBe(false);
+    const { guard, warnings } = createGuard({
+      strategies: { w: warnS, d: declineS },
+      defaultStrategy: 'w',
+    });
+    const warned = await fitOn(guard, historyOf(conversation(2_000)), SIZES);
+    expect(warned.declined).toBeUndefined();
     expect(warnings.find((w) => w.code === 'context_warning')?.message).toBe('getting full');
-    const declined = await measureAndEmit(
-      hooks,
-      historyOf(conversation(2_000), { contextStrategy: 'd' }),
-      SIZES,
-    );
-    expect(declined.abort).toBe(true);
-    expect(declined.abortReason).toMatch(/too big/);
+    const declined = await fitOn(guard, historyOf(conversation(2_000), { contextStrategy: 'd' }), SIZES);
+    expect(declined.declined).toBeDefined();
+    expect(declined.declined).toMatch(/too big/);
     expect(declineS.calls).toHaveLength(1);
   });
 
@@ -348,12 +355,12 @@ describe('decisions and the retry loop', () => {
       },
     ]) {
       const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], act);
-      const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
-      const under = await measureAndEmit(hooks, historyOf(conversation(6_000)), SIZES);
-      expect(under.abort).toBe(false);
-      const over = await measureAndEmit(hooks, historyOf(conversation(9_000)), SIZES);
-      expect(over.abort).toBe(true);
-      expect(over.abortReason).toMatch(/exceed|over/i);
+      const { guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+      const under = await fitOn(guard, historyOf(conversation(6_000)), SIZES);
+      expect(under.declined).toBeUndefined();
+      const over = await fitOn(guard, historyOf(conversation(9_000)), SIZES);
+      expect(over.declined).toBeDefined();
+      expect(over.declined).toMatch(/exceed|over/i);
     }
   });
 
@@ -373,15 +380,15 @@ describe('decisions and the retry loop', () => {
         ctx.tools.dropOldest(4);
         return { action: 'compacted' };
       });
-      const { hooks, warnings } = createGuard({
+      const { guard, warnings } = createGuard({
         strategies: { s: strategy },
         defaultStrategy: 's',
         ...options,
       });
-      const event = await measureAndEmit(hooks, historyOf(conversation(9_600)), SIZES);
+      const event = await fitOn(guard, historyOf(conversation(9_600)), SIZES);
       expect(strategy.calls.length).toBeGreaterThan(0);
       expect(event.current).toBeGreaterThan(SIZES.inputBudget);
-      expect(event.abort).toBe(true);
+      expect(event.declined).toBeDefined();
       expect(warnings.find((w) => w.code === 'context_exhausted')?.data).toMatchObject({
         availableTokens: SIZES.inputBudget,
       });
@@ -400,15 +407,15 @@ describe('decisions and the retry loop', () => {
       ctx.tools.dropOldest(Math.floor(ctx.tools.historyLength / 2));
       return { action: 'compacted' };
     });
-    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const { guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf(conversation(11_000));
-    const first = await measureAndEmit(hooks, history, SIZES);
-    expect(first.abort).toBe(true);
+    const first = await fitOn(guard, history, SIZES);
+    expect(first.declined).toBeDefined();
     // Smaller than the declined request but still over the budget: not a new crossing, not climbing.
-    const second = await measureAndEmit(hooks, history, SIZES);
+    const second = await fitOn(guard, history, SIZES);
     expect(second.current).toBeLessThan(first.current);
     expect(strategy.calls).toHaveLength(2);
-    expect(second.abort).toBe(false);
+    expect(second.declined).toBeUndefined();
     expect(second.current).toBeLessThanOrEqual(SIZES.inputBudget);
   });
 
@@ -417,11 +424,11 @@ describe('decisions and the retry loop', () => {
       ctx.tools.dropOldest(Math.floor(ctx.tools.historyLength / 2));
       return { action: 'compacted' };
     });
-    const { hooks, compactions } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const { guard, compactions } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf(conversation(7_400));
-    const event = await measureAndEmit(hooks, history, SIZES);
+    const event = await fitOn(guard, history, SIZES);
     expect(strategy.calls).toHaveLength(1);
-    expect(event.abort).toBe(false);
+    expect(event.declined).toBeUndefined();
     expect(event.current).toBe(countTokens(history.messages()));
     expect(event.messages).toEqual(history.messages());
     expect(event.percentage!).toBeLessThan(0.85);
@@ -440,18 +447,18 @@ describe('decisions and the retry loop', () => {
       void view;
       return { action: 'compacted' };
     });
-    const { hooks, warnings, compactions } = createGuard({
+    const { guard, warnings, compactions } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
       loopProtection: false,
     });
-    const event = await measureAndEmit(hooks, historyOf(conversation(8_200)), SIZES);
+    const event = await fitOn(guard, historyOf(conversation(8_200)), SIZES);
     expect(strategy.calls.map((c) => c.attempt)).toEqual([0, 1, 2]);
     expect(compactions).toHaveLength(3);
-    expect(event.abort).toBe(true);
+    expect(event.declined).toBeDefined();
     const warning = warnings.find((w) => w.code === 'context_exhausted');
     expect(warning?.data).toMatchObject({ availableTokens: 8_000, windowTokens: 10_000 });
-    expect(event.abortReason).toMatch(/Context exhausted/);
+    expect(event.declined).toMatch(/Context exhausted/);
   });
 
   it('aborts with context_exhausted when a retry answers warn or none with the request still critical', async () => {
@@ -465,19 +472,19 @@ describe('decisions and the retry loop', () => {
         ctx.tools.replaceRange(1, 2, { role: 'user', content: 'x' });
         return { action: 'compacted' };
       });
-      const { hooks, warnings } = createGuard({
+      const { guard, warnings } = createGuard({
         strategies: { s: strategy },
         defaultStrategy: 's',
         loopProtection: false,
       });
-      const event = await measureAndEmit(hooks, historyOf(conversation(7_900)), SIZES);
+      const event = await fitOn(guard, historyOf(conversation(7_900)), SIZES);
       expect(strategy.calls.map((c) => c.attempt)).toEqual([0, 1]);
       expect(event.percentage!).toBeGreaterThanOrEqual(0.95);
       expect(event.percentage!).toBeLessThanOrEqual(1);
-      expect(event.abort).toBe(true);
+      expect(event.declined).toBeDefined();
       const warning = warnings.find((w) => w.code === 'context_exhausted');
       expect(warning?.data).toMatchObject({ strategy: 's', attempts: 2 });
-      expect(event.abortReason).toMatch(
+      expect(event.declined).toMatch(
         new RegExp(`answered ${retryAnswer.action} with the request still at 9\\d%.* after 2 reaction`),
       );
     }
@@ -489,11 +496,11 @@ describe('decisions and the retry loop', () => {
       if (ctx.attempt === 0) ctx.tools.replaceRange(1, 2, { role: 'user', content: 'word '.repeat(400) });
       return { action: 'warn', message: 'nothing to drop' };
     });
-    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
-    const event = await measureAndEmit(hooks, historyOf(conversation(7_300)), SIZES);
+    const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const event = await fitOn(guard, historyOf(conversation(7_300)), SIZES);
     expect(strategy.calls.map((c) => c.attempt)).toEqual([0, 1]);
     expect(event.percentage!).toBeGreaterThanOrEqual(0.95);
-    expect(event.abort).toBe(true);
+    expect(event.declined).toBeDefined();
     expect(warnings.find((w) => w.code === 'context_exhausted')?.data).toMatchObject({ attempts: 2 });
   });
 
@@ -502,10 +509,10 @@ describe('decisions and the retry loop', () => {
       action: 'warn',
       message: 'getting full',
     }));
-    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
-    const event = await measureAndEmit(hooks, historyOf(conversation(7_800)), SIZES);
+    const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const event = await fitOn(guard, historyOf(conversation(7_800)), SIZES);
     expect(event.percentage!).toBeGreaterThanOrEqual(0.95);
-    expect(event.abort).toBe(false);
+    expect(event.declined).toBeUndefined();
     expect(warnings.map((w) => w.code)).toEqual(['context_warning']);
   });
 
@@ -516,11 +523,11 @@ describe('decisions and the retry loop', () => {
       throw new Error('model unavailable');
     });
     const first = createGuard({ strategies: { s: failing }, defaultStrategy: 's', loopProtection: false });
-    const event = await measureAndEmit(first.hooks, historyOf(conversation(7_900)), SIZES);
+    const event = await fitOn(first.guard, historyOf(conversation(7_900)), SIZES);
     expect(failing.calls.map((c) => c.attempt)).toEqual([0, 1, 2]);
     expect(first.compactions).toHaveLength(3);
-    expect(event.abort).toBe(true);
-    expect(event.abortReason).toMatch(/Context exhausted.*threw on attempt 3: Error: model unavailable/);
+    expect(event.declined).toBeDefined();
+    expect(event.declined).toMatch(/Context exhausted.*threw on attempt 3: Error: model unavailable/);
     expect(first.warnings.filter((w) => w.code === 'strategy_failed')).toHaveLength(3);
     // A failure that happens once: the retry compacts and the request goes out.
     let calls = 0;
@@ -530,18 +537,18 @@ describe('decisions and the retry loop', () => {
       return { action: 'compacted' };
     });
     const second = createGuard({ strategies: { s: flaky }, defaultStrategy: 's', loopProtection: false });
-    const retried = await measureAndEmit(second.hooks, historyOf(conversation(7_900)), SIZES);
+    const retried = await fitOn(second.guard, historyOf(conversation(7_900)), SIZES);
     expect(flaky.calls.map((c) => c.attempt)).toEqual([0, 1]);
-    expect(retried.abort).toBe(false);
+    expect(retried.declined).toBeUndefined();
     expect(retried.percentage!).toBeLessThan(0.9);
     // Below the critical floor a throw is reported and the request goes out as it is.
     const mild = recordingStrategy([{ level: 'a', at: 0.5 }], () => {
       throw new Error('broken');
     });
     const third = createGuard({ strategies: { s: mild }, defaultStrategy: 's' });
-    const sent = await measureAndEmit(third.hooks, historyOf(conversation(6_000)), SIZES);
+    const sent = await fitOn(third.guard, historyOf(conversation(6_000)), SIZES);
     expect(mild.calls).toHaveLength(1);
-    expect(sent.abort).toBe(false);
+    expect(sent.declined).toBeUndefined();
   });
 
   it('a cancelled request is not waited for, even by a summarizer that ignores its signal, and nothing is rewritten after the cancel', async () => {
@@ -568,7 +575,7 @@ describe('decisions and the retry loop', () => {
       }
       return { action: 'compacted' };
     });
-    const { hooks, warnings, compactions } = createGuard({
+    const { guard, warnings, compactions } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
       contextTools: hanging,
@@ -577,10 +584,10 @@ describe('decisions and the retry loop', () => {
     const original = history.messages();
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('user cancelled')), 20);
-    const event = await measureAndEmit(hooks, history, SIZES, controller.signal);
+    const event = await fitOn(guard, history, SIZES, controller.signal);
     expect(asked).toBe(1);
-    expect(event.abort).toBe(true);
-    expect(event.abortReason).toMatch(/cancelled while context strategy s reacted; its 1 compaction/);
+    expect(event.declined).toBeDefined();
+    expect(event.declined).toMatch(/cancelled while context strategy s reacted; its 1 compaction/);
     expect(warnings.find((w) => w.code === 'request_cancelled')).toBeDefined();
     // The strategy's own catch ran after the guard stopped waiting; its rewrite was refused.
     await new Promise((resolve) => setTimeout(resolve, 0));
@@ -599,16 +606,11 @@ describe('decisions and the retry loop', () => {
       ctx.tools.dropOldest(ctx.tools.historyLength - 1);
       return { action: 'compacted' };
     });
-    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const { guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const session = new AbortController();
     for (let i = 0; i < 3; i++) {
-      const event = await measureAndEmit(
-        hooks,
-        historyOf(conversation(6_000, `s${i}`)),
-        SIZES,
-        session.signal,
-      );
-      expect(event.abort).toBe(false);
+      const event = await fitOn(guard, historyOf(conversation(6_000, `s${i}`)), SIZES, session.signal);
+      expect(event.declined).toBeUndefined();
     }
     expect(strategy.calls).toHaveLength(3);
     // Node warns past 10 listeners on one signal, and each left behind keeps its reaction alive.
@@ -637,14 +639,14 @@ describe('decisions and the retry loop', () => {
       });
       return result.changed ? { action: 'compacted' } : { action: 'none' };
     });
-    const { hooks, warnings } = createGuard({
+    const { guard, warnings } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
       contextTools: sloppy,
     });
     const history = historyOf(conversation(6_000));
-    const event = await measureAndEmit(hooks, history, SIZES);
-    expect(event.abort).toBe(false);
+    const event = await fitOn(guard, history, SIZES);
+    expect(event.declined).toBeUndefined();
     expect(history.compactions()).toHaveLength(1);
     const text = JSON.stringify(history.messages());
     expect(text).toContain('5432');
@@ -657,31 +659,31 @@ describe('decisions and the retry loop', () => {
 
   it('a conversation whose floor is over the input budget declines at once with the sizes', async () => {
     const strategy = recordingStrategy([{ level: 'a', at: 0.5 }]);
-    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf([system('sys'), user('hi'), assistant('hello'), user(filler('huge', 9_000))]);
-    const event = await measureAndEmit(hooks, history, SIZES);
+    const event = await fitOn(guard, history, SIZES);
     expect(strategy.calls).toHaveLength(0);
-    expect(event.abort).toBe(true);
+    expect(event.declined).toBeDefined();
     const warning = warnings.find((w) => w.code === 'context_exhausted')!;
     expect(warning.data!['floorTokens']).toBeGreaterThan(8_000);
     expect(warning.data!['availableTokens']).toBe(8_000);
-    expect(event.abortReason).toMatch(/system prompt and last user message alone take \d+ tokens/);
+    expect(event.declined).toMatch(/system prompt and last user message alone take \d+ tokens/);
   });
   it("leaves a newest tool result's output out of the floor: a strategy may cut it and send the request", async () => {
     const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {
       ctx.tools.lightTrim({ keepRecent: 0, maxToolOutputBytes: 2_000 });
       return { action: 'compacted' };
     });
-    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf([
       system('sys'),
       user('read the build log'),
       ...toolRound('read1', 'read_file', filler('log', 12_000), { path: 'build.log' }),
     ]);
-    const event = await measureAndEmit(hooks, history, SIZES);
+    const event = await fitOn(guard, history, SIZES);
     expect(strategy.calls).toHaveLength(1);
     expect(warnings.map((w) => w.code)).not.toContain('context_exhausted');
-    expect(event.abort).toBe(false);
+    expect(event.declined).toBeUndefined();
     expect(event.current).toBeLessThan(SIZES.inputBudget);
   });
 
@@ -711,11 +713,11 @@ describe('decisions and the retry loop', () => {
       });
       return { action: 'compacted' };
     });
-    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
-    const event = await measureAndEmit(hooks, history, SIZES);
+    const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const event = await fitOn(guard, history, SIZES);
     expect(strategy.calls).toHaveLength(1);
     expect(warnings.map((w) => w.code)).not.toContain('context_exhausted');
-    expect(event.abort).toBe(false);
+    expect(event.declined).toBeUndefined();
     expect(event.current).toBeLessThan(SIZES.inputBudget);
     // The app's prompt is still there; the block holds fewer facts within its bound.
     const sent = String(event.messages[0]!.content);
@@ -740,10 +742,10 @@ describe('decisions and the retry loop', () => {
       ctx.tools.dropOldest(1);
       return { action: 'compacted' };
     });
-    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
-    const event = await measureAndEmit(hooks, history, SIZES);
+    const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const event = await fitOn(guard, history, SIZES);
     expect(strategy.calls).toHaveLength(0);
-    expect(event.abort).toBe(true);
+    expect(event.declined).toBeDefined();
     expect(history.compactions()).toHaveLength(0);
     const warning = warnings.find((w) => w.code === 'context_exhausted')!;
     expect(warning.data!['floorTokens']).toBeGreaterThan(SIZES.inputBudget);
@@ -759,12 +761,12 @@ describe('compaction-loop protection', () => {
       ],
       () => ({ action: 'compacted' }),
     );
-    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf(conversation(7_650));
-    const event = await measureAndEmit(hooks, history, SIZES);
+    const event = await fitOn(guard, history, SIZES);
     expect(strategy.calls.length).toBeLessThanOrEqual(3);
     expect(strategy.calls.map((c) => c.level)).toEqual(['pressure', 'critical']);
-    expect(event.abort).toBe(true);
+    expect(event.declined).toBeDefined();
     expect(warnings.find((w) => w.code === 'context_exhausted')?.message).toMatch(/freed 0 tokens/);
   });
 
@@ -779,14 +781,14 @@ describe('compaction-loop protection', () => {
         return { action: 'compacted' };
       },
     );
-    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf(conversation(4_200));
-    await measureAndEmit(hooks, history, SIZES);
+    await fitOn(guard, history, SIZES);
     expect(strategy.calls.map((c) => c.level)).toEqual(['healthy']);
     for (let i = 0; i < 5; i++) {
       history.append(user(filler(`refill-${i}`, 1_000)));
       history.append(assistant('ok'));
-      await measureAndEmit(hooks, history, SIZES);
+      await fitOn(guard, history, SIZES);
     }
     // healthy, its refill escalated to pressure, that refill declined; later calls start afresh.
     expect(strategy.calls.map((c) => c.level).slice(0, 2)).toEqual(['healthy', 'pressure']);
@@ -800,24 +802,24 @@ describe('compaction-loop protection', () => {
       ctx.tools.dropOldest(ctx.tools.historyLength - 2);
       return { action: 'compacted' };
     });
-    const { hooks, warnings } = createGuard({
+    const { guard, warnings } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
       criticalFloor: 1.5,
       loopProtection: { refillStrikes: 1 },
     });
     const history = historyOf(conversation(7_000));
-    expect((await measureAndEmit(hooks, history, SIZES)).abort).toBe(false);
+    expect((await fitOn(guard, history, SIZES)).declined).toBeUndefined();
     // Over the budget (critical whatever the floor), and the newest message alone fits.
     history.append(user(filler('refill-a', 5_000)));
     history.append(assistant(filler('refill-b', 4_000)));
-    const refilled = await measureAndEmit(hooks, history, SIZES);
+    const refilled = await fitOn(guard, history, SIZES);
     expect(warnings.find((w) => w.code === 'compaction_loop')?.message).toMatch(/highest level again/);
     expect(warnings.find((w) => w.code === 'compaction_loop')?.data).toMatchObject({
       current: expect.toSatisfy((tokens: number) => tokens > SIZES.inputBudget),
     });
     expect(strategy.calls).toHaveLength(2);
-    expect(refilled.abort).toBe(false);
+    expect(refilled.declined).toBeUndefined();
     expect(refilled.current).toBeLessThanOrEqual(SIZES.inputBudget);
   });
 
@@ -826,16 +828,18 @@ describe('compaction-loop protection', () => {
       ctx.tools.dropOldest(ctx.tools.historyLength - 2);
       return { action: 'compacted' };
     });
-    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf([system('agent'), user('read the files')]);
     const outcomes: string[] = [];
     for (let turn = 0; turn < 9; turn++) {
       for (const message of toolRound(`r${turn}`, 'read', filler(`file-${turn}`, 4_500)))
         history.append(message);
       const reactions = strategy.calls.length;
-      const event = await measureAndEmit(hooks, history, SIZES);
-      outcomes.push(event.abort ? 'declined' : strategy.calls.length > reactions ? 'compacted' : 'sent');
-      expect(event.abort || event.current <= SIZES.inputBudget).toBe(true);
+      const event = await fitOn(guard, history, SIZES);
+      outcomes.push(
+        event.declined !== undefined ? 'declined' : strategy.calls.length > reactions ? 'compacted' : 'sent',
+      );
+      expect(event.declined !== undefined || event.current <= SIZES.inputBudget).toBe(true);
     }
     // Turn 0 fits; each later read crosses the trigger again one call after a compaction, and each
     // compaction makes the request fit: the loop is the agent at work, told once per three refills.
@@ -851,7 +855,7 @@ describe('compaction-loop protection', () => {
       ctx.tools.dropOldest(ctx.tools.historyLength - 2);
       return { action: 'compacted' };
     });
-    const { hooks, warnings } = createGuard({
+    const { guard, warnings } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
       loopProtection: { refillStrikes: 1 },
@@ -861,7 +865,7 @@ describe('compaction-loop protection', () => {
     for (let turn = 0; turn < 3; turn++) {
       for (const message of toolRound(`r${turn}`, 'read', filler(`file-${turn}`, 4_500)))
         history.append(message);
-      aborted.push((await measureAndEmit(hooks, history, SIZES)).abort === true);
+      aborted.push((await fitOn(guard, history, SIZES)).declined !== undefined);
     }
     expect(aborted).toEqual([false, false, false]);
     expect(strategy.calls).toHaveLength(2);
@@ -873,15 +877,15 @@ describe('compaction-loop protection', () => {
       ctx.tools.dropOldest(ctx.tools.historyLength);
       return { action: 'compacted' };
     });
-    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const { guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf([system('agent'), user('go')]);
     const sizes = { window: 32_000, inputBudget: 28_000 };
     let declined = 0;
     for (let turn = 0; turn < 4; turn++) {
       for (const message of toolRound(`t${turn}`, 'dump', filler(`dump-${turn}`, 30_000)))
         history.append(message);
-      const event = await measureAndEmit(hooks, history, sizes);
-      if (event.abort) declined++;
+      const event = await fitOn(guard, history, sizes);
+      if (event.declined !== undefined) declined++;
       expect(strategy.calls.length).toBeLessThanOrEqual(3 * (turn + 1));
     }
     expect(declined).toBe(4);
@@ -899,52 +903,44 @@ describe('compaction-loop protection', () => {
     );
     for (const loopProtection of [undefined, false] as const) {
       strategy.calls.length = 0;
-      const { hooks } = createGuard({
+      const { guard } = createGuard({
         strategies: { s: strategy },
         defaultStrategy: 's',
         maxCompactRetries: 1,
         ...(loopProtection === false ? { loopProtection } : {}),
       });
-      const event = await measureAndEmit(hooks, historyOf(conversation(7_700)), SIZES);
+      const event = await fitOn(guard, historyOf(conversation(7_700)), SIZES);
       expect(strategy.calls).toHaveLength(2);
       expect(strategy.calls.map((c) => c.level)).toEqual(loopProtection === false ? ['c', 'c'] : ['c', 'd']);
-      expect(event.abort).toBe(true);
+      expect(event.declined).toBeDefined();
     }
   });
 });
 
 describe('measurer and redaction', () => {
-  it('ignores the onContextMeasure its own re-measurement causes', async () => {
-    const hooks = new HookBus();
+  it('measures with its measurer when given no sizes, and again after each compaction', async () => {
     let measured = 0;
     const measurer = {
-      async measure(event: MessageResolveEvent) {
+      measure(request: GuardMeasureRequest) {
         measured++;
-        const current = countTokens(event.messages);
-        // A measurer that emits while re-measuring must not make the guard react to itself.
-        await hooks.emit('onContextMeasure', {
-          provider: event.provider,
-          model: event.model,
-          current,
-          window: SIZES.window,
-          inputBudget: SIZES.inputBudget,
-          percentage: current / SIZES.inputBudget,
-          accuracy: 'estimate',
-          messages: event.messages,
-          history: event.history,
-          abort: false,
-        });
-        return { current };
+        return { current: countTokens(request.messages), ...SIZES };
       },
     };
     const strategy = recordingStrategy([{ level: 'a', at: 0.2 }], (ctx) => {
       ctx.tools.dropOldest(2);
       return { action: 'compacted' };
     });
-    createGuard({ hooks, measurer, strategies: { s: strategy }, defaultStrategy: 's' });
-    await measureAndEmit(hooks, historyOf(conversation(2_400)), SIZES);
+    const { guard } = createGuard({ measurer, strategies: { s: strategy }, defaultStrategy: 's' });
+    const outcome = await guard.fit({
+      provider: PROVIDER,
+      model: MODEL,
+      history: historyOf(conversation(2_400)),
+    });
     expect(strategy.calls).toHaveLength(1);
-    expect(measured).toBe(1);
+    expect(strategy.calls[0]!.inputBudget).toBe(SIZES.inputBudget);
+    expect(measured).toBe(2);
+    expect(outcome.compactions).toHaveLength(1);
+    expect(outcome.current).toBe(countTokens(outcome.messages));
   });
 
   it('redacts the state it writes', async () => {
@@ -952,9 +948,9 @@ describe('measurer and redaction', () => {
       ctx.state['note'] = 'deploy with ghp_abcdefghijklmnopqrstuvwxyz0123456789AB';
       return { action: 'none' };
     });
-    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const { guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf(conversation(2_400));
-    await measureAndEmit(hooks, history, SIZES);
+    await fitOn(guard, history, SIZES);
     const note = String(readState(history).strategyState['s']?.['note']);
     expect(note).toContain('deploy with');
     expect(note).not.toContain('abcdefghijklmnopqrstuvwxyz0123456789AB');
@@ -967,9 +963,9 @@ describe('measurer and redaction', () => {
       ctx.state['seen'] = { [`token ${secret}`]: true };
       return { action: 'none' };
     });
-    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const { guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf(conversation(2_400));
-    await measureAndEmit(hooks, history, SIZES);
+    await fitOn(guard, history, SIZES);
     expect(Object.keys(readState(history).strategyState['s'] ?? {})).toHaveLength(2);
     expect(JSON.stringify(history.metadata)).not.toContain('abcdefghijklmnopqrstuvwxyz0123456789AB');
   });
@@ -982,7 +978,7 @@ describe('many conversations', () => {
       ctx.state['current'] = ctx.current;
       return { action: 'none' };
     });
-    const { hooks } = createGuard({
+    const { guard } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
       loopProtection: false,
@@ -990,13 +986,10 @@ describe('many conversations', () => {
     const histories = Array.from({ length: 100 }, (_, i) =>
       historyOf(conversation(1_800 + i * 20, `conv${i}`)),
     );
-    await Promise.all(histories.map((history) => measureAndEmit(hooks, history, SIZES)));
+    await Promise.all(histories.map((history) => fitOn(guard, history, SIZES)));
     // The same conversations again, twice at once each: the second of a pair sees no growth.
     await Promise.all(
-      histories.flatMap((history) => [
-        measureAndEmit(hooks, history, SIZES),
-        measureAndEmit(hooks, history, SIZES),
-      ]),
+      histories.flatMap((history) => [fitOn(guard, history, SIZES), fitOn(guard, history, SIZES)]),
     );
     histories.forEach((history, i) => {
       const state = readState(history);
@@ -1015,16 +1008,13 @@ describe('requests of one conversation at once', () => {
       ctx.tools.dropOldest(ctx.tools.historyLength - 4);
       return { action: 'compacted' };
     });
-    const { hooks, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf(conversation(8_100));
-    const [first, second] = await Promise.all([
-      measureAndEmit(hooks, history, SIZES),
-      measureAndEmit(hooks, history, SIZES),
-    ]);
+    const [first, second] = await Promise.all([fitOn(guard, history, SIZES), fitOn(guard, history, SIZES)]);
     expect(strategy.calls).toHaveLength(1);
     expect(warnings.filter((w) => w.code === 'compaction_loop')).toEqual([]);
     for (const event of [first, second]) {
-      expect(event.abort).toBe(false);
+      expect(event.declined).toBeUndefined();
       expect(event.messages).toEqual(history.messages());
       expect(event.current).toBe(countTokens(history.messages()));
     }
@@ -1043,9 +1033,9 @@ describe('signed reasoning and requests of one conversation that overlap', () =>
         await gate;
         return { action: 'compacted' };
       });
-      const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+      const { guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
       const history = historyOf(conversation(8_100));
-      const first = measureAndEmit(hooks, history, SIZES);
+      const first = fitOn(guard, history, SIZES);
       await new Promise((resolve) => setTimeout(resolve, 0));
       expect(history.compactions()).toHaveLength(1);
       if (!overlapping) {
@@ -1054,7 +1044,7 @@ describe('signed reasoning and requests of one conversation that overlap', () =>
       }
       // Sent while the first is still handled when overlapping: the answers will interleave.
       history.append({ role: 'user', content: 'one more thing' });
-      const second = measureAndEmit(hooks, history, SIZES);
+      const second = fitOn(guard, history, SIZES);
       open();
       await Promise.all([first, second]);
       return { boundary: signedReasoningBoundary(history), last: history.length - 1 };
@@ -1095,10 +1085,10 @@ describe('a misbehaving strategy', () => {
     ];
     for (const react of reactions) {
       const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], react as () => StrategyDecision);
-      const { hooks, warnings, listenerErrors } = guardFor(strategy);
-      const event = await measureAndEmit(hooks, historyOf(conversation(9_000)), SIZES);
+      const { guard, warnings, listenerErrors } = guardFor(strategy);
+      const event = await fitOn(guard, historyOf(conversation(9_000)), SIZES);
       expect(listenerErrors).toEqual([]);
-      expect(event.abort).toBe(true);
+      expect(event.declined).toBeDefined();
       // A decline whose reason cannot be printed is still a decline.
       expect(warnings.map((w) => w.code)).toEqual(
         expect.arrayContaining([react === reactions[3] ? 'context_declined' : 'context_exhausted']),
@@ -1117,25 +1107,25 @@ describe('a misbehaving strategy', () => {
       [[{ action: 'none' }], '[{"action":"none"}] (an array)'],
     ] as const) {
       const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], () => answer as never);
-      const { hooks, listenerErrors } = guardFor(strategy);
-      const event = await measureAndEmit(hooks, historyOf(conversation(9_000)), SIZES);
+      const { guard, listenerErrors } = guardFor(strategy);
+      const event = await fitOn(guard, historyOf(conversation(9_000)), SIZES);
       expect(listenerErrors).toEqual([]);
-      expect(event.abort).toBe(true);
-      expect(event.abortReason, named).toContain(`context strategy s answered ${named}${expected}`);
+      expect(event.declined).toBeDefined();
+      expect(event.declined, named).toContain(`context strategy s answered ${named}${expected}`);
     }
     const long = recordingStrategy([{ level: 'a', at: 0.5 }], () => ({ note: 'x'.repeat(5_000) }) as never);
-    const cut = await measureAndEmit(guardFor(long).hooks, historyOf(conversation(9_000)), SIZES);
-    expect(cut.abortReason).toMatch(/answered \{"note":"x{100,}… \(an object\); expected/);
-    expect(cut.abortReason!.length).toBeLessThan(600);
+    const cut = await fitOn(guardFor(long).guard, historyOf(conversation(9_000)), SIZES);
+    expect(cut.declined).toMatch(/answered \{"note":"x{100,}… \(an object\); expected/);
+    expect(cut.declined!.length).toBeLessThan(600);
   });
 
   it('a decline without a reason and a warn without a message still say who', async () => {
     const quiet = recordingStrategy([{ level: 'a', at: 0.5 }], () => ({ action: 'decline' }) as never);
-    const declined = await measureAndEmit(guardFor(quiet).hooks, historyOf(conversation(6_000)), SIZES);
-    expect(declined.abortReason).toBe('Context strategy s declined: no reason given');
+    const declined = await fitOn(guardFor(quiet).guard, historyOf(conversation(6_000)), SIZES);
+    expect(declined.declined).toBe('Context strategy s declined: no reason given');
     const mute = recordingStrategy([{ level: 'a', at: 0.5 }], () => ({ action: 'warn' }) as never);
-    const { hooks, warnings } = guardFor(mute);
-    await measureAndEmit(hooks, historyOf(conversation(6_000)), SIZES);
+    const { guard, warnings } = guardFor(mute);
+    await fitOn(guard, historyOf(conversation(6_000)), SIZES);
     expect(warnings.find((w) => w.code === 'context_warning')?.message).toBe(
       'context strategy s warned (no message given)',
     );
@@ -1152,9 +1142,9 @@ describe('a misbehaving strategy', () => {
       ctx.tools.dropOldest(Math.floor(ctx.tools.historyLength / 2));
       return { action: 'compacted' };
     });
-    const { hooks, warnings, listenerErrors } = guardFor(strategy);
+    const { guard, warnings, listenerErrors } = guardFor(strategy);
     const history = historyOf(conversation(9_000));
-    const first = await measureAndEmit(hooks, history, SIZES);
+    const first = await fitOn(guard, history, SIZES);
     expect(listenerErrors).toEqual([]);
     expect(first.current).toBeLessThanOrEqual(SIZES.inputBudget);
     const dropped = warnings.filter((w) => w.code === 'strategy_state_dropped');
@@ -1162,7 +1152,7 @@ describe('a misbehaving strategy', () => {
     expect(dropped[0]!.message).toMatch(/left out: big \(.*BigInt.*\), loop \(/);
     expect(readState(history).strategyState['s']).toEqual({ count: strategy.calls.length });
     history.append(user(filler('later', 2_000)));
-    await measureAndEmit(hooks, history, SIZES);
+    await fitOn(guard, history, SIZES);
     expect(listenerErrors).toEqual([]);
     expect(strategy.calls.at(-1)!.state).toEqual({ count: strategy.calls.length - 1 });
   });
@@ -1179,9 +1169,9 @@ describe('a misbehaving strategy', () => {
       }, 0);
       return { action: 'none' };
     });
-    const { hooks, compactions } = guardFor(strategy);
+    const { guard, compactions } = guardFor(strategy);
     const history = historyOf(conversation(6_000));
-    const event = await measureAndEmit(hooks, history, SIZES);
+    const event = await fitOn(guard, history, SIZES);
     const sent = [...event.messages];
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(String(late)).toMatch(/context strategy s used its StrategyTools after its reaction ended/);
@@ -1192,18 +1182,18 @@ describe('a misbehaving strategy', () => {
 
   it('a reaction that never settles holds its conversation, but a later request of it still honours its own cancel', async () => {
     const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], () => new Promise<never>(() => undefined));
-    const { hooks, warnings } = guardFor(strategy);
+    const { guard, warnings } = guardFor(strategy);
     const history = historyOf(conversation(6_000));
     let firstSettled = false;
-    void measureAndEmit(hooks, history, SIZES).then(() => {
+    void fitOn(guard, history, SIZES).then(() => {
       firstSettled = true;
     });
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('user cancelled')), 20);
-    const second = await measureAndEmit(hooks, history, SIZES, controller.signal);
+    const second = await fitOn(guard, history, SIZES, controller.signal);
     expect(firstSettled).toBe(false);
-    expect(second.abort).toBe(true);
-    expect(second.abortReason).toMatch(/cancelled while it waited for an earlier request/);
+    expect(second.declined).toBeDefined();
+    expect(second.declined).toMatch(/cancelled while it waited for an earlier request/);
     expect(warnings.map((w) => w.code)).toContain('request_cancelled');
     // Still serialized: the first request's reaction is the only one that ran.
     expect(strategy.calls).toHaveLength(1);
@@ -1212,18 +1202,18 @@ describe('a misbehaving strategy', () => {
   it('triggers it cannot be reacted at: none at all aborts over the budget, all above 1 react at the first level', async () => {
     const none = recordingStrategy([]);
     const noTriggers = guardFor(none);
-    const over = await measureAndEmit(noTriggers.hooks, historyOf(conversation(9_000)), SIZES);
-    expect(over.abort).toBe(true);
-    expect(over.abortReason).toMatch(/context strategy s has no triggers to react at/);
+    const over = await fitOn(noTriggers.guard, historyOf(conversation(9_000)), SIZES);
+    expect(over.declined).toBeDefined();
+    expect(over.declined).toMatch(/context strategy s has no triggers to react at/);
     expect(noTriggers.warnings.map((w) => w.code)).not.toContain('strategy_failed');
     const high = recordingStrategy([{ level: 'beyond', at: 1.5 }], (ctx) => {
       ctx.tools.dropOldest(Math.floor(ctx.tools.historyLength / 2));
       return { action: 'compacted' };
     });
     const highGuard = guardFor(high);
-    const fitted = await measureAndEmit(highGuard.hooks, historyOf(conversation(9_000)), SIZES);
+    const fitted = await fitOn(highGuard.guard, historyOf(conversation(9_000)), SIZES);
     expect(high.calls.map((call) => [call.level, call.attempt])).toEqual([['beyond', 0]]);
-    expect(fitted.abort).toBe(false);
+    expect(fitted.declined).toBeUndefined();
     expect(highGuard.listenerErrors).toEqual([]);
   });
 
@@ -1301,8 +1291,8 @@ describe('exhaustion error', () => {
     hooks.on('onWarning', (w) => {
       causes.push(w.cause);
     });
-    createGuard({ hooks, strategies: { s: strategy }, defaultStrategy: 's' });
-    await measureAndEmit(hooks, historyOf([system('s'), user(filler('big', 9_000))]), SIZES);
+    const { guard } = createGuard({ hooks, strategies: { s: strategy }, defaultStrategy: 's' });
+    await fitOn(guard, historyOf([system('s'), user(filler('big', 9_000))]), SIZES);
     expect(causes[0]).toBeInstanceOf(ContextExhaustedError);
     expect((causes[0] as ContextExhaustedError).reason).toBe('floor_over_window');
   });
@@ -1322,8 +1312,8 @@ describe("ContextGuard counts with the measurer's counter", () => {
       return { action: 'none' };
     });
     const measurer = { ...testMeasurer, counter: thousand };
-    const { hooks } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's', measurer });
-    await measureAndEmit(hooks, historyOf(conversation(6_000)), SIZES);
+    const { guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's', measurer });
+    await fitOn(guard, historyOf(conversation(6_000)), SIZES);
     expect(seen).toEqual([1_000]);
     // Without one, the compactor's default counter counts a short message in a few tokens.
     const plain = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {
@@ -1331,7 +1321,7 @@ describe("ContextGuard counts with the measurer's counter", () => {
       return { action: 'none' };
     });
     const other = createGuard({ strategies: { s: plain }, defaultStrategy: 's' });
-    await measureAndEmit(other.hooks, historyOf(conversation(6_000)), SIZES);
+    await fitOn(other.guard, historyOf(conversation(6_000)), SIZES);
     expect(seen[1]).toBeLessThan(20);
   });
 });

@@ -7,16 +7,18 @@ import {
 } from '@ctxguard/compactor';
 import { TokenMeter } from '@ctxguard/compactor/internal';
 import {
-  type ContextMeasureEvent,
+  abortSignalSchema,
+  type CompactionEvent,
   type ContextStrategy,
   type ContextTools,
   type ConversationHistory,
   CtxGuardError,
   HookBus,
+  InvalidInputError,
   type JsonValue,
   type Message,
-  type MessageResolveEvent,
   messageText,
+  parseInput,
   parseOptions,
   pushAll,
   type TriggerLevel,
@@ -42,20 +44,96 @@ import {
   withoutFactsBlocks,
 } from './strategy-tools.js';
 
-/** What the guard needs of a measurer: re-measuring a request after a compaction. */
+/** A request as the guard hands it to its measurer. */
+export interface GuardMeasureRequest {
+  provider: string;
+  model: string;
+  messages: Message[];
+  system?: string | undefined;
+  history?: ConversationHistory | undefined;
+  tools?: readonly unknown[] | undefined;
+  maxOutputTokens?: number | undefined;
+}
+
+/** The sizes of a request: what it takes, and what the model allows (null when unknown). */
+export interface GuardMeasurement {
+  current: number;
+  window: number | null;
+  inputBudget: number | null;
+}
+
+/** What the guard needs of a measurer: measuring a request, and again after each compaction. */
 export interface GuardMeasurer {
   /**
-   * Tokens `event` takes now (a number, or an object with `current`). A measurer that emits
-   * `onContextMeasure` from here is fine: the guard ignores its own re-measurements.
+   * Tokens `request` takes now: a number, or an object with `current` (a `ContextMeasurer` gives
+   * `window` and `inputBudget` too, which {@link ContextGuard.fit} needs when it is given no sizes).
    */
   measure(
-    event: MessageResolveEvent,
-  ): number | { current: number } | undefined | Promise<number | { current: number } | undefined>;
+    request: GuardMeasureRequest,
+  ):
+    | number
+    | GuardMeasurement
+    | { current: number }
+    | undefined
+    | Promise<number | GuardMeasurement | { current: number } | undefined>;
   /**
    * The measurer's counter (a `ContextMeasurer` has one): strategies' `tools.measure` counts with
    * it, so they see what the measurer sees. Without it the compactor's default counter is used.
    */
   readonly counter?: TokenCounter | undefined;
+}
+
+const historySchema = z.custom<ConversationHistory>(
+  (value) =>
+    isFunction((value as ConversationHistory)?.messages) &&
+    typeof (value as ConversationHistory)?.metadata === 'object',
+  'must be a ConversationHistory (messages(), metadata…), e.g. an InMemoryConversationHistory',
+);
+const tokensOrNull = z.number().finite().min(0).nullable();
+
+/** A request for {@link ContextGuard.fit}. */
+export const fitRequestSchema = z.object({
+  provider: z.string().min(1),
+  model: z.string().min(1),
+  /** The conversation: the strategy compacts it, the request is its view. */
+  history: historySchema,
+  /** The request's messages as measured (default: `history.messages()`); rebuilt after a compaction. */
+  messages: z.custom<Message[]>(Array.isArray, 'must be an array of messages').optional(),
+  /** A system prompt sent apart from the messages (counted, never rewritten). */
+  system: z.string().optional(),
+  tools: z.array(z.unknown()).readonly().optional(),
+  maxOutputTokens: z.number().int().min(0).optional(),
+  signal: abortSignalSchema.optional(),
+  /** The request's sizes when you measured it already (default: the guard's measurer measures it). */
+  measurement: z
+    .object({ current: z.number().finite().min(0), window: tokensOrNull, inputBudget: tokensOrNull })
+    .optional(),
+});
+
+/** A request for {@link ContextGuard.fit}. */
+export type FitRequest = z.input<typeof fitRequestSchema>;
+
+/** What {@link ContextGuard.fit} did: the request's sizes now, the compactions, and whether it was declined. */
+export interface FitOutcome extends GuardMeasurement {
+  /** The request's messages now (the history's view after the compactions). */
+  messages: Message[];
+  /** `current / inputBudget`; null when the window is unknown (nothing was guarded). */
+  percentage: number | null;
+  /** Why the request cannot be sent (also said on `onWarning`); undefined when it can. */
+  declined: string | undefined;
+  /** The compactions made for this request (each also emitted on `onCompaction`). */
+  compactions: CompactionEvent[];
+}
+
+/** One request being fitted: what the loop reads, and updates as it compacts. */
+interface FitCall extends Omit<FitRequest, 'measurement'> {
+  messages: Message[];
+  current: number;
+  window: number | null;
+  inputBudget: number | null;
+  percentage: number | null;
+  declined: string | undefined;
+  compactions: CompactionEvent[];
 }
 
 /** What the guard does with a conversation whose `contextStrategy` names no registered strategy. */
@@ -189,17 +267,19 @@ const MAX_MEMOS = 8;
 
 export const contextGuardOptionsSchema = z
   .strictObject({
-    /** The bus the measurer emits `onContextMeasure` on. */
-    hooks: z.custom<HookBus>(
-      (value) =>
-        value instanceof HookBus ||
-        (isFunction((value as HookBus)?.on) && isFunction((value as HookBus)?.emit)),
-      'must be a HookBus',
-    ),
-    /** Re-measures a request after a compaction (a `ContextMeasurer`, or any object with `measure(event)`). */
+    /** Where `onCompaction` and `onWarning` are emitted (default: a new bus). */
+    hooks: z
+      .custom<HookBus>(
+        (value) =>
+          value instanceof HookBus ||
+          (isFunction((value as HookBus)?.on) && isFunction((value as HookBus)?.emit)),
+        'must be a HookBus',
+      )
+      .optional(),
+    /** Measures a request, and again after each compaction (a `ContextMeasurer`, or any object with `measure(request)`). */
     measurer: z.custom<GuardMeasurer>(
       (value) => isFunction((value as GuardMeasurer)?.measure),
-      'must have measure(event)',
+      'must have measure(request)',
     ),
     /** Strategies by name; a conversation picks one with `history.metadata.contextStrategy`. */
     strategies: z
@@ -375,11 +455,11 @@ function textOf(message: Message): string {
 }
 
 /**
- * Reacts to `onContextMeasure`: routes each conversation to its strategy, fires the strategy's
- * triggers on a new crossing or while climbing, re-measures after a compaction and retries while
- * the request stays critical, aborts on decline or exhaustion, and keeps compaction from looping.
- * Stateless between calls (state lives in `history.metadata.__ctxguard.guard`), so one guard serves
- * many conversations, concurrently too. Call `destroy()` when done.
+ * Makes requests fit ({@link ContextGuard.fit}): routes each conversation to its strategy, fires
+ * the strategy's triggers on a new crossing or while climbing, re-measures after a compaction and
+ * retries while the request stays critical, declines when nothing can make it fit, and keeps
+ * compaction from looping. Stateless between calls (state lives in
+ * `history.metadata.__ctxguard.guard`), so one guard serves many conversations, concurrently too.
  */
 export class ContextGuard {
   readonly #options: z.output<typeof contextGuardOptionsSchema>;
@@ -389,16 +469,14 @@ export class ContextGuard {
   readonly #triggerCache = new WeakMap<ContextStrategy, readonly TriggerLevel[]>();
   readonly #warnedUnknown = new Set<string>();
   readonly #meters = new Map<string, TokenMeter>();
-  readonly #ownRequests = new WeakSet<Message[]>();
   /** What the guard keeps per conversation while it lives (one lookup per call). */
   readonly #conversations = new WeakMap<ConversationHistory, ConversationRecord>();
   /** Each registered strategy with its name and sorted triggers (resolved on every call). */
   readonly #registered: ReadonlyMap<string, ResolvedStrategy & { triggers: readonly TriggerLevel[] }>;
-  #off: (() => void) | undefined;
 
   constructor(options: ContextGuardOptions) {
     this.#options = parseOptions(contextGuardOptionsSchema, options, 'ContextGuard options');
-    this.#hooks = this.#options.hooks;
+    this.#hooks = this.#options.hooks ?? new HookBus();
     this.#tools = this.#options.contextTools ?? createOfflineContextTools();
     const redact = this.#options.redact ?? redactSecrets;
     this.#redact = (text) => {
@@ -411,19 +489,46 @@ export class ContextGuard {
         { name, strategy, triggers: this.#sortedTriggers(strategy) },
       ]),
     );
-    this.#off = this.#hooks.on('onContextMeasure', (event) => this.#onMeasure(event));
   }
 
-  /** Stops listening to `onContextMeasure` (idempotent). */
-  destroy(): void {
-    this.#off?.();
-    this.#off = undefined;
+  /**
+   * Makes `request` fit its model: measures it (or takes `request.measurement`), lets the
+   * conversation's strategy compact `request.history` while a trigger fires, measures again after
+   * each compaction, and says what is left. Resolves with `declined` set (and an `onWarning` said
+   * why) when the request cannot be made to fit; rejects only on bad input. Calls of one
+   * conversation run one after another, in the order they came.
+   */
+  async fit(request: FitRequest): Promise<FitOutcome> {
+    const parsed = parseInput(fitRequestSchema, request, 'ContextGuard.fit request');
+    const sizes = parsed.measurement ?? (await this.#measureFirst(parsed));
+    const call: FitCall = {
+      ...parsed,
+      messages: parsed.messages ?? parsed.history.messages(),
+      current: sizes.current,
+      window: sizes.window,
+      inputBudget: sizes.inputBudget,
+      percentage: sizes.inputBudget === null ? null : sizes.current / sizes.inputBudget,
+      declined: undefined,
+      compactions: [],
+    };
+    if (call.percentage !== null && call.window !== null) await this.#queued(call, parsed.history);
+    const { messages, current, window, inputBudget, percentage, declined, compactions } = call;
+    return { messages, current, window, inputBudget, percentage, declined, compactions };
   }
 
-  async #onMeasure(event: ContextMeasureEvent): Promise<void> {
-    if (this.#off === undefined || this.#ownRequests.has(event.messages)) return;
-    const history = event.history;
-    if (!history || event.percentage === null || event.inputBudget === null || event.window === null) return;
+  async #measureFirst(request: FitRequest): Promise<GuardMeasurement> {
+    const { measurement: _given, signal: _signal, ...measured } = request;
+    const messages = request.messages ?? request.history.messages();
+    const result = await this.#options.measurer.measure({ ...measured, messages });
+    if (typeof result === 'object' && result !== null && 'window' in result && 'inputBudget' in result)
+      return result;
+    throw new InvalidInputError(
+      'ContextGuard.fit request.measurement: required when the measurer reports no window and inputBudget; pass the sizes, or give the guard a ContextMeasurer',
+    );
+  }
+
+  /** Runs `call` after the conversation's earlier calls (most calls settle at once: nothing fires). */
+  async #queued(event: FitCall, history: ConversationHistory): Promise<void> {
     const record = this.#record(history);
     const previous = record.queue;
     // Nothing queued and nothing fires: settled at once, without queueing (most calls).
@@ -451,7 +556,7 @@ export class ContextGuard {
    */
   async #handleAfter(
     previous: Promise<unknown>,
-    event: ContextMeasureEvent,
+    event: FitCall,
     history: ConversationHistory,
     mark: string,
   ): Promise<void> {
@@ -495,15 +600,11 @@ export class ContextGuard {
    * Settles a call synchronously when its strategy is known at once and nothing fires (what
    * {@link #handle} would do for it); false when the call needs the full handling.
    */
-  #countQuietCall(
-    event: ContextMeasureEvent,
-    history: ConversationHistory,
-    record: ConversationRecord,
-  ): boolean {
+  #countQuietCall(event: FitCall, history: ConversationHistory, record: ConversationRecord): boolean {
     const registered = this.#registeredStrategy(history);
     if (registered === null) return true;
     if (typeof registered === 'string') return false;
-    if (event.abort) return true;
+    if (event.declined !== undefined) return true;
     return this.#countIfQuiet(history, record, registered.triggers, event);
   }
 
@@ -541,7 +642,7 @@ export class ContextGuard {
 
   /** The conversation's strategy: known at once when registered, else after the unknown-strategy warning. */
   #resolveStrategy(
-    event: ContextMeasureEvent,
+    event: FitCall,
     history: ConversationHistory,
   ): ResolvedStrategy | undefined | Promise<ResolvedStrategy | undefined> {
     const registered = this.#registeredStrategy(history);
@@ -559,7 +660,7 @@ export class ContextGuard {
     return this.#registered.get(named ? chosen : this.#options.defaultStrategy) ?? (chosen as string);
   }
 
-  async #resolveUnknown(event: ContextMeasureEvent, chosen: string): Promise<ResolvedStrategy | undefined> {
+  async #resolveUnknown(event: FitCall, chosen: string): Promise<ResolvedStrategy | undefined> {
     const { strategies, defaultStrategy } = this.#options;
     const policy = this.#options.onUnknownStrategy;
     if (!this.#warnedUnknown.has(chosen)) {
@@ -581,9 +682,8 @@ export class ContextGuard {
       return { name: defaultStrategy, strategy: strategies[defaultStrategy]! };
     if (policy === 'skip') return undefined;
     const error = new UnknownStrategyError(chosen, Object.keys(strategies));
-    event.abort = true;
-    event.abortReason = error.message;
-    throw error;
+    event.declined = error.message;
+    return undefined;
   }
 
   #meter(provider: string, model: string): TokenMeter {
@@ -602,7 +702,7 @@ export class ContextGuard {
    * The guard's own facts in the system prompt's block are left out (strategies rewrite it within a
    * bound); the facts the app wrote there itself count, since every bound keeps them.
    */
-  #floorTokens(event: ContextMeasureEvent, meter: TokenMeter, history: ConversationHistory): number {
+  #floorTokens(event: FitCall, meter: TokenMeter, history: ConversationHistory): number {
     const messages = event.messages;
     let tokens = event.system ? meter.text(event.system) : 0;
     let index = 0;
@@ -625,20 +725,16 @@ export class ContextGuard {
     return tokens + (newest ? meter.message(withoutToolOutputs(newest)) : 0);
   }
 
-  async #remeasure(
-    event: ContextMeasureEvent,
-    history: ConversationHistory,
-    meter: TokenMeter,
-  ): Promise<number> {
-    const request: MessageResolveEvent = {
+  async #remeasure(event: FitCall, history: ConversationHistory, meter: TokenMeter): Promise<number> {
+    const request: GuardMeasureRequest = {
       provider: event.provider,
       model: event.model,
       system: event.system,
       messages: event.messages,
       history,
-      abort: false,
+      ...(event.tools ? { tools: event.tools } : {}),
+      ...(event.maxOutputTokens === undefined ? {} : { maxOutputTokens: event.maxOutputTokens }),
     };
-    this.#ownRequests.add(event.messages);
     try {
       const result = await this.#options.measurer.measure(request);
       if (typeof result === 'number' && Number.isFinite(result)) return result;
@@ -648,8 +744,6 @@ export class ContextGuard {
       await this.#warn('measure_failed', `Re-measuring after a compaction failed: ${String(error)}`, {
         cause: error,
       });
-    } finally {
-      this.#ownRequests.delete(event.messages);
     }
     return meter.total(event.messages) + (event.system ? meter.text(event.system) : 0);
   }
@@ -662,23 +756,16 @@ export class ContextGuard {
     await this.#hooks.emit('onWarning', { code, message, source: 'ContextGuard', ...extra });
   }
 
-  async #abort(
-    event: ContextMeasureEvent,
-    code: string,
-    reason: string,
-    data: Record<string, unknown>,
-    cause?: unknown,
-  ) {
-    event.abort = true;
-    event.abortReason = reason;
+  async #abort(event: FitCall, code: string, reason: string, data: Record<string, unknown>, cause?: unknown) {
+    event.declined = reason;
     if (event.history) forgetUnsentSignedMark(event.history);
     await this.#warn(code, reason, { data, ...(cause !== undefined ? { cause } : {}) });
   }
 
-  async #handle(event: ContextMeasureEvent, history: ConversationHistory): Promise<void> {
+  async #handle(event: FitCall, history: ConversationHistory): Promise<void> {
     const found = this.#resolveStrategy(event, history);
     const resolved = found instanceof Promise ? await found : found;
-    if (!resolved || event.abort) return;
+    if (!resolved || event.declined !== undefined) return;
     const { name, strategy } = resolved;
     const inputBudget = event.inputBudget!;
     const window = event.window!;
@@ -839,7 +926,7 @@ export class ContextGuard {
           );
           decision = readDecision(await untilAborted(reaction, event.signal));
         } catch (error) {
-          seen = await this.#emitCompactions(tools.rewrites, seen, name, history);
+          seen = await this.#emitCompactions(tools.rewrites, seen, name, event);
           await this.#reportDroppedFacts(droppedFacts, name);
           await this.#keepJsonState(bag, name);
           this.#save(history, state);
@@ -881,7 +968,7 @@ export class ContextGuard {
           );
           return;
         }
-        seen = await this.#emitCompactions(tools.rewrites, seen, name, history);
+        seen = await this.#emitCompactions(tools.rewrites, seen, name, event);
         await this.#reportDroppedFacts(droppedFacts, name);
         await this.#keepJsonState(bag, name);
         const action = decision.action;
@@ -1040,11 +1127,11 @@ export class ContextGuard {
     rewrites: readonly RecordedRewrite[],
     from: number,
     strategy: string,
-    history: ConversationHistory,
+    call: FitCall,
   ): Promise<number> {
-    const conversationId = history.metadata['conversationId'];
+    const conversationId = call.history.metadata['conversationId'];
     for (const rewrite of rewrites.slice(from)) {
-      await this.#hooks.emit('onCompaction', {
+      const compaction: CompactionEvent = {
         kind: 'compact',
         compactionIds: rewrite.compactionIds,
         strategy,
@@ -1052,7 +1139,9 @@ export class ContextGuard {
         tokensAfter: rewrite.tokensAfter,
         hiddenIds: rewrite.hiddenIds,
         ...(typeof conversationId === 'string' ? { conversationId } : {}),
-      });
+      };
+      call.compactions.push(compaction);
+      await this.#hooks.emit('onCompaction', compaction);
       if (rewrite.droppedReasoning > 0) {
         await this.#warn(
           'signed_reasoning_dropped',

@@ -1,10 +1,19 @@
 // Public API of @ctxguard/guard: explicit named re-exports, one block per concept file.
 
-export type { ContextGuardOptions, GuardMeasurer, UnknownStrategyPolicy } from './context-guard.js';
+export type {
+  ContextGuardOptions,
+  FitOutcome,
+  FitRequest,
+  GuardMeasurement,
+  GuardMeasureRequest,
+  GuardMeasurer,
+  UnknownStrategyPolicy,
+} from './context-guard.js';
 export {
   ContextGuard,
   contextGuardOptionsSchema,
   defaultSummaryFactTokens,
+  fitRequestSchema,
   highestCrossedLevel,
   UnknownStrategyError,
 } from './context-guard.js';

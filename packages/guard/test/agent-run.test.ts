@@ -7,8 +7,8 @@ import {
   countTokens,
   createGuard,
   filler,
+  fitOn,
   historyOf,
-  measureAndEmit,
   system,
   toolRound,
   user,
@@ -43,7 +43,7 @@ it('a 500-turn agent run stays inside a 32k window, pairs whole, prompt and fact
     user('Fix every failing test.'),
   ];
   const history = historyOf(appended);
-  const { hooks, compactions, warnings } = createGuard({
+  const { guard, compactions, warnings } = createGuard({
     strategies: { agent: agentStrategy },
     defaultStrategy: 'agent',
   });
@@ -62,8 +62,8 @@ it('a 500-turn agent run stays inside a 32k window, pairs whole, prompt and fact
       history.append(message);
       appended.push(message);
     }
-    const event = await measureAndEmit(hooks, history, sizes);
-    if (event.abort) {
+    const event = await fitOn(guard, history, sizes);
+    if (event.declined !== undefined) {
       declined++;
       continue;
     }

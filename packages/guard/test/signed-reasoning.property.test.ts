@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { sendableView } from '../src/sendable-view.js';
 import { signedReasoningBoundary } from '../src/signed-mark.js';
 import { StrategyToolsImpl } from '../src/strategy-tools.js';
-import { createGuard, filler, historyOf, measureAndEmit, recordingStrategy } from './support/harness.js';
+import { createGuard, filler, fitOn, historyOf, recordingStrategy } from './support/harness.js';
 
 const offline = createOfflineContextTools();
 const meter = new TokenMeter();
@@ -412,17 +412,17 @@ describe('signed reasoning made after a compaction', () => {
         await tools.microcompactToolResults({ keepRecent: 2 });
         return action === 'decline' ? { action, reason: 'still too large' } : { action };
       });
-      const { hooks } = createGuard({ strategies: { main: strategy }, defaultStrategy: 'main' });
+      const { guard } = createGuard({ strategies: { main: strategy }, defaultStrategy: 'main' });
       const history = historyOf(readingLoop());
-      const event = await measureAndEmit(hooks, history, { window: 10_000, inputBudget: 2_000 });
+      const event = await fitOn(guard, history, { window: 10_000, inputBudget: 2_000 });
       expect(history.compactions().length).toBeGreaterThan(0);
       return { event, boundary: signedReasoningBoundary(history), last: history.length - 1 };
     };
     const sent = await run('compacted');
-    expect(sent.event.abort).toBe(false);
+    expect(sent.event.declined).toBeUndefined();
     expect(sent.boundary).toBe(sent.last);
     const declined = await run('decline');
-    expect(declined.event.abort).toBe(true);
+    expect(declined.event.declined).toBeDefined();
     expect(declined.boundary).toBe(-1);
   });
 
@@ -463,9 +463,9 @@ describe('ContextGuard', () => {
       await tools.microcompactToolResults({ keepRecent: 1 });
       return { action: 'compacted' };
     });
-    const { hooks, warnings } = createGuard({ strategies: { main: strategy }, defaultStrategy: 'main' });
+    const { guard, warnings } = createGuard({ strategies: { main: strategy }, defaultStrategy: 'main' });
     const history = historyOf(conversationOf(turns, false));
-    const event = await measureAndEmit(hooks, history, { window: 10_000, inputBudget: 6_000 });
+    const event = await fitOn(guard, history, { window: 10_000, inputBudget: 6_000 });
     expect(strategy.calls.length).toBeGreaterThan(0);
     expect(signedCount(event.messages)).toBe(1);
     expect(signedCount(history.messages())).toBe(3);

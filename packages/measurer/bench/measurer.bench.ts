@@ -6,7 +6,7 @@
  * call, once with every message object rebuilt from the same strings (what an SDK middleware sees).
  * Run: pnpm bench measurer.
  */
-import type { Message, MessageResolveEvent } from '@ctxguard/core';
+import type { Message } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ModelCatalog } from '@ctxguard/models';
 import { HybridTokenCounter } from '@ctxguard/token-counter';
@@ -48,7 +48,7 @@ export async function run(h: BenchHarness): Promise<void> {
     ['same message objects each call', same],
     ['message objects rebuilt from the same strings each call', rebuilt],
   ] as const) {
-    const { hooks, measurer } = guardedMeasurer(new ModelCatalog({ models }));
+    const { hooks, measurer, prepare } = guardedMeasurer(new ModelCatalog({ models }));
     const history = historyOf();
     let seen = 0;
     hooks.on('onContextMeasure', (event) => {
@@ -57,14 +57,7 @@ export async function run(h: BenchHarness): Promise<void> {
     const emit = (messages: Message[]) => {
       // A literal, as an app writes it: on Node 20 a spread with added fields (`{ ...ctx, messages }`)
       // alone costs 2–3 µs, which is the app's cost, not the measurer's.
-      const event: MessageResolveEvent = {
-        provider: ctx.provider,
-        model: ctx.model,
-        messages,
-        history,
-        abort: false,
-      };
-      return hooks.emit('onMessageResolve', event);
+      return prepare({ provider: ctx.provider, model: ctx.model, messages, history });
     };
     await emit(base);
     await measurer.warmCache(); // the model's encoder is loaded (counts change once)
@@ -130,7 +123,7 @@ async function compareLearning(h: BenchHarness, base: Message[]): Promise<void> 
   const modelCtx = { provider: heuristicModel.provider, model: heuristicModel.model };
   const { hooks, measurer, destroy } = guardedMeasurer(new ModelCatalog({ models }));
   const history = new InMemoryConversationHistory();
-  await hooks.emit('onMessageResolve', { ...modelCtx, messages: base, history, abort: false });
+  await hooks.emit('onMessageResolve', { ...modelCtx, messages: base, history });
   const estimate = (await measurer.measure({ ...modelCtx, messages: base, history })).current;
   const counter = new HybridTokenCounter({ catalog: new ModelCatalog({ models }) });
   // Reported counts around the estimate (alternating, so the calibration stays where it is).

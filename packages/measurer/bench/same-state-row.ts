@@ -8,7 +8,7 @@
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Message, MessageResolveEvent } from '@ctxguard/core';
+import type { Message } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ModelCatalog } from '@ctxguard/models';
 import { HybridTokenCounter } from '@ctxguard/token-counter';
@@ -104,7 +104,7 @@ export async function measureRow(variant: RowVariant, quick: boolean): Promise<R
   for (const message of base) baseTruth += counter.estimateMessage(message, truthCtx);
   const figures: RowFigures = { medians: [], means: [] };
   for (let repetition = 0; repetition < warmRepetitions + timedRepetitions; repetition++) {
-    const { hooks, measurer, destroy } = guardedMeasurer(new ModelCatalog({ models }));
+    const { hooks, measurer, prepare, destroy } = guardedMeasurer(new ModelCatalog({ models }));
     // The app's stored conversation: the guard keeps its state in its metadata and the measurer its
     // tally by it; it holds exactly the messages this repetition sends (appended untimed).
     const history = new InMemoryConversationHistory();
@@ -117,17 +117,16 @@ export async function measureRow(variant: RowVariant, quick: boolean): Promise<R
       grown = [...grown, message];
       lists.push(grown);
     }
-    const request = (messages: Message[]): MessageResolveEvent => ({
+    const request = (messages: Message[]) => ({
       ...modelCtx,
       messages,
       history,
-      abort: false,
     });
     // The first call counts the history once; warmCache then waits for the model's encoder, whose
     // arrival changes the counts, so the next call recounts once more.
-    await hooks.emit('onMessageResolve', request(base));
+    await prepare(request(base));
     await measurer.warmCache();
-    await hooks.emit('onMessageResolve', request(base));
+    await prepare(request(base));
     const calls: number[] = [];
     const counts: number[] = [];
     let previous = base;
@@ -165,7 +164,7 @@ export async function measureRow(variant: RowVariant, quick: boolean): Promise<R
       // fields (`{ ...ctx, messages }`) alone costs 2–3 µs, the app's cost, not the measurer's.
       const event = request(messages);
       const started = performance.now();
-      await hooks.emit('onMessageResolve', event);
+      await prepare(event);
       calls.push(performance.now() - started);
       previous = messages;
       if (!bareFirst) counts.push(bareCount(i, list));

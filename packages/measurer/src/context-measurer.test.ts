@@ -72,7 +72,6 @@ function setup(options: Partial<ConstructorParameters<typeof ContextMeasurer>[0]
       provider: 'acme',
       model: 'guess-1',
       messages,
-      abort: false,
       ...extra,
     };
     await hooks.emit('onMessageResolve', event);
@@ -173,8 +172,7 @@ describe('ContextMeasurer', () => {
       learn: (input) => heuristic.learn(input),
     };
     const other = setup({ counter: failing });
-    const event = await other.resolve(near);
-    expect(event.abort).toBe(false);
+    await other.resolve(near);
     const emitted = other.measured[0] as ContextMeasureEvent;
     expect(emitted.accuracy).toBe('estimate');
     expect(emitted.percentage).toBeGreaterThanOrEqual(0.9);
@@ -183,17 +181,6 @@ describe('ContextMeasurer', () => {
     const low = setup({ counter: failing });
     await low.resolve([{ role: 'user', content: 'hi' }]);
     expect(low.warnings.map((w) => w.code)).not.toContain('exact_count_failed');
-  });
-
-  it('passes abort and abortReason set by listeners back to the request', async () => {
-    const { hooks, resolve } = setup();
-    hooks.on('onContextMeasure', (event) => {
-      event.abort = true;
-      event.abortReason = 'too big';
-    });
-    const event = await resolve([{ role: 'user', content: 'hello' }]);
-    expect(event.abort).toBe(true);
-    expect(event.abortReason).toBe('too big');
   });
 
   it("passes the request's AbortSignal on to onContextMeasure listeners", async () => {
@@ -221,15 +208,13 @@ describe('ContextMeasurer', () => {
     expect(warns[0]?.data?.percentage).toBeGreaterThanOrEqual(0.8);
   });
 
-  it('warns again on the next crossing after listeners brought the request back under warn', async () => {
-    const { hooks, resolve, warnings } = setup();
-    hooks.on('onContextMeasure', (event) => {
-      if ((event.percentage ?? 0) >= 0.8)
-        event.messages.splice(0, event.messages.length, { role: 'user', content: 'short' });
-    });
+  it('warns again on the next crossing after a measure found the request back under warn (a compaction)', async () => {
+    const { measurer, resolve, warnings } = setup();
     const history = new InMemoryConversationHistory();
     await resolve([{ role: 'user', content: text(300) }], { history });
-    await resolve([{ role: 'user', content: text(300, 'again') }], { history });
+    const compacted: Message[] = [{ role: 'user', content: 'short' }];
+    await measurer.measure({ provider: 'acme', model: 'guess-1', messages: compacted, history });
+    await resolve([...compacted, { role: 'user', content: text(300, 'again') }], { history });
     expect(warnings.filter((w) => w.code === 'context_warn')).toHaveLength(2);
   });
 
@@ -279,24 +264,19 @@ describe('ContextMeasurer', () => {
     expect(m.current).toBeLessThan(99_999);
   });
 
-  it('re-estimates after listeners changed the messages, so the next reply anchors on the sent request', async () => {
-    const { hooks, resolve, measured, measurer } = setup();
-    let compact = true;
-    hooks.on('onContextMeasure', (event) => {
-      if (!compact) return;
-      event.messages.splice(0, event.messages.length - 1);
-    });
+  it('anchors the next reply on the request measured last (the one a compaction left)', async () => {
+    const { resolve, measured, measurer } = setup();
     const history = new InMemoryConversationHistory();
     const messages: Message[] = [
       { role: 'user', content: text(100) },
       { role: 'assistant', content: 'fine' },
       { role: 'user', content: 'now this' },
     ];
-    const event = await resolve(messages, { model: 'big', history });
-    expect(event.messages).toHaveLength(1);
-    compact = false;
+    await resolve(messages, { model: 'big', history });
+    const sent = messages.slice(-1);
+    await measurer.measure({ provider: 'acme', model: 'big', messages: sent, history });
     const reply: Message = { role: 'assistant', content: 'ok', usage: { inputTokens: 777, outputTokens: 3 } };
-    await resolve([...event.messages, reply, { role: 'user', content: 'next' }], { model: 'big', history });
+    await resolve([...sent, reply, { role: 'user', content: 'next' }], { model: 'big', history });
     const last = measured.at(-1) as ContextMeasureEvent;
     const nextTokens = measurer.counter.estimateMessage(
       { role: 'user', content: 'next' },
@@ -358,26 +338,6 @@ describe('ContextMeasurer', () => {
       await resolve(request(), { model });
       expect((measured.at(-1) as ContextMeasureEvent).current).toBeGreaterThan(before + 400);
     }
-  });
-
-  it('notices a listener that replaced a message in place without copying the request', async () => {
-    const { hooks, resolve, measured } = setup();
-    hooks.on('onContextMeasure', (event) => {
-      const last = event.messages.length - 1;
-      if (event.messages[last]?.content === text(300))
-        event.messages[last] = { role: 'user', content: 'short' };
-    });
-    const history = new InMemoryConversationHistory();
-    const messages: Message[] = [
-      { role: 'user', content: 'hello' },
-      { role: 'assistant', content: 'hi' },
-      { role: 'user', content: text(300) },
-    ];
-    await resolve(messages, { model: 'big', history });
-    const reply: Message = { role: 'assistant', content: 'ok', usage: { inputTokens: 50, outputTokens: 1 } };
-    await resolve([...messages, reply, { role: 'user', content: 'next' }], { model: 'big', history });
-    // The reply's usage anchors: it was reported for the request as the listener left it.
-    expect((measured.at(-1) as ContextMeasureEvent).current).toBeLessThan(100);
   });
 
   it('keeps its per-message counts when a completion teaches another model, or a model counted exactly', async () => {
@@ -723,8 +683,7 @@ describe('ContextMeasurer', () => {
           counter: counterGiving(() => estimate(near[0] as Message), exact),
           exactTimeoutMs: 50,
         });
-        const event = await run.resolve(near);
-        expect(event.abort).toBe(false);
+        await run.resolve(near);
         expect(run.measured[0]?.accuracy).toBe('estimate');
         expect(run.measured[0]?.percentage as number).toBeGreaterThanOrEqual(0.9);
         const failed = run.warnings.find((w) => w.code === 'exact_count_failed');

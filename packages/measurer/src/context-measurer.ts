@@ -6,7 +6,6 @@ import {
 } from '@ctxguard/calibration';
 import {
   type CompletionEvent,
-  type ContextMeasureEvent,
   type ConversationHistory,
   CtxGuardError,
   type HookBus,
@@ -163,8 +162,8 @@ const TALLIES_PER_OPENING = 16;
 /**
  * Measures every request on `onMessageResolve` against the model's window and emits
  * `onContextMeasure` (counting exactly from the `exact` threshold, anchoring on provider-reported
- * usage where nothing changed since), warns once per crossing of `warn`, passes listeners' `abort`
- * back to the request, and learns from every `onCompletion` into the calibration store.
+ * usage where nothing changed since), warns once per crossing of `warn`, and learns from every
+ * `onCompletion` into the calibration store. {@link report} does the same for a request you pass.
  */
 export class ContextMeasurer {
   /** The counter in use (memoised per message). */
@@ -239,7 +238,10 @@ export class ContextMeasurer {
     }
     this.#direct = this.counter instanceof MemoizedCounter ? this.counter.inner : this.counter;
     this.#unsubscribe = [
-      this.#hooks.on('onMessageResolve', (event) => this.#measureAndEmit(event)),
+      this.#hooks.on(
+        'onMessageResolve',
+        async (event) => void (await this.#report(event, 'onMessageResolve event')),
+      ),
       this.#hooks.on('onCompletion', (event) => this.#learn(event)),
     ];
   }
@@ -252,7 +254,10 @@ export class ContextMeasurer {
    */
   async measure(request: MeasureInput): Promise<ContextMeasurement> {
     assertMeasurable(request, 'ContextMeasurer.measure request');
-    return (await this.#measure(request)).measurement;
+    const { measurement, tally } = await this.#measure(request);
+    // Below `warn` again (a compaction): the next crossing is reported.
+    if (measurement.percentage !== null && measurement.percentage < this.#warn) tally.aboveWarn = false;
+    return measurement;
   }
 
   async #measure(
@@ -289,46 +294,35 @@ export class ContextMeasurer {
     this.#unsubscribe = [];
   }
 
-  /** Measures a request, emits `onContextMeasure`, and passes the listeners' changes and abort back to it. */
-  async #measureAndEmit(event: MessageResolveEvent): Promise<void> {
-    // Thrown to the bus, which reports it as an `onWarning` naming the field; the request is left as it was.
-    assertMeasurable(event, 'onMessageResolve event');
-    const estimate = this.#estimate(event);
-    const tally = estimate.tally;
-    const measurement =
-      estimate.percentage === null || estimate.percentage < this.#exact
-        ? estimate.measurement
-        : await this.#upgrade(event, estimate);
-    const emitted: ContextMeasureEvent = {
-      provider: event.provider,
-      model: event.model,
-      current: measurement.current,
-      window: measurement.window,
-      inputBudget: measurement.inputBudget,
-      percentage: measurement.percentage,
-      accuracy: measurement.accuracy,
-      messages: event.messages,
-      system: event.system,
-      history: event.history,
-      abort: event.abort,
-      abortReason: event.abortReason,
-    };
-    if (event.signal) emitted.signal = event.signal;
-    const warned = this.#warnOnCrossing(event, measurement, tally);
+  /**
+   * Measures a request as {@link measure} does, then says so: `onWarning` (`context_warn`) once per
+   * crossing of `warn`, and `onContextMeasure` for whoever listens (listeners only observe: what
+   * they change is not read back). Called for every `onMessageResolve` on the bus.
+   */
+  report(request: MeasureInput & { signal?: AbortSignal | undefined }): Promise<ContextMeasurement> {
+    return this.#report(request, 'ContextMeasurer.report request');
+  }
+
+  async #report(
+    request: MeasureInput & { signal?: AbortSignal | undefined },
+    what: string,
+  ): Promise<ContextMeasurement> {
+    assertMeasurable(request, what);
+    const { measurement, tally } = await this.#measure(request);
+    const warned = this.#warnOnCrossing(request, measurement, tally);
     if (warned) await warned;
-    if (this.#hooks.listenerCount('onContextMeasure') === 0) return;
-    const sent = event.messages;
-    const before = this.#mustVerify(measurement.percentage) ? sent.slice() : sampleOf(sent);
-    await this.#hooks.emit('onContextMeasure', emitted);
-    // Written back only when changed: a store into the app's event object cost ~1 µs here, a read far less.
-    if (event.abort !== emitted.abort) event.abort = emitted.abort;
-    if (event.abortReason !== emitted.abortReason) event.abortReason = emitted.abortReason;
-    if (emitted.messages !== event.messages) event.messages = emitted.messages;
-    if (emitted.system !== event.system) event.system = emitted.system;
-    if (event.abort || !changedSince(before, sent, event.messages)) return;
-    // Listeners compacted the request: what is sent now is what counts (and sets the warn state).
-    const after = this.#estimate(event);
-    if (after.percentage !== null) after.tally.aboveWarn = after.percentage >= this.#warn;
+    if (this.#hooks.listenerCount('onContextMeasure') === 0) return measurement;
+    const { usageTokens: _usage, anchorIndex: _anchor, ...sizes } = measurement;
+    await this.#hooks.emit('onContextMeasure', {
+      provider: request.provider,
+      model: request.model,
+      ...sizes,
+      messages: request.messages,
+      ...(request.system === undefined ? {} : { system: request.system }),
+      ...(request.history === undefined ? {} : { history: request.history }),
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    });
+    return measurement;
   }
 
   /** Whether a request at `percentage` must be compared message by message with the previous one. */
@@ -338,7 +332,7 @@ export class ContextMeasurer {
 
   /** Emits `onWarning` when the request crossed `warn` (the promise to wait for), else nothing. */
   #warnOnCrossing(
-    event: MessageResolveEvent,
+    event: MeasureInput,
     measurement: ContextMeasurement,
     tally: ConversationTally,
   ): Promise<unknown> | undefined {
@@ -817,42 +811,6 @@ function settleWithin<T>(
 
 /** What the tally reads of a request (or of the completion of one). */
 type RequestMessages = Pick<MeasureInput, 'provider' | 'model' | 'system'> & { messages: readonly Message[] };
-
-/** What a request's messages were before listeners ran: all of them, or a sample far from the limit. */
-type MessagesBefore = Message[] | { length: number; sample: (Message | undefined)[] };
-
-/** Newest messages a sample holds besides the first. */
-const SAMPLED_TAIL = 4;
-
-/** Indices a sample of `n` messages holds: 0, then the newest {@link SAMPLED_TAIL} after it. */
-function tailStart(n: number): number {
-  return Math.max(1, n - SAMPLED_TAIL);
-}
-
-/** The first message and the newest few, to notice a listener's change without copying the list. */
-function sampleOf(messages: readonly Message[]): MessagesBefore {
-  const n = messages.length;
-  const sample: (Message | undefined)[] = n > 0 ? [messages[0]] : [];
-  for (let i = tailStart(n); i < n; i++) sample.push(messages[i]);
-  return { length: n, sample };
-}
-
-/**
- * Whether listeners changed the messages: replaced the list, changed its length, or (compared in
- * full near the limit, on a sample below it) replaced a message in place.
- */
-function changedSince(before: MessagesBefore, sent: readonly Message[], after: readonly Message[]): boolean {
-  if (after !== sent || before.length !== after.length) return true;
-  if (Array.isArray(before)) {
-    for (let i = 0; i < before.length; i++) if (before[i] !== after[i]) return true;
-    return false;
-  }
-  const { sample } = before;
-  if (sample.length > 0 && after[0] !== sample[0]) return true;
-  for (let i = tailStart(after.length), k = 1; k < sample.length; i++, k++)
-    if (after[i] !== sample[k]) return true;
-  return false;
-}
 
 /**
  * The request as the tally reads it: the separate system prompt leads unless a system message

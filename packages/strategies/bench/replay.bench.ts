@@ -1,6 +1,6 @@
 /**
  * Replay benchmark: each transcript of the compactor's quality corpus replayed turn by turn through
- * HookBus → ContextMeasurer → ContextGuard with every strategy the package exports, at windows of
+ * ContextMeasurer → ContextGuard.fit with every strategy the package exports, at windows of
  * 1/2, 1/4 and 1/8 of the transcript's tokens, against no compaction and drop-oldest. Facts kept
  * (at three checkpoints and the end), usage, requests over the window, declines, compactions,
  * model calls, tool-pair violations, prefix stability and cached-input cost; then the issue's

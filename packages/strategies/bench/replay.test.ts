@@ -148,7 +148,7 @@ describe('messageUnits', () => {
   });
 });
 
-describe('a guarded replay of a recorded transcript (HookBus → ContextMeasurer → ContextGuard)', async () => {
+describe('a guarded replay of a recorded transcript (ContextMeasurer → ContextGuard.fit)', async () => {
   const counter = await createReplayCounter();
   const recorded = loadCorpus().sort((a, b) => a.messages.length - b.messages.length)[0]!;
   const total = await replayMeasurer(1_000_000_000, counter).measure(recorded.messages);

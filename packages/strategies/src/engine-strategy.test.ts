@@ -206,6 +206,6 @@ describe('EngineStrategy in a small window', () => {
   });
 });
 
-describe('EngineStrategy through HookBus → ContextMeasurer → ContextGuard', () => {
+describe('EngineStrategy through ContextMeasurer → ContextGuard.fit', () => {
   itKeepsAgentRunSafe(it, () => new EngineStrategy());
 });

@@ -12,7 +12,6 @@ import {
   HookBus,
   type JsonValueIssue,
   type Message,
-  type MessageResolveEvent,
   messageText,
   type ReactContext,
   type StrategyDecision,
@@ -242,7 +241,7 @@ export async function kitInputBudget(settings: KitSettings): Promise<number> {
 }
 
 /**
- * Plays `steps` through HookBus → ContextMeasurer → ContextGuard with `strategy` as an agent would
+ * Plays `steps` through ContextMeasurer → ContextGuard.fit with `strategy` as an agent would
  * (append, send, repeat) and checks every invariant after every request and at the end.
  */
 export async function runConversation(
@@ -288,14 +287,12 @@ export async function runConversation(
       request++;
       reactions = 0;
       // As an app builds each request: the effective history without signed reasoning whose prefix changed.
-      const event: MessageResolveEvent = {
+      const event = await guard.fit({
         provider,
         model,
         messages: sendableView(history).messages,
         history,
-        abort: false,
-      };
-      await hooks.emit('onMessageResolve', event);
+      });
       result.requests++;
       result.reactions += reactions;
       result.maxReactions = Math.max(result.maxReactions, reactions);
@@ -303,7 +300,7 @@ export async function runConversation(
       if (reactions > settings.maxCompactRetries + 1)
         problem(`${reactions} reactions in one call; the guard allows ${settings.maxCompactRetries + 1}`);
       for (const text of historyProblems(history, systemPrompt)) problem(text);
-      if (event.abort) {
+      if (event.declined !== undefined) {
         result.aborted++;
         continue;
       }
@@ -334,7 +331,6 @@ export async function runConversation(
     const lost = rewindProblem(history, original);
     if (lost) result.violations.push(lost);
   } finally {
-    guard.destroy();
     measurer.destroy();
   }
   return result;

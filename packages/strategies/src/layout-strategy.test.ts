@@ -267,7 +267,7 @@ describe('LayoutStrategy layout choice', () => {
   });
 });
 
-describe('LayoutStrategy through HookBus → ContextMeasurer → ContextGuard', () => {
+describe('LayoutStrategy through ContextMeasurer → ContextGuard.fit', () => {
   itKeepsAgentRunSafe(it, () => new LayoutStrategy());
 
   it('sizes a HISTORY summary with its facts bound, so an earlier summary that fills a small window is folded instead of declining', async () => {

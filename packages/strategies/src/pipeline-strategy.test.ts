@@ -208,7 +208,7 @@ describe('PipelineStrategy stages', () => {
   });
 });
 
-describe('PipelineStrategy through HookBus → ContextMeasurer → ContextGuard', () => {
+describe('PipelineStrategy through ContextMeasurer → ContextGuard.fit', () => {
   it('folds an earlier summary whose facts fill a small window as a last resort instead of declining', async () => {
     const { run, factsBefore } = summaryFilledRun(new PipelineStrategy(), 1_000, 70);
     const sent = await run.send();

@@ -86,7 +86,7 @@ function tinyHistories(inputBudget: number): Message[][] {
 /**
  * The conformance suite for a `ContextStrategy`, keyv-shaped: pass your test function, a name and a
  * factory. It drives random agent conversations (system prompt, user turns, parallel tool calls,
- * large results, repeated reads) through the real HookBus → ContextMeasurer → ContextGuard in a
+ * large results, repeated reads) through the real ContextMeasurer → ContextGuard.fit in a
  * small window, and checks what every strategy must keep true.
  */
 export function describeStrategy(

@@ -1,7 +1,7 @@
-// The built-in strategies end to end: 500 agent turns through HookBus → ContextMeasurer → ContextGuard.
+// The built-in strategies end to end: 500 agent turns through ContextMeasurer → ContextGuard.fit.
 // (Here rather than in the guard's tests, so the guard needs no dev dependency on the strategies.)
 import { countToolPairViolations, parseFactsBlock, renderFactsBlock } from '@ctxguard/compactor';
-import { type ContextStrategy, HookBus, type Message, type MessageResolveEvent } from '@ctxguard/core';
+import { type ContextStrategy, HookBus, type Message } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ContextGuard } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
@@ -38,7 +38,7 @@ function filler(label: string, tokens: number): string {
   return Array.from({ length: lines }, (_, i) => `${line} ${i}`).join('\n');
 }
 
-/** HookBus → ContextMeasurer → ContextGuard, as an app wires them. */
+/** ContextMeasurer → ContextGuard.fit, as an app wires them. */
 function wire(strategy: ContextStrategy) {
   const hooks = new HookBus();
   const measurer = new ContextMeasurer({ hooks, catalog: new ModelCatalog(), contextLimit: WINDOW });
@@ -88,19 +88,15 @@ describe.each([
         history.append(message);
         appended.push(message);
       }
-      const request: MessageResolveEvent = {
+      const request = await guard.fit({
         provider: 'openai',
         model: 'gpt-4o',
         messages: history.messages(),
         history,
-        abort: false,
-      };
-      await hooks.emit('onMessageResolve', request);
-      if (request.abort) {
+      });
+      if (request.declined !== undefined) {
         declined++;
-        expect(request.abortReason).toMatch(
-          /^(Compaction loop|Context exhausted|Context strategy s declined)/,
-        );
+        expect(request.declined).toMatch(/^(Compaction loop|Context exhausted|Context strategy s declined)/);
         continue;
       }
       const sent = await measurer.measure({
@@ -132,7 +128,6 @@ describe.each([
       history.rewind(records[0]!.id);
     }
     expect(history.messages()).toEqual(appended);
-    guard.destroy();
     measurer.destroy();
     expect(hooks.listenerCount('onContextMeasure')).toBe(1);
   }, 180_000);
@@ -163,21 +158,18 @@ describe.each([
       ...toolRound('log', 'read_file', filler('build', 40_000), { path: 'build.log' }),
     ])
       history.append(message);
-    const event: MessageResolveEvent = {
+    const event = await guard.fit({
       provider: 'openai',
       model: 'gpt-4o',
       messages: history.messages(),
       history,
-      abort: false,
-    };
-    await hooks.emit('onMessageResolve', event);
-    expect(event.abortReason).toBeUndefined();
-    expect(event.abort).toBe(false);
+    });
+    expect(event.declined).toBeUndefined();
+    expect(event.declined !== undefined).toBe(false);
     const sent = await measurer.measure({ provider: 'openai', model: 'gpt-4o', messages: event.messages });
     expect(sent.current).toBeLessThanOrEqual(sent.inputBudget as number);
     expect(countToolPairViolations(event.messages)).toBe(0);
     expect(warnings.filter((w) => w.startsWith('context_exhausted'))).toEqual([]);
-    guard.destroy();
     measurer.destroy();
   }, 60_000);
 });

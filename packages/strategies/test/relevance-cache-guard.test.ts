@@ -1,7 +1,7 @@
 // RelevanceStrategy and CacheFriendlyStrategy through the real pieces: HookBus → ContextMeasurer →
 // ContextGuard (whose StrategyTools do the rewrites) over a non-destructive history, as an app wires them.
 import { countToolPairViolations, parseFactsBlock, renderFactsBlock } from '@ctxguard/compactor';
-import { type ContextStrategy, HookBus, type Message, type MessageResolveEvent } from '@ctxguard/core';
+import { type ContextStrategy, HookBus, type Message } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ContextGuard } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
@@ -87,15 +87,13 @@ async function replay(strategy: ContextStrategy, turns: number): Promise<Run> {
     for (const message of turn(i, i % 25 === 0 ? 4_000 : 600)) {
       if (message.role === 'assistant') {
         compacted = false;
-        const request: MessageResolveEvent = {
+        const request = await guard.fit({
           provider: 'openai',
           model: 'gpt-4o',
           messages: history.messages(),
           history,
-          abort: false,
-        };
-        await hooks.emit('onMessageResolve', request);
-        if (request.abort) {
+        });
+        if (request.declined !== undefined) {
           run.declined++;
           previous = undefined;
         } else {
@@ -122,7 +120,6 @@ async function replay(strategy: ContextStrategy, turns: number): Promise<Run> {
       run.appended.push(message);
     }
   }
-  guard.destroy();
   measurer.destroy();
   return run;
 }

@@ -1,9 +1,9 @@
-// An agent with extended thinking (Anthropic's rules) through HookBus → ContextMeasurer → ContextGuard
+// An agent with extended thinking (Anthropic's rules) through ContextMeasurer → ContextGuard.fit
 // with every built-in strategy: the model signs its thinking on exactly the request it answered, and
 // the provider rejects a signed block whose preceding messages changed since, and a request ending
 // in a tool round whose assistant turn does not start with its thinking.
 import { countToolPairViolations } from '@ctxguard/compactor';
-import { type ContextStrategy, HookBus, type Message, type MessageResolveEvent } from '@ctxguard/core';
+import { type ContextStrategy, HookBus, type Message } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ContextGuard, sendableView } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
@@ -75,15 +75,13 @@ describe.each<[string, () => ContextStrategy]>([
     for (let step = 0; step < 120; step++) {
       if (step % 6 === 0) history.append({ role: 'user', content: `Task ${step / 6}: read the next files.` });
       // As an app builds each request: the view to send, just before the call.
-      const request: MessageResolveEvent = {
+      const request = await guard.fit({
         provider: 'anthropic',
         model: 'claude-sonnet-4-5',
         messages: sendableView(history).messages,
         history,
-        abort: false,
-      };
-      await hooks.emit('onMessageResolve', request);
-      if (request.abort) continue;
+      });
+      if (request.declined !== undefined) continue;
       sent++;
       expect(rejections(request.messages, madeOn), `step ${step}`).toEqual([]);
       expect(countToolPairViolations(request.messages)).toBe(0);
@@ -125,7 +123,6 @@ describe.each<[string, () => ContextStrategy]>([
     expect(compactions).toBeGreaterThan(3);
     expect(sent).toBeGreaterThan(100);
     expect(signedAfterCompaction).toBeGreaterThan(0);
-    guard.destroy();
     measurer.destroy();
   }, 120_000);
 });

@@ -1,17 +1,20 @@
 import {
-  type ContextMeasureEvent,
   type ContextStrategy,
   type ConversationHistory,
   HookBus,
   type Message,
-  type MessageResolveEvent,
   type ReactContext,
   type StrategyDecision,
   type TriggerLevel,
 } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { estimateConversation, HybridTokenCounter } from '@ctxguard/token-counter';
-import { ContextGuard, type ContextGuardOptions } from '../../src/index.js';
+import {
+  ContextGuard,
+  type ContextGuardOptions,
+  type FitOutcome,
+  type GuardMeasureRequest,
+} from '../../src/index.js';
 
 export const PROVIDER = 'openai';
 export const MODEL = 'gpt-4o';
@@ -31,7 +34,7 @@ export function countTokens(messages: readonly Message[], system?: string): numb
 
 /** A measurer for the guard built on the hybrid counter. */
 export const testMeasurer = {
-  measure: (event: MessageResolveEvent) => countTokens(event.messages, event.system),
+  measure: (request: GuardMeasureRequest) => countTokens(request.messages, request.system),
 };
 
 export const system = (text: string): Message => ({ role: 'system', content: text });
@@ -68,29 +71,20 @@ export function historyOf(
   return history;
 }
 
-/** Measures `history` as the measurer would and emits `onContextMeasure`; returns the event after listeners. */
-export async function measureAndEmit(
-  hooks: HookBus,
+/** Lets `guard` fit `history` measured as the measurer would, at the given sizes. */
+export async function fitOn(
+  guard: ContextGuard,
   history: ConversationHistory,
   sizes: { window: number; inputBudget: number } = { window: 10_000, inputBudget: 8_000 },
   signal?: AbortSignal,
-): Promise<ContextMeasureEvent> {
-  const messages = history.messages();
-  const current = countTokens(messages);
-  const event: ContextMeasureEvent = {
+): Promise<FitOutcome> {
+  return guard.fit({
     provider: PROVIDER,
     model: MODEL,
-    current,
-    window: sizes.window,
-    inputBudget: sizes.inputBudget,
-    percentage: current / sizes.inputBudget,
-    accuracy: 'estimate',
-    messages,
     history,
-    abort: false,
+    measurement: { current: countTokens(history.messages()), ...sizes },
     ...(signal ? { signal } : {}),
-  };
-  return hooks.emit('onContextMeasure', event);
+  });
 }
 
 /** A strategy of the test's own: records every reaction, then runs `act`. */

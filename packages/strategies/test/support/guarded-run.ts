@@ -1,4 +1,4 @@
-// A conversation driven as an app drives it: HookBus → ContextMeasurer → ContextGuard with one
+// A conversation driven as an app drives it: ContextMeasurer → ContextGuard.fit with one
 // strategy, the history kept in an InMemoryConversationHistory. Nothing is mocked: the real measurer
 // counts, the real guard routes, retries and records, the guard's StrategyTools do the rewrites.
 import { countToolPairViolations, isSummaryText, parseSummary, renderSummary } from '@ctxguard/compactor';
@@ -8,7 +8,6 @@ import {
   type ExtractedFact,
   HookBus,
   type Message,
-  type MessageResolveEvent,
 } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ContextGuard } from '@ctxguard/guard';
@@ -89,23 +88,21 @@ export class GuardedConversation {
 
   /** One request: the guard may compact or decline; a sent request is measured and checked. */
   async send(): Promise<{ aborted: boolean; tokens: number }> {
-    const request: MessageResolveEvent = {
+    const seen = this.run.compactions.length;
+    const request = await this.guard.fit({
       provider: PROVIDER,
       model: MODEL,
       messages: this.run.history.messages(),
       history: this.run.history,
-      abort: false,
-    };
-    const seen = this.run.compactions.length;
-    await this.hooks.emit('onMessageResolve', request);
+    });
     const events = this.run.compactions.slice(seen);
     if (events.length > 0)
       this.run.reactions.push({
         tokensBefore: events[0]!.tokensBefore,
         tokensAfter: events.at(-1)!.tokensAfter,
       });
-    if (request.abort) {
-      this.run.declines.push(request.abortReason ?? '');
+    if (request.declined !== undefined) {
+      this.run.declines.push(request.declined ?? '');
       return { aborted: true, tokens: 0 };
     }
     const sent = await this.measurer.measure({
@@ -129,7 +126,6 @@ export class GuardedConversation {
   }
 
   destroy(): void {
-    this.guard.destroy();
     this.measurer.destroy();
   }
 }
@@ -255,7 +251,7 @@ export function agentTurn(turn: number, rounds: number, tokens: number): Message
 
 /**
  * The end-to-end check each built-in strategy runs (receives the caller's `it`, keyv-shaped): a
- * 60-turn agent conversation through HookBus → ContextMeasurer → ContextGuard in a 32k window
+ * 60-turn agent conversation through ContextMeasurer → ContextGuard.fit in a 32k window
  * never declines, never sends over the window, keeps tool pairs and the system prompt, every
  * request that compacted lowers the count, and rewinding them all gives back what was appended.
  */
