@@ -19,7 +19,7 @@ export type CompactionStage =
 const stageSwitch = <T extends z.ZodRawShape>(shape: T) =>
   z.union([z.boolean(), z.object(shape).strict()]).default(true);
 
-/** Options of {@link compactMessages} (and of `ContextCompactor`, without `budgetTokens`). */
+/** Options of {@link compactMessages}. */
 export const compactMessagesOptionsSchema = z
   .object({
     /** Tokens the compacted list may take (required). */
@@ -125,7 +125,7 @@ export type HistoryOperation =
   | { kind: 'splice'; from: number; to: number; messages: Message[] }
   | { kind: 'truncate'; from: number; to: number; message: Message };
 
-/** The history operation of a stage that changed something, for `ContextCompactor.compactHistory`. */
+/** The history operation of a stage that changed something (what applying the stage to a history records). */
 export interface StageOperations {
   stage: CompactionStage;
   /** Everything the stage changed, as one operation (one compaction in the history). */

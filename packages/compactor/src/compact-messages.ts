@@ -66,7 +66,7 @@ export async function runCompaction(
 
 /**
  * The whole pipeline with the history operations of each stage. `compactMessages` returns the
- * result; `ContextCompactor.compactHistory` applies the operations to a history.
+ * result; the operations say what each stage changed, to apply to a history.
  */
 async function runStages(
   messages: readonly Message[],

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { agentConversation } from '../test/support/agent-conversation.js';
 import { bigText, call, calls, results, user } from '../test/support/messages.js';
 import { compactMessages } from './compact-messages.js';
-import { createDefaultEngine } from './context-engine.js';
 import { deduplicateFileReads } from './deduplicate-file-reads.js';
 import { defaultTokenCounter } from './default-counter.js';
 import { frozenPrefixEnd } from './frozen-prefix.js';
@@ -161,25 +160,6 @@ describe('counting from the compaction item', () => {
       meter.total([{ role: 'assistant', content: [compactionItem] } as Message]),
     );
   });
-
-  it('the engine measures the same, and usage reported before the item is no anchor', async () => {
-    const engine = createDefaultEngine({ window: 200_000 });
-    expect((await engine.project(withItem)).tokensBefore).toBe(meter.total(withItem));
-    const anchored = structuredClone(withItem);
-    anchored[frozen - 3] = {
-      ...(anchored[frozen - 3] as Message),
-      usage: { inputTokens: 90_000, outputTokens: 10 },
-    } as Message;
-    expect(anchored[frozen - 3]!.role).toBe('assistant');
-    const fresh = createDefaultEngine({ window: 200_000 });
-    expect((await fresh.project(anchored)).tokensBefore).toBe(meter.total(anchored));
-    const after = structuredClone(withItem);
-    const last = after.length - 2;
-    after[last] = { ...(after[last] as Message), usage: { inputTokens: 5_000, outputTokens: 10 } } as Message;
-    expect(after[last]!.role).toBe('assistant');
-    const third = createDefaultEngine({ window: 200_000 });
-    expect((await third.project(after)).tokensBefore).toBe(5_010 + meter.message(after.at(-1)!));
-  });
 });
 
 describe('no rewrite touches a provider compaction item or what precedes it', () => {
@@ -227,19 +207,5 @@ describe('no rewrite touches a provider compaction item or what precedes it', ()
     expect(prefixOf(tight.messages)).toBe(prefixOf(withItem));
     expect(tight.fits).toBe(false);
     expect(tight.reason).toContain("provider's compaction item");
-  });
-
-  it('ContextEngine.project and compact', async () => {
-    const window = Math.floor(meter.total(withItem) * 0.5);
-    const project = async (list: Message[]) => {
-      const engine = createDefaultEngine({ window, reserveTokens: 1_000 });
-      return (await engine.project(list)).messages;
-    };
-    await expectFrozenAsync(project);
-    const compact = async (list: Message[]) => {
-      const engine = createDefaultEngine({ window, reserveTokens: 1_000 });
-      return (await engine.compact(list)).messages;
-    };
-    await expectFrozenAsync(compact);
   });
 });

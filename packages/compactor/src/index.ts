@@ -22,32 +22,6 @@ export {
   DEFAULT_COMPACTION_THRESHOLD,
   needsCompaction,
 } from './context-budget.js';
-export type {
-  CompactCallOptions,
-  ContextCompactorOptions,
-  HistoryCompactionResult,
-  HistoryStageCompaction,
-} from './context-compactor.js';
-export { ContextCompactor, contextCompactorOptionsSchema } from './context-compactor.js';
-export type {
-  BreakerState,
-  CompactResult,
-  ContextEngineOptions,
-  ContextSnapshot,
-  ContextUsage,
-  DefaultEngineOptions,
-  ProjectResult,
-  RecoverResult,
-  RewriteEvent,
-  RewriteReason,
-  RewriteStep,
-} from './context-engine.js';
-export {
-  ContextEngine,
-  contextEngineOptionsSchema,
-  createDefaultEngine,
-  OVERFLOW_RECOVERY_RATIO,
-} from './context-engine.js';
 export type { ContextExhaustedSizes } from './context-exhausted-error.js';
 export { ContextExhaustedError } from './context-exhausted-error.js';
 export type { ContextToolsFromFunctionsOptions } from './context-tools.js';
@@ -57,14 +31,6 @@ export type {
   DeduplicateFileReadsStageResult,
 } from './deduplicate-file-reads.js';
 export { deduplicateFileReads, deduplicateFileReadsOptionsSchema } from './deduplicate-file-reads.js';
-export type {
-  EngineBudget,
-  EngineStrategy,
-  EngineStrategyContext,
-  RewriteMode,
-  StrategyOutcome,
-  SummaryInfo,
-} from './engine-strategy.js';
 export { derivedFactKey, FACTS_CLOSE, FACTS_OPEN, parseFactsBlock, renderFactsBlock } from './facts-block.js';
 export type {
   AggregateFileBudgetOptions,
@@ -82,12 +48,8 @@ export {
   shouldTruncateFile,
 } from './file-budget.js';
 export { frozenPrefixEnd } from './frozen-prefix.js';
-export type { FullSummaryOptions, PostSummaryHook } from './full-summary-strategy.js';
-export { fullSummary } from './full-summary-strategy.js';
 export type { LightTrimMessagesOptions, LightTrimMessagesResult } from './light-trim.js';
 export { lightTrimMessages } from './light-trim.js';
-export type { LightTrimOptions } from './light-trim-strategy.js';
-export { lightTrim } from './light-trim-strategy.js';
 export type { PrunedOutputInfo } from './markers.js';
 export {
   containsMarkerLookalike,
@@ -126,12 +88,6 @@ export type {
 } from './prune-tool-outputs.js';
 export { pruneToolOutputs, pruneToolOutputsOptionsSchema } from './prune-tool-outputs.js';
 export { redactSecrets } from './redact-secrets.js';
-export type {
-  SessionMemoryOptions,
-  SessionMemorySeed,
-  SessionMemoryStrategy,
-} from './session-memory-strategy.js';
-export { sessionMemory } from './session-memory-strategy.js';
 export type { SignedReasoningResult } from './signed-reasoning.js';
 export { dropSignedReasoningAfterChange } from './signed-reasoning.js';
 export type { SlidingWindowOptions, SlidingWindowResult } from './sliding-window.js';
@@ -152,8 +108,6 @@ export type {
 export { MAX_TOOL_OUTPUT_BYTES, MAX_TOOL_OUTPUT_LINES, truncateToolOutput } from './tool-output-limits.js';
 export type { RepairToolPairsResult, ToolPairRepair, ToolPairUnit } from './tool-pairs.js';
 export { countToolPairViolations, repairToolPairs, toolPairUnits } from './tool-pairs.js';
-export type { ToolResultMicrocompactOptions } from './tool-result-microcompact-strategy.js';
-export { toolResultMicrocompact } from './tool-result-microcompact-strategy.js';
 export type { TranscriptLine, TranscriptMessage, TranscriptRole } from './transcript.js';
 export { countTranscriptMessages, parseTranscript, renderTranscript } from './transcript.js';
 export type { TruncateToTokenBudgetOptions, TruncateToTokenBudgetResult } from './truncate-to-budget.js';

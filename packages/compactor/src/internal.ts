@@ -4,10 +4,10 @@
  */
 
 export { spanOperation } from './compaction-stages.js';
-export { applyOperation as applyHistoryOperation } from './context-compactor.js';
 export { abortReason, summarizeRequestSchema, throwIfAborted, wellFormedFacts } from './context-tools.js';
 export { containsWhole, rankFactsByWorth } from './fact-digest.js';
 export { FACT_VALUE_SEPARATOR, hasPlainKey, sharesBullet, stripFactsBlocks } from './facts-block.js';
+export { applyOperation as applyHistoryOperation } from './history-operation.js';
 export { lightTrimMessagesOptionsSchema } from './light-trim.js';
 export { partsOf, toolResultsOf } from './message-parts.js';
 export { microcompactToolResultsOptionsSchema } from './microcompact-tool-results.js';

@@ -2,9 +2,9 @@ import type { ContentPart, Message } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactMessages } from '../src/compact-messages.js';
-import { ContextCompactor } from '../src/context-compactor.js';
+import { compactMessages, compactMessagesOptionsSchema, runCompaction } from '../src/compact-messages.js';
 import { deduplicateFileReads } from '../src/deduplicate-file-reads.js';
+import { applyOperation } from '../src/history-operation.js';
 import { pruneToolOutputs } from '../src/prune-tool-outputs.js';
 import { truncateWithSlidingWindow } from '../src/sliding-window.js';
 import { summarizeMessages } from '../src/summarize-messages.js';
@@ -233,7 +233,7 @@ describe('invariants of every stage and of the pipeline', { timeout: 120_000 }, 
     );
   });
 
-  it('compactHistory shows what compactMessages returns, one compaction per changed stage, and rewinding them in any order gives the original back exactly', async () => {
+  it('applying the stages to a history shows what compactMessages returns, one compaction per changed stage, and rewinding them in any order gives the original back exactly', async () => {
     await fc.assert(
       fc.asyncProperty(
         conversationArb,
@@ -245,7 +245,19 @@ describe('invariants of every stage and of the pipeline', { timeout: 120_000 }, 
           const original = structuredClone(history.entries());
           const budgetTokens = Math.max(1, Math.floor(meter.total(history.messages()) * share));
           const expected = await compactMessages(list, { budgetTokens });
-          const result = await new ContextCompactor().compactHistory(history, { budgetTokens });
+          const run = await runCompaction(
+            history.messages(),
+            compactMessagesOptionsSchema.parse({ budgetTokens }),
+          );
+          const compactions = run.stages.map(({ stage, operation }) => ({
+            stage,
+            compactionId: applyOperation(history, operation),
+          }));
+          const result = {
+            ...run.result,
+            compactions,
+            compactionIds: compactions.map((c) => c.compactionId),
+          };
           expect(history.messages()).toEqual(expected.messages);
           expect(result.messages).toEqual(expected.messages);
           // One compaction per stage that changed something, and nothing else recorded.

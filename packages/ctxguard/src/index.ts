@@ -30,9 +30,6 @@ export * as persistenceRedis from '@ctxguard/persistence-redis';
 export * from '@ctxguard/persistence-redis';
 export * as strategies from '@ctxguard/strategies';
 export * from '@ctxguard/strategies';
-// Two packages name `EngineStrategy`: flat, it is the strategies' guard strategy that runs the
-// engine's steps; the compactor's interface of one engine step stays `compactor.EngineStrategy`.
-export { EngineStrategy } from '@ctxguard/strategies';
 export * as tokenCounter from '@ctxguard/token-counter';
 export * from '@ctxguard/token-counter';
 

@@ -1,4 +1,3 @@
-import { OVERFLOW_RECOVERY_RATIO } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   type HistoryEntry,
@@ -20,6 +19,9 @@ import { foldEarlierSummary } from './summary-fold.js';
 import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
 
 const fraction = z.number().gt(0).max(1);
+
+/** A retry (the request still critical after a step) aims at most at this share of the input budget. */
+const RETRY_RATIO = 0.7;
 
 /** The engine's steps, in their default order: the cheap rewrites first, a summary last. */
 export const engineSteps = Object.freeze([
@@ -49,7 +51,7 @@ export const engineStrategyOptionsSchema = z
      * changed something). `false`: the engine's own behaviour, the outputs' facts are gone.
      */
     keepClearedFacts: z.boolean().default(true),
-    /** Steps run until the request is under this fraction of the input budget (default 0.7; a retry aims at most at the engine's overflow ratio, 0.7). */
+    /** Steps run until the request is under this fraction of the input budget (default 0.7; a retry aims at most at 0.7). */
     targetRatio: fraction.default(0.7),
     /** Nothing left to compact at or above this fraction of the input budget: decline (default 0.95). */
     declineCeiling: z.number().gt(0).default(0.95),
@@ -171,9 +173,7 @@ export class EngineStrategy implements ContextStrategy {
   /** Runs the steps in order while over the target and says which ones changed the conversation. */
   async react(ctx: ReactContext): Promise<StrategyDecision> {
     const recover = ctx.attempt > 0;
-    const ratio = recover
-      ? Math.min(this.#options.targetRatio, OVERFLOW_RECOVERY_RATIO)
-      : this.#options.targetRatio;
+    const ratio = recover ? Math.min(this.#options.targetRatio, RETRY_RATIO) : this.#options.targetRatio;
     const run: StepRun = { ctx, target: Math.floor(ratio * ctx.inputBudget), recover };
     const start = viewTokens(ctx.tools);
     // The request as the tools see it now: what the measurer counted, moved by each change since.
