@@ -427,6 +427,37 @@ interface ConversationRecord {
   written: GuardConversationState | undefined;
 }
 
+/** One reaction of a strategy to a request: what its steps read and update. */
+interface Reaction {
+  event: FitCall;
+  history: ConversationHistory;
+  name: string;
+  strategy: ContextStrategy;
+  triggers: readonly TriggerLevel[];
+  state: GuardConversationState;
+  /** The conversation's call number (loop protection counts calls). */
+  call: number;
+  /** Index of the highest trigger the request crossed (-1: none). */
+  crossed: number;
+  isNewCrossing: boolean;
+  /** Token growth since the conversation last fired. */
+  delta: number;
+  meter: TokenMeter;
+  /** Tokens no rewrite removes (see {@link ContextGuard.#floorTokens}). */
+  floor: number;
+  inputBudget: number;
+  window: number;
+  /** The fraction the reaction fired at (1 when over the budget below every trigger). */
+  firedAt: number;
+  /** A compaction freeing less than this escalates (loop protection; 0 when off). */
+  minFreed: number;
+  /** Tokens the request takes now. */
+  current: number;
+  /** Rewrites already reported on `onCompaction`. */
+  seen: number;
+  droppedFacts: DroppedFacts[];
+}
+
 /** A conversation's strategy and the name it is registered under. */
 interface ResolvedStrategy {
   name: string;
@@ -762,324 +793,412 @@ export class ContextGuard {
     await this.#warn(code, reason, { data, ...(cause !== undefined ? { cause } : {}) });
   }
 
+  /** The loop: resolve the strategy, settle a quiet call, refuse what cannot fit, react until it fits. */
   async #handle(event: FitCall, history: ConversationHistory): Promise<void> {
     const found = this.#resolveStrategy(event, history);
     const resolved = found instanceof Promise ? await found : found;
     if (!resolved || event.declined !== undefined) return;
-    const { name, strategy } = resolved;
-    const inputBudget = event.inputBudget!;
-    const window = event.window!;
-    const triggers = this.#sortedTriggers(strategy);
-    let current = event.current;
-    const percentage = event.percentage!;
+    const triggers = this.#sortedTriggers(resolved.strategy);
     if (this.#countIfQuiet(history, this.#record(history), triggers, event)) return;
     const state = readState(history);
     state.calls++;
-    const call = state.calls;
-    const crossed = highestCrossedLevel(triggers, percentage);
-    const prevIdx = state.lastLevelIdx;
-    const lastCurrent = state.lastCurrent;
-    const isNewCrossing = crossed > prevIdx;
-    const quiet = quietCounters(triggers, percentage, current, state);
+    const quiet = quietCounters(triggers, event.percentage!, event.current, state);
     if (quiet) {
       state.lastLevelIdx = quiet.lastLevelIdx;
       state.lastCurrent = quiet.lastCurrent;
       this.#save(history, state);
       return;
     }
-    const delta = current - lastCurrent;
+    const run = this.#startReaction(event, history, resolved, triggers, state);
+    if (await this.#refusedAtOnce(run)) return;
+    const levelIdx = await this.#levelPastLoops(run);
+    if (levelIdx !== undefined) await this.#react(run, levelIdx);
+  }
+
+  #startReaction(
+    event: FitCall,
+    history: ConversationHistory,
+    { name, strategy }: ResolvedStrategy,
+    triggers: readonly TriggerLevel[],
+    state: GuardConversationState,
+  ): Reaction {
+    const inputBudget = event.inputBudget!;
+    const crossed = highestCrossedLevel(triggers, event.percentage!);
     const meter = this.#meter(event.provider, event.model);
-
-    const floor = this.#floorTokens(event, meter, history);
-    if (floor > inputBudget) {
-      const error = new ContextExhaustedError('floor_over_window', {
-        floorTokens: floor,
-        viewTokens: current,
-        availableTokens: inputBudget,
-        windowTokens: window,
-      });
-      state.lastLevelIdx = crossed;
-      state.lastCurrent = current;
-      this.#save(history, state);
-      await this.#abort(event, 'context_exhausted', error.message, { ...error.sizes, strategy: name }, error);
-      return;
-    }
-
-    if (triggers.length === 0) {
-      // Over the budget with a strategy that has no level to react at: nothing can make it fit.
-      this.#save(history, state);
-      await this.#abort(
-        event,
-        'context_exhausted',
-        `The request takes ${current} of ${inputBudget} input tokens and context strategy ${name} has no triggers to react at`,
-        { strategy: name, current, inputBudget, window },
-      );
-      return;
-    }
-    // Over the budget below every trigger (all set above 1): the strategy reacts at its first level.
-    let levelIdx = Math.max(crossed, 0);
-    const firedAt = crossed >= 0 ? triggers[crossed]!.at : 1;
-    // Still over the budget is critical whatever the floor and the trigger (both may be above 1).
-    const isCritical = (fraction: number) =>
-      fraction > 1 || (fraction >= this.#options.criticalFloor && fraction >= firedAt);
     const protection = this.#options.loopProtection;
-    const minFreed = protection === false ? 0 : Math.ceil(protection.minFreedRatio * inputBudget);
-    if (protection !== false) {
-      // A refill (the same trigger crossed again from below) or a firing after a compaction that
-      // freed too little, within a few calls: escalate past the level that did not hold.
-      const recent = state.compactions.filter((memo) => call - memo.call <= protection.refillCalls);
-      const last = recent[recent.length - 1];
-      if (last && last.crossed === crossed && (isNewCrossing || last.freed < minFreed)) {
-        levelIdx = Math.max(crossed, last.levelIdx + 1);
-        const refills = isNewCrossing ? refillsInARow(state.compactions, call, protection.refillCalls) : 0;
-        // A context that refills after compactions that each freed enough is an agent at work (a big
-        // file read every turn), not a loop: the highest level compacts again until the refills repeat.
-        if (levelIdx >= triggers.length && isNewCrossing && refills < protection.refillStrikes)
-          levelIdx = triggers.length - 1;
-        if (levelIdx >= triggers.length) {
-          const why = isNewCrossing
-            ? `the context refilled ${refills} time(s) in a row, each within ${protection.refillCalls} call(s) of the compaction before it,`
-            : `the last compaction freed only ${last.freed} tokens`;
-          const hint = isNewCrossing
-            ? '; what each turn adds (a file read or tool result) is likely too large for the window: fetch it in smaller pieces'
-            : '';
-          const reason = `Compaction loop: ${why} and crossed ${crossed >= 0 ? triggers[crossed]!.level : 'the input budget'} (${Math.round(percentage * 100)}%) again within ${call - last.call} call(s), with no higher level to escalate to${hint}`;
-          const data = {
-            strategy: name,
-            current,
-            inputBudget,
-            window,
-            freed: recent.map((memo) => memo.freed),
-            refills,
-          };
-          const critical = percentage > 1 || percentage >= this.#options.criticalFloor;
-          if (!critical) {
-            state.lastLevelIdx = crossed;
-            state.lastCurrent = current;
-            this.#save(history, state);
-            await this.#warn('compaction_loop', `${reason}; not compacting again yet`, { data });
-            return;
-          }
-          // The request does not fit as it is: compacting at the highest level again is what can make
-          // it fit (an agent whose every step adds a large read). Only a compaction that cannot bring it
-          // under the budget declines it (context_exhausted, below); refills are counted afresh.
-          state.compactions = [];
-          levelIdx = triggers.length - 1;
-          await this.#warn('compaction_loop', `${reason}; compacting at the highest level again`, { data });
-        }
-      }
-    }
+    return {
+      event,
+      history,
+      name,
+      strategy,
+      triggers,
+      state,
+      call: state.calls,
+      crossed,
+      isNewCrossing: crossed > state.lastLevelIdx,
+      delta: event.current - state.lastCurrent,
+      meter,
+      floor: this.#floorTokens(event, meter, history),
+      inputBudget,
+      window: event.window!,
+      // Over the budget below every trigger (all set above 1): the strategy reacts at its first level.
+      firedAt: crossed >= 0 ? triggers[crossed]!.at : 1,
+      minFreed: protection === false ? 0 : Math.ceil(protection.minFreedRatio * inputBudget),
+      current: event.current,
+      seen: 0,
+      droppedFacts: [],
+    };
+  }
 
-    const sizesAt = (viewTokens: number) => ({
-      floorTokens: floor,
-      viewTokens,
-      availableTokens: inputBudget,
-      windowTokens: window,
-    });
-    const droppedFacts: DroppedFacts[] = [];
+  /** Still over the budget is critical whatever the floor and the trigger (both may be above 1). */
+  #isCritical(run: Reaction, fraction: number): boolean {
+    return fraction > 1 || (fraction >= this.#options.criticalFloor && fraction >= run.firedAt);
+  }
+
+  #sizesAt(run: Reaction, viewTokens: number) {
+    return { floorTokens: run.floor, viewTokens, availableTokens: run.inputBudget, windowTokens: run.window };
+  }
+
+  /** Declines at once what no rewrite can make fit: the floor alone over the budget, or no trigger to react at. */
+  async #refusedAtOnce(run: Reaction): Promise<boolean> {
+    const { event, state, name, inputBudget } = run;
+    if (run.floor > inputBudget) {
+      const error = new ContextExhaustedError('floor_over_window', this.#sizesAt(run, run.current));
+      state.lastLevelIdx = run.crossed;
+      state.lastCurrent = run.current;
+      this.#save(run.history, state);
+      await this.#abort(event, 'context_exhausted', error.message, { ...error.sizes, strategy: name }, error);
+      return true;
+    }
+    if (run.triggers.length > 0) return false;
+    // Over the budget with a strategy that has no level to react at: nothing can make it fit.
+    this.#save(run.history, state);
+    await this.#abort(
+      event,
+      'context_exhausted',
+      `The request takes ${run.current} of ${inputBudget} input tokens and context strategy ${name} has no triggers to react at`,
+      { strategy: name, current: run.current, inputBudget, window: run.window },
+    );
+    return true;
+  }
+
+  /**
+   * The level to react at. A refill (the same trigger crossed again from below) or a firing after a
+   * compaction that freed too little, within a few calls, escalates past the level that did not
+   * hold. Undefined: a loop at a request that is not critical, left alone for now.
+   */
+  async #levelPastLoops(run: Reaction): Promise<number | undefined> {
+    const { state, call, crossed, isNewCrossing, triggers } = run;
+    const levelIdx = Math.max(crossed, 0);
+    const protection = this.#options.loopProtection;
+    if (protection === false) return levelIdx;
+    const recent = state.compactions.filter((memo) => call - memo.call <= protection.refillCalls);
+    const last = recent[recent.length - 1];
+    if (!last || last.crossed !== crossed || !(isNewCrossing || last.freed < run.minFreed)) return levelIdx;
+    const escalated = Math.max(crossed, last.levelIdx + 1);
+    const refills = isNewCrossing ? refillsInARow(state.compactions, call, protection.refillCalls) : 0;
+    if (escalated < triggers.length) return escalated;
+    // A context that refills after compactions that each freed enough is an agent at work (a big
+    // file read every turn), not a loop: the highest level compacts again until the refills repeat.
+    if (isNewCrossing && refills < protection.refillStrikes) return triggers.length - 1;
+    return this.#atLoop(run, recent, last, refills, protection.refillCalls);
+  }
+
+  /** A loop with no level left: warn; compact at the highest level again only when the request is critical. */
+  async #atLoop(
+    run: Reaction,
+    recent: readonly CompactionMemo[],
+    last: CompactionMemo,
+    refills: number,
+    refillCalls: number,
+  ): Promise<number | undefined> {
+    const { state, crossed, triggers, event, name, inputBudget } = run;
+    const percentage = event.percentage!;
+    const why = run.isNewCrossing
+      ? `the context refilled ${refills} time(s) in a row, each within ${refillCalls} call(s) of the compaction before it,`
+      : `the last compaction freed only ${last.freed} tokens`;
+    const hint = run.isNewCrossing
+      ? '; what each turn adds (a file read or tool result) is likely too large for the window: fetch it in smaller pieces'
+      : '';
+    const reason = `Compaction loop: ${why} and crossed ${crossed >= 0 ? triggers[crossed]!.level : 'the input budget'} (${Math.round(percentage * 100)}%) again within ${run.call - last.call} call(s), with no higher level to escalate to${hint}`;
+    const freed = recent.map((memo) => memo.freed);
+    const data = { strategy: name, current: run.current, inputBudget, window: run.window, freed, refills };
+    if (percentage <= 1 && percentage < this.#options.criticalFloor) {
+      state.lastLevelIdx = crossed;
+      state.lastCurrent = run.current;
+      this.#save(run.history, state);
+      await this.#warn('compaction_loop', `${reason}; not compacting again yet`, { data });
+      return undefined;
+    }
+    // The request does not fit as it is: compacting at the highest level again is what can make it
+    // fit (an agent whose every step adds a large read). Only a compaction that cannot bring it under
+    // the budget declines it (context_exhausted); refills are counted afresh.
+    state.compactions = [];
+    await this.#warn('compaction_loop', `${reason}; compacting at the highest level again`, { data });
+    return triggers.length - 1;
+  }
+
+  /** Calls the strategy, at `levelIdx` and up, until the request is no longer critical or cannot be helped. */
+  async #react(run: Reaction, levelIdx: number): Promise<void> {
     // The tools serve this reaction only: once it is over they refuse to rewrite (a strategy that
     // kept them would change the history behind the guard's back, and the request already decided).
     const reactionOver = new AbortController();
+    const { event } = run;
     const toolsSignal = event.signal ? eitherSignal(event.signal, reactionOver.signal) : reactionOver.signal;
     const tools = new StrategyToolsImpl({
-      history,
+      history: run.history,
       messages: event.messages,
       contextTools: this.#tools,
       redact: this.#redact,
-      meter,
+      meter: run.meter,
       ...(this.#options.summarizerWindowTokens !== undefined
         ? { summarizerWindowTokens: this.#options.summarizerWindowTokens }
         : {}),
-      summaryFactTokens: defaultSummaryFactTokens(inputBudget),
+      summaryFactTokens: defaultSummaryFactTokens(run.inputBudget),
       signal: toolsSignal,
-      onDroppedFacts: (dropped) => droppedFacts.push(dropped),
+      onDroppedFacts: (dropped) => run.droppedFacts.push(dropped),
     });
-
+    const bag: Record<string, JsonValue> = run.state.strategyState[run.name] ?? {};
+    run.state.strategyState[run.name] = bag;
     try {
-      let seen = 0;
-      const bag: Record<string, JsonValue> = state.strategyState[name] ?? {};
-      state.strategyState[name] = bag;
-      for (let attempt = 0; ; attempt++) {
-        const trigger = triggers[levelIdx]!;
-        state.lastLevelIdx = Math.max(crossed, Math.min(levelIdx, triggers.length - 1));
-        state.lastCurrent = current;
-        this.#save(history, state);
-        let decision: ReadDecision;
-        const rewritesBefore = tools.rewrites.length;
-        try {
-          // Never waited for past the request's cancel (the tools refuse to rewrite after it, too).
-          const reaction = Promise.resolve().then(() =>
-            strategy.react({
-              level: trigger.level,
-              percentage: current / inputBudget,
-              current,
-              window,
-              inputBudget,
-              delta,
-              provider: event.provider,
-              model: event.model,
-              attempt,
-              tools,
-              state: bag,
-              ...(event.signal ? { signal: event.signal } : {}),
-            }),
-          );
-          decision = readDecision(await untilAborted(reaction, event.signal));
-        } catch (error) {
-          seen = await this.#emitCompactions(tools.rewrites, seen, name, event);
-          await this.#reportDroppedFacts(droppedFacts, name);
-          await this.#keepJsonState(bag, name);
-          this.#save(history, state);
-          if (event.signal?.aborted) {
-            await this.#abort(
-              event,
-              'request_cancelled',
-              `The request was cancelled while context strategy ${name} reacted${tools.rewrites.length > 0 ? `; its ${tools.rewrites.length} compaction(s) before the cancel stay (each can be rewound)` : ''}`,
-              { strategy: name, compactions: tools.rewrites.length },
-              error,
-            );
-            return;
-          }
-          await this.#warn('strategy_failed', `Context strategy ${name} threw: ${describe(error)}`, {
-            cause: error,
-          });
-          if (tools.rewrites.length > rewritesBefore) {
-            current = await this.#remeasure(event, history, meter);
-            event.current = current;
-            event.percentage = current / inputBudget;
-            state.lastCurrent = current;
-            this.#save(history, state);
-          }
-          // What the reaction left is judged as after a compaction: still critical, it is retried
-          // (a model call may fail once), then the request is aborted rather than sent that close.
-          if (!isCritical(current / inputBudget)) return;
-          if (attempt < this.#options.maxCompactRetries) {
-            if (levelIdx + 1 < triggers.length) levelIdx++;
-            continue;
-          }
-          const sizes = sizesAt(current);
-          const exhausted = new ContextExhaustedError('still_over_limit', sizes);
-          await this.#abort(
-            event,
-            'context_exhausted',
-            `${exhausted.message}; context strategy ${name} threw on attempt ${attempt + 1}: ${describe(error)}`,
-            { ...sizes, strategy: name, attempts: attempt + 1 },
-            exhausted,
-          );
-          return;
-        }
-        seen = await this.#emitCompactions(tools.rewrites, seen, name, event);
-        await this.#reportDroppedFacts(droppedFacts, name);
-        await this.#keepJsonState(bag, name);
-        const action = decision.action;
-        if (action !== 'compacted' && action !== 'decline' && tools.rewrites.length > 0) {
-          // The reaction changed the history but says it did not compact: what is sent is what counts.
-          current = await this.#remeasure(event, history, meter);
-          event.current = current;
-          event.percentage = current / inputBudget;
-          state.lastCurrent = current;
-        }
-        // A retry runs because the last compaction left the request critical: an answer that does not
-        // compact leaves it there. A first answer that rewrote the history anyway is judged as after a
-        // compaction, like a throw: still critical, it is retried while attempts remain.
-        const rewrote = tools.rewrites.length > rewritesBefore;
-        const stillCritical = (attempt > 0 || rewrote) && isCritical(current / inputBudget);
-        if (action !== 'compacted' && action !== 'decline' && (current > inputBudget || stillCritical)) {
-          this.#save(history, state);
-          if (rewrote && attempt < this.#options.maxCompactRetries) {
-            if (levelIdx + 1 < triggers.length) levelIdx++;
-            continue;
-          }
-          const sizes = sizesAt(current);
-          const error = new ContextExhaustedError('still_over_limit', sizes);
-          const where =
-            current > inputBudget
-              ? 'with the request over the input budget'
-              : `with the request still at ${Math.round((current / inputBudget) * 100)}% (critical floor ${Math.round(this.#options.criticalFloor * 100)}%) after ${attempt + 1} reaction(s)${decision.text ? `: ${decision.text}` : ''}`;
-          await this.#abort(
-            event,
-            'context_exhausted',
-            `${error.message}; context strategy ${name} answered ${describeAnswer(decision)} ${where}`,
-            { ...sizes, strategy: name, attempts: attempt + 1 },
-            error,
-          );
-          return;
-        }
-        if (action === 'warn') {
-          this.#save(history, state);
-          await this.#warn(
-            'context_warning',
-            decision.text ?? `context strategy ${name} warned (no message given)`,
-            {
-              data: { strategy: name, level: trigger.level, current, inputBudget },
-            },
-          );
-          return;
-        }
-        if (action === 'decline') {
-          this.#save(history, state);
-          await this.#abort(
-            event,
-            'context_declined',
-            `Context strategy ${name} declined: ${decision.text ?? 'no reason given'}`,
-            {
-              strategy: name,
-              level: trigger.level,
-              current,
-              inputBudget,
-              window,
-            },
-          );
-          return;
-        }
-        if (action !== 'compacted') {
-          this.#save(history, state);
-          return;
-        }
-        const before = current;
-        current = await this.#remeasure(event, history, meter);
-        const freed = before - current;
-        state.compactions = [...state.compactions, { call, crossed, levelIdx, freed }].slice(-MAX_MEMOS);
-        const after = current / inputBudget;
-        event.current = current;
-        event.percentage = after;
-        state.lastCurrent = current;
-        state.lastLevelIdx = Math.max(highestCrossedLevel(triggers, after), -1);
-        this.#save(history, state);
-        if (!isCritical(after)) return;
-        const sizes = sizesAt(current);
-        if (attempt >= this.#options.maxCompactRetries) {
-          const error = new ContextExhaustedError('still_over_limit', sizes);
-          await this.#abort(
-            event,
-            'context_exhausted',
-            error.message,
-            { ...sizes, strategy: name, attempts: attempt + 1 },
-            error,
-          );
-          return;
-        }
-        if (freed < minFreed) {
-          if (levelIdx + 1 < triggers.length) {
-            levelIdx++;
-          } else {
-            const error = new ContextExhaustedError(freed <= 0 ? 'nothing_freed' : 'still_over_limit', sizes);
-            await this.#abort(
-              event,
-              'context_exhausted',
-              `${error.message}; ${freed < 0 ? `the last compaction grew the request by ${-freed} tokens` : `the last compaction freed ${freed} tokens (minimum ${minFreed})`}`,
-              { ...sizes, strategy: name, freed, minFreed },
-              error,
-            );
-            return;
-          }
-        }
-      }
+      let next: number | undefined = levelIdx;
+      for (let attempt = 0; next !== undefined; attempt++)
+        next = await this.#reactOnce(run, tools, bag, attempt, next);
     } finally {
       reactionOver.abort(
-        new Error(`context strategy ${name} used its StrategyTools after its reaction ended`),
+        new Error(`context strategy ${run.name} used its StrategyTools after its reaction ended`),
       );
     }
+  }
+
+  /** One reaction of the strategy; returns the level of the next one, or undefined when done. */
+  async #reactOnce(
+    run: Reaction,
+    tools: StrategyToolsImpl,
+    bag: Record<string, JsonValue>,
+    attempt: number,
+    levelIdx: number,
+  ): Promise<number | undefined> {
+    const { triggers, state, event } = run;
+    const trigger = triggers[levelIdx]!;
+    state.lastLevelIdx = Math.max(run.crossed, Math.min(levelIdx, triggers.length - 1));
+    state.lastCurrent = run.current;
+    this.#save(run.history, state);
+    const rewritesBefore = tools.rewrites.length;
+    let decision: ReadDecision;
+    try {
+      // Never waited for past the request's cancel (the tools refuse to rewrite after it, too).
+      const reaction = Promise.resolve().then(() =>
+        run.strategy.react({
+          level: trigger.level,
+          percentage: run.current / run.inputBudget,
+          current: run.current,
+          window: run.window,
+          inputBudget: run.inputBudget,
+          delta: run.delta,
+          provider: event.provider,
+          model: event.model,
+          attempt,
+          tools,
+          state: bag,
+          ...(event.signal ? { signal: event.signal } : {}),
+        }),
+      );
+      decision = readDecision(await untilAborted(reaction, event.signal));
+    } catch (error) {
+      await this.#afterReaction(run, tools, bag);
+      return this.#afterThrow(run, tools, error, attempt, levelIdx, rewritesBefore);
+    }
+    await this.#afterReaction(run, tools, bag);
+    return this.#afterDecision(run, tools, decision, attempt, levelIdx, rewritesBefore);
+  }
+
+  /** What every reaction ends with: its compactions and dropped facts reported, its state kept as JSON. */
+  async #afterReaction(
+    run: Reaction,
+    tools: StrategyToolsImpl,
+    bag: Record<string, JsonValue>,
+  ): Promise<void> {
+    run.seen = await this.#emitCompactions(tools.rewrites, run.seen, run.name, run.event);
+    await this.#reportDroppedFacts(run.droppedFacts, run.name);
+    await this.#keepJsonState(bag, run.name);
+  }
+
+  /** The request as it is now (after a rewrite), in the run, the event and the state. */
+  async #remeasureRun(run: Reaction): Promise<void> {
+    run.current = await this.#remeasure(run.event, run.history, run.meter);
+    run.event.current = run.current;
+    run.event.percentage = run.current / run.inputBudget;
+    run.state.lastCurrent = run.current;
+  }
+
+  /** The next level while attempts remain; `undefined` once the request was declined with `why`. */
+  async #retryOrExhaust(
+    run: Reaction,
+    attempt: number,
+    levelIdx: number,
+    why: (message: string) => string,
+    cause?: unknown,
+  ): Promise<number | undefined> {
+    if (attempt < this.#options.maxCompactRetries)
+      return levelIdx + 1 < run.triggers.length ? levelIdx + 1 : levelIdx;
+    const sizes = this.#sizesAt(run, run.current);
+    const exhausted = new ContextExhaustedError('still_over_limit', sizes);
+    const data = { ...sizes, strategy: run.name, attempts: attempt + 1 };
+    await this.#abort(run.event, 'context_exhausted', why(exhausted.message), data, cause ?? exhausted);
+    return undefined;
+  }
+
+  /**
+   * A strategy that threw: what it left is judged as after a compaction. Still critical, it is
+   * retried (a model call may fail once), then the request is declined rather than sent that close.
+   */
+  async #afterThrow(
+    run: Reaction,
+    tools: StrategyToolsImpl,
+    error: unknown,
+    attempt: number,
+    levelIdx: number,
+    rewritesBefore: number,
+  ): Promise<number | undefined> {
+    const { event, name, state } = run;
+    this.#save(run.history, state);
+    if (event.signal?.aborted) {
+      const made = tools.rewrites.length;
+      await this.#abort(
+        event,
+        'request_cancelled',
+        `The request was cancelled while context strategy ${name} reacted${made > 0 ? `; its ${made} compaction(s) before the cancel stay (each can be rewound)` : ''}`,
+        { strategy: name, compactions: made },
+        error,
+      );
+      return undefined;
+    }
+    await this.#warn('strategy_failed', `Context strategy ${name} threw: ${describe(error)}`, {
+      cause: error,
+    });
+    if (tools.rewrites.length > rewritesBefore) {
+      await this.#remeasureRun(run);
+      this.#save(run.history, state);
+    }
+    if (!this.#isCritical(run, run.current / run.inputBudget)) return undefined;
+    const exhausted = new ContextExhaustedError('still_over_limit', this.#sizesAt(run, run.current));
+    return this.#retryOrExhaust(
+      run,
+      attempt,
+      levelIdx,
+      (message) => `${message}; context strategy ${name} threw on attempt ${attempt + 1}: ${describe(error)}`,
+      exhausted,
+    );
+  }
+
+  /** Acts on a strategy's decision; returns the level of the next reaction, or undefined when done. */
+  async #afterDecision(
+    run: Reaction,
+    tools: StrategyToolsImpl,
+    decision: ReadDecision,
+    attempt: number,
+    levelIdx: number,
+    rewritesBefore: number,
+  ): Promise<number | undefined> {
+    const { action } = decision;
+    if (action === 'compacted') return this.#afterCompaction(run, attempt, levelIdx);
+    if (action === 'decline') {
+      this.#save(run.history, run.state);
+      await this.#declinedByStrategy(run, decision, levelIdx);
+      return undefined;
+    }
+    const rewrote = tools.rewrites.length > rewritesBefore;
+    // The reaction changed the history but says it did not compact: what is sent is what counts.
+    if (tools.rewrites.length > 0) await this.#remeasureRun(run);
+    this.#save(run.history, run.state);
+    // A retry runs because the last compaction left the request critical: an answer that does not
+    // compact leaves it there. A first answer that rewrote the history anyway is judged as after a
+    // compaction, like a throw: still critical, it is retried while attempts remain.
+    const stillCritical = (attempt > 0 || rewrote) && this.#isCritical(run, run.current / run.inputBudget);
+    if (run.current > run.inputBudget || stillCritical) {
+      if (rewrote && attempt < this.#options.maxCompactRetries)
+        return levelIdx + 1 < run.triggers.length ? levelIdx + 1 : levelIdx;
+      await this.#declinedStillOver(run, decision, attempt);
+      return undefined;
+    }
+    if (action === 'warn') {
+      const text = decision.text ?? `context strategy ${run.name} warned (no message given)`;
+      const data = {
+        strategy: run.name,
+        level: run.triggers[levelIdx]!.level,
+        current: run.current,
+        inputBudget: run.inputBudget,
+      };
+      await this.#warn('context_warning', text, { data });
+    }
+    return undefined;
+  }
+
+  async #declinedByStrategy(run: Reaction, decision: ReadDecision, levelIdx: number): Promise<void> {
+    const { name, inputBudget, window } = run;
+    await this.#abort(
+      run.event,
+      'context_declined',
+      `Context strategy ${name} declined: ${decision.text ?? 'no reason given'}`,
+      { strategy: name, level: run.triggers[levelIdx]!.level, current: run.current, inputBudget, window },
+    );
+  }
+
+  async #declinedStillOver(run: Reaction, decision: ReadDecision, attempt: number): Promise<void> {
+    const { current, inputBudget, name } = run;
+    const sizes = this.#sizesAt(run, current);
+    const error = new ContextExhaustedError('still_over_limit', sizes);
+    const where =
+      current > inputBudget
+        ? 'with the request over the input budget'
+        : `with the request still at ${Math.round((current / inputBudget) * 100)}% (critical floor ${Math.round(this.#options.criticalFloor * 100)}%) after ${attempt + 1} reaction(s)${decision.text ? `: ${decision.text}` : ''}`;
+    await this.#abort(
+      run.event,
+      'context_exhausted',
+      `${error.message}; context strategy ${name} answered ${describeAnswer(decision)} ${where}`,
+      { ...sizes, strategy: name, attempts: attempt + 1 },
+      error,
+    );
+  }
+
+  /** After `compacted`: measure again, remember what was freed, and retry while still critical. */
+  async #afterCompaction(run: Reaction, attempt: number, levelIdx: number): Promise<number | undefined> {
+    const { state, triggers } = run;
+    const before = run.current;
+    await this.#remeasureRun(run);
+    const freed = before - run.current;
+    state.compactions = [
+      ...state.compactions,
+      { call: run.call, crossed: run.crossed, levelIdx, freed },
+    ].slice(-MAX_MEMOS);
+    const after = run.current / run.inputBudget;
+    state.lastLevelIdx = Math.max(highestCrossedLevel(triggers, after), -1);
+    this.#save(run.history, state);
+    if (!this.#isCritical(run, after)) return undefined;
+    if (attempt >= this.#options.maxCompactRetries)
+      return this.#retryOrExhaust(run, attempt, levelIdx, (m) => m);
+    if (freed >= run.minFreed) return levelIdx;
+    if (levelIdx + 1 < triggers.length) return levelIdx + 1;
+    const sizes = this.#sizesAt(run, run.current);
+    const error = new ContextExhaustedError(freed <= 0 ? 'nothing_freed' : 'still_over_limit', sizes);
+    const how =
+      freed < 0
+        ? `the last compaction grew the request by ${-freed} tokens`
+        : `the last compaction freed ${freed} tokens (minimum ${run.minFreed})`;
+    await this.#abort(
+      run.event,
+      'context_exhausted',
+      `${error.message}; ${how}`,
+      {
+        ...sizes,
+        strategy: run.name,
+        freed,
+        minFreed: run.minFreed,
+      },
+      error,
+    );
+    return undefined;
   }
 
   /**
