@@ -136,12 +136,18 @@ async function handleRequest(
 ): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
   if (request.method !== 'POST' || path !== '/v1/chat/completions') {
-    sendJson(response, requestId, 404, errorBody(`Invalid URL (${request.method} ${path})`, 'invalid_request_error'));
+    sendJson(
+      response,
+      requestId,
+      404,
+      errorBody(`Invalid URL (${request.method} ${path})`, 'invalid_request_error'),
+    );
     return;
   }
   const body = parseJson(await readBody(request));
   if (!isObject(body)) {
-    const message = "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)";
+    const message =
+      "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)";
     sendJson(response, requestId, 400, errorBody(message, 'invalid_request_error'));
     return;
   }
@@ -223,7 +229,10 @@ function shapeViolation(body: ChatBody): Violation | undefined {
   if (typeof body.model !== 'string' || body.model === '')
     return { message: 'you must provide a model parameter', param: null };
   if (!Array.isArray(body.messages) || body.messages.length === 0)
-    return { message: "Invalid 'messages': empty array. Expected an array with minimum length 1.", param: 'messages' };
+    return {
+      message: "Invalid 'messages': empty array. Expected an array with minimum length 1.",
+      param: 'messages',
+    };
   for (const [index, message] of body.messages.entries()) {
     if (!isObject(message) || !ROLES.has(String(message.role)))
       return {
@@ -305,7 +314,8 @@ function messagesTokens(messages: readonly ChatMessage[], count: (text: string) 
   let total = REPLY_PRIMING;
   for (const message of messages) {
     total += TOKENS_PER_MESSAGE + count(message.role) + contentTokens(message.content, count);
-    if (typeof message.name === 'string' && message.name !== '') total += count(message.name) + TOKENS_PER_NAME;
+    if (typeof message.name === 'string' && message.name !== '')
+      total += count(message.name) + TOKENS_PER_NAME;
     for (const call of message.tool_calls ?? [])
       total += TOKENS_PER_TOOL_CALL + count(call.function.name) + count(call.function.arguments);
   }

@@ -567,6 +567,8 @@ export class ConversationGuard {
         actions.push({ type: 'context-limit', contextLimit: stated.limitTokens });
       }
     }
+    const room = stated ? outputRoom(stated) : undefined;
+    if (room !== undefined) return this.#lowerOutput(history, id, extras, actions, room);
     const measured = await this.measurer.measure(input);
     const factor = stated ? Math.max(1, providerInput / Math.max(1, measured.current)) : 1;
     const outputPart =
@@ -596,6 +598,36 @@ export class ConversationGuard {
       mapping: this.#lastMapping(history, id),
       appended: 0,
       declined,
+      extras,
+    });
+  }
+
+  /**
+   * The output, not the prompt, did not fit: the retry asks for `maxOutputTokens` tokens of output
+   * (what the stated limit leaves beyond the prompt) and nothing is compacted. Said on `onWarning`.
+   */
+  async #lowerOutput(
+    history: InMemoryConversationHistory,
+    id: string,
+    extras: RequestExtras,
+    actions: ContextAction[],
+    maxOutputTokens: number,
+  ): Promise<CallOutcome> {
+    const asked = extras.maxOutputTokens;
+    extras.maxOutputTokens = maxOutputTokens;
+    actions.push({ type: 'output-limit', maxOutputTokens });
+    await this.hooks.emit('onWarning', {
+      code: 'output_reservation_lowered',
+      message: `${this.provider}/${this.model} said the requested output did not fit beside the prompt; retry with maxOutputTokens ${maxOutputTokens}${asked === undefined ? '' : ` instead of ${asked}`} (nothing was compacted)`,
+      source: 'ctxguard',
+      data: { conversationId: id, maxOutputTokens, ...(asked === undefined ? {} : { asked }) },
+    });
+    return this.#outcome(history, id, {
+      actions,
+      measurement: await this.measurer.measure(this.#measureInput(history, extras)),
+      mapping: this.#lastMapping(history, id),
+      appended: 0,
+      declined: undefined,
       extras,
     });
   }
@@ -718,6 +750,9 @@ export class ConversationGuard {
       actions: outcome.actions,
       appended: outcome.appended,
       droppedSignedReasoning: outcome.droppedSignedReasoning,
+      ...(outcome.actions.some((action) => action.type === 'output-limit')
+        ? { maxOutputTokens: extras.maxOutputTokens }
+        : {}),
     };
   }
 
@@ -893,6 +928,18 @@ export class ConversationGuard {
   #assertOpen(method: string): void {
     if (this.#closed) throw new CtxGuardError('closed', `ConversationGuard.${method}: the guard was closed`);
   }
+}
+
+/**
+ * When the completion dominates a stated overflow (legacy OpenAI: "…you requested M tokens (X in
+ * your prompt; Y for the completion)", Y > X) and the prompt alone fits: the output the limit
+ * leaves beside the prompt. Undefined when the prompt is what must shrink.
+ */
+function outputRoom(stated: OverflowTokens): number | undefined {
+  const prompt = stated.inputTokens;
+  if (prompt === undefined || prompt >= stated.limitTokens) return undefined;
+  const completion = stated.requestedTokens - prompt;
+  return completion > prompt ? stated.limitTokens - prompt : undefined;
 }
 
 /** One `compaction` action per compaction id of each compaction. */

@@ -47,6 +47,15 @@ export type ContextAction =
       type: 'context-limit';
       /** The limit now stored with the conversation. */
       contextLimit: number;
+    }
+  | {
+      /**
+       * The provider's error showed that the requested output, not the prompt, did not fit: the
+       * retry asks for less output instead of compacting the conversation.
+       */
+      type: 'output-limit';
+      /** The `maxOutputTokens` to send the retry with (the stated limit minus the prompt). */
+      maxOutputTokens: number;
     };
 
 /** What `prepare` and `recoverOverflow` return: what to send, how full it is, and what was done. */
@@ -67,6 +76,11 @@ export interface PrepareResult {
    * (a provider rejects them); the history keeps them. 0 with `signedReasoning: 'keep'`.
    */
   droppedSignedReasoning: number;
+  /**
+   * Set by `recoverOverflow` when it lowered the output reservation (an `output-limit` action):
+   * send the retry with this `maxOutputTokens`.
+   */
+  maxOutputTokens?: number | undefined;
 }
 
 /** What `recordCompletion` is given. */

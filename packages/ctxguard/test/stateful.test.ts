@@ -269,6 +269,37 @@ describe('recoverOverflow', () => {
     await guard.close();
   });
 
+  it('lowers the output reservation, and compacts nothing, when the requested completion is what did not fit', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 40_000 });
+    const warnings: { code: string; message: string }[] = [];
+    guard.hooks.on('onWarning', (warning) => {
+      warnings.push(warning);
+    });
+    const history = longConversation(2);
+    const sent = await guard.prepare({
+      conversationId: 'long-answer',
+      messages: history,
+      maxOutputTokens: 8_000,
+    });
+    const prompt = sent.measurement.current;
+    const message = `This model's maximum context length is 8192 tokens, however you requested ${prompt + 8_000} tokens (${prompt} in your prompt; 8000 for the completion). Please reduce your prompt; or completion length.`;
+    const error = Object.assign(new Error(message), {
+      statusCode: 400,
+      responseBody: JSON.stringify({
+        error: { message, type: 'invalid_request_error', code: 'context_length_exceeded' },
+      }),
+    });
+    const recovered = await guard.recoverOverflow({ conversationId: 'long-answer', error });
+    expect(recovered.maxOutputTokens).toBe(8_192 - prompt);
+    expect(recovered.actions).toContainEqual({ type: 'output-limit', maxOutputTokens: 8_192 - prompt });
+    expect(recovered.actions.filter((action) => action.type === 'compaction')).toEqual([]);
+    expect(recovered.messages).toEqual(sent.messages);
+    expect(warnings.find((warning) => warning.code === 'output_reservation_lowered')?.message).toMatch(
+      /retry with maxOutputTokens \d+ instead of 8000/,
+    );
+    await guard.close();
+  });
+
   it('compacts below what was sent when the error states no sizes (Bedrock, OpenAI Responses)', async () => {
     for (const message of [
       'Input is too long for requested model.',
