@@ -9,6 +9,7 @@ const script = fileURLToPath(new URL('./fixtures/facade-worker.ts', import.meta.
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 
 interface Prepared {
+  declined?: string;
   sent: string[];
   current: number;
   inputBudget: number;
@@ -62,4 +63,30 @@ describe.skipIf(!target.available)('two processes serving one conversation throu
       await Promise.all(workers.map((worker) => worker.exited));
     }
   }, 180_000);
+
+  // Loop protection keeps its memory of compactions in the stored state: two processes taking turns
+  // must not read each other's compactions as a loop and decline requests that compaction can fit.
+  it('take 120 turns in a tight window without a single decline', async () => {
+    const url = target.available ? target.url : '';
+    const namespace = `ctxguard-test:tight-${process.pid}-${randomUUID().slice(0, 8)}:`;
+    const workers = ['a', 'b'].map((name) =>
+      startWorker({ script, args: [url, namespace, '4000'], cwd: packageDir, name: `tight-${name}` }),
+    );
+    try {
+      await Promise.all(workers.map((worker) => worker.ready));
+      const declines: string[] = [];
+      let compactions = 0;
+      for (let turns = 1; turns <= 120; turns++) {
+        const result = await ask<Prepared>(workers[turns % 2] as Worker, `prepare ${turns}`);
+        if (result.declined !== undefined) declines.push(`turn ${turns}: ${result.declined}`);
+        else expect(result.current).toBeLessThanOrEqual(result.inputBudget);
+        compactions += result.compactions ?? 0;
+      }
+      expect(declines).toEqual([]);
+      expect(compactions).toBeGreaterThan(3);
+    } finally {
+      for (const worker of workers) worker.send('exit');
+      await Promise.all(workers.map((worker) => worker.exited));
+    }
+  }, 240_000);
 });
