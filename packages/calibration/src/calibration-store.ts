@@ -1,3 +1,4 @@
+import { escapeKeyPart } from '@ctxguard/persistence';
 import { z } from 'zod';
 import { type ContentClass, contentClassSchema } from './content-class.js';
 
@@ -90,11 +91,6 @@ export const calibrationSchema = calibrationKeySchema.extend({
   confidence: z.number().min(0).max(1),
   updatedAt: z.number().finite(),
 });
-
-/** Escapes the characters that separate the parts of a storage key (`%`, `/`, `:`); reversible. */
-function escapeKeyPart(part: string): string {
-  return part.replace(/[%/:]/g, (c) => (c === '%' ? '%25' : c === '/' ? '%2F' : '%3A'));
-}
 
 /**
  * Storage key of a calibration: `calibration:{provider}/{model}` or

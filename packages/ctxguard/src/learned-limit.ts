@@ -1,8 +1,4 @@
-import type { Persistence } from '@ctxguard/persistence';
-
-function escapeKeyPart(part: string): string {
-  return part.replace(/[%/:]/g, (c) => (c === '%' ? '%25' : c === '/' ? '%2F' : '%3A'));
-}
+import { escapeKeyPart, type Persistence } from '@ctxguard/persistence';
 
 /**
  * Storage key of the context limit a provider's overflow error stated for a model:

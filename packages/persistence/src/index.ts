@@ -13,4 +13,4 @@ export {
 export type { FileHandleLike, FileSystemAdapter } from './file-system.js';
 export { assertJsonSerializable, type JsonCheckOptions, serializeValue } from './json-value.js';
 export { assertKey, assertPrefix, MemoryPersistence } from './memory-persistence.js';
-export { isPersistence, type Persistence } from './persistence.js';
+export { escapeKeyPart, isPersistence, type Persistence } from './persistence.js';

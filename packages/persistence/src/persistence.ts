@@ -27,3 +27,12 @@ export function isPersistence(value: unknown): value is Persistence {
     persistenceMethods.every((method) => typeof record[method] === 'function')
   );
 }
+
+/**
+ * One segment of a storage key with the characters that separate segments (`%`, `/`, `:`) escaped,
+ * reversibly: keys built from provider and model names (`calibration:{provider}/{model}`) stay
+ * unambiguous whatever those names hold.
+ */
+export function escapeKeyPart(part: string): string {
+  return part.replace(/[%/:]/g, (c) => (c === '%' ? '%25' : c === '/' ? '%2F' : '%3A'));
+}
