@@ -1,4 +1,5 @@
 export { pushAll } from './arrays.js';
+export { describeThrown, describeValue } from './describe-value.js';
 export type { CtxGuardErrorCode, FieldIssue } from './errors.js';
 export {
   ConversionError,

@@ -1,4 +1,5 @@
 import {
+  describeValue,
   describeZodIssues,
   formatPath,
   type HistoryEntry,
@@ -889,11 +890,4 @@ function corruptEntriesError(
     error,
     error instanceof Error ? error.message : undefined,
   );
-}
-
-function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || value === null || value === undefined) return String(value);
-  if (typeof value !== 'object') return `a ${typeof value}`;
-  return `an object (${Object.prototype.toString.call(value).slice(8, -1)})`;
 }

@@ -13,6 +13,8 @@ import {
   type ContextTools,
   type ConversationHistory,
   CtxGuardError,
+  describeThrown,
+  describeValue,
   HookBus,
   InvalidInputError,
   type JsonValue,
@@ -179,52 +181,7 @@ function strategyIssue(value: unknown): { path: (string | number)[]; message: st
     }
     return undefined;
   } catch (error) {
-    return { path: [], message: `could not be read as a ContextStrategy: ${describe(error)}` };
-  }
-}
-
-/** Characters of a value a message prints (a strategy may answer a whole conversation). */
-const MAX_PRINTED = 120;
-
-/**
- * A value read from a strategy, for a message: JSON for what JSON spells out (a string quoted),
- * else as text, cut at {@link MAX_PRINTED} characters, with its kind (`42 (a number)`).
- */
-function describeValue(value: unknown): string {
-  if (value === undefined || value === null) return String(value);
-  if (typeof value === 'function') return 'a function';
-  const text = printed(value);
-  const cut = text.length > MAX_PRINTED ? `${text.slice(0, MAX_PRINTED)}…` : text;
-  return `${cut} (${kindOf(value)})`;
-}
-
-function printed(value: unknown): string {
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'symbol')
-    return describe(value);
-  try {
-    return JSON.stringify(value) ?? describe(value);
-  } catch {
-    return describe(value);
-  }
-}
-
-/** `a number`, `an object`, `an array`: what kind of value a message names. */
-function kindOf(value: unknown): string {
-  if (Array.isArray(value)) return 'an array';
-  const type = typeof value;
-  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-}
-
-/** `value` as text, whatever it is (a thrown value may have no usable `toString`). */
-function describe(value: unknown): string {
-  try {
-    return String(value);
-  } catch {
-    try {
-      return Object.prototype.toString.call(value);
-    } catch {
-      return '[a value that cannot be printed]';
-    }
+    return { path: [], message: `could not be read as a ContextStrategy: ${describeThrown(error)}` };
   }
 }
 
@@ -248,7 +205,7 @@ function readDecision(decision: unknown): ReadDecision {
         : undefined;
   return {
     action,
-    text: text === undefined || text === null || text === '' ? undefined : describe(text),
+    text: text === undefined || text === null || text === '' ? undefined : describeThrown(text),
     answer: decision,
   };
 }
@@ -1074,7 +1031,7 @@ export class ContextGuard {
       );
       return undefined;
     }
-    await this.#warn('strategy_failed', `Context strategy ${name} threw: ${describe(error)}`, {
+    await this.#warn('strategy_failed', `Context strategy ${name} threw: ${describeThrown(error)}`, {
       cause: error,
     });
     if (tools.rewrites.length > rewritesBefore) {
@@ -1087,7 +1044,8 @@ export class ContextGuard {
       run,
       attempt,
       levelIdx,
-      (message) => `${message}; context strategy ${name} threw on attempt ${attempt + 1}: ${describe(error)}`,
+      (message) =>
+        `${message}; context strategy ${name} threw on attempt ${attempt + 1}: ${describeThrown(error)}`,
       exhausted,
     );
   }
@@ -1212,7 +1170,7 @@ export class ContextGuard {
       try {
         JSON.stringify(bag[key]);
       } catch (error) {
-        dropped.push(`${key} (${describe(error)})`);
+        dropped.push(`${key} (${describeThrown(error)})`);
         delete bag[key];
       }
     }

@@ -640,7 +640,7 @@ describe('ContextMeasurer', () => {
       let calls = 0;
       const { measurer } = setup({ counter: counterGiving(() => answers[calls++] ?? 7) });
       const messages: Message[] = [{ role: 'user', content: 'hi' }];
-      for (const shown of ['NaN', '-3', 'the string "12"', 'Infinity']) {
+      for (const shown of ['NaN', '-3', '"12" (a string)', 'Infinity']) {
         const failure = measurer.measure({ provider: 'acme', model: 'guess-1', messages });
         await expect(failure).rejects.toThrow(`the token counter on messages[0] gave ${shown}`);
         await expect(failure).rejects.toMatchObject({ code: 'count_failed' });
@@ -741,7 +741,7 @@ describe('ContextMeasurer', () => {
       for (let i = 0; i < 4; i++) expect((await bad.measurer.measure(req)).window).toBe(1_000_000);
       const warned = bad.warnings.filter((w) => w.code === 'invalid_context_limit');
       expect(warned.map((w) => w.message)).toEqual([
-        "contextLimit(request) gave NaN; a context limit must be a number of tokens ≥ 1, so the model's window is used",
+        "contextLimit(request) gave NaN (a number); a context limit must be a number of tokens ≥ 1, so the model's window is used",
       ]);
       const throwing = setup({
         contextLimit: () => {

@@ -8,6 +8,7 @@ import {
   type CompletionEvent,
   type ConversationHistory,
   CtxGuardError,
+  describeValue,
   type HookBus,
   type Message,
   type MessageResolveEvent,
@@ -33,7 +34,6 @@ import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { CompactionAnchor } from './compaction-anchor.js';
 import { ConversationTally, type RequestView, type Weighing } from './conversation-tally.js';
-import { describeValue } from './describe-value.js';
 import { assertMeasurable } from './measure-request.js';
 
 /** Default share of the input budget at which `onWarning` is emitted. */

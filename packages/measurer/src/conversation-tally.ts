@@ -1,4 +1,4 @@
-import { CtxGuardError, type Message } from '@ctxguard/core';
+import { CtxGuardError, describeValue, type Message } from '@ctxguard/core';
 import type { MessageParts } from '@ctxguard/token-counter';
 import {
   type MessageSnapshot,
@@ -6,7 +6,6 @@ import {
   takeMessageSnapshot,
   weighParts,
 } from '@ctxguard/token-counter/internal';
-import { describeValue } from './describe-value.js';
 import { PartTotals, type SummedParts } from './part-totals.js';
 import { reportedTokens } from './reported-usage.js';
 

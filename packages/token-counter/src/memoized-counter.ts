@@ -1,5 +1,5 @@
 import type { Message } from '@ctxguard/core';
-import { CtxGuardError, InvalidOptionsError, parseOptions } from '@ctxguard/core';
+import { CtxGuardError, describeValue, InvalidOptionsError, parseOptions } from '@ctxguard/core';
 import { z } from 'zod';
 import { addedSystemMessage, measureTools, sumEstimates } from './conversation.js';
 import { conversationOverhead } from './message-cost.js';
@@ -200,10 +200,4 @@ function checkedCount(count: unknown): TokenCount {
 
 function countError(what: string): CtxGuardError {
   return new CtxGuardError('count_failed', `the inner counter's ${what}`);
-}
-
-function describeValue(value: unknown): string {
-  if (typeof value === 'number' || value === undefined || value === null) return String(value);
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
-  return `a value of type ${typeof value}`;
 }
