@@ -2,7 +2,7 @@ import { type ExtractedFact, type FactCategory, factCategories } from '@ctxguard
 import { withoutCompactionNotes } from './compaction-notes.js';
 import { throwIfAborted } from './context-tools.js';
 import { derivedFactKey } from './facts-block.js';
-import { parseTranscript, type TranscriptRole } from './transcript.js';
+import { parseTranscript, type TranscriptLine, type TranscriptRole } from './transcript.js';
 
 /** Settings of {@link extractFactsFromText}. */
 export interface FactExtractionSettings {
@@ -209,178 +209,52 @@ function collectStrings(value: unknown, key: string, out: { key: string; text: s
  */
 export function extractFactsFromText(input: string, settings: FactExtractionSettings): ExtractedFact[] {
   const text = withoutCompactionNotes(input);
-  const wanted = new Set<FactCategory>(settings.categories ?? factCategories);
-  const seen = new Map<string, Candidate>();
-  let order = 0;
-  const max = settings.maxValueLength;
-  const add = (category: FactCategory, raw: string, span?: string) => {
-    if (!wanted.has(category)) return;
+  const facts = new CandidateSet(settings);
+  scanTranscript(text, facts, settings.signal);
+  throwIfAborted(settings.signal);
+  return withStableKeys(rankCandidates(facts.values(), settings.maxFacts));
+}
+
+/** The facts found so far: one per category and value, wanted categories only, in the order found. */
+class CandidateSet {
+  readonly maxValueLength: number;
+  readonly #wanted: Set<FactCategory>;
+  readonly #seen = new Map<string, Candidate>();
+  #order = 0;
+
+  constructor(settings: FactExtractionSettings) {
+    this.#wanted = new Set<FactCategory>(settings.categories ?? factCategories);
+    this.maxValueLength = settings.maxValueLength;
+  }
+
+  /** Adds a fact (cut to `maxValueLength`) unless its category is not wanted, it is blank or already found. */
+  add(category: FactCategory, raw: string, span?: string): void {
+    if (!this.#wanted.has(category)) return;
+    const max = this.maxValueLength;
     const value = raw.length > max ? windowAround(raw, 0, max) : raw;
     if (value.trim().length === 0) return;
     const id = `${category}\u0000${value}`;
-    if (seen.has(id)) return;
-    const candidate: Candidate = { category, value, order: order++ };
+    if (this.#seen.has(id)) return;
+    const candidate: Candidate = { category, value, order: this.#order++ };
     if (span !== undefined && span !== value)
       candidate.span = span.length > 120 ? windowAround(span, 0, 120) : span;
-    seen.set(id, candidate);
-  };
+    this.#seen.set(id, candidate);
+  }
 
-  const scan = (line: string, ctx: LineContext) => {
-    let work = line;
-    const each = (re: RegExp, fn: (m: RegExpExecArray) => boolean | undefined) => {
-      re.lastIndex = 0;
-      for (let m = re.exec(work); m !== null; m = re.exec(work)) {
-        if (m[0].length === 0) {
-          re.lastIndex++;
-          continue;
-        }
-        if (fn(m) !== false) work = mask(work, m.index, m.index + m[0].length);
-      }
-    };
-    const trimmed = line.trim();
-    const prose = ctx.kind === 'text' || ctx.kind === 'reasoning';
+  values(): Candidate[] {
+    return [...this.#seen.values()];
+  }
+}
 
-    // Whole-line facts first: errors, commands, decisions, preferences.
-    const errorAt = ctx.source ? null : (ctx.kind === 'result' ? ERROR_RE : PROSE_ERROR_RE).exec(trimmed);
-    if (errorAt && !NOT_AN_ERROR_RE.test(trimmed) && trimmed.length >= 6) {
-      add('error', windowAround(trimmed, errorAt.index, max));
-    }
-    const prompt = /^\s*(?:\$|❯|➜|%|>|#)\s+(.+)$/.exec(line);
-    if (prompt && looksLikeCommand(prompt[1]!)) add('command', prompt[1]!.trim());
-    else if (ctx.inFence && looksLikeCommand(trimmed) && ctx.kind !== 'result') add('command', trimmed);
-    if (prose) {
-      for (const inline of line.matchAll(/`([^`\n]{2,300})`/g)) {
-        if (looksLikeCommand(inline[1]!)) add('command', inline[1]!.trim());
-      }
-      for (const sentence of sentences(trimmed)) {
-        if (DECISION_RE.test(sentence)) add('decision', windowAround(sentence, 0, max));
-        if (ctx.role === 'user' && PREFERENCE_RE.test(sentence))
-          add('preference', windowAround(sentence, 0, max));
-      }
-    }
-
-    each(URL_RE, (m) => {
-      add('url', trimTrailing(m[0]));
-      return true;
-    });
-    each(EMAIL_RE, (m) => {
-      if (/^git@/.test(m[0])) return false;
-      add('email', m[0]);
-      return true;
-    });
-    each(PACKAGE_NAME_RE, (m) => {
-      const versioned = /^@[^@\s]+@/.test(work.slice(m.index));
-      if (!versioned) add('name', m[0]);
-      return !versioned;
-    });
-    each(PACKAGE_VERSION_RE, (m) => {
-      add('version', m[0]);
-      return true;
-    });
-    each(ISO_DATE_RE, (m) => {
-      add('date', m[0]);
-      return true;
-    });
-    each(SLASH_PATH_RE, (m) => {
-      // `grep -A/-B/-C` prints context lines as `path-LINE-`: the path is the fact.
-      const path = trimTrailing(m[1]!.replace(/(\.[A-Za-z]\w*)-\d+-?$/, '$1'));
-      const hasExt = new RegExp(String.raw`\.(?:${FILE_EXT})$`, 'i').test(path);
-      const anchored = /^(?:~|\.{1,2})?\//.test(path);
-      const slashes = path.split('/').length - 1;
-      if (!/[A-Za-z]/.test(path) || path.startsWith('@')) return false;
-      if (/^\d+(?:\/\d+)+$/.test(path)) return false;
-      if (!(hasExt || (anchored && path.length > 1) || slashes >= 2 || KNOWN_DIRS.test(path))) return false;
-      if (anchored && slashes === 1 && path.length < 3) return false;
-      add('path', path);
-      return true;
-    });
-    each(WINDOWS_PATH_RE, (m) => {
-      add('path', trimTrailing(m[0]));
-      return true;
-    });
-    each(BARE_FILE_RE, (m) => {
-      if (!looksLikeFileName(m[0], work[m.index + m[0].length])) return false;
-      add('path', m[0]);
-      return true;
-    });
-    each(TEXT_DATE_RE, (m) => {
-      add('date', m[0]);
-      return true;
-    });
-    each(TIME_RE, (m) => {
-      add('time', m[0]);
-      return true;
-    });
-    each(MONEY_RE, (m) => {
-      add('money', m[0].trim());
-      return true;
-    });
-    each(NAMED_VERSION_RE, (m) => {
-      add('version', m[1]!, m[0]);
-      return true;
-    });
-    each(VERSION_RE, (m) => {
-      if (/^\d+\.\d+\.\d+\.\d+$/.test(m[0])) return false;
-      add('version', m[0]);
-      return true;
-    });
-    each(QUANTITY_RE, (m) => {
-      add('quantity', m[0]);
-      return true;
-    });
-    each(UUID_RE, (m) => {
-      add('identifier', m[0]);
-      return true;
-    });
-    each(PREFIXED_ID_RE, (m) => {
-      add('identifier', m[0]);
-      return true;
-    });
-    each(HEX_ID_RE, (m) => {
-      add('identifier', m[0]);
-      return true;
-    });
-    each(ISSUE_REF_RE, (m) => {
-      add('identifier', m[0]);
-      return true;
-    });
-    each(LABELED_NUMBER_RE, (m) => {
-      add('number', m[2]!, m[0]);
-      return true;
-    });
-    if (prose) {
-      each(INTRODUCED_NAME_RE, (m) => {
-        if (!NAME_STOPWORDS.has(m[1]!.split(/[ -]/)[0]!)) add('name', m[1]!);
-        return false;
-      });
-      each(CAPITALIZED_RUN_RE, (m) => {
-        const words = m[0].split(' ');
-        if (words.some((w) => NAME_STOPWORDS.has(w))) return false;
-        add('name', m[0]);
-        return true;
-      });
-    }
-    each(ENV_VAR_RE, (m) => {
-      if (m[0].length < 4) return false;
-      add('other', m[0]);
-      return true;
-    });
-  };
-
+/** Scans every line of every message; a checked abort every 256 lines keeps a huge input cancellable. */
+function scanTranscript(text: string, facts: CandidateSet, signal: AbortSignal | undefined): void {
   let lineCount = 0;
   for (const message of parseTranscript(text)) {
     let inFence = false;
     for (const line of message.lines) {
-      if ((++lineCount & 255) === 0) throwIfAborted(settings.signal);
+      if ((++lineCount & 255) === 0) throwIfAborted(signal);
       if (line.kind === 'call') {
-        const strings: { key: string; text: string }[] = [];
-        collectStrings(line.input, '', strings);
-        const shell = line.toolName !== undefined && SHELL_TOOLS.test(line.toolName);
-        for (const { key, text: value } of strings) {
-          if (COMMAND_KEYS.has(key) || (shell && key === '')) add('command', value.trim());
-          for (const part of value.split(/\r?\n/))
-            scan(part, { role: message.role, kind: 'call', inFence: false });
-        }
+        scanToolCall(line, message.role, facts);
         continue;
       }
       if (/^\s*(?:```|~~~)/.test(line.text)) {
@@ -389,21 +263,235 @@ export function extractFactsFromText(input: string, settings: FactExtractionSett
       }
       if (line.text.length > 20_000) continue;
       const source = line.kind === 'result' && line.toolName !== undefined && READ_TOOLS.test(line.toolName);
-      scan(line.text, { role: message.role, kind: line.kind, inFence, source });
+      scanLine(line.text, { role: message.role, kind: line.kind, inFence, source }, facts);
     }
   }
-  throwIfAborted(settings.signal);
+}
 
+/** A tool call's input: its command fields (every string, for a shell tool) are commands; each string line is scanned. */
+function scanToolCall(line: TranscriptLine, role: TranscriptRole, facts: CandidateSet): void {
+  const strings: { key: string; text: string }[] = [];
+  collectStrings(line.input, '', strings);
+  const shell = line.toolName !== undefined && SHELL_TOOLS.test(line.toolName);
+  for (const { key, text: value } of strings) {
+    if (COMMAND_KEYS.has(key) || (shell && key === '')) facts.add('command', value.trim());
+    for (const part of value.split(/\r?\n/)) scanLine(part, { role, kind: 'call', inFence: false }, facts);
+  }
+}
+
+/**
+ * One line: whole-line facts first, then the patterns in a fixed order. The order matters: each
+ * pattern blanks out what it takes, so a later, looser one never claims a piece of an earlier fact.
+ */
+function scanLine(line: string, ctx: LineContext, facts: CandidateSet): void {
+  const scan = new MaskedLine(line);
+  const trimmed = line.trim();
+  const prose = ctx.kind === 'text' || ctx.kind === 'reasoning';
+  addWholeLineFacts(line, trimmed, ctx, prose, facts);
+  scanFixedShapes(scan, facts);
+  scanPaths(scan, facts);
+  scanDatesAndMoney(scan, facts);
+  scanVersionsAndQuantities(scan, facts);
+  scanIdentifiers(scan, facts);
+  if (prose) scanNames(scan, facts);
+  scanEnvVars(scan, facts);
+}
+
+/** A line whose matched spans are blanked out as patterns take them (same length, so indexes hold). */
+class MaskedLine {
+  #work: string;
+
+  constructor(line: string) {
+    this.#work = line;
+  }
+
+  /** The line with every match taken so far blanked out. */
+  get text(): string {
+    return this.#work;
+  }
+
+  /** Runs `re` over the line; each match `take` does not reject (by returning false) is blanked out. */
+  each(re: RegExp, take: (m: RegExpExecArray) => boolean | undefined): void {
+    re.lastIndex = 0;
+    for (let m = re.exec(this.#work); m !== null; m = re.exec(this.#work)) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      if (take(m) !== false) this.#work = mask(this.#work, m.index, m.index + m[0].length);
+    }
+  }
+}
+
+/** Errors, commands, decisions and preferences: facts that are the whole line (or sentence). */
+function addWholeLineFacts(
+  line: string,
+  trimmed: string,
+  ctx: LineContext,
+  prose: boolean,
+  facts: CandidateSet,
+): void {
+  const max = facts.maxValueLength;
+  const errorAt = ctx.source ? null : (ctx.kind === 'result' ? ERROR_RE : PROSE_ERROR_RE).exec(trimmed);
+  if (errorAt && !NOT_AN_ERROR_RE.test(trimmed) && trimmed.length >= 6) {
+    facts.add('error', windowAround(trimmed, errorAt.index, max));
+  }
+  const prompt = /^\s*(?:\$|❯|➜|%|>|#)\s+(.+)$/.exec(line);
+  if (prompt && looksLikeCommand(prompt[1]!)) facts.add('command', prompt[1]!.trim());
+  else if (ctx.inFence && looksLikeCommand(trimmed) && ctx.kind !== 'result') facts.add('command', trimmed);
+  if (prose) {
+    for (const inline of line.matchAll(/`([^`\n]{2,300})`/g)) {
+      if (looksLikeCommand(inline[1]!)) facts.add('command', inline[1]!.trim());
+    }
+    for (const sentence of sentences(trimmed)) {
+      if (DECISION_RE.test(sentence)) facts.add('decision', windowAround(sentence, 0, max));
+      if (ctx.role === 'user' && PREFERENCE_RE.test(sentence))
+        facts.add('preference', windowAround(sentence, 0, max));
+    }
+  }
+}
+
+/** URLs, emails, package names and versions, ISO dates: shapes taken before paths and numbers see them. */
+function scanFixedShapes(scan: MaskedLine, facts: CandidateSet): void {
+  scan.each(URL_RE, (m) => {
+    facts.add('url', trimTrailing(m[0]));
+    return true;
+  });
+  scan.each(EMAIL_RE, (m) => {
+    if (/^git@/.test(m[0])) return false;
+    facts.add('email', m[0]);
+    return true;
+  });
+  scan.each(PACKAGE_NAME_RE, (m) => {
+    const versioned = /^@[^@\s]+@/.test(scan.text.slice(m.index));
+    if (!versioned) facts.add('name', m[0]);
+    return !versioned;
+  });
+  scan.each(PACKAGE_VERSION_RE, (m) => {
+    facts.add('version', m[0]);
+    return true;
+  });
+  scan.each(ISO_DATE_RE, (m) => {
+    facts.add('date', m[0]);
+    return true;
+  });
+}
+
+function scanPaths(scan: MaskedLine, facts: CandidateSet): void {
+  scan.each(SLASH_PATH_RE, (m) => {
+    // `grep -A/-B/-C` prints context lines as `path-LINE-`: the path is the fact.
+    const path = trimTrailing(m[1]!.replace(/(\.[A-Za-z]\w*)-\d+-?$/, '$1'));
+    const hasExt = new RegExp(String.raw`\.(?:${FILE_EXT})$`, 'i').test(path);
+    const anchored = /^(?:~|\.{1,2})?\//.test(path);
+    const slashes = path.split('/').length - 1;
+    if (!/[A-Za-z]/.test(path) || path.startsWith('@')) return false;
+    if (/^\d+(?:\/\d+)+$/.test(path)) return false;
+    if (!(hasExt || (anchored && path.length > 1) || slashes >= 2 || KNOWN_DIRS.test(path))) return false;
+    if (anchored && slashes === 1 && path.length < 3) return false;
+    facts.add('path', path);
+    return true;
+  });
+  scan.each(WINDOWS_PATH_RE, (m) => {
+    facts.add('path', trimTrailing(m[0]));
+    return true;
+  });
+  scan.each(BARE_FILE_RE, (m) => {
+    if (!looksLikeFileName(m[0], scan.text[m.index + m[0].length])) return false;
+    facts.add('path', m[0]);
+    return true;
+  });
+}
+
+function scanDatesAndMoney(scan: MaskedLine, facts: CandidateSet): void {
+  scan.each(TEXT_DATE_RE, (m) => {
+    facts.add('date', m[0]);
+    return true;
+  });
+  scan.each(TIME_RE, (m) => {
+    facts.add('time', m[0]);
+    return true;
+  });
+  scan.each(MONEY_RE, (m) => {
+    facts.add('money', m[0].trim());
+    return true;
+  });
+}
+
+function scanVersionsAndQuantities(scan: MaskedLine, facts: CandidateSet): void {
+  scan.each(NAMED_VERSION_RE, (m) => {
+    facts.add('version', m[1]!, m[0]);
+    return true;
+  });
+  scan.each(VERSION_RE, (m) => {
+    if (/^\d+\.\d+\.\d+\.\d+$/.test(m[0])) return false;
+    facts.add('version', m[0]);
+    return true;
+  });
+  scan.each(QUANTITY_RE, (m) => {
+    facts.add('quantity', m[0]);
+    return true;
+  });
+}
+
+/** Ids, hashes, issue references and labelled numbers (`port 3000`, `exit code 1`). */
+function scanIdentifiers(scan: MaskedLine, facts: CandidateSet): void {
+  scan.each(UUID_RE, (m) => {
+    facts.add('identifier', m[0]);
+    return true;
+  });
+  scan.each(PREFIXED_ID_RE, (m) => {
+    facts.add('identifier', m[0]);
+    return true;
+  });
+  scan.each(HEX_ID_RE, (m) => {
+    facts.add('identifier', m[0]);
+    return true;
+  });
+  scan.each(ISSUE_REF_RE, (m) => {
+    facts.add('identifier', m[0]);
+    return true;
+  });
+  scan.each(LABELED_NUMBER_RE, (m) => {
+    facts.add('number', m[2]!, m[0]);
+    return true;
+  });
+}
+
+/** People's names, in prose only: introduced ones ("my name is …") and runs of capitalised words. */
+function scanNames(scan: MaskedLine, facts: CandidateSet): void {
+  scan.each(INTRODUCED_NAME_RE, (m) => {
+    if (!NAME_STOPWORDS.has(m[1]!.split(/[ -]/)[0]!)) facts.add('name', m[1]!);
+    return false;
+  });
+  scan.each(CAPITALIZED_RUN_RE, (m) => {
+    const words = m[0].split(' ');
+    if (words.some((w) => NAME_STOPWORDS.has(w))) return false;
+    facts.add('name', m[0]);
+    return true;
+  });
+}
+
+function scanEnvVars(scan: MaskedLine, facts: CandidateSet): void {
+  scan.each(ENV_VAR_RE, (m) => {
+    if (m[0].length < 4) return false;
+    facts.add('other', m[0]);
+    return true;
+  });
+}
+
+/**
+ * At most `maxFacts`, the most important categories first (see `PRIORITY`), then ordered by
+ * category and, within one, as found.
+ */
+function rankCandidates(candidates: Candidate[], maxFacts: number): Candidate[] {
   const rank = (c: FactCategory) => PRIORITY.indexOf(c);
-  let candidates = [...seen.values()];
-  if (candidates.length > settings.maxFacts) {
-    candidates = candidates
-      .sort((a, b) => rank(a.category) - rank(b.category) || a.order - b.order)
-      .slice(0, settings.maxFacts);
+  let kept = candidates;
+  if (kept.length > maxFacts) {
+    kept = kept.sort((a, b) => rank(a.category) - rank(b.category) || a.order - b.order).slice(0, maxFacts);
   }
   const categoryOrder = (c: FactCategory) => factCategories.indexOf(c);
-  candidates.sort((a, b) => categoryOrder(a.category) - categoryOrder(b.category) || a.order - b.order);
-  return withStableKeys(candidates);
+  kept.sort((a, b) => categoryOrder(a.category) - categoryOrder(b.category) || a.order - b.order);
+  return kept;
 }
 
 /** `category.slug` from the value; a second value with the same slug gets `_2`, and so on. */

@@ -86,6 +86,22 @@ interface Candidate {
   tokens: number;
 }
 
+/** A candidate chosen for pruning, with the facts its placeholder may keep. */
+interface Chosen extends Candidate {
+  facts: ExtractedFact[];
+}
+
+/** A pruned list and the outputs it replaced. */
+interface Assembled {
+  messages: Message[];
+  outputs: PrunedOutput[];
+}
+
+/** The list with every chosen output replaced, each placeholder keeping `factChars(candidate)` of facts. */
+type Assemble = (factChars: (candidate: Chosen) => number) => Assembled;
+
+type PruneOptions = z.output<typeof pruneToolOutputsOptionsSchema>;
+
 /** Fact characters a placeholder keeps when even full placeholders do not fit the target. */
 const LEAN_FACT_CHARS = 160;
 
@@ -119,6 +135,43 @@ export async function pruneToolOutputs(
     prunedFacts: [],
   });
 
+  const candidates = findCandidates(list, opts, meter);
+  if (candidates.length === 0) return unchanged();
+  // Toward a target, the largest outputs go first (fewest outputs touched); else every candidate, oldest first.
+  if (opts.targetTokens !== undefined) candidates.sort((a, b) => b.tokens - a.tokens);
+  const { chosen, saved } = await chooseOutputs(candidates, opts, meter, tokensBefore);
+  if (chosen.length === 0 || saved < opts.minimumSavings) return unchanged();
+  chosen.sort((a, b) => a.messageIndex - b.messageIndex || a.partIndex - b.partIndex);
+
+  const assemble: Assemble = (factChars) => assemblePruned(list, chosen, opts.maxKeptFacts, factChars);
+  let built = assemble(() => opts.maxKeptFactChars);
+  if (opts.targetTokens !== undefined && meter.total(built.messages) > opts.targetTokens) {
+    built = fewerFactsToFit(built, assemble, opts.targetTokens, opts.maxKeptFactChars, meter);
+  } else if (opts.targetTokens !== undefined) {
+    built = moreFactsInHeadroom(built, assemble, chosen, opts.targetTokens, opts.maxKeptFactChars, meter);
+  }
+  const out = built.messages;
+  const outputs = built.outputs;
+  const prunedTexts = chosen.map((c) => c.text);
+  const tokensAfter = meter.total(out);
+  return {
+    pruned: true,
+    messages: out,
+    tokensBefore,
+    tokensAfter,
+    tokensSaved: tokensBefore - tokensAfter,
+    outputs,
+    prunedTexts,
+    prunedFacts: mergeFactLists(chosen.map((c) => c.facts)),
+  };
+}
+
+/**
+ * The outputs that may be pruned, oldest first: walking back from the newest, those past the
+ * newest `protectTokens` of outputs, after the frozen prefix, not of a protected tool and not
+ * already a placeholder.
+ */
+function findCandidates(list: readonly Message[], opts: PruneOptions, meter: TokenMeter): Candidate[] {
   const names = new Map<string, string>();
   for (const message of list)
     for (const call of toolCallsOf(message)) names.set(call.toolCallId, call.toolName);
@@ -146,120 +199,138 @@ export async function pruneToolOutputs(
     }
   }
   candidates.reverse();
-  if (candidates.length === 0) return unchanged();
-  // Toward a target, the largest outputs go first (fewest outputs touched); else every candidate, oldest first.
-  if (opts.targetTokens !== undefined) candidates.sort((a, b) => b.tokens - a.tokens);
+  return candidates;
+}
 
+/**
+ * Extracts the facts of each candidate in turn and keeps those whose placeholder saves tokens,
+ * stopping once the list would fit `targetTokens`.
+ */
+async function chooseOutputs(
+  candidates: readonly Candidate[],
+  opts: PruneOptions,
+  meter: TokenMeter,
+  tokensBefore: number,
+): Promise<{ chosen: Chosen[]; saved: number }> {
   const tools = opts.tools ?? createOfflineContextTools();
-  interface Chosen extends Candidate {
-    facts: ExtractedFact[];
-  }
   const chosen: Chosen[] = [];
-  const placeholderOf = (candidate: Chosen, factChars: number): { part: ToolResultPart; kept: string[] } => {
-    const keptFacts = selectFacts(candidate.facts, factChars)
-      .slice(
-        0,
-        factChars <= LEAN_FACT_CHARS
-          ? Math.min(opts.maxKeptFacts, 4)
-          : Math.max(opts.maxKeptFacts, Math.floor(factChars / 40)),
-      )
-      .map((fact: ExtractedFact) => fact.value);
-    const { content: _content, ...rest } = candidate.part;
-    const output = renderPrunedOutput({
-      toolName: candidate.toolName,
-      originalTokens: candidate.tokens,
-      originalChars: candidate.text.length,
-      keptFacts,
-    });
-    return { part: { ...rest, output }, kept: keptFacts };
-  };
   let saved = 0;
   for (const candidate of candidates) {
     if (opts.targetTokens !== undefined && tokensBefore - saved <= opts.targetTokens) break;
     const { facts } = await extractFactsSafely(tools, candidate.text, { signal: opts.signal });
     const entry: Chosen = { ...candidate, facts };
-    const gain = candidate.tokens - partTokens(meter, placeholderOf(entry, opts.maxKeptFactChars).part);
+    const placeholder = placeholderOf(entry, opts.maxKeptFactChars, opts.maxKeptFacts);
+    const gain = candidate.tokens - partTokens(meter, placeholder.part);
     if (gain <= 0) continue;
     saved += gain;
     chosen.push(entry);
   }
-  if (chosen.length === 0 || saved < opts.minimumSavings) return unchanged();
-  chosen.sort((a, b) => a.messageIndex - b.messageIndex || a.partIndex - b.partIndex);
+  return { chosen, saved };
+}
 
-  const assemble = (factChars: (candidate: Chosen) => number) => {
-    const replaced = new Map<number, Map<number, ToolResultPart>>();
-    const outputs: PrunedOutput[] = [];
-    for (const candidate of chosen) {
-      const { part, kept } = placeholderOf(candidate, factChars(candidate));
-      const parts = replaced.get(candidate.messageIndex) ?? new Map<number, ToolResultPart>();
-      replaced.set(candidate.messageIndex, parts);
-      parts.set(candidate.partIndex, part);
-      outputs.push({
-        messageIndex: candidate.messageIndex,
-        toolCallId: candidate.part.toolCallId,
-        toolName: candidate.toolName,
-        originalTokens: candidate.tokens,
-        keptFacts: kept,
-      });
-    }
-    const messages = list.map((message, messageIndex) => {
-      const parts = replaced.get(messageIndex);
-      if (!parts) return message;
-      return withParts(
-        message,
-        partsOf(message).map((part, index) => parts.get(index) ?? part) as ContentPart[],
-      );
+/** The placeholder part of a chosen output, keeping up to `factChars` of its facts. */
+function placeholderOf(
+  candidate: Chosen,
+  factChars: number,
+  maxKeptFacts: number,
+): { part: ToolResultPart; kept: string[] } {
+  const keptFacts = selectFacts(candidate.facts, factChars)
+    .slice(
+      0,
+      factChars <= LEAN_FACT_CHARS
+        ? Math.min(maxKeptFacts, 4)
+        : Math.max(maxKeptFacts, Math.floor(factChars / 40)),
+    )
+    .map((fact: ExtractedFact) => fact.value);
+  const { content: _content, ...rest } = candidate.part;
+  const output = renderPrunedOutput({
+    toolName: candidate.toolName,
+    originalTokens: candidate.tokens,
+    originalChars: candidate.text.length,
+    keptFacts,
+  });
+  return { part: { ...rest, output }, kept: keptFacts };
+}
+
+/** `list` with each chosen output replaced by its placeholder (messages without one stay the same objects). */
+function assemblePruned(
+  list: readonly Message[],
+  chosen: readonly Chosen[],
+  maxKeptFacts: number,
+  factChars: (candidate: Chosen) => number,
+): Assembled {
+  const replaced = new Map<number, Map<number, ToolResultPart>>();
+  const outputs: PrunedOutput[] = [];
+  for (const candidate of chosen) {
+    const { part, kept } = placeholderOf(candidate, factChars(candidate), maxKeptFacts);
+    const parts = replaced.get(candidate.messageIndex) ?? new Map<number, ToolResultPart>();
+    replaced.set(candidate.messageIndex, parts);
+    parts.set(candidate.partIndex, part);
+    outputs.push({
+      messageIndex: candidate.messageIndex,
+      toolCallId: candidate.part.toolCallId,
+      toolName: candidate.toolName,
+      originalTokens: candidate.tokens,
+      keptFacts: kept,
     });
-    return { messages, outputs };
-  };
-  let built = assemble(() => opts.maxKeptFactChars);
-  if (opts.targetTokens !== undefined && meter.total(built.messages) > opts.targetTokens) {
-    // Over the target with every fact kept: the most facts per placeholder that still fits
-    // (bisected), or only the shortest facts when nothing fits.
-    const target = opts.targetTokens;
-    const lean = assemble(() => Math.min(opts.maxKeptFactChars, LEAN_FACT_CHARS));
-    if (meter.total(lean.messages) > target) {
-      if (meter.total(lean.messages) < meter.total(built.messages)) built = lean;
-    } else {
-      let low = LEAN_FACT_CHARS;
-      let high = opts.maxKeptFactChars;
-      built = lean;
-      for (let step = 0; step < 7 && high - low > 40; step++) {
-        const mid = Math.floor((low + high) / 2);
-        const attempt = assemble(() => mid);
-        if (meter.total(attempt.messages) <= target) {
-          built = attempt;
-          low = mid;
-        } else high = mid;
-      }
-    }
-  } else if (opts.targetTokens !== undefined) {
-    // Room left under the target keeps more of the pruned outputs' facts, shared by their size.
-    const headroom = opts.targetTokens - meter.total(built.messages);
-    const totalTokens = chosen.reduce((sum, c) => sum + c.tokens, 0);
-    let extra = headroom * 3;
-    for (let attempt = 0; attempt < 4 && extra > 200; attempt++) {
-      const share = extra;
-      const next = assemble((c) => opts.maxKeptFactChars + Math.floor((share * c.tokens) / totalTokens));
-      if (meter.total(next.messages) <= opts.targetTokens) {
-        built = next;
-        break;
-      }
-      extra = Math.floor(extra / 2);
-    }
   }
-  const out = built.messages;
-  const outputs = built.outputs;
-  const prunedTexts = chosen.map((c) => c.text);
-  const tokensAfter = meter.total(out);
-  return {
-    pruned: true,
-    messages: out,
-    tokensBefore,
-    tokensAfter,
-    tokensSaved: tokensBefore - tokensAfter,
-    outputs,
-    prunedTexts,
-    prunedFacts: mergeFactLists(chosen.map((c) => c.facts)),
-  };
+  const messages = list.map((message, messageIndex) => {
+    const parts = replaced.get(messageIndex);
+    if (!parts) return message;
+    return withParts(
+      message,
+      partsOf(message).map((part, index) => parts.get(index) ?? part) as ContentPart[],
+    );
+  });
+  return { messages, outputs };
+}
+
+/**
+ * Over the target with every fact kept: the most facts per placeholder that still fits
+ * (bisected), or only the shortest facts when nothing fits.
+ */
+function fewerFactsToFit(
+  built: Assembled,
+  assemble: Assemble,
+  target: number,
+  maxKeptFactChars: number,
+  meter: TokenMeter,
+): Assembled {
+  const lean = assemble(() => Math.min(maxKeptFactChars, LEAN_FACT_CHARS));
+  if (meter.total(lean.messages) > target) {
+    return meter.total(lean.messages) < meter.total(built.messages) ? lean : built;
+  }
+  let best = lean;
+  let low = LEAN_FACT_CHARS;
+  let high = maxKeptFactChars;
+  for (let step = 0; step < 7 && high - low > 40; step++) {
+    const mid = Math.floor((low + high) / 2);
+    const attempt = assemble(() => mid);
+    if (meter.total(attempt.messages) <= target) {
+      best = attempt;
+      low = mid;
+    } else high = mid;
+  }
+  return best;
+}
+
+/** Room left under the target keeps more of the pruned outputs' facts, shared by their size. */
+function moreFactsInHeadroom(
+  built: Assembled,
+  assemble: Assemble,
+  chosen: readonly Chosen[],
+  target: number,
+  maxKeptFactChars: number,
+  meter: TokenMeter,
+): Assembled {
+  const headroom = target - meter.total(built.messages);
+  const totalTokens = chosen.reduce((sum, c) => sum + c.tokens, 0);
+  let extra = headroom * 3;
+  for (let attempt = 0; attempt < 4 && extra > 200; attempt++) {
+    const share = extra;
+    const next = assemble((c) => maxKeptFactChars + Math.floor((share * c.tokens) / totalTokens));
+    if (meter.total(next.messages) <= target) return next;
+    extra = Math.floor(extra / 2);
+  }
+  return built;
 }

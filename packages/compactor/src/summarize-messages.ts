@@ -324,7 +324,61 @@ export async function summarizeMessages(
   const meter = new TokenMeter(opts.counter, opts.countContext);
   const list = Array.isArray(messages) ? messages : [];
   const tokensBefore = meter.total(list);
-  const unchanged = (reason: string, modelCalls = 0): SummarizeMessagesResult => ({
+  const unchanged = (reason: string, modelCalls = 0): SummarizeMessagesResult =>
+    unchangedResult(list, tokensBefore, reason, modelCalls);
+
+  const from = protectedHeadEnd(list);
+  const count = list.length - from;
+  if (count <= opts.minRecentMessages) return unchanged('too few messages to summarize');
+  const to = recentStart(list, from, count, opts, meter);
+  if (to === undefined) return unchanged('no tool-pair boundary leaves the recent messages whole');
+  const { previous, carried, hiddenBefore, fresh } = sortOutEarlierCompactions(list.slice(from, to));
+
+  const tools = opts.tools ?? createOfflineContextTools();
+  const call = summarizerCallOf(tools, opts, meter);
+  const texts = fresh.map((message) => renderTranscript([forSummarizer(message)]));
+  const summarizedCount = fresh.length + hiddenBefore + (previous?.messageCount ?? 0);
+  const kept = list.slice(to);
+  const budget = summaryBudget(list, from, to, opts, meter);
+
+  const input = previous ? [`[previous summary]\n${previous.text}`, ...texts] : texts;
+  let summary: { summaryText: string; extracted: ExtractedFact[] };
+  try {
+    summary = await summarizeAndExtract(call, input, budget.textChars, opts);
+  } catch (error) {
+    if (opts.signal?.aborted) throw error;
+    return unchanged(`summarizer failed: ${(error as Error)?.message ?? String(error)}`, call.calls);
+  }
+
+  const frame = summaryFrameOf(list[to], summarizedCount, previous, texts);
+  const allFacts = mergeFactLists([previous?.facts, ...carried, opts.carryFacts, summary.extracted]);
+  const factsFor = factsToCarry(allFacts, kept, budget.room);
+  const { text, facts } = fitSummary(frame, summary.summaryText, factsFor, budget, meter);
+  const summaryMessage = summaryMessageOf(frame, text, facts);
+  const out = [...list.slice(0, from), summaryMessage, ...kept];
+  const tokensAfter = meter.total(out);
+  return {
+    summarized: true,
+    messages: out,
+    summaryText: text,
+    summaryMessage,
+    range: { from, to },
+    summarizedCount,
+    facts,
+    modelCalls: call.calls,
+    chunks: call.chunks,
+    tokensBefore,
+    tokensAfter,
+  };
+}
+
+function unchangedResult(
+  list: readonly Message[],
+  tokensBefore: number,
+  reason: string,
+  modelCalls: number,
+): SummarizeMessagesResult {
+  return {
     summarized: false,
     messages: list.slice(),
     summarizedCount: 0,
@@ -334,11 +388,23 @@ export async function summarizeMessages(
     reason,
     tokensBefore,
     tokensAfter: tokensBefore,
-  });
+  };
+}
 
-  const from = protectedHeadEnd(list);
-  const count = list.length - from;
-  if (count <= opts.minRecentMessages) return unchanged('too few messages to summarize');
+type SummarizeOptions = z.output<typeof summarizeMessagesOptionsSchema>;
+
+/**
+ * Where the verbatim recent messages start: the latest tool-pair boundary that keeps at least
+ * `keepRecentRatio` of the `count` messages after the head, moved later while the recent messages
+ * take more than `maxRecentTokens`. Undefined when no boundary fits.
+ */
+function recentStart(
+  list: readonly Message[],
+  from: number,
+  count: number,
+  opts: SummarizeOptions,
+  meter: TokenMeter,
+): number | undefined {
   const keep = Math.max(opts.minRecentMessages, Math.ceil(count * opts.keepRecentRatio));
   const boundaries = toolPairUnits(list)
     .map((unit) => unit.start)
@@ -352,10 +418,23 @@ export async function summarizeMessages(
       to = start;
     }
   }
-  if (to === undefined) return unchanged('no tool-pair boundary leaves the recent messages whole');
-  const range = list.slice(from, to);
+  return to;
+}
 
-  // What earlier compactions left in the range: a summary to merge, markers with facts.
+/** The summarized range, sorted: what earlier compactions left in it and the messages to summarize. */
+interface SortedRange {
+  /** The earlier summaries in the range, merged into one. */
+  previous: SummaryContent | null;
+  /** The facts of each truncation marker in the range. */
+  carried: ExtractedFact[][];
+  /** Messages the truncation markers in the range stand for. */
+  hiddenBefore: number;
+  /** The messages no compaction wrote. */
+  fresh: Message[];
+}
+
+/** What earlier compactions left in the range: a summary to merge, markers with facts. */
+function sortOutEarlierCompactions(range: readonly Message[]): SortedRange {
   let previous: SummaryContent | null = null;
   const carried: ExtractedFact[][] = [];
   let hiddenBefore = 0;
@@ -386,12 +465,14 @@ export async function summarizeMessages(
     }
     fresh.push(message);
   }
+  return { previous, carried, hiddenBefore, fresh };
+}
 
-  const tools = opts.tools ?? createOfflineContextTools();
+function summarizerCallOf(tools: ContextTools, opts: SummarizeOptions, meter: TokenMeter): SummarizerCall {
   const focus = opts.modelBacked
     ? `${STRUCTURED_SUMMARY_PROMPT}${opts.focus ? `\nFocus on: ${opts.focus}` : ''}`
     : opts.focus;
-  const call: SummarizerCall = {
+  return {
     tools,
     focus,
     signal: opts.signal,
@@ -400,11 +481,42 @@ export async function summarizeMessages(
     calls: 0,
     chunks: 1,
   };
-  const texts = fresh.map((message) => renderTranscript([forSummarizer(message)]));
-  const summarizedCount = fresh.length + hiddenBefore + (previous?.messageCount ?? 0);
+}
 
-  // Room for the summary when the list must fit a target.
-  const kept = list.slice(to);
+/** The summary text (redacted) and the facts of `texts`; the calls made are counted in `call.calls`. */
+async function summarizeAndExtract(
+  call: SummarizerCall,
+  texts: readonly string[],
+  textChars: number,
+  opts: SummarizeOptions,
+): Promise<{ summaryText: string; extracted: ExtractedFact[] }> {
+  const summaryText = redactSecrets(await summarizeTexts(call, texts, textChars));
+  const found = await extractFactsSafely(call.tools, texts.join('\n'), {
+    chunkChars: Math.max(4_000, opts.summarizerWindowTokens * 3),
+    signal: opts.signal,
+  });
+  call.calls += found.calls;
+  return { summaryText, extracted: found.facts };
+}
+
+/** How big the summary may be. */
+interface SummaryBudget {
+  /** Tokens the summary message may take, when the list must fit `targetTokens`. */
+  room: number | undefined;
+  /** Characters of the whole summary message (text and facts). */
+  maxChars: number;
+  /** Characters asked of the summarizer. */
+  textChars: number;
+}
+
+/** Room for the summary when the list must fit a target; else `maxSummaryChars`. */
+function summaryBudget(
+  list: readonly Message[],
+  from: number,
+  to: number,
+  opts: SummarizeOptions,
+  meter: TokenMeter,
+): SummaryBudget {
   const outsideTokens = meter.total(list.slice(0, from)) + meter.range(list, to, list.length);
   // The summary always gets some room: the window after it trims the kept messages if needed.
   const room =
@@ -418,77 +530,92 @@ export async function summarizeMessages(
     160,
     Math.min(opts.maxSummaryChars, Math.floor(maxChars * (room === undefined ? 1 : 0.25))),
   );
+  return { room, maxChars, textChars };
+}
 
-  let summaryText: string;
-  let extracted: ExtractedFact[];
-  try {
-    const head = previous ? [`[previous summary]\n${previous.text}`] : [];
-    summaryText = redactSecrets(await summarizeTexts(call, [...head, ...texts], textChars));
-    const found = await extractFactsSafely(tools, [...head, ...texts].join('\n'), {
-      chunkChars: Math.max(4_000, opts.summarizerWindowTokens * 3),
-      signal: opts.signal,
-    });
-    call.calls += found.calls;
-    extracted = found.facts;
-  } catch (error) {
-    if (opts.signal?.aborted) throw error;
-    return unchanged(`summarizer failed: ${(error as Error)?.message ?? String(error)}`, call.calls);
-  }
+/** What the summary message says besides its text and facts. */
+interface SummaryFrame {
+  role: 'user' | 'system';
+  messageCount: number;
+  filesRead: string[];
+  filesModified: string[];
+}
 
+/**
+ * The summary's role (`user` when an assistant message follows it), how
+ * many messages it stands for and the files read and modified in the range (an earlier summary's
+ * included).
+ */
+function summaryFrameOf(
+  next: Message | undefined,
+  messageCount: number,
+  previous: SummaryContent | null,
+  texts: readonly string[],
+): SummaryFrame {
   const activity = fileActivityOfText(texts.join('\n'));
-  const filesRead = [...new Set([...(previous?.filesRead ?? []), ...activity.read])].map(redactSecrets);
-  const filesModified = [...new Set([...(previous?.filesModified ?? []), ...activity.modified])].map(
-    redactSecrets,
-  );
-  const allFacts = mergeFactLists([previous?.facts, ...carried, opts.carryFacts, extracted]);
-  const keptText = kept.map(readableText).join('\n');
-  // When room is short, facts the summary text or the kept messages already show verbatim need no
-  // bullet; otherwise every fact is kept in the block, so a later merge never depends on the text.
-  const missing = (text: string) =>
-    room === undefined ? allFacts : compactKeys(missingFrom(allFacts, `${text}\n${keptText}`));
-  let facts = missing(summaryText);
-  const role = roleClass(list[to]) === 'assistant' ? 'user' : 'system';
-  const build = (text: string, chosen: readonly ExtractedFact[]): Message =>
-    ({
-      role,
-      content: renderSummary({
-        text,
-        messageCount: summarizedCount,
-        ...(chosen.length > 0 ? { facts: chosen } : {}),
-        ...(filesRead.length > 0 ? { filesRead } : {}),
-        ...(filesModified.length > 0 ? { filesModified } : {}),
-      }),
-      metadata: { isSummary: true },
-    }) as Message;
+  return {
+    role: roleClass(next) === 'assistant' ? 'user' : 'system',
+    messageCount,
+    filesRead: [...new Set([...(previous?.filesRead ?? []), ...activity.read])].map(redactSecrets),
+    filesModified: [...new Set([...(previous?.filesModified ?? []), ...activity.modified])].map(
+      redactSecrets,
+    ),
+  };
+}
 
+function summaryMessageOf(frame: SummaryFrame, text: string, chosen: readonly ExtractedFact[]): Message {
+  const { filesRead, filesModified } = frame;
+  return {
+    role: frame.role,
+    content: renderSummary({
+      text,
+      messageCount: frame.messageCount,
+      ...(chosen.length > 0 ? { facts: chosen } : {}),
+      ...(filesRead.length > 0 ? { filesRead } : {}),
+      ...(filesModified.length > 0 ? { filesModified } : {}),
+    }),
+    metadata: { isSummary: true },
+  } as Message;
+}
+
+/**
+ * The facts the block carries next to a summary text. When room is short, facts the summary text
+ * or the kept messages already show verbatim need no bullet; otherwise every fact is kept in the
+ * block, so a later merge never depends on the text.
+ */
+function factsToCarry(
+  allFacts: ExtractedFact[],
+  kept: readonly Message[],
+  room: number | undefined,
+): (text: string) => ExtractedFact[] {
+  const keptText = kept.map(readableText).join('\n');
+  return (text: string) =>
+    room === undefined ? allFacts : compactKeys(missingFrom(allFacts, `${text}\n${keptText}`));
+}
+
+/** Text and facts of the summary; with a `room`, shrunk (facts first, verbatim) until the message fits it. */
+function fitSummary(
+  frame: SummaryFrame,
+  summaryText: string,
+  factsFor: (text: string) => ExtractedFact[],
+  budget: SummaryBudget,
+  meter: TokenMeter,
+): { text: string; facts: ExtractedFact[] } {
+  const { room, maxChars, textChars } = budget;
+  let facts = factsFor(summaryText);
   let text = summaryText;
   if (room !== undefined) {
     // Facts first (verbatim, what an agent needs), then as much text as fits.
     let factRoom = Math.max(0, maxChars - Math.min(text.length, textChars) - 400);
     facts = selectFacts(facts, factRoom, 'shared');
     for (let attempt = 0; attempt < 6; attempt++) {
-      const tokens = meter.message(build(text, facts));
+      const tokens = meter.message(summaryMessageOf(frame, text, facts));
       if (tokens <= room) break;
       const scale = Math.max(0.3, (room / tokens) * 0.95);
       if (text.length > 200) text = clipText(text, Math.floor(text.length * scale));
       factRoom = Math.floor(Math.min(factRoom, factsChars(facts)) * scale);
-      facts = selectFacts(missing(text), factRoom, 'shared');
+      facts = selectFacts(factsFor(text), factRoom, 'shared');
     }
   }
-  const summaryMessage = build(text, facts);
-  const out = [...list.slice(0, from), summaryMessage, ...kept];
-  const tokensAfter = meter.total(out);
-  return {
-    summarized: true,
-    messages: out,
-    summaryText: text,
-    summaryMessage,
-    range: { from, to },
-    summarizedCount,
-    facts,
-    modelCalls: call.calls,
-    chunks: call.chunks,
-    tokensBefore,
-    tokensAfter,
-  };
+  return { text, facts };
 }
