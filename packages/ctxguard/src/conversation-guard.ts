@@ -508,13 +508,19 @@ export class ConversationGuard {
    * make every later request of the conversation look over the budget.
    */
   async #usageImpossible(history: InMemoryConversationHistory, id: string, usage: Usage): Promise<boolean> {
-    const window = readSession(history.metadata).lastMeasurement?.window;
-    if (typeof window !== 'number' || usage.inputTokens <= window) return false;
+    const measured = readSession(history.metadata).lastMeasurement;
+    const why = impossibleUsage(usage.inputTokens, measured?.window, measured?.current);
+    if (why === undefined) return false;
     await this.hooks.emit('onWarning', {
       code: 'usage_ignored',
-      message: `recordCompletion usage.inputTokens: ${usage.inputTokens} tokens is more than the ${window}-token window of ${this.provider}/${this.model} the request was measured against, so it cannot be that request's usage; it was ignored (pass the usage of the response to the request prepare returned)`,
+      message: `recordCompletion usage.inputTokens: ${usage.inputTokens} tokens ${why} of ${this.provider}/${this.model}, so it cannot be that request's usage; it was ignored (pass the usage of the response to the request prepare returned, with every prompt token in inputTokens)`,
       source: 'ctxguard',
-      data: { conversationId: id, inputTokens: usage.inputTokens, window },
+      data: {
+        conversationId: id,
+        inputTokens: usage.inputTokens,
+        window: measured?.window,
+        measured: measured?.current,
+      },
     });
     return true;
   }
@@ -940,6 +946,29 @@ function outputRoom(stated: OverflowTokens): number | undefined {
   if (prompt === undefined || prompt >= stated.limitTokens) return undefined;
   const completion = stated.requestedTokens - prompt;
   return completion > prompt ? stated.limitTokens - prompt : undefined;
+}
+
+/** Prompt tokens below which a provider caches nothing (Anthropic's minimum cacheable prompt). */
+const CACHEABLE_PROMPT_TOKENS = 1_024;
+/** No tokenizer counts less than a quarter of another's tokens for the same text. */
+const TOKENIZER_SPREAD = 4;
+
+/**
+ * Why reported input tokens cannot be the usage of the request measured at `measured` tokens
+ * against `window`: more than the window, or (a prompt large enough to be cached) under a quarter
+ * of the measurement, as when cache reads are left out (Anthropic reports them apart from
+ * `input_tokens`). Anchoring on either would make every later request look wrongly sized.
+ */
+function impossibleUsage(
+  inputTokens: number,
+  window: number | null | undefined,
+  measured: number | undefined,
+): string | undefined {
+  if (typeof window === 'number' && inputTokens > window)
+    return `is more than the ${window}-token window the request was measured against`;
+  if (measured === undefined || measured < CACHEABLE_PROMPT_TOKENS) return undefined;
+  if (inputTokens * TOKENIZER_SPREAD >= measured) return undefined;
+  return `is under a quarter of the ${measured} tokens the request was measured at (cache reads left out?)`;
 }
 
 /** One `compaction` action per compaction id of each compaction. */

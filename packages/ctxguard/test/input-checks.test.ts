@@ -84,6 +84,39 @@ describe('recordCompletion with usage no request can have', () => {
   });
 });
 
+describe('recordCompletion with input tokens far below the request', () => {
+  it('ignores them (cache reads left out), and the next prepare still measures the whole request', async () => {
+    const guard = createContextGuard({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      contextLimit: 20_000,
+    });
+    const warnings: WarningEvent[] = [];
+    guard.hooks.on('onWarning', (warning) => void warnings.push(warning));
+    const history: MessageInput[] = [
+      { role: 'user', content: `Review this log:\n${'error: build step failed at module x\n'.repeat(400)}` },
+    ];
+    const sent = await guard.prepare({ conversationId: 'c', messages: history });
+    expect(sent.measurement.current).toBeGreaterThan(2_000);
+    // Anthropic's input_tokens without cache_read_input_tokens: the uncached tail only.
+    const recorded = await guard.recordCompletion({
+      conversationId: 'c',
+      usage: { inputTokens: 12, outputTokens: 40 },
+    });
+    expect(recorded.learned).toBe(false);
+    expect(warnings.find((warning) => warning.code === 'usage_ignored')?.message).toMatch(
+      /12 tokens is under a quarter of the \d+ tokens the request was measured at/,
+    );
+    history.push(
+      { role: 'assistant', content: 'The module x build fails.' },
+      { role: 'user', content: 'Why?' },
+    );
+    const next = await guard.prepare({ conversationId: 'c', messages: history });
+    expect(next.measurement.current).toBeGreaterThan(sent.measurement.current);
+    await guard.close();
+  });
+});
+
 describe('a strategy that never answers', () => {
   const stuck = {
     specificationVersion: 'v1' as const,
