@@ -73,7 +73,7 @@ export function guardConversation(
   const hooks = new HookBus();
   let before: RequestSize | undefined;
   hooks.on('onContextMeasure', (event) => {
-    before = sizeOf(event, target.window); // listens before the guard does: the request before any compaction
+    before = sizeOf(event, target.window); // the measurement before the guard fits it: the request before any compaction
   });
   const guard = createContextGuard({
     provider: target.provider,

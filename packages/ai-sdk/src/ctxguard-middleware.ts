@@ -406,7 +406,10 @@ class MiddlewareState {
       signal: params.abortSignal,
     });
     const prompt = await this.#promptFor(context, recovered);
-    const retry: LanguageModelV3CallOptions = { ...params, prompt };
+    // The completion was what did not fit: the retry asks for less output (nothing was compacted).
+    const output =
+      recovered.maxOutputTokens === undefined ? {} : { maxOutputTokens: recovered.maxOutputTokens };
+    const retry: LanguageModelV3CallOptions = { ...params, prompt, ...output };
     this.#calls.set(retry, context);
     return retry;
   }

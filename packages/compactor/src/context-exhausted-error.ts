@@ -2,13 +2,13 @@ import { CtxGuardError } from '@ctxguard/core';
 
 /** Sizes that made a context impossible to fit, in tokens (the provider's units where it stated them). */
 export interface ContextExhaustedSizes {
-  /** Tokens of the system prompt plus the last user message: what no rewrite removes. */
+  /** Tokens of the system prompt plus the newest message (its tool outputs left out): what no rewrite removes. */
   floorTokens: number;
-  /** Tokens the view still took when the engine gave up. */
+  /** Tokens the view still took when compaction gave up. */
   viewTokens: number;
   /** Tokens the input may use (window minus reserve, or the provider's stated limit). */
   availableTokens: number;
-  /** The model's context window the engine was configured with. */
+  /** The model's context window. */
   windowTokens: number;
 }
 

@@ -10,10 +10,18 @@ const MAX_PRINTED = 120;
 export function describeValue(value: unknown): string {
   if (value === undefined || value === null) return String(value);
   if (typeof value === 'function') return 'a function';
-  if (typeof (value as { then?: unknown }).then === 'function') return 'a Promise';
+  if (isThenable(value)) return 'a Promise';
   const text = printed(value);
   const cut = text.length > MAX_PRINTED ? `${text.slice(0, MAX_PRINTED)}…` : text;
   return `${cut} (${kindOf(value)})`;
+}
+
+function isThenable(value: unknown): boolean {
+  try {
+    return typeof (value as { then?: unknown }).then === 'function';
+  } catch {
+    return false;
+  }
 }
 
 function printed(value: unknown): string {

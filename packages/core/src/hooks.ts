@@ -61,7 +61,7 @@ export interface WarningEvent {
 
 /**
  * The conversation was compacted (or compactions were rewound). Emitted once per action by the
- * component that compacted (the guard or the engine), never by the history itself.
+ * component that compacted (the guard, or the facade's `rewind`), never by the history itself.
  */
 export interface CompactionEvent {
   /** `compact`: rewrites hid entries; `rewind`: compactions were undone. */

@@ -306,8 +306,9 @@ export class ConversationGuard {
 
   /**
    * After a provider's context-overflow error: learns the sizes the error states, stores a smaller
-   * window when the provider stated one, and compacts the conversation to 70% of what fits
-   * (recorded as rewindable compactions). Returns the messages to retry with (the app's own message
+   * window when the provider stated one, and runs the configured strategy against what fits (70%
+   * of what was sent when the error states no sizes), as rewindable compactions; when the requested
+   * output is what did not fit it asks for less output instead (`maxOutputTokens`). Returns the messages to retry with (the app's own message
    * objects where untouched, as `prepare` returns them), or throws {@link ContextDeclinedError}. An
    * error that is not a context overflow is rethrown unchanged.
    */
@@ -582,15 +583,21 @@ export class ConversationGuard {
     let available = measured.inputBudget ?? measured.current;
     if (stated) available = Math.min(available, (stated.limitTokens - outputPart) / factor);
     // An error that states no sizes (Bedrock's "Input is too long for requested model.", OpenAI
-    // Responses' "exceeds the context window") still says what was sent did not fit.
-    else available = Math.min(available, measured.current);
+    // Responses' "exceeds the context window") says only that what was sent did not fit: aim well
+    // below it, since a strategy stops compacting once under its critical floor (95%).
+    else available = Math.min(available, UNSIZED_RECOVERY_SHARE * measured.current);
     // The configured strategy compacts as for a request over the budget: the budget is what fits.
     const fitted = await this.guard.fit({
       ...input,
       history,
       signal,
-      measurement: { current: measured.current, window: measured.window, inputBudget: Math.floor(available) },
+      measurement: {
+        current: measured.current,
+        window: measured.window ?? Math.floor(available),
+        inputBudget: Math.floor(available),
+      },
     });
+    throwIfAborted(signal);
     actions.push(...compactionActions(fitted.compactions));
     const after = await this.measurer.measure(this.#measureInput(history, extras));
     let declined = fitted.declined;
@@ -938,15 +945,19 @@ export class ConversationGuard {
 
 /**
  * When the completion dominates a stated overflow (legacy OpenAI: "…you requested M tokens (X in
- * your prompt; Y for the completion)", Y > X) and the prompt alone fits: the output the limit
- * leaves beside the prompt. Undefined when the prompt is what must shrink.
+ * your prompt; Y for the completion)", Y > X) and the prompt takes at most half the limit: the
+ * output the limit leaves beside the prompt. Undefined when the prompt is what must shrink.
  */
 function outputRoom(stated: OverflowTokens): number | undefined {
   const prompt = stated.inputTokens;
-  if (prompt === undefined || prompt >= stated.limitTokens) return undefined;
+  // A prompt over half the limit is what must shrink, or the answer would be cut short.
+  if (prompt === undefined || prompt * 2 > stated.limitTokens) return undefined;
   const completion = stated.requestedTokens - prompt;
-  return completion > prompt ? stated.limitTokens - prompt : undefined;
+  return completion > prompt ? Math.min(completion, stated.limitTokens - prompt) : undefined;
 }
+
+/** Share of what was sent that a recovery aims under when the provider's error states no sizes. */
+const UNSIZED_RECOVERY_SHARE = 0.7;
 
 /** Prompt tokens below which a provider caches nothing (Anthropic's minimum cacheable prompt). */
 const CACHEABLE_PROMPT_TOKENS = 1_024;

@@ -323,6 +323,19 @@ describe('recoverOverflow', () => {
     }
   });
 
+  it('recovers a model the catalog does not know, from an error that states no sizes', async () => {
+    const guard = createContextGuard({ provider: 'acme', model: 'in-house-7b' });
+    const history = longConversation(14);
+    const sent = await guard.prepare({ conversationId: 'unknown', messages: history });
+    expect(sent.measurement.window).toBeNull();
+    const error = Object.assign(new Error('Input is too long for requested model.'), { statusCode: 400 });
+    const recovered = await guard.recoverOverflow({ conversationId: 'unknown', error });
+    expect(recovered.actions.some((action) => action.type === 'compaction')).toBe(true);
+    expect(recovered.measurement.current).toBeLessThanOrEqual(0.7 * sent.measurement.current);
+    expect(toolPairsIntact(recovered.messages)).toBe(true);
+    await guard.close();
+  });
+
   it('rethrows an error that is not a context overflow, and declines when nothing is left to compact', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
     await guard.prepare({ conversationId: 'tiny', messages: [{ role: 'user', content: 'hello there' }] });

@@ -1,5 +1,5 @@
 /**
- * Cost of one `onMessageResolve` through `ContextMeasurer` + `ContextGuard` on a 10,000-message
+ * Cost of one `ContextMeasurer.report` + `ContextGuard.fit` on a 10,000-message
  * conversation when nothing fires, against the measurer with a listener that only reads the
  * measurement, and a bare count of the newest message. Each call sees the conversation grown by one message: once
  * with the same message objects each call, once rebuilt from the same strings. Run: pnpm bench guard.

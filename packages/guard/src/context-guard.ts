@@ -651,16 +651,12 @@ export class ContextGuard {
   async #resolveUnknown(event: FitCall, chosen: string): Promise<ResolvedStrategy | undefined> {
     const { strategies, defaultStrategy } = this.#options;
     const policy = this.#options.onUnknownStrategy;
-    if (!this.#warnedUnknown.has(chosen)) {
+    if (policy !== 'throw' && !this.#warnedUnknown.has(chosen)) {
       this.#warnedUnknown.add(chosen);
       await this.#hooks.emit('onWarning', {
         code: 'unknown_strategy',
         message: `Conversation asks for unknown context strategy ${JSON.stringify(chosen)}; ${
-          policy === 'skip'
-            ? 'not guarded'
-            : policy === 'throw'
-              ? 'the call is aborted'
-              : `using ${defaultStrategy}`
+          policy === 'skip' ? 'not guarded' : `using ${defaultStrategy}`
         }`,
         source: 'ContextGuard',
         data: { strategy: chosen, policy },
@@ -669,8 +665,9 @@ export class ContextGuard {
     if (policy === 'fallback-default')
       return { name: defaultStrategy, strategy: strategies[defaultStrategy]! };
     if (policy === 'skip') return undefined;
+    // Declined every time, and said every time: the request is not sent.
     const error = new UnknownStrategyError(chosen, Object.keys(strategies));
-    event.declined = error.message;
+    await this.#abort(event, 'unknown_strategy', error.message, { strategy: chosen, policy }, error);
     return undefined;
   }
 
