@@ -37,8 +37,7 @@ export function guardedMeasurer(catalog: ModelCatalog): {
     measurer,
     guard,
     async prepare(request) {
-      const measurement = await measurer.report(request);
-      return guard.fit({ ...request, measurement });
+      return guard.fit(request, await measurer.report(request));
     },
     destroy() {
       measurer.destroy();

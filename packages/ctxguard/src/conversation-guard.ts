@@ -438,9 +438,9 @@ export class ConversationGuard {
         rewoundCompactions: sync.rewound,
       });
     }
-    const measureInput = { ...this.#measureInput(history, request), signal: request.signal };
+    const measureInput = { ...this.#measureInput(history, request), history, signal: request.signal };
     const measured = await this.measurer.report(measureInput);
-    const fitted = await this.guard.fit({ ...measureInput, history, measurement: measured });
+    const fitted = await this.guard.fit(measureInput, measured);
     // Cancelled: rejected with the signal's reason, nothing of this call stored (the app sends its
     // messages again next time).
     throwIfAborted(request.signal);
@@ -587,15 +587,10 @@ export class ConversationGuard {
     // below it, since a strategy stops compacting once under its critical floor (95%).
     else available = Math.min(available, UNSIZED_RECOVERY_SHARE * measured.current);
     // The configured strategy compacts as for a request over the budget: the budget is what fits.
-    const fitted = await this.guard.fit({
-      ...input,
-      history,
-      signal,
-      measurement: {
-        current: measured.current,
-        window: measured.window ?? Math.floor(available),
-        inputBudget: Math.floor(available),
-      },
+    const fitted = await this.guard.fit(signal ? { ...input, history, signal } : { ...input, history }, {
+      current: measured.current,
+      window: measured.window ?? Math.floor(available),
+      inputBudget: Math.floor(available),
     });
     throwIfAborted(signal);
     actions.push(...compactionActions(fitted.compactions));

@@ -54,7 +54,7 @@ export async function run(h: BenchHarness): Promise<void> {
       const emit = async (messages: Message[]) => {
         const request = { ...ctx, messages, history };
         const measurement = await measurer.report(request);
-        return withGuard ? guard.fit({ ...request, measurement }) : measurement;
+        return withGuard ? guard.fit(request, measurement) : measurement;
       };
       await emit(base);
       await measurer.warmCache();

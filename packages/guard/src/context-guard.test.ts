@@ -306,19 +306,17 @@ describe('triggers and firing', () => {
     const strategy = recordingStrategy([{ level: 'a', at: 0.1 }]);
     const { guard } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf(conversation(2_000));
-    const unknown = await guard.fit({
-      provider: 'p',
-      model: 'm',
-      history,
-      measurement: { current: 9_000, window: null, inputBudget: null },
-    });
+    const unknown = await guard.fit(
+      { provider: 'p', model: 'm', history },
+      { current: 9_000, window: null, inputBudget: null },
+    );
     expect(strategy.calls).toHaveLength(0);
     expect(unknown).toMatchObject({ percentage: null, declined: undefined, compactions: [] });
     await expect(guard.fit({ provider: 'p', model: 'm', history: [] as never })).rejects.toThrow(
       /ContextGuard\.fit request.*history/,
     );
     await expect(guard.fit({ provider: 'p', model: 'm', history })).rejects.toThrow(
-      /request\.measurement: required when the measurer reports no window/,
+      /fit measurement: required when the measurer reports no window/,
     );
   });
 });

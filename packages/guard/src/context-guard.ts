@@ -106,11 +106,49 @@ export const fitRequestSchema = z.object({
   tools: z.array(z.unknown()).readonly().optional(),
   maxOutputTokens: z.number().int().min(0).optional(),
   signal: abortSignalSchema.optional(),
-  /** The request's sizes when you measured it already (default: the guard's measurer measures it). */
-  measurement: z
-    .object({ current: z.number().finite().min(0), window: tokensOrNull, inputBudget: tokensOrNull })
-    .optional(),
 });
+
+/** The sizes {@link ContextGuard.fit} may be given (a `ContextMeasurement` is one). */
+const measurementSchema = z.object({
+  current: z.number().finite().min(0),
+  window: tokensOrNull,
+  inputBudget: tokensOrNull,
+});
+
+const isSize = (value: unknown): boolean =>
+  value === null || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
+
+/** What {@link fitRequestSchema} accepts, checked without a parse (see `fit`). */
+function wellFormedFit(value: unknown): value is FitRequest {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  const history = r['history'] as ConversationHistory | undefined;
+  const max = r['maxOutputTokens'];
+  return (
+    typeof r['provider'] === 'string' &&
+    r['provider'].length > 0 &&
+    typeof r['model'] === 'string' &&
+    r['model'].length > 0 &&
+    typeof history?.messages === 'function' &&
+    typeof history.metadata === 'object' &&
+    (r['messages'] === undefined || Array.isArray(r['messages'])) &&
+    (r['system'] === undefined || typeof r['system'] === 'string') &&
+    (r['tools'] === undefined || Array.isArray(r['tools'])) &&
+    (max === undefined || (Number.isInteger(max) && (max as number) >= 0)) &&
+    (r['signal'] === undefined || abortSignalSchema.safeParse(r['signal']).success)
+  );
+}
+
+function wellFormedSizes(value: GuardMeasurement): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    isSize(value.current) &&
+    value.current !== null &&
+    isSize(value.window) &&
+    isSize(value.inputBudget)
+  );
+}
 
 /** A request for {@link ContextGuard.fit}. */
 export type FitRequest = z.input<typeof fitRequestSchema>;
@@ -128,7 +166,7 @@ export interface FitOutcome extends GuardMeasurement {
 }
 
 /** One request being fitted: what the loop reads, and updates as it compacts. */
-interface FitCall extends Omit<FitRequest, 'measurement'> {
+interface FitCall extends FitRequest {
   messages: Message[];
   current: number;
   window: number | null;
@@ -486,12 +524,24 @@ export class ContextGuard {
    * why) when the request cannot be made to fit; rejects only on bad input. Calls of one
    * conversation run one after another, in the order they came.
    */
-  async fit(request: FitRequest): Promise<FitOutcome> {
-    const parsed = parseInput(fitRequestSchema, request, 'ContextGuard.fit request');
-    const sizes = parsed.measurement ?? (await this.#measureFirst(parsed));
+  async fit(request: FitRequest, measurement?: GuardMeasurement): Promise<FitOutcome> {
+    // Checked by hand first: the schema's parse costs more than the rest of a call where nothing fires.
+    const parsed = wellFormedFit(request)
+      ? request
+      : parseInput(fitRequestSchema, request, 'ContextGuard.fit request');
+    if (measurement !== undefined && !wellFormedSizes(measurement))
+      parseInput(measurementSchema, measurement, 'ContextGuard.fit measurement');
+    const sizes = measurement ?? (await this.#measureFirst(parsed));
+    const history = parsed.history;
     const call: FitCall = {
-      ...parsed,
-      messages: parsed.messages ?? parsed.history.messages(),
+      provider: parsed.provider,
+      model: parsed.model,
+      history,
+      system: parsed.system,
+      tools: parsed.tools,
+      maxOutputTokens: parsed.maxOutputTokens,
+      signal: parsed.signal,
+      messages: parsed.messages ?? history.messages(),
       current: sizes.current,
       window: sizes.window,
       inputBudget: sizes.inputBudget,
@@ -499,19 +549,18 @@ export class ContextGuard {
       declined: undefined,
       compactions: [],
     };
-    if (call.percentage !== null && call.window !== null) await this.#queued(call, parsed.history);
-    const { messages, current, window, inputBudget, percentage, declined, compactions } = call;
-    return { messages, current, window, inputBudget, percentage, declined, compactions };
+    if (call.percentage !== null && call.window !== null) await this.#queued(call, history);
+    return call;
   }
 
   async #measureFirst(request: FitRequest): Promise<GuardMeasurement> {
-    const { measurement: _given, signal: _signal, ...measured } = request;
+    const { signal: _signal, ...measured } = request;
     const messages = request.messages ?? request.history.messages();
     const result = await this.#options.measurer.measure({ ...measured, messages });
     if (typeof result === 'object' && result !== null && 'window' in result && 'inputBudget' in result)
       return result;
     throw new InvalidInputError(
-      'ContextGuard.fit request.measurement: required when the measurer reports no window and inputBudget; pass the sizes, or give the guard a ContextMeasurer',
+      'ContextGuard.fit measurement: required when the measurer reports no window and inputBudget; pass the sizes, or give the guard a ContextMeasurer',
     );
   }
 

@@ -78,13 +78,8 @@ export async function fitOn(
   sizes: { window: number; inputBudget: number } = { window: 10_000, inputBudget: 8_000 },
   signal?: AbortSignal,
 ): Promise<FitOutcome> {
-  return guard.fit({
-    provider: PROVIDER,
-    model: MODEL,
-    history,
-    measurement: { current: countTokens(history.messages()), ...sizes },
-    ...(signal ? { signal } : {}),
-  });
+  const request = { provider: PROVIDER, model: MODEL, history, ...(signal ? { signal } : {}) };
+  return guard.fit(request, { current: countTokens(history.messages()), ...sizes });
 }
 
 /** A strategy of the test's own: records every reaction, then runs `act`. */
