@@ -24,7 +24,7 @@ import {
   HistoryStore,
   type InMemoryConversationHistory,
 } from '@ctxguard/effective-history';
-import { ContextGuard, forgetUnsentSignedMark } from '@ctxguard/guard';
+import { ContextGuard, type FitOutcome, forgetUnsentSignedMark } from '@ctxguard/guard';
 import {
   type ContextLimitResolver,
   type ContextMeasurement,
@@ -445,10 +445,7 @@ export class ConversationGuard {
     // messages again next time).
     throwIfAborted(request.signal);
     actions.push(...compactionActions(fitted.compactions));
-    const measurement =
-      fitted.declined === undefined
-        ? await this.measurer.measure(this.#measureInput(history, request))
-        : { ...measured, current: fitted.current, percentage: fitted.percentage };
+    const measurement = await this.#measurementAfterFit(history, request, measured, fitted);
     return this.#outcome(history, id, {
       actions,
       measurement,
@@ -457,6 +454,22 @@ export class ConversationGuard {
       declined: fitted.declined,
       extras: request,
     });
+  }
+
+  /**
+   * What the outcome reports: the request measured again when the loop compacted it, the fit's
+   * figures when it declined, and the first measurement when nothing changed (the same request).
+   */
+  async #measurementAfterFit(
+    history: InMemoryConversationHistory,
+    request: RequestExtras,
+    measured: ContextMeasurement,
+    fitted: FitOutcome,
+  ): Promise<ContextMeasurement> {
+    if (fitted.declined !== undefined)
+      return { ...measured, current: fitted.current, percentage: fitted.percentage };
+    if (fitted.compactions.length === 0) return measured;
+    return this.measurer.measure(this.#measureInput(history, request));
   }
 
   /** The stored request whose usage was recorded and which is still what is stored (its reply not yet). */

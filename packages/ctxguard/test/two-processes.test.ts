@@ -66,24 +66,26 @@ describe.skipIf(!target.available)('two processes serving one conversation throu
 
   // Loop protection keeps its memory of compactions in the stored state: two processes taking turns
   // must not read each other's compactions as a loop and decline requests that compaction can fit.
-  it('take 120 turns in a tight window without a single decline', async () => {
+  // Each turn adds about a third of the 2,600-token input budget, so the request refills within two
+  // calls of every compaction (before loop protection compacted again, 5 of these 40 turns declined).
+  it('take 40 fast-growing turns in a tight window without a single decline', async () => {
     const url = target.available ? target.url : '';
     const namespace = `ctxguard-test:tight-${process.pid}-${randomUUID().slice(0, 8)}:`;
     const workers = ['a', 'b'].map((name) =>
-      startWorker({ script, args: [url, namespace, '4000'], cwd: packageDir, name: `tight-${name}` }),
+      startWorker({ script, args: [url, namespace, '4000', '45'], cwd: packageDir, name: `tight-${name}` }),
     );
     try {
       await Promise.all(workers.map((worker) => worker.ready));
       const declines: string[] = [];
       let compactions = 0;
-      for (let turns = 1; turns <= 120; turns++) {
+      for (let turns = 1; turns <= 40; turns++) {
         const result = await ask<Prepared>(workers[turns % 2] as Worker, `prepare ${turns}`);
         if (result.declined !== undefined) declines.push(`turn ${turns}: ${result.declined}`);
         else expect(result.current).toBeLessThanOrEqual(result.inputBudget);
         compactions += result.compactions ?? 0;
       }
       expect(declines).toEqual([]);
-      expect(compactions).toBeGreaterThan(3);
+      expect(compactions).toBeGreaterThan(5);
     } finally {
       for (const worker of workers) worker.send('exit');
       await Promise.all(workers.map((worker) => worker.exited));
