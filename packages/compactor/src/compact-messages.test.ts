@@ -71,6 +71,28 @@ describe('compactMessages', () => {
     expect(result.messages).toHaveLength(3);
   });
 
+  it('keeps the task word for word and compacts the file attached to it', async () => {
+    const task = 'Make every error carry a details object. How much breaks?';
+    const file = Buffer.from(bigText('src/errors.ts', 2_000)).toString('base64');
+    const list: Message[] = [
+      system('You are helpful.'),
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: task },
+          { type: 'file', data: file, mediaType: 'text/plain', filename: 'errors.ts' },
+        ],
+      },
+      assistant('Looking.'),
+    ];
+    const result = await compactMessages(list, { budgetTokens: 2_000 });
+    expect(result.fits).toBe(true);
+    expect(result.stagesUsed).toContain('first-message');
+    const first = result.messages[1]!;
+    expect(Array.isArray(first.content) && first.content[0]).toEqual({ type: 'text', text: task });
+    expect(JSON.stringify(first)).toMatch(/compacted from \d+ characters/);
+  });
+
   it('reports no stage when every attempt would grow the list and the input comes back unchanged', async () => {
     // A tiny conversation under an impossible budget: a summary is larger than what it replaces.
     const list: Message[] = [
@@ -91,7 +113,8 @@ describe('compactMessages', () => {
     const result = await compactMessages(list, { budgetTokens: 2 });
     expect(result.messages).toEqual(list);
     expect(result).toMatchObject({ compacted: false, fits: false, stagesUsed: [], stages: [] });
-    expect(result.reason).toMatch(/smaller/);
+    // Nothing to summarize beside the task and the newest turn: the reason names what is left, not a system prompt.
+    expect(result.reason).toMatch(/cannot be removed still take \d+ tokens, over the budget of 2/);
   });
 
   it('says why when even the system prompt does not fit', async () => {

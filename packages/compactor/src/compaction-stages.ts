@@ -389,7 +389,8 @@ function whyItDoesNotFit(run: StageRun): string {
   const { result, work, meter, budget, opts } = run;
   const system = systemPromptEnd(work);
   const head = protectedHeadEnd(work);
-  const headTokens = meter.total(work.slice(0, head));
+  // An empty head takes nothing (the count of an empty list is the request's framing).
+  const headTokens = head === 0 ? 0 : meter.total(work.slice(0, head));
   if (headTokens > budget && head > system)
     return `the system prompt and the messages up to the provider's compaction item (never rewritten) take ${headTokens} tokens, over the budget of ${budget}`;
   if (headTokens > budget)

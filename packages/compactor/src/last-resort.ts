@@ -19,6 +19,44 @@ function clipToolInput(input: unknown, maxChars: number): unknown {
   return input;
 }
 
+/** The texts of a message's own text parts (not attached files) when together they take at most `maxChars`. */
+function ownWords(message: Message, maxChars: number): Set<string> {
+  if (typeof message.content === 'string') return new Set();
+  const texts = partsOf(message).flatMap((part) =>
+    isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [part.text] : [],
+  );
+  const length = texts.reduce((sum, text) => sum + text.length, 0);
+  return length > 0 && length <= maxChars ? new Set(texts) : new Set();
+}
+
+/** `text` summarized with its facts into about `maxChars`, headed by what it was. */
+async function compactedText(
+  text: string,
+  role: string,
+  maxChars: number,
+  tools: ContextTools,
+  signal: AbortSignal | undefined,
+  counter: { calls: number },
+): Promise<string> {
+  let summary = '';
+  try {
+    counter.calls++;
+    summary = await tools.summarize({
+      content: text,
+      maxLength: Math.floor(maxChars * 0.45),
+      ...(signal ? { signal } : {}),
+    });
+  } catch {
+    summary = clipText(text, Math.floor(maxChars * 0.45));
+  }
+  const found = await extractFactsSafely(tools, text, { signal });
+  counter.calls += found.calls;
+  const facts = selectFacts(missingFrom(found.facts, summary), Math.floor(maxChars * 0.45), 'shared');
+  return `[${role} message compacted from ${text.length} characters to fit the context]\n${redactSecrets(clipText(summary, Math.floor(maxChars * 0.5)))}${
+    facts.length > 0 ? `\n${renderFactsBlock(facts)}` : ''
+  }`;
+}
+
 /**
  * A message shrunk in place to about `maxTokens`: media become placeholders, long text is
  * summarized (with its facts) by the tools, tool inputs and outputs are clipped. Same role, same
@@ -46,28 +84,19 @@ async function shrinkMessage(
     type: 'text';
     text: string;
   }[];
-  const text = textParts.map((part) => part.text).join('\n');
-  if (text.length > maxChars && (role === 'user' || role === 'assistant')) {
-    let summary = '';
-    try {
-      counter.calls++;
-      summary = await tools.summarize({
-        content: text,
-        maxLength: Math.floor(maxChars * 0.45),
-        ...(signal ? { signal } : {}),
-      });
-    } catch {
-      summary = clipText(text, Math.floor(maxChars * 0.45));
-    }
-    const found = await extractFactsSafely(tools, text, { signal });
-    counter.calls += found.calls;
-    const facts = selectFacts(missingFrom(found.facts, summary), Math.floor(maxChars * 0.45), 'shared');
-    const compacted = `[${role} message compacted from ${text.length} characters to fit the context]\n${redactSecrets(clipText(summary, Math.floor(maxChars * 0.5)))}${
-      facts.length > 0 ? `\n${renderFactsBlock(facts)}` : ''
-    }`;
+  // A user's own words (the task beside an attached file) stay as written while they alone fit the
+  // message's allowance; the rest (attachments, or all of a long message) is summarized in what is left.
+  const own = role === 'user' ? ownWords(message, maxChars) : new Set<string>();
+  const room = Math.max(120, maxChars - [...own].reduce((sum, words) => sum + words.length, 0));
+  const text = textParts
+    .filter((part) => !own.has(part.text))
+    .map((part) => part.text)
+    .join('\n');
+  if (text.length > room && (role === 'user' || role === 'assistant')) {
+    const compacted = await compactedText(text, role, room, tools, signal, counter);
     let placed = false;
     parts = parts.flatMap((part) => {
-      if (!isRecord(part) || part.type !== 'text') return [part];
+      if (!isRecord(part) || part.type !== 'text' || own.has(part.text as string)) return [part];
       if (placed) return [];
       placed = true;
       return [{ type: 'text', text: compacted }];

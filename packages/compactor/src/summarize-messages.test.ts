@@ -25,20 +25,33 @@ function chat(turns: number): Message[] {
 }
 
 describe('summarizeMessages', () => {
-  it('keeps the system prompt and keepRecentRatio of the messages, summarizing the rest with facts', async () => {
+  it('keeps the system prompt, the task and keepRecentRatio of the messages, summarizing the rest with facts', async () => {
     const list = chat(10);
     const result = await summarizeMessages(list, { keepRecentRatio: 0.3 });
     expect(result.summarized).toBe(true);
     expect(result.messages[0]).toBe(list[0]);
-    const summary = parseSummary(result.messages[1]!.content as string);
-    expect(summary?.messageCount).toBe(result.range!.to - 1);
-    const kept = result.messages.slice(2);
+    // The task (the first user message) stays word for word; the summary starts after it.
+    expect(result.messages[1]).toBe(list[1]);
+    expect(result.range!.from).toBe(2);
+    const summary = parseSummary(result.messages[2]!.content as string);
+    expect(summary?.messageCount).toBe(result.range!.to - 2);
+    const kept = result.messages.slice(3);
     expect(kept.length).toBeGreaterThanOrEqual(12);
     for (const [index, message] of kept.entries()) expect(message).toBe(list[result.range!.to + index]);
     expect(countToolPairViolations(result.messages)).toBe(0);
     const everything = JSON.stringify(result.messages);
     expect(everything).toContain('packages/pkg0/src/index.test.ts');
     expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
+  });
+
+  it('summarizes from the start when the first message after the system prompt is no task (a tool result, a summary)', async () => {
+    const list = chat(6);
+    const first = await summarizeMessages(list, { keepRecentRatio: 0.2 });
+    const again = await summarizeMessages(first.messages.slice(0, 1).concat(first.messages.slice(2)), {
+      keepRecentRatio: 0.2,
+    });
+    // Without the task, the earlier summary opens the list: it is merged into the new one, not kept as a task.
+    expect(again.range!.from).toBe(1);
   });
 
   it('keeps at least 4 messages and leaves short lists alone', async () => {
@@ -164,7 +177,7 @@ describe('summarizeMessages', () => {
 
   it('redacts secrets in the summary and its facts', async () => {
     const list = chat(4);
-    list[1] = user('use OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD for the run');
+    list[5] = user('use OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD for the run');
     const result = await summarizeMessages(list, { keepRecentRatio: 0.2 });
     expect(JSON.stringify(result.messages)).not.toContain('sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD');
   });
@@ -192,6 +205,7 @@ describe('summarizeMessages', () => {
     const result = await summarizeMessages(list);
     expect(result.summarized).toBe(true);
     expect(result.summaryMessage?.role).toBe('user');
-    expect(result.messages[2]!.role).toBe('assistant');
+    expect(result.messages[1]).toBe(list[1]);
+    expect(result.messages[3]!.role).toBe('assistant');
   });
 });

@@ -196,6 +196,22 @@ export function protectedHeadEnd(messages: readonly Message[]): number {
   return Math.max(systemPromptEnd(messages), frozenPrefixEnd(messages));
 }
 
+/**
+ * Where a summary may start: after the protected head and, when no provider compaction item froze
+ * a prefix, after the task (the first user message, neither a summary nor a tool result). Every
+ * request restates the task as the user wrote it; a long one is compacted in place, never folded
+ * into a summary of what followed it.
+ */
+export function summaryStart(messages: readonly Message[]): number {
+  const head = protectedHeadEnd(messages);
+  const first = messages[head];
+  if (frozenPrefixEnd(messages) > 0 || first === undefined || roleOf(first) !== 'user') return head;
+  const isTask =
+    !isCompactionText(readableText(first)) &&
+    !partsOf(first).some((part) => isRecord(part) && part.type === 'tool-result');
+  return isTask ? head + 1 : head;
+}
+
 interface SummarizerCall {
   tools: ContextTools;
   focus: string | undefined;
@@ -327,7 +343,7 @@ export async function summarizeMessages(
   const unchanged = (reason: string, modelCalls = 0): SummarizeMessagesResult =>
     unchangedResult(list, tokensBefore, reason, modelCalls);
 
-  const from = protectedHeadEnd(list);
+  const from = summaryStart(list);
   const count = list.length - from;
   if (count <= opts.minRecentMessages) return unchanged('too few messages to summarize');
   const to = recentStart(list, from, count, opts, meter);
@@ -350,7 +366,7 @@ export async function summarizeMessages(
     return unchanged(`summarizer failed: ${(error as Error)?.message ?? String(error)}`, call.calls);
   }
 
-  const frame = summaryFrameOf(list[to], summarizedCount, previous, texts);
+  const frame = summaryFrameOf(list[from - 1], list[to], summarizedCount, previous, texts);
   const allFacts = mergeFactLists([previous?.facts, ...carried, opts.carryFacts, summary.extracted]);
   const factsFor = factsToCarry(allFacts, kept, budget.room);
   const { text, facts } = fitSummary(frame, summary.summaryText, factsFor, budget, meter);
@@ -547,6 +563,7 @@ interface SummaryFrame {
  * included).
  */
 function summaryFrameOf(
+  before: Message | undefined,
   next: Message | undefined,
   messageCount: number,
   previous: SummaryContent | null,
@@ -554,7 +571,12 @@ function summaryFrameOf(
 ): SummaryFrame {
   const activity = fileActivityOfText(texts.join('\n'));
   return {
-    role: roleClass(next) === 'assistant' ? 'user' : 'system',
+    // A system note only where it joins the system prompt (or opens the list); after the task or
+    // before an assistant turn it is a user message, as providers take system text only at the top.
+    role:
+      roleClass(next) === 'assistant' || (before !== undefined && roleClass(before) !== 'system')
+        ? 'user'
+        : 'system',
     messageCount,
     filesRead: [...new Set([...(previous?.filesRead ?? []), ...activity.read])].map(redactSecrets),
     filesModified: [...new Set([...(previous?.filesModified ?? []), ...activity.modified])].map(

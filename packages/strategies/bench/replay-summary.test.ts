@@ -32,6 +32,7 @@ function result(overrides: Partial<ReplayResult> & { kept?: number }): ReplayRes
     peakUsage: 0.9,
     usageSum: 6,
     violations: 0,
+    taskMissing: 0,
     compactions: 2,
     modelCalls: 0,
     prefixStable: 8,

@@ -44,6 +44,8 @@ export interface ReplaySummary {
   compactions: number;
   modelCalls: number;
   violations: number;
+  /** Sent requests without the task word for word. */
+  taskMissing: number;
   /** Share of consecutive sent requests where the later one starts with the earlier one's bytes. */
   prefixStability: number;
   inputTokens: number;
@@ -107,6 +109,7 @@ function summarizeGroup(group: readonly ReplayCase[]): ReplaySummary {
     compactions: sum((r) => r.compactions),
     modelCalls: sum((r) => r.modelCalls),
     violations: sum((r) => r.violations),
+    taskMissing: sum((r) => r.taskMissing),
     prefixStability: pairs === 0 ? 1 : sum((r) => r.prefixStable) / pairs,
     declineReasons: mergeCounts(results.map((r) => r.declineReasons)),
     inputTokens,

@@ -157,6 +157,11 @@ function productPathTable(h: BenchHarness, summaries: readonly ReplaySummary[]):
       quarter.compactions * 4 <= quarter.requests,
     ],
     [
+      'the task (first user message) in every request sent',
+      `${int(sum((s) => s.sent - s.taskMissing))} of ${int(sum((s) => s.sent))}`,
+      sum((s) => s.taskMissing) === 0,
+    ],
+    [
       '0 requests over the window, 0 broken tool pairs',
       `${int(sum((s) => s.overWindow))}, ${int(sum((s) => s.violations))}`,
       sum((s) => s.overWindow + s.violations) === 0,

@@ -60,6 +60,8 @@ export interface ReplayResult {
   peakUsage: number;
   usageSum: number;
   violations: number;
+  /** Sent requests that do not carry the task (the transcript's first user message) word for word. */
+  taskMissing: number;
   compactions: number;
   modelCalls: number;
   /** Sent requests (after the first) that start with the previous sent request's bytes. */
@@ -125,6 +127,7 @@ function emptyResult(requests: number, models: readonly CachePriceModel[]): Repl
     peakUsage: 0,
     usageSum: 0,
     violations: 0,
+    taskMissing: 0,
     compactions: 0,
     modelCalls: 0,
     prefixStable: 0,
@@ -145,6 +148,7 @@ export async function replayTranscript(
   options: ReplayOptions,
 ): Promise<ReplayResult> {
   const points = requestPoints(transcript);
+  const task = taskOf(transcript);
   const marks = checkpointRequests(points.length, options.checkpoints ?? DEFAULT_CHECKPOINTS);
   const result = emptyResult(points.length, options.priceModels);
   const prices: PriceTally[] = options.priceModels.map((model) => ({ model, cached: 0, cost: 0 }));
@@ -161,6 +165,7 @@ export async function replayTranscript(
       result.declineReasons[key] = (result.declineReasons[key] ?? 0) + 1;
     } else {
       const lines = serializeRequest(outcome.messages);
+      if (task !== undefined && !lines.some((line) => line.includes(task))) result.taskMissing++;
       await recordSent(result, prices, outcome.messages, lines, previous, options);
       previous = lines;
       lastSent = outcome.messages;
@@ -181,6 +186,17 @@ export async function replayTranscript(
     result.cost[tally.model.name] = tally.cost;
   }
   return result;
+}
+
+/** The task as it appears in a serialized request: the first user message's (first) text, JSON-escaped. */
+function taskOf(transcript: readonly Message[]): string | undefined {
+  const first = transcript.find((message) => message.role === 'user');
+  if (first === undefined) return undefined;
+  const text =
+    typeof first.content === 'string'
+      ? first.content
+      : first.content.find((part) => part.type === 'text')?.text;
+  return text === undefined ? undefined : JSON.stringify(text).slice(1, -1);
 }
 
 async function recordSent(

@@ -28,13 +28,36 @@ describe('RecompactStrategy', () => {
     const { decision, inputBudget } = await compactAt96(new RecompactStrategy(), tools);
     expect(decision.action).toBe('compacted');
     const view = tools.history.messages();
-    expect(tools.tokens()).toBeLessThanOrEqual(0.5 * inputBudget);
+    const fixed = tools.measure(original.slice(0, 2));
+    expect(tools.tokens()).toBeLessThanOrEqual(fixed + 0.5 * (inputBudget - fixed));
     expect(view[0]).toEqual(original[0]);
-    expect(messageText(view[1]!)).toContain('Turn 1: look at /srv/app/module1.ts');
+    expect(view[1]).toEqual(original[1]);
     expect(view.at(-1)).toEqual(original.at(-1));
     expect(countToolPairViolations(view)).toBe(0);
     for (const compaction of [...tools.history.compactions()].reverse()) tools.history.rewind(compaction.id);
     expect(tools.history.messages()).toEqual(original);
+  });
+
+  it('halves the room a compaction can free, not the budget: the system prompt and the task come back anyway', async () => {
+    const conversation = chat(30);
+    conversation[0] = {
+      role: 'system',
+      content: `You are a careful release assistant. ${'Follow the release rules. '.repeat(400)}`,
+    };
+    const tools = HistoryStrategyTools.of(conversation);
+    const fixed = tools.measure(tools.history.messages().slice(0, 2));
+    const asked: number[] = [];
+    const compact = tools.compactMessages.bind(tools);
+    tools.compactMessages = (options) => {
+      asked.push(options.budgetTokens);
+      return compact(options);
+    };
+    const { decision, inputBudget } = await compactAt96(new RecompactStrategy(), tools);
+    expect(decision.action).toBe('compacted');
+    expect(fixed).toBeGreaterThan(0.2 * inputBudget);
+    // Half of the whole budget would leave the history little room beside the fixed part.
+    expect(asked).toEqual([Math.floor(fixed + 0.5 * (inputBudget - fixed))]);
+    expect(tools.tokens()).toBeLessThanOrEqual(asked[0]!);
   });
 
   it('never summarizes a summary: the next compaction draws on the originals the first one hid', async () => {

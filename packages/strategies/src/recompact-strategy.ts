@@ -1,5 +1,6 @@
 import {
   type ContextStrategy,
+  type HistoryEntry,
   parseOptions,
   type ReactContext,
   type StrategyDecision,
@@ -7,14 +8,18 @@ import {
 } from '@ctxguard/core';
 import { z } from 'zod';
 import { percent, requestOverhead } from './budget-figures.js';
-import { effectiveView } from './history-view.js';
+import { effectiveView, pinnedCount } from './history-view.js';
+import { isUserTurn } from './message-kinds.js';
 
 /** Options of {@link RecompactStrategy}. */
 export const recompactStrategyOptionsSchema = z
   .strictObject({
     /** Fraction of the input budget at which it compacts. */
     at: z.number().gt(0).max(1).default(0.9),
-    /** Fraction of the input budget a compaction brings the request down to. */
+    /**
+     * Share of the room a compaction can free (the input budget less the overhead, system prompt
+     * and task every request carries) that the compacted history may fill.
+     */
     target: z.number().gt(0).lt(1).default(0.5),
   })
   .refine((options) => options.target < options.at, {
@@ -27,10 +32,10 @@ export type RecompactStrategyOptions = z.input<typeof recompactStrategyOptionsSc
 
 /**
  * Sends the conversation unchanged until it nears the budget (`at`), then compacts it anew from its
- * original messages with the compactor's one-shot pipeline down to `target`: every compaction draws
- * its summary and facts from the originals (never a summary of a summary), the task and the newest
- * messages stay, and the prefix sent is unchanged until the next compaction, far away. A retry within
- * one request halves the target.
+ * original messages with the compactor's one-shot pipeline down to `target` of the room it can free:
+ * every compaction draws its summary and facts from the originals (never a summary of a summary),
+ * the task and the newest messages stay, and the prefix sent is unchanged until the next compaction,
+ * far away. A retry within one request halves the target.
  */
 export class RecompactStrategy implements ContextStrategy {
   readonly specificationVersion = 'v1';
@@ -43,10 +48,13 @@ export class RecompactStrategy implements ContextStrategy {
   }
 
   async react(ctx: ReactContext): Promise<StrategyDecision> {
-    const overhead = requestOverhead(ctx, effectiveView(ctx.tools));
+    const view = effectiveView(ctx.tools);
+    const overhead = requestOverhead(ctx, view);
     const target = this.#options.target / 2 ** ctx.attempt;
-    // The target is a share of what the messages may take: the overhead (tools, framing) is fixed.
-    const budgetTokens = Math.max(1, Math.floor(target * (ctx.inputBudget - overhead)));
+    // The target is a share of the room a compaction can free: the overhead (tools, framing) and the
+    // messages every request carries (system prompt, task) come back whatever it does.
+    const fixed = Math.min(ctx.tools.measure(fixedEntries(view)), ctx.inputBudget - overhead);
+    const budgetTokens = Math.max(1, Math.floor(fixed + target * (ctx.inputBudget - overhead - fixed)));
     const rewrite = await ctx.tools.compactMessages({
       budgetTokens,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -57,4 +65,13 @@ export class RecompactStrategy implements ContextStrategy {
       note: `recompacted from the originals to ${percent((rewrite.tokensAfter + overhead) / ctx.inputBudget)} of the input budget`,
     };
   }
+}
+
+/** The entries every request carries: the system prompt and the task (the first user message). */
+function fixedEntries(view: readonly HistoryEntry[]): HistoryEntry[] {
+  const pinned = pinnedCount(view);
+  const fixed = view.slice(0, pinned);
+  const task = view[pinned];
+  if (task && isUserTurn(task.message) && view.length > pinned + 1) fixed.push(task);
+  return fixed;
 }
