@@ -264,3 +264,42 @@ describe('huge tool outputs with the LayeredStrategy', () => {
     120_000,
   );
 });
+
+// The newest user message counts toward what cannot be compacted by its own words only: a file
+// attached to it is compacted like a tool output, so a task whose attachment alone is over the
+// window is sent, not declined.
+describe('a task with a file attached that alone is over the window', () => {
+  it('is sent with the file compacted and the task word for word', async () => {
+    const source = Array.from(
+      { length: 4_000 },
+      (_, i) => `export const limit${i} = ${i * 7}; // entry ${i}`,
+    );
+    const task = 'Make every limit below 100 a named constant. How much breaks?';
+    const guard = createContextGuard(options);
+    const result = await guard.prepare({
+      conversationId: 'attached',
+      messages: [
+        { role: 'system', content: 'You are a careful coding agent.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: task },
+            {
+              type: 'file',
+              data: Buffer.from(source.join('\n')).toString('base64'),
+              mediaType: 'text/plain',
+              filename: 'limits.ts',
+            },
+          ],
+        },
+      ],
+    });
+    expect(result.measurement.current).toBeLessThanOrEqual(result.measurement.inputBudget!);
+    expect(result.actions.some((action) => action.type === 'compaction')).toBe(true);
+    expect((result.messages[1]!.content as { type: string; text?: string }[])[0]).toEqual({
+      type: 'text',
+      text: task,
+    });
+    await guard.close();
+  });
+});

@@ -732,7 +732,7 @@ export class ContextGuard {
 
   /**
    * Tokens no rewrite removes: the system prompt (and a separate `system`) plus the newest message
-   * (without its tool outputs when it is a tool result: strategies cut those to head and tail).
+   * in its irreducible form (without its tool outputs or attached files: strategies cut those).
    * The guard's own facts in the system prompt's block are left out (strategies rewrite it within a
    * bound); the facts the app wrote there itself count, since every bound keeps them.
    */
@@ -756,7 +756,7 @@ export class ContextGuard {
       if (own.length > 0) tokens += meter.text(renderFactsBlock(own));
     }
     const newest = messages[messages.length - 1];
-    return tokens + (newest ? meter.message(withoutToolOutputs(newest)) : 0);
+    return tokens + (newest ? meter.message(irreducibleForm(newest)) : 0);
   }
 
   async #remeasure(event: FitCall, history: ConversationHistory, meter: TokenMeter): Promise<number> {
@@ -1285,11 +1285,18 @@ export class ContextGuard {
 }
 
 /**
- * A tool message with every output emptied: what is left of it however far its outputs are cut.
- * Any other message is its own floor.
+ * What is left of the newest message however far a strategy compacts it: a tool message with every
+ * output emptied, a user message without the files and images attached to it (the last resort turns
+ * them into a placeholder or a summary). The user's own words are irreducible.
  */
-function withoutToolOutputs(message: Message): Message {
-  if (message.role !== 'tool' || !Array.isArray(message.content)) return message;
+function irreducibleForm(message: Message): Message {
+  if (!Array.isArray(message.content)) return message;
+  if (message.role === 'user')
+    return {
+      ...message,
+      content: message.content.filter((part) => part?.type !== 'file' && part?.type !== 'image'),
+    } as Message;
+  if (message.role !== 'tool') return message;
   return {
     ...message,
     content: message.content.map((part) => {
