@@ -9,6 +9,7 @@ import {
   parseInput,
   parseOptions,
   type SummarizeRequest,
+  throwIfAborted,
 } from '@ctxguard/core';
 import { z } from 'zod';
 import { redactSecrets } from './redact-secrets.js';
@@ -36,16 +37,6 @@ export function parseSummarizeRequest(request: unknown): SummarizeRequest {
 /** Validates an extract-facts request; throws `InvalidInputError` naming the field. */
 export function parseExtractFactsRequest(request: unknown): ExtractFactsRequest {
   return parseInput(extractFactsRequestSchema, request, 'extractFacts request');
-}
-
-/** Why `signal` fired: its reason, or an `AbortError` when it gave none. */
-export function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
-}
-
-/** Throws the signal's abort reason when it has been aborted. */
-export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw abortReason(signal);
 }
 
 /** Accepts any object with `summarize` and `extractFacts` functions (what options that take tools check). */

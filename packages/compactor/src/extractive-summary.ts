@@ -1,4 +1,4 @@
-import { throwIfAborted } from './context-tools.js';
+import { throwIfAborted } from '@ctxguard/core';
 import { chooseDigestFacts, rankDigestFacts, renderFactDigest } from './fact-digest.js';
 import { extractFactsFromText } from './fact-extractors.js';
 import { fileActivityOf } from './file-activity.js';

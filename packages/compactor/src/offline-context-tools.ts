@@ -1,6 +1,6 @@
-import { type ContextTools, parseOptions } from '@ctxguard/core';
+import { type ContextTools, parseOptions, throwIfAborted } from '@ctxguard/core';
 import { z } from 'zod';
-import { parseExtractFactsRequest, parseSummarizeRequest, throwIfAborted } from './context-tools.js';
+import { parseExtractFactsRequest, parseSummarizeRequest } from './context-tools.js';
 import { summarizeExtractively } from './extractive-summary.js';
 import { extractFactsFromText } from './fact-extractors.js';
 import { redactSecrets } from './redact-secrets.js';

@@ -110,5 +110,5 @@ export type {
   SummarizeRequest,
   TriggerLevel,
 } from './strategy.js';
-export { abortSignalSchema, factCategories } from './strategy.js';
+export { abortReason, abortSignalSchema, factCategories, throwIfAborted } from './strategy.js';
 export { withSystemPrompt } from './system-prompt.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InvalidInputError, parseInput } from './errors.js';
-import { abortSignalSchema } from './strategy.js';
+import { abortReason, abortSignalSchema, throwIfAborted } from './strategy.js';
 
 describe('abortSignalSchema', () => {
   const options = z.strictObject({ signal: abortSignalSchema.optional() });
@@ -38,5 +38,23 @@ describe('abortSignalSchema', () => {
       expect(attempt).toThrow(InvalidInputError);
       expect(attempt).toThrow('Invalid options: options.signal: expected an AbortSignal');
     }
+  });
+});
+
+describe('throwIfAborted and abortReason', () => {
+  it('throw the reason of an aborted signal, and nothing before it fires', () => {
+    const controller = new AbortController();
+    expect(() => throwIfAborted(controller.signal)).not.toThrow();
+    expect(() => throwIfAborted(undefined)).not.toThrow();
+    const reason = new Error('deadline');
+    controller.abort(reason);
+    expect(() => throwIfAborted(controller.signal)).toThrow(reason);
+  });
+
+  it('give an AbortError for a signal-like object that has no reason', () => {
+    const foreign = { aborted: true, addEventListener() {} } as unknown as AbortSignal;
+    const error = abortReason(foreign) as DOMException;
+    expect(error.name).toBe('AbortError');
+    expect(() => throwIfAborted(foreign)).toThrow(/aborted/);
   });
 });

@@ -87,6 +87,19 @@ function isAbortSignal(value: unknown): value is AbortSignal {
   return typeof aborted === 'boolean' && typeof addEventListener === 'function';
 }
 
+/**
+ * Why `signal` fired: its reason, or an `AbortError` when it gave none (a signal-like object from
+ * another realm or a polyfill may lack `reason`).
+ */
+export function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}
+
+/** Throws the signal's abort reason when it has been aborted (works for signal-like objects too). */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw abortReason(signal);
+}
+
 /** Schema of a {@link Cancellable.signal}: every package's `signal` option is checked with it. */
 export const abortSignalSchema = z.custom<AbortSignal>(isAbortSignal, 'expected an AbortSignal');
 

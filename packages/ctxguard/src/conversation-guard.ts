@@ -5,7 +5,6 @@ import {
   type OverflowTokens,
   parseOverflowTokens,
 } from '@ctxguard/compactor';
-import { throwIfAborted } from '@ctxguard/compactor/internal';
 import {
   type CompactionEvent,
   type ContextStrategy,
@@ -17,6 +16,7 @@ import {
   messageSchema,
   parseInput,
   parseOptions,
+  throwIfAborted,
   type Usage,
 } from '@ctxguard/core';
 import {

@@ -5,8 +5,15 @@
  * hold the request forever), and malformed facts are left out instead of failing the compaction
  * that asked for them.
  */
-import { abortReason, throwIfAborted, wellFormedFacts } from '@ctxguard/compactor/internal';
-import type { ContextTools, ExtractedFact, ExtractFactsRequest, SummarizeRequest } from '@ctxguard/core';
+import { wellFormedFacts } from '@ctxguard/compactor/internal';
+import {
+  abortReason,
+  type ContextTools,
+  type ExtractedFact,
+  type ExtractFactsRequest,
+  type SummarizeRequest,
+  throwIfAborted,
+} from '@ctxguard/core';
 
 /** Facts an extraction answered that could not be used, reported once per call. */
 export interface DroppedFacts {

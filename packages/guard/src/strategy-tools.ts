@@ -28,7 +28,6 @@ import {
   stripFactsBlocks,
   summarizeInChunks,
   TokenMeter,
-  throwIfAborted,
   toolResultsOf,
 } from '@ctxguard/compactor/internal';
 import {
@@ -60,6 +59,7 @@ import {
   type StrategyTools,
   type SummarizeRangeOptions,
   type SummarizeRangeResult,
+  throwIfAborted,
 } from '@ctxguard/core';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFactLists, mergeFacts, missingFacts, redactFact, redactMessage } from './guard-facts.js';
