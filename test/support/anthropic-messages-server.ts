@@ -7,8 +7,8 @@
  * (with `baseURL` pointed here) parses them, and its thinking signatures round-trip.
  */
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isObject, readJsonBody, sendJsonText, startLocalServer } from './local-json-server.ts';
 
 /** One content block of a request, loosely typed: any Messages API block passes through. */
 export interface Block {
@@ -107,25 +107,12 @@ export function defaultCountTokens(text: string): number {
 /** Starts the server on 127.0.0.1 at a free port. */
 export async function startAnthropicServer(options: AnthropicServerOptions): Promise<AnthropicServer> {
   const requests: SeenRequest[] = [];
-  const state = { requestNumber: 0, accepted: 0 };
-  const server = createServer((request, response) => {
-    state.requestNumber++;
-    const requestId = `req_${state.requestNumber}`;
-    handleRequest(request, response, requestId, options, requests, state).catch((error: unknown) => {
-      sendError(response, requestId, 500, 'api_error', String(error));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  const state = { accepted: 0 };
+  const server = await startLocalServer(
+    (request, response, requestId) => handleRequest(request, response, requestId, options, requests, state),
+    (response, requestId, error) => sendError(response, requestId, 500, 'api_error', String(error)),
+  );
+  return { ...server, requests };
 }
 
 async function handleRequest(
@@ -141,7 +128,7 @@ async function handleRequest(
     sendError(response, requestId, 404, 'not_found_error', 'Not Found');
     return;
   }
-  const body = parseJson(await readBody(request));
+  const body = await readJsonBody(request);
   if (!isObject(body)) {
     sendError(response, requestId, 400, 'invalid_request_error', 'There was an issue with your request body');
     return;
@@ -669,31 +656,7 @@ function sendError(
 }
 
 function sendJson(response: ServerResponse, requestId: string, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'request-id': requestId,
-  });
-  response.end(text);
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
+  sendJsonText(response, status, JSON.stringify(body), { 'request-id': requestId });
 }
 
 function isBlock(value: unknown): value is Block {

@@ -6,8 +6,8 @@
  * tokens are counted with the exact tokenizer the caller passes (tiktoken's o200k_base for gpt-4o) and
  * the framing of OpenAI's cookbook; accepted requests get a `chat.completion` with the scripted reply.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isObject, parseJson, readJsonBody, sendJsonText, startLocalServer } from './local-json-server.ts';
 
 /** A tool call of an assistant message, as the API takes and gives it. */
 export interface ChatToolCall {
@@ -105,25 +105,13 @@ const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 /** Starts the server on 127.0.0.1 at a free port. */
 export async function startOpenAIServer(options: OpenAIServerOptions): Promise<OpenAIServer> {
   const requests: SeenRequest[] = [];
-  const state = { requestNumber: 0, accepted: 0 };
-  const server = createServer((request, response) => {
-    state.requestNumber++;
-    const requestId = `req_${state.requestNumber}`;
-    handleRequest(request, response, requestId, options, requests, state).catch((error: unknown) => {
-      sendJson(response, requestId, 500, errorBody(String(error), 'server_error', null, null));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+  const state = { accepted: 0 };
+  const server = await startLocalServer(
+    (request, response, requestId) => handleRequest(request, response, requestId, options, requests, state),
+    (response, requestId, error) =>
+      sendJson(response, requestId, 500, errorBody(String(error), 'server_error', null, null)),
+  );
+  return { ...server, requests };
 }
 
 async function handleRequest(
@@ -144,7 +132,7 @@ async function handleRequest(
     );
     return;
   }
-  const body = parseJson(await readBody(request));
+  const body = await readJsonBody(request);
   if (!isObject(body)) {
     const message =
       "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)";
@@ -435,32 +423,5 @@ function sendJson(response: ServerResponse, requestId: string, status: number, b
 }
 
 function sendRaw(response: ServerResponse, requestId: string, status: number, text: string): void {
-  if (response.headersSent) {
-    response.end();
-    return;
-  }
-  response.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'x-request-id': requestId,
-  });
-  response.end(text);
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
+  sendJsonText(response, status, text, { 'x-request-id': requestId });
 }
