@@ -50,7 +50,7 @@ const SHELL_TOOLS =
   /^(?:bash|shell|sh|zsh|run|run_command|execute|exec|terminal|run_terminal_cmd|cmd|command)$/i;
 const COMMAND_KEYS = new Set(['command', 'cmd', 'script', 'commandLine', 'command_line', 'shell']);
 
-interface Candidate {
+export interface Candidate {
   category: FactCategory;
   value: string;
   span?: string;
@@ -207,11 +207,30 @@ function collectStrings(value: unknown, key: string, out: { key: string; text: s
  * own compaction notes ("[Summary of 23 earlier messages]") are not facts of the conversation.
  */
 export function extractFactsFromText(input: string, settings: FactExtractionSettings): ExtractedFact[] {
+  return rankedFacts([factCandidates(input, settings)], settings.maxFacts);
+}
+
+/** The facts found in `input` before ranking, in the order found (one per category and value). */
+export function factCandidates(input: string, settings: FactExtractionSettings): readonly Candidate[] {
   const text = withoutCompactionNotes(input);
   const facts = new CandidateSet(settings);
   scanTranscript(text, facts, settings.signal);
   throwIfAborted(settings.signal);
-  return withStableKeys(rankCandidates(facts.values(), settings.maxFacts));
+  return facts.values();
+}
+
+/**
+ * The facts of several texts' candidates, as {@link extractFactsFromText} finds them in the
+ * texts joined (messages are scanned one by one, so the first occurrence of a fact wins either way).
+ */
+export function rankedFacts(lists: readonly (readonly Candidate[])[], maxFacts: number): ExtractedFact[] {
+  const merged = new Map<string, Candidate>();
+  for (const list of lists)
+    for (const candidate of list) {
+      const id = `${candidate.category}\u0000${candidate.value}`;
+      if (!merged.has(id)) merged.set(id, { ...candidate, order: merged.size });
+    }
+  return withStableKeys(rankCandidates([...merged.values()], maxFacts));
 }
 
 /** The facts found so far: one per category and value, wanted categories only, in the order found. */

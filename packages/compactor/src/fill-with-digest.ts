@@ -7,10 +7,9 @@ import {
   renderFactDigest,
   visibleText,
 } from './fact-digest.js';
-import { extractFactsSafely } from './fact-ledger.js';
 import { neutralizeMarkers, parseTruncationMarker } from './markers.js';
 import { readableText, roleOf } from './message-parts.js';
-import { createOfflineContextTools } from './offline-context-tools.js';
+import { offlineFactsOf } from './offline-context-tools.js';
 import { truncationMarkerMessage } from './sliding-window.js';
 import { forSummarizer, protectedHeadEnd } from './summarize-messages.js';
 import { isSummaryText, parseSummary, renderSummary } from './summary-format.js';
@@ -144,8 +143,11 @@ function fillHost(
 /** Facts of the input (after the protected head) that a digest may restore, from the offline extractor. */
 export async function inputFacts(input: readonly Message[]): Promise<ExtractedFact[]> {
   const start = protectedHeadEnd(input);
-  const transcript = renderTranscript(input.slice(start).map(forSummarizer));
-  const tools = createOfflineContextTools({ maxFacts: 20_000 });
-  const found = await extractFactsSafely(tools, transcript);
-  return rankDigestFacts(found.facts, '');
+  // Message by message: each original is scanned once however many compactions read it again.
+  const texts = input.slice(start).map((message) => renderTranscript([forSummarizer(message)]));
+  try {
+    return rankDigestFacts(offlineFactsOf(texts, 20_000), '');
+  } catch {
+    return []; // the digest is an extra: a failing extractor leaves the room empty
+  }
 }

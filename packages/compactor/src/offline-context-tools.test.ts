@@ -6,7 +6,7 @@ import {
   type Message,
 } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
-import { createOfflineContextTools } from './offline-context-tools.js';
+import { createOfflineContextTools, offlineFactsOf } from './offline-context-tools.js';
 import { renderTranscript } from './transcript.js';
 
 const messages: Message[] = [
@@ -308,5 +308,30 @@ describe('createOfflineContextTools: validation and cancellation', () => {
     } catch (error) {
       expect(error).toMatchObject({ code: 'invalid_options', path: ['maxFacts'] });
     }
+  });
+});
+
+describe('facts of texts seen before', () => {
+  it('are the facts of the whole transcript when read message by message, and the same on every read', async () => {
+    const tools = createOfflineContextTools({ maxFacts: 20_000 });
+    const whole = await tools.extractFacts({ content: renderTranscript(messages) });
+    const texts = messages.map((message) => renderTranscript([message]));
+    expect(offlineFactsOf(texts, 20_000)).toEqual(whole);
+    // Read again (from the memo): equal, and what a caller does to one answer never reaches the next.
+    const first = offlineFactsOf(texts, 20_000);
+    first[0]!.value = 'changed';
+    first.pop();
+    expect(offlineFactsOf(texts, 20_000)).toEqual(whole);
+    const again = await tools.extractFacts({ content: renderTranscript(messages) });
+    again[0]!.value = 'changed';
+    expect(await tools.extractFacts({ content: renderTranscript(messages) })).toEqual(whole);
+  });
+
+  it('are ranked under maxFacts across all the texts, as one transcript is', async () => {
+    const texts = messages.map((message) => renderTranscript([message]));
+    const few = await createOfflineContextTools({ maxFacts: 5 }).extractFacts({
+      content: renderTranscript(messages),
+    });
+    expect(offlineFactsOf(texts, 5)).toEqual(few);
   });
 });

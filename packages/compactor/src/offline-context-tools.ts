@@ -1,16 +1,25 @@
-import { type ContextTools, parseOptions, throwIfAborted } from '@ctxguard/core';
+import {
+  type ContextTools,
+  type ExtractedFact,
+  type FactCategory,
+  parseOptions,
+  throwIfAborted,
+} from '@ctxguard/core';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { parseExtractFactsRequest, parseSummarizeRequest } from './context-tools.js';
 import { summarizeExtractively } from './extractive-summary.js';
-import { extractFactsFromText } from './fact-extractors.js';
+import { type Candidate, factCandidates, rankedFacts } from './fact-extractors.js';
 import { redactSecrets } from './redact-secrets.js';
+
+const DEFAULT_MAX_FACT_LENGTH = 300;
 
 /** Schema of {@link OfflineContextToolsOptions}. */
 export const offlineContextToolsOptionsSchema = z.object({
   /** Most facts one `extractFacts` call returns; errors, commands, paths and versions are kept first (default 400). */
   maxFacts: z.number().int().positive().default(400),
   /** Longer fact values (error lines, decisions) become a verbatim slice of this many characters (default 300). */
-  maxFactLength: z.number().int().min(20).default(300),
+  maxFactLength: z.number().int().min(20).default(DEFAULT_MAX_FACT_LENGTH),
   /** Longest line a summary keeps; longer ones are cut at a word (default 300). */
   maxSummaryLineLength: z.number().int().min(20).default(300),
   /** Most files listed per list in a summary (default 40). */
@@ -24,6 +33,51 @@ export const offlineContextToolsOptionsSchema = z.object({
   /** Redact secrets before summarizing or extracting (default true). */
   redact: z.boolean().default(true),
 });
+
+/**
+ * Fact candidates of texts seen before, by settings and text: the extraction is deterministic, and a
+ * compaction re-reads the same tool outputs and messages every time it runs over the originals.
+ * Bounded by the characters of the texts it keeps (about 8 MB of text).
+ */
+const candidatesSeen = new LRUCache<string, readonly Candidate[]>({
+  maxSize: 8_000_000,
+  sizeCalculation: (candidates, key) => key.length + candidates.length * 64,
+});
+
+interface CandidateSettings {
+  redact: boolean;
+  maxFactLength: number;
+  categories?: readonly FactCategory[] | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** The candidates of one text, scanned once per settings. */
+function candidatesOf(text: string, settings: CandidateSettings): readonly Candidate[] {
+  const key = `${settings.redact}\u0000${settings.maxFactLength}\u0000${settings.categories?.join(',') ?? '*'}\u0000${text}`;
+  let candidates = candidatesSeen.get(key);
+  if (candidates === undefined) {
+    candidates = factCandidates(settings.redact ? redactSecrets(text) : text, {
+      categories: settings.categories,
+      signal: settings.signal,
+      maxFacts: Number.POSITIVE_INFINITY,
+      maxValueLength: settings.maxFactLength,
+    });
+    candidatesSeen.set(key, candidates);
+  }
+  return candidates;
+}
+
+/**
+ * The facts the offline extractor finds in `texts` read as one transcript (each a rendered message),
+ * with its default settings: each text is scanned once, however many compactions read it again.
+ */
+export function offlineFactsOf(texts: readonly string[], maxFacts: number): ExtractedFact[] {
+  const settings = { redact: true, maxFactLength: DEFAULT_MAX_FACT_LENGTH };
+  return rankedFacts(
+    texts.map((text) => candidatesOf(text, settings)),
+    maxFacts,
+  );
+}
 
 /** Options of {@link createOfflineContextTools}. */
 export type OfflineContextToolsOptions = z.input<typeof offlineContextToolsOptionsSchema>;
@@ -58,12 +112,8 @@ export function createOfflineContextTools(options?: OfflineContextToolsOptions):
     async extractFacts(request) {
       const { content, categories, signal } = parseExtractFactsRequest(request);
       throwIfAborted(signal);
-      return extractFactsFromText(clean(content), {
-        categories,
-        signal,
-        maxFacts: settings.maxFacts,
-        maxValueLength: settings.maxFactLength,
-      });
+      const candidates = candidatesOf(content, { ...settings, categories, signal });
+      return rankedFacts([candidates], settings.maxFacts);
     },
   };
 }
