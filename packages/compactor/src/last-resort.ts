@@ -4,7 +4,7 @@ import { renderFactsBlock } from './facts-block.js';
 import { mediaPlaceholder } from './media-bytes.js';
 import { isRecord, partsOf, roleOf, withParts } from './message-parts.js';
 import { redactSecrets } from './redact-secrets.js';
-import { clipText, forSummarizer, protectedHeadEnd } from './summarize-messages.js';
+import { clipText, forSummarizer, protectedHeadEnd, stripBase64 } from './summarize-messages.js';
 import type { TokenMeter } from './token-meter.js';
 
 /** A tool input with every string in it clipped to `maxChars`. */
@@ -19,11 +19,14 @@ function clipToolInput(input: unknown, maxChars: number): unknown {
   return input;
 }
 
-/** The texts of a message's own text parts (not attached files) when together they take at most `maxChars`. */
+/**
+ * The texts of a message's own text parts (not attached files), as the summarizer sees them, when
+ * together they fit `maxChars`.
+ */
 function ownWords(message: Message, maxChars: number): Set<string> {
   if (typeof message.content === 'string') return new Set();
   const texts = partsOf(message).flatMap((part) =>
-    isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [part.text] : [],
+    isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [stripBase64(part.text)] : [],
   );
   const length = texts.reduce((sum, text) => sum + text.length, 0);
   return length > 0 && length <= maxChars ? new Set(texts) : new Set();
@@ -38,6 +41,8 @@ async function compactedText(
   signal: AbortSignal | undefined,
   counter: { calls: number },
 ): Promise<string> {
+  const header = `[${role} message compacted from ${text.length} characters to fit the context]`;
+  if (maxChars < 120) return header;
   let summary = '';
   try {
     counter.calls++;
@@ -52,7 +57,7 @@ async function compactedText(
   const found = await extractFactsSafely(tools, text, { signal });
   counter.calls += found.calls;
   const facts = selectFacts(missingFrom(found.facts, summary), Math.floor(maxChars * 0.45), 'shared');
-  return `[${role} message compacted from ${text.length} characters to fit the context]\n${redactSecrets(clipText(summary, Math.floor(maxChars * 0.5)))}${
+  return `${header}\n${redactSecrets(clipText(summary, Math.floor(maxChars * 0.5)))}${
     facts.length > 0 ? `\n${renderFactsBlock(facts)}` : ''
   }`;
 }
@@ -84,10 +89,11 @@ async function shrinkMessage(
     type: 'text';
     text: string;
   }[];
-  // A user's own words (the task beside an attached file) stay as written while they alone fit the
-  // message's allowance; the rest (attachments, or all of a long message) is summarized in what is left.
+  // A user's own words (the task beside an attached file) stay as written while they fit the
+  // allowance; the rest (attachments, or all of a long message) is summarized in what is left, down
+  // to its one-line header when the words take it all.
   const own = role === 'user' ? ownWords(message, maxChars) : new Set<string>();
-  const room = Math.max(120, maxChars - [...own].reduce((sum, words) => sum + words.length, 0));
+  const room = maxChars - [...own].reduce((sum, words) => sum + words.length, 0);
   const text = textParts
     .filter((part) => !own.has(part.text))
     .map((part) => part.text)

@@ -6,7 +6,9 @@ import {
   type Message,
 } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
+import { extractFactsFromText } from './fact-extractors.js';
 import { createOfflineContextTools, offlineFactsOf } from './offline-context-tools.js';
+import { redactSecrets } from './redact-secrets.js';
 import { renderTranscript } from './transcript.js';
 
 const messages: Message[] = [
@@ -314,7 +316,13 @@ describe('createOfflineContextTools: validation and cancellation', () => {
 describe('facts of texts seen before', () => {
   it('are the facts of the whole transcript when read message by message, and the same on every read', async () => {
     const tools = createOfflineContextTools({ maxFacts: 20_000 });
-    const whole = await tools.extractFacts({ content: renderTranscript(messages) });
+    // The reference: the extractor run once over the whole transcript, with no memo in between.
+    const whole = extractFactsFromText(redactSecrets(renderTranscript(messages)), {
+      maxFacts: 20_000,
+      maxValueLength: 300,
+    });
+    expect(whole.length).toBeGreaterThan(5);
+    expect(await tools.extractFacts({ content: renderTranscript(messages) })).toEqual(whole);
     const texts = messages.map((message) => renderTranscript([message]));
     expect(offlineFactsOf(texts, 20_000)).toEqual(whole);
     // Read again (from the memo): equal, and what a caller does to one answer never reaches the next.

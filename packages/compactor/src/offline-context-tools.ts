@@ -5,6 +5,8 @@ import {
   parseOptions,
   throwIfAborted,
 } from '@ctxguard/core';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { parseExtractFactsRequest, parseSummarizeRequest } from './context-tools.js';
@@ -35,14 +37,21 @@ export const offlineContextToolsOptionsSchema = z.object({
 });
 
 /**
- * Fact candidates of texts seen before, by settings and text: the extraction is deterministic, and a
- * compaction re-reads the same tool outputs and messages every time it runs over the originals.
- * Bounded by the characters of the texts it keeps (about 8 MB of text).
+ * Fact candidates of texts seen before, by settings and a digest of the text (the text itself, which
+ * may hold secrets, is not kept): the extraction is deterministic, and a compaction re-reads the
+ * same tool outputs and messages every time it runs over the originals. Bounded by the size of the
+ * candidates it keeps (about 8 MB).
  */
 const candidatesSeen = new LRUCache<string, readonly Candidate[]>({
   maxSize: 8_000_000,
-  sizeCalculation: (candidates, key) => key.length + candidates.length * 64,
+  sizeCalculation: (candidates, key) =>
+    key.length + candidates.reduce((sum, c) => sum + 48 + 2 * (c.value.length + (c.span?.length ?? 0)), 0),
 });
+
+/** The text's SHA-256 and length: keys the memo without keeping the text. */
+function textDigest(text: string): string {
+  return `${text.length}:${bytesToHex(sha256(new TextEncoder().encode(text)))}`;
+}
 
 interface CandidateSettings {
   redact: boolean;
@@ -53,7 +62,7 @@ interface CandidateSettings {
 
 /** The candidates of one text, scanned once per settings. */
 function candidatesOf(text: string, settings: CandidateSettings): readonly Candidate[] {
-  const key = `${settings.redact}\u0000${settings.maxFactLength}\u0000${settings.categories?.join(',') ?? '*'}\u0000${text}`;
+  const key = `${settings.redact}|${settings.maxFactLength}|${settings.categories?.join(',') ?? '*'}|${textDigest(text)}`;
   let candidates = candidatesSeen.get(key);
   if (candidates === undefined) {
     candidates = factCandidates(settings.redact ? redactSecrets(text) : text, {

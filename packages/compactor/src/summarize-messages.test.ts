@@ -44,7 +44,21 @@ describe('summarizeMessages', () => {
     expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
   });
 
-  it('summarizes from the start when the first message after the system prompt is no task (a tool result, a summary)', async () => {
+  it('a summary after the task is a user message, also where a user message follows it (no system text mid-conversation)', async () => {
+    const list: Message[] = [system('You are a coding agent.'), user('Fix the flaky test in src/queue.ts.')];
+    for (let i = 0; i < 8; i++) {
+      list.push(assistant(`Step ${i}: ${bigText(`note${i}`, 3)}`));
+      list.push(user(`Go on with step ${i + 1}.`));
+    }
+    const result = await summarizeMessages(list, { keepRecentRatio: 0.3 });
+    expect(result.summarized).toBe(true);
+    expect(list[result.range!.to]!.role).toBe('user');
+    expect(result.messages.slice(0, 2)).toEqual(list.slice(0, 2));
+    expect(result.summaryMessage?.role).toBe('user');
+    expect(result.messages.filter((message) => message.role === 'system')).toHaveLength(1);
+  });
+
+  it('summarizes from the start when the first message after the system prompt is no task (an earlier summary)', async () => {
     const list = chat(6);
     const first = await summarizeMessages(list, { keepRecentRatio: 0.2 });
     const again = await summarizeMessages(first.messages.slice(0, 1).concat(first.messages.slice(2)), {

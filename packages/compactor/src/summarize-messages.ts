@@ -324,13 +324,13 @@ export async function summarizeInChunks(
 }
 
 /**
- * Replaces the older messages with one summary: the system prompt stays, `keepRecentRatio` of the
- * messages (at least `minRecentMessages`) stay verbatim, cut on tool-pair boundaries. An earlier
- * summary in the range is merged (its facts are always kept), facts of the range are carried in a
- * facts block, summary and facts pass through `redactSecrets`. Model-backed tools get the
- * nine-section structured prompt; ranges larger than `summarizerWindowTokens` are summarized in
- * chunks and merged; images and base64 never reach the summarizer. A failing summarizer leaves the
- * list as it was and says why in `reason`.
+ * Replaces the older messages with one summary: the system prompt and the task stay,
+ * `keepRecentRatio` of the messages (at least `minRecentMessages`) stay verbatim, cut on tool-pair
+ * boundaries. An earlier summary in the range is merged (its facts are always kept), facts of the
+ * range are carried in a facts block, summary and facts pass through `redactSecrets`. Model-backed
+ * tools get the nine-section structured prompt; ranges larger than `summarizerWindowTokens` are
+ * summarized in chunks and merged; images and base64 never reach the summarizer. A failing
+ * summarizer leaves the list as it was and says why in `reason`.
  */
 export async function summarizeMessages(
   messages: readonly Message[],
@@ -558,8 +558,8 @@ interface SummaryFrame {
 }
 
 /**
- * The summary's role (`user` when an assistant message follows it), how
- * many messages it stands for and the files read and modified in the range (an earlier summary's
+ * The summary's role (`system` only where it joins the system prompt or opens the list and no
+ * assistant message follows; `user` otherwise), how many messages it stands for and the files read and modified in the range (an earlier summary's
  * included).
  */
 function summaryFrameOf(

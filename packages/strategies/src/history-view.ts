@@ -43,7 +43,7 @@ export function pairSafeCut(view: readonly HistoryEntry[], cut: number, floor: n
 
 /**
  * The message that stands for summarized entries: the compactor's injection-safe summary format,
- * as a `user` message before an assistant turn and a `system` note otherwise (as the compactor does).
+ * as a `user` message before an assistant turn and a `system` note otherwise.
  */
 export function summaryMessage(text: string, messageCount: number, next: HistoryEntry | undefined): Message {
   return {

@@ -60,6 +60,25 @@ describe('RecompactStrategy', () => {
     expect(tools.tokens()).toBeLessThanOrEqual(asked[0]!);
   });
 
+  it('lands at most halfway from the target to the trigger, however much the system prompt takes', async () => {
+    const conversation = chat(12);
+    conversation[0] = {
+      role: 'system',
+      content: `You are a careful release assistant. ${'Follow the release rules. '.repeat(2_000)}`,
+    };
+    const tools = HistoryStrategyTools.of(conversation);
+    const asked: number[] = [];
+    const compact = tools.compactMessages.bind(tools);
+    tools.compactMessages = (options) => {
+      asked.push(options.budgetTokens);
+      return compact(options);
+    };
+    const { inputBudget } = await compactAt96(new RecompactStrategy(), tools);
+    expect(tools.measure(tools.history.messages().slice(0, 1))).toBeGreaterThan(0.8 * inputBudget);
+    // Half the free room above such a prompt would land over the trigger (0.9): the landing stays at 0.7.
+    expect(asked).toEqual([Math.floor(0.7 * inputBudget)]);
+  });
+
   it('never summarizes a summary: the next compaction draws on the originals the first one hid', async () => {
     const tools = HistoryStrategyTools.of(chat(30));
     const strategy = new RecompactStrategy();

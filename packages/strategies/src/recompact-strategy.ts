@@ -1,6 +1,7 @@
 import {
   type ContextStrategy,
   type HistoryEntry,
+  type Message,
   parseOptions,
   type ReactContext,
   type StrategyDecision,
@@ -51,10 +52,14 @@ export class RecompactStrategy implements ContextStrategy {
     const view = effectiveView(ctx.tools);
     const overhead = requestOverhead(ctx, view);
     const target = this.#options.target / 2 ** ctx.attempt;
+    const room = ctx.inputBudget - overhead;
     // The target is a share of the room a compaction can free: the overhead (tools, framing) and the
-    // messages every request carries (system prompt, task) come back whatever it does.
-    const fixed = Math.min(ctx.tools.measure(fixedEntries(view)), ctx.inputBudget - overhead);
-    const budgetTokens = Math.max(1, Math.floor(fixed + target * (ctx.inputBudget - overhead - fixed)));
+    // messages every request carries (system prompt, task) come back whatever it does. However much
+    // they take, the request lands at least halfway from the target to the trigger, so the next
+    // compaction is not due at once.
+    const fixed = Math.min(ctx.tools.measure(fixedMessages(view)), room);
+    const landing = Math.min(fixed + target * (room - fixed), ((target + this.#options.at) / 2) * room);
+    const budgetTokens = Math.max(1, Math.floor(landing));
     const rewrite = await ctx.tools.compactMessages({
       budgetTokens,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -67,11 +72,22 @@ export class RecompactStrategy implements ContextStrategy {
   }
 }
 
-/** The entries every request carries: the system prompt and the task (the first user message). */
-function fixedEntries(view: readonly HistoryEntry[]): HistoryEntry[] {
+/**
+ * The messages every request carries: the system prompt and the task (the first user message),
+ * without the files and images attached to the task (the last resort compacts those).
+ */
+function fixedMessages(view: readonly HistoryEntry[]): Message[] {
   const pinned = pinnedCount(view);
-  const fixed = view.slice(0, pinned);
-  const task = view[pinned];
-  if (task && isUserTurn(task.message) && view.length > pinned + 1) fixed.push(task);
+  const fixed = view.slice(0, pinned).map((entry) => entry.message);
+  const task = view[pinned]?.message;
+  if (task && isUserTurn(task) && view.length > pinned + 1) fixed.push(withoutAttachments(task));
   return fixed;
+}
+
+function withoutAttachments(message: Message): Message {
+  if (!Array.isArray(message.content)) return message;
+  return {
+    ...message,
+    content: message.content.filter((part) => part.type !== 'file' && part.type !== 'image'),
+  } as Message;
 }
