@@ -98,8 +98,12 @@ async function shrinkMessage(
     .filter((part) => !own.has(part.text))
     .map((part) => part.text)
     .join('\n');
-  if (text.length > room && (role === 'user' || role === 'assistant')) {
-    const compacted = await compactedText(text, role, room, tools, signal, counter);
+  const compacted =
+    text.length > room && (role === 'user' || role === 'assistant')
+      ? await compactedText(text, role, room, tools, signal, counter)
+      : undefined;
+  // Only what it shortens: a header may be longer than a short placeholder it would replace.
+  if (compacted !== undefined && compacted.length < text.length) {
     let placed = false;
     parts = parts.flatMap((part) => {
       if (!isRecord(part) || part.type !== 'text' || own.has(part.text as string)) return [part];

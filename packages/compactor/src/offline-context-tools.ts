@@ -37,8 +37,8 @@ export const offlineContextToolsOptionsSchema = z.object({
 });
 
 /**
- * Fact candidates of texts seen before, by settings and a digest of the text (the text itself, which
- * may hold secrets, is not kept): the extraction is deterministic, and a compaction re-reads the
+ * Fact candidates of texts seen before, by settings and a digest of the text (the text itself is
+ * not kept; with `redact` the candidates hold no secret either): the extraction is deterministic, and a compaction re-reads the
  * same tool outputs and messages every time it runs over the originals. Bounded by the size of the
  * candidates it keeps (about 8 MB).
  */

@@ -1,5 +1,5 @@
 import { countToolPairViolations, isSummaryText } from '@ctxguard/compactor';
-import { InvalidOptionsError, messageText } from '@ctxguard/core';
+import { InvalidOptionsError, type Message, messageText } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { chat, reactContext } from '../test/support/conversations.ts';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
@@ -60,23 +60,32 @@ describe('RecompactStrategy', () => {
     expect(tools.tokens()).toBeLessThanOrEqual(asked[0]!);
   });
 
-  it('lands at most halfway from the target to the trigger, however much the system prompt takes', async () => {
-    const conversation = chat(12);
-    conversation[0] = {
-      role: 'system',
-      content: `You are a careful release assistant. ${'Follow the release rules. '.repeat(2_000)}`,
+  it('lands no closer to the trigger than halfway from the target, and never below the system prompt and task', async () => {
+    const asked = async (repeat: number) => {
+      const conversation = chat(12);
+      conversation[0] = {
+        role: 'system',
+        content: `You are careful. ${'Follow the release rules. '.repeat(repeat)}`,
+      };
+      const tools = HistoryStrategyTools.of(conversation);
+      const budgets: number[] = [];
+      const compact = tools.compactMessages.bind(tools);
+      tools.compactMessages = (options) => {
+        budgets.push(options.budgetTokens);
+        return compact(options);
+      };
+      const { inputBudget } = await compactAt96(new RecompactStrategy(), tools);
+      return { budgets, inputBudget, fixed: tools.measure(conversation.slice(0, 2) as Message[]) };
     };
-    const tools = HistoryStrategyTools.of(conversation);
-    const asked: number[] = [];
-    const compact = tools.compactMessages.bind(tools);
-    tools.compactMessages = (options) => {
-      asked.push(options.budgetTokens);
-      return compact(options);
-    };
-    const { inputBudget } = await compactAt96(new RecompactStrategy(), tools);
-    expect(tools.measure(tools.history.messages().slice(0, 1))).toBeGreaterThan(0.8 * inputBudget);
-    // Half the free room above such a prompt would land over the trigger (0.9): the landing stays at 0.7.
-    expect(asked).toEqual([Math.floor(0.7 * inputBudget)]);
+    // The system prompt and task take about 60%: half the free room above them would land at 0.8.
+    const middle = await asked(480);
+    expect(middle.fixed / middle.inputBudget).toBeGreaterThan(0.45);
+    expect(middle.fixed / middle.inputBudget).toBeLessThan(0.7);
+    expect(middle.budgets).toEqual([Math.floor(0.7 * middle.inputBudget)]);
+    // They take over 80%: nothing besides them is asked to stay, and they are not cut.
+    const large = await asked(2_000);
+    expect(large.fixed / large.inputBudget).toBeGreaterThan(0.8);
+    expect(large.budgets).toEqual([Math.floor(large.fixed)]);
   });
 
   it('never summarizes a summary: the next compaction draws on the originals the first one hid', async () => {

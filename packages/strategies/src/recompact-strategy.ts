@@ -54,11 +54,12 @@ export class RecompactStrategy implements ContextStrategy {
     const target = this.#options.target / 2 ** ctx.attempt;
     const room = ctx.inputBudget - overhead;
     // The target is a share of the room a compaction can free: the overhead (tools, framing) and the
-    // messages every request carries (system prompt, task) come back whatever it does. However much
-    // they take, the request lands at least halfway from the target to the trigger, so the next
-    // compaction is not due at once.
+    // messages every request carries (system prompt, task) come back whatever it does. The request
+    // lands no closer to the trigger than halfway from the target, so the next compaction is not due
+    // at once, and never below that fixed part, which no compaction should cut.
     const fixed = Math.min(ctx.tools.measure(fixedMessages(view)), room);
-    const landing = Math.min(fixed + target * (room - fixed), ((target + this.#options.at) / 2) * room);
+    const cap = ((target + this.#options.at) / 2) * ctx.inputBudget - overhead;
+    const landing = Math.min(fixed + target * (room - fixed), Math.max(cap, fixed));
     const budgetTokens = Math.max(1, Math.floor(landing));
     const rewrite = await ctx.tools.compactMessages({
       budgetTokens,
