@@ -4,7 +4,7 @@
  */
 
 export { spanOperation } from './compaction-stages.js';
-export { summarizeRequestSchema, wellFormedFacts } from './context-tools.js';
+export { summarizeRequestSchema } from './context-tools.js';
 export { containsWhole, rankFactsByWorth } from './fact-digest.js';
 export { FACT_VALUE_SEPARATOR, hasPlainKey, sharesBullet, stripFactsBlocks } from './facts-block.js';
 export { applyOperation as applyHistoryOperation } from './history-operation.js';

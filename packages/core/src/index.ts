@@ -110,5 +110,11 @@ export type {
   SummarizeRequest,
   TriggerLevel,
 } from './strategy.js';
-export { abortReason, abortSignalSchema, factCategories, throwIfAborted } from './strategy.js';
+export {
+  abortReason,
+  abortSignalSchema,
+  factCategories,
+  throwIfAborted,
+  wellFormedFacts,
+} from './strategy.js';
 export { withSystemPrompt } from './system-prompt.js';

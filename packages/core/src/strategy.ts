@@ -370,3 +370,42 @@ export interface ContextStrategy {
   /** Called when a trigger fires; acts through `ctx.tools` and says what it did. */
   react(ctx: ReactContext): StrategyDecision | Promise<StrategyDecision>;
 }
+
+const factCategorySet: ReadonlySet<string> = new Set(factCategories);
+
+/** Why `item` of a model's answer is not a fact (a non-empty string key and value), or undefined. */
+function factProblem(item: unknown): string | undefined {
+  if (typeof item !== 'object' || item === null) return `expected a fact object, got ${String(item)}`;
+  const { key, value } = item as { key?: unknown; value?: unknown };
+  if (typeof key !== 'string' || key.trim() === '') return 'a fact needs a non-empty string key';
+  if (typeof value !== 'string' || value.trim() === '') return `fact ${key}: needs a non-empty string value`;
+  return undefined;
+}
+
+/**
+ * The facts of a model's answer that can be kept: a non-empty string `key` and `value`; an unknown
+ * `category` becomes `other`, a `span` that is not a string is left out. `dropped` counts the other
+ * entries and says why the first was left out.
+ */
+export function wellFormedFacts(items: readonly unknown[]): {
+  facts: ExtractedFact[];
+  dropped: { count: number; reason: string } | undefined;
+} {
+  const facts: ExtractedFact[] = [];
+  let dropped: { count: number; reason: string } | undefined;
+  for (const item of items) {
+    const problem = factProblem(item);
+    if (problem !== undefined) {
+      dropped = { count: (dropped?.count ?? 0) + 1, reason: dropped?.reason ?? problem };
+      continue;
+    }
+    const { key, value, category, span } = item as Record<string, string>;
+    facts.push({
+      key: key as string,
+      value: value as string,
+      category: factCategorySet.has(category as string) ? (category as FactCategory) : 'other',
+      ...(typeof span === 'string' ? { span } : {}),
+    });
+  }
+  return { facts, dropped };
+}

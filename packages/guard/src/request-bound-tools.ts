@@ -5,7 +5,6 @@
  * hold the request forever), and malformed facts are left out instead of failing the compaction
  * that asked for them.
  */
-import { wellFormedFacts } from '@ctxguard/compactor/internal';
 import {
   abortReason,
   type ContextTools,
@@ -13,6 +12,7 @@ import {
   type ExtractFactsRequest,
   type SummarizeRequest,
   throwIfAborted,
+  wellFormedFacts,
 } from '@ctxguard/core';
 
 /** Facts an extraction answered that could not be used, reported once per call. */
