@@ -3,14 +3,14 @@
  * them). Not public API: may change without notice.
  */
 
-export { spanOperation } from './compaction-stages.js';
-export { summarizeRequestSchema } from './context-tools.js';
-export { containsWhole, rankFactsByWorth } from './fact-digest.js';
-export { FACT_VALUE_SEPARATOR, hasPlainKey, sharesBullet, stripFactsBlocks } from './facts-block.js';
-export { applyOperation as applyHistoryOperation } from './history-operation.js';
-export { lightTrimMessagesOptionsSchema } from './light-trim.js';
-export { partsOf, toolResultsOf } from './message-parts.js';
-export { microcompactToolResultsOptionsSchema } from './microcompact-tool-results.js';
-export { dropSignedReasoningFrom, isSignedReasoning } from './signed-reasoning.js';
-export { summarizeInChunks } from './summarize-messages.js';
-export { TokenMeter } from './token-meter.js';
+export { TokenMeter } from './budget/token-meter.js';
+export { summarizeRequestSchema } from './facts/context-tools.js';
+export { containsWhole, rankFactsByWorth } from './facts/fact-digest.js';
+export { FACT_VALUE_SEPARATOR, hasPlainKey, sharesBullet, stripFactsBlocks } from './facts/facts-block.js';
+export { partsOf, toolResultsOf } from './messages/message-parts.js';
+export { spanOperation } from './pipeline/compaction-stages.js';
+export { applyOperation as applyHistoryOperation } from './pipeline/history-operation.js';
+export { lightTrimMessagesOptionsSchema } from './rewrites/light-trim.js';
+export { microcompactToolResultsOptionsSchema } from './rewrites/microcompact-tool-results.js';
+export { dropSignedReasoningFrom, isSignedReasoning } from './rewrites/signed-reasoning.js';
+export { summarizeInChunks } from './rewrites/summarize-messages.js';

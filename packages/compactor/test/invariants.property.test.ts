@@ -2,14 +2,18 @@ import type { ContentPart, Message } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compactMessages, compactMessagesOptionsSchema, runCompaction } from '../src/compact-messages.js';
-import { deduplicateFileReads } from '../src/deduplicate-file-reads.js';
-import { applyOperation } from '../src/history-operation.js';
-import { pruneToolOutputs } from '../src/prune-tool-outputs.js';
-import { truncateWithSlidingWindow } from '../src/sliding-window.js';
-import { summarizeMessages } from '../src/summarize-messages.js';
-import { TokenMeter } from '../src/token-meter.js';
-import { countToolPairViolations, repairToolPairs } from '../src/tool-pairs.js';
+import { TokenMeter } from '../src/budget/token-meter.js';
+import { countToolPairViolations, repairToolPairs } from '../src/messages/tool-pairs.js';
+import {
+  compactMessages,
+  compactMessagesOptionsSchema,
+  runCompaction,
+} from '../src/pipeline/compact-messages.js';
+import { applyOperation } from '../src/pipeline/history-operation.js';
+import { deduplicateFileReads } from '../src/rewrites/deduplicate-file-reads.js';
+import { pruneToolOutputs } from '../src/rewrites/prune-tool-outputs.js';
+import { truncateWithSlidingWindow } from '../src/rewrites/sliding-window.js';
+import { summarizeMessages } from '../src/rewrites/summarize-messages.js';
 
 const paths = ['src/index.ts', 'src/app.ts', 'packages/core/src/message.ts', 'README.md', 'package.json'];
 const words = [

@@ -1,0 +1,36 @@
+import type { Message } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { assistant, user } from '../../test/support/messages.js';
+import { requestBytes, stripMediaToFit, utf8Length } from './media-bytes.js';
+
+const shot = (i: number): Message => ({
+  role: 'user',
+  content: [
+    { type: 'text', text: `screenshot ${i}` },
+    { type: 'image', image: 'Q'.repeat(200_000), mediaType: 'image/png' },
+  ],
+});
+
+describe('media bytes', () => {
+  it('counts UTF-8 bytes', () => {
+    expect(utf8Length('aé€😀')).toBe(1 + 2 + 3 + 4);
+  });
+
+  it('replaces the oldest media with placeholders until the request fits the byte ceiling', () => {
+    const list = [
+      shot(0),
+      assistant('a'),
+      shot(1),
+      assistant('b'),
+      shot(2),
+      assistant('c'),
+      user('what changed?'),
+    ];
+    expect(requestBytes(list)).toBeGreaterThan(600_000);
+    const result = stripMediaToFit(list, 300_000);
+    expect(result.mediaRemoved).toBe(2);
+    expect(result.bytesAfter).toBeLessThanOrEqual(300_000);
+    expect(JSON.stringify(result.messages[0])).toContain('omitted to fit the request size');
+    expect(result.messages[4]).toBe(list[4]);
+  });
+});

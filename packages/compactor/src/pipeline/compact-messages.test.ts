@@ -1,0 +1,222 @@
+import { CtxGuardError, type Message } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { agentConversation } from '../../test/support/agent-conversation.js';
+import { assistant, bigText, system, user } from '../../test/support/messages.js';
+import { contextToolsFromFunctions } from '../facts/context-tools.js';
+import { isSummaryText, parseSummary } from '../facts/summary-format.js';
+import { countToolPairViolations } from '../messages/tool-pairs.js';
+import { compactMessages } from './compact-messages.js';
+
+describe('compactMessages', () => {
+  it('returns the input untouched when it already fits', async () => {
+    const list = agentConversation(2);
+    const result = await compactMessages(list, { budgetTokens: 1_000_000 });
+    expect(result.compacted).toBe(false);
+    expect(result.fits).toBe(true);
+    expect(result.stagesUsed).toEqual([]);
+    for (const [index, message] of result.messages.entries()) expect(message).toBe(list[index]);
+  });
+
+  for (const fraction of [2, 4, 8]) {
+    it(`fits 1/${fraction} of an agent transcript, keeps the system prompt and every tool pair`, async () => {
+      const list = agentConversation(30);
+      const full = await compactMessages(list, { budgetTokens: 1_000_000 });
+      const budgetTokens = Math.floor(full.tokensBefore / fraction);
+      const result = await compactMessages(list, { budgetTokens });
+      expect(result.compacted).toBe(true);
+      expect(result.fits).toBe(true);
+      expect(result.tokensAfter).toBeLessThanOrEqual(budgetTokens);
+      expect(result.tokensSaved).toBe(result.tokensBefore - result.tokensAfter);
+      expect(result.messages[0]).toBe(list[0]);
+      expect(countToolPairViolations(result.messages)).toBe(0);
+      expect(result.messages.length).toBeGreaterThan(0);
+      expect(result.messages.length).toBeLessThanOrEqual(list.length);
+      expect(result.stages.map((s) => s.stage)).toEqual(result.stagesUsed);
+      // The very first error line survives somewhere (verbatim) even at the smallest budgets.
+      expect(JSON.stringify(result.messages)).toContain('packages/core/src/case-0.test.ts');
+    });
+  }
+
+  it('fills the room left under the budget with the facts of what it hid, in a summary that still parses', async () => {
+    const list = agentConversation(30);
+    const full = await compactMessages(list, { budgetTokens: 1_000_000 });
+    const budgetTokens = Math.floor(full.tokensBefore / 8);
+    const result = await compactMessages(list, { budgetTokens, prune: false });
+    expect(result.fits).toBe(true);
+    expect(result.stagesUsed).toContain('summarize');
+    const summary = result.messages
+      .map((m) => (typeof m.content === 'string' ? m.content : ''))
+      .find(isSummaryText);
+    expect(summary).toBeDefined();
+    const parsed = parseSummary(summary!);
+    // A digest of the hidden facts: the summary's own, or the one added in the room left.
+    expect(parsed?.text).toMatch(/^Facts(?: from earlier messages)?:$/m);
+    // Every command of the summarized turns comes back verbatim.
+    const shown = JSON.stringify(result.messages);
+    for (let i = 0; i < 30; i++) expect(shown).toMatch(new RegExp(`pnpm vitest run step-${i}\\b`));
+  });
+
+  it('compacts the first user message when the system prompt and it exceed the budget', async () => {
+    const list: Message[] = [
+      system('You are helpful.'),
+      user(
+        `Review this file:\n${bigText('src/huge.ts', 2_000)}\nThe release is v2.4.1 at /srv/app/releases.`,
+      ),
+      assistant('Looking.'),
+    ];
+    const result = await compactMessages(list, { budgetTokens: 2_000 });
+    expect(result.fits).toBe(true);
+    expect(result.stagesUsed).toContain('first-message');
+    expect(result.messages[0]).toBe(list[0]);
+    expect(result.messages).toHaveLength(3);
+  });
+
+  it('keeps the task word for word and compacts the file attached to it', async () => {
+    const task = 'Make every error carry a details object. How much breaks?';
+    const file = Buffer.from(bigText('src/errors.ts', 2_000)).toString('base64');
+    const list: Message[] = [
+      system('You are helpful.'),
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: task },
+          { type: 'file', data: file, mediaType: 'text/plain', filename: 'errors.ts' },
+        ],
+      },
+      assistant('Looking.'),
+    ];
+    const result = await compactMessages(list, { budgetTokens: 2_000 });
+    expect(result.fits).toBe(true);
+    expect(result.stagesUsed).toContain('first-message');
+    const first = result.messages[1]!;
+    expect(Array.isArray(first.content) && first.content[0]).toEqual({ type: 'text', text: task });
+    expect(JSON.stringify(first)).toMatch(/compacted from \d+ characters/);
+  });
+
+  it('reports no stage when every attempt would grow the list and the input comes back unchanged', async () => {
+    // A tiny conversation under an impossible budget: a summary is larger than what it replaces.
+    const list: Message[] = [
+      user('build'),
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'call-0', toolName: 'read_file', input: { path: 'src/index.ts' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'call-0', toolName: 'read_file', output: 'build' }],
+      },
+      assistant('build'),
+      user('build'),
+    ];
+    const result = await compactMessages(list, { budgetTokens: 2 });
+    expect(result.messages).toEqual(list);
+    expect(result).toMatchObject({ compacted: false, fits: false, stagesUsed: [], stages: [] });
+    // Nothing to summarize beside the task and the newest turn: the reason names what is left, not a system prompt.
+    expect(result.reason).toMatch(/cannot be removed still take \d+ tokens, over the budget of 2/);
+  });
+
+  it('says why when even the system prompt does not fit', async () => {
+    const list = [system(bigText('rules', 500)), user('hi'), assistant('hello')];
+    const result = await compactMessages(list, { budgetTokens: 100 });
+    expect(result.fits).toBe(false);
+    expect(result.reason).toMatch(/system prompt/);
+    expect(result.messages[0]).toBe(list[0]);
+  });
+
+  it('catches many screenshots by bytes before the token budget', async () => {
+    const list: Message[] = [];
+    for (let i = 0; i < 12; i++) {
+      list.push({
+        role: 'user',
+        content: [
+          { type: 'text', text: `shot ${i}` },
+          { type: 'image', image: 'A'.repeat(300_000), mediaType: 'image/png' },
+        ],
+      });
+      list.push(assistant(`seen ${i}`));
+    }
+    const result = await compactMessages(list, { budgetTokens: 10_000_000, maxBytes: 1_000_000 });
+    expect(result.stagesUsed).toContain('media');
+    expect(result.bytesAfter).toBeLessThanOrEqual(1_000_000);
+    expect(result.fits).toBe(true);
+    expect(JSON.stringify(result.messages.at(-2))).toContain('AAAA');
+  });
+
+  it('drops signed reasoning after the first change and counts it', async () => {
+    const list = agentConversation(12);
+    list.splice(list.length - 1, 1, {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'hmm', signature: 'SIGNATURE' },
+        { type: 'text', text: 'All steps finished.' },
+      ],
+    });
+    const full = await compactMessages(list, { budgetTokens: 1_000_000 });
+    const result = await compactMessages(list, { budgetTokens: Math.floor(full.tokensBefore / 3) });
+    expect(result.droppedReasoning).toBe(1);
+    expect(result.stagesUsed).toContain('reasoning');
+    expect(JSON.stringify(result.messages)).not.toContain('SIGNATURE');
+  });
+
+  it('falls through to the window when the summarizer fails', async () => {
+    const failing = contextToolsFromFunctions({
+      summarize: async () => {
+        throw new Error('quota');
+      },
+      extractFacts: async () => [],
+    });
+    const list = agentConversation(20);
+    const full = await compactMessages(list, { budgetTokens: 1_000_000 });
+    const result = await compactMessages(list, {
+      budgetTokens: Math.floor(full.tokensBefore / 6),
+      tools: failing,
+      prune: false,
+    });
+    expect(result.summarize?.failure).toContain('quota');
+    expect(result.stagesUsed).toContain('truncate');
+    expect(result.fits).toBe(true);
+  });
+
+  it('honours the per-stage switches', async () => {
+    const list = agentConversation(20);
+    const full = await compactMessages(list, { budgetTokens: 1_000_000 });
+    const result = await compactMessages(list, {
+      budgetTokens: Math.floor(full.tokensBefore / 2),
+      prune: false,
+      deduplicate: false,
+      summarize: false,
+    });
+    expect(result.stagesUsed).not.toContain('prune');
+    expect(result.stagesUsed).not.toContain('summarize');
+    expect(result.stagesUsed).toContain('truncate');
+  });
+
+  it('rejects bad options with invalid_options naming the field', async () => {
+    const fails = async (options: unknown, field: string) => {
+      const error = await compactMessages([], options as never).catch((e: unknown) => e);
+      expect(CtxGuardError.is(error, 'invalid_options')).toBe(true);
+      expect((error as Error).message).toContain(field);
+    };
+    await fails({}, 'budgetTokens');
+    await fails({ budgetTokens: -5 }, 'budgetTokens');
+    await fails({ budgetTokens: 10, prune: { protectTokens: 'many' } }, 'prune.protectTokens');
+    await fails({ budgetTokens: 10, tools: {} }, 'tools');
+    await fails({ budgetTokens: 10, countContext: { provider: 1 } }, 'countContext.provider');
+    await fails({ budgetTokens: 10, bogus: true }, 'bogus');
+  });
+
+  it('never crashes on odd messages', async () => {
+    const odd = [
+      null,
+      7,
+      'text',
+      { role: 'user' },
+      { role: 'tool', content: [{}] },
+      { role: 'assistant', content: [null] },
+    ];
+    const result = await compactMessages(odd as unknown as Message[], { budgetTokens: 1 });
+    expect(result.messages.length).toBeGreaterThan(0);
+  });
+});

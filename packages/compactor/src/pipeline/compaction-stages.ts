@@ -1,0 +1,406 @@
+import type { ContextTools, ExtractedFact, Message } from '@ctxguard/core';
+import { requestBytes, stripMediaToFit } from '../budget/media-bytes.js';
+import { TokenMeter } from '../budget/token-meter.js';
+import {
+  compactKeys,
+  extractFactsSafely,
+  factsChars,
+  mergeFactLists,
+  mergeFacts,
+  missingFrom,
+  selectFacts,
+} from '../facts/fact-ledger.js';
+import { parseFactsBlock, renderFactsBlock } from '../facts/facts-block.js';
+import { parseTruncationMarker } from '../facts/markers.js';
+import { createOfflineContextTools } from '../facts/offline-context-tools.js';
+import { readableText } from '../messages/message-parts.js';
+import { repairToolPairs } from '../messages/tool-pairs.js';
+import { deduplicateFileReads } from '../rewrites/deduplicate-file-reads.js';
+import { pruneToolOutputs } from '../rewrites/prune-tool-outputs.js';
+import { dropSignedReasoningAfterChange } from '../rewrites/signed-reasoning.js';
+import {
+  type SlidingWindowResult,
+  truncateWithSlidingWindow,
+  truncationMarkerMessage,
+} from '../rewrites/sliding-window.js';
+import {
+  forSummarizer,
+  protectedHeadEnd,
+  summarizeMessages,
+  systemPromptEnd,
+} from '../rewrites/summarize-messages.js';
+import type {
+  CompactionResult,
+  CompactionStage,
+  HistoryOperation,
+  ParsedCompactMessagesOptions,
+  StageOperations,
+} from './compact-messages-options.js';
+import { stageSettings } from './compact-messages-options.js';
+import { digestHosts, fillWithDigest } from './fill-with-digest.js';
+import { shrinkUntilFits } from './last-resort.js';
+
+/** What one pass of the pipeline shares between its stages; `work` is the list as the last stage left it. */
+export interface StageRun {
+  readonly opts: ParsedCompactMessagesOptions;
+  readonly meter: TokenMeter;
+  readonly budget: number;
+  /** A copy of the input list. */
+  readonly input: Message[];
+  /** The tools as given (summarizer, fact extractor), the offline ones when none are. */
+  readonly tools: ContextTools;
+  /** Always the offline tools: pruning extracts facts without model calls. */
+  readonly offline: ContextTools;
+  readonly signal: AbortSignal | undefined;
+  readonly modelCalls: { calls: number };
+  readonly result: CompactionResult;
+  readonly stageOps: StageOperations[];
+  /** Facts removed by the stages so far and not yet carried by a summary or a marker. */
+  readonly ledger: ExtractedFact[][];
+  work: Message[];
+}
+
+/** A pass over `messages`: nothing compacted yet, the result as if nothing needs to be. */
+export function startRun(messages: readonly Message[], opts: ParsedCompactMessagesOptions): StageRun {
+  const meter = new TokenMeter(opts.counter, opts.countContext);
+  const input = Array.isArray(messages) ? messages.slice() : [];
+  const tokensBefore = meter.total(input);
+  const bytesBefore = requestBytes(input);
+  const tools = opts.tools ?? createOfflineContextTools();
+  return {
+    opts,
+    meter,
+    budget: opts.budgetTokens,
+    input,
+    tools,
+    offline: opts.tools ? createOfflineContextTools() : tools,
+    signal: opts.signal,
+    modelCalls: { calls: 0 },
+    result: {
+      compacted: false,
+      stagesUsed: [],
+      tokensBefore,
+      tokensAfter: tokensBefore,
+      tokensSaved: 0,
+      bytesBefore,
+      bytesAfter: bytesBefore,
+      messages: input.slice(),
+      fits: true,
+      stages: [],
+      droppedReasoning: 0,
+      modelCalls: 0,
+    },
+    stageOps: [],
+    ledger: [],
+    work: input.slice(),
+  };
+}
+
+/** Whether `list` is over the token budget or the byte ceiling. */
+export function overLimits(run: StageRun, list: readonly Message[]): boolean {
+  return run.meter.total(list) > run.budget || requestBytes(list) > run.opts.maxBytes;
+}
+
+/** Makes `next` the working list, with the stage's report and operation (nothing when no operation). */
+function recordStage(
+  run: StageRun,
+  stage: CompactionStage,
+  next: Message[],
+  operation: HistoryOperation | undefined,
+): void {
+  if (operation === undefined) return;
+  run.result.stages.push({
+    stage,
+    tokensBefore: run.meter.total(run.work),
+    tokensAfter: run.meter.total(next),
+  });
+  run.result.stagesUsed.push(stage);
+  run.stageOps.push({ stage, operation });
+  run.work = next;
+}
+
+/**
+ * One splice from the first to the last message of `after` that is not the same object as in
+ * `before` (the common prefix and suffix stay): the unchanged messages in between go back in as
+ * they are, so the span's new messages are exactly the stage's output for it. `undefined` when
+ * nothing changed.
+ */
+export function spanOperation(
+  before: readonly Message[],
+  after: readonly Message[],
+): HistoryOperation | undefined {
+  const shortest = Math.min(before.length, after.length);
+  let start = 0;
+  while (start < shortest && before[start] === after[start]) start++;
+  if (start === before.length && start === after.length) return undefined;
+  let endBefore = before.length;
+  let endAfter = after.length;
+  while (endBefore > start && endAfter > start && before[endBefore - 1] === after[endAfter - 1]) {
+    endBefore--;
+    endAfter--;
+  }
+  // A history splice needs a non-empty range and replacement: take in one unchanged neighbour
+  // when the stage only inserted or only removed messages.
+  if (endBefore === start || endAfter === start) {
+    if (start > 0) start--;
+    else {
+      endBefore++;
+      endAfter++;
+    }
+  }
+  return { kind: 'splice', from: start, to: endBefore, messages: after.slice(start, endAfter) };
+}
+
+/** Records `next` as a stage that changed messages in place (one splice over the changed span). */
+function recordReplacements(run: StageRun, stage: CompactionStage, next: Message[]): void {
+  recordStage(run, stage, next, spanOperation(run.work, next));
+}
+
+/** Repairs broken tool pairs of the input, when `repair` is on. */
+export function repairStage(run: StageRun): void {
+  if (!run.opts.repair) return;
+  const repaired = repairToolPairs(run.work);
+  if (!repaired.repaired) return;
+  run.result.repair = {
+    orphanedCallsFixed: repaired.orphanedCallsFixed,
+    orphanedResultsFixed: repaired.orphanedResultsFixed,
+  };
+  recordReplacements(run, 'repair', repaired.messages);
+}
+
+/** Replaces media by placeholders while the request is over `maxBytes`. */
+export function mediaStage(run: StageRun): void {
+  if (requestBytes(run.work) <= run.opts.maxBytes) return;
+  const stripped = stripMediaToFit(run.work, run.opts.maxBytes);
+  if (stripped.mediaRemoved === 0) return;
+  run.result.media = { mediaRemoved: stripped.mediaRemoved };
+  recordReplacements(run, 'media', stripped.messages);
+}
+
+/** Stage 1: replaces old tool outputs by placeholders that keep their facts; the facts join the ledger. */
+export async function pruneStage(run: StageRun): Promise<void> {
+  const prune = stageSettings(run.opts.prune);
+  if (!prune || !overLimits(run, run.work)) return;
+  const { budget, meter } = run;
+  const pruned = await pruneToolOutputs(run.work, {
+    protectTokens: prune.protectTokens ?? Math.min(40_000, Math.floor(budget * 0.25)),
+    // Over budget, any saving helps (the later stages lose more), and placeholders keep every
+    // fact of their output that fits: pruning then costs an agent little of what it needs.
+    minimumSavings: prune.minimumSavings ?? 0,
+    ...(prune.protectedTools ? { protectedTools: prune.protectedTools } : {}),
+    maxKeptFacts: prune.maxKeptFacts ?? 400,
+    maxKeptFactChars: prune.maxKeptFacts !== undefined ? prune.maxKeptFacts * 80 : 16_000,
+    targetTokens: budget,
+    tools: run.offline,
+    counter: meter.counter,
+    countContext: meter.context,
+  });
+  if (!pruned.pruned) return;
+  run.ledger.push(pruned.prunedFacts);
+  run.result.prune = { prunedOutputs: pruned.outputs.length, tokensSaved: pruned.tokensSaved };
+  recordReplacements(run, 'prune', pruned.messages);
+}
+
+/** Stage 2: replaces file reads that a later read of the same file supersedes. */
+export function deduplicateStage(run: StageRun): void {
+  const dedupe = stageSettings(run.opts.deduplicate);
+  if (!dedupe || !overLimits(run, run.work)) return;
+  const deduped = deduplicateFileReads(run.work, {
+    ...dedupe,
+    counter: run.meter.counter,
+    countContext: run.meter.context,
+  });
+  if (!deduped.deduplicated) return;
+  run.result.deduplicate = { deduplicatedReads: deduped.deduplicatedReads, files: deduped.files };
+  recordReplacements(run, 'deduplicate', deduped.messages);
+}
+
+/** Stage 3: summarizes older messages, carrying the ledger's facts (which the summary then holds). */
+export async function summarizeStage(run: StageRun): Promise<void> {
+  const summarize = stageSettings(run.opts.summarize);
+  if (!summarize || !overLimits(run, run.work)) return;
+  const { budget, meter, signal } = run;
+  const summary = await summarizeMessages(run.work, {
+    ...summarize,
+    tools: run.tools,
+    modelBacked: run.opts.modelBacked,
+    targetTokens: budget,
+    maxRecentTokens: Math.floor(budget * 0.4),
+    carryFacts: mergeFacts(...run.ledger),
+    counter: meter.counter,
+    countContext: meter.context,
+    ...(signal ? { signal } : {}),
+  });
+  run.modelCalls.calls += summary.modelCalls;
+  if (summary.summarized && summary.range && summary.summaryMessage) {
+    run.result.summarize = {
+      summarizedCount: summary.summarizedCount,
+      factsCarried: summary.facts.length,
+      chunks: summary.chunks,
+    };
+    const { from, to } = summary.range;
+    recordStage(run, 'summarize', summary.messages, {
+      kind: 'splice',
+      from,
+      to,
+      messages: [summary.summaryMessage],
+    });
+    run.ledger.length = 0;
+  } else if (summary.reason) {
+    run.result.summarize = { summarizedCount: 0, factsCarried: 0, chunks: 0, failure: summary.reason };
+  }
+}
+
+/** Stage 4: slides the window, its marker carrying the facts of what it hides that still fit. */
+export async function truncateStage(run: StageRun): Promise<void> {
+  if (!stageSettings(run.opts.truncate) || !overLimits(run, run.work)) return;
+  const reserve = Math.floor(run.budget * 0.2);
+  const window = truncateWithSlidingWindow(run.work, {
+    targetTokens: Math.max(0, run.budget - reserve),
+    counter: run.meter.counter,
+    countContext: run.meter.context,
+  });
+  if (!window.truncated || !window.range) return;
+  const { from, to } = window.range;
+  const candidates = await hiddenFacts(run, window);
+  const { messages, marker, factsCarried } = withFactsMarker(run, window, from, candidates);
+  run.result.truncate = { messagesRemoved: window.messagesRemoved, factsCarried };
+  recordStage(run, 'truncate', messages, { kind: 'truncate', from, to, message: marker });
+  run.ledger.length = 0;
+}
+
+/** Facts of the messages the window hid (and of the ledger) that the kept messages no longer show. */
+async function hiddenFacts(run: StageRun, window: SlidingWindowResult): Promise<ExtractedFact[]> {
+  const removedText = window.removed.map((message) => readableText(forSummarizer(message))).join('\n');
+  const found = await extractFactsSafely(run.tools, removedText, { signal: run.signal });
+  run.modelCalls.calls += run.opts.tools ? found.calls : 0;
+  const earlier = window.removed.map((message) => parseFactsBlock(readableText(message)) ?? []);
+  const keptText = window.messages.map(readableText).join('\n');
+  return missingFrom(mergeFactLists([...earlier, ...run.ledger, found.facts]), keptText);
+}
+
+/**
+ * The window's list with its marker at `from` carrying as many of `candidates` as fit the budget
+ * (a few tries, fewer facts each time); no facts when even the fewest do not fit.
+ */
+function withFactsMarker(
+  run: StageRun,
+  window: SlidingWindowResult,
+  from: number,
+  candidates: readonly ExtractedFact[],
+): { messages: Message[]; marker: Message; factsCarried: number } {
+  const { budget, meter } = run;
+  const hidden =
+    parseTruncationMarker(readableText(window.messages[from]))?.hiddenCount ?? window.messagesRemoved;
+  let room = Math.max(0, budget - meter.total(window.messages)) * 3;
+  let marker = truncationMarkerMessage(hidden);
+  let next = window.messages;
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const facts = compactKeys(selectFacts(candidates, room, 'shared'));
+    marker = truncationMarkerMessage(hidden, renderFactsBlock(facts));
+    next = [...window.messages.slice(0, from), marker, ...window.messages.slice(from + 1)];
+    const total = meter.total(next);
+    if (total <= budget || facts.length === 0) return { messages: next, marker, factsCarried: facts.length };
+    room = Math.floor(Math.min(room, factsChars(facts)) * Math.max(0.2, budget / total) * 0.8);
+  }
+  return { messages: next, marker, factsCarried: 0 };
+}
+
+/**
+ * Last resort: every tool output pruned, then the first user message and the largest messages
+ * shrunk in place until the list fits.
+ */
+export async function oversizedStage(run: StageRun): Promise<void> {
+  if (!run.opts.compactOversized || !overLimits(run, run.work)) return;
+  const pruned = await pruneToolOutputs(run.work, {
+    protectTokens: 0,
+    minimumSavings: 0,
+    protectedTools: [],
+    targetTokens: run.budget,
+    tools: run.offline,
+    counter: run.meter.counter,
+    countContext: run.meter.context,
+  });
+  if (pruned.pruned) recordReplacements(run, 'prune', pruned.messages);
+  const before = run.work;
+  const shrunk = await shrinkUntilFits(before, run.budget, run.meter, run.tools, run.signal, run.modelCalls);
+  if (shrunk.messagesCompacted === 0) return;
+  run.result.oversized = { messagesCompacted: shrunk.messagesCompacted };
+  const { firstUser, messages } = shrunk;
+  const firstChanged = firstUser !== -1 && messages[firstUser] !== before[firstUser];
+  recordReplacements(run, firstChanged ? 'first-message' : 'oversized', messages);
+}
+
+/** Drops signed or redacted reasoning that follows the first message the stages changed. */
+export function reasoningStage(run: StageRun): void {
+  const reasoning = dropSignedReasoningAfterChange(run.input, run.work);
+  if (reasoning.droppedReasoning === 0) return;
+  run.result.droppedReasoning = reasoning.droppedReasoning;
+  recordReplacements(run, 'reasoning', reasoning.messages);
+}
+
+/**
+ * Fills the room left under the budget with a digest of the input's facts the output no longer
+ * shows, on a summary or marker this run wrote; the stage that wrote it then carries the new message.
+ */
+export async function digestStage(
+  run: StageRun,
+  inputFactsOnce: () => Promise<ExtractedFact[]>,
+): Promise<void> {
+  const { input, work, budget, meter } = run;
+  if (meter.total(work) > budget || digestHosts(work, new Set(input)).length === 0) return;
+  const candidates = await inputFactsOnce();
+  const filled = await fillWithDigest(input, work, budget, meter, candidates);
+  if (filled.messages === work) return;
+  const replaced = new Map<Message, Message>();
+  for (let index = 0; index < work.length; index++) {
+    if (filled.messages[index] !== work[index]) replaced.set(work[index]!, filled.messages[index]!);
+  }
+  for (const { operation } of run.stageOps) {
+    if (operation.kind === 'truncate')
+      operation.message = replaced.get(operation.message) ?? operation.message;
+    else operation.messages = operation.messages.map((message) => replaced.get(message) ?? message);
+  }
+  run.work = filled.messages;
+}
+
+/**
+ * The result of the pass: the working list with its counts, or, when the stages made it larger,
+ * the input unchanged and no operations.
+ */
+export function finishRun(run: StageRun): { result: CompactionResult; stages: StageOperations[] } {
+  const { result, work, meter, budget, opts } = run;
+  if (meter.total(work) > result.tokensBefore) {
+    // Never grow the count: a list this small keeps its original form, so no stage was applied.
+    result.reason = 'no stage could make the list smaller';
+    result.fits = false;
+    result.stagesUsed = [];
+    result.stages = [];
+    return { result, stages: [] };
+  }
+  result.messages = work;
+  result.compacted = result.stagesUsed.length > 0;
+  result.tokensAfter = meter.total(work);
+  result.tokensSaved = result.tokensBefore - result.tokensAfter;
+  result.bytesAfter = requestBytes(work);
+  result.modelCalls = run.modelCalls.calls;
+  result.fits = result.tokensAfter <= budget && result.bytesAfter <= opts.maxBytes;
+  if (!result.fits) result.reason = whyItDoesNotFit(run);
+  return { result, stages: run.stageOps };
+}
+
+/** Why the finished list is still over the budget or the byte ceiling. */
+function whyItDoesNotFit(run: StageRun): string {
+  const { result, work, meter, budget, opts } = run;
+  const system = systemPromptEnd(work);
+  const head = protectedHeadEnd(work);
+  // An empty head takes nothing (the count of an empty list is the request's framing).
+  const headTokens = head === 0 ? 0 : meter.total(work.slice(0, head));
+  if (headTokens > budget && head > system)
+    return `the system prompt and the messages up to the provider's compaction item (never rewritten) take ${headTokens} tokens, over the budget of ${budget}`;
+  if (headTokens > budget)
+    return `the system prompt alone takes ${headTokens} tokens, over the budget of ${budget}`;
+  if (result.bytesAfter > opts.maxBytes)
+    return `the request still takes ${result.bytesAfter} bytes, over maxBytes ${opts.maxBytes}`;
+  return `the messages that cannot be removed still take ${result.tokensAfter} tokens, over the budget of ${budget} (enable every stage, or raise the budget)`;
+}

@@ -1,0 +1,185 @@
+import type { ContentPart, ContextTools, Message } from '@ctxguard/core';
+import { mediaPlaceholder } from '../budget/media-bytes.js';
+import type { TokenMeter } from '../budget/token-meter.js';
+import { extractFactsSafely, missingFrom, selectFacts } from '../facts/fact-ledger.js';
+import { renderFactsBlock } from '../facts/facts-block.js';
+import { isRecord, partsOf, roleOf, withParts } from '../messages/message-parts.js';
+import { redactSecrets } from '../rewrites/redact-secrets.js';
+import { clipText, forSummarizer, protectedHeadEnd, stripBase64 } from '../rewrites/summarize-messages.js';
+
+/** A tool input with every string in it clipped to `maxChars`. */
+function clipToolInput(input: unknown, maxChars: number): unknown {
+  if (typeof input === 'string') return input.length > maxChars ? clipText(input, maxChars) : input;
+  if (Array.isArray(input)) return input.map((item) => clipToolInput(item, maxChars));
+  if (isRecord(input)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input)) out[key] = clipToolInput(value, maxChars);
+    return out;
+  }
+  return input;
+}
+
+/**
+ * The texts of a message's own text parts (not attached files), as the summarizer sees them, when
+ * together they fit `maxChars`.
+ */
+function ownWords(message: Message, maxChars: number): Set<string> {
+  if (typeof message.content === 'string') return new Set();
+  const texts = partsOf(message).flatMap((part) =>
+    isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [stripBase64(part.text)] : [],
+  );
+  const length = texts.reduce((sum, text) => sum + text.length, 0);
+  return length > 0 && length <= maxChars ? new Set(texts) : new Set();
+}
+
+/** `text` summarized with its facts into about `maxChars`, headed by what it was. */
+async function compactedText(
+  text: string,
+  role: string,
+  maxChars: number,
+  tools: ContextTools,
+  signal: AbortSignal | undefined,
+  counter: { calls: number },
+): Promise<string> {
+  const header = `[${role} message compacted from ${text.length} characters to fit the context]`;
+  if (maxChars < 120) return header;
+  let summary = '';
+  try {
+    counter.calls++;
+    summary = await tools.summarize({
+      content: text,
+      maxLength: Math.floor(maxChars * 0.45),
+      ...(signal ? { signal } : {}),
+    });
+  } catch {
+    summary = clipText(text, Math.floor(maxChars * 0.45));
+  }
+  const found = await extractFactsSafely(tools, text, { signal });
+  counter.calls += found.calls;
+  const facts = selectFacts(missingFrom(found.facts, summary), Math.floor(maxChars * 0.45), 'shared');
+  return `${header}\n${redactSecrets(clipText(summary, Math.floor(maxChars * 0.5)))}${
+    facts.length > 0 ? `\n${renderFactsBlock(facts)}` : ''
+  }`;
+}
+
+/**
+ * A message shrunk in place to about `maxTokens`: media become placeholders, long text is
+ * summarized (with its facts) by the tools, tool inputs and outputs are clipped. Same role, same
+ * tool-call ids, so pairs stay whole.
+ */
+async function shrinkMessage(
+  message: Message,
+  maxTokens: number,
+  meter: TokenMeter,
+  tools: ContextTools,
+  signal: AbortSignal | undefined,
+  counter: { calls: number },
+): Promise<Message> {
+  const maxChars = Math.max(120, Math.floor(maxTokens * 3));
+  const role = roleOf(message);
+  const original = forSummarizer(message);
+  let parts: unknown[] =
+    typeof original.content === 'string'
+      ? [{ type: 'text', text: original.content }]
+      : [...partsOf(original)];
+  parts = parts.map((part) =>
+    isRecord(part) && (part.type === 'image' || part.type === 'file') ? mediaPlaceholder(part) : part,
+  );
+  const textParts = parts.filter((part) => isRecord(part) && part.type === 'text') as {
+    type: 'text';
+    text: string;
+  }[];
+  // A user's own words (the task beside an attached file) stay as written while they fit the
+  // allowance; the rest (attachments, or all of a long message) is summarized in what is left, down
+  // to its one-line header when the words take it all.
+  const own = role === 'user' ? ownWords(message, maxChars) : new Set<string>();
+  const room = maxChars - [...own].reduce((sum, words) => sum + words.length, 0);
+  const text = textParts
+    .filter((part) => !own.has(part.text))
+    .map((part) => part.text)
+    .join('\n');
+  const compacted =
+    text.length > room && (role === 'user' || role === 'assistant')
+      ? await compactedText(text, role, room, tools, signal, counter)
+      : undefined;
+  // Only what it shortens: a header may be longer than a short placeholder it would replace.
+  if (compacted !== undefined && compacted.length < text.length) {
+    let placed = false;
+    parts = parts.flatMap((part) => {
+      if (!isRecord(part) || part.type !== 'text' || own.has(part.text as string)) return [part];
+      if (placed) return [];
+      placed = true;
+      return [{ type: 'text', text: compacted }];
+    });
+  }
+  const share = Math.max(80, Math.floor(maxChars / Math.max(1, parts.length)));
+  parts = parts.map((part) => {
+    if (!isRecord(part)) return part;
+    if (
+      part.type === 'reasoning' &&
+      typeof part.text === 'string' &&
+      part.text.length > share &&
+      !part.signature
+    ) {
+      return { ...part, text: clipText(part.text, share) };
+    }
+    if (part.type === 'text' && typeof part.text === 'string' && part.text.length > maxChars) {
+      return { ...part, text: clipText(part.text, maxChars) };
+    }
+    if (part.type === 'tool-call') return { ...part, input: clipToolInput(part.input, share) };
+    if (part.type === 'tool-result') {
+      const { content: _content, ...rest } = part;
+      const output = typeof part.output === 'string' ? part.output : JSON.stringify(part.output ?? null);
+      return { ...rest, output: clipText(output, share) };
+    }
+    return part;
+  });
+  if (role === 'system') return message;
+  const next = withParts(message, parts as ContentPart[]);
+  return meter.message(next) < meter.message(message) ? next : message;
+}
+
+/**
+ * Where the last resort shrinks, in order: the first user message after the protected head (system
+ * prompt, provider compaction item), then the other non-system messages after it, largest first.
+ */
+function shrinkOrder(work: readonly Message[], meter: TokenMeter): { order: number[]; firstUser: number } {
+  const start = protectedHeadEnd(work);
+  const firstUser = work.findIndex((message, index) => index >= start && roleOf(message) === 'user');
+  const order = work
+    .map((message, index) => ({ index, tokens: meter.message(message) }))
+    .filter(({ index }) => index >= start && roleOf(work[index]) !== 'system' && index !== firstUser)
+    .sort((a, b) => b.tokens - a.tokens)
+    .map(({ index }) => index);
+  if (firstUser !== -1) order.unshift(firstUser);
+  return { order, firstUser };
+}
+
+/**
+ * The list with its messages shrunk in place, the first user message first and then the largest,
+ * until it fits `budget`: how many changed, and where the first user message is (-1 when none).
+ */
+export async function shrinkUntilFits(
+  work: readonly Message[],
+  budget: number,
+  meter: TokenMeter,
+  tools: ContextTools,
+  signal: AbortSignal | undefined,
+  counter: { calls: number },
+): Promise<{ messages: Message[]; messagesCompacted: number; firstUser: number }> {
+  const { order, firstUser } = shrinkOrder(work, meter);
+  const next = work.slice();
+  let count = 0;
+  for (const index of order) {
+    if (meter.total(next) <= budget) break;
+    const message = next[index]!;
+    const others = meter.total(next) - meter.message(message);
+    const target = Math.max(60, budget - others);
+    const shrunk = await shrinkMessage(message, target, meter, tools, signal, counter);
+    if (shrunk !== message) {
+      next[index] = shrunk;
+      count++;
+    }
+  }
+  return { messages: next, messagesCompacted: count, firstUser };
+}

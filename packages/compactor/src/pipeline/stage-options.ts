@@ -1,0 +1,25 @@
+import type { CountContext, TokenCounter } from '@ctxguard/token-counter';
+import { z } from 'zod';
+import { isTokenCounter } from '../budget/default-counter.js';
+
+/** A {@link TokenCounter}: an object with `estimate` and `estimateMessage`. */
+export const tokenCounterSchema = z.custom<TokenCounter>(
+  isTokenCounter,
+  'must be a TokenCounter (estimate and estimateMessage functions)',
+);
+
+/** The model a count is for. */
+export const stageCountContextSchema: z.ZodType<CountContext> = z
+  .object({ provider: z.string().min(1), model: z.string().min(1) })
+  .strict();
+
+/** Counting options every stage takes. */
+export const countingFields = {
+  /** Counter for the estimates (default: a `HybridTokenCounter`). */
+  counter: tokenCounterSchema.optional(),
+  /** Model the counts are for (default `{ provider: 'openai', model: 'gpt-4o' }`). */
+  countContext: stageCountContextSchema.optional(),
+};
+
+/** A positive whole number of tokens. */
+export const tokenCount = z.number().int().nonnegative();

@@ -1,0 +1,336 @@
+import {
+  abortSignalSchema,
+  type ContentPart,
+  type ExtractedFact,
+  type Message,
+  parseOptions,
+  type ToolResultPart,
+} from '@ctxguard/core';
+import { z } from 'zod';
+import { TokenMeter } from '../budget/token-meter.js';
+import { contextToolsSchema } from '../facts/context-tools.js';
+import { extractFactsSafely, mergeFactLists, selectFacts } from '../facts/fact-ledger.js';
+import { isPrunedOutputText, renderPrunedOutput } from '../facts/markers.js';
+import { createOfflineContextTools } from '../facts/offline-context-tools.js';
+import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
+import {
+  isToolResultPart,
+  partsOf,
+  roleOf,
+  toolCallsOf,
+  toolOutputText,
+  withParts,
+} from '../messages/message-parts.js';
+import { countingFields, tokenCount } from '../pipeline/stage-options.js';
+import { isSupersededReadText } from './deduplicate-file-reads.js';
+
+/** Options of {@link pruneToolOutputs}. */
+export const pruneToolOutputsOptionsSchema = z
+  .object({
+    /** Tokens of the newest tool outputs never pruned (default 40,000). */
+    protectTokens: tokenCount.default(40_000),
+    /** Prune only when at least this many tokens are saved (default 20,000). */
+    minimumSavings: tokenCount.default(20_000),
+    /** Tool names whose outputs are never pruned (default `['skill']`). */
+    protectedTools: z.array(z.string()).default(['skill']),
+    /** Stop once the list fits in this many tokens, pruning the oldest outputs first (default: prune every candidate). */
+    targetTokens: tokenCount.optional(),
+    /** Most facts a placeholder keeps from the output it replaces (default 8). */
+    maxKeptFacts: z.number().int().nonnegative().default(8),
+    /** Most characters of kept facts per placeholder (default 600). */
+    maxKeptFactChars: z.number().int().nonnegative().default(600),
+    /** Where the kept facts come from (default: the offline extractors). */
+    tools: contextToolsSchema.optional(),
+    /** Cancels the fact extraction of model-backed `tools`. */
+    signal: abortSignalSchema.optional(),
+    ...countingFields,
+  })
+  .strict();
+
+/** Options accepted by {@link pruneToolOutputs}. */
+export type PruneToolOutputsStageOptions = z.input<typeof pruneToolOutputsOptionsSchema>;
+
+/** One output replaced by a placeholder. */
+export interface PrunedOutput {
+  messageIndex: number;
+  toolCallId: string;
+  toolName: string;
+  originalTokens: number;
+  /** Facts kept in the placeholder. */
+  keptFacts: string[];
+}
+
+/** What {@link pruneToolOutputs} did. */
+export interface PruneToolOutputsStageResult {
+  /** True when outputs were replaced (the savings reached `minimumSavings`). */
+  pruned: boolean;
+  /** The list with pruned outputs (the input objects where nothing changed). */
+  messages: Message[];
+  tokensBefore: number;
+  tokensAfter: number;
+  tokensSaved: number;
+  /** Each output replaced, oldest first. */
+  outputs: PrunedOutput[];
+  /** The original text of every pruned output, for callers that carry their facts elsewhere. */
+  prunedTexts: string[];
+  /** The facts of every pruned output (merged, oldest output first), kept in a placeholder or not. */
+  prunedFacts: ExtractedFact[];
+}
+
+interface Candidate {
+  messageIndex: number;
+  partIndex: number;
+  part: ToolResultPart;
+  toolName: string;
+  text: string;
+  tokens: number;
+}
+
+/** A candidate chosen for pruning, with the facts its placeholder may keep. */
+interface Chosen extends Candidate {
+  facts: ExtractedFact[];
+}
+
+/** A pruned list and the outputs it replaced. */
+interface Assembled {
+  messages: Message[];
+  outputs: PrunedOutput[];
+}
+
+/** The list with every chosen output replaced, each placeholder keeping `factChars(candidate)` of facts. */
+type Assemble = (factChars: (candidate: Chosen) => number) => Assembled;
+
+type PruneOptions = z.output<typeof pruneToolOutputsOptionsSchema>;
+
+/** Fact characters a placeholder keeps when even full placeholders do not fit the target. */
+const LEAN_FACT_CHARS = 160;
+
+function partTokens(meter: TokenMeter, part: ToolResultPart): number {
+  return meter.message({ role: 'tool', content: [part] } as Message);
+}
+
+/**
+ * Replaces old tool outputs with placeholders that name the tool, say how big the output was and
+ * keep its short facts (an error line, a path). Walks backwards: the newest `protectTokens` of
+ * outputs and `protectedTools` are kept, and nothing up to a provider compaction item is touched;
+ * applies only when the savings reach `minimumSavings`.
+ * Tool calls and results stay paired (only the result's output changes); never throws on odd messages.
+ */
+export async function pruneToolOutputs(
+  messages: readonly Message[],
+  options: PruneToolOutputsStageOptions = {},
+): Promise<PruneToolOutputsStageResult> {
+  const opts = parseOptions(pruneToolOutputsOptionsSchema, options, 'pruneToolOutputs options');
+  const meter = new TokenMeter(opts.counter, opts.countContext);
+  const list = Array.isArray(messages) ? messages : [];
+  const tokensBefore = meter.total(list);
+  const unchanged = (): PruneToolOutputsStageResult => ({
+    pruned: false,
+    messages: list.slice(),
+    tokensBefore,
+    tokensAfter: tokensBefore,
+    tokensSaved: 0,
+    outputs: [],
+    prunedTexts: [],
+    prunedFacts: [],
+  });
+
+  const candidates = findCandidates(list, opts, meter);
+  if (candidates.length === 0) return unchanged();
+  // Toward a target, the largest outputs go first (fewest outputs touched); else every candidate, oldest first.
+  if (opts.targetTokens !== undefined) candidates.sort((a, b) => b.tokens - a.tokens);
+  const { chosen, saved } = await chooseOutputs(candidates, opts, meter, tokensBefore);
+  if (chosen.length === 0 || saved < opts.minimumSavings) return unchanged();
+  chosen.sort((a, b) => a.messageIndex - b.messageIndex || a.partIndex - b.partIndex);
+
+  const assemble: Assemble = (factChars) => assemblePruned(list, chosen, opts.maxKeptFacts, factChars);
+  let built = assemble(() => opts.maxKeptFactChars);
+  if (opts.targetTokens !== undefined && meter.total(built.messages) > opts.targetTokens) {
+    built = fewerFactsToFit(built, assemble, opts.targetTokens, opts.maxKeptFactChars, meter);
+  } else if (opts.targetTokens !== undefined) {
+    built = moreFactsInHeadroom(built, assemble, chosen, opts.targetTokens, opts.maxKeptFactChars, meter);
+  }
+  const out = built.messages;
+  const outputs = built.outputs;
+  const prunedTexts = chosen.map((c) => c.text);
+  const tokensAfter = meter.total(out);
+  return {
+    pruned: true,
+    messages: out,
+    tokensBefore,
+    tokensAfter,
+    tokensSaved: tokensBefore - tokensAfter,
+    outputs,
+    prunedTexts,
+    prunedFacts: mergeFactLists(chosen.map((c) => c.facts)),
+  };
+}
+
+/**
+ * The outputs that may be pruned, oldest first: walking back from the newest, those past the
+ * newest `protectTokens` of outputs, after the frozen prefix, not of a protected tool and not
+ * already a placeholder.
+ */
+function findCandidates(list: readonly Message[], opts: PruneOptions, meter: TokenMeter): Candidate[] {
+  const names = new Map<string, string>();
+  for (const message of list)
+    for (const call of toolCallsOf(message)) names.set(call.toolCallId, call.toolName);
+  const protectedTools = new Set(opts.protectedTools);
+
+  const candidates: Candidate[] = [];
+  let seen = 0;
+  const frozen = frozenPrefixEnd(list);
+  for (let messageIndex = list.length - 1; messageIndex >= frozen; messageIndex--) {
+    const message = list[messageIndex];
+    if (roleOf(message) !== 'tool') continue;
+    const parts = partsOf(message);
+    for (let partIndex = parts.length - 1; partIndex >= 0; partIndex--) {
+      const part = parts[partIndex];
+      if (!isToolResultPart(part)) continue;
+      const tokens = partTokens(meter, part);
+      seen += tokens;
+      if (seen <= opts.protectTokens) continue;
+      const toolName =
+        (typeof part.toolName === 'string' && part.toolName) || names.get(part.toolCallId) || 'tool';
+      if (protectedTools.has(toolName)) continue;
+      const text = toolOutputText(part);
+      if (isPrunedOutputText(text) || isSupersededReadText(text)) continue;
+      candidates.push({ messageIndex, partIndex, part, toolName, text, tokens });
+    }
+  }
+  candidates.reverse();
+  return candidates;
+}
+
+/**
+ * Extracts the facts of each candidate in turn and keeps those whose placeholder saves tokens,
+ * stopping once the list would fit `targetTokens`.
+ */
+async function chooseOutputs(
+  candidates: readonly Candidate[],
+  opts: PruneOptions,
+  meter: TokenMeter,
+  tokensBefore: number,
+): Promise<{ chosen: Chosen[]; saved: number }> {
+  const tools = opts.tools ?? createOfflineContextTools();
+  const chosen: Chosen[] = [];
+  let saved = 0;
+  for (const candidate of candidates) {
+    if (opts.targetTokens !== undefined && tokensBefore - saved <= opts.targetTokens) break;
+    const { facts } = await extractFactsSafely(tools, candidate.text, { signal: opts.signal });
+    const entry: Chosen = { ...candidate, facts };
+    const placeholder = placeholderOf(entry, opts.maxKeptFactChars, opts.maxKeptFacts);
+    const gain = candidate.tokens - partTokens(meter, placeholder.part);
+    if (gain <= 0) continue;
+    saved += gain;
+    chosen.push(entry);
+  }
+  return { chosen, saved };
+}
+
+/** The placeholder part of a chosen output, keeping up to `factChars` of its facts. */
+function placeholderOf(
+  candidate: Chosen,
+  factChars: number,
+  maxKeptFacts: number,
+): { part: ToolResultPart; kept: string[] } {
+  const keptFacts = selectFacts(candidate.facts, factChars)
+    .slice(
+      0,
+      factChars <= LEAN_FACT_CHARS
+        ? Math.min(maxKeptFacts, 4)
+        : Math.max(maxKeptFacts, Math.floor(factChars / 40)),
+    )
+    .map((fact: ExtractedFact) => fact.value);
+  const { content: _content, ...rest } = candidate.part;
+  const output = renderPrunedOutput({
+    toolName: candidate.toolName,
+    originalTokens: candidate.tokens,
+    originalChars: candidate.text.length,
+    keptFacts,
+  });
+  return { part: { ...rest, output }, kept: keptFacts };
+}
+
+/** `list` with each chosen output replaced by its placeholder (messages without one stay the same objects). */
+function assemblePruned(
+  list: readonly Message[],
+  chosen: readonly Chosen[],
+  maxKeptFacts: number,
+  factChars: (candidate: Chosen) => number,
+): Assembled {
+  const replaced = new Map<number, Map<number, ToolResultPart>>();
+  const outputs: PrunedOutput[] = [];
+  for (const candidate of chosen) {
+    const { part, kept } = placeholderOf(candidate, factChars(candidate), maxKeptFacts);
+    const parts = replaced.get(candidate.messageIndex) ?? new Map<number, ToolResultPart>();
+    replaced.set(candidate.messageIndex, parts);
+    parts.set(candidate.partIndex, part);
+    outputs.push({
+      messageIndex: candidate.messageIndex,
+      toolCallId: candidate.part.toolCallId,
+      toolName: candidate.toolName,
+      originalTokens: candidate.tokens,
+      keptFacts: kept,
+    });
+  }
+  const messages = list.map((message, messageIndex) => {
+    const parts = replaced.get(messageIndex);
+    if (!parts) return message;
+    return withParts(
+      message,
+      partsOf(message).map((part, index) => parts.get(index) ?? part) as ContentPart[],
+    );
+  });
+  return { messages, outputs };
+}
+
+/**
+ * Over the target with every fact kept: the most facts per placeholder that still fits
+ * (bisected), or only the shortest facts when nothing fits.
+ */
+function fewerFactsToFit(
+  built: Assembled,
+  assemble: Assemble,
+  target: number,
+  maxKeptFactChars: number,
+  meter: TokenMeter,
+): Assembled {
+  const lean = assemble(() => Math.min(maxKeptFactChars, LEAN_FACT_CHARS));
+  if (meter.total(lean.messages) > target) {
+    return meter.total(lean.messages) < meter.total(built.messages) ? lean : built;
+  }
+  let best = lean;
+  let low = LEAN_FACT_CHARS;
+  let high = maxKeptFactChars;
+  for (let step = 0; step < 7 && high - low > 40; step++) {
+    const mid = Math.floor((low + high) / 2);
+    const attempt = assemble(() => mid);
+    if (meter.total(attempt.messages) <= target) {
+      best = attempt;
+      low = mid;
+    } else high = mid;
+  }
+  return best;
+}
+
+/** Room left under the target keeps more of the pruned outputs' facts, shared by their size. */
+function moreFactsInHeadroom(
+  built: Assembled,
+  assemble: Assemble,
+  chosen: readonly Chosen[],
+  target: number,
+  maxKeptFactChars: number,
+  meter: TokenMeter,
+): Assembled {
+  const headroom = target - meter.total(built.messages);
+  const totalTokens = chosen.reduce((sum, c) => sum + c.tokens, 0);
+  let extra = headroom * 3;
+  for (let attempt = 0; attempt < 4 && extra > 200; attempt++) {
+    const share = extra;
+    const next = assemble((c) => maxKeptFactChars + Math.floor((share * c.tokens) / totalTokens));
+    if (meter.total(next.messages) <= target) return next;
+    extra = Math.floor(extra / 2);
+  }
+  return built;
+}

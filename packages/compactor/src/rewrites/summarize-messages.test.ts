@@ -1,0 +1,225 @@
+import type { ExtractFactsRequest, Message, SummarizeRequest } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { assistant, bigText, call, calls, results, system, user } from '../../test/support/messages.js';
+import { contextToolsFromFunctions } from '../facts/context-tools.js';
+import { createOfflineContextTools } from '../facts/offline-context-tools.js';
+import { parseSummary } from '../facts/summary-format.js';
+import { countToolPairViolations } from '../messages/tool-pairs.js';
+import { STRUCTURED_SUMMARY_PROMPT, summarizeMessages } from './summarize-messages.js';
+
+function chat(turns: number): Message[] {
+  const list: Message[] = [system('You are a coding agent.')];
+  for (let i = 0; i < turns; i++) {
+    list.push(user(`step ${i}: run the tests in packages/pkg${i}/src/index.ts`));
+    list.push(calls([call(`c${i}`, 'bash', { command: `pnpm vitest run packages/pkg${i}` })]));
+    list.push(
+      results([
+        `c${i}`,
+        'bash',
+        `FAIL packages/pkg${i}/src/index.test.ts\nError: expected ${i} to be ${i + 1}\n${bigText('out', 20)}`,
+      ]),
+    );
+    list.push(assistant(`fixed step ${i}`));
+  }
+  return list;
+}
+
+describe('summarizeMessages', () => {
+  it('keeps the system prompt, the task and keepRecentRatio of the messages, summarizing the rest with facts', async () => {
+    const list = chat(10);
+    const result = await summarizeMessages(list, { keepRecentRatio: 0.3 });
+    expect(result.summarized).toBe(true);
+    expect(result.messages[0]).toBe(list[0]);
+    // The task (the first user message) stays word for word; the summary starts after it.
+    expect(result.messages[1]).toBe(list[1]);
+    expect(result.range!.from).toBe(2);
+    const summary = parseSummary(result.messages[2]!.content as string);
+    expect(summary?.messageCount).toBe(result.range!.to - 2);
+    const kept = result.messages.slice(3);
+    expect(kept.length).toBeGreaterThanOrEqual(12);
+    for (const [index, message] of kept.entries()) expect(message).toBe(list[result.range!.to + index]);
+    expect(countToolPairViolations(result.messages)).toBe(0);
+    const everything = JSON.stringify(result.messages);
+    expect(everything).toContain('packages/pkg0/src/index.test.ts');
+    expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
+  });
+
+  it('a summary after the task is a user message, also where a user message follows it (no system text mid-conversation)', async () => {
+    const list: Message[] = [system('You are a coding agent.'), user('Fix the flaky test in src/queue.ts.')];
+    for (let i = 0; i < 8; i++) {
+      list.push(assistant(`Step ${i}: ${bigText(`note${i}`, 3)}`));
+      list.push(user(`Go on with step ${i + 1}.`));
+    }
+    const result = await summarizeMessages(list, { keepRecentRatio: 0.3 });
+    expect(result.summarized).toBe(true);
+    expect(list[result.range!.to]!.role).toBe('user');
+    expect(result.messages.slice(0, 2)).toEqual(list.slice(0, 2));
+    expect(result.summaryMessage?.role).toBe('user');
+    expect(result.messages.filter((message) => message.role === 'system')).toHaveLength(1);
+  });
+
+  it('summarizes from the start when the first message after the system prompt is no task (an earlier summary)', async () => {
+    const list = chat(6);
+    const first = await summarizeMessages(list, { keepRecentRatio: 0.2 });
+    const again = await summarizeMessages(first.messages.slice(0, 1).concat(first.messages.slice(2)), {
+      keepRecentRatio: 0.2,
+    });
+    // Without the task, the earlier summary opens the list: it is merged into the new one, not kept as a task.
+    expect(again.range!.from).toBe(1);
+  });
+
+  it('keeps at least 4 messages and leaves short lists alone', async () => {
+    const short = [user('a'), assistant('b'), user('c'), assistant('d')];
+    expect((await summarizeMessages(short)).summarized).toBe(false);
+    const result = await summarizeMessages(chat(3), { keepRecentRatio: 0 });
+    expect(result.messages.length - 2).toBeGreaterThanOrEqual(4);
+  });
+
+  it('merges an earlier summary and never wipes its facts when the new extraction is empty', async () => {
+    const first = await summarizeMessages(chat(6), { keepRecentRatio: 0.2 });
+    const kept = first.facts.map((fact) => fact.value);
+    expect(kept.length).toBeGreaterThan(0);
+    const quiet = contextToolsFromFunctions({
+      summarize: async ({ content, maxLength }: SummarizeRequest) => content.slice(0, maxLength),
+      extractFacts: async (_: ExtractFactsRequest) => [],
+    });
+    const more = [
+      ...first.messages,
+      user('thanks'),
+      assistant('welcome'),
+      user('next?'),
+      assistant('nothing'),
+      user('ok'),
+      assistant('bye'),
+    ];
+    const second = await summarizeMessages(more, { tools: quiet, keepRecentRatio: 0.2 });
+    expect(second.summarized).toBe(true);
+    const text = JSON.stringify(second.messages);
+    for (const value of kept) expect(text).toContain(JSON.stringify(value).slice(1, -1));
+    expect(parseSummary(second.summaryMessage!.content as string)!.messageCount).toBeGreaterThan(
+      first.summarizedCount,
+    );
+  });
+
+  it('sends the nine-section prompt when the tools are model-backed', async () => {
+    const focuses: (string | undefined)[] = [];
+    const tools = contextToolsFromFunctions({
+      summarize: async ({ focus }: SummarizeRequest) => {
+        focuses.push(focus);
+        return '1. Primary request: fix tests';
+      },
+      extractFacts: async () => [],
+    });
+    await summarizeMessages(chat(4), { tools, modelBacked: true, focus: 'tests' });
+    expect(focuses[0]).toContain(STRUCTURED_SUMMARY_PROMPT);
+    expect(focuses[0]).toContain('tests');
+    focuses.length = 0;
+    await summarizeMessages(chat(4), { tools });
+    expect(focuses[0]).toBeUndefined();
+  });
+
+  it('summarizes a range larger than the summarizer window in chunks, each request within it', async () => {
+    const sizes: number[] = [];
+    const offline = createOfflineContextTools();
+    const tools = contextToolsFromFunctions({
+      summarize: async (request: SummarizeRequest) => {
+        sizes.push(request.content.length);
+        return offline.summarize(request);
+      },
+      extractFacts: (request: ExtractFactsRequest) => offline.extractFacts(request),
+    });
+    const result = await summarizeMessages(chat(40), { tools, summarizerWindowTokens: 2_000 });
+    expect(result.summarized).toBe(true);
+    expect(result.chunks).toBeGreaterThan(1);
+    expect(sizes.length).toBeGreaterThan(2);
+    for (const size of sizes) expect(size).toBeLessThan(2_000 * 4);
+  });
+
+  it('holds an overshooting summarizer to maxLength, so merging its pieces ends as with one that keeps to it', async () => {
+    const run = async (overshoot: number) => {
+      const sizes: number[] = [];
+      // Not wrapped by contextToolsFromFunctions (which cuts summaries itself): a user's own object.
+      const tools = {
+        specificationVersion: 'v1' as const,
+        summarize: async ({ content, maxLength }: SummarizeRequest) => {
+          sizes.push(content.length);
+          if (sizes.length > 500) throw new Error('runaway merge');
+          return 'summary line\n'.repeat(Math.ceil((maxLength * overshoot) / 13));
+        },
+        extractFacts: async () => [],
+      };
+      const result = await summarizeMessages(chat(40), { tools, summarizerWindowTokens: 2_000 });
+      return { result, sizes };
+    };
+    const exact = await run(1);
+    const overshooting = await run(50);
+    expect(exact.result.chunks).toBeGreaterThan(1);
+    expect(overshooting.sizes).toEqual(exact.sizes);
+    for (const size of overshooting.sizes) expect(size).toBeLessThan(2_000 * 4);
+    const summary = overshooting.result.messages.find((message) => message.metadata?.isSummary);
+    expect(summary).toBeDefined();
+  });
+
+  it('never sends images or base64 to the summarizer', async () => {
+    const seen: string[] = [];
+    const tools = contextToolsFromFunctions({
+      summarize: async ({ content }: SummarizeRequest) => {
+        seen.push(content);
+        return 'summary';
+      },
+      extractFacts: async ({ content }: ExtractFactsRequest) => {
+        seen.push(content);
+        return [];
+      },
+    });
+    const payload = 'iVBORw0KGgo'.repeat(200);
+    const list: Message[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: `here: data:image/png;base64,${payload}` },
+          { type: 'image', image: payload, mediaType: 'image/png' },
+        ],
+      },
+      assistant('ok'),
+      ...chat(3).slice(1),
+    ];
+    await summarizeMessages(list, { tools });
+    expect(seen.length).toBeGreaterThan(0);
+    for (const content of seen) expect(content).not.toContain('iVBORw0KGgoiVBORw0KGgo');
+  });
+
+  it('redacts secrets in the summary and its facts', async () => {
+    const list = chat(4);
+    list[5] = user('use OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD for the run');
+    const result = await summarizeMessages(list, { keepRecentRatio: 0.2 });
+    expect(JSON.stringify(result.messages)).not.toContain('sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD');
+  });
+
+  it('falls through with a reason when the summarizer fails', async () => {
+    const failing = contextToolsFromFunctions({
+      summarize: async () => {
+        throw new Error('model down');
+      },
+      extractFacts: async () => [],
+    });
+    const list = chat(4);
+    const result = await summarizeMessages(list, { tools: failing });
+    expect(result.summarized).toBe(false);
+    expect(result.reason).toContain('model down');
+    expect(result.messages).toEqual(list);
+  });
+
+  it('uses a user-role summary when the kept messages start with the assistant', async () => {
+    const list: Message[] = [system('s'), user('do the task')];
+    for (let i = 0; i < 8; i++) {
+      list.push(calls([call(`c${i}`, 'bash', { command: `ls dir${i}` })]));
+      list.push(results([`c${i}`, 'bash', bigText(`dir${i}`, 5)]));
+    }
+    const result = await summarizeMessages(list);
+    expect(result.summarized).toBe(true);
+    expect(result.summaryMessage?.role).toBe('user');
+    expect(result.messages[1]).toBe(list[1]);
+    expect(result.messages[3]!.role).toBe('assistant');
+  });
+});

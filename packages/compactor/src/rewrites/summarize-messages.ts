@@ -1,0 +1,643 @@
+import {
+  abortSignalSchema,
+  type ContextTools,
+  type ExtractedFact,
+  type Message,
+  parseOptions,
+} from '@ctxguard/core';
+import { z } from 'zod';
+import { TokenMeter } from '../budget/token-meter.js';
+import { contextToolsSchema, cutAtLength } from '../facts/context-tools.js';
+import {
+  compactKeys,
+  extractFactsSafely,
+  factsChars,
+  mergeFactLists,
+  mergeFacts,
+  missingFrom,
+  selectFacts,
+} from '../facts/fact-ledger.js';
+import { parseFactsBlock } from '../facts/facts-block.js';
+import { fileActivityOfText } from '../facts/file-activity.js';
+import { isTruncationMarkerText, parseTruncationMarker } from '../facts/markers.js';
+import { createOfflineContextTools } from '../facts/offline-context-tools.js';
+import { isSummaryText, parseSummary, renderSummary, type SummaryContent } from '../facts/summary-format.js';
+import { renderTranscript } from '../facts/transcript.js';
+import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
+import {
+  isRecord,
+  partsOf,
+  readableText,
+  roleClass,
+  roleOf,
+  systemPromptLength,
+  withParts,
+} from '../messages/message-parts.js';
+import { toolPairUnits } from '../messages/tool-pairs.js';
+import { countingFields, tokenCount } from '../pipeline/stage-options.js';
+import { redactSecrets } from './redact-secrets.js';
+
+/**
+ * The structured prompt a model-backed summarizer gets (as the request's `focus`): nine sections
+ * that keep what an agent needs to continue the work.
+ */
+export const STRUCTURED_SUMMARY_PROMPT = [
+  'Summarize the conversation transcript below so that the work can continue from the summary alone.',
+  'Write these nine sections, in this order, each under its heading; write "none" for an empty one.',
+  '1. Primary request and intent: what the user asked for, in their words where it matters.',
+  '2. Key technical concepts: technologies, frameworks, APIs and conventions in play.',
+  '3. Files and code: every file read, created or changed, with the relevant snippets and why.',
+  '4. Errors and fixes: each error met (verbatim message), its cause and how it was fixed.',
+  '5. Problem solving: what was tried, what worked, what was ruled out.',
+  '6. User messages: every user instruction and piece of feedback, in order.',
+  '7. Pending tasks: what was asked for and is not done yet.',
+  '8. Current work: exactly what was being done just before this summary.',
+  '9. Next step: the next action, quoting the latest instruction it follows from.',
+  'Keep paths, commands, versions, numbers with units, identifiers and error lines verbatim.',
+  'When a previous summary is included, merge it: keep its facts unless the new messages supersede them.',
+].join('\n');
+
+/** Options of {@link summarizeMessages}. */
+export const summarizeMessagesOptionsSchema = z
+  .object({
+    /** Summarizer and fact extractor (default: the offline, extractive ones). */
+    tools: contextToolsSchema.optional(),
+    /** The tools call a model: send the nine-section structured prompt (default false). */
+    modelBacked: z.boolean().default(false),
+    /** Fraction (0–1) of the messages kept verbatim at the end (default 0.3). */
+    keepRecentRatio: z.number().min(0).max(1).default(0.3),
+    /** Fewest messages kept verbatim (default 4). */
+    minRecentMessages: z.number().int().min(1).default(4),
+    /** Keep fewer recent messages (down to `minRecentMessages`) while they take more than this many tokens. */
+    maxRecentTokens: tokenCount.optional(),
+    /** Size the summary so the whole list fits in this many tokens (when it can). */
+    targetTokens: tokenCount.optional(),
+    /** Longest summary text, in characters, when no `targetTokens` (default 6,000). */
+    maxSummaryChars: z.number().int().positive().default(6_000),
+    /** Tokens one summarizer request may hold; longer ranges are summarized in chunks and merged (default 100,000). */
+    summarizerWindowTokens: z.number().int().min(1_000).default(100_000),
+    /** Terms or a task the summary should favour. */
+    focus: z.string().optional(),
+    /** Facts to carry besides those extracted from the range (e.g. of outputs pruned earlier). */
+    carryFacts: z
+      .array(
+        z.object({ key: z.string(), value: z.string(), category: z.string(), span: z.string().optional() }),
+      )
+      .optional(),
+    /** Cancels the summarizer calls. */
+    signal: abortSignalSchema.optional(),
+    ...countingFields,
+  })
+  .strict();
+
+/** Options accepted by {@link summarizeMessages}. */
+export type SummarizeMessagesOptions = z.input<typeof summarizeMessagesOptionsSchema>;
+
+/** What {@link summarizeMessages} did. */
+export interface SummarizeMessagesResult {
+  summarized: boolean;
+  /** `[system prompt…, summary, …recent]`, or the input when nothing was summarized. */
+  messages: Message[];
+  /** The summary text (without facts and file lists). */
+  summaryText?: string | undefined;
+  /** The summary message (index `range.from` of the output). */
+  summaryMessage?: Message | undefined;
+  /** The summarized range `[from, to)` of the input. */
+  range?: { from: number; to: number } | undefined;
+  /** Messages the summary stands for (those of an earlier summary it merged included). */
+  summarizedCount: number;
+  /** Facts carried in the summary. */
+  facts: ExtractedFact[];
+  /** Calls made to the summarizer and fact extractor. */
+  modelCalls: number;
+  /** Chunks the range was summarized in (1 when it fit one summarizer request). */
+  chunks: number;
+  /** Why nothing was summarized (too few messages, the summarizer failed…). */
+  reason?: string | undefined;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+// `{400}` then `*`, not `{400,}`: V8 runs `{400,}` recursively and overflows the stack on a run of
+// ~10 million characters (one line of a large base64 or minified log); the two match the same text.
+const BASE64_RUN = /(?:data:[\w/+.-]+;base64,)?[A-Za-z0-9+/]{400}[A-Za-z0-9+/]*={0,2}/g;
+
+/** Text with base64 payloads replaced by a placeholder. */
+export function stripBase64(text: string): string {
+  return text.replace(BASE64_RUN, (run) => `[base64 data, ${run.length} characters omitted]`);
+}
+
+function decodeTextFile(data: string): string | undefined {
+  const payload = data.startsWith('data:') ? data.slice(data.indexOf(',') + 1) : data;
+  if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(payload) || payload.length > 8_000_000) return undefined;
+  try {
+    const binary = atob(payload.replace(/\s+/g, ''));
+    const bytes = Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A message as a summarizer may see it: images and binary files left as placeholders by the
+ * transcript, text files decoded, base64 runs in text replaced by a placeholder.
+ */
+export function forSummarizer(message: Message): Message {
+  if (!isRecord(message)) return message;
+  const content: unknown = message.content;
+  if (typeof content === 'string') return { ...message, content: stripBase64(content) } as Message;
+  const parts = partsOf(message).map((part) => {
+    if (!isRecord(part)) return part;
+    if (part.type === 'text' && typeof part.text === 'string')
+      return { ...part, text: stripBase64(part.text) };
+    if (
+      part.type === 'file' &&
+      typeof part.data === 'string' &&
+      typeof part.mediaType === 'string' &&
+      /^text\/|json|xml|yaml|csv|markdown/.test(part.mediaType)
+    ) {
+      const text = decodeTextFile(part.data);
+      const name = typeof part.filename === 'string' ? part.filename : part.mediaType;
+      if (text !== undefined) return { type: 'text', text: `[attached file ${name}]\n${stripBase64(text)}` };
+    }
+    if (part.type === 'tool-result') {
+      const output = typeof part.output === 'string' ? stripBase64(part.output) : part.output;
+      return { ...part, output };
+    }
+    return part;
+  });
+  return withParts(message, parts as never);
+}
+
+/** Cuts `text` to at most `maxChars`, at a line or sentence end when one is near. */
+export function clipText(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  if (maxChars <= 1) return '';
+  const cut = text.slice(0, maxChars - 1);
+  const boundary = Math.max(cut.lastIndexOf('\n'), cut.lastIndexOf('. '));
+  return `${boundary > maxChars * 0.6 ? cut.slice(0, boundary + 1) : cut}…`;
+}
+
+function isCompactionText(text: string): boolean {
+  return isSummaryText(text) || isTruncationMarkerText(text);
+}
+
+/** Leading system messages that are the system prompt (not summaries or markers). */
+export function systemPromptEnd(messages: readonly Message[]): number {
+  return systemPromptLength(messages, isCompactionText);
+}
+
+/**
+ * End of what no rewrite touches: the system prompt, and everything up to the newest provider
+ * compaction item (with the results of its message's tool calls) when the list holds one.
+ */
+export function protectedHeadEnd(messages: readonly Message[]): number {
+  return Math.max(systemPromptEnd(messages), frozenPrefixEnd(messages));
+}
+
+/**
+ * Where a summary may start: after the protected head and, when no provider compaction item froze
+ * a prefix, after the task (the first user message, neither a summary nor a tool result). Every
+ * request restates the task as the user wrote it; a long one is compacted in place, never folded
+ * into a summary of what followed it.
+ */
+export function summaryStart(messages: readonly Message[]): number {
+  const head = protectedHeadEnd(messages);
+  const first = messages[head];
+  if (frozenPrefixEnd(messages) > 0 || first === undefined || roleOf(first) !== 'user') return head;
+  const isTask =
+    !isCompactionText(readableText(first)) &&
+    !partsOf(first).some((part) => isRecord(part) && part.type === 'tool-result');
+  return isTask ? head + 1 : head;
+}
+
+interface SummarizerCall {
+  tools: ContextTools;
+  focus: string | undefined;
+  signal: AbortSignal | undefined;
+  windowTokens: number;
+  meter: TokenMeter;
+  calls: number;
+  chunks: number;
+}
+
+function splitText(text: string, maxChars: number): string[] {
+  const pieces: string[] = [];
+  let rest = text;
+  while (rest.length > maxChars) {
+    let cut = rest.lastIndexOf('\n', maxChars);
+    if (cut < maxChars / 2) cut = maxChars;
+    pieces.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  if (rest.length > 0) pieces.push(rest);
+  return pieces;
+}
+
+/** Chunks of at most the summarizer's window, split at message (then line) boundaries. */
+function chunkTexts(texts: readonly string[], call: SummarizerCall, reserveTokens: number): string[] {
+  const limit = Math.max(500, call.windowTokens - reserveTokens);
+  const chunks: string[] = [];
+  let current: string[] = [];
+  let currentTokens = 0;
+  const flush = () => {
+    if (current.length > 0) chunks.push(current.join('\n'));
+    current = [];
+    currentTokens = 0;
+  };
+  for (const text of texts) {
+    const tokens = call.meter.text(text);
+    if (tokens > limit) {
+      flush();
+      const ratio = text.length / Math.max(1, tokens);
+      for (const piece of splitText(text, Math.max(200, Math.floor(limit * ratio * 0.9)))) chunks.push(piece);
+      continue;
+    }
+    if (currentTokens + tokens > limit) flush();
+    current.push(text);
+    currentTokens += tokens;
+  }
+  flush();
+  return chunks;
+}
+
+async function summarizeOnce(call: SummarizerCall, content: string, maxLength: number): Promise<string> {
+  call.calls++;
+  const text = await call.tools.summarize({
+    content,
+    maxLength,
+    ...(call.focus !== undefined ? { focus: call.focus } : {}),
+    ...(call.signal ? { signal: call.signal } : {}),
+  });
+  if (typeof text !== 'string') throw new TypeError('summarize returned a non-string');
+  // Held to what was asked: a summarizer that overshoots would otherwise multiply the pieces of
+  // every merge round instead of reducing them.
+  return cutAtLength(text, maxLength);
+}
+
+/** Map-reduce: each piece that fits the window is summarized, the summaries merged until one request fits. */
+async function summarizeTexts(
+  call: SummarizerCall,
+  texts: readonly string[],
+  maxLength: number,
+): Promise<string> {
+  const reserve = Math.ceil(maxLength / 2) + (call.focus ? call.meter.text(call.focus) : 0) + 200;
+  let pieces = chunkTexts(texts, call, reserve);
+  call.chunks = Math.max(call.chunks, pieces.length);
+  for (let round = 0; pieces.length > 1 && round < 8; round++) {
+    const each = Math.max(400, Math.floor((maxLength * 2) / pieces.length));
+    const partial: string[] = [];
+    for (const piece of pieces) partial.push(await summarizeOnce(call, piece, each));
+    pieces = chunkTexts(partial, call, reserve);
+  }
+  return summarizeOnce(call, pieces[0] ?? '', maxLength);
+}
+
+/**
+ * Summarizes `texts` (one per message, in order) in requests of at most `windowTokens` each:
+ * longer input is split at message, then line, boundaries, the pieces summarized and merged until
+ * one request fits, so the summary call itself never overflows the summarizer's window.
+ */
+export async function summarizeInChunks(
+  tools: ContextTools,
+  texts: readonly string[],
+  options: {
+    maxLength: number;
+    windowTokens: number;
+    meter: TokenMeter;
+    focus?: string | undefined;
+    signal?: AbortSignal | undefined;
+  },
+): Promise<{ text: string; calls: number; chunks: number }> {
+  const call: SummarizerCall = {
+    tools,
+    focus: options.focus,
+    signal: options.signal,
+    windowTokens: options.windowTokens,
+    meter: options.meter,
+    calls: 0,
+    chunks: 0,
+  };
+  const text = await summarizeTexts(call, texts, options.maxLength);
+  return { text, calls: call.calls, chunks: Math.max(1, call.chunks) };
+}
+
+/**
+ * Replaces the older messages with one summary: the system prompt and the task stay,
+ * `keepRecentRatio` of the messages (at least `minRecentMessages`) stay verbatim, cut on tool-pair
+ * boundaries. An earlier summary in the range is merged (its facts are always kept), facts of the
+ * range are carried in a facts block, summary and facts pass through `redactSecrets`. Model-backed
+ * tools get the nine-section structured prompt; ranges larger than `summarizerWindowTokens` are
+ * summarized in chunks and merged; images and base64 never reach the summarizer. A failing
+ * summarizer leaves the list as it was and says why in `reason`.
+ */
+export async function summarizeMessages(
+  messages: readonly Message[],
+  options: SummarizeMessagesOptions = {},
+): Promise<SummarizeMessagesResult> {
+  const opts = parseOptions(summarizeMessagesOptionsSchema, options, 'summarizeMessages options');
+  const meter = new TokenMeter(opts.counter, opts.countContext);
+  const list = Array.isArray(messages) ? messages : [];
+  const tokensBefore = meter.total(list);
+  const unchanged = (reason: string, modelCalls = 0): SummarizeMessagesResult =>
+    unchangedResult(list, tokensBefore, reason, modelCalls);
+
+  const from = summaryStart(list);
+  const count = list.length - from;
+  if (count <= opts.minRecentMessages) return unchanged('too few messages to summarize');
+  const to = recentStart(list, from, count, opts, meter);
+  if (to === undefined) return unchanged('no tool-pair boundary leaves the recent messages whole');
+  const { previous, carried, hiddenBefore, fresh } = sortOutEarlierCompactions(list.slice(from, to));
+
+  const tools = opts.tools ?? createOfflineContextTools();
+  const call = summarizerCallOf(tools, opts, meter);
+  const texts = fresh.map((message) => renderTranscript([forSummarizer(message)]));
+  const summarizedCount = fresh.length + hiddenBefore + (previous?.messageCount ?? 0);
+  const kept = list.slice(to);
+  const budget = summaryBudget(list, from, to, opts, meter);
+
+  const input = previous ? [`[previous summary]\n${previous.text}`, ...texts] : texts;
+  let summary: { summaryText: string; extracted: ExtractedFact[] };
+  try {
+    summary = await summarizeAndExtract(call, input, budget.textChars, opts);
+  } catch (error) {
+    if (opts.signal?.aborted) throw error;
+    return unchanged(`summarizer failed: ${(error as Error)?.message ?? String(error)}`, call.calls);
+  }
+
+  const frame = summaryFrameOf(list[from - 1], list[to], summarizedCount, previous, texts);
+  const allFacts = mergeFactLists([previous?.facts, ...carried, opts.carryFacts, summary.extracted]);
+  const factsFor = factsToCarry(allFacts, kept, budget.room);
+  const { text, facts } = fitSummary(frame, summary.summaryText, factsFor, budget, meter);
+  const summaryMessage = summaryMessageOf(frame, text, facts);
+  const out = [...list.slice(0, from), summaryMessage, ...kept];
+  const tokensAfter = meter.total(out);
+  return {
+    summarized: true,
+    messages: out,
+    summaryText: text,
+    summaryMessage,
+    range: { from, to },
+    summarizedCount,
+    facts,
+    modelCalls: call.calls,
+    chunks: call.chunks,
+    tokensBefore,
+    tokensAfter,
+  };
+}
+
+function unchangedResult(
+  list: readonly Message[],
+  tokensBefore: number,
+  reason: string,
+  modelCalls: number,
+): SummarizeMessagesResult {
+  return {
+    summarized: false,
+    messages: list.slice(),
+    summarizedCount: 0,
+    facts: [],
+    modelCalls,
+    chunks: 0,
+    reason,
+    tokensBefore,
+    tokensAfter: tokensBefore,
+  };
+}
+
+type SummarizeOptions = z.output<typeof summarizeMessagesOptionsSchema>;
+
+/**
+ * Where the verbatim recent messages start: the latest tool-pair boundary that keeps at least
+ * `keepRecentRatio` of the `count` messages after the head, moved later while the recent messages
+ * take more than `maxRecentTokens`. Undefined when no boundary fits.
+ */
+function recentStart(
+  list: readonly Message[],
+  from: number,
+  count: number,
+  opts: SummarizeOptions,
+  meter: TokenMeter,
+): number | undefined {
+  const keep = Math.max(opts.minRecentMessages, Math.ceil(count * opts.keepRecentRatio));
+  const boundaries = toolPairUnits(list)
+    .map((unit) => unit.start)
+    .filter((start) => start > from);
+  const fitting = boundaries.filter((start) => list.length - start >= Math.min(keep, count));
+  let to = fitting.length > 0 ? fitting[fitting.length - 1]! : undefined;
+  if (to !== undefined && opts.maxRecentTokens !== undefined) {
+    for (const start of boundaries) {
+      if (start <= to || list.length - start < opts.minRecentMessages) continue;
+      if (meter.range(list, to, list.length) <= opts.maxRecentTokens) break;
+      to = start;
+    }
+  }
+  return to;
+}
+
+/** The summarized range, sorted: what earlier compactions left in it and the messages to summarize. */
+interface SortedRange {
+  /** The earlier summaries in the range, merged into one. */
+  previous: SummaryContent | null;
+  /** The facts of each truncation marker in the range. */
+  carried: ExtractedFact[][];
+  /** Messages the truncation markers in the range stand for. */
+  hiddenBefore: number;
+  /** The messages no compaction wrote. */
+  fresh: Message[];
+}
+
+/** What earlier compactions left in the range: a summary to merge, markers with facts. */
+function sortOutEarlierCompactions(range: readonly Message[]): SortedRange {
+  let previous: SummaryContent | null = null;
+  const carried: ExtractedFact[][] = [];
+  let hiddenBefore = 0;
+  const fresh: Message[] = [];
+  for (const message of range) {
+    const text = readableText(message);
+    if (roleOf(message) !== 'tool' && isSummaryText(text)) {
+      const parsed = parseSummary(text);
+      if (parsed) {
+        previous = previous
+          ? {
+              ...parsed,
+              text: `${previous.text}\n${parsed.text}`,
+              messageCount: previous.messageCount + parsed.messageCount,
+              facts: mergeFacts(previous.facts, parsed.facts),
+            }
+          : parsed;
+        continue;
+      }
+    }
+    if (roleOf(message) === 'system') {
+      const marker = parseTruncationMarker(text);
+      if (marker) {
+        hiddenBefore += marker.hiddenCount;
+        carried.push(parseFactsBlock(text) ?? []);
+        continue;
+      }
+    }
+    fresh.push(message);
+  }
+  return { previous, carried, hiddenBefore, fresh };
+}
+
+function summarizerCallOf(tools: ContextTools, opts: SummarizeOptions, meter: TokenMeter): SummarizerCall {
+  const focus = opts.modelBacked
+    ? `${STRUCTURED_SUMMARY_PROMPT}${opts.focus ? `\nFocus on: ${opts.focus}` : ''}`
+    : opts.focus;
+  return {
+    tools,
+    focus,
+    signal: opts.signal,
+    windowTokens: opts.summarizerWindowTokens,
+    meter,
+    calls: 0,
+    chunks: 1,
+  };
+}
+
+/** The summary text (redacted) and the facts of `texts`; the calls made are counted in `call.calls`. */
+async function summarizeAndExtract(
+  call: SummarizerCall,
+  texts: readonly string[],
+  textChars: number,
+  opts: SummarizeOptions,
+): Promise<{ summaryText: string; extracted: ExtractedFact[] }> {
+  const summaryText = redactSecrets(await summarizeTexts(call, texts, textChars));
+  const found = await extractFactsSafely(call.tools, texts.join('\n'), {
+    chunkChars: Math.max(4_000, opts.summarizerWindowTokens * 3),
+    signal: opts.signal,
+  });
+  call.calls += found.calls;
+  return { summaryText, extracted: found.facts };
+}
+
+/** How big the summary may be. */
+interface SummaryBudget {
+  /** Tokens the summary message may take, when the list must fit `targetTokens`. */
+  room: number | undefined;
+  /** Characters of the whole summary message (text and facts). */
+  maxChars: number;
+  /** Characters asked of the summarizer. */
+  textChars: number;
+}
+
+/** Room for the summary when the list must fit a target; else `maxSummaryChars`. */
+function summaryBudget(
+  list: readonly Message[],
+  from: number,
+  to: number,
+  opts: SummarizeOptions,
+  meter: TokenMeter,
+): SummaryBudget {
+  const outsideTokens = meter.total(list.slice(0, from)) + meter.range(list, to, list.length);
+  // The summary always gets some room: the window after it trims the kept messages if needed.
+  const room =
+    opts.targetTokens !== undefined
+      ? Math.max(opts.targetTokens - outsideTokens, Math.floor(opts.targetTokens * 0.3))
+      : undefined;
+  const charsPerToken = 3.2;
+  const maxChars =
+    room !== undefined ? Math.max(200, Math.floor(room * charsPerToken * 0.9)) : opts.maxSummaryChars;
+  const textChars = Math.max(
+    160,
+    Math.min(opts.maxSummaryChars, Math.floor(maxChars * (room === undefined ? 1 : 0.25))),
+  );
+  return { room, maxChars, textChars };
+}
+
+/** What the summary message says besides its text and facts. */
+interface SummaryFrame {
+  role: 'user' | 'system';
+  messageCount: number;
+  filesRead: string[];
+  filesModified: string[];
+}
+
+/**
+ * The summary's role (`system` only where it joins the system prompt or opens the list and no
+ * assistant message follows; `user` otherwise), how many messages it stands for and the files read and modified in the range (an earlier summary's
+ * included).
+ */
+function summaryFrameOf(
+  before: Message | undefined,
+  next: Message | undefined,
+  messageCount: number,
+  previous: SummaryContent | null,
+  texts: readonly string[],
+): SummaryFrame {
+  const activity = fileActivityOfText(texts.join('\n'));
+  return {
+    // A system note only where it joins the system prompt (or opens the list); after the task or
+    // before an assistant turn it is a user message, as providers take system text only at the top.
+    role:
+      roleClass(next) === 'assistant' || (before !== undefined && roleClass(before) !== 'system')
+        ? 'user'
+        : 'system',
+    messageCount,
+    filesRead: [...new Set([...(previous?.filesRead ?? []), ...activity.read])].map(redactSecrets),
+    filesModified: [...new Set([...(previous?.filesModified ?? []), ...activity.modified])].map(
+      redactSecrets,
+    ),
+  };
+}
+
+function summaryMessageOf(frame: SummaryFrame, text: string, chosen: readonly ExtractedFact[]): Message {
+  const { filesRead, filesModified } = frame;
+  return {
+    role: frame.role,
+    content: renderSummary({
+      text,
+      messageCount: frame.messageCount,
+      ...(chosen.length > 0 ? { facts: chosen } : {}),
+      ...(filesRead.length > 0 ? { filesRead } : {}),
+      ...(filesModified.length > 0 ? { filesModified } : {}),
+    }),
+    metadata: { isSummary: true },
+  } as Message;
+}
+
+/**
+ * The facts the block carries next to a summary text. When room is short, facts the summary text
+ * or the kept messages already show verbatim need no bullet; otherwise every fact is kept in the
+ * block, so a later merge never depends on the text.
+ */
+function factsToCarry(
+  allFacts: ExtractedFact[],
+  kept: readonly Message[],
+  room: number | undefined,
+): (text: string) => ExtractedFact[] {
+  const keptText = kept.map(readableText).join('\n');
+  return (text: string) =>
+    room === undefined ? allFacts : compactKeys(missingFrom(allFacts, `${text}\n${keptText}`));
+}
+
+/** Text and facts of the summary; with a `room`, shrunk (facts first, verbatim) until the message fits it. */
+function fitSummary(
+  frame: SummaryFrame,
+  summaryText: string,
+  factsFor: (text: string) => ExtractedFact[],
+  budget: SummaryBudget,
+  meter: TokenMeter,
+): { text: string; facts: ExtractedFact[] } {
+  const { room, maxChars, textChars } = budget;
+  let facts = factsFor(summaryText);
+  let text = summaryText;
+  if (room !== undefined) {
+    // Facts first (verbatim, what an agent needs), then as much text as fits.
+    let factRoom = Math.max(0, maxChars - Math.min(text.length, textChars) - 400);
+    facts = selectFacts(facts, factRoom, 'shared');
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const tokens = meter.message(summaryMessageOf(frame, text, facts));
+      if (tokens <= room) break;
+      const scale = Math.max(0.3, (room / tokens) * 0.95);
+      if (text.length > 200) text = clipText(text, Math.floor(text.length * scale));
+      factRoom = Math.floor(Math.min(factRoom, factsChars(facts)) * scale);
+      facts = selectFacts(factsFor(text), factRoom, 'shared');
+    }
+  }
+  return { text, facts };
+}
