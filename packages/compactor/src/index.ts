@@ -35,16 +35,20 @@ export {
   requestBytes,
   stripMediaToFit,
 } from './budget/media-bytes.js';
+export { TokenMeter } from './budget/token-meter.js';
 export type { UsageAnchoredEstimate } from './budget/usage-anchored-estimate.js';
 export { usageAnchoredEstimate } from './budget/usage-anchored-estimate.js';
 export type { ContextToolsFromFunctionsOptions } from './facts/context-tools.js';
-export { contextToolsFromFunctions } from './facts/context-tools.js';
+export { contextToolsFromFunctions, summarizeRequestSchema } from './facts/context-tools.js';
+export { boundFacts, leftOutFacts } from './facts/fact-bound.js';
 export {
   derivedFactKey,
   FACTS_CLOSE,
   FACTS_OPEN,
   parseFactsBlock,
+  redactFact,
   renderFactsBlock,
+  stripFactsBlocks,
 } from './facts/facts-block.js';
 export type { PrunedOutputInfo } from './facts/markers.js';
 export {
@@ -90,6 +94,8 @@ export type {
   StageReport,
 } from './pipeline/compact-messages.js';
 export { compactMessages, compactMessagesOptionsSchema } from './pipeline/compact-messages.js';
+export { spanOperation } from './pipeline/compaction-stages.js';
+export { applyOperation as applyHistoryOperation } from './pipeline/history-operation.js';
 export type {
   DeduplicateFileReadsStageOptions,
   DeduplicateFileReadsStageResult,
@@ -99,13 +105,17 @@ export {
   deduplicateFileReadsOptionsSchema,
 } from './rewrites/deduplicate-file-reads.js';
 export type { LightTrimMessagesOptions, LightTrimMessagesResult } from './rewrites/light-trim.js';
-export { lightTrimMessages } from './rewrites/light-trim.js';
+export { lightTrimMessages, lightTrimMessagesOptionsSchema } from './rewrites/light-trim.js';
 export type {
   MicrocompactToolResultsRewriteOptions,
   MicrocompactToolResultsRewriteResult,
   ToolResultClassifier,
 } from './rewrites/microcompact-tool-results.js';
-export { CLEARED_TOOL_RESULT, microcompactToolResults } from './rewrites/microcompact-tool-results.js';
+export {
+  CLEARED_TOOL_RESULT,
+  microcompactToolResults,
+  microcompactToolResultsOptionsSchema,
+} from './rewrites/microcompact-tool-results.js';
 export type {
   PrunedOutput,
   PruneToolOutputsStageOptions,
@@ -114,12 +124,17 @@ export type {
 export { pruneToolOutputs, pruneToolOutputsOptionsSchema } from './rewrites/prune-tool-outputs.js';
 export { redactSecrets } from './rewrites/redact-secrets.js';
 export type { SignedReasoningResult } from './rewrites/signed-reasoning.js';
-export { dropSignedReasoningAfterChange } from './rewrites/signed-reasoning.js';
+export {
+  dropSignedReasoningAfterChange,
+  dropSignedReasoningFrom,
+  isSignedReasoning,
+} from './rewrites/signed-reasoning.js';
 export type { SlidingWindowOptions, SlidingWindowResult } from './rewrites/sliding-window.js';
 export { slidingWindowOptionsSchema, truncateWithSlidingWindow } from './rewrites/sliding-window.js';
 export type { SummarizeMessagesOptions, SummarizeMessagesResult } from './rewrites/summarize-messages.js';
 export {
   STRUCTURED_SUMMARY_PROMPT,
+  summarizeInChunks,
   summarizeMessages,
   summarizeMessagesOptionsSchema,
 } from './rewrites/summarize-messages.js';

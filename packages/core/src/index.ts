@@ -79,6 +79,17 @@ export {
   usageSchema,
   userMessageSchema,
 } from './message.js';
+export {
+  isRecord,
+  isToolCallPart,
+  isToolResultPart,
+  partsOf,
+  roleOf,
+  toolCallsOf,
+  toolResultsOf,
+} from './message-readers.js';
+export type { MessageSnapshot } from './message-snapshot.js';
+export { matchesSnapshot, takeMessageSnapshot } from './message-snapshot.js';
 export { COMPACTION_KIND, isCompactionPart, newestCompactionIndex } from './provider-compaction.js';
 export type {
   Cancellable,
@@ -113,6 +124,7 @@ export type {
 export {
   abortReason,
   abortSignalSchema,
+  containsWhole,
   factCategories,
   throwIfAborted,
   wellFormedFacts,

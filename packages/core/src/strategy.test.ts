@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InvalidInputError, parseInput } from './errors.js';
-import { abortReason, abortSignalSchema, throwIfAborted } from './strategy.js';
+import { abortReason, abortSignalSchema, containsWhole, throwIfAborted } from './strategy.js';
 
 describe('abortSignalSchema', () => {
   const options = z.strictObject({ signal: abortSignalSchema.optional() });
@@ -56,5 +56,14 @@ describe('throwIfAborted and abortReason', () => {
     const error = abortReason(foreign) as DOMException;
     expect(error.name).toBe('AbortError');
     expect(() => throwIfAborted(foreign)).toThrow(/aborted/);
+  });
+});
+
+describe('containsWhole', () => {
+  it('finds a value only as a whole token', () => {
+    expect(containsWhole('took 11ms', '1ms')).toBe(false);
+    expect(containsWhole('took 1ms.', '1ms')).toBe(true);
+    expect(containsWhole('zod 14.6.7', '4.6.7')).toBe(false);
+    expect(containsWhole('see packages/x/src/a.ts:3', 'src/a.ts')).toBe(true);
   });
 });

@@ -4,12 +4,10 @@
 // tool_calls / tool messages, and answers a prompt plus max_tokens over its window with OpenAI's own
 // `context_length_exceeded` body. The guard is told a larger window than the server has, so the first
 // overflow teaches it the real one: for the model, in every conversation and every guard on the store.
-import { sharedEncoderPool } from '@ctxguard/token-counter/internal';
 import {
   type ContextAction,
   ContextDeclinedError,
   createContextGuard,
-  type ExactEngine,
   fromOpenAIChat,
   isContextOverflowError,
   MemoryPersistence,
@@ -17,6 +15,7 @@ import {
   type OpenAIChatMessage,
   toOpenAIChat,
 } from 'ctxguard';
+import { get_encoding, type Tiktoken } from 'tiktoken';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ChatBody,
@@ -52,11 +51,11 @@ const TOOLS: ChatTool[] = [
   },
 ];
 
-let tiktoken: ExactEngine;
-beforeAll(async () => {
-  tiktoken = await sharedEncoderPool().acquire('tiktoken', 'o200k_base');
-}, 60_000);
-afterAll(() => tiktoken.dispose());
+let tiktoken: Tiktoken;
+beforeAll(() => {
+  tiktoken = get_encoding('o200k_base');
+});
+afterAll(() => tiktoken.free());
 
 const servers: OpenAIServer[] = [];
 afterEach(async () => {
@@ -225,7 +224,7 @@ async function serve(): Promise<{ server: OpenAIServer; setReply: (reply: OpenAI
   let next: OpenAIReply = {};
   const server = await startOpenAIServer({
     window: SERVER_WINDOW,
-    countTokens: (text) => tiktoken.count(text),
+    countTokens: (text) => tiktoken.encode_ordinary(text).length,
     reply: () => next,
   });
   servers.push(server);

@@ -4,8 +4,8 @@ import {
   isSummaryText,
   redactSecrets,
   renderFactsBlock,
+  TokenMeter,
 } from '@ctxguard/compactor';
-import { TokenMeter } from '@ctxguard/compactor/internal';
 import {
   abortSignalSchema,
   type CompactionEvent,

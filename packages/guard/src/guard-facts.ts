@@ -1,5 +1,3 @@
-import { derivedFactKey } from '@ctxguard/compactor';
-import { hasPlainKey } from '@ctxguard/compactor/internal';
 import type { ContentPart, ExtractedFact, Message, MessageInput } from '@ctxguard/core';
 
 /** Facts merged in order, one per key and value (the first spelling wins); `span` kept from the first that has one. */
@@ -32,28 +30,6 @@ export function missingFacts(
 ): ExtractedFact[] {
   const values = new Set(facts.map((fact) => fact.value));
   return pinned.filter((fact) => !values.has(fact.value) && !text.includes(fact.value));
-}
-
-/**
- * The key of `fact` once its value reads `value`: a key derived from the old value (the offline
- * extractor's `category.slug_of_value`, its `_2`… suffix kept) is derived again, so a secret the
- * value held does not stay behind in the key's slug.
- */
-function rekeyed(fact: ExtractedFact, value: string): string {
-  if (value === fact.value || !hasPlainKey(fact) || fact.key === fact.category) return fact.key;
-  const derived = derivedFactKey(fact.category, fact.value);
-  return `${derivedFactKey(fact.category, value)}${fact.key.slice(derived.length)}`;
-}
-
-/** `fact` with every string passed through `redact` (a key derived from its value derived again). */
-export function redactFact(fact: ExtractedFact, redact: (text: string) => string): ExtractedFact {
-  const value = redact(fact.value);
-  return {
-    key: redact(rekeyed(fact, value)),
-    value,
-    category: fact.category,
-    ...(fact.span !== undefined ? { span: redact(fact.span) } : {}),
-  };
 }
 
 function redactPart(part: ContentPart, redact: (text: string) => string): ContentPart {

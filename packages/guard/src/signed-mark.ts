@@ -1,4 +1,4 @@
-import { dropSignedReasoningFrom } from '@ctxguard/compactor/internal';
+import { dropSignedReasoningFrom } from '@ctxguard/compactor';
 import type { ConversationHistory, HistoryEntry, Message } from '@ctxguard/core';
 import { z } from 'zod';
 import { isRecord, STATE_KEY } from './guard-state.js';

@@ -8,8 +8,8 @@ import {
   redactSecrets,
   renderFactsBlock,
   renderSummary,
+  TokenMeter,
 } from '@ctxguard/compactor';
-import { TokenMeter } from '@ctxguard/compactor/internal';
 import type { ContextTools, ConversationHistory, ExtractedFact, Message } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { assistant, filler, historyOf, system, toolRound, user } from '../test/support/harness.js';

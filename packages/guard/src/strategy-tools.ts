@@ -1,40 +1,36 @@
 import {
+  applyHistoryOperation,
+  boundFacts,
   compactMessages,
   deduplicateFileReads,
   frozenPrefixEnd,
   type HistoryOperation,
   isSummaryText,
   isTruncationMarkerText,
+  leftOutFacts,
   lightTrimMessages,
   microcompactToolResults,
   parseFactsBlock,
   parseSummary,
   pruneToolOutputs,
+  redactFact,
   renderFactsBlock,
   renderSummary,
   renderTranscript,
   renderTruncationMarker,
-  toolPairUnits,
-  truncateWithSlidingWindow,
-} from '@ctxguard/compactor';
-import {
-  applyHistoryOperation,
-  containsWhole,
-  FACT_VALUE_SEPARATOR,
-  hasPlainKey,
-  rankFactsByWorth,
-  sharesBullet,
   spanOperation,
   stripFactsBlocks,
   summarizeInChunks,
   TokenMeter,
-  toolResultsOf,
-} from '@ctxguard/compactor/internal';
+  toolPairUnits,
+  truncateWithSlidingWindow,
+} from '@ctxguard/compactor';
 import {
   type CompactMessagesRewriteOptions,
   type CompactMessagesRewriteResult,
   type ContextTools,
   type ConversationHistory,
+  containsWhole,
   type DeduplicateFileReadsOptions,
   type DeduplicateFileReadsResult,
   type ExtractedFact,
@@ -60,9 +56,10 @@ import {
   type SummarizeRangeOptions,
   type SummarizeRangeResult,
   throwIfAborted,
+  toolResultsOf,
 } from '@ctxguard/core';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
-import { mergeFactLists, mergeFacts, missingFacts, redactFact, redactMessage } from './guard-facts.js';
+import { mergeFactLists, mergeFacts, missingFacts, redactMessage } from './guard-facts.js';
 import { boundToRequest, type DroppedFacts } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { writeSignedMark } from './signed-mark.js';
@@ -119,8 +116,6 @@ const DEFAULT_SUMMARY_CHARS = 6_000;
 const DEFAULT_SUMMARIZER_WINDOW_TOKENS = 100_000;
 /** Characters per token assumed when cutting fact-extraction input into requests (on the safe side). */
 const CHARS_PER_TOKEN_FLOOR = 3;
-/** Facts in a row that did not fit before a bounded block stops trying the rest. */
-const FILL_UP_MISSES = 8;
 
 /** Facts as a facts block reads them back (a shared bullet derives keys, each value once). */
 function readBack(facts: readonly ExtractedFact[]): ExtractedFact[] {
@@ -162,19 +157,6 @@ function factsIn(messages: readonly Message[]): ExtractedFact[] {
     if (parsed) lists.push(parsed);
   }
   return mergeFactLists(lists);
-}
-
-/**
- * Whether `other` spells out `fact`: a longer value holding it as a whole token, and `fact` a plain
- * one (a fact with a key of its own, `deploy.region: eu`, means more than the word inside another).
- */
-function coversFact(other: ExtractedFact, fact: ExtractedFact): boolean {
-  return (
-    other !== fact &&
-    other.value.length > fact.value.length &&
-    hasPlainKey(fact) &&
-    containsWhole(other.value, fact.value)
-  );
 }
 
 /**
@@ -222,15 +204,6 @@ function notSpelledOutBy(
 ): ExtractedFact[] {
   const text = stripFactsBlocks(textOf(system));
   return facts.filter((fact) => own.has(fact.value) || !containsWhole(text, fact.value));
-}
-
-/** The facts of `candidates` a bounded block left out (none a kept fact spells out), best first. */
-function leftOut(candidates: readonly ExtractedFact[], kept: readonly ExtractedFact[]): ExtractedFact[] {
-  if (kept.length === candidates.length) return [];
-  const chosen = new Set(kept);
-  return rankFactsByWorth(
-    candidates.filter((fact) => !chosen.has(fact) && !kept.some((other) => coversFact(other, fact))),
-  );
 }
 
 /** `message` with a facts block of `facts` appended. */
@@ -705,7 +678,7 @@ export class StrategyToolsImpl implements StrategyTools {
   ): { kept: ExtractedFact[]; dropped: ExtractedFact[] } {
     const cap = maxFactTokens ?? this.#summaryFactTokens;
     if (cap === undefined || facts.length === 0) return { kept: [...facts], dropped: [] };
-    const kept = this.#boundFacts(facts, cap, new Set());
+    const kept = boundFacts(facts, cap, { measure: (text) => this.#meter.text(text) });
     const chosen = new Set(kept);
     return { kept, dropped: facts.filter((fact) => !chosen.has(fact)) };
   }
@@ -740,8 +713,11 @@ export class StrategyToolsImpl implements StrategyTools {
     let candidates = [...reserved, ...fresh];
     const own = this.#ownFacts(site);
     if (site === 'system-append' && current) candidates = notSpelledOutBy(current, candidates, own);
-    const merged = maxTokens === undefined ? candidates : this.#boundFacts(candidates, maxTokens, own);
-    writeFactReserve(this.#history, site, leftOut(candidates, merged));
+    const merged =
+      maxTokens === undefined
+        ? candidates
+        : boundFacts(candidates, maxTokens, { measure: (text) => this.#meter.text(text), keep: own });
+    writeFactReserve(this.#history, site, leftOutFacts(candidates, merged));
     if (merged.length === 0) return;
     const block = renderFactsBlock(merged);
     if (block === renderFactsBlock(prior)) return;
@@ -764,78 +740,6 @@ export class StrategyToolsImpl implements StrategyTools {
   /** Values of the facts the app itself wrote at `site` (its own message, not a rewrite's): a bound keeps them. */
   #ownFacts(site: FactInjectionSite): Set<string> {
     return new Set(appOwnFacts(this.#history, site).map((fact) => redactFact(fact, this.#redact).value));
-  }
-
-  /**
-   * The facts whose block fits `maxTokens`, in their order: the app's own facts first, then the
-   * others by the compactor's worth ranking (category weight per character, newest first among
-   * equals). A fact another kept fact already spells out (`src/a.ts` in `packages/x/src/a.ts`, a
-   * figure inside an error line) takes no line of its own.
-   */
-  #boundFacts(facts: readonly ExtractedFact[], maxTokens: number, own: ReadonlySet<string>): ExtractedFact[] {
-    const size = (list: readonly ExtractedFact[]) => this.#meter.text(renderFactsBlock(list));
-    if (size(facts) <= maxTokens) return [...facts];
-    const ranked = rankFactsByWorth(facts);
-    const order = [
-      ...ranked.filter((fact) => own.has(fact.value)),
-      ...ranked.filter((fact) => !own.has(fact.value)),
-    ];
-    const first = order[0]!;
-    // The block's markers and heading cost once; each fact costs its own line.
-    const frame = Math.max(0, 2 * size([first]) - size([first, first]));
-    // A fact that shares its category's bullet costs its value and a separator; others a bullet.
-    const cost = new Map(
-      order.map((fact) => [
-        fact,
-        sharesBullet(fact) ? this.#meter.text(`${FACT_VALUE_SEPARATOR}${fact.value}`) : size([fact]) - frame,
-      ]),
-    );
-    const chosen: ExtractedFact[] = [];
-    let used = frame;
-    for (const fact of order) {
-      const isOwn = own.has(fact.value);
-      if (!isOwn && chosen.some((other) => coversFact(other, fact))) continue;
-      // A fact that spells out facts already chosen replaces their lines: it costs the difference.
-      const replaced = chosen.filter((other) => !own.has(other.value) && coversFact(fact, other));
-      const net = replaced.reduce((sum, other) => sum - cost.get(other)!, cost.get(fact)!);
-      if (!isOwn && used + net > maxTokens) continue;
-      for (const other of replaced) chosen.splice(chosen.indexOf(other), 1);
-      used += net;
-      chosen.push(fact);
-    }
-    // Held to the block as written: in the facts' own order, where values share lines, and token
-    // counts are not quite additive. The lowest-ranked give way until it fits.
-    const asWritten = (list: readonly ExtractedFact[]) => {
-      const kept = new Set(list);
-      return facts.filter((fact) => kept.has(fact));
-    };
-    const fits = (list: readonly ExtractedFact[]) => size(asWritten(list)) <= maxTokens;
-    const rank = new Map(order.map((fact, index) => [fact, index]));
-    chosen.sort((a, b) => rank.get(a)! - rank.get(b)!);
-    while (chosen.length > 0 && !fits(chosen) && !own.has(chosen.at(-1)!.value)) chosen.pop();
-    this.#fillUp(chosen, order, fits);
-    return asWritten(chosen);
-  }
-
-  /**
-   * Adds left-out facts, best first, while the block still fits: the per-fact costs above are
-   * estimates (a category's first shared bullet costs more, later values less), and a fact whose
-   * longer spelling was dropped needs its own line again. Stops after a few in a row that do not fit.
-   */
-  #fillUp(
-    chosen: ExtractedFact[],
-    order: readonly ExtractedFact[],
-    fits: (list: readonly ExtractedFact[]) => boolean,
-  ): void {
-    let misses = 0;
-    for (const fact of order) {
-      if (misses >= FILL_UP_MISSES) return;
-      if (chosen.includes(fact) || chosen.some((other) => coversFact(other, fact))) continue;
-      if (fits([...chosen, fact])) {
-        chosen.push(fact);
-        misses = 0;
-      } else misses++;
-    }
   }
 
   /** The facts the conversation keeps now: every facts block of the system prompt, the first user message and summaries. */

@@ -5,17 +5,20 @@
  */
 import {
   deduplicateFileReadsOptionsSchema,
-  pruneToolOutputsOptionsSchema,
-  slidingWindowOptionsSchema,
-} from '@ctxguard/compactor';
-import {
   lightTrimMessagesOptionsSchema,
   microcompactToolResultsOptionsSchema,
-  partsOf,
+  pruneToolOutputsOptionsSchema,
+  slidingWindowOptionsSchema,
   summarizeRequestSchema,
+} from '@ctxguard/compactor';
+import {
+  abortSignalSchema,
+  factCategories,
+  messageSchema,
+  parseInput,
+  partsOf,
   toolResultsOf,
-} from '@ctxguard/compactor/internal';
-import { abortSignalSchema, factCategories, messageSchema, parseInput } from '@ctxguard/core';
+} from '@ctxguard/core';
 import { z } from 'zod';
 
 const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null;

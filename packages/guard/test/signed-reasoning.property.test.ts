@@ -2,9 +2,9 @@ import {
   compactMessages,
   countToolPairViolations,
   createOfflineContextTools,
+  TokenMeter,
   toolPairUnits,
 } from '@ctxguard/compactor';
-import { TokenMeter } from '@ctxguard/compactor/internal';
 import {
   type ConversationHistory,
   isCompactionPart,

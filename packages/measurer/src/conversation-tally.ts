@@ -1,11 +1,12 @@
-import { CtxGuardError, describeValue, type Message } from '@ctxguard/core';
-import type { MessageParts } from '@ctxguard/token-counter';
 import {
+  CtxGuardError,
+  describeValue,
+  type Message,
   type MessageSnapshot,
   matchesSnapshot,
   takeMessageSnapshot,
-  weighParts,
-} from '@ctxguard/token-counter/internal';
+} from '@ctxguard/core';
+import { type MessageParts, weighParts } from '@ctxguard/token-counter';
 import { PartTotals, type SummedParts } from './part-totals.js';
 import { reportedTokens } from './reported-usage.js';
 

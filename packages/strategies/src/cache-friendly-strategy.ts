@@ -1,7 +1,7 @@
 import { lightTrimMessages, renderSummary, renderTranscript } from '@ctxguard/compactor';
-import { containsWhole } from '@ctxguard/compactor/internal';
 import {
   type ContextStrategy,
+  containsWhole,
   type ExtractedFact,
   type FactCategory,
   factCategories,

@@ -1,6 +1,11 @@
 import { renderTranscript } from '@ctxguard/compactor';
-import { containsWhole } from '@ctxguard/compactor/internal';
-import type { ExtractedFact, ReactContext, RewriteResult, StrategyTools } from '@ctxguard/core';
+import {
+  containsWhole,
+  type ExtractedFact,
+  type ReactContext,
+  type RewriteResult,
+  type StrategyTools,
+} from '@ctxguard/core';
 import { factsBlockTokens } from './facts-room.js';
 import { effectiveView } from './history-view.js';
 

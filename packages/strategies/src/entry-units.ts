@@ -1,5 +1,4 @@
-import { parseSummary, renderTranscript, toolPairUnits } from '@ctxguard/compactor';
-import { stripFactsBlocks } from '@ctxguard/compactor/internal';
+import { parseSummary, renderTranscript, stripFactsBlocks, toolPairUnits } from '@ctxguard/compactor';
 import type { HistoryEntry } from '@ctxguard/core';
 
 /**

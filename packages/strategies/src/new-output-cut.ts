@@ -1,6 +1,6 @@
 import { lightTrimMessages, renderTranscript } from '@ctxguard/compactor';
-import { containsWhole } from '@ctxguard/compactor/internal';
 import {
+  containsWhole,
   type ExtractedFact,
   type FactCategory,
   type HistoryEntry,

@@ -145,7 +145,7 @@ describe.each([
   ['LayoutStrategy', () => new LayoutStrategy()],
 ])('a newest tool result larger than the budget with %s', (_name, create) => {
   it('is cut and sent, not declined', async () => {
-    const { hooks, measurer, guard, warnings } = wire(create());
+    const { measurer, guard, warnings } = wire(create());
     const history = new InMemoryConversationHistory();
     for (const message of [
       system('You are a coding agent.'),

@@ -1,5 +1,4 @@
-import { BpeEncoder } from '@ctxguard/bpe';
-import { loadRawRanks, pieceRegex } from '@ctxguard/bpe/internal';
+import { BpeEncoder, loadRawRanks, pieceRegex } from '@ctxguard/bpe';
 import type { EngineKind, ExactEncoding, ExactEngine } from './exact-engine.js';
 
 /** What a pool shares per (engine, encoding): the loaded encoder and how to free it. */

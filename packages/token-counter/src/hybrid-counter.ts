@@ -1,4 +1,4 @@
-import { isEncoding } from '@ctxguard/bpe/internal';
+import { isEncoding } from '@ctxguard/bpe';
 import type { CalibrationStore } from '@ctxguard/calibration';
 import { type HookBus, type Message, parseOptions, type WarningEvent } from '@ctxguard/core';
 import { ModelCatalog, type ResolvedModel } from '@ctxguard/models';

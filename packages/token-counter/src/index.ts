@@ -12,7 +12,7 @@ export type {
   MessageParts,
   PartsLearnInput,
 } from './heuristic-counter.js';
-export { HeuristicCounter } from './heuristic-counter.js';
+export { HeuristicCounter, weighParts } from './heuristic-counter.js';
 export type { CounterRoute, HybridTokenCounterOptions } from './hybrid-counter.js';
 export { HybridTokenCounter } from './hybrid-counter.js';
 export type { MemoizedCounterOptions } from './memoized-counter.js';

@@ -1,7 +1,7 @@
+import { type MessageSnapshot, matchesSnapshot, takeMessageSnapshot } from '@ctxguard/core';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { LRUCache } from 'lru-cache';
-import { type MessageSnapshot, matchesSnapshot, takeMessageSnapshot } from './message-snapshot.js';
 
 /** Only what changes a message's token count is fingerprinted: role, name and content. */
 interface CountedFields {

@@ -1,4 +1,4 @@
-import { cjkScriptOf } from '@ctxguard/calibration/internal';
+import { cjkScriptOf } from '@ctxguard/calibration';
 import {
   ASCII_RUN_LOG2_CHARS_PER_TOKEN,
   CJK_MERGING_RUN_LETTERS,

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { call, calls, results, user } from '../../test/support/messages.js';
 import {
   chooseDigestFacts,
-  containsWhole,
   rankDigestFacts,
   rankFactsByWorth,
   renderFactDigest,
@@ -14,15 +13,6 @@ const fact = (category: ExtractedFact['category'], value: string): ExtractedFact
   key: category,
   category,
   value,
-});
-
-describe('containsWhole', () => {
-  it('finds a value only as a whole token', () => {
-    expect(containsWhole('took 11ms', '1ms')).toBe(false);
-    expect(containsWhole('took 1ms.', '1ms')).toBe(true);
-    expect(containsWhole('zod 14.6.7', '4.6.7')).toBe(false);
-    expect(containsWhole('see packages/x/src/a.ts:3', 'src/a.ts')).toBe(true);
-  });
 });
 
 describe('rankFactsByWorth', () => {

@@ -1,4 +1,4 @@
-import type { ExtractedFact, Message } from '@ctxguard/core';
+import { containsWhole, type ExtractedFact, type Message } from '@ctxguard/core';
 import { isRecord, partsOf } from '../messages/message-parts.js';
 
 /** Categories of a digest, in the order they are shown: what an agent needs most first. */
@@ -39,24 +39,6 @@ const TITLES: Record<string, string> = {
 
 /** Categories whose values are shown one per line (long, or read as a whole); the others share a line. */
 const ONE_PER_LINE: ReadonlySet<string> = new Set(['error', 'command', 'decision', 'preference']);
-
-const WORD = /[\p{L}\p{N}_]/u;
-
-/**
- * Whether `value` occurs in `text` as a whole token (not inside a longer word or number): `1ms`
- * is not in `11ms`, while `src/a.ts` is in `packages/x/src/a.ts`.
- */
-export function containsWhole(text: string, value: string): boolean {
-  if (value.length === 0) return true;
-  const wordStart = WORD.test(value[0]!);
-  const wordEnd = WORD.test(value.at(-1)!);
-  for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
-    const before = at > 0 ? text[at - 1]! : '';
-    const after = text[at + value.length] ?? '';
-    if ((!wordStart || !WORD.test(before)) && (!wordEnd || !WORD.test(after))) return true;
-  }
-  return false;
-}
 
 function stringsOf(value: unknown, out: string[]): void {
   if (typeof value === 'string') out.push(value);

@@ -209,3 +209,25 @@ export function stripFactsBlocks(text: string): string {
   }
   return (out + text.slice(from)).replace(/\n{3,}/g, '\n\n').trim();
 }
+
+/**
+ * The key of `fact` once its value reads `value`: a key derived from the old value (the offline
+ * extractor's `category.slug_of_value`, its `_2`… suffix kept) is derived again, so a secret the
+ * value held does not stay behind in the key's slug.
+ */
+function rekeyed(fact: ExtractedFact, value: string): string {
+  if (value === fact.value || !hasPlainKey(fact) || fact.key === fact.category) return fact.key;
+  const derived = derivedFactKey(fact.category, fact.value);
+  return `${derivedFactKey(fact.category, value)}${fact.key.slice(derived.length)}`;
+}
+
+/** `fact` with every string passed through `redact` (a key derived from its value derived again). */
+export function redactFact(fact: ExtractedFact, redact: (text: string) => string): ExtractedFact {
+  const value = redact(fact.value);
+  return {
+    key: redact(rekeyed(fact, value)),
+    value,
+    category: fact.category,
+    ...(fact.span !== undefined ? { span: redact(fact.span) } : {}),
+  };
+}

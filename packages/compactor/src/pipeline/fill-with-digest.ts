@@ -1,8 +1,8 @@
 import type { ExtractedFact, Message } from '@ctxguard/core';
+import { containsWhole } from '@ctxguard/core';
 import type { TokenMeter } from '../budget/token-meter.js';
 import {
   chooseDigestFacts,
-  containsWhole,
   digestCost,
   rankDigestFacts,
   renderFactDigest,
