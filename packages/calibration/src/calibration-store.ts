@@ -117,3 +117,12 @@ export function calibrationKeyPrefix(provider?: string, model?: string): string 
   if (provider === undefined) return 'calibration:';
   return `calibration:${escapeKeyPart(provider)}/${model === undefined ? '' : escapeKeyPart(model)}`;
 }
+
+const calibrationStoreMethods = ['get', 'update', 'list', 'delete'] as const;
+
+/** Whether `value` is a {@link CalibrationStore}: its four methods (for option checks). */
+export function isCalibrationStore(value: unknown): value is CalibrationStore {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return calibrationStoreMethods.every((method) => typeof record[method] === 'function');
+}

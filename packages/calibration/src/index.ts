@@ -9,6 +9,7 @@ export {
   calibrationKeySchema,
   calibrationSchema,
   calibrationUpdateSchema,
+  isCalibrationStore,
   MAX_CHARS_PER_TOKEN,
 } from './calibration-store.js';
 export type { CjkScript } from './cjk-ranges.js';

@@ -2,6 +2,7 @@ import { CtxGuardError, parseInput, parseOptions } from '@ctxguard/core';
 import {
   AtomicCreateUnsupportedError,
   CorruptEntryError,
+  isPersistence,
   MemoryPersistence,
   type Persistence,
   StorageError,
@@ -31,14 +32,7 @@ export const DEFAULT_MIN_SAMPLES_FOR_CONFIDENCE = 10;
 /** Options of {@link PersistenceCalibrationStore}. */
 export const persistenceCalibrationStoreOptionsSchema = z.object({
   /** Where calibrations live (any `Persistence`: memory, file, Redis…). */
-  persistence: z.custom<Persistence>(
-    (v) =>
-      typeof v === 'object' &&
-      v !== null &&
-      typeof (v as Persistence).get === 'function' &&
-      typeof (v as Persistence).set === 'function',
-    'must be a Persistence',
-  ),
+  persistence: z.custom<Persistence>(isPersistence, 'must be a Persistence (get, set, delete, list and has)'),
   /** EWMA step in (0, 1]: `new = alpha × observed + (1 − alpha) × old`. */
   alpha: z.number().gt(0).lte(1).default(DEFAULT_ALPHA),
   /** Samples until confidence reaches 1. */

@@ -249,3 +249,11 @@ export class HookBus {
     });
   }
 }
+
+/** Whether `value` is a {@link HookBus} (this realm's or another copy's: `on`, `emit`, `listenerCount`), for option checks. */
+export function isHookBus(value: unknown): value is HookBus {
+  if (value instanceof HookBus) return true;
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return ['on', 'emit', 'listenerCount'].every((method) => typeof record[method] === 'function');
+}

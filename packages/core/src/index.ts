@@ -31,7 +31,7 @@ export type {
   MessageResolveEvent,
   WarningEvent,
 } from './hooks.js';
-export { HookBus, hookBusOptionsSchema, hookNames } from './hooks.js';
+export { HookBus, hookBusOptionsSchema, hookNames, isHookBus } from './hooks.js';
 export type { JsonCheckOptions, JsonCopyResult, JsonValueIssue } from './json-value.js';
 export { copyJsonValue, findJsonValueIssue } from './json-value.js';
 export type {
@@ -126,6 +126,8 @@ export {
   abortSignalSchema,
   containsWhole,
   factCategories,
+  isContextStrategy,
+  isContextTools,
   throwIfAborted,
   wellFormedFacts,
 } from './strategy.js';

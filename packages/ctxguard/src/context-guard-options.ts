@@ -1,17 +1,19 @@
 import type { ContextStrategy, ContextTools } from '@ctxguard/core';
-import { abortSignalSchema, HookBus, messagesSchema, usageSchema } from '@ctxguard/core';
+import {
+  abortSignalSchema,
+  type HookBus,
+  isContextStrategy,
+  isContextTools,
+  isHookBus,
+  messagesSchema,
+  usageSchema,
+} from '@ctxguard/core';
 import { contextGuardOptionsSchema } from '@ctxguard/guard';
 import { type ContextLimitResolver, contextMeasurerOptionsSchema } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { isPersistence, type Persistence } from '@ctxguard/persistence';
-import type { TokenCounter } from '@ctxguard/token-counter';
+import { isTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
-
-const isFunction = (value: unknown): boolean => typeof value === 'function';
-const hasMethods = (value: unknown, methods: readonly string[]): boolean =>
-  typeof value === 'object' &&
-  value !== null &&
-  methods.every((method) => isFunction((value as Record<string, unknown>)[method]));
 
 /** What a conversation id must be: a non-empty, well-formed string of at most 1,024 characters. */
 export const conversationIdSchema = z
@@ -28,10 +30,7 @@ export const createContextGuardOptionsSchema = z.strictObject({
   model: z.string().min(1),
   /** When and how to compact (default: `new RecompactStrategy()`). */
   strategy: z
-    .custom<ContextStrategy>(
-      (value) => hasMethods(value, ['react']) && Array.isArray((value as ContextStrategy).triggers),
-      'must be a ContextStrategy (triggers and react)',
-    )
+    .custom<ContextStrategy>(isContextStrategy, 'must be a ContextStrategy (triggers and react)')
     .optional(),
   /**
    * The guard's compaction-loop protection (`{ minFreedRatio, refillCalls, refillStrikes }`, or
@@ -46,16 +45,13 @@ export const createContextGuardOptionsSchema = z.strictObject({
   /** Token counter (default: a hybrid counter routed by the catalog, calibrated on `persistence`). */
   counter: z
     .custom<TokenCounter>(
-      (value) => hasMethods(value, ['estimate', 'estimateMessage', 'measureMessage', 'learn']),
-      'must be a TokenCounter',
+      isTokenCounter,
+      'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
     )
     .optional(),
   /** Summarizer and fact extractor for compactions (default: the compactor's offline ones). */
   tools: z
-    .custom<ContextTools>(
-      (value) => hasMethods(value, ['summarize', 'extractFacts']),
-      'must be ContextTools (summarize and extractFacts)',
-    )
+    .custom<ContextTools>(isContextTools, 'must be ContextTools (summarize and extractFacts)')
     .optional(),
   /** The measurer's thresholds, fractions of the input budget (`warn` 0.80, `exact` 0.90, …). */
   thresholds: contextMeasurerOptionsSchema.shape.thresholds,
@@ -79,7 +75,10 @@ export const createContextGuardOptionsSchema = z.strictObject({
   contextLimit: z
     .union([
       z.number().int().positive(),
-      z.custom<ContextLimitResolver>(isFunction, 'must be a positive integer or a function'),
+      z.custom<ContextLimitResolver>(
+        (value) => typeof value === 'function',
+        'must be a positive integer or a function',
+      ),
     ])
     .optional(),
   /** The model catalog (default: the built-in models); register your own models here. */
@@ -87,12 +86,7 @@ export const createContextGuardOptionsSchema = z.strictObject({
     .custom<ModelCatalog>((value) => value instanceof ModelCatalog, 'must be a ModelCatalog')
     .optional(),
   /** The bus to wire everything on (default: a new one, exposed as `hooks`). */
-  hooks: z
-    .custom<HookBus>(
-      (value) => value instanceof HookBus || hasMethods(value, ['on', 'emit', 'listenerCount']),
-      'must be a HookBus',
-    )
-    .optional(),
+  hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus').optional(),
   /** First key segment of the stored conversations (default `history`). */
   namespace: z
     .string()

@@ -14,6 +14,7 @@ import {
 import {
   abortSignalSchema,
   factCategories,
+  isContextTools,
   messageSchema,
   parseInput,
   partsOf,
@@ -58,13 +59,7 @@ const toolsInitSchema = z.looseObject({
       isObject(value) && typeof (value as { effectiveEntries?: unknown }).effectiveEntries === 'function',
     'expected a ConversationHistory',
   ),
-  contextTools: z.custom(
-    (value) =>
-      isObject(value) &&
-      typeof (value as { summarize?: unknown }).summarize === 'function' &&
-      typeof (value as { extractFacts?: unknown }).extractFacts === 'function',
-    'expected ContextTools (summarize and extractFacts)',
-  ),
+  contextTools: z.custom(isContextTools, 'expected ContextTools (summarize and extractFacts)'),
   redact: z.custom((value) => typeof value === 'function', 'expected a function (text) => text'),
   messages: z.array(z.unknown()).optional(),
   countContext: z.looseObject({ provider: z.string().min(1), model: z.string().min(1) }).optional(),

@@ -1,8 +1,8 @@
 import {
   type CalibrationStore,
+  isCalibrationStore,
   MemoryCalibrationStore,
   PersistenceCalibrationStore,
-  type PersistenceCalibrationStoreOptions,
 } from '@ctxguard/calibration';
 import {
   type CompletionEvent,
@@ -10,6 +10,7 @@ import {
   CtxGuardError,
   describeValue,
   type HookBus,
+  isHookBus,
   type Message,
   type MessageResolveEvent,
   messageText,
@@ -17,11 +18,13 @@ import {
   withSystemPrompt,
 } from '@ctxguard/core';
 import { getOutputReserve, ModelCatalog, type ResolvedModel } from '@ctxguard/models';
+import { isPersistence, type Persistence } from '@ctxguard/persistence';
 import {
   type CountContext,
   conversationOverhead,
   HeuristicCounter,
   HybridTokenCounter,
+  isTokenCounter,
   MemoizedCounter,
   type MessageParts,
   type PartsLearnInput,
@@ -73,42 +76,33 @@ export interface ContextMeasurement {
 }
 
 const functionOf = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `must be ${what}`);
-const objectWith = <T>(what: string, methods: string[]) =>
-  z.custom<T>(
-    (v) =>
-      typeof v === 'object' &&
-      v !== null &&
-      methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'),
-    `must be ${what}`,
-  );
-
 const share = z.number().gt(0).lte(10);
 
 /** Options of {@link ContextMeasurer}. */
 export const contextMeasurerOptionsSchema = z
   .strictObject({
     /** The bus whose `onMessageResolve` and `onCompletion` events are measured and learned from. */
-    hooks: objectWith<HookBus>('a HookBus', ['on', 'emit', 'listenerCount']),
+    hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)'),
     /** Windows, output limits and tokenizers of the models (register your own models here). */
     catalog: z.custom<ModelCatalog>((v) => v instanceof ModelCatalog, 'must be a ModelCatalog'),
     /** The counter (default: a hybrid counter routed by `catalog`, memoised per message). */
-    counter: objectWith<TokenCounter>('a TokenCounter', [
-      'estimateMessage',
-      'measureMessage',
-      'learn',
-    ]).optional(),
+    counter: z
+      .custom<TokenCounter>(
+        isTokenCounter,
+        'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
+      )
+      .optional(),
     /** Where learned calibrations live (default: on `persistence`, else in memory). */
-    calibrationStore: objectWith<CalibrationStore>('a CalibrationStore', [
-      'get',
-      'update',
-      'list',
-    ]).optional(),
+    calibrationStore: z
+      .custom<CalibrationStore>(
+        isCalibrationStore,
+        'must be a CalibrationStore (get, update, list and delete)',
+      )
+      .optional(),
     /** A `Persistence` to keep calibrations in when no `calibrationStore` is given. */
-    persistence: objectWith<PersistenceCalibrationStoreOptions['persistence']>('a Persistence', [
-      'get',
-      'set',
-      'list',
-    ]).optional(),
+    persistence: z
+      .custom<Persistence>(isPersistence, 'must be a Persistence (get, set, delete, list and has)')
+      .optional(),
     /**
      * `warn` (0.80): emit `onWarning` on crossing; `exact` (0.90): count exactly from here;
      * `verify` (0.50): compare every earlier message from here even with `prefixCheck: 'sampled'`.

@@ -23,6 +23,7 @@ import {
   type ConversationInput,
   type CountContext,
   countContextSchema,
+  isTokenCounter,
   type LearnInput,
   type MeasureOptions,
   revisionOf,
@@ -161,8 +162,8 @@ export const countApiCounterOptionsSchema = z.object({
   /** Counter for estimates and for fallbacks (default a {@link HeuristicCounter}). */
   fallback: z
     .custom<TokenCounter>(
-      (v) => typeof v === 'object' && v !== null && typeof (v as TokenCounter).estimate === 'function',
-      'must be a TokenCounter',
+      isTokenCounter,
+      'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
     )
     .optional(),
   /** Which API counts a model; default: `anthropic` provider → Anthropic, `google-ai`/`google`/`gemini` → Gemini. */

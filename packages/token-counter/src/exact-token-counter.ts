@@ -28,6 +28,7 @@ import {
   type ConversationInput,
   type CountContext,
   countContextSchema,
+  isTokenCounter,
   type LearnInput,
   type MeasureOptions,
   type TokenCount,
@@ -53,8 +54,8 @@ export const exactTokenCounterOptionsSchema = z.strictObject({
   /** Counter for estimates while the engine is not loaded yet; default a `HeuristicCounter`. */
   fallback: z
     .custom<TokenCounter>(
-      (v) => typeof v === 'object' && v !== null && typeof (v as TokenCounter).estimate === 'function',
-      'expected a TokenCounter',
+      isTokenCounter,
+      'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
     )
     .optional(),
   /** Longest text (characters) `estimate*` counts exactly; a longer one is estimated from exact counts of windows of it. Default 65,536. */

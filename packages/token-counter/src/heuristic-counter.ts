@@ -5,6 +5,7 @@ import {
   type ContentClass,
   calibrationSchema,
   contentClassSchema,
+  isCalibrationStore,
   MemoryCalibrationStore,
   segmentContent,
 } from '@ctxguard/calibration';
@@ -44,14 +45,7 @@ const positiveFinite = z
 export const heuristicCounterOptionsSchema = z.object({
   /** Where learned corrections live; default an in-memory store (learning lasts for the process). */
   calibrationStore: z
-    .custom<CalibrationStore>(
-      (v) =>
-        typeof v === 'object' &&
-        v !== null &&
-        typeof (v as CalibrationStore).get === 'function' &&
-        typeof (v as CalibrationStore).update === 'function',
-      'must be a CalibrationStore',
-    )
+    .custom<CalibrationStore>(isCalibrationStore, 'must be a CalibrationStore (get, update, list and delete)')
     .optional(),
   /** Prior multipliers per provider (a number, or one per content class), over the built-in table. */
   providerMultipliers: z

@@ -1,6 +1,6 @@
 import { isEncoding } from '@ctxguard/bpe';
-import type { CalibrationStore } from '@ctxguard/calibration';
-import { type HookBus, type Message, parseOptions, type WarningEvent } from '@ctxguard/core';
+import { type CalibrationStore, isCalibrationStore } from '@ctxguard/calibration';
+import { type HookBus, isHookBus, type Message, parseOptions, type WarningEvent } from '@ctxguard/core';
 import { ModelCatalog, type ResolvedModel } from '@ctxguard/models';
 import { z } from 'zod';
 import { estimateConversation, measureConversation } from './conversation.js';
@@ -24,12 +24,6 @@ import {
   type TokenCounter,
 } from './token-counter.js';
 
-const objectOf = <T>(what: string, check: (v: Record<string, unknown>) => boolean) =>
-  z.custom<T>(
-    (v) => typeof v === 'object' && v !== null && check(v as Record<string, unknown>),
-    `must be ${what}`,
-  );
-
 /** Options of {@link HybridTokenCounter}. */
 export const hybridTokenCounterOptionsSchema = z.object({
   /** Which tokenizer each model uses (default the built-in catalog). */
@@ -39,10 +33,9 @@ export const hybridTokenCounterOptionsSchema = z.object({
     .object({ anthropic: z.string().min(1).optional(), google: z.string().min(1).optional() })
     .optional(),
   /** Where the heuristic's calibrations live (default in memory). */
-  calibrationStore: objectOf<CalibrationStore>(
-    'a CalibrationStore',
-    (v) => typeof v.update === 'function',
-  ).optional(),
+  calibrationStore: z
+    .custom<CalibrationStore>(isCalibrationStore, 'must be a CalibrationStore (get, update, list and delete)')
+    .optional(),
   /** The heuristic to use (built from the other options when omitted). */
   heuristic: z
     .custom<HeuristicCounter>((v) => v instanceof HeuristicCounter, 'must be a HeuristicCounter')
@@ -69,7 +62,7 @@ export const hybridTokenCounterOptionsSchema = z.object({
       }).shape,
     )
     .optional(),
-  hooks: objectOf<HookBus>('a HookBus', (v) => typeof v.emit === 'function').optional(),
+  hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
   onWarning: z
     .custom<(warning: WarningEvent) => void>((v) => typeof v === 'function', 'must be a function')
     .optional(),

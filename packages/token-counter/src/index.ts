@@ -35,4 +35,4 @@ export type {
   TokenCount,
   TokenCounter,
 } from './token-counter.js';
-export { revisionOf } from './token-counter.js';
+export { isTokenCounter, revisionOf } from './token-counter.js';

@@ -4,14 +4,15 @@ import { z } from 'zod';
 import { addedSystemMessage, measureTools, sumEstimates } from './conversation.js';
 import { conversationOverhead } from './message-cost.js';
 import { MessageMemo } from './message-memo.js';
-import type {
-  ConversationCount,
-  ConversationInput,
-  CountContext,
-  LearnInput,
-  MeasureOptions,
-  TokenCount,
-  TokenCounter,
+import {
+  type ConversationCount,
+  type ConversationInput,
+  type CountContext,
+  isTokenCounter,
+  type LearnInput,
+  type MeasureOptions,
+  type TokenCount,
+  type TokenCounter,
 } from './token-counter.js';
 
 /** Options of {@link MemoizedCounter}. */
@@ -39,10 +40,11 @@ export class MemoizedCounter implements TokenCounter {
 
   constructor(inner: TokenCounter, options?: MemoizedCounterOptions) {
     const parsed = parseOptions(memoizedCounterOptionsSchema, options ?? {}, 'options');
-    if (!inner || typeof inner.estimateMessage !== 'function' || typeof inner.measureMessage !== 'function') {
-      throw new InvalidOptionsError('inner: expected a TokenCounter (estimateMessage and measureMessage)', [
-        'inner',
-      ]);
+    if (!isTokenCounter(inner)) {
+      throw new InvalidOptionsError(
+        'inner: expected a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
+        ['inner'],
+      );
     }
     this.inner = inner;
     this.estimates = new MessageMemo<number>({ maxEntries: parsed.maxEntries ?? 50_000 });

@@ -107,3 +107,12 @@ export function revisionOf(
 ): number {
   return typeof counter.revisionFor === 'function' ? counter.revisionFor(ctx) : (counter.revision ?? 0);
 }
+
+const tokenCounterMethods = ['estimate', 'estimateMessage', 'measure', 'measureMessage', 'learn'] as const;
+
+/** Whether `value` is a {@link TokenCounter}: the five methods of the contract (for option checks). */
+export function isTokenCounter(value: unknown): value is TokenCounter {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return tokenCounterMethods.every((method) => typeof record[method] === 'function');
+}

@@ -1,13 +1,23 @@
 import { type Message, messageSchema, parseOptions } from '@ctxguard/core';
 import { getAvailableInputTokens, ModelCatalog } from '@ctxguard/models';
-import { type CountContext, estimateConversation, type TokenCounter } from '@ctxguard/token-counter';
+import {
+  type CountContext,
+  estimateConversation,
+  isTokenCounter,
+  type TokenCounter,
+} from '@ctxguard/token-counter';
 import { z } from 'zod';
-import { defaultTokenCounter, isTokenCounter } from './default-counter.js';
+import { defaultTokenCounter } from './default-counter.js';
 
 /** Usage ratio at which compaction should run when no threshold is given. */
 export const DEFAULT_COMPACTION_THRESHOLD = 0.8;
 
-const counterSchema = z.custom<TokenCounter>(isTokenCounter, 'must be a TokenCounter').optional();
+const counterSchema = z
+  .custom<TokenCounter>(
+    isTokenCounter,
+    'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
+  )
+  .optional();
 const catalogSchema = z
   .custom<ModelCatalog>((value) => value instanceof ModelCatalog, 'must be a ModelCatalog')
   .optional();

@@ -7,13 +7,3 @@ export function defaultTokenCounter(): TokenCounter {
   shared ??= new HybridTokenCounter();
   return shared;
 }
-
-/** True for an object that counts tokens like a `TokenCounter` (what option schemas check). */
-export function isTokenCounter(value: unknown): value is TokenCounter {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { estimate?: unknown }).estimate === 'function' &&
-    typeof (value as { estimateMessage?: unknown }).estimateMessage === 'function'
-  );
-}

@@ -1,9 +1,9 @@
 import { parseOptions } from '@ctxguard/core';
 import { getAvailableInputTokens, ModelCatalog } from '@ctxguard/models';
-import type { TokenCounter } from '@ctxguard/token-counter';
+import { isTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
 import { truncateToTokenBudget } from '../rewrites/truncate-to-budget.js';
-import { defaultTokenCounter, isTokenCounter } from './default-counter.js';
+import { defaultTokenCounter } from './default-counter.js';
 
 /** Share of the remaining context that file reads may use. */
 export const FILE_READ_BUDGET_PERCENT = 0.6;
@@ -92,7 +92,12 @@ export const aggregateFileBudgetOptionsSchema = z.object({
   budgetTokens: z.number().int().nonnegative().optional(),
   /** Files whose fair share is below this many tokens are dropped rather than cut to nothing (default 64). */
   minTokensPerFile: z.number().int().nonnegative().default(64),
-  counter: z.custom<TokenCounter>(isTokenCounter, 'must be a TokenCounter').optional(),
+  counter: z
+    .custom<TokenCounter>(
+      isTokenCounter,
+      'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
+    )
+    .optional(),
   catalog: z.custom<ModelCatalog>((v) => v instanceof ModelCatalog, 'must be a ModelCatalog').optional(),
 });
 

@@ -6,6 +6,7 @@ import {
   type ExtractFactsRequest,
   type FactCategory,
   factCategories,
+  isContextTools,
   parseInput,
   parseOptions,
   type SummarizeRequest,
@@ -42,11 +43,7 @@ export function parseExtractFactsRequest(request: unknown): ExtractFactsRequest 
 
 /** Accepts any object with `summarize` and `extractFacts` functions (what options that take tools check). */
 export const contextToolsSchema = z.custom<ContextTools>(
-  (value) =>
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { summarize?: unknown }).summarize === 'function' &&
-    typeof (value as { extractFacts?: unknown }).extractFacts === 'function',
+  isContextTools,
   'must be ContextTools (an object with summarize and extractFacts functions)',
 );
 

@@ -1,11 +1,10 @@
-import type { CountContext, TokenCounter } from '@ctxguard/token-counter';
+import { type CountContext, isTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
-import { isTokenCounter } from '../budget/default-counter.js';
 
-/** A {@link TokenCounter}: an object with `estimate` and `estimateMessage`. */
+/** A {@link TokenCounter}. */
 export const tokenCounterSchema = z.custom<TokenCounter>(
   isTokenCounter,
-  'must be a TokenCounter (estimate and estimateMessage functions)',
+  'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
 );
 
 /** The model a count is for. */

@@ -1,12 +1,17 @@
 import { parseOptions } from '@ctxguard/core';
-import type { CountContext, TokenCounter } from '@ctxguard/token-counter';
+import { type CountContext, isTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
-import { defaultTokenCounter, isTokenCounter } from '../budget/default-counter.js';
+import { defaultTokenCounter } from '../budget/default-counter.js';
 
 /** Schema of {@link TruncateToTokenBudgetOptions}. */
 export const truncateToTokenBudgetOptionsSchema = z.object({
   /** Counter used to measure (default the hybrid counter). */
-  counter: z.custom<TokenCounter>(isTokenCounter, 'must be a TokenCounter').optional(),
+  counter: z
+    .custom<TokenCounter>(
+      isTokenCounter,
+      'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
+    )
+    .optional(),
   /** Which model the tokens are counted for (default OpenAI gpt-4o). */
   countContext: z.object({ provider: z.string(), model: z.string() }).optional(),
   /** Appended when the text was cut (default `...`); counted inside the budget. */
