@@ -198,6 +198,11 @@ export interface MicrocompactToolResultsResult extends RewriteResult {
 export interface CompactMessagesRewriteOptions extends Cancellable {
   /** Tokens the conversation's messages may take afterwards. */
   budgetTokens: number;
+  /**
+   * Most tokens the newest messages kept verbatim may take (default: the compactor's share of the
+   * budget); the newest message stays in any case, with the tool calls it answers.
+   */
+  recentTokens?: number | undefined;
 }
 
 /** What {@link StrategyTools.compactMessages} did. */

@@ -565,7 +565,12 @@ export class StrategyToolsImpl implements StrategyTools {
       tools: this.#tools,
       counter: this.#meter.counter,
       countContext: this.#meter.context,
-      summarize: { summarizerWindowTokens: this.#summarizerWindowTokens },
+      summarize: {
+        summarizerWindowTokens: this.#summarizerWindowTokens,
+        ...(options.recentTokens !== undefined
+          ? { maxRecentTokens: options.recentTokens, minRecentMessages: 1 }
+          : {}),
+      },
       // The request is rebuilt without stale signed reasoning when it is sent (#record); the history keeps it.
       signedReasoning: 'keep',
       ...(options.signal ? { signal: options.signal } : {}),

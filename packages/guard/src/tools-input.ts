@@ -171,6 +171,7 @@ const microcompactOptions = microcompactToolResultsOptionsSchema
 const lightTrimOptions = lightTrimMessagesOptionsSchema.optional();
 const compactMessagesOptions = z.object({
   budgetTokens: z.number().int().positive(),
+  recentTokens: z.number().int().nonnegative().optional(),
   signal: abortSignalSchema.optional(),
 });
 

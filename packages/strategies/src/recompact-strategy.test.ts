@@ -88,6 +88,31 @@ describe('RecompactStrategy', () => {
     expect(large.budgets).toEqual([Math.floor(large.fixed)]);
   });
 
+  it('keeps fewer recent messages verbatim the more verbatim growth the landing leaves before the trigger', async () => {
+    const asked = async (target: number) => {
+      const tools = HistoryStrategyTools.of(chat(30));
+      const options: { budgetTokens: number; recentTokens?: number | undefined }[] = [];
+      const compact = tools.compactMessages.bind(tools);
+      tools.compactMessages = (request) => {
+        options.push(request);
+        return compact(request);
+      };
+      const { inputBudget } = await compactAt96(new RecompactStrategy({ target }), tools);
+      const { budgetTokens, recentTokens } = options[0]!;
+      return { inputBudget, budgetTokens, recentTokens: recentTokens!, view: tools.history.messages() };
+    };
+    // Landing about halfway, the messages up to the trigger at 0.9 take over 40% of that request:
+    // only the newest message stays verbatim, the summary and its digest get the rest.
+    const low = await asked(0.5);
+    expect(low.recentTokens).toBe(0);
+    // Landing near the trigger leaves little growth: the compaction keeps recent messages itself.
+    const high = await asked(0.85);
+    const trigger = 0.9 * high.inputBudget;
+    expect(high.recentTokens).toBe(Math.floor(0.4 * trigger - (trigger - high.budgetTokens)));
+    expect(high.recentTokens).toBeGreaterThan(0);
+    for (const { view } of [low, high]) expect(countToolPairViolations(view)).toBe(0);
+  });
+
   it('never summarizes a summary: the next compaction draws on the originals the first one hid', async () => {
     const tools = HistoryStrategyTools.of(chat(30));
     const strategy = new RecompactStrategy();

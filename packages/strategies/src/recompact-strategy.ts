@@ -12,6 +12,9 @@ import { percent, requestOverhead } from './budget-figures.js';
 import { effectiveView, pinnedCount } from './history-view.js';
 import { isUserTurn } from './message-kinds.js';
 
+/** Share of its budget the recent messages a one-shot compaction keeps verbatim may take (the compactor's). */
+const RECENT_SHARE = 0.4;
+
 /** Options of {@link RecompactStrategy}. */
 export const recompactStrategyOptionsSchema = z
   .strictObject({
@@ -61,8 +64,16 @@ export class RecompactStrategy implements ContextStrategy {
     const cap = ((target + this.#options.at) / 2) * ctx.inputBudget - overhead;
     const landing = Math.min(fixed + target * (room - fixed), Math.max(cap, fixed));
     const budgetTokens = Math.max(1, Math.floor(landing));
+    // The messages that follow are sent verbatim until the next trigger. With the recent messages
+    // the compaction keeps verbatim they take no more of the request at that trigger than a one-shot
+    // compaction to its size would keep verbatim; the rest of the landing goes to the summary and its
+    // digest, which carry the older messages' facts far more densely than the messages themselves.
+    const trigger = this.#options.at * ctx.inputBudget - overhead;
+    const growth = Math.max(0, trigger - budgetTokens);
+    const recentTokens = Math.max(0, Math.floor(RECENT_SHARE * trigger - growth));
     const rewrite = await ctx.tools.compactMessages({
       budgetTokens,
+      recentTokens,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
     if (!rewrite.changed) return { action: 'none' };

@@ -49,6 +49,8 @@ export const compactMessagesOptionsSchema = z
     summarize: stageSwitch({
       keepRecentRatio: z.number().min(0).max(1).optional(),
       minRecentMessages: z.number().int().min(1).optional(),
+      /** Fewer recent messages (down to `minRecentMessages`) while they take more (default 40% of the budget). */
+      maxRecentTokens: tokenCount.optional(),
       maxSummaryChars: z.number().int().positive().optional(),
       summarizerWindowTokens: z.number().int().min(1_000).optional(),
       focus: z.string().optional(),

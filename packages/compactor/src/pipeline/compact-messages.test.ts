@@ -56,6 +56,26 @@ describe('compactMessages', () => {
     for (let i = 0; i < 30; i++) expect(shown).toMatch(new RegExp(`pnpm vitest run step-${i}\\b`));
   });
 
+  it('keeps fewer recent messages verbatim under summarize.maxRecentTokens, down to minRecentMessages', async () => {
+    const list = agentConversation(12);
+    const full = await compactMessages(list, { budgetTokens: 1_000_000 });
+    const budgetTokens = Math.floor(full.tokensBefore / 4);
+    const summaryAt = (messages: readonly Message[]) =>
+      messages.findIndex((m) => isSummaryText(typeof m.content === 'string' ? m.content : ''));
+    const verbatimAfterSummary = (messages: readonly Message[]) => messages.length - 1 - summaryAt(messages);
+    const usual = await compactMessages(list, { budgetTokens, prune: false });
+    const fewest = await compactMessages(list, {
+      budgetTokens,
+      prune: false,
+      summarize: { maxRecentTokens: 0, minRecentMessages: 1 },
+    });
+    expect(fewest.fits).toBe(true);
+    expect(verbatimAfterSummary(usual.messages)).toBeGreaterThan(1);
+    // Only the newest message (the closing note) stays verbatim; the summary stands for the rest.
+    expect(verbatimAfterSummary(fewest.messages)).toBe(1);
+    expect(fewest.messages.at(-1)).toBe(list.at(-1));
+  });
+
   it('compacts the first user message when the system prompt and it exceed the budget', async () => {
     const list: Message[] = [
       system('You are helpful.'),

@@ -37,7 +37,7 @@ import type {
   StageOperations,
 } from './compact-messages-options.js';
 import { stageSettings } from './compact-messages-options.js';
-import { digestHosts, fillWithDigest } from './fill-with-digest.js';
+import { bareHost, digestHosts, fillWithDigest } from './fill-with-digest.js';
 import { shrinkUntilFits } from './last-resort.js';
 
 /** What one pass of the pipeline shares between its stages; `work` is the list as the last stage left it. */
@@ -225,7 +225,7 @@ export async function summarizeStage(run: StageRun): Promise<void> {
     tools: run.tools,
     modelBacked: run.opts.modelBacked,
     targetTokens: budget,
-    maxRecentTokens: Math.floor(budget * 0.4),
+    maxRecentTokens: summarize.maxRecentTokens ?? Math.floor(budget * 0.4),
     carryFacts: mergeFacts(...run.ledger),
     counter: meter.counter,
     countContext: meter.context,
@@ -323,7 +323,19 @@ export async function oversizedStage(run: StageRun): Promise<void> {
   });
   if (pruned.pruned) recordReplacements(run, 'prune', pruned.messages);
   const before = run.work;
-  const shrunk = await shrinkUntilFits(before, run.budget, run.meter, run.tools, run.signal, run.modelCalls);
+  // A summary or marker this run wrote goes bare rather than shrunk: it still hosts the digest,
+  // which says its facts again in the room left.
+  const bare = new Map<number, Message>();
+  for (const index of digestHosts(before, new Set(run.input))) bare.set(index, bareHost(before[index]!));
+  const shrunk = await shrinkUntilFits(
+    before,
+    run.budget,
+    run.meter,
+    run.tools,
+    run.signal,
+    run.modelCalls,
+    bare,
+  );
   if (shrunk.messagesCompacted === 0) return;
   run.result.oversized = { messagesCompacted: shrunk.messagesCompacted };
   const { firstUser, messages } = shrunk;

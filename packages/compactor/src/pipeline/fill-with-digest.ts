@@ -34,7 +34,7 @@ export function digestHosts(work: readonly Message[], input: ReadonlySet<Message
 }
 
 /** A summary reduced to its headline, a marker to the bare marker: the digest says the rest for less. */
-function bareHost(message: Message): Message {
+export function bareHost(message: Message): Message {
   const text = readableText(message);
   const summary = parseSummary(text);
   if (summary)

@@ -157,7 +157,8 @@ function shrinkOrder(work: readonly Message[], meter: TokenMeter): { order: numb
 
 /**
  * The list with its messages shrunk in place, the first user message first and then the largest,
- * until it fits `budget`: how many changed, and where the first user message is (-1 when none).
+ * until it fits `budget`: how many changed, and where the first user message is (-1 when none). A
+ * message with an entry in `replacements` takes it instead of being shrunk.
  */
 export async function shrinkUntilFits(
   work: readonly Message[],
@@ -166,6 +167,7 @@ export async function shrinkUntilFits(
   tools: ContextTools,
   signal: AbortSignal | undefined,
   counter: { calls: number },
+  replacements: ReadonlyMap<number, Message> = new Map(),
 ): Promise<{ messages: Message[]; messagesCompacted: number; firstUser: number }> {
   const { order, firstUser } = shrinkOrder(work, meter);
   const next = work.slice();
@@ -175,7 +177,8 @@ export async function shrinkUntilFits(
     const message = next[index]!;
     const others = meter.total(next) - meter.message(message);
     const target = Math.max(60, budget - others);
-    const shrunk = await shrinkMessage(message, target, meter, tools, signal, counter);
+    const shrunk =
+      replacements.get(index) ?? (await shrinkMessage(message, target, meter, tools, signal, counter));
     if (shrunk !== message) {
       next[index] = shrunk;
       count++;

@@ -216,6 +216,9 @@ export class HistoryStrategyTools implements StrategyTools {
     const out = await compactMessages(originals, {
       budgetTokens: options.budgetTokens,
       tools: this.#context,
+      ...(options.recentTokens !== undefined
+        ? { summarize: { maxRecentTokens: options.recentTokens, minRecentMessages: 1 } }
+        : {}),
     });
     return { ...this.#applyList(out.messages), fits: out.fits };
   }
