@@ -110,6 +110,37 @@ describe('the app may send back what prepare returned', () => {
   });
 });
 
+describe('measuring', () => {
+  it('a prepare that compacts nothing measures the request once; one that compacts measures the result again', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
+    // A request is measured on the bus (the measurer's `onMessageResolve` listener, which reports
+    // `onContextMeasure`) or by a direct `measure` call.
+    let measures = 0;
+    guard.hooks.on('onContextMeasure', () => {
+      measures++;
+    });
+    const measure = guard.measurer.measure.bind(guard.measurer);
+    guard.measurer.measure = (input) => {
+      measures++;
+      return measure(input);
+    };
+    const history = longConversation(30);
+    const perCall: { measures: number; compacted: boolean }[] = [];
+    for (let end = 5; end <= history.length; end += 4) {
+      measures = 0;
+      const result = await guard.prepare({ conversationId: 'count', messages: history.slice(0, end) });
+      perCall.push({ measures, compacted: result.actions.some((action) => action.type === 'compaction') });
+    }
+    const quiet = perCall.filter((call) => !call.compacted);
+    const compacting = perCall.filter((call) => call.compacted);
+    expect(quiet.length).toBeGreaterThan(0);
+    expect(compacting.length).toBeGreaterThan(0);
+    for (const call of quiet) expect(call.measures).toBe(1);
+    for (const call of compacting) expect(call.measures).toBeGreaterThanOrEqual(2);
+    await guard.close();
+  });
+});
+
 describe('system prompt', () => {
   it('a separate system prompt is passed through, never stored, and may change per call', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
