@@ -53,8 +53,11 @@ export function demoCommand(): Command {
 /** Runs the demo with `argv` (as `process.argv`); returns the exit code. */
 export async function runCli(argv: readonly string[]): Promise<number> {
   const command = demoCommand();
+  // `pnpm demo -- --report x.html` hands the script a lone `--` first (the npm habit); the options
+  // come after it, so it separates nothing here.
+  const args = argv[2] === '--' ? [...argv.slice(0, 2), ...argv.slice(3)] : argv;
   try {
-    command.parse(argv);
+    command.parse(args);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     throw error;

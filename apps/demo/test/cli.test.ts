@@ -1,10 +1,13 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { toAnthropic, toOpenAIChat } from 'ctxguard';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { builtInStrategies } from '../src/strategy-catalog.js';
-import { runCli, runCliInTerminal, shippedPrefix } from './run-cli.js';
+import { demoDir, runCli, runCliInTerminal, shippedPrefix } from './run-cli.js';
+
+const repoRoot = join(demoDir, '..', '..');
 
 let dir: string;
 beforeAll(async () => {
@@ -67,6 +70,25 @@ describe('flags', () => {
     const run = await runCli(['--model', 'gpt-4o', '--no-report']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--model: must be provider/model');
+  });
+});
+
+describe('through pnpm, as the README runs it', () => {
+  it('`pnpm demo -- --report x.html` writes the report (the `--` npm passes on separates nothing)', async () => {
+    const report = join(dir, 'through-pnpm.html');
+    const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolve, reject) => {
+      execFile(
+        'pnpm',
+        ['demo', '--', '--strategy', 'truncate', '--window', '16000', '--no-progress', '--report', report],
+        { cwd: repoRoot, env: { ...process.env, NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024 },
+        (error, _stdout, stderr) => {
+          if (error && typeof error.code !== 'number') reject(error);
+          else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stderr });
+        },
+      );
+    });
+    expect(code, stderr).toBe(0);
+    expect(await readFile(report, 'utf8')).toContain('<html');
   });
 });
 
