@@ -6,7 +6,6 @@ import {
   isContextTools,
   isHookBus,
   messagesSchema,
-  usageSchema,
 } from '@ctxguard/core';
 import { contextGuardOptionsSchema } from '@ctxguard/guard';
 import { type ContextLimitResolver, contextMeasurerOptionsSchema } from '@ctxguard/measurer';
@@ -14,6 +13,7 @@ import { ModelCatalog } from '@ctxguard/models';
 import { isPersistence, type Persistence } from '@ctxguard/persistence';
 import { isTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
+import { usageInputSchema } from './provider-shapes.js';
 
 /** What a conversation id must be: a non-empty, well-formed string of at most 1,024 characters. */
 export const conversationIdSchema = z
@@ -120,7 +120,7 @@ export const prepareEnvelopeSchema = prepareInputSchema.extend({
 /** Input of `recordCompletion`. */
 export const recordCompletionInputSchema = z.strictObject({
   conversationId: conversationIdSchema,
-  usage: usageSchema,
+  usage: usageInputSchema,
 });
 
 /** Input of `recoverOverflow`. */

@@ -60,6 +60,7 @@ import type {
 } from './facade-types.js';
 import { messagesToSend, OriginalsIndex, syncHistory } from './history-sync.js';
 import { readLearnedLimit, storeLearnedLimit } from './learned-limit.js';
+import { withConverterHint } from './provider-shapes.js';
 import {
   type RequestExtras,
   type RequestRecord,
@@ -1024,17 +1025,25 @@ export function createContextGuard(options: CreateContextGuardOptions): Conversa
  * Validates the app's messages from `from` on, which are about to be stored. On a failure the whole
  * input is validated, so the error names the field as it would without this shortcut.
  */
+/** The error naming the field of `messages[index]` that failed, as the full input schema reports it. */
+function invalidMessageError(input: PrepareInput, index: number): InvalidInputError {
+  try {
+    parseInput(prepareInputSchema, input, 'prepare input');
+  } catch (error) {
+    if (error instanceof InvalidInputError) return error;
+    throw error;
+  }
+  return new InvalidInputError(`Invalid prepare input: messages[${index}] is not a valid message`, [
+    'messages',
+    index,
+  ]);
+}
+
 function validateFrom(input: PrepareInput, app: readonly unknown[], from: number): Message[] {
   const parsed: Message[] = [];
   for (let i = from; i < app.length; i++) {
     const result = messageSchema.safeParse(app[i]);
-    if (!result.success) {
-      parseInput(prepareInputSchema, input, 'prepare input');
-      throw new InvalidInputError(`Invalid prepare input: messages[${i}] is not a valid message`, [
-        'messages',
-        i,
-      ]);
-    }
+    if (!result.success) throw withConverterHint(invalidMessageError(input, i), app[i]);
     parsed.push(result.data);
   }
   assertToolPairs(app, from);

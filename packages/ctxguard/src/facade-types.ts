@@ -1,5 +1,6 @@
 import type { Message, MessageInput, Usage } from '@ctxguard/core';
 import type { ContextMeasurement } from '@ctxguard/measurer';
+import type { AnthropicUsage, OpenAIChatUsage } from './provider-shapes.js';
 
 /** What `prepare` is given: the app's whole conversation, every call. */
 export interface PrepareInput {
@@ -86,8 +87,11 @@ export interface PrepareResult {
 /** What `recordCompletion` is given. */
 export interface RecordCompletionInput {
   conversationId: string;
-  /** The usage the provider reported for the request `prepare` returned last. */
-  usage: Usage;
+  /**
+   * The usage the provider reported for the request `prepare` returned last: ctxguard's `Usage`, or
+   * OpenAI Chat Completions' or Anthropic's `response.usage` as they come.
+   */
+  usage: Usage | OpenAIChatUsage | AnthropicUsage;
 }
 
 /** What `recoverOverflow` is given. */

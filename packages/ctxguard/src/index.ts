@@ -49,3 +49,4 @@ export type {
   RewindResult,
   StoredMeasurement,
 } from './facade-types.js';
+export type { AnthropicUsage, OpenAIChatUsage } from './provider-shapes.js';

@@ -1,0 +1,123 @@
+import { InvalidInputError, isRecord, type Usage, usageSchema } from '@ctxguard/core';
+import { z } from 'zod';
+
+/** Usage as OpenAI Chat Completions reports it (`response.usage`). */
+export interface OpenAIChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
+  completion_tokens_details?: { reasoning_tokens?: number } | null;
+}
+
+/** Usage as Anthropic's Messages API reports it (`response.usage`). */
+export interface AnthropicUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}
+
+const count = z.number().int().nonnegative();
+
+const openAIUsageSchema = z.looseObject({
+  prompt_tokens: count,
+  completion_tokens: count,
+  total_tokens: count.optional(),
+  prompt_tokens_details: z.looseObject({ cached_tokens: count.optional() }).nullish(),
+  completion_tokens_details: z.looseObject({ reasoning_tokens: count.optional() }).nullish(),
+});
+
+const anthropicUsageSchema = z.looseObject({
+  input_tokens: count,
+  output_tokens: count,
+  cache_read_input_tokens: count.nullish(),
+  cache_creation_input_tokens: count.nullish(),
+});
+
+function fromOpenAIUsage(usage: z.output<typeof openAIUsageSchema>): Usage {
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  return {
+    inputTokens: usage.prompt_tokens,
+    outputTokens: usage.completion_tokens,
+    ...(usage.total_tokens !== undefined ? { totalTokens: usage.total_tokens } : {}),
+    ...(cached !== undefined ? { cachedInputTokens: cached } : {}),
+    ...(reasoning !== undefined ? { reasoningTokens: reasoning } : {}),
+  };
+}
+
+function fromAnthropicUsage(usage: z.output<typeof anthropicUsageSchema>): Usage {
+  // Anthropic's `input_tokens` leaves out what was read from or written to the cache.
+  const read = usage.cache_read_input_tokens ?? 0;
+  const written = usage.cache_creation_input_tokens ?? 0;
+  return {
+    inputTokens: usage.input_tokens + read + written,
+    outputTokens: usage.output_tokens,
+    ...(read > 0 ? { cachedInputTokens: read } : {}),
+    ...(written > 0 ? { cacheWriteInputTokens: written } : {}),
+  };
+}
+
+/**
+ * Usage in ctxguard's shape (`inputTokens`, `outputTokens`, …), or as OpenAI Chat Completions or
+ * Anthropic's Messages API report it, converted (prompt tokens counted with their cached part).
+ */
+export const usageInputSchema = z.preprocess((value) => {
+  if (!isRecord(value) || 'inputTokens' in value) return value;
+  if ('prompt_tokens' in value) {
+    const parsed = openAIUsageSchema.safeParse(value);
+    return parsed.success ? fromOpenAIUsage(parsed.data) : value;
+  }
+  if ('input_tokens' in value) {
+    const parsed = anthropicUsageSchema.safeParse(value);
+    return parsed.success ? fromAnthropicUsage(parsed.data) : value;
+  }
+  return value;
+}, usageSchema);
+
+const CONVERTERS = {
+  openai:
+    'OpenAI Chat Completions messages: convert them with `fromOpenAIChat(messages)` and send `toOpenAIChat(result.messages)`',
+  anthropic:
+    'Anthropic Messages API messages: convert them with `fromAnthropic(messages)` and send `toAnthropic(result.messages)`',
+  aisdk: 'AI SDK messages: convert them with `fromAISDK(messages)` and send `toAISDK(result.messages)`',
+} as const;
+
+const OPENAI_PART_TYPES = new Set(['image_url', 'input_audio', 'refusal']);
+const ANTHROPIC_PART_TYPES = new Set([
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'document',
+]);
+
+/** Which provider's own message format `message` is in, when it is recognisably one. */
+function providerFormatOf(message: unknown): keyof typeof CONVERTERS | undefined {
+  if (!isRecord(message)) return undefined;
+  if ('tool_calls' in message || 'tool_call_id' in message || 'function_call' in message) return 'openai';
+  if (message['content'] === null || message['role'] === 'developer') return 'openai';
+  const parts = Array.isArray(message['content']) ? message['content'] : [];
+  for (const part of parts) {
+    if (!isRecord(part) || typeof part['type'] !== 'string') continue;
+    if (OPENAI_PART_TYPES.has(part['type'])) return 'openai';
+    if (ANTHROPIC_PART_TYPES.has(part['type']) || (part['type'] === 'image' && 'source' in part))
+      return 'anthropic';
+    if (part['type'] === 'tool-result' && isRecord(part['output']) && 'value' in part['output'])
+      return 'aisdk';
+  }
+  return undefined;
+}
+
+/**
+ * `error` (a message that failed validation) with the converter to use when the message is in a
+ * provider's own format: `prepare` takes ctxguard's message model.
+ */
+export function withConverterHint(error: InvalidInputError, message: unknown): InvalidInputError {
+  const format = providerFormatOf(message);
+  if (format === undefined) return error;
+  return new InvalidInputError(`${error.message}. These look like ${CONVERTERS[format]}.`, error.path, {
+    cause: error.cause,
+  });
+}

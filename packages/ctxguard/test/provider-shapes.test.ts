@@ -1,0 +1,120 @@
+// `prepare` takes ctxguard's message model; a provider's own messages fail with the converter to use.
+// `recordCompletion` takes OpenAI's and Anthropic's `response.usage` as they come.
+import { createContextGuard, InvalidInputError, type Usage } from 'ctxguard';
+import { describe, expect, it } from 'vitest';
+
+const openAIChat = [
+  { role: 'system', content: 'You are a coding agent.' },
+  { role: 'user', content: 'Read src/a.ts' },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [
+      { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/a.ts"}' } },
+    ],
+  },
+  { role: 'tool', tool_call_id: 'call_1', content: 'export const a = 1;' },
+];
+
+const anthropic = [
+  { role: 'user', content: 'Read src/a.ts' },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/a.ts' } }],
+  },
+  {
+    role: 'user',
+    content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'export const a = 1;' }],
+  },
+];
+
+async function prepareError(messages: unknown[]): Promise<InvalidInputError> {
+  const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+  try {
+    await guard.prepare({ conversationId: 'shapes', messages: messages as never });
+  } catch (error) {
+    if (error instanceof InvalidInputError) return error;
+    throw error;
+  } finally {
+    await guard.close();
+  }
+  throw new Error('prepare accepted messages in a provider format');
+}
+
+describe("a provider's own messages", () => {
+  it('OpenAI Chat messages: the error names the field and says to use fromOpenAIChat', async () => {
+    const error = await prepareError(openAIChat);
+    expect(error.path.slice(0, 2)).toEqual(['messages', 2]);
+    expect(error.message).toMatch(/messages\[2\]/);
+    expect(error.message).toMatch(/fromOpenAIChat\(messages\)/);
+  });
+
+  it('Anthropic messages: the error says to use fromAnthropic', async () => {
+    const error = await prepareError(anthropic);
+    expect(error.message).toMatch(/messages\[1\]/);
+    expect(error.message).toMatch(/fromAnthropic\(messages\)/);
+  });
+
+  it('a message that is simply wrong gets no converter named', async () => {
+    const error = await prepareError([{ role: 'user', content: 42 }]);
+    expect(error.message).toMatch(/messages\[0\]\.content/);
+    expect(error.message).not.toMatch(/from(OpenAIChat|Anthropic|AISDK)/);
+  });
+});
+
+describe("recordCompletion takes the provider's usage as it comes", () => {
+  async function recorded(usage: unknown): Promise<Usage> {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const seen: Usage[] = [];
+    guard.hooks.on('onCompletion', (event) => {
+      seen.push(event.usage);
+    });
+    await guard.prepare({ conversationId: 'usage', messages: [{ role: 'user', content: 'Hello there.' }] });
+    expect(await guard.recordCompletion({ conversationId: 'usage', usage: usage as never })).toEqual({
+      learned: true,
+    });
+    await guard.close();
+    expect(seen).toHaveLength(1);
+    return seen[0]!;
+  }
+
+  it('OpenAI Chat Completions: prompt tokens with their cached part, reasoning tokens', async () => {
+    const usage = await recorded({
+      prompt_tokens: 1_200,
+      completion_tokens: 80,
+      total_tokens: 1_280,
+      prompt_tokens_details: { cached_tokens: 1_024, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 64 },
+    });
+    expect(usage).toEqual({
+      inputTokens: 1_200,
+      outputTokens: 80,
+      totalTokens: 1_280,
+      cachedInputTokens: 1_024,
+      reasoningTokens: 64,
+    });
+  });
+
+  it('Anthropic: input tokens plus what was read from and written to the cache', async () => {
+    const usage = await recorded({
+      input_tokens: 50,
+      output_tokens: 30,
+      cache_read_input_tokens: 1_000,
+      cache_creation_input_tokens: 200,
+    });
+    expect(usage).toEqual({
+      inputTokens: 1_250,
+      outputTokens: 30,
+      cachedInputTokens: 1_000,
+      cacheWriteInputTokens: 200,
+    });
+  });
+
+  it('a usage of no known shape is rejected naming the field', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    await expect(
+      guard.recordCompletion({ conversationId: 'usage', usage: { tokens: 5 } as never }),
+    ).rejects.toThrow(/usage\.inputTokens/);
+    await guard.close();
+  });
+});
