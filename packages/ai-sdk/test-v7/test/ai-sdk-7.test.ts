@@ -290,7 +290,8 @@ describe('AI SDK 7 prompt parts', () => {
     // Every message ctxguard did not write is the app's very object.
     const own = new Set<object>(prompt);
     const kept = sent.prompt.filter((message) => own.has(message));
-    expect(kept.length).toBeGreaterThan(3);
+    // The system prompt, the task and the newest message at least.
+    expect(kept.length).toBeGreaterThanOrEqual(3);
     expect(sent.prompt.at(-1)).toBe(prompt.at(-1));
     // Whatever was written is in the V4 form: tagged file data, no V3 part types.
     for (const data of fileParts(sent.prompt)) {
