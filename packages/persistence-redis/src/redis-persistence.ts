@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { parseOptions } from '@ctxguard/core';
 import {
   type AtomicCreate,
@@ -7,12 +8,21 @@ import {
   type Persistence,
   serializeValue,
 } from '@ctxguard/persistence';
-import { Redis, ReplyError } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { RedisStorageError, RedisUnavailableError } from './errors.js';
 import { escapeGlob } from './glob.js';
 
 const LONE_SURROGATE = /\p{Cs}/u;
+
+const requireModule = createRequire(import.meta.url);
+let ioredisModule: typeof import('ioredis') | undefined;
+
+/** ioredis, loaded when a store is first made: importing this package (or `ctxguard`) does not load it. */
+function ioredis(): typeof import('ioredis') {
+  ioredisModule ??= requireModule('ioredis') as typeof import('ioredis');
+  return ioredisModule;
+}
 
 const timeoutMs = z
   .number()
@@ -30,7 +40,7 @@ export const redisPersistenceOptionsSchema = z
       .optional(),
     /** An ioredis client the caller owns; `close()` leaves it open and its own options apply. */
     client: z
-      .custom<Redis>((value) => value instanceof Redis, 'must be an ioredis Redis instance')
+      .custom<Redis>((value) => value instanceof ioredis().Redis, 'must be an ioredis Redis instance')
       .optional(),
     /** Prefix put in front of every key in Redis; `list()` only sees keys under it. */
     namespace: z
@@ -89,7 +99,7 @@ export class RedisPersistence implements Persistence, AtomicCreate {
       this.#ownsClient = false;
     } else {
       const maxDelay = parsed.maxReconnectDelayMs;
-      this.#client = new Redis(parsed.url as string, {
+      this.#client = new (ioredis().Redis)(parsed.url as string, {
         enableOfflineQueue: false,
         maxRetriesPerRequest: parsed.maxRetriesPerRequest,
         connectTimeout: parsed.connectTimeoutMs,
@@ -330,7 +340,9 @@ export class RedisPersistence implements Persistence, AtomicCreate {
 
 /** The message of an error reply from the server (as opposed to a connection failure). */
 function replyErrorMessage(error: unknown): string | undefined {
-  return error instanceof (ReplyError as unknown as typeof Error) ? (error as Error).message : undefined;
+  return error instanceof (ioredis().ReplyError as unknown as typeof Error)
+    ? (error as Error).message
+    : undefined;
 }
 
 function delay(ms: number): Promise<void> {

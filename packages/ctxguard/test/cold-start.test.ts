@@ -1,0 +1,37 @@
+// Importing ctxguard loads only what a first call needs: ioredis comes in when a RedisPersistence is
+// made, not with the import (a serverless function pays every import on each cold start).
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+
+/** Runs `code` as an ES module in a new Node process, with the packages resolved to their sources. */
+function runModule(code: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=@ctxguard/source', '--input-type=module', '-e', code],
+      { cwd: packageDir },
+      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
+    );
+  });
+}
+
+const ioredisLoaded = `
+  const { createRequire } = await import('node:module');
+  const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes('/ioredis/'));`;
+
+it('importing ctxguard and preparing a request does not load ioredis; making a RedisPersistence does', async () => {
+  const printed = await runModule(`${ioredisLoaded}
+  const { createContextGuard, RedisPersistence } = await import('ctxguard');
+  const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+  await guard.prepare({ conversationId: 'c', messages: [{ role: 'user', content: 'Hello.' }] });
+  const afterPrepare = loaded();
+  const store = new RedisPersistence({ url: 'redis://127.0.0.1:1', connectTimeoutMs: 50, maxReconnectDelayMs: 50 });
+  const afterStore = loaded();
+  await store.close();
+  await guard.close();
+  console.log(JSON.stringify({ afterPrepare, afterStore }));`);
+  expect(JSON.parse(printed.trim().split('\n').at(-1)!)).toEqual({ afterPrepare: false, afterStore: true });
+});
