@@ -86,7 +86,7 @@ export const createContextGuardOptionsSchema = z.strictObject({
     .custom<ModelCatalog>((value) => value instanceof ModelCatalog, 'must be a ModelCatalog')
     .optional(),
   /** The bus to wire everything on (default: a new one, exposed as `hooks`). */
-  hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus').optional(),
+  hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
   /** First key segment of the stored conversations (default `history`). */
   namespace: z
     .string()

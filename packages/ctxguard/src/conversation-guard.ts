@@ -1021,10 +1021,6 @@ export function createContextGuard(options: CreateContextGuardOptions): Conversa
   return new ConversationGuard(options);
 }
 
-/**
- * Validates the app's messages from `from` on, which are about to be stored. On a failure the whole
- * input is validated, so the error names the field as it would without this shortcut.
- */
 /** The error naming the field of `messages[index]` that failed, as the full input schema reports it. */
 function invalidMessageError(input: PrepareInput, index: number): InvalidInputError {
   try {
@@ -1039,6 +1035,10 @@ function invalidMessageError(input: PrepareInput, index: number): InvalidInputEr
   ]);
 }
 
+/**
+ * Validates the app's messages from `from` on, which are about to be stored. On a failure the whole
+ * input is validated, so the error names the field as it would without this shortcut.
+ */
 function validateFrom(input: PrepareInput, app: readonly unknown[], from: number): Message[] {
   const parsed: Message[] = [];
   for (let i = from; i < app.length; i++) {

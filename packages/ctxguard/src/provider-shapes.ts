@@ -24,8 +24,16 @@ const openAIUsageSchema = z.looseObject({
   prompt_tokens: count,
   completion_tokens: count,
   total_tokens: count.optional(),
-  prompt_tokens_details: z.looseObject({ cached_tokens: count.optional() }).nullish(),
-  completion_tokens_details: z.looseObject({ reasoning_tokens: count.optional() }).nullish(),
+  prompt_tokens_details: z.looseObject({ cached_tokens: count.nullish() }).nullish(),
+  completion_tokens_details: z.looseObject({ reasoning_tokens: count.nullish() }).nullish(),
+});
+
+const responsesUsageSchema = z.looseObject({
+  input_tokens: count,
+  output_tokens: count,
+  total_tokens: count.optional(),
+  input_tokens_details: z.looseObject({ cached_tokens: count.nullish() }).nullish(),
+  output_tokens_details: z.looseObject({ reasoning_tokens: count.nullish() }).nullish(),
 });
 
 const anthropicUsageSchema = z.looseObject({
@@ -36,14 +44,39 @@ const anthropicUsageSchema = z.looseObject({
 });
 
 function fromOpenAIUsage(usage: z.output<typeof openAIUsageSchema>): Usage {
-  const cached = usage.prompt_tokens_details?.cached_tokens;
-  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  return providerUsage(
+    usage.prompt_tokens,
+    usage.completion_tokens,
+    usage.total_tokens,
+    usage.prompt_tokens_details?.cached_tokens,
+    usage.completion_tokens_details?.reasoning_tokens,
+  );
+}
+
+/** OpenAI's Responses API: `input_tokens` with its cached part, `output_tokens` with reasoning. */
+function fromResponsesUsage(usage: z.output<typeof responsesUsageSchema>): Usage {
+  return providerUsage(
+    usage.input_tokens,
+    usage.output_tokens,
+    usage.total_tokens,
+    usage.input_tokens_details?.cached_tokens,
+    usage.output_tokens_details?.reasoning_tokens,
+  );
+}
+
+function providerUsage(
+  input: number,
+  output: number,
+  total: number | undefined,
+  cached: number | null | undefined,
+  reasoning: number | null | undefined,
+): Usage {
   return {
-    inputTokens: usage.prompt_tokens,
-    outputTokens: usage.completion_tokens,
-    ...(usage.total_tokens !== undefined ? { totalTokens: usage.total_tokens } : {}),
-    ...(cached !== undefined ? { cachedInputTokens: cached } : {}),
-    ...(reasoning !== undefined ? { reasoningTokens: reasoning } : {}),
+    inputTokens: input,
+    outputTokens: output,
+    ...(total !== undefined ? { totalTokens: total } : {}),
+    ...(cached !== undefined && cached !== null ? { cachedInputTokens: cached } : {}),
+    ...(reasoning !== undefined && reasoning !== null ? { reasoningTokens: reasoning } : {}),
   };
 }
 
@@ -60,14 +93,19 @@ function fromAnthropicUsage(usage: z.output<typeof anthropicUsageSchema>): Usage
 }
 
 /**
- * Usage in ctxguard's shape (`inputTokens`, `outputTokens`, …), or as OpenAI Chat Completions or
- * Anthropic's Messages API report it, converted (prompt tokens counted with their cached part).
+ * Usage in ctxguard's shape (`inputTokens`, `outputTokens`, …), or as OpenAI Chat Completions,
+ * OpenAI Responses or Anthropic's Messages API report it, converted (prompt tokens counted with
+ * their cached part).
  */
 export const usageInputSchema = z.preprocess((value) => {
   if (!isRecord(value) || 'inputTokens' in value) return value;
   if ('prompt_tokens' in value) {
     const parsed = openAIUsageSchema.safeParse(value);
     return parsed.success ? fromOpenAIUsage(parsed.data) : value;
+  }
+  if ('input_tokens_details' in value || 'output_tokens_details' in value) {
+    const parsed = responsesUsageSchema.safeParse(value);
+    return parsed.success ? fromResponsesUsage(parsed.data) : value;
   }
   if ('input_tokens' in value) {
     const parsed = anthropicUsageSchema.safeParse(value);
@@ -93,6 +131,13 @@ const ANTHROPIC_PART_TYPES = new Set([
   'document',
 ]);
 
+const AI_SDK_OUTPUT_TYPES = new Set(['text', 'json', 'error-text', 'error-json', 'content']);
+
+/** A tool result's output in the AI SDK's shape (`{ type: 'text', value }` and the like). */
+function isAISDKOutput(output: unknown): boolean {
+  return isRecord(output) && 'value' in output && AI_SDK_OUTPUT_TYPES.has(output['type'] as string);
+}
+
 /** Which provider's own message format `message` is in, when it is recognisably one. */
 function providerFormatOf(message: unknown): keyof typeof CONVERTERS | undefined {
   if (!isRecord(message)) return undefined;
@@ -104,8 +149,7 @@ function providerFormatOf(message: unknown): keyof typeof CONVERTERS | undefined
     if (OPENAI_PART_TYPES.has(part['type'])) return 'openai';
     if (ANTHROPIC_PART_TYPES.has(part['type']) || (part['type'] === 'image' && 'source' in part))
       return 'anthropic';
-    if (part['type'] === 'tool-result' && isRecord(part['output']) && 'value' in part['output'])
-      return 'aisdk';
+    if (part['type'] === 'tool-result' && isAISDKOutput(part['output'])) return 'aisdk';
   }
   return undefined;
 }

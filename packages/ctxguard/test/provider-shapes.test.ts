@@ -55,6 +55,16 @@ describe("a provider's own messages", () => {
     expect(error.message).toMatch(/fromAnthropic\(messages\)/);
   });
 
+  it('a ctxguard tool result whose output holds a `value` is not taken for AI SDK messages', async () => {
+    const error = await prepareError([
+      { role: 'user', content: 'Read it.' },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: {} }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: '', output: { value: 1 } }] },
+    ]);
+    expect(error.message).toMatch(/messages\[2\]/);
+    expect(error.message).not.toMatch(/fromAISDK/);
+  });
+
   it('a message that is simply wrong gets no converter named', async () => {
     const error = await prepareError([{ role: 'user', content: 42 }]);
     expect(error.message).toMatch(/messages\[0\]\.content/);
@@ -108,6 +118,32 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
       cachedInputTokens: 1_000,
       cacheWriteInputTokens: 200,
     });
+  });
+
+  it('OpenAI Responses, and details an OpenAI-compatible server sends as null', async () => {
+    expect(
+      await recorded({
+        input_tokens: 900,
+        output_tokens: 40,
+        total_tokens: 940,
+        input_tokens_details: { cached_tokens: 512 },
+        output_tokens_details: { reasoning_tokens: 16 },
+      }),
+    ).toEqual({
+      inputTokens: 900,
+      outputTokens: 40,
+      totalTokens: 940,
+      cachedInputTokens: 512,
+      reasoningTokens: 16,
+    });
+    expect(
+      await recorded({
+        prompt_tokens: 300,
+        completion_tokens: 10,
+        prompt_tokens_details: { cached_tokens: null },
+        completion_tokens_details: null,
+      }),
+    ).toEqual({ inputTokens: 300, outputTokens: 10 });
   });
 
   it('a usage of no known shape is rejected naming the field', async () => {

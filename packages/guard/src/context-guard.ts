@@ -17,6 +17,8 @@ import {
   describeValue,
   HookBus,
   InvalidInputError,
+  isContextTools,
+  isHookBus,
   type JsonValue,
   type Message,
   messageText,
@@ -263,14 +265,7 @@ const MAX_MEMOS = 8;
 export const contextGuardOptionsSchema = z
   .strictObject({
     /** Where `onCompaction` and `onWarning` are emitted (default: a new bus). */
-    hooks: z
-      .custom<HookBus>(
-        (value) =>
-          value instanceof HookBus ||
-          (isFunction((value as HookBus)?.on) && isFunction((value as HookBus)?.emit)),
-        'must be a HookBus',
-      )
-      .optional(),
+    hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
     /** Measures a request, and again after each compaction (a `ContextMeasurer`, or any object with `measure(request)`). */
     measurer: z.custom<GuardMeasurer>(
       (value) => isFunction((value as GuardMeasurer)?.measure),
@@ -290,11 +285,7 @@ export const contextGuardOptionsSchema = z
     defaultStrategy: z.string().min(1),
     /** Summarizer and fact extractor (default: the compactor's offline ones). */
     contextTools: z
-      .custom<ContextTools>(
-        (value) =>
-          isFunction((value as ContextTools)?.summarize) && isFunction((value as ContextTools)?.extractFacts),
-        'must be ContextTools (summarize and extractFacts)',
-      )
+      .custom<ContextTools>(isContextTools, 'must be ContextTools (summarize and extractFacts)')
       .optional(),
     /** Tokens one summarizer or fact-extraction request may hold; longer ranges go in chunks (default 100,000). */
     summarizerWindowTokens: z.number().int().min(1_000).optional(),

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { parseOptions } from '@ctxguard/core';
 import {
   type AtomicCreate,
@@ -15,12 +14,18 @@ import { escapeGlob } from './glob.js';
 
 const LONE_SURROGATE = /\p{Cs}/u;
 
-const requireModule = createRequire(import.meta.url);
 let ioredisModule: typeof import('ioredis') | undefined;
 
-/** ioredis, loaded when a store is first made: importing this package (or `ctxguard`) does not load it. */
+/**
+ * ioredis, loaded when a store is first made: importing this package (or `ctxguard`) does not load
+ * it. `node:module` is reached through `process` so that a browser bundle of ctxguard, which never
+ * makes a store, does not have to resolve it.
+ */
 function ioredis(): typeof import('ioredis') {
-  ioredisModule ??= requireModule('ioredis') as typeof import('ioredis');
+  if (!ioredisModule) {
+    const { createRequire } = process.getBuiltinModule('node:module');
+    ioredisModule = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  }
   return ioredisModule;
 }
 

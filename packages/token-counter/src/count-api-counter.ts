@@ -1,6 +1,7 @@
 import {
   CtxGuardError,
   type HookBus,
+  isHookBus,
   type Message,
   messageSchema,
   parseInput,
@@ -170,12 +171,7 @@ export const countApiCounterOptionsSchema = z.object({
   resolveApi: fn<(ctx: CountContext) => CountApi | undefined>('a function').optional(),
   /** Feed every fresh provider answer (not cache hits) to the fallback's `learn()`. Default true. */
   learnFromCounts: z.boolean().default(true),
-  hooks: z
-    .custom<HookBus>(
-      (v) => typeof v === 'object' && v !== null && typeof (v as HookBus).emit === 'function',
-      'must be a HookBus',
-    )
-    .optional(),
+  hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
   onWarning: fn<(warning: WarningEvent) => void>('a function').optional(),
 });
 

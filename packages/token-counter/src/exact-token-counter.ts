@@ -2,6 +2,7 @@ import {
   CtxGuardError,
   type HookBus,
   InvalidInputError,
+  isHookBus,
   type Message,
   messageSchema,
   parseInput,
@@ -77,12 +78,7 @@ export const exactTokenCounterOptionsSchema = z.strictObject({
     ])
     .optional(),
   /** Where warnings go (`onWarning`): an engine that could not be loaded. */
-  hooks: z
-    .custom<HookBus>(
-      (v) => typeof v === 'object' && v !== null && typeof (v as HookBus).emit === 'function',
-      'expected a HookBus',
-    )
-    .optional(),
+  hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
   /** Called with every warning, in addition to `hooks`. */
   onWarning: z
     .custom<(warning: WarningEvent) => void>((v) => typeof v === 'function', 'expected a function')

@@ -11,6 +11,7 @@ import {
 } from '@ctxguard/calibration';
 import {
   type HookBus,
+  isHookBus,
   type Message,
   messageSchema,
   parseInput,
@@ -52,12 +53,7 @@ export const heuristicCounterOptionsSchema = z.object({
     .record(z.string().min(1), z.union([positiveFinite, z.partialRecord(contentClassSchema, positiveFinite)]))
     .optional(),
   /** Where warnings go (`onWarning`), e.g. a failing calibration store. */
-  hooks: z
-    .custom<HookBus>(
-      (v) => typeof v === 'object' && v !== null && typeof (v as HookBus).emit === 'function',
-      'must be a HookBus',
-    )
-    .optional(),
+  hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
   /** Called with every warning, in addition to `hooks`. */
   onWarning: z
     .custom<(warning: WarningEvent) => void>((v) => typeof v === 'function', 'must be a function')

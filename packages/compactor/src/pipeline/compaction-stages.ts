@@ -326,7 +326,10 @@ export async function oversizedStage(run: StageRun): Promise<void> {
   // A summary or marker this run wrote goes bare rather than shrunk: it still hosts the digest,
   // which says its facts again in the room left.
   const bare = new Map<number, Message>();
-  for (const index of digestHosts(before, new Set(run.input))) bare.set(index, bareHost(before[index]!));
+  for (const index of digestHosts(before, new Set(run.input))) {
+    const host = bareHost(before[index]!);
+    if (host !== before[index]) bare.set(index, host);
+  }
   const shrunk = await shrinkUntilFits(
     before,
     run.budget,
