@@ -1,6 +1,6 @@
-import type { ContentPart, Message } from '@ctxguard/core';
+import { type ContentPart, isRecord, type Message, partsOf, roleOf } from '@ctxguard/core';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
-import { isRecord, partsOf, roleOf, withParts } from '../messages/message-parts.js';
+import { withParts } from '../messages/message-parts.js';
 
 /** Default byte ceiling of a request: below the 32 MB request limit of the strictest provider. */
 export const DEFAULT_MAX_REQUEST_BYTES = 30 * 1024 * 1024;

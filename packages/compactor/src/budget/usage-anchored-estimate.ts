@@ -1,5 +1,4 @@
-import type { Message } from '@ctxguard/core';
-import { roleOf } from '../messages/message-parts.js';
+import { type Message, roleOf } from '@ctxguard/core';
 
 /** A hybrid estimate of a message list: the provider's reported usage up to an anchor, estimates after it. */
 export interface UsageAnchoredEstimate {

@@ -1,5 +1,4 @@
-import { containsWhole, type ExtractedFact, type Message } from '@ctxguard/core';
-import { isRecord, partsOf } from '../messages/message-parts.js';
+import { containsWhole, type ExtractedFact, isRecord, type Message, partsOf } from '@ctxguard/core';
 
 /** Categories of a digest, in the order they are shown: what an agent needs most first. */
 const DIGEST_ORDER = [

@@ -1,5 +1,4 @@
-import { newestCompactionIndex } from '@ctxguard/core';
-import { roleOf, toolCallsOf } from './message-parts.js';
+import { newestCompactionIndex, roleOf, toolCallsOf } from '@ctxguard/core';
 
 /**
  * Index just after the newest message holding a provider compaction item (an Anthropic `compaction`

@@ -13,16 +13,6 @@ import {
  * (missing content, garbage parts), so these never throw and never trust a shape.
  */
 
-export {
-  isRecord,
-  isToolCallPart,
-  isToolResultPart,
-  partsOf,
-  roleOf,
-  toolCallsOf,
-  toolResultsOf,
-} from '@ctxguard/core';
-
 /**
  * Alternation class of a message: `user` for user and tool messages (providers send tool
  * results in a user turn), `assistant`, or `system` (ignored by alternation: hoisted or inline).

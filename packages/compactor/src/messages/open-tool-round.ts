@@ -3,10 +3,15 @@ import {
   type FilePart,
   type ImagePart,
   isCompactionPart,
+  isRecord,
+  isToolCallPart,
+  isToolResultPart,
   type Message,
+  partsOf,
+  roleOf,
   type TextPart,
 } from '@ctxguard/core';
-import { isRecord, isToolCallPart, isToolResultPart, partsOf, roleOf, withParts } from './message-parts.js';
+import { withParts } from './message-parts.js';
 
 /** Opening line of a restated tool round, so the model reads it as its own earlier step. */
 export const RESTATED_ROUND_HEADER =

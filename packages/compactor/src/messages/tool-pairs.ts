@@ -1,14 +1,14 @@
-import type { ContentPart, Message } from '@ctxguard/core';
 import {
+  type ContentPart,
   isRecord,
   isToolCallPart,
   isToolResultPart,
+  type Message,
   partsOf,
   roleOf,
-  safeJson,
   toolCallsOf,
-  withParts,
-} from './message-parts.js';
+} from '@ctxguard/core';
+import { safeJson, withParts } from './message-parts.js';
 
 /**
  * A run of messages that must move together: an assistant message with tool calls and the tool

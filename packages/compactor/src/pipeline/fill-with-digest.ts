@@ -1,5 +1,4 @@
-import type { ExtractedFact, Message } from '@ctxguard/core';
-import { containsWhole } from '@ctxguard/core';
+import { containsWhole, type ExtractedFact, type Message, roleOf } from '@ctxguard/core';
 import type { TokenMeter } from '../budget/token-meter.js';
 import {
   chooseDigestFacts,
@@ -12,7 +11,7 @@ import { neutralizeMarkers, parseTruncationMarker } from '../facts/markers.js';
 import { offlineFactsOf } from '../facts/offline-context-tools.js';
 import { isSummaryText, parseSummary, renderSummary } from '../facts/summary-format.js';
 import { renderTranscript } from '../facts/transcript.js';
-import { readableText, roleOf } from '../messages/message-parts.js';
+import { readableText } from '../messages/message-parts.js';
 import { truncationMarkerMessage } from '../rewrites/sliding-window.js';
 import { forSummarizer, protectedHeadEnd } from '../rewrites/summarize-messages.js';
 

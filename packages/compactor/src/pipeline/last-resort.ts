@@ -1,9 +1,9 @@
-import type { ContentPart, ContextTools, Message } from '@ctxguard/core';
+import { type ContentPart, type ContextTools, isRecord, type Message, partsOf, roleOf } from '@ctxguard/core';
 import { mediaPlaceholder } from '../budget/media-bytes.js';
 import type { TokenMeter } from '../budget/token-meter.js';
 import { extractFactsSafely, missingFrom, selectFacts } from '../facts/fact-ledger.js';
 import { renderFactsBlock } from '../facts/facts-block.js';
-import { isRecord, partsOf, roleOf, withParts } from '../messages/message-parts.js';
+import { withParts } from '../messages/message-parts.js';
 import { redactSecrets } from '../rewrites/redact-secrets.js';
 import { clipText, forSummarizer, protectedHeadEnd, stripBase64 } from '../rewrites/summarize-messages.js';
 

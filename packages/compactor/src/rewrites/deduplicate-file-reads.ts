@@ -1,24 +1,21 @@
 import {
   type ContentPart,
+  isRecord,
+  isToolResultPart,
   type Message,
   parseOptions,
+  partsOf,
   pushAll,
+  roleOf,
   type ToolCallPart,
   type ToolResultPart,
+  toolCallsOf,
 } from '@ctxguard/core';
 import { z } from 'zod';
 import { TokenMeter } from '../budget/token-meter.js';
 import { isPrunedOutputText, renderSupersededRead } from '../facts/markers.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
-import {
-  isRecord,
-  isToolResultPart,
-  partsOf,
-  roleOf,
-  toolCallsOf,
-  toolOutputText,
-  withParts,
-} from '../messages/message-parts.js';
+import { toolOutputText, withParts } from '../messages/message-parts.js';
 import { countingFields } from '../pipeline/stage-options.js';
 
 /** Options of {@link deduplicateFileReads}. */

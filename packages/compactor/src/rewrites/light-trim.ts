@@ -1,15 +1,16 @@
-import { type ContentPart, type Message, parseOptions } from '@ctxguard/core';
+import {
+  type ContentPart,
+  isRecord,
+  isToolResultPart,
+  type Message,
+  parseOptions,
+  partsOf,
+  roleOf,
+} from '@ctxguard/core';
 import { z } from 'zod';
 import { isPrunedOutputText } from '../facts/markers.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
-import {
-  isRecord,
-  isToolResultPart,
-  partsOf,
-  roleOf,
-  toolOutputText,
-  withParts,
-} from '../messages/message-parts.js';
+import { toolOutputText, withParts } from '../messages/message-parts.js';
 import { isSupersededReadText } from './deduplicate-file-reads.js';
 import { truncateToolOutput } from './tool-output-limits.js';
 

@@ -1,15 +1,17 @@
-import { type ContentPart, type Message, parseOptions, type ToolResultPart } from '@ctxguard/core';
+import {
+  type ContentPart,
+  isToolResultPart,
+  type Message,
+  parseOptions,
+  partsOf,
+  roleOf,
+  type ToolResultPart,
+  toolCallsOf,
+} from '@ctxguard/core';
 import { z } from 'zod';
 import { isPrunedOutputText } from '../facts/markers.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
-import {
-  isToolResultPart,
-  partsOf,
-  roleOf,
-  toolCallsOf,
-  toolOutputText,
-  withParts,
-} from '../messages/message-parts.js';
+import { toolOutputText, withParts } from '../messages/message-parts.js';
 import { isSupersededReadText } from './deduplicate-file-reads.js';
 
 /** Decides whether a tool result may be cleared: `true` clears it (when it is old enough). */

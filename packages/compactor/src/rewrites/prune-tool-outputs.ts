@@ -2,9 +2,13 @@ import {
   abortSignalSchema,
   type ContentPart,
   type ExtractedFact,
+  isToolResultPart,
   type Message,
   parseOptions,
+  partsOf,
+  roleOf,
   type ToolResultPart,
+  toolCallsOf,
 } from '@ctxguard/core';
 import { z } from 'zod';
 import { TokenMeter } from '../budget/token-meter.js';
@@ -13,14 +17,7 @@ import { extractFactsSafely, mergeFactLists, selectFacts } from '../facts/fact-l
 import { isPrunedOutputText, renderPrunedOutput } from '../facts/markers.js';
 import { createOfflineContextTools } from '../facts/offline-context-tools.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
-import {
-  isToolResultPart,
-  partsOf,
-  roleOf,
-  toolCallsOf,
-  toolOutputText,
-  withParts,
-} from '../messages/message-parts.js';
+import { toolOutputText, withParts } from '../messages/message-parts.js';
 import { countingFields, tokenCount } from '../pipeline/stage-options.js';
 import { isSupersededReadText } from './deduplicate-file-reads.js';
 

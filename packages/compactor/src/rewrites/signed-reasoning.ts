@@ -1,5 +1,12 @@
-import { type ContentPart, isCompactionPart, type Message, newestCompactionIndex } from '@ctxguard/core';
-import { isRecord, partsOf, withParts } from '../messages/message-parts.js';
+import {
+  type ContentPart,
+  isCompactionPart,
+  isRecord,
+  type Message,
+  newestCompactionIndex,
+  partsOf,
+} from '@ctxguard/core';
+import { withParts } from '../messages/message-parts.js';
 import { restateToolRounds, staleToolLoopStart } from '../messages/open-tool-round.js';
 
 /** What {@link dropSignedReasoningAfterChange} did. */

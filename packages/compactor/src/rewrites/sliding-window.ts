@@ -1,9 +1,9 @@
-import { type Message, parseOptions } from '@ctxguard/core';
+import { type Message, parseOptions, roleOf } from '@ctxguard/core';
 import { z } from 'zod';
 import { TokenMeter } from '../budget/token-meter.js';
 import { parseTruncationMarker, renderTruncationMarker } from '../facts/markers.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
-import { readableText, roleClass, roleOf } from '../messages/message-parts.js';
+import { readableText, roleClass } from '../messages/message-parts.js';
 import { type ToolPairUnit, toolPairUnits } from '../messages/tool-pairs.js';
 import { countingFields, tokenCount } from '../pipeline/stage-options.js';
 

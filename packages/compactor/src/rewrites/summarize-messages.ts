@@ -2,8 +2,11 @@ import {
   abortSignalSchema,
   type ContextTools,
   type ExtractedFact,
+  isRecord,
   type Message,
   parseOptions,
+  partsOf,
+  roleOf,
 } from '@ctxguard/core';
 import { z } from 'zod';
 import { TokenMeter } from '../budget/token-meter.js';
@@ -24,15 +27,7 @@ import { createOfflineContextTools } from '../facts/offline-context-tools.js';
 import { isSummaryText, parseSummary, renderSummary, type SummaryContent } from '../facts/summary-format.js';
 import { renderTranscript } from '../facts/transcript.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
-import {
-  isRecord,
-  partsOf,
-  readableText,
-  roleClass,
-  roleOf,
-  systemPromptLength,
-  withParts,
-} from '../messages/message-parts.js';
+import { readableText, roleClass, systemPromptLength, withParts } from '../messages/message-parts.js';
 import { toolPairUnits } from '../messages/tool-pairs.js';
 import { countingFields, tokenCount } from '../pipeline/stage-options.js';
 import { redactSecrets } from './redact-secrets.js';
