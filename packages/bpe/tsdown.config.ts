@@ -1,3 +1,4 @@
 import { packageConfig } from '../../tsdown.config.ts';
 
-export default packageConfig(['src/index.ts']);
+// The rank tables stay separate files (ranks/), loaded on first use, not bundled into dist.
+export default packageConfig(['src/index.ts'], { external: [/\/ranks\//] });

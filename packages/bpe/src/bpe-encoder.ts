@@ -1,7 +1,7 @@
 import { checkEncoding, checkText, type Encoding } from './encoding.js';
 import { BpeMerger, PairRanks } from './pair-merge.js';
 import { pieceRegex } from './pretokenizer.js';
-import { buildRankTable, loadRawRanks, type RankTable } from './rank-table.js';
+import { loadRankTable, type RankTable } from './rank-table.js';
 
 /** Pieces up to this many UTF-16 units have their token count cached. */
 const CACHED_PIECE_LENGTH = 48;
@@ -40,13 +40,13 @@ export class BpeEncoder {
   }
 
   /**
-   * Loads the encoding's ranks (bundled with `gpt-tokenizer`, no network, no WASM) and builds a
+   * Loads the encoding's ranks (bundled with this package: no network, no WASM) and builds a
    * new encoder. Each call builds its own tables (about 0.2–0.5 s); keep the encoder and reuse it,
    * or use `loadEncoder`, which shares one per encoding.
    */
   static async load(encoding: Encoding): Promise<BpeEncoder> {
     const checked = checkEncoding(encoding);
-    return new BpeEncoder(buildRankTable(checked, await loadRawRanks(checked)));
+    return new BpeEncoder(await loadRankTable(checked));
   }
 
   /** Exact number of tokens of `text`. */

@@ -3,6 +3,4 @@ export { BpeEncoder } from './bpe-encoder.js';
 export type { Encoding } from './encoding.js';
 export { ENCODINGS, isEncoding } from './encoding.js';
 export { pieceRegex } from './pretokenizer.js';
-export type { RawRanks } from './rank-table.js';
-export { loadRawRanks } from './rank-table.js';
 export { countTokens, encode, loadEncoder } from './shared-encoders.js';

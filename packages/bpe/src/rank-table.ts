@@ -13,44 +13,46 @@ export interface RankTable {
   readonly size: number;
 }
 
-/** Raw rank list as `gpt-tokenizer` ships it: index = rank, value = token text or its bytes. */
-export type RawRanks = readonly (string | readonly number[] | undefined)[];
-
-/** Loads the rank list `gpt-tokenizer` bundles for an encoding (pure JS, works offline and on edge runtimes). */
-export async function loadRawRanks(encoding: Encoding): Promise<RawRanks> {
+/** Loads and indexes an encoding's ranks; the table module is imported on first use only. */
+export async function loadRankTable(encoding: Encoding): Promise<RankTable> {
   const module =
     encoding === 'o200k_base'
-      ? await import('gpt-tokenizer/bpeRanks/o200k_base')
-      : await import('gpt-tokenizer/bpeRanks/cl100k_base');
-  return module.default as RawRanks;
+      ? await import('../ranks/o200k_base.js')
+      : await import('../ranks/cl100k_base.js');
+  return buildRankTable(encoding, await unpack(module.default));
 }
 
-/** Builds the lookup maps from a raw rank list. */
-export function buildRankTable(encoding: Encoding, raw: RawRanks): RankTable {
+/** The tokens in rank order, each a length byte and its bytes (see scripts/build-rank-tables.ts). */
+async function unpack(base64: string): Promise<Uint8Array> {
+  const binary = atob(base64);
+  const deflated = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) deflated[i] = binary.charCodeAt(i);
+  const stream = new Blob([deflated]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** Builds the lookup maps from the packed tokens. */
+export function buildRankTable(encoding: Encoding, packed: Uint8Array): RankTable {
   const byText = new Map<string, number>();
   const byBytes = new Map<string, number>();
-  const bytes: (string | undefined)[] = new Array(raw.length);
-  const utf8 = new TextEncoder();
-  let size = 0;
-  for (let rank = 0; rank < raw.length; rank++) {
-    const value = raw[rank];
-    if (value === undefined) continue;
-    size++;
-    let binary: string;
-    if (typeof value === 'string') {
-      byText.set(value, rank);
-      binary = isAscii(value) ? value : binaryString(utf8.encode(value));
-    } else {
-      binary = String.fromCharCode(...value);
-    }
+  const bytes: string[] = [];
+  // ignoreBOM keeps a leading U+FEFF in the token's text instead of stripping it.
+  const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const all = binaryString(packed);
+  for (let offset = 0, rank = 0; offset < all.length; rank++) {
+    const end = offset + 1 + all.charCodeAt(offset);
+    const binary = all.slice(offset + 1, end);
     byBytes.set(binary, rank);
-    bytes[rank] = binary;
+    bytes.push(binary);
+    const text = isAscii(binary) ? binary : validUtf8(utf8, packed.subarray(offset + 1, end));
+    if (text !== undefined) byText.set(text, rank);
+    offset = end;
   }
-  return { encoding, byText, byBytes, bytesOf: (rank) => bytes[rank], size };
+  return { encoding, byText, byBytes, bytesOf: (rank) => bytes[rank], size: bytes.length };
 }
 
-function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+function isAscii(binary: string): boolean {
+  for (let i = 0; i < binary.length; i++) if (binary.charCodeAt(i) > 0x7f) return false;
   return true;
 }
 
@@ -60,4 +62,13 @@ function binaryString(bytes: Uint8Array): string {
   for (let i = 0; i < bytes.length; i += 8192)
     out += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192) as unknown as number[]);
   return out;
+}
+
+/** The token's text, or `undefined` when its bytes are not valid UTF-8 on their own. */
+function validUtf8(decoder: TextDecoder, bytes: Uint8Array): string | undefined {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,4 +1,4 @@
-import { BpeEncoder, loadRawRanks, pieceRegex } from '@ctxguard/bpe';
+import { BpeEncoder } from '@ctxguard/bpe';
 import type { EngineKind, ExactEncoding, ExactEngine } from './exact-engine.js';
 
 /** What a pool shares per (engine, encoding): the loaded encoder and how to free it. */
@@ -137,58 +137,6 @@ async function loadEncoder(kind: EngineKind, encoding: ExactEncoding): Promise<S
         },
       };
     }
-    case 'gpt-tokenizer': {
-      // gpt-tokenizer's BPE core with tiktoken's exact pre-tokenizer: its own split regex uses
-      // JavaScript's `\s`, which differs from tiktoken on U+0085 and U+FEFF.
-      const [{ BytePairEncodingCore }, ranks] = await Promise.all([
-        import('gpt-tokenizer/BytePairEncodingCore'),
-        loadRawRanks(encoding),
-      ]);
-      let core: InstanceType<typeof BytePairEncodingCore> | undefined = new BytePairEncodingCore({
-        bytePairRankDecoder: ranks as (string | number[])[],
-        tokenSplitRegex: pieceRegex(encoding),
-        specialTokensEncoder: new Map([['<|endoftext|>', encoding === 'o200k_base' ? 199_999 : 100_257]]),
-      });
-      patchByteOrderMarkLookup(core);
-      const live = () => {
-        if (!core) throw new Error(`The gpt-tokenizer ${encoding} encoder was freed.`);
-        return core;
-      };
-      return {
-        linear: false,
-        count: (text) => live().countNative(text),
-        encode: (text) => live().encodeNative(text),
-        free: () => {
-          core?.clearMergeCache();
-          core = undefined;
-        },
-      };
-    }
   }
 }
 
-/** The private lookup members of gpt-tokenizer's core that {@link patchByteOrderMarkLookup} reaches. */
-interface ByteLookupInternals {
-  getBpeRankFromBytes(key: Uint8Array): number | undefined;
-  binarySearch(key: Uint8Array): number;
-  bytePairNonUtfSortedEncoder: readonly [Uint8Array, number][];
-}
-
-/**
- * gpt-tokenizer 4.0.0 turns merged bytes into a string with a BOM-stripping `TextDecoder`, so
- * tokens starting with EF BB BF (U+FEFF) are never found and such text is miscounted. Those
- * tokens are stored as byte arrays; look them up there. Our tests pin the behaviour.
- */
-function patchByteOrderMarkLookup(core: object): void {
-  const internals = core as unknown as ByteLookupInternals;
-  if (typeof internals.getBpeRankFromBytes !== 'function' || typeof internals.binarySearch !== 'function')
-    return;
-  const original = internals.getBpeRankFromBytes.bind(core);
-  internals.getBpeRankFromBytes = (key: Uint8Array) => {
-    if (key[0] === 0xef && key[1] === 0xbb && key[2] === 0xbf) {
-      const index = internals.binarySearch(key);
-      return index === -1 ? undefined : internals.bytePairNonUtfSortedEncoder[index]?.[1];
-    }
-    return original(key);
-  };
-}

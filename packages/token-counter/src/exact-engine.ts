@@ -7,8 +7,8 @@ export type ExactEncoding = Encoding;
 /** Schema of an encoding name, for options that take one. */
 export const exactEncodingSchema = z.enum(ENCODINGS);
 
-/** Built-in exact engines: `@ctxguard/bpe` (pure JS, linear time), the `tiktoken` WASM build, and `gpt-tokenizer` (pure JS). */
-export const ENGINE_KINDS = ['bpe', 'tiktoken', 'gpt-tokenizer'] as const;
+/** Built-in exact engines: `@ctxguard/bpe` (pure JS, linear time) and the `tiktoken` WASM build. */
+export const ENGINE_KINDS = ['bpe', 'tiktoken'] as const;
 
 /** Name of a built-in exact engine. */
 export type EngineKind = (typeof ENGINE_KINDS)[number];
@@ -19,7 +19,7 @@ export type EngineKind = (typeof ENGINE_KINDS)[number];
  */
 export interface ExactEngine {
   readonly specificationVersion: 'v1';
-  /** Engine name, for reports (`bpe`, `tiktoken`, `gpt-tokenizer`, or your own). */
+  /** Engine name, for reports (`bpe`, `tiktoken`, or your own). */
   readonly name: string;
   readonly encoding: ExactEncoding;
   /**

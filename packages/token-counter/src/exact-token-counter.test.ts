@@ -85,7 +85,7 @@ describe('ExactTokenCounter', () => {
 
   it('sends long unbroken runs from non-linear engines to the linear engine, staying exact', async () => {
     const own = new EncoderPool();
-    const counter = new ExactTokenCounter({ engine: 'gpt-tokenizer', pool: own });
+    const counter = new ExactTokenCounter({ engine: 'tiktoken', pool: own });
     const run = Array.from({ length: 4000 }, (_, i) =>
       String.fromCharCode(0x4e00 + ((i * 7919) % 20000)),
     ).join('');
@@ -95,7 +95,7 @@ describe('ExactTokenCounter', () => {
     expect(counter.estimate(run, gpt4o)).toBe(count.tokens);
     counter.dispose();
     expect(own.references('bpe', 'o200k_base')).toBe(0);
-    expect(own.references('gpt-tokenizer', 'o200k_base')).toBe(0);
+    expect(own.references('tiktoken', 'o200k_base')).toBe(0);
   });
 
   it('reports an estimate instead of stalling when exactness needs a non-linear engine', async () => {

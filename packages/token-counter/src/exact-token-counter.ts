@@ -43,7 +43,7 @@ export type EngineFactory = (encoding: ExactEncoding) => ExactEngine | Promise<E
 export const exactTokenCounterOptionsSchema = z.strictObject({
   /** Count every model with this encoding; by default it follows the model name (see {@link encodingForModel}). */
   encoding: exactEncodingSchema.optional(),
-  /** Exact engine: `bpe` (default, `@ctxguard/bpe`: pure JS, linear time), `tiktoken` (WASM, optional peer), `gpt-tokenizer`, or a factory. */
+  /** Exact engine: `bpe` (default, `@ctxguard/bpe`: pure JS, linear time), `tiktoken` (WASM, optional peer), or a factory. */
   engine: z
     .union([
       z.enum(ENGINE_KINDS),
@@ -106,7 +106,7 @@ export function encodingForModel(model: string): ExactEncoding {
 /**
  * Exact token counts for OpenAI encodings (`o200k_base`, `cl100k_base`) with chat framing as
  * OpenAI documents it, tool definitions, images and files. The default engine is `@ctxguard/bpe`
- * (pure JS, linear time); `tiktoken` and `gpt-tokenizer` are options. The encoder loads lazily
+ * (pure JS, linear time); `tiktoken` is an option. The encoder loads lazily
  * once and is shared; `dispose()` releases it. `estimate*` is sync and exact once the encoder is
  * loaded; `measure*` is exact. Re-measuring a conversation costs only its new or edited messages.
  */
@@ -486,7 +486,7 @@ export class ExactTokenCounter implements TokenCounter {
   }
 
   /**
-   * A built-in engine; when `tiktoken` (WASM) or `gpt-tokenizer` cannot load here (not installed,
+   * A built-in engine; when `tiktoken` (WASM) cannot load here (not installed,
    * an edge runtime, a bundle that left it out), `bpe`, which counts the same encodings exactly,
    * with an `exact_engine_unavailable` warning that says so.
    */
@@ -496,7 +496,7 @@ export class ExactTokenCounter implements TokenCounter {
     } catch (error) {
       if (engine === 'bpe') throw error;
       const reason = error instanceof Error ? error.message : String(error);
-      const hint = engine === 'tiktoken' ? ' (install the optional `tiktoken` package to use it)' : '';
+      const hint = ' (install the optional `tiktoken` package to use it)';
       this.warn({
         code: 'exact_engine_unavailable',
         message: `The ${engine} engine could not be loaded${hint}: ${reason}. Counting ${encoding} with bpe instead, which gives the same exact counts.`,

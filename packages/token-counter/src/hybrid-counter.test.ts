@@ -202,7 +202,7 @@ describe('HybridTokenCounter options', () => {
     );
     expect(() => new HybridTokenCounter({ countApi: { timeoutMs: -1 } })).toThrow(/countApi\.timeoutMs/);
     expect(() => new HybridTokenCounter({ countApi: { keys: {} } as never })).toThrow(/countApi/);
-    const counter = new HybridTokenCounter({ exact: { engine: 'gpt-tokenizer', memo: false } });
+    const counter = new HybridTokenCounter({ exact: { engine: 'tiktoken', memo: false } });
     expect(counter.estimate('hello', gpt4o)).toBeGreaterThan(0);
     expect(
       counter.estimateConversation({ messages: [{ role: 'user', content: 'hi' }] }, gpt4),

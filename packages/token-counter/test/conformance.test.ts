@@ -7,7 +7,7 @@ import { describeTokenCounter } from '../src/testing.js';
 
 const pool = new EncoderPool();
 
-for (const engine of ['bpe', 'tiktoken', 'gpt-tokenizer'] as const) {
+for (const engine of ['bpe', 'tiktoken'] as const) {
   describeTokenCounter(test, () => new ExactTokenCounter({ engine, pool }), {
     name: `ExactTokenCounter (${engine}): `,
     exact: true,

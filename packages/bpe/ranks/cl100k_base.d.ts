@@ -1,0 +1,2 @@
+declare const packedRanks: string;
+export default packedRanks;
