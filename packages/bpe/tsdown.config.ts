@@ -1,4 +1,4 @@
 import { packageConfig } from '../../tsdown.config.ts';
 
 // The rank tables stay separate files (ranks/), loaded on first use, not bundled into dist.
-export default packageConfig(['src/index.ts'], { external: [/\/ranks\//] });
+export default packageConfig(['src/index.ts'], { deps: { neverBundle: [/\/ranks\//] } });

@@ -1,4 +1,4 @@
-import { strategies } from 'ctxguard';
+import * as strategies from '@ctxguard/strategies';
 import { expect, it } from 'vitest';
 import { builtInStrategies, shortName } from './strategy-catalog.js';
 

@@ -1,5 +1,5 @@
+import * as builtIns from '@ctxguard/strategies';
 import type { ContextStrategy } from 'ctxguard';
-import { strategies as builtIns } from 'ctxguard';
 
 /** A strategy the demo can replay: its short name, its export and a way to make a fresh one. */
 export interface DemoStrategy {

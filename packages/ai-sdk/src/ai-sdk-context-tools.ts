@@ -1,3 +1,4 @@
+import { contextToolsFromFunctions } from '@ctxguard/compactor';
 import {
   type ContextTools,
   CtxGuardError,
@@ -9,7 +10,6 @@ import {
   type SummarizeRequest,
 } from '@ctxguard/core';
 import { generateText, type LanguageModel, Output } from 'ai';
-import { contextToolsFromFunctions } from 'ctxguard';
 import { z } from 'zod';
 import { factsPrompt, quoteTranscript, summaryPrompt } from './context-prompts.js';
 

@@ -1,6 +1,6 @@
 import type { LanguageModelV3CallOptions, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { describeZodIssues, InvalidInputError } from '@ctxguard/core';
-import { conversationIdSchema } from 'ctxguard';
+import { conversationIdSchema } from '@ctxguard/facade';
 
 /** Picks the conversation id of a call from the option function or `providerOptions.ctxguard`. */
 export type ConversationIdResolver = (params: LanguageModelV3CallOptions) => string | undefined;

@@ -1,4 +1,4 @@
-import type { Persistence } from 'ctxguard';
+import type { Persistence } from '@ctxguard/persistence';
 import { emptyServerEditStats, type ServerEditStats } from './anthropic-context-management.js';
 import type { SentRecord } from './signed-reasoning.js';
 

@@ -11,19 +11,24 @@ import type {
   SharedV3ProviderMetadata,
   SharedV3Warning,
 } from '@ai-sdk/provider';
-import { ConversionError, CtxGuardError, InvalidInputError, parseOptions } from '@ctxguard/core';
+import { isContextOverflowError } from '@ctxguard/compactor';
+import {
+  type ContextStrategy,
+  ConversionError,
+  CtxGuardError,
+  InvalidInputError,
+  parseOptions,
+} from '@ctxguard/core';
 import {
   type ContextAction,
   ContextDeclinedError,
-  type ContextStrategy,
   type ConversationGuard,
   type ConversationStats,
-  catalogProvider,
   createContextGuard,
-  isContextOverflowError,
-  MemoryPersistence,
   type PrepareResult,
-} from 'ctxguard';
+} from '@ctxguard/facade';
+import { catalogProvider } from '@ctxguard/models';
+import { MemoryPersistence } from '@ctxguard/persistence';
 import { LRUCache } from 'lru-cache';
 import {
   addAppliedEdits,

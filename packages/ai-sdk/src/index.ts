@@ -1,6 +1,7 @@
+export { ContextDeclinedError } from '@ctxguard/facade';
 // The catalog's provider name of a model's `provider` (`google.generative-ai` → `google-ai`): the
 // models package's alias table, which the middleware names its guards by.
-export { ContextDeclinedError, catalogProvider } from 'ctxguard';
+export { catalogProvider } from '@ctxguard/models';
 export type { AISdkContextToolsOptions } from './ai-sdk-context-tools.js';
 export {
   aiSdkContextTools,

@@ -1,4 +1,4 @@
-import { createContextGuardOptionsSchema } from 'ctxguard';
+import { createContextGuardOptionsSchema } from '@ctxguard/facade';
 import { z } from 'zod';
 import { providerContextManagementSchema } from './anthropic-context-management.js';
 import type { ConversationIdResolver } from './conversation-id.js';

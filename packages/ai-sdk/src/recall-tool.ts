@@ -1,6 +1,7 @@
+import { renderTranscript } from '@ctxguard/compactor';
 import { type HistoryEntry, parseOptions } from '@ctxguard/core';
+import type { ConversationGuard } from '@ctxguard/facade';
 import { type Tool, tool } from 'ai';
-import { type ConversationGuard, renderTranscript } from 'ctxguard';
 import { z } from 'zod';
 import type { CtxguardMiddleware } from './ctxguard-middleware.js';
 

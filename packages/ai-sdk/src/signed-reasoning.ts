@@ -1,6 +1,6 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
+import { restateToolRound, staleToolLoopStart } from '@ctxguard/compactor';
 import { fromAISDKPrompt, toAISDKPrompt } from '@ctxguard/formats';
-import { restateToolRound, staleToolLoopStart } from 'ctxguard';
 import { fingerprint } from './fingerprint.js';
 import { type PromptDialect, v3Dialect } from './prompt-dialect.js';
 import { contentText, reasoningSignature } from './prompt-view.js';

@@ -1,52 +1,125 @@
-// The ctxguard meta-package. Every package is re-exported as a namespace named after it
-// (`compactor.compactMessages`), and its public names flat. Names two packages export as one
-// binding are simply flat. Where two packages export different things under one name, the flat
-// name is given explicitly to one of them below and the other stays reachable through its
-// namespace. Then the facade: createContextGuard and what it returns.
+// The ctxguard meta-package: one install, and the names an app calls, flat. Everything else
+// stays in its own package (`@ctxguard/compactor`, `@ctxguard/token-counter`, …), which the
+// meta-package depends on, so a deeper import needs no extra install.
 
-export * as bpe from '@ctxguard/bpe';
-export * from '@ctxguard/bpe';
-export * as cache from '@ctxguard/cache';
-export * from '@ctxguard/cache';
-export * as calibration from '@ctxguard/calibration';
-export * from '@ctxguard/calibration';
-export * as compactor from '@ctxguard/compactor';
-export * from '@ctxguard/compactor';
-export * as core from '@ctxguard/core';
-export * from '@ctxguard/core';
-export * as effectiveHistory from '@ctxguard/effective-history';
-export * from '@ctxguard/effective-history';
-export * as formats from '@ctxguard/formats';
-export * from '@ctxguard/formats';
-export * as guard from '@ctxguard/guard';
-export * from '@ctxguard/guard';
-export * as measurer from '@ctxguard/measurer';
-export * from '@ctxguard/measurer';
-export * as models from '@ctxguard/models';
-export * from '@ctxguard/models';
-export * as persistence from '@ctxguard/persistence';
-export * from '@ctxguard/persistence';
-export * as persistenceRedis from '@ctxguard/persistence-redis';
-export * from '@ctxguard/persistence-redis';
-export * as strategies from '@ctxguard/strategies';
-export * from '@ctxguard/strategies';
-export * as tokenCounter from '@ctxguard/token-counter';
-export * from '@ctxguard/token-counter';
+export { countTokens, loadEncoder } from '@ctxguard/bpe';
+export type { CacheOptions } from '@ctxguard/cache';
+export { Cache } from '@ctxguard/cache';
+export type { CalibrationStore } from '@ctxguard/calibration';
+export { PersistenceCalibrationStore } from '@ctxguard/calibration';
 
-export type { DeclinedSizes } from './context-declined-error.js';
-export { ContextDeclinedError } from './context-declined-error.js';
-export type { CreateContextGuardOptions } from './context-guard-options.js';
-export { conversationIdSchema, createContextGuardOptionsSchema } from './context-guard-options.js';
-export { ConversationGuard, createContextGuard } from './conversation-guard.js';
+// One-shot compaction, overflow errors, offline context tools.
 export type {
-  CompactionSummary,
-  ContextAction,
-  ConversationStats,
-  PrepareInput,
-  PrepareResult,
-  RecordCompletionInput,
-  RecoverOverflowInput,
-  RewindResult,
-  StoredMeasurement,
-} from './facade-types.js';
-export type { AnthropicUsage, OpenAIChatUsage } from './provider-shapes.js';
+  CompactionResult,
+  CompactMessagesOptions,
+  OfflineContextToolsOptions,
+} from '@ctxguard/compactor';
+export {
+  compactMessages,
+  contextToolsFromFunctions,
+  createOfflineContextTools,
+  isContextOverflowError,
+  openToolRoundStart,
+  redactSecrets,
+} from '@ctxguard/compactor';
+// Messages, contracts and errors.
+export type {
+  AssistantMessage,
+  CompactionEvent,
+  ContentPart,
+  ContextMeasureEvent,
+  ContextStrategy,
+  ContextTools,
+  ConversationHistory,
+  ExtractedFact,
+  ExtractFactsRequest,
+  FactCategory,
+  FilePart,
+  HistoryEntry,
+  ImagePart,
+  Message,
+  MessageInput,
+  ReasoningPart,
+  StrategyDecision,
+  StrategyTools,
+  SummarizeRequest,
+  SystemMessage,
+  TextPart,
+  ToolCallPart,
+  ToolMessage,
+  ToolResultPart,
+  TriggerLevel,
+  Usage,
+  UserMessage,
+  WarningEvent,
+} from '@ctxguard/core';
+export {
+  ConversionError,
+  CtxGuardError,
+  describeZodIssues,
+  factCategories,
+  HookBus,
+  InvalidInputError,
+  InvalidOptionsError,
+  messageSchema,
+  messagesSchema,
+} from '@ctxguard/core';
+export { UnknownCompactionError } from '@ctxguard/effective-history';
+// The facade: one stateful guard per app.
+export * from '@ctxguard/facade';
+// Converters between provider message shapes and ctxguard's.
+export type {
+  AISDKModelMessage,
+  AnthropicMessageParam,
+  AnthropicPrompt,
+  OpenAIChatMessage,
+} from '@ctxguard/formats';
+export {
+  fromAISDK,
+  fromAnthropic,
+  fromOpenAIChat,
+  toAISDK,
+  toAnthropic,
+  toOpenAIChat,
+} from '@ctxguard/formats';
+export type { ContextGuardOptions } from '@ctxguard/guard';
+export { ContextGuard } from '@ctxguard/guard';
+export type { ContextMeasurement } from '@ctxguard/measurer';
+export { ContextMeasurer } from '@ctxguard/measurer';
+export type { ModelInfo } from '@ctxguard/models';
+export { ModelCatalog } from '@ctxguard/models';
+// Stores.
+export type { FilePersistenceOptions, Persistence } from '@ctxguard/persistence';
+export { FilePersistence, MemoryPersistence } from '@ctxguard/persistence';
+export type { RedisPersistenceOptions } from '@ctxguard/persistence-redis';
+export { RedisPersistence } from '@ctxguard/persistence-redis';
+// Strategies.
+export type {
+  CacheFriendlyStrategyOptions,
+  EngineStrategyOptions,
+  LayeredStrategyOptions,
+  LayoutStrategyOptions,
+  PipelineStrategyOptions,
+  RecompactStrategyOptions,
+  RelevanceStrategyOptions,
+  TruncateStrategyOptions,
+} from '@ctxguard/strategies';
+export {
+  CacheFriendlyStrategy,
+  EngineStrategy,
+  LayeredStrategy,
+  LayoutStrategy,
+  PipelineStrategy,
+  RecompactStrategy,
+  RelevanceStrategy,
+  TruncateStrategy,
+} from '@ctxguard/strategies';
+// Counting and measuring.
+export type { TokenCount, TokenCounter } from '@ctxguard/token-counter';
+export {
+  ExactTokenCounter,
+  HeuristicCounter,
+  HybridTokenCounter,
+  MemoizedCounter,
+  measureConversation,
+} from '@ctxguard/token-counter';

@@ -4,6 +4,7 @@ import * as calibration from '@ctxguard/calibration';
 import * as compactor from '@ctxguard/compactor';
 import * as core from '@ctxguard/core';
 import * as effectiveHistory from '@ctxguard/effective-history';
+import * as facade from '@ctxguard/facade';
 import * as formats from '@ctxguard/formats';
 import * as guard from '@ctxguard/guard';
 import * as measurer from '@ctxguard/measurer';
@@ -22,6 +23,7 @@ const packages: Record<string, Record<string, unknown>> = {
   compactor,
   core,
   effectiveHistory,
+  facade,
   formats,
   guard,
   measurer,
@@ -33,32 +35,20 @@ const packages: Record<string, Record<string, unknown>> = {
 };
 
 describe('re-exports', () => {
-  it.each(Object.keys(packages))(
-    'every runtime export of %s is reachable flat and under its namespace',
-    (name) => {
-      const pkg = packages[name]!;
-      const namespace = (ctxguard as unknown as Record<string, Record<string, unknown>>)[name]!;
-      expect(Object.keys(namespace).sort()).toEqual(Object.keys(pkg).sort());
-      for (const key of Object.keys(pkg)) {
-        expect(namespace[key]).toBe(pkg[key]);
-        expect((ctxguard as Record<string, unknown>)[key], key).toBe(pkg[key]);
-      }
-    },
-  );
-
-  it('a name two packages export is one binding, so the flat name is unambiguous', () => {
-    const owners = new Map<string, unknown[]>();
-    for (const pkg of Object.values(packages)) {
-      for (const [key, value] of Object.entries(pkg)) owners.set(key, [...(owners.get(key) ?? []), value]);
+  it('every runtime name is its home package’s own binding, not a copy', () => {
+    for (const [key, value] of Object.entries(ctxguard)) {
+      const homes = Object.entries(packages).filter(([, pkg]) => pkg[key] === value);
+      expect(homes.length, key).toBeGreaterThan(0);
     }
-    const shared = [...owners].filter(([, values]) => values.length > 1);
-    expect(shared.map(([key]) => key).sort()).toEqual([
-      'FACTS_CLOSE',
-      'FACTS_OPEN',
-      'parseFactsBlock',
-      'renderFactsBlock',
-    ]);
-    for (const [, values] of shared) expect(new Set(values).size).toBe(1);
+  });
+
+  it('re-exports the whole facade and every strategy, flat and without namespaces', () => {
+    for (const key of Object.keys(facade))
+      expect((ctxguard as Record<string, unknown>)[key], key).toBe((facade as Record<string, unknown>)[key]);
+    const strategyClasses = Object.keys(strategies).filter((name) => /^[A-Z]\w*Strategy$/.test(name));
+    expect(strategyClasses.length).toBeGreaterThanOrEqual(8);
+    for (const key of strategyClasses) expect(Object.keys(ctxguard)).toContain(key);
+    for (const name of Object.keys(packages)) expect(Object.keys(ctxguard)).not.toContain(name);
   });
 
   it('the facade is exported', () => {

@@ -31,7 +31,6 @@ export async function run(h: BenchHarness): Promise<void> {
   const engines: Record<string, ExactEngine> = {
     bpe: await pool.acquire('bpe', 'o200k_base'),
     tiktoken: await pool.acquire('tiktoken', 'o200k_base'),
-    'gpt-tokenizer': await pool.acquire('gpt-tokenizer', 'o200k_base'),
   };
   const counter = new ExactTokenCounter({ pool });
   await counter.ready(ctx);
@@ -47,7 +46,6 @@ export async function run(h: BenchHarness): Promise<void> {
     ['ours: ExactTokenCounter default (bpe)', (t) => counter.estimate(t, ctx)],
     ['ours: bpe engine', (t) => engines.bpe?.count(t)],
     ['ours: tiktoken engine', (t) => engines.tiktoken?.count(t)],
-    ['ours: gpt-tokenizer engine', (t) => engines['gpt-tokenizer']?.count(t)],
   ];
   const rounds = h.quick ? 3 : 9;
   const bestPass = (inputs: readonly string[]): number[] =>

@@ -139,4 +139,3 @@ async function loadEncoder(kind: EngineKind, encoding: ExactEncoding): Promise<S
     }
   }
 }
-

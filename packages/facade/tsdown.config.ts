@@ -1,0 +1,3 @@
+import { packageConfig } from '../../tsdown.config.ts';
+
+export default packageConfig(['src/index.ts']);
