@@ -76,14 +76,20 @@ describe.each(names)('@ctxguard/%s as published', (name) => {
     const packed = JSON.parse(stdout) as { filename: string; files: { path: string }[] };
     const files = new Set(packed.files.map((f) => f.path));
     expect(files.has('README.md')).toBe(true);
-    for (const [entry, target] of Object.entries(manifest.exports)) {
+    const packedManifest = await run('tar', ['-xzOf', packed.filename, 'package/package.json']);
+    expect(packedManifest.stdout).not.toContain('workspace:');
+    // Published: built files only (the source maps carry the sources), no source condition.
+    const published = JSON.parse(packedManifest.stdout) as Manifest;
+    expect(Object.keys(published.exports).sort()).toEqual(Object.keys(manifest.exports).sort());
+    for (const [entry, target] of Object.entries(published.exports)) {
       if (typeof target === 'string') continue;
+      expect(Object.keys(target), entry).not.toContain('@ctxguard/source');
       for (const [condition, path] of Object.entries(target))
         expect(files.has(path.slice(2)), `${entry} ${condition} ${path}`).toBe(true);
     }
-    expect([...files].some((f) => f.endsWith('.test.ts'))).toBe(false);
-    const packedManifest = await run('tar', ['-xzOf', packed.filename, 'package/package.json']);
-    expect(packedManifest.stdout).not.toContain('workspace:');
+    expect(
+      [...files].filter((f) => f.startsWith('src/') || (f.endsWith('.ts') && !f.endsWith('.d.ts'))),
+    ).toEqual([]);
     // Self-reference by name resolves `default` (dist), as a consumer's Node would.
     for (const entry of Object.keys(manifest.exports)) {
       if (entry === './package.json') continue;
