@@ -91,6 +91,7 @@ export {
 export type { MessageSnapshot } from './message-snapshot.js';
 export { matchesSnapshot, takeMessageSnapshot } from './message-snapshot.js';
 export { COMPACTION_KIND, isCompactionPart, newestCompactionIndex } from './provider-compaction.js';
+export { randomUuid } from './random-uuid.js';
 export type {
   Cancellable,
   CompactMessagesRewriteOptions,

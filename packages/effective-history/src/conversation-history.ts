@@ -11,8 +11,8 @@ import {
   type PersistableHistory,
   parseInput,
   parseOptions,
+  randomUuid,
 } from '@ctxguard/core';
-import { v4 as randomUuid } from 'uuid';
 import { z } from 'zod';
 import {
   type CompactionInfo,

@@ -9,6 +9,7 @@ import {
   type MessageInput,
   type PersistableHistory,
   parseOptions,
+  randomUuid,
 } from '@ctxguard/core';
 import {
   type AtomicCreate,
@@ -17,7 +18,6 @@ import {
   type Persistence,
   supportsAtomicCreate,
 } from '@ctxguard/persistence';
-import { v4 as randomUuid } from 'uuid';
 import { z } from 'zod';
 import {
   type ConversationHistoryOptions,
