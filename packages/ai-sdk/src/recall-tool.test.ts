@@ -22,7 +22,7 @@ async function compactedGuard() {
     provider: 'anthropic',
     model: 'claude-sonnet-4-5',
     contextLimit: 3_000,
-    strategy: new TruncateStrategy({ keepRecent: 4 }),
+    strategy: new TruncateStrategy({ recentCount: 4 }),
   });
   await guard.prepare({ conversationId: 'recall', messages: longChat(30), maxOutputTokens: 200 });
   return guard;
@@ -63,7 +63,7 @@ describe('recallTool', () => {
       provider: 'anthropic',
       model: 'claude-sonnet-4-5',
       contextLimit: 20_000,
-      strategy: new TruncateStrategy({ keepRecent: 2 }),
+      strategy: new TruncateStrategy({ recentCount: 2 }),
     });
     const log = `${Array.from({ length: 3_000 }, (_, i) => `line ${i}: ok`).join('\n')}\nFATAL: disk full`;
     const messages: MessageInput[] = [

@@ -33,7 +33,7 @@ describe('agent conversations through wrapLanguageModel with a small real window
     const mock = await createWindowModel(REAL_WINDOW, agentReply);
     const middleware = ctxguardMiddleware({
       contextLimit: BELIEVED_WINDOW,
-      strategy: new TruncateStrategy({ keepRecent: 12 }),
+      strategy: new TruncateStrategy({ recentCount: 12 }),
     });
     const model = wrapLanguageModel({ model: mock.model, middleware });
     const tools = agentTools(2_400);

@@ -10,7 +10,11 @@ describe('two middlewares over one store (two processes serving one conversation
   it('agree on compactions and on which signed reasoning is still valid', async () => {
     const mock = await createWindowModel(16_000, agentReply);
     const persistence = new MemoryPersistence();
-    const options = { contextLimit: 16_000, persistence, strategy: new TruncateStrategy({ keepRecent: 12 }) };
+    const options = {
+      contextLimit: 16_000,
+      persistence,
+      strategy: new TruncateStrategy({ recentCount: 12 }),
+    };
     const servers = [ctxguardMiddleware(options), ctxguardMiddleware(options)];
     const models = servers.map((middleware) => wrapLanguageModel({ model: mock.model, middleware }));
     const tools = agentTools(2_400);

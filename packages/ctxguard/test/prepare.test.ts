@@ -119,7 +119,7 @@ describe('prepare over a long agent conversation', () => {
       provider: 'openai',
       model: 'gpt-4o',
       contextLimit: 2_000,
-      strategy: new TruncateStrategy({ keepRecent: 2 }),
+      strategy: new TruncateStrategy({ recentCount: 2 }),
     });
     const huge = 'lorem ipsum dolor '.repeat(2_000);
     const error = await guard

@@ -167,7 +167,7 @@ describe('rewind', () => {
       provider: 'openai',
       model: 'gpt-4o',
       contextLimit: 40_000,
-      strategy: new TruncateStrategy({ keepRecent: 8, at: 0.5 }),
+      strategy: new TruncateStrategy({ recentCount: 8, at: 0.5 }),
     });
     const history = longConversation(40);
     let compactionId: string | undefined;
@@ -254,7 +254,7 @@ describe('recoverOverflow', () => {
       provider: 'openai',
       model: 'gpt-4o',
       contextLimit: 40_000,
-      strategy: new TruncateStrategy({ keepRecent: 8 }),
+      strategy: new TruncateStrategy({ recentCount: 8 }),
     });
     const history = longConversation(14);
     const sent = await guard.prepare({ conversationId: 'over', messages: history });

@@ -69,15 +69,15 @@ describe('CacheFriendlyStrategy options', () => {
     expect(strategy.specificationVersion).toBe('v1');
     expect(strategy.triggers).toEqual([{ level: 'pressure', at: 0.75 }]);
     expect(Object.isFrozen(strategy.triggers)).toBe(true);
-    expect(new CacheFriendlyStrategy({ at: 0.7, lowWater: 0.3, level: 'full' }).triggers).toEqual([
+    expect(new CacheFriendlyStrategy({ at: 0.7, target: 0.3, level: 'full' }).triggers).toEqual([
       { level: 'full', at: 0.7 },
     ]);
   });
 
   it('rejects bad options naming the field', () => {
-    expect(() => new CacheFriendlyStrategy({ lowWater: 0.9 })).toThrow(InvalidOptionsError);
-    expect(() => new CacheFriendlyStrategy({ lowWater: 0.9 })).toThrow(
-      /CacheFriendlyStrategy options\.lowWater: must be below at \(0\.75\)/,
+    expect(() => new CacheFriendlyStrategy({ target: 0.9 })).toThrow(InvalidOptionsError);
+    expect(() => new CacheFriendlyStrategy({ target: 0.9 })).toThrow(
+      /CacheFriendlyStrategy options\.target: must be below at \(0\.75\)/,
     );
     expect(() => new CacheFriendlyStrategy({ declineCeiling: 0.5 })).toThrow(/declineCeiling/);
     expect(() => new CacheFriendlyStrategy({ minRequestsBetween: -1 })).toThrow(/minRequestsBetween/);

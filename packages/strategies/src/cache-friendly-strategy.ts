@@ -22,7 +22,7 @@ import {
   summarizedMessageCount,
   summaryBody,
 } from './entry-units.js';
-import { checkBelowTrigger, factBoundOptions } from './fact-bound-options.js';
+import { checkBelowTrigger, factBoundOptions, MIN_FACT_TOKENS } from './fact-bound-options.js';
 import { factsBlockTokens, factsRoom } from './facts-room.js';
 import { effectiveView, pinnedCount } from './history-view.js';
 import { isSummaryEntry } from './message-kinds.js';
@@ -30,8 +30,8 @@ import { cutNewOutputs } from './new-output-cut.js';
 import { cutOutputsTo, largestFittingCut } from './recent-shrink.js';
 import { aimFor, growthPerRequest, rememberCompaction } from './request-growth.js';
 
-/** Default bound of the facts block, as a share of the input budget. */
-const DEFAULT_FACT_SHARE = 0.15;
+/** Default bound of its facts block, as a share of the input budget (one summary's facts). */
+const CACHE_FRIENDLY_FACT_SHARE = 0.15;
 
 /** Options of {@link CacheFriendlyStrategy}. */
 export const cacheFriendlyStrategyOptionsSchema = z
@@ -41,10 +41,10 @@ export const cacheFriendlyStrategyOptionsSchema = z
     /** Fraction (0–1) of the input budget at which the strategy compacts. */
     at: z.number().gt(0).max(1).default(0.75),
     /** Fraction of the input budget a compaction brings the request down to (well under `at`). */
-    lowWater: z.number().gt(0).lt(1).default(0.25),
+    target: z.number().gt(0).lt(1).default(0.25),
     /**
      * Requests that should fit between two compactions: when recent requests grew the context so
-     * fast that `lowWater` would leave room for fewer, the compaction goes deeper than `lowWater`.
+     * fast that `target` would leave room for fewer, the compaction goes deeper than `target`.
      */
     minRequestsBetween: z.number().int().min(0).default(4),
     /**
@@ -89,10 +89,10 @@ export const cacheFriendlyStrategyOptionsSchema = z
     summaryMaxLength: z.number().int().positive().default(4000),
     /** Terms or a task the summary should favour. */
     focus: z.string().min(1).optional(),
-    ...factBoundOptions(DEFAULT_FACT_SHARE),
+    ...factBoundOptions(CACHE_FRIENDLY_FACT_SHARE),
   })
   .superRefine((options, issues) => {
-    checkBelowTrigger(options, { field: 'lowWater', value: options.lowWater }, issues);
+    checkBelowTrigger(options, { field: 'target', value: options.target }, issues);
     if (options.newOutputRoom !== false && options.newOutputRoom >= options.at)
       issues.addIssue({ code: 'custom', path: ['newOutputRoom'], message: 'must be below `at`' });
     if (options.lateAt < options.at)
@@ -104,7 +104,6 @@ export type CacheFriendlyStrategyOptions = z.input<typeof cacheFriendlyStrategyO
 
 type Options = z.output<typeof cacheFriendlyStrategyOptionsSchema>;
 
-const MIN_FACT_TOKENS = 100;
 const MIN_SUMMARY_CHARS = 200;
 /** Tokens of a summary's markers and headline. */
 const SUMMARY_FRAME_TOKENS = 24;
@@ -122,7 +121,7 @@ interface CompactionPlan {
   from: number;
   cut: number;
   role: 'user' | 'system';
-  /** The fraction of the input budget aimed at (`lowWater`, or lower when requests grow fast). */
+  /** The fraction of the input budget aimed at (`target`, or lower when requests grow fast). */
   low: number;
   /** Tokens the facts block may take: its bound, or more when the kept messages leave room. */
   factTokens: number;
@@ -132,7 +131,7 @@ interface CompactionPlan {
  * Compacts rarely and in one large step so a provider's prompt cache keeps hitting: when the request
  * crosses `at` (or later, up to `lateAt`, while the next request is expected to fit under it),
  * everything between the system prompt and the newest messages that fit under
- * `lowWater` becomes one summary (earlier summaries folded in), and the facts go into that summary's
+ * `target` becomes one summary (earlier summaries folded in), and the facts go into that summary's
  * facts block (those its own text already spells out are not written twice). Between compactions
  * nothing already sent changes, so each request starts with the previous one's bytes; a compaction
  * rewrites only from the summary on, never the system prompt.
@@ -151,7 +150,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     this.triggers = Object.freeze([Object.freeze({ level: this.#options.level, at: this.#options.at })]);
   }
 
-  /** Summarizes everything older than what fits under `lowWater`, or declines when nothing is left to hide. */
+  /** Summarizes everything older than what fits under `target`, or declines when nothing is left to hide. */
   async react(ctx: ReactContext): Promise<StrategyDecision> {
     const { tools, state } = ctx;
     const view = effectiveView(tools);
@@ -268,8 +267,8 @@ export class CacheFriendlyStrategy implements ContextStrategy {
    */
   #plan(ctx: ReactContext, view: readonly HistoryEntry[], pinned: number): CompactionPlan | undefined {
     const { tools, inputBudget } = ctx;
-    const { at, lowWater, minRequestsBetween } = this.#options;
-    const low = aimFor(ctx, view, pinned, { at, target: lowWater, requests: minRequestsBetween });
+    const { at, target, minRequestsBetween } = this.#options;
+    const low = aimFor(ctx, view, pinned, { at, target, requests: minRequestsBetween });
     const fixed =
       requestOverhead(ctx, view) +
       tools.measure(view.slice(0, pinned)) +

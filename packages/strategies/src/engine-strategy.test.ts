@@ -53,7 +53,7 @@ describe('EngineStrategy options', () => {
   it('names the bad field', () => {
     expect(() => new EngineStrategy({ steps: ['lightTrim', 'lightTrim'] })).toThrow(InvalidOptionsError);
     expect(() => new EngineStrategy({ steps: ['lightTrim', 'lightTrim'] })).toThrow(/steps/);
-    expect(() => new EngineStrategy({ targetRatio: 0.95 })).toThrow(/targetRatio/);
+    expect(() => new EngineStrategy({ target: 0.95 })).toThrow(/target/);
     expect(() => new EngineStrategy({ lightTrim: { maxToolOutputBytes: 10 } })).toThrow(/lightTrim/);
     // A seed that is not a function is refused up front.
     expect(() => new EngineStrategy({ sessionMemory: { seed: 'memory' as never } })).toThrow(/sessionMemory/);
@@ -108,7 +108,7 @@ describe('EngineStrategy steps', () => {
     const before = tools.tokens();
     const budget = Math.ceil(before / 0.95);
     const strategy = new EngineStrategy({
-      targetRatio: 0.1,
+      target: 0.1,
       at: 0.9,
       fullSummary: { keepRecentTokens: 200 },
     });
@@ -130,7 +130,7 @@ describe('EngineStrategy steps', () => {
     const budget = Math.ceil(tools.tokens() / 0.97);
     const strategy = new EngineStrategy({
       steps: ['microcompact', 'sessionMemory', 'fullSummary'],
-      targetRatio: 0.05,
+      target: 0.05,
       at: 0.9,
       sessionMemory: {
         seed: () => 'Project memory: the release branch is rel/2.4; tests run with pnpm test.',

@@ -52,7 +52,7 @@ export const engineStrategyOptionsSchema = z
      */
     keepClearedFacts: z.boolean().default(true),
     /** Steps run until the request is under this fraction of the input budget (default 0.7; a retry aims at most at 0.7). */
-    targetRatio: fraction.default(0.7),
+    target: fraction.default(0.7),
     /** Nothing left to compact at or above this fraction of the input budget: decline (default 0.95). */
     declineCeiling: z.number().gt(0).default(0.95),
     /** The steps, in the order they run; leave one out to skip it. */
@@ -104,8 +104,8 @@ export const engineStrategyOptionsSchema = z
       })
       .default({ keepRecentTokens: 20_000, maxSummaryChars: 6_000, keepFacts: true }),
   })
-  .refine((options) => options.targetRatio <= options.at, {
-    path: ['targetRatio'],
+  .refine((options) => options.target <= options.at, {
+    path: ['target'],
     message: 'must be at most `at`',
   })
   .refine((options) => options.declineCeiling >= options.at, {
@@ -157,7 +157,7 @@ function hasSummary(view: readonly HistoryEntry[]): boolean {
 /**
  * The engine's rewrite pipeline as one guard strategy: tool-result microcompact, light trim, session
  * memory, then a full summary, each through `ctx.tools` and each only while the request is still
- * over `targetRatio`. A retry runs like the engine's overflow recovery: half as many recent results
+ * over `target`. A retry runs like the engine's overflow recovery: half as many recent results
  * and messages kept, the target at most 70% of the input budget.
  */
 export class EngineStrategy implements ContextStrategy {
@@ -173,7 +173,7 @@ export class EngineStrategy implements ContextStrategy {
   /** Runs the steps in order while over the target and says which ones changed the conversation. */
   async react(ctx: ReactContext): Promise<StrategyDecision> {
     const recover = ctx.attempt > 0;
-    const ratio = recover ? Math.min(this.#options.targetRatio, RETRY_RATIO) : this.#options.targetRatio;
+    const ratio = recover ? Math.min(this.#options.target, RETRY_RATIO) : this.#options.target;
     const run: StepRun = { ctx, target: Math.floor(ratio * ctx.inputBudget), recover };
     const start = viewTokens(ctx.tools);
     // The request as the tools see it now: what the measurer counted, moved by each change since.

@@ -1,13 +1,16 @@
 import { factCategories } from '@ctxguard/core';
 import { z } from 'zod';
 
+/** The smallest facts block a share of a small input budget is raised to, in tokens. */
+export const MIN_FACT_TOKENS = 100;
+
 /**
  * The options every strategy that keeps a bounded facts block shares: the bound as a share of the
  * input budget (with `defaultShare`), or in tokens, and the categories extracted.
  */
 export function factBoundOptions(defaultShare: number) {
   return {
-    /** Upper bound of the facts block as a fraction of the input budget (at least 100 tokens). */
+    /** Upper bound of the facts block as a fraction of the input budget (at least {@link MIN_FACT_TOKENS} tokens). */
     factShare: z.number().gt(0).lt(1).default(defaultShare),
     /** Upper bound of the facts block in tokens, instead of `factShare`; the least valuable facts are dropped to fit. */
     maxFactTokens: z.number().int().positive().optional(),

@@ -97,9 +97,9 @@ interface ActionOutcome {
   facts: ExtractedFact[];
 }
 
-/** Default bound of the facts block: this share of the input budget, never below {@link MIN_FACT_TOKENS}. */
-const DEFAULT_FACT_SHARE = 0.05;
-const MIN_FACT_TOKENS = 200;
+/** Default bound of its facts block: this share of the input budget, never below {@link LAYERED_MIN_FACT_TOKENS}. */
+const LAYERED_FACT_SHARE = 0.05;
+const LAYERED_MIN_FACT_TOKENS = 200;
 
 const actionNames = ['compactOldLayer', 'compactOldAndMiddle', 'compactAll', 'compactAggressive'] as const;
 
@@ -221,7 +221,7 @@ export class LayeredStrategy implements ContextStrategy {
   #factBound(ctx: ReactContext): number {
     return (
       this.#options.maxFactTokens ??
-      Math.max(MIN_FACT_TOKENS, Math.floor(ctx.inputBudget * DEFAULT_FACT_SHARE))
+      Math.max(LAYERED_MIN_FACT_TOKENS, Math.floor(ctx.inputBudget * LAYERED_FACT_SHARE))
     );
   }
 

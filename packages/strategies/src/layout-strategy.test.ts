@@ -133,34 +133,34 @@ describe('LayoutStrategy options', () => {
   });
 
   it('refuses a fit ratio above the trigger (it would fire again right after each compaction) and a decline ceiling below it', () => {
-    expect(() => new LayoutStrategy({ fitRatio: 0.95 })).toThrow(InvalidOptionsError);
-    expect(() => new LayoutStrategy({ fitRatio: 0.95 })).toThrow(
-      /LayoutStrategy options\.fitRatio: must be at most `at`/,
+    expect(() => new LayoutStrategy({ target: 0.95 })).toThrow(InvalidOptionsError);
+    expect(() => new LayoutStrategy({ target: 0.95 })).toThrow(
+      /LayoutStrategy options\.target: must be at most `at`/,
     );
     // The defaults follow a trigger set below or above them: setting `at` alone is never refused.
     expect(layoutStrategyOptionsSchema.parse({ at: 0.7 })).toMatchObject({
-      fitRatio: 0.7,
+      target: 0.7,
       declineCeiling: 0.95,
     });
     expect(layoutStrategyOptionsSchema.parse({ at: 0.98 })).toMatchObject({
-      fitRatio: 0.8,
+      target: 0.8,
       declineCeiling: 0.98,
     });
     expect(layoutStrategyOptionsSchema.parse({})).toMatchObject({
       at: 0.9,
-      fitRatio: 0.8,
+      target: 0.8,
       declineCeiling: 0.95,
     });
-    expect(() => new LayoutStrategy({ at: 0.7, fitRatio: 0.75 })).toThrow(
-      /LayoutStrategy options\.fitRatio: must be at most `at`/,
+    expect(() => new LayoutStrategy({ at: 0.7, target: 0.75 })).toThrow(
+      /LayoutStrategy options\.target: must be at most `at`/,
     );
     expect(() => new LayoutStrategy({ declineCeiling: 0.85 })).toThrow(
       /LayoutStrategy options\.declineCeiling: must be at least `at`/,
     );
-    expect(new LayoutStrategy({ at: 0.7, fitRatio: 0.7, declineCeiling: 0.7 }).triggers).toEqual([
+    expect(new LayoutStrategy({ at: 0.7, target: 0.7, declineCeiling: 0.7 }).triggers).toEqual([
       { level: 'layout', at: 0.7 },
     ]);
-    expect(new LayoutStrategy({ at: 0.7, fitRatio: 0.5 }).triggers).toEqual([{ level: 'layout', at: 0.7 }]);
+    expect(new LayoutStrategy({ at: 0.7, target: 0.5 }).triggers).toEqual([{ level: 'layout', at: 0.7 }]);
   });
 });
 

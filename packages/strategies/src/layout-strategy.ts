@@ -72,7 +72,7 @@ const DEFAULT_SUMMARY_TOKENS = 1_024;
 const rendering = z.enum(sectionRenderings);
 const layoutSchema = z.strictObject({ HISTORY: rendering, IN_LOOP: rendering, CURRENT_MESSAGE: rendering });
 const fraction = z.number().gt(0).max(1);
-const DEFAULT_FIT_RATIO = 0.8;
+const DEFAULT_TARGET = 0.8;
 const DEFAULT_DECLINE_CEILING = 0.95;
 
 /** Options of {@link LayoutStrategy}. */
@@ -83,7 +83,7 @@ export const layoutStrategyOptionsSchema = z
     /** Name of the single trigger level. */
     level: z.string().min(1).default('layout'),
     /** A layout fits when the whole request is at most this fraction of the input budget (default 0.8, or `at` when lower; at most `at`, so the next turn does not refire at once). */
-    fitRatio: fraction.optional(),
+    target: fraction.optional(),
     /** Layouts tried in order; the first that fits is applied (default {@link preferredLayouts}). */
     layouts: z
       .array(layoutSchema)
@@ -112,8 +112,8 @@ export const layoutStrategyOptionsSchema = z
       .custom<(message: Message) => boolean>((v) => typeof v === 'function', 'must be a function')
       .optional(),
   })
-  .refine((options) => options.fitRatio === undefined || options.fitRatio <= options.at, {
-    path: ['fitRatio'],
+  .refine((options) => options.target === undefined || options.target <= options.at, {
+    path: ['target'],
     message: 'must be at most `at`',
   })
   .refine((options) => options.declineCeiling === undefined || options.declineCeiling >= options.at, {
@@ -123,7 +123,7 @@ export const layoutStrategyOptionsSchema = z
   // The defaults follow a trigger set below or above them, so setting `at` alone is never refused.
   .transform((options) => ({
     ...options,
-    fitRatio: options.fitRatio ?? Math.min(DEFAULT_FIT_RATIO, options.at),
+    target: options.target ?? Math.min(DEFAULT_TARGET, options.at),
     declineCeiling: options.declineCeiling ?? Math.max(DEFAULT_DECLINE_CEILING, options.at),
   }));
 
@@ -204,7 +204,7 @@ function layoutName(layout: Layout): string {
 /**
  * Layout selection (reference 004): the conversation is cut into HISTORY / IN_LOOP / CURRENT_MESSAGE,
  * each costed FULL, with tool-provided summaries, and as one summary; the first of the preferred
- * layouts whose request fits under `fitRatio` is applied through `ctx.tools` (summaries with
+ * layouts whose request fits under `target` is applied through `ctx.tools` (summaries with
  * `summarizeRange`, tool summaries with `replaceRange`, both rewindable); none fits → decline with
  * the sizes.
  */
@@ -260,7 +260,7 @@ export class LayoutStrategy implements ContextStrategy {
     }
     const total = (layout: Layout) =>
       fixed + layoutSections.reduce((sum, section) => sum + costs[section][layout[section]], 0);
-    const limit = Math.floor(this.#options.fitRatio * ctx.inputBudget);
+    const limit = Math.floor(this.#options.target * ctx.inputBudget);
     const layout = this.#options.layouts.find((candidate) => total(candidate) <= limit);
     const cheapest = Math.min(...this.#options.layouts.map(total));
     return { layout, ranges, costs, fixed, limit, cheapest };
@@ -345,6 +345,6 @@ export class LayoutStrategy implements ContextStrategy {
         return `${section} full ${tokens(cost.FULL)} / tool summaries ${tokens(cost.TOOL_PROVIDED_SUMMARY_IF_POSSIBLE)} / summary ${tokens(cost.SUMMARY)}`;
       })
       .join('; ');
-    return `no layout fits ${tokens(choice.limit)} tokens (${percent(this.#options.fitRatio)} of the input budget ${tokens(ctx.inputBudget)}): system prompt and request overhead ${tokens(choice.fixed)}; ${sizes}; the cheapest of ${this.#options.layouts.length} layouts needs ${tokens(choice.cheapest)}`;
+    return `no layout fits ${tokens(choice.limit)} tokens (${percent(this.#options.target)} of the input budget ${tokens(ctx.inputBudget)}): system prompt and request overhead ${tokens(choice.fixed)}; ${sizes}; the cheapest of ${this.#options.layouts.length} layouts needs ${tokens(choice.cheapest)}`;
   }
 }

@@ -48,14 +48,14 @@ function rereads(turns: number): MessageInput[] {
 }
 
 describe('PipelineStrategy options', () => {
-  it('defaults to one trigger at the compactor threshold 0.80', () => {
+  it('defaults to one trigger at the compactor at 0.80', () => {
     expect(new PipelineStrategy().triggers).toEqual([{ level: 'compact', at: 0.8 }]);
-    expect(pipelineStrategyOptionsSchema.parse({}).targetRatio).toBe(0.6);
+    expect(pipelineStrategyOptionsSchema.parse({}).target).toBe(0.6);
   });
 
   it('names the bad field', () => {
-    expect(() => new PipelineStrategy({ targetRatio: 0.9 })).toThrow(InvalidOptionsError);
-    expect(() => new PipelineStrategy({ targetRatio: 0.9 })).toThrow(/targetRatio/);
+    expect(() => new PipelineStrategy({ target: 0.9 })).toThrow(InvalidOptionsError);
+    expect(() => new PipelineStrategy({ target: 0.9 })).toThrow(/target/);
     expect(() => new PipelineStrategy({ summarize: { keepRecentRatio: 2 } })).toThrow(/summarize/);
     expect(() => new PipelineStrategy({ prune: { protectTokens: -1 } })).toThrow(/prune/);
   });
@@ -123,7 +123,7 @@ describe('PipelineStrategy stages', () => {
     const tools = HistoryStrategyTools.of(rereads(24));
     const before = tools.tokens();
     const budget = Math.ceil(before / 0.9);
-    const strategy = new PipelineStrategy({ prune: false, targetRatio: 0.05, threshold: 0.8 });
+    const strategy = new PipelineStrategy({ prune: false, target: 0.05, at: 0.8 });
     const decision = await strategy.react(reactContext(tools, 'compact', { inputBudget: budget }));
     expect(decision.action).toBe('compacted');
     expect(rewritesCalled(tools)).toEqual(['deduplicateFileReads', 'summarizeRange', 'slideWindow']);

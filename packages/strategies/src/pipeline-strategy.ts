@@ -35,12 +35,12 @@ export type PipelineStage = (typeof pipelineStages)[number];
 /** Options of {@link PipelineStrategy}: the trigger, the target and each stage's settings. */
 export const pipelineStrategyOptionsSchema = z
   .strictObject({
-    /** Fraction (0–1) of the input budget at which the pipeline runs (default 0.80, the compactor's threshold). */
-    threshold: fraction.default(DEFAULT_COMPACTION_THRESHOLD),
+    /** Fraction (0–1) of the input budget at which the pipeline runs (default 0.80, the compactor's compaction threshold). */
+    at: fraction.default(DEFAULT_COMPACTION_THRESHOLD),
     /** Name of the single trigger level. */
     level: z.string().min(1).default('compact'),
-    /** Stages run until the request is under this fraction of the input budget (default 0.6, below `threshold` so the next turn does not refire at once). */
-    targetRatio: fraction.default(0.6),
+    /** Stages run until the request is under this fraction of the input budget (default 0.6, below `at` so the next turn does not refire at once). */
+    target: fraction.default(0.6),
     /** Nothing left to compact at or above this fraction of the input budget: decline (default 0.95). */
     declineCeiling: z.number().gt(0).default(0.95),
     /**
@@ -76,13 +76,13 @@ export const pipelineStrategyOptionsSchema = z
     /** Stage 4: the oldest messages after the first exchange go behind a marker (`fraction` of them; on a retry, as many as the target needs). */
     truncate: stageSwitch({ fraction: fraction.default(0.5) }),
   })
-  .refine((options) => options.targetRatio <= options.threshold, {
-    path: ['targetRatio'],
-    message: 'must be at most `threshold`',
+  .refine((options) => options.target <= options.at, {
+    path: ['target'],
+    message: 'must be at most `at`',
   })
-  .refine((options) => options.declineCeiling >= options.threshold, {
+  .refine((options) => options.declineCeiling >= options.at, {
     path: ['declineCeiling'],
-    message: 'must be at least `threshold`',
+    message: 'must be at least `at`',
   });
 
 /** What {@link PipelineStrategy} accepts; every field has a default. */
@@ -133,9 +133,9 @@ function pruneSettings(
 }
 
 /**
- * The compactor's 4-stage pipeline as a guard strategy: at `threshold` (0.80) it prunes old tool
+ * The compactor's 4-stage pipeline as a guard strategy: at `at` (0.80 of the input budget) it prunes old tool
  * outputs, replaces superseded file reads, summarizes the older messages and slides the window, in
- * that order, through `ctx.tools`, stopping as soon as the request is under `targetRatio`. A retry
+ * that order, through `ctx.tools`, stopping as soon as the request is under `target`. A retry
  * (still over the guard's floor) keeps only `minRecentMessages` and slides to the target.
  */
 export class PipelineStrategy implements ContextStrategy {
@@ -145,14 +145,12 @@ export class PipelineStrategy implements ContextStrategy {
 
   constructor(options: PipelineStrategyOptions = {}) {
     this.#options = parseOptions(pipelineStrategyOptionsSchema, options, 'PipelineStrategy options');
-    this.triggers = Object.freeze([
-      Object.freeze({ level: this.#options.level, at: this.#options.threshold }),
-    ]);
+    this.triggers = Object.freeze([Object.freeze({ level: this.#options.level, at: this.#options.at })]);
   }
 
   /** Runs the enabled stages in order while over the target and says which ones changed the conversation. */
   async react(ctx: ReactContext): Promise<StrategyDecision> {
-    const target = Math.floor(this.#options.targetRatio * ctx.inputBudget);
+    const target = Math.floor(this.#options.target * ctx.inputBudget);
     const start = viewTokens(ctx.tools);
     // The request as the tools see it now: what the measurer counted, moved by each change since.
     const now = () => Math.max(0, ctx.current + viewTokens(ctx.tools) - start);

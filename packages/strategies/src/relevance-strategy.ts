@@ -19,7 +19,7 @@ import {
   summaryBody,
   unitText,
 } from './entry-units.js';
-import { checkBelowTrigger, factBoundOptions } from './fact-bound-options.js';
+import { checkBelowTrigger, factBoundOptions, MIN_FACT_TOKENS } from './fact-bound-options.js';
 import { factsBlockTokens, factsRoom } from './facts-room.js';
 import { effectiveView, pinnedCount, summaryMessage } from './history-view.js';
 import { isSummaryEntry } from './message-kinds.js';
@@ -27,8 +27,8 @@ import { lowerFactsBlock, trimToolOutputs } from './recent-shrink.js';
 import { bm25Scorer, type RelevanceScorer } from './relevance-scorer.js';
 import { aimFor, rememberCompaction } from './request-growth.js';
 
-/** Default bound of the facts block, as a share of the input budget. */
-const DEFAULT_FACT_SHARE = 0.42;
+/** Default bound of its facts block, as a share of the input budget (the facts of every hidden run). */
+const RELEVANCE_FACT_SHARE = 0.42;
 /** The second trigger's defaults: at 90% of the input budget, down to 40%. */
 const DEFAULT_CRITICAL = Object.freeze({ level: 'critical', at: 0.9, target: 0.4 });
 
@@ -83,7 +83,7 @@ export const relevanceStrategyOptionsSchema = z
         }),
       ])
       .default(false),
-    ...factBoundOptions(DEFAULT_FACT_SHARE),
+    ...factBoundOptions(RELEVANCE_FACT_SHARE),
   })
   .superRefine((options, issues) => {
     checkBelowTrigger(options, { field: 'target', value: options.target }, issues);
@@ -110,8 +110,8 @@ export type RelevanceStrategyOptions = z.input<typeof relevanceStrategyOptionsSc
 
 type Options = z.output<typeof relevanceStrategyOptionsSchema>;
 
-const MIN_FACT_TOKENS = 100;
-const MIN_SUMMARY_CHARS = 120;
+/** The shortest summary of one hidden run (runs are short, so their summaries may be too). */
+const MIN_RUN_SUMMARY_CHARS = 120;
 /** A run's summary is at most this share of the run's own characters. */
 const SUMMARY_SHARE_OF_RUN = 0.25;
 /** Characters of the current tool loop used as the query (its newest part). */
@@ -377,7 +377,7 @@ export class RelevanceStrategy implements ContextStrategy {
   /** Length of a run's summary: a quarter of the run's characters, within bounds. */
   #runSummaryChars(runChars: number): number {
     const share = Math.floor(runChars * SUMMARY_SHARE_OF_RUN);
-    return Math.max(MIN_SUMMARY_CHARS, Math.min(this.#options.summaryMaxLength, share));
+    return Math.max(MIN_RUN_SUMMARY_CHARS, Math.min(this.#options.summaryMaxLength, share));
   }
 
   /** The fraction this reaction aims at: the critical level's own `target` when it fired (or was escalated to). */

@@ -15,8 +15,8 @@ describe('TruncateStrategy', () => {
   });
 
   it('rejects bad options naming the field', () => {
-    expect(() => new TruncateStrategy({ keepRecent: 0 })).toThrow(InvalidOptionsError);
-    expect(() => new TruncateStrategy({ keepRecent: 0 })).toThrow(/TruncateStrategy options\.keepRecent/);
+    expect(() => new TruncateStrategy({ recentCount: 0 })).toThrow(InvalidOptionsError);
+    expect(() => new TruncateStrategy({ recentCount: 0 })).toThrow(/TruncateStrategy options\.recentCount/);
     expect(() => new TruncateStrategy({ at: 1.5 })).toThrow(/TruncateStrategy options\.at/);
     expect(() => new TruncateStrategy({ at: 0.9, declineCeiling: 0.8 })).toThrow(
       /TruncateStrategy options\.declineCeiling/,
@@ -40,7 +40,7 @@ describe('TruncateStrategy', () => {
       const tools = new GrowingDrop(HistoryStrategyTools.of(chat(10)).history);
       tools.growth = growth;
       const budget = Math.ceil(tools.tokens() / 0.9);
-      const decision = await new TruncateStrategy({ keepRecent: 4 }).react(
+      const decision = await new TruncateStrategy({ recentCount: 4 }).react(
         reactContext(tools, 'urgent', { inputBudget: budget }),
       );
       const text =
@@ -52,12 +52,12 @@ describe('TruncateStrategy', () => {
     }
   });
 
-  it('drops all but the newest keepRecent messages through dropOldest, keeping the system prompt, rewindably', async () => {
+  it('drops all but the newest recentCount messages through dropOldest, keeping the system prompt, rewindably', async () => {
     const tools = HistoryStrategyTools.of(chat(10));
     const original = tools.history.messages();
     const state: Record<string, JsonValue> = {};
     const budget = Math.ceil(tools.tokens() / 0.88);
-    const decision = await new TruncateStrategy({ keepRecent: 4 }).react(
+    const decision = await new TruncateStrategy({ recentCount: 4 }).react(
       reactContext(tools, 'urgent', { inputBudget: budget, state }),
     );
 
@@ -84,7 +84,7 @@ describe('TruncateStrategy', () => {
     // round used to back off to just after the marker and "drop" the marker alone, freeing nothing.
     const tools = HistoryStrategyTools.of(agentChat(4, 400));
     const budget = Math.ceil(tools.tokens() / 0.9);
-    const strategy = new TruncateStrategy({ keepRecent: 11 });
+    const strategy = new TruncateStrategy({ recentCount: 11 });
     expect((await strategy.react(reactContext(tools, 'urgent', { inputBudget: budget }))).action).toBe(
       'compacted',
     );
@@ -103,7 +103,7 @@ describe('TruncateStrategy', () => {
   it('keeps state across calls and drops again once the conversation has grown', async () => {
     const tools = HistoryStrategyTools.of(chat(6));
     const state: Record<string, JsonValue> = {};
-    const strategy = new TruncateStrategy({ keepRecent: 4 });
+    const strategy = new TruncateStrategy({ recentCount: 4 });
     const budget = Math.ceil(tools.tokens() / 0.88);
     expect((await strategy.react(reactContext(tools, 'urgent', { inputBudget: budget, state }))).action).toBe(
       'compacted',
@@ -118,10 +118,10 @@ describe('TruncateStrategy', () => {
   });
 
   it('never cuts a tool call from its result: the whole turn is kept', async () => {
-    // 1 system + 5 turns of 4: keepRecent 5 would cut between the call and result of the last turn.
+    // 1 system + 5 turns of 4: recentCount 5 would cut between the call and result of the last turn.
     const tools = HistoryStrategyTools.of(agentChat(5, 400));
     const budget = Math.ceil(tools.tokens() / 0.9);
-    const decision = await new TruncateStrategy({ keepRecent: 2 }).react(
+    const decision = await new TruncateStrategy({ recentCount: 2 }).react(
       reactContext(tools, 'urgent', { inputBudget: budget }),
     );
     expect(decision.action).toBe('compacted');
@@ -134,7 +134,7 @@ describe('TruncateStrategy', () => {
     const tools = HistoryStrategyTools.of(chat(10, 400));
     const recent = tools.measure(tools.history.messages().slice(-4));
     const budget = Math.floor(recent / 0.97);
-    const decision = await new TruncateStrategy({ keepRecent: 4 }).react(
+    const decision = await new TruncateStrategy({ recentCount: 4 }).react(
       reactContext(tools, 'urgent', { inputBudget: budget }),
     );
     expect(decision).toMatchObject({
@@ -164,7 +164,7 @@ describe('TruncateStrategy', () => {
       const original = tools.history.messages();
       const budget = Math.floor(tools.measure(original.slice(-1)) / 1.5);
       const state: Record<string, JsonValue> = {};
-      const decision = await new TruncateStrategy({ keepRecent: 4, ...options }).react(
+      const decision = await new TruncateStrategy({ recentCount: 4, ...options }).react(
         reactContext(tools, 'urgent', { inputBudget: budget, state }),
       );
       expect(decision.action, JSON.stringify(options)).toBe(action);
@@ -193,7 +193,7 @@ describe('TruncateStrategy', () => {
 
   it('with nothing to drop, warns below the ceiling and declines above it, changing nothing', async () => {
     const tools = HistoryStrategyTools.of(chat(2));
-    const strategy = new TruncateStrategy({ keepRecent: 4 });
+    const strategy = new TruncateStrategy({ recentCount: 4 });
     const tokens = tools.tokens();
     expect(
       await strategy.react(reactContext(tools, 'urgent', { inputBudget: Math.ceil(tokens / 0.86) })),

@@ -18,7 +18,7 @@ import { trimToolOutputs } from './recent-shrink.js';
 export const truncateStrategyOptionsSchema = z
   .strictObject({
     /** Newest messages kept (more when a tool call's results would otherwise be cut off). */
-    keepRecent: z.number().int().positive().default(10),
+    recentCount: z.number().int().positive().default(10),
     /** Name of the single trigger level. */
     level: z.string().min(1).default('urgent'),
     /** Fraction (0–1) of the input budget at which the strategy fires. */
@@ -61,7 +61,7 @@ function leadingReplacements(view: readonly HistoryEntry[], pinned: number): num
 }
 
 /**
- * Drops the oldest messages (never the system prompt) so only the newest `keepRecent` remain, with
+ * Drops the oldest messages (never the system prompt) so only the newest `recentCount` remain, with
  * no model call; when they alone hold the request over `declineCeiling`, cuts tool outputs to head
  * and tail, and declines when even that is not enough.
  */
@@ -116,13 +116,13 @@ export class TruncateStrategy implements ContextStrategy {
     };
   }
 
-  /** Hides all but the newest `keepRecent` messages (whole tool pairs, never the system prompt). */
+  /** Hides all but the newest `recentCount` messages (whole tool pairs, never the system prompt). */
   #dropOldest(tools: StrategyTools, view: readonly HistoryEntry[]): RewriteResult | undefined {
     const pinned = pinnedCount(view);
     // Earlier markers and summaries right after the prompt are no messages of the conversation: dropping
     // only them would swap a marker for an equal one.
     const floor = pinned + leadingReplacements(view, pinned);
-    const cut = Math.max(floor, view.length - this.#options.keepRecent);
+    const cut = Math.max(floor, view.length - this.#options.recentCount);
     const end = cut > floor ? pairSafeCut(view, cut, floor) : floor;
     const drop = end > floor ? end - pinned : 0;
     return drop > 0 ? tools.dropOldest(drop) : undefined;
@@ -130,9 +130,9 @@ export class TruncateStrategy implements ContextStrategy {
 
   /** What dropping did, for a decline or a warning. */
   #describe(ctx: ReactContext, dropped: RewriteResult | undefined, freed: number, after: number): string {
-    const { keepRecent } = this.#options;
+    const { recentCount } = this.#options;
     if (!dropped)
-      return `${percent(after)} of the input budget (${Math.round(after * ctx.inputBudget)} of ${ctx.inputBudget} tokens) and nothing older than the newest ${keepRecent} messages to drop`;
+      return `${percent(after)} of the input budget (${Math.round(after * ctx.inputBudget)} of ${ctx.inputBudget} tokens) and nothing older than the newest ${recentCount} messages to drop`;
     // Dropping can grow the request: a tool round whose signed reasoning lost its prefix is restated.
     if (freed <= 0)
       return `dropping the ${dropped.hiddenCount} oldest messages freed nothing (${-freed} tokens more; ${percent(after)} of the input budget)`;

@@ -1,5 +1,4 @@
 import type { Message } from '@ctxguard/core';
-import { type ExactEngine, ExactTokenCounter, MemoizedCounter } from '@ctxguard/token-counter';
 import { countTokens as gptCountTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { getEncoding } from 'js-tiktoken';
 import { get_encoding } from 'tiktoken';
@@ -16,6 +15,7 @@ import {
 import type { BenchHarness, ComparisonResult } from '../../../bench/harness.ts';
 import { type CorpusClass, chunks, classText } from '../../../test/support/real-text-corpus.ts';
 import { EncoderPool } from '../src/encoder-pool.ts';
+import { type ExactEngine, ExactTokenCounter, MemoizedCounter } from '../src/index.ts';
 
 const ctx = { provider: 'openai', model: 'gpt-4o' };
 const CLASSES: CorpusClass[] = ['prose', 'code', 'json', 'cjk'];

@@ -78,7 +78,7 @@ describe('recallTool in an AI SDK 7 agent loop', () => {
     const middleware = ctxguardMiddleware({
       specificationVersion: 'v4',
       contextLimit: 3_000,
-      strategy: new TruncateStrategy({ keepRecent: 4 }),
+      strategy: new TruncateStrategy({ recentCount: 4 }),
     });
     const model = wrapLanguageModel({ model: base, middleware });
     const messages: ModelMessage[] = [];
