@@ -737,3 +737,33 @@ describe('compactMessages', () => {
     expect(countToolPairViolations(after)).toBe(0);
   });
 });
+
+describe('compactMessages recentTokens', () => {
+  /** How many of the newest messages a compaction left as they were. */
+  const verbatimTail = (after: readonly Message[], before: readonly Message[]): number => {
+    let kept = 0;
+    while (
+      kept < Math.min(after.length, before.length) &&
+      JSON.stringify(after[after.length - 1 - kept]) === JSON.stringify(before[before.length - 1 - kept])
+    )
+      kept++;
+    return kept;
+  };
+
+  it('0 keeps only the newest message and the calls it answers verbatim; the rest goes to the summary', async () => {
+    const compact = async (recentTokens?: number) => {
+      const history = historyOf(agent(8));
+      const tools = toolsFor(history);
+      const before = history.messages();
+      const budgetTokens = Math.floor(tools.measure(before) / 6); // tight enough that the summary stage runs
+      await tools.compactMessages({ budgetTokens, ...(recentTokens === undefined ? {} : { recentTokens }) });
+      expect(countToolPairViolations(history.messages())).toBe(0);
+      return verbatimTail(history.messages(), before);
+    };
+    const byDefault = await compact();
+    const none = await compact(0);
+    expect(none).toBeGreaterThanOrEqual(1);
+    expect(none).toBeLessThanOrEqual(2);
+    expect(byDefault).toBeGreaterThan(none);
+  });
+});

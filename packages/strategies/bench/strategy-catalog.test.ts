@@ -25,7 +25,7 @@ describe('discoverStrategies', () => {
     const discovery = discoverStrategies({
       NeedsOptionsStrategy,
       PlainStrategy,
-      truncateStrategyOptionsSchema: {},
+      truncateStrategyDefaults: {},
       helperStrategy: () => undefined,
     });
     expect(discovery.found).toEqual([]);

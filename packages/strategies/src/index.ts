@@ -1,11 +1,11 @@
 // Public API of @ctxguard/strategies: explicit named re-exports, one block per concept file.
 
 export type { CacheFriendlyStrategyOptions } from './cache-friendly-strategy.js';
-export { CacheFriendlyStrategy, cacheFriendlyStrategyOptionsSchema } from './cache-friendly-strategy.js';
+export { CacheFriendlyStrategy } from './cache-friendly-strategy.js';
 export type { EngineStep, EngineStrategyOptions, SessionMemorySeedFn } from './engine-strategy.js';
-export { EngineStrategy, engineSteps, engineStrategyOptionsSchema } from './engine-strategy.js';
+export { EngineStrategy, engineSteps } from './engine-strategy.js';
 export type { LayeredLevel, LayeredStrategyOptions } from './layered-strategy.js';
-export { LayeredStrategy, layeredLevels, layeredStrategyOptionsSchema } from './layered-strategy.js';
+export { LayeredStrategy, layeredLevels } from './layered-strategy.js';
 export type {
   Layout,
   LayoutSection,
@@ -17,7 +17,6 @@ export {
   INCLUDE_IN_HISTORY_KEY,
   LayoutStrategy,
   layoutSections,
-  layoutStrategyOptionsSchema,
   preferredLayouts,
   sectionRanges,
   sectionRenderings,
@@ -25,12 +24,12 @@ export {
   TOOL_SUMMARY_PREFIX,
 } from './layout-strategy.js';
 export type { PipelineStage, PipelineStrategyOptions } from './pipeline-strategy.js';
-export { PipelineStrategy, pipelineStages, pipelineStrategyOptionsSchema } from './pipeline-strategy.js';
+export { PipelineStrategy, pipelineStages } from './pipeline-strategy.js';
 export type { RecompactStrategyOptions } from './recompact-strategy.js';
-export { RecompactStrategy, recompactStrategyOptionsSchema } from './recompact-strategy.js';
+export { RecompactStrategy } from './recompact-strategy.js';
 export type { RelevanceScoreRequest, RelevanceScorer } from './relevance-scorer.js';
 export { bm25Scorer, scoreByBm25 } from './relevance-scorer.js';
 export type { RelevanceStrategyOptions } from './relevance-strategy.js';
-export { RelevanceStrategy, relevanceStrategyOptionsSchema } from './relevance-strategy.js';
+export { RelevanceStrategy } from './relevance-strategy.js';
 export type { TruncateStrategyOptions } from './truncate-strategy.js';
-export { TruncateStrategy, truncateStrategyOptionsSchema } from './truncate-strategy.js';
+export { TruncateStrategy } from './truncate-strategy.js';

@@ -1,10 +1,12 @@
-import { isCompactionPart, type Message, newestCompactionIndex } from '@ctxguard/core';
+import { isCompactionPart, type Message, newestCompactionIndex, parseOptions } from '@ctxguard/core';
 import {
   type CountContext,
   estimateConversation,
+  isTokenCounter,
   revisionOf,
   type TokenCounter,
 } from '@ctxguard/token-counter';
+import { z } from 'zod';
 import { defaultTokenCounter } from './default-counter.js';
 
 /** Context used when none is given: an OpenAI-tokenized model (exact local counts). */
@@ -17,6 +19,16 @@ export const DEFAULT_COUNT_CONTEXT: CountContext = Object.freeze({ provider: 'op
  * the request overhead plus its messages. Never throws: a message the counter cannot estimate
  * counts by its JSON length.
  */
+const tokenMeterArgumentsSchema = z.object({
+  counter: z
+    .custom<TokenCounter>(
+      isTokenCounter,
+      'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
+    )
+    .optional(),
+  context: z.object({ provider: z.string().min(1), model: z.string().min(1) }).optional(),
+});
+
 export class TokenMeter {
   readonly counter: TokenCounter;
   readonly context: CountContext;
@@ -28,6 +40,7 @@ export class TokenMeter {
   #revision: number | undefined;
 
   constructor(counter?: TokenCounter, context?: CountContext) {
+    parseOptions(tokenMeterArgumentsSchema, { counter, context }, 'TokenMeter');
     this.counter = counter ?? defaultTokenCounter();
     this.context = context ?? DEFAULT_COUNT_CONTEXT;
   }
