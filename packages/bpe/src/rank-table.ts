@@ -24,6 +24,10 @@ export async function loadRankTable(encoding: Encoding): Promise<RankTable> {
 
 /** The tokens in rank order, each a length byte and its bytes (see scripts/build-rank-tables.ts). */
 async function unpack(base64: string): Promise<Uint8Array> {
+  if (typeof DecompressionStream !== 'function')
+    throw new Error(
+      '@ctxguard/bpe reads its rank tables with DecompressionStream, which this runtime lacks (Node 20, Deno, Bun 1.3.3+, Workers and browsers since 2023 have it)',
+    );
   const binary = atob(base64);
   const deflated = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) deflated[i] = binary.charCodeAt(i);

@@ -1,6 +1,6 @@
 // The ctxguard meta-package: one install, and the names an app calls, flat. Everything else
-// stays in its own package (`@ctxguard/compactor`, `@ctxguard/token-counter`, …), which the
-// meta-package depends on, so a deeper import needs no extra install.
+// stays in its own package (`@ctxguard/compactor`, `@ctxguard/token-counter`, …), which an app
+// that needs more adds itself.
 
 export { countTokens, loadEncoder } from '@ctxguard/bpe';
 export type { CacheOptions } from '@ctxguard/cache';

@@ -12,13 +12,6 @@ import { defaultTokenCounter } from './default-counter.js';
 /** Context used when none is given: an OpenAI-tokenized model (exact local counts). */
 export const DEFAULT_COUNT_CONTEXT: CountContext = Object.freeze({ provider: 'openai', model: 'gpt-4o' });
 
-/**
- * Token estimates for the stages: each message is estimated once (memoised by object identity, as
- * the stages keep unchanged messages as the same objects) while the counter's calibration for the
- * context stays the same (`revisionOf`: a counter that learned counts everything anew), a list is
- * the request overhead plus its messages. Never throws: a message the counter cannot estimate
- * counts by its JSON length.
- */
 const tokenMeterArgumentsSchema = z.object({
   counter: z
     .custom<TokenCounter>(
@@ -29,6 +22,14 @@ const tokenMeterArgumentsSchema = z.object({
   context: z.object({ provider: z.string().min(1), model: z.string().min(1) }).optional(),
 });
 
+/**
+ * Token estimates for the stages: each message is estimated once (memoised by object identity, as
+ * the stages keep unchanged messages as the same objects) while the counter's calibration for the
+ * context stays the same (`revisionOf`: a counter that learned counts everything anew), a list is
+ * the request overhead plus its messages. Counting never throws: a message the counter cannot
+ * estimate counts by its JSON length. A constructor argument that is not a counter or a count
+ * context throws `InvalidOptionsError` naming it.
+ */
 export class TokenMeter {
   readonly counter: TokenCounter;
   readonly context: CountContext;
