@@ -2,24 +2,19 @@ import { isCompactionPart, type Message, newestCompactionIndex, parseOptions } f
 import {
   type CountContext,
   estimateConversation,
-  isTokenCounter,
   revisionOf,
   type TokenCounter,
 } from '@ctxguard/token-counter';
 import { z } from 'zod';
+import { stageCountContextSchema, tokenCounterSchema } from '../pipeline/stage-options.js';
 import { defaultTokenCounter } from './default-counter.js';
 
 /** Context used when none is given: an OpenAI-tokenized model (exact local counts). */
 export const DEFAULT_COUNT_CONTEXT: CountContext = Object.freeze({ provider: 'openai', model: 'gpt-4o' });
 
 const tokenMeterArgumentsSchema = z.object({
-  counter: z
-    .custom<TokenCounter>(
-      isTokenCounter,
-      'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
-    )
-    .optional(),
-  context: z.object({ provider: z.string().min(1), model: z.string().min(1) }).optional(),
+  counter: tokenCounterSchema.optional(),
+  context: stageCountContextSchema.optional(),
 });
 
 /**
