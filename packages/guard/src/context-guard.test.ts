@@ -439,10 +439,9 @@ describe('decisions and the retry loop', () => {
 
   it('retries up to maxCompactRetries while above the floor, then aborts with context_exhausted', async () => {
     const strategy = recordingStrategy([{ level: 'critical', at: 0.9 }], (ctx) => {
-      // Frees one small message each time: never enough.
-      const view = ctx.tools.segment({ recentCount: 1 });
-      ctx.tools.replaceRange(1, 2, { role: 'user', content: 'x' });
-      void view;
+      // Frees one small message each time (the next user message): never enough.
+      const index = 1 + 2 * ctx.attempt;
+      ctx.tools.replaceRange(index, index + 1, { role: 'user', content: 'x' });
       return { action: 'compacted' };
     });
     const { guard, warnings, compactions } = createGuard({
@@ -488,18 +487,54 @@ describe('decisions and the retry loop', () => {
     }
   });
 
-  it('retries a first reaction that rewrote the history into the critical zone and answered warn, then aborts', async () => {
+  it('undoes a reaction whose rewrite grew the request, records no compaction, and sends the request as it was', async () => {
     // Rewrites a small message into a larger one (as a restated tool round can) and says it only warns.
     const strategy = recordingStrategy([{ level: 'critical', at: 0.9 }], (ctx) => {
-      if (ctx.attempt === 0) ctx.tools.replaceRange(1, 2, { role: 'user', content: 'word '.repeat(400) });
+      ctx.state['touched'] = true;
+      ctx.tools.replaceRange(1, 2, { role: 'user', content: 'word '.repeat(400) });
       return { action: 'warn', message: 'nothing to drop' };
     });
-    const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
-    const event = await fitOn(guard, historyOf(conversation(7_300)), SIZES);
+    const { guard, warnings, compactions } = createGuard({
+      strategies: { s: strategy },
+      defaultStrategy: 's',
+    });
+    const history = historyOf(conversation(7_300));
+    const event = await fitOn(guard, history, SIZES);
+    expect(strategy.calls.map((c) => c.attempt)).toEqual([0]);
+    expect(event.declined).toBeUndefined();
+    expect(compactions).toEqual([]);
+    expect(history.compactions()).toEqual([]);
+    expect(history.messages()).toEqual(conversation(7_300));
+    expect(event.messages).toEqual(conversation(7_300));
+    expect(event.current).toBe(countTokens(conversation(7_300)));
+    expect(warnings.find((w) => w.code === 'compaction_undone')?.message).toMatch(
+      /grew the request by \d+ tokens/,
+    );
+    expect(warnings.some((w) => w.code === 'context_warning')).toBe(true);
+    // The strategy's state is taken back with its rewrite.
+    expect(JSON.stringify(history.metadata)).not.toContain('touched');
+  });
+
+  it('retries deeper after undoing a compaction that freed nothing while critical; only the one that freed is recorded', async () => {
+    const strategy = recordingStrategy([{ level: 'critical', at: 0.9 }], (ctx) => {
+      // The first attempt rewrites a message into an equal one; the retry hides half the conversation.
+      if (ctx.attempt === 0) ctx.tools.replaceRange(1, 2, conversation(7_800)[1]!);
+      else ctx.tools.dropOldest(Math.floor(ctx.tools.historyLength / 2));
+      return { action: 'compacted' };
+    });
+    const { guard, warnings, compactions } = createGuard({
+      strategies: { s: strategy },
+      defaultStrategy: 's',
+    });
+    const history = historyOf(conversation(7_800));
+    const event = await fitOn(guard, history, SIZES);
     expect(strategy.calls.map((c) => c.attempt)).toEqual([0, 1]);
-    expect(event.percentage!).toBeGreaterThanOrEqual(0.95);
-    expect(event.declined).toBeDefined();
-    expect(warnings.find((w) => w.code === 'context_exhausted')?.data).toMatchObject({ attempts: 2 });
+    expect(event.declined).toBeUndefined();
+    expect(compactions).toHaveLength(1);
+    expect(history.compactions()).toHaveLength(1);
+    expect(warnings.find((w) => w.code === 'compaction_undone')?.message).toMatch(/freed nothing/);
+    history.rewind(compactions[0]!.compactionIds[0]!);
+    expect(history.messages()).toEqual(conversation(7_800));
   });
 
   it('sends a request a first reaction warned about near the floor (the floor bounds retries, not the first answer)', async () => {
@@ -751,7 +786,7 @@ describe('decisions and the retry loop', () => {
 });
 
 describe('compaction-loop protection', () => {
-  it('a strategy that frees nothing escalates, then declines within the bound', async () => {
+  it('a strategy that frees nothing escalates, retries at the top level, then declines within the bound', async () => {
     const strategy = recordingStrategy(
       [
         { level: 'pressure', at: 0.7 },
@@ -763,7 +798,8 @@ describe('compaction-loop protection', () => {
     const history = historyOf(conversation(7_650));
     const event = await fitOn(guard, history, SIZES);
     expect(strategy.calls.length).toBeLessThanOrEqual(3);
-    expect(strategy.calls.map((c) => c.level)).toEqual(['pressure', 'critical']);
+    expect(strategy.calls.map((c) => c.level)).toEqual(['pressure', 'critical', 'critical']);
+    expect(strategy.calls.map((c) => c.attempt)).toEqual([0, 1, 2]);
     expect(event.declined).toBeDefined();
     expect(warnings.find((w) => w.code === 'context_exhausted')?.message).toMatch(/freed 0 tokens/);
   });

@@ -45,6 +45,7 @@ import {
   appOwnFacts,
   type RecordedRewrite,
   StrategyToolsImpl,
+  type ToolsCheckpoint,
   withoutFactsBlocks,
 } from './strategy-tools.js';
 
@@ -978,7 +979,8 @@ export class ContextGuard {
     state.lastLevelIdx = Math.max(run.crossed, Math.min(levelIdx, triggers.length - 1));
     state.lastCurrent = run.current;
     this.#save(run.history, state);
-    const rewritesBefore = tools.rewrites.length;
+    const undo = { tools: tools.checkpoint(), bag: structuredClone(bag), dropped: run.droppedFacts.length };
+    const rewritesBefore = undo.tools.rewrites;
     let decision: ReadDecision;
     try {
       // Never waited for past the request's cancel (the tools refuse to rewrite after it, too).
@@ -1003,8 +1005,39 @@ export class ContextGuard {
       await this.#afterReaction(run, tools, bag);
       return this.#afterThrow(run, tools, error, attempt, levelIdx, rewritesBefore);
     }
+    const before = run.current;
+    if (tools.rewrites.length > rewritesBefore) {
+      await this.#remeasureRun(run);
+      if (run.current >= before) await this.#undoReaction(run, tools, bag, undo, before);
+    }
     await this.#afterReaction(run, tools, bag);
-    return this.#afterDecision(run, tools, decision, attempt, levelIdx, rewritesBefore);
+    return this.#afterDecision(run, tools, decision, attempt, levelIdx, rewritesBefore, before);
+  }
+
+  /**
+   * A reaction whose rewrites did not shrink the request is taken back whole (history, request,
+   * the strategy's state, the facts it dropped): no compaction is recorded that frees nothing or
+   * grows the request, and the cached prefix stays. The guard then goes on as after a compaction
+   * that freed nothing — deeper while the request is critical, else it is sent as it was.
+   */
+  async #undoReaction(
+    run: Reaction,
+    tools: StrategyToolsImpl,
+    bag: Record<string, JsonValue>,
+    undo: { tools: ToolsCheckpoint; bag: Record<string, JsonValue>; dropped: number },
+    before: number,
+  ): Promise<void> {
+    const grewBy = run.current - before;
+    tools.undoSince(undo.tools);
+    for (const key of Object.keys(bag)) delete bag[key];
+    Object.assign(bag, undo.bag);
+    run.droppedFacts.length = undo.dropped;
+    await this.#remeasureRun(run);
+    await this.#warn(
+      'compaction_undone',
+      `context strategy ${run.name}'s compaction ${grewBy > 0 ? `grew the request by ${grewBy} tokens` : 'freed nothing'}; it was undone`,
+      { data: { strategy: run.name, current: run.current, inputBudget: run.inputBudget, grewBy } },
+    );
   }
 
   /** What every reaction ends with: its compactions and dropped facts reported, its state kept as JSON. */
@@ -1095,9 +1128,10 @@ export class ContextGuard {
     attempt: number,
     levelIdx: number,
     rewritesBefore: number,
+    before: number,
   ): Promise<number | undefined> {
     const { action } = decision;
-    if (action === 'compacted') return this.#afterCompaction(run, attempt, levelIdx);
+    if (action === 'compacted') return this.#afterCompaction(run, attempt, levelIdx, before);
     if (action === 'decline') {
       this.#save(run.history, run.state);
       await this.#declinedByStrategy(run, decision, levelIdx);
@@ -1158,10 +1192,13 @@ export class ContextGuard {
   }
 
   /** After `compacted`: measure again, remember what was freed, and retry while still critical. */
-  async #afterCompaction(run: Reaction, attempt: number, levelIdx: number): Promise<number | undefined> {
+  async #afterCompaction(
+    run: Reaction,
+    attempt: number,
+    levelIdx: number,
+    before: number,
+  ): Promise<number | undefined> {
     const { state, triggers } = run;
-    const before = run.current;
-    await this.#remeasureRun(run);
     const freed = before - run.current;
     state.compactions = [
       ...state.compactions,
@@ -1171,10 +1208,10 @@ export class ContextGuard {
     state.lastLevelIdx = Math.max(highestCrossedLevel(triggers, after), -1);
     this.#save(run.history, state);
     if (!this.#isCritical(run, after)) return undefined;
-    if (attempt >= this.#options.maxCompactRetries)
-      return this.#retryOrExhaust(run, attempt, levelIdx, (m) => m);
-    if (freed >= run.minFreed) return levelIdx;
-    if (levelIdx + 1 < triggers.length) return levelIdx + 1;
+    // A retry is told it is one and goes deeper; too little freed moves up a level where there is one.
+    if (attempt < this.#options.maxCompactRetries)
+      return freed < run.minFreed && levelIdx + 1 < triggers.length ? levelIdx + 1 : levelIdx;
+    if (freed >= run.minFreed) return this.#retryOrExhaust(run, attempt, levelIdx, (m) => m);
     const sizes = this.#sizesAt(run, run.current);
     const error = new ContextExhaustedError(freed <= 0 ? 'nothing_freed' : 'still_over_limit', sizes);
     const how =

@@ -60,6 +60,7 @@ import {
 } from '@ctxguard/core';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFactLists, mergeFacts, missingFacts, redactMessage } from './guard-facts.js';
+import { STATE_KEY } from './guard-state.js';
 import { boundToRequest, type DroppedFacts } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { writeSignedMark } from './signed-mark.js';
@@ -77,6 +78,13 @@ export interface RecordedRewrite {
   droppedReasoning: number;
   /** True when the rebuilt request restates its open tool round as a user message (see `sendableView`). */
   restatedRound: boolean;
+}
+
+/** The point {@link StrategyToolsImpl.undoSince} goes back to. */
+export interface ToolsCheckpoint {
+  readonly rewrites: number;
+  readonly messages: readonly Message[] | undefined;
+  readonly state: unknown;
 }
 
 /** What {@link StrategyToolsImpl} works on. */
@@ -280,6 +288,32 @@ export class StrategyToolsImpl implements StrategyTools {
   /** Every rewrite made through these tools so far, in order. */
   get rewrites(): readonly RecordedRewrite[] {
     return this.#rewrites;
+  }
+
+  /** What {@link undoSince} needs to take the history and the request back to this point. */
+  checkpoint(): ToolsCheckpoint {
+    const state = this.#history.metadata[STATE_KEY];
+    return {
+      rewrites: this.#rewrites.length,
+      messages: this.#messages?.slice(),
+      state: state === undefined ? undefined : structuredClone(state),
+    };
+  }
+
+  /**
+   * Rewinds every rewrite made since `checkpoint`, newest first (a later one may hide an earlier
+   * one's summary), and puts back the request and the guard's notes in the history as they were.
+   */
+  undoSince(checkpoint: ToolsCheckpoint): void {
+    const undone = this.#rewrites.splice(checkpoint.rewrites);
+    for (const rewrite of undone.reverse())
+      for (const id of [...rewrite.compactionIds].reverse()) this.#history.rewind(id);
+    if (checkpoint.state === undefined) delete this.#history.metadata[STATE_KEY];
+    else this.#history.metadata[STATE_KEY] = checkpoint.state;
+    if (this.#messages && checkpoint.messages) {
+      this.#messages.length = 0;
+      pushAll(this.#messages, checkpoint.messages);
+    }
   }
 
   /** Splits the effective view into old / middle / recent: by `recentCount`, by `timeWindow` (ms), or in thirds. */

@@ -5,7 +5,7 @@
  */
 import type { ContextStrategy } from '@ctxguard/core';
 
-/** The strategies the package is meant to export (issue 12). */
+/** The strategies the package is meant to export. */
 export const PLANNED_STRATEGIES: readonly string[] = [
   'TruncateStrategy',
   'LayeredStrategy',

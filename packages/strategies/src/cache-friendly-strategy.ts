@@ -22,87 +22,78 @@ import {
   summarizedMessageCount,
   summaryBody,
 } from './entry-units.js';
-import { checkBelowTrigger, factBoundOptions, MIN_FACT_TOKENS } from './fact-bound-options.js';
 import { factsBlockTokens, factsRoom } from './facts-room.js';
 import { effectiveView, pinnedCount } from './history-view.js';
 import { isSummaryEntry } from './message-kinds.js';
 import { cutNewOutputs } from './new-output-cut.js';
 import { cutOutputsTo, largestFittingCut } from './recent-shrink.js';
 import { aimFor, growthPerRequest, rememberCompaction } from './request-growth.js';
-
-/** Default bound of its facts block, as a share of the input budget (one summary's facts). */
-const CACHE_FRIENDLY_FACT_SHARE = 0.15;
+import {
+  checkBelowTrigger,
+  DECLINE_CEILING,
+  declineCeiling,
+  factTokenBound,
+  maxFactTokensOption,
+} from './shared-options.js';
 
 /** Options of {@link CacheFriendlyStrategy}. */
 export const cacheFriendlyStrategyOptionsSchema = z
   .strictObject({
-    /** Name of the single trigger level. */
-    level: z.string().min(1).default('pressure'),
     /** Fraction (0–1) of the input budget at which the strategy compacts. */
     at: z.number().gt(0).max(1).default(0.75),
     /** Fraction of the input budget a compaction brings the request down to (well under `at`). */
     target: z.number().gt(0).lt(1).default(0.25),
-    /**
-     * Requests that should fit between two compactions: when recent requests grew the context so
-     * fast that `target` would leave room for fewer, the compaction goes deeper than `target`.
-     */
-    minRequestsBetween: z.number().int().min(0).default(4),
-    /**
-     * Fraction of the input budget the kept messages may take after a compaction: larger tool
-     * outputs among them (the newest included) are cut to their head and tail, and the facts of
-     * the cut middles go into the summary's facts block. They are rewritten with the summary
-     * anyway, so the cut costs no cached prefix; `1` never cuts.
-     */
-    tailShare: z.number().gt(0).max(1).default(0.03),
-    /**
-     * When tool outputs that arrived since the model's last answer are what pushed the request over
-     * `at`, only they are cut to their head and tail — the request the model answered stays this
-     * one's prefix, so the provider's cache still covers it — if that brings the request down to
-     * this share of the input budget below `at`; otherwise the compaction runs. `false`: never.
-     */
-    newOutputRoom: z.union([z.number().gt(0).lt(1), z.literal(false)]).default(0.25),
-    /**
-     * Where a compaction past `at` may wait until, so each rewrite of the cached prefix buys more
-     * requests: see `waitWhileNextFits` and `smallWindowShare`. At most 0.95, the guard's default
-     * `criticalFloor`.
-     */
-    lateAt: z.number().gt(0).max(0.95).default(0.95),
-    /**
-     * After a compaction, the next one waits past `at` while the requests since grew so little that
-     * one more, at the same growth, still fits under `lateAt`. `false`: compact at `at`.
-     */
-    waitWhileNextFits: z.boolean().default(true),
-    /**
-     * When the last compaction left the request at this share of the input budget or more (a window
-     * so small that a compaction cannot get far under `at`), the next one waits until `lateAt`
-     * whatever the growth. `1`: never.
-     */
-    smallWindowShare: z.number().gt(0).max(1).default(0.35),
-    /**
-     * Nothing older left to summarize and above this fraction of the input budget: the newly arrived
-     * tool outputs are cut to fit under `at` (unless `newOutputRoom` is `false`), else the request is declined.
-     */
-    declineCeiling: z.number().gt(0).default(0.95),
-    /** Upper bound of the summary as a fraction of the input budget (at 4 characters a token). */
-    summaryShare: z.number().gt(0).lt(1).default(0.02),
     /** Upper bound of the summary in characters, whatever the budget. */
     summaryMaxLength: z.number().int().positive().default(4000),
     /** Terms or a task the summary should favour. */
     focus: z.string().min(1).optional(),
-    ...factBoundOptions(CACHE_FRIENDLY_FACT_SHARE),
+    /** Upper bound of the facts block in tokens (unset: 0.15 of the input budget, at least 100 tokens). */
+    maxFactTokens: maxFactTokensOption,
   })
-  .superRefine((options, issues) => {
-    checkBelowTrigger(options, { field: 'target', value: options.target }, issues);
-    if (options.newOutputRoom !== false && options.newOutputRoom >= options.at)
-      issues.addIssue({ code: 'custom', path: ['newOutputRoom'], message: 'must be below `at`' });
-    if (options.lateAt < options.at)
-      issues.addIssue({ code: 'custom', path: ['lateAt'], message: 'must be at least `at`' });
-  });
+  .superRefine((options, issues) =>
+    checkBelowTrigger(options, { field: 'target', value: options.target }, issues),
+  );
 
 /** What {@link CacheFriendlyStrategy} accepts; every field has a default. */
 export type CacheFriendlyStrategyOptions = z.input<typeof cacheFriendlyStrategyOptionsSchema>;
 
 type Options = z.output<typeof cacheFriendlyStrategyOptionsSchema>;
+
+/** Name of its single trigger level. */
+const LEVEL = 'pressure';
+/** Default bound of its facts block, as a share of the input budget (one summary's facts). */
+const CACHE_FRIENDLY_FACT_SHARE = 0.15;
+/**
+ * Requests that should fit before the next compaction (it goes deeper than `target` when requests
+ * grow fast): each rewrite of the cached prefix should buy several cache hits.
+ */
+const MIN_REQUESTS_BETWEEN = 4;
+/**
+ * Share of the input budget the kept messages' tool outputs are cut to at a compaction (they are
+ * rewritten anyway): 0.03 left room for more requests than 0.05 and was cheaper in the replay.
+ */
+const TAIL_SHARE = 0.03;
+/**
+ * Newly arrived tool outputs are cut alone only when that leaves this share of the input budget
+ * below `at`: a cut leaving less only postpones the compaction by a request or two.
+ */
+const NEW_OUTPUT_ROOM = 0.25;
+/**
+ * How late a compaction past `at` may wait (`at` when that is higher): the guard's default
+ * `criticalFloor`, above which the request is critical and must not be left waiting.
+ */
+const LATE_AT = DECLINE_CEILING;
+/**
+ * A compaction that left the request at this share of the input budget or more (a small window:
+ * the system prompt, summary, facts and newest message alone) makes the next one wait until
+ * {@link LATE_AT}, as compacting again at `at` would buy few requests.
+ */
+const SMALL_WINDOW_SHARE = 0.35;
+/**
+ * Upper bound of the summary as a share of the input budget (at 4 characters a token): 0.02 was
+ * the cheapest in the replay, and a small window is not filled by the summary.
+ */
+const SUMMARY_SHARE = 0.02;
 
 const MIN_SUMMARY_CHARS = 200;
 /** Tokens of a summary's markers and headline. */
@@ -129,7 +120,7 @@ interface CompactionPlan {
 
 /**
  * Compacts rarely and in one large step so a provider's prompt cache keeps hitting: when the request
- * crosses `at` (or later, up to `lateAt`, while the next request is expected to fit under it),
+ * crosses `at` (or later, up to {@link LATE_AT}, while the next request is expected to fit under it),
  * everything between the system prompt and the newest messages that fit under
  * `target` becomes one summary (earlier summaries folded in), and the facts go into that summary's
  * facts block (those its own text already spells out are not written twice). Between compactions
@@ -140,6 +131,8 @@ export class CacheFriendlyStrategy implements ContextStrategy {
   readonly specificationVersion = 'v1';
   readonly triggers: readonly TriggerLevel[];
   readonly #options: Options;
+  /** How late a compaction past `at` may wait: {@link LATE_AT}, or `at` when higher (then it never waits). */
+  readonly #lateAt: number;
 
   constructor(options: CacheFriendlyStrategyOptions = {}) {
     this.#options = parseOptions(
@@ -147,7 +140,8 @@ export class CacheFriendlyStrategy implements ContextStrategy {
       options,
       'CacheFriendlyStrategy options',
     );
-    this.triggers = Object.freeze([Object.freeze({ level: this.#options.level, at: this.#options.at })]);
+    this.triggers = Object.freeze([Object.freeze({ level: LEVEL, at: this.#options.at })]);
+    this.#lateAt = Math.max(LATE_AT, this.#options.at);
   }
 
   /** Summarizes everything older than what fits under `target`, or declines when nothing is left to hide. */
@@ -205,38 +199,39 @@ export class CacheFriendlyStrategy implements ContextStrategy {
   }
 
   /**
-   * True when the request is still below `lateAt` and the compaction can wait for it: the window is
-   * small, or the next request at the growth since the last compaction still fits under `lateAt`.
-   * A retry (the request is critical) never waits.
+   * True when the request is still below the late mark and the compaction can wait for it: the
+   * window is small, or the next request at the growth since the last compaction still fits under
+   * the late mark. A retry (the request is critical) never waits.
    */
   #waitsForLateAt(ctx: ReactContext, view: readonly HistoryEntry[], pinned: number): boolean {
-    if (ctx.attempt > 0 || ctx.percentage >= this.#options.lateAt) return false;
-    if (this.#inSmallWindow(ctx)) return true;
-    return this.#options.waitWhileNextFits && this.#nextRequestFits(ctx, view, pinned);
+    if (ctx.attempt > 0 || ctx.percentage >= this.#lateAt) return false;
+    return this.#inSmallWindow(ctx) || this.#nextRequestFits(ctx, view, pinned);
   }
 
-  /** After a compaction: the current request plus the growth per request since it stays under `lateAt`. */
+  /** After a compaction: the current request plus the growth per request since stays under the late mark. */
   #nextRequestFits(ctx: ReactContext, view: readonly HistoryEntry[], pinned: number): boolean {
     if (typeof ctx.state['afterTokens'] !== 'number') return false;
     const growth = growthPerRequest(ctx, view, pinned);
-    return ctx.current + growth < this.#options.lateAt * ctx.inputBudget;
+    return ctx.current + growth < this.#lateAt * ctx.inputBudget;
   }
 
-  /** The last compaction left the request at `smallWindowShare` of the input budget or more. */
+  /** The last compaction left the request at {@link SMALL_WINDOW_SHARE} of the input budget or more. */
   #inSmallWindow(ctx: ReactContext): boolean {
     const after = ctx.state['afterTokens'];
-    return typeof after === 'number' && after / ctx.inputBudget >= this.#options.smallWindowShare;
+    return typeof after === 'number' && after / ctx.inputBudget >= SMALL_WINDOW_SHARE;
   }
 
-  /** Cuts only the newly arrived tool outputs when that leaves `newOutputRoom` below `at` (see the option). */
+  /**
+   * Cuts only the newly arrived tool outputs when that leaves {@link NEW_OUTPUT_ROOM} below `at`
+   * (never when `at` is no higher than that room).
+   */
   async #cutNewOutputs(
     ctx: ReactContext,
     view: readonly HistoryEntry[],
     pinned: number,
   ): Promise<StrategyDecision | undefined> {
-    const { at, newOutputRoom } = this.#options;
-    if (newOutputRoom === false) return undefined;
-    return this.#cutNewOutputsTo(ctx, view, pinned, at - newOutputRoom);
+    const share = this.#options.at - NEW_OUTPUT_ROOM;
+    return share > 0 ? this.#cutNewOutputsTo(ctx, view, pinned, share) : undefined;
   }
 
   /**
@@ -250,7 +245,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     share: number,
   ): Promise<StrategyDecision | undefined> {
     const goal = share * ctx.inputBudget;
-    const cut = await cutNewOutputs(ctx, view, pinned, { goal, categories: this.#options.factCategories });
+    const cut = await cutNewOutputs(ctx, view, pinned, { goal });
     if (cut === undefined) return undefined;
     ctx.state['newOutputCuts'] = countIn(ctx.state, 'newOutputCuts') + 1;
     // Not shown until the next compaction, which rewrites the prefix anyway and puts them in its facts block.
@@ -267,14 +262,14 @@ export class CacheFriendlyStrategy implements ContextStrategy {
    */
   #plan(ctx: ReactContext, view: readonly HistoryEntry[], pinned: number): CompactionPlan | undefined {
     const { tools, inputBudget } = ctx;
-    const { at, target, minRequestsBetween } = this.#options;
-    const low = aimFor(ctx, view, pinned, { at, target, requests: minRequestsBetween });
+    const { at, target } = this.#options;
+    const low = aimFor(ctx, view, pinned, { at, target, requests: MIN_REQUESTS_BETWEEN });
     const fixed =
       requestOverhead(ctx, view) +
       tools.measure(view.slice(0, pinned)) +
       Math.ceil(this.#summaryChars(inputBudget) / CHARS_PER_TOKEN) +
       SUMMARY_FRAME_TOKENS;
-    const factBound = this.#factTokens(ctx);
+    const factBound = factTokenBound(this.#options.maxFactTokens, inputBudget, CACHE_FRIENDLY_FACT_SHARE);
     const keep = low * inputBudget - fixed - factBound;
     const units = entryUnits(view, pinned, view.length);
     let cut = view.length;
@@ -337,12 +332,12 @@ export class CacheFriendlyStrategy implements ContextStrategy {
   }
 
   /**
-   * The largest cut per tool output (bytes) that brings the kept messages down to `tailShare` of
+   * The largest cut per tool output (bytes) that brings the kept messages down to {@link TAIL_SHARE} of
    * the input budget (the smallest cut when none does), or undefined when they fit uncut.
    */
   #tailCut(ctx: ReactContext, tail: readonly HistoryEntry[]): number | undefined {
     const { tools, inputBudget } = ctx;
-    const goal = this.#options.tailShare * inputBudget;
+    const goal = TAIL_SHARE * inputBudget;
     const messages = tail.map((entry) => entry.message);
     if (tools.measure(messages) <= goal) return undefined;
     return largestFittingCut(
@@ -364,16 +359,9 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     kept: readonly Message[],
     summaryText: string,
   ): Promise<{ facts: ExtractedFact[]; spelledOut: ExtractedFact[] }> {
-    const found = await ctx.tools.extractFacts({
-      entries: range,
-      categories: this.#options.factCategories,
-      signal: ctx.signal,
-    });
-    const categories = this.#options.factCategories;
+    const found = await ctx.tools.extractFacts({ entries: range, signal: ctx.signal });
     const spelledOut = range.some(isSummaryEntry) ? factsKept(ctx.state, SPELLED_OUT) : [];
-    const carried = [...spelledOut, ...factsKept(ctx.state, CUT_FACTS)].filter(
-      (fact) => !categories || categories.includes(fact.category),
-    );
+    const carried = [...spelledOut, ...factsKept(ctx.state, CUT_FACTS)];
     const values = new Set(carried.map((fact) => fact.value));
     const merged = [...carried, ...found.filter((fact) => !values.has(fact.value))];
     const visible = renderTranscript(kept);
@@ -385,37 +373,29 @@ export class CacheFriendlyStrategy implements ContextStrategy {
   }
 
   #summaryChars(inputBudget: number): number {
-    const share = Math.floor(inputBudget * this.#options.summaryShare * CHARS_PER_TOKEN);
+    const share = Math.floor(inputBudget * SUMMARY_SHARE * CHARS_PER_TOKEN);
     return Math.max(MIN_SUMMARY_CHARS, Math.min(this.#options.summaryMaxLength, share));
   }
 
-  #factTokens(ctx: ReactContext): number {
-    return (
-      this.#options.maxFactTokens ??
-      Math.max(MIN_FACT_TOKENS, Math.floor(ctx.inputBudget * this.#options.factShare))
-    );
-  }
-
   /**
-   * Nothing older is left to summarize: above `declineCeiling`, the tool outputs that arrived since
-   * the model's last answer are cut so the request fits under `at` (unless `newOutputRoom` is
-   * `false`), and only when that cannot be done is the request declined; below it, a warning.
+   * Nothing older is left to summarize: above the decline ceiling ({@link DECLINE_CEILING}, or `at`
+   * when that is higher), the tool outputs that arrived since the model's last answer are cut so the
+   * request fits under `at`, and only when that cannot be done is the request declined; below it, a
+   * warning.
    */
   async #nothingToHide(
     ctx: ReactContext,
     view: readonly HistoryEntry[],
     pinned: number,
   ): Promise<StrategyDecision> {
-    if (ctx.percentage <= this.#options.declineCeiling) {
+    if (ctx.percentage <= declineCeiling(this.#options.at)) {
       return {
         action: 'warn',
         message: `${percent(ctx.percentage)} of the input budget; nothing older than the newest messages left to summarize`,
       };
     }
-    if (this.#options.newOutputRoom !== false) {
-      const cut = await this.#cutNewOutputsTo(ctx, view, pinned, this.#options.at);
-      if (cut) return cut;
-    }
+    const cut = await this.#cutNewOutputsTo(ctx, view, pinned, this.#options.at);
+    if (cut) return cut;
     return {
       action: 'decline',
       reason: `${percent(ctx.percentage)} of the input budget (${ctx.current} of ${ctx.inputBudget} tokens) and nothing older than the newest messages left to summarize`,

@@ -15,7 +15,7 @@ import {
   summaryFilledRun,
 } from '../test/support/guarded-run.ts';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
-import { EngineStrategy, engineStrategyOptionsSchema } from './engine-strategy.js';
+import { EngineStrategy, engineSteps, engineStrategyOptionsSchema } from './engine-strategy.js';
 
 const REWRITES = new Set(['microcompactToolResults', 'lightTrim', 'replaceRange', 'summarizeRange']);
 
@@ -44,15 +44,19 @@ function reasoningAgent(turns: number): MessageInput[] {
 }
 
 describe('EngineStrategy options', () => {
-  it('defaults to the engine order and one trigger', () => {
+  it('runs every step in the engine order by default, with one trigger', () => {
+    expect(engineSteps).toEqual(['microcompact', 'lightTrim', 'sessionMemory', 'fullSummary']);
     const parsed = engineStrategyOptionsSchema.parse({});
-    expect(parsed.steps).toEqual(['microcompact', 'lightTrim', 'sessionMemory', 'fullSummary']);
+    expect(parsed.microcompact).toEqual({ keepRecent: 5 });
+    expect(parsed.fullSummary).toMatchObject({ keepRecentTokens: 20_000, maxSummaryChars: 6_000 });
+    expect(engineStrategyOptionsSchema.parse({ lightTrim: false }).lightTrim).toBeUndefined();
     expect(new EngineStrategy().triggers).toEqual([{ level: 'engine', at: 0.85 }]);
   });
 
   it('names the bad field', () => {
-    expect(() => new EngineStrategy({ steps: ['lightTrim', 'lightTrim'] })).toThrow(InvalidOptionsError);
-    expect(() => new EngineStrategy({ steps: ['lightTrim', 'lightTrim'] })).toThrow(/steps/);
+    // The step order, the trigger's name and the decline ceiling are no longer options.
+    expect(() => new EngineStrategy({ steps: ['lightTrim'] } as never)).toThrow(InvalidOptionsError);
+    expect(() => new EngineStrategy({ steps: ['lightTrim'] } as never)).toThrow(/steps/);
     expect(() => new EngineStrategy({ target: 0.95 })).toThrow(/target/);
     expect(() => new EngineStrategy({ lightTrim: { maxToolOutputBytes: 10 } })).toThrow(/lightTrim/);
     // A seed that is not a function is refused up front.
@@ -70,19 +74,13 @@ describe('EngineStrategy steps', () => {
     expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.7);
   });
 
-  it('keeps the facts of the tool outputs microcompact cleared in the system prompt’s facts block, unless keepClearedFacts is false', async () => {
-    const conversation = failingAgentChat(20, 3_000);
-    const run = async (options: ConstructorParameters<typeof EngineStrategy>[0]) => {
-      const tools = HistoryStrategyTools.of(conversation);
-      const budget = Math.ceil(tools.tokens() / 0.9);
-      const decision = await new EngineStrategy(options).react(
-        reactContext(tools, 'engine', { inputBudget: budget }),
-      );
-      expect(decision.action).toBe('compacted');
-      expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.7);
-      return { tools, injected: injectedFactValues(tools) };
-    };
-    const { tools, injected } = await run({});
+  it('keeps the facts of the tool outputs microcompact cleared in the system prompt’s facts block', async () => {
+    const tools = HistoryStrategyTools.of(failingAgentChat(20, 3_000));
+    const budget = Math.ceil(tools.tokens() / 0.9);
+    const decision = await new EngineStrategy().react(reactContext(tools, 'engine', { inputBudget: budget }));
+    expect(decision.action).toBe('compacted');
+    expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.7);
+    const injected = injectedFactValues(tools);
     expect(rewritesCalled(tools).map((call) => call.method)).toEqual(['microcompactToolResults']);
     // Only the cleared results are read for facts: 20 results, the newest 5 kept.
     const read = tools.calls.filter((call) => call.method === 'extractFacts');
@@ -98,9 +96,6 @@ describe('EngineStrategy steps', () => {
       .join('\n');
     for (const value of injected) expect(shown.includes(`${value}:`)).toBe(false);
     expect(tools.calls.find((call) => call.method === 'injectFacts')?.args[1]).toBe('system-append');
-    const off = await run({ keepClearedFacts: false });
-    expect(off.injected).toEqual([]);
-    expect(off.tools.calls.filter((call) => call.method === 'extractFacts')).toEqual([]);
   });
 
   it('goes on to light trim, then the full summary, in order, while over the target', async () => {
@@ -125,11 +120,11 @@ describe('EngineStrategy steps', () => {
     expect(tools.tokens()).toBeLessThan(before);
   });
 
-  it('uses the session memory instead of a summary when the app has one, and halves what it keeps on a retry', async () => {
+  it('skips a step set to false, uses the session memory instead of a summary when the app has one, and halves what it keeps on a retry', async () => {
     const tools = HistoryStrategyTools.of(agentChat(12, 3_000));
     const budget = Math.ceil(tools.tokens() / 0.97);
     const strategy = new EngineStrategy({
-      steps: ['microcompact', 'sessionMemory', 'fullSummary'],
+      lightTrim: false,
       target: 0.05,
       at: 0.9,
       sessionMemory: {
@@ -172,7 +167,7 @@ describe('EngineStrategy in a small window', () => {
     const bounds = async (options: ConstructorParameters<typeof EngineStrategy>[0]) => {
       const tools = HistoryStrategyTools.of(agentChat(12, 1_500));
       const budget = Math.ceil(tools.tokens() / 0.9);
-      await new EngineStrategy({ steps: ['fullSummary'], ...options }).react(
+      await new EngineStrategy({ microcompact: false, lightTrim: false, ...options }).react(
         reactContext(tools, 'engine', { inputBudget: budget }),
       );
       const call = tools.calls.find((c) => c.method === 'summarizeRange');

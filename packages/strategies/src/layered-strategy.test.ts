@@ -38,24 +38,32 @@ describe('LayeredStrategy options', () => {
       /LayeredStrategy options\.levels\.pressure/,
     );
     expect(() => new LayeredStrategy({ recentCount: 1 })).toThrow(/LayeredStrategy options\.recentCount/);
-    expect(() => new LayeredStrategy({ jumpEscalateDelta: 0 })).toThrow(/jumpEscalateDelta/);
-    expect(() => new LayeredStrategy({ factCategories: ['colour' as never] })).toThrow(/factCategories/);
     expect(() => new LayeredStrategy({ maxFactTokens: 0 })).toThrow(/LayeredStrategy options\.maxFactTokens/);
     expect(() => new LayeredStrategy({ levels: { extreme: 0.99 } } as never)).toThrow(InvalidOptionsError);
+    // The decline ceiling is a constant now: the option is refused like any unknown key.
+    expect(() => new LayeredStrategy({ declineCeiling: 0.9 } as never)).toThrow(
+      /LayeredStrategy options.*declineCeiling/,
+    );
   });
 
-  it('refuses a decline ceiling at or below the healthy level (a stall there would decline a request at half the budget)', () => {
-    expect(() => new LayeredStrategy({ declineCeiling: 0.4 })).toThrow(InvalidOptionsError);
-    expect(() => new LayeredStrategy({ declineCeiling: 0.4 })).toThrow(
-      /LayeredStrategy options\.declineCeiling: must be above levels\.healthy \(0\.5\)/,
-    );
-    expect(() => new LayeredStrategy({ declineCeiling: 0.5 })).toThrow(/options\.declineCeiling: /);
-    expect(() => new LayeredStrategy({ levels: { healthy: 0.92, pressure: 0.93, urgent: 0.94 } })).toThrow(
-      /options\.declineCeiling: must be above levels\.healthy \(0\.92\)/,
-    );
-    // Above healthy is allowed, below the higher levels too (the default 0.9 is below critical, 0.95).
-    expect(() => new LayeredStrategy({ declineCeiling: 0.6 })).not.toThrow();
-    expect(() => new LayeredStrategy({ levels: { healthy: 0.3 }, declineCeiling: 0.35 })).not.toThrow();
+  it('accepts levels moved above the decline ceiling, which then stays between urgent and critical', async () => {
+    const declines = async (strategy: LayeredStrategy, percentage: number) => {
+      const tools = HistoryStrategyTools.of(chat(1, 300));
+      const decision = await strategy.react(
+        reactContext(tools, 'healthy', { inputBudget: budgetAt(tools, percentage) }),
+      );
+      return decision.action === 'decline';
+    };
+    // Nothing to compact: by default a request above 90% is declined, one below it warned about.
+    expect(await declines(new LayeredStrategy(), 0.91)).toBe(true);
+    expect(await declines(new LayeredStrategy(), 0.89)).toBe(false);
+    // Healthy at 0.92: a stall there must not decline a request that fits; the ceiling is (0.97 + 0.99) / 2.
+    const high = new LayeredStrategy({
+      levels: { healthy: 0.92, pressure: 0.95, urgent: 0.97, critical: 0.99 },
+    });
+    expect(await declines(high, 0.93)).toBe(false);
+    expect(await declines(high, 0.975)).toBe(false);
+    expect(await declines(high, 0.985)).toBe(true);
   });
 });
 
@@ -152,7 +160,7 @@ describe('LayeredStrategy levels', () => {
     for (const level of ['healthy', 'pressure', 'urgent', 'critical']) {
       for (const recentCount of [2, 3, 5, 6]) {
         const tools = HistoryStrategyTools.of(agentChat(8, 800));
-        const decision = await new LayeredStrategy({ recentCount, aggressiveKeep: 3 }).react(
+        const decision = await new LayeredStrategy({ recentCount }).react(
           reactContext(tools, level, { inputBudget: budgetAt(tools, 0.96) }),
         );
         expect(decision.action, `${level} ${recentCount}`).toBe('compacted');
@@ -164,7 +172,7 @@ describe('LayeredStrategy levels', () => {
 });
 
 describe('LayeredStrategy escalation and decline', () => {
-  it('a jump of at least jumpEscalateDelta of the budget escalates one level', async () => {
+  it('a jump of at least 30% of the budget escalates one level', async () => {
     const calm = HistoryStrategyTools.of(chat(10));
     const budget = budgetAt(calm, 0.55);
     await new LayeredStrategy().react(
@@ -188,7 +196,7 @@ describe('LayeredStrategy escalation and decline', () => {
     expect(decision).toMatchObject({ action: 'compacted', note: expect.stringMatching(/^compactAll/) });
   });
 
-  it('a retry above declineCeiling declines at once, touching nothing', async () => {
+  it('a retry above the decline ceiling (90%) declines at once, touching nothing', async () => {
     const tools = HistoryStrategyTools.of(chat(10));
     const decision = await new LayeredStrategy().react(
       reactContext(tools, 'critical', { inputBudget: budgetAt(tools, 0.97), attempt: 1 }),
@@ -343,13 +351,16 @@ describe('LayeredStrategy facts', () => {
     expect(tools.factsLayer['system-append']).toEqual(kept);
   });
 
-  it('extracts only the configured categories and passes focus and signal through', async () => {
+  it('extracts facts of every category and passes focus and signal through', async () => {
     const tools = HistoryStrategyTools.of(chat(10));
     const controller = new AbortController();
-    await new LayeredStrategy({ factCategories: ['email'], focus: 'release owners' }).react(
+    await new LayeredStrategy({ focus: 'release owners' }).react(
       reactContext(tools, 'healthy', { inputBudget: budgetAt(tools, 0.55), signal: controller.signal }),
     );
-    expect(tools.factsLayer['system-append'].every((f) => f.category === 'email')).toBe(true);
+    const extract = tools.calls.find((c) => c.method === 'extractFacts')?.args[0] as { categories?: unknown };
+    expect(extract.categories).toBeUndefined();
+    const categories = new Set(tools.factsLayer['system-append'].map((f) => f.category));
+    expect(categories.size).toBeGreaterThan(1);
     const summarize = tools.calls.find((c) => c.method === 'summarize')?.args[0] as {
       focus: string;
       signal: AbortSignal;

@@ -2,7 +2,6 @@ import { parseFactsBlock, renderFactsBlock } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   type ExtractedFact,
-  factCategories,
   type HistoryEntry,
   type JsonValue,
   messageText,
@@ -15,6 +14,7 @@ import {
 import { z } from 'zod';
 import { effectiveView, joinZones, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
 import { trimToolOutputs } from './recent-shrink.js';
+import { factTokenBound, maxFactTokensOption } from './shared-options.js';
 
 /** The four levels of {@link LayeredStrategy}, mildest first; each has its own action. */
 export const layeredLevels = Object.freeze(['healthy', 'pressure', 'urgent', 'critical'] as const);
@@ -38,12 +38,6 @@ export const layeredStrategyOptionsSchema = z
       .default({ healthy: 0.5, pressure: 0.7, urgent: 0.85, critical: 0.95 }),
     /** Newest messages that form the recent zone (kept verbatim until `urgent`, halved there). */
     recentCount: z.number().int().min(2).default(6),
-    /** Newest messages kept at `critical`; everything older is summarized. */
-    aggressiveKeep: z.number().int().positive().default(2),
-    /** Growth since the last reaction, as a fraction of the input budget, that escalates one level. */
-    jumpEscalateDelta: z.number().gt(0).default(0.3),
-    /** Still above this fraction of the input budget on a retry: decline instead of compacting again (above `levels.healthy`). */
-    declineCeiling: z.number().gt(0).default(0.9),
     /** Upper bound of each summary, in characters. */
     summaryMaxLength: z.number().int().positive().default(2000),
     /** Terms or a task the summaries should favour. */
@@ -52,9 +46,7 @@ export const layeredStrategyOptionsSchema = z
      * Upper bound of the facts block in tokens; the least valuable facts are dropped to fit
      * (default: 5% of the input budget, at least 200).
      */
-    maxFactTokens: z.number().int().positive().optional(),
-    /** Only these fact categories are extracted (all when omitted). */
-    factCategories: z.array(z.enum(factCategories)).min(1).optional(),
+    maxFactTokens: maxFactTokensOption,
   })
   .superRefine((options, issues) => {
     for (let i = 1; i < layeredLevels.length; i++) {
@@ -67,14 +59,6 @@ export const layeredStrategyOptionsSchema = z
           message: `must be above levels.${previous} (${options.levels[previous]})`,
         });
       }
-    }
-    // At or below the mildest level, a reaction that finds nothing to compact would decline a request that fits.
-    if (options.declineCeiling <= options.levels.healthy) {
-      issues.addIssue({
-        code: 'custom',
-        path: ['declineCeiling'],
-        message: `must be above levels.healthy (${options.levels.healthy})`,
-      });
     }
   });
 
@@ -100,6 +84,15 @@ interface ActionOutcome {
 /** Default bound of its facts block: this share of the input budget, never below {@link LAYERED_MIN_FACT_TOKENS}. */
 const LAYERED_FACT_SHARE = 0.05;
 const LAYERED_MIN_FACT_TOKENS = 200;
+/** Newest messages kept at `critical`: the last exchange, so the model still sees what it answers. */
+const AGGRESSIVE_KEEP = 2;
+/** Growth since the last reaction, as a fraction of the input budget, that escalates one level: a jump this large outruns the mild levels. */
+const JUMP_ESCALATE_DELTA = 0.3;
+/**
+ * Above this fraction of the input budget a retry declines, as does a level with nothing to compact:
+ * between the default `urgent` (0.85) and `critical` (0.95), below the guard's critical floor.
+ */
+const LAYERED_DECLINE_CEILING = 0.9;
 
 const actionNames = ['compactOldLayer', 'compactOldAndMiddle', 'compactAll', 'compactAggressive'] as const;
 
@@ -135,24 +128,27 @@ function factsBlockTokens(tools: StrategyTools): number {
 /**
  * Four levels of compaction through `ctx.tools`: at `healthy` the old zone is summarized (facts
  * kept in the system prompt), at `pressure` old and middle, at `urgent` also half of the recent
- * zone, at `critical` everything but the newest `aggressiveKeep` messages. A large jump or a level
- * that freed nothing last time escalates one level; a retry still over `declineCeiling` declines.
+ * zone, at `critical` everything but the newest two messages. A large jump or a level that freed
+ * nothing last time escalates one level; a retry still over the decline ceiling declines.
  */
 export class LayeredStrategy implements ContextStrategy {
   readonly specificationVersion = 'v1';
   readonly triggers: readonly TriggerLevel[];
   readonly #options: Options;
+  readonly #declineCeiling: number;
 
   constructor(options: LayeredStrategyOptions = {}) {
     this.#options = parseOptions(layeredStrategyOptionsSchema, options, 'LayeredStrategy options');
-    this.triggers = Object.freeze(
-      layeredLevels.map((level) => Object.freeze({ level, at: this.#options.levels[level] })),
-    );
+    const { levels } = this.#options;
+    this.triggers = Object.freeze(layeredLevels.map((level) => Object.freeze({ level, at: levels[level] })));
+    // Levels moved up past the ceiling: it stays between urgent and critical, as by default, so always
+    // above healthy (a level that finds nothing to compact never declines a request that fits).
+    this.#declineCeiling = Math.max(LAYERED_DECLINE_CEILING, (levels.urgent + levels.critical) / 2);
   }
 
   /** Picks the level's action (escalated by a jump, a retry or a stall), runs it and says what it did. */
   async react(ctx: ReactContext): Promise<StrategyDecision> {
-    const { declineCeiling } = this.#options;
+    const declineCeiling = this.#declineCeiling;
     const { state } = ctx;
     if (ctx.attempt > 0 && ctx.percentage > declineCeiling) {
       return {
@@ -201,33 +197,33 @@ export class LayeredStrategy implements ContextStrategy {
 
   /**
    * At `critical`, when the newest messages kept verbatim still hold the request above
-   * `declineCeiling` (a file read larger than the window), cuts the view's tool outputs to head and
+   * the decline ceiling (a file read larger than the window), cuts the view's tool outputs to head and
    * tail until it is down to `levels.pressure`, the facts of the cut middles kept in the facts block.
    */
   async #cutOutputs(ctx: ReactContext, overhead: number): Promise<number> {
-    const { declineCeiling, levels, factCategories: categories } = this.#options;
     const request = overhead + ctx.tools.measure(effectiveView(ctx.tools));
-    if (request <= declineCeiling * ctx.inputBudget) return 0;
+    if (request <= this.#declineCeiling * ctx.inputBudget) return 0;
     const { trimmedOutputs } = await trimToolOutputs(ctx, {
       overhead,
-      goal: Math.floor(levels.pressure * ctx.inputBudget),
+      goal: Math.floor(this.#options.levels.pressure * ctx.inputBudget),
       factBound: this.#factBound(ctx),
-      ...(categories ? { categories } : {}),
     });
     return trimmedOutputs;
   }
 
   /** Upper bound of the facts block in tokens. */
   #factBound(ctx: ReactContext): number {
-    return (
-      this.#options.maxFactTokens ??
-      Math.max(LAYERED_MIN_FACT_TOKENS, Math.floor(ctx.inputBudget * LAYERED_FACT_SHARE))
+    return factTokenBound(
+      this.#options.maxFactTokens,
+      ctx.inputBudget,
+      LAYERED_FACT_SHARE,
+      LAYERED_MIN_FACT_TOKENS,
     );
   }
 
   #chooseLevel(base: number, ctx: ReactContext): number {
     let index = base + ctx.attempt;
-    if (ctx.delta / ctx.inputBudget >= this.#options.jumpEscalateDelta) index++;
+    if (ctx.delta / ctx.inputBudget >= JUMP_ESCALATE_DELTA) index++;
     const stalledAt = numberIn(ctx.state, 'stalledAt');
     if (stalledAt !== undefined && stalledAt >= index) index = stalledAt + 1;
     return Math.min(index, layeredLevels.length - 1);
@@ -235,11 +231,11 @@ export class LayeredStrategy implements ContextStrategy {
 
   /** The zones one level compacts, oldest first, as entry-id bounds (indices shift after each replacement). */
   #zones(index: number, tools: StrategyTools): ZoneBounds[] {
-    const { recentCount, aggressiveKeep } = this.#options;
+    const { recentCount } = this.#options;
     if (index === 3) {
       const view = effectiveView(tools);
       const pinned = pinnedCount(view);
-      const cut = pairSafeCut(view, Math.max(pinned, view.length - aggressiveKeep), pinned);
+      const cut = pairSafeCut(view, Math.max(pinned, view.length - AGGRESSIVE_KEEP), pinned);
       return [{ fromId: undefined, toId: idAt(view, cut) }];
     }
     const segments = tools.segment({ recentCount: index === 2 ? Math.floor(recentCount / 2) : recentCount });
@@ -266,11 +262,7 @@ export class LayeredStrategy implements ContextStrategy {
       const to = zone.toId === undefined ? view.length : view.findIndex((e) => e.id === zone.toId);
       if (from < 0 || to < 0 || to - from < 1) continue;
       const entries = view.slice(from, to);
-      const facts = await tools.extractFacts({
-        entries,
-        categories: this.#options.factCategories,
-        signal,
-      });
+      const facts = await tools.extractFacts({ entries, signal });
       const text = await tools.summarize({
         entries,
         maxLength: this.#options.summaryMaxLength,

@@ -129,37 +129,24 @@ describe('LayoutStrategy options', () => {
           layouts: [{ HISTORY: 'SUMMARY', IN_LOOP: 'ALL', CURRENT_MESSAGE: 'FULL' } as never],
         }),
     ).toThrow(/layouts/);
-    expect(() => new LayoutStrategy({ summaryTokens: 0 })).toThrow(/summaryTokens/);
+    expect(() => new LayoutStrategy({ summaryMaxLength: 3 })).toThrow(/summaryMaxLength/);
+    // The trigger's name, the decline ceiling, the metadata keys and the turn boundary are no longer options.
+    expect(() => new LayoutStrategy({ summaryTokens: 1_024 } as never)).toThrow(/summaryTokens/);
   });
 
-  it('refuses a fit ratio above the trigger (it would fire again right after each compaction) and a decline ceiling below it', () => {
+  it('refuses a fit ratio above the trigger (it would fire again right after each compaction)', () => {
     expect(() => new LayoutStrategy({ target: 0.95 })).toThrow(InvalidOptionsError);
     expect(() => new LayoutStrategy({ target: 0.95 })).toThrow(
       /LayoutStrategy options\.target: must be at most `at`/,
     );
-    // The defaults follow a trigger set below or above them: setting `at` alone is never refused.
-    expect(layoutStrategyOptionsSchema.parse({ at: 0.7 })).toMatchObject({
-      target: 0.7,
-      declineCeiling: 0.95,
-    });
-    expect(layoutStrategyOptionsSchema.parse({ at: 0.98 })).toMatchObject({
-      target: 0.8,
-      declineCeiling: 0.98,
-    });
-    expect(layoutStrategyOptionsSchema.parse({})).toMatchObject({
-      at: 0.9,
-      target: 0.8,
-      declineCeiling: 0.95,
-    });
+    // The default follows a trigger set below it: setting `at` alone is never refused.
+    expect(layoutStrategyOptionsSchema.parse({ at: 0.7 })).toMatchObject({ target: 0.7 });
+    expect(layoutStrategyOptionsSchema.parse({ at: 0.98 })).toMatchObject({ target: 0.8 });
+    expect(layoutStrategyOptionsSchema.parse({})).toMatchObject({ at: 0.9, target: 0.8 });
     expect(() => new LayoutStrategy({ at: 0.7, target: 0.75 })).toThrow(
       /LayoutStrategy options\.target: must be at most `at`/,
     );
-    expect(() => new LayoutStrategy({ declineCeiling: 0.85 })).toThrow(
-      /LayoutStrategy options\.declineCeiling: must be at least `at`/,
-    );
-    expect(new LayoutStrategy({ at: 0.7, target: 0.7, declineCeiling: 0.7 }).triggers).toEqual([
-      { level: 'layout', at: 0.7 },
-    ]);
+    expect(new LayoutStrategy({ at: 0.7, target: 0.7 }).triggers).toEqual([{ level: 'layout', at: 0.7 }]);
     expect(new LayoutStrategy({ at: 0.7, target: 0.5 }).triggers).toEqual([{ level: 'layout', at: 0.7 }]);
   });
 });
@@ -227,7 +214,7 @@ describe('LayoutStrategy layout choice', () => {
 
   it('declines with every section’s sizes when no layout fits', async () => {
     const tools = HistoryStrategyTools.of(conversation());
-    const strategy = new LayoutStrategy({ summaryTokens: 1_024 });
+    const strategy = new LayoutStrategy({ summaryMaxLength: 4_096 });
     const decision = await strategy.react(reactContext(tools, 'layout', { inputBudget: 1_000 }));
     expect(decision.action).toBe('decline');
     const reason = decision.action === 'decline' ? decision.reason : '';
@@ -239,29 +226,24 @@ describe('LayoutStrategy layout choice', () => {
     expect(tools.history.compactions()).toHaveLength(0);
   });
 
-  it('takes its own layouts, summary size and turn boundary', async () => {
-    const messages = conversation();
-    // The app marks the messages that open a turn; the newest marked one is turn 5's ask.
-    const marked = messages.map((m) =>
-      m.role === 'user' && String(m.content).startsWith('Turn 5')
-        ? { ...m, metadata: { opensTurn: true } }
-        : m,
-    );
-    const tools = HistoryStrategyTools.of(marked);
+  it('takes its own layouts and summary size', async () => {
+    const tools = HistoryStrategyTools.of(conversation());
     const before = tools.tokens();
     const strategy = new LayoutStrategy({
       layouts: [{ HISTORY: 'SUMMARY', IN_LOOP: 'SUMMARY', CURRENT_MESSAGE: 'FULL' }],
-      summaryTokens: 200,
-      isCurrentMessage: (message) => message.metadata?.['opensTurn'] === true,
+      summaryMaxLength: 800,
     });
     const decision = await strategy.react(
       reactContext(tools, 'layout', { inputBudget: budgetFitting(before - 100) }),
     );
     expect(decision.action).toBe('compacted');
+    const summarized = tools.calls.filter((call) => call.method === 'summarizeRange');
+    // 800 characters: counted at 200 tokens, the text asked for in 600 characters.
+    expect(summarized.map((call) => (call.args[0] as { maxLength: number }).maxLength)).toEqual([600, 600]);
     const sent = tools.sent();
-    // [system, summary of turns 1–4, turn 5's ask, summary of everything after it]
+    // [system, summary of turns 1–8, turn 9's ask, summary of the loop after it]
     expect(sent).toHaveLength(4);
-    expect(sent[2]?.content).toBe('Turn 5: fix the failing test in src/module-5.ts');
+    expect(sent[2]?.content).toBe('Turn 9: fix the failing test in src/module-9.ts');
     expect(isSummaryText(String(sent[3]?.content))).toBe(true);
     expect(countToolPairViolations(sent)).toBe(0);
   });

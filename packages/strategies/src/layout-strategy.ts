@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
 import { effectiveView, pinnedCount } from './history-view.js';
 import { isUserTurn } from './message-kinds.js';
+import { declineCeiling, maxFactTokensOption } from './shared-options.js';
 import { expectedSummaryTokens, summaryWorthWriting } from './summary-gain.js';
 
 /**
@@ -66,22 +67,25 @@ export const INCLUDE_IN_HISTORY_KEY = 'includeInHistory';
 /** What a tool result shown as its own summary starts with. */
 export const TOOL_SUMMARY_PREFIX = '[Summary provided by the tool; full result hidden] ';
 
-/** Tokens a section summary takes by default (reference 004's size), capped at 10% of the input budget. */
-const DEFAULT_SUMMARY_TOKENS = 1_024;
+/** A section summary's default bound in characters: 1,024 tokens (reference 004's size) at 4 characters a token. */
+const DEFAULT_SUMMARY_MAX_LENGTH = 4_096;
+
+/** Characters a token, to turn `summaryMaxLength` into the tokens a section summary is counted at. */
+const CHARS_PER_TOKEN = 4;
+
+/** Name of its single trigger level. */
+const LEVEL = 'layout';
 
 const rendering = z.enum(sectionRenderings);
 const layoutSchema = z.strictObject({ HISTORY: rendering, IN_LOOP: rendering, CURRENT_MESSAGE: rendering });
 const fraction = z.number().gt(0).max(1);
 const DEFAULT_TARGET = 0.8;
-const DEFAULT_DECLINE_CEILING = 0.95;
 
 /** Options of {@link LayoutStrategy}. */
 export const layoutStrategyOptionsSchema = z
   .strictObject({
     /** Fraction (0–1) of the input budget at which a layout is chosen (default 0.9). */
     at: fraction.default(0.9),
-    /** Name of the single trigger level. */
-    level: z.string().min(1).default('layout'),
     /** A layout fits when the whole request is at most this fraction of the input budget (default 0.8, or `at` when lower; at most `at`, so the next turn does not refire at once). */
     target: fraction.optional(),
     /** Layouts tried in order; the first that fits is applied (default {@link preferredLayouts}). */
@@ -89,43 +93,27 @@ export const layoutStrategyOptionsSchema = z
       .array(layoutSchema)
       .min(1)
       .default([...preferredLayouts]),
-    /** The chosen layout freed nothing and the request is at or above this fraction of the input budget: decline (default 0.95, or `at` when higher; at least `at`). */
-    declineCeiling: z.number().gt(0).optional(),
-    /** Tokens a section summary is counted at and sized to (default 1,024, at most 10% of the input budget). */
-    summaryTokens: z.number().int().positive().optional(),
+    /**
+     * Upper bound of a section summary in characters (default 4,096, at most 10% of the input
+     * budget at 4 characters a token). The summary is counted at a quarter of it in tokens and its
+     * text asked for in at most three quarters of it, the rest left for the facts it extracts.
+     */
+    summaryMaxLength: z.number().int().min(CHARS_PER_TOKEN).optional(),
     /** Terms or a task the summaries should favour. */
     focus: z.string().min(1).optional(),
-    /** Keep the facts of a summarized section in its summary (default true). */
-    keepFacts: z.boolean().default(true),
     /**
      * Upper bound of a section summary's facts block in tokens (the least valuable facts stay in
      * the hidden messages). Default: 15% of the input budget, at least 200 tokens (the guard's
      * default). A SUMMARY section is sized with it, earlier summaries' facts included.
      */
-    maxFactTokens: z.number().int().positive().optional(),
-    /** Metadata key of a tool message's own summary (default `toolSummary`). */
-    toolSummaryKey: z.string().min(1).default(TOOL_SUMMARY_KEY),
-    /** Metadata key that keeps a tool message's full result (default `includeInHistory`). */
-    includeInHistoryKey: z.string().min(1).default(INCLUDE_IN_HISTORY_KEY),
-    /** Which messages open a turn: the newest one it accepts is CURRENT_MESSAGE (default: a user message that no compaction wrote). */
-    isCurrentMessage: z
-      .custom<(message: Message) => boolean>((v) => typeof v === 'function', 'must be a function')
-      .optional(),
+    maxFactTokens: maxFactTokensOption,
   })
   .refine((options) => options.target === undefined || options.target <= options.at, {
     path: ['target'],
     message: 'must be at most `at`',
   })
-  .refine((options) => options.declineCeiling === undefined || options.declineCeiling >= options.at, {
-    path: ['declineCeiling'],
-    message: 'must be at least `at`',
-  })
-  // The defaults follow a trigger set below or above them, so setting `at` alone is never refused.
-  .transform((options) => ({
-    ...options,
-    target: options.target ?? Math.min(DEFAULT_TARGET, options.at),
-    declineCeiling: options.declineCeiling ?? Math.max(DEFAULT_DECLINE_CEILING, options.at),
-  }));
+  // The default follows a trigger set below it, so setting `at` alone is never refused.
+  .transform((options) => ({ ...options, target: options.target ?? Math.min(DEFAULT_TARGET, options.at) }));
 
 /** What {@link LayoutStrategy} accepts; every field has a default. */
 export type LayoutStrategyOptions = z.input<typeof layoutStrategyOptionsSchema>;
@@ -163,11 +151,11 @@ export function sectionRanges(
 }
 
 /** A tool message with each result that has its own summary shown as that summary; `undefined` when none changes. */
-function withToolSummaries(message: Message, options: Options): Message | undefined {
+function withToolSummaries(message: Message): Message | undefined {
   if (message.role !== 'tool') return undefined;
   const metadata = message.metadata ?? {};
-  if (metadata[options.includeInHistoryKey] === true) return undefined;
-  const summary = metadata[options.toolSummaryKey];
+  if (metadata[INCLUDE_IN_HISTORY_KEY] === true) return undefined;
+  const summary = metadata[TOOL_SUMMARY_KEY];
   const summaryOf = (part: ToolResultPart): string | undefined => {
     if (typeof summary === 'string') return message.content.length === 1 ? summary : undefined;
     if (summary === null || typeof summary !== 'object' || Array.isArray(summary)) return undefined;
@@ -215,7 +203,7 @@ export class LayoutStrategy implements ContextStrategy {
 
   constructor(options: LayoutStrategyOptions = {}) {
     this.#options = parseOptions(layoutStrategyOptionsSchema, options, 'LayoutStrategy options');
-    this.triggers = Object.freeze([Object.freeze({ level: this.#options.level, at: this.#options.at })]);
+    this.triggers = Object.freeze([Object.freeze({ level: LEVEL, at: this.#options.at })]);
   }
 
   /** Chooses the first layout that fits and applies it; `none` when the request already fits as it is. */
@@ -237,7 +225,8 @@ export class LayoutStrategy implements ContextStrategy {
     if (after >= ctx.current) {
       const fraction = Math.max(ctx.percentage, after / ctx.inputBudget);
       const where = `${layoutName(layout)} freed nothing: ${percent(fraction)} of the input budget (${tokens(after)} of ${tokens(ctx.inputBudget)} tokens)`;
-      if (fraction >= this.#options.declineCeiling) return { action: 'decline', reason: where };
+      // The guard's critical floor, or the trigger when set above it (a request there is not refused at once).
+      if (fraction >= declineCeiling(this.#options.at)) return { action: 'decline', reason: where };
       return { action: 'warn', message: where };
     }
     ctx.state['compactions'] = countIn(ctx.state, 'compactions') + 1;
@@ -251,7 +240,8 @@ export class LayoutStrategy implements ContextStrategy {
   #choose(ctx: ReactContext): LayoutChoice {
     const { tools } = ctx;
     const view = effectiveView(tools);
-    const ranges = sectionRanges(view, this.#options.isCurrentMessage);
+    // The turn opens at the newest user message that no compaction wrote (isUserTurn).
+    const ranges = sectionRanges(view);
     const fixed = requestOverhead(ctx, view) + tools.measure(view.slice(0, ranges.HISTORY.from));
     const costs = {} as Record<LayoutSection, SectionCosts>;
     for (const section of layoutSections) {
@@ -271,7 +261,7 @@ export class LayoutStrategy implements ContextStrategy {
     let provided = 0;
     for (const entry of entries) {
       const own = tools.measure([entry]);
-      const replacement = withToolSummaries(entry.message, this.#options);
+      const replacement = withToolSummaries(entry.message);
       provided += replacement ? Math.min(own, tools.measure([replacement])) : own;
     }
     const maxChars = this.#summaryChars(inputBudget);
@@ -290,17 +280,18 @@ export class LayoutStrategy implements ContextStrategy {
     return this.#options.maxFactTokens ?? defaultSummaryFactTokens(inputBudget);
   }
 
-  /** Characters a section summary may take: `summaryTokens` at ~3 characters a token (its facts come on top). */
+  /** Characters a section summary's text may take: its tokens at ~3 characters a token (its facts come on top). */
   #summaryChars(inputBudget: number): number {
     return this.#summaryTokens(inputBudget) * 3;
   }
 
-  /** Tokens a section summary is sized to: the option, else 1,024 or 10% of the input budget if less. */
+  /** Tokens a section summary is counted at: `summaryMaxLength` at 4 characters a token. */
   #summaryTokens(inputBudget: number): number {
-    return (
-      this.#options.summaryTokens ??
-      Math.max(64, Math.min(DEFAULT_SUMMARY_TOKENS, Math.floor(inputBudget / 10)))
-    );
+    // Unset: 4,096 characters, or 10% of the input budget if less (at least 256, 64 tokens).
+    const maxLength =
+      this.#options.summaryMaxLength ??
+      Math.max(256, Math.min(DEFAULT_SUMMARY_MAX_LENGTH, Math.floor((inputBudget * CHARS_PER_TOKEN) / 10)));
+    return Math.floor(maxLength / CHARS_PER_TOKEN);
   }
 
   /** Renders one section as the layout says; true when the conversation changed. */
@@ -320,7 +311,8 @@ export class LayoutStrategy implements ContextStrategy {
         to,
         maxLength: this.#summaryChars(ctx.inputBudget),
         focus: this.#options.focus,
-        keepFacts: this.#options.keepFacts,
+        // A section summary carries the facts (paths, errors, commands…) its text leaves out.
+        keepFacts: true,
         maxFactTokens: this.#factTokens(ctx.inputBudget),
         signal: ctx.signal,
       });
@@ -331,7 +323,7 @@ export class LayoutStrategy implements ContextStrategy {
     const view = effectiveView(ctx.tools);
     for (let index = from; index < to; index++) {
       const entry = view[index] as HistoryEntry;
-      const replacement = withToolSummaries(entry.message, this.#options);
+      const replacement = withToolSummaries(entry.message);
       if (!replacement || ctx.tools.measure([replacement]) >= ctx.tools.measure([entry])) continue;
       changed = ctx.tools.replaceRange(index, index + 1, replacement).changed || changed;
     }

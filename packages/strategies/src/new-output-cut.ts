@@ -2,7 +2,6 @@ import { lightTrimMessages, renderTranscript } from '@ctxguard/compactor';
 import {
   containsWhole,
   type ExtractedFact,
-  type FactCategory,
   type HistoryEntry,
   pushAll,
   type ReactContext,
@@ -40,7 +39,7 @@ export async function cutNewOutputs(
   ctx: ReactContext,
   view: readonly HistoryEntry[],
   pinned: number,
-  options: { goal: number; categories?: readonly FactCategory[] | undefined },
+  options: { goal: number },
 ): Promise<NewOutputCut | undefined> {
   const { tools } = ctx;
   const start = sinceLastAnswer(view, pinned);
@@ -59,9 +58,7 @@ export async function cutNewOutputs(
   const changed = cut.flatMap((message, offset) => (message === messages[offset] ? [] : [offset]));
   // Read before rewriting: a failing fact extractor leaves the history as it was.
   const facts = await Promise.all(
-    changed.map((offset) =>
-      tools.extractFacts({ entries: [arrived[offset]!], categories: options.categories, signal: ctx.signal }),
-    ),
+    changed.map((offset) => tools.extractFacts({ entries: [arrived[offset]!], signal: ctx.signal })),
   );
   const result: NewOutputCut = { trimmedMessages: 0, bytes, cutFacts: [] };
   changed.forEach((offset, index) => {

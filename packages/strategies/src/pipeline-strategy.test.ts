@@ -58,6 +58,8 @@ describe('PipelineStrategy options', () => {
     expect(() => new PipelineStrategy({ target: 0.9 })).toThrow(/target/);
     expect(() => new PipelineStrategy({ summarize: { keepRecentRatio: 2 } })).toThrow(/summarize/);
     expect(() => new PipelineStrategy({ prune: { protectTokens: -1 } })).toThrow(/prune/);
+    // The decline ceiling, the trigger's name and the last resorts are no longer options.
+    expect(() => new PipelineStrategy({ cutToolOutputs: false } as never)).toThrow(/cutToolOutputs/);
   });
 });
 
@@ -74,30 +76,22 @@ describe('PipelineStrategy stages', () => {
     expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.6);
   });
 
-  it('keeps the facts of the pruned outputs in the system prompt’s facts block, unless keepClearedFacts is false', async () => {
-    const run = async (keepClearedFacts: boolean) => {
-      // Twelve errors per output: more than a placeholder keeps (8).
-      const tools = HistoryStrategyTools.of(failingAgentChat(20, 2_000, 12));
-      const budget = Math.ceil(tools.tokens() / 0.85);
-      const decision = await new PipelineStrategy({
-        prune: { protectTokens: 500, minimumSavings: 0 },
-        keepClearedFacts,
-      }).react(reactContext(tools, 'compact', { inputBudget: budget }));
-      expect(decision.action).toBe('compacted');
-      expect(rewritesCalled(tools)).toEqual(['pruneToolOutputs']);
-      expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.6);
-      return tools;
-    };
-    const kept = await run(true);
+  it('keeps the facts of the pruned outputs in the system prompt’s facts block', async () => {
+    // Twelve errors per output: more than a placeholder keeps (8).
+    const kept = HistoryStrategyTools.of(failingAgentChat(20, 2_000, 12));
+    const budget = Math.ceil(kept.tokens() / 0.85);
+    const decision = await new PipelineStrategy({
+      prune: { protectTokens: 500, minimumSavings: 0 },
+    }).react(reactContext(kept, 'compact', { inputBudget: budget }));
+    expect(decision.action).toBe('compacted');
+    expect(rewritesCalled(kept)).toEqual(['pruneToolOutputs']);
+    expect(kept.tokens()).toBeLessThanOrEqual(budget * 0.6);
     const injected = injectedFactValues(kept);
     expect(injected.length).toBeGreaterThan(0);
     // Only what neither a placeholder nor a kept output still shows.
     const shown = JSON.stringify(kept.sent().slice(1));
     for (const value of injected) expect(shown.includes(value)).toBe(false);
     expect(kept.calls.find((call) => call.method === 'injectFacts')?.args[1]).toBe('system-append');
-    const off = await run(false);
-    expect(injectedFactValues(off)).toEqual([]);
-    expect(off.calls.filter((call) => call.method === 'extractFacts')).toEqual([]);
   });
 
   it('scales the prune defaults to a small input budget, and protects nothing on a retry', async () => {
@@ -143,30 +137,23 @@ describe('PipelineStrategy stages', () => {
         content: [{ type: 'tool-result', toolCallId: 'call_4', toolName: 'read_file', output: big }],
       },
     ];
-    for (const cutToolOutputs of [true, false]) {
-      const tools = HistoryStrategyTools.of(messages);
-      const budget = Math.floor(tools.measure(tools.history.messages().slice(-1)) / 1.5);
-      const before = tools.tokens();
-      // Without the prune stage (which would clear the read whole), no stage can bring it down.
-      const decision = await new PipelineStrategy({ prune: false, cutToolOutputs }).react(
-        reactContext(tools, 'compact', { inputBudget: budget }),
-      );
-      if (!cutToolOutputs) {
-        expect(JSON.stringify(tools.sent())).toContain('line 40: see');
-        expect(tools.tokens()).toBeGreaterThan(budget);
-        continue;
-      }
-      expect(decision).toMatchObject({
-        action: 'compacted',
-        note: expect.stringMatching(/cut 1 tool outputs/),
-      });
-      const sent = JSON.stringify(tools.sent());
-      expect(sent).toContain('tail of the listing');
-      expect(sent).not.toContain('line 40: see');
-      expect(sent).toContain('/repo/deep/part40.ts');
-      expect(tools.tokens()).toBeLessThan(0.7 * before);
-      expect(countToolPairViolations(tools.sent())).toBe(0);
-    }
+    const tools = HistoryStrategyTools.of(messages);
+    const budget = Math.floor(tools.measure(tools.history.messages().slice(-1)) / 1.5);
+    const before = tools.tokens();
+    // Without the prune stage (which would clear the read whole), no stage can bring it down.
+    const decision = await new PipelineStrategy({ prune: false }).react(
+      reactContext(tools, 'compact', { inputBudget: budget }),
+    );
+    expect(decision).toMatchObject({
+      action: 'compacted',
+      note: expect.stringMatching(/cut 1 tool outputs/),
+    });
+    const sent = JSON.stringify(tools.sent());
+    expect(sent).toContain('tail of the listing');
+    expect(sent).not.toContain('line 40: see');
+    expect(sent).toContain('/repo/deep/part40.ts');
+    expect(tools.tokens()).toBeLessThan(0.7 * before);
+    expect(countToolPairViolations(tools.sent())).toBe(0);
   });
 
   it('bounds the summary by summaryShare of the input budget, so a small window is not filled by it', async () => {

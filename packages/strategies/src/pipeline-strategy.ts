@@ -13,6 +13,8 @@ import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-
 import { cutFactBound, keepingClearedFacts } from './cleared-facts.js';
 import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
 import { trimToolOutputs } from './recent-shrink.js';
+import { declineCeiling } from './shared-options.js';
+import { stageSwitch } from './stage-switch.js';
 import { foldEarlierSummary } from './summary-fold.js';
 import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
 
@@ -22,9 +24,8 @@ const DEFAULT_SUMMARY_SHARE = 0.05;
 const fraction = z.number().gt(0).max(1);
 const tokenCount = z.number().int().nonnegative();
 
-/** A stage switch: `true` (default settings), `false` (skipped) or the stage's settings. */
-const stageSwitch = <T extends z.ZodRawShape>(shape: T) =>
-  z.union([z.boolean(), z.strictObject(shape)]).default(true);
+/** Name of its single trigger level: the compactor's pipeline runs at its compaction threshold. */
+const LEVEL = 'compact';
 
 /** The four stages of {@link PipelineStrategy}, in the order they run. */
 export const pipelineStages = Object.freeze(['prune', 'deduplicate', 'summarize', 'truncate'] as const);
@@ -37,26 +38,9 @@ export const pipelineStrategyOptionsSchema = z
   .strictObject({
     /** Fraction (0–1) of the input budget at which the pipeline runs (default 0.80, the compactor's compaction threshold). */
     at: fraction.default(DEFAULT_COMPACTION_THRESHOLD),
-    /** Name of the single trigger level. */
-    level: z.string().min(1).default('compact'),
     /** Stages run until the request is under this fraction of the input budget (default 0.6, below `at` so the next turn does not refire at once). */
     target: fraction.default(0.6),
-    /** Nothing left to compact at or above this fraction of the input budget: decline (default 0.95). */
-    declineCeiling: z.number().gt(0).default(0.95),
-    /**
-     * Still at or above `declineCeiling` after the stages (the newest messages hold a file read
-     * larger than the window): cut tool outputs to head and tail down to the target before declining,
-     * the facts of the cut middles kept in the system prompt's facts block.
-     */
-    cutToolOutputs: z.boolean().default(true),
-    /**
-     * The facts of the tool outputs `prune` replaces by placeholders (paths, errors, commands,
-     * versions…) that the conversation no longer shows go to the system prompt's facts block,
-     * within the room the stage left under the target (one `extractFacts` call when it pruned
-     * something). `false`: only what the placeholders themselves keep.
-     */
-    keepClearedFacts: z.boolean().default(true),
-    /** Stage 1: old tool outputs become placeholders (unset: the newest outputs worth min(40,000, 20% of the input budget) tokens protected, at least min(20,000, 5%) saved, `skill` protected; a retry protects nothing). */
+    /** Stage 1: old tool outputs become placeholders, their facts kept in the system prompt's facts block (unset: the newest outputs worth min(40,000, 20% of the input budget) tokens protected, at least min(20,000, 5%) saved, `skill` protected; a retry protects nothing). */
     prune: stageSwitch({
       protectTokens: tokenCount.optional(),
       minimumSavings: tokenCount.optional(),
@@ -79,32 +63,13 @@ export const pipelineStrategyOptionsSchema = z
   .refine((options) => options.target <= options.at, {
     path: ['target'],
     message: 'must be at most `at`',
-  })
-  .refine((options) => options.declineCeiling >= options.at, {
-    path: ['declineCeiling'],
-    message: 'must be at least `at`',
   });
 
 /** What {@link PipelineStrategy} accepts; every field has a default. */
 export type PipelineStrategyOptions = z.input<typeof pipelineStrategyOptionsSchema>;
 
 type Options = z.output<typeof pipelineStrategyOptionsSchema>;
-interface SummarizeSettings {
-  keepRecentRatio: number;
-  minRecentMessages: number;
-  maxSummaryChars?: number | undefined;
-  summaryShare?: number | undefined;
-  focus?: string | undefined;
-  keepFacts?: boolean | undefined;
-}
-
-/** A stage's settings, or `undefined` when it is switched off. */
-function settingsOf<T extends object>(value: boolean | T, defaults: T): T | undefined {
-  if (value === false) return undefined;
-  return value === true ? defaults : value;
-}
-
-const SUMMARIZE_DEFAULTS: SummarizeSettings = { keepRecentRatio: 0.3, minRecentMessages: 4 };
+type SummarizeSettings = NonNullable<Options['summarize']>;
 
 /** The compactor's absolute prune defaults (sized for 128k–200k windows), and their shares of the input budget for smaller ones. */
 const PRUNE_PROTECT = { tokens: 40_000, share: 0.2 };
@@ -135,8 +100,11 @@ function pruneSettings(
 /**
  * The compactor's 4-stage pipeline as a guard strategy: at `at` (0.80 of the input budget) it prunes old tool
  * outputs, replaces superseded file reads, summarizes the older messages and slides the window, in
- * that order, through `ctx.tools`, stopping as soon as the request is under `target`. A retry
- * (still over the guard's floor) keeps only `minRecentMessages` and slides to the target.
+ * that order, through `ctx.tools`, stopping as soon as the request is under `target`. The facts of
+ * the pruned outputs go to the system prompt's facts block. A retry (still over the guard's floor)
+ * keeps only `minRecentMessages` and slides to the target. Still at or above the decline ceiling
+ * (0.95) after the stages, it folds an earlier summary, then cuts tool outputs to head and tail
+ * (the facts of the cut middles kept) before declining.
  */
 export class PipelineStrategy implements ContextStrategy {
   readonly specificationVersion = 'v1';
@@ -145,7 +113,7 @@ export class PipelineStrategy implements ContextStrategy {
 
   constructor(options: PipelineStrategyOptions = {}) {
     this.#options = parseOptions(pipelineStrategyOptionsSchema, options, 'PipelineStrategy options');
-    this.triggers = Object.freeze([Object.freeze({ level: this.#options.level, at: this.#options.at })]);
+    this.triggers = Object.freeze([Object.freeze({ level: LEVEL, at: this.#options.at })]);
   }
 
   /** Runs the enabled stages in order while over the target and says which ones changed the conversation. */
@@ -160,14 +128,15 @@ export class PipelineStrategy implements ContextStrategy {
       const result = await this.#runStage(stage, ctx, target, now());
       if (result?.changed && result.tokensAfter < result.tokensBefore) used.push(stage);
     }
-    const ceiling = this.#options.declineCeiling * ctx.inputBudget;
+    // Where the guard stops retrying: above it, with the stages done, only the last resorts are left.
+    const ceiling = declineCeiling(this.#options.at) * ctx.inputBudget;
     if (now() >= ceiling) {
       const folded = await this.#foldSummary(ctx);
       if (folded?.changed && folded.tokensAfter < folded.tokensBefore) used.push('fold summary');
     }
     // Every stage keeps the newest messages whole: one of them alone (a file read larger than the
     // window) would decline the request, so the tool outputs are cut to head and tail to the target.
-    if (this.#options.cutToolOutputs && now() >= ceiling) {
+    if (now() >= ceiling) {
       const { trimmedOutputs } = await trimToolOutputs(ctx, {
         overhead: Math.max(0, ctx.current - start),
         goal: target,
@@ -189,7 +158,7 @@ export class PipelineStrategy implements ContextStrategy {
   #nothingDone(ctx: ReactContext, target: number, after: number): StrategyDecision {
     const fraction = Math.max(ctx.percentage, after / ctx.inputBudget);
     const where = `${percent(fraction)} of the input budget (${tokens(Math.max(ctx.current, after))} of ${tokens(ctx.inputBudget)} tokens, target ${tokens(target)})`;
-    if (fraction >= this.#options.declineCeiling) {
+    if (fraction >= declineCeiling(this.#options.at)) {
       return { action: 'decline', reason: `${where} and no pipeline stage could compact further` };
     }
     return { action: 'warn', message: `${where}; no pipeline stage could compact further` };
@@ -202,27 +171,26 @@ export class PipelineStrategy implements ContextStrategy {
     current: number,
   ): Promise<RewriteResult | undefined> {
     const { tools } = ctx;
-    const options = this.#options;
     if (stage === 'prune') {
-      const settings = settingsOf(options.prune, {});
+      const settings = this.#options.prune;
       if (!settings) return undefined;
-      const prune = () =>
+      // What the placeholders drop (paths, errors, commands…) goes to the system prompt's facts block.
+      return keepingClearedFacts(ctx, { current, target }, () =>
         tools.pruneToolOutputs({
           ...pruneSettings(settings, ctx),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
-        });
-      if (!options.keepClearedFacts) return prune();
-      return keepingClearedFacts(ctx, { current, target }, prune);
+        }),
+      );
     }
     if (stage === 'deduplicate') {
-      const settings = settingsOf(options.deduplicate, {});
+      const settings = this.#options.deduplicate;
       return settings && tools.deduplicateFileReads(settings);
     }
     if (stage === 'summarize') {
-      const settings = settingsOf<SummarizeSettings>(options.summarize, SUMMARIZE_DEFAULTS);
+      const settings = this.#options.summarize;
       return settings && this.#summarize(ctx, settings);
     }
-    const settings = settingsOf(options.truncate, { fraction: 0.5 });
+    const settings = this.#options.truncate;
     if (!settings) return undefined;
     if (ctx.attempt === 0) return tools.slideWindow({ fraction: settings.fraction });
     const room = target - requestOverhead(ctx, effectiveView(tools));
@@ -231,7 +199,7 @@ export class PipelineStrategy implements ContextStrategy {
 
   /** The last resort before declining (see {@link foldEarlierSummary}); not when summaries are switched off. */
   async #foldSummary(ctx: ReactContext): Promise<RewriteResult | undefined> {
-    const settings = settingsOf<SummarizeSettings>(this.#options.summarize, SUMMARIZE_DEFAULTS);
+    const settings = this.#options.summarize;
     if (!settings) return undefined;
     return foldEarlierSummary(ctx, {
       maxLength: (range) => this.#summaryLength(ctx, settings, range),
@@ -244,10 +212,10 @@ export class PipelineStrategy implements ContextStrategy {
   #summaryLength(ctx: ReactContext, settings: SummarizeSettings, range: readonly HistoryEntry[]): number {
     // A summary never takes more than its share of the budget: in a small window, one sized by the
     // text it replaces alone filled the window, and no stage could compact it again.
-    const budgetChars = Math.floor((settings.summaryShare ?? DEFAULT_SUMMARY_SHARE) * ctx.inputBudget * 4);
+    const budgetChars = Math.floor(settings.summaryShare * ctx.inputBudget * 4);
     return Math.max(
       200,
-      Math.min(settings.maxSummaryChars ?? 6_000, rangeTokens(ctx.tools, range).fresh * 2, budgetChars),
+      Math.min(settings.maxSummaryChars, rangeTokens(ctx.tools, range).fresh * 2, budgetChars),
     );
   }
 
@@ -272,7 +240,7 @@ export class PipelineStrategy implements ContextStrategy {
       to: cut,
       maxLength,
       focus: settings.focus,
-      keepFacts: settings.keepFacts ?? true,
+      keepFacts: settings.keepFacts,
       signal: ctx.signal,
     });
   }

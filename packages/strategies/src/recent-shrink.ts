@@ -1,5 +1,5 @@
 import { lightTrimMessages, parseFactsBlock, renderTranscript } from '@ctxguard/compactor';
-import type { ExtractedFact, FactCategory, HistoryEntry, ReactContext } from '@ctxguard/core';
+import type { ExtractedFact, HistoryEntry, ReactContext } from '@ctxguard/core';
 import { keepFactsNotShown } from './cleared-facts.js';
 import { factsBlockTokens } from './facts-room.js';
 import { effectiveView } from './history-view.js';
@@ -69,7 +69,7 @@ export function largestFittingCut(
  */
 export async function trimToolOutputs(
   ctx: ReactContext,
-  options: { overhead: number; goal: number; factBound: number; categories?: readonly FactCategory[] },
+  options: { overhead: number; goal: number; factBound: number },
 ): Promise<Omit<ShrinkResult, 'loweredFactsTo'>> {
   const { tools, signal } = ctx;
   const view = effectiveView(tools);
@@ -91,7 +91,6 @@ export async function trimToolOutputs(
       ? []
       : await tools.extractFacts({
           entries: cut,
-          ...(options.categories ? { categories: options.categories } : {}),
           ...(signal ? { signal } : {}),
         });
   const result = await tools.lightTrim(cutOutputsTo(low));

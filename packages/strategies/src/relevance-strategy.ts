@@ -19,35 +19,27 @@ import {
   summaryBody,
   unitText,
 } from './entry-units.js';
-import { checkBelowTrigger, factBoundOptions, MIN_FACT_TOKENS } from './fact-bound-options.js';
 import { factsBlockTokens, factsRoom } from './facts-room.js';
 import { effectiveView, pinnedCount, summaryMessage } from './history-view.js';
 import { isSummaryEntry } from './message-kinds.js';
 import { lowerFactsBlock, trimToolOutputs } from './recent-shrink.js';
 import { bm25Scorer, type RelevanceScorer } from './relevance-scorer.js';
-import { aimFor, rememberCompaction } from './request-growth.js';
+import { checkBelowTrigger, declineCeiling, factTokenBound, maxFactTokensOption } from './shared-options.js';
 
+/** The name of its one trigger level, `at`: with a single level the name only labels the guard's events. */
+const LEVEL = 'pressure';
 /** Default bound of its facts block, as a share of the input budget (the facts of every hidden run). */
 const RELEVANCE_FACT_SHARE = 0.42;
-/** The second trigger's defaults: at 90% of the input budget, down to 40%. */
-const DEFAULT_CRITICAL = Object.freeze({ level: 'critical', at: 0.9, target: 0.4 });
+/** Upper bound of each hidden run's summary, in characters (~300 tokens): runs are short, so are their summaries. */
+const SUMMARY_MAX_LENGTH = 1200;
 
 /** Options of {@link RelevanceStrategy}. */
 export const relevanceStrategyOptionsSchema = z
   .strictObject({
-    /** Name of the trigger level at `at`. */
-    level: z.string().min(1).default('pressure'),
     /** Fraction (0–1) of the input budget at which the strategy fires. */
     at: z.number().gt(0).max(1).default(0.8),
     /** Fraction of the input budget the kept entries, summaries and facts are brought down to. */
     target: z.number().gt(0).lt(1).default(0.6),
-    /**
-     * Requests that should fit before the next compaction: when recent requests grew the context so
-     * fast that `target` would leave room for fewer, the strategy aims lower than `target` (0: never).
-     */
-    minRequestsBetween: z.number().int().min(0).default(0),
-    /** Nothing left to hide and above this fraction of the input budget: decline the request. */
-    declineCeiling: z.number().gt(0).default(0.95),
     /** Newest messages always kept verbatim (fewer when they alone would not fit under `target`). */
     recentCount: z.number().int().min(1).default(6),
     /**
@@ -60,49 +52,16 @@ export const relevanceStrategyOptionsSchema = z
         'must be a function (request) => number[]',
       )
       .optional(),
-    /** Upper bound of each summary of a hidden run, in characters (shorter for short runs). */
-    summaryMaxLength: z.number().int().positive().default(1200),
     /** Terms or a task the summaries should favour (default: the newest user message). */
     focus: z.string().min(1).optional(),
     /**
-     * A second, higher trigger whose reaction aims much lower (`target` of its own), so the guard's
-     * loop protection has a level to escalate to when the context refills within a few calls of a
-     * compaction, and a jump past it compacts deep at once. `false` (default): the single level at
-     * `at`; `{}` gives `{ level: 'critical', at: 0.9, target: 0.4 }`.
+     * Upper bound of the facts block in tokens; the least valuable facts are dropped to fit
+     * (default: 42% of the input budget, at least 100).
      */
-    critical: z
-      .union([
-        z.literal(false),
-        z.strictObject({
-          /** Name of the level. */
-          level: z.string().min(1).default(DEFAULT_CRITICAL.level),
-          /** Fraction (0–1) of the input budget at which it fires; above the first level's `at`. */
-          at: z.number().gt(0).max(1).default(DEFAULT_CRITICAL.at),
-          /** Fraction of the input budget its reaction brings the request down to; below its `at`. */
-          target: z.number().gt(0).lt(1).default(DEFAULT_CRITICAL.target),
-        }),
-      ])
-      .default(false),
-    ...factBoundOptions(RELEVANCE_FACT_SHARE),
+    maxFactTokens: maxFactTokensOption,
   })
   .superRefine((options, issues) => {
     checkBelowTrigger(options, { field: 'target', value: options.target }, issues);
-    const critical = options.critical;
-    if (critical === false) return;
-    if (critical.at <= options.at)
-      issues.addIssue({
-        code: 'custom',
-        path: ['critical', 'at'],
-        message: `must be above at (${options.at})`,
-      });
-    if (critical.target >= critical.at)
-      issues.addIssue({
-        code: 'custom',
-        path: ['critical', 'target'],
-        message: `must be below critical.at (${critical.at})`,
-      });
-    if (critical.level === options.level)
-      issues.addIssue({ code: 'custom', path: ['critical', 'level'], message: 'must differ from level' });
   });
 
 /** What {@link RelevanceStrategy} accepts; every field has a default. */
@@ -162,11 +121,7 @@ export class RelevanceStrategy implements ContextStrategy {
 
   constructor(options: RelevanceStrategyOptions = {}) {
     this.#options = parseOptions(relevanceStrategyOptionsSchema, options, 'RelevanceStrategy options');
-    const { level, at, critical } = this.#options;
-    this.triggers = Object.freeze([
-      Object.freeze({ level, at }),
-      ...(critical === false ? [] : [Object.freeze({ level: critical.level, at: critical.at })]),
-    ]);
+    this.triggers = Object.freeze([Object.freeze({ level: LEVEL, at: this.#options.at })]);
   }
 
   /** Scores, keeps the most relevant within `target`, hides the rest run by run and keeps their facts. */
@@ -218,7 +173,6 @@ export class RelevanceStrategy implements ContextStrategy {
     state['hiddenRuns'] = countIn(state, 'hiddenRuns') + runsHidden;
     state['trimmedOutputs'] = countIn(state, 'trimmedOutputs') + trimmedOutputs;
     state['lastFreed'] = freedInAll;
-    rememberCompaction(ctx, view);
     const cut = trimmedOutputs > 0 ? `, cut ${trimmedOutputs} kept tool outputs to head and tail` : '';
     return {
       action: 'compacted',
@@ -254,10 +208,8 @@ export class RelevanceStrategy implements ContextStrategy {
   async #plan(ctx: ReactContext, view: readonly HistoryEntry[]): Promise<HidePlan | undefined> {
     const { tools, inputBudget } = ctx;
     const pinned = pinnedCount(view);
-    const { at, minRequestsBetween } = this.#options;
-    const aim = aimFor(ctx, view, pinned, { at, target: this.#target(ctx), requests: minRequestsBetween });
     const room =
-      aim * inputBudget -
+      this.#options.target * inputBudget -
       requestOverhead(ctx, view) -
       tools.measure(view.slice(0, pinned)) -
       this.#factTokens(ctx);
@@ -363,11 +315,7 @@ export class RelevanceStrategy implements ContextStrategy {
     hidden: readonly HistoryEntry[],
     runs: readonly EntryUnit[],
   ): Promise<ExtractedFact[]> {
-    const found = await ctx.tools.extractFacts({
-      entries: hidden,
-      categories: this.#options.factCategories,
-      signal: ctx.signal,
-    });
+    const found = await ctx.tools.extractFacts({ entries: hidden, signal: ctx.signal });
     const hiddenIds = new Set(runs.flatMap((run) => view.slice(run.start, run.end).map((entry) => entry.id)));
     const kept = view.filter((entry) => !hiddenIds.has(entry.id));
     const visible = renderTranscript(kept.map((entry) => entry.message));
@@ -377,20 +325,11 @@ export class RelevanceStrategy implements ContextStrategy {
   /** Length of a run's summary: a quarter of the run's characters, within bounds. */
   #runSummaryChars(runChars: number): number {
     const share = Math.floor(runChars * SUMMARY_SHARE_OF_RUN);
-    return Math.max(MIN_RUN_SUMMARY_CHARS, Math.min(this.#options.summaryMaxLength, share));
-  }
-
-  /** The fraction this reaction aims at: the critical level's own `target` when it fired (or was escalated to). */
-  #target(ctx: ReactContext): number {
-    const { critical, target } = this.#options;
-    return critical !== false && ctx.level === critical.level ? critical.target : target;
+    return Math.max(MIN_RUN_SUMMARY_CHARS, Math.min(SUMMARY_MAX_LENGTH, share));
   }
 
   #factTokens(ctx: ReactContext): number {
-    return (
-      this.#options.maxFactTokens ??
-      Math.max(MIN_FACT_TOKENS, Math.floor(ctx.inputBudget * this.#options.factShare))
-    );
+    return factTokenBound(this.#options.maxFactTokens, ctx.inputBudget, RELEVANCE_FACT_SHARE);
   }
 
   /**
@@ -412,7 +351,6 @@ export class RelevanceStrategy implements ContextStrategy {
     state['reactions'] = countIn(state, 'reactions') + 1;
     state['trimmedOutputs'] = countIn(state, 'trimmedOutputs') + trimmed.trimmedOutputs;
     state['lastFreed'] = freed;
-    rememberCompaction(ctx, viewBefore);
     const parts = [
       `cut ${trimmed.trimmedOutputs} tool outputs to head and tail (${trimmed.keptFacts} facts of their middles kept)`,
       ...(lowered !== undefined ? [`facts block bound lowered to ${lowered} tokens`] : []),
@@ -428,17 +366,16 @@ export class RelevanceStrategy implements ContextStrategy {
    * fits `target`, keeping the facts of the cut middles; nothing when it already fits.
    */
   #trimOutputs(ctx: ReactContext, overhead: number) {
-    const categories = this.#options.factCategories;
     return trimToolOutputs(ctx, {
       overhead,
-      goal: this.#target(ctx) * ctx.inputBudget,
+      goal: this.#options.target * ctx.inputBudget,
       factBound: this.#factTokens(ctx),
-      ...(categories ? { categories } : {}),
     });
   }
 
   #nothingToHide(ctx: ReactContext): StrategyDecision {
-    if (ctx.percentage > this.#options.declineCeiling) {
+    // Above the guard's default critical floor it would only retry in vain: decline there, warn below.
+    if (ctx.percentage > declineCeiling(this.#options.at)) {
       return {
         action: 'decline',
         reason: `${percent(ctx.percentage)} of the input budget (${ctx.current} of ${ctx.inputBudget} tokens) and nothing older than the recent zone left to hide`,

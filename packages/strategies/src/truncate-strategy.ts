@@ -13,28 +13,23 @@ import { z } from 'zod';
 import { requestOverhead } from './budget-figures.js';
 import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
 import { trimToolOutputs } from './recent-shrink.js';
+import { declineCeiling } from './shared-options.js';
 
 /** Options of {@link TruncateStrategy}. */
-export const truncateStrategyOptionsSchema = z
-  .strictObject({
-    /** Newest messages kept (more when a tool call's results would otherwise be cut off). */
-    recentCount: z.number().int().positive().default(10),
-    /** Name of the single trigger level. */
-    level: z.string().min(1).default('urgent'),
-    /** Fraction (0–1) of the input budget at which the strategy fires. */
-    at: z.number().gt(0).max(1).default(0.85),
-    /** Still above this fraction of the input budget after dropping: decline the request. */
-    declineCeiling: z.number().gt(0).default(0.95),
-    /**
-     * When the newest messages alone hold the request above `declineCeiling` (a file read larger than
-     * the window), cut tool outputs to head and tail until it is under `at` before declining.
-     */
-    cutToolOutputs: z.boolean().default(true),
-  })
-  .refine((options) => options.declineCeiling >= options.at, {
-    path: ['declineCeiling'],
-    message: 'must be at least `at`',
-  });
+export const truncateStrategyOptionsSchema = z.strictObject({
+  /** Newest messages kept (more when a tool call's results would otherwise be cut off). */
+  recentCount: z.number().int().positive().default(10),
+  /** Fraction (0–1) of the input budget at which the strategy fires. */
+  at: z.number().gt(0).max(1).default(0.85),
+  /**
+   * When the newest messages alone hold the request above the decline ceiling (a file read larger
+   * than the window), cut tool outputs to head and tail until it is under `at` before declining.
+   */
+  cutToolOutputs: z.boolean().default(true),
+});
+
+/** Name of its single trigger level. */
+const LEVEL = 'urgent';
 
 /** What {@link TruncateStrategy} accepts; every field has a default. */
 export type TruncateStrategyOptions = z.input<typeof truncateStrategyOptionsSchema>;
@@ -62,7 +57,7 @@ function leadingReplacements(view: readonly HistoryEntry[], pinned: number): num
 
 /**
  * Drops the oldest messages (never the system prompt) so only the newest `recentCount` remain, with
- * no model call; when they alone hold the request over `declineCeiling`, cuts tool outputs to head
+ * no model call; when they alone hold the request over the decline ceiling (0.95, or `at` when higher), cuts tool outputs to head
  * and tail, and declines when even that is not enough.
  */
 export class TruncateStrategy implements ContextStrategy {
@@ -72,15 +67,15 @@ export class TruncateStrategy implements ContextStrategy {
 
   constructor(options: TruncateStrategyOptions = {}) {
     this.#options = parseOptions(truncateStrategyOptionsSchema, options, 'TruncateStrategy options');
-    this.triggers = Object.freeze([Object.freeze({ level: this.#options.level, at: this.#options.at })]);
+    this.triggers = Object.freeze([Object.freeze({ level: LEVEL, at: this.#options.at })]);
   }
 
   /**
    * Drops the oldest messages through `ctx.tools.dropOldest`; when the newest ones alone still hold
-   * the request above `declineCeiling`, cuts tool outputs to head and tail (`cutToolOutputs`).
+   * the request above the decline ceiling, cuts tool outputs to head and tail (`cutToolOutputs`).
    */
   async react(ctx: ReactContext): Promise<StrategyDecision> {
-    const { declineCeiling } = this.#options;
+    const ceiling = declineCeiling(this.#options.at);
     const { tools, state } = ctx;
     const view = effectiveView(tools);
     const overhead = requestOverhead(ctx, view);
@@ -93,15 +88,15 @@ export class TruncateStrategy implements ContextStrategy {
       state['lastFreed'] = freed;
     }
     let after = Math.max(0, ctx.current - freed) / ctx.inputBudget;
-    const cut = after > declineCeiling ? await this.#cutOutputs(ctx, overhead) : undefined;
+    const cut = after > ceiling ? await this.#cutOutputs(ctx, overhead) : undefined;
     if (cut) {
       state['cutOutputs'] = counter(state, 'cutOutputs') + cut.trimmedOutputs;
       after = cut.after;
     }
     const what = this.#describe(ctx, dropped, freed, after);
-    if (after > declineCeiling) {
+    if (after > ceiling) {
       const tried = cut ? `; cutting ${cut.trimmedOutputs} tool outputs to head and tail was not enough` : '';
-      return { action: 'decline', reason: `${what}${tried} (ceiling ${percent(declineCeiling)})` };
+      return { action: 'decline', reason: `${what}${tried} (ceiling ${percent(ceiling)})` };
     }
     if (cut) {
       return {

@@ -13,13 +13,9 @@ import {
 import { describeStrategy } from '../src/testing.js';
 
 describeStrategy(test, 'TruncateStrategy', () => new TruncateStrategy());
+// Four levels: the guard's escalation to a higher level runs here.
 describeStrategy(test, 'LayeredStrategy', () => new LayeredStrategy());
 describeStrategy(test, 'RelevanceStrategy', () => new RelevanceStrategy());
-describeStrategy(
-  test,
-  'RelevanceStrategy with a critical level',
-  () => new RelevanceStrategy({ critical: {} }),
-);
 describeStrategy(test, 'CacheFriendlyStrategy', () => new CacheFriendlyStrategy());
 describeStrategy(test, 'PipelineStrategy', () => new PipelineStrategy());
 describeStrategy(test, 'EngineStrategy', () => new EngineStrategy());
