@@ -1,4 +1,4 @@
-import { createContextGuard, InvalidInputError, type MessageInput } from 'ctxguard';
+import { createContextGuard, InvalidInputError, type MessageInput, TruncateStrategy } from 'ctxguard';
 import { describe, expect, it } from 'vitest';
 import { agentTurn, seeded } from './support/agent-conversation.ts';
 
@@ -76,6 +76,35 @@ describe('comparing a grown history with the stored one', () => {
     const stored = await guard.historyStore.load('sampled');
     expect(stored!.messages()[30]).toEqual(edited(30));
     await guard.close();
+  });
+
+  it('from thresholds.verify on, a change the request shows forks at once; a hidden one, by the sample', async () => {
+    const options = {
+      ...MODEL,
+      thresholds: { verify: 0.01 },
+      strategy: new TruncateStrategy({ recentCount: 12 }),
+    };
+    for (const [position, atOnce] of [
+      ['shown', true],
+      ['hidden', false],
+    ] as const) {
+      const guard = createContextGuard({ ...options, contextLimit: 8_000 });
+      const id = `verify-${position}`;
+      const app = conversation(30, 5);
+      const first = await guard.prepare({ conversationId: id, messages: app });
+      expect(first.actions.some((action) => action.type === 'compaction')).toBe(true);
+      app.push(extra(0));
+      await guard.prepare({ conversationId: id, messages: app });
+      // The newest 12 are shown; the newest 4 are compared on every call anyway.
+      const index = position === 'shown' ? app.length - 9 : 5;
+      app[index] = edited(index);
+      app.push(extra(1));
+      const result = await guard.prepare({ conversationId: id, messages: app });
+      const fork = result.actions.find((action) => action.type === 'fork');
+      expect(fork !== undefined).toBe(atOnce);
+      if (fork?.type === 'fork') expect(fork.keptMessages).toBe(index);
+      await guard.close();
+    }
   });
 
   it('a list that did not grow is compared in full', async () => {

@@ -56,10 +56,10 @@ export const createContextGuardOptionsSchema = z.strictObject({
   /** The measurer's thresholds, fractions of the input budget (`warn` 0.80, `exact` 0.90, …). */
   thresholds: contextMeasurerOptionsSchema.shape.thresholds,
   /**
-   * `sampled` (default): below `thresholds.verify` (0.5), an app's list that only grew is compared
-   * with the stored conversation on a sample of its earlier messages (the first, the newest few and
-   * a rotating slice), by `prepare` and by the measurer, so a call costs its new messages rather
-   * than the whole history. `full`: every earlier message is compared on every call.
+   * `sampled` (default): an app's list that only grew is compared with the stored conversation on
+   * a sample of its earlier messages (the first, the newest few and a rotating slice), plus, from
+   * `thresholds.verify` (0.5) on, every message the request shows; so a call costs its new messages
+   * and the request, not the whole history. `full`: every earlier message on every call.
    */
   prefixCheck: contextMeasurerOptionsSchema.shape.prefixCheck,
   /**

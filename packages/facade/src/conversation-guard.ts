@@ -58,7 +58,7 @@ import type {
   RewindResult,
   StoredMeasurement,
 } from './facade-types.js';
-import { messagesToSend, OriginalsIndex, syncHistory } from './history-sync.js';
+import { messagesToSend, OriginalsIndex, type SyncOptions, syncHistory } from './history-sync.js';
 import { readLearnedLimit, storeLearnedLimit } from './learned-limit.js';
 import { withConverterHint } from './provider-shapes.js';
 import {
@@ -424,7 +424,7 @@ export class ConversationGuard {
     const requestToPrime =
       pending && this.#measured.get(history) !== pending.version ? history.messages() : undefined;
     const sync = syncHistory(history, request.messages, this.#indexFor(history), {
-      trustPrefix: this.#trustPrefix(history),
+      prefixCheck: this.#prefixCheck(history),
       validate: (from) => validateFrom(input, request.messages, from),
       replyUsage: pending?.usage,
     });
@@ -561,11 +561,14 @@ export class ConversationGuard {
     return index;
   }
 
-  /** Whether a grown list may be compared on a sample (far from the limit, as the measurer does). */
-  #trustPrefix(history: InMemoryConversationHistory): boolean {
-    if (this.#fullPrefixCheck) return false;
+  /**
+   * How a grown list is compared: on a sample far from the limit (as the measurer does); nearer,
+   * the messages the request shows one by one and the hidden ones on a sample.
+   */
+  #prefixCheck(history: InMemoryConversationHistory): SyncOptions['prefixCheck'] {
+    if (this.#fullPrefixCheck) return 'full';
     const percentage = readSession(history.metadata).lastMeasurement?.percentage;
-    return percentage === undefined || percentage === null || percentage < this.#verify;
+    return percentage === undefined || percentage === null || percentage < this.#verify ? 'sample' : 'shown';
   }
 
   async #recoverOn(

@@ -33,11 +33,11 @@ export interface SyncOutcome {
 /** How {@link syncHistory} compares and stores the app's messages. */
 export interface SyncOptions {
   /**
-   * When the app's list grew (holds more messages) since the last call that matched every stored
-   * original, compare a sample of the earlier messages (the first, the newest few and a rotating
-   * slice) instead of all.
+   * How the earlier messages of an app's list that grew since the last call that matched every
+   * stored original are compared: `sample` (the first, the newest few and a rotating slice),
+   * `shown` (those the effective view shows one by one, a sample of the hidden ones) or `full`.
    */
-  trustPrefix: boolean;
+  prefixCheck: 'sample' | 'shown' | 'full';
   /** Validates the app's messages from `from` on (they are about to be stored); throws naming the field. */
   validate: (from: number) => Message[];
   /** Usage the provider reported for the stored request: stored on the reply, the first message appended. */
@@ -95,6 +95,8 @@ const ROTATING_CHECKS = 16;
 export class OriginalsIndex {
   ids: string[] = [];
   messages: Message[] = [];
+  /** Position of each original by entry id. */
+  #positions = new Map<string, number>();
   /** Length of the app's list at the last call that matched every original (-1: not known). */
   appLength = -1;
   #rotation = 0;
@@ -115,6 +117,7 @@ export class OriginalsIndex {
     const originals = history.entries().filter(isOriginalEntry);
     this.ids = originals.map((entry) => entry.id);
     this.messages = originals.map((entry) => entry.message);
+    this.#positions = new Map(this.ids.map((id, position) => [id, position]));
     this.appLength = -1;
   }
 
@@ -131,6 +134,7 @@ export class OriginalsIndex {
   /** Records entries appended as originals. */
   push(entries: readonly HistoryEntry[]): void {
     for (const entry of entries) {
+      this.#positions.set(entry.id, this.ids.length);
       this.ids.push(entry.id);
       this.messages.push(entry.message);
     }
@@ -142,6 +146,20 @@ export class OriginalsIndex {
     let k = 0;
     while (k < n && matchesStored(this.messages[k] as Message, app[k])) k++;
     return k;
+  }
+
+  /**
+   * Every original the effective view shows matches the app's message, and so does a sample of
+   * the hidden ones: what is sent is checked whole, at a cost bounded by the view, not the history.
+   */
+  shownMatches(history: InMemoryConversationHistory, app: readonly unknown[]): boolean {
+    if (!this.sampleMatches(app)) return false;
+    for (const entry of history.effectiveEntries()) {
+      const position = this.#positions.get(entry.id);
+      if (position !== undefined && !matchesStored(this.messages[position] as Message, app[position]))
+        return false;
+    }
+    return true;
   }
 
   /** The first original, the newest few and a rotating slice of the others all match the app's. */
@@ -196,8 +214,9 @@ export function syncHistory(
   options: SyncOptions,
 ): SyncOutcome {
   const n = index.length;
+  const grown = options.prefixCheck !== 'full' && n > 0 && index.appLength === n && app.length > n;
   const trusted =
-    options.trustPrefix && n > 0 && index.appLength === n && app.length > n && index.sampleMatches(app);
+    grown && (options.prefixCheck === 'sample' ? index.sampleMatches(app) : index.shownMatches(history, app));
   const matched = trusted ? n : index.commonPrefix(app);
   if (matched === n) {
     const { appended, usageAttached } = appendFrom(history, index, app, n, options);
