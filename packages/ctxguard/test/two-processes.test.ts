@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { type HistoryEntry, isOriginalEntry } from '@ctxguard/core';
+import { RedisPersistence } from '@ctxguard/persistence-redis';
 import { closeTestRedisPersistences, redisTestTarget } from '@ctxguard/persistence-redis/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker, waitFor } from '../../../test/support/child-worker.ts';
@@ -63,6 +65,67 @@ describe.skipIf(!target.available)('two processes serving one conversation throu
       await Promise.all(workers.map((worker) => worker.exited));
     }
   }, 180_000);
+
+  it('race on the same new turns, and no read of the store ever shows a message twice', async () => {
+    const url = target.available ? target.url : '';
+    const namespace = `ctxguard-test:race-${process.pid}-${randomUUID().slice(0, 8)}:`;
+    const workers = ['a', 'b'].map((name) =>
+      startWorker({ script, args: [url, namespace], cwd: packageDir, name: `race-${name}` }),
+    );
+    const reader = new RedisPersistence({ url, namespace });
+    const duplicates: string[] = [];
+    let reads = 0;
+    /** The originals of one stored version (its commit record and chunks), as a reader loading it gets them. */
+    const originalsOf = async (version: number): Promise<HistoryEntry[] | undefined> => {
+      const commit = (await reader.get(`history:shared:commit:${version}`)) as {
+        chunks: { key: string }[];
+      } | null;
+      if (!commit) return undefined;
+      const chunks = (await Promise.all(commit.chunks.map((chunk) => reader.get(chunk.key)))) as ({
+        entries: HistoryEntry[];
+      } | null)[];
+      if (chunks.some((chunk) => chunk === null)) return undefined; // collected meanwhile
+      return chunks.flatMap((chunk) => chunk!.entries).filter(isOriginalEntry);
+    };
+    // Every version still stored (the newest two) is read, so one that stood only briefly is seen too.
+    const readOnce = async () => {
+      const head = (await reader.get('history:shared:head')) as { version: number } | null;
+      if (!head) return;
+      for (const version of [head.version, head.version - 1]) {
+        const originals = await originalsOf(version);
+        if (!originals) continue;
+        reads++;
+        const seen = new Set<string>();
+        for (const entry of originals) {
+          const text = JSON.stringify(entry.message.content);
+          if (seen.has(text)) duplicates.push(`version ${version}: ${text.slice(0, 40)}`);
+          seen.add(text);
+        }
+      }
+    };
+    try {
+      await Promise.all(workers.map((worker) => worker.ready));
+      for (let turns = 1; turns <= 16; turns++) {
+        let racing = true;
+        const both = Promise.all(workers.map((worker) => ask<Prepared>(worker, `prepare ${turns}`))).finally(
+          () => {
+            racing = false;
+          },
+        );
+        while (racing) await readOnce();
+        for (const result of await both) expect(result.declined).toBeUndefined();
+        await readOnce();
+      }
+      expect(duplicates).toEqual([]);
+      expect(reads).toBeGreaterThan(16);
+      const stats = await ask<Record<string, unknown>>(workers[0] as Worker, 'stats');
+      expect(stats).toMatchObject({ originalMessages: 31 });
+    } finally {
+      for (const worker of workers) worker.send('exit');
+      await Promise.all(workers.map((worker) => worker.exited));
+      await reader.close();
+    }
+  }, 240_000);
 
   // Loop protection keeps its memory of compactions in the stored state: two processes taking turns
   // must not read each other's compactions as a loop and decline requests that compaction can fit.

@@ -230,11 +230,17 @@ export class HistoryStore {
    * Saves `history` as the next version of the conversation, writing only the chunks that
    * changed. When another writer saved first and `history` only gained entries since it was
    * loaded, those entries (and metadata keys it changed) are re-applied on top of the newer
-   * version, and `history` is updated to match; otherwise {@link HistoryConflictError}.
+   * version, and `history` is updated to match; otherwise {@link HistoryConflictError}. With
+   * `rebase: false` any newer version is a {@link HistoryConflictError}: for a writer that redoes
+   * its change on the newer version, which may hold the same entries already.
    * A history that was never loaded or saved here can only create a new conversation.
    */
-  async save(conversationId: string, history: PersistableHistory): Promise<SaveResult> {
-    return this.#save(conversationId, history, true);
+  async save(
+    conversationId: string,
+    history: PersistableHistory,
+    { rebase = true }: { rebase?: boolean } = {},
+  ): Promise<SaveResult> {
+    return this.#save(conversationId, history, rebase !== false);
   }
 
   /**

@@ -9,6 +9,7 @@ import {
   type CompactionEvent,
   type ContextStrategy,
   CtxGuardError,
+  type HistoryEntry,
   HookBus,
   InvalidInputError,
   isOriginalEntry,
@@ -72,7 +73,28 @@ import { readSession, writeSession } from './session-state.js';
 import { assertToolPairs } from './tool-pairs.js';
 
 const MAX_ATTEMPTS = 12;
-const CACHED_CONVERSATIONS = 256;
+/**
+ * Bound of the conversations kept in memory between calls, by their estimated size: a process
+ * serving many long conversations keeps the most recently used ones within it, and loads the
+ * others from the store.
+ */
+const CACHED_CONVERSATION_BYTES = 64 * 2 ** 20;
+/** Estimated bytes of each stored entry, computed once per entry object. */
+const entryBytes = new WeakMap<HistoryEntry, number>();
+
+/** The estimated in-memory size of a conversation: its entries as JSON, two bytes a character. */
+function historyBytes(history: InMemoryConversationHistory): number {
+  let total = 0;
+  for (const entry of history.entries()) {
+    let bytes = entryBytes.get(entry);
+    if (bytes === undefined) {
+      bytes = 2 * JSON.stringify(entry).length;
+      entryBytes.set(entry, bytes);
+    }
+    total += bytes;
+  }
+  return Math.max(1, total);
+}
 const REMEMBERED_REQUESTS = 1_000;
 /**
  * A call given no signal of its own gives up after this long: a model-backed summarizer or strategy
@@ -172,7 +194,10 @@ export class ConversationGuard {
   readonly #ownedCounter: HybridTokenCounter | undefined;
   readonly #queues = new Map<string, Promise<void>>();
   /** Loaded conversations, least recently used dropped first (reads refresh an entry). */
-  readonly #histories = new LRUCache<string, InMemoryConversationHistory>({ max: CACHED_CONVERSATIONS });
+  readonly #histories = new LRUCache<string, InMemoryConversationHistory>({
+    maxSize: CACHED_CONVERSATION_BYTES,
+    sizeCalculation: historyBytes,
+  });
   readonly #sent = new LRUCache<string, SentRequest>({ max: REMEMBERED_REQUESTS });
   /** The stored originals of each loaded conversation, kept between calls. */
   readonly #indexes = new WeakMap<InMemoryConversationHistory, OriginalsIndex>();
@@ -876,9 +901,12 @@ export class ConversationGuard {
         throw error;
       }
       try {
-        const saved = await this.historyStore.save(id, history);
-        if (!saved.rebased) return result;
+        // Never merged onto another writer's version: it may hold the same new messages already.
+        await this.historyStore.save(id, history, { rebase: false });
+        // Sized again, as it grew (lru-cache keeps the size of a value set again unchanged).
         this.#histories.delete(id);
+        this.#histories.set(id, history);
+        return result;
       } catch (error) {
         this.#histories.delete(id);
         if (!(error instanceof HistoryConflictError)) throw error;
