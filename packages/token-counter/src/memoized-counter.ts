@@ -17,7 +17,7 @@ import {
 
 /** Options of {@link MemoizedCounter}. */
 export const memoizedCounterOptionsSchema = z.strictObject({
-  /** Most remembered message counts (per mode). Default 50,000. */
+  /** Most remembered message counts (per mode). Default: bounded by the size of their keys alone (16 Mi characters). */
   maxEntries: z.number().int().positive().optional(),
 });
 
@@ -47,8 +47,9 @@ export class MemoizedCounter implements TokenCounter {
       );
     }
     this.inner = inner;
-    this.estimates = new MessageMemo<number>({ maxEntries: parsed.maxEntries ?? 50_000 });
-    this.measured = new MessageMemo<TokenCount>({ maxEntries: parsed.maxEntries ?? 50_000 });
+    const bound = parsed.maxEntries !== undefined ? { maxEntries: parsed.maxEntries } : {};
+    this.estimates = new MessageMemo<number>(bound);
+    this.measured = new MessageMemo<TokenCount>(bound);
   }
 
   /** The inner counter's revision plus one per `learn()` made through the wrapper. */

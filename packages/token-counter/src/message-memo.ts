@@ -21,7 +21,7 @@ interface IdentityEntry<V> {
 
 /** Options of {@link MessageMemo}. */
 export interface MessageMemoOptions {
-  /** Most content-addressed entries kept (least recently used dropped first). Default 50,000. */
+  /** Most content-addressed entries kept (least recently used dropped first). Default: bounded by `maxKeyChars` alone. */
   maxEntries?: number;
   /**
    * Most characters held in content keys (least recently used entries dropped first). Keys up to
@@ -52,8 +52,9 @@ export class MessageMemo<V extends NonNullable<unknown> = number> {
   private missCount = 0;
 
   constructor(options: MessageMemoOptions = {}) {
+    // No default entry bound: lru-cache preallocates `max` slots, a cost every cold start would pay.
     this.byContent = new LRUCache<string, V>({
-      max: Math.max(1, Math.floor(options.maxEntries ?? 50_000)),
+      ...(options.maxEntries !== undefined ? { max: Math.max(1, Math.floor(options.maxEntries)) } : {}),
       maxSize: Math.max(1, Math.floor(options.maxKeyChars ?? 16 * 2 ** 20)),
       sizeCalculation: (_value, key) => Math.max(1, key.length),
     });
