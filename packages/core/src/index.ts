@@ -1,6 +1,6 @@
 export { pushAll } from './arrays.js';
 export { describeThrown, describeValue } from './describe-value.js';
-export type { CtxGuardErrorCode, FieldIssue } from './errors.js';
+export type { CtxGuardErrorCode } from './errors.js';
 export {
   ConversionError,
   CtxGuardError,
@@ -23,16 +23,11 @@ export type {
   CompactionEvent,
   CompletionEvent,
   ContextMeasureEvent,
-  HookBusOptions,
-  HookEvents,
-  HookListener,
-  HookName,
-  ListenerErrorHandler,
   MessageResolveEvent,
   WarningEvent,
 } from './hooks.js';
-export { HookBus, hookBusOptionsSchema, hookNames, isHookBus } from './hooks.js';
-export type { JsonCheckOptions, JsonCopyResult, JsonValueIssue } from './json-value.js';
+export { HookBus, hookNames, isHookBus } from './hooks.js';
+export type { JsonCheckOptions, JsonValueIssue } from './json-value.js';
 export { copyJsonValue, findJsonValueIssue } from './json-value.js';
 export type {
   AssistantMessage,
@@ -42,7 +37,6 @@ export type {
   JsonValue,
   Message,
   MessageInput,
-  MessageRole,
   OpaquePart,
   ProviderOptions,
   ReasoningPart,
@@ -56,28 +50,15 @@ export type {
   UserMessage,
 } from './message.js';
 export {
-  assistantMessageSchema,
-  contentPartSchema,
   contentParts,
-  filePartSchema,
-  imagePartSchema,
   jsonValueSchema,
   messageSchema,
   messagesSchema,
   messageText,
-  opaquePartSchema,
   parseMessage,
   parseMessages,
   providerOptionsSchema,
-  reasoningPartSchema,
-  systemMessageSchema,
-  textPartSchema,
-  toolCallPartSchema,
-  toolMessageSchema,
-  toolResultContentPartSchema,
-  toolResultPartSchema,
   usageSchema,
-  userMessageSchema,
 } from './message.js';
 export {
   isRecord,

@@ -1,23 +1,16 @@
 export { estimateConversation, measureConversation } from './conversation.js';
-export type { CountApi, CountApiCounterOptions } from './count-api-counter.js';
+export type { CountApiCounterOptions } from './count-api-counter.js';
 export { CountApiCounter, CountApiError } from './count-api-counter.js';
 export type { CountCache } from './count-cache.js';
-export type { EngineKind, ExactEncoding, ExactEngine } from './exact-engine.js';
-export type { EngineFactory, ExactTokenCounterOptions } from './exact-token-counter.js';
+export type { ExactEngine } from './exact-engine.js';
+export type { ExactTokenCounterOptions } from './exact-token-counter.js';
 export { ExactTokenCounter, encodingForModel } from './exact-token-counter.js';
-export type {
-  ClassTally,
-  HeuristicCalibrationState,
-  HeuristicCounterOptions,
-  MessageParts,
-  PartsLearnInput,
-} from './heuristic-counter.js';
+export type { HeuristicCounterOptions, MessageParts, PartsLearnInput } from './heuristic-counter.js';
 export { HeuristicCounter, weighParts } from './heuristic-counter.js';
-export type { CounterRoute, HybridTokenCounterOptions } from './hybrid-counter.js';
+export type { HybridTokenCounterOptions } from './hybrid-counter.js';
 export { HybridTokenCounter } from './hybrid-counter.js';
 export type { MemoizedCounterOptions } from './memoized-counter.js';
 export { MemoizedCounter } from './memoized-counter.js';
-export type { MessageCostOptions, TextCounter } from './message-cost.js';
 export {
   conversationOverhead,
   fileTokens,
