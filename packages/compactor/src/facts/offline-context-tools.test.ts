@@ -323,23 +323,47 @@ describe('facts of texts seen before', () => {
     });
     expect(whole.length).toBeGreaterThan(5);
     expect(await tools.extractFacts({ content: renderTranscript(messages) })).toEqual(whole);
-    const texts = messages.map((message) => renderTranscript([message]));
-    expect(offlineFactsOf(texts, 20_000)).toEqual(whole);
+    const render = (message: Message) => renderTranscript([message]);
+    expect(offlineFactsOf(messages, render, 20_000)).toEqual(whole);
     // Read again (from the memo): equal, and what a caller does to one answer never reaches the next.
-    const first = offlineFactsOf(texts, 20_000);
+    const first = offlineFactsOf(messages, render, 20_000);
     first[0]!.value = 'changed';
     first.pop();
-    expect(offlineFactsOf(texts, 20_000)).toEqual(whole);
+    expect(offlineFactsOf(messages, render, 20_000)).toEqual(whole);
     const again = await tools.extractFacts({ content: renderTranscript(messages) });
     again[0]!.value = 'changed';
     expect(await tools.extractFacts({ content: renderTranscript(messages) })).toEqual(whole);
   });
 
   it('are ranked under maxFacts across all the texts, as one transcript is', async () => {
-    const texts = messages.map((message) => renderTranscript([message]));
     const few = await createOfflineContextTools({ maxFacts: 5 }).extractFacts({
       content: renderTranscript(messages),
     });
-    expect(offlineFactsOf(texts, 5)).toEqual(few);
+    expect(offlineFactsOf(messages, (message) => renderTranscript([message]), 5)).toEqual(few);
+  });
+
+  it('render a deeply frozen message once, however often it is read; any other message every time', () => {
+    const frozen = messages.map((message) => deepFreeze(structuredClone(message)));
+    const rendered: Message[] = [];
+    const render = (message: Message) => {
+      rendered.push(message);
+      return renderTranscript([message]);
+    };
+    const once = offlineFactsOf(frozen, render, 20_000);
+    expect(offlineFactsOf(frozen, render, 20_000)).toEqual(once);
+    expect(rendered).toHaveLength(frozen.length);
+    const open = messages.map((message) => structuredClone(message));
+    offlineFactsOf(open, render, 20_000);
+    offlineFactsOf(open, render, 20_000);
+    expect(rendered).toHaveLength(frozen.length + 2 * open.length);
+    expect(offlineFactsOf(open, render, 20_000)).toEqual(once);
   });
 });
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

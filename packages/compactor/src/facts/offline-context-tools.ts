@@ -2,6 +2,7 @@ import {
   type ContextTools,
   type ExtractedFact,
   type FactCategory,
+  type Message,
   parseOptions,
   throwIfAborted,
 } from '@ctxguard/core';
@@ -45,8 +46,23 @@ export const offlineContextToolsOptionsSchema = z.object({
 const candidatesSeen = new LRUCache<string, readonly Candidate[]>({
   maxSize: 8_000_000,
   sizeCalculation: (candidates, key) =>
-    key.length + candidates.reduce((sum, c) => sum + 48 + 2 * (c.value.length + (c.span?.length ?? 0)), 0),
+    key.length + candidates.reduce((sum, c) => sum + 96 + 2 * (c.value.length + (c.span?.length ?? 0)), 0),
 });
+
+/**
+ * A string with storage of its own. A slice of a long text may share that text's memory (V8 keeps
+ * the whole of it alive for a short slice): a candidate kept in {@link candidatesSeen} must not
+ * hold a whole transcript.
+ */
+function ownString(text: string): string {
+  return ` ${text}`.slice(1);
+}
+
+function detached(candidate: Candidate): Candidate {
+  const copy: Candidate = { ...candidate, value: ownString(candidate.value) };
+  if (candidate.span !== undefined) copy.span = ownString(candidate.span);
+  return copy;
+}
 
 /** The text's SHA-256 and length: keys the memo without keeping the text. */
 function textDigest(text: string): string {
@@ -60,9 +76,16 @@ interface CandidateSettings {
   signal?: AbortSignal | undefined;
 }
 
+function candidateKey(text: string, settings: CandidateSettings): string {
+  return `${settings.redact}|${settings.maxFactLength}|${settings.categories?.join(',') ?? '*'}|${textDigest(text)}`;
+}
+
 /** The candidates of one text, scanned once per settings. */
-function candidatesOf(text: string, settings: CandidateSettings): readonly Candidate[] {
-  const key = `${settings.redact}|${settings.maxFactLength}|${settings.categories?.join(',') ?? '*'}|${textDigest(text)}`;
+function candidatesOf(
+  text: string,
+  settings: CandidateSettings,
+  key = candidateKey(text, settings),
+): readonly Candidate[] {
   let candidates = candidatesSeen.get(key);
   if (candidates === undefined) {
     candidates = factCandidates(settings.redact ? redactSecrets(text) : text, {
@@ -70,22 +93,50 @@ function candidatesOf(text: string, settings: CandidateSettings): readonly Candi
       signal: settings.signal,
       maxFacts: Number.POSITIVE_INFINITY,
       maxValueLength: settings.maxFactLength,
-    });
+    }).map(detached);
     candidatesSeen.set(key, candidates);
   }
   return candidates;
 }
 
+const DEFAULT_SETTINGS: CandidateSettings = { redact: true, maxFactLength: DEFAULT_MAX_FACT_LENGTH };
+
 /**
- * The facts the offline extractor finds in `texts` read as one transcript (each a rendered message),
- * with its default settings: each text is scanned once, however many compactions read it again.
+ * The {@link candidatesSeen} key of a deeply frozen message's rendered text (a stored original
+ * cannot change): a compaction that reads the message again skips rendering and hashing it.
  */
-export function offlineFactsOf(texts: readonly string[], maxFacts: number): ExtractedFact[] {
-  const settings = { redact: true, maxFactLength: DEFAULT_MAX_FACT_LENGTH };
-  return rankedFacts(
-    texts.map((text) => candidatesOf(text, settings)),
-    maxFacts,
+const keyOfFrozen = new WeakMap<Message, string>();
+
+function isFrozenMessage(message: Message): boolean {
+  const content: unknown = message.content;
+  return (
+    Object.isFrozen(message) &&
+    (typeof content === 'string' ||
+      (Array.isArray(content) && Object.isFrozen(content) && content.every((part) => Object.isFrozen(part))))
   );
+}
+
+/**
+ * The facts the offline extractor finds in `messages` read as one transcript, each rendered by
+ * `render`, with its default settings: each message is scanned once, however many compactions
+ * read it again.
+ */
+export function offlineFactsOf(
+  messages: readonly Message[],
+  render: (message: Message) => string,
+  maxFacts: number,
+): ExtractedFact[] {
+  const perMessage = messages.map((message) => {
+    const frozen = isFrozenMessage(message);
+    const known = frozen ? keyOfFrozen.get(message) : undefined;
+    const seen = known === undefined ? undefined : candidatesSeen.get(known);
+    if (seen) return seen;
+    const text = render(message);
+    const key = candidateKey(text, DEFAULT_SETTINGS);
+    if (frozen) keyOfFrozen.set(message, key);
+    return candidatesOf(text, DEFAULT_SETTINGS, key);
+  });
+  return rankedFacts(perMessage, maxFacts);
 }
 
 /** Options of {@link createOfflineContextTools}. */

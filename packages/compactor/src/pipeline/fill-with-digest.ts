@@ -143,9 +143,9 @@ function fillHost(
 export async function inputFacts(input: readonly Message[]): Promise<ExtractedFact[]> {
   const start = protectedHeadEnd(input);
   // Message by message: each original is scanned once however many compactions read it again.
-  const texts = input.slice(start).map((message) => renderTranscript([forSummarizer(message)]));
+  const render = (message: Message) => renderTranscript([forSummarizer(message)]);
   try {
-    return rankDigestFacts(offlineFactsOf(texts, 20_000), '');
+    return rankDigestFacts(offlineFactsOf(input.slice(start), render, 20_000), '');
   } catch {
     return []; // the digest is an extra: a failing extractor leaves the room empty
   }
