@@ -16,6 +16,7 @@ export {
 export { messageBytes, requestBytes, stripMediaToFit } from './budget/media-bytes.js';
 export { TokenMeter } from './budget/token-meter.js';
 
+export type { ContextToolsFromFunctionsOptions } from './facts/context-tools.js';
 export { contextToolsFromFunctions, summarizeRequestSchema } from './facts/context-tools.js';
 export { boundFacts, leftOutFacts } from './facts/fact-bound.js';
 export {
@@ -50,6 +51,7 @@ export { openToolRoundStart, restateToolRound, staleToolLoopStart } from './mess
 
 export { countToolPairViolations, repairToolPairs, toolPairUnits } from './messages/tool-pairs.js';
 
+export type { ContextExhaustedSizes } from './overflow/context-exhausted-error.js';
 export { ContextExhaustedError } from './overflow/context-exhausted-error.js';
 export type { OverflowTokens } from './overflow/overflow-errors.js';
 export {
@@ -72,6 +74,7 @@ export {
   deduplicateFileReadsOptionsSchema,
 } from './rewrites/deduplicate-file-reads.js';
 
+export type { LightTrimMessagesOptions } from './rewrites/light-trim.js';
 export { lightTrimMessages, lightTrimMessagesOptionsSchema } from './rewrites/light-trim.js';
 
 export {
@@ -88,14 +91,18 @@ export {
   isSignedReasoning,
 } from './rewrites/signed-reasoning.js';
 
+export type { SlidingWindowOptions } from './rewrites/sliding-window.js';
 export { slidingWindowOptionsSchema, truncateWithSlidingWindow } from './rewrites/sliding-window.js';
 
+export type { SummarizeMessagesOptions } from './rewrites/summarize-messages.js';
 export {
   STRUCTURED_SUMMARY_PROMPT,
   summarizeInChunks,
   summarizeMessages,
 } from './rewrites/summarize-messages.js';
 
+export type { TruncateToolOutputOptions } from './rewrites/tool-output-limits.js';
 export { truncateToolOutput } from './rewrites/tool-output-limits.js';
 
+export type { TruncateToTokenBudgetOptions } from './rewrites/truncate-to-budget.js';
 export { truncateToTokenBudget } from './rewrites/truncate-to-budget.js';

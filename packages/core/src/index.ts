@@ -23,6 +23,7 @@ export type {
   CompactionEvent,
   CompletionEvent,
   ContextMeasureEvent,
+  HookBusOptions,
   MessageResolveEvent,
   WarningEvent,
 } from './hooks.js';

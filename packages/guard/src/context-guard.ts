@@ -472,6 +472,11 @@ function textOf(message: Message): string {
   }
 }
 
+/** Tokens the rewrites added to the history's view in all (negative when they freed some), by their own counts. */
+function meteredGrowth(rewrites: readonly RecordedRewrite[]): number {
+  return rewrites.reduce((sum, rewrite) => sum + rewrite.tokensAfter - rewrite.tokensBefore, 0);
+}
+
 /**
  * Makes requests fit ({@link ContextGuard.fit}): routes each conversation to its strategy, fires
  * the strategy's triggers on a new crossing or while climbing, re-measures after a compaction and
@@ -979,7 +984,10 @@ export class ContextGuard {
     state.lastLevelIdx = Math.max(run.crossed, Math.min(levelIdx, triggers.length - 1));
     state.lastCurrent = run.current;
     this.#save(run.history, state);
-    const undo = { tools: tools.checkpoint(), bag: structuredClone(bag), dropped: run.droppedFacts.length };
+    const undo = {
+      tools: tools.checkpoint(),
+      bag: JSON.parse(JSON.stringify(bag)) as Record<string, JsonValue>,
+    };
     const rewritesBefore = undo.tools.rewrites;
     let decision: ReadDecision;
     try {
@@ -1008,7 +1016,9 @@ export class ContextGuard {
     const before = run.current;
     if (tools.rewrites.length > rewritesBefore) {
       await this.#remeasureRun(run);
-      if (run.current >= before) await this.#undoReaction(run, tools, bag, undo, before);
+      // Both the request (measured, maybe against usage before) and the rewrites' own counts say so.
+      if (run.current >= before && meteredGrowth(tools.rewrites.slice(rewritesBefore)) >= 0)
+        await this.#undoReaction(run, tools, bag, undo, before);
     }
     await this.#afterReaction(run, tools, bag);
     return this.#afterDecision(run, tools, decision, attempt, levelIdx, rewritesBefore, before);
@@ -1016,22 +1026,21 @@ export class ContextGuard {
 
   /**
    * A reaction whose rewrites did not shrink the request is taken back whole (history, request,
-   * the strategy's state, the facts it dropped): no compaction is recorded that frees nothing or
-   * grows the request, and the cached prefix stays. The guard then goes on as after a compaction
-   * that freed nothing — deeper while the request is critical, else it is sent as it was.
+   * the guard's notes in the history, the strategy's state): no compaction is kept that frees
+   * nothing or grows the request, and the cached prefix stays. The guard then goes on as after a
+   * compaction that freed nothing.
    */
   async #undoReaction(
     run: Reaction,
     tools: StrategyToolsImpl,
     bag: Record<string, JsonValue>,
-    undo: { tools: ToolsCheckpoint; bag: Record<string, JsonValue>; dropped: number },
+    undo: { tools: ToolsCheckpoint; bag: Record<string, JsonValue> },
     before: number,
   ): Promise<void> {
     const grewBy = run.current - before;
     tools.undoSince(undo.tools);
     for (const key of Object.keys(bag)) delete bag[key];
     Object.assign(bag, undo.bag);
-    run.droppedFacts.length = undo.dropped;
     await this.#remeasureRun(run);
     await this.#warn(
       'compaction_undone',

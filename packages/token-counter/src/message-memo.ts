@@ -19,6 +19,9 @@ interface IdentityEntry<V> {
   value: V;
 }
 
+/** What an entry costs beside its key, counted in characters so a memo of short keys stays bounded too. */
+const ENTRY_OVERHEAD_CHARS = 64;
+
 /** Options of {@link MessageMemo}. */
 export interface MessageMemoOptions {
   /** Most content-addressed entries kept (least recently used dropped first). Default: bounded by `maxKeyChars` alone. */
@@ -56,7 +59,7 @@ export class MessageMemo<V extends NonNullable<unknown> = number> {
     this.byContent = new LRUCache<string, V>({
       ...(options.maxEntries !== undefined ? { max: Math.max(1, Math.floor(options.maxEntries)) } : {}),
       maxSize: Math.max(1, Math.floor(options.maxKeyChars ?? 16 * 2 ** 20)),
-      sizeCalculation: (_value, key) => Math.max(1, key.length),
+      sizeCalculation: (_value, key) => key.length + ENTRY_OVERHEAD_CHARS,
     });
   }
 

@@ -102,38 +102,40 @@ function candidatesOf(
 const DEFAULT_SETTINGS: CandidateSettings = { redact: true, maxFactLength: DEFAULT_MAX_FACT_LENGTH };
 
 /**
- * The {@link candidatesSeen} key of a deeply frozen message's rendered text (a stored original
- * cannot change): a compaction that reads the message again skips rendering and hashing it.
+ * Per render function, the {@link candidatesSeen} key of a deeply frozen message's rendered text (a
+ * stored original cannot change): a compaction that reads the message again skips rendering and
+ * hashing it.
  */
-const keyOfFrozen = new WeakMap<Message, string>();
+const keysByRender = new WeakMap<(message: Message) => string, WeakMap<Message, string>>();
 
-function isFrozenMessage(message: Message): boolean {
-  const content: unknown = message.content;
-  return (
-    Object.isFrozen(message) &&
-    (typeof content === 'string' ||
-      (Array.isArray(content) && Object.isFrozen(content) && content.every((part) => Object.isFrozen(part))))
-  );
+function isDeepFrozen(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  return Object.isFrozen(value) && Object.values(value).every(isDeepFrozen);
 }
 
 /**
  * The facts the offline extractor finds in `messages` read as one transcript, each rendered by
- * `render`, with its default settings: each message is scanned once, however many compactions
- * read it again.
+ * `render` (one function for all calls, so its renderings are remembered), with its default
+ * settings: each message is scanned once, however many compactions read it again.
  */
 export function offlineFactsOf(
   messages: readonly Message[],
   render: (message: Message) => string,
   maxFacts: number,
 ): ExtractedFact[] {
+  let keys = keysByRender.get(render);
+  if (keys === undefined) {
+    keys = new WeakMap();
+    keysByRender.set(render, keys);
+  }
   const perMessage = messages.map((message) => {
-    const frozen = isFrozenMessage(message);
-    const known = frozen ? keyOfFrozen.get(message) : undefined;
+    const frozen = isDeepFrozen(message);
+    const known = frozen ? keys.get(message) : undefined;
     const seen = known === undefined ? undefined : candidatesSeen.get(known);
     if (seen) return seen;
     const text = render(message);
     const key = candidateKey(text, DEFAULT_SETTINGS);
-    if (frozen) keyOfFrozen.set(message, key);
+    if (frozen) keys.set(message, key);
     return candidatesOf(text, DEFAULT_SETTINGS, key);
   });
   return rankedFacts(perMessage, maxFacts);

@@ -139,13 +139,15 @@ function fillHost(
   return best;
 }
 
+/** One message as the digest's extractor reads it (one function, so its renderings are remembered). */
+const renderForDigest = (message: Message): string => renderTranscript([forSummarizer(message)]);
+
 /** Facts of the input (after the protected head) that a digest may restore, from the offline extractor. */
 export async function inputFacts(input: readonly Message[]): Promise<ExtractedFact[]> {
   const start = protectedHeadEnd(input);
   // Message by message: each original is scanned once however many compactions read it again.
-  const render = (message: Message) => renderTranscript([forSummarizer(message)]);
   try {
-    return rankDigestFacts(offlineFactsOf(input.slice(start), render, 20_000), '');
+    return rankDigestFacts(offlineFactsOf(input.slice(start), renderForDigest, 20_000), '');
   } catch {
     return []; // the digest is an extra: a failing extractor leaves the room empty
   }
