@@ -34,4 +34,4 @@ it('importing ctxguard and preparing a request does not load ioredis; making a R
   await guard.close();
   console.log(JSON.stringify({ afterPrepare, afterStore }));`);
   expect(JSON.parse(printed.trim().split('\n').at(-1)!)).toEqual({ afterPrepare: false, afterStore: true });
-});
+}, 60_000); // a new process that compiles every package's sources: seconds on a busy machine
