@@ -199,6 +199,8 @@ export class ConversationGuard {
     sizeCalculation: historyBytes,
   });
   readonly #sent = new LRUCache<string, SentRequest>({ max: REMEMBERED_REQUESTS });
+  /** Originals of each cached conversation when it was last sized for the cache. */
+  readonly #sizedAt = new WeakMap<InMemoryConversationHistory, number>();
   /** The stored originals of each loaded conversation, kept between calls. */
   readonly #indexes = new WeakMap<InMemoryConversationHistory, OriginalsIndex>();
   /** Per loaded conversation: the version of the stored request the measurer measured last. */
@@ -578,6 +580,20 @@ export class ConversationGuard {
   }
 
   /** The index of a loaded conversation's originals (rebuilt when something else changed them). */
+  /**
+   * Sizes a cached conversation again once its originals grew or shrank by a tenth since it was
+   * last sized: sizing reads every entry, so doing it on every call would cost what the history
+   * holds, not what is new. (lru-cache keeps the size of a value set again unchanged: delete, set.)
+   */
+  #resizeWhenGrown(id: string, history: InMemoryConversationHistory): void {
+    const originals = this.#indexes.get(history)?.length ?? history.length;
+    const sized = this.#sizedAt.get(history);
+    if (sized !== undefined && Math.abs(originals - sized) * 10 < Math.max(sized, 10)) return;
+    this.#sizedAt.set(history, originals);
+    this.#histories.delete(id);
+    this.#histories.set(id, history);
+  }
+
   #indexFor(history: InMemoryConversationHistory): OriginalsIndex {
     let index = this.#indexes.get(history);
     if (index?.fits(history)) return index;
@@ -903,9 +919,7 @@ export class ConversationGuard {
       try {
         // Never merged onto another writer's version: it may hold the same new messages already.
         await this.historyStore.save(id, history, { rebase: false });
-        // Sized again, as it grew (lru-cache keeps the size of a value set again unchanged).
-        this.#histories.delete(id);
-        this.#histories.set(id, history);
+        this.#resizeWhenGrown(id, history);
         return result;
       } catch (error) {
         this.#histories.delete(id);
