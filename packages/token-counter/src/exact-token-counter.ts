@@ -126,7 +126,7 @@ export class ExactTokenCounter implements TokenCounter {
   constructor(options?: ExactTokenCounterOptions) {
     this.options = parseOptions(exactTokenCounterOptionsSchema, options ?? {}, 'options');
     const memo = this.options.memo ?? true;
-    this.memo = memo === false ? undefined : new MessageMemo<number>(memo === true ? {} : definedOnly(memo));
+    this.memo = memo === false ? undefined : new MessageMemo<number>(memo === true ? {} : memo);
   }
 
   /** Changes when an encoder finishes loading (estimates turn exact); memos key on it. */
@@ -562,11 +562,4 @@ function safeJson(value: unknown): string {
   } catch {
     return '';
   }
-}
-
-/** `options` without its undefined fields. */
-function definedOnly<T extends object>(options: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as {
-    [K in keyof T]: Exclude<T[K], undefined>;
-  };
 }

@@ -25,12 +25,12 @@ const ENTRY_OVERHEAD_CHARS = 64;
 /** Options of {@link MessageMemo}. */
 export interface MessageMemoOptions {
   /** Most content-addressed entries kept (least recently used dropped first). Default: bounded by `maxKeyChars` alone. */
-  maxEntries?: number;
+  maxEntries?: number | undefined;
   /**
    * Most characters held in content keys (least recently used entries dropped first). Keys up to
    * 8 KB are the message's canonical JSON itself, so this bounds memory. Default 16 Mi (16–32 MB).
    */
-  maxKeyChars?: number;
+  maxKeyChars?: number | undefined;
 }
 
 /** The result of a memo lookup: the remembered value, or a way to remember one. */
