@@ -103,14 +103,23 @@ describe('MessageMemo', () => {
   });
 
   it('bounds the characters its content keys hold, dropping the oldest entries first', () => {
-    const memo = new MessageMemo({ maxKeyChars: 10_000 });
-    const text = (i: number) => `${i}:${'y'.repeat(2_000)}`;
+    const memo = new MessageMemo({ maxKeyChars: 1_200 });
+    const text = (i: number) => `${i}:${'y'.repeat(190)}`;
     for (let i = 0; i < 20; i++) memo.get({ role: 'user', content: text(i) }, 's', () => i);
-    // Each key holds about 2 KB of canonical JSON: only the newest four or five fit in 10,000.
+    // Each key holds about 210 characters of canonical JSON plus 64 of overhead: only the newest four or five fit.
     expect(memo.stats().entries).toBeGreaterThanOrEqual(4);
     expect(memo.stats().entries).toBeLessThanOrEqual(5);
     expect(memo.get({ role: 'user', content: text(19) }, 's', () => -1)).toBe(19);
     expect(memo.get({ role: 'user', content: text(0) }, 's', () => -1)).toBe(-1);
+  });
+
+  it('keys a long message by its hash: a 5 KB message costs a key of under 100 characters', () => {
+    const memo = new MessageMemo({ maxKeyChars: 2_000 });
+    const text = (i: number) => `${i}:${'y'.repeat(5_000)}`;
+    for (let i = 0; i < 10; i++) memo.get({ role: 'user', content: text(i) }, 's', () => i);
+    // Ten keys of the message's JSON itself would hold 50,000 characters; ten digests fit in 2,000.
+    expect(memo.stats().entries).toBe(10);
+    expect(memo.get({ role: 'user', content: text(0) }, 's', () => -1)).toBe(0);
   });
 
   it('hashes long content and still tells near-identical long messages apart', () => {

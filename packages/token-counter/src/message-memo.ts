@@ -10,8 +10,11 @@ interface CountedFields {
   content: unknown;
 }
 
-/** Fingerprints longer than this are replaced by their SHA-256 in the content-addressed map. */
-const INLINE_KEY_CHARS = 8192;
+/**
+ * Fingerprints longer than this are replaced by their length and SHA-256 in the content-addressed
+ * map, so an entry costs about the same for a 5 KB tool result as for a one-line message.
+ */
+const INLINE_KEY_CHARS = 256;
 
 interface IdentityEntry<V> {
   scope: string;
@@ -27,8 +30,9 @@ export interface MessageMemoOptions {
   /** Most content-addressed entries kept (least recently used dropped first). Default: bounded by `maxKeyChars` alone. */
   maxEntries?: number | undefined;
   /**
-   * Most characters held in content keys (least recently used entries dropped first). Keys up to
-   * 8 KB are the message's canonical JSON itself, so this bounds memory. Default 16 Mi (16–32 MB).
+   * Most characters held in content keys (least recently used entries dropped first). A key is at
+   * most a few hundred characters (longer messages are keyed by their SHA-256), so this bounds
+   * memory. Default 16 Mi (16–32 MB).
    */
   maxKeyChars?: number | undefined;
 }
