@@ -438,6 +438,39 @@ describe('replaceState', () => {
     expect(Object.isFrozen(history.entries()[0])).toBe(true);
   });
 
+  it('stores its parse of a message: no object shared with the caller, whose objects stay unfrozen', () => {
+    const objects = (value: unknown, into = new Set<object>()): Set<object> => {
+      if (typeof value === 'object' && value !== null) {
+        into.add(value);
+        for (const child of Object.values(value)) objects(child, into);
+      }
+      return into;
+    };
+    const history = new InMemoryConversationHistory();
+    const message = {
+      role: 'assistant' as const,
+      content: [
+        { type: 'text' as const, text: 'reading', providerOptions: { openai: { tags: ['a', { deep: 1 }] } } },
+        {
+          type: 'tool-call' as const,
+          toolCallId: 'c1',
+          toolName: 'read',
+          input: { path: 'a.ts', lines: [1, 2] },
+        },
+      ],
+    };
+    const given = objects(message);
+    const stored = history.append(message).message;
+    expect(stored).toEqual(message);
+    const kept = objects(stored);
+    expect(kept.size).toBe(given.size);
+    for (const object of kept) {
+      expect(given.has(object)).toBe(false);
+      expect(Object.isFrozen(object)).toBe(true);
+    }
+    for (const object of given) expect(Object.isFrozen(object)).toBe(false);
+  });
+
   it('keeps a top-level __proto__ metadata key as an ordinary key, leaving the prototype alone', () => {
     const history = new InMemoryConversationHistory();
     history.replaceState([], JSON.parse('{"__proto__":{"a":1},"k":1}'));

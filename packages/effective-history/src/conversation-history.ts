@@ -78,14 +78,13 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function ownCopy(message: Message, root: string): Message {
-  try {
-    return deepFreeze(structuredClone(message));
-  } catch (error) {
-    throw new InvalidInputError(`Invalid ${root}: cannot be copied (${(error as Error).message})`, [], {
-      cause: error,
-    });
-  }
+/**
+ * The history's own copy of a message: its schema parse, deep-frozen. Parsing already builds new
+ * objects and arrays (JSON fields are copied by `jsonValueSchema`) and shares only strings, which
+ * cannot change, so a second copy would only hold every string twice.
+ */
+function ownCopy(parsed: Message): Message {
+  return deepFreeze(parsed);
 }
 
 function freezeEntry(entry: HistoryEntry): HistoryEntry {
@@ -152,7 +151,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
     const valid = InMemoryConversationHistory.#allChecked(entries)
       ? entries.slice()
       : parseInput(entriesSchema, entries, 'entries').map((entry) =>
-          freezeEntry({ ...entry, message: ownCopy(entry.message, 'entries') }),
+          freezeEntry({ ...entry, message: ownCopy(entry.message) }),
         );
     assertConsistentEntries(valid);
     return valid;
@@ -176,7 +175,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
   append(message: MessageInput): HistoryEntry {
     const parsed = parseInput(messageSchema, message, 'message');
     const [id] = this.#freshIds(1);
-    const entry = freezeEntry({ id: id!, message: ownCopy(parsed, 'message') });
+    const entry = freezeEntry({ id: id!, message: ownCopy(parsed) });
     this.#push(entry);
     return entry;
   }
@@ -186,7 +185,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
     const parsed = parseInput(messagesSchema, messages, 'messages');
     const ids = this.#freshIds(parsed.length);
     const entries = parsed.map((message, index) =>
-      freezeEntry({ id: ids[index]!, message: ownCopy(message, `messages[${index}]`) }),
+      freezeEntry({ id: ids[index]!, message: ownCopy(message) }),
     );
     for (const entry of entries) this.#push(entry);
     return entries;
@@ -321,7 +320,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
   }
 
   #markerMessage(marker: MessageInput | undefined, info: TruncationInfo): Message {
-    if (marker !== undefined) return ownCopy(parseInput(messageSchema, marker, 'marker'), 'marker');
+    if (marker !== undefined) return ownCopy(parseInput(messageSchema, marker, 'marker'));
     let built: unknown;
     try {
       built = this.#marker(info);
@@ -334,7 +333,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
         },
       );
     }
-    return ownCopy(parseInput(messageSchema, built, 'truncation marker'), 'truncation marker');
+    return ownCopy(parseInput(messageSchema, built, 'truncation marker'));
   }
 
   /** Number of leading system messages (not summaries or markers) protected from truncation. */
@@ -460,14 +459,14 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
 /** The validated, frozen copies of a splice's replacement: one message or a non-empty list. */
 function replacementMessages(replacement: unknown): Message[] {
   if (!Array.isArray(replacement)) {
-    return [ownCopy(parseInput(messageSchema, replacement, 'replacement'), 'replacement')];
+    return [ownCopy(parseInput(messageSchema, replacement, 'replacement'))];
   }
   if (replacement.length === 0) {
     throw new InvalidInputError('Invalid replacement: must hold at least one message', ['replacement']);
   }
   return replacement.map((message: unknown, index) => {
     const root = `replacement[${index}]`;
-    return ownCopy(parseInput(messageSchema, message, root), root);
+    return ownCopy(parseInput(messageSchema, message, root));
   });
 }
 
