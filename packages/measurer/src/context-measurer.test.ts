@@ -12,7 +12,6 @@ import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ModelCatalog } from '@ctxguard/models';
 import { MemoryPersistence } from '@ctxguard/persistence';
 import {
-  type CountContext,
   conversationOverhead,
   HeuristicCounter,
   HybridTokenCounter,
@@ -350,18 +349,12 @@ describe('ContextMeasurer', () => {
     for (const model of ['bpe-1', 'big']) await resolve(conversation, { model });
     await measurer.warmCache(); // the exact encoder's arrival changes bpe-1's counts once
     for (const model of ['bpe-1', 'big']) await resolve(conversation, { model });
+    // A message appended to a tallied conversation is counted by the counter behind the memo.
     const inner = (measurer.counter as unknown as { inner: TokenCounter }).inner;
     const spy = inner.estimateMessage.bind(inner);
     inner.estimateMessage = (message, ctx) => {
       counted.push(message);
       return spy(message, ctx);
-    };
-    // A message appended to a tallied conversation is counted without the counter's memo.
-    const fresh = inner as TokenCounter & { estimateFresh: (m: Message, ctx: CountContext) => number };
-    const freshSpy = fresh.estimateFresh.bind(inner);
-    fresh.estimateFresh = (message, ctx) => {
-      counted.push(message);
-      return freshSpy(message, ctx);
     };
     // A heuristic-counted model is counted through its parts (kept to follow its calibration).
     const split = inner as TokenCounter & { messageParts: (m: Message, ctx: unknown) => unknown };

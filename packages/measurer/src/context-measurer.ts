@@ -359,7 +359,7 @@ export class ContextMeasurer {
   } {
     const owner = this.#tallyOf(input);
     const request = this.#compactions.request(input, owner, this.#fullPrefixCheck);
-    const { ctx, count, countAppended, weighing, key } = this.#counting(request.provider, request.model);
+    const { ctx, count, weighing, key } = this.#counting(request.provider, request.model);
     const tally = request === input ? owner : this.#tallyOf(request);
     const view = requestView(request, tally);
     const counter = this.counter;
@@ -367,7 +367,7 @@ export class ContextMeasurer {
     const limits = this.#limits(request);
     const countedFor = { model: key, revision };
     const before = tally.length;
-    let result = tally.update(view, count, countedFor, !this.#fullPrefixCheck, weighing, countAppended);
+    let result = tally.update(view, count, countedFor, !this.#fullPrefixCheck, weighing);
     // Without a history, conversations that open alike share a tally: one that does not continue
     // the last request measured there starts its own warn state.
     if (!request.history && result.firstChanged < before) tally.aboveWarn = false;
@@ -376,8 +376,7 @@ export class ContextMeasurer {
       const rough =
         (result.anchorIndex >= 0 ? result.usageTokens + result.trailingTokens : result.messageTokens) /
         Math.max(1, limits.inputBudget);
-      if (this.#mustVerify(rough))
-        result = tally.update(view, count, countedFor, false, weighing, countAppended);
+      if (this.#mustVerify(rough)) result = tally.update(view, count, countedFor, false, weighing);
     }
     // A new conversation, or a new opening, of a model that learns: where its completion will look for it.
     if (result.firstChanged <= 1 && weighing?.weights() !== undefined) this.#rememberOpening(request, tally);
@@ -484,19 +483,14 @@ export class ContextMeasurer {
     if (last !== undefined && last.provider === provider && last.model === model) return last;
     const ctx: CountContext = { provider, model };
     const direct = this.#direct;
-    const split = direct as TokenCounter & Partial<SplitCounter> & Partial<FreshCounter>;
+    const split = direct as TokenCounter & Partial<SplitCounter>;
     const key = `${provider}\u0000${model}`;
-    const count = (message: Message) => direct.estimateMessage(message, ctx);
     const next: ModelCounting = {
       provider,
       model,
       key,
       ctx,
-      count,
-      countAppended:
-        typeof split.estimateFresh === 'function'
-          ? (message) => (split as FreshCounter).estimateFresh(message, ctx)
-          : count,
+      count: (message) => direct.estimateMessage(message, ctx),
       weighing:
         typeof split.messageParts === 'function' && typeof split.weightsFor === 'function'
           ? {
@@ -705,9 +699,8 @@ interface ModelCounting {
   /** `provider` and `model` as one string: what a tally's counts were made for. */
   readonly key: string;
   readonly ctx: CountContext;
+  /** Counts a new or changed message, behind the memo: the tally keeps the count. */
   readonly count: (message: Message) => number;
-  /** Counts a message the tally keeps the count of from now on (without the counter's own memo when it has one). */
-  readonly countAppended: (message: Message) => number;
   /** How the counter splits its counts for this model, when it does (a calibrated heuristic). */
   readonly weighing: Weighing | undefined;
 }
@@ -721,11 +714,6 @@ interface SplitCounter {
 /** A counter that learns from the summed parts of a request (the heuristic and hybrid counters). */
 interface PartsLearner {
   learnFromParts(input: PartsLearnInput): Promise<void>;
-}
-
-/** A counter that can count a message without remembering it (the exact and hybrid counters). */
-interface FreshCounter {
-  estimateFresh(message: Message, ctx: CountContext): number;
 }
 
 /**

@@ -82,26 +82,6 @@ describe('ConversationTally', () => {
     expect(counted).toEqual(['new']);
   });
 
-  it('counts messages appended after an unchanged prefix with countAppended, every other message with count', () => {
-    const tally = new ConversationTally();
-    const { counted, count } = counting();
-    const appended: string[] = [];
-    const countAppended = (message: Message) => {
-      appended.push(String(message.content));
-      return count(message);
-    };
-    const list = ['a', 'b'].map(user);
-    tally.update(list, count, at(0), false, undefined, countAppended);
-    expect([counted, appended]).toEqual([['a', 'b'], []]);
-    counted.length = 0;
-    tally.update([...list, user('c'), user('d')], count, at(0), true, undefined, countAppended);
-    expect(appended).toEqual(['c', 'd']);
-    appended.length = 0;
-    counted.length = 0;
-    tally.update(['a', 'B', 'c', 'e'].map(user), count, at(0), false, undefined, countAppended);
-    expect([counted, appended]).toEqual([['B', 'c', 'e'], []]);
-  });
-
   it('sees an edit made in place', () => {
     const tally = new ConversationTally();
     const { count } = counting();

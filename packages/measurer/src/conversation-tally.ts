@@ -53,10 +53,9 @@ export interface Weighing {
   weights(): Readonly<Float64Array> | undefined;
 }
 
-/** How a tally counts: each message, a message appended after an unchanged prefix, and a calibrated counter's parts. */
+/** How a tally counts: each message, and a calibrated counter's parts. */
 interface Counting {
   count: (message: Message) => number;
-  countAppended: (message: Message) => number;
   weighing: Weighing | undefined;
 }
 
@@ -153,12 +152,11 @@ export class ConversationTally {
     countedFor: { model: string; revision: number },
     trustPrefix = false,
     weighing?: Weighing,
-    countAppended: (message: Message) => number = count,
   ): TallyResult {
     this.#read(view);
     try {
       return this.#update(
-        { count, countAppended, weighing: weighing?.weights() === undefined ? undefined : weighing },
+        { count, weighing: weighing?.weights() === undefined ? undefined : weighing },
         countedFor,
         trustPrefix,
       );
@@ -224,9 +222,7 @@ export class ConversationTally {
       sameRevision && firstChanged < previous ? this.#matchingTail(previous, n, firstChanged) : 0;
     this.#revision = countedFor.revision;
     this.#model = countedFor.model;
-    // Appended after an unchanged prefix: counted without the counter's own memo (the tally keeps them).
-    const appendedFrom = previous > 0 && firstChanged >= previous ? previous : n;
-    this.#count(counting, { from: recountFrom, firstChanged, n, appendedFrom }, { previous, reused });
+    this.#count(counting, { from: recountFrom, firstChanged, n }, { previous, reused });
     this.#trackAnchor(n, firstChanged, previous);
     // Usage reported by another model counts with another tokenizer: it anchors nothing here.
     if (!sameModel) this.#anchorValid = false;
@@ -293,11 +289,11 @@ export class ConversationTally {
    */
   #count(
     counting: Counting,
-    range: { from: number; firstChanged: number; n: number; appendedFrom: number },
+    range: { from: number; firstChanged: number; n: number },
     tail: { previous: number; reused: number },
   ): void {
-    const { count, countAppended, weighing } = counting;
-    const { from, firstChanged, n, appendedFrom } = range;
+    const { count, weighing } = counting;
+    const { from, firstChanged, n } = range;
     const tokens = this.#tokens;
     const sums = this.#sums;
     const snapshots = this.#snapshots;
@@ -319,12 +315,7 @@ export class ConversationTally {
         const message = this.#at(i);
         if (i >= firstChanged) snapshots[i] = takeMessageSnapshot(message);
         const split = weights === undefined ? undefined : weighing?.parts(message);
-        const value =
-          split !== undefined
-            ? weighParts(split, weights as Float64Array)
-            : i >= appendedFrom
-              ? countAppended(message)
-              : count(message);
+        const value = split !== undefined ? weighParts(split, weights as Float64Array) : count(message);
         if (typeof value !== 'number' || !(value >= 0 && value < Number.POSITIVE_INFINITY))
           throw this.#countError(i, `gave ${describeValue(value)}; a count must be a finite number ≥ 0`);
         parts[i] = split;

@@ -111,10 +111,10 @@ export async function run(h: BenchHarness): Promise<void> {
   // Repeated counting of an unchanged message: the memo answers.
   const sample = chunks(classText('prose'), 200, 500);
   const msgs: Message[] = sample.map((content) => ({ role: 'user', content }));
-  const memoCounter = new ExactTokenCounter({ pool });
-  await memoCounter.ready(ctx);
+  const memoCounter = new MemoizedCounter(new ExactTokenCounter({ pool }));
+  await (memoCounter.inner as ExactTokenCounter).ready(ctx);
   for (const m of msgs) memoCounter.estimateMessage(m, ctx);
-  const noMemo = new ExactTokenCounter({ pool, memo: false });
+  const noMemo = new ExactTokenCounter({ pool });
   await noMemo.ready(ctx);
   const lookup = new Map(sample.map((s, i) => [s, i]));
   let a = 0;
@@ -179,12 +179,11 @@ function conversation(size: number): Message[] {
 async function incremental(h: BenchHarness, pool: EncoderPool): Promise<ComparisonResult> {
   const size = 10_000;
   const messages = conversation(size);
-  const full = new ExactTokenCounter({ pool, memo: false });
-  const memo = new ExactTokenCounter({ pool });
-  const wrapped = new MemoizedCounter(new ExactTokenCounter({ pool, memo: false }));
-  await Promise.all([full.ready(ctx), memo.ready(ctx)]);
-  await memo.measureConversation({ messages }, ctx);
-  await wrapped.measureConversation({ messages }, ctx, { accuracy: 'exact' });
+  const full = new ExactTokenCounter({ pool });
+  const memo = new MemoizedCounter(new ExactTokenCounter({ pool }));
+  const exact = { accuracy: 'exact' } as const;
+  await full.ready(ctx);
+  await memo.measureConversation({ messages }, ctx, exact);
   let n = 0;
   const appended = () =>
     ({
@@ -204,22 +203,15 @@ async function incremental(h: BenchHarness, pool: EncoderPool): Promise<Comparis
     ],
     [
       [
-        'ExactTokenCounter memo (same objects)',
-        () => withAppended(messages, (l) => memo.measureConversation({ messages: l }, ctx)),
+        'MemoizedCounter(ExactTokenCounter) (same objects)',
+        () => withAppended(messages, (l) => memo.measureConversation({ messages: l }, ctx, exact)),
       ],
       [
-        'ExactTokenCounter memo (every message object rebuilt per call: content-addressed)',
+        'MemoizedCounter(ExactTokenCounter) (every message object rebuilt per call: content-addressed)',
         () =>
           withAppended(
             messages.map((m) => ({ ...m })),
-            (l) => memo.measureConversation({ messages: l }, ctx),
-          ),
-      ],
-      [
-        'MemoizedCounter(ExactTokenCounter)',
-        () =>
-          withAppended(messages, (l) =>
-            wrapped.measureConversation({ messages: l }, ctx, { accuracy: 'exact' }),
+            (l) => memo.measureConversation({ messages: l }, ctx, exact),
           ),
       ],
     ],
@@ -227,7 +219,6 @@ async function incremental(h: BenchHarness, pool: EncoderPool): Promise<Comparis
   );
   full.dispose();
   memo.dispose();
-  wrapped.dispose();
   return result;
 }
 

@@ -44,11 +44,7 @@ describe('a system prompt beside a system-role message (withSystemPrompt)', () =
   const exact = new ExactTokenCounter({ pool });
   const counters: [string, () => TokenCounter][] = [
     ['ExactTokenCounter', () => exact],
-    ['ExactTokenCounter (no memo)', () => new ExactTokenCounter({ pool, memo: false })],
-    [
-      'MemoizedCounter(ExactTokenCounter)',
-      () => new MemoizedCounter(new ExactTokenCounter({ pool, memo: false })),
-    ],
+    ['MemoizedCounter(ExactTokenCounter)', () => new MemoizedCounter(new ExactTokenCounter({ pool }))],
     ['a counter without conversation methods', () => plain(exact)],
     ['HybridTokenCounter', () => new HybridTokenCounter()],
   ];

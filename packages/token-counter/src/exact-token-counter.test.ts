@@ -155,47 +155,6 @@ describe('ExactTokenCounter', () => {
     counter.dispose();
   });
 
-  it('memoises per message: appending one message counts only that message', async () => {
-    const counter = new ExactTokenCounter({ pool });
-    const messages: Message[] = Array.from({ length: 200 }, (_, i) => ({
-      role: i % 2 ? 'assistant' : 'user',
-      content: `message ${i} ${'lorem ipsum '.repeat(i % 13)}`,
-    }));
-    const first = await counter.measureConversation({ messages }, gpt4o);
-    const afterFirst = counter.memoStats();
-    expect(afterFirst.misses).toBe(200);
-    messages.push({ role: 'user', content: 'one more question' });
-    const second = await counter.measureConversation({ messages }, gpt4o);
-    const stats = counter.memoStats();
-    expect(stats.misses - afterFirst.misses).toBe(1);
-    expect(stats.hits - afterFirst.hits).toBe(200);
-    expect(second.tokens - first.tokens).toBe(
-      (await counter.measureMessage(messages[200] as Message, gpt4o)).tokens,
-    );
-    expect(second.messages.slice(0, 200)).toEqual(first.messages);
-    counter.dispose();
-  });
-
-  it('estimateFresh counts like estimateMessage without reading or filling the memo', async () => {
-    const counter = new ExactTokenCounter({ pool });
-    await counter.ready(gpt4o);
-    const message: Message = {
-      role: 'assistant',
-      content: [
-        { type: 'text', text: 'Running the tests now.' },
-        { type: 'tool-call', toolCallId: 'c1', toolName: 'bash', input: { command: 'pnpm vitest run' } },
-      ],
-    };
-    const fresh = counter.estimateFresh(message, gpt4o);
-    expect(counter.memoStats()).toEqual({ hits: 0, misses: 0, entries: 0 });
-    expect(counter.estimateMessage(message, gpt4o)).toBe(fresh);
-    expect(counter.memoStats()).toMatchObject({ misses: 1, entries: 1 });
-    expect(counter.estimateFresh(message, gpt4o)).toBe(fresh);
-    expect(counter.memoStats()).toMatchObject({ hits: 0, misses: 1, entries: 1 });
-    expect(counter.estimateFresh(null as unknown as Message, gpt4o)).toBeGreaterThanOrEqual(0);
-    counter.dispose();
-  });
-
   it('rejects bad options and bad input with errors that name the field', async () => {
     expect(() => new ExactTokenCounter({ engine: 'wasm' as 'bpe' })).toThrow(InvalidOptionsError);
     expect(() => new ExactTokenCounter({ encoding: 'p50k_base' as 'o200k_base' })).toThrow(/encoding/);

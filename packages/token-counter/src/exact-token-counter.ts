@@ -21,7 +21,6 @@ import {
 } from './exact-engine.js';
 import { HeuristicCounter } from './heuristic-counter.js';
 import { conversationOverhead, messageTokens, toolDefinitionsTokens } from './message-cost.js';
-import { MessageMemo } from './message-memo.js';
 import { longestRun, roughEstimate } from './rough-estimate.js';
 import { SAMPLED_CHARS, sampledCount } from './sampled-count.js';
 import {
@@ -67,16 +66,6 @@ export const exactTokenCounterOptionsSchema = z.strictObject({
   linearFallback: z.boolean().optional(),
   /** Start loading the encoder on the first estimate, so later estimates are exact. Default true. */
   preload: z.boolean().optional(),
-  /** Per-message memo of exact counts; `false` turns it off. */
-  memo: z
-    .union([
-      z.boolean(),
-      z.strictObject({
-        maxEntries: z.number().int().positive().optional(),
-        maxKeyChars: z.number().int().positive().optional(),
-      }),
-    ])
-    .optional(),
   /** Where warnings go (`onWarning`): an engine that could not be loaded. */
   hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
   /** Called with every warning, in addition to `hooks`. */
@@ -108,7 +97,8 @@ export function encodingForModel(model: string): ExactEncoding {
  * OpenAI documents it, tool definitions, images and files. The default engine is `@ctxguard/bpe`
  * (pure JS, linear time); `tiktoken` is an option. The encoder loads lazily
  * once and is shared; `dispose()` releases it. `estimate*` is sync and exact once the encoder is
- * loaded; `measure*` is exact. Re-measuring a conversation costs only its new or edited messages.
+ * loaded; `measure*` is exact. It keeps no per-message memo: wrap it in a `MemoizedCounter`
+ * (the measurer does) so re-measuring a conversation costs only its new or edited messages.
  */
 export class ExactTokenCounter implements TokenCounter {
   readonly specificationVersion = 'v1' as const;
@@ -116,17 +106,13 @@ export class ExactTokenCounter implements TokenCounter {
   private readonly engines = new Map<ExactEncoding, ExactEngine>();
   private readonly linearEngines = new Map<ExactEncoding, ExactEngine>();
   private readonly loading = new Map<string, Promise<ExactEngine | undefined>>();
-  private readonly memo: MessageMemo<number> | undefined;
   private loads = 0;
   private disposed = false;
   private readonly encodings = new Map<string, ExactEncoding>();
-  private lastScope = { provider: '', model: '', encoding: '', scope: '' };
   private defaultFallback: TokenCounter | undefined;
 
   constructor(options?: ExactTokenCounterOptions) {
     this.options = parseOptions(exactTokenCounterOptionsSchema, options ?? {}, 'options');
-    const memo = this.options.memo ?? true;
-    this.memo = memo === false ? undefined : new MessageMemo<number>(memo === true ? {} : memo);
   }
 
   /** Changes when an encoder finishes loading (estimates turn exact); memos key on it. */
@@ -190,50 +176,17 @@ export class ExactTokenCounter implements TokenCounter {
   estimateMessage(message: Message, ctx: CountContext): number {
     try {
       const encoding = this.encodingFor(ctx);
-      const scope = this.scope(ctx, encoding);
-      const known = this.memo?.peek(message, scope);
-      if (known !== undefined) return known;
-      const slot = this.memo?.lookup(message, scope);
-      if (slot?.value !== undefined) return slot.value;
-      const count = this.countMessage(message, ctx, encoding);
-      if (count.exact) slot?.store(count.tokens);
-      return count.tokens;
+      return messageTokens(message, {
+        provider: ctxProvider(ctx),
+        model: ctxModel(ctx),
+        countText: (text) =>
+          this.countSync(text, encoding) ??
+          this.sampledEstimate(text, encoding) ??
+          this.fallbackEstimate(text, ctx),
+      });
     } catch {
       return safeRough(safeJson(message));
     }
-  }
-
-  /**
-   * {@link estimateMessage} without the per-message memo (neither looked up nor filled): for a
-   * caller that keeps its own count of each message, such as the measurer's tally of a
-   * conversation, which would otherwise pay for a content key of every new message.
-   */
-  estimateFresh(message: Message, ctx: CountContext): number {
-    try {
-      return this.countMessage(message, ctx, this.encodingFor(ctx)).tokens;
-    } catch {
-      return safeRough(safeJson(message));
-    }
-  }
-
-  /** The message's count now, and whether every text in it was counted exactly. */
-  private countMessage(
-    message: Message,
-    ctx: CountContext,
-    encoding: ExactEncoding,
-  ): { tokens: number; exact: boolean } {
-    let exact = true;
-    const tokens = messageTokens(message, {
-      provider: ctxProvider(ctx),
-      model: ctxModel(ctx),
-      countText: (text) => {
-        const n = this.countSync(text, encoding);
-        if (n !== undefined) return n;
-        exact = false;
-        return this.sampledEstimate(text, encoding) ?? this.fallbackEstimate(text, ctx);
-      },
-    });
-    return { tokens, exact };
   }
 
   async measure(text: string, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
@@ -250,11 +203,8 @@ export class ExactTokenCounter implements TokenCounter {
   async measureMessage(message: Message, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
     options?.signal?.throwIfAborted();
     parseInput(countContextSchema, ctx, 'ctx');
-    const encoding = this.encodingFor(ctx);
-    const slot = this.memo?.lookup(message, this.scope(ctx, encoding));
-    if (slot?.value !== undefined) return { tokens: slot.value, accuracy: 'exact' };
     parseInput(messageSchema, message, 'message');
-    return this.measureParsed(message, ctx, encoding, slot?.store);
+    return this.measureParsed(message, ctx, this.encodingFor(ctx));
   }
 
   estimateConversation(input: ConversationInput, ctx: CountContext): number {
@@ -287,29 +237,17 @@ export class ExactTokenCounter implements TokenCounter {
     await this.engineFor(encoding);
     let exact = true;
     const messages: number[] = new Array(input.messages.length);
-    const scope = this.scope(ctx, encoding);
-    const memo = this.memo;
     for (let i = 0; i < input.messages.length; i++) {
       const message = input.messages[i] as Message;
-      const known = memo?.peek(message, scope);
-      if (known !== undefined) {
-        messages[i] = known;
-        continue;
-      }
-      const slot = memo?.lookup(message, scope);
-      if (slot?.value !== undefined) {
-        messages[i] = slot.value;
-        continue;
-      }
       parseInput(messageSchema, message, `input.messages[${i}]`);
-      const count = await this.measureParsed(message, ctx, encoding, slot?.store);
+      const count = await this.measureParsed(message, ctx, encoding);
       if (count.accuracy !== 'exact') exact = false;
       messages[i] = count.tokens;
     }
     let system = 0;
     const systemMessage = addedSystemMessage(input.messages, input.system);
     if (systemMessage) {
-      const count = await this.measureParsed(systemMessage, ctx, encoding, undefined);
+      const count = await this.measureParsed(systemMessage, ctx, encoding);
       if (count.accuracy !== 'exact') exact = false;
       system = count.tokens;
     }
@@ -339,12 +277,7 @@ export class ExactTokenCounter implements TokenCounter {
   /** Exact counts need no learning. */
   async learn(_input: LearnInput): Promise<void> {}
 
-  /** Memo hits and misses. */
-  memoStats(): { hits: number; misses: number; entries: number } {
-    return this.memo?.stats() ?? { hits: 0, misses: 0, entries: 0 };
-  }
-
-  /** Releases the encoders (freed when no other counter shares them) and forgets memoised counts. */
+  /** Releases the encoders (freed when no other counter shares them). */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -353,14 +286,12 @@ export class ExactTokenCounter implements TokenCounter {
     this.engines.clear();
     this.linearEngines.clear();
     this.loading.clear();
-    this.memo?.clear();
   }
 
   private async measureParsed(
     message: Message,
     ctx: CountContext,
     encoding: ExactEncoding,
-    store: ((tokens: number) => void) | undefined,
   ): Promise<TokenCount> {
     const texts = new Map<string, number | undefined>();
     const collect = (text: string) => {
@@ -376,7 +307,6 @@ export class ExactTokenCounter implements TokenCounter {
       texts.set(text, n ?? this.fallbackEstimate(text, ctx));
     }
     const tokens = messageTokens(message, { ...options, countText: (text) => texts.get(text) ?? 0 });
-    if (exact) store?.(tokens);
     return { tokens, accuracy: exact ? 'exact' : 'estimate' };
   }
 
@@ -527,16 +457,6 @@ export class ExactTokenCounter implements TokenCounter {
       }
     }
     return roughEstimate(text);
-  }
-
-  private scope(ctx: CountContext, encoding: ExactEncoding): string {
-    const provider = ctxProvider(ctx);
-    const model = ctxModel(ctx);
-    const last = this.lastScope;
-    if (last.provider === provider && last.model === model && last.encoding === encoding) return last.scope;
-    const scope = `${provider}\u0000${model}\u0000${encoding}`;
-    this.lastScope = { provider, model, encoding, scope };
-    return scope;
   }
 }
 

@@ -155,14 +155,6 @@ export class HybridTokenCounter implements TokenCounter {
     return this.#fast(ctx).estimateMessage(message, ctx);
   }
 
-  /** {@link estimateMessage} without the exact counter's per-message memo (see `ExactTokenCounter.estimateFresh`). */
-  estimateFresh(message: Message, ctx: CountContext): number {
-    const fast = this.#fast(ctx);
-    return fast instanceof ExactTokenCounter
-      ? fast.estimateFresh(message, ctx)
-      : fast.estimateMessage(message, ctx);
-  }
-
   /** {@link HeuristicCounter.messageParts} for a model the heuristic estimates, else `undefined`. */
   messageParts(message: Message, ctx: CountContext): MessageParts | undefined {
     return this.#fast(ctx) === this.heuristic ? this.heuristic.messageParts(message, ctx) : undefined;

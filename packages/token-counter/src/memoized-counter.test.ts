@@ -11,7 +11,7 @@ const pool = new EncoderPool();
 /** A real exact counter that records how often it is asked, and can be told its answers changed. */
 class CountingCounter implements TokenCounter {
   readonly specificationVersion = 'v1' as const;
-  readonly exact = new ExactTokenCounter({ pool, memo: false });
+  readonly exact = new ExactTokenCounter({ pool });
   calls = 0;
   revision = 0;
   scale = 1;

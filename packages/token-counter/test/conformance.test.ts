@@ -13,16 +13,12 @@ for (const engine of ['bpe', 'tiktoken'] as const) {
     exact: true,
   });
 }
-describeTokenCounter(test, () => new ExactTokenCounter({ pool, memo: false }), {
-  name: 'ExactTokenCounter (no memo): ',
-  exact: true,
-});
 describeTokenCounter(test, () => new ExactTokenCounter({ pool }), {
   name: 'ExactTokenCounter (cl100k_base): ',
   exact: true,
   ctx: { provider: 'openai', model: 'gpt-4-0613' },
 });
-describeTokenCounter(test, () => new MemoizedCounter(new ExactTokenCounter({ pool, memo: false })), {
+describeTokenCounter(test, () => new MemoizedCounter(new ExactTokenCounter({ pool })), {
   name: 'MemoizedCounter(ExactTokenCounter): ',
   exact: true,
 });
