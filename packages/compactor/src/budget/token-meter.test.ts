@@ -33,6 +33,32 @@ describe('TokenMeter', () => {
     expect(meter.message(message)).toBe(200);
     expect(meter.total([message])).toBe(meter.overhead + 200);
   });
+
+  it('counts a tool result as its own tool message: the holder itself when the result is all it holds', () => {
+    const counter = learningCounter();
+    const asked: Message[] = [];
+    const estimateMessage = counter.estimateMessage.bind(counter);
+    counter.estimateMessage = (message, ctx) => {
+      asked.push(message);
+      return estimateMessage(message, ctx);
+    };
+    const meter = new TokenMeter(counter, { provider: 'test', model: 'm' });
+    const part = {
+      type: 'tool-result',
+      toolCallId: 'c1',
+      toolName: 'read',
+      output: 'x'.repeat(500),
+    } as const;
+    const other = { ...part, toolCallId: 'c2' };
+    const alone: Message = { role: 'tool', content: [part] };
+    const shared: Message = { role: 'tool', content: [part, other] };
+    const wrapped = meter.message({ role: 'tool', content: [part] });
+    expect(meter.toolResult(part, alone)).toBe(wrapped);
+    expect(asked.at(-1)).toBe(alone);
+    expect(meter.toolResult(part, shared)).toBe(wrapped);
+    expect(asked.at(-1)).not.toBe(shared);
+    expect(meter.toolResult(part)).toBe(wrapped);
+  });
 });
 
 describe('TokenMeter arguments', () => {

@@ -1,4 +1,10 @@
-import { isCompactionPart, type Message, newestCompactionIndex, parseOptions } from '@ctxguard/core';
+import {
+  isCompactionPart,
+  type Message,
+  newestCompactionIndex,
+  parseOptions,
+  type ToolResultPart,
+} from '@ctxguard/core';
 import {
   type CountContext,
   estimateConversation,
@@ -76,6 +82,23 @@ export class TokenMeter {
     }
     this.#memo.set(message, tokens);
     return tokens;
+  }
+
+  /**
+   * Tokens of a tool result part as a tool message of its own. When the part is all `holder` holds,
+   * that is `holder` itself, whose count is remembered across runs (a message built around the part
+   * would be fingerprinted and looked up again on every run).
+   */
+  toolResult(part: ToolResultPart, holder?: Message): number {
+    const own = holder as { content?: unknown; name?: unknown } | undefined;
+    if (
+      Array.isArray(own?.content) &&
+      own.content.length === 1 &&
+      own.content[0] === part &&
+      own.name === undefined
+    )
+      return this.message(holder as Message);
+    return this.message({ role: 'tool', content: [part] } as Message);
   }
 
   /** Tokens of a text. */

@@ -400,9 +400,8 @@ export function deduplicateFileReads(
   });
   if (superseded.size === 0) return unchanged();
 
-  const partTokens = (part: ToolResultPart) => meter.message({ role: 'tool', content: [part] } as Message);
   let readTokens = 0;
-  for (const read of reads) readTokens += partTokens(read.part);
+  for (const read of reads) readTokens += meter.toolResult(read.part, list[read.messageIndex]);
   const replaced = new Map<number, Map<number, ToolResultPart>>();
   const files = new Set<string>();
   let saved = 0;
@@ -414,7 +413,7 @@ export function deduplicateFileReads(
     if (isSupersededReadText(text) || isPrunedOutputText(text)) continue;
     const { content: _content, ...rest } = part;
     const next: ToolResultPart = { ...rest, output: renderSupersededRead({ path }) };
-    const gain = partTokens(part) - partTokens(next);
+    const gain = meter.toolResult(part, list[messageIndex]) - meter.toolResult(next);
     if (gain <= 0) continue;
     saved += gain;
     count++;

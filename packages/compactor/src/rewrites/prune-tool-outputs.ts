@@ -102,10 +102,6 @@ type PruneOptions = z.output<typeof pruneToolOutputsOptionsSchema>;
 /** Fact characters a placeholder keeps when even full placeholders do not fit the target. */
 const LEAN_FACT_CHARS = 160;
 
-function partTokens(meter: TokenMeter, part: ToolResultPart): number {
-  return meter.message({ role: 'tool', content: [part] } as Message);
-}
-
 /**
  * Replaces old tool outputs with placeholders that name the tool, say how big the output was and
  * keep its short facts (an error line, a path). Walks backwards: the newest `protectTokens` of
@@ -184,7 +180,7 @@ function findCandidates(list: readonly Message[], opts: PruneOptions, meter: Tok
     for (let partIndex = parts.length - 1; partIndex >= 0; partIndex--) {
       const part = parts[partIndex];
       if (!isToolResultPart(part)) continue;
-      const tokens = partTokens(meter, part);
+      const tokens = meter.toolResult(part, message);
       seen += tokens;
       if (seen <= opts.protectTokens) continue;
       const toolName =
@@ -217,7 +213,7 @@ async function chooseOutputs(
     const { facts } = await extractFactsSafely(tools, candidate.text, { signal: opts.signal });
     const entry: Chosen = { ...candidate, facts };
     const placeholder = placeholderOf(entry, opts.maxKeptFactChars, opts.maxKeptFacts);
-    const gain = candidate.tokens - partTokens(meter, placeholder.part);
+    const gain = candidate.tokens - meter.toolResult(placeholder.part);
     if (gain <= 0) continue;
     saved += gain;
     chosen.push(entry);
