@@ -1,7 +1,6 @@
 import { type MessageSnapshot, matchesSnapshot, takeMessageSnapshot } from '@ctxguard/core';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
 import { LRUCache } from 'lru-cache';
+import { sha256Hex } from './sha256-hex.js';
 
 /** Only what changes a message's token count is fingerprinted: role, name and content. */
 interface CountedFields {
@@ -174,5 +173,5 @@ function contentKey(fields: CountedFields, scope: string): string | undefined {
     return undefined;
   }
   if (json.length <= INLINE_KEY_CHARS) return `${scope}\u0000${json}`;
-  return `${scope}\u0001${json.length}:${bytesToHex(sha256(new TextEncoder().encode(json)))}`;
+  return `${scope}\u0001${json.length}:${sha256Hex(json)}`;
 }
