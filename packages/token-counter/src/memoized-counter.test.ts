@@ -59,6 +59,24 @@ describe('MemoizedCounter', () => {
     expect(inner.calls).toBe(51 + 51);
   });
 
+  it('remembers every mode of a message under one content entry, found again for a rebuilt object', async () => {
+    const inner = new CountingCounter();
+    await inner.exact.ready(ctx);
+    const counter = new MemoizedCounter(inner);
+    const output = 'src/server.ts:1: const value = compute(1); // step 1\n'.repeat(100);
+    const message = (): Message => ({ role: 'user', content: output });
+    const estimate = counter.estimateMessage(message(), ctx);
+    const exact = await counter.measureMessage(message(), ctx, { accuracy: 'exact' });
+    const measured = await counter.measureMessage(message(), ctx);
+    expect(counter.stats()).toMatchObject({ misses: 3, entries: 1 });
+    expect(inner.calls).toBe(3);
+    expect(counter.estimateMessage(message(), ctx)).toBe(estimate);
+    expect(await counter.measureMessage(message(), ctx, { accuracy: 'exact' })).toEqual(exact);
+    expect(await counter.measureMessage(message(), ctx)).toEqual(measured);
+    expect(counter.stats()).toMatchObject({ hits: 3, misses: 3, entries: 1 });
+    expect(inner.calls).toBe(3);
+  });
+
   it('starts estimates over after learn() and when the inner revision changes', async () => {
     const inner = new CountingCounter();
     await inner.exact.ready(ctx);

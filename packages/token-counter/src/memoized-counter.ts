@@ -17,7 +17,7 @@ import {
 
 /** Options of {@link MemoizedCounter}. */
 export const memoizedCounterOptionsSchema = z.strictObject({
-  /** Most remembered message counts (per mode). Default: bounded by the size of their keys alone (16 Mi characters). */
+  /** Most messages remembered by content, each with its counts in every mode. Default: bounded by the size of their keys alone (16 Mi characters). */
   maxEntries: z.number().int().positive().optional(),
 });
 
@@ -33,8 +33,8 @@ export type MemoizedCounterOptions = z.input<typeof memoizedCounterOptionsSchema
 export class MemoizedCounter implements TokenCounter {
   readonly specificationVersion = 'v1' as const;
   readonly inner: TokenCounter;
-  private readonly estimates: MessageMemo<number>;
-  private readonly measured: MessageMemo<TokenCount>;
+  /** Per message: the sync estimate (a number, mode `estimateMessage`) and measured counts (mode = accuracy asked). */
+  private readonly memo: MessageMemo<number | TokenCount>;
   private learned = 0;
   private lastScope = { provider: '', model: '', mode: '', revision: -1, scope: '' };
 
@@ -48,8 +48,7 @@ export class MemoizedCounter implements TokenCounter {
     }
     this.inner = inner;
     const bound = parsed.maxEntries !== undefined ? { maxEntries: parsed.maxEntries } : {};
-    this.estimates = new MessageMemo<number>(bound);
-    this.measured = new MessageMemo<TokenCount>(bound);
+    this.memo = new MessageMemo<number | TokenCount>(bound);
   }
 
   /** The inner counter's revision plus one per `learn()` made through the wrapper. */
@@ -70,9 +69,9 @@ export class MemoizedCounter implements TokenCounter {
   }
 
   estimateMessage(message: Message, ctx: CountContext): number {
-    return this.estimates.get(message, this.scope(ctx, 'estimate'), () =>
+    return this.memo.get(message, this.scope(ctx, 'estimateMessage'), () =>
       checkedTokens(this.inner.estimateMessage(message, ctx), 'estimateMessage'),
-    );
+    ) as number;
   }
 
   measure(text: string, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
@@ -81,8 +80,8 @@ export class MemoizedCounter implements TokenCounter {
 
   async measureMessage(message: Message, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
     const wanted = options?.accuracy ?? 'estimate';
-    const slot = this.measured.lookup(message, this.scope(ctx, wanted));
-    if (slot.value !== undefined) return { ...slot.value };
+    const slot = this.memo.lookup(message, this.scope(ctx, wanted));
+    if (slot.value !== undefined) return { ...(slot.value as TokenCount) };
     const count = checkedCount(await this.inner.measureMessage(message, ctx, options));
     // A fallback estimate is not remembered when an exact count was asked for: the next call may succeed.
     if (count.accuracy === 'exact' || wanted === 'estimate') slot.store({ ...count });
@@ -103,17 +102,17 @@ export class MemoizedCounter implements TokenCounter {
     const messages: number[] = new Array(list.length);
     const wanted = options?.accuracy ?? 'estimate';
     const scope = this.scope(ctx, wanted);
-    const memo = this.measured;
+    const memo = this.memo;
     for (let i = 0; i < list.length; i++) {
       const message = list[i] as Message;
-      const known = memo.peek(message, scope);
+      const known = memo.peek(message, scope) as TokenCount | undefined;
       if (known !== undefined) {
         if (known.accuracy !== 'exact') exact = false;
         messages[i] = known.tokens;
         continue;
       }
-      const slot = this.measured.lookup(message, scope);
-      let count = slot.value;
+      const slot = memo.lookup(message, scope);
+      let count = slot.value as TokenCount | undefined;
       if (count === undefined) {
         count = checkedCount(await this.inner.measureMessage(message, ctx, options));
         if (count.accuracy === 'exact' || wanted === 'estimate') slot.store({ ...count });
@@ -145,15 +144,14 @@ export class MemoizedCounter implements TokenCounter {
     this.learned++;
   }
 
-  /** Memo hits and misses (estimates and measures). */
-  stats(): { estimate: ReturnType<MessageMemo['stats']>; measure: ReturnType<MessageMemo['stats']> } {
-    return { estimate: this.estimates.stats(), measure: this.measured.stats() };
+  /** Memo hits and misses (estimates and measures together), and messages remembered by content. */
+  stats(): ReturnType<MessageMemo['stats']> {
+    return this.memo.stats();
   }
 
   /** Forgets every remembered count. */
   clear(): void {
-    this.estimates.clear();
-    this.measured.clear();
+    this.memo.clear();
   }
 
   dispose(): void {

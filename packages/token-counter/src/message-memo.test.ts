@@ -103,10 +103,10 @@ describe('MessageMemo', () => {
   });
 
   it('bounds the characters its content keys hold, dropping the oldest entries first', () => {
-    const memo = new MessageMemo({ maxKeyChars: 1_200 });
+    const memo = new MessageMemo({ maxKeyChars: 1_400 });
     const text = (i: number) => `${i}:${'y'.repeat(190)}`;
     for (let i = 0; i < 20; i++) memo.get({ role: 'user', content: text(i) }, 's', () => i);
-    // Each key holds about 210 characters of canonical JSON plus 64 of overhead: only the newest four or five fit.
+    // Each key holds about 210 characters of canonical JSON plus 96 of overhead: only the newest four or five fit.
     expect(memo.stats().entries).toBeGreaterThanOrEqual(4);
     expect(memo.stats().entries).toBeLessThanOrEqual(5);
     expect(memo.get({ role: 'user', content: text(19) }, 's', () => -1)).toBe(19);

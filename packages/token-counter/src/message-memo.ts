@@ -15,14 +15,21 @@ interface CountedFields {
  */
 const INLINE_KEY_CHARS = 256;
 
+/** A message's values, one per scope, most recently stored last (shared by every object with that content). */
+type ScopedValues<V> = [scope: string, value: V][];
+
+/** What the memo remembers of one message object: its leaves, its content key and its values. */
 interface IdentityEntry<V> {
-  scope: string;
   snapshot: MessageSnapshot;
-  value: V;
+  key: string | undefined;
+  values: ScopedValues<V>;
 }
 
+/** Scopes kept per message: one per counting mode, and a newer revision replacing an older one soon enough. */
+const MAX_SCOPES = 4;
+
 /** What an entry costs beside its key, counted in characters so a memo of short keys stays bounded too. */
-const ENTRY_OVERHEAD_CHARS = 64;
+const ENTRY_OVERHEAD_CHARS = 96;
 
 /** Options of {@link MessageMemo}. */
 export interface MessageMemoOptions {
@@ -44,25 +51,28 @@ export interface MemoSlot<V> {
   store(value: V): void;
 }
 
+const NOTHING: MemoSlot<never> = { value: undefined, store: () => {} };
+
 /**
  * Remembers per-message values (token counts) so re-measuring a conversation costs only what
  * changed. Two levels, both exact: by object identity with a snapshot of every leaf value (an
  * edit made in place changes a leaf and misses), then by content (canonical JSON of role, name
  * and content, SHA-256 when long), so rebuilt message objects with the same content still hit.
- * Only role, name and content are fingerprinted: ids, timestamps and metadata do not count.
+ * Only role, name and content are fingerprinted: ids, timestamps and metadata do not count. A
+ * message costs one snapshot and one content key whatever the number of scopes it has values in.
  */
 export class MessageMemo<V extends NonNullable<unknown> = number> {
-  private byObject = new WeakMap<object, IdentityEntry<V>[]>();
-  private readonly byContent: LRUCache<string, V>;
+  private byObject = new WeakMap<object, IdentityEntry<V>>();
+  private readonly byContent: LRUCache<string, ScopedValues<V>>;
   private hitCount = 0;
   private missCount = 0;
 
   constructor(options: MessageMemoOptions = {}) {
     // No default entry bound: lru-cache preallocates `max` slots, a cost every cold start would pay.
-    this.byContent = new LRUCache<string, V>({
+    this.byContent = new LRUCache<string, ScopedValues<V>>({
       ...(options.maxEntries !== undefined ? { max: Math.max(1, Math.floor(options.maxEntries)) } : {}),
       maxSize: Math.max(1, Math.floor(options.maxKeyChars ?? 16 * 2 ** 20)),
-      sizeCalculation: (_value, key) => key.length + ENTRY_OVERHEAD_CHARS,
+      sizeCalculation: (_values, key) => key.length + ENTRY_OVERHEAD_CHARS,
     });
   }
 
@@ -76,47 +86,39 @@ export class MessageMemo<V extends NonNullable<unknown> = number> {
     } catch {
       // A getter or proxy trap threw while reading the message: nothing to remember it by.
       this.missCount++;
-      return { value: undefined, store: () => {} };
+      return NOTHING;
     }
   }
 
   private find(message: unknown, scope: string): MemoSlot<V> {
     if (message === null || typeof message !== 'object') {
       this.missCount++;
-      return { value: undefined, store: () => {} };
+      return NOTHING;
     }
     const fields = message as CountedFields;
-    const entries = this.byObject.get(message);
-    if (entries) {
-      for (const entry of entries) {
-        if (entry.scope === scope && matchesSnapshot(fields, entry.snapshot)) {
-          this.hitCount++;
-          return { value: entry.value, store: () => {} };
-        }
+    let entry = this.byObject.get(message);
+    if (entry === undefined || !matchesSnapshot(fields, entry.snapshot)) {
+      const snapshot = takeMessageSnapshot(fields);
+      if (!snapshot) {
+        this.missCount++;
+        return NOTHING;
       }
+      const key = contentKey(fields);
+      const values = (key === undefined ? undefined : this.byContent.get(key)) ?? [];
+      entry = { snapshot, key, values };
+      this.byObject.set(message, entry);
     }
-    const snapshot = takeMessageSnapshot(fields);
-    if (!snapshot) {
-      this.missCount++;
-      return { value: undefined, store: () => {} };
-    }
-    const key = contentKey(fields, scope);
-    const remember = (value: V) => {
-      const kept = (this.byObject.get(message) ?? []).filter((e) => e.scope !== scope);
-      kept.push({ scope, snapshot, value });
-      this.byObject.set(message, kept.slice(-4));
-      if (key !== undefined) this.byContent.set(key, value);
+    const known = valueIn(entry.values, scope);
+    if (known !== undefined) this.hitCount++;
+    else this.missCount++;
+    const { key, values } = entry;
+    return {
+      value: known,
+      store: (value: V) => {
+        storeIn(values, scope, value);
+        if (key !== undefined) this.byContent.set(key, values);
+      },
     };
-    const known = key === undefined ? undefined : this.byContent.get(key);
-    if (known !== undefined) {
-      this.hitCount++;
-      const kept = (entries ?? []).filter((e) => e.scope !== scope);
-      kept.push({ scope, snapshot, value: known });
-      this.byObject.set(message, kept.slice(-4));
-      return { value: known, store: remember };
-    }
-    this.missCount++;
-    return { value: undefined, store: remember };
   }
 
   /** The value remembered for this very object in `scope`, if its leaves are unchanged (no allocation). */
@@ -130,16 +132,12 @@ export class MessageMemo<V extends NonNullable<unknown> = number> {
 
   private peekUnsafe(message: unknown, scope: string): V | undefined {
     if (message === null || typeof message !== 'object') return undefined;
-    const entries = this.byObject.get(message);
-    if (!entries) return undefined;
-    for (let k = 0; k < entries.length; k++) {
-      const entry = entries[k] as IdentityEntry<V>;
-      if (entry.scope === scope && matchesSnapshot(message, entry.snapshot)) {
-        this.hitCount++;
-        return entry.value;
-      }
-    }
-    return undefined;
+    const entry = this.byObject.get(message);
+    if (entry === undefined) return undefined;
+    const known = valueIn(entry.values, scope);
+    if (known === undefined || !matchesSnapshot(message, entry.snapshot)) return undefined;
+    this.hitCount++;
+    return known;
   }
 
   /** The remembered value of `message` in `scope`, or `compute()` remembered for next time. */
@@ -165,13 +163,29 @@ export class MessageMemo<V extends NonNullable<unknown> = number> {
   }
 }
 
-function contentKey(fields: CountedFields, scope: string): string | undefined {
+function valueIn<V>(values: ScopedValues<V>, scope: string): V | undefined {
+  for (let k = values.length - 1; k >= 0; k--) {
+    const pair = values[k] as [string, V];
+    if (pair[0] === scope) return pair[1];
+  }
+  return undefined;
+}
+
+/** Sets `scope`'s value in place (the array is shared by every object with this content), newest last. */
+function storeIn<V>(values: ScopedValues<V>, scope: string, value: V): void {
+  const at = values.findIndex((pair) => pair[0] === scope);
+  if (at >= 0) values.splice(at, 1);
+  values.push([scope, value]);
+  if (values.length > MAX_SCOPES) values.shift();
+}
+
+function contentKey(fields: CountedFields): string | undefined {
   let json: string;
   try {
     json = JSON.stringify([fields.role ?? null, fields.name ?? null, fields.content ?? null]);
   } catch {
     return undefined;
   }
-  if (json.length <= INLINE_KEY_CHARS) return `${scope}\u0000${json}`;
-  return `${scope}\u0001${json.length}:${sha256Hex(json)}`;
+  if (json.length <= INLINE_KEY_CHARS) return json;
+  return `\u0001${json.length}:${sha256Hex(json)}`;
 }
