@@ -218,6 +218,21 @@ describe('createOfflineContextTools: extractFacts', () => {
     expect(await tools.extractFacts({ content: odd })).toEqual(first);
     expect(factCategories.length).toBeGreaterThan(10);
   });
+
+  it('gives the same facts for a text read once, read again (then remembered) and read from memory', async () => {
+    const output = Array.from(
+      { length: 80 },
+      (_, line) =>
+        `src/routes/users-${line % 7}.ts:${line + 1}: error TS2304: Cannot find name 'value${line}'`,
+    ).join('\n');
+    const reads = [];
+    for (const fresh of [false, false, false, true]) {
+      const reader = fresh ? createOfflineContextTools() : tools;
+      reads.push(await reader.extractFacts({ content: `${output}\n` }));
+    }
+    expect(reads[0]?.length).toBeGreaterThan(5);
+    for (const read of reads.slice(1)) expect(read).toEqual(reads[0]);
+  });
 });
 
 describe('createOfflineContextTools: summarize', () => {

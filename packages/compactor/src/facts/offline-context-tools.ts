@@ -50,6 +50,17 @@ const candidatesSeen = new LRUCache<string, readonly Candidate[]>({
 });
 
 /**
+ * Digests of `extractFacts` requests read once: a request's candidates join {@link candidatesSeen}
+ * only when the same text comes again (a tool output every compaction reads anew), never for a
+ * text read once (the transcript of a range, up to a summarizer's window, which the next
+ * compaction does not ask for again). Holds keys only, about 0.5 MB at most.
+ */
+const readOnce = new LRUCache<string, true>({
+  maxSize: 512_000,
+  sizeCalculation: (_seen, key) => key.length + 64,
+});
+
+/**
  * A string with storage of its own. A slice of a long text may share that text's memory (V8 keeps
  * the whole of it alive for a short slice): a candidate kept in {@link candidatesSeen} must not
  * hold a whole transcript.
@@ -80,11 +91,12 @@ function candidateKey(text: string, settings: CandidateSettings): string {
   return `${settings.redact}|${settings.maxFactLength}|${settings.categories?.join(',') ?? '*'}|${textDigest(text)}`;
 }
 
-/** The candidates of one text, scanned once per settings. */
+/** The candidates of one text, scanned once per settings (kept for next time unless `remember` is false). */
 function candidatesOf(
   text: string,
   settings: CandidateSettings,
   key = candidateKey(text, settings),
+  remember = true,
 ): readonly Candidate[] {
   let candidates = candidatesSeen.get(key);
   if (candidates === undefined) {
@@ -94,7 +106,7 @@ function candidatesOf(
       maxFacts: Number.POSITIVE_INFINITY,
       maxValueLength: settings.maxFactLength,
     }).map(detached);
-    candidatesSeen.set(key, candidates);
+    if (remember) candidatesSeen.set(key, candidates);
   }
   return candidates;
 }
@@ -174,7 +186,11 @@ export function createOfflineContextTools(options?: OfflineContextToolsOptions):
     async extractFacts(request) {
       const { content, categories, signal } = parseExtractFactsRequest(request);
       throwIfAborted(signal);
-      const candidates = candidatesOf(content, { ...settings, categories, signal });
+      const read = { ...settings, categories, signal };
+      const key = candidateKey(content, read);
+      const again = readOnce.has(key);
+      if (!again) readOnce.set(key, true);
+      const candidates = candidatesOf(content, read, key, again);
       return rankedFacts([candidates], settings.maxFacts);
     },
   };
