@@ -142,6 +142,8 @@ export class MessageMemo<V extends NonNullable<unknown> = number> {
 
   /** The remembered value of `message` in `scope`, or `compute()` remembered for next time. */
   get(message: unknown, scope: string, compute: () => V): V {
+    const known = this.peek(message, scope);
+    if (known !== undefined) return known;
     const slot = this.lookup(message, scope);
     if (slot.value !== undefined) return slot.value;
     const value = compute();
