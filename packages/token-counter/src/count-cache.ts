@@ -1,6 +1,5 @@
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
 import { LRUCache } from 'lru-cache';
+import { sha256Hex } from './text-hash.js';
 
 /**
  * Where `CountApiCounter` keeps provider answers, so identical requests make one call.
@@ -56,5 +55,5 @@ export function requestKey(request: unknown): string | undefined {
   } catch {
     return undefined;
   }
-  return json === undefined ? undefined : bytesToHex(sha256(new TextEncoder().encode(json)));
+  return json === undefined ? undefined : sha256Hex(json);
 }

@@ -6,8 +6,7 @@ import {
   parseOptions,
   throwIfAborted,
 } from '@ctxguard/core';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { sha256Hex } from '@ctxguard/token-counter';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { summarizeExtractively } from '../rewrites/extractive-summary.js';
@@ -66,7 +65,7 @@ function detached(candidate: Candidate): Candidate {
 
 /** The text's SHA-256 and length: keys the memo without keeping the text. */
 function textDigest(text: string): string {
-  return `${text.length}:${bytesToHex(sha256(new TextEncoder().encode(text)))}`;
+  return `${text.length}:${sha256Hex(text)}`;
 }
 
 interface CandidateSettings {
