@@ -35,6 +35,55 @@ describe('TokenMeter', () => {
   });
 });
 
+describe('TokenMeter across meters', () => {
+  /** A learning counter that records every message it estimates. */
+  function countingCounter() {
+    const counter = learningCounter();
+    const estimated: unknown[] = [];
+    const estimateMessage = counter.estimateMessage.bind(counter);
+    counter.estimateMessage = (message, ctx) => {
+      estimated.push(message);
+      return estimateMessage(message, ctx);
+    };
+    return { counter, estimated };
+  }
+  const ctx = { provider: 'test', model: 'm' };
+  const part = Object.freeze({
+    type: 'tool-result' as const,
+    toolCallId: 'c1',
+    toolName: 'read',
+    output: 'x'.repeat(400),
+  });
+  const frozen = Object.freeze({ role: 'tool' as const, content: Object.freeze([part]) }) as Message;
+
+  it('a deeply frozen message or tool part is estimated once for every meter of the counter', () => {
+    const { counter, estimated } = countingCounter();
+    const first = new TokenMeter(counter, ctx);
+    const tokens = first.message(frozen);
+    const partTokens = first.toolPart(part);
+    const second = new TokenMeter(counter, ctx);
+    expect(second.message(frozen)).toBe(tokens);
+    expect(second.toolPart(part)).toBe(partTokens);
+    expect(estimated).toHaveLength(2);
+    // Another context, or the counter after it learned, counts anew.
+    expect(new TokenMeter(counter, { provider: 'test', model: 'other' }).message(frozen)).toBe(tokens);
+    counter.factor = 2;
+    expect(new TokenMeter(counter, ctx).message(frozen)).toBeGreaterThan(tokens);
+    expect(estimated).toHaveLength(4);
+  });
+
+  it('a message that can still change is estimated again by the next meter', () => {
+    const { counter, estimated } = countingCounter();
+    const open: Message = { role: 'user', content: [{ type: 'text', text: 'hello' }] };
+    const frozenShell = Object.freeze({ ...open }) as Message;
+    new TokenMeter(counter, ctx).message(open);
+    new TokenMeter(counter, ctx).message(open);
+    new TokenMeter(counter, ctx).message(frozenShell);
+    new TokenMeter(counter, ctx).message(frozenShell);
+    expect(estimated).toHaveLength(4);
+  });
+});
+
 describe('TokenMeter arguments', () => {
   it('names the argument that is not a counter or a count context', () => {
     expect(() => new TokenMeter({ estimate: () => 1 } as never)).toThrow(InvalidOptionsError);

@@ -103,7 +103,7 @@ type PruneOptions = z.output<typeof pruneToolOutputsOptionsSchema>;
 const LEAN_FACT_CHARS = 160;
 
 function partTokens(meter: TokenMeter, part: ToolResultPart): number {
-  return meter.message({ role: 'tool', content: [part] } as Message);
+  return meter.toolPart(part);
 }
 
 /**

@@ -423,9 +423,12 @@ function recentStart(
   const fitting = boundaries.filter((start) => list.length - start >= Math.min(keep, count));
   let to = fitting.length > 0 ? fitting[fitting.length - 1]! : undefined;
   if (to !== undefined && opts.maxRecentTokens !== undefined) {
+    // The recent part's tokens, less each unit it gives up (summing it anew each step was O(n²)).
+    let recentTokens = meter.range(list, to, list.length);
     for (const start of boundaries) {
       if (start <= to || list.length - start < opts.minRecentMessages) continue;
-      if (meter.range(list, to, list.length) <= opts.maxRecentTokens) break;
+      if (recentTokens <= opts.maxRecentTokens) break;
+      recentTokens -= meter.range(list, to, start);
       to = start;
     }
   }
