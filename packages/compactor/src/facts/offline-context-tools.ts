@@ -5,6 +5,8 @@ import {
   parseOptions,
   throwIfAborted,
 } from '@ctxguard/core';
+import { sha256Hex } from '@ctxguard/token-counter';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { isDeepFrozen } from '../messages/deep-frozen.js';
 import { summarizeExtractively } from '../rewrites/extractive-summary.js';
@@ -72,6 +74,19 @@ export function offlineFactsOf(
   return rankedFacts(perMessage, maxFacts);
 }
 
+/**
+ * Extractive summaries made before, by settings, request and a digest of the content: a compaction
+ * summarizes the same leading pieces of the originals on every run. Bounded by size (about 4 MB).
+ */
+const summariesMade = new LRUCache<string, string>({
+  maxSize: 4_000_000,
+  sizeCalculation: (summary, key) => summary.length + key.length,
+});
+
+function summaryKey(settings: object, content: string, maxLength: number, focus: string | undefined): string {
+  return `${JSON.stringify([settings, maxLength, focus ?? null])}|${content.length}:${sha256Hex(content)}`;
+}
+
 /** Options of {@link createOfflineContextTools}. */
 export type OfflineContextToolsOptions = z.input<typeof offlineContextToolsOptionsSchema>;
 
@@ -93,7 +108,10 @@ export function createOfflineContextTools(options?: OfflineContextToolsOptions):
     async summarize(request) {
       const { content, maxLength, focus, signal } = parseSummarizeRequest(request);
       throwIfAborted(signal);
-      return summarizeExtractively(clean(content), {
+      const key = summaryKey(settings, content, maxLength, focus);
+      const known = summariesMade.get(key);
+      if (known !== undefined) return known;
+      const summary = summarizeExtractively(clean(content), {
         maxLength,
         focus,
         signal,
@@ -101,6 +119,8 @@ export function createOfflineContextTools(options?: OfflineContextToolsOptions):
         maxLineLength: settings.maxSummaryLineLength,
         digestShare: settings.summaryDigestShare,
       });
+      summariesMade.set(key, summary);
+      return summary;
     },
     async extractFacts(request) {
       const { content, categories, signal } = parseExtractFactsRequest(request);

@@ -271,6 +271,8 @@ async function summarizeOnce(call: SummarizerCall, content: string, maxLength: n
   return cutAtLength(text, maxLength);
 }
 
+const PIECE_LENGTH_STEP = 64;
+
 /** Map-reduce: each piece that fits the window is summarized, the summaries merged until one request fits. */
 async function summarizeTexts(
   call: SummarizerCall,
@@ -281,7 +283,13 @@ async function summarizeTexts(
   let pieces = chunkTexts(texts, call, reserve);
   call.chunks = Math.max(call.chunks, pieces.length);
   for (let round = 0; pieces.length > 1 && round < 8; round++) {
-    const each = Math.max(400, Math.floor((maxLength * 2) / pieces.length));
+    // In steps of 64 characters: the next compaction asks the same of its unchanged leading pieces
+    // (the summary's length moves by a few characters with what is kept), so a summarizer that
+    // remembers its answers (the offline one does) is not asked again.
+    const each = Math.max(
+      400,
+      Math.floor((maxLength * 2) / pieces.length / PIECE_LENGTH_STEP) * PIECE_LENGTH_STEP,
+    );
     const partial: string[] = [];
     for (const piece of pieces) partial.push(await summarizeOnce(call, piece, each));
     pieces = chunkTexts(partial, call, reserve);
