@@ -20,6 +20,7 @@ import {
   RecordingPersistence,
   StallingPersistence,
 } from '../test/persistence-wrappers.js';
+import { recompactRepeatedly } from '../test/recompaction.js';
 import { InMemoryConversationHistory } from './conversation-history.js';
 import { HistoryConflictError, UnsupportedHistoryFormatError } from './errors.js';
 import { HistoryStore } from './history-store.js';
@@ -136,6 +137,21 @@ describe('HistoryStore save and load', () => {
     const result = await store.save('c', history);
     expect(result.entriesWritten).toBe(101 - 80);
     expect((await store.load('c'))!.entries()).toEqual(history.entries());
+  });
+
+  it('a summary inserted near the start rewrites the chunks around it, not the rest of the history', async () => {
+    // Each round hides 40 more messages and the previous summary under a new one at position 1.
+    const run = await recompactRepeatedly(new MemoryPersistence(), {
+      chunkSize: 16,
+      rounds: 12,
+      perRound: 40,
+    });
+    expect(run.loaded).toEqual(run.saved);
+    expect(run.entries).toBeGreaterThan(480);
+    // Before: every chunk from the summary on, 493 entries by the last round.
+    expect(Math.max(...run.written)).toBeLessThanOrEqual(40 + 3 * 16);
+    // Short chunks left where summaries were inserted join their neighbours instead of piling up.
+    expect(run.chunks).toBeLessThanOrEqual(Math.ceil(run.entries / 16) + 2);
   });
 
   it('stored keys hold the newest two versions only after many saves: their commit records and chunks', async () => {

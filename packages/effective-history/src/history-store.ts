@@ -383,40 +383,79 @@ export class HistoryStore {
   }
 
   /**
-   * Splits the history into chunks, reusing every stored chunk whose entries are unchanged, and
-   * checks the entries it is about to write (all of them for a history that is not an
-   * {@link InMemoryConversationHistory}, which keeps its entries consistent itself).
+   * Splits the history into chunks, reusing every stored chunk whose entries are unchanged wherever
+   * it now starts (a compaction inserts its summary before what it hides, which shifts everything
+   * after it), and checks the entries it is about to write (all of them for a history that is not
+   * an {@link InMemoryConversationHistory}, which keeps its entries consistent itself).
    */
   #plan(conversationId: string, history: PersistableHistory, tracked: Tracked): SavePlan {
     const entries = entriesOf(history);
     const metadataJson = JSON.stringify(history.metadata);
-    const chunks: { key: string; entries: readonly HistoryEntry[] }[] = [];
-    let position = 0;
-    for (const [index, chunk] of tracked.chunks.entries()) {
-      const count = chunk.entries.length;
-      const same =
-        position + count <= entries.length && chunk.entries.every((e, i) => e === entries[position + i]);
-      const sealed = index < tracked.chunks.length - 1 || count >= this.#options.chunkSize;
-      if (!same || !(sealed || position + count === entries.length)) break;
-      chunks.push(chunk);
-      position += count;
+    const { chunkSize } = this.#options;
+    const byFirstEntry = new Map<HistoryEntry, Tracked['chunks'][number]>();
+    for (const chunk of tracked.chunks) {
+      const first = chunk.entries[0];
+      if (first !== undefined) byFirstEntry.set(first, chunk);
     }
-    assertSavableEntries(entries, position, keepsEntriesConsistent(history));
+    const lastStored = tracked.chunks.at(-1);
+    /** Reused chunks and runs of entries to write, in order. */
+    const layout: ({ reused: Tracked['chunks'][number] } | { from: number; to: number })[] = [];
+    let runStart = 0;
+    let position = 0;
+    while (position < entries.length) {
+      const chunk = byFirstEntry.get(entries[position]!);
+      const count = chunk?.entries.length ?? 0;
+      const same =
+        chunk !== undefined &&
+        position + count <= entries.length &&
+        chunk.entries.every((entry, i) => entry === entries[position + i]);
+      // The last stored chunk, when partial, is filled up by what follows it.
+      const sealed = chunk !== lastStored || count >= chunkSize || position + count === entries.length;
+      if (!same || !sealed) {
+        position++;
+        continue;
+      }
+      // A short chunk after a run that ends in a partial chunk joins that chunk, so short chunks
+      // do not pile up where compactions keep inserting.
+      const partial = (position - runStart) % chunkSize;
+      if (partial > 0 && partial + count <= chunkSize) {
+        position += count;
+        continue;
+      }
+      if (position > runStart) layout.push({ from: runStart, to: position });
+      layout.push({ reused: chunk });
+      position += count;
+      runStart = position;
+    }
+    if (entries.length > runStart) layout.push({ from: runStart, to: entries.length });
+    assertSavableEntries(
+      entries,
+      layout.filter((part) => 'from' in part),
+      keepsEntriesConsistent(history),
+    );
     const token = `${this.#clock().toString(36)}-${randomUuid()}`;
+    const chunks: { key: string; entries: readonly HistoryEntry[] }[] = [];
     const written: { key: string; entries: readonly HistoryEntry[] }[] = [];
-    for (let start = position; start < entries.length; start += this.#options.chunkSize) {
-      const chunk = {
-        key: `${this.#prefix(conversationId)}chunk:${token}:${written.length}`,
-        entries: entries.slice(start, start + this.#options.chunkSize),
-      };
-      assertJsonSerializable(chunk.key, chunk.entries);
-      written.push(chunk);
-      chunks.push(chunk);
+    for (const part of layout) {
+      if ('reused' in part) {
+        chunks.push(part.reused);
+        continue;
+      }
+      for (let start = part.from; start < part.to; start += chunkSize) {
+        const chunk = {
+          key: `${this.#prefix(conversationId)}chunk:${token}:${written.length}`,
+          entries: entries.slice(start, Math.min(part.to, start + chunkSize)),
+        };
+        assertJsonSerializable(chunk.key, chunk.entries);
+        written.push(chunk);
+        chunks.push(chunk);
+      }
     }
     const unchanged =
       tracked.version > 0 &&
       written.length === 0 &&
       chunks.length === tracked.chunks.length &&
+      chunks.every((chunk, index) => chunk === tracked.chunks[index]) &&
       metadataJson === tracked.metadataJson;
     return { entries, chunks, written, token, metadataJson, unchanged };
   }
@@ -857,12 +896,17 @@ function keepsEntriesConsistent(history: PersistableHistory): boolean {
 
 /**
  * Checks what a save would write, so that it never commits a version it cannot load: the entries
- * from `from` on (the ones not in reused chunks) against the entry schema, and, unless the history
+ * of the `runs` (the ones not in reused chunks) against the entry schema, and, unless the history
  * keeps them consistent itself, the ids and compaction tags of all of them.
  */
-function assertSavableEntries(entries: readonly HistoryEntry[], from: number, consistent: boolean): void {
-  const parsed = storedEntriesSchema.safeParse(entries.slice(from));
-  if (!parsed.success) {
+function assertSavableEntries(
+  entries: readonly HistoryEntry[],
+  runs: readonly { from: number; to: number }[],
+  consistent: boolean,
+): void {
+  for (const { from, to } of runs) {
+    const parsed = storedEntriesSchema.safeParse(entries.slice(from, to));
+    if (parsed.success) continue;
     const [first, ...rest] = describeZodIssues(parsed.error)[0]?.path ?? [];
     const path = [typeof first === 'number' ? first + from : 0, ...rest];
     throw new InvalidInputError(
