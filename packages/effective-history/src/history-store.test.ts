@@ -128,6 +128,24 @@ describe('HistoryStore save and load', () => {
     expect(deleted()).toHaveLength(1);
   });
 
+  it('appending to large entries rewrites a chunk of at most 64 K characters, not 256 entries', async () => {
+    const recording = new RecordingPersistence(new MemoryPersistence());
+    const store = new HistoryStore(recording);
+    const history = await store.loadOrCreate('tools');
+    // Tool results of 5,000 characters: 200 of them are 1 MB, well under 256 entries.
+    for (let i = 0; i < 200; i++) {
+      history.append(user(`${i} ${'x'.repeat(5_000)}`));
+      await store.save('tools', history);
+    }
+    recording.ops.length = 0;
+    history.append(user('one more'));
+    await store.save('tools', history);
+    const chunkWrites = recording.ops.filter((op) => op.op === 'set' && op.key.includes(':chunk:'));
+    expect(chunkWrites).toHaveLength(1);
+    expect(JSON.stringify(chunkWrites[0]!.value).length).toBeLessThanOrEqual(64 * 1024 + 100);
+    expect((await store.load('tools'))!.entries()).toEqual(history.entries());
+  });
+
   it('a compaction rewrites from the first changed chunk on', async () => {
     const recording = new RecordingPersistence(new MemoryPersistence());
     const store = new HistoryStore(recording, { chunkSize: 10 });

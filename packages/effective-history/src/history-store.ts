@@ -93,6 +93,26 @@ export interface SaveResult {
   readonly attempts: number;
 }
 
+/** A stored chunk: its key and the entries it holds. */
+interface StoredChunk {
+  readonly key: string;
+  readonly entries: readonly HistoryEntry[];
+}
+
+/** Entries `[from, to)` a save writes as one new chunk, and the characters of their JSON. */
+interface Piece {
+  readonly from: number;
+  to: number;
+  chars: number;
+}
+
+/**
+ * Most characters of entry JSON a new chunk takes (an entry larger than this gets a chunk of its
+ * own). Bounds what an append rewrites (the last, partial chunk) and what a compaction rewrites
+ * around the summary it inserts, when entries are large (tool results of several KB).
+ */
+const CHUNK_CHARS = 64 * 1024;
+
 interface Tracked {
   readonly conversationId: string;
   /** True for a history this store never loaded, created or saved under this id. */
@@ -176,6 +196,7 @@ export class HistoryStore {
   readonly #historyOptions: Omit<ConversationHistoryOptions, 'metadata'>;
   readonly #now: () => number;
   readonly #tracked = new WeakMap<PersistableHistory, Tracked>();
+  readonly #entryChars = new WeakMap<HistoryEntry, number>();
   readonly #atomic: boolean;
 
   constructor(persistence: Persistence, options: HistoryStoreOptions = {}) {
@@ -376,6 +397,20 @@ export class HistoryStore {
     );
   }
 
+  /** Characters of an entry's JSON (entries are immutable, so each is measured once). */
+  #charsOf(entry: HistoryEntry): number {
+    let chars = this.#entryChars.get(entry);
+    if (chars === undefined) {
+      chars = JSON.stringify(entry)?.length ?? 0;
+      this.#entryChars.set(entry, chars);
+    }
+    return chars;
+  }
+
+  #chunkChars(chunk: StoredChunk): number {
+    return chunk.entries.reduce((sum, entry) => sum + this.#charsOf(entry), 0);
+  }
+
   #trackedFor(history: PersistableHistory, conversationId: string): Tracked {
     const tracked = this.#tracked.get(history);
     if (tracked?.conversationId === conversationId) return tracked;
@@ -386,21 +421,33 @@ export class HistoryStore {
    * Splits the history into chunks, reusing every stored chunk whose entries are unchanged wherever
    * it now starts (a compaction inserts its summary before what it hides, which shifts everything
    * after it), and checks the entries it is about to write (all of them for a history that is not
-   * an {@link InMemoryConversationHistory}, which keeps its entries consistent itself).
+   * an {@link InMemoryConversationHistory}, which keeps its entries consistent itself). A chunk
+   * holds up to `chunkSize` entries and {@link CHUNK_CHARS} characters of JSON.
    */
   #plan(conversationId: string, history: PersistableHistory, tracked: Tracked): SavePlan {
     const entries = entriesOf(history);
     const metadataJson = JSON.stringify(history.metadata);
     const { chunkSize } = this.#options;
-    const byFirstEntry = new Map<HistoryEntry, Tracked['chunks'][number]>();
+    const byFirstEntry = new Map<HistoryEntry, StoredChunk>();
     for (const chunk of tracked.chunks) {
       const first = chunk.entries[0];
       if (first !== undefined) byFirstEntry.set(first, chunk);
     }
     const lastStored = tracked.chunks.at(-1);
-    /** Reused chunks and runs of entries to write, in order. */
-    const layout: ({ reused: Tracked['chunks'][number] } | { from: number; to: number })[] = [];
-    let runStart = 0;
+    /** Reused chunks and pieces of entries to write, in order. */
+    const layout: (StoredChunk | Piece)[] = [];
+    let piece: Piece | undefined;
+    const fits = (into: Piece | undefined, count: number, chars: number): boolean =>
+      into !== undefined && into.to - into.from + count <= chunkSize && into.chars + chars <= CHUNK_CHARS;
+    const add = (index: number): void => {
+      const chars = this.#charsOf(entries[index]!);
+      if (!fits(piece, 1, chars)) {
+        piece = { from: index, to: index, chars: 0 };
+        layout.push(piece);
+      }
+      piece!.to = index + 1;
+      piece!.chars += chars;
+    };
     let position = 0;
     while (position < entries.length) {
       const chunk = byFirstEntry.get(entries[position]!);
@@ -409,47 +456,45 @@ export class HistoryStore {
         chunk !== undefined &&
         position + count <= entries.length &&
         chunk.entries.every((entry, i) => entry === entries[position + i]);
-      // The last stored chunk, when partial, is filled up by what follows it.
-      const sealed = chunk !== lastStored || count >= chunkSize || position + count === entries.length;
-      if (!same || !sealed) {
-        position++;
+      if (!same) {
+        add(position++);
         continue;
       }
-      // A short chunk after a run that ends in a partial chunk joins that chunk, so short chunks
+      const chars = this.#chunkChars(chunk);
+      // The last stored chunk is filled up by what follows it while that still fits.
+      const next = entries[position + count];
+      const open =
+        chunk === lastStored &&
+        next !== undefined &&
+        fits({ from: 0, to: count, chars }, 1, this.#charsOf(next));
+      // A short stored chunk right after a piece that it fits in joins that piece, so short chunks
       // do not pile up where compactions keep inserting.
-      const partial = (position - runStart) % chunkSize;
-      if (partial > 0 && partial + count <= chunkSize) {
+      if (open || fits(piece, count, chars)) {
+        for (let i = 0; i < count; i++) add(position + i);
         position += count;
         continue;
       }
-      if (position > runStart) layout.push({ from: runStart, to: position });
-      layout.push({ reused: chunk });
+      layout.push(chunk);
+      piece = undefined;
       position += count;
-      runStart = position;
     }
-    if (entries.length > runStart) layout.push({ from: runStart, to: entries.length });
-    assertSavableEntries(
-      entries,
-      layout.filter((part) => 'from' in part),
-      keepsEntriesConsistent(history),
-    );
+    const pieces = layout.filter((part): part is Piece => 'from' in part);
+    assertSavableEntries(entries, pieces, keepsEntriesConsistent(history));
     const token = `${this.#clock().toString(36)}-${randomUuid()}`;
-    const chunks: { key: string; entries: readonly HistoryEntry[] }[] = [];
-    const written: { key: string; entries: readonly HistoryEntry[] }[] = [];
+    const chunks: StoredChunk[] = [];
+    const written: StoredChunk[] = [];
     for (const part of layout) {
-      if ('reused' in part) {
-        chunks.push(part.reused);
+      if (!('from' in part)) {
+        chunks.push(part);
         continue;
       }
-      for (let start = part.from; start < part.to; start += chunkSize) {
-        const chunk = {
-          key: `${this.#prefix(conversationId)}chunk:${token}:${written.length}`,
-          entries: entries.slice(start, Math.min(part.to, start + chunkSize)),
-        };
-        assertJsonSerializable(chunk.key, chunk.entries);
-        written.push(chunk);
-        chunks.push(chunk);
-      }
+      const chunk = {
+        key: `${this.#prefix(conversationId)}chunk:${token}:${written.length}`,
+        entries: entries.slice(part.from, part.to),
+      };
+      assertJsonSerializable(chunk.key, chunk.entries);
+      written.push(chunk);
+      chunks.push(chunk);
     }
     const unchanged =
       tracked.version > 0 &&
