@@ -777,6 +777,12 @@ describe('HistoryStore format and bad input', () => {
     await expect(
       store.save('c', { entries: () => [], replaceState: () => {}, metadata: 'x' } as never),
     ).rejects.toMatchObject({ path: ['history', 'metadata'] });
+    const circular: Record<string, unknown> = { id: 'loop', message: { role: 'user', content: 'x' } };
+    circular.self = circular;
+    for (const entry of ['text', null, { id: 'big', message: { role: 'user', content: 1n } }, circular]) {
+      const odd = { entries: () => [entry], replaceState: () => {}, metadata: {} } as never;
+      await expect(store.save('c', odd)).rejects.toBeInstanceOf(CtxGuardError);
+    }
     await expect(store.update('c', 'nope' as never)).rejects.toBeInstanceOf(InvalidInputError);
     await expect(store.append('c', [{ role: 'user', content: 1 }] as never)).rejects.toThrow(
       /messages\[0\]\.content/,

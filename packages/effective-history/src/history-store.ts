@@ -397,11 +397,19 @@ export class HistoryStore {
     );
   }
 
-  /** Characters of an entry's JSON (entries are immutable, so each is measured once). */
+  /**
+   * Characters of an entry's JSON (entries are immutable, so each is measured once). Something
+   * that is no entry, or not JSON, counts 0: the checks before anything is written reject it.
+   */
   #charsOf(entry: HistoryEntry): number {
+    if (typeof entry !== 'object' || entry === null) return 0;
     let chars = this.#entryChars.get(entry);
     if (chars === undefined) {
-      chars = JSON.stringify(entry)?.length ?? 0;
+      try {
+        chars = JSON.stringify(entry)?.length ?? 0;
+      } catch {
+        chars = 0;
+      }
       this.#entryChars.set(entry, chars);
     }
     return chars;
@@ -437,11 +445,9 @@ export class HistoryStore {
     /** Reused chunks and pieces of entries to write, in order. */
     const layout: (StoredChunk | Piece)[] = [];
     let piece: Piece | undefined;
-    const fits = (into: Piece | undefined, count: number, chars: number): boolean =>
-      into !== undefined && into.to - into.from + count <= chunkSize && into.chars + chars <= CHUNK_CHARS;
     const add = (index: number): void => {
       const chars = this.#charsOf(entries[index]!);
-      if (!fits(piece, 1, chars)) {
+      if (piece === undefined || piece.to - piece.from >= chunkSize || piece.chars + chars > CHUNK_CHARS) {
         piece = { from: index, to: index, chars: 0 };
         layout.push(piece);
       }
@@ -460,16 +466,21 @@ export class HistoryStore {
         add(position++);
         continue;
       }
-      const chars = this.#chunkChars(chunk);
       // The last stored chunk is filled up by what follows it while that still fits.
       const next = entries[position + count];
       const open =
         chunk === lastStored &&
         next !== undefined &&
-        fits({ from: 0, to: count, chars }, 1, this.#charsOf(next));
+        count < chunkSize &&
+        this.#chunkChars(chunk) + this.#charsOf(next) <= CHUNK_CHARS;
       // A short stored chunk right after a piece that it fits in joins that piece, so short chunks
-      // do not pile up where compactions keep inserting.
-      if (open || fits(piece, count, chars)) {
+      // do not pile up where compactions keep inserting. Sizes are only taken where needed: a save
+      // costs what changed, not the whole history.
+      const joins =
+        piece !== undefined &&
+        piece.to - piece.from + count <= chunkSize &&
+        piece.chars + this.#chunkChars(chunk) <= CHUNK_CHARS;
+      if (open || joins) {
         for (let i = 0; i < count; i++) add(position + i);
         position += count;
         continue;
