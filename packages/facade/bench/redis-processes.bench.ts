@@ -41,6 +41,8 @@ function startWorker(url: string, index: number): Promise<Worker> {
       stdio: ['pipe', 'pipe', 'inherit'],
     },
   );
+  // A worker that died must not take this process down when it is told to exit.
+  child.stdin.on('error', () => {});
   const waiting: ((line: string) => void)[] = [];
   let buffered = '';
   let ready: () => void = () => {};
