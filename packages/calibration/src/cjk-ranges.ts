@@ -89,6 +89,17 @@ export function cjkScriptOf(codePoint: number): CjkScript | null {
 }
 
 /**
+ * Calls `visit` for every range of CJK letters (`[first, last]`, inclusive, ascending), so a caller
+ * can fill a lookup table range by range instead of asking {@link cjkScriptOf} code point by code point.
+ */
+export function forEachCjkLetterRange(visit: (first: number, last: number, script: CjkScript) => void): void {
+  for (const [first, last, code] of RANGES) {
+    const script = SCRIPT_NAMES[code];
+    if (script) visit(first, last, script);
+  }
+}
+
+/**
  * True for a code point of CJK text: every letter {@link cjkScriptOf} knows, plus CJK
  * punctuation, enclosed and compatibility symbols, and full-width forms. Lone surrogates are false.
  */

@@ -13,7 +13,7 @@ export {
   MAX_CHARS_PER_TOKEN,
 } from './calibration-store.js';
 export type { CjkScript } from './cjk-ranges.js';
-export { cjkScriptOf } from './cjk-ranges.js';
+export { cjkScriptOf, forEachCjkLetterRange } from './cjk-ranges.js';
 export type { SegmentVisitor } from './classify-content.js';
 export { classifyContent, contentProfile, segmentContent } from './classify-content.js';
 export type { ContentClass } from './content-class.js';

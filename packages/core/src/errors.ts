@@ -182,9 +182,13 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, root:
   throw new InvalidInputError(`Invalid ${root}: ${text}`, path, { cause: result.error });
 }
 
-/** Parses options with `schema`, throwing {@link InvalidOptionsError} naming the option. */
+/**
+ * Parses options with `schema`, throwing {@link InvalidOptionsError} naming the option. Options are
+ * parsed once per object made, so zod's compiled fast path (built on an object schema's first parse,
+ * the larger part of a cold start's validation) would never pay for itself here.
+ */
 export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, root: string): z.output<S> {
-  const result = schema.safeParse(input ?? {});
+  const result = schema.safeParse(input ?? {}, { jitless: true });
   if (result.success) return result.data;
   const { text, path } = summarize(result.error, root);
   throw new InvalidOptionsError(`Invalid ${root}: ${text}`, path, { cause: result.error });

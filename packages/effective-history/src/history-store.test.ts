@@ -20,6 +20,7 @@ import {
   RecordingPersistence,
   StallingPersistence,
 } from '../test/persistence-wrappers.js';
+import { recompactRepeatedly } from '../test/recompaction.js';
 import { InMemoryConversationHistory } from './conversation-history.js';
 import { HistoryConflictError, UnsupportedHistoryFormatError } from './errors.js';
 import { HistoryStore } from './history-store.js';
@@ -127,6 +128,24 @@ describe('HistoryStore save and load', () => {
     expect(deleted()).toHaveLength(1);
   });
 
+  it('appending to large entries rewrites a chunk of at most 64 K characters, not 256 entries', async () => {
+    const recording = new RecordingPersistence(new MemoryPersistence());
+    const store = new HistoryStore(recording);
+    const history = await store.loadOrCreate('tools');
+    // Tool results of 5,000 characters: 200 of them are 1 MB, well under 256 entries.
+    for (let i = 0; i < 200; i++) {
+      history.append(user(`${i} ${'x'.repeat(5_000)}`));
+      await store.save('tools', history);
+    }
+    recording.ops.length = 0;
+    history.append(user('one more'));
+    await store.save('tools', history);
+    const chunkWrites = recording.ops.filter((op) => op.op === 'set' && op.key.includes(':chunk:'));
+    expect(chunkWrites).toHaveLength(1);
+    expect(JSON.stringify(chunkWrites[0]!.value).length).toBeLessThanOrEqual(64 * 1024 + 100);
+    expect((await store.load('tools'))!.entries()).toEqual(history.entries());
+  });
+
   it('a compaction rewrites from the first changed chunk on', async () => {
     const recording = new RecordingPersistence(new MemoryPersistence());
     const store = new HistoryStore(recording, { chunkSize: 10 });
@@ -136,6 +155,21 @@ describe('HistoryStore save and load', () => {
     const result = await store.save('c', history);
     expect(result.entriesWritten).toBe(101 - 80);
     expect((await store.load('c'))!.entries()).toEqual(history.entries());
+  });
+
+  it('a summary inserted near the start rewrites the chunks around it, not the rest of the history', async () => {
+    // Each round hides 40 more messages and the previous summary under a new one at position 1.
+    const run = await recompactRepeatedly(new MemoryPersistence(), {
+      chunkSize: 16,
+      rounds: 12,
+      perRound: 40,
+    });
+    expect(run.loaded).toEqual(run.saved);
+    expect(run.entries).toBeGreaterThan(480);
+    // Before: every chunk from the summary on, 493 entries by the last round.
+    expect(Math.max(...run.written)).toBeLessThanOrEqual(40 + 3 * 16);
+    // Short chunks left where summaries were inserted join their neighbours instead of piling up.
+    expect(run.chunks).toBeLessThanOrEqual(Math.ceil(run.entries / 16) + 2);
   });
 
   it('stored keys hold the newest two versions only after many saves: their commit records and chunks', async () => {
@@ -743,6 +777,12 @@ describe('HistoryStore format and bad input', () => {
     await expect(
       store.save('c', { entries: () => [], replaceState: () => {}, metadata: 'x' } as never),
     ).rejects.toMatchObject({ path: ['history', 'metadata'] });
+    const circular: Record<string, unknown> = { id: 'loop', message: { role: 'user', content: 'x' } };
+    circular.self = circular;
+    for (const entry of ['text', null, { id: 'big', message: { role: 'user', content: 1n } }, circular]) {
+      const odd = { entries: () => [entry], replaceState: () => {}, metadata: {} } as never;
+      await expect(store.save('c', odd)).rejects.toBeInstanceOf(CtxGuardError);
+    }
     await expect(store.update('c', 'nope' as never)).rejects.toBeInstanceOf(InvalidInputError);
     await expect(store.append('c', [{ role: 'user', content: 1 }] as never)).rejects.toThrow(
       /messages\[0\]\.content/,

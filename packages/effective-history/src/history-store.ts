@@ -93,6 +93,26 @@ export interface SaveResult {
   readonly attempts: number;
 }
 
+/** A stored chunk: its key and the entries it holds. */
+interface StoredChunk {
+  readonly key: string;
+  readonly entries: readonly HistoryEntry[];
+}
+
+/** Entries `[from, to)` a save writes as one new chunk, and the characters of their JSON. */
+interface Piece {
+  readonly from: number;
+  to: number;
+  chars: number;
+}
+
+/**
+ * Most characters of entry JSON a new chunk takes (an entry larger than this gets a chunk of its
+ * own). Bounds what an append rewrites (the last, partial chunk) and what a compaction rewrites
+ * around the summary it inserts, when entries are large (tool results of several KB).
+ */
+const CHUNK_CHARS = 64 * 1024;
+
 interface Tracked {
   readonly conversationId: string;
   /** True for a history this store never loaded, created or saved under this id. */
@@ -176,6 +196,7 @@ export class HistoryStore {
   readonly #historyOptions: Omit<ConversationHistoryOptions, 'metadata'>;
   readonly #now: () => number;
   readonly #tracked = new WeakMap<PersistableHistory, Tracked>();
+  readonly #entryChars = new WeakMap<HistoryEntry, number>();
   readonly #atomic: boolean;
 
   constructor(persistence: Persistence, options: HistoryStoreOptions = {}) {
@@ -376,6 +397,28 @@ export class HistoryStore {
     );
   }
 
+  /**
+   * Characters of an entry's JSON (entries are immutable, so each is measured once). Something
+   * that is no entry, or not JSON, counts 0: the checks before anything is written reject it.
+   */
+  #charsOf(entry: HistoryEntry): number {
+    if (typeof entry !== 'object' || entry === null) return 0;
+    let chars = this.#entryChars.get(entry);
+    if (chars === undefined) {
+      try {
+        chars = JSON.stringify(entry)?.length ?? 0;
+      } catch {
+        chars = 0;
+      }
+      this.#entryChars.set(entry, chars);
+    }
+    return chars;
+  }
+
+  #chunkChars(chunk: StoredChunk): number {
+    return chunk.entries.reduce((sum, entry) => sum + this.#charsOf(entry), 0);
+  }
+
   #trackedFor(history: PersistableHistory, conversationId: string): Tracked {
     const tracked = this.#tracked.get(history);
     if (tracked?.conversationId === conversationId) return tracked;
@@ -383,31 +426,82 @@ export class HistoryStore {
   }
 
   /**
-   * Splits the history into chunks, reusing every stored chunk whose entries are unchanged, and
-   * checks the entries it is about to write (all of them for a history that is not an
-   * {@link InMemoryConversationHistory}, which keeps its entries consistent itself).
+   * Splits the history into chunks, reusing every stored chunk whose entries are unchanged wherever
+   * it now starts (a compaction inserts its summary before what it hides, which shifts everything
+   * after it), and checks the entries it is about to write (all of them for a history that is not
+   * an {@link InMemoryConversationHistory}, which keeps its entries consistent itself). A chunk
+   * holds up to `chunkSize` entries and {@link CHUNK_CHARS} characters of JSON.
    */
   #plan(conversationId: string, history: PersistableHistory, tracked: Tracked): SavePlan {
     const entries = entriesOf(history);
     const metadataJson = JSON.stringify(history.metadata);
-    const chunks: { key: string; entries: readonly HistoryEntry[] }[] = [];
+    const { chunkSize } = this.#options;
+    const byFirstEntry = new Map<HistoryEntry, StoredChunk>();
+    for (const chunk of tracked.chunks) {
+      const first = chunk.entries[0];
+      if (first !== undefined) byFirstEntry.set(first, chunk);
+    }
+    const lastStored = tracked.chunks.at(-1);
+    /** Reused chunks and pieces of entries to write, in order. */
+    const layout: (StoredChunk | Piece)[] = [];
+    let piece: Piece | undefined;
+    const add = (index: number): void => {
+      const chars = this.#charsOf(entries[index]!);
+      if (piece === undefined || piece.to - piece.from >= chunkSize || piece.chars + chars > CHUNK_CHARS) {
+        piece = { from: index, to: index, chars: 0 };
+        layout.push(piece);
+      }
+      piece!.to = index + 1;
+      piece!.chars += chars;
+    };
     let position = 0;
-    for (const [index, chunk] of tracked.chunks.entries()) {
-      const count = chunk.entries.length;
+    while (position < entries.length) {
+      const chunk = byFirstEntry.get(entries[position]!);
+      const count = chunk?.entries.length ?? 0;
       const same =
-        position + count <= entries.length && chunk.entries.every((e, i) => e === entries[position + i]);
-      const sealed = index < tracked.chunks.length - 1 || count >= this.#options.chunkSize;
-      if (!same || !(sealed || position + count === entries.length)) break;
-      chunks.push(chunk);
+        chunk !== undefined &&
+        position + count <= entries.length &&
+        chunk.entries.every((entry, i) => entry === entries[position + i]);
+      if (!same) {
+        add(position++);
+        continue;
+      }
+      // The last stored chunk is filled up by what follows it while that still fits.
+      const next = entries[position + count];
+      const open =
+        chunk === lastStored &&
+        next !== undefined &&
+        count < chunkSize &&
+        this.#chunkChars(chunk) + this.#charsOf(next) <= CHUNK_CHARS;
+      // A short stored chunk right after a piece that it fits in joins that piece, so short chunks
+      // do not pile up where compactions keep inserting. Sizes are only taken where needed: a save
+      // costs what changed, not the whole history.
+      const joins =
+        piece !== undefined &&
+        piece.to - piece.from + count <= chunkSize &&
+        piece.chars + this.#chunkChars(chunk) <= CHUNK_CHARS;
+      if (open || joins) {
+        for (let i = 0; i < count; i++) add(position + i);
+        position += count;
+        continue;
+      }
+      layout.push(chunk);
+      piece = undefined;
       position += count;
     }
-    assertSavableEntries(entries, position, keepsEntriesConsistent(history));
+    const pieces = layout.filter((part): part is Piece => 'from' in part);
+    assertSavableEntries(entries, pieces, keepsEntriesConsistent(history));
     const token = `${this.#clock().toString(36)}-${randomUuid()}`;
-    const written: { key: string; entries: readonly HistoryEntry[] }[] = [];
-    for (let start = position; start < entries.length; start += this.#options.chunkSize) {
+    const chunks: StoredChunk[] = [];
+    const written: StoredChunk[] = [];
+    for (const part of layout) {
+      if (!('from' in part)) {
+        chunks.push(part);
+        continue;
+      }
       const chunk = {
         key: `${this.#prefix(conversationId)}chunk:${token}:${written.length}`,
-        entries: entries.slice(start, start + this.#options.chunkSize),
+        entries: entries.slice(part.from, part.to),
       };
       assertJsonSerializable(chunk.key, chunk.entries);
       written.push(chunk);
@@ -417,6 +511,7 @@ export class HistoryStore {
       tracked.version > 0 &&
       written.length === 0 &&
       chunks.length === tracked.chunks.length &&
+      chunks.every((chunk, index) => chunk === tracked.chunks[index]) &&
       metadataJson === tracked.metadataJson;
     return { entries, chunks, written, token, metadataJson, unchanged };
   }
@@ -857,12 +952,17 @@ function keepsEntriesConsistent(history: PersistableHistory): boolean {
 
 /**
  * Checks what a save would write, so that it never commits a version it cannot load: the entries
- * from `from` on (the ones not in reused chunks) against the entry schema, and, unless the history
+ * of the `runs` (the ones not in reused chunks) against the entry schema, and, unless the history
  * keeps them consistent itself, the ids and compaction tags of all of them.
  */
-function assertSavableEntries(entries: readonly HistoryEntry[], from: number, consistent: boolean): void {
-  const parsed = storedEntriesSchema.safeParse(entries.slice(from));
-  if (!parsed.success) {
+function assertSavableEntries(
+  entries: readonly HistoryEntry[],
+  runs: readonly { from: number; to: number }[],
+  consistent: boolean,
+): void {
+  for (const { from, to } of runs) {
+    const parsed = storedEntriesSchema.safeParse(entries.slice(from, to));
+    if (parsed.success) continue;
     const [first, ...rest] = describeZodIssues(parsed.error)[0]?.path ?? [];
     const path = [typeof first === 'number' ? first + from : 0, ...rest];
     throw new InvalidInputError(

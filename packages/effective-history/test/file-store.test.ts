@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { FilePersistence } from '@ctxguard/persistence';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HistoryStore } from '../src/index.js';
+import { recompactRepeatedly } from './recompaction.js';
 
 let dir = '';
 beforeEach(async () => {
@@ -31,6 +32,20 @@ describe('HistoryStore on real files', () => {
     expect(loaded.entries()).toEqual(history.entries());
     expect(loaded.metadata).toEqual({ contextStrategy: 'layered' });
     expect(loaded.compactions()).toEqual(history.compactions());
+  });
+
+  it('a summary inserted near the start rewrites a few chunk files, and old ones are deleted', async () => {
+    const run = await recompactRepeatedly(new FilePersistence({ dir }), {
+      chunkSize: 16,
+      rounds: 12,
+      perRound: 40,
+    });
+    expect(run.loaded).toEqual(run.saved);
+    expect(Math.max(...run.written)).toBeLessThanOrEqual(40 + 3 * 16);
+    const names = await readdir(dir);
+    // The chunks of the newest two versions, their commit records and the head: no file per save.
+    expect(names.filter((name) => name.includes('chunk')).length).toBeLessThanOrEqual(2 * run.chunks);
+    expect(names.length).toBeLessThanOrEqual(2 * run.chunks + 3);
   });
 
   it('two stores on separate FilePersistence instances appending concurrently lose nothing', async () => {

@@ -12,6 +12,7 @@ import { seededRandom, withSeed } from '../../../test/support/seeded-random.ts';
 import { HistoryStore } from '../src/index.js';
 import { acknowledged, killAppendersMidSave, texts } from './append-workers.js';
 import { RecordingPersistence, StallingPersistence } from './persistence-wrappers.js';
+import { recompactRepeatedly } from './recompaction.js';
 
 const target = await redisTestTarget();
 const worker = fileURLToPath(new URL('./fixtures/append-worker.ts', import.meta.url));
@@ -82,6 +83,16 @@ describe.skipIf(!target.available)('HistoryStore on a real Redis', () => {
     const loaded = (await new HistoryStore(persistence).load('conv'))!;
     expect(loaded.entries()).toEqual(history.entries());
     expect(loaded.metadata).toEqual({ contextStrategy: 'layered' });
+  });
+
+  it('a summary inserted near the start rewrites a few chunks, and old ones are deleted', async () => {
+    const persistence = await createTestRedisPersistence();
+    const run = await recompactRepeatedly(persistence, { chunkSize: 16, rounds: 12, perRound: 40 });
+    expect(run.loaded).toEqual(run.saved);
+    expect(Math.max(...run.written)).toBeLessThanOrEqual(40 + 3 * 16);
+    const keys = await persistence.list();
+    expect(keys.filter((key) => key.includes(':chunk:')).length).toBeLessThanOrEqual(2 * run.chunks);
+    expect(keys.length).toBeLessThanOrEqual(2 * run.chunks + 3);
   });
 
   it('two store instances on separate connections appending concurrently lose no message', async () => {

@@ -1,25 +1,18 @@
 /**
  * Scale: one agent conversation of many turns through `createContextGuard` (window 16,000, a
  * 3–6 KB tool result every third turn), as an app calls it: its whole history each turn, the
- * model's answer appended after. Per-call cost early against late, bytes the store writes per call,
- * what the store holds per original message, heap after GC, compactions that grew the request, and
- * identical repeats of a `prepare` that compacted. Run: pnpm bench facade (BENCH_QUICK=1: 600 turns).
+ * model's answer appended after; the same conversation on the memory, file and Redis stores.
+ * Per store: per-call cost early against late, bytes the store writes per call, what it holds per
+ * original message (entries, keys or files, bytes against the conversation's content), heap after
+ * GC, compactions that grew the request, and identical repeats of a `prepare` that compacted.
+ * Run: pnpm bench facade (BENCH_QUICK=1: 600 turns).
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Message } from '@ctxguard/core';
-import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
 import type { BenchHarness } from '../../../bench/harness.ts';
+import { type BenchStore, openFileStore, openMemoryStore, openRedisStore } from '../../../bench/stores.ts';
 import { createContextGuard } from '../src/index.ts';
-
-/** A store that counts the keys it holds and the JSON bytes written to it. */
-class CountingStore extends MemoryPersistence {
-  bytesWritten = 0;
-  override async set(key: string, value: unknown): Promise<void> {
-    this.bytesWritten += JSON.stringify(value).length;
-    await super.set(key, value);
-  }
-}
 
 const FILES = ['src/server.ts', 'src/routes/users.ts', 'test/users.test.ts', 'package.json', 'README.md'];
 const file = (i: number): string => FILES[i % FILES.length] as string;
@@ -75,90 +68,149 @@ interface Sample {
   compacted: boolean;
 }
 
-export async function run(h: BenchHarness): Promise<void> {
-  const turns = h.quick ? 600 : 2_000;
-  const early = [100, 200];
-  const late = [turns - 100, turns];
-  const store = new CountingStore();
-  const persistence: Persistence = store;
+/** What one store did with the conversation. */
+interface StoreRun {
+  samples: Sample[];
+  heap: Record<number, number>;
+  grew: number;
+  compactions: number;
+  repeats: number;
+  repeatsCompacted: number;
+  originalMessages: number;
+  storedEntries: number;
+  keys: number;
+  bytes: number;
+  contentBytes: number;
+}
+
+/** Runs the conversation of `turns` turns on `store`, sampling the heap after the given turns. */
+async function runConversation(
+  store: BenchStore,
+  turns: number,
+  heapAt: readonly number[],
+): Promise<StoreRun> {
   const guard = createContextGuard({
     provider: 'openai',
     model: 'gpt-4o',
     contextLimit: 16_000,
-    persistence,
+    persistence: store.persistence,
   });
   const history: Message[] = [
     { role: 'system', content: 'You are a careful coding agent working in a TypeScript repository.' },
   ];
-  const samples: Sample[] = [];
-  const heap: Record<number, number> = {};
-  let grew = 0;
-  let compactions = 0;
-  let repeats = 0;
-  let repeatsCompacted = 0;
+  const run: Omit<StoreRun, 'originalMessages' | 'storedEntries' | 'keys' | 'bytes' | 'contentBytes'> = {
+    samples: [],
+    heap: {},
+    grew: 0,
+    compactions: 0,
+    repeats: 0,
+    repeatsCompacted: 0,
+  };
   for (let i = 1; i <= turns; i++) {
     history.push(...turn(i));
-    const bytesBefore = store.bytesWritten;
+    const bytesBefore = store.persistence.bytesWritten;
     const started = performance.now();
     const result = await guard.prepare({ conversationId: 'long', messages: history });
     const ms = performance.now() - started;
     const made = result.actions.filter((action) => action.type === 'compaction');
-    compactions += made.length;
-    grew += made.filter((action) => action.tokensAfter >= action.tokensBefore).length;
-    samples.push({ turn: i, ms, bytes: store.bytesWritten - bytesBefore, compacted: made.length > 0 });
-    if (made.length > 0 && repeats < 20) {
-      repeats++;
+    run.compactions += made.length;
+    run.grew += made.filter((action) => action.tokensAfter >= action.tokensBefore).length;
+    run.samples.push({
+      turn: i,
+      ms,
+      bytes: store.persistence.bytesWritten - bytesBefore,
+      compacted: made.length > 0,
+    });
+    if (made.length > 0 && run.repeats < 20) {
+      run.repeats++;
       const again = await guard.prepare({ conversationId: 'long', messages: history });
-      if (again.actions.some((action) => action.type === 'compaction')) repeatsCompacted++;
+      if (again.actions.some((action) => action.type === 'compaction')) run.repeatsCompacted++;
     }
     history.push(answer(i));
-    if (i === early[1] || i === late[1]) heap[i] = heapAfterGc();
+    if (heapAt.includes(i)) run.heap[i] = heapAfterGc();
   }
   const stats = await guard.stats('long');
-  const keys = (await persistence.list('')).length;
   await guard.close();
-  const within = ([from, to]: number[]) => samples.filter((s) => s.turn > from! && s.turn <= to!);
-  const row = (name: string, pick: (list: Sample[]) => number) => {
-    const a = pick(within(early));
-    const b = pick(within(late));
-    return [name, a, b, b / a];
+  const { keys, bytes } = await store.footprint();
+  // The last answer is pushed after the last prepare, so it is not stored.
+  const contentBytes = history.slice(0, -1).reduce((sum, m) => sum + JSON.stringify(m.content).length, 0);
+  return {
+    ...run,
+    originalMessages: stats.originalMessages,
+    storedEntries: stats.storedEntries,
+    keys,
+    bytes,
+    contentBytes,
   };
-  h.table(
-    `scale: one conversation of ${turns} turns (window 16,000, memory store), turns ${early.join('–')} against ${late.join('–')}`,
-    ['figure', 'early', 'late', 'late ÷ early'],
-    [
-      row('prepare p50 (ms)', (list) =>
-        quantile(
-          list.map((s) => s.ms),
-          0.5,
-        ),
-      ),
-      row('prepare p95 (ms)', (list) =>
-        quantile(
-          list.map((s) => s.ms),
-          0.95,
-        ),
-      ),
-      row('compacting prepare, mean (ms)', (list) => mean(list.filter((s) => s.compacted).map((s) => s.ms))),
-      row('bytes written per prepare, mean', (list) => mean(list.map((s) => s.bytes))),
+}
+
+export async function run(h: BenchHarness): Promise<void> {
+  const turns = h.quick ? 600 : 2_000;
+  const early = [100, 200];
+  const late = [turns - 100, turns];
+  const runs: [BenchStore['name'], StoreRun][] = [];
+  for (const open of [openMemoryStore, openFileStore, openRedisStore]) {
+    const store = await open();
+    try {
+      runs.push([store.name, await runConversation(store, turns, [early[1]!, late[1]!])]);
+    } finally {
+      await store.close();
+    }
+  }
+  const within = (samples: Sample[], [from, to]: number[]) =>
+    samples.filter((s) => s.turn > from! && s.turn <= to!);
+  for (const [name, result] of runs) {
+    const row = (figure: string, pick: (list: Sample[]) => number) => {
+      const a = pick(within(result.samples, early));
+      const b = pick(within(result.samples, late));
+      return [figure, a, b, b / a];
+    };
+    const { heap } = result;
+    h.table(
+      `scale: one conversation of ${turns} turns (window 16,000, ${name} store), turns ${early.join('–')} against ${late.join('–')}`,
+      ['figure', 'early', 'late', 'late ÷ early'],
       [
-        'heap after GC (MiB)',
-        heap[early[1]!]! / 2 ** 20,
-        heap[late[1]!]! / 2 ** 20,
-        heap[late[1]!]! / heap[early[1]!]!,
+        row('prepare p50 (ms)', (list) =>
+          quantile(
+            list.map((s) => s.ms),
+            0.5,
+          ),
+        ),
+        row('prepare p95 (ms)', (list) =>
+          quantile(
+            list.map((s) => s.ms),
+            0.95,
+          ),
+        ),
+        row('compacting prepare, mean (ms)', (list) =>
+          mean(list.filter((s) => s.compacted).map((s) => s.ms)),
+        ),
+        row('bytes written per prepare, mean', (list) => mean(list.map((s) => s.bytes))),
+        [
+          'heap after GC (MiB)',
+          heap[early[1]!]! / 2 ** 20,
+          heap[late[1]!]! / 2 ** 20,
+          heap[late[1]!]! / heap[early[1]!]!,
+        ],
       ],
-    ],
-  );
+    );
+  }
+  const perStore = (pick: (result: StoreRun) => number | string) => runs.map(([, result]) => pick(result));
   h.table(
-    `scale: what the store holds after ${turns} turns, and what compactions did`,
-    ['figure', 'value'],
+    `scale: what each store holds after ${turns} turns, and what compactions did`,
+    ['figure', ...runs.map(([name]) => name)],
     [
-      ['original messages', stats.originalMessages],
-      ['stored entries per original message', stats.storedEntries / stats.originalMessages],
-      ['keys per original message', keys / stats.originalMessages],
-      ['compactions', compactions],
-      ['compactions that did not shrink the request', grew],
-      [`identical repeats of a compacting prepare that compacted again`, `${repeatsCompacted} of ${repeats}`],
+      ['original messages', ...perStore((r) => r.originalMessages)],
+      ['stored entries per original message', ...perStore((r) => r.storedEntries / r.originalMessages)],
+      ['keys (file: files) per original message', ...perStore((r) => r.keys / r.originalMessages)],
+      ['bytes stored (file: on disk), KiB', ...perStore((r) => r.bytes / 1024)],
+      ['bytes stored ÷ bytes of message content', ...perStore((r) => r.bytes / r.contentBytes)],
+      ['compactions', ...perStore((r) => r.compactions)],
+      ['compactions that did not shrink the request', ...perStore((r) => r.grew)],
+      [
+        'identical repeats of a compacting prepare that compacted again',
+        ...perStore((r) => `${r.repeatsCompacted} of ${r.repeats}`),
+      ],
     ],
   );
 }

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { sha256Hex } from './sha256-hex.js';
+import { sha256Hex } from './text-hash.js';
 
 /**
  * Where `CountApiCounter` keeps provider answers, so identical requests make one call.

@@ -18,6 +18,7 @@ export {
   messageTokens,
   toolDefinitionsTokens,
 } from './message-cost.js';
+export { sha256Hex } from './text-hash.js';
 export type {
   Accuracy,
   ConversationCount,

@@ -1,6 +1,6 @@
 import { type MessageSnapshot, matchesSnapshot, takeMessageSnapshot } from '@ctxguard/core';
 import { LRUCache } from 'lru-cache';
-import { sha256Hex } from './sha256-hex.js';
+import { sha256Hex } from './text-hash.js';
 
 /** Only what changes a message's token count is fingerprinted: role, name and content. */
 interface CountedFields {

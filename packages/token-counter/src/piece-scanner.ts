@@ -1,4 +1,4 @@
-import { cjkScriptOf } from '@ctxguard/calibration';
+import { cjkScriptOf, forEachCjkLetterRange } from '@ctxguard/calibration';
 import {
   ASCII_RUN_LOG2_CHARS_PER_TOKEN,
   CJK_MERGING_RUN_LETTERS,
@@ -52,14 +52,35 @@ const K_HAN = 7;
 const K_KANA = 8;
 const K_HANGUL = 9;
 
-// Kinds of every UTF-16 code unit, filled by the first scan (no work at import time). CJK letters
-// come from calibration's one CJK range table, so the scanner and the content classifier agree.
+// Kinds of every UTF-16 code unit, filled by the first scan (no work at import time), range by
+// range: asking each of the 65,536 code units one by one took milliseconds of a cold start. CJK
+// letters come from calibration's one CJK range table, so the scanner and the content classifier agree.
 let KIND = new Uint8Array(0);
+const SCRIPT_KIND = { han: K_HAN, kana: K_KANA, hangul: K_HANGUL } as const;
 
 function fillKinds(): void {
-  const kinds = new Uint8Array(0x10000);
-  for (let c = 0; c < 0x10000; c++) kinds[c] = c < 128 ? asciiKind(c) : wideKind(c);
+  const kinds = new Uint8Array(0x10000).fill(K_PUNCT);
+  for (let c = 0; c < 0x250; c++) kinds[c] = c < 128 ? asciiKind(c) : latinKind(c);
+  kinds.fill(K_OTHER_LETTER, 0x250, 0x2000); // Greek to Latin Extended Additional
+  kinds[0x1680] = K_SPACE; // Ogham space mark
+  kinds.fill(K_SPACE, 0x2000, 0x200b); // en quad … hair space
+  for (const space of [0x2028, 0x2029, 0x202f, 0x205f, 0x3000]) kinds[space] = K_SPACE;
+  kinds.fill(K_OTHER_LETTER, 0xa000, 0xac00); // Yi, Vai, Cyrillic Extended-B … Meetei Mayek
+  kinds.fill(K_OTHER_LETTER, 0xfb00, 0xfe00); // alphabetic presentation forms, Arabic forms A
+  kinds.fill(K_DIGIT, 0xff10, 0xff1a); // full-width digits
+  kinds.fill(K_OTHER_LETTER, 0xff21, 0xff3b); // full-width Latin capitals
+  kinds.fill(K_OTHER_LETTER, 0xff41, 0xff5b); // full-width Latin small letters
+  // CJK letters last: they take precedence over the blocks above (Hangul jamo, half-width kana).
+  forEachCjkLetterRange((first, last, script) => {
+    if (first < 0x10000) kinds.fill(SCRIPT_KIND[script], first, Math.min(last, 0xffff) + 1);
+  });
   KIND = kinds;
+}
+
+/** Kinds of the whole table, for the tests. */
+export function characterKinds(): Uint8Array {
+  if (KIND.length === 0) fillKinds();
+  return KIND;
 }
 
 function asciiKind(c: number): number {
@@ -98,33 +119,11 @@ function astralKind(codePoint: number): number {
   return script === 'han' ? K_HAN : script === 'kana' ? K_KANA : script === 'hangul' ? K_HANGUL : K_PUNCT;
 }
 
-function wideKind(c: number): number {
-  const script = cjkScriptOf(c);
-  if (script === 'han') return K_HAN;
-  if (script === 'kana') return K_KANA;
-  if (script === 'hangul') return K_HANGUL;
-  if (c < 0x0250) {
-    if (c === 0xa0) return K_SPACE;
-    if (c >= 0xc0 && c !== 0xd7 && c !== 0xf7) return K_LOWER;
-    return c === 0xaa || c === 0xb5 || c === 0xba ? K_LOWER : K_PUNCT;
-  }
-  if (c < 0x2000) return c === 0x1680 ? K_SPACE : K_OTHER_LETTER;
-  if (c < 0x3000) {
-    if (c <= 0x200a || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f) return K_SPACE;
-    return K_PUNCT;
-  }
-  // CJK punctuation, enclosed and compatibility symbols (the table above took the letters).
-  if (c <= 0x33ff) return c === 0x3000 ? K_SPACE : K_PUNCT;
-  // Surrogates: mostly emoji and symbols; pairs are read by kindAt.
-  if (c >= 0xd800 && c <= 0xdfff) return K_PUNCT;
-  if (c >= 0xff00 && c <= 0xffef) {
-    if (c >= 0xff10 && c <= 0xff19) return K_DIGIT;
-    if ((c >= 0xff21 && c <= 0xff3a) || (c >= 0xff41 && c <= 0xff5a)) return K_OTHER_LETTER;
-    return K_PUNCT;
-  }
-  if (c >= 0xa000 && c <= 0xabff) return K_OTHER_LETTER;
-  if (c >= 0xfb00 && c <= 0xfdff) return K_OTHER_LETTER;
-  return K_PUNCT;
+/** Kind of a Latin-1 or Latin Extended code unit (U+0080 … U+024F). */
+function latinKind(c: number): number {
+  if (c === 0xa0) return K_SPACE;
+  if (c >= 0xc0 && c !== 0xd7 && c !== 0xf7) return K_LOWER;
+  return c === 0xaa || c === 0xb5 || c === 0xba ? K_LOWER : K_PUNCT;
 }
 
 let commonHan: Uint8Array | undefined;

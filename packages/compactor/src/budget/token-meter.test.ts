@@ -33,31 +33,54 @@ describe('TokenMeter', () => {
     expect(meter.message(message)).toBe(200);
     expect(meter.total([message])).toBe(meter.overhead + 200);
   });
+});
 
-  it('counts a tool result as its own tool message: the holder itself when the result is all it holds', () => {
+describe('TokenMeter across meters', () => {
+  /** A learning counter that records every message it estimates. */
+  function countingCounter() {
     const counter = learningCounter();
-    const asked: Message[] = [];
+    const estimated: unknown[] = [];
     const estimateMessage = counter.estimateMessage.bind(counter);
     counter.estimateMessage = (message, ctx) => {
-      asked.push(message);
+      estimated.push(message);
       return estimateMessage(message, ctx);
     };
-    const meter = new TokenMeter(counter, { provider: 'test', model: 'm' });
-    const part = {
-      type: 'tool-result',
-      toolCallId: 'c1',
-      toolName: 'read',
-      output: 'x'.repeat(500),
-    } as const;
-    const other = { ...part, toolCallId: 'c2' };
-    const alone: Message = { role: 'tool', content: [part] };
-    const shared: Message = { role: 'tool', content: [part, other] };
-    const wrapped = meter.message({ role: 'tool', content: [part] });
-    expect(meter.toolResult(part, alone)).toBe(wrapped);
-    expect(asked.at(-1)).toBe(alone);
-    expect(meter.toolResult(part, shared)).toBe(wrapped);
-    expect(asked.at(-1)).not.toBe(shared);
-    expect(meter.toolResult(part)).toBe(wrapped);
+    return { counter, estimated };
+  }
+  const ctx = { provider: 'test', model: 'm' };
+  const part = Object.freeze({
+    type: 'tool-result' as const,
+    toolCallId: 'c1',
+    toolName: 'read',
+    output: 'x'.repeat(400),
+  });
+  const frozen = Object.freeze({ role: 'tool' as const, content: Object.freeze([part]) }) as Message;
+
+  it('a deeply frozen message or tool part is estimated once for every meter of the counter', () => {
+    const { counter, estimated } = countingCounter();
+    const first = new TokenMeter(counter, ctx);
+    const tokens = first.message(frozen);
+    const partTokens = first.toolPart(part);
+    const second = new TokenMeter(counter, ctx);
+    expect(second.message(frozen)).toBe(tokens);
+    expect(second.toolPart(part)).toBe(partTokens);
+    expect(estimated).toHaveLength(2);
+    // Another context, or the counter after it learned, counts anew.
+    expect(new TokenMeter(counter, { provider: 'test', model: 'other' }).message(frozen)).toBe(tokens);
+    counter.factor = 2;
+    expect(new TokenMeter(counter, ctx).message(frozen)).toBeGreaterThan(tokens);
+    expect(estimated).toHaveLength(4);
+  });
+
+  it('a message that can still change is estimated again by the next meter', () => {
+    const { counter, estimated } = countingCounter();
+    const open: Message = { role: 'user', content: [{ type: 'text', text: 'hello' }] };
+    const frozenShell = Object.freeze({ ...open }) as Message;
+    new TokenMeter(counter, ctx).message(open);
+    new TokenMeter(counter, ctx).message(open);
+    new TokenMeter(counter, ctx).message(frozenShell);
+    new TokenMeter(counter, ctx).message(frozenShell);
+    expect(estimated).toHaveLength(4);
   });
 });
 

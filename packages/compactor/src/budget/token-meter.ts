@@ -12,6 +12,7 @@ import {
   type TokenCounter,
 } from '@ctxguard/token-counter';
 import { z } from 'zod';
+import { isDeepFrozen } from '../messages/deep-frozen.js';
 import { stageCountContextSchema, tokenCounterSchema } from '../pipeline/stage-options.js';
 import { defaultTokenCounter } from './default-counter.js';
 
@@ -23,11 +24,40 @@ const tokenMeterArgumentsSchema = z.object({
   context: stageCountContextSchema.optional(),
 });
 
+/** Counts of deeply frozen messages and tool parts, per counter, context and revision. */
+interface FrozenCounts {
+  revision: number;
+  messages: WeakMap<object, number>;
+  parts: WeakMap<object, number>;
+}
+
+/**
+ * Counts of frozen objects shared by every meter of one counter and context: a history's stored
+ * originals are deeply frozen, so a compaction that reads them again (each one re-reads every
+ * original) finds their counts by identity instead of estimating, or keying a memo on, their text.
+ */
+const frozenCounts = new WeakMap<TokenCounter, Map<string, FrozenCounts>>();
+
+function frozenCountsOf(counter: TokenCounter, context: CountContext, revision: number): FrozenCounts {
+  let byContext = frozenCounts.get(counter);
+  if (byContext === undefined) {
+    byContext = new Map();
+    frozenCounts.set(counter, byContext);
+  }
+  const key = `${context.provider}\u0000${context.model}`;
+  let counts = byContext.get(key);
+  if (counts?.revision !== revision) {
+    counts = { revision, messages: new WeakMap(), parts: new WeakMap() };
+    byContext.set(key, counts);
+  }
+  return counts;
+}
+
 /**
  * Token estimates for the stages: each message is estimated once (memoised by object identity, as
- * the stages keep unchanged messages as the same objects) while the counter's calibration for the
- * context stays the same (`revisionOf`: a counter that learned counts everything anew), a list is
- * the request overhead plus its messages. Counting never throws: a message the counter cannot
+ * the stages keep unchanged messages as the same objects; a deeply frozen one across meters too)
+ * while the counter's calibration for the context stays the same (`revisionOf`: a counter that
+ * learned counts everything anew), a list is the request overhead plus its messages. Counting never throws: a message the counter cannot
  * estimate counts by its JSON length. A constructor argument that is not a counter or a count
  * context throws `InvalidOptionsError` naming it.
  */
@@ -37,6 +67,8 @@ export class TokenMeter {
   #memo = new WeakMap<object, number>();
   /** Tokens of a message holding a compaction item, counted from its newest item on. */
   #fromItemMemo = new WeakMap<object, number>();
+  #partMemo = new WeakMap<object, number>();
+  #frozen: FrozenCounts | undefined;
   #overhead: number | undefined;
   /** The counter's revision for the context when the memos were filled. */
   #revision: number | undefined;
@@ -59,6 +91,8 @@ export class TokenMeter {
     this.#revision = revision;
     this.#memo = new WeakMap();
     this.#fromItemMemo = new WeakMap();
+    this.#partMemo = new WeakMap();
+    this.#frozen = frozenCountsOf(this.counter, this.context, revision);
     this.#overhead = undefined;
   }
 
@@ -71,34 +105,39 @@ export class TokenMeter {
   /** {@link message} without the revision check: lists check once for all their messages. */
   #messageTokens(message: Message): number {
     if (typeof message !== 'object' || message === null) return 0;
-    const known = this.#memo.get(message);
+    return this.#remembered(message, this.#memo, this.#frozen?.messages, () => this.#estimate(message));
+  }
+
+  /** Tokens of a tool message holding only `part` (what pruning that part's output saves or costs). */
+  toolPart(part: ToolResultPart): number {
+    this.#checkRevision();
+    return this.#remembered(part, this.#partMemo, this.#frozen?.parts, () =>
+      this.#estimate({ role: 'tool', content: [part] }),
+    );
+  }
+
+  /** `count()` of `key` once per meter, and once for all meters when `key` is deeply frozen. */
+  #remembered(
+    key: object,
+    memo: WeakMap<object, number>,
+    shared: WeakMap<object, number> | undefined,
+    count: () => number,
+  ): number {
+    const known = memo.get(key) ?? (shared && isDeepFrozen(key) ? shared.get(key) : undefined);
     if (known !== undefined) return known;
-    let tokens: number;
-    try {
-      tokens = this.counter.estimateMessage(message, this.context);
-      if (!Number.isFinite(tokens) || tokens < 0) tokens = fallbackTokens(message);
-    } catch {
-      tokens = fallbackTokens(message);
-    }
-    this.#memo.set(message, tokens);
+    const tokens = count();
+    memo.set(key, tokens);
+    if (shared && isDeepFrozen(key)) shared.set(key, tokens);
     return tokens;
   }
 
-  /**
-   * Tokens of a tool result part as a tool message of its own. When the part is all `holder` holds,
-   * that is `holder` itself, whose count is remembered across runs (a message built around the part
-   * would be fingerprinted and looked up again on every run).
-   */
-  toolResult(part: ToolResultPart, holder?: Message): number {
-    const own = holder as { content?: unknown; name?: unknown } | undefined;
-    if (
-      Array.isArray(own?.content) &&
-      own.content.length === 1 &&
-      own.content[0] === part &&
-      own.name === undefined
-    )
-      return this.message(holder as Message);
-    return this.message({ role: 'tool', content: [part] } as Message);
+  #estimate(message: Message): number {
+    try {
+      const tokens = this.counter.estimateMessage(message, this.context);
+      return Number.isFinite(tokens) && tokens >= 0 ? tokens : fallbackTokens(message);
+    } catch {
+      return fallbackTokens(message);
+    }
   }
 
   /** Tokens of a text. */

@@ -1,19 +1,25 @@
 import {
   type ContextTools,
   type ExtractedFact,
-  type FactCategory,
   type Message,
   parseOptions,
   throwIfAborted,
 } from '@ctxguard/core';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { sha256Hex } from '@ctxguard/token-counter';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
+import { isDeepFrozen } from '../messages/deep-frozen.js';
 import { summarizeExtractively } from '../rewrites/extractive-summary.js';
 import { redactSecrets } from '../rewrites/redact-secrets.js';
+import {
+  type CandidateSettings,
+  candidateKey,
+  candidatesOf,
+  candidatesSeen,
+  readOnce,
+} from './candidate-memo.js';
 import { parseExtractFactsRequest, parseSummarizeRequest } from './context-tools.js';
-import { type Candidate, factCandidates, rankedFacts } from './fact-extractors.js';
+import { rankedFacts } from './fact-extractors.js';
 
 const DEFAULT_MAX_FACT_LENGTH = 300;
 
@@ -37,80 +43,6 @@ export const offlineContextToolsOptionsSchema = z.object({
   redact: z.boolean().default(true),
 });
 
-/**
- * Fact candidates of texts seen before, by settings and a digest of the text (the text itself is
- * not kept; with `redact` the candidates hold no secret either): the extraction is deterministic, and a compaction re-reads the
- * same tool outputs and messages every time it runs over the originals. Bounded by the size of the
- * candidates it keeps (about 8 MB).
- */
-const candidatesSeen = new LRUCache<string, readonly Candidate[]>({
-  maxSize: 8_000_000,
-  sizeCalculation: (candidates, key) =>
-    key.length + candidates.reduce((sum, c) => sum + 96 + 2 * (c.value.length + (c.span?.length ?? 0)), 0),
-});
-
-/**
- * Digests of `extractFacts` requests read once: a request's candidates join {@link candidatesSeen}
- * only when the same text comes again (a tool output every compaction reads anew), never for a
- * text read once (the transcript of a range, up to a summarizer's window, which the next
- * compaction does not ask for again). Holds keys only, about 0.5 MB at most.
- */
-const readOnce = new LRUCache<string, true>({
-  maxSize: 512_000,
-  sizeCalculation: (_seen, key) => key.length + 64,
-});
-
-/**
- * A string with storage of its own. A slice of a long text may share that text's memory (V8 keeps
- * the whole of it alive for a short slice): a candidate kept in {@link candidatesSeen} must not
- * hold a whole transcript.
- */
-function ownString(text: string): string {
-  return ` ${text}`.slice(1);
-}
-
-function detached(candidate: Candidate): Candidate {
-  const copy: Candidate = { ...candidate, value: ownString(candidate.value) };
-  if (candidate.span !== undefined) copy.span = ownString(candidate.span);
-  return copy;
-}
-
-/** The text's SHA-256 and length: keys the memo without keeping the text. */
-function textDigest(text: string): string {
-  return `${text.length}:${bytesToHex(sha256(new TextEncoder().encode(text)))}`;
-}
-
-interface CandidateSettings {
-  redact: boolean;
-  maxFactLength: number;
-  categories?: readonly FactCategory[] | undefined;
-  signal?: AbortSignal | undefined;
-}
-
-function candidateKey(text: string, settings: CandidateSettings): string {
-  return `${settings.redact}|${settings.maxFactLength}|${settings.categories?.join(',') ?? '*'}|${textDigest(text)}`;
-}
-
-/** The candidates of one text, scanned once per settings (kept for next time unless `remember` is false). */
-function candidatesOf(
-  text: string,
-  settings: CandidateSettings,
-  key = candidateKey(text, settings),
-  remember = true,
-): readonly Candidate[] {
-  let candidates = candidatesSeen.get(key);
-  if (candidates === undefined) {
-    candidates = factCandidates(settings.redact ? redactSecrets(text) : text, {
-      categories: settings.categories,
-      signal: settings.signal,
-      maxFacts: Number.POSITIVE_INFINITY,
-      maxValueLength: settings.maxFactLength,
-    }).map(detached);
-    if (remember) candidatesSeen.set(key, candidates);
-  }
-  return candidates;
-}
-
 const DEFAULT_SETTINGS: CandidateSettings = { redact: true, maxFactLength: DEFAULT_MAX_FACT_LENGTH };
 
 /**
@@ -119,11 +51,6 @@ const DEFAULT_SETTINGS: CandidateSettings = { redact: true, maxFactLength: DEFAU
  * hashing it.
  */
 const keysByRender = new WeakMap<(message: Message) => string, WeakMap<Message, string>>();
-
-function isDeepFrozen(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return true;
-  return Object.isFrozen(value) && Object.values(value).every(isDeepFrozen);
-}
 
 /**
  * The facts the offline extractor finds in `messages` read as one transcript, each rendered by
@@ -153,6 +80,19 @@ export function offlineFactsOf(
   return rankedFacts(perMessage, maxFacts);
 }
 
+/**
+ * Extractive summaries made before, by settings, request and a digest of the content: a compaction
+ * summarizes the same leading pieces of the originals on every run. Bounded by size (about 4 MB).
+ */
+const summariesMade = new LRUCache<string, string>({
+  maxSize: 4_000_000,
+  sizeCalculation: (summary, key) => summary.length + key.length,
+});
+
+function summaryKey(settings: object, content: string, maxLength: number, focus: string | undefined): string {
+  return `${JSON.stringify([settings, maxLength, focus ?? null])}|${content.length}:${sha256Hex(content)}`;
+}
+
 /** Options of {@link createOfflineContextTools}. */
 export type OfflineContextToolsOptions = z.input<typeof offlineContextToolsOptionsSchema>;
 
@@ -174,7 +114,10 @@ export function createOfflineContextTools(options?: OfflineContextToolsOptions):
     async summarize(request) {
       const { content, maxLength, focus, signal } = parseSummarizeRequest(request);
       throwIfAborted(signal);
-      return summarizeExtractively(clean(content), {
+      const key = summaryKey(settings, content, maxLength, focus);
+      const known = summariesMade.get(key);
+      if (known !== undefined) return known;
+      const summary = summarizeExtractively(clean(content), {
         maxLength,
         focus,
         signal,
@@ -182,6 +125,8 @@ export function createOfflineContextTools(options?: OfflineContextToolsOptions):
         maxLineLength: settings.maxSummaryLineLength,
         digestShare: settings.summaryDigestShare,
       });
+      summariesMade.set(key, summary);
+      return summary;
     },
     async extractFacts(request) {
       const { content, categories, signal } = parseExtractFactsRequest(request);

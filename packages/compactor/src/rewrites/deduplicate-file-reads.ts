@@ -401,7 +401,7 @@ export function deduplicateFileReads(
   if (superseded.size === 0) return unchanged();
 
   let readTokens = 0;
-  for (const read of reads) readTokens += meter.toolResult(read.part, list[read.messageIndex]);
+  for (const read of reads) readTokens += meter.toolPart(read.part);
   const replaced = new Map<number, Map<number, ToolResultPart>>();
   const files = new Set<string>();
   let saved = 0;
@@ -413,7 +413,7 @@ export function deduplicateFileReads(
     if (isSupersededReadText(text) || isPrunedOutputText(text)) continue;
     const { content: _content, ...rest } = part;
     const next: ToolResultPart = { ...rest, output: renderSupersededRead({ path }) };
-    const gain = meter.toolResult(part, list[messageIndex]) - meter.toolResult(next);
+    const gain = meter.toolPart(part) - meter.toolPart(next);
     if (gain <= 0) continue;
     saved += gain;
     count++;

@@ -180,7 +180,7 @@ function findCandidates(list: readonly Message[], opts: PruneOptions, meter: Tok
     for (let partIndex = parts.length - 1; partIndex >= 0; partIndex--) {
       const part = parts[partIndex];
       if (!isToolResultPart(part)) continue;
-      const tokens = meter.toolResult(part, message);
+      const tokens = meter.toolPart(part);
       seen += tokens;
       if (seen <= opts.protectTokens) continue;
       const toolName =
@@ -213,7 +213,7 @@ async function chooseOutputs(
     const { facts } = await extractFactsSafely(tools, candidate.text, { signal: opts.signal });
     const entry: Chosen = { ...candidate, facts };
     const placeholder = placeholderOf(entry, opts.maxKeptFactChars, opts.maxKeptFacts);
-    const gain = candidate.tokens - meter.toolResult(placeholder.part);
+    const gain = candidate.tokens - meter.toolPart(placeholder.part);
     if (gain <= 0) continue;
     saved += gain;
     chosen.push(entry);

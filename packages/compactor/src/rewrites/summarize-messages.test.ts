@@ -135,6 +135,27 @@ describe('summarizeMessages', () => {
     for (const size of sizes) expect(size).toBeLessThan(2_000 * 4);
   });
 
+  it('asks for the leading pieces again as before when the summary may take a few characters more or less', async () => {
+    const requestsFor = async (maxSummaryChars: number) => {
+      const requests: string[] = [];
+      const tools = contextToolsFromFunctions({
+        summarize: async ({ content, maxLength }: SummarizeRequest) => {
+          requests.push(`${maxLength}:${content.slice(0, 40)}:${content.length}`);
+          return 'summary line\n'.repeat(Math.ceil(maxLength / 13));
+        },
+        extractFacts: async () => [],
+      });
+      await summarizeMessages(chat(40), { tools, summarizerWindowTokens: 2_000, maxSummaryChars });
+      return requests;
+    };
+    const [shorter, longer] = [await requestsFor(3_000), await requestsFor(3_010)];
+    expect(shorter.length).toBeGreaterThan(2);
+    // The same pieces at the same length (what a remembering summarizer answers from memory); only
+    // the last merge asks for the summary's own length.
+    expect(longer.slice(0, -1)).toEqual(shorter.slice(0, -1));
+    expect(longer.at(-1)).not.toEqual(shorter.at(-1));
+  });
+
   it('holds an overshooting summarizer to maxLength, so merging its pieces ends as with one that keeps to it', async () => {
     const run = async (overshoot: number) => {
       const sizes: number[] = [];

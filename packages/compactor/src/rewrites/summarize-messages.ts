@@ -271,6 +271,8 @@ async function summarizeOnce(call: SummarizerCall, content: string, maxLength: n
   return cutAtLength(text, maxLength);
 }
 
+const PIECE_LENGTH_STEP = 64;
+
 /** Map-reduce: each piece that fits the window is summarized, the summaries merged until one request fits. */
 async function summarizeTexts(
   call: SummarizerCall,
@@ -281,7 +283,13 @@ async function summarizeTexts(
   let pieces = chunkTexts(texts, call, reserve);
   call.chunks = Math.max(call.chunks, pieces.length);
   for (let round = 0; pieces.length > 1 && round < 8; round++) {
-    const each = Math.max(400, Math.floor((maxLength * 2) / pieces.length));
+    // In steps of 64 characters: the next compaction asks the same of its unchanged leading pieces
+    // (the summary's length moves by a few characters with what is kept), so a summarizer that
+    // remembers its answers (the offline one does) is not asked again.
+    const each = Math.max(
+      400,
+      Math.floor((maxLength * 2) / pieces.length / PIECE_LENGTH_STEP) * PIECE_LENGTH_STEP,
+    );
     const partial: string[] = [];
     for (const piece of pieces) partial.push(await summarizeOnce(call, piece, each));
     pieces = chunkTexts(partial, call, reserve);
@@ -423,9 +431,12 @@ function recentStart(
   const fitting = boundaries.filter((start) => list.length - start >= Math.min(keep, count));
   let to = fitting.length > 0 ? fitting[fitting.length - 1]! : undefined;
   if (to !== undefined && opts.maxRecentTokens !== undefined) {
+    // The recent part's tokens, less each unit it gives up (summing it anew each step was O(n²)).
+    let recentTokens = meter.range(list, to, list.length);
     for (const start of boundaries) {
       if (start <= to || list.length - start < opts.minRecentMessages) continue;
-      if (meter.range(list, to, list.length) <= opts.maxRecentTokens) break;
+      if (recentTokens <= opts.maxRecentTokens) break;
+      recentTokens -= meter.range(list, to, start);
       to = start;
     }
   }

@@ -1,0 +1,79 @@
+import type { FactCategory } from '@ctxguard/core';
+import { sha256Hex } from '@ctxguard/token-counter';
+import { LRUCache } from 'lru-cache';
+import { redactSecrets } from '../rewrites/redact-secrets.js';
+import { type Candidate, factCandidates } from './fact-extractors.js';
+
+/**
+ * Fact candidates of texts seen before, by settings and a digest of the text (the text itself is
+ * not kept; with `redact` the candidates hold no secret either): the extraction is deterministic, and a compaction re-reads the
+ * same tool outputs and messages every time it runs over the originals. Bounded by the size of the
+ * candidates it keeps (about 8 MB).
+ */
+export const candidatesSeen = new LRUCache<string, readonly Candidate[]>({
+  maxSize: 8_000_000,
+  sizeCalculation: (candidates, key) =>
+    key.length + candidates.reduce((sum, c) => sum + 96 + 2 * (c.value.length + (c.span?.length ?? 0)), 0),
+});
+
+/**
+ * Digests of `extractFacts` requests read once: a request's candidates join {@link candidatesSeen}
+ * only when the same text comes again (a tool output every compaction reads anew), never for a
+ * text read once (the transcript of a range, up to a summarizer's window, which the next
+ * compaction does not ask for again). Holds keys only, about 0.5 MB at most.
+ */
+export const readOnce = new LRUCache<string, true>({
+  maxSize: 512_000,
+  sizeCalculation: (_seen, key) => key.length + 64,
+});
+
+/**
+ * A string with storage of its own. A slice of a long text may share that text's memory (V8 keeps
+ * the whole of it alive for a short slice): a candidate kept in {@link candidatesSeen} must not
+ * hold a whole transcript.
+ */
+function ownString(text: string): string {
+  return ` ${text}`.slice(1);
+}
+
+function detached(candidate: Candidate): Candidate {
+  const copy: Candidate = { ...candidate, value: ownString(candidate.value) };
+  if (candidate.span !== undefined) copy.span = ownString(candidate.span);
+  return copy;
+}
+
+/** The text's SHA-256 and length: keys the memo without keeping the text. */
+function textDigest(text: string): string {
+  return `${text.length}:${sha256Hex(text)}`;
+}
+
+export interface CandidateSettings {
+  redact: boolean;
+  maxFactLength: number;
+  categories?: readonly FactCategory[] | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export function candidateKey(text: string, settings: CandidateSettings): string {
+  return `${settings.redact}|${settings.maxFactLength}|${settings.categories?.join(',') ?? '*'}|${textDigest(text)}`;
+}
+
+/** The candidates of one text, scanned once per settings (kept for next time unless `remember` is false). */
+export function candidatesOf(
+  text: string,
+  settings: CandidateSettings,
+  key = candidateKey(text, settings),
+  remember = true,
+): readonly Candidate[] {
+  let candidates = candidatesSeen.get(key);
+  if (candidates === undefined) {
+    candidates = factCandidates(settings.redact ? redactSecrets(text) : text, {
+      categories: settings.categories,
+      signal: settings.signal,
+      maxFacts: Number.POSITIVE_INFINITY,
+      maxValueLength: settings.maxFactLength,
+    }).map(detached);
+    if (remember) candidatesSeen.set(key, candidates);
+  }
+  return candidates;
+}
