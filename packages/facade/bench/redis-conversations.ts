@@ -1,5 +1,6 @@
 /** The conversations of the many-processes bench: the same in every process, every message unique. */
 import type { Message } from '@ctxguard/core';
+import { seededRandom } from '../../../test/support/seeded-random.ts';
 
 export const conversationId = (index: number): string => `conversation-${String(index).padStart(3, '0')}`;
 
@@ -20,18 +21,11 @@ export function conversationHistory(index: number, turns: number): Message[] {
   return messages;
 }
 
-/** `items` in an order fixed by `seed` (mulberry32), so each worker meets the conversations in its own order. */
+/** `items` in an order fixed by `seed`, so each worker meets the conversations in its own order. */
 export function seededShuffle<T>(items: T[], seed: number): T[] {
-  let state = seed >>> 0;
-  const random = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
+  const random = seededRandom(seed);
   for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
+    const j = random.int(0, i);
     [items[i], items[j]] = [items[j] as T, items[i] as T];
   }
   return items;

@@ -123,11 +123,12 @@ export class TokenMeter {
     shared: WeakMap<object, number> | undefined,
     count: () => number,
   ): number {
-    const known = memo.get(key) ?? (shared && isDeepFrozen(key) ? shared.get(key) : undefined);
+    const known = memo.get(key);
     if (known !== undefined) return known;
-    const tokens = count();
+    const frozen = shared !== undefined && isDeepFrozen(key) ? shared : undefined;
+    const tokens = frozen?.get(key) ?? count();
     memo.set(key, tokens);
-    if (shared && isDeepFrozen(key)) shared.set(key, tokens);
+    frozen?.set(key, tokens);
     return tokens;
   }
 

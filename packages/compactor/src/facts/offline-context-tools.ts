@@ -89,8 +89,13 @@ const summariesMade = new LRUCache<string, string>({
   sizeCalculation: (summary, key) => summary.length + key.length,
 });
 
-function summaryKey(settings: object, content: string, maxLength: number, focus: string | undefined): string {
-  return `${JSON.stringify([settings, maxLength, focus ?? null])}|${content.length}:${sha256Hex(content)}`;
+function summaryKey(
+  settingsJson: string,
+  content: string,
+  maxLength: number,
+  focus: string | undefined,
+): string {
+  return `${settingsJson}|${JSON.stringify([maxLength, focus ?? null])}|${content.length}:${sha256Hex(content)}`;
 }
 
 /** Options of {@link createOfflineContextTools}. */
@@ -109,12 +114,13 @@ export function createOfflineContextTools(options?: OfflineContextToolsOptions):
     'createOfflineContextTools options',
   );
   const clean = (text: string) => (settings.redact ? redactSecrets(text) : text);
+  const settingsJson = JSON.stringify(settings);
   return {
     specificationVersion: 'v1',
     async summarize(request) {
       const { content, maxLength, focus, signal } = parseSummarizeRequest(request);
       throwIfAborted(signal);
-      const key = summaryKey(settings, content, maxLength, focus);
+      const key = summaryKey(settingsJson, content, maxLength, focus);
       const known = summariesMade.get(key);
       if (known !== undefined) return known;
       const summary = summarizeExtractively(clean(content), {
