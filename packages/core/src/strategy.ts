@@ -332,6 +332,11 @@ export interface ContextTools {
   summarize(request: SummarizeRequest): Promise<string>;
   /** Extracts facts from `content`, limited to `categories` when given. */
   extractFacts(request: ExtractFactsRequest): Promise<ExtractedFact[]>;
+  /**
+   * The tools whose answers these give, when these wrap them for one request (adding a signal,
+   * checking answers): a caller may remember answers by the origin across requests.
+   */
+  readonly origin?: ContextTools;
 }
 
 /**

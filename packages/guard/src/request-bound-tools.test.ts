@@ -87,6 +87,13 @@ describe('boundToRequest', () => {
     expect(combined.reason).toEqual(new Error('call cancelled'));
   });
 
+  it("names the app's tools as their origin, however often they are bound", () => {
+    const { tools } = recording();
+    const once = boundToRequest(tools, new AbortController().signal, undefined);
+    expect(once.origin).toBe(tools);
+    expect(boundToRequest(once, undefined, undefined).origin).toBe(tools);
+  });
+
   it('makes no call once the request was cancelled, and turns a throw into a rejection', async () => {
     const { tools, seen } = recording();
     const request = new AbortController();

@@ -121,6 +121,7 @@ export function boundToRequest(
   };
   return {
     specificationVersion: 'v1',
+    origin: tools.origin ?? tools,
     summarize: async (request: SummarizeRequest) => call((r) => tools.summarize(r), request),
     async extractFacts(request: ExtractFactsRequest): Promise<ExtractedFact[]> {
       const { facts, dropped } = usableFacts(await call((r) => tools.extractFacts(r), request));

@@ -85,6 +85,28 @@ describe('TokenMeter across meters', () => {
 });
 
 describe('TokenMeter arguments', () => {
+  it('renders a deeply frozen message once for every meter, until the counter learns; any other every time', () => {
+    const counter = learningCounter();
+    const context = { provider: 'test', model: 'm' };
+    const rendered: Message[] = [];
+    const render = (message: Message) => {
+      rendered.push(message);
+      return `[${message.role}]\n${String(message.content)}`;
+    };
+    const stored = Object.freeze({ role: 'user', content: 'x'.repeat(10) }) as Message;
+    const first = new TokenMeter(counter, context).rendered(stored, render);
+    expect(first).toEqual({ text: `[user]\n${'x'.repeat(10)}`, tokens: 17 });
+    expect(new TokenMeter(counter, context).rendered(stored, render)).toBe(first);
+    expect(rendered).toHaveLength(1);
+    counter.factor = 2;
+    expect(new TokenMeter(counter, context).rendered(stored, render).tokens).toBe(34);
+    const open: Message = { role: 'user', content: 'y' };
+    const meter = new TokenMeter(counter, context);
+    meter.rendered(open, render);
+    meter.rendered(open, render);
+    expect(rendered).toHaveLength(4);
+  });
+
   it('names the argument that is not a counter or a count context', () => {
     expect(() => new TokenMeter({ estimate: () => 1 } as never)).toThrow(InvalidOptionsError);
     expect(() => new TokenMeter({ estimate: () => 1 } as never)).toThrow(

@@ -29,6 +29,14 @@ interface FrozenCounts {
   revision: number;
   messages: WeakMap<object, number>;
   parts: WeakMap<object, number>;
+  /** Per render function, frozen messages' renderings and their tokens. */
+  renderings: WeakMap<object, WeakMap<object, Rendering>>;
+}
+
+/** A message rendered as text, and the tokens of that text. */
+export interface Rendering {
+  readonly text: string;
+  readonly tokens: number;
 }
 
 /**
@@ -47,7 +55,7 @@ function frozenCountsOf(counter: TokenCounter, context: CountContext, revision: 
   const key = `${context.provider}\u0000${context.model}`;
   let counts = byContext.get(key);
   if (counts?.revision !== revision) {
-    counts = { revision, messages: new WeakMap(), parts: new WeakMap() };
+    counts = { revision, messages: new WeakMap(), parts: new WeakMap(), renderings: new WeakMap() };
     byContext.set(key, counts);
   }
   return counts;
@@ -139,6 +147,31 @@ export class TokenMeter {
     } catch {
       return fallbackTokens(message);
     }
+  }
+
+  /**
+   * `render(message)` and its tokens; for a deeply frozen message (a stored original) remembered by
+   * identity across meters, per render function (pass one function for all calls).
+   */
+  rendered(message: Message, render: (message: Message) => string): Rendering {
+    this.#checkRevision();
+    const frozen =
+      this.#frozen !== undefined && typeof message === 'object' && message !== null && isDeepFrozen(message)
+        ? this.#frozen.renderings
+        : undefined;
+    let byMessage = frozen?.get(render);
+    const known = byMessage?.get(message);
+    if (known !== undefined) return known;
+    const text = render(message);
+    const rendering = { text, tokens: this.text(text) };
+    if (frozen !== undefined) {
+      if (byMessage === undefined) {
+        byMessage = new WeakMap();
+        frozen.set(render, byMessage);
+      }
+      byMessage.set(message, rendering);
+    }
+    return rendering;
   }
 
   /** Tokens of a text. */

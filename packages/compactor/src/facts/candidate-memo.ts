@@ -17,10 +17,9 @@ export const candidatesSeen = new LRUCache<string, readonly Candidate[]>({
 });
 
 /**
- * Digests of `extractFacts` requests read once: a request's candidates join {@link candidatesSeen}
- * only when the same text comes again (a tool output every compaction reads anew), never for a
- * text read once (the transcript of a range, up to a summarizer's window, which the next
- * compaction does not ask for again). Holds keys only, about 0.5 MB at most.
+ * Digests of texts read once: a text's candidates join {@link candidatesSeen} only when it comes
+ * again (a message or tool output every compaction reads anew), never for a text read once.
+ * Holds keys only, about 0.5 MB at most.
  */
 export const readOnce = new LRUCache<string, true>({
   maxSize: 512_000,
@@ -76,4 +75,24 @@ export function candidatesOf(
     if (remember) candidatesSeen.set(key, candidates);
   }
   return candidates;
+}
+
+/** Before a message header line (`[user]`, …) that is not the first line. */
+const BEFORE_MESSAGE_HEADER = /\r?\n(?=\[(?:system|user|assistant|tool)\](?:\r?\n|$))/;
+
+/**
+ * The candidates of each message of a transcript (text before the first header is one more): the
+ * extractor scans messages one by one, so these, merged in order, are the candidates of the whole.
+ * Each message goes through the memo and is kept from its second reading: a compaction reads
+ * again the messages the one before it read and a few new ones, never a joined text twice.
+ */
+export function transcriptCandidates(text: string, settings: CandidateSettings): (readonly Candidate[])[] {
+  return text.split(BEFORE_MESSAGE_HEADER).map((message) => {
+    const key = candidateKey(message, settings);
+    const known = candidatesSeen.get(key);
+    if (known !== undefined) return known;
+    const again = readOnce.has(key);
+    if (!again) readOnce.set(key, true);
+    return candidatesOf(message, settings, key, again);
+  });
 }

@@ -119,17 +119,19 @@ export function factsChars(facts: readonly ExtractedFact[]): number {
 
 /**
  * Facts of `content` from the tools, never throwing: a failing or malformed extraction is an
- * empty list (which never wipes facts kept elsewhere). Long content is read in chunks.
+ * empty list (which never wipes facts kept elsewhere), and `complete` is false. Long content is
+ * read in chunks.
  */
 export async function extractFactsSafely(
   tools: ContextTools,
   content: string,
   options: { chunkChars?: number; signal?: AbortSignal | undefined } = {},
-): Promise<{ facts: ExtractedFact[]; calls: number }> {
-  if (content.trim().length === 0) return { facts: [], calls: 0 };
+): Promise<{ facts: ExtractedFact[]; calls: number; complete: boolean }> {
+  if (content.trim().length === 0) return { facts: [], calls: 0, complete: true };
   const chunkChars = options.chunkChars ?? 400_000;
   const facts: ExtractedFact[][] = [];
   let calls = 0;
+  let complete = true;
   for (let start = 0; start < content.length; start += chunkChars) {
     calls++;
     try {
@@ -138,11 +140,13 @@ export async function extractFactsSafely(
         ...(options.signal ? { signal: options.signal } : {}),
       });
       if (Array.isArray(found)) facts.push(found);
+      else complete = false;
     } catch {
       if (options.signal?.aborted) throw options.signal.reason;
+      complete = false;
     }
   }
-  return { facts: mergeFactLists(facts), calls };
+  return { facts: mergeFactLists(facts), calls, complete };
 }
 
 /**

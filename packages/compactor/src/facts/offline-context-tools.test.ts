@@ -5,7 +5,9 @@ import {
   factCategories,
   type Message,
 } from '@ctxguard/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { deepFreeze } from '../messages/deep-frozen.js';
 import { redactSecrets } from '../rewrites/redact-secrets.js';
 import { extractFactsFromText } from './fact-extractors.js';
 import { createOfflineContextTools, offlineFactsOf } from './offline-context-tools.js';
@@ -350,6 +352,37 @@ describe('facts of texts seen before', () => {
     expect(await tools.extractFacts({ content: renderTranscript(messages) })).toEqual(whole);
   });
 
+  it('read message by message are those of the text read whole, for any text', async () => {
+    const tools = createOfflineContextTools({ maxFacts: 20_000, redact: false });
+    const line = fc.constantFrom(
+      '[user]',
+      '[assistant]',
+      '[tool]',
+      '[user] not a header',
+      '\\[user]',
+      '[result bash error]',
+      '[call bash] {"command":"pnpm test --filter api"}',
+      '[reasoning]',
+      '```',
+      '',
+      'error TS2304 in src/app.ts:12 after 3 retries',
+      'We decided to use zod@4.1.0 instead of yup, see https://example.com/a',
+      'Summary of 12 messages.',
+      'Release v1.2.3 on 2024-05-01, ticket T-1042, 40 MB',
+    );
+    const text = fc
+      .array(fc.tuple(line, fc.constantFrom('\n', '\r\n')), { maxLength: 40 })
+      .map((lines) => lines.map(([l, end]) => `${l}${end}`).join(''));
+    await fc.assert(
+      fc.asyncProperty(text, fc.boolean(), async (content, trimmed) => {
+        const input = trimmed ? content.trimEnd() : content;
+        const whole = extractFactsFromText(input, { maxFacts: 20_000, maxValueLength: 300 });
+        expect(await tools.extractFacts({ content: input })).toEqual(whole);
+      }),
+      { numRuns: 300, seed: 35 },
+    );
+  });
+
   it('are ranked under maxFacts across all the texts, as one transcript is', async () => {
     const few = await createOfflineContextTools({ maxFacts: 5 }).extractFacts({
       content: renderTranscript(messages),
@@ -374,11 +407,3 @@ describe('facts of texts seen before', () => {
     expect(offlineFactsOf(open, render, 20_000)).toEqual(once);
   });
 });
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
-}

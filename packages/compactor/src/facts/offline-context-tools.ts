@@ -16,7 +16,7 @@ import {
   candidateKey,
   candidatesOf,
   candidatesSeen,
-  readOnce,
+  transcriptCandidates,
 } from './candidate-memo.js';
 import { parseExtractFactsRequest, parseSummarizeRequest } from './context-tools.js';
 import { rankedFacts } from './fact-extractors.js';
@@ -138,11 +138,18 @@ export function createOfflineContextTools(options?: OfflineContextToolsOptions):
       const { content, categories, signal } = parseExtractFactsRequest(request);
       throwIfAborted(signal);
       const read = { ...settings, categories, signal };
-      const key = candidateKey(content, read);
-      const again = readOnce.has(key);
-      if (!again) readOnce.set(key, true);
-      const candidates = candidatesOf(content, read, key, again);
-      return rankedFacts([candidates], settings.maxFacts);
+      return rankedFacts(transcriptCandidates(content, read), settings.maxFacts);
     },
   };
+}
+
+let sharedOfflineTools: ContextTools | undefined;
+
+/**
+ * The offline tools with their defaults, one object for every stage that is given no tools: what
+ * is remembered per tools object (facts of stored tool outputs) holds across compactions.
+ */
+export function defaultOfflineTools(): ContextTools {
+  sharedOfflineTools ??= createOfflineContextTools();
+  return sharedOfflineTools;
 }

@@ -12,3 +12,12 @@ export function isDeepFrozen(value: unknown): boolean {
   known.add(value);
   return true;
 }
+
+/** `value`, frozen all the way down (for objects made only here: a caller's objects are never frozen). */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || known.has(value)) return value;
+  for (const child of Object.values(value)) deepFreeze(child);
+  Object.freeze(value);
+  known.add(value);
+  return value;
+}

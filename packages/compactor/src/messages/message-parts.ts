@@ -4,9 +4,11 @@ import {
   isToolCallPart,
   isToolResultPart,
   type Message,
+  partsOf,
   roleOf,
   type ToolResultPart,
 } from '@ctxguard/core';
+import { deepFreeze, isDeepFrozen } from './deep-frozen.js';
 
 /**
  * Defensive readers over messages for the stages: every stage must survive odd input
@@ -66,6 +68,70 @@ export function safeJson(value: unknown): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * Replacements made for deeply frozen tool results (stored originals), by their output text: a
+ * compaction replaces the same originals again, and gets the same frozen objects back, whose token
+ * counts the meter finds by identity.
+ */
+const outputReplacements = new WeakMap<ToolResultPart, Map<string, ToolResultPart>>();
+/** Enough for the few fact budgets one compaction tries per output. */
+const REPLACEMENTS_PER_PART = 8;
+
+/** `part` with `output` in place of its output (and its content); the same frozen object again for a frozen `part`. */
+export function withOutput(part: ToolResultPart, output: string): ToolResultPart {
+  const { content: _content, ...rest } = part;
+  if (!isDeepFrozen(part)) return { ...rest, output };
+  let made = outputReplacements.get(part);
+  if (made === undefined) {
+    made = new Map();
+    outputReplacements.set(part, made);
+  }
+  let replacement = made.get(output);
+  if (replacement === undefined) {
+    if (made.size >= REPLACEMENTS_PER_PART) made.delete(made.keys().next().value as string);
+    replacement = deepFreeze({ ...rest, output });
+    made.set(output, replacement);
+  }
+  return replacement;
+}
+
+/** Per frozen message, its copies with frozen parts replaced, keyed by the replacements in order. */
+const replacedCopies = new WeakMap<object, ReplacedCopy>();
+interface ReplacedCopy {
+  message?: Message;
+  next: WeakMap<object, ReplacedCopy>;
+}
+
+/**
+ * `list` with the parts of `replaced` (message index → part index → new part) in place; the others
+ * are the same objects. A frozen message whose new parts are all frozen becomes the same frozen copy
+ * every time (see {@link withOutput}).
+ */
+export function withReplacedParts(
+  list: readonly Message[],
+  replaced: ReadonlyMap<number, ReadonlyMap<number, ToolResultPart>>,
+): Message[] {
+  return list.map((message, messageIndex) => {
+    const parts = replaced.get(messageIndex);
+    if (!parts) return message;
+    const copy = () =>
+      withParts(message, partsOf(message).map((part, index) => parts.get(index) ?? part) as ContentPart[]);
+    const keys = [message, ...[...parts.keys()].sort((a, b) => a - b).map((index) => parts.get(index)!)];
+    if (!keys.every(isDeepFrozen)) return copy();
+    let node: ReplacedCopy = { next: replacedCopies };
+    for (const key of keys) {
+      let child = node.next.get(key);
+      if (child === undefined) {
+        child = { next: new WeakMap() };
+        node.next.set(key, child);
+      }
+      node = child;
+    }
+    node.message ??= deepFreeze(copy());
+    return node.message;
+  });
 }
 
 /** Copy of a message with new content parts (other fields kept). */

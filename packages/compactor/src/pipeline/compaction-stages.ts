@@ -12,7 +12,7 @@ import {
 } from '../facts/fact-ledger.js';
 import { parseFactsBlock, renderFactsBlock } from '../facts/facts-block.js';
 import { parseTruncationMarker } from '../facts/markers.js';
-import { createOfflineContextTools } from '../facts/offline-context-tools.js';
+import { defaultOfflineTools } from '../facts/offline-context-tools.js';
 import { readableText } from '../messages/message-parts.js';
 import { repairToolPairs } from '../messages/tool-pairs.js';
 import { deduplicateFileReads } from '../rewrites/deduplicate-file-reads.js';
@@ -66,14 +66,14 @@ export function startRun(messages: readonly Message[], opts: ParsedCompactMessag
   const input = Array.isArray(messages) ? messages.slice() : [];
   const tokensBefore = meter.total(input);
   const bytesBefore = requestBytes(input);
-  const tools = opts.tools ?? createOfflineContextTools();
+  const tools = opts.tools ?? defaultOfflineTools();
   return {
     opts,
     meter,
     budget: opts.budgetTokens,
     input,
     tools,
-    offline: opts.tools ? createOfflineContextTools() : tools,
+    offline: opts.tools ? defaultOfflineTools() : tools,
     signal: opts.signal,
     modelCalls: { calls: 0 },
     result: {

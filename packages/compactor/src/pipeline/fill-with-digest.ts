@@ -10,10 +10,9 @@ import {
 import { neutralizeMarkers, parseTruncationMarker } from '../facts/markers.js';
 import { offlineFactsOf } from '../facts/offline-context-tools.js';
 import { isSummaryText, parseSummary, renderSummary } from '../facts/summary-format.js';
-import { renderTranscript } from '../facts/transcript.js';
 import { readableText } from '../messages/message-parts.js';
 import { truncationMarkerMessage } from '../rewrites/sliding-window.js';
-import { forSummarizer, protectedHeadEnd } from '../rewrites/summarize-messages.js';
+import { protectedHeadEnd, renderForSummarizer } from '../rewrites/summarize-messages.js';
 
 /**
  * The summaries and truncation markers this run wrote (not those of the input), summaries first:
@@ -139,15 +138,12 @@ function fillHost(
   return best;
 }
 
-/** One message as the digest's extractor reads it (one function, so its renderings are remembered). */
-const renderForDigest = (message: Message): string => renderTranscript([forSummarizer(message)]);
-
 /** Facts of the input (after the protected head) that a digest may restore, from the offline extractor. */
 export async function inputFacts(input: readonly Message[]): Promise<ExtractedFact[]> {
   const start = protectedHeadEnd(input);
   // Message by message: each original is scanned once however many compactions read it again.
   try {
-    return rankDigestFacts(offlineFactsOf(input.slice(start), renderForDigest, 20_000), '');
+    return rankDigestFacts(offlineFactsOf(input.slice(start), renderForSummarizer, 20_000), '');
   } catch {
     return []; // the digest is an extra: a failing extractor leaves the room empty
   }

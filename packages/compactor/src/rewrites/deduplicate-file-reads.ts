@@ -1,5 +1,4 @@
 import {
-  type ContentPart,
   isRecord,
   isToolResultPart,
   type Message,
@@ -15,7 +14,7 @@ import { z } from 'zod';
 import { TokenMeter } from '../budget/token-meter.js';
 import { isPrunedOutputText, renderSupersededRead } from '../facts/markers.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
-import { toolOutputText, withParts } from '../messages/message-parts.js';
+import { toolOutputText, withOutput, withReplacedParts } from '../messages/message-parts.js';
 import { countingFields } from '../pipeline/stage-options.js';
 
 /** Options of {@link deduplicateFileReads}. */
@@ -411,8 +410,7 @@ export function deduplicateFileReads(
     if (messageIndex < frozen) continue;
     const text = toolOutputText(part);
     if (isSupersededReadText(text) || isPrunedOutputText(text)) continue;
-    const { content: _content, ...rest } = part;
-    const next: ToolResultPart = { ...rest, output: renderSupersededRead({ path }) };
+    const next = withOutput(part, renderSupersededRead({ path }));
     const gain = meter.toolPart(part) - meter.toolPart(next);
     if (gain <= 0) continue;
     saved += gain;
@@ -424,14 +422,7 @@ export function deduplicateFileReads(
   }
   if (count === 0 || saved < opts.minSavingsRatio * readTokens) return unchanged();
 
-  const out = list.map((message, messageIndex) => {
-    const parts = replaced.get(messageIndex);
-    if (!parts) return message;
-    return withParts(
-      message,
-      partsOf(message).map((part, index) => parts.get(index) ?? part) as ContentPart[],
-    );
-  });
+  const out = withReplacedParts(list, replaced);
   const tokensAfter = meter.total(out);
   return {
     deduplicated: true,

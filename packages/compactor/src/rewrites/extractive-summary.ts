@@ -1,5 +1,5 @@
 import { throwIfAborted } from '@ctxguard/core';
-import { candidatesOf } from '../facts/candidate-memo.js';
+import { transcriptCandidates } from '../facts/candidate-memo.js';
 import { chooseDigestFacts, rankDigestFacts, renderFactDigest } from '../facts/fact-digest.js';
 import { rankedFacts } from '../facts/fact-extractors.js';
 import { fileActivityOf } from '../facts/file-activity.js';
@@ -32,8 +32,8 @@ const MIN_DIGEST_CHARS = 80;
 function factDigest(content: string, shown: string, maxChars: number): string {
   if (maxChars < MIN_DIGEST_CHARS) return '';
   const title = 'Facts:';
-  // Through the candidate memo: a compaction summarizes the same leading pieces of originals again.
-  const facts = rankedFacts([candidatesOf(content, { redact: false, maxFactLength: 300 })], 400);
+  // Message by message through the candidate memo: a compaction summarizes the same originals again.
+  const facts = rankedFacts(transcriptCandidates(content, { redact: false, maxFactLength: 300 }), 400);
   // Each group adds a title and a line break: leave room for them.
   const chosen = chooseDigestFacts(rankDigestFacts(facts, shown), maxChars - title.length - 120);
   const digest = renderFactDigest(chosen, title);

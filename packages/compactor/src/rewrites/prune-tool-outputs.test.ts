@@ -2,6 +2,7 @@ import { CtxGuardError, type Message, type ToolResultPart } from '@ctxguard/core
 import { describe, expect, it } from 'vitest';
 import { assistant, bigText, call, calls, results, user } from '../../test/support/messages.js';
 import { parsePrunedOutput } from '../facts/markers.js';
+import { deepFreeze, isDeepFrozen } from '../messages/deep-frozen.js';
 import { countToolPairViolations } from '../messages/tool-pairs.js';
 import { pruneToolOutputs } from './prune-tool-outputs.js';
 
@@ -19,6 +20,40 @@ const outputOf = (message: Message | undefined) =>
   (message!.content as ToolResultPart[])[0]!.output as string;
 
 describe('pruneToolOutputs', () => {
+  it('prunes stored originals to the same frozen placeholders every time, asking the tools once per output', async () => {
+    const asked: string[] = [];
+    const app = {
+      specificationVersion: 'v1' as const,
+      summarize: async () => '',
+      extractFacts: async ({ content }: { content: string }) => {
+        asked.push(content);
+        return [{ key: 'path', value: `src/${content.slice(0, 5)}.ts`, category: 'path' as const }];
+      },
+    };
+    // Each request wraps the app's tools anew (the guard binds them to the request's signal).
+    const perRequest = () => ({ ...app, origin: app });
+    const outputs = ['first', 'second', 'newest'].map((name) => ({ name: 'bash', text: bigText(name, 300) }));
+    const stored = deepFreeze(agent(outputs));
+    const options = { protectTokens: 10_000, minimumSavings: 100 };
+    const first = await pruneToolOutputs(stored, { ...options, tools: perRequest() });
+    const second = await pruneToolOutputs(stored, { ...options, tools: perRequest() });
+    expect(first.outputs.map((o) => o.toolCallId)).toEqual(['c0', 'c1']);
+    expect(asked).toHaveLength(2);
+    for (const index of [2, 4]) {
+      expect(second.messages[index]).toBe(first.messages[index]);
+      expect(isDeepFrozen(first.messages[index])).toBe(true);
+    }
+    expect(outputOf(second.messages[2])).toContain('src/first.ts');
+    // Messages an app may still change are copied and asked about every time.
+    const open = agent(outputs);
+    const third = await pruneToolOutputs(open, { ...options, tools: perRequest() });
+    expect(third.messages).toEqual(first.messages);
+    expect(Object.isFrozen(third.messages[2])).toBe(false);
+    expect(third.messages[2]).not.toBe(first.messages[2]);
+    await pruneToolOutputs(open, { ...options, tools: perRequest() });
+    expect(asked).toHaveLength(6);
+  });
+
   const errorOutput = `${bigText('log', 300)}\nsrc/build/index.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.`;
 
   it("hands its signal to model-backed tools' fact extraction, and stops when it fired", async () => {

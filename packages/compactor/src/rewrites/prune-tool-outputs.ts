@@ -1,6 +1,6 @@
 import {
   abortSignalSchema,
-  type ContentPart,
+  type ContextTools,
   type ExtractedFact,
   isToolResultPart,
   type Message,
@@ -15,9 +15,10 @@ import { TokenMeter } from '../budget/token-meter.js';
 import { contextToolsSchema } from '../facts/context-tools.js';
 import { extractFactsSafely, mergeFactLists, selectFacts } from '../facts/fact-ledger.js';
 import { isPrunedOutputText, renderPrunedOutput } from '../facts/markers.js';
-import { createOfflineContextTools } from '../facts/offline-context-tools.js';
+import { defaultOfflineTools } from '../facts/offline-context-tools.js';
+import { isDeepFrozen } from '../messages/deep-frozen.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
-import { toolOutputText, withParts } from '../messages/message-parts.js';
+import { toolOutputText, withOutput, withReplacedParts } from '../messages/message-parts.js';
 import { countingFields, tokenCount } from '../pipeline/stage-options.js';
 import { isSupersededReadText } from './deduplicate-file-reads.js';
 
@@ -205,12 +206,12 @@ async function chooseOutputs(
   meter: TokenMeter,
   tokensBefore: number,
 ): Promise<{ chosen: Chosen[]; saved: number }> {
-  const tools = opts.tools ?? createOfflineContextTools();
+  const tools = opts.tools ?? defaultOfflineTools();
   const chosen: Chosen[] = [];
   let saved = 0;
   for (const candidate of candidates) {
     if (opts.targetTokens !== undefined && tokensBefore - saved <= opts.targetTokens) break;
-    const { facts } = await extractFactsSafely(tools, candidate.text, { signal: opts.signal });
+    const facts = await outputFacts(tools, candidate, opts.signal);
     const entry: Chosen = { ...candidate, facts };
     const placeholder = placeholderOf(entry, opts.maxKeptFactChars, opts.maxKeptFacts);
     const gain = candidate.tokens - meter.toolPart(placeholder.part);
@@ -219,6 +220,33 @@ async function chooseOutputs(
     chosen.push(entry);
   }
   return { chosen, saved };
+}
+
+/**
+ * Facts of deeply frozen outputs (stored originals), per tools (their origin): every compaction
+ * prunes the same originals again, and asks the tools (a model, maybe) only about new ones.
+ */
+const factsOfOutputs = new WeakMap<ContextTools, WeakMap<ToolResultPart, ExtractedFact[]>>();
+
+async function outputFacts(
+  tools: ContextTools,
+  candidate: Candidate,
+  signal: AbortSignal | undefined,
+): Promise<ExtractedFact[]> {
+  const origin = tools.origin ?? tools;
+  const frozen = isDeepFrozen(candidate.part);
+  const known = frozen ? factsOfOutputs.get(origin)?.get(candidate.part) : undefined;
+  if (known !== undefined) return known;
+  const { facts, complete } = await extractFactsSafely(tools, candidate.text, { signal });
+  if (frozen && complete) {
+    let byPart = factsOfOutputs.get(origin);
+    if (byPart === undefined) {
+      byPart = new WeakMap();
+      factsOfOutputs.set(origin, byPart);
+    }
+    byPart.set(candidate.part, facts);
+  }
+  return facts;
 }
 
 /** The placeholder part of a chosen output, keeping up to `factChars` of its facts. */
@@ -235,14 +263,13 @@ function placeholderOf(
         : Math.max(maxKeptFacts, Math.floor(factChars / 40)),
     )
     .map((fact: ExtractedFact) => fact.value);
-  const { content: _content, ...rest } = candidate.part;
   const output = renderPrunedOutput({
     toolName: candidate.toolName,
     originalTokens: candidate.tokens,
     originalChars: candidate.text.length,
     keptFacts,
   });
-  return { part: { ...rest, output }, kept: keptFacts };
+  return { part: withOutput(candidate.part, output), kept: keptFacts };
 }
 
 /** `list` with each chosen output replaced by its placeholder (messages without one stay the same objects). */
@@ -267,14 +294,7 @@ function assemblePruned(
       keptFacts: kept,
     });
   }
-  const messages = list.map((message, messageIndex) => {
-    const parts = replaced.get(messageIndex);
-    if (!parts) return message;
-    return withParts(
-      message,
-      partsOf(message).map((part, index) => parts.get(index) ?? part) as ContentPart[],
-    );
-  });
+  const messages = withReplacedParts(list, replaced);
   return { messages, outputs };
 }
 

@@ -9,7 +9,7 @@ import {
   roleOf,
 } from '@ctxguard/core';
 import { z } from 'zod';
-import { TokenMeter } from '../budget/token-meter.js';
+import { type Rendering, TokenMeter } from '../budget/token-meter.js';
 import { contextToolsSchema, cutAtLength } from '../facts/context-tools.js';
 import {
   compactKeys,
@@ -23,7 +23,7 @@ import {
 import { parseFactsBlock } from '../facts/facts-block.js';
 import { fileActivityOfText } from '../facts/file-activity.js';
 import { isTruncationMarkerText, parseTruncationMarker } from '../facts/markers.js';
-import { createOfflineContextTools } from '../facts/offline-context-tools.js';
+import { defaultOfflineTools } from '../facts/offline-context-tools.js';
 import { isSummaryText, parseSummary, renderSummary, type SummaryContent } from '../facts/summary-format.js';
 import { renderTranscript } from '../facts/transcript.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
@@ -165,6 +165,9 @@ export function forSummarizer(message: Message): Message {
   return withParts(message, parts as never);
 }
 
+/** One message as the summarizer and the offline extractor read it (one function, so renderings are remembered). */
+export const renderForSummarizer = (message: Message): string => renderTranscript([forSummarizer(message)]);
+
 /** Cuts `text` to at most `maxChars`, at a line or sentence end when one is near. */
 export function clipText(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
@@ -231,7 +234,7 @@ function splitText(text: string, maxChars: number): string[] {
 }
 
 /** Chunks of at most the summarizer's window, split at message (then line) boundaries. */
-function chunkTexts(texts: readonly string[], call: SummarizerCall, reserveTokens: number): string[] {
+function chunkTexts(texts: readonly Rendering[], call: SummarizerCall, reserveTokens: number): string[] {
   const limit = Math.max(500, call.windowTokens - reserveTokens);
   const chunks: string[] = [];
   let current: string[] = [];
@@ -241,8 +244,7 @@ function chunkTexts(texts: readonly string[], call: SummarizerCall, reserveToken
     current = [];
     currentTokens = 0;
   };
-  for (const text of texts) {
-    const tokens = call.meter.text(text);
+  for (const { text, tokens } of texts) {
     if (tokens > limit) {
       flush();
       const ratio = text.length / Math.max(1, tokens);
@@ -276,7 +278,7 @@ const PIECE_LENGTH_STEP = 64;
 /** Map-reduce: each piece that fits the window is summarized, the summaries merged until one request fits. */
 async function summarizeTexts(
   call: SummarizerCall,
-  texts: readonly string[],
+  texts: readonly Rendering[],
   maxLength: number,
 ): Promise<string> {
   const reserve = Math.ceil(maxLength / 2) + (call.focus ? call.meter.text(call.focus) : 0) + 200;
@@ -292,7 +294,11 @@ async function summarizeTexts(
     );
     const partial: string[] = [];
     for (const piece of pieces) partial.push(await summarizeOnce(call, piece, each));
-    pieces = chunkTexts(partial, call, reserve);
+    pieces = chunkTexts(
+      partial.map((text) => ({ text, tokens: call.meter.text(text) })),
+      call,
+      reserve,
+    );
   }
   return summarizeOnce(call, pieces[0] ?? '', maxLength);
 }
@@ -322,7 +328,8 @@ export async function summarizeInChunks(
     calls: 0,
     chunks: 0,
   };
-  const text = await summarizeTexts(call, texts, options.maxLength);
+  const renderings = texts.map((text) => ({ text, tokens: options.meter.text(text) }));
+  const text = await summarizeTexts(call, renderings, options.maxLength);
   return { text, calls: call.calls, chunks: Math.max(1, call.chunks) };
 }
 
@@ -353,14 +360,15 @@ export async function summarizeMessages(
   if (to === undefined) return unchanged('no tool-pair boundary leaves the recent messages whole');
   const { previous, carried, hiddenBefore, fresh } = sortOutEarlierCompactions(list.slice(from, to));
 
-  const tools = opts.tools ?? createOfflineContextTools();
+  const tools = opts.tools ?? defaultOfflineTools();
   const call = summarizerCallOf(tools, opts, meter);
-  const texts = fresh.map((message) => renderTranscript([forSummarizer(message)]));
+  const texts = fresh.map((message) => meter.rendered(message, renderForSummarizer));
   const summarizedCount = fresh.length + hiddenBefore + (previous?.messageCount ?? 0);
   const kept = list.slice(to);
   const budget = summaryBudget(list, from, to, opts, meter);
 
-  const input = previous ? [`[previous summary]\n${previous.text}`, ...texts] : texts;
+  const previousText = previous && `[previous summary]\n${previous.text}`;
+  const input = previousText ? [{ text: previousText, tokens: meter.text(previousText) }, ...texts] : texts;
   let summary: { summaryText: string; extracted: ExtractedFact[] };
   try {
     summary = await summarizeAndExtract(call, input, budget.textChars, opts);
@@ -508,12 +516,12 @@ function summarizerCallOf(tools: ContextTools, opts: SummarizeOptions, meter: To
 /** The summary text (redacted) and the facts of `texts`; the calls made are counted in `call.calls`. */
 async function summarizeAndExtract(
   call: SummarizerCall,
-  texts: readonly string[],
+  texts: readonly Rendering[],
   textChars: number,
   opts: SummarizeOptions,
 ): Promise<{ summaryText: string; extracted: ExtractedFact[] }> {
   const summaryText = redactSecrets(await summarizeTexts(call, texts, textChars));
-  const found = await extractFactsSafely(call.tools, texts.join('\n'), {
+  const found = await extractFactsSafely(call.tools, texts.map((rendering) => rendering.text).join('\n'), {
     chunkChars: Math.max(4_000, opts.summarizerWindowTokens * 3),
     signal: opts.signal,
   });
@@ -573,9 +581,9 @@ function summaryFrameOf(
   next: Message | undefined,
   messageCount: number,
   previous: SummaryContent | null,
-  texts: readonly string[],
+  texts: readonly Rendering[],
 ): SummaryFrame {
-  const activity = fileActivityOfText(texts.join('\n'));
+  const activity = fileActivityOfText(texts.map((rendering) => rendering.text).join('\n'));
   return {
     // A system note only where it joins the system prompt (or opens the list); after the task or
     // before an assistant turn it is a user message, as providers take system text only at the top.
