@@ -1,7 +1,7 @@
 import { CtxGuardError, type HistoryEntry, HookBus, InvalidInputError } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { InMemoryConversationHistory } from './conversation-history.js';
-import { removeCondensationTags } from './effective-history.js';
+import { listCompactions, removeCondensationTags } from './effective-history.js';
 import { DuplicateHistoryIdError, HistoryIndexError, UnknownCompactionError } from './errors.js';
 import { assertConsistentEntries } from './validate-entries.js';
 
@@ -171,6 +171,30 @@ describe('compaction', () => {
     expect(history.rewind(truncated!).map((e) => e.id)).toEqual(['id5']);
     expect(history.compactions().map((c) => c.id)).toEqual([condensed]);
     expect(() => new InMemoryConversationHistory({ hooks: new HookBus() } as never)).toThrow(/hooks/);
+  });
+
+  it('lists the compactions of the current state through appends, compactions and rewinds', () => {
+    const history = conversation(4);
+    const check = () => expect(history.compactions()).toEqual(listCompactions(history.entries()));
+    check();
+    const first = history.spliceRange(0, 2, assistant('s1'));
+    check();
+    history.append(user('after'));
+    history.appendMany([assistant('x'), user('y')]);
+    check();
+    const listed = history.compactions();
+    expect(() => {
+      (listed[0] as { id: string }).id = 'changed';
+    }).toThrow(TypeError);
+    listed.pop();
+    expect(history.compactions()).toHaveLength(1);
+    const second = history.dropOldest(2);
+    check();
+    history.rewind(first);
+    check();
+    history.rewind(second!);
+    check();
+    expect(history.compactions()).toEqual([]);
   });
 });
 

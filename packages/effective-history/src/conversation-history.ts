@@ -106,6 +106,8 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
   readonly #marker: (info: TruncationInfo) => MessageInput;
   readonly #keepSystemPrompt: boolean;
   #entries: HistoryEntry[] = [];
+  /** {@link compactions} of the current state, until it changes. */
+  #compactions: readonly CompactionInfo[] | undefined;
   #view: HistoryEntry[] = [];
   #viewMessages: Message[] = [];
   /** Entry by id; rebuilt lazily after a compaction. */
@@ -286,7 +288,10 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
 
   /** Every compaction still recorded (one per stored summary or marker), outer ones before the ones they hide. */
   compactions(): CompactionInfo[] {
-    return listCompactions(this.#entries);
+    // Kept from one state change to the next: appending a message changes no compaction, and a
+    // long conversation is asked for them on every request.
+    this.#compactions ??= listCompactions(this.#entries).map((info) => Object.freeze(info));
+    return this.#compactions.slice();
   }
 
   /**
@@ -415,6 +420,8 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
   }
 
   #push(entry: HistoryEntry): void {
+    if (compactionIdOf(entry) !== undefined || entry.condenseMember !== undefined)
+      this.#compactions = undefined;
     InMemoryConversationHistory.#checked.add(entry);
     this.#usedIds.add(entry.id);
     this.#byId?.set(entry.id, entry);
@@ -453,6 +460,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
     this.#viewMessages = messages;
     this.#containers = containers;
     this.#byId = undefined;
+    this.#compactions = undefined;
   }
 }
 

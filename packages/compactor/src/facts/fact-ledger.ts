@@ -1,4 +1,5 @@
 import type { ContextTools, ExtractedFact, FactCategory } from '@ctxguard/core';
+import { LRUCache } from 'lru-cache';
 import { redactSecrets } from '../rewrites/redact-secrets.js';
 import { derivedFactKey } from './facts-block.js';
 
@@ -22,6 +23,24 @@ const PRIORITY: readonly FactCategory[] = [
   'other',
 ];
 const rank = new Map<string, number>(PRIORITY.map((category, index) => [category, index]));
+
+/**
+ * Fact values already redacted, by value: a compaction merges the facts of every original again,
+ * mostly values it redacted before. Bounded by their characters (about 4 MB).
+ */
+const redactedValues = new LRUCache<string, string>({
+  maxSize: 2_000_000,
+  sizeCalculation: (redacted, value) => value.length + redacted.length + 32,
+});
+
+function redactedValue(value: string): string {
+  let redacted = redactedValues.get(value);
+  if (redacted === undefined) {
+    redacted = redactSecrets(value);
+    redactedValues.set(value, redacted);
+  }
+  return redacted;
+}
 
 function isFact(value: unknown): value is ExtractedFact {
   return (
@@ -52,7 +71,7 @@ export function mergeFactLists(sources: readonly (readonly unknown[] | null | un
     if (!Array.isArray(source)) continue;
     for (const fact of source) {
       if (!isFact(fact)) continue;
-      const value = redactSecrets(fact.value);
+      const value = redactedValue(fact.value);
       if (seen.has(value)) continue;
       seen.add(value);
       const category = rank.has(fact.category) ? fact.category : 'other';

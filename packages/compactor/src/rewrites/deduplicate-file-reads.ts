@@ -13,6 +13,7 @@ import {
 import { z } from 'zod';
 import { TokenMeter } from '../budget/token-meter.js';
 import { isPrunedOutputText, renderSupersededRead } from '../facts/markers.js';
+import { isDeepFrozen } from '../messages/deep-frozen.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { toolOutputText, withOutput, withReplacedParts } from '../messages/message-parts.js';
 import { countingFields } from '../pipeline/stage-options.js';
@@ -123,6 +124,22 @@ export function normalizePath(path: string): string {
 /** True for the text that replaced a superseded read. */
 export function isSupersededReadText(text: string): boolean {
   return text.startsWith(renderSupersededRead({ path: '' }).split('\n')[0]!);
+}
+
+/** Whether frozen outputs (stored originals, and the placeholders made for them) are placeholders. */
+const placeholderOutputs = new WeakMap<ToolResultPart, boolean>();
+
+/**
+ * True when a tool result's output is already a placeholder: a pruned output or a superseded read.
+ * Remembered for a deeply frozen part, which every compaction checks again.
+ */
+export function isPlaceholderOutput(part: ToolResultPart): boolean {
+  const known = placeholderOutputs.get(part);
+  if (known !== undefined) return known;
+  const text = toolOutputText(part);
+  const placeholder = isSupersededReadText(text) || isPrunedOutputText(text);
+  if (isDeepFrozen(part)) placeholderOutputs.set(part, placeholder);
+  return placeholder;
 }
 
 function lower(names: readonly string[]): Set<string> {
@@ -408,8 +425,7 @@ export function deduplicateFileReads(
   const frozen = frozenPrefixEnd(list);
   for (const [{ messageIndex, partIndex, part }, path] of superseded) {
     if (messageIndex < frozen) continue;
-    const text = toolOutputText(part);
-    if (isSupersededReadText(text) || isPrunedOutputText(text)) continue;
+    if (isPlaceholderOutput(part)) continue;
     const next = withOutput(part, renderSupersededRead({ path }));
     const gain = meter.toolPart(part) - meter.toolPart(next);
     if (gain <= 0) continue;

@@ -8,10 +8,9 @@ import {
   roleOf,
 } from '@ctxguard/core';
 import { z } from 'zod';
-import { isPrunedOutputText } from '../facts/markers.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { toolOutputText, withParts } from '../messages/message-parts.js';
-import { isSupersededReadText } from './deduplicate-file-reads.js';
+import { isPlaceholderOutput } from './deduplicate-file-reads.js';
 import { truncateToolOutput } from './tool-output-limits.js';
 
 /** Options of {@link lightTrimMessages}. */
@@ -67,7 +66,7 @@ export function lightTrimMessages(
       const parts = partsOf(message).map((part) => {
         if (!isToolResultPart(part)) return part;
         const text = toolOutputText(part);
-        if (text.length === 0 || isPrunedOutputText(text) || isSupersededReadText(text)) return part;
+        if (text.length === 0 || isPlaceholderOutput(part)) return part;
         const cut = truncateToolOutput(text, {
           maxBytes: opts.maxToolOutputBytes,
           maxLines: opts.maxToolOutputLines,

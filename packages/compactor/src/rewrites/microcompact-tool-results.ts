@@ -9,10 +9,9 @@ import {
   toolCallsOf,
 } from '@ctxguard/core';
 import { z } from 'zod';
-import { isPrunedOutputText } from '../facts/markers.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { toolOutputText, withParts } from '../messages/message-parts.js';
-import { isSupersededReadText } from './deduplicate-file-reads.js';
+import { isPlaceholderOutput } from './deduplicate-file-reads.js';
 
 /** Decides whether a tool result may be cleared: `true` clears it (when it is old enough). */
 export type ToolResultClassifier = (toolName: string, part: ToolResultPart) => boolean;
@@ -80,7 +79,7 @@ export function microcompactToolResults(
       if (allowed && !allowed.has(toolName)) continue;
       if (opts.classifier && !opts.classifier(toolName, part)) continue;
       const text = toolOutputText(part);
-      if (text === opts.clearedMessage || isPrunedOutputText(text) || isSupersededReadText(text)) continue;
+      if (text === opts.clearedMessage || isPlaceholderOutput(part)) continue;
       if (text.length <= opts.clearedMessage.length && !Array.isArray(part.content)) continue;
       clearable.push({ messageIndex, partIndex });
     }

@@ -14,13 +14,13 @@ import { z } from 'zod';
 import { TokenMeter } from '../budget/token-meter.js';
 import { contextToolsSchema } from '../facts/context-tools.js';
 import { extractFactsSafely, mergeFactLists, selectFacts } from '../facts/fact-ledger.js';
-import { isPrunedOutputText, renderPrunedOutput } from '../facts/markers.js';
+import { renderPrunedOutput } from '../facts/markers.js';
 import { defaultOfflineTools } from '../facts/offline-context-tools.js';
 import { isDeepFrozen } from '../messages/deep-frozen.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { toolOutputText, withOutput, withReplacedParts } from '../messages/message-parts.js';
 import { countingFields, tokenCount } from '../pipeline/stage-options.js';
-import { isSupersededReadText } from './deduplicate-file-reads.js';
+import { isPlaceholderOutput } from './deduplicate-file-reads.js';
 
 /** Options of {@link pruneToolOutputs}. */
 export const pruneToolOutputsOptionsSchema = z
@@ -187,8 +187,8 @@ function findCandidates(list: readonly Message[], opts: PruneOptions, meter: Tok
       const toolName =
         (typeof part.toolName === 'string' && part.toolName) || names.get(part.toolCallId) || 'tool';
       if (protectedTools.has(toolName)) continue;
+      if (isPlaceholderOutput(part)) continue;
       const text = toolOutputText(part);
-      if (isPrunedOutputText(text) || isSupersededReadText(text)) continue;
       candidates.push({ messageIndex, partIndex, part, toolName, text, tokens });
     }
   }
@@ -249,12 +249,38 @@ async function outputFacts(
   return facts;
 }
 
+interface Placeholder {
+  part: ToolResultPart;
+  kept: readonly string[];
+}
+
+/**
+ * Placeholders by the facts they were made from (a frozen output's facts are one list for good, see
+ * {@link outputFacts}) and fact budget: a compaction tries a few budgets per output, and the next
+ * compaction the same ones again.
+ */
+const placeholdersByFacts = new WeakMap<readonly ExtractedFact[], Map<string, Placeholder>>();
+/** Enough for the budgets one compaction tries per output (a bisection's few steps). */
+const PLACEHOLDERS_PER_OUTPUT = 8;
+
 /** The placeholder part of a chosen output, keeping up to `factChars` of its facts. */
-function placeholderOf(
-  candidate: Chosen,
-  factChars: number,
-  maxKeptFacts: number,
-): { part: ToolResultPart; kept: string[] } {
+function placeholderOf(candidate: Chosen, factChars: number, maxKeptFacts: number): Placeholder {
+  let made = placeholdersByFacts.get(candidate.facts);
+  if (made === undefined) {
+    made = new Map();
+    placeholdersByFacts.set(candidate.facts, made);
+  }
+  const key = `${factChars}|${maxKeptFacts}|${candidate.tokens}|${candidate.toolName}`;
+  let placeholder = made.get(key);
+  if (placeholder === undefined) {
+    placeholder = makePlaceholder(candidate, factChars, maxKeptFacts);
+    if (made.size >= PLACEHOLDERS_PER_OUTPUT) made.delete(made.keys().next().value as string);
+    made.set(key, placeholder);
+  }
+  return placeholder;
+}
+
+function makePlaceholder(candidate: Chosen, factChars: number, maxKeptFacts: number): Placeholder {
   const keptFacts = selectFacts(candidate.facts, factChars)
     .slice(
       0,
@@ -269,7 +295,7 @@ function placeholderOf(
     originalChars: candidate.text.length,
     keptFacts,
   });
-  return { part: withOutput(candidate.part, output), kept: keptFacts };
+  return { part: withOutput(candidate.part, output), kept: Object.freeze(keptFacts) };
 }
 
 /** `list` with each chosen output replaced by its placeholder (messages without one stay the same objects). */
@@ -291,7 +317,7 @@ function assemblePruned(
       toolCallId: candidate.part.toolCallId,
       toolName: candidate.toolName,
       originalTokens: candidate.tokens,
-      keptFacts: kept,
+      keptFacts: [...kept],
     });
   }
   const messages = withReplacedParts(list, replaced);
