@@ -131,6 +131,11 @@ export class OriginalsIndex {
     return this.ids.length === 0;
   }
 
+  /** Position of the original with entry id `id`, if indexed. */
+  positionOf(id: string): number | undefined {
+    return this.#positions.get(id);
+  }
+
   /** Records entries appended as originals. */
   push(entries: readonly HistoryEntry[]): void {
     for (const entry of entries) {
@@ -283,8 +288,12 @@ export function messagesToSend(
     if (appIndexById) position = appIndexById.get(entry.id);
     else if (ids[j] === entry.id) position = j++;
     else if (isOriginalEntry(entry)) {
-      while (j < ids.length && ids[j] !== entry.id) j++;
-      position = j < ids.length ? j++ : undefined;
+      // By id, not by walking the originals a compaction hides (thousands in a long conversation).
+      const at = index.positionOf(entry.id);
+      if (at !== undefined && at >= j) {
+        position = at;
+        j = at + 1;
+      }
     }
     const own = position === undefined ? undefined : app[position];
     out[k] = own === undefined ? (structuredClone(entry.message) as Message) : (own as Message);
