@@ -334,7 +334,8 @@ export interface ContextTools {
   extractFacts(request: ExtractFactsRequest): Promise<ExtractedFact[]>;
   /**
    * The tools whose answers these give, when these wrap them for one request (adding a signal,
-   * checking answers): a caller may remember answers by the origin across requests.
+   * checking answers): a caller may remember answers by the origin across requests. A wrapper that
+   * changes the answers must not set it (nor copy it from the tools it wraps).
    */
   readonly origin?: ContextTools;
 }

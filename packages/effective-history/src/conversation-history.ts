@@ -290,7 +290,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
   compactions(): CompactionInfo[] {
     // Kept from one state change to the next: appending a message changes no compaction, and a
     // long conversation is asked for them on every request.
-    this.#compactions ??= listCompactions(this.#entries).map((info) => Object.freeze(info));
+    this.#compactions ??= listCompactions(this.#entries).map(frozenInfo);
     return this.#compactions.slice();
   }
 
@@ -484,4 +484,9 @@ function assertCount(field: string, value: unknown, length: number, max: number)
   }
   if (value < 0) throw new HistoryIndexError(field, value, length, 'must not be negative');
   if (value > max) throw new HistoryIndexError(field, value, length, `must be at most ${max}`);
+}
+
+function frozenInfo(info: CompactionInfo): CompactionInfo {
+  if (info.memberIds) Object.freeze(info.memberIds);
+  return Object.freeze(info);
 }

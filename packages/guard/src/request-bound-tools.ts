@@ -10,6 +10,7 @@ import {
   type ContextTools,
   type ExtractedFact,
   type ExtractFactsRequest,
+  isContextTools,
   type SummarizeRequest,
   throwIfAborted,
   wellFormedFacts,
@@ -121,7 +122,7 @@ export function boundToRequest(
   };
   return {
     specificationVersion: 'v1',
-    origin: tools.origin ?? tools,
+    origin: isContextTools(tools.origin) ? tools.origin : tools,
     summarize: async (request: SummarizeRequest) => call((r) => tools.summarize(r), request),
     async extractFacts(request: ExtractFactsRequest): Promise<ExtractedFact[]> {
       const { facts, dropped } = usableFacts(await call((r) => tools.extractFacts(r), request));

@@ -3,6 +3,7 @@ import { sha256Hex } from '@ctxguard/token-counter';
 import { LRUCache } from 'lru-cache';
 import { redactSecrets } from '../rewrites/redact-secrets.js';
 import { type Candidate, factCandidates } from './fact-extractors.js';
+import { splitTranscriptMessages } from './transcript.js';
 
 /**
  * Fact candidates of texts seen before, by settings and a digest of the text (the text itself is
@@ -77,9 +78,6 @@ export function candidatesOf(
   return candidates;
 }
 
-/** Before a message header line (`[user]`, …) that is not the first line. */
-const BEFORE_MESSAGE_HEADER = /\r?\n(?=\[(?:system|user|assistant|tool)\](?:\r?\n|$))/;
-
 /**
  * The candidates of each message of a transcript (text before the first header is one more): the
  * extractor scans messages one by one, so these, merged in order, are the candidates of the whole.
@@ -87,7 +85,7 @@ const BEFORE_MESSAGE_HEADER = /\r?\n(?=\[(?:system|user|assistant|tool)\](?:\r?\
  * again the messages the one before it read and a few new ones, never a joined text twice.
  */
 export function transcriptCandidates(text: string, settings: CandidateSettings): (readonly Candidate[])[] {
-  return text.split(BEFORE_MESSAGE_HEADER).map((message) => {
+  return splitTranscriptMessages(text).map((message) => {
     const key = candidateKey(message, settings);
     const known = candidatesSeen.get(key);
     if (known !== undefined) return known;

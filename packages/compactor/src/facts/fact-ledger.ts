@@ -25,20 +25,19 @@ const PRIORITY: readonly FactCategory[] = [
 const rank = new Map<string, number>(PRIORITY.map((category, index) => [category, index]));
 
 /**
- * Fact values already redacted, by value: a compaction merges the facts of every original again,
- * mostly values it redacted before. Bounded by their characters (about 4 MB).
+ * Fact values found to hold no secret: a compaction merges the facts of every original again,
+ * mostly values it checked before. A value that held one is never kept here (it is redacted again
+ * each time). Bounded by their characters (about 4 MB).
  */
-const redactedValues = new LRUCache<string, string>({
+const cleanValues = new LRUCache<string, true>({
   maxSize: 2_000_000,
-  sizeCalculation: (redacted, value) => value.length + redacted.length + 32,
+  sizeCalculation: (_clean, value) => value.length + 32,
 });
 
 function redactedValue(value: string): string {
-  let redacted = redactedValues.get(value);
-  if (redacted === undefined) {
-    redacted = redactSecrets(value);
-    redactedValues.set(value, redacted);
-  }
+  if (cleanValues.get(value)) return value;
+  const redacted = redactSecrets(value);
+  if (redacted === value) cleanValues.set(value, true);
   return redacted;
 }
 

@@ -354,7 +354,10 @@ describe('facts of texts seen before', () => {
 
   it('read message by message are those of the text read whole, for any text', async () => {
     const tools = createOfflineContextTools({ maxFacts: 20_000, redact: false });
+    const redacting = createOfflineContextTools({ maxFacts: 20_000 });
     const line = fc.constantFrom(
+      'OPENAI_API_KEY=sk-proj-abc123DEF456ghi789JKL012mno',
+      'Authorization: Bearer abcdef0123456789abcdef0123456789',
       '[user]',
       '[assistant]',
       '[tool]',
@@ -378,6 +381,12 @@ describe('facts of texts seen before', () => {
         const input = trimmed ? content.trimEnd() : content;
         const whole = extractFactsFromText(input, { maxFacts: 20_000, maxValueLength: 300 });
         expect(await tools.extractFacts({ content: input })).toEqual(whole);
+        // Redacted one message at a time: single-line secrets go as they do in the whole text.
+        const redactedWhole = extractFactsFromText(redactSecrets(input), {
+          maxFacts: 20_000,
+          maxValueLength: 300,
+        });
+        expect(await redacting.extractFacts({ content: input })).toEqual(redactedWhole);
       }),
       { numRuns: 300, seed: 35 },
     );

@@ -42,7 +42,9 @@ export interface TranscriptMessage {
   lines: TranscriptLine[];
 }
 
-const MESSAGE_HEADER = /^\[(system|user|assistant|tool)\]$/;
+/** The roles a message header names. */
+const HEADER_ROLES = 'system|user|assistant|tool';
+const MESSAGE_HEADER = new RegExp(`^\\[(${HEADER_ROLES})\\]$`);
 const PART_HEADER = /^\[(call|result|reasoning|image|file)(?: ([^\]\n]*))?\](?: (.*))?$/;
 const LOOKS_LIKE_HEADER = /^\\*\[(?:system|user|assistant|tool|call|result|reasoning|image|file)\b/;
 
@@ -138,6 +140,17 @@ function parseInputJson(text: string | undefined): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Before each line that is a message header (but the first line): where {@link parseTranscript} starts a message. */
+const BEFORE_MESSAGE_HEADER = new RegExp(`\\r?\\n(?=\\[(?:${HEADER_ROLES})\\](?:\\r?\\n|$))`);
+
+/**
+ * The transcript cut into one text per message (text before the first header is one more): each
+ * parses on its own as that message does in the whole.
+ */
+export function splitTranscriptMessages(text: string): string[] {
+  return text.split(BEFORE_MESSAGE_HEADER);
 }
 
 /** Splits text in the transcript convention into messages; text without headers is one `unknown` message. */

@@ -79,7 +79,10 @@ const outputReplacements = new WeakMap<ToolResultPart, Map<string, ToolResultPar
 /** Enough for the few fact budgets one compaction tries per output. */
 const REPLACEMENTS_PER_PART = 8;
 
-/** `part` with `output` in place of its output (and its content); the same frozen object again for a frozen `part`. */
+/**
+ * `part` with `output` in place of its output (and its content). For a frozen `part`, a frozen
+ * replacement remembered per output text (the few most recent), so the same one comes back.
+ */
 export function withOutput(part: ToolResultPart, output: string): ToolResultPart {
   const { content: _content, ...rest } = part;
   if (!isDeepFrozen(part)) return { ...rest, output };
@@ -97,11 +100,11 @@ export function withOutput(part: ToolResultPart, output: string): ToolResultPart
   return replacement;
 }
 
-/** Per frozen message, its copies with frozen parts replaced, keyed by the replacements in order. */
+/** Per frozen message, its copies with frozen parts replaced, keyed by each replaced index and part in turn. */
 const replacedCopies = new WeakMap<object, ReplacedCopy>();
 interface ReplacedCopy {
   message?: Message;
-  next: WeakMap<object, ReplacedCopy>;
+  next: Map<number, WeakMap<object, ReplacedCopy>>;
 }
 
 /**
@@ -118,14 +121,23 @@ export function withReplacedParts(
     if (!parts) return message;
     const copy = () =>
       withParts(message, partsOf(message).map((part, index) => parts.get(index) ?? part) as ContentPart[]);
-    const keys = [message, ...[...parts.keys()].sort((a, b) => a - b).map((index) => parts.get(index)!)];
-    if (!keys.every(isDeepFrozen)) return copy();
-    let node: ReplacedCopy = { next: replacedCopies };
-    for (const key of keys) {
-      let child = node.next.get(key);
+    if (!isDeepFrozen(message) || ![...parts.values()].every(isDeepFrozen)) return copy();
+    let node = replacedCopies.get(message);
+    if (node === undefined) {
+      node = { next: new Map() };
+      replacedCopies.set(message, node);
+    }
+    for (const index of [...parts.keys()].sort((a, b) => a - b)) {
+      const part = parts.get(index)!;
+      let byPart = node.next.get(index);
+      if (byPart === undefined) {
+        byPart = new WeakMap();
+        node.next.set(index, byPart);
+      }
+      let child = byPart.get(part);
       if (child === undefined) {
-        child = { next: new WeakMap() };
-        node.next.set(key, child);
+        child = { next: new Map() };
+        byPart.set(part, child);
       }
       node = child;
     }

@@ -131,12 +131,13 @@ const placeholderOutputs = new WeakMap<ToolResultPart, boolean>();
 
 /**
  * True when a tool result's output is already a placeholder: a pruned output or a superseded read.
- * Remembered for a deeply frozen part, which every compaction checks again.
+ * Remembered for a deeply frozen part, which every compaction checks again. Pass `text` when the
+ * output's text is at hand.
  */
-export function isPlaceholderOutput(part: ToolResultPart): boolean {
+export function isPlaceholderOutput(part: ToolResultPart, text?: string): boolean {
   const known = placeholderOutputs.get(part);
   if (known !== undefined) return known;
-  const text = toolOutputText(part);
+  text ??= toolOutputText(part);
   const placeholder = isSupersededReadText(text) || isPrunedOutputText(text);
   if (isDeepFrozen(part)) placeholderOutputs.set(part, placeholder);
   return placeholder;

@@ -66,7 +66,7 @@ export function lightTrimMessages(
       const parts = partsOf(message).map((part) => {
         if (!isToolResultPart(part)) return part;
         const text = toolOutputText(part);
-        if (text.length === 0 || isPlaceholderOutput(part)) return part;
+        if (text.length === 0 || isPlaceholderOutput(part, text)) return part;
         const cut = truncateToolOutput(text, {
           maxBytes: opts.maxToolOutputBytes,
           maxLines: opts.maxToolOutputLines,

@@ -79,7 +79,7 @@ export function microcompactToolResults(
       if (allowed && !allowed.has(toolName)) continue;
       if (opts.classifier && !opts.classifier(toolName, part)) continue;
       const text = toolOutputText(part);
-      if (text === opts.clearedMessage || isPlaceholderOutput(part)) continue;
+      if (text === opts.clearedMessage || isPlaceholderOutput(part, text)) continue;
       if (text.length <= opts.clearedMessage.length && !Array.isArray(part.content)) continue;
       clearable.push({ messageIndex, partIndex });
     }

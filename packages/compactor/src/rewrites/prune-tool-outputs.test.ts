@@ -54,6 +54,32 @@ describe('pruneToolOutputs', () => {
     expect(asked).toHaveLength(6);
   });
 
+  it('asks again about an output whose answer was empty, and takes an origin that is not tools for none', async () => {
+    let answers = 0;
+    const tools = {
+      specificationVersion: 'v1' as const,
+      summarize: async () => '',
+      // The first answer is empty (a model's hiccup a wrapper turned into []), the next ones are not.
+      extractFacts: async () =>
+        answers++ === 0 ? [] : [{ key: 'path', value: 'src/late.ts', category: 'path' as const }],
+      origin: 'https://tools.example' as never,
+    };
+    const stored = deepFreeze(
+      agent([
+        { name: 'bash', text: bigText('old', 300) },
+        { name: 'bash', text: bigText('new', 300) },
+      ]),
+    );
+    const options = { protectTokens: 5_000, minimumSavings: 100, tools };
+    // Both outputs are pruned: the older one's answer is the empty one, the newer one's is kept.
+    expect(outputOf((await pruneToolOutputs(stored, options)).messages[2])).not.toContain('src/late.ts');
+    expect(answers).toBe(2);
+    expect(outputOf((await pruneToolOutputs(stored, options)).messages[2])).toContain('src/late.ts');
+    expect(answers).toBe(3);
+    await pruneToolOutputs(stored, options);
+    expect(answers).toBe(3);
+  });
+
   const errorOutput = `${bigText('log', 300)}\nsrc/build/index.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'.`;
 
   it("hands its signal to model-backed tools' fact extraction, and stops when it fired", async () => {

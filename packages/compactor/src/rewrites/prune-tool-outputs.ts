@@ -2,6 +2,7 @@ import {
   abortSignalSchema,
   type ContextTools,
   type ExtractedFact,
+  isContextTools,
   isToolResultPart,
   type Message,
   parseOptions,
@@ -233,12 +234,13 @@ async function outputFacts(
   candidate: Candidate,
   signal: AbortSignal | undefined,
 ): Promise<ExtractedFact[]> {
-  const origin = tools.origin ?? tools;
+  const origin = isContextTools(tools.origin) ? tools.origin : tools;
   const frozen = isDeepFrozen(candidate.part);
   const known = frozen ? factsOfOutputs.get(origin)?.get(candidate.part) : undefined;
   if (known !== undefined) return known;
   const { facts, complete } = await extractFactsSafely(tools, candidate.text, { signal });
-  if (frozen && complete) {
+  // An empty answer is asked again next time: it may be a model's hiccup that a wrapper turned into [].
+  if (frozen && complete && facts.length > 0) {
     let byPart = factsOfOutputs.get(origin);
     if (byPart === undefined) {
       byPart = new WeakMap();
