@@ -1,5 +1,6 @@
 import { InvalidOptionsError, type Message } from '@ctxguard/core';
 import type { CountContext, TokenCounter } from '@ctxguard/token-counter';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TokenMeter } from './token-meter.js';
 
@@ -116,5 +117,57 @@ describe('TokenMeter arguments', () => {
       /TokenMeter\.context\.model/,
     );
     expect(new TokenMeter().message({ role: 'user', content: 'hello' })).toBeGreaterThan(0);
+  });
+});
+
+describe('TokenMeter.total against the list before', () => {
+  const messages: Message[] = Array.from({ length: 12 }, (_, i) => ({
+    role: i % 2 === 0 ? 'user' : 'assistant',
+    content: `message ${i} ${'x'.repeat(i * 7)}`,
+  }));
+  const item: Message = {
+    role: 'assistant',
+    content: [{ type: 'opaque', provider: 'openai', kind: 'compaction', data: { id: 'c1' } }],
+  } as unknown as Message;
+  /** A list made from `base` by one edit: a replaced, inserted or removed message, or an item. */
+  const edit = fc
+    .record({
+      kind: fc.constantFrom('replace', 'insert', 'remove', 'item'),
+      at: fc.nat(),
+      text: fc.string({ maxLength: 40 }),
+    })
+    .map(({ kind, at, text }) => (base: readonly Message[]): Message[] => {
+      const list = base.slice();
+      const index = at % Math.max(1, list.length);
+      const fresh: Message = { role: 'user', content: text };
+      if (kind === 'replace') list[index] = fresh;
+      else if (kind === 'insert') list.splice(index, 0, fresh);
+      else if (kind === 'remove' && list.length > 1) list.splice(index, 1);
+      else if (kind === 'item') list.splice(index, 0, item);
+      return list;
+    });
+
+  it('equals a fresh meter’s total for every list of a chain of edits', () => {
+    fc.assert(
+      fc.property(fc.array(edit, { minLength: 1, maxLength: 12 }), (edits) => {
+        const counter = learningCounter();
+        const meter = new TokenMeter(counter, { provider: 'test', model: 'm' });
+        let list = messages.slice();
+        expect(meter.total(list)).toBe(new TokenMeter(counter, { provider: 'test', model: 'm' }).total(list));
+        for (const apply of edits) {
+          list = apply(list);
+          const fresh = new TokenMeter(counter, { provider: 'test', model: 'm' });
+          expect(meter.total(list)).toBe(fresh.total(list));
+        }
+      }),
+    );
+  });
+
+  it('is not fooled by the list it summed being changed in place afterwards', () => {
+    const meter = new TokenMeter(learningCounter(), { provider: 'test', model: 'm' });
+    const list = messages.slice();
+    const before = meter.total(list);
+    list[3] = { role: 'user', content: 'y'.repeat(500) };
+    expect(meter.total(list)).toBeGreaterThan(before + 400);
   });
 });

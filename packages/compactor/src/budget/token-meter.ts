@@ -80,6 +80,8 @@ export class TokenMeter {
   #overhead: number | undefined;
   /** The counter's revision for the context when the memos were filled. */
   #revision: number | undefined;
+  /** The last list {@link total} summed without a compaction item, to diff the next one against. */
+  #lastTotal: ListTokens | undefined;
 
   constructor(counter?: TokenCounter, context?: CountContext) {
     parseOptions(tokenMeterArgumentsSchema, { counter, context }, 'TokenMeter');
@@ -100,6 +102,7 @@ export class TokenMeter {
     this.#memo = new WeakMap();
     this.#fromItemMemo = new WeakMap();
     this.#partMemo = new WeakMap();
+    this.#lastTotal = undefined;
     this.#frozen = frozenCountsOf(this.counter, this.context, revision);
     this.#overhead = undefined;
   }
@@ -208,7 +211,11 @@ export class TokenMeter {
    */
   total(messages: readonly Message[]): number {
     this.#checkRevision();
+    const last = this.#lastTotal;
+    const diffed = last === undefined ? undefined : this.#totalAgainst(last, messages);
+    if (diffed !== undefined) return diffed;
     const item = newestCompactionIndex(messages);
+    if (item < 0) return this.#rememberTotal(messages);
     let sum = this.#overheadTokens();
     let leadingSystem = true;
     for (let index = 0; index < messages.length; index++) {
@@ -218,6 +225,54 @@ export class TokenMeter {
       sum += index === item ? this.fromCompactionItem(message) : this.#messageTokens(message);
     }
     return sum;
+  }
+
+  /** Sums `messages` (which hold no compaction item) and keeps them as the list to diff the next against. */
+  #rememberTotal(messages: readonly Message[]): number {
+    return this.#remember(messages, (index) => this.#messageTokens(messages[index]!));
+  }
+
+  /** Keeps a copy of `messages` with each one's tokens (`tokensAt`) as the last list; returns its total. */
+  #remember(messages: readonly Message[], tokensAt: (index: number) => number): number {
+    const tokens = new Array<number>(messages.length);
+    let sum = this.#overheadTokens();
+    for (let index = 0; index < messages.length; index++) {
+      tokens[index] = tokensAt(index);
+      sum += tokens[index]!;
+    }
+    this.#lastTotal = { list: messages.slice(), tokens };
+    return sum;
+  }
+
+  /**
+   * The total of `messages` from the last list summed, when they differ from it in a few places
+   * only: the stages total one list after another that shares all but a few messages (pruned
+   * outputs, a spliced summary), and comparing references costs far less than looking every message
+   * up. `undefined` (sum anew) when a differing message holds a compaction item, or when the lengths
+   * differ and so does most of the list.
+   */
+  #totalAgainst(last: ListTokens, messages: readonly Message[]): number | undefined {
+    const { list, tokens } = last;
+    const length = messages.length;
+    const shorter = Math.min(list.length, length);
+    let head = 0;
+    while (head < shorter && messages[head] === list[head]) head++;
+    let tail = 0;
+    while (tail < shorter - head && messages[length - 1 - tail] === list[list.length - 1 - tail]) tail++;
+    // Same length: compared position by position (pruning replaces outputs all along the list).
+    const aligned = list.length === length;
+    if (!aligned && length - tail - head > length / 2) return undefined;
+    for (let index = head; index < length - tail; index++) {
+      if (!(aligned && messages[index] === list[index]) && holdsCompactionItem(messages[index]))
+        return undefined;
+    }
+    const shift = list.length - length;
+    return this.#remember(messages, (index) => {
+      if (index < head) return tokens[index]!;
+      if (index >= length - tail) return tokens[index + shift]!;
+      const message = messages[index]!;
+      return aligned && message === list[index] ? tokens[index]! : this.#messageTokens(message);
+    });
   }
 
   /** Tokens of the part of `holder` the provider reads: its newest compaction item and what follows it. */
@@ -241,6 +296,17 @@ export class TokenMeter {
       sum += this.#messageTokens(messages[index]!);
     return sum;
   }
+}
+
+/** A list summed by {@link TokenMeter.total}: its messages (a copy) and each one's tokens. */
+interface ListTokens {
+  readonly list: readonly Message[];
+  readonly tokens: readonly number[];
+}
+
+function holdsCompactionItem(message: unknown): boolean {
+  const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
+  return role === 'assistant' && Array.isArray(content) && content.some(isCompactionPart);
 }
 
 function fallbackTokens(message: unknown): number {
