@@ -1,4 +1,5 @@
 import {
+  type ContextTools,
   CtxGuardError,
   type ExtractedFact,
   type FactCategory,
@@ -10,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { deepFreeze } from '../messages/deep-frozen.js';
 import { redactSecrets } from '../rewrites/redact-secrets.js';
 import { extractFactsFromText } from './fact-extractors.js';
-import { createOfflineContextTools, offlineFactsOf } from './offline-context-tools.js';
+import { createOfflineContextTools, offlineFactsFor, offlineFactsOf } from './offline-context-tools.js';
 import { renderTranscript } from './transcript.js';
 
 const messages: Message[] = [
@@ -414,5 +415,35 @@ describe('facts of texts seen before', () => {
     offlineFactsOf(open, render, 20_000);
     expect(rendered).toHaveLength(frozen.length + 2 * open.length);
     expect(offlineFactsOf(open, render, 20_000)).toEqual(once);
+  });
+});
+
+describe('offlineFactsFor', () => {
+  const render = (message: Message) => renderTranscript([message]);
+  const content = messages.map(render).join('\n');
+
+  it('answers what extractFacts of the same offline tools answers for the rendered messages', async () => {
+    for (const options of [{}, { maxFacts: 4 }, { maxFactLength: 24 }, { redact: false }]) {
+      const tools = createOfflineContextTools(options);
+      const asked = await tools.extractFacts({ content });
+      expect(asked.length).toBeGreaterThan(0);
+      expect(offlineFactsFor(tools, messages, render)).toEqual(asked);
+      // Through a wrapper that names the tools it wraps (as the guard's per-request tools do).
+      const wrapper: ContextTools = { ...tools, origin: tools };
+      expect(offlineFactsFor(wrapper, messages, render)).toEqual(asked);
+    }
+  });
+
+  it('has no answer for tools that are not offline ones', () => {
+    const model: ContextTools = {
+      specificationVersion: 'v1',
+      summarize: async () => 'summary',
+      extractFacts: async () => [],
+    };
+    expect(offlineFactsFor(model, messages, render)).toBeUndefined();
+    expect(offlineFactsFor({ ...model, origin: model }, messages, render)).toBeUndefined();
+    // A wrapper of offline tools that is itself not offline: answered from its origin only.
+    const copied: ContextTools = { ...createOfflineContextTools() };
+    expect(offlineFactsFor(copied, messages, render)).toBeUndefined();
   });
 });

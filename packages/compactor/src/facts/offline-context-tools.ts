@@ -1,6 +1,7 @@
 import {
   type ContextTools,
   type ExtractedFact,
+  isContextTools,
   type Message,
   parseOptions,
   throwIfAborted,
@@ -45,39 +46,75 @@ export const offlineContextToolsOptionsSchema = z.object({
 
 const DEFAULT_SETTINGS: CandidateSettings = { redact: true, maxFactLength: DEFAULT_MAX_FACT_LENGTH };
 
+type OfflineSettings = z.output<typeof offlineContextToolsOptionsSchema>;
+
+/** The settings of every tools object {@link createOfflineContextTools} made. */
+const offlineSettings = new WeakMap<ContextTools, OfflineSettings>();
+
 /**
- * Per render function, the {@link candidatesSeen} key of a deeply frozen message's rendered text (a
- * stored original cannot change): a compaction that reads the message again skips rendering and
- * hashing it.
+ * Per render function and candidate settings, the {@link candidatesSeen} key of a deeply frozen
+ * message's rendered text (a stored original cannot change): a compaction that reads the message
+ * again skips rendering and hashing it.
  */
-const keysByRender = new WeakMap<(message: Message) => string, WeakMap<Message, string>>();
+const keysByRender = new WeakMap<(message: Message) => string, Map<string, WeakMap<Message, string>>>();
+
+function keysFor(
+  render: (message: Message) => string,
+  settings: CandidateSettings,
+): WeakMap<Message, string> {
+  let bySettings = keysByRender.get(render);
+  if (bySettings === undefined) {
+    bySettings = new Map();
+    keysByRender.set(render, bySettings);
+  }
+  const settingsKey = `${settings.redact}|${settings.maxFactLength}`;
+  let keys = bySettings.get(settingsKey);
+  if (keys === undefined) {
+    keys = new WeakMap();
+    bySettings.set(settingsKey, keys);
+  }
+  return keys;
+}
 
 /**
  * The facts the offline extractor finds in `messages` read as one transcript, each rendered by
- * `render` (one function for all calls, so its renderings are remembered), with its default
- * settings: each message is scanned once, however many compactions read it again.
+ * `render` (one function for all calls, so its renderings are remembered), with the default
+ * settings or `settings`: each message is scanned once, however many compactions read it again.
  */
 export function offlineFactsOf(
   messages: readonly Message[],
   render: (message: Message) => string,
   maxFacts: number,
+  settings: CandidateSettings = DEFAULT_SETTINGS,
 ): ExtractedFact[] {
-  let keys = keysByRender.get(render);
-  if (keys === undefined) {
-    keys = new WeakMap();
-    keysByRender.set(render, keys);
-  }
+  const keys = keysFor(render, settings);
   const perMessage = messages.map((message) => {
-    const frozen = isDeepFrozen(message);
+    const frozen = typeof message === 'object' && message !== null && isDeepFrozen(message);
     const known = frozen ? keys.get(message) : undefined;
     const seen = known === undefined ? undefined : candidatesSeen.get(known);
     if (seen) return seen;
     const text = render(message);
-    const key = candidateKey(text, DEFAULT_SETTINGS);
+    const key = candidateKey(text, settings);
     if (frozen) keys.set(message, key);
-    return candidatesOf(text, DEFAULT_SETTINGS, key);
+    return candidatesOf(text, settings, key);
   });
   return rankedFacts(perMessage, maxFacts);
+}
+
+/**
+ * What `extractFacts` of `tools` answers for `messages` rendered by `render` and joined, read
+ * message by message instead (no transcript to build, split and hash again), when `tools` (or the
+ * tools they wrap, their `origin`) are offline ones; `undefined` for any other tools.
+ */
+export function offlineFactsFor(
+  tools: ContextTools,
+  messages: readonly Message[],
+  render: (message: Message) => string,
+): ExtractedFact[] | undefined {
+  const settings = offlineSettings.get(isContextTools(tools.origin) ? tools.origin : tools);
+  if (settings === undefined) return undefined;
+  const read = { redact: settings.redact, maxFactLength: settings.maxFactLength };
+  return offlineFactsOf(messages, render, settings.maxFacts, read);
 }
 
 /**
@@ -115,7 +152,7 @@ export function createOfflineContextTools(options?: OfflineContextToolsOptions):
   );
   const clean = (text: string) => (settings.redact ? redactSecrets(text) : text);
   const settingsJson = JSON.stringify(settings);
-  return {
+  const tools: ContextTools = {
     specificationVersion: 'v1',
     async summarize(request) {
       const { content, maxLength, focus, signal } = parseSummarizeRequest(request);
@@ -141,6 +178,8 @@ export function createOfflineContextTools(options?: OfflineContextToolsOptions):
       return rankedFacts(transcriptCandidates(content, read), settings.maxFacts);
     },
   };
+  offlineSettings.set(tools, settings);
+  return tools;
 }
 
 let sharedOfflineTools: ContextTools | undefined;

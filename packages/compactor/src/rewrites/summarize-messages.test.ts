@@ -101,6 +101,30 @@ describe('summarizeMessages', () => {
     );
   });
 
+  it('reads the facts of offline tools message by message: the summary the text would give, no transcript asked', async () => {
+    const offline = createOfflineContextTools();
+    const asked: ExtractFactsRequest[] = [];
+    /** The same tools, asked by text: not offline ones to the stage. */
+    const byText = {
+      ...offline,
+      extractFacts: (request: ExtractFactsRequest) => {
+        asked.push(request);
+        return offline.extractFacts(request);
+      },
+    };
+    const list = chat(12);
+    const viaText = await summarizeMessages(list, { keepRecentRatio: 0.3, tools: byText });
+    expect(asked.length).toBe(1);
+    const wrapped = await summarizeMessages(list, {
+      keepRecentRatio: 0.3,
+      tools: { ...byText, origin: offline },
+    });
+    expect(asked.length).toBe(1);
+    expect(wrapped.summaryMessage).toEqual(viaText.summaryMessage);
+    expect(wrapped.facts.length).toBeGreaterThan(3);
+    expect(wrapped.modelCalls).toBe(viaText.modelCalls);
+  });
+
   it('sends the nine-section prompt when the tools are model-backed', async () => {
     const focuses: (string | undefined)[] = [];
     const tools = contextToolsFromFunctions({

@@ -23,7 +23,7 @@ import {
 import { parseFactsBlock } from '../facts/facts-block.js';
 import { fileActivityOfText } from '../facts/file-activity.js';
 import { isTruncationMarkerText, parseTruncationMarker } from '../facts/markers.js';
-import { defaultOfflineTools } from '../facts/offline-context-tools.js';
+import { defaultOfflineTools, offlineFactsFor } from '../facts/offline-context-tools.js';
 import { isSummaryText, parseSummary, renderSummary, type SummaryContent } from '../facts/summary-format.js';
 import { renderTranscript } from '../facts/transcript.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
@@ -371,7 +371,13 @@ export async function summarizeMessages(
   const input = previousText ? [{ text: previousText, tokens: meter.text(previousText) }, ...texts] : texts;
   let summary: { summaryText: string; extracted: ExtractedFact[] };
   try {
-    summary = await summarizeAndExtract(call, input, budget.textChars, opts);
+    summary = await summarizeAndExtract(
+      call,
+      input,
+      budget.textChars,
+      opts,
+      previousText ? undefined : fresh,
+    );
   } catch (error) {
     if (opts.signal?.aborted) throw error;
     return unchanged(`summarizer failed: ${(error as Error)?.message ?? String(error)}`, call.calls);
@@ -513,14 +519,23 @@ function summarizerCallOf(tools: ContextTools, opts: SummarizeOptions, meter: To
   };
 }
 
-/** The summary text (redacted) and the facts of `texts`; the calls made are counted in `call.calls`. */
+/**
+ * The summary text (redacted) and the facts of `texts`, the renderings of `messages` when given
+ * (offline tools then read them message by message); the calls made are counted in `call.calls`.
+ */
 async function summarizeAndExtract(
   call: SummarizerCall,
   texts: readonly Rendering[],
   textChars: number,
   opts: SummarizeOptions,
+  messages?: readonly Message[],
 ): Promise<{ summaryText: string; extracted: ExtractedFact[] }> {
   const summaryText = redactSecrets(await summarizeTexts(call, texts, textChars));
+  const offline = messages && offlineFactsFor(call.tools, messages, renderForSummarizer);
+  if (offline !== undefined) {
+    call.calls++;
+    return { summaryText, extracted: offline };
+  }
   const found = await extractFactsSafely(call.tools, texts.map((rendering) => rendering.text).join('\n'), {
     chunkChars: Math.max(4_000, opts.summarizerWindowTokens * 3),
     signal: opts.signal,
