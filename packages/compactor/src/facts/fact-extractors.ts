@@ -15,7 +15,7 @@ export interface FactExtractionSettings {
 }
 
 /** Which facts win when there are more than `maxFacts`. */
-const PRIORITY: readonly FactCategory[] = [
+export const PRIORITY: readonly FactCategory[] = [
   'error',
   'command',
   'path',
@@ -55,6 +55,8 @@ export interface Candidate {
   value: string;
   span?: string;
   order: number;
+  /** {@link derivedFactKey} of the candidate, once it was ranked (candidates are remembered and ranked again). */
+  key?: string | undefined;
 }
 
 interface LineContext {
@@ -224,13 +226,22 @@ export function factCandidates(input: string, settings: FactExtractionSettings):
  * texts joined (messages are scanned one by one, so the first occurrence of a fact wins either way).
  */
 export function rankedFacts(lists: readonly (readonly Candidate[])[], maxFacts: number): ExtractedFact[] {
-  const merged = new Map<string, Candidate>();
+  // Values by category rather than one `category + value` string each: remembered candidates keep
+  // their value strings, whose hashes the engine keeps, so a ranking builds no string per candidate.
+  const seen = new Map<FactCategory, Set<string>>();
+  const unique: Candidate[] = [];
   for (const list of lists)
     for (const candidate of list) {
-      const id = `${candidate.category}\u0000${candidate.value}`;
-      if (!merged.has(id)) merged.set(id, { ...candidate, order: merged.size });
+      let values = seen.get(candidate.category);
+      if (values === undefined) {
+        values = new Set();
+        seen.set(candidate.category, values);
+      }
+      if (values.has(candidate.value)) continue;
+      values.add(candidate.value);
+      unique.push(candidate);
     }
-  return withStableKeys(rankCandidates([...merged.values()], maxFacts));
+  return withStableKeys(rankCandidates(unique, maxFacts));
 }
 
 /** The facts found so far: one per category and value, wanted categories only, in the order found. */
@@ -253,7 +264,7 @@ class CandidateSet {
     if (value.trim().length === 0) return;
     const id = `${category}\u0000${value}`;
     if (this.#seen.has(id)) return;
-    const candidate: Candidate = { category, value, order: this.#order++ };
+    const candidate: Candidate = { category, value, order: this.#order++, key: undefined };
     if (span !== undefined && span !== value)
       candidate.span = span.length > 120 ? windowAround(span, 0, 120) : span;
     this.#seen.set(id, candidate);
@@ -497,26 +508,45 @@ function scanEnvVars(scan: MaskedLine, facts: CandidateSet): void {
   });
 }
 
+const priorityRank = new Map<FactCategory, number>(PRIORITY.map((category, index) => [category, index]));
+const categoryRank = new Map<FactCategory, number>(
+  factCategories.map((category, index) => [category, index]),
+);
+
 /**
- * At most `maxFacts`, the most important categories first (see `PRIORITY`), then ordered by
- * category and, within one, as found.
+ * At most `maxFacts` of `candidates` (in the order found), the most important categories first
+ * (see `PRIORITY`), then ordered by category and, within one, as found.
  */
-function rankCandidates(candidates: Candidate[], maxFacts: number): Candidate[] {
-  const rank = (c: FactCategory) => PRIORITY.indexOf(c);
+function rankCandidates(candidates: readonly Candidate[], maxFacts: number): Candidate[] {
   let kept = candidates;
-  if (kept.length > maxFacts) {
-    kept = kept.sort((a, b) => rank(a.category) - rank(b.category) || a.order - b.order).slice(0, maxFacts);
+  if (candidates.length > maxFacts) {
+    const chosen = new Set(inRankOrder(candidates, priorityRank).slice(0, maxFacts));
+    kept = candidates.filter((candidate) => chosen.has(candidate));
   }
-  const categoryOrder = (c: FactCategory) => factCategories.indexOf(c);
-  kept.sort((a, b) => categoryOrder(a.category) - categoryOrder(b.category) || a.order - b.order);
-  return kept;
+  return inRankOrder(kept, categoryRank);
+}
+
+/** `candidates` by the rank of their category, as given within one rank (a stable bucket sort). */
+function inRankOrder(
+  candidates: readonly Candidate[],
+  ranks: ReadonlyMap<FactCategory, number>,
+): Candidate[] {
+  const buckets = new Map<number, Candidate[]>();
+  for (const candidate of candidates) {
+    const rank = ranks.get(candidate.category) ?? -1;
+    const bucket = buckets.get(rank);
+    if (bucket === undefined) buckets.set(rank, [candidate]);
+    else bucket.push(candidate);
+  }
+  return [...buckets.keys()].sort((a, b) => a - b).flatMap((rank) => buckets.get(rank)!);
 }
 
 /** `category.slug` from the value; a second value with the same slug gets `_2`, and so on. */
 function withStableKeys(candidates: readonly Candidate[]): ExtractedFact[] {
   const used = new Map<string, number>();
   return candidates.map((c) => {
-    let key = derivedFactKey(c.category, c.value);
+    c.key ??= derivedFactKey(c.category, c.value);
+    let key = c.key;
     const count = (used.get(key) ?? 0) + 1;
     used.set(key, count);
     if (count > 1) key = `${key}_${count}`;

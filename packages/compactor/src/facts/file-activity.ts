@@ -165,7 +165,24 @@ export function fileActivityOf(messages: readonly TranscriptMessage[]): FileActi
   return activity;
 }
 
-/** {@link fileActivityOf} for text in the transcript convention. */
-export function fileActivityOfText(text: string): FileActivity {
-  return fileActivityOf(parseTranscript(text));
+/** The tool-call lines of each rendered message read before (a stored original's rendering is kept). */
+const callsOfRendering = new WeakMap<{ readonly text: string }, TranscriptMessage[]>();
+
+function callsOf(rendering: { readonly text: string }): TranscriptMessage[] {
+  let calls = callsOfRendering.get(rendering);
+  if (calls === undefined) {
+    calls = parseTranscript(rendering.text)
+      .map((message) => ({ ...message, lines: message.lines.filter((line) => line.kind === 'call') }))
+      .filter((message) => message.lines.length > 0);
+    callsOfRendering.set(rendering, calls);
+  }
+  return calls;
+}
+
+/**
+ * {@link fileActivityOf} the transcript of the renderings joined (each one message in the
+ * transcript convention), read rendering by rendering: each is parsed once for as long as it is kept.
+ */
+export function fileActivityOfRenderings(renderings: readonly { readonly text: string }[]): FileActivity {
+  return fileActivityOf(renderings.flatMap(callsOf));
 }
