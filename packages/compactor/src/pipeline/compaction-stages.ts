@@ -15,8 +15,8 @@ import { parseTruncationMarker } from '../facts/markers.js';
 import { defaultOfflineTools } from '../facts/offline-context-tools.js';
 import { readableText } from '../messages/message-parts.js';
 import { repairToolPairs } from '../messages/tool-pairs.js';
-import { deduplicateFileReads } from '../rewrites/deduplicate-file-reads.js';
-import { pruneToolOutputs } from '../rewrites/prune-tool-outputs.js';
+import { deduplicateWithMeter } from '../rewrites/deduplicate-file-reads.js';
+import { pruneWithMeter } from '../rewrites/prune-tool-outputs.js';
 import { dropSignedReasoningAfterChange } from '../rewrites/signed-reasoning.js';
 import {
   type SlidingWindowResult,
@@ -26,7 +26,7 @@ import {
 import {
   forSummarizer,
   protectedHeadEnd,
-  summarizeMessages,
+  summarizeWithMeter,
   systemPromptEnd,
 } from '../rewrites/summarize-messages.js';
 import type {
@@ -182,19 +182,23 @@ export async function pruneStage(run: StageRun): Promise<void> {
   const prune = stageSettings(run.opts.prune);
   if (!prune || !overLimits(run, run.work)) return;
   const { budget, meter } = run;
-  const pruned = await pruneToolOutputs(run.work, {
-    protectTokens: prune.protectTokens ?? Math.min(40_000, Math.floor(budget * 0.25)),
-    // Over budget, any saving helps (the later stages lose more), and placeholders keep every
-    // fact of their output that fits: pruning then costs an agent little of what it needs.
-    minimumSavings: prune.minimumSavings ?? 0,
-    ...(prune.protectedTools ? { protectedTools: prune.protectedTools } : {}),
-    maxKeptFacts: prune.maxKeptFacts ?? 400,
-    maxKeptFactChars: prune.maxKeptFacts !== undefined ? prune.maxKeptFacts * 80 : 16_000,
-    targetTokens: budget,
-    tools: run.offline,
-    counter: meter.counter,
-    countContext: meter.context,
-  });
+  const pruned = await pruneWithMeter(
+    run.work,
+    {
+      protectTokens: prune.protectTokens ?? Math.min(40_000, Math.floor(budget * 0.25)),
+      // Over budget, any saving helps (the later stages lose more), and placeholders keep every
+      // fact of their output that fits: pruning then costs an agent little of what it needs.
+      minimumSavings: prune.minimumSavings ?? 0,
+      ...(prune.protectedTools ? { protectedTools: prune.protectedTools } : {}),
+      maxKeptFacts: prune.maxKeptFacts ?? 400,
+      maxKeptFactChars: prune.maxKeptFacts !== undefined ? prune.maxKeptFacts * 80 : 16_000,
+      targetTokens: budget,
+      tools: run.offline,
+      counter: meter.counter,
+      countContext: meter.context,
+    },
+    meter,
+  );
   if (!pruned.pruned) return;
   run.ledger.push(pruned.prunedFacts);
   run.result.prune = { prunedOutputs: pruned.outputs.length, tokensSaved: pruned.tokensSaved };
@@ -205,11 +209,11 @@ export async function pruneStage(run: StageRun): Promise<void> {
 export function deduplicateStage(run: StageRun): void {
   const dedupe = stageSettings(run.opts.deduplicate);
   if (!dedupe || !overLimits(run, run.work)) return;
-  const deduped = deduplicateFileReads(run.work, {
-    ...dedupe,
-    counter: run.meter.counter,
-    countContext: run.meter.context,
-  });
+  const deduped = deduplicateWithMeter(
+    run.work,
+    { ...dedupe, counter: run.meter.counter, countContext: run.meter.context },
+    run.meter,
+  );
   if (!deduped.deduplicated) return;
   run.result.deduplicate = { deduplicatedReads: deduped.deduplicatedReads, files: deduped.files };
   recordReplacements(run, 'deduplicate', deduped.messages);
@@ -220,17 +224,21 @@ export async function summarizeStage(run: StageRun): Promise<void> {
   const summarize = stageSettings(run.opts.summarize);
   if (!summarize || !overLimits(run, run.work)) return;
   const { budget, meter, signal } = run;
-  const summary = await summarizeMessages(run.work, {
-    ...summarize,
-    tools: run.tools,
-    modelBacked: run.opts.modelBacked,
-    targetTokens: budget,
-    maxRecentTokens: summarize.maxRecentTokens ?? Math.floor(budget * 0.4),
-    carryFacts: mergeFacts(...run.ledger),
-    counter: meter.counter,
-    countContext: meter.context,
-    ...(signal ? { signal } : {}),
-  });
+  const summary = await summarizeWithMeter(
+    run.work,
+    {
+      ...summarize,
+      tools: run.tools,
+      modelBacked: run.opts.modelBacked,
+      targetTokens: budget,
+      maxRecentTokens: summarize.maxRecentTokens ?? Math.floor(budget * 0.4),
+      carryFacts: mergeFacts(...run.ledger),
+      counter: meter.counter,
+      countContext: meter.context,
+      ...(signal ? { signal } : {}),
+    },
+    meter,
+  );
   run.modelCalls.calls += summary.modelCalls;
   if (summary.summarized && summary.range && summary.summaryMessage) {
     run.result.summarize = {
@@ -312,7 +320,7 @@ function withFactsMarker(
  */
 export async function oversizedStage(run: StageRun): Promise<void> {
   if (!run.opts.compactOversized || !overLimits(run, run.work)) return;
-  const pruned = await pruneToolOutputs(run.work, {
+  const pruned = await pruneWithMeter(run.work, {
     protectTokens: 0,
     minimumSavings: 0,
     protectedTools: [],

@@ -363,8 +363,17 @@ export function deduplicateFileReads(
   messages: readonly Message[],
   options: DeduplicateFileReadsStageOptions = {},
 ): DeduplicateFileReadsStageResult {
+  return deduplicateWithMeter(messages, options);
+}
+
+/** {@link deduplicateFileReads} counting with `meter` when given: a compaction's stages share theirs. */
+export function deduplicateWithMeter(
+  messages: readonly Message[],
+  options: DeduplicateFileReadsStageOptions = {},
+  shared?: TokenMeter,
+): DeduplicateFileReadsStageResult {
   const opts = parseOptions(deduplicateFileReadsOptionsSchema, options, 'deduplicateFileReads options');
-  const meter = new TokenMeter(opts.counter, opts.countContext);
+  const meter = shared ?? new TokenMeter(opts.counter, opts.countContext);
   const list = Array.isArray(messages) ? messages : [];
   const tokensBefore = meter.total(list);
   const readTools = lower([...READ_TOOLS, ...opts.readTools]);

@@ -111,12 +111,21 @@ const LEAN_FACT_CHARS = 160;
  * applies only when the savings reach `minimumSavings`.
  * Tool calls and results stay paired (only the result's output changes); never throws on odd messages.
  */
-export async function pruneToolOutputs(
+export function pruneToolOutputs(
   messages: readonly Message[],
   options: PruneToolOutputsStageOptions = {},
 ): Promise<PruneToolOutputsStageResult> {
+  return pruneWithMeter(messages, options);
+}
+
+/** {@link pruneToolOutputs} counting with `meter` when given: a compaction's stages share theirs. */
+export async function pruneWithMeter(
+  messages: readonly Message[],
+  options: PruneToolOutputsStageOptions = {},
+  shared?: TokenMeter,
+): Promise<PruneToolOutputsStageResult> {
   const opts = parseOptions(pruneToolOutputsOptionsSchema, options, 'pruneToolOutputs options');
-  const meter = new TokenMeter(opts.counter, opts.countContext);
+  const meter = shared ?? new TokenMeter(opts.counter, opts.countContext);
   const list = Array.isArray(messages) ? messages : [];
   const tokensBefore = meter.total(list);
   const unchanged = (): PruneToolOutputsStageResult => ({

@@ -342,12 +342,21 @@ export async function summarizeInChunks(
  * summarized in chunks and merged; images and base64 never reach the summarizer. A failing
  * summarizer leaves the list as it was and says why in `reason`.
  */
-export async function summarizeMessages(
+export function summarizeMessages(
   messages: readonly Message[],
   options: SummarizeMessagesOptions = {},
 ): Promise<SummarizeMessagesResult> {
+  return summarizeWithMeter(messages, options);
+}
+
+/** {@link summarizeMessages} counting with `meter` when given: a compaction's stages share theirs. */
+export async function summarizeWithMeter(
+  messages: readonly Message[],
+  options: SummarizeMessagesOptions = {},
+  shared?: TokenMeter,
+): Promise<SummarizeMessagesResult> {
   const opts = parseOptions(summarizeMessagesOptionsSchema, options, 'summarizeMessages options');
-  const meter = new TokenMeter(opts.counter, opts.countContext);
+  const meter = shared ?? new TokenMeter(opts.counter, opts.countContext);
   const list = Array.isArray(messages) ? messages : [];
   const tokensBefore = meter.total(list);
   const unchanged = (reason: string, modelCalls = 0): SummarizeMessagesResult =>
