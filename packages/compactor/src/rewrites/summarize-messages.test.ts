@@ -4,6 +4,7 @@ import { assistant, bigText, call, calls, results, system, user } from '../../te
 import { contextToolsFromFunctions } from '../facts/context-tools.js';
 import { createOfflineContextTools } from '../facts/offline-context-tools.js';
 import { parseSummary } from '../facts/summary-format.js';
+import { deepFreeze } from '../messages/deep-frozen.js';
 import { countToolPairViolations } from '../messages/tool-pairs.js';
 import { STRUCTURED_SUMMARY_PROMPT, summarizeMessages } from './summarize-messages.js';
 
@@ -123,6 +124,18 @@ describe('summarizeMessages', () => {
     expect(wrapped.summaryMessage).toEqual(viaText.summaryMessage);
     expect(wrapped.facts.length).toBeGreaterThan(3);
     expect(wrapped.modelCalls).toBe(viaText.modelCalls);
+  });
+
+  it('knows a stored (frozen) earlier summary for one every time it summarizes past it', async () => {
+    const first = await summarizeMessages(chat(6), { keepRecentRatio: 0.2 });
+    const stored = first.messages.map((message) => deepFreeze(structuredClone(message)));
+    const more = [...stored, user('thanks'), assistant('welcome'), user('next?'), assistant('nothing')];
+    for (let round = 0; round < 2; round++) {
+      const again = await summarizeMessages(more, { keepRecentRatio: 0.2 });
+      expect(again.summarized).toBe(true);
+      const count = parseSummary(again.summaryMessage!.content as string)!.messageCount;
+      expect(count).toBeGreaterThan(first.summarizedCount);
+    }
   });
 
   it('sends the nine-section prompt when the tools are model-backed', async () => {

@@ -26,6 +26,7 @@ import { isTruncationMarkerText, parseTruncationMarker } from '../facts/markers.
 import { defaultOfflineTools, offlineFactsFor } from '../facts/offline-context-tools.js';
 import { isSummaryText, parseSummary, renderSummary, type SummaryContent } from '../facts/summary-format.js';
 import { renderTranscript } from '../facts/transcript.js';
+import { isDeepFrozen } from '../messages/deep-frozen.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { readableText, roleClass, systemPromptLength, withParts } from '../messages/message-parts.js';
 import { toolPairUnits } from '../messages/tool-pairs.js';
@@ -479,12 +480,20 @@ interface SortedRange {
 }
 
 /** What earlier compactions left in the range: a summary to merge, markers with facts. */
+/** Stored originals found to be neither a summary nor a truncation marker (they cannot change). */
+const plainOriginals = new WeakSet<object>();
+
 function sortOutEarlierCompactions(range: readonly Message[]): SortedRange {
   let previous: SummaryContent | null = null;
   const carried: ExtractedFact[][] = [];
   let hiddenBefore = 0;
   const fresh: Message[] = [];
   for (const message of range) {
+    // A tool message is neither; a stored original is read once.
+    if (roleOf(message) === 'tool' || plainOriginals.has(message)) {
+      fresh.push(message);
+      continue;
+    }
     const text = readableText(message);
     if (roleOf(message) !== 'tool' && isSummaryText(text)) {
       const parsed = parseSummary(text);
@@ -508,6 +517,7 @@ function sortOutEarlierCompactions(range: readonly Message[]): SortedRange {
         continue;
       }
     }
+    if (typeof message === 'object' && message !== null && isDeepFrozen(message)) plainOriginals.add(message);
     fresh.push(message);
   }
   return { previous, carried, hiddenBefore, fresh };
