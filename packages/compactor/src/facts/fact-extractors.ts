@@ -222,26 +222,68 @@ export function factCandidates(input: string, settings: FactExtractionSettings):
 }
 
 /**
- * The facts of several texts' candidates, as {@link extractFactsFromText} finds them in the
- * texts joined (messages are scanned one by one, so the first occurrence of a fact wins either way).
+ * Candidates merged in order, one per category and value, kept to resume from: a compaction ranks
+ * the candidates of the same messages as the one before and a few more, so a merge picks up where
+ * the lists it is given first differ from those it merged last.
  */
-export function rankedFacts(lists: readonly (readonly Candidate[])[], maxFacts: number): ExtractedFact[] {
-  // Values by category rather than one `category + value` string each: remembered candidates keep
-  // their value strings, whose hashes the engine keeps, so a ranking builds no string per candidate.
-  const seen = new Map<FactCategory, Set<string>>();
-  const unique: Candidate[] = [];
-  for (const list of lists)
-    for (const candidate of list) {
-      let values = seen.get(candidate.category);
-      if (values === undefined) {
-        values = new Set();
-        seen.set(candidate.category, values);
-      }
-      if (values.has(candidate.value)) continue;
-      values.add(candidate.value);
-      unique.push(candidate);
+export class CandidateMerge {
+  /** The lists merged, and how many candidates were unique before each. */
+  #lists: (readonly Candidate[])[] = [];
+  #uniqueBefore: number[] = [];
+  readonly #unique: Candidate[] = [];
+  /** Index in `#unique` of each category's values; an index past the end, or at another value, is stale. */
+  readonly #index = new Map<FactCategory, Map<string, number>>();
+
+  /** The candidates of `lists`, each category and value once, in the order first found. */
+  merge(lists: readonly (readonly Candidate[])[]): readonly Candidate[] {
+    const same = this.#commonPrefix(lists);
+    if (same < this.#lists.length) {
+      this.#unique.length = this.#uniqueBefore[same]!;
+      this.#lists.length = same;
+      this.#uniqueBefore.length = same;
     }
-  return withStableKeys(rankCandidates(unique, maxFacts));
+    for (let index = same; index < lists.length; index++) {
+      const list = lists[index]!;
+      this.#lists.push(list);
+      this.#uniqueBefore.push(this.#unique.length);
+      for (const candidate of list) this.#add(candidate);
+    }
+    return this.#unique;
+  }
+
+  #commonPrefix(lists: readonly (readonly Candidate[])[]): number {
+    const shorter = Math.min(lists.length, this.#lists.length);
+    let same = 0;
+    while (same < shorter && lists[same] === this.#lists[same]) same++;
+    return same;
+  }
+
+  #add(candidate: Candidate): void {
+    let values = this.#index.get(candidate.category);
+    if (values === undefined) {
+      values = new Map();
+      this.#index.set(candidate.category, values);
+    }
+    const at = values.get(candidate.value);
+    const found = at === undefined ? undefined : this.#unique[at];
+    if (found !== undefined && found.value === candidate.value && found.category === candidate.category)
+      return;
+    values.set(candidate.value, this.#unique.length);
+    this.#unique.push(candidate);
+  }
+}
+
+/**
+ * The facts of several texts' candidates, as {@link extractFactsFromText} finds them in the
+ * texts joined (messages are scanned one by one, so the first occurrence of a fact wins either way);
+ * merged through `merge` when given (a caller that ranks much the same lists again keeps one).
+ */
+export function rankedFacts(
+  lists: readonly (readonly Candidate[])[],
+  maxFacts: number,
+  merge: CandidateMerge = new CandidateMerge(),
+): ExtractedFact[] {
+  return withStableKeys(rankCandidates(merge.merge(lists), maxFacts));
 }
 
 /** The facts found so far: one per category and value, wanted categories only, in the order found. */

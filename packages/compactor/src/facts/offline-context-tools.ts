@@ -20,7 +20,7 @@ import {
   transcriptCandidates,
 } from './candidate-memo.js';
 import { parseExtractFactsRequest, parseSummarizeRequest } from './context-tools.js';
-import { rankedFacts } from './fact-extractors.js';
+import { CandidateMerge, rankedFacts } from './fact-extractors.js';
 
 const DEFAULT_MAX_FACT_LENGTH = 300;
 
@@ -86,6 +86,7 @@ export function offlineFactsOf(
   render: (message: Message) => string,
   maxFacts: number,
   settings: CandidateSettings = DEFAULT_SETTINGS,
+  merge?: CandidateMerge,
 ): ExtractedFact[] {
   const keys = keysFor(render, settings);
   const perMessage = messages.map((message) => {
@@ -98,8 +99,11 @@ export function offlineFactsOf(
     if (frozen) keys.set(message, key);
     return candidatesOf(text, settings, key);
   });
-  return rankedFacts(perMessage, maxFacts);
+  return rankedFacts(perMessage, maxFacts, merge);
 }
+
+/** The merge {@link offlineFactsFor} resumes: each compaction's summary reads the range the one before read, and more. */
+const summaryRangeMerge = new CandidateMerge();
 
 /**
  * What `extractFacts` of `tools` answers for `messages` rendered by `render` and joined, read
@@ -114,7 +118,7 @@ export function offlineFactsFor(
   const settings = offlineSettings.get(isContextTools(tools.origin) ? tools.origin : tools);
   if (settings === undefined) return undefined;
   const read = { redact: settings.redact, maxFactLength: settings.maxFactLength };
-  return offlineFactsOf(messages, render, settings.maxFacts, read);
+  return offlineFactsOf(messages, render, settings.maxFacts, read, summaryRangeMerge);
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   renderFactDigest,
   visibleText,
 } from '../facts/fact-digest.js';
+import { CandidateMerge } from '../facts/fact-extractors.js';
 import { neutralizeMarkers, parseTruncationMarker } from '../facts/markers.js';
 import { offlineFactsOf } from '../facts/offline-context-tools.js';
 import { isSummaryText, parseSummary, renderSummary } from '../facts/summary-format.js';
@@ -138,12 +139,18 @@ function fillHost(
   return best;
 }
 
+/** The merge {@link inputFacts} resumes: each compaction's input holds the one before's and more. */
+const inputMerge = new CandidateMerge();
+
 /** Facts of the input (after the protected head) that a digest may restore, from the offline extractor. */
 export async function inputFacts(input: readonly Message[]): Promise<ExtractedFact[]> {
   const start = protectedHeadEnd(input);
   // Message by message: each original is scanned once however many compactions read it again.
   try {
-    return rankDigestFacts(offlineFactsOf(input.slice(start), renderForSummarizer, 20_000), '');
+    return rankDigestFacts(
+      offlineFactsOf(input.slice(start), renderForSummarizer, 20_000, undefined, inputMerge),
+      '',
+    );
   } catch {
     return []; // the digest is an extra: a failing extractor leaves the room empty
   }

@@ -270,24 +270,38 @@ interface Placeholder {
  * {@link outputFacts}) and fact budget: a compaction tries a few budgets per output, and the next
  * compaction the same ones again.
  */
-const placeholdersByFacts = new WeakMap<readonly ExtractedFact[], Map<string, Placeholder>>();
+const placeholdersByFacts = new WeakMap<readonly ExtractedFact[], MadePlaceholder[]>();
 /** Enough for the budgets one compaction tries per output (a bisection's few steps). */
 const PLACEHOLDERS_PER_OUTPUT = 8;
+
+/** A placeholder and what it was made for. */
+interface MadePlaceholder {
+  readonly factChars: number;
+  readonly maxKeptFacts: number;
+  readonly tokens: number;
+  readonly toolName: string;
+  readonly placeholder: Placeholder;
+}
 
 /** The placeholder part of a chosen output, keeping up to `factChars` of its facts. */
 function placeholderOf(candidate: Chosen, factChars: number, maxKeptFacts: number): Placeholder {
   let made = placeholdersByFacts.get(candidate.facts);
   if (made === undefined) {
-    made = new Map();
+    made = [];
     placeholdersByFacts.set(candidate.facts, made);
   }
-  const key = `${factChars}|${maxKeptFacts}|${candidate.tokens}|${candidate.toolName}`;
-  let placeholder = made.get(key);
-  if (placeholder === undefined) {
-    placeholder = makePlaceholder(candidate, factChars, maxKeptFacts);
-    if (made.size >= PLACEHOLDERS_PER_OUTPUT) made.delete(made.keys().next().value as string);
-    made.set(key, placeholder);
-  }
+  const { tokens, toolName } = candidate;
+  const known = made.find(
+    (entry) =>
+      entry.factChars === factChars &&
+      entry.maxKeptFacts === maxKeptFacts &&
+      entry.tokens === tokens &&
+      entry.toolName === toolName,
+  );
+  if (known !== undefined) return known.placeholder;
+  const placeholder = makePlaceholder(candidate, factChars, maxKeptFacts);
+  if (made.length >= PLACEHOLDERS_PER_OUTPUT) made.shift();
+  made.push({ factChars, maxKeptFacts, tokens, toolName, placeholder });
   return placeholder;
 }
 
