@@ -93,7 +93,8 @@ interface Chosen extends Candidate {
 /** A pruned list and the outputs it replaced. */
 interface Assembled {
   messages: Message[];
-  outputs: PrunedOutput[];
+  /** The facts each chosen output's placeholder keeps, in the order chosen. */
+  kept: (readonly string[])[];
 }
 
 /** The list with every chosen output replaced, each placeholder keeping `factChars(candidate)` of facts. */
@@ -155,7 +156,15 @@ export async function pruneWithMeter(
     built = moreFactsInHeadroom(built, assemble, chosen, opts.targetTokens, opts.maxKeptFactChars, meter);
   }
   const out = built.messages;
-  const outputs = built.outputs;
+  const outputs = chosen.map(
+    (candidate, index): PrunedOutput => ({
+      messageIndex: candidate.messageIndex,
+      toolCallId: candidate.part.toolCallId,
+      toolName: candidate.toolName,
+      originalTokens: candidate.tokens,
+      keptFacts: [...built.kept[index]!],
+    }),
+  );
   const prunedTexts = chosen.map((c) => c.text);
   const tokensAfter = meter.total(out);
   return {
@@ -331,22 +340,16 @@ function assemblePruned(
   factChars: (candidate: Chosen) => number,
 ): Assembled {
   const replaced = new Map<number, Map<number, ToolResultPart>>();
-  const outputs: PrunedOutput[] = [];
+  const keptFacts: (readonly string[])[] = [];
   for (const candidate of chosen) {
     const { part, kept } = placeholderOf(candidate, factChars(candidate), maxKeptFacts);
     const parts = replaced.get(candidate.messageIndex) ?? new Map<number, ToolResultPart>();
     replaced.set(candidate.messageIndex, parts);
     parts.set(candidate.partIndex, part);
-    outputs.push({
-      messageIndex: candidate.messageIndex,
-      toolCallId: candidate.part.toolCallId,
-      toolName: candidate.toolName,
-      originalTokens: candidate.tokens,
-      keptFacts: [...kept],
-    });
+    keptFacts.push(kept);
   }
   const messages = withReplacedParts(list, replaced);
-  return { messages, outputs };
+  return { messages, kept: keptFacts };
 }
 
 /**
