@@ -165,16 +165,22 @@ export function fileActivityOf(messages: readonly TranscriptMessage[]): FileActi
   return activity;
 }
 
-/** The tool-call lines of each rendered message read before (a stored original's rendering is kept). */
-const callsOfRendering = new WeakMap<{ readonly text: string }, TranscriptMessage[]>();
+/**
+ * The tool-call lines of each rendered message read before that has any (a stored original's
+ * rendering is kept); renderings without one are only marked.
+ */
+const callsOfRendering = new WeakMap<{ readonly text: string }, readonly TranscriptMessage[]>();
+const withoutCalls = new WeakSet<{ readonly text: string }>();
 
-function callsOf(rendering: { readonly text: string }): TranscriptMessage[] {
+function callsOf(rendering: { readonly text: string }): readonly TranscriptMessage[] {
+  if (withoutCalls.has(rendering)) return [];
   let calls = callsOfRendering.get(rendering);
   if (calls === undefined) {
     calls = parseTranscript(rendering.text)
       .map((message) => ({ ...message, lines: message.lines.filter((line) => line.kind === 'call') }))
       .filter((message) => message.lines.length > 0);
-    callsOfRendering.set(rendering, calls);
+    if (calls.length === 0) withoutCalls.add(rendering);
+    else callsOfRendering.set(rendering, calls);
   }
   return calls;
 }
