@@ -14,9 +14,7 @@ import { splitTranscriptMessages } from './transcript.js';
 export const candidatesSeen = new LRUCache<string, readonly Candidate[]>({
   maxSize: 8_000_000,
   sizeCalculation: (candidates, key) =>
-    key.length +
-    // 96 bytes an object, 64 for the key ranking adds to it, two a character.
-    candidates.reduce((sum, c) => sum + 160 + 2 * (c.value.length + (c.span?.length ?? 0)), 0),
+    key.length + candidates.reduce((sum, c) => sum + 96 + 2 * (c.value.length + (c.span?.length ?? 0)), 0),
 });
 
 /**

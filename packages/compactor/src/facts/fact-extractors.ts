@@ -55,8 +55,6 @@ export interface Candidate {
   value: string;
   span?: string;
   order: number;
-  /** {@link derivedFactKey} of the candidate, once it was ranked (candidates are remembered and ranked again). */
-  key?: string | undefined;
 }
 
 interface LineContext {
@@ -306,7 +304,7 @@ class CandidateSet {
     if (value.trim().length === 0) return;
     const id = `${category}\u0000${value}`;
     if (this.#seen.has(id)) return;
-    const candidate: Candidate = { category, value, order: this.#order++, key: undefined };
+    const candidate: Candidate = { category, value, order: this.#order++ };
     if (span !== undefined && span !== value)
       candidate.span = span.length > 120 ? windowAround(span, 0, 120) : span;
     this.#seen.set(id, candidate);
@@ -587,8 +585,7 @@ function inRankOrder(
 function withStableKeys(candidates: readonly Candidate[]): ExtractedFact[] {
   const used = new Map<string, number>();
   return candidates.map((c) => {
-    c.key ??= derivedFactKey(c.category, c.value);
-    let key = c.key;
+    let key = derivedFactKey(c.category, c.value);
     const count = (used.get(key) ?? 0) + 1;
     used.set(key, count);
     if (count > 1) key = `${key}_${count}`;
