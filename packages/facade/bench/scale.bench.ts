@@ -38,7 +38,7 @@ function runInOwnProcess(
   });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', (code) => {
+    child.once('close', (code) => {
       if (code === 0) resolve(JSON.parse(output) as StoreRun);
       else reject(new Error(`scale-store ${store} exited with code ${code}`));
     });

@@ -1,8 +1,10 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { InvalidOptionsError, type Message } from '@ctxguard/core';
 import type { CountContext, TokenCounter } from '@ctxguard/token-counter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TokenMeter } from './token-meter.js';
+import { runMeter, TokenMeter } from './token-meter.js';
 
 /** A counter that counts characters times a factor, and says so through its revision. */
 function learningCounter(): TokenCounter & { factor: number } {
@@ -151,7 +153,7 @@ describe('TokenMeter.total against the list before', () => {
     fc.assert(
       fc.property(fc.array(edit, { minLength: 1, maxLength: 12 }), (edits) => {
         const counter = learningCounter();
-        const meter = new TokenMeter(counter, { provider: 'test', model: 'm' });
+        const meter = runMeter(counter, { provider: 'test', model: 'm' });
         let list = messages.slice();
         expect(meter.total(list)).toBe(new TokenMeter(counter, { provider: 'test', model: 'm' }).total(list));
         for (const apply of edits) {
@@ -164,10 +166,28 @@ describe('TokenMeter.total against the list before', () => {
   });
 
   it('is not fooled by the list it summed being changed in place afterwards', () => {
-    const meter = new TokenMeter(learningCounter(), { provider: 'test', model: 'm' });
+    const meter = runMeter(learningCounter(), { provider: 'test', model: 'm' });
     const list = messages.slice();
     const before = meter.total(list);
     list[3] = { role: 'user', content: 'y'.repeat(500) };
     expect(meter.total(list)).toBeGreaterThan(before + 400);
+  });
+
+  it('is kept by a compaction’s meter only: a meter an app keeps holds no list it totalled', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    /** Whether a message of a list totalled by `meter` (then dropped) is still alive after a collection. */
+    const keepsAlive = async (meter: TokenMeter) => {
+      let list: Message[] | undefined = [{ role: 'user', content: 'x'.repeat(1000) }];
+      const probe = new WeakRef(list[0]!);
+      meter.total(list);
+      list = undefined;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      gc();
+      return probe.deref() !== undefined;
+    };
+    expect(await keepsAlive(new TokenMeter(learningCounter(), { provider: 'test', model: 'm' }))).toBe(false);
+    const run = runMeter(learningCounter(), { provider: 'test', model: 'm' });
+    expect(await keepsAlive(run)).toBe(true);
   });
 });

@@ -207,15 +207,23 @@ export class TokenMeter {
   /**
    * Tokens of a whole list as the provider reads it: overhead plus every message, or, when the list
    * holds a provider compaction item, the leading system messages, the newest item's message from the
-   * item on and everything after it (the provider drops what the item stands for).
+   * item on and everything after it (the provider drops what the item stands for). Messages are
+   * known by reference, as every count the meter keeps: one changed in place is not counted anew.
    */
   total(messages: readonly Message[]): number {
     this.#checkRevision();
+    if (!runMeters.has(this)) return this.#sum(messages);
     const last = this.#lastTotal;
     const diffed = last === undefined ? undefined : this.#totalAgainst(last, messages);
     if (diffed !== undefined) return diffed;
     const item = newestCompactionIndex(messages);
     if (item < 0) return this.#rememberTotal(messages);
+    this.#lastTotal = undefined;
+    return this.#sum(messages, item);
+  }
+
+  /** Overhead plus every message, or from the newest compaction item (at `item`) on; see {@link total}. */
+  #sum(messages: readonly Message[], item = newestCompactionIndex(messages)): number {
     let sum = this.#overheadTokens();
     let leadingSystem = true;
     for (let index = 0; index < messages.length; index++) {
@@ -296,6 +304,20 @@ export class TokenMeter {
       sum += this.#messageTokens(messages[index]!);
     return sum;
   }
+}
+
+/**
+ * Meters that live for one compaction ({@link runMeter}): they keep the last list they totalled to
+ * diff the next against. A meter an app or the guard keeps does not: it would hold that list (tool
+ * outputs, images) for as long as it lives.
+ */
+const runMeters = new WeakSet<TokenMeter>();
+
+/** A meter for one compaction's stages, whose totals diff each list against the one before. */
+export function runMeter(counter?: TokenCounter, context?: CountContext): TokenMeter {
+  const meter = new TokenMeter(counter, context);
+  runMeters.add(meter);
+  return meter;
 }
 
 /** A list summed by {@link TokenMeter.total}: its messages (a copy) and each one's tokens. */

@@ -222,25 +222,23 @@ export function factCandidates(input: string, settings: FactExtractionSettings):
 /**
  * Candidates merged in order, one per category and value, kept to resume from: a compaction ranks
  * the candidates of the same messages as the one before and a few more, so a merge picks up where
- * the lists it is given first differ from those it merged last.
+ * the lists it is given first differ (by reference) from those it merged last.
  */
 export class CandidateMerge {
   /** The lists merged, and how many candidates were unique before each. */
-  #lists: (readonly Candidate[])[] = [];
-  #uniqueBefore: number[] = [];
+  readonly #lists: (readonly Candidate[])[] = [];
+  readonly #uniqueBefore: number[] = [];
   readonly #unique: Candidate[] = [];
-  /** Index in `#unique` of each category's values; an index past the end, or at another value, is stale. */
-  readonly #index = new Map<FactCategory, Map<string, number>>();
+  /** The values of `#unique`, by category. */
+  readonly #index = new Map<FactCategory, Set<string>>();
 
-  /** The candidates of `lists`, each category and value once, in the order first found. */
+  /**
+   * The candidates of `lists`, each category and value once, in the order first found. The array
+   * is this merge's own: the next `merge` changes it.
+   */
   merge(lists: readonly (readonly Candidate[])[]): readonly Candidate[] {
-    const same = this.#commonPrefix(lists);
-    if (same < this.#lists.length) {
-      this.#unique.length = this.#uniqueBefore[same]!;
-      this.#lists.length = same;
-      this.#uniqueBefore.length = same;
-    }
-    for (let index = same; index < lists.length; index++) {
+    this.#cutTo(this.#commonPrefix(lists));
+    for (let index = this.#lists.length; index < lists.length; index++) {
       const list = lists[index]!;
       this.#lists.push(list);
       this.#uniqueBefore.push(this.#unique.length);
@@ -256,17 +254,25 @@ export class CandidateMerge {
     return same;
   }
 
+  /** Forgets the lists from `count` on, and the candidates first found in them. */
+  #cutTo(count: number): void {
+    if (count >= this.#lists.length) return;
+    const kept = this.#uniqueBefore[count]!;
+    for (const candidate of this.#unique.slice(kept))
+      this.#index.get(candidate.category)?.delete(candidate.value);
+    this.#unique.length = kept;
+    this.#lists.length = count;
+    this.#uniqueBefore.length = count;
+  }
+
   #add(candidate: Candidate): void {
     let values = this.#index.get(candidate.category);
     if (values === undefined) {
-      values = new Map();
+      values = new Set();
       this.#index.set(candidate.category, values);
     }
-    const at = values.get(candidate.value);
-    const found = at === undefined ? undefined : this.#unique[at];
-    if (found !== undefined && found.value === candidate.value && found.category === candidate.category)
-      return;
-    values.set(candidate.value, this.#unique.length);
+    if (values.has(candidate.value)) return;
+    values.add(candidate.value);
     this.#unique.push(candidate);
   }
 }

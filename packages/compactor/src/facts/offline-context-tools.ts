@@ -67,7 +67,7 @@ function keysFor(
     bySettings = new Map();
     keysByRender.set(render, bySettings);
   }
-  const settingsKey = `${settings.redact}|${settings.maxFactLength}`;
+  const settingsKey = `${settings.redact}|${settings.maxFactLength}|${settings.categories?.join(',') ?? '*'}`;
   let keys = bySettings.get(settingsKey);
   if (keys === undefined) {
     keys = new WeakMap();

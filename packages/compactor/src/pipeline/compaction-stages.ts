@@ -1,6 +1,6 @@
 import type { ContextTools, ExtractedFact, Message } from '@ctxguard/core';
 import { requestBytes, stripMediaToFit } from '../budget/media-bytes.js';
-import { TokenMeter } from '../budget/token-meter.js';
+import { runMeter, type TokenMeter } from '../budget/token-meter.js';
 import {
   compactKeys,
   extractFactsSafely,
@@ -62,7 +62,7 @@ export interface StageRun {
 
 /** A pass over `messages`: nothing compacted yet, the result as if nothing needs to be. */
 export function startRun(messages: readonly Message[], opts: ParsedCompactMessagesOptions): StageRun {
-  const meter = new TokenMeter(opts.counter, opts.countContext);
+  const meter = runMeter(opts.counter, opts.countContext);
   const input = Array.isArray(messages) ? messages.slice() : [];
   const tokensBefore = meter.total(input);
   const bytesBefore = requestBytes(input);
@@ -320,15 +320,19 @@ function withFactsMarker(
  */
 export async function oversizedStage(run: StageRun): Promise<void> {
   if (!run.opts.compactOversized || !overLimits(run, run.work)) return;
-  const pruned = await pruneWithMeter(run.work, {
-    protectTokens: 0,
-    minimumSavings: 0,
-    protectedTools: [],
-    targetTokens: run.budget,
-    tools: run.offline,
-    counter: run.meter.counter,
-    countContext: run.meter.context,
-  });
+  const pruned = await pruneWithMeter(
+    run.work,
+    {
+      protectTokens: 0,
+      minimumSavings: 0,
+      protectedTools: [],
+      targetTokens: run.budget,
+      tools: run.offline,
+      counter: run.meter.counter,
+      countContext: run.meter.context,
+    },
+    run.meter,
+  );
   if (pruned.pruned) recordReplacements(run, 'prune', pruned.messages);
   const before = run.work;
   // A summary or marker this run wrote goes bare rather than shrunk: it still hosts the digest,

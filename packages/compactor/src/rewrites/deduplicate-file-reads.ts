@@ -11,7 +11,7 @@ import {
   toolCallsOf,
 } from '@ctxguard/core';
 import { z } from 'zod';
-import { TokenMeter } from '../budget/token-meter.js';
+import { runMeter, type TokenMeter } from '../budget/token-meter.js';
 import { isPrunedOutputText, renderSupersededRead } from '../facts/markers.js';
 import { isDeepFrozen } from '../messages/deep-frozen.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
@@ -373,7 +373,7 @@ export function deduplicateWithMeter(
   shared?: TokenMeter,
 ): DeduplicateFileReadsStageResult {
   const opts = parseOptions(deduplicateFileReadsOptionsSchema, options, 'deduplicateFileReads options');
-  const meter = shared ?? new TokenMeter(opts.counter, opts.countContext);
+  const meter = shared ?? runMeter(opts.counter, opts.countContext);
   const list = Array.isArray(messages) ? messages : [];
   const tokensBefore = meter.total(list);
   const readTools = lower([...READ_TOOLS, ...opts.readTools]);

@@ -12,7 +12,7 @@ import {
   toolCallsOf,
 } from '@ctxguard/core';
 import { z } from 'zod';
-import { TokenMeter } from '../budget/token-meter.js';
+import { runMeter, type TokenMeter } from '../budget/token-meter.js';
 import { contextToolsSchema } from '../facts/context-tools.js';
 import { extractFactsSafely, mergeFactLists, selectFacts } from '../facts/fact-ledger.js';
 import { renderPrunedOutput } from '../facts/markers.js';
@@ -126,7 +126,7 @@ export async function pruneWithMeter(
   shared?: TokenMeter,
 ): Promise<PruneToolOutputsStageResult> {
   const opts = parseOptions(pruneToolOutputsOptionsSchema, options, 'pruneToolOutputs options');
-  const meter = shared ?? new TokenMeter(opts.counter, opts.countContext);
+  const meter = shared ?? runMeter(opts.counter, opts.countContext);
   const list = Array.isArray(messages) ? messages : [];
   const tokensBefore = meter.total(list);
   const unchanged = (): PruneToolOutputsStageResult => ({

@@ -1,6 +1,6 @@
 import { type Message, parseOptions, roleOf } from '@ctxguard/core';
 import { z } from 'zod';
-import { TokenMeter } from '../budget/token-meter.js';
+import { runMeter } from '../budget/token-meter.js';
 import { parseTruncationMarker, renderTruncationMarker } from '../facts/markers.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { readableText, roleClass } from '../messages/message-parts.js';
@@ -113,7 +113,7 @@ export function truncateWithSlidingWindow(
   options: SlidingWindowOptions = {},
 ): SlidingWindowResult {
   const opts = parseOptions(slidingWindowOptionsSchema, options, 'truncateWithSlidingWindow options');
-  const meter = new TokenMeter(opts.counter, opts.countContext);
+  const meter = runMeter(opts.counter, opts.countContext);
   const list = Array.isArray(messages) ? messages : [];
   const tokensBefore = meter.total(list);
   const unchanged: SlidingWindowResult = {

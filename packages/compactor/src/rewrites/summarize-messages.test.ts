@@ -126,6 +126,30 @@ describe('summarizeMessages', () => {
     expect(wrapped.modelCalls).toBe(viaText.modelCalls);
   });
 
+  it('asks offline tools by text, in chunks, as any tools, where the transcript is more than one request', async () => {
+    const offline = createOfflineContextTools({ maxFacts: 6 });
+    const asked: ExtractFactsRequest[] = [];
+    const byText = {
+      ...offline,
+      extractFacts: (request: ExtractFactsRequest) => {
+        asked.push(request);
+        return offline.extractFacts(request);
+      },
+    };
+    const list = chat(30);
+    const options = { keepRecentRatio: 0.2, summarizerWindowTokens: 1_000 };
+    const plain = await summarizeMessages(list, {
+      ...options,
+      tools: { ...offline, extractFacts: byText.extractFacts },
+    });
+    const chunks = asked.length;
+    expect(chunks).toBeGreaterThan(1);
+    const wrapped = await summarizeMessages(list, { ...options, tools: { ...byText, origin: offline } });
+    expect(asked.length).toBe(2 * chunks);
+    expect(wrapped.summaryMessage).toEqual(plain.summaryMessage);
+    expect(wrapped.modelCalls).toBe(plain.modelCalls);
+  });
+
   it('knows a stored (frozen) earlier summary for one every time it summarizes past it', async () => {
     const first = await summarizeMessages(chat(6), { keepRecentRatio: 0.2 });
     const stored = first.messages.map((message) => deepFreeze(structuredClone(message)));

@@ -9,7 +9,7 @@ import {
   roleOf,
 } from '@ctxguard/core';
 import { z } from 'zod';
-import { type Rendering, TokenMeter } from '../budget/token-meter.js';
+import { type Rendering, runMeter, type TokenMeter } from '../budget/token-meter.js';
 import { contextToolsSchema, cutAtLength } from '../facts/context-tools.js';
 import {
   compactKeys,
@@ -357,7 +357,7 @@ export async function summarizeWithMeter(
   shared?: TokenMeter,
 ): Promise<SummarizeMessagesResult> {
   const opts = parseOptions(summarizeMessagesOptionsSchema, options, 'summarizeMessages options');
-  const meter = shared ?? new TokenMeter(opts.counter, opts.countContext);
+  const meter = shared ?? runMeter(opts.counter, opts.countContext);
   const list = Array.isArray(messages) ? messages : [];
   const tokensBefore = meter.total(list);
   const unchanged = (reason: string, modelCalls = 0): SummarizeMessagesResult =>
@@ -479,10 +479,10 @@ interface SortedRange {
   fresh: Message[];
 }
 
-/** What earlier compactions left in the range: a summary to merge, markers with facts. */
 /** Stored originals found to be neither a summary nor a truncation marker (they cannot change). */
 const plainOriginals = new WeakSet<object>();
 
+/** What earlier compactions left in the range: a summary to merge, markers with facts. */
 function sortOutEarlierCompactions(range: readonly Message[]): SortedRange {
   let previous: SummaryContent | null = null;
   const carried: ExtractedFact[][] = [];
@@ -495,7 +495,7 @@ function sortOutEarlierCompactions(range: readonly Message[]): SortedRange {
       continue;
     }
     const text = readableText(message);
-    if (roleOf(message) !== 'tool' && isSummaryText(text)) {
+    if (isSummaryText(text)) {
       const parsed = parseSummary(text);
       if (parsed) {
         previous = previous
@@ -539,8 +539,10 @@ function summarizerCallOf(tools: ContextTools, opts: SummarizeOptions, meter: To
 }
 
 /**
- * The summary text (redacted) and the facts of `texts`, the renderings of `messages` when given
- * (offline tools then read them message by message); the calls made are counted in `call.calls`.
+ * The summary text (redacted) and the facts of `texts`, the renderings of `messages` when given;
+ * the calls made are counted in `call.calls`. Offline tools read the facts message by message when
+ * the transcript is one request (what they answer for it, without joining, splitting and hashing it
+ * again); a longer one is asked in chunks, as of any tools.
  */
 async function summarizeAndExtract(
   call: SummarizerCall,
@@ -550,13 +552,18 @@ async function summarizeAndExtract(
   messages?: readonly Message[],
 ): Promise<{ summaryText: string; extracted: ExtractedFact[] }> {
   const summaryText = redactSecrets(await summarizeTexts(call, texts, textChars));
-  const offline = messages && offlineFactsFor(call.tools, messages, renderForSummarizer);
+  const chunkChars = Math.max(4_000, opts.summarizerWindowTokens * 3);
+  const oneRequest =
+    messages !== undefined &&
+    texts.reduce((sum, rendering) => sum + rendering.text.length + 1, -1) <= chunkChars &&
+    texts.some((rendering) => rendering.text.trim().length > 0);
+  const offline = oneRequest ? offlineFactsFor(call.tools, messages, renderForSummarizer) : undefined;
   if (offline !== undefined) {
     call.calls++;
     return { summaryText, extracted: offline };
   }
   const found = await extractFactsSafely(call.tools, texts.map((rendering) => rendering.text).join('\n'), {
-    chunkChars: Math.max(4_000, opts.summarizerWindowTokens * 3),
+    chunkChars,
     signal: opts.signal,
   });
   call.calls += found.calls;
