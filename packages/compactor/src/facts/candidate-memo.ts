@@ -81,16 +81,21 @@ export function candidatesOf(
 /**
  * The candidates of each message of a transcript (text before the first header is one more): the
  * extractor scans messages one by one, so these, merged in order, are the candidates of the whole.
- * Each message goes through the memo and is kept from its second reading: a compaction reads
- * again the messages the one before it read and a few new ones, never a joined text twice.
  */
 export function transcriptCandidates(text: string, settings: CandidateSettings): (readonly Candidate[])[] {
-  return splitTranscriptMessages(text).map((message) => {
-    const key = candidateKey(message, settings);
-    const known = candidatesSeen.get(key);
-    if (known !== undefined) return known;
-    const again = readOnce.has(key);
-    if (!again) readOnce.set(key, true);
-    return candidatesOf(message, settings, key, again);
-  });
+  return splitTranscriptMessages(text).map((message) => pieceCandidates(message, settings));
+}
+
+/**
+ * The candidates of one message of a transcript, through the memo: kept from its second reading
+ * (a compaction reads again the messages the one before it read and a few new ones, never a joined
+ * text twice).
+ */
+export function pieceCandidates(text: string, settings: CandidateSettings): readonly Candidate[] {
+  const key = candidateKey(text, settings);
+  const known = candidatesSeen.get(key);
+  if (known !== undefined) return known;
+  const again = readOnce.has(key);
+  if (!again) readOnce.set(key, true);
+  return candidatesOf(text, settings, key, again);
 }

@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { deepFreeze } from '../messages/deep-frozen.js';
 import { redactSecrets } from '../rewrites/redact-secrets.js';
 import { extractFactsFromText } from './fact-extractors.js';
-import { createOfflineContextTools, offlineFactsFor, offlineFactsOf } from './offline-context-tools.js';
+import { extractFactsSafely } from './fact-ledger.js';
+import { createOfflineContextTools, offlineFactsInChunks, offlineFactsOf } from './offline-context-tools.js';
 import { renderTranscript } from './transcript.js';
 
 const messages: Message[] = [
@@ -418,20 +419,65 @@ describe('facts of texts seen before', () => {
   });
 });
 
-describe('offlineFactsFor', () => {
+describe('offlineFactsInChunks', () => {
   const render = (message: Message) => renderTranscript([message]);
-  const content = messages.map(render).join('\n');
+  const texts = messages.map(render);
 
-  it('answers what extractFacts of the same offline tools answers for the rendered messages', async () => {
-    for (const options of [{}, { maxFacts: 4 }, { maxFactLength: 24 }, { redact: false }]) {
-      const tools = createOfflineContextTools(options);
-      const asked = await tools.extractFacts({ content });
-      expect(asked.length).toBeGreaterThan(0);
-      expect(offlineFactsFor(tools, messages, render)).toEqual(asked);
-      // Through a wrapper that names the tools it wraps (as the guard's per-request tools do).
-      const wrapper: ContextTools = { ...tools, origin: tools };
-      expect(offlineFactsFor(wrapper, messages, render)).toEqual(asked);
-    }
+  it('answers what extractFacts of the same offline tools answers, asked in the same chunks', async () => {
+    for (const options of [{}, { maxFacts: 4 }, { maxFactLength: 24 }, { redact: false }])
+      for (const chunkChars of [1_000_000, 400, 90, 7]) {
+        const tools = createOfflineContextTools(options);
+        const asked = await extractFactsSafely(tools, texts.join('\n'), { chunkChars });
+        expect(asked.facts.length).toBeGreaterThan(0);
+        const read = offlineFactsInChunks(tools, messages, texts, render, chunkChars);
+        expect(read).toEqual({ facts: asked.facts, calls: asked.calls });
+        // Through a wrapper that names the tools it wraps (as the guard's per-request tools do),
+        // and on stored (frozen) messages, read a second time.
+        const frozen = messages.map((message) => deepFreeze(structuredClone(message)));
+        const wrapper: ContextTools = { ...tools, origin: tools };
+        for (let round = 0; round < 2; round++)
+          expect(offlineFactsInChunks(wrapper, frozen, texts, render, chunkChars)).toEqual(read);
+      }
+  });
+
+  it('answers as extractFacts in the same chunks for any conversation and chunk size', async () => {
+    const line = fc.constantFrom(
+      'OPENAI_API_KEY=sk-proj-abc123DEF456ghi789JKL012mno',
+      '[user]',
+      '[tool]',
+      '\\[assistant]',
+      '[call bash] {"command":"pnpm test"}',
+      '```',
+      '',
+      'error TS2304 in src/app.ts:12 after 3 retries',
+      'We decided to use zod@4.1.0, see https://example.com/a',
+      'Release v1.2.3 on 2024-05-01, ticket T-1042, 40 MB',
+    );
+    const message = fc
+      .tuple(fc.constantFrom('system', 'user', 'assistant', 'tool', 'odd'), fc.array(line, { maxLength: 6 }))
+      .map(([role, lines]) => ({ role, content: lines.join('\n') }) as unknown as Message);
+    const tools = createOfflineContextTools({ maxFacts: 8 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(message, { maxLength: 12 }),
+        fc.integer({ min: 1, max: 300 }),
+        async (list, chunkChars) => {
+          const rendered = list.map(render);
+          const asked = await extractFactsSafely(tools, rendered.join('\n'), { chunkChars });
+          expect(offlineFactsInChunks(tools, list, rendered, render, chunkChars)).toEqual({
+            facts: asked.facts,
+            calls: asked.calls,
+          });
+        },
+      ),
+      { numRuns: 300, seed: 35 },
+    );
+  });
+
+  it('asks nothing of a blank transcript, as the text path does', () => {
+    const blank = [{ role: 'user', content: '' }] as Message[];
+    const none = offlineFactsInChunks(createOfflineContextTools(), blank, ['  '], render, 100);
+    expect(none).toEqual({ facts: [], calls: 0 });
   });
 
   it('has no answer for tools that are not offline ones', () => {
@@ -440,10 +486,10 @@ describe('offlineFactsFor', () => {
       summarize: async () => 'summary',
       extractFacts: async () => [],
     };
-    expect(offlineFactsFor(model, messages, render)).toBeUndefined();
-    expect(offlineFactsFor({ ...model, origin: model }, messages, render)).toBeUndefined();
-    // A wrapper of offline tools that is itself not offline: answered from its origin only.
+    expect(offlineFactsInChunks(model, messages, texts, render, 1000)).toBeUndefined();
+    expect(offlineFactsInChunks({ ...model, origin: model }, messages, texts, render, 1000)).toBeUndefined();
+    // A copy of offline tools is not offline tools: it is asked by text.
     const copied: ContextTools = { ...createOfflineContextTools() };
-    expect(offlineFactsFor(copied, messages, render)).toBeUndefined();
+    expect(offlineFactsInChunks(copied, messages, texts, render, 1000)).toBeUndefined();
   });
 });

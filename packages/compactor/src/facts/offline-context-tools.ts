@@ -17,10 +17,13 @@ import {
   candidateKey,
   candidatesOf,
   candidatesSeen,
+  pieceCandidates,
   transcriptCandidates,
 } from './candidate-memo.js';
 import { parseExtractFactsRequest, parseSummarizeRequest } from './context-tools.js';
-import { CandidateMerge, rankedFacts } from './fact-extractors.js';
+import { type Candidate, CandidateMerge, rankedFacts } from './fact-extractors.js';
+import { mergeFactLists } from './fact-ledger.js';
+import { splitTranscriptMessages } from './transcript.js';
 
 const DEFAULT_MAX_FACT_LENGTH = 300;
 
@@ -89,36 +92,78 @@ export function offlineFactsOf(
   merge?: CandidateMerge,
 ): ExtractedFact[] {
   const keys = keysFor(render, settings);
-  const perMessage = messages.map((message) => {
-    const frozen = typeof message === 'object' && message !== null && isDeepFrozen(message);
-    const known = frozen ? keys.get(message) : undefined;
-    const seen = known === undefined ? undefined : candidatesSeen.get(known);
-    if (seen) return seen;
-    const text = render(message);
-    const key = candidateKey(text, settings);
-    if (frozen) keys.set(message, key);
-    return candidatesOf(text, settings, key);
-  });
+  const perMessage = messages.map((message) => messageCandidates(message, render, keys, settings));
   return rankedFacts(perMessage, maxFacts, merge);
 }
 
-/** The merge {@link offlineFactsFor} resumes: each compaction's summary reads the range the one before read, and more. */
-const summaryRangeMerge = new CandidateMerge();
+/** The candidates of `message` rendered by `render`; a deeply frozen one's found by identity. */
+function messageCandidates(
+  message: Message,
+  render: (message: Message) => string,
+  keys: WeakMap<Message, string>,
+  settings: CandidateSettings,
+): readonly Candidate[] {
+  const frozen = typeof message === 'object' && message !== null && isDeepFrozen(message);
+  const known = frozen ? keys.get(message) : undefined;
+  const seen = known === undefined ? undefined : candidatesSeen.get(known);
+  if (seen) return seen;
+  const text = render(message);
+  const key = candidateKey(text, settings);
+  if (frozen) keys.set(message, key);
+  return candidatesOf(text, settings, key);
+}
+
+/** Merges kept per chunk of a summarized range: each compaction reads much the same chunks. */
+const chunkMerges: CandidateMerge[] = [];
+const KEPT_CHUNK_MERGES = 8;
 
 /**
- * What `extractFacts` of `tools` answers for `messages` rendered by `render` and joined, read
- * message by message instead (no transcript to build, split and hash again), when `tools` (or the
- * tools they wrap, their `origin`) are offline ones; `undefined` for any other tools.
+ * What `extractFacts` of `tools` answers, asked for `texts` (the renderings of `messages` by
+ * `render`) joined in chunks of `chunkChars` (as {@link extractFactsSafely} asks: one call per chunk, the answers merged), when
+ * `tools` (or the tools they wrap, their `origin`) are offline ones; `undefined` for any other tools.
+ * A chunk is read as the offline tools read it, message by message, but a message the chunk holds
+ * whole is found by identity: no transcript to hash again.
  */
-export function offlineFactsFor(
+export function offlineFactsInChunks(
   tools: ContextTools,
   messages: readonly Message[],
+  texts: readonly string[],
   render: (message: Message) => string,
-): ExtractedFact[] | undefined {
+  chunkChars: number,
+  signal?: AbortSignal,
+): { facts: ExtractedFact[]; calls: number } | undefined {
   const settings = offlineSettings.get(isContextTools(tools.origin) ? tools.origin : tools);
   if (settings === undefined) return undefined;
   const read = { redact: settings.redact, maxFactLength: settings.maxFactLength };
-  return offlineFactsOf(messages, render, settings.maxFacts, read, summaryRangeMerge);
+  const keys = keysFor(render, read);
+  const content = texts.join('\n');
+  if (content.trim().length === 0) return { facts: [], calls: 0 };
+  /** Where each rendering starts in `content`. */
+  const startsAt = new Map<number, number>();
+  let offset = 0;
+  texts.forEach((text, index) => {
+    startsAt.set(offset, index);
+    offset += text.length + 1;
+  });
+  const found: ExtractedFact[][] = [];
+  for (let start = 0, chunk = 0; start < content.length; start += chunkChars, chunk++) {
+    throwIfAborted(signal);
+    let at = start;
+    const lists = splitTranscriptMessages(content.slice(start, start + chunkChars)).map((piece) => {
+      const index = startsAt.get(at);
+      at += piece.length;
+      // A piece that is a whole rendering (and the line break after it) is that message's text.
+      const whole =
+        index !== undefined &&
+        (piece.length === texts[index]!.length + 1 ||
+          (piece.length === texts[index]!.length && at === content.length));
+      return whole ? messageCandidates(messages[index]!, render, keys, read) : pieceCandidates(piece, read);
+    });
+    if (chunk >= chunkMerges.length && chunkMerges.length < KEPT_CHUNK_MERGES)
+      chunkMerges.push(new CandidateMerge());
+    found.push(rankedFacts(lists, settings.maxFacts, chunkMerges[chunk]));
+  }
+  return { facts: mergeFactLists(found), calls: found.length };
 }
 
 /**

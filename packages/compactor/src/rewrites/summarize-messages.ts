@@ -23,7 +23,7 @@ import {
 import { parseFactsBlock } from '../facts/facts-block.js';
 import { fileActivityOfRenderings } from '../facts/file-activity.js';
 import { isTruncationMarkerText, parseTruncationMarker } from '../facts/markers.js';
-import { defaultOfflineTools, offlineFactsFor } from '../facts/offline-context-tools.js';
+import { defaultOfflineTools, offlineFactsInChunks } from '../facts/offline-context-tools.js';
 import { isSummaryText, parseSummary, renderSummary, type SummaryContent } from '../facts/summary-format.js';
 import { renderTranscript } from '../facts/transcript.js';
 import { isDeepFrozen } from '../messages/deep-frozen.js';
@@ -539,10 +539,9 @@ function summarizerCallOf(tools: ContextTools, opts: SummarizeOptions, meter: To
 }
 
 /**
- * The summary text (redacted) and the facts of `texts`, the renderings of `messages` when given;
- * the calls made are counted in `call.calls`. Offline tools read the facts message by message when
- * the transcript is one request (what they answer for it, without joining, splitting and hashing it
- * again); a longer one is asked in chunks, as of any tools.
+ * The summary text (redacted) and the facts of `texts`, the renderings of `messages` when given
+ * (offline tools then find the messages a chunk holds whole by identity); the calls made are
+ * counted in `call.calls`.
  */
 async function summarizeAndExtract(
   call: SummarizerCall,
@@ -553,19 +552,11 @@ async function summarizeAndExtract(
 ): Promise<{ summaryText: string; extracted: ExtractedFact[] }> {
   const summaryText = redactSecrets(await summarizeTexts(call, texts, textChars));
   const chunkChars = Math.max(4_000, opts.summarizerWindowTokens * 3);
-  const oneRequest =
-    messages !== undefined &&
-    texts.reduce((sum, rendering) => sum + rendering.text.length + 1, -1) <= chunkChars &&
-    texts.some((rendering) => rendering.text.trim().length > 0);
-  const offline = oneRequest ? offlineFactsFor(call.tools, messages, renderForSummarizer) : undefined;
-  if (offline !== undefined) {
-    call.calls++;
-    return { summaryText, extracted: offline };
-  }
-  const found = await extractFactsSafely(call.tools, texts.map((rendering) => rendering.text).join('\n'), {
-    chunkChars,
-    signal: opts.signal,
-  });
+  const plain = texts.map((rendering) => rendering.text);
+  const found =
+    (messages &&
+      offlineFactsInChunks(call.tools, messages, plain, renderForSummarizer, chunkChars, opts.signal)) ??
+    (await extractFactsSafely(call.tools, plain.join('\n'), { chunkChars, signal: opts.signal }));
   call.calls += found.calls;
   return { summaryText, extracted: found.facts };
 }
