@@ -14,9 +14,7 @@ import { summarizeExtractively } from '../rewrites/extractive-summary.js';
 import { redactSecrets } from '../rewrites/redact-secrets.js';
 import {
   type CandidateSettings,
-  candidateKey,
   candidatesOf,
-  candidatesSeen,
   pieceCandidates,
   transcriptCandidates,
 } from './candidate-memo.js';
@@ -55,28 +53,31 @@ type OfflineSettings = z.output<typeof offlineContextToolsOptionsSchema>;
 const offlineSettings = new WeakMap<ContextTools, OfflineSettings>();
 
 /**
- * Per render function and candidate settings, the {@link candidatesSeen} key of a deeply frozen
- * message's rendered text (a stored original cannot change): a compaction that reads the message
- * again skips rendering and hashing it.
+ * Per render function and candidate settings, the candidates of each deeply frozen message's
+ * rendered text, for as long as the message lives (a stored original cannot change): a compaction
+ * that reads the message again neither renders, hashes nor looks its text up.
  */
-const keysByRender = new WeakMap<(message: Message) => string, Map<string, WeakMap<Message, string>>>();
+const candidatesByRender = new WeakMap<
+  (message: Message) => string,
+  Map<string, WeakMap<Message, readonly Candidate[]>>
+>();
 
-function keysFor(
+function frozenCandidatesFor(
   render: (message: Message) => string,
   settings: CandidateSettings,
-): WeakMap<Message, string> {
-  let bySettings = keysByRender.get(render);
+): WeakMap<Message, readonly Candidate[]> {
+  let bySettings = candidatesByRender.get(render);
   if (bySettings === undefined) {
     bySettings = new Map();
-    keysByRender.set(render, bySettings);
+    candidatesByRender.set(render, bySettings);
   }
   const settingsKey = `${settings.redact}|${settings.maxFactLength}|${settings.categories?.join(',') ?? '*'}`;
-  let keys = bySettings.get(settingsKey);
-  if (keys === undefined) {
-    keys = new WeakMap();
-    bySettings.set(settingsKey, keys);
+  let found = bySettings.get(settingsKey);
+  if (found === undefined) {
+    found = new WeakMap();
+    bySettings.set(settingsKey, found);
   }
-  return keys;
+  return found;
 }
 
 /**
@@ -91,8 +92,8 @@ export function offlineFactsOf(
   settings: CandidateSettings = DEFAULT_SETTINGS,
   merge?: CandidateMerge,
 ): ExtractedFact[] {
-  const keys = keysFor(render, settings);
-  const perMessage = messages.map((message) => messageCandidates(message, render, keys, settings));
+  const frozen = frozenCandidatesFor(render, settings);
+  const perMessage = messages.map((message) => messageCandidates(message, render, frozen, settings));
   return rankedFacts(perMessage, maxFacts, merge);
 }
 
@@ -100,17 +101,15 @@ export function offlineFactsOf(
 function messageCandidates(
   message: Message,
   render: (message: Message) => string,
-  keys: WeakMap<Message, string>,
+  frozen: WeakMap<Message, readonly Candidate[]>,
   settings: CandidateSettings,
 ): readonly Candidate[] {
-  const frozen = typeof message === 'object' && message !== null && isDeepFrozen(message);
-  const known = frozen ? keys.get(message) : undefined;
-  const seen = known === undefined ? undefined : candidatesSeen.get(known);
-  if (seen) return seen;
-  const text = render(message);
-  const key = candidateKey(text, settings);
-  if (frozen) keys.set(message, key);
-  return candidatesOf(text, settings, key);
+  const stored = typeof message === 'object' && message !== null && isDeepFrozen(message);
+  const known = stored ? frozen.get(message) : undefined;
+  if (known !== undefined) return known;
+  const candidates = candidatesOf(render(message), settings);
+  if (stored) frozen.set(message, candidates);
+  return candidates;
 }
 
 /** Merges kept per chunk of a summarized range: each compaction reads much the same chunks. */
@@ -135,7 +134,7 @@ export function offlineFactsInChunks(
   const settings = offlineSettings.get(isContextTools(tools.origin) ? tools.origin : tools);
   if (settings === undefined) return undefined;
   const read = { redact: settings.redact, maxFactLength: settings.maxFactLength };
-  const keys = keysFor(render, read);
+  const frozen = frozenCandidatesFor(render, read);
   const content = texts.join('\n');
   if (content.trim().length === 0) return { facts: [], calls: 0 };
   /** Where each rendering starts in `content`. */
@@ -157,7 +156,7 @@ export function offlineFactsInChunks(
         index !== undefined &&
         (piece.length === texts[index]!.length + 1 ||
           (piece.length === texts[index]!.length && at === content.length));
-      return whole ? messageCandidates(messages[index]!, render, keys, read) : pieceCandidates(piece, read);
+      return whole ? messageCandidates(messages[index]!, render, frozen, read) : pieceCandidates(piece, read);
     });
     if (chunk >= chunkMerges.length && chunkMerges.length < KEPT_CHUNK_MERGES)
       chunkMerges.push(new CandidateMerge());
