@@ -93,21 +93,23 @@ export function offlineFactsOf(
   merge?: CandidateMerge,
 ): ExtractedFact[] {
   const frozen = frozenCandidatesFor(render, settings);
-  const perMessage = messages.map((message) => messageCandidates(message, render, frozen, settings));
+  const perMessage = messages.map((message) =>
+    messageCandidates(message, () => render(message), frozen, settings),
+  );
   return rankedFacts(perMessage, maxFacts, merge);
 }
 
-/** The candidates of `message` rendered by `render`; a deeply frozen one's found by identity. */
+/** The candidates of `message`, whose rendering `text` gives; a deeply frozen one's found by identity. */
 function messageCandidates(
   message: Message,
-  render: (message: Message) => string,
+  text: () => string,
   frozen: WeakMap<Message, readonly Candidate[]>,
   settings: CandidateSettings,
 ): readonly Candidate[] {
   const stored = typeof message === 'object' && message !== null && isDeepFrozen(message);
   const known = stored ? frozen.get(message) : undefined;
   if (known !== undefined) return known;
-  const candidates = candidatesOf(render(message), settings);
+  const candidates = candidatesOf(text(), settings);
   if (stored) frozen.set(message, candidates);
   return candidates;
 }
@@ -117,11 +119,11 @@ const chunkMerges: CandidateMerge[] = [];
 const KEPT_CHUNK_MERGES = 8;
 
 /**
- * What `extractFacts` of `tools` answers, asked for `texts` (the renderings of `messages` by
- * `render`) joined in chunks of `chunkChars` (as {@link extractFactsSafely} asks: one call per chunk, the answers merged), when
- * `tools` (or the tools they wrap, their `origin`) are offline ones; `undefined` for any other tools.
- * A chunk is read as the offline tools read it, message by message, but a message the chunk holds
- * whole is found by identity: no transcript to hash again.
+ * What `extractFacts` of `tools` answers for `texts` (the renderings of `messages` by `render`)
+ * joined and asked in chunks of `chunkChars`, as {@link extractFactsSafely} asks (a call per chunk,
+ * the answers merged), when `tools` (or the tools they wrap, their `origin`) are offline ones;
+ * `undefined` for any other tools. A chunk is read as the offline tools read it, message by message,
+ * but a message the chunk holds whole is found by identity: no transcript to hash again.
  */
 export function offlineFactsInChunks(
   tools: ContextTools,
@@ -156,7 +158,9 @@ export function offlineFactsInChunks(
         index !== undefined &&
         (piece.length === texts[index]!.length + 1 ||
           (piece.length === texts[index]!.length && at === content.length));
-      return whole ? messageCandidates(messages[index]!, render, frozen, read) : pieceCandidates(piece, read);
+      return whole
+        ? messageCandidates(messages[index]!, () => texts[index]!, frozen, read)
+        : pieceCandidates(piece, read);
     });
     if (chunk >= chunkMerges.length && chunkMerges.length < KEPT_CHUNK_MERGES)
       chunkMerges.push(new CandidateMerge());
