@@ -6,7 +6,7 @@ import { derivedFactKey } from './facts-block.js';
 
 /** Ranking as written out plainly: merged by category and value, sorted, cut, keyed. */
 function plainRanking(lists: readonly (readonly Candidate[])[], maxFacts: number): ExtractedFact[] {
-  const merged = new Map<string, Candidate>();
+  const merged = new Map<string, Candidate & { order: number }>();
   for (const list of lists)
     for (const candidate of list) {
       const id = `${candidate.category}\u0000${candidate.value}`;
@@ -36,7 +36,7 @@ const candidate = fc
     value: fc.constantFrom('src/a.ts', 'SRC/A.TS', 'v1.2.3', 'error TS2304', 'T-1042', '40 MB', 'x'),
     span: fc.option(fc.constantFrom('in src/a.ts', 'line 3'), { nil: undefined }),
   })
-  .map(({ category, value, span }): Candidate => ({ category, value, order: 0, ...(span ? { span } : {}) }));
+  .map(({ category, value, span }): Candidate => ({ category, value, ...(span ? { span } : {}) }));
 
 describe('rankedFacts', () => {
   it('ranks as the plain merge, sort and cut does, read once or again', () => {

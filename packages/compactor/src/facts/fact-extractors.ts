@@ -54,7 +54,6 @@ export interface Candidate {
   category: FactCategory;
   value: string;
   span?: string;
-  order: number;
 }
 
 interface LineContext {
@@ -295,7 +294,6 @@ class CandidateSet {
   readonly maxValueLength: number;
   readonly #wanted: Set<FactCategory>;
   readonly #seen = new Map<string, Candidate>();
-  #order = 0;
 
   constructor(settings: FactExtractionSettings) {
     this.#wanted = new Set<FactCategory>(settings.categories ?? factCategories);
@@ -310,7 +308,7 @@ class CandidateSet {
     if (value.trim().length === 0) return;
     const id = `${category}\u0000${value}`;
     if (this.#seen.has(id)) return;
-    const candidate: Candidate = { category, value, order: this.#order++ };
+    const candidate: Candidate = { category, value };
     if (span !== undefined && span !== value)
       candidate.span = span.length > 120 ? windowAround(span, 0, 120) : span;
     this.#seen.set(id, candidate);
