@@ -1,5 +1,8 @@
 import { containsWhole, type ExtractedFact, isRecord, type Message, partsOf } from '@ctxguard/core';
 
+/** What a digest reads of a fact: its category and value (keys are the facts block's). */
+export type DigestFact = Pick<ExtractedFact, 'category' | 'value'>;
+
 /** Categories of a digest, in the order they are shown: what an agent needs most first. */
 const DIGEST_ORDER = [
   'error',
@@ -69,7 +72,7 @@ export function visibleText(messages: readonly Message[]): string {
 }
 
 /** How much a fact is worth per character of digest: its category's weight over its cost. */
-function worth(fact: ExtractedFact): number {
+function worth(fact: DigestFact): number {
   return (WEIGHTS[fact.category] ?? 1) / (digestCost(fact) + 12);
 }
 
@@ -78,7 +81,7 @@ function worth(fact: ExtractedFact): number {
  * commands, versions, paths and package names, then figures and decisions, then the rest), the
  * most recent (latest in `facts`) first among equals.
  */
-export function rankFactsByWorth(facts: readonly ExtractedFact[]): ExtractedFact[] {
+export function rankFactsByWorth<T extends DigestFact>(facts: readonly T[]): T[] {
   return facts
     .map((fact, index) => ({ fact, index, worth: worth(fact) }))
     .sort((a, b) => b.worth - a.worth || b.index - a.index)
@@ -89,11 +92,11 @@ export function rankFactsByWorth(facts: readonly ExtractedFact[]): ExtractedFact
  * The facts worth restoring, best first (see {@link rankFactsByWorth}), each value once; facts
  * `shown` already shows are left out. Categories outside the digest (ids, dates, urls…) are not restored.
  */
-export function rankDigestFacts(facts: readonly ExtractedFact[], shown: string): ExtractedFact[] {
+export function rankDigestFacts<T extends DigestFact>(facts: readonly T[], shown: string): T[] {
   const order = rankFactsByWorth(
     facts.filter((fact) => rank.has(fact.category) && fact.value.trim().length > 0),
   );
-  const out: ExtractedFact[] = [];
+  const out: T[] = [];
   const seen = new Set<string>();
   for (const fact of order) {
     if (seen.has(fact.value) || containsWhole(shown, fact.value)) continue;
@@ -120,8 +123,8 @@ function pathPieces(value: string): string[] {
  * The ranked facts that fit `maxChars` of digest, in rank order; a fact already shown by one chosen
  * before it (a path inside a longer path, a figure inside an error line) costs nothing and is skipped.
  */
-export function chooseDigestFacts(ranked: readonly ExtractedFact[], maxChars: number): ExtractedFact[] {
-  const chosen: ExtractedFact[] = [];
+export function chooseDigestFacts<T extends DigestFact>(ranked: readonly T[], maxChars: number): T[] {
+  const chosen: T[] = [];
   const covered = new Set<string>();
   let lines = '';
   let used = 0;
@@ -142,7 +145,7 @@ function oneLine(value: string): string {
 }
 
 /** Characters a fact costs in a digest (its value and a separator). */
-export function digestCost(fact: ExtractedFact): number {
+export function digestCost(fact: DigestFact): number {
   return fact.value.length + (ONE_PER_LINE.has(fact.category) ? 5 : 2);
 }
 
@@ -151,7 +154,7 @@ export function digestCost(fact: ExtractedFact): number {
  * versions, paths and figures comma-separated on one line each. Values stay verbatim. `''` for none.
  */
 export function renderFactDigest(
-  facts: readonly ExtractedFact[],
+  facts: readonly DigestFact[],
   title = 'Facts from earlier messages:',
 ): string {
   if (facts.length === 0) return '';

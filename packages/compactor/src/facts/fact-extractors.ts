@@ -284,9 +284,18 @@ export class CandidateMerge {
 export function rankedFacts(
   lists: readonly (readonly Candidate[])[],
   maxFacts: number,
-  merge: CandidateMerge = new CandidateMerge(),
+  merge?: CandidateMerge,
 ): ExtractedFact[] {
-  return withStableKeys(rankCandidates(merge.merge(lists), maxFacts));
+  return withStableKeys(rankedCandidates(lists, maxFacts, merge));
+}
+
+/** {@link rankedFacts} without their keys, for readers of categories and values only. */
+export function rankedCandidates(
+  lists: readonly (readonly Candidate[])[],
+  maxFacts: number,
+  merge: CandidateMerge = new CandidateMerge(),
+): Candidate[] {
+  return rankCandidates(merge.merge(lists), maxFacts);
 }
 
 /** The facts found so far: one per category and value, wanted categories only, in the order found. */

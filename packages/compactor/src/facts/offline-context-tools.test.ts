@@ -10,9 +10,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deepFreeze } from '../messages/deep-frozen.js';
 import { redactSecrets } from '../rewrites/redact-secrets.js';
-import { extractFactsFromText } from './fact-extractors.js';
+import { CandidateMerge, extractFactsFromText } from './fact-extractors.js';
 import { extractFactsSafely } from './fact-ledger.js';
-import { createOfflineContextTools, offlineFactsInChunks, offlineFactsOf } from './offline-context-tools.js';
+import {
+  createOfflineContextTools,
+  offlineCandidatesOf,
+  offlineFactsInChunks,
+  offlineFactsOf,
+} from './offline-context-tools.js';
 import { renderTranscript } from './transcript.js';
 
 const messages: Message[] = [
@@ -416,6 +421,20 @@ describe('facts of texts seen before', () => {
     offlineFactsOf(open, render, 20_000);
     expect(rendered).toHaveLength(frozen.length + 2 * open.length);
     expect(offlineFactsOf(open, render, 20_000)).toEqual(once);
+  });
+});
+
+describe('offlineCandidatesOf', () => {
+  it('ranks as offlineFactsOf does, without the keys, through a kept merge', () => {
+    const render = (message: Message) => renderTranscript([message]);
+    const merge = new CandidateMerge();
+    for (const maxFacts of [3, 20_000]) {
+      const keyed = offlineFactsOf(messages, render, maxFacts);
+      const plain = offlineCandidatesOf(messages, render, maxFacts, merge);
+      expect(plain.map(({ category, value }) => ({ category, value }))).toEqual(
+        keyed.map(({ category, value }) => ({ category, value })),
+      );
+    }
   });
 });
 

@@ -19,7 +19,7 @@ import {
   transcriptCandidates,
 } from './candidate-memo.js';
 import { parseExtractFactsRequest, parseSummarizeRequest } from './context-tools.js';
-import { type Candidate, CandidateMerge, rankedFacts } from './fact-extractors.js';
+import { type Candidate, CandidateMerge, rankedCandidates, rankedFacts } from './fact-extractors.js';
 import { mergeFactLists } from './fact-ledger.js';
 import { splitTranscriptMessages } from './transcript.js';
 
@@ -90,13 +90,30 @@ export function offlineFactsOf(
   render: (message: Message) => string,
   maxFacts: number,
   settings: CandidateSettings = DEFAULT_SETTINGS,
-  merge?: CandidateMerge,
 ): ExtractedFact[] {
+  return rankedFacts(perMessageCandidates(messages, render, settings), maxFacts);
+}
+
+/**
+ * {@link offlineFactsOf} with the default settings, without keys (a digest reads categories and
+ * values only), merged through `merge`.
+ */
+export function offlineCandidatesOf(
+  messages: readonly Message[],
+  render: (message: Message) => string,
+  maxFacts: number,
+  merge: CandidateMerge,
+): readonly Candidate[] {
+  return rankedCandidates(perMessageCandidates(messages, render, DEFAULT_SETTINGS), maxFacts, merge);
+}
+
+function perMessageCandidates(
+  messages: readonly Message[],
+  render: (message: Message) => string,
+  settings: CandidateSettings,
+): (readonly Candidate[])[] {
   const frozen = frozenCandidatesFor(render, settings);
-  const perMessage = messages.map((message) =>
-    messageCandidates(message, () => render(message), frozen, settings),
-  );
-  return rankedFacts(perMessage, maxFacts, merge);
+  return messages.map((message) => messageCandidates(message, () => render(message), frozen, settings));
 }
 
 /** The candidates of `message`, whose rendering `text` gives; a deeply frozen one's found by identity. */

@@ -1,4 +1,5 @@
-import { type ExtractedFact, type Message, parseOptions } from '@ctxguard/core';
+import { type Message, parseOptions } from '@ctxguard/core';
+import type { DigestFact } from '../facts/fact-digest.js';
 import {
   type CompactionResult,
   type CompactMessagesOptions,
@@ -41,7 +42,7 @@ export async function runCompaction(
   messages: readonly Message[],
   opts: ParsedCompactMessagesOptions,
 ): Promise<{ result: CompactionResult; stages: StageOperations[] }> {
-  let candidates: ExtractedFact[] | undefined;
+  let candidates: DigestFact[] | undefined;
   const facts = async () => {
     candidates ??= await inputFacts(Array.isArray(messages) ? messages : []);
     return candidates;
@@ -71,7 +72,7 @@ export async function runCompaction(
 async function runStages(
   messages: readonly Message[],
   opts: ParsedCompactMessagesOptions,
-  inputFactsOnce: () => Promise<ExtractedFact[]>,
+  inputFactsOnce: () => Promise<DigestFact[]>,
   pruneFirst = true,
 ): Promise<{ result: CompactionResult; stages: StageOperations[] }> {
   const run = startRun(messages, opts);

@@ -1,6 +1,7 @@
 import type { ContextTools, ExtractedFact, Message } from '@ctxguard/core';
 import { requestBytes, stripMediaToFit } from '../budget/media-bytes.js';
 import { runMeter, type TokenMeter } from '../budget/token-meter.js';
+import type { DigestFact } from '../facts/fact-digest.js';
 import {
   compactKeys,
   extractFactsSafely,
@@ -370,10 +371,7 @@ export function reasoningStage(run: StageRun): void {
  * Fills the room left under the budget with a digest of the input's facts the output no longer
  * shows, on a summary or marker this run wrote; the stage that wrote it then carries the new message.
  */
-export async function digestStage(
-  run: StageRun,
-  inputFactsOnce: () => Promise<ExtractedFact[]>,
-): Promise<void> {
+export async function digestStage(run: StageRun, inputFactsOnce: () => Promise<DigestFact[]>): Promise<void> {
   const { input, work, budget, meter } = run;
   if (meter.total(work) > budget || digestHosts(work, new Set(input)).length === 0) return;
   const candidates = await inputFactsOnce();

@@ -1,7 +1,8 @@
-import { containsWhole, type ExtractedFact, type Message, roleOf } from '@ctxguard/core';
+import { containsWhole, type Message, roleOf } from '@ctxguard/core';
 import type { TokenMeter } from '../budget/token-meter.js';
 import {
   chooseDigestFacts,
+  type DigestFact,
   digestCost,
   rankDigestFacts,
   renderFactDigest,
@@ -9,7 +10,7 @@ import {
 } from '../facts/fact-digest.js';
 import { CandidateMerge } from '../facts/fact-extractors.js';
 import { neutralizeMarkers, parseTruncationMarker } from '../facts/markers.js';
-import { offlineFactsOf } from '../facts/offline-context-tools.js';
+import { offlineCandidatesOf } from '../facts/offline-context-tools.js';
 import { isSummaryText, parseSummary, renderSummary } from '../facts/summary-format.js';
 import { readableText } from '../messages/message-parts.js';
 import { truncationMarkerMessage } from '../rewrites/sliding-window.js';
@@ -70,7 +71,7 @@ export async function fillWithDigest(
   work: Message[],
   budget: number,
   meter: TokenMeter,
-  candidates: readonly ExtractedFact[],
+  candidates: readonly DigestFact[],
 ): Promise<{ messages: Message[]; retained: number }> {
   const hosts = digestHosts(work, new Set(input));
   if (hosts.length === 0 || candidates.length === 0) return { messages: work, retained: -1 };
@@ -94,7 +95,7 @@ export async function fillWithDigest(
 }
 
 /** How many of `facts` the messages still show (verbatim, as whole tokens). */
-export function retainedFacts(messages: readonly Message[], facts: readonly ExtractedFact[]): number {
+export function retainedFacts(messages: readonly Message[], facts: readonly DigestFact[]): number {
   const text = visibleText(messages);
   let count = 0;
   for (const fact of facts) if (containsWhole(text, fact.value)) count++;
@@ -107,7 +108,7 @@ function fillHost(
   host: number,
   budget: number,
   meter: TokenMeter,
-  candidates: readonly ExtractedFact[],
+  candidates: readonly DigestFact[],
 ): Message[] {
   const room = budget - meter.total(work);
   if (room < 16) return work;
@@ -143,12 +144,12 @@ function fillHost(
 const inputMerge = new CandidateMerge();
 
 /** Facts of the input (after the protected head) that a digest may restore, from the offline extractor. */
-export async function inputFacts(input: readonly Message[]): Promise<ExtractedFact[]> {
+export async function inputFacts(input: readonly Message[]): Promise<DigestFact[]> {
   const start = protectedHeadEnd(input);
   // Message by message: each original is scanned once however many compactions read it again.
   try {
     return rankDigestFacts(
-      offlineFactsOf(input.slice(start), renderForSummarizer, 20_000, undefined, inputMerge),
+      offlineCandidatesOf(input.slice(start), renderForSummarizer, 20_000, inputMerge),
       '',
     );
   } catch {

@@ -1,7 +1,7 @@
 import { throwIfAborted } from '@ctxguard/core';
 import { transcriptCandidates } from '../facts/candidate-memo.js';
 import { chooseDigestFacts, rankDigestFacts, renderFactDigest } from '../facts/fact-digest.js';
-import { rankedFacts } from '../facts/fact-extractors.js';
+import { rankedCandidates } from '../facts/fact-extractors.js';
 import { fileActivityOf } from '../facts/file-activity.js';
 import { parseTranscript, type TranscriptMessage } from '../facts/transcript.js';
 
@@ -33,7 +33,7 @@ function factDigest(content: string, shown: string, maxChars: number): string {
   if (maxChars < MIN_DIGEST_CHARS) return '';
   const title = 'Facts:';
   // Message by message through the candidate memo: a compaction summarizes the same originals again.
-  const facts = rankedFacts(transcriptCandidates(content, { redact: false, maxFactLength: 300 }), 400);
+  const facts = rankedCandidates(transcriptCandidates(content, { redact: false, maxFactLength: 300 }), 400);
   // Each group adds a title and a line break: leave room for them.
   const chosen = chooseDigestFacts(rankDigestFacts(facts, shown), maxChars - title.length - 120);
   const digest = renderFactDigest(chosen, title);
