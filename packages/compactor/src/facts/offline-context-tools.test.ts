@@ -481,15 +481,86 @@ describe('offlineFactsInChunks', () => {
         fc.array(message, { maxLength: 12 }),
         fc.integer({ min: 1, max: 300 }),
         async (list, chunkChars) => {
-          const rendered = list.map(render);
+          const stored = list.map((message) => deepFreeze(structuredClone(message)));
+          const rendered = stored.map(render);
           const asked = await extractFactsSafely(tools, rendered.join('\n'), { chunkChars });
-          expect(offlineFactsInChunks(tools, list, rendered, render, chunkChars)).toEqual({
-            facts: asked.facts,
-            calls: asked.calls,
-          });
+          // Twice: the second time stored messages are found by identity.
+          for (let round = 0; round < 2; round++)
+            expect(offlineFactsInChunks(tools, stored, rendered, render, chunkChars)).toEqual({
+              facts: asked.facts,
+              calls: asked.calls,
+            });
         },
       ),
       { numRuns: 300, seed: 35 },
+    );
+  });
+
+  it('gives each message its own facts where renderings differ by a character in length', async () => {
+    // Fifteen equal renderings, then two that differ by one character: a piece must be matched to
+    // the rendering at its own offset, not one the offsets drifted onto (which would also leave
+    // that message remembered with another one's facts).
+    const list = [
+      ...Array.from({ length: 15 }, (): Message => ({ role: 'user', content: 'hello there' })),
+      { role: 'user', content: 'src/a.ts' } as Message,
+      { role: 'user', content: 'src/bb.ts' } as Message,
+    ].map((message) => deepFreeze(message));
+    const rendered = list.map(render);
+    const tools = createOfflineContextTools();
+    // The whole list, then each of the two alone: each is read as its own rendering.
+    for (const [from, to] of [
+      [0, 17],
+      [15, 16],
+      [16, 17],
+    ] as const) {
+      const asked = await extractFactsSafely(tools, rendered.slice(from, to).join('\n'), {
+        chunkChars: 1_000_000,
+      });
+      expect(asked.facts.length).toBeGreaterThan(0);
+      const read = offlineFactsInChunks(
+        tools,
+        list.slice(from, to),
+        rendered.slice(from, to),
+        render,
+        1_000_000,
+      );
+      expect(read).toEqual({ facts: asked.facts, calls: asked.calls });
+    }
+  });
+
+  it('answers as extractFacts for many short messages, CRLF and carriage returns included', async () => {
+    const content = fc.constantFrom(
+      'ok',
+      'src/a.ts',
+      'src/bb.ts',
+      'v1.2.3',
+      'x\r',
+      'a\r\nsrc/c.ts',
+      '',
+      '[user]',
+      'T-1042',
+    );
+    const message = fc
+      .tuple(fc.constantFrom('user', 'assistant', 'tool', 'odd'), content)
+      .map(([role, text]) => ({ role, content: text }) as unknown as Message);
+    const tools = createOfflineContextTools();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(message, { maxLength: 80 }),
+        fc.integer({ min: 1, max: 2_000 }),
+        async (list, chunkChars) => {
+          const stored = list.map((message) => deepFreeze(structuredClone(message)));
+          const rendered = stored.map(render);
+          const asked = await extractFactsSafely(tools, rendered.join('\n'), { chunkChars });
+          // Twice: the second time stored messages are found by identity.
+          for (let round = 0; round < 2; round++)
+            expect(offlineFactsInChunks(tools, stored, rendered, render, chunkChars)).toEqual({
+              facts: asked.facts,
+              calls: asked.calls,
+            });
+        },
+      ),
+      { numRuns: 500, seed: 35 },
     );
   });
 

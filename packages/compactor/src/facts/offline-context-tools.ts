@@ -164,26 +164,31 @@ export function offlineFactsInChunks(
     offset += text.length + 1;
   });
   const found: ExtractedFact[][] = [];
+  let calls = 0;
   for (let start = 0, chunk = 0; start < content.length; start += chunkChars, chunk++) {
     throwIfAborted(signal);
-    let at = start;
-    const lists = splitTranscriptMessages(content.slice(start, start + chunkChars)).map((piece) => {
-      const index = startsAt.get(at);
-      at += piece.length;
-      // A piece that is a whole rendering (and the line break after it) is that message's text.
-      const whole =
-        index !== undefined &&
-        (piece.length === texts[index]!.length + 1 ||
-          (piece.length === texts[index]!.length && at === content.length));
-      return whole
-        ? messageCandidates(messages[index]!, () => texts[index]!, frozen, read)
-        : pieceCandidates(piece, read);
-    });
-    if (chunk >= chunkMerges.length && chunkMerges.length < KEPT_CHUNK_MERGES)
-      chunkMerges.push(new CandidateMerge());
-    found.push(rankedFacts(lists, settings.maxFacts, chunkMerges[chunk]));
+    calls++;
+    try {
+      let at = start;
+      const lists = splitTranscriptMessages(content.slice(start, start + chunkChars)).map((piece) => {
+        // A piece that starts where a rendering does and is as long is that rendering's text.
+        const index = startsAt.get(at);
+        const whole = index !== undefined && piece.length === texts[index]!.length;
+        // The split dropped the line break before the next header: `\n`, or `\r\n`.
+        at += piece.length + (content.charCodeAt(at + piece.length) === 13 ? 2 : 1);
+        return whole
+          ? messageCandidates(messages[index]!, () => piece, frozen, read)
+          : pieceCandidates(piece, read);
+      });
+      if (chunk >= chunkMerges.length && chunkMerges.length < KEPT_CHUNK_MERGES)
+        chunkMerges.push(new CandidateMerge());
+      found.push(rankedFacts(lists, settings.maxFacts, chunkMerges[chunk]));
+    } catch {
+      // As asked by text: a chunk that fails leaves its facts out, unless the request was cancelled.
+      if (signal?.aborted) throw signal.reason;
+    }
   }
-  return { facts: mergeFactLists(found), calls: found.length };
+  return { facts: mergeFactLists(found), calls };
 }
 
 /**
