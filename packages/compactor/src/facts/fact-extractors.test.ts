@@ -1,7 +1,7 @@
 import { type ExtractedFact, type FactCategory, factCategories } from '@ctxguard/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Candidate, CandidateMerge, PRIORITY, rankedFacts } from './fact-extractors.js';
+import { type Candidate, PRIORITY, rankedFacts } from './fact-extractors.js';
 import { derivedFactKey } from './facts-block.js';
 
 /** Ranking as written out plainly: merged by category and value, sorted, cut, keyed. */
@@ -49,31 +49,6 @@ describe('rankedFacts', () => {
           expect(rankedFacts(lists, maxFacts)).toEqual(expected);
           // The same candidates ranked again (remembered candidates are): the same facts.
           expect(rankedFacts(lists, maxFacts)).toEqual(expected);
-        },
-      ),
-      { numRuns: 300, seed: 35 },
-    );
-  });
-
-  it('ranks through a kept merge as afresh, whatever the lists before shared with these', () => {
-    // A pool of lists (the same objects every time, as remembered candidates are); each round
-    // ranks a sequence of them that keeps a prefix of the last one, drops the rest, and adds more.
-    const round = fc.record({
-      keep: fc.nat({ max: 12 }),
-      add: fc.array(fc.nat({ max: 9 }), { maxLength: 6 }),
-      maxFacts: fc.integer({ min: 1, max: 30 }),
-    });
-    fc.assert(
-      fc.property(
-        fc.array(fc.array(candidate, { maxLength: 10 }), { minLength: 10, maxLength: 10 }),
-        fc.array(round, { minLength: 1, maxLength: 8 }),
-        (pool, rounds) => {
-          const merge = new CandidateMerge();
-          let lists: (readonly Candidate[])[] = [];
-          for (const { keep, add, maxFacts } of rounds) {
-            lists = [...lists.slice(0, keep), ...add.map((index) => pool[index]!)];
-            expect(rankedFacts(lists, maxFacts, merge)).toEqual(plainRanking(lists, maxFacts));
-          }
         },
       ),
       { numRuns: 300, seed: 35 },

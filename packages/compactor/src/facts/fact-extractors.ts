@@ -219,83 +219,38 @@ export function factCandidates(input: string, settings: FactExtractionSettings):
 }
 
 /**
- * Candidates merged in order, one per category and value, kept to resume from: a compaction ranks
- * the candidates of the same messages as the one before and a few more, so a merge picks up where
- * the lists it is given first differ (by reference) from those it merged last.
+ * The candidates of `lists`, each category and value once, in the order first found (values by
+ * category rather than one `category + value` string each: remembered candidates keep their value
+ * strings, whose hashes the engine keeps, so a merge builds no string per candidate).
  */
-export class CandidateMerge {
-  /** The lists merged, and how many candidates were unique before each. */
-  readonly #lists: (readonly Candidate[])[] = [];
-  readonly #uniqueBefore: number[] = [];
-  readonly #unique: Candidate[] = [];
-  /** The values of `#unique`, by category. */
-  readonly #index = new Map<FactCategory, Set<string>>();
-
-  /**
-   * The candidates of `lists`, each category and value once, in the order first found. The array
-   * is this merge's own: the next `merge` changes it.
-   */
-  merge(lists: readonly (readonly Candidate[])[]): readonly Candidate[] {
-    this.#cutTo(this.#commonPrefix(lists));
-    for (let index = this.#lists.length; index < lists.length; index++) {
-      const list = lists[index]!;
-      this.#lists.push(list);
-      this.#uniqueBefore.push(this.#unique.length);
-      for (const candidate of list) this.#add(candidate);
+function mergedCandidates(lists: readonly (readonly Candidate[])[]): Candidate[] {
+  const seen = new Map<FactCategory, Set<string>>();
+  const unique: Candidate[] = [];
+  for (const list of lists)
+    for (const candidate of list) {
+      let values = seen.get(candidate.category);
+      if (values === undefined) {
+        values = new Set();
+        seen.set(candidate.category, values);
+      }
+      if (values.has(candidate.value)) continue;
+      values.add(candidate.value);
+      unique.push(candidate);
     }
-    return this.#unique;
-  }
-
-  #commonPrefix(lists: readonly (readonly Candidate[])[]): number {
-    const shorter = Math.min(lists.length, this.#lists.length);
-    let same = 0;
-    while (same < shorter && lists[same] === this.#lists[same]) same++;
-    return same;
-  }
-
-  /** Forgets the lists from `count` on, and the candidates first found in them. */
-  #cutTo(count: number): void {
-    if (count >= this.#lists.length) return;
-    const kept = this.#uniqueBefore[count]!;
-    for (const candidate of this.#unique.slice(kept))
-      this.#index.get(candidate.category)?.delete(candidate.value);
-    this.#unique.length = kept;
-    this.#lists.length = count;
-    this.#uniqueBefore.length = count;
-  }
-
-  #add(candidate: Candidate): void {
-    let values = this.#index.get(candidate.category);
-    if (values === undefined) {
-      values = new Set();
-      this.#index.set(candidate.category, values);
-    }
-    if (values.has(candidate.value)) return;
-    values.add(candidate.value);
-    this.#unique.push(candidate);
-  }
+  return unique;
 }
 
 /**
  * The facts of several texts' candidates, as {@link extractFactsFromText} finds them in the
- * texts joined (messages are scanned one by one, so the first occurrence of a fact wins either way);
- * merged through `merge` when given (a caller that ranks much the same lists again keeps one).
+ * texts joined (messages are scanned one by one, so the first occurrence of a fact wins either way).
  */
-export function rankedFacts(
-  lists: readonly (readonly Candidate[])[],
-  maxFacts: number,
-  merge?: CandidateMerge,
-): ExtractedFact[] {
-  return withStableKeys(rankedCandidates(lists, maxFacts, merge));
+export function rankedFacts(lists: readonly (readonly Candidate[])[], maxFacts: number): ExtractedFact[] {
+  return withStableKeys(rankedCandidates(lists, maxFacts));
 }
 
 /** {@link rankedFacts} without their keys, for readers of categories and values only. */
-export function rankedCandidates(
-  lists: readonly (readonly Candidate[])[],
-  maxFacts: number,
-  merge: CandidateMerge = new CandidateMerge(),
-): Candidate[] {
-  return rankCandidates(merge.merge(lists), maxFacts);
+export function rankedCandidates(lists: readonly (readonly Candidate[])[], maxFacts: number): Candidate[] {
+  return rankCandidates(mergedCandidates(lists), maxFacts);
 }
 
 /** The facts found so far: one per category and value, wanted categories only, in the order found. */

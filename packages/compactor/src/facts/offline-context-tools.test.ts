@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deepFreeze } from '../messages/deep-frozen.js';
 import { redactSecrets } from '../rewrites/redact-secrets.js';
-import { CandidateMerge, extractFactsFromText } from './fact-extractors.js';
+import { extractFactsFromText } from './fact-extractors.js';
 import { extractFactsSafely } from './fact-ledger.js';
 import {
   createOfflineContextTools,
@@ -425,12 +425,11 @@ describe('facts of texts seen before', () => {
 });
 
 describe('offlineCandidatesOf', () => {
-  it('ranks as offlineFactsOf does, without the keys, through a kept merge', () => {
+  it('ranks as offlineFactsOf does, without the keys', () => {
     const render = (message: Message) => renderTranscript([message]);
-    const merge = new CandidateMerge();
     for (const maxFacts of [3, 20_000]) {
       const keyed = offlineFactsOf(messages, render, maxFacts);
-      const plain = offlineCandidatesOf(messages, render, maxFacts, merge);
+      const plain = offlineCandidatesOf(messages, render, maxFacts);
       expect(plain.map(({ category, value }) => ({ category, value }))).toEqual(
         keyed.map(({ category, value }) => ({ category, value })),
       );

@@ -19,7 +19,7 @@ import {
   transcriptCandidates,
 } from './candidate-memo.js';
 import { parseExtractFactsRequest, parseSummarizeRequest } from './context-tools.js';
-import { type Candidate, CandidateMerge, rankedCandidates, rankedFacts } from './fact-extractors.js';
+import { type Candidate, rankedCandidates, rankedFacts } from './fact-extractors.js';
 import { mergeFactLists } from './fact-ledger.js';
 import { splitTranscriptMessages } from './transcript.js';
 
@@ -96,15 +96,14 @@ export function offlineFactsOf(
 
 /**
  * {@link offlineFactsOf} with the default settings, without keys (a digest reads categories and
- * values only), merged through `merge`.
+ * values only).
  */
 export function offlineCandidatesOf(
   messages: readonly Message[],
   render: (message: Message) => string,
   maxFacts: number,
-  merge: CandidateMerge,
 ): readonly Candidate[] {
-  return rankedCandidates(perMessageCandidates(messages, render, DEFAULT_SETTINGS), maxFacts, merge);
+  return rankedCandidates(perMessageCandidates(messages, render, DEFAULT_SETTINGS), maxFacts);
 }
 
 function perMessageCandidates(
@@ -130,10 +129,6 @@ function messageCandidates(
   if (stored) frozen.set(message, candidates);
   return candidates;
 }
-
-/** Merges kept per chunk of a summarized range: each compaction reads much the same chunks. */
-const chunkMerges: CandidateMerge[] = [];
-const KEPT_CHUNK_MERGES = 8;
 
 /**
  * What `extractFacts` of `tools` answers for `texts` (the renderings of `messages` by `render`)
@@ -165,7 +160,7 @@ export function offlineFactsInChunks(
   });
   const found: ExtractedFact[][] = [];
   let calls = 0;
-  for (let start = 0, chunk = 0; start < content.length; start += chunkChars, chunk++) {
+  for (let start = 0; start < content.length; start += chunkChars) {
     throwIfAborted(signal);
     calls++;
     try {
@@ -180,9 +175,7 @@ export function offlineFactsInChunks(
           ? messageCandidates(messages[index]!, () => piece, frozen, read)
           : pieceCandidates(piece, read);
       });
-      if (chunk >= chunkMerges.length && chunkMerges.length < KEPT_CHUNK_MERGES)
-        chunkMerges.push(new CandidateMerge());
-      found.push(rankedFacts(lists, settings.maxFacts, chunkMerges[chunk]));
+      found.push(rankedFacts(lists, settings.maxFacts));
     } catch {
       // As asked by text: a chunk that fails leaves its facts out, unless the request was cancelled.
       if (signal?.aborted) throw signal.reason;

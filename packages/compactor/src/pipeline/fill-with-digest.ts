@@ -8,7 +8,6 @@ import {
   renderFactDigest,
   visibleText,
 } from '../facts/fact-digest.js';
-import { CandidateMerge } from '../facts/fact-extractors.js';
 import { neutralizeMarkers, parseTruncationMarker } from '../facts/markers.js';
 import { offlineCandidatesOf } from '../facts/offline-context-tools.js';
 import { isSummaryText, parseSummary, renderSummary } from '../facts/summary-format.js';
@@ -140,18 +139,12 @@ function fillHost(
   return best;
 }
 
-/** The merge {@link inputFacts} resumes: each compaction's input holds the one before's and more. */
-const inputMerge = new CandidateMerge();
-
 /** Facts of the input (after the protected head) that a digest may restore, from the offline extractor. */
 export async function inputFacts(input: readonly Message[]): Promise<DigestFact[]> {
   const start = protectedHeadEnd(input);
   // Message by message: each original is scanned once however many compactions read it again.
   try {
-    return rankDigestFacts(
-      offlineCandidatesOf(input.slice(start), renderForSummarizer, 20_000, inputMerge),
-      '',
-    );
+    return rankDigestFacts(offlineCandidatesOf(input.slice(start), renderForSummarizer, 20_000), '');
   } catch {
     return []; // the digest is an extra: a failing extractor leaves the room empty
   }
