@@ -26,7 +26,6 @@ import { isTruncationMarkerText, parseTruncationMarker } from '../facts/markers.
 import { defaultOfflineTools, offlineFactsInChunks } from '../facts/offline-context-tools.js';
 import { isSummaryText, parseSummary, renderSummary, type SummaryContent } from '../facts/summary-format.js';
 import { renderTranscript } from '../facts/transcript.js';
-import { isDeepFrozen } from '../messages/deep-frozen.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { readableText, roleClass, systemPromptLength, withParts } from '../messages/message-parts.js';
 import { toolPairUnits } from '../messages/tool-pairs.js';
@@ -479,9 +478,6 @@ interface SortedRange {
   fresh: Message[];
 }
 
-/** Stored originals found to be neither a summary nor a truncation marker (they cannot change). */
-const plainOriginals = new WeakSet<object>();
-
 /** What earlier compactions left in the range: a summary to merge, markers with facts. */
 function sortOutEarlierCompactions(range: readonly Message[]): SortedRange {
   let previous: SummaryContent | null = null;
@@ -489,8 +485,8 @@ function sortOutEarlierCompactions(range: readonly Message[]): SortedRange {
   let hiddenBefore = 0;
   const fresh: Message[] = [];
   for (const message of range) {
-    // A tool message is neither; a stored original is read once.
-    if (roleOf(message) === 'tool' || plainOriginals.has(message)) {
+    // A tool message is neither a summary nor a marker: its text is not even rendered.
+    if (roleOf(message) === 'tool') {
       fresh.push(message);
       continue;
     }
@@ -517,7 +513,6 @@ function sortOutEarlierCompactions(range: readonly Message[]): SortedRange {
         continue;
       }
     }
-    if (typeof message === 'object' && message !== null && isDeepFrozen(message)) plainOriginals.add(message);
     fresh.push(message);
   }
   return { previous, carried, hiddenBefore, fresh };
