@@ -439,6 +439,18 @@ describe('offlineCandidatesOf', () => {
 
 describe('offlineFactsInChunks', () => {
   const render = (message: Message) => renderTranscript([message]);
+
+  /** `list` stored (frozen) and read twice, the second time by identity: as the text path asks. */
+  async function expectAsTextPath(tools: ContextTools, list: readonly Message[], chunkChars: number) {
+    const stored = list.map((message) => deepFreeze(structuredClone(message)));
+    const rendered = stored.map(render);
+    const asked = await extractFactsSafely(tools, rendered.join('\n'), { chunkChars });
+    for (let round = 0; round < 2; round++)
+      expect(offlineFactsInChunks(tools, stored, rendered, render, chunkChars)).toEqual({
+        facts: asked.facts,
+        calls: asked.calls,
+      });
+  }
   const texts = messages.map(render);
 
   it('answers what extractFacts of the same offline tools answers, asked in the same chunks', async () => {
@@ -480,15 +492,7 @@ describe('offlineFactsInChunks', () => {
         fc.array(message, { maxLength: 12 }),
         fc.integer({ min: 1, max: 300 }),
         async (list, chunkChars) => {
-          const stored = list.map((message) => deepFreeze(structuredClone(message)));
-          const rendered = stored.map(render);
-          const asked = await extractFactsSafely(tools, rendered.join('\n'), { chunkChars });
-          // Twice: the second time stored messages are found by identity.
-          for (let round = 0; round < 2; round++)
-            expect(offlineFactsInChunks(tools, stored, rendered, render, chunkChars)).toEqual({
-              facts: asked.facts,
-              calls: asked.calls,
-            });
+          await expectAsTextPath(tools, list, chunkChars);
         },
       ),
       { numRuns: 300, seed: 35 },
@@ -548,15 +552,7 @@ describe('offlineFactsInChunks', () => {
         fc.array(message, { maxLength: 80 }),
         fc.integer({ min: 1, max: 2_000 }),
         async (list, chunkChars) => {
-          const stored = list.map((message) => deepFreeze(structuredClone(message)));
-          const rendered = stored.map(render);
-          const asked = await extractFactsSafely(tools, rendered.join('\n'), { chunkChars });
-          // Twice: the second time stored messages are found by identity.
-          for (let round = 0; round < 2; round++)
-            expect(offlineFactsInChunks(tools, stored, rendered, render, chunkChars)).toEqual({
-              facts: asked.facts,
-              calls: asked.calls,
-            });
+          await expectAsTextPath(tools, list, chunkChars);
         },
       ),
       { numRuns: 500, seed: 35 },

@@ -82,16 +82,15 @@ function frozenCandidatesFor(
 
 /**
  * The facts the offline extractor finds in `messages` read as one transcript, each rendered by
- * `render` (one function for all calls, so its renderings are remembered), with the default
- * settings or `settings`: each message is scanned once, however many compactions read it again.
+ * `render` (one function for all calls, so its renderings are remembered), with its default
+ * settings: each message is scanned once, however many compactions read it again.
  */
 export function offlineFactsOf(
   messages: readonly Message[],
   render: (message: Message) => string,
   maxFacts: number,
-  settings: CandidateSettings = DEFAULT_SETTINGS,
 ): ExtractedFact[] {
-  return rankedFacts(perMessageCandidates(messages, render, settings), maxFacts);
+  return rankedFacts(perMessageCandidates(messages, render, DEFAULT_SETTINGS), maxFacts);
 }
 
 /**

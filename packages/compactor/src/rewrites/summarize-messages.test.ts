@@ -1,4 +1,4 @@
-import type { ExtractFactsRequest, Message, SummarizeRequest } from '@ctxguard/core';
+import type { ContextTools, ExtractFactsRequest, Message, SummarizeRequest } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { assistant, bigText, call, calls, results, system, user } from '../../test/support/messages.js';
 import { contextToolsFromFunctions } from '../facts/context-tools.js';
@@ -23,6 +23,19 @@ function chat(turns: number): Message[] {
     list.push(assistant(`fixed step ${i}`));
   }
   return list;
+}
+
+/** `offline` as tools that are not offline ones to the stage (asked by text), and what they were asked. */
+function askedByText(offline: ContextTools): { byText: ContextTools; asked: ExtractFactsRequest[] } {
+  const asked: ExtractFactsRequest[] = [];
+  const byText: ContextTools = {
+    ...offline,
+    extractFacts: (request: ExtractFactsRequest) => {
+      asked.push(request);
+      return offline.extractFacts(request);
+    },
+  };
+  return { byText, asked };
 }
 
 describe('summarizeMessages', () => {
@@ -104,15 +117,7 @@ describe('summarizeMessages', () => {
 
   it('reads the facts of offline tools message by message: the summary the text would give, no transcript asked', async () => {
     const offline = createOfflineContextTools();
-    const asked: ExtractFactsRequest[] = [];
-    /** The same tools, asked by text: not offline ones to the stage. */
-    const byText = {
-      ...offline,
-      extractFacts: (request: ExtractFactsRequest) => {
-        asked.push(request);
-        return offline.extractFacts(request);
-      },
-    };
+    const { byText, asked } = askedByText(offline);
     const list = chat(12);
     const viaText = await summarizeMessages(list, { keepRecentRatio: 0.3, tools: byText });
     expect(asked.length).toBe(1);
@@ -128,14 +133,7 @@ describe('summarizeMessages', () => {
 
   it('answers as the text path in chunks where the transcript is more than one request', async () => {
     const offline = createOfflineContextTools({ maxFacts: 6 });
-    const asked: ExtractFactsRequest[] = [];
-    const byText = {
-      ...offline,
-      extractFacts: (request: ExtractFactsRequest) => {
-        asked.push(request);
-        return offline.extractFacts(request);
-      },
-    };
+    const { byText, asked } = askedByText(offline);
     const list = chat(30);
     const options = { keepRecentRatio: 0.2, summarizerWindowTokens: 1_000 };
     const plain = await summarizeMessages(list, { ...options, tools: byText });
