@@ -1,5 +1,5 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
-import { restateToolRound, staleToolLoopStart } from '@ctxguard/compactor';
+import { signedReasoning } from '@ctxguard/compactor';
 import { fromAISDKPrompt, toAISDKPrompt } from '@ctxguard/formats';
 import { fingerprint } from './fingerprint.js';
 import { type PromptDialect, v3Dialect } from './prompt-dialect.js';
@@ -63,7 +63,9 @@ export function restatePromptRound(
   dialect: PromptDialect = v3Dialect,
 ): LanguageModelV3Message[] {
   const core = fromAISDKPrompt(round.map(dialect.inbound));
-  return (toAISDKPrompt(restateToolRound(core, 0)) as LanguageModelV3Message[]).map(dialect.outbound);
+  return (toAISDKPrompt(signedReasoning.restateToolRound(core, 0)) as LanguageModelV3Message[]).map(
+    dialect.outbound,
+  );
 }
 
 function withoutParts(
@@ -167,7 +169,11 @@ export function keepSignedReasoningValid(
     hashes = [...hashes.slice(0, from), ...afterHashes];
     lost = [...lost.slice(0, from), ...afterLost];
   }
-  const open = staleToolLoopStart(messages, (index) => lost[index] === true, startsWithSignedReasoning);
+  const open = signedReasoning.staleToolLoopStart(
+    messages,
+    (index) => lost[index] === true,
+    startsWithSignedReasoning,
+  );
   let restatedNow = 0;
   if (open >= 0) {
     const rounds: LanguageModelV3Message[] = [];

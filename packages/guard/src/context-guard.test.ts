@@ -1,5 +1,5 @@
 import { getEventListeners } from 'node:events';
-import { ContextExhaustedError, createOfflineContextTools, renderFactsBlock } from '@ctxguard/compactor';
+import { ContextExhaustedError, createOfflineContextTools, factsBlock } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   CtxGuardError,
@@ -766,7 +766,7 @@ describe('decisions and the retry loop', () => {
     }));
     // The app wrote this block itself: every bound keeps it, so no strategy can shrink it.
     const history = historyOf([
-      system(`You are helpful.\n\n${renderFactsBlock(facts)}`),
+      system(`You are helpful.\n\n${factsBlock.render(facts)}`),
       user('hi'),
       assistant('hello'),
       user('Which module failed?'),

@@ -1,9 +1,9 @@
 import {
   ContextExhaustedError,
   createOfflineContextTools,
-  isSummaryText,
+  factsBlock,
   redactSecrets,
-  renderFactsBlock,
+  summaryBlock,
   TokenMeter,
 } from '@ctxguard/compactor';
 import {
@@ -741,7 +741,7 @@ export class ContextGuard {
     while (
       index < messages.length - 1 &&
       messages[index]!.role === 'system' &&
-      !isSummaryText(textOf(messages[index]!))
+      !summaryBlock.is(textOf(messages[index]!))
     ) {
       const stripped = withoutFactsBlocks(messages[index]!);
       blocks ||= stripped !== messages[index];
@@ -750,7 +750,7 @@ export class ContextGuard {
     }
     if (blocks) {
       const own = appOwnFacts(history, 'system-append');
-      if (own.length > 0) tokens += meter.text(renderFactsBlock(own));
+      if (own.length > 0) tokens += meter.text(factsBlock.render(own));
     }
     const newest = messages[messages.length - 1];
     return tokens + (newest ? meter.message(irreducibleForm(newest)) : 0);

@@ -18,7 +18,7 @@ export {
   UnknownStrategyError,
 } from './context-guard.js';
 export type { ExtractedFact, FactCategory, FactInjectionSite } from './facts.js';
-export { FACTS_CLOSE, FACTS_OPEN, parseFactsBlock, renderFactsBlock } from './facts.js';
+export { factsBlock } from './facts.js';
 export type { CompactionMemo, GuardConversationState } from './guard-state.js';
 export { GUARD_STATE_SUBKEY, readState as readGuardState, STATE_KEY } from './guard-state.js';
 export type { SendableView } from './sendable-view.js';

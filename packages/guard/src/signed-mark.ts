@@ -1,4 +1,4 @@
-import { dropSignedReasoningFrom } from '@ctxguard/compactor';
+import { signedReasoning } from '@ctxguard/compactor';
 import type { ConversationHistory, HistoryEntry, Message } from '@ctxguard/core';
 import { z } from 'zod';
 import { isRecord, STATE_KEY } from './guard-state.js';
@@ -109,7 +109,7 @@ export function dropStaleSignedReasoning(
   entries?: readonly HistoryEntry[],
 ): StaleReasoningDropped {
   const boundary = signedReasoningBoundary(history, entries);
-  if (boundary < first) return dropSignedReasoningFrom(messages, first);
-  const dropped = dropSignedReasoningFrom(messages.slice(0, boundary + 1), first);
+  if (boundary < first) return signedReasoning.dropFrom(messages, first);
+  const dropped = signedReasoning.dropFrom(messages.slice(0, boundary + 1), first);
   return { ...dropped, messages: [...dropped.messages, ...messages.slice(boundary + 1)] };
 }

@@ -1,13 +1,9 @@
 import {
   countToolPairViolations,
   createOfflineContextTools,
-  derivedFactKey,
-  FACTS_OPEN,
-  parseFactsBlock,
-  parseSummary,
+  factsBlock,
   redactSecrets,
-  renderFactsBlock,
-  renderSummary,
+  summaryBlock,
   TokenMeter,
 } from '@ctxguard/compactor';
 import type { ContextTools, ConversationHistory, ExtractedFact, Message } from '@ctxguard/core';
@@ -174,7 +170,7 @@ describe('StrategyToolsImpl', () => {
     const fact: ExtractedFact = { key: 'db_host', value: 'db.internal:5432', category: 'other' };
     const history = historyOf([
       system('Agent.'),
-      user(`${renderFactsBlock([fact])}\n\nfirst`),
+      user(`${factsBlock.render([fact])}\n\nfirst`),
       assistant('ok'),
       user('next'),
     ]);
@@ -191,7 +187,7 @@ describe('StrategyToolsImpl', () => {
     tools.injectFacts([{ key: 'port', value: '8080', category: 'number' }], 'system-append');
     tools.replaceRange(0, 4, user('[earlier work]'));
     expect(String(history.messages()[0]!.content)).toContain('You are a coding agent.');
-    expect(parseFactsBlock(String(history.messages()[0]!.content))).toHaveLength(1);
+    expect(factsBlock.parse(String(history.messages()[0]!.content))).toHaveLength(1);
     expect(tools.replaceRange(0, 1, user('x')).changed).toBe(false);
     rewindAll(history);
     expect(history.messages()).toEqual(original);
@@ -239,11 +235,11 @@ describe('StrategyToolsImpl', () => {
     const pinned = [{ key: 'deploy_region', value: 'eu-west-3', category: 'other' as const }];
     const summary = {
       role: 'user',
-      content: renderSummary({ text: 'Earlier work.', messageCount: 12, facts: pinned }),
+      content: summaryBlock.render({ text: 'Earlier work.', messageCount: 12, facts: pinned }),
       metadata: { isSummary: true },
     } as Message;
     for (const [label, first] of [
-      ['a facts-prefixed user message', user(`${renderFactsBlock(pinned)}\n\nPlease help.`)],
+      ['a facts-prefixed user message', user(`${factsBlock.render(pinned)}\n\nPlease help.`)],
       ['an earlier summary', summary],
     ] as const) {
       const original = [system('You are helpful.'), user('Please help.'), assistant('Sure.'), first];
@@ -255,7 +251,7 @@ describe('StrategyToolsImpl', () => {
         const result =
           hide === 'dropOldest' ? tools.dropOldest(10) : await tools.slideWindow({ targetTokens: 500 });
         expect(result.changed).toBe(true);
-        const kept = history.messages().flatMap((message) => parseFactsBlock(textOf(message)) ?? []);
+        const kept = history.messages().flatMap((message) => factsBlock.parse(textOf(message)) ?? []);
         expect({ label, hide, kept }).toEqual({ label, hide, kept: pinned });
         rewindAll(history);
         expect(history.messages()).toEqual(original);
@@ -343,11 +339,11 @@ describe('StrategyToolsImpl', () => {
   it('summarizeRange widens to tool pairs, keeps facts, verifies pinned facts, redacts and rewinds', async () => {
     const original = agent(6);
     original[0] = system(
-      `You are a coding agent.\n\n${renderFactsBlock([{ key: 'owner', value: 'team-blue', category: 'name' }])}`,
+      `You are a coding agent.\n\n${factsBlock.render([{ key: 'owner', value: 'team-blue', category: 'name' }])}`,
     );
     // A facts block inside the summarized range (as first-user-prefix writes it) must survive.
     original[5] = user(
-      `${renderFactsBlock([{ key: 'deploy_region', value: 'eu-west-3', category: 'other' }])}\n\ncontinue 1`,
+      `${factsBlock.render([{ key: 'deploy_region', value: 'eu-west-3', category: 'other' }])}\n\ncontinue 1`,
     );
     const history = historyOf(original);
     const tools = toolsFor(
@@ -360,12 +356,12 @@ describe('StrategyToolsImpl', () => {
     expect(result.changed).toBe(true);
     const view = history.messages();
     expect(countToolPairViolations(view)).toBe(0);
-    const summary = view.find((m) => parseSummary(textOf(m)) !== null)!;
-    const parsed = parseSummary(textOf(summary))!;
+    const summary = view.find((m) => summaryBlock.parse(textOf(m)) !== null)!;
+    const parsed = summaryBlock.parse(textOf(summary))!;
     expect(parsed.facts?.map((f) => f.value)).toContain('eu-west-3');
     // The system prompt's facts stay in the system prompt, not copied into every summary.
     expect(parsed.facts?.map((f) => f.value)).not.toContain('team-blue');
-    expect(parseFactsBlock(textOf(view[0]))?.map((f) => f.value)).toEqual(['team-blue']);
+    expect(factsBlock.parse(textOf(view[0]))?.map((f) => f.value)).toEqual(['team-blue']);
     expect(textOf(summary)).not.toContain('abcdefghijklmnopqrstuvwxyz0123456789AB');
     expect(result.summaryEntryId).toBeDefined();
     rewindAll(history);
@@ -394,7 +390,7 @@ describe('StrategyToolsImpl', () => {
   it('extractFacts carries kept facts forward; an empty extraction never wipes them', async () => {
     const kept: ExtractedFact = { key: 'db_host', value: 'db.internal:5432', category: 'other' };
     const history = historyOf([
-      system(`Agent.\n\n${renderFactsBlock([kept])}`),
+      system(`Agent.\n\n${factsBlock.render([kept])}`),
       user('hello'),
       assistant('hi'),
     ]);
@@ -402,9 +398,9 @@ describe('StrategyToolsImpl', () => {
     const facts = await tools.extractFacts({ entries: history.effectiveEntries() });
     expect(facts).toEqual([kept]);
     tools.injectFacts([], 'system-append');
-    expect(parseFactsBlock(textOf(history.messages()[0]))).toEqual([kept]);
+    expect(factsBlock.parse(textOf(history.messages()[0]))).toEqual([kept]);
     tools.injectFacts([{ key: 'port', value: '8080', category: 'number' }], 'system-append');
-    const block = parseFactsBlock(textOf(history.messages()[0]))!;
+    const block = factsBlock.parse(textOf(history.messages()[0]))!;
     expect(block.map((f) => f.value)).toEqual(['db.internal:5432', '8080']);
     expect(textOf(history.messages()[0]).match(/<!-- ctxguard:facts -->/g)?.length).toBe(1);
   });
@@ -416,7 +412,7 @@ describe('StrategyToolsImpl', () => {
     ];
     const history = historyOf([
       system('Agent.'),
-      user(renderSummary({ text: 'Built the package.', messageCount: 4, facts: earlier })),
+      user(summaryBlock.render({ text: 'Built the package.', messageCount: 4, facts: earlier })),
       assistant('Next I run `npx publint` and read src/index.ts.'),
       user('go on'),
     ]);
@@ -433,20 +429,20 @@ describe('StrategyToolsImpl', () => {
   it("injectFacts gives no line to a fact the system prompt itself spells out, except the app's own", () => {
     const own: ExtractedFact = { key: 'runtime', value: 'Node 20', category: 'other' };
     const prompt = 'Agent. Run `pnpm vitest run --project <name>` on Node 20.';
-    const original = [system(`${prompt}\n\n${renderFactsBlock([own])}`), user('hello'), assistant('hi')];
+    const original = [system(`${prompt}\n\n${factsBlock.render([own])}`), user('hello'), assistant('hi')];
     const history = historyOf(original);
     const facts: ExtractedFact[] = [
       {
-        key: derivedFactKey('command', 'pnpm vitest run --project <name>'),
+        key: factsBlock.keyOf('command', 'pnpm vitest run --project <name>'),
         value: 'pnpm vitest run --project <name>',
         category: 'command',
       },
-      { key: derivedFactKey('version', '20'), value: '20', category: 'version' },
-      { key: derivedFactKey('version', '2'), value: '2', category: 'version' },
-      { key: derivedFactKey('path', 'src/errors.ts'), value: 'src/errors.ts', category: 'path' },
+      { key: factsBlock.keyOf('version', '20'), value: '20', category: 'version' },
+      { key: factsBlock.keyOf('version', '2'), value: '2', category: 'version' },
+      { key: factsBlock.keyOf('path', 'src/errors.ts'), value: 'src/errors.ts', category: 'path' },
     ];
     toolsFor(history).injectFacts(facts, 'system-append');
-    const values = parseFactsBlock(textOf(history.messages()[0]))!.map((fact) => fact.value);
+    const values = factsBlock.parse(textOf(history.messages()[0]))!.map((fact) => fact.value);
     // Spelled out by the prompt's own text: no line; `2` is no whole token of it, so it stays.
     expect(values).toEqual(['Node 20', '2', 'src/errors.ts']);
     rewindAll(history);
@@ -455,7 +451,7 @@ describe('StrategyToolsImpl', () => {
 
   it("injectFacts with maxTokens keeps the app's own facts and the most valuable others that fit", () => {
     const own: ExtractedFact = { key: 'deploy_region', value: 'eu-west-3', category: 'other' };
-    const original = [system(`Agent.\n\n${renderFactsBlock([own])}`), user('hello'), assistant('hi')];
+    const original = [system(`Agent.\n\n${factsBlock.render([own])}`), user('hello'), assistant('hi')];
     const history = historyOf(original);
     const tools = toolsFor(history);
     const figures: ExtractedFact[] = [];
@@ -465,9 +461,9 @@ describe('StrategyToolsImpl', () => {
       errors.push({ key: 'error', value: `Error: step ${i} failed`, category: 'error' });
     }
     tools.injectFacts([...figures, ...errors], 'system-append', { maxTokens: 200 });
-    const block = parseFactsBlock(textOf(history.messages()[0]))!;
+    const block = factsBlock.parse(textOf(history.messages()[0]))!;
     const meter = new TokenMeter();
-    expect(meter.text(renderFactsBlock(block))).toBeLessThanOrEqual(200);
+    expect(meter.text(factsBlock.render(block))).toBeLessThanOrEqual(200);
     expect(block.length).toBeGreaterThan(3);
     expect(block.length).toBeLessThan(figures.length + errors.length);
     // The app's own fact stays, first; errors outrank figures; among equals the newest win.
@@ -484,7 +480,7 @@ describe('StrategyToolsImpl', () => {
         maxTokens: 200,
       },
     );
-    const next = parseFactsBlock(textOf(history.messages()[0]))!.map((fact) => fact.value);
+    const next = factsBlock.parse(textOf(history.messages()[0]))!.map((fact) => fact.value);
     expect(next).toContain('Error: step 70 failed');
     expect(next).toContain('eu-west-3');
     expect(next.length).toBeLessThanOrEqual(block.length);
@@ -498,10 +494,10 @@ describe('StrategyToolsImpl', () => {
     const tools = toolsFor(history);
     const paths: ExtractedFact[] = Array.from({ length: 40 }, (_, i) => {
       const value = `packages/core/src/module-${i}.ts`;
-      return { key: derivedFactKey('path', value), value, category: 'path' };
+      return { key: factsBlock.keyOf('path', value), value, category: 'path' };
     });
     const blockValues = () =>
-      (parseFactsBlock(textOf(history.messages()[0])) ?? []).map((fact) => fact.value);
+      (factsBlock.parse(textOf(history.messages()[0])) ?? []).map((fact) => fact.value);
     tools.injectFacts(paths, 'system-append', { maxTokens: 60 });
     const small = blockValues();
     expect(small.length).toBeGreaterThan(0);
@@ -511,7 +507,7 @@ describe('StrategyToolsImpl', () => {
     expect(stored.__ctxguard.factReserve['system-append']).toHaveLength(paths.length - small.length);
     // …and a later injection with room (even of one new fact) writes them again.
     const extra: ExtractedFact = {
-      key: derivedFactKey('path', 'src/new.ts'),
+      key: factsBlock.keyOf('path', 'src/new.ts'),
       value: 'src/new.ts',
       category: 'path',
     };
@@ -541,8 +537,8 @@ describe('StrategyToolsImpl', () => {
       // Every fifth fact has a key of its own or a span: a bullet of its own.
       if (i % 5 === 0) return { key: `note_${i}`, value, category };
       if (i % 5 === 1)
-        return { key: derivedFactKey(category, value), value, category, span: `seen at step ${i}` };
-      return { key: derivedFactKey(category, value), value, category };
+        return { key: factsBlock.keyOf(category, value), value, category, span: `seen at step ${i}` };
+      return { key: factsBlock.keyOf(category, value), value, category };
     });
     const meter = new TokenMeter();
     const kept: number[] = [];
@@ -550,9 +546,9 @@ describe('StrategyToolsImpl', () => {
       const history = historyOf([system('Agent.'), user('hello'), assistant('hi')]);
       toolsFor(history).injectFacts(facts, 'system-append', { maxTokens });
       const text = textOf(history.messages()[0]);
-      const block = text.slice(text.indexOf(FACTS_OPEN));
+      const block = text.slice(text.indexOf(factsBlock.open));
       expect(meter.text(block)).toBeLessThanOrEqual(maxTokens);
-      kept.push(parseFactsBlock(block)!.length);
+      kept.push(factsBlock.parse(block)!.length);
     }
     // The bound is used, not just respected: more room keeps more facts.
     expect(kept[0]).toBeGreaterThan(0);
@@ -563,7 +559,7 @@ describe('StrategyToolsImpl', () => {
     const history = historyOf([system('Agent.'), user('hello'), assistant('hi')]);
     const tools = toolsFor(history);
     const fact = (category: 'path' | 'quantity', value: string): ExtractedFact => ({
-      key: derivedFactKey(category, value),
+      key: factsBlock.keyOf(category, value),
       value,
       category,
     });
@@ -571,7 +567,7 @@ describe('StrategyToolsImpl', () => {
     const long = short.map(({ value }) => fact('path', `packages/core/${value}`));
     const others = Array.from({ length: 30 }, (_, i) => fact('quantity', `${i + 100} files`));
     tools.injectFacts([...short, ...long, ...others], 'system-append', { maxTokens: 350 });
-    const kept = parseFactsBlock(textOf(history.messages()[0]))!.map((fact) => fact.value);
+    const kept = factsBlock.parse(textOf(history.messages()[0]))!.map((fact) => fact.value);
     const block = textOf(history.messages()[0]);
     // A long path replaced the line of the short one it spells out; no path is written twice.
     const longKept = kept.filter((value) => value.startsWith('packages/'));
@@ -581,9 +577,9 @@ describe('StrategyToolsImpl', () => {
     // Without the long paths, the same bound holds fewer distinct paths.
     const plain = historyOf([system('Agent.'), user('hello'), assistant('hi')]);
     toolsFor(plain).injectFacts([...short, ...others], 'system-append', { maxTokens: 350 });
-    const plainPaths = parseFactsBlock(textOf(plain.messages()[0]))!.filter((f) => f.category === 'path');
+    const plainPaths = factsBlock.parse(textOf(plain.messages()[0]))!.filter((f) => f.category === 'path');
     expect(kept.filter((value) => value.includes('src/m')).length).toBeGreaterThanOrEqual(plainPaths.length);
-    expect(new TokenMeter().text(block.slice(block.indexOf(FACTS_OPEN)))).toBeLessThanOrEqual(350);
+    expect(new TokenMeter().text(block.slice(block.indexOf(factsBlock.open)))).toBeLessThanOrEqual(350);
   });
 
   it('injectFacts with maxTokens keeps a keyed fact even when a longer fact holds its value as a word', () => {
@@ -594,16 +590,16 @@ describe('StrategyToolsImpl', () => {
       { key: 'db.port', value: '5432', category: 'number' },
     ];
     const error: ExtractedFact = {
-      key: derivedFactKey('error', 'connect ECONNREFUSED 10.0.0.7:5432 from eu pool'),
+      key: factsBlock.keyOf('error', 'connect ECONNREFUSED 10.0.0.7:5432 from eu pool'),
       value: 'connect ECONNREFUSED 10.0.0.7:5432 from eu pool',
       category: 'error',
     };
     // One more fact that does not fit, so the bound has to choose.
     const long = 'x'.repeat(400);
-    const extra: ExtractedFact = { key: derivedFactKey('other', long), value: long, category: 'other' };
-    const room = new TokenMeter().text(renderFactsBlock([error, ...keyed])) + 10;
+    const extra: ExtractedFact = { key: factsBlock.keyOf('other', long), value: long, category: 'other' };
+    const room = new TokenMeter().text(factsBlock.render([error, ...keyed])) + 10;
     tools.injectFacts([...keyed, error, extra], 'system-append', { maxTokens: room });
-    const block = parseFactsBlock(textOf(history.messages()[0]))!;
+    const block = factsBlock.parse(textOf(history.messages()[0]))!;
     expect(block.map((fact) => fact.key)).toEqual(expect.arrayContaining(['deploy.region', 'db.port']));
   });
 
@@ -612,10 +608,10 @@ describe('StrategyToolsImpl', () => {
       { key: 'port', value: '8080', category: 'number' },
       { key: 'error', value: 'Error: connection refused', category: 'error' },
     ];
-    const history = historyOf([system(`Agent.\n\n${renderFactsBlock(kept)}`), user('hello')]);
+    const history = historyOf([system(`Agent.\n\n${factsBlock.render(kept)}`), user('hello')]);
     const tools = toolsFor(history);
     tools.injectFacts([], 'system-append', { maxTokens: 1 });
-    expect(parseFactsBlock(textOf(history.messages()[0]))).toEqual(kept);
+    expect(factsBlock.parse(textOf(history.messages()[0]))).toEqual(kept);
     expect(history.compactions()).toHaveLength(0);
     expect(() => tools.injectFacts(kept, 'system-append', { maxTokens: 0 })).toThrow(/maxTokens/);
     expect(() => tools.injectFacts(kept, 'system-append', { maxTokens: Number.NaN })).toThrow(/maxTokens/);
@@ -632,7 +628,7 @@ describe('StrategyToolsImpl', () => {
     rewindAll(history);
     tools.injectFacts([fact], 'system-append');
     expect(history.messages()[0]!.role).toBe('system');
-    expect(parseFactsBlock(textOf(history.messages()[0]))).toEqual([fact]);
+    expect(factsBlock.parse(textOf(history.messages()[0]))).toEqual([fact]);
     expect(history.messages().slice(1)).toEqual(original);
     expect(() => tools.injectFacts([fact], 'nowhere' as never)).toThrow(/site/);
   });
@@ -657,10 +653,10 @@ describe('StrategyToolsImpl', () => {
       from: 1,
       to: history.length - 2,
     });
-    expect(meter.text(renderFactsBlock(unbounded.facts))).toBeGreaterThan(150);
+    expect(meter.text(factsBlock.render(unbounded.facts))).toBeGreaterThan(150);
     const result = await tools.summarizeRange({ from: 1, to: history.length - 2, maxFactTokens: 150 });
     expect(result.changed).toBe(true);
-    expect(meter.text(renderFactsBlock(result.facts))).toBeLessThanOrEqual(150);
+    expect(meter.text(factsBlock.render(result.facts))).toBeLessThanOrEqual(150);
     expect(result.droppedFacts?.length).toBe(unbounded.facts.length - result.facts.length);
     const summary = textOf(history.messages()[1]);
     expect(summary).toContain(`${result.droppedFacts?.length} lower-ranked facts`);
@@ -700,7 +696,7 @@ describe('StrategyToolsImpl', () => {
     expect(result.changed).toBe(true);
     expect(sizes.length).toBeGreaterThan(2);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(window);
-    const summary = parseSummary(textOf(history.messages()[1]));
+    const summary = summaryBlock.parse(textOf(history.messages()[1]));
     expect(summary?.facts?.map((fact) => fact.value)).toContain('src/case-39.ts');
   });
 });

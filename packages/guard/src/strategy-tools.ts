@@ -1,26 +1,18 @@
 import {
   applyHistoryOperation,
-  boundFacts,
   compactMessages,
   deduplicateFileReads,
+  factsBlock,
   frozenPrefixEnd,
   type HistoryOperation,
-  isSummaryText,
-  isTruncationMarkerText,
-  leftOutFacts,
   lightTrimMessages,
+  markers,
   microcompactToolResults,
-  parseFactsBlock,
-  parseSummary,
   pruneToolOutputs,
-  redactFact,
-  renderFactsBlock,
-  renderSummary,
   renderTranscript,
-  renderTruncationMarker,
   spanOperation,
-  stripFactsBlocks,
   summarizeInChunks,
+  summaryBlock,
   TokenMeter,
   toolPairUnits,
   truncateWithSlidingWindow,
@@ -127,7 +119,7 @@ const CHARS_PER_TOKEN_FLOOR = 3;
 
 /** Facts as a facts block reads them back (a shared bullet derives keys, each value once). */
 function readBack(facts: readonly ExtractedFact[]): ExtractedFact[] {
-  return facts.length === 0 ? [] : (parseFactsBlock(renderFactsBlock(facts)) ?? []);
+  return facts.length === 0 ? [] : (factsBlock.parse(factsBlock.render(facts)) ?? []);
 }
 
 function textOf(message: Message): string {
@@ -141,7 +133,7 @@ function textOf(message: Message): string {
 function isPlainSystem(message: Message | undefined): boolean {
   if (message?.role !== 'system') return false;
   const text = textOf(message);
-  return !isSummaryText(text) && !isTruncationMarkerText(text);
+  return !summaryBlock.is(text) && !markers.truncation.is(text);
 }
 
 /**
@@ -161,7 +153,7 @@ function factsIn(messages: readonly Message[]): ExtractedFact[] {
   const lists: ExtractedFact[][] = [];
   for (const message of messages) {
     if (message.role === 'tool' || message.role === 'assistant') continue;
-    const parsed = parseFactsBlock(textOf(message));
+    const parsed = factsBlock.parse(textOf(message));
     if (parsed) lists.push(parsed);
   }
   return mergeFactLists(lists);
@@ -184,19 +176,19 @@ export function appOwnFacts(history: ConversationHistory, site: FactInjectionSit
         !written.has(entry.id) &&
         (site === 'system-append' ? isPlainSystem(entry.message) : entry.message.role === 'user'),
     );
-  return own ? (parseFactsBlock(textOf(own.message)) ?? []) : [];
+  return own ? (factsBlock.parse(textOf(own.message)) ?? []) : [];
 }
 
 /** `message` without the facts blocks of its text (user and system messages; others never hold ours). */
 export function withoutFactsBlocks(message: Message): Message {
   if (message.role === 'tool' || message.role === 'assistant') return message;
   if (typeof message.content === 'string')
-    return parseFactsBlock(message.content)
-      ? { ...message, content: stripFactsBlocks(message.content) }
+    return factsBlock.parse(message.content)
+      ? { ...message, content: factsBlock.strip(message.content) }
       : message;
-  if (!message.content.some((part) => part.type === 'text' && parseFactsBlock(part.text))) return message;
+  if (!message.content.some((part) => part.type === 'text' && factsBlock.parse(part.text))) return message;
   const content = message.content.map((part) =>
-    part.type === 'text' ? { ...part, text: stripFactsBlocks(part.text) } : part,
+    part.type === 'text' ? { ...part, text: factsBlock.strip(part.text) } : part,
   );
   return { ...message, content } as Message;
 }
@@ -210,7 +202,7 @@ function notSpelledOutBy(
   facts: readonly ExtractedFact[],
   own: ReadonlySet<string>,
 ): ExtractedFact[] {
-  const text = stripFactsBlocks(textOf(system));
+  const text = factsBlock.strip(textOf(system));
   return facts.filter((fact) => own.has(fact.value) || !containsWhole(text, fact.value));
 }
 
@@ -220,7 +212,7 @@ function withFactsBlock(
   facts: readonly ExtractedFact[],
   redact: (text: string) => string,
 ): MessageInput {
-  const block = renderFactsBlock(facts.map((fact) => redactFact(fact, redact)));
+  const block = factsBlock.render(facts.map((fact) => factsBlock.redact(fact, redact)));
   const content = (message as { content: unknown }).content;
   if (typeof content === 'string') return { ...message, content: `${content}\n\n${block}` } as MessageInput;
   if (Array.isArray(content))
@@ -232,11 +224,11 @@ function withPrefix(message: Message, prefix: string): MessageInput {
   if (typeof message.content === 'string') {
     return {
       ...message,
-      content: `${prefix}${stripFactsBlocks(message.content).replace(/^\n+/, '')}`,
+      content: `${prefix}${factsBlock.strip(message.content).replace(/^\n+/, '')}`,
     } as MessageInput;
   }
   const parts = message.content.map((part) =>
-    part.type === 'text' ? { ...part, text: stripFactsBlocks(part.text).replace(/^\n+/, '') } : part,
+    part.type === 'text' ? { ...part, text: factsBlock.strip(part.text).replace(/^\n+/, '') } : part,
   );
   return { ...message, content: [{ type: 'text', text: prefix.trimEnd() }, ...parts] } as MessageInput;
 }
@@ -373,7 +365,7 @@ export class StrategyToolsImpl implements StrategyTools {
     const kept = this.keptFacts().filter(
       (fact) => !request.categories || request.categories.includes(fact.category),
     );
-    return mergeFacts(kept, found).map((fact) => redactFact(fact, this.#redact));
+    return mergeFacts(kept, found).map((fact) => factsBlock.redact(fact, this.#redact));
   }
 
   async #extract(
@@ -399,7 +391,7 @@ export class StrategyToolsImpl implements StrategyTools {
       });
       lists.push(found);
     }
-    return mergeFactLists([carried, ...lists]).map((fact) => redactFact(fact, this.#redact));
+    return mergeFactLists([carried, ...lists]).map((fact) => factsBlock.redact(fact, this.#redact));
   }
 
   /** A summary of `entries` (at most `maxLength` characters) through the `ContextTools`, redacted. */
@@ -476,7 +468,7 @@ export class StrategyToolsImpl implements StrategyTools {
     // the system prompt is the assistant's is refused by Bedrock and Gemini.
     const marker = this.#keepingFacts(view.slice(start, end), {
       role: view[end]?.role === 'assistant' ? 'user' : 'system',
-      content: renderTruncationMarker({ hiddenCount: end - start }),
+      content: markers.truncation.render({ hiddenCount: end - start }),
     });
     return this.#record('dropOldest', () =>
       applyHistoryOperation(this.#history, {
@@ -663,7 +655,9 @@ export class StrategyToolsImpl implements StrategyTools {
     const earlier = factsIn(range.map((entry) => entry.message));
     let count = 0;
     for (const entry of range) {
-      const parsed = isSummaryText(textOf(entry.message)) ? parseSummary(textOf(entry.message)) : null;
+      const parsed = summaryBlock.is(textOf(entry.message))
+        ? summaryBlock.parse(textOf(entry.message))
+        : null;
       count += parsed ? parsed.messageCount : 1;
     }
     const maxLength = options.maxLength ?? DEFAULT_SUMMARY_CHARS;
@@ -677,12 +671,13 @@ export class StrategyToolsImpl implements StrategyTools {
     const extracted = options.keepFacts === false ? [] : await this.#extract(range, undefined, signal);
     // Facts kept outside the range (the system prompt's block) stay where they are; those inside it
     // must survive in the summary.
-    const pinned = earlier.map((fact) => redactFact(fact, this.#redact));
-    let facts = mergeFacts(earlier, extracted).map((fact) => redactFact(fact, this.#redact));
-    const render = () => renderSummary({ text, messageCount: count, ...(facts.length > 0 ? { facts } : {}) });
+    const pinned = earlier.map((fact) => factsBlock.redact(fact, this.#redact));
+    let facts = mergeFacts(earlier, extracted).map((fact) => factsBlock.redact(fact, this.#redact));
+    const render = () =>
+      summaryBlock.render({ text, messageCount: count, ...(facts.length > 0 ? { facts } : {}) });
     let content = render();
     // Pinned facts verified: each is in the summary's facts block or its text, or merged back.
-    const written = parseSummary(content);
+    const written = summaryBlock.parse(content);
     const lost = missingFacts(pinned, written?.facts ?? [], written?.text ?? '');
     if (lost.length > 0) {
       facts = mergeFacts(facts, lost);
@@ -692,7 +687,7 @@ export class StrategyToolsImpl implements StrategyTools {
     if (dropped.length > 0) {
       // Never silently: the summary says what stayed behind in the hidden (rewindable) messages.
       facts = kept;
-      content = renderSummary({
+      content = summaryBlock.render({
         text: `${text}\n(${dropped.length} lower-ranked facts of these messages are not repeated here; they stay in the hidden messages.)`,
         messageCount: count,
         ...(facts.length > 0 ? { facts } : {}),
@@ -717,7 +712,7 @@ export class StrategyToolsImpl implements StrategyTools {
   ): { kept: ExtractedFact[]; dropped: ExtractedFact[] } {
     const cap = maxFactTokens ?? this.#summaryFactTokens;
     if (cap === undefined || facts.length === 0) return { kept: [...facts], dropped: [] };
-    const kept = boundFacts(facts, cap, { measure: (text) => this.#meter.text(text) });
+    const kept = factsBlock.bound(facts, cap, { measure: (text) => this.#meter.text(text) });
     const chosen = new Set(kept);
     return { kept, dropped: facts.filter((fact) => !chosen.has(fact)) };
   }
@@ -743,9 +738,9 @@ export class StrategyToolsImpl implements StrategyTools {
         ? view.findIndex((message) => isPlainSystem(message))
         : view.findIndex((message, at) => at >= frozen && message.role === 'user');
     const current = index === -1 ? undefined : view[index];
-    const prior = current ? (parseFactsBlock(textOf(current)) ?? []) : [];
+    const prior = current ? (factsBlock.parse(textOf(current)) ?? []) : [];
     // As the block will read back: one fact per value where the key says nothing more.
-    const fresh = readBack(mergeFacts(prior, facts).map((fact) => redactFact(fact, this.#redact)));
+    const fresh = readBack(mergeFacts(prior, facts).map((fact) => factsBlock.redact(fact, this.#redact)));
     // Facts an earlier bound left out come back when there is room (ranked as older than the rest).
     const values = new Set(fresh.map((fact) => fact.value));
     const reserved = readFactReserve(this.#history, site).filter((fact) => !values.has(fact.value));
@@ -755,14 +750,14 @@ export class StrategyToolsImpl implements StrategyTools {
     const merged =
       maxTokens === undefined
         ? candidates
-        : boundFacts(candidates, maxTokens, { measure: (text) => this.#meter.text(text), keep: own });
-    writeFactReserve(this.#history, site, leftOutFacts(candidates, merged));
+        : factsBlock.bound(candidates, maxTokens, { measure: (text) => this.#meter.text(text), keep: own });
+    writeFactReserve(this.#history, site, factsBlock.leftOut(candidates, merged));
     if (merged.length === 0) return;
-    const block = renderFactsBlock(merged);
-    if (block === renderFactsBlock(prior)) return;
+    const block = factsBlock.render(merged);
+    if (block === factsBlock.render(prior)) return;
     if (site === 'system-append') {
       if (current) {
-        const base = stripFactsBlocks(textOf(current)).trimEnd();
+        const base = factsBlock.strip(textOf(current)).trimEnd();
         const next = { ...current, content: base ? `${base}\n\n${block}` : block } as MessageInput;
         this.#record('injectFacts', () => this.#splice(index, index + 1, [next]));
       } else if (view.length > 0) {
@@ -778,7 +773,9 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /** Values of the facts the app itself wrote at `site` (its own message, not a rewrite's): a bound keeps them. */
   #ownFacts(site: FactInjectionSite): Set<string> {
-    return new Set(appOwnFacts(this.#history, site).map((fact) => redactFact(fact, this.#redact).value));
+    return new Set(
+      appOwnFacts(this.#history, site).map((fact) => factsBlock.redact(fact, this.#redact).value),
+    );
   }
 
   /** The facts the conversation keeps now: every facts block of the system prompt, the first user message and summaries. */

@@ -3,14 +3,7 @@
  * (often a third party's) that passes a wrong argument gets an `InvalidInputError` naming it,
  * before anything is read, summarized or rewritten.
  */
-import {
-  deduplicateFileReadsOptionsSchema,
-  lightTrimMessagesOptionsSchema,
-  microcompactToolResultsOptionsSchema,
-  pruneToolOutputsOptionsSchema,
-  slidingWindowOptionsSchema,
-  summarizeRequestSchema,
-} from '@ctxguard/compactor';
+import { schemas } from '@ctxguard/compactor';
 import {
   abortSignalSchema,
   factCategories,
@@ -82,7 +75,7 @@ const extractRequest = z.strictObject({
 });
 
 /** A summary's length: what `ContextTools.summarize` accepts (a whole number of characters ≥ 1). */
-const summaryLength = summarizeRequestSchema.shape.maxLength;
+const summaryLength = schemas.summarizeRequest.shape.maxLength;
 
 const summarizeRequest = z.strictObject({
   entries,
@@ -160,15 +153,17 @@ const measureItems = z.array(
  * The options of the compactor-backed rewrites: the fields each tool passes on, with the limits of
  * the compactor's own schemas (undefined: its default), and no other key.
  */
-const slideWindowOptions = slidingWindowOptionsSchema.pick({ fraction: true, targetTokens: true }).optional();
-const pruneOptions = pruneToolOutputsOptionsSchema
+const slideWindowOptions = schemas.slidingWindowOptions
+  .pick({ fraction: true, targetTokens: true })
+  .optional();
+const pruneOptions = schemas.pruneToolOutputsOptions
   .pick({ protectTokens: true, minimumSavings: true, protectedTools: true, signal: true })
   .optional();
-const deduplicateOptions = deduplicateFileReadsOptionsSchema.pick({ readTools: true }).optional();
-const microcompactOptions = microcompactToolResultsOptionsSchema
+const deduplicateOptions = schemas.deduplicateFileReadsOptions.pick({ readTools: true }).optional();
+const microcompactOptions = schemas.microcompactToolResultsOptions
   .pick({ keepRecent: true, tools: true })
   .optional();
-const lightTrimOptions = lightTrimMessagesOptionsSchema.optional();
+const lightTrimOptions = schemas.lightTrimMessagesOptions.optional();
 const compactMessagesOptions = z.object({
   budgetTokens: z.number().int().positive(),
   recentTokens: z.number().int().nonnegative().optional(),

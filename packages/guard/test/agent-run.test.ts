@@ -1,4 +1,4 @@
-import { countToolPairViolations, parseFactsBlock, renderFactsBlock } from '@ctxguard/compactor';
+import { countToolPairViolations, factsBlock } from '@ctxguard/compactor';
 import type { ContextStrategy, Message } from '@ctxguard/core';
 import { expect, it } from 'vitest';
 import { readGuardState } from '../src/index.js';
@@ -39,7 +39,7 @@ const agentStrategy: ContextStrategy = {
 it('a 500-turn agent run stays inside a 32k window, pairs whole, prompt and facts kept, every compaction rewinds', async () => {
   const pinned = [{ key: 'deploy_region', value: 'eu-west-3', category: 'other' as const }];
   const appended: Message[] = [
-    system(`You are a coding agent.\n\n${renderFactsBlock(pinned)}`),
+    system(`You are a coding agent.\n\n${factsBlock.render(pinned)}`),
     user('Fix every failing test.'),
   ];
   const history = historyOf(appended);
@@ -76,7 +76,7 @@ it('a 500-turn agent run stays inside a 32k window, pairs whole, prompt and fact
   const view = history.messages();
   expect(countToolPairViolations(view)).toBe(0);
   expect(view[0]).toEqual(appended[0]);
-  expect(parseFactsBlock(String(view[0]!.content))).toEqual(pinned);
+  expect(factsBlock.parse(String(view[0]!.content))).toEqual(pinned);
   expect(readGuardState(history).strategyState['agent']?.['reactions']).toBeGreaterThan(0);
   expect(warnings.filter((w) => w.code === 'context_exhausted')).toEqual([]);
   for (let records = history.compactions(); records.length > 0; records = history.compactions()) {

@@ -1,8 +1,8 @@
 import {
   countToolPairViolations,
   createOfflineContextTools,
-  isSummaryText,
-  parseFactsBlock,
+  factsBlock,
+  summaryBlock,
 } from '@ctxguard/compactor';
 import {
   type ContextTools,
@@ -118,7 +118,7 @@ describe('CacheFriendlyStrategy compaction', () => {
     expect(changed.map((message) => message.role)).toEqual(['tool']);
     expect(view[1]?.message.role).toBe('user');
     expect(view[2]?.message.role).toBe('assistant');
-    expect(isSummaryText(messageText(view[1]!.message))).toBe(true);
+    expect(summaryBlock.is(messageText(view[1]!.message))).toBe(true);
     expect(tools.tokens()).toBeLessThan(before);
     expect(tools.tokens()).toBeLessThanOrEqual(0.25 * budget);
     expect(countToolPairViolations(tools.sent())).toBe(0);
@@ -137,7 +137,7 @@ describe('CacheFriendlyStrategy compaction', () => {
     const sent = tools.sent();
     expect(sent[0]).toEqual(tools.history.messages()[0]);
     expect(tools.factsLayer['system-append']).toEqual([]);
-    const values = parseFactsBlock(messageText(sent[1]!))?.map((fact) => fact.value) ?? [];
+    const values = factsBlock.parse(messageText(sent[1]!))?.map((fact) => fact.value) ?? [];
     expect(values).toContain('/srv/app/module1.ts');
     expect(values).toContain('owner3@example.com');
     const text = JSON.stringify(sent);
@@ -216,7 +216,7 @@ describe('CacheFriendlyStrategy compaction', () => {
     expect(sent).toContain('head of the listing');
     expect(sent).toContain('tail of the listing');
     expect(sent).not.toContain('line 30: see');
-    const facts = parseFactsBlock(messageText(tools.sent()[1]!))?.map((fact) => fact.value) ?? [];
+    const facts = factsBlock.parse(messageText(tools.sent()[1]!))?.map((fact) => fact.value) ?? [];
     expect(facts).toContain('/repo/deep/part30.ts');
     expect(countToolPairViolations(tools.sent())).toBe(0);
     // Whole, the newest output alone took over 30% of the budget; the whole request is under that now.
@@ -488,7 +488,7 @@ describe('CacheFriendlyStrategy new tool outputs', () => {
     expect(newest).toContain('tail of the listing');
     expect(newest).not.toContain('line 30: see');
     expect(tools.tokens()).toBeLessThanOrEqual((0.75 - 0.25) * budget);
-    expect(sent.some((message) => isSummaryText(messageText(message)))).toBe(false);
+    expect(sent.some((message) => summaryBlock.is(messageText(message)))).toBe(false);
     expect(countToolPairViolations(sent)).toBe(0);
     expect(state['cutOutputFacts']).toEqual(
       expect.arrayContaining([expect.objectContaining({ value: '/repo/deep/part30.ts', category: 'path' })]),
@@ -508,7 +508,7 @@ describe('CacheFriendlyStrategy new tool outputs', () => {
     const decision = await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
     expect(decision).toMatchObject({ action: 'compacted', note: expect.stringMatching(/^summarized/) });
     const sent = tools.sent();
-    const facts = parseFactsBlock(messageText(sent[1]!))?.map((fact) => fact.value) ?? [];
+    const facts = factsBlock.parse(messageText(sent[1]!))?.map((fact) => fact.value) ?? [];
     expect(facts).toContain('/repo/deep/part30.ts');
     expect(state['cutOutputFacts']).toBeUndefined();
     // The cut read is summarized with the rest: the history tags it as a rewrite, not as a summary.

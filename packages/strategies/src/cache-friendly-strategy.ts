@@ -1,4 +1,4 @@
-import { lightTrimMessages, renderSummary, renderTranscript } from '@ctxguard/compactor';
+import { lightTrimMessages, renderTranscript, summaryBlock } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   containsWhole,
@@ -166,7 +166,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
           ).messages;
     const cutEntries = tail.filter((entry, index) => shownTail[index] !== entry.message);
     const text = await this.#rollingSummary(ctx, range);
-    const content = renderSummary({ text, messageCount: summarizedMessageCount(range) });
+    const content = summaryBlock.render({ text, messageCount: summarizedMessageCount(range) });
     const summary = { role: plan.role, content, metadata: { isSummary: true } } as const;
     if (tools.measure([summary]) >= tools.measure(range)) return this.#nothingToHide(ctx, view, pinned);
     const { facts, spelledOut } = await this.#facts(

@@ -1,4 +1,4 @@
-import { renderFactsBlock } from '@ctxguard/compactor';
+import { factsBlock } from '@ctxguard/compactor';
 import type { ExtractedFact } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
@@ -14,7 +14,7 @@ const blockFacts: ExtractedFact[] = Array.from({ length: 20 }, (_, i) => ({
 describe('keepFactsNotShown', () => {
   it('grows the system prompt’s facts block by the room at most, and writes the facts the view no longer shows', () => {
     const tools = HistoryStrategyTools.of([
-      { role: 'system', content: `You are a coding agent.\n\n${renderFactsBlock(blockFacts)}` },
+      { role: 'system', content: `You are a coding agent.\n\n${factsBlock.render(blockFacts)}` },
       { role: 'user', content: 'Go on.' },
     ]);
     const kept = keepFactsNotShown(tools, [lostFact, blockFacts[0]!], { room: 0, bound: 10_000 });
@@ -25,7 +25,7 @@ describe('keepFactsNotShown', () => {
   it('counts only the system prompt’s block: a facts block in a user message gives no room', () => {
     // No system prompt; the first user message carries a summary's facts block (first-user-prefix).
     const tools = HistoryStrategyTools.of([
-      { role: 'user', content: `${renderFactsBlock(blockFacts)}\n\nGo on.` },
+      { role: 'user', content: `${factsBlock.render(blockFacts)}\n\nGo on.` },
       { role: 'assistant', content: 'Done.' },
     ]);
     expect(keepFactsNotShown(tools, [lostFact], { room: 0, bound: 10_000 })).toEqual([]);

@@ -1,4 +1,4 @@
-import { countToolPairViolations, isSummaryText } from '@ctxguard/compactor';
+import { countToolPairViolations, summaryBlock } from '@ctxguard/compactor';
 import { InvalidOptionsError, type MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import {
@@ -140,7 +140,7 @@ describe('EngineStrategy steps', () => {
     });
     const replaced = calls.find((call) => call.method === 'replaceRange');
     const replacement = replaced?.args[2] as { content: string };
-    expect(isSummaryText(replacement.content)).toBe(true);
+    expect(summaryBlock.is(replacement.content)).toBe(true);
     expect(replacement.content).toContain('release branch is rel/2.4');
     // The memory alone brings the request under the target: no summary is written.
     expect(calls.map((call) => call.method)).toEqual(['microcompactToolResults', 'replaceRange']);

@@ -1,4 +1,4 @@
-import { parseSummary, renderTranscript, stripFactsBlocks, toolPairUnits } from '@ctxguard/compactor';
+import { factsBlock, renderTranscript, summaryBlock, toolPairUnits } from '@ctxguard/compactor';
 import type { HistoryEntry } from '@ctxguard/core';
 
 /**
@@ -47,7 +47,7 @@ export function summarizedMessageCount(entries: readonly HistoryEntry[]): number
   let count = 0;
   for (const entry of entries) {
     const text = typeof entry.message.content === 'string' ? entry.message.content : '';
-    const parsed = entry.isSummary === true ? parseSummary(stripFactsBlocks(text)) : null;
+    const parsed = entry.isSummary === true ? summaryBlock.parse(factsBlock.strip(text)) : null;
     count += parsed ? parsed.messageCount : 1;
   }
   return count;
@@ -56,8 +56,8 @@ export function summarizedMessageCount(entries: readonly HistoryEntry[]): number
 /** The text of a summary entry without its markers and facts (its whole text when it is not one). */
 export function summaryBody(entry: HistoryEntry): string {
   const raw = typeof entry.message.content === 'string' ? entry.message.content : '';
-  const stripped = stripFactsBlocks(raw);
-  return parseSummary(stripped)?.text ?? stripped;
+  const stripped = factsBlock.strip(raw);
+  return summaryBlock.parse(stripped)?.text ?? stripped;
 }
 
 /**

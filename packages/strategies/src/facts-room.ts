@@ -1,4 +1,4 @@
-import { parseFactsBlock, renderFactsBlock } from '@ctxguard/compactor';
+import { factsBlock } from '@ctxguard/compactor';
 import type { HistoryEntry, StrategyTools } from '@ctxguard/core';
 
 /** Tokens of the facts block `entry` carries now (0 without an entry or a block). */
@@ -8,9 +8,9 @@ export function factsBlockTokens(tools: StrategyTools, entry: HistoryEntry | und
     typeof content === 'string'
       ? content
       : (content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-  const facts = parseFactsBlock(text);
+  const facts = factsBlock.parse(text);
   if (!facts || facts.length === 0) return 0;
-  return tools.measure([{ role: 'system', content: renderFactsBlock(facts) }]);
+  return tools.measure([{ role: 'system', content: factsBlock.render(facts) }]);
 }
 
 /**

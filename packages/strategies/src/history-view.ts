@@ -1,4 +1,4 @@
-import { renderSummary } from '@ctxguard/compactor';
+import { summaryBlock } from '@ctxguard/compactor';
 import type { HistoryEntry, HistorySegments, Message, StrategyTools } from '@ctxguard/core';
 
 /** The whole effective view, in order, as the tools' zones give it (they are contiguous). */
@@ -48,7 +48,7 @@ export function pairSafeCut(view: readonly HistoryEntry[], cut: number, floor: n
 export function summaryMessage(text: string, messageCount: number, next: HistoryEntry | undefined): Message {
   return {
     role: next?.message.role === 'assistant' ? 'user' : 'system',
-    content: renderSummary({ text, messageCount }),
+    content: summaryBlock.render({ text, messageCount }),
     metadata: { isSummary: true },
   };
 }

@@ -1,4 +1,4 @@
-import { contextToolsFromFunctions, countToolPairViolations, isSummaryText } from '@ctxguard/compactor';
+import { contextToolsFromFunctions, countToolPairViolations, summaryBlock } from '@ctxguard/compactor';
 import { InvalidOptionsError, type JsonValue, messageText } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { agentChat, chat, reactContext } from '../test/support/conversations.ts';
@@ -90,7 +90,7 @@ describe('LayeredStrategy levels', () => {
       ...original.slice(-6).map((m) => m.role),
     ]);
     const summary = tools.history.effectiveEntries()[1];
-    expect(isSummaryText(messageText(summary?.message as never))).toBe(true);
+    expect(summaryBlock.is(messageText(summary?.message as never))).toBe(true);
     expect(tools.history.hidden(summary?.id ?? '').map((e) => e.id)).toEqual(old.slice(1).map((e) => e.id));
     const facts = tools.factsLayer['system-append'].map((f) => f.value);
     expect(facts).toContain('owner3@example.com');

@@ -1,4 +1,4 @@
-import { parseFactsBlock, renderFactsBlock } from '@ctxguard/compactor';
+import { factsBlock } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   type ExtractedFact,
@@ -120,9 +120,9 @@ function factsBlockTokens(tools: StrategyTools): number {
   } catch {
     return 0;
   }
-  const facts = parseFactsBlock(text);
+  const facts = factsBlock.parse(text);
   if (!facts || facts.length === 0) return 0;
-  return tools.measure([{ role: 'system', content: renderFactsBlock(facts) }]);
+  return tools.measure([{ role: 'system', content: factsBlock.render(facts) }]);
 }
 
 /**

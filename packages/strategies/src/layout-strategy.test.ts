@@ -1,4 +1,4 @@
-import { countToolPairViolations, isSummaryText, renderSummary } from '@ctxguard/compactor';
+import { countToolPairViolations, summaryBlock } from '@ctxguard/compactor';
 import { InvalidOptionsError, type Message, type MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { reactContext } from '../test/support/conversations.ts';
@@ -101,7 +101,7 @@ describe('LayoutStrategy sections', () => {
   it('a summary standing in a user message is not the current message; without a user message all is HISTORY', () => {
     const summary: MessageInput = {
       role: 'user',
-      content: renderSummary({ text: 'earlier work', messageCount: 4 }),
+      content: summaryBlock.render({ text: 'earlier work', messageCount: 4 }),
     };
     const tools = HistoryStrategyTools.of([
       system('s'),
@@ -182,7 +182,7 @@ describe('LayoutStrategy layout choice', () => {
     );
     const sent = tools.sent();
     expect(sent[0]).toEqual(system('You are a coding agent.'));
-    expect(isSummaryText(String(sent[1]?.content))).toBe(true);
+    expect(summaryBlock.is(String(sent[1]?.content))).toBe(true);
     expect(sent.slice(2)).toEqual(conversation().slice(1 + 8 * 6)); // the current message and loop untouched
     expect(tools.tokens()).toBeLessThan(before);
     expect(countToolPairViolations(sent)).toBe(0);
@@ -244,7 +244,7 @@ describe('LayoutStrategy layout choice', () => {
     // [system, summary of turns 1–8, turn 9's ask, summary of the loop after it]
     expect(sent).toHaveLength(4);
     expect(sent[2]?.content).toBe('Turn 9: fix the failing test in src/module-9.ts');
-    expect(isSummaryText(String(sent[3]?.content))).toBe(true);
+    expect(summaryBlock.is(String(sent[3]?.content))).toBe(true);
     expect(countToolPairViolations(sent)).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import { neutralizeMarkers } from '@ctxguard/compactor';
+import { markers } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   type HistoryEntry,
@@ -166,7 +166,7 @@ function withToolSummaries(message: Message): Message | undefined {
   const content = message.content.map((part) => {
     const text = summaryOf(part);
     if (text === undefined || text.trim().length === 0) return part;
-    const output = `${TOOL_SUMMARY_PREFIX}${neutralizeMarkers(text.trim())}`;
+    const output = `${TOOL_SUMMARY_PREFIX}${markers.neutralize(text.trim())}`;
     if (part.output === output) return part;
     changed = true;
     const { content: _parts, ...rest } = part;

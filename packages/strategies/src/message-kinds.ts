@@ -1,4 +1,4 @@
-import { isSummaryText, isTruncationMarkerText } from '@ctxguard/compactor';
+import { markers, summaryBlock } from '@ctxguard/compactor';
 import { type HistoryEntry, type Message, messageText } from '@ctxguard/core';
 
 /** The readable text of a message ('' when it has none). */
@@ -12,7 +12,7 @@ export function textOf(message: Message): string {
 
 /** A summary a compaction wrote (by its metadata or its text). */
 export function isSummaryMessage(message: Message): boolean {
-  return message.metadata?.['isSummary'] === true || isSummaryText(textOf(message));
+  return message.metadata?.['isSummary'] === true || summaryBlock.is(textOf(message));
 }
 
 /**
@@ -26,7 +26,7 @@ export function isSummaryEntry(entry: HistoryEntry): boolean {
 
 /** A summary or truncation marker a compaction wrote (by its metadata or its text), not a message of the conversation. */
 export function isCompactionMessage(message: Message): boolean {
-  return isSummaryMessage(message) || isTruncationMarkerText(textOf(message));
+  return isSummaryMessage(message) || markers.truncation.is(textOf(message));
 }
 
 /** A message the user wrote: role `user` and not a summary or marker standing in a user's place. */

@@ -1,4 +1,3 @@
-import { DEFAULT_COMPACTION_THRESHOLD } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   type HistoryEntry,
@@ -36,8 +35,8 @@ export type PipelineStage = (typeof pipelineStages)[number];
 /** Options of {@link PipelineStrategy}: the trigger, the target and each stage's settings. */
 export const pipelineStrategyOptionsSchema = z
   .strictObject({
-    /** Fraction (0–1) of the input budget at which the pipeline runs (default 0.80, the compactor's compaction threshold). */
-    at: fraction.default(DEFAULT_COMPACTION_THRESHOLD),
+    /** Fraction (0–1) of the input budget at which the pipeline runs (default 0.80, as `checkContextBudget`'s `shouldCompact`). */
+    at: fraction.default(0.8),
     /** Stages run until the request is under this fraction of the input budget (default 0.6, below `at` so the next turn does not refire at once). */
     target: fraction.default(0.6),
     /** Stage 1: old tool outputs become placeholders, their facts kept in the system prompt's facts block (unset: the newest outputs worth min(40,000, 20% of the input budget) tokens protected, at least min(20,000, 5%) saved, `skill` protected; a retry protects nothing). */

@@ -1,4 +1,4 @@
-import { lightTrimMessages, parseFactsBlock, renderTranscript } from '@ctxguard/compactor';
+import { factsBlock, lightTrimMessages, renderTranscript } from '@ctxguard/compactor';
 import type { ExtractedFact, HistoryEntry, ReactContext } from '@ctxguard/core';
 import { keepFactsNotShown } from './cleared-facts.js';
 import { factsBlockTokens } from './facts-room.js';
@@ -144,5 +144,5 @@ function blockFacts(entry: HistoryEntry | undefined): ExtractedFact[] {
     typeof content === 'string'
       ? content
       : (content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-  return parseFactsBlock(text) ?? [];
+  return factsBlock.parse(text) ?? [];
 }

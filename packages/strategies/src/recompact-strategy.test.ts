@@ -1,4 +1,4 @@
-import { countToolPairViolations, isSummaryText } from '@ctxguard/compactor';
+import { countToolPairViolations, summaryBlock } from '@ctxguard/compactor';
 import { InvalidOptionsError, type Message, messageText } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { chat, reactContext } from '../test/support/conversations.ts';
@@ -117,11 +117,11 @@ describe('RecompactStrategy', () => {
     const tools = HistoryStrategyTools.of(chat(30));
     const strategy = new RecompactStrategy();
     await compactAt96(strategy, tools);
-    const first = tools.history.messages().filter((message) => isSummaryText(messageText(message)));
+    const first = tools.history.messages().filter((message) => summaryBlock.is(messageText(message)));
     expect(first).toHaveLength(1);
     for (const message of chat(60).slice(61)) tools.history.append(message);
     await compactAt96(strategy, tools);
-    const summaries = tools.history.messages().filter((message) => isSummaryText(messageText(message)));
+    const summaries = tools.history.messages().filter((message) => summaryBlock.is(messageText(message)));
     expect(summaries).toHaveLength(1);
     // The new summary is made from the original turns, not from the first summary's text.
     expect(messageText(summaries[0]!)).not.toContain(messageText(first[0]!).slice(0, 200));

@@ -1,6 +1,6 @@
 // The built-in strategies end to end: 500 agent turns through ContextMeasurer → ContextGuard.fit.
 // (Here rather than in the guard's tests, so the guard needs no dev dependency on the strategies.)
-import { countToolPairViolations, parseFactsBlock, renderFactsBlock } from '@ctxguard/compactor';
+import { countToolPairViolations, factsBlock } from '@ctxguard/compactor';
 import { type ContextStrategy, HookBus, type Message } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ContextGuard } from '@ctxguard/guard';
@@ -69,7 +69,7 @@ describe.each([
     const { hooks, measurer, guard, compactions, measured, warnings } = wire(create());
     const pinned = [{ key: 'deploy_region', value: 'eu-west-3', category: 'other' as const }];
     const appended: Message[] = [
-      system(`You are a coding agent.\n\n${renderFactsBlock(pinned)}`),
+      system(`You are a coding agent.\n\n${factsBlock.render(pinned)}`),
       user('Fix every failing test.'),
     ];
     const history = new InMemoryConversationHistory();
@@ -121,7 +121,7 @@ describe.each([
     expect(countToolPairViolations(view)).toBe(0);
     expect(view[0]!.role).toBe('system');
     expect(String(view[0]!.content)).toContain('You are a coding agent.');
-    expect(parseFactsBlock(String(view[0]!.content))?.map((f) => f.value)).toContain('eu-west-3');
+    expect(factsBlock.parse(String(view[0]!.content))?.map((f) => f.value)).toContain('eu-west-3');
     // The facts block stays bounded (Layered: ~5% of the input budget), not one fact per turn forever.
     expect(String(view[0]!.content).length).toBeLessThan(5_000);
     for (let records = history.compactions(); records.length > 0; records = history.compactions()) {

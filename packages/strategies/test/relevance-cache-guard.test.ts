@@ -1,6 +1,6 @@
 // RelevanceStrategy and CacheFriendlyStrategy through the real pieces: HookBus → ContextMeasurer →
 // ContextGuard (whose StrategyTools do the rewrites) over a non-destructive history, as an app wires them.
-import { countToolPairViolations, parseFactsBlock, renderFactsBlock } from '@ctxguard/compactor';
+import { countToolPairViolations, factsBlock } from '@ctxguard/compactor';
 import { type ContextStrategy, HookBus, type Message } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ContextGuard } from '@ctxguard/guard';
@@ -67,7 +67,7 @@ async function replay(strategy: ContextStrategy, turns: number): Promise<Run> {
   const pinned = [{ key: 'deploy_region', value: 'eu-west-3', category: 'other' as const }];
   const first: Message = {
     role: 'system',
-    content: `You are a coding agent.\n\n${renderFactsBlock(pinned)}`,
+    content: `You are a coding agent.\n\n${factsBlock.render(pinned)}`,
   };
   const history = new InMemoryConversationHistory();
   history.append(first);
@@ -142,7 +142,7 @@ describe.each([
     expect(run.compactionRequests).toBeGreaterThan(3);
     const view = run.history.messages();
     expect(view[0]?.role).toBe('system');
-    expect(parseFactsBlock(String(view[0]?.content))?.map((fact) => fact.value)).toContain('eu-west-3');
+    expect(factsBlock.parse(String(view[0]?.content))?.map((fact) => fact.value)).toContain('eu-west-3');
     // Facts of hidden turns survive in a bounded block: most error lines are still in the conversation.
     const text = JSON.stringify(view);
     const kept = Array.from({ length: 300 }, (_, i) => text.includes(`part${i} failed`)).filter(

@@ -2,7 +2,7 @@ import type { Message } from '@ctxguard/core';
 import { getAvailableInputTokens } from '@ctxguard/models';
 import { HeuristicCounter } from '@ctxguard/token-counter';
 import { describe, expect, it } from 'vitest';
-import { checkContextBudget, contextStats, needsCompaction } from './context-budget.js';
+import { checkContextBudget } from './context-budget.js';
 
 const history: Message[] = [
   { role: 'user', content: 'Summarize the design document.' },
@@ -72,7 +72,7 @@ describe('checkContextBudget', () => {
     expect(over.withinBudget).toBe(false);
     expect(over.usageRatio).toBeGreaterThan(1);
     expect(at(0).usageRatio).toBe(Number.POSITIVE_INFINITY);
-    expect(needsCompaction({ ...base, inputBudget: tokens })).toBe(true);
+    expect(at(tokens).shouldCompact).toBe(true);
   });
 
   it('uses the output reserve of maxTokens', () => {
@@ -99,16 +99,5 @@ describe('checkContextBudget', () => {
     expect(() =>
       checkContextBudget({ provider: 'openai', conversationMessages: [{ role: 'robot' }] as never }),
     ).toThrow(expect.objectContaining({ path: ['conversationMessages', 0, 'role'] }));
-  });
-});
-
-describe('contextStats', () => {
-  it('reports usage of a message list', () => {
-    const stats = contextStats(history, { provider: 'openai', model: 'gpt-4o', inputBudget: 100 });
-    expect(stats.messageCount).toBe(2);
-    expect(stats.availableInputTokens).toBe(100);
-    expect(stats.estimatedInputTokens).toBeGreaterThan(10);
-    expect(stats.usageRatio).toBeCloseTo(stats.estimatedInputTokens / 100);
-    expect(stats.shouldCompact).toBe(stats.usageRatio >= 0.8);
   });
 });

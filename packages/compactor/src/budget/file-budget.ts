@@ -217,3 +217,10 @@ export function enforceAggregateFileBudget(
     dropped: [...dropped].sort((a, b) => a - b).map(name),
   };
 }
+
+/** Token budgets for file reads and attachments. */
+export const fileBudget = Object.freeze({
+  calculate: calculateFileTokenBudget,
+  shouldTruncate: shouldTruncateFile,
+  enforceAggregate: enforceAggregateFileBudget,
+});

@@ -7,7 +7,7 @@ import {
   partsOf,
 } from '@ctxguard/core';
 import { withParts } from '../messages/message-parts.js';
-import { restateToolRounds, staleToolLoopStart } from '../messages/open-tool-round.js';
+import { restateToolRound, restateToolRounds, staleToolLoopStart } from '../messages/open-tool-round.js';
 
 /** What {@link dropSignedReasoningAfterChange} did. */
 export interface SignedReasoningResult {
@@ -104,3 +104,12 @@ function restateOpenRound(messages: readonly Message[], out: readonly Message[])
   if (start < 0) return undefined;
   return [...out.slice(0, start), ...restateToolRounds(out, start)];
 }
+
+/** Signed (or redacted) reasoning after a rewrite: find it, drop it, restate the open tool loop that lost it. */
+export const signedReasoning = Object.freeze({
+  is: isSignedReasoning,
+  dropFrom: dropSignedReasoningFrom,
+  dropAfterChange: dropSignedReasoningAfterChange,
+  staleToolLoopStart,
+  restateToolRound,
+});

@@ -1,7 +1,7 @@
 // A conversation driven as an app drives it: ContextMeasurer → ContextGuard.fit with one
 // strategy, the history kept in an InMemoryConversationHistory. Nothing is mocked: the real measurer
 // counts, the real guard routes, retries and records, the guard's StrategyTools do the rewrites.
-import { countToolPairViolations, isSummaryText, parseSummary, renderSummary } from '@ctxguard/compactor';
+import { countToolPairViolations, summaryBlock } from '@ctxguard/compactor';
 import {
   type CompactionEvent,
   type ContextStrategy,
@@ -151,7 +151,7 @@ export function earlierSummary(count: number): Message {
   const text = 'The agent audited the dependencies and fixed the failing handlers one by one.';
   return {
     role: 'user',
-    content: renderSummary({ text, messageCount: 40, facts }),
+    content: summaryBlock.render({ text, messageCount: 40, facts }),
     metadata: { isSummary: true },
   };
 }
@@ -181,12 +181,12 @@ export function summaryFilledRun(
     assistant('Two are outdated: zod and vitest.'),
     FOLLOW_UP,
   ]);
-  return { run, factsBefore: parseSummary(String(summary.content))?.facts?.length ?? 0 };
+  return { run, factsBefore: summaryBlock.parse(String(summary.content))?.facts?.length ?? 0 };
 }
 
 /** The summaries (compactor format) among the effective history's messages. */
 export function summariesOf(run: GuardedConversation): Message[] {
-  return run.run.history.messages().filter((message) => isSummaryText(String(message.content)));
+  return run.run.history.messages().filter((message) => summaryBlock.is(String(message.content)));
 }
 
 /**
@@ -197,7 +197,7 @@ export function summariesOf(run: GuardedConversation): Message[] {
 export function expectFolded(run: GuardedConversation, factsBefore: number): void {
   const summaries = summariesOf(run);
   expect(summaries).toHaveLength(1);
-  expect(parseSummary(String(summaries[0]?.content))?.facts?.length ?? 0).toBeLessThan(factsBefore);
+  expect(summaryBlock.parse(String(summaries[0]?.content))?.facts?.length ?? 0).toBeLessThan(factsBefore);
   expect(String(summaries[0]?.content)).toMatch(
     /\d+ lower-ranked facts of these messages are not repeated here/,
   );

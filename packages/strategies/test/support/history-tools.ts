@@ -5,12 +5,12 @@ import {
   compactMessages,
   createOfflineContextTools,
   deduplicateFileReads,
+  factsBlock,
   lightTrimMessages,
   microcompactToolResults,
   pruneToolOutputs,
-  renderFactsBlock,
-  renderSummary,
   renderTranscript,
+  summaryBlock,
   truncateWithSlidingWindow,
 } from '@ctxguard/compactor';
 import {
@@ -87,7 +87,7 @@ export class HistoryStrategyTools implements StrategyTools {
       if (index === 0 && message.role === 'system' && system.length > 0) {
         return {
           ...message,
-          content: `${typeof message.content === 'string' ? message.content : ''}\n${renderFactsBlock(system)}`,
+          content: `${typeof message.content === 'string' ? message.content : ''}\n${factsBlock.render(system)}`,
         };
       }
       if (
@@ -97,7 +97,7 @@ export class HistoryStrategyTools implements StrategyTools {
       ) {
         return {
           ...message,
-          content: `${renderFactsBlock(prefix)}\n${typeof message.content === 'string' ? message.content : ''}`,
+          content: `${factsBlock.render(prefix)}\n${typeof message.content === 'string' ? message.content : ''}`,
         };
       }
       return message;
@@ -244,7 +244,7 @@ export class HistoryStrategyTools implements StrategyTools {
       focus: options.focus,
       signal: options.signal,
     });
-    const content = renderSummary({ text, messageCount: entries.length, facts });
+    const content = summaryBlock.render({ text, messageCount: entries.length, facts });
     const result = this.replaceRange(options.from, options.to, { role: 'user', content });
     return { ...result, summaryEntryId: this.history.effectiveEntries()[options.from]?.id, facts };
   }
