@@ -28,7 +28,7 @@ export { PipelineStrategy, pipelineStages } from './pipeline-strategy.js';
 export type { RecompactStrategyOptions } from './recompact-strategy.js';
 export { RecompactStrategy } from './recompact-strategy.js';
 export type { RelevanceScoreRequest, RelevanceScorer } from './relevance-scorer.js';
-export { bm25Scorer, scoreByBm25 } from './relevance-scorer.js';
+export { bm25Scorer } from './relevance-scorer.js';
 export type { RelevanceStrategyOptions } from './relevance-strategy.js';
 export { RelevanceStrategy } from './relevance-strategy.js';
 export type { TruncateStrategyOptions } from './truncate-strategy.js';

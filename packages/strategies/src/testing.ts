@@ -12,7 +12,7 @@ import { KIT_SYSTEM_PROMPTS, kitConversation, kitSteps, kitText } from './kit-co
 import { type KitSettings, kitInputBudget, reactDirectly, runConversation } from './kit-run.js';
 
 /** Options of {@link describeStrategy}; every field has a default. */
-export const describeStrategyOptionsSchema = z.strictObject({
+const describeStrategyOptionsSchema = z.strictObject({
   /** Context window the measurer is limited to, in tokens: small, so strategies fire often. */
   window: z.number().int().min(2_000).default(8_000),
   /** Random conversations per property run. */
