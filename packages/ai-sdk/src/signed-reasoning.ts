@@ -56,7 +56,8 @@ function roundEnd(messages: readonly LanguageModelV3Message[], start: number): n
 
 /**
  * A tool round (an assistant turn with tool calls and the tool messages after it) as one user
- * message in words, by the compactor's `restateToolRound`, in the prompt form of `dialect`.
+ * message in words, by the compactor's `signedReasoning.restateToolRound`, in the prompt form of
+ * `dialect`.
  */
 export function restatePromptRound(
   round: readonly LanguageModelV3Message[],
@@ -125,8 +126,9 @@ function restateAgain(
  * stays dropped in later ones (the history keeps it). Messages left empty go too. When the prompt
  * ends in the results of a tool round whose assistant turn lost its signed reasoning, the rounds of
  * the open loop Anthropic would read as the final assistant turn (see the compactor's
- * `staleToolLoopStart`) are each sent as a user message restating them (with thinking on, that turn
- * must start with its thinking), and so are they in every later request while they are in the prompt.
+ * `signedReasoning.staleToolLoopStart`) are each sent as a user message restating them (with
+ * thinking on, that turn must start with its thinking), and so are they in every later request while
+ * they are in the prompt.
  */
 export function keepSignedReasoningValid(
   view: readonly LanguageModelV3Message[],

@@ -32,11 +32,14 @@ export const pipelineStages = Object.freeze(['prune', 'deduplicate', 'summarize'
 /** One of {@link pipelineStages}. */
 export type PipelineStage = (typeof pipelineStages)[number];
 
+/** Where the pipeline runs by default: the compactor's `checkContextBudget` says `shouldCompact` there too. */
+const PIPELINE_TRIGGER = 0.8;
+
 /** Options of {@link PipelineStrategy}: the trigger, the target and each stage's settings. */
 export const pipelineStrategyOptionsSchema = z
   .strictObject({
-    /** Fraction (0–1) of the input budget at which the pipeline runs (default 0.80, as `checkContextBudget`'s `shouldCompact`). */
-    at: fraction.default(0.8),
+    /** Fraction (0–1) of the input budget at which the pipeline runs (default 0.80). */
+    at: fraction.default(PIPELINE_TRIGGER),
     /** Stages run until the request is under this fraction of the input budget (default 0.6, below `at` so the next turn does not refire at once). */
     target: fraction.default(0.6),
     /** Stage 1: old tool outputs become placeholders, their facts kept in the system prompt's facts block (unset: the newest outputs worth min(40,000, 20% of the input budget) tokens protected, at least min(20,000, 5%) saved, `skill` protected; a retry protects nothing). */

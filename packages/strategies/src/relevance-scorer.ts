@@ -59,7 +59,7 @@ export function scoreByBm25(query: string, documents: readonly string[]): number
   return scores;
 }
 
-/** The default {@link RelevanceScorer}: {@link scoreByBm25}, cancellable before it starts. */
+/** The default {@link RelevanceScorer}: offline BM25+ scores of each document, cancellable before it starts. */
 export const bm25Scorer: RelevanceScorer = async (request) => {
   request.signal?.throwIfAborted();
   return scoreByBm25(request.query, request.documents);

@@ -219,8 +219,11 @@ export function enforceAggregateFileBudget(
 }
 
 /** Token budgets for file reads and attachments. */
-export const fileBudget = Object.freeze({
+export const fileBudget = /* @__PURE__ */ Object.freeze({
+  /** Tokens file reads may use: a share (60%) of what the window has left. */
   calculate: calculateFileTokenBudget,
+  /** How to read a file of a given size within a budget: whole, truncated or previewed. */
   shouldTruncate: shouldTruncateFile,
+  /** The attachments of one request cut or dropped so that together they fit one budget. */
   enforceAggregate: enforceAggregateFileBudget,
 });

@@ -26,12 +26,14 @@ import {
 import { isSummaryText, parseSummary, renderSummary } from './summary-format.js';
 
 /** The facts block (`<!-- ctxguard:facts -->`): facts kept across compactions. */
-export const factsBlock = Object.freeze({
+export const factsBlock = /* @__PURE__ */ Object.freeze({
   /** `<!-- ctxguard:facts -->`, the line that opens a block. */
   open: FACTS_OPEN,
   /** `<!-- /ctxguard:facts -->`, the line that closes a block. */
   close: FACTS_CLOSE,
+  /** The block holding `facts` (`''` for none), values neutralized, one bullet per category where it can. */
   render: renderFactsBlock,
+  /** The facts of the first block in a text; `null` without one. */
   parse: parseFactsBlock,
   /** Removes every facts block from a text. */
   strip: stripFactsBlocks,
@@ -46,29 +48,39 @@ export const factsBlock = Object.freeze({
 });
 
 /** The summary message (`<!-- ctxguard:summary messages=N -->`) with its files and facts. */
-export const summaryBlock = Object.freeze({
+export const summaryBlock = /* @__PURE__ */ Object.freeze({
+  /** The summary message's text: `{ text, messageCount, facts?, filesRead?, filesModified? }` rendered. */
   render: renderSummary,
+  /** What a summary text holds; `null` for any other text. */
   parse: parseSummary,
+  /** True for the text of a summary. */
   is: isSummaryText,
 });
 
 /** Marker texts and the escaping that keeps user and tool text from forging any block. */
-export const markers = Object.freeze({
+export const markers = /* @__PURE__ */ Object.freeze({
   /** Breaks every readable spelling of the marker keyword; `restore` undoes it exactly. */
   neutralize: neutralizeMarkers,
+  /** Undoes `neutralize`: `restore(neutralize(x)) === x` for every string. */
   restore: restoreMarkers,
   /** True when a text holds any spelling of the marker keyword that could forge a block. */
   containsLookalike: containsMarkerLookalike,
   /** `<!-- ctxguard:truncated hidden=N -->`, where the sliding window hid messages. */
-  truncation: Object.freeze({
+  truncation: /* @__PURE__ */ Object.freeze({
+    /** The marker for `{ hiddenCount }` hidden messages. */
     render: renderTruncationMarker,
+    /** `{ hiddenCount }` of a marker text; `null` for any other text. */
     parse: parseTruncationMarker,
+    /** True for the text of a truncation marker. */
     is: isTruncationMarkerText,
   }),
   /** `<!-- ctxguard:pruned tokens=N chars=N -->`, the placeholder of a pruned tool output. */
-  prunedOutput: Object.freeze({
+  prunedOutput: /* @__PURE__ */ Object.freeze({
+    /** The placeholder for `{ toolName, originalTokens, originalChars, keptFacts? }`. */
     render: renderPrunedOutput,
+    /** What a placeholder says; `null` for any other text. */
     parse: parsePrunedOutput,
+    /** True for the text of a pruned-output placeholder. */
     is: isPrunedOutputText,
   }),
 });

@@ -6,7 +6,7 @@ import { pruneToolOutputsOptionsSchema } from './prune-tool-outputs.js';
 import { slidingWindowOptionsSchema } from './sliding-window.js';
 
 /** The zod schemas of the rewrites' options and of a summarize request, for callers that validate first. */
-export const schemas = Object.freeze({
+export const schemas = /* @__PURE__ */ Object.freeze({
   pruneToolOutputsOptions: pruneToolOutputsOptionsSchema,
   deduplicateFileReadsOptions: deduplicateFileReadsOptionsSchema,
   microcompactToolResultsOptions: microcompactToolResultsOptionsSchema,
