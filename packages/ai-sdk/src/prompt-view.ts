@@ -1,6 +1,7 @@
 import type { LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
-import { type Message, pushAll } from '@ctxguard/core';
+import type { Message } from '@ctxguard/core';
 import { fromAISDKPrompt, toAISDKPrompt } from '@ctxguard/formats';
+import { pushAll } from '@ctxguard/shared';
 import { LRUCache } from 'lru-cache';
 import { fingerprint } from './fingerprint.js';
 import { bytesToBase64, type PromptDialect, v3Dialect } from './prompt-dialect.js';

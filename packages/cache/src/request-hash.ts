@@ -1,5 +1,6 @@
-import { findJsonValueIssue, formatPath, InvalidInputError, parseInput } from '@ctxguard/core';
+import { findJsonValueIssue, InvalidInputError, parseInput } from '@ctxguard/core';
 import { assertKey } from '@ctxguard/persistence';
+import { formatPath } from '@ctxguard/shared';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { z } from 'zod';
 

@@ -1,4 +1,4 @@
-import { CtxGuardError, parseInput, parseOptions, randomUuid } from '@ctxguard/core';
+import { CtxGuardError, parseInput, parseOptions } from '@ctxguard/core';
 import {
   AtomicCreateUnsupportedError,
   CorruptEntryError,
@@ -8,6 +8,7 @@ import {
   StorageError,
   supportsAtomicCreate,
 } from '@ctxguard/persistence';
+import { randomUuid } from '@ctxguard/shared';
 import { z } from 'zod';
 import {
   type Calibration,

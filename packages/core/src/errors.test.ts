@@ -4,7 +4,6 @@ import {
   ConversionError,
   CtxGuardError,
   describeZodIssues,
-  formatPath,
   InvalidInputError,
   InvalidOptionsError,
   parseInput,
@@ -58,16 +57,6 @@ describe('error classes', () => {
     const error = new StorageError('disk');
     expect(error.name).toBe('StorageError');
     expect(CtxGuardError.is(error, 'storage_error')).toBe(true);
-  });
-});
-
-describe('formatPath', () => {
-  it('renders indices in brackets and keys with dots', () => {
-    expect(formatPath([3, 'content', 0, 'toolCallId'], 'messages')).toBe('messages[3].content[0].toolCallId');
-    expect(formatPath(['a', 'b'])).toBe('a.b');
-    expect(formatPath([0, 1])).toBe('[0][1]');
-    expect(formatPath([], '')).toBe('(root)');
-    expect(formatPath([], 'options')).toBe('options');
   });
 });
 

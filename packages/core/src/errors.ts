@@ -1,3 +1,4 @@
+import { formatPath } from '@ctxguard/shared';
 import type { z } from 'zod';
 
 /** Stable machine-readable codes used across every ctxguard package. */
@@ -97,16 +98,6 @@ export class ConversionError extends CtxGuardError {
     super('conversion_error', message, options);
     this.path = path;
   }
-}
-
-/** Renders a path as `messages[3].content[0].toolCallId`. */
-export function formatPath(path: readonly PropertyKey[], root = ''): string {
-  let out = root;
-  for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else out += out === '' ? String(segment) : `.${String(segment)}`;
-  }
-  return out === '' ? '(root)' : out;
 }
 
 /** One failing field: where (`path`) and why (`message`). */

@@ -1,11 +1,8 @@
-export { pushAll } from './arrays.js';
-export { describeThrown, describeValue } from './describe-value.js';
 export type { CtxGuardErrorCode } from './errors.js';
 export {
   ConversionError,
   CtxGuardError,
   describeZodIssues,
-  formatPath,
   InvalidInputError,
   InvalidOptionsError,
   parseInput,
@@ -27,7 +24,7 @@ export type {
   MessageResolveEvent,
   WarningEvent,
 } from './hooks.js';
-export { HookBus, hookNames, isHookBus } from './hooks.js';
+export { HookBus, isHookBus } from './hooks.js';
 export type { JsonCheckOptions, JsonValueIssue } from './json-value.js';
 export { copyJsonValue, findJsonValueIssue } from './json-value.js';
 export type {
@@ -61,57 +58,25 @@ export {
   providerOptionsSchema,
   usageSchema,
 } from './message.js';
-export {
-  isRecord,
-  isToolCallPart,
-  isToolResultPart,
-  partsOf,
-  roleOf,
-  toolCallsOf,
-  toolResultsOf,
-} from './message-readers.js';
-export type { MessageSnapshot } from './message-snapshot.js';
-export { matchesSnapshot, takeMessageSnapshot } from './message-snapshot.js';
+export { isToolCallPart, isToolResultPart, toolCallsOf, toolResultsOf } from './message-readers.js';
 export { COMPACTION_KIND, isCompactionPart, newestCompactionIndex } from './provider-compaction.js';
-export { randomUuid } from './random-uuid.js';
 export type {
   Cancellable,
-  CompactMessagesRewriteOptions,
-  CompactMessagesRewriteResult,
   ContextStrategy,
   ContextTools,
-  DeduplicateFileReadsOptions,
-  DeduplicateFileReadsResult,
   ExtractedFact,
   ExtractFactsRequest,
   FactCategory,
   FactInjectionSite,
   HistorySegments,
-  LightTrimRewriteOptions,
-  LightTrimRewriteResult,
-  MicrocompactToolResultsOptions,
-  MicrocompactToolResultsResult,
-  PruneToolOutputsOptions,
-  PruneToolOutputsResult,
   ReactContext,
   RewriteResult,
-  SlideWindowOptions,
-  SlideWindowResult,
   StrategyDecision,
+  StrategyToolOptions,
+  StrategyToolResult,
   StrategyTools,
-  SummarizeRangeOptions,
-  SummarizeRangeResult,
   SummarizeRequest,
   TriggerLevel,
 } from './strategy.js';
-export {
-  abortReason,
-  abortSignalSchema,
-  containsWhole,
-  factCategories,
-  isContextStrategy,
-  isContextTools,
-  throwIfAborted,
-  wellFormedFacts,
-} from './strategy.js';
+export { factCategories, isContextStrategy, isContextTools, wellFormedFacts } from './strategy.js';
 export { withSystemPrompt } from './system-prompt.js';

@@ -1,7 +1,7 @@
 /** Any value JSON can carry. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-/** Where a value stops being JSON (`path` as in core's errors: render it with `formatPath`) and why. */
+/** Where a value stops being JSON (`path` as in core's errors) and why. */
 export interface JsonValueIssue {
   /** Property names and array indexes from the root to the offending value; `[]` for the root. */
   readonly path: (string | number)[];

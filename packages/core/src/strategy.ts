@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { HistoryEntry } from './history.js';
 import type { JsonValue, Message, MessageInput } from './message.js';
 
@@ -74,34 +73,6 @@ export interface Cancellable {
   /** Aborts the call (a model-backed implementation cancels its request and rejects). */
   signal?: AbortSignal | undefined;
 }
-
-/**
- * Whether `value` can serve as an `AbortSignal`: an instance of this realm's class, or an object
- * with its `aborted` flag and `addEventListener` (a signal made in another realm, such as a test
- * environment's window or a worker's, fails `instanceof` but cancels work all the same).
- */
-function isAbortSignal(value: unknown): value is AbortSignal {
-  if (typeof AbortSignal !== 'undefined' && value instanceof AbortSignal) return true;
-  if (typeof value !== 'object' || value === null) return false;
-  const { aborted, addEventListener } = value as { aborted?: unknown; addEventListener?: unknown };
-  return typeof aborted === 'boolean' && typeof addEventListener === 'function';
-}
-
-/**
- * Why `signal` fired: its reason, or an `AbortError` when it gave none (a signal-like object from
- * another realm or a polyfill may lack `reason`).
- */
-export function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
-}
-
-/** Throws the signal's abort reason when it has been aborted (works for signal-like objects too). */
-export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw abortReason(signal);
-}
-
-/** Schema of a {@link Cancellable.signal}: every package's `signal` option is checked with it. */
-export const abortSignalSchema = z.custom<AbortSignal>(isAbortSignal, 'expected an AbortSignal');
 
 /** What {@link ContextTools.summarize} is asked. */
 export interface SummarizeRequest extends Cancellable {
@@ -324,6 +295,22 @@ export interface StrategyTools {
   readonly historyLength: number;
 }
 
+/** The rewrites of {@link StrategyTools} that take an options object. */
+type StrategyToolRewrite =
+  | 'pruneToolOutputs'
+  | 'deduplicateFileReads'
+  | 'slideWindow'
+  | 'microcompactToolResults'
+  | 'compactMessages'
+  | 'lightTrim'
+  | 'summarizeRange';
+
+/** The options a rewrite of {@link StrategyTools} takes, e.g. `StrategyToolOptions<'slideWindow'>`. */
+export type StrategyToolOptions<K extends StrategyToolRewrite> = NonNullable<Parameters<StrategyTools[K]>[0]>;
+
+/** What a rewrite of {@link StrategyTools} resolves to, e.g. `StrategyToolResult<'summarizeRange'>`. */
+export type StrategyToolResult<K extends StrategyToolRewrite> = Awaited<ReturnType<StrategyTools[K]>>;
+
 /** The model-backed (or offline) helpers used to summarize and extract facts; users may supply their own. */
 export interface ContextTools {
   /** Version of this contract the tools implement. */
@@ -419,24 +406,6 @@ export function wellFormedFacts(items: readonly unknown[]): {
     });
   }
   return { facts, dropped };
-}
-
-const WORD = /[\p{L}\p{N}_]/u;
-
-/**
- * Whether `value` occurs in `text` as a whole token (not inside a longer word or number): `1ms`
- * is not in `11ms`, while `src/a.ts` is in `packages/x/src/a.ts`.
- */
-export function containsWhole(text: string, value: string): boolean {
-  if (value.length === 0) return true;
-  const wordStart = WORD.test(value[0]!);
-  const wordEnd = WORD.test(value.at(-1)!);
-  for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
-    const before = at > 0 ? text[at - 1]! : '';
-    const after = text[at + value.length] ?? '';
-    if ((!wordStart || !WORD.test(before)) && (!wordEnd || !WORD.test(after))) return true;
-  }
-  return false;
 }
 
 /** Whether `value` is {@link ContextTools}: `summarize` and `extractFacts` functions (for option checks). */

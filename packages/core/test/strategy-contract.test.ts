@@ -5,11 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type Cancellable,
-  type CompactMessagesRewriteOptions,
-  type CompactMessagesRewriteResult,
   type ContextStrategy,
   type ContextTools,
-  type DeduplicateFileReadsResult,
   type ExtractedFact,
   type ExtractFactsRequest,
   type FactCategory,
@@ -19,22 +16,17 @@ import {
   InvalidInputError,
   InvalidOptionsError,
   type JsonValue,
-  type LightTrimRewriteResult,
   type Message,
   type MessageInput,
-  type MicrocompactToolResultsResult,
   messageText,
-  type PruneToolOutputsResult,
   parseMessage,
   parseOptions,
   type ReactContext,
   type RewriteResult,
-  type SlideWindowOptions,
-  type SlideWindowResult,
   type StrategyDecision,
+  type StrategyToolOptions,
+  type StrategyToolResult,
   type StrategyTools,
-  type SummarizeRangeOptions,
-  type SummarizeRangeResult,
   type SummarizeRequest,
   type TriggerLevel,
 } from '../src/index.js';
@@ -204,29 +196,31 @@ class EntryListTools implements StrategyTools {
   }
 
   // This conversation has no tool calls or file reads: the tool-output rewrites have nothing to do.
-  async pruneToolOutputs(): Promise<PruneToolOutputsResult> {
+  async pruneToolOutputs(): Promise<StrategyToolResult<'pruneToolOutputs'>> {
     return { ...this.#rewrite(() => []), prunedOutputs: 0 };
   }
 
-  async deduplicateFileReads(): Promise<DeduplicateFileReadsResult> {
+  async deduplicateFileReads(): Promise<StrategyToolResult<'deduplicateFileReads'>> {
     return { ...this.#rewrite(() => []), deduplicatedReads: 0, files: [] };
   }
 
-  async microcompactToolResults(): Promise<MicrocompactToolResultsResult> {
+  async microcompactToolResults(): Promise<StrategyToolResult<'microcompactToolResults'>> {
     return { ...this.#rewrite(() => []), clearedResults: 0 };
   }
 
-  async lightTrim(): Promise<LightTrimRewriteResult> {
+  async lightTrim(): Promise<StrategyToolResult<'lightTrim'>> {
     return { ...this.#rewrite(() => []), trimmedOutputs: 0, droppedReasoning: 0 };
   }
 
   async compactMessages({
     budgetTokens,
-  }: CompactMessagesRewriteOptions): Promise<CompactMessagesRewriteResult> {
+  }: StrategyToolOptions<'compactMessages'>): Promise<StrategyToolResult<'compactMessages'>> {
     return { ...this.#rewrite(() => []), fits: this.measure(this.view()) <= budgetTokens };
   }
 
-  async slideWindow({ fraction = 0.5 }: SlideWindowOptions = {}): Promise<SlideWindowResult> {
+  async slideWindow({
+    fraction = 0.5,
+  }: StrategyToolOptions<'slideWindow'> = {}): Promise<StrategyToolResult<'slideWindow'>> {
     const view = this.view();
     const start = view[0]?.message.role === 'system' ? 3 : 2; // the first exchange stays
     const count = Math.floor(((view.length - start - 2) * fraction) / 2) * 2; // an even count keeps turns paired
@@ -244,7 +238,7 @@ class EntryListTools implements StrategyTools {
     maxLength = 400,
     focus,
     signal,
-  }: SummarizeRangeOptions): Promise<SummarizeRangeResult> {
+  }: StrategyToolOptions<'summarizeRange'>): Promise<StrategyToolResult<'summarizeRange'>> {
     const range = this.view().slice(from, to);
     const facts = await this.extractFacts({ entries: range, signal });
     const summary = await this.summarize({ entries: range, maxLength, focus, signal });

@@ -11,8 +11,8 @@ import {
   type PersistableHistory,
   parseInput,
   parseOptions,
-  randomUuid,
 } from '@ctxguard/core';
+import { randomUuid } from '@ctxguard/shared';
 import { z } from 'zod';
 import {
   type CompactionInfo,

@@ -1,7 +1,5 @@
 import {
-  describeValue,
   describeZodIssues,
-  formatPath,
   type HistoryEntry,
   type HistoryMetadata,
   historyEntrySchema,
@@ -9,7 +7,6 @@ import {
   type MessageInput,
   type PersistableHistory,
   parseOptions,
-  randomUuid,
 } from '@ctxguard/core';
 import {
   type AtomicCreate,
@@ -18,6 +15,7 @@ import {
   type Persistence,
   supportsAtomicCreate,
 } from '@ctxguard/persistence';
+import { describeValue, formatPath, randomUuid } from '@ctxguard/shared';
 import { z } from 'zod';
 import {
   type ConversationHistoryOptions,

@@ -1,5 +1,6 @@
-import { describeZodIssues, formatPath } from '@ctxguard/core';
+import { describeZodIssues } from '@ctxguard/core';
 import { CorruptEntryError } from '@ctxguard/persistence';
+import { formatPath } from '@ctxguard/shared';
 import { z } from 'zod';
 import { UnsupportedHistoryFormatError } from './errors.js';
 import { historyMetadataSchema } from './metadata.js';

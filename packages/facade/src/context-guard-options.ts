@@ -1,16 +1,10 @@
 import type { ContextStrategy, ContextTools } from '@ctxguard/core';
-import {
-  abortSignalSchema,
-  type HookBus,
-  isContextStrategy,
-  isContextTools,
-  isHookBus,
-  messagesSchema,
-} from '@ctxguard/core';
+import { type HookBus, isContextStrategy, isContextTools, isHookBus, messagesSchema } from '@ctxguard/core';
 import { contextGuardOptionsSchema } from '@ctxguard/guard';
 import { type ContextLimitResolver, contextMeasurerOptionsSchema } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { isPersistence, type Persistence } from '@ctxguard/persistence';
+import { abortSignalSchema } from '@ctxguard/shared';
 import { isTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
 import { usageInputSchema } from './provider-shapes.js';

@@ -17,7 +17,6 @@ import {
   messageSchema,
   parseInput,
   parseOptions,
-  throwIfAborted,
   type Usage,
 } from '@ctxguard/core';
 import {
@@ -35,6 +34,7 @@ import {
 } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
+import { throwIfAborted } from '@ctxguard/shared';
 import { RecompactStrategy } from '@ctxguard/strategies';
 import { HybridTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { LRUCache } from 'lru-cache';

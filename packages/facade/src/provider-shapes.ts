@@ -1,4 +1,5 @@
-import { InvalidInputError, isRecord, type Usage, usageSchema } from '@ctxguard/core';
+import { InvalidInputError, type Usage, usageSchema } from '@ctxguard/core';
+import { isRecord } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Usage as OpenAI Chat Completions reports it (`response.usage`). */

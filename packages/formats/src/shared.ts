@@ -1,7 +1,6 @@
 import {
   type ContentPart,
   ConversionError,
-  formatPath,
   type JsonValue,
   type Message,
   messagesSchema,
@@ -202,7 +201,8 @@ export function reportEmptySystem(index: number, losses: LossReporter): void {
 }
 
 /** Appends every item in order; unlike `push(...items)` it never overflows the stack on a huge array. */
-export { pushAll } from '@ctxguard/core';
+
+import { formatPath } from '@ctxguard/shared';
 
 /** Sets `target[key] = value` only when value is defined (for `exactOptionalPropertyTypes`). */
 export function assignDefined<T extends object, K extends keyof T>(

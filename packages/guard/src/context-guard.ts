@@ -7,14 +7,11 @@ import {
   TokenMeter,
 } from '@ctxguard/compactor';
 import {
-  abortSignalSchema,
   type CompactionEvent,
   type ContextStrategy,
   type ContextTools,
   type ConversationHistory,
   CtxGuardError,
-  describeThrown,
-  describeValue,
   HookBus,
   InvalidInputError,
   isContextTools,
@@ -24,9 +21,9 @@ import {
   messageText,
   parseInput,
   parseOptions,
-  pushAll,
   type TriggerLevel,
 } from '@ctxguard/core';
+import { abortSignalSchema, describeThrown, describeValue, pushAll } from '@ctxguard/shared';
 import type { TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
 import {

@@ -6,15 +6,14 @@
  * that asked for them.
  */
 import {
-  abortReason,
   type ContextTools,
   type ExtractedFact,
   type ExtractFactsRequest,
   isContextTools,
   type SummarizeRequest,
-  throwIfAborted,
   wellFormedFacts,
 } from '@ctxguard/core';
+import { abortReason, throwIfAborted } from '@ctxguard/shared';
 
 /** Facts an extraction answered that could not be used, reported once per call. */
 export interface DroppedFacts {

@@ -18,44 +18,44 @@ import {
   truncateWithSlidingWindow,
 } from '@ctxguard/compactor';
 import {
-  type CompactMessagesRewriteOptions,
-  type CompactMessagesRewriteResult,
   type ContextTools,
   type ConversationHistory,
-  containsWhole,
-  type DeduplicateFileReadsOptions,
-  type DeduplicateFileReadsResult,
   type ExtractedFact,
   type FactCategory,
   type FactInjectionSite,
   type HistoryEntry,
   type HistorySegments,
   isOriginalEntry,
-  type LightTrimRewriteOptions,
-  type LightTrimRewriteResult,
   type Message,
   type MessageInput,
-  type MicrocompactToolResultsOptions,
-  type MicrocompactToolResultsResult,
   messageText,
-  type PruneToolOutputsOptions,
-  type PruneToolOutputsResult,
-  pushAll,
   type RewriteResult,
-  type SlideWindowOptions,
-  type SlideWindowResult,
   type StrategyTools,
-  type SummarizeRangeOptions,
-  type SummarizeRangeResult,
-  throwIfAborted,
   toolResultsOf,
 } from '@ctxguard/core';
+import { containsWhole, pushAll, throwIfAborted } from '@ctxguard/shared';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFactLists, mergeFacts, missingFacts, redactMessage } from './guard-facts.js';
 import { STATE_KEY } from './guard-state.js';
 import { boundToRequest, type DroppedFacts } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { writeSignedMark } from './signed-mark.js';
+import type {
+  CompactMessagesRewriteOptions,
+  CompactMessagesRewriteResult,
+  DeduplicateFileReadsOptions,
+  DeduplicateFileReadsResult,
+  LightTrimRewriteOptions,
+  LightTrimRewriteResult,
+  MicrocompactToolResultsOptions,
+  MicrocompactToolResultsResult,
+  PruneToolOutputsOptions,
+  PruneToolOutputsResult,
+  SlideWindowOptions,
+  SlideWindowResult,
+  SummarizeRangeOptions,
+  SummarizeRangeResult,
+} from './tool-types.js';
 import { checkTools } from './tools-input.js';
 
 /** One rewrite that changed the conversation, as the guard reports it in `onCompaction`. */

@@ -4,15 +4,8 @@
  * before anything is read, summarized or rewritten.
  */
 import { schemas } from '@ctxguard/compactor';
-import {
-  abortSignalSchema,
-  factCategories,
-  isContextTools,
-  messageSchema,
-  parseInput,
-  partsOf,
-  toolResultsOf,
-} from '@ctxguard/core';
+import { factCategories, isContextTools, messageSchema, parseInput, toolResultsOf } from '@ctxguard/core';
+import { abortSignalSchema, partsOf } from '@ctxguard/shared';
 import { z } from 'zod';
 
 const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null;

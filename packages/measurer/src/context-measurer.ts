@@ -8,7 +8,6 @@ import {
   type CompletionEvent,
   type ConversationHistory,
   CtxGuardError,
-  describeValue,
   type HookBus,
   isHookBus,
   type Message,
@@ -19,6 +18,7 @@ import {
 } from '@ctxguard/core';
 import { getOutputReserve, ModelCatalog, type ResolvedModel } from '@ctxguard/models';
 import { isPersistence, type Persistence } from '@ctxguard/persistence';
+import { describeValue } from '@ctxguard/shared';
 import {
   type CountContext,
   conversationOverhead,

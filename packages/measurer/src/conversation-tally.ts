@@ -1,11 +1,5 @@
-import {
-  CtxGuardError,
-  describeValue,
-  type Message,
-  type MessageSnapshot,
-  matchesSnapshot,
-  takeMessageSnapshot,
-} from '@ctxguard/core';
+import { CtxGuardError, type Message } from '@ctxguard/core';
+import { describeValue, type MessageSnapshot, matchesSnapshot, takeMessageSnapshot } from '@ctxguard/shared';
 import { type MessageParts, weighParts } from '@ctxguard/token-counter';
 import { PartTotals, type SummedParts } from './part-totals.js';
 import { reportedTokens } from './reported-usage.js';

@@ -1,7 +1,9 @@
-import { findJsonValueIssue, formatPath, type JsonCheckOptions } from '@ctxguard/core';
+import { findJsonValueIssue, type JsonCheckOptions } from '@ctxguard/core';
 import { UnserializableValueError } from './errors.js';
 
 export type { JsonCheckOptions } from '@ctxguard/core';
+
+import { formatPath } from '@ctxguard/shared';
 
 /**
  * Checks that `value` is JSON by the one rule of `findJsonValueIssue` from `@ctxguard/core`:

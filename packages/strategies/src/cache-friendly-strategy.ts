@@ -1,7 +1,6 @@
 import { lightTrimMessages, renderTranscript, summaryBlock } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
-  containsWhole,
   type ExtractedFact,
   type FactCategory,
   factCategories,
@@ -13,6 +12,7 @@ import {
   type StrategyDecision,
   type TriggerLevel,
 } from '@ctxguard/core';
+import { containsWhole } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead } from './budget-figures.js';
 import {

@@ -1,11 +1,6 @@
 import { renderTranscript } from '@ctxguard/compactor';
-import {
-  containsWhole,
-  type ExtractedFact,
-  type ReactContext,
-  type RewriteResult,
-  type StrategyTools,
-} from '@ctxguard/core';
+import type { ExtractedFact, ReactContext, RewriteResult, StrategyTools } from '@ctxguard/core';
+import { containsWhole } from '@ctxguard/shared';
 import { factsBlockTokens } from './facts-room.js';
 import { effectiveView } from './history-view.js';
 

@@ -1,11 +1,6 @@
 import { lightTrimMessages, renderTranscript } from '@ctxguard/compactor';
-import {
-  containsWhole,
-  type ExtractedFact,
-  type HistoryEntry,
-  pushAll,
-  type ReactContext,
-} from '@ctxguard/core';
+import type { ExtractedFact, HistoryEntry, ReactContext } from '@ctxguard/core';
+import { containsWhole, pushAll } from '@ctxguard/shared';
 import { requestOverhead } from './budget-figures.js';
 import { cutOutputsTo, largestFittingCut } from './recent-shrink.js';
 

@@ -1,12 +1,6 @@
-import {
-  CtxGuardError,
-  contentParts,
-  type JsonValue,
-  type Message,
-  pushAll,
-  withSystemPrompt,
-} from '@ctxguard/core';
+import { CtxGuardError, contentParts, type JsonValue, type Message, withSystemPrompt } from '@ctxguard/core';
 import { toAnthropic } from '@ctxguard/formats';
+import { pushAll } from '@ctxguard/shared';
 
 /** A whole request to count (the shape of `ConversationInput`). */
 export interface CountRequest {

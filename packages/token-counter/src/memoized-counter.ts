@@ -1,5 +1,6 @@
 import type { Message } from '@ctxguard/core';
-import { CtxGuardError, describeValue, InvalidOptionsError, parseOptions } from '@ctxguard/core';
+import { CtxGuardError, InvalidOptionsError, parseOptions } from '@ctxguard/core';
+import { describeValue } from '@ctxguard/shared';
 import { z } from 'zod';
 import { addedSystemMessage, measureTools, sumEstimates } from './conversation.js';
 import { conversationOverhead } from './message-cost.js';

@@ -1,4 +1,4 @@
-import { type MessageSnapshot, matchesSnapshot, takeMessageSnapshot } from '@ctxguard/core';
+import { type MessageSnapshot, matchesSnapshot, takeMessageSnapshot } from '@ctxguard/shared';
 import { LRUCache } from 'lru-cache';
 import { sha256Hex } from './text-hash.js';
 

@@ -1,4 +1,5 @@
-import { type ContentPart, isRecord, type Message, partsOf, roleOf } from '@ctxguard/core';
+import type { ContentPart, Message } from '@ctxguard/core';
+import { isRecord, partsOf, roleOf } from '@ctxguard/shared';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { withParts } from '../messages/message-parts.js';
 

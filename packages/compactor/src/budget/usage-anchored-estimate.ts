@@ -1,4 +1,5 @@
-import { type Message, roleOf } from '@ctxguard/core';
+import type { Message } from '@ctxguard/core';
+import { roleOf } from '@ctxguard/shared';
 
 /** A hybrid estimate of a message list: the provider's reported usage up to an anchor, estimates after it. */
 export interface UsageAnchoredEstimate {

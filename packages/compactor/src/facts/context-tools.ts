@@ -1,5 +1,4 @@
 import {
-  abortSignalSchema,
   type ContextTools,
   CtxGuardError,
   type ExtractedFact,
@@ -10,9 +9,9 @@ import {
   parseInput,
   parseOptions,
   type SummarizeRequest,
-  throwIfAborted,
   wellFormedFacts,
 } from '@ctxguard/core';
+import { abortSignalSchema, throwIfAborted } from '@ctxguard/shared';
 import { z } from 'zod';
 import { redactSecrets } from '../rewrites/redact-secrets.js';
 

@@ -1,4 +1,5 @@
-import { containsWhole, type ExtractedFact } from '@ctxguard/core';
+import type { ExtractedFact } from '@ctxguard/core';
+import { containsWhole } from '@ctxguard/shared';
 import { rankFactsByWorth } from './fact-digest.js';
 import { FACT_VALUE_SEPARATOR, hasPlainKey, renderFactsBlock, sharesBullet } from './facts-block.js';
 

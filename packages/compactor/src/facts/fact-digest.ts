@@ -1,4 +1,5 @@
-import { containsWhole, type ExtractedFact, isRecord, type Message, partsOf } from '@ctxguard/core';
+import type { ExtractedFact, Message } from '@ctxguard/core';
+import { containsWhole, isRecord, partsOf } from '@ctxguard/shared';
 
 /** What a digest reads of a fact: its category and value (keys are the facts block's). */
 export type DigestFact = Pick<ExtractedFact, 'category' | 'value'>;

@@ -1,4 +1,5 @@
-import { type ExtractedFact, type FactCategory, factCategories, throwIfAborted } from '@ctxguard/core';
+import { type ExtractedFact, type FactCategory, factCategories } from '@ctxguard/core';
+import { throwIfAborted } from '@ctxguard/shared';
 import { withoutCompactionNotes } from './compaction-notes.js';
 import { derivedFactKey } from './facts-block.js';
 import { parseTranscript, type TranscriptLine, type TranscriptRole } from './transcript.js';

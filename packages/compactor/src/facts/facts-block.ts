@@ -1,4 +1,5 @@
-import { type ExtractedFact, type FactCategory, factCategories, pushAll } from '@ctxguard/core';
+import { type ExtractedFact, type FactCategory, factCategories } from '@ctxguard/core';
+import { pushAll } from '@ctxguard/shared';
 import {
   closeMarker,
   escapeLine,

@@ -4,8 +4,8 @@ import {
   isContextTools,
   type Message,
   parseOptions,
-  throwIfAborted,
 } from '@ctxguard/core';
+import { throwIfAborted } from '@ctxguard/shared';
 import { sha256Hex } from '@ctxguard/token-counter';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';

@@ -1,13 +1,11 @@
 import {
   type ContentPart,
-  isRecord,
   isToolCallPart,
   isToolResultPart,
   type Message,
-  partsOf,
-  roleOf,
   type ToolResultPart,
 } from '@ctxguard/core';
+import { isRecord, partsOf, roleOf } from '@ctxguard/shared';
 import { deepFreeze, isDeepFrozen } from './deep-frozen.js';
 
 /**

@@ -3,14 +3,12 @@ import {
   type FilePart,
   type ImagePart,
   isCompactionPart,
-  isRecord,
   isToolCallPart,
   isToolResultPart,
   type Message,
-  partsOf,
-  roleOf,
   type TextPart,
 } from '@ctxguard/core';
+import { isRecord, partsOf, roleOf } from '@ctxguard/shared';
 import { withParts } from './message-parts.js';
 
 /** Opening line of a restated tool round, so the model reads it as its own earlier step. */

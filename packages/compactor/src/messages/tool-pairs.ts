@@ -1,13 +1,11 @@
 import {
   type ContentPart,
-  isRecord,
   isToolCallPart,
   isToolResultPart,
   type Message,
-  partsOf,
-  roleOf,
   toolCallsOf,
 } from '@ctxguard/core';
+import { isRecord, partsOf, roleOf } from '@ctxguard/shared';
 import { safeJson, withParts } from './message-parts.js';
 
 /**

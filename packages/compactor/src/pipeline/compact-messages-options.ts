@@ -1,4 +1,5 @@
-import { abortSignalSchema, type Message } from '@ctxguard/core';
+import type { Message } from '@ctxguard/core';
+import { abortSignalSchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { DEFAULT_MAX_REQUEST_BYTES } from '../budget/media-bytes.js';
 import { contextToolsSchema } from '../facts/context-tools.js';

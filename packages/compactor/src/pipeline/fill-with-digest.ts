@@ -1,4 +1,5 @@
-import { containsWhole, type Message, roleOf } from '@ctxguard/core';
+import type { Message } from '@ctxguard/core';
+import { containsWhole, roleOf } from '@ctxguard/shared';
 import type { TokenMeter } from '../budget/token-meter.js';
 import {
   chooseDigestFacts,

@@ -1,4 +1,5 @@
-import { type ContentPart, type ContextTools, isRecord, type Message, partsOf, roleOf } from '@ctxguard/core';
+import type { ContentPart, ContextTools, Message } from '@ctxguard/core';
+import { isRecord, partsOf, roleOf } from '@ctxguard/shared';
 import { mediaPlaceholder } from '../budget/media-bytes.js';
 import type { TokenMeter } from '../budget/token-meter.js';
 import { extractFactsSafely, missingFrom, selectFacts } from '../facts/fact-ledger.js';

@@ -1,15 +1,12 @@
 import {
-  isRecord,
   isToolResultPart,
   type Message,
   parseOptions,
-  partsOf,
-  pushAll,
-  roleOf,
   type ToolCallPart,
   type ToolResultPart,
   toolCallsOf,
 } from '@ctxguard/core';
+import { isRecord, partsOf, pushAll, roleOf } from '@ctxguard/shared';
 import { z } from 'zod';
 import { runMeter, type TokenMeter } from '../budget/token-meter.js';
 import { isPrunedOutputText, renderSupersededRead } from '../facts/markers.js';

@@ -1,4 +1,4 @@
-import { throwIfAborted } from '@ctxguard/core';
+import { throwIfAborted } from '@ctxguard/shared';
 import { transcriptCandidates } from '../facts/candidate-memo.js';
 import { chooseDigestFacts, rankDigestFacts, renderFactDigest } from '../facts/fact-digest.js';
 import { rankedCandidates } from '../facts/fact-extractors.js';

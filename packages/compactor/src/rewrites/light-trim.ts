@@ -1,12 +1,5 @@
-import {
-  type ContentPart,
-  isRecord,
-  isToolResultPart,
-  type Message,
-  parseOptions,
-  partsOf,
-  roleOf,
-} from '@ctxguard/core';
+import { type ContentPart, isToolResultPart, type Message, parseOptions } from '@ctxguard/core';
+import { isRecord, partsOf, roleOf } from '@ctxguard/shared';
 import { z } from 'zod';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { toolOutputText, withParts } from '../messages/message-parts.js';

@@ -3,11 +3,10 @@ import {
   isToolResultPart,
   type Message,
   parseOptions,
-  partsOf,
-  roleOf,
   type ToolResultPart,
   toolCallsOf,
 } from '@ctxguard/core';
+import { partsOf, roleOf } from '@ctxguard/shared';
 import { z } from 'zod';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { toolOutputText, withParts } from '../messages/message-parts.js';

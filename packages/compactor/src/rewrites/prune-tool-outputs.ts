@@ -1,16 +1,14 @@
 import {
-  abortSignalSchema,
   type ContextTools,
   type ExtractedFact,
   isContextTools,
   isToolResultPart,
   type Message,
   parseOptions,
-  partsOf,
-  roleOf,
   type ToolResultPart,
   toolCallsOf,
 } from '@ctxguard/core';
+import { abortSignalSchema, partsOf, roleOf } from '@ctxguard/shared';
 import { z } from 'zod';
 import { runMeter, type TokenMeter } from '../budget/token-meter.js';
 import { contextToolsSchema } from '../facts/context-tools.js';

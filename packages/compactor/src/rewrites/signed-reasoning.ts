@@ -1,15 +1,9 @@
-import {
-  type ContentPart,
-  isCompactionPart,
-  isRecord,
-  type Message,
-  newestCompactionIndex,
-  partsOf,
-} from '@ctxguard/core';
+import { type ContentPart, isCompactionPart, type Message, newestCompactionIndex } from '@ctxguard/core';
+import { isRecord, partsOf } from '@ctxguard/shared';
 import { withParts } from '../messages/message-parts.js';
 import { restateToolRound, restateToolRounds, staleToolLoopStart } from '../messages/open-tool-round.js';
 
-/** What {@link dropSignedReasoningAfterChange} did. */
+/** What `signedReasoning.dropAfterChange` did. */
 export interface SignedReasoningResult {
   messages: Message[];
   /** Signed or redacted reasoning parts dropped from the output. */
@@ -106,10 +100,15 @@ function restateOpenRound(messages: readonly Message[], out: readonly Message[])
 }
 
 /** Signed (or redacted) reasoning after a rewrite: find it, drop it, restate the open tool loop that lost it. */
-export const signedReasoning = Object.freeze({
+export const signedReasoning = /* @__PURE__ */ Object.freeze({
+  /** True for a reasoning part with a provider signature or redacted data. */
   is: isSignedReasoning,
+  /** `messages` without signed reasoning from index `first` on (open tool loop restated when needed). */
   dropFrom: dropSignedReasoningFrom,
+  /** `rewritten` without signed reasoning from its first message that differs from `original`. */
   dropAfterChange: dropSignedReasoningAfterChange,
+  /** Where the open tool loop must be restated for a provider that requires thinking; `-1` for nowhere. */
   staleToolLoopStart,
+  /** The messages that restate the tool round starting at `start` as one user message. */
   restateToolRound,
 });

@@ -1,4 +1,5 @@
-import { type Message, parseOptions, roleOf } from '@ctxguard/core';
+import { type Message, parseOptions } from '@ctxguard/core';
+import { roleOf } from '@ctxguard/shared';
 import { z } from 'zod';
 import { runMeter } from '../budget/token-meter.js';
 import { parseTruncationMarker, renderTruncationMarker } from '../facts/markers.js';

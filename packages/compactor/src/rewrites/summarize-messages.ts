@@ -1,13 +1,5 @@
-import {
-  abortSignalSchema,
-  type ContextTools,
-  type ExtractedFact,
-  isRecord,
-  type Message,
-  parseOptions,
-  partsOf,
-  roleOf,
-} from '@ctxguard/core';
+import { type ContextTools, type ExtractedFact, type Message, parseOptions } from '@ctxguard/core';
+import { abortSignalSchema, isRecord, partsOf, roleOf } from '@ctxguard/shared';
 import { z } from 'zod';
 import { type Rendering, runMeter, type TokenMeter } from '../budget/token-meter.js';
 import { contextToolsSchema, cutAtLength } from '../facts/context-tools.js';

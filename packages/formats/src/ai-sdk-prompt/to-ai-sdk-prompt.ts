@@ -14,6 +14,7 @@ import type {
   UserMessage,
 } from '@ctxguard/core';
 import { COMPACTION_KIND } from '@ctxguard/core';
+import { pushAll } from '@ctxguard/shared';
 import type { z } from 'zod';
 import { anthropicCompactionToAISDK } from '../ai-sdk/compaction-parts.js';
 import { takeExtra, takeFilename, takeOutputProviderOptions, toolOutputKind } from '../ai-sdk-extras.js';
@@ -26,7 +27,6 @@ import {
   parseConverterOptions,
   parseCoreMessages,
   parseDataUrl,
-  pushAll,
   reportEmptySystem,
   sniffImageMediaType,
   ToolNames,

@@ -12,6 +12,7 @@ import type {
   ToolResultPart,
   UserMessage,
 } from '@ctxguard/core';
+import { pushAll } from '@ctxguard/shared';
 import type { z } from 'zod';
 import { takeFilename, toolOutputKind } from '../ai-sdk-extras.js';
 import {
@@ -25,7 +26,6 @@ import {
   parseCoreMessages,
   parseDataUrl,
   providerOption,
-  pushAll,
   reportEmptySystem,
   sniffImageMediaType,
   ToolNames,

@@ -13,11 +13,11 @@ import {
   type ToolResultPart,
   type UserMessage,
 } from '@ctxguard/core';
+import { pushAll } from '@ctxguard/shared';
 import type { z } from 'zod';
 import { opaqueCompaction } from '../provider-items.js';
 import {
   assignDefined,
-  pushAll,
   ToolNames,
   toolResultContentText,
   utf8ToBase64,

@@ -10,6 +10,7 @@ import type {
   ToolResultContentPart,
   ToolResultPart,
 } from '@ctxguard/core';
+import { pushAll } from '@ctxguard/shared';
 import { z } from 'zod';
 import { providerItem } from '../provider-items.js';
 import {
@@ -24,7 +25,6 @@ import {
   parseCoreMessages,
   parseDataUrl,
   providerOption,
-  pushAll,
   sniffImageMediaType,
 } from '../shared.js';
 import { cacheControlSchema } from './inbound-schema.js';

@@ -9,6 +9,7 @@ import type {
   ToolResultPart,
   UserMessage,
 } from '@ctxguard/core';
+import { pushAll } from '@ctxguard/shared';
 import { z } from 'zod';
 import {
   assignDefined,
@@ -21,7 +22,6 @@ import {
   parseCoreMessages,
   parseDataUrl,
   providerOption,
-  pushAll,
   sniffImageMediaType,
   toDataUrl,
 } from '../shared.js';

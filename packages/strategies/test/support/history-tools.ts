@@ -15,31 +15,19 @@ import {
 } from '@ctxguard/compactor';
 import {
   type Cancellable,
-  type CompactMessagesRewriteOptions,
-  type CompactMessagesRewriteResult,
   type ContextTools,
-  type DeduplicateFileReadsOptions,
-  type DeduplicateFileReadsResult,
   type ExtractedFact,
   type FactCategory,
   type FactInjectionSite,
   type HistoryEntry,
   type HistorySegments,
   isOriginalEntry,
-  type LightTrimRewriteOptions,
-  type LightTrimRewriteResult,
   type Message,
   type MessageInput,
-  type MicrocompactToolResultsOptions,
-  type MicrocompactToolResultsResult,
-  type PruneToolOutputsOptions,
-  type PruneToolOutputsResult,
   type RewriteResult,
-  type SlideWindowOptions,
-  type SlideWindowResult,
+  type StrategyToolOptions,
+  type StrategyToolResult,
   type StrategyTools,
-  type SummarizeRangeOptions,
-  type SummarizeRangeResult,
 } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 
@@ -178,19 +166,25 @@ export class HistoryStrategyTools implements StrategyTools {
     });
   }
 
-  async pruneToolOutputs(options: PruneToolOutputsOptions = {}): Promise<PruneToolOutputsResult> {
+  async pruneToolOutputs(
+    options: StrategyToolOptions<'pruneToolOutputs'> = {},
+  ): Promise<StrategyToolResult<'pruneToolOutputs'>> {
     this.calls.push({ method: 'pruneToolOutputs', args: [options] });
     const out = await pruneToolOutputs(this.history.messages(), definedOnly(options));
     return { ...this.#applyList(out.messages), prunedOutputs: out.outputs.length };
   }
 
-  async deduplicateFileReads(options: DeduplicateFileReadsOptions = {}): Promise<DeduplicateFileReadsResult> {
+  async deduplicateFileReads(
+    options: StrategyToolOptions<'deduplicateFileReads'> = {},
+  ): Promise<StrategyToolResult<'deduplicateFileReads'>> {
     this.calls.push({ method: 'deduplicateFileReads', args: [options] });
     const out = deduplicateFileReads(this.history.messages(), definedOnly(options));
     return { ...this.#applyList(out.messages), deduplicatedReads: out.filesDeduped, files: out.files };
   }
 
-  async slideWindow(options: SlideWindowOptions = {}): Promise<SlideWindowResult> {
+  async slideWindow(
+    options: StrategyToolOptions<'slideWindow'> = {},
+  ): Promise<StrategyToolResult<'slideWindow'>> {
     this.calls.push({ method: 'slideWindow', args: [options] });
     const out = truncateWithSlidingWindow(this.history.messages(), definedOnly(options));
     if (!out.truncated || out.range === undefined) return { ...this.#rewrite(() => []), removedMessages: 0 };
@@ -200,14 +194,16 @@ export class HistoryStrategyTools implements StrategyTools {
   }
 
   async microcompactToolResults(
-    options: MicrocompactToolResultsOptions = {},
-  ): Promise<MicrocompactToolResultsResult> {
+    options: StrategyToolOptions<'microcompactToolResults'> = {},
+  ): Promise<StrategyToolResult<'microcompactToolResults'>> {
     this.calls.push({ method: 'microcompactToolResults', args: [options] });
     const out = microcompactToolResults(this.history.messages(), definedOnly(options));
     return { ...this.#applyList(out.messages), clearedResults: out.clearedResults };
   }
 
-  async compactMessages(options: CompactMessagesRewriteOptions): Promise<CompactMessagesRewriteResult> {
+  async compactMessages(
+    options: StrategyToolOptions<'compactMessages'>,
+  ): Promise<StrategyToolResult<'compactMessages'>> {
     this.calls.push({ method: 'compactMessages', args: [options] });
     const originals = this.history
       .entries()
@@ -223,7 +219,7 @@ export class HistoryStrategyTools implements StrategyTools {
     return { ...this.#applyList(out.messages), fits: out.fits };
   }
 
-  async lightTrim(options: LightTrimRewriteOptions = {}): Promise<LightTrimRewriteResult> {
+  async lightTrim(options: StrategyToolOptions<'lightTrim'> = {}): Promise<StrategyToolResult<'lightTrim'>> {
     this.calls.push({ method: 'lightTrim', args: [options] });
     const out = lightTrimMessages(this.history.messages(), definedOnly(options));
     return {
@@ -233,7 +229,9 @@ export class HistoryStrategyTools implements StrategyTools {
     };
   }
 
-  async summarizeRange(options: SummarizeRangeOptions): Promise<SummarizeRangeResult> {
+  async summarizeRange(
+    options: StrategyToolOptions<'summarizeRange'>,
+  ): Promise<StrategyToolResult<'summarizeRange'>> {
     this.calls.push({ method: 'summarizeRange', args: [options] });
     const entries = this.history.effectiveEntries().slice(options.from, options.to);
     const facts =
