@@ -22,6 +22,8 @@ interface Manifest {
   engines?: { node?: string };
   publishConfig?: { access?: string };
   exports: Record<string, string | Record<string, string>>;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
 }
 
 let packDir: string;
@@ -90,6 +92,15 @@ describe.each(names)('@ctxguard/%s as published', (name) => {
     expect(
       [...files].filter((f) => f.startsWith('src/') || (f.endsWith('.ts') && !f.endsWith('.d.ts'))),
     ).toEqual([]);
+    // The private helpers are bundled into the build, never imported from a package of their own.
+    const code = [...files].filter((f) => f.endsWith('.mjs') || f.endsWith('.d.mts'));
+    const built = await run('tar', ['-xzOf', packed.filename, ...code.map((f) => `package/${f}`)], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(built.stdout.length).toBeGreaterThan(0);
+    expect(built.stdout).not.toContain('@ctxguard/shared');
+    const needs = { ...published.dependencies, ...published.peerDependencies };
+    expect(Object.keys(needs)).not.toContain('@ctxguard/shared');
     // Self-reference by name resolves `default` (dist), as a consumer's Node would.
     for (const entry of Object.keys(manifest.exports)) {
       if (entry === './package.json') continue;

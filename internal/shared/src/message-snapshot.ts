@@ -1,8 +1,10 @@
 /** The counted fields of a message (role, name, content) reduced to their leaves, in walk order. */
 export type MessageSnapshot = readonly unknown[];
 
-const ARRAY = Symbol('array');
-const OBJECT = Symbol('object');
+// Registered symbols: every package bundles its own copy of this module, and a snapshot one copy
+// took must read the same in another.
+const ARRAY = Symbol.for('ctxguard.snapshot.array');
+const OBJECT = Symbol.for('ctxguard.snapshot.object');
 const MAX_DEPTH = 64;
 
 interface CountedFields {

@@ -1,8 +1,6 @@
 import { isRecord, partsOf, roleOf } from '@ctxguard/shared';
 import type { ToolCallPart, ToolResultPart } from './message.js';
 
-/** Readers of tool parts that never throw on odd input. */
-
 /** True for a well-formed tool-call part. */
 export function isToolCallPart(part: unknown): part is ToolCallPart {
   return (

@@ -295,21 +295,16 @@ export interface StrategyTools {
   readonly historyLength: number;
 }
 
-/** The rewrites of {@link StrategyTools} that take an options object. */
-type StrategyToolRewrite =
-  | 'pruneToolOutputs'
-  | 'deduplicateFileReads'
-  | 'slideWindow'
-  | 'microcompactToolResults'
-  | 'compactMessages'
-  | 'lightTrim'
-  | 'summarizeRange';
+/** The names of the methods of {@link StrategyTools}. */
+type StrategyToolMethod = {
+  [K in keyof StrategyTools]: StrategyTools[K] extends (...args: never[]) => unknown ? K : never;
+}[keyof StrategyTools];
 
-/** The options a rewrite of {@link StrategyTools} takes, e.g. `StrategyToolOptions<'slideWindow'>`. */
-export type StrategyToolOptions<K extends StrategyToolRewrite> = NonNullable<Parameters<StrategyTools[K]>[0]>;
+/** The options a method of {@link StrategyTools} takes, e.g. `StrategyToolOptions<'slideWindow'>`. */
+export type StrategyToolOptions<K extends StrategyToolMethod> = NonNullable<Parameters<StrategyTools[K]>[0]>;
 
-/** What a rewrite of {@link StrategyTools} resolves to, e.g. `StrategyToolResult<'summarizeRange'>`. */
-export type StrategyToolResult<K extends StrategyToolRewrite> = Awaited<ReturnType<StrategyTools[K]>>;
+/** What a method of {@link StrategyTools} gives, awaited, e.g. `StrategyToolResult<'summarizeRange'>`. */
+export type StrategyToolResult<K extends StrategyToolMethod> = Awaited<ReturnType<StrategyTools[K]>>;
 
 /** The model-backed (or offline) helpers used to summarize and extract facts; users may supply their own. */
 export interface ContextTools {

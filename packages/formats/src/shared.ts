@@ -9,6 +9,7 @@ import {
   parseOptions,
   type ToolResultContentPart,
 } from '@ctxguard/core';
+import { formatPath } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Something a target format could not carry and the converter left out. */
@@ -199,10 +200,6 @@ export function reportEmptySystem(index: number, losses: LossReporter): void {
     'a system message without parts has no AI SDK form (one system message per part); dropped with its providerOptions',
   );
 }
-
-/** Appends every item in order; unlike `push(...items)` it never overflows the stack on a huge array. */
-
-import { formatPath } from '@ctxguard/shared';
 
 /** Sets `target[key] = value` only when value is defined (for `exactOptionalPropertyTypes`). */
 export function assignDefined<T extends object, K extends keyof T>(

@@ -1,9 +1,8 @@
 import { findJsonValueIssue, type JsonCheckOptions } from '@ctxguard/core';
+import { formatPath } from '@ctxguard/shared';
 import { UnserializableValueError } from './errors.js';
 
 export type { JsonCheckOptions } from '@ctxguard/core';
-
-import { formatPath } from '@ctxguard/shared';
 
 /**
  * Checks that `value` is JSON by the one rule of `findJsonValueIssue` from `@ctxguard/core`:
