@@ -38,5 +38,9 @@ describe('bm25Scorer', () => {
     const controller = new AbortController();
     controller.abort(new Error('gone'));
     await expect(bm25Scorer({ ...request, signal: controller.signal })).rejects.toThrow('gone');
+    const signalLike = { aborted: true, reason: new Error('gone too'), addEventListener() {} };
+    await expect(bm25Scorer({ ...request, signal: signalLike as unknown as AbortSignal })).rejects.toThrow(
+      'gone too',
+    );
   });
 });

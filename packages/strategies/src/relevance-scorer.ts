@@ -1,4 +1,5 @@
 import type { Cancellable } from '@ctxguard/core';
+import { throwIfAborted } from '@ctxguard/shared';
 import MiniSearch from 'minisearch';
 
 /** What a {@link RelevanceScorer} is asked: how relevant each document is to the query. */
@@ -61,6 +62,6 @@ export function scoreByBm25(query: string, documents: readonly string[]): number
 
 /** The default {@link RelevanceScorer}: offline BM25+ scores of each document, cancellable before it starts. */
 export const bm25Scorer: RelevanceScorer = async (request) => {
-  request.signal?.throwIfAborted();
+  throwIfAborted(request.signal);
   return scoreByBm25(request.query, request.documents);
 };

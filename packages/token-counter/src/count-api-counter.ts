@@ -8,6 +8,7 @@ import {
   parseOptions,
   type WarningEvent,
 } from '@ctxguard/core';
+import { throwIfAborted } from '@ctxguard/shared';
 import { z } from 'zod';
 import { addedSystemMessage } from './conversation.js';
 import {
@@ -267,7 +268,7 @@ export class CountApiCounter implements TokenCounter {
 
   /** Exact (when asked): the count of one user message holding the text, so one message's framing is included. */
   async measure(text: string, ctx: CountContext, options: MeasureOptions = {}): Promise<TokenCount> {
-    options?.signal?.throwIfAborted();
+    throwIfAborted(options?.signal);
     parseInput(z.string(), text, 'text');
     parseInput(countContextSchema, ctx, 'ctx');
     if (text.length === 0) {
@@ -287,7 +288,7 @@ export class CountApiCounter implements TokenCounter {
     ctx: CountContext,
     options: MeasureOptions = {},
   ): Promise<TokenCount> {
-    options?.signal?.throwIfAborted();
+    throwIfAborted(options?.signal);
     const parsed = parseInput(messageSchema, message, 'message');
     parseInput(countContextSchema, ctx, 'ctx');
     const exact = await this.#tryExact({ messages: [parsed] }, ctx, options);
@@ -310,7 +311,7 @@ export class CountApiCounter implements TokenCounter {
     ctx: CountContext,
     options: MeasureOptions = {},
   ): Promise<ConversationCount> {
-    options?.signal?.throwIfAborted();
+    throwIfAborted(options?.signal);
     const parsed = parseInput(requestSchema, request, 'request');
     parseInput(countContextSchema, ctx, 'ctx');
     const parts = this.#estimateParts(parsed, ctx);

@@ -13,6 +13,20 @@ const o200k = get_encoding('o200k_base');
 afterAll(() => o200k.free());
 
 describe('ExactTokenCounter', () => {
+  it('honours a signal-like object (another realm, a polyfill) that has no throwIfAborted', async () => {
+    const counter = new ExactTokenCounter({ pool });
+    const live = {
+      aborted: false,
+      addEventListener() {},
+      removeEventListener() {},
+    } as unknown as AbortSignal;
+    expect((await counter.measure('hello', gpt4o, { signal: live })).tokens).toBe(
+      o200k.encode('hello').length,
+    );
+    const fired = { ...live, aborted: true, reason: new Error('stop') } as unknown as AbortSignal;
+    await expect(counter.measure('hello', gpt4o, { signal: fired })).rejects.toThrow('stop');
+  });
+
   it('reproduces the API-reported prompt tokens of the OpenAI cookbook (124 gpt-4o, 129 gpt-4, tools 101/105)', async () => {
     const counter = new ExactTokenCounter({ pool });
     expect(await counter.measureConversation({ messages: cookbook }, gpt4o)).toMatchObject({

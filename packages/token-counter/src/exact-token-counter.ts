@@ -9,6 +9,7 @@ import {
   parseOptions,
   type WarningEvent,
 } from '@ctxguard/core';
+import { throwIfAborted } from '@ctxguard/shared';
 import { z } from 'zod';
 import { addedSystemMessage } from './conversation.js';
 import { EncoderPool, sharedEncoderPool } from './encoder-pool.js';
@@ -190,7 +191,7 @@ export class ExactTokenCounter implements TokenCounter {
   }
 
   async measure(text: string, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
-    options?.signal?.throwIfAborted();
+    throwIfAborted(options?.signal);
     if (typeof text !== 'string') throw new InvalidInputError('text: expected a string', ['text']);
     parseInput(countContextSchema, ctx, 'ctx');
     const encoding = this.encodingFor(ctx);
@@ -201,7 +202,7 @@ export class ExactTokenCounter implements TokenCounter {
   }
 
   async measureMessage(message: Message, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
-    options?.signal?.throwIfAborted();
+    throwIfAborted(options?.signal);
     parseInput(countContextSchema, ctx, 'ctx');
     parseInput(messageSchema, message, 'message');
     return this.measureParsed(message, ctx, this.encodingFor(ctx));
@@ -230,7 +231,7 @@ export class ExactTokenCounter implements TokenCounter {
     ctx: CountContext,
     options?: MeasureOptions,
   ): Promise<ConversationCount> {
-    options?.signal?.throwIfAborted();
+    throwIfAborted(options?.signal);
     parseInput(countContextSchema, ctx, 'ctx');
     parseInput(conversationSchema, input, 'input');
     const encoding = this.encodingFor(ctx);

@@ -608,6 +608,21 @@ describe('HeuristicCounter learning', () => {
     expect(() => new HeuristicCounter({ apportion: 2 })).toThrow(/apportion/);
   });
 
+  it('honours a signal-like object (another realm, a polyfill) that has no throwIfAborted', async () => {
+    const counter = new HeuristicCounter();
+    const live = {
+      aborted: false,
+      addEventListener() {},
+      removeEventListener() {},
+    } as unknown as AbortSignal;
+    expect((await counter.measure('x', openai, { signal: live })).tokens).toBe(counter.estimate('x', openai));
+    const fired = { ...live, aborted: true, reason: new Error('stop') } as unknown as AbortSignal;
+    await expect(counter.measure('x', openai, { signal: fired })).rejects.toThrow('stop');
+    await expect(
+      counter.measureMessage({ role: 'user', content: 'x' }, openai, { signal: fired }),
+    ).rejects.toThrow('stop');
+  });
+
   it('honours an aborted signal in measure()', async () => {
     const counter = new HeuristicCounter();
     const controller = new AbortController();

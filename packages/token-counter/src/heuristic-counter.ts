@@ -18,6 +18,7 @@ import {
   parseOptions,
   type WarningEvent,
 } from '@ctxguard/core';
+import { throwIfAborted } from '@ctxguard/shared';
 import { z } from 'zod';
 import { addedSystemMessage } from './conversation.js';
 import { DERIVED_CHARS_PER_TOKEN, DERIVED_COST_TABLES } from './heuristic-tables.js';
@@ -346,7 +347,7 @@ export class HeuristicCounter implements TokenCounter {
 
   /** The estimate, after loading stored calibrations for the model; always `accuracy: 'estimate'`. */
   async measure(text: string, ctx: CountContext, options: MeasureOptions = {}): Promise<TokenCount> {
-    options?.signal?.throwIfAborted();
+    throwIfAborted(options?.signal);
     parseInput(z.string(), text, 'text');
     parseInput(countContextSchema, ctx, 'ctx');
     await this.warm(ctx);
@@ -359,7 +360,7 @@ export class HeuristicCounter implements TokenCounter {
     ctx: CountContext,
     options: MeasureOptions = {},
   ): Promise<TokenCount> {
-    options?.signal?.throwIfAborted();
+    throwIfAborted(options?.signal);
     parseInput(messageSchema, message, 'message');
     parseInput(countContextSchema, ctx, 'ctx');
     await this.warm(ctx);
