@@ -30,6 +30,8 @@ import {
   type MessageInput,
   messageText,
   type RewriteResult,
+  type StrategyToolOptions,
+  type StrategyToolResult,
   type StrategyTools,
   toolResultsOf,
 } from '@ctxguard/core';
@@ -40,22 +42,6 @@ import { STATE_KEY } from './guard-state.js';
 import { boundToRequest, type DroppedFacts } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { writeSignedMark } from './signed-mark.js';
-import type {
-  CompactMessagesRewriteOptions,
-  CompactMessagesRewriteResult,
-  DeduplicateFileReadsOptions,
-  DeduplicateFileReadsResult,
-  LightTrimRewriteOptions,
-  LightTrimRewriteResult,
-  MicrocompactToolResultsOptions,
-  MicrocompactToolResultsResult,
-  PruneToolOutputsOptions,
-  PruneToolOutputsResult,
-  SlideWindowOptions,
-  SlideWindowResult,
-  SummarizeRangeOptions,
-  SummarizeRangeResult,
-} from './tool-types.js';
 import { checkTools } from './tools-input.js';
 
 /** One rewrite that changed the conversation, as the guard reports it in `onCompaction`. */
@@ -490,7 +476,9 @@ export class StrategyToolsImpl implements StrategyTools {
   }
 
   /** The compactor's `pruneToolOutputs` over the effective view, recorded as one compaction. */
-  async pruneToolOutputs(options: PruneToolOutputsOptions = {}): Promise<PruneToolOutputsResult> {
+  async pruneToolOutputs(
+    options: StrategyToolOptions<'pruneToolOutputs'> = {},
+  ): Promise<StrategyToolResult<'pruneToolOutputs'>> {
     checkTools.pruneToolOutputs(options);
     const before = this.#history.messages();
     const result = await pruneToolOutputs(before, {
@@ -509,7 +497,9 @@ export class StrategyToolsImpl implements StrategyTools {
   }
 
   /** The compactor's `deduplicateFileReads` over the effective view, recorded as one compaction. */
-  async deduplicateFileReads(options: DeduplicateFileReadsOptions = {}): Promise<DeduplicateFileReadsResult> {
+  async deduplicateFileReads(
+    options: StrategyToolOptions<'deduplicateFileReads'> = {},
+  ): Promise<StrategyToolResult<'deduplicateFileReads'>> {
     checkTools.deduplicateFileReads(options);
     const before = this.#history.messages();
     const result = deduplicateFileReads(before, {
@@ -528,7 +518,9 @@ export class StrategyToolsImpl implements StrategyTools {
   }
 
   /** The compactor's sliding window over the effective view: the range hidden under its marker. */
-  async slideWindow(options: SlideWindowOptions = {}): Promise<SlideWindowResult> {
+  async slideWindow(
+    options: StrategyToolOptions<'slideWindow'> = {},
+  ): Promise<StrategyToolResult<'slideWindow'>> {
     checkTools.slideWindow(options);
     const before = this.#history.messages();
     const result = truncateWithSlidingWindow(before, {
@@ -548,8 +540,8 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /** The compactor's `microcompactToolResults` over the effective view, recorded as one compaction. */
   async microcompactToolResults(
-    options: MicrocompactToolResultsOptions = {},
-  ): Promise<MicrocompactToolResultsResult> {
+    options: StrategyToolOptions<'microcompactToolResults'> = {},
+  ): Promise<StrategyToolResult<'microcompactToolResults'>> {
     checkTools.microcompactToolResults(options);
     const before = this.#history.messages();
     const result = microcompactToolResults(before, {
@@ -563,7 +555,7 @@ export class StrategyToolsImpl implements StrategyTools {
   }
 
   /** The compactor's `lightTrimMessages` over the effective view (no message hidden), recorded as one compaction. */
-  async lightTrim(options: LightTrimRewriteOptions = {}): Promise<LightTrimRewriteResult> {
+  async lightTrim(options: StrategyToolOptions<'lightTrim'> = {}): Promise<StrategyToolResult<'lightTrim'>> {
     checkTools.lightTrim(options);
     const before = this.#history.messages();
     const result = lightTrimMessages(before, definedOnly(options));
@@ -583,7 +575,9 @@ export class StrategyToolsImpl implements StrategyTools {
    * the effective view from the first message it changes: each compaction draws its summary and
    * facts from the originals, so quality does not decay over many compactions.
    */
-  async compactMessages(options: CompactMessagesRewriteOptions): Promise<CompactMessagesRewriteResult> {
+  async compactMessages(
+    options: StrategyToolOptions<'compactMessages'>,
+  ): Promise<StrategyToolResult<'compactMessages'>> {
     checkTools.compactMessages(options);
     const originals = this.#originalsToCompact();
     const result = await compactMessages(originals, {
@@ -628,7 +622,9 @@ export class StrategyToolsImpl implements StrategyTools {
    * summaries' facts, the kept facts and the range's own facts. Every pinned fact is verified
    * afterwards and merged back when missing.
    */
-  async summarizeRange(options: SummarizeRangeOptions): Promise<SummarizeRangeResult> {
+  async summarizeRange(
+    options: StrategyToolOptions<'summarizeRange'>,
+  ): Promise<StrategyToolResult<'summarizeRange'>> {
     checkTools.summarizeRange(options);
     const view = this.#history.effectiveEntries();
     const messages = view.map((entry) => entry.message);

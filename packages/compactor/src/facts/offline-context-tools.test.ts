@@ -453,6 +453,22 @@ describe('offlineFactsInChunks', () => {
   }
   const texts = messages.map(render);
 
+  /** {@link expectAsTextPath} for lists of `message` and chunk sizes drawn by fast-check. */
+  async function assertAsTextPath(
+    tools: ContextTools,
+    message: fc.Arbitrary<Message>,
+    draw: { maxMessages: number; maxChunkChars: number; numRuns: number },
+  ) {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(message, { maxLength: draw.maxMessages }),
+        fc.integer({ min: 1, max: draw.maxChunkChars }),
+        (list, chunkChars) => expectAsTextPath(tools, list, chunkChars),
+      ),
+      { numRuns: draw.numRuns, seed: 35 },
+    );
+  }
+
   it('answers what extractFacts of the same offline tools answers, asked in the same chunks', async () => {
     for (const options of [{}, { maxFacts: 4 }, { maxFactLength: 24 }, { redact: false }])
       for (const chunkChars of [1_000_000, 400, 90, 7]) {
@@ -486,17 +502,11 @@ describe('offlineFactsInChunks', () => {
     const message = fc
       .tuple(fc.constantFrom('system', 'user', 'assistant', 'tool', 'odd'), fc.array(line, { maxLength: 6 }))
       .map(([role, lines]) => ({ role, content: lines.join('\n') }) as unknown as Message);
-    const tools = createOfflineContextTools({ maxFacts: 8 });
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(message, { maxLength: 12 }),
-        fc.integer({ min: 1, max: 300 }),
-        async (list, chunkChars) => {
-          await expectAsTextPath(tools, list, chunkChars);
-        },
-      ),
-      { numRuns: 300, seed: 35 },
-    );
+    await assertAsTextPath(createOfflineContextTools({ maxFacts: 8 }), message, {
+      maxMessages: 12,
+      maxChunkChars: 300,
+      numRuns: 300,
+    });
   });
 
   it('gives each message its own facts where renderings differ by a character in length', async () => {
@@ -546,17 +556,11 @@ describe('offlineFactsInChunks', () => {
     const message = fc
       .tuple(fc.constantFrom('user', 'assistant', 'tool', 'odd'), content)
       .map(([role, text]) => ({ role, content: text }) as unknown as Message);
-    const tools = createOfflineContextTools();
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(message, { maxLength: 80 }),
-        fc.integer({ min: 1, max: 2_000 }),
-        async (list, chunkChars) => {
-          await expectAsTextPath(tools, list, chunkChars);
-        },
-      ),
-      { numRuns: 500, seed: 35 },
-    );
+    await assertAsTextPath(createOfflineContextTools(), message, {
+      maxMessages: 80,
+      maxChunkChars: 2_000,
+      numRuns: 500,
+    });
   });
 
   it('asks nothing of a blank transcript, as the text path does', () => {
