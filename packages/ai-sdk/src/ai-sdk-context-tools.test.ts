@@ -1,4 +1,5 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
+import { createContextGuard } from '@ctxguard/facade';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { aiSdkContextTools } from './ai-sdk-context-tools.js';
@@ -99,7 +100,68 @@ describe('aiSdkContextTools', () => {
     await expect(pending).rejects.toThrow('user left');
   });
 
+  it('declares the window the model catalog gives the model, or the one given', () => {
+    const model = (provider: string, modelId: string) =>
+      Object.assign(answering(''), { provider, modelId }) as MockLanguageModelV3;
+    expect(aiSdkContextTools(model('openai.chat', 'gpt-4')).windowTokens).toBe(8_192);
+    expect(aiSdkContextTools('anthropic/claude-sonnet-4-5').windowTokens).toBeGreaterThanOrEqual(200_000);
+    expect(aiSdkContextTools(model('openai.chat', 'gpt-4'), { windowTokens: 4_000 }).windowTokens).toBe(
+      4_000,
+    );
+    expect(aiSdkContextTools(model('someone.local', 'tiny-model')).windowTokens).toBeUndefined();
+  });
+
+  it('never sends the summarizing model more than its window when the guard compacts', async () => {
+    const requestTokens: number[] = [];
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 60_000 });
+    const gpt4 = Object.assign(
+      new MockLanguageModelV3({
+        doGenerate: async (options): Promise<LanguageModelV3GenerateResult> => {
+          const sent = options.prompt.flatMap((message) =>
+            typeof message.content === 'string'
+              ? [message.content]
+              : message.content.flatMap((part) => ('text' in part ? [part.text] : [])),
+          );
+          requestTokens.push(guard.counter.estimate(sent.join('\n'), { provider: 'openai', model: 'gpt-4' }));
+          const json = options.responseFormat?.type === 'json';
+          return {
+            content: [{ type: 'text', text: json ? '{"facts":[]}' : 'Goal: keep the rollout notes.' }],
+            finishReason: { unified: 'stop', raw: 'stop' },
+            usage: {
+              inputTokens: { total: 100, noCache: 100, cacheRead: undefined, cacheWrite: undefined },
+              outputTokens: { total: 20, text: 20, reasoning: undefined },
+            },
+            warnings: [],
+          };
+        },
+      }),
+      { provider: 'openai.chat', modelId: 'gpt-4' },
+    );
+    const withTools = createContextGuard({
+      provider: 'openai',
+      model: 'gpt-4o',
+      contextLimit: 60_000,
+      tools: aiSdkContextTools(gpt4),
+    });
+    const history: { role: 'user' | 'assistant'; content: string }[] = [];
+    let compacted = false;
+    for (let turn = 0; turn < 40 && !compacted; turn++) {
+      history.push({
+        role: 'user',
+        content: `Rollout step ${turn}: ${'check the canary metrics and logs. '.repeat(120)}`,
+      });
+      const { actions } = await withTools.prepare({ conversationId: 'rollout', messages: history });
+      compacted = actions.some((action) => action.type === 'compaction');
+      history.push({ role: 'assistant', content: `Step ${turn} is green. `.repeat(80) });
+    }
+    expect(compacted).toBe(true);
+    expect(requestTokens.length).toBeGreaterThan(2);
+    expect(Math.max(...requestTokens)).toBeLessThanOrEqual(8_192);
+    await Promise.all([guard.close(), withTools.close()]);
+  });
+
   it('names a bad option', () => {
+    expect(() => aiSdkContextTools(answering(''), { windowTokens: 10 })).toThrow(/windowTokens/);
     expect(() => aiSdkContextTools(answering(''), { maxFacts: 0 })).toThrow(/maxFacts/);
     expect(() => aiSdkContextTools(42 as never)).toThrow(/model/);
   });

@@ -9,6 +9,7 @@ import {
   providerOptionsSchema,
   type SummarizeRequest,
 } from '@ctxguard/core';
+import { catalogProvider, ModelCatalog } from '@ctxguard/models';
 import { generateText, type LanguageModel, Output } from 'ai';
 import { z } from 'zod';
 import { factsPrompt, quoteTranscript, summaryPrompt } from './context-prompts.js';
@@ -34,6 +35,11 @@ export const aiSdkContextToolsOptionsSchema = z.strictObject({
   providerOptions: providerOptionsSchema.optional(),
   /** Redact secrets from summaries and facts before anyone stores them (default true). */
   redact: z.boolean().default(true),
+  /**
+   * The model's context window in tokens: longer ranges are sent in pieces that fit (default: what
+   * the model catalog gives the model; none for a model it does not know).
+   */
+  windowTokens: z.number().int().min(1_000).optional(),
 });
 
 /** Options of {@link aiSdkContextTools}. */
@@ -115,5 +121,24 @@ export function aiSdkContextTools(model: LanguageModel, options?: AISdkContextTo
     const kept = settings.verbatimOnly ? facts.filter((fact) => content.includes(fact.value)) : facts;
     return kept.slice(0, settings.maxFacts);
   }
-  return contextToolsFromFunctions({ summarize, extractFacts }, { redact: settings.redact });
+  const windowTokens = settings.windowTokens ?? catalogWindow(checkedModel);
+  return contextToolsFromFunctions(
+    { summarize, extractFacts },
+    { redact: settings.redact, ...(windowTokens === undefined ? {} : { windowTokens }) },
+  );
+}
+
+/**
+ * The input `model` may take as the model catalog knows it (a gateway id `provider/model` or a
+ * model object); `undefined` when the catalog only has its global default for it.
+ */
+function catalogWindow(model: LanguageModel): number | undefined {
+  const [provider, modelId] =
+    typeof model === 'string'
+      ? [model.slice(0, Math.max(0, model.indexOf('/'))), model.slice(model.indexOf('/') + 1)]
+      : [catalogProvider(model.provider), model.modelId];
+  if (provider === '' || modelId === '') return undefined;
+  const resolved = new ModelCatalog().get(provider, modelId);
+  if (resolved.match === 'global-default') return undefined;
+  return Math.min(resolved.contextWindow, resolved.maxInputTokens ?? Number.POSITIVE_INFINITY);
 }

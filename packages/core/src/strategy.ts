@@ -315,6 +315,11 @@ export interface ContextTools {
   /** Extracts facts from `content`, limited to `categories` when given. */
   extractFacts(request: ExtractFactsRequest): Promise<ExtractedFact[]>;
   /**
+   * Tokens one request to these tools may hold, when a model with a bounded window answers them:
+   * callers send longer content in pieces that fit. Unset: the caller's own bound applies.
+   */
+  readonly windowTokens?: number;
+  /**
    * The tools whose answers these give, when these wrap them for one request (adding a signal,
    * checking answers): a caller may remember answers by the origin across requests. A wrapper that
    * changes the answers must not set it (nor copy it from the tools it wraps).

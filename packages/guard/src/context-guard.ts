@@ -285,7 +285,10 @@ export const contextGuardOptionsSchema = z
     contextTools: z
       .custom<ContextTools>(isContextTools, 'must be ContextTools (summarize and extractFacts)')
       .optional(),
-    /** Tokens one summarizer or fact-extraction request may hold; longer ranges go in chunks (default 100,000). */
+    /**
+     * Tokens one summarizer or fact-extraction request may hold; longer ranges go in chunks
+     * (default 100,000, or the tools' `windowTokens` when smaller).
+     */
     summarizerWindowTokens: z.number().int().min(1_000).optional(),
     /** An unknown `contextStrategy` name: `skip` the conversation, use the default (default), or `throw`. */
     onUnknownStrategy: z.enum(['skip', 'fallback-default', 'throw']).default('fallback-default'),

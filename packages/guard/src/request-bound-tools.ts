@@ -122,6 +122,7 @@ export function boundToRequest(
   return {
     specificationVersion: 'v1',
     origin: isContextTools(tools.origin) ? tools.origin : tools,
+    ...(tools.windowTokens === undefined ? {} : { windowTokens: tools.windowTokens }),
     summarize: async (request: SummarizeRequest) => call((r) => tools.summarize(r), request),
     async extractFacts(request: ExtractFactsRequest): Promise<ExtractedFact[]> {
       const { facts, dropped } = usableFacts(await call((r) => tools.extractFacts(r), request));

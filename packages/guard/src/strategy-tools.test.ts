@@ -669,27 +669,8 @@ describe('StrategyToolsImpl', () => {
   });
 
   it('summarizeRange over a range longer than the summarizer window sends no request over it', async () => {
-    const history = historyOf(agent(40));
-    const meter = new TokenMeter();
     const window = 2_000;
-    const sizes: number[] = [];
-    const recording: ContextTools = {
-      specificationVersion: 'v1',
-      summarize: async (request) => {
-        sizes.push(meter.text(request.content));
-        return offline.summarize(request);
-      },
-      extractFacts: async (request) => {
-        sizes.push(meter.text(request.content));
-        return offline.extractFacts(request);
-      },
-    };
-    const tools = new StrategyToolsImpl({
-      history,
-      contextTools: recording,
-      redact: redactSecrets,
-      summarizerWindowTokens: window,
-    });
+    const { history, tools, sizes } = recordingRequests({}, { summarizerWindowTokens: window });
     const rangeTokens = tools.measure(history.effectiveEntries().slice(1, -2));
     expect(rangeTokens).toBeGreaterThan(window * 4);
     const result = await tools.summarizeRange({ from: 1, to: history.length - 2 });
@@ -698,6 +679,52 @@ describe('StrategyToolsImpl', () => {
     expect(Math.max(...sizes)).toBeLessThanOrEqual(window);
     const summary = summaryBlock.parse(textOf(history.messages()[1]));
     expect(summary?.facts?.map((fact) => fact.value)).toContain('src/case-39.ts');
+  });
+});
+
+/**
+ * Strategy tools over a 40-round agent history, with offline context tools (`declared` added to
+ * them) that record the tokens of every request they get.
+ */
+function recordingRequests(declared: Partial<ContextTools>, init: { summarizerWindowTokens?: number } = {}) {
+  const history = historyOf(agent(40));
+  const meter = new TokenMeter();
+  const sizes: number[] = [];
+  const recording: ContextTools = {
+    specificationVersion: 'v1',
+    ...declared,
+    summarize: async (request) => {
+      sizes.push(meter.text(request.content));
+      return offline.summarize(request);
+    },
+    extractFacts: async (request) => {
+      sizes.push(meter.text(request.content));
+      return offline.extractFacts(request);
+    },
+  };
+  const tools = new StrategyToolsImpl({ history, contextTools: recording, redact: redactSecrets, ...init });
+  return { history, tools, sizes };
+}
+
+describe('the window the tools declare', () => {
+  const withDeclaredWindow = () => {
+    const recorded = recordingRequests({ windowTokens: 2_000 });
+    expect(recorded.tools.measure(recorded.history.effectiveEntries())).toBeGreaterThan(2_000 * 4);
+    return recorded;
+  };
+
+  it('bounds every request of summarizeRange', async () => {
+    const { history, tools, sizes } = withDeclaredWindow();
+    await tools.summarizeRange({ from: 1, to: history.length - 2 });
+    expect(sizes.length).toBeGreaterThan(2);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(2_000);
+  });
+
+  it('bounds every request of compactMessages', async () => {
+    const { tools, sizes } = withDeclaredWindow();
+    await tools.compactMessages({ budgetTokens: 1_500 });
+    expect(sizes.length).toBeGreaterThan(2);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(2_000);
   });
 });
 

@@ -35,7 +35,7 @@ import {
   type StrategyTools,
   toolResultsOf,
 } from '@ctxguard/core';
-import { containsWhole, pushAll, throwIfAborted } from '@ctxguard/shared';
+import { containsWhole, pushAll, throwIfAborted, toolsWindowTokens } from '@ctxguard/shared';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFactLists, mergeFacts, missingFacts, redactMessage } from './guard-facts.js';
 import { STATE_KEY } from './guard-state.js';
@@ -84,7 +84,10 @@ export interface StrategyToolsInit {
   meter?: TokenMeter | undefined;
   /** Called after each rewrite that changed the history. */
   onRewrite?: ((rewrite: RecordedRewrite) => void) | undefined;
-  /** Tokens one summarizer or fact-extraction request may hold; longer input goes in chunks (default 100,000). */
+  /**
+   * Tokens one summarizer or fact-extraction request may hold; longer input goes in chunks (default
+   * 100,000, or the tools' `windowTokens` when smaller).
+   */
   summarizerWindowTokens?: number | undefined;
   /** Default upper bound of a summary's facts block in tokens (`summarizeRange`'s `maxFactTokens`); none by default. */
   summaryFactTokens?: number | undefined;
@@ -247,10 +250,12 @@ export class StrategyToolsImpl implements StrategyTools {
     this.#meter = init.meter ?? new TokenMeter(undefined, init.countContext);
     this.#onRewrite = init.onRewrite;
     const window = init.summarizerWindowTokens;
-    this.#summarizerWindowTokens =
+    this.#summarizerWindowTokens = toolsWindowTokens(
+      init.contextTools,
       typeof window === 'number' && Number.isFinite(window) && window >= 1_000
         ? window
-        : DEFAULT_SUMMARIZER_WINDOW_TOKENS;
+        : DEFAULT_SUMMARIZER_WINDOW_TOKENS,
+    );
     const factTokens = init.summaryFactTokens;
     this.#summaryFactTokens =
       typeof factTokens === 'number' && Number.isFinite(factTokens) && factTokens > 0

@@ -60,6 +60,8 @@ const functionsSchema = z.object({
 const optionsSchema = z.object({
   /** Pass summaries and facts through {@link redactSecrets} (default true). */
   redact: z.boolean().default(true),
+  /** Context window of the model behind the functions: callers send longer content in pieces. */
+  windowTokens: z.number().int().min(1_000).optional(),
 });
 
 /** Options of {@link contextToolsFromFunctions}. */
@@ -113,9 +115,10 @@ export function contextToolsFromFunctions(
     fns,
     'contextToolsFromFunctions functions',
   );
-  const { redact } = parseOptions(optionsSchema, options, 'contextToolsFromFunctions options');
+  const { redact, windowTokens } = parseOptions(optionsSchema, options, 'contextToolsFromFunctions options');
   return {
     specificationVersion: 'v1',
+    ...(windowTokens === undefined ? {} : { windowTokens }),
     async summarize(request) {
       const parsed = parseSummarizeRequest(request);
       throwIfAborted(parsed.signal);

@@ -192,6 +192,29 @@ describe('summarizeMessages', () => {
     for (const size of sizes) expect(size).toBeLessThan(2_000 * 4);
   });
 
+  it('keeps each request within the window the tools declare', async () => {
+    const sizes: number[] = [];
+    const offline = createOfflineContextTools();
+    const tools = contextToolsFromFunctions(
+      {
+        summarize: async (request: SummarizeRequest) => {
+          sizes.push(request.content.length);
+          return offline.summarize(request);
+        },
+        extractFacts: async (request: ExtractFactsRequest) => {
+          sizes.push(request.content.length);
+          return offline.extractFacts(request);
+        },
+      },
+      { windowTokens: 2_000 },
+    );
+    expect(tools.windowTokens).toBe(2_000);
+    const result = await summarizeMessages(chat(40), { tools });
+    expect(result.chunks).toBeGreaterThan(1);
+    for (const size of sizes) expect(size).toBeLessThan(2_000 * 4);
+    expect(() => contextToolsFromFunctions(tools, { windowTokens: 0 })).toThrow(/windowTokens/);
+  });
+
   it('asks for the leading pieces again as before when the summary may take a few characters more or less', async () => {
     const requestsFor = async (maxSummaryChars: number) => {
       const requests: string[] = [];

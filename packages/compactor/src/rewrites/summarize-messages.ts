@@ -1,5 +1,5 @@
 import { type ContextTools, type ExtractedFact, type Message, parseOptions } from '@ctxguard/core';
-import { abortSignalSchema, isRecord, partsOf, roleOf } from '@ctxguard/shared';
+import { abortSignalSchema, isRecord, partsOf, roleOf, toolsWindowTokens } from '@ctxguard/shared';
 import { z } from 'zod';
 import { type Rendering, runMeter, type TokenMeter } from '../budget/token-meter.js';
 import { contextToolsSchema, cutAtLength } from '../facts/context-tools.js';
@@ -61,7 +61,10 @@ export const summarizeMessagesOptionsSchema = z
     targetTokens: tokenCount.optional(),
     /** Longest summary text, in characters, when no `targetTokens` (default 6,000). */
     maxSummaryChars: z.number().int().positive().default(6_000),
-    /** Tokens one summarizer request may hold; longer ranges are summarized in chunks and merged (default 100,000). */
+    /**
+     * Tokens one summarizer request may hold (default 100,000, or the tools' `windowTokens` when
+     * smaller); longer ranges are summarized in chunks and merged.
+     */
     summarizerWindowTokens: z.number().int().min(1_000).default(100_000),
     /** Terms or a task the summary should favour. */
     focus: z.string().optional(),
@@ -330,8 +333,8 @@ export async function summarizeInChunks(
  * `keepRecentRatio` of the messages (at least `minRecentMessages`) stay verbatim, cut on tool-pair
  * boundaries. An earlier summary in the range is merged (its facts are always kept), facts of the
  * range are carried in a facts block, summary and facts pass through `redactSecrets`. Model-backed
- * tools get the nine-section structured prompt; ranges larger than `summarizerWindowTokens` are
- * summarized in chunks and merged; images and base64 never reach the summarizer. A failing
+ * tools get the nine-section structured prompt; ranges larger than `summarizerWindowTokens` (or
+ * the tools' `windowTokens`) are summarized in chunks and merged; images and base64 never reach the summarizer. A failing
  * summarizer leaves the list as it was and says why in `reason`.
  */
 export function summarizeMessages(
@@ -518,7 +521,7 @@ function summarizerCallOf(tools: ContextTools, opts: SummarizeOptions, meter: To
     tools,
     focus,
     signal: opts.signal,
-    windowTokens: opts.summarizerWindowTokens,
+    windowTokens: toolsWindowTokens(tools, opts.summarizerWindowTokens),
     meter,
     calls: 0,
     chunks: 1,
@@ -538,7 +541,7 @@ async function summarizeAndExtract(
   messages?: readonly Message[],
 ): Promise<{ summaryText: string; extracted: ExtractedFact[] }> {
   const summaryText = redactSecrets(await summarizeTexts(call, texts, textChars));
-  const chunkChars = Math.max(4_000, opts.summarizerWindowTokens * 3);
+  const chunkChars = Math.max(4_000, call.windowTokens * 3);
   const plain = texts.map((rendering) => rendering.text);
   const found =
     (messages &&
