@@ -159,3 +159,24 @@ describe('a strategy that never answers', () => {
     }
   });
 });
+
+describe('prepare rejects an output reserve that takes the whole window', () => {
+  it('names maxOutputTokens, stores nothing, and the conversation goes on with less output', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const messages: MessageInput[] = [{ role: 'user', content: 'hi' }];
+    for (const maxOutputTokens of [128_000, 500_000]) {
+      const error = await guard
+        .prepare({ conversationId: 'c', messages, maxOutputTokens })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).path).toEqual(['maxOutputTokens']);
+      expect((error as Error).message).toMatch(
+        /no room for input in the 128000-token window of openai\/gpt-4o/,
+      );
+    }
+    const next = await guard.prepare({ conversationId: 'c', messages, maxOutputTokens: 4_000 });
+    expect(next.messages).toEqual(messages);
+    expect(next.measurement.current).toBeLessThanOrEqual(next.measurement.inputBudget ?? 0);
+    await guard.close();
+  });
+});

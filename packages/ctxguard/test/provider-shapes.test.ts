@@ -1,6 +1,6 @@
 // `prepare` takes ctxguard's message model; a provider's own messages fail with the converter to use.
 // `recordCompletion` takes OpenAI's and Anthropic's `response.usage` as they come.
-import { createContextGuard, InvalidInputError, type Usage } from 'ctxguard';
+import { createContextGuard, fromAnthropic, InvalidInputError, toAnthropic, type Usage } from 'ctxguard';
 import { describe, expect, it } from 'vitest';
 
 const openAIChat = [
@@ -49,10 +49,18 @@ describe("a provider's own messages", () => {
     expect(error.message).toMatch(/fromOpenAIChat\(messages\)/);
   });
 
-  it('Anthropic messages: the error says to use fromAnthropic', async () => {
+  it('Anthropic messages: the error says how to call fromAnthropic, and that call works', async () => {
     const error = await prepareError(anthropic);
     expect(error.message).toMatch(/messages\[1\]/);
-    expect(error.message).toMatch(/fromAnthropic\(messages\)/);
+    expect(error.message).toContain('fromAnthropic({ system, messages })');
+    const system = 'You are a coding agent.';
+    const guard = createContextGuard({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    const { messages } = await guard.prepare({
+      conversationId: 'shapes',
+      messages: fromAnthropic({ system, messages: anthropic }),
+    });
+    expect(toAnthropic(messages)).toEqual({ system, messages: anthropic });
+    await guard.close();
   });
 
   it('a ctxguard tool result whose output holds a `value` is not taken for AI SDK messages', async () => {

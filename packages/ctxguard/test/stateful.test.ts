@@ -331,6 +331,28 @@ describe('recoverOverflow', () => {
     await guard.close();
   });
 
+  it('never asks for more output than was asked or than the model can write when lowering it', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const messages = [{ role: 'user' as const, content: 'Write the release notes.' }];
+    for (const [asked, completion, expected] of [
+      [16_000, 130_000, 16_000], // the error claims more completion than was asked
+      [undefined, 130_000, 16_384], // nothing asked: gpt-4o writes at most 16,384
+    ] as const) {
+      await guard.prepare({
+        conversationId: `notes-${asked}`,
+        messages,
+        ...(asked ? { maxOutputTokens: asked } : {}),
+      });
+      const message = `This model's maximum context length is 128000 tokens, however you requested ${10 + completion} tokens (10 in your prompt; ${completion} for the completion). Please reduce your prompt; or completion length.`;
+      const recovered = await guard.recoverOverflow({
+        conversationId: `notes-${asked}`,
+        error: { error: { message, type: 'invalid_request_error', code: 'context_length_exceeded' } },
+      });
+      expect(recovered.maxOutputTokens).toBe(expected);
+    }
+    await guard.close();
+  });
+
   it('compacts below what was sent when the error states no sizes (Bedrock, OpenAI Responses)', async () => {
     for (const message of [
       'Input is too long for requested model.',

@@ -669,17 +669,24 @@ export class ConversationGuard {
   }
 
   /**
-   * The output, not the prompt, did not fit: the retry asks for `maxOutputTokens` tokens of output
-   * (what the stated limit leaves beyond the prompt) and nothing is compacted. Said on `onWarning`.
+   * The output, not the prompt, did not fit: the retry asks for `room` tokens of output (what the
+   * stated limit leaves beyond the prompt), at most what was asked and what the model can write;
+   * nothing is compacted. Said on `onWarning`.
    */
   async #lowerOutput(
     history: InMemoryConversationHistory,
     id: string,
     extras: RequestExtras,
     actions: ContextAction[],
-    maxOutputTokens: number,
+    room: number,
   ): Promise<CallOutcome> {
     const asked = extras.maxOutputTokens;
+    // Never more than was asked, nor than the model can write: the retry must ask for less.
+    const maxOutputTokens = Math.min(
+      room,
+      asked ?? Number.POSITIVE_INFINITY,
+      this.catalog.get(this.provider, this.model).maxOutputTokens ?? Number.POSITIVE_INFINITY,
+    );
     extras.maxOutputTokens = maxOutputTokens;
     actions.push({ type: 'output-limit', maxOutputTokens });
     await this.hooks.emit('onWarning', {

@@ -119,7 +119,7 @@ const CONVERTERS = {
   openai:
     'OpenAI Chat Completions messages: convert them with `fromOpenAIChat(messages)` and send `toOpenAIChat(result.messages)`',
   anthropic:
-    'Anthropic Messages API messages: convert them with `fromAnthropic(messages)` and send `toAnthropic(result.messages)`',
+    'Anthropic Messages API messages: convert them with `fromAnthropic({ system, messages })` and send `toAnthropic(result.messages)`',
   aisdk: 'AI SDK messages: convert them with `fromAISDK(messages)` and send `toAISDK(result.messages)`',
 } as const;
 
