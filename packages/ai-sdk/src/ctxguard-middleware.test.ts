@@ -367,6 +367,37 @@ describe('ctxguardMiddleware with overlapping calls on one conversation', () => 
   });
 });
 
+describe('ctxguardMiddleware with a model the catalog does not know', () => {
+  it('sends the prompt unguarded and says so in the call warnings, until a contextLimit is given', async () => {
+    const groq = new MockLanguageModelV3({
+      provider: 'groq.chat',
+      modelId: 'llama-3.3-70b-versatile',
+      doGenerate: anthropicReply(),
+    });
+    const run = async (contextLimit?: number) => {
+      const result = await generateText({
+        model: wrapLanguageModel({
+          model: groq,
+          middleware: ctxguardMiddleware(contextLimit === undefined ? {} : { contextLimit }),
+        }),
+        prompt: 'Summarize the incident.',
+        providerOptions: { ctxguard: { conversationId: 'incident' } },
+      });
+      const report = result.providerMetadata?.['ctxguard'] as { unguarded?: boolean; window?: number | null };
+      return { warnings: result.warnings ?? [], report };
+    };
+    const unknown = await run();
+    expect(unknown.report).toMatchObject({ unguarded: true, window: null });
+    expect(unknown.warnings).toContainEqual({
+      type: 'other',
+      message: expect.stringMatching(/groq\/llama-3.3-70b-versatile is not in the model catalog.*unguarded/),
+    });
+    const limited = await run(32_000);
+    expect(limited.report).toMatchObject({ unguarded: false, window: 32_000 });
+    expect(limited.warnings).toEqual([]);
+  });
+});
+
 describe('ctxguardMiddleware with a prompt it cannot convert', () => {
   it('sends it unguarded but still with the server edits when server-side clearing is on', async () => {
     const provider = new MockLanguageModelV3({

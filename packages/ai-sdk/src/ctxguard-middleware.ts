@@ -80,7 +80,7 @@ export interface CallReport {
   current: number;
   window: number | null;
   inputBudget: number | null;
-  /** True when the prompt went unguarded (a shape ctxguard cannot hold); see the warnings. */
+  /** True when the prompt went unguarded (a shape ctxguard cannot hold, a model whose window is unknown); see the warnings. */
   unguarded: boolean;
 }
 
@@ -259,6 +259,7 @@ class MiddlewareState {
       },
     };
     const prompt = await this.#promptFor(context, prepared);
+    if (prepared.measurement.window === null) warnUnknownWindow(context);
     const next: LanguageModelV3CallOptions = { ...base, prompt };
     if (this.#serverSideFor(guard.provider))
       this.#addServerEdits(next, prepared.measurement.inputBudget, context);
@@ -604,4 +605,14 @@ export function ctxguardMiddleware(
   if (parsed.specificationVersion !== 'v4') return middleware;
   // The same steps: AI SDK 7 calls, results and stream parts have the fields they read and write.
   return { ...middleware, specificationVersion: 'v4' } as unknown as CtxguardMiddlewareV4;
+}
+
+/** A prompt for a model whose window nobody knows went out as it came: said in the call's warnings. */
+function warnUnknownWindow(context: CallContext): void {
+  const { guard } = context;
+  context.report.unguarded = true;
+  context.warnings.push({
+    type: 'other',
+    message: `ctxguard: ${guard.provider}/${guard.model} is not in the model catalog and no contextLimit was given, so this prompt was sent unguarded; pass contextLimit to ctxguardMiddleware or register the model (catalog)`,
+  });
 }
