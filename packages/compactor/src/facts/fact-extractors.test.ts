@@ -1,8 +1,9 @@
 import { type ExtractedFact, type FactCategory, factCategories } from '@ctxguard/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Candidate, PRIORITY, rankedFacts } from './fact-extractors.js';
+import { type Candidate, extractFactsFromText, PRIORITY, rankedFacts } from './fact-extractors.js';
 import { derivedFactKey } from './facts-block.js';
+import { renderPrunedOutput } from './markers.js';
 
 /** Ranking as written out plainly: merged by category and value, sorted, cut, keyed. */
 function plainRanking(lists: readonly (readonly Candidate[])[], maxFacts: number): ExtractedFact[] {
@@ -53,5 +54,21 @@ describe('rankedFacts', () => {
       ),
       { numRuns: 300, seed: 35 },
     );
+  });
+});
+
+describe('what ctxguard wrote itself', () => {
+  it("yields none of a pruned output's sizes, and the facts it kept", () => {
+    const placeholder = renderPrunedOutput({
+      toolName: 'read_file',
+      originalTokens: 1_327,
+      originalChars: 6_625,
+      keptFacts: ['src/routes/users.ts'],
+    });
+    const values = extractFactsFromText(`[tool]\n${placeholder}`, { maxFacts: 50, maxValueLength: 300 }).map(
+      (fact) => fact.value,
+    );
+    expect(values).toContain('src/routes/users.ts');
+    expect(values.filter((value) => /1327|1,327|6625|6,625/.test(value))).toEqual([]);
   });
 });

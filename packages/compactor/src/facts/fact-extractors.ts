@@ -69,6 +69,12 @@ interface LineContext {
 const READ_TOOLS =
   /^(?:read_file|readfile|read|view|view_file|open_file|cat|get_file_contents|read_text_file|file_read|fs_read)$/i;
 
+/**
+ * Lines ctxguard wrote about its own work: a marker's comment, a pruned output's header. Their
+ * sizes and counts are no facts of the conversation (the facts a pruned output kept follow them).
+ */
+const OWN_LINE = /^\s*(?:<!-- \/?ctxguard:|\[Tool result cleared to save context: )/;
+
 function mask(line: string, start: number, end: number): string {
   return line.slice(0, start) + ' '.repeat(end - start) + line.slice(end);
 }
@@ -299,7 +305,7 @@ function scanTranscript(text: string, facts: CandidateSet, signal: AbortSignal |
         inFence = !inFence;
         continue;
       }
-      if (line.text.length > 20_000) continue;
+      if (line.text.length > 20_000 || OWN_LINE.test(line.text)) continue;
       const source = line.kind === 'result' && line.toolName !== undefined && READ_TOOLS.test(line.toolName);
       scanLine(line.text, { role: message.role, kind: line.kind, inFence, source }, facts);
     }
