@@ -2,6 +2,7 @@ import {
   ContextDeclinedError,
   createContextGuard,
   type HybridTokenCounter,
+  InvalidInputError,
   isContextOverflowError,
   type MemoizedCounter,
   type MessageInput,
@@ -249,6 +250,25 @@ describe('recordCompletion', () => {
 });
 
 describe('recoverOverflow', () => {
+  it('says to prepare first when the conversation holds nothing yet', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const error = {
+      error: {
+        message: 'maximum context length exceeded',
+        type: 'invalid_request_error',
+        code: 'context_length_exceeded',
+      },
+    };
+    const thrown = await guard
+      .recoverOverflow({ conversationId: 'never', error })
+      .catch((caught: unknown) => caught);
+    expect(thrown).toBeInstanceOf(InvalidInputError);
+    expect((thrown as Error).message).toMatch(
+      /"never" holds no messages; prepare the request that overflowed first/,
+    );
+    await guard.close();
+  });
+
   it('learns the stated window, compacts to fit it and keeps that compaction on the next call', async () => {
     const guard = createContextGuard({
       provider: 'openai',

@@ -350,6 +350,11 @@ export class ConversationGuard {
       this.#underDeadline(request.signal, async (signal) => {
         let extras: RequestExtras = {};
         const outcome = await this.#update(id, (history) => {
+          if (history.length === 0)
+            throw new InvalidInputError(
+              `recoverOverflow: conversation "${id}" holds no messages; prepare the request that overflowed first, then recover it`,
+              ['conversationId'],
+            );
           const last = this.#sent.get(id);
           const record = readRequest(history.metadata);
           extras = {
