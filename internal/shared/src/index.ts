@@ -10,4 +10,4 @@ export { isRecord, partsOf, roleOf } from './message-readers.js';
 export type { MessageSnapshot } from './message-snapshot.js';
 export { matchesSnapshot, takeMessageSnapshot } from './message-snapshot.js';
 export { randomUuid } from './random-uuid.js';
-export { toolsWindowTokens } from './tools-window.js';
+export { charsPerRequest, toolsWindowTokens } from './tools-window.js';

@@ -105,15 +105,16 @@ describe('aiSdkContextTools', () => {
       Object.assign(answering(''), { provider, modelId }) as MockLanguageModelV3;
     expect(aiSdkContextTools(model('openai.chat', 'gpt-4')).windowTokens).toBe(8_192);
     expect(aiSdkContextTools('anthropic/claude-sonnet-4-5').windowTokens).toBeGreaterThanOrEqual(200_000);
-    expect(aiSdkContextTools(model('openai.chat', 'gpt-4'), { windowTokens: 4_000 }).windowTokens).toBe(
-      4_000,
+    expect(aiSdkContextTools(model('openai.chat', 'gpt-4'), { windowTokens: 4_096 }).windowTokens).toBe(
+      4_096,
     );
     expect(aiSdkContextTools(model('someone.local', 'tiny-model')).windowTokens).toBeUndefined();
+    expect(aiSdkContextTools(model('', 'gpt-4')).windowTokens).toBeUndefined();
+    expect(aiSdkContextTools('gpt-4').windowTokens).toBeUndefined(); // no provider in a gateway id
   });
 
   it('never sends the summarizing model more than its window when the guard compacts', async () => {
     const requestTokens: number[] = [];
-    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 60_000 });
     const gpt4 = Object.assign(
       new MockLanguageModelV3({
         doGenerate: async (options): Promise<LanguageModelV3GenerateResult> => {
@@ -122,7 +123,9 @@ describe('aiSdkContextTools', () => {
               ? [message.content]
               : message.content.flatMap((part) => ('text' in part ? [part.text] : [])),
           );
-          requestTokens.push(guard.counter.estimate(sent.join('\n'), { provider: 'openai', model: 'gpt-4' }));
+          requestTokens.push(
+            withTools.counter.estimate(sent.join('\n'), { provider: 'openai', model: 'gpt-4' }),
+          );
           const json = options.responseFormat?.type === 'json';
           return {
             content: [{ type: 'text', text: json ? '{"facts":[]}' : 'Goal: keep the rollout notes.' }],
@@ -157,7 +160,7 @@ describe('aiSdkContextTools', () => {
     expect(compacted).toBe(true);
     expect(requestTokens.length).toBeGreaterThan(2);
     expect(Math.max(...requestTokens)).toBeLessThanOrEqual(8_192);
-    await Promise.all([guard.close(), withTools.close()]);
+    await withTools.close();
   });
 
   it('names a bad option', () => {

@@ -36,10 +36,10 @@ export const aiSdkContextToolsOptionsSchema = z.strictObject({
   /** Redact secrets from summaries and facts before anyone stores them (default true). */
   redact: z.boolean().default(true),
   /**
-   * The model's context window in tokens: longer ranges are sent in pieces that fit (default: what
-   * the model catalog gives the model; none for a model it does not know).
+   * The model's context window in tokens, at least 4,096: longer ranges are sent in pieces sized to
+   * it (default: the catalog's window for the model, or for its provider; none for an unknown provider).
    */
-  windowTokens: z.number().int().min(1_000).optional(),
+  windowTokens: z.number().int().min(4_096).optional(),
 });
 
 /** Options of {@link aiSdkContextTools}. */
@@ -128,17 +128,23 @@ export function aiSdkContextTools(model: LanguageModel, options?: AISdkContextTo
   );
 }
 
+/** The built-in catalog, made on first use (most apps never ask it for a summarizer's window). */
+let builtins: ModelCatalog | undefined;
+
 /**
- * The input `model` may take as the model catalog knows it (a gateway id `provider/model` or a
- * model object); `undefined` when the catalog only has its global default for it.
+ * The input `model` may take as the built-in catalog knows it (a gateway id `provider/model` or a
+ * model object), the provider's default window for a model it does not list; `undefined` for a
+ * provider it does not know.
  */
 function catalogWindow(model: LanguageModel): number | undefined {
   const [provider, modelId] =
     typeof model === 'string'
       ? [model.slice(0, Math.max(0, model.indexOf('/'))), model.slice(model.indexOf('/') + 1)]
-      : [catalogProvider(model.provider), model.modelId];
-  if (provider === '' || modelId === '') return undefined;
-  const resolved = new ModelCatalog().get(provider, modelId);
+      : [model.provider, model.modelId];
+  if (typeof provider !== 'string' || typeof modelId !== 'string') return undefined;
+  if (provider.trim() === '' || modelId.trim() === '') return undefined;
+  builtins ??= new ModelCatalog();
+  const resolved = builtins.get(catalogProvider(provider), modelId);
   if (resolved.match === 'global-default') return undefined;
   return Math.min(resolved.contextWindow, resolved.maxInputTokens ?? Number.POSITIVE_INFINITY);
 }

@@ -1,8 +1,9 @@
-import type {
-  JSONArray,
-  LanguageModelV3CallOptions,
-  LanguageModelV3GenerateResult,
-  LanguageModelV3Prompt,
+import {
+  APICallError,
+  type JSONArray,
+  type LanguageModelV3CallOptions,
+  type LanguageModelV3GenerateResult,
+  type LanguageModelV3Prompt,
 } from '@ai-sdk/provider';
 import { CtxGuardError, InvalidInputError } from '@ctxguard/core';
 import { generateText, type ModelMessage, wrapLanguageModel } from 'ai';
@@ -395,6 +396,42 @@ describe('ctxguardMiddleware with a model the catalog does not know', () => {
     const limited = await run(32_000);
     expect(limited.report).toMatchObject({ unguarded: false, window: 32_000 });
     expect(limited.warnings).toEqual([]);
+  });
+
+  it('reports the retry after an overflow error as guarded, by the limit the error stated', async () => {
+    let calls = 0;
+    const message =
+      "This model's maximum context length is 8192 tokens. However, your messages resulted in 30000 tokens.";
+    const groq = new MockLanguageModelV3({
+      provider: 'groq.chat',
+      modelId: 'llama-3.3-70b-versatile',
+      doGenerate: async () => {
+        calls++;
+        if (calls > 1) return anthropicReply();
+        throw new APICallError({
+          message,
+          url: 'https://api.groq.com/openai/v1/chat/completions',
+          requestBodyValues: {},
+          statusCode: 400,
+          responseBody: JSON.stringify({
+            error: { message, type: 'invalid_request_error', code: 'context_length_exceeded' },
+          }),
+          isRetryable: false,
+        });
+      },
+    });
+    const messages: ModelMessage[] = Array.from({ length: 24 }, (_, i) => ({
+      role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+      content: `Part ${i} of the incident log: ${'the service restarted and the queue drained again. '.repeat(100)}`,
+    }));
+    const result = await generateText({
+      model: wrapLanguageModel({ model: groq, middleware: ctxguardMiddleware() }),
+      messages,
+      providerOptions: { ctxguard: { conversationId: 'incident' } },
+    });
+    expect(calls).toBe(2);
+    expect(result.providerMetadata?.['ctxguard']).toMatchObject({ unguarded: false, window: 8_192 });
+    expect(JSON.stringify(result.warnings ?? [])).not.toMatch(/sent unguarded/);
   });
 });
 

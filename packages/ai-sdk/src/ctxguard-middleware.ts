@@ -259,7 +259,7 @@ class MiddlewareState {
       },
     };
     const prompt = await this.#promptFor(context, prepared);
-    if (prepared.measurement.window === null) warnUnknownWindow(context);
+    noteWindow(context, prepared.measurement.window);
     const next: LanguageModelV3CallOptions = { ...base, prompt };
     if (this.#serverSideFor(guard.provider))
       this.#addServerEdits(next, prepared.measurement.inputBudget, context);
@@ -412,6 +412,7 @@ class MiddlewareState {
       signal: params.abortSignal,
     });
     const prompt = await this.#promptFor(context, recovered);
+    noteWindow(context, recovered.measurement.window);
     // The completion was what did not fit: the retry asks for less output (nothing was compacted).
     const output =
       recovered.maxOutputTokens === undefined ? {} : { maxOutputTokens: recovered.maxOutputTokens };
@@ -607,12 +608,24 @@ export function ctxguardMiddleware(
   return { ...middleware, specificationVersion: 'v4' } as unknown as CtxguardMiddlewareV4;
 }
 
-/** A prompt for a model whose window nobody knows went out as it came: said in the call's warnings. */
-function warnUnknownWindow(context: CallContext): void {
+/** What the call's warnings say of a prompt sent unguarded because its model's window is unknown. */
+const UNKNOWN_WINDOW = 'is not in the model catalog and no contextLimit was given';
+
+/**
+ * Says in the call's warnings and report whether its prompt went out unguarded because nobody knows
+ * the model's window: before the first overflow error states the limit, which guards the retry.
+ */
+function noteWindow(context: CallContext, window: number | null): void {
   const { guard } = context;
-  context.report.unguarded = true;
+  context.warnings = context.warnings.filter((warning) => !warningMentions(warning, UNKNOWN_WINDOW));
+  context.report.unguarded = window === null;
+  if (window !== null) return;
   context.warnings.push({
     type: 'other',
-    message: `ctxguard: ${guard.provider}/${guard.model} is not in the model catalog and no contextLimit was given, so this prompt was sent unguarded; pass contextLimit to ctxguardMiddleware or register the model (catalog)`,
+    message: `ctxguard: ${guard.provider}/${guard.model} ${UNKNOWN_WINDOW}, so this prompt was sent unguarded; pass contextLimit to ctxguardMiddleware or register the model (catalog); an overflow error's stated limit guards the calls after it`,
   });
+}
+
+function warningMentions(warning: SharedV3Warning, text: string): boolean {
+  return 'message' in warning && typeof warning.message === 'string' && warning.message.includes(text);
 }

@@ -351,25 +351,24 @@ describe('recoverOverflow', () => {
     await guard.close();
   });
 
-  it('never asks for more output than was asked or than the model can write when lowering it', async () => {
+  it('lowers the output below what was asked and what the model can write, or not at all', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
     const messages = [{ role: 'user' as const, content: 'Write the release notes.' }];
-    for (const [asked, completion, expected] of [
-      [16_000, 130_000, 16_000], // the error claims more completion than was asked
-      [undefined, 130_000, 16_384], // nothing asked: gpt-4o writes at most 16,384
-    ] as const) {
-      await guard.prepare({
-        conversationId: `notes-${asked}`,
-        messages,
-        ...(asked ? { maxOutputTokens: asked } : {}),
-      });
+    const recover = async (conversationId: string, asked: number | undefined, completion: number) => {
+      await guard.prepare({ conversationId, messages, ...(asked ? { maxOutputTokens: asked } : {}) });
       const message = `This model's maximum context length is 128000 tokens, however you requested ${10 + completion} tokens (10 in your prompt; ${completion} for the completion). Please reduce your prompt; or completion length.`;
-      const recovered = await guard.recoverOverflow({
-        conversationId: `notes-${asked}`,
-        error: { error: { message, type: 'invalid_request_error', code: 'context_length_exceeded' } },
-      });
-      expect(recovered.maxOutputTokens).toBe(expected);
-    }
+      const error = { error: { message, type: 'invalid_request_error', code: 'context_length_exceeded' } };
+      return guard.recoverOverflow({ conversationId, error }).catch((caught: unknown) => caught);
+    };
+    // Nothing asked, 130,000 stated: gpt-4o writes at most 16,384.
+    expect(await recover('unasked', undefined, 130_000)).toMatchObject({ maxOutputTokens: 16_384 });
+    // 16,000 asked, 130,000 stated: asking for 16,000 again would lower nothing, and the prompt
+    // holds nothing to compact.
+    const again = await recover('asked', 16_000, 130_000);
+    expect(again).toBeInstanceOf(ContextDeclinedError);
+    expect((again as ContextDeclinedError).actions.some((action) => action.type === 'output-limit')).toBe(
+      false,
+    );
     await guard.close();
   });
 

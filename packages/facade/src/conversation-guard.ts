@@ -336,9 +336,11 @@ export class ConversationGuard {
    * After a provider's context-overflow error: learns the sizes the error states, stores a smaller
    * window when the provider stated one, and runs the configured strategy against what fits (70%
    * of what was sent when the error states no sizes), as rewindable compactions; when the requested
-   * output is what did not fit it asks for less output instead (`maxOutputTokens`). Returns the messages to retry with (the app's own message
-   * objects where untouched, as `prepare` returns them), or throws {@link ContextDeclinedError}. An
-   * error that is not a context overflow is rethrown unchanged.
+   * output is what did not fit it asks for less output instead (`maxOutputTokens`, below what was
+   * asked and what the model can write). Returns the messages to retry with (the app's own message
+   * objects where untouched, as `prepare` returns them), or throws {@link ContextDeclinedError};
+   * `InvalidInputError` for a conversation that holds no messages yet. An error that is not a
+   * context overflow is rethrown unchanged.
    */
   async recoverOverflow(input: RecoverOverflowInput): Promise<PrepareResult> {
     this.#assertOpen('recoverOverflow');
@@ -473,6 +475,8 @@ export class ConversationGuard {
     }
     const measureInput = { ...this.#measureInput(history, request), history, signal: request.signal };
     const measured = await this.measurer.report(measureInput);
+    if (measured.window !== null && measured.inputBudget === 0)
+      throw this.#noRoomForInput(request.maxOutputTokens, measured.window);
     const fitted = await this.guard.fit(measureInput, measured);
     // Cancelled: rejected with the signal's reason, nothing of this call stored (the app sends its
     // messages again next time).
@@ -487,6 +491,19 @@ export class ConversationGuard {
       declined: fitted.declined,
       extras: request,
     });
+  }
+
+  /** The error for a request whose output reserve takes its whole window: nothing could ever fit. */
+  #noRoomForInput(asked: number | undefined, window: number): InvalidInputError {
+    const model = `${this.provider}/${this.model}`;
+    return asked === undefined
+      ? new InvalidInputError(
+          `prepare: ${model} leaves no input tokens in its ${window}-token window; give it a larger contextLimit`,
+        )
+      : new InvalidInputError(
+          `prepare input.maxOutputTokens: ${asked} output tokens leave no room for input in the ${window}-token window of ${model}; ask for fewer`,
+          ['maxOutputTokens'],
+        );
   }
 
   /**
@@ -637,14 +654,22 @@ export class ConversationGuard {
         actions.push({ type: 'context-limit', contextLimit: stated.limitTokens });
       }
     }
-    const room = stated ? outputRoom(stated) : undefined;
-    if (room !== undefined) return this.#lowerOutput(history, id, extras, actions, room);
+    const lowered = stated
+      ? loweredOutput(
+          stated,
+          extras.maxOutputTokens,
+          this.catalog.get(this.provider, this.model).maxOutputTokens,
+        )
+      : undefined;
+    if (lowered !== undefined) return this.#lowerOutput(history, id, extras, actions, lowered);
     const measured = await this.measurer.measure(input);
     const factor = stated ? Math.max(1, providerInput / Math.max(1, measured.current)) : 1;
     const outputPart =
       stated?.inputTokens !== undefined ? Math.max(0, stated.requestedTokens - stated.inputTokens) : 0;
     let available = measured.inputBudget ?? measured.current;
-    if (stated) available = Math.min(available, (stated.limitTokens - outputPart) / factor);
+    // At least one token: an error whose stated completion takes the whole limit leaves nothing to
+    // fit, which the fit declines rather than being asked for a negative budget.
+    if (stated) available = Math.max(1, Math.min(available, (stated.limitTokens - outputPart) / factor));
     // An error that states no sizes (Bedrock's "Input is too long for requested model.", OpenAI
     // Responses' "exceeds the context window") says only that what was sent did not fit: aim well
     // below it, since a strategy stops compacting once under its critical floor (95%).
@@ -674,24 +699,17 @@ export class ConversationGuard {
   }
 
   /**
-   * The output, not the prompt, did not fit: the retry asks for `room` tokens of output (what the
-   * stated limit leaves beyond the prompt), at most what was asked and what the model can write;
-   * nothing is compacted. Said on `onWarning`.
+   * The output, not the prompt, did not fit: the retry asks for `maxOutputTokens` tokens of output
+   * ({@link loweredOutput}) and nothing is compacted. Said on `onWarning`.
    */
   async #lowerOutput(
     history: InMemoryConversationHistory,
     id: string,
     extras: RequestExtras,
     actions: ContextAction[],
-    room: number,
+    maxOutputTokens: number,
   ): Promise<CallOutcome> {
     const asked = extras.maxOutputTokens;
-    // Never more than was asked, nor than the model can write: the retry must ask for less.
-    const maxOutputTokens = Math.min(
-      room,
-      asked ?? Number.POSITIVE_INFINITY,
-      this.catalog.get(this.provider, this.model).maxOutputTokens ?? Number.POSITIVE_INFINITY,
-    );
     extras.maxOutputTokens = maxOutputTokens;
     actions.push({ type: 'output-limit', maxOutputTokens });
     await this.hooks.emit('onWarning', {
@@ -1020,6 +1038,23 @@ function outputRoom(stated: OverflowTokens): number | undefined {
   if (prompt === undefined || prompt * 2 > stated.limitTokens) return undefined;
   const completion = stated.requestedTokens - prompt;
   return completion > prompt ? Math.min(completion, stated.limitTokens - prompt) : undefined;
+}
+
+/**
+ * The output a retry asks for when the completion is what did not fit: at most what the limit
+ * leaves beside the prompt, what was asked (else what the error says was) and what the model can
+ * write; `undefined` when that lowers nothing (the prompt must shrink instead).
+ */
+function loweredOutput(
+  stated: OverflowTokens,
+  asked: number | undefined,
+  modelMax: number | undefined,
+): number | undefined {
+  const room = outputRoom(stated);
+  if (room === undefined) return undefined;
+  const requested = asked ?? stated.requestedTokens - (stated.inputTokens ?? 0);
+  const lowered = Math.min(room, requested, modelMax ?? Number.POSITIVE_INFINITY);
+  return lowered < requested ? lowered : undefined;
 }
 
 /** Share of what was sent that a recovery aims under when the provider's error states no sizes. */

@@ -529,7 +529,6 @@ export class ContextGuard {
     if (measurement !== undefined && !wellFormedSizes(measurement))
       parseInput(measurementSchema, measurement, 'ContextGuard.fit measurement');
     const sizes = measurement ?? (await this.#measureFirst(parsed));
-    if (sizes.window !== null && sizes.inputBudget === 0) throw noRoomForInput(parsed, sizes.window);
     const history = parsed.history;
     const call: FitCall = {
       provider: parsed.provider,
@@ -1343,18 +1342,4 @@ function irreducibleForm(message: Message): Message {
       return { ...rest, output: '' };
     }),
   } as Message;
-}
-
-/** The error for a request whose output reserve takes its whole window: nothing could ever fit. */
-function noRoomForInput(request: FitRequest, window: number): InvalidInputError {
-  const model = `${request.provider}/${request.model}`;
-  const asked = request.maxOutputTokens;
-  return asked === undefined
-    ? new InvalidInputError(
-        `${model} leaves no input tokens in its ${window}-token window: give it a larger contextLimit`,
-      )
-    : new InvalidInputError(
-        `maxOutputTokens: ${asked} output tokens leave no room for input in the ${window}-token window of ${model}; ask for fewer`,
-        ['maxOutputTokens'],
-      );
 }

@@ -35,7 +35,7 @@ import {
   type StrategyTools,
   toolResultsOf,
 } from '@ctxguard/core';
-import { containsWhole, pushAll, throwIfAborted, toolsWindowTokens } from '@ctxguard/shared';
+import { charsPerRequest, containsWhole, pushAll, throwIfAborted, toolsWindowTokens } from '@ctxguard/shared';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFactLists, mergeFacts, missingFacts, redactMessage } from './guard-facts.js';
 import { STATE_KEY } from './guard-state.js';
@@ -103,8 +103,6 @@ export interface StrategyToolsInit {
 
 const DEFAULT_SUMMARY_CHARS = 6_000;
 const DEFAULT_SUMMARIZER_WINDOW_TOKENS = 100_000;
-/** Characters per token assumed when cutting fact-extraction input into requests (on the safe side). */
-const CHARS_PER_TOKEN_FLOOR = 3;
 
 /** Facts as a facts block reads them back (a shared bullet derives keys, each value once). */
 function readBack(facts: readonly ExtractedFact[]): ExtractedFact[] {
@@ -372,7 +370,11 @@ export class StrategyToolsImpl implements StrategyTools {
     const content = renderTranscript(entries.map((entry) => withoutFactsBlocks(entry.message)));
     if (!content) return carried;
     // One request per slice that fits the extractor's window: a long range never overflows it.
-    const chunkChars = this.#summarizerWindowTokens * CHARS_PER_TOKEN_FLOOR;
+    const chunkChars = charsPerRequest(
+      this.#summarizerWindowTokens,
+      content.length,
+      this.#meter.text(content),
+    );
     const lists: ExtractedFact[][] = [];
     for (let start = 0; start < content.length; start += chunkChars) {
       const found = await this.#tools.extractFacts({

@@ -60,8 +60,11 @@ const functionsSchema = z.object({
 const optionsSchema = z.object({
   /** Pass summaries and facts through {@link redactSecrets} (default true). */
   redact: z.boolean().default(true),
-  /** Context window of the model behind the functions: callers send longer content in pieces. */
-  windowTokens: z.number().int().min(1_000).optional(),
+  /**
+   * Context window of the model behind the functions (at least 4,096: a summary request needs room
+   * for its answer): callers send longer content in pieces sized to it.
+   */
+  windowTokens: z.number().int().min(4_096).optional(),
 });
 
 /** Options of {@link contextToolsFromFunctions}. */

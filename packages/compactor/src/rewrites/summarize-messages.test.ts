@@ -1,6 +1,7 @@
 import type { ContextTools, ExtractFactsRequest, Message, SummarizeRequest } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { assistant, bigText, call, calls, results, system, user } from '../../test/support/messages.js';
+import { TokenMeter } from '../budget/token-meter.js';
 import { contextToolsFromFunctions } from '../facts/context-tools.js';
 import { createOfflineContextTools } from '../facts/offline-context-tools.js';
 import { parseSummary } from '../facts/summary-format.js';
@@ -192,27 +193,33 @@ describe('summarizeMessages', () => {
     for (const size of sizes) expect(size).toBeLessThan(2_000 * 4);
   });
 
-  it('keeps each request within the window the tools declare', async () => {
+  it('sizes each request to the window the tools declare, by tokens', async () => {
+    const meter = new TokenMeter();
     const sizes: number[] = [];
     const offline = createOfflineContextTools();
     const tools = contextToolsFromFunctions(
       {
         summarize: async (request: SummarizeRequest) => {
-          sizes.push(request.content.length);
+          sizes.push(meter.text(request.content) + Math.ceil(request.maxLength / 2));
           return offline.summarize(request);
         },
         extractFacts: async (request: ExtractFactsRequest) => {
-          sizes.push(request.content.length);
+          sizes.push(meter.text(request.content));
           return offline.extractFacts(request);
         },
       },
-      { windowTokens: 2_000 },
+      { windowTokens: 4_096 },
     );
-    expect(tools.windowTokens).toBe(2_000);
-    const result = await summarizeMessages(chat(40), { tools });
+    expect(tools.windowTokens).toBe(4_096);
+    const result = await summarizeMessages(chat(120), { tools });
     expect(result.chunks).toBeGreaterThan(1);
-    for (const size of sizes) expect(size).toBeLessThan(2_000 * 4);
-    expect(() => contextToolsFromFunctions(tools, { windowTokens: 0 })).toThrow(/windowTokens/);
+    expect(sizes.length).toBeGreaterThan(2);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(4_096);
+  });
+
+  it('names a declared window too small for a summary request', () => {
+    const offline = createOfflineContextTools();
+    expect(() => contextToolsFromFunctions(offline, { windowTokens: 2_000 })).toThrow(/windowTokens/);
   });
 
   it('asks for the leading pieces again as before when the summary may take a few characters more or less', async () => {

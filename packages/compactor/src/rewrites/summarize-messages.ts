@@ -1,5 +1,12 @@
 import { type ContextTools, type ExtractedFact, type Message, parseOptions } from '@ctxguard/core';
-import { abortSignalSchema, isRecord, partsOf, roleOf, toolsWindowTokens } from '@ctxguard/shared';
+import {
+  abortSignalSchema,
+  charsPerRequest,
+  isRecord,
+  partsOf,
+  roleOf,
+  toolsWindowTokens,
+} from '@ctxguard/shared';
 import { z } from 'zod';
 import { type Rendering, runMeter, type TokenMeter } from '../budget/token-meter.js';
 import { contextToolsSchema, cutAtLength } from '../facts/context-tools.js';
@@ -541,8 +548,12 @@ async function summarizeAndExtract(
   messages?: readonly Message[],
 ): Promise<{ summaryText: string; extracted: ExtractedFact[] }> {
   const summaryText = redactSecrets(await summarizeTexts(call, texts, textChars));
-  const chunkChars = Math.max(4_000, call.windowTokens * 3);
   const plain = texts.map((rendering) => rendering.text);
+  const chunkChars = charsPerRequest(
+    call.windowTokens,
+    plain.reduce((sum, text) => sum + text.length + 1, 0),
+    texts.reduce((sum, rendering) => sum + rendering.tokens, 0),
+  );
   const found =
     (messages &&
       offlineFactsInChunks(call.tools, messages, plain, renderForSummarizer, chunkChars, opts.signal)) ??
