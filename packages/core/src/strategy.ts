@@ -316,7 +316,7 @@ export interface ContextTools {
   extractFacts(request: ExtractFactsRequest): Promise<ExtractedFact[]>;
   /**
    * Tokens one request to these tools may hold, when a model with a bounded window answers them:
-   * callers send longer content in pieces that fit. Unset: the caller's own bound applies.
+   * callers send longer content in pieces sized to it. Unset: the caller's own bound applies.
    */
   readonly windowTokens?: number;
   /**
