@@ -475,7 +475,7 @@ export class ConversationGuard {
     }
     const measureInput = { ...this.#measureInput(history, request), history, signal: request.signal };
     const measured = await this.measurer.report(measureInput);
-    if (measured.window !== null && measured.inputBudget === 0)
+    if (measured.window !== null && measured.inputBudget === 0 && request.maxOutputTokens !== undefined)
       throw this.#noRoomForInput(request.maxOutputTokens, measured.window);
     const fitted = await this.guard.fit(measureInput, measured);
     // Cancelled: rejected with the signal's reason, nothing of this call stored (the app sends its
@@ -493,17 +493,12 @@ export class ConversationGuard {
     });
   }
 
-  /** The error for a request whose output reserve takes its whole window: nothing could ever fit. */
-  #noRoomForInput(asked: number | undefined, window: number): InvalidInputError {
-    const model = `${this.provider}/${this.model}`;
-    return asked === undefined
-      ? new InvalidInputError(
-          `prepare: ${model} leaves no input tokens in its ${window}-token window; give it a larger contextLimit`,
-        )
-      : new InvalidInputError(
-          `prepare input.maxOutputTokens: ${asked} output tokens leave no room for input in the ${window}-token window of ${model}; ask for fewer`,
-          ['maxOutputTokens'],
-        );
+  /** The error for a `maxOutputTokens` that takes the whole window: nothing could ever fit beside it. */
+  #noRoomForInput(asked: number, window: number): InvalidInputError {
+    return new InvalidInputError(
+      `prepare input.maxOutputTokens: ${asked} output tokens leave no room for input in the ${window}-token window of ${this.provider}/${this.model}; ask for fewer`,
+      ['maxOutputTokens'],
+    );
   }
 
   /**

@@ -369,12 +369,11 @@ export class StrategyToolsImpl implements StrategyTools {
     );
     const content = renderTranscript(entries.map((entry) => withoutFactsBlocks(entry.message)));
     if (!content) return carried;
-    // One request per slice that fits the extractor's window: a long range never overflows it.
-    const chunkChars = charsPerRequest(
-      this.#summarizerWindowTokens,
-      content.length,
-      this.#meter.text(content),
-    );
+    // One request per slice that fits the extractor's window: a long range never overflows it. The
+    // messages' tokens (each counted once, and kept) stand for the transcript's: at least as many.
+    const messages = entries.map((entry) => entry.message);
+    const tokens = this.#meter.range(messages, 0, messages.length);
+    const chunkChars = charsPerRequest(this.#summarizerWindowTokens, content.length, tokens);
     const lists: ExtractedFact[][] = [];
     for (let start = 0; start < content.length; start += chunkChars) {
       const found = await this.#tools.extractFacts({
