@@ -94,7 +94,7 @@ describe('parseInput', () => {
     expect(error).toBeInstanceOf(InvalidInputError);
     const typed = error as InvalidInputError;
     expect(typed.path).toEqual([1, 'content', 1, 'id']);
-    expect(typed.message).toMatch(/^Invalid items: items\[1\]\.content\[1\]\.id: .*expected string/);
+    expect(typed.message).toMatch(/^items\[1\]\.content\[1\]\.id: .*expected string/);
     expect(typed.cause).toBeInstanceOf(z.ZodError);
   });
 
@@ -107,7 +107,7 @@ describe('parseInput', () => {
   it('follows a union branch with more issues than a call takes arguments', () => {
     const parts = z.union([z.string(), z.array(z.object({ type: z.literal('x'), id: z.string() }))]);
     const bad = Array.from({ length: 200_000 }, () => ({ type: 'x', id: 7 }));
-    expect(() => parseInput(parts, bad, 'content')).toThrow(/^Invalid content: content\[0\]\.id: /);
+    expect(() => parseInput(parts, bad, 'content')).toThrow(/^content\[0\]\.id: /);
   });
 
   it('reports at most five issues and counts the rest', () => {
@@ -131,7 +131,7 @@ describe('parseOptions', () => {
       expect(error).toBeInstanceOf(InvalidOptionsError);
       expect((error as InvalidOptionsError).code).toBe('invalid_options');
       expect((error as InvalidOptionsError).path).toEqual(['limit']);
-      expect((error as Error).message).toMatch(/^Invalid Thing options: Thing options\.limit: /);
+      expect((error as Error).message).toMatch(/^Thing options\.limit: /);
     }
   });
 });

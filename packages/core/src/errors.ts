@@ -170,7 +170,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, root:
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const { text, path } = summarize(result.error, root);
-  throw new InvalidInputError(`Invalid ${root}: ${text}`, path, { cause: result.error });
+  throw new InvalidInputError(text, path, { cause: result.error });
 }
 
 /**
@@ -182,5 +182,5 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, roo
   const result = schema.safeParse(input ?? {}, { jitless: true });
   if (result.success) return result.data;
   const { text, path } = summarize(result.error, root);
-  throw new InvalidOptionsError(`Invalid ${root}: ${text}`, path, { cause: result.error });
+  throw new InvalidOptionsError(text, path, { cause: result.error });
 }

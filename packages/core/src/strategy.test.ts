@@ -8,6 +8,6 @@ describe('a signal option checked at the boundary', () => {
     const options = z.strictObject({ signal: abortSignalSchema.optional() });
     const attempt = () => parseInput(options, { signal: { aborted: false } }, 'options');
     expect(attempt).toThrow(InvalidInputError);
-    expect(attempt).toThrow('Invalid options: options.signal: expected an AbortSignal');
+    expect(attempt).toThrow('options.signal: expected an AbortSignal');
   });
 });

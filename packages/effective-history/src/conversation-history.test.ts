@@ -439,9 +439,9 @@ describe('replaceState', () => {
         {},
         /entries\[0\]\.condenseParent: no summary/,
       ],
-      ['nope', {}, /Invalid entries/],
-      [history.entries(), 'abc', /Invalid metadata/],
-      [history.entries(), ['a'], /Invalid metadata/],
+      ['nope', {}, /^entries/],
+      [history.entries(), 'abc', /^metadata/],
+      [history.entries(), ['a'], /^metadata/],
     ];
     for (const [entries, metadata, message] of bad) {
       expect(() => history.replaceState(entries as never, metadata as never)).toThrow(message);

@@ -11,7 +11,7 @@ import { assertEntryArray } from './effective-history.js';
 export function assertConsistentEntries(entries: readonly HistoryEntry[], root = 'entries'): void {
   assertEntryArray(entries);
   const fail = (index: number, field: string, message: string): never => {
-    throw new InvalidInputError(`Invalid ${root}: ${root}[${index}].${field}: ${message}`, [index, field]);
+    throw new InvalidInputError(`${root}[${index}].${field}: ${message}`, [index, field]);
   };
   const entryIndex = new Map<string, number>();
   const containers = new Map<string, { index: number; kind: 'condense' | 'truncate'; children: string[] }>();

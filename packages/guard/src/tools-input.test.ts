@@ -42,7 +42,7 @@ async function rejects(call: () => unknown, method: string, field: RegExp): Prom
       (caught: unknown) => caught,
     );
   expect(error, method).toBeInstanceOf(InvalidInputError);
-  expect((error as Error).message).toMatch(new RegExp(`^Invalid StrategyToolsImpl\\.${method} arguments: `));
+  expect((error as Error).message).toMatch(new RegExp(`^StrategyToolsImpl\\.${method} arguments[.:[]`));
   expect((error as Error).message).toMatch(field);
 }
 

@@ -83,10 +83,10 @@ describe('the request check of ContextMeasurer', () => {
     for (const [request, path, message] of cases) {
       const error = await rejection(request);
       expect(error.path).toEqual(path);
-      expect(error.message).toMatch(/^Invalid ContextMeasurer\.measure request: /);
+      expect(error.message).toMatch(/^ContextMeasurer\.measure request[.:[]/);
       expect(error.message).toMatch(message);
     }
-    expect((await rejection(null)).message).toMatch(/^Invalid ContextMeasurer\.measure request/);
+    expect((await rejection(null)).message).toMatch(/^ContextMeasurer\.measure request/);
   });
 
   it('measures a valid request carrying fields of its own (an event) as before', async () => {
@@ -111,9 +111,7 @@ describe('the request check of ContextMeasurer', () => {
     expect(event).toEqual({ ...valid, messages: 'not a list', abort: false });
     expect(measures).toEqual([]);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.message).toMatch(
-      /Invalid onMessageResolve event: onMessageResolve event\.messages: expected an array/,
-    );
+    expect(warnings[0]!.message).toMatch(/onMessageResolve event\.messages: expected an array/);
   });
 
   it('warns with the field for a malformed onCompletion event and learns nothing from it', async () => {
@@ -126,7 +124,7 @@ describe('the request check of ContextMeasurer', () => {
     const event = { model: 'gpt-4o', messages, usage: { inputTokens: 50, outputTokens: 5 } };
     await hooks.emit('onCompletion', event as never);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.message).toMatch(/Invalid onCompletion event: onCompletion event\.provider: /);
+    expect(warnings[0]!.message).toMatch(/onCompletion event\.provider: /);
     expect(await measuring.calibrationStore?.list()).toEqual([]);
   });
 });

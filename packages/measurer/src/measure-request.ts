@@ -52,7 +52,7 @@ export function isMeasurable(request: unknown): boolean {
   );
 }
 
-/** Throws `InvalidInputError` naming the field (`Invalid ${root}: messages: …`) when `request` is not measurable. */
+/** Throws `InvalidInputError` naming the field (`${root}.messages: …`) when `request` is not measurable. */
 export function assertMeasurable(request: unknown, root: string): void {
   if (!isMeasurable(request)) parseInput(measureRequestSchema, request, root);
 }

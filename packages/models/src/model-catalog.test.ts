@@ -522,19 +522,15 @@ describe('bad arguments', () => {
   ])('throws invalid_input naming the argument (%#)', (call, name) => {
     const error = caught(call);
     expect(error).toBeInstanceOf(InvalidInputError);
-    expect(error.message.startsWith(`Invalid ${name}: `)).toBe(true);
+    expect(error.message.startsWith(`${name}: `)).toBe(true);
     expect((error as InvalidInputError).path).toEqual([]);
   });
 
   it('explains what was wrong', () => {
-    expect(caught(() => catalog.get('  ')).message).toBe(
-      'Invalid provider: provider: must not be empty or blank',
-    );
-    expect(caught(() => catalog.get(7 as unknown as string)).message).toBe(
-      'Invalid provider: provider: expected a string',
-    );
+    expect(caught(() => catalog.get('  ')).message).toBe('provider: must not be empty or blank');
+    expect(caught(() => catalog.get(7 as unknown as string)).message).toBe('provider: expected a string');
     expect(caught(() => catalog.getAvailableInputTokens('openai', 'gpt-4o', -3)).message).toBe(
-      'Invalid maxTokens: maxTokens: expected a non-negative integer',
+      'maxTokens: expected a non-negative integer',
     );
   });
 });

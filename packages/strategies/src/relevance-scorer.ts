@@ -1,6 +1,5 @@
 import type { Cancellable } from '@ctxguard/core';
 import { throwIfAborted } from '@ctxguard/shared';
-import MiniSearch from 'minisearch';
 
 /** What a {@link RelevanceScorer} is asked: how relevant each document is to the query. */
 export interface RelevanceScoreRequest extends Cancellable {
@@ -30,8 +29,15 @@ function processTerm(term: string): string | null {
   return lower.length < 2 || STOP_WORDS.has(lower) ? null : lower;
 }
 
+type MiniSearchClass = typeof import('minisearch').default;
+
+/** MiniSearch, loaded on the first score: a guard that never ranks by relevance never loads it. */
+async function loadMiniSearch(): Promise<MiniSearchClass> {
+  return (await import('minisearch')).default;
+}
+
 /** Distinct terms of `text`, as the index tokenizes them, at most `limit` of them. */
-function queryTerms(text: string, limit: number): string[] {
+function queryTerms(MiniSearch: MiniSearchClass, text: string, limit: number): string[] {
   const terms = new Set<string>();
   for (const raw of MiniSearch.getDefault('tokenize')(text) as string[]) {
     const term = processTerm(raw);
@@ -48,9 +54,10 @@ const MAX_QUERY_TERMS = 400;
  * Offline BM25+ scores (MiniSearch: no model, no network, runs in Node and browsers) of each
  * document against the query's distinct terms; a document sharing no term scores 0.
  */
-export function scoreByBm25(query: string, documents: readonly string[]): number[] {
+export async function scoreByBm25(query: string, documents: readonly string[]): Promise<number[]> {
+  const MiniSearch = await loadMiniSearch();
   const scores = new Array<number>(documents.length).fill(0);
-  const terms = queryTerms(query, MAX_QUERY_TERMS);
+  const terms = queryTerms(MiniSearch, query, MAX_QUERY_TERMS);
   if (terms.length === 0 || documents.length === 0) return scores;
   const index = new MiniSearch<{ id: number; text: string }>({ fields: ['text'], processTerm });
   index.addAll(documents.map((text, id) => ({ id, text })));
@@ -63,5 +70,5 @@ export function scoreByBm25(query: string, documents: readonly string[]): number
 /** The default {@link RelevanceScorer}: offline BM25+ scores of each document, cancellable before it starts. */
 export const bm25Scorer: RelevanceScorer = async (request) => {
   throwIfAborted(request.signal);
-  return scoreByBm25(request.query, request.documents);
+  return await scoreByBm25(request.query, request.documents);
 };
