@@ -1,4 +1,4 @@
-import { findJsonValueIssue, type JsonCheckOptions } from '@ctxguard/core';
+import { copyJsonValue, findJsonValueIssue, type JsonCheckOptions, type JsonValue } from '@ctxguard/core';
 import { formatPath } from '@ctxguard/shared';
 import { UnserializableValueError } from './errors.js';
 
@@ -25,4 +25,15 @@ export function serializeValue(key: string, value: unknown): string {
       throw new UnserializableValueError(key, formatPath([]), 'is nested too deeply to serialize');
     throw error;
   }
+}
+
+/**
+ * A copy of `value` checked by the rule of {@link assertJsonSerializable} (same errors): objects and
+ * arrays are new, strings are shared, since a string cannot change. What a JSON round trip gives
+ * back, without a second copy of every text.
+ */
+export function copyValue(key: string, value: unknown): JsonValue {
+  const copied = copyJsonValue(value);
+  if (!copied.ok) throw new UnserializableValueError(key, formatPath(copied.issue.path), copied.issue.reason);
+  return copied.value;
 }

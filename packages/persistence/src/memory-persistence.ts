@@ -1,6 +1,6 @@
-import { InvalidInputError } from '@ctxguard/core';
+import { InvalidInputError, type JsonValue } from '@ctxguard/core';
 import type { AtomicCreate } from './atomic-create.js';
-import { serializeValue } from './json-value.js';
+import { copyValue } from './json-value.js';
 import type { Persistence } from './persistence.js';
 
 const loneSurrogate = /\p{Cs}/u;
@@ -32,30 +32,31 @@ export function assertPrefix(prefix: unknown): asserts prefix is string | undefi
 }
 
 /**
- * In-process store. Values are kept as serialized JSON, so every `get` returns a fresh copy
- * and the store has exactly the semantics of the file and Redis stores.
+ * In-process store. Values are checked and copied as JSON would carry them, on `set` and again on
+ * every `get`, so caller and store never share an object and the store has exactly the semantics
+ * of the file and Redis stores; strings are shared, so a stored conversation's text is not held twice.
  */
 export class MemoryPersistence implements Persistence, AtomicCreate {
   readonly specificationVersion = 'v1' as const;
-  readonly #entries = new Map<string, string>();
+  readonly #entries = new Map<string, JsonValue>();
 
   async get<T = unknown>(key: string): Promise<T | null> {
     assertKey(key);
-    const raw = this.#entries.get(key);
-    return raw === undefined ? null : (JSON.parse(raw) as T);
+    const stored = this.#entries.get(key);
+    return stored === undefined ? null : (copyValue(key, stored) as T);
   }
 
   async set<T = unknown>(key: string, value: T): Promise<void> {
     assertKey(key);
-    this.#entries.set(key, serializeValue(key, value));
+    this.#entries.set(key, copyValue(key, value));
   }
 
   /** Stores `value` only when `key` is absent; `true` when it did (validated and copied like `set`). */
   async setIfAbsent<T = unknown>(key: string, value: T): Promise<boolean> {
     assertKey(key);
-    const json = serializeValue(key, value);
+    const copy = copyValue(key, value);
     if (this.#entries.has(key)) return false;
-    this.#entries.set(key, json);
+    this.#entries.set(key, copy);
     return true;
   }
 
