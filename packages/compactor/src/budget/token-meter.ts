@@ -136,10 +136,18 @@ export class TokenMeter {
   ): number {
     const known = memo.get(key);
     if (known !== undefined) return known;
-    const frozen = shared !== undefined && isDeepFrozen(key) ? shared : undefined;
-    const tokens = frozen?.get(key) ?? count();
+    // A stored original is remembered once for all meters, not also by each meter: a compaction
+    // reads every original several times, and each entry of a weak map costs the collector.
+    if (shared !== undefined && isDeepFrozen(key)) {
+      let tokens = shared.get(key);
+      if (tokens === undefined) {
+        tokens = count();
+        shared.set(key, tokens);
+      }
+      return tokens;
+    }
+    const tokens = count();
     memo.set(key, tokens);
-    frozen?.set(key, tokens);
     return tokens;
   }
 

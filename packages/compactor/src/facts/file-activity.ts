@@ -165,7 +165,47 @@ export function fileActivityOf(messages: readonly TranscriptMessage[]): FileActi
   return activity;
 }
 
-/** {@link fileActivityOf} for text in the transcript convention. */
-export function fileActivityOfText(text: string): FileActivity {
-  return fileActivityOf(parseTranscript(text));
+/**
+ * The files each rendered message read before reads and modifies, when it names any (a stored
+ * original's rendering is kept); renderings that name none are only marked.
+ */
+const activityOfRendering = new WeakMap<{ readonly text: string }, FileActivity>();
+const withoutActivity = new WeakSet<{ readonly text: string }>();
+
+function activityOf(rendering: { readonly text: string }): FileActivity | undefined {
+  if (withoutActivity.has(rendering)) return undefined;
+  let activity = activityOfRendering.get(rendering);
+  if (activity === undefined) {
+    activity = fileActivityOf(parseTranscript(rendering.text));
+    if (activity.read.length + activity.modified.length === 0) {
+      withoutActivity.add(rendering);
+      return undefined;
+    }
+    activityOfRendering.set(rendering, activity);
+  }
+  return activity;
+}
+
+/**
+ * {@link fileActivityOf} the transcript of the renderings joined (each one message in the
+ * transcript convention), read rendering by rendering: each is parsed once for as long as it is
+ * kept. Each message's files, in order, each kept where first seen, are the transcript's.
+ */
+export function fileActivityOfRenderings(renderings: readonly { readonly text: string }[]): FileActivity {
+  const activity: FileActivity = { read: [], modified: [] };
+  const seen = { read: new Set<string>(), modified: new Set<string>() };
+  const addNew = (list: string[], known: Set<string>, paths: readonly string[]) => {
+    for (const path of paths) {
+      if (known.has(path)) continue;
+      known.add(path);
+      list.push(path);
+    }
+  };
+  for (const rendering of renderings) {
+    const own = activityOf(rendering);
+    if (own === undefined) continue;
+    addNew(activity.read, seen.read, own.read);
+    addNew(activity.modified, seen.modified, own.modified);
+  }
+  return activity;
 }

@@ -20,7 +20,7 @@ import {
   selectFacts,
 } from '../facts/fact-ledger.js';
 import { parseFactsBlock } from '../facts/facts-block.js';
-import { fileActivityOfText } from '../facts/file-activity.js';
+import { fileActivityOfRenderings } from '../facts/file-activity.js';
 import { isTruncationMarkerText, parseTruncationMarker } from '../facts/markers.js';
 import { defaultOfflineTools, offlineFactsInChunks } from '../facts/offline-context-tools.js';
 import { isSummaryText, parseSummary, renderSummary, type SummaryContent } from '../facts/summary-format.js';
@@ -616,7 +616,7 @@ function summaryFrameOf(
   previous: SummaryContent | null,
   texts: readonly Rendering[],
 ): SummaryFrame {
-  const activity = fileActivityOfText(texts.map((rendering) => rendering.text).join('\n'));
+  const activity = fileActivityOfRenderings(texts);
   return {
     // A system note only where it joins the system prompt (or opens the list); after the task or
     // before an assistant turn it is a user message, as providers take system text only at the top.
