@@ -83,9 +83,9 @@ function convert(
   return format === 'openai' ? fromOpenAIChat(list as never) : fromAISDK(list as never);
 }
 
-/** The validation message without the converter's prefix, paths re-based on the file's own indices. */
+/** The validation message with paths re-based on the file's own indices. */
 function describeInvalid(error: InvalidInputError, shift: number): string {
-  const text = error.message.replace(/^Invalid [\w ]+: /, '').replace(/^anthropic\./, '');
+  const text = error.message.replace(/^anthropic\./, '');
   if (shift === 0) return text;
   return text.replace(/\bmessages\[(\d+)\]/g, (_, index: string) => `messages[${Number(index) - shift}]`);
 }

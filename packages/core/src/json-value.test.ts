@@ -37,6 +37,16 @@ describe('findJsonValueIssue', () => {
     expect(issueOf(cyclic)).toBe('a.back is a circular reference');
   });
 
+  it('rejects objects and arrays with a toJSON method, hidden or inherited: JSON.stringify would call it', () => {
+    const hidden = Object.defineProperty({ a: 1 }, 'toJSON', { value: () => ({ b: 2 }) });
+    expect(issueOf({ x: hidden })).toBe(
+      'x has a toJSON method, which JSON.stringify would call (store what it returns)',
+    );
+    const inherited = Object.create(Object.assign(Object.create(null), { toJSON: () => 2 }));
+    expect(issueOf([inherited])).toMatch(/^\[0\] has a toJSON method/);
+    expect(issueOf({ list: Object.assign([1], { toJSON: () => [2] }) })).toMatch(/^list has a toJSON method/);
+  });
+
   it('accepts the same object twice when it is not its own ancestor', () => {
     const shared = { x: 1 };
     expect(issueOf({ a: shared, b: [shared, shared] })).toBeUndefined();

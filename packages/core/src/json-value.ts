@@ -49,6 +49,16 @@ function isPlainObject(object: object): boolean {
   return proto === null || Object.getPrototypeOf(proto) === null;
 }
 
+const TO_JSON_REASON = 'has a toJSON method, which JSON.stringify would call (store what it returns)';
+
+/**
+ * A `toJSON` method JSON.stringify would call, own or inherited, enumerable or not: the value a
+ * store writes would not be the one checked (an enumerable own one is also a function property).
+ */
+function hasToJson(object: object): boolean {
+  return typeof (object as { toJSON?: unknown }).toJSON === 'function';
+}
+
 function kindOf(object: object): string {
   const maker = (object as { constructor?: unknown }).constructor;
   const name = typeof maker === 'function' ? maker.name : '';
@@ -80,6 +90,7 @@ function visit(walk: Walk, value: unknown, inArray: boolean): JsonValue | undefi
   if (walk.ancestors.has(object)) return fail(walk, 'is a circular reference');
   if (walk.path.length >= walk.maxDepth) return fail(walk, `is nested deeper than ${walk.maxDepth} levels`);
   if (Array.isArray(object)) {
+    if (hasToJson(object)) return fail(walk, TO_JSON_REASON);
     walk.ancestors.add(object);
     const out: JsonValue[] | null = walk.copy ? [] : null;
     for (let index = 0; index < object.length; index++) {
@@ -96,6 +107,7 @@ function visit(walk: Walk, value: unknown, inArray: boolean): JsonValue | undefi
   if (Object.prototype.toString.call(object) === '[object Date]')
     return fail(walk, dateReason(object as Date));
   if (!isPlainObject(object)) return fail(walk, `is a ${kindOf(object)} instance, not a plain object`);
+  if (hasToJson(object)) return fail(walk, TO_JSON_REASON);
   walk.ancestors.add(object);
   const out: { [key: string]: JsonValue } | null = walk.copy ? {} : null;
   for (const key of Object.keys(object)) {
@@ -138,7 +150,8 @@ function run(value: unknown, copy: boolean, options: JsonCheckOptions): JsonCopy
  * finite numbers, `null`, arrays without holes or `undefined`, and plain objects (from any realm,
  * null prototype allowed; properties whose value is `undefined` are left out, as `JSON.stringify`
  * does). Functions, symbols, BigInt, NaN/±Infinity, cycles, Dates, Maps and other class
- * instances are not. Returns the first issue, or `null` when `value` is JSON.
+ * instances, and objects or arrays with a `toJSON` method are not. Returns the first issue, or
+ * `null` when `value` is JSON.
  */
 export function findJsonValueIssue(value: unknown, options: JsonCheckOptions = {}): JsonValueIssue | null {
   const result = run(value, false, options);

@@ -25,8 +25,8 @@ function addJsonIssue(ctx: z.core.$RefinementCtx, issue: JsonValueIssue, input: 
 
 /**
  * Schema of a JSON value by the one rule of `findJsonValueIssue` (no functions, BigInt, NaN,
- * cycles, Dates or class instances; at most 512 levels). Parsing returns a copy; errors name the
- * failing sub-path, e.g. `input.items[2]`.
+ * cycles, Dates, class instances or toJSON methods; at most 512 levels). Parsing returns a copy;
+ * errors name the failing sub-path, e.g. `input.items[2]`.
  */
 export const jsonValueSchema: z.ZodType<JsonValue> = z.unknown().transform((value, ctx) => {
   const result = copyJsonValue(value, { maxDepth: MAX_JSON_DEPTH });

@@ -964,7 +964,7 @@ function assertSavableEntries(
     const [first, ...rest] = describeZodIssues(parsed.error)[0]?.path ?? [];
     const path = [typeof first === 'number' ? first + from : 0, ...rest];
     throw new InvalidInputError(
-      `Invalid history.entries(): ${formatPath(path, 'history.entries()')}: ${describeZodIssues(parsed.error)[0]?.message}`,
+      `${formatPath(path, 'history.entries()')}: ${describeZodIssues(parsed.error)[0]?.message}`,
       ['history', 'entries()', ...path],
     );
   }

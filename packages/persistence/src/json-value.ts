@@ -37,3 +37,40 @@ export function copyValue(key: string, value: unknown): JsonValue {
   if (!copied.ok) throw new UnserializableValueError(key, formatPath(copied.issue.path), copied.issue.reason);
   return copied.value;
 }
+
+/**
+ * A fresh copy of a value {@link copyValue} made, for a read: no checks (it was checked when
+ * stored) and no recursion, so a value as deep as a store accepts reads back at any stack depth.
+ */
+export function copyStored(value: JsonValue): JsonValue {
+  const pending: [JsonValue[] | { [key: string]: JsonValue }, JsonValue[] | { [key: string]: JsonValue }][] =
+    [];
+  const fresh = (item: JsonValue): JsonValue => {
+    if (typeof item !== 'object' || item === null) return item;
+    const copy = Array.isArray(item) ? [] : {};
+    pending.push([item, copy]);
+    return copy;
+  };
+  const root = fresh(value);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [source, target] = next;
+    if (Array.isArray(source)) {
+      for (const item of source) (target as JsonValue[]).push(fresh(item));
+      continue;
+    }
+    const object = target as { [key: string]: JsonValue };
+    for (const key of Object.keys(source)) {
+      const item = fresh(source[key]!);
+      // A `__proto__` key is data: defined, since assigning it would change the copy's prototype.
+      if (key === '__proto__')
+        Object.defineProperty(object, key, {
+          value: item,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      else object[key] = item;
+    }
+  }
+  return root;
+}

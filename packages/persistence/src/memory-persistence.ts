@@ -1,6 +1,6 @@
 import { InvalidInputError, type JsonValue } from '@ctxguard/core';
 import type { AtomicCreate } from './atomic-create.js';
-import { copyValue } from './json-value.js';
+import { copyStored, copyValue } from './json-value.js';
 import type { Persistence } from './persistence.js';
 
 const loneSurrogate = /\p{Cs}/u;
@@ -32,9 +32,10 @@ export function assertPrefix(prefix: unknown): asserts prefix is string | undefi
 }
 
 /**
- * In-process store. Values are checked and copied as JSON would carry them, on `set` and again on
- * every `get`, so caller and store never share an object and the store has exactly the semantics
- * of the file and Redis stores; strings are shared, so a stored conversation's text is not held twice.
+ * In-process store. `set` checks a value by the rule every store applies and keeps a copy of it as
+ * JSON would carry it; every `get` returns a fresh copy of that. Caller and store never share an
+ * object, and a value reads back as from the file and Redis stores. Strings are shared (they cannot
+ * change), so a stored conversation's text is not held a second time.
  */
 export class MemoryPersistence implements Persistence, AtomicCreate {
   readonly specificationVersion = 'v1' as const;
@@ -43,7 +44,7 @@ export class MemoryPersistence implements Persistence, AtomicCreate {
   async get<T = unknown>(key: string): Promise<T | null> {
     assertKey(key);
     const stored = this.#entries.get(key);
-    return stored === undefined ? null : (copyValue(key, stored) as T);
+    return stored === undefined ? null : (copyStored(stored) as T);
   }
 
   async set<T = unknown>(key: string, value: T): Promise<void> {

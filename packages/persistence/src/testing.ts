@@ -490,6 +490,10 @@ export function describePersistence(
             x = 1;
           })(),
         ],
+        // JSON.stringify would write what toJSON returns, not the value checked.
+        ['hidden toJSON', Object.defineProperty({ a: 1 }, 'toJSON', { value: () => ({ b: 2 }) })],
+        ['inherited toJSON', Object.create(Object.assign(Object.create(null), { toJSON: () => 2 }))],
+        ['array toJSON', Object.assign([1], { toJSON: () => [2] })],
       ];
       for (const [label, value] of bad) {
         await store.set('existing', { keep: label });

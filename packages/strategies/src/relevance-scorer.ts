@@ -31,9 +31,12 @@ function processTerm(term: string): string | null {
 
 type MiniSearchClass = typeof import('minisearch').default;
 
+let miniSearch: Promise<MiniSearchClass> | undefined;
+
 /** MiniSearch, loaded on the first score: a guard that never ranks by relevance never loads it. */
-async function loadMiniSearch(): Promise<MiniSearchClass> {
-  return (await import('minisearch')).default;
+function loadMiniSearch(): Promise<MiniSearchClass> {
+  miniSearch ??= import('minisearch').then((module) => module.default);
+  return miniSearch;
 }
 
 /** Distinct terms of `text`, as the index tokenizes them, at most `limit` of them. */
@@ -69,6 +72,8 @@ export async function scoreByBm25(query: string, documents: readonly string[]): 
 
 /** The default {@link RelevanceScorer}: offline BM25+ scores of each document, cancellable before it starts. */
 export const bm25Scorer: RelevanceScorer = async (request) => {
+  throwIfAborted(request.signal);
+  await loadMiniSearch();
   throwIfAborted(request.signal);
   return await scoreByBm25(request.query, request.documents);
 };
