@@ -166,8 +166,8 @@ export function fileActivityOf(messages: readonly TranscriptMessage[]): FileActi
 }
 
 /**
- * The files each rendered message read before reads and modifies, when it names any (a stored
- * original's rendering is kept); renderings that name none are only marked.
+ * The files each rendering reads and modifies, remembered for as long as the rendering is kept (a
+ * stored original's is); a rendering that names none is only marked.
  */
 const activityOfRendering = new WeakMap<{ readonly text: string }, FileActivity>();
 const withoutActivity = new WeakSet<{ readonly text: string }>();
