@@ -270,9 +270,10 @@ export interface StrategyTools {
   /** Clears old tool results to a short notice, keeping the newest `keepRecent`. */
   microcompactToolResults(options?: MicrocompactToolResultsOptions): Promise<MicrocompactToolResultsResult>;
   /**
-   * Compacts the whole conversation anew from its original messages (never a summary of a summary)
-   * to `budgetTokens` with the compactor's one-shot `compactMessages`, and shows the result in place
-   * of the effective view from its first changed message on; rewindable.
+   * Compacts the conversation anew from its original messages (as many as one summarizer window
+   * holds, after the earlier summary that stands for the rest) to `budgetTokens` with the compactor's
+   * one-shot `compactMessages`, and shows the result in place of the effective view from its first
+   * changed message on; rewindable.
    */
   compactMessages(options: CompactMessagesRewriteOptions): Promise<CompactMessagesRewriteResult>;
   /** Cuts older tool outputs to their head and tail and drops old unsigned reasoning; no message is hidden. */

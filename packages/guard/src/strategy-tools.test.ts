@@ -790,3 +790,40 @@ describe('compactMessages recentTokens', () => {
     expect(byDefault).toBeGreaterThan(none);
   });
 });
+
+describe('compactMessages on a conversation longer than the summarizer window', () => {
+  it('reads one window of originals after the summary standing for the rest; nothing is lost', async () => {
+    const { history, tools, sizes } = recordingRequests({}, { summarizerWindowTokens: 2_000 });
+    const originals = history.messages();
+    const readPerCompaction: number[] = [];
+    for (let round = 40; round < 160; round++) {
+      const added = [
+        ...toolRound(`late${round}`, 'read_file', `${filler(`late-${round}`, 120)}\nError: late ${round}`, {
+          path: `src/late-${round}.ts`,
+        }),
+        assistant(`Step ${round} done.`),
+      ];
+      for (const message of added) history.append(message);
+      originals.push(...added);
+      if (tools.measure(history.messages()) < 3_000) continue;
+      sizes.length = 0;
+      const result = await tools.compactMessages({ budgetTokens: 1_500 });
+      expect(result.changed).toBe(true);
+      readPerCompaction.push(sizes.reduce((sum, size) => sum + size, 0));
+    }
+    const all = tools.measure(originals);
+    expect(all).toBeGreaterThan(2_000 * 20);
+    expect(readPerCompaction.length).toBeGreaterThan(10);
+    // A few windows each (the summary, its merge and the facts of one window of originals, again
+    // when the first result does not fit), however long the conversation: without the window the
+    // last compaction reads more than the whole conversation.
+    expect(Math.max(...readPerCompaction)).toBeLessThanOrEqual(2_000 * 4);
+    expect(readPerCompaction.at(-1)).toBeLessThan(all / 4);
+    const sent = history.messages();
+    expect(sent[0]).toEqual(originals[0]);
+    expect(sent[1]).toEqual(originals[1]);
+    expect(countToolPairViolations(sent)).toBe(0);
+    rewindAll(history);
+    expect(history.messages()).toEqual(originals);
+  });
+});

@@ -36,6 +36,7 @@ import {
   toolResultsOf,
 } from '@ctxguard/core';
 import { charsPerRequest, containsWhole, pushAll, throwIfAborted, toolsWindowTokens } from '@ctxguard/shared';
+import { oneWindowOfOriginals } from './compaction-input.js';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFactLists, mergeFacts, missingFacts, redactMessage } from './guard-facts.js';
 import { STATE_KEY } from './guard-state.js';
@@ -576,10 +577,12 @@ export class StrategyToolsImpl implements StrategyTools {
   }
 
   /**
-   * Compacts the conversation's original messages (hidden ones included, no summary or marker an
-   * earlier compaction wrote) with the compactor's one-shot pipeline and shows the result in place of
-   * the effective view from the first message it changes: each compaction draws its summary and
-   * facts from the originals, so quality does not decay over many compactions.
+   * Compacts the conversation's original messages (hidden ones included; past one summarizer window,
+   * the newest window of them after the earlier summary that stands for the rest) with the
+   * compactor's one-shot pipeline and shows the result in place of the effective view from the first
+   * message it changes: each compaction draws its summary and facts from the originals it can read,
+   * so quality does not decay over many compactions and a long conversation costs no more per
+   * compaction than one window.
    */
   async compactMessages(
     options: StrategyToolOptions<'compactMessages'>,
@@ -607,7 +610,8 @@ export class StrategyToolsImpl implements StrategyTools {
   }
 
   /**
-   * The messages a compaction starts from: the originals of the whole conversation; after a provider
+   * The messages a compaction starts from: the originals of the conversation, as many as one
+   * summarizer window holds, after the earlier summary that stands for the rest; after a provider
    * compaction item, the view up to it as it is (the provider reads from the item on) and the
    * originals that came after it.
    */
@@ -615,7 +619,11 @@ export class StrategyToolsImpl implements StrategyTools {
     const entries = this.#history.entries();
     const view = this.#history.effectiveEntries();
     const frozen = frozenPrefixEnd(view.map((entry) => entry.message));
-    if (frozen === 0) return entries.filter(isOriginalEntry).map((entry) => entry.message);
+    if (frozen === 0) {
+      return oneWindowOfOriginals(entries, view, this.#summarizerWindowTokens, (message) =>
+        this.#meter.message(message),
+      );
+    }
     const last = entries.findIndex((entry) => entry.id === view[frozen - 1]?.id);
     if (last < 0) return view.map((entry) => entry.message);
     const originals = entries.slice(last + 1).filter(isOriginalEntry);

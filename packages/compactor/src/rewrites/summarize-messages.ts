@@ -382,13 +382,8 @@ export async function summarizeWithMeter(
   const input = previousText ? [{ text: previousText, tokens: meter.text(previousText) }, ...texts] : texts;
   let summary: { summaryText: string; extracted: ExtractedFact[] };
   try {
-    summary = await summarizeAndExtract(
-      call,
-      input,
-      budget.textChars,
-      opts,
-      previousText ? undefined : fresh,
-    );
+    // The earlier summary's facts come from its facts block (merged below), not read again from its text.
+    summary = await summarizeAndExtract(call, input, budget.textChars, opts, texts, fresh);
   } catch (error) {
     if (opts.signal?.aborted) throw error;
     return unchanged(`summarizer failed: ${(error as Error)?.message ?? String(error)}`, call.calls);
@@ -536,18 +531,19 @@ function summarizerCallOf(tools: ContextTools, opts: SummarizeOptions, meter: To
 }
 
 /**
- * The summary text (redacted) and the facts of `texts`, the renderings of `messages` when given
- * (offline tools then find the messages a chunk holds whole by identity); the calls made are
- * counted in `call.calls`.
+ * The summary text (redacted) of `input` and the facts of `texts`, the renderings of `messages`
+ * (offline tools find the messages a chunk holds whole by identity); the calls made are counted in
+ * `call.calls`.
  */
 async function summarizeAndExtract(
   call: SummarizerCall,
-  texts: readonly Rendering[],
+  input: readonly Rendering[],
   textChars: number,
   opts: SummarizeOptions,
-  messages?: readonly Message[],
+  texts: readonly Rendering[],
+  messages: readonly Message[],
 ): Promise<{ summaryText: string; extracted: ExtractedFact[] }> {
-  const summaryText = redactSecrets(await summarizeTexts(call, texts, textChars));
+  const summaryText = redactSecrets(await summarizeTexts(call, input, textChars));
   const plain = texts.map((rendering) => rendering.text);
   const chunkChars = charsPerRequest(
     call.windowTokens,
@@ -555,8 +551,7 @@ async function summarizeAndExtract(
     texts.reduce((sum, rendering) => sum + rendering.tokens, 0),
   );
   const found =
-    (messages &&
-      offlineFactsInChunks(call.tools, messages, plain, renderForSummarizer, chunkChars, opts.signal)) ??
+    offlineFactsInChunks(call.tools, messages, plain, renderForSummarizer, chunkChars, opts.signal) ??
     (await extractFactsSafely(call.tools, plain.join('\n'), { chunkChars, signal: opts.signal }));
   call.calls += found.calls;
   return { summaryText, extracted: found.facts };
