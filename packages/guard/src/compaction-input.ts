@@ -1,22 +1,31 @@
 import { summaryBlock } from '@ctxguard/compactor';
 import { type HistoryEntry, isOriginalEntry, type Message, messageText } from '@ctxguard/core';
 
-/** An earlier compaction's summary with its members, and the originals `[start, end)` it stands for. */
+/** An earlier compaction's summary, and the originals `[start, end)` its compaction stands for. */
 interface Anchor {
+  /** The summary and the messages its compaction wrote after it. */
   group: Message[];
   start: number;
   end: number;
-  /** The newest summary it hides, the next one to try. */
+  /** The first compaction group with a summary that it hides, the next one to try. */
   nested: HistoryEntry | undefined;
+}
+
+/** The stored entries, looked up by id, and the originals' positions. */
+interface Stored {
+  entries: readonly HistoryEntry[];
+  originals: readonly HistoryEntry[];
+  indexOf: ReadonlyMap<string, number>;
+  positionOf: ReadonlyMap<string, number>;
 }
 
 /**
  * The messages a compaction reads: every original while they fit one summarizer window; past it,
- * the originals before the oldest earlier summary after which the rest fit the window, that
- * summary (with its members) and the originals after what it stands for (after the newest summary
- * when none leaves few enough). So a compaction reads one window of originals, or what came since
- * the last compaction when that is more, however long the conversation grows; within that window
- * it draws from the originals, never from a summary of them.
+ * the system prompt and the task, the oldest earlier summary after which the rest fits the window
+ * (with what its compaction wrote after it) and the originals after what it stands for (after the
+ * newest summary when none leaves few enough). So a compaction reads one window of originals, or
+ * what came since the last compaction when that is more, however long the conversation grows;
+ * within that window it draws from the originals, never from a summary of them.
  */
 export function oneWindowOfOriginals(
   entries: readonly HistoryEntry[],
@@ -28,12 +37,27 @@ export function oneWindowOfOriginals(
   const messages = originals.map((entry) => entry.message);
   const fitFrom = tailStart(messages, windowTokens, tokensOf);
   if (fitFrom === 0) return messages;
-  const anchor = anchorToRead(entries, originals, view, (group, end) => {
+  const head = headEnd(messages);
+  const stored: Stored = {
+    entries,
+    originals,
+    indexOf: new Map(entries.map((entry, index) => [entry.id, index])),
+    positionOf: new Map(originals.map((entry, index) => [entry.id, index])),
+  };
+  const anchor = anchorToRead(stored, view, head, (group, end) => {
     const groupTokens = group.reduce((sum, message) => sum + tokensOf(message), 0);
     return end >= fitFrom && groupTokens + tailTokens(messages, end, tokensOf) <= windowTokens;
   });
   if (!anchor) return messages;
-  return [...messages.slice(0, anchor.start), ...anchor.group, ...messages.slice(anchor.end)];
+  // The system prompt and the task go as they are, also where the summary stands for them too.
+  return [...messages.slice(0, Math.max(anchor.start, head)), ...anchor.group, ...messages.slice(anchor.end)];
+}
+
+/** End of the leading system messages and the task (the first user message right after them). */
+function headEnd(messages: readonly Message[]): number {
+  let end = 0;
+  while (messages[end]?.role === 'system') end++;
+  return messages[end]?.role === 'user' ? end + 1 : end;
 }
 
 /** The first index from which `messages` fit `windowTokens` (summed from the end, never the whole list). */
@@ -61,69 +85,94 @@ function tailTokens(
 }
 
 /**
- * Walks from the summary the view shows to the ones it hides, newest first, and keeps the oldest
- * that `fits` (each older one stands for fewer originals, so the walk stops at the first that does
- * not fit); when none fits, the newest: what came after it has to be read in any case.
+ * Walks from the summary the view shows to the ones its compaction hides, newest first, and keeps
+ * the oldest that `fits` (each older one stands for fewer originals, so the walk stops at the first
+ * that does not fit); when none fits, the newest: what came after it has to be read in any case.
  */
 function anchorToRead(
-  entries: readonly HistoryEntry[],
-  originals: readonly HistoryEntry[],
+  stored: Stored,
   view: readonly HistoryEntry[],
+  head: number,
   fits: (group: Message[], end: number) => boolean,
 ): Anchor | undefined {
-  const byId = new Map(entries.map((entry, index) => [entry.id, index]));
-  const position = new Map(originals.map((entry, index) => [entry.id, index]));
   let newest: Anchor | undefined;
   let best: Anchor | undefined;
-  for (let summary = view.findLast(isSummaryEntry); summary !== undefined; ) {
-    const anchor = anchorOf(summary, entries, originals, byId, position);
+  const shown = view.findLast((entry) => isCompactionEntry(entry) && isSummary(entry.message));
+  for (let group = shown && groupHead(shown, stored); group !== undefined; ) {
+    const anchor = anchorOf(group, stored, head);
     newest ??= anchor;
     if (!anchor || !fits(anchor.group, anchor.end)) break;
     best = anchor;
-    summary = anchor.nested;
+    group = anchor.nested;
   }
   return best ?? newest;
 }
 
-/** A summary in the compactor's format (a compaction that only pruned outputs writes none). */
-function isSummaryEntry(entry: HistoryEntry): boolean {
-  return (
-    entry.isSummary === true && entry.condenseId !== undefined && summaryBlock.is(messageText(entry.message))
-  );
+function isSummary(message: Message): boolean {
+  return summaryBlock.is(messageText(message));
+}
+
+function isCompactionEntry(entry: HistoryEntry): boolean {
+  return entry.condenseId !== undefined || entry.condenseMember !== undefined;
+}
+
+/** The entry that holds the group's `hides`: the entry itself, or the one its members follow. */
+function groupHead(entry: HistoryEntry, stored: Stored): HistoryEntry | undefined {
+  if (entry.condenseId !== undefined) return entry;
+  for (let at = (stored.indexOf.get(entry.id) ?? 0) - 1; at >= 0; at--) {
+    if (stored.entries[at]!.condenseId === entry.condenseMember) return stored.entries[at];
+  }
+  return undefined;
 }
 
 /**
- * The summary's group (it and the members stored right after it) and the originals it hides,
- * directly or through the compactions it hides; none when they are not one unbroken run or the
- * run ends inside a tool pair.
+ * The group's messages from its summary on (those before it rewrote the system prompt or the task)
+ * and the originals the group hides, directly or through the compactions it hides; none when they
+ * are not one unbroken run past the task or the run ends inside a tool pair.
  */
-function anchorOf(
-  summary: HistoryEntry,
-  entries: readonly HistoryEntry[],
-  originals: readonly HistoryEntry[],
-  byId: ReadonlyMap<string, number>,
-  position: ReadonlyMap<string, number>,
-): Anchor | undefined {
+function anchorOf(group: HistoryEntry, stored: Stored, head: number): Anchor | undefined {
+  const { originals } = stored;
   let [start, end, count] = [originals.length, 0, 0];
-  let nested: HistoryEntry | undefined;
-  // Depth first in stored order: the first summary met is the newest one it hides.
-  const pending = [summary];
+  const pending = [group];
   for (let entry = pending.pop(); entry !== undefined; entry = pending.pop()) {
-    for (const id of [...(entry.hides ?? [])].reverse()) {
-      const at = position.get(id);
-      const hidden = entries[byId.get(id) ?? -1];
-      if (at !== undefined) {
-        [start, end, count] = [Math.min(start, at), Math.max(end, at + 1), count + 1];
-      } else if (hidden?.hides) pending.push(hidden);
+    for (const id of entry.hides ?? []) {
+      const at = stored.positionOf.get(id);
+      const hidden = stored.entries[stored.indexOf.get(id) ?? -1];
+      if (at !== undefined) [start, end, count] = [Math.min(start, at), Math.max(end, at + 1), count + 1];
+      else if (hidden?.hides) pending.push(hidden);
     }
-    if (entry !== summary && nested === undefined && isSummaryEntry(entry)) nested = entry;
   }
-  if (count === 0 || end - start !== count || originals[end]?.message.role === 'tool') return undefined;
-  const group = [summary.message];
-  for (let at = (byId.get(summary.id) ?? entries.length) + 1; at < entries.length; at++) {
-    const member = entries[at]!;
-    if (member.condenseMember !== summary.condenseId) break;
-    group.push(member.message);
+  if (count === 0 || end - start !== count || end <= head) return undefined;
+  if (originals[end]?.message.role === 'tool') return undefined;
+  const messages = groupMessages(group, stored);
+  const summaryAt = messages.findIndex(isSummary);
+  if (summaryAt < 0) return undefined;
+  return { group: messages.slice(summaryAt), start, end, nested: nestedGroup(group, stored) };
+}
+
+/** The group's messages: its head and the members stored right after it. */
+function groupMessages(group: HistoryEntry, stored: Stored): Message[] {
+  const messages = [group.message];
+  for (let at = (stored.indexOf.get(group.id) ?? stored.entries.length) + 1; ; at++) {
+    const member = stored.entries[at];
+    if (member === undefined || member.condenseMember !== group.condenseId) return messages;
+    messages.push(member.message);
   }
-  return { group, start, end, nested };
+}
+
+/** The newest compaction group with a summary that `group` hides, level by level in stored order. */
+function nestedGroup(group: HistoryEntry, stored: Stored): HistoryEntry | undefined {
+  for (let level = [group]; level.length > 0; ) {
+    const next: HistoryEntry[] = [];
+    for (const entry of level) {
+      for (const id of entry.hides ?? []) {
+        const hidden = stored.entries[stored.indexOf.get(id) ?? -1];
+        if (!hidden) continue;
+        if (isCompactionEntry(hidden) && isSummary(hidden.message)) return groupHead(hidden, stored);
+        if (hidden.hides) next.push(hidden);
+      }
+    }
+    level = next;
+  }
+  return undefined;
 }

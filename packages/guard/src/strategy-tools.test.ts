@@ -814,11 +814,11 @@ describe('compactMessages on a conversation longer than the summarizer window', 
     const all = tools.measure(originals);
     expect(all).toBeGreaterThan(2_000 * 20);
     expect(readPerCompaction.length).toBeGreaterThan(10);
-    // A few windows each (the summary, its merge and the facts of one window of originals, again
-    // when the first result does not fit), however long the conversation: without the window the
-    // last compaction reads more than the whole conversation.
-    expect(Math.max(...readPerCompaction)).toBeLessThanOrEqual(2_000 * 4);
-    expect(readPerCompaction.at(-1)).toBeLessThan(all / 4);
+    // As much late as a little earlier, however long the conversation has grown (without the
+    // window each reads more than the one before, the last more than the whole conversation).
+    const late = readPerCompaction.slice(-4);
+    expect(Math.max(...late)).toBeLessThan(Math.min(...late) * 1.1);
+    expect(late.at(-1)).toBeLessThan(all / 4);
     const sent = history.messages();
     expect(sent[0]).toEqual(originals[0]);
     expect(sent[1]).toEqual(originals[1]);

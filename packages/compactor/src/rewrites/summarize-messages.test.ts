@@ -4,7 +4,7 @@ import { assistant, bigText, call, calls, results, system, user } from '../../te
 import { TokenMeter } from '../budget/token-meter.js';
 import { contextToolsFromFunctions } from '../facts/context-tools.js';
 import { createOfflineContextTools } from '../facts/offline-context-tools.js';
-import { parseSummary } from '../facts/summary-format.js';
+import { parseSummary, renderSummary } from '../facts/summary-format.js';
 import { deepFreeze } from '../messages/deep-frozen.js';
 import { countToolPairViolations } from '../messages/tool-pairs.js';
 import { STRUCTURED_SUMMARY_PROMPT, summarizeMessages } from './summarize-messages.js';
@@ -114,6 +114,24 @@ describe('summarizeMessages', () => {
     expect(parseSummary(second.summaryMessage!.content as string)!.messageCount).toBeGreaterThan(
       first.summarizedCount,
     );
+  });
+
+  it("takes an earlier summary's facts from its block, and from its text when it has none", async () => {
+    const text =
+      'The agent edited src/alpha/config-loader.ts; `pnpm --filter core test` failed on typescript 5.4.2.';
+    const facts = [{ key: 'file', value: 'src/beta/kept.ts', category: 'path' as const }];
+    const listWith = (summary: string) => [
+      system('You are a coding agent.'),
+      user(summary),
+      ...chat(8).slice(1),
+    ];
+    const factsOf = async (summary: string) =>
+      (await summarizeMessages(listWith(summary), { keepRecentRatio: 0.2 })).facts.map((fact) => fact.value);
+    const withBlock = await factsOf(renderSummary({ text, messageCount: 12, facts }));
+    expect(withBlock).toContain('src/beta/kept.ts');
+    expect(withBlock).not.toContain('src/alpha/config-loader.ts');
+    const withoutBlock = await factsOf(renderSummary({ text, messageCount: 12 }));
+    expect(withoutBlock).toEqual(expect.arrayContaining(['src/alpha/config-loader.ts']));
   });
 
   it('reads the facts of offline tools message by message: the summary the text would give, no transcript asked', async () => {

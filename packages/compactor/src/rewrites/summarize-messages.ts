@@ -382,8 +382,10 @@ export async function summarizeWithMeter(
   const input = previousText ? [{ text: previousText, tokens: meter.text(previousText) }, ...texts] : texts;
   let summary: { summaryText: string; extracted: ExtractedFact[] };
   try {
-    // The earlier summary's facts come from its facts block (merged below), not read again from its text.
-    summary = await summarizeAndExtract(call, input, budget.textChars, opts, texts, fresh);
+    // An earlier summary's facts come from its facts block (merged below); one without a block
+    // has them only in its text.
+    const unrecorded = previousText && (previous?.facts ?? []).length === 0 ? previousText : undefined;
+    summary = await summarizeAndExtract(call, input, budget.textChars, opts, texts, fresh, unrecorded);
   } catch (error) {
     if (opts.signal?.aborted) throw error;
     return unchanged(`summarizer failed: ${(error as Error)?.message ?? String(error)}`, call.calls);
@@ -532,8 +534,8 @@ function summarizerCallOf(tools: ContextTools, opts: SummarizeOptions, meter: To
 
 /**
  * The summary text (redacted) of `input` and the facts of `texts`, the renderings of `messages`
- * (offline tools find the messages a chunk holds whole by identity); the calls made are counted in
- * `call.calls`.
+ * (offline tools find the messages a chunk holds whole by identity), and of `unrecorded`; the
+ * calls made are counted in `call.calls`.
  */
 async function summarizeAndExtract(
   call: SummarizerCall,
@@ -542,6 +544,7 @@ async function summarizeAndExtract(
   opts: SummarizeOptions,
   texts: readonly Rendering[],
   messages: readonly Message[],
+  unrecorded?: string,
 ): Promise<{ summaryText: string; extracted: ExtractedFact[] }> {
   const summaryText = redactSecrets(await summarizeTexts(call, input, textChars));
   const plain = texts.map((rendering) => rendering.text);
@@ -554,7 +557,10 @@ async function summarizeAndExtract(
     offlineFactsInChunks(call.tools, messages, plain, renderForSummarizer, chunkChars, opts.signal) ??
     (await extractFactsSafely(call.tools, plain.join('\n'), { chunkChars, signal: opts.signal }));
   call.calls += found.calls;
-  return { summaryText, extracted: found.facts };
+  if (unrecorded === undefined) return { summaryText, extracted: found.facts };
+  const earlier = await extractFactsSafely(call.tools, unrecorded, { chunkChars, signal: opts.signal });
+  call.calls += earlier.calls;
+  return { summaryText, extracted: mergeFactLists([earlier.facts, found.facts]) };
 }
 
 /** How big the summary may be. */
