@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ENCODINGS, type Encoding } from './encoding.js';
-import { loadRankTable } from './rank-table.js';
+import { buildRankTable, loadRankTable } from './rank-table.js';
 
 async function referenceRanks(encoding: Encoding): Promise<(string | number[])[]> {
   const module =
@@ -29,4 +29,31 @@ describe('bundled rank tables', () => {
       for (const [text, rank] of table.byText) expect(binary(utf8.encode(text))).toBe(table.bytesOf(rank));
     });
   }
+});
+
+describe('building a rank table', () => {
+  it('leaves the event loop turns to run other work while it indexes', async () => {
+    const tokens = 20_000;
+    const packed = new Uint8Array(tokens * 4);
+    for (let rank = 0; rank < tokens; rank++) {
+      // A length byte, then three printable bytes unique to the rank.
+      packed.set(
+        [3, 33 + (rank % 90), 33 + (Math.floor(rank / 90) % 90), 33 + Math.floor(rank / 8_100)],
+        rank * 4,
+      );
+    }
+    let turns = 0;
+    let building = true;
+    const count = () => {
+      turns++;
+      if (building) setImmediate(count);
+    };
+    setImmediate(count);
+    const table = await buildRankTable('o200k_base', packed);
+    building = false;
+    expect(table.size).toBe(tokens);
+    expect(table.byText.get('!!!')).toBe(0);
+    // Indexed a few thousand tokens at a time, with a turn of the event loop in between.
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(tokens / 4_096));
+  });
 });

@@ -19,7 +19,7 @@ export async function loadRankTable(encoding: Encoding): Promise<RankTable> {
     encoding === 'o200k_base'
       ? await import('../ranks/o200k_base.js')
       : await import('../ranks/cl100k_base.js');
-  return buildRankTable(encoding, await unpack(module.default));
+  return await buildRankTable(encoding, await unpack(module.default));
 }
 
 /** The tokens in rank order, each a length byte and its bytes (see scripts/build-rank-tables.ts). */
@@ -35,15 +35,22 @@ async function unpack(base64: string): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** Builds the lookup maps from the packed tokens. */
-export function buildRankTable(encoding: Encoding, packed: Uint8Array): RankTable {
+/** Tokens indexed between two turns of the event loop: a few milliseconds of work each. */
+const TOKENS_PER_SLICE = 4_096;
+
+/**
+ * Builds the lookup maps from the packed tokens, in slices: the app's own work (a model response
+ * streaming in, other requests) goes on while the first counter of a process loads its table.
+ */
+export async function buildRankTable(encoding: Encoding, packed: Uint8Array): Promise<RankTable> {
   const byText = new Map<string, number>();
   const byBytes = new Map<string, number>();
   const bytes: string[] = [];
   // ignoreBOM keeps a leading U+FEFF in the token's text instead of stripping it.
   const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  const all = binaryString(packed);
+  const all = await binaryString(packed);
   for (let offset = 0, rank = 0; offset < all.length; rank++) {
+    if (rank % TOKENS_PER_SLICE === TOKENS_PER_SLICE - 1) await nextTurn();
     const end = offset + 1 + all.charCodeAt(offset);
     const binary = all.slice(offset + 1, end);
     byBytes.set(binary, rank);
@@ -55,16 +62,26 @@ export function buildRankTable(encoding: Encoding, packed: Uint8Array): RankTabl
   return { encoding, byText, byBytes, bytesOf: (rank) => bytes[rank], size: bytes.length };
 }
 
+/** Resolves on a later turn of the event loop, after timers and I/O that are due. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) =>
+    typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0),
+  );
+}
+
 function isAscii(binary: string): boolean {
   for (let i = 0; i < binary.length; i++) if (binary.charCodeAt(i) > 0x7f) return false;
   return true;
 }
 
-/** Bytes as a binary string (one char per byte), the key form of {@link RankTable.byBytes}. */
-function binaryString(bytes: Uint8Array): string {
+/** Bytes as a binary string (one char per byte), the key form of {@link RankTable.byBytes}, in slices. */
+async function binaryString(bytes: Uint8Array): Promise<string> {
+  const chunk = 8_192;
   let out = '';
-  for (let i = 0; i < bytes.length; i += 8192)
-    out += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192) as unknown as number[]);
+  for (let i = 0; i < bytes.length; i += chunk) {
+    if (i > 0 && i % (chunk * 32) === 0) await nextTurn();
+    out += String.fromCharCode.apply(null, bytes.subarray(i, i + chunk) as unknown as number[]);
+  }
   return out;
 }
 
