@@ -128,7 +128,8 @@ function groupHead(entry: HistoryEntry, stored: Stored): HistoryEntry | undefine
 /**
  * The group's messages from its summary on (those before it rewrote the system prompt or the task)
  * and the originals the group hides, directly or through the compactions it hides; none when they
- * are not one unbroken run past the task or the run ends inside a tool pair.
+ * are not one unbroken run past the task, the run ends inside a tool pair, or messages before the
+ * summary stand for more than the head.
  */
 function anchorOf(group: HistoryEntry, stored: Stored, head: number): Anchor | undefined {
   const { originals } = stored;
@@ -146,7 +147,8 @@ function anchorOf(group: HistoryEntry, stored: Stored, head: number): Anchor | u
   if (originals[end]?.message.role === 'tool') return undefined;
   const messages = groupMessages(group, stored);
   const summaryAt = messages.findIndex(isSummary);
-  if (summaryAt < 0) return undefined;
+  // Messages before the summary stand for the head, which the input takes from the originals.
+  if (summaryAt < 0 || (summaryAt > 0 && start >= head)) return undefined;
   return { group: messages.slice(summaryAt), start, end, nested: nestedGroup(group, stored) };
 }
 
