@@ -15,17 +15,16 @@ interface Anchor {
 interface Stored {
   entries: readonly HistoryEntry[];
   originals: readonly HistoryEntry[];
-  indexOf: ReadonlyMap<string, number>;
-  positionOf: ReadonlyMap<string, number>;
+  indexById: ReadonlyMap<string, number>;
+  positionById: ReadonlyMap<string, number>;
 }
 
 /**
  * The messages a compaction reads: every original while they fit one summarizer window; past it,
- * the system prompt and the task, the oldest earlier summary after which the rest fits the window
+ * the system prompt and the task, the oldest earlier summary with which the input fits the window
  * (with what its compaction wrote after it) and the originals after what it stands for (after the
- * newest summary when none leaves few enough). So a compaction reads one window of originals, or
- * what came since the last compaction when that is more, however long the conversation grows;
- * within that window it draws from the originals, never from a summary of them.
+ * newest summary when none fits). So a compaction reads one window, or what came since the last
+ * compaction when that is more, however long the conversation grows.
  */
 export function oneWindowOfOriginals(
   entries: readonly HistoryEntry[],
@@ -41,12 +40,14 @@ export function oneWindowOfOriginals(
   const stored: Stored = {
     entries,
     originals,
-    indexOf: new Map(entries.map((entry, index) => [entry.id, index])),
-    positionOf: new Map(originals.map((entry, index) => [entry.id, index])),
+    indexById: new Map(entries.map((entry, index) => [entry.id, index])),
+    positionById: new Map(originals.map((entry, index) => [entry.id, index])),
   };
-  const anchor = anchorToRead(stored, view, head, (group, end) => {
-    const groupTokens = group.reduce((sum, message) => sum + tokensOf(message), 0);
-    return end >= fitFrom && groupTokens + tailTokens(messages, end, tokensOf) <= windowTokens;
+  const anchor = anchorToRead(stored, view, head, ({ group, start, end }) => {
+    if (end < fitFrom) return false;
+    const before = messages.slice(0, Math.max(start, head));
+    const read = [...before, ...group].reduce((sum, message) => sum + tokensOf(message), 0);
+    return read + tailTokens(messages, end, tokensOf) <= windowTokens;
   });
   if (!anchor) return messages;
   // The system prompt and the task go as they are, also where the summary stands for them too.
@@ -93,7 +94,7 @@ function anchorToRead(
   stored: Stored,
   view: readonly HistoryEntry[],
   head: number,
-  fits: (group: Message[], end: number) => boolean,
+  fits: (anchor: Anchor) => boolean,
 ): Anchor | undefined {
   let newest: Anchor | undefined;
   let best: Anchor | undefined;
@@ -101,7 +102,7 @@ function anchorToRead(
   for (let group = shown && groupHead(shown, stored); group !== undefined; ) {
     const anchor = anchorOf(group, stored, head);
     newest ??= anchor;
-    if (!anchor || !fits(anchor.group, anchor.end)) break;
+    if (!anchor || !fits(anchor)) break;
     best = anchor;
     group = anchor.nested;
   }
@@ -119,7 +120,7 @@ function isCompactionEntry(entry: HistoryEntry): boolean {
 /** The entry that holds the group's `hides`: the entry itself, or the one its members follow. */
 function groupHead(entry: HistoryEntry, stored: Stored): HistoryEntry | undefined {
   if (entry.condenseId !== undefined) return entry;
-  for (let at = (stored.indexOf.get(entry.id) ?? 0) - 1; at >= 0; at--) {
+  for (let at = (stored.indexById.get(entry.id) ?? 0) - 1; at >= 0; at--) {
     if (stored.entries[at]!.condenseId === entry.condenseMember) return stored.entries[at];
   }
   return undefined;
@@ -137,8 +138,8 @@ function anchorOf(group: HistoryEntry, stored: Stored, head: number): Anchor | u
   const pending = [group];
   for (let entry = pending.pop(); entry !== undefined; entry = pending.pop()) {
     for (const id of entry.hides ?? []) {
-      const at = stored.positionOf.get(id);
-      const hidden = stored.entries[stored.indexOf.get(id) ?? -1];
+      const at = stored.positionById.get(id);
+      const hidden = stored.entries[stored.indexById.get(id) ?? -1];
       if (at !== undefined) [start, end, count] = [Math.min(start, at), Math.max(end, at + 1), count + 1];
       else if (hidden?.hides) pending.push(hidden);
     }
@@ -148,27 +149,27 @@ function anchorOf(group: HistoryEntry, stored: Stored, head: number): Anchor | u
   const messages = groupMessages(group, stored);
   const summaryAt = messages.findIndex(isSummary);
   // Messages before the summary stand for the head, which the input takes from the originals.
-  if (summaryAt < 0 || (summaryAt > 0 && start >= head)) return undefined;
+  if (summaryAt < 0 || start + summaryAt > head) return undefined;
   return { group: messages.slice(summaryAt), start, end, nested: nestedGroup(group, stored) };
 }
 
 /** The group's messages: its head and the members stored right after it. */
 function groupMessages(group: HistoryEntry, stored: Stored): Message[] {
   const messages = [group.message];
-  for (let at = (stored.indexOf.get(group.id) ?? stored.entries.length) + 1; ; at++) {
+  for (let at = (stored.indexById.get(group.id) ?? stored.entries.length) + 1; ; at++) {
     const member = stored.entries[at];
     if (member === undefined || member.condenseMember !== group.condenseId) return messages;
     messages.push(member.message);
   }
 }
 
-/** The newest compaction group with a summary that `group` hides, level by level in stored order. */
+/** The first compaction group with a summary that `group` hides, level by level in stored order. */
 function nestedGroup(group: HistoryEntry, stored: Stored): HistoryEntry | undefined {
   for (let level = [group]; level.length > 0; ) {
     const next: HistoryEntry[] = [];
     for (const entry of level) {
       for (const id of entry.hides ?? []) {
-        const hidden = stored.entries[stored.indexOf.get(id) ?? -1];
+        const hidden = stored.entries[stored.indexById.get(id) ?? -1];
         if (!hidden) continue;
         if (isCompactionEntry(hidden) && isSummary(hidden.message)) return groupHead(hidden, stored);
         if (hidden.hides) next.push(hidden);

@@ -38,8 +38,9 @@ export type RecompactStrategyOptions = z.input<typeof recompactStrategyOptionsSc
  * Sends the conversation unchanged until it nears the budget (`at`), then compacts it anew from its
  * original messages with the compactor's one-shot pipeline down to `target` of the room it can free:
  * every compaction draws its summary and facts from the originals (the newest summarizer window of
- * them, after the earlier summary that stands for the rest), the task and the newest message stay, and the prefix sent is unchanged until the next compaction,
- * far away. A retry within one request halves the target.
+ * them, after the earlier summary that stands for the rest), the task and the newest message stay,
+ * and the prefix sent is unchanged until the next compaction, far away. A retry within one request
+ * halves the target.
  */
 export class RecompactStrategy implements ContextStrategy {
   readonly specificationVersion = 'v1';

@@ -120,18 +120,21 @@ describe('summarizeMessages', () => {
     const text =
       'The agent edited src/alpha/config-loader.ts; `pnpm --filter core test` failed on typescript 5.4.2.';
     const facts = [{ key: 'file', value: 'src/beta/kept.ts', category: 'path' as const }];
-    const listWith = (summary: string) => [
-      system('You are a coding agent.'),
-      user(summary),
-      ...chat(8).slice(1),
-    ];
-    const factsOf = async (summary: string) =>
-      (await summarizeMessages(listWith(summary), { keepRecentRatio: 0.2 })).facts.map((fact) => fact.value);
+    const factsOf = async (...summaries: string[]) => {
+      const list = [system('You are a coding agent.'), ...summaries.map(user), ...chat(8).slice(1)];
+      return (await summarizeMessages(list, { keepRecentRatio: 0.2 })).facts.map((fact) => fact.value);
+    };
     const withBlock = await factsOf(renderSummary({ text, messageCount: 12, facts }));
     expect(withBlock).toContain('src/beta/kept.ts');
     expect(withBlock).not.toContain('src/alpha/config-loader.ts');
     const withoutBlock = await factsOf(renderSummary({ text, messageCount: 12 }));
     expect(withoutBlock).toEqual(expect.arrayContaining(['src/alpha/config-loader.ts']));
+    // Merged with one that has a block, the one without still gives its text's facts.
+    const merged = await factsOf(
+      renderSummary({ text: 'Earlier work.', messageCount: 3, facts }),
+      renderSummary({ text, messageCount: 12 }),
+    );
+    expect(merged).toEqual(expect.arrayContaining(['src/beta/kept.ts', 'src/alpha/config-loader.ts']));
   });
 
   it('reads the facts of offline tools message by message: the summary the text would give, no transcript asked', async () => {

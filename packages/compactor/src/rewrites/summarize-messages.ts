@@ -369,7 +369,9 @@ export async function summarizeWithMeter(
   if (count <= opts.minRecentMessages) return unchanged('too few messages to summarize');
   const to = recentStart(list, from, count, opts, meter);
   if (to === undefined) return unchanged('no tool-pair boundary leaves the recent messages whole');
-  const { previous, carried, hiddenBefore, fresh } = sortOutEarlierCompactions(list.slice(from, to));
+  const { previous, unrecorded, carried, hiddenBefore, fresh } = sortOutEarlierCompactions(
+    list.slice(from, to),
+  );
 
   const tools = opts.tools ?? defaultOfflineTools();
   const call = summarizerCallOf(tools, opts, meter);
@@ -384,8 +386,8 @@ export async function summarizeWithMeter(
   try {
     // An earlier summary's facts come from its facts block (merged below); one without a block
     // has them only in its text.
-    const unrecorded = previousText && (previous?.facts ?? []).length === 0 ? previousText : undefined;
-    summary = await summarizeAndExtract(call, input, budget.textChars, opts, texts, fresh, unrecorded);
+    const factText = unrecorded.length > 0 ? unrecorded.join('\n') : undefined;
+    summary = await summarizeAndExtract(call, input, budget.textChars, opts, texts, fresh, factText);
   } catch (error) {
     if (opts.signal?.aborted) throw error;
     return unchanged(`summarizer failed: ${(error as Error)?.message ?? String(error)}`, call.calls);
@@ -469,6 +471,8 @@ function recentStart(
 interface SortedRange {
   /** The earlier summaries in the range, merged into one. */
   previous: SummaryContent | null;
+  /** The texts of those without a facts block: their facts are only there. */
+  unrecorded: string[];
   /** The facts of each truncation marker in the range. */
   carried: ExtractedFact[][];
   /** Messages the truncation markers in the range stand for. */
@@ -480,6 +484,7 @@ interface SortedRange {
 /** What earlier compactions left in the range: a summary to merge, markers with facts. */
 function sortOutEarlierCompactions(range: readonly Message[]): SortedRange {
   let previous: SummaryContent | null = null;
+  const unrecorded: string[] = [];
   const carried: ExtractedFact[][] = [];
   let hiddenBefore = 0;
   const fresh: Message[] = [];
@@ -493,6 +498,7 @@ function sortOutEarlierCompactions(range: readonly Message[]): SortedRange {
     if (isSummaryText(text)) {
       const parsed = parseSummary(text);
       if (parsed) {
+        if ((parsed.facts ?? []).length === 0) unrecorded.push(parsed.text);
         previous = previous
           ? {
               ...parsed,
@@ -514,7 +520,7 @@ function sortOutEarlierCompactions(range: readonly Message[]): SortedRange {
     }
     fresh.push(message);
   }
-  return { previous, carried, hiddenBefore, fresh };
+  return { previous, unrecorded, carried, hiddenBefore, fresh };
 }
 
 function summarizerCallOf(tools: ContextTools, opts: SummarizeOptions, meter: TokenMeter): SummarizerCall {
