@@ -54,6 +54,12 @@ const inputOf = (history: ConversationHistory, windowTokens: number): Message[] 
 
 const isSummary = (message: Message): boolean => summaryBlock.is(messageText(message));
 
+const originalsOf = (history: ConversationHistory): Message[] =>
+  history
+    .entries()
+    .filter(isOriginalEntry)
+    .map((entry) => entry.message);
+
 /**
  * Runs `rounds` rounds, compacting to 1,500 tokens whenever the view reaches 3,000, and checks the
  * input of every compaction; returns what each one read.
@@ -65,10 +71,7 @@ async function compactTurnByTurn(history: ConversationHistory, windowTokens: num
     for (const message of [...round(index), assistant(`Step ${index} done.`)]) history.append(message);
     if (tools.measure(history.messages()) < 3_000) continue;
     const messages = inputOf(history, windowTokens);
-    const originals = history
-      .entries()
-      .filter(isOriginalEntry)
-      .map((entry) => entry.message);
+    const originals = originalsOf(history);
     expect(messages.slice(0, 2)).toEqual(originals.slice(0, 2));
     expect(messages.filter(isSummary).length).toBeLessThanOrEqual(1);
     expect(new Set(messages).size).toBe(messages.length);
@@ -94,12 +97,7 @@ describe('the messages a compaction reads', () => {
   it('past the window, the oldest earlier summary after which the rest fits, then those originals', async () => {
     const history = historyOf([system('You are a coding agent.'), user(TASK)]);
     const inputs = await compactTurnByTurn(history, 8_000, 200);
-    const all = meter.total(
-      history
-        .entries()
-        .filter(isOriginalEntry)
-        .map((entry) => entry.message),
-    );
+    const all = meter.total(originalsOf(history));
     expect(all).toBeGreaterThan(8_000 * 5);
     const later = inputs.slice(-10);
     for (const { messages } of later) {
@@ -137,12 +135,7 @@ describe('the messages a compaction reads', () => {
       'system-append',
     );
     const inputs = await compactTurnByTurn(history, 2_000, 120);
-    const all = meter.total(
-      history
-        .entries()
-        .filter(isOriginalEntry)
-        .map((entry) => entry.message),
-    );
+    const all = meter.total(originalsOf(history));
     const largest = Math.max(...inputs.slice(1).map(({ messages }) => meter.total(messages)));
     expect(largest).toBeLessThan(all / 4);
     expect(inputs.at(-1)!.messages.filter(isSummary)).toHaveLength(1);

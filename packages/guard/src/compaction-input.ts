@@ -34,7 +34,8 @@ export function oneWindowOfOriginals(
 ): Message[] {
   const originals = entries.filter(isOriginalEntry);
   const messages = originals.map((entry) => entry.message);
-  const fitFrom = tailStart(messages, windowTokens, tokensOf);
+  const tail = tailTokens(messages, windowTokens, tokensOf);
+  const fitFrom = messages.length - tail.length + 1;
   if (fitFrom === 0) return messages;
   const head = headEnd(messages);
   const stored: Stored = {
@@ -47,7 +48,7 @@ export function oneWindowOfOriginals(
     if (end < fitFrom) return false;
     const before = messages.slice(0, Math.max(start, head));
     const read = [...before, ...group].reduce((sum, message) => sum + tokensOf(message), 0);
-    return read + tailTokens(messages, end, tokensOf) <= windowTokens;
+    return read + tail[messages.length - end]! <= windowTokens;
   });
   if (!anchor) return messages;
   // The system prompt and the task go as they are, also where the summary stands for them too.
@@ -61,28 +62,22 @@ function headEnd(messages: readonly Message[]): number {
   return messages[end]?.role === 'user' ? end + 1 : end;
 }
 
-/** The first index from which `messages` fit `windowTokens` (summed from the end, never the whole list). */
-function tailStart(
+/**
+ * Tokens of the newest `n` messages at index `n` (0 at 0), for as long as they fit `windowTokens`:
+ * summed from the end once, never over the whole list.
+ */
+function tailTokens(
   messages: readonly Message[],
   windowTokens: number,
   tokensOf: (message: Message) => number,
-): number {
-  let tokens = 0;
+): number[] {
+  const sums = [0];
   for (let index = messages.length - 1; index >= 0; index--) {
-    tokens += tokensOf(messages[index]!);
-    if (tokens > windowTokens) return index + 1;
+    const tokens = sums.at(-1)! + tokensOf(messages[index]!);
+    if (tokens > windowTokens) break;
+    sums.push(tokens);
   }
-  return 0;
-}
-
-function tailTokens(
-  messages: readonly Message[],
-  from: number,
-  tokensOf: (message: Message) => number,
-): number {
-  let tokens = 0;
-  for (let index = from; index < messages.length; index++) tokens += tokensOf(messages[index]!);
-  return tokens;
+  return sums;
 }
 
 /**
