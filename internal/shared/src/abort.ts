@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.js';
 
 /**
  * Whether `value` can serve as an `AbortSignal`: an instance of this realm's class, or an object
@@ -26,4 +27,6 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 }
 
 /** Schema of a `signal` option (core's `Cancellable.signal`): every package's `signal` option is checked with it. */
-export const abortSignalSchema = z.custom<AbortSignal>(isAbortSignal, 'expected an AbortSignal');
+export const abortSignalSchema = lazySchema(() =>
+  z.custom<AbortSignal>(isAbortSignal, 'expected an AbortSignal'),
+);

@@ -4,10 +4,17 @@
 export { abortReason, abortSignalSchema, throwIfAborted } from './abort.js';
 export { pushAll } from './arrays.js';
 export { containsWhole } from './contains-whole.js';
+export type { EntryTags } from './contract-checks.js';
+export { isContextStrategy, isContextTools, isHookBus, isOriginalEntry } from './contract-checks.js';
 export { describeThrown, describeValue } from './describe-value.js';
 export { formatPath } from './format-path.js';
+export type { JsonCheckOptions, JsonValue, JsonValueIssue } from './json-value.js';
+export { copyJsonValue, findJsonValueIssue } from './json-value.js';
+export { lazySchema } from './lazy-schema.js';
 export { isRecord, partsOf, roleOf } from './message-readers.js';
 export type { MessageSnapshot } from './message-snapshot.js';
 export { matchesSnapshot, takeMessageSnapshot } from './message-snapshot.js';
+export type { CompactionPart } from './provider-compaction.js';
+export { COMPACTION_KIND, isCompactionPart, newestCompactionIndex } from './provider-compaction.js';
 export { randomUuid } from './random-uuid.js';
 export { charsPerRequest, toolsWindowTokens } from './tools-window.js';

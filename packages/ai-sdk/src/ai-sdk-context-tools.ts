@@ -10,51 +10,58 @@ import {
   type SummarizeRequest,
 } from '@ctxguard/core';
 import { catalogProvider, ModelCatalog } from '@ctxguard/models';
+import { lazySchema } from '@ctxguard/shared';
 import { generateText, type LanguageModel, Output } from 'ai';
 import { z } from 'zod';
 import { factsPrompt, quoteTranscript, summaryPrompt } from './context-prompts.js';
 
-const modelSchema = z.custom<LanguageModel>(
-  (value) =>
-    typeof value === 'string' ||
-    (typeof value === 'object' &&
-      value !== null &&
-      typeof (value as { doGenerate?: unknown }).doGenerate === 'function'),
-  'must be an AI SDK language model (a model object or a gateway model id)',
+const modelSchema = lazySchema(() =>
+  z.custom<LanguageModel>(
+    (value) =>
+      typeof value === 'string' ||
+      (typeof value === 'object' &&
+        value !== null &&
+        typeof (value as { doGenerate?: unknown }).doGenerate === 'function'),
+    'must be an AI SDK language model (a model object or a gateway model id)',
+  ),
 );
 
 /** Schema of {@link AISdkContextToolsOptions}. */
-export const aiSdkContextToolsOptionsSchema = z.strictObject({
-  /** Most facts one `extractFacts` call returns (default 60). */
-  maxFacts: z.number().int().positive().default(60),
-  /** Keep only facts whose value occurs verbatim in the content, dropping invented ones (default true). */
-  verbatimOnly: z.boolean().default(true),
-  /** Retries of the AI SDK on a failed call (default 1). */
-  maxRetries: z.number().int().nonnegative().default(1),
-  /** Passed to every call, e.g. `{ anthropic: { thinking: { type: 'disabled' } } }`. */
-  providerOptions: providerOptionsSchema.optional(),
-  /** Redact secrets from summaries and facts before anyone stores them (default true). */
-  redact: z.boolean().default(true),
-  /**
-   * The model's context window in tokens, at least 4,096: longer ranges are sent in pieces sized to
-   * it (default: the catalog's window for the model, or for its provider; none for an unknown provider).
-   */
-  windowTokens: z.number().int().min(4_096).optional(),
-});
+export const aiSdkContextToolsOptionsSchema = lazySchema(() =>
+  z.strictObject({
+    /** Most facts one `extractFacts` call returns (default 60). */
+    maxFacts: z.number().int().positive().default(60),
+    /** Keep only facts whose value occurs verbatim in the content, dropping invented ones (default true). */
+    verbatimOnly: z.boolean().default(true),
+    /** Retries of the AI SDK on a failed call (default 1). */
+    maxRetries: z.number().int().nonnegative().default(1),
+    /** Passed to every call, e.g. `{ anthropic: { thinking: { type: 'disabled' } } }`. */
+    providerOptions: providerOptionsSchema.optional(),
+    /** Redact secrets from summaries and facts before anyone stores them (default true). */
+    redact: z.boolean().default(true),
+    /**
+     * The model's context window in tokens, at least 4,096: longer ranges are sent in pieces sized to
+     * it (default: the catalog's window for the model, or for its provider; none for an unknown provider).
+     */
+    windowTokens: z.number().int().min(4_096).optional(),
+  }),
+);
 
 /** Options of {@link aiSdkContextTools}. */
 export type AISdkContextToolsOptions = z.input<typeof aiSdkContextToolsOptionsSchema>;
 
 /** What the model answers when asked for facts (validated by the AI SDK with this schema). */
-export const extractedFactsSchema = z.object({
-  facts: z.array(
-    z.object({
-      key: z.string().min(1).max(120),
-      value: z.string().min(1),
-      category: z.enum(factCategories),
-    }),
-  ),
-});
+export const extractedFactsSchema = lazySchema(() =>
+  z.object({
+    facts: z.array(
+      z.object({
+        key: z.string().min(1).max(120),
+        value: z.string().min(1),
+        category: z.enum(factCategories),
+      }),
+    ),
+  }),
+);
 
 /** Characters a token holds at least in prose, to size the summary's output budget. */
 const CHARS_PER_TOKEN = 3;

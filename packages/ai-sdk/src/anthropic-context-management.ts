@@ -1,23 +1,26 @@
 import type { JSONObject, SharedV3ProviderMetadata, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Schema of {@link ProviderContextManagementOptions}. */
-export const providerContextManagementSchema = z.strictObject({
-  /** Let the server clear old tool uses (`clear_tool_uses_20250919`) (default true). */
-  clearToolUses: z.boolean().default(true),
-  /** Tool uses the server keeps when it clears (default 3). */
-  keepToolUses: z.number().int().nonnegative().default(3),
-  /** Tools whose uses are never cleared. */
-  excludeTools: z.array(z.string().min(1)).optional(),
-  /** Let the server clear old thinking (`clear_thinking_20251015`) when thinking is on (default true). */
-  clearThinking: z.boolean().default(true),
-  /** Thinking turns the server keeps: a number, or `all` (default 1). */
-  keepThinkingTurns: z.union([z.number().int().positive(), z.literal('all')]).default(1),
-  /** Let the server compact the conversation (`compact_20260112`) (default false). */
-  compact: z.boolean().default(false),
-  /** Instructions for the server's compaction summary. */
-  compactInstructions: z.string().min(1).optional(),
-});
+export const providerContextManagementSchema = lazySchema(() =>
+  z.strictObject({
+    /** Let the server clear old tool uses (`clear_tool_uses_20250919`) (default true). */
+    clearToolUses: z.boolean().default(true),
+    /** Tool uses the server keeps when it clears (default 3). */
+    keepToolUses: z.number().int().nonnegative().default(3),
+    /** Tools whose uses are never cleared. */
+    excludeTools: z.array(z.string().min(1)).optional(),
+    /** Let the server clear old thinking (`clear_thinking_20251015`) when thinking is on (default true). */
+    clearThinking: z.boolean().default(true),
+    /** Thinking turns the server keeps: a number, or `all` (default 1). */
+    keepThinkingTurns: z.union([z.number().int().positive(), z.literal('all')]).default(1),
+    /** Let the server compact the conversation (`compact_20260112`) (default false). */
+    compact: z.boolean().default(false),
+    /** Instructions for the server's compaction summary. */
+    compactInstructions: z.string().min(1).optional(),
+  }),
+);
 
 /** Options of the Anthropic server-side context management (`providerContextManagement`). */
 export type ProviderContextManagementOptions = z.input<typeof providerContextManagementSchema>;
@@ -118,13 +121,15 @@ export function emptyServerEditStats(): ServerEditStats {
   };
 }
 
-const count = z.number().int().nonnegative().optional();
-const appliedEditSchema = z.looseObject({
-  type: z.string(),
-  clearedToolUses: count,
-  clearedThinkingTurns: count,
-  clearedInputTokens: count,
-});
+const count = lazySchema(() => z.number().int().nonnegative().optional());
+const appliedEditSchema = lazySchema(() =>
+  z.looseObject({
+    type: z.string(),
+    clearedToolUses: count,
+    clearedThinkingTurns: count,
+    clearedInputTokens: count,
+  }),
+);
 type AppliedEdit = z.output<typeof appliedEditSchema>;
 
 /** The edits the server applied, from a response's `providerMetadata.anthropic.contextManagement`. */

@@ -1,41 +1,44 @@
 import { createContextGuardOptionsSchema } from '@ctxguard/facade';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { providerContextManagementSchema } from './anthropic-context-management.js';
 import type { ConversationIdResolver } from './conversation-id.js';
 
 /** Options of {@link ctxguardMiddleware}: those of `createContextGuard`, provider and model optional. */
-export const ctxguardMiddlewareOptionsSchema = createContextGuardOptionsSchema.extend({
-  /** Provider as the model catalog names it (default: from the wrapped model, `anthropic.messages` → `anthropic`). */
-  provider: z.string().min(1).optional(),
-  /** Model id (default: the wrapped model's `modelId`). */
-  model: z.string().min(1).optional(),
-  /** The conversation a call belongs to (default: `providerOptions.ctxguard.conversationId`). */
-  conversationId: z
-    .custom<ConversationIdResolver>(
-      (value) => typeof value === 'function',
-      'must be a function of the call params',
-    )
-    .optional(),
-  /**
-   * With Anthropic models: let the server clear old tool uses and thinking (and optionally compact)
-   * at the same thresholds instead of rewriting the prompt here; `true` takes the defaults. Other
-   * providers are guarded client-side as usual.
-   */
-  providerContextManagement: z.union([z.boolean(), providerContextManagementSchema]).optional(),
-  /**
-   * The middleware version it declares and is typed as: `'v3'` (AI SDK 6, `LanguageModelV3Middleware`,
-   * the default) or `'v4'` (AI SDK 7, `LanguageModelV4Middleware`). Prompts are read in the form of the
-   * model each call is handed, whichever version is declared.
-   */
-  specificationVersion: z.enum(['v3', 'v4']).optional(),
-  /** Not an option here: the middleware checks signed reasoning against the prompt it last sent. */
-  signedReasoning: z
-    .custom<never>(
-      () => false,
-      'is not an option of the middleware: it leaves out signed reasoning whose prefix changed itself (see droppedSignedReasoning); remove it',
-    )
-    .optional(),
-});
+export const ctxguardMiddlewareOptionsSchema = lazySchema(() =>
+  createContextGuardOptionsSchema.extend({
+    /** Provider as the model catalog names it (default: from the wrapped model, `anthropic.messages` → `anthropic`). */
+    provider: z.string().min(1).optional(),
+    /** Model id (default: the wrapped model's `modelId`). */
+    model: z.string().min(1).optional(),
+    /** The conversation a call belongs to (default: `providerOptions.ctxguard.conversationId`). */
+    conversationId: z
+      .custom<ConversationIdResolver>(
+        (value) => typeof value === 'function',
+        'must be a function of the call params',
+      )
+      .optional(),
+    /**
+     * With Anthropic models: let the server clear old tool uses and thinking (and optionally compact)
+     * at the same thresholds instead of rewriting the prompt here; `true` takes the defaults. Other
+     * providers are guarded client-side as usual.
+     */
+    providerContextManagement: z.union([z.boolean(), providerContextManagementSchema]).optional(),
+    /**
+     * The middleware version it declares and is typed as: `'v3'` (AI SDK 6, `LanguageModelV3Middleware`,
+     * the default) or `'v4'` (AI SDK 7, `LanguageModelV4Middleware`). Prompts are read in the form of the
+     * model each call is handed, whichever version is declared.
+     */
+    specificationVersion: z.enum(['v3', 'v4']).optional(),
+    /** Not an option here: the middleware checks signed reasoning against the prompt it last sent. */
+    signedReasoning: z
+      .custom<never>(
+        () => false,
+        'is not an option of the middleware: it leaves out signed reasoning whose prefix changed itself (see droppedSignedReasoning); remove it',
+      )
+      .optional(),
+  }),
+);
 
 /** Options accepted by {@link ctxguardMiddleware}. */
 export type CtxguardMiddlewareOptions = z.input<typeof ctxguardMiddlewareOptionsSchema>;

@@ -1,6 +1,7 @@
 import { renderTranscript } from '@ctxguard/compactor';
 import { type HistoryEntry, parseOptions } from '@ctxguard/core';
 import type { ConversationGuard } from '@ctxguard/facade';
+import { lazySchema } from '@ctxguard/shared';
 import { type Tool, tool } from 'ai';
 import { z } from 'zod';
 import type { CtxguardMiddleware } from './ctxguard-middleware.js';
@@ -26,54 +27,60 @@ export interface RecallToolCall {
 /** Where the recall tool finds conversations: a guard, or the middleware that runs guards. */
 export type RecallSource = ConversationGuard | Pick<CtxguardMiddleware, 'guardOf'>;
 
-const sourceSchema = z.custom<RecallSource>(
-  (value) =>
-    typeof value === 'object' &&
-    value !== null &&
-    ('historyStore' in value || typeof (value as { guardOf?: unknown }).guardOf === 'function'),
-  'must be a ConversationGuard (createContextGuard) or the ctxguardMiddleware',
+const sourceSchema = lazySchema(() =>
+  z.custom<RecallSource>(
+    (value) =>
+      typeof value === 'object' &&
+      value !== null &&
+      ('historyStore' in value || typeof (value as { guardOf?: unknown }).guardOf === 'function'),
+    'must be a ConversationGuard (createContextGuard) or the ctxguardMiddleware',
+  ),
 );
 
 /** Schema of {@link RecallToolOptions}. */
-export const recallToolOptionsSchema = z.strictObject({
-  /** The guard (or middleware) whose conversations the model may look into. */
-  source: sourceSchema,
-  /** The conversation: an id, or a function of the tool call (reading `experimental_context` or `context`). */
-  conversationId: z.union([
-    z.string().min(1),
-    z.custom<(options: RecallToolCall) => string>(
-      (value) => typeof value === 'function',
-      'must be a function',
-    ),
-  ]),
-  /** Most tokens one `load` returns (default 2,000); page on with `startAt`. */
-  maxTokens: z.number().int().positive().default(2_000),
-  /** The tool's description, as the model reads it. */
-  description: z.string().min(1).optional(),
-});
+export const recallToolOptionsSchema = lazySchema(() =>
+  z.strictObject({
+    /** The guard (or middleware) whose conversations the model may look into. */
+    source: sourceSchema,
+    /** The conversation: an id, or a function of the tool call (reading `experimental_context` or `context`). */
+    conversationId: z.union([
+      z.string().min(1),
+      z.custom<(options: RecallToolCall) => string>(
+        (value) => typeof value === 'function',
+        'must be a function',
+      ),
+    ]),
+    /** Most tokens one `load` returns (default 2,000); page on with `startAt`. */
+    maxTokens: z.number().int().positive().default(2_000),
+    /** The tool's description, as the model reads it. */
+    description: z.string().min(1).optional(),
+  }),
+);
 
 /** Options of {@link recallTool}. */
 export type RecallToolOptions = z.input<typeof recallToolOptionsSchema>;
 
 /** What the model may ask. */
-export const recallInputSchema = z.object({
-  action: z
-    .enum(['list', 'load'])
-    .describe('list: what earlier parts of this conversation were compacted; load: read one of them back'),
-  compactionId: z.string().optional().describe('for load: the compactionId from list'),
-  startAt: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe('for load: index of the first hidden message to return (use nextStartAt to page)'),
-  charOffset: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe('for load: where to go on inside the message at startAt (use nextCharOffset when given)'),
-});
+export const recallInputSchema = lazySchema(() =>
+  z.object({
+    action: z
+      .enum(['list', 'load'])
+      .describe('list: what earlier parts of this conversation were compacted; load: read one of them back'),
+    compactionId: z.string().optional().describe('for load: the compactionId from list'),
+    startAt: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('for load: index of the first hidden message to return (use nextStartAt to page)'),
+    charOffset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('for load: where to go on inside the message at startAt (use nextCharOffset when given)'),
+  }),
+);
 
 /** The model's request. */
 export type RecallInput = z.output<typeof recallInputSchema>;

@@ -1,3 +1,4 @@
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /**
@@ -36,13 +37,15 @@ export interface CacheStore {
 }
 
 /** Schema an entry read back from a store must match; anything else counts as corrupt. */
-export const cacheEntrySchema = z.object({
-  body: z.unknown().refine((body) => body !== undefined, 'body is missing'),
-  cacheName: z.string().min(1),
-  storedAt: z.number().finite(),
-  ttlMs: z.number().finite().positive().nullable(),
-  expiresAt: z.number().finite().nullable(),
-});
+export const cacheEntrySchema = lazySchema(() =>
+  z.object({
+    body: z.unknown().refine((body) => body !== undefined, 'body is missing'),
+    cacheName: z.string().min(1),
+    storedAt: z.number().finite(),
+    ttlMs: z.number().finite().positive().nullable(),
+    expiresAt: z.number().finite().nullable(),
+  }),
+);
 
 /** Fast structural check equal to {@link cacheEntrySchema} (used on every read). */
 export function isCacheEntry(value: unknown): value is CacheEntry {

@@ -6,6 +6,7 @@ import {
   parseOptions,
 } from '@ctxguard/core';
 import { assertJsonSerializable } from '@ctxguard/persistence';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { type CacheEntry, type CacheStore, isCacheEntry, isCacheStore } from './cache-store.js';
 import { MemoryCacheStore } from './memory-cache-store.js';
@@ -15,28 +16,30 @@ import { DEFAULT_TTL_MS, parseTtl, ttlSchema } from './ttl.js';
 const DELETE_BATCH = 64;
 
 /** Options of {@link Cache}. */
-export const cacheOptionsSchema = z.strictObject({
-  /** Where entries live; a fresh {@link MemoryCacheStore} when omitted. */
-  store: z
-    .custom<CacheStore>(isCacheStore, {
-      message: "store must implement CacheStore (specificationVersion 'v1', get/set/delete/keys/clear)",
-    })
-    .optional(),
-  /** TTL of entries written without their own `ttlMs`: 5 minutes unless set; `Infinity` = never. */
-  defaultTtlMs: ttlSchema.optional(),
-  /** Clock in epoch ms; `Date.now` unless set (inject one for tests or a shared clock). */
-  now: z
-    .custom<() => number>((value) => typeof value === 'function', {
-      message: 'now must be a function returning ms',
-    })
-    .optional(),
-  /**
-   * How far in the future (ms) an entry's `storedAt` may be before the entry is treated as
-   * expired. Covers small skew between machines sharing a store; a clock that jumps back
-   * further than this drops entries written before the jump instead of stretching their life.
-   */
-  clockSkewToleranceMs: z.number().int().min(0).default(60_000),
-});
+export const cacheOptionsSchema = lazySchema(() =>
+  z.strictObject({
+    /** Where entries live; a fresh {@link MemoryCacheStore} when omitted. */
+    store: z
+      .custom<CacheStore>(isCacheStore, {
+        message: "store must implement CacheStore (specificationVersion 'v1', get/set/delete/keys/clear)",
+      })
+      .optional(),
+    /** TTL of entries written without their own `ttlMs`: 5 minutes unless set; `Infinity` = never. */
+    defaultTtlMs: ttlSchema.optional(),
+    /** Clock in epoch ms; `Date.now` unless set (inject one for tests or a shared clock). */
+    now: z
+      .custom<() => number>((value) => typeof value === 'function', {
+        message: 'now must be a function returning ms',
+      })
+      .optional(),
+    /**
+     * How far in the future (ms) an entry's `storedAt` may be before the entry is treated as
+     * expired. Covers small skew between machines sharing a store; a clock that jumps back
+     * further than this drops entries written before the jump instead of stretching their life.
+     */
+    clockSkewToleranceMs: z.number().int().min(0).default(60_000),
+  }),
+);
 
 /** Options of {@link Cache}. */
 export type CacheOptions = z.input<typeof cacheOptionsSchema>;
@@ -52,19 +55,21 @@ export interface InvalidateScope {
   keyPrefix?: string | undefined;
 }
 
-const invalidateScopeSchema = z.strictObject({
-  cacheName: z
-    .custom<string>()
-    .superRefine((name, ctx) => {
-      try {
-        assertCacheName(name);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      }
-    })
-    .optional(),
-  keyPrefix: z.string().optional(),
-});
+const invalidateScopeSchema = lazySchema(() =>
+  z.strictObject({
+    cacheName: z
+      .custom<string>()
+      .superRefine((name, ctx) => {
+        try {
+          assertCacheName(name);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        }
+      })
+      .optional(),
+    keyPrefix: z.string().optional(),
+  }),
+);
 
 /** Throws unless `body` is a JSON value a store can hold (`undefined` included in the refusal). */
 function assertCacheable(key: string, body: unknown): void {

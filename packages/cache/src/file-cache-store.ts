@@ -1,13 +1,16 @@
 import { parseOptions } from '@ctxguard/core';
 import { FilePersistence } from '@ctxguard/persistence';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { PersistenceCacheStore } from './persistence-cache-store.js';
 
 /** Options of {@link FileCacheStore}. */
-export const fileCacheStoreOptionsSchema = z.strictObject({
-  /** Folder that holds the entries (one file per entry); created when missing. */
-  dir: z.string().min(1, 'dir must be a non-empty path'),
-});
+export const fileCacheStoreOptionsSchema = lazySchema(() =>
+  z.strictObject({
+    /** Folder that holds the entries (one file per entry); created when missing. */
+    dir: z.string().min(1, 'dir must be a non-empty path'),
+  }),
+);
 
 /** Options of {@link FileCacheStore}. */
 export type FileCacheStoreOptions = z.input<typeof fileCacheStoreOptionsSchema>;

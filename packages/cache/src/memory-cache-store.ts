@@ -1,20 +1,23 @@
 import { parseOptions } from '@ctxguard/core';
 import { assertKey, assertPrefix, serializeValue } from '@ctxguard/persistence';
+import { lazySchema } from '@ctxguard/shared';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { CacheEntry, CacheStore } from './cache-store.js';
 
 /** Options of {@link MemoryCacheStore}. */
-export const memoryCacheStoreOptionsSchema = z.strictObject({
-  /** Most entries kept; the least recently used go first. */
-  maxEntries: z.number().int().positive().default(10_000),
-  /** Most bytes kept (UTF-8 size of key + serialized entry); an entry larger than this is not kept. */
-  maxBytes: z
-    .number()
-    .int()
-    .positive()
-    .default(64 * 1024 * 1024),
-});
+export const memoryCacheStoreOptionsSchema = lazySchema(() =>
+  z.strictObject({
+    /** Most entries kept; the least recently used go first. */
+    maxEntries: z.number().int().positive().default(10_000),
+    /** Most bytes kept (UTF-8 size of key + serialized entry); an entry larger than this is not kept. */
+    maxBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(64 * 1024 * 1024),
+  }),
+);
 
 /** Options of {@link MemoryCacheStore}. */
 export type MemoryCacheStoreOptions = z.input<typeof memoryCacheStoreOptionsSchema>;

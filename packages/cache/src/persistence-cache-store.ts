@@ -1,22 +1,25 @@
 import { parseOptions } from '@ctxguard/core';
 import { assertKey, assertPrefix, isPersistence, type Persistence } from '@ctxguard/persistence';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import type { CacheEntry, CacheStore } from './cache-store.js';
 
 const DELETE_BATCH = 64;
 
 /** Options of {@link PersistenceCacheStore}. */
-export const persistenceCacheStoreOptionsSchema = z.strictObject({
-  /** Any `Persistence` (memory, file, Redis…). */
-  persistence: z.custom<Persistence>(isPersistence, {
-    message: "persistence must implement Persistence (specificationVersion 'v1', get/set/delete/list/has)",
+export const persistenceCacheStoreOptionsSchema = lazySchema(() =>
+  z.strictObject({
+    /** Any `Persistence` (memory, file, Redis…). */
+    persistence: z.custom<Persistence>(isPersistence, {
+      message: "persistence must implement Persistence (specificationVersion 'v1', get/set/delete/list/has)",
+    }),
+    /**
+     * Prefix put before every storage key in the persistence. With a namespace, `keys()` and
+     * `clear()` see only this store's keys; without one they cover the whole persistence.
+     */
+    namespace: z.string().default(''),
   }),
-  /**
-   * Prefix put before every storage key in the persistence. With a namespace, `keys()` and
-   * `clear()` see only this store's keys; without one they cover the whole persistence.
-   */
-  namespace: z.string().default(''),
-});
+);
 
 /** Options of {@link PersistenceCacheStore}. */
 export type PersistenceCacheStoreOptions = z.input<typeof persistenceCacheStoreOptionsSchema>;

@@ -1,6 +1,6 @@
-import { findJsonValueIssue, InvalidInputError, parseInput } from '@ctxguard/core';
+import { InvalidInputError, parseInput } from '@ctxguard/core';
 import { assertKey } from '@ctxguard/persistence';
-import { formatPath } from '@ctxguard/shared';
+import { findJsonValueIssue, formatPath, lazySchema } from '@ctxguard/shared';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { z } from 'zod';
 
@@ -61,13 +61,15 @@ function escapeScope(scope: string): string {
   return scope.replace(/%/g, '%25').replace(/:/g, '%3A');
 }
 
-const requestCacheKeyInputSchema = z.strictObject({
-  /** Tenant, user or other isolation scope; required so two scopes never share an entry. */
-  scope: z.string().min(1, 'scope is required (tenant, user or project id) so scopes never share entries'),
-  provider: z.string().optional(),
-  model: z.string().optional(),
-  request: z.unknown().optional(),
-});
+const requestCacheKeyInputSchema = lazySchema(() =>
+  z.strictObject({
+    /** Tenant, user or other isolation scope; required so two scopes never share an entry. */
+    scope: z.string().min(1, 'scope is required (tenant, user or project id) so scopes never share entries'),
+    provider: z.string().optional(),
+    model: z.string().optional(),
+    request: z.unknown().optional(),
+  }),
+);
 
 /** Input of {@link requestCacheKey}. */
 export type RequestCacheKeyInput = z.input<typeof requestCacheKeyInputSchema>;

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Default time-to-live of an entry: 5 minutes. */
@@ -29,10 +30,12 @@ function ttlProblem(value: unknown): string | null {
  * A TTL in milliseconds: a positive integer up to {@link MAX_TTL_MS}, or `Infinity` for
  * "never expires". 0, negative, fractional and NaN values are rejected.
  */
-export const ttlSchema = z.custom<number>().superRefine((value, ctx) => {
-  const problem = ttlProblem(value);
-  if (problem !== null) ctx.addIssue({ code: 'custom', message: `ttlMs ${problem}` });
-});
+export const ttlSchema = lazySchema(() =>
+  z.custom<number>().superRefine((value, ctx) => {
+    const problem = ttlProblem(value);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: `ttlMs ${problem}` });
+  }),
+);
 
 /** Validates a TTL at a public boundary, throwing an {@link InvalidInputError} naming `field`. */
 export function parseTtl(value: unknown, field = 'ttlMs'): number {

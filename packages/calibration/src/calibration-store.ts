@@ -1,4 +1,5 @@
 import { escapeKeyPart } from '@ctxguard/persistence';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { type ContentClass, contentClassSchema } from './content-class.js';
 
@@ -53,44 +54,52 @@ export interface CalibrationStore {
 
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-const nameSchema = z
-  .string()
-  .min(1, 'must be a non-empty string')
-  .max(512)
-  .refine((s) => !/[\u0000-\u001f]/.test(s), 'must not contain control characters')
-  .refine((s) => !loneSurrogate.test(s), 'must be well-formed Unicode (no lone surrogates)');
+const nameSchema = lazySchema(() =>
+  z
+    .string()
+    .min(1, 'must be a non-empty string')
+    .max(512)
+    .refine((s) => !/[\u0000-\u001f]/.test(s), 'must not contain control characters')
+    .refine((s) => !loneSurrogate.test(s), 'must be well-formed Unicode (no lone surrogates)'),
+);
 
 /** Schema of a calibration key. */
-export const calibrationKeySchema = z.object({
-  provider: nameSchema,
-  model: nameSchema,
-  contentClass: contentClassSchema.optional(),
-});
+export const calibrationKeySchema = lazySchema(() =>
+  z.object({
+    provider: nameSchema,
+    model: nameSchema,
+    contentClass: contentClassSchema.optional(),
+  }),
+);
 
 /** Largest characters-per-token accepted: no tokenizer packs more into a token. */
 export const MAX_CHARS_PER_TOKEN = 1000;
 
 /** Schema of an update: a finite, positive `charsPerToken` and an optional weight in (0, 1]. */
-export const calibrationUpdateSchema = calibrationKeySchema.extend({
-  charsPerToken: z
-    .number()
-    .refine(Number.isFinite, 'must be a finite number')
-    .refine((n) => n > 0, 'must be positive')
-    .refine((n) => n <= MAX_CHARS_PER_TOKEN, `must be at most ${MAX_CHARS_PER_TOKEN}`),
-  weight: z
-    .number()
-    .refine(Number.isFinite, 'must be a finite number')
-    .refine((n) => n > 0 && n <= 1, 'must be in (0, 1]')
-    .optional(),
-});
+export const calibrationUpdateSchema = lazySchema(() =>
+  calibrationKeySchema.extend({
+    charsPerToken: z
+      .number()
+      .refine(Number.isFinite, 'must be a finite number')
+      .refine((n) => n > 0, 'must be positive')
+      .refine((n) => n <= MAX_CHARS_PER_TOKEN, `must be at most ${MAX_CHARS_PER_TOKEN}`),
+    weight: z
+      .number()
+      .refine(Number.isFinite, 'must be a finite number')
+      .refine((n) => n > 0 && n <= 1, 'must be in (0, 1]')
+      .optional(),
+  }),
+);
 
 /** Schema of a calibration as a store gives it back (what a counter may apply). */
-export const calibrationSchema = calibrationKeySchema.extend({
-  charsPerToken: z.number().positive().max(MAX_CHARS_PER_TOKEN),
-  samples: z.number().int().nonnegative(),
-  confidence: z.number().min(0).max(1),
-  updatedAt: z.number().finite(),
-});
+export const calibrationSchema = lazySchema(() =>
+  calibrationKeySchema.extend({
+    charsPerToken: z.number().positive().max(MAX_CHARS_PER_TOKEN),
+    samples: z.number().int().nonnegative(),
+    confidence: z.number().min(0).max(1),
+    updatedAt: z.number().finite(),
+  }),
+);
 
 /**
  * Storage key of a calibration: `calibration:{provider}/{model}` or

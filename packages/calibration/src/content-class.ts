@@ -1,3 +1,4 @@
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /**
@@ -10,4 +11,4 @@ export const CONTENT_CLASSES = ['prose', 'code', 'json', 'cjk', 'markup'] as con
 export type ContentClass = (typeof CONTENT_CLASSES)[number];
 
 /** Schema of a content class name. */
-export const contentClassSchema = z.enum(CONTENT_CLASSES);
+export const contentClassSchema = lazySchema(() => z.enum(CONTENT_CLASSES));

@@ -8,7 +8,7 @@ import {
   StorageError,
   supportsAtomicCreate,
 } from '@ctxguard/persistence';
-import { randomUuid } from '@ctxguard/shared';
+import { lazySchema, randomUuid } from '@ctxguard/shared';
 import { z } from 'zod';
 import {
   type Calibration,
@@ -30,29 +30,36 @@ export const DEFAULT_ALPHA = 0.2;
 export const DEFAULT_MIN_SAMPLES_FOR_CONFIDENCE = 10;
 
 /** Options of {@link PersistenceCalibrationStore}. */
-export const persistenceCalibrationStoreOptionsSchema = z.object({
-  /** Where calibrations live (any `Persistence`: memory, file, Redis…). */
-  persistence: z.custom<Persistence>(isPersistence, 'must be a Persistence (get, set, delete, list and has)'),
-  /** EWMA step in (0, 1]: `new = alpha × observed + (1 − alpha) × old`. */
-  alpha: z.number().gt(0).lte(1).default(DEFAULT_ALPHA),
-  /** Samples until confidence reaches 1. */
-  minSamplesForConfidence: z.number().int().positive().default(DEFAULT_MIN_SAMPLES_FOR_CONFIDENCE),
-  /** Clock, for tests. */
-  now: z.custom<() => number>((v) => typeof v === 'function', 'must be a function').optional(),
-});
+export const persistenceCalibrationStoreOptionsSchema = lazySchema(() =>
+  z.object({
+    /** Where calibrations live (any `Persistence`: memory, file, Redis…). */
+    persistence: z.custom<Persistence>(
+      isPersistence,
+      'must be a Persistence (get, set, delete, list and has)',
+    ),
+    /** EWMA step in (0, 1]: `new = alpha × observed + (1 − alpha) × old`. */
+    alpha: z.number().gt(0).lte(1).default(DEFAULT_ALPHA),
+    /** Samples until confidence reaches 1. */
+    minSamplesForConfidence: z.number().int().positive().default(DEFAULT_MIN_SAMPLES_FOR_CONFIDENCE),
+    /** Clock, for tests. */
+    now: z.custom<() => number>((v) => typeof v === 'function', 'must be a function').optional(),
+  }),
+);
 
 /** Options of {@link PersistenceCalibrationStore} (before defaults are applied). */
 export type PersistenceCalibrationStoreOptions = z.input<typeof persistenceCalibrationStoreOptionsSchema>;
 
-const storedSchema = z.object({
-  v: z.literal(1),
-  provider: z.string().min(1),
-  model: z.string().min(1),
-  contentClass: contentClassSchema.optional(),
-  charsPerToken: z.number().positive().max(MAX_CHARS_PER_TOKEN),
-  samples: z.number().int().positive(),
-  updatedAt: z.number().finite(),
-});
+const storedSchema = lazySchema(() =>
+  z.object({
+    v: z.literal(1),
+    provider: z.string().min(1),
+    model: z.string().min(1),
+    contentClass: contentClassSchema.optional(),
+    charsPerToken: z.number().positive().max(MAX_CHARS_PER_TOKEN),
+    samples: z.number().int().positive(),
+    updatedAt: z.number().finite(),
+  }),
+);
 
 type Stored = z.output<typeof storedSchema>;
 

@@ -1,3 +1,4 @@
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { type Message, type MessageInput, messageSchema } from './message.js';
 
@@ -5,44 +6,35 @@ import { type Message, type MessageInput, messageSchema } from './message.js';
  * A stored message plus the non-destructive compaction tags. Hidden entries keep their
  * message; only the tags say whether the effective view shows them.
  */
-export const historyEntrySchema = z.object({
-  /** Unique, stable id of this entry within its conversation. */
-  id: z.string().min(1),
-  message: messageSchema,
-  /** On a summary: the id of the condensation group it stands for. */
-  condenseId: z.string().min(1).optional(),
-  /** On a hidden entry: the `condenseId` of the summary that replaced it. */
-  condenseParent: z.string().min(1).optional(),
-  /** On a truncation marker: the id of the truncation group. */
-  truncationId: z.string().min(1).optional(),
-  /** On a hidden entry: the `truncationId` of the marker that hides it. */
-  truncationParent: z.string().min(1).optional(),
-  /** True on the synthetic marker inserted where entries were truncated. */
-  isTruncationMarker: z.boolean().optional(),
-  /** True on a summary inserted by a condensation. */
-  isSummary: z.boolean().optional(),
-  /** On a summary or marker: ids of the entries it hides, in order. */
-  hides: z.array(z.string().min(1)).optional(),
-  /**
-   * On a further replacement entry of a multi-message splice: the `condenseId` of the summary it
-   * belongs to. Stored right after that summary; shown, hidden and rewound together with it.
-   */
-  condenseMember: z.string().min(1).optional(),
-});
+export const historyEntrySchema = lazySchema(() =>
+  z.object({
+    /** Unique, stable id of this entry within its conversation. */
+    id: z.string().min(1),
+    message: messageSchema,
+    /** On a summary: the id of the condensation group it stands for. */
+    condenseId: z.string().min(1).optional(),
+    /** On a hidden entry: the `condenseId` of the summary that replaced it. */
+    condenseParent: z.string().min(1).optional(),
+    /** On a truncation marker: the id of the truncation group. */
+    truncationId: z.string().min(1).optional(),
+    /** On a hidden entry: the `truncationId` of the marker that hides it. */
+    truncationParent: z.string().min(1).optional(),
+    /** True on the synthetic marker inserted where entries were truncated. */
+    isTruncationMarker: z.boolean().optional(),
+    /** True on a summary inserted by a condensation. */
+    isSummary: z.boolean().optional(),
+    /** On a summary or marker: ids of the entries it hides, in order. */
+    hides: z.array(z.string().min(1)).optional(),
+    /**
+     * On a further replacement entry of a multi-message splice: the `condenseId` of the summary it
+     * belongs to. Stored right after that summary; shown, hidden and rewound together with it.
+     */
+    condenseMember: z.string().min(1).optional(),
+  }),
+);
 
 /** A message in a conversation history with its compaction tags. */
 export type HistoryEntry = z.output<typeof historyEntrySchema>;
-
-/** True for an entry the conversation itself appended: not a summary, marker or replacement a compaction wrote. */
-export function isOriginalEntry(entry: HistoryEntry): boolean {
-  return (
-    entry.condenseId === undefined &&
-    entry.truncationId === undefined &&
-    entry.condenseMember === undefined &&
-    entry.isSummary !== true &&
-    entry.isTruncationMarker !== true
-  );
-}
 
 /** Free-form conversation metadata; strategies and the guard keep their state here. */
 export type HistoryMetadata = Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { InvalidInputError, parseOptions } from './errors.js';
 import type { ConversationHistory } from './history.js';
@@ -105,12 +106,14 @@ export const hookNames: readonly HookName[] = Object.freeze([
 export type ListenerErrorHandler = (error: unknown, hook: HookName) => void;
 
 /** Options of {@link HookBus}. */
-export const hookBusOptionsSchema = z.strictObject({
-  /** Receives errors thrown by listeners; default: an `onWarning` event (or `console.error`). */
-  onListenerError: z
-    .custom<ListenerErrorHandler>((value) => typeof value === 'function', 'expected a function')
-    .optional(),
-});
+export const hookBusOptionsSchema = lazySchema(() =>
+  z.strictObject({
+    /** Receives errors thrown by listeners; default: an `onWarning` event (or `console.error`). */
+    onListenerError: z
+      .custom<ListenerErrorHandler>((value) => typeof value === 'function', 'expected a function')
+      .optional(),
+  }),
+);
 
 /** Options of {@link HookBus}. */
 export type HookBusOptions = z.input<typeof hookBusOptionsSchema>;
@@ -248,12 +251,4 @@ export class HookBus {
       data: { hook },
     });
   }
-}
-
-/** Whether `value` is a {@link HookBus} (this realm's or another copy's: `on`, `emit`, `listenerCount`), for option checks. */
-export function isHookBus(value: unknown): value is HookBus {
-  if (value instanceof HookBus) return true;
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Record<string, unknown>;
-  return ['on', 'emit', 'listenerCount'].every((method) => typeof record[method] === 'function');
 }

@@ -15,18 +15,15 @@ export type {
   HistoryMetadata,
   PersistableHistory,
 } from './history.js';
-export { historyEntrySchema, isOriginalEntry } from './history.js';
+export { historyEntrySchema } from './history.js';
 export type {
   CompactionEvent,
   CompletionEvent,
   ContextMeasureEvent,
-  HookBusOptions,
   MessageResolveEvent,
   WarningEvent,
 } from './hooks.js';
-export { HookBus, isHookBus } from './hooks.js';
-export type { JsonCheckOptions, JsonValueIssue } from './json-value.js';
-export { copyJsonValue, findJsonValueIssue } from './json-value.js';
+export { HookBus } from './hooks.js';
 export type {
   AssistantMessage,
   ContentPart,
@@ -59,7 +56,6 @@ export {
   usageSchema,
 } from './message.js';
 export { isToolCallPart, isToolResultPart, toolCallsOf, toolResultsOf } from './message-readers.js';
-export { COMPACTION_KIND, isCompactionPart, newestCompactionIndex } from './provider-compaction.js';
 export type {
   Cancellable,
   ContextStrategy,
@@ -78,5 +74,5 @@ export type {
   SummarizeRequest,
   TriggerLevel,
 } from './strategy.js';
-export { factCategories, isContextStrategy, isContextTools, wellFormedFacts } from './strategy.js';
+export { factCategories, wellFormedFacts } from './strategy.js';
 export { withSystemPrompt } from './system-prompt.js';

@@ -1,8 +1,9 @@
+import { copyJsonValue, type JsonValueIssue, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { InvalidInputError, parseInput } from './errors.js';
-import { copyJsonValue, type JsonValue, type JsonValueIssue } from './json-value.js';
 
-export type { JsonValue } from './json-value.js';
+/** Any value JSON can carry. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** Deepest nesting a JSON field of a message may have. */
 const MAX_JSON_DEPTH = 512;
@@ -28,78 +29,91 @@ function addJsonIssue(ctx: z.core.$RefinementCtx, issue: JsonValueIssue, input: 
  * cycles, Dates, class instances or toJSON methods; at most 512 levels). Parsing returns a copy;
  * errors name the failing sub-path, e.g. `input.items[2]`.
  */
-export const jsonValueSchema: z.ZodType<JsonValue> = z.unknown().transform((value, ctx) => {
-  const result = copyJsonValue(value, { maxDepth: MAX_JSON_DEPTH });
-  return result.ok ? result.value : addJsonIssue(ctx, result.issue, value);
-});
+export const jsonValueSchema: z.ZodType<JsonValue> = lazySchema(() =>
+  z.unknown().transform((value, ctx) => {
+    const result = copyJsonValue(value, { maxDepth: MAX_JSON_DEPTH });
+    return result.ok ? result.value : addJsonIssue(ctx, result.issue, value);
+  }),
+);
 
-const jsonObjectSchema: z.ZodType<{ [key: string]: JsonValue }> = z.unknown().transform((value, ctx) => {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `Invalid input: expected object, received ${describeValue(value)}`,
-      input: value,
-    });
-    return z.NEVER;
-  }
-  const result = copyJsonValue(value, { maxDepth: MAX_JSON_DEPTH });
-  return result.ok ? (result.value as { [key: string]: JsonValue }) : addJsonIssue(ctx, result.issue, value);
-});
+const jsonObjectSchema: z.ZodType<{ [key: string]: JsonValue }> = lazySchema(() =>
+  z.unknown().transform((value, ctx) => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `Invalid input: expected object, received ${describeValue(value)}`,
+        input: value,
+      });
+      return z.NEVER;
+    }
+    const result = copyJsonValue(value, { maxDepth: MAX_JSON_DEPTH });
+    return result.ok
+      ? (result.value as { [key: string]: JsonValue })
+      : addJsonIssue(ctx, result.issue, value);
+  }),
+);
 
 /**
  * Provider-specific options keyed by provider name (`anthropic`, `openai`, …), carried through
  * conversions unchanged; same shape as the AI SDK's `providerOptions`. Converters read the keys
  * they know (e.g. `anthropic.cacheControl`) and leave the rest alone.
  */
-export const providerOptionsSchema = z.record(z.string(), jsonObjectSchema);
+export const providerOptionsSchema = lazySchema(() => z.record(z.string(), jsonObjectSchema));
 
 /** Provider-specific options keyed by provider name. */
 export type ProviderOptions = z.output<typeof providerOptionsSchema>;
 
-const partFields = { providerOptions: providerOptionsSchema.optional() };
+/** Fields every part may carry (a function: schemas are built on first use). */
+const partFields = () => ({ providerOptions: providerOptionsSchema.optional() });
 
 /** Plain text. */
-export const textPartSchema = z.object({
-  type: z.literal('text'),
-  text: z.string(),
-  ...partFields,
-});
+export const textPartSchema = lazySchema(() =>
+  z.object({
+    type: z.literal('text'),
+    text: z.string(),
+    ...partFields(),
+  }),
+);
 
 /** An image given as a URL, a data URL or base64 data; dimensions let counters price it exactly. */
-export const imagePartSchema = z.object({
-  type: z.literal('image'),
-  image: z.string().min(1),
-  mediaType: z.string().optional(),
-  width: z.number().int().positive().optional(),
-  height: z.number().int().positive().optional(),
-  detail: z.enum(['low', 'high', 'auto']).optional(),
-  ...partFields,
-});
+export const imagePartSchema = lazySchema(() =>
+  z.object({
+    type: z.literal('image'),
+    image: z.string().min(1),
+    mediaType: z.string().optional(),
+    width: z.number().int().positive().optional(),
+    height: z.number().int().positive().optional(),
+    detail: z.enum(['low', 'high', 'auto']).optional(),
+    ...partFields(),
+  }),
+);
 
 /** A file (PDF, text, audio…) given as base64, a data URL or a URL. */
-export const filePartSchema = z.object({
-  type: z.literal('file'),
-  data: z.string(),
-  mediaType: z.string().min(1),
-  filename: z.string().optional(),
-  ...partFields,
-});
+export const filePartSchema = lazySchema(() =>
+  z.object({
+    type: z.literal('file'),
+    data: z.string(),
+    mediaType: z.string().min(1),
+    filename: z.string().optional(),
+    ...partFields(),
+  }),
+);
 
 /** The model asks for a tool to run; `input` is the parsed JSON arguments. */
-export const toolCallPartSchema = z.object({
-  type: z.literal('tool-call'),
-  toolCallId: z.string().min(1),
-  toolName: z.string().min(1),
-  input: jsonValueSchema,
-  ...partFields,
-});
+export const toolCallPartSchema = lazySchema(() =>
+  z.object({
+    type: z.literal('tool-call'),
+    toolCallId: z.string().min(1),
+    toolName: z.string().min(1),
+    input: jsonValueSchema,
+    ...partFields(),
+  }),
+);
 
 /** What a tool result may hold besides text: text, images and files, in order. */
-export const toolResultContentPartSchema = z.discriminatedUnion('type', [
-  textPartSchema,
-  imagePartSchema,
-  filePartSchema,
-]);
+export const toolResultContentPartSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [textPartSchema, imagePartSchema, filePartSchema]),
+);
 
 /**
  * The outcome of a tool call. `output` is the result as text (a string) or JSON. A result made
@@ -107,27 +121,31 @@ export const toolResultContentPartSchema = z.discriminatedUnion('type', [
  * then holds its text parts joined with newlines, for readers that only look at `output`.
  * Whoever rewrites `output` (pruning, truncation) must drop or rewrite `content` too.
  */
-export const toolResultPartSchema = z.object({
-  type: z.literal('tool-result'),
-  toolCallId: z.string().min(1),
-  toolName: z.string().optional(),
-  output: jsonValueSchema,
-  content: z.array(toolResultContentPartSchema).optional(),
-  isError: z.boolean().optional(),
-  ...partFields,
-});
+export const toolResultPartSchema = lazySchema(() =>
+  z.object({
+    type: z.literal('tool-result'),
+    toolCallId: z.string().min(1),
+    toolName: z.string().optional(),
+    output: jsonValueSchema,
+    content: z.array(toolResultContentPartSchema).optional(),
+    isError: z.boolean().optional(),
+    ...partFields(),
+  }),
+);
 
 /**
  * Model reasoning ("thinking"). `signature` is the provider's opaque verification blob;
  * `redactedData` is reasoning the provider returned encrypted (its `text` is then empty).
  */
-export const reasoningPartSchema = z.object({
-  type: z.literal('reasoning'),
-  text: z.string(),
-  signature: z.string().optional(),
-  redactedData: z.string().optional(),
-  ...partFields,
-});
+export const reasoningPartSchema = lazySchema(() =>
+  z.object({
+    type: z.literal('reasoning'),
+    text: z.string(),
+    signature: z.string().optional(),
+    redactedData: z.string().optional(),
+    ...partFields(),
+  }),
+);
 
 /**
  * A provider's own item that ctxguard carries without reading or rewriting it, such as an
@@ -135,110 +153,129 @@ export const reasoningPartSchema = z.object({
  * as the provider's API takes it (keys in their order), so converters write it back byte for byte.
  * `provider` names whose item it is (`anthropic`, `openai`); `kind` what it is (`compaction`).
  */
-export const opaquePartSchema = z.object({
-  type: z.literal('opaque'),
-  provider: z.string().min(1),
-  kind: z.string().min(1),
-  data: jsonObjectSchema,
-  ...partFields,
-});
+export const opaquePartSchema = lazySchema(() =>
+  z.object({
+    type: z.literal('opaque'),
+    provider: z.string().min(1),
+    kind: z.string().min(1),
+    data: jsonObjectSchema,
+    ...partFields(),
+  }),
+);
 
 /** Any content part. */
-export const contentPartSchema = z.discriminatedUnion('type', [
-  textPartSchema,
-  imagePartSchema,
-  filePartSchema,
-  toolCallPartSchema,
-  toolResultPartSchema,
-  reasoningPartSchema,
-  opaquePartSchema,
-]);
+export const contentPartSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [
+    textPartSchema,
+    imagePartSchema,
+    filePartSchema,
+    toolCallPartSchema,
+    toolResultPartSchema,
+    reasoningPartSchema,
+    opaquePartSchema,
+  ]),
+);
 
 /**
  * Token usage a provider reported for one completion. `inputTokens` counts every prompt token
  * of the request, cache reads and writes included, so it can anchor a window measurement.
  */
-export const usageSchema = z.object({
-  inputTokens: z.number().int().nonnegative(),
-  outputTokens: z.number().int().nonnegative(),
-  totalTokens: z.number().int().nonnegative().optional(),
-  /** Prompt tokens served from the provider's cache (part of `inputTokens`). */
-  cachedInputTokens: z.number().int().nonnegative().optional(),
-  /** Prompt tokens written to the provider's cache (part of `inputTokens`). */
-  cacheWriteInputTokens: z.number().int().nonnegative().optional(),
-  reasoningTokens: z.number().int().nonnegative().optional(),
-});
+export const usageSchema = lazySchema(() =>
+  z.object({
+    inputTokens: z.number().int().nonnegative(),
+    outputTokens: z.number().int().nonnegative(),
+    totalTokens: z.number().int().nonnegative().optional(),
+    /** Prompt tokens served from the provider's cache (part of `inputTokens`). */
+    cachedInputTokens: z.number().int().nonnegative().optional(),
+    /** Prompt tokens written to the provider's cache (part of `inputTokens`). */
+    cacheWriteInputTokens: z.number().int().nonnegative().optional(),
+    reasoningTokens: z.number().int().nonnegative().optional(),
+  }),
+);
 
-const createdAtSchema = z
-  .union([z.number().finite().nonnegative(), z.iso.datetime({ offset: true }), z.date()])
-  .transform((value) => (typeof value === 'number' ? value : new Date(value).getTime()));
+const createdAtSchema = lazySchema(() =>
+  z
+    .union([z.number().finite().nonnegative(), z.iso.datetime({ offset: true }), z.date()])
+    .transform((value) => (typeof value === 'number' ? value : new Date(value).getTime())),
+);
 
-const commonFields = {
+/** Fields every message may carry (a function: schemas are built on first use). */
+const commonFields = () => ({
   id: z.string().min(1).optional(),
   name: z.string().optional(),
   createdAt: createdAtSchema.optional(),
   /** Your own JSON data about the message (kept by ctxguard, never sent to a provider). */
   metadata: jsonObjectSchema.optional(),
   providerOptions: providerOptionsSchema.optional(),
-};
+});
 
 /** System instructions. */
-export const systemMessageSchema = z.object({
-  role: z.literal('system'),
-  content: z.union([z.string(), z.array(textPartSchema)]),
-  ...commonFields,
-});
+export const systemMessageSchema = lazySchema(() =>
+  z.object({
+    role: z.literal('system'),
+    content: z.union([z.string(), z.array(textPartSchema)]),
+    ...commonFields(),
+  }),
+);
 
 /** What the user said or attached. */
-export const userMessageSchema = z.object({
-  role: z.literal('user'),
-  content: z.union([
-    z.string(),
-    z.array(z.discriminatedUnion('type', [textPartSchema, imagePartSchema, filePartSchema])),
-  ]),
-  ...commonFields,
-});
+export const userMessageSchema = lazySchema(() =>
+  z.object({
+    role: z.literal('user'),
+    content: z.union([
+      z.string(),
+      z.array(z.discriminatedUnion('type', [textPartSchema, imagePartSchema, filePartSchema])),
+    ]),
+    ...commonFields(),
+  }),
+);
 
 /**
  * What the model answered, with tool calls, reasoning and provider items (opaque parts); `usage`
  * is what the provider reported.
  */
-export const assistantMessageSchema = z.object({
-  role: z.literal('assistant'),
-  content: z.union([
-    z.string(),
-    z.array(
-      z.discriminatedUnion('type', [
-        textPartSchema,
-        reasoningPartSchema,
-        toolCallPartSchema,
-        filePartSchema,
-        imagePartSchema,
-        opaquePartSchema,
-      ]),
-    ),
-  ]),
-  usage: usageSchema.optional(),
-  ...commonFields,
-});
+export const assistantMessageSchema = lazySchema(() =>
+  z.object({
+    role: z.literal('assistant'),
+    content: z.union([
+      z.string(),
+      z.array(
+        z.discriminatedUnion('type', [
+          textPartSchema,
+          reasoningPartSchema,
+          toolCallPartSchema,
+          filePartSchema,
+          imagePartSchema,
+          opaquePartSchema,
+        ]),
+      ),
+    ]),
+    usage: usageSchema.optional(),
+    ...commonFields(),
+  }),
+);
 
 /** Results of tool calls. */
-export const toolMessageSchema = z.object({
-  role: z.literal('tool'),
-  content: z.array(toolResultPartSchema).min(1),
-  ...commonFields,
-});
+export const toolMessageSchema = lazySchema(() =>
+  z.object({
+    role: z.literal('tool'),
+    content: z.array(toolResultPartSchema).min(1),
+    ...commonFields(),
+  }),
+);
 
 /** A chat message in ctxguard's provider-neutral model. */
-export const messageSchema = z.discriminatedUnion('role', [
-  systemMessageSchema,
-  userMessageSchema,
-  assistantMessageSchema,
-  toolMessageSchema,
-]);
+export const messageSchema = lazySchema(() =>
+  z.discriminatedUnion('role', [
+    systemMessageSchema,
+    userMessageSchema,
+    assistantMessageSchema,
+    toolMessageSchema,
+  ]),
+);
 
 /** A list of messages. */
-export const messagesSchema = z.array(messageSchema);
+export const messagesSchema = lazySchema(() => z.array(messageSchema));
 
 /** Plain text. */
 export type TextPart = z.output<typeof textPartSchema>;

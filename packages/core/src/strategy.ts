@@ -408,17 +408,3 @@ export function wellFormedFacts(items: readonly unknown[]): {
   }
   return { facts, dropped };
 }
-
-/** Whether `value` is {@link ContextTools}: `summarize` and `extractFacts` functions (for option checks). */
-export function isContextTools(value: unknown): value is ContextTools {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Record<string, unknown>;
-  return typeof record['summarize'] === 'function' && typeof record['extractFacts'] === 'function';
-}
-
-/** Whether `value` is a {@link ContextStrategy}: a `react` function and a `triggers` array (for option checks). */
-export function isContextStrategy(value: unknown): value is ContextStrategy {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Record<string, unknown>;
-  return typeof record['react'] === 'function' && Array.isArray(record['triggers']);
-}

@@ -1,4 +1,4 @@
-import { isOriginalEntry } from '@ctxguard/core';
+import { isOriginalEntry } from '@ctxguard/shared';
 import { createContextGuard, type HistoryEntry, MemoryPersistence, type MessageInput } from 'ctxguard';
 import { describe, expect, it } from 'vitest';
 

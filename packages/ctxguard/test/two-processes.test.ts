@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { type HistoryEntry, isOriginalEntry } from '@ctxguard/core';
+import type { HistoryEntry } from '@ctxguard/core';
 import { RedisPersistence } from '@ctxguard/persistence-redis';
 import { closeTestRedisPersistences, redisTestTarget } from '@ctxguard/persistence-redis/testing';
+import { isOriginalEntry } from '@ctxguard/shared';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startWorker, type Worker, waitFor } from '../../../test/support/child-worker.ts';
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isOriginalEntry } from '@ctxguard/core';
+import { isOriginalEntry } from '@ctxguard/shared';
 import {
   type ConversationGuard,
   createContextGuard,

@@ -12,7 +12,7 @@ import {
   parseInput,
   parseOptions,
 } from '@ctxguard/core';
-import { randomUuid } from '@ctxguard/shared';
+import { lazySchema, randomUuid } from '@ctxguard/shared';
 import { z } from 'zod';
 import {
   type CompactionInfo,
@@ -37,28 +37,30 @@ export interface TruncationInfo {
 const isFunction = (value: unknown): boolean => typeof value === 'function';
 
 /** Options of {@link InMemoryConversationHistory}. */
-export const conversationHistoryOptionsSchema = z
-  .object({
-    /** Makes entry and compaction ids; must return a fresh non-empty string each call. Default: a random UUID. */
-    generateId: z.custom<() => string>(isFunction, 'must be a function returning a string').optional(),
-    /** Builds the message of a truncation marker (e.g. the compactor's injection-safe format). */
-    truncationMarker: z
-      .custom<(info: TruncationInfo) => MessageInput>(isFunction, 'must be a function returning a message')
-      .optional(),
-    /**
-     * When true (default), `truncate`, `dropOldest` and `clear` never hide the leading system
-     * messages of the effective view (the system prompt); `spliceRange` and `truncateRange` are exact.
-     */
-    keepSystemPrompt: z.boolean().default(true),
-    /** Initial metadata (copied; a `__proto__` key stays an ordinary key). */
-    metadata: historyMetadataSchema.optional(),
-  })
-  .strict();
+export const conversationHistoryOptionsSchema = lazySchema(() =>
+  z
+    .object({
+      /** Makes entry and compaction ids; must return a fresh non-empty string each call. Default: a random UUID. */
+      generateId: z.custom<() => string>(isFunction, 'must be a function returning a string').optional(),
+      /** Builds the message of a truncation marker (e.g. the compactor's injection-safe format). */
+      truncationMarker: z
+        .custom<(info: TruncationInfo) => MessageInput>(isFunction, 'must be a function returning a message')
+        .optional(),
+      /**
+       * When true (default), `truncate`, `dropOldest` and `clear` never hide the leading system
+       * messages of the effective view (the system prompt); `spliceRange` and `truncateRange` are exact.
+       */
+      keepSystemPrompt: z.boolean().default(true),
+      /** Initial metadata (copied; a `__proto__` key stays an ordinary key). */
+      metadata: historyMetadataSchema.optional(),
+    })
+    .strict(),
+);
 
 /** Options accepted by {@link InMemoryConversationHistory}. */
 export type ConversationHistoryOptions = z.input<typeof conversationHistoryOptionsSchema>;
 
-const entriesSchema = z.array(historyEntrySchema);
+const entriesSchema = lazySchema(() => z.array(historyEntrySchema));
 
 function defaultMarker(info: TruncationInfo): MessageInput {
   const one = info.hiddenCount === 1;

@@ -15,7 +15,7 @@ import {
   type Persistence,
   supportsAtomicCreate,
 } from '@ctxguard/persistence';
-import { describeValue, formatPath, randomUuid } from '@ctxguard/shared';
+import { describeValue, formatPath, lazySchema, randomUuid } from '@ctxguard/shared';
 import { z } from 'zod';
 import {
   type ConversationHistoryOptions,
@@ -41,39 +41,41 @@ import { assertConsistentEntries } from './validate-entries.js';
 const isFunction = (value: unknown): boolean => typeof value === 'function';
 
 /** Options of {@link HistoryStore}. */
-export const historyStoreOptionsSchema = z
-  .object({
-    /** First segment of every key the store writes (`{namespace}:{conversation}:…`). */
-    namespace: z
-      .string()
-      .min(1)
-      .regex(/^[^:]+$/, 'must not contain ":"')
-      .default('history'),
-    /** Entries per stored chunk; appending rewrites at most one chunk. */
-    chunkSize: z.number().int().min(1).max(100_000).default(256),
-    /** How often `save`, `update` and `append` try before giving up with `storage_conflict`. */
-    maxAttempts: z.number().int().min(1).max(1000).default(12),
-    /** Base of the randomized exponential back-off between attempts. */
-    backoffMs: z.number().min(0).max(60_000).default(5),
-    /** Upper bound of one back-off pause. */
-    maxBackoffMs: z.number().min(0).max(600_000).default(400),
-    /**
-     * How long a writer's claim on the next version stays valid (stores without `setIfAbsent`). A
-     * claim older than this is treated as left behind by a crashed writer and ignored; a save that
-     * takes longer than half of it gives up.
-     */
-    leaseMs: z.number().int().min(10).max(86_400_000).default(30_000),
-    /** Clock in epoch milliseconds (claims and lease checks). Default `Date.now`. */
-    now: z.custom<() => number>(isFunction, 'must be a function returning epoch milliseconds').optional(),
-    /** Options for the histories `load` creates (id generator, hooks, marker, keepSystemPrompt). */
-    history: z
-      .custom<Omit<ConversationHistoryOptions, 'metadata'>>(
-        (value) => typeof value === 'object' && value !== null,
-        'must be an options object',
-      )
-      .optional(),
-  })
-  .strict();
+export const historyStoreOptionsSchema = lazySchema(() =>
+  z
+    .object({
+      /** First segment of every key the store writes (`{namespace}:{conversation}:…`). */
+      namespace: z
+        .string()
+        .min(1)
+        .regex(/^[^:]+$/, 'must not contain ":"')
+        .default('history'),
+      /** Entries per stored chunk; appending rewrites at most one chunk. */
+      chunkSize: z.number().int().min(1).max(100_000).default(256),
+      /** How often `save`, `update` and `append` try before giving up with `storage_conflict`. */
+      maxAttempts: z.number().int().min(1).max(1000).default(12),
+      /** Base of the randomized exponential back-off between attempts. */
+      backoffMs: z.number().min(0).max(60_000).default(5),
+      /** Upper bound of one back-off pause. */
+      maxBackoffMs: z.number().min(0).max(600_000).default(400),
+      /**
+       * How long a writer's claim on the next version stays valid (stores without `setIfAbsent`). A
+       * claim older than this is treated as left behind by a crashed writer and ignored; a save that
+       * takes longer than half of it gives up.
+       */
+      leaseMs: z.number().int().min(10).max(86_400_000).default(30_000),
+      /** Clock in epoch milliseconds (claims and lease checks). Default `Date.now`. */
+      now: z.custom<() => number>(isFunction, 'must be a function returning epoch milliseconds').optional(),
+      /** Options for the histories `load` creates (id generator, hooks, marker, keepSystemPrompt). */
+      history: z
+        .custom<Omit<ConversationHistoryOptions, 'metadata'>>(
+          (value) => typeof value === 'object' && value !== null,
+          'must be an options object',
+        )
+        .optional(),
+    })
+    .strict(),
+);
 
 /** Options accepted by {@link HistoryStore}. */
 export type HistoryStoreOptions = z.input<typeof historyStoreOptionsSchema>;
@@ -153,8 +155,8 @@ class MissingChunkError extends Error {
   }
 }
 
-const storedEntriesSchema = z.array(historyEntrySchema);
-const epochMillisecondsSchema = z.number();
+const storedEntriesSchema = lazySchema(() => z.array(historyEntrySchema));
+const epochMillisecondsSchema = lazySchema(() => z.number());
 
 /**
  * Tells commits apart even when their version numbers are equal (`delete` lets numbers repeat).

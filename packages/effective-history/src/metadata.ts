@@ -1,4 +1,5 @@
 import type { HistoryMetadata } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Sets `record[key]`; a `__proto__` key is defined as data, since assigning it would change the prototype. */
@@ -24,6 +25,8 @@ const isRecord = (value: unknown): value is HistoryMetadata =>
  * Conversation metadata: an object (not an array), copied one level deep. Unlike `z.record`, a
  * top-level `__proto__` key stays an ordinary own key, as it does in message metadata.
  */
-export const historyMetadataSchema = z
-  .custom<HistoryMetadata>(isRecord, 'must be an object of metadata keys')
-  .transform((metadata) => copyMetadata(metadata));
+export const historyMetadataSchema = lazySchema(() =>
+  z
+    .custom<HistoryMetadata>(isRecord, 'must be an object of metadata keys')
+    .transform((metadata) => copyMetadata(metadata)),
+);

@@ -1,6 +1,6 @@
 import { describeZodIssues } from '@ctxguard/core';
 import { CorruptEntryError } from '@ctxguard/persistence';
-import { formatPath } from '@ctxguard/shared';
+import { formatPath, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { UnsupportedHistoryFormatError } from './errors.js';
 import { historyMetadataSchema } from './metadata.js';
@@ -8,44 +8,54 @@ import { historyMetadataSchema } from './metadata.js';
 /** The stored-history format this package writes; it reads this one and older. */
 export const HISTORY_FORMAT_VERSION = 1;
 
-const version = z.number().int().nonnegative();
+const version = lazySchema(() => z.number().int().nonnegative());
 
 /** `…:head`: a hint of the latest committed version (the commits are the truth). */
-export const storedHeadSchema = z.object({ format: z.literal(HISTORY_FORMAT_VERSION), version });
+export const storedHeadSchema = lazySchema(() =>
+  z.object({ format: z.literal(HISTORY_FORMAT_VERSION), version }),
+);
 
 /** `…:commit:{version}`: the manifest of one committed version, written once by its only writer. */
-export const storedCommitSchema = z.object({
-  format: z.literal(HISTORY_FORMAT_VERSION),
-  version,
-  chunks: z.array(z.object({ key: z.string().min(1), count: z.number().int().nonnegative() })),
-  entryCount: z.number().int().nonnegative(),
-  metadata: historyMetadataSchema,
-  savedAt: z.number(),
-  /**
-   * Random id of this commit. Version numbers repeat after `delete(id)`, so a writer compares this
-   * id, not only the number, to tell whether the version it based its copy on is still the latest.
-   * Absent from commits written before it existed.
-   */
-  id: z.string().min(1).optional(),
-  /** Written with `setIfAbsent`: writers without it must not write this conversation. */
-  atomic: z.literal(true).optional(),
-});
+export const storedCommitSchema = lazySchema(() =>
+  z.object({
+    format: z.literal(HISTORY_FORMAT_VERSION),
+    version,
+    chunks: z.array(z.object({ key: z.string().min(1), count: z.number().int().nonnegative() })),
+    entryCount: z.number().int().nonnegative(),
+    metadata: historyMetadataSchema,
+    savedAt: z.number(),
+    /**
+     * Random id of this commit. Version numbers repeat after `delete(id)`, so a writer compares this
+     * id, not only the number, to tell whether the version it based its copy on is still the latest.
+     * Absent from commits written before it existed.
+     */
+    id: z.string().min(1).optional(),
+    /** Written with `setIfAbsent`: writers without it must not write this conversation. */
+    atomic: z.literal(true).optional(),
+  }),
+);
 
 /** What a superseded commit is overwritten with, so old manifests do not pile up. */
-export const storedTombstoneSchema = z.object({
-  format: z.literal(HISTORY_FORMAT_VERSION),
-  version,
-  superseded: z.literal(true),
-});
+export const storedTombstoneSchema = lazySchema(() =>
+  z.object({
+    format: z.literal(HISTORY_FORMAT_VERSION),
+    version,
+    superseded: z.literal(true),
+  }),
+);
 
 /** `…:chunk:{token}:{n}`: a run of entries, written once and never changed. */
-export const storedChunkSchema = z.object({
-  format: z.literal(HISTORY_FORMAT_VERSION),
-  entries: z.array(z.unknown()),
-});
+export const storedChunkSchema = lazySchema(() =>
+  z.object({
+    format: z.literal(HISTORY_FORMAT_VERSION),
+    entries: z.array(z.unknown()),
+  }),
+);
 
 /** `…:claim:{version}:{token}`: a writer announcing it is about to commit `version`. */
-export const storedClaimSchema = z.object({ format: z.literal(HISTORY_FORMAT_VERSION), at: z.number() });
+export const storedClaimSchema = lazySchema(() =>
+  z.object({ format: z.literal(HISTORY_FORMAT_VERSION), at: z.number() }),
+);
 
 export type StoredCommit = z.output<typeof storedCommitSchema>;
 

@@ -7,9 +7,11 @@
  * Reports throughput, latency, duplicates, messages lost or doubled in the end, and what Redis holds.
  * Run: pnpm bench facade (BENCH_QUICK=1: 16 turns instead of 40).
  */
+
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { type HistoryEntry, isOriginalEntry } from '@ctxguard/core';
+import type { HistoryEntry } from '@ctxguard/core';
+import { isOriginalEntry } from '@ctxguard/shared';
 import type { BenchHarness } from '../../../bench/harness.ts';
 import { RedisPersistence, redisFootprint, spawnRedisServer } from '../../../bench/stores.ts';
 import { createContextGuard } from '../src/index.ts';

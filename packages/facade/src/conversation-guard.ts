@@ -12,7 +12,6 @@ import {
   type HistoryEntry,
   HookBus,
   InvalidInputError,
-  isOriginalEntry,
   type Message,
   messageSchema,
   parseInput,
@@ -34,7 +33,7 @@ import {
 } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
-import { throwIfAborted } from '@ctxguard/shared';
+import { isOriginalEntry, throwIfAborted } from '@ctxguard/shared';
 import { RecompactStrategy } from '@ctxguard/strategies';
 import { HybridTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { LRUCache } from 'lru-cache';

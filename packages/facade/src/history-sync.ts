@@ -1,12 +1,7 @@
-import {
-  type CompactionRecord,
-  type HistoryEntry,
-  isOriginalEntry,
-  type Message,
-  type Usage,
-} from '@ctxguard/core';
+import type { CompactionRecord, HistoryEntry, Message, Usage } from '@ctxguard/core';
 import type { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { dropStaleSignedReasoning } from '@ctxguard/guard';
+import { isOriginalEntry } from '@ctxguard/shared';
 import { matchesStored } from './message-match.js';
 
 /** What mapping the app's messages onto a stored conversation did. */

@@ -1,5 +1,5 @@
 import { InvalidInputError, type Usage, usageSchema } from '@ctxguard/core';
-import { isRecord } from '@ctxguard/shared';
+import { isRecord, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Usage as OpenAI Chat Completions reports it (`response.usage`). */
@@ -19,30 +19,36 @@ export interface AnthropicUsage {
   cache_creation_input_tokens?: number | null;
 }
 
-const count = z.number().int().nonnegative();
+const count = lazySchema(() => z.number().int().nonnegative());
 
-const openAIUsageSchema = z.looseObject({
-  prompt_tokens: count,
-  completion_tokens: count,
-  total_tokens: count.optional(),
-  prompt_tokens_details: z.looseObject({ cached_tokens: count.nullish() }).nullish(),
-  completion_tokens_details: z.looseObject({ reasoning_tokens: count.nullish() }).nullish(),
-});
+const openAIUsageSchema = lazySchema(() =>
+  z.looseObject({
+    prompt_tokens: count,
+    completion_tokens: count,
+    total_tokens: count.optional(),
+    prompt_tokens_details: z.looseObject({ cached_tokens: count.nullish() }).nullish(),
+    completion_tokens_details: z.looseObject({ reasoning_tokens: count.nullish() }).nullish(),
+  }),
+);
 
-const responsesUsageSchema = z.looseObject({
-  input_tokens: count,
-  output_tokens: count,
-  total_tokens: count.optional(),
-  input_tokens_details: z.looseObject({ cached_tokens: count.nullish() }).nullish(),
-  output_tokens_details: z.looseObject({ reasoning_tokens: count.nullish() }).nullish(),
-});
+const responsesUsageSchema = lazySchema(() =>
+  z.looseObject({
+    input_tokens: count,
+    output_tokens: count,
+    total_tokens: count.optional(),
+    input_tokens_details: z.looseObject({ cached_tokens: count.nullish() }).nullish(),
+    output_tokens_details: z.looseObject({ reasoning_tokens: count.nullish() }).nullish(),
+  }),
+);
 
-const anthropicUsageSchema = z.looseObject({
-  input_tokens: count,
-  output_tokens: count,
-  cache_read_input_tokens: count.nullish(),
-  cache_creation_input_tokens: count.nullish(),
-});
+const anthropicUsageSchema = lazySchema(() =>
+  z.looseObject({
+    input_tokens: count,
+    output_tokens: count,
+    cache_read_input_tokens: count.nullish(),
+    cache_creation_input_tokens: count.nullish(),
+  }),
+);
 
 function fromOpenAIUsage(usage: z.output<typeof openAIUsageSchema>): Usage {
   return providerUsage(
@@ -98,22 +104,24 @@ function fromAnthropicUsage(usage: z.output<typeof anthropicUsageSchema>): Usage
  * OpenAI Responses or Anthropic's Messages API report it, converted (prompt tokens counted with
  * their cached part).
  */
-export const usageInputSchema = z.preprocess((value) => {
-  if (!isRecord(value) || 'inputTokens' in value) return value;
-  if ('prompt_tokens' in value) {
-    const parsed = openAIUsageSchema.safeParse(value);
-    return parsed.success ? fromOpenAIUsage(parsed.data) : value;
-  }
-  if ('input_tokens_details' in value || 'output_tokens_details' in value) {
-    const parsed = responsesUsageSchema.safeParse(value);
-    return parsed.success ? fromResponsesUsage(parsed.data) : value;
-  }
-  if ('input_tokens' in value) {
-    const parsed = anthropicUsageSchema.safeParse(value);
-    return parsed.success ? fromAnthropicUsage(parsed.data) : value;
-  }
-  return value;
-}, usageSchema);
+export const usageInputSchema = lazySchema(() =>
+  z.preprocess((value) => {
+    if (!isRecord(value) || 'inputTokens' in value) return value;
+    if ('prompt_tokens' in value) {
+      const parsed = openAIUsageSchema.safeParse(value);
+      return parsed.success ? fromOpenAIUsage(parsed.data) : value;
+    }
+    if ('input_tokens_details' in value || 'output_tokens_details' in value) {
+      const parsed = responsesUsageSchema.safeParse(value);
+      return parsed.success ? fromResponsesUsage(parsed.data) : value;
+    }
+    if ('input_tokens' in value) {
+      const parsed = anthropicUsageSchema.safeParse(value);
+      return parsed.success ? fromAnthropicUsage(parsed.data) : value;
+    }
+    return value;
+  }, usageSchema),
+);
 
 const CONVERTERS = {
   openai:

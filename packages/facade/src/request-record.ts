@@ -1,4 +1,5 @@
-import { copyJsonValue, type HistoryMetadata, type JsonValue, type Usage, usageSchema } from '@ctxguard/core';
+import { type HistoryMetadata, type JsonValue, type Usage, usageSchema } from '@ctxguard/core';
+import { copyJsonValue, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 const STATE_KEY = '__ctxguard';
@@ -28,17 +29,19 @@ export interface RequestRecord {
   usageVersion?: number;
 }
 
-const requestRecordSchema = z.object({
-  v: z.literal(1),
-  version: z.number().int().nonnegative(),
-  sent: z.number().int().nonnegative(),
-  system: z.string().optional(),
-  tools: z.array(z.unknown()).optional(),
-  toolsOmitted: z.literal(true).optional(),
-  maxOutputTokens: z.number().int().nonnegative().optional(),
-  usage: usageSchema.optional(),
-  usageVersion: z.number().int().nonnegative().optional(),
-});
+const requestRecordSchema = lazySchema(() =>
+  z.object({
+    v: z.literal(1),
+    version: z.number().int().nonnegative(),
+    sent: z.number().int().nonnegative(),
+    system: z.string().optional(),
+    tools: z.array(z.unknown()).optional(),
+    toolsOmitted: z.literal(true).optional(),
+    maxOutputTokens: z.number().int().nonnegative().optional(),
+    usage: usageSchema.optional(),
+    usageVersion: z.number().int().nonnegative().optional(),
+  }),
+);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,4 +1,5 @@
-import { COMPACTION_KIND, copyJsonValue, type JsonValue, type OpaquePart } from '@ctxguard/core';
+import type { JsonValue, OpaquePart } from '@ctxguard/core';
+import { COMPACTION_KIND, copyJsonValue } from '@ctxguard/shared';
 import { conversionError } from './shared.js';
 
 /** A JSON object. */

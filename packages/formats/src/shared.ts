@@ -9,7 +9,7 @@ import {
   parseOptions,
   type ToolResultContentPart,
 } from '@ctxguard/core';
-import { formatPath } from '@ctxguard/shared';
+import { formatPath, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Something a target format could not carry and the converter left out. */
@@ -26,12 +26,14 @@ export interface ConversionLoss {
 export type ConversionLossHandler = (loss: ConversionLoss) => void;
 
 /** Options every `to*` converter accepts. */
-export const baseToOptionsSchema = z.strictObject({
-  /** Told about every piece of content the target format cannot carry. */
-  onLoss: z
-    .custom<ConversionLossHandler>((value) => typeof value === 'function', 'expected a function')
-    .optional(),
-});
+export const baseToOptionsSchema = lazySchema(() =>
+  z.strictObject({
+    /** Told about every piece of content the target format cannot carry. */
+    onLoss: z
+      .custom<ConversionLossHandler>((value) => typeof value === 'function', 'expected a function')
+      .optional(),
+  }),
+);
 
 /** Records losses with their path and forwards them to the caller's handler. */
 export class LossReporter {

@@ -5,7 +5,8 @@ import {
   summaryBlock,
   TokenMeter,
 } from '@ctxguard/compactor';
-import { type ConversationHistory, isOriginalEntry, type Message, messageText } from '@ctxguard/core';
+import { type ConversationHistory, type Message, messageText } from '@ctxguard/core';
+import { isOriginalEntry } from '@ctxguard/shared';
 import { describe, expect, it } from 'vitest';
 import { assistant, filler, historyOf, system, toolRound, user } from '../test/support/harness.js';
 import { oneWindowOfOriginals } from './compaction-input.js';

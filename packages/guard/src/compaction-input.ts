@@ -1,5 +1,6 @@
 import { summaryBlock } from '@ctxguard/compactor';
-import { type HistoryEntry, isOriginalEntry, type Message, messageText } from '@ctxguard/core';
+import { type HistoryEntry, type Message, messageText } from '@ctxguard/core';
+import { isOriginalEntry } from '@ctxguard/shared';
 
 /** An earlier compaction's summary, and the originals `[start, end)` its compaction stands for. */
 interface Anchor {

@@ -14,8 +14,6 @@ import {
   CtxGuardError,
   HookBus,
   InvalidInputError,
-  isContextTools,
-  isHookBus,
   type JsonValue,
   type Message,
   messageText,
@@ -23,7 +21,15 @@ import {
   parseOptions,
   type TriggerLevel,
 } from '@ctxguard/core';
-import { abortSignalSchema, describeThrown, describeValue, pushAll } from '@ctxguard/shared';
+import {
+  abortSignalSchema,
+  describeThrown,
+  describeValue,
+  isContextTools,
+  isHookBus,
+  lazySchema,
+  pushAll,
+} from '@ctxguard/shared';
 import type { TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
 import {
@@ -85,35 +91,41 @@ export interface GuardMeasurer {
   readonly counter?: TokenCounter | undefined;
 }
 
-const historySchema = z.custom<ConversationHistory>(
-  (value) =>
-    isFunction((value as ConversationHistory)?.messages) &&
-    typeof (value as ConversationHistory)?.metadata === 'object',
-  'must be a ConversationHistory (messages(), metadata…), e.g. an InMemoryConversationHistory',
+const historySchema = lazySchema(() =>
+  z.custom<ConversationHistory>(
+    (value) =>
+      isFunction((value as ConversationHistory)?.messages) &&
+      typeof (value as ConversationHistory)?.metadata === 'object',
+    'must be a ConversationHistory (messages(), metadata…), e.g. an InMemoryConversationHistory',
+  ),
 );
-const tokensOrNull = z.number().finite().min(0).nullable();
+const tokensOrNull = lazySchema(() => z.number().finite().min(0).nullable());
 
 /** A request for {@link ContextGuard.fit}. */
-export const fitRequestSchema = z.object({
-  provider: z.string().min(1),
-  model: z.string().min(1),
-  /** The conversation: the strategy compacts it, the request is its view. */
-  history: historySchema,
-  /** The request's messages as measured (default: `history.messages()`); rebuilt after a compaction. */
-  messages: z.custom<Message[]>(Array.isArray, 'must be an array of messages').optional(),
-  /** A system prompt sent apart from the messages (counted, never rewritten). */
-  system: z.string().optional(),
-  tools: z.array(z.unknown()).readonly().optional(),
-  maxOutputTokens: z.number().int().min(0).optional(),
-  signal: abortSignalSchema.optional(),
-});
+export const fitRequestSchema = lazySchema(() =>
+  z.object({
+    provider: z.string().min(1),
+    model: z.string().min(1),
+    /** The conversation: the strategy compacts it, the request is its view. */
+    history: historySchema,
+    /** The request's messages as measured (default: `history.messages()`); rebuilt after a compaction. */
+    messages: z.custom<Message[]>(Array.isArray, 'must be an array of messages').optional(),
+    /** A system prompt sent apart from the messages (counted, never rewritten). */
+    system: z.string().optional(),
+    tools: z.array(z.unknown()).readonly().optional(),
+    maxOutputTokens: z.number().int().min(0).optional(),
+    signal: abortSignalSchema.optional(),
+  }),
+);
 
 /** The sizes {@link ContextGuard.fit} may be given (a `ContextMeasurement` is one). */
-const measurementSchema = z.object({
-  current: z.number().finite().min(0),
-  window: tokensOrNull,
-  inputBudget: tokensOrNull,
-});
+const measurementSchema = lazySchema(() =>
+  z.object({
+    current: z.number().finite().min(0),
+    window: tokensOrNull,
+    inputBudget: tokensOrNull,
+  }),
+);
 
 const isSize = (value: unknown): boolean =>
   value === null || (typeof value === 'number' && Number.isFinite(value) && value >= 0);
@@ -260,72 +272,74 @@ function describeAnswer({ action, answer }: ReadDecision): string {
 /** Compactions remembered per conversation (loop protection looks at these only). */
 const MAX_MEMOS = 8;
 
-export const contextGuardOptionsSchema = z
-  .strictObject({
-    /** Where `onCompaction` and `onWarning` are emitted (default: a new bus). */
-    hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
-    /** Measures a request, and again after each compaction (a `ContextMeasurer`, or any object with `measure(request)`). */
-    measurer: z.custom<GuardMeasurer>(
-      (value) => isFunction((value as GuardMeasurer)?.measure),
-      'must have measure(request)',
-    ),
-    /** Strategies by name; a conversation picks one with `history.metadata.contextStrategy`. */
-    strategies: z
-      .record(
-        z.string().min(1),
-        z.custom<ContextStrategy>().superRefine((value, ctx) => {
-          const issue = strategyIssue(value);
-          if (issue) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
-        }),
-      )
-      .refine((record) => Object.keys(record).length > 0, 'must name at least one strategy'),
-    /** Name of the strategy used when a conversation names none. */
-    defaultStrategy: z.string().min(1),
-    /** Summarizer and fact extractor (default: the compactor's offline ones). */
-    contextTools: z
-      .custom<ContextTools>(isContextTools, 'must be ContextTools (summarize and extractFacts)')
-      .optional(),
-    /**
-     * Tokens one summarizer or fact-extraction request may hold; longer ranges go in chunks
-     * (default 100,000, or the tools' `windowTokens` when smaller).
-     */
-    summarizerWindowTokens: z.number().int().min(1_000).optional(),
-    /** An unknown `contextStrategy` name: `skip` the conversation, use the default (default), or `throw`. */
-    onUnknownStrategy: z.enum(['skip', 'fallback-default', 'throw']).default('fallback-default'),
-    /** Further reactions after a compaction that left the request above `criticalFloor` (default 2). */
-    maxCompactRetries: z.number().int().min(0).max(10).default(2),
-    /** Fraction of the input budget above which a compaction is retried (default 0.95). */
-    criticalFloor: z.number().gt(0).max(2).default(0.95),
-    /** Applied to everything the guard writes (default: the compactor's `redactSecrets`). */
-    redact: z.custom<(text: string) => string>(isFunction, 'must be a function (text) => text').optional(),
-    /** Compaction-loop protection; `false` turns it off. */
-    loopProtection: z
-      .union([
-        z.literal(false),
-        z.strictObject({
-          /** A compaction freeing less than this fraction of the input budget escalates (default 0.02). */
-          minFreedRatio: z.number().min(0).max(1).default(0.02),
-          /** A trigger firing again within this many calls after a compaction for it (refilled, or too little freed) escalates (default 3). */
-          refillCalls: z.number().int().min(0).max(1000).default(3),
-          /**
-           * Refills in a row, each within `refillCalls` of the compaction before it, after which the
-           * highest level reports a loop (`compaction_loop`); a critical request is compacted again
-           * all the same, never declined while a compaction can make it fit (default 3).
-           */
-          refillStrikes: z.number().int().min(1).max(MAX_MEMOS).default(3),
-        }),
-      ])
-      .default({ minFreedRatio: 0.02, refillCalls: 3, refillStrikes: 3 }),
-  })
-  .superRefine((options, ctx) => {
-    if (!Object.hasOwn(options.strategies, options.defaultStrategy)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['defaultStrategy'],
-        message: `must name a registered strategy (${Object.keys(options.strategies).join(', ')})`,
-      });
-    }
-  });
+export const contextGuardOptionsSchema = lazySchema(() =>
+  z
+    .strictObject({
+      /** Where `onCompaction` and `onWarning` are emitted (default: a new bus). */
+      hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
+      /** Measures a request, and again after each compaction (a `ContextMeasurer`, or any object with `measure(request)`). */
+      measurer: z.custom<GuardMeasurer>(
+        (value) => isFunction((value as GuardMeasurer)?.measure),
+        'must have measure(request)',
+      ),
+      /** Strategies by name; a conversation picks one with `history.metadata.contextStrategy`. */
+      strategies: z
+        .record(
+          z.string().min(1),
+          z.custom<ContextStrategy>().superRefine((value, ctx) => {
+            const issue = strategyIssue(value);
+            if (issue) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+          }),
+        )
+        .refine((record) => Object.keys(record).length > 0, 'must name at least one strategy'),
+      /** Name of the strategy used when a conversation names none. */
+      defaultStrategy: z.string().min(1),
+      /** Summarizer and fact extractor (default: the compactor's offline ones). */
+      contextTools: z
+        .custom<ContextTools>(isContextTools, 'must be ContextTools (summarize and extractFacts)')
+        .optional(),
+      /**
+       * Tokens one summarizer or fact-extraction request may hold; longer ranges go in chunks
+       * (default 100,000, or the tools' `windowTokens` when smaller).
+       */
+      summarizerWindowTokens: z.number().int().min(1_000).optional(),
+      /** An unknown `contextStrategy` name: `skip` the conversation, use the default (default), or `throw`. */
+      onUnknownStrategy: z.enum(['skip', 'fallback-default', 'throw']).default('fallback-default'),
+      /** Further reactions after a compaction that left the request above `criticalFloor` (default 2). */
+      maxCompactRetries: z.number().int().min(0).max(10).default(2),
+      /** Fraction of the input budget above which a compaction is retried (default 0.95). */
+      criticalFloor: z.number().gt(0).max(2).default(0.95),
+      /** Applied to everything the guard writes (default: the compactor's `redactSecrets`). */
+      redact: z.custom<(text: string) => string>(isFunction, 'must be a function (text) => text').optional(),
+      /** Compaction-loop protection; `false` turns it off. */
+      loopProtection: z
+        .union([
+          z.literal(false),
+          z.strictObject({
+            /** A compaction freeing less than this fraction of the input budget escalates (default 0.02). */
+            minFreedRatio: z.number().min(0).max(1).default(0.02),
+            /** A trigger firing again within this many calls after a compaction for it (refilled, or too little freed) escalates (default 3). */
+            refillCalls: z.number().int().min(0).max(1000).default(3),
+            /**
+             * Refills in a row, each within `refillCalls` of the compaction before it, after which the
+             * highest level reports a loop (`compaction_loop`); a critical request is compacted again
+             * all the same, never declined while a compaction can make it fit (default 3).
+             */
+            refillStrikes: z.number().int().min(1).max(MAX_MEMOS).default(3),
+          }),
+        ])
+        .default({ minFreedRatio: 0.02, refillCalls: 3, refillStrikes: 3 }),
+    })
+    .superRefine((options, ctx) => {
+      if (!Object.hasOwn(options.strategies, options.defaultStrategy)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['defaultStrategy'],
+          message: `must name a registered strategy (${Object.keys(options.strategies).join(', ')})`,
+        });
+      }
+    }),
+);
 
 /** Options accepted by {@link ContextGuard}. */
 export type ContextGuardOptions = z.input<typeof contextGuardOptionsSchema>;

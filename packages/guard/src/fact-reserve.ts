@@ -4,6 +4,7 @@ import {
   type FactInjectionSite,
   factCategories,
 } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { isRecord, STATE_KEY } from './guard-state.js';
 
@@ -13,12 +14,14 @@ export const FACT_RESERVE_SUBKEY = 'factReserve';
 export const MAX_RESERVED_FACTS = 100;
 
 /** A stored fact; anything else in the reserve is skipped (metadata may come from anywhere). */
-const storedFactSchema = z.object({
-  key: z.string().min(1),
-  value: z.string().min(1),
-  category: z.enum(factCategories),
-  span: z.string().exactOptional(),
-});
+const storedFactSchema = lazySchema(() =>
+  z.object({
+    key: z.string().min(1),
+    value: z.string().min(1),
+    category: z.enum(factCategories),
+    span: z.string().exactOptional(),
+  }),
+);
 
 /**
  * The facts a bounded facts block at `site` left out earlier (already redacted): they come back

@@ -9,11 +9,10 @@ import {
   type ContextTools,
   type ExtractedFact,
   type ExtractFactsRequest,
-  isContextTools,
   type SummarizeRequest,
   wellFormedFacts,
 } from '@ctxguard/core';
-import { abortReason, throwIfAborted } from '@ctxguard/shared';
+import { abortReason, isContextTools, throwIfAborted } from '@ctxguard/shared';
 
 /** Facts an extraction answered that could not be used, reported once per call. */
 export interface DroppedFacts {

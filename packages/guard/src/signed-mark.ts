@@ -1,5 +1,6 @@
 import { signedReasoning } from '@ctxguard/compactor';
 import type { ConversationHistory, HistoryEntry, Message } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { isRecord, STATE_KEY } from './guard-state.js';
 
@@ -12,14 +13,16 @@ export const SIGNED_MARK_SUBKEY = 'signedMark';
  * the model signed after it was made on the rewritten request, which stays the same until the next
  * compaction, so it is still valid.
  */
-const signedMarkSchema = z.object({
-  /** The compaction that wrote it. */
-  compactionId: z.string().min(1),
-  /** Id of the last effective entry when it ran. */
-  lastEntryId: z.string().min(1),
-  /** How many compactions the history recorded then: any other change since makes the mark unusable. */
-  compactions: z.number().int().nonnegative(),
-});
+const signedMarkSchema = lazySchema(() =>
+  z.object({
+    /** The compaction that wrote it. */
+    compactionId: z.string().min(1),
+    /** Id of the last effective entry when it ran. */
+    lastEntryId: z.string().min(1),
+    /** How many compactions the history recorded then: any other change since makes the mark unusable. */
+    compactions: z.number().int().nonnegative(),
+  }),
+);
 
 type SignedMark = z.output<typeof signedMarkSchema>;
 

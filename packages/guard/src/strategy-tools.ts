@@ -25,7 +25,6 @@ import {
   type FactInjectionSite,
   type HistoryEntry,
   type HistorySegments,
-  isOriginalEntry,
   type Message,
   type MessageInput,
   messageText,
@@ -35,7 +34,14 @@ import {
   type StrategyTools,
   toolResultsOf,
 } from '@ctxguard/core';
-import { charsPerRequest, containsWhole, pushAll, throwIfAborted, toolsWindowTokens } from '@ctxguard/shared';
+import {
+  charsPerRequest,
+  containsWhole,
+  isOriginalEntry,
+  pushAll,
+  throwIfAborted,
+  toolsWindowTokens,
+} from '@ctxguard/shared';
 import { oneWindowOfOriginals } from './compaction-input.js';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFactLists, mergeFacts, missingFacts, redactMessage } from './guard-facts.js';

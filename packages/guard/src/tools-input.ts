@@ -4,20 +4,19 @@
  * before anything is read, summarized or rewritten.
  */
 import { schemas } from '@ctxguard/compactor';
-import { factCategories, isContextTools, messageSchema, parseInput, toolResultsOf } from '@ctxguard/core';
-import { abortSignalSchema, partsOf } from '@ctxguard/shared';
+import { factCategories, messageSchema, parseInput, toolResultsOf } from '@ctxguard/core';
+import { abortSignalSchema, isContextTools, lazySchema, partsOf } from '@ctxguard/shared';
 import { z } from 'zod';
 
 const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null;
 
 /** A position or a count: any number but NaN (fractions are floored, Infinity means "to the end"). */
-const position = z.custom<number>(
-  (value) => typeof value === 'number' && !Number.isNaN(value),
-  'expected a number',
+const position = lazySchema(() =>
+  z.custom<number>((value) => typeof value === 'number' && !Number.isNaN(value), 'expected a number'),
 );
 const nonNegative = (what: string) =>
   z.custom<number>((value) => typeof value === 'number' && value >= 0, `expected ${what} ≥ 0`);
-const signal = abortSignalSchema.optional();
+const signal = lazySchema(() => abortSignalSchema.optional());
 
 /** A message as the tools read it: a `role` and a `content` that is text or a list of parts. */
 const isMessageLike = (value: unknown): boolean => {
@@ -29,86 +28,106 @@ const isEntryLike = (value: unknown): boolean =>
   isObject(value) && isMessageLike((value as { message?: unknown }).message);
 
 /** A history entry as the tools read it: an object with a `message` (the history validated the message). */
-const entry = z.custom(isEntryLike, 'expected a history entry ({ id, message: { role, content } })');
-const entries = z.array(entry);
+const entry = lazySchema(() =>
+  z.custom(isEntryLike, 'expected a history entry ({ id, message: { role, content } })'),
+);
+const entries = lazySchema(() => z.array(entry));
 
-const fact = z.looseObject({
-  key: z.string(),
-  value: z.string(),
-  category: z.enum(factCategories),
-  span: z.string().optional(),
-});
+const fact = lazySchema(() =>
+  z.looseObject({
+    key: z.string(),
+    value: z.string(),
+    category: z.enum(factCategories),
+    span: z.string().optional(),
+  }),
+);
 
-const toolsInitSchema = z.looseObject({
-  history: z.custom(
-    (value) =>
-      isObject(value) && typeof (value as { effectiveEntries?: unknown }).effectiveEntries === 'function',
-    'expected a ConversationHistory',
-  ),
-  contextTools: z.custom(isContextTools, 'expected ContextTools (summarize and extractFacts)'),
-  redact: z.custom((value) => typeof value === 'function', 'expected a function (text) => text'),
-  messages: z.array(z.unknown()).optional(),
-  countContext: z.looseObject({ provider: z.string().min(1), model: z.string().min(1) }).optional(),
-  onRewrite: z.custom((value) => typeof value === 'function', 'expected a function').optional(),
-  signal,
-  onDroppedFacts: z.custom((value) => typeof value === 'function', 'expected a function').optional(),
-});
+const toolsInitSchema = lazySchema(() =>
+  z.looseObject({
+    history: z.custom(
+      (value) =>
+        isObject(value) && typeof (value as { effectiveEntries?: unknown }).effectiveEntries === 'function',
+      'expected a ConversationHistory',
+    ),
+    contextTools: z.custom(isContextTools, 'expected ContextTools (summarize and extractFacts)'),
+    redact: z.custom((value) => typeof value === 'function', 'expected a function (text) => text'),
+    messages: z.array(z.unknown()).optional(),
+    countContext: z.looseObject({ provider: z.string().min(1), model: z.string().min(1) }).optional(),
+    onRewrite: z.custom((value) => typeof value === 'function', 'expected a function').optional(),
+    signal,
+    onDroppedFacts: z.custom((value) => typeof value === 'function', 'expected a function').optional(),
+  }),
+);
 
-const segmentOptions = z
-  .strictObject({
-    recentCount: nonNegative('a count').optional(),
-    timeWindow: nonNegative('milliseconds').optional(),
-  })
-  .optional();
+const segmentOptions = lazySchema(() =>
+  z
+    .strictObject({
+      recentCount: nonNegative('a count').optional(),
+      timeWindow: nonNegative('milliseconds').optional(),
+    })
+    .optional(),
+);
 
-const extractRequest = z.strictObject({
-  entries,
-  categories: z.array(z.enum(factCategories)).optional(),
-  signal,
-});
+const extractRequest = lazySchema(() =>
+  z.strictObject({
+    entries,
+    categories: z.array(z.enum(factCategories)).optional(),
+    signal,
+  }),
+);
 
 /** A summary's length: what `ContextTools.summarize` accepts (a whole number of characters ≥ 1). */
-const summaryLength = schemas.summarizeRequest.shape.maxLength;
+const summaryLength = lazySchema(() => schemas.summarizeRequest.shape.maxLength);
 
-const summarizeRequest = z.strictObject({
-  entries,
-  maxLength: summaryLength,
-  focus: z.string().optional(),
-  signal,
-});
+const summarizeRequest = lazySchema(() =>
+  z.strictObject({
+    entries,
+    maxLength: summaryLength,
+    focus: z.string().optional(),
+    signal,
+  }),
+);
 
-const positiveTokens = z
-  .custom<number>((value) => typeof value === 'number' && value > 0, 'expected a positive number of tokens')
-  .optional();
+const positiveTokens = lazySchema(() =>
+  z
+    .custom<number>((value) => typeof value === 'number' && value > 0, 'expected a positive number of tokens')
+    .optional(),
+);
 
-const summarizeRangeOptions = z.strictObject({
-  from: position,
-  to: position,
-  maxLength: summaryLength.optional(),
-  focus: z.string().optional(),
-  keepFacts: z.boolean().optional(),
-  maxFactTokens: positiveTokens,
-  signal,
-});
+const summarizeRangeOptions = lazySchema(() =>
+  z.strictObject({
+    from: position,
+    to: position,
+    maxLength: summaryLength.optional(),
+    focus: z.string().optional(),
+    keepFacts: z.boolean().optional(),
+    maxFactTokens: positiveTokens,
+    signal,
+  }),
+);
 
-const injectFactsArguments = z.object({
-  facts: z.array(fact),
-  site: z.enum(['system-append', 'first-user-prefix']),
-  options: z.strictObject({ maxTokens: positiveTokens }).optional(),
-});
+const injectFactsArguments = lazySchema(() =>
+  z.object({
+    facts: z.array(fact),
+    site: z.enum(['system-append', 'first-user-prefix']),
+    options: z.strictObject({ maxTokens: positiveTokens }).optional(),
+  }),
+);
 
 /**
  * A replacement stands alone: a tool call in it would have no result after it, a tool result no
  * call before it (the range it replaces is widened to whole tool pairs, so it never keeps one).
  */
-const unpairedPart = z.looseObject({
-  type: z
-    .custom<string>(
-      (value) => value !== 'tool-call' && value !== 'tool-result',
-      'a replacement cannot hold a tool call or a tool result (it would have no pair)',
-    )
-    .optional(),
-});
+const unpairedPart = lazySchema(() =>
+  z.looseObject({
+    type: z
+      .custom<string>(
+        (value) => value !== 'tool-call' && value !== 'tool-result',
+        'a replacement cannot hold a tool call or a tool result (it would have no pair)',
+      )
+      .optional(),
+  }),
+);
 const rangeArguments = (part: z.ZodType) =>
   z.object({
     from: position,
@@ -118,9 +137,9 @@ const rangeArguments = (part: z.ZodType) =>
       content: z.union([z.string(), z.array(part)]),
     }),
   });
-const replaceRangeArguments = rangeArguments(unpairedPart);
+const replaceRangeArguments = lazySchema(() => rangeArguments(unpairedPart));
 /** A tool message put in place of the one it stands for: its results keep their calls. */
-const inPlaceArguments = rangeArguments(z.unknown());
+const inPlaceArguments = lazySchema(() => rangeArguments(z.unknown()));
 
 /**
  * Whether `replacement` is a tool message answering exactly the calls in `answered` (each once):
@@ -135,33 +154,39 @@ function answersSameCalls(replacement: unknown, answered: readonly string[]): bo
 }
 
 /** The replacement as the history will take it (a whole message: roles, parts, fields). */
-const replacementMessage = z.object({ replacement: messageSchema });
+const replacementMessage = lazySchema(() => z.object({ replacement: messageSchema }));
 
 const isMeasurable = (value: unknown): boolean => isMessageLike(value) || isEntryLike(value);
-const measureItems = z.array(
-  z.custom(isMeasurable, 'expected a history entry or a message ({ role, content })'),
+const measureItems = lazySchema(() =>
+  z.array(z.custom(isMeasurable, 'expected a history entry or a message ({ role, content })')),
 );
 
 /**
  * The options of the compactor-backed rewrites: the fields each tool passes on, with the limits of
  * the compactor's own schemas (undefined: its default), and no other key.
  */
-const slideWindowOptions = schemas.slidingWindowOptions
-  .pick({ fraction: true, targetTokens: true })
-  .optional();
-const pruneOptions = schemas.pruneToolOutputsOptions
-  .pick({ protectTokens: true, minimumSavings: true, protectedTools: true, signal: true })
-  .optional();
-const deduplicateOptions = schemas.deduplicateFileReadsOptions.pick({ readTools: true }).optional();
-const microcompactOptions = schemas.microcompactToolResultsOptions
-  .pick({ keepRecent: true, tools: true })
-  .optional();
-const lightTrimOptions = schemas.lightTrimMessagesOptions.optional();
-const compactMessagesOptions = z.object({
-  budgetTokens: z.number().int().positive(),
-  recentTokens: z.number().int().nonnegative().optional(),
-  signal: abortSignalSchema.optional(),
-});
+const slideWindowOptions = lazySchema(() =>
+  schemas.slidingWindowOptions.pick({ fraction: true, targetTokens: true }).optional(),
+);
+const pruneOptions = lazySchema(() =>
+  schemas.pruneToolOutputsOptions
+    .pick({ protectTokens: true, minimumSavings: true, protectedTools: true, signal: true })
+    .optional(),
+);
+const deduplicateOptions = lazySchema(() =>
+  schemas.deduplicateFileReadsOptions.pick({ readTools: true }).optional(),
+);
+const microcompactOptions = lazySchema(() =>
+  schemas.microcompactToolResultsOptions.pick({ keepRecent: true, tools: true }).optional(),
+);
+const lightTrimOptions = lazySchema(() => schemas.lightTrimMessagesOptions.optional());
+const compactMessagesOptions = lazySchema(() =>
+  z.object({
+    budgetTokens: z.number().int().positive(),
+    recentTokens: z.number().int().nonnegative().optional(),
+    signal: abortSignalSchema.optional(),
+  }),
+);
 
 const root = (method: string) => `StrategyToolsImpl.${method} arguments`;
 

@@ -5,12 +5,8 @@ import {
   TokenMeter,
   toolPairUnits,
 } from '@ctxguard/compactor';
-import {
-  type ConversationHistory,
-  isCompactionPart,
-  type Message,
-  newestCompactionIndex,
-} from '@ctxguard/core';
+import type { ConversationHistory, Message } from '@ctxguard/core';
+import { isCompactionPart, newestCompactionIndex } from '@ctxguard/shared';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sendableView } from '../src/sendable-view.js';

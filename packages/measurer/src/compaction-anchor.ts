@@ -1,4 +1,5 @@
-import { isCompactionPart, type Message, newestCompactionIndex } from '@ctxguard/core';
+import type { Message } from '@ctxguard/core';
+import { isCompactionPart, newestCompactionIndex } from '@ctxguard/shared';
 
 /**
  * The messages a provider reads when the list holds a compaction item. Anthropic drops every

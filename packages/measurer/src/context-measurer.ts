@@ -9,7 +9,6 @@ import {
   type ConversationHistory,
   CtxGuardError,
   type HookBus,
-  isHookBus,
   type Message,
   type MessageResolveEvent,
   messageText,
@@ -18,7 +17,7 @@ import {
 } from '@ctxguard/core';
 import { getOutputReserve, ModelCatalog, type ResolvedModel } from '@ctxguard/models';
 import { isPersistence, type Persistence } from '@ctxguard/persistence';
-import { describeValue } from '@ctxguard/shared';
+import { describeValue, isHookBus, lazySchema } from '@ctxguard/shared';
 import {
   type CountContext,
   conversationOverhead,
@@ -76,75 +75,77 @@ export interface ContextMeasurement {
 }
 
 const functionOf = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `must be ${what}`);
-const share = z.number().gt(0).lte(10);
+const share = lazySchema(() => z.number().gt(0).lte(10));
 
 /** Options of {@link ContextMeasurer}. */
-export const contextMeasurerOptionsSchema = z
-  .strictObject({
-    /** The bus whose `onMessageResolve` and `onCompletion` events are measured and learned from. */
-    hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)'),
-    /** Windows, output limits and tokenizers of the models (register your own models here). */
-    catalog: z.custom<ModelCatalog>((v) => v instanceof ModelCatalog, 'must be a ModelCatalog'),
-    /** The counter (default: a hybrid counter routed by `catalog`, memoised per message). */
-    counter: z
-      .custom<TokenCounter>(
-        isTokenCounter,
-        'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
-      )
-      .optional(),
-    /** Where learned calibrations live (default: on `persistence`, else in memory). */
-    calibrationStore: z
-      .custom<CalibrationStore>(
-        isCalibrationStore,
-        'must be a CalibrationStore (get, update, list and delete)',
-      )
-      .optional(),
-    /** A `Persistence` to keep calibrations in when no `calibrationStore` is given. */
-    persistence: z
-      .custom<Persistence>(isPersistence, 'must be a Persistence (get, set, delete, list and has)')
-      .optional(),
-    /**
-     * `warn` (0.80): emit `onWarning` on crossing; `exact` (0.90): count exactly from here;
-     * `verify` (0.50): compare every earlier message from here even with `prefixCheck: 'sampled'`.
-     */
-    thresholds: z
-      .strictObject({ warn: share.optional(), exact: share.optional(), verify: share.optional() })
-      .optional(),
-    /**
-     * `sampled` (default): below `thresholds.verify`, a request that only grew is compared with the
-     * previous one on a sample of its earlier messages (the first, the newest and a rotating slice
-     * that covers them all over successive calls), so a call costs its new messages rather than the
-     * whole conversation. `full`: every earlier message is compared on every call.
-     */
-    prefixCheck: z.enum(['sampled', 'full']).optional(),
-    /** EWMA step and samples to full confidence of the calibration store the measurer builds. */
-    calibration: z
-      .strictObject({
-        alpha: z.number().gt(0).lte(1).optional(),
-        minSamplesForConfidence: z.number().int().positive().optional(),
-      })
-      .optional(),
-    /** How long an exact count (from the `exact` threshold) may take before the estimate is used (10,000 ms). */
-    exactTimeoutMs: z.number().int().positive().max(600_000).optional(),
-    /** A limit below the model's window (a plan's limit): a number, or a function of each request. */
-    contextLimit: z
-      .union([z.number().int().positive(), functionOf<ContextLimitResolver>('a number or a function')])
-      .optional(),
-  })
-  .superRefine((value, ctx) => {
-    if (value.counter && value.calibrationStore)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['calibrationStore'],
-        message: 'is used by the default counter only; give it to your counter instead',
-      });
-    if (value.calibrationStore && value.persistence)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['persistence'],
-        message: 'give either calibrationStore or persistence, not both',
-      });
-  });
+export const contextMeasurerOptionsSchema = lazySchema(() =>
+  z
+    .strictObject({
+      /** The bus whose `onMessageResolve` and `onCompletion` events are measured and learned from. */
+      hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)'),
+      /** Windows, output limits and tokenizers of the models (register your own models here). */
+      catalog: z.custom<ModelCatalog>((v) => v instanceof ModelCatalog, 'must be a ModelCatalog'),
+      /** The counter (default: a hybrid counter routed by `catalog`, memoised per message). */
+      counter: z
+        .custom<TokenCounter>(
+          isTokenCounter,
+          'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
+        )
+        .optional(),
+      /** Where learned calibrations live (default: on `persistence`, else in memory). */
+      calibrationStore: z
+        .custom<CalibrationStore>(
+          isCalibrationStore,
+          'must be a CalibrationStore (get, update, list and delete)',
+        )
+        .optional(),
+      /** A `Persistence` to keep calibrations in when no `calibrationStore` is given. */
+      persistence: z
+        .custom<Persistence>(isPersistence, 'must be a Persistence (get, set, delete, list and has)')
+        .optional(),
+      /**
+       * `warn` (0.80): emit `onWarning` on crossing; `exact` (0.90): count exactly from here;
+       * `verify` (0.50): compare every earlier message from here even with `prefixCheck: 'sampled'`.
+       */
+      thresholds: z
+        .strictObject({ warn: share.optional(), exact: share.optional(), verify: share.optional() })
+        .optional(),
+      /**
+       * `sampled` (default): below `thresholds.verify`, a request that only grew is compared with the
+       * previous one on a sample of its earlier messages (the first, the newest and a rotating slice
+       * that covers them all over successive calls), so a call costs its new messages rather than the
+       * whole conversation. `full`: every earlier message is compared on every call.
+       */
+      prefixCheck: z.enum(['sampled', 'full']).optional(),
+      /** EWMA step and samples to full confidence of the calibration store the measurer builds. */
+      calibration: z
+        .strictObject({
+          alpha: z.number().gt(0).lte(1).optional(),
+          minSamplesForConfidence: z.number().int().positive().optional(),
+        })
+        .optional(),
+      /** How long an exact count (from the `exact` threshold) may take before the estimate is used (10,000 ms). */
+      exactTimeoutMs: z.number().int().positive().max(600_000).optional(),
+      /** A limit below the model's window (a plan's limit): a number, or a function of each request. */
+      contextLimit: z
+        .union([z.number().int().positive(), functionOf<ContextLimitResolver>('a number or a function')])
+        .optional(),
+    })
+    .superRefine((value, ctx) => {
+      if (value.counter && value.calibrationStore)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['calibrationStore'],
+          message: 'is used by the default counter only; give it to your counter instead',
+        });
+      if (value.calibrationStore && value.persistence)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['persistence'],
+          message: 'give either calibrationStore or persistence, not both',
+        });
+    }),
+);
 
 /** Options of {@link ContextMeasurer}. */
 export type ContextMeasurerOptions = z.input<typeof contextMeasurerOptionsSchema>;

@@ -1,4 +1,5 @@
 import { type ConversationHistory, type Message, parseInput } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 const isArray = (value: unknown): boolean => Array.isArray(value);
@@ -18,17 +19,19 @@ const isName = (value: unknown): boolean => typeof value === 'string' && value.l
  * messages are checked to be an array, not message by message: a call must cost its new messages,
  * not the conversation (the counters count odd entries without failing).
  */
-export const measureRequestSchema = z.looseObject({
-  provider: z.string().min(1),
-  model: z.string().min(1),
-  messages: z.custom<Message[]>(isArray, 'expected an array of messages'),
-  system: z.string().optional(),
-  tools: z.custom<readonly unknown[]>(isArray, 'expected an array of tool definitions').optional(),
-  maxOutputTokens: z.number().int().nonnegative().optional(),
-  history: z
-    .custom<ConversationHistory>(isHistory, 'expected a ConversationHistory (metadata and messages())')
-    .optional(),
-});
+export const measureRequestSchema = lazySchema(() =>
+  z.looseObject({
+    provider: z.string().min(1),
+    model: z.string().min(1),
+    messages: z.custom<Message[]>(isArray, 'expected an array of messages'),
+    system: z.string().optional(),
+    tools: z.custom<readonly unknown[]>(isArray, 'expected an array of tool definitions').optional(),
+    maxOutputTokens: z.number().int().nonnegative().optional(),
+    history: z
+      .custom<ConversationHistory>(isHistory, 'expected a ConversationHistory (metadata and messages())')
+      .optional(),
+  }),
+);
 
 /**
  * What {@link measureRequestSchema} accepts, by a few `typeof` checks: every call goes through it,

@@ -1,11 +1,10 @@
 import { parseInput } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
-const identifierSchema = /* @__PURE__ */ z
-  .string({ error: 'expected a string' })
-  .trim()
-  .min(1, 'must not be empty or blank')
-  .toLowerCase();
+const identifierSchema = /* @__PURE__ */ lazySchema(() =>
+  z.string({ error: 'expected a string' }).trim().min(1, 'must not be empty or blank').toLowerCase(),
+);
 
 const integerSchemas = new Map<number, z.ZodType>();
 

@@ -1,4 +1,5 @@
 import { parseInput, parseOptions } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { assertInteger, normalizeIdentifier } from './arguments.js';
 import { BUILTIN_MODELS } from './catalog-data.js';
@@ -17,28 +18,32 @@ import { catalogProvider } from './provider-aliases.js';
 export const PROVIDER_DEFAULT_MODEL = '_default';
 
 /** A model entry as `register` accepts it: the schema plus cross-field checks. */
-const catalogEntrySchema = /* @__PURE__ */ modelInfoSchema.superRefine((entry, ctx) => {
-  if (entry.provider.trim() === '') {
-    ctx.addIssue({ code: 'custom', path: ['provider'], message: 'must not be blank' });
-  }
-  if (entry.model.trim() === '') {
-    ctx.addIssue({ code: 'custom', path: ['model'], message: 'must not be blank' });
-  }
-  if (entry.maxOutputTokens !== undefined && entry.maxOutputTokens > entry.contextWindow) {
-    ctx.addIssue({ code: 'custom', path: ['maxOutputTokens'], message: 'must not exceed contextWindow' });
-  }
-  if (entry.maxInputTokens !== undefined && entry.maxInputTokens > entry.contextWindow) {
-    ctx.addIssue({ code: 'custom', path: ['maxInputTokens'], message: 'must not exceed contextWindow' });
-  }
-});
+const catalogEntrySchema = /* @__PURE__ */ lazySchema(() =>
+  modelInfoSchema.superRefine((entry, ctx) => {
+    if (entry.provider.trim() === '') {
+      ctx.addIssue({ code: 'custom', path: ['provider'], message: 'must not be blank' });
+    }
+    if (entry.model.trim() === '') {
+      ctx.addIssue({ code: 'custom', path: ['model'], message: 'must not be blank' });
+    }
+    if (entry.maxOutputTokens !== undefined && entry.maxOutputTokens > entry.contextWindow) {
+      ctx.addIssue({ code: 'custom', path: ['maxOutputTokens'], message: 'must not exceed contextWindow' });
+    }
+    if (entry.maxInputTokens !== undefined && entry.maxInputTokens > entry.contextWindow) {
+      ctx.addIssue({ code: 'custom', path: ['maxInputTokens'], message: 'must not exceed contextWindow' });
+    }
+  }),
+);
 
 /** Options of {@link ModelCatalog}. */
-export const modelCatalogOptionsSchema = /* @__PURE__ */ z.strictObject({
-  /** Entries registered after the built-ins; they override built-ins with the same provider and model. */
-  models: z.array(catalogEntrySchema).optional(),
-  /** Load the built-in catalog (default `true`); `false` starts empty. */
-  builtins: z.boolean().optional(),
-});
+export const modelCatalogOptionsSchema = /* @__PURE__ */ lazySchema(() =>
+  z.strictObject({
+    /** Entries registered after the built-ins; they override built-ins with the same provider and model. */
+    models: z.array(catalogEntrySchema).optional(),
+    /** Load the built-in catalog (default `true`); `false` starts empty. */
+    builtins: z.boolean().optional(),
+  }),
+);
 
 /** Options of {@link ModelCatalog}. */
 export type ModelCatalogOptions = z.input<typeof modelCatalogOptionsSchema>;

@@ -7,6 +7,7 @@ import {
   type Persistence,
   serializeValue,
 } from '@ctxguard/persistence';
+import { lazySchema } from '@ctxguard/shared';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { RedisStorageError, RedisUnavailableError } from './errors.js';
@@ -29,46 +30,50 @@ function ioredis(): typeof import('ioredis') {
   return ioredisModule;
 }
 
-const timeoutMs = z
-  .number()
-  .int()
-  .positive()
-  .max(2 ** 31 - 1);
+const timeoutMs = lazySchema(() =>
+  z
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 31 - 1),
+);
 
 /** Options of {@link RedisPersistence}: a `url` (the store owns the connection) or an existing ioredis `client`. */
-export const redisPersistenceOptionsSchema = z
-  .object({
-    /** `redis://` or `rediss://` URL; the store opens and owns the connection. */
-    url: z
-      .string()
-      .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
-      .optional(),
-    /** An ioredis client the caller owns; `close()` leaves it open and its own options apply. */
-    client: z
-      .custom<Redis>((value) => value instanceof ioredis().Redis, 'must be an ioredis Redis instance')
-      .optional(),
-    /** Prefix put in front of every key in Redis; `list()` only sees keys under it. */
-    namespace: z
-      .string()
-      .refine((value) => !LONE_SURROGATE.test(value), 'must be well-formed Unicode (no lone surrogates)')
-      .default('ctxguard:'),
-    /** How long a connection attempt may take before it counts as failed. */
-    connectTimeoutMs: timeoutMs.default(2000),
-    /** How long a command may wait for its reply before it fails. */
-    commandTimeoutMs: timeoutMs.default(5000),
-    /** How often a command in flight when the connection drops is re-sent after reconnecting (0 = fail at once). */
-    maxRetriesPerRequest: z.number().int().min(0).max(100).default(0),
-    /** Upper bound of the back-off between reconnection attempts, which go on in the background. */
-    maxReconnectDelayMs: timeoutMs.default(1000),
-    /** `COUNT` hint per `SCAN` call in `list()`. */
-    scanCount: z.number().int().positive().max(1_000_000).default(1000),
-  })
-  .strict()
-  .superRefine((options, ctx) => {
-    if ((options.url === undefined) === (options.client === undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['url'], message: 'give exactly one of url or client' });
-    }
-  });
+export const redisPersistenceOptionsSchema = lazySchema(() =>
+  z
+    .object({
+      /** `redis://` or `rediss://` URL; the store opens and owns the connection. */
+      url: z
+        .string()
+        .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+        .optional(),
+      /** An ioredis client the caller owns; `close()` leaves it open and its own options apply. */
+      client: z
+        .custom<Redis>((value) => value instanceof ioredis().Redis, 'must be an ioredis Redis instance')
+        .optional(),
+      /** Prefix put in front of every key in Redis; `list()` only sees keys under it. */
+      namespace: z
+        .string()
+        .refine((value) => !LONE_SURROGATE.test(value), 'must be well-formed Unicode (no lone surrogates)')
+        .default('ctxguard:'),
+      /** How long a connection attempt may take before it counts as failed. */
+      connectTimeoutMs: timeoutMs.default(2000),
+      /** How long a command may wait for its reply before it fails. */
+      commandTimeoutMs: timeoutMs.default(5000),
+      /** How often a command in flight when the connection drops is re-sent after reconnecting (0 = fail at once). */
+      maxRetriesPerRequest: z.number().int().min(0).max(100).default(0),
+      /** Upper bound of the back-off between reconnection attempts, which go on in the background. */
+      maxReconnectDelayMs: timeoutMs.default(1000),
+      /** `COUNT` hint per `SCAN` call in `list()`. */
+      scanCount: z.number().int().positive().max(1_000_000).default(1000),
+    })
+    .strict()
+    .superRefine((options, ctx) => {
+      if ((options.url === undefined) === (options.client === undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['url'], message: 'give exactly one of url or client' });
+      }
+    }),
+);
 
 /** Options accepted by the {@link RedisPersistence} constructor. */
 export type RedisPersistenceOptions = z.input<typeof redisPersistenceOptionsSchema>;

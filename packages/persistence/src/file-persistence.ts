@@ -1,4 +1,5 @@
 import { parseOptions } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import type { AtomicCreate } from './atomic-create.js';
 import { AtomicCreateUnsupportedError, CorruptEntryError, StorageError } from './errors.js';
@@ -16,28 +17,30 @@ import { OperationOrder } from './operation-order.js';
 import type { Persistence } from './persistence.js';
 
 /** Options of {@link FilePersistence}. */
-export const filePersistenceOptionsSchema = z.strictObject({
-  /** Folder holding one JSON file per key; created (recursively) when missing. */
-  dir: z
-    .string()
-    .min(1, 'dir must be a non-empty path')
-    .refine(
-      (dir) => !dir.includes('\0'),
-      'dir must not contain a NUL character (no file system accepts one)',
-    ),
-  /** Most file operations in flight at once, so large bursts never run out of file descriptors. */
-  maxConcurrentOperations: z.number().int().min(1).max(4096).default(64),
-  /**
-   * Replaces `node:fs/promises` (fault injection in tests, alternative file systems).
-   * Internal/testing option: the default is right for applications.
-   */
-  fileSystem: z
-    .custom<FileSystemAdapter>(
-      isFileSystemAdapter,
-      'fileSystem must implement mkdir, readdir, readFile, stat, open, rename, link and unlink',
-    )
-    .optional(),
-});
+export const filePersistenceOptionsSchema = lazySchema(() =>
+  z.strictObject({
+    /** Folder holding one JSON file per key; created (recursively) when missing. */
+    dir: z
+      .string()
+      .min(1, 'dir must be a non-empty path')
+      .refine(
+        (dir) => !dir.includes('\0'),
+        'dir must not contain a NUL character (no file system accepts one)',
+      ),
+    /** Most file operations in flight at once, so large bursts never run out of file descriptors. */
+    maxConcurrentOperations: z.number().int().min(1).max(4096).default(64),
+    /**
+     * Replaces `node:fs/promises` (fault injection in tests, alternative file systems).
+     * Internal/testing option: the default is right for applications.
+     */
+    fileSystem: z
+      .custom<FileSystemAdapter>(
+        isFileSystemAdapter,
+        'fileSystem must implement mkdir, readdir, readFile, stat, open, rename, link and unlink',
+      )
+      .optional(),
+  }),
+);
 
 /** Options of {@link FilePersistence}. */
 export type FilePersistenceOptions = z.input<typeof filePersistenceOptionsSchema>;

@@ -11,6 +11,6 @@ export {
   filePersistenceOptionsSchema,
 } from './file-persistence.js';
 export type { FileHandleLike, FileSystemAdapter } from './file-system.js';
-export { assertJsonSerializable, type JsonCheckOptions, serializeValue } from './json-value.js';
+export { assertJsonSerializable, serializeValue } from './json-value.js';
 export { assertKey, assertPrefix, MemoryPersistence } from './memory-persistence.js';
 export { escapeKeyPart, isPersistence, type Persistence } from './persistence.js';

@@ -1,8 +1,6 @@
-import { copyJsonValue, findJsonValueIssue, type JsonCheckOptions, type JsonValue } from '@ctxguard/core';
-import { formatPath } from '@ctxguard/shared';
+import type { JsonValue } from '@ctxguard/core';
+import { copyJsonValue, findJsonValueIssue, formatPath } from '@ctxguard/shared';
 import { UnserializableValueError } from './errors.js';
-
-export type { JsonCheckOptions } from '@ctxguard/core';
 
 /**
  * Checks that `value` is JSON by the one rule of `findJsonValueIssue` from `@ctxguard/core`:
@@ -10,7 +8,11 @@ export type { JsonCheckOptions } from '@ctxguard/core';
  * level or in arrays, array holes and class instances other than plain objects and arrays (from
  * any realm). Throws {@link UnserializableValueError} naming the offending path (`messages[2].parse`).
  */
-export function assertJsonSerializable(key: string, value: unknown, options: JsonCheckOptions = {}): void {
+export function assertJsonSerializable(
+  key: string,
+  value: unknown,
+  options: { maxDepth?: number | undefined } = {},
+): void {
   const issue = findJsonValueIssue(value, options);
   if (issue !== null) throw new UnserializableValueError(key, formatPath(issue.path), issue.reason);
 }

@@ -12,7 +12,7 @@ import {
   type StrategyDecision,
   type TriggerLevel,
 } from '@ctxguard/core';
-import { containsWhole } from '@ctxguard/shared';
+import { containsWhole, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead } from './budget-figures.js';
 import {
@@ -37,22 +37,24 @@ import {
 } from './shared-options.js';
 
 /** Options of {@link CacheFriendlyStrategy}. */
-export const cacheFriendlyStrategyOptionsSchema = z
-  .strictObject({
-    /** Fraction (0–1) of the input budget at which the strategy compacts. */
-    at: z.number().gt(0).max(1).default(0.75),
-    /** Fraction of the input budget a compaction brings the request down to (well under `at`). */
-    target: z.number().gt(0).lt(1).default(0.25),
-    /** Upper bound of the summary in characters, whatever the budget. */
-    summaryMaxLength: z.number().int().positive().default(4000),
-    /** Terms or a task the summary should favour. */
-    focus: z.string().min(1).optional(),
-    /** Upper bound of the facts block in tokens (unset: 0.15 of the input budget, at least 100 tokens). */
-    maxFactTokens: maxFactTokensOption,
-  })
-  .superRefine((options, issues) =>
-    checkBelowTrigger(options, { field: 'target', value: options.target }, issues),
-  );
+export const cacheFriendlyStrategyOptionsSchema = lazySchema(() =>
+  z
+    .strictObject({
+      /** Fraction (0–1) of the input budget at which the strategy compacts. */
+      at: z.number().gt(0).max(1).default(0.75),
+      /** Fraction of the input budget a compaction brings the request down to (well under `at`). */
+      target: z.number().gt(0).lt(1).default(0.25),
+      /** Upper bound of the summary in characters, whatever the budget. */
+      summaryMaxLength: z.number().int().positive().default(4000),
+      /** Terms or a task the summary should favour. */
+      focus: z.string().min(1).optional(),
+      /** Upper bound of the facts block in tokens (unset: 0.15 of the input budget, at least 100 tokens). */
+      maxFactTokens: maxFactTokensOption,
+    })
+    .superRefine((options, issues) =>
+      checkBelowTrigger(options, { field: 'target', value: options.target }, issues),
+    ),
+);
 
 /** What {@link CacheFriendlyStrategy} accepts; every field has a default. */
 export type CacheFriendlyStrategyOptions = z.input<typeof cacheFriendlyStrategyOptionsSchema>;

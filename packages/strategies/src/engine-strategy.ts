@@ -9,6 +9,7 @@ import {
   type TriggerLevel,
 } from '@ctxguard/core';
 import { defaultSummaryFactTokens } from '@ctxguard/guard';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, tokens, viewTokens } from './budget-figures.js';
 import { cutFactBound, keepingClearedFacts } from './cleared-facts.js';
@@ -20,7 +21,7 @@ import { stageSwitch } from './stage-switch.js';
 import { foldEarlierSummary } from './summary-fold.js';
 import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
 
-const fraction = z.number().gt(0).max(1);
+const fraction = lazySchema(() => z.number().gt(0).max(1));
 
 /** A retry (the request still critical after a step) aims at most at this share of the input budget. */
 const RETRY_RATIO = 0.7;
@@ -46,51 +47,53 @@ const LEVEL = 'engine';
  * Options of {@link EngineStrategy}: the trigger, the target and each step's settings (`false`: the
  * step is skipped). The steps run in the {@link engineSteps} order.
  */
-export const engineStrategyOptionsSchema = z
-  .strictObject({
-    /** Fraction (0–1) of the input budget at which the steps run (default 0.85). */
-    at: fraction.default(0.85),
-    /** Steps run until the request is under this fraction of the input budget (default 0.7; a retry aims at most at 0.7). */
-    target: fraction.default(0.7),
-    /** Old tool results become a short notice, their facts kept in the system prompt's facts block; the newest `keepRecent` stay (halved on a retry). */
-    microcompact: stageSwitch({
-      keepRecent: z.number().int().nonnegative().default(5),
-      tools: z.array(z.string().min(1)).min(1).optional(),
+export const engineStrategyOptionsSchema = lazySchema(() =>
+  z
+    .strictObject({
+      /** Fraction (0–1) of the input budget at which the steps run (default 0.85). */
+      at: fraction.default(0.85),
+      /** Steps run until the request is under this fraction of the input budget (default 0.7; a retry aims at most at 0.7). */
+      target: fraction.default(0.7),
+      /** Old tool results become a short notice, their facts kept in the system prompt's facts block; the newest `keepRecent` stay (halved on a retry). */
+      microcompact: stageSwitch({
+        keepRecent: z.number().int().nonnegative().default(5),
+        tools: z.array(z.string().min(1)).min(1).optional(),
+      }),
+      /** Older tool outputs cut to their head and tail (their facts kept as with `microcompact`), old unsigned reasoning dropped; the newest `keepRecent` messages untouched (halved on a retry). */
+      lightTrim: stageSwitch({
+        keepRecent: z.number().int().nonnegative().default(6),
+        maxToolOutputBytes: z.number().int().min(256).default(4_096),
+        maxToolOutputLines: z.number().int().positive().default(80),
+        dropOldReasoning: z.boolean().default(true),
+      }),
+      /** The older messages stand behind memory your app already keeps (no summarizer call); no seed or an empty one: skipped. */
+      sessionMemory: stageSwitch({
+        seed: z.custom<SessionMemorySeedFn>((v) => typeof v === 'function', 'must be a function').optional(),
+        keepRecentTokens: z.number().int().nonnegative().default(20_000),
+        maxRunes: z.number().int().default(16_000),
+      }),
+      /** The older messages become one summary with a facts block; the newest `keepRecentTokens` (at most half the target) stay verbatim. */
+      fullSummary: stageSwitch({
+        keepRecentTokens: z.number().int().nonnegative().default(20_000),
+        maxSummaryChars: z.number().int().positive().default(6_000),
+        prompt: z.string().min(1).optional(),
+        updatePrompt: z.string().min(1).optional(),
+        keepFacts: z.boolean().default(true),
+        /**
+         * Upper bound of the summary's facts block in tokens (the least valuable facts stay in the
+         * hidden messages). Default: 15% of the input budget, at least 200 tokens (the guard's
+         * default). The next summary, which folds this one in, is judged worth writing with this
+         * bound, so an earlier summary whose facts fill a small window is folded into a smaller one
+         * instead of the request being declined.
+         */
+        maxFactTokens: maxFactTokensOption,
+      }),
+    })
+    .refine((options) => options.target <= options.at, {
+      path: ['target'],
+      message: 'must be at most `at`',
     }),
-    /** Older tool outputs cut to their head and tail (their facts kept as with `microcompact`), old unsigned reasoning dropped; the newest `keepRecent` messages untouched (halved on a retry). */
-    lightTrim: stageSwitch({
-      keepRecent: z.number().int().nonnegative().default(6),
-      maxToolOutputBytes: z.number().int().min(256).default(4_096),
-      maxToolOutputLines: z.number().int().positive().default(80),
-      dropOldReasoning: z.boolean().default(true),
-    }),
-    /** The older messages stand behind memory your app already keeps (no summarizer call); no seed or an empty one: skipped. */
-    sessionMemory: stageSwitch({
-      seed: z.custom<SessionMemorySeedFn>((v) => typeof v === 'function', 'must be a function').optional(),
-      keepRecentTokens: z.number().int().nonnegative().default(20_000),
-      maxRunes: z.number().int().default(16_000),
-    }),
-    /** The older messages become one summary with a facts block; the newest `keepRecentTokens` (at most half the target) stay verbatim. */
-    fullSummary: stageSwitch({
-      keepRecentTokens: z.number().int().nonnegative().default(20_000),
-      maxSummaryChars: z.number().int().positive().default(6_000),
-      prompt: z.string().min(1).optional(),
-      updatePrompt: z.string().min(1).optional(),
-      keepFacts: z.boolean().default(true),
-      /**
-       * Upper bound of the summary's facts block in tokens (the least valuable facts stay in the
-       * hidden messages). Default: 15% of the input budget, at least 200 tokens (the guard's
-       * default). The next summary, which folds this one in, is judged worth writing with this
-       * bound, so an earlier summary whose facts fill a small window is folded into a smaller one
-       * instead of the request being declined.
-       */
-      maxFactTokens: maxFactTokensOption,
-    }),
-  })
-  .refine((options) => options.target <= options.at, {
-    path: ['target'],
-    message: 'must be at most `at`',
-  });
+);
 
 /** What {@link EngineStrategy} accepts; every field has a default. */
 export type EngineStrategyOptions = z.input<typeof engineStrategyOptionsSchema>;

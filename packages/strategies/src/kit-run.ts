@@ -8,9 +8,7 @@ import {
   type ContextStrategy,
   type ContextTools,
   type ConversationHistory,
-  findJsonValueIssue,
   HookBus,
-  type JsonValueIssue,
   type Message,
   messageText,
   type ReactContext,
@@ -20,6 +18,7 @@ import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { ContextGuard, StrategyToolsImpl, sendableView } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
+import { findJsonValueIssue, type JsonValueIssue } from '@ctxguard/shared';
 import type { KitStep } from './kit-conversation.js';
 
 /** How the suite wires the guard around the strategy under test. */

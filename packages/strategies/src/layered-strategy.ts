@@ -11,6 +11,7 @@ import {
   type StrategyTools,
   type TriggerLevel,
 } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { effectiveView, joinZones, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
 import { trimToolOutputs } from './recent-shrink.js';
@@ -22,45 +23,47 @@ export const layeredLevels = Object.freeze(['healthy', 'pressure', 'urgent', 'cr
 /** One of {@link layeredLevels}. */
 export type LayeredLevel = (typeof layeredLevels)[number];
 
-const fraction = z.number().gt(0).max(1);
+const fraction = lazySchema(() => z.number().gt(0).max(1));
 
 /** Options of {@link LayeredStrategy}. */
-export const layeredStrategyOptionsSchema = z
-  .strictObject({
-    /** Fraction (0–1) of the input budget at which each level fires; strictly ascending. */
-    levels: z
-      .strictObject({
-        healthy: fraction.default(0.5),
-        pressure: fraction.default(0.7),
-        urgent: fraction.default(0.85),
-        critical: fraction.default(0.95),
-      })
-      .default({ healthy: 0.5, pressure: 0.7, urgent: 0.85, critical: 0.95 }),
-    /** Newest messages that form the recent zone (kept verbatim until `urgent`, halved there). */
-    recentCount: z.number().int().min(2).default(6),
-    /** Upper bound of each summary, in characters. */
-    summaryMaxLength: z.number().int().positive().default(2000),
-    /** Terms or a task the summaries should favour. */
-    focus: z.string().min(1).optional(),
-    /**
-     * Upper bound of the facts block in tokens; the least valuable facts are dropped to fit
-     * (default: 5% of the input budget, at least 200).
-     */
-    maxFactTokens: maxFactTokensOption,
-  })
-  .superRefine((options, issues) => {
-    for (let i = 1; i < layeredLevels.length; i++) {
-      const level = layeredLevels[i] as LayeredLevel;
-      const previous = layeredLevels[i - 1] as LayeredLevel;
-      if (options.levels[level] <= options.levels[previous]) {
-        issues.addIssue({
-          code: 'custom',
-          path: ['levels', level],
-          message: `must be above levels.${previous} (${options.levels[previous]})`,
-        });
+export const layeredStrategyOptionsSchema = lazySchema(() =>
+  z
+    .strictObject({
+      /** Fraction (0–1) of the input budget at which each level fires; strictly ascending. */
+      levels: z
+        .strictObject({
+          healthy: fraction.default(0.5),
+          pressure: fraction.default(0.7),
+          urgent: fraction.default(0.85),
+          critical: fraction.default(0.95),
+        })
+        .default({ healthy: 0.5, pressure: 0.7, urgent: 0.85, critical: 0.95 }),
+      /** Newest messages that form the recent zone (kept verbatim until `urgent`, halved there). */
+      recentCount: z.number().int().min(2).default(6),
+      /** Upper bound of each summary, in characters. */
+      summaryMaxLength: z.number().int().positive().default(2000),
+      /** Terms or a task the summaries should favour. */
+      focus: z.string().min(1).optional(),
+      /**
+       * Upper bound of the facts block in tokens; the least valuable facts are dropped to fit
+       * (default: 5% of the input budget, at least 200).
+       */
+      maxFactTokens: maxFactTokensOption,
+    })
+    .superRefine((options, issues) => {
+      for (let i = 1; i < layeredLevels.length; i++) {
+        const level = layeredLevels[i] as LayeredLevel;
+        const previous = layeredLevels[i - 1] as LayeredLevel;
+        if (options.levels[level] <= options.levels[previous]) {
+          issues.addIssue({
+            code: 'custom',
+            path: ['levels', level],
+            message: `must be above levels.${previous} (${options.levels[previous]})`,
+          });
+        }
       }
-    }
-  });
+    }),
+);
 
 /** What {@link LayeredStrategy} accepts; every field has a default. */
 export type LayeredStrategyOptions = z.input<typeof layeredStrategyOptionsSchema>;

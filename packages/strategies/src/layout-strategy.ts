@@ -11,6 +11,7 @@ import {
   type TriggerLevel,
 } from '@ctxguard/core';
 import { defaultSummaryFactTokens } from '@ctxguard/guard';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
 import { effectiveView, pinnedCount } from './history-view.js';
@@ -76,44 +77,48 @@ const CHARS_PER_TOKEN = 4;
 /** Name of its single trigger level. */
 const LEVEL = 'layout';
 
-const rendering = z.enum(sectionRenderings);
-const layoutSchema = z.strictObject({ HISTORY: rendering, IN_LOOP: rendering, CURRENT_MESSAGE: rendering });
-const fraction = z.number().gt(0).max(1);
+const rendering = lazySchema(() => z.enum(sectionRenderings));
+const layoutSchema = lazySchema(() =>
+  z.strictObject({ HISTORY: rendering, IN_LOOP: rendering, CURRENT_MESSAGE: rendering }),
+);
+const fraction = lazySchema(() => z.number().gt(0).max(1));
 const DEFAULT_TARGET = 0.8;
 
 /** Options of {@link LayoutStrategy}. */
-export const layoutStrategyOptionsSchema = z
-  .strictObject({
-    /** Fraction (0–1) of the input budget at which a layout is chosen (default 0.9). */
-    at: fraction.default(0.9),
-    /** A layout fits when the whole request is at most this fraction of the input budget (default 0.8, or `at` when lower; at most `at`, so the next turn does not refire at once). */
-    target: fraction.optional(),
-    /** Layouts tried in order; the first that fits is applied (default {@link preferredLayouts}). */
-    layouts: z
-      .array(layoutSchema)
-      .min(1)
-      .default([...preferredLayouts]),
-    /**
-     * Upper bound of a section summary in characters (default 4,096, at most 10% of the input
-     * budget at 4 characters a token). The summary is counted at a quarter of it in tokens and its
-     * text asked for in at most three quarters of it, the rest left for the facts it extracts.
-     */
-    summaryMaxLength: z.number().int().min(CHARS_PER_TOKEN).optional(),
-    /** Terms or a task the summaries should favour. */
-    focus: z.string().min(1).optional(),
-    /**
-     * Upper bound of a section summary's facts block in tokens (the least valuable facts stay in
-     * the hidden messages). Default: 15% of the input budget, at least 200 tokens (the guard's
-     * default). A SUMMARY section is sized with it, earlier summaries' facts included.
-     */
-    maxFactTokens: maxFactTokensOption,
-  })
-  .refine((options) => options.target === undefined || options.target <= options.at, {
-    path: ['target'],
-    message: 'must be at most `at`',
-  })
-  // The default follows a trigger set below it, so setting `at` alone is never refused.
-  .transform((options) => ({ ...options, target: options.target ?? Math.min(DEFAULT_TARGET, options.at) }));
+export const layoutStrategyOptionsSchema = lazySchema(() =>
+  z
+    .strictObject({
+      /** Fraction (0–1) of the input budget at which a layout is chosen (default 0.9). */
+      at: fraction.default(0.9),
+      /** A layout fits when the whole request is at most this fraction of the input budget (default 0.8, or `at` when lower; at most `at`, so the next turn does not refire at once). */
+      target: fraction.optional(),
+      /** Layouts tried in order; the first that fits is applied (default {@link preferredLayouts}). */
+      layouts: z
+        .array(layoutSchema)
+        .min(1)
+        .default([...preferredLayouts]),
+      /**
+       * Upper bound of a section summary in characters (default 4,096, at most 10% of the input
+       * budget at 4 characters a token). The summary is counted at a quarter of it in tokens and its
+       * text asked for in at most three quarters of it, the rest left for the facts it extracts.
+       */
+      summaryMaxLength: z.number().int().min(CHARS_PER_TOKEN).optional(),
+      /** Terms or a task the summaries should favour. */
+      focus: z.string().min(1).optional(),
+      /**
+       * Upper bound of a section summary's facts block in tokens (the least valuable facts stay in
+       * the hidden messages). Default: 15% of the input budget, at least 200 tokens (the guard's
+       * default). A SUMMARY section is sized with it, earlier summaries' facts included.
+       */
+      maxFactTokens: maxFactTokensOption,
+    })
+    .refine((options) => options.target === undefined || options.target <= options.at, {
+      path: ['target'],
+      message: 'must be at most `at`',
+    })
+    // The default follows a trigger set below it, so setting `at` alone is never refused.
+    .transform((options) => ({ ...options, target: options.target ?? Math.min(DEFAULT_TARGET, options.at) })),
+);
 
 /** What {@link LayoutStrategy} accepts; every field has a default. */
 export type LayoutStrategyOptions = z.input<typeof layoutStrategyOptionsSchema>;

@@ -7,6 +7,7 @@ import {
   type StrategyDecision,
   type TriggerLevel,
 } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
 import { cutFactBound, keepingClearedFacts } from './cleared-facts.js';
@@ -20,8 +21,8 @@ import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
 /** Default upper bound of the summary, as a share of the input budget (at 4 characters a token). */
 const DEFAULT_SUMMARY_SHARE = 0.05;
 
-const fraction = z.number().gt(0).max(1);
-const tokenCount = z.number().int().nonnegative();
+const fraction = lazySchema(() => z.number().gt(0).max(1));
+const tokenCount = lazySchema(() => z.number().int().nonnegative());
 
 /** Name of its single trigger level: the compactor's pipeline runs at its compaction threshold. */
 const LEVEL = 'compact';
@@ -36,36 +37,38 @@ export type PipelineStage = (typeof pipelineStages)[number];
 const PIPELINE_TRIGGER = 0.8;
 
 /** Options of {@link PipelineStrategy}: the trigger, the target and each stage's settings. */
-export const pipelineStrategyOptionsSchema = z
-  .strictObject({
-    /** Fraction (0–1) of the input budget at which the pipeline runs (default 0.80). */
-    at: fraction.default(PIPELINE_TRIGGER),
-    /** Stages run until the request is under this fraction of the input budget (default 0.6, below `at` so the next turn does not refire at once). */
-    target: fraction.default(0.6),
-    /** Stage 1: old tool outputs become placeholders, their facts kept in the system prompt's facts block (unset: the newest outputs worth min(40,000, 20% of the input budget) tokens protected, at least min(20,000, 5%) saved, `skill` protected; a retry protects nothing). */
-    prune: stageSwitch({
-      protectTokens: tokenCount.optional(),
-      minimumSavings: tokenCount.optional(),
-      protectedTools: z.array(z.string().min(1)).optional(),
+export const pipelineStrategyOptionsSchema = lazySchema(() =>
+  z
+    .strictObject({
+      /** Fraction (0–1) of the input budget at which the pipeline runs (default 0.80). */
+      at: fraction.default(PIPELINE_TRIGGER),
+      /** Stages run until the request is under this fraction of the input budget (default 0.6, below `at` so the next turn does not refire at once). */
+      target: fraction.default(0.6),
+      /** Stage 1: old tool outputs become placeholders, their facts kept in the system prompt's facts block (unset: the newest outputs worth min(40,000, 20% of the input budget) tokens protected, at least min(20,000, 5%) saved, `skill` protected; a retry protects nothing). */
+      prune: stageSwitch({
+        protectTokens: tokenCount.optional(),
+        minimumSavings: tokenCount.optional(),
+        protectedTools: z.array(z.string().min(1)).optional(),
+      }),
+      /** Stage 2: earlier reads of a file a later read supersedes become pointers. */
+      deduplicate: stageSwitch({ readTools: z.array(z.string().min(1)).optional() }),
+      /** Stage 3: the older messages become one summary with a facts block; the newest `keepRecentRatio` (at least `minRecentMessages`) stay verbatim; the summary takes at most `maxSummaryChars` and `summaryShare` of the input budget (at 4 characters a token). */
+      summarize: stageSwitch({
+        keepRecentRatio: z.number().min(0).max(1).default(0.3),
+        minRecentMessages: z.number().int().min(1).default(4),
+        maxSummaryChars: z.number().int().positive().default(6_000),
+        summaryShare: z.number().gt(0).max(1).default(DEFAULT_SUMMARY_SHARE),
+        focus: z.string().min(1).optional(),
+        keepFacts: z.boolean().default(true),
+      }),
+      /** Stage 4: the oldest messages after the first exchange go behind a marker (`fraction` of them; on a retry, as many as the target needs). */
+      truncate: stageSwitch({ fraction: fraction.default(0.5) }),
+    })
+    .refine((options) => options.target <= options.at, {
+      path: ['target'],
+      message: 'must be at most `at`',
     }),
-    /** Stage 2: earlier reads of a file a later read supersedes become pointers. */
-    deduplicate: stageSwitch({ readTools: z.array(z.string().min(1)).optional() }),
-    /** Stage 3: the older messages become one summary with a facts block; the newest `keepRecentRatio` (at least `minRecentMessages`) stay verbatim; the summary takes at most `maxSummaryChars` and `summaryShare` of the input budget (at 4 characters a token). */
-    summarize: stageSwitch({
-      keepRecentRatio: z.number().min(0).max(1).default(0.3),
-      minRecentMessages: z.number().int().min(1).default(4),
-      maxSummaryChars: z.number().int().positive().default(6_000),
-      summaryShare: z.number().gt(0).max(1).default(DEFAULT_SUMMARY_SHARE),
-      focus: z.string().min(1).optional(),
-      keepFacts: z.boolean().default(true),
-    }),
-    /** Stage 4: the oldest messages after the first exchange go behind a marker (`fraction` of them; on a retry, as many as the target needs). */
-    truncate: stageSwitch({ fraction: fraction.default(0.5) }),
-  })
-  .refine((options) => options.target <= options.at, {
-    path: ['target'],
-    message: 'must be at most `at`',
-  });
+);
 
 /** What {@link PipelineStrategy} accepts; every field has a default. */
 export type PipelineStrategyOptions = z.input<typeof pipelineStrategyOptionsSchema>;

@@ -7,6 +7,7 @@ import {
   type StrategyDecision,
   type TriggerLevel,
 } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { percent, requestOverhead } from './budget-figures.js';
 import { effectiveView, pinnedCount } from './history-view.js';
@@ -16,20 +17,22 @@ import { isUserTurn } from './message-kinds.js';
 const RECENT_SHARE = 0.4;
 
 /** Options of {@link RecompactStrategy}. */
-export const recompactStrategyOptionsSchema = z
-  .strictObject({
-    /** Fraction of the input budget at which it compacts. */
-    at: z.number().gt(0).max(1).default(0.9),
-    /**
-     * Share of the room a compaction can free (the input budget less the overhead, system prompt
-     * and task every request carries) that the compacted history may fill.
-     */
-    target: z.number().gt(0).lt(1).default(0.5),
-  })
-  .refine((options) => options.target < options.at, {
-    path: ['target'],
-    message: 'must be below `at`',
-  });
+export const recompactStrategyOptionsSchema = lazySchema(() =>
+  z
+    .strictObject({
+      /** Fraction of the input budget at which it compacts. */
+      at: z.number().gt(0).max(1).default(0.9),
+      /**
+       * Share of the room a compaction can free (the input budget less the overhead, system prompt
+       * and task every request carries) that the compacted history may fill.
+       */
+      target: z.number().gt(0).lt(1).default(0.5),
+    })
+    .refine((options) => options.target < options.at, {
+      path: ['target'],
+      message: 'must be below `at`',
+    }),
+);
 
 /** What {@link RecompactStrategy} accepts; every field has a default. */
 export type RecompactStrategyOptions = z.input<typeof recompactStrategyOptionsSchema>;

@@ -8,6 +8,7 @@ import {
   type StrategyDecision,
   type TriggerLevel,
 } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead } from './budget-figures.js';
 import {
@@ -34,35 +35,37 @@ const RELEVANCE_FACT_SHARE = 0.42;
 const SUMMARY_MAX_LENGTH = 1200;
 
 /** Options of {@link RelevanceStrategy}. */
-export const relevanceStrategyOptionsSchema = z
-  .strictObject({
-    /** Fraction (0–1) of the input budget at which the strategy fires. */
-    at: z.number().gt(0).max(1).default(0.8),
-    /** Fraction of the input budget the kept entries, summaries and facts are brought down to. */
-    target: z.number().gt(0).lt(1).default(0.6),
-    /** Newest messages always kept verbatim (fewer when they alone would not fit under `target`). */
-    recentCount: z.number().int().min(1).default(6),
-    /**
-     * Scores the older units against the current task (default: offline BM25). A model-backed
-     * scorer receives `{ query, documents, signal }` and returns one number per document.
-     */
-    scorer: z
-      .custom<RelevanceScorer>(
-        (value) => typeof value === 'function',
-        'must be a function (request) => number[]',
-      )
-      .optional(),
-    /** Terms or a task the summaries should favour (default: the newest user message). */
-    focus: z.string().min(1).optional(),
-    /**
-     * Upper bound of the facts block in tokens; the least valuable facts are dropped to fit
-     * (default: 42% of the input budget, at least 100).
-     */
-    maxFactTokens: maxFactTokensOption,
-  })
-  .superRefine((options, issues) => {
-    checkBelowTrigger(options, { field: 'target', value: options.target }, issues);
-  });
+export const relevanceStrategyOptionsSchema = lazySchema(() =>
+  z
+    .strictObject({
+      /** Fraction (0–1) of the input budget at which the strategy fires. */
+      at: z.number().gt(0).max(1).default(0.8),
+      /** Fraction of the input budget the kept entries, summaries and facts are brought down to. */
+      target: z.number().gt(0).lt(1).default(0.6),
+      /** Newest messages always kept verbatim (fewer when they alone would not fit under `target`). */
+      recentCount: z.number().int().min(1).default(6),
+      /**
+       * Scores the older units against the current task (default: offline BM25). A model-backed
+       * scorer receives `{ query, documents, signal }` and returns one number per document.
+       */
+      scorer: z
+        .custom<RelevanceScorer>(
+          (value) => typeof value === 'function',
+          'must be a function (request) => number[]',
+        )
+        .optional(),
+      /** Terms or a task the summaries should favour (default: the newest user message). */
+      focus: z.string().min(1).optional(),
+      /**
+       * Upper bound of the facts block in tokens; the least valuable facts are dropped to fit
+       * (default: 42% of the input budget, at least 100).
+       */
+      maxFactTokens: maxFactTokensOption,
+    })
+    .superRefine((options, issues) => {
+      checkBelowTrigger(options, { field: 'target', value: options.target }, issues);
+    }),
+);
 
 /** What {@link RelevanceStrategy} accepts; every field has a default. */
 export type RelevanceStrategyOptions = z.input<typeof relevanceStrategyOptionsSchema>;

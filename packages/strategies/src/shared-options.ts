@@ -1,3 +1,4 @@
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /**
@@ -19,7 +20,7 @@ export const MIN_FACT_TOKENS = 100;
  * tokens, the least valuable facts dropped to fit. Unset, each strategy bounds the block to its own
  * share of the input budget ({@link factTokenBound}).
  */
-export const maxFactTokensOption = z.number().int().positive().optional();
+export const maxFactTokensOption = lazySchema(() => z.number().int().positive().optional());
 
 /** The facts-block bound: `maxFactTokens` when set, else `share` of the input budget (at least `floor` tokens). */
 export function factTokenBound(

@@ -9,6 +9,7 @@ import {
   type StrategyTools,
   type TriggerLevel,
 } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { requestOverhead } from './budget-figures.js';
 import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
@@ -16,17 +17,19 @@ import { trimToolOutputs } from './recent-shrink.js';
 import { declineCeiling } from './shared-options.js';
 
 /** Options of {@link TruncateStrategy}. */
-export const truncateStrategyOptionsSchema = z.strictObject({
-  /** Newest messages kept (more when a tool call's results would otherwise be cut off). */
-  recentCount: z.number().int().positive().default(10),
-  /** Fraction (0–1) of the input budget at which the strategy fires. */
-  at: z.number().gt(0).max(1).default(0.85),
-  /**
-   * When the newest messages alone hold the request above the decline ceiling (a file read larger
-   * than the window), cut tool outputs to head and tail until it is under `at` before declining.
-   */
-  cutToolOutputs: z.boolean().default(true),
-});
+export const truncateStrategyOptionsSchema = lazySchema(() =>
+  z.strictObject({
+    /** Newest messages kept (more when a tool call's results would otherwise be cut off). */
+    recentCount: z.number().int().positive().default(10),
+    /** Fraction (0–1) of the input budget at which the strategy fires. */
+    at: z.number().gt(0).max(1).default(0.85),
+    /**
+     * When the newest messages alone hold the request above the decline ceiling (a file read larger
+     * than the window), cut tool outputs to head and tail until it is under `at` before declining.
+     */
+    cutToolOutputs: z.boolean().default(true),
+  }),
+);
 
 /** Name of its single trigger level. */
 const LEVEL = 'urgent';

@@ -1,14 +1,13 @@
 import {
   CtxGuardError,
   type HookBus,
-  isHookBus,
   type Message,
   messageSchema,
   parseInput,
   parseOptions,
   type WarningEvent,
 } from '@ctxguard/core';
-import { throwIfAborted } from '@ctxguard/shared';
+import { isHookBus, lazySchema, throwIfAborted } from '@ctxguard/shared';
 import { z } from 'zod';
 import { addedSystemMessage } from './conversation.js';
 import {
@@ -64,12 +63,12 @@ export const DEFAULT_COUNT_API_BASE_URLS: Readonly<Record<CountApi, string>> = O
 const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `must be ${what}`);
 
 /** An endpoint base URL: http(s) only, and no credentials (they would be sent to, and reported with, every call). */
-const baseUrlSchema = z
-  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
-  .refine((url) => {
+const baseUrlSchema = lazySchema(() =>
+  z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).refine((url) => {
     const parsed = URL.canParse(url) ? new URL(url) : undefined;
     return parsed === undefined || (parsed.username === '' && parsed.password === '');
-  }, 'must not hold a username or password');
+  }, 'must not hold a username or password'),
+);
 
 /** The longest TTL a `Cache` from `@ctxguard/cache` takes (its `MAX_TTL_MS`, the range of a `Date`). */
 const LONGEST_TTL_MS = 8_640_000_000_000_000;
@@ -141,49 +140,53 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
 }
 
 /** Options of {@link CountApiCounter}. */
-export const countApiCounterOptionsSchema = z.object({
-  /** API keys; a model whose API has no key is estimated. */
-  keys: z
-    .object({ anthropic: z.string().min(1).optional(), google: z.string().min(1).optional() })
-    .default({}),
-  /** `fetch` to call the APIs with (default the global one). */
-  fetch: fn<typeof fetch>('a fetch function').optional(),
-  /** Base URLs (for proxies and tests). */
-  baseUrls: z.object({ anthropic: baseUrlSchema.optional(), gemini: baseUrlSchema.optional() }).default({}),
-  /** Per-call time limit in milliseconds. Default 10 s. */
-  timeoutMs: z.number().int().positive().max(600_000).default(10_000),
-  /** Where answers for identical requests are kept (default in memory): a `Cache` from `@ctxguard/cache`, or any {@link CountCache}. */
-  cache: z
-    .custom<CountCache>(
-      (v) => typeof v === 'object' && v !== null && typeof (v as CountCache).getOrSet === 'function',
-      'must be a CountCache (an object with getOrSet, such as a Cache from @ctxguard/cache)',
-    )
-    .optional(),
-  /** How long a count is reused, in whole milliseconds (a `Cache` takes no other). Default 1 hour. */
-  cacheTtlMs: z.number().int().positive().max(LONGEST_TTL_MS).default(3_600_000),
-  /** Counter for estimates and for fallbacks (default a {@link HeuristicCounter}). */
-  fallback: z
-    .custom<TokenCounter>(
-      isTokenCounter,
-      'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
-    )
-    .optional(),
-  /** Which API counts a model; default: `anthropic` provider → Anthropic, `google-ai`/`google`/`gemini` → Gemini. */
-  resolveApi: fn<(ctx: CountContext) => CountApi | undefined>('a function').optional(),
-  /** Feed every fresh provider answer (not cache hits) to the fallback's `learn()`. Default true. */
-  learnFromCounts: z.boolean().default(true),
-  hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
-  onWarning: fn<(warning: WarningEvent) => void>('a function').optional(),
-});
+export const countApiCounterOptionsSchema = lazySchema(() =>
+  z.object({
+    /** API keys; a model whose API has no key is estimated. */
+    keys: z
+      .object({ anthropic: z.string().min(1).optional(), google: z.string().min(1).optional() })
+      .default({}),
+    /** `fetch` to call the APIs with (default the global one). */
+    fetch: fn<typeof fetch>('a fetch function').optional(),
+    /** Base URLs (for proxies and tests). */
+    baseUrls: z.object({ anthropic: baseUrlSchema.optional(), gemini: baseUrlSchema.optional() }).default({}),
+    /** Per-call time limit in milliseconds. Default 10 s. */
+    timeoutMs: z.number().int().positive().max(600_000).default(10_000),
+    /** Where answers for identical requests are kept (default in memory): a `Cache` from `@ctxguard/cache`, or any {@link CountCache}. */
+    cache: z
+      .custom<CountCache>(
+        (v) => typeof v === 'object' && v !== null && typeof (v as CountCache).getOrSet === 'function',
+        'must be a CountCache (an object with getOrSet, such as a Cache from @ctxguard/cache)',
+      )
+      .optional(),
+    /** How long a count is reused, in whole milliseconds (a `Cache` takes no other). Default 1 hour. */
+    cacheTtlMs: z.number().int().positive().max(LONGEST_TTL_MS).default(3_600_000),
+    /** Counter for estimates and for fallbacks (default a {@link HeuristicCounter}). */
+    fallback: z
+      .custom<TokenCounter>(
+        isTokenCounter,
+        'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
+      )
+      .optional(),
+    /** Which API counts a model; default: `anthropic` provider → Anthropic, `google-ai`/`google`/`gemini` → Gemini. */
+    resolveApi: fn<(ctx: CountContext) => CountApi | undefined>('a function').optional(),
+    /** Feed every fresh provider answer (not cache hits) to the fallback's `learn()`. Default true. */
+    learnFromCounts: z.boolean().default(true),
+    hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
+    onWarning: fn<(warning: WarningEvent) => void>('a function').optional(),
+  }),
+);
 
 /** Options of {@link CountApiCounter}. */
 export type CountApiCounterOptions = z.input<typeof countApiCounterOptionsSchema>;
 
-const requestSchema = z.object({
-  messages: z.array(messageSchema),
-  system: z.string().optional(),
-  tools: z.array(z.unknown()).optional(),
-});
+const requestSchema = lazySchema(() =>
+  z.object({
+    messages: z.array(messageSchema),
+    system: z.string().optional(),
+    tools: z.array(z.unknown()).optional(),
+  }),
+);
 
 /** Default mapping of a provider/model to a count API. */
 export function defaultCountApi(ctx: CountContext): CountApi | undefined {

@@ -1,11 +1,12 @@
 import { ENCODINGS, type Encoding } from '@ctxguard/bpe';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** An OpenAI BPE encoding the exact engines implement: `o200k_base` or `cl100k_base`. */
 export type ExactEncoding = Encoding;
 
 /** Schema of an encoding name, for options that take one. */
-export const exactEncodingSchema = z.enum(ENCODINGS);
+export const exactEncodingSchema = lazySchema(() => z.enum(ENCODINGS));
 
 /** Built-in exact engines: `@ctxguard/bpe` (pure JS, linear time) and the `tiktoken` WASM build. */
 export const ENGINE_KINDS = ['bpe', 'tiktoken'] as const;

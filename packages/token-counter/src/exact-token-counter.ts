@@ -2,14 +2,13 @@ import {
   CtxGuardError,
   type HookBus,
   InvalidInputError,
-  isHookBus,
   type Message,
   messageSchema,
   parseInput,
   parseOptions,
   type WarningEvent,
 } from '@ctxguard/core';
-import { throwIfAborted } from '@ctxguard/shared';
+import { isHookBus, lazySchema, throwIfAborted } from '@ctxguard/shared';
 import { z } from 'zod';
 import { addedSystemMessage } from './conversation.js';
 import { EncoderPool, sharedEncoderPool } from './encoder-pool.js';
@@ -40,51 +39,55 @@ import {
 export type EngineFactory = (encoding: ExactEncoding) => ExactEngine | Promise<ExactEngine>;
 
 /** Options of {@link ExactTokenCounter}. */
-export const exactTokenCounterOptionsSchema = z.strictObject({
-  /** Count every model with this encoding; by default it follows the model name (see {@link encodingForModel}). */
-  encoding: exactEncodingSchema.optional(),
-  /** Exact engine: `bpe` (default, `@ctxguard/bpe`: pure JS, linear time), `tiktoken` (WASM, optional peer), or a factory. */
-  engine: z
-    .union([
-      z.enum(ENGINE_KINDS),
-      z.custom<EngineFactory>((v) => typeof v === 'function', 'expected an engine name or factory'),
-    ])
-    .optional(),
-  /** Where built-in engines are loaded and shared; default the process-wide pool. */
-  pool: z.custom<EncoderPool>((v) => v instanceof EncoderPool, 'expected an EncoderPool').optional(),
-  /** Counter for estimates while the engine is not loaded yet; default a `HeuristicCounter`. */
-  fallback: z
-    .custom<TokenCounter>(
-      isTokenCounter,
-      'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
-    )
-    .optional(),
-  /** Longest text (characters) `estimate*` counts exactly; a longer one is estimated from exact counts of windows of it. Default 65,536. */
-  estimateExactMaxChars: z.number().int().nonnegative().optional(),
-  /** Unbroken runs longer than this go to the linear engine when the main engine is not linear. Default 256. */
-  longRunChars: z.number().int().positive().optional(),
-  /** Count long runs with the linear `bpe` engine (exact) instead of estimating them. Default true. */
-  linearFallback: z.boolean().optional(),
-  /** Start loading the encoder on the first estimate, so later estimates are exact. Default true. */
-  preload: z.boolean().optional(),
-  /** Where warnings go (`onWarning`): an engine that could not be loaded. */
-  hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
-  /** Called with every warning, in addition to `hooks`. */
-  onWarning: z
-    .custom<(warning: WarningEvent) => void>((v) => typeof v === 'function', 'expected a function')
-    .optional(),
-});
+export const exactTokenCounterOptionsSchema = lazySchema(() =>
+  z.strictObject({
+    /** Count every model with this encoding; by default it follows the model name (see {@link encodingForModel}). */
+    encoding: exactEncodingSchema.optional(),
+    /** Exact engine: `bpe` (default, `@ctxguard/bpe`: pure JS, linear time), `tiktoken` (WASM, optional peer), or a factory. */
+    engine: z
+      .union([
+        z.enum(ENGINE_KINDS),
+        z.custom<EngineFactory>((v) => typeof v === 'function', 'expected an engine name or factory'),
+      ])
+      .optional(),
+    /** Where built-in engines are loaded and shared; default the process-wide pool. */
+    pool: z.custom<EncoderPool>((v) => v instanceof EncoderPool, 'expected an EncoderPool').optional(),
+    /** Counter for estimates while the engine is not loaded yet; default a `HeuristicCounter`. */
+    fallback: z
+      .custom<TokenCounter>(
+        isTokenCounter,
+        'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
+      )
+      .optional(),
+    /** Longest text (characters) `estimate*` counts exactly; a longer one is estimated from exact counts of windows of it. Default 65,536. */
+    estimateExactMaxChars: z.number().int().nonnegative().optional(),
+    /** Unbroken runs longer than this go to the linear engine when the main engine is not linear. Default 256. */
+    longRunChars: z.number().int().positive().optional(),
+    /** Count long runs with the linear `bpe` engine (exact) instead of estimating them. Default true. */
+    linearFallback: z.boolean().optional(),
+    /** Start loading the encoder on the first estimate, so later estimates are exact. Default true. */
+    preload: z.boolean().optional(),
+    /** Where warnings go (`onWarning`): an engine that could not be loaded. */
+    hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
+    /** Called with every warning, in addition to `hooks`. */
+    onWarning: z
+      .custom<(warning: WarningEvent) => void>((v) => typeof v === 'function', 'expected a function')
+      .optional(),
+  }),
+);
 
 /** Options of {@link ExactTokenCounter}. */
 export type ExactTokenCounterOptions = z.input<typeof exactTokenCounterOptionsSchema>;
 
-const conversationSchema = z.object({
-  messages: z.custom<readonly unknown[]>((v) => Array.isArray(v), 'expected an array of messages'),
-  system: z.string().optional(),
-  tools: z
-    .custom<readonly unknown[]>((v) => Array.isArray(v), 'expected an array of tool definitions')
-    .optional(),
-});
+const conversationSchema = lazySchema(() =>
+  z.object({
+    messages: z.custom<readonly unknown[]>((v) => Array.isArray(v), 'expected an array of messages'),
+    system: z.string().optional(),
+    tools: z
+      .custom<readonly unknown[]>((v) => Array.isArray(v), 'expected an array of tool definitions')
+      .optional(),
+  }),
+);
 const CL100K_MODELS =
   /^(gpt-4(?![o.]|-?o)|gpt-3\.5|gpt-35|text-embedding-(3|ada-002)|ft:gpt-(4(?![o.])|3\.5))/i;
 

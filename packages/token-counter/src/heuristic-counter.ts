@@ -11,14 +11,13 @@ import {
 } from '@ctxguard/calibration';
 import {
   type HookBus,
-  isHookBus,
   type Message,
   messageSchema,
   parseInput,
   parseOptions,
   type WarningEvent,
 } from '@ctxguard/core';
-import { throwIfAborted } from '@ctxguard/shared';
+import { isHookBus, lazySchema, throwIfAborted } from '@ctxguard/shared';
 import { z } from 'zod';
 import { addedSystemMessage } from './conversation.js';
 import { DERIVED_CHARS_PER_TOKEN, DERIVED_COST_TABLES } from './heuristic-tables.js';
@@ -38,36 +37,46 @@ const CLASS_INDEX: Readonly<Record<ContentClass, number>> = { prose: 0, code: 1,
 const CLASS_COUNT = CONTENT_CLASSES.length;
 const zeros = (): number[] => new Array<number>(CLASS_COUNT).fill(0);
 
-const positiveFinite = z
-  .number()
-  .refine(Number.isFinite, 'must be a finite number')
-  .refine((n) => n > 0, 'must be positive');
+const positiveFinite = lazySchema(() =>
+  z
+    .number()
+    .refine(Number.isFinite, 'must be a finite number')
+    .refine((n) => n > 0, 'must be positive'),
+);
 
 /** Options of {@link HeuristicCounter}. */
-export const heuristicCounterOptionsSchema = z.object({
-  /** Where learned corrections live; default an in-memory store (learning lasts for the process). */
-  calibrationStore: z
-    .custom<CalibrationStore>(isCalibrationStore, 'must be a CalibrationStore (get, update, list and delete)')
-    .optional(),
-  /** Prior multipliers per provider (a number, or one per content class), over the built-in table. */
-  providerMultipliers: z
-    .record(z.string().min(1), z.union([positiveFinite, z.partialRecord(contentClassSchema, positiveFinite)]))
-    .optional(),
-  /** Where warnings go (`onWarning`), e.g. a failing calibration store. */
-  hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
-  /** Called with every warning, in addition to `hooks`. */
-  onWarning: z
-    .custom<(warning: WarningEvent) => void>((v) => typeof v === 'function', 'must be a function')
-    .optional(),
-  /**
-   * How `learn()` spreads a request's correction over its content classes: 1 gives every class
-   * the same correction, 0 gives each class a part proportional to its share of the request
-   * (which can separate the classes over many requests). Default 1.
-   */
-  apportion: z.number().min(0).max(1).default(1),
-  /** Classes below this share of a request's estimated tokens are not updated by `learn()`. Default 0.03. */
-  minLearnShare: z.number().min(0).max(1).default(0.03),
-});
+export const heuristicCounterOptionsSchema = lazySchema(() =>
+  z.object({
+    /** Where learned corrections live; default an in-memory store (learning lasts for the process). */
+    calibrationStore: z
+      .custom<CalibrationStore>(
+        isCalibrationStore,
+        'must be a CalibrationStore (get, update, list and delete)',
+      )
+      .optional(),
+    /** Prior multipliers per provider (a number, or one per content class), over the built-in table. */
+    providerMultipliers: z
+      .record(
+        z.string().min(1),
+        z.union([positiveFinite, z.partialRecord(contentClassSchema, positiveFinite)]),
+      )
+      .optional(),
+    /** Where warnings go (`onWarning`), e.g. a failing calibration store. */
+    hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
+    /** Called with every warning, in addition to `hooks`. */
+    onWarning: z
+      .custom<(warning: WarningEvent) => void>((v) => typeof v === 'function', 'must be a function')
+      .optional(),
+    /**
+     * How `learn()` spreads a request's correction over its content classes: 1 gives every class
+     * the same correction, 0 gives each class a part proportional to its share of the request
+     * (which can separate the classes over many requests). Default 1.
+     */
+    apportion: z.number().min(0).max(1).default(1),
+    /** Classes below this share of a request's estimated tokens are not updated by `learn()`. Default 0.03. */
+    minLearnShare: z.number().min(0).max(1).default(0.03),
+  }),
+);
 
 /** Options of {@link HeuristicCounter}. */
 export type HeuristicCounterOptions = z.input<typeof heuristicCounterOptionsSchema>;
@@ -143,59 +152,65 @@ interface ModelEntry {
 
 const MAX_ENTRIES = 2048;
 
-const learnInputSchema = z
-  .object({
+const learnInputSchema = lazySchema(() =>
+  z
+    .object({
+      provider: z.string().min(1, 'must be a non-empty string'),
+      model: z.string().min(1, 'must be a non-empty string'),
+      actualTokens: z
+        .number()
+        .refine(Number.isFinite, 'must be a finite number')
+        .refine((n) => n >= 0, 'must not be negative'),
+      messages: z.array(messageSchema).optional(),
+      system: z.string().optional(),
+      tools: z.array(z.unknown()).optional(),
+      charsByClass: z
+        .partialRecord(
+          contentClassSchema,
+          z
+            .number()
+            .refine(Number.isFinite, 'must be a finite number')
+            .refine((n) => n >= 0, 'must not be negative'),
+        )
+        .optional(),
+    })
+    .refine((v) => v.messages !== undefined || v.system !== undefined || v.charsByClass !== undefined, {
+      message: 'give messages, system or charsByClass',
+      path: ['messages'],
+    }),
+);
+
+const nonNegativeFinite = lazySchema(() =>
+  z
+    .number()
+    .refine(Number.isFinite, 'must be a finite number')
+    .refine((n) => n >= 0, 'must not be negative'),
+);
+
+const partsLearnInputSchema = lazySchema(() =>
+  z.object({
     provider: z.string().min(1, 'must be a non-empty string'),
     model: z.string().min(1, 'must be a non-empty string'),
-    actualTokens: z
-      .number()
-      .refine(Number.isFinite, 'must be a finite number')
-      .refine((n) => n >= 0, 'must not be negative'),
-    messages: z.array(messageSchema).optional(),
-    system: z.string().optional(),
+    actualTokens: nonNegativeFinite,
+    parts: z.object({
+      fixed: nonNegativeFinite,
+      tokens: z
+        .custom<ArrayLike<number>>(
+          (v) =>
+            (Array.isArray(v) || v instanceof Float64Array) &&
+            v.length === CLASS_COUNT &&
+            Array.prototype.every.call(
+              v,
+              (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n >= 0,
+            ),
+          `must be ${CLASS_COUNT} finite non-negative numbers (one per content class)`,
+        )
+        .transform((v) => Array.from(v)),
+      chars: nonNegativeFinite,
+    }),
     tools: z.array(z.unknown()).optional(),
-    charsByClass: z
-      .partialRecord(
-        contentClassSchema,
-        z
-          .number()
-          .refine(Number.isFinite, 'must be a finite number')
-          .refine((n) => n >= 0, 'must not be negative'),
-      )
-      .optional(),
-  })
-  .refine((v) => v.messages !== undefined || v.system !== undefined || v.charsByClass !== undefined, {
-    message: 'give messages, system or charsByClass',
-    path: ['messages'],
-  });
-
-const nonNegativeFinite = z
-  .number()
-  .refine(Number.isFinite, 'must be a finite number')
-  .refine((n) => n >= 0, 'must not be negative');
-
-const partsLearnInputSchema = z.object({
-  provider: z.string().min(1, 'must be a non-empty string'),
-  model: z.string().min(1, 'must be a non-empty string'),
-  actualTokens: nonNegativeFinite,
-  parts: z.object({
-    fixed: nonNegativeFinite,
-    tokens: z
-      .custom<ArrayLike<number>>(
-        (v) =>
-          (Array.isArray(v) || v instanceof Float64Array) &&
-          v.length === CLASS_COUNT &&
-          Array.prototype.every.call(
-            v,
-            (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n >= 0,
-          ),
-        `must be ${CLASS_COUNT} finite non-negative numbers (one per content class)`,
-      )
-      .transform((v) => Array.from(v)),
-    chars: nonNegativeFinite,
   }),
-  tools: z.array(z.unknown()).optional(),
-});
+);
 
 /** The calibrated tokens of base `tokens` per class under `factors`. */
 function weighted(tokens: readonly number[], factors: Float64Array): number {

@@ -1,7 +1,8 @@
 import { isEncoding } from '@ctxguard/bpe';
 import { type CalibrationStore, isCalibrationStore } from '@ctxguard/calibration';
-import { type HookBus, isHookBus, type Message, parseOptions, type WarningEvent } from '@ctxguard/core';
+import { type HookBus, type Message, parseOptions, type WarningEvent } from '@ctxguard/core';
 import { ModelCatalog, type ResolvedModel } from '@ctxguard/models';
+import { isHookBus, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { estimateConversation, measureConversation } from './conversation.js';
 import { type CountApi, CountApiCounter, countApiCounterOptionsSchema } from './count-api-counter.js';
@@ -25,48 +26,53 @@ import {
 } from './token-counter.js';
 
 /** Options of {@link HybridTokenCounter}. */
-export const hybridTokenCounterOptionsSchema = z.object({
-  /** Which tokenizer each model uses (default the built-in catalog). */
-  catalog: z.custom<ModelCatalog>((v) => v instanceof ModelCatalog, 'must be a ModelCatalog').optional(),
-  /** Keys for the count-tokens APIs; without one, `count_api` models are estimated. */
-  countApiKeys: z
-    .object({ anthropic: z.string().min(1).optional(), google: z.string().min(1).optional() })
-    .optional(),
-  /** Where the heuristic's calibrations live (default in memory). */
-  calibrationStore: z
-    .custom<CalibrationStore>(isCalibrationStore, 'must be a CalibrationStore (get, update, list and delete)')
-    .optional(),
-  /** The heuristic to use (built from the other options when omitted). */
-  heuristic: z
-    .custom<HeuristicCounter>((v) => v instanceof HeuristicCounter, 'must be a HeuristicCounter')
-    .optional(),
-  /** More options for the heuristic it builds (`calibrationStore`, `hooks` and `onWarning` are set here). */
-  heuristicOptions: z
-    .strictObject(
-      heuristicCounterOptionsSchema.omit({ calibrationStore: true, hooks: true, onWarning: true }).shape,
-    )
-    .optional(),
-  /** Options of the exact counters, one per encoding (`encoding`, `fallback`, `hooks` and `onWarning` are set here). */
-  exact: exactTokenCounterOptionsSchema
-    .omit({ encoding: true, fallback: true, hooks: true, onWarning: true })
-    .optional(),
-  /** Options of the count-API counter (`keys`, `fallback`, `resolveApi`, `hooks` and `onWarning` are set here). */
-  countApi: z
-    .strictObject(
-      countApiCounterOptionsSchema.omit({
-        keys: true,
-        fallback: true,
-        resolveApi: true,
-        hooks: true,
-        onWarning: true,
-      }).shape,
-    )
-    .optional(),
-  hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
-  onWarning: z
-    .custom<(warning: WarningEvent) => void>((v) => typeof v === 'function', 'must be a function')
-    .optional(),
-});
+export const hybridTokenCounterOptionsSchema = lazySchema(() =>
+  z.object({
+    /** Which tokenizer each model uses (default the built-in catalog). */
+    catalog: z.custom<ModelCatalog>((v) => v instanceof ModelCatalog, 'must be a ModelCatalog').optional(),
+    /** Keys for the count-tokens APIs; without one, `count_api` models are estimated. */
+    countApiKeys: z
+      .object({ anthropic: z.string().min(1).optional(), google: z.string().min(1).optional() })
+      .optional(),
+    /** Where the heuristic's calibrations live (default in memory). */
+    calibrationStore: z
+      .custom<CalibrationStore>(
+        isCalibrationStore,
+        'must be a CalibrationStore (get, update, list and delete)',
+      )
+      .optional(),
+    /** The heuristic to use (built from the other options when omitted). */
+    heuristic: z
+      .custom<HeuristicCounter>((v) => v instanceof HeuristicCounter, 'must be a HeuristicCounter')
+      .optional(),
+    /** More options for the heuristic it builds (`calibrationStore`, `hooks` and `onWarning` are set here). */
+    heuristicOptions: z
+      .strictObject(
+        heuristicCounterOptionsSchema.omit({ calibrationStore: true, hooks: true, onWarning: true }).shape,
+      )
+      .optional(),
+    /** Options of the exact counters, one per encoding (`encoding`, `fallback`, `hooks` and `onWarning` are set here). */
+    exact: exactTokenCounterOptionsSchema
+      .omit({ encoding: true, fallback: true, hooks: true, onWarning: true })
+      .optional(),
+    /** Options of the count-API counter (`keys`, `fallback`, `resolveApi`, `hooks` and `onWarning` are set here). */
+    countApi: z
+      .strictObject(
+        countApiCounterOptionsSchema.omit({
+          keys: true,
+          fallback: true,
+          resolveApi: true,
+          hooks: true,
+          onWarning: true,
+        }).shape,
+      )
+      .optional(),
+    hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
+    onWarning: z
+      .custom<(warning: WarningEvent) => void>((v) => typeof v === 'function', 'must be a function')
+      .optional(),
+  }),
+);
 
 /** Encodings the exact engines carry (older GPT-2-era encodings are estimated). */
 function isExact(encoding: string): encoding is ExactEncoding {

@@ -1,6 +1,6 @@
 import type { Message } from '@ctxguard/core';
 import { CtxGuardError, InvalidOptionsError, parseOptions } from '@ctxguard/core';
-import { describeValue } from '@ctxguard/shared';
+import { describeValue, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { addedSystemMessage, measureTools, sumEstimates } from './conversation.js';
 import { conversationOverhead } from './message-cost.js';
@@ -17,10 +17,12 @@ import {
 } from './token-counter.js';
 
 /** Options of {@link MemoizedCounter}. */
-export const memoizedCounterOptionsSchema = z.strictObject({
-  /** Most messages remembered by content, each with its counts in every mode. Default: bounded by the size of their keys alone (16 Mi characters). */
-  maxEntries: z.number().int().positive().optional(),
-});
+export const memoizedCounterOptionsSchema = lazySchema(() =>
+  z.strictObject({
+    /** Most messages remembered by content, each with its counts in every mode. Default: bounded by the size of their keys alone (16 Mi characters). */
+    maxEntries: z.number().int().positive().optional(),
+  }),
+);
 
 /** Options of {@link MemoizedCounter}. */
 export type MemoizedCounterOptions = z.input<typeof memoizedCounterOptionsSchema>;

@@ -1,5 +1,6 @@
 import type { ContentClass } from '@ctxguard/calibration';
 import type { Message } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Which model a count is for; routes tokenizers, multipliers and calibration. */
@@ -9,7 +10,7 @@ export interface CountContext {
 }
 
 /** Schema of a {@link CountContext}: what `measure*` checks its context against. */
-export const countContextSchema = z.object({ provider: z.string(), model: z.string() });
+export const countContextSchema = lazySchema(() => z.object({ provider: z.string(), model: z.string() }));
 
 /** How a count was obtained. */
 export type Accuracy = 'estimate' | 'exact';

@@ -1,5 +1,6 @@
 import { type Message, messageSchema, parseOptions } from '@ctxguard/core';
 import { getAvailableInputTokens, ModelCatalog } from '@ctxguard/models';
+import { lazySchema } from '@ctxguard/shared';
 import {
   type CountContext,
   estimateConversation,
@@ -12,42 +13,46 @@ import { defaultTokenCounter } from './default-counter.js';
 /** Usage ratio at which compaction should run when no threshold is given. */
 export const DEFAULT_COMPACTION_THRESHOLD = 0.8;
 
-const counterSchema = z
-  .custom<TokenCounter>(
-    isTokenCounter,
-    'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
-  )
-  .optional();
-const catalogSchema = z
-  .custom<ModelCatalog>((value) => value instanceof ModelCatalog, 'must be a ModelCatalog')
-  .optional();
+const counterSchema = lazySchema(() =>
+  z
+    .custom<TokenCounter>(
+      isTokenCounter,
+      'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
+    )
+    .optional(),
+);
+const catalogSchema = lazySchema(() =>
+  z.custom<ModelCatalog>((value) => value instanceof ModelCatalog, 'must be a ModelCatalog').optional(),
+);
 
 /** Schema of {@link BudgetCheckParams}. */
-export const budgetCheckParamsSchema = z.object({
-  /** Provider of the model the request goes to (`openai`, `anthropic`, …). */
-  provider: z.string().min(1),
-  /** The model; the provider's default entry when omitted. */
-  model: z.string().min(1).optional(),
-  /** Output tokens the request reserves (default: the catalog's reserve for the model). */
-  maxTokens: z.number().int().nonnegative().optional(),
-  /** Input budget to check against instead of the catalog's. */
-  inputBudget: z.number().int().nonnegative().optional(),
-  systemPrompt: z.string().optional(),
-  /** The conversation so far (system messages in it count as history). */
-  conversationMessages: z.array(messageSchema).optional(),
-  /** The new user prompt. */
-  currentPrompt: z.string().optional(),
-  /** Tool definitions in OpenAI, Anthropic or AI SDK shape. */
-  toolDefinitions: z.array(z.unknown()).optional(),
-  /** Files attached to the request, as text. */
-  fileAttachments: z.array(z.object({ content: z.string(), path: z.string().optional() })).optional(),
-  /** Usage ratio (0–1) at or above which `shouldCompact` is true (default 0.80). */
-  compactionThreshold: z.number().min(0).max(1).default(DEFAULT_COMPACTION_THRESHOLD),
-  /** Counter used for the estimate (default the hybrid counter). */
-  counter: counterSchema,
-  /** Model catalog for the input budget (default the built-in one). */
-  catalog: catalogSchema,
-});
+export const budgetCheckParamsSchema = lazySchema(() =>
+  z.object({
+    /** Provider of the model the request goes to (`openai`, `anthropic`, …). */
+    provider: z.string().min(1),
+    /** The model; the provider's default entry when omitted. */
+    model: z.string().min(1).optional(),
+    /** Output tokens the request reserves (default: the catalog's reserve for the model). */
+    maxTokens: z.number().int().nonnegative().optional(),
+    /** Input budget to check against instead of the catalog's. */
+    inputBudget: z.number().int().nonnegative().optional(),
+    systemPrompt: z.string().optional(),
+    /** The conversation so far (system messages in it count as history). */
+    conversationMessages: z.array(messageSchema).optional(),
+    /** The new user prompt. */
+    currentPrompt: z.string().optional(),
+    /** Tool definitions in OpenAI, Anthropic or AI SDK shape. */
+    toolDefinitions: z.array(z.unknown()).optional(),
+    /** Files attached to the request, as text. */
+    fileAttachments: z.array(z.object({ content: z.string(), path: z.string().optional() })).optional(),
+    /** Usage ratio (0–1) at or above which `shouldCompact` is true (default 0.80). */
+    compactionThreshold: z.number().min(0).max(1).default(DEFAULT_COMPACTION_THRESHOLD),
+    /** Counter used for the estimate (default the hybrid counter). */
+    counter: counterSchema,
+    /** Model catalog for the input budget (default the built-in one). */
+    catalog: catalogSchema,
+  }),
+);
 
 /** What {@link checkContextBudget} is given. */
 export type BudgetCheckParams = z.input<typeof budgetCheckParamsSchema>;

@@ -1,5 +1,6 @@
 import { parseOptions } from '@ctxguard/core';
 import { getAvailableInputTokens, ModelCatalog } from '@ctxguard/models';
+import { lazySchema } from '@ctxguard/shared';
 import { isTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
 import { truncateToTokenBudget } from '../rewrites/truncate-to-budget.js';
@@ -16,7 +17,7 @@ export const FILE_PREVIEW_CHARS = 2000;
 /** Characters per token assumed when only a byte size is known. */
 const CHARS_PER_TOKEN = 4;
 
-const count = z.number().int().nonnegative();
+const count = lazySchema(() => z.number().int().nonnegative());
 
 /**
  * Tokens file reads may use: `floor((contextWindow − currentTokens − maxOutputTokens) × percent)`
@@ -78,28 +79,30 @@ export interface FileAttachment {
 }
 
 /** Schema of {@link AggregateFileBudgetOptions}. */
-export const aggregateFileBudgetOptionsSchema = z.object({
-  /** Provider and model whose input budget the files share (ignored when `budgetTokens` is given). */
-  provider: z.string().min(1).optional(),
-  model: z.string().min(1).optional(),
-  /** Output tokens reserved (default the catalog's reserve). */
-  maxTokens: z.number().int().nonnegative().optional(),
-  /** Tokens the rest of the request already uses. */
-  currentTokens: z.number().int().nonnegative().default(0),
-  /** Share of what remains that files may use (default 0.6). */
-  percent: z.number().min(0).max(1).default(FILE_READ_BUDGET_PERCENT),
-  /** The files' token budget, instead of deriving it from the model. */
-  budgetTokens: z.number().int().nonnegative().optional(),
-  /** Files whose fair share is below this many tokens are dropped rather than cut to nothing (default 64). */
-  minTokensPerFile: z.number().int().nonnegative().default(64),
-  counter: z
-    .custom<TokenCounter>(
-      isTokenCounter,
-      'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
-    )
-    .optional(),
-  catalog: z.custom<ModelCatalog>((v) => v instanceof ModelCatalog, 'must be a ModelCatalog').optional(),
-});
+export const aggregateFileBudgetOptionsSchema = lazySchema(() =>
+  z.object({
+    /** Provider and model whose input budget the files share (ignored when `budgetTokens` is given). */
+    provider: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+    /** Output tokens reserved (default the catalog's reserve). */
+    maxTokens: z.number().int().nonnegative().optional(),
+    /** Tokens the rest of the request already uses. */
+    currentTokens: z.number().int().nonnegative().default(0),
+    /** Share of what remains that files may use (default 0.6). */
+    percent: z.number().min(0).max(1).default(FILE_READ_BUDGET_PERCENT),
+    /** The files' token budget, instead of deriving it from the model. */
+    budgetTokens: z.number().int().nonnegative().optional(),
+    /** Files whose fair share is below this many tokens are dropped rather than cut to nothing (default 64). */
+    minTokensPerFile: z.number().int().nonnegative().default(64),
+    counter: z
+      .custom<TokenCounter>(
+        isTokenCounter,
+        'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
+      )
+      .optional(),
+    catalog: z.custom<ModelCatalog>((v) => v instanceof ModelCatalog, 'must be a ModelCatalog').optional(),
+  }),
+);
 
 /** Options of {@link enforceAggregateFileBudget}. */
 export type AggregateFileBudgetOptions = z.input<typeof aggregateFileBudgetOptionsSchema>;

@@ -1,10 +1,5 @@
-import {
-  isCompactionPart,
-  type Message,
-  newestCompactionIndex,
-  parseOptions,
-  type ToolResultPart,
-} from '@ctxguard/core';
+import { type Message, parseOptions, type ToolResultPart } from '@ctxguard/core';
+import { isCompactionPart, lazySchema, newestCompactionIndex } from '@ctxguard/shared';
 import {
   type CountContext,
   estimateConversation,
@@ -19,10 +14,12 @@ import { defaultTokenCounter } from './default-counter.js';
 /** Context used when none is given: an OpenAI-tokenized model (exact local counts). */
 export const DEFAULT_COUNT_CONTEXT: CountContext = Object.freeze({ provider: 'openai', model: 'gpt-4o' });
 
-const tokenMeterArgumentsSchema = z.object({
-  counter: tokenCounterSchema.optional(),
-  context: stageCountContextSchema.optional(),
-});
+const tokenMeterArgumentsSchema = lazySchema(() =>
+  z.object({
+    counter: tokenCounterSchema.optional(),
+    context: stageCountContextSchema.optional(),
+  }),
+);
 
 /** Counts of deeply frozen messages and tool parts, per counter, context and revision. */
 interface FrozenCounts {

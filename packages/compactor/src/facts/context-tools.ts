@@ -5,30 +5,33 @@ import {
   type ExtractFactsRequest,
   type FactCategory,
   factCategories,
-  isContextTools,
   parseInput,
   parseOptions,
   type SummarizeRequest,
   wellFormedFacts,
 } from '@ctxguard/core';
-import { abortSignalSchema, throwIfAborted } from '@ctxguard/shared';
+import { abortSignalSchema, isContextTools, lazySchema, throwIfAborted } from '@ctxguard/shared';
 import { z } from 'zod';
 import { redactSecrets } from '../rewrites/redact-secrets.js';
 
 /** Schema of a {@link SummarizeRequest}: `content` text, `maxLength` ≥ 1 characters, optional `focus` and `signal`. */
-export const summarizeRequestSchema = z.object({
-  content: z.string(),
-  maxLength: z.number().int().positive(),
-  focus: z.string().optional(),
-  signal: abortSignalSchema.optional(),
-});
+export const summarizeRequestSchema = lazySchema(() =>
+  z.object({
+    content: z.string(),
+    maxLength: z.number().int().positive(),
+    focus: z.string().optional(),
+    signal: abortSignalSchema.optional(),
+  }),
+);
 
 /** Schema of an {@link ExtractFactsRequest}: `content` text, optional `categories` and `signal`. */
-export const extractFactsRequestSchema = z.object({
-  content: z.string(),
-  categories: z.array(z.enum(factCategories)).optional(),
-  signal: abortSignalSchema.optional(),
-});
+export const extractFactsRequestSchema = lazySchema(() =>
+  z.object({
+    content: z.string(),
+    categories: z.array(z.enum(factCategories)).optional(),
+    signal: abortSignalSchema.optional(),
+  }),
+);
 
 /** Validates a summarize request; throws `InvalidInputError` naming the field. */
 export function parseSummarizeRequest(request: unknown): SummarizeRequest {
@@ -41,31 +44,37 @@ export function parseExtractFactsRequest(request: unknown): ExtractFactsRequest 
 }
 
 /** Accepts any object with `summarize` and `extractFacts` functions (what options that take tools check). */
-export const contextToolsSchema = z.custom<ContextTools>(
-  isContextTools,
-  'must be ContextTools (an object with summarize and extractFacts functions)',
+export const contextToolsSchema = lazySchema(() =>
+  z.custom<ContextTools>(
+    isContextTools,
+    'must be ContextTools (an object with summarize and extractFacts functions)',
+  ),
 );
 
-const functionsSchema = z.object({
-  summarize: z.custom<(request: SummarizeRequest) => Promise<string>>(
-    (v) => typeof v === 'function',
-    'must be a function',
-  ),
-  extractFacts: z.custom<(request: ExtractFactsRequest) => Promise<ExtractedFact[]>>(
-    (v) => typeof v === 'function',
-    'must be a function',
-  ),
-});
+const functionsSchema = lazySchema(() =>
+  z.object({
+    summarize: z.custom<(request: SummarizeRequest) => Promise<string>>(
+      (v) => typeof v === 'function',
+      'must be a function',
+    ),
+    extractFacts: z.custom<(request: ExtractFactsRequest) => Promise<ExtractedFact[]>>(
+      (v) => typeof v === 'function',
+      'must be a function',
+    ),
+  }),
+);
 
-const optionsSchema = z.object({
-  /** Pass summaries and facts through {@link redactSecrets} (default true). */
-  redact: z.boolean().default(true),
-  /**
-   * Context window of the model behind the functions (at least 4,096: a summary request needs room
-   * for its answer): callers send longer content in pieces sized to it.
-   */
-  windowTokens: z.number().int().min(4_096).optional(),
-});
+const optionsSchema = lazySchema(() =>
+  z.object({
+    /** Pass summaries and facts through {@link redactSecrets} (default true). */
+    redact: z.boolean().default(true),
+    /**
+     * Context window of the model behind the functions (at least 4,096: a summary request needs room
+     * for its answer): callers send longer content in pieces sized to it.
+     */
+    windowTokens: z.number().int().min(4_096).optional(),
+  }),
+);
 
 /** Options of {@link contextToolsFromFunctions}. */
 export type ContextToolsFromFunctionsOptions = z.input<typeof optionsSchema>;

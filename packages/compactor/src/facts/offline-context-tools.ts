@@ -1,11 +1,5 @@
-import {
-  type ContextTools,
-  type ExtractedFact,
-  isContextTools,
-  type Message,
-  parseOptions,
-} from '@ctxguard/core';
-import { throwIfAborted } from '@ctxguard/shared';
+import { type ContextTools, type ExtractedFact, type Message, parseOptions } from '@ctxguard/core';
+import { isContextTools, lazySchema, throwIfAborted } from '@ctxguard/shared';
 import { sha256Hex } from '@ctxguard/token-counter';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
@@ -26,24 +20,26 @@ import { splitTranscriptMessages } from './transcript.js';
 const DEFAULT_MAX_FACT_LENGTH = 300;
 
 /** Schema of {@link OfflineContextToolsOptions}. */
-export const offlineContextToolsOptionsSchema = z.object({
-  /** Most facts one `extractFacts` call returns; errors, commands, paths and versions are kept first (default 400). */
-  maxFacts: z.number().int().positive().default(400),
-  /** Longer fact values (error lines, decisions) become a verbatim slice of this many characters (default 300). */
-  maxFactLength: z.number().int().min(20).default(DEFAULT_MAX_FACT_LENGTH),
-  /** Longest line a summary keeps; longer ones are cut at a word (default 300). */
-  maxSummaryLineLength: z.number().int().min(20).default(300),
-  /** Most files listed per list in a summary (default 40). */
-  maxFilesListed: z.number().int().positive().default(40),
-  /**
-   * Share of a summary's `maxLength` (0–1) a digest of the summarized facts may take — error
-   * lines and commands one per line, paths, versions and figures comma-separated — before the key
-   * lines (default 0.5; 0: no digest).
-   */
-  summaryDigestShare: z.number().min(0).max(1).default(0.5),
-  /** Redact secrets before summarizing or extracting (default true). */
-  redact: z.boolean().default(true),
-});
+export const offlineContextToolsOptionsSchema = lazySchema(() =>
+  z.object({
+    /** Most facts one `extractFacts` call returns; errors, commands, paths and versions are kept first (default 400). */
+    maxFacts: z.number().int().positive().default(400),
+    /** Longer fact values (error lines, decisions) become a verbatim slice of this many characters (default 300). */
+    maxFactLength: z.number().int().min(20).default(DEFAULT_MAX_FACT_LENGTH),
+    /** Longest line a summary keeps; longer ones are cut at a word (default 300). */
+    maxSummaryLineLength: z.number().int().min(20).default(300),
+    /** Most files listed per list in a summary (default 40). */
+    maxFilesListed: z.number().int().positive().default(40),
+    /**
+     * Share of a summary's `maxLength` (0–1) a digest of the summarized facts may take — error
+     * lines and commands one per line, paths, versions and figures comma-separated — before the key
+     * lines (default 0.5; 0: no digest).
+     */
+    summaryDigestShare: z.number().min(0).max(1).default(0.5),
+    /** Redact secrets before summarizing or extracting (default true). */
+    redact: z.boolean().default(true),
+  }),
+);
 
 const DEFAULT_SETTINGS: CandidateSettings = { redact: true, maxFactLength: DEFAULT_MAX_FACT_LENGTH };
 

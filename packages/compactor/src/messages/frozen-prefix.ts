@@ -1,5 +1,5 @@
-import { newestCompactionIndex, toolCallsOf } from '@ctxguard/core';
-import { roleOf } from '@ctxguard/shared';
+import { toolCallsOf } from '@ctxguard/core';
+import { newestCompactionIndex, roleOf } from '@ctxguard/shared';
 
 /**
  * Index just after the newest message holding a provider compaction item (an Anthropic `compaction`

@@ -2,13 +2,12 @@ import {
   type ContentPart,
   type FilePart,
   type ImagePart,
-  isCompactionPart,
   isToolCallPart,
   isToolResultPart,
   type Message,
   type TextPart,
 } from '@ctxguard/core';
-import { isRecord, partsOf, roleOf } from '@ctxguard/shared';
+import { isCompactionPart, isRecord, partsOf, roleOf } from '@ctxguard/shared';
 import { withParts } from './message-parts.js';
 
 /** Opening line of a restated tool round, so the model reads it as its own earlier step. */

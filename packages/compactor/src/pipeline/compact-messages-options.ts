@@ -1,5 +1,5 @@
 import type { Message } from '@ctxguard/core';
-import { abortSignalSchema } from '@ctxguard/shared';
+import { abortSignalSchema, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { DEFAULT_MAX_REQUEST_BYTES } from '../budget/media-bytes.js';
 import { contextToolsSchema } from '../facts/context-tools.js';
@@ -21,56 +21,58 @@ const stageSwitch = <T extends z.ZodRawShape>(shape: T) =>
   z.union([z.boolean(), z.object(shape).strict()]).default(true);
 
 /** Options of {@link compactMessages}. */
-export const compactMessagesOptionsSchema = z
-  .object({
-    /** Tokens the compacted list may take (required). */
-    budgetTokens: z.number().int().positive(),
-    /** Bytes the compacted request may take, media included (default 30 MiB). */
-    maxBytes: z.number().int().positive().default(DEFAULT_MAX_REQUEST_BYTES),
-    /** Summarizer and fact extractor (default: the offline ones). */
-    tools: contextToolsSchema.optional(),
-    /** The tools call a model: the summarizer gets the nine-section structured prompt (default false). */
-    modelBacked: z.boolean().default(false),
-    /** Repair broken tool pairs of the input (default true). */
-    repair: z.boolean().default(true),
-    /** Stage 1: replace old tool outputs with placeholders (`false` to skip, or its settings). */
-    prune: stageSwitch({
-      protectTokens: tokenCount.optional(),
-      minimumSavings: tokenCount.optional(),
-      protectedTools: z.array(z.string()).optional(),
-      maxKeptFacts: z.number().int().nonnegative().optional(),
-    }),
-    /** Stage 2: replace superseded file reads (`false` to skip, or its settings). */
-    deduplicate: stageSwitch({
-      readTools: z.array(z.string().min(1)).optional(),
-      shellTools: z.array(z.string().min(1)).optional(),
-      minSavingsRatio: z.number().min(0).max(1).optional(),
-    }),
-    /** Stage 3: summarize older messages (`false` to skip, or its settings). */
-    summarize: stageSwitch({
-      keepRecentRatio: z.number().min(0).max(1).optional(),
-      minRecentMessages: z.number().int().min(1).optional(),
-      /** Fewer recent messages (down to `minRecentMessages`) while they take more (default 40% of the budget). */
-      maxRecentTokens: tokenCount.optional(),
-      maxSummaryChars: z.number().int().positive().optional(),
-      summarizerWindowTokens: z.number().int().min(1_000).optional(),
-      focus: z.string().optional(),
-    }),
-    /** Stage 4: sliding window (`false` to skip). */
-    truncate: stageSwitch({}),
-    /** Last resort: compact the first user message and other oversized messages (default true). */
-    compactOversized: z.boolean().default(true),
-    /**
-     * `drop` (default): signed reasoning after the first changed message is left out of the result
-     * and an open tool loop that lost it is restated. `keep`: left in, for a caller that stores the
-     * result and drops it when it sends (the guard's history does).
-     */
-    signedReasoning: z.enum(['drop', 'keep']).default('drop'),
-    /** Cancels model-backed work. */
-    signal: abortSignalSchema.optional(),
-    ...countingFields,
-  })
-  .strict();
+export const compactMessagesOptionsSchema = lazySchema(() =>
+  z
+    .object({
+      /** Tokens the compacted list may take (required). */
+      budgetTokens: z.number().int().positive(),
+      /** Bytes the compacted request may take, media included (default 30 MiB). */
+      maxBytes: z.number().int().positive().default(DEFAULT_MAX_REQUEST_BYTES),
+      /** Summarizer and fact extractor (default: the offline ones). */
+      tools: contextToolsSchema.optional(),
+      /** The tools call a model: the summarizer gets the nine-section structured prompt (default false). */
+      modelBacked: z.boolean().default(false),
+      /** Repair broken tool pairs of the input (default true). */
+      repair: z.boolean().default(true),
+      /** Stage 1: replace old tool outputs with placeholders (`false` to skip, or its settings). */
+      prune: stageSwitch({
+        protectTokens: tokenCount.optional(),
+        minimumSavings: tokenCount.optional(),
+        protectedTools: z.array(z.string()).optional(),
+        maxKeptFacts: z.number().int().nonnegative().optional(),
+      }),
+      /** Stage 2: replace superseded file reads (`false` to skip, or its settings). */
+      deduplicate: stageSwitch({
+        readTools: z.array(z.string().min(1)).optional(),
+        shellTools: z.array(z.string().min(1)).optional(),
+        minSavingsRatio: z.number().min(0).max(1).optional(),
+      }),
+      /** Stage 3: summarize older messages (`false` to skip, or its settings). */
+      summarize: stageSwitch({
+        keepRecentRatio: z.number().min(0).max(1).optional(),
+        minRecentMessages: z.number().int().min(1).optional(),
+        /** Fewer recent messages (down to `minRecentMessages`) while they take more (default 40% of the budget). */
+        maxRecentTokens: tokenCount.optional(),
+        maxSummaryChars: z.number().int().positive().optional(),
+        summarizerWindowTokens: z.number().int().min(1_000).optional(),
+        focus: z.string().optional(),
+      }),
+      /** Stage 4: sliding window (`false` to skip). */
+      truncate: stageSwitch({}),
+      /** Last resort: compact the first user message and other oversized messages (default true). */
+      compactOversized: z.boolean().default(true),
+      /**
+       * `drop` (default): signed reasoning after the first changed message is left out of the result
+       * and an open tool loop that lost it is restated. `keep`: left in, for a caller that stores the
+       * result and drops it when it sends (the guard's history does).
+       */
+      signedReasoning: z.enum(['drop', 'keep']).default('drop'),
+      /** Cancels model-backed work. */
+      signal: abortSignalSchema.optional(),
+      ...countingFields(),
+    })
+    .strict(),
+);
 
 /** Options accepted by {@link compactMessages}. */
 export type CompactMessagesOptions = z.input<typeof compactMessagesOptionsSchema>;

@@ -1,24 +1,27 @@
+import { lazySchema } from '@ctxguard/shared';
 import { type CountContext, isTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
 
 /** A {@link TokenCounter}. */
-export const tokenCounterSchema = z.custom<TokenCounter>(
-  isTokenCounter,
-  'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
+export const tokenCounterSchema = lazySchema(() =>
+  z.custom<TokenCounter>(
+    isTokenCounter,
+    'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
+  ),
 );
 
 /** The model a count is for. */
-export const stageCountContextSchema: z.ZodType<CountContext> = z
-  .object({ provider: z.string().min(1), model: z.string().min(1) })
-  .strict();
+export const stageCountContextSchema: z.ZodType<CountContext> = lazySchema(() =>
+  z.object({ provider: z.string().min(1), model: z.string().min(1) }).strict(),
+);
 
-/** Counting options every stage takes. */
-export const countingFields = {
+/** Counting options every stage takes (a function: schemas are built on first use). */
+export const countingFields = () => ({
   /** Counter for the estimates (default: a `HybridTokenCounter`). */
   counter: tokenCounterSchema.optional(),
   /** Model the counts are for (default `{ provider: 'openai', model: 'gpt-4o' }`). */
   countContext: stageCountContextSchema.optional(),
-};
+});
 
 /** A positive whole number of tokens. */
-export const tokenCount = z.number().int().nonnegative();
+export const tokenCount = lazySchema(() => z.number().int().nonnegative());

@@ -6,7 +6,7 @@ import {
   type ToolResultPart,
   toolCallsOf,
 } from '@ctxguard/core';
-import { isRecord, partsOf, pushAll, roleOf } from '@ctxguard/shared';
+import { isRecord, lazySchema, partsOf, pushAll, roleOf } from '@ctxguard/shared';
 import { z } from 'zod';
 import { runMeter, type TokenMeter } from '../budget/token-meter.js';
 import { isPrunedOutputText, renderSupersededRead } from '../facts/markers.js';
@@ -16,17 +16,19 @@ import { toolOutputText, withOutput, withReplacedParts } from '../messages/messa
 import { countingFields } from '../pipeline/stage-options.js';
 
 /** Options of {@link deduplicateFileReads}. */
-export const deduplicateFileReadsOptionsSchema = z
-  .object({
-    /** Tool names that read a file, besides the built-in ones (`read_file`, `Read`, `view`, …). */
-    readTools: z.array(z.string().min(1)).default([]),
-    /** Tool names that run a shell command, besides the built-in ones (`bash`, `shell`, …). */
-    shellTools: z.array(z.string().min(1)).default([]),
-    /** Apply only when the savings are at least this fraction of all file-read tokens (default 0.3). */
-    minSavingsRatio: z.number().min(0).max(1).default(0.3),
-    ...countingFields,
-  })
-  .strict();
+export const deduplicateFileReadsOptionsSchema = lazySchema(() =>
+  z
+    .object({
+      /** Tool names that read a file, besides the built-in ones (`read_file`, `Read`, `view`, …). */
+      readTools: z.array(z.string().min(1)).default([]),
+      /** Tool names that run a shell command, besides the built-in ones (`bash`, `shell`, …). */
+      shellTools: z.array(z.string().min(1)).default([]),
+      /** Apply only when the savings are at least this fraction of all file-read tokens (default 0.3). */
+      minSavingsRatio: z.number().min(0).max(1).default(0.3),
+      ...countingFields(),
+    })
+    .strict(),
+);
 
 /** Options accepted by {@link deduplicateFileReads}. */
 export type DeduplicateFileReadsStageOptions = z.input<typeof deduplicateFileReadsOptionsSchema>;

@@ -1,5 +1,5 @@
 import { type ContentPart, isToolResultPart, type Message, parseOptions } from '@ctxguard/core';
-import { isRecord, partsOf, roleOf } from '@ctxguard/shared';
+import { isRecord, lazySchema, partsOf, roleOf } from '@ctxguard/shared';
 import { z } from 'zod';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { toolOutputText, withParts } from '../messages/message-parts.js';
@@ -7,18 +7,20 @@ import { isPlaceholderOutput } from './deduplicate-file-reads.js';
 import { truncateToolOutput } from './tool-output-limits.js';
 
 /** Options of {@link lightTrimMessages}. */
-export const lightTrimMessagesOptionsSchema = z
-  .object({
-    /** The newest messages left untouched (default 6). */
-    keepRecent: z.number().int().nonnegative().default(6),
-    /** Older tool outputs are cut to both ends within this many UTF-8 bytes, notice included (default 4,096). */
-    maxToolOutputBytes: z.number().int().min(256).default(4_096),
-    /** Older tool outputs keep at most this many lines (default 80). */
-    maxToolOutputLines: z.number().int().positive().default(80),
-    /** Drop unsigned reasoning from older assistant messages (default true; signed reasoning is never touched). */
-    dropOldReasoning: z.boolean().default(true),
-  })
-  .strict();
+export const lightTrimMessagesOptionsSchema = lazySchema(() =>
+  z
+    .object({
+      /** The newest messages left untouched (default 6). */
+      keepRecent: z.number().int().nonnegative().default(6),
+      /** Older tool outputs are cut to both ends within this many UTF-8 bytes, notice included (default 4,096). */
+      maxToolOutputBytes: z.number().int().min(256).default(4_096),
+      /** Older tool outputs keep at most this many lines (default 80). */
+      maxToolOutputLines: z.number().int().positive().default(80),
+      /** Drop unsigned reasoning from older assistant messages (default true; signed reasoning is never touched). */
+      dropOldReasoning: z.boolean().default(true),
+    })
+    .strict(),
+);
 
 /** Options accepted by {@link lightTrimMessages}. */
 export type LightTrimMessagesOptions = z.input<typeof lightTrimMessagesOptionsSchema>;

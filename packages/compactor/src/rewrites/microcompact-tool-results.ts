@@ -6,7 +6,7 @@ import {
   type ToolResultPart,
   toolCallsOf,
 } from '@ctxguard/core';
-import { partsOf, roleOf } from '@ctxguard/shared';
+import { lazySchema, partsOf, roleOf } from '@ctxguard/shared';
 import { z } from 'zod';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { toolOutputText, withParts } from '../messages/message-parts.js';
@@ -19,20 +19,22 @@ export type ToolResultClassifier = (toolName: string, part: ToolResultPart) => b
 export const CLEARED_TOOL_RESULT = '[Old tool result content cleared]';
 
 /** Options of {@link microcompactToolResults}. */
-export const microcompactToolResultsOptionsSchema = z
-  .object({
-    /** The newest clearable tool results kept as they are (default 5). */
-    keepRecent: z.number().int().nonnegative().default(5),
-    /** Only results of these tools may be cleared (default: every tool). */
-    tools: z.array(z.string().min(1)).optional(),
-    /** Only results it returns `true` for may be cleared (with `tools`, both must agree). */
-    classifier: z
-      .custom<ToolResultClassifier>((v) => typeof v === 'function', 'must be a function')
-      .optional(),
-    /** What a cleared result says instead (default `[Old tool result content cleared]`). */
-    clearedMessage: z.string().min(1).max(500).default(CLEARED_TOOL_RESULT),
-  })
-  .strict();
+export const microcompactToolResultsOptionsSchema = lazySchema(() =>
+  z
+    .object({
+      /** The newest clearable tool results kept as they are (default 5). */
+      keepRecent: z.number().int().nonnegative().default(5),
+      /** Only results of these tools may be cleared (default: every tool). */
+      tools: z.array(z.string().min(1)).optional(),
+      /** Only results it returns `true` for may be cleared (with `tools`, both must agree). */
+      classifier: z
+        .custom<ToolResultClassifier>((v) => typeof v === 'function', 'must be a function')
+        .optional(),
+      /** What a cleared result says instead (default `[Old tool result content cleared]`). */
+      clearedMessage: z.string().min(1).max(500).default(CLEARED_TOOL_RESULT),
+    })
+    .strict(),
+);
 
 /** Options accepted by {@link microcompactToolResults}. */
 export type MicrocompactToolResultsRewriteOptions = z.input<typeof microcompactToolResultsOptionsSchema>;

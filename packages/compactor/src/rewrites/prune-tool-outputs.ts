@@ -1,14 +1,13 @@
 import {
   type ContextTools,
   type ExtractedFact,
-  isContextTools,
   isToolResultPart,
   type Message,
   parseOptions,
   type ToolResultPart,
   toolCallsOf,
 } from '@ctxguard/core';
-import { abortSignalSchema, partsOf, roleOf } from '@ctxguard/shared';
+import { abortSignalSchema, isContextTools, lazySchema, partsOf, roleOf } from '@ctxguard/shared';
 import { z } from 'zod';
 import { runMeter, type TokenMeter } from '../budget/token-meter.js';
 import { contextToolsSchema } from '../facts/context-tools.js';
@@ -22,27 +21,29 @@ import { countingFields, tokenCount } from '../pipeline/stage-options.js';
 import { isPlaceholderOutput } from './deduplicate-file-reads.js';
 
 /** Options of {@link pruneToolOutputs}. */
-export const pruneToolOutputsOptionsSchema = z
-  .object({
-    /** Tokens of the newest tool outputs never pruned (default 40,000). */
-    protectTokens: tokenCount.default(40_000),
-    /** Prune only when at least this many tokens are saved (default 20,000). */
-    minimumSavings: tokenCount.default(20_000),
-    /** Tool names whose outputs are never pruned (default `['skill']`). */
-    protectedTools: z.array(z.string()).default(['skill']),
-    /** Stop once the list fits in this many tokens, pruning the oldest outputs first (default: prune every candidate). */
-    targetTokens: tokenCount.optional(),
-    /** Most facts a placeholder keeps from the output it replaces (default 8). */
-    maxKeptFacts: z.number().int().nonnegative().default(8),
-    /** Most characters of kept facts per placeholder (default 600). */
-    maxKeptFactChars: z.number().int().nonnegative().default(600),
-    /** Where the kept facts come from (default: the offline extractors). */
-    tools: contextToolsSchema.optional(),
-    /** Cancels the fact extraction of model-backed `tools`. */
-    signal: abortSignalSchema.optional(),
-    ...countingFields,
-  })
-  .strict();
+export const pruneToolOutputsOptionsSchema = lazySchema(() =>
+  z
+    .object({
+      /** Tokens of the newest tool outputs never pruned (default 40,000). */
+      protectTokens: tokenCount.default(40_000),
+      /** Prune only when at least this many tokens are saved (default 20,000). */
+      minimumSavings: tokenCount.default(20_000),
+      /** Tool names whose outputs are never pruned (default `['skill']`). */
+      protectedTools: z.array(z.string()).default(['skill']),
+      /** Stop once the list fits in this many tokens, pruning the oldest outputs first (default: prune every candidate). */
+      targetTokens: tokenCount.optional(),
+      /** Most facts a placeholder keeps from the output it replaces (default 8). */
+      maxKeptFacts: z.number().int().nonnegative().default(8),
+      /** Most characters of kept facts per placeholder (default 600). */
+      maxKeptFactChars: z.number().int().nonnegative().default(600),
+      /** Where the kept facts come from (default: the offline extractors). */
+      tools: contextToolsSchema.optional(),
+      /** Cancels the fact extraction of model-backed `tools`. */
+      signal: abortSignalSchema.optional(),
+      ...countingFields(),
+    })
+    .strict(),
+);
 
 /** Options accepted by {@link pruneToolOutputs}. */
 export type PruneToolOutputsStageOptions = z.input<typeof pruneToolOutputsOptionsSchema>;

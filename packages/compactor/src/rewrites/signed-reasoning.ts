@@ -1,5 +1,5 @@
-import { type ContentPart, isCompactionPart, type Message, newestCompactionIndex } from '@ctxguard/core';
-import { isRecord, partsOf } from '@ctxguard/shared';
+import type { ContentPart, Message } from '@ctxguard/core';
+import { isCompactionPart, isRecord, newestCompactionIndex, partsOf } from '@ctxguard/shared';
 import { withParts } from '../messages/message-parts.js';
 import { restateToolRound, restateToolRounds, staleToolLoopStart } from '../messages/open-tool-round.js';
 

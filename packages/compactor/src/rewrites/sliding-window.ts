@@ -1,5 +1,5 @@
 import { type Message, parseOptions } from '@ctxguard/core';
-import { roleOf } from '@ctxguard/shared';
+import { lazySchema, roleOf } from '@ctxguard/shared';
 import { z } from 'zod';
 import { runMeter } from '../budget/token-meter.js';
 import { parseTruncationMarker, renderTruncationMarker } from '../facts/markers.js';
@@ -9,15 +9,17 @@ import { type ToolPairUnit, toolPairUnits } from '../messages/tool-pairs.js';
 import { countingFields, tokenCount } from '../pipeline/stage-options.js';
 
 /** Options of {@link truncateWithSlidingWindow}. */
-export const slidingWindowOptionsSchema = z
-  .object({
-    /** Fraction (0–1] of the messages after the first exchange to remove (default 0.5). */
-    fraction: z.number().gt(0).max(1).default(0.5),
-    /** Instead of `fraction`: remove the oldest messages until the list fits in this many tokens. */
-    targetTokens: tokenCount.optional(),
-    ...countingFields,
-  })
-  .strict();
+export const slidingWindowOptionsSchema = lazySchema(() =>
+  z
+    .object({
+      /** Fraction (0–1] of the messages after the first exchange to remove (default 0.5). */
+      fraction: z.number().gt(0).max(1).default(0.5),
+      /** Instead of `fraction`: remove the oldest messages until the list fits in this many tokens. */
+      targetTokens: tokenCount.optional(),
+      ...countingFields(),
+    })
+    .strict(),
+);
 
 /** Options accepted by {@link truncateWithSlidingWindow}. */
 export type SlidingWindowOptions = z.input<typeof slidingWindowOptionsSchema>;

@@ -3,6 +3,7 @@ import {
   abortSignalSchema,
   charsPerRequest,
   isRecord,
+  lazySchema,
   partsOf,
   roleOf,
   toolsWindowTokens,
@@ -52,40 +53,42 @@ export const STRUCTURED_SUMMARY_PROMPT = [
 ].join('\n');
 
 /** Options of {@link summarizeMessages}. */
-export const summarizeMessagesOptionsSchema = z
-  .object({
-    /** Summarizer and fact extractor (default: the offline, extractive ones). */
-    tools: contextToolsSchema.optional(),
-    /** The tools call a model: send the nine-section structured prompt (default false). */
-    modelBacked: z.boolean().default(false),
-    /** Fraction (0–1) of the messages kept verbatim at the end (default 0.3). */
-    keepRecentRatio: z.number().min(0).max(1).default(0.3),
-    /** Fewest messages kept verbatim (default 4). */
-    minRecentMessages: z.number().int().min(1).default(4),
-    /** Keep fewer recent messages (down to `minRecentMessages`) while they take more than this many tokens. */
-    maxRecentTokens: tokenCount.optional(),
-    /** Size the summary so the whole list fits in this many tokens (when it can). */
-    targetTokens: tokenCount.optional(),
-    /** Longest summary text, in characters, when no `targetTokens` (default 6,000). */
-    maxSummaryChars: z.number().int().positive().default(6_000),
-    /**
-     * Tokens one summarizer request may hold (default 100,000, or the tools' `windowTokens` when
-     * smaller); longer ranges are summarized in chunks and merged.
-     */
-    summarizerWindowTokens: z.number().int().min(1_000).default(100_000),
-    /** Terms or a task the summary should favour. */
-    focus: z.string().optional(),
-    /** Facts to carry besides those extracted from the range (e.g. of outputs pruned earlier). */
-    carryFacts: z
-      .array(
-        z.object({ key: z.string(), value: z.string(), category: z.string(), span: z.string().optional() }),
-      )
-      .optional(),
-    /** Cancels the summarizer calls. */
-    signal: abortSignalSchema.optional(),
-    ...countingFields,
-  })
-  .strict();
+export const summarizeMessagesOptionsSchema = lazySchema(() =>
+  z
+    .object({
+      /** Summarizer and fact extractor (default: the offline, extractive ones). */
+      tools: contextToolsSchema.optional(),
+      /** The tools call a model: send the nine-section structured prompt (default false). */
+      modelBacked: z.boolean().default(false),
+      /** Fraction (0–1) of the messages kept verbatim at the end (default 0.3). */
+      keepRecentRatio: z.number().min(0).max(1).default(0.3),
+      /** Fewest messages kept verbatim (default 4). */
+      minRecentMessages: z.number().int().min(1).default(4),
+      /** Keep fewer recent messages (down to `minRecentMessages`) while they take more than this many tokens. */
+      maxRecentTokens: tokenCount.optional(),
+      /** Size the summary so the whole list fits in this many tokens (when it can). */
+      targetTokens: tokenCount.optional(),
+      /** Longest summary text, in characters, when no `targetTokens` (default 6,000). */
+      maxSummaryChars: z.number().int().positive().default(6_000),
+      /**
+       * Tokens one summarizer request may hold (default 100,000, or the tools' `windowTokens` when
+       * smaller); longer ranges are summarized in chunks and merged.
+       */
+      summarizerWindowTokens: z.number().int().min(1_000).default(100_000),
+      /** Terms or a task the summary should favour. */
+      focus: z.string().optional(),
+      /** Facts to carry besides those extracted from the range (e.g. of outputs pruned earlier). */
+      carryFacts: z
+        .array(
+          z.object({ key: z.string(), value: z.string(), category: z.string(), span: z.string().optional() }),
+        )
+        .optional(),
+      /** Cancels the summarizer calls. */
+      signal: abortSignalSchema.optional(),
+      ...countingFields(),
+    })
+    .strict(),
+);
 
 /** Options accepted by {@link summarizeMessages}. */
 export type SummarizeMessagesOptions = z.input<typeof summarizeMessagesOptionsSchema>;

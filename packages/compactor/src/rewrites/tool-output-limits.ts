@@ -1,4 +1,5 @@
 import { parseOptions } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Tool output above this many UTF-8 bytes is truncated (50 KiB). */
@@ -10,24 +11,26 @@ export const MAX_TOOL_OUTPUT_LINES = 2000;
 export type ToolOutputWriter = (path: string, content: string) => void | Promise<void>;
 
 /** Schema of {@link TruncateToolOutputOptions}. */
-export const truncateToolOutputOptionsSchema = z.object({
-  /** Most UTF-8 bytes kept, notice included (default 51,200). */
-  maxBytes: z.number().int().min(64).default(MAX_TOOL_OUTPUT_BYTES),
-  /** Most lines kept, notice excluded (default 2,000). */
-  maxLines: z.number().int().positive().default(MAX_TOOL_OUTPUT_LINES),
-  /** Which part to keep: the start, the end (default: errors and summaries are usually last), or both ends. */
-  direction: z.enum(['head', 'tail', 'head-tail']).default('tail'),
-  /** Save the full output through `writer` before truncating it, and say where in the notice. */
-  save: z
-    .object({
-      /** Folder the file goes in (joined with `/`). */
-      dir: z.string().min(1),
-      writer: z.custom<ToolOutputWriter>((v) => typeof v === 'function', 'must be a function'),
-      /** File name (default `tool-output-<time>-<random>.txt`). */
-      fileName: z.string().min(1).optional(),
-    })
-    .optional(),
-});
+export const truncateToolOutputOptionsSchema = lazySchema(() =>
+  z.object({
+    /** Most UTF-8 bytes kept, notice included (default 51,200). */
+    maxBytes: z.number().int().min(64).default(MAX_TOOL_OUTPUT_BYTES),
+    /** Most lines kept, notice excluded (default 2,000). */
+    maxLines: z.number().int().positive().default(MAX_TOOL_OUTPUT_LINES),
+    /** Which part to keep: the start, the end (default: errors and summaries are usually last), or both ends. */
+    direction: z.enum(['head', 'tail', 'head-tail']).default('tail'),
+    /** Save the full output through `writer` before truncating it, and say where in the notice. */
+    save: z
+      .object({
+        /** Folder the file goes in (joined with `/`). */
+        dir: z.string().min(1),
+        writer: z.custom<ToolOutputWriter>((v) => typeof v === 'function', 'must be a function'),
+        /** File name (default `tool-output-<time>-<random>.txt`). */
+        fileName: z.string().min(1).optional(),
+      })
+      .optional(),
+  }),
+);
 
 /** Options of {@link truncateToolOutput}. */
 export type TruncateToolOutputOptions = z.input<typeof truncateToolOutputOptionsSchema>;

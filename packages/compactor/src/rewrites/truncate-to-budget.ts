@@ -1,24 +1,29 @@
 import { parseOptions } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { type CountContext, isTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
 import { defaultTokenCounter } from '../budget/default-counter.js';
 
 /** Schema of {@link TruncateToTokenBudgetOptions}. */
-export const truncateToTokenBudgetOptionsSchema = z.object({
-  /** Counter used to measure (default the hybrid counter). */
-  counter: z
-    .custom<TokenCounter>(
-      isTokenCounter,
-      'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
-    )
-    .optional(),
-  /** Which model the tokens are counted for (default OpenAI gpt-4o). */
-  countContext: z.object({ provider: z.string(), model: z.string() }).optional(),
-  /** Appended when the text was cut (default `...`); counted inside the budget. */
-  ellipsis: z.string().default('...'),
-});
+export const truncateToTokenBudgetOptionsSchema = lazySchema(() =>
+  z.object({
+    /** Counter used to measure (default the hybrid counter). */
+    counter: z
+      .custom<TokenCounter>(
+        isTokenCounter,
+        'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
+      )
+      .optional(),
+    /** Which model the tokens are counted for (default OpenAI gpt-4o). */
+    countContext: z.object({ provider: z.string(), model: z.string() }).optional(),
+    /** Appended when the text was cut (default `...`); counted inside the budget. */
+    ellipsis: z.string().default('...'),
+  }),
+);
 
-const argumentsSchema = z.object({ text: z.string(), maxTokens: z.number().int().nonnegative() });
+const argumentsSchema = lazySchema(() =>
+  z.object({ text: z.string(), maxTokens: z.number().int().nonnegative() }),
+);
 
 /** Options of {@link truncateToTokenBudget}. */
 export type TruncateToTokenBudgetOptions = z.input<typeof truncateToTokenBudgetOptionsSchema>;

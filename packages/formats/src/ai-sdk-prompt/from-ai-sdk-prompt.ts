@@ -1,6 +1,5 @@
 import {
   type AssistantMessage,
-  copyJsonValue,
   type FilePart,
   type ImagePart,
   type Message,
@@ -10,6 +9,7 @@ import {
   type ToolResultContentPart,
   type ToolResultPart,
 } from '@ctxguard/core';
+import { copyJsonValue } from '@ctxguard/shared';
 import type { z } from 'zod';
 import { anthropicCompactionFromAISDK, isAnthropicCompactionText } from '../ai-sdk/compaction-parts.js';
 import { withExtra, withJsonStringMark } from '../ai-sdk-extras.js';

@@ -1,4 +1,5 @@
-import { copyJsonValue, type JsonValue, type ProviderOptions, type TextPart } from '@ctxguard/core';
+import type { JsonValue, ProviderOptions, TextPart } from '@ctxguard/core';
+import { copyJsonValue } from '@ctxguard/shared';
 import { conversionError } from '../shared.js';
 
 /** `provider` of core opaque parts holding an AI SDK prompt part as it was (provider-executed tools). */

@@ -13,8 +13,7 @@ import type {
   ToolResultPart,
   UserMessage,
 } from '@ctxguard/core';
-import { COMPACTION_KIND } from '@ctxguard/core';
-import { pushAll } from '@ctxguard/shared';
+import { COMPACTION_KIND, pushAll } from '@ctxguard/shared';
 import type { z } from 'zod';
 import { anthropicCompactionToAISDK } from '../ai-sdk/compaction-parts.js';
 import { takeExtra, takeFilename, takeOutputProviderOptions, toolOutputKind } from '../ai-sdk-extras.js';

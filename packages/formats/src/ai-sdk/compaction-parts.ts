@@ -1,4 +1,5 @@
-import { COMPACTION_KIND, type JsonValue, type OpaquePart, type ProviderOptions } from '@ctxguard/core';
+import type { JsonValue, OpaquePart, ProviderOptions } from '@ctxguard/core';
+import { COMPACTION_KIND } from '@ctxguard/shared';
 import type { LossReporter } from '../shared.js';
 import type { AISDKProviderOptions, AISDKTextPart } from './wire-types.js';
 

@@ -1,98 +1,119 @@
 import { jsonValueSchema } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Anthropic `cache_control`: read from requests and checked in `providerOptions.anthropic.cacheControl`. */
-export const cacheControlSchema = z.object({
-  type: z.literal('ephemeral'),
-  ttl: z.enum(['5m', '1h']).optional(),
-});
+export const cacheControlSchema = lazySchema(() =>
+  z.object({
+    type: z.literal('ephemeral'),
+    ttl: z.enum(['5m', '1h']).optional(),
+  }),
+);
 
-const cacheField = { cache_control: cacheControlSchema.nullish() };
+/** Anthropic's cache mark (a function: schemas are built on first use). */
+const cacheField = () => ({ cache_control: cacheControlSchema.nullish() });
 /** An inbound text block. */
-export const textInput = z.object({
-  type: z.literal('text'),
-  text: z.string(),
-  /** Citations the API returned with the text, sent back as they were. */
-  citations: z.array(z.record(z.string(), jsonValueSchema)).nullish(),
-  ...cacheField,
-});
+export const textInput = lazySchema(() =>
+  z.object({
+    type: z.literal('text'),
+    text: z.string(),
+    /** Citations the API returned with the text, sent back as they were. */
+    citations: z.array(z.record(z.string(), jsonValueSchema)).nullish(),
+    ...cacheField(),
+  }),
+);
 /** An inbound image block (base64 or URL). */
-export const imageInput = z.object({
-  type: z.literal('image'),
-  source: z.discriminatedUnion('type', [
-    z.object({ type: z.literal('base64'), media_type: z.string().min(1), data: z.string().min(1) }),
-    z.object({ type: z.literal('url'), url: z.string().min(1) }),
-  ]),
-  ...cacheField,
-});
+export const imageInput = lazySchema(() =>
+  z.object({
+    type: z.literal('image'),
+    source: z.discriminatedUnion('type', [
+      z.object({ type: z.literal('base64'), media_type: z.string().min(1), data: z.string().min(1) }),
+      z.object({ type: z.literal('url'), url: z.string().min(1) }),
+    ]),
+    ...cacheField(),
+  }),
+);
 /** An inbound document block (PDF base64 or URL, or plain text). */
-export const documentInput = z.object({
-  type: z.literal('document'),
-  source: z.discriminatedUnion('type', [
-    z.object({ type: z.literal('base64'), media_type: z.literal('application/pdf'), data: z.string() }),
-    z.object({ type: z.literal('text'), media_type: z.literal('text/plain'), data: z.string() }),
-    z.object({ type: z.literal('url'), url: z.string().min(1) }),
-  ]),
-  title: z.string().nullish(),
-  context: z.string().nullish(),
-  citations: z.object({ enabled: z.boolean().optional() }).nullish(),
-  ...cacheField,
-});
-const toolUseInput = z.object({
-  type: z.literal('tool_use'),
-  id: z.string().min(1),
-  name: z.string().min(1),
-  input: jsonValueSchema,
-  ...cacheField,
-});
+export const documentInput = lazySchema(() =>
+  z.object({
+    type: z.literal('document'),
+    source: z.discriminatedUnion('type', [
+      z.object({ type: z.literal('base64'), media_type: z.literal('application/pdf'), data: z.string() }),
+      z.object({ type: z.literal('text'), media_type: z.literal('text/plain'), data: z.string() }),
+      z.object({ type: z.literal('url'), url: z.string().min(1) }),
+    ]),
+    title: z.string().nullish(),
+    context: z.string().nullish(),
+    citations: z.object({ enabled: z.boolean().optional() }).nullish(),
+    ...cacheField(),
+  }),
+);
+const toolUseInput = lazySchema(() =>
+  z.object({
+    type: z.literal('tool_use'),
+    id: z.string().min(1),
+    name: z.string().min(1),
+    input: jsonValueSchema,
+    ...cacheField(),
+  }),
+);
 /** An inbound `tool_result` block. */
-export const toolResultInput = z.object({
-  type: z.literal('tool_result'),
-  tool_use_id: z.string().min(1),
-  content: z
-    .union([z.string(), z.array(z.discriminatedUnion('type', [textInput, imageInput, documentInput]))])
-    .optional(),
-  is_error: z.boolean().optional(),
-  ...cacheField,
-});
-const thinkingInput = z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() });
-const redactedThinkingInput = z.object({ type: z.literal('redacted_thinking'), data: z.string() });
+export const toolResultInput = lazySchema(() =>
+  z.object({
+    type: z.literal('tool_result'),
+    tool_use_id: z.string().min(1),
+    content: z
+      .union([z.string(), z.array(z.discriminatedUnion('type', [textInput, imageInput, documentInput]))])
+      .optional(),
+    is_error: z.boolean().optional(),
+    ...cacheField(),
+  }),
+);
+const thinkingInput = lazySchema(() =>
+  z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() }),
+);
+const redactedThinkingInput = lazySchema(() =>
+  z.object({ type: z.literal('redacted_thinking'), data: z.string() }),
+);
 
 /**
  * An inbound server-compaction block. Only its type and summary are checked; `fromAnthropic`
  * keeps the block as received (every field, in order) in an opaque part.
  */
-export const compactionInput = z.looseObject({
-  type: z.literal('compaction'),
-  content: z.string().nullish(),
-});
+export const compactionInput = lazySchema(() =>
+  z.looseObject({
+    type: z.literal('compaction'),
+    content: z.string().nullish(),
+  }),
+);
 /** Any block an inbound user message may hold. */
-export const userBlockInput = z.discriminatedUnion('type', [
-  textInput,
-  imageInput,
-  documentInput,
-  toolResultInput,
-]);
+export const userBlockInput = lazySchema(() =>
+  z.discriminatedUnion('type', [textInput, imageInput, documentInput, toolResultInput]),
+);
 /** Any block an inbound assistant message may hold. */
-export const assistantBlockInput = z.discriminatedUnion('type', [
-  textInput,
-  toolUseInput,
-  thinkingInput,
-  redactedThinkingInput,
-  compactionInput,
-]);
+export const assistantBlockInput = lazySchema(() =>
+  z.discriminatedUnion('type', [
+    textInput,
+    toolUseInput,
+    thinkingInput,
+    redactedThinkingInput,
+    compactionInput,
+  ]),
+);
 
 /** Schema of the Anthropic request fields `fromAnthropic` reads (`system` and `messages`). */
-export const anthropicPromptSchema = z.object({
-  system: z.union([z.string(), z.array(textInput)]).optional(),
-  messages: z.array(
-    z.discriminatedUnion('role', [
-      z.object({ role: z.literal('user'), content: z.union([z.string(), z.array(userBlockInput)]) }),
-      z.object({
-        role: z.literal('assistant'),
-        content: z.union([z.string(), z.array(assistantBlockInput)]),
-      }),
-      z.object({ role: z.literal('system'), content: z.union([z.string(), z.array(textInput)]) }),
-    ]),
-  ),
-});
+export const anthropicPromptSchema = lazySchema(() =>
+  z.object({
+    system: z.union([z.string(), z.array(textInput)]).optional(),
+    messages: z.array(
+      z.discriminatedUnion('role', [
+        z.object({ role: z.literal('user'), content: z.union([z.string(), z.array(userBlockInput)]) }),
+        z.object({
+          role: z.literal('assistant'),
+          content: z.union([z.string(), z.array(assistantBlockInput)]),
+        }),
+        z.object({ role: z.literal('system'), content: z.union([z.string(), z.array(textInput)]) }),
+      ]),
+    ),
+  }),
+);

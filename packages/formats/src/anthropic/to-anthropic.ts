@@ -10,7 +10,7 @@ import type {
   ToolResultContentPart,
   ToolResultPart,
 } from '@ctxguard/core';
-import { pushAll } from '@ctxguard/shared';
+import { lazySchema, pushAll } from '@ctxguard/shared';
 import { z } from 'zod';
 import { providerItem } from '../provider-items.js';
 import {
@@ -43,14 +43,16 @@ import type {
 } from './wire-types.js';
 
 /** Options of {@link toAnthropic}. */
-export const toAnthropicOptionsSchema = baseToOptionsSchema.extend({
-  /**
-   * Where system messages that come after the conversation started go. `hoist` (default): onto
-   * the top-level `system`, reported to `onLoss` as `system-position`. `inline`: kept in place
-   * as `role: 'system'` messages, which newer API versions accept.
-   */
-  systemMessages: z.enum(['hoist', 'inline']).default('hoist'),
-});
+export const toAnthropicOptionsSchema = lazySchema(() =>
+  baseToOptionsSchema.extend({
+    /**
+     * Where system messages that come after the conversation started go. `hoist` (default): onto
+     * the top-level `system`, reported to `onLoss` as `system-position`. `inline`: kept in place
+     * as `role: 'system'` messages, which newer API versions accept.
+     */
+    systemMessages: z.enum(['hoist', 'inline']).default('hoist'),
+  }),
+);
 
 /** Options of {@link toAnthropic}. */
 export type ToAnthropicOptions = z.input<typeof toAnthropicOptionsSchema>;

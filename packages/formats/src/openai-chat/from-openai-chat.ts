@@ -13,6 +13,7 @@ import {
   type ToolResultPart,
   type UserMessage,
 } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import {
   assignDefined,
@@ -33,10 +34,12 @@ import {
 import { reasoningFieldSchema } from './reasoning-field.js';
 
 /** Options of {@link fromOpenAIChat}. */
-export const fromOpenAIChatOptionsSchema = z.strictObject({
-  /** Assistant field to read reasoning text from (e.g. `reasoning_content`); unset, none is read. */
-  reasoningField: reasoningFieldSchema.optional(),
-});
+export const fromOpenAIChatOptionsSchema = lazySchema(() =>
+  z.strictObject({
+    /** Assistant field to read reasoning text from (e.g. `reasoning_content`); unset, none is read. */
+    reasoningField: reasoningFieldSchema.optional(),
+  }),
+);
 
 /** Options of {@link fromOpenAIChat}. */
 export type FromOpenAIChatOptions = z.input<typeof fromOpenAIChatOptionsSchema>;

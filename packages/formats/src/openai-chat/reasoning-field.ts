@@ -1,3 +1,4 @@
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /**
@@ -19,9 +20,11 @@ const RESERVED_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /** The `reasoningField` option of both OpenAI chat converters: any field name the message does not already use. */
-export const reasoningFieldSchema = z
-  .string()
-  .min(1)
-  .refine((name) => !RESERVED_FIELDS.has(name), {
-    error: (issue) => `"${String(issue.input)}" is an OpenAI message field or reserved name; pick another`,
-  });
+export const reasoningFieldSchema = lazySchema(() =>
+  z
+    .string()
+    .min(1)
+    .refine((name) => !RESERVED_FIELDS.has(name), {
+      error: (issue) => `"${String(issue.input)}" is an OpenAI message field or reserved name; pick another`,
+    }),
+);

@@ -9,7 +9,7 @@ import type {
   ToolResultPart,
   UserMessage,
 } from '@ctxguard/core';
-import { pushAll } from '@ctxguard/shared';
+import { lazySchema, pushAll } from '@ctxguard/shared';
 import { z } from 'zod';
 import {
   assignDefined,
@@ -41,15 +41,17 @@ import type {
 } from './wire-types.js';
 
 /** Options of {@link toOpenAIChat}. */
-export const toOpenAIChatOptionsSchema = baseToOptionsSchema.extend({
-  /** Role of system messages; default: `developer` where the message came from one, else `system`. */
-  systemRole: z.enum(['system', 'developer']).optional(),
-  /**
-   * Assistant field that carries reasoning text (`reasoning_content` for DeepSeek-style servers).
-   * Unset (the default), reasoning is dropped: the official API takes no reasoning in messages.
-   */
-  reasoningField: reasoningFieldSchema.optional(),
-});
+export const toOpenAIChatOptionsSchema = lazySchema(() =>
+  baseToOptionsSchema.extend({
+    /** Role of system messages; default: `developer` where the message came from one, else `system`. */
+    systemRole: z.enum(['system', 'developer']).optional(),
+    /**
+     * Assistant field that carries reasoning text (`reasoning_content` for DeepSeek-style servers).
+     * Unset (the default), reasoning is dropped: the official API takes no reasoning in messages.
+     */
+    reasoningField: reasoningFieldSchema.optional(),
+  }),
+);
 
 /** Options of {@link toOpenAIChat}. */
 export type ToOpenAIChatOptions = z.input<typeof toOpenAIChatOptionsSchema>;

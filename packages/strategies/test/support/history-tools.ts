@@ -1,6 +1,7 @@
 // A working StrategyTools for the strategies' tests: the non-destructive InMemoryConversationHistory
 // underneath, the compactor's rewrites and offline ContextTools on top. Nothing is mocked: every
 // method does what the core contract says, and every compaction can be rewound.
+
 import {
   compactMessages,
   createOfflineContextTools,
@@ -13,23 +14,23 @@ import {
   summaryBlock,
   truncateWithSlidingWindow,
 } from '@ctxguard/compactor';
-import {
-  type Cancellable,
-  type ContextTools,
-  type ExtractedFact,
-  type FactCategory,
-  type FactInjectionSite,
-  type HistoryEntry,
-  type HistorySegments,
-  isOriginalEntry,
-  type Message,
-  type MessageInput,
-  type RewriteResult,
-  type StrategyToolOptions,
-  type StrategyToolResult,
-  type StrategyTools,
+import type {
+  Cancellable,
+  ContextTools,
+  ExtractedFact,
+  FactCategory,
+  FactInjectionSite,
+  HistoryEntry,
+  HistorySegments,
+  Message,
+  MessageInput,
+  RewriteResult,
+  StrategyToolOptions,
+  StrategyToolResult,
+  StrategyTools,
 } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
+import { isOriginalEntry } from '@ctxguard/shared';
 
 /** Tokens of one message for these tests: 4 of framing plus a quarter of its content's JSON. */
 export function messageTokens(message: Message): number {

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from './errors.js';
-import { type MessageInput, parseMessages } from './message.js';
 import { isCompactionPart, newestCompactionIndex } from './provider-compaction.js';
 
 const anthropicBlock = { type: 'compaction', content: 'Summary: the user wants a trip plan.' };
 const openaiItem = { id: 'cmp_1', type: 'compaction', encrypted_content: 'gAAAAABpq' };
 
-const conversation: MessageInput[] = [
+const conversation = [
   { role: 'system', content: 'Be brief.' },
   { role: 'user', content: 'hi' },
   {
@@ -27,31 +25,11 @@ const conversation: MessageInput[] = [
   { role: 'user', content: 'and now?' },
 ];
 
-describe('opaque parts', () => {
-  it('validate and keep the provider item byte for byte', () => {
-    const parsed = parseMessages(conversation);
-    expect(JSON.stringify(parsed)).toBe(JSON.stringify(conversation));
-  });
-
-  it('name the field when data is not an object', () => {
-    const bad = [
-      { role: 'assistant', content: [{ type: 'opaque', provider: 'openai', kind: 'compaction', data: 'x' }] },
-    ];
-    expect(() => parseMessages(bad)).toThrow(InvalidInputError);
-    expect(() => parseMessages(bad)).toThrow('messages[0].content[0].data');
-  });
-
-  it('are assistant content only', () => {
-    const bad = [{ role: 'user', content: [{ type: 'opaque', provider: 'x', kind: 'y', data: {} }] }];
-    expect(() => parseMessages(bad)).toThrow(InvalidInputError);
-  });
-});
-
 describe('newestCompactionIndex', () => {
   it('finds the newest message holding a compaction item', () => {
-    expect(newestCompactionIndex(parseMessages(conversation))).toBe(4);
-    expect(newestCompactionIndex(parseMessages(conversation.slice(0, 4)))).toBe(2);
-    expect(newestCompactionIndex(parseMessages(conversation.slice(0, 2)))).toBe(-1);
+    expect(newestCompactionIndex(conversation)).toBe(4);
+    expect(newestCompactionIndex(conversation.slice(0, 4))).toBe(2);
+    expect(newestCompactionIndex(conversation.slice(0, 2))).toBe(-1);
   });
 
   it('ignores other opaque kinds and odd shapes', () => {

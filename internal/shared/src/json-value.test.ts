@@ -1,7 +1,7 @@
 import { runInNewContext } from 'node:vm';
-import { formatPath } from '@ctxguard/shared';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { formatPath } from './format-path.js';
 import { copyJsonValue, findJsonValueIssue } from './json-value.js';
 
 function issueOf(value: unknown, maxDepth?: number): string | undefined {

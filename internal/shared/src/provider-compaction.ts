@@ -1,13 +1,17 @@
-import type { OpaquePart } from './message.js';
-
 /** `kind` of an opaque part that holds a provider's compaction item. */
 export const COMPACTION_KIND = 'compaction';
+
+/** What {@link isCompactionPart} checks: core's `OpaquePart` with the compaction kind. */
+export interface CompactionPart {
+  readonly type: 'opaque';
+  readonly kind: typeof COMPACTION_KIND;
+}
 
 /**
  * True for an opaque part holding a provider compaction item (an Anthropic `compaction` block,
  * an OpenAI Responses `compaction` item). Safe on any value.
  */
-export function isCompactionPart(part: unknown): part is OpaquePart {
+export function isCompactionPart(part: unknown): part is CompactionPart {
   if (part === null || typeof part !== 'object') return false;
   const p = part as { type?: unknown; kind?: unknown };
   return p.type === 'opaque' && p.kind === COMPACTION_KIND;
