@@ -26,4 +26,17 @@ describe('lazySchema', () => {
     expect('_zod' in part).toBe(true);
     expect(z.toJSONSchema(list)).toMatchObject({ properties: { parts: { type: 'array' } } });
   });
+
+  it('lists, describes, defines and deletes the properties of the schema', () => {
+    const built = z.object({ id: z.string() });
+    const schema = lazySchema(() => built);
+    expect(Object.keys(schema)).toEqual(Object.keys(built));
+    expect({ ...schema }).toEqual({ ...built });
+    expect(Object.getOwnPropertyDescriptor(schema, '_zod')?.value).toBe(built._zod);
+    Object.defineProperty(schema, 'tag', { value: 'x', configurable: true });
+    expect((schema as unknown as { tag: string }).tag).toBe('x');
+    expect(delete (schema as unknown as { tag?: string }).tag).toBe(true);
+    expect('tag' in built).toBe(false);
+    expect(schema.meta({ description: 'an id' }).description).toBe('an id');
+  });
 });

@@ -3,7 +3,9 @@
  * zod builds every schema's methods when it is made, so making all of a package's schemas at
  * import was most of the time a cold start spent in ctxguard's own code. The stand-in forwards
  * every read to the built value, so it parses, composes (`z.array(lazy)`, `.extend`, `.shape`)
- * and passes zod's `instanceof` checks as the schema itself would.
+ * and passes zod's `instanceof` checks as the schema itself would. It is not the schema's own
+ * object, though: a registry that keys the stand-in (`z.globalRegistry.add(lazy, …)`) does not
+ * know the schema; `.meta()` and `.describe()` work, as they make a new schema.
  */
 export function lazySchema<Value extends object>(build: () => Value): Value {
   let built: Value | undefined;
@@ -11,11 +13,19 @@ export function lazySchema<Value extends object>(build: () => Value): Value {
     built ??= build();
     return built;
   };
-  // The target is never read: every trap answers from the built value.
+  // The target is never read: every trap answers from the built value. Its properties are
+  // reported configurable, as a proxy of an empty, extensible target must.
   return new Proxy({} as Value, {
     get: (_, key) => Reflect.get(value(), key),
     has: (_, key) => Reflect.has(value(), key),
     set: (_, key, assigned) => Reflect.set(value(), key, assigned),
     getPrototypeOf: () => Reflect.getPrototypeOf(value()),
+    ownKeys: () => Reflect.ownKeys(value()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(value(), key);
+      return descriptor === undefined ? undefined : { ...descriptor, configurable: true };
+    },
+    defineProperty: (_, key, descriptor) => Reflect.defineProperty(value(), key, descriptor),
+    deleteProperty: (_, key) => Reflect.deleteProperty(value(), key),
   });
 }

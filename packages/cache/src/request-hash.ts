@@ -9,9 +9,8 @@ export const MAX_REQUEST_DEPTH = 512;
 
 /**
  * Canonical JSON text of a value: object keys sorted by code unit, keys whose value is
- * `undefined` dropped, array order kept. What JSON can carry is the one rule of
- * `findJsonValueIssue` from `@ctxguard/core`, which the stores use too (plain objects from
- * another realm included); anything else (functions, BigInt, symbols, NaN/Infinity, cycles,
+ * `undefined` dropped, array order kept. What JSON can carry is the one rule the stores and
+ * core's message schema use too (plain objects from another realm included); anything else (functions, BigInt, symbols, NaN/Infinity, cycles,
  * Dates, Maps, class instances, `undefined` in arrays, nesting past {@link MAX_REQUEST_DEPTH})
  * throws an `InvalidInputError` naming its path (e.g. `request.messages[2].meta`).
  */

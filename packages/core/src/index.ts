@@ -20,6 +20,7 @@ export type {
   CompactionEvent,
   CompletionEvent,
   ContextMeasureEvent,
+  HookBusOptions,
   MessageResolveEvent,
   WarningEvent,
 } from './hooks.js';

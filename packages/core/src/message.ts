@@ -25,8 +25,8 @@ function addJsonIssue(ctx: z.core.$RefinementCtx, issue: JsonValueIssue, input: 
 }
 
 /**
- * Schema of a JSON value by the one rule of `findJsonValueIssue` (no functions, BigInt, NaN,
- * cycles, Dates, class instances or toJSON methods; at most 512 levels). Parsing returns a copy;
+ * Schema of a JSON value by the one rule the stores of `@ctxguard/persistence` use too (no
+ * functions, BigInt, NaN, cycles, Dates, class instances or toJSON methods; at most 512 levels). Parsing returns a copy;
  * errors name the failing sub-path, e.g. `input.items[2]`.
  */
 export const jsonValueSchema: z.ZodType<JsonValue> = lazySchema(() =>

@@ -3,8 +3,7 @@ import { copyJsonValue, findJsonValueIssue, formatPath } from '@ctxguard/shared'
 import { UnserializableValueError } from './errors.js';
 
 /**
- * Checks that `value` is JSON by the one rule of `findJsonValueIssue` from `@ctxguard/core`:
- * rejects functions, symbols, BigInt, non-finite numbers, cycles, Dates, `undefined` at the top
+ * Checks that `value` is JSON by the one rule core's message schema uses too: rejects functions, symbols, BigInt, non-finite numbers, cycles, Dates, `undefined` at the top
  * level or in arrays, array holes and class instances other than plain objects and arrays (from
  * any realm). Throws {@link UnserializableValueError} naming the offending path (`messages[2].parse`).
  */
