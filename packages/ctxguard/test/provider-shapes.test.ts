@@ -49,6 +49,16 @@ describe("a provider's own messages", () => {
     expect(error.message).toMatch(/fromOpenAIChat\(messages\)/);
   });
 
+  it('an OpenAI assistant message that validates is not stored without its tool calls', async () => {
+    const error = await prepareError([
+      { role: 'user', content: 'Read src/a.ts' },
+      { role: 'assistant', content: 'Reading it.', tool_calls: openAIChat[2]!.tool_calls },
+    ]);
+    expect(error.path).toEqual(['messages', 1, 'tool_calls']);
+    expect(error.message).toMatch(/messages\[1\]\.tool_calls/);
+    expect(error.message).toMatch(/fromOpenAIChat\(messages\)/);
+  });
+
   it('Anthropic messages: the error says how to call fromAnthropic, and that call works', async () => {
     const error = await prepareError(anthropic);
     expect(error.message).toMatch(/messages\[1\]/);

@@ -60,7 +60,7 @@ import type {
 } from './facade-types.js';
 import { messagesToSend, OriginalsIndex, type SyncOptions, syncHistory } from './history-sync.js';
 import { readLearnedLimit, storeLearnedLimit } from './learned-limit.js';
-import { withConverterHint } from './provider-shapes.js';
+import { droppedFieldError, withConverterHint } from './provider-shapes.js';
 import {
   type RequestExtras,
   type RequestRecord,
@@ -1130,6 +1130,8 @@ function validateFrom(input: PrepareInput, app: readonly unknown[], from: number
   for (let i = from; i < app.length; i++) {
     const result = messageSchema.safeParse(app[i]);
     if (!result.success) throw withConverterHint(invalidMessageError(input, i), app[i]);
+    const dropped = droppedFieldError(app[i], i);
+    if (dropped !== undefined) throw dropped;
     parsed.push(result.data);
   }
   assertToolPairs(app, from);

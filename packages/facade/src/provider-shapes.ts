@@ -163,6 +163,23 @@ function providerFormatOf(message: unknown): keyof typeof CONVERTERS | undefined
   return undefined;
 }
 
+/** Fields of OpenAI's messages the message model has no place for: validation would drop them. */
+const OPENAI_ONLY_FIELDS = ['tool_calls', 'tool_call_id', 'function_call'] as const;
+
+/**
+ * The error for `message` (at `index`, valid otherwise) when it carries a field of OpenAI's message
+ * shape that validation would drop, and with it the message's tool calls; undefined without one.
+ */
+export function droppedFieldError(message: unknown, index: number): InvalidInputError | undefined {
+  if (!isRecord(message)) return undefined;
+  const field = OPENAI_ONLY_FIELDS.find((name) => name in message);
+  if (field === undefined) return undefined;
+  return new InvalidInputError(
+    `Invalid prepare input: messages[${index}].${field}: ctxguard messages have no such field (it would be lost). These look like ${CONVERTERS.openai}.`,
+    ['messages', index, field],
+  );
+}
+
 /**
  * `error` (a message that failed validation) with the converter to use when the message is in a
  * provider's own format: `prepare` takes ctxguard's message model.
