@@ -430,6 +430,19 @@ describe('ContextMeasurer', () => {
     expect(m.percentage).toBeNull();
   });
 
+  it("measures a model its provider does not list against the provider's default, with one warning", async () => {
+    const { resolve, measured, warnings } = setup();
+    for (let i = 0; i < 2; i++)
+      await resolve([{ role: 'user', content: text(50) }], { provider: 'openai', model: 'gpt-9-ultra' });
+    expect(measured.every((event) => event.window !== null && event.window > 0)).toBe(true);
+    expect(warnings.map((w) => w.code)).toEqual(['unknown_model']);
+    expect(warnings[0]?.message).toMatch(
+      /^openai\/gpt-9-ultra is not in the catalog: it is measured against openai's default window of \d+ tokens/,
+    );
+    await resolve([{ role: 'user', content: text(50) }], { provider: 'openai', model: 'gpt-4o' });
+    expect(warnings).toHaveLength(1);
+  });
+
   it('makes the effective window the smaller of the model window and a context limit per call or per conversation', async () => {
     const messages: Message[] = [{ role: 'user', content: text(50) }];
     const plain = setup();
