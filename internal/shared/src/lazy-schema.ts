@@ -1,7 +1,7 @@
 /**
  * A value built on its first use, standing in for it until then. For module-level zod schemas:
- * zod builds every schema's methods when it is made, so making all of a package's schemas at
- * import was most of the time a cold start spent in ctxguard's own code. The stand-in forwards
+ * zod does real work for every schema it makes, and making every package's schemas at import
+ * cost a cold start tens of milliseconds for schemas the process may never use. The stand-in forwards
  * every read to the built value, so it parses, composes (`z.array(lazy)`, `.extend`, `.shape`)
  * and passes zod's `instanceof` checks as the schema itself would. It is not the schema's own
  * object, though: a registry that keys the stand-in (`z.globalRegistry.add(lazy, …)`) does not
