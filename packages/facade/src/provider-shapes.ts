@@ -131,6 +131,9 @@ const CONVERTERS = {
   aisdk: 'AI SDK messages: convert them with `fromAISDK(messages)` and send `toAISDK(result.messages)`',
 } as const;
 
+/** Fields of OpenAI's messages the message model has no place for: validation would drop them. */
+const OPENAI_ONLY_FIELDS = ['tool_calls', 'tool_call_id', 'function_call'] as const;
+
 const OPENAI_PART_TYPES = new Set(['image_url', 'input_audio', 'refusal']);
 const ANTHROPIC_PART_TYPES = new Set([
   'tool_use',
@@ -150,7 +153,7 @@ function isAISDKOutput(output: unknown): boolean {
 /** Which provider's own message format `message` is in, when it is recognisably one. */
 function providerFormatOf(message: unknown): keyof typeof CONVERTERS | undefined {
   if (!isRecord(message)) return undefined;
-  if ('tool_calls' in message || 'tool_call_id' in message || 'function_call' in message) return 'openai';
+  if (OPENAI_ONLY_FIELDS.some((field) => field in message)) return 'openai';
   if (message['content'] === null || message['role'] === 'developer') return 'openai';
   const parts = Array.isArray(message['content']) ? message['content'] : [];
   for (const part of parts) {
@@ -162,9 +165,6 @@ function providerFormatOf(message: unknown): keyof typeof CONVERTERS | undefined
   }
   return undefined;
 }
-
-/** Fields of OpenAI's messages the message model has no place for: validation would drop them. */
-const OPENAI_ONLY_FIELDS = ['tool_calls', 'tool_call_id', 'function_call'] as const;
 
 /**
  * The error for `message` (at `index`, valid otherwise) when it carries a field of OpenAI's message

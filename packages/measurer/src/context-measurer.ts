@@ -533,7 +533,7 @@ export class ContextMeasurer {
       this.#warnUnknown(request);
       return { window: null, inputBudget: null };
     }
-    if (model?.match === 'provider-default' && limit === undefined) this.#warnGuessed(request, model);
+    if (model?.match === 'provider-default' && limit === undefined) this.#warnUnknown(request, model);
     const window = known
       ? Math.min(model?.contextWindow ?? Number.POSITIVE_INFINITY, limit ?? Number.POSITIVE_INFINITY)
       : (limit as number);
@@ -600,28 +600,24 @@ export class ContextMeasurer {
     });
   }
 
-  #warnUnknown(request: MeasureInput): void {
+  /** One `unknown_model` warning per model: it has no window, or only its provider's default one. */
+  #warnUnknown(request: MeasureInput, guessed?: ResolvedModel): void {
     const key = `${request.provider}\u0000${request.model}`;
     if (this.#warnedUnknown.has(key)) return;
     this.#warnedUnknown.add(key);
+    const what =
+      guessed === undefined
+        ? 'its window is unknown, so nothing is measured against it'
+        : `it is measured against ${guessed.provider}'s default window of ${guessed.contextWindow} tokens`;
     void this.#hooks.emit('onWarning', {
       code: 'unknown_model',
-      message: `${request.provider}/${request.model} is not in the catalog: its window is unknown, so nothing is measured against it (register it in the catalog or set contextLimit)`,
+      message: `${request.provider}/${request.model} is not in the catalog: ${what} (register it in the catalog or set contextLimit)`,
       source: 'ContextMeasurer',
-      data: { provider: request.provider, model: request.model },
-    });
-  }
-
-  /** A model its provider's catalog does not list (a new or misspelt id) is measured against the provider's default. */
-  #warnGuessed(request: MeasureInput, model: ResolvedModel): void {
-    const key = `${request.provider}\u0000${request.model}`;
-    if (this.#warnedUnknown.has(key)) return;
-    this.#warnedUnknown.add(key);
-    void this.#hooks.emit('onWarning', {
-      code: 'unknown_model',
-      message: `${request.provider}/${request.model} is not in the catalog: it is measured against ${model.provider}'s default window of ${model.contextWindow} tokens (register it in the catalog or set contextLimit)`,
-      source: 'ContextMeasurer',
-      data: { provider: request.provider, model: request.model, window: model.contextWindow },
+      data: {
+        provider: request.provider,
+        model: request.model,
+        ...(guessed === undefined ? {} : { window: guessed.contextWindow }),
+      },
     });
   }
 
