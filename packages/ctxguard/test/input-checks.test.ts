@@ -117,6 +117,22 @@ describe('recordCompletion with input tokens far below the request', () => {
   });
 });
 
+describe('recordCompletion for a conversation never prepared', () => {
+  it('ignores the usage and says which id was not found', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const warnings: WarningEvent[] = [];
+    guard.hooks.on('onWarning', (warning) => void warnings.push(warning));
+    await guard.prepare({ conversationId: 'chat-1', messages: [{ role: 'user', content: 'Hello.' }] });
+    const usage = { inputTokens: 9, outputTokens: 3 };
+    expect(await guard.recordCompletion({ conversationId: 'chat-l', usage })).toEqual({ learned: false });
+    expect(warnings.map((warning) => warning.code)).toEqual(['usage_ignored']);
+    expect(warnings[0]?.message).toMatch(/conversationId: no conversation "chat-l" was prepared/);
+    expect(await guard.recordCompletion({ conversationId: 'chat-1', usage })).toEqual({ learned: true });
+    expect(warnings).toHaveLength(1);
+    await guard.close();
+  });
+});
+
 describe('a strategy that never answers', () => {
   const stuck = {
     specificationVersion: 'v1' as const,

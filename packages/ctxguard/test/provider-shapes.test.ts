@@ -164,6 +164,20 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
     ).toEqual({ inputTokens: 300, outputTokens: 10 });
   });
 
+  it('a whole response passed as usage is rejected, saying to pass its usage field', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const response = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hi.' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
+    };
+    const rejected = guard.recordCompletion({ conversationId: 'usage', usage: response as never });
+    await expect(rejected).rejects.toThrow(/usage: .*whole model response.*`usage: response\.usage`/);
+    await expect(rejected).rejects.not.toThrow(/inputTokens/);
+    await guard.close();
+  });
+
   it('a usage of no known shape is rejected naming the field', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
     await expect(

@@ -287,7 +287,8 @@ export class ConversationGuard {
    * count is then the provider's figure plus an estimate of what came after); and fed into the
    * calibration learning loop (`onCompletion`). Call it before the next `prepare` of the
    * conversation. Returns whether the usage was handed to the calibration loop (false when no such
-   * request is known, or another process prepared it with tools that are not JSON). Handed is not
+   * request is known, or another process prepared it with tools that are not JSON; a conversation
+   * never prepared is also said on `onWarning`, `usage_ignored`). Handed is not
    * learned: a model counted by its own tokenizer keeps no calibration, and a store that fails is
    * reported as an `onWarning` (`calibration_failed`).
    */
@@ -300,6 +301,7 @@ export class ConversationGuard {
     );
     return this.#serialized(id, async () => {
       const loaded = await this.#load(id);
+      if (loaded.length === 0 && !this.#sent.has(id)) return await this.#usageForUnknown(id);
       if (await this.#usageImpossible(loaded, id, usage)) return { learned: false };
       const stored = this.#storedRequest(loaded, id)
         ? await this.#update(id, async (history) => this.#recordUsage(history, id, usage))
@@ -559,7 +561,17 @@ export class ConversationGuard {
     return record.sent === history.length ? record : undefined;
   }
 
-  /** Stores `usage` with the stored request; returns the request, or undefined when it is no longer stored. */
+  /** Usage for a conversation no `prepare` made (a mistyped id, another store): said, and ignored. */
+  async #usageForUnknown(id: string): Promise<{ learned: false }> {
+    await this.hooks.emit('onWarning', {
+      code: 'usage_ignored',
+      message: `recordCompletion conversationId: no conversation ${JSON.stringify(id)} was prepared here or in the store, so the usage was ignored (pass the conversationId the request was prepared with)`,
+      source: 'ctxguard',
+      data: { conversationId: id },
+    });
+    return { learned: false };
+  }
+
   /**
    * True (and said on `onWarning`, `usage_ignored`) when the reported input cannot be the request's:
    * more tokens than the window it was measured against. Anchoring on it or learning from it would
@@ -583,6 +595,7 @@ export class ConversationGuard {
     return true;
   }
 
+  /** Stores `usage` with the stored request; returns the request, or undefined when it is no longer stored. */
   async #recordUsage(
     history: InMemoryConversationHistory,
     id: string,

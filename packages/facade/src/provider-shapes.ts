@@ -105,8 +105,15 @@ function fromAnthropicUsage(usage: z.output<typeof anthropicUsageSchema>): Usage
  * their cached part).
  */
 export const usageInputSchema = lazySchema(() =>
-  z.preprocess((value) => {
+  z.preprocess((value, ctx) => {
     if (!isRecord(value) || 'inputTokens' in value) return value;
+    if (isWholeResponse(value)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'this is a whole model response; pass its usage field (`usage: response.usage`)',
+      });
+      return value;
+    }
     if ('prompt_tokens' in value) {
       const parsed = openAIUsageSchema.safeParse(value);
       return parsed.success ? fromOpenAIUsage(parsed.data) : value;
@@ -122,6 +129,11 @@ export const usageInputSchema = lazySchema(() =>
     return value;
   }, usageSchema),
 );
+
+/** A response object (OpenAI, Anthropic, the AI SDK's result) passed where its `usage` belongs. */
+function isWholeResponse(value: Record<string, unknown>): boolean {
+  return isRecord(value['usage']) && !('prompt_tokens' in value) && !('input_tokens' in value);
+}
 
 const CONVERTERS = {
   openai:
