@@ -45,6 +45,55 @@ describe('prepare over a long agent conversation', () => {
     await guard.close();
   }, 60_000);
 
+  it('keeps whole the results the agent just asked for, pruning the older ones first, and the last reply of a chat', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 30_000 });
+    const source = (name: string, lines: number) =>
+      Array.from(
+        { length: lines },
+        (_, i) => `export const ${name}${i} = compute('${name}', ${i * 7919});`,
+      ).join('\n');
+    const agent: MessageInput[] = [{ role: 'user', content: 'Audit the three modules (PAY-991).' }];
+    for (const [name, lines] of [
+      ['alpha', 500],
+      ['beta', 500],
+      ['gamma', 900],
+    ] as const) {
+      agent.push(
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool-call', toolCallId: name, toolName: 'read_file', input: { path: `${name}.ts` } },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: name, toolName: 'read_file', output: source(name, lines) },
+          ],
+        },
+      );
+    }
+    const sent = await guard.prepare({ conversationId: 'agent', messages: agent });
+    expect(sent.actions.map((action) => action.type)).toContain('compaction');
+    expect(sent.messages.slice(-2)).toEqual(agent.slice(-2));
+    expect(toolPairsIntact(sent.messages)).toBe(true);
+    expect(JSON.stringify(sent.messages)).not.toContain(`alpha499 = compute('alpha', ${499 * 7919})`);
+
+    const chat: MessageInput[] = [{ role: 'user', content: 'Plan the Postgres migration (BILL-4711).' }];
+    for (let turn = 1; chat.length < 80; turn++)
+      chat.push(
+        {
+          role: 'assistant',
+          content: `Step ${turn}: copy orders_${turn} with pg_dump. ${'Keep the lag low. '.repeat(60)}`,
+        },
+        { role: 'user', content: `And step ${turn + 1}? ${'Explain it carefully. '.repeat(40)}` },
+      );
+    const answered = await guard.prepare({ conversationId: 'chat', messages: chat });
+    expect(answered.actions.map((action) => action.type)).toContain('compaction');
+    expect(answered.messages.slice(-2)).toEqual(chat.slice(-2));
+    await guard.close();
+  });
+
   it('a cancelled prepare rejects with the reason at once, even when the ContextTools ignore their signal, and stores nothing of it', async () => {
     let hang = true;
     const offline = createOfflineContextTools();

@@ -83,6 +83,21 @@ describe("a provider's own messages", () => {
     expect(error.message).not.toMatch(/fromAISDK/);
   });
 
+  it('AI SDK 4 tool parts (`args`, `result`): the error names the fields AI SDK 5 renamed', async () => {
+    const call = await prepareError([
+      { role: 'user', content: 'Read it.' },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read', args: {} }] },
+    ]);
+    expect(call.message).toMatch(/messages\[1\]\.content\[0\]\.input/);
+    expect(call.message).toContain('a tool call carries `input` (was `args`)');
+    const result = await prepareError([
+      { role: 'user', content: 'Read it.' },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: {} }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read', result: 'x' }] },
+    ]);
+    expect(result.message).toContain('a tool result `output` (was `result`)');
+  });
+
   it('a message that is simply wrong gets no converter named', async () => {
     const error = await prepareError([{ role: 'user', content: 42 }]);
     expect(error.message).toMatch(/messages\[0\]\.content/);
@@ -162,6 +177,35 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
         completion_tokens_details: null,
       }),
     ).toEqual({ inputTokens: 300, outputTokens: 10 });
+  });
+
+  it("an AI SDK provider's usage: totals with their cache and reasoning parts", async () => {
+    const usage = await recorded({
+      inputTokens: { total: 1_500, noCache: 300, cacheRead: 1_000, cacheWrite: 200 },
+      outputTokens: { total: 90, text: 60, reasoning: 30 },
+    });
+    expect(usage).toEqual({
+      inputTokens: 1_500,
+      outputTokens: 90,
+      cachedInputTokens: 1_000,
+      cacheWriteInputTokens: 200,
+      reasoningTokens: 30,
+    });
+  });
+
+  it("a provider's usage that does not validate is rejected in the provider's own field names", async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const record = (usage: unknown) =>
+      guard.recordCompletion({ conversationId: 'usage', usage: usage as never });
+    await expect(record({ input_tokens: -5, output_tokens: 3 })).rejects.toThrow(
+      /usage\.input_tokens: Too small/,
+    );
+    await expect(record({ input_tokens: 10 })).rejects.toThrow(/usage\.output_tokens: Invalid input/);
+    await expect(record({ prompt_tokens: '12', completion_tokens: 1 })).rejects.toThrow(
+      /usage\.prompt_tokens/,
+    );
+    await expect(record({ input_tokens: -5, output_tokens: 3 })).rejects.not.toThrow(/inputTokens/);
+    await guard.close();
   });
 
   it('a whole response passed as usage is rejected, saying to pass its usage field', async () => {

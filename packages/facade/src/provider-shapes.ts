@@ -99,14 +99,56 @@ function fromAnthropicUsage(usage: z.output<typeof anthropicUsageSchema>): Usage
   };
 }
 
+/** Usage as an AI SDK provider reports it (`LanguageModelV3Usage`: totals with their parts). */
+const providerLevelUsageSchema = lazySchema(() =>
+  z.looseObject({
+    inputTokens: z.looseObject({ total: count, cacheRead: count.nullish(), cacheWrite: count.nullish() }),
+    outputTokens: z.looseObject({ total: count, reasoning: count.nullish() }),
+  }),
+);
+
+function fromProviderLevelUsage(usage: z.output<typeof providerLevelUsageSchema>): Usage {
+  const { cacheRead, cacheWrite } = usage.inputTokens;
+  return {
+    ...providerUsage(
+      usage.inputTokens.total,
+      usage.outputTokens.total,
+      undefined,
+      cacheRead,
+      usage.outputTokens.reasoning,
+    ),
+    ...(cacheWrite !== undefined && cacheWrite !== null ? { cacheWriteInputTokens: cacheWrite } : {}),
+  };
+}
+
+/** Each provider's usage shape, validated and converted to ctxguard's. */
+const providerUsageSchemas = {
+  aiSdkProvider: lazySchema(() => providerLevelUsageSchema.transform(fromProviderLevelUsage)),
+  openAIChat: lazySchema(() => openAIUsageSchema.transform(fromOpenAIUsage)),
+  openAIResponses: lazySchema(() => responsesUsageSchema.transform(fromResponsesUsage)),
+  anthropic: lazySchema(() => anthropicUsageSchema.transform(fromAnthropicUsage)),
+};
+
+/** The schema of the provider shape `value` is in; undefined for ctxguard's own. */
+function providerUsageSchemaOf(value: Record<string, unknown>): z.ZodType<Usage> | undefined {
+  if (isRecord(value['inputTokens'])) return providerUsageSchemas.aiSdkProvider;
+  if ('inputTokens' in value) return undefined;
+  if ('prompt_tokens' in value) return providerUsageSchemas.openAIChat;
+  if ('input_tokens_details' in value || 'output_tokens_details' in value)
+    return providerUsageSchemas.openAIResponses;
+  if ('input_tokens' in value) return providerUsageSchemas.anthropic;
+  return undefined;
+}
+
 /**
  * Usage in ctxguard's shape (`inputTokens`, `outputTokens`, …), or as OpenAI Chat Completions,
- * OpenAI Responses or Anthropic's Messages API report it, converted (prompt tokens counted with
- * their cached part).
+ * OpenAI Responses, Anthropic's Messages API or an AI SDK provider report it, converted (prompt
+ * tokens counted with their cached part). A provider shape that does not validate is reported in
+ * its own field names.
  */
 export const usageInputSchema = lazySchema(() =>
   z.preprocess((value, ctx) => {
-    if (!isRecord(value) || 'inputTokens' in value) return value;
+    if (!isRecord(value)) return value;
     if (isWholeResponse(value)) {
       ctx.addIssue({
         code: 'custom',
@@ -114,25 +156,24 @@ export const usageInputSchema = lazySchema(() =>
       });
       return value;
     }
-    if ('prompt_tokens' in value) {
-      const parsed = openAIUsageSchema.safeParse(value);
-      return parsed.success ? fromOpenAIUsage(parsed.data) : value;
-    }
-    if ('input_tokens_details' in value || 'output_tokens_details' in value) {
-      const parsed = responsesUsageSchema.safeParse(value);
-      return parsed.success ? fromResponsesUsage(parsed.data) : value;
-    }
-    if ('input_tokens' in value) {
-      const parsed = anthropicUsageSchema.safeParse(value);
-      return parsed.success ? fromAnthropicUsage(parsed.data) : value;
-    }
+    const schema = providerUsageSchemaOf(value);
+    if (schema === undefined) return value;
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues)
+      ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     return value;
   }, usageSchema),
 );
 
 /** A response object (OpenAI, Anthropic, the AI SDK's result) passed where its `usage` belongs. */
 function isWholeResponse(value: Record<string, unknown>): boolean {
-  return isRecord(value['usage']) && !('prompt_tokens' in value) && !('input_tokens' in value);
+  return (
+    isRecord(value['usage']) &&
+    !('inputTokens' in value) &&
+    !('prompt_tokens' in value) &&
+    !('input_tokens' in value)
+  );
 }
 
 const CONVERTERS = {
@@ -141,6 +182,8 @@ const CONVERTERS = {
   anthropic:
     'Anthropic Messages API messages: convert them with `fromAnthropic({ system, messages })` and send `toAnthropic(result.messages)`',
   aisdk: 'AI SDK messages: convert them with `fromAISDK(messages)` and send `toAISDK(result.messages)`',
+  aisdk4:
+    'AI SDK 4 messages: since AI SDK 5 a tool call carries `input` (was `args`) and a tool result `output` (was `result`)',
 } as const;
 
 /** Fields of OpenAI's messages the message model has no place for: validation would drop them. */
@@ -162,6 +205,12 @@ function isAISDKOutput(output: unknown): boolean {
   return isRecord(output) && 'value' in output && AI_SDK_OUTPUT_TYPES.has(output['type'] as string);
 }
 
+/** A tool part as AI SDK 4 wrote it: `args` for `input`, `result` for `output`. */
+function isAISDK4Part(part: Record<string, unknown>): boolean {
+  if (part['type'] === 'tool-call') return 'args' in part && !('input' in part);
+  return part['type'] === 'tool-result' && 'result' in part && !('output' in part);
+}
+
 /** Which provider's own message format `message` is in, when it is recognisably one. */
 function providerFormatOf(message: unknown): keyof typeof CONVERTERS | undefined {
   if (!isRecord(message)) return undefined;
@@ -174,6 +223,7 @@ function providerFormatOf(message: unknown): keyof typeof CONVERTERS | undefined
     if (ANTHROPIC_PART_TYPES.has(part['type']) || (part['type'] === 'image' && 'source' in part))
       return 'anthropic';
     if (part['type'] === 'tool-result' && isAISDKOutput(part['output'])) return 'aisdk';
+    if (isAISDK4Part(part)) return 'aisdk4';
   }
   return undefined;
 }

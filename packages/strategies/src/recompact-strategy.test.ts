@@ -28,7 +28,7 @@ describe('RecompactStrategy', () => {
     const { decision, inputBudget } = await compactAt96(new RecompactStrategy(), tools);
     expect(decision.action).toBe('compacted');
     const view = tools.history.messages();
-    const fixed = tools.measure(original.slice(0, 2));
+    const fixed = tools.measure([...original.slice(0, 2), original.at(-1)!]);
     expect(tools.tokens()).toBeLessThanOrEqual(fixed + 0.5 * (inputBudget - fixed));
     expect(view[0]).toEqual(original[0]);
     expect(view[1]).toEqual(original[1]);
@@ -45,7 +45,8 @@ describe('RecompactStrategy', () => {
       content: `You are a careful release assistant. ${'Follow the release rules. '.repeat(400)}`,
     };
     const tools = HistoryStrategyTools.of(conversation);
-    const fixed = tools.measure(tools.history.messages().slice(0, 2));
+    const original = tools.history.messages();
+    const fixed = tools.measure([...original.slice(0, 2), original.at(-1)!]);
     const asked: number[] = [];
     const compact = tools.compactMessages.bind(tools);
     tools.compactMessages = (options) => {
@@ -60,7 +61,7 @@ describe('RecompactStrategy', () => {
     expect(tools.tokens()).toBeLessThanOrEqual(asked[0]!);
   });
 
-  it('lands no closer to the trigger than halfway from the target, and never below the system prompt and task', async () => {
+  it('lands no closer to the trigger than halfway from the target, unless the system prompt, task and newest step already do', async () => {
     const asked = async (repeat: number) => {
       const conversation = chat(12);
       conversation[0] = {
@@ -75,20 +76,21 @@ describe('RecompactStrategy', () => {
         return compact(options);
       };
       const { inputBudget } = await compactAt96(new RecompactStrategy(), tools);
-      return { budgets, inputBudget, fixed: tools.measure(conversation.slice(0, 2) as Message[]) };
+      const fixed = [...conversation.slice(0, 2), conversation.at(-1)] as Message[];
+      return { budgets, inputBudget, fixed: tools.measure(fixed) };
     };
-    // The system prompt and task take about 60%: half the free room above them would land at 0.8.
+    // The system prompt, task and newest step take about 60%: half the free room above them would land at 0.8.
     const middle = await asked(480);
     expect(middle.fixed / middle.inputBudget).toBeGreaterThan(0.45);
     expect(middle.fixed / middle.inputBudget).toBeLessThan(0.7);
     expect(middle.budgets).toEqual([Math.floor(0.7 * middle.inputBudget)]);
-    // They take over 80%: nothing besides them is asked to stay, and they are not cut.
+    // They take over 80%: they are not cut, and the summary of the rest gets half the room beside them.
     const large = await asked(2_000);
     expect(large.fixed / large.inputBudget).toBeGreaterThan(0.8);
-    expect(large.budgets).toEqual([Math.floor(large.fixed)]);
+    expect(large.budgets).toEqual([Math.floor(large.fixed + 0.5 * (large.inputBudget - large.fixed))]);
   });
 
-  it('keeps fewer recent messages verbatim the more verbatim growth the landing leaves before the trigger', async () => {
+  it('keeps the newest step verbatim, and more recent messages only when the landing leaves little growth before the trigger', async () => {
     const asked = async (target: number) => {
       const tools = HistoryStrategyTools.of(chat(30));
       const options: { budgetTokens: number; recentTokens?: number | undefined }[] = [];
@@ -102,9 +104,10 @@ describe('RecompactStrategy', () => {
       return { inputBudget, budgetTokens, recentTokens: recentTokens!, view: tools.history.messages() };
     };
     // Landing about halfway, the messages up to the trigger at 0.9 take over 40% of that request:
-    // only the newest message stays verbatim, the summary and its digest get the rest.
+    // only the newest step (the last reply) stays verbatim, the summary and its digest get the rest.
     const low = await asked(0.5);
-    expect(low.recentTokens).toBe(0);
+    expect(low.recentTokens).toBe(HistoryStrategyTools.of(chat(30)).measure(chat(30).slice(-1) as Message[]));
+    expect(low.view.at(-1)).toEqual(chat(30).at(-1));
     // Landing near the trigger leaves little growth: the compaction keeps recent messages itself.
     const high = await asked(0.85);
     const trigger = 0.9 * high.inputBudget;

@@ -11,7 +11,7 @@ import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { percent, requestOverhead } from './budget-figures.js';
 import { effectiveView, pinnedCount } from './history-view.js';
-import { isUserTurn } from './message-kinds.js';
+import { isCompactionMessage, isUserTurn } from './message-kinds.js';
 
 /** Share of its budget the recent messages a one-shot compaction keeps verbatim may take (the compactor's). */
 const RECENT_SHARE = 0.4;
@@ -41,7 +41,7 @@ export type RecompactStrategyOptions = z.input<typeof recompactStrategyOptionsSc
  * Sends the conversation unchanged until it nears the budget (`at`), then compacts it anew from its
  * original messages with the compactor's one-shot pipeline down to `target` of the room it can free:
  * every compaction draws its summary and facts from the originals (the newest summarizer window of
- * them, after the earlier summary that stands for the rest), the task and the newest message stay,
+ * them, after the earlier summary that stands for the rest), the task and the newest step stay,
  * and the prefix sent is unchanged until the next compaction, far away. A retry within one request
  * halves the target.
  */
@@ -61,12 +61,18 @@ export class RecompactStrategy implements ContextStrategy {
     const target = this.#options.target / 2 ** ctx.attempt;
     const room = ctx.inputBudget - overhead;
     // The target is a share of the room a compaction can free: the overhead (tools, framing) and the
-    // messages every request carries (system prompt, task) come back whatever it does. The request
-    // lands no closer to the trigger than halfway from the target, so the next compaction is not due
-    // at once, and never below that fixed part, which no compaction should cut.
-    const fixed = Math.min(ctx.tools.measure(fixedMessages(view)), room);
+    // messages every request carries come back whatever it does. Those are the system prompt, the task
+    // and the newest step (the last assistant message and what followed it: the results it asked for,
+    // or the user's reply), which the model acts on next.
+    const pinned = fixedMessages(view);
+    const step = ctx.tools.measure(newestStep(view, pinned.length));
+    const fixed = Math.min(ctx.tools.measure(pinned) + step, room);
+    const share = fixed + target * (room - fixed);
+    // The request lands no closer to the trigger than halfway from the target, so the next compaction
+    // is not due at once; when the fixed part alone is past that, the summary of the rest still gets
+    // its share of the room beside it (with none, the last resort would cut the newest step).
     const cap = ((target + this.#options.at) / 2) * ctx.inputBudget - overhead;
-    const landing = Math.min(fixed + target * (room - fixed), Math.max(cap, fixed));
+    const landing = fixed > cap ? share : Math.min(share, cap);
     const budgetTokens = Math.max(1, Math.floor(landing));
     // The messages that follow are sent verbatim until the next trigger. With the recent messages
     // the compaction keeps verbatim they take no more of the request at that trigger than a one-shot
@@ -74,7 +80,7 @@ export class RecompactStrategy implements ContextStrategy {
     // digest, which carry the older messages' facts far more densely than the messages themselves.
     const trigger = this.#options.at * ctx.inputBudget - overhead;
     const growth = Math.max(0, trigger - budgetTokens);
-    const recentTokens = Math.max(0, Math.floor(RECENT_SHARE * trigger - growth));
+    const recentTokens = Math.max(step, Math.floor(RECENT_SHARE * trigger - growth));
     const rewrite = await ctx.tools.compactMessages({
       budgetTokens,
       recentTokens,
@@ -98,6 +104,19 @@ function fixedMessages(view: readonly HistoryEntry[]): Message[] {
   const task = view[pinned]?.message;
   if (task && isUserTurn(task) && view.length > pinned + 1) fixed.push(withoutAttachments(task));
   return fixed;
+}
+
+/**
+ * The newest assistant message after the first `from` messages and every message after it; the
+ * newest message alone when no assistant message follows them.
+ */
+function newestStep(view: readonly HistoryEntry[], from: number): Message[] {
+  for (let index = view.length - 1; index >= from; index--) {
+    const message = view[index]!.message;
+    if (message.role === 'assistant' && !isCompactionMessage(message))
+      return view.slice(index).map((entry) => entry.message);
+  }
+  return view.length > from ? [view.at(-1)!.message] : [];
 }
 
 function withoutAttachments(message: Message): Message {

@@ -286,10 +286,10 @@ describe('AI SDK 7 prompt parts', () => {
     const stats = await middleware.stats('v4-parts');
     expect(stats.originalMessages).toBe(prompt.length - 1);
     expect(stats.compactions.length).toBeGreaterThan(0);
-    expect(sent.prompt.length).toBeLessThan(prompt.length);
     // Every message ctxguard did not write is the app's very object.
     const own = new Set<object>(prompt);
     const kept = sent.prompt.filter((message) => own.has(message));
+    expect(kept.length).toBeLessThan(prompt.length);
     // The system prompt, the task and the newest message at least.
     expect(kept.length).toBeGreaterThanOrEqual(3);
     expect(sent.prompt.at(-1)).toBe(prompt.at(-1));
@@ -335,7 +335,8 @@ describe('AI SDK 7 prompt parts', () => {
     const stats = await middleware.stats('v3-declared');
     expect(stats.originalMessages).toBe(prompt.length - 1);
     expect(stats.compactions.length).toBeGreaterThan(0);
-    expect(sent.prompt.length).toBeLessThan(prompt.length);
+    const own = new Set<object>(prompt);
+    expect(sent.prompt.filter((message) => own.has(message)).length).toBeLessThan(prompt.length);
     expect(sent.prompt.at(-1)).toBe(prompt.at(-1));
     await middleware.close();
   });

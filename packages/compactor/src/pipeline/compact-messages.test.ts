@@ -1,7 +1,7 @@
 import { CtxGuardError, type Message } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { agentConversation } from '../../test/support/agent-conversation.js';
-import { assistant, bigText, system, user } from '../../test/support/messages.js';
+import { assistant, bigText, call, calls, results, system, user } from '../../test/support/messages.js';
 import { contextToolsFromFunctions } from '../facts/context-tools.js';
 import { isSummaryText, parseSummary } from '../facts/summary-format.js';
 import { countToolPairViolations } from '../messages/tool-pairs.js';
@@ -74,6 +74,27 @@ describe('compactMessages', () => {
     // Only the newest message (the closing note) stays verbatim; the summary stands for the rest.
     expect(verbatimAfterSummary(fewest.messages)).toBe(1);
     expect(fewest.messages.at(-1)).toBe(list.at(-1));
+  });
+
+  it('prunes older tool outputs before the results the newest assistant message asked for, however large', async () => {
+    const list: Message[] = [system('You are a coding agent.'), user('Audit the three modules.')];
+    for (const [id, lines] of [
+      ['c0', 60],
+      ['c1', 60],
+      ['c2', 240],
+    ] as const)
+      list.push(
+        calls([call(id, 'read_file', { path: `${id}.ts` })]),
+        results([id, 'read_file', bigText(id, lines)]),
+      );
+    const full = await compactMessages(list, { budgetTokens: 1_000_000 });
+    // The newest output alone is most of the budget: far past the newest quarter pruning keeps.
+    const budgetTokens = Math.floor(full.tokensBefore * 0.8);
+    const compacted = await compactMessages(list, { budgetTokens });
+    expect(compacted.fits).toBe(true);
+    expect(compacted.stagesUsed).toEqual(['prune']);
+    expect(compacted.messages.at(-1)).toBe(list.at(-1));
+    expect(JSON.stringify(compacted.messages.slice(0, -1))).not.toContain('c0 line 59');
   });
 
   it('compacts the first user message when the system prompt and it exceed the budget', async () => {

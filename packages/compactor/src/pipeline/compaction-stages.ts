@@ -186,7 +186,10 @@ export async function pruneStage(run: StageRun): Promise<void> {
   const pruned = await pruneWithMeter(
     run.work,
     {
-      protectTokens: prune.protectTokens ?? Math.min(40_000, Math.floor(budget * 0.25)),
+      protectTokens: Math.max(
+        prune.protectTokens ?? Math.min(40_000, Math.floor(budget * 0.25)),
+        newestResultsTokens(run.work, meter),
+      ),
       // Over budget, any saving helps (the later stages lose more), and placeholders keep every
       // fact of their output that fits: pruning then costs an agent little of what it needs.
       minimumSavings: prune.minimumSavings ?? 0,
@@ -204,6 +207,20 @@ export async function pruneStage(run: StageRun): Promise<void> {
   run.ledger.push(pruned.prunedFacts);
   run.result.prune = { prunedOutputs: pruned.outputs.length, tokensSaved: pruned.tokensSaved };
   recordReplacements(run, 'prune', pruned.messages);
+}
+
+/**
+ * Tokens of the results after the newest assistant message: what the model just asked for, which it
+ * acts on next. Pruning them first (they are often the largest) would have an agent ask again.
+ */
+function newestResultsTokens(list: readonly Message[], meter: TokenMeter): number {
+  let tokens = 0;
+  for (let index = list.length - 1; index >= 0 && list[index]!.role !== 'assistant'; index--) {
+    const message = list[index]!;
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) if (part.type === 'tool-result') tokens += meter.toolPart(part);
+  }
+  return tokens;
 }
 
 /** Stage 2: replaces file reads that a later read of the same file supersedes. */
