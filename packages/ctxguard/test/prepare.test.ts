@@ -94,6 +94,44 @@ describe('prepare over a long agent conversation', () => {
     await guard.close();
   });
 
+  it('keeps the newest result whole at every size that fits beside the older ones', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 30_000 });
+    const source = (name: string, lines: number) =>
+      Array.from(
+        { length: lines },
+        (_, i) => `export const ${name}${i} = compute('${name}', ${i * 7919});`,
+      ).join('\n');
+    const read = (name: string, lines: number): MessageInput[] => [
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: name, toolName: 'read_file', input: { path: `${name}.ts` } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: name, toolName: 'read_file', output: source(name, lines) },
+        ],
+      },
+    ];
+    // From a newest read well under the landing to one past the halfway cap; 910 and 915 lines put
+    // the fixed part just under the cap, where a landing clipped to the cap left the summary no room.
+    for (const lines of [500, 700, 850, 900, 905, 910, 915, 920, 950, 1_000, 1_100]) {
+      const messages: MessageInput[] = [
+        { role: 'user', content: 'Audit the modules.' },
+        ...read('a', 150),
+        ...read('b', 150),
+        ...read('c', 150),
+        ...read('newest', lines),
+      ];
+      const sent = await guard.prepare({ conversationId: `cliff-${lines}`, messages });
+      expect(sent.measurement.current).toBeLessThanOrEqual(sent.measurement.inputBudget!);
+      expect(sent.messages.slice(-2)).toEqual(messages.slice(-2));
+    }
+    await guard.close();
+  });
+
   it('a cancelled prepare rejects with the reason at once, even when the ContextTools ignore their signal, and stores nothing of it', async () => {
     let hang = true;
     const offline = createOfflineContextTools();

@@ -193,6 +193,19 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
     });
   });
 
+  it("an AI SDK provider's usage without totals: the sum of the parts it reported", async () => {
+    const usage = await recorded({
+      inputTokens: { total: undefined, noCache: 300, cacheRead: 1_000, cacheWrite: undefined },
+      outputTokens: { total: undefined, text: 60, reasoning: 30 },
+    });
+    expect(usage).toEqual({
+      inputTokens: 1_300,
+      outputTokens: 90,
+      cachedInputTokens: 1_000,
+      reasoningTokens: 30,
+    });
+  });
+
   it("a provider's usage that does not validate is rejected in the provider's own field names", async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
     const record = (usage: unknown) =>

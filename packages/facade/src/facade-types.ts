@@ -84,14 +84,26 @@ export interface PrepareResult {
   maxOutputTokens?: number | undefined;
 }
 
+/** Usage as an AI SDK provider reports it (`LanguageModelV3Usage`): totals with their parts. */
+interface ProviderLevelUsage {
+  inputTokens: {
+    total?: number | undefined;
+    noCache?: number | undefined;
+    cacheRead?: number | undefined;
+    cacheWrite?: number | undefined;
+  };
+  outputTokens: { total?: number | undefined; text?: number | undefined; reasoning?: number | undefined };
+}
+
 /** What `recordCompletion` is given. */
 export interface RecordCompletionInput {
   conversationId: string;
   /**
    * The usage the provider reported for the request `prepare` returned last: ctxguard's `Usage`, or
-   * OpenAI Chat Completions' or Anthropic's `response.usage` as they come.
+   * `response.usage` as OpenAI (Chat Completions, Responses), Anthropic or an AI SDK provider
+   * (`LanguageModelV3Usage`) report it.
    */
-  usage: Usage | OpenAIChatUsage | AnthropicUsage;
+  usage: Usage | OpenAIChatUsage | AnthropicUsage | ProviderLevelUsage;
 }
 
 /** What `recoverOverflow` is given. */

@@ -102,10 +102,25 @@ function fromAnthropicUsage(usage: z.output<typeof anthropicUsageSchema>): Usage
 /** Usage as an AI SDK provider reports it (`LanguageModelV3Usage`: totals with their parts). */
 const providerLevelUsageSchema = lazySchema(() =>
   z.looseObject({
-    inputTokens: z.looseObject({ total: count, cacheRead: count.nullish(), cacheWrite: count.nullish() }),
-    outputTokens: z.looseObject({ total: count, reasoning: count.nullish() }),
+    inputTokens: z.preprocess(
+      totalOfParts(['noCache', 'cacheRead', 'cacheWrite']),
+      z.looseObject({ total: count, cacheRead: count.nullish(), cacheWrite: count.nullish() }),
+    ),
+    outputTokens: z.preprocess(
+      totalOfParts(['text', 'reasoning']),
+      z.looseObject({ total: count, reasoning: count.nullish() }),
+    ),
   }),
 );
+
+/** A provider may leave `total` out and report its parts: their sum stands in for it. */
+function totalOfParts(parts: readonly string[]) {
+  return (value: unknown) => {
+    if (!isRecord(value) || value['total'] !== undefined) return value;
+    const reported = parts.map((part) => value[part]).filter((n): n is number => typeof n === 'number');
+    return reported.length === 0 ? value : { ...value, total: reported.reduce((sum, n) => sum + n, 0) };
+  };
+}
 
 function fromProviderLevelUsage(usage: z.output<typeof providerLevelUsageSchema>): Usage {
   const { cacheRead, cacheWrite } = usage.inputTokens;

@@ -23,8 +23,8 @@ export const recompactStrategyOptionsSchema = lazySchema(() =>
       /** Fraction of the input budget at which it compacts. */
       at: z.number().gt(0).max(1).default(0.9),
       /**
-       * Share of the room a compaction can free (the input budget less the overhead, system prompt
-       * and task every request carries) that the compacted history may fill.
+       * Share of the room a compaction can free (the input budget less the overhead, system prompt,
+       * task and newest step every request carries) that the compacted history may fill.
        */
       target: z.number().gt(0).lt(1).default(0.5),
     })
@@ -67,12 +67,12 @@ export class RecompactStrategy implements ContextStrategy {
     const pinned = fixedMessages(view);
     const step = ctx.tools.measure(newestStep(view, pinned.length));
     const fixed = Math.min(ctx.tools.measure(pinned) + step, room);
-    const share = fixed + target * (room - fixed);
+    const share = target * (room - fixed);
     // The request lands no closer to the trigger than halfway from the target, so the next compaction
-    // is not due at once; when the fixed part alone is past that, the summary of the rest still gets
-    // its share of the room beside it (with none, the last resort would cut the newest step).
+    // is not due at once; but the summary of the rest keeps at least half its share of the room
+    // beside the fixed part (with none, the last resort would cut the newest step).
     const cap = ((target + this.#options.at) / 2) * ctx.inputBudget - overhead;
-    const landing = fixed > cap ? share : Math.min(share, cap);
+    const landing = Math.max(Math.min(fixed + share, cap), fixed + share / 2);
     const budgetTokens = Math.max(1, Math.floor(landing));
     // The messages that follow are sent verbatim until the next trigger. With the recent messages
     // the compaction keeps verbatim they take no more of the request at that trigger than a one-shot

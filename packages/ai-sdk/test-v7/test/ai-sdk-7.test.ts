@@ -289,8 +289,8 @@ describe('AI SDK 7 prompt parts', () => {
     // Every message ctxguard did not write is the app's very object.
     const own = new Set<object>(prompt);
     const kept = sent.prompt.filter((message) => own.has(message));
-    expect(kept.length).toBeLessThan(prompt.length);
-    // The system prompt, the task and the newest message at least.
+    expect(JSON.stringify(sent.prompt).length).toBeLessThan(JSON.stringify(prompt).length / 2);
+    // The system prompt, the task and the newest step at least.
     expect(kept.length).toBeGreaterThanOrEqual(3);
     expect(sent.prompt.at(-1)).toBe(prompt.at(-1));
     // Whatever was written is in the V4 form: tagged file data, no V3 part types.
@@ -335,8 +335,7 @@ describe('AI SDK 7 prompt parts', () => {
     const stats = await middleware.stats('v3-declared');
     expect(stats.originalMessages).toBe(prompt.length - 1);
     expect(stats.compactions.length).toBeGreaterThan(0);
-    const own = new Set<object>(prompt);
-    expect(sent.prompt.filter((message) => own.has(message)).length).toBeLessThan(prompt.length);
+    expect(JSON.stringify(sent.prompt).length).toBeLessThan(JSON.stringify(prompt).length / 2);
     expect(sent.prompt.at(-1)).toBe(prompt.at(-1));
     await middleware.close();
   });

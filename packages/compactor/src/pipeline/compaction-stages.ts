@@ -338,20 +338,24 @@ function withFactsMarker(
  */
 export async function oversizedStage(run: StageRun): Promise<void> {
   if (!run.opts.compactOversized || !overLimits(run, run.work)) return;
-  const pruned = await pruneWithMeter(
-    run.work,
-    {
-      protectTokens: 0,
-      minimumSavings: 0,
-      protectedTools: [],
-      targetTokens: run.budget,
-      tools: run.offline,
-      counter: run.meter.counter,
-      countContext: run.meter.context,
-    },
-    run.meter,
-  );
-  if (pruned.pruned) recordReplacements(run, 'prune', pruned.messages);
+  // Every other output goes before the results the newest assistant message asked for.
+  for (const protectTokens of [newestResultsTokens(run.work, run.meter), 0]) {
+    if (!overLimits(run, run.work)) return;
+    const pruned = await pruneWithMeter(
+      run.work,
+      {
+        protectTokens,
+        minimumSavings: 0,
+        protectedTools: [],
+        targetTokens: run.budget,
+        tools: run.offline,
+        counter: run.meter.counter,
+        countContext: run.meter.context,
+      },
+      run.meter,
+    );
+    if (pruned.pruned) recordReplacements(run, 'prune', pruned.messages);
+  }
   const before = run.work;
   // A summary or marker this run wrote goes bare rather than shrunk: it still hosts the digest,
   // which says its facts again in the room left.

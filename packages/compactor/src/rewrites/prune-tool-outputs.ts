@@ -30,7 +30,7 @@ export const pruneToolOutputsOptionsSchema = lazySchema(() =>
       minimumSavings: tokenCount.default(20_000),
       /** Tool names whose outputs are never pruned (default `['skill']`). */
       protectedTools: z.array(z.string()).default(['skill']),
-      /** Stop once the list fits in this many tokens, pruning the oldest outputs first (default: prune every candidate). */
+      /** Stop once the list fits in this many tokens, pruning the largest outputs first (default: prune every candidate). */
       targetTokens: tokenCount.optional(),
       /** Most facts a placeholder keeps from the output it replaces (default 8). */
       maxKeptFacts: z.number().int().nonnegative().default(8),
