@@ -11,6 +11,26 @@ import { agentTurn, seeded, toolPairsIntact } from './support/agent-conversation
 
 const SYSTEM = 'You are a coding agent. Never delete files.';
 
+/** An assistant's read of `name`.ts and its result: `lines` lines of generated source. */
+function readFile(name: string, lines: number): MessageInput[] {
+  const source = Array.from(
+    { length: lines },
+    (_, i) => `export const ${name}${i} = compute('${name}', ${i * 7919});`,
+  ).join('\n');
+  return [
+    {
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', toolCallId: name, toolName: 'read_file', input: { path: `${name}.ts` } },
+      ],
+    },
+    {
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: name, toolName: 'read_file', output: source }],
+    },
+  ];
+}
+
 describe('prepare over a long agent conversation', () => {
   it('never returns over the budget, keeps pairs and the system prompt, and keeps compactions across calls', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 16_000 });
@@ -47,32 +67,13 @@ describe('prepare over a long agent conversation', () => {
 
   it('keeps whole the results the agent just asked for, pruning the older ones first, and the last reply of a chat', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 30_000 });
-    const source = (name: string, lines: number) =>
-      Array.from(
-        { length: lines },
-        (_, i) => `export const ${name}${i} = compute('${name}', ${i * 7919});`,
-      ).join('\n');
     const agent: MessageInput[] = [{ role: 'user', content: 'Audit the three modules (PAY-991).' }];
     for (const [name, lines] of [
       ['alpha', 500],
       ['beta', 500],
       ['gamma', 900],
-    ] as const) {
-      agent.push(
-        {
-          role: 'assistant',
-          content: [
-            { type: 'tool-call', toolCallId: name, toolName: 'read_file', input: { path: `${name}.ts` } },
-          ],
-        },
-        {
-          role: 'tool',
-          content: [
-            { type: 'tool-result', toolCallId: name, toolName: 'read_file', output: source(name, lines) },
-          ],
-        },
-      );
-    }
+    ] as const)
+      agent.push(...readFile(name, lines));
     const sent = await guard.prepare({ conversationId: 'agent', messages: agent });
     expect(sent.actions.map((action) => action.type)).toContain('compaction');
     expect(sent.messages.slice(-2)).toEqual(agent.slice(-2));
@@ -96,34 +97,15 @@ describe('prepare over a long agent conversation', () => {
 
   it('keeps the newest result whole at every size that fits beside the older ones', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 30_000 });
-    const source = (name: string, lines: number) =>
-      Array.from(
-        { length: lines },
-        (_, i) => `export const ${name}${i} = compute('${name}', ${i * 7919});`,
-      ).join('\n');
-    const read = (name: string, lines: number): MessageInput[] => [
-      {
-        role: 'assistant',
-        content: [
-          { type: 'tool-call', toolCallId: name, toolName: 'read_file', input: { path: `${name}.ts` } },
-        ],
-      },
-      {
-        role: 'tool',
-        content: [
-          { type: 'tool-result', toolCallId: name, toolName: 'read_file', output: source(name, lines) },
-        ],
-      },
-    ];
     // From a newest read well under the landing to one past the halfway cap; 910 and 915 lines put
     // the fixed part just under the cap, where a landing clipped to the cap left the summary no room.
     for (const lines of [500, 700, 850, 900, 905, 910, 915, 920, 950, 1_000, 1_100]) {
       const messages: MessageInput[] = [
         { role: 'user', content: 'Audit the modules.' },
-        ...read('a', 150),
-        ...read('b', 150),
-        ...read('c', 150),
-        ...read('newest', lines),
+        ...readFile('a', 150),
+        ...readFile('b', 150),
+        ...readFile('c', 150),
+        ...readFile('newest', lines),
       ];
       const sent = await guard.prepare({ conversationId: `cliff-${lines}`, messages });
       expect(sent.measurement.current).toBeLessThanOrEqual(sent.measurement.inputBudget!);
