@@ -117,6 +117,46 @@ describe('recordCompletion with input tokens far below the request', () => {
   });
 });
 
+describe('recordCompletion with the same low usage on every call of a growing agent loop', () => {
+  it('anchors on none that is under a quarter of the estimate, so every request stays within the budget', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 6_000 });
+    const warnings: WarningEvent[] = [];
+    guard.hooks.on('onWarning', (warning) => void warnings.push(warning));
+    const history: MessageInput[] = [
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: 'Read every file.' },
+    ];
+    let compacted = 0;
+    for (let step = 0; step < 14; step++) {
+      const sent = await guard.prepare({ conversationId: 'loop', messages: history });
+      compacted += sent.actions.length;
+      const { current } = await guard.measurer.measure({
+        provider: 'openai',
+        model: 'gpt-4o',
+        messages: sent.messages,
+      });
+      expect(current).toBeLessThanOrEqual(sent.measurement.inputBudget!);
+      expect(sent.measurement.current).toBeGreaterThanOrEqual(Math.floor(current / 4));
+      // A usage far below any request after the first few: another request's, or cache reads left out.
+      await guard.recordCompletion({ conversationId: 'loop', usage: { inputTokens: 100, outputTokens: 10 } });
+      const id = `call-${step}`;
+      const text = Array.from({ length: 280 }, (_, k) => (k * 7_919 + step) % 10_007).join(' ');
+      history.push(
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'read', input: {} }] },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: id, toolName: 'read', output: { type: 'text', value: text } },
+          ],
+        },
+      );
+    }
+    expect(compacted).toBeGreaterThan(0);
+    expect(warnings.some((warning) => warning.code === 'usage_ignored')).toBe(true);
+    await guard.close();
+  });
+});
+
 describe('recordCompletion for a conversation never prepared', () => {
   it('ignores the usage and says which id was not found', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });

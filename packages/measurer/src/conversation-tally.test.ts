@@ -108,6 +108,22 @@ describe('ConversationTally', () => {
     const skipped = [...answered, user('x'), reply('y', 900), user('z')];
     expect(tally.update([...skipped, reply('w', 1_000)], count, at(0)).anchorIndex).toBe(-1);
   });
+
+  it('does not anchor on usage under a quarter of the estimate of the messages it covers', () => {
+    const tally = new ConversationTally();
+    const { count } = counting();
+    const request = [user('q'.repeat(400))];
+    tally.update(request, count, at(0));
+    // The question and reply are estimated at 402: 98 + 2 reported is under a quarter, 99 + 2 is not.
+    const low = tally.update([...request, reply('ok', 98), user('more')], count, at(0));
+    expect(low).toMatchObject({ anchorIndex: -1, usageTokens: 0, trailingTokens: 406 });
+    const fresh = new ConversationTally();
+    fresh.update(request, count, at(0));
+    expect(fresh.update([...request, reply('ok', 99), user('more')], count, at(0))).toMatchObject({
+      anchorIndex: 1,
+      usageTokens: 101,
+    });
+  });
 });
 
 describe('ConversationTally across models', () => {

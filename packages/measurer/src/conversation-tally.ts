@@ -66,6 +66,19 @@ export const ROTATING_CHECKS = 16;
 /** Earlier messages, evenly spread, compared before learning from a sampled tally's parts. */
 const SPREAD_CHECKS = 16;
 
+/** No tokenizer counts less than a quarter of another's tokens for the same text. */
+const TOKENIZER_SPREAD = 4;
+
+/**
+ * Whether usage reported for messages estimated at `estimated` tokens cannot be theirs: under a
+ * quarter of the estimate (cache reads left out, another request's usage). Anchored on it, every
+ * later request would look that much smaller, however long the conversation grew; without the
+ * anchor the estimate stands.
+ */
+function implausibleUsage(reported: number, estimated: number): boolean {
+  return reported * TOKENIZER_SPREAD < estimated;
+}
+
 /**
  * Per-message estimates of one conversation, kept between calls: a later request is compared
  * message by message with the previous one (a pointer comparison per leaf when strings are shared,
@@ -224,7 +237,7 @@ export class ConversationTally {
     const messageTokens = sums[n] as number;
     const anchor = this.#anchorValid ? this.#usageIndex : -1;
     const reported = anchor >= 0 ? reportedTokens(this.#at(anchor)) : undefined;
-    if (anchor < 0 || reported === undefined)
+    if (anchor < 0 || reported === undefined || implausibleUsage(reported, sums[anchor + 1] as number))
       return {
         messageTokens,
         anchorIndex: -1,
