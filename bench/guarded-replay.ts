@@ -44,6 +44,8 @@ function countedTools(inner: ContextTools): { tools: ContextTools; calls: () => 
   return {
     tools: {
       specificationVersion: 'v1',
+      // Counting changes nothing the tools do: the compactor treats them as the tools they wrap.
+      origin: inner,
       summarize: (request) => {
         calls++;
         return inner.summarize(request);

@@ -244,6 +244,11 @@ export function createOfflineContextTools(options?: OfflineContextToolsOptions):
   return tools;
 }
 
+/** Whether `tools` (or the tools they wrap, their `origin`) are offline ones: no tools means the offline ones. */
+export function isOfflineTools(tools: ContextTools | undefined): boolean {
+  return tools === undefined || offlineSettings.has(isContextTools(tools.origin) ? tools.origin : tools);
+}
+
 let sharedOfflineTools: ContextTools | undefined;
 
 /**

@@ -140,6 +140,9 @@ export interface StageOperations {
 /** The options after parsing: defaults filled in. */
 export type ParsedCompactMessagesOptions = z.output<typeof compactMessagesOptionsSchema>;
 
+/** Share of the budget the recent messages a summary leaves verbatim may take, when not set. */
+export const DEFAULT_RECENT_SHARE = 0.4;
+
 /** A stage switch read as its settings: `undefined` when the stage is off, `{}` when on with defaults. */
 export function stageSettings<T extends object>(value: boolean | T): T | undefined {
   return value === false ? undefined : value === true ? ({} as T) : value;

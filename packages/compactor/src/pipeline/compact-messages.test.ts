@@ -3,9 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { agentConversation } from '../../test/support/agent-conversation.js';
 import { assistant, bigText, call, calls, results, system, user } from '../../test/support/messages.js';
 import { contextToolsFromFunctions } from '../facts/context-tools.js';
+import { createOfflineContextTools } from '../facts/offline-context-tools.js';
 import { isSummaryText, parseSummary } from '../facts/summary-format.js';
 import { countToolPairViolations } from '../messages/tool-pairs.js';
 import { compactMessages } from './compact-messages.js';
+
+const summaryAt = (messages: readonly Message[]) =>
+  messages.findIndex((m) => isSummaryText(typeof m.content === 'string' ? m.content : ''));
+const verbatimAfterSummary = (messages: readonly Message[]) => messages.length - 1 - summaryAt(messages);
 
 describe('compactMessages', () => {
   it('returns the input untouched when it already fits', async () => {
@@ -60,13 +65,17 @@ describe('compactMessages', () => {
     const list = agentConversation(12);
     const full = await compactMessages(list, { budgetTokens: 1_000_000 });
     const budgetTokens = Math.floor(full.tokensBefore / 4);
-    const summaryAt = (messages: readonly Message[]) =>
-      messages.findIndex((m) => isSummaryText(typeof m.content === 'string' ? m.content : ''));
-    const verbatimAfterSummary = (messages: readonly Message[]) => messages.length - 1 - summaryAt(messages);
     const usual = await compactMessages(list, { budgetTokens, prune: false });
+    // Tools that are not the offline ones: the summary is not made again for a longer tail.
+    const offline = createOfflineContextTools();
+    const tools = contextToolsFromFunctions({
+      summarize: (request) => offline.summarize(request),
+      extractFacts: (request) => offline.extractFacts(request),
+    });
     const fewest = await compactMessages(list, {
       budgetTokens,
       prune: false,
+      tools,
       summarize: { maxRecentTokens: 0, minRecentMessages: 1 },
     });
     expect(fewest.fits).toBe(true);
@@ -74,6 +83,29 @@ describe('compactMessages', () => {
     // Only the newest message (the closing note) stays verbatim; the summary stands for the rest.
     expect(verbatimAfterSummary(fewest.messages)).toBe(1);
     expect(fewest.messages.at(-1)).toBe(list.at(-1));
+  });
+
+  it('gives the room a short summary leaves to the newest messages, verbatim, with offline tools', async () => {
+    // A chat with no paths, commands or errors: the offline summary of it is short.
+    const list: Message[] = [system('You are a travel assistant.'), user('Plan three weeks in Portugal.')];
+    for (let turn = 0; turn < 20; turn++)
+      list.push(
+        assistant(
+          `Day plan ${turn}: ${'walk the old town, then lunch by the river and a museum. '.repeat(12)}`,
+        ),
+        user(`Thanks. And the next town, on a budget of ${100 + turn} euros a day?`),
+      );
+    const full = await compactMessages(list, { budgetTokens: 1_000_000 });
+    const budgetTokens = Math.floor(full.tokensBefore / 2);
+    const summarize = { maxRecentTokens: 0, minRecentMessages: 1 };
+    const result = await compactMessages(list, { budgetTokens, summarize });
+    expect(result.fits).toBe(true);
+    expect(result.stagesUsed).toContain('summarize');
+    expect(result.tokensAfter).toBeGreaterThan(budgetTokens * 0.75);
+    // The newest turns follow the summary as they were.
+    const tail = result.messages.slice(summaryAt(result.messages) + 1);
+    expect(tail.length).toBeGreaterThan(4);
+    expect(tail).toEqual(list.slice(list.length - tail.length));
   });
 
   it('prunes older tool outputs before the results the newest assistant message asked for, however large', async () => {

@@ -1,11 +1,16 @@
 import { type Message, parseOptions } from '@ctxguard/core';
+import { runMeter } from '../budget/token-meter.js';
 import type { DigestFact } from '../facts/fact-digest.js';
+import { isOfflineTools } from '../facts/offline-context-tools.js';
+import { isSummaryText } from '../facts/summary-format.js';
+import { readableText } from '../messages/message-parts.js';
 import {
   type CompactionResult,
   type CompactMessagesOptions,
   compactMessagesOptionsSchema,
   type ParsedCompactMessagesOptions,
   type StageOperations,
+  stageSettings,
 } from './compact-messages-options.js';
 import {
   deduplicateStage,
@@ -41,7 +46,7 @@ export { compactMessagesOptionsSchema } from './compact-messages-options.js';
 export async function runCompaction(
   messages: readonly Message[],
   opts: ParsedCompactMessagesOptions,
-): Promise<{ result: CompactionResult; stages: StageOperations[] }> {
+): Promise<CompactionRun> {
   let candidates: DigestFact[] | undefined;
   const facts = async () => {
     candidates ??= await inputFacts(Array.isArray(messages) ? messages : []);
@@ -55,14 +60,54 @@ export async function runCompaction(
     opts.prune === false ||
     opts.summarize === false
   )
-    return first;
+    return await withLongerTail(messages, opts, facts, first, true);
   const all = await facts();
   const kept = retainedFacts(first.result.messages, all);
   if (first.result.fits && kept === all.length) return first;
   const second = await runStages(messages, opts, facts, false);
   if (!second.result.fits) return first;
   if (!first.result.fits) return second;
-  return retainedFacts(second.result.messages, all) > kept ? second : first;
+  return retainedFacts(second.result.messages, all) > kept
+    ? await withLongerTail(messages, opts, facts, second, false)
+    : await withLongerTail(messages, opts, facts, first, true);
+}
+
+type CompactionRun = { result: CompactionResult; stages: StageOperations[] };
+
+/**
+ * A summary that came back shorter than its room (the offline summary of messages with few facts
+ * to extract is short) leaves the compaction under its budget, the room unused: the run is made
+ * again keeping the newest messages verbatim in that room (as many as fit, the rest summarized),
+ * and kept when it still fits and shows every fact the first one did. Offline tools only: a
+ * model-backed summarizer would be asked again.
+ */
+async function withLongerTail(
+  messages: readonly Message[],
+  opts: ParsedCompactMessagesOptions,
+  facts: () => Promise<DigestFact[]>,
+  run: CompactionRun,
+  pruneFirst: boolean,
+): Promise<CompactionRun> {
+  const { result } = run;
+  const summarize = stageSettings(opts.summarize);
+  const room = opts.budgetTokens - result.tokensAfter;
+  if (opts.modelBacked || !isOfflineTools(opts.tools) || !summarize) return run;
+  if (!result.fits || room <= 0 || !result.stagesUsed.includes('summarize')) return run;
+  const summaryAt = result.messages.findLastIndex((message) => isSummaryText(readableText(message)));
+  if (summaryAt < 0) return run;
+  // The tail may grow by the room: the summary of the fewer messages before it takes no more.
+  const tail = runMeter(opts.counter, opts.countContext).total(result.messages.slice(summaryAt + 1));
+  const longer = await runStages(
+    messages,
+    { ...opts, summarize: { ...summarize, keepRecentRatio: 1, maxRecentTokens: tail + room } },
+    facts,
+    pruneFirst,
+  );
+  const { stagesUsed, fits, tokensAfter } = longer.result;
+  if (!fits || tokensAfter <= result.tokensAfter) return run;
+  if (stagesUsed.some((stage) => !result.stagesUsed.includes(stage))) return run;
+  const all = await facts();
+  return retainedFacts(longer.result.messages, all) >= retainedFacts(result.messages, all) ? longer : run;
 }
 
 /**

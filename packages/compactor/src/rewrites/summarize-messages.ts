@@ -441,8 +441,9 @@ type SummarizeOptions = z.output<typeof summarizeMessagesOptionsSchema>;
 
 /**
  * Where the verbatim recent messages start: the latest tool-pair boundary that keeps at least
- * `keepRecentRatio` of the `count` messages after the head, moved later while the recent messages
- * take more than `maxRecentTokens`. Undefined when no boundary fits.
+ * `keepRecentRatio` of the `count` messages after the head (else the earliest that keeps
+ * `minRecentMessages`: with a ratio of 1, as many as `maxRecentTokens` allows), moved later while
+ * the recent messages take more than `maxRecentTokens`. Undefined when no boundary fits.
  */
 function recentStart(
   list: readonly Message[],
@@ -456,7 +457,7 @@ function recentStart(
     .map((unit) => unit.start)
     .filter((start) => start > from);
   const fitting = boundaries.filter((start) => list.length - start >= Math.min(keep, count));
-  let to = fitting.length > 0 ? fitting[fitting.length - 1]! : undefined;
+  let to = fitting.at(-1) ?? boundaries.find((start) => list.length - start >= opts.minRecentMessages);
   if (to !== undefined && opts.maxRecentTokens !== undefined) {
     // The recent part's tokens, less each unit it gives up (summing it anew each step was O(n²)).
     let recentTokens = meter.range(list, to, list.length);
