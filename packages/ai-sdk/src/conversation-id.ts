@@ -17,7 +17,7 @@ export function conversationIdOf(
   if (typeof id !== 'string' || id.length === 0)
     throw new InvalidInputError(
       'providerOptions.ctxguard.conversationId: every guarded call needs a conversation id (a non-empty string), ' +
-        'set there or returned by the conversationId option',
+        `set there or returned by the conversationId option${otherKeysOf(params)}`,
       path,
     );
   const checked = conversationIdSchema.safeParse(id);
@@ -30,6 +30,14 @@ export function conversationIdOf(
       ? 'providerOptions.ctxguard.conversationId'
       : 'the id the conversationId option returned';
   throw new InvalidInputError(`${where}: ${why}`, path);
+}
+
+/** What else `providerOptions.ctxguard` holds, said when it holds no conversation id (a misspelled key). */
+function otherKeysOf(params: LanguageModelV3CallOptions): string {
+  const own = params.providerOptions?.['ctxguard'];
+  const others = Object.keys(own ?? {}).filter((key) => key !== 'conversationId');
+  if (others.length === 0) return '';
+  return ` (providerOptions.ctxguard holds ${others.map((key) => JSON.stringify(key)).join(', ')}; the key is "conversationId")`;
 }
 
 /** The call's provider options without ctxguard's own entry (providers never see it). */

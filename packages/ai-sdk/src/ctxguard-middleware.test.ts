@@ -181,6 +181,14 @@ describe('ctxguardMiddleware.transformParams', () => {
     await expect(
       middleware.transformParams?.({ type: 'generate', params: callOptions(agentPrompt()), model }),
     ).rejects.toThrow('providerOptions.ctxguard.conversationId');
+    // A misspelled key is named.
+    const misspelled = {
+      ...callOptions(agentPrompt()),
+      providerOptions: { ctxguard: { conversationID: 'c-1' } },
+    };
+    await expect(
+      middleware.transformParams?.({ type: 'generate', params: misspelled, model }),
+    ).rejects.toThrow('providerOptions.ctxguard holds "conversationID"; the key is "conversationId"');
     const byOption = ctxguardMiddleware({
       conversationId: (params) => String(params.headers?.['x-chat'] ?? '') || undefined,
     });

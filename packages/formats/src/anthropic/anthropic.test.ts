@@ -66,6 +66,12 @@ describe('fromAnthropic validation', () => {
     ).toThrow('anthropic.messages[1].role');
   });
 
+  it('says to pass the request, not its messages array', () => {
+    expect(() => fromAnthropic([{ role: 'user', content: 'x' }])).toThrow(
+      'received an array; pass fromAnthropic({ system, messages })',
+    );
+  });
+
   it('ignores the other request fields', () => {
     expect(
       fromAnthropic({

@@ -2,6 +2,7 @@ import {
   type AssistantMessage,
   type FilePart,
   type ImagePart,
+  InvalidInputError,
   type JsonValue,
   type Message,
   type ProviderOptions,
@@ -196,6 +197,11 @@ function assistantFromAnthropic(
  * the block as received.
  */
 export function fromAnthropic(prompt: unknown): Message[] {
+  if (Array.isArray(prompt))
+    throw new InvalidInputError(
+      'anthropic: expected the request ({ system?, messages }), received an array; pass fromAnthropic({ system, messages })',
+      [],
+    );
   const input = parseInput(anthropicPromptSchema, prompt, 'anthropic');
   const out: Message[] = [];
   if (input.system !== undefined) {
