@@ -218,6 +218,13 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
       /usage\.prompt_tokens/,
     );
     await expect(record({ input_tokens: -5, output_tokens: 3 })).rejects.not.toThrow(/inputTokens/);
+    // A misspelled input count: the other count names the shape, and the missing field is named.
+    await expect(record({ input_token: 2_010, output_tokens: 2 })).rejects.toThrow(
+      /usage\.input_tokens: Invalid input/,
+    );
+    await expect(record({ prompt_token: 2_010, completion_tokens: 2 })).rejects.toThrow(
+      /usage\.prompt_tokens: Invalid input/,
+    );
     await guard.close();
   });
 

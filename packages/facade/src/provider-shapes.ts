@@ -148,10 +148,11 @@ const providerUsageSchemas = {
 function providerUsageSchemaOf(value: Record<string, unknown>): z.ZodType<Usage> | undefined {
   if (isRecord(value['inputTokens'])) return providerUsageSchemas.aiSdkProvider;
   if ('inputTokens' in value) return undefined;
-  if ('prompt_tokens' in value) return providerUsageSchemas.openAIChat;
+  // Either count of a pair names the shape, so a misspelled or missing other one is reported by its name.
+  if ('prompt_tokens' in value || 'completion_tokens' in value) return providerUsageSchemas.openAIChat;
   if ('input_tokens_details' in value || 'output_tokens_details' in value)
     return providerUsageSchemas.openAIResponses;
-  if ('input_tokens' in value) return providerUsageSchemas.anthropic;
+  if ('input_tokens' in value || 'output_tokens' in value) return providerUsageSchemas.anthropic;
   return undefined;
 }
 
