@@ -9,7 +9,7 @@ import { CtxGuardError, InvalidInputError } from '@ctxguard/core';
 import { generateText, type ModelMessage, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { ContextDeclinedError, MemoryPersistence, type Persistence } from 'ctxguard';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ctxguardMiddleware, REMEMBERED_CONVERSATIONS } from './ctxguard-middleware.js';
 
 const PNG = Uint8Array.from(
@@ -395,7 +395,14 @@ describe('ctxguardMiddleware with a model the catalog does not know', () => {
       const report = result.providerMetadata?.['ctxguard'] as { unguarded?: boolean; window?: number | null };
       return { warnings: result.warnings ?? [], report };
     };
+    const printed = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const unknown = await run();
+    // Said in the call's warnings, not again by the measurer on the console.
+    const measurerSaid = printed.mock.calls.filter((args) =>
+      String(args[0]).includes('is not in the catalog'),
+    );
+    printed.mockRestore();
+    expect(measurerSaid).toEqual([]);
     expect(unknown.report).toMatchObject({ unguarded: true, window: null });
     expect(unknown.warnings).toContainEqual({
       type: 'other',

@@ -197,6 +197,8 @@ class MiddlewareState {
         signedReasoning: 'keep',
         ...(this.#serverSideFor(provider) ? { strategy: providerSideStrategy } : {}),
       });
+      // An unknown window is said in each call's warnings (noteWindow), not on the console.
+      guard.hooks.on('onWarning', () => {});
       this.#guards.set(key, guard);
     }
     return guard;

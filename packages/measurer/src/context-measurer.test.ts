@@ -17,7 +17,7 @@ import {
   HybridTokenCounter,
   type TokenCounter,
 } from '@ctxguard/token-counter';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ContextMeasurer } from './context-measurer.js';
 import { ROTATING_CHECKS } from './conversation-tally.js';
 
@@ -428,6 +428,28 @@ describe('ContextMeasurer', () => {
       messages: [{ role: 'user', content: 'a' }],
     });
     expect(m.percentage).toBeNull();
+  });
+
+  it('says an unknown window on console.warn when nobody listens to onWarning, once per model', async () => {
+    const printed = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const hooks = new HookBus();
+      const measurer = new ContextMeasurer({ hooks, catalog: catalog() });
+      const request = {
+        provider: 'opnai',
+        model: 'gpt-4o',
+        messages: [{ role: 'user' as const, content: 'hi' }],
+      };
+      await measurer.measure(request);
+      await measurer.measure(request);
+      expect(printed).toHaveBeenCalledTimes(1);
+      expect(printed.mock.calls[0]?.[0]).toMatch(/^ctxguard: opnai\/gpt-4o is not in the catalog/);
+      const { measurer: listened } = setup();
+      await listened.measure(request);
+      expect(printed).toHaveBeenCalledTimes(1);
+    } finally {
+      printed.mockRestore();
+    }
   });
 
   it("measures a model its provider does not list against the provider's default, with one warning", async () => {

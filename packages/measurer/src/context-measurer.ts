@@ -600,7 +600,10 @@ export class ContextMeasurer {
     });
   }
 
-  /** One `unknown_model` warning per model: it has no window, or only its provider's default one. */
+  /**
+   * One `unknown_model` warning per model: it has no window, or only its provider's default one.
+   * With no window and no `onWarning` listener it also goes to `console.warn`.
+   */
   #warnUnknown(request: MeasureInput, guessed?: ResolvedModel): void {
     const key = `${request.provider}\u0000${request.model}`;
     if (this.#warnedUnknown.has(key)) return;
@@ -609,9 +612,13 @@ export class ContextMeasurer {
       guessed === undefined
         ? 'its window is unknown, so nothing is measured against it'
         : `it is measured against ${guessed.provider}'s default window of ${guessed.contextWindow} tokens`;
+    const message = `${request.provider}/${request.model} is not in the catalog: ${what} (register it in the catalog or set contextLimit)`;
+    // Unguarded and nobody listening: a misspelled provider would otherwise go unnoticed.
+    if (guessed === undefined && this.#hooks.listenerCount('onWarning') === 0)
+      console.warn(`ctxguard: ${message}`);
     void this.#hooks.emit('onWarning', {
       code: 'unknown_model',
-      message: `${request.provider}/${request.model} is not in the catalog: ${what} (register it in the catalog or set contextLimit)`,
+      message,
       source: 'ContextMeasurer',
       data: {
         provider: request.provider,
