@@ -17,4 +17,5 @@ export { matchesSnapshot, takeMessageSnapshot } from './message-snapshot.js';
 export type { CompactionPart } from './provider-compaction.js';
 export { COMPACTION_KIND, isCompactionPart, newestCompactionIndex } from './provider-compaction.js';
 export { randomUuid } from './random-uuid.js';
+export { belowTokenizerSpread } from './tokenizer-spread.js';
 export { charsPerRequest, toolsWindowTokens } from './tools-window.js';

@@ -33,7 +33,7 @@ import {
 } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
-import { isOriginalEntry, throwIfAborted } from '@ctxguard/shared';
+import { belowTokenizerSpread, isOriginalEntry, throwIfAborted } from '@ctxguard/shared';
 import { RecompactStrategy } from '@ctxguard/strategies';
 import { HybridTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { LRUCache } from 'lru-cache';
@@ -1069,8 +1069,6 @@ const UNSIZED_RECOVERY_SHARE = 0.7;
 
 /** Prompt tokens below which a provider caches nothing (Anthropic's minimum cacheable prompt). */
 const CACHEABLE_PROMPT_TOKENS = 1_024;
-/** No tokenizer counts less than a quarter of another's tokens for the same text. */
-const TOKENIZER_SPREAD = 4;
 
 /**
  * Why reported input tokens cannot be the usage of the request measured at `measured` tokens
@@ -1086,7 +1084,7 @@ function impossibleUsage(
   if (typeof window === 'number' && inputTokens > window)
     return `is more than the ${window}-token window the request was measured against`;
   if (measured === undefined || measured < CACHEABLE_PROMPT_TOKENS) return undefined;
-  if (inputTokens * TOKENIZER_SPREAD >= measured) return undefined;
+  if (!belowTokenizerSpread(inputTokens, measured)) return undefined;
   return `is under a quarter of the ${measured} tokens the request was measured at (cache reads left out?)`;
 }
 

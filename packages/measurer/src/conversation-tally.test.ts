@@ -114,14 +114,18 @@ describe('ConversationTally', () => {
     const { count } = counting();
     const request = [user('q'.repeat(400))];
     tally.update(request, count, at(0));
-    // The question and reply are estimated at 402: 98 + 2 reported is under a quarter, 99 + 2 is not.
-    const low = tally.update([...request, reply('ok', 98), user('more')], count, at(0));
+    // The question is estimated at 400 tokens: 99 input tokens reported for it are under a quarter.
+    const low = tally.update([...request, reply('ok', 99), user('more')], count, at(0));
     expect(low).toMatchObject({ anchorIndex: -1, usageTokens: 0, trailingTokens: 406 });
+    // Rejected for good: growing the conversation does not bring it back.
+    expect(
+      tally.update([...request, reply('ok', 99), user('more'), user('x')], count, at(0)).anchorIndex,
+    ).toBe(-1);
     const fresh = new ConversationTally();
     fresh.update(request, count, at(0));
-    expect(fresh.update([...request, reply('ok', 99), user('more')], count, at(0))).toMatchObject({
+    expect(fresh.update([...request, reply('ok', 100), user('more')], count, at(0))).toMatchObject({
       anchorIndex: 1,
-      usageTokens: 101,
+      usageTokens: 102,
     });
   });
 });

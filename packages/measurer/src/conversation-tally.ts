@@ -1,8 +1,14 @@
 import { CtxGuardError, type Message } from '@ctxguard/core';
-import { describeValue, type MessageSnapshot, matchesSnapshot, takeMessageSnapshot } from '@ctxguard/shared';
+import {
+  belowTokenizerSpread,
+  describeValue,
+  type MessageSnapshot,
+  matchesSnapshot,
+  takeMessageSnapshot,
+} from '@ctxguard/shared';
 import { type MessageParts, weighParts } from '@ctxguard/token-counter';
 import { PartTotals, type SummedParts } from './part-totals.js';
-import { reportedTokens } from './reported-usage.js';
+import { reportedInputTokens, reportedTokens } from './reported-usage.js';
 
 /** What one tally of a request's messages found. */
 export interface TallyResult {
@@ -65,19 +71,6 @@ const TAIL_CHECKS = 4;
 export const ROTATING_CHECKS = 16;
 /** Earlier messages, evenly spread, compared before learning from a sampled tally's parts. */
 const SPREAD_CHECKS = 16;
-
-/** No tokenizer counts less than a quarter of another's tokens for the same text. */
-const TOKENIZER_SPREAD = 4;
-
-/**
- * Whether usage reported for messages estimated at `estimated` tokens cannot be theirs: under a
- * quarter of the estimate (cache reads left out, another request's usage). Anchored on it, every
- * later request would look that much smaller, however long the conversation grew; without the
- * anchor the estimate stands.
- */
-function implausibleUsage(reported: number, estimated: number): boolean {
-  return reported * TOKENIZER_SPREAD < estimated;
-}
 
 /**
  * Per-message estimates of one conversation, kept between calls: a later request is compared
@@ -235,9 +228,10 @@ export class ConversationTally {
     if (!sameModel) this.#anchorValid = false;
     const sums = this.#sums;
     const messageTokens = sums[n] as number;
+    if (this.#anchorValid && this.#implausibleAnchor()) this.#anchorValid = false;
     const anchor = this.#anchorValid ? this.#usageIndex : -1;
     const reported = anchor >= 0 ? reportedTokens(this.#at(anchor)) : undefined;
-    if (anchor < 0 || reported === undefined || implausibleUsage(reported, sums[anchor + 1] as number))
+    if (anchor < 0 || reported === undefined)
       return {
         messageTokens,
         anchorIndex: -1,
@@ -452,6 +446,16 @@ export class ConversationTally {
    * A usage figure anchors only when the messages before it are those of the request measured
    * before it appeared (it was reported for that request) and none of them changed since.
    */
+  /**
+   * Whether the anchor's reported input cannot be its request's: under a quarter of the estimate of
+   * the messages before it. Anchored on it, every later request would look that much smaller,
+   * however long the conversation grew; without the anchor the estimate stands.
+   */
+  #implausibleAnchor(): boolean {
+    const input = reportedInputTokens(this.#at(this.#usageIndex));
+    return input !== undefined && belowTokenizerSpread(input, this.#sums[this.#usageIndex] as number);
+  }
+
   #trackAnchor(n: number, firstChanged: number, previous: number): void {
     for (let i = n - 1; i >= firstChanged; i--) {
       if (reportedTokens(this.#at(i)) === undefined) continue;

@@ -12,3 +12,9 @@ export function reportedTokens(message: unknown): number | undefined {
   if (typeof input !== 'number' || !Number.isFinite(input) || input <= 0) return undefined;
   return input + (typeof output === 'number' && Number.isFinite(output) && output > 0 ? output : 0);
 }
+
+/** The input tokens a provider reported on `message` (an assistant message with a usable `usage`). */
+export function reportedInputTokens(message: unknown): number | undefined {
+  if (reportedTokens(message) === undefined) return undefined;
+  return (message as { usage: { inputTokens: number } }).usage.inputTokens;
+}
