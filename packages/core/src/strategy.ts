@@ -322,8 +322,10 @@ export interface ContextTools {
   readonly windowTokens?: number;
   /**
    * The tools whose answers these give, when these wrap them for one request (adding a signal,
-   * checking answers): a caller may remember answers by the origin across requests. A wrapper that
-   * changes the answers must not set it (nor copy it from the tools it wraps).
+   * checking answers): a caller may remember answers by the origin across requests, and ask again
+   * what asking the origin costs little for (the compactor runs its offline pipeline a second time
+   * when the origin is its offline tools). A wrapper that changes the answers, or makes a call cost
+   * more than the origin's, must not set it (nor copy it from the tools it wraps).
    */
   readonly origin?: ContextTools;
 }

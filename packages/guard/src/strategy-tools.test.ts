@@ -774,9 +774,15 @@ describe('compactMessages recentTokens', () => {
   };
 
   it('0 keeps only the newest message and the calls it answers verbatim; the rest goes to the summary', async () => {
+    // Tools that are not the offline ones: with those, room a short summary leaves goes to the tail.
+    const summarizing: ContextTools = {
+      specificationVersion: 'v1',
+      summarize: (request) => offline.summarize(request),
+      extractFacts: (request) => offline.extractFacts(request),
+    };
     const compact = async (recentTokens?: number) => {
       const history = historyOf(agent(8));
-      const tools = toolsFor(history);
+      const tools = toolsFor(history, summarizing);
       const before = history.messages();
       const budgetTokens = Math.floor(tools.measure(before) / 6); // tight enough that the summary stage runs
       await tools.compactMessages({ budgetTokens, ...(recentTokens === undefined ? {} : { recentTokens }) });

@@ -6,6 +6,7 @@ import { isSummaryText } from '../facts/summary-format.js';
 import { readableText } from '../messages/message-parts.js';
 import {
   type CompactionResult,
+  type CompactionStage,
   type CompactMessagesOptions,
   compactMessagesOptionsSchema,
   type ParsedCompactMessagesOptions,
@@ -26,7 +27,7 @@ import {
   summarizeStage,
   truncateStage,
 } from './compaction-stages.js';
-import { inputFacts, retainedFacts } from './fill-with-digest.js';
+import { inputFacts, retainedFacts, showsEveryFact } from './fill-with-digest.js';
 
 export type {
   CompactionResult,
@@ -39,9 +40,8 @@ export type {
 export { compactMessagesOptionsSchema } from './compact-messages-options.js';
 
 /**
- * The pipeline run as configured and, when it pruned and the tools are not model-backed, once more
- * without pruning (summarizing the older messages instead): the result that fits and keeps more of
- * the input's facts wins.
+ * The pipeline, run as {@link prunedOrSummarized} and {@link withLongerTail} say: the result that
+ * fits and keeps the most of the input.
  */
 export async function runCompaction(
   messages: readonly Message[],
@@ -52,6 +52,21 @@ export async function runCompaction(
     candidates ??= await inputFacts(Array.isArray(messages) ? messages : []);
     return candidates;
   };
+  return await withLongerTail(messages, opts, facts, await prunedOrSummarized(messages, opts, facts));
+}
+
+type CompactionRun = { result: CompactionResult; stages: StageOperations[]; pruneFirst: boolean };
+
+/**
+ * The pipeline run as configured and, when it pruned and the tools are not model-backed, once more
+ * without pruning (summarizing the older messages instead): the result that fits and keeps more of
+ * the input's facts wins.
+ */
+async function prunedOrSummarized(
+  messages: readonly Message[],
+  opts: ParsedCompactMessagesOptions,
+  facts: () => Promise<DigestFact[]>,
+): Promise<CompactionRun> {
   const first = await runStages(messages, opts, facts);
   // A second run is cheap with offline tools only; model-backed tools would pay for it in calls.
   if (
@@ -60,68 +75,66 @@ export async function runCompaction(
     opts.prune === false ||
     opts.summarize === false
   )
-    return await withLongerTail(messages, opts, facts, first, true);
+    return first;
   const all = await facts();
   const kept = retainedFacts(first.result.messages, all);
   if (first.result.fits && kept === all.length) return first;
-  const second = await runStages(messages, opts, facts, false);
+  const second = await runStages(messages, opts, facts, { pruneFirst: false });
   if (!second.result.fits) return first;
   if (!first.result.fits) return second;
-  return retainedFacts(second.result.messages, all) > kept
-    ? await withLongerTail(messages, opts, facts, second, false)
-    : await withLongerTail(messages, opts, facts, first, true);
+  return retainedFacts(second.result.messages, all) > kept ? second : first;
 }
 
-type CompactionRun = { result: CompactionResult; stages: StageOperations[] };
+/** Stages that cut what a summary would have kept: a run that used one has no room to give away. */
+const CUTTING_STAGES: ReadonlySet<CompactionStage> = new Set(['truncate', 'first-message', 'oversized']);
 
 /**
  * A summary that came back shorter than its room (the offline summary of messages with few facts
  * to extract is short) leaves the compaction under its budget, the room unused: the run is made
  * again keeping the newest messages verbatim in that room (as many as fit, the rest summarized),
- * and kept when it still fits and shows every fact the first one did. Offline tools only: a
- * model-backed summarizer would be asked again.
+ * and kept when it fits, uses no stage the first did not and shows every fact the first showed.
+ * Offline tools only: a model-backed summarizer would be asked again.
  */
 async function withLongerTail(
   messages: readonly Message[],
   opts: ParsedCompactMessagesOptions,
   facts: () => Promise<DigestFact[]>,
   run: CompactionRun,
-  pruneFirst: boolean,
 ): Promise<CompactionRun> {
   const { result } = run;
-  const summarize = stageSettings(opts.summarize);
-  const room = opts.budgetTokens - result.tokensAfter;
-  if (opts.modelBacked || !isOfflineTools(opts.tools) || !summarize) return run;
-  if (!result.fits || room <= 0 || !result.stagesUsed.includes('summarize')) return run;
+  if (opts.modelBacked || !isOfflineTools(opts.tools) || !stageSettings(opts.summarize)) return run;
+  if (!result.fits || !result.stagesUsed.includes('summarize')) return run;
+  if (result.stagesUsed.some((stage) => CUTTING_STAGES.has(stage))) return run;
   const summaryAt = result.messages.findLastIndex((message) => isSummaryText(readableText(message)));
-  if (summaryAt < 0) return run;
-  // The tail may grow by the room: the summary of the fewer messages before it takes no more.
-  const tail = runMeter(opts.counter, opts.countContext).total(result.messages.slice(summaryAt + 1));
-  const longer = await runStages(
-    messages,
-    { ...opts, summarize: { ...summarize, keepRecentRatio: 1, maxRecentTokens: tail + room } },
-    facts,
-    pruneFirst,
-  );
+  const tailStart = messages.indexOf(result.messages[summaryAt + 1] as Message);
+  const meter = runMeter(opts.counter, opts.countContext);
+  const room = opts.budgetTokens - result.tokensAfter;
+  // Nothing moves into the tail when not even the newest summarized message fits the room.
+  if (summaryAt < 0 || tailStart <= 0 || meter.message(messages[tailStart - 1]!) > room) return run;
+  const tail = meter.range(result.messages, summaryAt + 1, result.messages.length);
+  const longer = await runStages(messages, opts, facts, {
+    pruneFirst: run.pruneFirst,
+    fillTailTokens: tail + room,
+  });
   const { stagesUsed, fits, tokensAfter } = longer.result;
   if (!fits || tokensAfter <= result.tokensAfter) return run;
   if (stagesUsed.some((stage) => !result.stagesUsed.includes(stage))) return run;
-  const all = await facts();
-  return retainedFacts(longer.result.messages, all) >= retainedFacts(result.messages, all) ? longer : run;
+  return showsEveryFact(longer.result.messages, result.messages, await facts()) ? longer : run;
 }
 
 /**
  * The whole pipeline with the history operations of each stage. `compactMessages` returns the
- * result; the operations say what each stage changed, to apply to a history.
+ * result; the operations say what each stage changed, to apply to a history. `fillTailTokens`:
+ * the summary keeps as many of the newest messages verbatim as that many tokens hold.
  */
 async function runStages(
   messages: readonly Message[],
   opts: ParsedCompactMessagesOptions,
   inputFactsOnce: () => Promise<DigestFact[]>,
-  pruneFirst = true,
-): Promise<{ result: CompactionResult; stages: StageOperations[] }> {
-  const run = startRun(messages, opts);
-  if (!overLimits(run, run.input)) return { result: run.result, stages: run.stageOps };
+  { pruneFirst = true, fillTailTokens }: { pruneFirst?: boolean; fillTailTokens?: number } = {},
+): Promise<CompactionRun> {
+  const run = startRun(messages, opts, fillTailTokens);
+  if (!overLimits(run, run.input)) return { result: run.result, stages: run.stageOps, pruneFirst };
   repairStage(run);
   mediaStage(run);
   if (pruneFirst) await pruneStage(run);
@@ -131,7 +144,7 @@ async function runStages(
   await oversizedStage(run);
   if (opts.signedReasoning === 'drop') reasoningStage(run);
   await digestStage(run, inputFactsOnce);
-  return finishRun(run);
+  return { ...finishRun(run), pruneFirst };
 }
 
 /**

@@ -58,11 +58,17 @@ export interface StageRun {
   readonly stageOps: StageOperations[];
   /** Facts removed by the stages so far and not yet carried by a summary or a marker. */
   readonly ledger: ExtractedFact[][];
+  /** Set: the summary keeps as many of the newest messages verbatim as this many tokens hold. */
+  readonly fillTailTokens: number | undefined;
   work: Message[];
 }
 
 /** A pass over `messages`: nothing compacted yet, the result as if nothing needs to be. */
-export function startRun(messages: readonly Message[], opts: ParsedCompactMessagesOptions): StageRun {
+export function startRun(
+  messages: readonly Message[],
+  opts: ParsedCompactMessagesOptions,
+  fillTailTokens?: number,
+): StageRun {
   const meter = runMeter(opts.counter, opts.countContext);
   const input = Array.isArray(messages) ? messages.slice() : [];
   const tokensBefore = meter.total(input);
@@ -93,6 +99,7 @@ export function startRun(messages: readonly Message[], opts: ParsedCompactMessag
     },
     stageOps: [],
     ledger: [],
+    fillTailTokens,
     work: input.slice(),
   };
 }
@@ -249,13 +256,15 @@ export async function summarizeStage(run: StageRun): Promise<void> {
       tools: run.tools,
       modelBacked: run.opts.modelBacked,
       targetTokens: budget,
-      maxRecentTokens: summarize.maxRecentTokens ?? Math.floor(budget * DEFAULT_RECENT_SHARE),
+      maxRecentTokens:
+        run.fillTailTokens ?? summarize.maxRecentTokens ?? Math.floor(budget * DEFAULT_RECENT_SHARE),
       carryFacts: mergeFacts(...run.ledger),
       counter: meter.counter,
       countContext: meter.context,
       ...(signal ? { signal } : {}),
     },
     meter,
+    run.fillTailTokens !== undefined,
   );
   run.modelCalls.calls += summary.modelCalls;
   if (summary.summarized && summary.range && summary.summaryMessage) {

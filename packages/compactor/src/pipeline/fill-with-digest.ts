@@ -102,6 +102,17 @@ export function retainedFacts(messages: readonly Message[], facts: readonly Dige
   return count;
 }
 
+/** Whether `messages` show every one of `facts` that `before` showed. */
+export function showsEveryFact(
+  messages: readonly Message[],
+  before: readonly Message[],
+  facts: readonly DigestFact[],
+): boolean {
+  const text = visibleText(messages);
+  const earlier = visibleText(before);
+  return facts.every((fact) => !containsWhole(earlier, fact.value) || containsWhole(text, fact.value));
+}
+
 /** The list with as many of the best facts in a digest on `host` as fit `budget` (a few tries at the size). */
 function fillHost(
   work: Message[],

@@ -359,6 +359,7 @@ export async function summarizeWithMeter(
   messages: readonly Message[],
   options: SummarizeMessagesOptions = {},
   shared?: TokenMeter,
+  fillTail = false,
 ): Promise<SummarizeMessagesResult> {
   const opts = parseOptions(summarizeMessagesOptionsSchema, options, 'summarizeMessages options');
   const meter = shared ?? runMeter(opts.counter, opts.countContext);
@@ -370,7 +371,7 @@ export async function summarizeWithMeter(
   const from = summaryStart(list);
   const count = list.length - from;
   if (count <= opts.minRecentMessages) return unchanged('too few messages to summarize');
-  const to = recentStart(list, from, count, opts, meter);
+  const to = recentStart(list, from, count, opts, meter, fillTail);
   if (to === undefined) return unchanged('no tool-pair boundary leaves the recent messages whole');
   const { previous, unrecorded, carried, hiddenBefore, fresh } = sortOutEarlierCompactions(
     list.slice(from, to),
@@ -441,9 +442,9 @@ type SummarizeOptions = z.output<typeof summarizeMessagesOptionsSchema>;
 
 /**
  * Where the verbatim recent messages start: the latest tool-pair boundary that keeps at least
- * `keepRecentRatio` of the `count` messages after the head (else the earliest that keeps
- * `minRecentMessages`: with a ratio of 1, as many as `maxRecentTokens` allows), moved later while
- * the recent messages take more than `maxRecentTokens`. Undefined when no boundary fits.
+ * `keepRecentRatio` of the `count` messages after the head (with `fill`, the earliest that keeps
+ * `minRecentMessages`), moved later while the recent messages take more than `maxRecentTokens`.
+ * Undefined when no boundary fits.
  */
 function recentStart(
   list: readonly Message[],
@@ -451,13 +452,16 @@ function recentStart(
   count: number,
   opts: SummarizeOptions,
   meter: TokenMeter,
+  fill: boolean,
 ): number | undefined {
-  const keep = Math.max(opts.minRecentMessages, Math.ceil(count * opts.keepRecentRatio));
+  const keep = fill
+    ? opts.minRecentMessages
+    : Math.max(opts.minRecentMessages, Math.ceil(count * opts.keepRecentRatio));
   const boundaries = toolPairUnits(list)
     .map((unit) => unit.start)
     .filter((start) => start > from);
   const fitting = boundaries.filter((start) => list.length - start >= Math.min(keep, count));
-  let to = fitting.at(-1) ?? boundaries.find((start) => list.length - start >= opts.minRecentMessages);
+  let to = fill ? fitting[0] : fitting.at(-1);
   if (to !== undefined && opts.maxRecentTokens !== undefined) {
     // The recent part's tokens, less each unit it gives up (summing it anew each step was O(n²)).
     let recentTokens = meter.range(list, to, list.length);
