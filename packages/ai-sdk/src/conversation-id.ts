@@ -1,6 +1,7 @@
 import type { LanguageModelV3CallOptions, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { describeZodIssues, InvalidInputError } from '@ctxguard/core';
 import { conversationIdSchema } from '@ctxguard/facade';
+import { isRecord } from '@ctxguard/shared';
 
 /** Picks the conversation id of a call from the option function or `providerOptions.ctxguard`. */
 export type ConversationIdResolver = (params: LanguageModelV3CallOptions) => string | undefined;
@@ -17,7 +18,7 @@ export function conversationIdOf(
   if (typeof id !== 'string' || id.length === 0)
     throw new InvalidInputError(
       'providerOptions.ctxguard.conversationId: every guarded call needs a conversation id (a non-empty string), ' +
-        `set there or returned by the conversationId option${otherKeysOf(params)}`,
+        `set there or returned by the conversationId option${resolve === undefined && fromOptions === undefined ? otherKeysOf(params) : ''}`,
       path,
     );
   const checked = conversationIdSchema.safeParse(id);
@@ -34,8 +35,9 @@ export function conversationIdOf(
 
 /** What else `providerOptions.ctxguard` holds, said when it holds no conversation id (a misspelled key). */
 function otherKeysOf(params: LanguageModelV3CallOptions): string {
-  const own = params.providerOptions?.['ctxguard'];
-  const others = Object.keys(own ?? {}).filter((key) => key !== 'conversationId');
+  const own: unknown = params.providerOptions?.['ctxguard'];
+  if (!isRecord(own)) return '';
+  const others = Object.keys(own).filter((key) => key !== 'conversationId');
   if (others.length === 0) return '';
   return ` (providerOptions.ctxguard holds ${others.map((key) => JSON.stringify(key)).join(', ')}; the key is "conversationId")`;
 }
