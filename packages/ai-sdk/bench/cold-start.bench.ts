@@ -1,7 +1,8 @@
 /**
  * Cold start, as a serverless function pays it: in fresh Node processes, `import('ctxguard')` plus
  * `createContextGuard` and its first `prepare`, against `import('ai')` (the AI SDK the middleware
- * plugs into) and `import('zod')` (loaded by both). The processes alternate, so both sides share
+ * plugs into) and `import('zod')` (loaded by both); and what `@ctxguard/ai-sdk` adds to an app
+ * that imports `ai`. The processes alternate, so both sides share
  * whatever else the machine is doing; medians. Run: pnpm bench ai-sdk.
  */
 import { execFileSync } from 'node:child_process';
@@ -13,6 +14,11 @@ const SCRIPTS = {
   'import("ai")': `const t = performance.now(); await import('ai'); console.log(performance.now() - t);`,
   'import("zod")': `const t = performance.now(); await import('zod'); console.log(performance.now() - t);`,
   'import("ctxguard")': `const t = performance.now(); await import('ctxguard'); console.log(performance.now() - t);`,
+  'import("ai") then import("@ctxguard/ai-sdk")': `
+    const t = performance.now();
+    await import('ai');
+    await import('@ctxguard/ai-sdk');
+    console.log(performance.now() - t);`,
   'import("ctxguard") + createContextGuard + first prepare': `
     const t = performance.now();
     const { createContextGuard } = await import('ctxguard');
@@ -38,7 +44,9 @@ function timeOnce(subject: Subject): number {
     cwd: packageDir,
     encoding: 'utf8',
   });
-  return Number(output.trim());
+  const ms = Number(output.trim());
+  if (!Number.isFinite(ms)) throw new Error(`cold start of ${subject} printed ${JSON.stringify(output)}`);
+  return ms;
 }
 
 export async function run(h: BenchHarness): Promise<void> {
