@@ -1,5 +1,11 @@
 import { InvalidInputError, type Usage, usageSchema } from '@ctxguard/core';
-import { isRecord, lazySchema } from '@ctxguard/shared';
+import {
+  CONVERTER_HINTS,
+  isRecord,
+  lazySchema,
+  OPENAI_ONLY_FIELDS,
+  providerFormatOf,
+} from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Usage as OpenAI Chat Completions reports it (`response.usage`). */
@@ -192,58 +198,6 @@ function isWholeResponse(value: Record<string, unknown>): boolean {
   );
 }
 
-const CONVERTERS = {
-  openai:
-    'OpenAI Chat Completions messages: convert them with `fromOpenAIChat(messages)` and send `toOpenAIChat(result.messages)`',
-  anthropic:
-    'Anthropic Messages API messages: convert them with `fromAnthropic({ system, messages })` and send `toAnthropic(result.messages)`',
-  aisdk: 'AI SDK messages: convert them with `fromAISDK(messages)` and send `toAISDK(result.messages)`',
-  aisdk4:
-    'AI SDK 4 messages: since AI SDK 5 a tool call carries `input` (was `args`) and a tool result `output` (was `result`)',
-} as const;
-
-/** Fields of OpenAI's messages the message model has no place for: validation would drop them. */
-const OPENAI_ONLY_FIELDS = ['tool_calls', 'tool_call_id', 'function_call'] as const;
-
-const OPENAI_PART_TYPES = new Set(['image_url', 'input_audio', 'refusal']);
-const ANTHROPIC_PART_TYPES = new Set([
-  'tool_use',
-  'tool_result',
-  'thinking',
-  'redacted_thinking',
-  'document',
-]);
-
-const AI_SDK_OUTPUT_TYPES = new Set(['text', 'json', 'error-text', 'error-json', 'content']);
-
-/** A tool result's output in the AI SDK's shape (`{ type: 'text', value }` and the like). */
-function isAISDKOutput(output: unknown): boolean {
-  return isRecord(output) && 'value' in output && AI_SDK_OUTPUT_TYPES.has(output['type'] as string);
-}
-
-/** A tool part as AI SDK 4 wrote it: `args` for `input`, `result` for `output`. */
-function isAISDK4Part(part: Record<string, unknown>): boolean {
-  if (part['type'] === 'tool-call') return 'args' in part && !('input' in part);
-  return part['type'] === 'tool-result' && 'result' in part && !('output' in part);
-}
-
-/** Which provider's own message format `message` is in, when it is recognisably one. */
-function providerFormatOf(message: unknown): keyof typeof CONVERTERS | undefined {
-  if (!isRecord(message)) return undefined;
-  if (OPENAI_ONLY_FIELDS.some((field) => field in message)) return 'openai';
-  if (message['content'] === null || message['role'] === 'developer') return 'openai';
-  const parts = Array.isArray(message['content']) ? message['content'] : [];
-  for (const part of parts) {
-    if (!isRecord(part) || typeof part['type'] !== 'string') continue;
-    if (OPENAI_PART_TYPES.has(part['type'])) return 'openai';
-    if (ANTHROPIC_PART_TYPES.has(part['type']) || (part['type'] === 'image' && 'source' in part))
-      return 'anthropic';
-    if (part['type'] === 'tool-result' && isAISDKOutput(part['output'])) return 'aisdk';
-    if (isAISDK4Part(part)) return 'aisdk4';
-  }
-  return undefined;
-}
-
 /**
  * The error for `message` (at `index`, valid otherwise) when it carries a field of OpenAI's message
  * shape that validation would drop, and with it the message's tool calls; undefined without one.
@@ -253,7 +207,7 @@ export function droppedFieldError(message: unknown, index: number): InvalidInput
   const field = OPENAI_ONLY_FIELDS.find((name) => name in message);
   if (field === undefined) return undefined;
   return new InvalidInputError(
-    `Invalid prepare input: messages[${index}].${field}: ctxguard messages have no such field (it would be lost). These look like ${CONVERTERS.openai}.`,
+    `Invalid prepare input: messages[${index}].${field}: ctxguard messages have no such field (it would be lost). These look like ${CONVERTER_HINTS.openai}.`,
     ['messages', index, field],
   );
 }
@@ -265,7 +219,7 @@ export function droppedFieldError(message: unknown, index: number): InvalidInput
 export function withConverterHint(error: InvalidInputError, message: unknown): InvalidInputError {
   const format = providerFormatOf(message);
   if (format === undefined) return error;
-  return new InvalidInputError(`${error.message}. These look like ${CONVERTERS[format]}.`, error.path, {
+  return new InvalidInputError(`${error.message}. These look like ${CONVERTER_HINTS[format]}.`, error.path, {
     cause: error.cause,
   });
 }

@@ -1,6 +1,7 @@
 import {
   type ContentPart,
   ConversionError,
+  InvalidInputError,
   type JsonValue,
   type Message,
   messagesSchema,
@@ -9,7 +10,13 @@ import {
   parseOptions,
   type ToolResultContentPart,
 } from '@ctxguard/core';
-import { formatPath, lazySchema } from '@ctxguard/shared';
+import {
+  CONVERTER_HINTS,
+  foreignFormatOf,
+  formatPath,
+  lazySchema,
+  type ProviderFormat,
+} from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Something a target format could not carry and the converter left out. */
@@ -45,6 +52,29 @@ export class LossReporter {
 
   report(path: readonly (string | number)[], what: string, message: string): void {
     this.#handler?.({ path: formatPath(path, 'messages'), what, message });
+  }
+}
+
+/**
+ * Validates a provider's messages at the start of a `from*` converter; when they fail and some are
+ * recognisably another format's, the error says which converter takes them.
+ */
+export function parseProviderMessages<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  root: string,
+  own: ProviderFormat,
+  messages: unknown,
+): z.output<S> {
+  try {
+    return parseInput(schema, input, root);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    const format = foreignFormatOf(messages, own);
+    if (format === undefined) throw error;
+    throw new InvalidInputError(`${error.message}. These look like ${CONVERTER_HINTS[format]}.`, error.path, {
+      cause: error.cause,
+    });
   }
 }
 

@@ -32,6 +32,13 @@ describe('fromAISDK', () => {
     ]);
   });
 
+  it('names the AI SDK 5 fields for AI SDK 4 tool parts', () => {
+    const v4 = [
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read', args: {} }] },
+    ];
+    expect(() => fromAISDK(v4)).toThrow(/These look like AI SDK 4 messages: .*`input` \(was `args`\)/);
+  });
+
   it('rejects what core cannot hold with a ConversionError naming the field', () => {
     const executed = thrown(() =>
       fromAISDK([

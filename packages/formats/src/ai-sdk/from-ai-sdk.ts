@@ -1,16 +1,15 @@
-import {
-  type AssistantMessage,
-  type FilePart,
-  type ImagePart,
-  type Message,
-  parseInput,
-  type ReasoningPart,
-  type SystemMessage,
-  type ToolCallPart,
-  type ToolMessage,
-  type ToolResultContentPart,
-  type ToolResultPart,
-  type UserMessage,
+import type {
+  AssistantMessage,
+  FilePart,
+  ImagePart,
+  Message,
+  ReasoningPart,
+  SystemMessage,
+  ToolCallPart,
+  ToolMessage,
+  ToolResultContentPart,
+  ToolResultPart,
+  UserMessage,
 } from '@ctxguard/core';
 import type { z } from 'zod';
 import { withExtra, withJsonStringMark } from '../ai-sdk-extras.js';
@@ -18,6 +17,7 @@ import {
   assignDefined,
   bytesToBase64,
   conversionError,
+  parseProviderMessages,
   providerOption,
   scalarToolOutput,
   toolResultContentText,
@@ -111,7 +111,7 @@ function toolResultFromAISDK(part: z.output<typeof toolResultInput>): ToolResult
  * Provider-executed tool calls and results are not supported and throw a `ConversionError`.
  */
 export function fromAISDK(messages: unknown): Message[] {
-  const input = parseInput(aiSdkMessagesSchema, messages, 'messages');
+  const input = parseProviderMessages(aiSdkMessagesSchema, messages, 'messages', 'aisdk', messages);
   return input.map((message, index): Message => {
     switch (message.role) {
       case 'system':

@@ -6,7 +6,6 @@ import {
   type JsonValue,
   type Message,
   type ProviderOptions,
-  parseInput,
   type TextPart,
   type ToolCallPart,
   type ToolMessage,
@@ -19,6 +18,7 @@ import type { z } from 'zod';
 import { opaqueCompaction } from '../provider-items.js';
 import {
   assignDefined,
+  parseProviderMessages,
   ToolNames,
   toolResultContentText,
   utf8ToBase64,
@@ -202,7 +202,8 @@ export function fromAnthropic(prompt: unknown): Message[] {
       'anthropic: expected the request ({ system?, messages }), received an array; pass fromAnthropic({ system, messages })',
       [],
     );
-  const input = parseInput(anthropicPromptSchema, prompt, 'anthropic');
+  const messages = (prompt as { messages?: unknown } | null)?.messages;
+  const input = parseProviderMessages(anthropicPromptSchema, prompt, 'anthropic', 'anthropic', messages);
   const out: Message[] = [];
   if (input.system !== undefined) {
     out.push({

@@ -5,7 +5,6 @@ import {
   type JsonValue,
   jsonValueSchema,
   type Message,
-  parseInput,
   type SystemMessage,
   type TextPart,
   type ToolCallPart,
@@ -20,6 +19,7 @@ import {
   conversionError,
   parseConverterOptions,
   parseDataUrl,
+  parseProviderMessages,
   ToolNames,
   toolResultContentText,
 } from '../shared.js';
@@ -192,7 +192,7 @@ function toolResultFromOpenAI(message: z.output<typeof toolInput>, toolNames: To
  */
 export function fromOpenAIChat(messages: unknown, options: FromOpenAIChatOptions = {}): Message[] {
   const opts = parseConverterOptions(fromOpenAIChatOptionsSchema, options, 'fromOpenAIChat');
-  const input = parseInput(openAIChatMessagesSchema, messages, 'messages');
+  const input = parseProviderMessages(openAIChatMessagesSchema, messages, 'messages', 'openai', messages);
   const toolNames = new ToolNames();
   const out: Message[] = [];
   input.forEach((message, index) => {

@@ -45,6 +45,16 @@ describe('fromOpenAIChat validation', () => {
     expect(error.path).toEqual(path);
   });
 
+  it("says which converter takes messages in another provider's shape", () => {
+    const anthropic = [
+      { role: 'user', content: 'Read it.' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read', input: {} }] },
+    ];
+    expect(() => fromOpenAIChat(anthropic)).toThrow(
+      /These look like Anthropic Messages API messages: .*fromAnthropic/,
+    );
+  });
+
   it('says which field in the message', () => {
     expect(() =>
       fromOpenAIChat([

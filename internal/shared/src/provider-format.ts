@@ -1,0 +1,67 @@
+import { isRecord } from './message-readers.js';
+
+/** What to use instead, per provider's own message format: said when such messages are given where ctxguard's are expected. */
+export const CONVERTER_HINTS = {
+  openai:
+    'OpenAI Chat Completions messages: convert them with `fromOpenAIChat(messages)` and send `toOpenAIChat(result.messages)`',
+  anthropic:
+    'Anthropic Messages API messages: convert them with `fromAnthropic({ system, messages })` and send `toAnthropic(result.messages)`',
+  aisdk: 'AI SDK messages: convert them with `fromAISDK(messages)` and send `toAISDK(result.messages)`',
+  aisdk4:
+    'AI SDK 4 messages: since AI SDK 5 a tool call carries `input` (was `args`) and a tool result `output` (was `result`)',
+} as const;
+
+/** Fields of OpenAI's messages the message model has no place for: validation would drop them. */
+export const OPENAI_ONLY_FIELDS = ['tool_calls', 'tool_call_id', 'function_call'] as const;
+
+const OPENAI_PART_TYPES = new Set(['image_url', 'input_audio', 'refusal']);
+const ANTHROPIC_PART_TYPES = new Set([
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'document',
+]);
+
+const AI_SDK_OUTPUT_TYPES = new Set(['text', 'json', 'error-text', 'error-json', 'content']);
+
+/** A tool result's output in the AI SDK's shape (`{ type: 'text', value }` and the like). */
+function isAISDKOutput(output: unknown): boolean {
+  return isRecord(output) && 'value' in output && AI_SDK_OUTPUT_TYPES.has(output['type'] as string);
+}
+
+/** A tool part as AI SDK 4 wrote it: `args` for `input`, `result` for `output`. */
+function isAISDK4Part(part: Record<string, unknown>): boolean {
+  if (part['type'] === 'tool-call') return 'args' in part && !('input' in part);
+  return part['type'] === 'tool-result' && 'result' in part && !('output' in part);
+}
+
+/** Which provider's own message format `message` is in, when it is recognisably one. */
+export function providerFormatOf(message: unknown): ProviderFormat | undefined {
+  if (!isRecord(message)) return undefined;
+  if (OPENAI_ONLY_FIELDS.some((field) => field in message)) return 'openai';
+  if (message['content'] === null || message['role'] === 'developer') return 'openai';
+  const parts = Array.isArray(message['content']) ? message['content'] : [];
+  for (const part of parts) {
+    if (!isRecord(part) || typeof part['type'] !== 'string') continue;
+    if (OPENAI_PART_TYPES.has(part['type'])) return 'openai';
+    if (ANTHROPIC_PART_TYPES.has(part['type']) || (part['type'] === 'image' && 'source' in part))
+      return 'anthropic';
+    if (part['type'] === 'tool-result' && isAISDKOutput(part['output'])) return 'aisdk';
+    if (isAISDK4Part(part)) return 'aisdk4';
+  }
+  return undefined;
+}
+
+/** A provider's own message format {@link providerFormatOf} recognises. */
+export type ProviderFormat = keyof typeof CONVERTER_HINTS;
+
+/** The first of `messages` in a provider's own format other than `own`, when one is recognisable. */
+export function foreignFormatOf(messages: unknown, own?: ProviderFormat): ProviderFormat | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  for (const message of messages) {
+    const format = providerFormatOf(message);
+    if (format !== undefined && format !== own) return format;
+  }
+  return undefined;
+}
