@@ -57,7 +57,7 @@ export function providerFormatOf(message: unknown): ProviderFormat | undefined {
 export type ProviderFormat = keyof typeof CONVERTER_HINTS;
 
 /** The first of `messages` in a provider's own format other than `own`, when one is recognisable. */
-export function foreignFormatOf(messages: unknown, own?: ProviderFormat): ProviderFormat | undefined {
+export function foreignFormatOf(messages: unknown, own?: string): ProviderFormat | undefined {
   if (!Array.isArray(messages)) return undefined;
   for (const message of messages) {
     const format = providerFormatOf(message);

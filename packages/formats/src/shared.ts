@@ -10,13 +10,7 @@ import {
   parseOptions,
   type ToolResultContentPart,
 } from '@ctxguard/core';
-import {
-  CONVERTER_HINTS,
-  foreignFormatOf,
-  formatPath,
-  lazySchema,
-  type ProviderFormat,
-} from '@ctxguard/shared';
+import { CONVERTER_HINTS, foreignFormatOf, formatPath, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Something a target format could not carry and the converter left out. */
@@ -63,7 +57,7 @@ export function parseProviderMessages<S extends z.ZodType>(
   schema: S,
   input: unknown,
   root: string,
-  own: ProviderFormat,
+  own: 'openai' | 'anthropic' | 'aisdk',
   messages: unknown,
 ): z.output<S> {
   try {
