@@ -1,7 +1,7 @@
 import { isRecord } from './message-readers.js';
 
 /** What to use instead, per provider's own message format: said when such messages are given where ctxguard's are expected. */
-export const CONVERTER_HINTS = {
+const CONVERTER_HINTS = {
   openai:
     'OpenAI Chat Completions messages: convert them with `fromOpenAIChat(messages)` and send `toOpenAIChat(result.messages)`',
   anthropic:
@@ -51,6 +51,11 @@ export function providerFormatOf(message: unknown): ProviderFormat | undefined {
     if (isAISDK4Part(part)) return 'aisdk4';
   }
   return undefined;
+}
+
+/** The sentence an error adds for messages in `format`: which converter (or fields) to use. */
+export function converterHint(format: ProviderFormat): string {
+  return `These look like ${CONVERTER_HINTS[format]}.`;
 }
 
 /** A provider's own message format {@link providerFormatOf} recognises. */

@@ -1,11 +1,5 @@
 import { InvalidInputError, type Usage, usageSchema } from '@ctxguard/core';
-import {
-  CONVERTER_HINTS,
-  isRecord,
-  lazySchema,
-  OPENAI_ONLY_FIELDS,
-  providerFormatOf,
-} from '@ctxguard/shared';
+import { converterHint, isRecord, lazySchema, OPENAI_ONLY_FIELDS, providerFormatOf } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Usage as OpenAI Chat Completions reports it (`response.usage`). */
@@ -207,7 +201,7 @@ export function droppedFieldError(message: unknown, index: number): InvalidInput
   const field = OPENAI_ONLY_FIELDS.find((name) => name in message);
   if (field === undefined) return undefined;
   return new InvalidInputError(
-    `Invalid prepare input: messages[${index}].${field}: ctxguard messages have no such field (it would be lost). These look like ${CONVERTER_HINTS.openai}.`,
+    `Invalid prepare input: messages[${index}].${field}: ctxguard messages have no such field (it would be lost). ${converterHint('openai')}`,
     ['messages', index, field],
   );
 }
@@ -219,7 +213,7 @@ export function droppedFieldError(message: unknown, index: number): InvalidInput
 export function withConverterHint(error: InvalidInputError, message: unknown): InvalidInputError {
   const format = providerFormatOf(message);
   if (format === undefined) return error;
-  return new InvalidInputError(`${error.message}. These look like ${CONVERTER_HINTS[format]}.`, error.path, {
+  return new InvalidInputError(`${error.message}. ${converterHint(format)}`, error.path, {
     cause: error.cause,
   });
 }

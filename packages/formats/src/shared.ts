@@ -10,7 +10,7 @@ import {
   parseOptions,
   type ToolResultContentPart,
 } from '@ctxguard/core';
-import { CONVERTER_HINTS, foreignFormatOf, formatPath, lazySchema } from '@ctxguard/shared';
+import { converterHint, foreignFormatOf, formatPath, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Something a target format could not carry and the converter left out. */
@@ -66,7 +66,7 @@ export function parseProviderMessages<S extends z.ZodType>(
     if (!(error instanceof InvalidInputError)) throw error;
     const format = foreignFormatOf(messages, own);
     if (format === undefined) throw error;
-    throw new InvalidInputError(`${error.message}. These look like ${CONVERTER_HINTS[format]}.`, error.path, {
+    throw new InvalidInputError(`${error.message}. ${converterHint(format)}`, error.path, {
       cause: error.cause,
     });
   }

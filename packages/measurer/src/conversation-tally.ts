@@ -443,10 +443,6 @@ export class ConversationTally {
   }
 
   /**
-   * A usage figure anchors only when the messages before it are those of the request measured
-   * before it appeared (it was reported for that request) and none of them changed since.
-   */
-  /**
    * Whether the anchor's reported input cannot be its request's: under a quarter of the estimate of
    * the messages before it. Anchored on it, every later request would look that much smaller,
    * however long the conversation grew; without the anchor the estimate stands.
@@ -456,6 +452,10 @@ export class ConversationTally {
     return input !== undefined && belowTokenizerSpread(input, this.#sums[this.#usageIndex] as number);
   }
 
+  /**
+   * A usage figure anchors only when the messages before it are those of the request measured
+   * before it appeared (it was reported for that request) and none of them changed since.
+   */
   #trackAnchor(n: number, firstChanged: number, previous: number): void {
     for (let i = n - 1; i >= firstChanged; i--) {
       if (reportedTokens(this.#at(i)) === undefined) continue;
