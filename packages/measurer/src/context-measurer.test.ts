@@ -465,6 +465,22 @@ describe('ContextMeasurer', () => {
     expect(warnings).toHaveLength(1);
   });
 
+  it('warns once per size when a request asks for more output than the model gives', async () => {
+    const { resolve, measured, warnings } = setup();
+    const messages: Message[] = [{ role: 'user', content: text(50) }];
+    // gpt-4o gives at most 16,384 output tokens.
+    await resolve(messages, { provider: 'openai', model: 'gpt-4o', maxOutputTokens: 16_384 });
+    expect(warnings).toEqual([]);
+    for (let i = 0; i < 2; i++)
+      await resolve(messages, { provider: 'openai', model: 'gpt-4o', maxOutputTokens: 50_000 });
+    expect(warnings.map((w) => w.code)).toEqual(['max_output_above_model']);
+    expect(warnings[0]?.message).toMatch(
+      /^maxOutputTokens 50000 is above the 16384 output tokens openai\/gpt-4o can give .*ask for at most 16384/,
+    );
+    // The budget still reserves what was asked for.
+    expect(measured.at(-1)?.inputBudget).toBe(128_000 - 50_000);
+  });
+
   it('makes the effective window the smaller of the model window and a context limit per call or per conversation', async () => {
     const messages: Message[] = [{ role: 'user', content: text(50) }];
     const plain = setup();

@@ -182,6 +182,7 @@ export class ContextMeasurer {
    */
   readonly #forLearning = new LRUCache<string, WeakRef<ConversationTally>[]>({ max: CONVERSATIONS });
   readonly #warnedUnknown = new Set<string>();
+  readonly #warnedOutput = new Set<string>();
   readonly #warnedLimits = new Set<string>();
   readonly #exactTimeoutMs: number;
   readonly #models = new Set<string>();
@@ -539,6 +540,8 @@ export class ContextMeasurer {
       : (limit as number);
     const maxOutput = known ? model?.maxOutputTokens : undefined;
     const wanted = request.maxOutputTokens;
+    if (maxOutput !== undefined && wanted !== undefined && wanted > maxOutput)
+      this.#warnOutputAboveModel(request, maxOutput);
     const reserve = getOutputReserve(
       window,
       wanted !== undefined && Number.isInteger(wanted) && wanted >= 0 ? Math.min(wanted, window) : undefined,
@@ -604,6 +607,24 @@ export class ContextMeasurer {
    * One `unknown_model` warning per model: it has no window, or only its provider's default one.
    * With no window and no `onWarning` listener it also goes to `console.warn`.
    */
+  /** Once per model and size: the provider rejects a request asking for more output than the model gives. */
+  #warnOutputAboveModel(request: MeasureInput, maxOutput: number): void {
+    const key = `${request.provider}\u0000${request.model}\u0000${request.maxOutputTokens}`;
+    if (this.#warnedOutput.has(key)) return;
+    this.#warnedOutput.add(key);
+    void this.#hooks.emit('onWarning', {
+      code: 'max_output_above_model',
+      message: `maxOutputTokens ${request.maxOutputTokens} is above the ${maxOutput} output tokens ${request.provider}/${request.model} can give (its provider rejects such a request): ask for at most ${maxOutput}; the input budget reserves the ${request.maxOutputTokens} asked for`,
+      source: 'ContextMeasurer',
+      data: {
+        provider: request.provider,
+        model: request.model,
+        maxOutputTokens: request.maxOutputTokens ?? null,
+        modelMaxOutputTokens: maxOutput,
+      },
+    });
+  }
+
   #warnUnknown(request: MeasureInput, guessed?: ResolvedModel): void {
     const key = `${request.provider}\u0000${request.model}`;
     if (this.#warnedUnknown.has(key)) return;

@@ -207,6 +207,21 @@ function checkedStrategy(
   };
 }
 
+/**
+ * Whether a request holds only what every request carries: the system prompt, the task (the first
+ * user message) and the newest step (the last assistant message and what followed it, else the
+ * newest message). No
+ * compaction can take any of it, so such a request is sent whatever its size under the budget: an
+ * agent that fits is not stopped.
+ */
+export function onlyCarried(messages: readonly Message[]): boolean {
+  let index = 0;
+  while (index < messages.length && messages[index]!.role === 'system') index++;
+  if (messages[index]?.role === 'user') index++;
+  const lastAssistant = messages.findLastIndex((message) => message.role === 'assistant');
+  return lastAssistant === -1 ? messages.length - index <= 1 : lastAssistant <= index;
+}
+
 /** The pieces an app wires: a bus, the measurer with a small window, the guard with one strategy. */
 function wire(strategy: ContextStrategy, settings: KitSettings) {
   const hooks = new HookBus();
@@ -313,7 +328,7 @@ export async function runConversation(
       if (finalTurnWithoutThinking(event.messages, original))
         problem('the request ends in a tool round whose assistant turn lost the thinking it started with');
       basis = event.messages.slice();
-      if (reactions > 0) {
+      if (reactions > 0 && !onlyCarried(event.messages)) {
         const sent = await measurer.measure({ provider, model, messages: event.messages });
         const fraction = sent.percentage ?? 0;
         if (fraction >= settings.criticalFloor)

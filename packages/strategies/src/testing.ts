@@ -23,7 +23,7 @@ const describeStrategyOptionsSchema = z.strictObject({
   seed: z.number().int().optional(),
   /** The guard's `maxCompactRetries`: at most this many reactions plus one per request. */
   maxCompactRetries: z.number().int().min(0).max(10).default(2),
-  /** The guard's `criticalFloor`: a request is never sent at or above it after a reaction unless declined. */
+  /** The guard's `criticalFloor`: after a reaction, a request with anything to compact is sent under it or declined. */
   criticalFloor: z.number().gt(0).max(1).default(0.95),
   /** `ContextTools` the guard hands the strategy (default: the compactor's offline ones). */
   contextTools: z

@@ -9,6 +9,7 @@ import {
   historyProblems,
   type KitSettings,
   kitInputBudget,
+  onlyCarried,
   prefixKey,
   reactDirectly,
   runConversation,
@@ -59,6 +60,30 @@ describe('the strategy kit catches', () => {
       violations.some((v) => /sent at [\d.]+% of the input budget after reacting, without declining/.test(v)),
     ).toBe(true);
   }, 60_000);
+
+  it('no floor for a request that holds only the prompt, the task and the newest step', () => {
+    const prompt = { role: 'system', content: 'You are an agent.' };
+    const task = { role: 'user', content: 'Fix the build.' };
+    const call = (id: string) => ({
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: 'a.ts' } }],
+    });
+    const result = (id: string) => ({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: id, toolName: 'read_file', output: 'x'.repeat(9_000) }],
+    });
+    // Nothing a compaction could take: the guard sends it as long as it fits the budget.
+    expect(onlyCarried([prompt, task, call('a'), result('a')] as never[])).toBe(true);
+    expect(onlyCarried([prompt, task] as never[])).toBe(true);
+    // An earlier round can be compacted: the floor holds.
+    expect(onlyCarried([prompt, task, call('a'), result('a'), call('b'), result('b')] as never[])).toBe(
+      false,
+    );
+    const answer = { role: 'assistant', content: 'Done.' };
+    const ask = { role: 'user', content: 'And the tests?' };
+    expect(onlyCarried([prompt, task, answer, ask] as never[])).toBe(true);
+    expect(onlyCarried([prompt, task, answer, ask, answer, ask] as never[])).toBe(false);
+  });
 
   it('a tool call split from its result', async () => {
     // Replaces the oldest half by a tool result whose call it hid (the tools keep whole units, so a
