@@ -9,6 +9,10 @@ const CONVERTER_HINTS = {
   aisdk: 'AI SDK messages: convert them with `fromAISDK(messages)` and send `toAISDK(result.messages)`',
   aisdk4:
     'AI SDK 4 messages: since AI SDK 5 a tool call carries `input` (was `args`) and a tool result `output` (was `result`)',
+  uimessage:
+    'AI SDK UI messages (`parts`, as `useChat` sends them): convert them with `convertToModelMessages` from `ai`, then `fromAISDK`',
+  'openai-responses':
+    'OpenAI Responses API input items: ctxguard converts Chat Completions messages (`fromOpenAIChat`) and AI SDK messages (`fromAISDK`); with the AI SDK, `@ctxguard/ai-sdk` guards Responses models',
 } as const;
 
 /** Fields of OpenAI's messages the message model has no place for: validation would drop them. */
@@ -21,6 +25,14 @@ const ANTHROPIC_PART_TYPES = new Set([
   'thinking',
   'redacted_thinking',
   'document',
+]);
+
+const RESPONSES_PART_TYPES = new Set(['input_text', 'output_text', 'input_image', 'input_file']);
+const RESPONSES_ITEM_TYPES = new Set([
+  'function_call',
+  'function_call_output',
+  'reasoning',
+  'item_reference',
 ]);
 
 const AI_SDK_OUTPUT_TYPES = new Set(['text', 'json', 'error-text', 'error-json', 'content']);
@@ -39,12 +51,15 @@ function isAISDK4Part(part: Record<string, unknown>): boolean {
 /** Which provider's own message format `message` is in, when it is recognisably one. */
 export function providerFormatOf(message: unknown): ProviderFormat | undefined {
   if (!isRecord(message)) return undefined;
+  if (Array.isArray(message['parts']) && !('content' in message)) return 'uimessage';
+  if (RESPONSES_ITEM_TYPES.has(message['type'] as string)) return 'openai-responses';
   if (OPENAI_ONLY_FIELDS.some((field) => field in message)) return 'openai';
   if (message['content'] === null || message['role'] === 'developer') return 'openai';
   const parts = Array.isArray(message['content']) ? message['content'] : [];
   for (const part of parts) {
     if (!isRecord(part) || typeof part['type'] !== 'string') continue;
     if (OPENAI_PART_TYPES.has(part['type'])) return 'openai';
+    if (RESPONSES_PART_TYPES.has(part['type'])) return 'openai-responses';
     if (ANTHROPIC_PART_TYPES.has(part['type']) || (part['type'] === 'image' && 'source' in part))
       return 'anthropic';
     if (part['type'] === 'tool-result' && isAISDKOutput(part['output'])) return 'aisdk';

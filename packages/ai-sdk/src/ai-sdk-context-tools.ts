@@ -9,10 +9,10 @@ import {
   providerOptionsSchema,
   type SummarizeRequest,
 } from '@ctxguard/core';
-import { catalogProvider, ModelCatalog } from '@ctxguard/models';
 import { lazySchema } from '@ctxguard/shared';
 import { generateText, type LanguageModel, Output } from 'ai';
 import { z } from 'zod';
+import { builtinCatalog, catalogIds } from './catalog-ids.js';
 import { factsPrompt, quoteTranscript, summaryPrompt } from './context-prompts.js';
 
 const modelSchema = lazySchema(() =>
@@ -135,23 +135,19 @@ export function aiSdkContextTools(model: LanguageModel, options?: AISdkContextTo
   );
 }
 
-/** The built-in catalog, made on first use (most apps never ask it for a summarizer's window). */
-let builtins: ModelCatalog | undefined;
-
 /**
  * The input `model` may take as the built-in catalog knows it (a gateway id `provider/model` or a
  * model object), the provider's default window for a model it does not list; `undefined` for a
  * provider it does not know.
  */
 function catalogWindow(model: LanguageModel): number | undefined {
+  // A string is an AI Gateway id.
   const [provider, modelId] =
-    typeof model === 'string'
-      ? [model.slice(0, Math.max(0, model.indexOf('/'))), model.slice(model.indexOf('/') + 1)]
-      : [model.provider, model.modelId];
+    typeof model === 'string' ? ['gateway', model] : [model.provider, model.modelId];
   if (typeof provider !== 'string' || typeof modelId !== 'string') return undefined;
   if (provider.trim() === '' || modelId.trim() === '') return undefined;
-  builtins ??= new ModelCatalog();
-  const resolved = builtins.get(catalogProvider(provider), modelId);
+  const ids = catalogIds(provider, modelId);
+  const resolved = builtinCatalog().get(ids.provider, ids.model);
   if (resolved.match === 'global-default') return undefined;
   return Math.min(resolved.contextWindow, resolved.maxInputTokens ?? Number.POSITIVE_INFINITY);
 }

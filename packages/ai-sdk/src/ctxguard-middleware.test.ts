@@ -413,6 +413,21 @@ describe('ctxguardMiddleware with a model the catalog does not know', () => {
     expect(limited.warnings).toEqual([]);
   });
 
+  it("guards a gateway's model (`anthropic/claude-sonnet-4-5` of provider `gateway`) by the provider it names", async () => {
+    const gateway = new MockLanguageModelV3({
+      provider: 'gateway',
+      modelId: 'anthropic/claude-sonnet-4-5',
+      doGenerate: async () => anthropicReply(),
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model: gateway, middleware: ctxguardMiddleware() }),
+      prompt: 'Summarize the incident.',
+      providerOptions: { ctxguard: { conversationId: 'gateway' } },
+    });
+    expect(result.providerMetadata?.['ctxguard']).toMatchObject({ unguarded: false, window: 200_000 });
+    expect(JSON.stringify(result.warnings ?? [])).not.toMatch(/not in the model catalog/);
+  });
+
   it('reports the retry after an overflow error as guarded, by the limit the error stated', async () => {
     let calls = 0;
     const message =

@@ -27,7 +27,6 @@ import {
   createContextGuard,
   type PrepareResult,
 } from '@ctxguard/facade';
-import { catalogProvider } from '@ctxguard/models';
 import { MemoryPersistence } from '@ctxguard/persistence';
 import { LRUCache } from 'lru-cache';
 import {
@@ -38,6 +37,7 @@ import {
   type ServerEditStats,
   withContextManagement,
 } from './anthropic-context-management.js';
+import { catalogIds } from './catalog-ids.js';
 import { conversationIdOf, withoutCtxguardOptions } from './conversation-id.js';
 import { ConversationRecords } from './conversation-record.js';
 import {
@@ -175,8 +175,12 @@ class MiddlewareState {
   }
 
   #guardFor(model: LanguageModelV3): ConversationGuard {
-    const provider = this.#options.provider ?? catalogProvider(model.provider);
-    const modelId = this.#options.model ?? model.modelId;
+    const ids =
+      this.#options.provider === undefined
+        ? catalogIds(model.provider, model.modelId, this.#options.catalog)
+        : { provider: this.#options.provider, model: model.modelId };
+    const provider = ids.provider;
+    const modelId = this.#options.model ?? ids.model;
     const key = `${provider}\u0000${modelId}`;
     let guard = this.#guards.get(key);
     if (!guard) {

@@ -36,6 +36,14 @@ describe('HookBus', () => {
     expect(seen).toEqual(['compaction:x', 'warning:w']);
   });
 
+  it('takes a listener that returns something (an arrow that pushes), ignoring what it returns', async () => {
+    const bus = new HookBus();
+    const warnings: WarningEvent[] = [];
+    bus.on('onWarning', (warning) => warnings.push(warning));
+    await bus.emit('onWarning', { code: 'w', message: 'm' });
+    expect(warnings).toEqual([{ code: 'w', message: 'm' }]);
+  });
+
   it('awaits each listener before starting the next, in registration order', async () => {
     const bus = new HookBus();
     const log: string[] = [];

@@ -90,8 +90,8 @@ export interface HookEvents {
 
 /** The name of a hook. */
 export type HookName = keyof HookEvents;
-/** A listener of one hook; may be async, `emit` awaits it. */
-export type HookListener<K extends HookName> = (event: HookEvents[K]) => void | Promise<void>;
+/** A listener of one hook; may be async, `emit` awaits it. What it returns is otherwise ignored. */
+export type HookListener<K extends HookName> = (event: HookEvents[K]) => unknown;
 
 /** Every hook name, in a stable order. */
 export const hookNames: readonly HookName[] = Object.freeze([

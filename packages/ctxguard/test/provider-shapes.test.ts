@@ -98,6 +98,38 @@ describe("a provider's own messages", () => {
     expect(result.message).toContain('a tool result `output` (was `result`)');
   });
 
+  it('AI SDK UI messages (`parts`) and OpenAI Responses items: the error says what to use', async () => {
+    const ui = await prepareError([{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Read it.' }] }]);
+    expect(ui.message).toMatch(/messages\[0\]\.content/);
+    expect(ui.message).toContain('`convertToModelMessages` from `ai`, then `fromAISDK`');
+    const responses = await prepareError([
+      { role: 'user', content: 'Read it.' },
+      { type: 'function_call', call_id: 'c1', name: 'read', arguments: '{}' },
+    ]);
+    expect(responses.message).toMatch(/messages\[1\]\.role/);
+    expect(responses.message).toContain('OpenAI Responses API input items');
+  });
+
+  it("Anthropic's system blocks as `system`: the error says to pass them through fromAnthropic", async () => {
+    const guard = createContextGuard({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    const system = [{ type: 'text', text: 'You are a coding agent.' }];
+    const messages = [{ role: 'user' as const, content: 'Read it.' }];
+    await expect(
+      guard.prepare({ conversationId: 'system', system: system as never, messages }),
+    ).rejects.toThrow(
+      /^prepare input\.system: expected a string, received an array .*fromAnthropic\(\{ system, messages \}\)/,
+    );
+    const prepared = await guard.prepare({
+      conversationId: 'system',
+      messages: fromAnthropic({ system, messages }),
+    });
+    expect(prepared.messages[0]).toEqual({
+      role: 'system',
+      content: [{ type: 'text', text: 'You are a coding agent.' }],
+    });
+    await guard.close();
+  });
+
   it('a message that is simply wrong gets no converter named', async () => {
     const error = await prepareError([{ role: 'user', content: 42 }]);
     expect(error.message).toMatch(/messages\[0\]\.content/);

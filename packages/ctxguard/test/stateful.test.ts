@@ -193,6 +193,23 @@ describe('rewind', () => {
   });
 });
 
+describe('rewind of nested compactions', () => {
+  it('counts as restored only what is shown again: an inner compaction rewound first shows nothing', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
+    await grow(guard, 'nested', longConversation(40));
+    const { compactions, effectiveMessages } = await guard.stats('nested');
+    expect(compactions.length).toBeGreaterThan(1);
+    // The newest-listed one is hidden inside the ones before it: its entries stay under them.
+    const inner = await guard.rewind('nested', compactions.at(-1)!.compactionId);
+    expect(inner.restored).toBe(0);
+    expect(inner.effectiveMessages).toBe(effectiveMessages);
+    const outer = await guard.rewind('nested', compactions[0]!.compactionId);
+    expect(outer.restored).toBeGreaterThan(0);
+    expect(outer.effectiveMessages).toBeGreaterThan(effectiveMessages);
+    await guard.close();
+  });
+});
+
 describe('recordCompletion', () => {
   it('feeds the reported usage of the last prepared request into the calibration store', async () => {
     const guard = createContextGuard({ provider: 'anthropic', model: 'claude-opus-4-20250514' });
@@ -349,6 +366,25 @@ describe('recoverOverflow', () => {
       /retry with maxOutputTokens \d+ instead of 8000/,
     );
     await guard.close();
+  });
+
+  it('lowers the output so the retry fits whether the provider or ctxguard counts the prompt higher', async () => {
+    const messages = [{ role: 'user' as const, content: 'hi '.repeat(5_000) }];
+    for (const drift of [-8, 0, 92]) {
+      // A guard each: the first recovery teaches the store gpt-4o's stated 16,385-token limit.
+      const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+      const conversationId = `drift ${drift}`;
+      const sent = await guard.prepare({ conversationId, messages, maxOutputTokens: 16_000 });
+      // The provider counts the prompt a few tokens below or above ctxguard's measurement.
+      const stated = sent.measurement.current + drift;
+      const message = `This model's maximum context length is 16385 tokens. However, you requested ${stated + 16_000} tokens (${stated} in the messages, 16000 in the completion). Please reduce the length of the messages or completion.`;
+      const recovered = await guard.recoverOverflow({ conversationId, error: new Error(message) });
+      const prompt = Math.max(stated, sent.measurement.current);
+      expect(recovered.maxOutputTokens, `drift ${drift}`).toBe(16_385 - prompt);
+      expect(recovered.measurement.current).toBeLessThanOrEqual(recovered.measurement.inputBudget!);
+      expect(recovered.messages).toEqual(sent.messages);
+      await guard.close();
+    }
   });
 
   it('lowers the output below what was asked and what the model can write, or not at all', async () => {

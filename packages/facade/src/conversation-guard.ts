@@ -382,7 +382,10 @@ export class ConversationGuard {
     return this.#serialized(id, async () => {
       const done = await this.#update(id, async (history) => {
         const before = await this.#measureStored(history);
-        const restored = history.rewind(compactionId);
+        const hidden = history.rewind(compactionId);
+        // Entries a newer compaction still hides (it summarized this one's summary) stay hidden.
+        const visible = new Set(history.effectiveEntries().map((entry) => entry.id));
+        const restored = hidden.filter((entry) => visible.has(entry.id));
         const after = await this.#measureStored(history);
         return { restored, before, after, effective: history.length };
       });
@@ -664,6 +667,7 @@ export class ConversationGuard {
     const lowered = stated
       ? loweredOutput(
           stated,
+          before.current,
           extras.maxOutputTokens,
           this.catalog.get(this.provider, this.model).maxOutputTokens,
         )
@@ -1037,27 +1041,31 @@ export class ConversationGuard {
 /**
  * When the completion dominates a stated overflow (legacy OpenAI: "…you requested M tokens (X in
  * your prompt; Y for the completion)", Y > X) and the prompt takes at most half the limit: the
- * output the limit leaves beside the prompt. Undefined when the prompt is what must shrink.
+ * output the limit leaves beside the prompt, as the provider counted it or as ctxguard measures it
+ * (`measuredPrompt`), whichever is more, so the retry fits both counts. Undefined when the prompt
+ * is what must shrink.
  */
-function outputRoom(stated: OverflowTokens): number | undefined {
+function outputRoom(stated: OverflowTokens, measuredPrompt: number): number | undefined {
   const prompt = stated.inputTokens;
   // A prompt over half the limit is what must shrink, or the answer would be cut short.
   if (prompt === undefined || prompt * 2 > stated.limitTokens) return undefined;
   const completion = stated.requestedTokens - prompt;
-  return completion > prompt ? Math.min(completion, stated.limitTokens - prompt) : undefined;
+  const room = stated.limitTokens - Math.max(prompt, measuredPrompt);
+  return completion > prompt && room > 0 ? Math.min(completion, room) : undefined;
 }
 
 /**
  * The output a retry asks for when the completion is what did not fit: at most what the limit
- * leaves beside the prompt, what was asked (else what the error says was) and what the model can
- * write; `undefined` when that lowers nothing (the prompt must shrink instead).
+ * leaves beside the prompt ({@link outputRoom}), what was asked (else what the error says was) and
+ * what the model can write; `undefined` when that lowers nothing (the prompt must shrink instead).
  */
 function loweredOutput(
   stated: OverflowTokens,
+  measuredPrompt: number,
   asked: number | undefined,
   modelMax: number | undefined,
 ): number | undefined {
-  const room = outputRoom(stated);
+  const room = outputRoom(stated, measuredPrompt);
   if (room === undefined) return undefined;
   const requested = asked ?? stated.requestedTokens - (stated.inputTokens ?? 0);
   const lowered = Math.min(room, requested, modelMax ?? Number.POSITIVE_INFINITY);

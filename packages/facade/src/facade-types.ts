@@ -122,7 +122,7 @@ export interface RecoverOverflowInput {
 export interface RewindResult {
   conversationId: string;
   compactionId: string;
-  /** Entries shown again. */
+  /** Entries shown again: those the compaction hid, less any a newer compaction still hides. */
   restored: number;
   /** Messages in the effective view now. */
   effectiveMessages: number;
@@ -159,7 +159,10 @@ export interface ConversationStats {
   effectiveMessages: number;
   /** Every stored entry: messages, summaries and markers. */
   storedEntries: number;
-  /** Compactions still recorded (each can be rewound). */
+  /**
+   * Compactions still recorded (each can be rewound), outer ones before the ones they hide: rewound
+   * in this order, each shows its own entries again.
+   */
   compactions: CompactionSummary[];
   /** Calls of `prepare` that measured this conversation. */
   calls: number;

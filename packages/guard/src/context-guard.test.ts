@@ -700,7 +700,9 @@ describe('decisions and the retry loop', () => {
     const warning = warnings.find((w) => w.code === 'context_exhausted')!;
     expect(warning.data!['floorTokens']).toBeGreaterThan(8_000);
     expect(warning.data!['availableTokens']).toBe(8_000);
-    expect(event.declined).toMatch(/system prompt and last user message alone take \d+ tokens/);
+    expect(event.declined).toMatch(
+      /system prompt and last user message alone take \d+ tokens, over the \d+ available; shorten them .* or allow more input/,
+    );
   });
   it("leaves a newest tool result's output out of the floor: a strategy may cut it and send the request", async () => {
     const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {

@@ -452,6 +452,24 @@ describe('ContextMeasurer', () => {
     }
   });
 
+  it('says a misspelt model on console.warn when nobody listens, naming the listed spelling', async () => {
+    const printed = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const measurer = new ContextMeasurer({ hooks: new HookBus(), catalog: catalog() });
+      for (const model of ['gpt4o', 'gpt4o', 'gpt-35-turbo', 'gpt-9-ultra'])
+        await measurer.measure({ provider: 'openai', model, messages: [{ role: 'user', content: 'hi' }] });
+      expect(printed.mock.calls.map((call) => call[0])).toEqual([
+        expect.stringMatching(
+          /^ctxguard: openai\/gpt4o is not in the catalog: .*\(did you mean gpt-4o\? register/,
+        ),
+        expect.stringMatching(/^ctxguard: openai\/gpt-35-turbo .*\(did you mean gpt-3\.5-turbo\? register/),
+        expect.stringMatching(/^ctxguard: openai\/gpt-9-ultra .*default window of \d+ tokens \(register/),
+      ]);
+    } finally {
+      printed.mockRestore();
+    }
+  });
+
   it("measures a model its provider does not list against the provider's default, with one warning", async () => {
     const { resolve, measured, warnings } = setup();
     for (let i = 0; i < 2; i++)

@@ -603,10 +603,6 @@ export class ContextMeasurer {
     });
   }
 
-  /**
-   * One `unknown_model` warning per model: it has no window, or only its provider's default one.
-   * With no window and no `onWarning` listener it also goes to `console.warn`.
-   */
   /** Once per model and size: the provider rejects a request asking for more output than the model gives. */
   #warnOutputAboveModel(request: MeasureInput, maxOutput: number): void {
     const key = `${request.provider}\u0000${request.model}\u0000${request.maxOutputTokens}`;
@@ -625,6 +621,11 @@ export class ContextMeasurer {
     });
   }
 
+  /**
+   * One `unknown_model` warning per model: it has no window, or only its provider's default one.
+   * With no `onWarning` listener it also goes to `console.warn`: a misspelt provider leaves requests
+   * unguarded, a misspelt model measures them against a window that may be far too large.
+   */
   #warnUnknown(request: MeasureInput, guessed?: ResolvedModel): void {
     const key = `${request.provider}\u0000${request.model}`;
     if (this.#warnedUnknown.has(key)) return;
@@ -633,10 +634,10 @@ export class ContextMeasurer {
       guessed === undefined
         ? 'its window is unknown, so nothing is measured against it'
         : `it is measured against ${guessed.provider}'s default window of ${guessed.contextWindow} tokens`;
-    const message = `${request.provider}/${request.model} is not in the catalog: ${what} (register it in the catalog or set contextLimit)`;
-    // Unguarded and nobody listening: a misspelled provider would otherwise go unnoticed.
-    if (guessed === undefined && this.#hooks.listenerCount('onWarning') === 0)
-      console.warn(`ctxguard: ${message}`);
+    const spelt = guessed === undefined ? undefined : this.#sameModelSpeltOtherwise(request);
+    const hint = spelt === undefined ? '' : `did you mean ${spelt}? `;
+    const message = `${request.provider}/${request.model} is not in the catalog: ${what} (${hint}register it in the catalog or set contextLimit)`;
+    if (this.#hooks.listenerCount('onWarning') === 0) console.warn(`ctxguard: ${message}`);
     void this.#hooks.emit('onWarning', {
       code: 'unknown_model',
       message,
@@ -647,6 +648,18 @@ export class ContextMeasurer {
         ...(guessed === undefined ? {} : { window: guessed.contextWindow }),
       },
     });
+  }
+
+  /** A model of the request's provider whose id differs from the request's only in punctuation and case (`gpt4o`, `gpt-35-turbo`). */
+  #sameModelSpeltOtherwise(request: MeasureInput): string | undefined {
+    const bare = (id: string) => id.toLowerCase().replace(/[^a-z0-9]/g, '');
+    const wanted = bare(request.model ?? '');
+    if (wanted === '') return undefined;
+    try {
+      return this.#catalog.list(request.provider).find((info) => bare(info.model) === wanted)?.model;
+    } catch {
+      return undefined;
+    }
   }
 
   async #learn(event: CompletionEvent): Promise<void> {

@@ -39,6 +39,11 @@ describe('fromAISDK', () => {
     expect(() => fromAISDK(v4)).toThrow(/These look like AI SDK 4 messages: .*`input` \(was `args`\)/);
   });
 
+  it('says to convert UI messages (`parts`) with convertToModelMessages first', () => {
+    const ui = [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }];
+    expect(() => fromAISDK(ui)).toThrow(/These look like AI SDK UI messages .*`convertToModelMessages`/);
+  });
+
   it('rejects what core cannot hold with a ConversionError naming the field', () => {
     const executed = thrown(() =>
       fromAISDK([

@@ -55,6 +55,11 @@ describe('fromOpenAIChat validation', () => {
     );
   });
 
+  it('says Responses API input items are not Chat Completions messages', () => {
+    const items = [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }];
+    expect(() => fromOpenAIChat(items)).toThrow(/These look like OpenAI Responses API input items/);
+  });
+
   it('says which field in the message', () => {
     expect(() =>
       fromOpenAIChat([
