@@ -16,8 +16,8 @@ function catalogName(provider: string): string | undefined {
 /**
  * A model's provider and id as `catalog` (default: the built-in one) knows them. A gateway serves
  * other providers' models under ids `provider/model` (the AI Gateway's `gateway` provider with
- * `anthropic/claude-sonnet-4-5`, OpenRouter): when the catalog does not know the gateway but knows
- * the provider the id names, that provider and the rest of the id are used.
+ * `anthropic/claude-sonnet-4-5`, OpenRouter): when the catalog does not know the gateway but lists
+ * that model of the provider the id names (not just the provider's default), those are used.
  */
 export function catalogIds(
   provider: string,
@@ -30,7 +30,10 @@ export function catalogIds(
   if (slash <= 0 || known.includes(own)) return { provider: own, model: modelId };
   const named = catalogName(modelId.slice(0, slash));
   const rest = modelId.slice(slash + 1);
-  return named !== undefined && known.includes(named) && rest.trim() !== ''
+  if (named === undefined || !known.includes(named) || rest.trim() === '')
+    return { provider: own, model: modelId };
+  const { match } = catalog.get(named, rest);
+  return match === 'exact' || match === 'prefix'
     ? { provider: named, model: rest }
     : { provider: own, model: modelId };
 }

@@ -413,19 +413,68 @@ describe('ctxguardMiddleware with a model the catalog does not know', () => {
     expect(limited.warnings).toEqual([]);
   });
 
-  it("guards a gateway's model (`anthropic/claude-sonnet-4-5` of provider `gateway`) by the provider it names", async () => {
-    const gateway = new MockLanguageModelV3({
-      provider: 'gateway',
-      modelId: 'anthropic/claude-sonnet-4-5',
+  it("guards a gateway's model by the provider its id names, only where that provider lists it", async () => {
+    const run = async (
+      provider: string,
+      modelId: string,
+      options: Parameters<typeof ctxguardMiddleware>[0] = {},
+    ) => {
+      const prompts: unknown[] = [];
+      const gateway = new MockLanguageModelV3({
+        provider,
+        modelId,
+        doGenerate: async (call) => {
+          prompts.push(call.providerOptions);
+          return anthropicReply();
+        },
+      });
+      const result = await generateText({
+        model: wrapLanguageModel({ model: gateway, middleware: ctxguardMiddleware(options) }),
+        prompt: 'Summarize the incident.',
+        providerOptions: { ctxguard: { conversationId: 'gateway' } },
+      });
+      return {
+        report: result.providerMetadata?.['ctxguard'],
+        warnings: JSON.stringify(result.warnings ?? []),
+        prompts,
+      };
+    };
+    const listed = await run('gateway', 'anthropic/claude-sonnet-4-5');
+    expect(listed.report).toMatchObject({ unguarded: false, window: 200_000 });
+    expect(listed.warnings).not.toMatch(/not in the (model )?catalog/);
+    // Gemma is no Gemini model: a provider's default window must not stand for it.
+    const unlisted = await run('openrouter', 'google/gemma-2-9b-it');
+    expect(unlisted.report).toMatchObject({ unguarded: true, window: null });
+    expect(unlisted.warnings).toMatch(/openrouter\/google\/gemma-2-9b-it is not in the model catalog/);
+    // Anthropic's server-side edits go to Anthropic's own API only, not through a gateway.
+    const edits = await run('gateway', 'anthropic/claude-sonnet-4-5', { providerContextManagement: true });
+    expect(JSON.stringify(edits.prompts)).not.toMatch(/contextManagement/);
+  });
+
+  it('says once, in the call warnings, that a model its provider does not list is measured by the default window', async () => {
+    const model = new MockLanguageModelV3({
+      provider: 'openai.chat',
+      modelId: 'gpt4o',
       doGenerate: async () => anthropicReply(),
     });
-    const result = await generateText({
-      model: wrapLanguageModel({ model: gateway, middleware: ctxguardMiddleware() }),
-      prompt: 'Summarize the incident.',
-      providerOptions: { ctxguard: { conversationId: 'gateway' } },
-    });
-    expect(result.providerMetadata?.['ctxguard']).toMatchObject({ unguarded: false, window: 200_000 });
-    expect(JSON.stringify(result.warnings ?? [])).not.toMatch(/not in the model catalog/);
+    const wrapped = wrapLanguageModel({ model, middleware: ctxguardMiddleware() });
+    const printed = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const warnings: string[] = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        const result = await generateText({
+          model: wrapped,
+          prompt: `q${i}`,
+          providerOptions: { ctxguard: { conversationId: 'misspelt' } },
+        });
+        warnings.push(JSON.stringify(result.warnings ?? []));
+      }
+      expect(printed).not.toHaveBeenCalled();
+    } finally {
+      printed.mockRestore();
+    }
+    expect(warnings[0]).toMatch(/openai\/gpt4o is not in the catalog: .*did you mean gpt-4o\?/);
+    expect(warnings[1]).not.toMatch(/not in the catalog/);
   });
 
   it('reports the retry after an overflow error as guarded, by the limit the error stated', async () => {

@@ -27,6 +27,7 @@ import {
   createContextGuard,
   type PrepareResult,
 } from '@ctxguard/facade';
+import { catalogProvider } from '@ctxguard/models';
 import { MemoryPersistence } from '@ctxguard/persistence';
 import { LRUCache } from 'lru-cache';
 import {
@@ -138,6 +139,10 @@ class MiddlewareState {
   readonly #persistence;
   readonly #records;
   readonly #guards = new Map<string, ConversationGuard>();
+  /** Guards whose wrapped model is Anthropic's own (not a gateway's): server-side edits reach it. */
+  readonly #anthropicServed = new WeakSet<ConversationGuard>();
+  /** Warnings a guard emitted that its next call's warnings carry (a model measured against its provider's default window). */
+  readonly #pendingWarnings = new WeakMap<ConversationGuard, string[]>();
   /** The guard that served each recent conversation (least recently used forgotten first). */
   readonly #byConversation = new LRUCache<string, ConversationGuard>({ max: REMEMBERED_CONVERSATIONS });
   readonly #calls = new WeakMap<LanguageModelV3CallOptions, CallContext>();
@@ -156,8 +161,9 @@ class MiddlewareState {
     this.#records = new ConversationRecords(this.#persistence, options.namespace);
   }
 
-  #serverSideFor(provider: string): boolean {
-    return this.#serverSide !== undefined && provider === 'anthropic';
+  /** Whether `guard` sends Anthropic's server-side edits: its model is served by Anthropic's own API (not a gateway). */
+  #serverSideFor(guard: ConversationGuard): boolean {
+    return this.#serverSide !== undefined && this.#anthropicServed.has(guard);
   }
 
   /**
@@ -181,6 +187,7 @@ class MiddlewareState {
         : { provider: this.#options.provider, model: model.modelId };
     const provider = ids.provider;
     const modelId = this.#options.model ?? ids.model;
+    const ownProvider = this.#options.provider ?? catalogProvider(model.provider);
     const key = `${provider}\u0000${modelId}`;
     let guard = this.#guards.get(key);
     if (!guard) {
@@ -199,10 +206,19 @@ class MiddlewareState {
         persistence: this.#persistence,
         // The middleware checks signatures against the prompt it last sent, under any provider's options.
         signedReasoning: 'keep',
-        ...(this.#serverSideFor(provider) ? { strategy: providerSideStrategy } : {}),
+        ...(this.#serverSide !== undefined && ownProvider === 'anthropic'
+          ? { strategy: providerSideStrategy }
+          : {}),
       });
-      // An unknown window is said in each call's warnings (noteWindow), not on the console.
-      guard.hooks.on('onWarning', () => {});
+      if (ownProvider === 'anthropic') this.#anthropicServed.add(guard);
+      // Said in the calls' warnings, not on the console: an unknown window in each call's
+      // (noteWindow), a model measured against its provider's default window in the next call's.
+      const pending: string[] = [];
+      this.#pendingWarnings.set(guard, pending);
+      guard.hooks.on('onWarning', (warning) => {
+        if (warning.code === 'unknown_model' && warning.data?.['window'] !== undefined)
+          pending.push(`ctxguard: ${warning.message}`);
+      });
       this.#guards.set(key, guard);
     }
     return guard;
@@ -245,7 +261,7 @@ class MiddlewareState {
     } catch (error) {
       // With server-side context management the server clears what the client would have: a history
       // over the client-side budget goes out whole with the edits (an overflow still falls back to recovery).
-      if (!(error instanceof ContextDeclinedError) || !this.#serverSideFor(guard.provider)) throw error;
+      if (!(error instanceof ContextDeclinedError) || !this.#serverSideFor(guard)) throw error;
       return this.#sentForServer(base, { conversationId, guard, converter, split }, error);
     }
     const context: CallContext = {
@@ -266,9 +282,9 @@ class MiddlewareState {
     };
     const prompt = await this.#promptFor(context, prepared);
     noteWindow(context, prepared.measurement.window);
+    this.#addPendingWarnings(context);
     const next: LanguageModelV3CallOptions = { ...base, prompt };
-    if (this.#serverSideFor(guard.provider))
-      this.#addServerEdits(next, prepared.measurement.inputBudget, context);
+    if (this.#serverSideFor(guard)) this.#addServerEdits(next, prepared.measurement.inputBudget, context);
     this.#calls.set(next, context);
     return next;
   }
@@ -328,7 +344,7 @@ class MiddlewareState {
       },
     };
     // The server's clearing needs no converted prompt: only the budget its triggers are set from.
-    if (this.#serverSideFor(guard.provider)) {
+    if (this.#serverSideFor(guard)) {
       const { inputBudget } = await guard.measurer.measure({
         provider: guard.provider,
         model: guard.model,
@@ -403,6 +419,12 @@ class MiddlewareState {
     );
     const options = withContextManagement(params.providerOptions, edits);
     if (options !== undefined) params.providerOptions = options;
+  }
+
+  #addPendingWarnings(context: CallContext): void {
+    const pending = this.#pendingWarnings.get(context.guard);
+    if (!pending || pending.length === 0) return;
+    for (const message of pending.splice(0)) context.warnings.push({ type: 'other', message });
   }
 
   /** Compacts after a provider overflow and returns the params to retry with (once). */

@@ -387,6 +387,24 @@ describe('recoverOverflow', () => {
     }
   });
 
+  it('compacts instead of lowering the output when its own count puts the prompt over half the limit', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const messages = [{ role: 'user' as const, content: 'hi '.repeat(5_000) }];
+    const sent = await guard.prepare({ conversationId: 'half', messages, maxOutputTokens: 8_000 });
+    // The provider's count (3,000) leaves the prompt under half of 9,000; ctxguard's (~5,000) does not.
+    const message = `This model's maximum context length is 9000 tokens. However, you requested 11000 tokens (3000 in the messages, 8000 in the completion). Please reduce the length of the messages or completion.`;
+    expect(sent.measurement.current * 2).toBeGreaterThan(9_000);
+    const outcome = await guard
+      .recoverOverflow({ conversationId: 'half', error: new Error(message) })
+      .catch((error: unknown) => error);
+    // One message, nothing to compact: declined, and no output limit was offered.
+    expect(outcome).toBeInstanceOf(ContextDeclinedError);
+    expect((outcome as ContextDeclinedError).actions.some((action) => action.type === 'output-limit')).toBe(
+      false,
+    );
+    await guard.close();
+  });
+
   it('lowers the output below what was asked and what the model can write, or not at all', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
     const messages = [{ role: 'user' as const, content: 'Write the release notes.' }];

@@ -102,22 +102,22 @@ export const createContextGuardOptionsSchema = lazySchema(() =>
 /** Options accepted by {@link createContextGuard}. */
 export type CreateContextGuardOptions = z.input<typeof createContextGuardOptionsSchema>;
 
-/** A separate system prompt: a string (Anthropic's list of system blocks goes through `fromAnthropic`). */
-const systemSchema = lazySchema(() =>
-  z.string({
+/** A separate system prompt: a string; `whenArray` says what to do with a list of system blocks. */
+function systemSchema(whenArray: string) {
+  return z.string({
     error: (issue) =>
-      Array.isArray(issue.input)
-        ? 'expected a string, received an array (for Anthropic system blocks, pass fromAnthropic({ system, messages }) as messages: it makes them the first message)'
-        : undefined,
-  }),
-);
+      Array.isArray(issue.input) ? `expected a string, received an array (${whenArray})` : undefined,
+  });
+}
 
 /** Input of `prepare`. */
 export const prepareInputSchema = lazySchema(() =>
   z.strictObject({
     conversationId: conversationIdSchema,
     messages: messagesSchema,
-    system: systemSchema.optional(),
+    system: systemSchema(
+      'for Anthropic system blocks, pass fromAnthropic({ system, messages }) as messages: it makes them the first message',
+    ).optional(),
     tools: z.array(z.unknown()).optional(),
     maxOutputTokens: z.number().int().nonnegative().optional(),
     signal: abortSignalSchema.optional(),
@@ -148,7 +148,7 @@ export const recoverOverflowInputSchema = lazySchema(() =>
   z.strictObject({
     conversationId: conversationIdSchema,
     error: z.unknown(),
-    system: systemSchema.optional(),
+    system: systemSchema('leave it out to use the system prompt of the request that failed').optional(),
     tools: z.array(z.unknown()).optional(),
     maxOutputTokens: z.number().int().nonnegative().optional(),
     signal: abortSignalSchema.optional(),

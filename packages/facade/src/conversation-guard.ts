@@ -664,16 +664,17 @@ export class ConversationGuard {
         actions.push({ type: 'context-limit', contextLimit: stated.limitTokens });
       }
     }
+    // Measured again: learning from the stated count may have changed the counter's estimate.
+    const measured = await this.measurer.measure(input);
     const lowered = stated
       ? loweredOutput(
           stated,
-          before.current,
+          measured.current,
           extras.maxOutputTokens,
           this.catalog.get(this.provider, this.model).maxOutputTokens,
         )
       : undefined;
     if (lowered !== undefined) return this.#lowerOutput(history, id, extras, actions, lowered);
-    const measured = await this.measurer.measure(input);
     const factor = stated ? Math.max(1, providerInput / Math.max(1, measured.current)) : 1;
     const outputPart =
       stated?.inputTokens !== undefined ? Math.max(0, stated.requestedTokens - stated.inputTokens) : 0;
@@ -1046,12 +1047,12 @@ export class ConversationGuard {
  * is what must shrink.
  */
 function outputRoom(stated: OverflowTokens, measuredPrompt: number): number | undefined {
-  const prompt = stated.inputTokens;
+  if (stated.inputTokens === undefined) return undefined;
+  const prompt = Math.max(stated.inputTokens, measuredPrompt);
   // A prompt over half the limit is what must shrink, or the answer would be cut short.
-  if (prompt === undefined || prompt * 2 > stated.limitTokens) return undefined;
-  const completion = stated.requestedTokens - prompt;
-  const room = stated.limitTokens - Math.max(prompt, measuredPrompt);
-  return completion > prompt && room > 0 ? Math.min(completion, room) : undefined;
+  if (prompt * 2 > stated.limitTokens) return undefined;
+  const completion = stated.requestedTokens - stated.inputTokens;
+  return completion > prompt ? Math.min(completion, stated.limitTokens - prompt) : undefined;
 }
 
 /**

@@ -701,7 +701,7 @@ describe('decisions and the retry loop', () => {
     expect(warning.data!['floorTokens']).toBeGreaterThan(8_000);
     expect(warning.data!['availableTokens']).toBe(8_000);
     expect(event.declined).toMatch(
-      /system prompt and last user message alone take \d+ tokens, over the \d+ available; shorten them .* or allow more input/,
+      /system prompt and last user message alone take \d+ tokens, over the \d+ available; shorten the system prompt or the text of that message, or leave more room/,
     );
   });
   it("leaves a newest tool result's output out of the floor: a strategy may cut it and send the request", async () => {

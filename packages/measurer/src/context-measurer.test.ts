@@ -483,20 +483,20 @@ describe('ContextMeasurer', () => {
     expect(warnings).toHaveLength(1);
   });
 
-  it('warns once per size when a request asks for more output than the model gives', async () => {
+  it('warns once per model when a request asks for more output than the model gives', async () => {
     const { resolve, measured, warnings } = setup();
     const messages: Message[] = [{ role: 'user', content: text(50) }];
     // gpt-4o gives at most 16,384 output tokens.
     await resolve(messages, { provider: 'openai', model: 'gpt-4o', maxOutputTokens: 16_384 });
     expect(warnings).toEqual([]);
-    for (let i = 0; i < 2; i++)
-      await resolve(messages, { provider: 'openai', model: 'gpt-4o', maxOutputTokens: 50_000 });
+    for (const asked of [50_000, 60_000])
+      await resolve(messages, { provider: 'openai', model: 'gpt-4o', maxOutputTokens: asked });
     expect(warnings.map((w) => w.code)).toEqual(['max_output_above_model']);
     expect(warnings[0]?.message).toMatch(
-      /^maxOutputTokens 50000 is above the 16384 output tokens openai\/gpt-4o can give .*ask for at most 16384/,
+      /^maxOutputTokens 50000 is above the 16384 output tokens the catalog gives openai\/gpt-4o .*ask for at most 16384/,
     );
     // The budget still reserves what was asked for.
-    expect(measured.at(-1)?.inputBudget).toBe(128_000 - 50_000);
+    expect(measured.at(-1)?.inputBudget).toBe(128_000 - 60_000);
   });
 
   it('makes the effective window the smaller of the model window and a context limit per call or per conversation', async () => {

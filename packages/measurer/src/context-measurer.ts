@@ -541,7 +541,7 @@ export class ContextMeasurer {
     const maxOutput = known ? model?.maxOutputTokens : undefined;
     const wanted = request.maxOutputTokens;
     if (maxOutput !== undefined && wanted !== undefined && wanted > maxOutput)
-      this.#warnOutputAboveModel(request, maxOutput);
+      this.#warnOutputAboveModel(request, wanted, maxOutput);
     const reserve = getOutputReserve(
       window,
       wanted !== undefined && Number.isInteger(wanted) && wanted >= 0 ? Math.min(wanted, window) : undefined,
@@ -603,19 +603,19 @@ export class ContextMeasurer {
     });
   }
 
-  /** Once per model and size: the provider rejects a request asking for more output than the model gives. */
-  #warnOutputAboveModel(request: MeasureInput, maxOutput: number): void {
-    const key = `${request.provider}\u0000${request.model}\u0000${request.maxOutputTokens}`;
+  /** Once per model: a provider may reject a request asking for more output than its model gives. */
+  #warnOutputAboveModel(request: MeasureInput, asked: number, maxOutput: number): void {
+    const key = `${request.provider}\u0000${request.model}`;
     if (this.#warnedOutput.has(key)) return;
     this.#warnedOutput.add(key);
     void this.#hooks.emit('onWarning', {
       code: 'max_output_above_model',
-      message: `maxOutputTokens ${request.maxOutputTokens} is above the ${maxOutput} output tokens ${request.provider}/${request.model} can give (its provider rejects such a request): ask for at most ${maxOutput}; the input budget reserves the ${request.maxOutputTokens} asked for`,
+      message: `maxOutputTokens ${asked} is above the ${maxOutput} output tokens the catalog gives ${request.provider}/${request.model} (its provider may reject the request): ask for at most ${maxOutput}, or register the model's larger limit in the catalog; the input budget reserves what was asked for`,
       source: 'ContextMeasurer',
       data: {
         provider: request.provider,
         model: request.model,
-        maxOutputTokens: request.maxOutputTokens ?? null,
+        maxOutputTokens: asked,
         modelMaxOutputTokens: maxOutput,
       },
     });

@@ -8,6 +8,7 @@ import {
   type ContextStrategy,
   type ContextTools,
   type ConversationHistory,
+  type HistoryEntry,
   HookBus,
   type Message,
   messageText,
@@ -208,18 +209,19 @@ function checkedStrategy(
 }
 
 /**
- * Whether a request holds only what every request carries: the system prompt, the task (the first
- * user message) and the newest step (the last assistant message and what followed it, else the
- * newest message). No
- * compaction can take any of it, so such a request is sent whatever its size under the budget: an
- * agent that fits is not stopped.
+ * Whether a request (the entries of the effective view it was made from) holds only what every
+ * request carries: the system prompt, the task (the first user message) and the newest step (the
+ * last assistant message and what followed it, else the newest message). Strategies compact the
+ * rest: a request of nothing else is sent whatever its size under the budget (an agent that fits
+ * is not stopped). A summary or marker is never carried.
  */
-export function onlyCarried(messages: readonly Message[]): boolean {
+export function onlyCarried(entries: readonly HistoryEntry[]): boolean {
+  if (entries.some((entry) => entry.isSummary === true || entry.isTruncationMarker === true)) return false;
   let index = 0;
-  while (index < messages.length && messages[index]!.role === 'system') index++;
-  if (messages[index]?.role === 'user') index++;
-  const lastAssistant = messages.findLastIndex((message) => message.role === 'assistant');
-  return lastAssistant === -1 ? messages.length - index <= 1 : lastAssistant <= index;
+  while (index < entries.length && entries[index]!.message.role === 'system') index++;
+  if (entries[index]?.message.role === 'user') index++;
+  const lastAssistant = entries.findLastIndex((entry) => entry.message.role === 'assistant');
+  return lastAssistant === -1 ? entries.length - index <= 1 : lastAssistant <= index;
 }
 
 /** The pieces an app wires: a bus, the measurer with a small window, the guard with one strategy. */
@@ -328,10 +330,12 @@ export async function runConversation(
       if (finalTurnWithoutThinking(event.messages, original))
         problem('the request ends in a tool round whose assistant turn lost the thinking it started with');
       basis = event.messages.slice();
-      if (reactions > 0 && !onlyCarried(event.messages)) {
+      if (reactions > 0) {
         const sent = await measurer.measure({ provider, model, messages: event.messages });
         const fraction = sent.percentage ?? 0;
-        if (fraction >= settings.criticalFloor)
+        // Over the budget is never sent; the critical floor holds where a strategy had something to compact.
+        const carried = onlyCarried(history.effectiveEntries());
+        if (carried ? fraction > 1 : fraction >= settings.criticalFloor)
           problem(
             `sent at ${Math.round(fraction * 1000) / 10}% of the input budget after reacting, without declining (critical floor ${settings.criticalFloor * 100}%)`,
           );

@@ -3,6 +3,7 @@ import type { ContextStrategy, ReactContext, StrategyDecision } from '@ctxguard/
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import fc from 'fast-check';
 import { describe, expect, it, test } from 'vitest';
+import { RecompactStrategy } from '../src/index.js';
 import { kitConversation, kitSteps } from '../src/kit-conversation.js';
 import {
   finalTurnWithoutThinking,
@@ -72,18 +73,55 @@ describe('the strategy kit catches', () => {
       role: 'tool',
       content: [{ type: 'tool-result', toolCallId: id, toolName: 'read_file', output: 'x'.repeat(9_000) }],
     });
+    const entries = (...messages: object[]) => {
+      const history = new InMemoryConversationHistory();
+      for (const message of messages) history.append(message as never);
+      return history.effectiveEntries();
+    };
     // Nothing a compaction could take: the guard sends it as long as it fits the budget.
-    expect(onlyCarried([prompt, task, call('a'), result('a')] as never[])).toBe(true);
-    expect(onlyCarried([prompt, task] as never[])).toBe(true);
-    // An earlier round can be compacted: the floor holds.
-    expect(onlyCarried([prompt, task, call('a'), result('a'), call('b'), result('b')] as never[])).toBe(
-      false,
-    );
+    expect(onlyCarried(entries(prompt, task, call('a'), result('a')))).toBe(true);
+    expect(onlyCarried(entries(prompt, task))).toBe(true);
     const answer = { role: 'assistant', content: 'Done.' };
     const ask = { role: 'user', content: 'And the tests?' };
-    expect(onlyCarried([prompt, task, answer, ask] as never[])).toBe(true);
-    expect(onlyCarried([prompt, task, answer, ask, answer, ask] as never[])).toBe(false);
+    expect(onlyCarried(entries(prompt, task, answer, ask))).toBe(true);
+    // An earlier round can be compacted: the floor holds.
+    expect(onlyCarried(entries(prompt, task, call('a'), result('a'), call('b'), result('b')))).toBe(false);
+    expect(onlyCarried(entries(prompt, task, answer, ask, answer, ask))).toBe(false);
+    // A summary is never carried, even where the task would be.
+    const summarized = new InMemoryConversationHistory();
+    for (const message of [prompt, task, answer, ask, call('a'), result('a')])
+      summarized.append(message as never);
+    summarized.spliceRange(1, 4, { role: 'user', content: 'Summary of the earlier turns.' });
+    expect(onlyCarried(summarized.effectiveEntries())).toBe(false);
   });
+
+  it('the seed that sent a request of only its carried part at 95% of the budget passes', async () => {
+    // CTXGUARD_SEED=4165687259 shrunk to this: one turn whose newest step is 94% of the budget.
+    const conversation = {
+      prompt: 0,
+      turns: [
+        {
+          askTokens: 5,
+          rounds: [
+            {
+              calls: [
+                { tool: 'read_file', file: 0, tokens: 2241, shape: 'text' },
+                { tool: 'bash', file: 0, tokens: 2227, shape: 'text' },
+              ],
+              separateResults: false,
+              withText: true,
+              reasoning: 'none',
+            },
+          ],
+          answerTokens: 80,
+        },
+      ],
+      reusedIds: false,
+    };
+    const report = await runConversation(new RecompactStrategy(), kitSteps(conversation as never), settings);
+    expect(report.reactions).toBeGreaterThan(0);
+    expect(report.violations).toEqual([]);
+  }, 60_000);
 
   it('a tool call split from its result', async () => {
     // Replaces the oldest half by a tool result whose call it hid (the tools keep whole units, so a

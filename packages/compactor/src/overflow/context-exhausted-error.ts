@@ -29,7 +29,7 @@ export class ContextExhaustedError extends CtxGuardError {
   ) {
     const what =
       reason === 'floor_over_window'
-        ? `the system prompt and last user message alone take ${sizes.floorTokens} tokens, over the ${sizes.availableTokens} available; shorten them (send a large file or tool output in parts) or allow more input (a model with a larger window, a higher contextLimit, fewer maxOutputTokens)`
+        ? `the system prompt and last user message alone take ${sizes.floorTokens} tokens, over the ${sizes.availableTokens} available; shorten the system prompt or the text of that message, or leave more room for input (a model with a larger window, fewer maxOutputTokens)`
         : reason === 'nothing_freed'
           ? `a forced rewrite freed nothing (${sizes.viewTokens} tokens, ${sizes.availableTokens} available)`
           : `the view still takes ${sizes.viewTokens} tokens after every rewrite, ${sizes.viewTokens > sizes.availableTokens ? 'over' : 'too close to'} the ${sizes.availableTokens} available`;
