@@ -414,11 +414,7 @@ describe('ctxguardMiddleware with a model the catalog does not know', () => {
   });
 
   it("guards a gateway's model by the provider its id names, only where that provider lists it", async () => {
-    const run = async (
-      provider: string,
-      modelId: string,
-      options: Parameters<typeof ctxguardMiddleware>[0] = {},
-    ) => {
+    const run = async (provider: string, modelId: string, serverSide = false) => {
       const prompts: unknown[] = [];
       const gateway = new MockLanguageModelV3({
         provider,
@@ -429,7 +425,10 @@ describe('ctxguardMiddleware with a model the catalog does not know', () => {
         },
       });
       const result = await generateText({
-        model: wrapLanguageModel({ model: gateway, middleware: ctxguardMiddleware(options) }),
+        model: wrapLanguageModel({
+          model: gateway,
+          middleware: ctxguardMiddleware({ providerContextManagement: serverSide }),
+        }),
         prompt: 'Summarize the incident.',
         providerOptions: { ctxguard: { conversationId: 'gateway' } },
       });
@@ -447,7 +446,7 @@ describe('ctxguardMiddleware with a model the catalog does not know', () => {
     expect(unlisted.report).toMatchObject({ unguarded: true, window: null });
     expect(unlisted.warnings).toMatch(/openrouter\/google\/gemma-2-9b-it is not in the model catalog/);
     // Anthropic's server-side edits go to Anthropic's own API only, not through a gateway.
-    const edits = await run('gateway', 'anthropic/claude-sonnet-4-5', { providerContextManagement: true });
+    const edits = await run('gateway', 'anthropic/claude-sonnet-4-5', true);
     expect(JSON.stringify(edits.prompts)).not.toMatch(/contextManagement/);
   });
 
