@@ -61,13 +61,15 @@ function kindOf(symbol: ts.Symbol): string {
   return 'other';
 }
 
-function publicNames(entry: Entry): string[] {
+function exportsOf(entry: Entry): ts.Symbol[] {
   const source = program.getSourceFile(entry.file);
   if (source === undefined) throw new Error(`${entry.file} is not in the program`);
   const moduleSymbol = checker.getSymbolAtLocation(source);
-  if (moduleSymbol === undefined) return [];
-  return checker
-    .getExportsOfModule(moduleSymbol)
+  return moduleSymbol === undefined ? [] : checker.getExportsOfModule(moduleSymbol);
+}
+
+function publicNames(entry: Entry): string[] {
+  return exportsOf(entry)
     .map((symbol) => `${symbol.getName()}: ${kindOf(symbol)}`)
     .sort();
 }
@@ -83,6 +85,19 @@ describe.each(packages)('@ctxguard/%s public names', (pkg) => {
     await expect(`${sections.join('\n\n')}\n`).toMatchFileSnapshot(
       join(root, 'test', 'public-names', `${pkg}.txt`),
     );
+  });
+});
+
+// A package exports what its README documents, and nothing else: every public name (types too)
+// appears in the README as a word.
+describe.each(packages)('@ctxguard/%s README', (pkg) => {
+  test('names every public name', () => {
+    const readme = readFileSync(join(packagesDir, pkg, 'README.md'), 'utf8');
+    const undocumented = entriesOf(pkg)
+      .flatMap(exportsOf)
+      .map((symbol) => symbol.getName())
+      .filter((name) => !new RegExp(`\\b${name}\\b`).test(readme));
+    expect(undocumented).toEqual([]);
   });
 });
 

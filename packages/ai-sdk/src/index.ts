@@ -3,13 +3,8 @@ export { ContextDeclinedError } from '@ctxguard/facade';
 // models package's alias table, which the middleware names its guards by.
 export { catalogProvider } from '@ctxguard/models';
 export type { AISdkContextToolsOptions } from './ai-sdk-context-tools.js';
-export {
-  aiSdkContextTools,
-  aiSdkContextToolsOptionsSchema,
-  extractedFactsSchema,
-} from './ai-sdk-context-tools.js';
+export { aiSdkContextTools } from './ai-sdk-context-tools.js';
 export type { ProviderContextManagementOptions, ServerEditStats } from './anthropic-context-management.js';
-export { providerContextManagementSchema } from './anthropic-context-management.js';
 export type { ConversationIdResolver } from './conversation-id.js';
 export type {
   AISdkConversationStats,
@@ -20,7 +15,6 @@ export type {
 } from './ctxguard-middleware.js';
 export { ctxguardMiddleware } from './ctxguard-middleware.js';
 export type { CtxguardMiddlewareOptions } from './middleware-options.js';
-export { ctxguardMiddlewareOptionsSchema } from './middleware-options.js';
 export type { AISdk7CallOptions, AISdk7Middleware, AISdk7Model } from './middleware-v4.js';
 export type {
   RecalledCompaction,
@@ -30,4 +24,4 @@ export type {
   RecallToolCall,
   RecallToolOptions,
 } from './recall-tool.js';
-export { recallInputSchema, recallTool, recallToolOptionsSchema } from './recall-tool.js';
+export { recallTool } from './recall-tool.js';

@@ -2,5 +2,4 @@ export { BpeArgumentError } from './bpe-argument-error.js';
 export { BpeEncoder } from './bpe-encoder.js';
 export type { Encoding } from './encoding.js';
 export { ENCODINGS, isEncoding } from './encoding.js';
-export { pieceRegex } from './pretokenizer.js';
 export { countTokens, encode, loadEncoder } from './shared-encoders.js';

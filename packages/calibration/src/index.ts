@@ -6,11 +6,8 @@ export type {
 } from './calibration-store.js';
 export {
   calibrationKey,
-  calibrationKeySchema,
   calibrationSchema,
-  calibrationUpdateSchema,
   isCalibrationStore,
-  MAX_CHARS_PER_TOKEN,
 } from './calibration-store.js';
 export type { CjkScript } from './cjk-ranges.js';
 export { cjkScriptOf, forEachCjkLetterRange } from './cjk-ranges.js';
@@ -22,10 +19,4 @@ export type {
   MemoryCalibrationStoreOptions,
   PersistenceCalibrationStoreOptions,
 } from './persistence-calibration-store.js';
-export {
-  DEFAULT_ALPHA,
-  DEFAULT_MIN_SAMPLES_FOR_CONFIDENCE,
-  MemoryCalibrationStore,
-  PersistenceCalibrationStore,
-  persistenceCalibrationStoreOptionsSchema,
-} from './persistence-calibration-store.js';
+export { MemoryCalibrationStore, PersistenceCalibrationStore } from './persistence-calibration-store.js';

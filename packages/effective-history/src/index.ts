@@ -2,7 +2,7 @@ export type {
   ConversationHistoryOptions,
   TruncationInfo,
 } from './conversation-history.js';
-export { conversationHistoryOptionsSchema, InMemoryConversationHistory } from './conversation-history.js';
+export { InMemoryConversationHistory } from './conversation-history.js';
 export type { CompactionInfo } from './effective-history.js';
 export {
   compactionIdOf,
@@ -23,6 +23,5 @@ export {
   UnsupportedHistoryFormatError,
 } from './errors.js';
 export type { AtomicCreate, HistoryStoreOptions, SaveResult } from './history-store.js';
-export { HistoryStore, historyStoreOptionsSchema } from './history-store.js';
-export { HISTORY_FORMAT_VERSION } from './stored-format.js';
+export { HistoryStore } from './history-store.js';
 export { assertConsistentEntries } from './validate-entries.js';

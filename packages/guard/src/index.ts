@@ -13,7 +13,6 @@ export {
   ContextGuard,
   contextGuardOptionsSchema,
   defaultSummaryFactTokens,
-  fitRequestSchema,
   highestCrossedLevel,
   UnknownStrategyError,
 } from './context-guard.js';

@@ -5,11 +5,7 @@ export {
   StorageError,
   UnserializableValueError,
 } from './errors.js';
-export {
-  FilePersistence,
-  type FilePersistenceOptions,
-  filePersistenceOptionsSchema,
-} from './file-persistence.js';
+export { FilePersistence, type FilePersistenceOptions } from './file-persistence.js';
 export type { FileHandleLike, FileSystemAdapter } from './file-system.js';
 export { assertJsonSerializable, serializeValue } from './json-value.js';
 export { assertKey, assertPrefix, MemoryPersistence } from './memory-persistence.js';
