@@ -88,15 +88,29 @@ describe.each(packages)('@ctxguard/%s public names', (pkg) => {
   });
 });
 
-// A package exports what its README documents, and nothing else: every public name (types too)
-// appears in the README as a word.
+/** A README's code: its fenced blocks and inline code spans, where it names what it documents. */
+function codeOf(markdown: string): string {
+  const fence = /^ *```[\s\S]*?^ *```/gm; // fences may be indented in a list item
+  const blocks = markdown.match(fence) ?? [];
+  const spans = markdown.replace(fence, '').match(/`[^`]+`/g) ?? []; // a span may wrap lines
+  return [...blocks, ...spans].join('\n');
+}
+
+/** Whether `code` names `name` as a whole identifier. */
+function names(code: string, name: string): boolean {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w$])${escaped}(?![\\w$])`).test(code);
+}
+
+// A package exports what its README documents: every public name, types too, is named as code in
+// the README (in a code block or a code span), not just as a word of its prose.
 describe.each(packages)('@ctxguard/%s README', (pkg) => {
   test('names every public name', () => {
-    const readme = readFileSync(join(packagesDir, pkg, 'README.md'), 'utf8');
+    const code = codeOf(readFileSync(join(packagesDir, pkg, 'README.md'), 'utf8'));
     const undocumented = entriesOf(pkg)
       .flatMap(exportsOf)
       .map((symbol) => symbol.getName())
-      .filter((name) => !new RegExp(`\\b${name}\\b`).test(readme));
+      .filter((name) => !names(code, name));
     expect(undocumented).toEqual([]);
   });
 });

@@ -6,7 +6,9 @@ export type {
 } from './calibration-store.js';
 export {
   calibrationKey,
+  calibrationKeySchema,
   calibrationSchema,
+  calibrationUpdateSchema,
   isCalibrationStore,
 } from './calibration-store.js';
 export type { CjkScript } from './cjk-ranges.js';
