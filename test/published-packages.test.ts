@@ -99,6 +99,12 @@ describe.each(names)('@ctxguard/%s as published', (name) => {
     });
     expect(built.stdout.length).toBeGreaterThan(0);
     expect(built.stdout).not.toContain('@ctxguard/shared');
+    // The modules Node runs are ASCII: decoded on its fast path, parsed as one-byte strings.
+    const modules = code.filter((f) => f.endsWith('.mjs'));
+    const runnable = await run('tar', ['-xzOf', packed.filename, ...modules.map((f) => `package/${f}`)], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(runnable.stdout.match(/[^\x00-\x7f]/)?.[0]).toBeUndefined();
     const needs = { ...published.dependencies, ...published.peerDependencies };
     expect(Object.keys(needs)).not.toContain('@ctxguard/shared');
     // Self-reference by name resolves `default` (dist), as a consumer's Node would.
