@@ -1,3 +1,4 @@
+export { CHARS_PER_TOKEN } from './chars-per-token.js';
 // Helpers the ctxguard packages share. This package is private: each package bundles what it uses
 // into its own build, so none of these is part of a published surface.
 

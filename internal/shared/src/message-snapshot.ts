@@ -5,7 +5,7 @@ export type MessageSnapshot = readonly unknown[];
 // took must read the same in another.
 const ARRAY = Symbol.for('ctxguard.snapshot.array');
 const OBJECT = Symbol.for('ctxguard.snapshot.object');
-const MAX_DEPTH = 64;
+const MAX_SNAPSHOT_DEPTH = 64;
 
 interface CountedFields {
   role?: unknown;
@@ -53,7 +53,7 @@ function visit(value: unknown, depth: number, out: unknown[]): boolean {
     out.push(value);
     return true;
   }
-  if (depth > MAX_DEPTH) return false;
+  if (depth > MAX_SNAPSHOT_DEPTH) return false;
   if (Array.isArray(value)) {
     out.push(ARRAY, value.length);
     for (let i = 0; i < value.length; i++) if (!visit(value[i], depth + 1, out)) return false;
@@ -90,7 +90,7 @@ export function matchesSnapshot(message: unknown, snapshot: MessageSnapshot): bo
 
 function matchValue(value: unknown, snapshot: MessageSnapshot, i: number, depth: number): number {
   if (value === null || typeof value !== 'object') return snapshot[i] === value ? i + 1 : -1;
-  if (depth > MAX_DEPTH) return -1;
+  if (depth > MAX_SNAPSHOT_DEPTH) return -1;
   if (Array.isArray(value)) {
     if (snapshot[i] !== ARRAY || snapshot[i + 1] !== value.length) return -1;
     let at = i + 2;

@@ -64,7 +64,7 @@ export const extractedFactsSchema = lazySchema(() =>
 );
 
 /** Characters a token holds at least in prose, to size the summary's output budget. */
-const CHARS_PER_TOKEN = 3;
+const MIN_PROSE_CHARS_PER_TOKEN = 3;
 
 function modelFailure(what: string, error: unknown, signal: AbortSignal | undefined): never {
   if (signal?.aborted) throw signal.reason;
@@ -93,7 +93,7 @@ export function aiSdkContextTools(model: LanguageModel, options?: AISdkContextTo
         ...common,
         system: summaryPrompt(maxLength, focus),
         prompt: quoteTranscript(content),
-        maxOutputTokens: Math.ceil(maxLength / CHARS_PER_TOKEN) + 64,
+        maxOutputTokens: Math.ceil(maxLength / MIN_PROSE_CHARS_PER_TOKEN) + 64,
         ...(signal === undefined ? {} : { abortSignal: signal }),
       });
       const summary = text.trim();

@@ -11,7 +11,7 @@ const LOWER = String.raw`[\p{Ll}\p{Lm}\p{Lo}\p{M}]`;
 const LEAD = String.raw`[^\r\n\p{L}\p{N}]`;
 const PUNCT = String.raw`[^${WS}\p{L}\p{N}]`;
 
-const PATTERNS: Record<Encoding, string> = {
+const PRETOKENIZER_PATTERNS: Record<Encoding, string> = {
   o200k_base: [
     `${LEAD}?${UPPER}*${LOWER}+(?:${CONTRACTION})?`,
     `${LEAD}?${UPPER}+${LOWER}*(?:${CONTRACTION})?`,
@@ -34,7 +34,7 @@ const PATTERNS: Record<Encoding, string> = {
 
 /** A new global regex that splits text into the pieces tiktoken merges independently. */
 export function pieceRegex(encoding: Encoding): RegExp {
-  return new RegExp(PATTERNS[checkEncoding(encoding)], 'gu');
+  return new RegExp(PRETOKENIZER_PATTERNS[checkEncoding(encoding)], 'gu');
 }
 
 /** Splits text into pre-tokenizer pieces (exactly as tiktoken does). */

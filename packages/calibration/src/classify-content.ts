@@ -202,7 +202,7 @@ export function contentProfile(text: string): Record<ContentClass, number> {
   return profile;
 }
 
-const SAMPLE_WINDOWS = 32;
+const CLASSIFY_SAMPLE_WINDOWS = 32;
 const WINDOW = 256;
 
 /**
@@ -211,10 +211,10 @@ const WINDOW = 256;
  */
 export function classifyContent(text: string): ContentClass {
   if (typeof text !== 'string' || text.length === 0) return 'prose';
-  if (text.length <= SAMPLE_WINDOWS * WINDOW * 2) return dominant(contentProfile(text));
+  if (text.length <= CLASSIFY_SAMPLE_WINDOWS * WINDOW * 2) return dominant(contentProfile(text));
   const total: Record<ContentClass, number> = { prose: 0, code: 0, json: 0, cjk: 0, markup: 0 };
-  const step = Math.floor(text.length / SAMPLE_WINDOWS);
-  for (let w = 0; w < SAMPLE_WINDOWS; w++) {
+  const step = Math.floor(text.length / CLASSIFY_SAMPLE_WINDOWS);
+  for (let w = 0; w < CLASSIFY_SAMPLE_WINDOWS; w++) {
     // Align to line starts/ends when one is near; every search is bounded to a few windows.
     let start = w * step;
     for (let i = start; i > 0 && start - i < WINDOW; i--) {

@@ -190,7 +190,7 @@ describe('invariants of every stage and of the pipeline', { timeout: 120_000 }, 
   it('summarizeMessages', async () => {
     await fc.assert(
       fc.asyncProperty(conversationArb, fc.double({ min: 0, max: 1, noNaN: true }), async (list, ratio) => {
-        const result = await summarizeMessages(list, { keepRecentRatio: ratio, maxSummaryChars: 400 });
+        const result = await summarizeMessages(list, { recentShare: ratio, summaryMaxLength: 400 });
         expect(result.messages.length).toBeGreaterThan(0);
         expect(countToolPairViolations(result.messages)).toBe(0);
         if (list[0]?.role === 'system') expect(result.messages[0]).toBe(list[0]);

@@ -154,7 +154,7 @@ export interface SlideWindowResult extends RewriteResult {
 /** Options of {@link StrategyTools.microcompactToolResults}. */
 export interface MicrocompactToolResultsOptions {
   /** The newest tool results kept as they are. */
-  keepRecent?: number | undefined;
+  recentCount?: number | undefined;
   /** Tool names whose results may be cleared (all when omitted). */
   tools?: readonly string[] | undefined;
 }
@@ -185,7 +185,7 @@ export interface CompactMessagesRewriteResult extends RewriteResult {
 /** Options of {@link StrategyTools.lightTrim}. */
 export interface LightTrimRewriteOptions {
   /** The newest messages left untouched. */
-  keepRecent?: number | undefined;
+  recentCount?: number | undefined;
   /** Older tool outputs are cut to their head and tail within this many UTF-8 bytes. */
   maxToolOutputBytes?: number | undefined;
   /** Older tool outputs keep at most this many lines. */
@@ -267,7 +267,7 @@ export interface StrategyTools {
   deduplicateFileReads(options?: DeduplicateFileReadsOptions): Promise<DeduplicateFileReadsResult>;
   /** Hides the oldest messages after the first exchange behind a truncation marker. */
   slideWindow(options?: SlideWindowOptions): Promise<SlideWindowResult>;
-  /** Clears old tool results to a short notice, keeping the newest `keepRecent`. */
+  /** Clears old tool results to a short notice, keeping the newest `recentCount`. */
   microcompactToolResults(options?: MicrocompactToolResultsOptions): Promise<MicrocompactToolResultsResult>;
   /**
    * Compacts the conversation anew from its original messages (as many as one summarizer window

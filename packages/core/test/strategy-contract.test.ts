@@ -449,7 +449,7 @@ function slideThenSummarize(): ContextStrategy {
     async react({ level, tools, signal }: ReactContext): Promise<StrategyDecision> {
       const pruned = await tools.pruneToolOutputs({ protectTokens: 100 });
       const deduped = await tools.deduplicateFileReads();
-      const cleared = await tools.microcompactToolResults({ keepRecent: 2 });
+      const cleared = await tools.microcompactToolResults({ recentCount: 2 });
       if (pruned.changed || deduped.changed || cleared.changed) return { action: 'compacted' };
       if (level === 'pressure') {
         const slid = await tools.slideWindow({ fraction: 0.5 });

@@ -706,7 +706,7 @@ describe('decisions and the retry loop', () => {
   });
   it("leaves a newest tool result's output out of the floor: a strategy may cut it and send the request", async () => {
     const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {
-      ctx.tools.lightTrim({ keepRecent: 0, maxToolOutputBytes: 2_000 });
+      ctx.tools.lightTrim({ recentCount: 0, maxToolOutputBytes: 2_000 });
       return { action: 'compacted' };
     });
     const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });

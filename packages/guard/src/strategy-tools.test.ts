@@ -263,7 +263,7 @@ describe('StrategyToolsImpl', () => {
     const original = agent(12);
     const history = historyOf(original);
     const tools = toolsFor(history);
-    const micro = await tools.microcompactToolResults({ keepRecent: 2 });
+    const micro = await tools.microcompactToolResults({ recentCount: 2 });
     expect(micro.changed).toBe(true);
     expect(micro.clearedResults).toBe(10);
     expect(micro.compactionIds).toHaveLength(1);
@@ -277,7 +277,7 @@ describe('StrategyToolsImpl', () => {
     expect(dedup.changed).toBe(true);
     expect(dedup.deduplicatedReads).toBeGreaterThan(0);
     rewindAll(history);
-    const trimmed = await tools.lightTrim({ keepRecent: 4, maxToolOutputBytes: 512, maxToolOutputLines: 5 });
+    const trimmed = await tools.lightTrim({ recentCount: 4, maxToolOutputBytes: 512, maxToolOutputLines: 5 });
     expect(trimmed.changed).toBe(true);
     expect(trimmed.trimmedOutputs).toBeGreaterThan(0);
     expect(trimmed.compactionIds).toHaveLength(1);
@@ -327,7 +327,7 @@ describe('StrategyToolsImpl', () => {
     const history = historyOf(original);
     const tools = toolsFor(history);
     // Clears c0's and c1's results: one compaction group from c0's result to c1's, ending between the parallel results.
-    expect((await tools.microcompactToolResults({ keepRecent: 1 })).clearedResults).toBe(2);
+    expect((await tools.microcompactToolResults({ recentCount: 1 })).clearedResults).toBe(2);
     const parallelCall = history.messages().findIndex((m) => JSON.stringify(m.content).includes('"c2"'));
     const result = await tools.summarizeRange({ from: 1, to: parallelCall });
     expect(result.changed).toBe(true);

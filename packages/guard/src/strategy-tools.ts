@@ -558,7 +558,7 @@ export class StrategyToolsImpl implements StrategyTools {
     checkTools.microcompactToolResults(options);
     const before = this.#history.messages();
     const result = microcompactToolResults(before, {
-      ...(options.keepRecent !== undefined ? { keepRecent: options.keepRecent } : {}),
+      ...(options.recentCount !== undefined ? { recentCount: options.recentCount } : {}),
       ...(options.tools ? { tools: [...options.tools] } : {}),
     });
     const rewrite = result.changed
@@ -603,7 +603,7 @@ export class StrategyToolsImpl implements StrategyTools {
       summarize: {
         summarizerWindowTokens: this.#summarizerWindowTokens,
         ...(options.recentTokens !== undefined
-          ? { maxRecentTokens: options.recentTokens, minRecentMessages: 1 }
+          ? { recentTokens: options.recentTokens, minRecentCount: 1 }
           : {}),
       },
       // The request is rebuilt without stale signed reasoning when it is sent (#record); the history keeps it.

@@ -133,8 +133,8 @@ describe('StrategyToolsImpl arguments', () => {
       'lightTrim',
       /arguments\.maxToolOutputBytes: /,
     );
-    await rejects(() => tools.lightTrim({ keepRecent: -1 }), 'lightTrim', /arguments\.keepRecent: /);
-    await rejects(() => tools.lightTrim({ keepRecent: 1.5 }), 'lightTrim', /arguments\.keepRecent: /);
+    await rejects(() => tools.lightTrim({ recentCount: -1 }), 'lightTrim', /arguments\.recentCount: /);
+    await rejects(() => tools.lightTrim({ recentCount: 1.5 }), 'lightTrim', /arguments\.recentCount: /);
     await rejects(
       () => tools.lightTrim({ maxToolOutputLines: 0 }),
       'lightTrim',
@@ -155,7 +155,7 @@ describe('StrategyToolsImpl arguments', () => {
     expect(history.messages()).toEqual(before);
     // Undefined fields are the defaults, as before.
     const trimmed = await tools.lightTrim({
-      keepRecent: undefined,
+      recentCount: undefined,
       maxToolOutputBytes: 256,
       maxToolOutputLines: 5,
     });
@@ -211,14 +211,14 @@ describe('StrategyToolsImpl arguments', () => {
       /"shellTools"/,
     );
     await rejects(
-      () => tools.microcompactToolResults({ keepRecent: 1.5 }),
+      () => tools.microcompactToolResults({ recentCount: 1.5 }),
       'microcompactToolResults',
-      /arguments\.keepRecent: /,
+      /arguments\.recentCount: /,
     );
     await rejects(
-      () => tools.microcompactToolResults({ keepRecent: -1 }),
+      () => tools.microcompactToolResults({ recentCount: -1 }),
       'microcompactToolResults',
-      /arguments\.keepRecent: /,
+      /arguments\.recentCount: /,
     );
     await rejects(
       () => tools.microcompactToolResults({ tools: 'read_file' as never }),

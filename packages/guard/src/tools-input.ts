@@ -177,7 +177,7 @@ const deduplicateOptions = lazySchema(() =>
   schemas.deduplicateFileReadsOptions.pick({ readTools: true }).optional(),
 );
 const microcompactOptions = lazySchema(() =>
-  schemas.microcompactToolResultsOptions.pick({ keepRecent: true, tools: true }).optional(),
+  schemas.microcompactToolResultsOptions.pick({ recentCount: true, tools: true }).optional(),
 );
 const lightTrimOptions = lazySchema(() => schemas.lightTrimMessagesOptions.optional());
 const compactMessagesOptions = lazySchema(() =>

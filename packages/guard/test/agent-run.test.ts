@@ -23,7 +23,7 @@ const agentStrategy: ContextStrategy = {
   ],
   async react(ctx) {
     if (ctx.level === 'pressure' && ctx.attempt === 0) {
-      const cleared = await ctx.tools.microcompactToolResults({ keepRecent: 4 });
+      const cleared = await ctx.tools.microcompactToolResults({ recentCount: 4 });
       if (cleared.changed) return { action: 'compacted' };
     }
     const slid = await ctx.tools.slideWindow({ targetTokens: Math.floor(ctx.inputBudget * 0.45) });

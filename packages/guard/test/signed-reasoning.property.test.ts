@@ -165,9 +165,9 @@ const rewriteArb = fc.oneof(
   }),
   fc.record({
     tool: fc.constant('microcompactToolResults' as const),
-    keepRecent: fc.integer({ min: 0, max: 4 }),
+    recentCount: fc.integer({ min: 0, max: 4 }),
   }),
-  fc.record({ tool: fc.constant('lightTrim' as const), keepRecent: fc.integer({ min: 0, max: 6 }) }),
+  fc.record({ tool: fc.constant('lightTrim' as const), recentCount: fc.integer({ min: 0, max: 6 }) }),
   fc.record({ tool: fc.constant('dropOldest' as const), n: fc.integer({ min: 1, max: 8 }) }),
   fc.record({
     tool: fc.constant('replaceRange' as const),
@@ -205,10 +205,10 @@ async function apply(
       await tools.slideWindow({ fraction: rewrite.fraction });
       return;
     case 'microcompactToolResults':
-      await tools.microcompactToolResults({ keepRecent: rewrite.keepRecent });
+      await tools.microcompactToolResults({ recentCount: rewrite.recentCount });
       return;
     case 'lightTrim':
-      await tools.lightTrim({ keepRecent: rewrite.keepRecent, maxToolOutputBytes: 512 });
+      await tools.lightTrim({ recentCount: rewrite.recentCount, maxToolOutputBytes: 512 });
       return;
     case 'dropOldest':
       tools.dropOldest(rewrite.n);
@@ -339,7 +339,7 @@ describe('sendableView', () => {
     const sent = history.messages();
     const tools = new StrategyToolsImpl({ history, contextTools: offline, redact: (t) => t, messages: sent });
     // Clears the first read (message 3), keeps the newest: the signed blocks of turns 1 and 2 follow the change.
-    const result = await tools.microcompactToolResults({ keepRecent: 2 });
+    const result = await tools.microcompactToolResults({ recentCount: 2 });
     expect(result.changed).toBe(true);
     const view = sendableView(history);
     expect(view.firstChangedIndex).toBe(3);
@@ -383,7 +383,7 @@ describe('signed reasoning made after a compaction', () => {
     const history = historyOf(readingLoop());
     const sent = history.messages();
     const tools = new StrategyToolsImpl({ history, contextTools: offline, redact: (t) => t, messages: sent });
-    const result = await tools.microcompactToolResults({ keepRecent: 2 });
+    const result = await tools.microcompactToolResults({ recentCount: 2 });
     expect(result.changed).toBe(true);
     return { history, sent, compactionId: result.compactionIds[0]! };
   }
@@ -405,7 +405,7 @@ describe('signed reasoning made after a compaction', () => {
   it('is not trusted after a request the guard declined: that request was never sent', async () => {
     const run = async (action: 'compacted' | 'decline') => {
       const strategy = recordingStrategy([{ level: 'compact', at: 0.5 }], async ({ tools }) => {
-        await tools.microcompactToolResults({ keepRecent: 2 });
+        await tools.microcompactToolResults({ recentCount: 2 });
         return action === 'decline' ? { action, reason: 'still too large' } : { action };
       });
       const { guard } = createGuard({ strategies: { main: strategy }, defaultStrategy: 'main' });
@@ -456,7 +456,7 @@ describe('ContextGuard', () => {
       }),
     );
     const strategy = recordingStrategy([{ level: 'compact', at: 0.5 }], async ({ tools }) => {
-      await tools.microcompactToolResults({ keepRecent: 1 });
+      await tools.microcompactToolResults({ recentCount: 1 });
       return { action: 'compacted' };
     });
     const { guard, warnings } = createGuard({ strategies: { main: strategy }, defaultStrategy: 'main' });

@@ -7,7 +7,8 @@ const O200K: Tokenizer = { strategy: 'tiktoken', encoding: 'o200k_base' };
 const CL100K: Tokenizer = { strategy: 'tiktoken', encoding: 'cl100k_base' };
 const ANTHROPIC_API: Tokenizer = { strategy: 'count_api', api: 'anthropic' };
 const GEMINI_API: Tokenizer = { strategy: 'count_api', api: 'gemini' };
-const HEURISTIC: Tokenizer = { strategy: 'heuristic' };
+/** Counted by the heuristic estimator: no exact tokenizer or count API serves these models. */
+export const HEURISTIC: Tokenizer = /* @__PURE__ */ Object.freeze({ strategy: 'heuristic' });
 
 const REF = 'reference/001';
 const CLAUDE_LEGACY = 'https://docs.anthropic.com/en/docs/about-claude/models/overview';

@@ -2,14 +2,13 @@ import { parseInput, parseOptions } from '@ctxguard/core';
 import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { assertInteger, normalizeIdentifier } from './arguments.js';
-import { BUILTIN_MODELS } from './catalog-data.js';
+import { BUILTIN_MODELS, HEURISTIC } from './catalog-data.js';
 import {
   type ModelInfo,
   type ModelInfoInput,
   type ModelMatch,
   modelInfoSchema,
   type ResolvedModel,
-  type Tokenizer,
 } from './model-info.js';
 import { DEFAULT_CONTEXT_WINDOW, getOutputReserve } from './output-reserve.js';
 import { catalogProvider } from './provider-aliases.js';
@@ -47,8 +46,6 @@ export const modelCatalogOptionsSchema = /* @__PURE__ */ lazySchema(() =>
 
 /** Options of {@link ModelCatalog}. */
 export type ModelCatalogOptions = z.input<typeof modelCatalogOptionsSchema>;
-
-const HEURISTIC: Tokenizer = /* @__PURE__ */ Object.freeze({ strategy: 'heuristic' });
 
 /** Characters after which a longer model id still belongs to a shorter catalog id. */
 const ID_BOUNDARIES = /* @__PURE__ */ new Set(['-', ':', '@', '/', '_']);

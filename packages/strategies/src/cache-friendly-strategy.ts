@@ -12,7 +12,7 @@ import {
   type StrategyDecision,
   type TriggerLevel,
 } from '@ctxguard/core';
-import { containsWhole, lazySchema } from '@ctxguard/shared';
+import { CHARS_PER_TOKEN, containsWhole, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead } from './budget-figures.js';
 import {
@@ -62,7 +62,7 @@ export type CacheFriendlyStrategyOptions = z.input<typeof cacheFriendlyStrategyO
 type Options = z.output<typeof cacheFriendlyStrategyOptionsSchema>;
 
 /** Name of its single trigger level. */
-const LEVEL = 'pressure';
+const CACHE_FRIENDLY_LEVEL = 'pressure';
 /** Default bound of its facts block, as a share of the input budget (one summary's facts). */
 const CACHE_FRIENDLY_FACT_SHARE = 0.15;
 /**
@@ -100,8 +100,6 @@ const SUMMARY_SHARE = 0.02;
 const MIN_SUMMARY_CHARS = 200;
 /** Tokens of a summary's markers and headline. */
 const SUMMARY_FRAME_TOKENS = 24;
-/** Rough characters per token, to turn a share of the budget into a summary length. */
-const CHARS_PER_TOKEN = 4;
 /** State key: the facts the last summary's text spells out, left out of its facts block. */
 const SPELLED_OUT = 'spelledOutFacts';
 /** State key: facts of newly arrived tool outputs cut since the last compaction, for its facts block. */
@@ -142,7 +140,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
       options,
       'CacheFriendlyStrategy options',
     );
-    this.triggers = Object.freeze([Object.freeze({ level: LEVEL, at: this.#options.at })]);
+    this.triggers = Object.freeze([Object.freeze({ level: CACHE_FRIENDLY_LEVEL, at: this.#options.at })]);
     this.#lateAt = Math.max(LATE_AT, this.#options.at);
   }
 

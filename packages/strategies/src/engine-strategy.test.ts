@@ -47,8 +47,8 @@ describe('EngineStrategy options', () => {
   it('runs every step in the engine order by default, with one trigger', () => {
     expect(engineSteps).toEqual(['microcompact', 'lightTrim', 'sessionMemory', 'fullSummary']);
     const parsed = engineStrategyOptionsSchema.parse({});
-    expect(parsed.microcompact).toEqual({ keepRecent: 5 });
-    expect(parsed.fullSummary).toMatchObject({ keepRecentTokens: 20_000, maxSummaryChars: 6_000 });
+    expect(parsed.microcompact).toEqual({ recentCount: 5 });
+    expect(parsed.fullSummary).toMatchObject({ recentTokens: 20_000, summaryMaxLength: 6_000 });
     expect(engineStrategyOptionsSchema.parse({ lightTrim: false }).lightTrim).toBeUndefined();
     expect(new EngineStrategy().triggers).toEqual([{ level: 'engine', at: 0.85 }]);
   });
@@ -105,7 +105,7 @@ describe('EngineStrategy steps', () => {
     const strategy = new EngineStrategy({
       target: 0.1,
       at: 0.9,
-      fullSummary: { keepRecentTokens: 200 },
+      fullSummary: { recentTokens: 200 },
     });
     const decision = await strategy.react(reactContext(tools, 'engine', { inputBudget: budget }));
     expect(decision.action).toBe('compacted');
@@ -136,7 +136,7 @@ describe('EngineStrategy steps', () => {
     const calls = rewritesCalled(tools);
     expect(calls[0]).toEqual({
       method: 'microcompactToolResults',
-      args: [{ keepRecent: 2, tools: undefined }],
+      args: [{ recentCount: 2, tools: undefined }],
     });
     const replaced = calls.find((call) => call.method === 'replaceRange');
     const replacement = replaced?.args[2] as { content: string };

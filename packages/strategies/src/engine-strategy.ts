@@ -41,7 +41,7 @@ export type EngineStep = (typeof engineSteps)[number];
 export type SessionMemorySeedFn = () => string | null | undefined | Promise<string | null | undefined>;
 
 /** Name of its single trigger level: the engine's rewrite pipeline. */
-const LEVEL = 'engine';
+const ENGINE_LEVEL = 'engine';
 
 /**
  * Options of {@link EngineStrategy}: the trigger, the target and each step's settings (`false`: the
@@ -54,14 +54,14 @@ export const engineStrategyOptionsSchema = lazySchema(() =>
       at: fraction.default(0.85),
       /** Steps run until the request is under this fraction of the input budget (default 0.7; a retry aims at most at 0.7). */
       target: fraction.default(0.7),
-      /** Old tool results become a short notice, their facts kept in the system prompt's facts block; the newest `keepRecent` stay (halved on a retry). */
+      /** Old tool results become a short notice, their facts kept in the system prompt's facts block; the newest `recentCount` stay (halved on a retry). */
       microcompact: stageSwitch({
-        keepRecent: z.number().int().nonnegative().default(5),
+        recentCount: z.number().int().nonnegative().default(5),
         tools: z.array(z.string().min(1)).min(1).optional(),
       }),
-      /** Older tool outputs cut to their head and tail (their facts kept as with `microcompact`), old unsigned reasoning dropped; the newest `keepRecent` messages untouched (halved on a retry). */
+      /** Older tool outputs cut to their head and tail (their facts kept as with `microcompact`), old unsigned reasoning dropped; the newest `recentCount` messages untouched (halved on a retry). */
       lightTrim: stageSwitch({
-        keepRecent: z.number().int().nonnegative().default(6),
+        recentCount: z.number().int().nonnegative().default(6),
         maxToolOutputBytes: z.number().int().min(256).default(4_096),
         maxToolOutputLines: z.number().int().positive().default(80),
         dropOldReasoning: z.boolean().default(true),
@@ -69,13 +69,13 @@ export const engineStrategyOptionsSchema = lazySchema(() =>
       /** The older messages stand behind memory your app already keeps (no summarizer call); no seed or an empty one: skipped. */
       sessionMemory: stageSwitch({
         seed: z.custom<SessionMemorySeedFn>((v) => typeof v === 'function', 'must be a function').optional(),
-        keepRecentTokens: z.number().int().nonnegative().default(20_000),
-        maxRunes: z.number().int().default(16_000),
+        recentTokens: z.number().int().nonnegative().default(20_000),
+        summaryMaxLength: z.number().int().default(16_000),
       }),
-      /** The older messages become one summary with a facts block; the newest `keepRecentTokens` (at most half the target) stay verbatim. */
+      /** The older messages become one summary with a facts block; the newest `recentTokens` (at most half the target) stay verbatim. */
       fullSummary: stageSwitch({
-        keepRecentTokens: z.number().int().nonnegative().default(20_000),
-        maxSummaryChars: z.number().int().positive().default(6_000),
+        recentTokens: z.number().int().nonnegative().default(20_000),
+        summaryMaxLength: z.number().int().positive().default(6_000),
         prompt: z.string().min(1).optional(),
         updatePrompt: z.string().min(1).optional(),
         keepFacts: z.boolean().default(true),
@@ -130,8 +130,8 @@ function recentStart(
  * Characters a summary may take: ~3 characters a token keeps it within the `room` (tokens) it has,
  * never more than half the `fresh` text it replaces, at least 200.
  */
-function summaryChars(maxSummaryChars: number, room: number, fresh: number): number {
-  return Math.max(200, Math.min(maxSummaryChars, room * 3, fresh * 2));
+function summaryChars(summaryMaxLength: number, room: number, fresh: number): number {
+  return Math.max(200, Math.min(summaryMaxLength, room * 3, fresh * 2));
 }
 
 function hasSummary(view: readonly HistoryEntry[]): boolean {
@@ -154,7 +154,7 @@ export class EngineStrategy implements ContextStrategy {
 
   constructor(options: EngineStrategyOptions = {}) {
     this.#options = parseOptions(engineStrategyOptionsSchema, options, 'EngineStrategy options');
-    this.triggers = Object.freeze([Object.freeze({ level: LEVEL, at: this.#options.at })]);
+    this.triggers = Object.freeze([Object.freeze({ level: ENGINE_LEVEL, at: this.#options.at })]);
   }
 
   /** Runs the steps in order while over the target and says which ones changed the conversation. */
@@ -214,15 +214,17 @@ export class EngineStrategy implements ContextStrategy {
     if (step === 'microcompact') {
       const settings = this.#options.microcompact;
       if (!settings) return undefined;
-      const { keepRecent, tools: names } = settings;
+      const { recentCount, tools: names } = settings;
       return keepingFacts(() =>
-        ctx.tools.microcompactToolResults({ keepRecent: halve(keepRecent), tools: names }),
+        ctx.tools.microcompactToolResults({ recentCount: halve(recentCount), tools: names }),
       );
     }
     if (step === 'lightTrim') {
       const settings = this.#options.lightTrim;
       if (!settings) return undefined;
-      return keepingFacts(() => ctx.tools.lightTrim({ ...settings, keepRecent: halve(settings.keepRecent) }));
+      return keepingFacts(() =>
+        ctx.tools.lightTrim({ ...settings, recentCount: halve(settings.recentCount) }),
+      );
     }
     if (step === 'sessionMemory') {
       const settings = this.#options.sessionMemory;
@@ -232,21 +234,21 @@ export class EngineStrategy implements ContextStrategy {
     return settings && this.#fullSummary(run, current, settings);
   }
 
-  /** The range a checkpoint stands for: after the system prompt, up to the newest `keepRecentTokens`. */
-  #checkpointRange(run: StepRun, keepRecentTokens: number) {
+  /** The range a checkpoint stands for: after the system prompt, up to the newest `recentTokens`. */
+  #checkpointRange(run: StepRun, recentTokens: number) {
     const view = effectiveView(run.ctx.tools);
     const pinned = pinnedCount(view);
-    const keep = Math.min(keepRecentTokens, Math.floor(run.target / 2));
+    const keep = Math.min(recentTokens, Math.floor(run.target / 2));
     const cut = recentStart(run.ctx.tools, view, pinned, keep);
     return { view, from: pinned, to: cut };
   }
 
   async #sessionMemory(run: StepRun, settings: SessionMemorySettings): Promise<RewriteResult | undefined> {
-    const { seed, keepRecentTokens, maxRunes } = settings;
+    const { seed, recentTokens, summaryMaxLength } = settings;
     const raw = seed ? await seed() : undefined;
     if (typeof raw !== 'string' || raw.trim().length === 0) return undefined;
-    const text = maxRunes < 0 ? raw : Array.from(raw).slice(0, maxRunes).join('');
-    const { view, from, to } = this.#checkpointRange(run, keepRecentTokens);
+    const text = summaryMaxLength < 0 ? raw : Array.from(raw).slice(0, summaryMaxLength).join('');
+    const { view, from, to } = this.#checkpointRange(run, recentTokens);
     if (to - from < 1) return undefined;
     const replacement = summaryMessage(text, to - from, view[to]);
     // Facts of earlier summaries in the range go along with the memory: only the new text can be saved.
@@ -264,7 +266,7 @@ export class EngineStrategy implements ContextStrategy {
     return foldEarlierSummary(run.ctx, {
       maxLength: (range) => {
         const { full, fresh } = rangeTokens(run.ctx.tools, range);
-        return summaryChars(settings.maxSummaryChars, run.target - (current - full), fresh);
+        return summaryChars(settings.summaryMaxLength, run.target - (current - full), fresh);
       },
       focus: settings.updatePrompt ?? settings.prompt,
       keepFacts: settings.keepFacts,
@@ -277,12 +279,12 @@ export class EngineStrategy implements ContextStrategy {
     current: number,
     settings: FullSummarySettings,
   ): Promise<RewriteResult | undefined> {
-    const { view, from, to } = this.#checkpointRange(run, settings.keepRecentTokens);
+    const { view, from, to } = this.#checkpointRange(run, settings.recentTokens);
     if (to - from < 1) return undefined;
     const range = view.slice(from, to);
     const { full, fresh } = rangeTokens(run.ctx.tools, range);
     const room = run.target - (current - full);
-    const maxLength = summaryChars(settings.maxSummaryChars, room, fresh);
+    const maxLength = summaryChars(settings.summaryMaxLength, room, fresh);
     const maxFactTokens = settings.maxFactTokens ?? defaultSummaryFactTokens(run.ctx.inputBudget);
     // Judged with the facts bounded: an earlier summary alone, its facts over the bound, is worth folding.
     if (!summaryWorthWriting(run.ctx.tools, range, maxLength, maxFactTokens)) return undefined;

@@ -11,7 +11,7 @@ import {
   type TriggerLevel,
 } from '@ctxguard/core';
 import { defaultSummaryFactTokens } from '@ctxguard/guard';
-import { lazySchema } from '@ctxguard/shared';
+import { CHARS_PER_TOKEN, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
 import { effectiveView, pinnedCount } from './history-view.js';
@@ -71,11 +71,8 @@ export const TOOL_SUMMARY_PREFIX = '[Summary provided by the tool; full result h
 /** A section summary's default bound in characters: 1,024 tokens (reference 004's size) at 4 characters a token. */
 const DEFAULT_SUMMARY_MAX_LENGTH = 4_096;
 
-/** Characters a token, to turn `summaryMaxLength` into the tokens a section summary is counted at. */
-const CHARS_PER_TOKEN = 4;
-
 /** Name of its single trigger level. */
-const LEVEL = 'layout';
+const LAYOUT_LEVEL = 'layout';
 
 const rendering = lazySchema(() => z.enum(sectionRenderings));
 const layoutSchema = lazySchema(() =>
@@ -208,7 +205,7 @@ export class LayoutStrategy implements ContextStrategy {
 
   constructor(options: LayoutStrategyOptions = {}) {
     this.#options = parseOptions(layoutStrategyOptionsSchema, options, 'LayoutStrategy options');
-    this.triggers = Object.freeze([Object.freeze({ level: LEVEL, at: this.#options.at })]);
+    this.triggers = Object.freeze([Object.freeze({ level: LAYOUT_LEVEL, at: this.#options.at })]);
   }
 
   /** Chooses the first layout that fits and applies it; `none` when the request already fits as it is. */

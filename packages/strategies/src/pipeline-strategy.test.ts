@@ -56,7 +56,7 @@ describe('PipelineStrategy options', () => {
   it('names the bad field', () => {
     expect(() => new PipelineStrategy({ target: 0.9 })).toThrow(InvalidOptionsError);
     expect(() => new PipelineStrategy({ target: 0.9 })).toThrow(/target/);
-    expect(() => new PipelineStrategy({ summarize: { keepRecentRatio: 2 } })).toThrow(/summarize/);
+    expect(() => new PipelineStrategy({ summarize: { recentShare: 2 } })).toThrow(/summarize/);
     expect(() => new PipelineStrategy({ prune: { protectTokens: -1 } })).toThrow(/prune/);
     // The decline ceiling, the trigger's name and the last resorts are no longer options.
     expect(() => new PipelineStrategy({ cutToolOutputs: false } as never)).toThrow(/cutToolOutputs/);
@@ -163,7 +163,7 @@ describe('PipelineStrategy stages', () => {
       await new PipelineStrategy({
         prune: false,
         deduplicate: false,
-        summarize: { keepRecentRatio: 0.3, minRecentMessages: 4, ...summarize },
+        summarize: { recentShare: 0.3, minRecentCount: 4, ...summarize },
       }).react(reactContext(tools, 'compact', { inputBudget: budget }));
       const call = tools.calls.find((c) => c.method === 'summarizeRange');
       return { budget, maxLength: (call?.args[0] as { maxLength?: number } | undefined)?.maxLength ?? 0 };

@@ -25,7 +25,7 @@ const fraction = lazySchema(() => z.number().gt(0).max(1));
 const tokenCount = lazySchema(() => z.number().int().nonnegative());
 
 /** Name of its single trigger level: the compactor's pipeline runs at its compaction threshold. */
-const LEVEL = 'compact';
+const PIPELINE_LEVEL = 'compact';
 
 /** The four stages of {@link PipelineStrategy}, in the order they run. */
 export const pipelineStages = Object.freeze(['prune', 'deduplicate', 'summarize', 'truncate'] as const);
@@ -52,11 +52,11 @@ export const pipelineStrategyOptionsSchema = lazySchema(() =>
       }),
       /** Stage 2: earlier reads of a file a later read supersedes become pointers. */
       deduplicate: stageSwitch({ readTools: z.array(z.string().min(1)).optional() }),
-      /** Stage 3: the older messages become one summary with a facts block; the newest `keepRecentRatio` (at least `minRecentMessages`) stay verbatim; the summary takes at most `maxSummaryChars` and `summaryShare` of the input budget (at 4 characters a token). */
+      /** Stage 3: the older messages become one summary with a facts block; the newest `recentShare` (at least `minRecentCount`) stay verbatim; the summary takes at most `summaryMaxLength` and `summaryShare` of the input budget (at 4 characters a token). */
       summarize: stageSwitch({
-        keepRecentRatio: z.number().min(0).max(1).default(0.3),
-        minRecentMessages: z.number().int().min(1).default(4),
-        maxSummaryChars: z.number().int().positive().default(6_000),
+        recentShare: z.number().min(0).max(1).default(0.3),
+        minRecentCount: z.number().int().min(1).default(4),
+        summaryMaxLength: z.number().int().positive().default(6_000),
         summaryShare: z.number().gt(0).max(1).default(DEFAULT_SUMMARY_SHARE),
         focus: z.string().min(1).optional(),
         keepFacts: z.boolean().default(true),
@@ -107,7 +107,7 @@ function pruneSettings(
  * outputs, replaces superseded file reads, summarizes the older messages and slides the window, in
  * that order, through `ctx.tools`, stopping as soon as the request is under `target`. The facts of
  * the pruned outputs go to the system prompt's facts block. A retry (still over the guard's floor)
- * keeps only `minRecentMessages` and slides to the target. Still at or above the decline ceiling
+ * keeps only `minRecentCount` and slides to the target. Still at or above the decline ceiling
  * (0.95) after the stages, it folds an earlier summary, then cuts tool outputs to head and tail
  * (the facts of the cut middles kept) before declining.
  */
@@ -118,7 +118,7 @@ export class PipelineStrategy implements ContextStrategy {
 
   constructor(options: PipelineStrategyOptions = {}) {
     this.#options = parseOptions(pipelineStrategyOptionsSchema, options, 'PipelineStrategy options');
-    this.triggers = Object.freeze([Object.freeze({ level: LEVEL, at: this.#options.at })]);
+    this.triggers = Object.freeze([Object.freeze({ level: PIPELINE_LEVEL, at: this.#options.at })]);
   }
 
   /** Runs the enabled stages in order while over the target and says which ones changed the conversation. */
@@ -213,14 +213,14 @@ export class PipelineStrategy implements ContextStrategy {
     });
   }
 
-  /** At most about half the new text (~4 characters a token), `maxSummaryChars` and `summaryShare` of the budget. */
+  /** At most about half the new text (~4 characters a token), `summaryMaxLength` and `summaryShare` of the budget. */
   #summaryLength(ctx: ReactContext, settings: SummarizeSettings, range: readonly HistoryEntry[]): number {
     // A summary never takes more than its share of the budget: in a small window, one sized by the
     // text it replaces alone filled the window, and no stage could compact it again.
     const budgetChars = Math.floor(settings.summaryShare * ctx.inputBudget * 4);
     return Math.max(
       200,
-      Math.min(settings.maxSummaryChars, rangeTokens(ctx.tools, range).fresh * 2, budgetChars),
+      Math.min(settings.summaryMaxLength, rangeTokens(ctx.tools, range).fresh * 2, budgetChars),
     );
   }
 
@@ -229,11 +229,11 @@ export class PipelineStrategy implements ContextStrategy {
     const view = effectiveView(ctx.tools);
     const pinned = pinnedCount(view);
     const count = view.length - pinned;
-    if (count <= settings.minRecentMessages) return undefined;
+    if (count <= settings.minRecentCount) return undefined;
     const keep =
       ctx.attempt > 0
-        ? settings.minRecentMessages
-        : Math.max(settings.minRecentMessages, Math.ceil(count * settings.keepRecentRatio));
+        ? settings.minRecentCount
+        : Math.max(settings.minRecentCount, Math.ceil(count * settings.recentShare));
     const cut = pairSafeCut(view, view.length - keep, pinned);
     if (cut - pinned < 1 || cut >= view.length) return undefined;
     const range = view.slice(pinned, cut);

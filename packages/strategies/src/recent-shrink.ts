@@ -28,7 +28,7 @@ function requestTokens(ctx: ReactContext, overhead: number, messages: readonly H
 
 /** The `lightTrim` options for a cut of `bytes` per tool output, every output of the view (the newest too) included. */
 export function cutOutputsTo(bytes: number) {
-  return { keepRecent: 0, maxToolOutputBytes: bytes, maxToolOutputLines: bytes, dropOldReasoning: false };
+  return { recentCount: 0, maxToolOutputBytes: bytes, maxToolOutputLines: bytes, dropOldReasoning: false };
 }
 
 /** Precision of the search for the largest cut that fits, in bytes. */

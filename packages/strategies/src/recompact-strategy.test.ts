@@ -19,7 +19,7 @@ describe('RecompactStrategy', () => {
     expect(() => new RecompactStrategy({ at: 0.4, target: 0.5 })).toThrow(
       /RecompactStrategy options\.target/,
     );
-    expect(() => new RecompactStrategy({ keepRecent: 3 } as never)).toThrow(InvalidOptionsError);
+    expect(() => new RecompactStrategy({ recentCount: 3 } as never)).toThrow(InvalidOptionsError);
   });
 
   it('brings the request to the target, keeps the system prompt, the task and the newest messages, rewindably', async () => {

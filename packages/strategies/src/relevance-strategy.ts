@@ -8,7 +8,7 @@ import {
   type StrategyDecision,
   type TriggerLevel,
 } from '@ctxguard/core';
-import { lazySchema } from '@ctxguard/shared';
+import { CHARS_PER_TOKEN, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead } from './budget-figures.js';
 import {
@@ -28,7 +28,7 @@ import { bm25Scorer, type RelevanceScorer } from './relevance-scorer.js';
 import { checkBelowTrigger, declineCeiling, factTokenBound, maxFactTokensOption } from './shared-options.js';
 
 /** The name of its one trigger level, `at`: with a single level the name only labels the guard's events. */
-const LEVEL = 'pressure';
+const RELEVANCE_LEVEL = 'pressure';
 /** Default bound of its facts block, as a share of the input budget (the facts of every hidden run). */
 const RELEVANCE_FACT_SHARE = 0.42;
 /** Upper bound of each hidden run's summary, in characters (~300 tokens): runs are short, so are their summaries. */
@@ -78,8 +78,7 @@ const MIN_RUN_SUMMARY_CHARS = 120;
 const SUMMARY_SHARE_OF_RUN = 0.25;
 /** Characters of the current tool loop used as the query (its newest part). */
 const MAX_QUERY_CHARS = 8_000;
-/** Rough characters per token, and the markers around each summary. */
-const CHARS_PER_TOKEN = 4;
+/** Tokens of the markers around each summary. */
 const SUMMARY_FRAME_TOKENS = 24;
 
 /** An older unit with its size and relevance. */
@@ -124,7 +123,7 @@ export class RelevanceStrategy implements ContextStrategy {
 
   constructor(options: RelevanceStrategyOptions = {}) {
     this.#options = parseOptions(relevanceStrategyOptionsSchema, options, 'RelevanceStrategy options');
-    this.triggers = Object.freeze([Object.freeze({ level: LEVEL, at: this.#options.at })]);
+    this.triggers = Object.freeze([Object.freeze({ level: RELEVANCE_LEVEL, at: this.#options.at })]);
   }
 
   /** Scores, keeps the most relevant within `target`, hides the rest run by run and keeps their facts. */

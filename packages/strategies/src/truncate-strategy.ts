@@ -32,7 +32,7 @@ export const truncateStrategyOptionsSchema = lazySchema(() =>
 );
 
 /** Name of its single trigger level. */
-const LEVEL = 'urgent';
+const TRUNCATE_LEVEL = 'urgent';
 
 /** What {@link TruncateStrategy} accepts; every field has a default. */
 export type TruncateStrategyOptions = z.input<typeof truncateStrategyOptionsSchema>;
@@ -70,7 +70,7 @@ export class TruncateStrategy implements ContextStrategy {
 
   constructor(options: TruncateStrategyOptions = {}) {
     this.#options = parseOptions(truncateStrategyOptionsSchema, options, 'TruncateStrategy options');
-    this.triggers = Object.freeze([Object.freeze({ level: LEVEL, at: this.#options.at })]);
+    this.triggers = Object.freeze([Object.freeze({ level: TRUNCATE_LEVEL, at: this.#options.at })]);
   }
 
   /**

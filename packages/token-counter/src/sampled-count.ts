@@ -1,9 +1,9 @@
 /** Windows of a long text counted exactly for its estimate. */
-const SAMPLE_WINDOWS = 8;
+const COUNT_SAMPLE_WINDOWS = 8;
 /** Characters per window. */
 const SAMPLE_CHARS = 2_048;
 /** Characters a sampled estimate counts exactly at most; shorter texts are not sampled. */
-export const SAMPLED_CHARS = SAMPLE_WINDOWS * SAMPLE_CHARS;
+export const SAMPLED_CHARS = COUNT_SAMPLE_WINDOWS * SAMPLE_CHARS;
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
@@ -20,10 +20,10 @@ export function sampledCount(
   count: (window: string) => number | undefined,
 ): number | undefined {
   if (text.length <= SAMPLED_CHARS) return undefined;
-  const step = (text.length - SAMPLE_CHARS) / (SAMPLE_WINDOWS - 1);
+  const step = (text.length - SAMPLE_CHARS) / (COUNT_SAMPLE_WINDOWS - 1);
   let tokens = 0;
   let chars = 0;
-  for (let index = 0; index < SAMPLE_WINDOWS; index++) {
+  for (let index = 0; index < COUNT_SAMPLE_WINDOWS; index++) {
     // Never half a surrogate pair at either end of a window.
     let start = Math.round(index * step);
     if (isLowSurrogate(text.charCodeAt(start))) start++;

@@ -1,6 +1,6 @@
 import { parseOptions } from '@ctxguard/core';
 import { getAvailableInputTokens, ModelCatalog } from '@ctxguard/models';
-import { lazySchema } from '@ctxguard/shared';
+import { CHARS_PER_TOKEN, lazySchema } from '@ctxguard/shared';
 import { isTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
 import { truncateToTokenBudget } from '../rewrites/truncate-to-budget.js';
@@ -14,8 +14,6 @@ export const FILE_FAST_PATH_SIZE = 102_400;
 export const FILE_PREVIEW_MODE_SIZE = 5_242_880;
 /** Characters of a preview. */
 export const FILE_PREVIEW_CHARS = 2000;
-/** Characters per token assumed when only a byte size is known. */
-const CHARS_PER_TOKEN = 4;
 
 const count = lazySchema(() => z.number().int().nonnegative());
 

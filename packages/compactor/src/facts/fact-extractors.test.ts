@@ -1,7 +1,8 @@
 import { type ExtractedFact, type FactCategory, factCategories } from '@ctxguard/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Candidate, extractFactsFromText, PRIORITY, rankedFacts } from './fact-extractors.js';
+import { type Candidate, extractFactsFromText, rankedFacts } from './fact-extractors.js';
+import { PRIORITY } from './fact-priority.js';
 import { derivedFactKey } from './facts-block.js';
 import { renderPrunedOutput } from './markers.js';
 

@@ -1,7 +1,9 @@
 import { type ExtractedFact, type FactCategory, factCategories } from '@ctxguard/core';
 import { throwIfAborted } from '@ctxguard/shared';
 import { withoutCompactionNotes } from './compaction-notes.js';
+import { PRIORITY } from './fact-priority.js';
 import { derivedFactKey } from './facts-block.js';
+import { COMMAND_KEYS, READ_TOOLS, SHELL_TOOLS, toolNameKey } from './tool-vocabulary.js';
 import { parseTranscript, type TranscriptLine, type TranscriptRole } from './transcript.js';
 
 /** Settings of {@link extractFactsFromText}. */
@@ -15,26 +17,6 @@ export interface FactExtractionSettings {
   signal?: AbortSignal | undefined;
 }
 
-/** Which facts win when there are more than `maxFacts`. */
-export const PRIORITY: readonly FactCategory[] = [
-  'error',
-  'command',
-  'path',
-  'version',
-  'decision',
-  'preference',
-  'url',
-  'email',
-  'quantity',
-  'money',
-  'date',
-  'time',
-  'identifier',
-  'name',
-  'number',
-  'other',
-];
-
 /** Commands agents and people run; a line or inline code starting with one of these is a command. */
 const COMMAND_WORDS = new Set(
   (
@@ -46,10 +28,6 @@ const COMMAND_WORDS = new Set(
     'turbo nx lerna changeset wc sort uniq xargs env which kill ps top du df jq yq openssl ping nc diff patch'
   ).split(' '),
 );
-
-const SHELL_TOOLS =
-  /^(?:bash|shell|sh|zsh|run|run_command|execute|exec|terminal|run_terminal_cmd|cmd|command)$/i;
-const COMMAND_KEYS = new Set(['command', 'cmd', 'script', 'commandLine', 'command_line', 'shell']);
 
 export interface Candidate {
   category: FactCategory;
@@ -66,9 +44,6 @@ interface LineContext {
 }
 
 /** Tools whose output is a file's content. */
-const READ_TOOLS =
-  /^(?:read_file|readfile|read|view|view_file|open_file|cat|get_file_contents|read_text_file|file_read|fs_read)$/i;
-
 /**
  * Lines ctxguard wrote about its own work: a marker's comment, a pruned output's header. Their
  * sizes and counts are no facts of the conversation (the facts a pruned output kept follow them).
@@ -306,7 +281,8 @@ function scanTranscript(text: string, facts: CandidateSet, signal: AbortSignal |
         continue;
       }
       if (line.text.length > 20_000 || OWN_LINE.test(line.text)) continue;
-      const source = line.kind === 'result' && line.toolName !== undefined && READ_TOOLS.test(line.toolName);
+      const source =
+        line.kind === 'result' && line.toolName !== undefined && READ_TOOLS.has(toolNameKey(line.toolName));
       scanLine(line.text, { role: message.role, kind: line.kind, inFence, source }, facts);
     }
   }
@@ -316,9 +292,9 @@ function scanTranscript(text: string, facts: CandidateSet, signal: AbortSignal |
 function scanToolCall(line: TranscriptLine, role: TranscriptRole, facts: CandidateSet): void {
   const strings: { key: string; text: string }[] = [];
   collectStrings(line.input, '', strings);
-  const shell = line.toolName !== undefined && SHELL_TOOLS.test(line.toolName);
+  const shell = line.toolName !== undefined && SHELL_TOOLS.has(toolNameKey(line.toolName));
   for (const { key, text: value } of strings) {
-    if (COMMAND_KEYS.has(key) || (shell && key === '')) facts.add('command', value.trim());
+    if (COMMAND_KEYS.includes(key) || (shell && key === '')) facts.add('command', value.trim());
     for (const part of value.split(/\r?\n/)) scanLine(part, { role, kind: 'call', inFence: false }, facts);
   }
 }

@@ -1,27 +1,9 @@
-import type { ContextTools, ExtractedFact, FactCategory } from '@ctxguard/core';
+import type { ContextTools, ExtractedFact } from '@ctxguard/core';
 import { LRUCache } from 'lru-cache';
 import { redactSecrets } from '../rewrites/redact-secrets.js';
+import { PRIORITY } from './fact-priority.js';
 import { derivedFactKey } from './facts-block.js';
 
-/** Categories in the order they are kept when room is short: what an agent needs most first. */
-const PRIORITY: readonly FactCategory[] = [
-  'error',
-  'path',
-  'command',
-  'version',
-  'decision',
-  'quantity',
-  'url',
-  'identifier',
-  'money',
-  'preference',
-  'email',
-  'date',
-  'time',
-  'number',
-  'name',
-  'other',
-];
 const rank = new Map<string, number>(PRIORITY.map((category, index) => [category, index]));
 
 /**

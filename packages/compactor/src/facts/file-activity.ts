@@ -1,3 +1,4 @@
+import { EDITOR_TOOLS, PATH_KEYS, READ_TOOLS, SHELL_TOOLS, toolNameKey } from './tool-vocabulary.js';
 import { parseTranscript, type TranscriptMessage } from './transcript.js';
 
 /** Files a stretch of conversation read and created or changed, in first-seen order. */
@@ -6,19 +7,6 @@ export interface FileActivity {
   modified: string[];
 }
 
-const norm = (name: string) => name.toLowerCase().replace(/[^a-z]/g, '');
-
-const READ_TOOLS = new Set([
-  'read',
-  'readfile',
-  'view',
-  'viewfile',
-  'cat',
-  'open',
-  'openfile',
-  'getfile',
-  'readfiles',
-]);
 const WRITE_TOOLS = new Set([
   'write',
   'writefile',
@@ -39,35 +27,6 @@ const WRITE_TOOLS = new Set([
   'replaceinfile',
   'searchreplace',
 ]);
-const EDITOR_TOOLS = new Set([
-  'strreplacebasededittool',
-  'strreplaceeditor',
-  'texteditor',
-  'editor',
-  'fileeditor',
-]);
-const SHELL_TOOLS = new Set([
-  'bash',
-  'shell',
-  'sh',
-  'zsh',
-  'run',
-  'runcommand',
-  'exec',
-  'execute',
-  'terminal',
-  'runterminalcmd',
-]);
-const PATH_KEYS = [
-  'path',
-  'file_path',
-  'filePath',
-  'file',
-  'filename',
-  'target_file',
-  'targetFile',
-  'notebook_path',
-];
 
 function pathsOf(input: unknown): string[] {
   if (typeof input !== 'object' || input === null) return [];
@@ -146,7 +105,7 @@ export function fileActivityOf(messages: readonly TranscriptMessage[]): FileActi
   for (const message of messages) {
     for (const line of message.lines) {
       if (line.kind !== 'call' || line.toolName === undefined) continue;
-      const tool = norm(line.toolName);
+      const tool = toolNameKey(line.toolName);
       const input = line.input;
       if (READ_TOOLS.has(tool)) for (const path of pathsOf(input)) add(activity.read, path);
       else if (WRITE_TOOLS.has(tool)) for (const path of pathsOf(input)) add(activity.modified, path);

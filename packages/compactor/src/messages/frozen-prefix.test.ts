@@ -182,11 +182,11 @@ describe('no rewrite touches a provider compaction item or what precedes it', ()
   });
 
   it('microcompactToolResults', () => {
-    expectFrozen((list) => microcompactToolResults(list, { keepRecent: 2 }).messages);
+    expectFrozen((list) => microcompactToolResults(list, { recentCount: 2 }).messages);
   });
 
   it('lightTrimMessages', () => {
-    expectFrozen((list) => lightTrimMessages(list, { keepRecent: 2, maxToolOutputBytes: 1_024 }).messages);
+    expectFrozen((list) => lightTrimMessages(list, { recentCount: 2, maxToolOutputBytes: 1_024 }).messages);
   });
 
   it('stripMediaToFit', () => {

@@ -10,7 +10,7 @@ export interface ErrorDetails {
   readonly numbers: ReadonlyMap<string, number>;
 }
 
-const MAX_DEPTH = 8;
+const MAX_CAUSE_DEPTH = 8;
 const MAX_NODES = 256;
 const MAX_ARRAY_ITEMS = 16;
 const MAX_TEXT_CHARS = 50_000;
@@ -122,7 +122,7 @@ function visitText(walk: Walk, text: string, depth: number): void {
   walk.texts.push(clipped);
   statusesInText(walk, clipped);
   for (const url of clipped.matchAll(URL_IN_TEXT)) walk.urls.push(url[0]);
-  if (depth < MAX_DEPTH) {
+  if (depth < MAX_CAUSE_DEPTH) {
     const json = embeddedJson(text);
     if (json !== undefined && typeof json === 'object') visit(walk, json, depth + 1);
   }
@@ -159,7 +159,7 @@ function visitObject(walk: Walk, value: object, depth: number): void {
 }
 
 function visit(walk: Walk, value: unknown, depth: number): void {
-  if (depth > MAX_DEPTH || walk.nodes >= MAX_NODES) return;
+  if (depth > MAX_CAUSE_DEPTH || walk.nodes >= MAX_NODES) return;
   walk.nodes++;
   if (typeof value === 'string') {
     visitText(walk, value, depth);

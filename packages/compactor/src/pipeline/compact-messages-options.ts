@@ -49,11 +49,11 @@ export const compactMessagesOptionsSchema = lazySchema(() =>
       }),
       /** Stage 3: summarize older messages (`false` to skip, or its settings). */
       summarize: stageSwitch({
-        keepRecentRatio: z.number().min(0).max(1).optional(),
-        minRecentMessages: z.number().int().min(1).optional(),
-        /** Fewer recent messages (down to `minRecentMessages`) while they take more (default 40% of the budget). */
-        maxRecentTokens: tokenCount.optional(),
-        maxSummaryChars: z.number().int().positive().optional(),
+        recentShare: z.number().min(0).max(1).optional(),
+        minRecentCount: z.number().int().min(1).optional(),
+        /** Fewer recent messages (down to `minRecentCount`) while they take more (default 40% of the budget). */
+        recentTokens: tokenCount.optional(),
+        summaryMaxLength: z.number().int().positive().optional(),
         summarizerWindowTokens: z.number().int().min(1_000).optional(),
         focus: z.string().optional(),
       }),

@@ -61,7 +61,7 @@ describe('compactMessages', () => {
     for (let i = 0; i < 30; i++) expect(shown).toMatch(new RegExp(`pnpm vitest run step-${i}\\b`));
   });
 
-  it('keeps fewer recent messages verbatim under summarize.maxRecentTokens, down to minRecentMessages', async () => {
+  it('keeps fewer recent messages verbatim under summarize.recentTokens, down to minRecentCount', async () => {
     const list = agentConversation(12);
     const full = await compactMessages(list, { budgetTokens: 1_000_000 });
     const budgetTokens = Math.floor(full.tokensBefore / 4);
@@ -76,7 +76,7 @@ describe('compactMessages', () => {
       budgetTokens,
       prune: false,
       tools,
-      summarize: { maxRecentTokens: 0, minRecentMessages: 1 },
+      summarize: { recentTokens: 0, minRecentCount: 1 },
     });
     expect(fewest.fits).toBe(true);
     expect(verbatimAfterSummary(usual.messages)).toBeGreaterThan(1);
@@ -97,7 +97,7 @@ describe('compactMessages', () => {
       );
     const full = await compactMessages(list, { budgetTokens: 1_000_000 });
     const budgetTokens = Math.floor(full.tokensBefore / 2);
-    const summarize = { maxRecentTokens: 0, minRecentMessages: 1 };
+    const summarize = { recentTokens: 0, minRecentCount: 1 };
     const result = await compactMessages(list, { budgetTokens, summarize });
     expect(result.fits).toBe(true);
     expect(result.stagesUsed).toContain('summarize');

@@ -256,8 +256,7 @@ export async function summarizeStage(run: StageRun): Promise<void> {
       tools: run.tools,
       modelBacked: run.opts.modelBacked,
       targetTokens: budget,
-      maxRecentTokens:
-        run.fillTailTokens ?? summarize.maxRecentTokens ?? Math.floor(budget * DEFAULT_RECENT_SHARE),
+      recentTokens: run.fillTailTokens ?? summarize.recentTokens ?? Math.floor(budget * DEFAULT_RECENT_SHARE),
       carryFacts: mergeFacts(...run.ledger),
       counter: meter.counter,
       countContext: meter.context,

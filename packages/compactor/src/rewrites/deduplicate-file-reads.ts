@@ -10,6 +10,14 @@ import { isRecord, lazySchema, partsOf, pushAll, roleOf } from '@ctxguard/shared
 import { z } from 'zod';
 import { runMeter, type TokenMeter } from '../budget/token-meter.js';
 import { isPrunedOutputText, renderSupersededRead } from '../facts/markers.js';
+import {
+  COMMAND_KEYS,
+  EDITOR_TOOLS,
+  PATH_KEYS,
+  READ_TOOLS,
+  SHELL_TOOLS,
+  toolNameKey,
+} from '../facts/tool-vocabulary.js';
 import { isDeepFrozen } from '../messages/deep-frozen.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { toolOutputText, withOutput, withReplacedParts } from '../messages/message-parts.js';
@@ -49,47 +57,8 @@ export interface DeduplicateFileReadsStageResult {
   tokensSaved: number;
 }
 
-const READ_TOOLS = [
-  'read_file',
-  'readfile',
-  'read',
-  'view',
-  'view_file',
-  'open_file',
-  'cat',
-  'get_file_contents',
-  'read_text_file',
-  'file_read',
-  'fs_read',
-];
-const EDITOR_TOOLS = ['str_replace_based_edit_tool', 'str_replace_editor', 'text_editor'];
-const SHELL_TOOLS = [
-  'bash',
-  'shell',
-  'sh',
-  'zsh',
-  'terminal',
-  'run_terminal_cmd',
-  'run_command',
-  'execute_command',
-  'run_shell_command',
-  'exec',
-  'local_shell',
-  'command',
-];
-const PATH_KEYS = [
-  'path',
-  'file_path',
-  'filePath',
-  'file',
-  'filename',
-  'fileName',
-  'target_file',
-  'absolute_path',
-];
 /** Arguments of a read that do not narrow what it returns (any other argument makes it partial). */
 const WHOLE_READ_KEYS = new Set(['explanation', 'reason', 'description', 'encoding']);
-const COMMAND_KEYS = ['command', 'cmd', 'script', 'commandLine'];
 const EDIT_NAME = /write|edit|patch|replace|create|delete|remove|move|rename|insert|append|save|mkdir|touch/i;
 const EXTENSIONLESS =
   /^(?:Makefile|Dockerfile|Containerfile|Gemfile|Rakefile|Procfile|Justfile|LICENSE|README|CHANGELOG|Vagrantfile|BUILD|WORKSPACE)$/;
@@ -142,8 +111,8 @@ export function isPlaceholderOutput(part: ToolResultPart, text?: string): boolea
   return placeholder;
 }
 
-function lower(names: readonly string[]): Set<string> {
-  return new Set(names.map((name) => name.toLowerCase()));
+function nameKeys(names: Iterable<string>): Set<string> {
+  return new Set(Array.from(names, toolNameKey));
 }
 
 /** A tool result where it stands in the messages. */
@@ -301,9 +270,9 @@ function classifyCall(
   readTools: Set<string>,
   shellTools: Set<string>,
 ): Event | undefined {
-  const name = typeof call.toolName === 'string' ? call.toolName.toLowerCase() : '';
+  const name = typeof call.toolName === 'string' ? toolNameKey(call.toolName) : '';
   const input: unknown = call.input;
-  if (EDITOR_TOOLS.includes(name)) {
+  if (EDITOR_TOOLS.has(name)) {
     const path = stringArg(input, PATH_KEYS);
     if (!path) return undefined;
     const command = stringArg(input, ['command']);
@@ -375,8 +344,8 @@ export function deduplicateWithMeter(
   const meter = shared ?? runMeter(opts.counter, opts.countContext);
   const list = Array.isArray(messages) ? messages : [];
   const tokensBefore = meter.total(list);
-  const readTools = lower([...READ_TOOLS, ...opts.readTools]);
-  const shellTools = lower([...SHELL_TOOLS, ...opts.shellTools]);
+  const readTools = nameKeys([...READ_TOOLS, ...opts.readTools]);
+  const shellTools = nameKeys([...SHELL_TOOLS, ...opts.shellTools]);
 
   const resultOf = pairResults(list);
   // Open reads per path: earlier reads not yet separated from now by an edit of the file.

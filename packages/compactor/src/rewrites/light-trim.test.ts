@@ -16,7 +16,7 @@ describe('lightTrimMessages', () => {
       calls([call('b', 'bash')]),
       results(['b', 'bash', long]),
     ];
-    const result = lightTrimMessages(list, { keepRecent: 2, maxToolOutputBytes: 1_024 });
+    const result = lightTrimMessages(list, { recentCount: 2, maxToolOutputBytes: 1_024 });
     expect(result.changed).toBe(true);
     expect(result.trimmedOutputs).toBe(1);
     expect(result.messages).toHaveLength(list.length);
@@ -41,7 +41,7 @@ describe('lightTrimMessages', () => {
       },
       user('next'),
     ];
-    const result = lightTrimMessages(list, { keepRecent: 1 });
+    const result = lightTrimMessages(list, { recentCount: 1 });
     expect(result.droppedReasoning).toBe(1);
     const parts = (result.messages[1] as Extract<Message, { role: 'assistant' }>).content as {
       type: string;
@@ -51,9 +51,9 @@ describe('lightTrimMessages', () => {
 
   it('changes nothing on a short conversation and never grows a list', () => {
     const list = agentConversation(3);
-    const result = lightTrimMessages(list, { keepRecent: 100 });
+    const result = lightTrimMessages(list, { recentCount: 100 });
     expect(result.changed).toBe(false);
-    const trimmed = lightTrimMessages(list, { keepRecent: 0, maxToolOutputBytes: 256 });
+    const trimmed = lightTrimMessages(list, { recentCount: 0, maxToolOutputBytes: 256 });
     expect(JSON.stringify(trimmed.messages).length).toBeLessThan(JSON.stringify(list).length);
     expect(trimmed.messages).toHaveLength(list.length);
     expect(countToolPairViolations(trimmed.messages)).toBe(0);

@@ -11,7 +11,7 @@ export const lightTrimMessagesOptionsSchema = lazySchema(() =>
   z
     .object({
       /** The newest messages left untouched (default 6). */
-      keepRecent: z.number().int().nonnegative().default(6),
+      recentCount: z.number().int().nonnegative().default(6),
       /** Older tool outputs are cut to both ends within this many UTF-8 bytes, notice included (default 4,096). */
       maxToolOutputBytes: z.number().int().min(256).default(4_096),
       /** Older tool outputs keep at most this many lines (default 80). */
@@ -37,7 +37,7 @@ export interface LightTrimMessagesResult {
 }
 
 /**
- * Trims older messages without removing any: tool outputs before the newest `keepRecent` messages
+ * Trims older messages without removing any: tool outputs before the newest `recentCount` messages
  * are cut to their first and last lines with a notice (`truncateToolOutput`, both ends), and
  * unsigned reasoning of older assistant turns is dropped. Calls, results and their ids stay, so
  * tool pairs stay whole; a part is replaced only when the replacement is smaller. Messages up to a
@@ -49,7 +49,7 @@ export function lightTrimMessages(
 ): LightTrimMessagesResult {
   const opts = parseOptions(lightTrimMessagesOptionsSchema, options, 'lightTrimMessages options');
   const list = Array.isArray(messages) ? messages : [];
-  const end = Math.max(0, list.length - opts.keepRecent);
+  const end = Math.max(0, list.length - opts.recentCount);
   let trimmedOutputs = 0;
   let droppedReasoning = 0;
   const out = list.slice();

@@ -13,9 +13,9 @@ const outputs = (list: readonly Message[]) =>
   );
 
 describe('microcompactToolResults', () => {
-  it('clears every result but the newest keepRecent, keeping pairs and length', () => {
+  it('clears every result but the newest recentCount, keeping pairs and length', () => {
     const list = agentConversation(6); // 12 results
-    const result = microcompactToolResults(list, { keepRecent: 3 });
+    const result = microcompactToolResults(list, { recentCount: 3 });
     expect(result.changed).toBe(true);
     expect(result.clearedResults).toBe(9);
     expect(result.messages).toHaveLength(list.length);
@@ -29,11 +29,11 @@ describe('microcompactToolResults', () => {
 
   it('only clears the tools named, or those the classifier accepts', () => {
     const list = agentConversation(4);
-    const onlyBash = microcompactToolResults(list, { keepRecent: 0, tools: ['bash'] });
+    const onlyBash = microcompactToolResults(list, { recentCount: 0, tools: ['bash'] });
     expect(onlyBash.clearedResults).toBe(4);
     expect(outputs(onlyBash.messages).filter((o) => o === CLEARED_TOOL_RESULT)).toHaveLength(4);
     const reads = microcompactToolResults(list, {
-      keepRecent: 1,
+      recentCount: 1,
       classifier: (name) => name === 'read_file',
     });
     expect(reads.clearedResults).toBe(3);
@@ -48,11 +48,11 @@ describe('microcompactToolResults', () => {
       calls([call('c', 'bash')]),
       results(['c', 'bash', 'x'.repeat(500)]),
     ];
-    const result = microcompactToolResults(list, { keepRecent: 0 });
+    const result = microcompactToolResults(list, { recentCount: 0 });
     expect(result.clearedResults).toBe(1);
     expect(result.clearedToolCallIds).toEqual(['c']);
     expect(result.messages[2]).toBe(list[2]);
-    const again = microcompactToolResults(result.messages, { keepRecent: 0 });
+    const again = microcompactToolResults(result.messages, { recentCount: 0 });
     expect(again.changed).toBe(false);
   });
 
@@ -72,14 +72,14 @@ describe('microcompactToolResults', () => {
         ],
       },
     ];
-    const result = microcompactToolResults(list, { keepRecent: 0 });
+    const result = microcompactToolResults(list, { recentCount: 0 });
     const part = (result.messages[1] as Extract<Message, { role: 'tool' }>).content[0]!;
     expect(part.output).toBe(CLEARED_TOOL_RESULT);
     expect(part.content).toBeUndefined();
   });
 
   it('names the bad option', () => {
-    expect(() => microcompactToolResults([], { keepRecent: -1 })).toThrow(/keepRecent/);
+    expect(() => microcompactToolResults([], { recentCount: -1 })).toThrow(/recentCount/);
     try {
       microcompactToolResults([], { clearedMessage: '' });
     } catch (error) {

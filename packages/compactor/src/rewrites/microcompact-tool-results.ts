@@ -23,7 +23,7 @@ export const microcompactToolResultsOptionsSchema = lazySchema(() =>
   z
     .object({
       /** The newest clearable tool results kept as they are (default 5). */
-      keepRecent: z.number().int().nonnegative().default(5),
+      recentCount: z.number().int().nonnegative().default(5),
       /** Only results of these tools may be cleared (default: every tool). */
       tools: z.array(z.string().min(1)).optional(),
       /** Only results it returns `true` for may be cleared (with `tools`, both must agree). */
@@ -51,7 +51,7 @@ export interface MicrocompactToolResultsRewriteResult {
 }
 
 /**
- * Clears old tool results to a short notice, keeping the newest `keepRecent` clearable ones: the
+ * Clears old tool results to a short notice, keeping the newest `recentCount` clearable ones: the
  * cheapest rewrite, no model and no counting. Only the result's output changes (its call and id
  * stay), so tool pairs stay whole; a result is cleared only when the notice is shorter than it,
  * and results already pruned or cleared, or up to a provider compaction item, are left alone.
@@ -85,7 +85,7 @@ export function microcompactToolResults(
       clearable.push({ messageIndex, partIndex });
     }
   }
-  const chosen = clearable.slice(0, Math.max(0, clearable.length - opts.keepRecent));
+  const chosen = clearable.slice(0, Math.max(0, clearable.length - opts.recentCount));
   if (chosen.length === 0)
     return { changed: false, messages: list.slice(), clearedResults: 0, clearedToolCallIds: [] };
 

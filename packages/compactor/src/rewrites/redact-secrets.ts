@@ -35,7 +35,7 @@ function isPlaceholderValue(value: string): boolean {
 
 // Runs are written `[…]{n}[…]*`, never `[…]{n,}`: V8 matches `{n,}` recursively and overflows the
 // stack on a run of ~10 million characters (a base64 JSON blob starts with `eyJ`); the two match alike.
-const PATTERNS: readonly SecretPattern[] = [
+const SECRET_PATTERNS: readonly SecretPattern[] = [
   {
     label: 'private-key',
     pattern:
@@ -129,7 +129,7 @@ const PATTERNS: readonly SecretPattern[] = [
 export function redactSecrets(text: string): string {
   if (typeof text !== 'string' || text.length === 0) return text;
   let out = text;
-  for (const { label, pattern, replace } of PATTERNS) {
+  for (const { label, pattern, replace } of SECRET_PATTERNS) {
     pattern.lastIndex = 0;
     out = out.replace(pattern, (match: string, ...rest: unknown[]) => {
       const groups = rest.filter((g): g is string => typeof g === 'string' || g === undefined) as string[];

@@ -40,9 +40,9 @@ function askedByText(offline: ContextTools): { byText: ContextTools; asked: Extr
 }
 
 describe('summarizeMessages', () => {
-  it('keeps the system prompt, the task and keepRecentRatio of the messages, summarizing the rest with facts', async () => {
+  it('keeps the system prompt, the task and recentShare of the messages, summarizing the rest with facts', async () => {
     const list = chat(10);
-    const result = await summarizeMessages(list, { keepRecentRatio: 0.3 });
+    const result = await summarizeMessages(list, { recentShare: 0.3 });
     expect(result.summarized).toBe(true);
     expect(result.messages[0]).toBe(list[0]);
     // The task (the first user message) stays word for word; the summary starts after it.
@@ -65,7 +65,7 @@ describe('summarizeMessages', () => {
       list.push(assistant(`Step ${i}: ${bigText(`note${i}`, 3)}`));
       list.push(user(`Go on with step ${i + 1}.`));
     }
-    const result = await summarizeMessages(list, { keepRecentRatio: 0.3 });
+    const result = await summarizeMessages(list, { recentShare: 0.3 });
     expect(result.summarized).toBe(true);
     expect(list[result.range!.to]!.role).toBe('user');
     expect(result.messages.slice(0, 2)).toEqual(list.slice(0, 2));
@@ -75,9 +75,9 @@ describe('summarizeMessages', () => {
 
   it('summarizes from the start when the first message after the system prompt is no task (an earlier summary)', async () => {
     const list = chat(6);
-    const first = await summarizeMessages(list, { keepRecentRatio: 0.2 });
+    const first = await summarizeMessages(list, { recentShare: 0.2 });
     const again = await summarizeMessages(first.messages.slice(0, 1).concat(first.messages.slice(2)), {
-      keepRecentRatio: 0.2,
+      recentShare: 0.2,
     });
     // Without the task, the earlier summary opens the list: it is merged into the new one, not kept as a task.
     expect(again.range!.from).toBe(1);
@@ -86,12 +86,12 @@ describe('summarizeMessages', () => {
   it('keeps at least 4 messages and leaves short lists alone', async () => {
     const short = [user('a'), assistant('b'), user('c'), assistant('d')];
     expect((await summarizeMessages(short)).summarized).toBe(false);
-    const result = await summarizeMessages(chat(3), { keepRecentRatio: 0 });
+    const result = await summarizeMessages(chat(3), { recentShare: 0 });
     expect(result.messages.length - 2).toBeGreaterThanOrEqual(4);
   });
 
   it('merges an earlier summary and never wipes its facts when the new extraction is empty', async () => {
-    const first = await summarizeMessages(chat(6), { keepRecentRatio: 0.2 });
+    const first = await summarizeMessages(chat(6), { recentShare: 0.2 });
     const kept = first.facts.map((fact) => fact.value);
     expect(kept.length).toBeGreaterThan(0);
     const quiet = contextToolsFromFunctions({
@@ -107,7 +107,7 @@ describe('summarizeMessages', () => {
       user('ok'),
       assistant('bye'),
     ];
-    const second = await summarizeMessages(more, { tools: quiet, keepRecentRatio: 0.2 });
+    const second = await summarizeMessages(more, { tools: quiet, recentShare: 0.2 });
     expect(second.summarized).toBe(true);
     const text = JSON.stringify(second.messages);
     for (const value of kept) expect(text).toContain(JSON.stringify(value).slice(1, -1));
@@ -122,7 +122,7 @@ describe('summarizeMessages', () => {
     const facts = [{ key: 'file', value: 'src/beta/kept.ts', category: 'path' as const }];
     const factsOf = async (...summaries: string[]) => {
       const list = [system('You are a coding agent.'), ...summaries.map(user), ...chat(8).slice(1)];
-      return (await summarizeMessages(list, { keepRecentRatio: 0.2 })).facts.map((fact) => fact.value);
+      return (await summarizeMessages(list, { recentShare: 0.2 })).facts.map((fact) => fact.value);
     };
     const withBlock = await factsOf(renderSummary({ text, messageCount: 12, facts }));
     expect(withBlock).toContain('src/beta/kept.ts');
@@ -141,10 +141,10 @@ describe('summarizeMessages', () => {
     const offline = createOfflineContextTools();
     const { byText, asked } = askedByText(offline);
     const list = chat(12);
-    const viaText = await summarizeMessages(list, { keepRecentRatio: 0.3, tools: byText });
+    const viaText = await summarizeMessages(list, { recentShare: 0.3, tools: byText });
     expect(asked.length).toBe(1);
     const wrapped = await summarizeMessages(list, {
-      keepRecentRatio: 0.3,
+      recentShare: 0.3,
       tools: { ...byText, origin: offline },
     });
     expect(asked.length).toBe(1);
@@ -157,7 +157,7 @@ describe('summarizeMessages', () => {
     const offline = createOfflineContextTools({ maxFacts: 6 });
     const { byText, asked } = askedByText(offline);
     const list = chat(30);
-    const options = { keepRecentRatio: 0.2, summarizerWindowTokens: 1_000 };
+    const options = { recentShare: 0.2, summarizerWindowTokens: 1_000 };
     const plain = await summarizeMessages(list, { ...options, tools: byText });
     const chunks = asked.length;
     expect(chunks).toBeGreaterThan(1);
@@ -169,11 +169,11 @@ describe('summarizeMessages', () => {
   });
 
   it('knows a stored (frozen) earlier summary for one every time it summarizes past it', async () => {
-    const first = await summarizeMessages(chat(6), { keepRecentRatio: 0.2 });
+    const first = await summarizeMessages(chat(6), { recentShare: 0.2 });
     const stored = first.messages.map((message) => deepFreeze(structuredClone(message)));
     const more = [...stored, user('thanks'), assistant('welcome'), user('next?'), assistant('nothing')];
     for (let round = 0; round < 2; round++) {
-      const again = await summarizeMessages(more, { keepRecentRatio: 0.2 });
+      const again = await summarizeMessages(more, { recentShare: 0.2 });
       expect(again.summarized).toBe(true);
       const count = parseSummary(again.summaryMessage!.content as string)!.messageCount;
       expect(count).toBeGreaterThan(first.summarizedCount);
@@ -244,7 +244,7 @@ describe('summarizeMessages', () => {
   });
 
   it('asks for the leading pieces again as before when the summary may take a few characters more or less', async () => {
-    const requestsFor = async (maxSummaryChars: number) => {
+    const requestsFor = async (summaryMaxLength: number) => {
       const requests: string[] = [];
       const tools = contextToolsFromFunctions({
         summarize: async ({ content, maxLength }: SummarizeRequest) => {
@@ -253,7 +253,7 @@ describe('summarizeMessages', () => {
         },
         extractFacts: async () => [],
       });
-      await summarizeMessages(chat(40), { tools, summarizerWindowTokens: 2_000, maxSummaryChars });
+      await summarizeMessages(chat(40), { tools, summarizerWindowTokens: 2_000, summaryMaxLength });
       return requests;
     };
     const [shorter, longer] = [await requestsFor(3_000), await requestsFor(3_010)];
@@ -321,7 +321,7 @@ describe('summarizeMessages', () => {
   it('redacts secrets in the summary and its facts', async () => {
     const list = chat(4);
     list[5] = user('use OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD for the run');
-    const result = await summarizeMessages(list, { keepRecentRatio: 0.2 });
+    const result = await summarizeMessages(list, { recentShare: 0.2 });
     expect(JSON.stringify(result.messages)).not.toContain('sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD');
   });
 

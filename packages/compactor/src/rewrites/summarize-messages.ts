@@ -61,15 +61,15 @@ export const summarizeMessagesOptionsSchema = lazySchema(() =>
       /** The tools call a model: send the nine-section structured prompt (default false). */
       modelBacked: z.boolean().default(false),
       /** Fraction (0–1) of the messages kept verbatim at the end (default 0.3). */
-      keepRecentRatio: z.number().min(0).max(1).default(0.3),
+      recentShare: z.number().min(0).max(1).default(0.3),
       /** Fewest messages kept verbatim (default 4). */
-      minRecentMessages: z.number().int().min(1).default(4),
-      /** Keep fewer recent messages (down to `minRecentMessages`) while they take more than this many tokens. */
-      maxRecentTokens: tokenCount.optional(),
+      minRecentCount: z.number().int().min(1).default(4),
+      /** Keep fewer recent messages (down to `minRecentCount`) while they take more than this many tokens. */
+      recentTokens: tokenCount.optional(),
       /** Size the summary so the whole list fits in this many tokens (when it can). */
       targetTokens: tokenCount.optional(),
       /** Longest summary text, in characters, when no `targetTokens` (default 6,000). */
-      maxSummaryChars: z.number().int().positive().default(6_000),
+      summaryMaxLength: z.number().int().positive().default(6_000),
       /**
        * Tokens one summarizer request may hold (default 100,000, or the tools' `windowTokens` when
        * smaller); longer ranges are summarized in chunks and merged.
@@ -340,7 +340,7 @@ export async function summarizeInChunks(
 
 /**
  * Replaces the older messages with one summary: the system prompt and the task stay,
- * `keepRecentRatio` of the messages (at least `minRecentMessages`) stay verbatim, cut on tool-pair
+ * `recentShare` of the messages (at least `minRecentCount`) stay verbatim, cut on tool-pair
  * boundaries. An earlier summary in the range is merged (its facts are always kept), facts of the
  * range are carried in a facts block, summary and facts pass through `redactSecrets`. Model-backed
  * tools get the nine-section structured prompt; ranges larger than `summarizerWindowTokens` (or
@@ -370,7 +370,7 @@ export async function summarizeWithMeter(
 
   const from = summaryStart(list);
   const count = list.length - from;
-  if (count <= opts.minRecentMessages) return unchanged('too few messages to summarize');
+  if (count <= opts.minRecentCount) return unchanged('too few messages to summarize');
   const to = recentStart(list, from, count, opts, meter, fillTail);
   if (to === undefined) return unchanged('no tool-pair boundary leaves the recent messages whole');
   const { previous, unrecorded, carried, hiddenBefore, fresh } = sortOutEarlierCompactions(
@@ -442,8 +442,8 @@ type SummarizeOptions = z.output<typeof summarizeMessagesOptionsSchema>;
 
 /**
  * Where the verbatim recent messages start: the latest tool-pair boundary that keeps at least
- * `keepRecentRatio` of the `count` messages after the head (with `fill`, the earliest that keeps
- * `minRecentMessages`), moved later while the recent messages take more than `maxRecentTokens`.
+ * `recentShare` of the `count` messages after the head (with `fill`, the earliest that keeps
+ * `minRecentCount`), moved later while the recent messages take more than `recentTokens`.
  * Undefined when no boundary fits.
  */
 function recentStart(
@@ -455,19 +455,19 @@ function recentStart(
   fill: boolean,
 ): number | undefined {
   const keep = fill
-    ? opts.minRecentMessages
-    : Math.max(opts.minRecentMessages, Math.ceil(count * opts.keepRecentRatio));
+    ? opts.minRecentCount
+    : Math.max(opts.minRecentCount, Math.ceil(count * opts.recentShare));
   const boundaries = toolPairUnits(list)
     .map((unit) => unit.start)
     .filter((start) => start > from);
   const fitting = boundaries.filter((start) => list.length - start >= Math.min(keep, count));
   let to = fill ? fitting[0] : fitting.at(-1);
-  if (to !== undefined && opts.maxRecentTokens !== undefined) {
+  if (to !== undefined && opts.recentTokens !== undefined) {
     // The recent part's tokens, less each unit it gives up (summing it anew each step was O(n²)).
     let recentTokens = meter.range(list, to, list.length);
     for (const start of boundaries) {
-      if (start <= to || list.length - start < opts.minRecentMessages) continue;
-      if (recentTokens <= opts.maxRecentTokens) break;
+      if (start <= to || list.length - start < opts.minRecentCount) continue;
+      if (recentTokens <= opts.recentTokens) break;
       recentTokens -= meter.range(list, to, start);
       to = start;
     }
@@ -587,7 +587,7 @@ interface SummaryBudget {
   textChars: number;
 }
 
-/** Room for the summary when the list must fit a target; else `maxSummaryChars`. */
+/** Room for the summary when the list must fit a target; else `summaryMaxLength`. */
 function summaryBudget(
   list: readonly Message[],
   from: number,
@@ -603,10 +603,10 @@ function summaryBudget(
       : undefined;
   const charsPerToken = 3.2;
   const maxChars =
-    room !== undefined ? Math.max(200, Math.floor(room * charsPerToken * 0.9)) : opts.maxSummaryChars;
+    room !== undefined ? Math.max(200, Math.floor(room * charsPerToken * 0.9)) : opts.summaryMaxLength;
   const textChars = Math.max(
     160,
-    Math.min(opts.maxSummaryChars, Math.floor(maxChars * (room === undefined ? 1 : 0.25))),
+    Math.min(opts.summaryMaxLength, Math.floor(maxChars * (room === undefined ? 1 : 0.25))),
   );
   return { room, maxChars, textChars };
 }

@@ -214,7 +214,7 @@ export class HistoryStrategyTools implements StrategyTools {
       budgetTokens: options.budgetTokens,
       tools: this.#context,
       ...(options.recentTokens !== undefined
-        ? { summarize: { maxRecentTokens: options.recentTokens, minRecentMessages: 1 } }
+        ? { summarize: { recentTokens: options.recentTokens, minRecentCount: 1 } }
         : {}),
     });
     return { ...this.#applyList(out.messages), fits: out.fits };
