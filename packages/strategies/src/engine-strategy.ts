@@ -70,7 +70,7 @@ export const engineStrategyOptionsSchema = lazySchema(() =>
       sessionMemory: stageSwitch({
         seed: z.custom<SessionMemorySeedFn>((v) => typeof v === 'function', 'must be a function').optional(),
         recentTokens: z.number().int().nonnegative().default(20_000),
-        summaryMaxLength: z.number().int().default(16_000),
+        summaryMaxLength: z.number().int().positive().default(16_000),
       }),
       /** The older messages become one summary with a facts block; the newest `recentTokens` (at most half the target) stay verbatim. */
       fullSummary: stageSwitch({
@@ -247,7 +247,7 @@ export class EngineStrategy implements ContextStrategy {
     const { seed, recentTokens, summaryMaxLength } = settings;
     const raw = seed ? await seed() : undefined;
     if (typeof raw !== 'string' || raw.trim().length === 0) return undefined;
-    const text = summaryMaxLength < 0 ? raw : Array.from(raw).slice(0, summaryMaxLength).join('');
+    const text = Array.from(raw).slice(0, summaryMaxLength).join(''); // whole code points
     const { view, from, to } = this.#checkpointRange(run, recentTokens);
     if (to - from < 1) return undefined;
     const replacement = summaryMessage(text, to - from, view[to]);

@@ -1,15 +1,15 @@
 /**
  * The tool names and argument keys the compactor recognizes, one list per kind, shared by fact
- * extraction, file activity and read deduplication. Tool names compare by their letters only,
+ * extraction, file activity and read deduplication. Tool names compare by their letters and digits,
  * ignoring case (`read_file`, `readFile` and `ReadFile` are one name).
  */
 export function toolNameKey(name: string): string {
-  return name.toLowerCase().replace(/[^a-z]/g, '');
+  return name.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
 }
 
 const keysOf = (names: readonly string[]): ReadonlySet<string> => new Set(names.map(toolNameKey));
 
-/** Tools that return a file's content. */
+/** Tools that return a file's content (not `open`: an editor's open returns none, and a later read supersedes earlier ones). */
 export const READ_TOOLS = keysOf([
   'read',
   'read_file',
@@ -19,9 +19,7 @@ export const READ_TOOLS = keysOf([
   'fs_read',
   'view',
   'view_file',
-  'open',
   'open_file',
-  'get_file',
   'get_file_contents',
   'cat',
 ]);

@@ -33,6 +33,27 @@ describe('deduplicateFileReads', () => {
     expect(countToolPairViolations(result.messages)).toBe(0);
   });
 
+  it('an editor that opens a file is no read: it supersedes nothing', () => {
+    const list = reads(
+      ['r1', 'read_file', { path: 'src/app.ts' }, file],
+      ['o1', 'open', { path: 'src/app.ts' }, 'Opened src/app.ts in the editor'],
+    );
+    expect(deduplicateFileReads(list).deduplicated).toBe(false);
+  });
+
+  it('matches extra read tools by their letters and digits, in any script, and never by an empty name', () => {
+    const list = reads(
+      ['r1', 'ファイル読む', { path: 'src/app.ts' }, file],
+      ['d1', 'ファイル削除', { path: 'src/other.ts' }, 'deleted'],
+      ['r2', 'ファイル_読む', { path: 'src/app.ts' }, file],
+    );
+    expect(deduplicateFileReads(list).deduplicatedReads).toBe(0);
+    const result = deduplicateFileReads(list, { readTools: ['ファイル読む'] });
+    expect(result.deduplicatedReads).toBe(1);
+    expect(outputAt(result.messages, 2)).toContain('refer to the latest read');
+    expect(deduplicateFileReads(list, { readTools: ['---'] }).deduplicatedReads).toBe(0);
+  });
+
   it('keeps both reads when the file was edited in between', () => {
     const list = reads(
       ['r1', 'read_file', { path: 'src/app.ts' }, file],

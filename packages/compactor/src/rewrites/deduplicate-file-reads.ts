@@ -27,7 +27,7 @@ import { countingFields } from '../pipeline/stage-options.js';
 export const deduplicateFileReadsOptionsSchema = lazySchema(() =>
   z
     .object({
-      /** Tool names that read a file, besides the built-in ones (`read_file`, `Read`, `view`, …). */
+      /** Tool names that read a file, besides the built-in ones (`read_file`, `Read`, `view`, …); compared by their letters and digits, ignoring case. */
       readTools: z.array(z.string().min(1)).default([]),
       /** Tool names that run a shell command, besides the built-in ones (`bash`, `shell`, …). */
       shellTools: z.array(z.string().min(1)).default([]),
@@ -111,8 +111,9 @@ export function isPlaceholderOutput(part: ToolResultPart, text?: string): boolea
   return placeholder;
 }
 
+/** Keys of tool names; a name with no letter or digit matches nothing. */
 function nameKeys(names: Iterable<string>): Set<string> {
-  return new Set(Array.from(names, toolNameKey));
+  return new Set(Array.from(names, toolNameKey).filter((key) => key !== ''));
 }
 
 /** A tool result where it stands in the messages. */
