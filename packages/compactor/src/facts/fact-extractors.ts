@@ -43,7 +43,6 @@ interface LineContext {
   source?: boolean;
 }
 
-/** Tools whose output is a file's content. */
 /**
  * Lines ctxguard wrote about its own work: a marker's comment, a pruned output's header. Their
  * sizes and counts are no facts of the conversation (the facts a pruned output kept follow them).

@@ -111,9 +111,11 @@ export function isPlaceholderOutput(part: ToolResultPart, text?: string): boolea
   return placeholder;
 }
 
-/** Keys of tool names; a name with no letter or digit matches nothing. */
-function nameKeys(names: Iterable<string>): Set<string> {
-  return new Set(Array.from(names, toolNameKey).filter((key) => key !== ''));
+/** The built-in keys plus those of a caller's tool names; a name with no letter or digit matches nothing. */
+function withNames(builtIn: ReadonlySet<string>, names: readonly string[]): Set<string> {
+  const keys = new Set(builtIn);
+  for (const key of names.map(toolNameKey)) if (key !== '') keys.add(key);
+  return keys;
 }
 
 /** A tool result where it stands in the messages. */
@@ -345,8 +347,8 @@ export function deduplicateWithMeter(
   const meter = shared ?? runMeter(opts.counter, opts.countContext);
   const list = Array.isArray(messages) ? messages : [];
   const tokensBefore = meter.total(list);
-  const readTools = nameKeys([...READ_TOOLS, ...opts.readTools]);
-  const shellTools = nameKeys([...SHELL_TOOLS, ...opts.shellTools]);
+  const readTools = withNames(READ_TOOLS, opts.readTools);
+  const shellTools = withNames(SHELL_TOOLS, opts.shellTools);
 
   const resultOf = pairResults(list);
   // Open reads per path: earlier reads not yet separated from now by an edit of the file.
