@@ -38,7 +38,7 @@ describe('tree-shaking', () => {
       expect(code).toContain('getOutputReserve');
       expect(code).not.toContain('claude-3-5-sonnet');
       expect(code).not.toContain('gpt-4o-mini');
-      expect(code).not.toContain('reference/001');
+      expect(code).not.toContain('juspay/neurolink');
     },
   );
 

@@ -63,7 +63,7 @@ const EDIT_NAME = /write|edit|patch|replace|create|delete|remove|move|rename|ins
 const EXTENSIONLESS =
   /^(?:Makefile|Dockerfile|Containerfile|Gemfile|Rakefile|Procfile|Justfile|LICENSE|README|CHANGELOG|Vagrantfile|BUILD|WORKSPACE)$/;
 const SHELL_META = /[|;&<>`$(){}\n\\]/;
-/** reference/001's read pattern, used only when a tool call says nothing recognisable. */
+/** NeuroLink's file-read pattern, used only when a tool call says nothing recognisable. */
 const TEXT_READ = /(?:read|reading|read_file|readFile|Read file|cat)\s+['"`]?([^\s'"`\n]+)/i;
 
 /** True for text a path can be: no flag, no spaces, a slash or a file extension (or a known extensionless name). */
@@ -325,7 +325,7 @@ function fallbackRead(call: ToolCallPart, result: ToolResultPart | undefined): s
  * Replaces earlier reads of a file with a pointer to the latest read, when a later read of the same
  * file (same range, or the whole file) supersedes them with no edit of that file in between. Reads
  * are recognised by tool name and path argument (`read_file`, `Read`, `view`, editor `view`, shell
- * `cat path` / `head -n 40 path` with exactly one path), reference/001's text pattern only for
+ * `cat path` / `head -n 40 path` with exactly one path), NeuroLink's text pattern (`read`/`cat` then a path) only for
  * unknown tools; flags and plain words are never paths. Applies when the savings reach
  * `minSavingsRatio` of all file-read tokens. Reads up to a provider compaction item are never
  * replaced. Tool pairs stay intact; never throws on odd messages.
