@@ -197,26 +197,6 @@ describe('HistoryStore save and load', () => {
       ]);
     }
   });
-
-  it('a store left with one tombstone per version by an earlier release collects them on the next save', async () => {
-    const memory = new MemoryPersistence();
-    const store = new HistoryStore(memory);
-    await store.append('c', user('first'));
-    await store.append('c', user('second'));
-    // What an earlier release left: versions 1 to 49 superseded, 50 the newest.
-    const newest = (await memory.get<Record<string, unknown>>('history:c:commit:2'))!;
-    await memory.set('history:c:commit:2', { format: 1, version: 2, superseded: true });
-    for (let version = 1; version < 50; version++)
-      await memory.set(`history:c:commit:${version}`, { format: 1, version, superseded: true });
-    await memory.set('history:c:commit:50', { ...newest, version: 50 });
-    await memory.set('history:c:head', { format: 1, version: 50 });
-    await store.append('c', user('third'));
-    expect((await memory.list()).filter((key) => key.includes(':commit:'))).toEqual([
-      'history:c:commit:50',
-      'history:c:commit:51',
-    ]);
-    expect(texts((await store.load('c'))!)).toEqual(['first', 'second', 'third']);
-  });
 });
 
 describe('HistoryStore conflicts', () => {

@@ -34,7 +34,6 @@ import {
   storedClaimSchema,
   storedCommitSchema,
   storedHeadSchema,
-  storedTombstoneSchema,
 } from './stored-format.js';
 import { assertConsistentEntries } from './validate-entries.js';
 
@@ -118,7 +117,7 @@ interface Tracked {
   /** True for a history this store never loaded, created or saved under this id. */
   readonly untracked?: boolean;
   readonly version: number;
-  /** {@link commitIdentity} of that version's commit; absent for version 0. */
+  /** The `id` of that version's commit (it tells commits of equal versions apart); absent for version 0. */
   readonly commitId?: string;
   readonly chunks: readonly { readonly key: string; readonly entries: readonly HistoryEntry[] }[];
   readonly metadataJson: string;
@@ -158,14 +157,6 @@ class MissingChunkError extends Error {
 const storedEntriesSchema = lazySchema(() => z.array(historyEntrySchema));
 const epochMillisecondsSchema = lazySchema(() => z.number());
 
-/**
- * Tells commits apart even when their version numbers are equal (`delete` lets numbers repeat).
- * Commits written before they carried an `id` fall back on their time and chunk keys, which hold
- * their save's random token.
- */
-function commitIdentity(commit: StoredCommit): string {
-  return commit.id ?? `${commit.savedAt}:${commit.chunks.map((chunk) => chunk.key).join(',')}`;
-}
 
 /**
  * How a commit went. `listed`: this writer's commit record was written, then withdrawn (see
@@ -369,7 +360,7 @@ export class HistoryStore {
         this.#tracked.set(history, {
           conversationId,
           version: next,
-          commitId: commitIdentity(commit),
+          commitId: commit.id,
           chunks: plan.chunks,
           metadataJson: plan.metadataJson,
         });
@@ -621,7 +612,7 @@ export class HistoryStore {
     if (basedOn.version === 0) return !(await this.#persistence.has(`${this.#prefix(conversationId)}head`));
     const raw = await this.#persistence.get(this.#commitKey(conversationId, basedOn.version));
     const commit = storedCommitSchema.safeParse(raw);
-    return commit.success && commitIdentity(commit.data) === basedOn.commitId;
+    return commit.success && commit.data.id === basedOn.commitId;
   }
 
   /**
@@ -654,8 +645,7 @@ export class HistoryStore {
   /**
    * Deletes the commit records below `oldestKept` with their chunks that are not `kept`. The
    * records are found walking down to the first version that has none (older ones went with an
-   * earlier save), which also finds what an interrupted collection left, and the tombstones
-   * earlier versions of this store wrote; they are deleted oldest first, each after its chunks, so
+   * earlier save), which also finds what an interrupted collection left; they are deleted oldest first, each after its chunks, so
    * a record is never gone while an older one is there (`#follows` relies on it). A record this
    * store cannot read stops the walk and nothing is deleted.
    */
@@ -666,8 +656,8 @@ export class HistoryStore {
       const raw = await this.#persistence.get(key);
       if (raw === null) break;
       const commit = storedCommitSchema.safeParse(raw);
-      if (!commit.success && !storedTombstoneSchema.safeParse(raw).success) return;
-      found.push({ key, chunks: commit.success ? commit.data.chunks.map((chunk) => chunk.key) : [] });
+      if (!commit.success) return;
+      found.push({ key, chunks: commit.data.chunks.map((chunk) => chunk.key) });
     }
     for (const { key, chunks } of found.reverse()) {
       await this.#deleteQuietly(chunks.filter((chunk) => !kept.has(chunk)));
@@ -772,7 +762,7 @@ export class HistoryStore {
     const tracked: Tracked = {
       conversationId,
       version,
-      commitId: commitIdentity(commit),
+      commitId: commit.id,
       chunks: chunks.reduce<{ key: string; entries: readonly HistoryEntry[] }[]>((list, chunk) => {
         const start = list.reduce((sum, c) => sum + c.entries.length, 0);
         list.push({ key: chunk.key, entries: entries.slice(start, start + chunk.raw.length) });
@@ -793,17 +783,15 @@ export class HistoryStore {
       if (version === 0) return { version: 0, commit: undefined };
       const key = this.#commitKey(conversationId, version);
       const raw = await this.#persistence.get(key);
-      const superseded = raw !== null && storedTombstoneSchema.safeParse(raw).success;
-      if (raw === null || superseded) {
-        // Collected (or, by earlier versions of this store, superseded) since the head hint was
-        // written or probed: newer versions were committed. Only on this path is the newest listed.
+      if (raw === null) {
+        // Collected since the head hint was written or probed: newer versions were committed.
+        // Only on this path is the newest listed.
         const newest = await this.#newestCommitted(conversationId);
         if (newest > version) {
           version = newest;
           continue;
         }
-        const why = superseded ? 'superseded, but no newer version exists' : 'the commit record is missing';
-        throw new CorruptEntryError(key, undefined, undefined, why);
+        throw new CorruptEntryError(key, undefined, undefined, 'the commit record is missing');
       }
       const commit = readStored(storedCommitSchema, key, raw);
       if (commit.version !== version) {
@@ -813,7 +801,7 @@ export class HistoryStore {
     }
   }
 
-  /** The highest version with a commit record (or a tombstone), by listing; 0 when there is none. */
+  /** The highest version with a commit record, by listing; 0 when there is none. */
   async #newestCommitted(conversationId: string): Promise<number> {
     const prefix = `${this.#prefix(conversationId)}commit:`;
     let newest = 0;
@@ -924,7 +912,7 @@ function assertPersistable(history: unknown): asserts history is PersistableHist
 /** True when `tracked` is based on the latest commit: same version number and same commit. */
 function isBasedOn(tracked: Tracked, head: Head): boolean {
   if (head.version !== tracked.version) return false;
-  return head.commit === undefined || commitIdentity(head.commit) === tracked.commitId;
+  return head.commit === undefined || head.commit.id === tracked.commitId;
 }
 
 /** `history.entries()`, which must be an array: anything else would be saved as an empty version. */

@@ -27,20 +27,10 @@ export const storedCommitSchema = lazySchema(() =>
     /**
      * Random id of this commit. Version numbers repeat after `delete(id)`, so a writer compares this
      * id, not only the number, to tell whether the version it based its copy on is still the latest.
-     * Absent from commits written before it existed.
      */
-    id: z.string().min(1).optional(),
+    id: z.string().min(1),
     /** Written with `setIfAbsent`: writers without it must not write this conversation. */
     atomic: z.literal(true).optional(),
-  }),
-);
-
-/** What a superseded commit is overwritten with, so old manifests do not pile up. */
-export const storedTombstoneSchema = lazySchema(() =>
-  z.object({
-    format: z.literal(HISTORY_FORMAT_VERSION),
-    version,
-    superseded: z.literal(true),
   }),
 );
 

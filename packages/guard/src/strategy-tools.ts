@@ -254,18 +254,11 @@ export class StrategyToolsImpl implements StrategyTools {
     this.#redact = init.redact;
     this.#meter = init.meter ?? new TokenMeter(undefined, init.countContext);
     this.#onRewrite = init.onRewrite;
-    const window = init.summarizerWindowTokens;
     this.#summarizerWindowTokens = toolsWindowTokens(
       init.contextTools,
-      typeof window === 'number' && Number.isFinite(window) && window >= 1_000
-        ? window
-        : DEFAULT_SUMMARIZER_WINDOW_TOKENS,
+      init.summarizerWindowTokens ?? DEFAULT_SUMMARIZER_WINDOW_TOKENS,
     );
-    const factTokens = init.summaryFactTokens;
-    this.#summaryFactTokens =
-      typeof factTokens === 'number' && Number.isFinite(factTokens) && factTokens > 0
-        ? factTokens
-        : undefined;
+    this.#summaryFactTokens = init.summaryFactTokens;
   }
 
   /** Number of entries in the effective view now. */

@@ -328,6 +328,15 @@ describe('StrategyToolsImpl arguments', () => {
     expect(
       build({ history, contextTools, redact: redactSecrets, countContext: { provider: 'openai' } }),
     ).toThrow(/options\.countContext\.model: /);
+    expect(build({ history, contextTools, redact: redactSecrets, meter: {} })).toThrow(
+      /options\.meter: expected a TokenMeter/,
+    );
+    expect(build({ history, contextTools, redact: redactSecrets, summarizerWindowTokens: 500 })).toThrow(
+      /options\.summarizerWindowTokens: /,
+    );
+    expect(build({ history, contextTools, redact: redactSecrets, summaryFactTokens: 0 })).toThrow(
+      /options\.summaryFactTokens: /,
+    );
   });
 
   it('accepts what the built-in strategies pass: fractional positions, Infinity as the end, no options', async () => {

@@ -3,7 +3,7 @@
  * (often a third party's) that passes a wrong argument gets an `InvalidInputError` naming it,
  * before anything is read, summarized or rewritten.
  */
-import { schemas } from '@ctxguard/compactor';
+import { schemas, TokenMeter } from '@ctxguard/compactor';
 import { factCategories, messageSchema, parseInput, toolResultsOf } from '@ctxguard/core';
 import { abortSignalSchema, isContextTools, lazySchema, partsOf } from '@ctxguard/shared';
 import { z } from 'zod';
@@ -53,6 +53,9 @@ const toolsInitSchema = lazySchema(() =>
     redact: z.custom((value) => typeof value === 'function', 'expected a function (text) => text'),
     messages: z.array(z.unknown()).optional(),
     countContext: z.looseObject({ provider: z.string().min(1), model: z.string().min(1) }).optional(),
+    meter: z.custom((value) => value instanceof TokenMeter, 'expected a TokenMeter').optional(),
+    summarizerWindowTokens: z.number().int().min(1_000).optional(),
+    summaryFactTokens: z.number().int().positive().optional(),
     onRewrite: z.custom((value) => typeof value === 'function', 'expected a function').optional(),
     signal,
     onDroppedFacts: z.custom((value) => typeof value === 'function', 'expected a function').optional(),
