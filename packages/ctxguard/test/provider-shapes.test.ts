@@ -238,6 +238,61 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
     });
   });
 
+  it("the AI SDK's result usage (generateText, streamText): cache parts from its details", async () => {
+    const usage = await recorded({
+      inputTokens: 1_500,
+      inputTokenDetails: { noCacheTokens: 300, cacheReadTokens: 1_000, cacheWriteTokens: 200 },
+      outputTokens: 90,
+      outputTokenDetails: { textTokens: 60, reasoningTokens: 30 },
+      totalTokens: 1_590,
+      reasoningTokens: 30,
+      cachedInputTokens: 1_000,
+    });
+    expect(usage).toEqual({
+      inputTokens: 1_500,
+      outputTokens: 90,
+      totalTokens: 1_590,
+      cachedInputTokens: 1_000,
+      cacheWriteInputTokens: 200,
+      reasoningTokens: 30,
+    });
+  });
+
+  it('usage without counts (the provider reported none) is ignored with a warning, not thrown', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const warnings: string[] = [];
+    guard.hooks.on('onWarning', (warning) => {
+      warnings.push(`${warning.code}: ${warning.message}`);
+    });
+    await guard.prepare({ conversationId: 'usage', messages: [{ role: 'user', content: 'Hello there.' }] });
+    const unreported = [
+      {
+        inputTokens: undefined,
+        inputTokenDetails: {
+          noCacheTokens: undefined,
+          cacheReadTokens: undefined,
+          cacheWriteTokens: undefined,
+        },
+        outputTokens: undefined,
+        outputTokenDetails: { textTokens: undefined, reasoningTokens: undefined },
+        totalTokens: undefined,
+      },
+      { inputTokens: { total: undefined, noCache: undefined }, outputTokens: { total: undefined } },
+      null,
+    ];
+    for (const usage of unreported)
+      expect(await guard.recordCompletion({ conversationId: 'usage', usage: usage as never })).toEqual({
+        learned: false,
+      });
+    expect(warnings).toHaveLength(3);
+    for (const warning of warnings) expect(warning).toMatch(/^usage_ignored: .*reported no token counts/);
+    // Counts that are there but wrong are still errors.
+    await expect(
+      guard.recordCompletion({ conversationId: 'usage', usage: { inputTokens: -1, outputTokens: 2 } }),
+    ).rejects.toThrow(/usage\.inputTokens: Too small/);
+    await guard.close();
+  });
+
   it("a provider's usage that does not validate is rejected in the provider's own field names", async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
     const record = (usage: unknown) =>

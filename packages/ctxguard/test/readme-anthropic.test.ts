@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
 import {
   type AnthropicServer,
+  type MessagesBody,
   startAnthropicServer,
 } from '../../../test/support/anthropic-messages-server.ts';
 import { claimedOutput, runQuickStart, squeezeWhitespace } from '../../../test/support/quick-start.ts';
@@ -13,6 +14,10 @@ import { claimedOutput, runQuickStart, squeezeWhitespace } from '../../../test/s
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const READS = 14;
 let server: AnthropicServer | undefined;
+
+function declaresTool(body: MessagesBody, name: string): boolean {
+  return (body.tools ?? []).some((tool) => (tool as { name?: unknown }).name === name);
+}
 
 afterEach(async () => {
   await server?.close();
@@ -26,8 +31,9 @@ it("the README's Anthropic loop runs as written: requests the API accepts, one o
   expect(code).toContain('recoverOverflow');
   server = await startAnthropicServer({
     window: 30_000,
-    reply: (_body, accepted) =>
-      accepted < READS
+    // As the real API: a model calls only the tools the request declares.
+    reply: (body, accepted) =>
+      accepted < READS && declaresTool(body, 'read_file')
         ? {
             thinking: `Module ${accepted} is next.`,
             toolUse: {

@@ -157,7 +157,6 @@ class MissingChunkError extends Error {
 const storedEntriesSchema = lazySchema(() => z.array(historyEntrySchema));
 const epochMillisecondsSchema = lazySchema(() => z.number());
 
-
 /**
  * How a commit went. `listed`: this writer's commit record was written, then withdrawn (see
  * `#follows`); a version built on it in the meantime may list its chunks, so they are kept.

@@ -299,6 +299,7 @@ export class ConversationGuard {
       input,
       'recordCompletion input',
     );
+    if (usage === null) return await this.#usageNotReported(id);
     return this.#serialized(id, async () => {
       const loaded = await this.#load(id);
       if (loaded.length === 0 && !this.#sent.has(id)) return await this.#usageForUnknown(id);
@@ -569,6 +570,17 @@ export class ConversationGuard {
     await this.hooks.emit('onWarning', {
       code: 'usage_ignored',
       message: `recordCompletion conversationId: no conversation ${JSON.stringify(id)} was prepared here or in the store, so the usage was ignored (pass the conversationId the request was prepared with)`,
+      source: 'ctxguard',
+      data: { conversationId: id },
+    });
+    return { learned: false };
+  }
+
+  /** Usage without counts (the provider reported none): said, and ignored. */
+  async #usageNotReported(id: string): Promise<{ learned: false }> {
+    await this.hooks.emit('onWarning', {
+      code: 'usage_ignored',
+      message: `recordCompletion usage: the provider reported no token counts for conversation ${JSON.stringify(id)}, so there is nothing to learn from; it was ignored`,
       source: 'ctxguard',
       data: { conversationId: id },
     });

@@ -95,15 +95,25 @@ interface ProviderLevelUsage {
   outputTokens: { total?: number | undefined; text?: number | undefined; reasoning?: number | undefined };
 }
 
+/** Usage as the AI SDK's `generateText` / `streamText` report it (`LanguageModelUsage`). */
+interface AISDKResultUsage {
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+  totalTokens?: number | undefined;
+  inputTokenDetails?: { cacheReadTokens?: number | undefined; cacheWriteTokens?: number | undefined };
+  outputTokenDetails?: { reasoningTokens?: number | undefined };
+}
+
 /** What `recordCompletion` is given. */
 export interface RecordCompletionInput {
   conversationId: string;
   /**
    * The usage the provider reported for the request `prepare` returned last: ctxguard's `Usage`, or
-   * `response.usage` as OpenAI (Chat Completions, Responses), Anthropic or an AI SDK provider
-   * (`LanguageModelV3Usage`) report it.
+   * `response.usage` as OpenAI (Chat Completions, Responses), Anthropic, the AI SDK's results
+   * (`result.usage`) or an AI SDK provider (`LanguageModelV3Usage`) report it. `null`, or AI SDK
+   * usage whose counts are `undefined` (the provider reported none), is ignored with a warning.
    */
-  usage: Usage | OpenAIChatUsage | AnthropicUsage | ProviderLevelUsage;
+  usage: Usage | OpenAIChatUsage | AnthropicUsage | AISDKResultUsage | ProviderLevelUsage | null;
 }
 
 /** What `recoverOverflow` is given. */

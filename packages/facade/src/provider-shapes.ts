@@ -136,9 +136,40 @@ function fromProviderLevelUsage(usage: z.output<typeof providerLevelUsageSchema>
   };
 }
 
+/**
+ * Usage as the AI SDK's `generateText` / `streamText` report it (`result.usage`, `totalUsage`):
+ * ctxguard's field names with the cache parts in `inputTokenDetails`.
+ */
+const aiSdkResultUsageSchema = lazySchema(() =>
+  z.looseObject({
+    inputTokens: count,
+    outputTokens: count,
+    totalTokens: count.nullish(),
+    inputTokenDetails: z.looseObject({ cacheReadTokens: count.nullish(), cacheWriteTokens: count.nullish() }),
+    outputTokenDetails: z.looseObject({ reasoningTokens: count.nullish() }).nullish(),
+  }),
+);
+
+function fromAISDKResultUsage(usage: z.output<typeof aiSdkResultUsageSchema>): Usage {
+  const { cacheReadTokens, cacheWriteTokens } = usage.inputTokenDetails;
+  return {
+    ...providerUsage(
+      usage.inputTokens,
+      usage.outputTokens,
+      usage.totalTokens ?? undefined,
+      cacheReadTokens,
+      usage.outputTokenDetails?.reasoningTokens,
+    ),
+    ...(cacheWriteTokens !== undefined && cacheWriteTokens !== null
+      ? { cacheWriteInputTokens: cacheWriteTokens }
+      : {}),
+  };
+}
+
 /** Each provider's usage shape, validated and converted to ctxguard's. */
 const providerUsageSchemas = {
   aiSdkProvider: lazySchema(() => providerLevelUsageSchema.transform(fromProviderLevelUsage)),
+  aiSdkResult: lazySchema(() => aiSdkResultUsageSchema.transform(fromAISDKResultUsage)),
   openAIChat: lazySchema(() => openAIUsageSchema.transform(fromOpenAIUsage)),
   openAIResponses: lazySchema(() => responsesUsageSchema.transform(fromResponsesUsage)),
   anthropic: lazySchema(() => anthropicUsageSchema.transform(fromAnthropicUsage)),
@@ -147,6 +178,7 @@ const providerUsageSchemas = {
 /** The schema of the provider shape `value` is in; undefined for ctxguard's own. */
 function providerUsageSchemaOf(value: Record<string, unknown>): z.ZodType<Usage> | undefined {
   if (isRecord(value['inputTokens'])) return providerUsageSchemas.aiSdkProvider;
+  if (isRecord(value['inputTokenDetails'])) return providerUsageSchemas.aiSdkResult;
   if ('inputTokens' in value) return undefined;
   // Either count of a pair names the shape, so a misspelled or missing other one is reported by its name.
   if ('prompt_tokens' in value || 'completion_tokens' in value) return providerUsageSchemas.openAIChat;
@@ -157,14 +189,28 @@ function providerUsageSchemaOf(value: Record<string, unknown>): z.ZodType<Usage>
 }
 
 /**
+ * The AI SDK's way of saying the provider reported no counts: `inputTokens` or `outputTokens`
+ * present and `undefined` (in `result.usage`), or a provider's count with every part `undefined`.
+ */
+function countsNotReported(value: Record<string, unknown>): boolean {
+  const absent = (field: unknown) =>
+    field === undefined || (isRecord(field) && Object.values(field).every((n) => n === undefined));
+  return (
+    ('inputTokens' in value && absent(value['inputTokens'])) ||
+    ('outputTokens' in value && absent(value['outputTokens']))
+  );
+}
+
+/**
  * Usage in ctxguard's shape (`inputTokens`, `outputTokens`, …), or as OpenAI Chat Completions,
- * OpenAI Responses, Anthropic's Messages API or an AI SDK provider report it, converted (prompt
- * tokens counted with their cached part). A provider shape that does not validate is reported in
- * its own field names.
+ * OpenAI Responses, Anthropic's Messages API, the AI SDK's results or an AI SDK provider report it,
+ * converted (prompt tokens counted with their cached part). A provider shape that does not validate
+ * is reported in its own field names. `null` when the AI SDK says the provider reported no counts.
  */
 export const usageInputSchema = lazySchema(() =>
   z.preprocess((value, ctx) => {
     if (!isRecord(value)) return value;
+    if (countsNotReported(value)) return null;
     if (isWholeResponse(value)) {
       ctx.addIssue({
         code: 'custom',
@@ -179,7 +225,7 @@ export const usageInputSchema = lazySchema(() =>
     for (const issue of parsed.error.issues)
       ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     return value;
-  }, usageSchema),
+  }, usageSchema.nullable()),
 );
 
 /** A response object (OpenAI, Anthropic, the AI SDK's result) passed where its `usage` belongs. */

@@ -67,6 +67,11 @@ export interface ContextMeasurement {
   inputBudget: number | null;
   /** `current / inputBudget`; null when the window is unknown. */
   percentage: number | null;
+  /**
+   * `exact` when the request was counted again on the exact path (from `thresholds.exact`);
+   * `estimate` for the fast path, which for a model with a local tokenizer (tiktoken encodings) is
+   * the same count once its encoder has loaded.
+   */
   accuracy: 'estimate' | 'exact';
   /** Tokens taken from the newest provider-reported usage (0 when not anchored). */
   usageTokens: number;
