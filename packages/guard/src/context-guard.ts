@@ -932,7 +932,7 @@ export class ContextGuard {
       ? `the context refilled ${refills} time(s) in a row, each within ${refillCalls} call(s) of the compaction before it,`
       : `the last compaction freed only ${last.freed} tokens`;
     const hint = run.isNewCrossing
-      ? '; what each turn adds (a file read or tool result) is likely too large for the window: fetch it in smaller pieces'
+      ? '; what each turn adds (a long message, a file read or a tool result) is likely too large for the window: send it in smaller pieces, or use a model with a larger window'
       : '';
     const reason = `Compaction loop: ${why} and crossed ${crossed >= 0 ? triggers[crossed]!.level : 'the input budget'} (${Math.round(percentage * 100)}%) again within ${run.call - last.call} call(s), with no higher level to escalate to${hint}`;
     const freed = recent.map((memo) => memo.freed);

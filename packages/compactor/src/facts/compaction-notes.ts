@@ -5,7 +5,7 @@
  * "8353 bytes") would come back as facts and take room from the conversation's own.
  */
 const NOTES: readonly [RegExp, string][] = [
-  // The headline of a summary (summary-format.ts) and of an extractive summary (extractive-summary.ts).
+  // The headline of a summary (summary-format.ts), and a summarizer's own count line.
   [/\[Summary of \d+ earlier messages?\]/g, '[Summary of earlier messages]'],
   [/^Summary of \d+ messages?\.$/gm, ''],
   // A truncation marker (markers.ts).

@@ -162,22 +162,21 @@ function cutToLength(text: string, max: number): string {
 
 /**
  * An extractive summary of text (plain or in the transcript convention) in at most `maxLength`
- * characters: how many messages it stands for, the files read and modified, then the lines that
+ * characters: the files read and modified, then the lines that
  * carry decisions, errors, commands, quantities, versions, paths, names and the focus terms, in
  * their original order, each labelled with who said it.
  */
 export function summarizeExtractively(content: string, settings: ExtractiveSummarySettings): string {
   throwIfAborted(settings.signal);
   const messages = parseTranscript(content);
-  const headed = messages.filter((m) => m.role !== 'unknown').length;
-  const count = headed > 0 ? headed : content.trim().length > 0 ? 1 : 0;
   const activity = fileActivityOf(messages);
   const maxFiles = settings.maxFilesListed ?? 40;
   const maxLine = settings.maxLineLength ?? 300;
   const terms = focusTerms(settings.focus);
 
-  let head = `Summary of ${count} ${count === 1 ? 'message' : 'messages'}.\n`;
-  head += fileList('Files read', activity.read, maxFiles);
+  // No count of messages: the summary block's headline says how many it stands for, and a count of
+  // the transcript's messages would contradict it once an earlier summary is merged in.
+  let head = fileList('Files read', activity.read, maxFiles);
   head += fileList('Files modified', activity.modified, maxFiles);
   const digestRoom = Math.floor(settings.maxLength * (settings.digestShare ?? DEFAULT_DIGEST_SHARE));
   head += factDigest(content, head, Math.min(digestRoom, settings.maxLength - head.length));
