@@ -52,6 +52,9 @@ describe('createContextGuard options', () => {
     expect((error as Error).message).toContain('messages[0].content[0].toolCallId');
     const noId = await guard.prepare({ conversationId: '', messages: [] }).catch((caught: unknown) => caught);
     expect((noId as Error).message).toContain('conversationId');
+    await expect(guard.prepare({ conversationId: 'c', messages: [] })).rejects.toThrow(
+      /^prepare input\.messages: must hold at least one message/,
+    );
     await guard.close();
   });
 

@@ -110,11 +110,14 @@ function systemSchema(whenArray: string) {
   });
 }
 
+/** Every provider rejects a request without messages: an empty list is a mistake to report here. */
+const NO_MESSAGES = 'must hold at least one message (providers reject an empty list)';
+
 /** Input of `prepare`. */
 export const prepareInputSchema = lazySchema(() =>
   z.strictObject({
     conversationId: conversationIdSchema,
-    messages: messagesSchema,
+    messages: messagesSchema.min(1, NO_MESSAGES),
     system: systemSchema(
       'for Anthropic system blocks, pass fromAnthropic({ system, messages }) as messages: it makes them the first message',
     ).optional(),
@@ -131,7 +134,9 @@ export const prepareInputSchema = lazySchema(() =>
  */
 export const prepareEnvelopeSchema = lazySchema(() =>
   prepareInputSchema.extend({
-    messages: z.custom<readonly unknown[]>((value) => Array.isArray(value), 'Invalid input: expected array'),
+    messages: z
+      .custom<readonly unknown[]>((value) => Array.isArray(value), 'Invalid input: expected array')
+      .refine((messages) => messages.length > 0, NO_MESSAGES),
   }),
 );
 

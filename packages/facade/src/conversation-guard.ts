@@ -1134,7 +1134,7 @@ function measurementRecord(measurement: ContextMeasurement): StoredMeasurement {
   };
 }
 
-/** Wires a {@link ConversationGuard} with defaults: memory store, hybrid counter, layered strategy, offline tools. */
+/** Wires a {@link ConversationGuard} with defaults: memory store, hybrid counter, `RecompactStrategy`, offline tools. */
 export function createContextGuard(options: CreateContextGuardOptions): ConversationGuard {
   return new ConversationGuard(options);
 }
