@@ -444,6 +444,9 @@ describe('ContextMeasurer', () => {
       await measurer.measure(request);
       expect(printed).toHaveBeenCalledTimes(1);
       expect(printed.mock.calls[0]?.[0]).toMatch(/^ctxguard: opnai\/gpt-4o is not in the catalog/);
+      // A misspelt provider: the message lists the ones the catalog knows.
+      expect(printed.mock.calls[0]?.[0]).toMatch(/the catalog's providers are [a-z-]+(, [a-z-]+)*; /);
+      expect(printed.mock.calls[0]?.[0]).toContain('openai');
       const { measurer: listened } = setup();
       await listened.measure(request);
       expect(printed).toHaveBeenCalledTimes(1);

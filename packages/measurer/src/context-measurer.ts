@@ -640,7 +640,12 @@ export class ContextMeasurer {
         ? 'its window is unknown, so nothing is measured against it'
         : `it is measured against ${guessed.provider}'s default window of ${guessed.contextWindow} tokens`;
     const spelt = guessed === undefined ? undefined : this.#sameModelSpeltOtherwise(request);
-    const hint = spelt === undefined ? '' : `did you mean ${spelt}? `;
+    const hint =
+      spelt !== undefined
+        ? `did you mean ${spelt}? `
+        : guessed === undefined
+          ? `the catalog's providers are ${this.#catalog.providers().join(', ')}; `
+          : '';
     const message = `${request.provider}/${request.model} is not in the catalog: ${what} (${hint}register it in the catalog or set contextLimit)`;
     if (this.#hooks.listenerCount('onWarning') === 0) console.warn(`ctxguard: ${message}`);
     void this.#hooks.emit('onWarning', {
