@@ -33,4 +33,13 @@ describe('media bytes', () => {
     expect(JSON.stringify(result.messages[0])).toContain('omitted to fit the request size');
     expect(result.messages[4]).toBe(list[4]);
   });
+
+  it('rejects a byte ceiling that is not a whole number of bytes, and messages that are not a list', () => {
+    const list = [shot(0), user('what changed?')];
+    expect(() => stripMediaToFit(list, Number.NaN)).toThrow(/^stripMediaToFit\.maxBytes: /);
+    expect(() => stripMediaToFit(list, -1)).toThrow(/^stripMediaToFit\.maxBytes: Too small/);
+    expect(() => stripMediaToFit('messages' as never, 1_000)).toThrow(
+      /^stripMediaToFit\.messages: expected an array of messages/,
+    );
+  });
 });

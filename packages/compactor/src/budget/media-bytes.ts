@@ -1,7 +1,15 @@
-import type { ContentPart, Message } from '@ctxguard/core';
-import { isRecord, partsOf, roleOf } from '@ctxguard/shared';
+import { type ContentPart, type Message, parseInput } from '@ctxguard/core';
+import { isRecord, lazySchema, partsOf, roleOf } from '@ctxguard/shared';
+import { z } from 'zod';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { withParts } from '../messages/message-parts.js';
+
+const stripMediaArgumentsSchema = lazySchema(() =>
+  z.object({
+    messages: z.custom<readonly unknown[]>(Array.isArray, 'expected an array of messages'),
+    maxBytes: z.number().int().nonnegative(),
+  }),
+);
 
 /** Default byte ceiling of a request: below the 32 MB request limit of the strictest provider. */
 export const DEFAULT_MAX_REQUEST_BYTES = 30 * 1024 * 1024;
@@ -107,6 +115,7 @@ function stripMessage(message: Message, budget: { over: number; removed: number 
  * screenshots are caught before a provider's request-size limit, whatever their token count.
  */
 export function stripMediaToFit(messages: readonly Message[], maxBytes: number): StripMediaResult {
+  parseInput(stripMediaArgumentsSchema, { messages, maxBytes }, 'stripMediaToFit');
   const bytesBefore = requestBytes(messages);
   const budget = { over: bytesBefore - maxBytes, removed: 0 };
   if (budget.over <= 0)
