@@ -53,8 +53,11 @@ describe('createContextGuard options', () => {
     const noId = await guard.prepare({ conversationId: '', messages: [] }).catch((caught: unknown) => caught);
     expect((noId as Error).message).toContain('conversationId');
     await expect(guard.prepare({ conversationId: 'c', messages: [] })).rejects.toThrow(
-      /^prepare input\.messages: must hold at least one message/,
+      /^prepare input\.messages: must hold at least one message when no `system` is given/,
     );
+    // A system prompt alone is a request some providers take (OpenAI's chat completions).
+    const systemOnly = await guard.prepare({ conversationId: 's', messages: [], system: 'Say hello.' });
+    expect(systemOnly.messages).toEqual([]);
     await guard.close();
   });
 

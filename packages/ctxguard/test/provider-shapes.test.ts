@@ -286,10 +286,20 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
       });
     expect(warnings).toHaveLength(3);
     for (const warning of warnings) expect(warning).toMatch(/^usage_ignored: .*reported no token counts/);
-    // Counts that are there but wrong are still errors.
-    await expect(
-      guard.recordCompletion({ conversationId: 'usage', usage: { inputTokens: -1, outputTokens: 2 } }),
-    ).rejects.toThrow(/usage\.inputTokens: Too small/);
+    // Counts that are there but wrong, or one count missing, are still errors naming the field.
+    const record = (usage: unknown) =>
+      guard.recordCompletion({ conversationId: 'usage', usage: usage as never });
+    await expect(record({ inputTokens: -1, outputTokens: 2 })).rejects.toThrow(
+      /usage\.inputTokens: Too small/,
+    );
+    await expect(record({ inputTokens: 1_500, outputTokens: undefined })).rejects.toThrow(
+      /usage\.outputTokens: Invalid input/,
+    );
+    await expect(record({ inputTokens: {}, outputTokens: {} })).rejects.toThrow(/usage\.inputTokens\.total/);
+    // streamText's usage is a promise.
+    await expect(record(Promise.resolve({ inputTokens: 5, outputTokens: 1 }))).rejects.toThrow(
+      /usage: is a Promise: await it/,
+    );
     await guard.close();
   });
 

@@ -644,8 +644,9 @@ export class HistoryStore {
   /**
    * Deletes the commit records below `oldestKept` with their chunks that are not `kept`. The
    * records are found walking down to the first version that has none (older ones went with an
-   * earlier save), which also finds what an interrupted collection left; they are deleted oldest first, each after its chunks, so
-   * a record is never gone while an older one is there (`#follows` relies on it). A record this
+   * earlier save), which also finds what an interrupted collection left; they are deleted oldest
+   * first, each after its chunks, so a record is never gone while an older one is there (`#follows`
+   * relies on it). A record this
    * store cannot read stops the walk and nothing is deleted.
    */
   async #collectBelow(conversationId: string, oldestKept: number, kept: ReadonlySet<string>): Promise<void> {

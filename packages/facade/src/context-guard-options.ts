@@ -110,21 +110,34 @@ function systemSchema(whenArray: string) {
   });
 }
 
-/** Every provider rejects a request without messages: an empty list is a mistake to report here. */
-const NO_MESSAGES = 'must hold at least one message (providers reject an empty list)';
+/** The fields of `prepare`'s input (a function: schemas are built on first use). */
+const prepareFields = () => ({
+  conversationId: conversationIdSchema,
+  messages: messagesSchema,
+  system: systemSchema(
+    'for Anthropic system blocks, pass fromAnthropic({ system, messages }) as messages: it makes them the first message',
+  ).optional(),
+  tools: z.array(z.unknown()).optional(),
+  maxOutputTokens: z.number().int().nonnegative().optional(),
+  signal: abortSignalSchema.optional(),
+});
+
+/** A request with neither messages nor a system prompt has nothing to send: every provider rejects it. */
+function requireSomethingToSend(
+  input: { messages: readonly unknown[]; system?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (input.messages.length > 0 || input.system !== undefined) return;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['messages'],
+    message: 'must hold at least one message when no `system` is given (a provider rejects an empty request)',
+  });
+}
 
 /** Input of `prepare`. */
 export const prepareInputSchema = lazySchema(() =>
-  z.strictObject({
-    conversationId: conversationIdSchema,
-    messages: messagesSchema.min(1, NO_MESSAGES),
-    system: systemSchema(
-      'for Anthropic system blocks, pass fromAnthropic({ system, messages }) as messages: it makes them the first message',
-    ).optional(),
-    tools: z.array(z.unknown()).optional(),
-    maxOutputTokens: z.number().int().nonnegative().optional(),
-    signal: abortSignalSchema.optional(),
-  }),
+  z.strictObject(prepareFields()).superRefine(requireSomethingToSend),
 );
 
 /**
@@ -133,11 +146,15 @@ export const prepareInputSchema = lazySchema(() =>
  * copies (validating a long history again on every call would cost more than the rest of the call).
  */
 export const prepareEnvelopeSchema = lazySchema(() =>
-  prepareInputSchema.extend({
-    messages: z
-      .custom<readonly unknown[]>((value) => Array.isArray(value), 'Invalid input: expected array')
-      .refine((messages) => messages.length > 0, NO_MESSAGES),
-  }),
+  z
+    .strictObject({
+      ...prepareFields(),
+      messages: z.custom<readonly unknown[]>(
+        (value) => Array.isArray(value),
+        'Invalid input: expected array',
+      ),
+    })
+    .superRefine(requireSomethingToSend),
 );
 
 /** Input of `recordCompletion`. */

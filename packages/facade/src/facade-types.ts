@@ -95,7 +95,7 @@ interface ProviderLevelUsage {
   outputTokens: { total?: number | undefined; text?: number | undefined; reasoning?: number | undefined };
 }
 
-/** Usage as the AI SDK's `generateText` / `streamText` report it (`LanguageModelUsage`). */
+/** Usage as the AI SDK's `generateText` / `streamText` report it (`LanguageModelUsage`, the last step's). */
 interface AISDKResultUsage {
   inputTokens: number | undefined;
   outputTokens: number | undefined;
@@ -110,8 +110,9 @@ export interface RecordCompletionInput {
   /**
    * The usage the provider reported for the request `prepare` returned last: ctxguard's `Usage`, or
    * `response.usage` as OpenAI (Chat Completions, Responses), Anthropic, the AI SDK's results
-   * (`result.usage`) or an AI SDK provider (`LanguageModelV3Usage`) report it. `null`, or AI SDK
-   * usage whose counts are `undefined` (the provider reported none), is ignored with a warning.
+   * (`result.usage` of `generateText`, `await result.usage` of `streamText`; not `totalUsage`, which
+   * sums every step) or an AI SDK provider (`LanguageModelV3Usage`) report it. `null`, or AI SDK
+   * usage whose counts are both `undefined` (the provider reported none), is ignored with a warning.
    */
   usage: Usage | OpenAIChatUsage | AnthropicUsage | AISDKResultUsage | ProviderLevelUsage | null;
 }

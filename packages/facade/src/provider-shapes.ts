@@ -137,8 +137,9 @@ function fromProviderLevelUsage(usage: z.output<typeof providerLevelUsageSchema>
 }
 
 /**
- * Usage as the AI SDK's `generateText` / `streamText` report it (`result.usage`, `totalUsage`):
- * ctxguard's field names with the cache parts in `inputTokenDetails`.
+ * Usage as the AI SDK's `generateText` / `streamText` report it (`result.usage`: the last step's;
+ * `totalUsage` sums every step, so it is not one request's): ctxguard's field names with the cache
+ * parts in `inputTokenDetails`.
  */
 const aiSdkResultUsageSchema = lazySchema(() =>
   z.looseObject({
@@ -189,16 +190,24 @@ function providerUsageSchemaOf(value: Record<string, unknown>): z.ZodType<Usage>
 }
 
 /**
- * The AI SDK's way of saying the provider reported no counts: `inputTokens` or `outputTokens`
- * present and `undefined` (in `result.usage`), or a provider's count with every part `undefined`.
+ * The AI SDK's way of saying the provider reported no counts: `inputTokens` and `outputTokens` both
+ * there and both `undefined` (`result.usage`), or both `{ total: undefined, … }` with no part given
+ * (a provider's report). One count missing is a mistake to report, not this.
  */
 function countsNotReported(value: Record<string, unknown>): boolean {
   const absent = (field: unknown) =>
-    field === undefined || (isRecord(field) && Object.values(field).every((n) => n === undefined));
+    field === undefined ||
+    (isRecord(field) && 'total' in field && Object.values(field).every((n) => n === undefined));
   return (
-    ('inputTokens' in value && absent(value['inputTokens'])) ||
-    ('outputTokens' in value && absent(value['outputTokens']))
+    'inputTokens' in value &&
+    'outputTokens' in value &&
+    absent(value['inputTokens']) &&
+    absent(value['outputTokens'])
   );
+}
+
+function isThenable(value: unknown): boolean {
+  return isRecord(value) && typeof value['then'] === 'function';
 }
 
 /**
@@ -209,6 +218,10 @@ function countsNotReported(value: Record<string, unknown>): boolean {
  */
 export const usageInputSchema = lazySchema(() =>
   z.preprocess((value, ctx) => {
+    if (isThenable(value)) {
+      ctx.addIssue({ code: 'custom', message: "is a Promise: await it (streamText's `await result.usage`)" });
+      return null; // Not the promise: zod takes a promise a step returns for an async parse.
+    }
     if (!isRecord(value)) return value;
     if (countsNotReported(value)) return null;
     if (isWholeResponse(value)) {

@@ -5,9 +5,8 @@
  * "8353 bytes") would come back as facts and take room from the conversation's own.
  */
 const NOTES: readonly [RegExp, string][] = [
-  // The headline of a summary (summary-format.ts), and a summarizer's own count line.
+  // The headline of a summary (summary-format.ts).
   [/\[Summary of \d+ earlier messages?\]/g, '[Summary of earlier messages]'],
-  [/^Summary of \d+ messages?\.$/gm, ''],
   // A truncation marker (markers.ts).
   [
     /\[Earlier conversation history was truncated to fit within context limits: \d+ messages? hidden\]/g,
