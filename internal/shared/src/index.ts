@@ -21,3 +21,4 @@ export { converterHint, foreignFormatOf, OPENAI_ONLY_FIELDS, providerFormatOf } 
 export { randomUuid } from './random-uuid.js';
 export { belowTokenizerSpread } from './tokenizer-spread.js';
 export { charsPerRequest, toolsWindowTokens } from './tools-window.js';
+export { warnMisconfigured } from './warn-misconfigured.js';

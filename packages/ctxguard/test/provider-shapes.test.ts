@@ -1,7 +1,7 @@
 // `prepare` takes ctxguard's message model; a provider's own messages fail with the converter to use.
 // `recordCompletion` takes OpenAI's and Anthropic's `response.usage` as they come.
 import { createContextGuard, fromAnthropic, InvalidInputError, toAnthropic, type Usage } from 'ctxguard';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 const openAIChat = [
   { role: 'system', content: 'You are a coding agent.' },
@@ -301,6 +301,25 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
       /usage: is a Promise: await it/,
     );
     await guard.close();
+  });
+
+  it('usage for a conversation never prepared is said on console.warn when nobody listens', async () => {
+    const printed = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+      const usage = { inputTokens: 10, outputTokens: 2 };
+      expect(await guard.recordCompletion({ conversationId: 'typo', usage })).toEqual({ learned: false });
+      expect(printed).toHaveBeenCalledTimes(1);
+      expect(printed.mock.calls[0]?.[0]).toMatch(
+        /^ctxguard: recordCompletion conversationId: no conversation "typo"/,
+      );
+      guard.hooks.on('onWarning', () => {});
+      await guard.recordCompletion({ conversationId: 'typo', usage });
+      expect(printed).toHaveBeenCalledTimes(1);
+      await guard.close();
+    } finally {
+      printed.mockRestore();
+    }
   });
 
   it("a provider's usage that does not validate is rejected in the provider's own field names", async () => {

@@ -33,7 +33,7 @@ import {
 } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
-import { belowTokenizerSpread, isOriginalEntry, throwIfAborted } from '@ctxguard/shared';
+import { belowTokenizerSpread, isOriginalEntry, throwIfAborted, warnMisconfigured } from '@ctxguard/shared';
 import { RecompactStrategy } from '@ctxguard/strategies';
 import { HybridTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { LRUCache } from 'lru-cache';
@@ -565,9 +565,12 @@ export class ConversationGuard {
     return record.sent === history.length ? record : undefined;
   }
 
-  /** Usage for a conversation no `prepare` made (a mistyped id, another store): said, and ignored. */
+  /**
+   * Usage for a conversation no `prepare` made (a mistyped id, another store): said (on
+   * `console.warn` too when nobody listens: learning is off for it), and ignored.
+   */
   async #usageForUnknown(id: string): Promise<{ learned: false }> {
-    await this.hooks.emit('onWarning', {
+    await warnMisconfigured(this.hooks, {
       code: 'usage_ignored',
       message: `recordCompletion conversationId: no conversation ${JSON.stringify(id)} was prepared here or in the store, so the usage was ignored (pass the conversationId the request was prepared with)`,
       source: 'ctxguard',

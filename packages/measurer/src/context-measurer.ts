@@ -17,7 +17,7 @@ import {
 } from '@ctxguard/core';
 import { getOutputReserve, ModelCatalog, type ResolvedModel } from '@ctxguard/models';
 import { isPersistence, type Persistence } from '@ctxguard/persistence';
-import { describeValue, isHookBus, lazySchema } from '@ctxguard/shared';
+import { describeValue, isHookBus, lazySchema, warnMisconfigured } from '@ctxguard/shared';
 import {
   type CountContext,
   conversationOverhead,
@@ -628,7 +628,7 @@ export class ContextMeasurer {
 
   /**
    * One `unknown_model` warning per model: it has no window, or only its provider's default one.
-   * With no `onWarning` listener it also goes to `console.warn`: a misspelt provider leaves requests
+   * A misconfiguration (`console.warn` too when nobody listens): a misspelt provider leaves requests
    * unguarded, a misspelt model measures them against a window that may be far too large.
    */
   #warnUnknown(request: MeasureInput, guessed?: ResolvedModel): void {
@@ -647,8 +647,7 @@ export class ContextMeasurer {
           ? `the catalog's providers are ${this.#catalog.providers().join(', ')}; `
           : '';
     const message = `${request.provider}/${request.model} is not in the catalog: ${what} (${hint}register it in the catalog or set contextLimit)`;
-    if (this.#hooks.listenerCount('onWarning') === 0) console.warn(`ctxguard: ${message}`);
-    void this.#hooks.emit('onWarning', {
+    void warnMisconfigured(this.#hooks, {
       code: 'unknown_model',
       message,
       source: 'ContextMeasurer',
