@@ -7,8 +7,10 @@ import {
   InvalidInputError,
   InvalidOptionsError,
   parseInput,
+  parseMessagesInput,
   parseOptions,
 } from './errors.js';
+import { messageSchema, messagesSchema } from './message.js';
 
 describe('error classes', () => {
   it('carry a stable code, their own name and the cause', () => {
@@ -113,6 +115,45 @@ describe('parseInput', () => {
   it('reports at most five issues and counts the rest', () => {
     const many = z.object(Object.fromEntries('abcdefg'.split('').map((k) => [k, z.string()])));
     expect(() => parseInput(many, {}, 'row')).toThrow(/…and 2 more$/);
+  });
+});
+
+it('says a whole number is expected where a fraction was given', () => {
+  const count = z.object({ budgetTokens: z.number().int() });
+  expect(() => parseInput(count, { budgetTokens: 91_750.4 }, 'options')).toThrow(
+    'options.budgetTokens: Invalid input: expected a whole number, received a fraction',
+  );
+});
+
+describe('parseMessagesInput', () => {
+  const openAI = [
+    { role: 'user', content: 'Read a.ts' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } }],
+    },
+  ];
+  const anthropic = [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] }];
+
+  it("names the converter for a provider's own messages: a list, an object holding them, one message", () => {
+    expect(() => parseMessagesInput(messagesSchema, openAI, 'messages')).toThrow(
+      /^messages\[1\]\.content: .*\. These look like OpenAI Chat Completions messages: convert them with `fromOpenAIChat/,
+    );
+    const request = z.object({ messages: messagesSchema });
+    expect(() => parseMessagesInput(request, { messages: anthropic }, 'input')).toThrow(/fromAnthropic/);
+    expect(() => parseMessagesInput(messageSchema, openAI[1], 'message')).toThrow(/fromOpenAIChat/);
+  });
+
+  it('names no converter for a plainly wrong message, nor for the format a converter takes itself', () => {
+    const wrong = () => parseMessagesInput(messagesSchema, [{ role: 'user', content: 42 }], 'messages');
+    expect(wrong).toThrow(InvalidInputError);
+    expect(wrong).not.toThrow(/These look like/);
+    const own = () => parseMessagesInput(z.array(z.never()), openAI, 'messages', { own: 'openai' });
+    expect(own).not.toThrow(/These look like/);
+    expect(parseMessagesInput(messagesSchema, [{ role: 'user', content: 'hi' }], 'messages')).toEqual([
+      { role: 'user', content: 'hi' },
+    ]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { formatPath } from '@ctxguard/shared';
+import { converterHint, foreignFormatOf, formatPath } from '@ctxguard/shared';
 import type { z } from 'zod';
 
 /** Stable machine-readable codes used across every ctxguard package. */
@@ -112,13 +112,21 @@ function cleanPath(path: readonly PropertyKey[]): (string | number)[] {
   return path.filter((p): p is string | number => typeof p !== 'symbol');
 }
 
+/** Zod's message, but a fraction where a whole number belongs says so ("expected int, received number" does not). */
+function messageOf(issue: RawIssue): string {
+  if (issue.code === 'invalid_type' && issue.expected === 'int')
+    return 'Invalid input: expected a whole number, received a fraction';
+  return issue.message;
+}
+
 /**
  * Zod reports a failed union as one issue at the union's path. Descend into the branch that
  * got furthest so the error names the real field (`content[0].toolCallId`), not `content`.
  */
 function flattenIssue(issue: RawIssue, prefix: (string | number)[]): FieldIssue[] {
   const path = [...prefix, ...cleanPath(issue.path)];
-  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [{ path, message: issue.message }];
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0)
+    return [{ path, message: messageOf(issue) }];
   const branches = issue.errors.map((branch) => branch.flatMap((inner) => flattenIssue(inner, path)));
   // A loop, not Math.max(...): a branch may hold more issues than a call takes arguments.
   const depth = (branch: FieldIssue[]) => {
@@ -171,6 +179,34 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, root:
   if (result.success) return result.data;
   const { text, path } = summarize(result.error, root);
   throw new InvalidInputError(text, path, { cause: result.error });
+}
+
+/**
+ * {@link parseInput} for input that holds ctxguard messages (a message, a list of them, or an object
+ * with a `messages` list): when it fails and some of them are recognisably a provider's own format
+ * (other than `own`), the error also says which converter takes them.
+ */
+export function parseMessagesInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  root: string,
+  { messages = messagesIn(input), own }: { messages?: unknown; own?: string } = {},
+): z.output<S> {
+  try {
+    return parseInput(schema, input, root);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    const format = foreignFormatOf(Array.isArray(messages) ? messages : [messages], own);
+    if (format === undefined) throw error;
+    throw new InvalidInputError(`${error.message}. ${converterHint(format)}`, error.path, {
+      cause: error.cause,
+    });
+  }
+}
+
+function messagesIn(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+  return 'messages' in input ? input.messages : input;
 }
 
 /**

@@ -6,6 +6,7 @@ export {
   InvalidInputError,
   InvalidOptionsError,
   parseInput,
+  parseMessagesInput,
   parseOptions,
 } from './errors.js';
 export type {

@@ -10,6 +10,7 @@ import {
   messagesSchema,
   type PersistableHistory,
   parseInput,
+  parseMessagesInput,
   parseOptions,
 } from '@ctxguard/core';
 import { lazySchema, randomUuid } from '@ctxguard/shared';
@@ -177,7 +178,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
 
   /** Appends a message (validated and copied) and returns its frozen entry. */
   append(message: MessageInput): HistoryEntry {
-    const parsed = parseInput(messageSchema, message, 'message');
+    const parsed = parseMessagesInput(messageSchema, message, 'message');
     const [id] = this.#freshIds(1);
     const entry = freezeEntry({ id: id!, message: ownCopy(parsed) });
     this.#push(entry);
@@ -186,7 +187,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
 
   /** Appends several messages at once; when any is invalid none is appended. */
   appendMany(messages: readonly MessageInput[]): HistoryEntry[] {
-    const parsed = parseInput(messagesSchema, messages, 'messages');
+    const parsed = parseMessagesInput(messagesSchema, messages, 'messages');
     const ids = this.#freshIds(parsed.length);
     const entries = parsed.map((message, index) =>
       freezeEntry({ id: ids[index]!, message: ownCopy(message) }),
@@ -469,14 +470,14 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
 /** The validated, frozen copies of a splice's replacement: one message or a non-empty list. */
 function replacementMessages(replacement: unknown): Message[] {
   if (!Array.isArray(replacement)) {
-    return [ownCopy(parseInput(messageSchema, replacement, 'replacement'))];
+    return [ownCopy(parseMessagesInput(messageSchema, replacement, 'replacement'))];
   }
   if (replacement.length === 0) {
     throw new InvalidInputError('Invalid replacement: must hold at least one message', ['replacement']);
   }
   return replacement.map((message: unknown, index) => {
     const root = `replacement[${index}]`;
-    return ownCopy(parseInput(messageSchema, message, root));
+    return ownCopy(parseMessagesInput(messageSchema, message, root));
   });
 }
 

@@ -15,6 +15,7 @@ import {
   type Message,
   messageSchema,
   parseInput,
+  parseMessagesInput,
   parseOptions,
   type Usage,
 } from '@ctxguard/core';
@@ -60,7 +61,7 @@ import type {
 } from './facade-types.js';
 import { messagesToSend, OriginalsIndex, type SyncOptions, syncHistory } from './history-sync.js';
 import { readLearnedLimit, storeLearnedLimit } from './learned-limit.js';
-import { droppedFieldError, withConverterHint } from './provider-shapes.js';
+import { droppedFieldError } from './provider-shapes.js';
 import {
   type RequestExtras,
   type RequestRecord,
@@ -1142,10 +1143,13 @@ export function createContextGuard(options: CreateContextGuardOptions): Conversa
   return new ConversationGuard(options);
 }
 
-/** The error naming the field of `messages[index]` that failed, as the full input schema reports it. */
+/**
+ * The error naming the field of `messages[index]` that failed, as the full input schema reports it
+ * (with the converter to use when the messages are in a provider's own format).
+ */
 function invalidMessageError(input: PrepareInput, index: number): InvalidInputError {
   try {
-    parseInput(prepareInputSchema, input, 'prepare input');
+    parseMessagesInput(prepareInputSchema, input, 'prepare input');
   } catch (error) {
     if (error instanceof InvalidInputError) return error;
     throw error;
@@ -1164,7 +1168,7 @@ function validateFrom(input: PrepareInput, app: readonly unknown[], from: number
   const parsed: Message[] = [];
   for (let i = from; i < app.length; i++) {
     const result = messageSchema.safeParse(app[i]);
-    if (!result.success) throw withConverterHint(invalidMessageError(input, i), app[i]);
+    if (!result.success) throw invalidMessageError(input, i);
     const dropped = droppedFieldError(app[i], i);
     if (dropped !== undefined) throw dropped;
     parsed.push(result.data);

@@ -1,5 +1,5 @@
 import { InvalidInputError, type Usage, usageSchema } from '@ctxguard/core';
-import { converterHint, isRecord, lazySchema, OPENAI_ONLY_FIELDS, providerFormatOf } from '@ctxguard/shared';
+import { converterHint, isRecord, lazySchema, OPENAI_ONLY_FIELDS } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Usage as OpenAI Chat Completions reports it (`response.usage`). */
@@ -263,16 +263,4 @@ export function droppedFieldError(message: unknown, index: number): InvalidInput
     `Invalid prepare input: messages[${index}].${field}: ctxguard messages have no such field (it would be lost). ${converterHint('openai')}`,
     ['messages', index, field],
   );
-}
-
-/**
- * `error` (a message that failed validation) with the converter to use when the message is in a
- * provider's own format: `prepare` takes ctxguard's message model.
- */
-export function withConverterHint(error: InvalidInputError, message: unknown): InvalidInputError {
-  const format = providerFormatOf(message);
-  if (format === undefined) return error;
-  return new InvalidInputError(`${error.message}. ${converterHint(format)}`, error.path, {
-    cause: error.cause,
-  });
 }

@@ -1,16 +1,15 @@
 import {
   type ContentPart,
   ConversionError,
-  InvalidInputError,
   type JsonValue,
   type Message,
   messagesSchema,
   type ProviderOptions,
-  parseInput,
+  parseMessagesInput,
   parseOptions,
   type ToolResultContentPart,
 } from '@ctxguard/core';
-import { converterHint, foreignFormatOf, formatPath, lazySchema } from '@ctxguard/shared';
+import { formatPath, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Something a target format could not carry and the converter left out. */
@@ -60,21 +59,15 @@ export function parseProviderMessages<S extends z.ZodType>(
   own: 'openai' | 'anthropic' | 'aisdk',
   messages: unknown,
 ): z.output<S> {
-  try {
-    return parseInput(schema, input, root);
-  } catch (error) {
-    if (!(error instanceof InvalidInputError)) throw error;
-    const format = foreignFormatOf(messages, own);
-    if (format === undefined) throw error;
-    throw new InvalidInputError(`${error.message}. ${converterHint(format)}`, error.path, {
-      cause: error.cause,
-    });
-  }
+  return parseMessagesInput(schema, input, root, { messages, own });
 }
 
-/** Validates core messages at the start of every `to*` converter. */
+/**
+ * Validates core messages at the start of every `to*` converter (provider messages given by
+ * mistake get the converter that takes them named).
+ */
 export function parseCoreMessages(messages: unknown): Message[] {
-  return parseInput(messagesSchema, messages, 'messages');
+  return parseMessagesInput(messagesSchema, messages, 'messages');
 }
 
 /** Parses converter options, naming the converter in errors. */

@@ -5,6 +5,7 @@ import {
   type Message,
   messageSchema,
   parseInput,
+  parseMessagesInput,
   parseOptions,
   type WarningEvent,
 } from '@ctxguard/core';
@@ -207,7 +208,7 @@ export class ExactTokenCounter implements TokenCounter {
   async measureMessage(message: Message, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
     throwIfAborted(options?.signal);
     parseInput(countContextSchema, ctx, 'ctx');
-    parseInput(messageSchema, message, 'message');
+    parseMessagesInput(messageSchema, message, 'message');
     return this.measureParsed(message, ctx, this.encodingFor(ctx));
   }
 
@@ -236,14 +237,14 @@ export class ExactTokenCounter implements TokenCounter {
   ): Promise<ConversationCount> {
     throwIfAborted(options?.signal);
     parseInput(countContextSchema, ctx, 'ctx');
-    parseInput(conversationSchema, input, 'input');
+    parseMessagesInput(conversationSchema, input, 'input');
     const encoding = this.encodingFor(ctx);
     await this.engineFor(encoding);
     let exact = true;
     const messages: number[] = new Array(input.messages.length);
     for (let i = 0; i < input.messages.length; i++) {
       const message = input.messages[i] as Message;
-      parseInput(messageSchema, message, `input.messages[${i}]`);
+      parseMessagesInput(messageSchema, message, `input.messages[${i}]`);
       const count = await this.measureParsed(message, ctx, encoding);
       if (count.accuracy !== 'exact') exact = false;
       messages[i] = count.tokens;

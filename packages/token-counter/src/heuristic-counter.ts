@@ -14,6 +14,7 @@ import {
   type Message,
   messageSchema,
   parseInput,
+  parseMessagesInput,
   parseOptions,
   type WarningEvent,
 } from '@ctxguard/core';
@@ -376,7 +377,7 @@ export class HeuristicCounter implements TokenCounter {
     options: MeasureOptions = {},
   ): Promise<TokenCount> {
     throwIfAborted(options?.signal);
-    parseInput(messageSchema, message, 'message');
+    parseMessagesInput(messageSchema, message, 'message');
     parseInput(countContextSchema, ctx, 'ctx');
     await this.warm(ctx);
     return { tokens: this.estimateMessage(message, ctx), accuracy: 'estimate' };

@@ -1,4 +1,4 @@
-import { CtxGuardError, type Message } from '@ctxguard/core';
+import { CtxGuardError, InvalidInputError, type Message } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { agentConversation } from '../../test/support/agent-conversation.js';
 import { assistant, bigText, call, calls, results, system, user } from '../../test/support/messages.js';
@@ -280,16 +280,28 @@ describe('compactMessages', () => {
     await fails({ budgetTokens: 10, bogus: true }, 'bogus');
   });
 
-  it('never crashes on odd messages', async () => {
-    const odd = [
-      null,
-      7,
-      'text',
-      { role: 'user' },
-      { role: 'tool', content: [{}] },
-      { role: 'assistant', content: [null] },
+  it('rejects what is not a list of messages, naming the message, and loses nothing silently', async () => {
+    const compact = (messages: unknown) => compactMessages(messages as Message[], { budgetTokens: 1 });
+    await expect(compact({ messages: [] })).rejects.toThrow(
+      /^compactMessages messages: Invalid input: expected array/,
+    );
+    await expect(compact([null, { role: 'user', content: 'hi' }])).rejects.toThrow(
+      /^compactMessages messages\[0\]: /,
+    );
+    await expect(compact([{ role: 'user' }])).rejects.toThrow(/^compactMessages messages\[0\]\.content: /);
+    await expect(compact([{ role: 'tool', content: [{}] }])).rejects.toBeInstanceOf(InvalidInputError);
+  });
+
+  it("names the converter for a provider's own messages", async () => {
+    const openAI = [
+      { role: 'user', content: 'Read a.ts' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'export {}' },
     ];
-    const result = await compactMessages(odd as unknown as Message[], { budgetTokens: 1 });
-    expect(result.messages.length).toBeGreaterThan(0);
+    await expect(compactMessages(openAI as never, { budgetTokens: 100 })).rejects.toThrow(/fromOpenAIChat/);
   });
 });

@@ -1,4 +1,4 @@
-import { type Message, parseOptions } from '@ctxguard/core';
+import { type Message, messagesSchema, parseMessagesInput, parseOptions } from '@ctxguard/core';
 import { runMeter } from '../budget/token-meter.js';
 import type { DigestFact } from '../facts/fact-digest.js';
 import { isOfflineTools } from '../facts/offline-context-tools.js';
@@ -160,6 +160,8 @@ export async function compactMessages(
   messages: readonly Message[],
   options: CompactMessagesOptions,
 ): Promise<CompactionResult> {
+  // Checked, not copied: unchanged messages come back as the caller's own objects.
+  parseMessagesInput(messagesSchema, messages, 'compactMessages messages');
   const opts = parseOptions(compactMessagesOptionsSchema, options, 'compactMessages options');
   return (await runCompaction(messages, opts)).result;
 }
