@@ -7,7 +7,6 @@ import {
   InvalidInputError,
   InvalidOptionsError,
   parseInput,
-  parseMessagesInput,
   parseOptions,
 } from './errors.js';
 import { messageSchema, messagesSchema } from './message.js';
@@ -125,7 +124,7 @@ it('says a whole number is expected where a fraction was given', () => {
   );
 });
 
-describe('parseMessagesInput', () => {
+describe('parseInput', () => {
   const openAI = [
     { role: 'user', content: 'Read a.ts' },
     {
@@ -137,21 +136,21 @@ describe('parseMessagesInput', () => {
   const anthropic = [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] }];
 
   it("names the converter for a provider's own messages: a list, an object holding them, one message", () => {
-    expect(() => parseMessagesInput(messagesSchema, openAI, 'messages')).toThrow(
+    expect(() => parseInput(messagesSchema, openAI, 'messages')).toThrow(
       /^messages\[1\]\.content: .*\. These look like OpenAI Chat Completions messages: convert them with `fromOpenAIChat/,
     );
     const request = z.object({ messages: messagesSchema });
-    expect(() => parseMessagesInput(request, { messages: anthropic }, 'input')).toThrow(/fromAnthropic/);
-    expect(() => parseMessagesInput(messageSchema, openAI[1], 'message')).toThrow(/fromOpenAIChat/);
+    expect(() => parseInput(request, { messages: anthropic }, 'input')).toThrow(/fromAnthropic/);
+    expect(() => parseInput(messageSchema, openAI[1], 'message')).toThrow(/fromOpenAIChat/);
   });
 
   it('names no converter for a plainly wrong message, nor for the format a converter takes itself', () => {
-    const wrong = () => parseMessagesInput(messagesSchema, [{ role: 'user', content: 42 }], 'messages');
+    const wrong = () => parseInput(messagesSchema, [{ role: 'user', content: 42 }], 'messages');
     expect(wrong).toThrow(InvalidInputError);
     expect(wrong).not.toThrow(/These look like/);
-    const own = () => parseMessagesInput(z.array(z.never()), openAI, 'messages', { own: 'openai' });
+    const own = () => parseInput(z.array(z.never()), openAI, 'messages', { own: 'openai' });
     expect(own).not.toThrow(/These look like/);
-    expect(parseMessagesInput(messagesSchema, [{ role: 'user', content: 'hi' }], 'messages')).toEqual([
+    expect(parseInput(messagesSchema, [{ role: 'user', content: 'hi' }], 'messages')).toEqual([
       { role: 'user', content: 'hi' },
     ]);
   });

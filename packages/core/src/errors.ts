@@ -172,36 +172,23 @@ function summarize(error: z.ZodError, root: string): { text: string; path: (stri
 
 /**
  * Parses `input` with `schema`, throwing {@link InvalidInputError} whose message names every
- * failing field (e.g. `messages[2].content[0].toolCallId: expected string`).
+ * failing field (e.g. `messages[2].content[0].toolCallId: expected string`). When the input holds
+ * messages (a message, a list, or an object with `messages`) and some are recognisably a provider's
+ * own format (other than `own`, the format a converter takes), it also says which converter takes them.
  */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, root: string): z.output<S> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const { text, path } = summarize(result.error, root);
-  throw new InvalidInputError(text, path, { cause: result.error });
-}
-
-/**
- * {@link parseInput} for input that holds ctxguard messages (a message, a list of them, or an object
- * with a `messages` list): when it fails and some of them are recognisably a provider's own format
- * (other than `own`), the error also says which converter takes them.
- */
-export function parseMessagesInput<S extends z.ZodType>(
+export function parseInput<S extends z.ZodType>(
   schema: S,
   input: unknown,
   root: string,
-  { messages = messagesIn(input), own }: { messages?: unknown; own?: string } = {},
+  { own }: { own?: string } = {},
 ): z.output<S> {
-  try {
-    return parseInput(schema, input, root);
-  } catch (error) {
-    if (!(error instanceof InvalidInputError)) throw error;
-    const format = foreignFormatOf(Array.isArray(messages) ? messages : [messages], own);
-    if (format === undefined) throw error;
-    throw new InvalidInputError(`${error.message}. ${converterHint(format)}`, error.path, {
-      cause: error.cause,
-    });
-  }
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const { text, path } = summarize(result.error, root);
+  const messages = messagesIn(input);
+  const format = foreignFormatOf(Array.isArray(messages) ? messages : [messages], own);
+  const hint = format === undefined ? '' : `. ${converterHint(format)}`;
+  throw new InvalidInputError(`${text}${hint}`, path, { cause: result.error });
 }
 
 function messagesIn(input: unknown): unknown {

@@ -6,7 +6,6 @@ export {
   InvalidInputError,
   InvalidOptionsError,
   parseInput,
-  parseMessagesInput,
   parseOptions,
 } from './errors.js';
 export type {

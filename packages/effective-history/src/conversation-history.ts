@@ -10,7 +10,6 @@ import {
   messagesSchema,
   type PersistableHistory,
   parseInput,
-  parseMessagesInput,
   parseOptions,
 } from '@ctxguard/core';
 import { lazySchema, randomUuid } from '@ctxguard/shared';
@@ -178,7 +177,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
 
   /** Appends a message (validated and copied) and returns its frozen entry. */
   append(message: MessageInput): HistoryEntry {
-    const parsed = parseMessagesInput(messageSchema, message, 'message');
+    const parsed = parseInput(messageSchema, message, 'message');
     const [id] = this.#freshIds(1);
     const entry = freezeEntry({ id: id!, message: ownCopy(parsed) });
     this.#push(entry);
@@ -187,7 +186,7 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
 
   /** Appends several messages at once; when any is invalid none is appended. */
   appendMany(messages: readonly MessageInput[]): HistoryEntry[] {
-    const parsed = parseMessagesInput(messagesSchema, messages, 'messages');
+    const parsed = parseInput(messagesSchema, messages, 'messages');
     const ids = this.#freshIds(parsed.length);
     const entries = parsed.map((message, index) =>
       freezeEntry({ id: ids[index]!, message: ownCopy(message) }),
@@ -470,14 +469,14 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
 /** The validated, frozen copies of a splice's replacement: one message or a non-empty list. */
 function replacementMessages(replacement: unknown): Message[] {
   if (!Array.isArray(replacement)) {
-    return [ownCopy(parseMessagesInput(messageSchema, replacement, 'replacement'))];
+    return [ownCopy(parseInput(messageSchema, replacement, 'replacement'))];
   }
   if (replacement.length === 0) {
     throw new InvalidInputError('Invalid replacement: must hold at least one message', ['replacement']);
   }
   return replacement.map((message: unknown, index) => {
     const root = `replacement[${index}]`;
-    return ownCopy(parseMessagesInput(messageSchema, message, root));
+    return ownCopy(parseInput(messageSchema, message, root));
   });
 }
 

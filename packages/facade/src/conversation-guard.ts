@@ -15,7 +15,6 @@ import {
   type Message,
   messageSchema,
   parseInput,
-  parseMessagesInput,
   parseOptions,
   type Usage,
 } from '@ctxguard/core';
@@ -1149,7 +1148,7 @@ export function createContextGuard(options: CreateContextGuardOptions): Conversa
  */
 function invalidMessageError(input: PrepareInput, index: number): InvalidInputError {
   try {
-    parseMessagesInput(prepareInputSchema, input, 'prepare input');
+    parseInput(prepareInputSchema, input, 'prepare input');
   } catch (error) {
     if (error instanceof InvalidInputError) return error;
     throw error;

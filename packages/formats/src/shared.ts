@@ -5,7 +5,7 @@ import {
   type Message,
   messagesSchema,
   type ProviderOptions,
-  parseMessagesInput,
+  parseInput,
   parseOptions,
   type ToolResultContentPart,
 } from '@ctxguard/core';
@@ -57,9 +57,8 @@ export function parseProviderMessages<S extends z.ZodType>(
   input: unknown,
   root: string,
   own: 'openai' | 'anthropic' | 'aisdk',
-  messages: unknown,
 ): z.output<S> {
-  return parseMessagesInput(schema, input, root, { messages, own });
+  return parseInput(schema, input, root, { own });
 }
 
 /**
@@ -67,7 +66,7 @@ export function parseProviderMessages<S extends z.ZodType>(
  * mistake get the converter that takes them named).
  */
 export function parseCoreMessages(messages: unknown): Message[] {
-  return parseMessagesInput(messagesSchema, messages, 'messages');
+  return parseInput(messagesSchema, messages, 'messages');
 }
 
 /** Parses converter options, naming the converter in errors. */

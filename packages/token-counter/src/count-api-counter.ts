@@ -4,7 +4,6 @@ import {
   type Message,
   messageSchema,
   parseInput,
-  parseMessagesInput,
   parseOptions,
   type WarningEvent,
 } from '@ctxguard/core';
@@ -293,7 +292,7 @@ export class CountApiCounter implements TokenCounter {
     options: MeasureOptions = {},
   ): Promise<TokenCount> {
     throwIfAborted(options?.signal);
-    const parsed = parseMessagesInput(messageSchema, message, 'message');
+    const parsed = parseInput(messageSchema, message, 'message');
     parseInput(countContextSchema, ctx, 'ctx');
     const exact = await this.#tryExact({ messages: [parsed] }, ctx, options);
     return exact === undefined
@@ -316,7 +315,7 @@ export class CountApiCounter implements TokenCounter {
     options: MeasureOptions = {},
   ): Promise<ConversationCount> {
     throwIfAborted(options?.signal);
-    const parsed = parseMessagesInput(requestSchema, request, 'request');
+    const parsed = parseInput(requestSchema, request, 'request');
     parseInput(countContextSchema, ctx, 'ctx');
     const parts = this.#estimateParts(parsed, ctx);
     const exact = await this.#tryExact(parsed, ctx, options);

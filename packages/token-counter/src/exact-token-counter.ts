@@ -5,7 +5,6 @@ import {
   type Message,
   messageSchema,
   parseInput,
-  parseMessagesInput,
   parseOptions,
   type WarningEvent,
 } from '@ctxguard/core';
@@ -208,7 +207,7 @@ export class ExactTokenCounter implements TokenCounter {
   async measureMessage(message: Message, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
     throwIfAborted(options?.signal);
     parseInput(countContextSchema, ctx, 'ctx');
-    parseMessagesInput(messageSchema, message, 'message');
+    parseInput(messageSchema, message, 'message');
     return this.measureParsed(message, ctx, this.encodingFor(ctx));
   }
 
@@ -237,14 +236,14 @@ export class ExactTokenCounter implements TokenCounter {
   ): Promise<ConversationCount> {
     throwIfAborted(options?.signal);
     parseInput(countContextSchema, ctx, 'ctx');
-    parseMessagesInput(conversationSchema, input, 'input');
+    parseInput(conversationSchema, input, 'input');
     const encoding = this.encodingFor(ctx);
     await this.engineFor(encoding);
     let exact = true;
     const messages: number[] = new Array(input.messages.length);
     for (let i = 0; i < input.messages.length; i++) {
       const message = input.messages[i] as Message;
-      parseMessagesInput(messageSchema, message, `input.messages[${i}]`);
+      parseInput(messageSchema, message, `input.messages[${i}]`);
       const count = await this.measureParsed(message, ctx, encoding);
       if (count.accuracy !== 'exact') exact = false;
       messages[i] = count.tokens;

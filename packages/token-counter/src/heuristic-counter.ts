@@ -14,7 +14,6 @@ import {
   type Message,
   messageSchema,
   parseInput,
-  parseMessagesInput,
   parseOptions,
   type WarningEvent,
 } from '@ctxguard/core';
@@ -377,7 +376,7 @@ export class HeuristicCounter implements TokenCounter {
     options: MeasureOptions = {},
   ): Promise<TokenCount> {
     throwIfAborted(options?.signal);
-    parseMessagesInput(messageSchema, message, 'message');
+    parseInput(messageSchema, message, 'message');
     parseInput(countContextSchema, ctx, 'ctx');
     await this.warm(ctx);
     return { tokens: this.estimateMessage(message, ctx), accuracy: 'estimate' };

@@ -1,4 +1,4 @@
-import { type Message, messagesSchema, parseMessagesInput, parseOptions } from '@ctxguard/core';
+import { type Message, messagesSchema, parseInput, parseOptions } from '@ctxguard/core';
 import { runMeter } from '../budget/token-meter.js';
 import type { DigestFact } from '../facts/fact-digest.js';
 import { isOfflineTools } from '../facts/offline-context-tools.js';
@@ -161,7 +161,7 @@ export async function compactMessages(
   options: CompactMessagesOptions,
 ): Promise<CompactionResult> {
   // Checked, not copied: unchanged messages come back as the caller's own objects.
-  parseMessagesInput(messagesSchema, messages, 'compactMessages messages');
+  parseInput(messagesSchema, messages, 'compactMessages messages');
   const opts = parseOptions(compactMessagesOptionsSchema, options, 'compactMessages options');
   return (await runCompaction(messages, opts)).result;
 }

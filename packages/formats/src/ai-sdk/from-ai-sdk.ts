@@ -111,7 +111,7 @@ function toolResultFromAISDK(part: z.output<typeof toolResultInput>): ToolResult
  * Provider-executed tool calls and results are not supported and throw a `ConversionError`.
  */
 export function fromAISDK(messages: unknown): Message[] {
-  const input = parseProviderMessages(aiSdkMessagesSchema, messages, 'messages', 'aisdk', messages);
+  const input = parseProviderMessages(aiSdkMessagesSchema, messages, 'messages', 'aisdk');
   return input.map((message, index): Message => {
     switch (message.role) {
       case 'system':

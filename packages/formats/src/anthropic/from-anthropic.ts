@@ -202,8 +202,7 @@ export function fromAnthropic(prompt: unknown): Message[] {
       'anthropic: expected the request ({ system?, messages }), received an array; pass fromAnthropic({ system, messages })',
       [],
     );
-  const messages = (prompt as { messages?: unknown } | null)?.messages;
-  const input = parseProviderMessages(anthropicPromptSchema, prompt, 'anthropic', 'anthropic', messages);
+  const input = parseProviderMessages(anthropicPromptSchema, prompt, 'anthropic', 'anthropic');
   const out: Message[] = [];
   if (input.system !== undefined) {
     out.push({

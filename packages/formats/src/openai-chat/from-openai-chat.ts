@@ -192,7 +192,7 @@ function toolResultFromOpenAI(message: z.output<typeof toolInput>, toolNames: To
  */
 export function fromOpenAIChat(messages: unknown, options: FromOpenAIChatOptions = {}): Message[] {
   const opts = parseConverterOptions(fromOpenAIChatOptionsSchema, options, 'fromOpenAIChat');
-  const input = parseProviderMessages(openAIChatMessagesSchema, messages, 'messages', 'openai', messages);
+  const input = parseProviderMessages(openAIChatMessagesSchema, messages, 'messages', 'openai');
   const toolNames = new ToolNames();
   const out: Message[] = [];
   input.forEach((message, index) => {
