@@ -222,7 +222,16 @@ describe('Cache validation', () => {
     const error = await cache.set('c', 'k', { deep: { fn: () => 1 } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnserializableValueError);
     expect((error as UnserializableValueError).path).toBe('deep.fn');
-    await expect(cache.set('c', 'k', 1, 'fast' as never)).rejects.toThrow(/options must be an object/);
+    await expect(cache.set('c', 'k', 1, 'fast' as never)).rejects.toThrow(
+      /^options: Invalid input: expected object/,
+    );
+    // A misspelt option is named, not ignored for the default time to live.
+    await expect(cache.set('c', 'k', 1, { ttl: 1 } as never)).rejects.toThrow(
+      /^options: Unrecognized key: "ttl"/,
+    );
+    await expect(cache.getOrSet('c', 'k', () => 1, { ttlSeconds: 1 } as never)).rejects.toThrow(
+      /^options: Unrecognized key: "ttlSeconds"/,
+    );
     expect(await store.keys()).toEqual([]);
     expect(() => new Cache({ store: {} as never })).toThrow(/store must implement CacheStore/);
     expect(() => new Cache({ now: 5 as never })).toThrow(/now must be a function/);

@@ -55,6 +55,9 @@ export interface InvalidateScope {
   keyPrefix?: string | undefined;
 }
 
+/** `set` / `getOrSet` options: only `ttlMs` (checked by `parseTtl`), so a misspelt one is named. */
+const setOptionsSchema = lazySchema(() => z.strictObject({ ttlMs: z.unknown().optional() }));
+
 const invalidateScopeSchema = lazySchema(() =>
   z.strictObject({
     cacheName: z
@@ -346,13 +349,8 @@ export class Cache {
 
   #ttlFrom(options: CacheSetOptions | undefined): number {
     if (options === undefined) return this.defaultTtlMs;
-    if (typeof options !== 'object' || options === null) {
-      throw new InvalidInputError(
-        `options must be an object, got ${options === null ? 'null' : typeof options}`,
-        ['options'],
-      );
-    }
-    return options.ttlMs === undefined ? this.defaultTtlMs : parseTtl(options.ttlMs, 'options.ttlMs');
+    const { ttlMs } = parseInput(setOptionsSchema, options, 'options');
+    return ttlMs === undefined ? this.defaultTtlMs : parseTtl(ttlMs, 'options.ttlMs');
   }
 
   #clock(): number {

@@ -77,7 +77,8 @@ export const MAX_CHARS_PER_TOKEN = 1000;
 
 /** Schema of an update: a finite, positive `charsPerToken` and an optional weight in (0, 1]. */
 export const calibrationUpdateSchema = lazySchema(() =>
-  calibrationKeySchema.extend({
+  z.strictObject({
+    ...calibrationKeySchema.shape,
     charsPerToken: z
       .number()
       .refine(Number.isFinite, 'must be a finite number')

@@ -183,6 +183,16 @@ describe('PersistenceCalibrationStore', () => {
     ).toThrow(/minSamplesForConfidence/);
     expect(() => new PersistenceCalibrationStore({ persistence: {} as never })).toThrow(/persistence/);
     expect(() => new MemoryCalibrationStore({ alpha: Number.NaN })).toThrow(InvalidOptionsError);
+    // Misspelt or misplaced options are named, under the class that was made.
+    expect(
+      () => new PersistenceCalibrationStore({ persistence: new MemoryPersistence(), alpah: 0.5 } as never),
+    ).toThrow(/^PersistenceCalibrationStore options: Unrecognized key: "alpah"/);
+    expect(() => new MemoryCalibrationStore({ alpha: 20 })).toThrow(
+      /^MemoryCalibrationStore options\.alpha: Too big/,
+    );
+    expect(() => new MemoryCalibrationStore({ persistence: new MemoryPersistence() } as never)).toThrow(
+      /^MemoryCalibrationStore options: Unrecognized key: "persistence"/,
+    );
   });
 
   it('reports a corrupt stored entry with its key instead of merging into it', async () => {
@@ -267,6 +277,9 @@ describe('PersistenceCalibrationStore', () => {
   it('validates keys at the boundary', async () => {
     const store = new MemoryCalibrationStore();
     await expect(store.get({ provider: 'p', model: 'm\u0000' })).rejects.toThrow(InvalidInputError);
+    await expect(
+      store.update({ provider: 'p', model: 'm', charsPerToken: 3, samples: 50 } as never),
+    ).rejects.toThrow(/^calibration update: Unrecognized key: "samples"/);
     await expect(store.delete({ provider: '', model: 'm' })).rejects.toThrow(/provider/);
   });
 });

@@ -31,7 +31,7 @@ export const DEFAULT_MIN_SAMPLES_FOR_CONFIDENCE = 10;
 
 /** Options of {@link PersistenceCalibrationStore}. */
 export const persistenceCalibrationStoreOptionsSchema = lazySchema(() =>
-  z.object({
+  z.strictObject({
     /** Where calibrations live (any `Persistence`: memory, file, Redis…). */
     persistence: z.custom<Persistence>(
       isPersistence,
@@ -399,9 +399,15 @@ function sameIdentity(stored: Stored, key: CalibrationKey): boolean {
 /** Options of {@link MemoryCalibrationStore}. */
 export type MemoryCalibrationStoreOptions = Omit<PersistenceCalibrationStoreOptions, 'persistence'>;
 
+/** Its own options, checked under its own name: a `persistence` given here would be ignored. */
+const memoryCalibrationStoreOptionsSchema = lazySchema(() =>
+  persistenceCalibrationStoreOptionsSchema.omit({ persistence: true }),
+);
+
 /** Calibrations kept in process memory (a {@link PersistenceCalibrationStore} over `MemoryPersistence`). */
 export class MemoryCalibrationStore extends PersistenceCalibrationStore {
   constructor(options: MemoryCalibrationStoreOptions = {}) {
-    super({ ...(options ?? {}), persistence: new MemoryPersistence() });
+    const own = parseOptions(memoryCalibrationStoreOptionsSchema, options, 'MemoryCalibrationStore options');
+    super({ ...own, persistence: new MemoryPersistence() });
   }
 }

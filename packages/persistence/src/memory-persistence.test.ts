@@ -3,6 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { MemoryPersistence } from './memory-persistence.js';
 
 describe('MemoryPersistence', () => {
+  it('takes no options, and says so rather than ignore one', () => {
+    expect(() => new MemoryPersistence({ maxEntries: 10 } as never)).toThrow(
+      /^MemoryPersistence options: Unrecognized key: "maxEntries"/,
+    );
+    expect(new MemoryPersistence({}).size).toBe(0);
+  });
+
   it('deep-copies on set and get', async () => {
     const store = new MemoryPersistence();
     const value = { a: [1, { b: 2 }] };

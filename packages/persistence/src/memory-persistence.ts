@@ -1,9 +1,13 @@
-import { InvalidInputError, type JsonValue } from '@ctxguard/core';
+import { InvalidInputError, type JsonValue, parseOptions } from '@ctxguard/core';
+import { lazySchema } from '@ctxguard/shared';
+import { z } from 'zod';
 import type { AtomicCreate } from './atomic-create.js';
 import { copyStored, copyValue } from './json-value.js';
 import type { Persistence } from './persistence.js';
 
 const loneSurrogate = /\p{Cs}/u;
+
+const noOptionsSchema = lazySchema(() => z.strictObject({}));
 
 /**
  * Validates a key at the boundary: any non-empty string of well-formed Unicode. Lone
@@ -40,6 +44,11 @@ export function assertPrefix(prefix: unknown): asserts prefix is string | undefi
 export class MemoryPersistence implements Persistence, AtomicCreate {
   readonly specificationVersion = 'v1' as const;
   readonly #entries = new Map<string, JsonValue>();
+
+  /** Takes no options: one given (a size bound, a file) would otherwise be silently ignored. */
+  constructor(options?: Record<string, never>) {
+    parseOptions(noOptionsSchema, options, 'MemoryPersistence options');
+  }
 
   async get<T = unknown>(key: string): Promise<T | null> {
     assertKey(key);
