@@ -319,6 +319,23 @@ describe('triggers and firing', () => {
       /fit measurement: required when the measurer reports no window/,
     );
   });
+
+  it("rejects a custom measurer's sizes that are not token counts, naming the field", async () => {
+    const history = historyOf(conversation(2_000));
+    for (const [current, pattern] of [
+      [Number.NaN, /^ContextGuard measurer result\.current: /],
+      [-5, /^ContextGuard measurer result\.current: Too small/],
+      ['9000', /^ContextGuard measurer result\.current: Invalid input: expected number/],
+    ] as const) {
+      const measurer = { measure: async () => ({ current, window: 10_000, inputBudget: 8_000 }) };
+      const { guard } = createGuard({
+        strategies: { s: recordingStrategy([{ level: 'a', at: 0.5 }]) },
+        defaultStrategy: 's',
+        measurer: measurer as never,
+      });
+      await expect(guard.fit({ provider: 'p', model: 'm', history })).rejects.toThrow(pattern);
+    }
+  });
 });
 
 describe('decisions and the retry loop', () => {

@@ -308,7 +308,11 @@ export const contextGuardOptionsSchema = lazySchema(() =>
       /** Further reactions after a compaction that left the request above `criticalFloor` (default 2). */
       maxCompactRetries: z.number().int().min(0).max(10).default(2),
       /** Fraction of the input budget above which a compaction is retried (default 0.95). */
-      criticalFloor: z.number().gt(0).max(2).default(0.95),
+      criticalFloor: z
+        .number()
+        .gt(0)
+        .max(2, 'must be a fraction of the input budget (0.95 for 95%), at most 2')
+        .default(0.95),
       /** Applied to everything the guard writes (default: the compactor's `redactSecrets`). */
       redact: z.custom<(text: string) => string>(isFunction, 'must be a function (text) => text').optional(),
       /** Compaction-loop protection; `false` turns it off. */
@@ -568,8 +572,11 @@ export class ContextGuard {
     const { signal: _signal, ...measured } = request;
     const messages = request.messages ?? request.history.messages();
     const result = await this.#options.measurer.measure({ ...measured, messages });
-    if (typeof result === 'object' && result !== null && 'window' in result && 'inputBudget' in result)
+    if (typeof result === 'object' && result !== null && 'window' in result && 'inputBudget' in result) {
+      // A measurer may be anyone's: sizes that are not token counts would decide nothing right.
+      if (!wellFormedSizes(result)) parseInput(measurementSchema, result, 'ContextGuard measurer result');
       return result;
+    }
     throw new InvalidInputError(
       'ContextGuard.fit measurement: required when the measurer reports no window and inputBudget; pass the sizes, or give the guard a ContextMeasurer',
     );

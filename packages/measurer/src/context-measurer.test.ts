@@ -882,6 +882,11 @@ describe('ContextMeasurer', () => {
       [{ catalog: catalog() }, 'hooks'],
       [{ hooks, catalog: {} }, 'catalog'],
       [{ hooks, catalog: catalog(), thresholds: { warn: -1 } }, 'thresholds.warn'],
+      // A percentage where a fraction belongs: the error says which.
+      [
+        { hooks, catalog: catalog(), thresholds: { warn: 80 } },
+        'thresholds.warn: must be a fraction of the input budget',
+      ],
       [{ hooks, catalog: catalog(), contextLimit: 0 }, 'contextLimit'],
       [{ hooks, catalog: catalog(), calibration: { alpha: 2 } }, 'calibration.alpha'],
       [
