@@ -117,14 +117,7 @@ describe('parseInput', () => {
   });
 });
 
-it('says a whole number is expected where a fraction was given', () => {
-  const count = z.object({ budgetTokens: z.number().int() });
-  expect(() => parseInput(count, { budgetTokens: 91_750.4 }, 'options')).toThrow(
-    'options.budgetTokens: Invalid input: expected a whole number, received a fraction',
-  );
-});
-
-describe('parseInput', () => {
+describe('parseInput of messages', () => {
   const openAI = [
     { role: 'user', content: 'Read a.ts' },
     {
@@ -142,6 +135,20 @@ describe('parseInput', () => {
     const request = z.object({ messages: messagesSchema });
     expect(() => parseInput(request, { messages: anthropic }, 'input')).toThrow(/fromAnthropic/);
     expect(() => parseInput(messageSchema, openAI[1], 'message')).toThrow(/fromOpenAIChat/);
+  });
+
+  it('says a whole number is expected where a fraction was given', () => {
+    const count = z.object({ budgetTokens: z.number().int() });
+    expect(() => parseInput(count, { budgetTokens: 91_750.4 }, 'options')).toThrow(
+      'options.budgetTokens: Invalid input: expected a whole number, received a fraction',
+    );
+  });
+
+  it('names no converter for a request that is not messages, though a field looks like one', () => {
+    const request = z.strictObject({ content: z.string(), maxLength: z.number() });
+    const error = () => parseInput(request, { content: null, maxLength: 100 }, 'summarize request');
+    expect(error).toThrow(/^summarize request\.content: /);
+    expect(error).not.toThrow(/These look like/);
   });
 
   it('names no converter for a plainly wrong message, nor for the format a converter takes itself', () => {

@@ -185,15 +185,17 @@ export function parseInput<S extends z.ZodType>(
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const { text, path } = summarize(result.error, root);
-  const messages = messagesIn(input);
-  const format = foreignFormatOf(Array.isArray(messages) ? messages : [messages], own);
+  const format = foreignFormatOf(messagesIn(input), own);
   const hint = format === undefined ? '' : `. ${converterHint(format)}`;
   throw new InvalidInputError(`${text}${hint}`, path, { cause: result.error });
 }
 
-function messagesIn(input: unknown): unknown {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
-  return 'messages' in input ? input.messages : input;
+/** The messages `input` holds: a list, an object's `messages`, or one message (an object with a `role`). */
+function messagesIn(input: unknown): unknown[] {
+  if (Array.isArray(input)) return input;
+  if (typeof input !== 'object' || input === null) return [];
+  if ('messages' in input) return Array.isArray(input.messages) ? input.messages : [];
+  return 'role' in input ? [input] : [];
 }
 
 /**

@@ -789,9 +789,9 @@ export class ContextGuard {
     };
     try {
       const result = await this.#options.measurer.measure(request);
-      if (typeof result === 'number' && Number.isFinite(result)) return result;
-      if (typeof result === 'object' && result !== null && Number.isFinite(result.current))
-        return result.current;
+      const current = typeof result === 'number' ? result : result?.current;
+      // Not a token count (a custom measurer's NaN or negative): the guard's own estimate below.
+      if (typeof current === 'number' && Number.isFinite(current) && current >= 0) return current;
     } catch (error) {
       await this.#warn('measure_failed', `Re-measuring after a compaction failed: ${String(error)}`, {
         cause: error,

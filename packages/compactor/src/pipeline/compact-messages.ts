@@ -160,7 +160,7 @@ export async function compactMessages(
   messages: readonly Message[],
   options: CompactMessagesOptions,
 ): Promise<CompactionResult> {
-  // Checked, not copied: unchanged messages come back as the caller's own objects.
+  // Checked only (the parse's copy is dropped): unchanged messages come back as the caller's own objects.
   parseInput(messagesSchema, messages, 'compactMessages messages');
   const opts = parseOptions(compactMessagesOptionsSchema, options, 'compactMessages options');
   return (await runCompaction(messages, opts)).result;

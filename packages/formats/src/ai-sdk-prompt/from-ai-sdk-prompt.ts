@@ -217,5 +217,5 @@ function messageFromPrompt(message: ParsedMessage, index: number): Message {
  * restores all of them. Tool approval responses throw a `ConversionError`.
  */
 export function fromAISDKPrompt(prompt: unknown): Message[] {
-  return parseInput(aiSdkPromptSchema, prompt, 'prompt').map(messageFromPrompt);
+  return parseInput(aiSdkPromptSchema, prompt, 'prompt', { own: 'aisdk' }).map(messageFromPrompt);
 }
