@@ -14,7 +14,7 @@ import {
 } from '../../../bench/exact-comparison.ts';
 import type { BenchHarness, ComparisonResult } from '../../../bench/harness.ts';
 import { type CorpusClass, chunks, classText } from '../../../test/support/real-text-corpus.ts';
-import { EncoderPool } from '../src/encoder-pool.ts';
+import { sharedEncoderPool } from '../src/encoder-pool.ts';
 import { type ExactEngine, ExactTokenCounter, MemoizedCounter } from '../src/index.ts';
 
 const ctx = { provider: 'openai', model: 'gpt-4o' };
@@ -27,12 +27,12 @@ function cursor(pool: readonly string[]): () => string {
 }
 
 export async function run(h: BenchHarness): Promise<void> {
-  const pool = new EncoderPool();
+  const pool = sharedEncoderPool();
   const engines: Record<string, ExactEngine> = {
     bpe: await pool.acquire('bpe', 'o200k_base'),
     tiktoken: await pool.acquire('tiktoken', 'o200k_base'),
   };
-  const counter = new ExactTokenCounter({ pool });
+  const counter = new ExactTokenCounter();
   await counter.ready(ctx);
   const tk = get_encoding('o200k_base');
   const js = getEncoding('o200k_base');
@@ -111,10 +111,10 @@ export async function run(h: BenchHarness): Promise<void> {
   // Repeated counting of an unchanged message: the memo answers.
   const sample = chunks(classText('prose'), 200, 500);
   const msgs: Message[] = sample.map((content) => ({ role: 'user', content }));
-  const memoCounter = new MemoizedCounter(new ExactTokenCounter({ pool }));
+  const memoCounter = new MemoizedCounter(new ExactTokenCounter());
   await (memoCounter.inner as ExactTokenCounter).ready(ctx);
   for (const m of msgs) memoCounter.estimateMessage(m, ctx);
-  const noMemo = new ExactTokenCounter({ pool });
+  const noMemo = new ExactTokenCounter();
   await noMemo.ready(ctx);
   const lookup = new Map(sample.map((s, i) => [s, i]));
   let a = 0;
@@ -140,7 +140,7 @@ export async function run(h: BenchHarness): Promise<void> {
   );
 
   // 4. Incremental: 10,000-message conversation, one appended message.
-  await incremental(h, pool);
+  await incremental(h);
 
   // 6. Pathological inputs.
   await pathological(h, engines, tk, js);
@@ -176,11 +176,11 @@ function conversation(size: number): Message[] {
   return out;
 }
 
-async function incremental(h: BenchHarness, pool: EncoderPool): Promise<ComparisonResult> {
+async function incremental(h: BenchHarness): Promise<ComparisonResult> {
   const size = 10_000;
   const messages = conversation(size);
-  const full = new ExactTokenCounter({ pool });
-  const memo = new MemoizedCounter(new ExactTokenCounter({ pool }));
+  const full = new ExactTokenCounter();
+  const memo = new MemoizedCounter(new ExactTokenCounter());
   const exact = { accuracy: 'exact' } as const;
   await full.ready(ctx);
   await memo.measureConversation({ messages }, ctx, exact);

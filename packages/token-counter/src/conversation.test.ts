@@ -4,7 +4,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { addedSystemMessage, estimateConversation, measureConversation } from './conversation.js';
 import { CountApiCounter } from './count-api-counter.js';
 import { anthropicCountBody, geminiContents } from './count-api-requests.js';
-import { EncoderPool } from './encoder-pool.js';
 import { ExactTokenCounter } from './exact-token-counter.js';
 import { HeuristicCounter } from './heuristic-counter.js';
 import { HybridTokenCounter } from './hybrid-counter.js';
@@ -15,7 +14,6 @@ import type { TokenCounter } from './token-counter.js';
 const ctx = { provider: 'openai', model: 'gpt-4o' };
 const o200k = get_encoding('o200k_base');
 afterAll(() => o200k.free());
-const pool = new EncoderPool();
 
 const prompt = 'You are a careful assistant. Answer in one short paragraph.';
 const other = 'Always answer in French.';
@@ -41,10 +39,10 @@ function plain(inner: TokenCounter): TokenCounter {
 }
 
 describe('a system prompt beside a system-role message (withSystemPrompt)', () => {
-  const exact = new ExactTokenCounter({ pool });
+  const exact = new ExactTokenCounter();
   const counters: [string, () => TokenCounter][] = [
     ['ExactTokenCounter', () => exact],
-    ['MemoizedCounter(ExactTokenCounter)', () => new MemoizedCounter(new ExactTokenCounter({ pool }))],
+    ['MemoizedCounter(ExactTokenCounter)', () => new MemoizedCounter(new ExactTokenCounter())],
     ['a counter without conversation methods', () => plain(exact)],
     ['HybridTokenCounter', () => new HybridTokenCounter()],
   ];

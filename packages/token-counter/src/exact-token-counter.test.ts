@@ -2,11 +2,10 @@ import { CtxGuardError, InvalidInputError, InvalidOptionsError, type Message } f
 import { get_encoding } from 'tiktoken';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cookbookMessages as cookbook, weatherMessages, weatherTool } from '../test/openai-cookbook.js';
-import { EncoderPool } from './encoder-pool.js';
+import { sharedEncoderPool } from './encoder-pool.js';
 import type { ExactEngine } from './exact-engine.js';
 import { ExactTokenCounter, encodingForModel } from './exact-token-counter.js';
 
-const pool = new EncoderPool();
 const gpt4o = { provider: 'openai', model: 'gpt-4o' };
 const gpt4 = { provider: 'openai', model: 'gpt-4-0613' };
 const o200k = get_encoding('o200k_base');
@@ -14,7 +13,7 @@ afterAll(() => o200k.free());
 
 describe('ExactTokenCounter', () => {
   it('honours a signal-like object (another realm, a polyfill) that has no throwIfAborted', async () => {
-    const counter = new ExactTokenCounter({ pool });
+    const counter = new ExactTokenCounter();
     const live = {
       aborted: false,
       addEventListener() {},
@@ -28,7 +27,7 @@ describe('ExactTokenCounter', () => {
   });
 
   it('reproduces the API-reported prompt tokens of the OpenAI cookbook (124 gpt-4o, 129 gpt-4, tools 101/105)', async () => {
-    const counter = new ExactTokenCounter({ pool });
+    const counter = new ExactTokenCounter();
     expect(await counter.measureConversation({ messages: cookbook }, gpt4o)).toMatchObject({
       tokens: 124,
       accuracy: 'exact',
@@ -49,7 +48,7 @@ describe('ExactTokenCounter', () => {
   });
 
   it('measures text exactly and picks the encoding from the model', async () => {
-    const counter = new ExactTokenCounter({ pool });
+    const counter = new ExactTokenCounter();
     const text = 'Tokenizers split text into pieces; 日本語も数えます。';
     expect(await counter.measure(text, gpt4o)).toEqual({
       tokens: o200k.encode_ordinary(text).length,
@@ -63,12 +62,12 @@ describe('ExactTokenCounter', () => {
     expect(encodingForModel('gpt-4-turbo-2024-04-09')).toBe('cl100k_base');
     expect(encodingForModel('gpt-3.5-turbo')).toBe('cl100k_base');
     expect(encodingForModel('text-embedding-3-small')).toBe('cl100k_base');
-    expect(new ExactTokenCounter({ encoding: 'cl100k_base', pool }).encodingFor(gpt4o)).toBe('cl100k_base');
+    expect(new ExactTokenCounter({ encoding: 'cl100k_base' }).encodingFor(gpt4o)).toBe('cl100k_base');
     counter.dispose();
   });
 
   it('estimates with a fallback until the encoder is loaded, then exactly', async () => {
-    const counter = new ExactTokenCounter({ pool: new EncoderPool(), preload: false });
+    const counter = new ExactTokenCounter({ preload: false });
     const text = 'estimate me before and after loading the encoder';
     expect(counter.revision).toBe(0);
     const before = counter.estimate(text, gpt4o);
@@ -80,36 +79,41 @@ describe('ExactTokenCounter', () => {
   });
 
   it('starts loading on the first estimate when preload is on', async () => {
-    const own = new EncoderPool();
-    const counter = new ExactTokenCounter({ pool: own });
+    const pool = sharedEncoderPool();
+    const before = pool.references('bpe', 'o200k_base');
+    const counter = new ExactTokenCounter();
     counter.estimate('kick off loading', gpt4o);
     await counter.ready(gpt4o);
-    expect(own.references('bpe', 'o200k_base')).toBe(1);
+    expect(pool.references('bpe', 'o200k_base')).toBe(before + 1);
     counter.dispose();
-    expect(own.references('bpe', 'o200k_base')).toBe(0);
+    expect(pool.references('bpe', 'o200k_base')).toBe(before);
     await expect(counter.measure('after dispose', gpt4o)).rejects.toThrow(/disposed/);
   });
 
   it('uses a configured fallback counter for estimates before loading', () => {
-    const fallback = new ExactTokenCounter({ pool, preload: false });
+    const fallback = new ExactTokenCounter({ preload: false });
     fallback.estimate = () => 77;
-    const counter = new ExactTokenCounter({ pool: new EncoderPool(), preload: false, fallback });
+    const counter = new ExactTokenCounter({ preload: false, fallback });
     expect(counter.estimate('anything', gpt4o)).toBe(77);
   });
 
   it('sends long unbroken runs from non-linear engines to the linear engine, staying exact', async () => {
-    const own = new EncoderPool();
-    const counter = new ExactTokenCounter({ engine: 'tiktoken', pool: own });
+    const pool = sharedEncoderPool();
+    const before = {
+      bpe: pool.references('bpe', 'o200k_base'),
+      tiktoken: pool.references('tiktoken', 'o200k_base'),
+    };
+    const counter = new ExactTokenCounter({ engine: 'tiktoken' });
     const run = Array.from({ length: 4000 }, (_, i) =>
       String.fromCharCode(0x4e00 + ((i * 7919) % 20000)),
     ).join('');
     const count = await counter.measure(run, gpt4o);
     expect(count).toEqual({ tokens: o200k.encode_ordinary(run).length, accuracy: 'exact' });
-    expect(own.references('bpe', 'o200k_base')).toBe(1);
+    expect(pool.references('bpe', 'o200k_base')).toBe(before.bpe + 1);
     expect(counter.estimate(run, gpt4o)).toBe(count.tokens);
     counter.dispose();
-    expect(own.references('bpe', 'o200k_base')).toBe(0);
-    expect(own.references('tiktoken', 'o200k_base')).toBe(0);
+    expect(pool.references('bpe', 'o200k_base')).toBe(before.bpe);
+    expect(pool.references('tiktoken', 'o200k_base')).toBe(before.tiktoken);
   });
 
   it('reports an estimate instead of stalling when exactness needs a non-linear engine', async () => {
@@ -140,7 +144,7 @@ describe('ExactTokenCounter', () => {
   });
 
   it('estimates a text too long to count in one sync call from exact counts of windows of it, within 2%', async () => {
-    const counter = new ExactTokenCounter({ pool });
+    const counter = new ExactTokenCounter();
     await counter.ready(gpt4o);
     const bytes = Array.from({ length: 60_000 }, (_, i) => (i * 7919) % 256);
     const texts = {
@@ -173,7 +177,7 @@ describe('ExactTokenCounter', () => {
     expect(() => new ExactTokenCounter({ engine: 'wasm' as 'bpe' })).toThrow(InvalidOptionsError);
     expect(() => new ExactTokenCounter({ encoding: 'p50k_base' as 'o200k_base' })).toThrow(/encoding/);
     expect(() => new ExactTokenCounter({ longRunChars: 0 })).toThrow(/longRunChars/);
-    const counter = new ExactTokenCounter({ pool });
+    const counter = new ExactTokenCounter();
     await expect(counter.measure(42 as unknown as string, gpt4o)).rejects.toThrow(InvalidInputError);
     await expect(counter.measure('x', { provider: 'openai' } as typeof gpt4o)).rejects.toThrow(/ctx\.model/);
     const bad = { role: 'user', content: [{ type: 'image' }] } as unknown as Message;

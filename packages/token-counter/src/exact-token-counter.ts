@@ -11,7 +11,7 @@ import {
 import { isHookBus, lazySchema, throwIfAborted } from '@ctxguard/shared';
 import { z } from 'zod';
 import { addedSystemMessage } from './conversation.js';
-import { EncoderPool, sharedEncoderPool } from './encoder-pool.js';
+import { sharedEncoderPool } from './encoder-pool.js';
 import {
   ENGINE_KINDS,
   type EngineKind,
@@ -50,8 +50,6 @@ export const exactTokenCounterOptionsSchema = lazySchema(() =>
         z.custom<EngineFactory>((v) => typeof v === 'function', 'expected an engine name or factory'),
       ])
       .optional(),
-    /** Where built-in engines are loaded and shared; default the process-wide pool. */
-    pool: z.custom<EncoderPool>((v) => v instanceof EncoderPool, 'expected an EncoderPool').optional(),
     /** Counter for estimates while the engine is not loaded yet; default a `HeuristicCounter`. */
     fallback: z
       .custom<TokenCounter>(
@@ -399,7 +397,7 @@ export class ExactTokenCounter implements TokenCounter {
     let pending = this.loading.get(key);
     if (!pending) {
       pending = (async () => {
-        const created = await this.pool().acquire('bpe', encoding);
+        const created = await sharedEncoderPool().acquire('bpe', encoding);
         if (this.disposed) {
           created.dispose();
           return undefined;
@@ -420,7 +418,7 @@ export class ExactTokenCounter implements TokenCounter {
    */
   private async acquireBuiltIn(engine: EngineKind, encoding: ExactEncoding): Promise<ExactEngine> {
     try {
-      return await this.pool().acquire(engine, encoding);
+      return await sharedEncoderPool().acquire(engine, encoding);
     } catch (error) {
       if (engine === 'bpe') throw error;
       const reason = error instanceof Error ? error.message : String(error);
@@ -432,7 +430,7 @@ export class ExactTokenCounter implements TokenCounter {
         cause: error,
         data: { engine, encoding, using: 'bpe' },
       });
-      return this.pool().acquire('bpe', encoding);
+      return sharedEncoderPool().acquire('bpe', encoding);
     }
   }
 
@@ -443,10 +441,6 @@ export class ExactTokenCounter implements TokenCounter {
       // A throwing warning listener must not break counting.
     }
     if (this.options.hooks) void this.options.hooks.emit('onWarning', warning).catch(() => undefined);
-  }
-
-  private pool(): EncoderPool {
-    return this.options.pool ?? sharedEncoderPool();
   }
 
   private fallbackEstimate(text: string, ctx: CountContext): number {

@@ -1,17 +1,15 @@
 import { InvalidOptionsError, type Message } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
-import { EncoderPool } from './encoder-pool.js';
 import { ExactTokenCounter } from './exact-token-counter.js';
 import { MemoizedCounter } from './memoized-counter.js';
 import type { CountContext, LearnInput, MeasureOptions, TokenCount, TokenCounter } from './token-counter.js';
 
 const ctx = { provider: 'openai', model: 'gpt-4o' };
-const pool = new EncoderPool();
 
 /** A real exact counter that records how often it is asked, and can be told its answers changed. */
 class CountingCounter implements TokenCounter {
   readonly specificationVersion = 'v1' as const;
-  readonly exact = new ExactTokenCounter({ pool });
+  readonly exact = new ExactTokenCounter();
   calls = 0;
   revision = 0;
   scale = 1;

@@ -1,24 +1,21 @@
 import { test } from 'vitest';
-import { EncoderPool } from '../src/encoder-pool.js';
 import { ExactTokenCounter } from '../src/exact-token-counter.js';
 import { HeuristicCounter } from '../src/heuristic-counter.js';
 import { MemoizedCounter } from '../src/memoized-counter.js';
 import { describeTokenCounter } from '../src/testing.js';
 
-const pool = new EncoderPool();
-
 for (const engine of ['bpe', 'tiktoken'] as const) {
-  describeTokenCounter(test, () => new ExactTokenCounter({ engine, pool }), {
+  describeTokenCounter(test, () => new ExactTokenCounter({ engine }), {
     name: `ExactTokenCounter (${engine}): `,
     exact: true,
   });
 }
-describeTokenCounter(test, () => new ExactTokenCounter({ pool }), {
+describeTokenCounter(test, () => new ExactTokenCounter(), {
   name: 'ExactTokenCounter (cl100k_base): ',
   exact: true,
   ctx: { provider: 'openai', model: 'gpt-4-0613' },
 });
-describeTokenCounter(test, () => new MemoizedCounter(new ExactTokenCounter({ pool })), {
+describeTokenCounter(test, () => new MemoizedCounter(new ExactTokenCounter()), {
   name: 'MemoizedCounter(ExactTokenCounter): ',
   exact: true,
 });
