@@ -9,7 +9,7 @@ import { bytesToBase64, type PromptDialect, v3Dialect } from './prompt-dialect.j
 /** Most converted messages a converter remembers (the least recently used are converted again when seen). */
 export const CACHED_MESSAGES = 20_000;
 
-/** Structural equality of JSON-like values (bytes and URLs by content). */
+/** Structural equality of JSON-like values (core messages hold strings, never bytes or URLs). */
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
@@ -274,7 +274,7 @@ export function promptForView(
   view: readonly Message[],
   dialect: PromptDialect = v3Dialect,
 ): LanguageModelV3Message[] {
-  const names = toolNamesOf(view);
+  let names: Map<string, string> | undefined;
   let results: Map<string, { core: unknown; prompt: unknown }> | undefined;
   const lazyResults = () => {
     results ??= originalResults(split);
@@ -283,16 +283,19 @@ export function promptForView(
   // The facade hands back the app's own core objects for untouched messages. Those are found by
   // identity first: messages that say the same thing but differ in provider options (a repeated
   // "continue", the newest one carrying a cache marker) are different objects, and the first one
-  // that says the same may be hidden by a compaction.
+  // that says the same may be hidden by a compaction. The view usually opens with the app's
+  // messages in order (all of them when nothing was compacted): those are taken before indexing.
+  let next = 0;
+  while (next < view.length && next < split.core.length && view[next] === split.core[next]) next++;
+  const out = split.rest.slice(0, next);
   const positions = new Map<Message, { indices: number[]; at: number }>();
-  split.core.forEach((message, index) => {
+  for (let index = next; index < split.core.length; index++) {
+    const message = split.core[index] as Message;
     const seen = positions.get(message);
     if (seen) seen.indices.push(index);
     else positions.set(message, { indices: [index], at: 0 });
-  });
-  const out: LanguageModelV3Message[] = [];
-  let next = 0;
-  for (const message of view) {
+  }
+  for (const message of view.slice(next)) {
     let found = -1;
     const seen = positions.get(message);
     if (seen) {
@@ -307,6 +310,7 @@ export function promptForView(
       next = found + 1;
       continue;
     }
+    names ??= toolNamesOf(view);
     const converted = convertOne(message, names, dialect);
     // A system message becomes one message per part, which may be more than a call takes arguments.
     if (converted.length === 1) {
