@@ -11,6 +11,10 @@ import { compactMessages } from './compact-messages.js';
 const summaryAt = (messages: readonly Message[]) =>
   messages.findIndex((m) => isSummaryText(typeof m.content === 'string' ? m.content : ''));
 const verbatimAfterSummary = (messages: readonly Message[]) => messages.length - 1 - summaryAt(messages);
+const textOf = (message: Message) =>
+  typeof message.content === 'string'
+    ? message.content
+    : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 
 describe('compactMessages', () => {
   it('returns the input untouched when it already fits', async () => {
@@ -164,6 +168,36 @@ describe('compactMessages', () => {
     const first = result.messages[1]!;
     expect(Array.isArray(first.content) && first.content[0]).toEqual({ type: 'text', text: task });
     expect(JSON.stringify(first)).toMatch(/compacted from \d+ characters/);
+  });
+
+  it('keeps a short task whole when a long newest paste has to shrink', async () => {
+    const task = user(
+      'Find why the nightly export fails since Tuesday: it stops after the invoices step with no error, ' +
+        'the retry job then exports nothing, and finance needs the files by 9am. Keep the fix small, ' +
+        'touch only src/export, and tell me which commit broke it before you change anything.',
+    );
+    const paste = user(`Here is the log:\n${bigText('export.log', 1_200)}`);
+    const list: Message[] = [system('You are helpful.'), task, assistant('Please paste the log.'), paste];
+    const full = await compactMessages(list, { budgetTokens: 1_000_000 });
+    const budgetTokens = Math.floor(full.tokensBefore * 0.8);
+    const result = await compactMessages(list, { budgetTokens });
+    expect(result.fits).toBe(true);
+    expect(result.messages[1]).toBe(task);
+    expect(textOf(result.messages.at(-1)!)).toMatch(/^\[user message compacted from \d+ characters/);
+  });
+
+  it('keeps the opening of a message whose summary comes back empty', async () => {
+    const quiet = contextToolsFromFunctions({ summarize: async () => '', extractFacts: async () => [] });
+    const list: Message[] = [
+      system('You are helpful.'),
+      user(`Review this file:\n${bigText('src/huge.ts', 2_000)}`),
+      assistant('Looking.'),
+    ];
+    const result = await compactMessages(list, { budgetTokens: 2_000, tools: quiet });
+    expect(result.fits).toBe(true);
+    expect(textOf(result.messages[1]!)).toContain(
+      'Review this file:\nsrc/huge.ts line 0: the quick brown fox',
+    );
   });
 
   it('reports no stage when every attempt would grow the list and the input comes back unchanged', async () => {

@@ -341,8 +341,8 @@ function withFactsMarker(
 }
 
 /**
- * Last resort: every tool output pruned, then the first user message and the largest messages
- * shrunk in place until the list fits.
+ * Last resort: every tool output pruned, then the messages shrunk in place (the task's attachments
+ * first, then the largest) until the list fits.
  */
 export async function oversizedStage(run: StageRun): Promise<void> {
   if (!run.opts.compactOversized || !overLimits(run, run.work)) return;

@@ -53,8 +53,11 @@ async function compactedText(
       ...(signal ? { signal } : {}),
     });
   } catch {
-    summary = clipText(text, Math.floor(maxChars * 0.45));
+    // The text's opening stands in for the summary (below).
   }
+  // A summarizer that failed, or found nothing worth keeping in the room, leaves the text's opening
+  // rather than a header alone.
+  if (summary.trim() === '') summary = clipText(text, Math.floor(maxChars * 0.45));
   const found = await extractFactsSafely(tools, text, { signal });
   counter.calls += found.calls;
   const facts = selectFacts(missingFrom(found.facts, summary), Math.floor(maxChars * 0.45), 'shared');
@@ -141,25 +144,31 @@ async function shrinkMessage(
 }
 
 /**
- * Where the last resort shrinks, in order: the first user message after the protected head (system
- * prompt, provider compaction item), then the other non-system messages after it, largest first.
+ * Where the last resort shrinks, in order: the non-system messages after the protected head (system
+ * prompt, provider compaction item), largest first, so each is cut only as far as the list needs and
+ * a short task is not cut to make room beside a long paste. A first user message (the task) that
+ * carries files or images goes first: those go before anything else is cut, and its own words stay.
  */
 function shrinkOrder(work: readonly Message[], meter: TokenMeter): { order: number[]; firstUser: number } {
   const start = protectedHeadEnd(work);
   const firstUser = work.findIndex((message, index) => index >= start && roleOf(message) === 'user');
-  const order = work
+  const bySize = work
     .map((message, index) => ({ index, tokens: meter.message(message) }))
-    .filter(({ index }) => index >= start && roleOf(work[index]) !== 'system' && index !== firstUser)
-    .sort((a, b) => b.tokens - a.tokens)
+    .filter(({ index }) => index >= start && roleOf(work[index]) !== 'system')
+    .sort((a, b) => b.tokens - a.tokens || Number(a.index === firstUser) - Number(b.index === firstUser))
     .map(({ index }) => index);
-  if (firstUser !== -1) order.unshift(firstUser);
-  return { order, firstUser };
+  if (firstUser === -1 || !hasAttachments(work[firstUser]!)) return { order: bySize, firstUser };
+  return { order: [firstUser, ...bySize.filter((index) => index !== firstUser)], firstUser };
+}
+
+function hasAttachments(message: Message): boolean {
+  return partsOf(message).some((part) => isRecord(part) && (part.type === 'file' || part.type === 'image'));
 }
 
 /**
- * The list with its messages shrunk in place, the first user message first and then the largest,
- * until it fits `budget`: how many changed, and where the first user message is (-1 when none). A
- * message with an entry in `replacements` takes it instead of being shrunk.
+ * The list with its messages shrunk in place in {@link shrinkOrder} until it fits `budget`: how many
+ * changed, and where the first user message is (-1 when none). A message with an entry in
+ * `replacements` takes it instead of being shrunk.
  */
 export async function shrinkUntilFits(
   work: readonly Message[],
