@@ -183,6 +183,48 @@ describe('prepare over a long agent conversation', () => {
     await guard.close();
   });
 
+  it('cuts a paste that takes the request past its critical floor instead of declining, and keeps the task', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 16_000 });
+    const random = seeded(17);
+    const words = 'ledger invoice webhook retry schema migration worker queue timeout refund'.split(' ');
+    const prose = (count: number) =>
+      Array.from({ length: count }, () => words[Math.floor(random() * words.length)]).join(' ');
+    const task = `TASK-5: help me debug the nightly CI run. ${prose(30)}`;
+    const history: MessageInput[] = [
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: task },
+    ];
+    for (let turn = 0; turn < 12; turn++) {
+      history.push({ role: 'assistant', content: prose(200) });
+      await guard.prepare({ conversationId: 'paste', messages: history });
+      history.push({ role: 'user', content: prose(120) });
+    }
+    history.push({ role: 'assistant', content: 'Please paste the log.' });
+    const { inputBudget } = await guard
+      .prepare({ conversationId: 'probe', messages: [{ role: 'user', content: 'hi' }] })
+      .then((r) => r.measurement);
+    const lines: string[] = ['Here is the log:'];
+    const paste = () => ({ role: 'user' as const, content: lines.join('\n') });
+    while (
+      guard.counter.estimateMessage(paste(), { provider: 'openai', model: 'gpt-4o' }) <
+      0.97 * inputBudget
+    ) {
+      lines.push(`step ${lines.length}: ${prose(8)} exit=${Math.floor(random() * 3)}`);
+    }
+    history.push(paste());
+    const result = await guard.prepare({ conversationId: 'paste', messages: history });
+    const sent = result.messages.map((message) =>
+      typeof message.content === 'string' ? message.content : JSON.stringify(message.content),
+    );
+    expect(sent[1]).toBe(task);
+    // The prompt, the task and the paste alone were past the critical floor: the paste is cut (its
+    // key lines and facts kept), rather than the request declined while it could fit.
+    expect(sent.at(-1)).toMatch(/user message compacted from \d+ characters/);
+    expect(lines.some((line) => sent.at(-1)!.includes(line))).toBe(true);
+    expect(result.measurement.current).toBeLessThanOrEqual(inputBudget);
+    await guard.close();
+  });
+
   it('declines with the sizes when the newest message alone cannot fit', async () => {
     const guard = createContextGuard({
       provider: 'openai',

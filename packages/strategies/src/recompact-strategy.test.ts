@@ -91,6 +91,37 @@ describe('RecompactStrategy', () => {
     expect(large.budgets).toEqual([Math.floor(large.fixed + 0.25 * (large.inputBudget - large.fixed))]);
   });
 
+  it('lands a retry under the trigger when the prompt, the task and the newest step alone are past it', async () => {
+    const log = Array.from({ length: 1_500 }, (_, i) => `step ${i}: build, lint and test passed`);
+    const conversation: Message[] = [
+      { role: 'system', content: 'You are a careful CI assistant.' },
+      { role: 'user', content: 'Find why the nightly export fails.' },
+      { role: 'assistant', content: 'Please paste the log.' },
+      { role: 'user', content: `Here is the log:\n${log.join('\n')}` },
+    ];
+    const tools = HistoryStrategyTools.of(conversation);
+    const budgets: number[] = [];
+    const compact = tools.compactMessages.bind(tools);
+    tools.compactMessages = (options) => {
+      budgets.push(options.budgetTokens);
+      return compact(options);
+    };
+    const inputBudget = Math.ceil(tools.tokens() / 0.96);
+    const strategy = new RecompactStrategy();
+    // A first reaction keeps the newest step whole: it lands above the trigger.
+    await strategy.react(reactContext(HistoryStrategyTools.of(conversation), 'recompact', { inputBudget }));
+    // A retry (the request is still critical) lands under it: the log is cut, not the request declined.
+    const retry = await strategy.react(reactContext(tools, 'recompact', { inputBudget, attempt: 1 }));
+    expect(retry.action).toBe('compacted');
+    expect(budgets).toHaveLength(1);
+    expect(budgets[0]).toBeLessThan(0.9 * inputBudget);
+    expect(tools.tokens()).toBeLessThan(0.9 * inputBudget);
+    const view = tools.history.messages();
+    expect(view.slice(0, 2)).toEqual(conversation.slice(0, 2));
+    expect(messageText(view.at(-1)!)).toMatch(/^\[user message compacted from \d+ characters/);
+    expect(log.some((line) => messageText(view.at(-1)!).includes(line))).toBe(true);
+  });
+
   it('keeps the newest step verbatim, and more recent messages only when the landing leaves little growth before the trigger', async () => {
     const asked = async (target: number) => {
       const tools = HistoryStrategyTools.of(chat(30));

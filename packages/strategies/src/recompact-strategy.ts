@@ -43,7 +43,7 @@ export type RecompactStrategyOptions = z.input<typeof recompactStrategyOptionsSc
  * every compaction draws its summary and facts from the originals (the newest summarizer window of
  * them, after the earlier summary that stands for the rest), the task and the newest step stay,
  * and the prefix sent is unchanged until the next compaction, far away. A retry within one request
- * halves the target.
+ * halves the target and lands under the trigger, cutting the newest step when it alone is past it.
  */
 export class RecompactStrategy implements ContextStrategy {
   readonly specificationVersion = 'v1';
@@ -73,12 +73,15 @@ export class RecompactStrategy implements ContextStrategy {
     // beside the fixed part (with none, the last resort would cut the newest step).
     const cap = ((target + this.#options.at) / 2) * ctx.inputBudget - overhead;
     const landing = Math.max(Math.min(fixed + share, cap), fixed + share / 2);
-    const budgetTokens = Math.max(1, Math.floor(landing));
+    const trigger = this.#options.at * ctx.inputBudget - overhead;
+    // A retry comes because the request is still critical, so it lands under the trigger even when
+    // the fixed part alone is past it: the newest step is cut then (the last resort keeps most of
+    // it, verbatim) rather than the request declined while it can be made to fit.
+    const budgetTokens = Math.max(1, Math.floor(ctx.attempt > 0 ? Math.min(landing, trigger - 1) : landing));
     // The messages that follow are sent verbatim until the next trigger. With the recent messages
     // the compaction keeps verbatim they take no more of the request at that trigger than a one-shot
     // compaction to its size would keep verbatim; the rest of the landing goes to the summary and its
     // digest, which carry the older messages' facts far more densely than the messages themselves.
-    const trigger = this.#options.at * ctx.inputBudget - overhead;
     const growth = Math.max(0, trigger - budgetTokens);
     const recentTokens = Math.max(step, Math.floor(RECENT_SHARE * trigger - growth));
     const rewrite = await ctx.tools.compactMessages({
