@@ -18,7 +18,7 @@ interface Slot {
 /**
  * Loads each exact encoder once, shares it between handles, and frees it when the last handle
  * is disposed (tiktoken's WASM memory is released; `@ctxguard/bpe` tables are dropped for the GC).
- * Counters use {@link sharedEncoderPool} unless given their own pool. The `tiktoken` engine needs
+ * Counters use {@link sharedEncoderPool}. The `tiktoken` engine needs
  * the optional `tiktoken` package; acquiring it without that package rejects.
  */
 export class EncoderPool {
@@ -97,7 +97,7 @@ export class EncoderPool {
 
 let shared: EncoderPool | undefined;
 
-/** The process-wide pool built-in counters share by default (created on first use). */
+/** The process-wide pool every built-in counter shares (created on first use). */
 export function sharedEncoderPool(): EncoderPool {
   shared ??= new EncoderPool();
   return shared;

@@ -83,6 +83,7 @@ describe('ExactTokenCounter', () => {
     const before = pool.references('bpe', 'o200k_base');
     const counter = new ExactTokenCounter();
     counter.estimate('kick off loading', gpt4o);
+    expect(pool.references('bpe', 'o200k_base')).toBe(before + 1);
     await counter.ready(gpt4o);
     expect(pool.references('bpe', 'o200k_base')).toBe(before + 1);
     counter.dispose();

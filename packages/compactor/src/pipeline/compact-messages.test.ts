@@ -186,6 +186,27 @@ describe('compactMessages', () => {
     expect(textOf(result.messages.at(-1)!)).toMatch(/^\[user message compacted from \d+ characters/);
   });
 
+  it('cuts only the attachments of a task beside a long newest paste, not its words', async () => {
+    const words =
+      'Find why the nightly export fails since Tuesday: the screenshot shows the last step it reaches. ' +
+      'Keep the fix small, touch only src/export, and tell me which commit broke it before you change anything.';
+    const task: Message = {
+      role: 'user',
+      content: [
+        { type: 'text', text: words },
+        { type: 'image', image: 'iVBORw0KGgo'.repeat(4_000), mediaType: 'image/png' },
+      ],
+    };
+    const paste = user(`Here is the log:\n${bigText('export.log', 1_200)}`);
+    const list: Message[] = [system('You are helpful.'), task, assistant('Please paste the log.'), paste];
+    const full = await compactMessages(list, { budgetTokens: 1_000_000 });
+    const result = await compactMessages(list, { budgetTokens: Math.floor(full.tokensBefore * 0.6) });
+    expect(result.fits).toBe(true);
+    const first = result.messages[1]!;
+    expect(Array.isArray(first.content) && first.content[0]).toEqual({ type: 'text', text: words });
+    expect(JSON.stringify(first)).not.toContain('iVBORw0KGgo');
+  });
+
   it('keeps the opening of a message whose summary comes back empty', async () => {
     const quiet = contextToolsFromFunctions({ summarize: async () => '', extractFacts: async () => [] });
     const list: Message[] = [

@@ -149,7 +149,10 @@ async function shrinkMessage(
  * a short task is not cut to make room beside a long paste. A first user message (the task) that
  * carries files or images goes first: those go before anything else is cut, and its own words stay.
  */
-function shrinkOrder(work: readonly Message[], meter: TokenMeter): { order: number[]; firstUser: number } {
+function shrinkOrder(
+  work: readonly Message[],
+  meter: TokenMeter,
+): { order: number[]; firstUser: number; attachedTask: boolean } {
   const start = protectedHeadEnd(work);
   const firstUser = work.findIndex((message, index) => index >= start && roleOf(message) === 'user');
   const bySize = work
@@ -157,8 +160,18 @@ function shrinkOrder(work: readonly Message[], meter: TokenMeter): { order: numb
     .filter(({ index }) => index >= start && roleOf(work[index]) !== 'system')
     .sort((a, b) => b.tokens - a.tokens || Number(a.index === firstUser) - Number(b.index === firstUser))
     .map(({ index }) => index);
-  if (firstUser === -1 || !hasAttachments(work[firstUser]!)) return { order: bySize, firstUser };
-  return { order: [firstUser, ...bySize.filter((index) => index !== firstUser)], firstUser };
+  if (firstUser === -1 || !hasAttachments(work[firstUser]!))
+    return { order: bySize, firstUser, attachedTask: false };
+  const order = [firstUser, ...bySize.filter((index) => index !== firstUser)];
+  return { order, firstUser, attachedTask: true };
+}
+
+/** Tokens that keep a message's own text parts whole beside placeholders (3 characters a token, as {@link shrinkMessage} counts). */
+function ownWordsTokens(message: Message): number {
+  const texts = partsOf(message).flatMap((part) =>
+    isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [part.text] : [],
+  );
+  return 60 + Math.ceil(texts.reduce((sum, text) => sum + text.length, 0) / 3);
 }
 
 function hasAttachments(message: Message): boolean {
@@ -179,14 +192,16 @@ export async function shrinkUntilFits(
   counter: { calls: number },
   replacements: ReadonlyMap<number, Message> = new Map(),
 ): Promise<{ messages: Message[]; messagesCompacted: number; firstUser: number }> {
-  const { order, firstUser } = shrinkOrder(work, meter);
+  const { order, firstUser, attachedTask } = shrinkOrder(work, meter);
   const next = work.slice();
   let count = 0;
   for (const index of order) {
     if (meter.total(next) <= budget) break;
     const message = next[index]!;
     const others = meter.total(next) - meter.message(message);
-    const target = Math.max(60, budget - others);
+    // The task goes first only for its attachments: its own words keep their room.
+    const floor = attachedTask && index === firstUser ? ownWordsTokens(message) : 60;
+    const target = Math.max(floor, budget - others);
     const shrunk =
       replacements.get(index) ?? (await shrinkMessage(message, target, meter, tools, signal, counter));
     if (shrunk !== message) {
