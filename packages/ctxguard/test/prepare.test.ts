@@ -217,10 +217,11 @@ describe('prepare over a long agent conversation', () => {
       typeof message.content === 'string' ? message.content : JSON.stringify(message.content),
     );
     expect(sent[1]).toBe(task);
-    // The prompt, the task and the paste alone were past the critical floor: the paste is cut (its
-    // key lines and facts kept), rather than the request declined while it could fit.
+    // The prompt, the task and the paste alone were past the critical floor: the paste is cut, most
+    // of it verbatim, rather than the request declined while it could fit.
     expect(sent.at(-1)).toMatch(/user message compacted from \d+ characters/);
-    expect(lines.some((line) => sent.at(-1)!.includes(line))).toBe(true);
+    const kept = lines.filter((line) => sent.at(-1)!.includes(line)).length;
+    expect(kept).toBeGreaterThan(lines.length / 2);
     expect(result.measurement.current).toBeLessThanOrEqual(inputBudget);
     await guard.close();
   });

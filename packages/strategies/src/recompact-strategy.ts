@@ -75,8 +75,8 @@ export class RecompactStrategy implements ContextStrategy {
     const landing = Math.max(Math.min(fixed + share, cap), fixed + share / 2);
     const trigger = this.#options.at * ctx.inputBudget - overhead;
     // A retry comes because the request is still critical, so it lands under the trigger even when
-    // the fixed part alone is past it: the newest step is cut then (the last resort keeps its
-    // summary and facts) rather than the request declined while it can be made to fit.
+    // the fixed part alone is past it: the newest step is cut then (the last resort keeps most of
+    // it, verbatim) rather than the request declined while it can be made to fit.
     const budgetTokens = Math.max(1, Math.floor(ctx.attempt > 0 ? Math.min(landing, trigger - 1) : landing));
     // The messages that follow are sent verbatim until the next trigger. With the recent messages
     // the compaction keeps verbatim they take no more of the request at that trigger than a one-shot

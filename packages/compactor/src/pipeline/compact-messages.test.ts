@@ -183,7 +183,11 @@ describe('compactMessages', () => {
     const result = await compactMessages(list, { budgetTokens });
     expect(result.fits).toBe(true);
     expect(result.messages[1]).toBe(task);
-    expect(textOf(result.messages.at(-1)!)).toMatch(/^\[user message compacted from \d+ characters/);
+    const shrunk = textOf(result.messages.at(-1)!);
+    expect(shrunk).toMatch(/^\[user message compacted from \d+ characters/);
+    // The newest message keeps its opening verbatim in the room it has: it lost a fifth, not all.
+    expect(shrunk).toContain('export.log line 500: the quick brown fox');
+    expect(result.tokensAfter).toBeGreaterThan(budgetTokens * 0.7);
   });
 
   it('cuts only the attachments of a task beside a long newest paste, not its words', async () => {

@@ -66,10 +66,28 @@ async function compactedText(
   }`;
 }
 
+/** `body` and then as much of `text`'s opening, verbatim, as keeps them within `maxTokens`. */
+function withOpening(body: string, text: string, maxTokens: number, meter: TokenMeter): string {
+  const charsPerToken = text.length / Math.max(1, meter.text(text));
+  let room = maxTokens - meter.text(body) - 1;
+  // The opening's own density may differ from the whole text's: measured, and cut again when over.
+  for (let attempt = 0; attempt < 3 && room >= 1; attempt++) {
+    const opening = clipText(text, Math.floor(room * charsPerToken));
+    if (opening === '') return body;
+    const filled = `${body}\n${opening}`;
+    const tokens = meter.text(filled);
+    if (tokens <= maxTokens) return filled;
+    room = Math.floor((room * maxTokens) / tokens) - 1;
+  }
+  return body;
+}
+
 /**
  * A message shrunk in place to about `maxTokens`: media become placeholders, long text is
  * summarized (with its facts) by the tools, tool inputs and outputs are clipped. Same role, same
- * tool-call ids, so pairs stay whole.
+ * tool-call ids, so pairs stay whole. The newest message (what the model acts on next) also keeps
+ * as much of its text's opening, verbatim, as its tokens allow; an older one leaves that room to
+ * the facts digest, which carries more of the conversation.
  */
 async function shrinkMessage(
   message: Message,
@@ -78,6 +96,7 @@ async function shrinkMessage(
   tools: ContextTools,
   signal: AbortSignal | undefined,
   counter: { calls: number },
+  newest: boolean,
 ): Promise<Message> {
   const maxChars = Math.max(120, Math.floor(maxTokens * 3));
   const role = roleOf(message);
@@ -106,19 +125,26 @@ async function shrinkMessage(
     text.length > room && (role === 'user' || role === 'assistant')
       ? await compactedText(text, role, room, tools, signal, counter)
       : undefined;
+  const sized =
+    compacted !== undefined && newest
+      ? withOpening(compacted, redactSecrets(text), Math.floor(room / 3), meter)
+      : compacted;
   // Only what it shortens: a header may be longer than a short placeholder it would replace.
-  if (compacted !== undefined && compacted.length < text.length) {
-    let placed = false;
+  // Sized in tokens already: the clipping below leaves it as it is.
+  const placed =
+    sized !== undefined && sized.length < text.length ? { type: 'text', text: sized } : undefined;
+  if (placed !== undefined) {
+    let done = false;
     parts = parts.flatMap((part) => {
       if (!isRecord(part) || part.type !== 'text' || own.has(part.text as string)) return [part];
-      if (placed) return [];
-      placed = true;
-      return [{ type: 'text', text: compacted }];
+      if (done) return [];
+      done = true;
+      return [placed];
     });
   }
   const share = Math.max(80, Math.floor(maxChars / Math.max(1, parts.length)));
   parts = parts.map((part) => {
-    if (!isRecord(part)) return part;
+    if (!isRecord(part) || part === placed) return part;
     if (
       part.type === 'reasoning' &&
       typeof part.text === 'string' &&
@@ -203,7 +229,8 @@ export async function shrinkUntilFits(
     const floor = attachedTask && index === firstUser ? ownWordsTokens(message) : 60;
     const target = Math.max(floor, budget - others);
     const shrunk =
-      replacements.get(index) ?? (await shrinkMessage(message, target, meter, tools, signal, counter));
+      replacements.get(index) ??
+      (await shrinkMessage(message, target, meter, tools, signal, counter, index === work.length - 1));
     if (shrunk !== message) {
       next[index] = shrunk;
       count++;
