@@ -200,9 +200,11 @@ describe('prepare over a long agent conversation', () => {
       history.push({ role: 'user', content: prose(120) });
     }
     history.push({ role: 'assistant', content: 'Please paste the log.' });
-    const { inputBudget } = await guard
-      .prepare({ conversationId: 'probe', messages: [{ role: 'user', content: 'hi' }] })
-      .then((r) => r.measurement);
+    const probe = await guard.prepare({
+      conversationId: 'probe',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const inputBudget = probe.measurement.inputBudget!;
     const lines: string[] = ['Here is the log:'];
     const paste = () => ({ role: 'user' as const, content: lines.join('\n') });
     while (
