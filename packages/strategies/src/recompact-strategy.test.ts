@@ -12,6 +12,17 @@ async function compactAt96(strategy: RecompactStrategy, tools: HistoryStrategyTo
   return { decision, inputBudget };
 }
 
+/** The budgets `tools.compactMessages` is asked for, as they are asked. */
+function recordBudgets(tools: HistoryStrategyTools): number[] {
+  const budgets: number[] = [];
+  const compact = tools.compactMessages.bind(tools);
+  tools.compactMessages = (options) => {
+    budgets.push(options.budgetTokens);
+    return compact(options);
+  };
+  return budgets;
+}
+
 describe('RecompactStrategy', () => {
   it('has one trigger at 0.9 and rejects bad options naming the field', () => {
     expect(new RecompactStrategy().triggers).toEqual([{ level: 'recompact', at: 0.9 }]);
@@ -47,12 +58,7 @@ describe('RecompactStrategy', () => {
     const tools = HistoryStrategyTools.of(conversation);
     const original = tools.history.messages();
     const fixed = tools.measure([...original.slice(0, 2), original.at(-1)!]);
-    const asked: number[] = [];
-    const compact = tools.compactMessages.bind(tools);
-    tools.compactMessages = (options) => {
-      asked.push(options.budgetTokens);
-      return compact(options);
-    };
+    const asked = recordBudgets(tools);
     const { decision, inputBudget } = await compactAt96(new RecompactStrategy(), tools);
     expect(decision.action).toBe('compacted');
     expect(fixed).toBeGreaterThan(0.2 * inputBudget);
@@ -69,12 +75,7 @@ describe('RecompactStrategy', () => {
         content: `You are careful. ${'Follow the release rules. '.repeat(repeat)}`,
       };
       const tools = HistoryStrategyTools.of(conversation);
-      const budgets: number[] = [];
-      const compact = tools.compactMessages.bind(tools);
-      tools.compactMessages = (options) => {
-        budgets.push(options.budgetTokens);
-        return compact(options);
-      };
+      const budgets = recordBudgets(tools);
       const { inputBudget } = await compactAt96(new RecompactStrategy(), tools);
       const fixed = [...conversation.slice(0, 2), conversation.at(-1)] as Message[];
       return { budgets, inputBudget, fixed: tools.measure(fixed) };
@@ -100,12 +101,7 @@ describe('RecompactStrategy', () => {
       { role: 'user', content: `Here is the log:\n${log.join('\n')}` },
     ];
     const tools = HistoryStrategyTools.of(conversation);
-    const budgets: number[] = [];
-    const compact = tools.compactMessages.bind(tools);
-    tools.compactMessages = (options) => {
-      budgets.push(options.budgetTokens);
-      return compact(options);
-    };
+    const budgets = recordBudgets(tools);
     const inputBudget = Math.ceil(tools.tokens() / 0.96);
     const strategy = new RecompactStrategy();
     // A first reaction keeps the newest step whole: it lands above the trigger.

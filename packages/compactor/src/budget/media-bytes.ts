@@ -53,7 +53,8 @@ export function requestBytes(messages: readonly Message[]): number {
   return sum;
 }
 
-function isMedia(part: unknown): part is { type: 'image' | 'file'; [key: string]: unknown } {
+/** Whether a content part is an image or a file (an attachment). */
+export function isMedia(part: unknown): part is { type: 'image' | 'file'; [key: string]: unknown } {
   return isRecord(part) && (part.type === 'image' || part.type === 'file');
 }
 

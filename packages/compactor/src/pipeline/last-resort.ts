@@ -1,6 +1,6 @@
 import type { ContentPart, ContextTools, Message } from '@ctxguard/core';
 import { isRecord, partsOf, roleOf } from '@ctxguard/shared';
-import { mediaPlaceholder } from '../budget/media-bytes.js';
+import { isMedia, mediaPlaceholder } from '../budget/media-bytes.js';
 import type { TokenMeter } from '../budget/token-meter.js';
 import { extractFactsSafely, missingFrom, selectFacts } from '../facts/fact-ledger.js';
 import { renderFactsBlock } from '../facts/facts-block.js';
@@ -25,12 +25,17 @@ function clipToolInput(input: unknown, maxChars: number): unknown {
  * together they fit `maxChars`.
  */
 function ownWords(message: Message, maxChars: number): Set<string> {
-  if (typeof message.content === 'string') return new Set();
-  const texts = partsOf(message).flatMap((part) =>
-    isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [stripBase64(part.text)] : [],
-  );
+  const texts = ownTexts(message);
   const length = texts.reduce((sum, text) => sum + text.length, 0);
   return length > 0 && length <= maxChars ? new Set(texts) : new Set();
+}
+
+/** A message's own text parts (not attached files), as the summarizer sees them; none for string content. */
+function ownTexts(message: Message): string[] {
+  if (typeof message.content === 'string') return [];
+  return partsOf(message).flatMap((part) =>
+    isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [stripBase64(part.text)] : [],
+  );
 }
 
 /** `text` summarized with its facts into about `maxChars`, headed by what it was. */
@@ -105,9 +110,7 @@ async function shrinkMessage(
     typeof original.content === 'string'
       ? [{ type: 'text', text: original.content }]
       : [...partsOf(original)];
-  parts = parts.map((part) =>
-    isRecord(part) && (part.type === 'image' || part.type === 'file') ? mediaPlaceholder(part) : part,
-  );
+  parts = parts.map((part) => (isMedia(part) ? mediaPlaceholder(part) : part));
   const textParts = parts.filter((part) => isRecord(part) && part.type === 'text') as {
     type: 'text';
     text: string;
@@ -194,14 +197,11 @@ function shrinkOrder(
 
 /** Tokens that keep a message's own text parts whole beside placeholders (3 characters a token, as {@link shrinkMessage} counts). */
 function ownWordsTokens(message: Message): number {
-  const texts = partsOf(message).flatMap((part) =>
-    isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? [part.text] : [],
-  );
-  return 60 + Math.ceil(texts.reduce((sum, text) => sum + text.length, 0) / 3);
+  return 60 + Math.ceil(ownTexts(message).reduce((sum, text) => sum + text.length, 0) / 3);
 }
 
 function hasAttachments(message: Message): boolean {
-  return partsOf(message).some((part) => isRecord(part) && (part.type === 'file' || part.type === 'image'));
+  return partsOf(message).some(isMedia);
 }
 
 /**
