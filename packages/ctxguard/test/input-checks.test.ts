@@ -23,6 +23,20 @@ describe('prepare rejects broken tool pairs in the app messages, naming the mess
       /messages\[1\] calls read_file \(tool call c1\)/,
     ],
     [
+      'two calls with one id in one message',
+      [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: [...(call('c1').content as []), ...(call('c1').content as [])] },
+        result('c1'),
+      ],
+      /messages\[1\]\.content\[1\] reuses tool call id c1/,
+    ],
+    [
+      'two results for one call',
+      [{ role: 'user', content: 'go' }, call('c1'), result('c1'), result('c1')],
+      /messages\[3\] holds the result of tool call c1, which .* an earlier result already answers/,
+    ],
+    [
       'a call answered after a user message',
       [{ role: 'user', content: 'go' }, call('c1'), { role: 'user', content: 'hm' }, result('c1')],
       /messages\[1\] calls read_file/,

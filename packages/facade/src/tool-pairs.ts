@@ -11,12 +11,17 @@ function roleOf(message: unknown): unknown {
   return (message as { role?: unknown } | undefined)?.role;
 }
 
-/** The tool calls an assistant message makes, by id, with the tool's name. */
-function callsOf(message: unknown): Map<string, string> {
+/** The tool calls the assistant message at `index` makes, by id, with the tool's name. */
+function callsOf(message: unknown, index: number): Map<string, string> {
   const calls = new Map<string, string>();
-  for (const part of partsOf(message)) {
-    if (part.type === 'tool-call' && typeof part.toolCallId === 'string')
-      calls.set(part.toolCallId, typeof part.toolName === 'string' ? part.toolName : 'a tool');
+  for (const [position, part] of partsOf(message).entries()) {
+    if (part.type !== 'tool-call' || typeof part.toolCallId !== 'string') continue;
+    if (calls.has(part.toolCallId))
+      throw new InvalidInputError(
+        `Invalid prepare input: messages[${index}].content[${position}] reuses tool call id ${part.toolCallId} of an earlier call in the same message; give each call its own id (providers reject duplicate ids, and one result could not say which call it answers)`,
+        ['messages', index, 'content', position, 'toolCallId'],
+      );
+    calls.set(part.toolCallId, typeof part.toolName === 'string' ? part.toolName : 'a tool');
   }
   return calls;
 }
@@ -48,7 +53,7 @@ export function assertToolPairs(app: readonly unknown[], from: number): void {
         if (part.type !== 'tool-result' || typeof part.toolCallId !== 'string') continue;
         if (open.delete(part.toolCallId) || index < from) continue;
         throw new InvalidInputError(
-          `Invalid prepare input: messages[${index}] holds the result of tool call ${part.toolCallId}, which the assistant message before it does not make; remove the result or add its call (every provider rejects a result without its call)`,
+          `Invalid prepare input: messages[${index}] holds the result of tool call ${part.toolCallId}, which the assistant message before it does not make or an earlier result already answers; remove the result or add its call (every provider rejects a result without its call)`,
           ['messages', index],
         );
       }
@@ -56,7 +61,7 @@ export function assertToolPairs(app: readonly unknown[], from: number): void {
     }
     const error = unanswered(open, opener);
     if (error) throw error;
-    open = role === 'assistant' ? callsOf(app[index]) : new Map();
+    open = role === 'assistant' ? callsOf(app[index], index) : new Map();
     opener = index;
   }
   const error = unanswered(open, opener);
