@@ -292,6 +292,17 @@ describe('createOfflineContextTools: summarize', () => {
     expect(summary).not.toMatch(/\b(user|assistant|result): (user|assistant)\b/);
   });
 
+  it('keeps the opening of messages in which no line stands out, rather than nothing', async () => {
+    const content = '[assistant]\nPlease paste the log.\n[user]\nSure, one moment.\n[assistant]\nThank you.';
+    expect(await tools.summarize({ content, maxLength: 200 })).toBe(
+      'Key points:\nassistant: Please paste the log.\nuser: Sure, one moment.\nassistant: Thank you.',
+    );
+    // As much of the opening as fits.
+    expect(await tools.summarize({ content, maxLength: 50 })).toBe(
+      'Key points:\nassistant: Please paste the log.',
+    );
+  });
+
   it('summarizes plain text', async () => {
     expect(await tools.summarize({ content: 'The build failed with error TS2345.', maxLength: 200 })).toBe(
       'Key points:\nThe build failed with error TS2345.',

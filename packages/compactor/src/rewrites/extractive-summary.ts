@@ -152,6 +152,19 @@ function fileList(title: string, files: readonly string[], max: number): string 
   return `${title}: ${shown}${files.length > max ? ` (+${files.length - max} more)` : ''}\n`;
 }
 
+/** The units, in the order given, that fit in `budget` characters with their labels. */
+function keptWithin(units: readonly Unit[], budget: number): Unit[] {
+  const kept: Unit[] = [];
+  let left = budget;
+  for (const unit of units) {
+    const size = unit.text.length + unit.label.length + 3;
+    if (size > left) continue;
+    kept.push(unit);
+    left -= size;
+  }
+  return kept;
+}
+
 function cutToLength(text: string, max: number): string {
   if (text.length <= max) return text;
   let cut = max;
@@ -182,6 +195,9 @@ export function summarizeExtractively(content: string, settings: ExtractiveSumma
   head += factDigest(content, head, Math.min(digestRoom, settings.maxLength - head.length));
 
   const units: Unit[] = [];
+  // Lines with nothing that scores, in order: the opening a summary falls back to when no line scores.
+  const plain: Unit[] = [];
+  let plainChars = 0;
   const seen = new Set<string>();
   let firstUser = true;
   let lineCount = 0;
@@ -205,14 +221,12 @@ export function summarizeExtractively(content: string, settings: ExtractiveSumma
         seen.add(key);
         const base = scoreUnit(text, line.kind, message.role, terms, line.isError === true);
         const score = base > 0 ? base + userBonus - (inFence && line.kind === 'text' ? 1 : 0) : 0;
-        if (score <= 0) continue;
-        units.push({
-          text,
-          label: labelOf(message, line.kind, line.toolName),
-          line: lineCount,
-          score,
-          index: units.length,
-        });
+        const unit = { text, label: labelOf(message, line.kind, line.toolName), line: lineCount, score };
+        if (score > 0) units.push({ ...unit, index: units.length });
+        else if (plainChars < settings.maxLength) {
+          plain.push({ ...unit, index: plain.length });
+          plainChars += text.length;
+        }
       }
     }
   }
@@ -221,14 +235,11 @@ export function summarizeExtractively(content: string, settings: ExtractiveSumma
   // Newer lines win ties: the later state of the work matters more than the earlier.
   const ranked = [...units].sort((a, b) => b.score - a.score || b.index - a.index);
   const intro = 'Key points:\n';
-  let budget = settings.maxLength - head.length - intro.length;
-  const kept: Unit[] = [];
-  for (const unit of ranked) {
-    const size = unit.text.length + unit.label.length + 3;
-    if (size > budget) continue;
-    kept.push(unit);
-    budget -= size;
-  }
+  const budget = settings.maxLength - head.length - intro.length;
+  let kept = keptWithin(ranked, budget);
+  // Nothing scored ("ok", "Please paste the log."): an empty summary would drop those messages
+  // without a trace, so it keeps their opening instead.
+  if (kept.length === 0) kept = keptWithin(plain, budget);
   kept.sort((a, b) => a.index - b.index);
   let body = '';
   if (kept.length > 0) {
