@@ -292,15 +292,13 @@ describe('createOfflineContextTools: summarize', () => {
     expect(summary).not.toMatch(/\b(user|assistant|result): (user|assistant)\b/);
   });
 
-  it('keeps the opening of messages in which no line stands out, rather than nothing', async () => {
+  it('keeps the line messages open with when none of their lines stands out, rather than nothing', async () => {
     const content = '[assistant]\nPlease paste the log.\n[user]\nSure, one moment.\n[assistant]\nThank you.';
     expect(await tools.summarize({ content, maxLength: 200 })).toBe(
-      'Key points:\nassistant: Please paste the log.\nuser: Sure, one moment.\nassistant: Thank you.',
-    );
-    // As much of the opening as fits.
-    expect(await tools.summarize({ content, maxLength: 50 })).toBe(
       'Key points:\nassistant: Please paste the log.',
     );
+    // Within maxLength, as every summary.
+    expect((await tools.summarize({ content, maxLength: 20 })).length).toBeLessThanOrEqual(20);
   });
 
   it('summarizes plain text', async () => {

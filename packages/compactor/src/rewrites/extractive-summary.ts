@@ -195,9 +195,8 @@ export function summarizeExtractively(content: string, settings: ExtractiveSumma
   head += factDigest(content, head, Math.min(digestRoom, settings.maxLength - head.length));
 
   const units: Unit[] = [];
-  // Lines with nothing that scores, in order: the opening a summary falls back to when no line scores.
-  const plain: Unit[] = [];
-  let plainChars = 0;
+  // The first line that scores nothing: what the summary says when no line scores.
+  let opening: Unit | undefined;
   const seen = new Set<string>();
   let firstUser = true;
   let lineCount = 0;
@@ -223,10 +222,7 @@ export function summarizeExtractively(content: string, settings: ExtractiveSumma
         const score = base > 0 ? base + userBonus - (inFence && line.kind === 'text' ? 1 : 0) : 0;
         const unit = { text, label: labelOf(message, line.kind, line.toolName), line: lineCount, score };
         if (score > 0) units.push({ ...unit, index: units.length });
-        else if (plainChars < settings.maxLength) {
-          plain.push({ ...unit, index: plain.length });
-          plainChars += text.length;
-        }
+        else opening ??= { ...unit, index: 0 };
       }
     }
   }
@@ -237,9 +233,9 @@ export function summarizeExtractively(content: string, settings: ExtractiveSumma
   const intro = 'Key points:\n';
   const budget = settings.maxLength - head.length - intro.length;
   let kept = keptWithin(ranked, budget);
-  // Nothing scored ("ok", "Please paste the log."): an empty summary would drop those messages
-  // without a trace, so it keeps their opening instead.
-  if (kept.length === 0) kept = keptWithin(plain, budget);
+  // Nothing scored ("Please paste the log."): an empty summary would drop those messages without a
+  // trace, so it keeps the line they open with.
+  if (kept.length === 0 && opening) kept = keptWithin([opening], budget);
   kept.sort((a, b) => a.index - b.index);
   let body = '';
   if (kept.length > 0) {
