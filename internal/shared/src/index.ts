@@ -17,7 +17,16 @@ export type { MessageSnapshot } from './message-snapshot.js';
 export { matchesSnapshot, takeMessageSnapshot } from './message-snapshot.js';
 export type { CompactionPart } from './provider-compaction.js';
 export { COMPACTION_KIND, isCompactionPart, newestCompactionIndex } from './provider-compaction.js';
-export { converterHint, foreignFormatOf, OPENAI_ONLY_FIELDS, providerFormatOf } from './provider-format.js';
+export {
+  AI_SDK_JSON_MARK,
+  CTXGUARD_PROVIDER,
+  converterHint,
+  foreignFormatOf,
+  isAISDKOutput,
+  isUnconvertedAISDKOutput,
+  OPENAI_ONLY_FIELDS,
+  providerFormatOf,
+} from './provider-format.js';
 export { randomUuid } from './random-uuid.js';
 export { belowTokenizerSpread } from './tokenizer-spread.js';
 export { charsPerRequest, toolsWindowTokens } from './tools-window.js';

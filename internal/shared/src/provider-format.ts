@@ -38,8 +38,39 @@ const RESPONSES_ITEM_TYPES = new Set([
 const AI_SDK_OUTPUT_TYPES = new Set(['text', 'json', 'error-text', 'error-json', 'content']);
 
 /** A tool result's output in the AI SDK's shape (`{ type: 'text', value }` and the like). */
-function isAISDKOutput(output: unknown): boolean {
+export function isAISDKOutput(output: unknown): boolean {
   return isRecord(output) && 'value' in output && AI_SDK_OUTPUT_TYPES.has(output['type'] as string);
+}
+
+/**
+ * Provider-options key under which ctxguard's converters keep what core has no field for (the AI
+ * SDK converters: an image file's name, how a tool output was sent, its own provider options).
+ * Other formats ignore it, as they ignore every unknown provider.
+ */
+export const CTXGUARD_PROVIDER = 'ctxguard';
+
+/**
+ * The mark (under {@link CTXGUARD_PROVIDER}) on a tool result converted from an AI SDK `json`
+ * output whose value could be read otherwise: a string (it goes back as JSON, not text) or an
+ * object shaped like an AI SDK output (the tool's own value, not an unconverted output).
+ */
+export const AI_SDK_JSON_MARK = 'jsonOutput';
+
+/**
+ * Whether the tool-result `part` holds an AI SDK tool output as the AI SDK sends it: given without
+ * `fromAISDK`, which unwraps outputs (and marks a tool's own value of that shape).
+ */
+export function isUnconvertedAISDKOutput(part: unknown): boolean {
+  if (!isRecord(part) || part['type'] !== 'tool-result' || !isAISDKOutput(part['output'])) return false;
+  const options = part['providerOptions'];
+  const ours = isRecord(options) ? options[CTXGUARD_PROVIDER] : undefined;
+  return !(isRecord(ours) && ours[AI_SDK_JSON_MARK] === true);
+}
+
+/** An image or file part whose data is a `URL` or bytes, as the AI SDK takes them (ctxguard's are strings). */
+function holdsAISDKData(part: Record<string, unknown>): boolean {
+  const data = part['type'] === 'image' ? part['image'] : part['type'] === 'file' ? part['data'] : undefined;
+  return data instanceof URL || data instanceof ArrayBuffer || ArrayBuffer.isView(data);
 }
 
 /** A tool part as AI SDK 4 wrote it: `args` for `input`, `result` for `output`. */
@@ -62,7 +93,7 @@ export function providerFormatOf(message: unknown): ProviderFormat | undefined {
     if (RESPONSES_PART_TYPES.has(part['type'])) return 'openai-responses';
     if (ANTHROPIC_PART_TYPES.has(part['type']) || (part['type'] === 'image' && 'source' in part))
       return 'anthropic';
-    if (part['type'] === 'tool-result' && isAISDKOutput(part['output'])) return 'aisdk';
+    if (isUnconvertedAISDKOutput(part) || holdsAISDKData(part)) return 'aisdk';
     if (isAISDK4Part(part)) return 'aisdk4';
   }
   return undefined;

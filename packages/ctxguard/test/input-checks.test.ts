@@ -159,9 +159,7 @@ describe('recordCompletion with the same low usage on every call of a growing ag
         { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'read', input: {} }] },
         {
           role: 'tool',
-          content: [
-            { type: 'tool-result', toolCallId: id, toolName: 'read', output: { type: 'text', value: text } },
-          ],
+          content: [{ type: 'tool-result', toolCallId: id, toolName: 'read', output: text }],
         },
       );
     }

@@ -1,6 +1,14 @@
 // `prepare` takes ctxguard's message model; a provider's own messages fail with the converter to use.
 // `recordCompletion` takes OpenAI's and Anthropic's `response.usage` as they come.
-import { createContextGuard, fromAnthropic, InvalidInputError, toAnthropic, type Usage } from 'ctxguard';
+import {
+  createContextGuard,
+  fromAISDK,
+  fromAnthropic,
+  InvalidInputError,
+  toAISDK,
+  toAnthropic,
+  type Usage,
+} from 'ctxguard';
 import { describe, expect, it, vi } from 'vitest';
 
 const openAIChat = [
@@ -81,6 +89,49 @@ describe("a provider's own messages", () => {
     ]);
     expect(error.message).toMatch(/messages\[2\]/);
     expect(error.message).not.toMatch(/fromAISDK/);
+  });
+
+  it('AI SDK tool outputs ({ type, value }) given without fromAISDK: the error names the output and the converter', async () => {
+    const call = {
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: {} }],
+    };
+    const answer = (output: unknown) => ({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read', output }],
+    });
+    for (const output of [
+      { type: 'json', value: { lines: 3 } },
+      { type: 'text', value: 'export const a = 1;' },
+      { type: 'content', value: [{ type: 'text', text: 'done' }] },
+    ]) {
+      const error = await prepareError([{ role: 'user', content: 'Read it.' }, call, answer(output)]);
+      expect(error.path).toEqual(['messages', 2, 'content', 0, 'output']);
+      expect(error.message).toMatch(/messages\[2\]\.content\[0\]\.output/);
+      expect(error.message).toMatch(/fromAISDK\(messages\)/);
+    }
+    // A tool whose own value has that shape goes through fromAISDK, and comes back as it was sent.
+    const aiSdk = [
+      { role: 'user', content: 'Read it.' },
+      call,
+      answer({ type: 'json', value: { type: 'text', value: 'the tool returned this object' } }),
+    ];
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const result = await guard.prepare({ conversationId: 'own-value', messages: fromAISDK(aiSdk) });
+    expect(toAISDK(result.messages)).toEqual(aiSdk);
+    await guard.close();
+  });
+
+  it('AI SDK image and file data (URL, bytes): the error says to use fromAISDK', async () => {
+    for (const part of [
+      { type: 'image', image: new URL('https://example.com/a.png') },
+      { type: 'image', image: new Uint8Array([137, 80, 78, 71]) },
+      { type: 'file', data: new URL('https://example.com/a.pdf'), mediaType: 'application/pdf' },
+    ]) {
+      const error = await prepareError([{ role: 'user', content: [part] }]);
+      expect(error.message).toMatch(/messages\[0\]\.content\[0\]/);
+      expect(error.message).toMatch(/fromAISDK\(messages\)/);
+    }
   });
 
   it('AI SDK 4 tool parts (`args`, `result`): the error names the fields AI SDK 5 renamed', async () => {

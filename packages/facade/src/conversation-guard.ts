@@ -60,7 +60,7 @@ import type {
 } from './facade-types.js';
 import { messagesToSend, OriginalsIndex, type SyncOptions, syncHistory } from './history-sync.js';
 import { readLearnedLimit, storeLearnedLimit } from './learned-limit.js';
-import { droppedFieldError } from './provider-shapes.js';
+import { foreignShapeError } from './provider-shapes.js';
 import {
   type RequestExtras,
   type RequestRecord,
@@ -1168,8 +1168,8 @@ function validateFrom(input: PrepareInput, app: readonly unknown[], from: number
   for (let i = from; i < app.length; i++) {
     const result = messageSchema.safeParse(app[i]);
     if (!result.success) throw invalidMessageError(input, i);
-    const dropped = droppedFieldError(app[i], i);
-    if (dropped !== undefined) throw dropped;
+    const foreign = foreignShapeError(app[i], i);
+    if (foreign !== undefined) throw foreign;
     parsed.push(result.data);
   }
   assertToolPairs(app, from);

@@ -1,5 +1,12 @@
 import { InvalidInputError, type Usage, usageSchema } from '@ctxguard/core';
-import { converterHint, isRecord, lazySchema, OPENAI_ONLY_FIELDS } from '@ctxguard/shared';
+import {
+  converterHint,
+  isRecord,
+  isUnconvertedAISDKOutput,
+  lazySchema,
+  OPENAI_ONLY_FIELDS,
+  partsOf,
+} from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Usage as OpenAI Chat Completions reports it (`response.usage`). */
@@ -252,15 +259,23 @@ function isWholeResponse(value: Record<string, unknown>): boolean {
 }
 
 /**
- * The error for `message` (at `index`, valid otherwise) when it carries a field of OpenAI's message
- * shape that validation would drop, and with it the message's tool calls; undefined without one.
+ * The error for `message` (at `index`, valid otherwise) when it is in a provider's own shape that
+ * validation would misread: a field of OpenAI's that it would drop (and with it the message's tool
+ * calls), or an AI SDK tool output that a compaction would turn into a string the AI SDK rejects.
+ * Undefined without one.
  */
-export function droppedFieldError(message: unknown, index: number): InvalidInputError | undefined {
+export function foreignShapeError(message: unknown, index: number): InvalidInputError | undefined {
   if (!isRecord(message)) return undefined;
   const field = OPENAI_ONLY_FIELDS.find((name) => name in message);
-  if (field === undefined) return undefined;
+  if (field !== undefined)
+    return new InvalidInputError(
+      `Invalid prepare input: messages[${index}].${field}: ctxguard messages have no such field (it would be lost). ${converterHint('openai')}`,
+      ['messages', index, field],
+    );
+  const part = partsOf(message).findIndex(isUnconvertedAISDKOutput);
+  if (part === -1) return undefined;
   return new InvalidInputError(
-    `Invalid prepare input: messages[${index}].${field}: ctxguard messages have no such field (it would be lost). ${converterHint('openai')}`,
-    ['messages', index, field],
+    `Invalid prepare input: messages[${index}].content[${part}].output: a ctxguard tool result holds the tool's own output, not the AI SDK's { type, value } wrapper. ${converterHint('aisdk')}`,
+    ['messages', index, 'content', part, 'output'],
   );
 }

@@ -4,17 +4,11 @@ import {
   providerOptionsSchema,
   type ToolResultPart,
 } from '@ctxguard/core';
+import { AI_SDK_JSON_MARK, CTXGUARD_PROVIDER, isAISDKOutput } from '@ctxguard/shared';
 import { providerOption, withoutProviderOption, withProviderOption } from './shared.js';
 
-/**
- * Provider-options key under which the AI SDK converters keep what core has no field for (an image
- * file's name, a JSON tool output that is a string, a tool output's own provider options), so the way
- * back to the AI SDK restores it. Other formats ignore it, as they ignore every unknown provider.
- */
-export const CTXGUARD_PROVIDER = 'ctxguard';
-
 /** What the AI SDK converters keep under {@link CTXGUARD_PROVIDER}. */
-export type AISDKExtra = 'filename' | 'jsonOutput' | 'outputProviderOptions';
+export type AISDKExtra = 'filename' | typeof AI_SDK_JSON_MARK | 'outputProviderOptions';
 
 /** `options` with `ctxguard[extra] = value` (unchanged when value is undefined). */
 export function withExtra(
@@ -52,7 +46,7 @@ export function toolOutputKind(part: ToolResultPart): {
   kind: 'text' | 'json';
   rest: ProviderOptions | undefined;
 } {
-  const { value, rest } = takeExtra(part.providerOptions, 'jsonOutput');
+  const { value, rest } = takeExtra(part.providerOptions, AI_SDK_JSON_MARK);
   const kind = typeof part.output === 'string' && value !== true ? 'text' : 'json';
   return { kind, rest };
 }
@@ -67,12 +61,17 @@ export function takeOutputProviderOptions(options: ProviderOptions | undefined):
   return { outputOptions: parsed?.success ? parsed.data : undefined, rest };
 }
 
-/** `options` marked so a `json` / `error-json` output whose value is a string comes back as JSON, not text. */
+/**
+ * `options` marked when a `json` / `error-json` output's value could be read otherwise: a string
+ * (so it comes back as JSON, not text) or a value shaped like an AI SDK output (so `prepare` takes
+ * it for the tool's own value, not for an output given without `fromAISDK`).
+ */
 export function withJsonStringMark(
   output: { type: string; value?: unknown },
   options: ProviderOptions | undefined,
 ): ProviderOptions | undefined {
-  const jsonString =
-    (output.type === 'json' || output.type === 'error-json') && typeof output.value === 'string';
-  return jsonString ? withExtra(options, 'jsonOutput', true) : options;
+  const ambiguous =
+    (output.type === 'json' || output.type === 'error-json') &&
+    (typeof output.value === 'string' || isAISDKOutput(output.value));
+  return ambiguous ? withExtra(options, AI_SDK_JSON_MARK, true) : options;
 }

@@ -13,7 +13,7 @@ import type {
   ToolResultPart,
   UserMessage,
 } from '@ctxguard/core';
-import { COMPACTION_KIND, pushAll } from '@ctxguard/shared';
+import { AI_SDK_JSON_MARK, COMPACTION_KIND, pushAll } from '@ctxguard/shared';
 import type { z } from 'zod';
 import { anthropicCompactionToAISDK } from '../ai-sdk/compaction-parts.js';
 import { takeExtra, takeFilename, takeOutputProviderOptions, toolOutputKind } from '../ai-sdk-extras.js';
@@ -182,7 +182,7 @@ function toolResultOptions(part: ToolResultPart): {
   outputOptions: ProviderOptions | undefined;
 } {
   const { outputOptions, rest } = takeOutputProviderOptions(part.providerOptions);
-  return { partOptions: takeExtra(rest, 'jsonOutput').rest, outputOptions };
+  return { partOptions: takeExtra(rest, AI_SDK_JSON_MARK).rest, outputOptions };
 }
 
 function systemToPrompt(
