@@ -183,6 +183,41 @@ describe('parseOptions', () => {
   });
 });
 
+describe('an unknown option or field that is a known one misspelt', () => {
+  const schema = z.strictObject({
+    contextLimit: z.number().optional(),
+    strategy: z.string().optional(),
+    thresholds: z.strictObject({ warn: z.number().optional(), exact: z.number().optional() }).optional(),
+  });
+  const messageOf = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('accepted');
+  };
+
+  it.each([
+    [{ contextLimt: 1 }, 'Unrecognized key: "contextLimt" (did you mean "contextLimit"?)'],
+    [{ Strategy: 'x' }, 'Unrecognized key: "Strategy" (did you mean "strategy"?)'],
+    [{ thresholds: { warnn: 0.5 } }, 'thresholds: Unrecognized key: "warnn" (did you mean "warn"?)'],
+    [{ thresholds: { wran: 0.5 } }, 'thresholds: Unrecognized key: "wran" (did you mean "warn"?)'],
+  ])('names the option it looks like: %j', (options, said) => {
+    expect(messageOf(() => parseOptions(schema, options, 'Thing options'))).toContain(said);
+    expect(messageOf(() => parseInput(schema, options, 'thing input'))).toContain(said);
+  });
+
+  it('suggests nothing for a name no option is close to', () => {
+    expect(messageOf(() => parseOptions(schema, { budget: 1 }, 'Thing options'))).toBe(
+      'Thing options: Unrecognized key: "budget"',
+    );
+    expect(messageOf(() => parseOptions(schema, { thresholds: { wait: 1 } }, 'Thing options'))).toBe(
+      'Thing options.thresholds: Unrecognized key: "wait"',
+    );
+  });
+});
+
 describe('describeZodIssues', () => {
   it('flattens nested unions into field issues', () => {
     const schema = z.object({

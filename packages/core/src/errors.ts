@@ -1,5 +1,5 @@
 import { converterHint, foreignFormatOf, formatPath } from '@ctxguard/shared';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** Stable machine-readable codes used across every ctxguard package. */
 export type CtxGuardErrorCode =
@@ -112,10 +112,15 @@ function cleanPath(path: readonly PropertyKey[]): (string | number)[] {
   return path.filter((p): p is string | number => typeof p !== 'symbol');
 }
 
-/** Zod's message, but a fraction where a whole number belongs says so ("expected int, received number" does not). */
-function messageOf(issue: RawIssue): string {
+/**
+ * Zod's message, but a fraction where a whole number belongs says so ("expected int, received
+ * number" does not), and an unknown key that is a known one misspelt names the known one.
+ */
+function messageOf(issue: RawIssue, path: readonly PropertyKey[], schema: z.ZodType | undefined): string {
   if (issue.code === 'invalid_type' && issue.expected === 'int')
     return 'Invalid input: expected a whole number, received a fraction';
+  if (issue.code === 'unrecognized_keys' && schema)
+    return issue.message + spellingHint(issue.keys, namesAt(schema, path));
   return issue.message;
 }
 
@@ -123,10 +128,10 @@ function messageOf(issue: RawIssue): string {
  * Zod reports a failed union as one issue at the union's path. Descend into the branch that
  * got furthest so the error names the real field (`content[0].toolCallId`), not `content`.
  */
-function flattenIssue(issue: RawIssue, prefix: (string | number)[]): FieldIssue[] {
+function flattenIssue(issue: RawIssue, prefix: (string | number)[], schema?: z.ZodType): FieldIssue[] {
   const path = [...prefix, ...cleanPath(issue.path)];
   if (issue.code !== 'invalid_union' || issue.errors.length === 0)
-    return [{ path, message: messageOf(issue) }];
+    return [{ path, message: messageOf(issue, path, schema) }];
   const branches = issue.errors.map((branch) => branch.flatMap((inner) => flattenIssue(inner, path)));
   // A loop, not Math.max(...): a branch may hold more issues than a call takes arguments.
   const depth = (branch: FieldIssue[]) => {
@@ -158,13 +163,20 @@ function flattenIssue(issue: RawIssue, prefix: (string | number)[]): FieldIssue[
   return [{ path, message }];
 }
 
-/** Flattens zod issues (unions included) into `{ path, message }` pairs. */
-export function describeZodIssues(error: z.ZodError): FieldIssue[] {
-  return error.issues.flatMap((issue) => flattenIssue(issue, []));
+/**
+ * Flattens zod issues (unions included) into `{ path, message }` pairs. Given the `schema` that
+ * failed, an unknown key that is one of its keys misspelt names that key.
+ */
+export function describeZodIssues(error: z.ZodError, schema?: z.ZodType): FieldIssue[] {
+  return error.issues.flatMap((issue) => flattenIssue(issue, [], schema));
 }
 
-function summarize(error: z.ZodError, root: string): { text: string; path: (string | number)[] } {
-  const issues = describeZodIssues(error);
+function summarize(
+  error: z.ZodError,
+  root: string,
+  schema: z.ZodType,
+): { text: string; path: (string | number)[] } {
+  const issues = describeZodIssues(error, schema);
   const lines = issues.slice(0, 5).map((issue) => `${formatPath(issue.path, root)}: ${issue.message}`);
   if (issues.length > 5) lines.push(`…and ${issues.length - 5} more`);
   return { text: lines.join('; '), path: issues[0]?.path ?? [] };
@@ -184,7 +196,7 @@ export function parseInput<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const { text, path } = summarize(result.error, root);
+  const { text, path } = summarize(result.error, root, schema);
   const format = foreignFormatOf(messagesIn(input), own);
   const hint = format === undefined ? '' : `. ${converterHint(format)}`;
   throw new InvalidInputError(`${text}${hint}`, path, { cause: result.error });
@@ -206,6 +218,64 @@ function messagesIn(input: unknown): unknown[] {
 export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, root: string): z.output<S> {
   const result = schema.safeParse(input ?? {}, { jitless: true });
   if (result.success) return result.data;
-  const { text, path } = summarize(result.error, root);
+  const { text, path } = summarize(result.error, root, schema);
   throw new InvalidOptionsError(text, path, { cause: result.error });
+}
+
+/** The field names of the object `schema` holds at `path` (through arrays and optional, nullable and default wrappers). */
+function namesAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let current = unwrapped(schema);
+  for (const key of path) {
+    if (current instanceof z.ZodArray && typeof key === 'number') current = unwrapped(current.element);
+    else if (current instanceof z.ZodObject) current = unwrapped(current.shape[String(key)]);
+    else return [];
+  }
+  return current instanceof z.ZodObject ? Object.keys(current.shape) : [];
+}
+
+function unwrapped(schema: unknown): unknown {
+  let current = schema;
+  while (
+    current instanceof z.ZodOptional ||
+    current instanceof z.ZodNullable ||
+    current instanceof z.ZodDefault
+  )
+    current = current.unwrap();
+  return current;
+}
+
+/** ` (did you mean "contextLimit"?)` for the unknown names a known one is a slip of the keyboard away from. */
+function spellingHint(unknown: readonly string[], known: readonly string[]): string {
+  const meant = unknown.flatMap((name) => {
+    const close = known.filter((option) => isSlipOf(name, option));
+    return close.length === 1 ? [`"${close[0]}"`] : [];
+  });
+  return meant.length === 0 ? '' : ` (did you mean ${meant.join(', ')}?)`;
+}
+
+/**
+ * Edits (insert, delete, replace, swap two neighbours) from `a` to `b`. Names are short, so the
+ * table is small; a library for it would load as CommonJS, which costs a cold start more than this.
+ */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    const row = rows[i]!;
+    for (let j = 1; j <= b.length; j++) {
+      const replace = rows[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
+      row[j] = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, replace);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j]!, rows[i - 2]![j - 2]! + 1);
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/** Whether `name` is `option` misspelt: another case, or one edit (two in a name of over five letters). */
+function isSlipOf(name: string, option: string): boolean {
+  const [a, b] = [name.toLowerCase(), option.toLowerCase()];
+  if (a === b) return true;
+  if (b.length < 3) return false;
+  return editDistance(a, b) <= (b.length > 5 ? 2 : 1);
 }

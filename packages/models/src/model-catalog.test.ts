@@ -367,7 +367,10 @@ describe('register', () => {
     [{ tokenizer: { strategy: 'tiktoken', encoding: 'gpt2' } }, 'models[1].tokenizer.encoding'],
     [{ tokenizer: { strategy: 'count_api', api: 'openai' } }, 'models[1].tokenizer.api'],
     [{ tokenizer: { strategy: 'magic' } }, 'models[1].tokenizer.strategy'],
-    [{ maxOutputToken: 90 }, 'models[1]: Unrecognized key: "maxOutputToken"'],
+    [
+      { maxOutputToken: 90 },
+      'models[1]: Unrecognized key: "maxOutputToken" (did you mean "maxOutputTokens"?)',
+    ],
     [
       { tokenizer: { strategy: 'heuristic', encoding: 'o200k_base' } },
       'models[1].tokenizer: Unrecognized key',
