@@ -18,13 +18,13 @@ export { matchesSnapshot, takeMessageSnapshot } from './message-snapshot.js';
 export type { CompactionPart } from './provider-compaction.js';
 export { COMPACTION_KIND, isCompactionPart, newestCompactionIndex } from './provider-compaction.js';
 export {
-  AI_SDK_JSON_MARK,
   CTXGUARD_PROVIDER,
   converterHint,
   foreignFormatOf,
   isAISDKOutput,
   isUnconvertedAISDKOutput,
   OPENAI_ONLY_FIELDS,
+  OWN_OUTPUT_MARK,
   providerFormatOf,
 } from './provider-format.js';
 export { randomUuid } from './random-uuid.js';

@@ -50,21 +50,21 @@ export function isAISDKOutput(output: unknown): boolean {
 export const CTXGUARD_PROVIDER = 'ctxguard';
 
 /**
- * The mark (under {@link CTXGUARD_PROVIDER}) on a tool result converted from an AI SDK `json`
- * output whose value could be read otherwise: a string (it goes back as JSON, not text) or an
- * object shaped like an AI SDK output (the tool's own value, not an unconverted output).
+ * The mark (under {@link CTXGUARD_PROVIDER}) on a tool result whose output is the tool's own value
+ * though it has the shape of an AI SDK output (`{ type: 'json', value }`): `fromAISDK` sets it, an
+ * app that builds such a result by hand sets it, and `prepare` then takes the output as it is.
  */
-export const AI_SDK_JSON_MARK = 'jsonOutput';
+export const OWN_OUTPUT_MARK = 'ownOutput';
 
 /**
  * Whether the tool-result `part` holds an AI SDK tool output as the AI SDK sends it: given without
- * `fromAISDK`, which unwraps outputs (and marks a tool's own value of that shape).
+ * `fromAISDK`, which unwraps outputs (and marks a tool's own value of that shape, {@link OWN_OUTPUT_MARK}).
  */
 export function isUnconvertedAISDKOutput(part: unknown): boolean {
   if (!isRecord(part) || part['type'] !== 'tool-result' || !isAISDKOutput(part['output'])) return false;
   const options = part['providerOptions'];
   const ours = isRecord(options) ? options[CTXGUARD_PROVIDER] : undefined;
-  return !(isRecord(ours) && ours[AI_SDK_JSON_MARK] === true);
+  return !(isRecord(ours) && ours[OWN_OUTPUT_MARK] === true);
 }
 
 /** An image or file part whose data is a `URL` or bytes, as the AI SDK takes them (ctxguard's are strings). */

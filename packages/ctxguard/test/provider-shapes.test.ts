@@ -109,6 +109,9 @@ describe("a provider's own messages", () => {
       expect(error.path).toEqual(['messages', 2, 'content', 0, 'output']);
       expect(error.message).toMatch(/messages\[2\]\.content\[0\]\.output/);
       expect(error.message).toMatch(/fromAISDK\(messages\)/);
+      expect(error.message).toContain(
+        'mark the part with providerOptions: { ctxguard: { ownOutput: true } }',
+      );
     }
     // A tool whose own value has that shape goes through fromAISDK, and comes back as it was sent.
     const aiSdk = [
@@ -119,6 +122,65 @@ describe("a provider's own messages", () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
     const result = await guard.prepare({ conversationId: 'own-value', messages: fromAISDK(aiSdk) });
     expect(toAISDK(result.messages)).toEqual(aiSdk);
+    await guard.close();
+  });
+
+  it("a tool's own value of that shape, marked ownOutput by hand, is taken as it is; a compacted one goes back as text", async () => {
+    const big = (n: number) =>
+      Array.from({ length: 400 }, (_, i) => `line ${n}.${i}: result ${i * 7}`).join('\n');
+    const aiSdk: unknown[] = [{ role: 'user', content: 'Start.' }];
+    for (let i = 0; i < 6; i++) {
+      aiSdk.push({
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: `c${i}`, toolName: 'read', input: { i } }],
+      });
+      const value = i % 2 ? { type: 'text', value: big(i) } : { lines: big(i) };
+      aiSdk.push({
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: `c${i}`, toolName: 'read', output: { type: 'json', value } },
+        ],
+      });
+    }
+    aiSdk.push({ role: 'user', content: 'Go on.' });
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
+    const result = await guard.prepare({ conversationId: 'pruned', messages: fromAISDK(aiSdk) });
+    expect(result.actions.some((action) => action.type === 'compaction')).toBe(true);
+    const outputs = (
+      toAISDK(result.messages) as { role: string; content: { output: { type: string; value: unknown } }[] }[]
+    )
+      .filter((message) => message.role === 'tool')
+      .map((message) => message.content[0]!.output);
+    // What a compaction replaced is a string and goes as text, whichever shape the tool's value had;
+    // what it left goes back as it came.
+    const replaced = outputs.filter((output) => typeof output.value === 'string');
+    expect(replaced.length).toBeGreaterThan(1);
+    for (const output of replaced) expect(output.type).toBe('text');
+    expect(outputs.at(-1)).toEqual({ type: 'json', value: { type: 'text', value: big(5) } });
+
+    const marked = await guard.prepare({
+      conversationId: 'marked',
+      messages: [
+        { role: 'user', content: 'Read it.' },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: {} }],
+        },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'c1',
+              toolName: 'read',
+              output: { type: 'text', value: 'a@b.c' },
+              providerOptions: { ctxguard: { ownOutput: true } },
+            },
+          ],
+        },
+      ],
+    });
+    expect(marked.messages[2]).toMatchObject({ content: [{ output: { type: 'text', value: 'a@b.c' } }] });
     await guard.close();
   });
 

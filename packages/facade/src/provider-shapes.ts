@@ -1,10 +1,12 @@
 import { InvalidInputError, type Usage, usageSchema } from '@ctxguard/core';
 import {
+  CTXGUARD_PROVIDER,
   converterHint,
   isRecord,
   isUnconvertedAISDKOutput,
   lazySchema,
   OPENAI_ONLY_FIELDS,
+  OWN_OUTPUT_MARK,
   partsOf,
 } from '@ctxguard/shared';
 import { z } from 'zod';
@@ -275,7 +277,7 @@ export function foreignShapeError(message: unknown, index: number): InvalidInput
   const part = partsOf(message).findIndex(isUnconvertedAISDKOutput);
   if (part === -1) return undefined;
   return new InvalidInputError(
-    `Invalid prepare input: messages[${index}].content[${part}].output: a ctxguard tool result holds the tool's own output, not the AI SDK's { type, value } wrapper. ${converterHint('aisdk')}`,
+    `Invalid prepare input: messages[${index}].content[${part}].output: a ctxguard tool result holds the tool's own output, not the AI SDK's { type, value } wrapper. ${converterHint('aisdk')} If that object is the tool's own output, mark the part with providerOptions: { ${CTXGUARD_PROVIDER}: { ${OWN_OUTPUT_MARK}: true } }.`,
     ['messages', index, 'content', part, 'output'],
   );
 }

@@ -4,11 +4,11 @@ import {
   providerOptionsSchema,
   type ToolResultPart,
 } from '@ctxguard/core';
-import { AI_SDK_JSON_MARK, CTXGUARD_PROVIDER, isAISDKOutput } from '@ctxguard/shared';
+import { CTXGUARD_PROVIDER, isAISDKOutput, OWN_OUTPUT_MARK } from '@ctxguard/shared';
 import { providerOption, withoutProviderOption, withProviderOption } from './shared.js';
 
 /** What the AI SDK converters keep under {@link CTXGUARD_PROVIDER}. */
-export type AISDKExtra = 'filename' | typeof AI_SDK_JSON_MARK | 'outputProviderOptions';
+export type AISDKExtra = 'filename' | 'jsonOutput' | typeof OWN_OUTPUT_MARK | 'outputProviderOptions';
 
 /** `options` with `ctxguard[extra] = value` (unchanged when value is undefined). */
 export function withExtra(
@@ -40,15 +40,15 @@ export function takeFilename(options: ProviderOptions | undefined): {
 
 /**
  * How a core tool result's `output` travels in the AI SDK: a string is `text` unless it came from a
- * `json` output whose value was a string. Also gives the part's options without the marker.
+ * `json` output whose value was a string. Also gives the part's options without the output marks.
  */
 export function toolOutputKind(part: ToolResultPart): {
   kind: 'text' | 'json';
   rest: ProviderOptions | undefined;
 } {
-  const { value, rest } = takeExtra(part.providerOptions, AI_SDK_JSON_MARK);
+  const { value, rest } = takeExtra(part.providerOptions, 'jsonOutput');
   const kind = typeof part.output === 'string' && value !== true ? 'text' : 'json';
-  return { kind, rest };
+  return { kind, rest: takeExtra(rest, OWN_OUTPUT_MARK).rest };
 }
 
 /** A tool output's own provider options kept on its core part, if they are well-formed. */
@@ -62,16 +62,15 @@ export function takeOutputProviderOptions(options: ProviderOptions | undefined):
 }
 
 /**
- * `options` marked when a `json` / `error-json` output's value could be read otherwise: a string
- * (so it comes back as JSON, not text) or a value shaped like an AI SDK output (so `prepare` takes
- * it for the tool's own value, not for an output given without `fromAISDK`).
+ * `options` with the marks a `json` / `error-json` output needs to come back as it was: its value is
+ * a string (`jsonOutput`: JSON, not text), or has the shape of an AI SDK output (the tool's own
+ * value, which `prepare` would otherwise take for an output given without `fromAISDK`).
  */
-export function withJsonStringMark(
+export function withOutputMarks(
   output: { type: string; value?: unknown },
   options: ProviderOptions | undefined,
 ): ProviderOptions | undefined {
-  const ambiguous =
-    (output.type === 'json' || output.type === 'error-json') &&
-    (typeof output.value === 'string' || isAISDKOutput(output.value));
-  return ambiguous ? withExtra(options, AI_SDK_JSON_MARK, true) : options;
+  if (output.type !== 'json' && output.type !== 'error-json') return options;
+  if (typeof output.value === 'string') return withExtra(options, 'jsonOutput', true);
+  return isAISDKOutput(output.value) ? withExtra(options, OWN_OUTPUT_MARK, true) : options;
 }

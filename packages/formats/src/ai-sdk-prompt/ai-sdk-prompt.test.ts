@@ -230,6 +230,7 @@ describe('fromAISDKPrompt / toAISDKPrompt', () => {
           { type: 'tool-call', toolCallId: 'c1', toolName: 'f', input: {} },
           { type: 'tool-call', toolCallId: 'c2', toolName: 'f', input: {} },
           { type: 'tool-call', toolCallId: 'c3', toolName: 'f', input: {} },
+          { type: 'tool-call', toolCallId: 'c4', toolName: 'f', input: {} },
         ],
       },
       {
@@ -258,12 +259,20 @@ describe('fromAISDKPrompt / toAISDKPrompt', () => {
               providerOptions: cache,
             },
           },
+          {
+            type: 'tool-result',
+            toolCallId: 'c4',
+            toolName: 'f',
+            output: { type: 'error-json', value: { type: 'text', value: 'the tool returned this object' } },
+          },
         ],
       },
     ];
     const core = fromAISDKPrompt(prompt);
     expect(partsOf(core, 0)[0]?.['type']).toBe('image');
     expect(partsOf(core, 2)[1]?.['output']).toBe('a string');
+    // A tool's own value shaped like an AI SDK output is marked as such, so prepare takes it.
+    expect(partsOf(core, 2)[3]?.['providerOptions']).toEqual({ ctxguard: { ownOutput: true } });
     expect(toAISDKPrompt(core)).toEqual(prompt);
   });
 

@@ -12,7 +12,7 @@ import {
 import { copyJsonValue } from '@ctxguard/shared';
 import type { z } from 'zod';
 import { anthropicCompactionFromAISDK, isAnthropicCompactionText } from '../ai-sdk/compaction-parts.js';
-import { withExtra, withJsonStringMark } from '../ai-sdk-extras.js';
+import { withExtra, withOutputMarks } from '../ai-sdk-extras.js';
 import {
   assignDefined,
   bytesToBase64,
@@ -122,7 +122,7 @@ function toolResultFromPrompt(part: z.output<typeof promptToolResultInput>, path
   // Core has no place for the output's own options; they are kept on the part for the way back.
   const options = withExtra(part.providerOptions, 'outputProviderOptions', output.providerOptions);
   const scalar = scalarToolOutput(output);
-  if (scalar) return withProviderOptions({ ...out, ...scalar }, withJsonStringMark(output, options));
+  if (scalar) return withProviderOptions({ ...out, ...scalar }, withOutputMarks(output, options));
   switch (output.type) {
     case 'execution-denied':
       out.output = output.reason ?? 'Tool call execution denied.';

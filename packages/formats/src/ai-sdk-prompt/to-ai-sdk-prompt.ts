@@ -13,10 +13,10 @@ import type {
   ToolResultPart,
   UserMessage,
 } from '@ctxguard/core';
-import { AI_SDK_JSON_MARK, COMPACTION_KIND, pushAll } from '@ctxguard/shared';
+import { COMPACTION_KIND, pushAll } from '@ctxguard/shared';
 import type { z } from 'zod';
 import { anthropicCompactionToAISDK } from '../ai-sdk/compaction-parts.js';
-import { takeExtra, takeFilename, takeOutputProviderOptions, toolOutputKind } from '../ai-sdk-extras.js';
+import { takeFilename, takeOutputProviderOptions, toolOutputKind } from '../ai-sdk-extras.js';
 import {
   baseToOptionsSchema,
   conversionError,
@@ -182,7 +182,7 @@ function toolResultOptions(part: ToolResultPart): {
   outputOptions: ProviderOptions | undefined;
 } {
   const { outputOptions, rest } = takeOutputProviderOptions(part.providerOptions);
-  return { partOptions: takeExtra(rest, AI_SDK_JSON_MARK).rest, outputOptions };
+  return { partOptions: toolOutputKind({ ...part, providerOptions: rest }).rest, outputOptions };
 }
 
 function systemToPrompt(

@@ -12,7 +12,7 @@ import type {
   UserMessage,
 } from '@ctxguard/core';
 import type { z } from 'zod';
-import { withExtra, withJsonStringMark } from '../ai-sdk-extras.js';
+import { withExtra, withOutputMarks } from '../ai-sdk-extras.js';
 import {
   assignDefined,
   bytesToBase64,
@@ -88,7 +88,7 @@ function toolResultFromAISDK(part: z.output<typeof toolResultInput>): ToolResult
   const { output } = part;
   const scalar = scalarToolOutput(output);
   if (scalar)
-    return withProviderOptions({ ...out, ...scalar }, withJsonStringMark(output, part.providerOptions));
+    return withProviderOptions({ ...out, ...scalar }, withOutputMarks(output, part.providerOptions));
   switch (output.type) {
     case 'content': {
       const content: ToolResultContentPart[] = output.value.map((inner) => {
