@@ -276,6 +276,8 @@ function editDistance(a: string, b: string): number {
 function isSlipOf(name: string, option: string): boolean {
   const [a, b] = [name.toLowerCase(), option.toLowerCase()];
   if (a === b) return true;
-  if (b.length < 3) return false;
-  return editDistance(a, b) <= (b.length > 5 ? 2 : 1);
+  const edits = b.length > 5 ? 2 : 1;
+  // Lengths further apart than that cannot be close (and a huge key never fills a table).
+  if (b.length < 3 || Math.abs(a.length - b.length) > edits) return false;
+  return editDistance(a, b) <= edits;
 }
