@@ -5,6 +5,7 @@ import {
   fromAISDK,
   fromAnthropic,
   InvalidInputError,
+  type MessageInput,
   toAISDK,
   toAnthropic,
   type Usage,
@@ -49,6 +50,23 @@ async function prepareError(messages: unknown[]): Promise<InvalidInputError> {
   throw new Error('prepare accepted messages in a provider format');
 }
 
+const call = {
+  role: 'assistant',
+  content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: {} }],
+};
+const answer = (output: unknown, providerOptions?: object) => ({
+  role: 'tool',
+  content: [
+    {
+      type: 'tool-result',
+      toolCallId: 'c1',
+      toolName: 'read',
+      output,
+      ...(providerOptions && { providerOptions }),
+    },
+  ],
+});
+
 describe("a provider's own messages", () => {
   it('OpenAI Chat messages: the error names the field and says to use fromOpenAIChat', async () => {
     const error = await prepareError(openAIChat);
@@ -92,14 +110,6 @@ describe("a provider's own messages", () => {
   });
 
   it('AI SDK tool outputs ({ type, value }) given without fromAISDK: the error names the output and the converter', async () => {
-    const call = {
-      role: 'assistant',
-      content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: {} }],
-    };
-    const answer = (output: unknown) => ({
-      role: 'tool',
-      content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read', output }],
-    });
     for (const output of [
       { type: 'json', value: { lines: 3 } },
       { type: 'text', value: 'export const a = 1;' },
@@ -162,23 +172,9 @@ describe("a provider's own messages", () => {
       conversationId: 'marked',
       messages: [
         { role: 'user', content: 'Read it.' },
-        {
-          role: 'assistant',
-          content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: {} }],
-        },
-        {
-          role: 'tool',
-          content: [
-            {
-              type: 'tool-result',
-              toolCallId: 'c1',
-              toolName: 'read',
-              output: { type: 'text', value: 'a@b.c' },
-              providerOptions: { ctxguard: { ownOutput: true } },
-            },
-          ],
-        },
-      ],
+        call,
+        answer({ type: 'text', value: 'a@b.c' }, { ctxguard: { ownOutput: true } }),
+      ] as MessageInput[],
     });
     expect(marked.messages[2]).toMatchObject({ content: [{ output: { type: 'text', value: 'a@b.c' } }] });
     await guard.close();

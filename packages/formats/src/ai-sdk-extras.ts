@@ -46,9 +46,14 @@ export function toolOutputKind(part: ToolResultPart): {
   kind: 'text' | 'json';
   rest: ProviderOptions | undefined;
 } {
-  const { value, rest } = takeExtra(part.providerOptions, 'jsonOutput');
-  const kind = typeof part.output === 'string' && value !== true ? 'text' : 'json';
-  return { kind, rest: takeExtra(rest, OWN_OUTPUT_MARK).rest };
+  const jsonString = providerOption(part.providerOptions, CTXGUARD_PROVIDER, 'jsonOutput') === true;
+  const kind = typeof part.output === 'string' && !jsonString ? 'text' : 'json';
+  return { kind, rest: withoutOutputMarks(part.providerOptions) };
+}
+
+/** `options` without the marks {@link withOutputMarks} sets: they are for the way back, not the provider. */
+export function withoutOutputMarks(options: ProviderOptions | undefined): ProviderOptions | undefined {
+  return takeExtra(takeExtra(options, 'jsonOutput').rest, OWN_OUTPUT_MARK).rest;
 }
 
 /** A tool output's own provider options kept on its core part, if they are well-formed. */

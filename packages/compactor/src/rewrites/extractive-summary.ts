@@ -220,9 +220,9 @@ export function summarizeExtractively(content: string, settings: ExtractiveSumma
         seen.add(key);
         const base = scoreUnit(text, line.kind, message.role, terms, line.isError === true);
         const score = base > 0 ? base + userBonus - (inFence && line.kind === 'text' ? 1 : 0) : 0;
-        const unit = { text, label: labelOf(message, line.kind, line.toolName), line: lineCount, score };
-        if (score > 0) units.push({ ...unit, index: units.length });
-        else opening ??= { ...unit, index: 0 };
+        const label = labelOf(message, line.kind, line.toolName);
+        if (score > 0) units.push({ text, label, line: lineCount, score, index: units.length });
+        else opening ??= { text, label, line: lineCount, score, index: 0 };
       }
     }
   }

@@ -16,7 +16,12 @@ import type {
 import { COMPACTION_KIND, pushAll } from '@ctxguard/shared';
 import type { z } from 'zod';
 import { anthropicCompactionToAISDK } from '../ai-sdk/compaction-parts.js';
-import { takeFilename, takeOutputProviderOptions, toolOutputKind } from '../ai-sdk-extras.js';
+import {
+  takeFilename,
+  takeOutputProviderOptions,
+  toolOutputKind,
+  withoutOutputMarks,
+} from '../ai-sdk-extras.js';
 import {
   baseToOptionsSchema,
   conversionError,
@@ -182,7 +187,7 @@ function toolResultOptions(part: ToolResultPart): {
   outputOptions: ProviderOptions | undefined;
 } {
   const { outputOptions, rest } = takeOutputProviderOptions(part.providerOptions);
-  return { partOptions: toolOutputKind({ ...part, providerOptions: rest }).rest, outputOptions };
+  return { partOptions: withoutOutputMarks(rest), outputOptions };
 }
 
 function systemToPrompt(
