@@ -1,4 +1,4 @@
-import { converterHint, foreignFormatOf, formatPath } from '@ctxguard/shared';
+import { closestName, converterHint, foreignFormatOf, formatPath } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Stable machine-readable codes used across every ctxguard package. */
@@ -247,37 +247,8 @@ function unwrapped(schema: unknown): unknown {
 /** ` (did you mean "contextLimit"?)` for the unknown names a known one is a slip of the keyboard away from. */
 function spellingHint(unknown: readonly string[], known: readonly string[]): string {
   const meant = unknown.flatMap((name) => {
-    const close = known.filter((option) => isSlipOf(name, option));
-    return close.length === 1 ? [`"${close[0]}"`] : [];
+    const close = closestName(name, known);
+    return close === undefined ? [] : [`"${close}"`];
   });
   return meant.length === 0 ? '' : ` (did you mean ${meant.join(', ')}?)`;
-}
-
-/**
- * Edits (insert, delete, replace, swap two neighbours) from `a` to `b`. Names are short, so the
- * table is small; a library for it would load as CommonJS, which costs a cold start more than this.
- */
-function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    const row = rows[i]!;
-    for (let j = 1; j <= b.length; j++) {
-      const replace = rows[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      row[j] = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, replace);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        row[j] = Math.min(row[j]!, rows[i - 2]![j - 2]! + 1);
-    }
-  }
-  return rows[a.length]![b.length]!;
-}
-
-/** Whether `name` is `option` misspelt: another case, or one edit (two in a name of over five letters). */
-function isSlipOf(name: string, option: string): boolean {
-  const [a, b] = [name.toLowerCase(), option.toLowerCase()];
-  if (a === b) return true;
-  const edits = b.length > 5 ? 2 : 1;
-  // Lengths further apart than that cannot be close (and a huge key never fills a table).
-  if (b.length < 3 || Math.abs(a.length - b.length) > edits) return false;
-  return editDistance(a, b) <= edits;
 }

@@ -248,3 +248,24 @@ describe('prepare rejects an output reserve that takes the whole window', () => 
     await guard.close();
   });
 });
+
+describe('prepare and recoverOverflow given an AI SDK tools record', () => {
+  const record = { weather: { description: 'Weather of a city', inputSchema: {} } };
+
+  it('names the field and where such a record is counted, and stores nothing', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const messages: MessageInput[] = [{ role: 'user', content: 'Weather in Paris?' }];
+    const tools = record as unknown as unknown[];
+    await expect(guard.prepare({ conversationId: 'c', messages, tools })).rejects.toThrow(
+      /tools: expected an array of tool definitions .*received an object; an AI SDK tools record is counted by the middleware of @ctxguard\/ai-sdk/,
+    );
+    expect((await guard.stats('c')).originalMessages).toBe(0);
+    await expect(
+      guard.recoverOverflow({ conversationId: 'c', error: new Error('x'), tools }),
+    ).rejects.toThrow(/tools: expected an array of tool definitions/);
+    // Anything else that is not a list keeps the plain message.
+    await expect(
+      guard.prepare({ conversationId: 'c', messages, tools: 'weather' as unknown as unknown[] }),
+    ).rejects.toThrow(/tools: Invalid input: expected array, received string/);
+  });
+});

@@ -110,6 +110,19 @@ function systemSchema(whenArray: string) {
   });
 }
 
+/**
+ * Tool definitions as the provider takes them; a record of tools (the AI SDK's `tools`) is named
+ * as such, with where it is counted.
+ */
+function toolsSchema() {
+  return z.array(z.unknown(), {
+    error: (issue) =>
+      typeof issue.input === 'object' && issue.input !== null && !Array.isArray(issue.input)
+        ? "expected an array of tool definitions as the provider takes them (OpenAI's or Anthropic's `tools`), received an object; an AI SDK tools record is counted by the middleware of @ctxguard/ai-sdk, which sees the tools as the AI SDK sends them"
+        : undefined,
+  });
+}
+
 /** The fields of `prepare`'s input (a function: schemas are built on first use). */
 const prepareFields = () => ({
   conversationId: conversationIdSchema,
@@ -117,7 +130,7 @@ const prepareFields = () => ({
   system: systemSchema(
     'for Anthropic system blocks, pass fromAnthropic({ system, messages }) as messages: it makes them the first message',
   ).optional(),
-  tools: z.array(z.unknown()).optional(),
+  tools: toolsSchema().optional(),
   maxOutputTokens: z.number().int().nonnegative().optional(),
   signal: abortSignalSchema.optional(),
 });
@@ -171,7 +184,7 @@ export const recoverOverflowInputSchema = lazySchema(() =>
     conversationId: conversationIdSchema,
     error: z.unknown(),
     system: systemSchema('leave it out to use the system prompt of the request that failed').optional(),
-    tools: z.array(z.unknown()).optional(),
+    tools: toolsSchema().optional(),
     maxOutputTokens: z.number().int().nonnegative().optional(),
     signal: abortSignalSchema.optional(),
   }),

@@ -443,13 +443,16 @@ describe('ContextMeasurer', () => {
       await measurer.measure(request);
       await measurer.measure(request);
       expect(printed).toHaveBeenCalledTimes(1);
-      expect(printed.mock.calls[0]?.[0]).toMatch(/^ctxguard: opnai\/gpt-4o is not in the catalog/);
-      // A misspelt provider: the message lists the ones the catalog knows.
-      expect(printed.mock.calls[0]?.[0]).toMatch(/the catalog's providers are [a-z-]+(, [a-z-]+)*; /);
-      expect(printed.mock.calls[0]?.[0]).toContain('openai');
+      expect(printed.mock.calls[0]?.[0]).toMatch(
+        /^ctxguard: opnai\/gpt-4o is not in the catalog: .*\(did you mean openai\? register/,
+      );
+      // A provider no listed one is a slip away from: the message lists the ones the catalog knows.
+      await measurer.measure({ ...request, provider: 'zzyzx' });
+      expect(printed.mock.calls[1]?.[0]).toMatch(/the catalog's providers are [a-z-]+(, [a-z-]+)*; /);
+      expect(printed.mock.calls[1]?.[0]).toContain('openai');
       const { measurer: listened } = setup();
       await listened.measure(request);
-      expect(printed).toHaveBeenCalledTimes(1);
+      expect(printed).toHaveBeenCalledTimes(2);
     } finally {
       printed.mockRestore();
     }

@@ -17,7 +17,7 @@ import {
 } from '@ctxguard/core';
 import { getOutputReserve, ModelCatalog, type ResolvedModel } from '@ctxguard/models';
 import { isPersistence, type Persistence } from '@ctxguard/persistence';
-import { describeValue, isHookBus, lazySchema, warnMisconfigured } from '@ctxguard/shared';
+import { closestName, describeValue, isHookBus, lazySchema, warnMisconfigured } from '@ctxguard/shared';
 import {
   type CountContext,
   conversationOverhead,
@@ -642,7 +642,10 @@ export class ContextMeasurer {
       guessed === undefined
         ? 'its window is unknown, so nothing is measured against it'
         : `it is measured against ${guessed.provider}'s default window of ${guessed.contextWindow} tokens`;
-    const spelt = guessed === undefined ? undefined : this.#sameModelSpeltOtherwise(request);
+    const spelt =
+      guessed === undefined
+        ? closestName(request.provider, this.#catalog.providers())
+        : this.#sameModelSpeltOtherwise(request);
     const hint =
       spelt !== undefined
         ? `did you mean ${spelt}? `

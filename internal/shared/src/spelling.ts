@@ -1,0 +1,41 @@
+/**
+ * The one known name `name` is a slip of the keyboard away from (another case, or one edit; two in
+ * a name of over five letters), or `undefined` when none or several are that close.
+ */
+export function closestName(name: string, known: Iterable<string>): string | undefined {
+  let found: string | undefined;
+  for (const option of known) {
+    if (!isSlipOf(name, option)) continue;
+    if (found !== undefined) return undefined;
+    found = option;
+  }
+  return found;
+}
+
+function isSlipOf(name: string, option: string): boolean {
+  const [a, b] = [name.toLowerCase(), option.toLowerCase()];
+  if (a === b) return true;
+  const edits = b.length > 5 ? 2 : 1;
+  // Lengths further apart than that cannot be close (and a huge name never fills a table).
+  if (b.length < 3 || Math.abs(a.length - b.length) > edits) return false;
+  return editDistance(a, b) <= edits;
+}
+
+/**
+ * Edits (insert, delete, replace, swap two neighbours) from `a` to `b`. Names are short, so the
+ * table is small; a library for it would load as CommonJS, which costs a cold start more than this.
+ */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    const row = rows[i]!;
+    for (let j = 1; j <= b.length; j++) {
+      const replace = rows[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
+      row[j] = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, replace);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j]!, rows[i - 2]![j - 2]! + 1);
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
