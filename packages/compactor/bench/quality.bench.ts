@@ -52,6 +52,7 @@ export async function run(h: BenchHarness): Promise<void> {
       'worst transcript',
       'tokens after / budget',
       'tool-pair violations',
+      'task and newest request kept',
       'ContextTools calls',
     ],
     summarizeQuality(cases).map((s) => [
@@ -62,6 +63,7 @@ export async function run(h: BenchHarness): Promise<void> {
       percent(s.minFactsKept),
       percent(s.meanBudgetUse),
       int(s.violations),
+      `${s.requestsKept}/${s.cases}`,
       int(s.modelCalls),
     ]),
   );

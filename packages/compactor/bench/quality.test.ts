@@ -1,7 +1,7 @@
 import type { Message } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { dropOldestKeepingPairs, SLIDING_WINDOW_MARKER, slidingWindow } from './baselines.ts';
-import { defaultEnvironment, keepsSystemPrompt, toolPairViolations } from './quality.ts';
+import { defaultEnvironment, keepsRequests, keepsSystemPrompt, toolPairViolations } from './quality.ts';
 
 const call = (id: string): Message => ({
   role: 'assistant',
@@ -34,6 +34,30 @@ describe('toolPairViolations', () => {
     expect(toolPairViolations([{ role: 'user', content: 'hi' }, result('a')])).toBe(1);
     expect(toolPairViolations([call('a'), { role: 'user', content: 'wait' }, result('a')])).toBe(2);
     expect(toolPairViolations([parallel, result('p1')])).toBe(1);
+  });
+});
+
+describe('keepsRequests', () => {
+  const input: Message[] = [
+    { role: 'system', content: 'system prompt' },
+    { role: 'user', content: 'Fix "the" build.' },
+    call('a'),
+    result('a'),
+    { role: 'user', content: [{ type: 'text', text: 'Now the tests.' }] },
+    call('b'),
+    result('b'),
+  ];
+
+  it('holds when the first and newest user texts are in the output word for word', () => {
+    expect(keepsRequests(input, input)).toBe(true);
+    expect(keepsRequests(input, [input[0]!, input[1]!, { role: 'user', content: 'Now the tests.' }])).toBe(
+      true,
+    );
+  });
+
+  it('fails when either is gone or cut', () => {
+    expect(keepsRequests(input, [input[0]!, input[1]!, call('b'), result('b')])).toBe(false);
+    expect(keepsRequests(input, [input[0]!, { role: 'user', content: 'Fix' }, input[4]!])).toBe(false);
   });
 });
 

@@ -47,6 +47,8 @@ export interface QualityCase {
   violations: number;
   /** The leading system messages come out first and unchanged. */
   systemPromptKept: boolean;
+  /** The task (the first user message) and the newest user message come out word for word. */
+  requestsKept: boolean;
   modelCalls: number;
   /** Set when the subject threw; the case then counts as not fitting and keeping nothing. */
   error?: string;
@@ -66,6 +68,8 @@ export interface QualitySummary {
   meanBudgetUse: number;
   violations: number;
   modelCalls: number;
+  /** Cases whose output holds the task and the newest user message word for word. */
+  requestsKept: number;
 }
 
 /** The budgets the benchmark uses: 1/2, 1/4 and 1/8 of each transcript's tokens. */
@@ -112,6 +116,20 @@ export function keepsSystemPrompt(input: readonly Message[], output: readonly Me
   for (let i = 0; i < input.length && input[i]!.role === 'system'; i++)
     if (JSON.stringify(output[i]) !== JSON.stringify(input[i])) return false;
   return true;
+}
+
+/** Whether the text of `input`'s first and newest user messages is in `output` word for word. */
+export function keepsRequests(input: readonly Message[], output: readonly Message[]): boolean {
+  const users = input.filter((message) => message.role === 'user');
+  const sent = JSON.stringify(output);
+  return [users[0], users.at(-1)].every((message) => {
+    if (message === undefined) return true;
+    const text =
+      typeof message.content === 'string'
+        ? message.content
+        : message.content.find((part) => part.type === 'text')?.text;
+    return text === undefined || sent.includes(JSON.stringify(text).slice(1, -1));
+  });
 }
 
 /** The two baselines as subjects. */
@@ -169,6 +187,7 @@ export async function measureQuality(options: {
             facts: scoreFacts(facts, out.messages),
             violations: toolPairViolations(out.messages),
             systemPromptKept: keepsSystemPrompt(transcript.messages, out.messages),
+            requestsKept: keepsRequests(transcript.messages, out.messages),
             modelCalls: out.modelCalls,
           });
         } catch (error) {
@@ -182,6 +201,7 @@ export async function measureQuality(options: {
             facts: scoreFacts(facts, []),
             violations: 0,
             systemPromptKept: false,
+            requestsKept: false,
             modelCalls: 0,
             error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
           });
@@ -211,6 +231,7 @@ export function summarizeQuality(cases: readonly QualityCase[]): QualitySummary[
       meanBudgetUse: group.reduce((a, c) => a + c.tokensAfter / c.budgetTokens, 0) / group.length,
       violations: group.reduce((a, c) => a + c.violations, 0),
       modelCalls: group.reduce((a, c) => a + c.modelCalls, 0),
+      requestsKept: group.filter((c) => c.requestsKept).length,
     };
   });
 }

@@ -33,6 +33,7 @@ function result(overrides: Partial<ReplayResult> & { kept?: number }): ReplayRes
     usageSum: 6,
     violations: 0,
     taskMissing: 0,
+    requestMissing: 0,
     compactions: 2,
     modelCalls: 0,
     prefixStable: 8,

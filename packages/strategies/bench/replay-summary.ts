@@ -46,6 +46,8 @@ export interface ReplaySummary {
   violations: number;
   /** Sent requests without the task word for word. */
   taskMissing: number;
+  /** Sent requests without the newest user message word for word. */
+  requestMissing: number;
   /** Share of consecutive sent requests where the later one starts with the earlier one's bytes. */
   prefixStability: number;
   inputTokens: number;
@@ -110,6 +112,7 @@ function summarizeGroup(group: readonly ReplayCase[]): ReplaySummary {
     modelCalls: sum((r) => r.modelCalls),
     violations: sum((r) => r.violations),
     taskMissing: sum((r) => r.taskMissing),
+    requestMissing: sum((r) => r.requestMissing),
     prefixStability: pairs === 0 ? 1 : sum((r) => r.prefixStable) / pairs,
     declineReasons: mergeCounts(results.map((r) => r.declineReasons)),
     inputTokens,

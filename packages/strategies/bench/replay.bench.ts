@@ -162,6 +162,11 @@ function productPathTable(h: BenchHarness, summaries: readonly ReplaySummary[]):
       sum((s) => s.taskMissing) === 0,
     ],
     [
+      'the newest user message in every request sent',
+      `${int(sum((s) => s.sent - s.requestMissing))} of ${int(sum((s) => s.sent))}`,
+      sum((s) => s.requestMissing) === 0,
+    ],
+    [
       '0 requests over the window, 0 broken tool pairs',
       `${int(sum((s) => s.overWindow))}, ${int(sum((s) => s.violations))}`,
       sum((s) => s.overWindow + s.violations) === 0,

@@ -62,6 +62,8 @@ export interface ReplayResult {
   violations: number;
   /** Sent requests that do not carry the task (the transcript's first user message) word for word. */
   taskMissing: number;
+  /** Sent requests that do not carry the newest user message so far word for word. */
+  requestMissing: number;
   compactions: number;
   modelCalls: number;
   /** Sent requests (after the first) that start with the previous sent request's bytes. */
@@ -128,6 +130,7 @@ function emptyResult(requests: number, models: readonly CachePriceModel[]): Repl
     usageSum: 0,
     violations: 0,
     taskMissing: 0,
+    requestMissing: 0,
     compactions: 0,
     modelCalls: 0,
     prefixStable: 0,
@@ -166,6 +169,8 @@ export async function replayTranscript(
     } else {
       const lines = serializeRequest(outcome.messages);
       if (task !== undefined && !lines.some((line) => line.includes(task))) result.taskMissing++;
+      const request = newestUserText(transcript.slice(0, appended));
+      if (request !== undefined && !lines.some((line) => line.includes(request))) result.requestMissing++;
       await recordSent(result, prices, outcome.messages, lines, previous, options);
       previous = lines;
       lastSent = outcome.messages;
@@ -190,12 +195,20 @@ export async function replayTranscript(
 
 /** The task as it appears in a serialized request: the first user message's (first) text, JSON-escaped. */
 function taskOf(transcript: readonly Message[]): string | undefined {
-  const first = transcript.find((message) => message.role === 'user');
-  if (first === undefined) return undefined;
+  return userText(transcript.find((message) => message.role === 'user'));
+}
+
+/** The newest user message's (first) text, JSON-escaped, as {@link taskOf} reads the first. */
+function newestUserText(messages: readonly Message[]): string | undefined {
+  return userText(messages.findLast((message) => message.role === 'user'));
+}
+
+function userText(message: Message | undefined): string | undefined {
+  if (message === undefined) return undefined;
   const text =
-    typeof first.content === 'string'
-      ? first.content
-      : first.content.find((part) => part.type === 'text')?.text;
+    typeof message.content === 'string'
+      ? message.content
+      : message.content.find((part) => part.type === 'text')?.text;
   return text === undefined ? undefined : JSON.stringify(text).slice(1, -1);
 }
 
