@@ -114,6 +114,26 @@ describe('prepare over a long agent conversation', () => {
     await guard.close();
   });
 
+  it('sends the request the open tool round serves in every request, turn after turn', async () => {
+    // Each turn a short request and a read of ~3,400 tokens in an 8,000-token window: the round
+    // alone takes most of the room, so every compaction folds all but it into the summary.
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 8_000 });
+    const messages: MessageInput[] = [{ role: 'user', content: 'Audit the modules one by one.' }];
+    const missing: number[] = [];
+    for (let turn = 1; turn <= 30; turn++) {
+      const request = `Turn ${turn}: now read module m${turn}.`;
+      messages.push({ role: 'user', content: request }, ...readFile(`m${turn}`, 260));
+      const sent = await guard.prepare({ conversationId: 'rounds', messages });
+      if (!sent.messages.some((message) => message.content === request)) missing.push(turn);
+      expect(sent.messages[0]).toEqual(messages[0]);
+      expect(toolPairsIntact(sent.messages)).toBe(true);
+      messages.push({ role: 'assistant', content: `Module m${turn} is fine.` });
+    }
+    expect((await guard.stats('rounds')).compactions.length).toBeGreaterThan(5);
+    expect(missing).toEqual([]);
+    await guard.close();
+  });
+
   it('a cancelled prepare rejects with the reason at once, even when the ContextTools ignore their signal, and stores nothing of it', async () => {
     let hang = true;
     const offline = createOfflineContextTools();

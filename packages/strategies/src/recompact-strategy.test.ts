@@ -39,17 +39,19 @@ describe('RecompactStrategy', () => {
     const { decision, inputBudget } = await compactAt96(new RecompactStrategy(), tools);
     expect(decision.action).toBe('compacted');
     const view = tools.history.messages();
-    const fixed = tools.measure([...original.slice(0, 2), original.at(-1)!]);
+    const fixed = tools.measure([...original.slice(0, 2), ...original.slice(-2)]);
     expect(tools.tokens()).toBeLessThanOrEqual(fixed + 0.5 * (inputBudget - fixed));
     expect(view[0]).toEqual(original[0]);
     expect(view[1]).toEqual(original[1]);
     expect(view.at(-1)).toEqual(original.at(-1));
+    // The request the newest answer answers stays verbatim beside it.
+    expect(view.at(-2)).toEqual(original.at(-2));
     expect(countToolPairViolations(view)).toBe(0);
     for (const compaction of [...tools.history.compactions()].reverse()) tools.history.rewind(compaction.id);
     expect(tools.history.messages()).toEqual(original);
   });
 
-  it('halves the room a compaction can free, not the budget: the system prompt and the task come back anyway', async () => {
+  it('halves the room a compaction can free, not the budget: the system prompt, the task and the newest exchange come back anyway', async () => {
     const conversation = chat(30);
     conversation[0] = {
       role: 'system',
@@ -57,7 +59,7 @@ describe('RecompactStrategy', () => {
     };
     const tools = HistoryStrategyTools.of(conversation);
     const original = tools.history.messages();
-    const fixed = tools.measure([...original.slice(0, 2), original.at(-1)!]);
+    const fixed = tools.measure([...original.slice(0, 2), ...original.slice(-2)]);
     const asked = recordBudgets(tools);
     const { decision, inputBudget } = await compactAt96(new RecompactStrategy(), tools);
     expect(decision.action).toBe('compacted');
@@ -77,10 +79,10 @@ describe('RecompactStrategy', () => {
       const tools = HistoryStrategyTools.of(conversation);
       const budgets = recordBudgets(tools);
       const { inputBudget } = await compactAt96(new RecompactStrategy(), tools);
-      const fixed = [...conversation.slice(0, 2), conversation.at(-1)] as Message[];
+      const fixed = [...conversation.slice(0, 2), ...conversation.slice(-2)] as Message[];
       return { budgets, inputBudget, fixed: tools.measure(fixed) };
     };
-    // The system prompt, task and newest step take about half: half the free room above them would
+    // The system prompt, task, newest request and newest step take about half: half the free room above them would
     // land at 0.75; the cap holds it at 0.7, which still leaves the rest over half its share.
     const middle = await asked(300);
     expect(middle.fixed / middle.inputBudget).toBeGreaterThan(0.4);

@@ -24,7 +24,7 @@ export const recompactStrategyOptionsSchema = lazySchema(() =>
       at: z.number().gt(0).max(1).default(0.9),
       /**
        * Share of the room a compaction can free (the input budget less the overhead, system prompt,
-       * task and newest step every request carries) that the compacted history may fill.
+       * task, newest request and newest step every request carries) that the compacted history may fill.
        */
       target: z.number().gt(0).lt(1).default(0.5),
     })
@@ -41,9 +41,10 @@ export type RecompactStrategyOptions = z.input<typeof recompactStrategyOptionsSc
  * Sends the conversation unchanged until it nears the budget (`at`), then compacts it anew from its
  * original messages with the compactor's one-shot pipeline down to `target` of the room it can free:
  * every compaction draws its summary and facts from the originals (the newest summarizer window of
- * them, after the earlier summary that stands for the rest), the task and the newest step stay,
- * and the prefix sent is unchanged until the next compaction, far away. A retry within one request
- * halves the target and lands under the trigger, cutting the newest step when it alone is past it.
+ * them, after the earlier summary that stands for the rest), the task, the newest request and the
+ * newest step stay, and the prefix sent is unchanged until the next compaction, far away. A retry
+ * within one request halves the target and lands under the trigger, cutting the newest step when it
+ * alone is past it.
  */
 export class RecompactStrategy implements ContextStrategy {
   readonly specificationVersion = 'v1';
@@ -61,12 +62,14 @@ export class RecompactStrategy implements ContextStrategy {
     const target = this.#options.target / 2 ** ctx.attempt;
     const room = ctx.inputBudget - overhead;
     // The target is a share of the room a compaction can free: the overhead (tools, framing) and the
-    // messages every request carries come back whatever it does. Those are the system prompt, the task
-    // and the newest step (the last assistant message and what followed it: the results it asked for,
-    // or the user's reply), which the model acts on next.
+    // messages every request carries come back whatever it does. Those are the system prompt, the task,
+    // the newest user request and the newest step (the last assistant message and what followed it:
+    // the results it asked for, or the user's reply), which the model acts on next.
     const pinned = fixedMessages(view);
-    const step = ctx.tools.measure(newestStep(view, pinned.length));
-    const fixed = Math.min(ctx.tools.measure(pinned) + step, room);
+    const newest = newestStep(view, pinned.length);
+    const step = ctx.tools.measure(newest.messages);
+    const request = openRequest(view, pinned.length, newest.start);
+    const fixed = Math.min(ctx.tools.measure(request ? [...pinned, request] : pinned) + step, room);
     const share = target * (room - fixed);
     // The request lands no closer to the trigger than halfway from the target, so the next compaction
     // is not due at once; but the summary of the rest keeps at least half its share of the room
@@ -113,13 +116,27 @@ function fixedMessages(view: readonly HistoryEntry[]): Message[] {
  * The newest assistant message after the first `from` messages and every message after it; the
  * newest message alone when no assistant message follows them.
  */
-function newestStep(view: readonly HistoryEntry[], from: number): Message[] {
+function newestStep(view: readonly HistoryEntry[], from: number): { messages: Message[]; start: number } {
   for (let index = view.length - 1; index >= from; index--) {
     const message = view[index]!.message;
     if (message.role === 'assistant' && !isCompactionMessage(message))
-      return view.slice(index).map((entry) => entry.message);
+      return { messages: view.slice(index).map((entry) => entry.message), start: index };
   }
-  return view.length > from ? [view.at(-1)!.message] : [];
+  return view.length > from
+    ? { messages: [view.at(-1)!.message], start: view.length - 1 }
+    : { messages: [], start: view.length };
+}
+
+/**
+ * The newest user request between the task (or the first `from` messages) and the newest step,
+ * when the step holds none: the compactor keeps it verbatim, as the request the open tool rounds serve.
+ */
+function openRequest(view: readonly HistoryEntry[], from: number, stepStart: number): Message | undefined {
+  for (let index = view.length - 1; index > from; index--) {
+    const message = view[index]!.message;
+    if (isUserTurn(message)) return index < stepStart ? message : undefined;
+  }
+  return undefined;
 }
 
 function withoutAttachments(message: Message): Message {

@@ -65,6 +65,29 @@ describe('compactMessages', () => {
     for (let i = 0; i < 30; i++) expect(shown).toMatch(new RegExp(`pnpm vitest run step-${i}\\b`));
   });
 
+  it('never slides the window over the summary it just wrote: the last resort shrinks the rest', async () => {
+    const list: Message[] = [system('You are a coding agent.'), user('Keep the build green.')];
+    for (let i = 0; i < 12; i++) {
+      list.push(user(`Check packages/pkg${i}/src/index.ts (ticket PKG-${i}).`));
+      list.push(calls([call(`c${i}`, 'read_file', { path: `packages/pkg${i}/src/index.ts` })]));
+      list.push(results([`c${i}`, 'read_file', bigText(`pkg${i}`, 30)]));
+      list.push(assistant(`pkg${i} is fine.`));
+    }
+    list.push(user('Now read the big log.'));
+    list.push(calls([call('log', 'read_file', { path: 'logs/ci.log' })]));
+    list.push(results(['log', 'read_file', bigText('log', 200)]));
+    const newest = await compactMessages(list.slice(-3), { budgetTokens: 1_000_000 });
+    // Room for the newest round and little more: the summary takes more than is left.
+    const budgetTokens = newest.tokensBefore + 150;
+    const result = await compactMessages(list, { budgetTokens });
+    expect(result.fits).toBe(true);
+    expect(result.stagesUsed).toContain('summarize');
+    expect(result.stagesUsed).not.toContain('truncate');
+    expect(summaryAt(result.messages)).toBe(2);
+    expect(result.messages.slice(-3).map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(countToolPairViolations(result.messages)).toBe(0);
+  });
+
   it('keeps fewer recent messages verbatim under summarize.recentTokens, down to minRecentCount', async () => {
     const list = agentConversation(12);
     const full = await compactMessages(list, { budgetTokens: 1_000_000 });
@@ -84,9 +107,12 @@ describe('compactMessages', () => {
     });
     expect(fewest.fits).toBe(true);
     expect(verbatimAfterSummary(usual.messages)).toBeGreaterThan(1);
-    // Only the newest message (the closing note) stays verbatim; the summary stands for the rest.
-    expect(verbatimAfterSummary(fewest.messages)).toBe(1);
+    // Only the newest message (the closing note) and the user request it answers stay verbatim;
+    // the summary stands for the rest.
+    expect(verbatimAfterSummary(fewest.messages)).toBe(2);
     expect(fewest.messages.at(-1)).toBe(list.at(-1));
+    const request = list.findLast((message) => message.role === 'user');
+    expect(fewest.messages.at(-2)).toBe(request);
   });
 
   it('gives the room a short summary leaves to the newest messages, verbatim, with offline tools', async () => {

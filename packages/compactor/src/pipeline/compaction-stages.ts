@@ -273,12 +273,9 @@ export async function summarizeStage(run: StageRun): Promise<void> {
       chunks: summary.chunks,
     };
     const { from, to } = summary.range;
-    recordStage(run, 'summarize', summary.messages, {
-      kind: 'splice',
-      from,
-      to,
-      messages: [summary.summaryMessage],
-    });
+    // The summary, and the open request when it kept one.
+    const replacement = summary.messages.slice(from, summary.messages.length - (run.work.length - to));
+    recordStage(run, 'summarize', summary.messages, { kind: 'splice', from, to, messages: replacement });
     run.ledger.length = 0;
   } else if (summary.reason) {
     run.result.summarize = { summarizedCount: 0, factsCarried: 0, chunks: 0, failure: summary.reason };
@@ -288,6 +285,9 @@ export async function summarizeStage(run: StageRun): Promise<void> {
 /** Stage 4: slides the window, its marker carrying the facts of what it hides that still fit. */
 export async function truncateStage(run: StageRun): Promise<void> {
   if (!stageSettings(run.opts.truncate) || !overLimits(run, run.work)) return;
+  // After a summary the window would hide the summary itself (the oldest message after the task),
+  // and its facts with it; what is over then is the recent part, which the last resort shrinks.
+  if (run.result.summarize?.summarizedCount) return;
   const reserve = Math.floor(run.budget * 0.2);
   const window = truncateWithSlidingWindow(run.work, {
     targetTokens: Math.max(0, run.budget - reserve),

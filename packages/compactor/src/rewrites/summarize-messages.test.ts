@@ -59,6 +59,33 @@ describe('summarizeMessages', () => {
     expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
   });
 
+  it('keeps the request the open tool rounds serve verbatim after the summary, when the recent part holds no user message', async () => {
+    const list: Message[] = [system('You are a coding agent.'), user('Keep the build green.')];
+    list.push(user('Now fix the failing tests in packages/queue (QUEUE-17).'));
+    for (let i = 0; i < 8; i++) {
+      list.push(calls([call(`c${i}`, 'bash', { command: `pnpm vitest run step${i}` })]));
+      list.push(results([`c${i}`, 'bash', `FAIL step${i}\n${bigText(`out${i}`, 20)}`]));
+    }
+    const request = list[2]!;
+    const result = await summarizeMessages(list, { recentShare: 0.2 });
+    expect(result.summarized).toBe(true);
+    expect(result.range).toEqual({ from: 2, to: expect.any(Number) });
+    const to = result.range!.to;
+    // Task, summary, the request, then the recent rounds: the summary stands for the rest.
+    expect(result.messages.slice(0, 2)).toEqual(list.slice(0, 2));
+    expect(result.messages[2]).toBe(result.summaryMessage);
+    expect(result.messages[3]).toBe(request);
+    expect(result.messages.slice(4)).toEqual(list.slice(to));
+    expect(parseSummary(result.summaryMessage!.content as string)?.messageCount).toBe(to - 3);
+    expect(countToolPairViolations(result.messages)).toBe(0);
+
+    // A user message among the recent ones is the newest request: nothing moves.
+    const answered = [...list, assistant('Fixed two of them.'), user('And the third?')];
+    const later = await summarizeMessages(answered, { recentShare: 0.2 });
+    expect(later.messages.filter((message) => message === request)).toEqual([]);
+    expect(later.messages.at(-1)).toBe(answered.at(-1));
+  });
+
   it('a summary after the task is a user message, also where a user message follows it (no system text mid-conversation)', async () => {
     const list: Message[] = [system('You are a coding agent.'), user('Fix the flaky test in src/queue.ts.')];
     for (let i = 0; i < 8; i++) {

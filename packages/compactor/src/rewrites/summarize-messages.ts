@@ -96,13 +96,16 @@ export type SummarizeMessagesOptions = z.input<typeof summarizeMessagesOptionsSc
 /** What {@link summarizeMessages} did. */
 export interface SummarizeMessagesResult {
   summarized: boolean;
-  /** `[system prompt…, summary, …recent]`, or the input when nothing was summarized. */
+  /**
+   * `[system prompt…, task, summary, …recent]`, or the input when nothing was summarized. When the
+   * recent messages hold no user request, the newest one of the range follows the summary verbatim.
+   */
   messages: Message[];
   /** The summary text (without facts and file lists). */
   summaryText?: string | undefined;
   /** The summary message (index `range.from` of the output). */
   summaryMessage?: Message | undefined;
-  /** The summarized range `[from, to)` of the input. */
+  /** The range `[from, to)` of the input that the summary (and the request it kept) replaced. */
   range?: { from: number; to: number } | undefined;
   /** Messages the summary stands for (those of an earlier summary it merged included). */
   summarizedCount: number;
@@ -208,11 +211,29 @@ export function protectedHeadEnd(messages: readonly Message[]): number {
 export function summaryStart(messages: readonly Message[]): number {
   const head = protectedHeadEnd(messages);
   const first = messages[head];
-  if (frozenPrefixEnd(messages) > 0 || first === undefined || roleOf(first) !== 'user') return head;
-  const isTask =
-    !isCompactionText(readableText(first)) &&
-    !partsOf(first).some((part) => isRecord(part) && part.type === 'tool-result');
-  return isTask ? head + 1 : head;
+  if (frozenPrefixEnd(messages) > 0 || first === undefined) return head;
+  return isUserRequest(first) ? head + 1 : head;
+}
+
+/** A message the user wrote: a user message that is neither a summary or marker nor tool results. */
+function isUserRequest(message: Message): boolean {
+  return (
+    roleOf(message) === 'user' &&
+    !isCompactionText(readableText(message)) &&
+    !partsOf(message).some((part) => isRecord(part) && part.type === 'tool-result')
+  );
+}
+
+/**
+ * The newest user request in `[from, to)` when the recent messages from `to` on hold none: the
+ * request the open tool rounds serve, which stays verbatim after the summary (as the task does
+ * before it) rather than being folded into it.
+ */
+function openRequestIndex(list: readonly Message[], from: number, to: number): number | undefined {
+  for (let index = list.length - 1; index >= from; index--) {
+    if (isUserRequest(list[index]!)) return index < to ? index : undefined;
+  }
+  return undefined;
 }
 
 interface SummarizerCall {
@@ -373,16 +394,16 @@ export async function summarizeWithMeter(
   if (count <= opts.minRecentCount) return unchanged('too few messages to summarize');
   const to = recentStart(list, from, count, opts, meter, fillTail);
   if (to === undefined) return unchanged('no tool-pair boundary leaves the recent messages whole');
-  const { previous, unrecorded, carried, hiddenBefore, fresh } = sortOutEarlierCompactions(
-    list.slice(from, to),
-  );
+  const request = openRequestIndex(list, from, to);
+  const range = list.slice(from, to).filter((_, offset) => from + offset !== request);
+  const { previous, unrecorded, carried, hiddenBefore, fresh } = sortOutEarlierCompactions(range);
 
   const tools = opts.tools ?? defaultOfflineTools();
   const call = summarizerCallOf(tools, opts, meter);
   const texts = fresh.map((message) => meter.rendered(message, renderForSummarizer));
   const summarizedCount = fresh.length + hiddenBefore + (previous?.messageCount ?? 0);
-  const kept = list.slice(to);
-  const budget = summaryBudget(list, from, to, opts, meter);
+  const kept = request === undefined ? list.slice(to) : [list[request]!, ...list.slice(to)];
+  const budget = summaryBudget(list.slice(0, from), kept, opts, meter);
 
   const previousText = previous && `[previous summary]\n${previous.text}`;
   const input = previousText ? [{ text: previousText, tokens: meter.text(previousText) }, ...texts] : texts;
@@ -397,7 +418,7 @@ export async function summarizeWithMeter(
     return unchanged(`summarizer failed: ${(error as Error)?.message ?? String(error)}`, call.calls);
   }
 
-  const frame = summaryFrameOf(list[from - 1], list[to], summarizedCount, previous, texts);
+  const frame = summaryFrameOf(list[from - 1], kept[0], summarizedCount, previous, texts);
   const allFacts = mergeFactLists([previous?.facts, ...carried, opts.carryFacts, summary.extracted]);
   const factsFor = factsToCarry(allFacts, kept, budget.room);
   const { text, facts } = fitSummary(frame, summary.summaryText, factsFor, budget, meter);
@@ -589,13 +610,12 @@ interface SummaryBudget {
 
 /** Room for the summary when the list must fit a target; else `summaryMaxLength`. */
 function summaryBudget(
-  list: readonly Message[],
-  from: number,
-  to: number,
+  head: readonly Message[],
+  kept: readonly Message[],
   opts: SummarizeOptions,
   meter: TokenMeter,
 ): SummaryBudget {
-  const outsideTokens = meter.total(list.slice(0, from)) + meter.range(list, to, list.length);
+  const outsideTokens = meter.total(head) + meter.range(kept, 0, kept.length);
   // The summary always gets some room: the window after it trims the kept messages if needed.
   const room =
     opts.targetTokens !== undefined
