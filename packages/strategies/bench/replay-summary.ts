@@ -48,6 +48,10 @@ export interface ReplaySummary {
   taskMissing: number;
   /** Sent requests without the newest user message word for word. */
   requestMissing: number;
+  /** Sent requests ending in tool results, and those that cut one of them. */
+  newestResults: number;
+  newestResultsCut: number;
+  newestResultsCutFitting: number;
   /** Share of consecutive sent requests where the later one starts with the earlier one's bytes. */
   prefixStability: number;
   inputTokens: number;
@@ -113,6 +117,9 @@ function summarizeGroup(group: readonly ReplayCase[]): ReplaySummary {
     violations: sum((r) => r.violations),
     taskMissing: sum((r) => r.taskMissing),
     requestMissing: sum((r) => r.requestMissing),
+    newestResults: sum((r) => r.newestResults),
+    newestResultsCut: sum((r) => r.newestResultsCut),
+    newestResultsCutFitting: sum((r) => r.newestResultsCutFitting),
     prefixStability: pairs === 0 ? 1 : sum((r) => r.prefixStable) / pairs,
     declineReasons: mergeCounts(results.map((r) => r.declineReasons)),
     inputTokens,

@@ -167,6 +167,11 @@ function productPathTable(h: BenchHarness, summaries: readonly ReplaySummary[]):
       sum((s) => s.requestMissing) === 0,
     ],
     [
+      'the tool results the model just asked for sent whole when they fit beside the prompt, task and request',
+      `${int(sum((s) => s.newestResults - s.newestResultsCutFitting))} of ${int(sum((s) => s.newestResults))} (${int(sum((s) => s.newestResultsCut))} cut in all)`,
+      sum((s) => s.newestResultsCutFitting) === 0,
+    ],
+    [
       '0 requests over the window, 0 broken tool pairs',
       `${int(sum((s) => s.overWindow))}, ${int(sum((s) => s.violations))}`,
       sum((s) => s.overWindow + s.violations) === 0,

@@ -109,6 +109,37 @@ describe('replayTranscript', () => {
     expect(view.at(-1)).toEqual(messages.at(-1));
   });
 
+  it('counts requests without the newest user message, and those that cut results that would fit', async () => {
+    const whole = await replayTranscript(messages, uncompactedConversation(), options(1_000_000));
+    // Requests ending in tool results: the one after each tool round.
+    expect(whole.newestResults).toBe(6);
+    expect([whole.requestMissing, whole.newestResultsCut, whole.newestResultsCutFitting]).toEqual([0, 0, 0]);
+
+    const inner = uncompactedConversation();
+    // Sends the system prompt and the newest message only, the tool output cleared.
+    const clearing: typeof inner = {
+      ...inner,
+      request: async () => {
+        const { messages: sent } = await inner.request();
+        const newest = sent.at(-1)!;
+        const cleared: Message =
+          newest.role === 'tool'
+            ? { role: 'tool', content: newest.content.map((part) => ({ ...part, output: '[cleared]' })) }
+            : newest;
+        return { declined: false, messages: [sent[0]!, cleared] };
+      },
+    };
+    const total = await measureChars(messages);
+    const cut = await replayTranscript(messages, clearing, options(total));
+    // Six requests end in the user's message itself; the six after a tool round and the last do not.
+    expect(cut.requestMissing).toBe(7);
+    expect(cut.newestResultsCut).toBe(6);
+    expect(cut.newestResultsCutFitting).toBe(6);
+    // In a window too small for the results, cutting them is no defect.
+    const small = await replayTranscript(messages, clearing, options(200));
+    expect([small.newestResultsCut, small.newestResultsCutFitting]).toEqual([6, 0]);
+  });
+
   it('counts a declined request as not sent, and scores facts after it against the last request sent', async () => {
     const inner = uncompactedConversation();
     let calls = 0;

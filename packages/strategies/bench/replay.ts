@@ -11,6 +11,7 @@ import { toolPairViolations } from '../../compactor/bench/quality.ts';
 import {
   type CachePriceModel,
   cachedPrefixTokens,
+  canonicalJson,
   requestCost,
   serializeRequest,
   startsWithPrevious,
@@ -64,6 +65,14 @@ export interface ReplayResult {
   taskMissing: number;
   /** Sent requests that do not carry the newest user message so far word for word. */
   requestMissing: number;
+  /**
+   * Sent requests ending in tool results (what the model just asked for); those that cut one; and
+   * those that cut one though the system prompt, the task, the newest user message and the newest
+   * step alone fit the window.
+   */
+  newestResults: number;
+  newestResultsCut: number;
+  newestResultsCutFitting: number;
   compactions: number;
   modelCalls: number;
   /** Sent requests (after the first) that start with the previous sent request's bytes. */
@@ -131,6 +140,9 @@ function emptyResult(requests: number, models: readonly CachePriceModel[]): Repl
     violations: 0,
     taskMissing: 0,
     requestMissing: 0,
+    newestResults: 0,
+    newestResultsCut: 0,
+    newestResultsCutFitting: 0,
     compactions: 0,
     modelCalls: 0,
     prefixStable: 0,
@@ -171,6 +183,16 @@ export async function replayTranscript(
       if (task !== undefined && !lines.some((line) => line.includes(task))) result.taskMissing++;
       const request = newestUserText(transcript.slice(0, appended));
       if (request !== undefined && !lines.some((line) => line.includes(request))) result.requestMissing++;
+      const outputs = newestOutputs(transcript.slice(0, appended));
+      if (outputs.length > 0) {
+        result.newestResults++;
+        const sent = lines.join('\n');
+        if (outputs.some((output) => !sent.includes(output))) {
+          result.newestResultsCut++;
+          const fixed = await options.measure(fixedPart(transcript.slice(0, appended)));
+          if (fixed <= options.window) result.newestResultsCutFitting++;
+        }
+      }
       await recordSent(result, prices, outcome.messages, lines, previous, options);
       previous = lines;
       lastSent = outcome.messages;
@@ -201,6 +223,32 @@ function taskOf(transcript: readonly Message[]): string | undefined {
 /** The newest user message's (first) text, JSON-escaped, as {@link taskOf} reads the first. */
 function newestUserText(messages: readonly Message[]): string | undefined {
   return userText(messages.findLast((message) => message.role === 'user'));
+}
+
+/** The system prompt, the task, the newest user message and the newest step (from the newest assistant message on). */
+function fixedPart(messages: readonly Message[]): Message[] {
+  const step = messages.findLastIndex((message) => message.role === 'assistant');
+  const head = messages.filter((message, index) => message.role === 'system' && index < step);
+  const users = messages.slice(0, step).filter((message) => message.role === 'user');
+  const requests = [...new Set([users[0], users.at(-1)])].filter((message) => message !== undefined);
+  return [...head, ...requests, ...messages.slice(step)];
+}
+
+/** The outputs of the tool results after the newest assistant message, JSON-escaped, as serialized. */
+function newestOutputs(messages: readonly Message[]): string[] {
+  const outputs: string[] = [];
+  for (let index = messages.length - 1; index >= 0 && messages[index]!.role === 'tool'; index--) {
+    for (const part of messages[index]!.content as { type: string; output?: unknown }[]) {
+      if (part.type !== 'tool-result') continue;
+      // A string is quoted inside the serialized message; any other value is written as it is.
+      outputs.push(
+        typeof part.output === 'string'
+          ? JSON.stringify(part.output).slice(1, -1)
+          : canonicalJson(part.output),
+      );
+    }
+  }
+  return outputs;
 }
 
 function userText(message: Message | undefined): string | undefined {
