@@ -128,7 +128,8 @@ export function keepsRequests(input: readonly Message[], output: readonly Messag
       typeof message.content === 'string'
         ? message.content
         : message.content.find((part) => part.type === 'text')?.text;
-    return text === undefined || sent.includes(JSON.stringify(text).slice(1, -1));
+    // Quoted: the whole text of a message or part, not a short reply found inside another.
+    return text === undefined || sent.includes(JSON.stringify(text));
   });
 }
 

@@ -450,9 +450,12 @@ describe('ContextMeasurer', () => {
       await measurer.measure({ ...request, provider: 'zzyzx' });
       expect(printed.mock.calls[1]?.[0]).toMatch(/the catalog's providers are [a-z-]+(, [a-z-]+)*; /);
       expect(printed.mock.calls[1]?.[0]).toContain('openai');
+      // A provider the catalog lists, without an entry for the model or a default: no hint to itself.
+      await measurer.measure({ ...request, provider: 'acme', model: 'acme-small' });
+      expect(printed.mock.calls[2]?.[0]).not.toContain('did you mean');
       const { measurer: listened } = setup();
       await listened.measure(request);
-      expect(printed).toHaveBeenCalledTimes(2);
+      expect(printed).toHaveBeenCalledTimes(3);
     } finally {
       printed.mockRestore();
     }

@@ -643,9 +643,7 @@ export class ContextMeasurer {
         ? 'its window is unknown, so nothing is measured against it'
         : `it is measured against ${guessed.provider}'s default window of ${guessed.contextWindow} tokens`;
     const spelt =
-      guessed === undefined
-        ? closestName(request.provider, this.#catalog.providers())
-        : this.#sameModelSpeltOtherwise(request);
+      guessed === undefined ? this.#providerSpeltOtherwise(request) : this.#sameModelSpeltOtherwise(request);
     const hint =
       spelt !== undefined
         ? `did you mean ${spelt}? `
@@ -663,6 +661,12 @@ export class ContextMeasurer {
         ...(guessed === undefined ? {} : { window: guessed.contextWindow }),
       },
     });
+  }
+
+  /** A provider of the catalog one slip of the keyboard from the request's (`openia`), never itself. */
+  #providerSpeltOtherwise(request: MeasureInput): string | undefined {
+    const close = closestName(request.provider, this.#catalog.providers());
+    return close === request.provider ? undefined : close;
   }
 
   /** A model of the request's provider whose id differs from the request's only in punctuation and case (`gpt4o`, `gpt-35-turbo`). */

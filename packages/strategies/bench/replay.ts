@@ -182,7 +182,9 @@ export async function replayTranscript(
       const lines = serializeRequest(outcome.messages);
       if (task !== undefined && !lines.some((line) => line.includes(task))) result.taskMissing++;
       const request = newestUserText(transcript.slice(0, appended));
-      if (request !== undefined && !lines.some((line) => line.includes(request))) result.requestMissing++;
+      // Quoted: the whole text of a message or part, not a short reply ("yes") found inside another.
+      if (request !== undefined && !lines.some((line) => line.includes(`"${request}"`)))
+        result.requestMissing++;
       const outputs = newestOutputs(transcript.slice(0, appended));
       if (outputs.length > 0) {
         result.newestResults++;

@@ -86,6 +86,12 @@ describe('compactMessages', () => {
     expect(summaryAt(result.messages)).toBe(2);
     expect(result.messages.slice(-3).map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
     expect(countToolPairViolations(result.messages)).toBe(0);
+
+    // Without the last resort, the window is what makes it fit, the summary hidden with the rest.
+    const windowed = await compactMessages(list, { budgetTokens, compactOversized: false });
+    expect(windowed.fits).toBe(true);
+    expect(windowed.stagesUsed).toEqual(expect.arrayContaining(['summarize', 'truncate']));
+    expect(countToolPairViolations(windowed.messages)).toBe(0);
   });
 
   it('keeps fewer recent messages verbatim under summarize.recentTokens, down to minRecentCount', async () => {

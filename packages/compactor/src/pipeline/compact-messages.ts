@@ -17,6 +17,7 @@ import {
   deduplicateStage,
   digestStage,
   finishRun,
+  lastWindowStage,
   mediaStage,
   overLimits,
   oversizedStage,
@@ -142,6 +143,7 @@ async function runStages(
   await summarizeStage(run);
   await truncateStage(run);
   await oversizedStage(run);
+  await lastWindowStage(run);
   if (opts.signedReasoning === 'drop') reasoningStage(run);
   await digestStage(run, inputFactsOnce);
   return { ...finishRun(run), pruneFirst };

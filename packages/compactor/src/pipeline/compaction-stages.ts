@@ -282,12 +282,14 @@ export async function summarizeStage(run: StageRun): Promise<void> {
   }
 }
 
-/** Stage 4: slides the window, its marker carrying the facts of what it hides that still fit. */
-export async function truncateStage(run: StageRun): Promise<void> {
+/**
+ * Stage 4: slides the window, its marker carrying the facts of what it hides that still fit. After a
+ * summary it waits for the last resort ({@link lastWindowStage}): it would take the summary for the
+ * oldest message after the task and hide it, and its facts with it.
+ */
+export async function truncateStage(run: StageRun, afterLastResort = false): Promise<void> {
   if (!stageSettings(run.opts.truncate) || !overLimits(run, run.work)) return;
-  // After a summary the window would hide the summary itself (the oldest message after the task),
-  // and its facts with it; what is over then is the recent part, which the last resort shrinks.
-  if (run.result.summarize?.summarizedCount) return;
+  if (waitsForLastResort(run) !== afterLastResort) return;
   const reserve = Math.floor(run.budget * 0.2);
   const window = truncateWithSlidingWindow(run.work, {
     targetTokens: Math.max(0, run.budget - reserve),
@@ -301,6 +303,16 @@ export async function truncateStage(run: StageRun): Promise<void> {
   run.result.truncate = { messagesRemoved: window.messagesRemoved, factsCarried };
   recordStage(run, 'truncate', messages, { kind: 'truncate', from, to, message: marker });
   run.ledger.length = 0;
+}
+
+/** The window after a summary, when the last resort left the list over: fitting comes before its facts. */
+export async function lastWindowStage(run: StageRun): Promise<void> {
+  await truncateStage(run, true);
+}
+
+/** A summary this run wrote and a last resort to shrink the rest before the window hides it. */
+function waitsForLastResort(run: StageRun): boolean {
+  return Boolean(run.result.summarize?.summarizedCount) && run.opts.compactOversized;
 }
 
 /** Facts of the messages the window hid (and of the ledger) that the kept messages no longer show. */

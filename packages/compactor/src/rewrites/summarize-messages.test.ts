@@ -79,6 +79,24 @@ describe('summarizeMessages', () => {
     expect(parseSummary(result.summaryMessage!.content as string)?.messageCount).toBe(to - 3);
     expect(countToolPairViolations(result.messages)).toBe(0);
 
+    // A request longer than the summary text could restate is a paste: the summary stands for it.
+    const paste = user(`Here is the log:\n${bigText('log', 400)}`);
+    const pasted = [...list.slice(0, 2), paste, ...list.slice(3)];
+    const folded = await summarizeMessages(pasted, { recentShare: 0.2, summaryMaxLength: 2_000 });
+    expect(folded.summarized).toBe(true);
+    expect(folded.messages).not.toContain(paste);
+
+    // With nothing else to summarize beside it, the request is summarized rather than left alone.
+    const alone = [
+      ...list.slice(0, 3),
+      calls([call('p', 'bash', { command: 'ls' }), call('q', 'bash', { command: 'pwd' })]),
+      results(['p', 'bash', bigText('p', 30)]),
+      results(['q', 'bash', bigText('q', 30)]),
+    ];
+    const single = await summarizeMessages(alone, { recentShare: 0, minRecentCount: 1 });
+    if (single.summarized)
+      expect(parseSummary(single.summaryMessage!.content as string)?.messageCount).toBe(1);
+
     // A user message among the recent ones is the newest request: nothing moves.
     const answered = [...list, assistant('Fixed two of them.'), user('And the third?')];
     const later = await summarizeMessages(answered, { recentShare: 0.2 });

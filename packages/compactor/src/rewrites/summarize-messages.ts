@@ -225,9 +225,29 @@ function isUserRequest(message: Message): boolean {
 }
 
 /**
+ * What the summary stands for, sorted, and the open request kept verbatim after it: one the summary
+ * text could restate whole (no longer than its share of the room), with messages beside it that no
+ * compaction wrote. A longer one is a paste, which the summary stands for like the rest.
+ */
+function rangeToSummarize(
+  list: readonly Message[],
+  from: number,
+  to: number,
+  opts: SummarizeOptions,
+  meter: TokenMeter,
+): { request: number | undefined; range: SortedRange } {
+  const whole = () => ({ request: undefined, range: sortOutEarlierCompactions(list.slice(from, to)) });
+  const request = openRequestIndex(list, from, to);
+  if (request === undefined) return whole();
+  const { textChars } = summaryBudget(list.slice(0, from), list.slice(to), opts, meter);
+  if (readableText(list[request]!).length > textChars) return whole();
+  const range = sortOutEarlierCompactions(list.slice(from, to).filter((_, at) => from + at !== request));
+  return range.fresh.length > 0 ? { request, range } : whole();
+}
+
+/**
  * The newest user request in `[from, to)` when the recent messages from `to` on hold none: the
- * request the open tool rounds serve, which stays verbatim after the summary (as the task does
- * before it) rather than being folded into it.
+ * request the open tool rounds serve.
  */
 function openRequestIndex(list: readonly Message[], from: number, to: number): number | undefined {
   for (let index = list.length - 1; index >= from; index--) {
@@ -394,9 +414,8 @@ export async function summarizeWithMeter(
   if (count <= opts.minRecentCount) return unchanged('too few messages to summarize');
   const to = recentStart(list, from, count, opts, meter, fillTail);
   if (to === undefined) return unchanged('no tool-pair boundary leaves the recent messages whole');
-  const request = openRequestIndex(list, from, to);
-  const range = list.slice(from, to).filter((_, offset) => from + offset !== request);
-  const { previous, unrecorded, carried, hiddenBefore, fresh } = sortOutEarlierCompactions(range);
+  const { request, range } = rangeToSummarize(list, from, to, opts, meter);
+  const { previous, unrecorded, carried, hiddenBefore, fresh } = range;
 
   const tools = opts.tools ?? defaultOfflineTools();
   const call = summarizerCallOf(tools, opts, meter);
