@@ -129,7 +129,8 @@ function newestStep(view: readonly HistoryEntry[], from: number): { messages: Me
 
 /**
  * The newest user request between the task (or the first `from` messages) and the newest step,
- * when the step holds none: the compactor keeps it verbatim, as the request the open tool rounds serve.
+ * when the step holds none: the compactor keeps it verbatim (when a summary could restate it whole),
+ * as the request the open tool rounds serve.
  */
 function openRequest(view: readonly HistoryEntry[], from: number, stepStart: number): Message | undefined {
   for (let index = view.length - 1; index > from; index--) {

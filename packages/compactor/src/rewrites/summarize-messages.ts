@@ -635,7 +635,7 @@ function summaryBudget(
   meter: TokenMeter,
 ): SummaryBudget {
   const outsideTokens = meter.total(head) + meter.range(kept, 0, kept.length);
-  // The summary always gets some room: the window after it trims the kept messages if needed.
+  // The summary always gets some room: the last resort after it shrinks the kept messages if needed.
   const room =
     opts.targetTokens !== undefined
       ? Math.max(opts.targetTokens - outsideTokens, Math.floor(opts.targetTokens * 0.3))
