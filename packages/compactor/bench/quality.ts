@@ -118,16 +118,20 @@ export function keepsSystemPrompt(input: readonly Message[], output: readonly Me
   return true;
 }
 
+/** A message's text: its content string, or its first text part (`undefined` when it has none). */
+export function userText(message: Message | undefined): string | undefined {
+  if (message === undefined) return undefined;
+  return typeof message.content === 'string'
+    ? message.content
+    : message.content.find((part) => part.type === 'text')?.text;
+}
+
 /** Whether the text of `input`'s first and newest user messages is in `output` word for word. */
 export function keepsRequests(input: readonly Message[], output: readonly Message[]): boolean {
   const users = input.filter((message) => message.role === 'user');
   const sent = JSON.stringify(output);
   return [users[0], users.at(-1)].every((message) => {
-    if (message === undefined) return true;
-    const text =
-      typeof message.content === 'string'
-        ? message.content
-        : message.content.find((part) => part.type === 'text')?.text;
+    const text = userText(message);
     // Quoted: the whole text of a message or part, not a short reply found inside another.
     return text === undefined || sent.includes(JSON.stringify(text));
   });

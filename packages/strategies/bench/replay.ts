@@ -7,7 +7,7 @@
  */
 import type { Message } from '@ctxguard/core';
 import { type FactScore, findFacts, scoreFacts } from '../../compactor/bench/fact-scorer.ts';
-import { toolPairViolations } from '../../compactor/bench/quality.ts';
+import { toolPairViolations, userText } from '../../compactor/bench/quality.ts';
 import {
   type CachePriceModel,
   cachedPrefixTokens,
@@ -219,12 +219,17 @@ export async function replayTranscript(
 
 /** The task as it appears in a serialized request: the first user message's (first) text, JSON-escaped. */
 function taskOf(transcript: readonly Message[]): string | undefined {
-  return userText(transcript.find((message) => message.role === 'user'));
+  return escaped(userText(transcript.find((message) => message.role === 'user')));
 }
 
 /** The newest user message's (first) text, JSON-escaped, as {@link taskOf} reads the first. */
 function newestUserText(messages: readonly Message[]): string | undefined {
-  return userText(messages.findLast((message) => message.role === 'user'));
+  return escaped(userText(messages.findLast((message) => message.role === 'user')));
+}
+
+/** `text` as it reads inside a serialized message, without its quotes. */
+function escaped(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : JSON.stringify(text).slice(1, -1);
 }
 
 /** The system prompt, the task, the newest user message and the newest step (from the newest assistant message on). */
@@ -251,15 +256,6 @@ function newestOutputs(messages: readonly Message[]): string[] {
     }
   }
   return outputs;
-}
-
-function userText(message: Message | undefined): string | undefined {
-  if (message === undefined) return undefined;
-  const text =
-    typeof message.content === 'string'
-      ? message.content
-      : message.content.find((part) => part.type === 'text')?.text;
-  return text === undefined ? undefined : JSON.stringify(text).slice(1, -1);
 }
 
 async function recordSent(
