@@ -1,7 +1,7 @@
 import { countToolPairViolations, summaryBlock } from '@ctxguard/compactor';
 import { InvalidOptionsError, type Message, messageText } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
-import { chat, reactContext } from '../test/support/conversations.ts';
+import { agentChat, chat, reactContext } from '../test/support/conversations.ts';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
 import { RecompactStrategy } from './recompact-strategy.js';
 
@@ -92,6 +92,24 @@ describe('RecompactStrategy', () => {
     const large = await asked(2_000);
     expect(large.fixed / large.inputBudget).toBeGreaterThan(0.8);
     expect(large.budgets).toEqual([Math.floor(large.fixed + 0.25 * (large.inputBudget - large.fixed))]);
+  });
+
+  it('counts the open request in the fixed part when it follows the task at once', async () => {
+    const request = `Start with the config files, one at a time, and ${'keep every comment as it is, '.repeat(8)}please.`;
+    const conversation: Message[] = [
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: 'Migrate the repo to ESM.' },
+      { role: 'user', content: request },
+      // Twelve tool rounds with no user message between them.
+      ...agentChat(12).filter((message) => message.role === 'tool' || Array.isArray(message.content)),
+    ] as Message[];
+    expect(conversation.at(-1)!.role).toBe('tool');
+    const tools = HistoryStrategyTools.of(conversation);
+    const budgets = recordBudgets(tools);
+    const { inputBudget } = await compactAt96(new RecompactStrategy(), tools);
+    const fixed = tools.measure(conversation.slice(0, 3)) + tools.measure(conversation.slice(-2));
+    expect(budgets).toEqual([Math.floor(fixed + 0.5 * (inputBudget - fixed))]);
+    expect(tools.history.messages().some((message) => messageText(message) === request)).toBe(true);
   });
 
   it('lands a retry under the trigger when the prompt, the task and the newest step alone are past it', async () => {

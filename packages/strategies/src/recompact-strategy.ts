@@ -133,7 +133,7 @@ function newestStep(view: readonly HistoryEntry[], from: number): { messages: Me
  * as the request the open tool rounds serve.
  */
 function openRequest(view: readonly HistoryEntry[], from: number, stepStart: number): Message | undefined {
-  for (let index = view.length - 1; index > from; index--) {
+  for (let index = view.length - 1; index >= from; index--) {
     const message = view[index]!.message;
     if (isUserTurn(message)) return index < stepStart ? message : undefined;
   }
