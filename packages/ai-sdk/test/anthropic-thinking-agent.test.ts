@@ -92,6 +92,7 @@ async function runAgent(
   server: AnthropicServer,
   conversationId: string,
   mode: 'generate' | 'stream',
+  userWritesMidLoop = false,
 ): Promise<AgentOutcome> {
   const model = wrapLanguageModel({
     model: createAnthropic({ baseURL: server.url, apiKey: 'x' })(MODEL),
@@ -100,7 +101,10 @@ async function runAgent(
   const outcome: AgentOutcome = { steps: 0, reports: [], warnings: [] };
   const history: ModelMessage[] = [];
   for (let turn = 0; outcome.steps < STEPS; turn++) {
-    history.push({ role: 'user', content: turn === 0 ? TASK : `Next, part ${turn} of the audit.` });
+    const note = userWritesMidLoop
+      ? 'Also note any currency other than EUR.'
+      : `Next, part ${turn} of the audit.`;
+    history.push({ role: 'user', content: turn === 0 ? TASK : note });
     const call = {
       model,
       system: 'You are a careful code auditor.\n\n\nAnswer briefly.',
@@ -108,7 +112,8 @@ async function runAgent(
       tools,
       maxRetries: 0,
       maxOutputTokens: MAX_OUTPUT,
-      stopWhen: stepCountIs(roundsOf(turn) + 1),
+      // Stopped one step early, the call ends in tool results and the user's next message follows them.
+      stopWhen: stepCountIs(roundsOf(turn) + (userWritesMidLoop ? 0 : 1)),
       providerOptions: { anthropic: { thinking: THINKING }, ctxguard: { conversationId } },
     };
     const result = mode === 'generate' ? await generateText(call) : streamText(call);
@@ -126,14 +131,15 @@ async function runAgent(
 
 describe('Claude agents with extended thinking and multi-round tool loops, through the middleware', () => {
   it.each([
-    ['generateText', 12_000, 'generate'],
-    ['streamText', 20_000, 'stream'],
+    ['generateText', 12_000, 'generate', false],
+    ['streamText', 20_000, 'stream', false],
+    ['generateText, the user writing after tool results,', 12_000, 'generate', true],
   ] as const)(
     '%s told a %i-token limit: 64 steps finish, every request valid, rounds restated mid loop',
-    async (_name, contextLimit, mode) => {
+    async (_name, contextLimit, mode, userWritesMidLoop) => {
       const server = await serve(contextLimit);
       const middleware = ctxguardMiddleware({ contextLimit });
-      const outcome = await runAgent(middleware, server, 'audit', mode);
+      const outcome = await runAgent(middleware, server, 'audit', mode, userWritesMidLoop);
       await middleware.close();
       expect(refusals(server)).toEqual([]);
       for (const request of server.requests) expect(anthropicViolations(request.body)).toEqual([]);

@@ -3,7 +3,8 @@
 // thinking block over everything before it and rejects one whose prefix changed, enforces the rule
 // that with thinking on the assistant turn answered by the final (merged) user turn starts with its
 // thinking, rejects unpaired tool_use / tool_result, and answers over its window with Anthropic's
-// "prompt is too long" body. Every user turn runs 1–5 tool rounds, so compactions land mid loop.
+// "prompt is too long" body. Every user turn runs 1–5 tool rounds, so compactions land mid loop, and
+// the user writes after some tool results, while the agent works.
 import {
   createContextGuard,
   fromAnthropic,
@@ -107,6 +108,9 @@ async function runAgent(
           },
         ],
       });
+      // The user writes while the agent works: the note merges into the turn that answers the call.
+      if (run.sent.length % 3 === 0)
+        history.push({ role: 'user', content: 'Also note any currency other than EUR.' });
     }
   }
   return run;

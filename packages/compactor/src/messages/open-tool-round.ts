@@ -63,7 +63,8 @@ function loopLostReasoning(
  * Where the restatement of the open tool loop must start so that a provider requiring thinking
  * accepts the request, or -1 when nothing needs restating. Anthropic, with thinking on, requires the
  * assistant message that the final user turn answers to start with a valid thinking block, and merges
- * consecutive user (and tool result) messages before it checks. So once a turn of the open loop lost
+ * consecutive user (and tool result) messages before it checks: a user message after the results
+ * (the user writing while the agent works) is part of that turn. So once a turn of the open loop lost
  * its signed reasoning (`lostReasoning(index)`; with thinking only on a loop's first turn, the later
  * turns never had any), the open round is restated; its text merges with the results before it, whose
  * assistant message then must start with reasoning (`startsWithReasoning`); the walk goes back until
@@ -74,7 +75,7 @@ export function staleToolLoopStart(
   lostReasoning: (index: number) => boolean,
   startsWithReasoning: (message: unknown) => boolean,
 ): number {
-  let start = openToolRoundStart(messages);
+  let start = answeredBefore(messages, messages.length);
   if (start < 0 || !loopLostReasoning(messages, start, lostReasoning)) return -1;
   while (!partsOf(messages[start]).some(isCompactionPart)) {
     const answered = answeredBefore(messages, start);

@@ -216,10 +216,26 @@ describe('dropSignedReasoningFrom and the open tool round', () => {
     expect(kept.messages[3]).toBe(open);
     const unsigned = calls([call('c1', 'read_file')]);
     expect(dropSignedReasoningFrom([user('changed'), unsigned, answered], 0).restatedRound).toBe(false);
-    const goesOn = dropSignedReasoningFrom([...before, user('next question')], 0);
+    const goesOn = dropSignedReasoningFrom([...before, assistant('Done.'), user('next question')], 0);
     expect(goesOn.restatedRound).toBe(false);
-    expect(goesOn.messages).toHaveLength(4);
+    expect(goesOn.messages).toHaveLength(5);
     expect(JSON.stringify(goesOn.messages[1])).not.toContain('sig-open');
+  });
+
+  it('restates the round when the user writes after its results: the merged final turn answers it', () => {
+    const messages: Message[] = [
+      user('Read every file.'),
+      signedCalls('sig-0', call('c0', 'read_file', { path: 'f0.ts' })),
+      results(['c0', 'read_file', 'content 0']),
+      user('Also keep an eye on currency handling.'),
+    ];
+    const result = dropSignedReasoningFrom(messages, 1);
+    expect(finalTurnValid(result.messages)).toBe(true);
+    expect(result.restatedRound).toBe(true);
+    expect(result.messages.map((message) => message.role)).toEqual(['user', 'user', 'user']);
+    expect(JSON.stringify(result.messages[1])).toContain('You called read_file (call c0)');
+    expect(result.messages[0]).toBe(messages[0]);
+    expect(result.messages[2]).toBe(messages[3]);
   });
 
   it('marks a failed result and survives odd outputs', () => {
