@@ -38,7 +38,8 @@ function answeredBefore(messages: readonly unknown[], end: number): number {
   let results = false;
   for (; index >= 0; index--) {
     const role = roleOf(messages[index]);
-    if (role !== 'tool' && role !== 'user') break;
+    // A system message there (a compaction's marker) goes to Anthropic's top-level system: not a turn.
+    if (role !== 'tool' && role !== 'user' && role !== 'system') break;
     results ||= role === 'tool';
   }
   return results && index >= 0 && callsTools(messages[index]) ? index : -1;

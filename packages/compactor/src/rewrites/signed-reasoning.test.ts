@@ -193,6 +193,20 @@ describe('dropSignedReasoningFrom and the open tool round', () => {
     expect(result.messages[2]).toBe(messages[3]);
   });
 
+  it('walks across a system message in the final turn: Anthropic hoists it, the turn still answers the round', () => {
+    const messages: Message[] = [
+      user('Read every file.'),
+      signedCalls('sig-0', call('c0', 'read_file', { path: 'f0.ts' })),
+      results(['c0', 'read_file', 'content 0']),
+      system('<!-- ctxguard:truncated hidden=4 -->'),
+      user('Also check the tests.'),
+    ];
+    const result = dropSignedReasoningFrom(messages, 1);
+    expect(result.restatedRound).toBe(true);
+    expect(finalTurnValid(result.messages)).toBe(true);
+    expect(result.messages.slice(2)).toEqual(messages.slice(3));
+  });
+
   it('restates a loop whose later turns never had thinking once its first turn lost it', () => {
     const messages: Message[] = [
       user('Read every file.'),
