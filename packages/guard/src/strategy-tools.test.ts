@@ -368,6 +368,22 @@ describe('StrategyToolsImpl', () => {
     expect(history.messages()).toEqual(original);
   });
 
+  it('summarizeRange writes a summary that ends the request as a user message: something is left to answer', async () => {
+    const original = agent(6).slice(0, -2);
+    const history = historyOf(original);
+    const result = await toolsFor(history).summarizeRange({ from: 1, to: original.length });
+    expect(result.changed).toBe(true);
+    const view = history.messages();
+    expect(view.map((message) => message.role)).toEqual(['system', 'user']);
+    expect(summaryBlock.parse(textOf(view[1]!))?.messageCount).toBe(original.length - 1);
+    // Before the conversation's next message it stays a system note.
+    const middle = historyOf(agent(6));
+    await toolsFor(middle).summarizeRange({ from: 2, to: 5 });
+    expect(middle.messages()[2]!.role).toBe('system');
+    rewindAll(history);
+    expect(history.messages()).toEqual(original);
+  });
+
   it('a fact keyed from a value that held a secret is keyed again from the redacted value', async () => {
     const history = historyOf([
       system('You are a coding agent.'),

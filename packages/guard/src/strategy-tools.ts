@@ -702,7 +702,10 @@ export class StrategyToolsImpl implements StrategyTools {
         ...(facts.length > 0 ? { facts } : {}),
       });
     }
-    const role = messages[to]?.role === 'assistant' ? 'user' : 'system';
+    // Before an assistant turn, or ending the request, the summary speaks as the user: a request whose
+    // conversation is system messages alone has nothing to answer (Anthropic refuses it outright).
+    const next = messages[to]?.role;
+    const role = next === undefined || next === 'assistant' ? 'user' : 'system';
     const summary = { role, content, metadata: { isSummary: true } } as MessageInput;
     const rewrite = this.#record('summarizeRange', () => this.#history.spliceRange(from, to, summary));
     const summaryEntryId = this.#history.effectiveEntries()[from]?.id;
