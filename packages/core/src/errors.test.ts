@@ -218,6 +218,62 @@ describe('an unknown option or field that is a known one misspelt', () => {
   });
 });
 
+describe('hints for the usual wrong shapes', () => {
+  const messageOf = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('accepted');
+  };
+
+  it('names a misspelt key inside a union branch, a record value or a lazy schema', () => {
+    const schema = z.strictObject({
+      loopProtection: z
+        .union([z.literal(false), z.strictObject({ refillCalls: z.number().optional() })])
+        .optional(),
+      byModel: z.record(z.string(), z.strictObject({ contextLimit: z.number() })).optional(),
+      later: z.lazy(() => z.strictObject({ maxLength: z.number() })).optional(),
+    });
+    expect(
+      messageOf(() => parseOptions(schema, { loopProtection: { refilCalls: 1 } }, 'Thing options')),
+    ).toBe('Thing options.loopProtection: Unrecognized key: "refilCalls" (did you mean "refillCalls"?)');
+    expect(
+      messageOf(() => parseOptions(schema, { byModel: { a: { contextLimt: 1 } } }, 'Thing options')),
+    ).toContain('(did you mean "contextLimit"?)');
+    expect(messageOf(() => parseOptions(schema, { later: { maxLenght: 1 } }, 'Thing options'))).toContain(
+      '(did you mean "maxLength"?)',
+    );
+  });
+
+  it('says to pass an instance when given the class', () => {
+    class Strategy {
+      react() {
+        return 'none';
+      }
+    }
+    const schema = z.strictObject({
+      strategy: z.custom<Strategy>((value) => value instanceof Strategy, 'must be a Strategy'),
+    });
+    expect(messageOf(() => parseOptions(schema, { strategy: Strategy }, 'Thing options'))).toBe(
+      'Thing options.strategy: must be a Strategy; Strategy is a class: pass an instance (`new Strategy(…)`)',
+    );
+    // A plain function is not a class: nothing is added.
+    expect(messageOf(() => parseOptions(schema, { strategy: () => 1 }, 'Thing options'))).toBe(
+      'Thing options.strategy: must be a Strategy',
+    );
+  });
+
+  it('says to pass the list when given the request object that holds it', () => {
+    const schema = z.strictObject({ messages: z.array(z.unknown()) });
+    const request = { system: 'Be brief.', messages: [{ role: 'user', content: 'hi' }] };
+    expect(messageOf(() => parseInput(schema, { messages: request }, 'thing input'))).toBe(
+      'thing input.messages: Invalid input: expected array, received object; this object holds a `messages` list: pass that list',
+    );
+  });
+});
+
 describe('describeZodIssues', () => {
   it('flattens nested unions into field issues', () => {
     const schema = z.object({

@@ -116,23 +116,63 @@ function cleanPath(path: readonly PropertyKey[]): (string | number)[] {
  * Zod's message, but a fraction where a whole number belongs says so ("expected int, received
  * number" does not), and an unknown key that is a known one misspelt names the known one.
  */
-function messageOf(issue: RawIssue, path: readonly PropertyKey[], schema: z.ZodType | undefined): string {
+function messageOf(
+  issue: RawIssue,
+  path: readonly PropertyKey[],
+  schema: z.ZodType | undefined,
+  value: unknown,
+): string {
   if (issue.code === 'invalid_type' && issue.expected === 'int')
     return 'Invalid input: expected a whole number, received a fraction';
   if (issue.code === 'unrecognized_keys' && schema)
     return issue.message + spellingHint(issue.keys, namesAt(schema, path));
+  if (issue.code === 'custom' && isClass(value))
+    return `${issue.message}; ${value.name || 'this'} is a class: pass an instance (\`new ${value.name || 'Class'}(…)\`)`;
+  if (issue.code === 'invalid_type' && issue.expected === 'array' && holdsMessages(value))
+    return `${issue.message}; this object holds a \`messages\` list: pass that list`;
   return issue.message;
+}
+
+/** A class (a function with methods on its prototype) given where an instance of it belongs. */
+function isClass(value: unknown): value is { name: string } {
+  if (typeof value !== 'function' || typeof value.prototype !== 'object' || value.prototype === null)
+    return false;
+  return Object.getOwnPropertyNames(value.prototype).some((name) => name !== 'constructor');
+}
+
+/** What `input` holds at `path` (undefined where it holds nothing). */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current = input;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+/** A request object (`{ system, messages }`, `{ model, messages }`) given where its list belongs. */
+function holdsMessages(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && 'messages' in value
+    ? Array.isArray(value.messages)
+    : false;
 }
 
 /**
  * Zod reports a failed union as one issue at the union's path. Descend into the branch that
  * got furthest so the error names the real field (`content[0].toolCallId`), not `content`.
  */
-function flattenIssue(issue: RawIssue, prefix: (string | number)[], schema?: z.ZodType): FieldIssue[] {
+function flattenIssue(
+  issue: RawIssue,
+  prefix: (string | number)[],
+  schema?: z.ZodType,
+  input?: unknown,
+): FieldIssue[] {
   const path = [...prefix, ...cleanPath(issue.path)];
   if (issue.code !== 'invalid_union' || issue.errors.length === 0)
-    return [{ path, message: messageOf(issue, path, schema) }];
-  const branches = issue.errors.map((branch) => branch.flatMap((inner) => flattenIssue(inner, path)));
+    return [{ path, message: messageOf(issue, path, schema, valueAt(input, path)) }];
+  const branches = issue.errors.map((branch) =>
+    branch.flatMap((inner) => flattenIssue(inner, path, schema, input)),
+  );
   // A loop, not Math.max(...): a branch may hold more issues than a call takes arguments.
   const depth = (branch: FieldIssue[]) => {
     let deepest = Number.NEGATIVE_INFINITY;
@@ -165,18 +205,20 @@ function flattenIssue(issue: RawIssue, prefix: (string | number)[], schema?: z.Z
 
 /**
  * Flattens zod issues (unions included) into `{ path, message }` pairs. Given the `schema` that
- * failed, an unknown key that is one of its keys misspelt names that key.
+ * failed, an unknown key that is one of its keys misspelt names that key; given its `input`, a class
+ * where an instance belongs and a request object where its `messages` list belongs are named as such.
  */
-export function describeZodIssues(error: z.ZodError, schema?: z.ZodType): FieldIssue[] {
-  return error.issues.flatMap((issue) => flattenIssue(issue, [], schema));
+export function describeZodIssues(error: z.ZodError, schema?: z.ZodType, input?: unknown): FieldIssue[] {
+  return error.issues.flatMap((issue) => flattenIssue(issue, [], schema, input));
 }
 
 function summarize(
   error: z.ZodError,
   root: string,
   schema: z.ZodType,
+  input: unknown,
 ): { text: string; path: (string | number)[] } {
-  const issues = describeZodIssues(error, schema);
+  const issues = describeZodIssues(error, schema, input);
   const lines = issues.slice(0, 5).map((issue) => `${formatPath(issue.path, root)}: ${issue.message}`);
   if (issues.length > 5) lines.push(`…and ${issues.length - 5} more`);
   return { text: lines.join('; '), path: issues[0]?.path ?? [] };
@@ -196,17 +238,17 @@ export function parseInput<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const { text, path } = summarize(result.error, root, schema);
+  const { text, path } = summarize(result.error, root, schema, input);
   const format = foreignFormatOf(messagesIn(input), own);
   const hint = format === undefined ? '' : `. ${converterHint(format)}`;
   throw new InvalidInputError(`${text}${hint}`, path, { cause: result.error });
 }
 
-/** The messages `input` holds: a list, an object's `messages`, or one message (an object with a `role`). */
-function messagesIn(input: unknown): unknown[] {
+/** The messages `input` holds: a list, an object's `messages` (a request's too), or one message (an object with a `role`). */
+function messagesIn(input: unknown, depth = 0): unknown[] {
   if (Array.isArray(input)) return input;
-  if (typeof input !== 'object' || input === null) return [];
-  if ('messages' in input) return Array.isArray(input.messages) ? input.messages : [];
+  if (typeof input !== 'object' || input === null || depth > 1) return [];
+  if ('messages' in input) return messagesIn(input.messages, depth + 1);
   return 'role' in input ? [input] : [];
 }
 
@@ -218,30 +260,48 @@ function messagesIn(input: unknown): unknown[] {
 export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, root: string): z.output<S> {
   const result = schema.safeParse(input ?? {}, { jitless: true });
   if (result.success) return result.data;
-  const { text, path } = summarize(result.error, root, schema);
+  const { text, path } = summarize(result.error, root, schema, input);
   throw new InvalidOptionsError(text, path, { cause: result.error });
 }
 
-/** The field names of the object `schema` holds at `path` (through arrays and optional, nullable and default wrappers). */
+/**
+ * The field names of the objects `schema` holds at `path`, through arrays, records, unions and
+ * optional, nullable, default, catch, lazy and pipe wrappers.
+ */
 function namesAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
-  let current = unwrapped(schema);
-  for (const key of path) {
-    if (current instanceof z.ZodArray && typeof key === 'number') current = unwrapped(current.element);
-    else if (current instanceof z.ZodObject) current = unwrapped(current.shape[String(key)]);
-    else return [];
-  }
-  return current instanceof z.ZodObject ? Object.keys(current.shape) : [];
+  let current = alternatives(schema);
+  for (const key of path) current = current.flatMap((at) => alternatives(childAt(at, key)));
+  return [...new Set(current.flatMap((at) => (at instanceof z.ZodObject ? Object.keys(at.shape) : [])))];
+}
+
+function childAt(schema: unknown, key: PropertyKey): unknown {
+  if (schema instanceof z.ZodArray && typeof key === 'number') return schema.element;
+  if (schema instanceof z.ZodObject) return schema.shape[String(key)];
+  if (schema instanceof z.ZodRecord) return schema.valueType;
+  return undefined;
+}
+
+/** The schemas a value at `schema` is checked against: the union's branches, unwrapped. */
+function alternatives(schema: unknown): unknown[] {
+  const inner = unwrapped(schema);
+  if (inner instanceof z.ZodUnion) return inner.options.flatMap(alternatives);
+  return inner === undefined ? [] : [inner];
 }
 
 function unwrapped(schema: unknown): unknown {
   let current = schema;
-  while (
-    current instanceof z.ZodOptional ||
-    current instanceof z.ZodNullable ||
-    current instanceof z.ZodDefault
-  )
-    current = current.unwrap();
-  return current;
+  for (;;) {
+    if (
+      current instanceof z.ZodOptional ||
+      current instanceof z.ZodNullable ||
+      current instanceof z.ZodDefault ||
+      current instanceof z.ZodCatch ||
+      current instanceof z.ZodLazy
+    )
+      current = current.unwrap();
+    else if (current instanceof z.ZodPipe) current = current.in;
+    else return current;
+  }
 }
 
 /** ` (did you mean "contextLimit"?)` for the unknown names a known one is a slip of the keyboard away from. */

@@ -82,7 +82,10 @@ export interface ContextMeasurement {
 const functionOf = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `must be ${what}`);
 /** A threshold: a fraction of the input budget (above 1: never reached). */
 const share = lazySchema(() =>
-  z.number().gt(0).lte(10, 'must be a fraction of the input budget (0.8 for 80%), at most 10'),
+  z
+    .number()
+    .gt(0)
+    .lte(10, 'must be a fraction of the input budget (0.8 for 80%; above 1 never fires), at most 10'),
 );
 
 /** Options of {@link ContextMeasurer}. */
