@@ -388,12 +388,20 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
       },
       { inputTokens: { total: undefined, noCache: undefined }, outputTokens: { total: undefined } },
       null,
+      // OpenAI's `completion.usage` is optional.
+      undefined,
     ];
     for (const usage of unreported)
       expect(await guard.recordCompletion({ conversationId: 'usage', usage: usage as never })).toEqual({
         learned: false,
       });
-    expect(warnings).toHaveLength(3);
+    // Typed as OpenAI's SDK types it: `CompletionUsage | undefined`.
+    const completion: { usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } } =
+      {};
+    expect(await guard.recordCompletion({ conversationId: 'usage', usage: completion.usage })).toEqual({
+      learned: false,
+    });
+    expect(warnings).toHaveLength(5);
     for (const warning of warnings) expect(warning).toMatch(/^usage_ignored: .*reported no token counts/);
     // Counts that are there but wrong, or one count missing, are still errors naming the field.
     const record = (usage: unknown) =>

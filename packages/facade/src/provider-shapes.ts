@@ -223,7 +223,8 @@ function isThenable(value: unknown): boolean {
  * Usage in ctxguard's shape (`inputTokens`, `outputTokens`, …), or as OpenAI Chat Completions,
  * OpenAI Responses, Anthropic's Messages API, the AI SDK's results or an AI SDK provider report it,
  * converted (prompt tokens counted with their cached part). A provider shape that does not validate
- * is reported in its own field names. `null` when the AI SDK says the provider reported no counts.
+ * is reported in its own field names. `null` when the provider reported no counts (`undefined`, or the
+ * AI SDK's counts both `undefined`).
  */
 export const usageInputSchema = lazySchema(() =>
   z.preprocess((value, ctx) => {
@@ -231,6 +232,8 @@ export const usageInputSchema = lazySchema(() =>
       ctx.addIssue({ code: 'custom', message: "is a Promise: await it (streamText's `await result.usage`)" });
       return null; // Not the promise: zod takes a promise a step returns for an async parse.
     }
+    // OpenAI's `completion.usage` is optional: a response without one reported no counts.
+    if (value === undefined) return null;
     if (!isRecord(value)) return value;
     if (countsNotReported(value)) return null;
     if (isWholeResponse(value)) {
