@@ -518,10 +518,20 @@ describe('ContextMeasurer', () => {
     expect(limited.window).toBe(16_000);
     expect(limited.inputBudget).toBe(16_000 - 1_000);
     expect(limited.percentage as number).toBeGreaterThan(full.percentage as number);
-    // Above the model's window, the model's window stays.
-    expect((await fixed.measurer.measure({ provider: 'acme', model: 'guess-1', messages })).window).toBe(
-      2_000,
+    // Above the model's window, the model's window stays, said once.
+    for (let i = 0; i < 2; i++)
+      expect((await fixed.measurer.measure({ provider: 'acme', model: 'guess-1', messages })).window).toBe(
+        2_000,
+      );
+    expect(fixed.warnings.map((w) => w.code)).toEqual(['context_limit_above_model']);
+    expect(fixed.warnings[0]?.message).toMatch(
+      /^contextLimit 16000 is above the 2000-token window the catalog gives acme\/guess-1, so requests are measured against 2000/,
     );
+    // A model its provider does not list: the limit is its window, above the provider's default too.
+    const newer = setup({ contextLimit: 1_000_000 });
+    const wide = await newer.measurer.measure({ provider: 'openai', model: 'gpt-9-ultra', messages });
+    expect(wide.window).toBe(1_000_000);
+    expect(newer.warnings).toEqual([]);
     // Per call.
     const perCall = setup({ contextLimit: (request) => (request.model === 'big' ? 32_000 : undefined) });
     expect((await perCall.measurer.measure({ provider: 'acme', model: 'big', messages })).window).toBe(

@@ -194,6 +194,7 @@ export class ContextMeasurer {
   readonly #forLearning = new LRUCache<string, WeakRef<ConversationTally>[]>({ max: CONVERSATIONS });
   readonly #warnedUnknown = new Set<string>();
   readonly #warnedOutput = new Set<string>();
+  readonly #warnedLimitAbove = new Set<string>();
   readonly #warnedLimits = new Set<string>();
   readonly #exactTimeoutMs: number;
   readonly #models = new Set<string>();
@@ -545,10 +546,16 @@ export class ContextMeasurer {
       this.#warnUnknown(request);
       return { window: null, inputBudget: null };
     }
-    if (model?.match === 'provider-default' && limit === undefined) this.#warnUnknown(request, model);
-    const window = known
-      ? Math.min(model?.contextWindow ?? Number.POSITIVE_INFINITY, limit ?? Number.POSITIVE_INFINITY)
-      : (limit as number);
+    const guessed = model?.match === 'provider-default';
+    if (guessed && limit === undefined) this.#warnUnknown(request, model);
+    // A limit is the window of a model the catalog only guesses at (its provider's default), and
+    // narrows the window of one it knows.
+    const window =
+      known && !(guessed && limit !== undefined)
+        ? Math.min(model?.contextWindow ?? Number.POSITIVE_INFINITY, limit ?? Number.POSITIVE_INFINITY)
+        : (limit as number);
+    if (known && !guessed && limit !== undefined && limit > window)
+      this.#warnLimitAboveModel(request, limit, window);
     const maxOutput = known ? model?.maxOutputTokens : undefined;
     const wanted = request.maxOutputTokens;
     if (maxOutput !== undefined && wanted !== undefined && wanted > maxOutput)
@@ -611,6 +618,19 @@ export class ContextMeasurer {
       source: 'ContextMeasurer',
       data: { field },
       ...(cause !== undefined ? { cause } : {}),
+    });
+  }
+
+  /** Once per model: a limit above the window the catalog gives it does not widen that window. */
+  #warnLimitAboveModel(request: MeasureInput, limit: number, window: number): void {
+    const key = `${request.provider}\u0000${request.model}`;
+    if (this.#warnedLimitAbove.has(key)) return;
+    this.#warnedLimitAbove.add(key);
+    void this.#hooks.emit('onWarning', {
+      code: 'context_limit_above_model',
+      message: `contextLimit ${limit} is above the ${window}-token window the catalog gives ${request.provider}/${request.model}, so requests are measured against ${window}: a context limit only narrows a known model's window; register the model's larger window in the catalog`,
+      source: 'ContextMeasurer',
+      data: { provider: request.provider, model: request.model, contextLimit: limit, window },
     });
   }
 
