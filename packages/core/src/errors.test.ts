@@ -208,6 +208,22 @@ describe('an unknown option or field that is a known one misspelt', () => {
     expect(messageOf(() => parseInput(schema, options, 'thing input'))).toContain(said);
   });
 
+  it('names ours for the size names other libraries use, where ours is an option', () => {
+    const sizes = z.strictObject({
+      contextLimit: z.number().optional(),
+      maxOutputTokens: z.number().optional(),
+    });
+    expect(messageOf(() => parseOptions(sizes, { maxTokens: 8_000 }, 'Thing options'))).toBe(
+      'Thing options: Unrecognized key: "maxTokens" (did you mean "contextLimit" or "maxOutputTokens"?)',
+    );
+    expect(messageOf(() => parseOptions(sizes, { context_window: 8_000 }, 'Thing options'))).toContain(
+      '(did you mean "contextLimit"?)',
+    );
+    expect(messageOf(() => parseOptions(schema, { max_completion_tokens: 1 }, 'Thing options'))).toBe(
+      'Thing options: Unrecognized key: "max_completion_tokens"',
+    );
+  });
+
   it('suggests nothing for a name no option is close to', () => {
     expect(messageOf(() => parseOptions(schema, { budget: 1 }, 'Thing options'))).toBe(
       'Thing options: Unrecognized key: "budget"',

@@ -308,7 +308,21 @@ function unwrapped(schema: unknown): unknown {
 function spellingHint(unknown: readonly string[], known: readonly string[]): string {
   const meant = unknown.flatMap((name) => {
     const close = closestName(name, known);
-    return close === undefined ? [] : [`"${close}"`];
+    if (close !== undefined) return [`"${close}"`];
+    const ours = (OTHER_NAMES[name] ?? []).filter((option) => known.includes(option));
+    return ours.length === 0 ? [] : [ours.map((option) => `"${option}"`).join(' or ')];
   });
   return meant.length === 0 ? '' : ` (did you mean ${meant.join(', ')}?)`;
 }
+
+/** What other libraries and provider APIs call the sizes ctxguard takes (suggested where ours is an option). */
+const OTHER_NAMES: Readonly<Record<string, readonly string[]>> = {
+  maxTokens: ['contextLimit', 'maxOutputTokens'],
+  max_tokens: ['contextLimit', 'maxOutputTokens'],
+  maxCompletionTokens: ['maxOutputTokens'],
+  max_completion_tokens: ['maxOutputTokens'],
+  max_output_tokens: ['maxOutputTokens'],
+  contextWindow: ['contextLimit'],
+  context_window: ['contextLimit'],
+  maxContextTokens: ['contextLimit'],
+};
