@@ -43,12 +43,11 @@ export function pairSafeCut(view: readonly HistoryEntry[], cut: number, floor: n
 
 /**
  * The message that stands for summarized entries: the compactor's injection-safe summary format,
- * as a `user` message before an assistant turn or at the end (a request must hold a turn to
- * answer) and a `system` note otherwise.
+ * as a `user` message before an assistant turn and a `system` note otherwise.
  */
 export function summaryMessage(text: string, messageCount: number, next: HistoryEntry | undefined): Message {
   return {
-    role: next === undefined || next.message.role === 'assistant' ? 'user' : 'system',
+    role: next?.message.role === 'assistant' ? 'user' : 'system',
     content: summaryBlock.render({ text, messageCount }),
     metadata: { isSummary: true },
   };
