@@ -368,23 +368,21 @@ describe('StrategyToolsImpl', () => {
     expect(history.messages()).toEqual(original);
   });
 
-  it('summarizeRange keeps the newest message when it would summarize everything after the system prompt', async () => {
-    // Ends in a tool round: the call and its result stay together, after the summary.
+  it('summarizeRange writes a summary of everything after the system prompt as a user message', async () => {
     const original = agent(6).slice(0, -2);
     const history = historyOf(original);
     const result = await toolsFor(history).summarizeRange({ from: 1, to: original.length });
     expect(result.changed).toBe(true);
     const view = history.messages();
-    expect(view.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
-    expect(view.slice(-2)).toEqual(original.slice(-2));
-    expect(summaryBlock.parse(textOf(view[1]!))?.messageCount).toBe(original.length - 3);
-    // After a message of the conversation, a range may end the request: something is still there to answer.
+    expect(view.map((message) => message.role)).toEqual(['system', 'user']);
+    expect(summaryBlock.parse(textOf(view[1]!))?.messageCount).toBe(original.length - 1);
+    // After a message of the conversation, or before one that is not the assistant's, it is a system note.
     const tail = historyOf(original);
     await toolsFor(tail).summarizeRange({ from: 2, to: original.length });
     expect(tail.messages().map((message) => message.role)).toEqual(['system', 'user', 'system']);
-    // The newest message alone after the system prompt: nothing to summarize.
-    const alone = historyOf([system('You are a coding agent.'), user('Read the log.')]);
-    expect((await toolsFor(alone).summarizeRange({ from: 1, to: 2 })).changed).toBe(false);
+    const middle = historyOf(agent(6));
+    await toolsFor(middle).summarizeRange({ from: 2, to: 5 });
+    expect(middle.messages()[2]!.role).toBe('system');
     rewindAll(history);
     expect(history.messages()).toEqual(original);
   });

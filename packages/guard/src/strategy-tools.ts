@@ -646,11 +646,6 @@ export class StrategyToolsImpl implements StrategyTools {
     let to = Math.min(view.length, Math.floor(options.to));
     while (from < to && isPlainSystem(messages[from])) from++;
     const units = toolPairUnits(messages);
-    // A summary of everything after the system prompt would leave the model nothing to answer (and
-    // Anthropic refuses a request of system messages alone): the newest message, with its tool calls, stays.
-    const leavesSystemAlone = () =>
-      to >= view.length && messages.slice(0, from).every((message) => message.role === 'system');
-    if (leavesSystemAlone()) to = units.at(-1)?.start ?? to;
     // Widening to a compaction group can cut a tool unit again (a group may end between parallel
     // results), and widening to the unit can cut a group: repeat both until neither moves.
     for (let moved = true; moved; ) {
@@ -663,7 +658,7 @@ export class StrategyToolsImpl implements StrategyTools {
       while (to < view.length && view[to]?.condenseMember !== undefined) to++;
       moved = from !== start || to !== end;
     }
-    if (to <= from || from < frozen || leavesSystemAlone()) return { ...this.#unchanged(), facts: [] };
+    if (to <= from || from < frozen) return { ...this.#unchanged(), facts: [] };
 
     const range = view.slice(from, to);
     const earlier = factsIn(range.map((entry) => entry.message));
@@ -707,7 +702,12 @@ export class StrategyToolsImpl implements StrategyTools {
         ...(facts.length > 0 ? { facts } : {}),
       });
     }
-    const role = messages[to]?.role === 'assistant' ? 'user' : 'system';
+    // Before an assistant turn the summary speaks as the user, and so it does when it stands for
+    // everything after the system prompt: a request of system messages alone has nothing to answer
+    // (Anthropic refuses it).
+    const next = messages[to]?.role;
+    const alone = next === undefined && messages.slice(0, from).every((message) => message.role === 'system');
+    const role = next === 'assistant' || alone ? 'user' : 'system';
     const summary = { role, content, metadata: { isSummary: true } } as MessageInput;
     const rewrite = this.#record('summarizeRange', () => this.#history.spliceRange(from, to, summary));
     const summaryEntryId = this.#history.effectiveEntries()[from]?.id;
