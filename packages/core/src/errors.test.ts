@@ -214,8 +214,13 @@ describe('an unknown option or field that is a known one misspelt', () => {
       maxOutputTokens: z.number().optional(),
     });
     expect(messageOf(() => parseOptions(sizes, { maxTokens: 8_000 }, 'Thing options'))).toBe(
-      'Thing options: Unrecognized key: "maxTokens" (did you mean "contextLimit" or "maxOutputTokens"?)',
+      'Thing options: Unrecognized key: "maxTokens" (did you mean "maxOutputTokens"?)',
     );
+    // The names an object has from its prototype are unknown keys like any other.
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty'])
+      expect(messageOf(() => parseOptions(sizes, JSON.parse(`{"${name}": 1}`), 'Thing options'))).toBe(
+        `Thing options: Unrecognized key: "${name}"`,
+      );
     expect(messageOf(() => parseOptions(sizes, { context_window: 8_000 }, 'Thing options'))).toContain(
       '(did you mean "contextLimit"?)',
     );
@@ -251,6 +256,7 @@ describe('hints for the usual wrong shapes', () => {
         .optional(),
       byModel: z.record(z.string(), z.strictObject({ contextLimit: z.number() })).optional(),
       later: z.lazy(() => z.strictObject({ maxLength: z.number() })).optional(),
+      read: z.preprocess((value) => value, z.strictObject({ maxLength: z.number() })).optional(),
     });
     expect(
       messageOf(() => parseOptions(schema, { loopProtection: { refilCalls: 1 } }, 'Thing options')),
@@ -259,6 +265,9 @@ describe('hints for the usual wrong shapes', () => {
       messageOf(() => parseOptions(schema, { byModel: { a: { contextLimt: 1 } } }, 'Thing options')),
     ).toContain('(did you mean "contextLimit"?)');
     expect(messageOf(() => parseOptions(schema, { later: { maxLenght: 1 } }, 'Thing options'))).toContain(
+      '(did you mean "maxLength"?)',
+    );
+    expect(messageOf(() => parseOptions(schema, { read: { maxLenght: 1 } }, 'Thing options'))).toContain(
       '(did you mean "maxLength"?)',
     );
   });

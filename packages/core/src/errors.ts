@@ -143,9 +143,13 @@ function isClass(value: unknown): value is { name: string } {
 /** What `input` holds at `path` (undefined where it holds nothing). */
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let current = input;
-  for (const key of path) {
-    if (typeof current !== 'object' || current === null) return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
+  try {
+    for (const key of path) {
+      if (typeof current !== 'object' || current === null) return undefined;
+      current = (current as Record<PropertyKey, unknown>)[key];
+    }
+  } catch {
+    return undefined; // A getter that throws on a second read: the hint is left out, not the error.
   }
   return current;
 }
@@ -299,7 +303,9 @@ function unwrapped(schema: unknown): unknown {
       current instanceof z.ZodLazy
     )
       current = current.unwrap();
-    else if (current instanceof z.ZodPipe) current = current.in;
+    // A preprocess pipes a transform into the schema; a transform pipes the schema into one.
+    else if (current instanceof z.ZodPipe)
+      current = current.in instanceof z.ZodTransform ? current.out : current.in;
     else return current;
   }
 }
@@ -309,20 +315,20 @@ function spellingHint(unknown: readonly string[], known: readonly string[]): str
   const meant = unknown.flatMap((name) => {
     const close = closestName(name, known);
     if (close !== undefined) return [`"${close}"`];
-    const ours = (OTHER_NAMES[name] ?? []).filter((option) => known.includes(option));
+    const ours = (OTHER_NAMES.get(name) ?? []).filter((option) => known.includes(option));
     return ours.length === 0 ? [] : [ours.map((option) => `"${option}"`).join(' or ')];
   });
   return meant.length === 0 ? '' : ` (did you mean ${meant.join(', ')}?)`;
 }
 
 /** What other libraries and provider APIs call the sizes ctxguard takes (suggested where ours is an option). */
-const OTHER_NAMES: Readonly<Record<string, readonly string[]>> = {
-  maxTokens: ['contextLimit', 'maxOutputTokens'],
-  max_tokens: ['contextLimit', 'maxOutputTokens'],
-  maxCompletionTokens: ['maxOutputTokens'],
-  max_completion_tokens: ['maxOutputTokens'],
-  max_output_tokens: ['maxOutputTokens'],
-  contextWindow: ['contextLimit'],
-  context_window: ['contextLimit'],
-  maxContextTokens: ['contextLimit'],
-};
+const OTHER_NAMES: ReadonlyMap<string, readonly string[]> = new Map([
+  ['maxTokens', ['maxOutputTokens']],
+  ['max_tokens', ['maxOutputTokens']],
+  ['maxCompletionTokens', ['maxOutputTokens']],
+  ['max_completion_tokens', ['maxOutputTokens']],
+  ['max_output_tokens', ['maxOutputTokens']],
+  ['contextWindow', ['contextLimit']],
+  ['context_window', ['contextLimit']],
+  ['maxContextTokens', ['contextLimit']],
+]);
