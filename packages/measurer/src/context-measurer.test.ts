@@ -525,7 +525,7 @@ describe('ContextMeasurer', () => {
       );
     expect(fixed.warnings.map((w) => w.code)).toEqual(['context_limit_above_model']);
     expect(fixed.warnings[0]?.message).toMatch(
-      /^contextLimit 16000 is above the 2000-token window the catalog gives acme\/guess-1, so requests are measured against 2000/,
+      /^The context limit of 16000 tokens is above the 2000-token window the catalog gives acme\/guess-1, so its requests are measured against 2000/,
     );
     // A model its provider does not list: the limit is its window, above the provider's default too.
     const newer = setup({ contextLimit: 1_000_000 });

@@ -628,7 +628,7 @@ export class ContextMeasurer {
     this.#warnedLimitAbove.add(key);
     void this.#hooks.emit('onWarning', {
       code: 'context_limit_above_model',
-      message: `contextLimit ${limit} is above the ${window}-token window the catalog gives ${request.provider}/${request.model}, so requests are measured against ${window}: a context limit only narrows a known model's window; register the model's larger window in the catalog`,
+      message: `The context limit of ${limit} tokens is above the ${window}-token window the catalog gives ${request.provider}/${request.model}, so its requests are measured against ${window}: a limit narrows a listed model's window (if the model has more, register its window in the catalog)`,
       source: 'ContextMeasurer',
       data: { provider: request.provider, model: request.model, contextLimit: limit, window },
     });
