@@ -402,6 +402,10 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
       learned: false,
     });
     expect(warnings).toHaveLength(5);
+    // No usage at all is a call that forgot it.
+    await expect(guard.recordCompletion({ conversationId: 'usage' } as never)).rejects.toThrow(
+      /recordCompletion input\.usage: is missing: pass the response's usage/,
+    );
     for (const warning of warnings) expect(warning).toMatch(/^usage_ignored: .*reported no token counts/);
     // Counts that are there but wrong, or one count missing, are still errors naming the field.
     const record = (usage: unknown) =>

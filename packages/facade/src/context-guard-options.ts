@@ -172,10 +172,23 @@ export const prepareEnvelopeSchema = lazySchema(() =>
 
 /** Input of `recordCompletion`. */
 export const recordCompletionInputSchema = lazySchema(() =>
-  z.strictObject({
-    conversationId: conversationIdSchema,
-    usage: usageInputSchema,
-  }),
+  z.preprocess(
+    (value, ctx) => {
+      // `usage: undefined` is a provider that reported none; no `usage` at all is a call that forgot it.
+      if (typeof value === 'object' && value !== null && !('usage' in value))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['usage'],
+          message:
+            "is missing: pass the response's usage (`usage: response.usage`; undefined or null when it has none)",
+        });
+      return value;
+    },
+    z.strictObject({
+      conversationId: conversationIdSchema,
+      usage: usageInputSchema,
+    }),
+  ),
 );
 
 /** Input of `recoverOverflow`. */
