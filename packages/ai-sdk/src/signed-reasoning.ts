@@ -123,8 +123,9 @@ function restateAgain(
  * A provider accepts signed reasoning only after the exact prefix it was produced on. The reference
  * is the last prompt sent for the conversation (or, without one, the app's own messages): signed
  * reasoning at or after the first message that differs from it is dropped from this request, and
- * stays dropped in later ones (the history keeps it). Messages left empty go too. When the prompt
- * ends in the results of a tool round whose assistant turn lost its signed reasoning, the rounds of
+ * stays dropped in later ones (the history keeps it). Messages left empty go too. When the prompt's
+ * final user turn answers a tool round whose assistant turn lost its signed reasoning (the round's
+ * results, with any user messages after them), the rounds of
  * the open loop Anthropic would read as the final assistant turn (see the compactor's
  * `signedReasoning.staleToolLoopStart`) are each sent as a user message restating them (with
  * thinking on, that turn must start with its thinking), and so are they in every later request while

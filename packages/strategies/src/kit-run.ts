@@ -141,9 +141,9 @@ function callIds(message: Message | undefined): string {
 }
 
 /**
- * True when a request ends in tool results whose assistant turn does not start with the signed
- * reasoning it has in `original`: Anthropic requires the final assistant turn of a tool loop to
- * start with its thinking block.
+ * True when the request's final user turn answers tool calls whose assistant turn does not start
+ * with the signed reasoning it has in `original`: Anthropic requires the final assistant turn of a
+ * tool loop to start with its thinking block (user messages after the results are part of that turn).
  */
 export function finalTurnWithoutThinking(
   messages: readonly Message[],

@@ -88,12 +88,13 @@ function overflowError(tokens: number, window: number, prompt: LanguageModelV3Pr
 }
 
 /**
- * Mid tool loop (the prompt ends in tool results), the index of the final assistant turn when it does
- * not start with a thinking block; -1 otherwise. This model always thinks before calling tools.
+ * Mid tool loop (the final user turn, merged as Anthropic merges it, holds tool results), the index of
+ * the final assistant turn when it does not start with a thinking block; -1 otherwise. This model
+ * always thinks before calling tools.
  */
 function finalTurnWithoutThinking(prompt: LanguageModelV3Prompt): number {
-  if (prompt.at(-1)?.role !== 'tool') return -1;
   const index = prompt.findLastIndex((message) => message.role === 'assistant');
+  if (!prompt.slice(index + 1).some((message) => message.role === 'tool')) return -1;
   const first = prompt[index]?.content[0];
   return typeof first === 'object' && first.type === 'reasoning' ? -1 : index;
 }

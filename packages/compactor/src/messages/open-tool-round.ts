@@ -15,14 +15,13 @@ export const RESTATED_ROUND_HEADER =
   '[Earlier messages were compacted, so this step of yours is restated here as text. Continue from your latest step.]';
 
 /**
- * Index of the assistant message whose tool calls the conversation ends answering (everything after
- * it is tool results); -1 when the conversation does not end in tool results.
+ * Index of the assistant message whose tool calls the final user turn answers: the tool results the
+ * conversation ends in, with the user and system messages after them that a provider such as
+ * Anthropic merges into that turn (a note the user wrote while the agent worked, a compaction's
+ * marker); -1 when that turn holds no tool result.
  */
 export function openToolRoundStart(messages: readonly unknown[]): number {
-  let index = messages.length - 1;
-  while (index >= 0 && roleOf(messages[index]) === 'tool') index--;
-  if (index < 0 || index === messages.length - 1) return -1;
-  return callsTools(messages[index]) ? index : -1;
+  return answeredBefore(messages, messages.length);
 }
 
 function callsTools(message: unknown): boolean {
@@ -76,7 +75,7 @@ export function staleToolLoopStart(
   lostReasoning: (index: number) => boolean,
   startsWithReasoning: (message: unknown) => boolean,
 ): number {
-  let start = answeredBefore(messages, messages.length);
+  let start = openToolRoundStart(messages);
   if (start < 0 || !loopLostReasoning(messages, start, lostReasoning)) return -1;
   while (!partsOf(messages[start]).some(isCompactionPart)) {
     const answered = answeredBefore(messages, start);

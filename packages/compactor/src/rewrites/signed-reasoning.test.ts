@@ -280,9 +280,16 @@ describe('dropSignedReasoningFrom and the open tool round', () => {
     expect(JSON.stringify(result.messages[3])).toContain('You called read_file (call c1)');
   });
 
-  it('finds the open round only behind trailing tool results', () => {
+  it('finds the open round behind the final turn when that turn holds its results', () => {
     const open = calls([call('c1', 'a')]);
     expect(openToolRoundStart([user('q'), open, results(['c1', 'a', 'r'])])).toBe(1);
+    expect(openToolRoundStart([user('q'), open, results(['c1', 'a', 'r']), user('note')])).toBe(1);
+    expect(
+      openToolRoundStart([user('q'), open, results(['c1', 'a', 'r']), system('marker'), user('n')]),
+    ).toBe(1);
+    expect(
+      openToolRoundStart([user('q'), open, results(['c1', 'a', 'r']), assistant('done'), user('n')]),
+    ).toBe(-1);
     expect(openToolRoundStart([user('q'), open])).toBe(-1);
     expect(openToolRoundStart([results(['c1', 'a', 'r'])])).toBe(-1);
     expect(openToolRoundStart([user('q'), assistant('hi'), results(['c1', 'a', 'r'])])).toBe(-1);

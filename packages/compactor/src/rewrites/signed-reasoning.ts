@@ -54,8 +54,8 @@ export interface DroppedReasoning {
  * Drops signed or redacted reasoning parts from the messages at or after `first` (a message left
  * with no content keeps a one-line note); earlier messages and unchanged ones are the input's objects.
  * What precedes the newest provider compaction item stays byte for byte: the provider never reads it.
- * When the conversation ends in the results of a tool round whose assistant message lost its signed
- * reasoning, the rounds of the open loop that Anthropic would read as the final assistant turn are
+ * When the final user turn answers a tool round whose assistant message lost its signed reasoning
+ * (it holds the round's results, with any user or system messages after them), the rounds of the open loop that Anthropic would read as the final assistant turn are
  * restated as user messages (see {@link staleToolLoopStart}): it requires that turn to start with its
  * thinking block, and rejects the block once anything before changed.
  */
