@@ -97,6 +97,14 @@ describe('summarizeMessages', () => {
     if (single.summarized)
       expect(parseSummary(single.summaryMessage!.content as string)?.messageCount).toBe(1);
 
+    // Beside an earlier summary alone (a later compaction of the same loop), the request stays too.
+    const rounds = result.messages.length - 4;
+    const again = await summarizeMessages(result.messages, { recentShare: 0, minRecentCount: rounds });
+    expect(again.summarized).toBe(true);
+    expect(again.messages[2]).toBe(again.summaryMessage);
+    expect(again.messages[3]).toBe(request);
+    expect(again.messages.slice(4)).toEqual(result.messages.slice(4));
+
     // A user message among the recent ones is the newest request: nothing moves.
     const answered = [...list, assistant('Fixed two of them.'), user('And the third?')];
     const later = await summarizeMessages(answered, { recentShare: 0.2 });

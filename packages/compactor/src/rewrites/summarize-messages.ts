@@ -242,7 +242,8 @@ function rangeToSummarize(
   const { textChars } = summaryBudget(list.slice(0, from), list.slice(to), opts, meter);
   if (readableText(list[request]!).length > textChars) return whole();
   const range = sortOutEarlierCompactions(list.slice(from, to).filter((_, at) => from + at !== request));
-  return range.fresh.length > 0 ? { request, range } : whole();
+  // Beside an earlier summary alone, the request stays too: the new summary restates that summary.
+  return range.fresh.length > 0 || range.previous !== null ? { request, range } : whole();
 }
 
 /**
