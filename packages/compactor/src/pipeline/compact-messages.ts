@@ -143,7 +143,13 @@ async function runStages(
   await summarizeStage(run);
   await truncateStage(run);
   await oversizedStage(run);
+  if (opts.signedReasoning === 'drop') {
+    reasoningStage(run);
+    // A tool round restated in words (with its media) can be longer than the round was.
+    await oversizedStage(run);
+  }
   await lastWindowStage(run);
+  // Only a window that hid messages before the first change leaves signed reasoning to drop.
   if (opts.signedReasoning === 'drop') reasoningStage(run);
   await digestStage(run, inputFactsOnce);
   return { ...finishRun(run), pruneFirst };

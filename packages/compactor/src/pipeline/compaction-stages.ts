@@ -287,9 +287,20 @@ export async function summarizeStage(run: StageRun): Promise<void> {
  * summary it waits for the last resort ({@link lastWindowStage}): it would take the summary for the
  * oldest message after the task and hide it, and its facts with it.
  */
-export async function truncateStage(run: StageRun, afterLastResort = false): Promise<void> {
+export async function truncateStage(run: StageRun): Promise<void> {
+  if (!waitsForLastResort(run)) await slideWindowStage(run);
+}
+
+/**
+ * The window once the last resort and the restated tool rounds are in (a round restated in words
+ * can be longer than the round): whatever is still over, fitting comes before the facts it hides.
+ */
+export async function lastWindowStage(run: StageRun): Promise<void> {
+  await slideWindowStage(run);
+}
+
+async function slideWindowStage(run: StageRun): Promise<void> {
   if (!stageSettings(run.opts.truncate) || !overLimits(run, run.work)) return;
-  if (waitsForLastResort(run) !== afterLastResort) return;
   const reserve = Math.floor(run.budget * 0.2);
   const window = truncateWithSlidingWindow(run.work, {
     targetTokens: Math.max(0, run.budget - reserve),
@@ -303,11 +314,6 @@ export async function truncateStage(run: StageRun, afterLastResort = false): Pro
   run.result.truncate = { messagesRemoved: window.messagesRemoved, factsCarried };
   recordStage(run, 'truncate', messages, { kind: 'truncate', from, to, message: marker });
   run.ledger.length = 0;
-}
-
-/** The window after a summary, when the last resort left the list over: fitting comes before its facts. */
-export async function lastWindowStage(run: StageRun): Promise<void> {
-  await truncateStage(run, true);
 }
 
 /** A summary this run wrote and a last resort to shrink the rest before the window hides it. */
