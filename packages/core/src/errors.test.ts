@@ -183,20 +183,22 @@ describe('parseOptions', () => {
   });
 });
 
+/** The message `run` throws with; it must throw. */
+function messageOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('accepted');
+}
+
 describe('an unknown option or field that is a known one misspelt', () => {
   const schema = z.strictObject({
     contextLimit: z.number().optional(),
     strategy: z.string().optional(),
     thresholds: z.strictObject({ warn: z.number().optional(), exact: z.number().optional() }).optional(),
   });
-  const messageOf = (run: () => unknown) => {
-    try {
-      run();
-    } catch (error) {
-      return (error as Error).message;
-    }
-    throw new Error('accepted');
-  };
 
   it.each([
     [{ contextLimt: 1 }, 'Unrecognized key: "contextLimt" (did you mean "contextLimit"?)'],
@@ -240,15 +242,6 @@ describe('an unknown option or field that is a known one misspelt', () => {
 });
 
 describe('hints for the usual wrong shapes', () => {
-  const messageOf = (run: () => unknown) => {
-    try {
-      run();
-    } catch (error) {
-      return (error as Error).message;
-    }
-    throw new Error('accepted');
-  };
-
   it('names a misspelt key inside a union branch, a record value or a lazy schema', () => {
     const schema = z.strictObject({
       loopProtection: z

@@ -193,8 +193,8 @@ export class ContextMeasurer {
    */
   readonly #forLearning = new LRUCache<string, WeakRef<ConversationTally>[]>({ max: CONVERSATIONS });
   readonly #warnedUnknown = new Set<string>();
-  readonly #warnedOutput = new Set<string>();
-  readonly #warnedLimitAbove = new Set<string>();
+  /** `code`, provider and model of the warnings given once per model. */
+  readonly #warnedPerModel = new Set<string>();
   readonly #warnedLimits = new Set<string>();
   readonly #exactTimeoutMs: number;
   readonly #models = new Set<string>();
@@ -623,32 +623,38 @@ export class ContextMeasurer {
 
   /** Once per model: a limit above the window the catalog gives it does not widen that window. */
   #warnLimitAboveModel(request: MeasureInput, limit: number, window: number): void {
-    const key = `${request.provider}\u0000${request.model}`;
-    if (this.#warnedLimitAbove.has(key)) return;
-    this.#warnedLimitAbove.add(key);
-    void this.#hooks.emit('onWarning', {
-      code: 'context_limit_above_model',
-      message: `The context limit of ${limit} tokens is above the ${window}-token window the catalog gives ${request.provider}/${request.model}, so its requests are measured against ${window}: a limit narrows a listed model's window (if the model has more, register its window in the catalog)`,
-      source: 'ContextMeasurer',
-      data: { provider: request.provider, model: request.model, contextLimit: limit, window },
-    });
+    this.#warnOncePerModel(
+      request,
+      'context_limit_above_model',
+      `The context limit of ${limit} tokens is above the ${window}-token window the catalog gives ${request.provider}/${request.model}, so its requests are measured against ${window}: a limit narrows a listed model's window (if the model has more, register its window in the catalog)`,
+      { contextLimit: limit, window },
+    );
   }
 
   /** Once per model: a provider may reject a request asking for more output than its model gives. */
   #warnOutputAboveModel(request: MeasureInput, asked: number, maxOutput: number): void {
-    const key = `${request.provider}\u0000${request.model}`;
-    if (this.#warnedOutput.has(key)) return;
-    this.#warnedOutput.add(key);
+    this.#warnOncePerModel(
+      request,
+      'max_output_above_model',
+      `maxOutputTokens ${asked} is above the ${maxOutput} output tokens the catalog gives ${request.provider}/${request.model} (its provider may reject the request): ask for at most ${maxOutput}, or register the model's larger limit in the catalog; the input budget reserves what was asked for`,
+      { maxOutputTokens: asked, modelMaxOutputTokens: maxOutput },
+    );
+  }
+
+  #warnOncePerModel(
+    request: MeasureInput,
+    code: string,
+    message: string,
+    data: Record<string, unknown>,
+  ): void {
+    const key = `${code}\u0000${request.provider}\u0000${request.model}`;
+    if (this.#warnedPerModel.has(key)) return;
+    this.#warnedPerModel.add(key);
     void this.#hooks.emit('onWarning', {
-      code: 'max_output_above_model',
-      message: `maxOutputTokens ${asked} is above the ${maxOutput} output tokens the catalog gives ${request.provider}/${request.model} (its provider may reject the request): ask for at most ${maxOutput}, or register the model's larger limit in the catalog; the input budget reserves what was asked for`,
+      code,
+      message,
       source: 'ContextMeasurer',
-      data: {
-        provider: request.provider,
-        model: request.model,
-        maxOutputTokens: asked,
-        modelMaxOutputTokens: maxOutput,
-      },
+      data: { provider: request.provider, model: request.model, ...data },
     });
   }
 
