@@ -5,7 +5,10 @@ import { expect, test } from 'vitest';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 
-/** The TypeScript sources the packages ship: `src/` of every package and internal helper, no tests. */
+/**
+ * The TypeScript sources: `src/` of every package, internal helper and app, no tests. (The
+ * benchmarks' scorers keep their own patterns on purpose: they must not grade with the compactor's.)
+ */
 function sourceFiles(): string[] {
   const files: string[] = [];
   const walk = (dir: string) => {
@@ -15,11 +18,10 @@ function sourceFiles(): string[] {
       else if (/\.ts$/.test(entry.name) && !/\.test\.ts$|\.d\.ts$/.test(entry.name)) files.push(path);
     }
   };
-  for (const group of ['packages', 'internal'])
+  for (const group of ['packages', 'internal', 'apps'])
     for (const name of readdirSync(join(root, group))) {
-      const src = join(root, group, name, 'src');
       try {
-        walk(src);
+        walk(join(root, group, name, 'src'));
       } catch {
         // a directory without src/
       }

@@ -76,11 +76,16 @@ export interface StrategyRun {
   history: ConversationHistory;
 }
 
-const PREVIEW = 600;
+const HIDDEN_PREVIEW_CHARS = 600;
 
 function hiddenMessage(entry: HistoryEntry): HiddenMessage {
   const text = messageText(entry.message);
-  return { id: entry.id, role: entry.message.role, preview: text.slice(0, PREVIEW), chars: text.length };
+  return {
+    id: entry.id,
+    role: entry.message.role,
+    preview: text.slice(0, HIDDEN_PREVIEW_CHARS),
+    chars: text.length,
+  };
 }
 
 /** Indices where a request is sent: before every assistant message (the model writes it). */

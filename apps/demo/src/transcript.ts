@@ -34,7 +34,7 @@ export class TranscriptError extends CtxGuardError {
 }
 
 const OPENAI_HINTS = new Set(['tool_calls', 'tool_call_id', 'function_call', 'refusal']);
-const OPENAI_PARTS = new Set(['image_url', 'input_audio']);
+const OPENAI_PART_HINTS = new Set(['image_url', 'input_audio']);
 const ANTHROPIC_PARTS = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document']);
 const AI_SDK_PARTS = new Set(['tool-call', 'tool-result', 'reasoning', 'file']);
 
@@ -54,7 +54,7 @@ export function detectFormat(document: {
       if (typeof type !== 'string') continue;
       if (ANTHROPIC_PARTS.has(type)) return 'anthropic';
       if (AI_SDK_PARTS.has(type)) return 'ai-sdk';
-      if (OPENAI_PARTS.has(type)) return 'openai';
+      if (OPENAI_PART_HINTS.has(type)) return 'openai';
     }
   }
   return document.system !== undefined ? 'anthropic' : 'openai';

@@ -1,5 +1,5 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
-import { openToolRoundStart } from 'ctxguard';
+import { openToolRoundStart } from '@ctxguard/compactor';
 import { describe, expect, it } from 'vitest';
 import { v4Dialect } from './prompt-dialect.js';
 import { keepSignedReasoningValid, reasoningSignature, restatePromptRound } from './signed-reasoning.js';

@@ -19,7 +19,6 @@ export {
   contextToolsFromFunctions,
   createOfflineContextTools,
   isContextOverflowError,
-  openToolRoundStart,
   redactSecrets,
 } from '@ctxguard/compactor';
 // Messages, contracts and errors.

@@ -1,4 +1,5 @@
-import { createContextGuard, type MessageInput, openToolRoundStart } from 'ctxguard';
+import { openToolRoundStart } from '@ctxguard/compactor';
+import { createContextGuard, type MessageInput } from 'ctxguard';
 import { describe, expect, it } from 'vitest';
 
 /** A turn whose reply carries a signed thinking block (valid only while everything before it is unchanged). */

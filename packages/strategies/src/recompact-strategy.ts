@@ -14,7 +14,7 @@ import { effectiveView, pinnedCount } from './history-view.js';
 import { isCompactionMessage, isUserTurn } from './message-kinds.js';
 
 /** Share of its budget the recent messages a one-shot compaction keeps verbatim may take (the compactor's). */
-const RECENT_SHARE = 0.4;
+const RECENT_TOKENS_SHARE = 0.4;
 
 /** Options of {@link RecompactStrategy}. */
 export const recompactStrategyOptionsSchema = lazySchema(() =>
@@ -86,7 +86,7 @@ export class RecompactStrategy implements ContextStrategy {
     // compaction to its size would keep verbatim; the rest of the landing goes to the summary and its
     // digest, which carry the older messages' facts far more densely than the messages themselves.
     const growth = Math.max(0, trigger - budgetTokens);
-    const recentTokens = Math.max(step, Math.floor(RECENT_SHARE * trigger - growth));
+    const recentTokens = Math.max(step, Math.floor(RECENT_TOKENS_SHARE * trigger - growth));
     const rewrite = await ctx.tools.compactMessages({
       budgetTokens,
       recentTokens,

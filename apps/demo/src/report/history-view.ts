@@ -2,7 +2,7 @@ import type { ConversationHistory, HistoryEntry } from 'ctxguard';
 import { messageText } from '../fact-check.js';
 import { escapeHtml, formatInt } from './html.js';
 
-const PREVIEW = 1_200;
+const MESSAGE_PREVIEW_CHARS = 1_200;
 
 function label(entry: HistoryEntry): string {
   if (entry.isTruncationMarker) return 'truncation marker';
@@ -26,8 +26,8 @@ function partsNote(entry: HistoryEntry): string {
 function messageHtml(entry: HistoryEntry): string {
   const text = messageText(entry.message);
   const shown =
-    text.length > PREVIEW
-      ? `${text.slice(0, PREVIEW)}\n… (${formatInt(text.length - PREVIEW)} more characters)`
+    text.length > MESSAGE_PREVIEW_CHARS
+      ? `${text.slice(0, MESSAGE_PREVIEW_CHARS)}\n… (${formatInt(text.length - MESSAGE_PREVIEW_CHARS)} more characters)`
       : text;
   const note = partsNote(entry);
   return `<div class="message role-${escapeHtml(entry.message.role)}" data-entry-id="${escapeHtml(entry.id)}"><div class="meta"><span class="role">${escapeHtml(label(entry))}</span>${note ? ` <span class="note">${escapeHtml(note)}</span>` : ''} <span class="chars">${formatInt(text.length)} chars</span></div><pre>${escapeHtml(shown)}</pre></div>`;

@@ -141,7 +141,7 @@ export interface StageOperations {
 export type ParsedCompactMessagesOptions = z.output<typeof compactMessagesOptionsSchema>;
 
 /** Share of the budget the recent messages a summary leaves verbatim may take, when not set. */
-export const DEFAULT_RECENT_SHARE = 0.4;
+export const DEFAULT_RECENT_TOKENS_SHARE = 0.4;
 
 /** A stage switch read as its settings: `undefined` when the stage is off, `{}` when on with defaults. */
 export function stageSettings<T extends object>(value: boolean | T): T | undefined {

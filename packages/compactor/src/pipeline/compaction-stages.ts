@@ -37,7 +37,7 @@ import type {
   ParsedCompactMessagesOptions,
   StageOperations,
 } from './compact-messages-options.js';
-import { DEFAULT_RECENT_SHARE, stageSettings } from './compact-messages-options.js';
+import { DEFAULT_RECENT_TOKENS_SHARE, stageSettings } from './compact-messages-options.js';
 import { bareHost, digestHosts, fillWithDigest } from './fill-with-digest.js';
 import { shrinkUntilFits } from './last-resort.js';
 
@@ -256,7 +256,8 @@ export async function summarizeStage(run: StageRun): Promise<void> {
       tools: run.tools,
       modelBacked: run.opts.modelBacked,
       targetTokens: budget,
-      recentTokens: run.fillTailTokens ?? summarize.recentTokens ?? Math.floor(budget * DEFAULT_RECENT_SHARE),
+      recentTokens:
+        run.fillTailTokens ?? summarize.recentTokens ?? Math.floor(budget * DEFAULT_RECENT_TOKENS_SHARE),
       carryFacts: mergeFacts(...run.ledger),
       counter: meter.counter,
       countContext: meter.context,

@@ -3,7 +3,7 @@
  * 10,000 messages) that grows by one never-seen message per call, the app sending its whole history
  * rebuilt each call (new objects, same strings, as an SDK rebuilds them), nothing firing (a window
  * no conversation reaches), memory store. Against a bare count of the newest message, timed
- * interleaved with it; medians over repetitions (the machine may be shared). Run: pnpm bench ctxguard.
+ * interleaved with it; medians over repetitions (the machine may be shared). Run: pnpm bench facade.
  */
 import type { Message } from '@ctxguard/core';
 import { ModelCatalog } from '@ctxguard/models';
