@@ -119,6 +119,10 @@ function embeddedJson(text: string): unknown {
 function visitText(walk: Walk, text: string, depth: number): void {
   const clipped = text.length > MAX_TEXT_CHARS ? text.slice(0, MAX_TEXT_CHARS) : text;
   if (clipped.trim() === '') return;
+  // First as one line (whitespace and JSON-escaped line breaks joined): clients and terminals wrap
+  // long messages mid-sentence, and the sizes are read from the first text that states them.
+  const oneLine = clipped.replace(/(?:\s|\\[nrt])+/g, ' ');
+  if (oneLine !== clipped) walk.texts.push(oneLine);
   walk.texts.push(clipped);
   statusesInText(walk, clipped);
   for (const url of clipped.matchAll(URL_IN_TEXT)) walk.urls.push(url[0]);

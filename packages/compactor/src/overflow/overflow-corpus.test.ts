@@ -1292,6 +1292,358 @@ const OVERFLOWS: readonly Row[] = [
     overflow: true,
     tokens: { requestedTokens: 1049054, limitTokens: 1048576, inputTokens: 985054 },
   },
+  // --- other servers and gateways (vLLM, SGLang, TGI, llama.cpp forks, Cloudflare, Bedrock Mantle,
+  // Moonshot, Zhipu, Volcengine, SambaNova, TabbyAPI, NIM) and app pre-checks, worded their own way ---
+  {
+    source: 'OpenBMB/MiniCPM-V#1048',
+    error:
+      "openai.BadRequestError: Error code: 400 - {'error': {'message': 'The decoder prompt (length 2136) is longer than the maximum model length of 2048. }}",
+    overflow: true,
+    tokens: { requestedTokens: 2136, limitTokens: 2048, inputTokens: 2136 },
+  },
+  {
+    source: 'xorbitsai/inference#3785 (Xinference on vLLM)',
+    error:
+      'ValueError: [address=0.0.0.0:37591, pid=324770] The decoder prompt (length 17772) is longer than the maximum model length of 16384.',
+    overflow: true,
+    tokens: { requestedTokens: 17772, limitTokens: 16384, inputTokens: 17772 },
+  },
+  {
+    source: 'nvidia-cosmos/cosmos-rl#403',
+    error:
+      'ValueError: The decoder prompt (length 16476) is longer than the maximum model length of 16384. Make sure that `max_model_len` is no smaller than the number of text tokens plus multimodal tokens. For image inputs, the number of image tokens depends on the number of images, and possibly their aspect ratios as well.',
+    overflow: true,
+    tokens: { requestedTokens: 16476, limitTokens: 16384, inputTokens: 16476 },
+  },
+  {
+    source: 'unslothai/unsloth#2666',
+    error:
+      'ValueError: The decoder prompt (length 322) is longer than the maximum model length of 256. Make sure that `max_model_len` is no smaller than the number of text tokens.',
+    overflow: true,
+    tokens: { requestedTokens: 322, limitTokens: 256, inputTokens: 322 },
+  },
+  {
+    source: 'hiyouga/LlamaFactory#7723 (vLLM V1)',
+    error: 'ValueError: Prompt length of 5016 is longer than the maximum model length of 4096.',
+    overflow: true,
+    tokens: { requestedTokens: 5016, limitTokens: 4096, inputTokens: 5016 },
+  },
+  {
+    source: 'cloudflare/cloudflare-docs#29731',
+    error:
+      "AiError: This model's maximum context length is 131072 tokens.\nHowever, you requested 16000 output tokens and your prompt contains\nat least 115073 input tokens, for a total of at least 131073 tokens.\nPlease reduce the length of the input prompt or reduce max_tokens.",
+    overflow: true,
+    tokens: { requestedTokens: 131073, limitTokens: 131072, inputTokens: 115073 },
+  },
+  {
+    source: 'anomalyco/models.dev#4422 (Workers AI /ai/v1/chat/completions, @cf/zai-org/glm-5.2)',
+    error:
+      "Requested token count exceeds the model's maximum context length of 256000 tokens. You requested a total of 256878 tokens: 31216 tokens from the input messages and 225662 tokens for the completion.",
+    overflow: true,
+    tokens: { requestedTokens: 256878, limitTokens: 256000, inputTokens: 31216 },
+  },
+  {
+    source: 'anomalyco/opencode#25230',
+    error:
+      "Bad Request: Requested token count exceeds the model's maximum context length of 202752 tokens. You requested a total of 202941 tokens: 170941 tokens from the input messages and 32000 tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.",
+    overflow: true,
+    tokens: { requestedTokens: 202941, limitTokens: 202752, inputTokens: 170941 },
+  },
+  {
+    source: 'QwenLM/Qwen3#1321',
+    error:
+      '{"object":"error","message":"The input (61709 tokens) is longer than the model\\\'s context length (40960 tokens).","type":"BadRequestError","param":null,"code":400}',
+    overflow: true,
+    tokens: { requestedTokens: 61709, limitTokens: 40960, inputTokens: 61709 },
+  },
+  {
+    source: 'sgl-project/sglang#4048 (title)',
+    error: 'Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens).',
+    overflow: true,
+    tokens: { requestedTokens: 160062, limitTokens: 59862, inputTokens: 160062 },
+  },
+  {
+    source: 'cline/cline#294 (api.sambanova.ai/v1)',
+    error:
+      'Requested generation length 1 is not possible! The provided prompt is 4309 tokens long, so generating 1 tokens requires a sequence length of 4310, but the maximum supported sequence length is just 4096!',
+    overflow: true,
+    tokens: { requestedTokens: 4310, limitTokens: 4096, inputTokens: 4309 },
+  },
+  {
+    source: 'huggingface/huggingface_hub#1735',
+    error:
+      "huggingface_hub.utils._errors.BadRequestError:  (Request ID: <redacted>)\nBad request:\nInput is too long for this model, shorten your input or use 'parameters': {'truncation': 'only_first'} to run the model only on the first part.",
+    overflow: true,
+  },
+  {
+    source: 'run-llama/llama_index#145',
+    error:
+      "ValueError: Error raised by inference API: Input is too long for this model, shorten your input or use 'parameters': {'truncation': 'only_first'} to run the model only on the first part.",
+    overflow: true,
+  },
+  {
+    source: 'alejandro-ao/ask-multiple-pdfs#34',
+    error:
+      'ValueError: Error raised by inference API: Input validation error: `inputs` must have less than 1024 tokens. Given: 1062',
+    overflow: true,
+    tokens: { requestedTokens: 1062, limitTokens: 1024, inputTokens: 1062 },
+  },
+  {
+    source: 'huggingface/huggingface_hub#1735 (maintainer comment)',
+    error:
+      'huggingface_hub.inference._text_generation.ValidationError: Input validation error: `inputs` tokens + `max_new_tokens` must be <= 8192. Given: 37500 `inputs` tokens and 20 `max_new_tokens`',
+    overflow: true,
+    tokens: { requestedTokens: 37520, limitTokens: 8192, inputTokens: 37500 },
+  },
+  {
+    source: 'huggingface/chat-ui#340',
+    error:
+      'Input validation error: `inputs` tokens + `max_new_tokens` must be <= 1512. Given: 1000 `inputs` tokens and 1024 `max_new_tokens`',
+    overflow: true,
+    tokens: { requestedTokens: 2024, limitTokens: 1512, inputTokens: 1000 },
+  },
+  {
+    source: 'zeroclaw-labs/zeroclaw#4124',
+    error:
+      'Z.AI API error (400 Bad Request): {"error":{"code":"1261","message":"Prompt exceeds max length"}}',
+    overflow: true,
+  },
+  {
+    source: 'mangowhoiscloud/geode#668',
+    error: "Error code: 400 {'code': '1261', 'message': 'Prompt exceeds max length'}",
+    overflow: true,
+  },
+  {
+    source: 'open-webui/open-webui#1141',
+    error:
+      "OpenAIException - Error code: 400 - {'error': {'message': 'model max length exceeded, max length: 8192', 'type': 'invalid_request_error'}}",
+    overflow: true,
+  },
+  {
+    source: 'MoonshotAI/MoonshotAI-Cookbook#18 (title)',
+    error: "code: 400 - {'error': {'message': 'model max length exceeded, max length:8192',",
+    overflow: true,
+  },
+  {
+    source: 'MoonshotAI/kimi-cli#2011 (terminal wrap "re quested" joined)',
+    error:
+      "LLM provider error: Error code: 400 - {'error': {'message': 'Invalid request: Your request exceeded model token limit: 262144 (requested: 269030)', 'type': 'invalid_request_error'}}",
+    overflow: true,
+    tokens: { requestedTokens: 269030, limitTokens: 262144 },
+  },
+  {
+    source: 'esengine/DeepSeek-Reasonix#9696',
+    error:
+      'Malformed request (HTTP 400): the request body was rejected. This is likely a bug — please report it if it persists. Input length 1048826 exceeds the maximum length 1048566. Request id: 021788256632854add9fca5277b8939d33af9a0f1789d6cf09b11',
+    overflow: true,
+    tokens: { requestedTokens: 1048826, limitTokens: 1048566, inputTokens: 1048826 },
+  },
+  {
+    source: 'agentscope-ai/QwenPaw#6255',
+    error:
+      "openai.BadRequestError: Error code: 400 - {'error': {'code': 'invalid_parameter_error', 'message': '<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 983616]', 'param': None, 'type': 'invalid_request_error'}, 'request_id': '81a373d6-28bd-9968-8335-e22a2127c41b'}",
+    overflow: true,
+  },
+  {
+    source: 'QwenLM/qwen-code#98',
+    error:
+      'OpenAI API error: 400 <400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 204800]',
+    overflow: true,
+  },
+  {
+    source: 'forcedotcom/Einstein-GPT-for-Developers#228',
+    error: 'Error : Request input tokens exceed model token limit. Reduce the input size.',
+    overflow: true,
+  },
+  {
+    source: 'forcedotcom/Einstein-GPT-for-Developers#198',
+    error: 'API request failed Error message is: Provider context length exceeded.',
+    overflow: true,
+  },
+  {
+    source: 'arkavo-org/arkavo-edge#371',
+    error:
+      'Error: Model execution failed: Provider error: Provider error: Gemini streaming error: API error: HTTP 400 Bad Request: {\n  "error": {\n    "code": 400,\n    "message": "The input token count exceeds the maximum number of tokens allowed (1048576).",\n    "status": "INVALID_ARGUMENT"\n  }\n}',
+    overflow: true,
+  },
+  {
+    source: 'second-state/WasmEdge-WASINN-examples#50',
+    error:
+      '[2023-10-14 17:39:06.691] [error] [WASI-NN] GGML backend: Error: prompt too long (570 tokens, max 508)',
+    overflow: true,
+    tokens: { requestedTokens: 570, limitTokens: 508, inputTokens: 570 },
+  },
+  {
+    source: 'BerriAI/litellm#18927',
+    error:
+      'ContextWindowExceededError: OpenAIException - Input tokens exceed the configured limit of 272000 tokens.',
+    overflow: true,
+  },
+  {
+    source: 'BrokkAi/brokk-app#540',
+    error:
+      '{"error":{"message":"litellm.BadRequestError: AnthropicException - b\'{\\"type\\":\\"error\\",\\"error\\":{\\"type\\":\\"invalid_request_error\\",\\"message\\":\\"input length and `max_tokens` exceed context limit: 179413 + 32768 > 200000, decrease input length or `max_tokens` and try again\\"}}\'. Received Model Group=anthropic/claude-sonnet-4-20250514\\nAvailable Model Group Fallbacks=None","type":null,"param":null,"code":"400"}}',
+    overflow: true,
+    tokens: { requestedTokens: 212181, limitTokens: 200000, inputTokens: 179413 },
+  },
+  {
+    source:
+      'strands-agents/harness-sdk#3969 (zai.glm-5 / minimax-m2.5 on Bedrock Mantle; "..." as published)',
+    error:
+      'ValidationException: ... Mantle streaming error for requestId ...:\n"This model\'s maximum context length is 202752 tokens. However, you requested 65536\n output tokens and your prompt contains at least 137217 input tokens, for a total of\n at least 202753 tokens. Please reduce the length of the input prompt or the number\n of requested output tokens. (parameter=input_tokens, value=137217)"',
+    overflow: true,
+    tokens: { requestedTokens: 202753, limitTokens: 202752, inputTokens: 137217 },
+  },
+  {
+    source: 'BerriAI/litellm#37862 (body as quoted; trailing ",..." of the quote dropped)',
+    error:
+      '{"error":{"code":"validation_error","message":"prompt tokens (400007) exceed model maximum (278528) for openai.gpt-5.5"}}',
+    overflow: true,
+    tokens: { requestedTokens: 400007, limitTokens: 278528, inputTokens: 400007 },
+  },
+  {
+    source: 'strands-agents/harness-sdk#3722',
+    error: 'prompt tokens (1200008) exceed model maximum (1050000) for openai.gpt-5.6-terra',
+    overflow: true,
+    tokens: { requestedTokens: 1200008, limitTokens: 1050000, inputTokens: 1200008 },
+  },
+  {
+    source: 'strands-agents/harness-sdk#1712',
+    error:
+      'botocore.exceptions.ClientError: An error occurred (ValidationException) when calling\nthe ConverseStream operation: The model returned the following errors:\nprompt is too long: 203470 tokens > 200000 maximum',
+    overflow: true,
+    tokens: { requestedTokens: 203470, limitTokens: 200000, inputTokens: 203470 },
+  },
+  {
+    source: 'OpenHands/OpenHands#5350',
+    error:
+      'litellm.BadRequestError: OpenAIException - Error code: 400 - {\'error\': {\'message\': \'litellm.BadRequestError: BedrockException - {"message":"messages.32.content: Conversation blocks and tool result blocks cannot be provided in the same turn."}\\n. Enable \\\'litellm.modify_params=True\\\' (for PROXY do: `litellm_settings::modify_params: True`) to insert a dummy assistant message and fix this error.\\nReceived Model Group=claude-3-5-sonnet-20241022\\nAvailable Model Group Fallbacks=[\\\'anthropic/claude-3-5-sonnet-20241022\\\']\\nError doing the fallback: litellm.BadRequestError: litellm.ContextWindowExceededError: AnthropicError - {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 209303 tokens > 200000 maximum"}}\\nReceived Model Group=anthropic/claude-3-5-sonnet-20241022\\nAvailable Model Group Fallbacks=None\\nError doing the fallback: litellm.BadRequestError: litellm.ContextWindowExceededError: AnthropicError - {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 209303 tokens > 200000 maximum"}}\', \'type\': None, \'param\': None, \'code\': \'400\'}}',
+    overflow: true,
+    tokens: { requestedTokens: 209303, limitTokens: 200000, inputTokens: 209303 },
+  },
+  {
+    source: 'SillyTavern/SillyTavern#3543',
+    error: 'ERROR:    ValueError: Request length 71599 + 2048 is greater than max_seq_len 65536',
+    overflow: true,
+    tokens: { requestedTokens: 73647, limitTokens: 65536, inputTokens: 71599 },
+  },
+  {
+    source: 'NVIDIA/nim-anywhere#58 (reranker NIM log line)',
+    error:
+      "Invalid request error: in ensemble 'nvidia_nv_rerankqa_mistral_4b_v3', Input length 1024 exceeds maximum allowed token size 512",
+    overflow: true,
+    tokens: { requestedTokens: 1024, limitTokens: 512, inputTokens: 1024 },
+  },
+  {
+    source: 'nomic-ai/gpt4all#1638',
+    error: 'ERROR: The prompt size exceeds the context window size and cannot be processed.',
+    overflow: true,
+  },
+  {
+    source: 'zylon-ai/private-gpt#663',
+    error:
+      'ERROR: The prompt size exceeds the context window size and cannot be processed.GPT-J ERROR: The prompt is4233tokens and the context window is2048!',
+    overflow: true,
+  },
+  {
+    source: 'ggml-org/llama.cpp#9544 (send_error text, as corrected in review)',
+    error: 'Input is too large to process. Either enable context shift or increase context length. ',
+    overflow: true,
+  },
+  {
+    source: 'gpustack/gpustack#1357 (comment)',
+    error: 'error: input prompt is too big compared to KV size, please increase KV size',
+    overflow: true,
+  },
+  {
+    source:
+      'gpustack/gpustack#1241 (generation ran past the context; same class as LM Studio mid-generation overflow, which the library counts)',
+    error: 'send_error: task 2 | error = context shift is disabled',
+    overflow: true,
+  },
+  {
+    source: 'gpustack/gpustack#1241',
+    error:
+      'send_error: task 3 | error = the request exceeds the available context size. try increasing the context size or enable context shift',
+    overflow: true,
+  },
+  {
+    source: 'earendil-works/pi#6378',
+    error:
+      'Error: 400: {"message":"This endpoint\'s maximum context length is 262000 tokens. However, you requested about 263390 tokens (658   \n of text input, 732 of tool input, 262000 in the output). Please reduce the length of either one, or use the context-compression    \n plugin to compress your prompt automatically.","code":400,"metadata":{"provider_name":null}}',
+    overflow: true,
+    tokens: { requestedTokens: 263390, limitTokens: 262000, inputTokens: 1390 },
+  },
+  {
+    source: 'BerriAI/litellm#18282 (gemini-2.5-flash wording)',
+    error: 'The input token count exceeds the maximum number of tokens allowed (1048576).',
+    overflow: true,
+  },
+  {
+    source: 'rowboatlabs/rowboat#514 (AI SDK APICallError as logged; 2013 is an error code, not a size)',
+    error:
+      'name: AI_APICallError\nresponseBody: {"type":"error","error":{"type":"bad_request_error","message":"invalid params, context window exceeds limit (2013)","http_code":"400"},"request_id":"06340988ef34a8f048d8267af65d3228"}',
+    overflow: true,
+  },
+  {
+    source: 'chatboxai/chatbox#2060',
+    error:
+      'API Error: Status Code 400, {"code":20015,"message":"length of prompt_tokens (68957) must be less than max_seq_len (65536).","data":null}',
+    overflow: true,
+    tokens: { requestedTokens: 68957, limitTokens: 65536, inputTokens: 68957 },
+  },
+  {
+    source: 'PaddlePaddle/ERNIE-SDK#336 (title)',
+    error: 'BadRequestError: prompt tokens too long',
+    overflow: true,
+  },
+  {
+    source: 'fengshao1227/ccg-workflow#69 (Chinese Anthropic-compatible relay; type "prompt_limit")',
+    error:
+      'API Error: 400 {"type":"error","error":{"type":"prompt_limit","message":"输入内容过长，请减少 Prompt 中的 token 数量后重试 (cch_session_id: 1b2f73a9-f879-4ec4-b392-63b2fedf91f6)"}}',
+    overflow: true,
+  },
+  {
+    source: 'langgenius/dify#1435 (title; Dify gateway pre-check)',
+    error:
+      'Query or prefix prompt is too long, you can reduce the prefix prompt, or shrink the max token, or switch to a llm with a larger token limit size',
+    overflow: true,
+  },
+  {
+    source: 'danny-avila/LibreChat#3651 (LibreChat server pre-check)',
+    error:
+      '[handleAbortError] AI response error; aborting request: Prompt token count of 4662 exceeds max token count of 4095.',
+    overflow: true,
+    tokens: { requestedTokens: 4662, limitTokens: 4095, inputTokens: 4662 },
+  },
+  {
+    source: 'bytedance/UI-TARS-desktop#626 (OpenAI JS SDK against a TGI endpoint)',
+    error:
+      'Error: 422 "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 65537. Given: 79993 `inputs` tokens and 1024 `max_new_tokens`"',
+    overflow: true,
+    tokens: { requestedTokens: 81017, limitTokens: 65537, inputTokens: 79993 },
+  },
+  {
+    source: 'FlowiseAI/Flowise#1711 (Azure gpt-4-32k deployment)',
+    error:
+      "This model's maximum context length is 4096 tokens. However, your messages resulted in 4106 tokens (4054 in the messages, 52 in the functions). Please reduce the length of the messages or functions.",
+    overflow: true,
+    tokens: { requestedTokens: 4106, limitTokens: 4096, inputTokens: 4106 },
+  },
+  {
+    source: 'hncboy/ai-beehive#50 (requested == limit; almost all of it output reserve)',
+    error:
+      '"error": {\n    "message": "This model\'s maximum context length is 8192 tokens. However, you requested 8192 tokens (58 in the messages, 8134 in the completion). Please reduce the length of the messages or completion.",\n    "type": "invalid_request_error",\n    "param": "messages",\n    "code": "context_length_exceeded"\n  }',
+    overflow: true,
+    tokens: { requestedTokens: 8192, limitTokens: 8192, inputTokens: 58 },
+  },
+  {
+    source: 'google-gemini/gemini-cli#9775 (terminal-wrapped as published)',
+    error:
+      '✕ [API Error: [{\n    "error": {\n      "code": 400,\n      "message": "The input token count (5911388) exceeds the maximum number of tokens allowed\n  (1048576).",\n      "errors": [\n        {\n          "message": "The input token count (5911388) exceeds the maximum number of tokens allowed\n  (1048576).",\n          "domain": "global",\n          "reason": "badRequest"\n        }\n      ],\n      "status": "INVALID_ARGUMENT"\n    }\n  }\n  ]]',
+    overflow: true,
+    tokens: { requestedTokens: 5911388, limitTokens: 1048576, inputTokens: 5911388 },
+  },
 ];
 
 const NEAR_MISSES: readonly Row[] = [
@@ -1678,6 +2030,145 @@ const NEAR_MISSES: readonly Row[] = [
       '[ERROR]\t2024-08-18T22:33:13.008Z\t89da0b17-063a-493f-baf5-0adcff29ecd1\tValidation Error: An error occurred (ValidationException) when calling the ConverseStream operation: The maximum tokens you requested exceeds the model limit of 2048. Try again with a maximum tokens value that is lower than 2048.',
     overflow: false,
   },
+  // --- near misses from the same servers and gateways ---
+  {
+    source: 'anomalyco/models.dev#4422 (output cap)',
+    error:
+      'max_completion_tokens is too large: 262144. This model supports at most 256000 completion tokens.',
+    overflow: false,
+  },
+  {
+    source: 'anomalyco/models.dev#5824 (AI Gateway log; output cap)',
+    error: 'AiError 400 max_completion_tokens is too large: 1298829. This model supports at most 1048576',
+    overflow: false,
+  },
+  {
+    source: 'cline/cline#4971',
+    error:
+      '413 Request too large for model `moonshotai/kimi-k2-instruct` in organization `org_01.....` service tier `on_demand` on tokens per minute (TPM): Limit 10000, Requested 15088, please reduce your message size and try again. Need more tokens? Upgrade to Dev Tier today at https://console.groq.com/settings/billing',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#24451',
+    error:
+      'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 128001 > 64000, which is the maximum allowed number of output tokens for claude-opus-4-5-20251101"},"request_id":"req_011CXxg3eqF8ZMvqtkKHNjKQ"}',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#11302 (LiteLLM proxy; terminal wrap kept as published)',
+    error:
+      'API Error: 400 {"error":{"message":"{\\"type\\":\\"error\\",\\"error\\":{\\"type\\":\\"invalid_request_error\\",\\"message\\":\\"max_tokens: 21333 > 4096, which is the maximum allowed\n    number of output tokens for claude-3-opus-20240229\\"},\\"request_id\\":\\"req_011CUwZTS7TYAH8UyTro83sP\\"}. Received Model Group=claude-haiku-4-5-20251001\nAvailable Model Group\n    Fallbacks=None","type":"None","param":"None","code":"400"}}',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#7869 (output cut; not an input overflow)',
+    error:
+      "API Error: Claude's response exceeded the 32000 output token maximum. To configure this behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable.",
+    overflow: false,
+  },
+  {
+    source: 'OpenDataBox/CrackSQL#27 (embeddings batch cap, not a context window: split the batch)',
+    error:
+      "Error code: 400 - {'error': {'message': 'Requested 453357 tokens, max 300000 tokens per request', 'type': 'max_tokens_per_request', 'param': None, 'code': 'max_tokens_per_request'}}",
+    overflow: false,
+  },
+  {
+    source: 'databricks/databricks-sdk-go#1183 (output cap)',
+    error:
+      'Bad request: rpc error: code = InvalidArgument desc = max_tokens (10000) cannot exceed 8192. Please reduce the length of max output tokens generated.',
+    overflow: false,
+  },
+  {
+    source: 'ITSpecialist111/ai_automation_suggester#61',
+    error:
+      'Groq API error: {"error":{"message":"Request too large for model `llama-3.3-70b-versatile` in organization `org_01jp8byqwpfx9sp1m0dbhb6a1e` service tier `on_demand` on tokens per minute (TPM): Limit 6000, Requested 14810, please reduce your message size and try again. Visit https://console.groq.com/docs/rate-limits for more information.","type":"tokens","code":"rate_limit_exceeded"}}',
+    overflow: false,
+  },
+  {
+    source: 'MoonshotAI/Kimi-K2#5 (comment)',
+    error:
+      "openai.PermissionDeniedError: Error code: 403 - {'error': {'message': 'Your account org-...<ak-...> is not active, organization <org-...> exceeded current quota, please check your plan and billing details', 'type': 'exceeded_current_quota_error'}}",
+    overflow: false,
+  },
+  {
+    source:
+      "QwenLM/qwen-code#1082 (gateway JSON parser byte/char cap: a body-size error by the library's definition)",
+    error:
+      '[API Error: 400 String value length (20054016) exceeds the maximum allowed (20000000, from `StreamReadConstraints.getMaxStringLength()`)]',
+    overflow: false,
+  },
+  {
+    source: 'VectorlyApp/bluebox#31 (character cap per string; no token wording)',
+    error:
+      "openai.BadRequestError: Error code: 400 - {'error': {'message': \"Invalid 'input[0].content': string too long. Expected a string with maximum length 10485760, but got a string with length 62114761 instead.\", 'type': 'invalid_request_error', 'param': 'input[0].content', 'code': 'string_above_max_length'}}",
+    overflow: false,
+  },
+  {
+    source: 'gptscript-ai/clio#41',
+    error:
+      "error, status code: 400, message: Invalid 'messages[17].content': string too long. Expected a string with maximum length 1048576, but got a string with length 1744259 instead.",
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#11181 (per-image byte cap)',
+    error:
+      'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.44.content.1.image.source.base64: image exceeds 5 MB maximum: 11641928 bytes > 5242880 bytes"},"request_id":"req_011CUtc4QmYXvDmHZ4aqQP5i"}',
+    overflow: false,
+  },
+  {
+    source: 'cg-dot/vertexai-cf-workers#16',
+    error:
+      'Route: [anthropic] ProviderBizError:  [Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.0.content.1.image.source.base64: image exceeds 5 MB maximum: 6418576 bytes > 5242880 bytes"}}]',
+    overflow: false,
+  },
+  {
+    source: 'warpdotdev/warp#8114 (page cap)',
+    error:
+      'Anthropic API error: POST "https://api.anthropic.com/v1/messages": 400 Bad Request (Request-ID: req_011CVKWY6Ue1FZoyBfkgAqyc) {"type":"error","error":{"type":"invalid_request_error","message":"messages.4.content.0.pdf.source.base64.data: A maximum of 100 PDF pages may be provided."},"request_id":"req_011CVKWY6Ue1FZoyBfkgAqyc"}',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#6197 (client-side tool-output cap, not the model window)',
+    error:
+      'MaxFileReadTokenExceededError: File content (45923 tokens) exceeds maximum allowed tokens (25000). Please use offset and limit parameters to read specific portions of the file, or use the GrepTool to search for specific content.',
+    overflow: false,
+  },
+  {
+    source: 'RooCodeInc/Roo-Code#5729 (output cap that names context_window)',
+    error:
+      '400 max_tokens must be less than or equal to 16384, the maximum value for max_tokens is less than the context_window for this model',
+    overflow: false,
+  },
+  {
+    source: 'continuedev/continue#10602',
+    error:
+      '429 Request too large for gpt-4o in organization org-vyUrKHsIdLcZGKR3zqCqllrS on tokens per min (TPM): Limit 30000, Requested 61337. The input or output tokens must be reduced in order to run successfully. Visit https://platform.openai.com/account/rate-limits to learn more.',
+    overflow: false,
+  },
+  {
+    source: 'Aider-AI/aider#1880 (terminal wrap joined)',
+    error:
+      "litellm.RateLimitError: RateLimitError: OpenAIException - Error code: 429 - {'error': {'message': 'Request too large for gpt-4o in organization org-2itOgSdqw0DhUYp0QyLhttLL on tokens per min (TPM): Limit 30000, Requested 36278. The input or output tokens must be reduced in order to run successfully. Visit https://platform.openai.com/account/rate-limits to learn more.', 'type': 'tokens', 'param': None, 'code': 'rate_limit_exceeded'}}",
+    overflow: false,
+  },
+  {
+    source: 'alex-wolf-ps/dbchatprov2#2',
+    error:
+      'HTTP 429 (429) Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-05-01-preview have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 86400 seconds. Please go here:\nhttps://aka.ms/oai/quotaincrease\nif you would like to further increase the default rate limit.',
+    overflow: false,
+  },
+  {
+    source: 'pollinations/pollinations#6260 (peak-load throttling worded as a size)',
+    error:
+      '{"success":false,"error":{"message":"azure-openai error: The system is currently experiencing high demand and cannot process your request. Your request exceeds the maximum usage size allowed during peak load. Please retry after 20 seconds. For improved latency reliability, consider switching to Provisioned Throughput.","code":"RATE_LIMITED","timestamp":"2025-12-21T01:27:42.111Z"},"status":429}',
+    overflow: false,
+  },
+  {
+    source: 'sozercan/kubectl-ai#12 (Go timeout; a naive "context … exceeded" rule would fire)',
+    error:
+      'Post "https://api.openai.com/v1/engines/davinci/completions": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
+    overflow: false,
+  },
 ];
 
 const TABLE = [...OVERFLOWS, ...NEAR_MISSES];
@@ -1697,6 +2188,8 @@ const NOT_COUNTS = [
   /\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?/g,
   /\b\d+\.\d+(?:\.\d+)*\b/g,
   /\b\w*[a-z_]\d[\w-]*\b/gi,
+  // HTTP statuses where clients print them: `Error code: 400`, `HTTP 413`, `400 Bad Request`, `<400>`.
+  /(?:^|\berror(?: code)?|\bhttp(?:\/[\d.]+)?|\bstatus(?: ?code)?|code)[\s:=<("']*[45]\d\d\b|\b[45]\d\d(?=>|\s+(?:bad request|error|request|too|-|\{))/gi,
 ];
 
 /**
@@ -1709,8 +2202,7 @@ function namedCounts(error: unknown): number[] {
   const found = new Set<number>();
   for (const match of text.matchAll(/\b\d{1,3}(?:,\d{3})+\b|\b\d{3,}\b/g)) {
     const value = Number(match[0].replaceAll(',', ''));
-    const httpStatus = match[0].length === 3 && value >= 400 && value <= 599;
-    if (value >= 256 && !httpStatus) found.add(value);
+    if (value >= 256) found.add(value);
   }
   return [...found];
 }

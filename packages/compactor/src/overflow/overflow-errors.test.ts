@@ -178,6 +178,42 @@ describe('what is and is not an overflow', () => {
     ).toBe(false);
   });
 
+  test('a server worded its own way: the prompt exceeding a limit of tokens or the window, in one sentence', () => {
+    for (const text of [
+      'Input length 5120 exceeds the maximum length 4096.',
+      'The query token count is larger than the limit of this model.',
+      'sequence length exceeded: the prompt is longer than max_seq_len 8192',
+      'Error: messages are too long for the context window of model foo-7b',
+      'model max length exceeded, max length: 8192',
+    ])
+      expect(isContextOverflowError(text), text).toBe(true);
+    expect(parseOverflowTokens('Input length 5120 exceeds the maximum length 4096.')).toEqual({
+      requestedTokens: 5120,
+      limitTokens: 4096,
+      inputTokens: 5120,
+    });
+    // The same words about requests, items, bytes, one string or image, or the output, are not.
+    for (const text of [
+      'Request exceeds the limit of 100 requests per minute.',
+      'Input exceeds the maximum number of images.',
+      'messages exceed the maximum of 100 items',
+      'Input length exceeds the maximum of 10000 characters.',
+      "Invalid 'messages[3].content': string too long. Expected a string with maximum length 1048576.",
+      'max_tokens exceeds the maximum allowed for this model: 8192',
+      'Post "https://example.test/v1": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
+      'the prompt exceeded. Try a smaller model window',
+    ])
+      expect(isContextOverflowError(text), text).toBe(false);
+  });
+
+  test('a message wrapped by a terminal or a JSON encoder is read as one line', () => {
+    const wrapped =
+      "This model's maximum context length is 131072 tokens. However, you requested 16000 output tokens and your prompt contains\nat least 115073 input tokens";
+    const expected = { requestedTokens: 131073, limitTokens: 131072, inputTokens: 115073 };
+    expect(parseOverflowTokens(wrapped.replace('\\n', '\n'))).toEqual(expected);
+    expect(parseOverflowTokens(JSON.stringify({ error: { message: wrapped } }))).toEqual(expected);
+  });
+
   test('unrelated errors are not overflows', () => {
     for (const error of [
       'fetch failed',

@@ -11,6 +11,7 @@ import {
   type OverflowSignature,
   SERVICE_HINTS,
   type StatedCounts,
+  saysOverflowInGeneral,
 } from './overflow-patterns.js';
 
 export type { ContextOverflowProvider } from './overflow-patterns.js';
@@ -42,11 +43,14 @@ function anyText(details: ErrorDetails, patterns: readonly RegExp[]): boolean {
   return details.texts.some((text) => patterns.some((pattern) => pattern.test(text)));
 }
 
+const GENERAL_SIGNATURE: OverflowSignature = { provider: 'generic', pattern: /(?:)/ };
+
+/** The first provider wording that matches; else the general shape, which names no provider. */
 function firstSignature(details: ErrorDetails): OverflowSignature | undefined {
   for (const signature of OVERFLOW_SIGNATURES) {
     if (details.texts.some((text) => signature.pattern.test(text))) return signature;
   }
-  return undefined;
+  return details.texts.some(saysOverflowInGeneral) ? GENERAL_SIGNATURE : undefined;
 }
 
 function statedCounts(details: ErrorDetails): StatedCounts | undefined {

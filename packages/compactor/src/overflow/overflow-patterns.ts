@@ -138,6 +138,52 @@ export const OVERFLOW_SIGNATURES: readonly OverflowSignature[] = [
   },
 ];
 
+/** What is said to be too large: the prompt, input, request, query, sequence, context or messages. */
+const SUBJECT = String.raw`(?:decoder\s+)?(?:prompt|input|request(?:ed\s+token\s+count)?|query|sequence|context|messages?)(?:\s+(?:length|size|tokens?|token\s+count|content))?`;
+const EXCEEDS = String.raw`(?:exceed(?:s|ed)?|(?:is\s+|are\s+)?(?:too\s+(?:long|large|big)|(?:longer|greater|larger|bigger)\s+than)|must\s+be\s+less\s+than|cannot\s+exceed)`;
+/** What it is measured against: a maximum, a limit, the context window, the model's length, `n_ctx`. */
+const LIMIT = String.raw`(?:max(?:imum)?|limit|context|window|model(?:'?s)?\s+length|max_seq_len|n_ctx|kv\s+size|allowed)`;
+/** A measure of tokens or of the window, which the sentence must name (a count of items or of requests is neither). */
+const MEASURE = /token|context|length|window|max_seq_len|n_ctx|\bkv\b/i;
+
+/**
+ * The shape most servers' overflow messages share, in words of their own: the prompt (input, request,
+ * …) exceeds (is longer than, is too long for) the maximum (limit, context, model length), in one
+ * sentence that names tokens or the window.
+ */
+const OVERFLOW_SHAPE = rx(String.raw`\b${SUBJECT}\b[^.;!?\n]{0,40}?\b${EXCEEDS}\b[^.;!?\n]{0,60}?\b${LIMIT}`);
+
+/** Short forms that say it alone: "context length exceeded", "input is too long", "context shift is disabled". */
+const OVERFLOW_SHORT_FORMS: readonly RegExp[] = [
+  /\bcontext[ _-]?(?:length|window)[ _-]?exceeded\b|\bContextWindowExceeded/i,
+  /\b(?:model\s+)?max(?:imum)?\s+(?:context\s+)?length\s+exceeded\b/i,
+  // "Prompt is too long" alone is a signature (the whole message): in prose it may quote a client.
+  /\binput\s+(?:tokens?\s+)?(?:is\s+)?too\s+(?:long|large|big)\b(?!\s+for\s+(?:the\s+)?(?:image|file))/i,
+  /\bprompt\s+tokens?\s+(?:is\s+|are\s+)?too\s+(?:long|large|big)\b/i,
+  /\bcontext shift is disabled\b/i,
+  /requires a sequence length of \d[\d,]*, but the maximum supported sequence length is/i,
+  /\bprompt_limit\b|\u8f93\u5165\u5185\u5bb9\u8fc7\u957f/i,
+];
+
+/** Sizes that are not tokens, limits on one string, file or image, and the output's cap: never a window overflow. */
+const NOT_WINDOW_SIZES: readonly RegExp[] = [
+  /\b\d[\d,.]*\s*(?:bytes?|[KMG]i?B|characters?|chars|pixels|pages)\b/i,
+  /\b(?:images?|pdf|files?|string|body|payload|attachments?)\b[^.]{0,40}\b(?:exceeds?|too (?:long|large))/i,
+  /\b(?:max_tokens|max_completion_tokens|max_new_tokens|output tokens?|completion tokens?|maximum tokens you requested)\b[^.]{0,30}\b(?:exceed|too large|must be|cannot)/i,
+];
+
+/**
+ * Whether `text` says in the general shape, or a short form, that the request did not fit the window:
+ * read only when no provider's signature matched, and never where it speaks of other sizes.
+ */
+export function saysOverflowInGeneral(text: string): boolean {
+  if (NOT_WINDOW_SIZES.some((pattern) => pattern.test(text))) return false;
+  if (OVERFLOW_SHORT_FORMS.some((pattern) => pattern.test(text))) return true;
+  return text
+    .split(/(?<=[.;!?])\s+|\n+/)
+    .some((sentence) => OVERFLOW_SHAPE.test(sentence) && MEASURE.test(sentence));
+}
+
 /**
  * Wordings that look like an overflow but are not one, and win over the signatures: rate limits, quotas
  * and throttling (some name tokens: "Too many tokens, please wait"), spending limits, an output cap the
@@ -148,7 +194,8 @@ export const NOT_OVERFLOW_PATTERNS: readonly RegExp[] = [
   /too many requests/i,
   /throttl/i,
   /please wait before trying again/i,
-  /\btokens? per (?:min(?:ute)?|hour|day|second)\b/i,
+  /\b(?:tokens?|requests?) per (?:min(?:ute)?|hour|day|second)\b/i,
+  /\bdeadline exceeded\b/i,
   /\b(?:TPM|RPM|TPD|RPD|ITPM|OTPM)\b/,
   /\bquota/i,
   /resource[ _]?(?:has been )?exhausted/i,
@@ -287,11 +334,14 @@ const OUTPUT_PARTS = [
   rx(String.raw`${N}\s+in\s+the\s+output`),
 ];
 
+/** The sum of every part the patterns find (`658 of text input, 732 of tool input`). */
 function sumOf(patterns: readonly RegExp[], text: string): number | undefined {
   let total: number | undefined;
   for (const pattern of patterns) {
-    const value = count(pattern.exec(text)?.[1]);
-    if (value !== undefined) total = (total ?? 0) + value;
+    for (const match of text.matchAll(new RegExp(pattern.source, 'gi'))) {
+      const value = count(match[1]);
+      if (value !== undefined) total = (total ?? 0) + value;
+    }
   }
   return total;
 }
@@ -316,6 +366,15 @@ export function countsFromFields(numbers: ReadonlyMap<string, number>): StatedCo
   const prompt = numbers.get('n_prompt_tokens');
   return counts(prompt, numbers.get('n_ctx'), prompt);
 }
+
+/** SGLang's and Workers AI's "a total of T tokens: A tokens from the input messages and B for the completion". */
+const totalOfInputAndCompletion: CountParser = (text) => {
+  const limit = count(rx(`maximum context length of ${N} tokens`).exec(text)?.[1]);
+  const match = rx(
+    `a total of ${N} tokens: ${N} tokens from the input messages and ${N} tokens for the completion`,
+  ).exec(text);
+  return match === null ? undefined : counts(count(match[1]), limit, count(match[2]));
+};
 
 /** Parsers for every wording that states sizes, most specific first. */
 export const COUNT_PARSERS: readonly CountParser[] = [
@@ -393,4 +452,23 @@ export const COUNT_PARSERS: readonly CountParser[] = [
     const match = rx(String.raw`exceeded model token limit: ${N} \(requested: ${N}\)`).exec(text);
     return match === null ? undefined : counts(count(match[2]), count(match[1]));
   },
+  (text) => {
+    const match = rx(
+      String.raw`prompt is ${N} tokens long, so generating ${N} tokens requires a sequence length of ${N}, but the maximum supported sequence length is (?:just )?${N}`,
+    ).exec(text);
+    return match === null ? undefined : counts(count(match[3]), count(match[4]), count(match[1]));
+  },
+  totalOfInputAndCompletion,
+  inputPlusOutput(String.raw`request length ${N}\s*\+\s*${N} is greater than max_seq_len ${N}`, [
+    'input',
+    'output',
+    'limit',
+  ]),
+  promptOver(String.raw`prompt too long \(${N} tokens, max ${N}\)`, 1, 2),
+  // The general shape with its numbers: "<the prompt> (length) N … exceeds / is longer than … M".
+  promptOver(
+    String.raw`\b(?:decoder\s+)?(?:prompt|input|request|sequence)(?:\s+(?:length|size|tokens?|token\s+count))?(?:\s+of)?\s*\(?(?:length\s+)?${N}(?:\s+tokens)?\)?\s*(?:exceed(?:s|ed)?|is\s+(?:longer|greater|larger)\s+than|must\s+be\s+less\s+than)[^.\d]{0,60}?\(?${N}`,
+    1,
+    2,
+  ),
 ];
