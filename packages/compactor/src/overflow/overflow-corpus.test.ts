@@ -1644,6 +1644,457 @@ const OVERFLOWS: readonly Row[] = [
     overflow: true,
     tokens: { requestedTokens: 5911388, limitTokens: 1048576, inputTokens: 5911388 },
   },
+  // --- a holdout of later errors (kept apart until the rules above were written; in the table since) ---
+  {
+    source: 'dirk1983/deepseek#11',
+    error:
+      "Server returned an error message：This model's maximum context length is 4096 tokens. However, you requested 4222 tokens (1222 in the messages, 3000 in the completion). Please reduce the length of the messages or completion.",
+    overflow: true,
+    tokens: { requestedTokens: 4222, limitTokens: 4096, inputTokens: 1222 },
+  },
+  {
+    source: 'AIAnytime/Zephyr-7B-beta-RAG-Demo#3 (ctransformers)',
+    error: 'Number of tokens (2662) exceeded maximum context length (512).',
+    overflow: true,
+    tokens: { requestedTokens: 2662, limitTokens: 512, inputTokens: 2662 },
+  },
+  {
+    source: 'ChatGPTNextWeb/NextChat#625',
+    error:
+      '{\n  "error": {\n    "message": "This model\'s maximum context length is 4097 tokens. However, your messages resulted in 4619 tokens. Please reduce the length of the messages.",\n    "type": "invalid_request_error",\n    "param": "messages",\n    "code": "context_length_exceeded"\n  }\n}',
+    overflow: true,
+    tokens: { requestedTokens: 4619, limitTokens: 4097, inputTokens: 4619 },
+  },
+  {
+    source: 'orhanerday/ChatGPT#17',
+    error:
+      "This model's maximum context length is 4097 tokens. However, your messages resulted in 192871 tokens. Please reduce the length of the messages.",
+    overflow: true,
+    tokens: { requestedTokens: 192871, limitTokens: 4097, inputTokens: 192871 },
+  },
+  {
+    source: 'leookun/cursor-byok#129 (GLM-5.1 (SiliconFlow-style code 20015))',
+    error:
+      'openai adapter status=400 body={"code":20015,"message":"number of input tokens (204703) has exceeded max_prompt_tokens (202752) limit.","data":null}',
+    overflow: true,
+    tokens: { requestedTokens: 204703, limitTokens: 202752, inputTokens: 204703 },
+  },
+  {
+    source: 'StampyAI/stampy-chat#133',
+    error:
+      "This model's maximum context length is 4097 tokens. However, you requested 4232 tokens (3107 in the messages, 1125 in the completion). Please reduce the length of the messages or completion.",
+    overflow: true,
+    tokens: { requestedTokens: 4232, limitTokens: 4097, inputTokens: 3107 },
+  },
+  {
+    source: 'bytedance/deer-flow#310',
+    error:
+      "BadRequestError('Error code: 400 - {\\'error\\': {\\'message\\': \"This model\\'s maximum context length is 128000 tokens. However, your messages resulted in 202868 tokens (202767 in the messages, 101 in the functions). Please reduce the length of the messages or functions.\", \\'type\\': \\'invalid_request_error\\', \\'param\\': \\'messages\\', \\'code\\': \\'context_length_exceeded\\'}}')",
+    overflow: true,
+    tokens: { requestedTokens: 202868, limitTokens: 128000, inputTokens: 202868 },
+  },
+  {
+    source: 'anthropics/claude-code#62560',
+    error:
+      '{"error":"Error: 400 {\\"type\\":\\"error\\",\\"error\\":{\\"type\\":\\"invalid_request_error\\",\\"message\\":\\"prompt is too long: 211180 tokens > 200000 maximum\\"},\\"request_id\\":\\"req_011CbRHLp6ffMfsnsULngXLv\\"}\\n    at generate (/$bunfs/root/src/entrypoints/cli.js:11:63341)\\n    at makeRequest (/$bunfs/root/src/entrypoints/cli.js:51:7694)\\n    at processTicksAndRejections (native:7:39)","timestamp":"2026-05-26T13:46:09.058Z"}',
+    overflow: true,
+    tokens: { requestedTokens: 211180, limitTokens: 200000, inputTokens: 211180 },
+  },
+  {
+    source: 'entropy-research/Devon#88',
+    error:
+      'litellm.BadRequestError: litellm.ContextWindowExceededError: AnthropicError - {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 209353 tokens > 199999 maximum"}}',
+    overflow: true,
+    tokens: { requestedTokens: 209353, limitTokens: 199999, inputTokens: 209353 },
+  },
+  {
+    source: 'anthropics/claude-code#14195',
+    error:
+      'Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 191989 tokens > 180000 maximum"},"request_id":"req_011CWAgPbMohjStFaYrkLZCm"}',
+    overflow: true,
+    tokens: { requestedTokens: 191989, limitTokens: 180000, inputTokens: 191989 },
+  },
+  {
+    source: 'google-gemini/gemini-cli#11916',
+    error:
+      '✕ [API Error: [{\n    "error": {\n      "code": 400,\n      "message": "The input token count (218152) exceeds the maximum number of tokens allowed (65536).",\n      "errors": [\n        {\n          "message": "The input token count (218152) exceeds the maximum number of tokens allowed (65536).",\n          "domain": "global",\n          "reason": "badRequest"\n        }\n      ],\n      "status": "INVALID_ARGUMENT"\n    }\n  }\n  ]]',
+    overflow: true,
+    tokens: { requestedTokens: 218152, limitTokens: 65536, inputTokens: 218152 },
+  },
+  {
+    source: 'google-gemini/gemini-cli#4231',
+    error:
+      '[API Error: {"error":{"message":"{\\n  \\"error\\": {\\n    \\"code\\": 400,\\n    \\"message\\": \\"The input token count (3475108) exceeds the maximum number of tokens allowed (1048576).\\",\\n    \\"status\\": \\"INVALID_ARGUMENT\\"\\n  }\\n}\\n","code":400,"status":"Bad Request"}}]',
+    overflow: true,
+    tokens: { requestedTokens: 3475108, limitTokens: 1048576, inputTokens: 3475108 },
+  },
+  {
+    source: 'google-gemini/gemini-cli#4118',
+    error:
+      '[API Error: got status: INVALID_ARGUMENT. {"error":{"code":400,"message":"The input token count (132478) exceeds the maximum number of tokens allowed (131072).","status":"INVALID_ARGUMENT"}}]',
+    overflow: true,
+    tokens: { requestedTokens: 132478, limitTokens: 131072, inputTokens: 132478 },
+  },
+  {
+    source: 'vllm-project/vllm#13209 (vLLM scheduler log line)',
+    error:
+      'WARNING 02-13 07:19:11 scheduler.py:949] Input prompt (32889 tokens) is too long and exceeds limit of 2048',
+    overflow: true,
+    tokens: { requestedTokens: 32889, limitTokens: 2048, inputTokens: 32889 },
+  },
+  {
+    source: 'hiyouga/LlamaFactory#3241 (issue title)',
+    error: '使用vllm推理引擎的时候提示Input prompt (5556 tokens) is too long and exceeds limit of 2048',
+    overflow: true,
+    tokens: { requestedTokens: 5556, limitTokens: 2048, inputTokens: 5556 },
+  },
+  {
+    source: 'EvolvingLMMs-Lab/lmms-eval#711',
+    error:
+      'ValueError: The decoder prompt (length 337896) is longer than the maximum model length of 128000. Make sure that `max_model_len` is no smaller than the number of text tokens plus multimodal tokens. For image inputs, the\n number of image tokens depends on the number of images, and possibly their aspect ratios as well.',
+    overflow: true,
+    tokens: { requestedTokens: 337896, limitTokens: 128000, inputTokens: 337896 },
+  },
+  {
+    source: 'vllm-project/vllm#687',
+    error: 'Input prompt (15681 tokens) is too long and exceeds limit of 2560',
+    overflow: true,
+    tokens: { requestedTokens: 15681, limitTokens: 2560, inputTokens: 15681 },
+  },
+  {
+    source: 'ggml-org/llama.cpp#12113 (llama-simple-chat, during generation)',
+    error: 'context size exceeded',
+    overflow: true,
+  },
+  {
+    source: 'phronmophobic/llama.clj#13',
+    error:
+      'Execution error (AssertionError) at com.phronemophobic.llama.raw/llama-eval* (raw.clj:284).\nAssert failed: Context size exceeded\n(< n-past (llama_n_ctx ctx))',
+    overflow: true,
+  },
+  {
+    source: 'huggingface/text-generation-inference#695',
+    error: 'ValidationError: Input validation error: `inputs` must have less than 1024 tokens. Given: 1168.',
+    overflow: true,
+    tokens: { requestedTokens: 1168, limitTokens: 1024, inputTokens: 1168 },
+  },
+  {
+    source: 'huggingface/text-generation-inference#628',
+    error:
+      'ValidationError: Input validation error: `inputs` tokens + `max_new_tokens` must be <= 2048. Given: 1244 `inputs` tokens and 1000 `max_new_tokens`',
+    overflow: true,
+    tokens: { requestedTokens: 2244, limitTokens: 2048, inputTokens: 1244 },
+  },
+  {
+    source: 'huggingface/huggingface_hub#2763',
+    error:
+      '{\n    "error": {\n        "message": "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 8740 `inputs` tokens and 500 `max_new_tokens`",\n        "http_status_code": 422\n    }\n}',
+    overflow: true,
+    tokens: { requestedTokens: 9240, limitTokens: 4096, inputTokens: 8740 },
+  },
+  {
+    source: 'unclecode/crawl4ai#44',
+    error:
+      "[ERROR] 🚫 Failed to crawl https://www.cen-change.com/achat-vente-devise/#Cours-et-Taux-de-Change, error: litellm.BadRequestError: BadRequestError: GroqException - Error code: 400 - {'error': {'message': 'Please reduce the length of the messages or completion.', 'type': 'invalid_request_error', 'param': 'messages', 'code': 'context_length_exceeded'}}\nNone",
+    overflow: true,
+  },
+  {
+    source: 'yakGPT/yakGPT#13',
+    error:
+      "This model's maximum context length is 4097 tokens. However, you requested 4295 tokens (3245 in the messages, 1050 in the completion). Please reduce the length of the messages or completion.",
+    overflow: true,
+    tokens: { requestedTokens: 4295, limitTokens: 4097, inputTokens: 3245 },
+  },
+  {
+    source: 'AsyncFuncAI/deepwiki-open#144',
+    error:
+      "2025-05-27 11:52:58,468 - 105 _common.py:_log_backoff - INFO - Backing off acall(...) for 1.3s (openai.BadRequestError: Error code: 400 - {'error': {'message': \"This model's maximum context length is 128000 tokens. However, your messages resulted in 173172 tokens. Please reduce the length of the messages.\", 'type': 'invalid_request_error', 'param': 'messages', 'code': 'context_length_exceeded'}})",
+    overflow: true,
+    tokens: { requestedTokens: 173172, limitTokens: 128000, inputTokens: 173172 },
+  },
+  {
+    source: 'QwenLM/qwen-code#2068 (DashScope; limit only)',
+    error:
+      'Error: Internal error (code: -32603)\nData: {“details”:“<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 983616]”}',
+    overflow: true,
+  },
+  {
+    source: 'QwenLM/qwen-code#2481 (DashScope; limit only)',
+    error:
+      'Internal error: 400 <400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 983616]',
+    overflow: true,
+  },
+  {
+    source: 'CherryHQ/cherry-studio#5388 (Aliyun DashScope deepseek-r1)',
+    error:
+      '{\n  "message": "400 <400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 57344]",\n  "status": 400,\n  "error": {\n    "code": "invalid_parameter_error",\n    "param": null,\n    "message": "<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 57344]",\n    "type": "invalid_request_error"\n  },\n  "code": "invalid_parameter_error",\n  "param": null,\n  "type": "invalid_request_error"\n}',
+    overflow: true,
+  },
+  {
+    source: 'LLM-Red-Team/qwen-free-api#23',
+    error:
+      '{"code":"InvalidParameter","message":"Range of input length should be [1, 6000]","request_id":"xxxxxx-xxx-xxx-xxx-xxx"}',
+    overflow: true,
+  },
+  {
+    source: 'ITSpecialist111/ai_automation_suggester#37 (Ollama runner log)',
+    error:
+      'time=2024-11-19T19:56:32.863Z level=WARN source=runner.go:122 msg="input exceeds context length" prompt=2782 limit=2048',
+    overflow: true,
+    tokens: { requestedTokens: 2782, limitTokens: 2048, inputTokens: 2782 },
+  },
+  {
+    source: 'lmstudio-ai/lmstudio-bug-tracker#237 (title; count only, no limit)',
+    error:
+      'BadRequestError 400--<LM Studio error> Trying to keep the first 15857 tokens when context the overflows.',
+    overflow: true,
+  },
+  {
+    source: 'anomalyco/opencode#11141 (LM Studio)',
+    error: 'Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)',
+    overflow: true,
+    tokens: { requestedTokens: 15028, limitTokens: 7424, inputTokens: 15028 },
+  },
+  {
+    source: 'lmstudio-ai/lmstudio-bug-tracker#2205',
+    error:
+      'Uh-oh! There was an issue with the response.\nThe number of tokens to keep from the initial prompt is greater than the context length. Try to load the model with a larger context length, or provide a shorter input',
+    overflow: true,
+  },
+  {
+    source: 'FoundationAgents/OpenManus#79',
+    error:
+      "2025-03-07 15:41:02.741 | ERROR    | app.llm:ask_tool:250 - API error: Error code: 400 - {'error': {'message': \"This model's maximum context length is 65536 tokens. However, you requested 66343 tokens (62247 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.\", 'type': 'invalid_request_error', 'param': None, 'code': 'invalid_request_error'}}",
+    overflow: true,
+    tokens: { requestedTokens: 66343, limitTokens: 65536, inputTokens: 62247 },
+  },
+  {
+    source: 'bytedance/deer-flow#66',
+    error:
+      "openai.BadRequestError: Error code: 400 - {'error': {'message': \"This model's maximum context length is 65536 tokens. However, you requested 87731 tokens (87731 in the messages, 0 in the completion). Please reduce the length of the messages or completion.\", 'type': 'invalid_request_error', 'param': None, 'code': 'invalid_request_error'}}",
+    overflow: true,
+    tokens: { requestedTokens: 87731, limitTokens: 65536, inputTokens: 87731 },
+  },
+  {
+    source: 'stackblitz-labs/bolt.diy#1088',
+    error:
+      "This model's maximum context length is 65536 tokens. However, you requested 69135 tokens (61135 in the messages, 8000 in the completion). Please reduce the length of the messages or completion.",
+    overflow: true,
+    tokens: { requestedTokens: 69135, limitTokens: 65536, inputTokens: 61135 },
+  },
+  {
+    source: 'jina-ai/node-DeepResearch#87',
+    error:
+      "AI_APICallError: This model's maximum context length is 65536 tokens. However, you requested 74426 tokens (72426 in the messages, 2000 in the completion). Please reduce the length of the messages or completion.",
+    overflow: true,
+    tokens: { requestedTokens: 74426, limitTokens: 65536, inputTokens: 72426 },
+  },
+  {
+    source: 'musistudio/claude-code-router#895 (terminal-wrapped as published)',
+    error:
+      'API Error: 400 {"error":{"message":"Error from provider(deepseek,deepseek-chat: 400): {\\"error\\":{\\"message\\":\\"This model\'s maximum context length is 131072 tokens. However, you \n    requested 131329 tokens (123137 in the messages, 8192 in the completion). Please reduce the length of the messages or \n    completion.\\",\\"type\\":\\"invalid_request_error\\",\\"param\\":null,\\"code\\":\\"invalid_request_error\\"}}Error: Error from provider(deepseek,deepseek-chat: 400): ',
+    overflow: true,
+    tokens: { requestedTokens: 131329, limitTokens: 131072, inputTokens: 123137 },
+  },
+  {
+    source: 'RooCodeInc/Roo-Code#1767 (lower-cased by client)',
+    error:
+      "error msg:400 this model's maximum context length is 65536 tokens. however, you requested 69648 tokens (69648 in the messages, 0 in the completion). please reduce the length of the messages or completion.",
+    overflow: true,
+    tokens: { requestedTokens: 69648, limitTokens: 65536, inputTokens: 69648 },
+  },
+  {
+    source: 'BerriAI/litellm#10431',
+    error:
+      '2025-04-30 15:32:19,764 - WARNING - Error on attempt 2/3: litellm.ContextWindowExceededError: litellm.BadRequestError: ContextWindowExceededError: DeepseekException - {"error":{"message":"This model\'s maximum context length is 65536 tokens. However, you requested 68161 tokens (68161 in the messages, 0 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}',
+    overflow: true,
+    tokens: { requestedTokens: 68161, limitTokens: 65536, inputTokens: 68161 },
+  },
+  {
+    source: 'rahul2002m/ChatPDF#6',
+    error:
+      "BadRequestError: Error code: 400 - {'error': {'message': \"This model's maximum context length is 4097 tokens. However, your messages resulted in 6988 tokens. Please reduce the length of the messages.\", 'type': 'invalid_request_error', 'param': 'messages', 'code': 'context_length_exceeded'}}.",
+    overflow: true,
+    tokens: { requestedTokens: 6988, limitTokens: 4097, inputTokens: 6988 },
+  },
+  {
+    source: 'h2oai/h2ogpt#366',
+    error:
+      "Generation Failed: This model's maximum context length is 4097 tokens. However, you requested 4696 tokens (3672 in the messages, 1024 in the completion). Please reduce the length of the messages or completion.",
+    overflow: true,
+    tokens: { requestedTokens: 4696, limitTokens: 4097, inputTokens: 3672 },
+  },
+  {
+    source: 'mckaywrigley/repo-chat#15 (issue title)',
+    error:
+      "InvalidRequestError: This model's maximum context length is 4097 tokens. However, your messages resulted in 13393 tokens. Please reduce the length of the messages.",
+    overflow: true,
+    tokens: { requestedTokens: 13393, limitTokens: 4097, inputTokens: 13393 },
+  },
+  {
+    source: 'danny-avila/LibreChat#5004 (LibreChat client-side pre-check)',
+    error: 'warn: Prompt token count exceeds max token count (5910 / 4095).',
+    overflow: true,
+    tokens: { requestedTokens: 5910, limitTokens: 4095, inputTokens: 5910 },
+  },
+  {
+    source: 'AstrBotDevs/AstrBot#1',
+    error:
+      "openai.error.InvalidRequestError: This model's maximum context length is 4097 tokens, however you requested 4569 tokens (3545 in your prompt; 1024 for the completion). Please reduce your prompt; or completion length.",
+    overflow: true,
+    tokens: { requestedTokens: 4569, limitTokens: 4097, inputTokens: 3545 },
+  },
+  {
+    source: 'microsoft/vscode-copilot-release#1456 (VS Code LM API; escaped newlines as published)',
+    error:
+      'Error: Message exceeds token limit.\\n    at VR._provideLanguageModelResponse (/Users/myuser/.vscode/extensions/github.copilot-chat-0.18.1/dist/extension.js:634:4090)\\n    at processTicksAndRejections (node:internal/process/task_queues:95:5)',
+    overflow: true,
+  },
+  {
+    source: 'MiniMax-AI/MiniMax-M2#119 (title; 2013 is an error code)',
+    error: '[Bug]: invalid params, context window exceeds limit (2013)',
+    overflow: true,
+  },
+  {
+    source: 'langgenius/dify#19394 (SiliconFlow)',
+    error: 'length of prompt_tokens (57535) must be less than max_seq_len (32768)',
+    overflow: true,
+    tokens: { requestedTokens: 57535, limitTokens: 32768, inputTokens: 57535 },
+  },
+  {
+    source: 'run-llama/llama_index#12119',
+    error:
+      "Retrying llama_index.llms.openai.base.OpenAI._chat in 0.5068796395583202 seconds as it raised BadRequestError: Error code: 400 - {'error': {'message': \"This model's maximum context length is 16384 tokens. However, your messages resulted in 28491 tokens. Please reduce the length of the messages.\", 'type': 'invalid_request_error', 'param': 'messages', 'code': 'context_length_exceeded'}}.",
+    overflow: true,
+    tokens: { requestedTokens: 28491, limitTokens: 16384, inputTokens: 28491 },
+  },
+  {
+    source: 'continuedev/continue#8454',
+    error:
+      'Error in Continue server: {"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 143653 + 64000 > 200000, decrease input length or `max_tokens` and try again"},"request_id":"req_011CUWu7a8bGeMSvA9d7DRLa"}',
+    overflow: true,
+    tokens: { requestedTokens: 207653, limitTokens: 200000, inputTokens: 143653 },
+  },
+  {
+    source: 'oobabooga/textgen#3658 (title; limit only)',
+    error: 'openai.error.InvalidRequestError: This model maximum context length is 4096 tokens.',
+    overflow: true,
+  },
+  {
+    source: 'zebbern/Devonz#9',
+    error:
+      " ERROR   api.chat  AI_APICallError: This model's maximum context length is 131072 tokens. However, you requested 139162 tokens (130970 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.",
+    overflow: true,
+    tokens: { requestedTokens: 139162, limitTokens: 131072, inputTokens: 130970 },
+  },
+  {
+    source: 'openai/codex#14310 (Codex client message)',
+    error:
+      "Codex ran out of room in the model's context window. Start a new thread or clear earlier history before retrying.",
+    overflow: true,
+  },
+  {
+    source: 'openai/codex#29041 (Codex client message)',
+    error:
+      "Error running remote compact task: Codex ran out of room in the model's context window. Start a new thread or clear earlier history before retrying.",
+    overflow: true,
+  },
+  {
+    source: 'stackblitz/bolt.new#1345',
+    error: 'prompt is too long: 205673 tokens > 200000 maximum',
+    overflow: true,
+    tokens: { requestedTokens: 205673, limitTokens: 200000, inputTokens: 205673 },
+  },
+  {
+    source: 'aaif-goose/goose#7504 (Bedrock via goose (PR title))',
+    error:
+      'Failed to call Bedrock: ValidationException(ValidationException { message: Some("The model returned the following errors: prompt is too long: 227255 tokens > 200000 maximum")',
+    overflow: true,
+    tokens: { requestedTokens: 227255, limitTokens: 200000, inputTokens: 227255 },
+  },
+  {
+    source: 'RipperTs/claude-code-relay#23',
+    error:
+      '❌ 错误响应内容: {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 200082 tokens > 200000 maximum"},"request_id":"req_011CSNYqawDMMLh8zPLmMmJ1"}',
+    overflow: true,
+    tokens: { requestedTokens: 200082, limitTokens: 200000, inputTokens: 200082 },
+  },
+  {
+    source: 'binary-husky/gpt_academic#192 (client-side check)',
+    error:
+      '[Local Message] Input (or history) is too long, please reduce input or clear history by refreshing this page.',
+    overflow: true,
+  },
+  {
+    source: 'nalgeon/pokitoki#12',
+    error:
+      "Failed to answer. Reason: openai.error.InvalidRequestError: This model's maximum context length is 4097 tokens. However, your messages resulted in 5651 tokens. Please reduce the length of the messages.",
+    overflow: true,
+    tokens: { requestedTokens: 5651, limitTokens: 4097, inputTokens: 5651 },
+  },
+  {
+    source: 'Quansight/ragna#351 (Cohere; overage only)',
+    error:
+      "too many tokens: size limit exceeded by 1502 tokens. Try using shorter or fewer inputs, or setting prompt_truncation='AUTO'.",
+    overflow: true,
+  },
+  {
+    source: 'chatchat-space/Langchain-Chatchat#2600 (FastChat-style worker)',
+    error:
+      "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': \"This model's maximum context length is 2048 tokens. However, your messages resulted in 3503 tokens. Please reduce the length of the messages.\", 'code': 40303}",
+    overflow: true,
+    tokens: { requestedTokens: 3503, limitTokens: 2048, inputTokens: 3503 },
+  },
+  {
+    source: 'mckaywrigley/chatbot-ui#820',
+    error:
+      " [OpenAIError: This model's maximum context length is 8192 tokens. However, you requested 8554 tokens (7554 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.] {\n  name: 'OpenAIError',\n  type: 'invalid_request_error',\n  param: 'messages',\n  code: 'context_length_exceeded'\n}",
+    overflow: true,
+    tokens: { requestedTokens: 8554, limitTokens: 8192, inputTokens: 7554 },
+  },
+  {
+    source: 'ikechan8370/chatgpt-plugin#219 ("4104tokens" without a space, as published)',
+    error:
+      '通信异常,错误信息如下Error: OpenAl error 400: { "error":{ "message": "This model\'s maximum context length is 4096 tokens. However, you requested 4104tokens (3104 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.", "type": "invalid_request_error","param": "messages", "code": "context_length_exceeded" } }',
+    overflow: true,
+    tokens: { requestedTokens: 4104, limitTokens: 4096, inputTokens: 3104 },
+  },
+  {
+    source: 'farion1231/cc-switch#6982 (Zhipu GLM code 1261 via a local proxy)',
+    error:
+      'CC Switch local proxy failed while handling Codex endpoint /responses. Provider: Zhipu GLM; model: glm-4.5-air; upstream_status: HTTP 400; cause: Prompt exceeds max length',
+    overflow: true,
+  },
+  {
+    source: 'NanmiCoder/cc-haha#860 (SiliconFlow GLM through a Claude Code fork)',
+    error: 'invalid_request: Prompt is too long',
+    overflow: true,
+  },
+  {
+    source: 'egoist/chatwise-releases#917 (OpenRouter -> Bedrock, raw body nested)',
+    error:
+      'OpenRouter (openrouter) provider error:\n{"error":{"message":"Provider returned error","code":400,"metadata":{"raw":"{\\"message\\":\\"input length and `max_tokens` exceed context limit: 149674 + 64000 > 204658, decrease input length or `max_tokens` and try again\\"}","provider_name":"Amazon Bedrock"}},"user_id":"user_2uqLSwEPUxV3eobBtagk2bR7nQw"}',
+    overflow: true,
+    tokens: { requestedTokens: 213674, limitTokens: 204658, inputTokens: 149674 },
+  },
+  {
+    source: 'dyad-sh/dyad#1827 (OpenRouter (comment))',
+    error:
+      'Sorry, there was an error from the AI: This endpoint\'s maximum context length is 163840 tokens. However, you requested about 223338 tokens (191338 of text input, 32000 in the output). Please reduce the length of either one, or use the "middle-out" transform to compress your prompt automatically. Details: {"error":{"message":"This endpoint\'s maximum context length is 163840 tokens. However, you requested about 223338 tokens (191338 of text input, 32000 in the output). Please reduce the length of either one, or use the \\"middle-out\\" transform to compress your prompt automatically.","code":400,"metadata":{"provider_name":null}}}',
+    overflow: true,
+    tokens: { requestedTokens: 223338, limitTokens: 163840, inputTokens: 191338 },
+  },
+  {
+    source: 'oobabooga/textgen#2511 (old llama.cpp bindings)',
+    error: 'llama_tokenize: too many tokens',
+    overflow: true,
+  },
+  {
+    source: 'jjang-ai/vmlx#253 (title, cut before the limit)',
+    error:
+      "Message failed: Error invoking remote method 'chat:sendMessage': Error: Failed to send message: Server error: prompt_too_long: tokenized VLM text prompt has 20767 tokens, max prompt/context tokens is ",
+    overflow: true,
+  },
 ];
 
 const NEAR_MISSES: readonly Row[] = [
@@ -2169,6 +2620,372 @@ const NEAR_MISSES: readonly Row[] = [
       'Post "https://api.openai.com/v1/engines/davinci/completions": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
     overflow: false,
   },
+  // --- near misses of the same holdout ---
+  {
+    source: 'FoundationAgents/MetaGPT#523',
+    error:
+      'openai.error.RateLimitError: Rate limit reached for gpt-4 in organization org-uVqpjtJiKqvVJMVfvpaounIh on tokens per min (TPM): Limit 10000, Used 8554, Requested 3082. Please try again in 9.816s. Visit https://platform.openai.com/account/rate-limits to learn more.',
+    overflow: false,
+  },
+  {
+    source: 'TheR1D/shell_gpt#653',
+    error:
+      "RateLimitError: Error code: 429 - \n{'error': \n{'message': 'Request too large for gpt-4o in organization org-78asdf87asdf9aaa8976 on tokens per min (TPM): \nLimit 30000, Requested 31538. \nThe input or output tokens must be reduced in order to run successfully. \nVisit https://platform.openai.com/account/rate-limits to learn more.', 'type': 'tokens', 'param': None, 'code': 'rate_limit_exceeded'}}",
+    overflow: false,
+  },
+  {
+    source: 'BuilderIO/micro-agent#86',
+    error:
+      '429 Rate limit reached for gpt-4o in organization org-uOtiSEwvUnroadaOnJJquBEC on tokens per min (TPM): Limit 30000, Used 29937, Requested 385. Please try again in 644ms.',
+    overflow: false,
+  },
+  {
+    source: 'agent0ai/agent-zero#711',
+    error:
+      'litellm.exceptions.RateLimitError: litellm.RateLimitError: RateLimitError: OpenAIException - Request too large for gpt-5 in organization org-123456 on tokens per min (TPM): Limit 30000, Requested 36055. The input or output tokens must be reduced in order to run successfully.',
+    overflow: false,
+  },
+  {
+    source: 'meta-llama/llama-models#354',
+    error:
+      "API Error (Llama-3.3-8B-Instruct): Error code: 429 - {'title': 'Too Many Requests', 'detail': 'You have exceeded the maximum number of tokens allowed within a given time frame. Wait a bit and try again.', 'status': 429}",
+    overflow: false,
+  },
+  {
+    source: 'semanser/codel#72',
+    error:
+      '2024/12/25 00:40:02 Failed to get response from model API returned unexpected status code: 429: Rate limit reached for gpt-4o in organization XXXXXXXXX on tokens per min (TPM): Limit 30000, Used 14567, Requested 24754. Please try again in 18.642s. Visit https://platform.openai.com/account/rate-limits to learn more.',
+    overflow: false,
+  },
+  {
+    source: 'DrShushen/climb#13',
+    error:
+      "RateLimitError: Error code: 429 - {'error': {'message': 'Request too large for gpt-4o in organization org-VDAWofJASuLH0vVz8o9tiQZr on tokens per min (TPM): Limit 30000, Requested 30601. The input or output tokens must be reduced in order to run successfully. Visit https://platform.openai.com/account/rate-limits to learn more.', 'type': 'tokens', 'param': None, 'code': 'rate_limit_exceeded'}}",
+    overflow: false,
+  },
+  {
+    source: 'Vizards/deepseek-v4-for-copilot#279',
+    error:
+      'status_code=429, TPM (Tokens Per Minute) limit of the model deepseek-v4-1-flash is exceeded. Please try again later',
+    overflow: false,
+  },
+  {
+    source: 'langgenius/dify#35485',
+    error:
+      'req id: 9c9c57be01 PlugininvokeError: "args\':0,"error type":"ValueError,"message":"(message\':context deadline exceeded\',\'type\':\'server_error\'"',
+    overflow: false,
+  },
+  {
+    source: 'prehisle/relay-pulse#15',
+    error:
+      'relaypulse-monitor  | 2025/11/26 19:31:19 [Probe] ERROR 88code-cc-standard-channel: Post "https://www.88code.org/api/v1/messages": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
+    overflow: false,
+  },
+  {
+    source: 'kaitranntt/ccs#279',
+    error: 'context deadline exceeded (Client.Timeout or context cancellation while reading body)',
+    overflow: false,
+  },
+  {
+    source: 'AtomicBot-ai/Atomic-Chat#212',
+    error: 'timeout: llama-server completion exceeded the 180-second deadline',
+    overflow: false,
+  },
+  {
+    source: 'zurawiki/gptcommit#84',
+    error:
+      'Error: insufficient_quota: You exceeded your current quota, please check your plan and billing details.',
+    overflow: false,
+  },
+  {
+    source: 'autogluon/autogluon-rag#50 (Bedrock Cohere embed per-text char cap)',
+    error:
+      'botocore.errorfactory.ValidationException: An error occurred (ValidationException) when calling the InvokeModel operation: Malformed input request: #/texts/1: expected maxLength: 2048, actual: 2449#/texts/2: expected maxLength: 2048, actual: 2227#/texts/4: expected maxLength: 2048, actual: 3072#/texts/11: expected maxLength: 2048, actual: 2777#/texts/12: expected maxLength: 2048, actual: 2949#/texts/15: expected maxLength: 2048, actual: 2053#/texts/17: expected maxLength: 2048, actual: 2769#/texts/18: expected maxLength: 2048, actual: 2399#/texts/19: expected maxLength: 2048, actual: 2403, please reformat your input and try again.',
+    overflow: false,
+  },
+  {
+    source: 'open-webui/open-webui#26457 (config warning, not a rejected request)',
+    error:
+      'Jun 29 00:03:19 trixie ollama[3307952]: time=2026-06-29T00:03:19.987Z level=WARN source=server.go:114 msg="requested context size too large for model" num_ctx=8192 n_ctx_train=2048',
+    overflow: false,
+  },
+  {
+    source: 'langchain-ai/chat-langchain#109',
+    error: 'ERROR:root:maximum recursion depth exceeded',
+    overflow: false,
+  },
+  {
+    source: 'run-llama/llama_index#7995',
+    error: 'RecursionError: maximum recursion depth exceeded while calling a Python object',
+    overflow: false,
+  },
+  {
+    source: 'hinthornw/trustcall#13',
+    error:
+      "GraphRecursionError('Recursion limit of 25 reached without hitting a stop condition. You can increase the limit by setting the `recursion_limit` config key.\\nFor troubleshooting, visit: https://python.langchain.com/docs/troubleshooting/errors/GRAPH_RECURSION_LIMIT')",
+    overflow: false,
+  },
+  {
+    source: 'thelounge/thelounge#5022',
+    error:
+      '2026-01-31 21:15:22 [ERROR] Failed to load messages for marmis: RangeError: Maximum call stack size exceeded',
+    overflow: false,
+  },
+  {
+    source: 'Upsonic/Upsonic#176',
+    error:
+      "{'error': {'message': \"Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 133 instead.\", 'type': 'invalid_request_error',",
+    overflow: false,
+  },
+  {
+    source: 'vishalmysore/Tools4AI#16',
+    error:
+      'dev.ai4j.openai4j.OpenAiHttpException: {\n  "error": {\n    "message": "Invalid \'tools\': array too long. Expected an array with maximum length 128, but got an array with length 325 instead.",\n    "type": "invalid_request_error",\n    "param": "tools",\n    "code": "array_above_max_length"\n  }\n}',
+    overflow: false,
+  },
+  {
+    source: 'zed-industries/zed#42393',
+    error:
+      'Failed to connect to API: 400 Bad Request {"error":{"message":"Invalid \'tools\': array too long. Expected an array with maximum length 128, but got an array with length 133 instead.","code":"invalid_request_body"}}',
+    overflow: false,
+  },
+  {
+    source: 'julep-ai/julep#330',
+    error:
+      "litellm.exceptions.BadRequestError: OpenAIException - Error code: 400 - {'error': {'message': \"Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 383 instead.\", 'type': 'invalid_request_error', 'param': 'tools', 'code': 'array_above_max_length'}}",
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#10612 (per-image byte cap)',
+    error:
+      'API Error: 400\n    {"type":"error","error":{"type":"invalid_request_error","message":"messages.0.content.2.image.source.base64:\n    image exceeds 5 MB maximum: 15908784 bytes > 5242880 bytes"},"request_id":"req_011CUcqvXBc6AskCDuW4mM1q"}',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#19631 (per-image byte cap)',
+    error:
+      'API Error: 400 \n     {"type":"error","error":{"type":"invalid_request_error","message":"messages.2.content.0.image.source.base64: image \n     exceeds 5 MB maximum: 8259148 bytes > 5242880 bytes"},"request_id":"req_011CXKmJsXLyKCAJCQBNzbJZ"}',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#4778 (image pixel cap)',
+    error:
+      'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.\n    7.content.2.image.source.base64.data: At least one of the image dimensions exceed max \n    allowed size: 8000 pixels"}}',
+    overflow: false,
+  },
+  {
+    source: 'n4ze3m/page-assist#371 (DashScope embedding batch cap)',
+    error:
+      '{\n  "error": {\n    "code": "InvalidParameter",\n    "param": null,\n    "message": "<400> InternalError.Algo.InvalidParameter: Value error, batch size is invalid, it should not be larger than 20.: input.contents",\n    "type": "InvalidParameter"\n  },\n  "id": "40c27542-e5b2-9acd-b363-0efbf087bab7",\n  "request_id": "40c27542-e5b2-9acd-b363-0efbf087bab7"\n}',
+    overflow: false,
+  },
+  {
+    source: 'n4ze3m/page-assist#371#comment (SiliconFlow embedding batch cap (comment))',
+    error: 'input batch size 473 > maximum allowed batch size 64',
+    overflow: false,
+  },
+  {
+    source: 'jjyaoao/HelloAgents#27 (DashScope embedding batch cap)',
+    error:
+      '[WARNING] Batch 0 encoding failed: Embedding REST 调用失败: 400 {"error":{"message":"<400> InternalError.Algo.InvalidParameter: Value error, batch size is invalid, it should not be larger than 10.: input.contents","type":"InvalidParameter","param":null,"code":"InvalidParameter"},"id":"318cff27-38bd-4289-8f70-18d8d37bded9","request_id":"318cff27-38bd-4289-8f70-18d8d37bded9"}',
+    overflow: false,
+  },
+  {
+    source: '1Panel-dev/MaxKB#305 (DB column cap while saving LLM summary)',
+    error: '异常value too long for type character varying(256)',
+    overflow: false,
+  },
+  {
+    source: 'malgamves/strapi-open-ai-text-generation#9 (DB column cap on generated text)',
+    error: 'value too long for type character varying(255)',
+    overflow: false,
+  },
+  {
+    source: 'OpenHands/OpenHands#11090 (output cap (title))',
+    error:
+      'AnthropicError: max_tokens: 1000000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-20250514',
+    overflow: false,
+  },
+  {
+    source: 'chathub-dev/chathub#1222 (output cap)',
+    error:
+      '400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 32000 > 4096, which is the maximum allowed number of output tokens for claude-3-opus-20240229"}}',
+    overflow: false,
+  },
+  {
+    source: 'ChatGPTNextWeb/NextChat#4964 (output cap)',
+    error:
+      '{\n  "type": "error",\n  "error": {\n    "type": "invalid_request_error",\n    "message": "max_tokens: 10000 > 4096, which is the maximum allowed number of output tokens for claude-3-5-sonnet-20240620"\n  }\n}',
+    overflow: false,
+  },
+  {
+    source: 'Natively-AI-assistant/natively-cluely-ai-assistant#54 (output cap, terminal-wrapped)',
+    error:
+      '[Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 65536 > 64000, which is the \nmaximum allowed number of output tokens for claude-sonnet-4-5-20250929"},"request_id":"req_redactedredacted"}]',
+    overflow: false,
+  },
+  {
+    source: 'ollama/ollama#12291 (context canceled)',
+    error:
+      'Sep 15 11:33:12 myserv ollama[421938]: time=2025-09-15T11:33:12.724+02:00 level=ERROR source=server.go:1458 msg="post predict" error="Post \\"http://127.0.0.1:40933/completion\\": context canceled"',
+    overflow: false,
+  },
+  {
+    source: 'router-for-me/CLIProxyAPI#4487 (context canceled)',
+    error: '{"error":{"message":"context canceled","type":"server_error","code":"internal_server_error"}}',
+    overflow: false,
+  },
+  {
+    source: 'icereed/paperless-gpt#454 (title)',
+    error: 'Ollama: error getting response from LLM: context canceled',
+    overflow: false,
+  },
+  {
+    source: 'volcengine/OpenViking#5079',
+    error: 'failed to do request: HTTP request failed: Post "...": context canceled',
+    overflow: false,
+  },
+  {
+    source: 'googleapis/js-genai#882 (schema depth cap)',
+    error: 'A schema in GenerationConfig in the request exceeds the maximum allowed nesting depth.',
+    overflow: false,
+  },
+  {
+    source: 'anomalyco/opencode#25495 (schema depth cap)',
+    error:
+      'Invalid request: tools.function.parameters is not a valid moonshot flavored json schema, details: schema depth exceeds maximum limit of 10',
+    overflow: false,
+  },
+  {
+    source: 'Avick3110/houseCARL#730 (schema depth cap)',
+    error:
+      'Error from provider (Console Go): Upstream request failed: [invalid_request_error] JSON schema exceeds the maximum nesting depth of 10 levels',
+    overflow: false,
+  },
+  {
+    source: 'tidyverse/ellmer#671 (schema depth cap)',
+    error:
+      "ℹ : Invalid schema for response_format 'structured_data': 6 levels of nesting exceeds limit of 5.",
+    overflow: false,
+  },
+  {
+    source: 'StanGirard/speechdigest#1 (body-size cap (title))',
+    error: 'APIError: Maximum content size limit (26214400) exceeded (26306794 bytes read)',
+    overflow: false,
+    tooLarge: true,
+  },
+  {
+    source: 'microsoft/vscode#306919 (image-count cap)',
+    error: 'Too many images in request: 11 images provided, but the model supports a maximum of 10 images.',
+    overflow: false,
+  },
+  {
+    source: 'anomalyco/opencode#47721 (image-count cap)',
+    error:
+      'Error from provider (Console): Upstream request failed: [invalid_request_error] request contains 52 images, exceeding the maximum of 50 allowed per request',
+    overflow: false,
+  },
+  {
+    source: 'vllm-project/vllm#17092 (image-count cap (title))',
+    error:
+      "{'object': 'error', 'message': 'At most 5 image(s) may be provided in one request.', 'type': 'BadRequestError', 'param': None, 'code': 400}",
+    overflow: false,
+  },
+  {
+    source: 'the-open-agent/openagent#874 (image-count cap)',
+    error: 'error, status code: 400, message: Too many images in request. Max is 10.',
+    overflow: false,
+  },
+  {
+    source: 'QuantumNous/new-api#1233 (image-count cap)',
+    error: '500 too many images in the message, max allowed is 16',
+    overflow: false,
+  },
+  {
+    source: 'jasonacox/TinyLLM#17 (Azure token rate limit)',
+    error:
+      "INFO:server:ERROR: Error code: 429 - {'error': {'message': \"litellm.RateLimitError: AzureException RateLimitError - Error code: 429 - {'error': {'code': '429', 'message': 'Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2023-05-15 have exceeded token rate limit of your current AIServices S0 pricing tier. Please retry after 86400 seconds. Please contact Azure support service if you would like to further increase the default rate limit.'}}\\nReceived Model Group=azure-gpt-4o-mini\\nAvailable Model Group Fallbacks=None\", 'type': 'throttling_error', 'param': None, 'code': '429'}}",
+    overflow: false,
+  },
+  {
+    source: 'dyad-sh/dyad#1849 (Azure token rate limit (maintainer comment, cut at the excerpt end))',
+    error:
+      'Stream error: 429 litellm.RateLimitError: AzureException RateLimitError - Your requests to gpt-5.1 for gpt-5.1 in East US 2 have exceeded the token rate limit for your current AIServices S0 pricing tier. This request was for ChatCompletions_Create under Azure OpenAI API version 2025-03-01-preview. Please retry after 60 seconds. To increase your default rate limit, visit: https://aka.ms/oai/quotaincrease.',
+    overflow: false,
+  },
+  {
+    source: 'microsoft/sample-app-aoai-chatGPT#406 (Azure token rate limit)',
+    error:
+      'Requests to the Creates a completion for the chat message Operation under Azure OpenAI API version 2023-03-15-preview have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 9 seconds. Please go here: https://aka.ms/oai/quotaincrease if you would like to further increase the default rate limit.',
+    overflow: false,
+  },
+  {
+    source: 'AnswerDotAI/fastllm#45 (string-length cap on one field)',
+    error:
+      "fastspec.errors.APIError: APIError(message=\"Invalid 'input[95].call_id': string too long. Expected a string with maximum length 64, but got a string with length 116 instead.\", endpoint='POST /backend-api/codex/responses', status_code=400, error_type='invalid_request_error', code='string_above_max_length')",
+    overflow: false,
+  },
+  {
+    source: 'google-gemini/gemini-cli#22328 (title)',
+    error: 'Reason: RangeError: Maximum call stack size exceeded',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#39757 (overloaded)',
+    error:
+      'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded.\n     https://docs.claude.com/en/api/errors"},"request_id":"req_011CZTGFbArQvnRwr6evz8ca"}',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#5184 (overloaded)',
+    error:
+      'API Error (529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}) · Retrying in 1 seconds… (attempt 1/10)',
+    overflow: false,
+  },
+  {
+    source: 'FoundationAgents/OpenManus#511 (timeout)',
+    error: '2025-03-12 13:41:58.608 | ERROR    | app.llm:ask_tool:260 - API error: Request timed out.',
+    overflow: false,
+  },
+  {
+    source: 'langchain-ai/langchain#21919 (timeout (title))',
+    error: 'openai.APITimeoutError: Request timed out.',
+    overflow: false,
+  },
+  {
+    source: 'ethz-spylab/satml-llm-ctf#49 (timeout)',
+    error:
+      "{'detail': ['OpenAI API error: A timeout error occurred. The function call took longer than 60 second(s).. If you have a team budget,note that your team budget has NOT been consumed.']}",
+    overflow: false,
+  },
+  {
+    source: 'badlogic/lemmy#40 (PDF page cap)',
+    error:
+      'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"A maximum of 100 PDF pages may be \n     provided."},"request_id":"req_011CSH8n4eR7E2EaNM3T8wNb"}',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#6231 (PDF page cap)',
+    error:
+      'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.38.content.0.pdf.source.base64.data: A maximum of 100 PDF pages may be \n     provided."},"request_id":"req_011CSLJCsyisXTqRiCuhX51C"}',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#30654 (image/document count cap)',
+    error: 'too many images and documents: 105 + 0 > 100',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#15054 (PDF size cap (client))',
+    error: 'PDF too large. Please double press esc to edit your message and try again.',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-quickstarts#422 (claude.ai image-count cap)',
+    error:
+      'Your message will exceed the [maximum image count](https://support.claude.com/en/articles/11647753-understanding-usage-and-length-limits) for this chat. Try uploading 4 documents with fewer pages, removing images, or starting a new conversation.',
+    overflow: false,
+  },
 ];
 
 const TABLE = [...OVERFLOWS, ...NEAR_MISSES];
@@ -2189,7 +3006,10 @@ const NOT_COUNTS = [
   /\b\d+\.\d+(?:\.\d+)*\b/g,
   /\b\w*[a-z_]\d[\w-]*\b/gi,
   // HTTP statuses where clients print them: `Error code: 400`, `HTTP 413`, `400 Bad Request`, `<400>`.
-  /(?:^|\berror(?: code)?|\bhttp(?:\/[\d.]+)?|\bstatus(?: ?code)?|code)[\s:=<("']*[45]\d\d\b|\b[45]\d\d(?=>|\s+(?:bad request|error|request|too|-|\{))/gi,
+  /(?:^|\berror(?: code)?|\bhttp(?:\/[\d.]+)?|\bstatus(?: ?code)?|code)[\s:=<("']*[45]\d\d\b|\b[45]\d\d(?=>|\s*[-<]|\s+(?:bad request|error|request|too|\{))/gi,
+  // Negative codes (JSON-RPC's -32603) and stack-trace positions (extension.js:634:4090).
+  /-\d+/g,
+  /:\d+:\d+\b/g,
 ];
 
 /**

@@ -56,7 +56,8 @@ export const OVERFLOW_SIGNATURES: readonly OverflowSignature[] = [
   // The whole message, or a quoted `message` value: the bare words also name client-side checks.
   {
     provider: 'anthropic',
-    pattern: /(?:^\s*|\\?["']message\\?["']\s*:\s*\\?["'])prompt is too long\.?\s*(?:\\?["']|$)/i,
+    pattern:
+      /(?:^\s*(?:[\w.-]+(?: [\w.-]+){0,2}:\s*)?|\\?["']message\\?["']\s*:\s*\\?["'])prompt is too long\.?\s*(?:\\?["']|$)/i,
   },
   { provider: 'copilot', pattern: /prompt token count of \d[\d,]* exceeds the limit of \d/i },
   { provider: 'copilot', pattern: /model_max_prompt_tokens_exceeded/i },
@@ -111,6 +112,8 @@ export const OVERFLOW_SIGNATURES: readonly OverflowSignature[] = [
       /reached context length of \d[\d,]* tokens with model .{0,120}?does not currently support mid-generation context overflow/i,
   },
   { provider: 'lmstudio', pattern: /input length \d[\d,]* exceeds context length \d/i },
+  // llama.cpp's own wording (LM Studio's, above, says the same with more words first).
+  { provider: 'llama.cpp', pattern: /\bn_keep\b[:\s(]*\d[\d,]*\)?\s*>=?\s*n_ctx\b/i },
   { provider: 'ollama', pattern: /prompt too long; exceeded (?:max )?context length/i },
   { provider: 'ollama', pattern: /the input length exceeds the context length/i },
   { provider: 'vllm', pattern: /the prompt \(total length \d[\d,]*\) is too long to fit into the model/i },
@@ -138,8 +141,11 @@ export const OVERFLOW_SIGNATURES: readonly OverflowSignature[] = [
   },
 ];
 
-/** What is said to be too large: the prompt, input, request, query, sequence, context or messages. */
-const SUBJECT = String.raw`(?:decoder\s+)?(?:prompt|input|request(?:ed\s+token\s+count)?|query|sequence|context|messages?)(?:\s+(?:length|size|tokens?|token\s+count|content))?`;
+/**
+ * What is said to be too large: the prompt, input, request, query, sequence or messages, or their
+ * number of tokens (not "the context": a context size set too large for a model is configuration).
+ */
+const SUBJECT = String.raw`(?:(?:decoder\s+)?(?:prompt|input|request(?:ed\s+token\s+count)?|query|sequence|messages?)(?:\s+(?:length|size|tokens?|token\s+count|content))?|number\s+of\s+(?:input\s+|prompt\s+)?tokens)`;
 const EXCEEDS = String.raw`(?:exceed(?:s|ed)?|(?:is\s+|are\s+)?(?:too\s+(?:long|large|big)|(?:longer|greater|larger|bigger)\s+than)|must\s+be\s+less\s+than|cannot\s+exceed)`;
 /** What it is measured against: a maximum, a limit, the context window, the model's length, `n_ctx`. */
 const LIMIT = String.raw`(?:max(?:imum)?|limit|context|window|model(?:'?s)?\s+length|max_seq_len|n_ctx|kv\s+size|allowed)`;
@@ -153,9 +159,11 @@ const MEASURE = /token|context|length|window|max_seq_len|n_ctx|\bkv\b/i;
  */
 const OVERFLOW_SHAPE = rx(String.raw`\b${SUBJECT}\b[^.;!?\n]{0,40}?\b${EXCEEDS}\b[^.;!?\n]{0,60}?\b${LIMIT}`);
 
-/** Short forms that say it alone: "context length exceeded", "input is too long", "context shift is disabled". */
+/** Short forms that say it alone: "context size exceeded", "input is too long", "context shift is disabled". */
 const OVERFLOW_SHORT_FORMS: readonly RegExp[] = [
-  /\bcontext[ _-]?(?:length|window)[ _-]?exceeded\b|\bContextWindowExceeded/i,
+  /\bcontext[ _-]?(?:length|window|size)[ _-]?(?:has\s+been\s+|was\s+|is\s+)?exceeded\b|\bContextWindowExceeded/i,
+  /\bprompt_too_long\b/i,
+  /\bout of (?:room|space) in the (?:model'?s )?context window\b/i,
   /\b(?:model\s+)?max(?:imum)?\s+(?:context\s+)?length\s+exceeded\b/i,
   // "Prompt is too long" alone is a signature (the whole message): in prose it may quote a client.
   /\binput\s+(?:tokens?\s+)?(?:is\s+)?too\s+(?:long|large|big)\b(?!\s+for\s+(?:the\s+)?(?:image|file))/i,
@@ -177,9 +185,10 @@ const NOT_WINDOW_SIZES: readonly RegExp[] = [
  * read only when no provider's signature matched, and never where it speaks of other sizes.
  */
 export function saysOverflowInGeneral(text: string): boolean {
-  if (NOT_WINDOW_SIZES.some((pattern) => pattern.test(text))) return false;
-  if (OVERFLOW_SHORT_FORMS.some((pattern) => pattern.test(text))) return true;
-  return text
+  const words = text.replace(/https?:\/\/\S+/g, ' ');
+  if (NOT_WINDOW_SIZES.some((pattern) => pattern.test(words))) return false;
+  if (OVERFLOW_SHORT_FORMS.some((pattern) => pattern.test(words))) return true;
+  return words
     .split(/(?<=[.;!?])\s+|\n+/)
     .some((sentence) => OVERFLOW_SHAPE.test(sentence) && MEASURE.test(sentence));
 }
@@ -221,6 +230,7 @@ export const BODY_TOO_LARGE_PATTERNS: readonly RegExp[] = [
   /request exceeds the maximum (?:allowed )?(?:size|number of bytes)/i,
   /maximum request body size/i,
   /request payload size exceeds the limit/i,
+  /\b(?:content|body|payload|request)\s+size\s+limit\b[^.]{0,60}\bexceeded\b/i,
   /value at 'body' failed to satisfy constraint: member must have length less than or equal to/i,
 ];
 
@@ -319,7 +329,7 @@ function inputPlusOutput(source: string, order: readonly ('input' | 'output' | '
 const OPENAI_LIMIT = rx(String.raw`maximum\s+context\s+length\s+is\s+${N}\s+tokens`);
 // vLLM (and gateways in front of it) says "your request has N input tokens": all of it input.
 const OPENAI_REQUESTED = rx(
-  String.raw`(?:you\s+requested(?:\s+about)?|resulted\s+in|your\s+request\s+has)\s+${N}\s+(?:input\s+)?tokens`,
+  String.raw`(?:you\s+requested(?:\s+about)?|resulted\s+in|your\s+request\s+has)\s+${N}\s*(?:input\s+)?tokens`,
 );
 const INPUT_ONLY = /resulted\s+in|your\s+request\s+has/i;
 const OPENAI_PARTS = /^[\s.,]*\(([^()]{0,240})\)/;
@@ -423,7 +433,7 @@ export const COUNT_PARSERS: readonly CountParser[] = [
     1,
     2,
   ),
-  promptOver(String.raw`n_keep:\s*${N}\s*>=?\s*n_ctx:\s*${N}`, 1, 2),
+  promptOver(String.raw`n_keep[:\s(]*${N}\)?\s*>=?\s*n_ctx[:\s(]*${N}`, 1, 2),
   promptOver(`input length ${N} exceeds context length ${N}`, 1, 2),
   promptOver(
     String.raw`the prompt \(total length ${N}\) is too long to fit into the model \(context length ${N}\)`,
@@ -465,9 +475,17 @@ export const COUNT_PARSERS: readonly CountParser[] = [
     'limit',
   ]),
   promptOver(String.raw`prompt too long \(${N} tokens, max ${N}\)`, 1, 2),
+  // Labelled pairs: `prompt=2782 limit=2048`, `(prompt: 1299 tokens, max context: 1020)`.
+  promptOver(
+    String.raw`\b(?:prompt|input)(?:[_ ]tokens)?\s*[:=]\s*${N}(?:\s*tokens)?[,;\s]+(?:limit|max(?:imum)?(?:[_ ](?:context|tokens|length))?|n_ctx|context(?:[_ ]length)?)\s*[:=]\s*${N}`,
+    1,
+    2,
+  ),
+  // A count over its limit, in parentheses after the words: "exceeds max token count (5910 / 4095)".
+  promptOver(String.raw`\bexceeds?\b[^.(]{0,60}\(\s*${N}\s*\/\s*${N}\s*\)`, 1, 2),
   // The general shape with its numbers: "<the prompt> (length) N … exceeds / is longer than … M".
   promptOver(
-    String.raw`\b(?:decoder\s+)?(?:prompt|input|request|sequence)(?:\s+(?:length|size|tokens?|token\s+count))?(?:\s+of)?\s*\(?(?:length\s+)?${N}(?:\s+tokens)?\)?\s*(?:exceed(?:s|ed)?|is\s+(?:longer|greater|larger)\s+than|must\s+be\s+less\s+than)[^.\d]{0,60}?\(?${N}`,
+    String.raw`\b(?:decoder\s+)?(?:prompt|input|request|sequence|number\s+of)(?:\s+(?:input\s+|prompt\s+)?(?:length|size|tokens?|token\s+count))?(?:\s+of)?\s*\(?(?:length\s+)?${N}(?:\s+tokens)?\)?\s*(?:(?:has|have)\s+)?(?:exceed(?:s|ed)?|is\s+(?:longer|greater|larger)\s+than|must\s+be\s+less\s+than)[^.\d]{0,60}?\(?${N}`,
     1,
     2,
   ),
