@@ -92,7 +92,7 @@ export function guardedConversation(options: {
     measurer,
     strategies: { replayed: counted.strategy },
     defaultStrategy: 'replayed',
-    contextTools: tools.tools,
+    tools: tools.tools,
   });
   const history = new InMemoryConversationHistory();
   return {

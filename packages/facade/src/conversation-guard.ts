@@ -252,7 +252,7 @@ export class ConversationGuard {
       measurer: this.measurer,
       strategies: { [name]: this.strategy },
       defaultStrategy: name,
-      contextTools: tools,
+      tools: tools,
       ...(parsed.loopProtection === undefined ? {} : { loopProtection: parsed.loopProtection }),
     });
     this.historyStore = new HistoryStore(

@@ -18,7 +18,7 @@ const TASK = 'Fix the build in packages/core.';
 function toolsOf(history: ConversationHistory, summarizerWindowTokens: number): StrategyToolsImpl {
   return new StrategyToolsImpl({
     history,
-    contextTools: createOfflineContextTools(),
+    tools: createOfflineContextTools(),
     redact: redactSecrets,
     summarizerWindowTokens,
   });

@@ -628,7 +628,7 @@ describe('decisions and the retry loop', () => {
     const { guard, warnings, compactions } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
-      contextTools: hanging,
+      tools: hanging,
     });
     const history = historyOf(conversation(6_000));
     const original = history.messages();
@@ -692,7 +692,7 @@ describe('decisions and the retry loop', () => {
     const { guard, warnings } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
-      contextTools: sloppy,
+      tools: sloppy,
     });
     const history = historyOf(conversation(6_000));
     const event = await fitOn(guard, history, SIZES);
@@ -754,7 +754,7 @@ describe('decisions and the retry loop', () => {
     // An earlier compaction wrote the block (unbounded here): the guard's, not the app's.
     const writer = new StrategyToolsImpl({
       history,
-      contextTools: createOfflineContextTools(),
+      tools: createOfflineContextTools(),
       redact: (t) => t,
     });
     writer.injectFacts(facts, 'system-append');

@@ -295,7 +295,7 @@ export const contextGuardOptionsSchema = lazySchema(() =>
       /** Name of the strategy used when a conversation names none. */
       defaultStrategy: z.string().min(1),
       /** Summarizer and fact extractor (default: the compactor's offline ones). */
-      contextTools: z
+      tools: z
         .custom<ContextTools>(isContextTools, 'must be ContextTools (summarize and extractFacts)')
         .optional(),
       /**
@@ -518,7 +518,7 @@ export class ContextGuard {
   constructor(options: ContextGuardOptions) {
     this.#options = parseOptions(contextGuardOptionsSchema, options, 'ContextGuard options');
     this.#hooks = this.#options.hooks ?? new HookBus();
-    this.#tools = this.#options.contextTools ?? createOfflineContextTools();
+    this.#tools = this.#options.tools ?? createOfflineContextTools();
     const redact = this.#options.redact ?? redactSecrets;
     this.#redact = (text) => {
       const out = redact(text);
@@ -969,7 +969,7 @@ export class ContextGuard {
     const tools = new StrategyToolsImpl({
       history: run.history,
       messages: event.messages,
-      contextTools: this.#tools,
+      tools: this.#tools,
       redact: this.#redact,
       meter: run.meter,
       ...(this.#options.summarizerWindowTokens !== undefined

@@ -24,7 +24,7 @@ describe('strategy tools over 200,000 messages', () => {
   it('segment by time window finds the newest message', () => {
     const tools = new StrategyToolsImpl({
       history,
-      contextTools: createOfflineContextTools(),
+      tools: createOfflineContextTools(),
       redact: redactSecrets,
     });
     const { recent } = tools.segment({ timeWindow: 3_000 });
@@ -40,7 +40,7 @@ describe('strategy tools over 200,000 messages', () => {
     const messages = history.messages();
     const tools = new StrategyToolsImpl({
       history,
-      contextTools: createOfflineContextTools(),
+      tools: createOfflineContextTools(),
       redact: redactSecrets,
       messages,
     });

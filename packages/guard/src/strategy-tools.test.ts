@@ -29,8 +29,8 @@ function agent(turns: number): Message[] {
   return list;
 }
 
-function toolsFor(history: ConversationHistory, contextTools: ContextTools = offline, messages?: Message[]) {
-  return new StrategyToolsImpl({ history, contextTools, redact: redactSecrets, messages });
+function toolsFor(history: ConversationHistory, tools: ContextTools = offline, messages?: Message[]) {
+  return new StrategyToolsImpl({ history, tools, redact: redactSecrets, messages });
 }
 
 function rewindAll(history: ConversationHistory): void {
@@ -721,7 +721,7 @@ function recordingRequests(declared: Partial<ContextTools>, init: { summarizerWi
       return offline.extractFacts(request);
     },
   };
-  const tools = new StrategyToolsImpl({ history, contextTools: recording, redact: redactSecrets, ...init });
+  const tools = new StrategyToolsImpl({ history, tools: recording, redact: redactSecrets, ...init });
   return { history, tools, sizes };
 }
 

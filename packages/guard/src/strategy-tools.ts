@@ -82,7 +82,7 @@ export interface StrategyToolsInit {
    */
   messages?: Message[] | undefined;
   /** Summarizer and fact extractor. */
-  contextTools: ContextTools;
+  tools: ContextTools;
   /** Applied to everything written (summaries, facts, replacement messages). */
   redact: (text: string) => string;
   /** Model the token estimates are for (default an OpenAI-tokenized model). */
@@ -250,12 +250,12 @@ export class StrategyToolsImpl implements StrategyTools {
     this.#history = init.history;
     this.#messages = init.messages;
     this.#signal = init.signal;
-    this.#tools = boundToRequest(init.contextTools, init.signal, init.onDroppedFacts);
+    this.#tools = boundToRequest(init.tools, init.signal, init.onDroppedFacts);
     this.#redact = init.redact;
     this.#meter = init.meter ?? new TokenMeter(undefined, init.countContext);
     this.#onRewrite = init.onRewrite;
     this.#summarizerWindowTokens = toolsWindowTokens(
-      init.contextTools,
+      init.tools,
       init.summarizerWindowTokens ?? DEFAULT_SUMMARIZER_WINDOW_TOKENS,
     );
     this.#summaryFactTokens = init.summaryFactTokens;

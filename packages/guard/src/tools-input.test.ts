@@ -18,7 +18,7 @@ function setup() {
   const history = historyOf(conversation());
   const offline = createOfflineContextTools();
   let calls = 0;
-  const contextTools: ContextTools = {
+  const counted: ContextTools = {
     specificationVersion: 'v1',
     summarize: (request) => {
       calls++;
@@ -29,7 +29,7 @@ function setup() {
       return offline.extractFacts(request);
     },
   };
-  const tools = new StrategyToolsImpl({ history, contextTools, redact: redactSecrets });
+  const tools = new StrategyToolsImpl({ history, tools: counted, redact: redactSecrets });
   return { history, tools, calls: () => calls };
 }
 
@@ -313,28 +313,26 @@ describe('StrategyToolsImpl arguments', () => {
 
   it('rejects options that are not StrategyToolsImpl options, naming the field', () => {
     const { history } = setup();
-    const contextTools = createOfflineContextTools();
+    const tools = createOfflineContextTools();
     const build = (init: object) => () => new StrategyToolsImpl(init as never);
-    expect(build({ history, contextTools })).toThrow(/options\.redact: expected a function/);
-    expect(build({ history: {}, contextTools, redact: redactSecrets })).toThrow(
+    expect(build({ history, tools })).toThrow(/options\.redact: expected a function/);
+    expect(build({ history: {}, tools, redact: redactSecrets })).toThrow(
       /options\.history: expected a ConversationHistory/,
     );
-    expect(build({ history, contextTools: { summarize: () => '' }, redact: redactSecrets })).toThrow(
-      /options\.contextTools: expected ContextTools/,
+    expect(build({ history, tools: { summarize: () => '' }, redact: redactSecrets })).toThrow(
+      /options\.tools: expected ContextTools/,
     );
-    expect(build({ history, contextTools, redact: redactSecrets, messages: 'all' })).toThrow(
-      /options\.messages: /,
+    expect(build({ history, tools, redact: redactSecrets, messages: 'all' })).toThrow(/options\.messages: /);
+    expect(build({ history, tools, redact: redactSecrets, countContext: { provider: 'openai' } })).toThrow(
+      /options\.countContext\.model: /,
     );
-    expect(
-      build({ history, contextTools, redact: redactSecrets, countContext: { provider: 'openai' } }),
-    ).toThrow(/options\.countContext\.model: /);
-    expect(build({ history, contextTools, redact: redactSecrets, meter: {} })).toThrow(
+    expect(build({ history, tools, redact: redactSecrets, meter: {} })).toThrow(
       /options\.meter: expected a TokenMeter/,
     );
-    expect(build({ history, contextTools, redact: redactSecrets, summarizerWindowTokens: 500 })).toThrow(
+    expect(build({ history, tools, redact: redactSecrets, summarizerWindowTokens: 500 })).toThrow(
       /options\.summarizerWindowTokens: /,
     );
-    expect(build({ history, contextTools, redact: redactSecrets, summaryFactTokens: 0 })).toThrow(
+    expect(build({ history, tools, redact: redactSecrets, summaryFactTokens: 0 })).toThrow(
       /options\.summaryFactTokens: /,
     );
   });

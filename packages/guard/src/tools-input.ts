@@ -49,7 +49,7 @@ const toolsInitSchema = lazySchema(() =>
         isObject(value) && typeof (value as { effectiveEntries?: unknown }).effectiveEntries === 'function',
       'expected a ConversationHistory',
     ),
-    contextTools: z.custom(isContextTools, 'expected ContextTools (summarize and extractFacts)'),
+    tools: z.custom(isContextTools, 'expected ContextTools (summarize and extractFacts)'),
     redact: z.custom((value) => typeof value === 'function', 'expected a function (text) => text'),
     messages: z.array(z.unknown()).optional(),
     countContext: z.looseObject({ provider: z.string().min(1), model: z.string().min(1) }).optional(),

@@ -254,7 +254,7 @@ describe('property: no signed reasoning block is sent after a changed prefix', (
         const sent = history.messages();
         const tools = new StrategyToolsImpl({
           history,
-          contextTools: offline,
+          tools: offline,
           redact: (t) => t,
           messages: sent,
         });
@@ -337,7 +337,7 @@ describe('sendableView', () => {
   it('keeps the blocks before the first change, drops those after it, and the rewind brings them back', async () => {
     const { history, original } = prunedHistory();
     const sent = history.messages();
-    const tools = new StrategyToolsImpl({ history, contextTools: offline, redact: (t) => t, messages: sent });
+    const tools = new StrategyToolsImpl({ history, tools: offline, redact: (t) => t, messages: sent });
     // Clears the first read (message 3), keeps the newest: the signed blocks of turns 1 and 2 follow the change.
     const result = await tools.microcompactToolResults({ recentCount: 2 });
     expect(result.changed).toBe(true);
@@ -382,7 +382,7 @@ describe('signed reasoning made after a compaction', () => {
   async function compactedMidLoop() {
     const history = historyOf(readingLoop());
     const sent = history.messages();
-    const tools = new StrategyToolsImpl({ history, contextTools: offline, redact: (t) => t, messages: sent });
+    const tools = new StrategyToolsImpl({ history, tools: offline, redact: (t) => t, messages: sent });
     const result = await tools.microcompactToolResults({ recentCount: 2 });
     expect(result.changed).toBe(true);
     return { history, sent, compactionId: result.compactionIds[0]! };

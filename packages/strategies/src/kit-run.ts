@@ -29,7 +29,7 @@ export interface KitSettings {
   criticalFloor: number;
   provider: string;
   model: string;
-  contextTools: ContextTools | undefined;
+  tools: ContextTools | undefined;
 }
 
 /** Everything one run saw: broken invariants (empty when all held) and what happened. */
@@ -235,7 +235,7 @@ function wire(strategy: ContextStrategy, settings: KitSettings) {
     defaultStrategy: 'tested',
     maxCompactRetries: settings.maxCompactRetries,
     criticalFloor: settings.criticalFloor,
-    ...(settings.contextTools ? { contextTools: settings.contextTools } : {}),
+    ...(settings.tools ? { tools: settings.tools } : {}),
   });
   return { hooks, measurer, guard };
 }
@@ -365,7 +365,7 @@ export async function reactDirectly(
   const tools = new StrategyToolsImpl({
     history,
     messages: history.messages(),
-    contextTools: createOfflineContextTools(),
+    tools: createOfflineContextTools(),
     redact: redactSecrets,
   });
   const where = `${options.level} (attempt ${options.attempt}, ${Math.round(options.percentage * 100)}%) on ${messages.length} message(s)`;
