@@ -27,6 +27,7 @@ import {
   createContextGuard,
   type PrepareResult,
 } from '@ctxguard/facade';
+import { DEFAULT_EXACT_THRESHOLD, DEFAULT_WARN_THRESHOLD } from '@ctxguard/measurer';
 import { catalogProvider } from '@ctxguard/models';
 import { MemoryPersistence } from '@ctxguard/persistence';
 import { LRUCache } from 'lru-cache';
@@ -51,10 +52,6 @@ import { type PromptDialect, v3Dialect, v4Dialect } from './prompt-dialect.js';
 import { PromptConverter, promptForView, type SplitPrompt, withLeadingSystemOnly } from './prompt-view.js';
 import { keepSignedReasoningValid, restatePromptRound } from './signed-reasoning.js';
 import { coreUsage } from './usage.js';
-
-/** Share of the input budget at which the server clears / compacts, when `thresholds` leaves them out. */
-const DEFAULT_WARN = 0.8;
-const DEFAULT_EXACT = 0.9;
 
 /**
  * Conversations whose guard the middleware remembers: 4x the 256 histories each guard caches, since an
@@ -412,8 +409,8 @@ class MiddlewareState {
     const edits = contextManagementEdits(
       this.#serverSide,
       {
-        clearAt: Math.floor(budget * (thresholds?.warn ?? DEFAULT_WARN)),
-        compactAt: Math.floor(budget * (thresholds?.exact ?? DEFAULT_EXACT)),
+        clearAt: Math.floor(budget * (thresholds?.warn ?? DEFAULT_WARN_THRESHOLD)),
+        compactAt: Math.floor(budget * (thresholds?.exact ?? DEFAULT_EXACT_THRESHOLD)),
       },
       params.providerOptions,
     );

@@ -59,11 +59,11 @@ describe('checkContextBudget', () => {
     const counter = new HeuristicCounter();
     const base = { provider: 'openai', model: 'gpt-4o', conversationMessages: history, counter };
     const tokens = checkContextBudget({ ...base, inputBudget: 1_000_000 }).estimatedInputTokens;
-    const at = (inputBudget: number, compactionThreshold?: number) =>
+    const at = (inputBudget: number, threshold?: number) =>
       checkContextBudget({
         ...base,
         inputBudget,
-        ...(compactionThreshold === undefined ? {} : { compactionThreshold }),
+        ...(threshold === undefined ? {} : { at: threshold }),
       });
     expect(at(Math.floor(tokens / 0.8)).shouldCompact).toBe(true);
     expect(at(Math.ceil(tokens / 0.79)).shouldCompact).toBe(false);
@@ -93,8 +93,8 @@ describe('checkContextBudget', () => {
     expect(() => checkContextBudget({ provider: '' })).toThrow(
       expect.objectContaining({ code: 'invalid_options', path: ['provider'] }),
     );
-    expect(() => checkContextBudget({ provider: 'openai', compactionThreshold: 2 })).toThrow(
-      expect.objectContaining({ path: ['compactionThreshold'] }),
+    expect(() => checkContextBudget({ provider: 'openai', at: 2 })).toThrow(
+      expect.objectContaining({ path: ['at'] }),
     );
     expect(() =>
       checkContextBudget({ provider: 'openai', conversationMessages: [{ role: 'robot' }] as never }),

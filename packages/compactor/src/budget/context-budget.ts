@@ -10,8 +10,8 @@ import {
 import { z } from 'zod';
 import { defaultTokenCounter } from './default-counter.js';
 
-/** Usage ratio at which compaction should run when no threshold is given. */
-export const DEFAULT_COMPACTION_THRESHOLD = 0.8;
+/** Usage ratio at which compaction should run when no `at` is given. */
+export const DEFAULT_COMPACT_AT = 0.8;
 
 const counterSchema = lazySchema(() =>
   z
@@ -45,8 +45,8 @@ export const budgetCheckParamsSchema = lazySchema(() =>
     toolDefinitions: z.array(z.unknown()).optional(),
     /** Files attached to the request, as text. */
     fileAttachments: z.array(z.object({ content: z.string(), path: z.string().optional() })).optional(),
-    /** Usage ratio (0–1) at or above which `shouldCompact` is true (default 0.80). */
-    compactionThreshold: z.number().min(0).max(1).default(DEFAULT_COMPACTION_THRESHOLD),
+    /** Usage ratio (0–1) at or above which `shouldCompact` is true, as a strategy's `at` (default 0.80). */
+    at: z.number().min(0).max(1).default(DEFAULT_COMPACT_AT),
     /** Counter used for the estimate (default the hybrid counter). */
     counter: counterSchema,
     /** Model catalog for the input budget (default the built-in one). */
@@ -110,7 +110,7 @@ function countContext(provider: string, model: string | undefined): CountContext
 /**
  * Estimates every part of a request (system prompt, history, current prompt, tool definitions,
  * file attachments) against the model's input budget, and says whether it fits and whether it
- * is time to compact (usage at or above `compactionThreshold`, 0.80 by default).
+ * is time to compact (usage at or above `at`, 0.80 by default).
  */
 export function checkContextBudget(params: BudgetCheckParams): BudgetCheckResult {
   const parsed = parseOptions(budgetCheckParamsSchema, params, 'checkContextBudget params');
@@ -149,7 +149,7 @@ export function checkContextBudget(params: BudgetCheckParams): BudgetCheckResult
     estimatedInputTokens,
     availableInputTokens,
     usageRatio,
-    shouldCompact: usageRatio >= parsed.compactionThreshold,
+    shouldCompact: usageRatio >= parsed.at,
     breakdown,
   };
 }
