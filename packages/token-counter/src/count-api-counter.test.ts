@@ -155,7 +155,7 @@ function makeCounter(
   warnings: WarningEvent[] = [],
 ) {
   return new CountApiCounter({
-    keys: { anthropic: 'sk-ant-test', google: 'goog-test' },
+    keys: { anthropic: 'sk-ant-test', gemini: 'goog-test' },
     baseUrls: { anthropic: baseUrl, gemini: baseUrl },
     timeoutMs: 5000,
     onWarning: (w) => warnings.push(w),
@@ -486,7 +486,7 @@ describe('CountApiCounter options and input', () => {
 });
 
 describe('CountApiCounter against a hostile or broken endpoint', () => {
-  const secretKeys = { anthropic: 'sk-ant-api03-SECRET-anthropic-key', google: 'AIzaSECRET-google-key' };
+  const secretKeys = { anthropic: 'sk-ant-api03-SECRET-anthropic-key', gemini: 'AIzaSECRET-google-key' };
   const leaksNoKey = (warnings: WarningEvent[]) => {
     const text = JSON.stringify(
       warnings.map((w) => ({

@@ -144,7 +144,7 @@ export const countApiCounterOptionsSchema = lazySchema(() =>
   z.object({
     /** API keys; a model whose API has no key is estimated. */
     keys: z
-      .object({ anthropic: z.string().min(1).optional(), google: z.string().min(1).optional() })
+      .object({ anthropic: z.string().min(1).optional(), gemini: z.string().min(1).optional() })
       .default({}),
     /** `fetch` to call the APIs with (default the global one). */
     fetch: fn<typeof fetch>('a fetch function').optional(),
@@ -205,7 +205,7 @@ export function defaultCountApi(ctx: CountContext): CountApi | undefined {
  */
 export class CountApiCounter implements TokenCounter {
   readonly specificationVersion = 'v1' as const;
-  readonly #keys: { anthropic?: string | undefined; google?: string | undefined };
+  readonly #keys: { anthropic?: string | undefined; gemini?: string | undefined };
   readonly #fetch: typeof fetch;
   readonly #baseUrls: Record<CountApi, string>;
   readonly #timeoutMs: number;
@@ -366,7 +366,7 @@ export class CountApiCounter implements TokenCounter {
       return undefined;
     }
     if (api === 'anthropic' && this.#keys.anthropic) return api;
-    if (api === 'gemini' && this.#keys.google) return api;
+    if (api === 'gemini' && this.#keys.gemini) return api;
     return undefined;
   }
 
@@ -433,7 +433,7 @@ export class CountApiCounter implements TokenCounter {
   /** `text` without any configured API key (raw, percent- or JSON-escaped) or anything shaped like one. */
   #redact(text: string): string {
     let redacted = text;
-    for (const key of [this.#keys.anthropic, this.#keys.google]) {
+    for (const key of [this.#keys.anthropic, this.#keys.gemini]) {
       if (!key) continue;
       for (const form of new Set([key, encodeURIComponent(key), JSON.stringify(key).slice(1, -1)])) {
         redacted = redacted.replaceAll(form, '[redacted]');
@@ -466,7 +466,7 @@ export class CountApiCounter implements TokenCounter {
     }
     return {
       url: `${this.#baseUrls.gemini}/v1beta/${path}:countTokens`,
-      headers: { 'content-type': 'application/json', 'x-goog-api-key': this.#keys.google ?? '' },
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': this.#keys.gemini ?? '' },
       body: geminiCountBody(request, model),
     };
   }

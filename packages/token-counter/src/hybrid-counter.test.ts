@@ -110,7 +110,7 @@ describe('HybridTokenCounter', () => {
 
   it('uses the count APIs for exact counts only, and estimates locally', async () => {
     const counter = new HybridTokenCounter({
-      countApiKeys: { anthropic: 'sk-ant', google: 'goog' },
+      countApiKeys: { anthropic: 'sk-ant', gemini: 'goog' },
       countApi: { baseUrls: { anthropic: baseUrl, gemini: baseUrl }, timeoutMs: 5000 },
     });
     const estimate = counter.estimate(prose, claude);

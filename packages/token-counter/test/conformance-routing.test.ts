@@ -6,7 +6,7 @@ import { startLocalCountApi } from './local-count-api.js';
 
 const api = await startLocalCountApi();
 afterAll(() => api.close());
-const keys = { anthropic: 'sk-ant-local', google: 'goog-local' };
+const keys = { anthropic: 'sk-ant-local', gemini: 'goog-local' };
 const baseUrls = { anthropic: api.baseUrl, gemini: api.baseUrl };
 
 describeTokenCounter(test, () => new CountApiCounter(), {

@@ -464,7 +464,7 @@ export const COUNT_PARSERS: readonly CountParser[] = [
   },
   (text) => {
     const match = rx(
-      String.raw`prompt is ${N} tokens long, so generating ${N} tokens requires a sequence length of ${N}, but the maximum supported sequence length is (?:just )?${N}`,
+      `prompt is ${N} tokens long, so generating ${N} tokens requires a sequence length of ${N}, but the maximum supported sequence length is (?:just )?${N}`,
     ).exec(text);
     return match === null ? undefined : counts(count(match[3]), count(match[4]), count(match[1]));
   },
