@@ -16,8 +16,6 @@ export {
   highestCrossedLevel,
   UnknownStrategyError,
 } from './context-guard.js';
-export type { ExtractedFact, FactCategory, FactInjectionSite } from './facts.js';
-export { factsBlock } from './facts.js';
 export type { CompactionMemo, GuardConversationState } from './guard-state.js';
 export { GUARD_STATE_SUBKEY, readState as readGuardState, STATE_KEY } from './guard-state.js';
 export type { SendableView } from './sendable-view.js';

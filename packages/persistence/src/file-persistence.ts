@@ -29,10 +29,7 @@ export const filePersistenceOptionsSchema = lazySchema(() =>
       ),
     /** Most file operations in flight at once, so large bursts never run out of file descriptors. */
     maxConcurrentOperations: z.number().int().min(1).max(4096).default(64),
-    /**
-     * Replaces `node:fs/promises` (fault injection in tests, alternative file systems).
-     * Internal/testing option: the default is right for applications.
-     */
+    /** The file system to use instead of `node:fs/promises` (another implementation, or faults injected in tests). */
     fileSystem: z
       .custom<FileSystemAdapter>(
         isFileSystemAdapter,
