@@ -14,7 +14,6 @@ import { z } from 'zod';
 import { countIn, percent, tokens, viewTokens } from './budget-figures.js';
 import { cutFactBound, keepingClearedFacts } from './cleared-facts.js';
 import { effectiveView, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
-import { isSummaryMessage } from './message-kinds.js';
 import { trimToolOutputs } from './recent-shrink.js';
 import { declineCeiling, maxFactTokensOption } from './shared-options.js';
 import { stageSwitch } from './stage-switch.js';
@@ -47,6 +46,9 @@ const ENGINE_LEVEL = 'engine';
  * Options of {@link EngineStrategy}: the trigger, the target and each step's settings (`false`: the
  * step is skipped). The steps run in the {@link engineSteps} order.
  */
+/** Most lines a trimmed tool output keeps (its head and tail), beside `maxToolOutputBytes`. */
+const LIGHT_TRIM_MAX_LINES = 80;
+
 export const engineStrategyOptionsSchema = lazySchema(() =>
   z
     .strictObject({
@@ -59,12 +61,10 @@ export const engineStrategyOptionsSchema = lazySchema(() =>
         recentCount: z.number().int().nonnegative().default(5),
         tools: z.array(z.string().min(1)).min(1).optional(),
       }),
-      /** Older tool outputs cut to their head and tail (their facts kept as with `microcompact`), old unsigned reasoning dropped; the newest `recentCount` messages untouched (halved on a retry). */
+      /** Older tool outputs cut to their head and tail (at most `maxToolOutputBytes` and 80 lines; their facts kept as with `microcompact`), old unsigned reasoning dropped; the newest `recentCount` messages untouched (halved on a retry). */
       lightTrim: stageSwitch({
         recentCount: z.number().int().nonnegative().default(6),
         maxToolOutputBytes: z.number().int().min(256).default(4_096),
-        maxToolOutputLines: z.number().int().positive().default(80),
-        dropOldReasoning: z.boolean().default(true),
       }),
       /** The older messages stand behind memory your app already keeps (no summarizer call); no seed or an empty one: skipped. */
       sessionMemory: stageSwitch({
@@ -76,9 +76,8 @@ export const engineStrategyOptionsSchema = lazySchema(() =>
       fullSummary: stageSwitch({
         recentTokens: z.number().int().nonnegative().default(20_000),
         summaryMaxLength: z.number().int().positive().default(6_000),
+        /** What the summary should focus on, for the first summary and the ones that fold it in. */
         prompt: z.string().min(1).optional(),
-        updatePrompt: z.string().min(1).optional(),
-        keepFacts: z.boolean().default(true),
         /**
          * Upper bound of the summary's facts block in tokens (the least valuable facts stay in the
          * hidden messages). Default: 15% of the input budget, at least 200 tokens (the guard's
@@ -132,10 +131,6 @@ function recentStart(
  */
 function summaryChars(summaryMaxLength: number, room: number, fresh: number): number {
   return Math.max(200, Math.min(summaryMaxLength, room * 3, fresh * 2));
-}
-
-function hasSummary(view: readonly HistoryEntry[]): boolean {
-  return view.some((entry) => isSummaryMessage(entry.message));
 }
 
 /**
@@ -223,7 +218,12 @@ export class EngineStrategy implements ContextStrategy {
       const settings = this.#options.lightTrim;
       if (!settings) return undefined;
       return keepingFacts(() =>
-        ctx.tools.lightTrim({ ...settings, recentCount: halve(settings.recentCount) }),
+        ctx.tools.lightTrim({
+          recentCount: halve(settings.recentCount),
+          maxToolOutputBytes: settings.maxToolOutputBytes,
+          maxToolOutputLines: LIGHT_TRIM_MAX_LINES,
+          dropOldReasoning: true,
+        }),
       );
     }
     if (step === 'sessionMemory') {
@@ -268,8 +268,7 @@ export class EngineStrategy implements ContextStrategy {
         const { full, fresh } = rangeTokens(run.ctx.tools, range);
         return summaryChars(settings.summaryMaxLength, run.target - (current - full), fresh);
       },
-      focus: settings.updatePrompt ?? settings.prompt,
-      keepFacts: settings.keepFacts,
+      focus: settings.prompt,
     });
   }
 
@@ -288,13 +287,11 @@ export class EngineStrategy implements ContextStrategy {
     const maxFactTokens = settings.maxFactTokens ?? defaultSummaryFactTokens(run.ctx.inputBudget);
     // Judged with the facts bounded: an earlier summary alone, its facts over the bound, is worth folding.
     if (!summaryWorthWriting(run.ctx.tools, range, maxLength, maxFactTokens)) return undefined;
-    const focus = hasSummary(view) ? (settings.updatePrompt ?? settings.prompt) : settings.prompt;
     return run.ctx.tools.summarizeRange({
       from,
       to,
       maxLength,
-      focus,
-      keepFacts: settings.keepFacts,
+      focus: settings.prompt,
       maxFactTokens,
       signal: run.ctx.signal,
     });

@@ -18,8 +18,8 @@ import { stageSwitch } from './stage-switch.js';
 import { foldEarlierSummary } from './summary-fold.js';
 import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
 
-/** Default upper bound of the summary, as a share of the input budget (at 4 characters a token). */
-const DEFAULT_SUMMARY_SHARE = 0.05;
+/** Upper bound of the summary, as a share of the input budget (at 4 characters a token). */
+const SUMMARY_SHARE = 0.05;
 
 const fraction = lazySchema(() => z.number().gt(0).max(1));
 const tokenCount = lazySchema(() => z.number().int().nonnegative());
@@ -52,14 +52,12 @@ export const pipelineStrategyOptionsSchema = lazySchema(() =>
       }),
       /** Stage 2: earlier reads of a file a later read supersedes become pointers. */
       deduplicate: stageSwitch({ readTools: z.array(z.string().min(1)).optional() }),
-      /** Stage 3: the older messages become one summary with a facts block; the newest `recentShare` (at least `minRecentCount`) stay verbatim; the summary takes at most `summaryMaxLength` and `summaryShare` of the input budget (at 4 characters a token). */
+      /** Stage 3: the older messages become one summary with a facts block; the newest `recentShare` (at least `minRecentCount`) stay verbatim; the summary takes at most `summaryMaxLength` and 5% of the input budget (at 4 characters a token). */
       summarize: stageSwitch({
         recentShare: z.number().min(0).max(1).default(0.3),
         minRecentCount: z.number().int().min(1).default(4),
         summaryMaxLength: z.number().int().positive().default(6_000),
-        summaryShare: z.number().gt(0).max(1).default(DEFAULT_SUMMARY_SHARE),
         focus: z.string().min(1).optional(),
-        keepFacts: z.boolean().default(true),
       }),
       /** Stage 4: the oldest messages after the first exchange go behind a marker (`fraction` of them; on a retry, as many as the target needs). */
       truncate: stageSwitch({ fraction: fraction.default(0.5) }),
@@ -209,15 +207,14 @@ export class PipelineStrategy implements ContextStrategy {
     return foldEarlierSummary(ctx, {
       maxLength: (range) => this.#summaryLength(ctx, settings, range),
       focus: settings.focus,
-      keepFacts: settings.keepFacts,
     });
   }
 
-  /** At most about half the new text (~4 characters a token), `summaryMaxLength` and `summaryShare` of the budget. */
+  /** At most about half the new text (~4 characters a token), `summaryMaxLength` and a share of the budget. */
   #summaryLength(ctx: ReactContext, settings: SummarizeSettings, range: readonly HistoryEntry[]): number {
     // A summary never takes more than its share of the budget: in a small window, one sized by the
     // text it replaces alone filled the window, and no stage could compact it again.
-    const budgetChars = Math.floor(settings.summaryShare * ctx.inputBudget * 4);
+    const budgetChars = Math.floor(SUMMARY_SHARE * ctx.inputBudget * 4);
     return Math.max(
       200,
       Math.min(settings.summaryMaxLength, rangeTokens(ctx.tools, range).fresh * 2, budgetChars),
@@ -245,7 +242,6 @@ export class PipelineStrategy implements ContextStrategy {
       to: cut,
       maxLength,
       focus: settings.focus,
-      keepFacts: settings.keepFacts,
       signal: ctx.signal,
     });
   }
