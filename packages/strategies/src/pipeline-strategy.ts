@@ -19,7 +19,7 @@ import { foldEarlierSummary } from './summary-fold.js';
 import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
 
 /** Upper bound of the summary, as a share of the input budget (at 4 characters a token). */
-const SUMMARY_SHARE = 0.05;
+const PIPELINE_SUMMARY_SHARE = 0.05;
 
 const fraction = lazySchema(() => z.number().gt(0).max(1));
 const tokenCount = lazySchema(() => z.number().int().nonnegative());
@@ -214,7 +214,7 @@ export class PipelineStrategy implements ContextStrategy {
   #summaryLength(ctx: ReactContext, settings: SummarizeSettings, range: readonly HistoryEntry[]): number {
     // A summary never takes more than its share of the budget: in a small window, one sized by the
     // text it replaces alone filled the window, and no stage could compact it again.
-    const budgetChars = Math.floor(SUMMARY_SHARE * ctx.inputBudget * 4);
+    const budgetChars = Math.floor(PIPELINE_SUMMARY_SHARE * ctx.inputBudget * 4);
     return Math.max(
       200,
       Math.min(settings.summaryMaxLength, rangeTokens(ctx.tools, range).fresh * 2, budgetChars),
