@@ -6,7 +6,6 @@ import {
   type ScoredFact,
   type ScoredFactKind,
   scoreFacts,
-  visibleText,
 } from '../../../packages/compactor/bench/fact-scorer.ts';
 
 export { findFacts };
@@ -25,9 +24,28 @@ export interface FactTally {
   lost: DemoFact[];
 }
 
-/** The text a model reads in one message, tool inputs and outputs included. */
+/** Every string inside a JSON value. */
+function strings(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) strings(item, out);
+  else if (typeof value === 'object' && value !== null)
+    for (const item of Object.values(value)) strings(item, out);
+  return out;
+}
+
+/**
+ * The text of one message as the report shows it: text, reasoning, tool inputs and outputs (a
+ * result's `content` parts repeat its output, so they are not shown again).
+ */
 export function messageText(message: Message): string {
-  return visibleText([message]).replaceAll('\n\u0000\n', '\n');
+  if (typeof message.content === 'string') return message.content;
+  const chunks: string[] = [];
+  for (const part of message.content) {
+    if (part.type === 'text' || part.type === 'reasoning') chunks.push(part.text);
+    else if (part.type === 'tool-call') chunks.push(...strings(part.input));
+    else if (part.type === 'tool-result') chunks.push(...strings(part.output));
+  }
+  return chunks.join('\n');
 }
 
 /** Which `facts` still appear verbatim, as whole tokens, somewhere in `messages` (what the model is sent). */

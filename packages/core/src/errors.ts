@@ -321,7 +321,7 @@ function spellingHint(unknown: readonly string[], known: readonly string[]): str
   return meant.length === 0 ? '' : ` (did you mean ${meant.join(', ')}?)`;
 }
 
-/** What other libraries and provider APIs call the sizes ctxguard takes (suggested where ours is an option). */
+/** What other libraries, provider APIs and users call options ctxguard names otherwise (suggested where ours is an option). */
 const OTHER_NAMES: ReadonlyMap<string, readonly string[]> = new Map([
   ['maxTokens', ['maxOutputTokens']],
   ['max_tokens', ['maxOutputTokens']],
@@ -331,4 +331,7 @@ const OTHER_NAMES: ReadonlyMap<string, readonly string[]> = new Map([
   ['contextWindow', ['contextLimit']],
   ['context_window', ['contextLimit']],
   ['maxContextTokens', ['contextLimit']],
+  ['google', ['gemini']],
+  ['compactionThreshold', ['at']],
+  ['threshold', ['at']],
 ]);

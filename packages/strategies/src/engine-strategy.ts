@@ -42,13 +42,13 @@ export type SessionMemorySeedFn = () => string | null | undefined | Promise<stri
 /** Name of its single trigger level: the engine's rewrite pipeline. */
 const ENGINE_LEVEL = 'engine';
 
+/** Most lines a trimmed tool output keeps (its head and tail), beside `maxToolOutputBytes`. */
+const LIGHT_TRIM_MAX_LINES = 80;
+
 /**
  * Options of {@link EngineStrategy}: the trigger, the target and each step's settings (`false`: the
  * step is skipped). The steps run in the {@link engineSteps} order.
  */
-/** Most lines a trimmed tool output keeps (its head and tail), beside `maxToolOutputBytes`. */
-const LIGHT_TRIM_MAX_LINES = 80;
-
 export const engineStrategyOptionsSchema = lazySchema(() =>
   z
     .strictObject({

@@ -459,6 +459,10 @@ describe('CountApiCounter options and input', () => {
   it('rejects bad options and bad requests naming the field', async () => {
     expect(() => new CountApiCounter({ timeoutMs: 0 })).toThrow(InvalidOptionsError);
     expect(() => new CountApiCounter({ baseUrls: { anthropic: 'not a url' } })).toThrow(/baseUrls/);
+    // A key under another name is refused, not dropped (a dropped key would mean estimates, silently).
+    expect(() => new CountApiCounter({ keys: { google: 'AIza-key' } } as never)).toThrow(
+      /options\.keys: Unrecognized key: "google" \(did you mean "gemini"\?\)/,
+    );
     expect(() => new CountApiCounter({ fetch: 'nope' as never })).toThrow(/fetch/);
     expect(() => new CountApiCounter({ cache: {} as never })).toThrow(/cache/);
     // A Cache keeps whole milliseconds up to its MAX_TTL_MS: anything else would fail every write.

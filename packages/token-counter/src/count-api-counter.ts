@@ -144,12 +144,14 @@ export const countApiCounterOptionsSchema = lazySchema(() =>
   z.object({
     /** API keys; a model whose API has no key is estimated. */
     keys: z
-      .object({ anthropic: z.string().min(1).optional(), gemini: z.string().min(1).optional() })
+      .strictObject({ anthropic: z.string().min(1).optional(), gemini: z.string().min(1).optional() })
       .default({}),
     /** `fetch` to call the APIs with (default the global one). */
     fetch: fn<typeof fetch>('a fetch function').optional(),
     /** Base URLs (for proxies and tests). */
-    baseUrls: z.object({ anthropic: baseUrlSchema.optional(), gemini: baseUrlSchema.optional() }).default({}),
+    baseUrls: z
+      .strictObject({ anthropic: baseUrlSchema.optional(), gemini: baseUrlSchema.optional() })
+      .default({}),
     /** Per-call time limit in milliseconds. Default 10 s. */
     timeoutMs: z.number().int().positive().max(600_000).default(10_000),
     /** Where answers for identical requests are kept (default in memory): a `Cache` from `@ctxguard/cache`, or any {@link CountCache}. */

@@ -32,7 +32,7 @@ export const hybridTokenCounterOptionsSchema = lazySchema(() =>
     catalog: z.custom<ModelCatalog>((v) => v instanceof ModelCatalog, 'must be a ModelCatalog').optional(),
     /** Keys for the count-tokens APIs; without one, `count_api` models are estimated. */
     countApiKeys: z
-      .object({ anthropic: z.string().min(1).optional(), gemini: z.string().min(1).optional() })
+      .strictObject({ anthropic: z.string().min(1).optional(), gemini: z.string().min(1).optional() })
       .optional(),
     /** Where the heuristic's calibrations live (default in memory). */
     calibrationStore: z

@@ -96,6 +96,9 @@ describe('checkContextBudget', () => {
     expect(() => checkContextBudget({ provider: 'openai', at: 2 })).toThrow(
       expect.objectContaining({ path: ['at'] }),
     );
+    expect(() => checkContextBudget({ provider: 'openai', compactionThreshold: 0.5 } as never)).toThrow(
+      /Unrecognized key: "compactionThreshold" \(did you mean "at"\?\)/,
+    );
     expect(() =>
       checkContextBudget({ provider: 'openai', conversationMessages: [{ role: 'robot' }] as never }),
     ).toThrow(expect.objectContaining({ path: ['conversationMessages', 0, 'role'] }));

@@ -27,7 +27,7 @@ const catalogSchema = lazySchema(() =>
 
 /** Schema of {@link BudgetCheckParams}. */
 export const budgetCheckParamsSchema = lazySchema(() =>
-  z.object({
+  z.strictObject({
     /** Provider of the model the request goes to (`openai`, `anthropic`, …). */
     provider: z.string().min(1),
     /** The model; the provider's default entry when omitted. */

@@ -202,15 +202,41 @@ describe('what is and is not an overflow', () => {
       'max_tokens exceeds the maximum allowed for this model: 8192',
       'Post "https://example.test/v1": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
       'the prompt exceeded. Try a smaller model window',
+      'Your request exceeded the daily token limit for this model.',
+      "Input tokens exceed your plan's monthly limit",
+      'Request too large for gpt-4o: input exceeds the 30000 tokens-per-minute limit',
+      'The requested number of tokens (10000) exceeds the maximum output length of 8192',
+      "Input exceeds the maximum length allowed for the field 'name' (64)",
+      'Request URI length exceeds the maximum allowed',
+      'Message length exceeds the maximum allowed length',
+      'query length exceeds max allowed length 255 (ERROR: value too long for type character varying(255))',
     ])
       expect(isContextOverflowError(text), text).toBe(false);
+    expect(
+      isRequestTooLargeError({ status: 413, message: 'request content length exceeds max allowed' }),
+    ).toBe(true);
+  });
+
+  test('a size is read only where the message states it plainly: null rather than a wrong number', () => {
+    for (const [text, limit] of [
+      ['The input length 10000 exceeds the context window of gpt-4 (8192 tokens)', 8192],
+      ['Input length 9000 exceeds the maximum context length of Qwen2.5-7B (8192)', 8192],
+      ['the prompt of 130,000 tokens exceeds the 128k limit', 128_000],
+      ['prompt (5000 tokens) exceeds the limit for claude-3 (4096)', 4096],
+      ['Context length exceeded: prompt_tokens=130000, max_tokens=4096, context_window=128000', 128_000],
+      ['Request exceeds the context window, retrying (1/3)', undefined],
+    ] as const) {
+      expect(isContextOverflowError(text), text).toBe(true);
+      const stated = parseOverflowTokens(text);
+      if (stated !== null) expect(stated.limitTokens, text).toBe(limit);
+    }
   });
 
   test('a message wrapped by a terminal or a JSON encoder is read as one line', () => {
     const wrapped =
       "This model's maximum context length is 131072 tokens. However, you requested 16000 output tokens and your prompt contains\nat least 115073 input tokens";
     const expected = { requestedTokens: 131073, limitTokens: 131072, inputTokens: 115073 };
-    expect(parseOverflowTokens(wrapped.replace('\\n', '\n'))).toEqual(expected);
+    expect(parseOverflowTokens(wrapped)).toEqual(expected);
     expect(parseOverflowTokens(JSON.stringify({ error: { message: wrapped } }))).toEqual(expected);
   });
 

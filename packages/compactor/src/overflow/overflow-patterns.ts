@@ -149,8 +149,13 @@ const SUBJECT = String.raw`(?:(?:decoder\s+)?(?:prompt|input|request(?:ed\s+toke
 const EXCEEDS = String.raw`(?:exceed(?:s|ed)?|(?:is\s+|are\s+)?(?:too\s+(?:long|large|big)|(?:longer|greater|larger|bigger)\s+than)|must\s+be\s+less\s+than|cannot\s+exceed)`;
 /** What it is measured against: a maximum, a limit, the context window, the model's length, `n_ctx`. */
 const LIMIT = String.raw`(?:max(?:imum)?|limit|context|window|model(?:'?s)?\s+length|max_seq_len|n_ctx|kv\s+size|allowed)`;
-/** A measure of tokens or of the window, which the sentence must name (a count of items or of requests is neither). */
-const MEASURE = /token|context|length|window|max_seq_len|n_ctx|\bkv\b/i;
+/**
+ * A measure of tokens or of the window, which the sentence must name: tokens, the context, the
+ * window, the model's (or maximum) length. A bare "length" is not one: fields, URIs and database
+ * columns have lengths too.
+ */
+const MEASURE =
+  /token|context|window|max_seq_len|n_ctx|\bkv\b|\bmax(?:imum)?(?:\s+(?:model|context|sequence|input))?\s+length\b|\bmodel'?s?\s+length\b|\bsequence\s+length\b/i;
 
 /**
  * The shape most servers' overflow messages share, in words of their own: the prompt (input, request,
@@ -178,6 +183,10 @@ const NOT_WINDOW_SIZES: readonly RegExp[] = [
   /\b\d[\d,.]*\s*(?:bytes?|[KMG]i?B|characters?|chars|pixels|pages)\b/i,
   /\b(?:images?|pdf|files?|string|body|payload|attachments?)\b[^.]{0,40}\b(?:exceeds?|too (?:long|large))/i,
   /\b(?:max_tokens|max_completion_tokens|max_new_tokens|output tokens?|completion tokens?|maximum tokens you requested)\b[^.]{0,30}\b(?:exceed|too large|must be|cannot)/i,
+  /\bmax(?:imum)? output\b|\boutput (?:length|limit|cap)\b/i,
+  // Quotas over a period or a plan, and limits on fields, headers, URIs and database columns.
+  /\b(?:daily|weekly|monthly|hourly)\b|\byour plan\b|[ -]per[ -](?:second|minute|hour|day)\b/i,
+  /\bfield\b|\bheaders?\b|\bURI\b|\bcontent[- ]length\b|\bcharacter varying\b/i,
 ];
 
 /**
@@ -203,7 +212,7 @@ export const NOT_OVERFLOW_PATTERNS: readonly RegExp[] = [
   /too many requests/i,
   /throttl/i,
   /please wait before trying again/i,
-  /\b(?:tokens?|requests?) per (?:min(?:ute)?|hour|day|second)\b/i,
+  /\b(?:tokens?|requests?)[ -]per[ -](?:min(?:ute)?|hour|day|second)\b/i,
   /\bdeadline exceeded\b/i,
   /\b(?:TPM|RPM|TPD|RPD|ITPM|OTPM)\b/,
   /\bquota/i,
@@ -477,15 +486,15 @@ export const COUNT_PARSERS: readonly CountParser[] = [
   promptOver(String.raw`prompt too long \(${N} tokens, max ${N}\)`, 1, 2),
   // Labelled pairs: `prompt=2782 limit=2048`, `(prompt: 1299 tokens, max context: 1020)`.
   promptOver(
-    String.raw`\b(?:prompt|input)(?:[_ ]tokens)?\s*[:=]\s*${N}(?:\s*tokens)?[,;\s]+(?:limit|max(?:imum)?(?:[_ ](?:context|tokens|length))?|n_ctx|context(?:[_ ]length)?)\s*[:=]\s*${N}`,
+    String.raw`\b(?:prompt|input)(?:[_ ]tokens)?\s*[:=]\s*${N}(?:\s*tokens)?[,;\s]+(?:limit|max(?:imum)?(?:[_ ](?:context|length))?|n_ctx|context(?:[_ ]length)?)\s*[:=]\s*${N}`,
     1,
     2,
   ),
   // A count over its limit, in parentheses after the words: "exceeds max token count (5910 / 4095)".
-  promptOver(String.raw`\bexceeds?\b[^.(]{0,60}\(\s*${N}\s*\/\s*${N}\s*\)`, 1, 2),
+  promptOver(String.raw`\bexceeds?\b[^.(]{0,60}?\btokens?\b[^.(]{0,30}\(\s*${N}\s*\/\s*${N}\s*\)`, 1, 2),
   // The general shape with its numbers: "<the prompt> (length) N … exceeds / is longer than … M".
   promptOver(
-    String.raw`\b(?:decoder\s+)?(?:prompt|input|request|sequence|number\s+of)(?:\s+(?:input\s+|prompt\s+)?(?:length|size|tokens?|token\s+count))?(?:\s+of)?\s*\(?(?:length\s+)?${N}(?:\s+tokens)?\)?\s*(?:(?:has|have)\s+)?(?:exceed(?:s|ed)?|is\s+(?:longer|greater|larger)\s+than|must\s+be\s+less\s+than)[^.\d]{0,60}?\(?${N}`,
+    String.raw`\b(?:decoder\s+)?(?:prompt|input|request|sequence|number\s+of)(?:\s+(?:input\s+|prompt\s+)?(?:length|size|tokens?|token\s+count))?(?:\s+of)?\s*\(?(?:length\s+)?${N}(?:\s+tokens)?\)?\s*(?:(?:has|have)\s+)?(?:exceed(?:s|ed)?|is\s+(?:longer|greater|larger)\s+than|must\s+be\s+less\s+than)[^.\d]{0,60}?\(?(?<![\w.-])${N}(?!\w|\.\d)`,
     1,
     2,
   ),
