@@ -2095,6 +2095,406 @@ const OVERFLOWS: readonly Row[] = [
       "Message failed: Error invoking remote method 'chat:sendMessage': Error: Failed to send message: Server error: prompt_too_long: tokenized VLM text prompt has 20767 tokens, max prompt/context tokens is ",
     overflow: true,
   },
+  // --- a second holdout (scored before the rules were changed for it; in the table since) ---
+  {
+    source: 'stackblitz/bolt.new#1748',
+    error: 'prompt is too long: 202128 tokens > 200000 maximum',
+    overflow: true,
+    tokens: { requestedTokens: 202128, limitTokens: 200000, inputTokens: 202128 },
+  },
+  {
+    source: 'stackblitz/bolt.new#1025',
+    error: 'prompt is too long: 200223 tokens > 199999 maximum',
+    overflow: true,
+    tokens: { requestedTokens: 200223, limitTokens: 199999, inputTokens: 200223 },
+  },
+  {
+    source: 'Chanzhaoyu/chatgpt-web#354',
+    error:
+      'ChatGPT error 400: {\n\n  "error": {\n    "message": "This model\'s maximum context length is 4096 tokens. However, you requested 4130 tokens (3130 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",\n    "type": "invalid_request_error",\n    "param": "messages",\n    "code": "context_length_exceeded"\n  }\n}',
+    overflow: true,
+    tokens: { requestedTokens: 4130, limitTokens: 4096, inputTokens: 3130 },
+  },
+  {
+    source: 'elotl/GenAI-infra-stack#62',
+    error:
+      "This model's maximum context length is 4096 tokens. However, you requested 6379 tokens (6029 in the messages, 350 in the completion). Please reduce the length of the messages or completion.\", 'type': 'BadRequestError', 'param': None, 'code': 400}",
+    overflow: true,
+    tokens: { requestedTokens: 6379, limitTokens: 4096, inputTokens: 6029 },
+  },
+  {
+    source: 'google-gemini/gemini-cli#12098',
+    error: 'The input token count (314175) exceeds the maximum number of tokens allowed (131072).',
+    overflow: true,
+    tokens: { requestedTokens: 314175, limitTokens: 131072, inputTokens: 314175 },
+  },
+  {
+    source: 'google-gemini/gemini-cli#22609 (limit only)',
+    error:
+      'API Error: Failed to generate content: The input token count exceeds the maximum number of tokens allowed 1048576',
+    overflow: true,
+  },
+  {
+    source: 'rllm-team/rllm#55 (llama-cpp-python: the count is len(prompt_tokens))',
+    error: 'ValueError: Requested tokens (516) exceed context window of 512',
+    overflow: true,
+    tokens: { requestedTokens: 516, limitTokens: 512, inputTokens: 516 },
+  },
+  {
+    source: 'fedora-copr/logdetective#100 (llama-cpp-python: the count is len(prompt_tokens))',
+    error: 'ValueError: Requested tokens (2138) exceed context window of 2048',
+    overflow: true,
+    tokens: { requestedTokens: 2138, limitTokens: 2048, inputTokens: 2138 },
+  },
+  {
+    source: 'huggingface/chat-ui#1149',
+    error:
+      'Input validation error: `inputs` tokens + `max_new_tokens` must be <= 8192. Given: 6204 `inputs` tokens and 2047 `max_new_tokens`',
+    overflow: true,
+    tokens: { requestedTokens: 8251, limitTokens: 8192, inputTokens: 6204 },
+  },
+  {
+    source: 'QwenLM/Qwen-Agent#615',
+    error: 'Range of input length should be [1, 30720]',
+    overflow: true,
+  },
+  {
+    source: 'infiniflow/ragflow#589',
+    error: 'ERROR: Range of input length should be [1, 30000]',
+    overflow: true,
+  },
+  {
+    source: 'james-6-23/codex2api#415',
+    error:
+      'context_length_exceeded · invalid_request_error · Your input exceeds the context window of this model. Please adjust your input and try again.',
+    overflow: true,
+  },
+  {
+    source: 'containers/ramalama#1914',
+    error:
+      '{"code":400,"message":"the request exceeds the available context size. try increasing the context size or enable context shift","type":"invalid_request_error"}',
+    overflow: true,
+  },
+  {
+    source: 'engeldlgado/toshllm#102',
+    error:
+      '[65373] 3.24.432.764 E srv    send_error: task id = 983, error: request (8283 tokens) exceeds the available context size (2048 tokens), try increasing it',
+    overflow: true,
+    tokens: { requestedTokens: 8283, limitTokens: 2048, inputTokens: 8283 },
+  },
+  {
+    source: 'gpustack/gpustack#1359 (llama-box embedding request over context)',
+    error:
+      '3.49.305.569 E srv                send_error: task 1 | error = decoding exceeds the available context size. try increasing the context size.',
+    overflow: true,
+  },
+  {
+    source: 'microsoft/vscode#293191',
+    error:
+      'Reason: Request Failed: 400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210194 tokens > 200000 maximum"},"request_id":"req_011CXqSgUCevsvwLK7m3UmdA"}',
+    overflow: true,
+    tokens: { requestedTokens: 210194, limitTokens: 200000, inputTokens: 210194 },
+  },
+  {
+    source: 'langgenius/dify#17778 (verbatim prefix; rest split by a screenshot in the issue)',
+    error:
+      "Run failed: [models] Bad Request Error, Error code: 400 - {'error': {'message': \"This model's maximum context length is 128000 tokens. However, your messages resulted in 140004 tokens. Please reduce the length of the messages. (request id: 20250410081234882004792D8t0P2P0)",
+    overflow: true,
+    tokens: { requestedTokens: 140004, limitTokens: 128000, inputTokens: 140004 },
+  },
+  {
+    source: 'google-gemini/gemini-cli#11507',
+    error: 'The input token count (461428) exceeds the maximum number of tokens allowed (131072)',
+    overflow: true,
+    tokens: { requestedTokens: 461428, limitTokens: 131072, inputTokens: 461428 },
+  },
+  {
+    source: 'Significant-Gravitas/AutoGPT#4985 (requested equals limit (off by one))',
+    error:
+      "openai.error.InvalidRequestError: This model's maximum context length is 8192 tokens. However, you requested 8192 tokens (815 in the messages, 7377 in the completion). Please reduce the length of the messages or completion.",
+    overflow: true,
+    tokens: { requestedTokens: 8192, limitTokens: 8192, inputTokens: 815 },
+  },
+  {
+    source: 'neulab/prompt2model#353 (limit only (issue title))',
+    error: "ERROR:root:This model's maximum context length is 4097 tokens",
+    overflow: true,
+  },
+  {
+    source: 'lfnovo/open-notebook#350',
+    error: 'Error: Failed to get embeddings: Ollama API error: the input length exceeds the context length',
+    overflow: true,
+  },
+  {
+    source: 'n8n-io/n8n#11144',
+    error:
+      '{ "error": "input length exceeds maximum context length", "status_code": 400, "name": "ResponseError", "attemptNumber": 7, "retriesLeft": 0 }',
+    overflow: true,
+  },
+  {
+    source: 'vllm-project/vllm#13370',
+    error:
+      'WARNING 02-16 15:37:32 scheduler.py:947] Input prompt (2501 tokens) is too long and exceeds limit of 2048',
+    overflow: true,
+    tokens: { requestedTokens: 2501, limitTokens: 2048, inputTokens: 2501 },
+  },
+  {
+    source: 'vllm-project/vllm#765',
+    error:
+      'WARNING 08-15 11:44:47 scheduler.py:130] Input prompt (2715 tokens) is too long and exceeds limit of 2560',
+    overflow: true,
+    tokens: { requestedTokens: 2715, limitTokens: 2560, inputTokens: 2715 },
+  },
+  {
+    source: 'PKU-ONELab/Themis#1',
+    error: 'Input prompt (2083 tokens) is too long and exceeds limit of 2048',
+    overflow: true,
+    tokens: { requestedTokens: 2083, limitTokens: 2048, inputTokens: 2083 },
+  },
+  {
+    source: 'sgl-project/sglang#8096',
+    error: "ValueError: The input (85050 tokens) is longer than the model's context length (32768 tokens).",
+    overflow: true,
+    tokens: { requestedTokens: 85050, limitTokens: 32768, inputTokens: 85050 },
+  },
+  {
+    source: 'Gabesarch/grounded-rl#16',
+    error:
+      "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': 'The decoder prompt (length 10127) is longer than the maximum model length of 8192. Make sure that `max_model_len` is no smaller than the number of text tokens plus multimodal tokens. For image inputs, the number of image tokens depends on the number of images, and possibly their aspect ratios as well.', 'type': 'BadRequestError', 'param': None, 'code': 400}",
+    overflow: true,
+    tokens: { requestedTokens: 10127, limitTokens: 8192, inputTokens: 10127 },
+  },
+  {
+    source: 'vllm-project/vllm#7048',
+    error: 'Input prompt (9762 tokens) is too long and exceeds limit of 8192',
+    overflow: true,
+    tokens: { requestedTokens: 9762, limitTokens: 8192, inputTokens: 9762 },
+  },
+  {
+    source: 'langchain-ai/langchain#11001 (issue title fragment)',
+    error: "This model's maximum context length is 4097 tokens, however you requested 4226 tokens",
+    overflow: true,
+    tokens: { requestedTokens: 4226, limitTokens: 4097 },
+  },
+  {
+    source: 'webstudio-is/webstudio#4268',
+    error:
+      "API Internal Error: 400 This model's maximum context length is 16385 tokens. However, your messages resulted in 19311 tokens. Please reduce the length of the messages.",
+    overflow: true,
+    tokens: { requestedTokens: 19311, limitTokens: 16385, inputTokens: 19311 },
+  },
+  {
+    source: 'warpdotdev/warp#8017',
+    error:
+      'Input exceeded context window limit. The AI Agent stopped. {"conversation_id":"eda3a9f2-e5a0-4846-be96-c2c1c679a948"}',
+    overflow: true,
+  },
+  {
+    source: 'lancedb/lancedb#1535 (watsonx embedding input over model max sequence length)',
+    error:
+      'Status code: 400, body: {"errors":[{"code":"invalid_input_argument","message":"Invalid input argument for Model \'ibm/slate-125m-english-rtrvr\': Token sequence length is longer than the specified maximum sequence length for this model (1336 \\u003e 512).","more_info":"https://cloud.ibm.com/apidocs/watsonx-ai"}],"trace":"85527f4d559b71672661bd561a6768fe","status_code":400}',
+    overflow: true,
+    tokens: { requestedTokens: 1336, limitTokens: 512, inputTokens: 1336 },
+  },
+  {
+    source:
+      'FoundationAgents/MetaGPT#1372 (LlamaIndex client pre-check: prompt + num_output over context_window)',
+    error: 'ValueError: Calculated available context size -271 was not non-negative.',
+    overflow: true,
+  },
+  {
+    source: 'OpenHands/OpenHands#4894',
+    error:
+      'litellm.BadRequestError: litellm.ContextWindowExceededError: AnthropicError - {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210543 tokens > 200000 maximum"}}',
+    overflow: true,
+    tokens: { requestedTokens: 210543, limitTokens: 200000, inputTokens: 210543 },
+  },
+  {
+    source: 'marella/ctransformers#153',
+    error: 'WARNING:ctransformers:Number of tokens (757) exceeded maximum context length (512).',
+    overflow: true,
+    tokens: { requestedTokens: 757, limitTokens: 512, inputTokens: 757 },
+  },
+  {
+    source: 'Aider-AI/aider#645 (aider (issue title quote))',
+    error: 'The chat session is larger than the context window!',
+    overflow: true,
+  },
+  {
+    source:
+      'https://humanloop.com/docs/v5/api-reference/errors (provider docs example (Humanloop, origin OpenAI))',
+    error:
+      '{\n "type": "unprocessable_entity_error",\n "message": "This model\'s maximum context length is 4097 tokens. However, you requested 10000012 tokens (12 in the messages, 10000000 in the completion). Please reduce the length of the messages or completion.",\n "code": 422,\n "origin": "OpenAI"\n}',
+    overflow: true,
+    tokens: { requestedTokens: 10000012, limitTokens: 4097, inputTokens: 12 },
+  },
+  {
+    source: 'zed-industries/zed#45134',
+    error:
+      'Failed to connect to DeepSeek API: 400 Bad Request {"error":{"message":"This model\'s maximum context length is 131072 tokens. However, you requested 131754 tokens (67754 in the messages, 64000 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}',
+    overflow: true,
+    tokens: { requestedTokens: 131754, limitTokens: 131072, inputTokens: 67754 },
+  },
+  {
+    source: 'NoFxAiOS/nofx#1278',
+    error:
+      '❌ Failed to get AI decision: AI API call failed: API returned error (status 400): {"error":{"message":"This model\'s maximum context length is 131072 tokens. However, you requested 141980 tokens (133980 in the messages, 8000 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}',
+    overflow: true,
+    tokens: { requestedTokens: 141980, limitTokens: 131072, inputTokens: 133980 },
+  },
+  {
+    source: 'https://portkey.ai/error-library/input-length-error-10153 (quoted in the page text (Anthropic))',
+    error: 'prompt is too long: 103078 tokens > 102398 maximum',
+    overflow: true,
+    tokens: { requestedTokens: 103078, limitTokens: 102398, inputTokens: 103078 },
+  },
+  {
+    source: 'cline/cline#5474',
+    error:
+      '400 Input tokens exceed the configured limit of 272000 tokens. Your messages resulted in 289650 tokens. Please reduce the length of the messages.',
+    overflow: true,
+    tokens: { requestedTokens: 289650, limitTokens: 272000, inputTokens: 289650 },
+  },
+  {
+    source: 'stackblitz/bolt.new#8383',
+    error:
+      'input length and max_tokens exceed context limit: 101960 + 102873 > 200000, decrease input length or max_tokens and try again',
+    overflow: true,
+    tokens: { requestedTokens: 204833, limitTokens: 200000, inputTokens: 101960 },
+  },
+  {
+    source: 'dyad-sh/dyad#403',
+    error:
+      'Sorry, there was an error from the AI: {"error":"litellm.BadRequestError: VertexAIException BadRequestError - b\'{\\n "error": {\\n "code": 400,\\n "message": "The input token count (1066750) exceeds the maximum number of tokens allowed (1048575).",\\n "status": "INVALID_ARGUMENT"\\n }\\n}\\n\'"}',
+    overflow: true,
+    tokens: { requestedTokens: 1066750, limitTokens: 1048575, inputTokens: 1066750 },
+  },
+  {
+    source: 'zylon-ai/private-gpt#839',
+    error:
+      'ERROR: The prompt size exceeds the context window size and cannot be processed.GPT-J ERROR: The prompt is2614tokens and the context window is2048!',
+    overflow: true,
+  },
+  {
+    source: 'simonw/llm-gpt4all#36',
+    error:
+      'ERROR: The prompt size exceeds the context window size and cannot be processed.Exception in thread Thread-2 (run_llmodel_prompt):',
+    overflow: true,
+  },
+  {
+    source: 'google-gemini/gemini-cli#5807',
+    error:
+      'Attempt 2 failed with 5xx error. Retrying with backoff... ApiError: {"error":{"message":"{\\n  \\"error\\": {\\n    \\"code\\": 400,\\n    \\"message\\": \\"The input token count (1091639) exceeds the maximum number of tokens allowed (1048576).\\",\\n    \\"status\\": \\"INVALID_ARGUMENT\\"\\n  }\\n}\\n","code":400,"status":"Bad Request"}}',
+    overflow: true,
+    tokens: { requestedTokens: 1091639, limitTokens: 1048576, inputTokens: 1091639 },
+  },
+  {
+    source: 'google-gemini/gemini-cli#12469 (terminal-wrapped as published)',
+    error:
+      '✕ [API Error: [{\n    "error": {\n      "code": 400,\n      "message": "The input token count (154364) exceeds the maximum number of tokens \n  allowed (131072).",\n      "errors": [\n        {\n          "message": "The input token count (154364) exceeds the maximum number of tokens \n  allowed (131072).",\n          "domain": "global",\n          "reason": "badRequest"\n        }\n      ],\n      "status": "INVALID_ARGUMENT"\n    }\n  }\n  ]]',
+    overflow: true,
+    tokens: { requestedTokens: 154364, limitTokens: 131072, inputTokens: 154364 },
+  },
+  {
+    source: 'danny-avila/LibreChat#4258 (LibreChat client-side context check)',
+    error:
+      '[handleAbortError] AI response error; aborting request: Prompt token count of 37165 exceeds max token count of 4095.',
+    overflow: true,
+    tokens: { requestedTokens: 37165, limitTokens: 4095, inputTokens: 37165 },
+  },
+  {
+    source: 'danny-avila/LibreChat#6250 (LibreChat UI message (quoted in issue))',
+    error: 'Token count for the latest message is too long, exceeding the limit (4959 / 4095).',
+    overflow: true,
+    tokens: { requestedTokens: 4959, limitTokens: 4095, inputTokens: 4959 },
+  },
+  {
+    source: 'danny-avila/LibreChat#934',
+    error:
+      'Oops! Something went wrong. Please try again in a few moments. Here\'s the specific error message we encountered: Failed to send message. HTTP 400 - { "error": { "message": "This model\'s maximum context length is 8192 tokens. However, your messages resulted in 8193 tokens. Please reduce the length of the messages.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded" } }',
+    overflow: true,
+    tokens: { requestedTokens: 8193, limitTokens: 8192, inputTokens: 8193 },
+  },
+  {
+    source: 'clusterzx/paperless-ai#52',
+    error:
+      "Failed to analyze document: BadRequestError: 400 This model's maximum context length is 128000 tokens. However, your messages resulted in 128649 tokens. Please reduce the length of the messages.",
+    overflow: true,
+    tokens: { requestedTokens: 128649, limitTokens: 128000, inputTokens: 128649 },
+  },
+  {
+    source: 'mmz-001/knowledge_gpt#8',
+    error:
+      "This model's maximum context length is 4097 tokens, however you requested 5762 tokens (5506 in your prompt; 256 for the completion). Please reduce your prompt; or completion length.",
+    overflow: true,
+    tokens: { requestedTokens: 5762, limitTokens: 4097, inputTokens: 5506 },
+  },
+  {
+    source: 'infiniflow/ragflow#12324',
+    error:
+      '16:29:14 Page(1~100000001): [ERROR]Generate embedding error:the input length exceeds the context length (status code: 500)',
+    overflow: true,
+  },
+  {
+    source: 's2b-dev/smart-second-brain#68 (LangChain map-reduce pre-check)',
+    error:
+      'Error: A single document was longer than the context length. Should not happen as we split documents by length in post processing!',
+    overflow: true,
+  },
+  {
+    source: 'AIDotNet/OpenDeepWiki#240',
+    error:
+      'System.ClientModel.ClientResultException: Request failed with status code 400: {"error":{"message":"This model\'s maximum context length is 131072 tokens. However, you requested 144400 tokens (136208 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}',
+    overflow: true,
+    tokens: { requestedTokens: 144400, limitTokens: 131072, inputTokens: 136208 },
+  },
+  {
+    source: 'kwaroran/Risuai#307',
+    error:
+      'Error: error in request:{"error":{"message":"This model\'s maximum context length is 4096 tokens. However, you requested 4833 tokens (4433 in the messages, 400 in the completion). Please reduce the length of either one, or use the \\"middle-out\\" transform to compress your prompt automatically.","code":400}}',
+    overflow: true,
+    tokens: { requestedTokens: 4833, limitTokens: 4096, inputTokens: 4433 },
+  },
+  {
+    source: 'autohandai/code-cli#100 (OpenRouter via autohand CLI; input = text + tool input)',
+    error:
+      "The conversation is too long for this model. Try /undo to remove recent turns or /new to start fresh.\nThis endpoint's maximum context length is 202752 tokens. However, you requested about 203889 tokens (183648 of text input, 4241 of tool input, 16000 in the output). Please reduce the length of either one, or use the context-compression plugin to compress your prompt automatically.",
+    overflow: true,
+    tokens: { requestedTokens: 203889, limitTokens: 202752, inputTokens: 187889 },
+  },
+  {
+    source: 'autohandai/code-cli#118 (input = text + tool input)',
+    error:
+      "ApiError: The conversation is too long for this model. Try /undo to remove recent turns or /new to start fresh.\nThis endpoint's maximum context length is 262144 tokens. However, you requested about 305138 tokens (281533 of text input, 7605 of tool input, 16000 in the output). Please reduce the length of either one, or use the context-compression plugin to compress your prompt automatically.",
+    overflow: true,
+    tokens: { requestedTokens: 305138, limitTokens: 262144, inputTokens: 289138 },
+  },
+  {
+    source: 'microsoft/vscode-copilot-release#7593 (Copilot Chat: prompt over the token budget)',
+    error: 'Sorry, this message is too long. Please try a shorter question.',
+    overflow: true,
+  },
+  {
+    source: 'ITSpecialist111/ai_automation_suggester#42',
+    error:
+      'Google API error: { "error": { "code": 400, "message": "Input request contains (35490) tokens, which is more than the max tokens limit allowed: (30720)", "status": "INVALID_ARGUMENT" } }',
+    overflow: true,
+    tokens: { requestedTokens: 35490, limitTokens: 30720, inputTokens: 35490 },
+  },
+  {
+    source: 'onlook-dev/onlook#1354',
+    error:
+      '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210266 tokens > 200000 maximum"}}',
+    overflow: true,
+    tokens: { requestedTokens: 210266, limitTokens: 200000, inputTokens: 210266 },
+  },
+  {
+    source: 'chenfei-wu/TaskMatrix#26',
+    error:
+      "openai.error.InvalidRequestError: This model's maximum context length is 4097 tokens, however you requested 4270 tokens (4014 in your prompt; 256 for the completion). Please reduce your prompt; or completion length.",
+    overflow: true,
+    tokens: { requestedTokens: 4270, limitTokens: 4097, inputTokens: 4014 },
+  },
 ];
 
 const NEAR_MISSES: readonly Row[] = [
@@ -2984,6 +3384,399 @@ const NEAR_MISSES: readonly Row[] = [
     source: 'anthropics/claude-quickstarts#422 (claude.ai image-count cap)',
     error:
       'Your message will exceed the [maximum image count](https://support.claude.com/en/articles/11647753-understanding-usage-and-length-limits) for this chat. Try uploading 4 documents with fewer pages, removing images, or starting a new conversation.',
+    overflow: false,
+  },
+  // --- near misses of the second holdout ---
+  {
+    source: 'soto-project/soto#471',
+    error:
+      'ValidationError: Length of ExecuteStatementRequest.resourceArn (101) is greater than the maximum allowed value 100.',
+    overflow: false,
+  },
+  {
+    source: 'modrinth/labrinth#452',
+    error: 'Error while validating input: Field bio failed validation with error length',
+    overflow: false,
+  },
+  {
+    source: 'boto/boto3#1060',
+    error:
+      'botocore.exceptions.ParamValidationError: Parameter validation failed:\nInvalid length for parameter StreamArn, value: 6, valid range: 37-inf\nInvalid length for parameter ShardId, value: 3, valid range: 28-inf',
+    overflow: false,
+  },
+  {
+    source: 'daveshap/Medical_Intake#9',
+    error:
+      'Error communicating with OpenAI: "Rate limit reached for 10KTPM-200RPM in organization org-gvAzf6Q9pR7y2UAiI9owd3LF on tokens per min. Limit: 10000 / min. Please try again in 6ms. Contact us through our help center at help.openai.com if you continue to have issues."',
+    overflow: false,
+  },
+  {
+    source: 'AQBot-Desktop/AQBot#93',
+    error:
+      'Provider error: OpenAI API error 400 Bad Request: {"error":{"message":"Param Incorrect","type":"upstream_error","param":"max_tokens is too large: 1048576. This model supports at most 131072 completion tokens, whereas you provided 1048576.","code":"400"}}',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#55147',
+    error:
+      "API Error: Claude's response exceeded the 8000 output token maximum. To configure this behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable.",
+    overflow: false,
+  },
+  {
+    source: 'xintaofei/codeg#152',
+    error:
+      'ACP protocol error: Internal error: API Error: Claude\'s response exceeded the 32000 output token maximum. To configure this behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable.: {\n  "errorKind": "max_output_tokens"\n}',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#6158 (tool-output cap in tokens, not the model window)',
+    error:
+      'MCPContentTooLargeError: MCP tool "search_for_pattern" response (36382 tokens) exceeds maximum allowed tokens (25000). Please use pagination, filtering, or limit parameters to reduce the response size.',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#19216',
+    error:
+      'API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens:\n     100001 > 64000, which is the maximum allowed number of output tokens for                    \n    claude-sonnet-4-5-20250929"},"request_id":"req_011CXGbyuovVsxoyrwv35JtD"}',
+    overflow: false,
+  },
+  {
+    source: 'BigBrotherTeam/BigBrother#115 (issue title)',
+    error: 'The received stringth length is longer than maximum allowed (29>16)',
+    overflow: false,
+  },
+  {
+    source: 'macropeople/sasjs#30',
+    error: 'The max length of a string value in SASjs is 32765 characters.',
+    overflow: false,
+  },
+  {
+    source: 'gptme/gptme#185',
+    error:
+      "BadRequestError: Error code: 400 - {'type': 'error', 'error': {'type': 'invalid_request_error', 'message': 'messages.58.content.2.image.source.base64: image exceeds 5 MB maximum: 6500712 bytes > 5242880 bytes'}}",
+    overflow: false,
+  },
+  {
+    source: 'bytedance/deer-flow#1849',
+    error:
+      'Error: Recursion limit of 50 reached without hitting a stop condition. You can increase the limit by setting the\n`recursion_limit` config key. For troubleshooting, visit:\nhttps://docs.langchain.com/oss/python/langgraph/errors/GRAPH_RECURSION_LIMIT',
+    overflow: false,
+  },
+  {
+    source: 'langchain-ai/langgraph#148',
+    error:
+      'langgraph.pregel.GraphRecursionError: Recursion limit of 25 reachedwithout hitting a stop condition. You can increase the limitby setting the `recursion_limit` config key.',
+    overflow: false,
+  },
+  {
+    source: 'archi-physics/archi#457',
+    error:
+      'Recursion limit hit during stream for CMSCompOpsAgent (limit=3): Recursion limit of 3 reached without hitting a stop condition. You can increase the limit by setting the `recursion_limit` config key.',
+    overflow: false,
+  },
+  {
+    source: 'keinsaasforever/better-chatbot#197',
+    error:
+      "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 217 instead.",
+    overflow: false,
+  },
+  {
+    source: 'zed-industries/zed#32946',
+    error:
+      "Failed to connect to OpenAI API: Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 158 instead.",
+    overflow: false,
+  },
+  {
+    source: 'sigoden/aichat#825 (embedding batch cap)',
+    error:
+      'Invalid response data: {"detail":"Request to model \'voyage-large-2-instruct\' failed. The max allowed tokens per submitted batch is 120000. Your batch has 121138 tokens after truncation. Please lower the number of tokens in the batch."} (status: 400)',
+    overflow: false,
+  },
+  {
+    source: 'kenn-io/agentsview#1356 (embedding batch cap)',
+    error:
+      'status 400: The max allowed tokens per submitted batch is 120000.\nYour batch has 147910 tokens after truncation.  TOO_MANY_TOKENS_IN_BATCH',
+    overflow: false,
+  },
+  {
+    source: 'aurelio-labs/semantic-router#297 (mistral-embed batch cap)',
+    error:
+      'MistralAPIException: Status: 400. Message: {"object":"error","message":"Too many tokens in batch. Max is 16384 got 17555","type":"invalid_request_error","param":null,"code":null}',
+    overflow: false,
+  },
+  {
+    source: 'langchain-ai/langchain#33668 (OpenAI embeddings per-request cap)',
+    error:
+      "openai.BadRequestError: Error code: 400 - {'error': {'message': 'Requested 673477 tokens, max 300000 tokens per request'}}",
+    overflow: false,
+  },
+  {
+    source: 'xorbitsai/inference#1715 (server start-up configuration error)',
+    error:
+      "ValueError: [address=127.0.0.1:37657, pid=3125985] User-specified max_model_len (4096) is greater than the derived max_model_len (seq_length=2048 or model_max_length=None in model's config.json). This may lead to incorrect model outputs or CUDA errors. Make sure the value is correct and within the model context size.",
+    overflow: false,
+  },
+  {
+    source: 'BatsResearch/bonito#7 (engine start-up configuration error)',
+    error:
+      "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV cache (16816). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+    overflow: false,
+  },
+  {
+    source: 'vllm-project/vllm#10517 (engine start-up configuration error)',
+    error:
+      "The model's max seq len (29000) is larger than the maximum number of tokens that can be stored in KV cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+    overflow: false,
+  },
+  {
+    source: 'VernissageApp/VernissageServer#314',
+    error: '2025-04-26 15:43:50.753 UTC [7646] ERROR:  value too long for type character varying(10)',
+    overflow: false,
+  },
+  {
+    source: 'baserow/baserow#3099',
+    error: 'StringDataRightTruncation: value too long for type character varying(200)',
+    overflow: false,
+  },
+  {
+    source: 'ChatGPTNextWeb/NextChat#4101',
+    error:
+      '{\n  "error": {\n    "message": "You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",\n    "type": "insufficient_quota",\n    "param": null,\n    "code": "insufficient_quota"\n  }\n}',
+    overflow: false,
+  },
+  {
+    source: 'anthropics/claude-code#16136',
+    error:
+      'Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"A maximum of 100 PDF pages may be provided."},"request_id":"req_011CWk3japSK5WFb8gJwr2yG"}',
+    overflow: false,
+  },
+  {
+    source: 'BerriAI/litellm#3279',
+    error:
+      '{\n  "error": {\n    "message": "APITimeoutError - Request timed out. \\n model: azure/chatgpt-v-2 \\n api_base: https://openai-gpt-4-test-v-1.openai.azure.com/ \\n error_str: Request timed out.",\n    "type": null,\n    "param": null,\n    "code": 408\n  }\n}',
+    overflow: false,
+  },
+  {
+    source: 'RUC-NLPIR/Arbor#1',
+    error:
+      'litellm.Timeout: APITimeoutError - Request timed out. Error_str: Request timed out. - timeout value=20.0, time taken=20.26 seconds',
+    overflow: false,
+  },
+  {
+    source: 'ading2210/vercel-llm-api#14',
+    error:
+      "Failed to perform, ErrCode: 28, Reason: 'Operation timed out after 30012 milliseconds with 3977 bytes received'",
+    overflow: false,
+  },
+  {
+    source: 'souther-lang/souther#262',
+    error:
+      '--input is not valid JSON: Document nesting depth (501) exceeds the maximum allowed (500, from `StreamReadConstraints.getMaxNestingDepth()`)',
+    overflow: false,
+  },
+  {
+    source: 'codehaus/jettison#12',
+    error: 'Caused by: org.codehaus.jettison.json.JSONException: Nesting too deep.',
+    overflow: false,
+  },
+  {
+    source: 'huhusmang/ChatGPT-Exporter#27 (exporting a conversation at its length limit)',
+    error: '导出过程中发生严重错误: RangeError: Maximum call stack size exceeded',
+    overflow: false,
+  },
+  {
+    source: 'cloudflare/agents#430',
+    error: '✘ [ERROR] RPC error: RangeError: Maximum call stack size exceeded',
+    overflow: false,
+  },
+  {
+    source: 'kortix-ai/suna#1766 (verbatim as published (cut off in the issue))',
+    error:
+      'Rate limit exceeded: Too many requests to the API. Please retry later. litellm.RateLimitError: AnthropicException - b\'{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization (xxxxxxxx) of 30,000 input tokens per minute.',
+    overflow: false,
+  },
+  {
+    source: 'logancyang/obsidian-copilot#2327',
+    error:
+      '429 {"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed your organization\'s rate limit of 30,000 input tokens per minute (org: 5456025a-920d-4fae-83df-eb142ce029c1, model: claude-sonnet-4-20250514). For details, refer to: faviconhttps://docs.claude.com/en/api/rate-limits. You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later. You may also contact sales at faviconhttps://claude.com/contact-sales to discuss your options for a rate limit increase."},"request_id":"req_011CZRtHe9vmeRRMu6G4rMhJ"}',
+    overflow: false,
+  },
+  {
+    source: 'google-gemini/gemini-cli#14831',
+    error:
+      '✕ [API Error: [{\n    "error": {\n      "code": 429,\n      "message": "Resource exhausted. Please try again later. Please refer to\n  https://cloud.google.com/vertex-ai/generative-ai/docs/error-code-429 for more details.",\n      "errors": [\n        {\n          "message": "Resource exhausted. Please try again later. Please refer to\n  https://cloud.google.com/vertex-ai/generative-ai/docs/error-code-429 for more details.",\n          "domain": "global",\n          "reason": "rateLimitExceeded"\n        }\n      ],\n      "status": "RESOURCE_EXHAUSTED"\n    }\n  }\n  ]]',
+    overflow: false,
+  },
+  {
+    source: 'continuedev/continue#10560',
+    error:
+      '{"error":{"message":"{\\n  \\"error\\": {\\n    \\"code\\": 429,\\n    \\"message\\": \\"Resource has been exhausted (e.g. check quota).\\",\\n    \\"status\\": \\"RESOURCE_EXHAUSTED\\"\\n  }\\n}\\n","code":429,"status":"Too Many Requests"}}',
+    overflow: false,
+  },
+  {
+    source: 'anomalyco/opencode#1000',
+    error: 'AI_APICallError: `max_tokens` must be less than or equal to `16384`',
+    overflow: false,
+  },
+  {
+    source: 'skapadia3214/groq-moa#8',
+    error:
+      "BadRequestError: Error code: 400 - {'error': {'message': 'max_tokens for `llama-3.1-8b-instant` must be less than or equal to 8000', 'type': 'invalid_request_error'}}",
+    overflow: false,
+  },
+  {
+    source: 'stackblitz-labs/bolt.diy#564 (body-size 413)',
+    error: 'APICallError [AI_APICallError]: Request Entity Too Large',
+    overflow: false,
+    tooLarge: true,
+  },
+  {
+    source: 'openai/codex#2255 (in-stream; HTTP status not shown, default 400 used)',
+    error:
+      '🖐 stream disconnected before completion: Rate limit reached for gpt-5 in organization org-4186rp37ux4fzmyzgp01lbvp on tokens per min (TPM): Limit 40000000, Used 40000000, Requested 13621. Please try again in 20ms. Visit https://platform.openai.com/account/rate-limits to learn more.',
+    overflow: false,
+  },
+  {
+    source:
+      'EleutherAI/lm-evaluation-harness#1513 (HF generate() max_length (generation setting, far below model window); debatable)',
+    error:
+      'ValueError: Input length of input_ids is 494, but max_length is set to 128. This can lead to unexpected behavior. You should consider increasing max_length or, better yet, setting max_new_tokens.',
+    overflow: false,
+  },
+  {
+    source: 'huggingface/smol-course#208 (HF generate() default max_length=20; debatable)',
+    error:
+      'ValueError: Input length of input_ids is 31, but `max_length` is set to 20. This can lead to unexpected behavior. You should consider increasing `max_length` or, better yet, setting `max_new_tokens`.',
+    overflow: false,
+  },
+  {
+    source: 'stanford-crfm/helm#97',
+    error:
+      'OpenAI error: Rate limit reached for tokens. Limit: 150000.000000 / min. Current: 176000.000000 / min. Contact support@openai.com if you continue to have issues.',
+    overflow: false,
+  },
+  {
+    source: 'dragon1086/prism-insight#48',
+    error:
+      "[ERROR] 2025-10-05T13:19:21 mcp_agent.executor.executor - Error executing task: Error code: 429 - {'error': {'message': 'Request too large for gpt-4.1 in organization org-H804Ggv7sCGgufN5KM1WhLbu on tokens per min\n(TPM): Limit 30000, Requested 56336. The input or output tokens must be reduced in order to run successfully. Visit https://platform.openai.com/account/rate-limits to learn more.', 'type': 'tokens', 'param': None,\n'code': 'rate_limit_exceeded'}}",
+    overflow: false,
+  },
+  {
+    source: 'rotemweiss57/gpt-newspaper#10',
+    error:
+      "openai.RateLimitError: Error code: 429 - {'error': {'message': 'Rate limit reached for gpt-4 in organization org-********** on tokens per min (TPM): Limit 10000, Used 9348, Requested 5086. Please try again in 26.604s. Visit https://platform.openai.com/account/rate-limits to learn more.', 'type': 'tokens', 'param': None, 'code': 'rate_limit_exceeded'}}",
+    overflow: false,
+  },
+  {
+    source: 'google-gemini/gemini-cli#8029 (express body-size limit)',
+    error: '"PayloadTooLargeError: request entity too large"',
+    overflow: false,
+    tooLarge: true,
+  },
+  {
+    source: 'GerardPolloRebozado/social-to-mealie#32 (Whisper upload byte cap)',
+    error: '413 413: Maximum content size limit (26214400) exceeded (26358048 bytes read)',
+    overflow: false,
+    tooLarge: true,
+  },
+  {
+    source: 'WEIFENG2333/VideoCaptioner#703 (Whisper upload byte cap (gateway))',
+    error:
+      "音频识别失败: Error code: 413 - {'error': {'message': 'Maximum content size limit (26214400) exceeded (26222592 bytes read) (request id: 20250715191306787520951i8nD7yRe)', 'type': 'server_error', 'param': 'null', 'code': 'null'}}",
+    overflow: false,
+    tooLarge: true,
+  },
+  {
+    source: 'WEIFENG2333/VideoCaptioner#724',
+    error:
+      "2025-07-29 14:03:15 - whisper_api - ERROR - 音频识别失败: Error code: 413 - {'error': {'message': 'Request Entity Too Large', 'type': 'invalid_request_error', 'code': 'request_too_large'}}",
+    overflow: false,
+    tooLarge: true,
+  },
+  {
+    source: 'jekalmin/extended_openai_conversation#252 (response max_tokens cap (output), not the window)',
+    error: "Something went wrong: token length('150') exceeded. Increase maximum token to avoid he issue.",
+    overflow: false,
+  },
+  {
+    source: 'Aethena-Lab/Z3r0#13',
+    error: 'Invalid message payload: send.content.0.text.text: String should have at most 20000 characters',
+    overflow: false,
+  },
+  {
+    source: 'wit-ai/wit#1698',
+    error: 'Message is either too short or too long (max is 280)',
+    overflow: false,
+  },
+  {
+    source: 'cccaballero/manolo_bot#30',
+    error:
+      'telebot.apihelper.ApiTelegramException: A request to the Telegram API was unsuccessful. Error code: 400. Description: Bad Request: message is too long',
+    overflow: false,
+  },
+  {
+    source: 'Tele-Bots/CovidBot#39',
+    error: 'Unhandled rejection Error: ETELEGRAM: 400 Bad Request: message is too long',
+    overflow: false,
+  },
+  {
+    source:
+      'aws-solutions-library-samples/accelerated-intelligent-document-processing-on-aws#998 (Bedrock many-image dimension cap)',
+    error: 'image exceed max allowed size for many-image requests: 2000 pixels',
+    overflow: false,
+  },
+  {
+    source: 'aws-solutions-library-samples/accelerated-intelligent-document-processing-on-aws#778',
+    error:
+      'ValidationException: The model returned the following errors:\nmessages.0.content.2.image.source.bytes: image exceeds 5 MB maximum:\n7167852 bytes > 5242880 bytes',
+    overflow: false,
+  },
+  {
+    source: 'cline/cline#1844 (Bedrock image/document count cap)',
+    error: 'too many images and documents: 21 + 0 > 20',
+    overflow: false,
+  },
+  {
+    source: 'infiniflow/ragflow#13063',
+    error:
+      "[ERROR]Error code: 400 - {'error': {'code': 'InvalidParameter', 'message': 'Image 0 failed: Image exceeds the maximum allowed total pixels. Current dimensions: 4634x12324 = 57109416 pixels. Maximum allowed: 36000000 pixels. Request id: 02177061212376864d8a6219dbbdb6281842e0590025e92aab7aa', 'param': '', 'type': 'BadRequest'}}",
+    overflow: false,
+  },
+  {
+    source: 'nlpodyssey/openai-agents-go#20 (agent turn cap)',
+    error: '❌ Streaming error: Max turns (10) exceeded',
+    overflow: false,
+  },
+  {
+    source: 'openai/openai-agents-python#1442 (agent turn cap)',
+    error: 'agents.exceptions.MaxTurnsExceeded: Max turns (10) exceeded',
+    overflow: false,
+  },
+  {
+    source: 'langchain-ai/langchain#8493 (agent iteration cap)',
+    error: 'Agent stopped due to iteration limit or time limit',
+    overflow: false,
+  },
+  {
+    source: 'crewAIInc/crewAI-examples#9 (agent iteration cap)',
+    error: 'Task output: Agent stopped due to max iterations.',
+    overflow: false,
+  },
+  {
+    source: 'Gitlawb/openclaude#1549',
+    error:
+      '429 {"error":{"message":"Rate limit exceeded: free-models-per-day-high-balance.","type":"rate_limit_error","code":"429"}}',
+    overflow: false,
+  },
+  {
+    source: 'n8n-io/n8n#19117',
+    error:
+      '{\n  "errorMessage": "OpenAI: Rate limit reached",\n  "errorDescription": "Rate limit exceeded: free-models-per-day. Add 10 credits to unlock 1000 free model requests per day",\n  "errorDetails": {},\n  "n8nDetails": {\n    "time": "3/9/2025, 05.17.16",\n    "n8nVersion": "1.109.1 (Self Hosted)",\n    "binaryDataMode": "default"\n  }\n}',
+    overflow: false,
+  },
+  {
+    source: 'diegosouzapw/OmniRoute#10656',
+    error: '✻ 429 [429]: Error from provider (Console): Rate limit exceeded. Please try again later',
     overflow: false,
   },
 ];

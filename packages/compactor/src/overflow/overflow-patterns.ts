@@ -96,7 +96,8 @@ export const OVERFLOW_SIGNATURES: readonly OverflowSignature[] = [
   { provider: 'llama.cpp', pattern: /exceed_context_size_error/i },
   {
     provider: 'llama.cpp',
-    pattern: /\brequest (?:\(\d[\d,]* tokens\) )?exceeds the available context size/i,
+    pattern:
+      /\b(?:request|decoding|prompt|input) (?:\(\d[\d,]* tokens\) )?exceeds the available context size/i,
   },
   { provider: 'llama.cpp', pattern: /\binput (?:\(\d[\d,]* tokens\) )?is larger than the max context size/i },
   { provider: 'llama.cpp', pattern: /context size has been exceeded/i },
@@ -146,7 +147,7 @@ export const OVERFLOW_SIGNATURES: readonly OverflowSignature[] = [
  * number of tokens (not "the context": a context size set too large for a model is configuration).
  */
 const SUBJECT = String.raw`(?:(?:decoder\s+)?(?:prompt|input|request(?:ed\s+token\s+count)?|query|sequence|messages?)(?:\s+(?:length|size|tokens?|token\s+count|content))?|number\s+of\s+(?:input\s+|prompt\s+)?tokens)`;
-const EXCEEDS = String.raw`(?:exceed(?:s|ed)?|(?:is\s+|are\s+)?(?:too\s+(?:long|large|big)|(?:longer|greater|larger|bigger)\s+than)|must\s+be\s+less\s+than|cannot\s+exceed)`;
+const EXCEEDS = String.raw`(?:exceed(?:s|ed|ing)?|(?:is\s+|are\s+)?(?:too\s+(?:long|large|big)|(?:longer|greater|larger|bigger|more)\s+than)|must\s+be\s+less\s+than|cannot\s+exceed)`;
 /** What it is measured against: a maximum, a limit, the context window, the model's length, `n_ctx`. */
 const LIMIT = String.raw`(?:max(?:imum)?|limit|context|window|model(?:'?s)?\s+length|max_seq_len|n_ctx|kv\s+size|allowed)`;
 /**
@@ -168,6 +169,7 @@ const OVERFLOW_SHAPE = rx(String.raw`\b${SUBJECT}\b[^.;!?\n]{0,40}?\b${EXCEEDS}\
 const OVERFLOW_SHORT_FORMS: readonly RegExp[] = [
   /\bcontext[ _-]?(?:length|window|size)[ _-]?(?:has\s+been\s+|was\s+|is\s+)?exceeded\b|\bContextWindowExceeded/i,
   /\bprompt_too_long\b/i,
+  /\b(?:is|was|are) (?:larger|longer|bigger|greater) than the (?:model'?s? )?context(?: window| length| size)?\b/i,
   /\bout of (?:room|space) in the (?:model'?s )?context window\b/i,
   /\b(?:model\s+)?max(?:imum)?\s+(?:context\s+)?length\s+exceeded\b/i,
   // "Prompt is too long" alone is a signature (the whole message): in prose it may quote a client.
@@ -194,7 +196,8 @@ const NOT_WINDOW_SIZES: readonly RegExp[] = [
  * read only when no provider's signature matched, and never where it speaks of other sizes.
  */
 export function saysOverflowInGeneral(text: string): boolean {
-  const words = text.replace(/https?:\/\/\S+/g, ' ');
+  // Neither a link's words nor a JSON key (`"message":` is no subject) belong to the message.
+  const words = text.replace(/https?:\/\/\S+/g, ' ').replace(/\\?["'][\w-]+\\?["']\s*:/g, ' ');
   if (NOT_WINDOW_SIZES.some((pattern) => pattern.test(words))) return false;
   if (OVERFLOW_SHORT_FORMS.some((pattern) => pattern.test(words))) return true;
   return words
@@ -490,8 +493,19 @@ export const COUNT_PARSERS: readonly CountParser[] = [
     1,
     2,
   ),
-  // A count over its limit, in parentheses after the words: "exceeds max token count (5910 / 4095)".
-  promptOver(String.raw`\bexceeds?\b[^.(]{0,60}?\btokens?\b[^.(]{0,30}\(\s*${N}\s*\/\s*${N}\s*\)`, 1, 2),
+  // A count over its limit, in parentheses after words of tokens exceeding: "exceeds max token count
+  // (5910 / 4095)", "Token count … exceeding the limit (4959 / 4095)", "… sequence length (1336 > 512)".
+  promptOver(
+    String.raw`\b(?:tokens?\b[^.(]{0,80}?\b(?:exceed(?:s|ed|ing)?|longer|larger|greater|more)|(?:exceed(?:s|ed|ing)?|longer|larger|greater|more)\b[^.(]{0,80}?\b(?:tokens?|length))\b[^.(]{0,60}\(\s*${N}\s*(?:\/|>)\s*${N}\s*\)`,
+    1,
+    2,
+  ),
+  // Gemini's older wording: "contains (35490) tokens, which is more than the max tokens limit allowed: (30720)".
+  promptOver(
+    String.raw`\b(?:contains|has)\s*\(?${N}\)?\s*tokens,?\s*(?:which\s+is\s+)?(?:more|greater)\s+than\b[^.\d]{0,60}?\(?(?<![\w.-])${N}(?!\w|\.\d)`,
+    1,
+    2,
+  ),
   // The general shape with its numbers: "<the prompt> (length) N … exceeds / is longer than … M".
   promptOver(
     String.raw`\b(?:decoder\s+)?(?:prompt|input|request|sequence|number\s+of)(?:\s+(?:input\s+|prompt\s+)?(?:length|size|tokens?|token\s+count))?(?:\s+of)?\s*\(?(?:length\s+)?${N}(?:\s+tokens)?\)?\s*(?:(?:has|have)\s+)?(?:exceed(?:s|ed)?|is\s+(?:longer|greater|larger)\s+than|must\s+be\s+less\s+than)[^.\d]{0,60}?\(?(?<![\w.-])${N}(?!\w|\.\d)`,
