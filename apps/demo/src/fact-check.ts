@@ -6,6 +6,7 @@ import {
   type ScoredFact,
   type ScoredFactKind,
   scoreFacts,
+  stringsOf,
 } from '../../../packages/compactor/bench/fact-scorer.ts';
 
 export { findFacts };
@@ -24,15 +25,6 @@ export interface FactTally {
   lost: DemoFact[];
 }
 
-/** Every string inside a JSON value. */
-function strings(value: unknown, out: string[] = []): string[] {
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const item of value) strings(item, out);
-  else if (typeof value === 'object' && value !== null)
-    for (const item of Object.values(value)) strings(item, out);
-  return out;
-}
-
 /**
  * The text of one message as the report shows it: text, reasoning, tool inputs and outputs (a
  * result's `content` parts repeat its output, so they are not shown again).
@@ -42,8 +34,8 @@ export function messageText(message: Message): string {
   const chunks: string[] = [];
   for (const part of message.content) {
     if (part.type === 'text' || part.type === 'reasoning') chunks.push(part.text);
-    else if (part.type === 'tool-call') chunks.push(...strings(part.input));
-    else if (part.type === 'tool-result') chunks.push(...strings(part.output));
+    else if (part.type === 'tool-call') chunks.push(...stringsOf(part.input));
+    else if (part.type === 'tool-result') chunks.push(...stringsOf(part.output));
   }
   return chunks.join('\n');
 }

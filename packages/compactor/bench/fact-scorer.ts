@@ -96,7 +96,8 @@ function scanProse(text: string, add: (kind: ScoredFactKind, value: string) => v
   }
 }
 
-function stringsOf(value: unknown, out: string[] = []): string[] {
+/** Every string inside a JSON value (tool inputs and outputs). */
+export function stringsOf(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') out.push(value);
   else if (Array.isArray(value)) for (const item of value) stringsOf(item, out);
   else if (value !== null && typeof value === 'object')

@@ -135,11 +135,6 @@ export const OVERFLOW_SIGNATURES: readonly OverflowSignature[] = [
   { provider: 'generic', pattern: /range of input length should be \[/i },
   { provider: 'generic', pattern: /context window exceeds limit/i },
   { provider: 'generic', pattern: /maximum context length (?:has been |is )?exceeded/i },
-  {
-    provider: 'generic',
-    pattern:
-      /\b(?:prompt|input|request|messages?)\b[^.]{0,60}?\bexceeds? (?:the )?(?:model'?s )?(?:maximum |max )?context (?:window|length|size|limit)/i,
-  },
 ];
 
 /**
