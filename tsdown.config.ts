@@ -1,4 +1,3 @@
-import { decode, encode } from '@jridgewell/sourcemap-codec';
 import { defineConfig, type UserConfig } from 'tsdown';
 
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -16,7 +15,7 @@ const asciiOutput = {
   generateBundle(
     this: { parse(code: string): unknown },
     _options: unknown,
-    bundle: Record<string, OutputChunk | OutputAsset>,
+    bundle: Record<string, OutputChunk | { type: 'asset' }>,
   ) {
     for (const file of Object.values(bundle)) {
       // Declarations (.d.mts) are not run.
@@ -25,8 +24,6 @@ const asciiOutput = {
         throw new Error(
           `${file.fileName}: a tagged template holds a non-ASCII character; escape it in the source`,
         );
-      const map = bundle[`${file.fileName}.map`];
-      if (map?.type === 'asset') map.source = shiftedSourceMap(String(map.source), file.code);
       file.code = file.code.replace(EVERY_NON_ASCII, escapeCodeUnit);
     }
   },
@@ -38,29 +35,8 @@ interface OutputChunk {
   code: string;
 }
 
-interface OutputAsset {
-  type: 'asset';
-  fileName: string;
-  source: string | Uint8Array;
-}
-
 function escapeCodeUnit(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
-}
-
-/** The chunk's source map with each generated column moved past the escapes before it on its line. */
-function shiftedSourceMap(json: string, code: string): string {
-  const map = JSON.parse(json) as { mappings: string };
-  const lines = code.split('\n');
-  const decoded = decode(map.mappings).map((segments, index) => {
-    const line = lines[index] ?? '';
-    if (!NON_ASCII.test(line)) return segments;
-    // An escape is six characters where the code unit was one.
-    const widened = (column: number) =>
-      column + 5 * (line.slice(0, column).match(EVERY_NON_ASCII)?.length ?? 0);
-    return segments.map(([column, ...rest]) => [widened(column), ...rest] as (typeof segments)[number]);
-  });
-  return JSON.stringify({ ...map, mappings: encode(decoded) });
 }
 
 /** A tag sees a template's raw text, where an escape would not stand for the character it replaced. */
@@ -81,7 +57,9 @@ export function packageConfig(entry: string[] = ['src/index.ts'], extra: UserCon
     target: 'node20',
     dts: true,
     clean: true,
-    sourcemap: true,
+    // No source maps: the JS is neither minified nor renamed, so a stack trace already reads as the
+    // source did, and maps carrying the sources more than doubled every package's install size.
+    sourcemap: false,
     // Doc comments stay in the .d.mts files, not in the JS a cold start parses. Not minified: Node
     // prints an uncaught error's source line, which would then be the whole module.
     outputOptions: { comments: { jsdoc: false, legal: true, annotation: true } },

@@ -80,7 +80,8 @@ describe.each(names)('@ctxguard/%s as published', (name) => {
     expect(files.has('README.md')).toBe(true);
     const packedManifest = await run('tar', ['-xzOf', packed.filename, 'package/package.json']);
     expect(packedManifest.stdout).not.toContain('workspace:');
-    // Published: built files only (the source maps carry the sources), no source condition.
+    // Published: built files only, no source maps, no source condition.
+    expect([...files].filter((f) => f.endsWith('.map'))).toEqual([]);
     const published = JSON.parse(packedManifest.stdout) as Manifest;
     expect(Object.keys(published.exports).sort()).toEqual(Object.keys(manifest.exports).sort());
     for (const [entry, target] of Object.entries(published.exports)) {
