@@ -9,8 +9,14 @@ import { CtxGuardError, InvalidInputError } from '@ctxguard/core';
 import { generateText, type ModelMessage, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { ContextDeclinedError, MemoryPersistence, type Persistence } from 'ctxguard';
-import { describe, expect, it, vi } from 'vitest';
-import { ctxguardMiddleware, REMEMBERED_CONVERSATIONS } from './ctxguard-middleware.js';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
+import {
+  type CtxguardMiddleware,
+  type CtxguardMiddlewareV4,
+  ctxguardMiddleware,
+  REMEMBERED_CONVERSATIONS,
+} from './ctxguard-middleware.js';
+import type { CtxguardMiddlewareOptions } from './middleware-options.js';
 
 const PNG = Uint8Array.from(
   atob(
@@ -236,6 +242,18 @@ describe('ctxguardMiddleware.transformParams', () => {
     expect(() => ctxguardMiddleware({ signedReasoning: 'drop' } as never)).toThrow(
       /signedReasoning: is not an option of the middleware/,
     );
+  });
+
+  it('takes options typed with its own option types, as AI SDK 6 or 7 middleware', () => {
+    const options: CtxguardMiddlewareOptions = { contextLimit: 50_000 };
+    const middleware = ctxguardMiddleware(options);
+    expectTypeOf(middleware).toEqualTypeOf<CtxguardMiddleware>();
+    const model = wrapLanguageModel({ model: new MockLanguageModelV3(), middleware });
+    expect(model.specificationVersion).toBe('v3');
+    const v7: CtxguardMiddlewareOptions<'v4'> = { contextLimit: 50_000, specificationVersion: 'v4' };
+    const v4 = ctxguardMiddleware(v7);
+    expectTypeOf(v4).toEqualTypeOf<CtxguardMiddlewareV4>();
+    expect(v4.specificationVersion).toBe('v4');
   });
 });
 

@@ -605,17 +605,13 @@ async function streamGuarded(
  * AI SDK 6 (`LanguageModelV3Middleware`) by default; `specificationVersion: 'v4'` gives the AI SDK 7
  * form (`LanguageModelV4Middleware`).
  */
+export function ctxguardMiddleware(options?: CtxguardMiddlewareOptions): CtxguardMiddleware;
+export function ctxguardMiddleware(options: CtxguardMiddlewareOptions<'v4'>): CtxguardMiddlewareV4;
 export function ctxguardMiddleware(
-  options?: CtxguardMiddlewareOptions & { specificationVersion?: 'v3' | undefined },
-): CtxguardMiddleware;
-export function ctxguardMiddleware(
-  options: CtxguardMiddlewareOptions & { specificationVersion: 'v4' },
-): CtxguardMiddlewareV4;
-export function ctxguardMiddleware(
-  options?: CtxguardMiddlewareOptions,
+  options?: CtxguardMiddlewareOptions<'v3' | 'v4'>,
 ): CtxguardMiddleware | CtxguardMiddlewareV4;
 export function ctxguardMiddleware(
-  options: CtxguardMiddlewareOptions = {},
+  options: CtxguardMiddlewareOptions<'v3' | 'v4'> = {},
 ): CtxguardMiddleware | CtxguardMiddlewareV4 {
   const parsed = parseOptions(ctxguardMiddlewareOptionsSchema, options, 'ctxguardMiddleware options');
   const state = new MiddlewareState(parsed);

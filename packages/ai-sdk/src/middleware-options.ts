@@ -40,8 +40,18 @@ export const ctxguardMiddlewareOptionsSchema = lazySchema(() =>
   }),
 );
 
-/** Options accepted by {@link ctxguardMiddleware}. */
-export type CtxguardMiddlewareOptions = z.input<typeof ctxguardMiddlewareOptionsSchema>;
+/** The middleware versions `specificationVersion` selects. */
+type MiddlewareVersion = 'v3' | 'v4';
+
+/**
+ * Options accepted by {@link ctxguardMiddleware}: as typed, they give the AI SDK 6 middleware;
+ * `CtxguardMiddlewareOptions<'v4'>` (with `specificationVersion: 'v4'`) the AI SDK 7 one.
+ */
+export type CtxguardMiddlewareOptions<Version extends MiddlewareVersion = 'v3'> = Omit<
+  z.input<typeof ctxguardMiddlewareOptionsSchema>,
+  'specificationVersion'
+> &
+  (Version extends 'v4' ? { specificationVersion: 'v4' } : { specificationVersion?: 'v3' | undefined });
 
 /** Parsed options. */
 export type ParsedMiddlewareOptions = z.output<typeof ctxguardMiddlewareOptionsSchema>;

@@ -229,6 +229,10 @@ describe('an unknown option or field that is a known one misspelt', () => {
     expect(messageOf(() => parseOptions(schema, { max_completion_tokens: 1 }, 'Thing options'))).toBe(
       'Thing options: Unrecognized key: "max_completion_tokens"',
     );
+    const folder = z.strictObject({ dir: z.string() });
+    expect(messageOf(() => parseOptions(folder, { directory: '/tmp/x' }, 'Store options'))).toContain(
+      'Unrecognized key: "directory" (did you mean "dir"?)',
+    );
   });
 
   it('suggests nothing for a name no option is close to', () => {

@@ -334,4 +334,7 @@ const OTHER_NAMES: ReadonlyMap<string, readonly string[]> = new Map([
   ['google', ['gemini']],
   ['compactionThreshold', ['at']],
   ['threshold', ['at']],
+  ['directory', ['dir']],
+  ['folder', ['dir']],
+  ['path', ['dir']],
 ]);

@@ -167,7 +167,10 @@ export interface ConversationStats {
   version: number;
   /** The app's messages stored (hidden ones included). */
   originalMessages: number;
-  /** Messages `prepare` would send now (before new ones). */
+  /**
+   * Messages in the effective view: the stored conversation with its compactions applied, which
+   * `prepare` sends from (a tool round whose signed reasoning went stale goes out as one note).
+   */
   effectiveMessages: number;
   /** Every stored entry: messages, summaries and markers. */
   storedEntries: number;
