@@ -105,7 +105,7 @@ export class ModelCatalog {
   #last: { provider: unknown; model: unknown; resolved: ResolvedModel } | undefined;
 
   constructor(options?: ModelCatalogOptions) {
-    const parsed = parseOptions(modelCatalogOptionsSchema, options, 'options');
+    const parsed = parseOptions(modelCatalogOptionsSchema, options, 'ModelCatalog options');
     if (parsed.builtins !== false) {
       for (const entry of BUILTIN_MODELS)
         this.#insert(freezeEntry(entry as z.output<typeof catalogEntrySchema>));

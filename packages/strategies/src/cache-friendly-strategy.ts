@@ -29,21 +29,25 @@ import { cutNewOutputs } from './new-output-cut.js';
 import { cutOutputsTo, largestFittingCut } from './recent-shrink.js';
 import { aimFor, growthPerRequest, rememberCompaction } from './request-growth.js';
 import {
-  checkBelowTrigger,
+  checkTargetBelowTrigger,
   DECLINE_CEILING,
   declineCeiling,
   factTokenBound,
   maxFactTokensOption,
+  type TriggerDefaults,
+  targetFor,
 } from './shared-options.js';
+
+const CACHE_FRIENDLY_DEFAULTS: TriggerDefaults = { at: 0.75, target: 0.25 };
 
 /** Options of {@link CacheFriendlyStrategy}. */
 export const cacheFriendlyStrategyOptionsSchema = lazySchema(() =>
   z
     .strictObject({
       /** Fraction (0–1) of the input budget at which the strategy compacts. */
-      at: z.number().gt(0).max(1).default(0.75),
+      at: z.number().gt(0).max(1).default(CACHE_FRIENDLY_DEFAULTS.at),
       /** Fraction of the input budget a compaction brings the request down to (well under `at`). */
-      target: z.number().gt(0).lt(1).default(0.25),
+      target: z.number().gt(0).lt(1).optional(),
       /** Upper bound of the summary in characters, whatever the budget. */
       summaryMaxLength: z.number().int().positive().default(4000),
       /** Terms or a task the summary should favour. */
@@ -51,9 +55,8 @@ export const cacheFriendlyStrategyOptionsSchema = lazySchema(() =>
       /** Upper bound of the facts block in tokens (unset: 0.15 of the input budget, at least 100 tokens). */
       maxFactTokens: maxFactTokensOption,
     })
-    .superRefine((options, issues) =>
-      checkBelowTrigger(options, { field: 'target', value: options.target }, issues),
-    ),
+    .superRefine((options, issues) => checkTargetBelowTrigger(options, issues))
+    .transform((options) => ({ ...options, target: targetFor(options, CACHE_FRIENDLY_DEFAULTS) })),
 );
 
 /** What {@link CacheFriendlyStrategy} accepts; every field has a default. */

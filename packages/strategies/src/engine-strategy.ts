@@ -15,7 +15,16 @@ import { countIn, percent, tokens, viewTokens } from './budget-figures.js';
 import { cutFactBound, keepingClearedFacts } from './cleared-facts.js';
 import { effectiveView, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
 import { trimToolOutputs } from './recent-shrink.js';
-import { declineCeiling, maxFactTokensOption } from './shared-options.js';
+import {
+  checkTargetBelowTrigger,
+  declineCeiling,
+  maxFactTokensOption,
+  type TriggerDefaults,
+  targetFor,
+} from './shared-options.js';
+
+const ENGINE_DEFAULTS: TriggerDefaults = { at: 0.85, target: 0.7 };
+
 import { stageSwitch } from './stage-switch.js';
 import { foldEarlierSummary } from './summary-fold.js';
 import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
@@ -53,9 +62,9 @@ export const engineStrategyOptionsSchema = lazySchema(() =>
   z
     .strictObject({
       /** Fraction (0–1) of the input budget at which the steps run (default 0.85). */
-      at: fraction.default(0.85),
-      /** Steps run until the request is under this fraction of the input budget (default 0.7; a retry aims at most at 0.7). */
-      target: fraction.default(0.7),
+      at: fraction.default(ENGINE_DEFAULTS.at),
+      /** Steps run until the request is under this fraction of the input budget (default 0.7, lowered in proportion with an `at` below 0.85; a retry aims at most at 0.7). */
+      target: fraction.optional(),
       /** Old tool results become a short notice, their facts kept in the system prompt's facts block; the newest `recentCount` stay (halved on a retry). */
       microcompact: stageSwitch({
         recentCount: z.number().int().nonnegative().default(5),
@@ -88,10 +97,8 @@ export const engineStrategyOptionsSchema = lazySchema(() =>
         maxFactTokens: maxFactTokensOption,
       }),
     })
-    .refine((options) => options.target <= options.at, {
-      path: ['target'],
-      message: 'must be at most `at`',
-    }),
+    .superRefine((options, issues) => checkTargetBelowTrigger(options, issues, { orEqual: true }))
+    .transform((options) => ({ ...options, target: targetFor(options, ENGINE_DEFAULTS) })),
 );
 
 /** What {@link EngineStrategy} accepts; every field has a default. */

@@ -16,7 +16,13 @@ import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
 import { effectiveView, pinnedCount } from './history-view.js';
 import { isUserTurn } from './message-kinds.js';
-import { declineCeiling, maxFactTokensOption } from './shared-options.js';
+import {
+  checkTargetBelowTrigger,
+  declineCeiling,
+  maxFactTokensOption,
+  type TriggerDefaults,
+  targetFor,
+} from './shared-options.js';
 import { expectedSummaryTokens, summaryWorthWriting } from './summary-gain.js';
 
 /**
@@ -79,15 +85,15 @@ const layoutSchema = lazySchema(() =>
   z.strictObject({ HISTORY: rendering, IN_LOOP: rendering, CURRENT_MESSAGE: rendering }),
 );
 const fraction = lazySchema(() => z.number().gt(0).max(1));
-const DEFAULT_TARGET = 0.8;
+const LAYOUT_DEFAULTS: TriggerDefaults = { at: 0.9, target: 0.8 };
 
 /** Options of {@link LayoutStrategy}. */
 export const layoutStrategyOptionsSchema = lazySchema(() =>
   z
     .strictObject({
       /** Fraction (0–1) of the input budget at which a layout is chosen (default 0.9). */
-      at: fraction.default(0.9),
-      /** A layout fits when the whole request is at most this fraction of the input budget (default 0.8, or `at` when lower; at most `at`, so the next turn does not refire at once). */
+      at: fraction.default(LAYOUT_DEFAULTS.at),
+      /** A layout fits when the whole request is at most this fraction of the input budget (default 0.8, lowered in proportion with an `at` below 0.9; at most `at`, so the next turn does not refire at once). */
       target: fraction.optional(),
       /** Layouts tried in order; the first that fits is applied (default {@link preferredLayouts}). */
       layouts: z
@@ -109,12 +115,8 @@ export const layoutStrategyOptionsSchema = lazySchema(() =>
        */
       maxFactTokens: maxFactTokensOption,
     })
-    .refine((options) => options.target === undefined || options.target <= options.at, {
-      path: ['target'],
-      message: 'must be at most `at`',
-    })
-    // The default follows a trigger set below it, so setting `at` alone is never refused.
-    .transform((options) => ({ ...options, target: options.target ?? Math.min(DEFAULT_TARGET, options.at) })),
+    .superRefine((options, issues) => checkTargetBelowTrigger(options, issues, { orEqual: true }))
+    .transform((options) => ({ ...options, target: targetFor(options, LAYOUT_DEFAULTS) })),
 );
 
 /** What {@link LayoutStrategy} accepts; every field has a default. */

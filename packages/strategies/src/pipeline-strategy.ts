@@ -13,7 +13,12 @@ import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-
 import { cutFactBound, keepingClearedFacts } from './cleared-facts.js';
 import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
 import { trimToolOutputs } from './recent-shrink.js';
-import { declineCeiling } from './shared-options.js';
+import {
+  checkTargetBelowTrigger,
+  declineCeiling,
+  type TriggerDefaults,
+  targetFor,
+} from './shared-options.js';
 import { stageSwitch } from './stage-switch.js';
 import { foldEarlierSummary } from './summary-fold.js';
 import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
@@ -33,17 +38,17 @@ export const pipelineStages = Object.freeze(['prune', 'deduplicate', 'summarize'
 /** One of {@link pipelineStages}. */
 export type PipelineStage = (typeof pipelineStages)[number];
 
-/** Where the pipeline runs by default: the compactor's `checkContextBudget` says `shouldCompact` there too. */
-const PIPELINE_TRIGGER = 0.8;
+/** Where the pipeline runs by default (the compactor's `checkContextBudget` says `shouldCompact` there too) and what it aims at. */
+const PIPELINE_DEFAULTS: TriggerDefaults = { at: 0.8, target: 0.6 };
 
 /** Options of {@link PipelineStrategy}: the trigger, the target and each stage's settings. */
 export const pipelineStrategyOptionsSchema = lazySchema(() =>
   z
     .strictObject({
       /** Fraction (0–1) of the input budget at which the pipeline runs (default 0.80). */
-      at: fraction.default(PIPELINE_TRIGGER),
-      /** Stages run until the request is under this fraction of the input budget (default 0.6, below `at` so the next turn does not refire at once). */
-      target: fraction.default(0.6),
+      at: fraction.default(PIPELINE_DEFAULTS.at),
+      /** Stages run until the request is under this fraction of the input budget (default 0.6, lowered in proportion with an `at` below 0.8; at most `at`, so the next turn does not refire at once). */
+      target: fraction.optional(),
       /** Stage 1: old tool outputs become placeholders, their facts kept in the system prompt's facts block (unset: the newest outputs worth min(40,000, 20% of the input budget) tokens protected, at least min(20,000, 5%) saved, `skill` protected; a retry protects nothing). */
       prune: stageSwitch({
         protectTokens: tokenCount.optional(),
@@ -62,10 +67,8 @@ export const pipelineStrategyOptionsSchema = lazySchema(() =>
       /** Stage 4: the oldest messages after the first exchange go behind a marker (`fraction` of them; on a retry, as many as the target needs). */
       truncate: stageSwitch({ fraction: fraction.default(0.5) }),
     })
-    .refine((options) => options.target <= options.at, {
-      path: ['target'],
-      message: 'must be at most `at`',
-    }),
+    .superRefine((options, issues) => checkTargetBelowTrigger(options, issues, { orEqual: true }))
+    .transform((options) => ({ ...options, target: targetFor(options, PIPELINE_DEFAULTS) })),
 );
 
 /** What {@link PipelineStrategy} accepts; every field has a default. */

@@ -12,26 +12,27 @@ import { z } from 'zod';
 import { percent, requestOverhead } from './budget-figures.js';
 import { effectiveView, pinnedCount } from './history-view.js';
 import { isCompactionMessage, isUserTurn } from './message-kinds.js';
+import { checkTargetBelowTrigger, type TriggerDefaults, targetFor } from './shared-options.js';
 
 /** Share of its budget the recent messages a one-shot compaction keeps verbatim may take (the compactor's). */
 const RECENT_TOKENS_SHARE = 0.4;
+
+const RECOMPACT_DEFAULTS: TriggerDefaults = { at: 0.9, target: 0.5 };
 
 /** Options of {@link RecompactStrategy}. */
 export const recompactStrategyOptionsSchema = lazySchema(() =>
   z
     .strictObject({
       /** Fraction of the input budget at which it compacts. */
-      at: z.number().gt(0).max(1).default(0.9),
+      at: z.number().gt(0).max(1).default(RECOMPACT_DEFAULTS.at),
       /**
        * Share of the room a compaction can free (the input budget less the overhead, system prompt,
        * task, newest request and newest step every request carries) that the compacted history may fill.
        */
-      target: z.number().gt(0).lt(1).default(0.5),
+      target: z.number().gt(0).lt(1).optional(),
     })
-    .refine((options) => options.target < options.at, {
-      path: ['target'],
-      message: 'must be below `at`',
-    }),
+    .superRefine((options, issues) => checkTargetBelowTrigger(options, issues))
+    .transform((options) => ({ ...options, target: targetFor(options, RECOMPACT_DEFAULTS) })),
 );
 
 /** What {@link RecompactStrategy} accepts; every field has a default. */

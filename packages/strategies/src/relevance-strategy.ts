@@ -25,7 +25,16 @@ import { effectiveView, pinnedCount, summaryMessage } from './history-view.js';
 import { isSummaryEntry } from './message-kinds.js';
 import { lowerFactsBlock, trimToolOutputs } from './recent-shrink.js';
 import { bm25Scorer, type RelevanceScorer } from './relevance-scorer.js';
-import { checkBelowTrigger, declineCeiling, factTokenBound, maxFactTokensOption } from './shared-options.js';
+import {
+  checkTargetBelowTrigger,
+  declineCeiling,
+  factTokenBound,
+  maxFactTokensOption,
+  type TriggerDefaults,
+  targetFor,
+} from './shared-options.js';
+
+const RELEVANCE_DEFAULTS: TriggerDefaults = { at: 0.8, target: 0.6 };
 
 /** The name of its one trigger level, `at`: with a single level the name only labels the guard's events. */
 const RELEVANCE_LEVEL = 'pressure';
@@ -39,9 +48,9 @@ export const relevanceStrategyOptionsSchema = lazySchema(() =>
   z
     .strictObject({
       /** Fraction (0–1) of the input budget at which the strategy fires. */
-      at: z.number().gt(0).max(1).default(0.8),
+      at: z.number().gt(0).max(1).default(RELEVANCE_DEFAULTS.at),
       /** Fraction of the input budget the kept entries, summaries and facts are brought down to. */
-      target: z.number().gt(0).lt(1).default(0.6),
+      target: z.number().gt(0).lt(1).optional(),
       /** Newest messages always kept verbatim (fewer when they alone would not fit under `target`). */
       recentCount: z.number().int().min(1).default(6),
       /**
@@ -62,9 +71,8 @@ export const relevanceStrategyOptionsSchema = lazySchema(() =>
        */
       maxFactTokens: maxFactTokensOption,
     })
-    .superRefine((options, issues) => {
-      checkBelowTrigger(options, { field: 'target', value: options.target }, issues);
-    }),
+    .superRefine((options, issues) => checkTargetBelowTrigger(options, issues))
+    .transform((options) => ({ ...options, target: targetFor(options, RELEVANCE_DEFAULTS) })),
 );
 
 /** What {@link RelevanceStrategy} accepts; every field has a default. */

@@ -32,12 +32,32 @@ export function factTokenBound(
   return maxFactTokens ?? Math.max(floor, Math.floor(inputBudget * share));
 }
 
-/** The checks both single-trigger strategies make: the level they compact to is below `at`. */
-export function checkBelowTrigger(
-  options: { at: number },
-  lower: { field: string; value: number },
+/** A strategy's default trigger (`at`) and the level (`target`) a compaction brings a request down to. */
+export interface TriggerDefaults {
+  readonly at: number;
+  readonly target: number;
+}
+
+/**
+ * `target` as given, else its default: unchanged while `at` is at or above its own default, and
+ * lowered in proportion when `at` is set below it, so setting `at` alone is never refused and a
+ * compaction keeps the same headroom under the trigger.
+ */
+export function targetFor(
+  options: { readonly at: number; readonly target?: number | undefined },
+  defaults: TriggerDefaults,
+): number {
+  return options.target ?? defaults.target * Math.min(1, options.at / defaults.at);
+}
+
+/** Adds an issue on `target` when a `target` the user gave is not below `at` (or above it, with `orEqual`). */
+export function checkTargetBelowTrigger(
+  options: { readonly at: number; readonly target?: number | undefined },
   issues: z.RefinementCtx,
+  { orEqual = false }: { orEqual?: boolean } = {},
 ): void {
-  if (lower.value >= options.at)
-    issues.addIssue({ code: 'custom', path: [lower.field], message: `must be below at (${options.at})` });
+  const { at, target } = options;
+  if (target === undefined || target < at || (orEqual && target === at)) return;
+  const message = orEqual ? `must be at most at (${at})` : `must be below at (${at})`;
+  issues.addIssue({ code: 'custom', path: ['target'], message });
 }

@@ -141,7 +141,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
 
 /** Options of {@link CountApiCounter}. */
 export const countApiCounterOptionsSchema = lazySchema(() =>
-  z.object({
+  z.strictObject({
     /** API keys; a model whose API has no key is estimated. */
     keys: z
       .strictObject({ anthropic: z.string().min(1).optional(), gemini: z.string().min(1).optional() })

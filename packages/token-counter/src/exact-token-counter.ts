@@ -114,7 +114,7 @@ export class ExactTokenCounter implements TokenCounter {
   private defaultFallback: TokenCounter | undefined;
 
   constructor(options?: ExactTokenCounterOptions) {
-    this.options = parseOptions(exactTokenCounterOptionsSchema, options ?? {}, 'options');
+    this.options = parseOptions(exactTokenCounterOptionsSchema, options ?? {}, 'ExactTokenCounter options');
   }
 
   /** Changes when an encoder finishes loading (estimates turn exact); memos key on it. */

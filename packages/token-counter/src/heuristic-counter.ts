@@ -46,7 +46,7 @@ const positiveFinite = lazySchema(() =>
 
 /** Options of {@link HeuristicCounter}. */
 export const heuristicCounterOptionsSchema = lazySchema(() =>
-  z.object({
+  z.strictObject({
     /** Where learned corrections live; default an in-memory store (learning lasts for the process). */
     calibrationStore: z
       .custom<CalibrationStore>(

@@ -6,6 +6,7 @@ import { ModelCatalog } from '@ctxguard/models';
 import { get_encoding } from 'tiktoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunks, heldOutText } from '../../../test/support/real-text-corpus.ts';
+import { CountApiCounter } from './count-api-counter.js';
 import { HeuristicCounter } from './heuristic-counter.js';
 import { HybridTokenCounter } from './hybrid-counter.js';
 
@@ -182,6 +183,19 @@ describe('HybridTokenCounter', () => {
     expect(() => new HybridTokenCounter({ catalog: {} as never })).toThrow(InvalidOptionsError);
     expect(() => new HybridTokenCounter({ countApiKeys: { anthropic: '' } })).toThrow(/countApiKeys/);
     expect(() => new HybridTokenCounter({ heuristic: {} as never })).toThrow(/heuristic/);
+  });
+
+  it('rejects a misspelt option instead of counting without it', () => {
+    const misspelt = { countApiKey: { anthropic: 'sk-ant-test' } } as never;
+    expect(() => new HybridTokenCounter(misspelt)).toThrow(
+      'HybridTokenCounter options: Unrecognized key: "countApiKey" (did you mean "countApiKeys"?)',
+    );
+    expect(() => new HeuristicCounter({ providerMultiplier: {} } as never)).toThrow(
+      /HeuristicCounter options: Unrecognized key: "providerMultiplier"/,
+    );
+    expect(() => new CountApiCounter({ key: { anthropic: 'sk-ant-test' } } as never)).toThrow(
+      /CountApiCounter options: Unrecognized key: "key" \(did you mean "keys"\?\)/,
+    );
   });
 });
 

@@ -27,7 +27,7 @@ import {
 
 /** Options of {@link HybridTokenCounter}. */
 export const hybridTokenCounterOptionsSchema = lazySchema(() =>
-  z.object({
+  z.strictObject({
     /** Which tokenizer each model uses (default the built-in catalog). */
     catalog: z.custom<ModelCatalog>((v) => v instanceof ModelCatalog, 'must be a ModelCatalog').optional(),
     /** Keys for the count-tokens APIs; without one, `count_api` models are estimated. */

@@ -42,7 +42,7 @@ export class MemoizedCounter implements TokenCounter {
   private lastScope = { provider: '', model: '', mode: '', revision: -1, scope: '' };
 
   constructor(inner: TokenCounter, options?: MemoizedCounterOptions) {
-    const parsed = parseOptions(memoizedCounterOptionsSchema, options ?? {}, 'options');
+    const parsed = parseOptions(memoizedCounterOptionsSchema, options ?? {}, 'MemoizedCounter options');
     if (!isTokenCounter(inner)) {
       throw new InvalidOptionsError(
         'inner: expected a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',

@@ -78,7 +78,7 @@ export interface FileAttachment {
 
 /** Schema of {@link AggregateFileBudgetOptions}. */
 export const aggregateFileBudgetOptionsSchema = lazySchema(() =>
-  z.object({
+  z.strictObject({
     /** Provider and model whose input budget the files share (ignored when `budgetTokens` is given). */
     provider: z.string().min(1).optional(),
     model: z.string().min(1).optional(),

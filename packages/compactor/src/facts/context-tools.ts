@@ -65,7 +65,7 @@ const functionsSchema = lazySchema(() =>
 );
 
 const optionsSchema = lazySchema(() =>
-  z.object({
+  z.strictObject({
     /** Pass summaries and facts through {@link redactSecrets} (default true). */
     redact: z.boolean().default(true),
     /**

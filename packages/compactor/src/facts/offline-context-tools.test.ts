@@ -336,6 +336,9 @@ describe('createOfflineContextTools: validation and cancellation', () => {
   });
 
   it('rejects bad options with invalid_options naming the field', () => {
+    expect(() => createOfflineContextTools({ maxFact: 3 } as never)).toThrow(
+      'createOfflineContextTools options: Unrecognized key: "maxFact" (did you mean "maxFacts"?)',
+    );
     expect(() => createOfflineContextTools({ maxFacts: -1 })).toThrow(CtxGuardError);
     try {
       createOfflineContextTools({ maxFacts: -1 });

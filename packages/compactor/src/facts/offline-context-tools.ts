@@ -21,7 +21,7 @@ const DEFAULT_MAX_FACT_LENGTH = 300;
 
 /** Schema of {@link OfflineContextToolsOptions}. */
 export const offlineContextToolsOptionsSchema = lazySchema(() =>
-  z.object({
+  z.strictObject({
     /** Most facts one `extractFacts` call returns; errors, commands, paths and versions are kept first (default 400). */
     maxFacts: z.number().int().positive().default(400),
     /** Longer fact values (error lines, decisions) become a verbatim slice of this many characters (default 300). */

@@ -12,7 +12,7 @@ export type ToolOutputWriter = (path: string, content: string) => void | Promise
 
 /** Schema of {@link TruncateToolOutputOptions}. */
 export const truncateToolOutputOptionsSchema = lazySchema(() =>
-  z.object({
+  z.strictObject({
     /** Most UTF-8 bytes kept, notice included (default 51,200). */
     maxBytes: z.number().int().min(64).default(MAX_TOOL_OUTPUT_BYTES),
     /** Most lines kept, notice excluded (default 2,000). */
@@ -21,7 +21,7 @@ export const truncateToolOutputOptionsSchema = lazySchema(() =>
     direction: z.enum(['head', 'tail', 'head-tail']).default('tail'),
     /** Save the full output through `writer` before truncating it, and say where in the notice. */
     save: z
-      .object({
+      .strictObject({
         /** Folder the file goes in (joined with `/`). */
         dir: z.string().min(1),
         writer: z.custom<ToolOutputWriter>((v) => typeof v === 'function', 'must be a function'),

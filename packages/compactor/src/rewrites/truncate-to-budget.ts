@@ -6,7 +6,7 @@ import { defaultTokenCounter } from '../budget/default-counter.js';
 
 /** Schema of {@link TruncateToTokenBudgetOptions}. */
 export const truncateToTokenBudgetOptionsSchema = lazySchema(() =>
-  z.object({
+  z.strictObject({
     /** Counter used to measure (default the hybrid counter). */
     counter: z
       .custom<TokenCounter>(
@@ -15,7 +15,7 @@ export const truncateToTokenBudgetOptionsSchema = lazySchema(() =>
       )
       .optional(),
     /** Which model the tokens are counted for (default OpenAI gpt-4o). */
-    countContext: z.object({ provider: z.string(), model: z.string() }).optional(),
+    countContext: z.strictObject({ provider: z.string(), model: z.string() }).optional(),
     /** Appended when the text was cut (default `...`); counted inside the budget. */
     ellipsis: z.string().default('...'),
   }),
