@@ -51,7 +51,17 @@ export type CtxguardMiddlewareOptions<Version extends MiddlewareVersion = 'v3'> 
   z.input<typeof ctxguardMiddlewareOptionsSchema>,
   'specificationVersion'
 > &
-  (Version extends 'v4' ? { specificationVersion: 'v4' } : { specificationVersion?: 'v3' | undefined });
+  (Version extends 'v4' ? AISdk7Version : AISdk6Version);
+
+interface AISdk6Version {
+  /** `'v3'` (the default): AI SDK 6, typed as `LanguageModelV3Middleware`. */
+  specificationVersion?: 'v3' | undefined;
+}
+
+interface AISdk7Version {
+  /** `'v4'`: AI SDK 7, typed as `LanguageModelV4Middleware`. Prompts are read in the form of the model each call is handed. */
+  specificationVersion: 'v4';
+}
 
 /** Parsed options. */
 export type ParsedMiddlewareOptions = z.output<typeof ctxguardMiddlewareOptionsSchema>;

@@ -22,14 +22,13 @@ import {
   type TriggerDefaults,
   targetFor,
 } from './shared-options.js';
-
-const ENGINE_DEFAULTS: TriggerDefaults = { at: 0.85, target: 0.7 };
-
 import { stageSwitch } from './stage-switch.js';
 import { foldEarlierSummary } from './summary-fold.js';
 import { rangeTokens, summaryWorthWriting } from './summary-gain.js';
 
 const fraction = lazySchema(() => z.number().gt(0).max(1));
+
+const ENGINE_DEFAULTS: TriggerDefaults = { at: 0.85, target: 0.7 };
 
 /** A retry (the request still critical after a step) aims at most at this share of the input budget. */
 const RETRY_RATIO = 0.7;

@@ -34,5 +34,8 @@ describe('a target left to its default', () => {
     expect(() => new PipelineStrategy({ at: 0.5, target: 0.6 })).toThrow(
       'PipelineStrategy options.target: must be at most at (0.5)',
     );
+    // An out-of-range target gets its own error only.
+    expect(() => new PipelineStrategy({ target: 2 })).toThrow(/options\.target: .*1/);
+    expect(() => new PipelineStrategy({ target: 2 })).not.toThrow(/at most at/);
   });
 });

@@ -41,7 +41,7 @@ export interface TriggerDefaults {
 /**
  * `target` as given, else its default: unchanged while `at` is at or above its own default, and
  * lowered in proportion when `at` is set below it, so setting `at` alone is never refused and a
- * compaction keeps the same headroom under the trigger.
+ * compaction brings the request to the same share of `at`.
  */
 export function targetFor(
   options: { readonly at: number; readonly target?: number | undefined },
@@ -57,7 +57,9 @@ export function checkTargetBelowTrigger(
   { orEqual = false }: { orEqual?: boolean } = {},
 ): void {
   const { at, target } = options;
-  if (target === undefined || target < at || (orEqual && target === at)) return;
+  // Out-of-range values already have their own issue.
+  if (target === undefined || !(at > 0 && at <= 1 && target > 0 && target <= 1)) return;
+  if (target < at || (orEqual && target === at)) return;
   const message = orEqual ? `must be at most at (${at})` : `must be below at (${at})`;
   issues.addIssue({ code: 'custom', path: ['target'], message });
 }

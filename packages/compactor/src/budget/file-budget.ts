@@ -1,8 +1,8 @@
 import { parseOptions } from '@ctxguard/core';
 import { getAvailableInputTokens, ModelCatalog } from '@ctxguard/models';
 import { CHARS_PER_TOKEN, lazySchema } from '@ctxguard/shared';
-import { isTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
+import { tokenCounterSchema } from '../pipeline/stage-options.js';
 import { truncateToTokenBudget } from '../rewrites/truncate-to-budget.js';
 import { defaultTokenCounter } from './default-counter.js';
 
@@ -92,12 +92,7 @@ export const aggregateFileBudgetOptionsSchema = lazySchema(() =>
     budgetTokens: z.number().int().nonnegative().optional(),
     /** Files whose fair share is below this many tokens are dropped rather than cut to nothing (default 64). */
     minTokensPerFile: z.number().int().nonnegative().default(64),
-    counter: z
-      .custom<TokenCounter>(
-        isTokenCounter,
-        'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
-      )
-      .optional(),
+    counter: tokenCounterSchema.optional(),
     catalog: z.custom<ModelCatalog>((v) => v instanceof ModelCatalog, 'must be a ModelCatalog').optional(),
   }),
 );

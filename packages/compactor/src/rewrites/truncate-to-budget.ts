@@ -1,21 +1,14 @@
 import { parseOptions } from '@ctxguard/core';
 import { lazySchema } from '@ctxguard/shared';
-import { type CountContext, isTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
+import type { CountContext } from '@ctxguard/token-counter';
 import { z } from 'zod';
 import { defaultTokenCounter } from '../budget/default-counter.js';
+import { countingFields } from '../pipeline/stage-options.js';
 
 /** Schema of {@link TruncateToTokenBudgetOptions}. */
 export const truncateToTokenBudgetOptionsSchema = lazySchema(() =>
   z.strictObject({
-    /** Counter used to measure (default the hybrid counter). */
-    counter: z
-      .custom<TokenCounter>(
-        isTokenCounter,
-        'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
-      )
-      .optional(),
-    /** Which model the tokens are counted for (default OpenAI gpt-4o). */
-    countContext: z.strictObject({ provider: z.string(), model: z.string() }).optional(),
+    ...countingFields(),
     /** Appended when the text was cut (default `...`); counted inside the budget. */
     ellipsis: z.string().default('...'),
   }),
