@@ -2,9 +2,16 @@ import type { LanguageModelV3CallOptions, SharedV3ProviderOptions } from '@ai-sd
 import { describeZodIssues, InvalidInputError } from '@ctxguard/core';
 import { conversationIdSchema } from '@ctxguard/facade';
 import { isRecord } from '@ctxguard/shared';
+import type { AISdk7CallParams } from './middleware-v4.js';
 
-/** Picks the conversation id of a call from the option function or `providerOptions.ctxguard`. */
-export type ConversationIdResolver = (params: LanguageModelV3CallOptions) => string | undefined;
+/**
+ * Picks the conversation id of a call from the option function or `providerOptions.ctxguard`:
+ * a function of AI SDK 6's call options, or with `'v4'` of AI SDK 7's (`LanguageModelV4CallOptions`).
+ */
+export type ConversationIdResolver<Version extends 'v3' | 'v4' = 'v3'> = Version extends 'v4'
+  ? // declared as a method so that a function of the full `LanguageModelV4CallOptions` fits too
+    { resolve(params: AISdk7CallParams): string | undefined }['resolve']
+  : (params: LanguageModelV3CallOptions) => string | undefined;
 
 /** The call's conversation id; throws `InvalidInputError` naming the field when there is none. */
 export function conversationIdOf(

@@ -49,18 +49,22 @@ type MiddlewareVersion = 'v3' | 'v4';
  */
 export type CtxguardMiddlewareOptions<Version extends MiddlewareVersion = 'v3'> = Omit<
   z.input<typeof ctxguardMiddlewareOptionsSchema>,
-  'specificationVersion'
+  'specificationVersion' | 'conversationId'
 > &
   (Version extends 'v4' ? AISdk7Version : AISdk6Version);
 
 interface AISdk6Version {
   /** `'v3'` (the default): AI SDK 6, typed as `LanguageModelV3Middleware`. */
   specificationVersion?: 'v3' | undefined;
+  /** The conversation a call belongs to (default: `providerOptions.ctxguard.conversationId`). */
+  conversationId?: ConversationIdResolver | undefined;
 }
 
 interface AISdk7Version {
   /** `'v4'`: AI SDK 7, typed as `LanguageModelV4Middleware`. Prompts are read in the form of the model each call is handed. */
   specificationVersion: 'v4';
+  /** The conversation a call belongs to, from AI SDK 7's call options (default: `providerOptions.ctxguard.conversationId`). */
+  conversationId?: ConversationIdResolver<'v4'> | undefined;
 }
 
 /** Parsed options. */

@@ -10,6 +10,12 @@ export interface AISdk7CallOptions {
   prompt: readonly object[];
 }
 
+/** What a `conversationId` function can read of an AI SDK 7 call without naming AI SDK 7's types. */
+export interface AISdk7CallParams extends AISdk7CallOptions {
+  providerOptions?: Record<string, Record<string, unknown>> | undefined;
+  headers?: Record<string, string | undefined> | undefined;
+}
+
 /** What the middleware uses of an AI SDK 7 model (`LanguageModelV4`). */
 export interface AISdk7Model<P = never, G = unknown, S = unknown> {
   readonly provider: string;

@@ -1,4 +1,9 @@
-import type { JSONObject, LanguageModelV4Middleware, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import type {
+  JSONObject,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Middleware,
+  LanguageModelV4Prompt,
+} from '@ai-sdk/provider';
 import { type CtxguardMiddlewareV4, ctxguardMiddleware } from '@ctxguard/ai-sdk';
 import { InvalidInputError } from '@ctxguard/core';
 import { generateText, isStepCount, type ModelMessage, streamText, tool, wrapLanguageModel } from 'ai';
@@ -77,6 +82,19 @@ describe('@ctxguard/ai-sdk under AI SDK 7', () => {
     );
     await expect(generateText({ model, prompt: 'Hello' })).rejects.toBeInstanceOf(InvalidInputError);
     expect(mock.requests).toHaveLength(0);
+  });
+
+  it('takes a conversationId function of AI SDK 7 call options', async () => {
+    // Typed with AI SDK 7's own call options: this line does not compile when the option is typed
+    // with AI SDK 6's.
+    const fromHeader = (params: LanguageModelV4CallOptions) => params.headers?.['x-thread'];
+    const middleware = ctxguardMiddleware({ specificationVersion: 'v4', conversationId: fromHeader });
+    const mock = await createWindowModelV4(REAL_WINDOW);
+    const model = wrapLanguageModel({ model: mock.model, middleware });
+    const result = await generateText({ model, prompt: 'Hello', headers: { 'x-thread': 'thread-7' } });
+    expect(result.providerMetadata?.['ctxguard']?.['conversationId']).toBe('thread-7');
+    expect((await middleware.stats('thread-7')).originalMessages).toBe(1);
+    await middleware.close();
   });
 
   it('generateText with tools over 30 turns: one provider overflow, compacted and retried once, compactions kept', async () => {
