@@ -9,6 +9,7 @@ export type { EntryTags } from './contract-checks.js';
 export { isContextStrategy, isContextTools, isHookBus, isOriginalEntry } from './contract-checks.js';
 export { describeThrown, describeValue } from './describe-value.js';
 export { formatPath } from './format-path.js';
+export { importUnbundled } from './import-unbundled.js';
 export type { JsonCheckOptions, JsonValue, JsonValueIssue } from './json-value.js';
 export { copyJsonValue, findJsonValueIssue } from './json-value.js';
 export { lazySchema } from './lazy-schema.js';

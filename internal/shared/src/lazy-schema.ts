@@ -7,6 +7,7 @@
  * object, though: a registry that keys the stand-in (`z.globalRegistry.add(lazy, …)`) does not
  * know the schema; `.meta()` and `.describe()` work, as they make a new schema.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function lazySchema<Value extends object>(build: () => Value): Value {
   let built: Value | undefined;
   const value = (): Value => {

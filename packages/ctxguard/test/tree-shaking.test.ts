@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +21,7 @@ function sourceOf(file: string): string {
   return dependency ? `nm:${dependency[1]}` : file;
 }
 
-/** Bundles `code` as an app would (ESM, minified, tree-shaken), resolving workspace packages to their sources. */
+/** Bundles `code` as an app would (ESM, minified, tree-shaken), from the packages' built files as published. */
 async function bundle(code: string): Promise<Bundle> {
   const result = await build({
     stdin: { contents: code, resolveDir: packageDir, loader: 'ts' },
@@ -31,7 +32,6 @@ async function bundle(code: string): Promise<Bundle> {
     minify: true,
     metafile: true,
     outfile: 'out.js',
-    conditions: ['@ctxguard/source'],
     logLevel: 'silent',
   });
   const text = result.outputFiles[0]!.text;
@@ -50,13 +50,16 @@ describe('tree-shaking through the meta-package', () => {
     ['isContextOverflowError', '@ctxguard/compactor', 'compactor'],
     ['redactSecrets', '@ctxguard/compactor', 'compactor'],
   ])(
-    'a bundle importing %s from ctxguard is the bundle importing it from %s',
+    'a bundle importing %s from ctxguard is the bundle importing it from %s, without other packages',
     async (name, pkg, dir) => {
       const viaMeta = await bundle(`import { ${name} } from 'ctxguard'; console.log(${name});`);
       const direct = await bundle(`import { ${name} } from '${pkg}'; console.log(${name});`);
       expect(viaMeta.size).toBe(direct.size);
-      expect([...viaMeta.sources.keys()].filter((source) => !source.startsWith('nm:'))).toEqual([dir]);
       expect([...viaMeta.sources.keys()]).toEqual([...direct.sources.keys()]);
+      // Its own package and core's error classes: no other package, no zod.
+      const ours = [...viaMeta.sources.keys()].filter((source) => !source.startsWith('nm:'));
+      expect(ours.filter((source) => source !== 'core')).toEqual([dir]);
+      expect([...viaMeta.sources.keys()]).not.toContain('nm:zod');
       expect(viaMeta.text).not.toMatch(/ioredis|createContextGuard|LayeredStrategy|HistoryStore/);
     },
     60_000,
@@ -76,7 +79,10 @@ describe('tree-shaking through the meta-package', () => {
 });
 
 describe('a browser bundle', () => {
-  it('of createContextGuard builds with ioredis and tiktoken external, as the README says, and imports neither', async () => {
+  it('of createContextGuard builds with the README command, imports nothing of Node, and keeps each rank table in a chunk of its own', async () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const command = /^esbuild app\.ts .*$/m.exec(readme)?.[0];
+    expect(command).toBe('esbuild app.ts --bundle --platform=browser --format=esm --splitting --outdir=dist');
     const result = await build({
       stdin: {
         contents: `import { createContextGuard } from 'ctxguard'; console.log(createContextGuard);`,
@@ -87,13 +93,20 @@ describe('a browser bundle', () => {
       write: false,
       format: 'esm',
       platform: 'browser',
-      outfile: 'out.js',
-      external: ['ioredis', 'tiktoken'],
-      conditions: ['@ctxguard/source'],
+      splitting: true,
+      outdir: 'dist',
       logLevel: 'silent',
     });
-    const text = result.outputFiles[0]!.text;
-    expect(text).not.toMatch(/from ["']ioredis["']/);
+    expect(result.errors).toEqual([]);
+    const [main, ...chunks] = result.outputFiles;
+    const text = main!.text;
+    expect(text).not.toMatch(/from ["']ioredis["']|require\(["']ioredis["']\)/);
     expect(text).not.toMatch(/from ["'](node:)?(fs|path|crypto|net|tls|events|buffer)["']/);
+    // tiktoken and Node's modules are imported only at run time, where they are asked for.
+    expect(text).not.toMatch(/import\(["']tiktoken["']\)/);
+    // Each rank table is its own chunk, fetched on its first count.
+    const isRankTable = (code: string) => /["'][A-Za-z0-9+/]{100000}/.test(code);
+    expect(isRankTable(text)).toBe(false);
+    expect(chunks.filter((chunk) => isRankTable(chunk.text))).toHaveLength(2);
   }, 60_000);
 });

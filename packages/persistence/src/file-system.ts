@@ -1,3 +1,4 @@
+import { importUnbundled } from '@ctxguard/shared';
 import { StorageError } from './errors.js';
 
 /** An open file, as `FilePersistence` uses it (a subset of `node:fs/promises` `FileHandle`). */
@@ -68,14 +69,6 @@ function unavailable(cause?: unknown): StorageError {
   );
 }
 
-/**
- * Dynamic import the bundlers leave alone: browser bundles of the package keep working and
- * only a `FilePersistence` that is actually used asks for Node's modules.
- */
-function importNodeModule<T>(specifier: string): Promise<T> {
-  return import(/* webpackIgnore: true */ /* @vite-ignore */ specifier) as Promise<T>;
-}
-
 /** Loads Node's modules lazily; rejects with `storage_unavailable` where there is no Node file system. */
 export async function loadNodeRuntime(fs: FileSystemAdapter | undefined): Promise<NodeRuntime> {
   const proc = (globalThis as { process?: NodeProcessLike }).process;
@@ -83,9 +76,9 @@ export async function loadNodeRuntime(fs: FileSystemAdapter | undefined): Promis
   let modules: [Record<string, unknown>, typeof import('node:path'), typeof import('node:crypto')];
   try {
     modules = await Promise.all([
-      fs ? Promise.resolve({}) : importNodeModule<Record<string, unknown>>('node:fs/promises'),
-      importNodeModule<typeof import('node:path')>('node:path'),
-      importNodeModule<typeof import('node:crypto')>('node:crypto'),
+      fs ? Promise.resolve({}) : importUnbundled<Record<string, unknown>>('node:fs/promises'),
+      importUnbundled<typeof import('node:path')>('node:path'),
+      importUnbundled<typeof import('node:crypto')>('node:crypto'),
     ]);
   } catch (error) {
     throw unavailable(error);

@@ -1,4 +1,5 @@
 import { BpeEncoder } from '@ctxguard/bpe';
+import { importUnbundled } from '@ctxguard/shared';
 import type { EngineKind, ExactEncoding, ExactEngine } from './exact-engine.js';
 
 /** What a pool shares per (engine, encoding): the loaded encoder and how to free it. */
@@ -121,7 +122,7 @@ async function loadEncoder(kind: EngineKind, encoding: ExactEncoding): Promise<S
       };
     }
     case 'tiktoken': {
-      const { get_encoding } = await import('tiktoken');
+      const { get_encoding } = await importUnbundled<typeof import('tiktoken')>('tiktoken');
       let enc: ReturnType<typeof get_encoding> | undefined = get_encoding(encoding);
       const live = () => {
         if (!enc) throw new Error(`The tiktoken ${encoding} encoder was freed.`);

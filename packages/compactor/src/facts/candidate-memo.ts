@@ -11,7 +11,7 @@ import { splitTranscriptMessages } from './transcript.js';
  * same tool outputs and messages every time it runs over the originals. Bounded by the size of the
  * candidates it keeps (about 8 MB).
  */
-const candidatesSeen = new LRUCache<string, readonly Candidate[]>({
+const candidatesSeen = /* @__PURE__ */ new LRUCache<string, readonly Candidate[]>({
   maxSize: 8_000_000,
   sizeCalculation: (candidates, key) =>
     key.length + candidates.reduce((sum, c) => sum + 96 + 2 * (c.value.length + (c.span?.length ?? 0)), 0),
@@ -22,7 +22,7 @@ const candidatesSeen = new LRUCache<string, readonly Candidate[]>({
  * again (a message or tool output every compaction reads anew), never for a text read once.
  * Holds keys only, about 0.5 MB at most.
  */
-const readOnce = new LRUCache<string, true>({
+const readOnce = /* @__PURE__ */ new LRUCache<string, true>({
   maxSize: 512_000,
   sizeCalculation: (_seen, key) => key.length + 64,
 });

@@ -11,7 +11,7 @@ const rank = new Map<string, number>(PRIORITY.map((category, index) => [category
  * mostly values it checked before. A value that held one is never kept here (it is redacted again
  * each time). Bounded by their characters (about 4 MB).
  */
-const cleanValues = new LRUCache<string, true>({
+const cleanValues = /* @__PURE__ */ new LRUCache<string, true>({
   maxSize: 2_000_000,
   sizeCalculation: (_clean, value) => value.length + 32,
 });

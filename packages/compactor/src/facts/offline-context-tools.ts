@@ -183,7 +183,7 @@ export function offlineFactsInChunks(
  * Extractive summaries made before, by settings, request and a digest of the content: a compaction
  * summarizes the same leading pieces of the originals on every run. Bounded by size (about 4 MB).
  */
-const summariesMade = new LRUCache<string, string>({
+const summariesMade = /* @__PURE__ */ new LRUCache<string, string>({
   maxSize: 4_000_000,
   sizeCalculation: (summary, key) => summary.length + key.length,
 });
