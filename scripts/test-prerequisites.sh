@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the test suite needs besides Node and pnpm: a redis-server binary (the Redis tests start their
-# own on free ports) and Chromium (the demo's browser test opens its HTML report in it). Finds them on
+# own on free ports) and Chromium (the browser tests: ctxguard bundled into a page, the demo's HTML report). Finds them on
 # PATH, or installs Debian's packages when apt-get is there.
 set -euo pipefail
 

@@ -422,7 +422,10 @@ export class ExactTokenCounter implements TokenCounter {
     } catch (error) {
       if (engine === 'bpe') throw error;
       const reason = error instanceof Error ? error.message : String(error);
-      const hint = ' (install the optional `tiktoken` package to use it)';
+      const hint =
+        typeof globalThis.process?.versions?.node === 'string'
+          ? ' (install the optional `tiktoken` package to use it)'
+          : ' (it needs Node; here, leave `engine` at its default, bpe)';
       this.warn({
         code: 'exact_engine_unavailable',
         message: `The ${engine} engine could not be loaded${hint}: ${reason}. Counting ${encoding} with bpe instead, which gives the same exact counts.`,
