@@ -269,3 +269,25 @@ describe('prepare and recoverOverflow given an AI SDK tools record', () => {
     ).rejects.toThrow(/tools: Invalid input: expected array, received string/);
   });
 });
+
+describe('recoverOverflow given no error', () => {
+  it.each([
+    ['null', { error: null }],
+    ['undefined', { error: undefined }],
+    ['left out', {}],
+  ])('rejects %s with an InvalidInputError naming error, instead of throwing it', async (_, given) => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    await guard.prepare({ conversationId: 'c', messages: [{ role: 'user', content: 'Hi' }] });
+    const recovering = guard.recoverOverflow({ conversationId: 'c', ...given } as {
+      conversationId: string;
+      error: unknown;
+    });
+    await expect(recovering).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(
+      guard.recoverOverflow({ conversationId: 'c', ...given } as { conversationId: string; error: unknown }),
+    ).rejects.toThrow(
+      'recoverOverflow input.error: must be what the failed provider call threw (pass the caught error)',
+    );
+    await guard.close();
+  });
+});

@@ -195,7 +195,11 @@ export const recordCompletionInputSchema = lazySchema(() =>
 export const recoverOverflowInputSchema = lazySchema(() =>
   z.strictObject({
     conversationId: conversationIdSchema,
-    error: z.unknown(),
+    /** What the provider call threw; anything but `null` / `undefined`, which would be rethrown as is. */
+    error: z.custom<unknown>(
+      (value) => value !== undefined && value !== null,
+      'must be what the failed provider call threw (pass the caught error)',
+    ),
     system: systemSchema('leave it out to use the system prompt of the request that failed').optional(),
     tools: toolsSchema().optional(),
     maxOutputTokens: z.number().int().nonnegative().optional(),

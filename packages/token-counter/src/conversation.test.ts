@@ -111,3 +111,41 @@ describe('a system prompt beside a system-role message (withSystemPrompt)', () =
     expect(addedSystemMessage([null, 3] as never, prompt)).toEqual({ role: 'system', content: prompt });
   });
 });
+
+describe('measureConversation given the wrong input', () => {
+  const ctx = { provider: 'openai', model: 'gpt-4o' };
+  const messages: Message[] = [{ role: 'user', content: 'Hello there' }];
+  const heuristic = new HeuristicCounter();
+
+  it('rejects a bare list, a misspelt key and odd fields, naming them, instead of counting 0', async () => {
+    await expect(
+      measureConversation(heuristic, messages as unknown as { messages: Message[] }, ctx),
+    ).rejects.toThrow('input: Invalid input: expected object, received array');
+    await expect(
+      measureConversation(heuristic, { mesages: messages } as unknown as { messages: Message[] }, ctx),
+    ).rejects.toThrow(
+      'input.messages: expected an array of messages; input: Unrecognized key: "mesages" (did you mean "messages"?)',
+    );
+    await expect(
+      measureConversation(heuristic, { messages, system: 5 } as unknown as { messages: Message[] }, ctx),
+    ).rejects.toThrow(/input\.system: /);
+    await expect(
+      measureConversation(heuristic, { messages, tools: {} } as unknown as { messages: Message[] }, ctx),
+    ).rejects.toThrow('input.tools: expected an array of tool definitions');
+  });
+
+  it('rejects a missing counter or context with an InvalidInputError naming it', async () => {
+    await expect(
+      measureConversation(undefined as unknown as TokenCounter, { messages }, ctx),
+    ).rejects.toThrow('measureConversation counter: expected a TokenCounter');
+    await expect(
+      measureConversation(heuristic, { messages }, undefined as unknown as typeof ctx),
+    ).rejects.toThrow(/^ctx: /);
+  });
+
+  it('still counts a well-formed request', async () => {
+    const count = await measureConversation(heuristic, { messages, system: 'Be terse.' }, ctx);
+    expect(count.messages).toHaveLength(1);
+    expect(count.tokens).toBeGreaterThan(count.messages[0]!);
+  });
+});

@@ -1,12 +1,16 @@
-import { type Message, withSystemPrompt } from '@ctxguard/core';
+import { InvalidInputError, type Message, parseInput, withSystemPrompt } from '@ctxguard/core';
+import { describeValue } from '@ctxguard/shared';
 import { conversationOverhead, toolDefinitionsTokens } from './message-cost.js';
-import type {
-  Accuracy,
-  ConversationCount,
-  ConversationInput,
-  CountContext,
-  MeasureOptions,
-  TokenCounter,
+import {
+  type Accuracy,
+  type ConversationCount,
+  type ConversationInput,
+  type CountContext,
+  conversationInputSchema,
+  countContextSchema,
+  isTokenCounter,
+  type MeasureOptions,
+  type TokenCounter,
 } from './token-counter.js';
 
 /**
@@ -63,6 +67,13 @@ export async function measureConversation(
   ctx: CountContext,
   options?: MeasureOptions,
 ): Promise<ConversationCount> {
+  if (!isTokenCounter(counter))
+    throw new InvalidInputError(
+      `measureConversation counter: expected a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn), received ${describeValue(counter)}`,
+      ['counter'],
+    );
+  parseInput(conversationInputSchema, input, 'input');
+  parseInput(countContextSchema, ctx, 'ctx');
   if (counter.measureConversation) return counter.measureConversation(input, ctx, options);
   let exact = true;
   const note = (accuracy: Accuracy) => {

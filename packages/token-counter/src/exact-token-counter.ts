@@ -27,6 +27,7 @@ import {
   type ConversationCount,
   type ConversationInput,
   type CountContext,
+  conversationInputSchema,
   countContextSchema,
   isTokenCounter,
   type LearnInput,
@@ -77,15 +78,6 @@ export const exactTokenCounterOptionsSchema = lazySchema(() =>
 /** Options of {@link ExactTokenCounter}. */
 export type ExactTokenCounterOptions = z.input<typeof exactTokenCounterOptionsSchema>;
 
-const conversationSchema = lazySchema(() =>
-  z.object({
-    messages: z.custom<readonly unknown[]>((v) => Array.isArray(v), 'expected an array of messages'),
-    system: z.string().optional(),
-    tools: z
-      .custom<readonly unknown[]>((v) => Array.isArray(v), 'expected an array of tool definitions')
-      .optional(),
-  }),
-);
 const CL100K_MODELS =
   /^(gpt-4(?![o.]|-?o)|gpt-3\.5|gpt-35|text-embedding-(3|ada-002)|ft:gpt-(4(?![o.])|3\.5))/i;
 
@@ -234,7 +226,7 @@ export class ExactTokenCounter implements TokenCounter {
   ): Promise<ConversationCount> {
     throwIfAborted(options?.signal);
     parseInput(countContextSchema, ctx, 'ctx');
-    parseInput(conversationSchema, input, 'input');
+    parseInput(conversationInputSchema, input, 'input');
     const encoding = this.encodingFor(ctx);
     await this.engineFor(encoding);
     let exact = true;

@@ -12,6 +12,17 @@ export interface CountContext {
 /** Schema of a {@link CountContext}: what `measure*` checks its context against. */
 export const countContextSchema = lazySchema(() => z.object({ provider: z.string(), model: z.string() }));
 
+/** Schema of a {@link ConversationInput}: what `measureConversation` checks its input against. */
+export const conversationInputSchema = lazySchema(() =>
+  z.strictObject({
+    messages: z.custom<readonly unknown[]>((v) => Array.isArray(v), 'expected an array of messages'),
+    system: z.string().optional(),
+    tools: z
+      .custom<readonly unknown[]>((v) => Array.isArray(v), 'expected an array of tool definitions')
+      .optional(),
+  }),
+);
+
 /** How a count was obtained. */
 export type Accuracy = 'estimate' | 'exact';
 

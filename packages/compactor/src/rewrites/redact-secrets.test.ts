@@ -1,3 +1,4 @@
+import { InvalidInputError } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { redactSecrets } from './redact-secrets.js';
 
@@ -112,4 +113,21 @@ describe('redactSecrets', () => {
     const once = redactSecrets(text);
     expect(redactSecrets(once)).toBe(once);
   });
+
+  it('refuses what is not a string, without printing it, rather than return its secrets as they were', () => {
+    const secret = 'OPENAI_API_KEY=sk-proj-4fG7hJ9kL2mN5pQ8rS1tV3wX6yZ0';
+    for (const [value, kind] of [
+      [{ env: secret }, 'an object'],
+      [[secret], 'an array'],
+      [null, 'null'],
+      [42, 'a number'],
+    ] as const) {
+      const call = () => redactSecrets(value as unknown as string);
+      expect(call).toThrow(InvalidInputError);
+      expect(call).toThrow(`redactSecrets text: expected a string, received ${kind};`);
+      expect(call).not.toThrow(/sk-proj/);
+    }
+    expect(redactSecrets('')).toBe('');
+  });
 });
+

@@ -1,3 +1,5 @@
+import { InvalidInputError } from '@ctxguard/core';
+
 /**
  * Secret redaction for text that ctxguard stores (summaries, facts, pruned-output placeholders):
  * provider API keys, tokens, private keys and passwords become `[redacted:<label>]`.
@@ -127,7 +129,13 @@ const SECRET_PATTERNS: readonly SecretPattern[] = [
  * of secret-looking `KEY=value` / `key: value` pairs. Ordinary text (hashes, UUIDs, paths) is kept.
  */
 export function redactSecrets(text: string): string {
-  if (typeof text !== 'string' || text.length === 0) return text;
+  if (typeof text !== 'string')
+    throw new InvalidInputError(
+      // The kind only: the value itself may hold the secrets.
+      `redactSecrets text: expected a string, received ${kindOf(text)}; redact each string of an object, or its JSON.stringify`,
+      [],
+    );
+  if (text.length === 0) return text;
   let out = text;
   for (const { label, pattern, replace } of SECRET_PATTERNS) {
     pattern.lastIndex = 0;
@@ -137,4 +145,10 @@ export function redactSecrets(text: string): string {
     });
   }
   return out;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
