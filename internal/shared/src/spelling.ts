@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 /**
  * The one known name `name` is a slip of the keyboard away from (another case, or one edit; two in
  * a name of over five letters), or `undefined` when none or several are that close.
@@ -10,6 +12,22 @@ export function closestName(name: string, known: Iterable<string>): string | und
     found = option;
   }
   return found;
+}
+
+/**
+ * A check for an object schema that keeps keys it does not know (a value with more fields than it
+ * reads, such as a whole calibration given as its key): a key one slip away from a known one is an
+ * issue at that key ("did you mean"), since it would be dropped while the user meant it.
+ */
+export function misspeltKeysCheck(known: readonly string[]) {
+  return (value: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+    for (const key of Object.keys(value)) {
+      if (known.includes(key)) continue;
+      const close = closestName(key, known);
+      if (close !== undefined)
+        ctx.addIssue({ code: 'custom', path: [key], message: `unknown key; did you mean "${close}"?` });
+    }
+  };
 }
 
 function isSlipOf(name: string, option: string): boolean {

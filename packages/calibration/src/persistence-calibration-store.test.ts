@@ -283,3 +283,32 @@ describe('PersistenceCalibrationStore', () => {
     await expect(store.delete({ provider: '', model: 'm' })).rejects.toThrow(/provider/);
   });
 });
+
+describe('PersistenceCalibrationStore given a misspelt key field', () => {
+  it('refuses it, naming the field, instead of reading or deleting another calibration', async () => {
+    const store = new MemoryCalibrationStore();
+    await store.update({ provider: 'a', model: 'b', charsPerToken: 3 });
+    await store.update({ provider: 'a', model: 'b', contentClass: 'code', charsPerToken: 2 });
+    const misspelt = { provider: 'a', model: 'b', contentclass: 'code' } as unknown as {
+      provider: string;
+      model: string;
+    };
+    await expect(store.delete(misspelt)).rejects.toThrow(
+      'calibration key.contentclass: unknown key; did you mean "contentClass"?',
+    );
+    await expect(store.get(misspelt)).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(store.list({ providr: 'a' } as unknown as { provider: string })).rejects.toThrow(
+      /calibration filter: Unrecognized key: "providr" \(did you mean "provider"\?\)/,
+    );
+    expect(await store.list()).toHaveLength(2);
+  });
+
+  it('still takes a whole calibration as its key', async () => {
+    const store = new MemoryCalibrationStore();
+    await store.update({ provider: 'a', model: 'b', charsPerToken: 3 });
+    const [calibration] = await store.list();
+    expect(await store.get(calibration!)).toEqual(calibration);
+    await store.delete(calibration!);
+    expect(await store.list()).toEqual([]);
+  });
+});

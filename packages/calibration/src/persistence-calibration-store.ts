@@ -8,7 +8,7 @@ import {
   StorageError,
   supportsAtomicCreate,
 } from '@ctxguard/persistence';
-import { lazySchema, randomUuid } from '@ctxguard/shared';
+import { lazySchema, misspeltKeysCheck, randomUuid } from '@ctxguard/shared';
 import { z } from 'zod';
 import {
   type Calibration,
@@ -23,6 +23,16 @@ import {
   MAX_CHARS_PER_TOKEN,
 } from './calibration-store.js';
 import { contentClassSchema } from './content-class.js';
+
+/**
+ * A key given to `get` / `delete`: fields beyond the key's are allowed (a whole calibration is a
+ * key), but a misspelt key field is refused, since dropping it would name another calibration.
+ */
+const keyArgumentSchema = lazySchema(() =>
+  z
+    .looseObject(calibrationKeySchema.shape)
+    .superRefine(misspeltKeysCheck(Object.keys(calibrationKeySchema.shape))),
+);
 
 /** Default EWMA step. */
 export const DEFAULT_ALPHA = 0.2;
@@ -129,7 +139,7 @@ export class PersistenceCalibrationStore implements CalibrationStore {
   }
 
   async get(key: CalibrationKey): Promise<Calibration | null> {
-    const parsed = parseInput(calibrationKeySchema, key, 'calibration key');
+    const parsed = parseInput(keyArgumentSchema, key, 'calibration key');
     const stored = await this.#read(calibrationKey(parsed));
     if (stored && sameIdentity(stored, parsed)) return this.#toCalibration(stored);
     const legacy = legacyCalibrationKey(parsed);
@@ -287,7 +297,7 @@ export class PersistenceCalibrationStore implements CalibrationStore {
 
   async list(filter: { provider?: string; model?: string } = {}): Promise<Calibration[]> {
     const f = parseInput(
-      z.object({ provider: z.string().min(1).optional(), model: z.string().min(1).optional() }),
+      z.strictObject({ provider: z.string().min(1).optional(), model: z.string().min(1).optional() }),
       filter ?? {},
       'calibration filter',
     );
@@ -309,7 +319,7 @@ export class PersistenceCalibrationStore implements CalibrationStore {
   }
 
   async delete(key: CalibrationKey): Promise<void> {
-    const parsed = parseInput(calibrationKeySchema, key, 'calibration key');
+    const parsed = parseInput(keyArgumentSchema, key, 'calibration key');
     const storageKey = calibrationKey(parsed);
     const legacy = legacyCalibrationKey(parsed);
     await this.#serialized(legacy, async () => {

@@ -1,4 +1,11 @@
-import { createContextGuard, InvalidInputError, type MessageInput, type WarningEvent } from 'ctxguard';
+import {
+  CtxGuardError,
+  countTokens,
+  createContextGuard,
+  InvalidInputError,
+  type MessageInput,
+  type WarningEvent,
+} from 'ctxguard';
 import { describe, expect, it, vi } from 'vitest';
 
 const call = (id: string): MessageInput => ({
@@ -289,5 +296,17 @@ describe('recoverOverflow given no error', () => {
       'recoverOverflow input.error: must be what the failed provider call threw (pass the caught error)',
     );
     await guard.close();
+  });
+});
+
+describe("exact counting's bad arguments", () => {
+  it('are ctxguard invalid_input errors with a path, though @ctxguard/bpe depends on nothing', async () => {
+    const error = await countTokens('x', 'gpt-4o' as 'o200k_base').catch((caught: unknown) => caught);
+    expect(CtxGuardError.is(error, 'invalid_input')).toBe(true);
+    expect(error).toBeInstanceOf(CtxGuardError);
+    expect(error).toMatchObject({
+      path: ['encoding'],
+      message: expect.stringMatching(/^encoding: expected one of/),
+    });
   });
 });

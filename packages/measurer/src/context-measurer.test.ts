@@ -941,3 +941,35 @@ describe('ContextMeasurer', () => {
     expect(measured).toHaveLength(0);
   });
 });
+
+describe('ContextMeasurer given messages in a provider format', () => {
+  const big = 'y'.repeat(40_000);
+  it.each([
+    [
+      "OpenAI's assistant message with tool_calls",
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: big } }],
+      },
+      /^ContextMeasurer\.measure request\.messages\[1\]\.content: .*fromOpenAIChat/,
+    ],
+    [
+      "OpenAI's tool message",
+      { role: 'tool', tool_call_id: 'a', content: big },
+      /^ContextMeasurer\.measure request\.messages\[1\]/,
+    ],
+    [
+      'a message with text instead of content',
+      { role: 'user', text: big },
+      /^ContextMeasurer\.measure request\.messages\[1\]\.content/,
+    ],
+    ['null', null, /^ContextMeasurer\.measure request\.messages\[1\]/],
+  ])('refuses %s, naming it, instead of counting it as nearly empty', async (_, odd, error) => {
+    const { measurer } = setup();
+    const messages = [{ role: 'user', content: 'Hi' }, odd] as unknown as Message[];
+    const measuring = measurer.measure({ provider: 'acme', model: 'big', messages });
+    await expect(measuring).rejects.toBeInstanceOf(CtxGuardError);
+    await expect(measurer.measure({ provider: 'acme', model: 'big', messages })).rejects.toThrow(error);
+  });
+});

@@ -1,4 +1,4 @@
-import { type ConversationHistory, type Message, parseInput } from '@ctxguard/core';
+import { type ConversationHistory, type Message, messageSchema, parseInput } from '@ctxguard/core';
 import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 
@@ -16,8 +16,8 @@ const isName = (value: unknown): boolean => typeof value === 'string' && value.l
 /**
  * The fields of a request the measurer reads (`measure`, `onMessageResolve`) and of a completion
  * it learns from (`onCompletion`). Other fields, such as an event's `abort`, are left alone. The
- * messages are checked to be an array, not message by message: a call must cost its new messages,
- * not the conversation (the counters count odd entries without failing).
+ * messages are checked to be an array here, and each by its shape only (see {@link misshapenMessage}):
+ * a call must cost its new messages, not a parse of the conversation.
  */
 export const measureRequestSchema = lazySchema(() =>
   z.looseObject({
@@ -55,7 +55,29 @@ export function isMeasurable(request: unknown): boolean {
   );
 }
 
-/** Throws `InvalidInputError` naming the field (`${root}.messages: …`) when `request` is not measurable. */
+/**
+ * Throws `InvalidInputError` naming the field (`${root}.messages[3].content: …`, with the converter
+ * to use for a provider's own format) when `request` is not measurable.
+ */
 export function assertMeasurable(request: unknown, root: string): void {
   if (!isMeasurable(request)) parseInput(measureRequestSchema, request, root);
+  const messages = (request as { messages: unknown[] }).messages;
+  const index = misshapenMessage(messages);
+  if (index !== -1) parseInput(messageSchema, messages[index], `${root}.messages[${index}]`);
+}
+
+/**
+ * The index of the first entry that is not shaped as a message (a known role; string or parts
+ * content, parts for a tool message), or -1. A few `typeof` checks each, so that a provider's own
+ * message (OpenAI's `content: null` beside `tool_calls`, a `text` field) is refused, not counted
+ * as nearly empty; the parts themselves are the counters' to read.
+ */
+function misshapenMessage(messages: readonly unknown[]): number {
+  return messages.findIndex((message) => {
+    if (typeof message !== 'object' || message === null) return true;
+    const { role, content } = message as { role?: unknown; content?: unknown };
+    if (role === 'tool') return !Array.isArray(content);
+    if (role !== 'system' && role !== 'user' && role !== 'assistant') return true;
+    return typeof content !== 'string' && !Array.isArray(content);
+  });
 }
