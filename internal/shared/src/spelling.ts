@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /**
  * The one known name `name` is a slip of the keyboard away from (another case, or one edit; two in
@@ -28,6 +28,15 @@ export function misspeltKeysCheck(known: readonly string[]) {
         ctx.addIssue({ code: 'custom', path: [key], message: `unknown key; did you mean "${close}"?` });
     }
   };
+}
+
+/**
+ * An object schema for a provider's shape, which gains fields over time: keys it does not know are
+ * let through (the converters read the fields they know), but a misspelt one is refused, since it
+ * would be lost (`tool_call` beside no `tool_calls` would drop the call).
+ */
+export function tolerantObject<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
+  return z.looseObject(shape).superRefine(misspeltKeysCheck(Object.keys(shape)));
 }
 
 function isSlipOf(name: string, option: string): boolean {

@@ -1,5 +1,7 @@
+import { InvalidOptionsError } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { addAppliedEdits, appliedEdits, emptyServerEditStats } from './anthropic-context-management.js';
+import { ctxguardMiddleware } from './ctxguard-middleware.js';
 
 describe('applied edits as the server reports them', () => {
   it('keeps every well-formed entry when another is not one, and no negative or fractional counts', () => {
@@ -27,5 +29,28 @@ describe('applied edits as the server reports them', () => {
       compactions: 1,
     });
     expect(appliedEdits({ anthropic: { contextManagement: { appliedEdits: 'none' } } } as never)).toEqual([]);
+  });
+});
+
+describe('providerContextManagement that would guard nothing', () => {
+  it('is refused with every edit off, naming what to do', () => {
+    const all = { clearToolUses: false, clearThinking: false, compact: false };
+    expect(() => ctxguardMiddleware({ providerContextManagement: all })).toThrow(InvalidOptionsError);
+    expect(() => ctxguardMiddleware({ providerContextManagement: all })).toThrow(
+      /providerContextManagement: asks the server for no edit .*leave providerContextManagement out to compact here/,
+    );
+  });
+
+  it('is refused with compactInstructions but no compaction', () => {
+    expect(() =>
+      ctxguardMiddleware({ providerContextManagement: { compactInstructions: 'Keep the file names.' } }),
+    ).toThrow(
+      'providerContextManagement.compactInstructions: is used only by the server compaction: set compact: true, or remove it',
+    );
+    expect(
+      ctxguardMiddleware({
+        providerContextManagement: { compact: true, compactInstructions: 'Keep the file names.' },
+      }).specificationVersion,
+    ).toBe('v3');
   });
 });

@@ -4,22 +4,38 @@ import { z } from 'zod';
 
 /** Schema of {@link ProviderContextManagementOptions}. */
 export const providerContextManagementSchema = lazySchema(() =>
-  z.strictObject({
-    /** Let the server clear old tool uses (`clear_tool_uses_20250919`) (default true). */
-    clearToolUses: z.boolean().default(true),
-    /** Tool uses the server keeps when it clears (default 3). */
-    keepToolUses: z.number().int().nonnegative().default(3),
-    /** Tools whose uses are never cleared. */
-    excludeTools: z.array(z.string().min(1)).optional(),
-    /** Let the server clear old thinking (`clear_thinking_20251015`) when thinking is on (default true). */
-    clearThinking: z.boolean().default(true),
-    /** Thinking turns the server keeps: a number, or `all` (default 1). */
-    keepThinkingTurns: z.union([z.number().int().positive(), z.literal('all')]).default(1),
-    /** Let the server compact the conversation (`compact_20260112`) (default false). */
-    compact: z.boolean().default(false),
-    /** Instructions for the server's compaction summary. */
-    compactInstructions: z.string().min(1).optional(),
-  }),
+  z
+    .strictObject({
+      /** Let the server clear old tool uses (`clear_tool_uses_20250919`) (default true). */
+      clearToolUses: z.boolean().default(true),
+      /** Tool uses the server keeps when it clears (default 3). */
+      keepToolUses: z.number().int().nonnegative().default(3),
+      /** Tools whose uses are never cleared. */
+      excludeTools: z.array(z.string().min(1)).optional(),
+      /** Let the server clear old thinking (`clear_thinking_20251015`) when thinking is on (default true). */
+      clearThinking: z.boolean().default(true),
+      /** Thinking turns the server keeps: a number, or `all` (default 1). */
+      keepThinkingTurns: z.union([z.number().int().positive(), z.literal('all')]).default(1),
+      /** Let the server compact the conversation (`compact_20260112`) (default false). */
+      compact: z.boolean().default(false),
+      /** Instructions for the server's compaction summary. */
+      compactInstructions: z.string().min(1).optional(),
+    })
+    .superRefine((options, issues) => {
+      if (!options.clearToolUses && !options.clearThinking && !options.compact)
+        issues.addIssue({
+          code: 'custom',
+          path: [],
+          message:
+            'asks the server for no edit (clearToolUses, clearThinking and compact are all false), so nothing would keep requests within the window; enable one, or leave providerContextManagement out to compact here',
+        });
+      if (options.compactInstructions !== undefined && !options.compact)
+        issues.addIssue({
+          code: 'custom',
+          path: ['compactInstructions'],
+          message: 'is used only by the server compaction: set compact: true, or remove it',
+        });
+    }),
 );
 
 /** Options of the Anthropic server-side context management (`providerContextManagement`). */

@@ -1,7 +1,7 @@
 import type { LanguageModelV3CallOptions, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { describeZodIssues, InvalidInputError } from '@ctxguard/core';
 import { conversationIdSchema } from '@ctxguard/facade';
-import { isRecord } from '@ctxguard/shared';
+import { describeValue, isRecord } from '@ctxguard/shared';
 import type { AISdk7CallParams } from './middleware-v4.js';
 
 /**
@@ -20,8 +20,13 @@ export function conversationIdOf(
 ): string {
   const fromOptions = params.providerOptions?.['ctxguard']?.['conversationId'];
   const resolved = resolve?.(params);
-  const id = resolved ?? fromOptions;
   const path = ['providerOptions', 'ctxguard', 'conversationId'];
+  if (resolved !== undefined && resolved !== null && typeof resolved !== 'string')
+    throw new InvalidInputError(
+      `the conversationId option returned ${describeValue(resolved)}: it must return the id, a string, at once (not a Promise), or undefined to use providerOptions.ctxguard.conversationId`,
+      path,
+    );
+  const id = resolved ?? fromOptions;
   if (typeof id !== 'string' || id.length === 0)
     throw new InvalidInputError(
       'providerOptions.ctxguard.conversationId: every guarded call needs a conversation id (a non-empty string), ' +

@@ -219,7 +219,16 @@ describe('ctxguardMiddleware.transformParams', () => {
     await expect(
       lone.transformParams?.({ type: 'generate', params: callOptions(agentPrompt()), model }),
     ).rejects.toThrow(/^the id the conversationId option returned: must be well-formed Unicode/);
-    await Promise.all([middleware.close(), byOption.close(), lone.close()]);
+    // A resolver that answers later is named as such, not taken for one that found no id.
+    const later = ctxguardMiddleware({ conversationId: (async () => 'chat-7') as unknown as () => string });
+    await expect(
+      later.transformParams?.({ type: 'generate', params: callOptions(agentPrompt()), model }),
+    ).rejects.toThrow(
+      /^the conversationId option returned a Promise: it must return the id, a string, at once/,
+    );
+    expect(() => middleware.guardOf(5 as unknown as string)).toThrow(InvalidInputError);
+    expect(() => middleware.guardOf('')).toThrow(/^conversationId: /);
+    await Promise.all([middleware.close(), byOption.close(), lone.close(), later.close()]);
     // Closed: a call is refused as the facade refuses it, not served by a new guard.
     const closed = await Promise.resolve(
       byOption.transformParams?.({

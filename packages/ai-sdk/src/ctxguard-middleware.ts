@@ -17,6 +17,7 @@ import {
   ConversionError,
   CtxGuardError,
   InvalidInputError,
+  parseInput,
   parseOptions,
 } from '@ctxguard/core';
 import {
@@ -24,6 +25,7 @@ import {
   ContextDeclinedError,
   type ConversationGuard,
   type ConversationStats,
+  conversationIdSchema,
   createContextGuard,
   type PrepareResult,
 } from '@ctxguard/facade';
@@ -481,6 +483,7 @@ class MiddlewareState {
    * forgotten among the least recent), the first guard: every guard reads the same stored conversations.
    */
   guardOf(conversationId: string): ConversationGuard | undefined {
+    parseInput(conversationIdSchema, conversationId, 'conversationId');
     return this.#byConversation.get(conversationId) ?? this.#guards.values().next().value;
   }
 

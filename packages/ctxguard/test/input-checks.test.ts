@@ -310,3 +310,16 @@ describe("exact counting's bad arguments", () => {
     });
   });
 });
+
+describe('rewind of a conversation that holds nothing', () => {
+  it('names the conversation, not a compaction the history lacks', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const rewinding = guard.rewind('nope', 'some-compaction');
+    await expect(rewinding).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(guard.rewind('nope', 'some-compaction')).rejects.toThrow(
+      'rewind: conversation "nope" holds no messages, so it has no compaction to rewind',
+    );
+    expect((await guard.stats('nope')).exists).toBe(false);
+    await guard.close();
+  });
+});

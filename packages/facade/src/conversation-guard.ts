@@ -382,6 +382,11 @@ export class ConversationGuard {
     }
     return this.#serialized(id, async () => {
       const done = await this.#update(id, async (history) => {
+        if (history.length === 0)
+          throw new InvalidInputError(
+            `rewind: conversation "${id}" holds no messages, so it has no compaction to rewind`,
+            ['conversationId'],
+          );
         const before = await this.#measureStored(history);
         const hidden = history.rewind(compactionId);
         // Entries a newer compaction still hides (it summarized this one's summary) stay hidden.

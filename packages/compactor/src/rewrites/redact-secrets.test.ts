@@ -130,4 +130,3 @@ describe('redactSecrets', () => {
     expect(redactSecrets('')).toBe('');
   });
 });
-

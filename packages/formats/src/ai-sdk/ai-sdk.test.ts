@@ -366,3 +366,16 @@ describe('empty data', () => {
     expect(parseMessages(core)).toEqual([{ role: 'user', content: [{ type: 'image', image: 'iVA=' }] }]);
   });
 });
+
+describe('fromAISDK given a misspelt field', () => {
+  it('refuses providerOption instead of dropping the cache mark, and lets unknown fields through', () => {
+    const mark = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+    const misspelt = [{ role: 'user', content: [{ type: 'text', text: 'hi', providerOption: mark }] }];
+    expect(() => fromAISDK(misspelt as unknown as AISDKModelMessage[])).toThrow(InvalidInputError);
+    expect(() => fromAISDK(misspelt as unknown as AISDKModelMessage[])).toThrow(
+      '[0].content[0].providerOption: unknown key; did you mean "providerOptions"?',
+    );
+    const unknown = [{ role: 'user', content: [{ type: 'text', text: 'hi', providerMetadata: {} }] }];
+    expect(fromAISDK(unknown as unknown as AISDKModelMessage[])).toHaveLength(1);
+  });
+});

@@ -1,5 +1,5 @@
 import { jsonValueSchema, providerOptionsSchema } from '@ctxguard/core';
-import { lazySchema } from '@ctxguard/shared';
+import { lazySchema, tolerantObject } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** AI SDK data content: base64 or URL text, bytes, or a `URL`. */
@@ -9,11 +9,11 @@ export const dataContent = lazySchema(() =>
 /** Provider options every part may carry (a function: schemas are built on first use). */
 const optionsField = () => ({ providerOptions: providerOptionsSchema.optional() });
 const textInput = lazySchema(() =>
-  z.object({ type: z.literal('text'), text: z.string(), ...optionsField() }),
+  tolerantObject({ type: z.literal('text'), text: z.string(), ...optionsField() }),
 );
 /** An inbound image part. */
 export const imageInput = lazySchema(() =>
-  z.object({
+  tolerantObject({
     type: z.literal('image'),
     // Core images are never empty, so neither are the bytes they come from.
     image: z.union([
@@ -28,7 +28,7 @@ export const imageInput = lazySchema(() =>
 );
 /** An inbound file part. */
 export const fileInput = lazySchema(() =>
-  z.object({
+  tolerantObject({
     type: z.literal('file'),
     data: dataContent,
     mediaType: z.string().min(1),
@@ -38,10 +38,10 @@ export const fileInput = lazySchema(() =>
 );
 /** An inbound reasoning part. */
 export const reasoningInput = lazySchema(() =>
-  z.object({ type: z.literal('reasoning'), text: z.string(), ...optionsField() }),
+  tolerantObject({ type: z.literal('reasoning'), text: z.string(), ...optionsField() }),
 );
 const toolCallInput = lazySchema(() =>
-  z.object({
+  tolerantObject({
     type: z.literal('tool-call'),
     toolCallId: z.string().min(1),
     toolName: z.string().min(1),
@@ -69,7 +69,7 @@ const outputInput = lazySchema(() =>
 );
 /** An inbound tool-result part. */
 export const toolResultInput = lazySchema(() =>
-  z.object({
+  tolerantObject({
     type: z.literal('tool-result'),
     toolCallId: z.string().min(1),
     toolName: z.string().min(1),
@@ -80,15 +80,15 @@ export const toolResultInput = lazySchema(() =>
 
 /** An inbound AI SDK 6 custom part (`openai.compaction` is the one `fromAISDK` reads). */
 export const customInput = lazySchema(() =>
-  z.object({ type: z.literal('custom'), kind: z.string().min(1), ...optionsField() }),
+  tolerantObject({ type: z.literal('custom'), kind: z.string().min(1), ...optionsField() }),
 );
 
 /** Schema of the AI SDK v5 `ModelMessage`s `fromAISDK` accepts. */
 export const aiSdkMessagesSchema = lazySchema(() =>
   z.array(
     z.discriminatedUnion('role', [
-      z.object({ role: z.literal('system'), content: z.string(), ...optionsField() }),
-      z.object({
+      tolerantObject({ role: z.literal('system'), content: z.string(), ...optionsField() }),
+      tolerantObject({
         role: z.literal('user'),
         content: z.union([
           z.string(),
@@ -96,7 +96,7 @@ export const aiSdkMessagesSchema = lazySchema(() =>
         ]),
         ...optionsField(),
       }),
-      z.object({
+      tolerantObject({
         role: z.literal('assistant'),
         content: z.union([
           z.string(),
@@ -113,7 +113,11 @@ export const aiSdkMessagesSchema = lazySchema(() =>
         ]),
         ...optionsField(),
       }),
-      z.object({ role: z.literal('tool'), content: z.array(toolResultInput).min(1), ...optionsField() }),
+      tolerantObject({
+        role: z.literal('tool'),
+        content: z.array(toolResultInput).min(1),
+        ...optionsField(),
+      }),
     ]),
   ),
 );

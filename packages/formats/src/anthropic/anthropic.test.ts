@@ -425,3 +425,25 @@ describe('cache control', () => {
     expect(error.path).toEqual([0, 'content', 0, 'providerOptions', 'anthropic', 'cacheControl']);
   });
 });
+
+describe('fromAnthropic given a misspelt field', () => {
+  it('refuses a misspelt system or cache_control instead of dropping it', () => {
+    const request = { systm: 'Be nice.', messages: [{ role: 'user' as const, content: 'Hi' }] };
+    expect(() => fromAnthropic(request as never)).toThrow(InvalidInputError);
+    expect(() => fromAnthropic(request as never)).toThrow('systm: unknown key; did you mean "system"?');
+    const block = { type: 'text', text: 'Hi', cache_contrl: { type: 'ephemeral' } };
+    expect(() => fromAnthropic({ messages: [{ role: 'user', content: [block] }] } as never)).toThrow(
+      'messages[0].content[0].cache_contrl: unknown key; did you mean "cache_control"?',
+    );
+  });
+
+  it('still takes the rest of a request and fields it does not know', () => {
+    const request = {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 1024,
+      system: 'Be nice.',
+      messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'Hi', extra: 1 }] }],
+    };
+    expect(fromAnthropic(request as never).map((message) => message.role)).toEqual(['system', 'user']);
+  });
+});

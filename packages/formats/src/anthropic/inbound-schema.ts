@@ -1,5 +1,5 @@
 import { jsonValueSchema } from '@ctxguard/core';
-import { lazySchema } from '@ctxguard/shared';
+import { lazySchema, tolerantObject } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Anthropic `cache_control`: read from requests and checked in `providerOptions.anthropic.cacheControl`. */
@@ -14,7 +14,7 @@ export const cacheControlSchema = lazySchema(() =>
 const cacheField = () => ({ cache_control: cacheControlSchema.nullish() });
 /** An inbound text block. */
 export const textInput = lazySchema(() =>
-  z.object({
+  tolerantObject({
     type: z.literal('text'),
     text: z.string(),
     /** Citations the API returned with the text, sent back as they were. */
@@ -24,7 +24,7 @@ export const textInput = lazySchema(() =>
 );
 /** An inbound image block (base64 or URL). */
 export const imageInput = lazySchema(() =>
-  z.object({
+  tolerantObject({
     type: z.literal('image'),
     source: z.discriminatedUnion('type', [
       z.object({ type: z.literal('base64'), media_type: z.string().min(1), data: z.string().min(1) }),
@@ -35,7 +35,7 @@ export const imageInput = lazySchema(() =>
 );
 /** An inbound document block (PDF base64 or URL, or plain text). */
 export const documentInput = lazySchema(() =>
-  z.object({
+  tolerantObject({
     type: z.literal('document'),
     source: z.discriminatedUnion('type', [
       z.object({ type: z.literal('base64'), media_type: z.literal('application/pdf'), data: z.string() }),
@@ -49,7 +49,7 @@ export const documentInput = lazySchema(() =>
   }),
 );
 const toolUseInput = lazySchema(() =>
-  z.object({
+  tolerantObject({
     type: z.literal('tool_use'),
     id: z.string().min(1),
     name: z.string().min(1),
@@ -59,7 +59,7 @@ const toolUseInput = lazySchema(() =>
 );
 /** An inbound `tool_result` block. */
 export const toolResultInput = lazySchema(() =>
-  z.object({
+  tolerantObject({
     type: z.literal('tool_result'),
     tool_use_id: z.string().min(1),
     content: z
@@ -70,7 +70,7 @@ export const toolResultInput = lazySchema(() =>
   }),
 );
 const thinkingInput = lazySchema(() =>
-  z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() }),
+  tolerantObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() }),
 );
 const redactedThinkingInput = lazySchema(() =>
   z.object({ type: z.literal('redacted_thinking'), data: z.string() }),
@@ -103,16 +103,17 @@ export const assistantBlockInput = lazySchema(() =>
 
 /** Schema of the Anthropic request fields `fromAnthropic` reads (`system` and `messages`). */
 export const anthropicPromptSchema = lazySchema(() =>
-  z.object({
+  // The rest of a request (model, max_tokens, tools, …) passes; a misspelt `system` is refused.
+  tolerantObject({
     system: z.union([z.string(), z.array(textInput)]).optional(),
     messages: z.array(
       z.discriminatedUnion('role', [
-        z.object({ role: z.literal('user'), content: z.union([z.string(), z.array(userBlockInput)]) }),
-        z.object({
+        tolerantObject({ role: z.literal('user'), content: z.union([z.string(), z.array(userBlockInput)]) }),
+        tolerantObject({
           role: z.literal('assistant'),
           content: z.union([z.string(), z.array(assistantBlockInput)]),
         }),
-        z.object({ role: z.literal('system'), content: z.union([z.string(), z.array(textInput)]) }),
+        tolerantObject({ role: z.literal('system'), content: z.union([z.string(), z.array(textInput)]) }),
       ]),
     ),
   }),

@@ -1,4 +1,4 @@
-import { lazySchema } from '@ctxguard/shared';
+import { lazySchema, tolerantObject } from '@ctxguard/shared';
 import { z } from 'zod';
 
 const textPartInput = lazySchema(() => z.object({ type: z.literal('text'), text: z.string() }));
@@ -48,15 +48,15 @@ export const toolCallInput = lazySchema(() =>
   ]),
 );
 
-const systemInput = lazySchema(() =>
-  z.object({
-    role: z.enum(['system', 'developer']),
+// Messages let unknown fields through (OpenAI adds some) but refuse misspelt ones (`tool_call`).
+const systemInput = (role: 'system' | 'developer') =>
+  tolerantObject({
+    role: z.literal(role),
     content: z.union([z.string(), z.array(textPartInput)]),
     name: z.string().optional(),
-  }),
-);
+  });
 const userInput = lazySchema(() =>
-  z.object({
+  tolerantObject({
     role: z.literal('user'),
     content: z.union([
       z.string(),
@@ -67,7 +67,7 @@ const userInput = lazySchema(() =>
 );
 /** An inbound assistant message; unknown fields are kept so a custom reasoning field can be read. */
 export const assistantInput = lazySchema(() =>
-  z.looseObject({
+  tolerantObject({
     role: z.literal('assistant'),
     content: z
       .union([z.string(), z.array(z.discriminatedUnion('type', [textPartInput, refusalPartInput]))])
@@ -81,14 +81,14 @@ export const assistantInput = lazySchema(() =>
 );
 /** An inbound `tool` message. */
 export const toolInput = lazySchema(() =>
-  z.object({
+  tolerantObject({
     role: z.literal('tool'),
     tool_call_id: z.string().min(1),
     content: z.union([z.string(), z.array(textPartInput)]),
   }),
 );
 const functionInput = lazySchema(() =>
-  z.object({
+  tolerantObject({
     role: z.literal('function'),
     name: z.string(),
     content: z.string().nullable(),
@@ -99,8 +99,8 @@ const functionInput = lazySchema(() =>
 export const openAIChatMessagesSchema = lazySchema(() =>
   z.array(
     z.discriminatedUnion('role', [
-      systemInput.extend({ role: z.literal('system') }),
-      systemInput.extend({ role: z.literal('developer') }),
+      systemInput('system'),
+      systemInput('developer'),
       userInput,
       assistantInput,
       toolInput,

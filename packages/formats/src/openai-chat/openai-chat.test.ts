@@ -491,3 +491,26 @@ describe('empty data URLs', () => {
     expect(core[0]?.content).toEqual([{ type: 'image', image: 'data:image/png;base64,' }]);
   });
 });
+
+describe('fromOpenAIChat given a misspelt field', () => {
+  const call = { id: 'a', type: 'function' as const, function: { name: 'f', arguments: '{}' } };
+
+  it('refuses it, naming the message and the field, instead of dropping the tool call', () => {
+    const messages = [
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: 'calling', tool_call: [call] },
+      { role: 'tool', tool_call_id: 'a', content: 'r' },
+    ] as unknown as OpenAIChatMessage[];
+    expect(() => fromOpenAIChat(messages)).toThrow(InvalidInputError);
+    expect(() => fromOpenAIChat(messages)).toThrow('[1].tool_call: unknown key; did you mean "tool_calls"?');
+  });
+
+  it('still lets through fields it does not know, as OpenAI adds them', () => {
+    const messages = [
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: 'calling', tool_calls: [call], annotations: [], reasoning_content: 'hm' },
+      { role: 'tool', tool_call_id: 'a', content: 'r' },
+    ] as unknown as OpenAIChatMessage[];
+    expect(fromOpenAIChat(messages).map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+  });
+});
