@@ -1,4 +1,4 @@
-import { ConversionError, InvalidInputError, parseMessages } from '@ctxguard/core';
+import { ConversionError, InvalidInputError, type MessageInput, parseMessages } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { lossRecorder, partsOf, thrown } from '../../test/helpers.js';
 import { fromAISDK } from './from-ai-sdk.js';
@@ -377,5 +377,42 @@ describe('fromAISDK given a misspelt field', () => {
     );
     const unknown = [{ role: 'user', content: [{ type: 'text', text: 'hi', providerMetadata: {} }] }];
     expect(fromAISDK(unknown as unknown as AISDKModelMessage[])).toHaveLength(1);
+  });
+});
+
+describe('toAISDK given a tool output already in the AI SDK shape', () => {
+  const call = {
+    role: 'assistant' as const,
+    content: [{ type: 'tool-call' as const, toolCallId: 'a', toolName: 'f', input: {} }],
+  };
+  const wrapped = { type: 'json', value: { ok: 1 } };
+
+  it('refuses it instead of wrapping it again, and says how to mark an own output', () => {
+    const messages: MessageInput[] = [
+      call,
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'f', output: wrapped }] },
+    ];
+    expect(() => toAISDK(messages)).toThrow(ConversionError);
+    expect(() => toAISDK(messages)).toThrow(
+      /^messages\[1\]\.content\[0\]: output is already an AI SDK output/,
+    );
+  });
+
+  it("wraps it once when the part is marked as the tool's own output", () => {
+    const own = { ctxguard: { ownOutput: true } };
+    const messages: MessageInput[] = [
+      call,
+      {
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: 'a', toolName: 'f', output: wrapped, providerOptions: own },
+        ],
+      },
+    ];
+    const [, tool] = toAISDK(messages);
+    expect((tool as { content: { output: unknown }[] }).content[0]!.output).toEqual({
+      type: 'json',
+      value: wrapped,
+    });
   });
 });

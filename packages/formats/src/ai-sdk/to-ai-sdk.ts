@@ -12,7 +12,7 @@ import type {
   ToolResultPart,
   UserMessage,
 } from '@ctxguard/core';
-import { pushAll } from '@ctxguard/shared';
+import { CTXGUARD_PROVIDER, isUnconvertedAISDKOutput, OWN_OUTPUT_MARK, pushAll } from '@ctxguard/shared';
 import type { z } from 'zod';
 import { takeFilename, toolOutputKind } from '../ai-sdk-extras.js';
 import {
@@ -125,6 +125,12 @@ function toolOutputToAISDK(
   path: (string | number)[],
   losses: LossReporter,
 ): AISDKToolResultOutput {
+  // Wrapped again it would reach the model as { type, value } inside the tool's output.
+  if (isUnconvertedAISDKOutput(part))
+    conversionError(
+      path,
+      `output is already an AI SDK output ({ type, value }); give the tool's own output (fromAISDK unwraps it), or, if that object is the tool's own output, mark the part with providerOptions: { ${CTXGUARD_PROVIDER}: { ${OWN_OUTPUT_MARK}: true } }`,
+    );
   if (part.content) {
     if (part.isError === true) {
       losses.report(
