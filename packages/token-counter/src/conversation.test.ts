@@ -149,3 +149,24 @@ describe('measureConversation given the wrong input', () => {
     expect(count.tokens).toBeGreaterThan(count.messages[0]!);
   });
 });
+
+describe('measure options', () => {
+  const ctx = { provider: 'openai', model: 'gpt-4o' };
+  const message: Message = { role: 'user', content: 'Hello there' };
+
+  it.each([
+    ['HeuristicCounter', () => new HeuristicCounter()],
+    ['ExactTokenCounter', () => new ExactTokenCounter()],
+    ['MemoizedCounter', () => new MemoizedCounter(new HeuristicCounter())],
+    ['HybridTokenCounter', () => new HybridTokenCounter()],
+  ])('%s refuses a misspelt accuracy or options that are not an object, naming them', async (_, make) => {
+    const counter: TokenCounter = make();
+    await expect(
+      counter.measureMessage(message, ctx, { accuracy: 'exactly' } as unknown as { accuracy: 'exact' }),
+    ).rejects.toThrow(`options.accuracy: expected 'estimate' or 'exact', received "exactly" (a string)`);
+    await expect(
+      counter.measureMessage(message, ctx, 'exact' as unknown as { accuracy: 'exact' }),
+    ).rejects.toThrow(/^options: expected \{ accuracy\?, signal\? \}/);
+    expect((await counter.measureMessage(message, ctx, { accuracy: 'exact' })).tokens).toBeGreaterThan(0);
+  });
+});

@@ -7,7 +7,7 @@ import {
   parseOptions,
   type WarningEvent,
 } from '@ctxguard/core';
-import { isHookBus, lazySchema, throwIfAborted } from '@ctxguard/shared';
+import { isHookBus, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { addedSystemMessage } from './conversation.js';
 import {
@@ -23,6 +23,7 @@ import {
   type ConversationCount,
   type ConversationInput,
   type CountContext,
+  checkMeasureOptions,
   countContextSchema,
   isTokenCounter,
   type LearnInput,
@@ -273,7 +274,7 @@ export class CountApiCounter implements TokenCounter {
 
   /** Exact (when asked): the count of one user message holding the text, so one message's framing is included. */
   async measure(text: string, ctx: CountContext, options: MeasureOptions = {}): Promise<TokenCount> {
-    throwIfAborted(options?.signal);
+    checkMeasureOptions(options);
     parseInput(z.string(), text, 'text');
     parseInput(countContextSchema, ctx, 'ctx');
     if (text.length === 0) {
@@ -293,7 +294,7 @@ export class CountApiCounter implements TokenCounter {
     ctx: CountContext,
     options: MeasureOptions = {},
   ): Promise<TokenCount> {
-    throwIfAborted(options?.signal);
+    checkMeasureOptions(options);
     const parsed = parseInput(messageSchema, message, 'message');
     parseInput(countContextSchema, ctx, 'ctx');
     const exact = await this.#tryExact({ messages: [parsed] }, ctx, options);
@@ -316,7 +317,7 @@ export class CountApiCounter implements TokenCounter {
     ctx: CountContext,
     options: MeasureOptions = {},
   ): Promise<ConversationCount> {
-    throwIfAborted(options?.signal);
+    checkMeasureOptions(options);
     const parsed = parseInput(requestSchema, request, 'request');
     parseInput(countContextSchema, ctx, 'ctx');
     const parts = this.#estimateParts(parsed, ctx);

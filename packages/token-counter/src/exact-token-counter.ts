@@ -8,7 +8,7 @@ import {
   parseOptions,
   type WarningEvent,
 } from '@ctxguard/core';
-import { isHookBus, lazySchema, throwIfAborted } from '@ctxguard/shared';
+import { isHookBus, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { addedSystemMessage } from './conversation.js';
 import { sharedEncoderPool } from './encoder-pool.js';
@@ -27,6 +27,7 @@ import {
   type ConversationCount,
   type ConversationInput,
   type CountContext,
+  checkMeasureOptions,
   conversationInputSchema,
   countContextSchema,
   isTokenCounter,
@@ -184,7 +185,7 @@ export class ExactTokenCounter implements TokenCounter {
   }
 
   async measure(text: string, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
-    throwIfAborted(options?.signal);
+    checkMeasureOptions(options);
     if (typeof text !== 'string') throw new InvalidInputError('text: expected a string', ['text']);
     parseInput(countContextSchema, ctx, 'ctx');
     const encoding = this.encodingFor(ctx);
@@ -195,7 +196,7 @@ export class ExactTokenCounter implements TokenCounter {
   }
 
   async measureMessage(message: Message, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
-    throwIfAborted(options?.signal);
+    checkMeasureOptions(options);
     parseInput(countContextSchema, ctx, 'ctx');
     parseInput(messageSchema, message, 'message');
     return this.measureParsed(message, ctx, this.encodingFor(ctx));
@@ -224,7 +225,7 @@ export class ExactTokenCounter implements TokenCounter {
     ctx: CountContext,
     options?: MeasureOptions,
   ): Promise<ConversationCount> {
-    throwIfAborted(options?.signal);
+    checkMeasureOptions(options);
     parseInput(countContextSchema, ctx, 'ctx');
     parseInput(conversationInputSchema, input, 'input');
     const encoding = this.encodingFor(ctx);

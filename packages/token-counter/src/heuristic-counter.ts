@@ -17,7 +17,7 @@ import {
   parseOptions,
   type WarningEvent,
 } from '@ctxguard/core';
-import { isHookBus, lazySchema, throwIfAborted } from '@ctxguard/shared';
+import { isHookBus, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { addedSystemMessage } from './conversation.js';
 import { DERIVED_CHARS_PER_TOKEN, DERIVED_COST_TABLES } from './heuristic-tables.js';
@@ -26,6 +26,7 @@ import { scanPieces } from './piece-scanner.js';
 import { type ProviderMultiplier, providerMultiplier } from './provider-multipliers.js';
 import {
   type CountContext,
+  checkMeasureOptions,
   countContextSchema,
   type LearnInput,
   type MeasureOptions,
@@ -362,7 +363,7 @@ export class HeuristicCounter implements TokenCounter {
 
   /** The estimate, after loading stored calibrations for the model; always `accuracy: 'estimate'`. */
   async measure(text: string, ctx: CountContext, options: MeasureOptions = {}): Promise<TokenCount> {
-    throwIfAborted(options?.signal);
+    checkMeasureOptions(options);
     parseInput(z.string(), text, 'text');
     parseInput(countContextSchema, ctx, 'ctx');
     await this.warm(ctx);
@@ -375,7 +376,7 @@ export class HeuristicCounter implements TokenCounter {
     ctx: CountContext,
     options: MeasureOptions = {},
   ): Promise<TokenCount> {
-    throwIfAborted(options?.signal);
+    checkMeasureOptions(options);
     parseInput(messageSchema, message, 'message');
     parseInput(countContextSchema, ctx, 'ctx');
     await this.warm(ctx);

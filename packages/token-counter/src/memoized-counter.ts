@@ -9,6 +9,7 @@ import {
   type ConversationCount,
   type ConversationInput,
   type CountContext,
+  checkMeasureOptions,
   isTokenCounter,
   type LearnInput,
   type MeasureOptions,
@@ -82,6 +83,7 @@ export class MemoizedCounter implements TokenCounter {
   }
 
   async measureMessage(message: Message, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
+    checkMeasureOptions(options);
     const wanted = options?.accuracy ?? 'estimate';
     const slot = this.memo.lookup(message, this.scope(ctx, wanted));
     if (slot.value !== undefined) return { ...(slot.value as TokenCount) };
@@ -100,6 +102,7 @@ export class MemoizedCounter implements TokenCounter {
     ctx: CountContext,
     options?: MeasureOptions,
   ): Promise<ConversationCount> {
+    checkMeasureOptions(options);
     let exact = true;
     const list = input.messages ?? [];
     const messages: number[] = new Array(list.length);

@@ -1,6 +1,7 @@
 import type { ContentClass } from '@ctxguard/calibration';
 import type { Message } from '@ctxguard/core';
-import { lazySchema } from '@ctxguard/shared';
+import { InvalidInputError } from '@ctxguard/core';
+import { describeValue, lazySchema, throwIfAborted } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Which model a count is for; routes tokenizers, multipliers and calibration. */
@@ -37,6 +38,35 @@ export interface MeasureOptions {
   /** `exact` asks for an exact count; counters that cannot give one return an estimate and say so. */
   accuracy?: Accuracy;
   signal?: AbortSignal;
+}
+
+/**
+ * Checks `options` of a `measure*` call, naming the field that is wrong (`options.accuracy: …`),
+ * then throws the signal's reason when it was aborted. A few `typeof` checks: it runs on every call.
+ */
+export function checkMeasureOptions(options: unknown): void {
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidInputError(
+      `options: expected { accuracy?, signal? }, received ${describeValue(options)}`,
+      ['options'],
+    );
+  const { accuracy, signal } = options as { accuracy?: unknown; signal?: unknown };
+  if (accuracy !== undefined && accuracy !== 'estimate' && accuracy !== 'exact')
+    throw new InvalidInputError(
+      `options.accuracy: expected 'estimate' or 'exact', received ${describeValue(accuracy)}`,
+      ['options', 'accuracy'],
+    );
+  if (signal !== undefined && !isAbortSignal(signal))
+    throw new InvalidInputError(
+      `options.signal: expected an AbortSignal, received ${describeValue(signal)}`,
+      ['options', 'signal'],
+    );
+  throwIfAborted(signal as AbortSignal | undefined);
+}
+
+function isAbortSignal(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && typeof (value as AbortSignal).aborted === 'boolean';
 }
 
 /**
