@@ -54,3 +54,14 @@ describe('providerContextManagement that would guard nothing', () => {
     ).toBe('v3');
   });
 });
+
+describe('keepThinkingTurns', () => {
+  it('names both forms it takes when given neither', () => {
+    expect(() =>
+      ctxguardMiddleware({ providerContextManagement: { keepThinkingTurns: 'none' as unknown as 'all' } }),
+    ).toThrow("providerContextManagement.keepThinkingTurns: must be a positive integer or 'all'");
+    expect(() => ctxguardMiddleware({ providerContextManagement: { keepThinkingTurns: 0 } })).toThrow(
+      "providerContextManagement.keepThinkingTurns: must be a positive integer or 'all'",
+    );
+  });
+});

@@ -15,7 +15,12 @@ export const providerContextManagementSchema = lazySchema(() =>
       /** Let the server clear old thinking (`clear_thinking_20251015`) when thinking is on (default true). */
       clearThinking: z.boolean().default(true),
       /** Thinking turns the server keeps: a number, or `all` (default 1). */
-      keepThinkingTurns: z.union([z.number().int().positive(), z.literal('all')]).default(1),
+      keepThinkingTurns: z
+        .custom<number | 'all'>(
+          (value) => value === 'all' || (Number.isInteger(value) && (value as number) > 0),
+          "must be a positive integer or 'all'",
+        )
+        .default(1),
       /** Let the server compact the conversation (`compact_20260112`) (default false). */
       compact: z.boolean().default(false),
       /** Instructions for the server's compaction summary. */
