@@ -120,12 +120,10 @@ describe('measureConversation given the wrong input', () => {
   it('rejects a bare list, a misspelt key and odd fields, naming them, instead of counting 0', async () => {
     await expect(
       measureConversation(heuristic, messages as unknown as { messages: Message[] }, ctx),
-    ).rejects.toThrow('input: Invalid input: expected object, received array');
+    ).rejects.toThrow(/^input: expected \{ messages, system\?, tools\? \}, received \[.*\(an array\)$/);
     await expect(
       measureConversation(heuristic, { mesages: messages } as unknown as { messages: Message[] }, ctx),
-    ).rejects.toThrow(
-      'input.messages: expected an array of messages; input: Unrecognized key: "mesages" (did you mean "messages"?)',
-    );
+    ).rejects.toThrow('input.mesages: unknown key; did you mean "messages"?');
     await expect(
       measureConversation(heuristic, { messages, system: 5 } as unknown as { messages: Message[] }, ctx),
     ).rejects.toThrow(/input\.system: /);
@@ -141,6 +139,18 @@ describe('measureConversation given the wrong input', () => {
     await expect(
       measureConversation(heuristic, { messages }, undefined as unknown as typeof ctx),
     ).rejects.toThrow(/^ctx: /);
+  });
+
+  it('lets a whole request through (fields it does not read), also in the memoized and exact counters', async () => {
+    const request = { messages, maxOutputTokens: 500, provider: 'openai' } as unknown as {
+      messages: Message[];
+    };
+    for (const counter of [heuristic, new MemoizedCounter(new HeuristicCounter()), new ExactTokenCounter()]) {
+      expect((await measureConversation(counter, request, ctx)).messages).toHaveLength(1);
+      await expect(
+        measureConversation(counter, { mesages: messages } as unknown as { messages: Message[] }, ctx),
+      ).rejects.toThrow('input.mesages: unknown key; did you mean "messages"?');
+    }
   });
 
   it('still counts a well-formed request', async () => {
@@ -167,6 +177,9 @@ describe('measure options', () => {
     await expect(
       counter.measureMessage(message, ctx, 'exact' as unknown as { accuracy: 'exact' }),
     ).rejects.toThrow(/^options: expected \{ accuracy\?, signal\? \}/);
+    await expect(
+      counter.measureMessage(message, ctx, { acuracy: 'exact' } as unknown as { accuracy: 'exact' }),
+    ).rejects.toThrow('options.acuracy: unknown key; did you mean "accuracy"?');
     expect((await counter.measureMessage(message, ctx, { accuracy: 'exact' })).tokens).toBeGreaterThan(0);
   });
 });

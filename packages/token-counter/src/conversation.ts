@@ -1,4 +1,4 @@
-import { InvalidInputError, type Message, parseInput, withSystemPrompt } from '@ctxguard/core';
+import { InvalidInputError, type Message, withSystemPrompt } from '@ctxguard/core';
 import { describeValue } from '@ctxguard/shared';
 import { conversationOverhead, toolDefinitionsTokens } from './message-cost.js';
 import {
@@ -6,8 +6,7 @@ import {
   type ConversationCount,
   type ConversationInput,
   type CountContext,
-  conversationInputSchema,
-  countContextSchema,
+  checkConversationInput,
   isTokenCounter,
   type MeasureOptions,
   type TokenCounter,
@@ -72,8 +71,7 @@ export async function measureConversation(
       `measureConversation counter: expected a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn), received ${describeValue(counter)}`,
       ['counter'],
     );
-  parseInput(conversationInputSchema, input, 'input');
-  parseInput(countContextSchema, ctx, 'ctx');
+  checkConversationInput(input, ctx);
   if (counter.measureConversation) return counter.measureConversation(input, ctx, options);
   let exact = true;
   const note = (accuracy: Accuracy) => {

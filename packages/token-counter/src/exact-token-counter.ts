@@ -27,8 +27,8 @@ import {
   type ConversationCount,
   type ConversationInput,
   type CountContext,
+  checkConversationInput,
   checkMeasureOptions,
-  conversationInputSchema,
   countContextSchema,
   isTokenCounter,
   type LearnInput,
@@ -226,8 +226,7 @@ export class ExactTokenCounter implements TokenCounter {
     options?: MeasureOptions,
   ): Promise<ConversationCount> {
     checkMeasureOptions(options);
-    parseInput(countContextSchema, ctx, 'ctx');
-    parseInput(conversationInputSchema, input, 'input');
+    checkConversationInput(input, ctx);
     const encoding = this.encodingFor(ctx);
     await this.engineFor(encoding);
     let exact = true;
@@ -417,7 +416,7 @@ export class ExactTokenCounter implements TokenCounter {
       const reason = error instanceof Error ? error.message : String(error);
       const hint =
         typeof globalThis.process?.versions?.node === 'string'
-          ? ' (install the optional `tiktoken` package to use it)'
+          ? ' (install the optional `tiktoken` package to use it; a bundled server must ship it in node_modules)'
           : ' (it needs Node; here, leave `engine` at its default, bpe)';
       this.warn({
         code: 'exact_engine_unavailable',

@@ -9,6 +9,7 @@ import {
   type ConversationCount,
   type ConversationInput,
   type CountContext,
+  checkConversationInput,
   checkMeasureOptions,
   isTokenCounter,
   type LearnInput,
@@ -103,6 +104,7 @@ export class MemoizedCounter implements TokenCounter {
     options?: MeasureOptions,
   ): Promise<ConversationCount> {
     checkMeasureOptions(options);
+    checkConversationInput(input, ctx);
     let exact = true;
     const list = input.messages ?? [];
     const messages: number[] = new Array(list.length);

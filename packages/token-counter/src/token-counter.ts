@@ -1,7 +1,7 @@
 import type { ContentClass } from '@ctxguard/calibration';
 import type { Message } from '@ctxguard/core';
 import { InvalidInputError } from '@ctxguard/core';
-import { describeValue, lazySchema, throwIfAborted } from '@ctxguard/shared';
+import { closestName, describeValue, lazySchema, throwIfAborted } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Which model a count is for; routes tokenizers, multipliers and calibration. */
@@ -12,17 +12,6 @@ export interface CountContext {
 
 /** Schema of a {@link CountContext}: what `measure*` checks its context against. */
 export const countContextSchema = lazySchema(() => z.object({ provider: z.string(), model: z.string() }));
-
-/** Schema of a {@link ConversationInput}: what `measureConversation` checks its input against. */
-export const conversationInputSchema = lazySchema(() =>
-  z.strictObject({
-    messages: z.custom<readonly unknown[]>((v) => Array.isArray(v), 'expected an array of messages'),
-    system: z.string().optional(),
-    tools: z
-      .custom<readonly unknown[]>((v) => Array.isArray(v), 'expected an array of tool definitions')
-      .optional(),
-  }),
-);
 
 /** How a count was obtained. */
 export type Accuracy = 'estimate' | 'exact';
@@ -51,6 +40,7 @@ export function checkMeasureOptions(options: unknown): void {
       `options: expected { accuracy?, signal? }, received ${describeValue(options)}`,
       ['options'],
     );
+  checkKeys(options, MEASURE_OPTION_KEYS, 'options');
   const { accuracy, signal } = options as { accuracy?: unknown; signal?: unknown };
   if (accuracy !== undefined && accuracy !== 'estimate' && accuracy !== 'exact')
     throw new InvalidInputError(
@@ -63,6 +53,56 @@ export function checkMeasureOptions(options: unknown): void {
       ['options', 'signal'],
     );
   throwIfAborted(signal as AbortSignal | undefined);
+}
+
+const MEASURE_OPTION_KEYS = ['accuracy', 'signal'];
+const CONVERSATION_KEYS = ['messages', 'system', 'tools'];
+
+/**
+ * Checks the `input` of `measureConversation` (`{ messages, system?, tools? }`) and its `ctx`,
+ * naming what is wrong (`input.messages: …`). Other fields are let through (a whole request is an
+ * input), but one a slip away from a field it reads is refused. `typeof` checks, no schema: the
+ * function must bundle without zod.
+ */
+export function checkConversationInput(input: unknown, ctx: unknown): void {
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw new InvalidInputError(
+      `input: expected { messages, system?, tools? }, received ${describeValue(input)}`,
+      ['input'],
+    );
+  checkKeys(input, CONVERSATION_KEYS, 'input');
+  const { messages, system, tools } = input as Record<string, unknown>;
+  if (!Array.isArray(messages))
+    throw new InvalidInputError(
+      `input.messages: expected an array of messages, received ${describeValue(messages)}`,
+      ['input', 'messages'],
+    );
+  if (system !== undefined && typeof system !== 'string')
+    throw new InvalidInputError(`input.system: expected a string, received ${describeValue(system)}`, [
+      'input',
+      'system',
+    ]);
+  if (tools !== undefined && !Array.isArray(tools))
+    throw new InvalidInputError(
+      `input.tools: expected an array of tool definitions, received ${describeValue(tools)}`,
+      ['input', 'tools'],
+    );
+  const { provider, model } = (typeof ctx === 'object' && ctx !== null ? ctx : {}) as Record<string, unknown>;
+  if (typeof provider !== 'string' || typeof model !== 'string')
+    throw new InvalidInputError(
+      `ctx: expected { provider, model } (strings), received ${describeValue(ctx)}`,
+      ['ctx'],
+    );
+}
+
+/** Refuses a key of `value` that `known` lacks but one of them is a slip away from. */
+function checkKeys(value: object, known: readonly string[], root: string): void {
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const close = closestName(key, known);
+    if (close !== undefined)
+      throw new InvalidInputError(`${root}.${key}: unknown key; did you mean "${close}"?`, [root, key]);
+  }
 }
 
 function isAbortSignal(value: unknown): boolean {

@@ -38,7 +38,7 @@ it('imports and counts exactly where the tiktoken package (WASM) cannot be loade
           code: 'exact_engine_unavailable',
           data: { engine: 'tiktoken', encoding: 'o200k_base', using: 'bpe' },
           message: expect.stringMatching(
-            /^The tiktoken engine could not be loaded \(install the optional `tiktoken` package to use it\): .*Counting o200k_base with bpe instead/,
+            /^The tiktoken engine could not be loaded \(install the optional `tiktoken` package to use it; a bundled server must ship it in node_modules\): .*Counting o200k_base with bpe instead/,
           ),
         },
       ],

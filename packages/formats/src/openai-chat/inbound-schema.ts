@@ -77,6 +77,8 @@ export const assistantInput = lazySchema(() =>
     name: z.string().optional(),
     function_call: z.unknown().optional(),
     audio: z.unknown().optional(),
+    /** Azure OpenAI "On Your Data" citations: accepted, not carried over (named, as it is one slip from `content`). */
+    context: z.unknown().optional(),
   }),
 );
 /** An inbound `tool` message. */
@@ -85,6 +87,8 @@ export const toolInput = lazySchema(() =>
     role: z.literal('tool'),
     tool_call_id: z.string().min(1),
     content: z.union([z.string(), z.array(textPartInput)]),
+    /** Azure OpenAI "On Your Data" citations: accepted, not carried over (named, as it is one slip from `content`). */
+    context: z.unknown().optional(),
   }),
 );
 const functionInput = lazySchema(() =>

@@ -505,12 +505,23 @@ describe('fromOpenAIChat given a misspelt field', () => {
     expect(() => fromOpenAIChat(messages)).toThrow('[1].tool_call: unknown key; did you mean "tool_calls"?');
   });
 
-  it('still lets through fields it does not know, as OpenAI adds them', () => {
-    const messages = [
+  it("still lets through fields it does not know, as OpenAI adds them, and Azure's context, carrying none of them over", () => {
+    const plain = [
       { role: 'user', content: 'q' },
-      { role: 'assistant', content: 'calling', tool_calls: [call], annotations: [], reasoning_content: 'hm' },
+      { role: 'assistant', content: 'calling', tool_calls: [call] },
       { role: 'tool', tool_call_id: 'a', content: 'r' },
+    ] as OpenAIChatMessage[];
+    const extended = [
+      { role: 'user', content: 'q' },
+      {
+        role: 'assistant',
+        content: 'calling',
+        tool_calls: [call],
+        annotations: [],
+        context: { intent: 'x' },
+      },
+      { role: 'tool', tool_call_id: 'a', content: 'r', context: { citations: [] } },
     ] as unknown as OpenAIChatMessage[];
-    expect(fromOpenAIChat(messages).map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(fromOpenAIChat(extended)).toEqual(fromOpenAIChat(plain));
   });
 });
