@@ -105,6 +105,28 @@ describe('recordCompletion with usage no request can have', () => {
   });
 });
 
+describe('recordCompletion with no input tokens', () => {
+  it('ignores them with a warning instead of learning from them', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const warnings: WarningEvent[] = [];
+    guard.hooks.on('onWarning', (warning) => void warnings.push(warning));
+    await guard.prepare({ conversationId: 'c', messages: [{ role: 'user', content: 'Hello there' }] });
+    const recorded = await guard.recordCompletion({
+      conversationId: 'c',
+      usage: { inputTokens: 0, outputTokens: 5 },
+    });
+    expect(recorded.learned).toBe(false);
+    expect(
+      warnings.filter((warning) => warning.code === 'usage_ignored').map((warning) => warning.message),
+    ).toEqual([
+      expect.stringMatching(
+        /usage\.inputTokens: 0 tokens cannot be the usage of a request measured at \d+ tokens \(a provider counts every prompt\)/,
+      ),
+    ]);
+    await guard.close();
+  });
+});
+
 describe('recordCompletion with input tokens far below the request', () => {
   it('ignores them (cache reads left out), and the next prepare still measures the whole request', async () => {
     const guard = createContextGuard({

@@ -1101,7 +1101,7 @@ const CACHEABLE_PROMPT_TOKENS = 1_024;
 
 /**
  * Why reported input tokens cannot be the usage of the request measured at `measured` tokens
- * against `window`: more than the window, or (a prompt large enough to be cached) under a quarter
+ * against `window`: more than the window, none at all, or (a prompt large enough to be cached) under a quarter
  * of the measurement, as when cache reads are left out (Anthropic reports them apart from
  * `input_tokens`). Anchoring on either would make every later request look wrongly sized.
  */
@@ -1112,6 +1112,9 @@ function impossibleUsage(
 ): string | undefined {
   if (typeof window === 'number' && inputTokens > window)
     return `is more than the ${window}-token window the request was measured against`;
+  // A provider counts every prompt at one token or more (its framing alone).
+  if (inputTokens === 0 && measured !== undefined && measured > 0)
+    return `cannot be the usage of a request measured at ${measured} tokens (a provider counts every prompt)`;
   if (measured === undefined || measured < CACHEABLE_PROMPT_TOKENS) return undefined;
   if (!belowTokenizerSpread(inputTokens, measured)) return undefined;
   return `is under a quarter of the ${measured} tokens the request was measured at (cache reads left out?)`;

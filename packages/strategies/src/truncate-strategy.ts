@@ -60,7 +60,7 @@ function leadingReplacements(view: readonly HistoryEntry[], pinned: number): num
 
 /**
  * Drops the oldest messages (never the system prompt) so only the newest `recentCount` remain, with
- * no model call; when they alone hold the request over the decline ceiling (0.95, or `at` when higher), cuts tool outputs to head
+ * no model call; when they alone hold the request at or over the decline ceiling (0.95, or `at` when higher), cuts tool outputs to head
  * and tail, and declines when even that is not enough.
  */
 export class TruncateStrategy implements ContextStrategy {
@@ -75,7 +75,7 @@ export class TruncateStrategy implements ContextStrategy {
 
   /**
    * Drops the oldest messages through `ctx.tools.dropOldest`; when the newest ones alone still hold
-   * the request above the decline ceiling, cuts tool outputs to head and tail (`cutToolOutputs`).
+   * the request at or above the decline ceiling, cuts tool outputs to head and tail (`cutToolOutputs`).
    */
   async react(ctx: ReactContext): Promise<StrategyDecision> {
     const ceiling = declineCeiling(this.#options.at);
@@ -91,13 +91,13 @@ export class TruncateStrategy implements ContextStrategy {
       state['lastFreed'] = freed;
     }
     let after = Math.max(0, ctx.current - freed) / ctx.inputBudget;
-    const cut = after > ceiling ? await this.#cutOutputs(ctx, overhead) : undefined;
+    const cut = after >= ceiling ? await this.#cutOutputs(ctx, overhead) : undefined;
     if (cut) {
       state['cutOutputs'] = counter(state, 'cutOutputs') + cut.trimmedOutputs;
       after = cut.after;
     }
     const what = this.#describe(ctx, dropped, freed, after);
-    if (after > ceiling) {
+    if (after >= ceiling) {
       const tried = cut ? `; cutting ${cut.trimmedOutputs} tool outputs to head and tail was not enough` : '';
       return { action: 'decline', reason: `${what}${tried} (ceiling ${percent(ceiling)})` };
     }
