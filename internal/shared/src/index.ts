@@ -29,7 +29,7 @@ export {
   providerFormatOf,
 } from './provider-format.js';
 export { randomUuid } from './random-uuid.js';
-export { closestName, misspeltKeysCheck, tolerantObject } from './spelling.js';
+export { closestName, misspeltKeys, misspeltKeysCheck, tolerantObject } from './spelling.js';
 export { belowTokenizerSpread } from './tokenizer-spread.js';
 export { charsPerRequest, toolsWindowTokens } from './tools-window.js';
 export { warnMisconfigured } from './warn-misconfigured.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closestName } from './spelling.js';
+import { closestName, misspeltKeys } from './spelling.js';
 
 describe('closestName', () => {
   const providers = ['anthropic', 'azure', 'google-ai', 'openai', 'ollama', 'vertex'];
@@ -21,5 +21,16 @@ describe('closestName', () => {
 
   it('never builds a table for names too far apart in length', () => {
     expect(closestName('o'.repeat(100_000), providers)).toBeUndefined();
+  });
+});
+
+describe('misspeltKeys', () => {
+  it('names the keys a slip from a known one, and lets other unknown keys be', () => {
+    const value = { tool_call: [], annotations: [], tool_calls: [], Content: 'x' };
+    expect(misspeltKeys(value, ['tool_calls', 'content', 'role'])).toEqual([
+      { key: 'tool_call', meant: 'tool_calls' },
+      { key: 'Content', meant: 'content' },
+    ]);
+    expect(misspeltKeys({}, ['content'])).toEqual([]);
   });
 });

@@ -14,6 +14,17 @@ export function closestName(name: string, known: Iterable<string>): string | und
   return found;
 }
 
+/** The keys of `value` that `known` lacks but are a slip away from one of them, each with that one. */
+export function misspeltKeys(value: object, known: readonly string[]): { key: string; meant: string }[] {
+  const found: { key: string; meant: string }[] = [];
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const meant = closestName(key, known);
+    if (meant !== undefined) found.push({ key, meant });
+  }
+  return found;
+}
+
 /**
  * A check for an object schema that keeps keys it does not know (a value with more fields than it
  * reads, such as a whole calibration given as its key): a key one slip away from a known one is an
@@ -21,12 +32,8 @@ export function closestName(name: string, known: Iterable<string>): string | und
  */
 export function misspeltKeysCheck(known: readonly string[]) {
   return (value: Record<string, unknown>, ctx: z.RefinementCtx): void => {
-    for (const key of Object.keys(value)) {
-      if (known.includes(key)) continue;
-      const close = closestName(key, known);
-      if (close !== undefined)
-        ctx.addIssue({ code: 'custom', path: [key], message: `unknown key; did you mean "${close}"?` });
-    }
+    for (const { key, meant } of misspeltKeys(value, known))
+      ctx.addIssue({ code: 'custom', path: [key], message: `unknown key; did you mean "${meant}"?` });
   };
 }
 

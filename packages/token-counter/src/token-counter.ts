@@ -1,7 +1,7 @@
 import type { ContentClass } from '@ctxguard/calibration';
 import type { Message } from '@ctxguard/core';
 import { InvalidInputError } from '@ctxguard/core';
-import { closestName, describeValue, lazySchema, throwIfAborted } from '@ctxguard/shared';
+import { describeValue, lazySchema, misspeltKeys, throwIfAborted } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Which model a count is for; routes tokenizers, multipliers and calibration. */
@@ -97,12 +97,12 @@ export function checkConversationInput(input: unknown, ctx: unknown): void {
 
 /** Refuses a key of `value` that `known` lacks but one of them is a slip away from. */
 function checkKeys(value: object, known: readonly string[], root: string): void {
-  for (const key of Object.keys(value)) {
-    if (known.includes(key)) continue;
-    const close = closestName(key, known);
-    if (close !== undefined)
-      throw new InvalidInputError(`${root}.${key}: unknown key; did you mean "${close}"?`, [root, key]);
-  }
+  const [misspelt] = misspeltKeys(value, known);
+  if (misspelt)
+    throw new InvalidInputError(`${root}.${misspelt.key}: unknown key; did you mean "${misspelt.meant}"?`, [
+      root,
+      misspelt.key,
+    ]);
 }
 
 function isAbortSignal(value: unknown): boolean {
