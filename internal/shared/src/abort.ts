@@ -6,7 +6,7 @@ import { lazySchema } from './lazy-schema.js';
  * with its `aborted` flag and `addEventListener` (a signal made in another realm, such as a test
  * environment's window or a worker's, fails `instanceof` but cancels work all the same).
  */
-function isAbortSignal(value: unknown): value is AbortSignal {
+export function isAbortSignal(value: unknown): value is AbortSignal {
   if (typeof AbortSignal !== 'undefined' && value instanceof AbortSignal) return true;
   if (typeof value !== 'object' || value === null) return false;
   const { aborted, addEventListener } = value as { aborted?: unknown; addEventListener?: unknown };

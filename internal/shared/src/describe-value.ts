@@ -35,6 +35,14 @@ function printed(value: unknown): string {
 }
 
 /** `a number`, `an object`, `an array`, `a Map object`: what kind of value a message names. */
+/**
+ * What kind of value it is, without printing it (`an object`, `an array`, `a number`, `null`): for a
+ * message about a value that may hold secrets.
+ */
+export function describeKind(value: unknown): string {
+  return value === undefined || value === null ? String(value) : kindOf(value);
+}
+
 function kindOf(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   const tag = typeof value === 'object' ? tagOf(value) : undefined;

@@ -1,13 +1,13 @@
 // Helpers the ctxguard packages share. This package is private: each package bundles what it uses
 // into its own build, so none of these is part of a published surface.
 
-export { abortReason, abortSignalSchema, throwIfAborted } from './abort.js';
+export { abortReason, abortSignalSchema, isAbortSignal, throwIfAborted } from './abort.js';
 export { pushAll } from './arrays.js';
 export { CHARS_PER_TOKEN } from './chars-per-token.js';
 export { containsWhole } from './contains-whole.js';
 export type { EntryTags } from './contract-checks.js';
 export { isContextStrategy, isContextTools, isHookBus, isOriginalEntry } from './contract-checks.js';
-export { describeThrown, describeValue } from './describe-value.js';
+export { describeKind, describeThrown, describeValue } from './describe-value.js';
 export { formatPath } from './format-path.js';
 export { importUnbundled } from './import-unbundled.js';
 export type { JsonCheckOptions, JsonValue, JsonValueIssue } from './json-value.js';

@@ -1,7 +1,7 @@
 import type { ContentClass } from '@ctxguard/calibration';
 import type { Message } from '@ctxguard/core';
 import { InvalidInputError } from '@ctxguard/core';
-import { describeValue, lazySchema, misspeltKeys, throwIfAborted } from '@ctxguard/shared';
+import { describeValue, isAbortSignal, lazySchema, misspeltKeys, throwIfAborted } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Which model a count is for; routes tokenizers, multipliers and calibration. */
@@ -52,7 +52,7 @@ export function checkMeasureOptions(options: unknown): void {
       `options.signal: expected an AbortSignal, received ${describeValue(signal)}`,
       ['options', 'signal'],
     );
-  throwIfAborted(signal as AbortSignal | undefined);
+  throwIfAborted(signal);
 }
 
 const MEASURE_OPTION_KEYS = ['accuracy', 'signal'];
@@ -103,10 +103,6 @@ function checkKeys(value: object, known: readonly string[], root: string): void 
       root,
       misspelt.key,
     ]);
-}
-
-function isAbortSignal(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && typeof (value as AbortSignal).aborted === 'boolean';
 }
 
 /**

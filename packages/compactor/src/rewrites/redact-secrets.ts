@@ -1,4 +1,5 @@
 import { InvalidInputError } from '@ctxguard/core';
+import { describeKind } from '@ctxguard/shared';
 
 /**
  * Secret redaction for text that ctxguard stores (summaries, facts, pruned-output placeholders):
@@ -132,7 +133,7 @@ export function redactSecrets(text: string): string {
   if (typeof text !== 'string')
     throw new InvalidInputError(
       // The kind only: the value itself may hold the secrets.
-      `redactSecrets text: expected a string, received ${kindOf(text)}; redact each string of an object, or its JSON.stringify`,
+      `redactSecrets text: expected a string, received ${describeKind(text)}; redact each string of an object, or its JSON.stringify`,
       [],
     );
   if (text.length === 0) return text;
@@ -145,10 +146,4 @@ export function redactSecrets(text: string): string {
     });
   }
   return out;
-}
-
-function kindOf(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
