@@ -160,6 +160,37 @@ describe('recordCompletion with input tokens far below the request', () => {
   });
 });
 
+describe('recordCompletion with input tokens fewer than their own cache parts', () => {
+  it("ignores them (Anthropic's input_tokens mapped by hand), and the next prepare measures the whole request", async () => {
+    const guard = createContextGuard({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      contextLimit: 20_000,
+    });
+    const warnings: WarningEvent[] = [];
+    guard.hooks.on('onWarning', (warning) => void warnings.push(warning));
+    const history: MessageInput[] = [
+      { role: 'user', content: `Review this log:\n${'error: build step failed at module x\n'.repeat(300)}` },
+    ];
+    const sent = await guard.prepare({ conversationId: 'c', messages: history });
+    const measured = sent.measurement.current;
+    // Above a quarter of the request, so only the cache parts give it away.
+    const uncached = Math.round(measured * 0.4);
+    const recorded = await guard.recordCompletion({
+      conversationId: 'c',
+      usage: { inputTokens: uncached, outputTokens: 40, cachedInputTokens: measured - uncached },
+    });
+    expect(recorded.learned).toBe(false);
+    expect(warnings.find((warning) => warning.code === 'usage_ignored')?.message).toMatch(
+      /usage\.inputTokens: \d+ tokens is fewer than its own cache parts \(cachedInputTokens \d+ \+ cacheWriteInputTokens 0\)/,
+    );
+    history.push({ role: 'assistant', content: 'Module x fails.' }, { role: 'user', content: 'Why?' });
+    const next = await guard.prepare({ conversationId: 'c', messages: history });
+    expect(next.measurement.current).toBeGreaterThan(measured);
+    await guard.close();
+  });
+});
+
 describe('recordCompletion with the same low usage on every call of a growing agent loop', () => {
   it('anchors on none that is under a quarter of the estimate, so every request stays within the budget', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 6_000 });

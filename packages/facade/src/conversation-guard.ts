@@ -602,11 +602,11 @@ export class ConversationGuard {
    */
   async #usageImpossible(history: InMemoryConversationHistory, id: string, usage: Usage): Promise<boolean> {
     const measured = readSession(history.metadata).lastMeasurement;
-    const why = impossibleUsage(usage.inputTokens, measured?.window, measured?.current);
+    const why = impossibleUsage(usage, measured?.window, measured?.current);
     if (why === undefined) return false;
     await this.hooks.emit('onWarning', {
       code: 'usage_ignored',
-      message: `recordCompletion usage.inputTokens: ${usage.inputTokens} tokens ${why} of ${this.provider}/${this.model}, so it cannot be that request's usage; it was ignored (pass the usage of the response to the request prepare returned, with every prompt token in inputTokens)`,
+      message: `recordCompletion usage.inputTokens: ${usage.inputTokens} tokens ${why}, so it cannot be that request's usage; it was ignored (pass the usage of the response to the request prepare returned, with every prompt token in inputTokens)`,
       source: 'ctxguard',
       data: {
         conversationId: id,
@@ -1101,17 +1101,20 @@ const CACHEABLE_PROMPT_TOKENS = 1_024;
 
 /**
  * Why reported input tokens cannot be the usage of the request measured at `measured` tokens
- * against `window`: more than the window, none at all, or (a prompt large enough to be cached) under a quarter
+ * against `window`: more than the window, fewer than its own cache parts, none at all, or (a prompt large enough to be cached) under a quarter
  * of the measurement, as when cache reads are left out (Anthropic reports them apart from
  * `input_tokens`). Anchoring on either would make every later request look wrongly sized.
  */
 function impossibleUsage(
-  inputTokens: number,
+  { inputTokens, cachedInputTokens = 0, cacheWriteInputTokens = 0 }: Usage,
   window: number | null | undefined,
   measured: number | undefined,
 ): string | undefined {
   if (typeof window === 'number' && inputTokens > window)
     return `is more than the ${window}-token window the request was measured against`;
+  // Anthropic's own `input_tokens` leaves the cache parts out; ctxguard's `inputTokens` holds them.
+  if (cachedInputTokens + cacheWriteInputTokens > inputTokens)
+    return `is fewer than its own cache parts (cachedInputTokens ${cachedInputTokens} + cacheWriteInputTokens ${cacheWriteInputTokens}), which it includes (Anthropic's input_tokens leaves them out: pass the response's usage as the provider returned it)`;
   // A provider counts every prompt at one token or more (its framing alone).
   if (inputTokens === 0 && measured !== undefined && measured > 0)
     return `cannot be the usage of a request measured at ${measured} tokens (a provider counts every prompt)`;
