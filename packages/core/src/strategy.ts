@@ -209,7 +209,7 @@ export interface SummarizeRangeOptions extends Cancellable {
   /** End (exclusive) of the summarized range. */
   to: number;
   /** Upper bound of the summary, in characters. */
-  maxLength?: number | undefined;
+  summaryMaxLength?: number | undefined;
   /** Terms or a task the summary should favour. */
   focus?: string | undefined;
   /** Also extract facts from the range and keep them in the summary (default true). */
@@ -282,14 +282,14 @@ export interface StrategyTools {
   summarizeRange(options: SummarizeRangeOptions): Promise<SummarizeRangeResult>;
   /**
    * Writes `facts` as a facts block into the system prompt or the first user message; with
-   * `maxTokens`, the block keeps only the most valuable facts that fit that many tokens.
+   * `maxFactTokens`, the block keeps only the most valuable facts that fit that many tokens.
    */
   injectFacts(
     facts: readonly ExtractedFact[],
     site: FactInjectionSite,
     options?: {
       /** Upper bound of the facts block in tokens: the least valuable facts are dropped to fit. */
-      maxTokens?: number;
+      maxFactTokens?: number;
     },
   ): void;
   /** Number of entries in the effective view now (changes after every rewrite). */

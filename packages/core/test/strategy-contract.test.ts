@@ -235,13 +235,13 @@ class EntryListTools implements StrategyTools {
   async summarizeRange({
     from,
     to,
-    maxLength = 400,
+    summaryMaxLength = 400,
     focus,
     signal,
   }: StrategyToolOptions<'summarizeRange'>): Promise<StrategyToolResult<'summarizeRange'>> {
     const range = this.view().slice(from, to);
     const facts = await this.extractFacts({ entries: range, signal });
-    const summary = await this.summarize({ entries: range, maxLength, focus, signal });
+    const summary = await this.summarize({ entries: range, maxLength: summaryMaxLength, focus, signal });
     const result = this.replaceRange(from, to, { role: 'user', content: `Earlier: ${summary}` });
     return { ...result, summaryEntryId: this.view()[from]?.id, facts };
   }

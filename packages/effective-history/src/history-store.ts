@@ -65,7 +65,7 @@ export const historyStoreOptionsSchema = lazySchema(() =>
       leaseMs: z.number().int().min(10).max(86_400_000).default(30_000),
       /** Clock in epoch milliseconds (claims and lease checks). Default `Date.now`. */
       now: z.custom<() => number>(isFunction, 'must be a function returning epoch milliseconds').optional(),
-      /** Options for the histories `load` creates (id generator, hooks, marker, keepSystemPrompt). */
+      /** Options for the histories `load` creates (id generator, marker, keepSystemPrompt). */
       history: z
         .custom<Omit<ConversationHistoryOptions, 'metadata'>>(
           (value) => typeof value === 'object' && value !== null,

@@ -27,7 +27,7 @@ import {
 } from '../test/support/harness.js';
 import {
   ContextGuard,
-  defaultSummaryFactTokens,
+  defaultMaxFactTokens,
   type GuardMeasureRequest,
   highestCrossedLevel,
 } from './context-guard.js';
@@ -103,12 +103,12 @@ describe('highestCrossedLevel', () => {
   });
 });
 
-describe('defaultSummaryFactTokens', () => {
+describe('defaultMaxFactTokens', () => {
   it('is 15% of the input budget, at least 200 tokens', () => {
-    expect(defaultSummaryFactTokens(600)).toBe(200);
-    expect(defaultSummaryFactTokens(1_333)).toBe(200);
-    expect(defaultSummaryFactTokens(10_000)).toBe(1_500);
-    expect(defaultSummaryFactTokens(128_001)).toBe(19_200);
+    expect(defaultMaxFactTokens(600)).toBe(200);
+    expect(defaultMaxFactTokens(1_333)).toBe(200);
+    expect(defaultMaxFactTokens(10_000)).toBe(1_500);
+    expect(defaultMaxFactTokens(128_001)).toBe(19_200);
   });
 });
 
@@ -761,7 +761,7 @@ describe('decisions and the retry loop', () => {
     expect(countTokens(history.messages().slice(0, 1))).toBeGreaterThan(SIZES.inputBudget);
     const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {
       ctx.tools.injectFacts((ctx.tools as StrategyToolsImpl).keptFacts(), 'system-append', {
-        maxTokens: 400,
+        maxFactTokens: 400,
       });
       return { action: 'compacted' };
     });

@@ -478,7 +478,7 @@ const MIN_SUMMARY_FACT_TOKENS = 200;
  * a strategy passes none): 15% of the input budget, at least 200 tokens. Exported so a strategy can
  * judge a summary it is about to write with the bound the guard will apply.
  */
-export function defaultSummaryFactTokens(inputBudget: number): number {
+export function defaultMaxFactTokens(inputBudget: number): number {
   return Math.max(MIN_SUMMARY_FACT_TOKENS, Math.floor(inputBudget * SUMMARY_FACT_SHARE));
 }
 
@@ -975,7 +975,7 @@ export class ContextGuard {
       ...(this.#options.summarizerWindowTokens !== undefined
         ? { summarizerWindowTokens: this.#options.summarizerWindowTokens }
         : {}),
-      summaryFactTokens: defaultSummaryFactTokens(run.inputBudget),
+      maxFactTokens: defaultMaxFactTokens(run.inputBudget),
       signal: toolsSignal,
       onDroppedFacts: (dropped) => run.droppedFacts.push(dropped),
     });

@@ -12,7 +12,7 @@ export type {
 export {
   ContextGuard,
   contextGuardOptionsSchema,
-  defaultSummaryFactTokens,
+  defaultMaxFactTokens,
   highestCrossedLevel,
   UnknownStrategyError,
 } from './context-guard.js';

@@ -468,7 +468,7 @@ describe('StrategyToolsImpl', () => {
     expect(history.messages()).toEqual(original);
   });
 
-  it("injectFacts with maxTokens keeps the app's own facts and the most valuable others that fit", () => {
+  it("injectFacts with maxFactTokens keeps the app's own facts and the most valuable others that fit", () => {
     const own: ExtractedFact = { key: 'deploy_region', value: 'eu-west-3', category: 'other' };
     const original = [system(`Agent.\n\n${factsBlock.render([own])}`), user('hello'), assistant('hi')];
     const history = historyOf(original);
@@ -479,7 +479,7 @@ describe('StrategyToolsImpl', () => {
       figures.push({ key: 'count', value: `${i} files`, category: 'quantity' });
       errors.push({ key: 'error', value: `Error: step ${i} failed`, category: 'error' });
     }
-    tools.injectFacts([...figures, ...errors], 'system-append', { maxTokens: 200 });
+    tools.injectFacts([...figures, ...errors], 'system-append', { maxFactTokens: 200 });
     const block = factsBlock.parse(textOf(history.messages()[0]))!;
     const meter = new TokenMeter();
     expect(meter.text(factsBlock.render(block))).toBeLessThanOrEqual(200);
@@ -496,7 +496,7 @@ describe('StrategyToolsImpl', () => {
       [{ key: 'error', value: 'Error: step 70 failed', category: 'error' }],
       'system-append',
       {
-        maxTokens: 200,
+        maxFactTokens: 200,
       },
     );
     const next = factsBlock.parse(textOf(history.messages()[0]))!.map((fact) => fact.value);
@@ -517,7 +517,7 @@ describe('StrategyToolsImpl', () => {
     });
     const blockValues = () =>
       (factsBlock.parse(textOf(history.messages()[0])) ?? []).map((fact) => fact.value);
-    tools.injectFacts(paths, 'system-append', { maxTokens: 60 });
+    tools.injectFacts(paths, 'system-append', { maxFactTokens: 60 });
     const small = blockValues();
     expect(small.length).toBeGreaterThan(0);
     expect(small.length).toBeLessThan(paths.length);
@@ -530,20 +530,20 @@ describe('StrategyToolsImpl', () => {
       value: 'src/new.ts',
       category: 'path',
     };
-    tools.injectFacts([extra], 'system-append', { maxTokens: 2_000 });
+    tools.injectFacts([extra], 'system-append', { maxFactTokens: 2_000 });
     expect(new Set(blockValues())).toEqual(new Set([...paths.map((fact) => fact.value), 'src/new.ts']));
     expect(history.metadata.__ctxguard).toMatchObject({ factReserve: { 'system-append': [] } });
     // A lowered bound puts facts back in reserve; unreadable reserve entries are skipped, never thrown on.
-    tools.injectFacts([extra], 'system-append', { maxTokens: 60 });
+    tools.injectFacts([extra], 'system-append', { maxFactTokens: 60 });
     const root = history.metadata.__ctxguard as { factReserve: Record<string, unknown[]> };
     root.factReserve['system-append']!.push({ key: 'k', value: 42, category: 'path' }, 'junk', null);
-    expect(() => tools.injectFacts([extra], 'system-append', { maxTokens: 2_000 })).not.toThrow();
+    expect(() => tools.injectFacts([extra], 'system-append', { maxFactTokens: 2_000 })).not.toThrow();
     expect(blockValues()).toHaveLength(paths.length + 1);
     rewindAll(history);
     expect(history.messages()).toEqual(original);
   });
 
-  it('injectFacts with maxTokens never writes a block over the bound, shared bullets or not', () => {
+  it('injectFacts with maxFactTokens never writes a block over the bound, shared bullets or not', () => {
     const categories = ['path', 'error', 'quantity', 'command'] as const;
     const facts: ExtractedFact[] = Array.from({ length: 120 }, (_, i) => {
       const category = categories[i % categories.length]!;
@@ -563,7 +563,7 @@ describe('StrategyToolsImpl', () => {
     const kept: number[] = [];
     for (const maxTokens of [60, 97, 150, 233, 400, 611, 900]) {
       const history = historyOf([system('Agent.'), user('hello'), assistant('hi')]);
-      toolsFor(history).injectFacts(facts, 'system-append', { maxTokens });
+      toolsFor(history).injectFacts(facts, 'system-append', { maxFactTokens: maxTokens });
       const text = textOf(history.messages()[0]);
       const block = text.slice(text.indexOf(factsBlock.open));
       expect(meter.text(block)).toBeLessThanOrEqual(maxTokens);
@@ -574,7 +574,7 @@ describe('StrategyToolsImpl', () => {
     expect(kept.at(-1)).toBeGreaterThan(2 * kept[0]!);
   });
 
-  it('injectFacts with maxTokens gives no line to a fact a longer kept fact spells out', () => {
+  it('injectFacts with maxFactTokens gives no line to a fact a longer kept fact spells out', () => {
     const history = historyOf([system('Agent.'), user('hello'), assistant('hi')]);
     const tools = toolsFor(history);
     const fact = (category: 'path' | 'quantity', value: string): ExtractedFact => ({
@@ -585,7 +585,7 @@ describe('StrategyToolsImpl', () => {
     const short = Array.from({ length: 30 }, (_, i) => fact('path', `src/m${i}.ts`));
     const long = short.map(({ value }) => fact('path', `packages/core/${value}`));
     const others = Array.from({ length: 30 }, (_, i) => fact('quantity', `${i + 100} files`));
-    tools.injectFacts([...short, ...long, ...others], 'system-append', { maxTokens: 350 });
+    tools.injectFacts([...short, ...long, ...others], 'system-append', { maxFactTokens: 350 });
     const kept = factsBlock.parse(textOf(history.messages()[0]))!.map((fact) => fact.value);
     const block = textOf(history.messages()[0]);
     // A long path replaced the line of the short one it spells out; no path is written twice.
@@ -595,13 +595,13 @@ describe('StrategyToolsImpl', () => {
     expect(kept.some((value) => value.endsWith(' files'))).toBe(true);
     // Without the long paths, the same bound holds fewer distinct paths.
     const plain = historyOf([system('Agent.'), user('hello'), assistant('hi')]);
-    toolsFor(plain).injectFacts([...short, ...others], 'system-append', { maxTokens: 350 });
+    toolsFor(plain).injectFacts([...short, ...others], 'system-append', { maxFactTokens: 350 });
     const plainPaths = factsBlock.parse(textOf(plain.messages()[0]))!.filter((f) => f.category === 'path');
     expect(kept.filter((value) => value.includes('src/m')).length).toBeGreaterThanOrEqual(plainPaths.length);
     expect(new TokenMeter().text(block.slice(block.indexOf(factsBlock.open)))).toBeLessThanOrEqual(350);
   });
 
-  it('injectFacts with maxTokens keeps a keyed fact even when a longer fact holds its value as a word', () => {
+  it('injectFacts with maxFactTokens keeps a keyed fact even when a longer fact holds its value as a word', () => {
     const history = historyOf([system('Agent.'), user('hello'), assistant('hi')]);
     const tools = toolsFor(history);
     const keyed: ExtractedFact[] = [
@@ -617,23 +617,25 @@ describe('StrategyToolsImpl', () => {
     const long = 'x'.repeat(400);
     const extra: ExtractedFact = { key: factsBlock.keyOf('other', long), value: long, category: 'other' };
     const room = new TokenMeter().text(factsBlock.render([error, ...keyed])) + 10;
-    tools.injectFacts([...keyed, error, extra], 'system-append', { maxTokens: room });
+    tools.injectFacts([...keyed, error, extra], 'system-append', { maxFactTokens: room });
     const block = factsBlock.parse(textOf(history.messages()[0]))!;
     expect(block.map((fact) => fact.key)).toEqual(expect.arrayContaining(['deploy.region', 'db.port']));
   });
 
-  it('injectFacts with maxTokens: an empty list never wipes kept facts; a bad bound names the field', () => {
+  it('injectFacts with maxFactTokens: an empty list never wipes kept facts; a bad bound names the field', () => {
     const kept: ExtractedFact[] = [
       { key: 'port', value: '8080', category: 'number' },
       { key: 'error', value: 'Error: connection refused', category: 'error' },
     ];
     const history = historyOf([system(`Agent.\n\n${factsBlock.render(kept)}`), user('hello')]);
     const tools = toolsFor(history);
-    tools.injectFacts([], 'system-append', { maxTokens: 1 });
+    tools.injectFacts([], 'system-append', { maxFactTokens: 1 });
     expect(factsBlock.parse(textOf(history.messages()[0]))).toEqual(kept);
     expect(history.compactions()).toHaveLength(0);
-    expect(() => tools.injectFacts(kept, 'system-append', { maxTokens: 0 })).toThrow(/maxTokens/);
-    expect(() => tools.injectFacts(kept, 'system-append', { maxTokens: Number.NaN })).toThrow(/maxTokens/);
+    expect(() => tools.injectFacts(kept, 'system-append', { maxFactTokens: 0 })).toThrow(/maxFactTokens/);
+    expect(() => tools.injectFacts(kept, 'system-append', { maxFactTokens: Number.NaN })).toThrow(
+      /maxFactTokens/,
+    );
   });
 
   it('injectFacts prefixes the first user message, or adds a system block when there is no system prompt', () => {

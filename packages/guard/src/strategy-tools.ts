@@ -97,7 +97,7 @@ export interface StrategyToolsInit {
    */
   summarizerWindowTokens?: number | undefined;
   /** Default upper bound of a summary's facts block in tokens (`summarizeRange`'s `maxFactTokens`); none by default. */
-  summaryFactTokens?: number | undefined;
+  maxFactTokens?: number | undefined;
   /**
    * The request's signal: every `ContextTools` call gets it, none is waited for once it fired, and
    * no rewrite is made after it fired (a cancelled request leaves the history as the last rewrite
@@ -241,7 +241,7 @@ export class StrategyToolsImpl implements StrategyTools {
   readonly #meter: TokenMeter;
   readonly #onRewrite: ((rewrite: RecordedRewrite) => void) | undefined;
   readonly #summarizerWindowTokens: number;
-  readonly #summaryFactTokens: number | undefined;
+  readonly #maxFactTokens: number | undefined;
   readonly #rewrites: RecordedRewrite[] = [];
   readonly #signal: AbortSignal | undefined;
 
@@ -258,7 +258,7 @@ export class StrategyToolsImpl implements StrategyTools {
       init.tools,
       init.summarizerWindowTokens ?? DEFAULT_SUMMARIZER_WINDOW_TOKENS,
     );
-    this.#summaryFactTokens = init.summaryFactTokens;
+    this.#maxFactTokens = init.maxFactTokens;
   }
 
   /** Number of entries in the effective view now. */
@@ -669,7 +669,7 @@ export class StrategyToolsImpl implements StrategyTools {
         : null;
       count += parsed ? parsed.messageCount : 1;
     }
-    const maxLength = options.maxLength ?? DEFAULT_SUMMARY_CHARS;
+    const maxLength = options.summaryMaxLength ?? DEFAULT_SUMMARY_CHARS;
     const signal = options.signal;
     const text = await this.summarize({
       entries: range,
@@ -724,7 +724,7 @@ export class StrategyToolsImpl implements StrategyTools {
     facts: readonly ExtractedFact[],
     maxFactTokens: number | undefined,
   ): { kept: ExtractedFact[]; dropped: ExtractedFact[] } {
-    const cap = maxFactTokens ?? this.#summaryFactTokens;
+    const cap = maxFactTokens ?? this.#maxFactTokens;
     if (cap === undefined || facts.length === 0) return { kept: [...facts], dropped: [] };
     const kept = factsBlock.bound(facts, cap, { measure: (text) => this.#meter.text(text) });
     const chosen = new Set(kept);
@@ -734,16 +734,16 @@ export class StrategyToolsImpl implements StrategyTools {
   /**
    * Writes the kept facts plus `facts` as one facts block into the system prompt (`system-append`)
    * or the first user message (`first-user-prefix`; the first after a provider compaction item),
-   * replacing the block already there; recorded as a rewindable compaction. An empty list never removes facts already kept. With `maxTokens`,
+   * replacing the block already there; recorded as a rewindable compaction. An empty list never removes facts already kept. With `maxFactTokens`,
    * the block keeps the facts the app wrote there itself, then the most valuable others that fit.
    */
   injectFacts(
     facts: readonly ExtractedFact[],
     site: FactInjectionSite,
-    options: { maxTokens?: number } = {},
+    options: { maxFactTokens?: number } = {},
   ): void {
     checkTools.injectFacts({ facts, site, options });
-    const maxTokens = options?.maxTokens;
+    const maxFactTokens = options?.maxFactTokens;
     if (facts.length === 0) return;
     const view = this.#history.messages();
     const frozen = frozenPrefixEnd(view);
@@ -762,9 +762,12 @@ export class StrategyToolsImpl implements StrategyTools {
     const own = this.#ownFacts(site);
     if (site === 'system-append' && current) candidates = notSpelledOutBy(current, candidates, own);
     const merged =
-      maxTokens === undefined
+      maxFactTokens === undefined
         ? candidates
-        : factsBlock.bound(candidates, maxTokens, { measure: (text) => this.#meter.text(text), keep: own });
+        : factsBlock.bound(candidates, maxFactTokens, {
+            measure: (text) => this.#meter.text(text),
+            keep: own,
+          });
     writeFactReserve(this.#history, site, factsBlock.leftOut(candidates, merged));
     if (merged.length === 0) return;
     const block = factsBlock.render(merged);

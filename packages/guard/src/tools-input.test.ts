@@ -101,9 +101,9 @@ describe('StrategyToolsImpl arguments', () => {
     );
     await rejects(() => tools.injectFacts([], 'nowhere' as never), 'injectFacts', /arguments\.site: /);
     await rejects(
-      () => tools.injectFacts([], 'system-append', { maxTokens: 0 }),
+      () => tools.injectFacts([], 'system-append', { maxFactTokens: 0 }),
       'injectFacts',
-      /arguments\.options\.maxTokens: /,
+      /arguments\.options\.maxFactTokens: /,
     );
     await rejects(
       () => tools.summarizeRange({ from: 1, to: 5, maxFactTokens: -5 }),
@@ -262,9 +262,9 @@ describe('StrategyToolsImpl arguments', () => {
     for (const maxLength of [0, 1.5, Number.POSITIVE_INFINITY]) {
       await rejects(() => tools.summarize({ entries, maxLength }), 'summarize', /arguments\.maxLength: /);
       await rejects(
-        () => tools.summarizeRange({ from: 1, to: 5, maxLength }),
+        () => tools.summarizeRange({ from: 1, to: 5, summaryMaxLength: maxLength }),
         'summarizeRange',
-        /arguments\.maxLength: /,
+        /arguments\.summaryMaxLength: /,
       );
     }
     await rejects(
@@ -332,8 +332,8 @@ describe('StrategyToolsImpl arguments', () => {
     expect(build({ history, tools, redact: redactSecrets, summarizerWindowTokens: 500 })).toThrow(
       /options\.summarizerWindowTokens: /,
     );
-    expect(build({ history, tools, redact: redactSecrets, summaryFactTokens: 0 })).toThrow(
-      /options\.summaryFactTokens: /,
+    expect(build({ history, tools, redact: redactSecrets, maxFactTokens: 0 })).toThrow(
+      /options\.maxFactTokens: /,
     );
   });
 

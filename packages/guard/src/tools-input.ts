@@ -55,7 +55,7 @@ const toolsInitSchema = lazySchema(() =>
     countContext: z.looseObject({ provider: z.string().min(1), model: z.string().min(1) }).optional(),
     meter: z.custom((value) => value instanceof TokenMeter, 'expected a TokenMeter').optional(),
     summarizerWindowTokens: z.number().int().min(1_000).optional(),
-    summaryFactTokens: z.number().int().positive().optional(),
+    maxFactTokens: z.number().int().positive().optional(),
     onRewrite: z.custom((value) => typeof value === 'function', 'expected a function').optional(),
     signal,
     onDroppedFacts: z.custom((value) => typeof value === 'function', 'expected a function').optional(),
@@ -101,7 +101,7 @@ const summarizeRangeOptions = lazySchema(() =>
   z.strictObject({
     from: position,
     to: position,
-    maxLength: summaryLength.optional(),
+    summaryMaxLength: summaryLength.optional(),
     focus: z.string().optional(),
     keepFacts: z.boolean().optional(),
     maxFactTokens: positiveTokens,
@@ -113,7 +113,7 @@ const injectFactsArguments = lazySchema(() =>
   z.object({
     facts: z.array(fact),
     site: z.enum(['system-append', 'first-user-prefix']),
-    options: z.strictObject({ maxTokens: positiveTokens }).optional(),
+    options: z.strictObject({ maxFactTokens: positiveTokens }).optional(),
   }),
 );
 

@@ -454,7 +454,7 @@ describe('getContextWindow and getAvailableInputTokens', () => {
     expect(custom.getAvailableInputTokens('acme', 'at')).toBe(182_857 - 64_000);
   });
 
-  it('cap the default reserve at the model max output, but an explicit maxTokens still wins', () => {
+  it("cap the default reserve at the model max output, but the request's maxOutputTokens still wins", () => {
     const custom = new ModelCatalog({
       builtins: false,
       models: [
@@ -470,14 +470,14 @@ describe('getContextWindow and getAvailableInputTokens', () => {
     expect(custom.getAvailableInputTokens('acme', 'short-replies', 0)).toBe(100_000);
   });
 
-  it('subtract an explicit maxTokens instead of the default reserve', () => {
+  it("subtract the request's maxOutputTokens instead of the default reserve", () => {
     expect(catalog.getAvailableInputTokens('openai', 'gpt-4o', 4_096)).toBe(123_904);
     expect(catalog.getAvailableInputTokens('openai', 'gpt-4o', 0)).toBe(128_000);
     expect(catalog.getAvailableInputTokens('anthropic', 'claude-sonnet-4-5', 100_000)).toBe(100_000);
     expect(catalog.getAvailableInputTokens('unknown-provider', undefined, 8_000)).toBe(120_000);
   });
 
-  it('return 0, never a negative number, when maxTokens reaches or exceeds the window', () => {
+  it('return 0, never a negative number, when maxOutputTokens reaches or exceeds the window', () => {
     expect(catalog.getAvailableInputTokens('openai', 'gpt-4', 8_192)).toBe(0);
     expect(catalog.getAvailableInputTokens('openai', 'gpt-4', 8_193)).toBe(0);
     expect(catalog.getAvailableInputTokens('openai', 'gpt-4', 1_000_000)).toBe(0);
@@ -517,10 +517,13 @@ describe('bad arguments', () => {
     [() => catalog.has('openai', ''), 'model'],
     [() => catalog.list(''), 'provider'],
     [() => catalog.getContextWindow('', 'x'), 'provider'],
-    [() => catalog.getAvailableInputTokens('openai', 'gpt-4o', -1), 'maxTokens'],
-    [() => catalog.getAvailableInputTokens('openai', 'gpt-4o', 1.5), 'maxTokens'],
-    [() => catalog.getAvailableInputTokens('openai', 'gpt-4o', Number.NaN), 'maxTokens'],
-    [() => catalog.getAvailableInputTokens('openai', 'gpt-4o', '4096' as unknown as number), 'maxTokens'],
+    [() => catalog.getAvailableInputTokens('openai', 'gpt-4o', -1), 'maxOutputTokens'],
+    [() => catalog.getAvailableInputTokens('openai', 'gpt-4o', 1.5), 'maxOutputTokens'],
+    [() => catalog.getAvailableInputTokens('openai', 'gpt-4o', Number.NaN), 'maxOutputTokens'],
+    [
+      () => catalog.getAvailableInputTokens('openai', 'gpt-4o', '4096' as unknown as number),
+      'maxOutputTokens',
+    ],
     [() => getAvailableInputTokens('', 'gpt-4o'), 'provider'],
   ])('throws invalid_input naming the argument (%#)', (call, name) => {
     const error = caught(call);
@@ -533,7 +536,7 @@ describe('bad arguments', () => {
     expect(caught(() => catalog.get('  ')).message).toBe('provider: must not be empty or blank');
     expect(caught(() => catalog.get(7 as unknown as string)).message).toBe('provider: expected a string');
     expect(caught(() => catalog.getAvailableInputTokens('openai', 'gpt-4o', -3)).message).toBe(
-      'maxTokens: expected a non-negative integer',
+      'maxOutputTokens: expected a non-negative integer',
     );
   });
 });

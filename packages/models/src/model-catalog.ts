@@ -201,13 +201,13 @@ export class ModelCatalog {
 
   /**
    * Input tokens a request may use (the input budget): window minus output reserve (see
-   * `getOutputReserve`; without `maxTokens` it is capped at the model's max output), capped by
-   * the model's `maxInputTokens`. Never negative: a `maxTokens` at or above the window leaves 0.
+   * `getOutputReserve`; without the request's `maxOutputTokens` it is capped at the model's), capped
+   * by the model's `maxInputTokens`. Never negative: a `maxOutputTokens` at or above the window leaves 0.
    */
-  getAvailableInputTokens(provider: string, model?: string, maxTokens?: number): number {
-    if (maxTokens !== undefined) assertInteger(maxTokens, 'maxTokens', 0);
+  getAvailableInputTokens(provider: string, model?: string, maxOutputTokens?: number): number {
+    if (maxOutputTokens !== undefined) assertInteger(maxOutputTokens, 'maxOutputTokens', 0);
     const resolved = this.get(provider, model);
-    const reserve = getOutputReserve(resolved.contextWindow, maxTokens, resolved.maxOutputTokens);
+    const reserve = getOutputReserve(resolved.contextWindow, maxOutputTokens, resolved.maxOutputTokens);
     const available = Math.max(0, resolved.contextWindow - reserve);
     return resolved.maxInputTokens === undefined ? available : Math.min(available, resolved.maxInputTokens);
   }
@@ -288,8 +288,8 @@ function sharedCatalog(): ModelCatalog {
 }
 
 /** `getAvailableInputTokens` on the built-in catalog (created on first call). */
-export function getAvailableInputTokens(provider: string, model?: string, maxTokens?: number): number {
-  return sharedCatalog().getAvailableInputTokens(provider, model, maxTokens);
+export function getAvailableInputTokens(provider: string, model?: string, maxOutputTokens?: number): number {
+  return sharedCatalog().getAvailableInputTokens(provider, model, maxOutputTokens);
 }
 
 /** `getContextWindow` on the built-in catalog (created on first call). */

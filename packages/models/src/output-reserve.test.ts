@@ -17,7 +17,7 @@ describe('constants', () => {
 });
 
 describe('getOutputReserve', () => {
-  it('uses an explicit maxTokens as given, even above the window', () => {
+  it("uses the request's maxOutputTokens as given, even above the window", () => {
     expect(getOutputReserve(128_000, 4_096)).toBe(4_096);
     expect(getOutputReserve(128_000, 0)).toBe(0);
     expect(getOutputReserve(8_192, 100_000)).toBe(100_000);
@@ -45,7 +45,7 @@ describe('getOutputReserve', () => {
     expect(getOutputReserve(1_048_576)).toBe(64_000);
   });
 
-  it('caps the default reserve at the model max output, while an explicit maxTokens wins', () => {
+  it("caps the default reserve at the model max output, while the request's maxOutputTokens wins", () => {
     expect(getOutputReserve(128_000, undefined, 16_384)).toBe(16_384);
     expect(getOutputReserve(128_000, undefined, 100_000)).toBe(44_800);
     expect(getOutputReserve(1_000_000, undefined, 128_000)).toBe(64_000);
@@ -66,9 +66,9 @@ describe('getOutputReserve', () => {
   });
 
   it.each([[0], [-1], [1.5], [Number.NaN], ['16384']])(
-    'rejects maxOutputTokens %s naming the argument',
+    'rejects modelMaxOutputTokens %s naming the argument',
     (value) => {
-      expect(() => getOutputReserve(128_000, undefined, value as number)).toThrow(/^maxOutputTokens:/);
+      expect(() => getOutputReserve(128_000, undefined, value as number)).toThrow(/^modelMaxOutputTokens:/);
     },
   );
 
@@ -103,14 +103,16 @@ describe('getOutputReserve', () => {
   });
 
   it.each([[-1], [2.5], [Number.NaN], ['10'], [null]])(
-    'rejects maxTokens %s naming the argument',
+    'rejects maxOutputTokens %s naming the argument',
     (value) => {
       try {
         getOutputReserve(128_000, value as number);
         expect.unreachable();
       } catch (error) {
         expect(CtxGuardError.is(error, 'invalid_input')).toBe(true);
-        expect((error as InvalidInputError).message).toMatch(/^maxTokens: expected a non-negative integer/);
+        expect((error as InvalidInputError).message).toMatch(
+          /^maxOutputTokens: expected a non-negative integer/,
+        );
       }
     },
   );

@@ -189,7 +189,8 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     // The block may grow by half of what was freed at most, so the count really goes down.
     const carried = factsBlockTokens(tools, effectiveView(tools)[plan.from]);
     const maxTokens = factsRoom(plan.factTokens, carried, freed);
-    if (facts.length > 0 && maxTokens > 0) tools.injectFacts(facts, 'first-user-prefix', { maxTokens });
+    if (facts.length > 0 && maxTokens > 0)
+      tools.injectFacts(facts, 'first-user-prefix', { maxFactTokens: maxTokens });
     rememberCompaction(ctx, view);
     state['compactions'] = countIn(state, 'compactions') + 1;
     state['lastFreed'] = freed;

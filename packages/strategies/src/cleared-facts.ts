@@ -32,7 +32,7 @@ export function keepFactsNotShown(
   const system = view[0]?.message.role === 'system' ? view[0] : undefined;
   const maxTokens = Math.min(limits.bound, factsBlockTokens(tools, system) + Math.max(0, limits.room));
   if (maxTokens <= 0) return [];
-  tools.injectFacts(lost, 'system-append', { maxTokens });
+  tools.injectFacts(lost, 'system-append', { maxFactTokens: maxTokens });
   return lost;
 }
 

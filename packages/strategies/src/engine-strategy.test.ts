@@ -178,6 +178,21 @@ describe('EngineStrategy in a small window', () => {
     expect((await bounds({ fullSummary: { maxFactTokens: 321 } })).bound).toBe(321);
   });
 
+  it('hands fullSummary.focus and summaryMaxLength to summarizeRange under the shared names', async () => {
+    const tools = HistoryStrategyTools.of(agentChat(12, 1_500));
+    const budget = Math.ceil(tools.tokens() / 0.9);
+    await new EngineStrategy({
+      microcompact: false,
+      lightTrim: false,
+      fullSummary: { focus: 'the failing migration', summaryMaxLength: 900 },
+    }).react(reactContext(tools, 'engine', { inputBudget: budget }));
+    const call = tools.calls.find((c) => c.method === 'summarizeRange');
+    const options = call?.args[0] as { focus?: string; summaryMaxLength?: number };
+    expect(options.focus).toBe('the failing migration');
+    expect(options.summaryMaxLength).toBeLessThanOrEqual(900);
+    expect(options.summaryMaxLength).toBeGreaterThan(0);
+  });
+
   it('folds an earlier summary whose facts fill the window into a smaller one instead of declining', async () => {
     const { run, factsBefore } = summaryFilledRun(new EngineStrategy(), 1_000, 70);
     const sent = await run.send();

@@ -8,7 +8,7 @@ import {
   type StrategyTools,
   type TriggerLevel,
 } from '@ctxguard/core';
-import { defaultSummaryFactTokens } from '@ctxguard/guard';
+import { defaultMaxFactTokens } from '@ctxguard/guard';
 import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, tokens, viewTokens } from './budget-figures.js';
@@ -85,7 +85,7 @@ export const engineStrategyOptionsSchema = lazySchema(() =>
         recentTokens: z.number().int().nonnegative().default(20_000),
         summaryMaxLength: z.number().int().positive().default(6_000),
         /** What the summary should focus on, for the first summary and the ones that fold it in. */
-        prompt: z.string().min(1).optional(),
+        focus: z.string().min(1).optional(),
         /**
          * Upper bound of the summary's facts block in tokens (the least valuable facts stay in the
          * hidden messages). Default: 15% of the input budget, at least 200 tokens (the guard's
@@ -274,7 +274,7 @@ export class EngineStrategy implements ContextStrategy {
         const { full, fresh } = rangeTokens(run.ctx.tools, range);
         return summaryChars(settings.summaryMaxLength, run.target - (current - full), fresh);
       },
-      focus: settings.prompt,
+      focus: settings.focus,
     });
   }
 
@@ -290,14 +290,14 @@ export class EngineStrategy implements ContextStrategy {
     const { full, fresh } = rangeTokens(run.ctx.tools, range);
     const room = run.target - (current - full);
     const maxLength = summaryChars(settings.summaryMaxLength, room, fresh);
-    const maxFactTokens = settings.maxFactTokens ?? defaultSummaryFactTokens(run.ctx.inputBudget);
+    const maxFactTokens = settings.maxFactTokens ?? defaultMaxFactTokens(run.ctx.inputBudget);
     // Judged with the facts bounded: an earlier summary alone, its facts over the bound, is worth folding.
     if (!summaryWorthWriting(run.ctx.tools, range, maxLength, maxFactTokens)) return undefined;
     return run.ctx.tools.summarizeRange({
       from,
       to,
-      maxLength,
-      focus: settings.prompt,
+      summaryMaxLength: maxLength,
+      focus: settings.focus,
       maxFactTokens,
       signal: run.ctx.signal,
     });

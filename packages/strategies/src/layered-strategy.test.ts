@@ -310,7 +310,7 @@ describe('LayeredStrategy facts', () => {
       expect(injected[0]!.args[1]).toBe('system-append');
       bounds.push(injected[0]!.args[2]);
     }
-    expect(bounds).toEqual([{ maxTokens: 5_000 }, { maxTokens: 200 }, { maxTokens: 300 }]);
+    expect(bounds).toEqual([{ maxFactTokens: 5_000 }, { maxFactTokens: 200 }, { maxFactTokens: 300 }]);
   });
 
   it('lets the facts block grow by at most half of what the summaries freed, so a level always shrinks the request', async () => {
@@ -322,7 +322,7 @@ describe('LayeredStrategy facts', () => {
     expect(decision.action).toBe('compacted');
     const injected = tools.calls.filter((c) => c.method === 'injectFacts');
     expect(injected).toHaveLength(1);
-    const { maxTokens } = injected[0]!.args[2] as { maxTokens: number };
+    const { maxFactTokens: maxTokens } = injected[0]!.args[2] as { maxFactTokens: number };
     expect(maxTokens).toBeLessThan(5_000);
     expect(tools.tokens()).toBeLessThan(before);
     expect(tools.tokens()).toBeLessThanOrEqual(before - maxTokens);

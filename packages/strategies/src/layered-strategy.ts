@@ -292,7 +292,7 @@ export class LayeredStrategy implements ContextStrategy {
         this.#factBound(ctx),
         factsBlockTokens(tools) + Math.floor(outcome.freed / 2),
       );
-      if (maxTokens > 0) tools.injectFacts(outcome.facts, 'system-append', { maxTokens });
+      if (maxTokens > 0) tools.injectFacts(outcome.facts, 'system-append', { maxFactTokens: maxTokens });
     }
     return outcome;
   }

@@ -158,7 +158,9 @@ describe('LayoutStrategy layout choice', () => {
     // 100-token summaries: the whole conversation fits in 800 once every section is summarized.
     expect(decision.action).toBe('compacted');
     const summarized = tools.calls.filter((call) => call.method === 'summarizeRange');
-    expect(summarized.map((call) => (call.args[0] as { maxLength: number }).maxLength)).toContain(300);
+    expect(
+      summarized.map((call) => (call.args[0] as { summaryMaxLength: number }).summaryMaxLength),
+    ).toContain(300);
     expect(countToolPairViolations(tools.sent())).toBe(0);
   });
 
@@ -239,7 +241,9 @@ describe('LayoutStrategy layout choice', () => {
     expect(decision.action).toBe('compacted');
     const summarized = tools.calls.filter((call) => call.method === 'summarizeRange');
     // 800 characters: counted at 200 tokens, the text asked for in 600 characters.
-    expect(summarized.map((call) => (call.args[0] as { maxLength: number }).maxLength)).toEqual([600, 600]);
+    expect(summarized.map((call) => (call.args[0] as { summaryMaxLength: number }).summaryMaxLength)).toEqual(
+      [600, 600],
+    );
     const sent = tools.sent();
     // [system, summary of turns 1–8, turn 9's ask, summary of the loop after it]
     expect(sent).toHaveLength(4);

@@ -10,7 +10,7 @@ import {
   type ToolResultPart,
   type TriggerLevel,
 } from '@ctxguard/core';
-import { defaultSummaryFactTokens } from '@ctxguard/guard';
+import { defaultMaxFactTokens } from '@ctxguard/guard';
 import { CHARS_PER_TOKEN, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
@@ -281,7 +281,7 @@ export class LayoutStrategy implements ContextStrategy {
 
   /** Tokens a section summary's facts block may take: the option, else the guard's default. */
   #factTokens(inputBudget: number): number {
-    return this.#options.maxFactTokens ?? defaultSummaryFactTokens(inputBudget);
+    return this.#options.maxFactTokens ?? defaultMaxFactTokens(inputBudget);
   }
 
   /** Characters a section summary's text may take: its tokens at ~3 characters a token (its facts come on top). */
@@ -313,7 +313,7 @@ export class LayoutStrategy implements ContextStrategy {
       const result = await ctx.tools.summarizeRange({
         from,
         to,
-        maxLength: this.#summaryChars(ctx.inputBudget),
+        summaryMaxLength: this.#summaryChars(ctx.inputBudget),
         focus: this.#options.focus,
         // A section summary carries the facts (paths, errors, commands…) its text leaves out.
         keepFacts: true,

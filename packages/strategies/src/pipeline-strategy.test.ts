@@ -165,7 +165,7 @@ describe('PipelineStrategy stages', () => {
       summarize: { recentShare: 0.3, minRecentCount: 4 },
     }).react(reactContext(tools, 'compact', { inputBudget: budget }));
     const call = tools.calls.find((c) => c.method === 'summarizeRange');
-    const maxLength = (call?.args[0] as { maxLength?: number } | undefined)?.maxLength ?? 0;
+    const maxLength = (call?.args[0] as { summaryMaxLength?: number } | undefined)?.summaryMaxLength ?? 0;
     // Half the text it replaces would be far more: the budget's share is what bounds it.
     expect(maxLength).toBe(Math.floor(0.05 * budget * 4));
   });

@@ -243,7 +243,7 @@ export class PipelineStrategy implements ContextStrategy {
     return ctx.tools.summarizeRange({
       from: pinned,
       to: cut,
-      maxLength,
+      summaryMaxLength: maxLength,
       focus: settings.focus,
       signal: ctx.signal,
     });

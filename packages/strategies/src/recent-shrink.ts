@@ -133,7 +133,7 @@ export function lowerFactsBlock(
   const current = factsBlockTokens(tools, system);
   const bound = Math.max(MIN_BLOCK_TOKENS, current - excess);
   if (bound >= current) return undefined;
-  tools.injectFacts(blockFacts(system), 'system-append', { maxTokens: bound });
+  tools.injectFacts(blockFacts(system), 'system-append', { maxFactTokens: bound });
   return factsBlockTokens(tools, effectiveView(tools)[0]) < current ? bound : undefined;
 }
 

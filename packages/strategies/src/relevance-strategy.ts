@@ -171,7 +171,8 @@ export class RelevanceStrategy implements ContextStrategy {
     const system = effectiveView(tools)[0];
     const current = system?.message.role === 'system' ? factsBlockTokens(tools, system) : 0;
     const maxTokens = factsRoom(this.#factTokens(ctx), current, freed);
-    if (facts.length > 0 && maxTokens > 0) tools.injectFacts(facts, 'system-append', { maxTokens });
+    if (facts.length > 0 && maxTokens > 0)
+      tools.injectFacts(facts, 'system-append', { maxFactTokens: maxTokens });
     // Say `compacted` only for a real gain: a few tokens by this estimate can be none by the measurer's.
     if (before - tools.measure(effectiveView(tools)) < minimumGain(ctx))
       return this.#shrinkRecent(ctx, view, overhead);

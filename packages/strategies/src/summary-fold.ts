@@ -38,7 +38,7 @@ export async function foldEarlierSummary(
   return ctx.tools.summarizeRange({
     from: pinned,
     to: cut,
-    maxLength,
+    summaryMaxLength: maxLength,
     focus: settings.focus,
     keepFacts: settings.keepFacts ?? true,
     maxFactTokens,

@@ -75,16 +75,16 @@ describe('checkContextBudget', () => {
     expect(at(tokens).shouldCompact).toBe(true);
   });
 
-  it('uses the output reserve of maxTokens', () => {
+  it('uses the output reserve of maxOutputTokens', () => {
     const a = checkContextBudget({
       provider: 'anthropic',
       model: 'claude-sonnet-4-20250514',
-      maxTokens: 1000,
+      maxOutputTokens: 1000,
     });
     const b = checkContextBudget({
       provider: 'anthropic',
       model: 'claude-sonnet-4-20250514',
-      maxTokens: 50_000,
+      maxOutputTokens: 50_000,
     });
     expect(a.availableInputTokens - b.availableInputTokens).toBe(49_000);
   });

@@ -33,7 +33,7 @@ export const budgetCheckParamsSchema = lazySchema(() =>
     /** The model; the provider's default entry when omitted. */
     model: z.string().min(1).optional(),
     /** Output tokens the request reserves (default: the catalog's reserve for the model). */
-    maxTokens: z.number().int().nonnegative().optional(),
+    maxOutputTokens: z.number().int().nonnegative().optional(),
     /** Input budget to check against instead of the catalog's. */
     inputBudget: z.number().int().nonnegative().optional(),
     systemPrompt: z.string().optional(),
@@ -91,7 +91,7 @@ function ratio(used: number, available: number): number {
 interface BudgetSource {
   provider: string;
   model?: string | undefined;
-  maxTokens?: number | undefined;
+  maxOutputTokens?: number | undefined;
   inputBudget?: number | undefined;
   catalog?: ModelCatalog | undefined;
 }
@@ -99,8 +99,8 @@ interface BudgetSource {
 function inputBudgetOf(params: BudgetSource): number {
   if (params.inputBudget !== undefined) return params.inputBudget;
   if (params.catalog)
-    return params.catalog.getAvailableInputTokens(params.provider, params.model, params.maxTokens);
-  return getAvailableInputTokens(params.provider, params.model, params.maxTokens);
+    return params.catalog.getAvailableInputTokens(params.provider, params.model, params.maxOutputTokens);
+  return getAvailableInputTokens(params.provider, params.model, params.maxOutputTokens);
 }
 
 function countContext(provider: string, model: string | undefined): CountContext {

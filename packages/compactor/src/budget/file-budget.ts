@@ -83,7 +83,7 @@ export const aggregateFileBudgetOptionsSchema = lazySchema(() =>
     provider: z.string().min(1).optional(),
     model: z.string().min(1).optional(),
     /** Output tokens reserved (default the catalog's reserve). */
-    maxTokens: z.number().int().nonnegative().optional(),
+    maxOutputTokens: z.number().int().nonnegative().optional(),
     /** Tokens the rest of the request already uses. */
     currentTokens: z.number().int().nonnegative().default(0),
     /** Share of what remains that files may use (default 0.6). */
@@ -142,8 +142,8 @@ export function enforceAggregateFileBudget(
     }
     const provider = parsed.provider!;
     const input = parsed.catalog
-      ? parsed.catalog.getAvailableInputTokens(provider, parsed.model, parsed.maxTokens)
-      : getAvailableInputTokens(provider, parsed.model, parsed.maxTokens);
+      ? parsed.catalog.getAvailableInputTokens(provider, parsed.model, parsed.maxOutputTokens)
+      : getAvailableInputTokens(provider, parsed.model, parsed.maxOutputTokens);
     budgetTokens = calculateFileTokenBudget(input, Math.min(parsed.currentTokens, input), 0, parsed.percent);
   }
   const counter = parsed.counter ?? defaultTokenCounter();

@@ -239,7 +239,7 @@ export class HistoryStrategyTools implements StrategyTools {
       options.keepFacts === false ? [] : await this.extractFacts({ entries, signal: options.signal });
     const text = await this.summarize({
       entries,
-      maxLength: options.maxLength ?? 2000,
+      maxLength: options.summaryMaxLength ?? 2000,
       focus: options.focus,
       signal: options.signal,
     });
@@ -251,7 +251,7 @@ export class HistoryStrategyTools implements StrategyTools {
   injectFacts(
     facts: readonly ExtractedFact[],
     site: FactInjectionSite,
-    options?: { maxTokens?: number },
+    options?: { maxFactTokens?: number },
   ): void {
     this.calls.push({ method: 'injectFacts', args: [facts, site, options] });
     const kept = this.factsLayer[site].filter((old) => !facts.some((f) => f.key === old.key));
