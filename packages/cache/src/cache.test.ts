@@ -323,6 +323,18 @@ describe('Cache.invalidate and clear', () => {
     expect(await cache.invalidate({ keyPrefix: 'answers' })).toBe(0);
   });
 
+  it('a scope field given as undefined (an unset variable) is refused, and nothing is dropped', async () => {
+    const { cache, store } = await seeded();
+    const unset = process.env['CTXGUARD_TEST_UNSET_CACHE_NAME'] as string;
+    await expect(cache.invalidate({ cacheName: unset })).rejects.toThrow(
+      /invalidate scope\.cacheName: is undefined: pass a string, or leave the field out/,
+    );
+    await expect(cache.invalidate({ cacheName: 'answers', keyPrefix: unset })).rejects.toThrow(
+      /invalidate scope\.keyPrefix: is undefined/,
+    );
+    expect(await store.keys()).toHaveLength(7);
+  });
+
   it('{} drops every cache entry but leaves foreign keys; clear() empties the store', async () => {
     const { cache, store } = await seeded();
     expect(await cache.invalidate()).toBe(6);

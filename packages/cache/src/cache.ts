@@ -51,12 +51,16 @@ export interface CacheSetOptions {
 
 /** Which entries {@link Cache.invalidate} drops; `{}` drops every cache entry. */
 export interface InvalidateScope {
-  cacheName?: string | undefined;
-  keyPrefix?: string | undefined;
+  cacheName?: string;
+  keyPrefix?: string;
 }
 
 /** `set` / `getOrSet` options: only `ttlMs` (checked by `parseTtl`), so a misspelt one is named. */
 const setOptionsSchema = lazySchema(() => z.strictObject({ ttlMs: z.unknown().optional() }));
+
+/** A scope field given as undefined (an unset variable) must not widen the scope to every cache. */
+const UNDEFINED_SCOPE_FIELD =
+  'is undefined: pass a string, or leave the field out to match every cache (an unset variable would drop them all)';
 
 const invalidateScopeSchema = lazySchema(() =>
   z.strictObject({
@@ -64,13 +68,16 @@ const invalidateScopeSchema = lazySchema(() =>
       .custom<string>()
       .superRefine((name, ctx) => {
         try {
+          if (name === undefined) throw new Error(UNDEFINED_SCOPE_FIELD);
           assertCacheName(name);
         } catch (error) {
           ctx.addIssue({ code: 'custom', message: (error as Error).message });
         }
       })
-      .optional(),
-    keyPrefix: z.string().optional(),
+      .exactOptional(),
+    keyPrefix: z
+      .string({ error: (issue) => (issue.input === undefined ? UNDEFINED_SCOPE_FIELD : undefined) })
+      .exactOptional(),
   }),
 );
 

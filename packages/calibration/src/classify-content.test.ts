@@ -1,3 +1,4 @@
+import { InvalidInputError } from '@ctxguard/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classifyContent, contentProfile, segmentContent } from './classify-content.js';
@@ -168,5 +169,17 @@ describe('CJK lines', () => {
   it('does not count emoji and other astral symbols as CJK', () => {
     expect(classifyContent('😀🎉🚀😀🎉🚀 party time')).toBe('prose');
     expect(classifyContent('𝐀𝐁𝐂 𝑥 𝑦 𝑧 math letters')).toBe('prose');
+  });
+});
+
+describe('segmentContent given what it cannot read', () => {
+  it('names the argument instead of failing inside', () => {
+    expect(() => segmentContent('abc', undefined as never)).toThrow(InvalidInputError);
+    expect(() => segmentContent('abc', undefined as never)).toThrow(
+      /segmentContent visit: expected a function \(contentClass, start, end\) => void, received undefined/,
+    );
+    expect(() => segmentContent(5 as never, () => undefined)).toThrow(
+      /segmentContent text: expected a string, received a number/,
+    );
   });
 });

@@ -1,3 +1,5 @@
+import { InvalidInputError } from '@ctxguard/core';
+import { describeKind } from '@ctxguard/shared';
 import { isCjkCode } from './cjk-ranges.js';
 import { CONTENT_CLASSES, type ContentClass } from './content-class.js';
 
@@ -163,6 +165,15 @@ function isFenceLine(text: string, start: number, end: number): boolean {
  * `visit` for each run in order; blank lines join the run before them. One pass, O(n).
  */
 export function segmentContent(text: string, visit: SegmentVisitor): void {
+  if (typeof text !== 'string')
+    throw new InvalidInputError(`segmentContent text: expected a string, received ${describeKind(text)}`, [
+      'text',
+    ]);
+  if (typeof visit !== 'function')
+    throw new InvalidInputError(
+      `segmentContent visit: expected a function (contentClass, start, end) => void, received ${describeKind(visit)}`,
+      ['visit'],
+    );
   const n = text.length;
   if (n === 0) return;
   let runClass: ContentClass | null = null;

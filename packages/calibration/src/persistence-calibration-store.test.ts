@@ -28,6 +28,20 @@ describe('calibrationKey', () => {
     expect(calibrationKey({ provider: 'a/b', model: '100%' })).toBe('calibration:a%2Fb/100%25');
   });
 
+  it('names the field a key lacks instead of failing inside', () => {
+    const refused = (key: unknown) => () => calibrationKey(key as never);
+    expect(refused({ provider: 'ollama' })).toThrow(InvalidInputError);
+    expect(refused({ provider: 'ollama' })).toThrow(
+      'calibrationKey key.model: expected a non-empty string, received undefined',
+    );
+    expect(refused({ provider: '', model: 'm' })).toThrow(
+      /calibrationKey key\.provider: expected a non-empty string/,
+    );
+    expect(refused(undefined)).toThrow(
+      /calibrationKey key\.provider: expected a non-empty string, received undefined/,
+    );
+  });
+
   it('never gives two identities one key (property)', () => {
     const name = fc.string({
       unit: fc.constantFrom('a', '/', ':', '%', '2', 'F', '3', 'A'),
@@ -209,6 +223,18 @@ describe('PersistenceCalibrationStore', () => {
     ).rejects.toThrow(/corrupt/);
     // The bad entry is left as it was (nothing is silently lost).
     expect(await persistence.get('calibration:openai/gpt-4o:code')).toEqual({ v: 1, charsPerToken: 'lots' });
+  });
+
+  it('lists every calibration beside a corrupt entry, which stays stored', async () => {
+    const persistence = new MemoryPersistence();
+    const store = new PersistenceCalibrationStore({ persistence });
+    await store.update({ provider: 'openai', model: 'gpt-4o', charsPerToken: 3.5 });
+    await store.update({ provider: 'openai', model: 'gpt-4o-mini', charsPerToken: 3.2 });
+    await persistence.set('calibration:openai/gpt-4o:code', { hello: 1 });
+    const listed = await store.list();
+    expect(listed.map((calibration) => calibration.model)).toEqual(['gpt-4o', 'gpt-4o-mini']);
+    expect(await store.list({ provider: 'openai', model: 'gpt-4o' })).toHaveLength(1);
+    expect(await persistence.get('calibration:openai/gpt-4o:code')).toEqual({ hello: 1 });
   });
 
   it('never serves or merges the entry of another identity, and keeps both', async () => {

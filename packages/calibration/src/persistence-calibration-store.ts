@@ -308,7 +308,7 @@ export class PersistenceCalibrationStore implements CalibrationStore {
     // One calibration per identity: the entry under its own key wins over one left under the old key.
     const byIdentity = new Map<string, Stored>();
     for (const key of [...keys].sort()) {
-      const stored = await this.#read(key);
+      const stored = await this.#readListed(key);
       if (!stored) continue;
       if (f.provider !== undefined && stored.provider !== f.provider) continue;
       if (f.model !== undefined && stored.model !== f.model) continue;
@@ -370,6 +370,16 @@ export class PersistenceCalibrationStore implements CalibrationStore {
     const result = storedSchema.safeParse(raw);
     if (!result.success) throw new CorruptEntryError(storageKey, undefined, result.error);
     return result.data;
+  }
+
+  /** Like `#read`, but an entry that is not a calibration is left out (and left stored) instead of failing the listing. */
+  async #readListed(storageKey: string): Promise<Stored | null> {
+    try {
+      return await this.#read(storageKey);
+    } catch (error) {
+      if (CtxGuardError.is(error, 'storage_corrupt_entry')) return null;
+      throw error;
+    }
   }
 
   #toCalibration(stored: Stored): Calibration {

@@ -4,7 +4,7 @@
 
 export { countTokens, loadEncoder } from '@ctxguard/bpe';
 export type { CacheOptions } from '@ctxguard/cache';
-export { Cache } from '@ctxguard/cache';
+export { Cache, PersistenceCacheStore, requestCacheKey } from '@ctxguard/cache';
 export type { CalibrationStore } from '@ctxguard/calibration';
 export { PersistenceCalibrationStore } from '@ctxguard/calibration';
 

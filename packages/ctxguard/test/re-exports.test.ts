@@ -57,4 +57,17 @@ describe('re-exports', () => {
       new ctxguard.ContextDeclinedError('c', 'why', { current: 2, window: 1, inputBudget: 1, percentage: 2 }),
     ).toBeInstanceOf(ctxguard.CtxGuardError);
   });
+
+  it('a Cache from ctxguard runs on any of its stores, keyed per scope', async () => {
+    const persistence = new ctxguard.MemoryPersistence();
+    const responses = new ctxguard.Cache({
+      store: new ctxguard.PersistenceCacheStore({ persistence, namespace: 'app:' }),
+    });
+    const key = ctxguard.requestCacheKey({ scope: 'tenant-a', provider: 'openai', request: { q: 'hi' } });
+    let loads = 0;
+    const load = async () => ({ text: `answer ${++loads}` });
+    expect(await responses.getOrSet('responses', key, load)).toEqual({ text: 'answer 1' });
+    expect(await responses.getOrSet('responses', key, load)).toEqual({ text: 'answer 1' });
+    expect(await persistence.list('app:cache:responses:')).toHaveLength(1);
+  });
 });

@@ -24,6 +24,12 @@ describe('assertJsonSerializable', () => {
     expect(reason(runInNewContext('({ d: new Date(0) })'))).toMatch(/^d .*is a Date/);
   });
 
+  it('serializeValue names a key that is not a string, which its errors would print', () => {
+    expect(() => serializeValue(undefined as never, 1)).toThrow(
+      /serializeValue key: expected a string, received undefined/,
+    );
+  });
+
   it('names the path of what JSON cannot carry', () => {
     expect(reason({ a: { 'odd key': [0, () => 1] } })).toMatch(/^a\.odd key\[1\] .*is a function/);
     expect(reason(runInNewContext('new Map()'))).toMatch(/^\(root\) .*Map instance/);

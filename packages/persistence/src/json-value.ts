@@ -1,5 +1,5 @@
-import type { JsonValue } from '@ctxguard/core';
-import { copyJsonValue, findJsonValueIssue, formatPath } from '@ctxguard/shared';
+import { InvalidInputError, type JsonValue } from '@ctxguard/core';
+import { copyJsonValue, describeKind, findJsonValueIssue, formatPath } from '@ctxguard/shared';
 import { UnserializableValueError } from './errors.js';
 
 /**
@@ -18,6 +18,10 @@ export function assertJsonSerializable(
 
 /** Serializes after {@link assertJsonSerializable}; the one encoding every built-in store uses. */
 export function serializeValue(key: string, value: unknown): string {
+  if (typeof key !== 'string')
+    throw new InvalidInputError(`serializeValue key: expected a string, received ${describeKind(key)}`, [
+      'key',
+    ]);
   assertJsonSerializable(key, value);
   try {
     return JSON.stringify(value);

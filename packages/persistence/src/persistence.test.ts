@@ -1,10 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { InvalidInputError } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { FilePersistence } from './file-persistence.js';
 import { MemoryPersistence } from './memory-persistence.js';
-import { isPersistence } from './persistence.js';
+import { escapeKeyPart, isPersistence } from './persistence.js';
 
 describe('isPersistence', () => {
   it('accepts the built-in stores and rejects anything missing the version tag or a method', async () => {
@@ -32,5 +33,15 @@ describe('isPersistence', () => {
     }
     for (const value of [null, undefined, 'store', 42, () => undefined])
       expect(isPersistence(value)).toBe(false);
+  });
+});
+
+describe('escapeKeyPart', () => {
+  it('escapes the separators reversibly and names a part that is not a string', () => {
+    expect(escapeKeyPart('a/b:c%')).toBe('a%2Fb%3Ac%25');
+    expect(() => escapeKeyPart(undefined as never)).toThrow(InvalidInputError);
+    expect(() => escapeKeyPart(undefined as never)).toThrow(
+      /escapeKeyPart part: expected a string, received undefined/,
+    );
   });
 });

@@ -1,3 +1,6 @@
+import { InvalidInputError } from '@ctxguard/core';
+import { describeKind } from '@ctxguard/shared';
+
 /**
  * A string-keyed store of JSON values. Implementations deep-copy on the way in and out
  * (no aliasing) and behave identically; `@ctxguard/persistence/testing` proves it.
@@ -34,5 +37,9 @@ export function isPersistence(value: unknown): value is Persistence {
  * unambiguous whatever those names hold.
  */
 export function escapeKeyPart(part: string): string {
+  if (typeof part !== 'string')
+    throw new InvalidInputError(`escapeKeyPart part: expected a string, received ${describeKind(part)}`, [
+      'part',
+    ]);
   return part.replace(/[%/:]/g, (c) => (c === '%' ? '%25' : c === '/' ? '%2F' : '%3A'));
 }
