@@ -1,6 +1,9 @@
 import { StorageError } from '@ctxguard/persistence';
 
-/** Redis answered a command with an error (e.g. `OOM`, `NOAUTH`); code `storage_error`. */
+/**
+ * Redis answered with an error (e.g. `OOM`), or the password or database is wrong; code
+ * `storage_error`. Retrying the same call will not help.
+ */
 export class RedisStorageError extends StorageError {
   override readonly name: string = 'RedisStorageError';
 
@@ -9,7 +12,10 @@ export class RedisStorageError extends StorageError {
   }
 }
 
-/** Redis cannot be reached (down, closed, timed out); code `storage_unavailable`. The store keeps reconnecting. */
+/**
+ * Redis cannot be reached (down, closed, timed out); code `storage_unavailable`. The store keeps
+ * reconnecting. A write whose reply was lost may have been applied; its message says so.
+ */
 export class RedisUnavailableError extends StorageError {
   override readonly name: string = 'RedisUnavailableError';
 

@@ -1,4 +1,5 @@
 import { CtxGuardError, InvalidOptionsError } from '@ctxguard/core';
+import { Cluster } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { RedisPersistence, redisPersistenceOptionsSchema } from './redis-persistence.js';
 
@@ -29,6 +30,13 @@ describe('RedisPersistence options', () => {
   it('rejects a client that is not an ioredis instance', () => {
     const error = optionsError({ client: { get: () => null } });
     expect(error.path).toEqual(['client']);
+  });
+
+  it('rejects a Redis Cluster client, whose SCAN would see one node only', () => {
+    const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true });
+    const error = optionsError({ client: cluster });
+    expect(error.path).toEqual(['client']);
+    expect(error.message).toContain('Cluster');
   });
 
   it.each([

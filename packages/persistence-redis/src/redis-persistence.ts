@@ -12,6 +12,14 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { RedisStorageError, RedisUnavailableError } from './errors.js';
 import { escapeGlob } from './glob.js';
+import {
+  authFailureMessage,
+  type CommandAccess,
+  isAuthError,
+  missingDatabaseMessage,
+  replyErrorMessage,
+  unavailableReason,
+} from './ioredis-errors.js';
 
 const LONE_SURROGATE = /\p{Cs}/u;
 
@@ -28,6 +36,38 @@ function ioredis(): typeof import('ioredis') {
     ioredisModule = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
   }
   return ioredisModule;
+}
+
+/** What the store calls on a caller's client; an ioredis 5 `Redis` from any copy of ioredis has them. */
+const CLIENT_METHODS = [
+  'get',
+  'set',
+  'del',
+  'exists',
+  'scan',
+  'unlink',
+  'select',
+  'quit',
+  'disconnect',
+  'on',
+  'off',
+  'once',
+];
+
+/**
+ * Checked by shape, not `instanceof`: an app's own copy of ioredis (another version, or one its
+ * package manager did not dedupe) has another `Redis` class. A `Cluster` is refused: `SCAN` would
+ * see one node only.
+ */
+function isRedisClient(value: unknown): value is Redis {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return (
+    candidate.isCluster !== true &&
+    typeof candidate.status === 'string' &&
+    typeof candidate.options === 'object' &&
+    CLIENT_METHODS.every((method) => typeof candidate[method] === 'function')
+  );
 }
 
 const timeoutMs = lazySchema(() =>
@@ -49,7 +89,7 @@ export const redisPersistenceOptionsSchema = lazySchema(() =>
         .optional(),
       /** An ioredis client the caller owns; `close()` leaves it open and its own options apply. */
       client: z
-        .custom<Redis>((value) => value instanceof ioredis().Redis, 'must be an ioredis Redis instance')
+        .custom<Redis>(isRedisClient, 'must be an ioredis 5 Redis client (a Redis Cluster is not supported)')
         .optional(),
       /** Prefix put in front of every key in Redis; `list()` only sees keys under it. */
       namespace: z
@@ -94,6 +134,10 @@ export class RedisPersistence implements Persistence, AtomicCreate {
   readonly #options: ParsedOptions;
   #everReady: boolean;
   #lastError: Error | undefined;
+  /** The password error of the latest connection attempt: a configuration error, not worth waiting out. */
+  #authError: Error | undefined;
+  /** This store's SELECT on the connection `stream`: the database is verified once per connection. */
+  #databaseCheck: { readonly stream: unknown; readonly outcome: Promise<unknown> } | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
   /** Operations called before `close()`, which it lets finish before it quits. */
@@ -127,10 +171,12 @@ export class RedisPersistence implements Persistence, AtomicCreate {
   readonly #onReady = (): void => {
     this.#everReady = true;
     this.#lastError = undefined;
+    this.#authError = undefined;
   };
 
   readonly #onError = (error: Error): void => {
     this.#lastError = error;
+    this.#authError = isAuthError(error) ? error : undefined;
   };
 
   /** The underlying ioredis client (for health checks or metrics; do not close it behind the store's back). */
@@ -147,7 +193,7 @@ export class RedisPersistence implements Persistence, AtomicCreate {
     const redisKey = this.namespace + key;
     let raw: string | null;
     try {
-      raw = await this.#run(key, () => this.#client.get(redisKey));
+      raw = await this.#run(key, 'read', () => this.#client.get(redisKey));
     } catch (error) {
       if (error instanceof RedisStorageError && isWrongType(error.cause)) {
         throw new CorruptEntryError(key, undefined, error.cause, 'the Redis key holds a non-string type');
@@ -165,7 +211,7 @@ export class RedisPersistence implements Persistence, AtomicCreate {
   async set<T = unknown>(key: string, value: T): Promise<void> {
     assertKey(key);
     const json = serializeValue(key, value);
-    await this.#admit(key, () => this.#run(key, () => this.#client.set(this.namespace + key, json)));
+    await this.#admit(key, () => this.#run(key, 'write', () => this.#client.set(this.namespace + key, json)));
   }
 
   /**
@@ -176,20 +222,20 @@ export class RedisPersistence implements Persistence, AtomicCreate {
     assertKey(key);
     const json = serializeValue(key, value);
     const reply = await this.#admit(key, () =>
-      this.#run(key, () => this.#client.set(this.namespace + key, json, 'NX')),
+      this.#run(key, 'write', () => this.#client.set(this.namespace + key, json, 'NX')),
     );
     return reply === 'OK';
   }
 
   async delete(key: string): Promise<void> {
     assertKey(key);
-    await this.#admit(key, () => this.#run(key, () => this.#client.del(this.namespace + key)));
+    await this.#admit(key, () => this.#run(key, 'write', () => this.#client.del(this.namespace + key)));
   }
 
   async has(key: string): Promise<boolean> {
     assertKey(key);
     const count = await this.#admit(key, () =>
-      this.#run(key, () => this.#client.exists(this.namespace + key)),
+      this.#run(key, 'read', () => this.#client.exists(this.namespace + key)),
     );
     return count > 0;
   }
@@ -208,7 +254,7 @@ export class RedisPersistence implements Persistence, AtomicCreate {
     const found = new Set<string>();
     let cursor = '0';
     do {
-      const [next, keys] = await this.#run(undefined, () =>
+      const [next, keys] = await this.#run(undefined, 'read', () =>
         this.#client.scan(cursor, 'MATCH', pattern, 'COUNT', this.#options.scanCount),
       );
       cursor = next;
@@ -230,7 +276,7 @@ export class RedisPersistence implements Persistence, AtomicCreate {
     const keys = await this.#list(undefined);
     for (let start = 0; start < keys.length; start += 500) {
       const batch = keys.slice(start, start + 500).map((key) => this.namespace + key);
-      await this.#run(undefined, () => this.#client.unlink(...batch));
+      await this.#run(undefined, 'write', () => this.#client.unlink(...batch));
     }
   }
 
@@ -282,31 +328,45 @@ export class RedisPersistence implements Persistence, AtomicCreate {
     return running;
   }
 
-  async #run<R>(key: string | undefined, command: () => Promise<R>): Promise<R> {
+  async #run<R>(key: string | undefined, access: CommandAccess, command: () => Promise<R>): Promise<R> {
     await this.#connected(key);
     try {
       return await command();
     } catch (error) {
-      throw this.#wrap(key, error);
+      throw this.#wrap(key, access, error);
     }
   }
 
-  /** Before the first connection, waits up to `connectTimeoutMs` for it; afterwards fails fast when down. */
+  /**
+   * Lets a command go once the connection is ready and on the right database. Before the first
+   * connection it waits up to `connectTimeoutMs`; afterwards a call fails fast while Redis is down.
+   */
   async #connected(key: string | undefined): Promise<void> {
     const client = this.#client;
-    if (client.status === 'ready' || this.#everReady) return;
-    if (client.status === 'end') throw new RedisUnavailableError('the Redis connection was closed', key);
+    if (client.status !== 'ready') {
+      if (this.#authError !== undefined) throw this.#authFailure(key, this.#authError);
+      if (!this.#everReady) await this.#awaitFirstConnection(key);
+    }
+    if (client.status === 'ready') await this.#databaseSelected(key);
+  }
+
+  async #awaitFirstConnection(key: string | undefined): Promise<void> {
+    if (this.#client.status === 'end') {
+      throw new RedisUnavailableError('the Redis connection was closed', key);
+    }
     this.#firstConnection ??= this.#waitForFirstConnection().finally(() => {
       this.#firstConnection = undefined;
     });
     try {
       await this.#firstConnection;
     } catch (error) {
+      if (this.#authError !== undefined) throw this.#authFailure(key, this.#authError);
       const reason = error instanceof Error ? error.message : String(error);
       throw new RedisUnavailableError(reason, key, this.#lastError);
     }
   }
 
+  /** Resolves on `ready`; rejects on a password error at once, or after `connectTimeoutMs`. */
   #waitForFirstConnection(): Promise<void> {
     const client = this.#client;
     if (client.status === 'wait') client.connect().catch(() => undefined);
@@ -315,6 +375,7 @@ export class RedisPersistence implements Persistence, AtomicCreate {
         clearTimeout(timer);
         client.off('ready', onReady);
         client.off('end', onEnd);
+        client.off('error', onError);
       };
       const onReady = (): void => {
         done();
@@ -324,6 +385,11 @@ export class RedisPersistence implements Persistence, AtomicCreate {
         done();
         reject(new Error('the Redis connection was closed'));
       };
+      const onError = (error: Error): void => {
+        if (!isAuthError(error)) return;
+        done();
+        reject(error);
+      };
       const timer = setTimeout(() => {
         done();
         const last = this.#lastError ? ` (last error: ${this.#lastError.message})` : '';
@@ -331,10 +397,47 @@ export class RedisPersistence implements Persistence, AtomicCreate {
       }, this.#options.connectTimeoutMs);
       client.once('ready', onReady);
       client.once('end', onEnd);
+      client.on('error', onError);
     });
   }
 
-  #wrap(key: string | undefined, error: unknown): Error {
+  /**
+   * Verifies, once per connection and before this store sends anything on it, that the server
+   * accepted the database ioredis selects: when ioredis' own SELECT fails it only emits `error`,
+   * and the commands after it would run on database 0.
+   */
+  async #databaseSelected(key: string | undefined): Promise<void> {
+    const client = this.#client;
+    const database = client.condition?.select ?? client.options.db ?? 0;
+    if (database === 0) return;
+    if (this.#databaseCheck?.stream !== client.stream) {
+      const outcome = client.select(database).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      this.#databaseCheck = { stream: client.stream, outcome };
+    }
+    const check = this.#databaseCheck;
+    const error = await check.outcome;
+    if (error === undefined) return;
+    const reply = replyErrorMessage(error);
+    if (reply !== undefined) {
+      throw new RedisStorageError(missingDatabaseMessage(database, reply, this.#source), key, error);
+    }
+    // Not refused, only unanswered (timeout, dropped connection): the next call asks again.
+    if (this.#databaseCheck === check) this.#databaseCheck = undefined;
+    throw this.#wrap(key, 'read', error);
+  }
+
+  #authFailure(key: string | undefined, error: Error): RedisStorageError {
+    return new RedisStorageError(authFailureMessage(error.message, this.#source), key, error);
+  }
+
+  get #source(): 'url' | 'client' {
+    return this.#ownsClient ? 'url' : 'client';
+  }
+
+  #wrap(key: string | undefined, access: CommandAccess, error: unknown): Error {
     const reply = replyErrorMessage(error);
     if (reply !== undefined) {
       const kind = reply.split(' ', 1)[0] ?? '';
@@ -343,16 +446,9 @@ export class RedisPersistence implements Persistence, AtomicCreate {
       }
       return new RedisStorageError(`Redis rejected the command: ${reply}`, key, error);
     }
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = unavailableReason(error, access, this.#client.options.commandTimeout);
     return new RedisUnavailableError(reason, key, error);
   }
-}
-
-/** The message of an error reply from the server (as opposed to a connection failure). */
-function replyErrorMessage(error: unknown): string | undefined {
-  return error instanceof (ioredis().ReplyError as unknown as typeof Error)
-    ? (error as Error).message
-    : undefined;
 }
 
 function delay(ms: number): Promise<void> {

@@ -71,6 +71,7 @@ describe.skipIf(!probe.available)('RedisPersistence while Redis is down', () => 
     expect(getError.code).toBe('storage_unavailable');
     expect(getError.key).toBe('k');
     expect(getError.message).toContain('Redis is unavailable');
+    expect(getError.message).toMatch(/not connected to Redis|the connection dropped/);
     for (const attempt of [
       redis.set('k', 2),
       redis.has('k'),
@@ -78,8 +79,13 @@ describe.skipIf(!probe.available)('RedisPersistence while Redis is down', () => 
       redis.list(),
       redis.get('other'),
     ]) {
-      expect((await failure(attempt)).code).toBe('storage_unavailable');
+      const error = await failure(attempt);
+      expect(error.code).toBe('storage_unavailable');
+      expect(error.message).not.toMatch(/enableOfflineQueue|maxRetriesPerRequest/);
     }
+    const notConnected = await failure(redis.get('k'));
+    expect(notConnected.message).toContain('not connected to Redis; reconnecting in the background');
+    expect((notConnected.cause as Error).message).toContain("Stream isn't writeable");
 
     const second = await server({ port: first.port });
     await eventually(() => redis.set('k', { v: 2 }));
@@ -95,16 +101,16 @@ describe.skipIf(!probe.available)('RedisPersistence while Redis is down', () => 
     const redis = store(running.url, { commandTimeoutMs: 60_000 });
     await redis.set('k', 1);
     process.kill(running.pid!, 'SIGSTOP');
-    const inFlight = redis.get('k').then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const inFlight = Promise.all([failure(redis.get('k')), failure(redis.set('w', 2))]);
     await new Promise((resolve) => setTimeout(resolve, 50));
     await running.stop();
-    const error = await inFlight;
-    expect(error).toBeInstanceOf(RedisUnavailableError);
-    expect((error as RedisUnavailableError).key).toBe('k');
-    expect(((error as Error).cause as Error).name).toBe('MaxRetriesPerRequestError');
+    const [read, write] = await inFlight;
+    expect(read).toBeInstanceOf(RedisUnavailableError);
+    expect(read.key).toBe('k');
+    expect((read.cause as Error).name).toBe('MaxRetriesPerRequestError');
+    expect(read.message).toContain('the connection dropped while the command was in flight');
+    expect(read.message).not.toContain('applied');
+    expect(write.message).toContain('the write may or may not have been applied');
   });
 
   it('times out against a frozen (SIGSTOP) server instead of hanging, and recovers on SIGCONT', {
@@ -117,11 +123,30 @@ describe.skipIf(!probe.available)('RedisPersistence while Redis is down', () => 
     try {
       const error = await failure(redis.get('k'));
       expect(error.code).toBe('storage_unavailable');
-      expect(error.message).toContain('timed out');
+      expect(error.message).toContain('the command timed out after 300 ms');
+      expect(error.message).not.toContain('applied');
     } finally {
       process.kill(frozen.pid!, 'SIGCONT');
     }
     expect(await eventually(() => redis.get('k'))).toBe('before');
+  });
+
+  it('says a write that timed out may have been applied, as it is once the server thaws', {
+    timeout: 15_000,
+  }, async () => {
+    const frozen = await server();
+    const redis = store(frozen.url, { commandTimeoutMs: 300 });
+    await redis.set('k', 'before');
+    process.kill(frozen.pid!, 'SIGSTOP');
+    try {
+      const error = await failure(redis.set('k', 'after'));
+      expect(error.code).toBe('storage_unavailable');
+      expect(error.message).toContain('timed out');
+      expect(error.message).toContain('the write may or may not have been applied');
+    } finally {
+      process.kill(frozen.pid!, 'SIGCONT');
+    }
+    expect(await eventually(() => redis.get('k'))).toBe('after');
   });
 
   it('rejects within connectTimeoutMs when Redis is down from the start, and connects when it comes up', {

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { CtxGuardError } from '@ctxguard/core';
 import { CorruptEntryError, MemoryPersistence, UnserializableValueError } from '@ctxguard/persistence';
 import fc from 'fast-check';
@@ -269,4 +270,38 @@ describe.skipIf(!target.available)('RedisPersistence on a real redis-server', ()
     expect(await client.ping()).toBe('PONG');
     await client.quit();
   });
+
+  it('accepts a client from another copy of ioredis and still tells its error replies apart', async () => {
+    const OtherRedis = otherIoredisCopy().Redis;
+    expect(OtherRedis).not.toBe(Redis);
+    const client = new OtherRedis(url);
+    const store = new RedisPersistence({
+      client,
+      namespace: `${(await createTestRedisPersistence()).namespace}copy:`,
+    });
+    try {
+      await store.set('k', 'v');
+      expect(await store.get('k')).toBe('v');
+      await raw.hset(`${store.namespace}hash`, 'field', 'value');
+      await expect(store.get('hash')).rejects.toBeInstanceOf(CorruptEntryError);
+      await store.clear();
+    } finally {
+      await store.close();
+      await client.quit();
+    }
+  });
 });
+
+/** A second, separate load of ioredis and the reply-error classes it uses, as an app's own copy would be. */
+function otherIoredisCopy(): typeof import('ioredis') {
+  const require = createRequire(import.meta.url);
+  require('ioredis');
+  const isIoredisFile = (path: string) => /[\\/](ioredis|redis-errors|redis-parser)[@\\/]/.test(path);
+  const saved = Object.entries(require.cache).filter(([path]) => isIoredisFile(path));
+  for (const [path] of saved) delete require.cache[path];
+  try {
+    return require('ioredis') as typeof import('ioredis');
+  } finally {
+    for (const [path, module] of saved) require.cache[path] = module;
+  }
+}
