@@ -156,7 +156,7 @@ export interface MicrocompactToolResultsOptions {
   /** The newest tool results kept as they are. */
   recentCount?: number | undefined;
   /** Tool names whose results may be cleared (all when omitted). */
-  tools?: readonly string[] | undefined;
+  clearableTools?: readonly string[] | undefined;
 }
 
 /** What {@link StrategyTools.microcompactToolResults} did. */

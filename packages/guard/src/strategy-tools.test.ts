@@ -268,6 +268,14 @@ describe('StrategyToolsImpl', () => {
     expect(micro.clearedResults).toBe(10);
     expect(micro.compactionIds).toHaveLength(1);
     rewindAll(history);
+    // Only the named tools' results are cleared: none here, every result is read_file's.
+    expect((await tools.microcompactToolResults({ recentCount: 0, clearableTools: ['bash'] })).changed).toBe(
+      false,
+    );
+    expect(
+      (await tools.microcompactToolResults({ recentCount: 0, clearableTools: ['read_file'] })).clearedResults,
+    ).toBe(12);
+    rewindAll(history);
     const pruned = await tools.pruneToolOutputs({ protectTokens: 500, minimumSavings: 0 });
     expect(pruned.changed).toBe(true);
     expect(pruned.prunedOutputs).toBeGreaterThan(0);

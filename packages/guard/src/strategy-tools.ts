@@ -552,7 +552,7 @@ export class StrategyToolsImpl implements StrategyTools {
     const before = this.#history.messages();
     const result = microcompactToolResults(before, {
       ...(options.recentCount !== undefined ? { recentCount: options.recentCount } : {}),
-      ...(options.tools ? { tools: [...options.tools] } : {}),
+      ...(options.clearableTools ? { clearableTools: [...options.clearableTools] } : {}),
     });
     const rewrite = result.changed
       ? this.#applySpan('microcompactToolResults', before, result.messages)

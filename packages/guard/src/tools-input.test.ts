@@ -221,9 +221,9 @@ describe('StrategyToolsImpl arguments', () => {
       /arguments\.recentCount: /,
     );
     await rejects(
-      () => tools.microcompactToolResults({ tools: 'read_file' as never }),
+      () => tools.microcompactToolResults({ clearableTools: 'read_file' as never }),
       'microcompactToolResults',
-      /arguments\.tools: /,
+      /arguments\.clearableTools: /,
     );
     await rejects(
       () => tools.microcompactToolResults({ keep: 1 } as never),

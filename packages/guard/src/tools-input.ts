@@ -180,7 +180,7 @@ const deduplicateOptions = lazySchema(() =>
   schemas.deduplicateFileReadsOptions.pick({ readTools: true }).optional(),
 );
 const microcompactOptions = lazySchema(() =>
-  schemas.microcompactToolResultsOptions.pick({ recentCount: true, tools: true }).optional(),
+  schemas.microcompactToolResultsOptions.pick({ recentCount: true, clearableTools: true }).optional(),
 );
 const lightTrimOptions = lazySchema(() => schemas.lightTrimMessagesOptions.optional());
 const compactMessagesOptions = lazySchema(() =>

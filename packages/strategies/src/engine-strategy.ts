@@ -67,7 +67,7 @@ export const engineStrategyOptionsSchema = lazySchema(() =>
       /** Old tool results become a short notice, their facts kept in the system prompt's facts block; the newest `recentCount` stay (halved on a retry). */
       microcompact: stageSwitch({
         recentCount: z.number().int().nonnegative().default(5),
-        tools: z.array(z.string().min(1)).min(1).optional(),
+        clearableTools: z.array(z.string().min(1)).min(1).optional(),
       }),
       /** Older tool outputs cut to their head and tail (at most `maxToolOutputBytes` and 80 lines; their facts kept as with `microcompact`), old unsigned reasoning dropped; the newest `recentCount` messages untouched (halved on a retry). */
       lightTrim: stageSwitch({
@@ -215,9 +215,9 @@ export class EngineStrategy implements ContextStrategy {
     if (step === 'microcompact') {
       const settings = this.#options.microcompact;
       if (!settings) return undefined;
-      const { recentCount, tools: names } = settings;
+      const { recentCount, clearableTools } = settings;
       return keepingFacts(() =>
-        ctx.tools.microcompactToolResults({ recentCount: halve(recentCount), tools: names }),
+        ctx.tools.microcompactToolResults({ recentCount: halve(recentCount), clearableTools }),
       );
     }
     if (step === 'lightTrim') {

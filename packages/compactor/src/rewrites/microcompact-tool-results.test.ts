@@ -29,7 +29,7 @@ describe('microcompactToolResults', () => {
 
   it('only clears the tools named, or those the classifier accepts', () => {
     const list = agentConversation(4);
-    const onlyBash = microcompactToolResults(list, { recentCount: 0, tools: ['bash'] });
+    const onlyBash = microcompactToolResults(list, { recentCount: 0, clearableTools: ['bash'] });
     expect(onlyBash.clearedResults).toBe(4);
     expect(outputs(onlyBash.messages).filter((o) => o === CLEARED_TOOL_RESULT)).toHaveLength(4);
     const reads = microcompactToolResults(list, {

@@ -25,8 +25,8 @@ export const microcompactToolResultsOptionsSchema = lazySchema(() =>
       /** The newest clearable tool results kept as they are (default 5). */
       recentCount: z.number().int().nonnegative().default(5),
       /** Only results of these tools may be cleared (default: every tool). */
-      tools: z.array(z.string().min(1)).optional(),
-      /** Only results it returns `true` for may be cleared (with `tools`, both must agree). */
+      clearableTools: z.array(z.string().min(1)).optional(),
+      /** Only results it returns `true` for may be cleared (with `clearableTools`, both must agree). */
       classifier: z
         .custom<ToolResultClassifier>((v) => typeof v === 'function', 'must be a function')
         .optional(),
@@ -62,7 +62,7 @@ export function microcompactToolResults(
 ): MicrocompactToolResultsRewriteResult {
   const opts = parseOptions(microcompactToolResultsOptionsSchema, options, 'microcompactToolResults options');
   const list = Array.isArray(messages) ? messages : [];
-  const allowed = opts.tools ? new Set(opts.tools) : undefined;
+  const allowed = opts.clearableTools ? new Set(opts.clearableTools) : undefined;
   const names = new Map<string, string>();
   for (const message of list)
     for (const call of toolCallsOf(message)) names.set(call.toolCallId, call.toolName);
