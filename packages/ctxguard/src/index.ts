@@ -81,8 +81,6 @@ export {
   toAnthropic,
   toOpenAIChat,
 } from '@ctxguard/formats';
-export type { ContextGuardOptions } from '@ctxguard/guard';
-export { ContextGuard } from '@ctxguard/guard';
 export type { ContextMeasurement } from '@ctxguard/measurer';
 export { ContextMeasurer } from '@ctxguard/measurer';
 export type { ModelInfo } from '@ctxguard/models';
