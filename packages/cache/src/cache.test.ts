@@ -1,5 +1,5 @@
 import { CtxGuardError, InvalidInputError, InvalidOptionsError } from '@ctxguard/core';
-import { UnserializableValueError } from '@ctxguard/persistence';
+import { MemoryPersistence, UnserializableValueError } from '@ctxguard/persistence';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Cache } from './cache.js';
 import type { CacheEntry, CacheStore } from './cache-store.js';
@@ -234,6 +234,9 @@ describe('Cache validation', () => {
     );
     expect(await store.keys()).toEqual([]);
     expect(() => new Cache({ store: {} as never })).toThrow(/store must implement CacheStore/);
+    expect(() => new Cache({ store: new MemoryPersistence() as never })).toThrow(
+      /store is a Persistence, not a CacheStore: wrap it, new PersistenceCacheStore\(\{ persistence \}\)/,
+    );
     expect(() => new Cache({ now: 5 as never })).toThrow(/now must be a function/);
     expect(() => new Cache({ clockSkewToleranceMs: -1 })).toThrow(/clockSkewToleranceMs/);
     expect(() => new Cache({ ttl: 5 } as never)).toThrow(InvalidOptionsError);

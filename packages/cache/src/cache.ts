@@ -5,7 +5,7 @@ import {
   parseInput,
   parseOptions,
 } from '@ctxguard/core';
-import { assertJsonSerializable } from '@ctxguard/persistence';
+import { assertJsonSerializable, isPersistence } from '@ctxguard/persistence';
 import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { type CacheEntry, type CacheStore, isCacheEntry, isCacheStore } from './cache-store.js';
@@ -21,7 +21,10 @@ export const cacheOptionsSchema = lazySchema(() =>
     /** Where entries live; a fresh {@link MemoryCacheStore} when omitted. */
     store: z
       .custom<CacheStore>(isCacheStore, {
-        message: "store must implement CacheStore (specificationVersion 'v1', get/set/delete/keys/clear)",
+        error: (issue) =>
+          isPersistence(issue.input)
+            ? 'store is a Persistence, not a CacheStore: wrap it, new PersistenceCacheStore({ persistence })'
+            : "store must implement CacheStore (specificationVersion 'v1', get/set/delete/keys/clear)",
       })
       .optional(),
     /** TTL of entries written without their own `ttlMs`: 5 minutes unless set; `Infinity` = never. */

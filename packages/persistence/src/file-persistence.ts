@@ -339,7 +339,8 @@ export class FilePersistence implements Persistence, AtomicCreate {
     try {
       await runtime.fs.mkdir(dir, { recursive: true });
     } catch (error) {
-      throw this.#failure('create the folder', undefined, dir, error);
+      const hint = errnoOf(error) === 'EEXIST' ? 'a file is there: dir must name a folder' : undefined;
+      throw this.#failure('create the folder', undefined, dir, error, hint);
     }
     let names: string[];
     try {

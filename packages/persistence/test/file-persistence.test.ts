@@ -415,6 +415,18 @@ describe('FilePersistence with odd things in its folder', () => {
     expect(failure.message).toContain('working directory');
     await expect(store.get('k')).rejects.toBe(error);
   });
+
+  it('says a file stands where dir names a folder, and leaves the file as it was', async () => {
+    const file = join(root, `a-file-${++count}`);
+    await writeFile(file, 'not a folder');
+    const store = new FilePersistence({ dir: file });
+    const error = await rejectionOf(store.ready);
+    expect(CtxGuardError.is(error, 'storage_error')).toBe(true);
+    expect((error as Error).message).toMatch(
+      /could not create the folder at .*EEXIST.*\(a file is there: dir must name a folder\)/,
+    );
+    expect(await readFile(file, 'utf8')).toBe('not a folder');
+  });
 });
 
 describe('FilePersistence options and failures', () => {
