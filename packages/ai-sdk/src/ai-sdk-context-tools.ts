@@ -9,7 +9,7 @@ import {
   providerOptionsSchema,
   type SummarizeRequest,
 } from '@ctxguard/core';
-import { lazySchema } from '@ctxguard/shared';
+import { describeThrown, lazySchema } from '@ctxguard/shared';
 import { generateText, type LanguageModel, Output } from 'ai';
 import { z } from 'zod';
 import { builtinCatalog, catalogIds } from './catalog-ids.js';
@@ -68,9 +68,11 @@ const MIN_PROSE_CHARS_PER_TOKEN = 3;
 
 function modelFailure(what: string, error: unknown, signal: AbortSignal | undefined): never {
   if (signal?.aborted) throw signal.reason;
-  throw new CtxGuardError('invalid_tool_output', `aiSdkContextTools ${what}: the model call failed`, {
-    cause: error,
-  });
+  throw new CtxGuardError(
+    'invalid_tool_output',
+    `aiSdkContextTools ${what}: the model call failed: ${describeThrown(error)}`,
+    { cause: error },
+  );
 }
 
 /**

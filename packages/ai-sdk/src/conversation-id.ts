@@ -27,6 +27,7 @@ export function conversationIdOf(
       path,
     );
   const id = resolved ?? fromOptions;
+  refuseOtherKeys(params, typeof id === 'string' && id.length > 0);
   if (typeof id !== 'string' || id.length === 0)
     throw new InvalidInputError(
       'providerOptions.ctxguard.conversationId: every guarded call needs a conversation id (a non-empty string), ' +
@@ -43,6 +44,22 @@ export function conversationIdOf(
       ? 'providerOptions.ctxguard.conversationId'
       : 'the id the conversationId option returned';
   throw new InvalidInputError(`${where}: ${why}`, path);
+}
+
+/**
+ * `providerOptions.ctxguard` holds the conversation id only: anything else there (a misspelt key, a
+ * middleware option such as `contextLimit` given per call) would otherwise be ignored without a word.
+ * Without an id, the missing-id error names them instead.
+ */
+function refuseOtherKeys(params: LanguageModelV3CallOptions, hasId: boolean): void {
+  const own: unknown = params.providerOptions?.['ctxguard'];
+  if (!hasId || !isRecord(own)) return;
+  const others = Object.keys(own).filter((key) => key !== 'conversationId');
+  if (others.length === 0) return;
+  throw new InvalidInputError(
+    `providerOptions.ctxguard.${others[0]}: not a per-call option; providerOptions.ctxguard takes only conversationId (set other options on ctxguardMiddleware)`,
+    ['providerOptions', 'ctxguard', others[0] as string],
+  );
 }
 
 /** What else `providerOptions.ctxguard` holds, said when it holds no conversation id (a misspelled key). */

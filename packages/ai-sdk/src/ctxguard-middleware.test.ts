@@ -195,6 +195,14 @@ describe('ctxguardMiddleware.transformParams', () => {
     await expect(
       middleware.transformParams?.({ type: 'generate', params: misspelled, model }),
     ).rejects.toThrow('providerOptions.ctxguard holds "conversationID"; the key is "conversationId"');
+    // Beside an id, anything else there is refused: it would be ignored.
+    const perCall = {
+      ...callOptions(agentPrompt()),
+      providerOptions: { ctxguard: { conversationId: 'c-1', contextLimit: 1_000 } },
+    };
+    await expect(middleware.transformParams?.({ type: 'generate', params: perCall, model })).rejects.toThrow(
+      'providerOptions.ctxguard.contextLimit: not a per-call option; providerOptions.ctxguard takes only conversationId',
+    );
     const byOption = ctxguardMiddleware({
       conversationId: (params) => String(params.headers?.['x-chat'] ?? '') || undefined,
     });

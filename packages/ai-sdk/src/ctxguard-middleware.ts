@@ -359,7 +359,10 @@ class MiddlewareState {
   /** The prompt for what the facade returned, with signed reasoning kept valid; records what was sent. */
   async #promptFor(context: CallContext, prepared: PrepareResult): Promise<LanguageModelV3Message[]> {
     const split = context.split as SplitPrompt;
-    const leading = withLeadingSystemOnly(promptForView(split, prepared.messages, context.converter.dialect));
+    const leading = withLeadingSystemOnly(
+      promptForView(split, prepared.messages, context.converter.dialect),
+      split.rest,
+    );
     const view = leading.prompt;
     if (leading.moved > 0) {
       context.warnings.push({

@@ -323,12 +323,17 @@ export function promptForView(
 /**
  * System messages may only lead the prompt (the Anthropic provider rejects one after the first
  * turn): one that follows conversation messages (a summary that took a system role, say) is sent
- * as a user message with the same text. Returns the prompt and how many were moved.
+ * as a user message with the same text. Returns the prompt and how many of the app's own messages
+ * (those in `appMessages`; ctxguard's markers and summaries are not) were moved.
  */
-export function withLeadingSystemOnly(prompt: readonly LanguageModelV3Message[]): {
+export function withLeadingSystemOnly(
+  prompt: readonly LanguageModelV3Message[],
+  appMessages: readonly LanguageModelV3Message[],
+): {
   prompt: LanguageModelV3Message[];
   moved: number;
 } {
+  const own = new Set(appMessages);
   let started = false;
   let moved = 0;
   const out = prompt.map((message): LanguageModelV3Message => {
@@ -337,7 +342,7 @@ export function withLeadingSystemOnly(prompt: readonly LanguageModelV3Message[])
       return message;
     }
     if (!started) return message;
-    moved++;
+    if (own.has(message)) moved++;
     const user: LanguageModelV3Message = { role: 'user', content: [{ type: 'text', text: message.content }] };
     if (message.providerOptions !== undefined) user.providerOptions = message.providerOptions;
     return user;

@@ -707,6 +707,36 @@ describe('decisions and the retry loop', () => {
     expect(warnings.map((w) => w.code)).not.toContain('strategy_failed');
   });
 
+  it('says once when the ContextTools fail, naming the method and error, and compacts without them', async () => {
+    const offline = createOfflineContextTools();
+    const failing = {
+      specificationVersion: 'v1' as const,
+      summarize: async () => {
+        throw new Error('401 invalid x-api-key');
+      },
+      extractFacts: (request: Parameters<typeof offline.extractFacts>[0]) => offline.extractFacts(request),
+    };
+    const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], async (ctx) => {
+      const result = await ctx.tools.compactMessages({ budgetTokens: Math.floor(ctx.inputBudget * 0.5) });
+      return result.changed ? { action: 'compacted' } : { action: 'none' };
+    });
+    const { guard, warnings } = createGuard({
+      strategies: { s: strategy },
+      defaultStrategy: 's',
+      tools: failing,
+    });
+    const history = historyOf(conversation(6_000));
+    const event = await fitOn(guard, history, SIZES);
+    expect(event.declined).toBeUndefined();
+    expect(history.compactions()).toHaveLength(1);
+    const failed = warnings.filter((w) => w.code === 'context_tools_failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.message).toMatch(
+      /The ContextTools failed \d+ times? during this compaction.*summarize: .*401 invalid x-api-key/,
+    );
+    expect(failed[0]!.data).toMatchObject({ strategy: 's' });
+  });
+
   it('a conversation whose floor is over the input budget declines at once with the sizes', async () => {
     const strategy = recordingStrategy([{ level: 'a', at: 0.5 }]);
     const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });

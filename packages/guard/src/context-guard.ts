@@ -41,7 +41,7 @@ import {
   writeCounters,
   writeState,
 } from './guard-state.js';
-import { type DroppedFacts, eitherSignal, untilAborted } from './request-bound-tools.js';
+import { eitherSignal, type ToolsProblem, untilAborted } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { forgetSignedMark, forgetUnsentSignedMark } from './signed-mark.js';
 import {
@@ -460,7 +460,7 @@ interface Reaction {
   current: number;
   /** Rewrites already reported on `onCompaction`. */
   seen: number;
-  droppedFacts: DroppedFacts[];
+  toolsProblems: ToolsProblem[];
 }
 
 /** A conversation's strategy and the name it is registered under. */
@@ -867,7 +867,7 @@ export class ContextGuard {
       minFreed: protection === false ? 0 : Math.ceil(protection.minFreedRatio * inputBudget),
       current: event.current,
       seen: 0,
-      droppedFacts: [],
+      toolsProblems: [],
     };
   }
 
@@ -977,7 +977,7 @@ export class ContextGuard {
         : {}),
       maxFactTokens: defaultMaxFactTokens(run.inputBudget),
       signal: toolsSignal,
-      onDroppedFacts: (dropped) => run.droppedFacts.push(dropped),
+      onToolsProblem: (problem) => run.toolsProblems.push(problem),
     });
     const bag: Record<string, JsonValue> = run.state.strategyState[run.name] ?? {};
     run.state.strategyState[run.name] = bag;
@@ -1077,7 +1077,7 @@ export class ContextGuard {
     bag: Record<string, JsonValue>,
   ): Promise<void> {
     run.seen = await this.#emitCompactions(tools.rewrites, run.seen, run.name, run.event);
-    await this.#reportDroppedFacts(run.droppedFacts, run.name);
+    await this.#reportToolsProblems(run.toolsProblems, run.name);
     await this.#keepJsonState(bag, run.name);
   }
 
@@ -1287,16 +1287,17 @@ export class ContextGuard {
   }
 
   /** One warning for the facts a reaction's extractions answered that were left out, then forgets them. */
-  async #reportDroppedFacts(dropped: DroppedFacts[], strategy: string): Promise<void> {
-    if (dropped.length === 0) return;
-    const count = dropped.reduce((sum, entry) => sum + entry.count, 0);
-    const reason = dropped[0]!.reason;
-    dropped.length = 0;
-    await this.#warn(
-      'facts_dropped',
-      `The ContextTools' fact extraction answered ${count} entr${count === 1 ? 'y' : 'ies'} that are not facts (left out; the compaction went on without them): ${reason}`,
-      { data: { strategy, count, reason } },
-    );
+  /** One warning per kind of problem the `ContextTools` had during a reaction, with the first reason. */
+  async #reportToolsProblems(problems: ToolsProblem[], strategy: string): Promise<void> {
+    const reported = problems.splice(0);
+    for (const kind of ['facts_dropped', 'context_tools_failed'] as const) {
+      const ofKind = reported.filter((problem) => problem.kind === kind);
+      if (ofKind.length === 0) continue;
+      const count = ofKind.reduce((sum, entry) => sum + entry.count, 0);
+      // A provider's error may quote what it was sent: redacted like everything the guard writes.
+      const reason = this.#redact(ofKind[0]!.reason);
+      await this.#warn(kind, toolsProblemMessage(kind, count, reason), { data: { strategy, count, reason } });
+    }
   }
 
   /** Stores `state` as JSON (redacted) and remembers what was stored. */
@@ -1363,4 +1364,11 @@ function irreducibleForm(message: Message): Message {
       return { ...rest, output: '' };
     }),
   } as Message;
+}
+
+/** What a `ContextTools` problem a compaction worked around means for the app. */
+function toolsProblemMessage(kind: ToolsProblem['kind'], count: number, reason: string): string {
+  if (kind === 'facts_dropped')
+    return `The ContextTools' fact extraction answered ${count} entr${count === 1 ? 'y' : 'ies'} that are not facts (left out; the compaction went on without them): ${reason}`;
+  return `The ContextTools failed ${count} time${count === 1 ? '' : 's'} during this compaction, which went on without their answers (check the summarizer model and its credentials): ${reason}`;
 }

@@ -1,6 +1,6 @@
 import type { ExtractFactsRequest, SummarizeRequest } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
-import { boundToRequest, type DroppedFacts, untilAborted, usableFacts } from './request-bound-tools.js';
+import { boundToRequest, type ToolsProblem, untilAborted, usableFacts } from './request-bound-tools.js';
 
 describe('usableFacts', () => {
   it('keeps well-formed facts, files an unknown category under other and drops a bad span', () => {
@@ -70,7 +70,7 @@ describe('boundToRequest', () => {
   it("gives every call the request's signal, or one that fires with either when the call has its own", async () => {
     const { tools, seen } = recording();
     const request = new AbortController();
-    const dropped: DroppedFacts[] = [];
+    const dropped: ToolsProblem[] = [];
     const bound = boundToRequest(tools, request.signal, (entry) => dropped.push(entry));
     await bound.summarize({ content: 'text', maxLength: 10 });
     expect(seen[0]).toBe(request.signal);
@@ -78,7 +78,9 @@ describe('boundToRequest', () => {
     expect(await bound.extractFacts({ content: 'text', signal: own.signal })).toEqual([
       { key: 'k', value: 'v', category: 'other' },
     ]);
-    expect(dropped).toEqual([{ count: 1, reason: 'expected a fact object, got null' }]);
+    expect(dropped).toEqual([
+      { kind: 'facts_dropped', count: 1, reason: 'expected a fact object, got null' },
+    ]);
     const combined = seen[1]!;
     expect(combined).not.toBe(request.signal);
     expect(combined.aborted).toBe(false);

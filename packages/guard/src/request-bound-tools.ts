@@ -12,14 +12,23 @@ import {
   type SummarizeRequest,
   wellFormedFacts,
 } from '@ctxguard/core';
-import { abortReason, isContextTools, throwIfAborted } from '@ctxguard/shared';
+import { abortReason, describeThrown, isContextTools, throwIfAborted } from '@ctxguard/shared';
 
-/** Facts an extraction answered that could not be used, reported once per call. */
+/** Facts an extraction answered that could not be used. */
 export interface DroppedFacts {
   /** How many entries of the answer were left out. */
   count: number;
   /** Why the first of them was left out. */
   reason: string;
+}
+
+/** What the tools did that a compaction worked around, reported once per call. */
+export interface ToolsProblem extends DroppedFacts {
+  /**
+   * `facts_dropped`: an extraction answered entries that are not facts (`count` of them, left out);
+   * `context_tools_failed`: a call threw (`count` 1, `reason` naming the method and the error).
+   */
+  kind: 'facts_dropped' | 'context_tools_failed';
 }
 
 /** `promise`, or a rejection as soon as `signal` fires, whichever comes first. */
@@ -97,35 +106,44 @@ export function usableFacts(answer: unknown): { facts: ExtractedFact[]; dropped:
 
 /**
  * `tools` bound to a request's `signal`: each call gets the signal (combined with its own), its
- * answer is given up on once the signal fires, and an extraction's answer keeps only usable facts
- * (`onDroppedFacts` hears about the rest).
+ * answer is given up on once the signal fires, and an extraction's answer keeps only usable facts.
+ * `onProblem` hears about the facts left out and about every call that threw (not one the signal
+ * cancelled): the compactor works around both, so nothing else would tell the app.
  */
 export function boundToRequest(
   tools: ContextTools,
   signal: AbortSignal | undefined,
-  onDroppedFacts: ((dropped: DroppedFacts) => void) | undefined,
+  onProblem: ((problem: ToolsProblem) => void) | undefined,
 ): ContextTools {
   /** `method` of `tools` with the request's signal combined in, given up on once that fires. */
-  const call = <R extends { signal?: AbortSignal | undefined }, T>(
+  const call = async <R extends { signal?: AbortSignal | undefined }, T>(
+    name: 'summarize' | 'extractFacts',
     method: (request: R) => Promise<T>,
     request: R,
   ): Promise<T> => {
     const combined = eitherSignal(request.signal, signal);
     throwIfAborted(combined);
     const withSignal = { ...request, ...(combined ? { signal: combined } : {}) };
-    return untilAborted(
-      Promise.resolve().then(() => method(withSignal)),
-      combined,
-    );
+    try {
+      return await untilAborted(
+        Promise.resolve().then(() => method(withSignal)),
+        combined,
+      );
+    } catch (error) {
+      if (!combined?.aborted)
+        onProblem?.({ kind: 'context_tools_failed', count: 1, reason: `${name}: ${describeThrown(error)}` });
+      throw error;
+    }
   };
   return {
     specificationVersion: 'v1',
     origin: isContextTools(tools.origin) ? tools.origin : tools,
     ...(tools.windowTokens === undefined ? {} : { windowTokens: tools.windowTokens }),
-    summarize: async (request: SummarizeRequest) => call((r) => tools.summarize(r), request),
+    summarize: async (request: SummarizeRequest) => call('summarize', (r) => tools.summarize(r), request),
     async extractFacts(request: ExtractFactsRequest): Promise<ExtractedFact[]> {
-      const { facts, dropped } = usableFacts(await call((r) => tools.extractFacts(r), request));
-      if (dropped) onDroppedFacts?.(dropped);
+      const answer = await call('extractFacts', (r) => tools.extractFacts(r), request);
+      const { facts, dropped } = usableFacts(answer);
+      if (dropped) onProblem?.({ kind: 'facts_dropped', ...dropped });
       return facts;
     },
   };

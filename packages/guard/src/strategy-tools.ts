@@ -46,7 +46,7 @@ import { oneWindowOfOriginals } from './compaction-input.js';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFactLists, mergeFacts, missingFacts, redactMessage } from './guard-facts.js';
 import { STATE_KEY } from './guard-state.js';
-import { boundToRequest, type DroppedFacts } from './request-bound-tools.js';
+import { boundToRequest, type ToolsProblem } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { writeSignedMark } from './signed-mark.js';
 import { checkTools } from './tools-input.js';
@@ -104,8 +104,11 @@ export interface StrategyToolsInit {
    * before the cancel left it).
    */
   signal?: AbortSignal | undefined;
-  /** Called when an extraction answered entries that are not facts (they are left out). */
-  onDroppedFacts?: ((dropped: DroppedFacts) => void) | undefined;
+  /**
+   * Called when the `ContextTools` did something a rewrite worked around: an extraction answered
+   * entries that are not facts (left out), or a call threw (the rewrite went on without its answer).
+   */
+  onToolsProblem?: ((problem: ToolsProblem) => void) | undefined;
 }
 
 const DEFAULT_SUMMARY_CHARS = 6_000;
@@ -250,7 +253,7 @@ export class StrategyToolsImpl implements StrategyTools {
     this.#history = init.history;
     this.#messages = init.messages;
     this.#signal = init.signal;
-    this.#tools = boundToRequest(init.tools, init.signal, init.onDroppedFacts);
+    this.#tools = boundToRequest(init.tools, init.signal, init.onToolsProblem);
     this.#redact = init.redact;
     this.#meter = init.meter ?? new TokenMeter(undefined, init.countContext);
     this.#onRewrite = init.onRewrite;

@@ -58,7 +58,7 @@ const toolsInitSchema = lazySchema(() =>
     maxFactTokens: z.number().int().positive().optional(),
     onRewrite: z.custom((value) => typeof value === 'function', 'expected a function').optional(),
     signal,
-    onDroppedFacts: z.custom((value) => typeof value === 'function', 'expected a function').optional(),
+    onToolsProblem: z.custom((value) => typeof value === 'function', 'expected a function').optional(),
   }),
 );
 
