@@ -195,6 +195,17 @@ describe('ctxguardMiddleware.transformParams', () => {
     await expect(
       middleware.transformParams?.({ type: 'generate', params: misspelled, model }),
     ).rejects.toThrow('providerOptions.ctxguard holds "conversationID"; the key is "conversationId"');
+    // A wrapped model that names no provider: the option that names it is said.
+    const nameless = new MockLanguageModelV3({ provider: '', modelId: 'gpt-4o' });
+    await expect(
+      middleware.transformParams?.({
+        type: 'generate',
+        params: { ...callOptions(agentPrompt()), providerOptions: { ctxguard: { conversationId: 'c-1' } } },
+        model: nameless,
+      }),
+    ).rejects.toThrow(
+      'the wrapped model reports no provider (""): pass ctxguardMiddleware({ provider }) with the catalog\'s name for it',
+    );
     // Beside an id, anything else there is refused: it would be ignored.
     const perCall = {
       ...callOptions(agentPrompt()),

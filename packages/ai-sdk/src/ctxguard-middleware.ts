@@ -180,6 +180,7 @@ class MiddlewareState {
   }
 
   #guardFor(model: LanguageModelV3): ConversationGuard {
+    checkModelNames(model, this.#options);
     const ids =
       this.#options.provider === undefined
         ? catalogIds(model.provider, model.modelId, this.#options.catalog)
@@ -655,4 +656,20 @@ function noteWindow(context: CallContext, window: number | null): void {
 
 function warningMentions(warning: SharedV3Warning, text: string): boolean {
   return 'message' in warning && typeof warning.message === 'string' && warning.message.includes(text);
+}
+
+/** A wrapped model that names no provider or model id cannot be looked up: says which option names it. */
+function checkModelNames(
+  model: LanguageModelV3,
+  options: { provider?: string | undefined; model?: string | undefined },
+): void {
+  const names = { provider: options.provider ?? model.provider, model: options.model ?? model.modelId };
+  for (const [field, value] of Object.entries(names)) {
+    if (typeof value === 'string' && value.trim() !== '') continue;
+    const reported = field === 'model' ? 'modelId' : 'provider';
+    throw new InvalidInputError(
+      `the wrapped model reports no ${reported} (${JSON.stringify(value) ?? 'undefined'}): pass ctxguardMiddleware({ ${field} }) with the catalog's name for it`,
+      [field],
+    );
+  }
 }
