@@ -52,23 +52,26 @@ export function conversationIdOf(
  * Without an id, the missing-id error names them instead.
  */
 function refuseOtherKeys(params: LanguageModelV3CallOptions, hasId: boolean): void {
-  const own: unknown = params.providerOptions?.['ctxguard'];
-  if (!hasId || !isRecord(own)) return;
-  const others = Object.keys(own).filter((key) => key !== 'conversationId');
-  if (others.length === 0) return;
+  const [other] = otherKeys(params);
+  if (!hasId || other === undefined) return;
   throw new InvalidInputError(
-    `providerOptions.ctxguard.${others[0]}: not a per-call option; providerOptions.ctxguard takes only conversationId (set other options on ctxguardMiddleware)`,
-    ['providerOptions', 'ctxguard', others[0] as string],
+    `providerOptions.ctxguard.${other}: not a per-call option; providerOptions.ctxguard takes only conversationId (set other options on ctxguardMiddleware)`,
+    ['providerOptions', 'ctxguard', other],
   );
 }
 
 /** What else `providerOptions.ctxguard` holds, said when it holds no conversation id (a misspelled key). */
 function otherKeysOf(params: LanguageModelV3CallOptions): string {
-  const own: unknown = params.providerOptions?.['ctxguard'];
-  if (!isRecord(own)) return '';
-  const others = Object.keys(own).filter((key) => key !== 'conversationId');
+  const others = otherKeys(params);
   if (others.length === 0) return '';
   return ` (providerOptions.ctxguard holds ${others.map((key) => JSON.stringify(key)).join(', ')}; the key is "conversationId")`;
+}
+
+/** The keys of `providerOptions.ctxguard` other than `conversationId` that hold a value (a spread may leave `undefined`s). */
+function otherKeys(params: LanguageModelV3CallOptions): string[] {
+  const own: unknown = params.providerOptions?.['ctxguard'];
+  if (!isRecord(own)) return [];
+  return Object.keys(own).filter((key) => key !== 'conversationId' && own[key] !== undefined);
 }
 
 /** The call's provider options without ctxguard's own entry (providers never see it). */

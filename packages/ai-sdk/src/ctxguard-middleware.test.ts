@@ -214,6 +214,14 @@ describe('ctxguardMiddleware.transformParams', () => {
     await expect(middleware.transformParams?.({ type: 'generate', params: perCall, model })).rejects.toThrow(
       'providerOptions.ctxguard.contextLimit: not a per-call option; providerOptions.ctxguard takes only conversationId',
     );
+    // A key a spread left undefined holds nothing: the call goes on.
+    const spread = {
+      ...callOptions(agentPrompt()),
+      providerOptions: { ctxguard: { conversationId: 'c-2', contextLimit: undefined } as never },
+    };
+    await expect(
+      middleware.transformParams?.({ type: 'generate', params: spread, model }),
+    ).resolves.toBeDefined();
     const byOption = ctxguardMiddleware({
       conversationId: (params) => String(params.headers?.['x-chat'] ?? '') || undefined,
     });

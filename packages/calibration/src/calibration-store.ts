@@ -1,6 +1,6 @@
-import { InvalidInputError } from '@ctxguard/core';
+import { parseInput } from '@ctxguard/core';
 import { escapeKeyPart } from '@ctxguard/persistence';
-import { describeKind, lazySchema } from '@ctxguard/shared';
+import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { type ContentClass, contentClassSchema } from './content-class.js';
 
@@ -110,14 +110,7 @@ export const calibrationSchema = lazySchema(() =>
  * `codellama:code` is `calibration:ollama/codellama%3Acode`).
  */
 export function calibrationKey(key: CalibrationKey): string {
-  for (const field of ['provider', 'model'] as const) {
-    const part: unknown = (key as Partial<CalibrationKey> | undefined)?.[field];
-    if (typeof part !== 'string' || part.length === 0)
-      throw new InvalidInputError(
-        `calibrationKey key.${field}: expected a non-empty string, received ${describeKind(part)}`,
-        [field],
-      );
-  }
+  parseInput(calibrationKeySchema, key, 'calibrationKey key');
   const base = `calibration:${escapeKeyPart(key.provider)}/${escapeKeyPart(key.model)}`;
   return key.contentClass === undefined ? base : `${base}:${key.contentClass}`;
 }

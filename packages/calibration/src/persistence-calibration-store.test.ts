@@ -28,17 +28,20 @@ describe('calibrationKey', () => {
     expect(calibrationKey({ provider: 'a/b', model: '100%' })).toBe('calibration:a%2Fb/100%25');
   });
 
-  it('names the field a key lacks instead of failing inside', () => {
+  it("names the field a key lacks or breaks instead of failing inside, by the stores' own rules", () => {
     const refused = (key: unknown) => () => calibrationKey(key as never);
     expect(refused({ provider: 'ollama' })).toThrow(InvalidInputError);
     expect(refused({ provider: 'ollama' })).toThrow(
-      'calibrationKey key.model: expected a non-empty string, received undefined',
+      'calibrationKey key.model: Invalid input: expected string, received undefined',
     );
     expect(refused({ provider: '', model: 'm' })).toThrow(
-      /calibrationKey key\.provider: expected a non-empty string/,
+      'calibrationKey key.provider: must be a non-empty string',
+    );
+    expect(refused({ provider: 'a\u0001', model: 'm' })).toThrow(
+      'calibrationKey key.provider: must not contain control characters',
     );
     expect(refused(undefined)).toThrow(
-      /calibrationKey key\.provider: expected a non-empty string, received undefined/,
+      'calibrationKey key: Invalid input: expected object, received undefined',
     );
   });
 

@@ -732,9 +732,39 @@ describe('decisions and the retry loop', () => {
     const failed = warnings.filter((w) => w.code === 'context_tools_failed');
     expect(failed).toHaveLength(1);
     expect(failed[0]!.message).toMatch(
-      /The ContextTools failed \d+ times? during this compaction.*summarize: .*401 invalid x-api-key/,
+      /The ContextTools failed \d+ times? while compacting this request.*summarize: .*401 invalid x-api-key/,
     );
     expect(failed[0]!.data).toMatchObject({ strategy: 's' });
+  });
+
+  it("does not say a tools failure the strategy let through, nor one the request's cancel caused", async () => {
+    const failing = {
+      specificationVersion: 'v1' as const,
+      summarize: async () => {
+        throw new Error('401 invalid x-api-key');
+      },
+      extractFacts: async () => [],
+    };
+    const rethrowing = recordingStrategy([{ level: 'a', at: 0.5 }], async (ctx) => {
+      await ctx.tools.summarizeRange({ from: 1, to: 4 });
+      return { action: 'compacted' };
+    });
+    const thrown = createGuard({ strategies: { s: rethrowing }, defaultStrategy: 's', tools: failing });
+    await fitOn(thrown.guard, historyOf(conversation(6_000)), SIZES);
+    expect(thrown.warnings.map((w) => w.code)).toContain('strategy_failed');
+    expect(thrown.warnings.map((w) => w.code)).not.toContain('context_tools_failed');
+
+    const hanging = { ...failing, summarize: () => new Promise<string>(() => undefined) };
+    const swallowing = recordingStrategy([{ level: 'a', at: 0.5 }], async (ctx) => {
+      await ctx.tools.summarize({ entries: ctx.tools.segment().old, maxLength: 500 }).catch(() => '');
+      return { action: 'none' };
+    });
+    const cancelled = createGuard({ strategies: { s: swallowing }, defaultStrategy: 's', tools: hanging });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('user cancelled')), 20);
+    await fitOn(cancelled.guard, historyOf(conversation(6_000)), SIZES, controller.signal);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(cancelled.warnings.map((w) => w.code)).not.toContain('context_tools_failed');
   });
 
   it('a conversation whose floor is over the input budget declines at once with the sizes', async () => {

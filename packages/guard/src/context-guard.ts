@@ -986,6 +986,7 @@ export class ContextGuard {
       for (let attempt = 0; next !== undefined; attempt++)
         next = await this.#reactOnce(run, tools, bag, attempt, next);
     } finally {
+      await this.#reportToolsProblems(run.toolsProblems, run.name);
       reactionOver.abort(
         new Error(`context strategy ${run.name} used its StrategyTools after its reaction ended`),
       );
@@ -1010,6 +1011,7 @@ export class ContextGuard {
       bag: JSON.parse(JSON.stringify(bag)) as Record<string, JsonValue>,
     };
     const rewritesBefore = undo.tools.rewrites;
+    const problemsBefore = run.toolsProblems.length;
     let decision: ReadDecision;
     try {
       // Never waited for past the request's cancel (the tools refuse to rewrite after it, too).
@@ -1031,6 +1033,9 @@ export class ContextGuard {
       );
       decision = readDecision(await untilAborted(reaction, event.signal));
     } catch (error) {
+      // The strategy's own failure is said (strategy_failed): a tools failure it let through is not said again.
+      const problems = run.toolsProblems.splice(problemsBefore);
+      run.toolsProblems.push(...problems.filter((problem) => problem.kind !== 'context_tools_failed'));
       await this.#afterReaction(run, tools, bag);
       return this.#afterThrow(run, tools, error, attempt, levelIdx, rewritesBefore);
     }
@@ -1070,14 +1075,13 @@ export class ContextGuard {
     );
   }
 
-  /** What every reaction ends with: its compactions and dropped facts reported, its state kept as JSON. */
+  /** What every reaction ends with: its compactions reported, its state kept as JSON. */
   async #afterReaction(
     run: Reaction,
     tools: StrategyToolsImpl,
     bag: Record<string, JsonValue>,
   ): Promise<void> {
     run.seen = await this.#emitCompactions(tools.rewrites, run.seen, run.name, run.event);
-    await this.#reportToolsProblems(run.toolsProblems, run.name);
     await this.#keepJsonState(bag, run.name);
   }
 
@@ -1287,7 +1291,7 @@ export class ContextGuard {
   }
 
   /** One warning for the facts a reaction's extractions answered that were left out, then forgets them. */
-  /** One warning per kind of problem the `ContextTools` had during a reaction, with the first reason. */
+  /** One warning per kind of problem the `ContextTools` had while the strategy served a request, with the first reason. */
   async #reportToolsProblems(problems: ToolsProblem[], strategy: string): Promise<void> {
     const reported = problems.splice(0);
     for (const kind of ['facts_dropped', 'context_tools_failed'] as const) {
@@ -1370,5 +1374,5 @@ function irreducibleForm(message: Message): Message {
 function toolsProblemMessage(kind: ToolsProblem['kind'], count: number, reason: string): string {
   if (kind === 'facts_dropped')
     return `The ContextTools' fact extraction answered ${count} entr${count === 1 ? 'y' : 'ies'} that are not facts (left out; the compaction went on without them): ${reason}`;
-  return `The ContextTools failed ${count} time${count === 1 ? '' : 's'} during this compaction, which went on without their answers (check the summarizer model and its credentials): ${reason}`;
+  return `The ContextTools failed ${count} time${count === 1 ? '' : 's'} while compacting this request, which went on without their answers (check the summarizer model and its credentials): ${reason}`;
 }

@@ -18,6 +18,7 @@ export {
 } from './context-guard.js';
 export type { CompactionMemo, GuardConversationState } from './guard-state.js';
 export { GUARD_STATE_SUBKEY, readState as readGuardState, STATE_KEY } from './guard-state.js';
+export type { ToolsProblem } from './request-bound-tools.js';
 export type { SendableView } from './sendable-view.js';
 export { firstChangedIndex, sendableView } from './sendable-view.js';
 export type { StaleReasoningDropped } from './signed-mark.js';

@@ -116,4 +116,24 @@ describe('boundToRequest', () => {
     );
     await expect(throwing.summarize({ content: 'text', maxLength: 10 })).rejects.toThrow('sync');
   });
+
+  it('reports a call that threw, naming the method, but not one the request cancelled', async () => {
+    const problems: ToolsProblem[] = [];
+    const failing = {
+      specificationVersion: 'v1' as const,
+      summarize: async () => {
+        throw new Error('401 invalid x-api-key');
+      },
+      extractFacts: () => new Promise<never>(() => undefined),
+    };
+    const request = new AbortController();
+    const bound = boundToRequest(failing, request.signal, (problem) => problems.push(problem));
+    await expect(bound.summarize({ content: 'text', maxLength: 10 })).rejects.toThrow('401');
+    const pending = bound.extractFacts({ content: 'text' });
+    request.abort(new Error('user cancelled'));
+    await expect(pending).rejects.toThrow('user cancelled');
+    expect(problems).toEqual([
+      { kind: 'context_tools_failed', count: 1, reason: 'summarize: Error: 401 invalid x-api-key' },
+    ]);
+  });
 });

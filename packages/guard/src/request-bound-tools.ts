@@ -14,21 +14,17 @@ import {
 } from '@ctxguard/core';
 import { abortReason, describeThrown, isContextTools, throwIfAborted } from '@ctxguard/shared';
 
-/** Facts an extraction answered that could not be used. */
-export interface DroppedFacts {
-  /** How many entries of the answer were left out. */
-  count: number;
-  /** Why the first of them was left out. */
-  reason: string;
-}
-
-/** What the tools did that a compaction worked around, reported once per call. */
-export interface ToolsProblem extends DroppedFacts {
+/** What the `ContextTools` did that a compaction worked around, reported once per call. */
+export interface ToolsProblem {
   /**
-   * `facts_dropped`: an extraction answered entries that are not facts (`count` of them, left out);
-   * `context_tools_failed`: a call threw (`count` 1, `reason` naming the method and the error).
+   * `facts_dropped`: an extraction answered entries that are not facts (left out);
+   * `context_tools_failed`: a call threw (the compaction went on without its answer).
    */
   kind: 'facts_dropped' | 'context_tools_failed';
+  /** How many entries were left out, or 1 for a call that threw. */
+  count: number;
+  /** Why the first entry was left out, or the method and the error of the call that threw. */
+  reason: string;
 }
 
 /** `promise`, or a rejection as soon as `signal` fires, whichever comes first. */
@@ -98,7 +94,10 @@ export function eitherSignal(
  * The usable facts of an extraction's answer (the compactor's rule: a non-empty string `key` and
  * `value`, an unknown `category` filed under `other`); an answer that is not a list has none.
  */
-export function usableFacts(answer: unknown): { facts: ExtractedFact[]; dropped: DroppedFacts | undefined } {
+export function usableFacts(answer: unknown): {
+  facts: ExtractedFact[];
+  dropped: Omit<ToolsProblem, 'kind'> | undefined;
+} {
   if (Array.isArray(answer)) return wellFormedFacts(answer);
   const reason = `expected an array of facts, got ${answer === null ? 'null' : typeof answer}`;
   return { facts: [], dropped: answer === undefined ? undefined : { count: 1, reason } };

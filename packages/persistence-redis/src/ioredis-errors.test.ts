@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAuthError, unavailableReason } from './ioredis-errors.js';
+import { isAuthError, refusedDatabaseMessage, unavailableReason } from './ioredis-errors.js';
 
 /** An error reply as redis-errors makes it: told apart by its name. */
 class ReplyError extends Error {
@@ -41,6 +41,20 @@ describe('ioredis errors in our words', () => {
     );
     expect(unavailableReason(new Error('connect ECONNREFUSED 127.0.0.1:1'), 'read')).toBe(
       'connect ECONNREFUSED 127.0.0.1:1',
+    );
+  });
+
+  it('says a database is missing only when the server says so; another refusal is named as it is', () => {
+    expect(refusedDatabaseMessage(99, 'ERR DB index is out of range', 'url')).toMatch(
+      /^Redis has no database 99 .*in the url path/,
+    );
+    const acl = refusedDatabaseMessage(
+      3,
+      "NOPERM User app has no permissions to run the 'select' command",
+      'client',
+    );
+    expect(acl).toBe(
+      "Redis refused to select database 3 (NOPERM User app has no permissions to run the 'select' command); nothing was sent to another database",
     );
   });
 });

@@ -31,7 +31,11 @@ export function authFailureMessage(reply: string, source: ConnectionSource): str
 }
 
 /** Why the server would not select the configured database, and which option fixes it. */
-export function missingDatabaseMessage(database: number, reply: string, source: ConnectionSource): string {
+export function refusedDatabaseMessage(database: number, reply: string, source: ConnectionSource): string {
+  if (!/DB index is out of range|invalid DB index/i.test(reply)) {
+    // Another refusal (an ACL without SELECT, say): the database exists, the user may not use it.
+    return `Redis refused to select database ${database} (${reply}); nothing was sent to another database`;
+  }
   const fix = source === 'url' ? 'in the url path (redis://host:port/<db>)' : "with the client's db option";
   const choose = "choose one below the server's `databases` setting (16 by default)";
   return `Redis has no database ${database} (${reply}); ${choose} ${fix}; nothing was sent to another database`;

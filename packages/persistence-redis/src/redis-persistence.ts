@@ -16,7 +16,7 @@ import {
   authFailureMessage,
   type CommandAccess,
   isAuthError,
-  missingDatabaseMessage,
+  refusedDatabaseMessage,
   replyErrorMessage,
   unavailableReason,
 } from './ioredis-errors.js';
@@ -422,7 +422,7 @@ export class RedisPersistence implements Persistence, AtomicCreate {
     if (error === undefined) return;
     const reply = replyErrorMessage(error);
     if (reply !== undefined) {
-      throw new RedisStorageError(missingDatabaseMessage(database, reply, this.#source), key, error);
+      throw new RedisStorageError(refusedDatabaseMessage(database, reply, this.#source), key, error);
     }
     // Not refused, only unanswered (timeout, dropped connection): the next call asks again.
     if (this.#databaseCheck === check) this.#databaseCheck = undefined;

@@ -178,6 +178,19 @@ describe('EngineStrategy in a small window', () => {
     expect((await bounds({ fullSummary: { maxFactTokens: 321 } })).bound).toBe(321);
   });
 
+  it('hands microcompact.clearableTools to microcompactToolResults', async () => {
+    const tools = HistoryStrategyTools.of(agentChat(12, 1_500));
+    const budget = Math.ceil(tools.tokens() / 0.9);
+    await new EngineStrategy({
+      microcompact: { clearableTools: ['bash'] },
+      lightTrim: false,
+      sessionMemory: false,
+      fullSummary: false,
+    }).react(reactContext(tools, 'engine', { inputBudget: budget }));
+    const call = tools.calls.find((c) => c.method === 'microcompactToolResults');
+    expect(call?.args[0]).toMatchObject({ clearableTools: ['bash'] });
+  });
+
   it('hands fullSummary.focus and summaryMaxLength to summarizeRange under the shared names', async () => {
     const tools = HistoryStrategyTools.of(agentChat(12, 1_500));
     const budget = Math.ceil(tools.tokens() / 0.9);
