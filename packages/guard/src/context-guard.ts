@@ -986,10 +986,10 @@ export class ContextGuard {
       for (let attempt = 0; next !== undefined; attempt++)
         next = await this.#reactOnce(run, tools, bag, attempt, next);
     } finally {
-      await this.#reportToolsProblems(run.toolsProblems, run.name);
       reactionOver.abort(
         new Error(`context strategy ${run.name} used its StrategyTools after its reaction ended`),
       );
+      await this.#reportToolsProblems(run.toolsProblems, run.name);
     }
   }
 
@@ -1290,7 +1290,6 @@ export class ContextGuard {
     );
   }
 
-  /** One warning for the facts a reaction's extractions answered that were left out, then forgets them. */
   /** One warning per kind of problem the `ContextTools` had while the strategy served a request, with the first reason. */
   async #reportToolsProblems(problems: ToolsProblem[], strategy: string): Promise<void> {
     const reported = problems.splice(0);
