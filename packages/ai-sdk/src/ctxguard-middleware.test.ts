@@ -195,6 +195,31 @@ describe('ctxguardMiddleware.transformParams', () => {
     await expect(
       middleware.transformParams?.({ type: 'generate', params: misspelled, model }),
     ).rejects.toThrow('providerOptions.ctxguard holds "conversationID"; the key is "conversationId"');
+    // The facade's input errors speak of the call: its prompt and options, not prepare's input.
+    const small = ctxguardMiddleware({ contextLimit: 4_000 });
+    const rejection = (params: LanguageModelV3CallOptions) =>
+      Promise.resolve(small.transformParams?.({ type: 'generate', params, model })).catch(
+        (thrown: unknown) => thrown,
+      );
+    const error = await rejection({ ...callOptions(agentPrompt(), 'c-3'), maxOutputTokens: 8_000 });
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as Error).message).toMatch(
+      /^ctxguard: maxOutputTokens: 8000 output tokens leave no room for input/,
+    );
+    expect((error as Error).message).not.toMatch(/prepare/);
+    const orphan: LanguageModelV3Prompt = [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: [{ type: 'text', text: 'Check the quota.' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'toolu_9', toolName: 'quota', input: { project: 'web' } }],
+      },
+      { role: 'user', content: [{ type: 'text', text: 'Well?' }] },
+    ];
+    const unpaired = await rejection(callOptions(orphan, 'c-4'));
+    expect((unpaired as Error).message).toMatch(/^ctxguard: prompt\[2\] calls quota \(tool call toolu_9\)/);
+    expect((unpaired as InvalidInputError).path.slice(0, 2)).toEqual(['prompt', 2]);
+    await small.close();
     // A wrapped model that names no provider: the option that names it is said.
     const nameless = new MockLanguageModelV3({ provider: '', modelId: 'gpt-4o' });
     await expect(

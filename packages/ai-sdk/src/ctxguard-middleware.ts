@@ -261,7 +261,8 @@ class MiddlewareState {
     } catch (error) {
       // With server-side context management the server clears what the client would have: a history
       // over the client-side budget goes out whole with the edits (an overflow still falls back to recovery).
-      if (!(error instanceof ContextDeclinedError) || !this.#serverSideFor(guard)) throw error;
+      if (!(error instanceof ContextDeclinedError) || !this.#serverSideFor(guard))
+        throw inCallTerms(error, split);
       return this.#sentForServer(base, { conversationId, guard, converter, split }, error);
     }
     const context: CallContext = {
@@ -672,4 +673,21 @@ function checkModelNames(
       [field],
     );
   }
+}
+
+/**
+ * The facade's input errors in the terms of the call a middleware user made, who never calls
+ * `prepare`: its messages are the call's `prompt` (the leading system messages counted too).
+ */
+function inCallTerms(error: unknown, split: SplitPrompt): unknown {
+  if (!(error instanceof InvalidInputError)) return error;
+  const shift = split.system.length;
+  const message = error.message
+    .replace(/^(Invalid prepare input: |prepare input\.)/, '')
+    .replace(/\bmessages\[(\d+)\]/g, (_, index: string) => `prompt[${Number(index) + shift}]`)
+    .replace(/ before calling prepare\b/g, ' before calling the model');
+  const [root, index, ...rest] = error.path;
+  const path =
+    root === 'messages' && typeof index === 'number' ? ['prompt', index + shift, ...rest] : error.path;
+  return new InvalidInputError(`ctxguard: ${message}`, path, { cause: error });
 }
