@@ -323,6 +323,12 @@ describe('HookBus', () => {
     expect(() => bus.on('onNothing' as HookName, () => {})).toThrow(/unknown hook "onNothing"/);
     expect(() => bus.on('onWarning', 'nope' as never)).toThrow(/listener must be a function/);
     await expect(bus.emit('onNothing' as HookName, {} as never)).rejects.toThrow(InvalidInputError);
+    let heard = 0;
+    bus.on('onWarning', () => void heard++);
+    await expect(bus.emit('onWarning', 'disk full' as never)).rejects.toThrow(
+      "HookBus.emit(onWarning): the event must be an object (the onWarning event's fields), received a string",
+    );
+    expect(heard).toBe(0);
     expect(() => new HookBus({ onListenerError: 42 as never })).toThrow(InvalidOptionsError);
     expect(() => new HookBus({ onListenerError: 42 as never })).toThrow(/onListenerError/);
   });

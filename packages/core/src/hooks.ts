@@ -1,4 +1,4 @@
-import { lazySchema } from '@ctxguard/shared';
+import { describeKind, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { InvalidInputError, parseOptions } from './errors.js';
 import type { ConversationHistory } from './history.js';
@@ -189,6 +189,12 @@ export class HookBus {
    */
   async emit<K extends HookName>(hook: K, event: HookEvents[K]): Promise<HookEvents[K]> {
     assertHookName(hook, 'emit');
+    // Listeners read the event's fields: anything but an object would fail inside each of them.
+    if (typeof event !== 'object' || event === null)
+      throw new InvalidInputError(
+        `HookBus.emit(${hook}): the event must be an object (the ${hook} event's fields), received ${describeKind(event)}`,
+        ['event'],
+      );
     const set = this.#listeners.get(hook);
     if (!set || set.size === 0) return event;
     let listeners = this.#snapshots.get(hook);
