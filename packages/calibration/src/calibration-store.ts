@@ -110,7 +110,11 @@ export const calibrationSchema = lazySchema(() =>
  * `codellama:code` is `calibration:ollama/codellama%3Acode`).
  */
 export function calibrationKey(key: CalibrationKey): string {
-  parseInput(calibrationKeySchema, key, 'calibrationKey key');
+  return storageKeyOf(parseInput(calibrationKeySchema, key, 'calibrationKey key'));
+}
+
+/** {@link calibrationKey} of a key already checked (the stores parse theirs at their own boundary). */
+export function storageKeyOf(key: CalibrationKey): string {
   const base = `calibration:${escapeKeyPart(key.provider)}/${escapeKeyPart(key.model)}`;
   return key.contentClass === undefined ? base : `${base}:${key.contentClass}`;
 }

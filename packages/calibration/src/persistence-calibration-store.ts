@@ -15,12 +15,12 @@ import {
   type CalibrationKey,
   type CalibrationStore,
   type CalibrationUpdate,
-  calibrationKey,
   calibrationKeyPrefix,
   calibrationKeySchema,
   calibrationUpdateSchema,
   legacyCalibrationKey,
   MAX_CHARS_PER_TOKEN,
+  storageKeyOf,
 } from './calibration-store.js';
 import { contentClassSchema } from './content-class.js';
 
@@ -140,10 +140,10 @@ export class PersistenceCalibrationStore implements CalibrationStore {
 
   async get(key: CalibrationKey): Promise<Calibration | null> {
     const parsed = parseInput(keyArgumentSchema, key, 'calibration key');
-    const stored = await this.#read(calibrationKey(parsed));
+    const stored = await this.#read(storageKeyOf(parsed));
     if (stored && sameIdentity(stored, parsed)) return this.#toCalibration(stored);
     const legacy = legacyCalibrationKey(parsed);
-    if (legacy === calibrationKey(parsed)) return null;
+    if (legacy === storageKeyOf(parsed)) return null;
     // Written under the old, unescaped key: use it and move it under the new key.
     return this.#serialized(legacy, async () => {
       const found = await this.#ownEntry(parsed);
@@ -154,7 +154,7 @@ export class PersistenceCalibrationStore implements CalibrationStore {
 
   async update(input: CalibrationUpdate): Promise<Calibration> {
     const parsed = parseInput(calibrationUpdateSchema, input, 'calibration update');
-    const storageKey = calibrationKey(parsed);
+    const storageKey = storageKeyOf(parsed);
     return this.#serialized(legacyCalibrationKey(parsed), () =>
       this.#locked(storageKey, async (leaseHeld) => {
         const found = await this.#ownEntry(parsed);
@@ -312,7 +312,7 @@ export class PersistenceCalibrationStore implements CalibrationStore {
       if (!stored) continue;
       if (f.provider !== undefined && stored.provider !== f.provider) continue;
       if (f.model !== undefined && stored.model !== f.model) continue;
-      const own = calibrationKey(stored);
+      const own = storageKeyOf(stored);
       if (own === key || !byIdentity.has(own)) byIdentity.set(own, stored);
     }
     return [...byIdentity.values()].map((stored) => this.#toCalibration(stored));
@@ -320,7 +320,7 @@ export class PersistenceCalibrationStore implements CalibrationStore {
 
   async delete(key: CalibrationKey): Promise<void> {
     const parsed = parseInput(keyArgumentSchema, key, 'calibration key');
-    const storageKey = calibrationKey(parsed);
+    const storageKey = storageKeyOf(parsed);
     const legacy = legacyCalibrationKey(parsed);
     await this.#serialized(legacy, async () => {
       const stored = await this.#read(storageKey);
@@ -340,7 +340,7 @@ export class PersistenceCalibrationStore implements CalibrationStore {
    * so a write here never destroys it.
    */
   async #ownEntry(key: CalibrationKey): Promise<{ stored: Stored; legacy: boolean } | null> {
-    const storageKey = calibrationKey(key);
+    const storageKey = storageKeyOf(key);
     const stored = await this.#read(storageKey);
     if (stored && sameIdentity(stored, key)) return { stored, legacy: false };
     if (stored) await this.#moveToNewKey(stored, storageKey);
@@ -356,7 +356,7 @@ export class PersistenceCalibrationStore implements CalibrationStore {
    * recorded identity maps back to `from` under the old format is moved: anything else is left alone.
    */
   async #moveToNewKey(stored: Stored, from: string): Promise<void> {
-    const target = calibrationKey(stored);
+    const target = storageKeyOf(stored);
     if (target === from || legacyCalibrationKey(stored) !== from) return;
     const there = await this.#read(target);
     if (there === null) await this.#persistence.set(target, stored);

@@ -127,18 +127,27 @@ describe('recordCompletion with no input tokens', () => {
   });
 });
 
+/** A guard on Claude with a 20,000-token limit, its warnings, and a conversation asking to review a build log. */
+function logReview(logLines: number) {
+  const guard = createContextGuard({
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    contextLimit: 20_000,
+  });
+  const warnings: WarningEvent[] = [];
+  guard.hooks.on('onWarning', (warning) => void warnings.push(warning));
+  const history: MessageInput[] = [
+    {
+      role: 'user',
+      content: `Review this log:\n${'error: build step failed at module x\n'.repeat(logLines)}`,
+    },
+  ];
+  return { guard, warnings, history };
+}
+
 describe('recordCompletion with input tokens far below the request', () => {
   it('ignores them (cache reads left out), and the next prepare still measures the whole request', async () => {
-    const guard = createContextGuard({
-      provider: 'anthropic',
-      model: 'claude-sonnet-4-5',
-      contextLimit: 20_000,
-    });
-    const warnings: WarningEvent[] = [];
-    guard.hooks.on('onWarning', (warning) => void warnings.push(warning));
-    const history: MessageInput[] = [
-      { role: 'user', content: `Review this log:\n${'error: build step failed at module x\n'.repeat(400)}` },
-    ];
+    const { guard, warnings, history } = logReview(400);
     const sent = await guard.prepare({ conversationId: 'c', messages: history });
     expect(sent.measurement.current).toBeGreaterThan(2_000);
     // Anthropic's input_tokens without cache_read_input_tokens: the uncached tail only.
@@ -162,16 +171,7 @@ describe('recordCompletion with input tokens far below the request', () => {
 
 describe('recordCompletion with input tokens fewer than their own cache parts', () => {
   it("ignores them (Anthropic's input_tokens mapped by hand), and the next prepare measures the whole request", async () => {
-    const guard = createContextGuard({
-      provider: 'anthropic',
-      model: 'claude-sonnet-4-5',
-      contextLimit: 20_000,
-    });
-    const warnings: WarningEvent[] = [];
-    guard.hooks.on('onWarning', (warning) => void warnings.push(warning));
-    const history: MessageInput[] = [
-      { role: 'user', content: `Review this log:\n${'error: build step failed at module x\n'.repeat(300)}` },
-    ];
+    const { guard, warnings, history } = logReview(300);
     const sent = await guard.prepare({ conversationId: 'c', messages: history });
     const measured = sent.measurement.current;
     // Above a quarter of the request, so only the cache parts give it away.

@@ -1,8 +1,9 @@
-import { StorageError } from '@ctxguard/persistence';
+import type { StorageError } from '@ctxguard/persistence';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisStorageError, RedisUnavailableError } from '../src/errors.js';
 import { RedisPersistence } from '../src/redis-persistence.js';
 import { type RedisServer, spawnedRedisTestTarget, spawnRedisServer } from '../src/testing.js';
+import { failure } from './storage-failure.js';
 
 // These tests kill, freeze and restart their own servers, so they always spawn one.
 const probe = await spawnedRedisTestTarget();
@@ -21,15 +22,6 @@ function store(url: string, options: Partial<ConstructorParameters<typeof RedisP
   const created = new RedisPersistence({ url, namespace: 'avail:', ...options });
   stores.push(created);
   return created;
-}
-
-async function failure(promise: Promise<unknown>): Promise<StorageError> {
-  const outcome = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof StorageError)) throw new Error(`expected a StorageError, got ${String(outcome)}`);
-  return outcome;
 }
 
 /** Retries `action` until it succeeds; the vitest timeout bounds it. */

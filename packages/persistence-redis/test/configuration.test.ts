@@ -1,9 +1,10 @@
-import { StorageError } from '@ctxguard/persistence';
+import type { StorageError } from '@ctxguard/persistence';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisStorageError } from '../src/errors.js';
 import { RedisPersistence, type RedisPersistenceOptions } from '../src/redis-persistence.js';
 import { type RedisServer, spawnedRedisTestTarget, spawnRedisServer } from '../src/testing.js';
+import { failure } from './storage-failure.js';
 
 // These tests configure (password, number of databases) and restart their own servers.
 const probe = await spawnedRedisTestTarget();
@@ -30,15 +31,6 @@ function rawClient(url: string): Redis {
   client.on('error', () => undefined);
   closers.push(() => client.quit().catch(() => client.disconnect()));
   return client;
-}
-
-async function failure(promise: Promise<unknown>): Promise<StorageError> {
-  const outcome = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof StorageError)) throw new Error(`expected a StorageError, got ${String(outcome)}`);
-  return outcome;
 }
 
 /** The first error of `action` that is not `storage_unavailable` (while a server restarts). */
