@@ -30,6 +30,7 @@ export {
 } from './provider-format.js';
 export { randomUuid } from './random-uuid.js';
 export { closestName, misspeltKeys, misspeltKeysCheck, tolerantObject } from './spelling.js';
+export { namespacePrefix, storeNamespaceSchema } from './store-namespace.js';
 export { belowTokenizerSpread } from './tokenizer-spread.js';
 export { charsPerRequest, toolsWindowTokens } from './tools-window.js';
 export { warnMisconfigured } from './warn-misconfigured.js';

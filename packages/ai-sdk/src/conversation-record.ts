@@ -10,7 +10,7 @@ export interface ConversationRecord {
   serverEdits: ServerEditStats;
 }
 
-/** Key prefix without a namespace (as before namespaces were kept apart), and with one. */
+/** Key prefix of the records without a namespace, and with one. */
 const KEY_PREFIX = 'ctxguard-ai-sdk:';
 const namespacedPrefix = (namespace: string) => `ctxguard-ai-sdk/${namespace}:`;
 

@@ -8,8 +8,8 @@ describe('PersistenceCacheStore namespaces', () => {
   it('keeps its keys under the namespace and clear() deletes only those', async () => {
     const persistence = new MemoryPersistence();
     await persistence.set('calibration:openai/gpt-4o', { charsPerToken: 3.9 });
-    const a = new PersistenceCacheStore({ persistence, namespace: 'app-a:' });
-    const b = new PersistenceCacheStore({ persistence, namespace: 'app-b:' });
+    const a = new PersistenceCacheStore({ persistence, namespace: 'app-a' });
+    const b = new PersistenceCacheStore({ persistence, namespace: 'app-b' });
     await new Cache({ store: a }).set('answers', 'k', 'from a');
     await new Cache({ store: b }).set('answers', 'k', 'from b');
     expect(await persistence.list()).toEqual([
@@ -55,5 +55,8 @@ describe('PersistenceCacheStore namespaces', () => {
     expect(
       () => new PersistenceCacheStore({ persistence: new MemoryPersistence(), namespace: 3 as never }),
     ).toThrow(/namespace/);
+    expect(
+      () => new PersistenceCacheStore({ persistence: new MemoryPersistence(), namespace: 'app-a:' }),
+    ).toThrow(/namespace: must not contain ':' \(the store adds the separator/);
   });
 });

@@ -22,7 +22,7 @@ describe('PersistenceCacheStore on MemoryPersistence', () => {
 describe('PersistenceCacheStore on a shared MemoryPersistence with a namespace', () => {
   const shared = new MemoryPersistence();
   let n = 0;
-  describeCacheStore(test, () => new PersistenceCacheStore({ persistence: shared, namespace: `ns${++n}:` }));
+  describeCacheStore(test, () => new PersistenceCacheStore({ persistence: shared, namespace: `ns${++n}` }));
 });
 
 describe('FileCacheStore', () => {

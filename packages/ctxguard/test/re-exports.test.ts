@@ -61,7 +61,7 @@ describe('re-exports', () => {
   it('a Cache from ctxguard runs on any of its stores, keyed per scope', async () => {
     const persistence = new ctxguard.MemoryPersistence();
     const responses = new ctxguard.Cache({
-      store: new ctxguard.PersistenceCacheStore({ persistence, namespace: 'app:' }),
+      store: new ctxguard.PersistenceCacheStore({ persistence, namespace: 'app' }),
     });
     const key = ctxguard.requestCacheKey({ scope: 'tenant-a', provider: 'openai', request: { q: 'hi' } });
     let loads = 0;

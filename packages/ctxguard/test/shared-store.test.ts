@@ -38,7 +38,7 @@ describe.skipIf(!target.available)('two facades over one Redis', () => {
 
   it('agree on the compactions of one conversation', async () => {
     if (!target.available) return;
-    const namespace = `ctxguard-facade-${process.pid}-${Date.now()}:`;
+    const namespace = `ctxguard-facade-${process.pid}-${Date.now()}`;
     await twoFacadesAgree(async () => {
       const store = new RedisPersistence({ url: target.url, namespace });
       opened.push(store);

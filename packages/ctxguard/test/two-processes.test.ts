@@ -34,7 +34,7 @@ afterAll(async () => {
 describe.skipIf(!target.available)('two processes serving one conversation through Redis', () => {
   it('take turns, agree on its compactions, and never undo or repeat one another’s', async () => {
     const url = target.available ? target.url : '';
-    const namespace = `ctxguard-test:facade-${process.pid}-${randomUUID().slice(0, 8)}:`;
+    const namespace = `ctxguard-test-facade-${process.pid}-${randomUUID().slice(0, 8)}`;
     const workers = ['a', 'b'].map((name) =>
       startWorker({ script, args: [url, namespace], cwd: packageDir, name: `facade-${name}` }),
     );
@@ -69,7 +69,7 @@ describe.skipIf(!target.available)('two processes serving one conversation throu
 
   it('race on the same new turns, and no read of the store ever shows a message twice', async () => {
     const url = target.available ? target.url : '';
-    const namespace = `ctxguard-test:race-${process.pid}-${randomUUID().slice(0, 8)}:`;
+    const namespace = `ctxguard-test-race-${process.pid}-${randomUUID().slice(0, 8)}`;
     const workers = ['a', 'b'].map((name) =>
       startWorker({ script, args: [url, namespace], cwd: packageDir, name: `race-${name}` }),
     );
@@ -134,7 +134,7 @@ describe.skipIf(!target.available)('two processes serving one conversation throu
   // calls of every compaction (before loop protection compacted again, 5 of these 40 turns declined).
   it('take 40 fast-growing turns in a tight window without a single decline', async () => {
     const url = target.available ? target.url : '';
-    const namespace = `ctxguard-test:tight-${process.pid}-${randomUUID().slice(0, 8)}:`;
+    const namespace = `ctxguard-test-tight-${process.pid}-${randomUUID().slice(0, 8)}`;
     const workers = ['a', 'b'].map((name) =>
       startWorker({ script, args: [url, namespace, '4000', '45'], cwd: packageDir, name: `tight-${name}` }),
     );

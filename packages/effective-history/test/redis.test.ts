@@ -47,7 +47,7 @@ function startAppender(
 }
 
 function freshNamespace(): string {
-  return `ctxguard-test:effective-history-${process.pid}-${randomUUID().slice(0, 8)}:`;
+  return `ctxguard-test-effective-history-${process.pid}-${randomUUID().slice(0, 8)}`;
 }
 
 afterAll(async () => {

@@ -22,7 +22,7 @@ afterAll(async () => {
 describe.skipIf(!target.available)('learning across processes through Redis', () => {
   it('two processes learning at once through one Redis-backed store end with every sample counted', async () => {
     const url = target.available ? target.url : '';
-    const namespace = `ctxguard-test:measurer-${process.pid}-${randomUUID().slice(0, 8)}:`;
+    const namespace = `ctxguard-test-measurer-${process.pid}-${randomUUID().slice(0, 8)}`;
     const count = 40;
     const workers = ['a', 'b'].map((name) =>
       startWorker({ script: worker, args: [url, namespace, String(count)], cwd: packageDir, name }),

@@ -48,6 +48,7 @@ describe('RedisPersistence options', () => {
     ['scanCount', 0],
     ['namespace', 42],
     ['namespace', 'bad\ud800'],
+    ['namespace', 'myapp:'],
   ])('names %s when it is %s', (field, value) => {
     const error = optionsError({ url: 'redis://127.0.0.1:1', [field]: value });
     expect(error.path).toEqual([field]);
@@ -63,7 +64,7 @@ describe('RedisPersistence options', () => {
   it('fills defaults that fail fast', () => {
     const parsed = redisPersistenceOptionsSchema.parse({ url: 'redis://127.0.0.1:1' });
     expect(parsed).toMatchObject({
-      namespace: 'ctxguard:',
+      namespace: 'ctxguard',
       maxRetriesPerRequest: 0,
       connectTimeoutMs: 2000,
       commandTimeoutMs: 5000,

@@ -7,7 +7,7 @@ import {
   type Persistence,
   serializeValue,
 } from '@ctxguard/persistence';
-import { lazySchema } from '@ctxguard/shared';
+import { lazySchema, namespacePrefix, storeNamespaceSchema } from '@ctxguard/shared';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { RedisStorageError, RedisUnavailableError } from './errors.js';
@@ -91,11 +91,8 @@ export const redisPersistenceOptionsSchema = lazySchema(() =>
       client: z
         .custom<Redis>(isRedisClient, 'must be an ioredis 5 Redis client (a Redis Cluster is not supported)')
         .optional(),
-      /** Prefix put in front of every key in Redis; `list()` only sees keys under it. */
-      namespace: z
-        .string()
-        .refine((value) => !LONE_SURROGATE.test(value), 'must be well-formed Unicode (no lone surrogates)')
-        .default('ctxguard:'),
+      /** First segment of every key in Redis (`{namespace}:{key}`); `list()` only sees keys under it. */
+      namespace: storeNamespaceSchema().default('ctxguard'),
       /** How long a connection attempt may take before it counts as failed. */
       connectTimeoutMs: timeoutMs.default(2000),
       /** How long a command may wait for its reply before it fails. */
@@ -122,13 +119,15 @@ type ParsedOptions = z.output<typeof redisPersistenceOptionsSchema>;
 
 /**
  * A {@link Persistence} on Redis (ioredis), for state shared by many processes or machines.
- * Values are stored as JSON strings under `namespace + key`; while Redis is unreachable every
+ * Values are stored as JSON strings under `{namespace}:{key}`; while Redis is unreachable every
  * command fails at once with `storage_unavailable`, and the client reconnects in the background.
  */
 export class RedisPersistence implements Persistence, AtomicCreate {
   readonly specificationVersion = 'v1' as const;
-  /** The prefix every key carries inside Redis. */
+  /** The first segment of every key inside Redis. */
   readonly namespace: string;
+  /** What every key carries in front inside Redis: the namespace and its `:`. */
+  readonly #keyPrefix: string;
   readonly #client: Redis;
   readonly #ownsClient: boolean;
   readonly #options: ParsedOptions;
@@ -148,6 +147,7 @@ export class RedisPersistence implements Persistence, AtomicCreate {
     const parsed = parseOptions(redisPersistenceOptionsSchema, options, 'RedisPersistence options');
     this.#options = parsed;
     this.namespace = parsed.namespace;
+    this.#keyPrefix = namespacePrefix(parsed.namespace);
     if (parsed.client !== undefined) {
       this.#client = parsed.client;
       this.#ownsClient = false;
@@ -190,7 +190,7 @@ export class RedisPersistence implements Persistence, AtomicCreate {
   }
 
   async #get<T>(key: string): Promise<T | null> {
-    const redisKey = this.namespace + key;
+    const redisKey = this.#keyPrefix + key;
     let raw: string | null;
     try {
       raw = await this.#run(key, 'read', () => this.#client.get(redisKey));
@@ -211,7 +211,9 @@ export class RedisPersistence implements Persistence, AtomicCreate {
   async set<T = unknown>(key: string, value: T): Promise<void> {
     assertKey(key);
     const json = serializeValue(key, value);
-    await this.#admit(key, () => this.#run(key, 'write', () => this.#client.set(this.namespace + key, json)));
+    await this.#admit(key, () =>
+      this.#run(key, 'write', () => this.#client.set(this.#keyPrefix + key, json)),
+    );
   }
 
   /**
@@ -222,20 +224,20 @@ export class RedisPersistence implements Persistence, AtomicCreate {
     assertKey(key);
     const json = serializeValue(key, value);
     const reply = await this.#admit(key, () =>
-      this.#run(key, 'write', () => this.#client.set(this.namespace + key, json, 'NX')),
+      this.#run(key, 'write', () => this.#client.set(this.#keyPrefix + key, json, 'NX')),
     );
     return reply === 'OK';
   }
 
   async delete(key: string): Promise<void> {
     assertKey(key);
-    await this.#admit(key, () => this.#run(key, 'write', () => this.#client.del(this.namespace + key)));
+    await this.#admit(key, () => this.#run(key, 'write', () => this.#client.del(this.#keyPrefix + key)));
   }
 
   async has(key: string): Promise<boolean> {
     assertKey(key);
     const count = await this.#admit(key, () =>
-      this.#run(key, 'read', () => this.#client.exists(this.namespace + key)),
+      this.#run(key, 'read', () => this.#client.exists(this.#keyPrefix + key)),
     );
     return count > 0;
   }
@@ -246,7 +248,7 @@ export class RedisPersistence implements Persistence, AtomicCreate {
   }
 
   async #list(prefix: string | undefined): Promise<string[]> {
-    const full = this.namespace + (prefix ?? '');
+    const full = this.#keyPrefix + (prefix ?? '');
     // UTF-8 cannot carry a lone surrogate (a prefix may end inside an emoji's pair), so the
     // server-side pattern stops before the first one and the exact check below does the rest.
     const lone = LONE_SURROGATE.exec(full);
@@ -259,15 +261,15 @@ export class RedisPersistence implements Persistence, AtomicCreate {
       );
       cursor = next;
       for (const redisKey of keys) {
-        if (redisKey.startsWith(full) && redisKey.length > this.namespace.length) {
-          found.add(redisKey.slice(this.namespace.length));
+        if (redisKey.startsWith(full) && redisKey.length > this.#keyPrefix.length) {
+          found.add(redisKey.slice(this.#keyPrefix.length));
         }
       }
     } while (cursor !== '0');
     return [...found].sort();
   }
 
-  /** Deletes every key under this store's namespace (all of the database when the namespace is empty). */
+  /** Deletes every key under this store's namespace (all of the database when the namespace is `''`). */
   async clear(): Promise<void> {
     return this.#admit(undefined, () => this.#clear());
   }
@@ -275,7 +277,7 @@ export class RedisPersistence implements Persistence, AtomicCreate {
   async #clear(): Promise<void> {
     const keys = await this.#list(undefined);
     for (let start = 0; start < keys.length; start += 500) {
-      const batch = keys.slice(start, start + 500).map((key) => this.namespace + key);
+      const batch = keys.slice(start, start + 500).map((key) => this.#keyPrefix + key);
       await this.#run(undefined, 'write', () => this.#client.unlink(...batch));
     }
   }

@@ -325,7 +325,7 @@ let namespaceCounter = 0;
 /**
  * A {@link RedisPersistence} on the {@link redisTestTarget} server under a namespace no other
  * call, test file or process uses, so tests of many packages can share one server. A given
- * `namespace` is appended to that unique prefix.
+ * `namespace` is appended to that unique one.
  */
 export async function createTestRedisPersistence(
   options: Omit<RedisPersistenceOptions, 'url' | 'client'> = {},
@@ -333,10 +333,10 @@ export async function createTestRedisPersistence(
   const target = await redisTestTarget();
   if (!target.available) throw new Error(`No Redis for tests: ${target.reason}`);
   namespaceCounter += 1;
-  const unique = `ctxguard-test:${process.pid}-${namespaceCounter}-${randomUUID().slice(0, 8)}:`;
+  const unique = `ctxguard-test-${process.pid}-${namespaceCounter}-${randomUUID().slice(0, 8)}`;
   const store = new RedisPersistence({
     ...options,
-    namespace: unique + (options.namespace ?? ''),
+    namespace: options.namespace ? `${unique}-${options.namespace}` : unique,
     url: target.url,
   });
   openStores.add(store);

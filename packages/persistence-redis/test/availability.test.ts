@@ -19,7 +19,7 @@ async function server(options: Parameters<typeof spawnRedisServer>[0] = {}): Pro
 }
 
 function store(url: string, options: Partial<ConstructorParameters<typeof RedisPersistence>[0]> = {}) {
-  const created = new RedisPersistence({ url, namespace: 'avail:', ...options });
+  const created = new RedisPersistence({ url, namespace: 'avail', ...options });
   stores.push(created);
   return created;
 }

@@ -21,7 +21,7 @@ async function server(options: Parameters<typeof spawnRedisServer>[0] = {}): Pro
 
 /** A store that would wait a minute for its first connection: a test passes only if it rejects sooner. */
 function store(options: RedisPersistenceOptions): RedisPersistence {
-  const created = new RedisPersistence({ namespace: 'conf:', connectTimeoutMs: 60_000, ...options });
+  const created = new RedisPersistence({ namespace: 'conf', connectTimeoutMs: 60_000, ...options });
   closers.push(() => created.close());
   return created;
 }

@@ -19,7 +19,7 @@ describe.skipIf(!target.available)('RedisPersistence conformance', () => {
     },
   });
 
-  describePersistence(test, () => createTestRedisPersistence({ namespace: 'glob*?[x]\\:' }), {
+  describePersistence(test, () => createTestRedisPersistence({ namespace: 'glob*?[x]\\' }), {
     name: 'RedisPersistence with a glob-heavy namespace: ',
     atomicCreate: true,
     dispose: async (store: Persistence) => {

@@ -28,7 +28,7 @@ describe.skipIf(!target.available)('RedisPersistence on a real redis-server', ()
   it('stores values as JSON under namespace + key', async () => {
     const store = await createTestRedisPersistence();
     await store.set('conv:1', { turns: [1, 'two', null, true], at: 1.5 });
-    expect(await raw.get(`${store.namespace}conv:1`)).toBe('{"turns":[1,"two",null,true],"at":1.5}');
+    expect(await raw.get(`${store.namespace}:conv:1`)).toBe('{"turns":[1,"two",null,true],"at":1.5}');
     expect(await store.get('conv:1')).toEqual({ turns: [1, 'two', null, true], at: 1.5 });
     expect(await store.get('conv:2')).toBeNull();
   });
@@ -88,14 +88,14 @@ describe.skipIf(!target.available)('RedisPersistence on a real redis-server', ()
     }
     expect(await store.get('k')).toEqual({ v: 1 });
     expect(await store.has('fresh')).toBe(false);
-    expect(await raw.exists(`${store.namespace}fresh`)).toBe(0);
+    expect(await raw.exists(`${store.namespace}:fresh`)).toBe(0);
   });
 
   it('reports a foreign non-JSON value as a corrupt entry naming the key, without breaking list or other keys', async () => {
     const store = await createTestRedisPersistence();
     await store.set('good', 'fine');
-    await raw.set(`${store.namespace}bad`, 'not json {');
-    await raw.hset(`${store.namespace}hash`, 'field', 'value');
+    await raw.set(`${store.namespace}:bad`, 'not json {');
+    await raw.hset(`${store.namespace}:hash`, 'field', 'value');
     const error = await store.get('bad').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CorruptEntryError);
     expect((error as CorruptEntryError).code).toBe('storage_corrupt_entry');
@@ -129,13 +129,24 @@ describe.skipIf(!target.available)('RedisPersistence on a real redis-server', ()
     });
   });
 
+  it('writes {namespace}:{key}', async () => {
+    const store = new RedisPersistence({
+      url,
+      namespace: `${(await createTestRedisPersistence()).namespace}-seg`,
+    });
+    await store.set('k', 1);
+    expect(await raw.get(`${store.namespace}:k`)).toBe('1');
+    await store.clear();
+    await store.close();
+  });
+
   it('isolates namespaces: keys, list, delete and clear stay inside their own', async () => {
-    const a = await createTestRedisPersistence({ namespace: 'one:' });
-    const b = await createTestRedisPersistence({ namespace: 'two:' });
+    const a = await createTestRedisPersistence({ namespace: 'one' });
+    const b = await createTestRedisPersistence({ namespace: 'two' });
     await a.set('shared', 'a');
     await b.set('shared', 'b');
     await b.set('only-b', true);
-    await raw.set(a.namespace.replace(/one:$/, 'foreign'), 'outside both');
+    await raw.set(a.namespace.replace(/one$/, 'foreign'), 'outside both');
     expect(await a.list()).toEqual(['shared']);
     expect(await b.list()).toEqual(['only-b', 'shared']);
     await a.delete('shared');
@@ -143,12 +154,12 @@ describe.skipIf(!target.available)('RedisPersistence on a real redis-server', ()
     await b.clear();
     expect(await b.list()).toEqual([]);
     expect(await a.has('shared')).toBe(false);
-    expect(await raw.get(a.namespace.replace(/one:$/, 'foreign'))).toBe('outside both');
-    await raw.del(a.namespace.replace(/one:$/, 'foreign'));
+    expect(await raw.get(a.namespace.replace(/one$/, 'foreign'))).toBe('outside both');
+    await raw.del(a.namespace.replace(/one$/, 'foreign'));
   });
 
   it('lists with exact prefix semantics when keys and prefixes contain glob metacharacters', async () => {
-    const store = await createTestRedisPersistence({ namespace: 'ns*?[a-z]\\:' });
+    const store = await createTestRedisPersistence({ namespace: 'ns*?[a-z]\\' });
     const keys = [
       'a',
       'a*',
@@ -183,9 +194,9 @@ describe.skipIf(!target.available)('RedisPersistence on a real redis-server', ()
   });
 
   it('a namespace with metacharacters does not see keys of a namespace it would match as a glob', async () => {
-    const globby = await createTestRedisPersistence({ namespace: 'n?:' });
-    const plain = await createTestRedisPersistence({ namespace: 'nX:' });
-    const prefix = globby.namespace.slice(0, -'n?:'.length);
+    const globby = await createTestRedisPersistence({ namespace: 'n?' });
+    const plain = await createTestRedisPersistence({ namespace: 'nX' });
+    const prefix = globby.namespace.slice(0, -'n?'.length);
     expect(plain.namespace.startsWith(prefix)).toBe(false);
     await raw.set(`${prefix}nX:k`, '"lookalike"');
     await plain.set('k', 1);
@@ -260,7 +271,7 @@ describe.skipIf(!target.available)('RedisPersistence on a real redis-server', ()
     const client = new Redis(url);
     const store = new RedisPersistence({
       client,
-      namespace: `${(await createTestRedisPersistence()).namespace}own:`,
+      namespace: `${(await createTestRedisPersistence()).namespace}-own`,
     });
     await store.set('k', [1]);
     expect(await store.get('k')).toEqual([1]);
@@ -277,12 +288,12 @@ describe.skipIf(!target.available)('RedisPersistence on a real redis-server', ()
     const client = new OtherRedis(url);
     const store = new RedisPersistence({
       client,
-      namespace: `${(await createTestRedisPersistence()).namespace}copy:`,
+      namespace: `${(await createTestRedisPersistence()).namespace}-copy`,
     });
     try {
       await store.set('k', 'v');
       expect(await store.get('k')).toBe('v');
-      await raw.hset(`${store.namespace}hash`, 'field', 'value');
+      await raw.hset(`${store.namespace}:hash`, 'field', 'value');
       await expect(store.get('hash')).rejects.toBeInstanceOf(CorruptEntryError);
       await store.clear();
     } finally {

@@ -27,7 +27,7 @@ describe.skipIf(!target.available)('list() over SCAN', () => {
 
   it('lists 12,345 keys exactly once each, sorted, namespace stripped', { timeout: 30_000 }, async () => {
     await expect(admin.keys('*')).rejects.toThrow(/unknown command/);
-    const store = new RedisPersistence({ url: server.url, namespace: 'big[1]:' });
+    const store = new RedisPersistence({ url: server.url, namespace: 'big[1]' });
     const keys = Array.from({ length: 12_345 }, (_, i) => `conv:${i % 7}:${String(i).padStart(5, '0')}`);
     const pipeline = admin.pipeline();
     for (const key of keys) pipeline.set(`big[1]:${key}`, JSON.stringify(key.length));
@@ -52,7 +52,7 @@ describe.skipIf(!target.available)('list() over SCAN', () => {
     timeout: 30_000,
   }, async () => {
     const client = new Redis(server.url);
-    const store = new RedisPersistence({ client, namespace: 'dup:', scanCount: 10 });
+    const store = new RedisPersistence({ client, namespace: 'dup', scanCount: 10 });
     const keys = Array.from({ length: 1_000 }, (_, i) => `k${i}`);
     await admin.flushdb();
     const pipeline = admin.pipeline();

@@ -22,9 +22,9 @@ describe.skipIf(!target.available)('testing helpers', () => {
     expect(await a.list()).toEqual(['k']);
   });
 
-  it('appends a requested namespace to the unique prefix', async () => {
-    const store = await createTestRedisPersistence({ namespace: 'app:' });
-    expect(store.namespace).toMatch(/^ctxguard-test:.+:app:$/);
+  it('appends a requested namespace to the unique one', async () => {
+    const store = await createTestRedisPersistence({ namespace: 'app' });
+    expect(store.namespace).toMatch(/^ctxguard-test-.+-app$/);
   });
 
   it('spawns a private server that answers, and stop() kills it', async () => {
@@ -48,7 +48,7 @@ describe.skipIf(!target.available)('testing helpers', () => {
     const { Redis } = await import('ioredis');
     const url = target.available ? target.url : '';
     const client = new Redis(url);
-    expect(await client.keys(`${namespace}*`)).toEqual([]);
+    expect(await client.keys(`${namespace}:*`)).toEqual([]);
     await client.quit();
   });
 });
