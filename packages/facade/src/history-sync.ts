@@ -2,6 +2,7 @@ import type { CompactionRecord, HistoryEntry, Message, Usage } from '@ctxguard/c
 import type { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { dropStaleSignedReasoning } from '@ctxguard/guard';
 import { isOriginalEntry } from '@ctxguard/shared';
+import { storedCopyWithoutCacheMarkers } from './cache-markers.js';
 import { matchesStored } from './message-match.js';
 
 /** What mapping the app's messages onto a stored conversation did. */
@@ -258,7 +259,7 @@ export function syncHistory(
 /**
  * The messages to send for the effective view of `history`: the app's own objects where an
  * effective entry stands for one of the app's messages (by the sync's mapping), copies of the
- * stored summaries and markers elsewhere. Signed or redacted reasoning after the first message a
+ * stored summaries and markers elsewhere, without the prompt-cache breakpoints they were stored with. Signed or redacted reasoning after the first message a
  * compaction wrote is left out (a provider such as Anthropic rejects a signed block whose earlier
  * messages changed) up to the last message of the request the newest compaction rewrote; the
  * history keeps it, so a rewind restores it. A tool round that request ended in, left without its
@@ -291,7 +292,7 @@ export function messagesToSend(
       }
     }
     const own = position === undefined ? undefined : app[position];
-    out[k] = own === undefined ? (structuredClone(entry.message) as Message) : (own as Message);
+    out[k] = own === undefined ? storedCopyWithoutCacheMarkers(entry.message) : (own as Message);
   }
   if (firstRewritten < 0 || keepSignedReasoning) return { messages: out, droppedSignedReasoning: 0 };
   const sendable = dropStaleSignedReasoning(history, out, firstRewritten, effective);
