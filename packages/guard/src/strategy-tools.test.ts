@@ -193,6 +193,29 @@ describe('StrategyToolsImpl', () => {
     expect(history.messages()).toEqual(original);
   });
 
+  it("replaceRange and summarizeRange never hide the user's newest message, the request to answer", async () => {
+    const original = agent(3); // ends with the user's 'continue 3'
+    const history = historyOf(original);
+    const tools = toolsFor(history);
+    expect(tools.replaceRange(0, Number.POSITIVE_INFINITY, user('SUMMARY')).changed).toBe(true);
+    expect(history.messages().map((message) => [message.role, textOf(message)])).toEqual([
+      ['system', 'You are a coding agent.'],
+      ['user', 'SUMMARY'],
+      ['user', 'continue 3'],
+    ]);
+    expect(tools.replaceRange(2, 3, user('x')).changed).toBe(false);
+    expect((await tools.summarizeRange({ from: 1, to: 3 })).changed).toBe(true);
+    expect(textOf(history.messages().at(-1))).toBe('continue 3');
+    rewindAll(history);
+    expect(history.messages()).toEqual(original);
+    // A tool result may be summarized: it is the tool's output, not the user's request.
+    const loop = historyOf(original.slice(0, -2));
+    expect((await toolsFor(loop).summarizeRange({ from: 1, to: Number.POSITIVE_INFINITY })).changed).toBe(
+      true,
+    );
+    expect(loop.messages().map((message) => message.role)).toEqual(['system', 'user']);
+  });
+
   it('dropOldest keeps the system prompt and whole tool pairs, never empties, rewinds', () => {
     const original = agent(4);
     const history = historyOf(original);

@@ -413,8 +413,9 @@ export class StrategyToolsImpl implements StrategyTools {
   }
 
   /**
-   * Hides effective entries `[from, to)` under `replacement` (redacted), never the system prompt nor
-   * anything up to a provider compaction item; one rewindable compaction.
+   * Hides effective entries `[from, to)` under `replacement` (redacted), never the system prompt,
+   * the user's newest message nor anything up to a provider compaction item; one rewindable
+   * compaction.
    */
   replaceRange(from: number, to: number, replacement: MessageInput): RewriteResult {
     const view = this.#history.messages();
@@ -437,6 +438,7 @@ export class StrategyToolsImpl implements StrategyTools {
       if (unit.start < start && unit.end > start) start = unit.start < frozen ? unit.end : unit.start;
       if (unit.start < end && unit.end > end) end = unit.end;
     }
+    end = Math.min(end, rewritableEnd(view));
     if (start >= end) return this.#unchanged();
     const replacementMessage = this.#keepingFacts(view.slice(start, end), message);
     return this.#record('replaceRange', () => this.#splice(start, end, [replacementMessage]));
@@ -646,7 +648,8 @@ export class StrategyToolsImpl implements StrategyTools {
     const messages = view.map((entry) => entry.message);
     const frozen = frozenPrefixEnd(messages);
     let from = Math.max(frozen, Math.floor(options.from));
-    let to = Math.min(view.length, Math.floor(options.to));
+    const rewritable = rewritableEnd(messages);
+    let to = Math.min(rewritable, Math.floor(options.to));
     while (from < to && isPlainSystem(messages[from])) from++;
     const units = toolPairUnits(messages);
     // Widening to a compaction group can cut a tool unit again (a group may end between parallel
@@ -661,7 +664,7 @@ export class StrategyToolsImpl implements StrategyTools {
       while (to < view.length && view[to]?.condenseMember !== undefined) to++;
       moved = from !== start || to !== end;
     }
-    if (to <= from || from < frozen) return { ...this.#unchanged(), facts: [] };
+    if (to <= from || from < frozen || to > rewritable) return { ...this.#unchanged(), facts: [] };
 
     const range = view.slice(from, to);
     const earlier = factsIn(range.map((entry) => entry.message));
@@ -888,4 +891,12 @@ function definedOnly<T extends object>(options: T): { [K in keyof T]: Exclude<T[
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as {
     [K in keyof T]: Exclude<T[K], undefined>;
   };
+}
+
+/**
+ * Where a range rewrite must end: before the newest message when the user wrote it (the request
+ * the model is to answer, which no summary may stand in for); tool results may be summarized.
+ */
+function rewritableEnd(view: readonly Message[]): number {
+  return view.at(-1)?.role === 'user' ? view.length - 1 : view.length;
 }
