@@ -99,6 +99,19 @@ describe("a provider's own messages", () => {
     await guard.close();
   });
 
+  it('Anthropic text blocks that validate are not stored without their cache_control or citations', async () => {
+    const marked = await prepareError([
+      { role: 'user', content: [{ type: 'text', text: 'go', cache_control: { type: 'ephemeral' } }] },
+    ]);
+    expect(marked.path).toEqual(['messages', 0, 'content', 0, 'cache_control']);
+    expect(marked.message).toContain('fromAnthropic({ system, messages })');
+    const cited = await prepareError([
+      { role: 'user', content: 'Where is it?' },
+      { role: 'assistant', content: [{ type: 'text', text: 'In a.ts', citations: [] }] },
+    ]);
+    expect(cited.path).toEqual(['messages', 1, 'content', 0, 'citations']);
+  });
+
   it('a ctxguard tool result whose output holds a `value` is not taken for AI SDK messages', async () => {
     const error = await prepareError([
       { role: 'user', content: 'Read it.' },

@@ -263,10 +263,13 @@ function isWholeResponse(value: Record<string, unknown>): boolean {
   );
 }
 
+/** Fields of Anthropic's content blocks ctxguard's parts have no place for (`fromAnthropic` keeps them). */
+const ANTHROPIC_ONLY_PART_FIELDS = ['cache_control', 'citations'] as const;
+
 /**
  * The error for `message` (at `index`, valid otherwise) when it is in a provider's own shape that
  * validation would misread: a field of OpenAI's that it would drop (and with it the message's tool
- * calls), or an AI SDK tool output that a compaction would turn into a string the AI SDK rejects.
+ * calls), a field of Anthropic's content blocks it would drop, or an AI SDK tool output that a compaction would turn into a string the AI SDK rejects.
  * Undefined without one.
  */
 export function foreignShapeError(message: unknown, index: number): InvalidInputError | undefined {
@@ -277,7 +280,18 @@ export function foreignShapeError(message: unknown, index: number): InvalidInput
       `Invalid prepare input: messages[${index}].${field}: ctxguard messages have no such field (it would be lost). ${converterHint('openai')}`,
       ['messages', index, field],
     );
-  const part = partsOf(message).findIndex(isUnconvertedAISDKOutput);
+  const parts = partsOf(message);
+  for (const [at, candidate] of parts.entries()) {
+    const anthropicField = isRecord(candidate)
+      ? ANTHROPIC_ONLY_PART_FIELDS.find((name) => name in candidate)
+      : undefined;
+    if (anthropicField !== undefined)
+      return new InvalidInputError(
+        `Invalid prepare input: messages[${index}].content[${at}].${anthropicField}: ctxguard parts have no such field (it would be lost). ${converterHint('anthropic')}`,
+        ['messages', index, 'content', at, anthropicField],
+      );
+  }
+  const part = parts.findIndex(isUnconvertedAISDKOutput);
   if (part === -1) return undefined;
   return new InvalidInputError(
     `Invalid prepare input: messages[${index}].content[${part}].output: a ctxguard tool result holds the tool's own output, not the AI SDK's { type, value } wrapper. ${converterHint('aisdk')} If that object is the tool's own output, mark the part with providerOptions: { ${CTXGUARD_PROVIDER}: { ${OWN_OUTPUT_MARK}: true } }.`,
