@@ -119,15 +119,6 @@ export function storageKeyOf(key: CalibrationKey): string {
   return key.contentClass === undefined ? base : `${base}:${key.contentClass}`;
 }
 
-/**
- * The key format before parts were escaped, which gave `codellama:code` (a model) and
- * `codellama` + class `code` one key. Read once per identity and migrated.
- */
-export function legacyCalibrationKey(key: CalibrationKey): string {
-  const base = `calibration:${key.provider}/${key.model}`;
-  return key.contentClass === undefined ? base : `${base}:${key.contentClass}`;
-}
-
 /** The storage-key prefix of every calibration of a provider (and model), for `list`. */
 export function calibrationKeyPrefix(provider?: string, model?: string): string {
   if (provider === undefined) return 'calibration:';

@@ -65,85 +65,18 @@ describe('calibrationKey', () => {
   });
 });
 
-describe('PersistenceCalibrationStore: entries under the old key format', () => {
-  const tagged = { provider: 'ollama', model: 'codellama:code' };
-  const classed = { provider: 'ollama', model: 'codellama', contentClass: 'code' as const };
-  const oldEntry = (identity: object, charsPerToken: number, samples: number) => ({
-    v: 1,
-    ...identity,
-    charsPerToken,
-    samples,
-    updatedAt: 1,
-  });
-
-  it('reads an old-format entry of the identity once and re-writes it under the new key', async () => {
+describe('PersistenceCalibrationStore: an entry under a key that is not its own', () => {
+  it('is neither served, listed nor merged into, and only its own identity writes there', async () => {
     const persistence = new MemoryPersistence();
-    await persistence.set('calibration:ollama/codellama:code', oldEntry(tagged, 5, 4));
+    const foreign = { v: 1, provider: 'ollama', model: 'other', charsPerToken: 2, samples: 1, updatedAt: 1 };
+    await persistence.set('calibration:ollama/llama3', foreign);
     const store = new PersistenceCalibrationStore({ persistence });
-    expect(await store.get(classed)).toBeNull();
-    expect(await store.get(tagged)).toMatchObject({ ...tagged, charsPerToken: 5, samples: 4 });
-    expect(await persistence.list()).toEqual(['calibration:ollama/codellama%3Acode']);
-    expect(await persistence.get('calibration:ollama/codellama%3Acode')).toEqual(oldEntry(tagged, 5, 4));
-    expect(await store.get(tagged)).toMatchObject({ charsPerToken: 5, samples: 4 });
-  });
-
-  it('merges an update into the old-format entry and moves it', async () => {
-    const persistence = new MemoryPersistence();
-    await persistence.set('calibration:a/b/m', oldEntry({ provider: 'a/b', model: 'm' }, 4, 9));
-    const store = new PersistenceCalibrationStore({ persistence, now: () => 7 });
-    const next = await store.update({ provider: 'a/b', model: 'm', charsPerToken: 2 });
-    expect(next).toMatchObject({ charsPerToken: 0.2 * 2 + 0.8 * 4, samples: 10, updatedAt: 7 });
-    expect(await persistence.list()).toEqual(['calibration:a%2Fb/m']);
-  });
-
-  it('moves an old-format entry of another identity out of the way instead of overwriting it', async () => {
-    const persistence = new MemoryPersistence();
-    await persistence.set('calibration:ollama/codellama:code', oldEntry(tagged, 5, 4));
-    const store = new PersistenceCalibrationStore({ persistence });
-    expect(await store.update({ ...classed, charsPerToken: 3 })).toMatchObject({
-      samples: 1,
-      charsPerToken: 3,
-    });
-    expect(await persistence.list()).toEqual([
-      'calibration:ollama/codellama%3Acode',
-      'calibration:ollama/codellama:code',
-    ]);
-    expect(await store.get(tagged)).toMatchObject({ charsPerToken: 5, samples: 4 });
-    expect(await store.get(classed)).toMatchObject({ charsPerToken: 3, samples: 1 });
-    await store.delete(classed);
-    expect(await store.get(tagged)).toMatchObject({ samples: 4 });
-  });
-
-  it("deleting one identity spares the other one's old-format entry under its key", async () => {
-    const persistence = new MemoryPersistence();
-    await persistence.set('calibration:ollama/codellama:code', oldEntry(tagged, 5, 4));
-    const store = new PersistenceCalibrationStore({ persistence });
-    await store.delete(classed);
-    expect(await store.get(tagged)).toMatchObject({ samples: 4 });
-    await store.delete(tagged);
-    expect(await persistence.list()).toEqual([]);
-    expect(await store.get(tagged)).toBeNull();
-  });
-
-  it('lists each identity once, old-format entries included, and never migrates an entry whose identity does not match', async () => {
-    const persistence = new MemoryPersistence();
-    await persistence.set('calibration:ollama/codellama:code', oldEntry(tagged, 5, 4));
-    await persistence.set('calibration:ollama/codellama%3Acode', oldEntry(tagged, 6, 5));
-    await persistence.set(
-      'calibration:ollama/llama3',
-      oldEntry({ provider: 'ollama', model: 'other' }, 2, 1),
-    );
-    const store = new PersistenceCalibrationStore({ persistence });
-    const listed = await store.list({ provider: 'ollama' });
-    expect(listed.map((c) => [c.model, c.samples]).sort()).toEqual([
-      ['codellama:code', 5],
-      ['other', 1],
-    ]);
-    expect(await store.list({ provider: 'ollama', model: 'codellama:code' })).toHaveLength(1);
     expect(await store.get({ provider: 'ollama', model: 'llama3' })).toBeNull();
-    expect(await persistence.get('calibration:ollama/llama3')).toEqual(
-      oldEntry({ provider: 'ollama', model: 'other' }, 2, 1),
-    );
+    expect(await store.list({ provider: 'ollama' })).toEqual([]);
+    expect(await store.update({ provider: 'ollama', model: 'llama3', charsPerToken: 4 })).toMatchObject({
+      samples: 1,
+    });
+    expect(await store.list()).toMatchObject([{ provider: 'ollama', model: 'llama3', charsPerToken: 4 }]);
   });
 });
 
@@ -242,7 +175,7 @@ describe('PersistenceCalibrationStore', () => {
 
   it('never serves or merges the entry of another identity, and keeps both', async () => {
     const store = new MemoryCalibrationStore();
-    // Ollama's `codellama:code` (whole model) and `codellama` (class code) shared one key in the old format.
+    // Ollama's `codellama:code` (whole model) and `codellama` (class code): two identities, two keys.
     const tagged = { provider: 'ollama', model: 'codellama:code' };
     const classed = { provider: 'ollama', model: 'codellama', contentClass: 'code' as const };
     expect(calibrationKey(tagged)).not.toBe(calibrationKey(classed));

@@ -18,7 +18,6 @@ import {
   calibrationKeyPrefix,
   calibrationKeySchema,
   calibrationUpdateSchema,
-  legacyCalibrationKey,
   MAX_CHARS_PER_TOKEN,
   storageKeyOf,
 } from './calibration-store.js';
@@ -140,25 +139,16 @@ export class PersistenceCalibrationStore implements CalibrationStore {
 
   async get(key: CalibrationKey): Promise<Calibration | null> {
     const parsed = parseInput(keyArgumentSchema, key, 'calibration key');
-    const stored = await this.#read(storageKeyOf(parsed));
-    if (stored && sameIdentity(stored, parsed)) return this.#toCalibration(stored);
-    const legacy = legacyCalibrationKey(parsed);
-    if (legacy === storageKeyOf(parsed)) return null;
-    // Written under the old, unescaped key: use it and move it under the new key.
-    return this.#serialized(legacy, async () => {
-      const found = await this.#ownEntry(parsed);
-      if (found?.legacy) await this.#moveToNewKey(found.stored, legacy);
-      return found ? this.#toCalibration(found.stored) : null;
-    });
+    const stored = await this.#ownEntry(parsed);
+    return stored ? this.#toCalibration(stored) : null;
   }
 
   async update(input: CalibrationUpdate): Promise<Calibration> {
     const parsed = parseInput(calibrationUpdateSchema, input, 'calibration update');
     const storageKey = storageKeyOf(parsed);
-    return this.#serialized(legacyCalibrationKey(parsed), () =>
+    return this.#serialized(storageKey, () =>
       this.#locked(storageKey, async (leaseHeld) => {
-        const found = await this.#ownEntry(parsed);
-        const existing = found?.stored ?? null;
+        const existing = await this.#ownEntry(parsed);
         const step = this.#alpha * (parsed.weight ?? 1);
         const next: Stored = {
           v: 1,
@@ -174,7 +164,6 @@ export class PersistenceCalibrationStore implements CalibrationStore {
         // Another process broke our lease (we were paused past LEASE_MS): our merge may be stale.
         if (!(await leaseHeld())) return LEASE_LOST;
         await this.#persistence.set(storageKey, next);
-        if (found?.legacy) await this.#persistence.delete(legacyCalibrationKey(parsed));
         return this.#toCalibration(next);
       }),
     );
@@ -302,66 +291,28 @@ export class PersistenceCalibrationStore implements CalibrationStore {
       'calibration filter',
     );
     const prefix = calibrationKeyPrefix(f.provider, f.model);
-    const keys = new Set(await this.#persistence.list(prefix));
-    const legacyPrefix = f.provider === undefined ? prefix : `calibration:${f.provider}/${f.model ?? ''}`;
-    if (legacyPrefix !== prefix) for (const key of await this.#persistence.list(legacyPrefix)) keys.add(key);
-    // One calibration per identity: the entry under its own key wins over one left under the old key.
-    const byIdentity = new Map<string, Stored>();
-    for (const key of [...keys].sort()) {
+    const found: Calibration[] = [];
+    for (const key of (await this.#persistence.list(prefix)).sort()) {
       const stored = await this.#readListed(key);
-      if (!stored) continue;
+      // An entry under another identity's key was not written by this store: left out.
+      if (!stored || storageKeyOf(stored) !== key) continue;
       if (f.provider !== undefined && stored.provider !== f.provider) continue;
       if (f.model !== undefined && stored.model !== f.model) continue;
-      const own = storageKeyOf(stored);
-      if (own === key || !byIdentity.has(own)) byIdentity.set(own, stored);
+      found.push(this.#toCalibration(stored));
     }
-    return [...byIdentity.values()].map((stored) => this.#toCalibration(stored));
+    return found;
   }
 
   async delete(key: CalibrationKey): Promise<void> {
     const parsed = parseInput(keyArgumentSchema, key, 'calibration key');
     const storageKey = storageKeyOf(parsed);
-    const legacy = legacyCalibrationKey(parsed);
-    await this.#serialized(legacy, async () => {
-      const stored = await this.#read(storageKey);
-      // An old-format entry of another identity may sit under this key: move it, never delete it.
-      if (stored && !sameIdentity(stored, parsed)) await this.#moveToNewKey(stored, storageKey);
-      else await this.#persistence.delete(storageKey);
-      if (legacy !== storageKey) {
-        const old = await this.#read(legacy);
-        if (old && sameIdentity(old, parsed)) await this.#persistence.delete(legacy);
-      }
-    });
+    await this.#serialized(storageKey, () => this.#persistence.delete(storageKey));
   }
 
-  /**
-   * The entry of exactly this identity: under its key, else under its old-format key (`legacy`).
-   * An old-format entry of another identity found under this key is moved to its own key first,
-   * so a write here never destroys it.
-   */
-  async #ownEntry(key: CalibrationKey): Promise<{ stored: Stored; legacy: boolean } | null> {
-    const storageKey = storageKeyOf(key);
-    const stored = await this.#read(storageKey);
-    if (stored && sameIdentity(stored, key)) return { stored, legacy: false };
-    if (stored) await this.#moveToNewKey(stored, storageKey);
-    const legacy = legacyCalibrationKey(key);
-    if (legacy === storageKey) return null;
-    const old = await this.#read(legacy);
-    return old && sameIdentity(old, key) ? { stored: old, legacy: true } : null;
-  }
-
-  /**
-   * Moves an entry found under `from` (an old-format key) to its identity's own key, unless an
-   * entry of that identity is already there (then the old one is stale). Only an entry whose
-   * recorded identity maps back to `from` under the old format is moved: anything else is left alone.
-   */
-  async #moveToNewKey(stored: Stored, from: string): Promise<void> {
-    const target = storageKeyOf(stored);
-    if (target === from || legacyCalibrationKey(stored) !== from) return;
-    const there = await this.#read(target);
-    if (there === null) await this.#persistence.set(target, stored);
-    else if (!sameIdentity(there, stored)) return;
-    await this.#persistence.delete(from);
+  /** The entry of exactly this identity under its key (anything else there is not its calibration). */
+  async #ownEntry(key: CalibrationKey): Promise<Stored | null> {
+    const stored = await this.#read(storageKeyOf(key));
+    return stored && sameIdentity(stored, key) ? stored : null;
   }
 
   async #read(storageKey: string): Promise<Stored | null> {

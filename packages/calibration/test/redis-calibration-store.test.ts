@@ -32,24 +32,4 @@ describe('PersistenceCalibrationStore on Redis', () => {
       samples: 1,
     });
   });
-
-  it('migrates an entry written under the old key format, and keeps the identity that shared its key', async () => {
-    const persistence = await createTestRedisPersistence();
-    const tagged = { provider: 'ollama', model: 'codellama:code' };
-    await persistence.set('calibration:ollama/codellama:code', {
-      v: 1,
-      ...tagged,
-      charsPerToken: 5,
-      samples: 4,
-      updatedAt: 1,
-    });
-    const store = new PersistenceCalibrationStore({ persistence });
-    const classed = { provider: 'ollama', model: 'codellama', contentClass: 'code' as const };
-    expect(await store.update({ ...classed, charsPerToken: 3 })).toMatchObject({ samples: 1 });
-    expect(await store.get(tagged)).toMatchObject({ ...tagged, charsPerToken: 5, samples: 4 });
-    expect((await persistence.list('calibration:')).sort()).toEqual([
-      'calibration:ollama/codellama%3Acode',
-      'calibration:ollama/codellama:code',
-    ]);
-  });
 });
