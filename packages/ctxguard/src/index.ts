@@ -38,6 +38,7 @@ export type {
   ImagePart,
   Message,
   MessageInput,
+  ReactContext,
   ReasoningPart,
   StrategyDecision,
   StrategyTools,
@@ -112,7 +113,7 @@ export {
   TruncateStrategy,
 } from '@ctxguard/strategies';
 // Counting and measuring.
-export type { TokenCount, TokenCounter } from '@ctxguard/token-counter';
+export type { CountContext, MeasureOptions, TokenCount, TokenCounter } from '@ctxguard/token-counter';
 export {
   ExactTokenCounter,
   HeuristicCounter,
