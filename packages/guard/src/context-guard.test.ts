@@ -1220,11 +1220,19 @@ describe('a misbehaving strategy', () => {
       [[{ action: 'none' }], '[{"action":"none"}] (an array)'],
     ] as const) {
       const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], () => answer as never);
-      const { guard, listenerErrors } = guardFor(strategy);
+      const { guard, listenerErrors, warnings } = guardFor(strategy);
       const event = await fitOn(guard, historyOf(conversation(9_000)), SIZES);
       expect(listenerErrors).toEqual([]);
       expect(event.declined).toBeDefined();
       expect(event.declined, named).toContain(`context strategy s answered ${named}${expected}`);
+      // Said at once too, also when the request is under the budget and goes out.
+      const under = guardFor(strategy);
+      const sent = await fitOn(under.guard, historyOf(conversation(5_000)), SIZES);
+      expect(sent.declined).toBeUndefined();
+      expect(under.warnings.find((w) => w.code === 'strategy_failed')?.message, named).toContain(
+        `Context strategy s answered ${named}; expected`,
+      );
+      expect(warnings.some((w) => w.code === 'strategy_failed')).toBe(true);
     }
     const long = recordingStrategy([{ level: 'a', at: 0.5 }], () => ({ note: 'x'.repeat(5_000) }) as never);
     const cut = await fitOn(guardFor(long).guard, historyOf(conversation(9_000)), SIZES);
@@ -1252,6 +1260,10 @@ describe('a misbehaving strategy', () => {
       state['count'] = ((state['count'] as number | undefined) ?? 0) + 1;
       state['big'] = 1n;
       state['loop'] = cycle;
+      // These would come back as something else ({}, a string, null): left out as well.
+      state['seen'] = new Map([[1, 2]]);
+      state['at'] = { when: new Date(0) };
+      state['ratio'] = Number.NaN;
       ctx.tools.dropOldest(Math.floor(ctx.tools.historyLength / 2));
       return { action: 'compacted' };
     });
@@ -1262,7 +1274,10 @@ describe('a misbehaving strategy', () => {
     expect(first.current).toBeLessThanOrEqual(SIZES.inputBudget);
     const dropped = warnings.filter((w) => w.code === 'strategy_state_dropped');
     expect(dropped.length).toBeGreaterThan(0);
-    expect(dropped[0]!.message).toMatch(/left out: big \(.*BigInt.*\), loop \(/);
+    expect(dropped[0]!.message).toContain(
+      'left out: big (is a BigInt), loop.self (is a circular reference), seen (is a Map instance, not a plain object), at.when (is a Date',
+    );
+    expect(dropped[0]!.message).toContain('ratio (is NaN, which JSON cannot carry)');
     expect(readState(history).strategyState['s']).toEqual({ count: strategy.calls.length });
     history.append(user(filler('later', 2_000)));
     await fitOn(guard, history, SIZES);

@@ -25,6 +25,8 @@ import {
   abortSignalSchema,
   describeThrown,
   describeValue,
+  findJsonValueIssue,
+  formatPath,
   isContextTools,
   isHookBus,
   lazySchema,
@@ -1165,6 +1167,13 @@ export class ContextGuard {
     before: number,
   ): Promise<number | undefined> {
     const { action } = decision;
+    // An answer that is no decision is said at once; the guard goes on as after `none`.
+    if (!DECISION_ACTIONS.has(action))
+      await this.#warn(
+        'strategy_failed',
+        `Context strategy ${run.name} answered ${describeAnswer(decision)}; taken as 'none'`,
+        { data: { strategy: run.name } },
+      );
     if (action === 'compacted') return this.#afterCompaction(run, attempt, levelIdx, before);
     if (action === 'decline') {
       this.#save(run.history, run.state);
@@ -1268,19 +1277,17 @@ export class ContextGuard {
   }
 
   /**
-   * Drops what a strategy put in its state that JSON cannot carry (a BigInt, a cycle, a `toJSON` that
-   * throws), with a warning naming the keys: the state is stored as JSON, and one bad value would
-   * otherwise fail every later save of the conversation's state.
+   * Drops what a strategy put in its state that JSON cannot carry (a BigInt, a cycle, a `Map`, a
+   * `Date`, `NaN`: the persistence rule), with a warning naming the keys: the state is stored as
+   * JSON, where one bad value would fail every later save, or come back as something else.
    */
   async #keepJsonState(bag: Record<string, JsonValue>, strategy: string): Promise<void> {
     const dropped: string[] = [];
     for (const key of Object.keys(bag)) {
-      try {
-        JSON.stringify(bag[key]);
-      } catch (error) {
-        dropped.push(`${key} (${describeThrown(error)})`);
-        delete bag[key];
-      }
+      const issue = findJsonValueIssue(bag[key]);
+      if (issue === null) continue;
+      dropped.push(`${formatPath([key, ...issue.path])} (${issue.reason})`);
+      delete bag[key];
     }
     if (dropped.length === 0) return;
     await this.#warn(
