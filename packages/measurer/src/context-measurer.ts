@@ -344,7 +344,8 @@ export class ContextMeasurer {
     measurement: ContextMeasurement,
     tally: ConversationTally,
   ): Promise<unknown> | undefined {
-    if (measurement.percentage === null) return undefined;
+    // No input budget at all: no percentage means anything, and the caller refuses the request.
+    if (measurement.percentage === null || measurement.inputBudget === 0) return undefined;
     const above = measurement.percentage >= this.#warn;
     const crossed = above && !tally.aboveWarn;
     if (tally.aboveWarn !== above) tally.aboveWarn = above;
