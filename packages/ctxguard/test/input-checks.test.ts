@@ -182,11 +182,27 @@ describe('recordCompletion with input tokens fewer than their own cache parts', 
     });
     expect(recorded.learned).toBe(false);
     expect(warnings.find((warning) => warning.code === 'usage_ignored')?.message).toMatch(
-      /usage\.inputTokens: \d+ tokens is fewer than its own cache parts \(cachedInputTokens \d+ \+ cacheWriteInputTokens 0\)/,
+      /usage\.inputTokens: \d+ tokens is fewer than its own cache parts \(cachedInputTokens \d+\), which it includes \(Anthropic's input_tokens leaves them out/,
     );
     history.push({ role: 'assistant', content: 'Module x fails.' }, { role: 'user', content: 'Why?' });
     const next = await guard.prepare({ conversationId: 'c', messages: history });
     expect(next.measurement.current).toBeGreaterThan(measured);
+    await guard.close();
+  });
+
+  it("names the fields of the provider's own usage it was given, without the hint for a hand-mapped one", async () => {
+    const { guard, warnings, history } = logReview(300);
+    await guard.prepare({ conversationId: 'c', messages: history });
+    await guard.recordCompletion({
+      conversationId: 'c',
+      usage: { prompt_tokens: 135, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 1024 } },
+    });
+    const message = warnings.find((warning) => warning.code === 'usage_ignored')?.message;
+    expect(message).toContain(
+      'recordCompletion usage.prompt_tokens: 135 tokens is fewer than its own cache parts (prompt_tokens_details.cached_tokens 1024), which it includes, so',
+    );
+    expect(message).not.toContain('Anthropic');
+    expect(message).not.toContain('inputTokens');
     await guard.close();
   });
 });

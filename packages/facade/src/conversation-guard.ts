@@ -60,7 +60,7 @@ import type {
 } from './facade-types.js';
 import { messagesToSend, OriginalsIndex, type SyncOptions, syncHistory } from './history-sync.js';
 import { readLearnedLimit, storeLearnedLimit } from './learned-limit.js';
-import { foreignShapeError } from './provider-shapes.js';
+import { foreignShapeError, type UsageFieldNames, usageFieldNames } from './provider-shapes.js';
 import {
   type RequestExtras,
   type RequestRecord,
@@ -303,7 +303,8 @@ export class ConversationGuard {
     return this.#serialized(id, async () => {
       const loaded = await this.#load(id);
       if (loaded.length === 0 && !this.#sent.has(id)) return await this.#usageForUnknown(id);
-      if (await this.#usageImpossible(loaded, id, usage)) return { learned: false };
+      if (await this.#usageImpossible(loaded, id, usage, usageFieldNames(input.usage)))
+        return { learned: false };
       const stored = this.#storedRequest(loaded, id)
         ? await this.#update(id, async (history) => this.#recordUsage(history, id, usage))
         : undefined;
@@ -600,13 +601,18 @@ export class ConversationGuard {
    * more tokens than the window it was measured against. Anchoring on it or learning from it would
    * make every later request of the conversation look over the budget.
    */
-  async #usageImpossible(history: InMemoryConversationHistory, id: string, usage: Usage): Promise<boolean> {
+  async #usageImpossible(
+    history: InMemoryConversationHistory,
+    id: string,
+    usage: Usage,
+    names: UsageFieldNames,
+  ): Promise<boolean> {
     const measured = readSession(history.metadata).lastMeasurement;
-    const why = impossibleUsage(usage, measured?.window, measured?.current);
+    const why = impossibleUsage(usage, names, measured?.window, measured?.current);
     if (why === undefined) return false;
     await this.hooks.emit('onWarning', {
       code: 'usage_ignored',
-      message: `recordCompletion usage.inputTokens: ${usage.inputTokens} tokens ${why}, so it cannot be that request's usage; it was ignored (pass the usage of the response to the request prepare returned, with every prompt token in inputTokens)`,
+      message: `recordCompletion ${names.input}: ${usage.inputTokens} tokens ${why}, so it cannot be that request's usage; it was ignored (pass the usage of the response to the request prepare returned${names.own ? ', with every prompt token in inputTokens' : ''})`,
       source: 'ctxguard',
       data: {
         conversationId: id,
@@ -1107,14 +1113,21 @@ const CACHEABLE_PROMPT_TOKENS = 1_024;
  */
 function impossibleUsage(
   { inputTokens, cachedInputTokens = 0, cacheWriteInputTokens = 0 }: Usage,
+  names: UsageFieldNames,
   window: number | null | undefined,
   measured: number | undefined,
 ): string | undefined {
   if (typeof window === 'number' && inputTokens > window)
     return `is more than the ${window}-token window the request was measured against`;
-  // Anthropic's own `input_tokens` leaves the cache parts out; ctxguard's `inputTokens` holds them.
-  if (cachedInputTokens + cacheWriteInputTokens > inputTokens)
-    return `is fewer than its own cache parts (cachedInputTokens ${cachedInputTokens} + cacheWriteInputTokens ${cacheWriteInputTokens}), which it includes (Anthropic's input_tokens leaves them out: pass the response's usage as the provider returned it)`;
+  if (cachedInputTokens + cacheWriteInputTokens > inputTokens) {
+    const parts = [`${names.cached} ${cachedInputTokens}`];
+    if (cacheWriteInputTokens > 0) parts.push(`${names.cacheWrite} ${cacheWriteInputTokens}`);
+    // Anthropic's own `input_tokens` leaves the cache parts out; ctxguard's `inputTokens` holds them.
+    const handMapped = names.own
+      ? " (Anthropic's input_tokens leaves them out: pass the response's usage as the provider returned it)"
+      : '';
+    return `is fewer than its own cache parts (${parts.join(' + ')}), which it includes${handMapped}`;
+  }
   // A provider counts every prompt at one token or more (its framing alone).
   if (inputTokens === 0 && measured !== undefined && measured > 0)
     return `cannot be the usage of a request measured at ${measured} tokens (a provider counts every prompt)`;

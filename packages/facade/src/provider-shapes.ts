@@ -185,17 +185,71 @@ const providerUsageSchemas = {
   anthropic: lazySchema(() => anthropicUsageSchema.transform(fromAnthropicUsage)),
 };
 
-/** The schema of the provider shape `value` is in; undefined for ctxguard's own. */
-function providerUsageSchemaOf(value: Record<string, unknown>): z.ZodType<Usage> | undefined {
-  if (isRecord(value['inputTokens'])) return providerUsageSchemas.aiSdkProvider;
-  if (isRecord(value['inputTokenDetails'])) return providerUsageSchemas.aiSdkResult;
+type UsageShape = keyof typeof providerUsageSchemas;
+
+/** The provider shape `value` is in; undefined for ctxguard's own. */
+function usageShapeOf(value: Record<string, unknown>): UsageShape | undefined {
+  if (isRecord(value['inputTokens'])) return 'aiSdkProvider';
+  if (isRecord(value['inputTokenDetails'])) return 'aiSdkResult';
   if ('inputTokens' in value) return undefined;
   // Either count of a pair names the shape, so a misspelled or missing other one is reported by its name.
-  if ('prompt_tokens' in value || 'completion_tokens' in value) return providerUsageSchemas.openAIChat;
-  if ('input_tokens_details' in value || 'output_tokens_details' in value)
-    return providerUsageSchemas.openAIResponses;
-  if ('input_tokens' in value || 'output_tokens' in value) return providerUsageSchemas.anthropic;
+  if ('prompt_tokens' in value || 'completion_tokens' in value) return 'openAIChat';
+  if ('input_tokens_details' in value || 'output_tokens_details' in value) return 'openAIResponses';
+  if ('input_tokens' in value || 'output_tokens' in value) return 'anthropic';
   return undefined;
+}
+
+function providerUsageSchemaOf(value: Record<string, unknown>): z.ZodType<Usage> | undefined {
+  const shape = usageShapeOf(value);
+  return shape === undefined ? undefined : providerUsageSchemas[shape];
+}
+
+/** Where a usage holds its prompt count and cache parts, named as the app wrote them (for messages). */
+export interface UsageFieldNames {
+  input: string;
+  cached: string;
+  cacheWrite: string;
+  /** ctxguard's own field names (where a hand-mapped provider usage may have gone wrong). */
+  own: boolean;
+}
+
+const USAGE_FIELD_NAMES: Record<UsageShape | 'ctxguard', Omit<UsageFieldNames, 'own'>> = {
+  ctxguard: {
+    input: 'usage.inputTokens',
+    cached: 'cachedInputTokens',
+    cacheWrite: 'cacheWriteInputTokens',
+  },
+  aiSdkProvider: {
+    input: 'usage.inputTokens.total',
+    cached: 'inputTokens.cacheRead',
+    cacheWrite: 'inputTokens.cacheWrite',
+  },
+  aiSdkResult: {
+    input: 'usage.inputTokens',
+    cached: 'inputTokenDetails.cacheReadTokens',
+    cacheWrite: 'inputTokenDetails.cacheWriteTokens',
+  },
+  openAIChat: {
+    input: 'usage.prompt_tokens',
+    cached: 'prompt_tokens_details.cached_tokens',
+    cacheWrite: 'cache writes',
+  },
+  openAIResponses: {
+    input: 'usage.input_tokens',
+    cached: 'input_tokens_details.cached_tokens',
+    cacheWrite: 'cache writes',
+  },
+  anthropic: {
+    input: 'usage.input_tokens with its cache parts',
+    cached: 'cache_read_input_tokens',
+    cacheWrite: 'cache_creation_input_tokens',
+  },
+};
+
+/** The names of a usage's prompt count and cache parts in the shape `usage` (as the app passed it) is in. */
+export function usageFieldNames(usage: unknown): UsageFieldNames {
+  const shape = isRecord(usage) ? usageShapeOf(usage) : undefined;
+  return { ...USAGE_FIELD_NAMES[shape ?? 'ctxguard'], own: shape === undefined };
 }
 
 /**
