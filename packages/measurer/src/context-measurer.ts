@@ -466,9 +466,14 @@ export class ContextMeasurer {
   ): Promise<number | undefined> {
     const list = withSystemPrompt(request.messages, request.system);
     if (fast.anchorIndex >= 0) {
+      // At once, not one after another: a counter that asks a provider's API waits on each call.
+      const counts = await Promise.all(
+        list
+          .slice(fast.anchorIndex + 1)
+          .map((message) => this.counter.measureMessage(message, ctx, { accuracy: 'exact' })),
+      );
       let current = fast.usageTokens;
-      for (const [offset, message] of list.slice(fast.anchorIndex + 1).entries()) {
-        const count = await this.counter.measureMessage(message, ctx, { accuracy: 'exact' });
+      for (const [offset, count] of counts.entries()) {
         const tokens = exactTokens(count, `measureMessage on messages[${fast.anchorIndex + 1 + offset}]`);
         if (tokens === undefined) return undefined;
         current += tokens;

@@ -78,12 +78,10 @@ export async function measureConversation(
     if (accuracy !== 'exact') exact = false;
   };
   const list = input.messages ?? [];
-  const messages: number[] = [];
-  for (const message of list) {
-    const count = await counter.measureMessage(message, ctx, options);
-    note(count.accuracy);
-    messages.push(count.tokens);
-  }
+  // At once: a counter that asks a provider's API waits on each call.
+  const counts = await Promise.all(list.map((message) => counter.measureMessage(message, ctx, options)));
+  for (const count of counts) note(count.accuracy);
+  const messages = counts.map((count) => count.tokens);
   let system = 0;
   const systemMessage = addedSystemMessage(list, input.system);
   if (systemMessage) {

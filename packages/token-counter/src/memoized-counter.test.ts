@@ -35,6 +35,42 @@ class CountingCounter implements TokenCounter {
 }
 
 describe('MemoizedCounter', () => {
+  it("measures a conversation's unremembered messages at once, not one after another", async () => {
+    const inner = new CountingCounter();
+    await inner.exact.ready(ctx);
+    let inFlight = 0;
+    let most = 0;
+    const slow: TokenCounter = {
+      ...inner,
+      specificationVersion: 'v1',
+      estimate: (t, c) => inner.estimate(t, c),
+      estimateMessage: (m, c) => inner.estimateMessage(m, c),
+      measure: (t, c, o) => inner.measure(t, c, o),
+      learn: (input) => inner.learn(input),
+      measureMessage: async (m, c, o) => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight--;
+        return inner.measureMessage(m, c, o);
+      },
+    };
+    const counter = new MemoizedCounter(slow);
+    const messages: Message[] = Array.from({ length: 6 }, (_, i) => ({
+      role: 'user',
+      content: `message ${i}`,
+    }));
+    const counted = await counter.measureConversation({ messages }, ctx, { accuracy: 'exact' });
+    expect(most).toBe(6);
+    expect(counted.accuracy).toBe('exact');
+    expect(counted.messages).toEqual(
+      await Promise.all(messages.map(async (m) => (await inner.exact.measureMessage(m, ctx)).tokens)),
+    );
+    // Remembered now: a second measure asks for none of them.
+    most = 0;
+    await counter.measureConversation({ messages }, ctx, { accuracy: 'exact' });
+    expect(most).toBe(0);
+  });
+
   it('asks the inner counter once per unchanged message', async () => {
     const inner = new CountingCounter();
     await inner.exact.ready(ctx);

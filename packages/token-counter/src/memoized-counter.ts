@@ -111,20 +111,19 @@ export class MemoizedCounter implements TokenCounter {
     const wanted = options?.accuracy ?? 'estimate';
     const scope = this.scope(ctx, wanted);
     const memo = this.memo;
-    for (let i = 0; i < list.length; i++) {
-      const message = list[i] as Message;
+    const counts: (TokenCount | Promise<TokenCount>)[] = list.map((message) => {
       const known = memo.peek(message, scope) as TokenCount | undefined;
-      if (known !== undefined) {
-        if (known.accuracy !== 'exact') exact = false;
-        messages[i] = known.tokens;
-        continue;
-      }
+      if (known !== undefined) return known;
       const slot = memo.lookup(message, scope);
-      let count = slot.value as TokenCount | undefined;
-      if (count === undefined) {
-        count = checkedCount(await this.inner.measureMessage(message, ctx, options));
+      if (slot.value !== undefined) return slot.value as TokenCount;
+      // Every message not remembered at once: a counter that asks a provider's API waits on each call.
+      return this.inner.measureMessage(message, ctx, options).then((given) => {
+        const count = checkedCount(given);
         if (count.accuracy === 'exact' || wanted === 'estimate') slot.store({ ...count });
-      }
+        return count;
+      });
+    });
+    for (const [i, count] of (await Promise.all(counts)).entries()) {
       if (count.accuracy !== 'exact') exact = false;
       messages[i] = count.tokens;
     }
