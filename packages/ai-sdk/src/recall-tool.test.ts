@@ -31,7 +31,7 @@ async function compactedGuard() {
 describe('recallTool', () => {
   it('lists what was compacted and loads a hidden range back, paged within the token limit', async () => {
     const guard = await compactedGuard();
-    const recall = recallTool({ source: guard, conversationId: 'recall', maxTokens: 400 });
+    const recall = recallTool({ source: guard, conversationId: 'recall', pageTokens: 400 });
     const listed = (await recall.execute?.({ action: 'list' }, execution)) as RecallOutput;
     if (!('compactions' in listed)) throw new Error(JSON.stringify(listed));
     expect(listed.compactions.length).toBeGreaterThan(0);
@@ -72,7 +72,7 @@ describe('recallTool', () => {
       ...longChat(30),
     ];
     await guard.prepare({ conversationId: 'big', messages, maxOutputTokens: 200 });
-    const recall = recallTool({ source: guard, conversationId: 'big', maxTokens: 500 });
+    const recall = recallTool({ source: guard, conversationId: 'big', pageTokens: 500 });
     const listed = (await recall.execute?.({ action: 'list' }, execution)) as RecallOutput;
     if (!('compactions' in listed)) throw new Error(JSON.stringify(listed));
     const compactionId = listed.compactions[0]?.compactionId ?? '';

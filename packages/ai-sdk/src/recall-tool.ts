@@ -50,8 +50,8 @@ export const recallToolOptionsSchema = lazySchema(() =>
         'must be a function',
       ),
     ]),
-    /** Most tokens one `load` returns (default 2,000); page on with `startAt`. */
-    maxTokens: z.number().int().positive().default(2_000),
+    /** Most tokens one `load` returns, a page (default 2,000); page on with `startAt`. */
+    pageTokens: z.number().int().positive().default(2_000),
     /** The tool's description, as the model reads it. */
     description: z.string().min(1).optional(),
   }),
@@ -134,7 +134,7 @@ function describeEntry(entry: HistoryEntry): string {
 
 /**
  * An AI SDK tool (zod input schema) that lets the model list what ctxguard compacted in its
- * conversation and read a hidden range back by compaction id, at most `maxTokens` per call (paged
+ * conversation and read a hidden range back by compaction id, at most `pageTokens` per call (paged
  * with `startAt`): nothing a compaction hid is out of the agent's reach.
  */
 export function recallTool(options: RecallToolOptions): Tool<RecallInput, RecallOutput> {
@@ -175,7 +175,7 @@ export function recallTool(options: RecallToolOptions): Tool<RecallInput, Recall
       };
     }
     const hidden = history.hidden(compactionId);
-    return loadPage(hidden, input, settings.maxTokens, tokensOf, compactionId);
+    return loadPage(hidden, input, settings.pageTokens, tokensOf, compactionId);
   }
   return tool({
     description: settings.description ?? DEFAULT_DESCRIPTION,
@@ -186,17 +186,17 @@ export function recallTool(options: RecallToolOptions): Tool<RecallInput, Recall
 
 /**
  * One page of the hidden messages from `input.startAt` (and `input.charOffset` inside it) within
- * `maxTokens`. A message larger than a page is paged through too, so nothing it holds is out of reach.
+ * `pageTokens`. A message larger than a page is paged through too, so nothing it holds is out of reach.
  */
 function loadPage(
   hidden: readonly HistoryEntry[],
   input: RecallInput,
-  maxTokens: number,
+  pageTokens: number,
   tokensOf: (entries: HistoryEntry[]) => number,
   compactionId: string,
 ): RecallOutput {
   const from = Math.min(input.startAt ?? 0, hidden.length);
-  const room = maxTokens * MIN_CHARS_PER_TOKEN;
+  const room = pageTokens * MIN_CHARS_PER_TOKEN;
   let offset = from < hidden.length ? (input.charOffset ?? 0) : 0;
   const pieces: string[] = [];
   let used = 0;
@@ -206,7 +206,7 @@ function loadPage(
     const entry = hidden[to] as HistoryEntry;
     const rest = describeEntry(entry).slice(offset);
     const cost = offset > 0 ? Math.ceil(rest.length / MIN_CHARS_PER_TOKEN) : tokensOf([entry]);
-    if (used + cost <= maxTokens) {
+    if (used + cost <= pageTokens) {
       pieces.push(offset > 0 ? `[… continued]\n${rest}` : rest);
       used += cost;
       to++;

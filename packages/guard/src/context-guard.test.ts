@@ -113,7 +113,7 @@ describe('defaultMaxFactTokens', () => {
 });
 
 describe('strategy resolution', () => {
-  const setup = (onUnknownStrategy?: 'skip' | 'fallback-default' | 'throw') => {
+  const setup = (onUnknownStrategy?: 'skip' | 'fallback-default' | 'decline') => {
     const main = recordingStrategy([{ level: 'go', at: 0.1 }]);
     const other = recordingStrategy([{ level: 'go', at: 0.1 }]);
     const ctx = createGuard({
@@ -156,15 +156,15 @@ describe('strategy resolution', () => {
     );
     expect(skipping.main.calls).toHaveLength(0);
     expect(event.declined).toBeUndefined();
-    const throwing = setup('throw');
-    const thrown = await fitOn(
-      throwing.guard,
+    const declining = setup('decline');
+    const declined = await fitOn(
+      declining.guard,
       historyOf(conversation(2_000), { contextStrategy: 'nope' }),
       SIZES,
     );
-    expect(thrown.declined).toBeDefined();
-    expect(thrown.declined).toMatch(/Unknown context strategy "nope"/);
-    expect(throwing.main.calls).toHaveLength(0);
+    expect(declined.declined).toBeDefined();
+    expect(declined.declined).toMatch(/Unknown context strategy "nope"/);
+    expect(declining.main.calls).toHaveLength(0);
   });
 });
 

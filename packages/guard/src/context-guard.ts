@@ -191,7 +191,7 @@ interface FitCall extends FitRequest {
 }
 
 /** What the guard does with a conversation whose `contextStrategy` names no registered strategy. */
-export type UnknownStrategyPolicy = 'skip' | 'fallback-default' | 'throw';
+export type UnknownStrategyPolicy = 'skip' | 'fallback-default' | 'decline';
 
 const isFunction = (value: unknown): boolean => typeof value === 'function';
 
@@ -306,7 +306,7 @@ export const contextGuardOptionsSchema = lazySchema(() =>
        */
       summarizerWindowTokens: z.number().int().min(1_000).optional(),
       /** An unknown `contextStrategy` name: `skip` the conversation, use the default (default), or `throw`. */
-      onUnknownStrategy: z.enum(['skip', 'fallback-default', 'throw']).default('fallback-default'),
+      onUnknownStrategy: z.enum(['skip', 'fallback-default', 'decline']).default('fallback-default'),
       /** Further reactions after a compaction that left the request above `criticalFloor` (default 2). */
       maxCompactRetries: z.number().int().min(0).max(10).default(2),
       /** Fraction of the input budget above which a compaction is retried (default 0.95). */
@@ -350,7 +350,7 @@ export const contextGuardOptionsSchema = lazySchema(() =>
 /** Options accepted by {@link ContextGuard}. */
 export type ContextGuardOptions = z.input<typeof contextGuardOptionsSchema>;
 
-/** A conversation named a strategy that is not registered, with `onUnknownStrategy: 'throw'`. */
+/** A conversation named a strategy that is not registered, with `onUnknownStrategy: 'decline'`. */
 export class UnknownStrategyError extends CtxGuardError {
   override readonly name: string = 'UnknownStrategyError';
   /** The name the conversation asked for. */
@@ -720,7 +720,7 @@ export class ContextGuard {
   async #resolveUnknown(event: FitCall, chosen: string): Promise<ResolvedStrategy | undefined> {
     const { strategies, defaultStrategy } = this.#options;
     const policy = this.#options.onUnknownStrategy;
-    if (policy !== 'throw' && !this.#warnedUnknown.has(chosen)) {
+    if (policy !== 'decline' && !this.#warnedUnknown.has(chosen)) {
       this.#warnedUnknown.add(chosen);
       await this.#hooks.emit('onWarning', {
         code: 'unknown_strategy',
