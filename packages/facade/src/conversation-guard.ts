@@ -38,6 +38,7 @@ import { RecompactStrategy } from '@ctxguard/strategies';
 import { HybridTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { LRUCache } from 'lru-cache';
 import type { z } from 'zod';
+import { checkedPersistence } from './checked-persistence.js';
 import { ContextDeclinedError } from './context-declined-error.js';
 import {
   type CreateContextGuardOptions,
@@ -178,6 +179,8 @@ export class ConversationGuard {
   readonly catalog: ModelCatalog;
   /** Where conversations and calibrations live. */
   readonly persistence: Persistence;
+  /** `persistence` as the guard calls it: a failure or a broken contract names the method and key. */
+  readonly #store: Persistence;
   /** Calibrations the default counter learns into (undefined with your own `counter`). */
   readonly calibrationStore: PersistenceCalibrationStore | undefined;
   /** The measurer (`onMessageResolve` → `onContextMeasure`, learning on `onCompletion`). */
@@ -220,9 +223,10 @@ export class ConversationGuard {
     this.hooks = parsed.hooks ?? new HookBus();
     this.catalog = parsed.catalog ?? new ModelCatalog();
     this.persistence = parsed.persistence ?? new MemoryPersistence();
+    this.#store = checkedPersistence(this.persistence);
     let counter = parsed.counter;
     if (counter === undefined) {
-      this.calibrationStore = new PersistenceCalibrationStore({ persistence: this.persistence });
+      this.calibrationStore = new PersistenceCalibrationStore({ persistence: this.#store });
       this.#ownedCounter = new HybridTokenCounter({
         catalog: this.catalog,
         calibrationStore: this.calibrationStore,
@@ -256,7 +260,7 @@ export class ConversationGuard {
       ...(parsed.loopProtection === undefined ? {} : { loopProtection: parsed.loopProtection }),
     });
     this.historyStore = new HistoryStore(
-      this.persistence,
+      this.#store,
       parsed.namespace === undefined ? {} : { namespace: parsed.namespace },
     );
   }
@@ -936,7 +940,7 @@ export class ConversationGuard {
   async #learnLimit(limit: number, window: number | null): Promise<void> {
     this.#learnedLimit = Math.min(limit, this.#learnedLimit ?? limit);
     try {
-      this.#learnedLimit = await storeLearnedLimit(this.persistence, this.provider, this.model, limit);
+      this.#learnedLimit = await storeLearnedLimit(this.#store, this.provider, this.model, limit);
     } catch (error) {
       await this.hooks.emit('onWarning', {
         code: 'context_limit_not_stored',
@@ -962,7 +966,7 @@ export class ConversationGuard {
       this.#histories.delete(id);
     }
     // Loaded from the store: another process may have learned a limit for the model since.
-    const stored = await readLearnedLimit(this.persistence, this.provider, this.model);
+    const stored = await readLearnedLimit(this.#store, this.provider, this.model);
     if (stored !== undefined) this.#learnedLimit = Math.min(stored, this.#learnedLimit ?? stored);
     const history = await this.historyStore.loadOrCreate(id);
     this.#histories.set(id, history);
