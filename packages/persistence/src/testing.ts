@@ -136,13 +136,14 @@ function nested(depth: number, leaf: unknown, kind: 'array' | 'object'): unknown
 }
 
 /** Calls `run` and hands back its rejection (or synchronous throw); fails when it succeeds. */
-async function rejectionOf(run: () => Promise<unknown>): Promise<unknown> {
+/** What `run` rejected with; `what` names the call when it did not reject (a store to fix). */
+async function rejectionOf(what: string, run: () => Promise<unknown>): Promise<unknown> {
   try {
     await run();
   } catch (error) {
     return error;
   }
-  throw new Error('expected the operation to be rejected, but it succeeded');
+  throw new Error(`expected ${what} to be rejected, but it succeeded`);
 }
 
 function codeOf(error: unknown): unknown {
@@ -497,12 +498,12 @@ export function describePersistence(
       ];
       for (const [label, value] of bad) {
         await store.set('existing', { keep: label });
-        const onExisting = await rejectionOf(() => store.set('existing', value));
+        const onExisting = await rejectionOf(`set('existing', ${label})`, () => store.set('existing', value));
         expect(codeOf(onExisting), label).toBe('storage_unserializable_value');
         expect(String((onExisting as Error).message), label).toContain('existing');
         expect(await store.get('existing'), label).toEqual({ keep: label });
 
-        const onFresh = await rejectionOf(() => store.set('fresh', value));
+        const onFresh = await rejectionOf(`set('fresh', ${label})`, () => store.set('fresh', value));
         expect(codeOf(onFresh), label).toBe('storage_unserializable_value');
         expect(await store.has('fresh'), label).toBe(false);
         expect(await store.get('fresh'), label).toBeNull();
@@ -519,17 +520,20 @@ export function describePersistence(
         const untyped = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
         for (const method of ['get', 'has', 'delete'] as const) {
           expect(
-            codeOf(await rejectionOf(() => untyped[method]!.call(store, key))),
+            codeOf(await rejectionOf(`${method}(${label})`, () => untyped[method]!.call(store, key))),
             `${method}(${label})`,
           ).toBe('invalid_input');
         }
-        expect(codeOf(await rejectionOf(() => untyped['set']!.call(store, key, 1))), `set(${label})`).toBe(
-          'invalid_input',
-        );
+        expect(
+          codeOf(await rejectionOf(`set(${label}, 1)`, () => untyped['set']!.call(store, key, 1))),
+          `set(${label})`,
+        ).toBe('invalid_input');
       }
       const untypedList = store.list as unknown as (prefix: unknown) => Promise<string[]>;
-      expect(codeOf(await rejectionOf(() => untypedList.call(store, 5)))).toBe('invalid_input');
-      expect(codeOf(await rejectionOf(() => untypedList.call(store, null)))).toBe('invalid_input');
+      expect(codeOf(await rejectionOf('list(5)', () => untypedList.call(store, 5)))).toBe('invalid_input');
+      expect(codeOf(await rejectionOf('list(null)', () => untypedList.call(store, null)))).toBe(
+        'invalid_input',
+      );
       expect(await store.list()).toEqual([]);
     });
   });
@@ -731,17 +735,21 @@ export function describePersistence(
         ['cycle', cyclic],
         ['Map', new Map()],
       ] as [string, unknown][]) {
-        const onFresh = await rejectionOf(() => setIfAbsent('fresh', value));
+        const onFresh = await rejectionOf(`setIfAbsent('fresh', ${label})`, () =>
+          setIfAbsent('fresh', value),
+        );
         expect(codeOf(onFresh), label).toBe('storage_unserializable_value');
         expect(String((onFresh as Error).message), label).toContain('fresh');
         expect(await store.has('fresh'), label).toBe(false);
-        const onExisting = await rejectionOf(() => setIfAbsent('existing', value));
+        const onExisting = await rejectionOf(`setIfAbsent('existing', ${label})`, () =>
+          setIfAbsent('existing', value),
+        );
         expect(codeOf(onExisting), label).toBe('storage_unserializable_value');
         expect(await store.get('existing'), label).toBe('kept');
       }
       for (const key of ['', 42, null, undefined, 'lone \ud800 surrogate'] as unknown[]) {
         expect(
-          codeOf(await rejectionOf(() => setIfAbsent(key as string, 1))),
+          codeOf(await rejectionOf(`setIfAbsent(${String(key)}, 1)`, () => setIfAbsent(key as string, 1))),
           `setIfAbsent(${String(key)})`,
         ).toBe('invalid_input');
       }

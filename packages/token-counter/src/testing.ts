@@ -295,23 +295,35 @@ export function describeTokenCounter(
     ({ expect }) =>
       withCounter(async (counter) => {
         const exact = { accuracy: 'exact' as const };
-        await expect(counter.measure(42 as unknown as string, ctx, exact)).rejects.toThrow(/text/);
+        await expect(
+          counter.measure(42 as unknown as string, ctx, exact),
+          'measure(42): a text that is not a string rejects naming `text`',
+        ).rejects.toThrow(/text/);
         await expect(
           counter.measure('hello', { provider: ctx.provider } as unknown as CountContext, exact),
+          'measure with a ctx without model: rejects naming `model`',
         ).rejects.toThrow(/model/);
         const broken = { role: 'user', content: [{ type: 'image' }] } as unknown as Message;
-        await expect(counter.measureMessage(broken, ctx, exact)).rejects.toThrow(/content/);
+        await expect(
+          counter.measureMessage(broken, ctx, exact),
+          'measureMessage of an image part without data: rejects naming `content`',
+        ).rejects.toThrow(/content/);
         await expect(
           counter.measureMessage(
             { role: 'user', content: 'hi' },
             undefined as unknown as CountContext,
             exact,
           ),
+          'measureMessage without a ctx: rejects naming `ctx`',
         ).rejects.toThrow(/ctx/);
         const aborted = AbortSignal.abort(new Error('caller gave up'));
-        await expect(counter.measure('hello', ctx, { signal: aborted })).rejects.toThrow('caller gave up');
+        await expect(
+          counter.measure('hello', ctx, { signal: aborted }),
+          'measure with an aborted signal: rejects with its reason',
+        ).rejects.toThrow('caller gave up');
         await expect(
           counter.measureMessage({ role: 'user', content: 'hi' }, ctx, { signal: aborted }),
+          'measureMessage with an aborted signal: rejects with its reason',
         ).rejects.toThrow('caller gave up');
       }),
     timeout,
