@@ -57,4 +57,56 @@ describe('prepare and prompt-cache breakpoints', () => {
     expect((await guard.stats('agent')).effectiveMessages).toBe(history.length - 2);
     await guard.close();
   });
+
+  it('keeps the breakpoints the app put on messages of this request that the guard rewrote', async () => {
+    const guard = createContextGuard({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      contextLimit: 20_000,
+    });
+    const system = [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }];
+    const history: AnthropicMessage[] = [{ role: 'user', content: 'Read every module, then the build log.' }];
+    for (let step = 0; step < 4; step++)
+      history.push(
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: `t${step}`, name: 'read_file', input: { path: `m${step}.ts` } }],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: `t${step}`, content: 'export const x = 1;\n'.repeat(300) },
+          ],
+        },
+      );
+    history.push(
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'log', name: 'read_file', input: { path: 'build.log' } }],
+      },
+      // Larger than the whole budget: the guard cuts it in this very request.
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'log',
+            content: 'error: the build failed at step 12\n'.repeat(4_000),
+          },
+        ],
+      },
+    );
+    const prepared = await guard.prepare({
+      conversationId: 'big-log',
+      messages: fromAnthropic({ system: system as never, messages: markNewest(history) as never }),
+      maxOutputTokens: 2048,
+    });
+    const sent = toAnthropic(prepared.messages);
+    // The log went out shortened (it alone is over the budget), with the app's breakpoint on it.
+    expect(JSON.stringify(sent.messages.at(-1)).length).toBeLessThan(20_000);
+    expect(breakpoints(sent.system)).toBe(1);
+    expect(breakpoints(sent.messages.at(-1))).toBe(1);
+    expect(breakpoints(sent)).toBe(2);
+    await guard.close();
+  });
 });

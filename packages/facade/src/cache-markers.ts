@@ -1,27 +1,72 @@
-import type { Message } from '@ctxguard/core';
+import type { CompactionRecord, Message } from '@ctxguard/core';
+import { isRecord } from '@ctxguard/shared';
 
 /** Provider options that mark a prompt-cache breakpoint (Anthropic's and OpenRouter's, Bedrock's). */
 const CACHE_MARKER_KEYS = new Set(['cacheControl', 'cache_control', 'cachePoint']);
 
 /**
- * A copy of a stored message without prompt-cache breakpoints. A stored copy carries the
- * breakpoints the app put on it when it was sent (the newest message, usually); the app has moved
- * them since, and a provider refuses more than a few (Anthropic: 4). The app's breakpoints of this
- * request are on its own message objects, which are sent as given.
+ * A copy of a stored message with the prompt-cache breakpoints of this request. A stored copy
+ * carries the breakpoints the app put on it when it was sent (on the newest message, usually); the
+ * app has moved them since, and a provider refuses more than a few (Anthropic: 4). So a copy keeps
+ * none, except those the app's `current` object has, when the copy rewrites a message the app sent
+ * in this request (facts put into its system prompt, its newest tool result cut).
  */
-export function storedCopyWithoutCacheMarkers(message: Message): Message {
-  const copy = structuredClone(message) as Message & { providerOptions?: unknown };
-  dropCacheMarkers(copy.providerOptions);
-  if (Array.isArray(copy.content))
-    for (const part of copy.content)
-      dropCacheMarkers((part as { providerOptions?: unknown }).providerOptions);
-  return copy;
+export function storedCopyWithCurrentMarkers(message: Message, current: unknown): Message {
+  const copy = structuredClone(message) as unknown as Marked & { content: unknown };
+  const source = isRecord(current) ? current : {};
+  copy.providerOptions = withMarkersOf(copy.providerOptions, source['providerOptions']);
+  if (Array.isArray(copy.content)) {
+    const sourceParts = Array.isArray(source['content']) ? source['content'] : [];
+    (copy.content as (Marked & { type: unknown })[]).forEach((part, i) => {
+      const from = sourceParts[i];
+      const same = isRecord(from) && from['type'] === part.type;
+      part.providerOptions = withMarkersOf(part.providerOptions, same ? from['providerOptions'] : undefined);
+    });
+  }
+  return dropUndefined(copy) as unknown as Message;
 }
 
-function dropCacheMarkers(providerOptions: unknown): void {
-  if (typeof providerOptions !== 'object' || providerOptions === null) return;
-  for (const options of Object.values(providerOptions))
-    if (typeof options === 'object' && options !== null)
-      for (const key of Object.keys(options))
-        if (CACHE_MARKER_KEYS.has(key)) delete options[key as keyof typeof options];
+/** A message or part, as far as its provider options go. */
+interface Marked {
+  providerOptions?: unknown;
+}
+
+/**
+ * The single original each one-for-one rewrite stands for, by the rewrite's entry id (a cleared tool
+ * result, a system prompt with facts put in): a chain of rewrites leads back to the app's message.
+ */
+export function rewrittenOriginals(compactions: readonly CompactionRecord[]): (id: string) => string {
+  const single = new Map<string, string>();
+  for (const record of compactions)
+    if (record.hiddenIds.length === 1 && !record.memberIds?.length)
+      single.set(record.entryId, record.hiddenIds[0]!);
+  return (id) => {
+    for (let hops = 0; single.has(id) && hops < single.size; hops++) id = single.get(id)!;
+    return id;
+  };
+}
+
+/** `options` without breakpoints, with those of `current` (the app's options of this request). */
+function withMarkersOf(options: unknown, current: unknown): Record<string, unknown> | undefined {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [provider, values] of Object.entries(isRecord(options) ? options : {}))
+    if (isRecord(values))
+      out[provider] = Object.fromEntries(
+        Object.entries(values).filter(([key]) => !CACHE_MARKER_KEYS.has(key)),
+      );
+  for (const [provider, values] of Object.entries(isRecord(current) ? current : {}))
+    if (isRecord(values))
+      for (const [key, value] of Object.entries(values))
+        if (CACHE_MARKER_KEYS.has(key)) out[provider] = { ...out[provider], [key]: structuredClone(value) };
+  const kept = Object.entries(out).filter(([, values]) => Object.keys(values).length > 0);
+  return kept.length === 0 ? undefined : Object.fromEntries(kept);
+}
+
+/** The message without `providerOptions: undefined` (on it and its parts), as the app would write it. */
+function dropUndefined<T extends Marked & { content: unknown }>(message: T): T {
+  if (message.providerOptions === undefined) delete message.providerOptions;
+  if (Array.isArray(message.content))
+    for (const part of message.content as Marked[])
+      if (part.providerOptions === undefined) delete part.providerOptions;
+  return message;
 }

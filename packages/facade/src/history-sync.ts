@@ -1,8 +1,8 @@
 import type { CompactionRecord, HistoryEntry, Message, Usage } from '@ctxguard/core';
 import type { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { dropStaleSignedReasoning } from '@ctxguard/guard';
-import { isOriginalEntry } from '@ctxguard/shared';
-import { storedCopyWithoutCacheMarkers } from './cache-markers.js';
+import { isOriginalEntry, roleOf } from '@ctxguard/shared';
+import { rewrittenOriginals, storedCopyWithCurrentMarkers } from './cache-markers.js';
 import { matchesStored } from './message-match.js';
 
 /** What mapping the app's messages onto a stored conversation did. */
@@ -259,7 +259,7 @@ export function syncHistory(
 /**
  * The messages to send for the effective view of `history`: the app's own objects where an
  * effective entry stands for one of the app's messages (by the sync's mapping), copies of the
- * stored summaries and markers elsewhere, without the prompt-cache breakpoints they were stored with. Signed or redacted reasoning after the first message a
+ * stored summaries and markers elsewhere, with the prompt-cache breakpoints of this request only. Signed or redacted reasoning after the first message a
  * compaction wrote is left out (a provider such as Anthropic rejects a signed block whose earlier
  * messages changed) up to the last message of the request the newest compaction rewrote; the
  * history keeps it, so a rewind restores it. A tool round that request ended in, left without its
@@ -274,6 +274,17 @@ export function messagesToSend(
 ): { messages: Message[]; droppedSignedReasoning: number } {
   const effective = history.effectiveEntries();
   const out = new Array<Message>(effective.length);
+  const originalOf = rewrittenOriginals(history.compactions());
+  // A copy keeps the breakpoints of the app's message of this request it rewrites, and no others:
+  // the message it rewrote one for one, or the app's newest for the newest (it stands for it).
+  const storedCopy = (entry: HistoryEntry, newest: boolean): Message => {
+    const original = originalOf(entry.id);
+    const at =
+      original === entry.id ? undefined : (appIndexById?.get(original) ?? index.positionOf(original));
+    const current = at !== undefined ? app[at] : newest ? app.at(-1) : undefined;
+    const same = roleOf(current) === entry.message.role;
+    return storedCopyWithCurrentMarkers(entry.message, same ? current : undefined);
+  };
   const ids = index.ids;
   let j = 0;
   let firstRewritten = -1;
@@ -292,7 +303,7 @@ export function messagesToSend(
       }
     }
     const own = position === undefined ? undefined : app[position];
-    out[k] = own === undefined ? storedCopyWithoutCacheMarkers(entry.message) : (own as Message);
+    out[k] = own === undefined ? storedCopy(entry, k === effective.length - 1) : (own as Message);
   }
   if (firstRewritten < 0 || keepSignedReasoning) return { messages: out, droppedSignedReasoning: 0 };
   const sendable = dropStaleSignedReasoning(history, out, firstRewritten, effective);
