@@ -257,7 +257,10 @@ export interface StrategyTools {
       focus?: string | undefined;
     } & Cancellable,
   ): Promise<string>;
-  /** Hides effective entries `[from, to)` under `replacement`; rewindable. */
+  /**
+   * Hides effective entries `[from, to)` under `replacement`; rewindable. The system prompt and the
+   * user's newest message (the request the model answers) stay: the range is cut around them.
+   */
   replaceRange(from: number, to: number, replacement: MessageInput): RewriteResult;
   /** Hides the oldest `n` effective entries (the system prompt stays); rewindable. */
   dropOldest(n: number): RewriteResult;
@@ -278,7 +281,10 @@ export interface StrategyTools {
   compactMessages(options: CompactMessagesRewriteOptions): Promise<CompactMessagesRewriteResult>;
   /** Cuts older tool outputs to their head and tail and drops old unsigned reasoning; no message is hidden. */
   lightTrim(options?: LightTrimRewriteOptions): Promise<LightTrimRewriteResult>;
-  /** Hides effective entries `[from, to)` under a summary (with a facts block), widened to keep tool pairs whole. */
+  /**
+   * Hides effective entries `[from, to)` under a summary (with a facts block), widened to keep tool
+   * pairs whole; the user's newest message stays, as in `replaceRange`.
+   */
   summarizeRange(options: SummarizeRangeOptions): Promise<SummarizeRangeResult>;
   /**
    * Writes `facts` as a facts block into the system prompt or the first user message; with

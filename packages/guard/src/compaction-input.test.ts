@@ -116,7 +116,9 @@ describe('the messages a compaction reads', () => {
     const history = historyOf([system('You are a coding agent.'), user(TASK)]);
     const tools = toolsOf(history, 2_000);
     for (let index = 0; index < 30; index++) for (const message of round(index)) history.append(message);
-    await tools.summarizeRange({ from: 1, to: history.messages().length - 3 });
+    // A later user message: the task is no longer the newest one, which no range rewrite hides.
+    history.append(user('Go on.'));
+    await tools.summarizeRange({ from: 1, to: history.messages().length - 4 });
     expect(isSummary(history.messages()[1]!)).toBe(true);
     for (let index = 30; index < 40; index++) for (const message of round(index)) history.append(message);
     const messages = inputOf(history, 2_000);

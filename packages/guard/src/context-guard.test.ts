@@ -1264,6 +1264,8 @@ describe('a misbehaving strategy', () => {
       state['seen'] = new Map([[1, 2]]);
       state['at'] = { when: new Date(0) };
       state['ratio'] = Number.NaN;
+      // Cleared, not dropped: JSON leaves an undefined key out without a word.
+      state['cleared'] = undefined;
       ctx.tools.dropOldest(Math.floor(ctx.tools.historyLength / 2));
       return { action: 'compacted' };
     });
@@ -1278,6 +1280,7 @@ describe('a misbehaving strategy', () => {
       'left out: big (is a BigInt), loop.self (is a circular reference), seen (is a Map instance, not a plain object), at.when (is a Date',
     );
     expect(dropped[0]!.message).toContain('ratio (is NaN, which JSON cannot carry)');
+    expect(dropped[0]!.message).not.toContain('cleared');
     expect(readState(history).strategyState['s']).toEqual({ count: strategy.calls.length });
     history.append(user(filler('later', 2_000)));
     await fitOn(guard, history, SIZES);

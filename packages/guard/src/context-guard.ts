@@ -305,7 +305,7 @@ export const contextGuardOptionsSchema = lazySchema(() =>
        * (default 100,000, or the tools' `windowTokens` when smaller).
        */
       summarizerWindowTokens: z.number().int().min(1_000).optional(),
-      /** An unknown `contextStrategy` name: `skip` the conversation, use the default (default), or `throw`. */
+      /** An unknown `contextStrategy` name: `skip` the conversation, use the default (default), or `decline` the request. */
       onUnknownStrategy: z.enum(['skip', 'fallback-default', 'decline']).default('fallback-default'),
       /** Further reactions after a compaction that left the request above `criticalFloor` (default 2). */
       maxCompactRetries: z.number().int().min(0).max(10).default(2),
@@ -1284,6 +1284,8 @@ export class ContextGuard {
   async #keepJsonState(bag: Record<string, JsonValue>, strategy: string): Promise<void> {
     const dropped: string[] = [];
     for (const key of Object.keys(bag)) {
+      // A key set to undefined is how a strategy clears it: JSON leaves it out, as the stores do.
+      if (bag[key] === undefined) continue;
       const issue = findJsonValueIssue(bag[key]);
       if (issue === null) continue;
       dropped.push(`${formatPath([key, ...issue.path])} (${issue.reason})`);

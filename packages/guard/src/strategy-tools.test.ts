@@ -208,12 +208,21 @@ describe('StrategyToolsImpl', () => {
     expect(textOf(history.messages().at(-1))).toBe('continue 3');
     rewindAll(history);
     expect(history.messages()).toEqual(original);
-    // A tool result may be summarized: it is the tool's output, not the user's request.
+    // In an agent loop the request is the newest user message before the tool rounds: the rounds
+    // may be summarized, the request stays (a range starting on it starts after it).
     const loop = historyOf(original.slice(0, -2));
-    expect((await toolsFor(loop).summarizeRange({ from: 1, to: Number.POSITIVE_INFINITY })).changed).toBe(
-      true,
-    );
-    expect(loop.messages().map((message) => message.role)).toEqual(['system', 'user']);
+    const all = { from: 1, to: Number.POSITIVE_INFINITY };
+    expect((await toolsFor(loop).summarizeRange(all)).changed).toBe(true);
+    expect(loop.messages().map((message) => message.role)).toEqual([
+      'system',
+      'system',
+      'user',
+      'assistant',
+      'tool',
+    ]);
+    expect(textOf(loop.messages()[2])).toBe('continue 2');
+    expect((await toolsFor(loop).summarizeRange({ ...all, from: 2 })).changed).toBe(true);
+    expect(loop.messages().map((message) => message.role)).toEqual(['system', 'system', 'user', 'system']);
   });
 
   it('dropOldest keeps the system prompt and whole tool pairs, never empties, rewinds', () => {
@@ -399,23 +408,24 @@ describe('StrategyToolsImpl', () => {
     expect(history.messages()).toEqual(original);
   });
 
-  it('summarizeRange writes a summary of everything after the system prompt as a user message', async () => {
-    const original = agent(6).slice(0, -2);
-    const history = historyOf(original);
-    const result = await toolsFor(history).summarizeRange({ from: 1, to: original.length });
+  it('summarizeRange writes a summary right after the system prompt as a user message, elsewhere as a system note', async () => {
+    // A conversation of tool rounds alone: no user message the range tools keep.
+    const rounds = agent(6).filter((message) => message.role !== 'user');
+    const history = historyOf(rounds);
+    const result = await toolsFor(history).summarizeRange({ from: 1, to: rounds.length });
     expect(result.changed).toBe(true);
     const view = history.messages();
     expect(view.map((message) => message.role)).toEqual(['system', 'user']);
-    expect(summaryBlock.parse(textOf(view[1]!))?.messageCount).toBe(original.length - 1);
+    expect(summaryBlock.parse(textOf(view[1]!))?.messageCount).toBe(rounds.length - 1);
     // After a message of the conversation, or before one that is not the assistant's, it is a system note.
-    const tail = historyOf(original);
-    await toolsFor(tail).summarizeRange({ from: 2, to: original.length });
-    expect(tail.messages().map((message) => message.role)).toEqual(['system', 'user', 'system']);
+    const tail = historyOf(rounds);
+    await toolsFor(tail).summarizeRange({ from: 3, to: rounds.length });
+    expect(tail.messages().map((message) => message.role)).toEqual(['system', 'assistant', 'tool', 'system']);
     const middle = historyOf(agent(6));
     await toolsFor(middle).summarizeRange({ from: 2, to: 5 });
     expect(middle.messages()[2]!.role).toBe('system');
     rewindAll(history);
-    expect(history.messages()).toEqual(original);
+    expect(history.messages()).toEqual(rounds);
   });
 
   it('a fact keyed from a value that held a secret is keyed again from the redacted value', async () => {

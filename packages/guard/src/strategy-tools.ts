@@ -413,6 +413,20 @@ export class StrategyToolsImpl implements StrategyTools {
   }
 
   /**
+   * Where the user's newest message sits in the view: the newest user message that is no summary
+   * or marker (kept verbatim by an earlier compaction, or with facts put in front, it still is).
+   */
+  #requestIndex(): number | undefined {
+    const entries = this.#history.effectiveEntries();
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const entry = entries[i] as HistoryEntry;
+      if (entry.message.role === 'user' && entry.isSummary !== true && entry.isTruncationMarker !== true)
+        return i;
+    }
+    return undefined;
+  }
+
+  /**
    * Hides effective entries `[from, to)` under `replacement` (redacted), never the system prompt,
    * the user's newest message nor anything up to a provider compaction item; one rewindable
    * compaction.
@@ -438,7 +452,7 @@ export class StrategyToolsImpl implements StrategyTools {
       if (unit.start < start && unit.end > start) start = unit.start < frozen ? unit.end : unit.start;
       if (unit.start < end && unit.end > end) end = unit.end;
     }
-    end = Math.min(end, rewritableEnd(view));
+    [start, end] = aroundRequest(start, end, this.#requestIndex());
     if (start >= end) return this.#unchanged();
     const replacementMessage = this.#keepingFacts(view.slice(start, end), message);
     return this.#record('replaceRange', () => this.#splice(start, end, [replacementMessage]));
@@ -647,10 +661,11 @@ export class StrategyToolsImpl implements StrategyTools {
     const view = this.#history.effectiveEntries();
     const messages = view.map((entry) => entry.message);
     const frozen = frozenPrefixEnd(messages);
+    const request = this.#requestIndex();
     let from = Math.max(frozen, Math.floor(options.from));
-    const rewritable = rewritableEnd(messages);
-    let to = Math.min(rewritable, Math.floor(options.to));
+    let to = Math.min(view.length, Math.floor(options.to));
     while (from < to && isPlainSystem(messages[from])) from++;
+    [from, to] = aroundRequest(from, to, request);
     const units = toolPairUnits(messages);
     // Widening to a compaction group can cut a tool unit again (a group may end between parallel
     // results), and widening to the unit can cut a group: repeat both until neither moves.
@@ -664,7 +679,8 @@ export class StrategyToolsImpl implements StrategyTools {
       while (to < view.length && view[to]?.condenseMember !== undefined) to++;
       moved = from !== start || to !== end;
     }
-    if (to <= from || from < frozen || to > rewritable) return { ...this.#unchanged(), facts: [] };
+    const hidesRequest = request !== undefined && from <= request && request < to;
+    if (to <= from || from < frozen || hidesRequest) return { ...this.#unchanged(), facts: [] };
 
     const range = view.slice(from, to);
     const earlier = factsIn(range.map((entry) => entry.message));
@@ -894,9 +910,12 @@ function definedOnly<T extends object>(options: T): { [K in keyof T]: Exclude<T[
 }
 
 /**
- * Where a range rewrite must end: before the newest message when the user wrote it (the request
- * the model is to answer, which no summary may stand in for); tool results may be summarized.
+ * `[from, to)` without the user's newest message at `request`: a range starting on it starts after
+ * it, one holding it ends before it. That message is the request the model is to answer (in an
+ * agent loop, the task its tool rounds serve), which no summary may stand in for. It is a unit of
+ * its own, so neither bound cuts a tool call from its results.
  */
-function rewritableEnd(view: readonly Message[]): number {
-  return view.at(-1)?.role === 'user' ? view.length - 1 : view.length;
+function aroundRequest(from: number, to: number, request: number | undefined): [number, number] {
+  if (request === undefined || request < from || request >= to) return [from, to];
+  return request === from ? [from + 1, to] : [from, request];
 }
