@@ -13,6 +13,7 @@ export { importUnbundled } from './import-unbundled.js';
 export type { JsonCheckOptions, JsonValue, JsonValueIssue } from './json-value.js';
 export { copyJsonValue, findJsonValueIssue } from './json-value.js';
 export { lazySchema } from './lazy-schema.js';
+export { COUNTS_IN_FLIGHT, mapLimited } from './map-limited.js';
 export { isRecord, partsOf, roleOf } from './message-readers.js';
 export type { MessageSnapshot } from './message-snapshot.js';
 export { matchesSnapshot, takeMessageSnapshot } from './message-snapshot.js';

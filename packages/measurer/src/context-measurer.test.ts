@@ -207,11 +207,13 @@ describe('ContextMeasurer', () => {
     expect(warns[0]?.data?.percentage).toBeGreaterThanOrEqual(0.8);
   });
 
-  it('does not warn of a percentage when the output reserve leaves no input budget (the caller reports that)', async () => {
+  it('says the output reserve takes the whole window when it leaves no input budget, not a percentage', async () => {
     const { resolve, measured, warnings } = setup();
     await resolve([{ role: 'user', content: 'hello' }], { maxOutputTokens: 2_000 });
     expect(measured[0]?.inputBudget).toBe(0);
-    expect(warnings.filter((w) => w.code === 'context_warn')).toEqual([]);
+    expect(warnings.filter((w) => w.code === 'context_warn').map((w) => w.message)).toEqual([
+      'acme/guess-1: the output reserve takes the whole 2000-token window, so no input fits (ask for fewer output tokens)',
+    ]);
   });
 
   it('warns again on the next crossing after a measure found the request back under warn (a compaction)', async () => {

@@ -17,7 +17,15 @@ import {
 } from '@ctxguard/core';
 import { getOutputReserve, ModelCatalog, type ResolvedModel } from '@ctxguard/models';
 import { isPersistence, type Persistence } from '@ctxguard/persistence';
-import { closestName, describeValue, isHookBus, lazySchema, warnMisconfigured } from '@ctxguard/shared';
+import {
+  COUNTS_IN_FLIGHT,
+  closestName,
+  describeValue,
+  isHookBus,
+  lazySchema,
+  mapLimited,
+  warnMisconfigured,
+} from '@ctxguard/shared';
 import {
   type CountContext,
   conversationOverhead,
@@ -344,15 +352,17 @@ export class ContextMeasurer {
     measurement: ContextMeasurement,
     tally: ConversationTally,
   ): Promise<unknown> | undefined {
-    // No input budget at all: no percentage means anything, and the caller refuses the request.
-    if (measurement.percentage === null || measurement.inputBudget === 0) return undefined;
+    if (measurement.percentage === null) return undefined;
     const above = measurement.percentage >= this.#warn;
     const crossed = above && !tally.aboveWarn;
     if (tally.aboveWarn !== above) tally.aboveWarn = above;
     if (!crossed) return undefined;
     return this.#hooks.emit('onWarning', {
       code: 'context_warn',
-      message: `${event.provider}/${event.model}: the request takes ${measurement.current} of ${measurement.inputBudget} input tokens (${Math.round(measurement.percentage * 100)}%)`,
+      message:
+        measurement.inputBudget === 0
+          ? `${event.provider}/${event.model}: the output reserve takes the whole ${measurement.window}-token window, so no input fits (ask for fewer output tokens)`
+          : `${event.provider}/${event.model}: the request takes ${measurement.current} of ${measurement.inputBudget} input tokens (${Math.round(measurement.percentage * 100)}%)`,
       source: 'ContextMeasurer',
       data: {
         provider: event.provider,
@@ -466,11 +476,9 @@ export class ContextMeasurer {
   ): Promise<number | undefined> {
     const list = withSystemPrompt(request.messages, request.system);
     if (fast.anchorIndex >= 0) {
-      // At once, not one after another: a counter that asks a provider's API waits on each call.
-      const counts = await Promise.all(
-        list
-          .slice(fast.anchorIndex + 1)
-          .map((message) => this.counter.measureMessage(message, ctx, { accuracy: 'exact' })),
+      // Several at once: a counter that asks a provider's API would otherwise wait on each call in turn.
+      const counts = await mapLimited(list.slice(fast.anchorIndex + 1), COUNTS_IN_FLIGHT, (message) =>
+        this.counter.measureMessage(message, ctx, { accuracy: 'exact' }),
       );
       let current = fast.usageTokens;
       for (const [offset, count] of counts.entries()) {

@@ -1,5 +1,5 @@
 import { InvalidInputError, type Message, withSystemPrompt } from '@ctxguard/core';
-import { describeValue } from '@ctxguard/shared';
+import { COUNTS_IN_FLIGHT, describeValue, mapLimited } from '@ctxguard/shared';
 import { conversationOverhead, toolDefinitionsTokens } from './message-cost.js';
 import {
   type Accuracy,
@@ -78,8 +78,10 @@ export async function measureConversation(
     if (accuracy !== 'exact') exact = false;
   };
   const list = input.messages ?? [];
-  // At once: a counter that asks a provider's API waits on each call.
-  const counts = await Promise.all(list.map((message) => counter.measureMessage(message, ctx, options)));
+  // Several at once: a counter that asks a provider's API would otherwise wait on each call in turn.
+  const counts = await mapLimited(list, COUNTS_IN_FLIGHT, (message) =>
+    counter.measureMessage(message, ctx, options),
+  );
   for (const count of counts) note(count.accuracy);
   const messages = counts.map((count) => count.tokens);
   let system = 0;

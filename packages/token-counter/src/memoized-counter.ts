@@ -1,6 +1,6 @@
 import type { Message } from '@ctxguard/core';
 import { CtxGuardError, InvalidOptionsError, parseOptions } from '@ctxguard/core';
-import { describeValue, lazySchema } from '@ctxguard/shared';
+import { COUNTS_IN_FLIGHT, describeValue, lazySchema, mapLimited } from '@ctxguard/shared';
 import { z } from 'zod';
 import { addedSystemMessage, measureTools, sumEstimates } from './conversation.js';
 import { conversationOverhead } from './message-cost.js';
@@ -111,19 +111,18 @@ export class MemoizedCounter implements TokenCounter {
     const wanted = options?.accuracy ?? 'estimate';
     const scope = this.scope(ctx, wanted);
     const memo = this.memo;
-    const counts: (TokenCount | Promise<TokenCount>)[] = list.map((message) => {
+    // The messages not remembered are asked for several at once: a counter that asks a provider's
+    // API would otherwise wait on each call in turn.
+    const counts = await mapLimited(list, COUNTS_IN_FLIGHT, async (message) => {
       const known = memo.peek(message, scope) as TokenCount | undefined;
       if (known !== undefined) return known;
       const slot = memo.lookup(message, scope);
       if (slot.value !== undefined) return slot.value as TokenCount;
-      // Every message not remembered at once: a counter that asks a provider's API waits on each call.
-      return this.inner.measureMessage(message, ctx, options).then((given) => {
-        const count = checkedCount(given);
-        if (count.accuracy === 'exact' || wanted === 'estimate') slot.store({ ...count });
-        return count;
-      });
+      const count = checkedCount(await this.inner.measureMessage(message, ctx, options));
+      if (count.accuracy === 'exact' || wanted === 'estimate') slot.store({ ...count });
+      return count;
     });
-    for (const [i, count] of (await Promise.all(counts)).entries()) {
+    for (const [i, count] of counts.entries()) {
       if (count.accuracy !== 'exact') exact = false;
       messages[i] = count.tokens;
     }
