@@ -79,7 +79,7 @@ export async function run(h: BenchHarness): Promise<void> {
   try {
     const server = await startRedisServer();
     redis = server;
-    redisPersistence = new RedisPersistence({ url: server.url, namespace: 'ctxguard-bench:' });
+    redisPersistence = new RedisPersistence({ url: server.url, namespace: 'ctxguard-bench' });
     stores.push([
       'PersistenceCacheStore(RedisPersistence)',
       new PersistenceCacheStore({ persistence: redisPersistence }),

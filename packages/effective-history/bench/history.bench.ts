@@ -190,15 +190,15 @@ function claimsOnly(persistence: Persistence): Persistence {
 
 /** Save latency on Redis as the database holds more unrelated keys: `SET NX` commits against claims (`list` = SCAN). */
 async function redisKeyCount(h: BenchHarness, url: string): Promise<void> {
-  const filler = new RedisPersistence({ url, namespace: 'ctxguard-bench:other:' });
-  const redis = new RedisPersistence({ url, namespace: 'ctxguard-bench:keys:' });
+  const filler = new RedisPersistence({ url, namespace: 'ctxguard-bench-other' });
+  const redis = new RedisPersistence({ url, namespace: 'ctxguard-bench-keys' });
   const rows: string[][] = [];
   let filled = 0;
   try {
     for (const others of h.quick ? [0, 20_000] : [0, 100_000, 300_000]) {
       for (; filled < others; filled += 5_000) {
         const batch = filler.client.pipeline();
-        for (let i = filled; i < filled + 5_000; i++) batch.set(`ctxguard-bench:other:${i}`, '1');
+        for (let i = filled; i < filled + 5_000; i++) batch.set(`ctxguard-bench-other:${i}`, '1');
         await batch.exec();
       }
       const row = [others.toLocaleString('en-US')];
@@ -244,7 +244,7 @@ export async function run(h: BenchHarness): Promise<void> {
     try {
       const started = await startRedisServer();
       server = started;
-      redis = new RedisPersistence({ url: started.url, namespace: 'ctxguard-bench:history:' });
+      redis = new RedisPersistence({ url: started.url, namespace: 'ctxguard-bench-history' });
       await appendAndSave(h, 'Redis store', redis);
       await redisKeyCount(h, started.url);
     } catch (error) {

@@ -15,7 +15,7 @@ import {
   type Persistence,
   supportsAtomicCreate,
 } from '@ctxguard/persistence';
-import { describeValue, formatPath, lazySchema, randomUuid } from '@ctxguard/shared';
+import { describeValue, formatPath, lazySchema, randomUuid, storeNamespaceSchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import {
   type ConversationHistoryOptions,
@@ -44,11 +44,7 @@ export const historyStoreOptionsSchema = lazySchema(() =>
   z
     .object({
       /** First segment of every key the store writes (`{namespace}:{conversation}:…`). */
-      namespace: z
-        .string()
-        .min(1)
-        .regex(/^[^:]+$/, 'must not contain ":"')
-        .default('history'),
+      namespace: storeNamespaceSchema().min(1).default('history'),
       /** Entries per stored chunk; appending rewrites at most one chunk. */
       chunkSize: z.number().int().min(1).max(100_000).default(256),
       /** How often `save`, `update` and `append` try before giving up with `storage_conflict`. */

@@ -10,6 +10,7 @@ import {
   isContextTools,
   isHookBus,
   lazySchema,
+  storeNamespaceSchema,
 } from '@ctxguard/shared';
 import { isTokenCounter, type TokenCounter } from '@ctxguard/token-counter';
 import { z } from 'zod';
@@ -91,11 +92,7 @@ export const createContextGuardOptionsSchema = lazySchema(() =>
     /** The bus to wire everything on (default: a new one, exposed as `hooks`). */
     hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
     /** First key segment of the stored conversations (default `history`). */
-    namespace: z
-      .string()
-      .min(1)
-      .regex(/^[^:]+$/, 'must not contain ":"')
-      .optional(),
+    namespace: storeNamespaceSchema().min(1).optional(),
   }),
 );
 

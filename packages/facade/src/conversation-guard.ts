@@ -226,7 +226,9 @@ export class ConversationGuard {
     this.#store = checkedPersistence(this.persistence);
     let counter = parsed.counter;
     if (counter === undefined) {
-      this.calibrationStore = new PersistenceCalibrationStore({ persistence: this.#store });
+      // On the store itself: calibrations queue their updates per store object, as every other
+      // calibration store on it does (a failure there is a calibration_failed warning anyway).
+      this.calibrationStore = new PersistenceCalibrationStore({ persistence: this.persistence });
       this.#ownedCounter = new HybridTokenCounter({
         catalog: this.catalog,
         calibrationStore: this.calibrationStore,

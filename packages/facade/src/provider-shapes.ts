@@ -337,7 +337,7 @@ export function foreignShapeError(message: unknown, index: number): InvalidInput
   const parts = partsOf(message);
   for (const [at, candidate] of parts.entries()) {
     const anthropicField = isRecord(candidate)
-      ? ANTHROPIC_ONLY_PART_FIELDS.find((name) => name in candidate)
+      ? ANTHROPIC_ONLY_PART_FIELDS.find((name) => candidate[name] !== undefined)
       : undefined;
     if (anthropicField !== undefined)
       return new InvalidInputError(

@@ -16,7 +16,7 @@ function value(i: number): Record<string, unknown> {
 /** get / set / list ops/s of RedisPersistence on a local redis-server, against MemoryPersistence. */
 export async function run(h: BenchHarness): Promise<void> {
   const server = await startRedisServer();
-  const redis = new RedisPersistence({ url: server.url, namespace: `bench-${process.pid}:` });
+  const redis = new RedisPersistence({ url: server.url, namespace: `bench-${process.pid}` });
   const memory = new MemoryPersistence();
   try {
     for (let i = 0; i < KEYS; i++) {
@@ -63,7 +63,7 @@ export async function run(h: BenchHarness): Promise<void> {
     // list() cost grows with the whole keyspace (SCAN walks every key), not with the matches.
     const big = 20_000;
     const pipeline = redis.client.pipeline();
-    for (let i = 0; i < big; i++) pipeline.set(`${redis.namespace}other:${i}`, '1');
+    for (let i = 0; i < big; i++) pipeline.set(`${redis.namespace}:other:${i}`, '1');
     await pipeline.exec();
     const rows: (string | number)[][] = [];
     for (const [label, prefix] of [

@@ -135,8 +135,7 @@ function nested(depth: number, leaf: unknown, kind: 'array' | 'object'): unknown
   return value;
 }
 
-/** Calls `run` and hands back its rejection (or synchronous throw); fails when it succeeds. */
-/** What `run` rejected with; `what` names the call when it did not reject (a store to fix). */
+/** What `run` rejected with (or threw); fails naming the call, `what`, when it succeeds. */
 async function rejectionOf(what: string, run: () => Promise<unknown>): Promise<unknown> {
   try {
     await run();
