@@ -291,6 +291,9 @@ describe('hints for the usual wrong shapes', () => {
     const schema = z.strictObject({ messages: z.array(z.unknown()) });
     const request = { system: 'Be brief.', messages: [{ role: 'user', content: 'hi' }] };
     expect(messageOf(() => parseInput(schema, { messages: request }, 'thing input'))).toBe(
+      'thing input.messages: Invalid input: expected array, received object; this is a request with a `system` prompt and a `messages` list: convert an Anthropic one with `fromAnthropic(request)`, which keeps the system prompt',
+    );
+    expect(messageOf(() => parseInput(schema, { messages: { messages: [] } }, 'thing input'))).toBe(
       'thing input.messages: Invalid input: expected array, received object; this object holds a `messages` list: pass that list',
     );
   });

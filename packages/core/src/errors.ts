@@ -129,7 +129,11 @@ function messageOf(
   if (issue.code === 'custom' && isClass(value))
     return `${issue.message}; ${value.name || 'this'} is a class: pass an instance (\`new ${value.name || 'Class'}(…)\`)`;
   if (issue.code === 'invalid_type' && issue.expected === 'array' && holdsMessages(value))
-    return `${issue.message}; this object holds a \`messages\` list: pass that list`;
+    return `${issue.message}; ${
+      'system' in value
+        ? 'this is a request with a `system` prompt and a `messages` list: convert an Anthropic one with `fromAnthropic(request)`, which keeps the system prompt'
+        : 'this object holds a `messages` list: pass that list'
+    }`;
   return issue.message;
 }
 
@@ -155,7 +159,7 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /** A request object (`{ system, messages }`, `{ model, messages }`) given where its list belongs. */
-function holdsMessages(value: unknown): boolean {
+function holdsMessages(value: unknown): value is { messages: unknown[] } {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && 'messages' in value
     ? Array.isArray(value.messages)
     : false;

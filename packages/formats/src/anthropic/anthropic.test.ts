@@ -437,6 +437,19 @@ describe('fromAnthropic given a misspelt field', () => {
     );
   });
 
+  it("refuses the system prompt under another API's name instead of dropping it", () => {
+    const messages = [{ role: 'user' as const, content: 'Hi' }];
+    for (const key of ['system_prompt', 'systemPrompt', 'instructions'])
+      expect(() => fromAnthropic({ [key]: 'Be nice.', messages } as never)).toThrow(
+        `${key}: an Anthropic request names its system prompt \`system\``,
+      );
+    // Beside `system`, such a field is the app's own business.
+    expect(fromAnthropic({ system: 'Be nice.', instructions: 'x', messages } as never)[0]).toEqual({
+      role: 'system',
+      content: 'Be nice.',
+    });
+  });
+
   it('still takes the rest of a request and fields it does not know', () => {
     const request = {
       model: 'claude-sonnet-4-5',

@@ -101,6 +101,21 @@ export const assistantBlockInput = lazySchema(() =>
   ]),
 );
 
+/** Names other APIs give the system prompt, which Anthropic's request calls `system`: refused, never dropped. */
+const SYSTEM_ELSEWHERE = ['system_prompt', 'systemPrompt', 'system_message', 'systemMessage', 'instructions'];
+
+/** An issue at each key that names the system prompt as another API does, when `system` is not given. */
+function systemNamedElsewhere(request: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  if (request['system'] !== undefined) return;
+  for (const key of SYSTEM_ELSEWHERE)
+    if (request[key] !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: 'an Anthropic request names its system prompt `system`',
+      });
+}
+
 /** Schema of the Anthropic request fields `fromAnthropic` reads (`system` and `messages`). */
 export const anthropicPromptSchema = lazySchema(() =>
   // The rest of a request (model, max_tokens, tools, …) passes; a misspelt `system` is refused.
@@ -116,5 +131,5 @@ export const anthropicPromptSchema = lazySchema(() =>
         tolerantObject({ role: z.literal('system'), content: z.union([z.string(), z.array(textInput)]) }),
       ]),
     ),
-  }),
+  }).superRefine(systemNamedElsewhere),
 );
