@@ -17,6 +17,14 @@ function markNewest(history: readonly AnthropicMessage[]): AnthropicMessage[] {
   return [...history.slice(0, -1), { ...newest, content: marked }];
 }
 
+/** One `read_file` round in Anthropic's shape: the call and its result. */
+function readRound(id: string, path: string, output: string): AnthropicMessage[] {
+  return [
+    { role: 'assistant', content: [{ type: 'tool_use', id, name: 'read_file', input: { path } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: output }] },
+  ];
+}
+
 describe('prepare and prompt-cache breakpoints', () => {
   it('sends the breakpoints of the current request only, never those stored with compacted messages', async () => {
     const guard = createContextGuard({
@@ -36,18 +44,7 @@ describe('prepare and prompt-cache breakpoints', () => {
       const sent = toAnthropic(prepared.messages).messages;
       expect(breakpoints(sent), `step ${step}`).toBe(1);
       expect(breakpoints(sent.at(-1))).toBe(1);
-      history.push(
-        {
-          role: 'assistant',
-          content: [{ type: 'tool_use', id: `t${step}`, name: 'read_file', input: { path: `m${step}.ts` } }],
-        },
-        {
-          role: 'user',
-          content: [
-            { type: 'tool_result', tool_use_id: `t${step}`, content: 'export const x = 1;\n'.repeat(600) },
-          ],
-        },
-      );
+      history.push(...readRound(`t${step}`, `m${step}.ts`, 'export const x = 1;\n'.repeat(600)));
     }
     expect(compactions).toBeGreaterThan(2);
     // The stored history keeps what the app sent: a rewind of everything gives the messages back.
@@ -67,35 +64,9 @@ describe('prepare and prompt-cache breakpoints', () => {
     const system = [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }];
     const history: AnthropicMessage[] = [{ role: 'user', content: 'Read every module, then the build log.' }];
     for (let step = 0; step < 4; step++)
-      history.push(
-        {
-          role: 'assistant',
-          content: [{ type: 'tool_use', id: `t${step}`, name: 'read_file', input: { path: `m${step}.ts` } }],
-        },
-        {
-          role: 'user',
-          content: [
-            { type: 'tool_result', tool_use_id: `t${step}`, content: 'export const x = 1;\n'.repeat(300) },
-          ],
-        },
-      );
-    history.push(
-      {
-        role: 'assistant',
-        content: [{ type: 'tool_use', id: 'log', name: 'read_file', input: { path: 'build.log' } }],
-      },
-      // Larger than the whole budget: the guard cuts it in this very request.
-      {
-        role: 'user',
-        content: [
-          {
-            type: 'tool_result',
-            tool_use_id: 'log',
-            content: 'error: the build failed at step 12\n'.repeat(4_000),
-          },
-        ],
-      },
-    );
+      history.push(...readRound(`t${step}`, `m${step}.ts`, 'export const x = 1;\n'.repeat(300)));
+    // Larger than the whole budget: the guard cuts it in this very request.
+    history.push(...readRound('log', 'build.log', 'error: the build failed at step 12\n'.repeat(4_000)));
     const prepared = await guard.prepare({
       conversationId: 'big-log',
       messages: fromAnthropic({ system: system as never, messages: markNewest(history) as never }),

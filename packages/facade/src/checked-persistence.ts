@@ -32,31 +32,50 @@ function checkedView(store: Persistence): Persistence {
   const view: Persistence & { setIfAbsent?: (key: string, value: unknown) => Promise<boolean> } = {
     specificationVersion: 'v1',
     get: async <T>(key: string) => {
-      const value = await called(`get(${JSON.stringify(key)})`, key, () => store.get<T>(key));
+      const value = await called(
+        () => callText('get', key),
+        key,
+        () => store.get<T>(key),
+      );
       if (value === undefined)
         throw contractBroken(
-          `get(${JSON.stringify(key)}) gave undefined`,
+          `${callText('get', key)} gave undefined`,
           key,
           'get gives null for a key it does not hold',
         );
       return value;
     },
-    set: (key, value) => called(`set(${JSON.stringify(key)}, …)`, key, () => store.set(key, value)),
-    delete: (key) => called(`delete(${JSON.stringify(key)})`, key, () => store.delete(key)),
-    has: (key) => called(`has(${JSON.stringify(key)})`, key, () => store.has(key)),
+    set: (key, value) =>
+      called(
+        () => callText('set', key, true),
+        key,
+        () => store.set(key, value),
+      ),
+    delete: (key) =>
+      called(
+        () => callText('delete', key),
+        key,
+        () => store.delete(key),
+      ),
+    has: (key) =>
+      called(
+        () => callText('has', key),
+        key,
+        () => store.has(key),
+      ),
     list: async (prefix) => {
-      const method = `list(${JSON.stringify(prefix ?? '')})`;
+      const method = () => callText('list', prefix ?? '');
       const keys: unknown = await called(method, undefined, () => store.list(prefix));
       if (!Array.isArray(keys))
         throw contractBroken(
-          `${method} gave ${describeValue(keys)}`,
+          `${method()} gave ${describeValue(keys)}`,
           undefined,
           'list gives an array of keys',
         );
       const outside = keys.find((key) => typeof key !== 'string' || !key.startsWith(prefix ?? ''));
       if (outside !== undefined)
         throw contractBroken(
-          `${method} gave ${typeof outside === 'string' ? JSON.stringify(outside) : describeValue(outside)}`,
+          `${method()} gave ${typeof outside === 'string' ? JSON.stringify(outside) : describeValue(outside)}`,
           undefined,
           'list gives only keys that start with the prefix',
         );
@@ -65,19 +84,37 @@ function checkedView(store: Persistence): Persistence {
   };
   if (supportsAtomicCreate(store))
     view.setIfAbsent = (key, value) =>
-      called(`setIfAbsent(${JSON.stringify(key)}, …)`, key, () => store.setIfAbsent(key, value));
+      called(
+        () => callText('setIfAbsent', key, true),
+        key,
+        () => store.setIfAbsent(key, value),
+      );
   return view;
 }
 
-async function called<T>(method: string, key: string | undefined, call: () => Promise<T>): Promise<T> {
+/** How a message names a call to the store: `get("k")`, `set("k", …)`. */
+function callText(method: string, argument: string, withValue = false): string {
+  return `${method}(${JSON.stringify(argument)}${withValue ? ', …' : ''})`;
+}
+
+/** `call`'s result; its failure as a `StorageError` naming the call (`describe`, built only then). */
+async function called<T>(
+  describe: () => string,
+  key: string | undefined,
+  call: () => Promise<T>,
+): Promise<T> {
   try {
     return await call();
   } catch (error) {
     if (error instanceof CtxGuardError) throw error;
-    throw new StorageError('storage_error', `the persistence's ${method} failed: ${describeThrown(error)}`, {
-      key,
-      cause: error,
-    });
+    throw new StorageError(
+      'storage_error',
+      `the persistence's ${describe()} failed: ${describeThrown(error)}`,
+      {
+        key,
+        cause: error,
+      },
+    );
   }
 }
 

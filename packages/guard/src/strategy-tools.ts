@@ -413,20 +413,6 @@ export class StrategyToolsImpl implements StrategyTools {
   }
 
   /**
-   * Where the user's newest message sits in the view: the newest user message that is no summary
-   * or marker (kept verbatim by an earlier compaction, or with facts put in front, it still is).
-   */
-  #requestIndex(): number | undefined {
-    const entries = this.#history.effectiveEntries();
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const entry = entries[i] as HistoryEntry;
-      if (entry.message.role === 'user' && entry.isSummary !== true && entry.isTruncationMarker !== true)
-        return i;
-    }
-    return undefined;
-  }
-
-  /**
    * Hides effective entries `[from, to)` under `replacement` (redacted), never the system prompt,
    * the user's newest message nor anything up to a provider compaction item; one rewindable
    * compaction.
@@ -452,7 +438,7 @@ export class StrategyToolsImpl implements StrategyTools {
       if (unit.start < start && unit.end > start) start = unit.start < frozen ? unit.end : unit.start;
       if (unit.start < end && unit.end > end) end = unit.end;
     }
-    [start, end] = aroundRequest(start, end, this.#requestIndex());
+    [start, end] = aroundRequest(start, end, requestIndex(this.#history.effectiveEntries()));
     if (start >= end) return this.#unchanged();
     const replacementMessage = this.#keepingFacts(view.slice(start, end), message);
     return this.#record('replaceRange', () => this.#splice(start, end, [replacementMessage]));
@@ -661,7 +647,7 @@ export class StrategyToolsImpl implements StrategyTools {
     const view = this.#history.effectiveEntries();
     const messages = view.map((entry) => entry.message);
     const frozen = frozenPrefixEnd(messages);
-    const request = this.#requestIndex();
+    const request = requestIndex(view);
     let from = Math.max(frozen, Math.floor(options.from));
     let to = Math.min(view.length, Math.floor(options.to));
     while (from < to && isPlainSystem(messages[from])) from++;
@@ -918,4 +904,17 @@ function definedOnly<T extends object>(options: T): { [K in keyof T]: Exclude<T[
 function aroundRequest(from: number, to: number, request: number | undefined): [number, number] {
   if (request === undefined || request < from || request >= to) return [from, to];
   return request === from ? [from + 1, to] : [from, request];
+}
+
+/**
+ * Where the user's newest message sits in `view`: the newest user message that is no summary or
+ * marker (kept verbatim by an earlier compaction, or with facts put in front, it still is).
+ */
+function requestIndex(view: readonly HistoryEntry[]): number | undefined {
+  for (let i = view.length - 1; i >= 0; i--) {
+    const entry = view[i] as HistoryEntry;
+    if (entry.message.role === 'user' && entry.isSummary !== true && entry.isTruncationMarker !== true)
+      return i;
+  }
+  return undefined;
 }

@@ -105,39 +105,36 @@ describe.skipIf(!probe.available)('RedisPersistence while Redis is down', () => 
     expect(write.message).toContain('the write may or may not have been applied');
   });
 
-  it('times out against a frozen (SIGSTOP) server instead of hanging, and recovers on SIGCONT', {
-    timeout: 15_000,
-  }, async () => {
+  /** `k` stored as 'before', then what `call` fails with while the server is frozen (SIGSTOP); thawed after. */
+  async function failureWhileFrozen(call: (redis: RedisPersistence) => Promise<unknown>) {
     const frozen = await server();
     const redis = store(frozen.url, { commandTimeoutMs: 300 });
     await redis.set('k', 'before');
     process.kill(frozen.pid!, 'SIGSTOP');
     try {
-      const error = await failure(redis.get('k'));
-      expect(error.code).toBe('storage_unavailable');
-      expect(error.message).toContain('the command timed out after 300 ms');
-      expect(error.message).not.toContain('applied');
+      return { redis, error: await failure(call(redis)) };
     } finally {
       process.kill(frozen.pid!, 'SIGCONT');
     }
+  }
+
+  it('times out against a frozen (SIGSTOP) server instead of hanging, and recovers on SIGCONT', {
+    timeout: 15_000,
+  }, async () => {
+    const { redis, error } = await failureWhileFrozen((frozenStore) => frozenStore.get('k'));
+    expect(error.code).toBe('storage_unavailable');
+    expect(error.message).toContain('the command timed out after 300 ms');
+    expect(error.message).not.toContain('applied');
     expect(await eventually(() => redis.get('k'))).toBe('before');
   });
 
   it('says a write that timed out may have been applied, as it is once the server thaws', {
     timeout: 15_000,
   }, async () => {
-    const frozen = await server();
-    const redis = store(frozen.url, { commandTimeoutMs: 300 });
-    await redis.set('k', 'before');
-    process.kill(frozen.pid!, 'SIGSTOP');
-    try {
-      const error = await failure(redis.set('k', 'after'));
-      expect(error.code).toBe('storage_unavailable');
-      expect(error.message).toContain('timed out');
-      expect(error.message).toContain('the write may or may not have been applied');
-    } finally {
-      process.kill(frozen.pid!, 'SIGCONT');
-    }
+    const { redis, error } = await failureWhileFrozen((frozenStore) => frozenStore.set('k', 'after'));
+    expect(error.code).toBe('storage_unavailable');
+    expect(error.message).toContain('timed out');
+    expect(error.message).toContain('the write may or may not have been applied');
     expect(await eventually(() => redis.get('k'))).toBe('after');
   });
 
