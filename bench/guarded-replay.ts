@@ -92,7 +92,7 @@ export function guardedConversation(options: {
     measurer,
     strategies: { replayed: counted.strategy },
     defaultStrategy: 'replayed',
-    tools: tools.tools,
+    contextTools: tools.tools,
   });
   const history = new InMemoryConversationHistory();
   return {

@@ -81,7 +81,7 @@ export function guardConversation(
     strategy,
     contextLimit: target.window,
     hooks,
-    ...(contextTools ? { tools: contextTools } : {}),
+    ...(contextTools ? { contextTools } : {}),
   });
   hooks.on('onCompaction', onCompaction);
   return {

@@ -144,7 +144,7 @@ describe('aiSdkContextTools', () => {
       provider: 'openai',
       model: 'gpt-4o',
       contextLimit: 60_000,
-      tools: aiSdkContextTools(gpt4),
+      contextTools: aiSdkContextTools(gpt4),
     });
     const history: { role: 'user' | 'assistant'; content: string }[] = [];
     let compacted = false;

@@ -40,7 +40,11 @@ async function warningsOver(
       });
     },
   });
-  const middleware = ctxguardMiddleware({ contextLimit: 4_000, hooks, tools: aiSdkContextTools(failing) });
+  const middleware = ctxguardMiddleware({
+    contextLimit: 4_000,
+    hooks,
+    contextTools: aiSdkContextTools(failing),
+  });
   const model = wrapLanguageModel({ model: replyingModel(), middleware });
   const messages: ModelMessage[] = [];
   const warnings: string[][] = [];

@@ -31,7 +31,7 @@ export function compactorSubject(
         budgetTokens,
         counter: env.counter,
         countContext: env.ctx,
-        tools,
+        contextTools: tools,
       });
       return { messages: result.messages, modelCalls: calls };
     },

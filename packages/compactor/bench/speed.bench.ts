@@ -32,7 +32,7 @@ export async function run(h: BenchHarness): Promise<void> {
         budgetTokens,
         counter,
         countContext: ctx,
-        tools: createOfflineContextTools(),
+        contextTools: createOfflineContextTools(),
       });
       const elapsed = performance.now() - started;
       tokensAfter = result.tokensAfter;

@@ -341,4 +341,5 @@ const OTHER_NAMES: ReadonlyMap<string, readonly string[]> = new Map([
   ['directory', ['dir']],
   ['folder', ['dir']],
   ['path', ['dir']],
+  ['tools', ['contextTools']],
 ]);

@@ -17,7 +17,7 @@ describe('createContextGuard options', () => {
     [{ provider: 'openai', model: 'gpt-4o', strategy: { triggers: [] } }, 'strategy'],
     [{ provider: 'openai', model: 'gpt-4o', persistence: new Map() }, 'persistence'],
     [{ provider: 'openai', model: 'gpt-4o', counter: {} }, 'counter'],
-    [{ provider: 'openai', model: 'gpt-4o', tools: { summarize: 1 } }, 'tools'],
+    [{ provider: 'openai', model: 'gpt-4o', contextTools: { summarize: 1 } }, 'contextTools'],
     [{ provider: 'openai', model: 'gpt-4o', thresholds: { warn: -1 } }, 'thresholds.warn'],
     [{ provider: 'openai', model: 'gpt-4o', contextLimit: 0 }, 'contextLimit'],
     [{ provider: 'openai', model: 'gpt-4o', namespace: 'a:b' }, 'namespace'],
@@ -31,6 +31,26 @@ describe('createContextGuard options', () => {
     expect(error).toBeInstanceOf(InvalidOptionsError);
     expect((error as InvalidOptionsError).code).toBe('invalid_options');
     expect((error as Error).message).toContain(field);
+  });
+
+  it('says where tool definitions go and where ContextTools go', () => {
+    const definitions = [{ type: 'function', function: { name: 'read_file', parameters: {} } }];
+    expect(
+      (
+        thrown(() =>
+          createContextGuard({ provider: 'openai', model: 'gpt-4o', tools: definitions } as never),
+        ) as Error
+      ).message,
+    ).toBe('createContextGuard options: Unrecognized key: "tools" (did you mean "contextTools"?)');
+    expect(
+      (
+        thrown(() =>
+          createContextGuard({ provider: 'openai', model: 'gpt-4o', contextTools: definitions } as never),
+        ) as Error
+      ).message,
+    ).toBe(
+      "createContextGuard options.contextTools: must be ContextTools (summarize and extractFacts); a request's tool definitions go to prepare({ tools })",
+    );
   });
 
   it("takes the guard's loop protection", async () => {

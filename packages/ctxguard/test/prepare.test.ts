@@ -151,7 +151,7 @@ describe('prepare over a long agent conversation', () => {
       provider: 'openai',
       model: 'gpt-4o',
       contextLimit: 8_000,
-      tools,
+      contextTools: tools,
       strategy,
     });
     const random = seeded(3);

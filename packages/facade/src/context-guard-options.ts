@@ -53,9 +53,15 @@ export const createContextGuardOptionsSchema = lazySchema(() =>
         'must be a TokenCounter (estimate, estimateMessage, measure, measureMessage and learn)',
       )
       .optional(),
-    /** Summarizer and fact extractor for compactions (default: the compactor's offline ones). */
-    tools: z
-      .custom<ContextTools>(isContextTools, 'must be ContextTools (summarize and extractFacts)')
+    /**
+     * Summarizer and fact extractor for compactions (default: the compactor's offline ones); the
+     * tool definitions a request sends go to `prepare`'s `tools`.
+     */
+    contextTools: z
+      .custom<ContextTools>(
+        isContextTools,
+        "must be ContextTools (summarize and extractFacts); a request's tool definitions go to prepare({ tools })",
+      )
       .optional(),
     /** The measurer's thresholds, fractions of the input budget (`warn` 0.80, `exact` 0.90, …). */
     thresholds: contextMeasurerOptionsSchema.shape.thresholds,

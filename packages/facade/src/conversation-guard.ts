@@ -250,7 +250,7 @@ export class ConversationGuard {
     this.#fullPrefixCheck = parsed.prefixCheck === 'full';
     this.#keepSignedReasoning = parsed.signedReasoning === 'keep';
     this.counter = this.measurer.counter;
-    const tools = parsed.tools ?? createOfflineContextTools();
+    const tools = parsed.contextTools ?? createOfflineContextTools();
     this.strategy = parsed.strategy ?? new RecompactStrategy();
     const name = strategyName(this.strategy);
     this.guard = new ContextGuard({
@@ -258,7 +258,7 @@ export class ConversationGuard {
       measurer: this.measurer,
       strategies: { [name]: this.strategy },
       defaultStrategy: name,
-      tools: tools,
+      contextTools: tools,
       ...(parsed.loopProtection === undefined ? {} : { loopProtection: parsed.loopProtection }),
     });
     this.historyStore = new HistoryStore(

@@ -628,7 +628,7 @@ describe('decisions and the retry loop', () => {
     const { guard, warnings, compactions } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
-      tools: hanging,
+      contextTools: hanging,
     });
     const history = historyOf(conversation(6_000));
     const original = history.messages();
@@ -692,7 +692,7 @@ describe('decisions and the retry loop', () => {
     const { guard, warnings } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
-      tools: sloppy,
+      contextTools: sloppy,
     });
     const history = historyOf(conversation(6_000));
     const event = await fitOn(guard, history, SIZES);
@@ -723,7 +723,7 @@ describe('decisions and the retry loop', () => {
     const { guard, warnings } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
-      tools: failing,
+      contextTools: failing,
     });
     const history = historyOf(conversation(6_000));
     const event = await fitOn(guard, history, SIZES);
@@ -749,7 +749,11 @@ describe('decisions and the retry loop', () => {
       await ctx.tools.summarizeRange({ from: 1, to: 4 });
       return { action: 'compacted' };
     });
-    const thrown = createGuard({ strategies: { s: rethrowing }, defaultStrategy: 's', tools: failing });
+    const thrown = createGuard({
+      strategies: { s: rethrowing },
+      defaultStrategy: 's',
+      contextTools: failing,
+    });
     await fitOn(thrown.guard, historyOf(conversation(6_000)), SIZES);
     expect(thrown.warnings.map((w) => w.code)).toContain('strategy_failed');
     expect(thrown.warnings.map((w) => w.code)).not.toContain('context_tools_failed');
@@ -759,7 +763,11 @@ describe('decisions and the retry loop', () => {
       await ctx.tools.summarize({ entries: ctx.tools.segment().old, maxLength: 500 }).catch(() => '');
       return { action: 'none' };
     });
-    const cancelled = createGuard({ strategies: { s: swallowing }, defaultStrategy: 's', tools: hanging });
+    const cancelled = createGuard({
+      strategies: { s: swallowing },
+      defaultStrategy: 's',
+      contextTools: hanging,
+    });
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('user cancelled')), 20);
     await fitOn(cancelled.guard, historyOf(conversation(6_000)), SIZES, controller.signal);

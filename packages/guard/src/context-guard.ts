@@ -297,7 +297,7 @@ export const contextGuardOptionsSchema = lazySchema(() =>
       /** Name of the strategy used when a conversation names none. */
       defaultStrategy: z.string().min(1),
       /** Summarizer and fact extractor (default: the compactor's offline ones). */
-      tools: z
+      contextTools: z
         .custom<ContextTools>(isContextTools, 'must be ContextTools (summarize and extractFacts)')
         .optional(),
       /**
@@ -520,7 +520,7 @@ export class ContextGuard {
   constructor(options: ContextGuardOptions) {
     this.#options = parseOptions(contextGuardOptionsSchema, options, 'ContextGuard options');
     this.#hooks = this.#options.hooks ?? new HookBus();
-    this.#tools = this.#options.tools ?? createOfflineContextTools();
+    this.#tools = this.#options.contextTools ?? createOfflineContextTools();
     const redact = this.#options.redact ?? redactSecrets;
     this.#redact = (text) => {
       const out = redact(text);

@@ -497,7 +497,7 @@ export class StrategyToolsImpl implements StrategyTools {
       ...(options.minimumSavings !== undefined ? { minimumSavings: options.minimumSavings } : {}),
       ...(options.protectedTools ? { protectedTools: [...options.protectedTools] } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
-      tools: this.#tools,
+      contextTools: this.#tools,
       counter: this.#meter.counter,
       countContext: this.#meter.context,
     });
@@ -595,7 +595,7 @@ export class StrategyToolsImpl implements StrategyTools {
     const originals = this.#originalsToCompact();
     const result = await compactMessages(originals, {
       budgetTokens: options.budgetTokens,
-      tools: this.#tools,
+      contextTools: this.#tools,
       counter: this.#meter.counter,
       countContext: this.#meter.context,
       summarize: {

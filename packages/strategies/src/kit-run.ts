@@ -29,7 +29,7 @@ export interface KitSettings {
   criticalFloor: number;
   provider: string;
   model: string;
-  tools: ContextTools | undefined;
+  contextTools: ContextTools | undefined;
 }
 
 /** Everything one run saw: broken invariants (empty when all held) and what happened. */
@@ -235,7 +235,7 @@ function wire(strategy: ContextStrategy, settings: KitSettings) {
     defaultStrategy: 'tested',
     maxCompactRetries: settings.maxCompactRetries,
     criticalFloor: settings.criticalFloor,
-    ...(settings.tools ? { tools: settings.tools } : {}),
+    ...(settings.contextTools ? { contextTools: settings.contextTools } : {}),
   });
   return { hooks, measurer, guard };
 }

@@ -26,7 +26,7 @@ const describeStrategyOptionsSchema = z.strictObject({
   /** The guard's `criticalFloor`: after a reaction, a request with anything to compact is sent under it or declined. */
   criticalFloor: z.number().gt(0).max(1).default(0.95),
   /** `ContextTools` the guard hands the strategy (default: the compactor's offline ones). */
-  tools: z
+  contextTools: z
     .custom<ContextTools>(
       (value) =>
         typeof (value as ContextTools)?.summarize === 'function' &&
@@ -105,7 +105,7 @@ export function describeStrategy(
     criticalFloor: settings.criticalFloor,
     provider: 'openai',
     model: 'gpt-4o',
-    tools: settings.tools,
+    contextTools: settings.contextTools,
   };
 
   test(`${name}: declares specificationVersion 'v1' and ascending triggers within (0, 1]`, async ({

@@ -24,7 +24,7 @@ const settings: KitSettings = {
   criticalFloor: 0.95,
   provider: 'openai',
   model: 'gpt-4o',
-  tools: undefined,
+  contextTools: undefined,
 };
 
 /** A strategy with one trigger whose reaction is `react`. */

@@ -29,7 +29,7 @@ export const compactMessagesOptionsSchema = lazySchema(() =>
       /** Bytes the compacted request may take, media included (default 30 MiB). */
       maxBytes: z.number().int().positive().default(DEFAULT_MAX_REQUEST_BYTES),
       /** Summarizer and fact extractor (default: the offline ones). */
-      tools: contextToolsSchema.optional(),
+      contextTools: contextToolsSchema.optional(),
       /** The tools call a model: the summarizer gets the nine-section structured prompt (default false). */
       modelBacked: z.boolean().default(false),
       /** Repair broken tool pairs of the input (default true). */

@@ -108,7 +108,7 @@ describe('compactMessages', () => {
     const fewest = await compactMessages(list, {
       budgetTokens,
       prune: false,
-      tools,
+      contextTools: tools,
       summarize: { recentTokens: 0, minRecentCount: 1 },
     });
     expect(fewest.fits).toBe(true);
@@ -250,7 +250,7 @@ describe('compactMessages', () => {
       user(`Review this file:\n${bigText('src/huge.ts', 2_000)}`),
       assistant('Looking.'),
     ];
-    const result = await compactMessages(list, { budgetTokens: 2_000, tools: quiet });
+    const result = await compactMessages(list, { budgetTokens: 2_000, contextTools: quiet });
     expect(result.fits).toBe(true);
     expect(textOf(result.messages[1]!)).toContain(
       'Review this file:\nsrc/huge.ts line 0: the quick brown fox',
@@ -335,7 +335,7 @@ describe('compactMessages', () => {
     const full = await compactMessages(list, { budgetTokens: 1_000_000 });
     const result = await compactMessages(list, {
       budgetTokens: Math.floor(full.tokensBefore / 6),
-      tools: failing,
+      contextTools: failing,
       prune: false,
     });
     expect(result.summarize?.failure).toContain('quota');

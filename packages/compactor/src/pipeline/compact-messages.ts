@@ -103,7 +103,7 @@ async function withLongerTail(
   run: CompactionRun,
 ): Promise<CompactionRun> {
   const { result } = run;
-  if (opts.modelBacked || !isOfflineTools(opts.tools) || !stageSettings(opts.summarize)) return run;
+  if (opts.modelBacked || !isOfflineTools(opts.contextTools) || !stageSettings(opts.summarize)) return run;
   if (!result.fits || !result.stagesUsed.includes('summarize')) return run;
   if (result.stagesUsed.some((stage) => CUTTING_STAGES.has(stage))) return run;
   const summaryAt = result.messages.findLastIndex((message) => isSummaryText(readableText(message)));

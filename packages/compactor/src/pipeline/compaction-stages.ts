@@ -73,14 +73,14 @@ export function startRun(
   const input = Array.isArray(messages) ? messages.slice() : [];
   const tokensBefore = meter.total(input);
   const bytesBefore = requestBytes(input);
-  const tools = opts.tools ?? defaultOfflineTools();
+  const tools = opts.contextTools ?? defaultOfflineTools();
   return {
     opts,
     meter,
     budget: opts.budgetTokens,
     input,
     tools,
-    offline: opts.tools ? defaultOfflineTools() : tools,
+    offline: opts.contextTools ? defaultOfflineTools() : tools,
     signal: opts.signal,
     modelCalls: { calls: 0 },
     result: {
@@ -204,7 +204,7 @@ export async function pruneStage(run: StageRun): Promise<void> {
       maxKeptFacts: prune.maxKeptFacts ?? 400,
       maxKeptFactChars: prune.maxKeptFacts !== undefined ? prune.maxKeptFacts * 80 : 16_000,
       targetTokens: budget,
-      tools: run.offline,
+      contextTools: run.offline,
       counter: meter.counter,
       countContext: meter.context,
     },
@@ -253,7 +253,7 @@ export async function summarizeStage(run: StageRun): Promise<void> {
     run.work,
     {
       ...summarize,
-      tools: run.tools,
+      contextTools: run.tools,
       modelBacked: run.opts.modelBacked,
       targetTokens: budget,
       recentTokens:
@@ -326,7 +326,7 @@ function waitsForLastResort(run: StageRun): boolean {
 async function hiddenFacts(run: StageRun, window: SlidingWindowResult): Promise<ExtractedFact[]> {
   const removedText = window.removed.map((message) => readableText(forSummarizer(message))).join('\n');
   const found = await extractFactsSafely(run.tools, removedText, { signal: run.signal });
-  run.modelCalls.calls += run.opts.tools ? found.calls : 0;
+  run.modelCalls.calls += run.opts.contextTools ? found.calls : 0;
   const earlier = window.removed.map((message) => parseFactsBlock(readableText(message)) ?? []);
   const keptText = window.messages.map(readableText).join('\n');
   return missingFrom(mergeFactLists([...earlier, ...run.ledger, found.facts]), keptText);
@@ -375,7 +375,7 @@ export async function oversizedStage(run: StageRun): Promise<void> {
         minimumSavings: 0,
         protectedTools: [],
         targetTokens: run.budget,
-        tools: run.offline,
+        contextTools: run.offline,
         counter: run.meter.counter,
         countContext: run.meter.context,
       },

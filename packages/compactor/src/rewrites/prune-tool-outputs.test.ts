@@ -35,8 +35,8 @@ describe('pruneToolOutputs', () => {
     const outputs = ['first', 'second', 'newest'].map((name) => ({ name: 'bash', text: bigText(name, 300) }));
     const stored = deepFreeze(agent(outputs));
     const options = { protectTokens: 10_000, minimumSavings: 100 };
-    const first = await pruneToolOutputs(stored, { ...options, tools: perRequest() });
-    const second = await pruneToolOutputs(stored, { ...options, tools: perRequest() });
+    const first = await pruneToolOutputs(stored, { ...options, contextTools: perRequest() });
+    const second = await pruneToolOutputs(stored, { ...options, contextTools: perRequest() });
     expect(first.outputs.map((o) => o.toolCallId)).toEqual(['c0', 'c1']);
     expect(asked).toHaveLength(2);
     for (const index of [2, 4]) {
@@ -46,11 +46,11 @@ describe('pruneToolOutputs', () => {
     expect(outputOf(second.messages[2])).toContain('src/first.ts');
     // Messages an app may still change are copied and asked about every time.
     const open = agent(outputs);
-    const third = await pruneToolOutputs(open, { ...options, tools: perRequest() });
+    const third = await pruneToolOutputs(open, { ...options, contextTools: perRequest() });
     expect(third.messages).toEqual(first.messages);
     expect(Object.isFrozen(third.messages[2])).toBe(false);
     expect(third.messages[2]).not.toBe(first.messages[2]);
-    await pruneToolOutputs(open, { ...options, tools: perRequest() });
+    await pruneToolOutputs(open, { ...options, contextTools: perRequest() });
     expect(asked).toHaveLength(6);
   });
 
@@ -70,7 +70,7 @@ describe('pruneToolOutputs', () => {
         { name: 'bash', text: bigText('new', 300) },
       ]),
     );
-    const options = { protectTokens: 5_000, minimumSavings: 100, tools };
+    const options = { protectTokens: 5_000, minimumSavings: 100, contextTools: tools };
     // Both outputs are pruned: the older one's answer is the empty one, the newer one's is kept.
     expect(outputOf((await pruneToolOutputs(stored, options)).messages[2])).not.toContain('src/late.ts');
     expect(answers).toBe(2);
@@ -99,7 +99,12 @@ describe('pruneToolOutputs', () => {
       { name: 'bash', text: bigText('newest', 300) },
     ]);
     const controller = new AbortController();
-    const options = { protectTokens: 10_000, minimumSavings: 100, tools, signal: controller.signal };
+    const options = {
+      protectTokens: 10_000,
+      minimumSavings: 100,
+      contextTools: tools,
+      signal: controller.signal,
+    };
     expect((await pruneToolOutputs(list, options)).pruned).toBe(true);
     expect(signals).toEqual([controller.signal, controller.signal]);
     controller.abort(new Error('cancelled'));

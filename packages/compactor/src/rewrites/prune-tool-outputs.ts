@@ -37,7 +37,7 @@ export const pruneToolOutputsOptionsSchema = lazySchema(() =>
       /** Most characters of kept facts per placeholder (default 600). */
       maxKeptFactChars: z.number().int().nonnegative().default(600),
       /** Where the kept facts come from (default: the offline extractors). */
-      tools: contextToolsSchema.optional(),
+      contextTools: contextToolsSchema.optional(),
       /** Cancels the fact extraction of model-backed `tools`. */
       signal: abortSignalSchema.optional(),
       ...countingFields(),
@@ -224,7 +224,7 @@ async function chooseOutputs(
   meter: TokenMeter,
   tokensBefore: number,
 ): Promise<{ chosen: Chosen[]; saved: number }> {
-  const tools = opts.tools ?? defaultOfflineTools();
+  const tools = opts.contextTools ?? defaultOfflineTools();
   const chosen: Chosen[] = [];
   let saved = 0;
   for (const candidate of candidates) {

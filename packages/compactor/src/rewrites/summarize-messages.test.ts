@@ -160,7 +160,7 @@ describe('summarizeMessages', () => {
       user('ok'),
       assistant('bye'),
     ];
-    const second = await summarizeMessages(more, { tools: quiet, recentShare: 0.2 });
+    const second = await summarizeMessages(more, { contextTools: quiet, recentShare: 0.2 });
     expect(second.summarized).toBe(true);
     const text = JSON.stringify(second.messages);
     for (const value of kept) expect(text).toContain(JSON.stringify(value).slice(1, -1));
@@ -194,11 +194,11 @@ describe('summarizeMessages', () => {
     const offline = createOfflineContextTools();
     const { byText, asked } = askedByText(offline);
     const list = chat(12);
-    const viaText = await summarizeMessages(list, { recentShare: 0.3, tools: byText });
+    const viaText = await summarizeMessages(list, { recentShare: 0.3, contextTools: byText });
     expect(asked.length).toBe(1);
     const wrapped = await summarizeMessages(list, {
       recentShare: 0.3,
-      tools: { ...byText, origin: offline },
+      contextTools: { ...byText, origin: offline },
     });
     expect(asked.length).toBe(1);
     expect(wrapped.summaryMessage).toEqual(viaText.summaryMessage);
@@ -211,10 +211,13 @@ describe('summarizeMessages', () => {
     const { byText, asked } = askedByText(offline);
     const list = chat(30);
     const options = { recentShare: 0.2, summarizerWindowTokens: 1_000 };
-    const plain = await summarizeMessages(list, { ...options, tools: byText });
+    const plain = await summarizeMessages(list, { ...options, contextTools: byText });
     const chunks = asked.length;
     expect(chunks).toBeGreaterThan(1);
-    const wrapped = await summarizeMessages(list, { ...options, tools: { ...byText, origin: offline } });
+    const wrapped = await summarizeMessages(list, {
+      ...options,
+      contextTools: { ...byText, origin: offline },
+    });
     expect(asked.length).toBe(chunks);
     expect(wrapped.summaryMessage).toEqual(plain.summaryMessage);
     expect(wrapped.facts).toEqual(plain.facts);
@@ -242,11 +245,11 @@ describe('summarizeMessages', () => {
       },
       extractFacts: async () => [],
     });
-    await summarizeMessages(chat(4), { tools, modelBacked: true, focus: 'tests' });
+    await summarizeMessages(chat(4), { contextTools: tools, modelBacked: true, focus: 'tests' });
     expect(focuses[0]).toContain(STRUCTURED_SUMMARY_PROMPT);
     expect(focuses[0]).toContain('tests');
     focuses.length = 0;
-    await summarizeMessages(chat(4), { tools });
+    await summarizeMessages(chat(4), { contextTools: tools });
     expect(focuses[0]).toBeUndefined();
   });
 
@@ -260,7 +263,7 @@ describe('summarizeMessages', () => {
       },
       extractFacts: (request: ExtractFactsRequest) => offline.extractFacts(request),
     });
-    const result = await summarizeMessages(chat(40), { tools, summarizerWindowTokens: 2_000 });
+    const result = await summarizeMessages(chat(40), { contextTools: tools, summarizerWindowTokens: 2_000 });
     expect(result.summarized).toBe(true);
     expect(result.chunks).toBeGreaterThan(1);
     expect(sizes.length).toBeGreaterThan(2);
@@ -285,7 +288,7 @@ describe('summarizeMessages', () => {
       { windowTokens: 4_096 },
     );
     expect(tools.windowTokens).toBe(4_096);
-    const result = await summarizeMessages(chat(120), { tools });
+    const result = await summarizeMessages(chat(120), { contextTools: tools });
     expect(result.chunks).toBeGreaterThan(1);
     expect(sizes.length).toBeGreaterThan(2);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(4_096);
@@ -306,7 +309,11 @@ describe('summarizeMessages', () => {
         },
         extractFacts: async () => [],
       });
-      await summarizeMessages(chat(40), { tools, summarizerWindowTokens: 2_000, summaryMaxLength });
+      await summarizeMessages(chat(40), {
+        contextTools: tools,
+        summarizerWindowTokens: 2_000,
+        summaryMaxLength,
+      });
       return requests;
     };
     const [shorter, longer] = [await requestsFor(3_000), await requestsFor(3_010)];
@@ -330,7 +337,10 @@ describe('summarizeMessages', () => {
         },
         extractFacts: async () => [],
       };
-      const result = await summarizeMessages(chat(40), { tools, summarizerWindowTokens: 2_000 });
+      const result = await summarizeMessages(chat(40), {
+        contextTools: tools,
+        summarizerWindowTokens: 2_000,
+      });
       return { result, sizes };
     };
     const exact = await run(1);
@@ -366,7 +376,7 @@ describe('summarizeMessages', () => {
       assistant('ok'),
       ...chat(3).slice(1),
     ];
-    await summarizeMessages(list, { tools });
+    await summarizeMessages(list, { contextTools: tools });
     expect(seen.length).toBeGreaterThan(0);
     for (const content of seen) expect(content).not.toContain('iVBORw0KGgoiVBORw0KGgo');
   });
@@ -386,7 +396,7 @@ describe('summarizeMessages', () => {
       extractFacts: async () => [],
     });
     const list = chat(4);
-    const result = await summarizeMessages(list, { tools: failing });
+    const result = await summarizeMessages(list, { contextTools: failing });
     expect(result.summarized).toBe(false);
     expect(result.reason).toContain('model down');
     expect(result.messages).toEqual(list);

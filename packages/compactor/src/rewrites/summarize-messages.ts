@@ -57,7 +57,7 @@ export const summarizeMessagesOptionsSchema = lazySchema(() =>
   z
     .object({
       /** Summarizer and fact extractor (default: the offline, extractive ones). */
-      tools: contextToolsSchema.optional(),
+      contextTools: contextToolsSchema.optional(),
       /** The tools call a model: send the nine-section structured prompt (default false). */
       modelBacked: z.boolean().default(false),
       /** Fraction (0–1) of the messages kept verbatim at the end (default 0.3). */
@@ -418,7 +418,7 @@ export async function summarizeWithMeter(
   const { request, range } = rangeToSummarize(list, from, to, opts, meter);
   const { previous, unrecorded, carried, hiddenBefore, fresh } = range;
 
-  const tools = opts.tools ?? defaultOfflineTools();
+  const tools = opts.contextTools ?? defaultOfflineTools();
   const call = summarizerCallOf(tools, opts, meter);
   const texts = fresh.map((message) => meter.rendered(message, renderForSummarizer));
   const summarizedCount = fresh.length + hiddenBefore + (previous?.messageCount ?? 0);

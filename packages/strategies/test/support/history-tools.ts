@@ -212,7 +212,7 @@ export class HistoryStrategyTools implements StrategyTools {
       .map((entry) => entry.message);
     const out = await compactMessages(originals, {
       budgetTokens: options.budgetTokens,
-      tools: this.#context,
+      contextTools: this.#context,
       ...(options.recentTokens !== undefined
         ? { summarize: { recentTokens: options.recentTokens, minRecentCount: 1 } }
         : {}),
