@@ -53,6 +53,18 @@ export class EncoderPool {
     return this.handle(kind, encoding, key, slot, encoder);
   }
 
+  /**
+   * A handle on the shared encoder when it is already loaded (another counter loaded it), without
+   * waiting; `undefined` otherwise. Dispose the handle when done.
+   */
+  acquireLoaded(kind: EngineKind, encoding: ExactEncoding): ExactEngine | undefined {
+    const key = `${kind}:${encoding}`;
+    const slot = this.slots.get(key);
+    if (slot?.loaded === undefined) return undefined;
+    slot.refs++;
+    return this.handle(kind, encoding, key, slot, slot.loaded);
+  }
+
   /** Number of live handles on an encoder (0 once freed); for tests and diagnostics. */
   references(kind: EngineKind, encoding: ExactEncoding): number {
     return this.slots.get(`${kind}:${encoding}`)?.refs ?? 0;

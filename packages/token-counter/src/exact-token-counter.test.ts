@@ -1,10 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { CtxGuardError, InvalidInputError, InvalidOptionsError, type Message } from '@ctxguard/core';
 import { get_encoding } from 'tiktoken';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cookbookMessages as cookbook, weatherMessages, weatherTool } from '../test/openai-cookbook.js';
 import { sharedEncoderPool } from './encoder-pool.js';
 import type { ExactEngine } from './exact-engine.js';
-import { ExactTokenCounter, encodingForModel } from './exact-token-counter.js';
+import { ExactTokenCounter } from './exact-token-counter.js';
+import { encodingForModel } from './model-encoding.js';
 
 const gpt4o = { provider: 'openai', model: 'gpt-4o' };
 const gpt4 = { provider: 'openai', model: 'gpt-4-0613' };
@@ -62,6 +66,7 @@ describe('ExactTokenCounter', () => {
     expect(encodingForModel('gpt-4-turbo-2024-04-09')).toBe('cl100k_base');
     expect(encodingForModel('gpt-3.5-turbo')).toBe('cl100k_base');
     expect(encodingForModel('text-embedding-3-small')).toBe('cl100k_base');
+    expect(encodingForModel('davinci-002')).toBe('cl100k_base');
     expect(new ExactTokenCounter({ encoding: 'cl100k_base' }).encodingFor(gpt4o)).toBe('cl100k_base');
     counter.dispose();
   });
@@ -89,6 +94,21 @@ describe('ExactTokenCounter', () => {
     counter.dispose();
     expect(pool.references('bpe', 'o200k_base')).toBe(before);
     await expect(counter.measure('after dispose', gpt4o)).rejects.toThrow(/disposed/);
+  });
+
+  it('estimates exactly from its first call when another counter has loaded the encoder', async () => {
+    const text = 'Summarize this log. '.repeat(130);
+    const held = sharedEncoderPool().references('bpe', 'o200k_base');
+    const first = new ExactTokenCounter();
+    await first.ready(gpt4o);
+    const second = new ExactTokenCounter();
+    expect(second.estimate(text, gpt4o)).toBe(o200k.encode_ordinary(text).length);
+    expect(second.revision).toBe(1);
+    first.dispose();
+    // The encoder stays for the counter still holding it.
+    expect(second.estimate('and after', gpt4o)).toBe(o200k.encode_ordinary('and after').length);
+    second.dispose();
+    expect(sharedEncoderPool().references('bpe', 'o200k_base')).toBe(held);
   });
 
   it('uses a configured fallback counter for estimates before loading', () => {
@@ -142,6 +162,21 @@ describe('ExactTokenCounter', () => {
       content: [{ type: 'tool-result', toolCallId: 't', output: run }],
     };
     expect((await counter.measureMessage(message, gpt4o)).accuracy).toBe('estimate');
+  });
+
+  it('estimates long real sources whose parts differ (comments, declarations) within 4%', async () => {
+    // TypeScript's own declaration files: long doc comments, then long runs of declarations.
+    const lib = dirname(
+      createRequire(new URL('../../../package.json', import.meta.url)).resolve('typescript'),
+    );
+    const counter = new ExactTokenCounter();
+    await counter.ready(gpt4o);
+    for (const name of ['lib.dom.d.ts', 'lib.webworker.d.ts', 'lib.es5.d.ts']) {
+      const text = readFileSync(join(lib, name), 'utf8');
+      const exact = (await counter.measure(text, gpt4o)).tokens;
+      expect(Math.abs(counter.estimate(text, gpt4o) - exact) / exact, name).toBeLessThan(0.04);
+    }
+    counter.dispose();
   });
 
   it('estimates a text too long to count in one sync call from exact counts of windows of it, within 2%', async () => {

@@ -21,6 +21,7 @@ import {
 } from './exact-engine.js';
 import { HeuristicCounter } from './heuristic-counter.js';
 import { conversationOverhead, messageTokens, toolDefinitionsTokens } from './message-cost.js';
+import { encodingForModel } from './model-encoding.js';
 import { longestRun, roughEstimate } from './rough-estimate.js';
 import { SAMPLED_CHARS, sampledCount } from './sampled-count.js';
 import {
@@ -78,14 +79,6 @@ export const exactTokenCounterOptionsSchema = lazySchema(() =>
 
 /** Options of {@link ExactTokenCounter}. */
 export type ExactTokenCounterOptions = z.input<typeof exactTokenCounterOptionsSchema>;
-
-const CL100K_MODELS =
-  /^(gpt-4(?![o.]|-?o)|gpt-3\.5|gpt-35|text-embedding-(3|ada-002)|ft:gpt-(4(?![o.])|3\.5))/i;
-
-/** The encoding of an OpenAI model: `cl100k_base` for GPT-4 / GPT-3.5 / embeddings, `o200k_base` otherwise. */
-export function encodingForModel(model: string): ExactEncoding {
-  return typeof model === 'string' && CL100K_MODELS.test(model) ? 'cl100k_base' : 'o200k_base';
-}
 
 /**
  * Exact token counts for OpenAI encodings (`o200k_base`, `cl100k_base`) with chat framing as
@@ -306,7 +299,7 @@ export class ExactTokenCounter implements TokenCounter {
 
   /** Exact count when the encoder is loaded and the text is cheap to count now; otherwise `undefined`. */
   private countSync(text: string, encoding: ExactEncoding): number | undefined {
-    const engine = this.engines.get(encoding);
+    const engine = this.engines.get(encoding) ?? this.takeLoaded(encoding);
     if (!engine) {
       if ((this.options.preload ?? true) && !this.disposed)
         void this.engineFor(encoding).catch(() => undefined);
@@ -322,6 +315,22 @@ export class ExactTokenCounter implements TokenCounter {
       return linear.count(text);
     }
     return engine.count(text);
+  }
+
+  /**
+   * The shared encoder of a built-in engine another counter has loaded, taken at once (unless
+   * `preload` is off: then nothing is taken before `ready`): a counter created after the first (a
+   * guard per request, say) estimates exactly from its first call.
+   */
+  private takeLoaded(encoding: ExactEncoding): ExactEngine | undefined {
+    const engine = this.options.engine ?? 'bpe';
+    if (typeof engine !== 'string' || !(this.options.preload ?? true) || this.disposed) return undefined;
+    if (this.loading.has(`main:${encoding}`)) return undefined;
+    const taken = sharedEncoderPool().acquireLoaded(engine, encoding);
+    if (taken === undefined) return undefined;
+    this.engines.set(encoding, taken);
+    this.loads++;
+    return taken;
   }
 
   private estimateExactMaxChars(): number {

@@ -4,7 +4,7 @@ export { CountApiCounter, CountApiError } from './count-api-counter.js';
 export type { CountCache } from './count-cache.js';
 export type { ExactEngine } from './exact-engine.js';
 export type { ExactTokenCounterOptions } from './exact-token-counter.js';
-export { ExactTokenCounter, encodingForModel } from './exact-token-counter.js';
+export { ExactTokenCounter } from './exact-token-counter.js';
 export type { HeuristicCounterOptions, MessageParts, PartsLearnInput } from './heuristic-counter.js';
 export { HeuristicCounter, weighParts } from './heuristic-counter.js';
 export type { HybridTokenCounterOptions } from './hybrid-counter.js';
@@ -18,6 +18,7 @@ export {
   messageTokens,
   toolDefinitionsTokens,
 } from './message-cost.js';
+export { encodingForModel } from './model-encoding.js';
 export { sha256Hex } from './text-hash.js';
 export type {
   Accuracy,

@@ -14,6 +14,7 @@ import {
   toolCallTokens,
   toolDefinitionsTokens,
 } from './message-cost.js';
+import { encodingForModel } from './model-encoding.js';
 
 let o200k: Tiktoken;
 let cl100k: Tiktoken;
@@ -140,6 +141,19 @@ describe('chat framing against API-reported counts', () => {
         ),
       ).toBe(true);
     }
+  });
+
+  it('names the text counter a caller left out, and the model id that is no string', () => {
+    const message: Message = { role: 'user', content: 'hi' };
+    expect(() => messageTokens(message, undefined as never)).toThrow(
+      /^options\.countText: expected a function \(text\) => tokens.*received undefined$/,
+    );
+    expect(() => toolDefinitionsTokens([weatherTool], undefined as never)).toThrow(
+      /^countText: expected a function/,
+    );
+    expect(() => encodingForModel(123 as never)).toThrow(
+      'model: expected the model id as a string, received number',
+    );
   });
 });
 

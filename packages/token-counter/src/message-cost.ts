@@ -1,4 +1,5 @@
-import type { FilePart, ImagePart, Message } from '@ctxguard/core';
+import { type FilePart, type ImagePart, InvalidInputError, type Message } from '@ctxguard/core';
+import { describeKind } from '@ctxguard/shared';
 import {
   base64ByteLength,
   decodeBase64,
@@ -8,6 +9,7 @@ import {
   pdfPageCount,
   utf8,
 } from './media-data.js';
+import { encodingForModel } from './model-encoding.js';
 
 /** Counts the tokens of a text (an exact encoder or a heuristic). */
 export type TextCounter = (text: string) => number;
@@ -253,6 +255,15 @@ function safeString(value: unknown): string {
   }
 }
 
+/** `counter` when it is a function; a clear error naming `field` otherwise (these helpers take no defaults). */
+function textCounterOf(counter: unknown, field: string): TextCounter {
+  if (typeof counter === 'function') return counter as TextCounter;
+  throw new InvalidInputError(
+    `${field}: expected a function (text) => tokens, e.g. (text) => encoder.encode(text).length; received ${describeKind(counter)}`,
+    field.split('.'),
+  );
+}
+
 /** Tokens of one tool call: its name, its arguments text and {@link TOKENS_PER_TOOL_CALL}. */
 export function toolCallTokens(toolName: string, argumentsText: string, countText: TextCounter): number {
   return TOKENS_PER_TOOL_CALL + countText(toolName) + countText(argumentsText);
@@ -264,7 +275,7 @@ export function toolCallTokens(toolName: string, argumentsText: string, countTex
  * Odd shapes never throw: unknown parts are counted as their JSON text.
  */
 export function messageTokens(message: Message, options: MessageCostOptions): number {
-  const { countText } = options;
+  const countText = textCounterOf(options?.countText, 'options.countText');
   const record = (message ?? {}) as unknown as Record<string, unknown>;
   const role = typeof record.role === 'string' ? record.role : '';
   const content = record.content;
@@ -431,9 +442,9 @@ export function toolDefinitionsTokens(
   countText: TextCounter,
   options: { model?: string } = {},
 ): number {
+  textCounterOf(countText, 'countText');
   if (!Array.isArray(tools) || tools.length === 0) return 0;
-  const model = (options.model ?? '').toLowerCase();
-  const f = /^(gpt-4(?!o|\.)|gpt-3\.5)/.test(model) ? CL100K_TOOLS : O200K_TOOLS;
+  const f = encodingForModel(options.model ?? '') === 'cl100k_base' ? CL100K_TOOLS : O200K_TOOLS;
   let total = 0;
   for (const tool of tools) {
     const shape = toolShape(tool);

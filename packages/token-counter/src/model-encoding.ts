@@ -1,0 +1,14 @@
+import { InvalidInputError } from '@ctxguard/core';
+import type { ExactEncoding } from './exact-engine.js';
+
+const CL100K_MODELS =
+  /^(gpt-4(?![o.]|-?o)|gpt-3\.5|gpt-35|text-embedding-(3|ada-002)|(davinci|babbage)-002|ft:gpt-(4(?![o.])|3\.5))/i;
+
+/** The encoding of an OpenAI model: `cl100k_base` for GPT-4 / GPT-3.5 / embeddings / `davinci-002` and `babbage-002`, `o200k_base` otherwise. */
+export function encodingForModel(model: string): ExactEncoding {
+  if (typeof model !== 'string')
+    throw new InvalidInputError(`model: expected the model id as a string, received ${typeof model}`, [
+      'model',
+    ]);
+  return CL100K_MODELS.test(model) ? 'cl100k_base' : 'o200k_base';
+}
