@@ -156,6 +156,24 @@ describe('built-in data', () => {
     }
   });
 
+  it('gives the older GPT variants their own windows, not those of the ids they start with', () => {
+    const expected: [string, number, string][] = [
+      ['gpt-3.5-turbo-instruct', 4_096, 'cl100k_base'],
+      ['gpt-3.5-turbo-0613', 4_096, 'cl100k_base'],
+      ['gpt-3.5-turbo-1106', 16_385, 'cl100k_base'],
+      ['gpt-4-32k-0613', 32_768, 'cl100k_base'],
+      ['gpt-4-0613', 8_192, 'cl100k_base'],
+      ['gpt-4-vision-preview', 128_000, 'cl100k_base'],
+      ['text-embedding-3-small', 8_191, 'cl100k_base'],
+      ['davinci-002', 16_384, 'cl100k_base'],
+    ];
+    for (const [model, window, encoding] of expected)
+      expect(catalog.get('openai', model), model).toMatchObject({
+        contextWindow: window,
+        tokenizer: { encoding },
+      });
+  });
+
   it('follows the tokenizer rules', () => {
     for (const info of catalog.list()) {
       const label = `${info.provider}/${info.model}`;
@@ -168,7 +186,10 @@ describe('built-in data', () => {
       ) {
         expect(tokenizer, label).toEqual({ strategy: 'count_api', api: 'gemini' });
       } else if (info.provider === 'openai' || info.provider === 'azure') {
-        const legacy = /^gpt-(4|3\.5|35)(-turbo|-\d{4}|$)/.test(info.model);
+        const legacy =
+          /^(gpt-(4|3\.5|35)(-turbo|-\d{4}|-32k|-vision|$)|text-embedding-|(davinci|babbage)-002)/.test(
+            info.model,
+          );
         expect(tokenizer, label).toEqual({
           strategy: 'tiktoken',
           encoding: legacy ? 'cl100k_base' : 'o200k_base',
