@@ -1,3 +1,4 @@
+export { HookBus } from '@ctxguard/core';
 export { ContextDeclinedError } from '@ctxguard/facade';
 // The catalog's provider name of a model's `provider` (`google.generative-ai` → `google-ai`): the
 // models package's alias table, which the middleware names its guards by.
