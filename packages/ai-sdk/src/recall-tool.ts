@@ -50,7 +50,10 @@ export const recallToolOptionsSchema = lazySchema(() =>
         'must be a function',
       ),
     ]),
-    /** Most tokens one `load` returns, a page (default 2,000); page on with `startAt`. */
+    /**
+     * Most tokens one `load` returns, a page (default 2,000, and at most half the conversation's
+     * input budget); page on with `startAt`.
+     */
     pageTokens: z.number().int().positive().default(2_000),
     /** The tool's description, as the model reads it. */
     description: z.string().min(1).optional(),
@@ -175,13 +178,29 @@ export function recallTool(options: RecallToolOptions): Tool<RecallInput, Recall
       };
     }
     const hidden = history.hidden(compactionId);
-    return loadPage(hidden, input, settings.pageTokens, tokensOf, compactionId);
+    const { lastMeasurement } = await guard.stats(id);
+    return loadPage(
+      hidden,
+      input,
+      pageTokensFor(settings.pageTokens, lastMeasurement?.inputBudget),
+      tokensOf,
+      compactionId,
+    );
   }
   return tool({
     description: settings.description ?? DEFAULT_DESCRIPTION,
     inputSchema: recallInputSchema,
     execute: run,
   });
+}
+
+/**
+ * A page the next request can carry whole: it comes back as the newest tool result, which the guard
+ * keeps whole when it fits beside the system prompt, the task and the request, so at most half the
+ * input budget (a 2,000-token page in a 2,600-token budget would be cleared before the model read it).
+ */
+function pageTokensFor(pageTokens: number, inputBudget: number | null | undefined): number {
+  return inputBudget ? Math.max(1, Math.min(pageTokens, Math.floor(inputBudget / 2))) : pageTokens;
 }
 
 /**
