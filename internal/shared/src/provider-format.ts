@@ -1,16 +1,16 @@
 import { isRecord } from './message-readers.js';
 
+/** Where the converters a hint names come from, for an app that installed one package. */
+const CONVERTERS_FROM = '; `ctxguard` and `@ctxguard/formats` export the converters';
+
 /** What to use instead, per provider's own message format: said when such messages are given where ctxguard's are expected. */
 const CONVERTER_HINTS = {
-  openai:
-    'OpenAI Chat Completions messages: convert them with `fromOpenAIChat(messages)` and send `toOpenAIChat(result.messages)`',
-  anthropic:
-    'Anthropic Messages API messages: convert them with `fromAnthropic({ system, messages })` and send `toAnthropic(result.messages)`',
-  aisdk: 'AI SDK messages: convert them with `fromAISDK(messages)` and send `toAISDK(result.messages)`',
+  openai: `OpenAI Chat Completions messages: convert them with \`fromOpenAIChat(messages)\` and send \`toOpenAIChat(result.messages)\`${CONVERTERS_FROM}`,
+  anthropic: `Anthropic Messages API messages: convert them with \`fromAnthropic({ system, messages })\` and send \`toAnthropic(result.messages)\`${CONVERTERS_FROM}`,
+  aisdk: `AI SDK messages: convert them with \`fromAISDK(messages)\` and send \`toAISDK(result.messages)\`${CONVERTERS_FROM}`,
   aisdk4:
     'AI SDK 4 messages: since AI SDK 5 a tool call carries `input` (was `args`) and a tool result `output` (was `result`)',
-  uimessage:
-    'AI SDK UI messages (`parts`, as `useChat` sends them): convert them with `convertToModelMessages` from `ai`, then `fromAISDK`',
+  uimessage: `AI SDK UI messages (\`parts\`, as \`useChat\` sends them): convert them with \`convertToModelMessages\` from \`ai\`, then \`fromAISDK\`${CONVERTERS_FROM}`,
   'openai-responses':
     'OpenAI Responses API input items: ctxguard converts Chat Completions messages (`fromOpenAIChat`) and AI SDK messages (`fromAISDK`); with the AI SDK, `@ctxguard/ai-sdk` guards Responses models',
 } as const;

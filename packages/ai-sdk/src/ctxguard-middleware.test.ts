@@ -303,6 +303,13 @@ describe('ctxguardMiddleware.transformParams', () => {
     expect(() => ctxguardMiddleware({ signedReasoning: 'drop' } as never)).toThrow(
       /signedReasoning: is not an option of the middleware/,
     );
+    // Tool definitions belong to the AI SDK call, not to the middleware's contextTools.
+    expect(() => ctxguardMiddleware({ contextTools: [{ name: 'read_file' }] } as never)).toThrow(
+      /contextTools: must be ContextTools .*aiSdkContextTools\(model\); a call's tool definitions go to the AI SDK call's `tools`/,
+    );
+    expect(() => ctxguardMiddleware({ tools: {} } as never)).toThrow(
+      /"tools" \(did you mean "contextTools"\?\)/,
+    );
   });
 
   it('takes options typed with its own option types, as AI SDK 6 or 7 middleware', () => {

@@ -1,5 +1,6 @@
+import type { ContextTools } from '@ctxguard/core';
 import { createContextGuardOptionsSchema } from '@ctxguard/facade';
-import { lazySchema } from '@ctxguard/shared';
+import { isContextTools, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { providerContextManagementSchema } from './anthropic-context-management.js';
 import type { ConversationIdResolver } from './conversation-id.js';
@@ -11,6 +12,13 @@ export const ctxguardMiddlewareOptionsSchema = lazySchema(() =>
     provider: z.string().min(1).optional(),
     /** Model id (default: the wrapped model's `modelId`). */
     model: z.string().min(1).optional(),
+    /** Summarizer and fact extractor for compactions (default: the offline ones), e.g. `aiSdkContextTools(model)`. */
+    contextTools: z
+      .custom<ContextTools>(
+        isContextTools,
+        "must be ContextTools (summarize and extractFacts), e.g. aiSdkContextTools(model); a call's tool definitions go to the AI SDK call's `tools`",
+      )
+      .optional(),
     /** The conversation a call belongs to (default: `providerOptions.ctxguard.conversationId`). */
     conversationId: z
       .custom<ConversationIdResolver>(

@@ -2,7 +2,7 @@
 const COUNT_SAMPLE_WINDOWS = 64;
 /** Characters per window. */
 const SAMPLE_CHARS = 256;
-/** How far a window's ends move to reach a space: a quarter of the window. */
+/** How far a window's ends move back to reach a word start: a quarter of the window. */
 const SNAP_CHARS = SAMPLE_CHARS / 4;
 /** Characters a sampled estimate counts exactly at most; shorter texts are not sampled. */
 export const SAMPLED_CHARS = COUNT_SAMPLE_WINDOWS * SAMPLE_CHARS;
@@ -16,9 +16,9 @@ const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
  * run of one letter takes 2 to 8 characters per token depending on the letter, base64 about 1.5,
  * prose about 4, where a general rule would be off by up to 2.5×. Many small windows follow the
  * changes within a text (a source file's license header, code, an embedded blob) that a few large
- * ones miss, for the same characters counted; each starts and ends at a space where one is near, so
- * no word is cut in two (the pre-tokenizer starts a piece at a space). `undefined` when `count`
- * cannot count a window now, or when the text is not longer than the windows together.
+ * ones miss, for the same characters counted; each is cut where the pre-tokenizer starts a piece.
+ * `undefined` when `count` cannot count a window now, or when the text is not longer than the
+ * windows together.
  */
 export function sampledCount(
   text: string,
@@ -38,22 +38,30 @@ export function sampledCount(
   return chars === 0 ? undefined : Math.ceil((tokens * text.length) / chars);
 }
 
-/** The window of {@link SAMPLE_CHARS} at `at`, its ends moved to a near space, never half a surrogate pair. */
+/**
+ * The window of {@link SAMPLE_CHARS} at `at`, both ends moved back to the word start at or before
+ * them where one is near (never half a surrogate pair). Both move the same way, so a window holds
+ * whole pieces and as much of the whitespace between words as the text around it.
+ */
 function windowAt(text: string, at: number): string {
   const end = Math.min(text.length, at + SAMPLE_CHARS);
-  let start = firstSpace(text, at, Math.min(end, at + SNAP_CHARS)) ?? at;
+  let start = wordStartAtOrBefore(text, at, Math.max(0, at - SNAP_CHARS)) ?? at;
   if (isLowSurrogate(text.charCodeAt(start))) start++;
-  let stop = end < text.length ? (lastSpace(text, Math.max(start + 1, end - SNAP_CHARS), end) ?? end) : end;
+  let stop =
+    end < text.length ? (wordStartAtOrBefore(text, end, Math.max(start + 1, end - SNAP_CHARS)) ?? end) : end;
   if (stop < text.length && isHighSurrogate(text.charCodeAt(stop - 1))) stop--;
   return text.slice(start, stop);
 }
 
-function firstSpace(text: string, from: number, to: number): number | undefined {
-  for (let index = from; index < to; index++) if (text.charCodeAt(index) === 0x20) return index;
-  return undefined;
+/** A space the pre-tokenizer starts a piece at: the last of a run of spaces, before a word. */
+function isWordStart(text: string, index: number): boolean {
+  if (index + 1 >= text.length || text.charCodeAt(index) !== 0x20) return false;
+  const next = text.charCodeAt(index + 1);
+  return next !== 0x20 && next !== 0x0a;
 }
 
-function lastSpace(text: string, from: number, to: number): number | undefined {
-  for (let index = to - 1; index >= from; index--) if (text.charCodeAt(index) === 0x20) return index;
+/** The nearest word start from `index` back to `floor`. */
+function wordStartAtOrBefore(text: string, index: number, floor: number): number | undefined {
+  for (let at = index; at >= floor; at--) if (isWordStart(text, at)) return at;
   return undefined;
 }

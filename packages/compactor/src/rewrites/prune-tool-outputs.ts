@@ -38,7 +38,7 @@ export const pruneToolOutputsOptionsSchema = lazySchema(() =>
       maxKeptFactChars: z.number().int().nonnegative().default(600),
       /** Where the kept facts come from (default: the offline extractors). */
       contextTools: contextToolsSchema.optional(),
-      /** Cancels the fact extraction of model-backed `tools`. */
+      /** Cancels the fact extraction of model-backed `contextTools`. */
       signal: abortSignalSchema.optional(),
       ...countingFields(),
     })
