@@ -111,6 +111,20 @@ describe('ExactTokenCounter', () => {
     expect(sharedEncoderPool().references('bpe', 'o200k_base')).toBe(held);
   });
 
+  it('with preload off, takes no encoder before ready, not even one another counter loaded', async () => {
+    const loaded = new ExactTokenCounter();
+    await loaded.ready(gpt4o);
+    const fallback = new ExactTokenCounter({ preload: false });
+    fallback.estimate = () => 77;
+    const idle = new ExactTokenCounter({ preload: false, fallback });
+    expect(idle.estimate('anything', gpt4o)).toBe(77);
+    expect(idle.revision).toBe(0);
+    await idle.ready(gpt4o);
+    expect(idle.estimate('anything', gpt4o)).toBe(o200k.encode_ordinary('anything').length);
+    idle.dispose();
+    loaded.dispose();
+  });
+
   it('uses a configured fallback counter for estimates before loading', () => {
     const fallback = new ExactTokenCounter({ preload: false });
     fallback.estimate = () => 77;
@@ -164,15 +178,26 @@ describe('ExactTokenCounter', () => {
     expect((await counter.measureMessage(message, gpt4o)).accuracy).toBe('estimate');
   });
 
-  it('estimates long real sources whose parts differ (comments, declarations) within 4%', async () => {
+  it('estimates long texts whose parts differ (comments, declarations, deep indents) within 4%', async () => {
     // TypeScript's own declaration files: long doc comments, then long runs of declarations.
     const lib = dirname(
       createRequire(new URL('../../../package.json', import.meta.url)).resolve('typescript'),
     );
     const counter = new ExactTokenCounter();
     await counter.ready(gpt4o);
-    for (const name of ['lib.dom.d.ts', 'lib.webworker.d.ts', 'lib.es5.d.ts']) {
-      const text = readFileSync(join(lib, name), 'utf8');
+    const sources: [string, string][] = ['lib.dom.d.ts', 'lib.webworker.d.ts', 'lib.es5.d.ts'].map((name) => [
+      name,
+      readFileSync(join(lib, name), 'utf8'),
+    ]);
+    // Deep indentation: runs of spaces no window may leave out more of than the text has.
+    for (const indent of [4, 40])
+      sources.push([
+        `${indent}-space indents`,
+        Array.from({ length: 3_000 }, (_, i) => `${' '.repeat(indent)}value_${i} = compute(${i});`).join(
+          '\n',
+        ),
+      ]);
+    for (const [name, text] of sources) {
       const exact = (await counter.measure(text, gpt4o)).tokens;
       expect(Math.abs(counter.estimate(text, gpt4o) - exact) / exact, name).toBeLessThan(0.04);
     }

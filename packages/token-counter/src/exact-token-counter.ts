@@ -66,7 +66,10 @@ export const exactTokenCounterOptionsSchema = lazySchema(() =>
     longRunChars: z.number().int().positive().optional(),
     /** Count long runs with the linear `bpe` engine (exact) instead of estimating them. Default true. */
     linearFallback: z.boolean().optional(),
-    /** Start loading the encoder on the first estimate, so later estimates are exact. Default true. */
+    /**
+     * Start loading the encoder on the first estimate (or take the one another counter loaded), so
+     * later estimates are exact. Default true; off, nothing is loaded or taken before `ready`.
+     */
     preload: z.boolean().optional(),
     /** Where warnings go (`onWarning`): an engine that could not be loaded. */
     hooks: z.custom<HookBus>(isHookBus, 'must be a HookBus (on, emit and listenerCount)').optional(),
@@ -318,9 +321,10 @@ export class ExactTokenCounter implements TokenCounter {
   }
 
   /**
-   * The shared encoder of a built-in engine another counter has loaded, taken at once (unless
-   * `preload` is off: then nothing is taken before `ready`): a counter created after the first (a
-   * guard per request, say) estimates exactly from its first call.
+   * The shared encoder of a built-in engine another counter has loaded, taken at once: a counter
+   * created after the first (a guard per request, say) estimates exactly from its first call. Not
+   * with `preload` off: such a counter answers with its fallback until `ready`, as documented, so
+   * its estimates do not depend on what other counters in the process did.
    */
   private takeLoaded(encoding: ExactEncoding): ExactEngine | undefined {
     const engine = this.options.engine ?? 'bpe';

@@ -152,7 +152,7 @@ describe('chat framing against API-reported counts', () => {
       /^countText: expected a function/,
     );
     expect(() => encodingForModel(123 as never)).toThrow(
-      'model: expected the model id as a string, received number',
+      'model: expected the model id as a string, received a number',
     );
   });
 });

@@ -442,18 +442,18 @@ export function toolDefinitionsTokens(
   countText: TextCounter,
   options: { model?: string } = {},
 ): number {
-  textCounterOf(countText, 'countText');
+  const count = textCounterOf(countText, 'countText');
   if (!Array.isArray(tools) || tools.length === 0) return 0;
   const f = encodingForModel(options.model ?? '') === 'cl100k_base' ? CL100K_TOOLS : O200K_TOOLS;
   let total = 0;
   for (const tool of tools) {
     const shape = toolShape(tool);
     if (!shape) {
-      total += countText(jsonText(tool));
+      total += count(jsonText(tool));
       continue;
     }
-    total += f.funcInit + countText(`${shape.name}:${stripPeriod(shape.description)}`);
-    total += propertiesTokens(shape.properties, countText, f, 0);
+    total += f.funcInit + count(`${shape.name}:${stripPeriod(shape.description)}`);
+    total += propertiesTokens(shape.properties, count, f, 0);
   }
   return total + f.funcEnd;
 }

@@ -1,4 +1,5 @@
 import { InvalidInputError } from '@ctxguard/core';
+import { describeKind } from '@ctxguard/shared';
 import type { ExactEncoding } from './exact-engine.js';
 
 const CL100K_MODELS =
@@ -7,7 +8,7 @@ const CL100K_MODELS =
 /** The encoding of an OpenAI model: `cl100k_base` for GPT-4 / GPT-3.5 / embeddings / `davinci-002` and `babbage-002`, `o200k_base` otherwise. */
 export function encodingForModel(model: string): ExactEncoding {
   if (typeof model !== 'string')
-    throw new InvalidInputError(`model: expected the model id as a string, received ${typeof model}`, [
+    throw new InvalidInputError(`model: expected the model id as a string, received ${describeKind(model)}`, [
       'model',
     ]);
   return CL100K_MODELS.test(model) ? 'cl100k_base' : 'o200k_base';
