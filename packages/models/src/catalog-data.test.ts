@@ -172,6 +172,16 @@ describe('built-in data', () => {
         contextWindow: window,
         tokenizer: { encoding },
       });
+    const azure = [
+      ['gpt-35-turbo-0613', 4_096],
+      ['gpt-35-turbo-instruct-0914', 4_097],
+      ['gpt-4-32k-0613', 32_768],
+    ] as const;
+    for (const [model, window] of azure)
+      expect(catalog.get('azure', model), model).toMatchObject({
+        contextWindow: window,
+        tokenizer: { encoding: 'cl100k_base' },
+      });
   });
 
   it('follows the tokenizer rules', () => {
