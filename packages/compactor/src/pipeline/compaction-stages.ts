@@ -1,6 +1,7 @@
 import type { ContextTools, ExtractedFact, Message } from '@ctxguard/core';
 import { requestBytes, stripMediaToFit } from '../budget/media-bytes.js';
 import { runMeter, type TokenMeter } from '../budget/token-meter.js';
+import { cutAtLength } from '../facts/context-tools.js';
 import type { DigestFact } from '../facts/fact-digest.js';
 import {
   compactKeys,
@@ -14,6 +15,7 @@ import {
 import { parseFactsBlock, renderFactsBlock } from '../facts/facts-block.js';
 import { parseTruncationMarker } from '../facts/markers.js';
 import { defaultOfflineTools } from '../facts/offline-context-tools.js';
+import { parseSummary, renderSummary } from '../facts/summary-format.js';
 import { readableText } from '../messages/message-parts.js';
 import { repairToolPairs } from '../messages/tool-pairs.js';
 import { deduplicateWithMeter } from '../rewrites/deduplicate-file-reads.js';
@@ -365,24 +367,11 @@ function withFactsMarker(
  */
 export async function oversizedStage(run: StageRun): Promise<void> {
   if (!run.opts.compactOversized || !overLimits(run, run.work)) return;
-  // Every other output goes before the results the newest assistant message asked for.
-  for (const protectTokens of [newestResultsTokens(run.work, run.meter), 0]) {
-    if (!overLimits(run, run.work)) return;
-    const pruned = await pruneWithMeter(
-      run.work,
-      {
-        protectTokens,
-        minimumSavings: 0,
-        protectedTools: [],
-        targetTokens: run.budget,
-        contextTools: run.offline,
-        counter: run.meter.counter,
-        countContext: run.meter.context,
-      },
-      run.meter,
-    );
-    if (pruned.pruned) recordReplacements(run, 'prune', pruned.messages);
-  }
+  // Every other output goes before the results the newest assistant message asked for, and this
+  // run's summaries are cut by what the list is over before those results are pruned.
+  await pruneEveryOutput(run, newestResultsTokens(run.work, run.meter));
+  trimSummariesStage(run);
+  await pruneEveryOutput(run, 0);
   const before = run.work;
   // A summary or marker this run wrote goes bare rather than shrunk: it still hosts the digest,
   // which says its facts again in the room left.
@@ -405,6 +394,63 @@ export async function oversizedStage(run: StageRun): Promise<void> {
   const { firstUser, messages } = shrunk;
   const firstChanged = firstUser !== -1 && messages[firstUser] !== before[firstUser];
   recordReplacements(run, firstChanged ? 'first-message' : 'oversized', messages);
+}
+
+/** Prunes the tool outputs outside the newest `protectTokens` while the list is over its limits. */
+async function pruneEveryOutput(run: StageRun, protectTokens: number): Promise<void> {
+  if (!overLimits(run, run.work)) return;
+  const pruned = await pruneWithMeter(
+    run.work,
+    {
+      protectTokens,
+      minimumSavings: 0,
+      protectedTools: [],
+      targetTokens: run.budget,
+      contextTools: run.offline,
+      counter: run.meter.counter,
+      countContext: run.meter.context,
+    },
+    run.meter,
+  );
+  if (pruned.pruned) recordReplacements(run, 'prune', pruned.messages);
+}
+
+/**
+ * This run's summaries cut at their end by what the list is over its token budget, when that
+ * brings it within its limits: the newest results then stay whole for a few lines of summary.
+ */
+function trimSummariesStage(run: StageRun): void {
+  if (!overLimits(run, run.work)) return;
+  const next = run.work.slice();
+  for (const index of digestHosts(next, new Set(run.input))) {
+    const summary = parseSummary(readableText(next[index]!));
+    if (!summary || run.meter.total(next) <= run.budget) continue;
+    const host = next[index]!;
+    const cutTo = (length: number) =>
+      ({
+        ...host,
+        content: renderSummary({ ...summary, text: cutAtLength(summary.text, length) }),
+      }) as Message;
+    const fits = (length: number) => {
+      next[index] = cutTo(length);
+      return run.meter.total(next) <= run.budget;
+    };
+    next[index] = cutTo(longestFitting(summary.text.length, fits));
+  }
+  if (overLimits(run, next)) return;
+  recordReplacements(run, 'oversized', next);
+}
+
+/** The largest length in [0, `max`] that `fits` (0 when none does); `fits` is monotone. */
+function longestFitting(max: number, fits: (length: number) => boolean): number {
+  let low = 0;
+  let high = max;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(middle)) low = middle;
+    else high = middle - 1;
+  }
+  return low;
 }
 
 /** Drops signed or redacted reasoning that follows the first message the stages changed. */
