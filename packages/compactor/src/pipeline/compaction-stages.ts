@@ -1,7 +1,6 @@
 import type { ContextTools, ExtractedFact, Message } from '@ctxguard/core';
 import { requestBytes, stripMediaToFit } from '../budget/media-bytes.js';
 import { runMeter, type TokenMeter } from '../budget/token-meter.js';
-import { cutAtLength } from '../facts/context-tools.js';
 import type { DigestFact } from '../facts/fact-digest.js';
 import {
   compactKeys,
@@ -362,15 +361,16 @@ function withFactsMarker(
 }
 
 /**
- * Last resort: every tool output pruned, then the messages shrunk in place (the task's attachments
- * first, then the largest) until the list fits.
+ * Last resort: all tool outputs but the results the newest assistant message asked for pruned;
+ * then this run's summaries cut by what the list is over, when that makes it fit; then those
+ * results pruned too; then the messages shrunk in place (the task's attachments first, then the
+ * largest) until the list fits.
  */
 export async function oversizedStage(run: StageRun): Promise<void> {
   if (!run.opts.compactOversized || !overLimits(run, run.work)) return;
-  // Every other output goes before the results the newest assistant message asked for, and this
-  // run's summaries are cut by what the list is over before those results are pruned.
+  // The model acts on the newest results next: the older outputs and some of the summary go first.
   await pruneEveryOutput(run, newestResultsTokens(run.work, run.meter));
-  trimSummariesStage(run);
+  cutSummaries(run);
   await pruneEveryOutput(run, 0);
   const before = run.work;
   // A summary or marker this run wrote goes bare rather than shrunk: it still hosts the digest,
@@ -390,7 +390,8 @@ export async function oversizedStage(run: StageRun): Promise<void> {
     bare,
   );
   if (shrunk.messagesCompacted === 0) return;
-  run.result.oversized = { messagesCompacted: shrunk.messagesCompacted };
+  const earlier = run.result.oversized?.messagesCompacted ?? 0;
+  run.result.oversized = { messagesCompacted: earlier + shrunk.messagesCompacted };
   const { firstUser, messages } = shrunk;
   const firstChanged = firstUser !== -1 && messages[firstUser] !== before[firstUser];
   recordReplacements(run, firstChanged ? 'first-message' : 'oversized', messages);
@@ -416,29 +417,38 @@ async function pruneEveryOutput(run: StageRun, protectTokens: number): Promise<v
 }
 
 /**
- * This run's summaries cut at their end by what the list is over its token budget, when that
- * brings it within its limits: the newest results then stay whole for a few lines of summary.
+ * This run's summaries cut at the end of their text by what the list is over its token budget (at
+ * a line or word end, so no value is cut in two), when that brings the list within its limits; the
+ * newest results then stay whole. Otherwise the summaries stay as they are.
  */
-function trimSummariesStage(run: StageRun): void {
+function cutSummaries(run: StageRun): void {
   if (!overLimits(run, run.work)) return;
   const next = run.work.slice();
+  let cut = 0;
   for (const index of digestHosts(next, new Set(run.input))) {
     const summary = parseSummary(readableText(next[index]!));
     if (!summary || run.meter.total(next) <= run.budget) continue;
     const host = next[index]!;
     const cutTo = (length: number) =>
-      ({
-        ...host,
-        content: renderSummary({ ...summary, text: cutAtLength(summary.text, length) }),
-      }) as Message;
+      ({ ...host, content: renderSummary({ ...summary, text: cutAtWord(summary.text, length) }) }) as Message;
     const fits = (length: number) => {
       next[index] = cutTo(length);
       return run.meter.total(next) <= run.budget;
     };
     next[index] = cutTo(longestFitting(summary.text.length, fits));
+    cut++;
   }
-  if (overLimits(run, next)) return;
+  if (cut === 0 || overLimits(run, next)) return;
+  run.result.oversized = { messagesCompacted: cut };
   recordReplacements(run, 'oversized', next);
+}
+
+/** `text` cut to at most `maxChars` at its last line or word end, with `…`; whole when it fits. */
+function cutAtWord(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const head = text.slice(0, Math.max(0, maxChars - 1));
+  const end = Math.max(head.lastIndexOf('\n'), head.lastIndexOf(' '));
+  return end > 0 ? `${head.slice(0, end)}…` : '';
 }
 
 /** The largest length in [0, `max`] that `fits` (0 when none does); `fits` is monotone. */
