@@ -34,4 +34,5 @@ export { closestName, misspeltKeys, misspeltKeysCheck, tolerantObject } from './
 export { namespacePrefix, storeNamespaceSchema } from './store-namespace.js';
 export { belowTokenizerSpread } from './tokenizer-spread.js';
 export { charsPerRequest, toolsWindowTokens } from './tools-window.js';
+export { utf8Length } from './utf8-length.js';
 export { warnMisconfigured } from './warn-misconfigured.js';

@@ -29,6 +29,7 @@ import {
 import {
   type CountContext,
   conversationOverhead,
+  ExactTokenCounter,
   HeuristicCounter,
   HybridTokenCounter,
   isTokenCounter,
@@ -42,6 +43,7 @@ import {
 } from '@ctxguard/token-counter';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
+import { byteBound } from './byte-bound.js';
 import { CompactionAnchor } from './compaction-anchor.js';
 import { ConversationTally, type RequestView, type Weighing } from './conversation-tally.js';
 import { assertMeasurable } from './measure-request.js';
@@ -280,8 +282,35 @@ export class ContextMeasurer {
     request: MeasureInput,
   ): Promise<{ measurement: ContextMeasurement; tally: ConversationTally }> {
     const estimate = this.#estimate(request);
-    if (estimate.percentage === null || estimate.percentage < this.#exact) return estimate;
+    if (estimate.percentage === null) return estimate;
+    if (estimate.percentage < this.#exact && !this.#mayReachExact(request, estimate)) return estimate;
     return { measurement: await this.#upgrade(request, estimate), tally: estimate.tally };
+  }
+
+  /**
+   * Whether a request estimated below the `exact` threshold may be at it all the same. Only while
+   * its model's encoder loads (the first requests of a process), when the estimate comes from the
+   * heuristic, which can be a quarter low on dense text; and only when the request's UTF-8 bytes,
+   * which no count exceeds, reach the threshold. Such a request waits for the encoder.
+   */
+  #mayReachExact(
+    input: MeasureInput,
+    estimate: { measurement: ContextMeasurement; anchorAdjust: number },
+  ): boolean {
+    const { inputBudget } = estimate.measurement;
+    if (inputBudget === null || !this.#encoderLoading({ provider: input.provider, model: input.model }))
+      return false;
+    const request = this.#compactions.request(input, this.#tallyOf(input), true);
+    const bound = byteBound(request, estimate.measurement) + Math.max(0, estimate.anchorAdjust);
+    return bound >= this.#exact * Math.max(1, inputBudget);
+  }
+
+  /** Whether `ctx`'s model is counted by a local encoder that is still loading. */
+  #encoderLoading(ctx: CountContext): boolean {
+    const direct = this.#direct;
+    if (direct instanceof HybridTokenCounter)
+      return direct.route(ctx).route === 'tiktoken' && !direct.hasEncoder(ctx);
+    return direct instanceof ExactTokenCounter && !direct.hasEncoder(ctx);
   }
 
   /** Loads the calibrations already learned (and the encoders of those models) so first estimates are warm. */

@@ -150,6 +150,15 @@ export class ExactTokenCounter implements TokenCounter {
     );
   }
 
+  /**
+   * Whether `ctx`'s encoder is loaded (or taken from another counter that loaded it), so that
+   * estimates are counts rather than the fallback's guesses. Starts no load.
+   */
+  hasEncoder(ctx: CountContext): boolean {
+    const encoding = this.encodingFor(ctx);
+    return this.engines.has(encoding) || this.takeLoaded(encoding) !== undefined;
+  }
+
   estimate(text: string, ctx: CountContext): number {
     try {
       if (typeof text !== 'string') return 0;

@@ -52,6 +52,14 @@ describe('HybridTokenCounter', () => {
     expect(new HybridTokenCounter().route(claude).route).toBe('heuristic');
   });
 
+  it('has an encoder for a tiktoken model once loaded, and never for a model without one', async () => {
+    const counter = new HybridTokenCounter({ exact: { preload: false } });
+    expect(counter.hasEncoder(gpt4o)).toBe(false);
+    await counter.warm(gpt4o);
+    expect(counter.hasEncoder(gpt4o)).toBe(true);
+    expect(counter.hasEncoder(gemini)).toBe(false);
+  });
+
   it('estimates a tiktoken model with its exact encoding plus the chat framing', async () => {
     const counter = new HybridTokenCounter();
     await counter.warm(gpt4o);

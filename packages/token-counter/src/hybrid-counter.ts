@@ -153,6 +153,15 @@ export class HybridTokenCounter implements TokenCounter {
     return { route: 'heuristic', model };
   }
 
+  /**
+   * Whether `ctx`'s model is counted by a local encoder that is loaded. `false` while it loads
+   * (estimates then come from the heuristic) and for a model without a local tokenizer.
+   */
+  hasEncoder(ctx: CountContext): boolean {
+    const fast = this.#fast(ctx);
+    return fast instanceof ExactTokenCounter && fast.hasEncoder(ctx);
+  }
+
   estimate(text: string, ctx: CountContext): number {
     return this.#fast(ctx).estimate(text, ctx);
   }

@@ -1,7 +1,7 @@
 import type { Message } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { assistant, user } from '../../test/support/messages.js';
-import { requestBytes, stripMediaToFit, utf8Length } from './media-bytes.js';
+import { requestBytes, stripMediaToFit } from './media-bytes.js';
 
 const shot = (i: number): Message => ({
   role: 'user',
@@ -12,10 +12,6 @@ const shot = (i: number): Message => ({
 });
 
 describe('media bytes', () => {
-  it('counts UTF-8 bytes', () => {
-    expect(utf8Length('aé€😀')).toBe(1 + 2 + 3 + 4);
-  });
-
   it('replaces the oldest media with placeholders until the request fits the byte ceiling', () => {
     const list = [
       shot(0),

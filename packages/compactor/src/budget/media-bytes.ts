@@ -1,5 +1,5 @@
 import { type ContentPart, type Message, parseInput } from '@ctxguard/core';
-import { isRecord, lazySchema, partsOf, roleOf } from '@ctxguard/shared';
+import { isRecord, lazySchema, partsOf, roleOf, utf8Length } from '@ctxguard/shared';
 import { z } from 'zod';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
 import { withParts } from '../messages/message-parts.js';
@@ -15,21 +15,6 @@ const stripMediaArgumentsSchema = lazySchema(() =>
 export const DEFAULT_MAX_REQUEST_BYTES = 30 * 1024 * 1024;
 
 const memo = new WeakMap<object, number>();
-
-/** UTF-8 length of a string. */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-      bytes += 4;
-      index++;
-    } else bytes += 3;
-  }
-  return bytes;
-}
 
 /** Bytes a message takes in a request (its JSON), media data included; memoised per message object. */
 export function messageBytes(message: Message): number {

@@ -1,5 +1,5 @@
 import { parseOptions } from '@ctxguard/core';
-import { lazySchema } from '@ctxguard/shared';
+import { lazySchema, utf8Length } from '@ctxguard/shared';
 import { z } from 'zod';
 
 /** Tool output above this many UTF-8 bytes is truncated (50 KiB). */
@@ -48,12 +48,6 @@ export interface TruncateToolOutputResult {
   savedPath?: string;
 }
 
-const encoder = new TextEncoder();
-
-function byteLength(text: string): number {
-  return encoder.encode(text).length;
-}
-
 /** Longest prefix of `text` within `maxBytes` UTF-8 bytes, never splitting a character. */
 function prefixWithin(text: string, maxBytes: number): string {
   let bytes = 0;
@@ -88,7 +82,7 @@ function headLines(lines: readonly string[], maxLines: number, maxBytes: number)
   const kept: string[] = [];
   let bytes = 0;
   for (const line of lines.slice(0, maxLines)) {
-    const size = byteLength(line) + (kept.length > 0 ? 1 : 0);
+    const size = utf8Length(line) + (kept.length > 0 ? 1 : 0);
     if (bytes + size > maxBytes) {
       const room = maxBytes - bytes - (kept.length > 0 ? 1 : 0);
       if (kept.length === 0 && room > 0) kept.push(prefixWithin(line, room));
@@ -104,7 +98,7 @@ function tailLines(lines: readonly string[], maxLines: number, maxBytes: number)
   const kept: string[] = [];
   let bytes = 0;
   for (const line of lines.slice(Math.max(0, lines.length - maxLines)).reverse()) {
-    const size = byteLength(line) + (kept.length > 0 ? 1 : 0);
+    const size = utf8Length(line) + (kept.length > 0 ? 1 : 0);
     if (bytes + size > maxBytes) {
       const room = maxBytes - bytes - (kept.length > 0 ? 1 : 0);
       if (kept.length === 0 && room > 0) kept.push(suffixWithin(line, room));
@@ -161,7 +155,7 @@ export function truncateToolOutput(
 ): TruncateToolOutputResult | Promise<TruncateToolOutputResult> {
   const parsed = parseOptions(truncateToolOutputOptionsSchema, options, 'truncateToolOutput options');
   parseOptions(z.object({ output: z.string() }), { output }, 'truncateToolOutput');
-  const originalSize = byteLength(output);
+  const originalSize = utf8Length(output);
   const originalLines = countLines(output);
   const fits = originalSize <= parsed.maxBytes && originalLines <= parsed.maxLines;
   if (fits) {
@@ -170,7 +164,7 @@ export function truncateToolOutput(
   }
   const cut = (savedPath?: string): TruncateToolOutputResult => {
     // Reserve room for the notice at its largest (the kept size has at most as many digits as maxBytes).
-    const reserve = byteLength(notice(originalSize, parsed.maxBytes, originalLines, savedPath)) + 2;
+    const reserve = utf8Length(notice(originalSize, parsed.maxBytes, originalLines, savedPath)) + 2;
     const room = Math.max(16, parsed.maxBytes - reserve);
     const lines = output.split('\n');
     if (parsed.direction === 'head-tail') {
@@ -179,10 +173,10 @@ export function truncateToolOutput(
       const tail = tailLines(
         lines.slice(headCount),
         Math.floor(parsed.maxLines / 2),
-        room - byteLength(head) - 1,
+        room - utf8Length(head) - 1,
       );
       const keptLineCount = headCount + countLines(tail);
-      const keptBytes = byteLength(head) + byteLength(tail);
+      const keptBytes = utf8Length(head) + utf8Length(tail);
       const text = notice(originalSize, keptBytes, originalLines - keptLineCount, savedPath);
       return {
         content: `${head}\n${text}\n${tail}`,
@@ -197,7 +191,7 @@ export function truncateToolOutput(
         ? headLines(lines, parsed.maxLines, room)
         : tailLines(lines, parsed.maxLines, room);
     const keptLineCount = countLines(kept);
-    const text = notice(originalSize, byteLength(kept), originalLines - keptLineCount, savedPath);
+    const text = notice(originalSize, utf8Length(kept), originalLines - keptLineCount, savedPath);
     const content = parsed.direction === 'head' ? `${kept}\n${text}` : `${text}\n${kept}`;
     return { content, truncated: true, originalSize, originalLines, ...(savedPath ? { savedPath } : {}) };
   };
