@@ -1,4 +1,4 @@
-/** The counted fields of a message (role, name, content) reduced to their leaves, in walk order. */
+/** The counted fields of a message (role, name, content, OpenAI's `tool_calls`) reduced to their leaves, in walk order. */
 export type MessageSnapshot = readonly unknown[];
 
 // Registered symbols: every package bundles its own copy of this module, and a snapshot one copy
@@ -11,6 +11,8 @@ interface CountedFields {
   role?: unknown;
   name?: unknown;
   content?: unknown;
+  /** An OpenAI Chat message's tool calls, counted beside its content. */
+  tool_calls?: unknown;
 }
 
 function isPlain(value: object): boolean {
@@ -19,7 +21,7 @@ function isPlain(value: object): boolean {
 }
 
 /**
- * The leaves of a message's role, name and content, holding the same string references: comparing
+ * The leaves of a message's counted fields, holding the same string references: comparing
  * a later message with it costs a pointer comparison per leaf when the strings are shared, even if
  * the message objects were rebuilt. `undefined` when the message cannot be walked (cycles, class
  * instances, getters that throw).
@@ -31,10 +33,14 @@ export function takeMessageSnapshot(message: unknown): MessageSnapshot | undefin
     const role = fields.role;
     const name = fields.name;
     const content = fields.content;
+    const toolCalls = fields.tool_calls;
     // Most messages: primitive role and name, string content (what matchesSnapshot checks first).
-    if (typeof content === 'string' && isLeaf(role) && isLeaf(name)) return [role, name, content];
+    if (typeof content === 'string' && isLeaf(role) && isLeaf(name) && toolCalls === undefined)
+      return [role, name, content];
     const out: unknown[] = [];
-    return visit(role, 0, out) && visit(name, 0, out) && visit(content, 0, out) ? out : undefined;
+    return visit(role, 0, out) && visit(name, 0, out) && visit(content, 0, out) && visit(toolCalls, 0, out)
+      ? out
+      : undefined;
   } catch {
     return undefined;
   }
@@ -69,19 +75,26 @@ function visit(value: unknown, depth: number, out: unknown[]): boolean {
   return true;
 }
 
-/** True when `message`'s role, name and content still equal the snapshot (edits made in place included). */
+/** True when `message`'s counted fields still equal the snapshot (edits made in place included). */
 export function matchesSnapshot(message: unknown, snapshot: MessageSnapshot): boolean {
   if (message === null || typeof message !== 'object') return false;
   try {
     const fields = message as CountedFields;
     // Most messages: primitive role and name, string content.
     if (snapshot.length === 3 && typeof snapshot[2] === 'string')
-      return fields.role === snapshot[0] && fields.name === snapshot[1] && fields.content === snapshot[2];
+      return (
+        fields.role === snapshot[0] &&
+        fields.name === snapshot[1] &&
+        fields.content === snapshot[2] &&
+        fields.tool_calls === undefined
+      );
     let i = matchValue(fields.role, snapshot, 0, 0);
     if (i < 0) return false;
     i = matchValue(fields.name, snapshot, i, 0);
     if (i < 0) return false;
     i = matchValue(fields.content, snapshot, i, 0);
+    if (i < 0) return false;
+    i = matchValue(fields.tool_calls, snapshot, i, 0);
     return i === snapshot.length;
   } catch {
     return false;

@@ -111,6 +111,29 @@ describe('MemoizedCounter', () => {
     expect(inner.calls).toBe(3);
   });
 
+  it('tells apart OpenAI Chat messages that differ only in their tool calls, edited in place or rebuilt', async () => {
+    const inner = new CountingCounter();
+    await inner.exact.ready(ctx);
+    const counter = new MemoizedCounter(inner);
+    const call = (args: string) =>
+      ({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: args } }],
+      }) as unknown as Message;
+    const short = counter.estimateMessage(call('{"q":"a"}'), ctx);
+    const long = counter.estimateMessage(call(JSON.stringify({ q: 'a much longer query '.repeat(20) })), ctx);
+    expect(long).toBeGreaterThan(short + 50);
+    const edited = call('{"q":"a"}');
+    expect(counter.estimateMessage(edited, ctx)).toBe(short);
+    (edited as unknown as { tool_calls: unknown[] }).tool_calls.push({
+      id: 'c2',
+      type: 'function',
+      function: { name: 'search', arguments: '{"q":"b"}' },
+    });
+    expect(counter.estimateMessage(edited, ctx)).toBeGreaterThan(short);
+  });
+
   it('starts estimates over after learn() and when the inner revision changes', async () => {
     const inner = new CountingCounter();
     await inner.exact.ready(ctx);

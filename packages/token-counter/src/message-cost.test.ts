@@ -75,6 +75,19 @@ describe('chat framing against API-reported counts', () => {
     });
     expect(conversation([call('{"foo": "bar", "baz": 1.5}')], 'gpt-3.5-turbo', cl100kCount)).toBe(26);
     expect(conversation([call('{"foo":"bar", "baz":\n\n 1.5}')], 'gpt-3.5-turbo', cl100kCount)).toBe(25);
+    // The same call in OpenAI Chat's own shape, not converted.
+    const openAICall = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: 'c1',
+          type: 'function',
+          function: { name: 'do_stuff', arguments: '{"foo": "bar", "baz": 1.5}' },
+        },
+      ],
+    } as unknown as Message;
+    expect(conversation([openAICall], 'gpt-3.5-turbo', cl100kCount)).toBe(26);
     const result = (name: string, output: string): Message => ({
       role: 'tool',
       content: [{ type: 'tool-result', toolCallId: 'c1', toolName: name, output }],

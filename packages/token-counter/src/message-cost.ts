@@ -272,7 +272,8 @@ export function toolCallTokens(toolName: string, argumentsText: string, countTex
 /**
  * Tokens of one message: content (every part type) plus framing — {@link TOKENS_PER_MESSAGE}, the role,
  * and the name (+{@link TOKENS_PER_NAME}). A tool message counts each result as its own chat message.
- * Odd shapes never throw: unknown parts are counted as their JSON text.
+ * Odd shapes never throw: unknown parts are counted as their JSON text, an OpenAI Chat message's
+ * `tool_calls` as the tool calls they are.
  */
 export function messageTokens(message: Message, options: MessageCostOptions): number {
   const countText = textCounterOf(options?.countText, 'options.countText');
@@ -303,6 +304,21 @@ export function messageTokens(message: Message, options: MessageCostOptions): nu
   }
   if (typeof record.name === 'string' && record.name.length > 0)
     total += countText(record.name) + TOKENS_PER_NAME;
+  if (Array.isArray(record.tool_calls)) total += openAIToolCallsTokens(record.tool_calls, countText);
+  return total;
+}
+
+/**
+ * Tokens of the tool calls an OpenAI Chat message carries beside its content (a message not
+ * converted with `fromOpenAIChat`), priced as the tool-call parts they convert to.
+ */
+function openAIToolCallsTokens(calls: readonly unknown[], countText: TextCounter): number {
+  let total = 0;
+  for (const call of calls) {
+    const fn = ((call as { function?: unknown } | null)?.function ?? {}) as Record<string, unknown>;
+    const args = typeof fn.arguments === 'string' ? fn.arguments : jsonText(fn.arguments ?? {});
+    total += toolCallTokens(typeof fn.name === 'string' ? fn.name : '', args, countText);
+  }
   return total;
 }
 

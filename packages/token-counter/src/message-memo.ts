@@ -2,11 +2,12 @@ import { type MessageSnapshot, matchesSnapshot, takeMessageSnapshot } from '@ctx
 import { LRUCache } from 'lru-cache';
 import { sha256Hex } from './text-hash.js';
 
-/** Only what changes a message's token count is fingerprinted: role, name and content. */
+/** Only what changes a message's token count is fingerprinted: role, name, content and OpenAI's `tool_calls`. */
 interface CountedFields {
   role: unknown;
   name: unknown;
   content: unknown;
+  tool_calls?: unknown;
 }
 
 /**
@@ -56,9 +57,9 @@ const NOTHING: MemoSlot<never> = { value: undefined, store: () => {} };
 /**
  * Remembers per-message values (token counts) so re-measuring a conversation costs only what
  * changed. Two levels, both exact: by object identity with a snapshot of every leaf value (an
- * edit made in place changes a leaf and misses), then by content (canonical JSON of role, name
- * and content, SHA-256 when long), so rebuilt message objects with the same content still hit.
- * Only role, name and content are fingerprinted: ids, timestamps and metadata do not count. A
+ * edit made in place changes a leaf and misses), then by content (canonical JSON of role, name,
+ * content and `tool_calls`, SHA-256 when long), so rebuilt message objects with the same content still hit.
+ * Nothing else is fingerprinted: ids, timestamps and metadata do not count. A
  * message costs one snapshot and one content key whatever the number of scopes it has values in.
  */
 export class MessageMemo<V extends NonNullable<unknown> = number> {
@@ -184,7 +185,8 @@ function storeIn<V>(values: ScopedValues<V>, scope: string, value: V): void {
 function contentKey(fields: CountedFields): string | undefined {
   let json: string;
   try {
-    json = JSON.stringify([fields.role ?? null, fields.name ?? null, fields.content ?? null]);
+    const counted = [fields.role ?? null, fields.name ?? null, fields.content ?? null];
+    json = JSON.stringify(fields.tool_calls === undefined ? counted : [...counted, fields.tool_calls]);
   } catch {
     return undefined;
   }
