@@ -523,19 +523,65 @@ describe('Cache.getOrSet single-flight', () => {
     expect(calls).toBe(1);
   });
 
-  it('a store read failure reaches the callers with its own error and clears the flight', async () => {
+  it('a store read failure runs the loader, a write failure returns the value, each with a warning', async () => {
     const store = new MemoryCacheStore();
-    const failing = Object.assign(Object.create(store) as MemoryCacheStore, {
+    const warnings: string[] = [];
+    let down = true;
+    const flaky = Object.assign(Object.create(store) as MemoryCacheStore, {
       specificationVersion: 'v1' as const,
-      get: async () => {
-        throw new CtxGuardError('storage_unavailable', 'store down');
+      get: async <T>(key: string) => {
+        if (down) throw new CtxGuardError('storage_unavailable', 'store down');
+        return store.get<T>(key);
+      },
+      set: async <T>(key: string, value: CacheEntry<T>) => {
+        if (down) throw new CtxGuardError('storage_unavailable', 'store down');
+        return store.set(key, value);
       },
     });
-    const cache = new Cache({ store: failing });
+    const cache = new Cache({ store: flaky, onWarning: (warning) => warnings.push(warning.message) });
     let calls = 0;
-    await expect(cache.getOrSet('c', 'k', () => ++calls)).rejects.toThrow('store down');
-    expect(calls).toBe(0);
-    await expect(cache.getOrSet('c', 'k', () => ++calls)).rejects.toThrow('store down');
+    expect(await cache.getOrSet('c', 'k', () => ++calls)).toBe(1);
+    expect(await cache.getOrSet('c', 'k', () => ++calls)).toBe(2);
+    expect(warnings).toHaveLength(4);
+    expect(warnings[0]).toMatch(/store down.*loading the value instead/);
+    down = false;
+    expect(await cache.getOrSet('c', 'k', () => ++calls)).toBe(3);
+    expect(await cache.getOrSet('c', 'k', () => ++calls)).toBe(3);
+    expect(warnings).toHaveLength(4);
+  });
+
+  it('a clock that is not one still throws from getOrSet, and a throwing warning listener costs nothing', async () => {
+    const broken = new Cache({ now: () => Number.NaN });
+    await expect(broken.getOrSet('c', 'k', () => 1)).rejects.toThrow(/now\(\) must return finite epoch ms/);
+    const store = Object.assign(Object.create(new MemoryCacheStore()) as MemoryCacheStore, {
+      specificationVersion: 'v1' as const,
+      get: async () => {
+        throw new Error('down');
+      },
+    });
+    const cache = new Cache({
+      store,
+      onWarning: () => {
+        throw new Error('listener');
+      },
+    });
+    expect(await cache.getOrSet('c', 'k', () => 'value')).toBe('value');
+  });
+
+  it('prints the warning with console.warn when no onWarning is given', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const store = Object.assign(Object.create(new MemoryCacheStore()) as MemoryCacheStore, {
+        specificationVersion: 'v1' as const,
+        get: async () => {
+          throw new Error('down');
+        },
+      });
+      expect(await new Cache({ store }).getOrSet('c', 'k', () => 'value')).toBe('value');
+      expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^ctxguard: Cache: the store failed to read/));
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
 

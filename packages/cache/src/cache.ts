@@ -4,9 +4,10 @@ import {
   InvalidOptionsError,
   parseInput,
   parseOptions,
+  type WarningEvent,
 } from '@ctxguard/core';
 import { assertJsonSerializable, isPersistence } from '@ctxguard/persistence';
-import { lazySchema } from '@ctxguard/shared';
+import { describeThrown, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { type CacheEntry, type CacheStore, isCacheEntry, isCacheStore } from './cache-store.js';
 import { MemoryCacheStore } from './memory-cache-store.js';
@@ -41,6 +42,13 @@ export const cacheOptionsSchema = lazySchema(() =>
      * further than this drops entries written before the jump instead of stretching their life.
      */
     clockSkewToleranceMs: z.number().int().min(0).default(60_000),
+    /**
+     * Where a store failure `getOrSet` passes over is reported (`cache_store_failed`): a failed read
+     * runs the loader, a failed write returns the loaded value unstored. `console.warn` unless set.
+     */
+    onWarning: z
+      .custom<(warning: WarningEvent) => void>((value) => typeof value === 'function', 'expected a function')
+      .optional(),
   }),
 );
 
@@ -113,6 +121,7 @@ export class Cache {
   readonly defaultTtlMs: number;
   readonly #now: () => number;
   readonly #skewToleranceMs: number;
+  readonly #onWarning: (warning: WarningEvent) => void;
   readonly #flights = new Map<string, Flight>();
   #flightsSettled = 0;
   /** Writes started by this cache (any key): a change tells a reader a write may have landed meanwhile. */
@@ -130,6 +139,7 @@ export class Cache {
     this.defaultTtlMs = parsed.defaultTtlMs ?? DEFAULT_TTL_MS;
     this.#now = parsed.now ?? (() => Date.now());
     this.#skewToleranceMs = parsed.clockSkewToleranceMs;
+    this.#onWarning = parsed.onWarning ?? ((warning) => console.warn(`ctxguard: ${warning.message}`));
   }
 
   /** The cached value, or `null` on a miss or expiry (a cached `null` also reads as `null`; see {@link getEntry}). */
@@ -170,6 +180,7 @@ export class Cache {
   /**
    * The cached value, or the loader's result, stored for `ttlMs`. Concurrent misses for one key
    * share a single loader call; a loader failure reaches every waiting caller and is not cached.
+   * A store that fails is passed over with a `cache_store_failed` warning (see `onWarning`).
    */
   async getOrSet<T>(
     cacheName: string,
@@ -187,7 +198,7 @@ export class Cache {
     if (running === undefined) {
       const settledBefore = this.#flightsSettled;
       const writesBefore = this.#writesStarted;
-      const hit = await this.#read<T>(entryKey);
+      const hit = await this.#passingStoreFailure('read', entryKey, () => this.#read<T>(entryKey), null);
       if (hit !== null) return hit.body;
       running = this.#flights.get(entryKey);
       // A flight or a set() that finished while this read was in progress may have stored a value.
@@ -255,17 +266,55 @@ export class Cache {
   ): Promise<T> {
     try {
       if (recheck) {
-        const hit = await this.#read<T>(key);
+        const hit = await this.#passingStoreFailure('read', key, () => this.#read<T>(key), null);
         if (hit !== null) return hit.body;
       }
       const value = await loader();
       // Checked even when the flight was cancelled: every caller gets a JSON value or the error.
       assertCacheable(key, value);
-      if (!flight.cancelled) await this.#write(key, cacheName, value, ttlMs);
+      if (!flight.cancelled)
+        await this.#passingStoreFailure(
+          'write',
+          key,
+          () => this.#write(key, cacheName, value, ttlMs),
+          undefined,
+        );
       return value;
     } finally {
       this.#flightsSettled++;
       if (this.#flights.get(key) === flight) this.#flights.delete(key);
+    }
+  }
+
+  /**
+   * `operation`'s result, or `fallback` with a `cache_store_failed` warning when the store fails:
+   * a cache that is down costs `getOrSet` its caching, never the value. A clock that is not one
+   * (`now`) is the caller's error and still throws.
+   */
+  async #passingStoreFailure<R>(
+    operation: 'read' | 'write',
+    key: string,
+    run: () => Promise<R>,
+    fallback: R,
+  ): Promise<R> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof InvalidOptionsError) throw error;
+      const instead =
+        operation === 'read' ? 'loading the value instead' : 'returning the loaded value unstored';
+      try {
+        this.#onWarning({
+          code: 'cache_store_failed',
+          message: `Cache: the store failed to ${operation} ${JSON.stringify(key)} (${describeThrown(error)}); ${instead}`,
+          source: 'Cache',
+          cause: error,
+          data: { key, operation },
+        });
+      } catch {
+        // A throwing warning listener must not cost the value either.
+      }
+      return fallback;
     }
   }
 
