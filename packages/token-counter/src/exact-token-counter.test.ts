@@ -71,6 +71,27 @@ describe('ExactTokenCounter', () => {
     counter.dispose();
   });
 
+  it("calls a count exact only for OpenAI's models, or with the encoding set", async () => {
+    const counter = new ExactTokenCounter();
+    const text = 'Count me with the tokenizer of the model that reads me.';
+    const claude = { provider: 'anthropic', model: 'claude-sonnet-4-5' };
+    const guessed = await counter.measure(text, claude);
+    expect(guessed).toEqual({ tokens: o200k.encode(text).length, accuracy: 'estimate' });
+    expect(
+      (await counter.measureConversation({ messages: [{ role: 'user', content: text }] }, claude)).accuracy,
+    ).toBe('estimate');
+    for (const ctx of [
+      { provider: 'openrouter', model: 'openai/gpt-4o' },
+      { provider: 'azure', model: 'my-deployment' },
+      { provider: 'gateway', model: 'o4-mini' },
+    ])
+      expect((await counter.measure(text, ctx)).accuracy).toBe('exact');
+    const told = new ExactTokenCounter({ encoding: 'o200k_base' });
+    expect(await told.measure(text, claude)).toEqual({ tokens: guessed.tokens, accuracy: 'exact' });
+    counter.dispose();
+    told.dispose();
+  });
+
   it('estimates with a fallback until the encoder is loaded, then exactly', async () => {
     const counter = new ExactTokenCounter({ preload: false });
     const text = 'estimate me before and after loading the encoder';

@@ -21,7 +21,7 @@ import {
 } from './exact-engine.js';
 import { HeuristicCounter } from './heuristic-counter.js';
 import { conversationOverhead, messageTokens, toolDefinitionsTokens } from './message-cost.js';
-import { encodingForModel } from './model-encoding.js';
+import { encodingForModel, isOpenAIModel } from './model-encoding.js';
 import { longestRun, roughEstimate } from './rough-estimate.js';
 import { SAMPLED_CHARS, sampledCount } from './sampled-count.js';
 import {
@@ -197,7 +197,15 @@ export class ExactTokenCounter implements TokenCounter {
     const count = await this.countExact(text, encoding);
     return count === undefined
       ? { tokens: this.fallbackEstimate(text, ctx), accuracy: 'estimate' }
-      : { tokens: count, accuracy: 'exact' };
+      : { tokens: count, accuracy: this.encodingIsTheModels(ctx) ? 'exact' : 'estimate' };
+  }
+
+  /**
+   * Whether the encoding counts `ctx`'s model as its provider does: it was set (`encoding`), or the
+   * model is OpenAI's. Counted with an encoding picked for another model's, a count is an estimate.
+   */
+  private encodingIsTheModels(ctx: CountContext): boolean {
+    return this.options.encoding !== undefined || isOpenAIModel(ctx?.provider, ctx?.model);
   }
 
   async measureMessage(message: Message, ctx: CountContext, options?: MeasureOptions): Promise<TokenCount> {
@@ -270,7 +278,8 @@ export class ExactTokenCounter implements TokenCounter {
     const overhead = conversationOverhead(ctx.provider);
     let tokens = system + tools + overhead;
     for (const n of messages) tokens += n;
-    return { tokens, accuracy: exact ? 'exact' : 'estimate', messages, system, tools, overhead };
+    const accuracy = exact && this.encodingIsTheModels(ctx) ? 'exact' : 'estimate';
+    return { tokens, accuracy, messages, system, tools, overhead };
   }
 
   /** Exact counts need no learning. */
@@ -306,7 +315,7 @@ export class ExactTokenCounter implements TokenCounter {
       texts.set(text, n ?? this.fallbackEstimate(text, ctx));
     }
     const tokens = messageTokens(message, { ...options, countText: (text) => texts.get(text) ?? 0 });
-    return { tokens, accuracy: exact ? 'exact' : 'estimate' };
+    return { tokens, accuracy: exact && this.encodingIsTheModels(ctx) ? 'exact' : 'estimate' };
   }
 
   /** Exact count when the encoder is loaded and the text is cheap to count now; otherwise `undefined`. */

@@ -13,3 +13,17 @@ export function encodingForModel(model: string): ExactEncoding {
     ]);
   return CL100K_MODELS.test(model) ? 'cl100k_base' : 'o200k_base';
 }
+
+/** OpenAI's model ids, after an optional `openai/` vendor prefix (a router's): GPT, o-series, embeddings, fine-tunes. */
+const OPENAI_MODEL_IDS =
+  /^(?:openai\/)?(?:gpt-|gpt4|chatgpt-|o\d|text-embedding-|(?:davinci|babbage)-002|ft:gpt-)/i;
+
+/**
+ * Whether a request goes to a model OpenAI's tokenizers count: one sent to OpenAI or Azure OpenAI
+ * (a deployment may have any name), or one whose id is OpenAI's. Another model's count with them
+ * is an estimate, however exact the encoding.
+ */
+export function isOpenAIModel(provider: unknown, model: unknown): boolean {
+  if (provider === 'openai' || provider === 'azure') return true;
+  return typeof model === 'string' && OPENAI_MODEL_IDS.test(model);
+}
