@@ -478,6 +478,19 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
     await guard.close();
   });
 
+  it("a misspelt field of ctxguard's own usage is named with what was meant, not dropped", async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const record = (usage: unknown) =>
+      guard.recordCompletion({ conversationId: 'usage', usage: usage as never });
+    await expect(record({ inputTokns: 5, outputTokens: 3 })).rejects.toThrow(
+      /usage\.inputTokns: unknown key; did you mean "inputTokens"\?/,
+    );
+    await expect(record({ inputTokens: 5, outputTokens: 3, cachedInputTokns: 4 })).rejects.toThrow(
+      /usage\.cachedInputTokns: unknown key; did you mean "cachedInputTokens"\?/,
+    );
+    await guard.close();
+  });
+
   it('a whole response passed as usage is rejected, saying to pass its usage field', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
     const response = {

@@ -5,6 +5,7 @@ import {
   isRecord,
   isUnconvertedAISDKOutput,
   lazySchema,
+  misspeltKeysCheck,
   OPENAI_ONLY_FIELDS,
   OWN_OUTPUT_MARK,
   partsOf,
@@ -298,7 +299,11 @@ export const usageInputSchema = lazySchema(() =>
       return value;
     }
     const schema = providerUsageSchemaOf(value);
-    if (schema === undefined) return value;
+    if (schema === undefined) {
+      // ctxguard's own shape keeps only the fields it knows: a misspelt one would be lost.
+      misspeltKeysCheck(Object.keys(usageSchema.shape))(value, ctx);
+      return value;
+    }
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
     for (const issue of parsed.error.issues)
