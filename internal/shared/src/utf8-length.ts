@@ -8,10 +8,14 @@ export function utf8Length(text: string): number {
     const code = text.charCodeAt(index);
     if (code < 0x80) bytes += 1;
     else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
+    else if (code >= 0xd800 && code <= 0xdbff && isLowSurrogate(text.charCodeAt(index + 1))) {
       bytes += 4;
       index++;
-    } else bytes += 3;
+    } else bytes += 3; // a lone surrogate is encoded as U+FFFD, 3 bytes
   }
   return bytes;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }

@@ -523,7 +523,7 @@ describe('Cache.getOrSet single-flight', () => {
     expect(calls).toBe(1);
   });
 
-  it('a store read failure runs the loader, a write failure returns the value, each with a warning', async () => {
+  it('a store outage runs the loader on a failed read, returns the value on a failed write, said once', async () => {
     const store = new MemoryCacheStore();
     const warnings: string[] = [];
     let down = true;
@@ -542,41 +542,56 @@ describe('Cache.getOrSet single-flight', () => {
     let calls = 0;
     expect(await cache.getOrSet('c', 'k', () => ++calls)).toBe(1);
     expect(await cache.getOrSet('c', 'k', () => ++calls)).toBe(2);
-    expect(warnings).toHaveLength(4);
+    expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/store down.*loading the value instead/);
     down = false;
     expect(await cache.getOrSet('c', 'k', () => ++calls)).toBe(3);
     expect(await cache.getOrSet('c', 'k', () => ++calls)).toBe(3);
-    expect(warnings).toHaveLength(4);
+    expect(warnings).toHaveLength(1);
+    // A new outage is said again.
+    down = true;
+    expect(await cache.getOrSet('c', 'k2', () => ++calls)).toBe(4);
+    expect(warnings).toHaveLength(2);
   });
 
-  it('a clock that is not one still throws from getOrSet, and a throwing warning listener costs nothing', async () => {
+  /** A store whose every call fails with `error`. */
+  function failingStore(error: unknown): CacheStore {
+    const fail = async (): Promise<never> => {
+      throw error;
+    };
+    return { specificationVersion: 'v1', get: fail, set: fail, delete: fail, keys: fail, clear: fail };
+  }
+
+  it('still rejects on what is not an outage: a bug in a custom store, a clock that is not one', async () => {
+    const bug = new Cache({
+      store: failingStore(new TypeError('x is not a function')),
+      onWarning: () => undefined,
+    });
+    await expect(bug.getOrSet('c', 'k', () => 1)).rejects.toThrow('x is not a function');
     const broken = new Cache({ now: () => Number.NaN });
     await expect(broken.getOrSet('c', 'k', () => 1)).rejects.toThrow(/now\(\) must return finite epoch ms/);
-    const store = Object.assign(Object.create(new MemoryCacheStore()) as MemoryCacheStore, {
-      specificationVersion: 'v1' as const,
-      get: async () => {
-        throw new Error('down');
-      },
-    });
-    const cache = new Cache({
-      store,
+  });
+
+  it('a throwing or rejecting warning listener costs nothing', async () => {
+    const down = () => failingStore(new CtxGuardError('storage_unavailable', 'down'));
+    const throwing = new Cache({
+      store: down(),
       onWarning: () => {
         throw new Error('listener');
       },
     });
-    expect(await cache.getOrSet('c', 'k', () => 'value')).toBe('value');
+    expect(await throwing.getOrSet('c', 'k', () => 'value')).toBe('value');
+    const rejecting = new Cache({
+      store: down(),
+      onWarning: async () => Promise.reject(new Error('listener')),
+    });
+    expect(await rejecting.getOrSet('c', 'k', () => 'value')).toBe('value');
   });
 
   it('prints the warning with console.warn when no onWarning is given', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
-      const store = Object.assign(Object.create(new MemoryCacheStore()) as MemoryCacheStore, {
-        specificationVersion: 'v1' as const,
-        get: async () => {
-          throw new Error('down');
-        },
-      });
+      const store = failingStore(new CtxGuardError('storage_unavailable', 'down'));
       expect(await new Cache({ store }).getOrSet('c', 'k', () => 'value')).toBe('value');
       expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^ctxguard: Cache: the store failed to read/));
     } finally {

@@ -43,8 +43,9 @@ export const cacheOptionsSchema = lazySchema(() =>
      */
     clockSkewToleranceMs: z.number().int().min(0).default(60_000),
     /**
-     * Where a store failure `getOrSet` passes over is reported (`cache_store_failed`): a failed read
-     * runs the loader, a failed write returns the loaded value unstored. `console.warn` unless set.
+     * Where a store outage `getOrSet` passes over is reported (`cache_store_failed`, once until the
+     * store answers again): a failed read runs the loader, a failed write returns the loaded value
+     * unstored. `console.warn` unless set.
      */
     onWarning: z
       .custom<(warning: WarningEvent) => void>((value) => typeof value === 'function', 'expected a function')
@@ -122,6 +123,8 @@ export class Cache {
   readonly #now: () => number;
   readonly #skewToleranceMs: number;
   readonly #onWarning: (warning: WarningEvent) => void;
+  /** Whether the store's last `getOrSet` read or write failed (its outage already reported). */
+  #storeFailing = false;
   readonly #flights = new Map<string, Flight>();
   #flightsSettled = 0;
   /** Writes started by this cache (any key): a change tells a reader a write may have landed meanwhile. */
@@ -180,7 +183,7 @@ export class Cache {
   /**
    * The cached value, or the loader's result, stored for `ttlMs`. Concurrent misses for one key
    * share a single loader call; a loader failure reaches every waiting caller and is not cached.
-   * A store that fails is passed over with a `cache_store_failed` warning (see `onWarning`).
+   * A store outage (`storage_unavailable`, `storage_error`) is passed over, reported once to `onWarning`.
    */
   async getOrSet<T>(
     cacheName: string,
@@ -287,9 +290,10 @@ export class Cache {
   }
 
   /**
-   * `operation`'s result, or `fallback` with a `cache_store_failed` warning when the store fails:
-   * a cache that is down costs `getOrSet` its caching, never the value. A clock that is not one
-   * (`now`) is the caller's error and still throws.
+   * `operation`'s result, or `fallback` when the store fails (`storage_unavailable`,
+   * `storage_error`): a cache that is down costs `getOrSet` its caching, never the value. The first
+   * failure of an outage is reported (`cache_store_failed`), the rest pass quietly until the store
+   * answers again. Any other error (a bug in a custom store, a clock that is not one) still throws.
    */
   async #passingStoreFailure<R>(
     operation: 'read' | 'write',
@@ -298,23 +302,33 @@ export class Cache {
     fallback: R,
   ): Promise<R> {
     try {
-      return await run();
+      const result = await run();
+      this.#storeFailing = false;
+      return result;
     } catch (error) {
-      if (error instanceof InvalidOptionsError) throw error;
-      const instead =
-        operation === 'read' ? 'loading the value instead' : 'returning the loaded value unstored';
-      try {
-        this.#onWarning({
-          code: 'cache_store_failed',
-          message: `Cache: the store failed to ${operation} ${JSON.stringify(key)} (${describeThrown(error)}); ${instead}`,
-          source: 'Cache',
-          cause: error,
-          data: { key, operation },
-        });
-      } catch {
-        // A throwing warning listener must not cost the value either.
-      }
+      if (!CtxGuardError.is(error, 'storage_unavailable') && !CtxGuardError.is(error, 'storage_error'))
+        throw error;
+      if (!this.#storeFailing) this.#reportStoreFailure(operation, key, error);
+      this.#storeFailing = true;
       return fallback;
+    }
+  }
+
+  #reportStoreFailure(operation: 'read' | 'write', key: string, error: unknown): void {
+    const instead =
+      operation === 'read' ? 'loading the value instead' : 'returning the loaded value unstored';
+    try {
+      const reported: unknown = this.#onWarning({
+        code: 'cache_store_failed',
+        message: `Cache: the store failed to ${operation} ${JSON.stringify(key)} (${describeThrown(error)}); ${instead}, and so on without a word until it answers again`,
+        source: 'Cache',
+        cause: error,
+        data: { key, operation },
+      });
+      // An async listener that rejects must not surface as an unhandled rejection either.
+      if (reported instanceof Promise) reported.catch(() => undefined);
+    } catch {
+      // A throwing warning listener must not cost the value.
     }
   }
 

@@ -18,7 +18,7 @@ describe.skipIf(!target.available)('Cache over Redis that goes down', () => {
     if (target.available) await target.server.stop();
   });
 
-  it('loads and returns the value with a cache_store_failed warning per failed read and write', async () => {
+  it('loads and returns the value, with one cache_store_failed warning for the outage', async () => {
     if (!redis || !target.available) return;
     const warnings: WarningEvent[] = [];
     const cache = new Cache({
@@ -33,14 +33,14 @@ describe.skipIf(!target.available)('Cache over Redis that goes down', () => {
 
     await target.server.stop();
     expect(await cache.getOrSet('llm', 'q', load)).toEqual({ answer: 2 });
+    expect(await cache.getOrSet('llm', 'q', load)).toEqual({ answer: 3 });
+    // One warning for the outage, at its first failure.
     expect(warnings.map((warning) => [warning.code, warning.data?.['operation']])).toEqual([
       ['cache_store_failed', 'read'],
-      ['cache_store_failed', 'write'],
     ]);
     expect(warnings[0]?.message).toMatch(
       /the store failed to read "cache:llm:q" .*; loading the value instead/,
     );
-    expect(warnings[1]?.message).toMatch(/returning the loaded value unstored/);
     await expect(cache.get('llm', 'q')).rejects.toMatchObject({ code: 'storage_unavailable' });
   }, 30_000);
 });

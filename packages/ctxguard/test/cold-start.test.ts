@@ -1,22 +1,7 @@
 // Importing ctxguard loads only what a first call needs: ioredis comes in when a RedisPersistence is
 // made, not with the import (a serverless function pays every import on each cold start).
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-
-const packageDir = fileURLToPath(new URL('..', import.meta.url));
-
-/** Runs `code` as an ES module in a new Node process, with the packages resolved to their sources. */
-function runModule(code: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', '--conditions=@ctxguard/source', '--input-type=module', '-e', code],
-      { cwd: packageDir },
-      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
-    );
-  });
-}
+import { runModule } from './support/run-module.js';
 
 const ioredisLoaded = `
   const { createRequire } = await import('node:module');

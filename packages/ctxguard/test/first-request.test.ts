@@ -1,23 +1,8 @@
 // The first requests of a process are estimated before the model's encoder has loaded, by the
 // heuristic, which is a quarter low on some dense text. A request whose UTF-8 bytes could reach the
 // exact threshold waits for the encoder and is counted; a small one is not held up.
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-
-const packageDir = fileURLToPath(new URL('..', import.meta.url));
-
-/** Runs `code` as an ES module in a new Node process (no encoder loaded), packages from their sources. */
-function runModule(code: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', '--conditions=@ctxguard/source', '--input-type=module', '-e', code],
-      { cwd: packageDir },
-      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
-    );
-  });
-}
+import { runModule } from './support/run-module.js';
 
 /** Prepares one request of `repeats` × a short phrase (about 6 tokens each) first thing in a process. */
 function firstRequest(repeats: number): Promise<{ accuracy: string; current: number; exact: number }> {

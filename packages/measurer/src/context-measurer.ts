@@ -78,8 +78,8 @@ export interface ContextMeasurement {
   /** `current / inputBudget`; null when the window is unknown. */
   percentage: number | null;
   /**
-   * `exact` when the request was counted again on the exact path (from `thresholds.exact`);
-   * `estimate` for the fast path, which for a model with a local tokenizer (tiktoken encodings) is
+   * `exact` when the request was counted again on the exact path (from `thresholds.exact`, and
+   * below it while the model's encoder loads for a request that may reach it); `estimate` for the fast path, which for a model with a local tokenizer (tiktoken encodings) is
    * the same count once its encoder has loaded.
    */
   accuracy: 'estimate' | 'exact';
@@ -290,8 +290,8 @@ export class ContextMeasurer {
   /**
    * Whether a request estimated below the `exact` threshold may be at it all the same. Only while
    * its model's encoder loads (the first requests of a process), when the estimate comes from the
-   * heuristic, which can be a quarter low on dense text; and only when the request's UTF-8 bytes,
-   * which no count exceeds, reach the threshold. Such a request waits for the encoder.
+   * heuristic, which can be a quarter low on dense text; and only when its bound by the UTF-8
+   * bytes of its texts, which no count exceeds, reaches the threshold. It then waits for the encoder.
    */
   #mayReachExact(
     input: MeasureInput,
@@ -305,12 +305,13 @@ export class ContextMeasurer {
     return bound >= this.#exact * Math.max(1, inputBudget);
   }
 
-  /** Whether `ctx`'s model is counted by a local encoder that is still loading. */
+  /** Whether `ctx`'s model is counted by a local encoder that is being loaded. */
   #encoderLoading(ctx: CountContext): boolean {
     const direct = this.#direct;
-    if (direct instanceof HybridTokenCounter)
-      return direct.route(ctx).route === 'tiktoken' && !direct.hasEncoder(ctx);
-    return direct instanceof ExactTokenCounter && !direct.hasEncoder(ctx);
+    return (
+      (direct instanceof HybridTokenCounter || direct instanceof ExactTokenCounter) &&
+      direct.isLoadingEncoder(ctx)
+    );
   }
 
   /** Loads the calibrations already learned (and the encoders of those models) so first estimates are warm. */

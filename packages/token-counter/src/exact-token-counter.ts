@@ -151,12 +151,13 @@ export class ExactTokenCounter implements TokenCounter {
   }
 
   /**
-   * Whether `ctx`'s encoder is loaded (or taken from another counter that loaded it), so that
-   * estimates are counts rather than the fallback's guesses. Starts no load.
+   * Whether `ctx`'s encoder is being loaded, its estimates coming from the fallback until it
+   * arrives. False once it has (or another counter's was taken), when no load was started
+   * (`preload: false` before `ready`), after a load failed and once disposed.
    */
-  hasEncoder(ctx: CountContext): boolean {
+  isLoadingEncoder(ctx: CountContext): boolean {
     const encoding = this.encodingFor(ctx);
-    return this.engines.has(encoding) || this.takeLoaded(encoding) !== undefined;
+    return !this.engines.has(encoding) && this.loading.has(`main:${encoding}`);
   }
 
   estimate(text: string, ctx: CountContext): number {

@@ -52,12 +52,18 @@ describe('HybridTokenCounter', () => {
     expect(new HybridTokenCounter().route(claude).route).toBe('heuristic');
   });
 
-  it('has an encoder for a tiktoken model once loaded, and never for a model without one', async () => {
-    const counter = new HybridTokenCounter({ exact: { preload: false } });
-    expect(counter.hasEncoder(gpt4o)).toBe(false);
+  it('says an encoder is loading from the first estimate until it arrives, and never without a load', async () => {
+    const counter = new HybridTokenCounter();
+    expect(counter.isLoadingEncoder(gpt4o)).toBe(false);
+    counter.estimate('hello', gpt4o);
+    expect(counter.isLoadingEncoder(gpt4o)).toBe(true);
     await counter.warm(gpt4o);
-    expect(counter.hasEncoder(gpt4o)).toBe(true);
-    expect(counter.hasEncoder(gemini)).toBe(false);
+    expect(counter.isLoadingEncoder(gpt4o)).toBe(false);
+    counter.estimate('hello', gemini);
+    expect(counter.isLoadingEncoder(gemini)).toBe(false);
+    const idle = new HybridTokenCounter({ exact: { preload: false } });
+    idle.estimate('hello', gpt4o);
+    expect(idle.isLoadingEncoder(gpt4o)).toBe(false);
   });
 
   it('estimates a tiktoken model with its exact encoding plus the chat framing', async () => {

@@ -154,12 +154,12 @@ export class HybridTokenCounter implements TokenCounter {
   }
 
   /**
-   * Whether `ctx`'s model is counted by a local encoder that is loaded. `false` while it loads
-   * (estimates then come from the heuristic) and for a model without a local tokenizer.
+   * Whether `ctx`'s model is counted by a local encoder that is being loaded: its estimates come
+   * from the heuristic until it arrives. Never for a model without a local tokenizer.
    */
-  hasEncoder(ctx: CountContext): boolean {
+  isLoadingEncoder(ctx: CountContext): boolean {
     const fast = this.#fast(ctx);
-    return fast instanceof ExactTokenCounter && fast.hasEncoder(ctx);
+    return fast instanceof ExactTokenCounter && fast.isLoadingEncoder(ctx);
   }
 
   estimate(text: string, ctx: CountContext): number {

@@ -88,6 +88,14 @@ describe('chat framing against API-reported counts', () => {
       ],
     } as unknown as Message;
     expect(conversation([openAICall], 'gpt-3.5-turbo', cl100kCount)).toBe(26);
+    const customCall = {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'c1', type: 'custom', custom: { name: 'do_stuff', input: '{"foo": "bar", "baz": 1.5}' } },
+      ],
+    } as unknown as Message;
+    expect(conversation([customCall], 'gpt-3.5-turbo', cl100kCount)).toBe(26);
     const result = (name: string, output: string): Message => ({
       role: 'tool',
       content: [{ type: 'tool-result', toolCallId: 'c1', toolName: name, output }],

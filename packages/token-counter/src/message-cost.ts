@@ -315,8 +315,11 @@ export function messageTokens(message: Message, options: MessageCostOptions): nu
 function openAIToolCallsTokens(calls: readonly unknown[], countText: TextCounter): number {
   let total = 0;
   for (const call of calls) {
-    const fn = ((call as { function?: unknown } | null)?.function ?? {}) as Record<string, unknown>;
-    const args = typeof fn.arguments === 'string' ? fn.arguments : jsonText(fn.arguments ?? {});
+    // A function call's arguments, or a custom tool call's free-form input.
+    const record = (call ?? {}) as { function?: unknown; custom?: unknown };
+    const fn = (record.function ?? record.custom ?? {}) as Record<string, unknown>;
+    const given = fn.arguments ?? fn.input ?? {};
+    const args = typeof given === 'string' ? given : jsonText(given);
     total += toolCallTokens(typeof fn.name === 'string' ? fn.name : '', args, countText);
   }
   return total;
