@@ -1,9 +1,10 @@
-import { CtxGuardError, InvalidInputError, InvalidOptionsError } from '@ctxguard/core';
+import { CtxGuardError, InvalidInputError, InvalidOptionsError, type WarningEvent } from '@ctxguard/core';
 import { MemoryPersistence, UnserializableValueError } from '@ctxguard/persistence';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Cache } from './cache.js';
 import type { CacheEntry, CacheStore } from './cache-store.js';
 import { MemoryCacheStore } from './memory-cache-store.js';
+import { PersistenceCacheStore } from './persistence-cache-store.js';
 import { DEFAULT_TTL_MS, MAX_TTL_MS } from './ttl.js';
 
 const START = Date.UTC(2026, 0, 1);
@@ -241,6 +242,29 @@ describe('Cache validation', () => {
     expect(() => new Cache({ clockSkewToleranceMs: -1 })).toThrow(/clockSkewToleranceMs/);
     expect(() => new Cache({ ttl: 5 } as never)).toThrow(InvalidOptionsError);
     await expect(cache.invalidate({ keyPrefix: 3 } as never)).rejects.toThrow(/keyPrefix/);
+  });
+
+  it('says how to pass a store, a TTL or a cache name given where its object belongs', async () => {
+    const store = new MemoryCacheStore();
+    expect(() => new Cache(store as never)).toThrow(
+      /this is a CacheStore; pass it as new Cache\(\{ store \}\)/,
+    );
+    const persistence = new MemoryPersistence();
+    expect(() => new PersistenceCacheStore(persistence as never)).toThrow(
+      /this is a Persistence; pass it as new PersistenceCacheStore\(\{ persistence \}\)/,
+    );
+    expect(() => new Cache({ store, ttlMs: 1_000 } as never)).toThrow(/did you mean "defaultTtlMs"\?/);
+    expect(() => new PersistenceCacheStore({ store: persistence } as never)).toThrow(
+      /did you mean "persistence"\?/,
+    );
+    expect(() => new MemoryCacheStore({ maxSize: 100 } as never)).toThrow(
+      /did you mean "maxEntries" or "maxBytes"\?/,
+    );
+    const cache = new Cache({ store });
+    await expect(cache.getOrSet('c', 'k', () => 1, 60_000 as never)).rejects.toThrow(
+      /options: expected \{ ttlMs \}, received the number 60000; pass \{ ttlMs: 60000 \}/,
+    );
+    await expect(cache.invalidate('responses' as never)).rejects.toThrow(/pass \{ cacheName: "responses" \}/);
   });
 
   it('rejects a key with a lone surrogate at the Cache boundary, naming key (the Persistence key rule)', async () => {
@@ -527,6 +551,7 @@ describe('Cache.getOrSet single-flight', () => {
     const store = new MemoryCacheStore();
     const warnings: string[] = [];
     let down = true;
+    let writes = 0;
     const flaky = Object.assign(Object.create(store) as MemoryCacheStore, {
       specificationVersion: 'v1' as const,
       get: async <T>(key: string) => {
@@ -534,6 +559,7 @@ describe('Cache.getOrSet single-flight', () => {
         return store.get<T>(key);
       },
       set: async <T>(key: string, value: CacheEntry<T>) => {
+        writes++;
         if (down) throw new CtxGuardError('storage_unavailable', 'store down');
         return store.set(key, value);
       },
@@ -544,6 +570,8 @@ describe('Cache.getOrSet single-flight', () => {
     expect(await cache.getOrSet('c', 'k', () => ++calls)).toBe(2);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/store down.*loading the value instead/);
+    // A store that failed to read is not asked to write in the same call.
+    expect(writes).toBe(0);
     down = false;
     expect(await cache.getOrSet('c', 'k', () => ++calls)).toBe(3);
     expect(await cache.getOrSet('c', 'k', () => ++calls)).toBe(3);
@@ -552,6 +580,22 @@ describe('Cache.getOrSet single-flight', () => {
     down = true;
     expect(await cache.getOrSet('c', 'k2', () => ++calls)).toBe(4);
     expect(warnings).toHaveLength(2);
+  });
+
+  it('a write that fails after the loader ran returns the loaded value, with a warning', async () => {
+    const store = new MemoryCacheStore();
+    const readOnly = Object.assign(Object.create(store) as MemoryCacheStore, {
+      specificationVersion: 'v1' as const,
+      get: <T>(key: string) => store.get<T>(key),
+      set: async () => {
+        throw new CtxGuardError('storage_error', 'READONLY You cannot write against a read only replica');
+      },
+    });
+    const warnings: WarningEvent[] = [];
+    const cache = new Cache({ store: readOnly, onWarning: (warning) => warnings.push(warning) });
+    expect(await cache.getOrSet('c', 'k', () => ({ paid: true }))).toEqual({ paid: true });
+    expect(warnings.map((warning) => warning.data?.['operation'])).toEqual(['write']);
+    expect(warnings[0]?.message).toMatch(/READONLY.*returning the loaded value unstored/);
   });
 
   /** A store whose every call fails with `error`. */

@@ -137,6 +137,8 @@ export class Cache {
   readonly #expiryDeletes = new Map<string, Promise<void>>();
 
   constructor(options: CacheOptions = {}) {
+    if (isCacheStore(options))
+      throw new InvalidOptionsError('Cache options: this is a CacheStore; pass it as new Cache({ store })');
     const parsed = parseOptions(cacheOptionsSchema, options, 'Cache options');
     this.store = parsed.store ?? new MemoryCacheStore();
     this.defaultTtlMs = parsed.defaultTtlMs ?? DEFAULT_TTL_MS;
@@ -198,18 +200,22 @@ export class Cache {
     const ttlMs = this.#ttlFrom(options);
     let running = this.#flights.get(entryKey);
     let recheck = false;
+    let readFailed = false;
     if (running === undefined) {
       const settledBefore = this.#flightsSettled;
       const writesBefore = this.#writesStarted;
       const hit = await this.#passingStoreFailure('read', entryKey, () => this.#read<T>(entryKey), null);
       if (hit !== null) return hit.body;
+      readFailed = this.#storeFailing;
       running = this.#flights.get(entryKey);
       // A flight or a set() that finished while this read was in progress may have stored a value.
       recheck = this.#flightsSettled !== settledBefore || this.#writesStarted !== writesBefore;
     }
     if (running !== undefined) return structuredClone((await running.promise) as T);
-    // A set() of this key still being written wins over the loader's result, as if it landed during the load.
-    const flight = { cancelled: this.#writing.has(entryKey) } as Flight;
+    // A set() of this key still being written wins over the loader's result, as if it landed during
+    // the load. A store that just failed to read is not asked to write: an outage (a timeout, a
+    // connection that never comes) then costs the call one wait, not two.
+    const flight = { cancelled: this.#writing.has(entryKey) || readFailed } as Flight;
     this.#flights.set(entryKey, flight);
     flight.promise = this.#load(entryKey, cacheName, loader, ttlMs, flight, recheck);
     return (await flight.promise) as T;
@@ -220,6 +226,11 @@ export class Cache {
    * (in one cache or across all), or every cache entry (`{}`). Returns how many were deleted.
    */
   async invalidate(scope: InvalidateScope = {}): Promise<number> {
+    if (typeof scope === 'string')
+      throw new InvalidInputError(
+        `invalidate scope: expected { cacheName?, keyPrefix? }, received a string; to drop one cache, pass { cacheName: ${JSON.stringify(scope)} }`,
+        [],
+      );
     const { cacheName, keyPrefix } = parseInput(invalidateScopeSchema, scope, 'invalidate scope');
     let matches: (storageKey: string) => boolean;
     let keys: string[];
@@ -422,6 +433,11 @@ export class Cache {
 
   #ttlFrom(options: CacheSetOptions | undefined): number {
     if (options === undefined) return this.defaultTtlMs;
+    if (typeof options === 'number')
+      throw new InvalidInputError(
+        `options: expected { ttlMs }, received the number ${options}; pass { ttlMs: ${options} }`,
+        ['options'],
+      );
     const { ttlMs } = parseInput(setOptionsSchema, options, 'options');
     return ttlMs === undefined ? this.defaultTtlMs : parseTtl(ttlMs, 'options.ttlMs');
   }

@@ -1,3 +1,4 @@
+export type { WarningEvent } from '@ctxguard/core';
 export type { CacheOptions, CacheSetOptions, InvalidateScope } from './cache.js';
 export { Cache } from './cache.js';
 export type { CacheEntry, CacheStore } from './cache-store.js';

@@ -1,4 +1,4 @@
-import { parseOptions } from '@ctxguard/core';
+import { InvalidOptionsError, parseOptions } from '@ctxguard/core';
 import { assertKey, assertPrefix, isPersistence, type Persistence } from '@ctxguard/persistence';
 import { lazySchema, namespacePrefix, storeNamespaceSchema } from '@ctxguard/shared';
 import { z } from 'zod';
@@ -38,6 +38,10 @@ export class PersistenceCacheStore implements CacheStore {
   readonly #persistence: Persistence;
 
   constructor(options: PersistenceCacheStoreOptions) {
+    if (isPersistence(options))
+      throw new InvalidOptionsError(
+        'PersistenceCacheStore options: this is a Persistence; pass it as new PersistenceCacheStore({ persistence })',
+      );
     const parsed = parseOptions(persistenceCacheStoreOptionsSchema, options, 'PersistenceCacheStore options');
     this.#persistence = parsed.persistence;
     this.namespace = parsed.namespace;

@@ -342,4 +342,9 @@ const OTHER_NAMES: ReadonlyMap<string, readonly string[]> = new Map([
   ['folder', ['dir']],
   ['path', ['dir']],
   ['tools', ['contextTools']],
+  ['ttl', ['ttlMs', 'defaultTtlMs']],
+  ['ttlMs', ['defaultTtlMs']],
+  ['maxSize', ['maxEntries', 'maxBytes']],
+  ['store', ['persistence']],
+  ['persistence', ['store']],
 ]);

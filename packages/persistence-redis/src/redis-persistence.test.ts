@@ -27,6 +27,16 @@ describe('RedisPersistence options', () => {
     expect(error.message).toContain('redis://');
   });
 
+  it('rejects a URL whose path is not a database number, which would crash the process later', () => {
+    for (const url of ['redis://127.0.0.1:6390/abc', 'redis://127.0.0.1:6390/-1', 'rediss://h/0/x']) {
+      const error = optionsError({ url });
+      expect(error.path).toEqual(['url']);
+      expect(error.message).toContain('database number');
+    }
+    for (const url of ['redis://127.0.0.1:1', 'redis://127.0.0.1:1/', 'redis://:pw@127.0.0.1:1/3'])
+      expect(() => redisPersistenceOptionsSchema.parse({ url })).not.toThrow();
+  });
+
   it('rejects a client that is not an ioredis instance', () => {
     const error = optionsError({ client: { get: () => null } });
     expect(error.path).toEqual(['client']);

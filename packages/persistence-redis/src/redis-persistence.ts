@@ -78,6 +78,18 @@ const timeoutMs = lazySchema(() =>
     .max(2 ** 31 - 1),
 );
 
+/**
+ * Whether a Redis URL's path is a database number or empty: ioredis would send another path to
+ * `SELECT` as `NaN` and crash the process with an unhandled reply error.
+ */
+function namesADatabase(url: string): boolean {
+  try {
+    return /^\/?(\d+)?$/.test(new URL(url).pathname);
+  } catch {
+    return true; // a URL the WHATWG parser refuses is left to ioredis, which says what is wrong
+  }
+}
+
 /** Options of {@link RedisPersistence}: a `url` (the store owns the connection) or an existing ioredis `client`. */
 export const redisPersistenceOptionsSchema = lazySchema(() =>
   z
@@ -86,6 +98,10 @@ export const redisPersistenceOptionsSchema = lazySchema(() =>
       url: z
         .string()
         .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+        .refine(
+          namesADatabase,
+          'its path must be a database number or nothing (redis://host:6379/0, redis://host:6379)',
+        )
         .optional(),
       /** An ioredis client the caller owns; `close()` leaves it open and its own options apply. */
       client: z
