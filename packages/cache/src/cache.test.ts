@@ -582,7 +582,7 @@ describe('Cache.getOrSet single-flight', () => {
     expect(warnings).toHaveLength(2);
   });
 
-  it('a write that fails after the loader ran returns the loaded value, with a warning', async () => {
+  it('a write that fails after the loader ran returns the loaded value, said once while writes fail', async () => {
     const store = new MemoryCacheStore();
     const readOnly = Object.assign(Object.create(store) as MemoryCacheStore, {
       specificationVersion: 'v1' as const,
@@ -594,6 +594,9 @@ describe('Cache.getOrSet single-flight', () => {
     const warnings: WarningEvent[] = [];
     const cache = new Cache({ store: readOnly, onWarning: (warning) => warnings.push(warning) });
     expect(await cache.getOrSet('c', 'k', () => ({ paid: true }))).toEqual({ paid: true });
+    // Reads keep working while writes fail: one warning for the writes, not one per call.
+    expect(await cache.getOrSet('c', 'k', () => ({ paid: 2 }))).toEqual({ paid: 2 });
+    expect(await cache.getOrSet('c', 'k2', () => ({ paid: 3 }))).toEqual({ paid: 3 });
     expect(warnings.map((warning) => warning.data?.['operation'])).toEqual(['write']);
     expect(warnings[0]?.message).toMatch(/READONLY.*returning the loaded value unstored/);
   });

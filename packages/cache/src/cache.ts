@@ -101,6 +101,8 @@ function assertCacheable(key: string, body: unknown): void {
   assertJsonSerializable(key, body);
 }
 
+type StoreOperation = 'read' | 'write';
+
 interface Flight {
   promise: Promise<unknown>;
   cancelled: boolean;
@@ -123,8 +125,8 @@ export class Cache {
   readonly #now: () => number;
   readonly #skewToleranceMs: number;
   readonly #onWarning: (warning: WarningEvent) => void;
-  /** Whether the store's last `getOrSet` read or write failed (its outage already reported). */
-  #storeFailing = false;
+  /** Whether the store's reads, and its writes, are failing (an outage already reported): cleared by one that works. */
+  readonly #failing: Record<StoreOperation, boolean> = { read: false, write: false };
   readonly #flights = new Map<string, Flight>();
   #flightsSettled = 0;
   /** Writes started by this cache (any key): a change tells a reader a write may have landed meanwhile. */
@@ -204,9 +206,9 @@ export class Cache {
     if (running === undefined) {
       const settledBefore = this.#flightsSettled;
       const writesBefore = this.#writesStarted;
-      const hit = await this.#passingStoreFailure('read', entryKey, () => this.#read<T>(entryKey), null);
-      if (hit !== null) return hit.body;
-      readFailed = this.#storeFailing;
+      const read = await this.#passingStoreFailure('read', entryKey, () => this.#read<T>(entryKey));
+      if (read.ok && read.value !== null) return read.value.body;
+      readFailed = !read.ok;
       running = this.#flights.get(entryKey);
       // A flight or a set() that finished while this read was in progress may have stored a value.
       recheck = this.#flightsSettled !== settledBefore || this.#writesStarted !== writesBefore;
@@ -280,19 +282,15 @@ export class Cache {
   ): Promise<T> {
     try {
       if (recheck) {
-        const hit = await this.#passingStoreFailure('read', key, () => this.#read<T>(key), null);
-        if (hit !== null) return hit.body;
+        const read = await this.#passingStoreFailure('read', key, () => this.#read<T>(key));
+        if (read.ok && read.value !== null) return read.value.body;
+        if (!read.ok) flight.cancelled = true;
       }
       const value = await loader();
       // Checked even when the flight was cancelled: every caller gets a JSON value or the error.
       assertCacheable(key, value);
       if (!flight.cancelled)
-        await this.#passingStoreFailure(
-          'write',
-          key,
-          () => this.#write(key, cacheName, value, ttlMs),
-          undefined,
-        );
+        await this.#passingStoreFailure('write', key, () => this.#write(key, cacheName, value, ttlMs));
       return value;
     } finally {
       this.#flightsSettled++;
@@ -301,31 +299,29 @@ export class Cache {
   }
 
   /**
-   * `operation`'s result, or `fallback` when the store fails (`storage_unavailable`,
+   * `operation`'s result (`ok`), or `ok: false` when the store fails (`storage_unavailable`,
    * `storage_error`): a cache that is down costs `getOrSet` its caching, never the value. The first
-   * failure of an outage is reported (`cache_store_failed`), the rest pass quietly until the store
-   * answers again. Any other error (a bug in a custom store, a clock that is not one) still throws.
+   * failed read, and the first failed write, of an outage are reported (`cache_store_failed`); the
+   * rest pass quietly until the store reads, or writes, again. Any other error (a bug in a custom
+   * store, a clock that is not one) still throws.
    */
   async #passingStoreFailure<R>(
-    operation: 'read' | 'write',
+    operation: StoreOperation,
     key: string,
     run: () => Promise<R>,
-    fallback: R,
-  ): Promise<R> {
+  ): Promise<{ ok: true; value: R } | { ok: false }> {
     try {
-      const result = await run();
-      this.#storeFailing = false;
-      return result;
+      return { ok: true, value: await run() };
     } catch (error) {
       if (!CtxGuardError.is(error, 'storage_unavailable') && !CtxGuardError.is(error, 'storage_error'))
         throw error;
-      if (!this.#storeFailing) this.#reportStoreFailure(operation, key, error);
-      this.#storeFailing = true;
-      return fallback;
+      if (!this.#failing[operation]) this.#reportStoreFailure(operation, key, error);
+      this.#failing[operation] = true;
+      return { ok: false };
     }
   }
 
-  #reportStoreFailure(operation: 'read' | 'write', key: string, error: unknown): void {
+  #reportStoreFailure(operation: StoreOperation, key: string, error: unknown): void {
     const instead =
       operation === 'read' ? 'loading the value instead' : 'returning the loaded value unstored';
     try {
@@ -392,7 +388,9 @@ export class Cache {
    */
   async #fetch(key: string): Promise<unknown> {
     try {
-      return await this.store.get(key);
+      const value = await this.store.get(key);
+      this.#failing.read = false;
+      return value;
     } catch (error) {
       if (CtxGuardError.is(error, 'storage_corrupt_entry')) return undefined;
       throw error;
@@ -417,6 +415,7 @@ export class Cache {
       const expiryDelete = this.#expiryDeletes.get(key);
       if (expiryDelete !== undefined) await expiryDelete;
       await this.store.set(key, entry);
+      this.#failing.write = false;
     } finally {
       const left = (this.#writing.get(key) ?? 1) - 1;
       if (left === 0) this.#writing.delete(key);

@@ -345,6 +345,6 @@ const OTHER_NAMES: ReadonlyMap<string, readonly string[]> = new Map([
   ['ttl', ['ttlMs', 'defaultTtlMs']],
   ['ttlMs', ['defaultTtlMs']],
   ['maxSize', ['maxEntries', 'maxBytes']],
-  ['store', ['persistence']],
+  ['store', ['persistence', 'calibrationStore']],
   ['persistence', ['store']],
 ]);

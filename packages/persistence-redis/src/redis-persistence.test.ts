@@ -27,13 +27,24 @@ describe('RedisPersistence options', () => {
     expect(error.message).toContain('redis://');
   });
 
-  it('rejects a URL whose path is not a database number, which would crash the process later', () => {
-    for (const url of ['redis://127.0.0.1:6390/abc', 'redis://127.0.0.1:6390/-1', 'rediss://h/0/x']) {
+  it('rejects a URL whose database is not a number, which would crash the process later', () => {
+    for (const url of [
+      'redis://127.0.0.1:6390/abc',
+      'redis://127.0.0.1:6390/-1',
+      'rediss://h/0/x',
+      'redis://127.0.0.1:6390?db=abc',
+    ]) {
       const error = optionsError({ url });
       expect(error.path).toEqual(['url']);
-      expect(error.message).toContain('database number');
+      expect(error.message).toContain('database (path or ?db=) must be a number');
     }
-    for (const url of ['redis://127.0.0.1:1', 'redis://127.0.0.1:1/', 'redis://:pw@127.0.0.1:1/3'])
+    for (const url of [
+      'redis://127.0.0.1:1',
+      'redis://127.0.0.1:1/',
+      'redis://:pw@127.0.0.1:1/3',
+      'redis://user:pass@[::1]:6379/0?family=6',
+      'rediss://h:6380?db=2',
+    ])
       expect(() => redisPersistenceOptionsSchema.parse({ url })).not.toThrow();
   });
 

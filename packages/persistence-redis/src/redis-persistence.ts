@@ -79,12 +79,15 @@ const timeoutMs = lazySchema(() =>
 );
 
 /**
- * Whether a Redis URL's path is a database number or empty: ioredis would send another path to
- * `SELECT` as `NaN` and crash the process with an unhandled reply error.
+ * Whether a Redis URL names its database, if at all, as a number (its path, or a `db` parameter):
+ * ioredis would send anything else to `SELECT` as `NaN` and crash the process with an unhandled
+ * reply error.
  */
 function namesADatabase(url: string): boolean {
   try {
-    return /^\/?(\d+)?$/.test(new URL(url).pathname);
+    const { pathname, searchParams } = new URL(url);
+    const db = searchParams.get('db');
+    return /^\/?(\d+)?$/.test(pathname) && (db === null || /^\d+$/.test(db));
   } catch {
     return true; // a URL the WHATWG parser refuses is left to ioredis, which says what is wrong
   }
@@ -100,7 +103,7 @@ export const redisPersistenceOptionsSchema = lazySchema(() =>
         .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
         .refine(
           namesADatabase,
-          'its path must be a database number or nothing (redis://host:6379/0, redis://host:6379)',
+          'its database (path or ?db=) must be a number, or left out (redis://host:6379/0, redis://host:6379)',
         )
         .optional(),
       /** An ioredis client the caller owns; `close()` leaves it open and its own options apply. */

@@ -97,6 +97,8 @@ export class ExactTokenCounter implements TokenCounter {
   private readonly engines = new Map<ExactEncoding, ExactEngine>();
   private readonly linearEngines = new Map<ExactEncoding, ExactEngine>();
   private readonly loading = new Map<string, Promise<ExactEngine | undefined>>();
+  /** Encodings whose last load failed: estimates retry it, but nothing waits for those retries. */
+  private readonly failedLoads = new Set<ExactEncoding>();
   private loads = 0;
   private disposed = false;
   private readonly encodings = new Map<string, ExactEncoding>();
@@ -151,13 +153,15 @@ export class ExactTokenCounter implements TokenCounter {
   }
 
   /**
-   * Whether `ctx`'s encoder is being loaded, its estimates coming from the fallback until it
-   * arrives. False once it has (or another counter's was taken), when no load was started
-   * (`preload: false` before `ready`), after a load failed and once disposed.
+   * Whether `ctx`'s encoder is being loaded for the first time, its estimates coming from the
+   * fallback until it arrives. False once it has (or another counter's was taken), when no load was
+   * started (`preload: false` before `ready`), once a load failed (estimates retry it) and once disposed.
    */
   isLoadingEncoder(ctx: CountContext): boolean {
     const encoding = this.encodingFor(ctx);
-    return !this.engines.has(encoding) && this.loading.has(`main:${encoding}`);
+    return (
+      !this.engines.has(encoding) && this.loading.has(`main:${encoding}`) && !this.failedLoads.has(encoding)
+    );
   }
 
   estimate(text: string, ctx: CountContext): number {
@@ -404,10 +408,14 @@ export class ExactTokenCounter implements TokenCounter {
           return undefined;
         }
         this.engines.set(encoding, created);
+        this.failedLoads.delete(encoding);
         this.loads++;
         return created;
       })();
-      pending.catch(() => this.loading.delete(key));
+      pending.catch(() => {
+        this.loading.delete(key);
+        this.failedLoads.add(encoding);
+      });
       this.loading.set(key, pending);
     }
     return pending;

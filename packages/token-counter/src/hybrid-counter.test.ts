@@ -52,20 +52,6 @@ describe('HybridTokenCounter', () => {
     expect(new HybridTokenCounter().route(claude).route).toBe('heuristic');
   });
 
-  it('says an encoder is loading from the first estimate until it arrives, and never without a load', async () => {
-    const counter = new HybridTokenCounter();
-    expect(counter.isLoadingEncoder(gpt4o)).toBe(false);
-    counter.estimate('hello', gpt4o);
-    expect(counter.isLoadingEncoder(gpt4o)).toBe(true);
-    await counter.warm(gpt4o);
-    expect(counter.isLoadingEncoder(gpt4o)).toBe(false);
-    counter.estimate('hello', gemini);
-    expect(counter.isLoadingEncoder(gemini)).toBe(false);
-    const idle = new HybridTokenCounter({ exact: { preload: false } });
-    idle.estimate('hello', gpt4o);
-    expect(idle.isLoadingEncoder(gpt4o)).toBe(false);
-  });
-
   it('estimates a tiktoken model with its exact encoding plus the chat framing', async () => {
     const counter = new HybridTokenCounter();
     await counter.warm(gpt4o);
