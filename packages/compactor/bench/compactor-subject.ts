@@ -16,8 +16,11 @@ export function compactorSubject(
     async compact(messages, budgetTokens, env) {
       const inner = makeTools();
       let calls = 0;
+      // A counting wrapper changes no answer and no cost: it names its origin, as the ContextTools
+      // contract allows, so the compactor treats offline tools as offline.
       const tools: ContextTools = {
         specificationVersion: 'v1',
+        origin: inner,
         summarize: (request) => {
           calls++;
           return inner.summarize(request);

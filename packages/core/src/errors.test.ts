@@ -142,6 +142,10 @@ describe('parseInput of messages', () => {
     expect(() => parseInput(count, { budgetTokens: 91_750.4 }, 'options')).toThrow(
       'options.budgetTokens: Invalid input: expected a whole number, received a fraction',
     );
+    // A share of the window where a count of tokens belongs says so.
+    expect(() => parseInput(count, { budgetTokens: 0.25 }, 'options')).toThrow(
+      'options.budgetTokens: Invalid input: expected a whole number of tokens (32000), received a fraction; a share of the window is not a token count',
+    );
   });
 
   it('names no converter for a request that is not messages, though a field looks like one', () => {
@@ -217,6 +221,10 @@ describe('an unknown option or field that is a known one misspelt', () => {
     });
     expect(messageOf(() => parseOptions(sizes, { maxTokens: 8_000 }, 'Thing options'))).toBe(
       'Thing options: Unrecognized key: "maxTokens" (did you mean "maxOutputTokens"?)',
+    );
+    const counting = z.strictObject({ countContext: z.object({ model: z.string() }).optional() });
+    expect(messageOf(() => parseOptions(counting, { model: 'gpt-4o' }, 'Thing options'))).toBe(
+      'Thing options: Unrecognized key: "model" (did you mean "countContext"?)',
     );
     // The names an object has from its prototype are unknown keys like any other.
     for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty'])

@@ -123,7 +123,9 @@ function messageOf(
   value: unknown,
 ): string {
   if (issue.code === 'invalid_type' && issue.expected === 'int')
-    return 'Invalid input: expected a whole number, received a fraction';
+    return isShareForTokens(path, value)
+      ? 'Invalid input: expected a whole number of tokens (32000), received a fraction; a share of the window is not a token count'
+      : 'Invalid input: expected a whole number, received a fraction';
   if (issue.code === 'unrecognized_keys' && schema)
     return issue.message + spellingHint(issue.keys, namesAt(schema, path));
   if (issue.code === 'custom' && isClass(value))
@@ -314,6 +316,11 @@ function unwrapped(schema: unknown): unknown {
   }
 }
 
+/** A fraction below 1 given for a count of tokens (`budgetTokens: 0.25`): a share, meant or not. */
+function isShareForTokens(path: readonly PropertyKey[], value: unknown): boolean {
+  return typeof value === 'number' && value > 0 && value < 1 && /tokens$/i.test(String(path.at(-1) ?? ''));
+}
+
 /** ` (did you mean "contextLimit"?)` for the unknown names a known one is a slip of the keyboard away from. */
 function spellingHint(unknown: readonly string[], known: readonly string[]): string {
   const meant = unknown.flatMap((name) => {
@@ -347,4 +354,6 @@ const OTHER_NAMES: ReadonlyMap<string, readonly string[]> = new Map([
   ['maxSize', ['maxEntries', 'maxBytes']],
   ['store', ['persistence', 'calibrationStore']],
   ['persistence', ['store']],
+  ['model', ['countContext']],
+  ['provider', ['countContext']],
 ]);

@@ -117,7 +117,7 @@ export interface CompactionResult {
   oversized?: { messagesCompacted: number } | undefined;
   /** Signed or redacted reasoning parts dropped from the output (history keeps them). */
   droppedReasoning: number;
-  /** Calls made to the summarizer and fact extractor. */
+  /** Calls made to a model-backed summarizer and fact extractor (0 with the offline tools). */
   modelCalls: number;
 }
 

@@ -26,6 +26,57 @@ describe('compactMessages', () => {
     for (const [index, message] of result.messages.entries()) expect(message).toBe(list[index]);
   });
 
+  it('counts no model calls with the offline tools, and says what to do when nothing more can go', async () => {
+    const list = agentConversation(30);
+    const full = await compactMessages(list, { budgetTokens: 10_000_000 });
+    const quarter = await compactMessages(list, { budgetTokens: Math.floor(full.tokensBefore / 4) });
+    expect(quarter.stagesUsed).toContain('summarize');
+    expect(quarter.modelCalls).toBe(0);
+    const tiny = await compactMessages(list, { budgetTokens: 50 });
+    expect(tiny.fits).toBe(false);
+    expect(tiny.reason).toMatch(/\(raise the budget\)$/);
+    const noWindow = await compactMessages(list, { budgetTokens: 50, truncate: false });
+    expect(noWindow.reason).toMatch(/\(turn on truncate, or raise the budget\)$/);
+  });
+
+  it('keeps a pruned result that fits, not a window over it, when a model summarizer fails', async () => {
+    let summarizeCalls = 0;
+    const failing = contextToolsFromFunctions({
+      summarize: async () => {
+        summarizeCalls++;
+        throw new Error('401 Incorrect API key provided');
+      },
+      extractFacts: async () => [],
+    });
+    // Test logs: passing lines, and a few failures with their paths (facts a window's marker carries).
+    const log = (i: number) =>
+      [
+        bigText(`suite ${i}`, 100),
+        ...Array.from(
+          { length: 12 },
+          (_, j) =>
+            `FAIL src/pkg${i}/file${j}.test.ts > case ${j}: AssertionError: expected ${i * 100 + j} to be ${j}`,
+        ),
+      ].join('\n');
+    const list: Message[] = [system('You are a coding agent.'), user('Fix the type errors.')];
+    for (let i = 0; i < 12; i++) {
+      list.push(calls([call(`c${i}`, 'run_tsc', { project: `pkg${i}` })], `Checking pkg${i}.`));
+      list.push(results([`c${i}`, 'run_tsc', log(i)]));
+      if (i === 4) list.push(user('Keep Node 18 compatibility: do not use findLast.'), assistant('Noted.'));
+    }
+    const whole = await compactMessages(list, { budgetTokens: 10_000_000 });
+    const result = await compactMessages(list, {
+      budgetTokens: Math.floor(whole.tokensBefore / 4),
+      contextTools: failing,
+    });
+    expect(result.fits).toBe(true);
+    expect(result.stagesUsed).toContain('prune');
+    expect(result.stagesUsed).not.toContain('truncate');
+    expect(JSON.stringify(result.messages)).toContain('Keep Node 18 compatibility');
+    // Pruning alone fit: the model summarizer was not asked (and not asked twice).
+    expect(summarizeCalls).toBe(0);
+  });
+
   for (const fraction of [2, 4, 8]) {
     it(`fits 1/${fraction} of an agent transcript, keeps the system prompt and every tool pair`, async () => {
       const list = agentConversation(30);

@@ -1,5 +1,6 @@
 import { type Message, messagesSchema, parseInput, parseOptions } from '@ctxguard/core';
-import { runMeter } from '../budget/token-meter.js';
+import { defaultTokenCounter, warmCounter } from '../budget/default-counter.js';
+import { DEFAULT_COUNT_CONTEXT, runMeter } from '../budget/token-meter.js';
 import type { DigestFact } from '../facts/fact-digest.js';
 import { isOfflineTools } from '../facts/offline-context-tools.js';
 import { isSummaryText } from '../facts/summary-format.js';
@@ -59,9 +60,10 @@ export async function runCompaction(
 type CompactionRun = { result: CompactionResult; stages: StageOperations[]; pruneFirst: boolean };
 
 /**
- * The pipeline run as configured and, when it pruned and the tools are not model-backed, once more
- * without pruning (summarizing the older messages instead): the result that fits and keeps more of
- * the input's facts wins.
+ * The pipeline run as configured and, when it pruned and the tools are offline, once more without
+ * pruning (summarizing the older messages instead): the result that fits and keeps more of the
+ * input's facts wins. A second run that made no summary (its summarizer failed, and the window hid
+ * the messages instead) is not that alternative: a pruned result that fits is kept then.
  */
 async function prunedOrSummarized(
   messages: readonly Message[],
@@ -72,6 +74,7 @@ async function prunedOrSummarized(
   // A second run is cheap with offline tools only; model-backed tools would pay for it in calls.
   if (
     opts.modelBacked ||
+    !isOfflineTools(opts.contextTools) ||
     !first.result.stagesUsed.includes('prune') ||
     opts.prune === false ||
     opts.summarize === false
@@ -83,6 +86,7 @@ async function prunedOrSummarized(
   const second = await runStages(messages, opts, facts, { pruneFirst: false });
   if (!second.result.fits) return first;
   if (!first.result.fits) return second;
+  if (!second.result.stagesUsed.includes('summarize')) return first;
   return retainedFacts(second.result.messages, all) > kept ? second : first;
 }
 
@@ -171,5 +175,8 @@ export async function compactMessages(
   // Checked only (the parse's copy is dropped): unchanged messages come back as the caller's own objects.
   parseInput(messagesSchema, messages, 'compactMessages messages');
   const opts = parseOptions(compactMessagesOptionsSchema, options, 'compactMessages options');
+  // Its own counter only: a caller's (a guard's) is warmed, or not, by the caller.
+  if (opts.counter === undefined)
+    await warmCounter(defaultTokenCounter(), opts.countContext ?? DEFAULT_COUNT_CONTEXT);
   return (await runCompaction(messages, opts)).result;
 }

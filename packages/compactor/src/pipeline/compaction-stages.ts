@@ -13,7 +13,7 @@ import {
 } from '../facts/fact-ledger.js';
 import { parseFactsBlock, renderFactsBlock } from '../facts/facts-block.js';
 import { parseTruncationMarker } from '../facts/markers.js';
-import { defaultOfflineTools } from '../facts/offline-context-tools.js';
+import { defaultOfflineTools, isOfflineTools } from '../facts/offline-context-tools.js';
 import { parseSummary, renderSummary } from '../facts/summary-format.js';
 import { readableText } from '../messages/message-parts.js';
 import { repairToolPairs } from '../messages/tool-pairs.js';
@@ -327,7 +327,7 @@ function waitsForLastResort(run: StageRun): boolean {
 async function hiddenFacts(run: StageRun, window: SlidingWindowResult): Promise<ExtractedFact[]> {
   const removedText = window.removed.map((message) => readableText(forSummarizer(message))).join('\n');
   const found = await extractFactsSafely(run.tools, removedText, { signal: run.signal });
-  run.modelCalls.calls += run.opts.contextTools ? found.calls : 0;
+  run.modelCalls.calls += found.calls;
   const earlier = window.removed.map((message) => parseFactsBlock(readableText(message)) ?? []);
   const keptText = window.messages.map(readableText).join('\n');
   return missingFrom(mergeFactLists([...earlier, ...run.ledger, found.facts]), keptText);
@@ -512,7 +512,8 @@ export function finishRun(run: StageRun): { result: CompactionResult; stages: St
   result.tokensAfter = meter.total(work);
   result.tokensSaved = result.tokensBefore - result.tokensAfter;
   result.bytesAfter = requestBytes(work);
-  result.modelCalls = run.modelCalls.calls;
+  // The offline tools are called too, but they are no model.
+  result.modelCalls = isOfflineTools(run.tools) ? 0 : run.modelCalls.calls;
   result.fits = result.tokensAfter <= budget && result.bytesAfter <= opts.maxBytes;
   if (!result.fits) result.reason = whyItDoesNotFit(run);
   return { result, stages: run.stageOps };
@@ -531,5 +532,10 @@ function whyItDoesNotFit(run: StageRun): string {
     return `the system prompt alone takes ${headTokens} tokens, over the budget of ${budget}`;
   if (result.bytesAfter > opts.maxBytes)
     return `the request still takes ${result.bytesAfter} bytes, over maxBytes ${opts.maxBytes}`;
-  return `the messages that cannot be removed still take ${result.tokensAfter} tokens, over the budget of ${budget} (enable every stage, or raise the budget)`;
+  const off: string[] = (['prune', 'deduplicate', 'summarize', 'truncate'] as const).filter(
+    (stage) => opts[stage] === false,
+  );
+  if (!opts.compactOversized) off.push('compactOversized');
+  const advice = off.length > 0 ? `turn on ${off.join(', ')}, or raise the budget` : 'raise the budget';
+  return `the messages that cannot be removed still take ${result.tokensAfter} tokens, over the budget of ${budget} (${advice})`;
 }

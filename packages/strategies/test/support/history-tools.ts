@@ -37,6 +37,22 @@ export function messageTokens(message: Message): number {
   return 4 + Math.ceil(JSON.stringify(message.content).length / 4);
 }
 
+/**
+ * A counter that counts as {@link messageTokens} does, for the compactions these tools run: what
+ * the tests measure and what a compaction fits are then one count (and no encoder loads mid-test).
+ */
+const quarterCounter = {
+  specificationVersion: 'v1' as const,
+  estimate: (text: string) => Math.ceil(text.length / 4),
+  estimateMessage: (message: Message) => messageTokens(message),
+  measure: async (text: string) => ({ tokens: Math.ceil(text.length / 4), accuracy: 'estimate' as const }),
+  measureMessage: async (message: Message) => ({
+    tokens: messageTokens(message),
+    accuracy: 'estimate' as const,
+  }),
+  learn: async () => undefined,
+};
+
 /** Every call a strategy made, by method name, so tests can see it acted only through the tools. */
 export type ToolCall = { method: string; args: unknown[] };
 
@@ -212,6 +228,7 @@ export class HistoryStrategyTools implements StrategyTools {
       .map((entry) => entry.message);
     const out = await compactMessages(originals, {
       budgetTokens: options.budgetTokens,
+      counter: quarterCounter,
       contextTools: this.#context,
       ...(options.recentTokens !== undefined
         ? { summarize: { recentTokens: options.recentTokens, minRecentCount: 1 } }
