@@ -1,6 +1,7 @@
 /**
- * `compactMessages` as a subject of the quality benchmark, with the offline ContextTools wrapped
- * so every summarize / extractFacts call is counted (they would be model calls with model-backed tools).
+ * `compactMessages` as a subject of the quality benchmark, with the ContextTools wrapped so the
+ * summarize / extractFacts calls made through them are counted (they would be model calls with
+ * model-backed tools; the compactor reads offline tools' facts from their origin directly).
  */
 import { compactMessages, createOfflineContextTools } from '@ctxguard/compactor';
 import type { ContextTools } from '@ctxguard/core';

@@ -144,7 +144,7 @@ describe('parseInput of messages', () => {
     );
     // A share of the window where a count of tokens belongs says so.
     expect(() => parseInput(count, { budgetTokens: 0.25 }, 'options')).toThrow(
-      'options.budgetTokens: Invalid input: expected a whole number of tokens (32000), received a fraction; a share of the window is not a token count',
+      'options.budgetTokens: Invalid input: expected a whole number of tokens (e.g. 32000), received a fraction; a share of the window is not a token count',
     );
   });
 

@@ -124,7 +124,7 @@ function messageOf(
 ): string {
   if (issue.code === 'invalid_type' && issue.expected === 'int')
     return isShareForTokens(path, value)
-      ? 'Invalid input: expected a whole number of tokens (32000), received a fraction; a share of the window is not a token count'
+      ? 'Invalid input: expected a whole number of tokens (e.g. 32000), received a fraction; a share of the window is not a token count'
       : 'Invalid input: expected a whole number, received a fraction';
   if (issue.code === 'unrecognized_keys' && schema)
     return issue.message + spellingHint(issue.keys, namesAt(schema, path));
@@ -316,10 +316,18 @@ function unwrapped(schema: unknown): unknown {
   }
 }
 
-/** A fraction below 1 given for a count of tokens (`budgetTokens: 0.25`): a share, meant or not. */
+/**
+ * A fraction below 1 given for a count of tokens (`budgetTokens: 0.25`): a share, meant or not. Not
+ * for the counts of a provider's usage, where a fraction is bad data rather than a share.
+ */
 function isShareForTokens(path: readonly PropertyKey[], value: unknown): boolean {
-  return typeof value === 'number' && value > 0 && value < 1 && /tokens$/i.test(String(path.at(-1) ?? ''));
+  const field = String(path.at(-1) ?? '');
+  return (
+    typeof value === 'number' && value > 0 && value < 1 && /tokens$/i.test(field) && !USAGE_COUNTS.test(field)
+  );
 }
+
+const USAGE_COUNTS = /^(input|output|total|cachedInput|cacheWriteInput|reasoning)Tokens$/;
 
 /** ` (did you mean "contextLimit"?)` for the unknown names a known one is a slip of the keyboard away from. */
 function spellingHint(unknown: readonly string[], known: readonly string[]): string {
@@ -354,6 +362,6 @@ const OTHER_NAMES: ReadonlyMap<string, readonly string[]> = new Map([
   ['maxSize', ['maxEntries', 'maxBytes']],
   ['store', ['persistence', 'calibrationStore']],
   ['persistence', ['store']],
-  ['model', ['countContext']],
+  ['model', ['contextTools', 'countContext']],
   ['provider', ['countContext']],
 ]);

@@ -62,8 +62,7 @@ type CompactionRun = { result: CompactionResult; stages: StageOperations[]; prun
 /**
  * The pipeline run as configured and, when it pruned and the tools are offline, once more without
  * pruning (summarizing the older messages instead): the result that fits and keeps more of the
- * input's facts wins. A second run that made no summary (its summarizer failed, and the window hid
- * the messages instead) is not that alternative: a pruned result that fits is kept then.
+ * input's facts wins.
  */
 async function prunedOrSummarized(
   messages: readonly Message[],
@@ -86,7 +85,6 @@ async function prunedOrSummarized(
   const second = await runStages(messages, opts, facts, { pruneFirst: false });
   if (!second.result.fits) return first;
   if (!first.result.fits) return second;
-  if (!second.result.stagesUsed.includes('summarize')) return first;
   return retainedFacts(second.result.messages, all) > kept ? second : first;
 }
 
@@ -175,7 +173,8 @@ export async function compactMessages(
   // Checked only (the parse's copy is dropped): unchanged messages come back as the caller's own objects.
   parseInput(messagesSchema, messages, 'compactMessages messages');
   const opts = parseOptions(compactMessagesOptionsSchema, options, 'compactMessages options');
-  // Its own counter only: a caller's (a guard's) is warmed, or not, by the caller.
+  // Only when it counts with its own default counter: a counter the caller passes (a guard's, which
+  // may be that same shared one) is counted with as it is, the caller's measurements with it.
   if (opts.counter === undefined)
     await warmCounter(defaultTokenCounter(), opts.countContext ?? DEFAULT_COUNT_CONTEXT);
   return (await runCompaction(messages, opts)).result;

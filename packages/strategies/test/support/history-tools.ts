@@ -39,7 +39,8 @@ export function messageTokens(message: Message): number {
 
 /**
  * A counter that counts as {@link messageTokens} does, for the compactions these tools run: what
- * the tests measure and what a compaction fits are then one count (and no encoder loads mid-test).
+ * the tests measure and what a compaction fits are then the same count, up to a request's framing
+ * (and no encoder loads mid-test).
  */
 const quarterCounter = {
   specificationVersion: 'v1' as const,
