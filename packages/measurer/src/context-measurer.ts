@@ -79,8 +79,9 @@ export interface ContextMeasurement {
   percentage: number | null;
   /**
    * `exact` when the request was counted again on the exact path (from `thresholds.exact`, and
-   * below it while the model's encoder loads for a request that may reach it); `estimate` for the fast path, which for a model with a local tokenizer (tiktoken encodings) is
-   * the same count once its encoder has loaded.
+   * below it while the model's encoder loads for a request that may reach it); `estimate` for the
+   * fast path, which for a model with a local tokenizer (tiktoken encodings) is the same count once
+   * its encoder has loaded.
    */
   accuracy: 'estimate' | 'exact';
   /** Tokens taken from the newest provider-reported usage (0 when not anchored). */

@@ -23,7 +23,7 @@ import {
 import { parseFactsBlock } from '../facts/facts-block.js';
 import { fileActivityOfRenderings } from '../facts/file-activity.js';
 import { isTruncationMarkerText, parseTruncationMarker } from '../facts/markers.js';
-import { defaultOfflineTools, offlineFactsInChunks } from '../facts/offline-context-tools.js';
+import { defaultOfflineTools, isOfflineTools, offlineFactsInChunks } from '../facts/offline-context-tools.js';
 import { isSummaryText, parseSummary, renderSummary, type SummaryContent } from '../facts/summary-format.js';
 import { renderTranscript } from '../facts/transcript.js';
 import { frozenPrefixEnd } from '../messages/frozen-prefix.js';
@@ -111,7 +111,7 @@ export interface SummarizeMessagesResult {
   summarizedCount: number;
   /** Facts carried in the summary. */
   facts: ExtractedFact[];
-  /** Calls made to the summarizer and fact extractor. */
+  /** Calls made to a model-backed summarizer and fact extractor (0 with the offline tools). */
   modelCalls: number;
   /** Chunks the range was summarized in (1 when it fit one summarizer request). */
   chunks: number;
@@ -389,11 +389,14 @@ export async function summarizeInChunks(
  * the tools' `windowTokens`) are summarized in chunks and merged; images and base64 never reach the summarizer. A failing
  * summarizer leaves the list as it was and says why in `reason`.
  */
-export function summarizeMessages(
+export async function summarizeMessages(
   messages: readonly Message[],
   options: SummarizeMessagesOptions = {},
 ): Promise<SummarizeMessagesResult> {
-  return summarizeWithMeter(messages, options);
+  const result = await summarizeWithMeter(messages, options);
+  // The offline tools are called too, but they are no model (as `compactMessages` counts).
+  const contextTools = (options as { contextTools?: ContextTools } | undefined)?.contextTools;
+  return isOfflineTools(contextTools) ? { ...result, modelCalls: 0 } : result;
 }
 
 /** {@link summarizeMessages} counting with `meter` when given: a compaction's stages share theirs. */
