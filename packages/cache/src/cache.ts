@@ -43,9 +43,9 @@ export const cacheOptionsSchema = lazySchema(() =>
      */
     clockSkewToleranceMs: z.number().int().min(0).default(60_000),
     /**
-     * Where a store outage `getOrSet` passes over is reported (`cache_store_failed`, once until the
-     * store answers again): a failed read runs the loader, a failed write returns the loaded value
-     * unstored. `console.warn` unless set.
+     * Where a store outage `getOrSet` passes over is reported (`cache_store_failed`, once per failing
+     * operation, read or write, until that operation works again): a failed read runs the loader, a
+     * failed write returns the loaded value unstored. `console.warn` unless set.
      */
     onWarning: z
       .custom<(warning: WarningEvent) => void>((value) => typeof value === 'function', 'expected a function')
@@ -187,7 +187,8 @@ export class Cache {
   /**
    * The cached value, or the loader's result, stored for `ttlMs`. Concurrent misses for one key
    * share a single loader call; a loader failure reaches every waiting caller and is not cached.
-   * A store outage (`storage_unavailable`, `storage_error`) is passed over, reported once to `onWarning`.
+   * A store outage (`storage_unavailable`, `storage_error`) is passed over and reported to
+   * `onWarning` once per failing operation (read, write) until that operation works again.
    */
   async getOrSet<T>(
     cacheName: string,
@@ -327,7 +328,7 @@ export class Cache {
     try {
       const reported: unknown = this.#onWarning({
         code: 'cache_store_failed',
-        message: `Cache: the store failed to ${operation} ${JSON.stringify(key)} (${describeThrown(error)}); ${instead}, and so on without a word until it answers again`,
+        message: `Cache: the store failed to ${operation} ${JSON.stringify(key)} (${describeThrown(error)}); ${instead}, and so on without a word until it can ${operation} again`,
         source: 'Cache',
         cause: error,
         data: { key, operation },

@@ -13,6 +13,7 @@ import { ModelCatalog } from '@ctxguard/models';
 import { MemoryPersistence } from '@ctxguard/persistence';
 import {
   conversationOverhead,
+  ExactTokenCounter,
   HeuristicCounter,
   HybridTokenCounter,
   type TokenCounter,
@@ -180,6 +181,30 @@ describe('ContextMeasurer', () => {
     const low = setup({ counter: failing });
     await low.resolve([{ role: 'user', content: 'hi' }]);
     expect(low.warnings.map((w) => w.code)).not.toContain('exact_count_failed');
+  });
+
+  it("asks a bare ExactTokenCounter for no exact count of another provider's model (it has none)", async () => {
+    const counter = new ExactTokenCounter();
+    const measureConversation = vi.spyOn(counter, 'measureConversation');
+    const near = [{ role: 'user', content: text(400) }] as Message[];
+    const acme = await setup({ counter }).measurer.measure({
+      provider: 'acme',
+      model: 'bpe-1',
+      messages: near,
+    });
+    expect(acme.percentage).toBeGreaterThanOrEqual(0.9);
+    expect(acme.accuracy).toBe('estimate');
+    expect(measureConversation).not.toHaveBeenCalled();
+    // For an OpenAI request it counts.
+    const openai = new ExactTokenCounter({ encoding: 'o200k_base' });
+    const told = await setup({ counter: openai }).measurer.measure({
+      provider: 'acme',
+      model: 'bpe-1',
+      messages: near,
+    });
+    expect(told.accuracy).toBe('exact');
+    counter.dispose();
+    openai.dispose();
   });
 
   it("passes the request's AbortSignal on to onContextMeasure listeners", async () => {

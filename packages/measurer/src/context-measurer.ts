@@ -309,10 +309,8 @@ export class ContextMeasurer {
   /** Whether `ctx`'s model is counted by a local encoder that is being loaded. */
   #encoderLoading(ctx: CountContext): boolean {
     const direct = this.#direct;
-    return (
-      (direct instanceof HybridTokenCounter || direct instanceof ExactTokenCounter) &&
-      direct.isLoadingEncoder(ctx)
-    );
+    if (direct instanceof ExactTokenCounter) return direct.countsExactly(ctx) && direct.isLoadingEncoder(ctx);
+    return direct instanceof HybridTokenCounter && direct.isLoadingEncoder(ctx);
   }
 
   /** Loads the calibrations already learned (and the encoders of those models) so first estimates are warm. */
@@ -532,6 +530,7 @@ export class ContextMeasurer {
   #countsExactly(ctx: CountContext): boolean {
     const direct = this.#direct;
     if (direct instanceof HeuristicCounter) return false;
+    if (direct instanceof ExactTokenCounter) return direct.countsExactly(ctx);
     if (!(direct instanceof HybridTokenCounter)) return true;
     return direct.route(ctx).route !== 'heuristic';
   }

@@ -44,7 +44,7 @@ export type EngineFactory = (encoding: ExactEncoding) => ExactEngine | Promise<E
 /** Options of {@link ExactTokenCounter}. */
 export const exactTokenCounterOptionsSchema = lazySchema(() =>
   z.strictObject({
-    /** Count every model with this encoding; by default it follows the model name (see {@link encodingForModel}). */
+    /** Count every model with this encoding (its counts are then `exact`); by default it follows the model name (see {@link encodingForModel}). */
     encoding: exactEncodingSchema.optional(),
     /** Exact engine: `bpe` (default, `@ctxguard/bpe`: pure JS, linear time), `tiktoken` (WASM, optional peer), or a factory. */
     engine: z
@@ -88,7 +88,8 @@ export type ExactTokenCounterOptions = z.input<typeof exactTokenCounterOptionsSc
  * OpenAI documents it, tool definitions, images and files. The default engine is `@ctxguard/bpe`
  * (pure JS, linear time); `tiktoken` is an option. The encoder loads lazily
  * once and is shared; `dispose()` releases it. `estimate*` is sync and exact once the encoder is
- * loaded; `measure*` is exact. It keeps no per-message memo: wrap it in a `MemoizedCounter`
+ * loaded; `measure*` is exact for OpenAI's models and with `encoding` set (see
+ * {@link ExactTokenCounter.countsExactly}). It keeps no per-message memo: wrap it in a `MemoizedCounter`
  * (the measurer does) so re-measuring a conversation costs only its new or edited messages.
  */
 export class ExactTokenCounter implements TokenCounter {
@@ -202,14 +203,15 @@ export class ExactTokenCounter implements TokenCounter {
     const count = await this.countExact(text, encoding);
     return count === undefined
       ? { tokens: this.fallbackEstimate(text, ctx), accuracy: 'estimate' }
-      : { tokens: count, accuracy: this.encodingIsTheModels(ctx) ? 'exact' : 'estimate' };
+      : { tokens: count, accuracy: this.countsExactly(ctx) ? 'exact' : 'estimate' };
   }
 
   /**
-   * Whether the encoding counts `ctx`'s model as its provider does: it was set (`encoding`), or the
-   * model is OpenAI's. Counted with an encoding picked for another model's, a count is an estimate.
+   * Whether `measure*` counts `ctx`'s model as its provider does: the encoding was set (`encoding`),
+   * or the model is OpenAI's. Counted with an encoding picked for another model's, a count is an
+   * estimate (`accuracy: 'estimate'`).
    */
-  private encodingIsTheModels(ctx: CountContext): boolean {
+  countsExactly(ctx: CountContext): boolean {
     return this.options.encoding !== undefined || isOpenAIModel(ctx?.provider, ctx?.model);
   }
 
@@ -283,7 +285,7 @@ export class ExactTokenCounter implements TokenCounter {
     const overhead = conversationOverhead(ctx.provider);
     let tokens = system + tools + overhead;
     for (const n of messages) tokens += n;
-    const accuracy = exact && this.encodingIsTheModels(ctx) ? 'exact' : 'estimate';
+    const accuracy = exact && this.countsExactly(ctx) ? 'exact' : 'estimate';
     return { tokens, accuracy, messages, system, tools, overhead };
   }
 
@@ -320,7 +322,7 @@ export class ExactTokenCounter implements TokenCounter {
       texts.set(text, n ?? this.fallbackEstimate(text, ctx));
     }
     const tokens = messageTokens(message, { ...options, countText: (text) => texts.get(text) ?? 0 });
-    return { tokens, accuracy: exact && this.encodingIsTheModels(ctx) ? 'exact' : 'estimate' };
+    return { tokens, accuracy: exact && this.countsExactly(ctx) ? 'exact' : 'estimate' };
   }
 
   /** Exact count when the encoder is loaded and the text is cheap to count now; otherwise `undefined`. */

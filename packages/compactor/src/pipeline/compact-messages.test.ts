@@ -39,7 +39,7 @@ describe('compactMessages', () => {
     expect(noWindow.reason).toMatch(/\(turn on truncate, or raise the budget\)$/);
   });
 
-  it('keeps a pruned result that fits, not a window over it, when a model summarizer fails', async () => {
+  it('with model tools, keeps a pruned result that fits and asks the summarizer nothing (no second run)', async () => {
     let summarizeCalls = 0;
     const failing = contextToolsFromFunctions({
       summarize: async () => {
