@@ -1,5 +1,5 @@
 import { type Message, messagesSchema, parseInput, parseOptions } from '@ctxguard/core';
-import { defaultTokenCounter, warmCounter } from '../budget/default-counter.js';
+import { defaultTokenCounter } from '../budget/default-counter.js';
 import { DEFAULT_COUNT_CONTEXT, runMeter } from '../budget/token-meter.js';
 import type { DigestFact } from '../facts/fact-digest.js';
 import { isOfflineTools } from '../facts/offline-context-tools.js';
@@ -173,9 +173,12 @@ export async function compactMessages(
   // Checked only (the parse's copy is dropped): unchanged messages come back as the caller's own objects.
   parseInput(messagesSchema, messages, 'compactMessages messages');
   const opts = parseOptions(compactMessagesOptionsSchema, options, 'compactMessages options');
-  // Only when it counts with its own default counter: a counter the caller passes (a guard's, which
-  // may be that same shared one) is counted with as it is, the caller's measurements with it.
+  // Its own default counter loads the model's encoder first, so that whether the result fits is
+  // decided on counts, not on the heuristic's first estimates (a failed load leaves those). A counter
+  // the caller passes (a guard's, which may be that same shared one) is counted with as it is.
   if (opts.counter === undefined)
-    await warmCounter(defaultTokenCounter(), opts.countContext ?? DEFAULT_COUNT_CONTEXT);
+    await defaultTokenCounter()
+      .warm(opts.countContext ?? DEFAULT_COUNT_CONTEXT)
+      .catch(() => undefined);
   return (await runCompaction(messages, opts)).result;
 }

@@ -389,14 +389,11 @@ export async function summarizeInChunks(
  * the tools' `windowTokens`) are summarized in chunks and merged; images and base64 never reach the summarizer. A failing
  * summarizer leaves the list as it was and says why in `reason`.
  */
-export async function summarizeMessages(
+export function summarizeMessages(
   messages: readonly Message[],
   options: SummarizeMessagesOptions = {},
 ): Promise<SummarizeMessagesResult> {
-  const result = await summarizeWithMeter(messages, options);
-  // The offline tools are called too, but they are no model (as `compactMessages` counts).
-  const contextTools = (options as { contextTools?: ContextTools } | undefined)?.contextTools;
-  return isOfflineTools(contextTools) ? { ...result, modelCalls: 0 } : result;
+  return summarizeWithMeter(messages, options);
 }
 
 /** {@link summarizeMessages} counting with `meter` when given: a compaction's stages share theirs. */
@@ -423,6 +420,8 @@ export async function summarizeWithMeter(
 
   const tools = opts.contextTools ?? defaultOfflineTools();
   const call = summarizerCallOf(tools, opts, meter);
+  // The offline tools are called too, but they are no model.
+  const modelCalls = () => (isOfflineTools(tools) ? 0 : call.calls);
   const texts = fresh.map((message) => meter.rendered(message, renderForSummarizer));
   const summarizedCount = fresh.length + hiddenBefore + (previous?.messageCount ?? 0);
   const kept = request === undefined ? list.slice(to) : [list[request]!, ...list.slice(to)];
@@ -438,7 +437,7 @@ export async function summarizeWithMeter(
     summary = await summarizeAndExtract(call, input, budget.textChars, opts, texts, fresh, factText);
   } catch (error) {
     if (opts.signal?.aborted) throw error;
-    return unchanged(`summarizer failed: ${(error as Error)?.message ?? String(error)}`, call.calls);
+    return unchanged(`summarizer failed: ${(error as Error)?.message ?? String(error)}`, modelCalls());
   }
 
   const frame = summaryFrameOf(list[from - 1], kept[0], summarizedCount, previous, texts);
@@ -456,7 +455,7 @@ export async function summarizeWithMeter(
     range: { from, to },
     summarizedCount,
     facts,
-    modelCalls: call.calls,
+    modelCalls: modelCalls(),
     chunks: call.chunks,
     tokensBefore,
     tokensAfter,
