@@ -355,7 +355,7 @@ describe('decisions and the retry loop', () => {
     });
     const warned = await fitOn(guard, historyOf(conversation(2_000)), SIZES);
     expect(warned.declined).toBeUndefined();
-    expect(warnings.find((w) => w.code === 'context_warning')?.message).toBe('getting full');
+    expect(warnings.find((w) => w.code === 'strategy_warning')?.message).toBe('getting full');
     const declined = await fitOn(guard, historyOf(conversation(2_000), { contextStrategy: 'd' }), SIZES);
     expect(declined.declined).toBeDefined();
     expect(declined.declined).toMatch(/too big/);
@@ -531,7 +531,7 @@ describe('decisions and the retry loop', () => {
     expect(warnings.find((w) => w.code === 'compaction_undone')?.message).toMatch(
       /grew the request by \d+ tokens/,
     );
-    expect(warnings.some((w) => w.code === 'context_warning')).toBe(true);
+    expect(warnings.some((w) => w.code === 'strategy_warning')).toBe(true);
     // The strategy's state is taken back with its rewrite.
     expect(JSON.stringify(history.metadata)).not.toContain('touched');
   });
@@ -567,7 +567,7 @@ describe('decisions and the retry loop', () => {
     const event = await fitOn(guard, historyOf(conversation(7_800)), SIZES);
     expect(event.percentage!).toBeGreaterThanOrEqual(0.95);
     expect(event.declined).toBeUndefined();
-    expect(warnings.map((w) => w.code)).toEqual(['context_warning']);
+    expect(warnings.map((w) => w.code)).toEqual(['strategy_warning']);
   });
 
   it('a strategy that throws with the request still critical is retried, then the request is aborted, never sent that close', async () => {
@@ -1259,7 +1259,7 @@ describe('a misbehaving strategy', () => {
     const mute = recordingStrategy([{ level: 'a', at: 0.5 }], () => ({ action: 'warn' }) as never);
     const { guard, warnings } = guardFor(mute);
     await fitOn(guard, historyOf(conversation(6_000)), SIZES);
-    expect(warnings.find((w) => w.code === 'context_warning')?.message).toBe(
+    expect(warnings.find((w) => w.code === 'strategy_warning')?.message).toBe(
       'context strategy s warned (no message given)',
     );
   });

@@ -936,7 +936,7 @@ export class ContextGuard {
     const hint = run.isNewCrossing
       ? '; what each turn adds (a long message, a file read or a tool result) is likely too large for the window: send it in smaller pieces, or use a model with a larger window'
       : '';
-    const reason = `Compaction loop: ${why} and crossed ${crossed >= 0 ? triggers[crossed]!.level : 'the input budget'} (${Math.round(percentage * 100)}%) again within ${run.call - last.call} call(s), with no higher level to escalate to${hint}`;
+    const reason = `Compaction loop: ${why} and crossed ${crossed >= 0 ? triggers[crossed]!.level : 'the input budget'} again (the request at ${Math.round(percentage * 100)}% of the input budget before compacting) within ${run.call - last.call} call(s), with no higher level to escalate to${hint}`;
     const freed = recent.map((memo) => memo.freed);
     const data = { strategy: name, current: run.current, inputBudget, window: run.window, freed, refills };
     if (percentage <= 1 && percentage < this.#options.criticalFloor) {
@@ -1195,7 +1195,7 @@ export class ContextGuard {
         current: run.current,
         inputBudget: run.inputBudget,
       };
-      await this.#warn('context_warning', text, { data });
+      await this.#warn('strategy_warning', text, { data });
     }
     return undefined;
   }
