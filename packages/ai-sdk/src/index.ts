@@ -6,6 +6,7 @@ export { catalogProvider } from '@ctxguard/models';
 export type { AISdkContextToolsOptions } from './ai-sdk-context-tools.js';
 export { aiSdkContextTools } from './ai-sdk-context-tools.js';
 export type { ProviderContextManagementOptions, ServerEditStats } from './anthropic-context-management.js';
+export { callReportOf } from './call-report.js';
 export type { ConversationIdResolver } from './conversation-id.js';
 export type {
   AISdkConversationStats,

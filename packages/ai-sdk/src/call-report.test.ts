@@ -1,0 +1,34 @@
+import { InvalidInputError } from '@ctxguard/core';
+import { describe, expect, it } from 'vitest';
+import { callReportOf } from './call-report.js';
+
+const report = {
+  conversationId: 'chat-1',
+  actions: [{ type: 'compaction', compactionId: 'c1', tokensBefore: 900, tokensAfter: 300 }],
+  droppedSignedReasoning: 0,
+  current: 300,
+  window: 4_000,
+  inputBudget: 3_000,
+  unguarded: false,
+};
+
+describe('callReportOf', () => {
+  it('reads the report the middleware wrote, typed, beside other providers’ metadata', () => {
+    const read = callReportOf({ anthropic: { cacheCreationInputTokens: 0 }, ctxguard: report });
+    expect(read).toEqual(report);
+    expect(read?.actions[0]?.type).toBe('compaction');
+  });
+
+  it('is undefined for a call the middleware did not handle', () => {
+    expect(callReportOf(undefined)).toBeUndefined();
+    expect(callReportOf({ openai: { reasoningTokens: 0 } })).toBeUndefined();
+  });
+
+  it('says what to pass when given the whole result or something else', () => {
+    expect(() => callReportOf({ text: 'Done.', providerMetadata: { ctxguard: report } })).toThrow(
+      /providerMetadata\.providerMetadata: pass result\.providerMetadata/,
+    );
+    expect(() => callReportOf({ ctxguard: { ...report, current: '300' } })).toThrow(InvalidInputError);
+    expect(() => callReportOf('ctxguard')).toThrow(/providerMetadata/);
+  });
+});
