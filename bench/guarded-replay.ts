@@ -8,7 +8,7 @@
 import { createOfflineContextTools } from '@ctxguard/compactor';
 import { type ContextStrategy, type ContextTools, HookBus, type Message } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
-import { ContextGuard, sendableView } from '@ctxguard/guard';
+import { ContextGuard } from '@ctxguard/guard';
 import { ContextMeasurer } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { HybridTokenCounter, MemoizedCounter, type TokenCounter } from '@ctxguard/token-counter';
@@ -101,10 +101,9 @@ export function guardedConversation(options: {
       history.append(message);
     },
     async request() {
-      // As the guard's README says to build a request: the history as it is sent.
       const event = await guard.fit({
         ...replayModel,
-        messages: sendableView(history).messages,
+        messages: history.messages(),
         history,
         maxOutputTokens: 0,
       });

@@ -1,6 +1,6 @@
 import type { CompactionRecord, HistoryEntry, Message, Usage } from '@ctxguard/core';
 import type { InMemoryConversationHistory } from '@ctxguard/effective-history';
-import { dropStaleSignedReasoning, withHiddenTask } from '@ctxguard/guard';
+import { dropStaleSignedReasoning } from '@ctxguard/guard';
 import { isOriginalEntry, roleOf } from '@ctxguard/shared';
 import { rewrittenOriginals, storedCopyWithCurrentMarkers } from './cache-markers.js';
 import { matchesStored } from './message-match.js';
@@ -305,12 +305,7 @@ export function messagesToSend(
     const own = position === undefined ? undefined : app[position];
     out[k] = own === undefined ? storedCopy(entry, k === effective.length - 1) : (own as Message);
   }
-  if (firstRewritten < 0) return { messages: out, droppedSignedReasoning: 0 };
-  if (keepSignedReasoning)
-    return { messages: withHiddenTask(history, out, effective), droppedSignedReasoning: 0 };
+  if (firstRewritten < 0 || keepSignedReasoning) return { messages: out, droppedSignedReasoning: 0 };
   const sendable = dropStaleSignedReasoning(history, out, firstRewritten, effective);
-  return {
-    messages: withHiddenTask(history, sendable.messages, effective),
-    droppedSignedReasoning: sendable.droppedReasoning,
-  };
+  return { messages: sendable.messages, droppedSignedReasoning: sendable.droppedReasoning };
 }

@@ -16,6 +16,7 @@ import {
   InvalidInputError,
   type JsonValue,
   type Message,
+  messageText,
   parseInput,
   parseOptions,
   type TriggerLevel,
@@ -42,8 +43,6 @@ import {
   writeCounters,
   writeState,
 } from './guard-state.js';
-import { irreducibleForm } from './irreducible-form.js';
-import { textOf } from './message-text.js';
 import { eitherSignal, type ToolsProblem, untilAborted } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { forgetSignedMark, forgetUnsentSignedMark } from './signed-mark.js';
@@ -483,6 +482,14 @@ const MIN_SUMMARY_FACT_TOKENS = 200;
  */
 export function defaultMaxFactTokens(inputBudget: number): number {
   return Math.max(MIN_SUMMARY_FACT_TOKENS, Math.floor(inputBudget * SUMMARY_FACT_SHARE));
+}
+
+function textOf(message: Message): string {
+  try {
+    return messageText(message);
+  } catch {
+    return '';
+  }
 }
 
 /** Tokens the rewrites added to the history's view in all (negative when they freed some), by their own counts. */
@@ -1346,6 +1353,29 @@ export class ContextGuard {
     }
     return rewrites.length;
   }
+}
+
+/**
+ * What is left of the newest message however far a strategy compacts it: a tool message with every
+ * output emptied, a user message without the files and images attached to it (the last resort turns
+ * them into a placeholder or a summary). The user's own words are irreducible.
+ */
+function irreducibleForm(message: Message): Message {
+  if (!Array.isArray(message.content)) return message;
+  if (message.role === 'user')
+    return {
+      ...message,
+      content: message.content.filter((part) => part?.type !== 'file' && part?.type !== 'image'),
+    } as Message;
+  if (message.role !== 'tool') return message;
+  return {
+    ...message,
+    content: message.content.map((part) => {
+      if (part?.type !== 'tool-result') return part;
+      const { content: _parts, ...rest } = part;
+      return { ...rest, output: '' };
+    }),
+  } as Message;
 }
 
 /** What a `ContextTools` problem a compaction worked around means for the app. */

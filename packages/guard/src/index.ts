@@ -20,7 +20,7 @@ export type { CompactionMemo, GuardConversationState } from './guard-state.js';
 export { GUARD_STATE_SUBKEY, readState as readGuardState, STATE_KEY } from './guard-state.js';
 export type { ToolsProblem } from './request-bound-tools.js';
 export type { SendableView } from './sendable-view.js';
-export { firstChangedIndex, sendableView, withHiddenTask } from './sendable-view.js';
+export { firstChangedIndex, sendableView } from './sendable-view.js';
 export type { StaleReasoningDropped } from './signed-mark.js';
 export { dropStaleSignedReasoning, forgetUnsentSignedMark, signedReasoningBoundary } from './signed-mark.js';
 export type { RecordedRewrite, StrategyToolsInit } from './strategy-tools.js';

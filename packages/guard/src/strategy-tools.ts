@@ -27,6 +27,7 @@ import {
   type HistorySegments,
   type Message,
   type MessageInput,
+  messageText,
   type RewriteResult,
   type StrategyToolOptions,
   type StrategyToolResult,
@@ -45,7 +46,6 @@ import { oneWindowOfOriginals } from './compaction-input.js';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFactLists, mergeFacts, missingFacts, redactMessage } from './guard-facts.js';
 import { STATE_KEY } from './guard-state.js';
-import { textOf } from './message-text.js';
 import { boundToRequest, type ToolsProblem } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { writeSignedMark } from './signed-mark.js';
@@ -117,6 +117,14 @@ const DEFAULT_SUMMARIZER_WINDOW_TOKENS = 100_000;
 /** Facts as a facts block reads them back (a shared bullet derives keys, each value once). */
 function readBack(facts: readonly ExtractedFact[]): ExtractedFact[] {
   return facts.length === 0 ? [] : (factsBlock.parse(factsBlock.render(facts)) ?? []);
+}
+
+function textOf(message: Message): string {
+  try {
+    return messageText(message);
+  } catch {
+    return '';
+  }
 }
 
 function isPlainSystem(message: Message | undefined): boolean {

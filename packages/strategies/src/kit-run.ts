@@ -21,7 +21,6 @@ import { ContextMeasurer } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { findJsonValueIssue, type JsonValueIssue } from '@ctxguard/shared';
 import type { KitStep } from './kit-conversation.js';
-import { isCompactionMessage } from './message-kinds.js';
 
 /** How the suite wires the guard around the strategy under test. */
 export interface KitSettings {
@@ -157,24 +156,6 @@ export function finalTurnWithoutThinking(
   if (source === undefined || signedKeysOf(source).length === 0) return false;
   const first = Array.isArray(opener.content) ? opener.content[0] : undefined;
   return signedKey(first) === undefined;
-}
-
-/**
- * True when the conversation has a task (its first user message, not a summary it opened with) and
- * the request does not carry it, or the message a compaction shortened it into, after the system prompt.
- */
-export function taskLeftOut(messages: readonly Message[], original: readonly Message[]): boolean {
-  const task = original.find((message) => message.role === 'user');
-  if (task === undefined || isCompactionMessage(task)) return false;
-  let index = 0;
-  while (
-    index < messages.length &&
-    messages[index]!.role === 'system' &&
-    !isCompactionMessage(messages[index]!)
-  )
-    index++;
-  const first = messages[index];
-  return first?.role !== 'user' || isCompactionMessage(first);
 }
 
 /** Rewinds every compaction still recorded and says whether the history is the original again. */
@@ -346,8 +327,6 @@ export async function runConversation(
         problem(
           `${stale} signed or redacted reasoning block(s) sent after messages that changed since it was made`,
         );
-      if (taskLeftOut(event.messages, original))
-        problem('the request does not carry the task after the system prompt');
       if (finalTurnWithoutThinking(event.messages, original))
         problem('the request ends in a tool round whose assistant turn lost the thinking it started with');
       basis = event.messages.slice();
