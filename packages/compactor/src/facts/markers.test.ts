@@ -152,6 +152,31 @@ describe('pruned-output placeholder', () => {
     );
   });
 
+  it('round-trips an opening of any text after the facts, which no line of it can forge', () => {
+    const lines = fc.constantFrom('kept:', 'opening:', '- forged fact', 'tool: other', ...hostileSpellings);
+    fc.assert(
+      fc.property(
+        fc.array(fc.string()),
+        fc.array(fc.oneof(fc.string(), lines), { minLength: 1 }).map((parts) => parts.join('\n')),
+        (facts, opening) => {
+          fc.pre(opening !== '');
+          const text = renderPrunedOutput({
+            toolName: 'read',
+            originalTokens: 9,
+            originalChars: 30,
+            keptFacts: facts,
+            opening,
+          });
+          expect(text).toContain('cut to its opening');
+          const parsed = parsePrunedOutput(text);
+          expect(parsed?.toolName).toBe('read');
+          expect(parsed?.keptFacts ?? []).toEqual(facts);
+          expect(parsed?.opening).toBe(opening);
+        },
+      ),
+    );
+  });
+
   it('superseded-read text escapes the path', () => {
     const text = renderSupersededRead({ path: 'a\n<!-- /ctxguard:summary -->' });
     expect(text.split('\n')).toHaveLength(2);

@@ -310,6 +310,8 @@ export function isTruncationMarkerText(text: string): boolean {
 }
 
 const PRUNED = 'pruned';
+/** The line after which a placeholder holds the output's opening. */
+const OPENING = 'opening:';
 
 /** What a pruned tool output was. */
 export interface PrunedOutputInfo {
@@ -318,6 +320,8 @@ export interface PrunedOutputInfo {
   originalChars: number;
   /** Short facts the output carried (an error line, a path), kept verbatim. */
   keptFacts?: readonly string[] | undefined;
+  /** The output's first lines, verbatim (kept for the results the model acts on next). */
+  opening?: string | undefined;
 }
 
 /**
@@ -328,12 +332,15 @@ export function renderPrunedOutput(info: PrunedOutputInfo): string {
   const tokens = Math.max(0, Math.floor(info.originalTokens));
   const chars = Math.max(0, Math.floor(info.originalChars));
   const tool = escapeLine(neutralizeMarkers(info.toolName));
-  let text = `${openMarker(PRUNED, { tokens, chars })}\n[Tool result cleared to save context: ${tool} output of ${tokens} tokens (${chars} characters)]\ntool: ${tool}`;
+  const opening = info.opening ?? '';
+  const what = opening === '' ? 'cleared' : 'cut to its opening';
+  let text = `${openMarker(PRUNED, { tokens, chars })}\n[Tool result ${what} to save context: ${tool} output of ${tokens} tokens (${chars} characters)]\ntool: ${tool}`;
   const facts = info.keptFacts ?? [];
   if (facts.length > 0) {
     text += '\nkept:';
     for (const fact of facts) text += `\n- ${escapeLine(neutralizeMarkers(fact))}`;
   }
+  if (opening !== '') text += `\n${OPENING}\n${neutralizeMarkers(opening)}`;
   return text;
 }
 
@@ -344,7 +351,10 @@ export function parsePrunedOutput(text: string): PrunedOutputInfo | null {
   const originalTokens = nonNegativeInt(marker.attributes['tokens']);
   const originalChars = nonNegativeInt(marker.attributes['chars']);
   if (originalTokens === undefined || originalChars === undefined) return null;
-  const lines = text.slice(marker.end).split('\n');
+  const all = text.slice(marker.end).split('\n');
+  // The opening comes last and may hold any line: the fields are read before it.
+  const openingAt = all.indexOf(OPENING);
+  const lines = openingAt === -1 ? all : all.slice(0, openingAt);
   const toolLine = lines.find((line) => line.startsWith('tool: '));
   if (toolLine === undefined) return null;
   const info: PrunedOutputInfo = {
@@ -359,6 +369,7 @@ export function parsePrunedOutput(text: string): PrunedOutputInfo | null {
       .filter((line) => line.startsWith('- '))
       .map((line) => restoreMarkers(unescapeLine(line.slice(2))));
   }
+  if (openingAt !== -1) info.opening = restoreMarkers(all.slice(openingAt + 1).join('\n'));
   return info;
 }
 

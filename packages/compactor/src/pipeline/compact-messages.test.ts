@@ -216,6 +216,24 @@ describe('compactMessages', () => {
     expect(JSON.stringify(compacted.messages.slice(0, -1))).not.toContain('c0 line 59');
   });
 
+  it('keeps the opening of a result the model asked for that cannot fit whole, and its facts', async () => {
+    const list: Message[] = [
+      system('You are a coding agent.'),
+      user('Find why the build fails.'),
+      calls([call('c0', 'read_file', { path: 'build.log' })]),
+      results(['c0', 'read_file', `${bigText('build.log', 400)}\nError: tsc failed in src/main.ts`]),
+    ];
+    const compacted = await compactMessages(list, { budgetTokens: 1_500 });
+    expect(compacted.fits).toBe(true);
+    expect(countToolPairViolations(compacted.messages)).toBe(0);
+    const output = JSON.stringify(compacted.messages.at(-1));
+    // Cut to what fits: its first lines verbatim, and the facts of the whole output before them.
+    expect(output).toContain('cut to its opening');
+    expect(output).toContain('build.log line 0: the quick brown fox');
+    expect(output).toContain('src/main.ts');
+    expect(output).not.toContain('build.log line 399');
+  });
+
   it('compacts the first user message when the system prompt and it exceed the budget', async () => {
     const list: Message[] = [
       system('You are helpful.'),

@@ -1,4 +1,4 @@
-import type { ContextTools, ExtractedFact, Message } from '@ctxguard/core';
+import type { ContextTools, ExtractedFact, Message, ToolMessage, ToolResultPart } from '@ctxguard/core';
 import { requestBytes, stripMediaToFit } from '../budget/media-bytes.js';
 import { runMeter, type TokenMeter } from '../budget/token-meter.js';
 import type { DigestFact } from '../facts/fact-digest.js';
@@ -12,10 +12,15 @@ import {
   selectFacts,
 } from '../facts/fact-ledger.js';
 import { parseFactsBlock, renderFactsBlock } from '../facts/facts-block.js';
-import { parseTruncationMarker } from '../facts/markers.js';
+import {
+  type PrunedOutputInfo,
+  parsePrunedOutput,
+  parseTruncationMarker,
+  renderPrunedOutput,
+} from '../facts/markers.js';
 import { defaultOfflineTools, isOfflineTools } from '../facts/offline-context-tools.js';
 import { parseSummary, renderSummary } from '../facts/summary-format.js';
-import { readableText } from '../messages/message-parts.js';
+import { readableText, toolOutputText, withOutput } from '../messages/message-parts.js';
 import { repairToolPairs } from '../messages/tool-pairs.js';
 import { deduplicateWithMeter } from '../rewrites/deduplicate-file-reads.js';
 import { pruneWithMeter } from '../rewrites/prune-tool-outputs.js';
@@ -26,6 +31,7 @@ import {
   truncationMarkerMessage,
 } from '../rewrites/sliding-window.js';
 import {
+  clipText,
   forSummarizer,
   protectedHeadEnd,
   summarizeWithMeter,
@@ -371,7 +377,9 @@ export async function oversizedStage(run: StageRun): Promise<void> {
   // The model acts on the newest results next: the older outputs and some of the summary go first.
   await pruneEveryOutput(run, newestResultsTokens(run.work, run.meter));
   cutSummaries(run);
+  const beforeNewest = run.work;
   await pruneEveryOutput(run, 0);
+  keepNewestOpenings(run, beforeNewest);
   const before = run.work;
   // A summary or marker this run wrote goes bare rather than shrunk: it still hosts the digest,
   // which says its facts again in the room left.
@@ -395,6 +403,92 @@ export async function oversizedStage(run: StageRun): Promise<void> {
   const { firstUser, messages } = shrunk;
   const firstChanged = firstUser !== -1 && messages[firstUser] !== before[firstUser];
   recordReplacements(run, firstChanged ? 'first-message' : 'oversized', messages);
+}
+
+/**
+ * The results the newest assistant message asked for, when they could not be sent whole even beside
+ * bare summaries and the last resort pruned them: each placeholder keeps the facts an older output's
+ * keeps, then as much of the output's opening, verbatim, as its own size holds. The model acts on
+ * them next, and a list of facts is no file it can read.
+ */
+function keepNewestOpenings(run: StageRun, before: readonly Message[]): void {
+  if (fitsWithBareSummaries(run, before)) return;
+  const next = run.work.slice();
+  for (const { index, at, part, original, info } of prunedNewestResults(run.work, before)) {
+    const output = openedPlaceholder(info, toolOutputText(original), run.meter.toolPart(part), run.meter);
+    const message = next[index] as ToolMessage;
+    next[index] = {
+      ...message,
+      content: message.content.map((p, i) => (i === at ? withOutput(part, output) : p)),
+    };
+  }
+  if (next.some((message, index) => message !== run.work[index]) && !overLimits(run, next))
+    recordReplacements(run, 'prune', next);
+}
+
+/** The newest results (after the newest assistant message) that are placeholders in `work` and were whole in `before`. */
+function prunedNewestResults(work: readonly Message[], before: readonly Message[]) {
+  const found: {
+    index: number;
+    at: number;
+    part: ToolResultPart;
+    original: ToolResultPart;
+    info: PrunedOutputInfo;
+  }[] = [];
+  for (let index = work.length - 1; index >= 0 && work[index]!.role !== 'assistant'; index--) {
+    const message = work[index]!;
+    const was = before[index];
+    if (message.role !== 'tool' || was?.role !== 'tool' || message === was) continue;
+    message.content.forEach((part, at) => {
+      const original = was.content[at];
+      if (part.type !== 'tool-result' || original?.type !== 'tool-result' || part === original) return;
+      const info = parsePrunedOutput(toolOutputText(part));
+      if (info) found.push({ index, at, part, original, info });
+    });
+  }
+  return found;
+}
+
+/** Whether `list` fits its budget with this run's summaries and markers bare (their digest gone). */
+function fitsWithBareSummaries(run: StageRun, list: readonly Message[]): boolean {
+  const hosts = new Set(digestHosts(list, new Set(run.input)));
+  return (
+    run.meter.total(list.map((message, index) => (hosts.has(index) ? bareHost(message) : message))) <=
+    run.budget
+  );
+}
+
+/**
+ * Characters of facts a placeholder with an opening keeps, one fact per 40 of them at most: what
+ * `pruneToolOutputs` keeps of an older output by default (its `maxKeptFactChars`).
+ */
+const OPENING_FACT_CHARS = 600;
+
+/** A placeholder of at most `maxTokens`: the facts an older output's placeholder keeps, then the output's opening. */
+function openedPlaceholder(
+  info: PrunedOutputInfo,
+  text: string,
+  maxTokens: number,
+  meter: TokenMeter,
+): string {
+  const facts: string[] = [];
+  let chars = 0;
+  for (const fact of info.keptFacts ?? []) {
+    if (chars + fact.length > OPENING_FACT_CHARS || facts.length === OPENING_FACT_CHARS / 40) break;
+    facts.push(fact);
+    chars += fact.length;
+  }
+  const bare = renderPrunedOutput({ ...info, keptFacts: facts });
+  const charsPerToken = text.length / Math.max(1, meter.text(text));
+  let room = maxTokens - meter.text(bare) - 2;
+  for (let attempt = 0; attempt < 3 && room > 0; attempt++) {
+    const opening = clipText(text, Math.floor(room * charsPerToken));
+    const rendered = renderPrunedOutput({ ...info, keptFacts: facts, opening });
+    const tokens = meter.text(rendered);
+    if (tokens <= maxTokens) return rendered;
+    room = Math.floor((room * maxTokens) / tokens) - 2;
+  }
+  return renderPrunedOutput(info);
 }
 
 /** Prunes the tool outputs outside the newest `protectTokens` while the list is over its limits. */
