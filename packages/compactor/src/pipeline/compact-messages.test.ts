@@ -221,7 +221,11 @@ describe('compactMessages', () => {
       system('You are a coding agent.'),
       user('Find why the build fails.'),
       calls([call('c0', 'read_file', { path: 'build.log' })]),
-      results(['c0', 'read_file', `${bigText('build.log', 400)}\nError: tsc failed in src/main.ts`]),
+      results([
+        'c0',
+        'read_file',
+        `AWS_KEY=AKIAIOSFODNN7EXAMPLE\n${bigText('build.log', 400)}\nError: tsc failed in src/main.ts`,
+      ]),
     ];
     const compacted = await compactMessages(list, { budgetTokens: 1_500 });
     expect(compacted.fits).toBe(true);
@@ -232,6 +236,7 @@ describe('compactMessages', () => {
     expect(output).toContain('build.log line 0: the quick brown fox');
     expect(output).toContain('src/main.ts');
     expect(output).not.toContain('build.log line 399');
+    expect(output).not.toContain('AKIAIOSFODNN7EXAMPLE');
   });
 
   it('compacts the first user message when the system prompt and it exceed the budget', async () => {

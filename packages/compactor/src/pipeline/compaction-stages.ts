@@ -24,6 +24,7 @@ import { readableText, toolOutputText, withOutput } from '../messages/message-pa
 import { repairToolPairs } from '../messages/tool-pairs.js';
 import { deduplicateWithMeter } from '../rewrites/deduplicate-file-reads.js';
 import { pruneWithMeter } from '../rewrites/prune-tool-outputs.js';
+import { redactSecrets } from '../rewrites/redact-secrets.js';
 import { dropSignedReasoningAfterChange } from '../rewrites/signed-reasoning.js';
 import {
   type SlidingWindowResult,
@@ -415,7 +416,15 @@ function keepNewestOpenings(run: StageRun, before: readonly Message[]): void {
   if (fitsWithBareSummaries(run, before)) return;
   const next = run.work.slice();
   for (const { index, at, part, original, info } of prunedNewestResults(run.work, before)) {
-    const output = openedPlaceholder(info, toolOutputText(original), run.meter.toolPart(part), run.meter);
+    // Written by the compaction: secrets in it are redacted, as in everything else it writes.
+    const text = redactSecrets(toolOutputText(original));
+    const output = openedPlaceholder(
+      info,
+      text,
+      run.meter.toolPart(original),
+      run.meter.toolPart(part),
+      run.meter,
+    );
     const message = next[index] as ToolMessage;
     next[index] = {
       ...message,
@@ -464,10 +473,11 @@ function fitsWithBareSummaries(run: StageRun, list: readonly Message[]): boolean
  */
 const OPENING_FACT_CHARS = 600;
 
-/** A placeholder of at most `maxTokens`: the facts an older output's placeholder keeps, then the output's opening. */
+/** A placeholder of at most `maxTokens`: the facts an older output's placeholder keeps, then the opening of `text` (`textTokens` long). */
 function openedPlaceholder(
   info: PrunedOutputInfo,
   text: string,
+  textTokens: number,
   maxTokens: number,
   meter: TokenMeter,
 ): string {
@@ -479,7 +489,7 @@ function openedPlaceholder(
     chars += fact.length;
   }
   const bare = renderPrunedOutput({ ...info, keptFacts: facts });
-  const charsPerToken = text.length / Math.max(1, meter.text(text));
+  const charsPerToken = text.length / Math.max(1, textTokens);
   let room = maxTokens - meter.text(bare) - 2;
   for (let attempt = 0; attempt < 3 && room > 0; attempt++) {
     const opening = clipText(text, Math.floor(room * charsPerToken));
