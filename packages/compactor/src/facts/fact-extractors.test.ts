@@ -72,4 +72,19 @@ describe('what ctxguard wrote itself', () => {
     expect(values).toContain('src/routes/users.ts');
     expect(values.filter((value) => /1327|1,327|6625|6,625/.test(value))).toEqual([]);
   });
+
+  it('yields none of the sizes of a placeholder that kept an opening', () => {
+    const placeholder = renderPrunedOutput({
+      toolName: 'read_file',
+      originalTokens: 1_327,
+      originalChars: 6_625,
+      keptFacts: ['src/routes/users.ts'],
+      opening: 'export const port = 8080;',
+    });
+    const values = extractFactsFromText(`[tool]\n${placeholder}`, { maxFacts: 50, maxValueLength: 300 }).map(
+      (fact) => fact.value,
+    );
+    expect(values).toContain('src/routes/users.ts');
+    expect(values.filter((value) => /1327|1,327|6625|6,625/.test(value))).toEqual([]);
+  });
 });

@@ -47,7 +47,7 @@ interface LineContext {
  * Lines ctxguard wrote about its own work: a marker's comment, a pruned output's header. Their
  * sizes and counts are no facts of the conversation (the facts a pruned output kept follow them).
  */
-const OWN_LINE = /^\s*(?:<!-- \/?ctxguard:|\[Tool result cleared to save context: )/;
+const OWN_LINE = /^\s*(?:<!-- \/?ctxguard:|\[Tool result (?:cleared|cut to its opening) to save context: )/;
 
 function mask(line: string, start: number, end: number): string {
   return line.slice(0, start) + ' '.repeat(end - start) + line.slice(end);

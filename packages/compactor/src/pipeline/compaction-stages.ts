@@ -1,4 +1,4 @@
-import type { ContextTools, ExtractedFact, Message, ToolMessage, ToolResultPart } from '@ctxguard/core';
+import type { ContextTools, ExtractedFact, Message, ToolResultPart } from '@ctxguard/core';
 import { requestBytes, stripMediaToFit } from '../budget/media-bytes.js';
 import { runMeter, type TokenMeter } from '../budget/token-meter.js';
 import type { DigestFact } from '../facts/fact-digest.js';
@@ -20,7 +20,7 @@ import {
 } from '../facts/markers.js';
 import { defaultOfflineTools, isOfflineTools } from '../facts/offline-context-tools.js';
 import { parseSummary, renderSummary } from '../facts/summary-format.js';
-import { readableText, toolOutputText, withOutput } from '../messages/message-parts.js';
+import { readableText, toolOutputText, withOutput, withReplacedParts } from '../messages/message-parts.js';
 import { repairToolPairs } from '../messages/tool-pairs.js';
 import { deduplicateWithMeter } from '../rewrites/deduplicate-file-reads.js';
 import { pruneWithMeter } from '../rewrites/prune-tool-outputs.js';
@@ -380,7 +380,7 @@ export async function oversizedStage(run: StageRun): Promise<void> {
   cutSummaries(run);
   const beforeNewest = run.work;
   await pruneEveryOutput(run, 0);
-  keepNewestOpenings(run, beforeNewest);
+  await keepNewestOpenings(run, beforeNewest);
   const before = run.work;
   // A summary or marker this run wrote goes bare rather than shrunk: it still hosts the digest,
   // which says its facts again in the room left.
@@ -409,30 +409,35 @@ export async function oversizedStage(run: StageRun): Promise<void> {
 /**
  * The results the newest assistant message asked for, when they could not be sent whole even beside
  * bare summaries and the last resort pruned them: each placeholder keeps the facts an older output's
- * keeps, then as much of the output's opening, verbatim, as its own size holds. The model acts on
- * them next, and a list of facts is no file it can read.
+ * keeps by default, then as much of the output's opening (secrets redacted) as its own size holds.
+ * The model acts on them next, and a list of facts is no file it can read.
  */
-function keepNewestOpenings(run: StageRun, before: readonly Message[]): void {
+async function keepNewestOpenings(run: StageRun, before: readonly Message[]): Promise<void> {
   if (fitsWithBareSummaries(run, before)) return;
-  const next = run.work.slice();
+  const replaced = new Map<number, Map<number, ToolResultPart>>();
   for (const { index, at, part, original, info } of prunedNewestResults(run.work, before)) {
     // Written by the compaction: secrets in it are redacted, as in everything else it writes.
     const text = redactSecrets(toolOutputText(original));
+    const found = await extractFactsSafely(run.offline, text, { signal: run.signal });
+    const facts = selectFacts(found.facts, OPENING_FACT_CHARS)
+      .slice(0, OPENING_FACT_CHARS / 40)
+      .map((fact) => fact.value);
+    const placeholder = toolOutputText(part);
+    const textTokens = run.meter.toolPart(original);
     const output = openedPlaceholder(
-      info,
+      { ...info, keptFacts: facts },
       text,
-      run.meter.toolPart(original),
-      run.meter.toolPart(part),
+      textTokens,
+      run.meter.text(placeholder),
       run.meter,
     );
-    const message = next[index] as ToolMessage;
-    next[index] = {
-      ...message,
-      content: message.content.map((p, i) => (i === at ? withOutput(part, output) : p)),
-    };
+    if (output === undefined) continue;
+    const parts = replaced.get(index) ?? new Map<number, ToolResultPart>();
+    replaced.set(index, parts.set(at, withOutput(part, output)));
   }
-  if (next.some((message, index) => message !== run.work[index]) && !overLimits(run, next))
-    recordReplacements(run, 'prune', next);
+  if (replaced.size === 0) return;
+  const next = withReplacedParts(run.work, replaced);
+  if (!overLimits(run, next)) recordReplacements(run, 'prune', next);
 }
 
 /** The newest results (after the newest assistant message) that are placeholders in `work` and were whole in `before`. */
@@ -468,37 +473,36 @@ function fitsWithBareSummaries(run: StageRun, list: readonly Message[]): boolean
 }
 
 /**
- * Characters of facts a placeholder with an opening keeps, one fact per 40 of them at most: what
- * `pruneToolOutputs` keeps of an older output by default (its `maxKeptFactChars`).
+ * Characters of facts a placeholder with an opening keeps, one fact per 40 of them at most, by
+ * priority: what `pruneToolOutputs` keeps of an older output by default (its `maxKeptFactChars`).
  */
 const OPENING_FACT_CHARS = 600;
 
-/** A placeholder of at most `maxTokens`: the facts an older output's placeholder keeps, then the opening of `text` (`textTokens` long). */
+/** An opening shorter than this tells the model nothing its facts do not (a line of a log or file). */
+const MIN_OPENING_CHARS = 200;
+
+/**
+ * The placeholder `info` with the opening of `text` (`textTokens` long) after its facts, in at most
+ * `maxTokens`; undefined when less than {@link MIN_OPENING_CHARS} of it fits.
+ */
 function openedPlaceholder(
   info: PrunedOutputInfo,
   text: string,
   textTokens: number,
   maxTokens: number,
   meter: TokenMeter,
-): string {
-  const facts: string[] = [];
-  let chars = 0;
-  for (const fact of info.keptFacts ?? []) {
-    if (chars + fact.length > OPENING_FACT_CHARS || facts.length === OPENING_FACT_CHARS / 40) break;
-    facts.push(fact);
-    chars += fact.length;
-  }
-  const bare = renderPrunedOutput({ ...info, keptFacts: facts });
+): string | undefined {
   const charsPerToken = text.length / Math.max(1, textTokens);
-  let room = maxTokens - meter.text(bare) - 2;
+  let room = maxTokens - meter.text(renderPrunedOutput(info)) - 2;
   for (let attempt = 0; attempt < 3 && room > 0; attempt++) {
     const opening = clipText(text, Math.floor(room * charsPerToken));
-    const rendered = renderPrunedOutput({ ...info, keptFacts: facts, opening });
+    if (opening.length < MIN_OPENING_CHARS) return undefined;
+    const rendered = renderPrunedOutput({ ...info, opening });
     const tokens = meter.text(rendered);
     if (tokens <= maxTokens) return rendered;
     room = Math.floor((room * maxTokens) / tokens) - 2;
   }
-  return renderPrunedOutput(info);
+  return undefined;
 }
 
 /** Prunes the tool outputs outside the newest `protectTokens` while the list is over its limits. */
