@@ -23,7 +23,7 @@ import { parseSummary, renderSummary } from '../facts/summary-format.js';
 import { readableText, toolOutputText, withOutput, withReplacedParts } from '../messages/message-parts.js';
 import { repairToolPairs } from '../messages/tool-pairs.js';
 import { deduplicateWithMeter } from '../rewrites/deduplicate-file-reads.js';
-import { pruneWithMeter } from '../rewrites/prune-tool-outputs.js';
+import { keptFactValues, pruneWithMeter } from '../rewrites/prune-tool-outputs.js';
 import { redactSecrets } from '../rewrites/redact-secrets.js';
 import { dropSignedReasoningAfterChange } from '../rewrites/signed-reasoning.js';
 import {
@@ -419,9 +419,7 @@ async function keepNewestOpenings(run: StageRun, before: readonly Message[]): Pr
     // Written by the compaction: secrets in it are redacted, as in everything else it writes.
     const text = redactSecrets(toolOutputText(original));
     const found = await extractFactsSafely(run.offline, text, { signal: run.signal });
-    const facts = selectFacts(found.facts, OPENING_FACT_CHARS)
-      .slice(0, OPENING_FACT_CHARS / 40)
-      .map((fact) => fact.value);
+    const facts = keptFactValues(found.facts);
     const placeholder = toolOutputText(part);
     const textTokens = run.meter.toolPart(original);
     const output = openedPlaceholder(
@@ -471,12 +469,6 @@ function fitsWithBareSummaries(run: StageRun, list: readonly Message[]): boolean
     run.budget
   );
 }
-
-/**
- * Characters of facts a placeholder with an opening keeps, one fact per 40 of them at most, by
- * priority: what `pruneToolOutputs` keeps of an older output by default (its `maxKeptFactChars`).
- */
-const OPENING_FACT_CHARS = 600;
 
 /** An opening shorter than this tells the model nothing its facts do not (a line of a log or file). */
 const MIN_OPENING_CHARS = 200;

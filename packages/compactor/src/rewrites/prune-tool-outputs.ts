@@ -33,9 +33,9 @@ export const pruneToolOutputsOptionsSchema = lazySchema(() =>
       /** Stop once the list fits in this many tokens, pruning the largest outputs first (default: prune every candidate). */
       targetTokens: tokenCount.optional(),
       /** Most facts a placeholder keeps from the output it replaces (default 8). */
-      maxKeptFacts: z.number().int().nonnegative().default(8),
+      maxKeptFacts: z.number().int().nonnegative().default(DEFAULT_KEPT_FACTS.count),
       /** Most characters of kept facts per placeholder (default 600). */
-      maxKeptFactChars: z.number().int().nonnegative().default(600),
+      maxKeptFactChars: z.number().int().nonnegative().default(DEFAULT_KEPT_FACTS.chars),
       /** Where the kept facts come from (default: the offline extractors). */
       contextTools: contextToolsSchema.optional(),
       /** Cancels the fact extraction of model-backed `contextTools`. */
@@ -100,6 +100,9 @@ interface Assembled {
 type Assemble = (factChars: (candidate: Chosen) => number) => Assembled;
 
 type PruneOptions = z.output<typeof pruneToolOutputsOptionsSchema>;
+
+/** What a placeholder keeps of its output's facts by default (`maxKeptFactChars`, `maxKeptFacts`). */
+const DEFAULT_KEPT_FACTS = { chars: 600, count: 8 } as const;
 
 /** Fact characters a placeholder keeps when even full placeholders do not fit the target. */
 const LEAN_FACT_CHARS = 160;
@@ -313,8 +316,15 @@ function placeholderOf(candidate: Chosen, factChars: number, maxKeptFacts: numbe
   return placeholder;
 }
 
-function makePlaceholder(candidate: Chosen, factChars: number, maxKeptFacts: number): Placeholder {
-  const keptFacts = selectFacts(candidate.facts, factChars)
+/**
+ * The facts a placeholder keeps of its output's `facts`, most valuable first, in `factChars`
+ * characters: at least `maxKeptFacts` (4 at most in a lean placeholder), one per 40 characters.
+ */
+export function keptFactValues(
+  facts: readonly ExtractedFact[],
+  { chars: factChars, count: maxKeptFacts }: { chars: number; count: number } = DEFAULT_KEPT_FACTS,
+): string[] {
+  return selectFacts(facts, factChars)
     .slice(
       0,
       factChars <= LEAN_FACT_CHARS
@@ -322,6 +332,10 @@ function makePlaceholder(candidate: Chosen, factChars: number, maxKeptFacts: num
         : Math.max(maxKeptFacts, Math.floor(factChars / 40)),
     )
     .map((fact: ExtractedFact) => fact.value);
+}
+
+function makePlaceholder(candidate: Chosen, factChars: number, maxKeptFacts: number): Placeholder {
+  const keptFacts = keptFactValues(candidate.facts, { chars: factChars, count: maxKeptFacts });
   const output = renderPrunedOutput({
     toolName: candidate.toolName,
     originalTokens: candidate.tokens,
