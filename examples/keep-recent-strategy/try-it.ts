@@ -19,8 +19,8 @@ for (let turn = 1; turn <= 12; turn++) {
 }
 
 const sent = history.messages();
-console.log(sent.map((message) => message.role).join(' ')); // system system user assistant user assistant user assistant — the prompt, the marker, three turns
-console.log(String(sent[2]?.content).slice(0, 12)); // Question 10: — the oldest turn still sent
+console.log(sent.map((message) => message.role).join(' ')); // system user user user assistant user assistant user assistant — the prompt, the task, the marker, three turns
+console.log(String(sent[3]?.content).slice(0, 12)); // Question 10: — the oldest turn still sent
 console.log(history.compactions().length); // 3 — three drops, each one rewindable
 
 for (let records = history.compactions(); records.length > 0; records = history.compactions())

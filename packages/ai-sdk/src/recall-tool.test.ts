@@ -37,13 +37,14 @@ describe('recallTool', () => {
     expect(listed.compactions.length).toBeGreaterThan(0);
     const [first] = listed.compactions;
     expect(first?.hiddenMessages).toBeGreaterThan(2);
-    expect(first?.preview).toContain('Turn 1: the build id is build-7.');
+    // Turn 1 is the task, which every request keeps: the hidden messages start after it.
+    expect(first?.preview).toContain('Noted build-7 for turn 1.');
     const page = (await recall.execute?.(
       { action: 'load', compactionId: first?.compactionId ?? '' },
       execution,
     )) as RecallOutput;
     if (!('transcript' in page)) throw new Error(JSON.stringify(page));
-    expect(page.transcript).toContain('build-7');
+    expect(page.transcript).toContain('Turn 2: the build id is build-14.');
     expect(page.nextStartAt).toBe(page.to);
     expect(
       guard.counter.estimate(page.transcript, { provider: 'anthropic', model: 'claude-sonnet-4-5' }),
@@ -54,7 +55,7 @@ describe('recallTool', () => {
     )) as RecallOutput;
     if (!('transcript' in rest)) throw new Error(JSON.stringify(rest));
     expect(rest.from).toBe(page.to);
-    expect(rest.transcript).not.toContain('build-7.');
+    expect(rest.transcript).not.toContain('build-14.');
     await guard.close();
   });
 

@@ -258,11 +258,13 @@ export interface StrategyTools {
     } & Cancellable,
   ): Promise<string>;
   /**
-   * Hides effective entries `[from, to)` under `replacement`; rewindable. The system prompt and the
-   * user's newest message (the request the model answers) stay: the range is cut around them.
+   * Hides effective entries `[from, to)` under `replacement`; rewindable. The system prompt, the task
+   * (the user's message right after it) and the user's newest message (the request the model
+   * answers) stay: the range is cut around them. Of a task with files or images attached, its own
+   * words stay, in front of the replacement that stands for the rest.
    */
   replaceRange(from: number, to: number, replacement: MessageInput): RewriteResult;
-  /** Hides the oldest `n` effective entries (the system prompt stays); rewindable. */
+  /** Hides the oldest `n` effective entries after the system prompt (the task among them stays, as in `replaceRange`); rewindable. */
   dropOldest(n: number): RewriteResult;
   /** Replaces old, large tool outputs with placeholders that name the tool and keep short facts. */
   pruneToolOutputs(options?: PruneToolOutputsOptions): Promise<PruneToolOutputsResult>;
@@ -283,7 +285,7 @@ export interface StrategyTools {
   lightTrim(options?: LightTrimRewriteOptions): Promise<LightTrimRewriteResult>;
   /**
    * Hides effective entries `[from, to)` under a summary (with a facts block), widened to keep tool
-   * pairs whole; the user's newest message stays, as in `replaceRange`.
+   * pairs whole; the task and the user's newest message stay, as in `replaceRange`.
    */
   summarizeRange(options: SummarizeRangeOptions): Promise<SummarizeRangeResult>;
   /**

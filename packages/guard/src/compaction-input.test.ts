@@ -116,9 +116,15 @@ describe('the messages a compaction reads', () => {
     const history = historyOf([system('You are a coding agent.'), user(TASK)]);
     const tools = toolsOf(history, 2_000);
     for (let index = 0; index < 30; index++) for (const message of round(index)) history.append(message);
-    // A later user message: the task is no longer the newest one, which no range rewrite hides.
     history.append(user('Go on.'));
-    await tools.summarizeRange({ from: 1, to: history.messages().length - 4 });
+    // A summary that hid the task (an earlier version's, or a strategy's own splice): the range
+    // tools keep the task out of what they hide.
+    const hidden = history.messages().length - 2;
+    const summary = summaryBlock.render({
+      text: 'Read the files; the build still fails.',
+      messageCount: hidden,
+    });
+    history.spliceRange(1, hidden + 1, { role: 'user', content: summary, metadata: { isSummary: true } });
     expect(isSummary(history.messages()[1]!)).toBe(true);
     for (let index = 30; index < 40; index++) for (const message of round(index)) history.append(message);
     const messages = inputOf(history, 2_000);

@@ -456,8 +456,8 @@ describe('decisions and the retry loop', () => {
 
   it('retries up to maxCompactRetries while above the floor, then aborts with context_exhausted', async () => {
     const strategy = recordingStrategy([{ level: 'critical', at: 0.9 }], (ctx) => {
-      // Frees one small message each time (the next user message): never enough.
-      const index = 1 + 2 * ctx.attempt;
+      // Frees one small message each time (the next user message after the task): never enough.
+      const index = 3 + 2 * ctx.attempt;
       ctx.tools.replaceRange(index, index + 1, { role: 'user', content: 'x' });
       return { action: 'compacted' };
     });
@@ -483,7 +483,7 @@ describe('decisions and the retry loop', () => {
       // The first reaction frees one small message and leaves the request at ~97%; the retry gives up.
       const strategy = recordingStrategy([{ level: 'critical', at: 0.9 }], (ctx) => {
         if (ctx.attempt > 0) return retryAnswer;
-        ctx.tools.replaceRange(1, 2, { role: 'user', content: 'x' });
+        ctx.tools.replaceRange(3, 4, { role: 'user', content: 'x' });
         return { action: 'compacted' };
       });
       const { guard, warnings } = createGuard({
@@ -508,7 +508,7 @@ describe('decisions and the retry loop', () => {
     // Rewrites a small message into a larger one (as a restated tool round can) and says it only warns.
     const strategy = recordingStrategy([{ level: 'critical', at: 0.9 }], (ctx) => {
       ctx.state['touched'] = true;
-      ctx.tools.replaceRange(1, 2, { role: 'user', content: 'word '.repeat(400) });
+      ctx.tools.replaceRange(3, 4, { role: 'user', content: 'word '.repeat(400) });
       return { action: 'warn', message: 'nothing to drop' };
     });
     const { guard, warnings, compactions } = createGuard({
@@ -535,7 +535,7 @@ describe('decisions and the retry loop', () => {
   it('retries deeper after undoing a compaction that freed nothing while critical; only the one that freed is recorded', async () => {
     const strategy = recordingStrategy([{ level: 'critical', at: 0.9 }], (ctx) => {
       // The first attempt rewrites a message into an equal one; the retry hides half the conversation.
-      if (ctx.attempt === 0) ctx.tools.replaceRange(1, 2, conversation(7_800)[1]!);
+      if (ctx.attempt === 0) ctx.tools.replaceRange(3, 4, conversation(7_800)[3]!);
       else ctx.tools.dropOldest(Math.floor(ctx.tools.historyLength / 2));
       return { action: 'compacted' };
     });
@@ -569,7 +569,7 @@ describe('decisions and the retry loop', () => {
   it('a strategy that throws with the request still critical is retried, then the request is aborted, never sent that close', async () => {
     // Compacts a little, then its summarizer fails: the request is left at ~97% of the budget.
     const failing = recordingStrategy([{ level: 'critical', at: 0.9 }], (ctx) => {
-      ctx.tools.replaceRange(1, 2, { role: 'user', content: 'x' });
+      ctx.tools.replaceRange(3, 4, { role: 'user', content: 'x' });
       throw new Error('model unavailable');
     });
     const first = createGuard({ strategies: { s: failing }, defaultStrategy: 's', loopProtection: false });
@@ -1047,8 +1047,9 @@ describe('measurer and redaction', () => {
         return { current: countTokens(request.messages), ...SIZES };
       },
     };
+    // The oldest four after the system prompt: the task among them stays, three go.
     const strategy = recordingStrategy([{ level: 'a', at: 0.2 }], (ctx) => {
-      ctx.tools.dropOldest(2);
+      ctx.tools.dropOldest(4);
       return { action: 'compacted' };
     });
     const { guard } = createGuard({ measurer, strategies: { s: strategy }, defaultStrategy: 's' });

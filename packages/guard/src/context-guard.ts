@@ -16,7 +16,6 @@ import {
   InvalidInputError,
   type JsonValue,
   type Message,
-  messageText,
   parseInput,
   parseOptions,
   type TriggerLevel,
@@ -43,6 +42,7 @@ import {
   writeCounters,
   writeState,
 } from './guard-state.js';
+import { textOf } from './message-text.js';
 import { eitherSignal, type ToolsProblem, untilAborted } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { forgetSignedMark, forgetUnsentSignedMark } from './signed-mark.js';
@@ -482,14 +482,6 @@ const MIN_SUMMARY_FACT_TOKENS = 200;
  */
 export function defaultMaxFactTokens(inputBudget: number): number {
   return Math.max(MIN_SUMMARY_FACT_TOKENS, Math.floor(inputBudget * SUMMARY_FACT_SHARE));
-}
-
-function textOf(message: Message): string {
-  try {
-    return messageText(message);
-  } catch {
-    return '';
-  }
 }
 
 /** Tokens the rewrites added to the history's view in all (negative when they freed some), by their own counts. */

@@ -44,10 +44,12 @@ describe('strategy tools over 200,000 messages', () => {
       redact: redactSecrets,
       messages,
     });
-    const result = tools.replaceRange(0, 4, user('[four early messages summarized]'));
+    // The task (the first question) stays: the four messages after it are replaced.
+    const result = tools.replaceRange(1, 5, user('[four early messages summarized]'));
     expect(result.changed).toBe(true);
     expect(messages).toHaveLength(MANY - 3);
-    expect(messages[0]).toEqual(user('[four early messages summarized]'));
+    expect(messages[0]).toMatchObject({ content: 'question 0' });
+    expect(messages[1]).toEqual(user('[four early messages summarized]'));
     expect(messages.at(-1)).toMatchObject({ content: `answer ${MANY - 2}` });
   });
 });

@@ -170,13 +170,14 @@ describe('StrategyToolsImpl', () => {
     const fact: ExtractedFact = { key: 'db_host', value: 'db.internal:5432', category: 'other' };
     const history = historyOf([
       system('Agent.'),
-      user(`${factsBlock.render([fact])}\n\nfirst`),
+      user('first'),
+      user(`${factsBlock.render([fact])}\n\nsecond`),
       assistant('ok'),
       user('next'),
     ]);
     const tools = toolsFor(history);
-    tools.replaceRange(1, 3, user('[earlier work]'));
-    expect(textOf(history.messages()[1])).toContain('[earlier work]');
+    tools.replaceRange(2, 4, user('[earlier work]'));
+    expect(textOf(history.messages()[2])).toContain('[earlier work]');
     expect(tools.keptFacts()).toEqual([fact]);
   });
 
@@ -198,13 +199,15 @@ describe('StrategyToolsImpl', () => {
     const history = historyOf(original);
     const tools = toolsFor(history);
     expect(tools.replaceRange(0, Number.POSITIVE_INFINITY, user('SUMMARY')).changed).toBe(true);
+    // The task stays too (see the task tests below).
     expect(history.messages().map((message) => [message.role, textOf(message)])).toEqual([
       ['system', 'You are a coding agent.'],
+      ['user', 'Fix the build in packages/core.'],
       ['user', 'SUMMARY'],
       ['user', 'continue 3'],
     ]);
-    expect(tools.replaceRange(2, 3, user('x')).changed).toBe(false);
-    expect((await tools.summarizeRange({ from: 1, to: 3 })).changed).toBe(true);
+    expect(tools.replaceRange(3, 4, user('x')).changed).toBe(false);
+    expect((await tools.summarizeRange({ from: 1, to: 4 })).changed).toBe(true);
     expect(textOf(history.messages().at(-1))).toBe('continue 3');
     rewindAll(history);
     expect(history.messages()).toEqual(original);
@@ -215,14 +218,21 @@ describe('StrategyToolsImpl', () => {
     expect((await toolsFor(loop).summarizeRange(all)).changed).toBe(true);
     expect(loop.messages().map((message) => message.role)).toEqual([
       'system',
-      'system',
+      'user',
+      'user',
       'user',
       'assistant',
       'tool',
     ]);
-    expect(textOf(loop.messages()[2])).toBe('continue 2');
-    expect((await toolsFor(loop).summarizeRange({ ...all, from: 2 })).changed).toBe(true);
-    expect(loop.messages().map((message) => message.role)).toEqual(['system', 'system', 'user', 'system']);
+    expect(textOf(loop.messages()[3])).toBe('continue 2');
+    expect((await toolsFor(loop).summarizeRange({ ...all, from: 3 })).changed).toBe(true);
+    expect(loop.messages().map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'user',
+      'user',
+      'user',
+    ]);
   });
 
   it('dropOldest keeps the system prompt and whole tool pairs, never empties, rewinds', () => {
@@ -242,8 +252,10 @@ describe('StrategyToolsImpl', () => {
   });
 
   it('dropOldest leaves no assistant turn right after the system prompt: its marker speaks as the user there', () => {
+    // No task at the head (it opens with the assistant's greeting): the oldest go from there.
     const original = [
       system('You are a coding agent.'),
+      assistant('How can I help?'),
       user('first'),
       assistant('one'),
       user('second'),
@@ -408,7 +420,7 @@ describe('StrategyToolsImpl', () => {
     expect(history.messages()).toEqual(original);
   });
 
-  it('summarizeRange writes a summary right after the system prompt as a user message, elsewhere as a system note', async () => {
+  it('summarizeRange writes a system note only where it joins the system prompt before a user turn', async () => {
     // A conversation of tool rounds alone: no user message the range tools keep.
     const rounds = agent(6).filter((message) => message.role !== 'user');
     const history = historyOf(rounds);
@@ -417,13 +429,30 @@ describe('StrategyToolsImpl', () => {
     const view = history.messages();
     expect(view.map((message) => message.role)).toEqual(['system', 'user']);
     expect(summaryBlock.parse(textOf(view[1]!))?.messageCount).toBe(rounds.length - 1);
-    // After a message of the conversation, or before one that is not the assistant's, it is a system note.
+    // After a message of the conversation it speaks as the user: no system message once the
+    // conversation has begun.
     const tail = historyOf(rounds);
     await toolsFor(tail).summarizeRange({ from: 3, to: rounds.length });
-    expect(tail.messages().map((message) => message.role)).toEqual(['system', 'assistant', 'tool', 'system']);
+    expect(tail.messages().map((message) => message.role)).toEqual(['system', 'assistant', 'tool', 'user']);
     const middle = historyOf(agent(6));
     await toolsFor(middle).summarizeRange({ from: 2, to: 5 });
-    expect(middle.messages()[2]!.role).toBe('system');
+    expect(middle.messages()[2]!.role).toBe('user');
+    // Right after the system prompt and before a user turn, it joins the prompt as a system note.
+    const opening = historyOf([
+      system('Agent.'),
+      assistant('Hello.'),
+      user('Hi.'),
+      assistant('How can I help?'),
+      user('Go on.'),
+    ]);
+    await toolsFor(opening).summarizeRange({ from: 1, to: 2 });
+    expect(opening.messages().map((message) => message.role)).toEqual([
+      'system',
+      'system',
+      'user',
+      'assistant',
+      'user',
+    ]);
     rewindAll(history);
     expect(history.messages()).toEqual(rounds);
   });
@@ -720,7 +749,7 @@ describe('StrategyToolsImpl', () => {
     expect(result.changed).toBe(true);
     expect(meter.text(factsBlock.render(result.facts))).toBeLessThanOrEqual(150);
     expect(result.droppedFacts?.length).toBe(unbounded.facts.length - result.facts.length);
-    const summary = textOf(history.messages()[1]);
+    const summary = textOf(history.messages()[2]);
     expect(summary).toContain(`${result.droppedFacts?.length} lower-ranked facts`);
     expect(result.facts.length).toBeGreaterThan(0);
     history.rewind(result.compactionIds[0]!);
@@ -739,7 +768,7 @@ describe('StrategyToolsImpl', () => {
     expect(result.changed).toBe(true);
     expect(sizes.length).toBeGreaterThan(2);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(window);
-    const summary = summaryBlock.parse(textOf(history.messages()[1]));
+    const summary = summaryBlock.parse(textOf(history.messages()[2]));
     expect(summary?.facts?.map((fact) => fact.value)).toContain('src/case-39.ts');
   });
 });
@@ -767,6 +796,67 @@ function recordingRequests(declared: Partial<ContextTools>, init: { summarizerWi
   const tools = new StrategyToolsImpl({ history, tools: recording, redact: redactSecrets, ...init });
   return { history, tools, sizes };
 }
+
+describe('the task in every request', () => {
+  const TASK = 'Fix the build in packages/core.';
+  const withFile = (): Message => ({
+    role: 'user',
+    content: [
+      { type: 'text', text: TASK },
+      {
+        type: 'file',
+        data: `${filler('log', 300)}\nError: ENOENT packages/core/src/missing.ts`,
+        mediaType: 'text/plain',
+        filename: 'build.log',
+      },
+    ],
+  });
+
+  it('stays right after the system prompt whatever a range tool hides, and comes back once on rewind', async () => {
+    for (const hide of [
+      (tools: StrategyToolsImpl) => tools.replaceRange(1, 6, user('[earlier work]')),
+      (tools: StrategyToolsImpl) => tools.summarizeRange({ from: 0, to: 6 }),
+      (tools: StrategyToolsImpl) => tools.dropOldest(5),
+    ]) {
+      const original = agent(4);
+      const history = historyOf(original);
+      const result = await hide(toolsFor(history));
+      expect(result.changed).toBe(true);
+      const [first, task, replacement] = history.messages();
+      expect(first).toEqual(original[0]);
+      expect(task).toEqual(original[1]);
+      // Neither a system message after the user's, nor an assistant turn first.
+      expect(replacement?.role).toBe('user');
+      rewindAll(history);
+      expect(history.messages()).toEqual(original);
+    }
+  });
+
+  it('with a file attached, keeps its own words in front of the summary that stands for the file', async () => {
+    const original = [system('You are a coding agent.'), withFile(), ...agent(3).slice(2)];
+    const history = historyOf(original);
+    const tools = toolsFor(history);
+    const result = await tools.summarizeRange({ from: 1, to: 6 });
+    expect(result.changed).toBe(true);
+    const [, task, summary] = history.messages();
+    expect(task).toEqual({ role: 'user', content: [{ type: 'text', text: TASK }] });
+    expect(summaryBlock.is(textOf(summary))).toBe(true);
+    expect(result.facts.map((fact) => fact.value)).toContain('build.log');
+    // Taken again whole with the group it heads, it is put back in front of the next summary.
+    expect((await tools.summarizeRange({ from: 2, to: 5 })).changed).toBe(true);
+    expect(history.messages()[1]).toEqual(task);
+    expect(summaryBlock.is(textOf(history.messages()[2]))).toBe(true);
+    rewindAll(history);
+    expect(history.messages()).toEqual(original);
+  });
+
+  it('is no task when the view opens with a summary: a range from there hides it as any other message', () => {
+    const summary = user(summaryBlock.render({ text: 'Earlier work.', messageCount: 12 }));
+    const history = historyOf([system('You are a coding agent.'), summary, ...agent(3).slice(2)]);
+    expect(toolsFor(history).replaceRange(1, 4, user('[earlier work]')).changed).toBe(true);
+    expect(history.messages()[1]).toEqual(user('[earlier work]'));
+  });
+});
 
 describe('the window the tools declare', () => {
   const withDeclaredWindow = () => {

@@ -27,7 +27,6 @@ import {
   type HistorySegments,
   type Message,
   type MessageInput,
-  messageText,
   type RewriteResult,
   type StrategyToolOptions,
   type StrategyToolResult,
@@ -46,9 +45,11 @@ import { oneWindowOfOriginals } from './compaction-input.js';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFactLists, mergeFacts, missingFacts, redactMessage } from './guard-facts.js';
 import { STATE_KEY } from './guard-state.js';
+import { isCompactionMessage, isPlainSystem, noteRole, textOf } from './message-text.js';
 import { boundToRequest, type ToolsProblem } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { writeSignedMark } from './signed-mark.js';
+import { keepingTask } from './task-kept.js';
 import { checkTools } from './tools-input.js';
 
 /** One rewrite that changed the conversation, as the guard reports it in `onCompaction`. */
@@ -117,20 +118,6 @@ const DEFAULT_SUMMARIZER_WINDOW_TOKENS = 100_000;
 /** Facts as a facts block reads them back (a shared bullet derives keys, each value once). */
 function readBack(facts: readonly ExtractedFact[]): ExtractedFact[] {
   return facts.length === 0 ? [] : (factsBlock.parse(factsBlock.render(facts)) ?? []);
-}
-
-function textOf(message: Message): string {
-  try {
-    return messageText(message);
-  } catch {
-    return '';
-  }
-}
-
-function isPlainSystem(message: Message | undefined): boolean {
-  if (message?.role !== 'system') return false;
-  const text = textOf(message);
-  return !summaryBlock.is(text) && !markers.truncation.is(text);
 }
 
 /**
@@ -438,10 +425,17 @@ export class StrategyToolsImpl implements StrategyTools {
       if (unit.start < start && unit.end > start) start = unit.start < frozen ? unit.end : unit.start;
       if (unit.start < end && unit.end > end) end = unit.end;
     }
-    [start, end] = aroundRequest(start, end, requestIndex(this.#history.effectiveEntries()));
+    const entries = this.#history.effectiveEntries();
+    const request = requestIndex(entries);
+    const kept = keepingTask(entries, start, end, request);
+    [start, end] = aroundRequest(kept.from, kept.to, request);
     if (start >= end) return this.#unchanged();
-    const replacementMessage = this.#keepingFacts(view.slice(start, end), message);
-    return this.#record('replaceRange', () => this.#splice(start, end, [replacementMessage]));
+    const { lead } = kept;
+    const replacementMessage = speakingAfter(
+      [...view.slice(0, start), ...lead],
+      this.#keepingFacts(view.slice(start, end), message),
+    );
+    return this.#record('replaceRange', () => this.#splice(start, end, [...lead, replacementMessage]));
   }
 
   /**
@@ -451,30 +445,33 @@ export class StrategyToolsImpl implements StrategyTools {
   dropOldest(n: number): RewriteResult {
     checkTools.dropOldest(n);
     const view = this.#history.messages();
-    let start = frozenPrefixEnd(view);
-    while (start < view.length && isPlainSystem(view[start])) start++;
-    const units = toolPairUnits(view).filter((unit) => unit.start >= start);
-    const wanted = start + Math.max(0, Math.floor(n));
-    let end = start;
+    let head = frozenPrefixEnd(view);
+    while (head < view.length && isPlainSystem(view[head])) head++;
+    const units = toolPairUnits(view).filter((unit) => unit.start >= head);
+    const wanted = head + Math.max(0, Math.floor(n));
+    let oldest = head;
     for (const unit of units.slice(0, -1)) {
-      if (end >= wanted) break;
-      end = unit.end;
+      if (oldest >= wanted) break;
+      oldest = unit.end;
     }
+    // The task among them stays (or its own words do, in front of the marker).
+    const {
+      from: start,
+      to: end,
+      lead,
+    } = keepingTask(this.#history.effectiveEntries(), head, oldest, undefined);
     if (end <= start) return this.#unchanged();
     // Before an assistant turn the marker speaks as the user: a request whose first message after
     // the system prompt is the assistant's is refused by Bedrock and Gemini.
     const marker = this.#keepingFacts(view.slice(start, end), {
-      role: view[end]?.role === 'assistant' ? 'user' : 'system',
+      role: noteRole([...view.slice(0, start), ...lead], view[end]),
       content: markers.truncation.render({ hiddenCount: end - start }),
-    });
-    return this.#record('dropOldest', () =>
-      applyHistoryOperation(this.#history, {
-        kind: 'truncate',
-        from: start,
-        to: end,
-        message: marker as Message,
-      }),
-    );
+    }) as Message;
+    const operation: HistoryOperation =
+      lead.length > 0
+        ? { kind: 'splice', from: start, to: end, messages: [...lead, marker] }
+        : { kind: 'truncate', from: start, to: end, message: marker };
+    return this.#record('dropOldest', () => applyHistoryOperation(this.#history, operation));
   }
 
   /**
@@ -665,6 +662,9 @@ export class StrategyToolsImpl implements StrategyTools {
       while (to < view.length && view[to]?.condenseMember !== undefined) to++;
       moved = from !== start || to !== end;
     }
+    // After the widening: a group the task heads is taken whole, its own words leading the summary.
+    const { lead, ...taskKept } = keepingTask(view, from, to, request);
+    [from, to] = [taskKept.from, taskKept.to];
     const hidesRequest = request !== undefined && from <= request && request < to;
     if (to <= from || from < frozen || hidesRequest) return { ...this.#unchanged(), facts: [] };
 
@@ -710,15 +710,14 @@ export class StrategyToolsImpl implements StrategyTools {
         ...(facts.length > 0 ? { facts } : {}),
       });
     }
-    // Before an assistant turn the summary speaks as the user, and so it does when it stands for
-    // everything after the system prompt: a request of system messages alone has nothing to answer
-    // (Anthropic refuses it).
-    const next = messages[to]?.role;
-    const alone = next === undefined && messages.slice(0, from).every((message) => message.role === 'system');
-    const role = next === 'assistant' || alone ? 'user' : 'system';
+    // Before an assistant turn the summary speaks as the user, and so it does after the task or when
+    // it stands for everything after the system prompt (noteRole).
+    const role = noteRole([...messages.slice(0, from), ...lead], messages[to]);
     const summary = { role, content, metadata: { isSummary: true } } as MessageInput;
-    const rewrite = this.#record('summarizeRange', () => this.#history.spliceRange(from, to, summary));
-    const summaryEntryId = this.#history.effectiveEntries()[from]?.id;
+    const rewrite = this.#record('summarizeRange', () =>
+      this.#history.spliceRange(from, to, [...lead, summary]),
+    );
+    const summaryEntryId = this.#history.effectiveEntries()[from + lead.length]?.id;
     return {
       ...rewrite,
       ...(summaryEntryId ? { summaryEntryId } : {}),
@@ -913,8 +912,21 @@ function aroundRequest(from: number, to: number, request: number | undefined): [
 function requestIndex(view: readonly HistoryEntry[]): number | undefined {
   for (let i = view.length - 1; i >= 0; i--) {
     const entry = view[i] as HistoryEntry;
-    if (entry.message.role === 'user' && entry.isSummary !== true && entry.isTruncationMarker !== true)
+    const { message } = entry;
+    if (
+      message.role === 'user' &&
+      entry.isSummary !== true &&
+      entry.isTruncationMarker !== true &&
+      !isCompactionMessage(message)
+    )
       return i;
   }
   return undefined;
+}
+
+/** A system-role `replacement` as the user's where it no longer joins the system prompt ({@link noteRole}). */
+function speakingAfter(before: readonly Message[], replacement: MessageInput): MessageInput {
+  if (replacement.role !== 'system' || before.every((message) => message.role === 'system'))
+    return replacement;
+  return { ...replacement, role: 'user' } as MessageInput;
 }

@@ -176,6 +176,12 @@ export function checkTargets(summaries: readonly ReplaySummary[], options: Targe
       options,
     ),
     cleanCheck(strategies, 'violations', '0 tool-pair violations (every strategy, every window)', options),
+    cleanCheck(
+      strategies,
+      'taskMissing',
+      'the task in every request sent (every strategy, every window)',
+      options,
+    ),
     ...cacheFriendlyChecks(strategies, options),
   ];
 }
@@ -209,7 +215,7 @@ function bestFactsCheck(
 
 function cleanCheck(
   strategies: readonly ReplaySummary[],
-  field: 'overWindow' | 'violations',
+  field: 'overWindow' | 'violations' | 'taskMissing',
   name: string,
   options: TargetOptions,
 ): TargetCheck {

@@ -105,20 +105,22 @@ describe('CacheFriendlyStrategy compaction', () => {
     });
     const view = tools.history.effectiveEntries();
     expect(view[0]?.message).toEqual(original[0]);
-    expect(view[1]?.isSummary).toBe(true);
+    // The task stays (with the facts block in front of it), the summary follows it.
+    expect(messageText(view[1]!.message)).toContain(messageText(original[1]!));
+    expect(view[2]?.isSummary).toBe(true);
     // (The history tags the cut tool message as a rewrite too; it is no summary.)
-    expect(view.slice(2).some((entry) => entry.isSummary && entry.message.role !== 'tool')).toBe(false);
+    expect(view.slice(3).some((entry) => entry.isSummary && entry.message.role !== 'tool')).toBe(false);
     // The kept tail is the original tail, starting on an assistant turn after a user-role summary,
     // verbatim but for one tool output cut to head and tail (tested below).
-    const kept = view.length - 2;
+    const kept = view.length - 3;
     const changed = tools.history
       .messages()
-      .slice(2)
+      .slice(3)
       .filter((message, index) => JSON.stringify(message) !== JSON.stringify(original.at(index - kept)));
     expect(changed.map((message) => message.role)).toEqual(['tool']);
-    expect(view[1]?.message.role).toBe('user');
-    expect(view[2]?.message.role).toBe('assistant');
-    expect(summaryBlock.is(messageText(view[1]!.message))).toBe(true);
+    expect(view[2]?.message.role).toBe('user');
+    expect(view[3]?.message.role).toBe('assistant');
+    expect(summaryBlock.is(messageText(view[2]!.message))).toBe(true);
     expect(tools.tokens()).toBeLessThan(before);
     expect(tools.tokens()).toBeLessThanOrEqual(0.25 * budget);
     expect(countToolPairViolations(tools.sent())).toBe(0);
@@ -129,7 +131,7 @@ describe('CacheFriendlyStrategy compaction', () => {
     expect(tools.history.messages()).toEqual(original);
   });
 
-  it('keeps the facts of what it hid in a block in the summary, not in the system prompt', async () => {
+  it('keeps the facts of what it hid in a block in front of the task, not in the system prompt', async () => {
     const tools = HistoryStrategyTools.of(chat(14));
     await new CacheFriendlyStrategy().react(
       reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 0.82) }),
@@ -138,7 +140,10 @@ describe('CacheFriendlyStrategy compaction', () => {
     expect(sent[0]).toEqual(tools.history.messages()[0]);
     expect(tools.factsLayer['system-append']).toEqual([]);
     const values = factsBlock.parse(messageText(sent[1]!))?.map((fact) => fact.value) ?? [];
-    expect(values).toContain('/srv/app/module1.ts');
+    // The task (turn 1) is sent as it is: its path needs no fact; those of hidden turns do.
+    expect(messageText(sent[1]!)).toContain('/srv/app/module1.ts please.');
+    expect(values).not.toContain('/srv/app/module1.ts');
+    expect(values).toContain('/srv/app/module2.ts');
     expect(values).toContain('owner3@example.com');
     const text = JSON.stringify(sent);
     for (let turn = 1; turn <= 14; turn++)
@@ -147,7 +152,8 @@ describe('CacheFriendlyStrategy compaction', () => {
 
   it('leaves a fact the new summary spells out out of its facts block, and brings it back when a later summary drops it', async () => {
     const conversation = chat(30);
-    const spelled = '/srv/app/module1.ts';
+    // (Turn 1 is the task, sent as it is: turn 2's path is the first one hidden.)
+    const spelled = '/srv/app/module2.ts';
     const tools = scriptedTools(conversation.slice(0, 21), [
       `Reviewed ${spelled} first.`,
       `Reviewed the later modules. ${'filler '.repeat(400)}`,
@@ -158,8 +164,8 @@ describe('CacheFriendlyStrategy compaction', () => {
     await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
     const [first] = injectedValues(tools);
     // The summary's text shows the path: the block does not repeat it, the state remembers it.
-    expect(messageText(tools.history.messages()[1]!)).toContain(spelled);
-    expect(first).toContain('/srv/app/module2.ts');
+    expect(messageText(tools.history.messages()[2]!)).toContain(spelled);
+    expect(first).toContain('/srv/app/module3.ts');
     expect(first).not.toContain(spelled);
     expect(state['spelledOutFacts']).toEqual([expect.objectContaining({ value: spelled, category: 'path' })]);
     expect(JSON.parse(JSON.stringify(state))).toEqual(state);
@@ -169,7 +175,7 @@ describe('CacheFriendlyStrategy compaction', () => {
     for (const message of conversation.slice(21, 41)) tools.history.append(message);
     expect(tools.tokens()).toBeGreaterThan(0.75 * budget);
     await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
-    expect(messageText(tools.history.messages()[1]!)).not.toContain(spelled);
+    expect(messageText(tools.history.messages()[2]!)).not.toContain(spelled);
     expect(injectedValues(tools)[1]).toContain(spelled);
     expect(state['spelledOutFacts']).toEqual([]);
   });
@@ -177,8 +183,8 @@ describe('CacheFriendlyStrategy compaction', () => {
   it('counts a fact as shown by the kept messages only as a whole token (1ms is not in 11ms)', async () => {
     const messages: MessageInput[] = [
       { role: 'system', content: 'You are a build assistant.' },
-      { role: 'user', content: `The first build took 1ms. ${'word '.repeat(200)}` },
-      { role: 'assistant', content: `Noted. ${'word '.repeat(200)}` },
+      { role: 'user', content: 'Time the builds.' },
+      { role: 'assistant', content: `The first build took 1ms. ${'word '.repeat(200)}` },
       { role: 'user', content: `Then another one. ${'word '.repeat(200)}` },
       { role: 'assistant', content: `Noted again. ${'word '.repeat(200)}` },
       { role: 'user', content: 'One more build.' },
@@ -189,7 +195,7 @@ describe('CacheFriendlyStrategy compaction', () => {
       reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 0.82) }),
     );
     expect(decision.action).toBe('compacted');
-    expect(JSON.stringify(tools.history.messages().slice(2))).toContain('11ms');
+    expect(JSON.stringify(tools.history.messages().slice(3))).toContain('11ms');
     expect(injectedValues(tools)[0]).toContain('1ms');
   });
 
@@ -232,7 +238,7 @@ describe('CacheFriendlyStrategy compaction', () => {
     const state: Record<string, JsonValue> = {};
     const budget = budgetAt(tools, 0.85);
     await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
-    const first = tools.history.effectiveEntries()[1];
+    const first = tools.history.effectiveEntries()[2];
     // Grown past 0.95, where it no longer waits (the wait has its own tests), a turn at a time.
     const turns = agentChat(40, 1200).slice(41);
     for (let next = 0; tools.tokens() < 0.95 * budget; next += 4) {
@@ -241,7 +247,7 @@ describe('CacheFriendlyStrategy compaction', () => {
     await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
     const view = tools.history.effectiveEntries();
     expect(view.filter((entry) => entry.isSummary)).toHaveLength(1);
-    expect(tools.history.hidden(view[1]?.id ?? '').map((entry) => entry.id)).toContain(first?.id);
+    expect(tools.history.hidden(view[2]?.id ?? '').map((entry) => entry.id)).toContain(first?.id);
     expect(state['compactions']).toBe(2);
     expect(countToolPairViolations(tools.sent())).toBe(0);
   });
@@ -534,7 +540,7 @@ describe('CacheFriendlyStrategy new tool outputs', () => {
         note: expect.stringMatching(/^summarized/),
       });
       expect(startsWith(tools.sent(), original.slice(0, answered)), `${share}`).toBe(false);
-      expect(tools.history.effectiveEntries()[1]?.isSummary, `${share}`).toBe(true);
+      expect(tools.history.effectiveEntries()[2]?.isSummary, `${share}`).toBe(true);
     }
   });
 

@@ -23,7 +23,7 @@ import {
   summaryBody,
 } from './entry-units.js';
 import { factsBlockTokens, factsRoom } from './facts-room.js';
-import { effectiveView, pinnedCount } from './history-view.js';
+import { effectiveView, headCount } from './history-view.js';
 import { isSummaryEntry } from './message-kinds.js';
 import { cutNewOutputs } from './new-output-cut.js';
 import { cutOutputsTo, largestFittingCut } from './recent-shrink.js';
@@ -151,7 +151,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
   async react(ctx: ReactContext): Promise<StrategyDecision> {
     const { tools, state } = ctx;
     const view = effectiveView(tools);
-    const pinned = pinnedCount(view);
+    const pinned = headCount(view);
     if (this.#waitsForLateAt(ctx, view, pinned)) return { action: 'none' };
     const newOutputs = await this.#cutNewOutputs(ctx, view, pinned);
     if (newOutputs) return newOutputs;
@@ -183,11 +183,14 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     state[SPELLED_OUT] = spelledOut.map(plainFact);
     delete state[CUT_FACTS];
     const cut = cutBytes === undefined ? undefined : await tools.lightTrim(cutOutputsTo(cutBytes));
-    // The facts go into the summary just written (the first user message when it has that role),
+    // The facts go into the first user message (the task, or the summary when it stands first),
     // so the block changes once per compaction and only after the untouched prefix.
     const freed = Math.max(0, result.tokensBefore - (cut?.changed ? cut.tokensAfter : result.tokensAfter));
     // The block may grow by half of what was freed at most, so the count really goes down.
-    const carried = factsBlockTokens(tools, effectiveView(tools)[plan.from]);
+    const carried = factsBlockTokens(
+      tools,
+      effectiveView(tools).find((entry) => entry.message.role === 'user'),
+    );
     const maxTokens = factsRoom(plan.factTokens, carried, freed);
     if (facts.length > 0 && maxTokens > 0)
       tools.injectFacts(facts, 'first-user-prefix', { maxFactTokens: maxTokens });

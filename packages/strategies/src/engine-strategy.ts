@@ -13,7 +13,7 @@ import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, tokens, viewTokens } from './budget-figures.js';
 import { cutFactBound, keepingClearedFacts } from './cleared-facts.js';
-import { effectiveView, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
+import { effectiveView, headCount, pairSafeCut, summaryMessage } from './history-view.js';
 import { trimToolOutputs } from './recent-shrink.js';
 import {
   checkTargetBelowTrigger,
@@ -243,7 +243,7 @@ export class EngineStrategy implements ContextStrategy {
   /** The range a checkpoint stands for: after the system prompt, up to the newest `recentTokens`. */
   #checkpointRange(run: StepRun, recentTokens: number) {
     const view = effectiveView(run.ctx.tools);
-    const pinned = pinnedCount(view);
+    const pinned = headCount(view);
     const keep = Math.min(recentTokens, Math.floor(run.target / 2));
     const cut = recentStart(run.ctx.tools, view, pinned, keep);
     return { view, from: pinned, to: cut };
@@ -256,7 +256,7 @@ export class EngineStrategy implements ContextStrategy {
     const text = Array.from(raw).slice(0, summaryMaxLength).join(''); // whole code points
     const { view, from, to } = this.#checkpointRange(run, recentTokens);
     if (to - from < 1) return undefined;
-    const replacement = summaryMessage(text, to - from, view[to]);
+    const replacement = summaryMessage(text, to - from, view, { from, to });
     // Facts of earlier summaries in the range go along with the memory: only the new text can be saved.
     if (run.ctx.tools.measure([replacement]) >= rangeTokens(run.ctx.tools, view.slice(from, to)).fresh)
       return undefined;

@@ -1,6 +1,7 @@
 import {
   countToolPairViolations,
   createOfflineContextTools,
+  frozenPrefixEnd,
   openToolRoundStart,
   redactSecrets,
 } from '@ctxguard/compactor';
@@ -21,6 +22,7 @@ import { ContextMeasurer } from '@ctxguard/measurer';
 import { ModelCatalog } from '@ctxguard/models';
 import { findJsonValueIssue, type JsonValueIssue } from '@ctxguard/shared';
 import type { KitStep } from './kit-conversation.js';
+import { isCompactionMessage } from './message-kinds.js';
 
 /** How the suite wires the guard around the strategy under test. */
 export interface KitSettings {
@@ -156,6 +158,27 @@ export function finalTurnWithoutThinking(
   if (source === undefined || signedKeysOf(source).length === 0) return false;
   const first = Array.isArray(opener.content) ? opener.content[0] : undefined;
   return signedKey(first) === undefined;
+}
+
+/**
+ * True when the conversation opens with a task (the user's message right after the system prompt)
+ * and the request does not carry its words right after the system prompt: every request restates
+ * the task, whatever a strategy hid (a provider compaction item stands for it where one was sent).
+ */
+export function taskLeftOut(messages: readonly Message[], original: readonly Message[]): boolean {
+  const task = original[leadingSystemCount(original)];
+  if (task?.role !== 'user' || isCompactionMessage(task) || frozenPrefixEnd(messages) > 0) return false;
+  const words = Array.isArray(task.content)
+    ? task.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n')
+    : task.content;
+  const first = messages[leadingSystemCount(messages)];
+  return words !== '' && (first?.role !== 'user' || !textOf(first).includes(words));
+}
+
+function leadingSystemCount(messages: readonly Message[]): number {
+  let count = 0;
+  while (messages[count]?.role === 'system' && !isCompactionMessage(messages[count]!)) count++;
+  return count;
 }
 
 /** Rewinds every compaction still recorded and says whether the history is the original again. */
@@ -327,6 +350,8 @@ export async function runConversation(
         problem(
           `${stale} signed or redacted reasoning block(s) sent after messages that changed since it was made`,
         );
+      if (taskLeftOut(event.messages, original))
+        problem('the request does not carry the task right after the system prompt');
       if (finalTurnWithoutThinking(event.messages, original))
         problem('the request ends in a tool round whose assistant turn lost the thinking it started with');
       basis = event.messages.slice();

@@ -81,17 +81,20 @@ describe('LayeredStrategy levels', () => {
       action: 'compacted',
       note: expect.stringMatching(/^compactOldLayer: 1 summary, \d+ facts, ~\d+ tokens freed$/),
     });
-    // 21 entries, 6 recent: old = system + 6, middle = 8. The old zone minus the system prompt becomes one summary.
+    // 21 entries, 6 recent: old = system + task + 5, middle = 8. The old zone after the system prompt and
+    // the task (kept verbatim right after it) becomes one summary.
     expect(old).toHaveLength(7);
     expect(shape(tools)).toEqual([
       'system',
+      'user',
       'S',
       ...middle.map((e) => e.message.role),
       ...original.slice(-6).map((m) => m.role),
     ]);
-    const summary = tools.history.effectiveEntries()[1];
+    expect(tools.history.messages().slice(0, 2)).toEqual(original.slice(0, 2));
+    const summary = tools.history.effectiveEntries()[2];
     expect(summaryBlock.is(messageText(summary?.message as never))).toBe(true);
-    expect(tools.history.hidden(summary?.id ?? '').map((e) => e.id)).toEqual(old.slice(1).map((e) => e.id));
+    expect(tools.history.hidden(summary?.id ?? '').map((e) => e.id)).toEqual(old.slice(2).map((e) => e.id));
     const facts = tools.factsLayer['system-append'].map((f) => f.value);
     expect(facts).toContain('owner3@example.com');
     expect(facts).toContain('/srv/app/module2.ts');
@@ -105,6 +108,7 @@ describe('LayeredStrategy levels', () => {
 
   it('pressure: compactOldAndMiddle summarizes old and middle separately, each hiding exactly its zone', async () => {
     const tools = HistoryStrategyTools.of(chat(10));
+    const original = tools.history.messages();
     const { old, middle, recent } = tools.segment({ recentCount: 6 });
     const decision = await new LayeredStrategy().react(
       reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 0.75) }),
@@ -114,15 +118,17 @@ describe('LayeredStrategy levels', () => {
       action: 'compacted',
       note: expect.stringMatching(/^compactOldAndMiddle: 2 summaries/),
     });
-    expect(shape(tools)).toEqual(['system', 'S', 'S', ...recent.map((e) => e.message.role)]);
-    const [, first, second] = tools.history.effectiveEntries();
+    expect(shape(tools)).toEqual(['system', 'user', 'S', 'S', ...recent.map((e) => e.message.role)]);
+    // The task stays verbatim right after the system prompt; the old zone's summary starts after it.
+    expect(tools.history.messages().slice(0, 2)).toEqual(original.slice(0, 2));
+    const [, , first, second] = tools.history.effectiveEntries();
     // Replacing the old zone shifts the middle zone's indices: the second summary must still hide the middle.
-    expect(tools.history.hidden(first?.id ?? '').map((e) => e.id)).toEqual(old.slice(1).map((e) => e.id));
+    expect(tools.history.hidden(first?.id ?? '').map((e) => e.id)).toEqual(old.slice(2).map((e) => e.id));
     expect(tools.history.hidden(second?.id ?? '').map((e) => e.id)).toEqual(middle.map((e) => e.id));
     expect(
       tools.history
         .effectiveEntries()
-        .slice(3)
+        .slice(4)
         .map((e) => e.id),
     ).toEqual(recent.map((e) => e.id));
   });
@@ -137,11 +143,12 @@ describe('LayeredStrategy levels', () => {
       action: 'compacted',
       note: expect.stringMatching(/^compactAll: 2 summaries/),
     });
-    expect(shape(tools)).toEqual(['system', 'S', 'S', 'assistant', 'user', 'assistant']);
+    expect(shape(tools)).toEqual(['system', 'user', 'S', 'S', 'assistant', 'user', 'assistant']);
+    expect(tools.history.messages().slice(0, 2)).toEqual(original.slice(0, 2)); // the task, right after the prompt
     expect(tools.history.messages().slice(-3)).toEqual(original.slice(-3));
   });
 
-  it('critical: compactAggressive keeps the system prompt and the newest two messages only', async () => {
+  it('critical: compactAggressive keeps the system prompt, the task and the newest two messages only', async () => {
     const tools = HistoryStrategyTools.of(chat(10));
     const original = tools.history.messages();
     const decision = await new LayeredStrategy().react(
@@ -151,21 +158,24 @@ describe('LayeredStrategy levels', () => {
       action: 'compacted',
       note: expect.stringMatching(/^compactAggressive: 1 summary/),
     });
-    expect(shape(tools)).toEqual(['system', 'S', 'user', 'assistant']);
+    expect(shape(tools)).toEqual(['system', 'user', 'S', 'user', 'assistant']);
+    expect(tools.history.messages().slice(0, 2)).toEqual(original.slice(0, 2)); // the task, right after the prompt
     expect(tools.history.messages().slice(-2)).toEqual(original.slice(-2));
-    expect(tools.history.hidden(tools.history.effectiveEntries()[1]?.id ?? '')).toHaveLength(18);
+    expect(tools.history.hidden(tools.history.effectiveEntries()[2]?.id ?? '')).toHaveLength(17);
   });
 
   it('keeps every tool call with its result at each level', async () => {
     for (const level of ['healthy', 'pressure', 'urgent', 'critical']) {
       for (const recentCount of [2, 3, 5, 6]) {
         const tools = HistoryStrategyTools.of(agentChat(8, 800));
+        const task = tools.history.messages()[1];
         const decision = await new LayeredStrategy({ recentCount }).react(
           reactContext(tools, level, { inputBudget: budgetAt(tools, 0.96) }),
         );
         expect(decision.action, `${level} ${recentCount}`).toBe('compacted');
         expect(countToolPairViolations(tools.history.messages()), `${level} ${recentCount}`).toBe(0);
         expect(tools.history.messages()[0]?.role).toBe('system');
+        expect(tools.history.messages()[1], `${level} ${recentCount}`).toEqual(task);
       }
     }
   });
@@ -214,9 +224,11 @@ describe('LayeredStrategy escalation and decline', () => {
   });
 
   it('a level that found nothing to compact warns, and the next firing escalates (state across calls)', async () => {
-    // system + 5 exchanges, recentCount 10: old and middle zones hold only the system prompt (healthy and
-    // pressure find nothing); at urgent the recent zone halves to 5 and the 5 messages before it are compacted.
+    // system + 5 exchanges, recentCount 10: old and middle zones hold only the system prompt and the task
+    // (healthy and pressure find nothing); at urgent the recent zone halves to 5: of the 4 messages between
+    // the task and it, the old zone (turn 1's answer alone) is not worth a summary, the middle zone's 3 are.
     const tools = HistoryStrategyTools.of(chat(5));
+    const original = tools.history.messages();
     const strategy = new LayeredStrategy({ recentCount: 10 });
     // The guard keeps the state as JSON in the history's metadata: each call gets a fresh copy.
     let state: Record<string, JsonValue> = {};
@@ -239,7 +251,15 @@ describe('LayeredStrategy escalation and decline', () => {
     const third = await strategy.react(reactContext(tools, 'healthy', { inputBudget: budget, state }));
     expect(third).toMatchObject({ action: 'compacted', note: expect.stringMatching(/^compactAll/) });
     expect(state['stalledAt']).toBeUndefined();
-    expect(state).toMatchObject({ reactions: 3, lastLevel: 'urgent', summaries: 2 });
+    expect(state).toMatchObject({ reactions: 3, lastLevel: 'urgent', summaries: 1 });
+    expect(shape(tools)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'S',
+      ...original.slice(-5).map((m) => m.role),
+    ]);
+    expect(tools.history.messages().slice(0, 3)).toEqual(original.slice(0, 3));
   });
 
   it('declines when nothing is left to compact above the ceiling', async () => {
@@ -385,8 +405,10 @@ describe('LayeredStrategy facts', () => {
 describe('LayeredStrategy shared by many conversations', () => {
   it('one instance reacting for 20 conversations at once keeps each conversation’s state and history apart', async () => {
     const strategy = new LayeredStrategy();
+    // At least 7 exchanges: with 6, the healthy old zone after the kept task is turn 1's answer alone,
+    // not worth a summary.
     const conversations = Array.from({ length: 20 }, (_, i) => ({
-      tools: HistoryStrategyTools.of(chat(6 + i)),
+      tools: HistoryStrategyTools.of(chat(7 + i)),
       state: {} as Record<string, JsonValue>,
       level: i % 2 === 0 ? 'healthy' : 'critical',
     }));
@@ -397,9 +419,12 @@ describe('LayeredStrategy shared by many conversations', () => {
     );
     conversations.forEach(({ tools, state, level }, i) => {
       expect(state, `conversation ${i}`).toMatchObject({ reactions: 1, lastLevel: level, summaries: 1 });
-      expect(tools.history.entries().length, `conversation ${i}`).toBe(1 + 2 * (6 + i) + 1);
+      expect(tools.history.entries().length, `conversation ${i}`).toBe(1 + 2 * (7 + i) + 1);
+      expect(tools.history.messages()[1], `conversation ${i}`).toEqual(
+        expect.objectContaining({ role: 'user', content: expect.stringContaining('Turn 1: look at') }),
+      );
       expect(tools.history.messages().at(-1)).toEqual(
-        expect.objectContaining({ content: expect.stringContaining(`Turn ${6 + i} answered`) }),
+        expect.objectContaining({ content: expect.stringContaining(`Turn ${7 + i} answered`) }),
       );
     });
   });

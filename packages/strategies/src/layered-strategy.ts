@@ -13,7 +13,14 @@ import {
 } from '@ctxguard/core';
 import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
-import { effectiveView, joinZones, pairSafeCut, pinnedCount, summaryMessage } from './history-view.js';
+import {
+  effectiveView,
+  headCount,
+  joinZones,
+  pairSafeCut,
+  pinnedCount,
+  summaryMessage,
+} from './history-view.js';
 import { trimToolOutputs } from './recent-shrink.js';
 import { factTokenBound, maxFactTokensOption } from './shared-options.js';
 
@@ -237,13 +244,13 @@ export class LayeredStrategy implements ContextStrategy {
     const { recentCount } = this.#options;
     if (index === 3) {
       const view = effectiveView(tools);
-      const pinned = pinnedCount(view);
+      const pinned = headCount(view);
       const cut = pairSafeCut(view, Math.max(pinned, view.length - AGGRESSIVE_KEEP), pinned);
       return [{ fromId: undefined, toId: idAt(view, cut) }];
     }
     const segments = tools.segment({ recentCount: index === 2 ? Math.floor(recentCount / 2) : recentCount });
     const view = joinZones(segments);
-    const pinned = pinnedCount(view);
+    const pinned = headCount(view);
     const oldEnd = pairSafeCut(view, Math.max(pinned, segments.old.length), pinned);
     const recentStart = pairSafeCut(
       view,
@@ -260,8 +267,7 @@ export class LayeredStrategy implements ContextStrategy {
     const outcome: ActionOutcome = { summaries: 0, cutOutputs: 0, freed: 0, facts: [] };
     for (const zone of this.#zones(index, tools)) {
       const view = effectiveView(tools);
-      const from =
-        zone.fromId === undefined ? pinnedCount(view) : view.findIndex((e) => e.id === zone.fromId);
+      const from = zone.fromId === undefined ? headCount(view) : view.findIndex((e) => e.id === zone.fromId);
       const to = zone.toId === undefined ? view.length : view.findIndex((e) => e.id === zone.toId);
       if (from < 0 || to < 0 || to - from < 1) continue;
       const entries = view.slice(from, to);
@@ -272,7 +278,7 @@ export class LayeredStrategy implements ContextStrategy {
         focus: this.#options.focus,
         signal,
       });
-      const replacement = summaryMessage(text, entries.length, view[to]);
+      const replacement = summaryMessage(text, entries.length, view, { from, to });
       if (tools.measure([replacement]) >= tools.measure(entries)) continue;
       const result = tools.replaceRange(from, to, replacement);
       if (!result.changed) continue;

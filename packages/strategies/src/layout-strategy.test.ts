@@ -90,7 +90,9 @@ describe('LayoutStrategy sections', () => {
     const tools = HistoryStrategyTools.of(conversation());
     const view = tools.history.effectiveEntries();
     const ranges = sectionRanges(view);
-    expect(ranges.HISTORY).toEqual({ from: 1, to: 1 + 8 * 6 });
+    // HISTORY starts after the system prompt and the task (turn 1's ask), which every request keeps.
+    expect(view[1]?.message).toEqual(conversation()[1]);
+    expect(ranges.HISTORY).toEqual({ from: 2, to: 1 + 8 * 6 });
     expect(view[ranges.CURRENT_MESSAGE.from]?.message).toEqual(
       user('Turn 9: fix the failing test in src/module-9.ts'),
     );
@@ -184,8 +186,9 @@ describe('LayoutStrategy layout choice', () => {
     );
     const sent = tools.sent();
     expect(sent[0]).toEqual(system('You are a coding agent.'));
-    expect(summaryBlock.is(String(sent[1]?.content))).toBe(true);
-    expect(sent.slice(2)).toEqual(conversation().slice(1 + 8 * 6)); // the current message and loop untouched
+    expect(sent[1]).toEqual(conversation()[1]); // the task, kept verbatim right after the system prompt
+    expect(summaryBlock.is(String(sent[2]?.content))).toBe(true);
+    expect(sent.slice(3)).toEqual(conversation().slice(1 + 8 * 6)); // the current message and loop untouched
     expect(tools.tokens()).toBeLessThan(before);
     expect(countToolPairViolations(sent)).toBe(0);
   });
@@ -245,10 +248,12 @@ describe('LayoutStrategy layout choice', () => {
       [600, 600],
     );
     const sent = tools.sent();
-    // [system, summary of turns 1–8, turn 9's ask, summary of the loop after it]
-    expect(sent).toHaveLength(4);
-    expect(sent[2]?.content).toBe('Turn 9: fix the failing test in src/module-9.ts');
-    expect(summaryBlock.is(String(sent[3]?.content))).toBe(true);
+    // [system, the task (turn 1's ask), summary of the rest of turns 1–8, turn 9's ask, summary of the loop after it]
+    expect(sent).toHaveLength(5);
+    expect(sent[1]).toEqual(conversation()[1]);
+    expect(summaryBlock.is(String(sent[2]?.content))).toBe(true);
+    expect(sent[3]?.content).toBe('Turn 9: fix the failing test in src/module-9.ts');
+    expect(summaryBlock.is(String(sent[4]?.content))).toBe(true);
     expect(countToolPairViolations(sent)).toBe(0);
   });
 });

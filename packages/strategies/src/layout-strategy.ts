@@ -14,7 +14,7 @@ import { defaultMaxFactTokens } from '@ctxguard/guard';
 import { CHARS_PER_TOKEN, lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
-import { effectiveView, pinnedCount } from './history-view.js';
+import { effectiveView, headCount, pinnedCount } from './history-view.js';
 import { isUserTurn } from './message-kinds.js';
 import {
   checkTargetBelowTrigger,
@@ -135,9 +135,11 @@ export function sectionRanges(
   view: readonly HistoryEntry[],
   isCurrent: (message: Message) => boolean = isUserTurn,
 ): SectionRanges {
-  const pinned = pinnedCount(view);
+  // The task may be the current message itself (an agent's first turn); before a later one, it
+  // stays out of HISTORY with the system prompt.
+  const head = headCount(view);
   let current = -1;
-  for (let index = view.length - 1; index >= pinned; index--) {
+  for (let index = view.length - 1; index >= pinnedCount(view); index--) {
     if (isCurrent((view[index] as HistoryEntry).message)) {
       current = index;
       break;
@@ -145,10 +147,10 @@ export function sectionRanges(
   }
   if (current < 0) {
     const end = { from: view.length, to: view.length };
-    return { HISTORY: { from: pinned, to: view.length }, IN_LOOP: end, CURRENT_MESSAGE: end };
+    return { HISTORY: { from: head, to: view.length }, IN_LOOP: end, CURRENT_MESSAGE: end };
   }
   return {
-    HISTORY: { from: pinned, to: current },
+    HISTORY: { from: Math.min(head, current), to: current },
     CURRENT_MESSAGE: { from: current, to: current + 1 },
     IN_LOOP: { from: current + 1, to: view.length },
   };

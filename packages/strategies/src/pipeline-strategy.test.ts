@@ -156,6 +156,29 @@ describe('PipelineStrategy stages', () => {
     expect(countToolPairViolations(tools.sent())).toBe(0);
   });
 
+  it('summarizes the tool rounds after the newest request when nothing before it is worth a summary', async () => {
+    const rounds = agentChat(8, 1200).filter((message) => message.role !== 'user');
+    const messages: MessageInput[] = [
+      rounds[0]!,
+      { role: 'user', content: 'Audit the repository.' },
+      { role: 'assistant', content: 'Audited: three files fail.' },
+      { role: 'user', content: 'Now fix the failing files.' },
+      ...rounds.slice(1),
+    ];
+    const tools = HistoryStrategyTools.of(messages);
+    const decision = await new PipelineStrategy({ prune: false, deduplicate: false, truncate: false }).react(
+      reactContext(tools, 'compact', { inputBudget: Math.ceil(tools.tokens() / 0.85) }),
+    );
+    expect(decision.action).toBe('compacted');
+    const call = tools.calls.find((c) => c.method === 'summarizeRange');
+    expect(call?.args[0]).toMatchObject({ from: 4 });
+    // The task, the answer before the request and the request itself are sent as they were.
+    expect(tools.history.messages().slice(0, 4)).toEqual(
+      messages.slice(0, 4).map((m) => expect.objectContaining(m)),
+    );
+    expect(countToolPairViolations(tools.history.messages())).toBe(0);
+  });
+
   it('bounds the summary by 5% of the input budget, so a small window is not filled by it', async () => {
     const tools = HistoryStrategyTools.of(agentChat(8, 3000));
     const budget = Math.ceil(tools.tokens() / 0.85);

@@ -11,7 +11,9 @@ import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
 import { cutFactBound, keepingClearedFacts } from './cleared-facts.js';
-import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
+import { newestUserIndex } from './entry-units.js';
+import { effectiveView, headCount, pairSafeCut } from './history-view.js';
+import { isCompactionMessage } from './message-kinds.js';
 import { trimToolOutputs } from './recent-shrink.js';
 import {
   checkTargetBelowTrigger,
@@ -227,7 +229,7 @@ export class PipelineStrategy implements ContextStrategy {
   /** Summarizes everything after the system prompt but the newest messages (fewer on a retry). */
   async #summarize(ctx: ReactContext, settings: SummarizeSettings): Promise<RewriteResult | undefined> {
     const view = effectiveView(ctx.tools);
-    const pinned = pinnedCount(view);
+    const pinned = headCount(view);
     const count = view.length - pinned;
     if (count <= settings.minRecentCount) return undefined;
     const keep =
@@ -236,16 +238,33 @@ export class PipelineStrategy implements ContextStrategy {
         : Math.max(settings.minRecentCount, Math.ceil(count * settings.recentShare));
     const cut = pairSafeCut(view, view.length - keep, pinned);
     if (cut - pinned < 1 || cut >= view.length) return undefined;
-    const range = view.slice(pinned, cut);
-    // Only when that frees a real share.
-    const maxLength = this.#summaryLength(ctx, settings, range);
-    if (!summaryWorthWriting(ctx.tools, range, maxLength)) return undefined;
-    return ctx.tools.summarizeRange({
-      from: pinned,
-      to: cut,
-      summaryMaxLength: maxLength,
-      focus: settings.focus,
-      signal: ctx.signal,
-    });
+    // The newest request stays: what comes before it, else the tool rounds after it (an agent's
+    // long loop on one request), only when that frees a real share.
+    for (const [from, to] of rangesAroundRequest(view, pinned, cut)) {
+      const range = view.slice(from, to);
+      // Earlier summaries and markers alone: their facts come back whole, nothing is freed.
+      if (range.every((entry) => isCompactionMessage(entry.message))) continue;
+      const maxLength = this.#summaryLength(ctx, settings, range);
+      if (!summaryWorthWriting(ctx.tools, range, maxLength)) continue;
+      return ctx.tools.summarizeRange({
+        from,
+        to,
+        summaryMaxLength: maxLength,
+        focus: settings.focus,
+        signal: ctx.signal,
+      });
+    }
+    return undefined;
   }
+}
+
+/** `[from, to)` split at the newest user request in it (which no summary stands for): the parts before and after it. */
+function rangesAroundRequest(view: readonly HistoryEntry[], from: number, to: number): [number, number][] {
+  const request = newestUserIndex(view, from);
+  if (request < 0 || request >= to) return [[from, to]];
+  const parts: [number, number][] = [
+    [from, request],
+    [request + 1, to],
+  ];
+  return parts.filter(([start, end]) => end > start);
 }

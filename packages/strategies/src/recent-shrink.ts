@@ -76,12 +76,14 @@ export async function trimToolOutputs(
   const messages = view.map((entry) => entry.message);
   if (requestTokens(ctx, options.overhead, messages) <= options.goal)
     return { trimmedOutputs: 0, keptFacts: 0 };
-  const low = largestFittingCut(
-    messages,
-    (bytes) =>
-      requestTokens(ctx, options.overhead, lightTrimMessages(messages, cutOutputsTo(bytes)).messages) <=
-      options.goal,
-  );
+  const cutFor = (goal: number) =>
+    largestFittingCut(
+      messages,
+      (bytes) =>
+        requestTokens(ctx, options.overhead, lightTrimMessages(messages, cutOutputsTo(bytes)).messages) <=
+        goal,
+    );
+  let low = cutFor(options.goal);
   if (low === undefined) return { trimmedOutputs: 0, keptFacts: 0 };
   const planned = lightTrimMessages(messages, cutOutputsTo(low));
   if (!planned.changed) return { trimmedOutputs: 0, keptFacts: 0 };
@@ -93,6 +95,10 @@ export async function trimToolOutputs(
           entries: cut,
           ...(signal ? { signal } : {}),
         });
+  // The cut goes as much deeper as the facts of its middles take (within their bound): a cut that
+  // fills the goal to the byte leaves them no room.
+  const reserve = found.length === 0 ? 0 : Math.min(options.factBound, factsTokens(tools, found));
+  if (reserve > 0) low = cutFor(options.goal - reserve) ?? low;
   const result = await tools.lightTrim(cutOutputsTo(low));
   if (!result.changed) return { trimmedOutputs: 0, keptFacts: 0 };
   const room =
@@ -145,4 +151,9 @@ function blockFacts(entry: HistoryEntry | undefined): ExtractedFact[] {
       ? content
       : (content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('\n');
   return factsBlock.parse(text) ?? [];
+}
+
+/** Tokens of a facts block holding `facts`. */
+function factsTokens(tools: ReactContext['tools'], facts: readonly ExtractedFact[]): number {
+  return tools.measure([{ role: 'system', content: factsBlock.render(facts) }]);
 }

@@ -21,7 +21,7 @@ import {
   unitText,
 } from './entry-units.js';
 import { factsBlockTokens, factsRoom } from './facts-room.js';
-import { effectiveView, pinnedCount, summaryMessage } from './history-view.js';
+import { effectiveView, headCount, summaryMessage } from './history-view.js';
 import { isSummaryEntry } from './message-kinds.js';
 import { lowerFactsBlock, trimToolOutputs } from './recent-shrink.js';
 import { bm25Scorer, type RelevanceScorer } from './relevance-scorer.js';
@@ -159,7 +159,10 @@ export class RelevanceStrategy implements ContextStrategy {
           : await tools.summarize({ entries: fresh, maxLength, focus: focus || undefined, signal }),
         maxLength,
       );
-      const replacement = summaryMessage(text, summarizedMessageCount(entries), view[run.end]);
+      const replacement = summaryMessage(text, summarizedMessageCount(entries), view, {
+        from: run.start,
+        to: run.end,
+      });
       if (tools.measure([replacement]) >= tools.measure(entries)) continue;
       const result = tools.replaceRange(run.start, run.end, replacement);
       if (!result.changed) continue;
@@ -218,7 +221,7 @@ export class RelevanceStrategy implements ContextStrategy {
 
   async #plan(ctx: ReactContext, view: readonly HistoryEntry[]): Promise<HidePlan | undefined> {
     const { tools, inputBudget } = ctx;
-    const pinned = pinnedCount(view);
+    const pinned = headCount(view);
     const room =
       this.#options.target * inputBudget -
       requestOverhead(ctx, view) -

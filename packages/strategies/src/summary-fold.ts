@@ -1,5 +1,5 @@
 import type { HistoryEntry, ReactContext, RewriteResult } from '@ctxguard/core';
-import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
+import { effectiveView, headCount, pairSafeCut } from './history-view.js';
 import { isSummaryMessage } from './message-kinds.js';
 import { summaryWorthWriting } from './summary-gain.js';
 
@@ -28,7 +28,7 @@ export async function foldEarlierSummary(
   settings: FoldSettings,
 ): Promise<RewriteResult | undefined> {
   const view = effectiveView(ctx.tools);
-  const pinned = pinnedCount(view);
+  const pinned = headCount(view);
   const cut = pairSafeCut(view, view.length - 1, pinned);
   const range = view.slice(pinned, Math.max(pinned, cut));
   if (!range.some((entry) => isSummaryMessage(entry.message))) return undefined;

@@ -45,7 +45,7 @@ describe('TruncateStrategy', () => {
         decision.action === 'warn' ? decision.message : decision.action === 'decline' ? decision.reason : '';
       expect(decision.action, `${growth}`).toBe(action);
       expect(text).toMatch(
-        new RegExp(`^dropping the 16 oldest messages freed nothing \\(${growth} tokens more; `),
+        new RegExp(`^dropping the 15 oldest messages freed nothing \\(${growth} tokens more; `),
       );
     }
   });
@@ -61,15 +61,16 @@ describe('TruncateStrategy', () => {
 
     expect(decision).toMatchObject({
       action: 'compacted',
-      note: expect.stringMatching(/^dropped the 16 oldest messages, ~\d+ tokens freed$/),
+      note: expect.stringMatching(/^dropped the 15 oldest messages, ~\d+ tokens freed$/),
     });
     const view = tools.history.effectiveEntries();
-    expect(view).toHaveLength(1 + 1 + 4); // system prompt, truncation marker, 4 newest
+    expect(view).toHaveLength(1 + 1 + 1 + 4); // system prompt, task, truncation marker, 4 newest
     expect(view[0]?.message).toEqual(original[0]);
-    expect(view[1]?.isTruncationMarker).toBe(true);
-    expect(tools.history.messages().slice(2)).toEqual(original.slice(-4));
+    expect(view[1]?.message).toEqual(original[1]);
+    expect(view[2]?.isTruncationMarker).toBe(true);
+    expect(tools.history.messages().slice(3)).toEqual(original.slice(-4));
     expect(tools.calls.map((c) => c.method)).toEqual(['segment', 'dropOldest']);
-    expect(state).toMatchObject({ drops: 1, droppedMessages: 16 });
+    expect(state).toMatchObject({ drops: 1, droppedMessages: 15 });
     expect(state['lastFreed']).toBeGreaterThan(0);
 
     const [compaction] = tools.history.compactions();
@@ -78,7 +79,7 @@ describe('TruncateStrategy', () => {
   });
 
   it('never drops only an earlier truncation marker (that swaps it for an equal one): it cuts past the next tool round', async () => {
-    // After a first drop the view is: prompt, marker, a tool call, its result, …; a cut inside that
+    // After a first drop the view is: prompt, task, marker, a tool call, its result, …; a cut inside that
     // round used to back off to just after the marker and "drop" the marker alone, freeing nothing.
     const tools = HistoryStrategyTools.of(agentChat(4, 400));
     const budget = Math.ceil(tools.tokens() / 0.9);
@@ -86,7 +87,7 @@ describe('TruncateStrategy', () => {
     expect((await strategy.react(reactContext(tools, 'urgent', { inputBudget: budget }))).action).toBe(
       'compacted',
     );
-    expect(tools.history.effectiveEntries()[1]?.isTruncationMarker).toBe(true);
+    expect(tools.history.effectiveEntries()[2]?.isTruncationMarker).toBe(true);
     tools.history.append({ role: 'user', content: 'one more step' });
     const before = tools.tokens();
     const state: Record<string, JsonValue> = {};
@@ -138,10 +139,10 @@ describe('TruncateStrategy', () => {
     expect(decision).toMatchObject({
       action: 'decline',
       reason: expect.stringMatching(
-        /^still \d+(\.\d)?% of the input budget after dropping 16 messages \(ceiling 95%\)$/,
+        /^still \d+(\.\d)?% of the input budget after dropping 15 messages \(ceiling 95%\)$/,
       ),
     });
-    expect(tools.history.length).toBe(6); // what was dropped stays dropped (and rewindable)
+    expect(tools.history.length).toBe(7); // what was dropped stays dropped (and rewindable)
   });
 
   it('cuts tool outputs to head and tail when the newest messages hold a file read larger than the window, without a model call', async () => {

@@ -12,7 +12,7 @@ import {
 import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { requestOverhead } from './budget-figures.js';
-import { effectiveView, pairSafeCut, pinnedCount } from './history-view.js';
+import { effectiveView, headCount, pairSafeCut, pinnedCount } from './history-view.js';
 import { trimToolOutputs } from './recent-shrink.js';
 import { declineCeiling } from './shared-options.js';
 
@@ -116,13 +116,14 @@ export class TruncateStrategy implements ContextStrategy {
 
   /** Hides all but the newest `recentCount` messages (whole tool pairs, never the system prompt). */
   #dropOldest(tools: StrategyTools, view: readonly HistoryEntry[]): RewriteResult | undefined {
-    const pinned = pinnedCount(view);
+    const pinned = headCount(view);
     // Earlier markers and summaries right after the prompt are no messages of the conversation: dropping
     // only them would swap a marker for an equal one.
     const floor = pinned + leadingReplacements(view, pinned);
     const cut = Math.max(floor, view.length - this.#options.recentCount);
     const end = cut > floor ? pairSafeCut(view, cut, floor) : floor;
-    const drop = end > floor ? end - pinned : 0;
+    // Counted from the system prompt, as `dropOldest` counts: the task among them stays.
+    const drop = end > floor ? end - pinnedCount(view) : 0;
     return drop > 0 ? tools.dropOldest(drop) : undefined;
   }
 

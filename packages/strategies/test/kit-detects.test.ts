@@ -1,5 +1,6 @@
 // The kit must catch broken strategies: each of these breaks one rule, and the kit names that rule.
-import type { ContextStrategy, ReactContext, StrategyDecision } from '@ctxguard/core';
+import { factsBlock, summaryBlock } from '@ctxguard/compactor';
+import type { ContextStrategy, Message, ReactContext, StrategyDecision } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import fc from 'fast-check';
 import { describe, expect, it, test } from 'vitest';
@@ -15,6 +16,7 @@ import {
   reactDirectly,
   runConversation,
   staleSignedReasoning,
+  taskLeftOut,
 } from '../src/kit-run.js';
 import { describeStrategy } from '../src/testing.js';
 
@@ -209,6 +211,41 @@ describe('the strategy kit catches', () => {
     expect(finalTurnWithoutThinking([ask, { role: 'user', content: 'restated' } as never], original)).toBe(
       false,
     );
+  });
+
+  it('a request without the task right after the system prompt', () => {
+    const system: Message = { role: 'system', content: 'You are a coding agent.' };
+    const words = 'Fix the build in packages/core.';
+    const task: Message = {
+      role: 'user',
+      content: [
+        { type: 'text', text: words },
+        { type: 'file', data: 'error log', mediaType: 'text/plain', filename: 'build.log' },
+      ],
+    };
+    const summary: Message = {
+      role: 'user',
+      content: summaryBlock.render({ text: 'Read the files.', messageCount: 4 }),
+    };
+    const original = [
+      system,
+      task,
+      { role: 'assistant', content: 'On it.' },
+      { role: 'user', content: 'Go on.' },
+    ] as Message[];
+    expect(taskLeftOut(original, original)).toBe(false);
+    // Its own words, with the facts in front of them, stand for it; a summary alone does not.
+    const facts = factsBlock.render([{ key: 'port', value: '8443', category: 'number' }]);
+    expect(
+      taskLeftOut([system, { role: 'user', content: [{ type: 'text', text: words }] }, summary], original),
+    ).toBe(false);
+    expect(taskLeftOut([system, { role: 'user', content: `${facts}\n\n${words}` }, summary], original)).toBe(
+      false,
+    );
+    expect(taskLeftOut([system, summary, original[3]!], original)).toBe(true);
+    expect(taskLeftOut([system, { role: 'assistant', content: 'On it.' }], original)).toBe(true);
+    // A conversation that opened with a summary carries its task in it.
+    expect(taskLeftOut([system, summary], [system, summary, original[3]!])).toBe(false);
   });
 
   it('a strategy that throws, a bad decision and state that is not JSON', async () => {

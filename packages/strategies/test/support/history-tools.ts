@@ -31,6 +31,7 @@ import type {
 } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { isOriginalEntry } from '@ctxguard/shared';
+import { headCount, pinnedCount } from '../../src/history-view.js';
 
 /** Tokens of one message for these tests: 4 of framing plus a quarter of its content's JSON. */
 export function messageTokens(message: Message): number {
@@ -173,15 +174,24 @@ export class HistoryStrategyTools implements StrategyTools {
 
   replaceRange(from: number, to: number, replacement: MessageInput): RewriteResult {
     this.calls.push({ method: 'replaceRange', args: [from, to, replacement] });
-    return this.#rewrite(() => [this.history.spliceRange(from, to, replacement)]);
+    const start = this.#afterTask(from);
+    if (start >= to) return this.#rewrite(() => []);
+    return this.#rewrite(() => [this.history.spliceRange(start, to, replacement)]);
   }
 
   dropOldest(n: number): RewriteResult {
     this.calls.push({ method: 'dropOldest', args: [n] });
-    return this.#rewrite(() => {
-      const id = this.history.dropOldest(n);
-      return id === null ? [] : [id];
-    });
+    const prompt = pinnedCount(this.history.effectiveEntries());
+    const end = Math.min(prompt + Math.max(0, Math.floor(n)), this.history.length - 1);
+    const start = this.#afterTask(prompt);
+    if (end <= start) return this.#rewrite(() => []);
+    return this.#rewrite(() => [this.history.truncateRange(start, end)]);
+  }
+
+  /** `from`, or past the task when a range starts on it: the guard's tools keep it in every request. */
+  #afterTask(from: number): number {
+    const view = this.history.effectiveEntries();
+    return headCount(view) > pinnedCount(view) && from === pinnedCount(view) ? from + 1 : from;
   }
 
   async pruneToolOutputs(
@@ -252,7 +262,8 @@ export class HistoryStrategyTools implements StrategyTools {
     options: StrategyToolOptions<'summarizeRange'>,
   ): Promise<StrategyToolResult<'summarizeRange'>> {
     this.calls.push({ method: 'summarizeRange', args: [options] });
-    const entries = this.history.effectiveEntries().slice(options.from, options.to);
+    const from = this.#afterTask(options.from);
+    const entries = this.history.effectiveEntries().slice(from, options.to);
     const facts =
       options.keepFacts === false ? [] : await this.extractFacts({ entries, signal: options.signal });
     const text = await this.summarize({
@@ -262,8 +273,8 @@ export class HistoryStrategyTools implements StrategyTools {
       signal: options.signal,
     });
     const content = summaryBlock.render({ text, messageCount: entries.length, facts });
-    const result = this.replaceRange(options.from, options.to, { role: 'user', content });
-    return { ...result, summaryEntryId: this.history.effectiveEntries()[options.from]?.id, facts };
+    const result = this.replaceRange(from, options.to, { role: 'user', content });
+    return { ...result, summaryEntryId: this.history.effectiveEntries()[from]?.id, facts };
   }
 
   injectFacts(
