@@ -850,6 +850,54 @@ describe('the task in every request', () => {
     expect(history.messages()).toEqual(original);
   });
 
+  it('stays whole when nothing of its own is beside what is attached, or when it is the request itself', async () => {
+    const image: Message = {
+      role: 'user',
+      content: [{ type: 'image', image: 'data:image/png;base64,iVBORw0KGgo=' }],
+    };
+    const onlyImage = historyOf([system('You are a coding agent.'), image, ...agent(3).slice(2)]);
+    expect(toolsFor(onlyImage).dropOldest(3).changed).toBe(true);
+    expect(onlyImage.messages()[1]).toEqual(image);
+    // An agent's first turn: the task with its file is the request its tool rounds serve.
+    const rounds = agent(3)
+      .slice(2)
+      .filter((message) => message.role !== 'user');
+    const firstTurn = historyOf([system('You are a coding agent.'), withFile(), ...rounds]);
+    expect(toolsFor(firstTurn).dropOldest(3).changed).toBe(true);
+    expect(firstTurn.messages()[1]).toEqual(withFile());
+    expect(countToolPairViolations(firstTurn.messages())).toBe(0);
+  });
+
+  it('keeps the facts in front of the task once: its words carry them, the marker does not repeat them', () => {
+    const facts = factsBlock.render([{ key: 'db', value: 'postgres 16', category: 'version' }]);
+    const task = withFile();
+    const prefixed = {
+      ...task,
+      content: [{ type: 'text', text: `${facts}\n\n${TASK}` }, task.content[1]!],
+    } as Message;
+    const history = historyOf([system('You are a coding agent.'), prefixed, ...agent(3).slice(2)]);
+    expect(toolsFor(history).dropOldest(4).changed).toBe(true);
+    expect(JSON.stringify(history.messages()).split('postgres 16')).toHaveLength(2);
+    expect(textOf(history.messages()[1])).toContain(TASK);
+  });
+
+  it('a system replacement right after the prompt speaks as the user before an assistant turn', () => {
+    const history = historyOf([
+      system('You are a coding agent.'),
+      assistant('How can I help?'),
+      user('Go.'),
+      assistant('Done.'),
+      user('Next.'),
+    ]);
+    toolsFor(history).replaceRange(1, 3, { role: 'system', content: '[earlier turns]' });
+    expect(history.messages().map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'user',
+    ]);
+  });
+
   it('is no task when the view opens with a summary: a range from there hides it as any other message', () => {
     const summary = user(summaryBlock.render({ text: 'Earlier work.', messageCount: 12 }));
     const history = historyOf([system('You are a coding agent.'), summary, ...agent(3).slice(2)]);

@@ -433,14 +433,16 @@ export class StrategyToolsImpl implements StrategyTools {
     const { lead } = kept;
     const replacementMessage = speakingAfter(
       [...view.slice(0, start), ...lead],
-      this.#keepingFacts(view.slice(start, end), message),
+      view[end],
+      this.#keepingFacts(view.slice(start, end), message, lead),
     );
     return this.#record('replaceRange', () => this.#splice(start, end, [...lead, replacementMessage]));
   }
 
   /**
    * Hides the oldest `n` effective entries after the system prompt (after a provider compaction
-   * item, when there is one), widened to a whole tool pair; the newest entry stays.
+   * item, when there is one), widened to a whole tool pair; the task among them stays, as does the
+   * newest entry.
    */
   dropOldest(n: number): RewriteResult {
     checkTools.dropOldest(n);
@@ -455,18 +457,19 @@ export class StrategyToolsImpl implements StrategyTools {
       oldest = unit.end;
     }
     // The task among them stays (or its own words do, in front of the marker).
-    const {
-      from: start,
-      to: end,
-      lead,
-    } = keepingTask(this.#history.effectiveEntries(), head, oldest, undefined);
+    const entries = this.#history.effectiveEntries();
+    const { lead, from: start, to: end } = keepingTask(entries, head, oldest, requestIndex(entries));
     if (end <= start) return this.#unchanged();
     // Before an assistant turn the marker speaks as the user: a request whose first message after
     // the system prompt is the assistant's is refused by Bedrock and Gemini.
-    const marker = this.#keepingFacts(view.slice(start, end), {
-      role: noteRole([...view.slice(0, start), ...lead], view[end]),
-      content: markers.truncation.render({ hiddenCount: end - start }),
-    }) as Message;
+    const marker = this.#keepingFacts(
+      view.slice(start, end),
+      {
+        role: noteRole([...view.slice(0, start), ...lead], view[end]),
+        content: markers.truncation.render({ hiddenCount: end - start - lead.length }),
+      },
+      lead,
+    ) as Message;
     const operation: HistoryOperation =
       lead.length > 0
         ? { kind: 'splice', from: start, to: end, messages: [...lead, marker] }
@@ -475,11 +478,17 @@ export class StrategyToolsImpl implements StrategyTools {
   }
 
   /**
-   * `message` (what stands in for `hidden`) with the facts of `hidden`'s facts blocks it lacks
-   * appended: facts kept in a summary or a prefixed message are never silently lost.
+   * `message` (what stands in for `hidden`, after `kept`) with the facts of `hidden`'s facts blocks
+   * that neither shows appended: facts kept in a summary or a prefixed message are never silently
+   * lost, nor written twice.
    */
-  #keepingFacts(hidden: readonly Message[], message: MessageInput): MessageInput {
-    const lost = missingFacts(factsIn(hidden), factsIn([message as Message]), textOf(message as Message));
+  #keepingFacts(
+    hidden: readonly Message[],
+    message: MessageInput,
+    kept: readonly Message[] = [],
+  ): MessageInput {
+    const shown = [message as Message, ...kept];
+    const lost = missingFacts(factsIn(hidden), factsIn(shown), shown.map(textOf).join('\n'));
     return lost.length > 0 ? withFactsBlock(message, lost, this.#redact) : message;
   }
 
@@ -669,8 +678,9 @@ export class StrategyToolsImpl implements StrategyTools {
     if (to <= from || from < frozen || hidesRequest) return { ...this.#unchanged(), facts: [] };
 
     const range = view.slice(from, to);
-    const earlier = factsIn(range.map((entry) => entry.message));
-    let count = 0;
+    // Facts the task's kept words carry stay there; the summary keeps those of the rest.
+    const earlier = missingFacts(factsIn(range.map((entry) => entry.message)), factsIn(lead), '');
+    let count = -lead.length;
     for (const entry of range) {
       const parsed = summaryBlock.is(textOf(entry.message))
         ? summaryBlock.parse(textOf(entry.message))
@@ -717,7 +727,8 @@ export class StrategyToolsImpl implements StrategyTools {
     const rewrite = this.#record('summarizeRange', () =>
       this.#history.spliceRange(from, to, [...lead, summary]),
     );
-    const summaryEntryId = this.#history.effectiveEntries()[from + lead.length]?.id;
+    // The entry heading the compaction: the summary, or the task's words kept in front of it.
+    const summaryEntryId = this.#history.effectiveEntries()[from]?.id;
     return {
       ...rewrite,
       ...(summaryEntryId ? { summaryEntryId } : {}),
@@ -924,9 +935,12 @@ function requestIndex(view: readonly HistoryEntry[]): number | undefined {
   return undefined;
 }
 
-/** A system-role `replacement` as the user's where it no longer joins the system prompt ({@link noteRole}). */
-function speakingAfter(before: readonly Message[], replacement: MessageInput): MessageInput {
-  if (replacement.role !== 'system' || before.every((message) => message.role === 'system'))
-    return replacement;
+/** A system-role `replacement` as the user's where a system note may not stand ({@link noteRole}). */
+function speakingAfter(
+  before: readonly Message[],
+  next: Message | undefined,
+  replacement: MessageInput,
+): MessageInput {
+  if (replacement.role !== 'system' || noteRole(before, next) === 'system') return replacement;
   return { ...replacement, role: 'user' } as MessageInput;
 }

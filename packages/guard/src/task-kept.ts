@@ -24,10 +24,10 @@ export function taskIndex(view: readonly Message[]): number | undefined {
 
 /**
  * `[from, to)` keeping the task in the request whatever a strategy hides (every request restates
- * it): a range starting on the task starts after it; one ending past it ends before it. When the
- * range must take the task (it heads an earlier compaction's group, which is hidden only whole) or
- * the task carries files or images (the range's summary or marker stands for those), its own words
- * lead the replacement instead. The newest request is left to its own rule.
+ * it): a range holding the task starts after it. When the range must take the task (it heads an
+ * earlier compaction's group, which is hidden only whole) or the task carries files or images
+ * beside its own words (the range's summary or marker stands for those), the task, or its own
+ * words, lead the replacement instead. The newest request (`request`) keeps what is attached to it.
  */
 export function keepingTask(
   view: readonly HistoryEntry[],
@@ -36,13 +36,15 @@ export function keepingTask(
   request: number | undefined,
 ): TaskKeepingRange {
   const task = taskIndex(view.map((entry) => entry.message));
-  if (task === undefined || task === request || task < from || task >= to) return { from, to, lead: [] };
+  if (task === undefined || task < from || task >= to) return { from, to, lead: [] };
   const message = view[task]!.message;
   const ownWords = withoutAttachments(message);
+  // The request the model answers now, or nothing of its own beside what is attached (an image to
+  // work on): it stays whole.
+  const kept = task !== request && ownWords.content.length > 0 ? ownWords : message;
   const grouped = view[task]!.condenseMember !== undefined || view[task + 1]?.condenseMember !== undefined;
-  if (ownWords === message && !grouped)
-    return task === from ? { from: from + 1, to, lead: [] } : { from, to: task, lead: [] };
-  return { from, to, lead: ownWords.content.length > 0 ? [ownWords] : [] };
+  if (kept === message && !grouped) return { from: task + 1, to, lead: [] };
+  return { from, to, lead: [kept] };
 }
 
 /** The message without the files and images attached to it: the user's own words. */

@@ -23,7 +23,7 @@ import {
   summaryBody,
 } from './entry-units.js';
 import { factsBlockTokens, factsRoom } from './facts-room.js';
-import { effectiveView, headCount } from './history-view.js';
+import { effectiveView, headCount, pinnedCount } from './history-view.js';
 import { isSummaryEntry } from './message-kinds.js';
 import { cutNewOutputs } from './new-output-cut.js';
 import { cutOutputsTo, largestFittingCut } from './recent-shrink.js';
@@ -125,10 +125,10 @@ interface CompactionPlan {
  * Compacts rarely and in one large step so a provider's prompt cache keeps hitting: when the request
  * crosses `at` (or later, up to {@link LATE_AT}, while the next request is expected to fit under it),
  * everything between the system prompt and the newest messages that fit under
- * `target` becomes one summary (earlier summaries folded in), and the facts go into that summary's
- * facts block (those its own text already spells out are not written twice). Between compactions
- * nothing already sent changes, so each request starts with the previous one's bytes; a compaction
- * rewrites only from the summary on, never the system prompt.
+ * `target` becomes one summary (earlier summaries folded in), and the facts go into a facts block in
+ * front of the task, the first user message (those the summary's text already spells out are not
+ * written twice). Between compactions nothing already sent changes, so each request starts with the
+ * previous one's bytes; a compaction rewrites only from the task on, never the system prompt.
  */
 export class CacheFriendlyStrategy implements ContextStrategy {
   readonly specificationVersion = 'v1';
@@ -295,15 +295,16 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     return {
       from: pinned,
       cut,
-      role: view[cut]?.message.role === 'assistant' ? 'user' : 'system',
+      // After the task the guard's tools make a system note speak as the user (noteRole).
+      role: view[cut]?.message.role === 'assistant' || pinned > pinnedCount(view) ? 'user' : 'system',
       low,
       factTokens: Math.max(factBound, Math.floor(room)),
     };
   }
 
   /**
-   * A cut before an assistant message lets the summary be a user message (roles alternate, and
-   * the facts block lands in it): past an older user message, or back before the current one.
+   * A cut before an assistant message lets the summary be a user message (roles alternate): past
+   * an older user message, or back before the current one.
    */
   #alternatingCut(view: readonly HistoryEntry[], units: readonly { start: number }[], cut: number): number {
     if (view[cut]?.message.role !== 'user') return cut;

@@ -172,7 +172,11 @@ export function taskLeftOut(messages: readonly Message[], original: readonly Mes
     ? task.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n')
     : task.content;
   const first = messages[leadingSystemCount(messages)];
-  return words !== '' && (first?.role !== 'user' || !textOf(first).includes(words));
+  if (first?.role !== 'user') return true;
+  // Only attachments: the task itself, whole.
+  return words === ''
+    ? canonicalJson(first.content) !== canonicalJson(task.content)
+    : !textOf(first).includes(words);
 }
 
 function leadingSystemCount(messages: readonly Message[]): number {

@@ -137,9 +137,9 @@ export function sectionRanges(
 ): SectionRanges {
   // The task may be the current message itself (an agent's first turn); before a later one, it
   // stays out of HISTORY with the system prompt.
-  const head = headCount(view);
+  const [pinned, head] = [pinnedCount(view), headCount(view)];
   let current = -1;
-  for (let index = view.length - 1; index >= pinnedCount(view); index--) {
+  for (let index = view.length - 1; index >= pinned; index--) {
     if (isCurrent((view[index] as HistoryEntry).message)) {
       current = index;
       break;

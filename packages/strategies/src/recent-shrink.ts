@@ -71,34 +71,10 @@ export async function trimToolOutputs(
   ctx: ReactContext,
   options: { overhead: number; goal: number; factBound: number },
 ): Promise<Omit<ShrinkResult, 'loweredFactsTo'>> {
-  const { tools, signal } = ctx;
-  const view = effectiveView(tools);
-  const messages = view.map((entry) => entry.message);
-  if (requestTokens(ctx, options.overhead, messages) <= options.goal)
-    return { trimmedOutputs: 0, keptFacts: 0 };
-  const cutFor = (goal: number) =>
-    largestFittingCut(
-      messages,
-      (bytes) =>
-        requestTokens(ctx, options.overhead, lightTrimMessages(messages, cutOutputsTo(bytes)).messages) <=
-        goal,
-    );
-  let low = cutFor(options.goal);
-  if (low === undefined) return { trimmedOutputs: 0, keptFacts: 0 };
-  const planned = lightTrimMessages(messages, cutOutputsTo(low));
-  if (!planned.changed) return { trimmedOutputs: 0, keptFacts: 0 };
-  const cut = view.filter((_, index) => planned.messages[index] !== messages[index]);
-  const found =
-    cut.length === 0 || options.factBound <= 0
-      ? []
-      : await tools.extractFacts({
-          entries: cut,
-          ...(signal ? { signal } : {}),
-        });
-  // The cut goes as much deeper as the facts of its middles take (within their bound): a cut that
-  // fills the goal to the byte leaves them no room.
-  const reserve = found.length === 0 ? 0 : Math.min(options.factBound, factsTokens(tools, found));
-  if (reserve > 0) low = cutFor(options.goal - reserve) ?? low;
+  const { tools } = ctx;
+  const plan = await plannedCut(ctx, options);
+  if (plan === undefined) return { trimmedOutputs: 0, keptFacts: 0 };
+  const { low, found } = plan;
   const result = await tools.lightTrim(cutOutputsTo(low));
   if (!result.changed) return { trimmedOutputs: 0, keptFacts: 0 };
   const room =
@@ -156,4 +132,44 @@ function blockFacts(entry: HistoryEntry | undefined): ExtractedFact[] {
 /** Tokens of a facts block holding `facts`. */
 function factsTokens(tools: ReactContext['tools'], facts: readonly ExtractedFact[]): number {
   return tools.measure([{ role: 'system', content: factsBlock.render(facts) }]);
+}
+
+/**
+ * The largest output size (bytes) that brings the request to `goal`, less the room the facts of the
+ * cut middles take (within `factBound`: a cut that fills the goal to the byte leaves them none),
+ * and those facts; undefined when the request is under the goal already or no cut gets there.
+ */
+async function plannedCut(
+  ctx: ReactContext,
+  options: { overhead: number; goal: number; factBound: number },
+): Promise<{ low: number; found: ExtractedFact[] } | undefined> {
+  const { tools, signal } = ctx;
+  const view = effectiveView(tools);
+  const messages = view.map((entry) => entry.message);
+  if (requestTokens(ctx, options.overhead, messages) <= options.goal) return undefined;
+  const fitting = (goal: number) =>
+    largestFittingCut(
+      messages,
+      (bytes) =>
+        requestTokens(ctx, options.overhead, lightTrimMessages(messages, cutOutputsTo(bytes)).messages) <=
+        goal,
+    );
+  const cutAt = (bytes: number) => {
+    const planned = lightTrimMessages(messages, cutOutputsTo(bytes));
+    return planned.changed ? view.filter((_, index) => planned.messages[index] !== messages[index]) : [];
+  };
+  const factsOf = async (entries: readonly HistoryEntry[]) =>
+    entries.length === 0 || options.factBound <= 0
+      ? []
+      : await tools.extractFacts({ entries, ...(signal ? { signal } : {}) });
+  const low = fitting(options.goal);
+  const cut = low === undefined ? [] : cutAt(low);
+  if (low === undefined || cut.length === 0) return undefined;
+  const found = await factsOf(cut);
+  const reserve = found.length === 0 ? 0 : Math.min(options.factBound, factsTokens(tools, found));
+  const deeper = reserve > 0 ? fitting(options.goal - reserve) : undefined;
+  if (deeper === undefined || deeper === low) return { low, found };
+  // Outputs the deeper cut reaches only then add their facts.
+  const reached = cutAt(deeper).filter((entry) => !cut.includes(entry));
+  return { low: deeper, found: [...found, ...(await factsOf(reached))] };
 }
