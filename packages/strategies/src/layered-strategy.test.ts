@@ -1,5 +1,14 @@
-import { contextToolsFromFunctions, countToolPairViolations, summaryBlock } from '@ctxguard/compactor';
+import {
+  contextToolsFromFunctions,
+  countToolPairViolations,
+  createOfflineContextTools,
+  factsBlock,
+  redactSecrets,
+  summaryBlock,
+} from '@ctxguard/compactor';
 import { InvalidOptionsError, type JsonValue, messageText } from '@ctxguard/core';
+import { InMemoryConversationHistory } from '@ctxguard/effective-history';
+import { StrategyToolsImpl } from '@ctxguard/guard';
 import { describe, expect, it } from 'vitest';
 import { agentChat, chat, reactContext } from '../test/support/conversations.ts';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
@@ -206,7 +215,7 @@ describe('LayeredStrategy escalation and decline', () => {
     expect(decision).toMatchObject({ action: 'compacted', note: expect.stringMatching(/^compactAll/) });
   });
 
-  it('a retry above the decline ceiling (90%) declines at once, touching nothing', async () => {
+  it('a retry above the decline ceiling (90%) declines, touching nothing, when no facts block can give way', async () => {
     const tools = HistoryStrategyTools.of(chat(10));
     const decision = await new LayeredStrategy().react(
       reactContext(tools, 'critical', { inputBudget: budgetAt(tools, 0.97), attempt: 1 }),
@@ -215,7 +224,38 @@ describe('LayeredStrategy escalation and decline', () => {
       action: 'decline',
       reason: 'still 97% of the input budget after compacting (ceiling 90%)',
     });
-    expect(tools.calls).toEqual([]);
+    expect(tools.calls.filter((call) => call.method !== 'segment' && call.method !== 'measure')).toEqual([]);
+    expect(tools.history.compactions()).toEqual([]);
+    // With a facts block in the system prompt, that block gives way before the request is declined.
+    const facts = Array.from({ length: 60 }, (_, i) => ({
+      key: `module ${i}`,
+      value: `/srv/app/module${i}.ts`,
+      category: 'path' as const,
+    }));
+    const history = new InMemoryConversationHistory();
+    for (const message of chat(4)) history.append(message);
+    const guardTools = new StrategyToolsImpl({
+      history,
+      tools: createOfflineContextTools(),
+      redact: redactSecrets,
+    });
+    // Facts an earlier compaction kept (the app's own would stay whatever the bound).
+    guardTools.injectFacts(facts, 'system-append');
+    expect(factsBlock.parse(messageText(history.messages()[0]!))).toHaveLength(60);
+    const current = guardTools.measure(history.messages());
+    const inputBudget = Math.floor(current / 0.97);
+    const lowered = await new LayeredStrategy().react({
+      ...reactContext(tools, 'critical', { inputBudget, attempt: 1 }),
+      tools: guardTools,
+      current,
+      percentage: current / inputBudget,
+    });
+    expect(lowered).toMatchObject({
+      action: 'compacted',
+      note: expect.stringMatching(/^facts block lowered to \d+ tokens$/),
+    });
+    expect(guardTools.measure(history.messages())).toBeLessThanOrEqual(0.85 * inputBudget);
+    expect(messageText(history.messages()[0]!)).toContain('You are a careful release assistant.');
     // The first attempt above the ceiling still compacts.
     const first = await new LayeredStrategy().react(
       reactContext(tools, 'critical', { inputBudget: budgetAt(tools, 0.97) }),

@@ -21,7 +21,7 @@ import {
   pinnedCount,
   summaryMessage,
 } from './history-view.js';
-import { trimToolOutputs } from './recent-shrink.js';
+import { lowerFactsBlock, trimToolOutputs } from './recent-shrink.js';
 import { factTokenBound, maxFactTokensOption } from './shared-options.js';
 
 /** The four levels of {@link LayeredStrategy}, mildest first; each has its own action. */
@@ -139,7 +139,8 @@ function factsBlockTokens(tools: StrategyTools): number {
  * Four levels of compaction through `ctx.tools`: at `healthy` the old zone is summarized (facts
  * kept in the system prompt), at `pressure` old and middle, at `urgent` also half of the recent
  * zone, at `critical` everything but the newest two messages. A large jump or a level that freed
- * nothing last time escalates one level; a retry still over the decline ceiling declines.
+ * nothing last time escalates one level; a retry still over the decline ceiling lowers the facts
+ * block, or declines when that cannot help.
  */
 export class LayeredStrategy implements ContextStrategy {
   readonly specificationVersion = 'v1';
@@ -160,12 +161,7 @@ export class LayeredStrategy implements ContextStrategy {
   async react(ctx: ReactContext): Promise<StrategyDecision> {
     const declineCeiling = this.#declineCeiling;
     const { state } = ctx;
-    if (ctx.attempt > 0 && ctx.percentage > declineCeiling) {
-      return {
-        action: 'decline',
-        reason: `still ${percent(ctx.percentage)} of the input budget after compacting (ceiling ${percent(declineCeiling)})`,
-      };
-    }
+    if (ctx.attempt > 0 && ctx.percentage > declineCeiling) return this.#lastResort(ctx);
     const base = layeredLevels.indexOf(ctx.level as LayeredLevel);
     if (base < 0) return { action: 'warn', message: `unknown level ${ctx.level}` };
     const index = this.#chooseLevel(base, ctx);
@@ -202,6 +198,22 @@ export class LayeredStrategy implements ContextStrategy {
     return {
       action: 'compacted',
       note: `${actionNames[index]}: ${outcome.summaries} ${outcome.summaries === 1 ? 'summary' : 'summaries'}, ${outcome.facts.length} facts${cut}, ~${outcome.freed} tokens freed`,
+    };
+  }
+
+  /**
+   * A retry still above the decline ceiling: the facts block gives way down to the `urgent` level
+   * before the request is declined (fewer facts beat a stopped agent); declined when it cannot.
+   */
+  #lastResort(ctx: ReactContext): StrategyDecision {
+    const overhead = Math.max(0, ctx.current - ctx.tools.measure(effectiveView(ctx.tools)));
+    const goal = Math.floor(this.#options.levels.urgent * ctx.inputBudget);
+    const lowered = lowerFactsBlock(ctx, { overhead, goal });
+    if (lowered !== undefined)
+      return { action: 'compacted', note: `facts block lowered to ${lowered} tokens` };
+    return {
+      action: 'decline',
+      reason: `still ${percent(ctx.percentage)} of the input budget after compacting (ceiling ${percent(this.#declineCeiling)})`,
     };
   }
 

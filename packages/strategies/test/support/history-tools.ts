@@ -8,6 +8,7 @@ import {
   deduplicateFileReads,
   factsBlock,
   lightTrimMessages,
+  markers,
   microcompactToolResults,
   pruneToolOutputs,
   renderTranscript,
@@ -185,7 +186,12 @@ export class HistoryStrategyTools implements StrategyTools {
     const end = Math.min(prompt + Math.max(0, Math.floor(n)), this.history.length - 1);
     const start = this.#afterTask(prompt);
     if (end <= start) return this.#rewrite(() => []);
-    return this.#rewrite(() => [this.history.truncateRange(start, end)]);
+    // After the task, the marker speaks as the user, as the guard's does.
+    const marker = {
+      role: start > prompt ? 'user' : 'system',
+      content: markers.truncation.render({ hiddenCount: end - start }),
+    } as const;
+    return this.#rewrite(() => [this.history.truncateRange(start, end, marker)]);
   }
 
   /** `from`, or past the task when a range starts on it: the guard's tools keep it in every request. */
