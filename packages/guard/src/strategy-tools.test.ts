@@ -898,6 +898,27 @@ describe('the task in every request', () => {
     ]);
   });
 
+  it('and the system prompt facts were written into where there was none stay when a summary takes their group', async () => {
+    const original = agent(4).slice(1);
+    const history = historyOf(original);
+    const tools = toolsFor(history);
+    tools.injectFacts([{ key: 'port', value: '8443', category: 'number' }], 'system-append');
+    expect(
+      history
+        .messages()
+        .map((message) => message.role)
+        .slice(0, 2),
+    ).toEqual(['system', 'user']);
+    const prompt = history.messages()[0];
+    expect((await tools.summarizeRange({ from: 1, to: history.length - 2 })).changed).toBe(true);
+    expect(history.messages()[0]).toEqual(prompt);
+    expect(history.messages()[1]).toEqual(original[0]);
+    expect(summaryBlock.is(textOf(history.messages()[2]))).toBe(true);
+    expect(factsBlock.parse(textOf(history.messages()[2]))?.map((fact) => fact.value)).not.toContain('8443');
+    rewindAll(history);
+    expect(history.messages()).toEqual(original);
+  });
+
   it('is no task when the view opens with a summary: a range from there hides it as any other message', () => {
     const summary = user(summaryBlock.render({ text: 'Earlier work.', messageCount: 12 }));
     const history = historyOf([system('You are a coding agent.'), summary, ...agent(3).slice(2)]);

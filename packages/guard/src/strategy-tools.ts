@@ -652,35 +652,13 @@ export class StrategyToolsImpl implements StrategyTools {
     checkTools.summarizeRange(options);
     const view = this.#history.effectiveEntries();
     const messages = view.map((entry) => entry.message);
-    const frozen = frozenPrefixEnd(messages);
-    const request = requestIndex(view);
-    let from = Math.max(frozen, Math.floor(options.from));
-    let to = Math.min(view.length, Math.floor(options.to));
-    while (from < to && isPlainSystem(messages[from])) from++;
-    [from, to] = aroundRequest(from, to, request);
-    const units = toolPairUnits(messages);
-    // Widening to a compaction group can cut a tool unit again (a group may end between parallel
-    // results), and widening to the unit can cut a group: repeat both until neither moves.
-    for (let moved = true; moved; ) {
-      const [start, end] = [from, to];
-      for (const unit of units) {
-        if (unit.start < from && unit.end > from) from = unit.start;
-        if (unit.start < to && unit.end > to) to = unit.end;
-      }
-      while (from > 0 && view[from]?.condenseMember !== undefined) from--;
-      while (to < view.length && view[to]?.condenseMember !== undefined) to++;
-      moved = from !== start || to !== end;
-    }
-    // After the widening: a group the task heads is taken whole, its own words leading the summary.
-    const { lead, ...taskKept } = keepingTask(view, from, to, request);
-    [from, to] = [taskKept.from, taskKept.to];
-    const hidesRequest = request !== undefined && from <= request && request < to;
-    if (to <= from || from < frozen || hidesRequest) return { ...this.#unchanged(), facts: [] };
-
-    const range = view.slice(from, to);
-    // Facts the task's kept words carry stay there; the summary keeps those of the rest.
-    const earlier = missingFacts(factsIn(range.map((entry) => entry.message)), factsIn(lead), '');
-    let count = -lead.length;
+    const where = summaryRange(view, options.from, options.to);
+    if (where === undefined) return { ...this.#unchanged(), facts: [] };
+    const { from, to, kept: front } = where;
+    const range = view.slice(from + where.prompt, to);
+    // Facts the messages kept in front carry stay there; the summary keeps those of the rest.
+    const earlier = missingFacts(factsIn(range.map((entry) => entry.message)), factsIn(front), '');
+    let count = where.prompt - front.length;
     for (const entry of range) {
       const parsed = summaryBlock.is(textOf(entry.message))
         ? summaryBlock.parse(textOf(entry.message))
@@ -722,12 +700,12 @@ export class StrategyToolsImpl implements StrategyTools {
     }
     // Before an assistant turn the summary speaks as the user, and so it does after the task or when
     // it stands for everything after the system prompt (noteRole).
-    const role = noteRole([...messages.slice(0, from), ...lead], messages[to]);
+    const role = noteRole([...messages.slice(0, from), ...front], messages[to]);
     const summary = { role, content, metadata: { isSummary: true } } as MessageInput;
     const rewrite = this.#record('summarizeRange', () =>
-      this.#history.spliceRange(from, to, [...lead, summary]),
+      this.#history.spliceRange(from, to, [...front, summary]),
     );
-    // The entry heading the compaction: the summary, or the task's words kept in front of it.
+    // The entry heading the compaction: the summary, or what is kept in front of it.
     const summaryEntryId = this.#history.effectiveEntries()[from]?.id;
     return {
       ...rewrite,
@@ -903,6 +881,49 @@ function definedOnly<T extends object>(options: T): { [K in keyof T]: Exclude<T[
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as {
     [K in keyof T]: Exclude<T[K], undefined>;
   };
+}
+
+/**
+ * Where a summary over `[from, to)` of `view` goes: past the system prompt and a provider
+ * compaction item, around the newest request, widened to whole tool pairs and compaction groups,
+ * the task kept (see {@link keepingTask}). `kept` are the messages that stay in front of the
+ * summary: the system prompt a widened group reaches into (one that facts were written into where
+ * there was none, with the task as its member), then the task or its own words; `prompt` counts the
+ * first. Undefined when nothing may be summarized.
+ */
+function summaryRange(
+  view: readonly HistoryEntry[],
+  start: number,
+  end: number,
+): { from: number; to: number; kept: Message[]; prompt: number } | undefined {
+  const messages = view.map((entry) => entry.message);
+  const frozen = frozenPrefixEnd(messages);
+  const request = requestIndex(view);
+  let head = frozen;
+  while (head < view.length && isPlainSystem(messages[head])) head++;
+  let from = Math.max(head, Math.floor(start));
+  let to = Math.min(view.length, Math.floor(end));
+  while (from < to && isPlainSystem(messages[from])) from++;
+  [from, to] = aroundRequest(from, to, request);
+  const units = toolPairUnits(messages);
+  // Widening to a compaction group can cut a tool unit again (a group may end between parallel
+  // results), and widening to the unit can cut a group: repeat both until neither moves.
+  for (let moved = true; moved; ) {
+    const [before, after] = [from, to];
+    for (const unit of units) {
+      if (unit.start < from && unit.end > from) from = unit.start;
+      if (unit.start < to && unit.end > to) to = unit.end;
+    }
+    while (from > 0 && view[from]?.condenseMember !== undefined) from--;
+    while (to < view.length && view[to]?.condenseMember !== undefined) to++;
+    moved = from !== before || to !== after;
+  }
+  const { lead, ...taskKept } = keepingTask(view, from, to, request);
+  [from, to] = [taskKept.from, taskKept.to];
+  const prompt = messages.slice(Math.max(from, frozen), head);
+  const hidesRequest = request !== undefined && from <= request && request < to;
+  if (to <= from + prompt.length || from < frozen || hidesRequest) return undefined;
+  return { from, to, kept: [...prompt, ...lead], prompt: prompt.length };
 }
 
 /**
