@@ -224,7 +224,10 @@ export interface SummarizeRangeOptions extends Cancellable {
 
 /** What {@link StrategyTools.summarizeRange} did. */
 export interface SummarizeRangeResult extends RewriteResult {
-  /** Id of the summary entry that now stands for the range (absent when nothing changed). */
+  /**
+   * Id of the entry heading the compaction that now stands for the range: the summary, or what
+   * stays in front of it (the task's words); `rewind` takes it. Absent when nothing changed.
+   */
   summaryEntryId?: string | undefined;
   /** Facts carried in the summary. */
   facts: readonly ExtractedFact[];

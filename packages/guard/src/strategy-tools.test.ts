@@ -842,6 +842,8 @@ describe('the task in every request', () => {
     expect(task).toEqual({ role: 'user', content: [{ type: 'text', text: TASK }] });
     expect(summaryBlock.is(textOf(summary))).toBe(true);
     expect(result.facts.map((fact) => fact.value)).toContain('build.log');
+    // The id heads the compaction: the history finds what it hides (rewind takes it too).
+    expect(history.hidden(result.summaryEntryId!).length).toBeGreaterThan(0);
     // Taken again whole with the group it heads, it is put back in front of the next summary.
     expect((await tools.summarizeRange({ from: 2, to: 5 })).changed).toBe(true);
     expect(history.messages()[1]).toEqual(task);
