@@ -931,9 +931,9 @@ describe('compaction-loop protection', () => {
     });
     const history = historyOf(conversation(7_000));
     expect((await fitOn(guard, history, SIZES)).declined).toBeUndefined();
-    // Over the budget (critical whatever the floor), and the newest message alone fits.
-    history.append(user(filler('refill-a', 5_000)));
-    history.append(assistant(filler('refill-b', 4_000)));
+    // Over the budget (critical whatever the floor), and the newest message, the request, alone fits.
+    history.append(assistant(filler('refill-a', 5_000)));
+    history.append(user(filler('refill-b', 4_000)));
     const refilled = await fitOn(guard, history, SIZES);
     expect(warnings.find((w) => w.code === 'compaction_loop')?.message).toMatch(/highest level again/);
     expect(warnings.find((w) => w.code === 'compaction_loop')?.data).toMatchObject({

@@ -921,6 +921,34 @@ describe('the task in every request', () => {
     expect(history.messages()).toEqual(original);
   });
 
+  it("dropOldest and slideWindow keep the user's newest message an agent loop serves, their marker the user's", async () => {
+    const rounds = agent(6)
+      .slice(2)
+      .filter((message) => message.role !== 'user');
+    const followUp = user('Also check commit 9f3ab21.');
+    const original = [
+      system('You are a coding agent.'),
+      user(TASK),
+      ...rounds.slice(0, 6),
+      followUp,
+      ...rounds.slice(6),
+    ];
+    for (const hide of [
+      (tools: StrategyToolsImpl) => tools.dropOldest(original.length),
+      (tools: StrategyToolsImpl) => tools.slideWindow({ fraction: 0.9 }),
+    ]) {
+      const history = historyOf(original);
+      expect((await hide(toolsFor(history))).changed).toBe(true);
+      const sent = history.messages();
+      expect(sent.slice(0, 2)).toEqual(original.slice(0, 2));
+      expect(sent).toContainEqual(followUp);
+      expect(sent.slice(1).some((message) => message.role === 'system')).toBe(false);
+      expect(countToolPairViolations(sent)).toBe(0);
+      rewindAll(history);
+      expect(history.messages()).toEqual(original);
+    }
+  });
+
   it('is no task when the view opens with a summary: a range from there hides it as any other message', () => {
     const summary = user(summaryBlock.render({ text: 'Earlier work.', messageCount: 12 }));
     const history = historyOf([system('You are a coding agent.'), summary, ...agent(3).slice(2)]);

@@ -441,8 +441,8 @@ export class StrategyToolsImpl implements StrategyTools {
 
   /**
    * Hides the oldest `n` effective entries after the system prompt (after a provider compaction
-   * item, when there is one), widened to a whole tool pair; the task among them stays, as does the
-   * newest entry.
+   * item, when there is one), widened to a whole tool pair; the task and the user's newest message
+   * among them stay, as does the newest entry.
    */
   dropOldest(n: number): RewriteResult {
     checkTools.dropOldest(n);
@@ -456,9 +456,11 @@ export class StrategyToolsImpl implements StrategyTools {
       if (oldest >= wanted) break;
       oldest = unit.end;
     }
-    // The task among them stays (or its own words do, in front of the marker).
+    // The task among them stays (or its own words do, in front of the marker), and the request.
     const entries = this.#history.effectiveEntries();
-    const { lead, from: start, to: end } = keepingTask(entries, head, oldest, requestIndex(entries));
+    const request = requestIndex(entries);
+    const { lead, ...kept } = keepingTask(entries, head, oldest, request);
+    const [start, end] = aroundRequest(kept.from, kept.to, request);
     if (end <= start) return this.#unchanged();
     // Before an assistant turn the marker speaks as the user: a request whose first message after
     // the system prompt is the assistant's is refused by Bedrock and Gemini.
@@ -546,13 +548,20 @@ export class StrategyToolsImpl implements StrategyTools {
       countContext: this.#meter.context,
     });
     if (!result.truncated || !result.range) return { ...this.#unchanged(), removedMessages: 0 };
-    const marker = this.#keepingFacts(
-      before.slice(result.range.from, result.range.to),
-      redactMessage(result.messages[result.range.from]!, this.#redact),
-    ) as Message;
-    const operation: HistoryOperation = { kind: 'truncate', ...result.range, message: marker };
+    // The user's newest message stays, as in every range tool.
+    const [from, to] = aroundRequest(
+      result.range.from,
+      result.range.to,
+      requestIndex(this.#history.effectiveEntries()),
+    );
+    if (to <= from) return { ...this.#unchanged(), removedMessages: 0 };
+    const marker = this.#keepingFacts(before.slice(from, to), {
+      role: noteRole(before.slice(0, from), before[to]),
+      content: markers.truncation.render({ hiddenCount: to - from }),
+    }) as Message;
+    const operation: HistoryOperation = { kind: 'truncate', from, to, message: marker };
     const rewrite = this.#record('slideWindow', () => applyHistoryOperation(this.#history, operation));
-    return { ...rewrite, removedMessages: result.range.to - result.range.from };
+    return { ...rewrite, removedMessages: to - from };
   }
 
   /** The compactor's `microcompactToolResults` over the effective view, recorded as one compaction. */
