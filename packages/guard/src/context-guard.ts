@@ -53,6 +53,7 @@ import {
   type ToolsCheckpoint,
   withoutFactsBlocks,
 } from './strategy-tools.js';
+import { withoutAttachments } from './task-kept.js';
 
 /** A request as the guard hands it to its measurer. */
 export interface GuardMeasureRequest {
@@ -1353,13 +1354,8 @@ export class ContextGuard {
  * them into a placeholder or a summary). The user's own words are irreducible.
  */
 function irreducibleForm(message: Message): Message {
-  if (!Array.isArray(message.content)) return message;
-  if (message.role === 'user')
-    return {
-      ...message,
-      content: message.content.filter((part) => part?.type !== 'file' && part?.type !== 'image'),
-    } as Message;
-  if (message.role !== 'tool') return message;
+  if (message.role === 'user') return withoutAttachments(message);
+  if (!Array.isArray(message.content) || message.role !== 'tool') return message;
   return {
     ...message,
     content: message.content.map((part) => {

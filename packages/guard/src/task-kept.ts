@@ -48,7 +48,7 @@ export function keepingTask(
 }
 
 /** The message without the files and images attached to it: the user's own words. */
-function withoutAttachments(message: Message): Message {
+export function withoutAttachments(message: Message): Message {
   if (!Array.isArray(message.content)) return message;
   const own = message.content.filter((part) => part?.type !== 'file' && part?.type !== 'image');
   return own.length === message.content.length ? message : ({ ...message, content: own } as Message);
