@@ -32,7 +32,24 @@ async function unpack(base64: string): Promise<Uint8Array> {
   const deflated = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) deflated[i] = binary.charCodeAt(i);
   const stream = new Blob([deflated]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return await readAll(stream);
+}
+
+/**
+ * The stream's bytes in one array. Read by hand rather than through `new Response(stream)`: in Node
+ * the first use of `Response` loads the whole fetch implementation, tens of milliseconds at start.
+ */
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  const reader = stream.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) parts.push(read.value);
+  const all = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    all.set(part, offset);
+    offset += part.length;
+  }
+  return all;
 }
 
 /** Tokens indexed between two turns of the event loop: a few milliseconds of work each. */
@@ -49,7 +66,8 @@ export async function buildRankTable(encoding: Encoding, packed: Uint8Array): Pr
   const byBytes = new Map<string, number>();
   const bytes: string[] = [];
   // ignoreBOM keeps a leading U+FEFF in the token's text instead of stripping it.
-  const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+  const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   const all = await binaryString(packed);
   for (let offset = 0, rank = 0; offset < all.length; rank++) {
     if (rank % TOKENS_PER_SLICE === TOKENS_PER_SLICE - 1) await nextTurn();
@@ -57,7 +75,7 @@ export async function buildRankTable(encoding: Encoding, packed: Uint8Array): Pr
     const binary = all.slice(offset + 1, end);
     byBytes.set(binary, rank);
     bytes.push(binary);
-    const text = isAscii(binary) ? binary : validUtf8(utf8, packed.subarray(offset + 1, end));
+    const text = isAscii(binary) ? binary : validUtf8(utf8, strictUtf8, packed.subarray(offset + 1, end));
     if (text !== undefined) byText.set(text, rank);
     offset = end;
   }
@@ -96,10 +114,16 @@ async function binaryString(bytes: Uint8Array): Promise<string> {
   return out;
 }
 
-/** The token's text, or `undefined` when its bytes are not valid UTF-8 on their own. */
-function validUtf8(decoder: TextDecoder, bytes: Uint8Array): string | undefined {
+/**
+ * The token's text, or `undefined` when its bytes are not valid UTF-8 on their own. Lenient
+ * decoding marks invalid bytes with U+FFFD; only a text that holds one (invalid, or the character
+ * itself) is decoded again strictly, so the many partial-character tokens throw no exception.
+ */
+function validUtf8(lenient: TextDecoder, strict: TextDecoder, bytes: Uint8Array): string | undefined {
+  const text = lenient.decode(bytes);
+  if (!text.includes('\uFFFD')) return text;
   try {
-    return decoder.decode(bytes);
+    return strict.decode(bytes);
   } catch {
     return undefined;
   }
