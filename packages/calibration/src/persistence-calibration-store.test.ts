@@ -32,7 +32,7 @@ describe('calibrationKey', () => {
     const refused = (key: unknown) => () => calibrationKey(key as never);
     expect(refused({ provider: 'ollama' })).toThrow(InvalidInputError);
     expect(refused({ provider: 'ollama' })).toThrow(
-      'calibrationKey key.model: Invalid input: expected string, received undefined',
+      'calibrationKey key.model: is missing: add it (expected string)',
     );
     expect(refused({ provider: '', model: 'm' })).toThrow(
       'calibrationKey key.provider: must be a non-empty string',

@@ -113,15 +113,19 @@ function cleanPath(path: readonly PropertyKey[]): (string | number)[] {
 }
 
 /**
- * Zod's message, but a fraction where a whole number belongs says so ("expected int, received
- * number" does not), and an unknown key that is a known one misspelt names the known one.
+ * Zod's message, but a required field left out says it is required ("received undefined" reads as
+ * if a value had been given), a fraction where a whole number belongs says so ("expected int,
+ * received number" does not), and an unknown key that is a known one misspelt names the known one.
  */
 function messageOf(
   issue: RawIssue,
   path: readonly PropertyKey[],
   schema: z.ZodType | undefined,
-  value: unknown,
+  input: unknown,
 ): string {
+  const value = valueAt(input, path);
+  if (issue.code === 'invalid_type' && isLeftOut(input, path))
+    return `is missing: add it (expected ${issue.expected})`;
   if (issue.code === 'invalid_type' && issue.expected === 'int')
     return isShareForTokens(path, value)
       ? 'Invalid input: expected a whole number of tokens (e.g. 32000), received a fraction; a share of the window is not a token count'
@@ -137,6 +141,13 @@ function messageOf(
         : 'this object holds a `messages` list: pass that list'
     }`;
   return issue.message;
+}
+
+/** The object at `path`'s parent exists and has no such key (not even one set to undefined). */
+function isLeftOut(input: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return false;
+  const parent = valueAt(input, path.slice(0, -1));
+  return typeof parent === 'object' && parent !== null && !Array.isArray(parent) && !(path.at(-1)! in parent);
 }
 
 /** A class (a function with methods on its prototype) given where an instance of it belongs. */
@@ -179,7 +190,7 @@ function flattenIssue(
 ): FieldIssue[] {
   const path = [...prefix, ...cleanPath(issue.path)];
   if (issue.code !== 'invalid_union' || issue.errors.length === 0)
-    return [{ path, message: messageOf(issue, path, schema, valueAt(input, path)) }];
+    return [{ path, message: messageOf(issue, path, schema, input) }];
   const branches = issue.errors.map((branch) =>
     branch.flatMap((inner) => flattenIssue(inner, path, schema, input)),
   );
