@@ -963,12 +963,40 @@ describe('compaction-loop protection', () => {
       expect(event.declined !== undefined || event.current <= SIZES.inputBudget).toBe(true);
     }
     // Turn 0 fits; each later read crosses the trigger again one call after a compaction, and each
-    // compaction makes the request fit: the loop is the agent at work, told once per three refills.
+    // compaction makes the request fit: the loop is the agent at work, told once while it goes on
+    // (seven refills, counted afresh after the warning, reach the three strikes twice).
     expect(outcomes).toEqual(['sent', ...Array(8).fill('compacted')]);
-    const loop = warnings.find((w) => w.code === 'compaction_loop')!;
-    expect(loop.message).toMatch(/refilled 3 time\(s\) in a row/);
-    expect(loop.message).toMatch(/smaller pieces/);
-    expect(loop.data).toMatchObject({ refills: 3 });
+    const loops = warnings.filter((w) => w.code === 'compaction_loop');
+    expect(loops).toHaveLength(1);
+    expect(loops[0]!.message).toMatch(/refilled 3 time\(s\) in a row/);
+    expect(loops[0]!.message).toMatch(/smaller pieces/);
+    expect(loops[0]!.data).toMatchObject({ refills: 3 });
+  });
+
+  it('refills that stop and start again are a new loop, told again', async () => {
+    const strategy = recordingStrategy([{ level: 'full', at: 0.8 }], (ctx) => {
+      ctx.tools.dropOldest(ctx.tools.historyLength - 2);
+      return { action: 'compacted' };
+    });
+    const { guard, warnings } = createGuard({
+      strategies: { s: strategy },
+      defaultStrategy: 's',
+      loopProtection: { refillStrikes: 1 },
+    });
+    const history = historyOf([system('agent'), user('read the files')]);
+    const read = async (turn: number, tokens: number) => {
+      for (const message of toolRound(`r${turn}`, 'read', filler(`file-${turn}`, tokens)))
+        history.append(message);
+      expect((await fitOn(guard, history, SIZES)).declined).toBeUndefined();
+    };
+    for (let turn = 0; turn < 4; turn++) await read(turn, 4_500);
+    expect(warnings.filter((w) => w.code === 'compaction_loop')).toHaveLength(1);
+    // Small reads: four calls (more than refillCalls) without a compaction end the loop.
+    for (let turn = 4; turn < 8; turn++) await read(turn, 50);
+    const compactions = strategy.calls.length;
+    for (let turn = 8; turn < 11; turn++) await read(turn, 4_500);
+    expect(strategy.calls.length).toBeGreaterThan(compactions + 1);
+    expect(warnings.filter((w) => w.code === 'compaction_loop')).toHaveLength(2);
   });
 
   it('refillStrikes: 1 reports the first refill at the highest level as a loop, and still sends the request', async () => {

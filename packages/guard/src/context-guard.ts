@@ -376,16 +376,32 @@ export function highestCrossedLevel(triggers: readonly TriggerLevel[], percentag
 /**
  * How many times in a row the context refilled: the newest compactions that each came within
  * `refillCalls` calls of the one before, the last of them within `refillCalls` of `call` (the
- * retries of one call count once).
+ * retries of one call count once). Counted afresh from the compaction a loop warning was followed
+ * by; `told` says the run reaches back to it (the loop was reported and goes on).
  */
-function refillsInARow(memos: readonly CompactionMemo[], call: number, refillCalls: number): number {
+function refillsInARow(
+  memos: readonly CompactionMemo[],
+  call: number,
+  refillCalls: number,
+): { refills: number; told: boolean } {
   let refills = 0;
   let next = call;
   for (let i = memos.length - 1; i >= 0 && next - memos[i]!.call <= refillCalls; i--) {
     if (memos[i]!.call !== next) refills++;
+    if (memos[i]!.afterLoop) return { refills, told: true };
     next = memos[i]!.call;
   }
-  return refills;
+  return { refills, told: false };
+}
+
+/** The memos from the newest compaction made after a loop warning on (all of them when none was). */
+function sinceLoopWarning(memos: readonly CompactionMemo[]): readonly CompactionMemo[] {
+  return memos.slice(
+    Math.max(
+      0,
+      memos.findLastIndex((memo) => memo.afterLoop),
+    ),
+  );
 }
 
 /**
@@ -464,6 +480,17 @@ interface Reaction {
   /** Rewrites already reported on `onCompaction`. */
   seen: number;
   toolsProblems: ToolsProblem[];
+  /** The reaction compacts again after a loop warning: its compactions start a fresh count of refills. */
+  afterLoopWarning?: boolean;
+}
+
+/** What loop protection saw at a loop: the compactions since the last warning, and the refills in a row. */
+interface LoopSeen {
+  recent: readonly CompactionMemo[];
+  last: CompactionMemo;
+  refills: number;
+  /** The refills reach back to a compaction made after a loop warning: the loop was already reported. */
+  told: boolean;
 }
 
 /** A conversation's strategy and the name it is registered under. */
@@ -908,24 +935,26 @@ export class ContextGuard {
     const levelIdx = Math.max(crossed, 0);
     const protection = this.#options.loopProtection;
     if (protection === false) return levelIdx;
-    const recent = state.compactions.filter((memo) => call - memo.call <= protection.refillCalls);
+    const recent = sinceLoopWarning(state.compactions).filter(
+      (memo) => call - memo.call <= protection.refillCalls,
+    );
     const last = recent[recent.length - 1];
     if (!last || last.crossed !== crossed || !(isNewCrossing || last.freed < run.minFreed)) return levelIdx;
     const escalated = Math.max(crossed, last.levelIdx + 1);
-    const refills = isNewCrossing ? refillsInARow(state.compactions, call, protection.refillCalls) : 0;
+    const { refills, told } = isNewCrossing
+      ? refillsInARow(state.compactions, call, protection.refillCalls)
+      : { refills: 0, told: false };
     if (escalated < triggers.length) return escalated;
     // A context that refills after compactions that each freed enough is an agent at work (a big
     // file read every turn), not a loop: the highest level compacts again until the refills repeat.
     if (isNewCrossing && refills < protection.refillStrikes) return triggers.length - 1;
-    return this.#atLoop(run, recent, last, refills, protection.refillCalls);
+    return this.#atLoop(run, { recent, last, refills, told }, protection.refillCalls);
   }
 
   /** A loop with no level left: warn; compact at the highest level again only when the request is critical. */
   async #atLoop(
     run: Reaction,
-    recent: readonly CompactionMemo[],
-    last: CompactionMemo,
-    refills: number,
+    { recent, last, refills, told }: LoopSeen,
     refillCalls: number,
   ): Promise<number | undefined> {
     const { state, crossed, triggers, event, name, inputBudget } = run;
@@ -939,18 +968,23 @@ export class ContextGuard {
     const reason = `Compaction loop: ${why} and crossed ${crossed >= 0 ? triggers[crossed]!.level : 'the input budget'} again (the request at ${Math.round(percentage * 100)}% of the input budget before compacting) within ${run.call - last.call} call(s), with no higher level to escalate to${hint}`;
     const freed = recent.map((memo) => memo.freed);
     const data = { strategy: name, current: run.current, inputBudget, window: run.window, freed, refills };
+    // Refills that go on after the warning are the same loop: said once, not every few calls.
+    const warn = (what: string) =>
+      run.isNewCrossing && told
+        ? Promise.resolve()
+        : this.#warn('compaction_loop', `${reason}; ${what}`, { data });
     if (percentage <= 1 && percentage < this.#options.criticalFloor) {
       state.lastLevelIdx = crossed;
       state.lastCurrent = run.current;
       this.#save(run.history, state);
-      await this.#warn('compaction_loop', `${reason}; not compacting again yet`, { data });
+      await warn('not compacting again yet');
       return undefined;
     }
     // The request does not fit as it is: compacting at the highest level again is what can make it
     // fit (an agent whose every step adds a large read). Only a compaction that cannot bring it under
-    // the budget declines it (context_exhausted); refills are counted afresh.
-    state.compactions = [];
-    await this.#warn('compaction_loop', `${reason}; compacting at the highest level again`, { data });
+    // the budget declines it (context_exhausted); refills are counted afresh from this compaction.
+    run.afterLoopWarning = true;
+    await warn('compacting at the highest level again');
     return triggers.length - 1;
   }
 
@@ -1238,7 +1272,13 @@ export class ContextGuard {
     const freed = before - run.current;
     state.compactions = [
       ...state.compactions,
-      { call: run.call, crossed: run.crossed, levelIdx, freed },
+      {
+        call: run.call,
+        crossed: run.crossed,
+        levelIdx,
+        freed,
+        ...(run.afterLoopWarning ? { afterLoop: true as const } : {}),
+      },
     ].slice(-MAX_MEMOS);
     const after = run.current / run.inputBudget;
     state.lastLevelIdx = Math.max(highestCrossedLevel(triggers, after), -1);

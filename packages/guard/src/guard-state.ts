@@ -15,6 +15,8 @@ export interface CompactionMemo {
   levelIdx: number;
   /** Tokens it freed. */
   freed: number;
+  /** Made right after a loop warning: refills are counted afresh from here, and not reported again. */
+  afterLoop?: true;
 }
 
 /** What the guard keeps per conversation, as JSON in `history.metadata.__ctxguard.guard`. */
@@ -58,7 +60,8 @@ export function readState(history: ConversationHistory): GuardConversationState 
         typeof memo['call'] === 'number' &&
         typeof memo['crossed'] === 'number' &&
         typeof memo['levelIdx'] === 'number' &&
-        typeof memo['freed'] === 'number',
+        typeof memo['freed'] === 'number' &&
+        (memo['afterLoop'] === undefined || memo['afterLoop'] === true),
     );
   }
   if (isRecord(raw['strategyState'])) {
