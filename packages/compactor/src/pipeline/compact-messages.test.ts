@@ -296,6 +296,21 @@ describe('compactMessages', () => {
     expect(result.tokensAfter).toBeGreaterThan(budgetTokens * 0.7);
   });
 
+  it('cuts a long newest paste before a longer task, and the task only when nothing else frees the room', async () => {
+    const task = user(`Migrate these endpoints, one by one:\n${bigText('endpoint', 400)}`);
+    const paste = user(`Here is the log:\n${bigText('export.log', 250)}`);
+    const list: Message[] = [system('You are helpful.'), task, assistant('Please paste the log.'), paste];
+    const full = await compactMessages(list, { budgetTokens: 1_000_000 });
+    const roomy = await compactMessages(list, { budgetTokens: Math.floor(full.tokensBefore * 0.8) });
+    expect(roomy.fits).toBe(true);
+    expect(roomy.messages[1]).toBe(task);
+    expect(textOf(roomy.messages.at(-1)!)).toMatch(/^\[user message compacted from \d+ characters/);
+    // The paste cut to its header cannot free enough: the task is cut too, as far as it must be.
+    const tight = await compactMessages(list, { budgetTokens: Math.floor(full.tokensBefore * 0.3) });
+    expect(tight.fits).toBe(true);
+    expect(textOf(tight.messages[1]!)).toMatch(/^\[user message compacted from \d+ characters/);
+  });
+
   it('cuts only the attachments of a task beside a long newest paste, not its words', async () => {
     const words =
       'Find why the nightly export fails since Tuesday: the screenshot shows the last step it reaches. ' +

@@ -174,9 +174,10 @@ async function shrinkMessage(
 
 /**
  * Where the last resort shrinks, in order: the non-system messages after the protected head (system
- * prompt, provider compaction item), largest first, so each is cut only as far as the list needs and
- * a short task is not cut to make room beside a long paste. A first user message (the task) that
- * carries files or images goes first: those go before anything else is cut, and its own words stay.
+ * prompt, provider compaction item), largest first, so each is cut only as far as the list needs,
+ * and the first user message (the task) last: a long task is cut only when nothing else can make
+ * the room. A task that carries files or images goes first instead: those go before anything else
+ * is cut, and its own words stay.
  */
 function shrinkOrder(
   work: readonly Message[],
@@ -184,15 +185,15 @@ function shrinkOrder(
 ): { order: number[]; firstUser: number; attachedTask: boolean } {
   const start = protectedHeadEnd(work);
   const firstUser = work.findIndex((message, index) => index >= start && roleOf(message) === 'user');
-  const bySize = work
+  const others = work
     .map((message, index) => ({ index, tokens: meter.message(message) }))
-    .filter(({ index }) => index >= start && roleOf(work[index]) !== 'system')
-    .sort((a, b) => b.tokens - a.tokens || Number(a.index === firstUser) - Number(b.index === firstUser))
+    .filter(({ index }) => index >= start && index !== firstUser && roleOf(work[index]) !== 'system')
+    .sort((a, b) => b.tokens - a.tokens)
     .map(({ index }) => index);
-  if (firstUser === -1 || !hasAttachments(work[firstUser]!))
-    return { order: bySize, firstUser, attachedTask: false };
-  const order = [firstUser, ...bySize.filter((index) => index !== firstUser)];
-  return { order, firstUser, attachedTask: true };
+  if (firstUser === -1) return { order: others, firstUser, attachedTask: false };
+  const attachedTask = hasAttachments(work[firstUser]!);
+  const order = attachedTask ? [firstUser, ...others] : [...others, firstUser];
+  return { order, firstUser, attachedTask };
 }
 
 /** Tokens that keep a message's own text parts whole beside placeholders (3 characters a token, as {@link shrinkMessage} counts). */
