@@ -1,4 +1,4 @@
-import { type Message, messagesSchema, parseInput, parseOptions } from '@ctxguard/core';
+import { type Message, type MessageInput, messagesSchema, parseInput, parseOptions } from '@ctxguard/core';
 import { defaultTokenCounter } from '../budget/default-counter.js';
 import { DEFAULT_COUNT_CONTEXT, runMeter } from '../budget/token-meter.js';
 import type { DigestFact } from '../facts/fact-digest.js';
@@ -167,11 +167,13 @@ async function runStages(
  * the system prompt, never returns an empty list; signed reasoning after the first change is dropped.
  */
 export async function compactMessages(
-  messages: readonly Message[],
+  messages: readonly MessageInput[],
   options: CompactMessagesOptions,
 ): Promise<CompactionResult> {
-  // Checked only (the parse's copy is dropped): unchanged messages come back as the caller's own objects.
+  // Checked only (the parse's copy is dropped): unchanged messages come back as the caller's own
+  // objects, which the check has just shown to be messages (tool inputs and outputs plain JSON).
   parseInput(messagesSchema, messages, 'compactMessages messages');
+  const list = messages as readonly Message[];
   const opts = parseOptions(compactMessagesOptionsSchema, options, 'compactMessages options');
   // Its own default counter loads the model's encoder first, so that whether the result fits is
   // decided on counts, not on the heuristic's first estimates (a failed load leaves those). A counter
@@ -180,5 +182,5 @@ export async function compactMessages(
     await defaultTokenCounter()
       .warm(opts.countContext ?? DEFAULT_COUNT_CONTEXT)
       .catch(() => undefined);
-  return (await runCompaction(messages, opts)).result;
+  return (await runCompaction(list, opts)).result;
 }
