@@ -358,6 +358,10 @@ describe('decisions and the retry loop', () => {
     const declined = await fitOn(guard, historyOf(conversation(2_000), { contextStrategy: 'd' }), SIZES);
     expect(declined.declined).toBeDefined();
     expect(declined.declined).toMatch(/too big/);
+    // The app is told what can send it: the part no compaction removes fits.
+    expect(declined.declined).toMatch(
+      /no compaction removes, take \d+ of the 8000 input tokens.*larger window/,
+    );
     expect(declineS.calls).toHaveLength(1);
   });
 
@@ -1280,7 +1284,7 @@ describe('a misbehaving strategy', () => {
   it('a decline without a reason and a warn without a message still say who', async () => {
     const quiet = recordingStrategy([{ level: 'a', at: 0.5 }], () => ({ action: 'decline' }) as never);
     const declined = await fitOn(guardFor(quiet).guard, historyOf(conversation(6_000)), SIZES);
-    expect(declined.declined).toBe('Context strategy s declined: no reason given');
+    expect(declined.declined).toMatch(/^Context strategy s declined: no reason given; /);
     const mute = recordingStrategy([{ level: 'a', at: 0.5 }], () => ({ action: 'warn' }) as never);
     const { guard, warnings } = guardFor(mute);
     await fitOn(guard, historyOf(conversation(6_000)), SIZES);

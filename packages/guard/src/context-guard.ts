@@ -1235,11 +1235,16 @@ export class ContextGuard {
   }
 
   async #declinedByStrategy(run: Reaction, decision: ReadDecision, levelIdx: number): Promise<void> {
-    const { name, inputBudget, window } = run;
+    const { name, inputBudget, window, floor } = run;
+    // What the app can do: the part no compaction removes says whether compacting further could send it.
+    const next =
+      floor <= inputBudget
+        ? `; the system prompt and the newest message, which no compaction removes, take ${floor} of the ${inputBudget} input tokens, so a strategy that compacts further (the default, RecompactStrategy, also shortens the newest step) or a model with a larger window can send this request`
+        : '';
     await this.#abort(
       run.event,
       'context_declined',
-      `Context strategy ${name} declined: ${decision.text ?? 'no reason given'}`,
+      `Context strategy ${name} declined: ${decision.text ?? 'no reason given'}${next}`,
       { strategy: name, level: run.triggers[levelIdx]!.level, current: run.current, inputBudget, window },
     );
   }
