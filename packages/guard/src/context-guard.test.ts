@@ -358,9 +358,9 @@ describe('decisions and the retry loop', () => {
     const declined = await fitOn(guard, historyOf(conversation(2_000), { contextStrategy: 'd' }), SIZES);
     expect(declined.declined).toBeDefined();
     expect(declined.declined).toMatch(/too big/);
-    // The app is told what can send it: the part no compaction removes fits.
+    // The app is told what may send it: compacting further, or a larger window.
     expect(declined.declined).toMatch(
-      /no compaction removes, take \d+ of the 8000 input tokens.*larger window/,
+      /leaves in place .* takes \d+ of the 8000 input tokens: .*larger window/,
     );
     expect(declineS.calls).toHaveLength(1);
   });
@@ -975,6 +975,33 @@ describe('compaction-loop protection', () => {
     expect(loops[0]!.message).toMatch(/refilled 3 time\(s\) in a row/);
     expect(loops[0]!.message).toMatch(/smaller pieces/);
     expect(loops[0]!.data).toMatchObject({ refills: 3 });
+  });
+
+  it('a loop below the critical floor is told once, not at every refill it waits out', async () => {
+    const strategy = recordingStrategy([{ level: 'full', at: 0.8 }], (ctx) => {
+      ctx.tools.dropOldest(ctx.tools.historyLength - 2);
+      return { action: 'compacted' };
+    });
+    const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const history = historyOf([system('agent'), user('read the files')]);
+    for (let turn = 0; turn < 12; turn++) {
+      for (const message of toolRound(`r${turn}`, 'read', filler(`file-${turn}`, 3_400)))
+        history.append(message);
+      expect((await fitOn(guard, history, SIZES)).declined).toBeUndefined();
+    }
+    const loops = warnings.filter((w) => w.code === 'compaction_loop');
+    expect(loops.map((w) => w.message.match(/; ([a-z ]+)$/)?.[1])).toEqual(['not compacting again yet']);
+    expect(strategy.calls.length).toBeGreaterThan(4);
+    // The history's state remembers it: another guard (a restart) over the same history goes on quietly.
+    const restarted = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
+    const calls = strategy.calls.length;
+    for (let turn = 12; turn < 16; turn++) {
+      for (const message of toolRound(`r${turn}`, 'read', filler(`file-${turn}`, 3_400)))
+        history.append(message);
+      expect((await fitOn(restarted.guard, history, SIZES)).declined).toBeUndefined();
+    }
+    expect(strategy.calls.length).toBeGreaterThan(calls);
+    expect(restarted.warnings.filter((w) => w.code === 'compaction_loop')).toEqual([]);
   });
 
   it('refills that stop and start again are a new loop, told again', async () => {

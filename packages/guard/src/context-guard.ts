@@ -376,32 +376,23 @@ export function highestCrossedLevel(triggers: readonly TriggerLevel[], percentag
 /**
  * How many times in a row the context refilled: the newest compactions that each came within
  * `refillCalls` calls of the one before, the last of them within `refillCalls` of `call` (the
- * retries of one call count once). Counted afresh from the compaction a loop warning was followed
- * by; `told` says the run reaches back to it (the loop was reported and goes on).
+ * retries of one call count once); and the call the oldest of them came on, where the run began
+ * (or earlier, when the run reaches back past the memos kept).
  */
 function refillsInARow(
   memos: readonly CompactionMemo[],
   call: number,
   refillCalls: number,
-): { refills: number; told: boolean } {
+): { refills: number; since: number } {
   let refills = 0;
   let next = call;
-  for (let i = memos.length - 1; i >= 0 && next - memos[i]!.call <= refillCalls; i--) {
+  let i = memos.length - 1;
+  for (; i >= 0 && next - memos[i]!.call <= refillCalls; i--) {
     if (memos[i]!.call !== next) refills++;
-    if (memos[i]!.afterLoop) return { refills, told: true };
     next = memos[i]!.call;
   }
-  return { refills, told: false };
-}
-
-/** The memos from the newest compaction made after a loop warning on (all of them when none was). */
-function sinceLoopWarning(memos: readonly CompactionMemo[]): readonly CompactionMemo[] {
-  return memos.slice(
-    Math.max(
-      0,
-      memos.findLastIndex((memo) => memo.afterLoop),
-    ),
-  );
+  const pastKept = i < 0 && memos.length >= MAX_MEMOS;
+  return { refills, since: pastKept ? Number.NEGATIVE_INFINITY : next };
 }
 
 /**
@@ -480,8 +471,6 @@ interface Reaction {
   /** Rewrites already reported on `onCompaction`. */
   seen: number;
   toolsProblems: ToolsProblem[];
-  /** The reaction compacts again after a loop warning: its compactions start a fresh count of refills. */
-  afterLoopWarning?: boolean;
 }
 
 /** What loop protection saw at a loop: the compactions since the last warning, and the refills in a row. */
@@ -489,7 +478,7 @@ interface LoopSeen {
   recent: readonly CompactionMemo[];
   last: CompactionMemo;
   refills: number;
-  /** The refills reach back to a compaction made after a loop warning: the loop was already reported. */
+  /** The loop was reported while this run of refills went on: it is not reported again. */
   told: boolean;
 }
 
@@ -935,15 +924,15 @@ export class ContextGuard {
     const levelIdx = Math.max(crossed, 0);
     const protection = this.#options.loopProtection;
     if (protection === false) return levelIdx;
-    const recent = sinceLoopWarning(state.compactions).filter(
-      (memo) => call - memo.call <= protection.refillCalls,
-    );
+    const recent = state.compactions.filter((memo) => call - memo.call <= protection.refillCalls);
     const last = recent[recent.length - 1];
     if (!last || last.crossed !== crossed || !(isNewCrossing || last.freed < run.minFreed)) return levelIdx;
     const escalated = Math.max(crossed, last.levelIdx + 1);
-    const { refills, told } = isNewCrossing
+    const { refills, since } = isNewCrossing
       ? refillsInARow(state.compactions, call, protection.refillCalls)
-      : { refills: 0, told: false };
+      : { refills: 0, since: call };
+    // Reported already while this run of refills went on: the same loop, not told again.
+    const told = isNewCrossing && state.loopToldAt !== undefined && since <= state.loopToldAt;
     if (escalated < triggers.length) return escalated;
     // A context that refills after compactions that each freed enough is an agent at work (a big
     // file read every turn), not a loop: the highest level compacts again until the refills repeat.
@@ -969,21 +958,23 @@ export class ContextGuard {
     const freed = recent.map((memo) => memo.freed);
     const data = { strategy: name, current: run.current, inputBudget, window: run.window, freed, refills };
     // Refills that go on after the warning are the same loop: said once, not every few calls.
-    const warn = (what: string) =>
-      run.isNewCrossing && told
-        ? Promise.resolve()
-        : this.#warn('compaction_loop', `${reason}; ${what}`, { data });
+    const warn = async (what: string) => {
+      if (told) return;
+      if (run.isNewCrossing) state.loopToldAt = run.call;
+      await this.#warn('compaction_loop', `${reason}; ${what}`, { data });
+    };
     if (percentage <= 1 && percentage < this.#options.criticalFloor) {
       state.lastLevelIdx = crossed;
       state.lastCurrent = run.current;
+      const warned = warn('not compacting again yet');
       this.#save(run.history, state);
-      await warn('not compacting again yet');
+      await warned;
       return undefined;
     }
     // The request does not fit as it is: compacting at the highest level again is what can make it
     // fit (an agent whose every step adds a large read). Only a compaction that cannot bring it under
-    // the budget declines it (context_exhausted); refills are counted afresh from this compaction.
-    run.afterLoopWarning = true;
+    // the budget declines it (context_exhausted); refills are counted afresh.
+    state.compactions = [];
     await warn('compacting at the highest level again');
     return triggers.length - 1;
   }
@@ -1236,11 +1227,9 @@ export class ContextGuard {
 
   async #declinedByStrategy(run: Reaction, decision: ReadDecision, levelIdx: number): Promise<void> {
     const { name, inputBudget, window, floor } = run;
-    // What the app can do: the part no compaction removes says whether compacting further could send it.
-    const next =
-      floor <= inputBudget
-        ? `; the system prompt and the newest message, which no compaction removes, take ${floor} of the ${inputBudget} input tokens, so a strategy that compacts further (the default, RecompactStrategy, also shortens the newest step) or a model with a larger window can send this request`
-        : '';
+    // What the app can do next. The floor fits here (a request whose floor does not is refused
+    // before any strategy is asked), so compacting further can make room.
+    const next = `; what this strategy leaves in place (the system prompt and the newest message, without its tool outputs and files) takes ${floor} of the ${inputBudget} input tokens: a strategy that compacts further (e.g. RecompactStrategy, which also shortens the newest step) or a model with a larger window may send this request`;
     await this.#abort(
       run.event,
       'context_declined',
@@ -1277,13 +1266,7 @@ export class ContextGuard {
     const freed = before - run.current;
     state.compactions = [
       ...state.compactions,
-      {
-        call: run.call,
-        crossed: run.crossed,
-        levelIdx,
-        freed,
-        ...(run.afterLoopWarning ? { afterLoop: true as const } : {}),
-      },
+      { call: run.call, crossed: run.crossed, levelIdx, freed },
     ].slice(-MAX_MEMOS);
     const after = run.current / run.inputBudget;
     state.lastLevelIdx = Math.max(highestCrossedLevel(triggers, after), -1);

@@ -15,8 +15,6 @@ export interface CompactionMemo {
   levelIdx: number;
   /** Tokens it freed. */
   freed: number;
-  /** Made right after a loop warning: refills are counted afresh from here, and not reported again. */
-  afterLoop?: true;
 }
 
 /** What the guard keeps per conversation, as JSON in `history.metadata.__ctxguard.guard`. */
@@ -30,6 +28,8 @@ export interface GuardConversationState {
   calls: number;
   /** Recent compactions, newest last (a few only). */
   compactions: CompactionMemo[];
+  /** The call a refilling context was last reported on (`compaction_loop`): the loop is told once while it goes on. */
+  loopToldAt?: number;
   /** Per-strategy state bags, by strategy name. */
   strategyState: Record<string, Record<string, JsonValue>>;
 }
@@ -60,10 +60,10 @@ export function readState(history: ConversationHistory): GuardConversationState 
         typeof memo['call'] === 'number' &&
         typeof memo['crossed'] === 'number' &&
         typeof memo['levelIdx'] === 'number' &&
-        typeof memo['freed'] === 'number' &&
-        (memo['afterLoop'] === undefined || memo['afterLoop'] === true),
+        typeof memo['freed'] === 'number',
     );
   }
+  if (typeof raw['loopToldAt'] === 'number') state.loopToldAt = raw['loopToldAt'];
   if (isRecord(raw['strategyState'])) {
     state.strategyState = structuredClone(raw['strategyState']) as GuardConversationState['strategyState'];
   }
@@ -121,6 +121,7 @@ export function writeCounters(
     lastCurrent: counters.lastCurrent,
     calls: counters.calls,
     compactions: written.compactions,
+    ...(written.loopToldAt === undefined ? {} : { loopToldAt: written.loopToldAt }),
     strategyState: written.strategyState,
   };
   const root = history.metadata[STATE_KEY];
