@@ -197,6 +197,34 @@ function messageOf(run: () => unknown): string {
   throw new Error('accepted');
 }
 
+describe('a required field left out', () => {
+  it('says it is missing, at any depth and for a union, where zod says it received undefined', () => {
+    const schema = z.object({
+      id: z.string(),
+      parts: z.array(z.object({ text: z.string(), body: z.union([z.string(), z.array(z.string())]) })),
+    });
+    expect(messageOf(() => parseInput(schema, { parts: [] }, 'input'))).toBe(
+      'input.id: is missing: add it (expected string)',
+    );
+    expect(messageOf(() => parseInput(schema, { id: 'a', parts: [{ body: 'b' }] }, 'input'))).toBe(
+      'input.parts[0].text: is missing: add it (expected string)',
+    );
+    expect(messageOf(() => parseInput(schema, { id: 'a', parts: [{ text: 't' }] }, 'input'))).toBe(
+      'input.parts[0].body: is missing: add it (expected string | array)',
+    );
+  });
+
+  it("keeps zod's message for a field given as undefined, and treats no options as empty ones", () => {
+    const schema = z.object({ id: z.string() });
+    expect(messageOf(() => parseInput(schema, { id: undefined }, 'input'))).toBe(
+      'input.id: Invalid input: expected string, received undefined',
+    );
+    expect(messageOf(() => parseOptions(schema, undefined, 'Thing options'))).toBe(
+      'Thing options.id: is missing: add it (expected string)',
+    );
+  });
+});
+
 describe('an unknown option or field that is a known one misspelt', () => {
   const schema = z.strictObject({
     contextLimit: z.number().optional(),

@@ -147,7 +147,12 @@ function messageOf(
 function isLeftOut(input: unknown, path: readonly PropertyKey[]): boolean {
   if (path.length === 0) return false;
   const parent = valueAt(input, path.slice(0, -1));
-  return typeof parent === 'object' && parent !== null && !Array.isArray(parent) && !(path.at(-1)! in parent);
+  if (typeof parent !== 'object' || parent === null || Array.isArray(parent)) return false;
+  try {
+    return !(path.at(-1)! in parent);
+  } catch {
+    return false; // A proxy that throws: zod's own message, not a hint.
+  }
 }
 
 /** A class (a function with methods on its prototype) given where an instance of it belongs. */
@@ -219,7 +224,9 @@ function flattenIssue(
   }
   const message =
     expected.size > 0
-      ? `Invalid input: expected ${[...expected].join(' | ')}`
+      ? isLeftOut(input, path)
+        ? `is missing: add it (expected ${[...expected].join(' | ')})`
+        : `Invalid input: expected ${[...expected].join(' | ')}`
       : [...new Set(branches.flat().map((i) => i.message))].join('; or ');
   return [{ path, message }];
 }
@@ -279,9 +286,10 @@ function messagesIn(input: unknown, depth = 0): unknown[] {
  * the larger part of a cold start's validation) would never pay for itself here.
  */
 export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, root: string): z.output<S> {
-  const result = schema.safeParse(input ?? {}, { jitless: true });
+  const given = input ?? {};
+  const result = schema.safeParse(given, { jitless: true });
   if (result.success) return result.data;
-  const { text, path } = summarize(result.error, root, schema, input);
+  const { text, path } = summarize(result.error, root, schema, given);
   throw new InvalidOptionsError(text, path, { cause: result.error });
 }
 
