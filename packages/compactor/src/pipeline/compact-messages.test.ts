@@ -276,6 +276,18 @@ describe('compactMessages', () => {
     expect(JSON.stringify(first)).toMatch(/compacted from \d+ characters/);
   });
 
+  it("gives back the caller's own messages unchanged, and a Date or ISO createdAt as epoch milliseconds", async () => {
+    const task = user('Fix the failing tests.');
+    const dated = { ...assistant('Looking.'), createdAt: new Date(1_700_000_000_000) };
+    const written = { ...user('Thanks.'), createdAt: '2023-11-14T22:13:20.000Z' };
+    const result = await compactMessages([system('You are helpful.'), task, dated, written], {
+      budgetTokens: 100_000,
+    });
+    expect(result.messages[1]).toBe(task);
+    expect(result.messages[2]!.createdAt).toBe(1_700_000_000_000);
+    expect(result.messages[3]!.createdAt).toBe(1_700_000_000_000);
+  });
+
   it('keeps a short task whole when a long newest paste has to shrink', async () => {
     const task = user(
       'Find why the nightly export fails since Tuesday: it stops after the invoices step with no error, ' +
@@ -296,19 +308,36 @@ describe('compactMessages', () => {
     expect(result.tokensAfter).toBeGreaterThan(budgetTokens * 0.7);
   });
 
-  it('cuts a long newest paste before a longer task, and the task only when nothing else frees the room', async () => {
+  it('cuts an older paste before a longer task, and the task only when nothing else frees the room', async () => {
     const task = user(`Migrate these endpoints, one by one:\n${bigText('endpoint', 400)}`);
     const paste = user(`Here is the log:\n${bigText('export.log', 250)}`);
-    const list: Message[] = [system('You are helpful.'), task, assistant('Please paste the log.'), paste];
+    const list: Message[] = [
+      system('You are helpful.'),
+      task,
+      assistant('Please paste the log.'),
+      paste,
+      assistant('Read it. Shall I start with the first endpoint?'),
+      user('Yes, go ahead.'),
+    ];
     const full = await compactMessages(list, { budgetTokens: 1_000_000 });
-    const roomy = await compactMessages(list, { budgetTokens: Math.floor(full.tokensBefore * 0.8) });
+    const roomy = await compactMessages(list, {
+      budgetTokens: Math.floor(full.tokensBefore * 0.8),
+      summarize: false,
+      truncate: false,
+    });
     expect(roomy.fits).toBe(true);
     expect(roomy.messages[1]).toBe(task);
-    expect(textOf(roomy.messages.at(-1)!)).toMatch(/^\[user message compacted from \d+ characters/);
+    expect(textOf(roomy.messages[3]!)).toMatch(/^\[user message compacted from \d+ characters/);
+    expect(roomy.messages.at(-1)).toBe(list.at(-1));
     // The paste cut to its header cannot free enough: the task is cut too, as far as it must be.
-    const tight = await compactMessages(list, { budgetTokens: Math.floor(full.tokensBefore * 0.3) });
+    const tight = await compactMessages(list, {
+      budgetTokens: Math.floor(full.tokensBefore * 0.3),
+      summarize: false,
+      truncate: false,
+    });
     expect(tight.fits).toBe(true);
     expect(textOf(tight.messages[1]!)).toMatch(/^\[user message compacted from \d+ characters/);
+    expect(tight.messages.at(-1)).toBe(list.at(-1));
   });
 
   it('cuts only the attachments of a task beside a long newest paste, not its words', async () => {

@@ -170,10 +170,15 @@ export async function compactMessages(
   messages: readonly MessageInput[],
   options: CompactMessagesOptions,
 ): Promise<CompactionResult> {
-  // Checked only (the parse's copy is dropped): unchanged messages come back as the caller's own
-  // objects, which the check has just shown to be messages (tool inputs and outputs plain JSON).
-  parseInput(messagesSchema, messages, 'compactMessages messages');
-  const list = messages as readonly Message[];
+  // Unchanged messages come back as the caller's own objects (the check shows their tool inputs and
+  // outputs are plain JSON); one whose `createdAt` the parse turned into epoch milliseconds (a Date
+  // or an ISO string) comes back as the parsed copy, as a `Message` holds.
+  const parsed = parseInput(messagesSchema, messages, 'compactMessages messages');
+  const list = messages.map((message, index) =>
+    message.createdAt === undefined || typeof message.createdAt === 'number'
+      ? (message as Message)
+      : parsed[index]!,
+  );
   const opts = parseOptions(compactMessagesOptionsSchema, options, 'compactMessages options');
   // Its own default counter loads the model's encoder first, so that whether the result fits is
   // decided on counts, not on the heuristic's first estimates (a failed load leaves those). A counter

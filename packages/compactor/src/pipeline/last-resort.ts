@@ -174,10 +174,11 @@ async function shrinkMessage(
 
 /**
  * Where the last resort shrinks, in order: the non-system messages after the protected head (system
- * prompt, provider compaction item), largest first, so each is cut only as far as the list needs,
- * and the first user message (the task) last: a long task is cut only when nothing else can make
- * the room. A task that carries files or images goes first instead: those go before anything else
- * is cut, and its own words stay.
+ * prompt, provider compaction item), largest first, so each is cut only as far as the list needs;
+ * the first user message (the task) and the newest message, which the model acts on next, come after
+ * every other, the larger of the two first: neither is cut while older messages can make the room,
+ * and a short task is not cut to make room beside a long newest paste. A task that carries files or
+ * images goes first instead: those go before anything else is cut, and its own words stay.
  */
 function shrinkOrder(
   work: readonly Message[],
@@ -185,15 +186,19 @@ function shrinkOrder(
 ): { order: number[]; firstUser: number; attachedTask: boolean } {
   const start = protectedHeadEnd(work);
   const firstUser = work.findIndex((message, index) => index >= start && roleOf(message) === 'user');
-  const others = work
+  const bySize = work
     .map((message, index) => ({ index, tokens: meter.message(message) }))
-    .filter(({ index }) => index >= start && index !== firstUser && roleOf(work[index]) !== 'system')
+    .filter(({ index }) => index >= start && roleOf(work[index]) !== 'system')
     .sort((a, b) => b.tokens - a.tokens)
     .map(({ index }) => index);
-  if (firstUser === -1) return { order: others, firstUser, attachedTask: false };
-  const attachedTask = hasAttachments(work[firstUser]!);
-  const order = attachedTask ? [firstUser, ...others] : [...others, firstUser];
-  return { order, firstUser, attachedTask };
+  const kept = new Set([firstUser, work.length - 1]);
+  const order = [...bySize.filter((index) => !kept.has(index)), ...bySize.filter((index) => kept.has(index))];
+  if (firstUser === -1 || !hasAttachments(work[firstUser]!)) return { order, firstUser, attachedTask: false };
+  return {
+    order: [firstUser, ...order.filter((index) => index !== firstUser)],
+    firstUser,
+    attachedTask: true,
+  };
 }
 
 /** Tokens that keep a message's own text parts whole beside placeholders (3 characters a token, as {@link shrinkMessage} counts). */
