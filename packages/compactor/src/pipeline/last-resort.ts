@@ -201,6 +201,27 @@ function shrinkOrder(
   };
 }
 
+/**
+ * The message shrunk to `target` tokens. Shrinking sizes text at three characters a token, so a
+ * denser text comes out over its target: it is shrunk again, from the original, to a target lowered
+ * by the overshoot (twice at most; never below `floor`).
+ */
+async function shrunkTo(
+  target: number,
+  floor: number,
+  meter: TokenMeter,
+  shrink: (target: number) => Promise<Message>,
+): Promise<Message> {
+  let shrunk = await shrink(target);
+  for (let attempt = 0, aim = target; attempt < 2 && aim > floor; attempt++) {
+    const tokens = meter.message(shrunk);
+    if (tokens <= target) break;
+    aim = Math.max(floor, Math.floor((aim * target) / tokens));
+    shrunk = await shrink(aim);
+  }
+  return shrunk;
+}
+
 /** Tokens that keep a message's own text parts whole beside placeholders (3 characters a token, as {@link shrinkMessage} counts). */
 function ownWordsTokens(message: Message): number {
   return 60 + Math.ceil(ownTexts(message).reduce((sum, text) => sum + text.length, 0) / 3);
@@ -233,10 +254,10 @@ export async function shrinkUntilFits(
     const others = meter.total(next) - meter.message(message);
     // The task goes first only for its attachments: its own words keep their room.
     const floor = attachedTask && index === firstUser ? ownWordsTokens(message) : 60;
-    const target = Math.max(floor, budget - others);
+    const shrink = (target: number) =>
+      shrinkMessage(message, target, meter, tools, signal, counter, index === work.length - 1);
     const shrunk =
-      replacements.get(index) ??
-      (await shrinkMessage(message, target, meter, tools, signal, counter, index === work.length - 1));
+      replacements.get(index) ?? (await shrunkTo(Math.max(floor, budget - others), floor, meter, shrink));
     if (shrunk !== message) {
       next[index] = shrunk;
       count++;
