@@ -1,6 +1,8 @@
 import type { Message } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
-import { spanOperation } from './compaction-stages.js';
+import { TokenMeter } from '../budget/token-meter.js';
+import { parsePrunedOutput, renderPrunedOutput } from '../facts/markers.js';
+import { openedPlaceholder, spanOperation } from './compaction-stages.js';
 
 const m = (text: string): Message => ({ role: 'user', content: text });
 
@@ -35,5 +37,32 @@ describe('spanOperation', () => {
     });
     expect(spanOperation([a, b, c], [a, c])).toEqual({ kind: 'splice', from: 0, to: 2, messages: [a] });
     expect(spanOperation([a, b, c], [b, c])).toEqual({ kind: 'splice', from: 0, to: 2, messages: [b] });
+  });
+});
+
+describe('openedPlaceholder', () => {
+  it('finds an opening within the room at every size, however long and dense the lines', () => {
+    const meter = new TokenMeter();
+    // Dense lines first (hex: more tokens a character than the text's average), then plain words.
+    const hex = (i: number) =>
+      Array.from({ length: 260 }, (_, k) => ((i * 7919 + k * 104729) % 65536).toString(16)).join(' ');
+    const lines = Array.from({ length: 12 }, (_, i) =>
+      i < 6 ? `row ${i}: ${hex(i)}` : `row ${i}: ${'alpha beta gamma delta '.repeat(90)}`,
+    );
+    const text = lines.join('\n');
+    const tokens = meter.text(text);
+    const info = { toolName: 'read_file', originalTokens: tokens, originalChars: text.length };
+    const firstLine = meter.text(`${renderPrunedOutput({ ...info, opening: `${lines[0]}\n…` })}`);
+    const missed: number[] = [];
+    for (let maxTokens = firstLine + 20; maxTokens < tokens; maxTokens += 47) {
+      const output = openedPlaceholder(info, text, tokens, maxTokens, meter);
+      if (output === undefined || meter.text(output) > maxTokens) missed.push(maxTokens);
+      else {
+        const opening = parsePrunedOutput(output)?.opening?.replace(/…$/, '') ?? '';
+        expect(opening.length).toBeGreaterThanOrEqual(200);
+        expect(text.startsWith(opening)).toBe(true);
+      }
+    }
+    expect(missed).toEqual([]);
   });
 });

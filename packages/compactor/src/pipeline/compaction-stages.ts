@@ -477,24 +477,22 @@ const MIN_OPENING_CHARS = 200;
  * The placeholder `info` with the opening of `text` (`textTokens` long) after its facts, in at most
  * `maxTokens`; undefined when less than {@link MIN_OPENING_CHARS} of it fits.
  */
-function openedPlaceholder(
+export function openedPlaceholder(
   info: PrunedOutputInfo,
   text: string,
   textTokens: number,
   maxTokens: number,
   meter: TokenMeter,
 ): string | undefined {
-  const charsPerToken = text.length / Math.max(1, textTokens);
-  let room = maxTokens - meter.text(renderPrunedOutput(info)) - 2;
-  for (let attempt = 0; attempt < 3 && room > 0; attempt++) {
-    const opening = clipText(text, Math.floor(room * charsPerToken));
-    if (opening.length < MIN_OPENING_CHARS) return undefined;
-    const rendered = renderPrunedOutput({ ...info, opening });
-    const tokens = meter.text(rendered);
-    if (tokens <= maxTokens) return rendered;
-    room = Math.floor((room * maxTokens) / tokens) - 2;
-  }
-  return undefined;
+  const rendered = (chars: number) => renderPrunedOutput({ ...info, opening: clipText(text, chars) });
+  const fits = (chars: number) => meter.text(rendered(chars)) <= maxTokens;
+  const frame = meter.text(renderPrunedOutput(info)) + 2;
+  const estimate = Math.floor((maxTokens - frame) * (text.length / Math.max(1, textTokens)));
+  // The whole text's density misjudges an opening denser than the rest, and the opening ends at a
+  // line end, which a room a few characters smaller gives back unchanged: when the estimate is
+  // over, the longest opening that fits is searched for.
+  const chars = estimate <= 0 || fits(estimate) ? estimate : longestFitting(estimate - 1, fits);
+  return clipText(text, chars).length < MIN_OPENING_CHARS ? undefined : rendered(chars);
 }
 
 /** Prunes the tool outputs outside the newest `protectTokens` while the list is over its limits. */
