@@ -473,7 +473,7 @@ interface Reaction {
   toolsProblems: ToolsProblem[];
 }
 
-/** What loop protection saw at a loop: the compactions since the last warning, and the refills in a row. */
+/** What loop protection saw at a loop: the compactions of the last `refillCalls` calls, and the refills in a row. */
 interface LoopSeen {
   recent: readonly CompactionMemo[];
   last: CompactionMemo;
