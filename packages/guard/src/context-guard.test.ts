@@ -2,6 +2,7 @@ import { getEventListeners } from 'node:events';
 import { ContextExhaustedError, createOfflineContextTools, factsBlock } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
+  type ConversationHistory,
   CtxGuardError,
   HookBus,
   InvalidOptionsError,
@@ -44,6 +45,20 @@ function conversation(tokens: number, label = 'c') {
 }
 
 const SIZES = { window: 10_000, inputBudget: 8_000 };
+
+/** An agent's read of `tokens` tokens (the call and its result) appended as turn `turn`. */
+function appendRead(history: ConversationHistory, turn: number, tokens: number): void {
+  for (const message of toolRound(`r${turn}`, 'read', filler(`file-${turn}`, tokens)))
+    history.append(message);
+}
+
+/** A strategy with one level at 0.8 that drops all but the two newest messages. */
+function keepNewestTwo() {
+  return recordingStrategy([{ level: 'full', at: 0.8 }], (ctx) => {
+    ctx.tools.dropOldest(ctx.tools.historyLength - 2);
+    return { action: 'compacted' };
+  });
+}
 
 describe('ContextGuard options', () => {
   it('names the bad field', () => {
@@ -949,16 +964,12 @@ describe('compaction-loop protection', () => {
   });
 
   it('an agent reading a big file every turn is compacted every turn it needs it, never declined', async () => {
-    const strategy = recordingStrategy([{ level: 'full', at: 0.8 }], (ctx) => {
-      ctx.tools.dropOldest(ctx.tools.historyLength - 2);
-      return { action: 'compacted' };
-    });
+    const strategy = keepNewestTwo();
     const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf([system('agent'), user('read the files')]);
     const outcomes: string[] = [];
     for (let turn = 0; turn < 9; turn++) {
-      for (const message of toolRound(`r${turn}`, 'read', filler(`file-${turn}`, 4_500)))
-        history.append(message);
+      appendRead(history, turn, 4_500);
       const reactions = strategy.calls.length;
       const event = await fitOn(guard, history, SIZES);
       outcomes.push(
@@ -978,15 +989,11 @@ describe('compaction-loop protection', () => {
   });
 
   it('a loop below the critical floor is told once, not at every refill it waits out', async () => {
-    const strategy = recordingStrategy([{ level: 'full', at: 0.8 }], (ctx) => {
-      ctx.tools.dropOldest(ctx.tools.historyLength - 2);
-      return { action: 'compacted' };
-    });
+    const strategy = keepNewestTwo();
     const { guard, warnings } = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const history = historyOf([system('agent'), user('read the files')]);
     for (let turn = 0; turn < 12; turn++) {
-      for (const message of toolRound(`r${turn}`, 'read', filler(`file-${turn}`, 3_400)))
-        history.append(message);
+      appendRead(history, turn, 3_400);
       expect((await fitOn(guard, history, SIZES)).declined).toBeUndefined();
     }
     const loops = warnings.filter((w) => w.code === 'compaction_loop');
@@ -996,8 +1003,7 @@ describe('compaction-loop protection', () => {
     const restarted = createGuard({ strategies: { s: strategy }, defaultStrategy: 's' });
     const calls = strategy.calls.length;
     for (let turn = 12; turn < 16; turn++) {
-      for (const message of toolRound(`r${turn}`, 'read', filler(`file-${turn}`, 3_400)))
-        history.append(message);
+      appendRead(history, turn, 3_400);
       expect((await fitOn(restarted.guard, history, SIZES)).declined).toBeUndefined();
     }
     expect(strategy.calls.length).toBeGreaterThan(calls);
@@ -1005,10 +1011,7 @@ describe('compaction-loop protection', () => {
   });
 
   it('refills that stop and start again are a new loop, told again', async () => {
-    const strategy = recordingStrategy([{ level: 'full', at: 0.8 }], (ctx) => {
-      ctx.tools.dropOldest(ctx.tools.historyLength - 2);
-      return { action: 'compacted' };
-    });
+    const strategy = keepNewestTwo();
     const { guard, warnings } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
@@ -1016,8 +1019,7 @@ describe('compaction-loop protection', () => {
     });
     const history = historyOf([system('agent'), user('read the files')]);
     const read = async (turn: number, tokens: number) => {
-      for (const message of toolRound(`r${turn}`, 'read', filler(`file-${turn}`, tokens)))
-        history.append(message);
+      appendRead(history, turn, tokens);
       expect((await fitOn(guard, history, SIZES)).declined).toBeUndefined();
     };
     for (let turn = 0; turn < 4; turn++) await read(turn, 4_500);
@@ -1031,10 +1033,7 @@ describe('compaction-loop protection', () => {
   });
 
   it('refillStrikes: 1 reports the first refill at the highest level as a loop, and still sends the request', async () => {
-    const strategy = recordingStrategy([{ level: 'full', at: 0.8 }], (ctx) => {
-      ctx.tools.dropOldest(ctx.tools.historyLength - 2);
-      return { action: 'compacted' };
-    });
+    const strategy = keepNewestTwo();
     const { guard, warnings } = createGuard({
       strategies: { s: strategy },
       defaultStrategy: 's',
@@ -1043,8 +1042,7 @@ describe('compaction-loop protection', () => {
     const history = historyOf([system('agent'), user('read the files')]);
     const aborted: boolean[] = [];
     for (let turn = 0; turn < 3; turn++) {
-      for (const message of toolRound(`r${turn}`, 'read', filler(`file-${turn}`, 4_500)))
-        history.append(message);
+      appendRead(history, turn, 4_500);
       aborted.push((await fitOn(guard, history, SIZES)).declined !== undefined);
     }
     expect(aborted).toEqual([false, false, false]);
