@@ -214,6 +214,16 @@ describe('a required field left out', () => {
     );
   });
 
+  it("says a message's role is missing, naming the roles", () => {
+    expect(messageOf(() => parseInput(messagesSchema, [{ content: 'x' }], 'input'))).toBe(
+      "input[0].role: is missing: add it (expected 'system' | 'user' | 'assistant' | 'tool')",
+    );
+    // A role given but unknown keeps zod's message.
+    expect(messageOf(() => parseInput(messagesSchema, [{ role: 'narrator', content: 'x' }], 'input'))).toBe(
+      "input[0].role: Invalid discriminator value. Expected 'system' | 'user' | 'assistant' | 'tool'",
+    );
+  });
+
   it("keeps zod's message for a field given as undefined, and treats no options as empty ones", () => {
     const schema = z.object({ id: z.string() });
     expect(messageOf(() => parseInput(schema, { id: undefined }, 'input'))).toBe(
@@ -331,6 +341,13 @@ describe('hints for the usual wrong shapes', () => {
     );
     expect(messageOf(() => parseInput(schema, { messages: { messages: [] } }, 'thing input'))).toBe(
       'thing input.messages: Invalid input: expected array, received object; this object holds a `messages` list: pass that list',
+    );
+    // A list checked only to be one (a long history is not parsed whole on every call) says the same.
+    const envelope = z.strictObject({
+      messages: z.custom<unknown[]>((value) => Array.isArray(value), 'Invalid input: expected array'),
+    });
+    expect(messageOf(() => parseInput(envelope, { messages: request }, 'thing input'))).toBe(
+      'thing input.messages: Invalid input: expected array; this is a request with a `system` prompt and a `messages` list: convert an Anthropic one with `fromAnthropic(request)`, which keeps the system prompt',
     );
   });
 });

@@ -126,6 +126,9 @@ function messageOf(
   const value = valueAt(input, path);
   if (issue.code === 'invalid_type' && isLeftOut(input, path))
     return `is missing: add it (expected ${issue.expected})`;
+  // A discriminated union's key (a message's `role`) left out.
+  if (issue.code === 'invalid_union' && 'options' in issue && issue.options && isLeftOut(input, path))
+    return `is missing: add it (expected ${issue.options.map((option) => `'${String(option)}'`).join(' | ')})`;
   if (issue.code === 'invalid_type' && issue.expected === 'int')
     return isShareForTokens(path, value)
       ? 'Invalid input: expected a whole number of tokens (e.g. 32000), received a fraction; a share of the window is not a token count'
@@ -134,13 +137,19 @@ function messageOf(
     return issue.message + spellingHint(issue.keys, namesAt(schema, path));
   if (issue.code === 'custom' && isClass(value))
     return `${issue.message}; ${value.name || 'this'} is a class: pass an instance (\`new ${value.name || 'Class'}(…)\`)`;
-  if (issue.code === 'invalid_type' && issue.expected === 'array' && holdsMessages(value))
+  if (isArrayExpected(issue) && holdsMessages(value))
     return `${issue.message}; ${
       'system' in value
         ? 'this is a request with a `system` prompt and a `messages` list: convert an Anthropic one with `fromAnthropic(request)`, which keeps the system prompt'
         : 'this object holds a `messages` list: pass that list'
     }`;
   return issue.message;
+}
+
+/** An issue saying a list belongs here (zod's, or a custom check's worded as zod's). */
+function isArrayExpected(issue: RawIssue): boolean {
+  if (issue.code === 'invalid_type') return issue.expected === 'array';
+  return issue.code === 'custom' && issue.message === 'Invalid input: expected array';
 }
 
 /** The object at `path`'s parent exists and has no such key (not even one set to undefined). */
