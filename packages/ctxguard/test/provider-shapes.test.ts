@@ -463,17 +463,23 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
     await expect(record({ input_tokens: -5, output_tokens: 3 })).rejects.toThrow(
       /usage\.input_tokens: Too small/,
     );
-    await expect(record({ input_tokens: 10 })).rejects.toThrow(/usage\.output_tokens: Invalid input/);
+    await expect(record({ input_tokens: 10 })).rejects.toThrow(
+      'usage.output_tokens: is missing: add it (expected number)',
+    );
     await expect(record({ prompt_tokens: '12', completion_tokens: 1 })).rejects.toThrow(
       /usage\.prompt_tokens/,
     );
     await expect(record({ input_tokens: -5, output_tokens: 3 })).rejects.not.toThrow(/inputTokens/);
     // A misspelled input count: the other count names the shape, and the missing field is named.
     await expect(record({ input_token: 2_010, output_tokens: 2 })).rejects.toThrow(
-      /usage\.input_tokens: Invalid input/,
+      'usage.input_token: unknown key; did you mean "input_tokens"?; recordCompletion input.usage.input_tokens: is missing: add it (expected number)',
     );
     await expect(record({ prompt_token: 2_010, completion_tokens: 2 })).rejects.toThrow(
-      /usage\.prompt_tokens: Invalid input/,
+      'usage.prompt_token: unknown key; did you mean "prompt_tokens"?; recordCompletion input.usage.prompt_tokens: is missing: add it (expected number)',
+    );
+    // A field given but of the wrong type keeps its reason.
+    await expect(record({ prompt_tokens: null, completion_tokens: 2 })).rejects.toThrow(
+      'usage.prompt_tokens: Invalid input: expected number, received null',
     );
     await guard.close();
   });

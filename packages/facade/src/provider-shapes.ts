@@ -1,4 +1,4 @@
-import { InvalidInputError, type Usage, usageSchema } from '@ctxguard/core';
+import { describeZodIssues, InvalidInputError, type Usage, usageSchema } from '@ctxguard/core';
 import {
   CTXGUARD_PROVIDER,
   converterHint,
@@ -188,6 +188,15 @@ const providerUsageSchemas = {
 
 type UsageShape = keyof typeof providerUsageSchemas;
 
+/** The object schema under each provider's conversion (for the names of its fields). */
+const providerUsageObjects = {
+  aiSdkProvider: providerLevelUsageSchema,
+  aiSdkResult: aiSdkResultUsageSchema,
+  openAIChat: openAIUsageSchema,
+  openAIResponses: responsesUsageSchema,
+  anthropic: anthropicUsageSchema,
+} satisfies Record<UsageShape, unknown>;
+
 /** The provider shape `value` is in; undefined for ctxguard's own. */
 function usageShapeOf(value: Record<string, unknown>): UsageShape | undefined {
   if (isRecord(value['inputTokens'])) return 'aiSdkProvider';
@@ -198,11 +207,6 @@ function usageShapeOf(value: Record<string, unknown>): UsageShape | undefined {
   if ('input_tokens_details' in value || 'output_tokens_details' in value) return 'openAIResponses';
   if ('input_tokens' in value || 'output_tokens' in value) return 'anthropic';
   return undefined;
-}
-
-function providerUsageSchemaOf(value: Record<string, unknown>): z.ZodType<Usage> | undefined {
-  const shape = usageShapeOf(value);
-  return shape === undefined ? undefined : providerUsageSchemas[shape];
 }
 
 /** Where a usage holds its prompt count and cache parts, named as the app wrote them (for messages). */
@@ -298,15 +302,19 @@ export const usageInputSchema = lazySchema(() =>
       });
       return value;
     }
-    const schema = providerUsageSchemaOf(value);
-    if (schema === undefined) {
+    const shape = usageShapeOf(value);
+    if (shape === undefined) {
       // ctxguard's own shape keeps only the fields it knows: a misspelt one would be lost.
       misspeltKeysCheck(Object.keys(usageSchema.shape))(value, ctx);
       return value;
     }
+    const schema = providerUsageSchemas[shape];
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
-    for (const issue of parsed.error.issues)
+    // A provider's usage gains fields over time, so unknown keys pass; a misspelt one is named when
+    // the usage fails (`prompt_token` beside a missing `prompt_tokens`).
+    misspeltKeysCheck(Object.keys(providerUsageObjects[shape].shape))(value, ctx);
+    for (const issue of describeZodIssues(parsed.error, schema, value))
       ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     return value;
   }, usageSchema.nullable()),
