@@ -495,6 +495,30 @@ describe('ContextMeasurer', () => {
     }
   });
 
+  it('says a context limit above the model window on console.warn when nobody listens, once per model', async () => {
+    const printed = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const measurer = new ContextMeasurer({
+        hooks: new HookBus(),
+        catalog: catalog(),
+        contextLimit: 16_000,
+      });
+      const request = {
+        provider: 'acme',
+        model: 'guess-1',
+        messages: [{ role: 'user' as const, content: 'hi' }],
+      };
+      expect((await measurer.measure(request)).window).toBe(2_000);
+      await measurer.measure(request);
+      expect(printed).toHaveBeenCalledTimes(1);
+      expect(printed.mock.calls[0]?.[0]).toMatch(
+        /^ctxguard: The context limit of 16000 tokens is above the 2000-token window .*register its window in the catalog\)$/,
+      );
+    } finally {
+      printed.mockRestore();
+    }
+  });
+
   it('says a misspelt model on console.warn when nobody listens, naming the listed spelling', async () => {
     const printed = vi.spyOn(console, 'warn').mockImplementation(() => {});
     try {

@@ -694,7 +694,8 @@ export class ContextMeasurer {
     const key = `${code}\u0000${request.provider}\u0000${request.model}`;
     if (this.#warnedPerModel.has(key)) return;
     this.#warnedPerModel.add(key);
-    void this.#hooks.emit('onWarning', {
+    // A setting the model does not allow (`console.warn` too when nobody listens): it would otherwise go unnoticed.
+    void warnMisconfigured(this.#hooks, {
       code,
       message,
       source: 'ContextMeasurer',
