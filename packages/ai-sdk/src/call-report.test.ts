@@ -26,7 +26,7 @@ describe('callReportOf', () => {
 
   it('says what to pass when given the whole result or something else', () => {
     expect(() => callReportOf({ text: 'Done.', providerMetadata: { ctxguard: report } })).toThrow(
-      /providerMetadata\.providerMetadata: pass result\.providerMetadata/,
+      /^providerMetadata: pass result\.providerMetadata \(or a step’s\), not the whole result$/,
     );
     expect(() => callReportOf({ ctxguard: { ...report, current: '300' } })).toThrow(InvalidInputError);
     expect(() => callReportOf('ctxguard')).toThrow(/providerMetadata/);

@@ -5,22 +5,27 @@ import type { CallReport } from './ctxguard-middleware.js';
 
 /** A step's provider metadata, with the report the middleware wrote under `ctxguard`. */
 const providerMetadataSchema = lazySchema(() =>
-  z.looseObject({
-    ctxguard: z
-      .looseObject({
-        conversationId: z.string(),
-        actions: z.array(z.looseObject({ type: z.string() })),
-        droppedSignedReasoning: z.number(),
-        current: z.number(),
-        window: z.number().nullable(),
-        inputBudget: z.number().nullable(),
-        unguarded: z.boolean(),
-      })
-      .optional(),
-    providerMetadata: z
-      .never({ error: 'pass result.providerMetadata (or a step’s), not the whole result' })
-      .optional(),
-  }),
+  z
+    .looseObject({
+      ctxguard: z
+        .looseObject({
+          conversationId: z.string(),
+          actions: z.array(z.looseObject({ type: z.string() })),
+          droppedSignedReasoning: z.number(),
+          current: z.number(),
+          window: z.number().nullable(),
+          inputBudget: z.number().nullable(),
+          unguarded: z.boolean(),
+        })
+        .optional(),
+    })
+    .superRefine((metadata, ctx) => {
+      if ('providerMetadata' in metadata)
+        ctx.addIssue({
+          code: 'custom',
+          message: 'pass result.providerMetadata (or a step’s), not the whole result',
+        });
+    }),
 );
 
 /**
