@@ -562,6 +562,32 @@ describe('ctxguardMiddleware with a model the catalog does not know', () => {
     expect(warnings[1]).not.toMatch(/not in the catalog/);
   });
 
+  it('says once, in the call warnings, that a context limit above the model window is not used', async () => {
+    const model = new MockLanguageModelV3({
+      provider: 'openai.chat',
+      modelId: 'gpt-4o',
+      doGenerate: async () => anthropicReply(),
+    });
+    const wrapped = wrapLanguageModel({ model, middleware: ctxguardMiddleware({ contextLimit: 1_000_000 }) });
+    const printed = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const warnings: string[] = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        const result = await generateText({
+          model: wrapped,
+          prompt: `q${i}`,
+          providerOptions: { ctxguard: { conversationId: 'roomy' } },
+        });
+        warnings.push(JSON.stringify(result.warnings ?? []));
+      }
+      expect(printed).not.toHaveBeenCalled();
+    } finally {
+      printed.mockRestore();
+    }
+    expect(warnings[0]).toMatch(/context limit of 1000000 tokens is above the 128000-token window/);
+    expect(warnings[1]).not.toMatch(/context limit/);
+  });
+
   it('reports the retry after an overflow error as guarded, by the limit the error stated', async () => {
     let calls = 0;
     const message =

@@ -19,6 +19,7 @@ import {
   InvalidInputError,
   parseInput,
   parseOptions,
+  type WarningEvent,
 } from '@ctxguard/core';
 import {
   type ContextAction,
@@ -212,12 +213,12 @@ class MiddlewareState {
       });
       if (ownProvider === 'anthropic') this.#anthropicServed.add(guard);
       // Said in the calls' warnings, not on the console: an unknown window in each call's
-      // (noteWindow), a model measured against its provider's default window in the next call's.
+      // (noteWindow); a model measured against its provider's default window, or a setting above
+      // what the catalog gives the model, once, in the call that found it.
       const pending: string[] = [];
       this.#pendingWarnings.set(guard, pending);
       guard.hooks.on('onWarning', (warning) => {
-        if (warning.code === 'unknown_model' && warning.data?.['window'] !== undefined)
-          pending.push(`ctxguard: ${warning.message}`);
+        if (isCallWarning(warning)) pending.push(`ctxguard: ${warning.message}`);
       });
       this.#guards.set(key, guard);
     }
@@ -690,4 +691,10 @@ function inCallTerms(error: unknown, split: SplitPrompt): unknown {
   const path =
     root === 'messages' && typeof index === 'number' ? ['prompt', index + shift, ...rest] : error.path;
   return new InvalidInputError(`ctxguard: ${message}`, path, { cause: error });
+}
+
+/** A misconfiguration the measurer reports once per model, which the call's `warnings` carry. */
+function isCallWarning(warning: WarningEvent): boolean {
+  if (warning.code === 'unknown_model') return warning.data?.['window'] !== undefined;
+  return warning.code === 'context_limit_above_model' || warning.code === 'max_output_above_model';
 }
