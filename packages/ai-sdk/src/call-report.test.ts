@@ -1,6 +1,9 @@
 import { InvalidInputError } from '@ctxguard/core';
+import { generateText, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { callReportOf } from './call-report.js';
+import { ctxguardMiddleware } from './ctxguard-middleware.js';
 
 const report = {
   conversationId: 'chat-1',
@@ -22,6 +25,29 @@ describe('callReportOf', () => {
   it('is undefined for a call the middleware did not handle', () => {
     expect(callReportOf(undefined)).toBeUndefined();
     expect(callReportOf({ openai: { reasoningTokens: 0 } })).toBeUndefined();
+  });
+
+  it("says what to pass when given generateText's whole result, whose providerMetadata is a getter", async () => {
+    const model = new MockLanguageModelV3({
+      provider: 'openai.chat',
+      modelId: 'gpt-4o',
+      doGenerate: async () => ({
+        content: [{ type: 'text', text: 'Done.' }],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage: {
+          inputTokens: { total: 20, noCache: 20, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 2, text: 2, reasoning: 0 },
+        },
+        warnings: [],
+      }),
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model, middleware: ctxguardMiddleware() }),
+      prompt: 'Hi.',
+      providerOptions: { ctxguard: { conversationId: 'whole' } },
+    });
+    expect(callReportOf(result.providerMetadata)?.conversationId).toBe('whole');
+    expect(() => callReportOf(result)).toThrow(/^providerMetadata: pass result\.providerMetadata/);
   });
 
   it('says what to pass when given the whole result or something else', () => {

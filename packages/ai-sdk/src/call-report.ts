@@ -5,8 +5,17 @@ import type { CallReport } from './ctxguard-middleware.js';
 
 /** A step's provider metadata, with the report the middleware wrote under `ctxguard`. */
 const providerMetadataSchema = lazySchema(() =>
-  z
-    .looseObject({
+  z.preprocess(
+    (value, ctx) => {
+      // `in`, not the parsed copy: a result's `providerMetadata` is a getter on its class.
+      if (typeof value === 'object' && value !== null && 'providerMetadata' in value)
+        ctx.addIssue({
+          code: 'custom',
+          message: 'pass result.providerMetadata (or a step’s), not the whole result',
+        });
+      return value;
+    },
+    z.looseObject({
       ctxguard: z
         .looseObject({
           conversationId: z.string(),
@@ -18,14 +27,8 @@ const providerMetadataSchema = lazySchema(() =>
           unguarded: z.boolean(),
         })
         .optional(),
-    })
-    .superRefine((metadata, ctx) => {
-      if ('providerMetadata' in metadata)
-        ctx.addIssue({
-          code: 'custom',
-          message: 'pass result.providerMetadata (or a step’s), not the whole result',
-        });
     }),
+  ),
 );
 
 /**

@@ -5,7 +5,7 @@ import {
   type LanguageModelV3GenerateResult,
   type LanguageModelV3Prompt,
 } from '@ai-sdk/provider';
-import { CtxGuardError, InvalidInputError } from '@ctxguard/core';
+import { CtxGuardError, HookBus, InvalidInputError } from '@ctxguard/core';
 import { generateText, type ModelMessage, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { ContextDeclinedError, MemoryPersistence, type Persistence } from 'ctxguard';
@@ -586,6 +586,27 @@ describe('ctxguardMiddleware with a model the catalog does not know', () => {
     }
     expect(warnings[0]).toMatch(/context limit of 1000000 tokens is above the 128000-token window/);
     expect(warnings[1]).not.toMatch(/context limit/);
+  });
+
+  it("puts a model's warning in that model's calls only, on a bus the app shares between models", async () => {
+    const middleware = ctxguardMiddleware({ hooks: new HookBus(), contextLimit: 150_000 });
+    const wrap = (provider: string, modelId: string) =>
+      wrapLanguageModel({
+        model: new MockLanguageModelV3({ provider, modelId, doGenerate: async () => anthropicReply() }),
+        middleware,
+      });
+    const claude = wrap('anthropic.messages', 'claude-sonnet-4-5');
+    const gpt = wrap('openai.chat', 'gpt-4o');
+    const warningsOf = async (model: typeof claude, conversationId: string) =>
+      JSON.stringify(
+        (await generateText({ model, prompt: 'q', providerOptions: { ctxguard: { conversationId } } }))
+          .warnings,
+      );
+    expect(await warningsOf(claude, 'b')).not.toMatch(/context limit/);
+    expect(await warningsOf(gpt, 'a')).toMatch(
+      /above the 128000-token window the catalog gives openai\/gpt-4o/,
+    );
+    expect(await warningsOf(claude, 'b')).not.toMatch(/context limit/);
   });
 
   it('reports the retry after an overflow error as guarded, by the limit the error stated', async () => {

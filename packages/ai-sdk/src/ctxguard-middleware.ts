@@ -217,8 +217,9 @@ class MiddlewareState {
       // what the catalog gives the model, once, in the call that found it.
       const pending: string[] = [];
       this.#pendingWarnings.set(guard, pending);
+      // A bus the app passed is shared by every model's guard: each takes its own model's warnings.
       guard.hooks.on('onWarning', (warning) => {
-        if (isCallWarning(warning)) pending.push(`ctxguard: ${warning.message}`);
+        if (isCallWarningFor(warning, provider, modelId)) pending.push(`ctxguard: ${warning.message}`);
       });
       this.#guards.set(key, guard);
     }
@@ -315,6 +316,7 @@ class MiddlewareState {
         unguarded: false,
       },
     };
+    this.#addPendingWarnings(context);
     const next: LanguageModelV3CallOptions = { ...params };
     this.#addServerEdits(next, declined.inputBudget, context);
     this.#calls.set(next, context);
@@ -355,6 +357,7 @@ class MiddlewareState {
       });
       this.#addServerEdits(params, inputBudget, context);
     }
+    this.#addPendingWarnings(context);
     this.#calls.set(params, context);
     return params;
   }
@@ -693,8 +696,9 @@ function inCallTerms(error: unknown, split: SplitPrompt): unknown {
   return new InvalidInputError(`ctxguard: ${message}`, path, { cause: error });
 }
 
-/** A misconfiguration the measurer reports once per model, which the call's `warnings` carry. */
-function isCallWarning(warning: WarningEvent): boolean {
+/** A misconfiguration the measurer reports once per model, which the model's calls' `warnings` carry. */
+function isCallWarningFor(warning: WarningEvent, provider: string, model: string): boolean {
+  if (warning.data?.['provider'] !== provider || warning.data?.['model'] !== model) return false;
   if (warning.code === 'unknown_model') return warning.data?.['window'] !== undefined;
   return warning.code === 'context_limit_above_model' || warning.code === 'max_output_above_model';
 }

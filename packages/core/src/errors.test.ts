@@ -342,13 +342,38 @@ describe('hints for the usual wrong shapes', () => {
     expect(messageOf(() => parseInput(schema, { messages: { messages: [] } }, 'thing input'))).toBe(
       'thing input.messages: Invalid input: expected array, received object; this object holds a `messages` list: pass that list',
     );
-    // A list checked only to be one (a long history is not parsed whole on every call) says the same.
+    // A custom check that says what it expects (a list it does not parse whole) gets the same hints.
     const envelope = z.strictObject({
-      messages: z.custom<unknown[]>((value) => Array.isArray(value), 'Invalid input: expected array'),
+      messages: z.custom<unknown[]>((value) => Array.isArray(value), {
+        error: 'Invalid input: expected array',
+        params: { expected: 'array' },
+      }),
     });
     expect(messageOf(() => parseInput(envelope, { messages: request }, 'thing input'))).toBe(
       'thing input.messages: Invalid input: expected array; this is a request with a `system` prompt and a `messages` list: convert an Anthropic one with `fromAnthropic(request)`, which keeps the system prompt',
     );
+    expect(messageOf(() => parseInput(envelope, {}, 'thing input'))).toBe(
+      'thing input.messages: is missing: add it (expected array)',
+    );
+  });
+
+  it('names the converter once for a request object holding a provider’s messages', () => {
+    const schema = z.strictObject({ messages: z.array(z.unknown()) });
+    const openAI = {
+      model: 'gpt-4o',
+      messages: [
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        },
+      ],
+    };
+    const text = messageOf(() => parseInput(schema, { messages: openAI }, 'thing input'));
+    expect(text).toMatch(
+      /^thing input\.messages: Invalid input: expected array, received object\. These look like OpenAI Chat Completions messages/,
+    );
+    expect(text).not.toContain('pass that list');
   });
 });
 

@@ -117,15 +117,11 @@ function cleanPath(path: readonly PropertyKey[]): (string | number)[] {
  * if a value had been given), a fraction where a whole number belongs says so ("expected int,
  * received number" does not), and an unknown key that is a known one misspelt names the known one.
  */
-function messageOf(
-  issue: RawIssue,
-  path: readonly PropertyKey[],
-  schema: z.ZodType | undefined,
-  input: unknown,
-): string {
+function messageOf(issue: RawIssue, path: readonly PropertyKey[], context: IssueContext): string {
+  const { schema, input } = context;
   const value = valueAt(input, path);
-  if (issue.code === 'invalid_type' && isLeftOut(input, path))
-    return `is missing: add it (expected ${issue.expected})`;
+  const expected = expectedOf(issue);
+  if (expected !== undefined && isLeftOut(input, path)) return `is missing: add it (expected ${expected})`;
   // A discriminated union's key (a message's `role`) left out.
   if (issue.code === 'invalid_union' && 'options' in issue && issue.options && isLeftOut(input, path))
     return `is missing: add it (expected ${issue.options.map((option) => `'${String(option)}'`).join(' | ')})`;
@@ -137,7 +133,7 @@ function messageOf(
     return issue.message + spellingHint(issue.keys, namesAt(schema, path));
   if (issue.code === 'custom' && isClass(value))
     return `${issue.message}; ${value.name || 'this'} is a class: pass an instance (\`new ${value.name || 'Class'}(…)\`)`;
-  if (isArrayExpected(issue) && holdsMessages(value))
+  if (expected === 'array' && context.requestHint && holdsMessages(value))
     return `${issue.message}; ${
       'system' in value
         ? 'this is a request with a `system` prompt and a `messages` list: convert an Anthropic one with `fromAnthropic(request)`, which keeps the system prompt'
@@ -146,10 +142,11 @@ function messageOf(
   return issue.message;
 }
 
-/** An issue saying a list belongs here (zod's, or a custom check's worded as zod's). */
-function isArrayExpected(issue: RawIssue): boolean {
-  if (issue.code === 'invalid_type') return issue.expected === 'array';
-  return issue.code === 'custom' && issue.message === 'Invalid input: expected array';
+/** The type an issue says belongs here: zod's, or a custom check's `params.expected`. */
+function expectedOf(issue: RawIssue): string | undefined {
+  if (issue.code === 'invalid_type') return issue.expected;
+  const expected = issue.code === 'custom' ? issue.params?.['expected'] : undefined;
+  return typeof expected === 'string' ? expected : undefined;
 }
 
 /** The object at `path`'s parent exists and has no such key (not even one set to undefined). */
@@ -196,17 +193,13 @@ function holdsMessages(value: unknown): value is { messages: unknown[] } {
  * Zod reports a failed union as one issue at the union's path. Descend into the branch that
  * got furthest so the error names the real field (`content[0].toolCallId`), not `content`.
  */
-function flattenIssue(
-  issue: RawIssue,
-  prefix: (string | number)[],
-  schema?: z.ZodType,
-  input?: unknown,
-): FieldIssue[] {
+function flattenIssue(issue: RawIssue, prefix: (string | number)[], context: IssueContext): FieldIssue[] {
+  const { input } = context;
   const path = [...prefix, ...cleanPath(issue.path)];
   if (issue.code !== 'invalid_union' || issue.errors.length === 0)
-    return [{ path, message: messageOf(issue, path, schema, input) }];
+    return [{ path, message: messageOf(issue, path, context) }];
   const branches = issue.errors.map((branch) =>
-    branch.flatMap((inner) => flattenIssue(inner, path, schema, input)),
+    branch.flatMap((inner) => flattenIssue(inner, path, context)),
   );
   // A loop, not Math.max(...): a branch may hold more issues than a call takes arguments.
   const depth = (branch: FieldIssue[]) => {
@@ -246,16 +239,27 @@ function flattenIssue(
  * where an instance belongs and a request object where its `messages` list belongs are named as such.
  */
 export function describeZodIssues(error: z.ZodError, schema?: z.ZodType, input?: unknown): FieldIssue[] {
-  return error.issues.flatMap((issue) => flattenIssue(issue, [], schema, input));
+  return issuesOf(error, { schema, input, requestHint: true });
+}
+
+/** What the messages of one error may draw on: the schema that failed and the input it was given. */
+interface IssueContext {
+  schema: z.ZodType | undefined;
+  input: unknown;
+  /** Whether a request object where its list belongs is named (off when a converter hint follows). */
+  requestHint: boolean;
+}
+
+function issuesOf(error: z.ZodError, context: IssueContext): FieldIssue[] {
+  return error.issues.flatMap((issue) => flattenIssue(issue, [], context));
 }
 
 function summarize(
   error: z.ZodError,
   root: string,
-  schema: z.ZodType,
-  input: unknown,
+  context: IssueContext,
 ): { text: string; path: (string | number)[] } {
-  const issues = describeZodIssues(error, schema, input);
+  const issues = issuesOf(error, context);
   const lines = issues.slice(0, 5).map((issue) => `${formatPath(issue.path, root)}: ${issue.message}`);
   if (issues.length > 5) lines.push(`…and ${issues.length - 5} more`);
   return { text: lines.join('; '), path: issues[0]?.path ?? [] };
@@ -275,8 +279,9 @@ export function parseInput<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const { text, path } = summarize(result.error, root, schema, input);
   const format = foreignFormatOf(messagesIn(input), own);
+  // The converter hint names the request's format; a hint about the request object would repeat it.
+  const { text, path } = summarize(result.error, root, { schema, input, requestHint: format === undefined });
   const hint = format === undefined ? '' : `. ${converterHint(format)}`;
   throw new InvalidInputError(`${text}${hint}`, path, { cause: result.error });
 }
@@ -298,7 +303,7 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, roo
   const given = input ?? {};
   const result = schema.safeParse(given, { jitless: true });
   if (result.success) return result.data;
-  const { text, path } = summarize(result.error, root, schema, given);
+  const { text, path } = summarize(result.error, root, { schema, input: given, requestHint: true });
   throw new InvalidOptionsError(text, path, { cause: result.error });
 }
 

@@ -165,10 +165,10 @@ export const prepareEnvelopeSchema = lazySchema(() =>
   z
     .strictObject({
       ...prepareFields(),
-      messages: z.custom<readonly unknown[]>(
-        (value) => Array.isArray(value),
-        'Invalid input: expected array',
-      ),
+      messages: z.custom<readonly unknown[]>((value) => Array.isArray(value), {
+        error: 'Invalid input: expected array',
+        params: { expected: 'array' },
+      }),
     })
     .superRefine(requireSomethingToSend),
 );
