@@ -11,10 +11,18 @@ import { z } from 'zod';
 import { KIT_SYSTEM_PROMPTS, kitConversation, kitSteps, kitText } from './kit-conversation.js';
 import { type KitSettings, kitInputBudget, reactDirectly, runConversation } from './kit-run.js';
 
+/** The window of the model the kit's conversations go to (gpt-4o); a larger limit would not be used. */
+const KIT_MODEL_WINDOW = 128_000;
+
 /** Options of {@link describeStrategy}; every field has a default. */
 const describeStrategyOptionsSchema = z.strictObject({
   /** Context window the measurer is limited to, in tokens: small, so strategies fire often. */
-  window: z.number().int().min(2_000).default(8_000),
+  window: z
+    .number()
+    .int()
+    .min(2_000)
+    .max(KIT_MODEL_WINDOW, `must be at most ${KIT_MODEL_WINDOW}: the kit runs gpt-4o, whose window that is`)
+    .default(8_000),
   /** Random conversations per property run. */
   runs: z.number().int().min(1).max(10_000).default(20),
   /** Most user turns in one conversation. */

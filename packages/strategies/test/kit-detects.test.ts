@@ -318,6 +318,9 @@ describe('describeStrategy', () => {
     expect(() => describeStrategy(test, 'x', create, { window: 100 })).toThrow(
       /describeStrategy options\.window/,
     );
+    expect(() => describeStrategy(test, 'x', create, { window: 200_000 })).toThrow(
+      'describeStrategy options.window: must be at most 128000: the kit runs gpt-4o, whose window that is',
+    );
     expect(() => describeStrategy(test, 'x', create, { turns: 3 } as never)).toThrow(
       /describeStrategy options/,
     );
