@@ -252,6 +252,32 @@ describe('CacheFriendlyStrategy compaction', () => {
     expect(countToolPairViolations(tools.sent())).toBe(0);
   });
 
+  it("with only the user's newest message and its tool loop after a summary, cuts the loop's outputs instead of claiming a compaction", async () => {
+    const tools = HistoryStrategyTools.of(agentChat(10, 1200));
+    const strategy = new CacheFriendlyStrategy();
+    const state: Record<string, JsonValue> = {};
+    const budget = budgetAt(tools, 0.85);
+    await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+    // One new request whose tool loop grows past 95% again and again: the older messages go first,
+    // then nothing older is left to hide.
+    const loop = agentChat(60, 1200)
+      .slice(1)
+      .filter((message) => message.role !== 'user');
+    tools.history.append({ role: 'user', content: 'Now read every file again and list their exports.' });
+    const notes: string[] = [];
+    for (let next = 0, round = 0; round < 3; round++) {
+      for (; tools.tokens() < 0.97 * budget; next += 3)
+        for (const message of loop.slice(next, next + 3)) tools.history.append(message);
+      const before = tools.tokens();
+      const decision = await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+      expect(decision.action).toBe('compacted');
+      expect(tools.tokens()).toBeLessThan(Math.min(before, 0.95 * budget));
+      notes.push(decision.action === 'compacted' ? (decision.note ?? '') : '');
+    }
+    expect(notes.at(-1)).toMatch(/tool message\(s\) of the current tool loop/);
+    expect(countToolPairViolations(tools.sent())).toBe(0);
+  });
+
   it('compacts deeper than the low-water mark when recent requests grew too fast to fit four more', async () => {
     /** The decision when `turns` agent turns (two requests each) brought the request to 85%. */
     const compactAfter = async (turns: number) => {

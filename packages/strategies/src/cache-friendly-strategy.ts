@@ -110,9 +110,14 @@ const CUT_FACTS = 'cutOutputFacts';
 /** Facts of cut outputs kept between two compactions (the facts block keeps the most valuable anyway). */
 const MAX_CUT_FACTS = 200;
 
-/** One compaction: hide `[from, cut)` under a summary whose role keeps roles alternating. */
+/**
+ * One compaction: hide `[from, hideTo)` under a summary whose role keeps roles alternating, and cut
+ * the tool outputs of the messages from `cut` on.
+ */
 interface CompactionPlan {
   from: number;
+  /** `cut`, or the user's newest message when it lies before: no range hides it (the request). */
+  hideTo: number;
   cut: number;
   role: 'user' | 'system';
   /** The fraction of the input budget aimed at (`target`, or lower when requests grow fast). */
@@ -157,7 +162,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     if (newOutputs) return newOutputs;
     const plan = this.#plan(ctx, view, pinned);
     if (plan === undefined) return this.#nothingToHide(ctx, view, pinned);
-    const range = view.slice(plan.from, plan.cut);
+    const range = view.slice(plan.from, plan.hideTo);
     const tail = view.slice(plan.cut);
     const cutBytes = this.#tailCut(ctx, tail);
     const shownTail =
@@ -175,10 +180,12 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const { facts, spelledOut } = await this.#facts(
       ctx,
       [...range, ...cutEntries],
-      [...view.slice(0, plan.from).map((entry) => entry.message), ...shownTail],
+      [...view.slice(0, plan.from), ...view.slice(plan.hideTo, plan.cut)]
+        .map((entry) => entry.message)
+        .concat(shownTail),
       content,
     );
-    const result = tools.replaceRange(plan.from, plan.cut, summary);
+    const result = tools.replaceRange(plan.from, plan.hideTo, summary);
     if (!result.changed) return this.#nothingToHide(ctx, view, pinned);
     state[SPELLED_OUT] = spelledOut.map(plainFact);
     delete state[CUT_FACTS];
@@ -250,17 +257,43 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     view: readonly HistoryEntry[],
     pinned: number,
     share: number,
+    from?: number,
   ): Promise<StrategyDecision | undefined> {
     const goal = share * ctx.inputBudget;
-    const cut = await cutNewOutputs(ctx, view, pinned, { goal });
+    const cut = await cutNewOutputs(ctx, view, pinned, { goal, from });
     if (cut === undefined) return undefined;
     ctx.state['newOutputCuts'] = countIn(ctx.state, 'newOutputCuts') + 1;
     // Not shown until the next compaction, which rewrites the prefix anyway and puts them in its facts block.
     ctx.state[CUT_FACTS] = newestUnique([...factsKept(ctx.state, CUT_FACTS), ...cut.cutFacts]).map(plainFact);
     return {
       action: 'compacted',
-      note: `cut ${cut.trimmedMessages} newly arrived tool message(s) to ${cut.bytes} bytes per output (${cut.cutFacts.length} facts of the cut parts kept for the next summary); the request already answered is unchanged`,
+      note:
+        from === undefined
+          ? `cut ${cut.trimmedMessages} newly arrived tool message(s) to ${cut.bytes} bytes per output (${cut.cutFacts.length} facts of the cut parts kept for the next summary); the request already answered is unchanged`
+          : `cut ${cut.trimmedMessages} tool message(s) of the current tool loop to ${cut.bytes} bytes per output (${cut.cutFacts.length} facts of the cut parts kept for the next summary)`,
     };
+  }
+
+  /**
+   * Cuts tool outputs so the request fits under `at`, else under the decline ceiling (a request
+   * that can be sent is): the newly arrived ones first (the prefix the model last answered stays
+   * cached), then every one from the user's newest message on (its tool loop, which no summary may
+   * hide). Undefined, with nothing changed, when no cut does.
+   */
+  async #cutOutputsUnder(
+    ctx: ReactContext,
+    view: readonly HistoryEntry[],
+    pinned: number,
+  ): Promise<StrategyDecision | undefined> {
+    const request = newestUserIndex(view, pinned);
+    const loop = request === -1 ? undefined : request + 1;
+    for (const share of new Set([this.#options.at, declineCeiling(this.#options.at)])) {
+      for (const from of [undefined, loop]) {
+        const cut = await this.#cutNewOutputsTo(ctx, view, pinned, share, from);
+        if (cut) return cut;
+      }
+    }
+    return undefined;
   }
 
   /**
@@ -289,14 +322,20 @@ export class CacheFriendlyStrategy implements ContextStrategy {
       cut = unit.start;
     }
     cut = this.#alternatingCut(view, units, cut);
-    const hidesNew = view.slice(pinned, cut).some((entry) => !isSummaryEntry(entry));
+    // The user's newest message is the request: a range starting on it starts after it, one
+    // holding it ends before it (the guard's rule), so the summary stands for what is hidden.
+    const request = newestUserIndex(view, pinned);
+    const from = request === pinned ? pinned + 1 : pinned;
+    const hideTo = request > from && request < cut ? request : cut;
+    const hidesNew = view.slice(from, hideTo).some((entry) => !isSummaryEntry(entry));
     if (!hidesNew) return undefined;
     const room = low * inputBudget - fixed - tools.measure(view.slice(cut));
     return {
-      from: pinned,
+      from,
+      hideTo,
       cut,
       // After the task the guard's tools make a system note speak as the user (noteRole).
-      role: view[cut]?.message.role === 'assistant' || pinned > pinnedCount(view) ? 'user' : 'system',
+      role: view[hideTo]?.message.role === 'assistant' || pinned > pinnedCount(view) ? 'user' : 'system',
       low,
       factTokens: Math.max(factBound, Math.floor(room)),
     };
@@ -388,8 +427,8 @@ export class CacheFriendlyStrategy implements ContextStrategy {
   /**
    * Nothing older is left to summarize: above the decline ceiling ({@link DECLINE_CEILING}, or `at`
    * when that is higher), the tool outputs that arrived since the model's last answer are cut so the
-   * request fits under `at`, and only when that cannot be done is the request declined; below it, a
-   * warning.
+   * request fits under `at` (else under the ceiling, so a request that can be sent is), and only
+   * when neither can be done is the request declined; below it, a warning.
    */
   async #nothingToHide(
     ctx: ReactContext,
@@ -402,7 +441,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
         message: `${percent(ctx.percentage)} of the input budget; nothing older than the newest messages left to summarize`,
       };
     }
-    const cut = await this.#cutNewOutputsTo(ctx, view, pinned, this.#options.at);
+    const cut = await this.#cutOutputsUnder(ctx, view, pinned);
     if (cut) return cut;
     return {
       action: 'decline',

@@ -27,17 +27,17 @@ export function sinceLastAnswer(view: readonly HistoryEntry[], pinned: number): 
  * at the largest size per output that brings the request down to `goal` tokens, and returns the
  * facts of the cut middles that the cut outputs no longer show. Each message is replaced in place
  * (its calls keep their results), so everything before it — the request the model last answered —
- * stays byte for byte and the provider's prompt cache still covers it. Undefined, with nothing
- * changed, when no cut gets the request to `goal`.
+ * stays byte for byte and the provider's prompt cache still covers it. With `from`, the outputs
+ * from that index on instead. Undefined, with nothing changed, when no cut gets the request to `goal`.
  */
 export async function cutNewOutputs(
   ctx: ReactContext,
   view: readonly HistoryEntry[],
   pinned: number,
-  options: { goal: number },
+  options: { goal: number; from?: number | undefined },
 ): Promise<NewOutputCut | undefined> {
   const { tools } = ctx;
-  const start = sinceLastAnswer(view, pinned);
+  const start = options.from ?? sinceLastAnswer(view, pinned);
   if (start === undefined) return undefined;
   const arrived = view.slice(start);
   const messages = arrived.map((entry) => entry.message);
