@@ -124,8 +124,17 @@ describe('RecompactStrategy', () => {
     const budgets = recordBudgets(tools);
     const inputBudget = Math.ceil(tools.tokens() / 0.96);
     const strategy = new RecompactStrategy();
-    // A first reaction keeps the newest step whole: it lands above the trigger.
-    await strategy.react(reactContext(HistoryStrategyTools.of(conversation), 'recompact', { inputBudget }));
+    // Below the critical floor, a first reaction keeps the newest step whole: nothing to do.
+    const below = HistoryStrategyTools.of(conversation);
+    const calm = Math.ceil(below.tokens() / 0.92);
+    expect(await strategy.react(reactContext(below, 'recompact', { inputBudget: calm }))).toEqual({
+      action: 'none',
+    });
+    // At it, a first reaction is critical too: it lands under the trigger instead of changing nothing.
+    const atFloor = HistoryStrategyTools.of(conversation);
+    const first = await strategy.react(reactContext(atFloor, 'recompact', { inputBudget }));
+    expect(first.action).toBe('compacted');
+    expect(atFloor.tokens()).toBeLessThan(0.9 * inputBudget);
     // A retry (the request is still critical) lands under it: the log is cut, not the request declined.
     const retry = await strategy.react(reactContext(tools, 'recompact', { inputBudget, attempt: 1 }));
     expect(retry.action).toBe('compacted');

@@ -12,7 +12,12 @@ import { z } from 'zod';
 import { percent, requestOverhead } from './budget-figures.js';
 import { effectiveView, pinnedCount } from './history-view.js';
 import { isCompactionMessage, isUserTurn } from './message-kinds.js';
-import { checkTargetBelowTrigger, type TriggerDefaults, targetFor } from './shared-options.js';
+import {
+  checkTargetBelowTrigger,
+  declineCeiling,
+  type TriggerDefaults,
+  targetFor,
+} from './shared-options.js';
 
 /** Share of its budget the recent messages a one-shot compaction keeps verbatim may take (the compactor's). */
 const RECENT_TOKENS_SHARE = 0.4;
@@ -81,23 +86,35 @@ export class RecompactStrategy implements ContextStrategy {
     // A retry comes because the request is still critical, so it lands under the trigger even when
     // the fixed part alone is past it: the newest step is cut then (the last resort keeps most of
     // it, verbatim) rather than the request declined while it can be made to fit.
-    const budgetTokens = Math.max(1, Math.floor(ctx.attempt > 0 ? Math.min(landing, trigger - 1) : landing));
-    // The messages that follow are sent verbatim until the next trigger. With the recent messages
-    // the compaction keeps verbatim they take no more of the request at that trigger than a one-shot
-    // compaction to its size would keep verbatim; the rest of the landing goes to the summary and its
-    // digest, which carry the older messages' facts far more densely than the messages themselves.
-    const growth = Math.max(0, trigger - budgetTokens);
-    const recentTokens = Math.max(step, Math.floor(RECENT_TOKENS_SHARE * trigger - growth));
-    const rewrite = await ctx.tools.compactMessages({
-      budgetTokens,
-      recentTokens,
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-    });
+    const underTrigger = Math.min(landing, trigger - 1);
+    let rewrite = await this.#compactTo(ctx, ctx.attempt > 0 ? underTrigger : landing, { trigger, step });
+    // A first reaction at the critical floor whose landing the request is already under changed
+    // nothing: the request is critical all the same, so it lands under the trigger as a retry would.
+    if (!rewrite.changed && ctx.attempt === 0 && ctx.percentage >= declineCeiling(this.#options.at))
+      rewrite = await this.#compactTo(ctx, underTrigger, { trigger, step });
     if (!rewrite.changed) return { action: 'none' };
     return {
       action: 'compacted',
       note: `recompacted from the originals to ${percent((rewrite.tokensAfter + overhead) / ctx.inputBudget)} of the input budget`,
     };
+  }
+
+  /**
+   * Compacts the conversation anew to `budget` tokens of messages. The messages that follow are sent
+   * verbatim until the next trigger: with the recent messages the compaction keeps verbatim they take
+   * no more of the request at that trigger than a one-shot compaction to its size would keep
+   * verbatim; the rest goes to the summary and its digest, which carry the older messages' facts far
+   * more densely than the messages themselves.
+   */
+  #compactTo(ctx: ReactContext, budget: number, { trigger, step }: { trigger: number; step: number }) {
+    const budgetTokens = Math.max(1, Math.floor(budget));
+    const growth = Math.max(0, trigger - budgetTokens);
+    const recentTokens = Math.max(step, Math.floor(RECENT_TOKENS_SHARE * trigger - growth));
+    return ctx.tools.compactMessages({
+      budgetTokens,
+      recentTokens,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
   }
 }
 
