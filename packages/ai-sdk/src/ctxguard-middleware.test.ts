@@ -103,6 +103,39 @@ function anthropicReply(appliedEdits?: JSONArray): LanguageModelV3GenerateResult
   };
 }
 
+/**
+ * The warnings (as JSON) of two calls of one conversation through an OpenAI chat model `modelId`
+ * wrapped with the middleware; nothing may reach the console.
+ */
+async function twoCallsWarnings(
+  modelId: string,
+  options: CtxguardMiddlewareOptions,
+  conversationId: string,
+): Promise<string[]> {
+  const model = new MockLanguageModelV3({
+    provider: 'openai.chat',
+    modelId,
+    doGenerate: async () => anthropicReply(),
+  });
+  const wrapped = wrapLanguageModel({ model, middleware: ctxguardMiddleware(options) });
+  const printed = vi.spyOn(console, 'warn').mockImplementation(() => {});
+  const warnings: string[] = [];
+  try {
+    for (let i = 0; i < 2; i++) {
+      const result = await generateText({
+        model: wrapped,
+        prompt: `q${i}`,
+        providerOptions: { ctxguard: { conversationId } },
+      });
+      warnings.push(JSON.stringify(result.warnings ?? []));
+    }
+    expect(printed).not.toHaveBeenCalled();
+  } finally {
+    printed.mockRestore();
+  }
+  return warnings;
+}
+
 describe('ctxguardMiddleware.transformParams', () => {
   it('sends every message it did not change as the very object the app gave, and hides its own options', async () => {
     const middleware = ctxguardMiddleware();
@@ -537,53 +570,13 @@ describe('ctxguardMiddleware with a model the catalog does not know', () => {
   });
 
   it('says once, in the call warnings, that a model its provider does not list is measured by the default window', async () => {
-    const model = new MockLanguageModelV3({
-      provider: 'openai.chat',
-      modelId: 'gpt4o',
-      doGenerate: async () => anthropicReply(),
-    });
-    const wrapped = wrapLanguageModel({ model, middleware: ctxguardMiddleware() });
-    const printed = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const warnings: string[] = [];
-    try {
-      for (let i = 0; i < 2; i++) {
-        const result = await generateText({
-          model: wrapped,
-          prompt: `q${i}`,
-          providerOptions: { ctxguard: { conversationId: 'misspelt' } },
-        });
-        warnings.push(JSON.stringify(result.warnings ?? []));
-      }
-      expect(printed).not.toHaveBeenCalled();
-    } finally {
-      printed.mockRestore();
-    }
+    const warnings = await twoCallsWarnings('gpt4o', {}, 'misspelt');
     expect(warnings[0]).toMatch(/openai\/gpt4o is not in the catalog: .*did you mean gpt-4o\?/);
     expect(warnings[1]).not.toMatch(/not in the catalog/);
   });
 
   it('says once, in the call warnings, that a context limit above the model window is not used', async () => {
-    const model = new MockLanguageModelV3({
-      provider: 'openai.chat',
-      modelId: 'gpt-4o',
-      doGenerate: async () => anthropicReply(),
-    });
-    const wrapped = wrapLanguageModel({ model, middleware: ctxguardMiddleware({ contextLimit: 1_000_000 }) });
-    const printed = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const warnings: string[] = [];
-    try {
-      for (let i = 0; i < 2; i++) {
-        const result = await generateText({
-          model: wrapped,
-          prompt: `q${i}`,
-          providerOptions: { ctxguard: { conversationId: 'roomy' } },
-        });
-        warnings.push(JSON.stringify(result.warnings ?? []));
-      }
-      expect(printed).not.toHaveBeenCalled();
-    } finally {
-      printed.mockRestore();
-    }
+    const warnings = await twoCallsWarnings('gpt-4o', { contextLimit: 1_000_000 }, 'roomy');
     expect(warnings[0]).toMatch(/context limit of 1000000 tokens is above the 128000-token window/);
     expect(warnings[1]).not.toMatch(/context limit/);
   });

@@ -188,15 +188,6 @@ const providerUsageSchemas = {
 
 type UsageShape = keyof typeof providerUsageSchemas;
 
-/** The object schema under each provider's conversion (for the names of its fields). */
-const providerUsageObjects = {
-  aiSdkProvider: providerLevelUsageSchema,
-  aiSdkResult: aiSdkResultUsageSchema,
-  openAIChat: openAIUsageSchema,
-  openAIResponses: responsesUsageSchema,
-  anthropic: anthropicUsageSchema,
-} satisfies Record<UsageShape, unknown>;
-
 /** The provider shape `value` is in; undefined for ctxguard's own. */
 function usageShapeOf(value: Record<string, unknown>): UsageShape | undefined {
   if (isRecord(value['inputTokens'])) return 'aiSdkProvider';
@@ -313,7 +304,7 @@ export const usageInputSchema = lazySchema(() =>
     if (parsed.success) return parsed.data;
     // A provider's usage gains fields over time, so unknown keys pass; a misspelt one is named when
     // the usage fails (`prompt_token` beside a missing `prompt_tokens`).
-    misspeltKeysCheck(Object.keys(providerUsageObjects[shape].shape))(value, ctx);
+    misspeltKeysCheck(Object.keys(schema.in.shape))(value, ctx);
     for (const issue of describeZodIssues(parsed.error, schema, value))
       ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     return value;

@@ -288,7 +288,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const request = newestUserIndex(view, pinned);
     const loop = request === -1 ? undefined : request + 1;
     for (const share of new Set([this.#options.at, declineCeiling(this.#options.at)])) {
-      for (const from of [undefined, loop]) {
+      for (const from of new Set([undefined, loop])) {
         const cut = await this.#cutNewOutputsTo(ctx, view, pinned, share, from);
         if (cut) return cut;
       }

@@ -5,14 +5,17 @@ import {
   type Message,
   parseOptions,
 } from '@ctxguard/core';
+import { ModelCatalog } from '@ctxguard/models';
 import fc from 'fast-check';
 import type { TestAPI } from 'vitest';
 import { z } from 'zod';
 import { KIT_SYSTEM_PROMPTS, kitConversation, kitSteps, kitText } from './kit-conversation.js';
 import { type KitSettings, kitInputBudget, reactDirectly, runConversation } from './kit-run.js';
 
-/** The window of the model the kit's conversations go to (gpt-4o); a larger limit would not be used. */
-const KIT_MODEL_WINDOW = 128_000;
+/** The model the kit's conversations go to. */
+const KIT_MODEL = { provider: 'openai', model: 'gpt-4o' } as const;
+/** Its window, from the catalog: a larger limit would not be used. */
+const KIT_MODEL_WINDOW = new ModelCatalog().get(KIT_MODEL.provider, KIT_MODEL.model).contextWindow;
 
 /** Options of {@link describeStrategy}; every field has a default. */
 const describeStrategyOptionsSchema = z.strictObject({
@@ -111,8 +114,7 @@ export function describeStrategy(
     window: settings.window,
     maxCompactRetries: settings.maxCompactRetries,
     criticalFloor: settings.criticalFloor,
-    provider: 'openai',
-    model: 'gpt-4o',
+    ...KIT_MODEL,
     contextTools: settings.contextTools,
   };
 
