@@ -1,7 +1,7 @@
 import {
   type CompactionEvent,
   ContextDeclinedError,
-  type ContextMeasureEvent,
+  type ContextMeasurement,
   type ContextStrategy,
   type ContextTools,
   type ConversationHistory,
@@ -43,7 +43,7 @@ export interface GuardedConversation {
   close(): Promise<void>;
 }
 
-type Sizes = Pick<ContextMeasureEvent, 'current' | 'window' | 'inputBudget'>;
+type Sizes = Pick<ContextMeasurement, 'current' | 'window' | 'inputBudget'>;
 
 function sizeOf(event: Sizes, fallbackWindow: number): RequestSize {
   const window = event.window ?? fallbackWindow;
@@ -61,8 +61,8 @@ const CONVERSATION = 'demo';
 /**
  * One conversation through the `ctxguard` facade (`createContextGuard` + `prepare`), as an app
  * without a hook bus uses it: the whole history goes in every call, the messages to send (or a
- * `ContextDeclinedError`) come out. The demo listens on the facade's bus for the measurement
- * before compaction and for every compaction.
+ * `ContextDeclinedError`) come out. Each request is also measured before the guard acts on it:
+ * what was sent last time plus the messages new since (the guard's bus reports only what is sent).
  */
 export function guardConversation(
   target: GuardTarget,
@@ -71,10 +71,6 @@ export function guardConversation(
   contextTools?: ContextTools,
 ): GuardedConversation {
   const hooks = new HookBus();
-  let before: RequestSize | undefined;
-  hooks.on('onContextMeasure', (event) => {
-    before = sizeOf(event, target.window); // the measurement before the guard fits it: the request before any compaction
-  });
   const guard = createContextGuard({
     provider: target.provider,
     model: target.model,
@@ -84,20 +80,34 @@ export function guardConversation(
     ...(contextTools ? { contextTools } : {}),
   });
   hooks.on('onCompaction', onCompaction);
+  let lastView: Message[] = [];
+  let seen = 0;
+  const measureUnfitted = async (messages: readonly Message[]): Promise<RequestSize> => {
+    lastView = [...lastView, ...messages.slice(seen)];
+    seen = messages.length;
+    const { provider, model, maxOutputTokens } = target;
+    const measured = await guard.measurer.measure({ provider, model, maxOutputTokens, messages: lastView });
+    return sizeOf(measured, target.window);
+  };
   return {
     async prepare(messages) {
-      before = undefined;
+      const before = await measureUnfitted(messages);
       try {
         const result = await guard.prepare({
           conversationId: CONVERSATION,
           messages,
           maxOutputTokens: target.maxOutputTokens,
         });
-        const sent = sizeOf(result.measurement, target.window);
-        return { declined: false, messages: result.messages, before: before ?? sent, sent };
+        lastView = result.messages;
+        return {
+          declined: false,
+          messages: result.messages,
+          before,
+          sent: sizeOf(result.measurement, target.window),
+        };
       } catch (error) {
         if (!(error instanceof ContextDeclinedError)) throw error;
-        return { declined: true, reason: error.reason, before: before ?? sizeOf(error, target.window) };
+        return { declined: true, reason: error.reason, before };
       }
     },
     async loadHistory() {

@@ -183,11 +183,11 @@ export class ConversationGuard {
   readonly #store: Persistence;
   /** Calibrations the default counter learns into (undefined with your own `counter`). */
   readonly calibrationStore: PersistenceCalibrationStore | undefined;
-  /** The measurer (`onMessageResolve` → `onContextMeasure`, learning on `onCompletion`). */
+  /** The measurer: reports each request sent (`onContextMeasure`, `context_warn`), learns on `onCompletion`. */
   readonly measurer: ContextMeasurer;
   /** The counter in use (memoised per message). */
   readonly counter: TokenCounter;
-  /** The push-style guard reacting to `onContextMeasure`. */
+  /** The guard that fits each measured request to its budget (`fit`). */
   readonly guard: ContextGuard;
   /** The strategy the guard runs. */
   readonly strategy: ContextStrategy;
@@ -491,7 +491,7 @@ export class ConversationGuard {
       });
     }
     const measureInput = { ...this.#measureInput(history, request), history, signal: request.signal };
-    const measured = await this.measurer.report(measureInput);
+    const measured = await this.measurer.measure(measureInput);
     if (measured.window !== null && measured.inputBudget === 0 && request.maxOutputTokens !== undefined)
       throw this.#noRoomForInput(request.maxOutputTokens, measured.window);
     const fitted = await this.guard.fit(measureInput, measured);
@@ -499,7 +499,7 @@ export class ConversationGuard {
     // messages again next time).
     throwIfAborted(request.signal);
     actions.push(...compactionActions(fitted.compactions));
-    const measurement = await this.#measurementAfterFit(history, request, measured, fitted);
+    const measurement = await this.#reportSent(history, request, measured, fitted);
     return this.#outcome(history, id, {
       actions,
       measurement,
@@ -519,19 +519,23 @@ export class ConversationGuard {
   }
 
   /**
-   * What the outcome reports: the request measured again when the loop compacted it, the fit's
-   * figures when it declined, and the first measurement when nothing changed (the same request).
+   * The request as it now stands, measured again and reported on the bus (`context_warn` when it
+   * crossed `warn`, `onContextMeasure`): what listeners hear is what is sent, not what the app
+   * passed before the guard fitted it. A declined request keeps the fit's figures.
    */
-  async #measurementAfterFit(
+  async #reportSent(
     history: InMemoryConversationHistory,
-    request: RequestExtras,
+    request: z.output<typeof prepareEnvelopeSchema>,
     measured: ContextMeasurement,
     fitted: FitOutcome,
   ): Promise<ContextMeasurement> {
-    if (fitted.declined !== undefined)
-      return { ...measured, current: fitted.current, percentage: fitted.percentage };
-    if (fitted.compactions.length === 0) return measured;
-    return this.measurer.measure(this.#measureInput(history, request));
+    const sent = await this.measurer.report({
+      ...this.#measureInput(history, request),
+      history,
+      signal: request.signal,
+    });
+    if (fitted.declined === undefined) return sent;
+    return { ...measured, current: fitted.current, percentage: fitted.percentage };
   }
 
   /** The stored request whose usage was recorded and which is still what is stored (its reply not yet). */
