@@ -70,6 +70,7 @@ export * from '@ctxguard/facade';
 // Converters between provider message shapes and ctxguard's.
 export type {
   AISDKModelMessage,
+  AnthropicBetaPrompt,
   AnthropicMessageParam,
   AnthropicPrompt,
   OpenAIChatMessage,

@@ -13,7 +13,7 @@ export { fromAnthropic } from './anthropic/from-anthropic.js';
 export { anthropicPromptSchema } from './anthropic/inbound-schema.js';
 export type { ToAnthropicOptions } from './anthropic/to-anthropic.js';
 export { toAnthropic, toAnthropicOptionsSchema } from './anthropic/to-anthropic.js';
-export type { AnthropicMessageParam, AnthropicPrompt } from './anthropic/wire-types.js';
+export type { AnthropicBetaPrompt, AnthropicMessageParam, AnthropicPrompt } from './anthropic/wire-types.js';
 export type { FromOpenAIChatOptions } from './openai-chat/from-openai-chat.js';
 export { fromOpenAIChat, fromOpenAIChatOptionsSchema } from './openai-chat/from-openai-chat.js';
 export { openAIChatMessagesSchema } from './openai-chat/inbound-schema.js';

@@ -46,7 +46,14 @@ describe('Anthropic compaction blocks', () => {
       kind: 'compaction',
       data: block,
     });
-    expect(JSON.stringify(toAnthropic(core))).toBe(JSON.stringify(anthropicPrompt));
+    expect(JSON.stringify(toAnthropic(core, { api: 'beta' }))).toBe(JSON.stringify(anthropicPrompt));
+  });
+
+  it('go only to the beta API: without api: beta the block is refused, naming it and the option', () => {
+    const error = thrown(() => toAnthropic(fromAnthropic(anthropicPrompt)));
+    expect(error).toBeInstanceOf(ConversionError);
+    expect(error.path).toEqual([2, 'content', 0]);
+    expect(error.message).toContain("pass { api: 'beta' } to toAnthropic");
   });
 
   it('keep unknown fields, their order and a failed (null) summary', () => {
@@ -57,7 +64,7 @@ describe('Anthropic compaction blocks', () => {
       tool_changes: [{ type: 'tool_addition' }],
     };
     const prompt = { messages: [{ role: 'assistant', content: [odd, { type: 'text', text: 'ok' }] }] };
-    expect(JSON.stringify(toAnthropic(fromAnthropic(prompt)))).toBe(JSON.stringify(prompt));
+    expect(JSON.stringify(toAnthropic(fromAnthropic(prompt), { api: 'beta' }))).toBe(JSON.stringify(prompt));
   });
 
   it('are checked on the way in, naming the field', () => {
@@ -82,7 +89,7 @@ describe('Anthropic compaction blocks', () => {
       { type: 'text', text: 'ok' },
     ]);
     expect(seen).toEqual([]);
-    expect(JSON.stringify(toAnthropic(fromAISDK(sdk)))).toBe(JSON.stringify(prompt));
+    expect(JSON.stringify(toAnthropic(fromAISDK(sdk), { api: 'beta' }))).toBe(JSON.stringify(prompt));
     expect(JSON.stringify(toAISDK(fromAISDK(sdk)))).toBe(JSON.stringify(sdk));
   });
 
@@ -98,7 +105,9 @@ describe('Anthropic compaction blocks', () => {
     expect(JSON.stringify(sdkPrompt[0]?.content)).toBe(JSON.stringify(toAISDK(core)[0]?.content));
     expect(seen).toEqual([]);
     expect(fromAISDKPrompt(sdkPrompt)).toEqual(fromAISDK(toAISDK(core)));
-    expect(JSON.stringify(toAnthropic(fromAISDKPrompt(sdkPrompt)))).toBe(JSON.stringify(prompt));
+    expect(JSON.stringify(toAnthropic(fromAISDKPrompt(sdkPrompt), { api: 'beta' }))).toBe(
+      JSON.stringify(prompt),
+    );
   });
 
   it('report the fields an AI SDK prompt text part cannot carry', () => {
@@ -194,7 +203,9 @@ describe('property: compaction blocks round-trip byte for byte', () => {
             ],
           };
           const core = fromAnthropic(prompt);
-          expect(JSON.stringify(toAnthropic(core).messages)).toBe(JSON.stringify(prompt.messages));
+          expect(JSON.stringify(toAnthropic(core, { api: 'beta' }).messages)).toBe(
+            JSON.stringify(prompt.messages),
+          );
           expect(JSON.stringify(parseMessages(core))).toBe(JSON.stringify(core));
         },
       ),

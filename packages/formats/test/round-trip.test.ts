@@ -1,4 +1,5 @@
-import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/beta/messages';
+import type { MessageCreateParamsNonStreaming as BetaMessageCreateParams } from '@anthropic-ai/sdk/resources/beta/messages';
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { type Message, parseMessages } from '@ctxguard/core';
 import type { ModelMessage } from 'ai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
@@ -98,10 +99,15 @@ describe('core → format → core on an agent conversation', () => {
       max_tokens: 1024,
       ...prompt,
     };
+    const beta: BetaMessageCreateParams = {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 1024,
+      ...toAnthropic(agentConversation, { api: 'beta' }),
+    };
     const sdk: ModelMessage[] = toAISDK(agentConversation);
     // 11 core messages: 4 tool results become 4 OpenAI tool messages; Anthropic hoists the system
     // prompt and shares one user turn between the last tool result and the user's reply.
-    expect([chat.length, params.messages.length, sdk.length]).toEqual([12, 9, 11]);
+    expect([chat.length, params.messages.length, beta.messages.length, sdk.length]).toEqual([12, 9, 9, 11]);
   });
 });
 

@@ -44,7 +44,7 @@ export function normalizeTool(tool: unknown): ToolDefinition | undefined {
  * `@ctxguard/formats` converts them (system messages become the top-level `system`).
  */
 export function anthropicCountBody(request: CountRequest, model: string): Record<string, unknown> {
-  const prompt = toAnthropic(withSystemPrompt(request.messages, request.system));
+  const prompt = toAnthropic(withSystemPrompt(request.messages, request.system), { api: 'beta' });
   const system = prompt.system;
   const tools = (request.tools ?? []).map(normalizeTool).filter((t): t is ToolDefinition => t !== undefined);
   return {

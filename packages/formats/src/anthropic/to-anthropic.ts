@@ -29,9 +29,10 @@ import {
 } from '../shared.js';
 import { cacheControlSchema } from './inbound-schema.js';
 import type {
+  AnthropicBetaContentBlock,
+  AnthropicBetaPrompt,
   AnthropicCacheControl,
   AnthropicCompactionBlock,
-  AnthropicContentBlock,
   AnthropicDocumentBlock,
   AnthropicImageBlock,
   AnthropicImageMediaType,
@@ -51,6 +52,12 @@ export const toAnthropicOptionsSchema = lazySchema(() =>
      * as `role: 'system'` messages, which newer API versions accept.
      */
     systemMessages: z.enum(['hoist', 'inline']).default('hoist'),
+    /**
+     * The API the request goes to. `messages` (default): typed as `client.messages.create` takes
+     * it; a server-compaction block in the messages throws. `beta`: for `client.beta.messages.create`,
+     * compaction blocks written back as received.
+     */
+    api: z.enum(['messages', 'beta']).default('messages'),
   }),
 );
 
@@ -204,7 +211,7 @@ function toolResultBlock(
  * block, or a thinking block last (which takes no `cache_control`), it is dropped and reported.
  */
 function applyMessageCache(
-  blocks: AnthropicContentBlock[],
+  blocks: AnthropicBetaContentBlock[],
   options: ProviderOptions | undefined,
   path: (string | number)[],
   losses: LossReporter,
@@ -238,9 +245,10 @@ function assistantBlocks(
   message: AssistantMessage,
   index: number,
   losses: LossReporter,
-): AnthropicContentBlock[] {
+  api: 'messages' | 'beta',
+): AnthropicBetaContentBlock[] {
   if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
-  const blocks: AnthropicContentBlock[] = [];
+  const blocks: AnthropicBetaContentBlock[] = [];
   message.content.forEach((part, j) => {
     const path = [index, 'content', j];
     switch (part.type) {
@@ -274,7 +282,7 @@ function assistantBlocks(
         break;
       }
       case 'opaque':
-        if (part.provider === 'anthropic') blocks.push(compactionBlock(part, path));
+        if (part.provider === 'anthropic') blocks.push(compactionBlock(part, path, api));
         else
           losses.report(
             path,
@@ -294,7 +302,16 @@ function assistantBlocks(
 }
 
 /** The provider block of an Anthropic opaque part, unchanged (a cache breakpoint it lacks is added). */
-function compactionBlock(part: OpaquePart, path: (string | number)[]): AnthropicCompactionBlock {
+function compactionBlock(
+  part: OpaquePart,
+  path: (string | number)[],
+  api: 'messages' | 'beta',
+): AnthropicCompactionBlock {
+  if (api !== 'beta')
+    conversionError(
+      path,
+      "an Anthropic compaction block goes only to the beta Messages API: pass { api: 'beta' } to toAnthropic and send with client.beta.messages.create",
+    );
   const block = providerItem(part) as unknown as AnthropicCompactionBlock;
   const cache = cacheControlOf(part.providerOptions, path);
   if (block.cache_control == null && cache) block.cache_control = cache;
@@ -310,16 +327,21 @@ function compactionBlock(part: OpaquePart, path: (string | number)[]): Anthropic
  */
 export function toAnthropic(
   messages: readonly MessageInput[],
+  options: ToAnthropicOptions & { api: 'beta' },
+): AnthropicBetaPrompt;
+export function toAnthropic(messages: readonly MessageInput[], options?: ToAnthropicOptions): AnthropicPrompt;
+export function toAnthropic(
+  messages: readonly MessageInput[],
   options: ToAnthropicOptions = {},
-): AnthropicPrompt {
+): AnthropicBetaPrompt {
   const opts = parseConverterOptions(toAnthropicOptionsSchema, options, 'toAnthropic');
   const losses = new LossReporter(opts.onLoss);
   const core = parseCoreMessages(messages);
   const system: AnthropicTextBlock[] = [];
   const systemMessages: SystemMessage[] = [];
-  const out: AnthropicMessageParam[] = [];
+  const out: AnthropicMessageParam<AnthropicBetaContentBlock>[] = [];
   /** The user message holding tool results that later tool results / user content join. */
-  let openToolTurn: AnthropicContentBlock[] | undefined;
+  let openToolTurn: AnthropicBetaContentBlock[] | undefined;
   let seenNonSystem = false;
   core.forEach((message, index) => {
     switch (message.role) {
@@ -381,7 +403,7 @@ export function toAnthropic(
           out.push({ role: 'assistant', content: message.content });
           return;
         }
-        const blocks = assistantBlocks(message, index, losses);
+        const blocks = assistantBlocks(message, index, losses, opts.api);
         applyMessageCache(blocks, message.providerOptions, [index], losses);
         out.push({ role: 'assistant', content: blocks });
         return;
@@ -390,7 +412,7 @@ export function toAnthropic(
         seenNonSystem = true;
         if (message.name !== undefined)
           losses.report([index, 'name'], 'name', 'Anthropic messages have no name; dropped');
-        const blocks: AnthropicContentBlock[] = message.content.map((part, j) =>
+        const blocks: AnthropicBetaContentBlock[] = message.content.map((part, j) =>
           toolResultBlock(part, [index, 'content', j], losses),
         );
         applyMessageCache(blocks, message.providerOptions, [index], losses);

@@ -82,7 +82,7 @@ export interface AnthropicCompactionBlock {
   signature?: string | null;
 }
 
-/** Any content block `toAnthropic` writes. */
+/** Any content block `toAnthropic` writes for the Messages API (`client.messages.create`). */
 export type AnthropicContentBlock =
   | AnthropicTextBlock
   | AnthropicImageBlock
@@ -90,13 +90,15 @@ export type AnthropicContentBlock =
   | AnthropicToolUseBlock
   | AnthropicToolResultBlock
   | AnthropicThinkingBlock
-  | AnthropicRedactedThinkingBlock
-  | AnthropicCompactionBlock;
+  | AnthropicRedactedThinkingBlock;
+
+/** Any content block `toAnthropic` writes with `api: 'beta'`: server-compaction blocks too. */
+export type AnthropicBetaContentBlock = AnthropicContentBlock | AnthropicCompactionBlock;
 
 /** A user or assistant message of the Anthropic Messages API. */
-export interface AnthropicTurnMessageParam {
+export interface AnthropicTurnMessageParam<Block extends AnthropicBetaContentBlock = AnthropicContentBlock> {
   role: 'user' | 'assistant';
-  content: string | AnthropicContentBlock[];
+  content: string | Block[];
 }
 
 /** A system message inside `messages` (written only with `systemMessages: 'inline'`). */
@@ -106,10 +108,15 @@ export interface AnthropicSystemMessageParam {
 }
 
 /** One message of the Anthropic Messages API. */
-export type AnthropicMessageParam = AnthropicTurnMessageParam | AnthropicSystemMessageParam;
+export type AnthropicMessageParam<Block extends AnthropicBetaContentBlock = AnthropicContentBlock> =
+  | AnthropicTurnMessageParam<Block>
+  | AnthropicSystemMessageParam;
 
 /** The `system` and `messages` fields of a Messages API request. */
-export interface AnthropicPrompt {
+export interface AnthropicPrompt<Block extends AnthropicBetaContentBlock = AnthropicContentBlock> {
   system?: string | AnthropicTextBlock[];
-  messages: AnthropicMessageParam[];
+  messages: AnthropicMessageParam<Block>[];
 }
+
+/** The `system` and `messages` of a beta Messages API request (`client.beta.messages.create`). */
+export type AnthropicBetaPrompt = AnthropicPrompt<AnthropicBetaContentBlock>;
