@@ -1,5 +1,6 @@
 import { factsBlock, renderTranscript, summaryBlock, toolPairUnits } from '@ctxguard/compactor';
 import type { HistoryEntry } from '@ctxguard/core';
+import { isUserTurn } from './message-kinds.js';
 
 /**
  * A run of effective entries that is kept or hidden as a whole: one message, a tool call with all
@@ -33,11 +34,16 @@ export function unitText(view: readonly HistoryEntry[], unit: EntryUnit): string
   return renderTranscript(view.slice(unit.start, unit.end).map((entry) => entry.message));
 }
 
-/** Index of the newest user message in `view` at or after `from` (-1 when there is none). */
+/**
+ * Index of the newest message the user wrote in `view` at or after `from` (-1 when there is none):
+ * no summary or truncation marker, by the entry's flags or its text. The guard's rule for the
+ * request no range rewrite hides, so a plan around it is the range the guard rewrites.
+ */
 export function newestUserIndex(view: readonly HistoryEntry[], from: number): number {
   for (let index = view.length - 1; index >= from; index--) {
     const entry = view[index];
-    if (entry?.message.role === 'user' && entry.isSummary !== true) return index;
+    if (entry && entry.isSummary !== true && entry.isTruncationMarker !== true && isUserTurn(entry.message))
+      return index;
   }
   return -1;
 }

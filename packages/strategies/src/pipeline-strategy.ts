@@ -11,8 +11,9 @@ import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead, tokens, viewTokens } from './budget-figures.js';
 import { cutFactBound, keepingClearedFacts } from './cleared-facts.js';
+import { newestUserIndex } from './entry-units.js';
 import { effectiveView, headCount, pairSafeCut } from './history-view.js';
-import { isCompactionMessage, isUserTurn } from './message-kinds.js';
+import { isCompactionMessage } from './message-kinds.js';
 import { trimToolOutputs } from './recent-shrink.js';
 import {
   checkTargetBelowTrigger,
@@ -259,7 +260,7 @@ export class PipelineStrategy implements ContextStrategy {
 
 /** `[from, to)` split at the newest user request in it (which no summary stands for): the parts before and after it. */
 function rangesAroundRequest(view: readonly HistoryEntry[], from: number, to: number): [number, number][] {
-  const request = view.findLastIndex((entry, index) => index >= from && isUserTurn(entry.message));
+  const request = newestUserIndex(view, from);
   if (request < 0 || request >= to) return [[from, to]];
   const parts: [number, number][] = [
     [from, request],

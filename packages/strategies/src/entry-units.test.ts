@@ -1,0 +1,53 @@
+import { summaryBlock } from '@ctxguard/compactor';
+import type { MessageInput } from '@ctxguard/core';
+import { InMemoryConversationHistory } from '@ctxguard/effective-history';
+import { describe, expect, it } from 'vitest';
+import { newestUserIndex } from './entry-units.js';
+
+function historyOf(messages: readonly MessageInput[]) {
+  const history = new InMemoryConversationHistory();
+  for (const message of messages) history.append(message);
+  return history;
+}
+
+const system: MessageInput = { role: 'system', content: 'You are a coding agent.' };
+const task: MessageInput = { role: 'user', content: 'Fix the build.' };
+const call: MessageInput = {
+  role: 'assistant',
+  content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'run', input: { command: 'make' } }],
+};
+const result: MessageInput = {
+  role: 'tool',
+  content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'run', output: 'ok' }],
+};
+
+describe('the newest message the user wrote', () => {
+  it('is no truncation marker standing in the user’s place', () => {
+    const history = historyOf([system, task, { role: 'assistant', content: 'Looking.' }, call, result]);
+    history.truncateRange(1, 3, { role: 'user', content: 'Two earlier messages were left out.' });
+    const view = history.effectiveEntries();
+    expect(view.map((entry) => [entry.message.role, entry.isTruncationMarker === true])).toEqual([
+      ['system', false],
+      ['user', true],
+      ['assistant', false],
+      ['tool', false],
+    ]);
+    expect(newestUserIndex(view, 0)).toBe(-1);
+  });
+
+  it('is no summary the app sent back as a user message (known by its text), nor one the history wrote', () => {
+    const echoed: MessageInput = {
+      role: 'user',
+      content: summaryBlock.render({ text: 'Earlier.', messageCount: 4 }),
+    };
+    const view = historyOf([system, task, call, result, echoed]).effectiveEntries();
+    expect(newestUserIndex(view, 0)).toBe(1);
+    expect(newestUserIndex(view, 2)).toBe(-1);
+    const history = historyOf([system, task, call, result, { role: 'user', content: 'Now the tests.' }]);
+    history.spliceRange(1, 4, {
+      role: 'user',
+      content: summaryBlock.render({ text: 'Fixed it.', messageCount: 3 }),
+    });
+    expect(newestUserIndex(history.effectiveEntries(), 0)).toBe(2);
+  });
+});
