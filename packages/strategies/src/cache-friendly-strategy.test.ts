@@ -278,6 +278,34 @@ describe('CacheFriendlyStrategy compaction', () => {
     expect(countToolPairViolations(tools.sent())).toBe(0);
   });
 
+  it("summarizes the older steps of the user's newest request's tool loop rather than decline when cuts cannot fit it", async () => {
+    const tools = HistoryStrategyTools.of(agentChat(10, 1200));
+    const strategy = new CacheFriendlyStrategy();
+    const state: Record<string, JsonValue> = {};
+    const budget = budgetAt(tools, 0.85);
+    await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+    // One request, then a loop of many small rounds: no output is large enough for a cut to help.
+    const request = 'Now check every module for unused exports.';
+    tools.history.append({ role: 'user', content: request });
+    const rounds = agentChat(400, 60)
+      .slice(1)
+      .filter((message) => message.role !== 'user');
+    const notes: string[] = [];
+    for (let next = 0, round = 0; round < 4; round++) {
+      for (; tools.tokens() < 0.97 * budget; next += 2)
+        for (const message of rounds.slice(next, next + 2)) tools.history.append(message);
+      const before = tools.tokens();
+      const decision = await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+      expect(decision.action).toBe('compacted');
+      expect(tools.tokens()).toBeLessThan(Math.min(before, 0.95 * budget));
+      notes.push(decision.action === 'compacted' ? (decision.note ?? '') : '');
+    }
+    expect(notes.at(-1)).toMatch(/^summarized \d+ older steps of the current tool loop/);
+    const sent = tools.sent();
+    expect(sent.some((message) => message.role === 'user' && messageText(message) === request)).toBe(true);
+    expect(countToolPairViolations(sent)).toBe(0);
+  });
+
   it('compacts deeper than the low-water mark when recent requests grew too fast to fit four more', async () => {
     /** The decision when `turns` agent turns (two requests each) brought the request to 85%. */
     const compactAfter = async (turns: number) => {

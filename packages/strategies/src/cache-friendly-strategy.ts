@@ -110,11 +110,15 @@ const CUT_FACTS = 'cutOutputFacts';
 /** Facts of cut outputs kept between two compactions (the facts block keeps the most valuable anyway). */
 const MAX_CUT_FACTS = 200;
 
+type PlanScope = 'before-request' | 'loop';
+
 /**
  * One compaction: hide `[from, hideTo)` under a summary whose role keeps roles alternating, and cut
  * the tool outputs of the messages from `cut` on.
  */
 interface CompactionPlan {
+  /** What it hides: what lies before the user's newest message, or the older steps of its tool loop. */
+  scope: PlanScope;
   from: number;
   /** `cut`, or the user's newest message when it lies before: no range hides it (the request). */
   hideTo: number;
@@ -154,14 +158,26 @@ export class CacheFriendlyStrategy implements ContextStrategy {
 
   /** Summarizes everything older than what fits under `target`, or declines when nothing is left to hide. */
   async react(ctx: ReactContext): Promise<StrategyDecision> {
-    const { tools, state } = ctx;
-    const view = effectiveView(tools);
+    const view = effectiveView(ctx.tools);
     const pinned = headCount(view);
     if (this.#waitsForLateAt(ctx, view, pinned)) return { action: 'none' };
     const newOutputs = await this.#cutNewOutputs(ctx, view, pinned);
     if (newOutputs) return newOutputs;
-    const plan = this.#plan(ctx, view, pinned);
-    if (plan === undefined) return this.#nothingToHide(ctx, view, pinned);
+    const plan = this.#plan(ctx, view, pinned, 'before-request');
+    const compacted = plan && (await this.#compact(ctx, view, plan));
+    return compacted ?? this.#nothingToHide(ctx, view, pinned);
+  }
+
+  /**
+   * Hides `plan`'s range under one summary, cuts the kept tool outputs and writes the facts block;
+   * undefined, with nothing changed, when the summary would free nothing.
+   */
+  async #compact(
+    ctx: ReactContext,
+    view: readonly HistoryEntry[],
+    plan: CompactionPlan,
+  ): Promise<StrategyDecision | undefined> {
+    const { tools, state } = ctx;
     const range = view.slice(plan.from, plan.hideTo);
     const tail = view.slice(plan.cut);
     const cutBytes = this.#tailCut(ctx, tail);
@@ -176,7 +192,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const text = await this.#rollingSummary(ctx, range);
     const content = summaryBlock.render({ text, messageCount: summarizedMessageCount(range) });
     const summary = { role: plan.role, content, metadata: { isSummary: true } } as const;
-    if (tools.measure([summary]) >= tools.measure(range)) return this.#nothingToHide(ctx, view, pinned);
+    if (tools.measure([summary]) >= tools.measure(range)) return undefined;
     const { facts, spelledOut } = await this.#facts(
       ctx,
       [...range, ...cutEntries],
@@ -186,7 +202,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
       content,
     );
     const result = tools.replaceRange(plan.from, plan.hideTo, summary);
-    if (!result.changed) return this.#nothingToHide(ctx, view, pinned);
+    if (!result.changed) return undefined;
     state[SPELLED_OUT] = spelledOut.map(plainFact);
     delete state[CUT_FACTS];
     const cut = cutBytes === undefined ? undefined : await tools.lightTrim(cutOutputsTo(cutBytes));
@@ -206,9 +222,10 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     state['lastFreed'] = freed;
     state['lastKeptMessages'] = view.length - plan.cut;
     const trimmed = cut?.changed ? `, ${cut.trimmedOutputs} kept tool outputs cut` : '';
+    const what = plan.scope === 'loop' ? 'older steps of the current tool loop' : 'messages';
     return {
       action: 'compacted',
-      note: `summarized ${range.length} messages ${aimedAt(plan.low)}${trimmed}, ${facts.length} facts, ~${freed} tokens freed`,
+      note: `summarized ${range.length} ${what} ${aimedAt(plan.low)}${trimmed}, ${facts.length} facts, ~${freed} tokens freed`,
     };
   }
 
@@ -300,7 +317,12 @@ export class CacheFriendlyStrategy implements ContextStrategy {
    * Where to cut: keep the newest units that fit under the low-water mark once the system prompt,
    * the request's overhead and room for the summary and facts are counted (always the newest unit).
    */
-  #plan(ctx: ReactContext, view: readonly HistoryEntry[], pinned: number): CompactionPlan | undefined {
+  #plan(
+    ctx: ReactContext,
+    view: readonly HistoryEntry[],
+    pinned: number,
+    scope: PlanScope,
+  ): CompactionPlan | undefined {
     const { tools, inputBudget } = ctx;
     const { at, target } = this.#options;
     const low = aimFor(ctx, view, pinned, { at, target, requests: MIN_REQUESTS_BETWEEN });
@@ -322,20 +344,19 @@ export class CacheFriendlyStrategy implements ContextStrategy {
       cut = unit.start;
     }
     cut = this.#alternatingCut(view, units, cut);
-    // The user's newest message is the request: a range starting on it starts after it, one
-    // holding it ends before it (the guard's rule), so the summary stands for what is hidden.
-    const request = newestUserIndex(view, pinned);
-    const from = request === pinned ? pinned + 1 : pinned;
-    const hideTo = request > from && request < cut ? request : cut;
-    const hidesNew = view.slice(from, hideTo).some((entry) => !isSummaryEntry(entry));
-    if (!hidesNew) return undefined;
+    const range = hiddenRange(view, pinned, cut, scope);
+    if (range === undefined) return undefined;
+    const [from, hideTo] = range;
     const room = low * inputBudget - fixed - tools.measure(view.slice(cut));
+    // After the task the guard's tools make a system note speak as the user (noteRole).
+    const asUser =
+      scope === 'loop' || view[hideTo]?.message.role === 'assistant' || pinned > pinnedCount(view);
     return {
+      scope,
       from,
       hideTo,
       cut,
-      // After the task the guard's tools make a system note speak as the user (noteRole).
-      role: view[hideTo]?.message.role === 'assistant' || pinned > pinnedCount(view) ? 'user' : 'system',
+      role: asUser ? 'user' : 'system',
       low,
       factTokens: Math.max(factBound, Math.floor(room)),
     };
@@ -443,11 +464,34 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     }
     const cut = await this.#cutOutputsUnder(ctx, view, pinned);
     if (cut) return cut;
+    const plan = this.#plan(ctx, view, pinned, 'loop');
+    const compacted = plan && (await this.#compact(ctx, view, plan));
+    if (compacted) return compacted;
     return {
       action: 'decline',
       reason: `${percent(ctx.percentage)} of the input budget (${ctx.current} of ${ctx.inputBudget} tokens) and nothing older than the newest messages left to summarize`,
     };
   }
+}
+
+/**
+ * What a plan hides, the newest messages kept from `cut` on. Before the request: from the head to
+ * the user's newest message, the request (a range holding it ends before it, one starting on it
+ * starts after it: the guard's rule). In the loop: the steps between the request and `cut`, when a
+ * tool loop after one message outgrew the window. Undefined when that hides nothing new.
+ */
+function hiddenRange(
+  view: readonly HistoryEntry[],
+  pinned: number,
+  cut: number,
+  scope: PlanScope,
+): [number, number] | undefined {
+  const request = newestUserIndex(view, pinned);
+  if (scope === 'loop' && request === -1) return undefined;
+  const from = scope === 'loop' ? request + 1 : request === pinned ? pinned + 1 : pinned;
+  const hideTo = scope === 'before-request' && request > from && request < cut ? request : cut;
+  const hidesNew = view.slice(from, hideTo).some((entry) => !isSummaryEntry(entry));
+  return hidesNew ? [from, hideTo] : undefined;
 }
 
 /** How far a compaction aimed, for its note. */
