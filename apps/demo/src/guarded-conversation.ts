@@ -62,7 +62,8 @@ const CONVERSATION = 'demo';
  * One conversation through the `ctxguard` facade (`createContextGuard` + `prepare`), as an app
  * without a hook bus uses it: the whole history goes in every call, the messages to send (or a
  * `ContextDeclinedError`) come out. Each request is also measured before the guard acts on it:
- * what was sent last time plus the messages new since (the guard's bus reports only what is sent).
+ * the stored view plus the messages new since (the guard's bus reports only what is sent). The
+ * demo's app only appends, so the messages past those stored are the new ones.
  */
 export function guardConversation(
   target: GuardTarget,
@@ -80,13 +81,13 @@ export function guardConversation(
     ...(contextTools ? { contextTools } : {}),
   });
   hooks.on('onCompaction', onCompaction);
-  let lastView: Message[] = [];
-  let seen = 0;
+  /** What the guard acts on this call: the stored view plus the app's messages not stored yet. */
   const measureUnfitted = async (messages: readonly Message[]): Promise<RequestSize> => {
-    lastView = [...lastView, ...messages.slice(seen)];
-    seen = messages.length;
+    const stored = await guard.historyStore.load(CONVERSATION);
+    const { originalMessages } = await guard.stats(CONVERSATION);
+    const unfitted = [...(stored?.messages() ?? []), ...messages.slice(originalMessages)];
     const { provider, model, maxOutputTokens } = target;
-    const measured = await guard.measurer.measure({ provider, model, maxOutputTokens, messages: lastView });
+    const measured = await guard.measurer.measure({ provider, model, maxOutputTokens, messages: unfitted });
     return sizeOf(measured, target.window);
   };
   return {
@@ -98,7 +99,6 @@ export function guardConversation(
           messages,
           maxOutputTokens: target.maxOutputTokens,
         });
-        lastView = result.messages;
         return {
           declined: false,
           messages: result.messages,

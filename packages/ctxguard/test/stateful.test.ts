@@ -125,6 +125,7 @@ describe('measuring', () => {
     });
     const history = longConversation(30);
     let compacted = 0;
+    let warnings = 0;
     for (let end = 5; end <= history.length; end += 4) {
       heard.length = 0;
       warned.length = 0;
@@ -133,8 +134,40 @@ describe('measuring', () => {
       expect(heard.map((event) => event.current)).toEqual([result.measurement.current]);
       expect(heard[0]!.messages).toEqual(result.messages);
       for (const current of warned) expect(current).toBe(result.measurement.current);
+      warnings += warned.length;
     }
     expect(compacted).toBeGreaterThan(0);
+    expect(warnings).toBeGreaterThan(0);
+    await guard.close();
+  });
+
+  it('a declined request is not reported: the next request sent past 80% still gets its context_warn', async () => {
+    const guard = createContextGuard({
+      provider: 'openai',
+      model: 'gpt-4o',
+      contextLimit: 4_000,
+      strategy: new TruncateStrategy({ cutToolOutputs: false }),
+    });
+    const heard: number[] = [];
+    const warned: number[] = [];
+    guard.hooks.on('onContextMeasure', (event) => {
+      heard.push(event.current);
+    });
+    guard.hooks.on('onWarning', (warning) => {
+      if (warning.code === 'context_warn') warned.push(Number(warning.data?.['current']));
+    });
+    const words = (count: number, tag: string) =>
+      Array.from({ length: count }, (_, i) => `${tag}${i}`).join(' ');
+    const huge = { role: 'user', content: words(3_000, 'w') } as const;
+    await expect(guard.prepare({ conversationId: 'd', messages: [huge] })).rejects.toBeInstanceOf(
+      ContextDeclinedError,
+    );
+    expect([heard, warned]).toEqual([[], []]);
+    const near = { role: 'user', content: words(1_050, 'n') } as const;
+    const sent = await guard.prepare({ conversationId: 'd', messages: [near] });
+    expect(sent.measurement.percentage).toBeGreaterThan(0.8);
+    expect(sent.measurement.percentage).toBeLessThan(1);
+    expect(warned).toEqual([sent.measurement.current]);
     await guard.close();
   });
 });

@@ -499,8 +499,8 @@ export class ConversationGuard {
     // messages again next time).
     throwIfAborted(request.signal);
     actions.push(...compactionActions(fitted.compactions));
-    const measurement = await this.#reportSent(history, request, measured, fitted);
-    return this.#outcome(history, id, {
+    const measurement = await this.#measurementAfterFit(history, request, measured, fitted);
+    const outcome = this.#outcome(history, id, {
       actions,
       measurement,
       mapping: { app: request.messages, appIndexById: sync.appIndexById },
@@ -508,6 +508,11 @@ export class ConversationGuard {
       declined: fitted.declined,
       extras: request,
     });
+    // Listeners hear what is sent (`onContextMeasure`, `context_warn` when it crossed `warn`), not
+    // what the app passed before the fit; a declined request is not sent.
+    if (outcome.declined === undefined)
+      await this.measurer.report({ ...this.#measureInput(history, request), history, signal: request.signal });
+    return outcome;
   }
 
   /** The error for a `maxOutputTokens` that takes the whole window: nothing could ever fit beside it. */
@@ -519,23 +524,19 @@ export class ConversationGuard {
   }
 
   /**
-   * The request as it now stands, measured again and reported on the bus (`context_warn` when it
-   * crossed `warn`, `onContextMeasure`): what listeners hear is what is sent, not what the app
-   * passed before the guard fitted it. A declined request keeps the fit's figures.
+   * What the outcome reports: the request measured again when the loop compacted it, the fit's
+   * figures when it declined, and the first measurement when nothing changed (the same request).
    */
-  async #reportSent(
+  async #measurementAfterFit(
     history: InMemoryConversationHistory,
-    request: z.output<typeof prepareEnvelopeSchema>,
+    request: RequestExtras,
     measured: ContextMeasurement,
     fitted: FitOutcome,
   ): Promise<ContextMeasurement> {
-    const sent = await this.measurer.report({
-      ...this.#measureInput(history, request),
-      history,
-      signal: request.signal,
-    });
-    if (fitted.declined === undefined) return sent;
-    return { ...measured, current: fitted.current, percentage: fitted.percentage };
+    if (fitted.declined !== undefined)
+      return { ...measured, current: fitted.current, percentage: fitted.percentage };
+    if (fitted.compactions.length === 0) return measured;
+    return this.measurer.measure(this.#measureInput(history, request));
   }
 
   /** The stored request whose usage was recorded and which is still what is stored (its reply not yet). */

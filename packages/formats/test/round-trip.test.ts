@@ -3,12 +3,15 @@ import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resource
 import { type Message, parseMessages } from '@ctxguard/core';
 import type { ModelMessage } from 'ai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
+  type AnthropicBetaPrompt,
+  type AnthropicPrompt,
   type ConversionLoss,
   fromAISDK,
   fromAnthropic,
   fromOpenAIChat,
+  type ToAnthropicOptions,
   toAISDK,
   toAnthropic,
   toOpenAIChat,
@@ -104,6 +107,12 @@ describe('core → format → core on an agent conversation', () => {
       max_tokens: 1024,
       ...toAnthropic(agentConversation, { api: 'beta' }),
     };
+    // Options not written out: the output may be either, so neither SDK type is claimed.
+    const options: ToAnthropicOptions = { api: 'beta' };
+    expectTypeOf(toAnthropic(agentConversation, options)).toEqualTypeOf<
+      AnthropicPrompt | AnthropicBetaPrompt
+    >();
+    expectTypeOf(toAnthropic(agentConversation, { api: 'messages' })).toEqualTypeOf<AnthropicPrompt>();
     const sdk: ModelMessage[] = toAISDK(agentConversation);
     // 11 core messages: 4 tool results become 4 OpenAI tool messages; Anthropic hoists the system
     // prompt and shares one user turn between the last tool result and the user's reply.

@@ -306,6 +306,34 @@ describe('CacheFriendlyStrategy compaction', () => {
     expect(countToolPairViolations(sent)).toBe(0);
   });
 
+  it('counts what stays before the loop: beside a request already past the aim, only the newest step is kept', async () => {
+    const tools = HistoryStrategyTools.of(agentChat(10, 1200));
+    const strategy = new CacheFriendlyStrategy();
+    const state: Record<string, JsonValue> = {};
+    const budget = budgetAt(tools, 0.85);
+    await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+    tools.history.append({
+      role: 'user',
+      content: `Check the exports. ${'Mind the re-exports. '.repeat(250)}`,
+    });
+    expect(tools.measure([tools.history.messages().at(-1)!]) / budget).toBeGreaterThan(0.25);
+    const rounds = agentChat(400, 60)
+      .slice(1)
+      .filter((message) => message.role !== 'user');
+    let note = '';
+    for (let next = 0, round = 0; round < 3 && !note.includes('tool loop'); round++) {
+      for (; tools.tokens() < 0.97 * budget; next += 3)
+        for (const message of rounds.slice(next, next + 3)) tools.history.append(message);
+      const decision = await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+      note = decision.action === 'compacted' ? (decision.note ?? '') : decision.action;
+    }
+    expect(note).toMatch(/older steps of the current tool loop down to 25%/);
+    const sent = tools.sent();
+    const request = sent.findLastIndex((message) => messageText(message).startsWith('Check the exports.'));
+    // After the request: the loop's summary, then the newest step (an answer, or a call with its result).
+    expect(sent.length - request - 2).toBeLessThanOrEqual(2);
+  });
+
   it('compacts deeper than the low-water mark when recent requests grew too fast to fit four more', async () => {
     /** The decision when `turns` agent turns (two requests each) brought the request to 85%. */
     const compactAfter = async (turns: number) => {

@@ -325,26 +325,31 @@ export class CacheFriendlyStrategy implements ContextStrategy {
   ): CompactionPlan | undefined {
     const { tools, inputBudget } = ctx;
     const { at, target } = this.#options;
+    const request = newestUserIndex(view, pinned);
+    // A loop plan keeps everything up to the request; with the request at the head (or none), the
+    // plan before the request already hid the loop.
+    if (scope === 'loop' && request <= pinned) return undefined;
+    const kept = scope === 'loop' ? request + 1 : pinned;
     const low = aimFor(ctx, view, pinned, { at, target, requests: MIN_REQUESTS_BETWEEN });
     const fixed =
       requestOverhead(ctx, view) +
-      tools.measure(view.slice(0, pinned)) +
+      tools.measure(view.slice(0, kept)) +
       Math.ceil(this.#summaryChars(inputBudget) / CHARS_PER_TOKEN) +
       SUMMARY_FRAME_TOKENS;
     const factBound = factTokenBound(this.#options.maxFactTokens, inputBudget, CACHE_FRIENDLY_FACT_SHARE);
     const keep = low * inputBudget - fixed - factBound;
-    const units = entryUnits(view, pinned, view.length);
+    const units = entryUnits(view, kept, view.length);
     let cut = view.length;
-    let kept = 0;
+    let tailTokens = 0;
     for (let index = units.length - 1; index >= 0; index--) {
       const unit = units[index]!;
       const tokens = tools.measure(view.slice(unit.start, unit.end));
-      if (cut < view.length && kept + tokens > keep) break;
-      kept += tokens;
+      if (cut < view.length && tailTokens + tokens > keep) break;
+      tailTokens += tokens;
       cut = unit.start;
     }
     cut = this.#alternatingCut(view, units, cut);
-    const range = hiddenRange(view, pinned, cut, scope);
+    const range = hiddenRange(view, pinned, request, cut, scope);
     if (range === undefined) return undefined;
     const [from, hideTo] = range;
     const room = low * inputBudget - fixed - tools.measure(view.slice(cut));
@@ -483,11 +488,10 @@ export class CacheFriendlyStrategy implements ContextStrategy {
 function hiddenRange(
   view: readonly HistoryEntry[],
   pinned: number,
+  request: number,
   cut: number,
   scope: PlanScope,
 ): [number, number] | undefined {
-  const request = newestUserIndex(view, pinned);
-  if (scope === 'loop' && request === -1) return undefined;
   const from = scope === 'loop' ? request + 1 : request === pinned ? pinned + 1 : pinned;
   const hideTo = scope === 'before-request' && request > from && request < cut ? request : cut;
   const hidesNew = view.slice(from, hideTo).some((entry) => !isSummaryEntry(entry));

@@ -329,7 +329,14 @@ export function toAnthropic(
   messages: readonly MessageInput[],
   options: ToAnthropicOptions & { api: 'beta' },
 ): AnthropicBetaPrompt;
-export function toAnthropic(messages: readonly MessageInput[], options?: ToAnthropicOptions): AnthropicPrompt;
+export function toAnthropic(
+  messages: readonly MessageInput[],
+  options?: ToAnthropicOptions & { api?: 'messages' | undefined },
+): AnthropicPrompt;
+export function toAnthropic(
+  messages: readonly MessageInput[],
+  options?: ToAnthropicOptions,
+): AnthropicPrompt | AnthropicBetaPrompt;
 export function toAnthropic(
   messages: readonly MessageInput[],
   options: ToAnthropicOptions = {},
