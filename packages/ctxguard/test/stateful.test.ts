@@ -141,6 +141,19 @@ describe('measuring', () => {
     await guard.close();
   });
 
+  it('reports a request only once it is stored (a save retried after a conflict cannot report it twice)', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
+    const storedWhenHeard: number[] = [];
+    guard.hooks.on('onContextMeasure', async () => {
+      storedWhenHeard.push((await guard.historyStore.load('stored'))?.length ?? 0);
+    });
+    const history = longConversation(6);
+    const result = await guard.prepare({ conversationId: 'stored', messages: history });
+    expect(storedWhenHeard).toEqual([(await guard.historyStore.load('stored'))?.length]);
+    expect(result.appended).toBe(history.length);
+    await guard.close();
+  });
+
   it('a declined request is not reported: the next request sent past 80% still gets its context_warn', async () => {
     const guard = createContextGuard({
       provider: 'openai',

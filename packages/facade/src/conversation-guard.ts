@@ -136,6 +136,8 @@ interface CallOutcome {
   version: number;
   mapping: AppMapping;
   lastOriginalId: string | undefined;
+  /** The request to report once stored, as the measurer takes it; undefined when declined (not sent). */
+  sent: MeasureInput | undefined;
 }
 
 function strategyName(strategy: ContextStrategy): string {
@@ -281,6 +283,7 @@ export class ConversationGuard {
       this.#underDeadline(parsed.signal, async (signal) => {
         const request = { ...parsed, signal };
         const outcome = await this.#update(id, (history) => this.#prepareOn(history, request, input));
+        await this.#reportSent(outcome);
         return this.#finish(outcome, parsed);
       }),
     );
@@ -375,6 +378,7 @@ export class ConversationGuard {
           };
           return this.#recoverOn(history, id, extras, stated, signal);
         });
+        await this.#reportSent(outcome);
         return this.#finish(outcome, { conversationId: id, ...extras }, request.error);
       }),
     );
@@ -500,7 +504,7 @@ export class ConversationGuard {
     throwIfAborted(request.signal);
     actions.push(...compactionActions(fitted.compactions));
     const measurement = await this.#measurementAfterFit(history, request, measured, fitted);
-    const outcome = this.#outcome(history, id, {
+    return this.#outcome(history, id, {
       actions,
       measurement,
       mapping: { app: request.messages, appIndexById: sync.appIndexById },
@@ -508,11 +512,6 @@ export class ConversationGuard {
       declined: fitted.declined,
       extras: request,
     });
-    // Listeners hear what is sent (`onContextMeasure`, `context_warn` when it crossed `warn`), not
-    // what the app passed before the fit; a declined request is not sent.
-    if (outcome.declined === undefined)
-      await this.measurer.report({ ...this.#measureInput(history, request), history, signal: request.signal });
-    return outcome;
   }
 
   /** The error for a `maxOutputTokens` that takes the whole window: nothing could ever fit beside it. */
@@ -856,7 +855,18 @@ export class ConversationGuard {
       version,
       mapping: call.mapping,
       lastOriginalId: call.mapping.app.length === 0 ? undefined : index.ids[call.mapping.app.length - 1],
+      sent: declined === undefined ? { ...this.#measureInput(history, call.extras), history } : undefined,
     };
+  }
+
+  /**
+   * Tells listeners about the request a call returns, once it is stored (`onContextMeasure`, and
+   * `context_warn` when it crossed `warn`): what is sent, not what the app passed before the fit. A
+   * declined request is not sent, so not reported. Listeners run in the conversation's queue: one
+   * that awaits this guard's calls on the same conversation waits for ever.
+   */
+  async #reportSent(outcome: CallOutcome): Promise<void> {
+    if (outcome.sent !== undefined) await this.measurer.report(outcome.sent);
   }
 
   #finish(

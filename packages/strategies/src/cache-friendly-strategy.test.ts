@@ -334,6 +334,31 @@ describe('CacheFriendlyStrategy compaction', () => {
     expect(sent.length - request - 2).toBeLessThanOrEqual(2);
   });
 
+  it('counts a task with an image, the request at the head, as kept: only the newest step beside it', async () => {
+    const task: MessageInput = {
+      role: 'user',
+      content: [
+        { type: 'text', text: `Check the exports. ${'Mind the re-exports. '.repeat(250)}` },
+        { type: 'image', image: 'data:image/png;base64,iVBORw0KGgo=' },
+      ],
+    };
+    const rounds = agentChat(400, 60)
+      .slice(1)
+      .filter((message) => message.role !== 'user');
+    const tools = HistoryStrategyTools.of([{ role: 'system', content: 'You are a coding agent.' }, task]);
+    const budget = Math.ceil(tools.tokens() / 0.27);
+    for (let next = 0; tools.tokens() < 0.97 * budget; next += 3)
+      for (const message of rounds.slice(next, next + 3)) tools.history.append(message);
+    const decision = await new CacheFriendlyStrategy().react(
+      reactContext(tools, 'pressure', { inputBudget: budget }),
+    );
+    expect(decision.action).toBe('compacted');
+    const view = tools.history.messages();
+    expect(view[1]?.content).toContainEqual(task.content[1]);
+    // After the task: the summary, then the newest step (an answer, or a call with its result).
+    expect(view.length - 3).toBeLessThanOrEqual(2);
+  });
+
   it('compacts deeper than the low-water mark when recent requests grew too fast to fit four more', async () => {
     /** The decision when `turns` agent turns (two requests each) brought the request to 85%. */
     const compactAfter = async (turns: number) => {

@@ -327,9 +327,9 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const { at, target } = this.#options;
     const request = newestUserIndex(view, pinned);
     // A loop plan keeps everything up to the request; with the request at the head (or none), the
-    // plan before the request already hid the loop.
+    // plan before the request already hid the loop. Either plan keeps a request at the head.
     if (scope === 'loop' && request <= pinned) return undefined;
-    const kept = scope === 'loop' ? request + 1 : pinned;
+    const kept = scope === 'loop' || request === pinned ? request + 1 : pinned;
     const low = aimFor(ctx, view, pinned, { at, target, requests: MIN_REQUESTS_BETWEEN });
     const fixed =
       requestOverhead(ctx, view) +
