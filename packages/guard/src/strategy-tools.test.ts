@@ -870,22 +870,6 @@ describe('the task in every request', () => {
     expect(countToolPairViolations(firstTurn.messages())).toBe(0);
   });
 
-  it('is still the request once facts were written in front of it (a rewrite the history flags)', () => {
-    const rounds = agent(3)
-      .slice(2)
-      .filter((message) => message.role !== 'user');
-    const history = historyOf([system('You are a coding agent.'), withFile(), ...rounds]);
-    const tools = toolsFor(history);
-    tools.injectFacts([{ key: 'db', value: 'postgres 16', category: 'version' }], 'first-user-prefix');
-    expect(history.effectiveEntries()[1]?.isSummary).toBe(true);
-    expect(tools.dropOldest(3).changed).toBe(true);
-    const task = history.messages()[1]!;
-    expect(textOf(task)).toContain(TASK);
-    expect(textOf(task)).toContain('postgres 16');
-    expect(task.content).toContainEqual(withFile().content[1]);
-    expect(countToolPairViolations(history.messages())).toBe(0);
-  });
-
   it('keeps the facts in front of the task once: its words carry them, the marker does not repeat them', () => {
     const facts = factsBlock.render([{ key: 'db', value: 'postgres 16', category: 'version' }]);
     const task = withFile();
@@ -969,7 +953,7 @@ describe('the task in every request', () => {
     const summary = user(summaryBlock.render({ text: 'Earlier work.', messageCount: 12 }));
     const history = historyOf([system('You are a coding agent.'), summary, ...agent(3).slice(2)]);
     expect(toolsFor(history).replaceRange(1, 4, user('[earlier work]')).changed).toBe(true);
-    expect(history.messages()[1]).toEqual({ ...user('[earlier work]'), metadata: { isSummary: true } });
+    expect(history.messages()[1]).toEqual(user('[earlier work]'));
   });
 });
 

@@ -25,7 +25,6 @@ import {
   type FactInjectionSite,
   type HistoryEntry,
   type HistorySegments,
-  type JsonValue,
   type Message,
   type MessageInput,
   type RewriteResult,
@@ -432,13 +431,10 @@ export class StrategyToolsImpl implements StrategyTools {
     [start, end] = aroundRequest(kept.from, kept.to, request);
     if (start >= end) return this.#unchanged();
     const { lead } = kept;
-    // Marked a summary, so no later rewrite takes it for a message of the user's (requestIndex).
-    const replacementMessage = asSummary(
-      speakingAfter(
-        [...view.slice(0, start), ...lead],
-        view[end],
-        this.#keepingFacts(view.slice(start, end), message, lead),
-      ),
+    const replacementMessage = speakingAfter(
+      [...view.slice(0, start), ...lead],
+      view[end],
+      this.#keepingFacts(view.slice(start, end), message, lead),
     );
     return this.#record('replaceRange', () => this.#splice(start, end, [...lead, replacementMessage]));
   }
@@ -952,25 +948,21 @@ function aroundRequest(from: number, to: number, request: number | undefined): [
 
 /**
  * Where the user's newest message sits in `view`: the newest user message that is no summary or
- * marker (kept verbatim by an earlier compaction, or with facts put in front, it still is). Known
- * by the message, not by the entry's `isSummary`: the history sets that on the first entry of
- * every rewrite, facts written in front of the user's own message included.
+ * marker (kept verbatim by an earlier compaction, or with facts put in front, it still is).
  */
 function requestIndex(view: readonly HistoryEntry[]): number | undefined {
   for (let i = view.length - 1; i >= 0; i--) {
     const entry = view[i] as HistoryEntry;
     const { message } = entry;
-    if (message.role === 'user' && entry.isTruncationMarker !== true && !isCompactionMessage(message))
+    if (
+      message.role === 'user' &&
+      entry.isSummary !== true &&
+      entry.isTruncationMarker !== true &&
+      !isCompactionMessage(message)
+    )
       return i;
   }
   return undefined;
-}
-
-/** `message` with `metadata.isSummary` set. */
-function asSummary(message: MessageInput): MessageInput {
-  const metadata = (message.metadata ?? {}) as Record<string, JsonValue>;
-  if (metadata['isSummary'] === true) return message;
-  return { ...message, metadata: { ...metadata, isSummary: true } } as MessageInput;
 }
 
 /** A system-role `replacement` as the user's where a system note may not stand ({@link noteRole}). */

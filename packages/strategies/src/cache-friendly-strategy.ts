@@ -445,27 +445,6 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     };
   }
 
-  /**
-   * The last resort before a decline: the compactor's one-shot compaction of the conversation to
-   * `target`, which shortens the newest step and what is attached to the request when nothing else
-   * fits (as the default strategy does). Undefined when it changed nothing.
-   */
-  async #recompact(ctx: ReactContext, view: readonly HistoryEntry[]): Promise<StrategyDecision | undefined> {
-    const overhead = requestOverhead(ctx, view);
-    const budgetTokens = Math.max(1, Math.floor(this.#options.target * ctx.inputBudget - overhead));
-    const result = await ctx.tools.compactMessages({
-      budgetTokens,
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-    });
-    if (!result.changed) return undefined;
-    rememberCompaction(ctx, view);
-    ctx.state['compactions'] = countIn(ctx.state, 'compactions') + 1;
-    return {
-      action: 'compacted',
-      note: `recompacted the conversation to ${percent((result.tokensAfter + overhead) / ctx.inputBudget)} of the input budget (nothing older to summarize, no cut fitted it)`,
-    };
-  }
-
   #summaryChars(inputBudget: number): number {
     const share = Math.floor(inputBudget * SUMMARY_SHARE * CHARS_PER_TOKEN);
     return Math.max(MIN_SUMMARY_CHARS, Math.min(this.#options.summaryMaxLength, share));
@@ -491,7 +470,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const cut = await this.#cutOutputsUnder(ctx, view, pinned);
     if (cut) return cut;
     const plan = this.#plan(ctx, view, pinned, 'loop');
-    const compacted = (plan && (await this.#compact(ctx, view, plan))) ?? (await this.#recompact(ctx, view));
+    const compacted = plan && (await this.#compact(ctx, view, plan));
     if (compacted) return compacted;
     return {
       action: 'decline',

@@ -36,14 +36,14 @@ export function unitText(view: readonly HistoryEntry[], unit: EntryUnit): string
 
 /**
  * Index of the newest message the user wrote in `view` at or after `from` (-1 when there is none):
- * no summary (by its metadata or text) or truncation marker. The guard's rule for the request no
- * range rewrite hides, so a plan around it is the range the guard rewrites. Not the entry's
- * `isSummary`: the history sets it on facts written in front of the user's own message too.
+ * no summary or truncation marker, by the entry's flags or its text. The guard's rule for the
+ * request no range rewrite hides, so a plan around it is the range the guard rewrites.
  */
 export function newestUserIndex(view: readonly HistoryEntry[], from: number): number {
   for (let index = view.length - 1; index >= from; index--) {
     const entry = view[index];
-    if (entry && entry.isTruncationMarker !== true && isUserTurn(entry.message)) return index;
+    if (entry && entry.isSummary !== true && entry.isTruncationMarker !== true && isUserTurn(entry.message))
+      return index;
   }
   return -1;
 }
