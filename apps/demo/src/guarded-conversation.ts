@@ -81,11 +81,13 @@ export function guardConversation(
     ...(contextTools ? { contextTools } : {}),
   });
   hooks.on('onCompaction', onCompaction);
+  /** App messages stored so far: every call stores what it was given, sent or declined. */
+  let storedCount = 0;
   /** What the guard acts on this call: the stored view plus the app's messages not stored yet. */
   const measureUnfitted = async (messages: readonly Message[]): Promise<RequestSize> => {
     const stored = await guard.historyStore.load(CONVERSATION);
-    const { originalMessages } = await guard.stats(CONVERSATION);
-    const unfitted = [...(stored?.messages() ?? []), ...messages.slice(originalMessages)];
+    const unfitted = [...(stored?.messages() ?? []), ...messages.slice(storedCount)];
+    storedCount = messages.length;
     const { provider, model, maxOutputTokens } = target;
     const measured = await guard.measurer.measure({ provider, model, maxOutputTokens, messages: unfitted });
     return sizeOf(measured, target.window);

@@ -58,6 +58,34 @@ function scriptedTools(
   return new HistoryStrategyTools(HistoryStrategyTools.of(messages).history, context);
 }
 
+/**
+ * An agent chat compacted once at 85% of its budget, then the user's `request` and, as its tool
+ * loop, the messages of `chat` that are not the user's: each `round()` appends them `step` at a time
+ * until the request passes 97%, then reacts.
+ */
+async function loopAfterCompaction(request: string, chat: readonly MessageInput[], step: number) {
+  const tools = HistoryStrategyTools.of(agentChat(10, 1200));
+  const strategy = new CacheFriendlyStrategy();
+  const state: Record<string, JsonValue> = {};
+  const budget = budgetAt(tools, 0.85);
+  await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+  tools.history.append({ role: 'user', content: request });
+  const loop = chat.slice(1).filter((message) => message.role !== 'user');
+  let next = 0;
+  const round = async () => {
+    for (; tools.tokens() < 0.97 * budget; next += step)
+      for (const message of loop.slice(next, next + step)) tools.history.append(message);
+    const before = tools.tokens();
+    const decision = await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+    return {
+      before,
+      decision,
+      note: decision.action === 'compacted' ? (decision.note ?? '') : decision.action,
+    };
+  };
+  return { tools, budget, round };
+}
+
 /** Whether `next` starts with every message of `previous`, byte for byte. */
 function startsWith(next: readonly Message[], previous: readonly Message[]): boolean {
   return previous.every((message, index) => JSON.stringify(message) === JSON.stringify(next[index]));
@@ -253,52 +281,34 @@ describe('CacheFriendlyStrategy compaction', () => {
   });
 
   it("with only the user's newest message and its tool loop after a summary, cuts the loop's outputs instead of claiming a compaction", async () => {
-    const tools = HistoryStrategyTools.of(agentChat(10, 1200));
-    const strategy = new CacheFriendlyStrategy();
-    const state: Record<string, JsonValue> = {};
-    const budget = budgetAt(tools, 0.85);
-    await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
     // One new request whose tool loop grows past 95% again and again: the older messages go first,
     // then nothing older is left to hide.
-    const loop = agentChat(60, 1200)
-      .slice(1)
-      .filter((message) => message.role !== 'user');
-    tools.history.append({ role: 'user', content: 'Now read every file again and list their exports.' });
+    const { tools, budget, round } = await loopAfterCompaction(
+      'Now read every file again and list their exports.',
+      agentChat(60, 1200),
+      3,
+    );
     const notes: string[] = [];
-    for (let next = 0, round = 0; round < 3; round++) {
-      for (; tools.tokens() < 0.97 * budget; next += 3)
-        for (const message of loop.slice(next, next + 3)) tools.history.append(message);
-      const before = tools.tokens();
-      const decision = await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+    for (let count = 0; count < 3; count++) {
+      const { before, decision, note } = await round();
       expect(decision.action).toBe('compacted');
       expect(tools.tokens()).toBeLessThan(Math.min(before, 0.95 * budget));
-      notes.push(decision.action === 'compacted' ? (decision.note ?? '') : '');
+      notes.push(note);
     }
     expect(notes.at(-1)).toMatch(/tool message\(s\) of the current tool loop/);
     expect(countToolPairViolations(tools.sent())).toBe(0);
   });
 
   it("summarizes the older steps of the user's newest request's tool loop rather than decline when cuts cannot fit it", async () => {
-    const tools = HistoryStrategyTools.of(agentChat(10, 1200));
-    const strategy = new CacheFriendlyStrategy();
-    const state: Record<string, JsonValue> = {};
-    const budget = budgetAt(tools, 0.85);
-    await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
     // One request, then a loop of many small rounds: no output is large enough for a cut to help.
     const request = 'Now check every module for unused exports.';
-    tools.history.append({ role: 'user', content: request });
-    const rounds = agentChat(400, 60)
-      .slice(1)
-      .filter((message) => message.role !== 'user');
+    const { tools, budget, round } = await loopAfterCompaction(request, agentChat(400, 60), 2);
     const notes: string[] = [];
-    for (let next = 0, round = 0; round < 4; round++) {
-      for (; tools.tokens() < 0.97 * budget; next += 2)
-        for (const message of rounds.slice(next, next + 2)) tools.history.append(message);
-      const before = tools.tokens();
-      const decision = await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
+    for (let count = 0; count < 4; count++) {
+      const { before, decision, note } = await round();
       expect(decision.action).toBe('compacted');
       expect(tools.tokens()).toBeLessThan(Math.min(before, 0.95 * budget));
-      notes.push(decision.action === 'compacted' ? (decision.note ?? '') : '');
+      notes.push(note);
     }
     expect(notes.at(-1)).toMatch(/^summarized \d+ older steps of the current tool loop/);
     const sent = tools.sent();
@@ -307,26 +317,14 @@ describe('CacheFriendlyStrategy compaction', () => {
   });
 
   it('counts what stays before the loop: beside a request already past the aim, only the newest step is kept', async () => {
-    const tools = HistoryStrategyTools.of(agentChat(10, 1200));
-    const strategy = new CacheFriendlyStrategy();
-    const state: Record<string, JsonValue> = {};
-    const budget = budgetAt(tools, 0.85);
-    await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
-    tools.history.append({
-      role: 'user',
-      content: `Check the exports. ${'Mind the re-exports. '.repeat(250)}`,
-    });
+    const { tools, budget, round } = await loopAfterCompaction(
+      `Check the exports. ${'Mind the re-exports. '.repeat(250)}`,
+      agentChat(400, 60),
+      3,
+    );
     expect(tools.measure([tools.history.messages().at(-1)!]) / budget).toBeGreaterThan(0.25);
-    const rounds = agentChat(400, 60)
-      .slice(1)
-      .filter((message) => message.role !== 'user');
     let note = '';
-    for (let next = 0, round = 0; round < 3 && !note.includes('tool loop'); round++) {
-      for (; tools.tokens() < 0.97 * budget; next += 3)
-        for (const message of rounds.slice(next, next + 3)) tools.history.append(message);
-      const decision = await strategy.react(reactContext(tools, 'pressure', { inputBudget: budget, state }));
-      note = decision.action === 'compacted' ? (decision.note ?? '') : decision.action;
-    }
+    for (let count = 0; count < 3 && !note.includes('tool loop'); count++) note = (await round()).note;
     expect(note).toMatch(/older steps of the current tool loop down to 25%/);
     const sent = tools.sent();
     const request = sent.findLastIndex((message) => messageText(message).startsWith('Check the exports.'));

@@ -1,14 +1,10 @@
 import { summaryBlock } from '@ctxguard/compactor';
 import type { MessageInput } from '@ctxguard/core';
-import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { describe, expect, it } from 'vitest';
+import { HistoryStrategyTools } from '../test/support/history-tools.ts';
 import { newestUserIndex } from './entry-units.js';
 
-function historyOf(messages: readonly MessageInput[]) {
-  const history = new InMemoryConversationHistory();
-  for (const message of messages) history.append(message);
-  return history;
-}
+const historyOf = (messages: readonly MessageInput[]) => HistoryStrategyTools.of(messages).history;
 
 const system: MessageInput = { role: 'system', content: 'You are a coding agent.' };
 const task: MessageInput = { role: 'user', content: 'Fix the build.' };
