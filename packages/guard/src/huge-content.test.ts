@@ -49,7 +49,10 @@ describe('strategy tools over 200,000 messages', () => {
     expect(result.changed).toBe(true);
     expect(messages).toHaveLength(MANY - 3);
     expect(messages[0]).toMatchObject({ content: 'question 0' });
-    expect(messages[1]).toEqual(user('[four early messages summarized]'));
+    expect(messages[1]).toEqual({
+      ...user('[four early messages summarized]'),
+      metadata: { isSummary: true },
+    });
     expect(messages.at(-1)).toMatchObject({ content: `answer ${MANY - 2}` });
   });
 });

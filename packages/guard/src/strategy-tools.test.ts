@@ -2,6 +2,7 @@ import {
   countToolPairViolations,
   createOfflineContextTools,
   factsBlock,
+  markers,
   redactSecrets,
   summaryBlock,
   TokenMeter,
@@ -870,6 +871,79 @@ describe('the task in every request', () => {
     expect(countToolPairViolations(firstTurn.messages())).toBe(0);
   });
 
+  it('is still the request once facts were written in front of it (a rewrite the history flags)', () => {
+    const rounds = agent(3)
+      .slice(2)
+      .filter((message) => message.role !== 'user');
+    const history = historyOf([system('You are a coding agent.'), withFile(), ...rounds]);
+    const tools = toolsFor(history);
+    tools.injectFacts([{ key: 'db', value: 'postgres 16', category: 'version' }], 'first-user-prefix');
+    expect(history.effectiveEntries()[1]?.isSummary).toBe(true);
+    expect(tools.dropOldest(3).changed).toBe(true);
+    const task = history.messages()[1]!;
+    expect(textOf(task)).toContain(TASK);
+    expect(textOf(task)).toContain('postgres 16');
+    expect(task.content).toContainEqual(withFile().content[1]);
+    expect(countToolPairViolations(history.messages())).toBe(0);
+  });
+
+  it('is sent once and whole by every range tool while it is the request, whatever rewrite it heads or joins', async () => {
+    const rounds = agent(3)
+      .slice(2)
+      .filter((message) => message.role !== 'user');
+    const fact = { key: 'db', value: 'postgres 16', category: 'version' } as const;
+    const setups = [
+      // Facts written in front of it: it heads that rewrite.
+      () => {
+        const history = historyOf([system('You are a coding agent.'), withFile(), ...rounds]);
+        toolsFor(history).injectFacts([fact], 'first-user-prefix');
+        return history;
+      },
+      // Facts written into a system prompt there was none of: it joins that rewrite's group.
+      () => {
+        const history = historyOf([withFile(), ...rounds]);
+        toolsFor(history).injectFacts([fact], 'system-append');
+        return history;
+      },
+    ];
+    for (const setup of setups) {
+      for (const hide of [
+        (tools: StrategyToolsImpl) => tools.replaceRange(1, 4, user('[earlier work]')),
+        (tools: StrategyToolsImpl) => tools.summarizeRange({ from: 1, to: 4 }),
+        (tools: StrategyToolsImpl) => tools.dropOldest(3),
+      ]) {
+        const history = setup();
+        const before = history.messages();
+        const factsWritten = new Set(history.compactions().map((record) => record.id));
+        await hide(toolsFor(history));
+        const sent = history.messages();
+        const tasks = sent.filter((message) => textOf(message).includes(TASK));
+        expect(tasks).toHaveLength(1);
+        expect(tasks[0]!.content).toContainEqual(withFile().content[1]);
+        expect(JSON.stringify(sent).split('postgres 16').length).toBeGreaterThan(1);
+        expect(countToolPairViolations(sent)).toBe(0);
+        const rewrite = history.compactions().find((record) => !factsWritten.has(record.id));
+        history.rewind(rewrite!.id);
+        expect(history.messages()).toEqual(before);
+      }
+    }
+  });
+
+  it('is never a marker the facts were written in front of: a range from there hides it', () => {
+    const marker = user(markers.truncation.render({ hiddenCount: 6 }));
+    const rounds = agent(3)
+      .slice(2)
+      .filter((message) => message.role !== 'user');
+    const history = historyOf([system('You are a coding agent.'), marker, ...rounds]);
+    const tools = toolsFor(history);
+    tools.injectFacts([{ key: 'db', value: 'postgres 16', category: 'version' }], 'first-user-prefix');
+    expect(textOf(history.messages()[1])).toContain('postgres 16');
+    expect(tools.replaceRange(1, 4, user('[earlier work]')).changed).toBe(true);
+    const [, replacement] = history.messages();
+    expect(textOf(replacement)).toContain('[earlier work]');
+    expect(textOf(replacement)).toContain('postgres 16');
+  });
+
   it('keeps the facts in front of the task once: its words carry them, the marker does not repeat them', () => {
     const facts = factsBlock.render([{ key: 'db', value: 'postgres 16', category: 'version' }]);
     const task = withFile();
@@ -953,7 +1027,7 @@ describe('the task in every request', () => {
     const summary = user(summaryBlock.render({ text: 'Earlier work.', messageCount: 12 }));
     const history = historyOf([system('You are a coding agent.'), summary, ...agent(3).slice(2)]);
     expect(toolsFor(history).replaceRange(1, 4, user('[earlier work]')).changed).toBe(true);
-    expect(history.messages()[1]).toEqual(user('[earlier work]'));
+    expect(history.messages()[1]).toEqual({ ...user('[earlier work]'), metadata: { isSummary: true } });
   });
 });
 

@@ -25,6 +25,7 @@ import {
   type FactInjectionSite,
   type HistoryEntry,
   type HistorySegments,
+  type JsonValue,
   type Message,
   type MessageInput,
   type RewriteResult,
@@ -428,13 +429,16 @@ export class StrategyToolsImpl implements StrategyTools {
     const entries = this.#history.effectiveEntries();
     const request = requestIndex(entries);
     const kept = keepingTask(entries, start, end, request);
-    [start, end] = aroundRequest(kept.from, kept.to, request);
+    [start, end] = aroundRequest(kept.from, kept.to, outsideLead(entries, request, kept.lead));
     if (start >= end) return this.#unchanged();
     const { lead } = kept;
-    const replacementMessage = speakingAfter(
-      [...view.slice(0, start), ...lead],
-      view[end],
-      this.#keepingFacts(view.slice(start, end), message, lead),
+    // Marked a summary, so no later rewrite takes it for a message of the user's (requestIndex).
+    const replacementMessage = asSummary(
+      speakingAfter(
+        [...view.slice(0, start), ...lead],
+        view[end],
+        this.#keepingFacts(view.slice(start, end), message, lead),
+      ),
     );
     return this.#record('replaceRange', () => this.#splice(start, end, [...lead, replacementMessage]));
   }
@@ -460,7 +464,7 @@ export class StrategyToolsImpl implements StrategyTools {
     const entries = this.#history.effectiveEntries();
     const request = requestIndex(entries);
     const { lead, ...kept } = keepingTask(entries, head, oldest, request);
-    const [start, end] = aroundRequest(kept.from, kept.to, request);
+    const [start, end] = aroundRequest(kept.from, kept.to, outsideLead(entries, request, lead));
     if (end <= start) return this.#unchanged();
     // Before an assistant turn the marker speaks as the user: a request whose first message after
     // the system prompt is the assistant's is refused by Bedrock and Gemini.
@@ -789,7 +793,11 @@ export class StrategyToolsImpl implements StrategyTools {
       return;
     }
     if (!current) return;
-    const next = withPrefix(current, `${block}\n\n`);
+    // In front of a summary or marker the facts hide what tells it apart: its metadata says so instead.
+    const note =
+      this.#history.effectiveEntries()[index]?.isTruncationMarker === true || isCompactionMessage(current);
+    const prefixed = withPrefix(current, `${block}\n\n`);
+    const next = note ? asSummary(prefixed) : prefixed;
     this.#record('injectFacts', () => this.#splice(index, index + 1, [next]));
   }
 
@@ -930,7 +938,7 @@ function summaryRange(
   const { lead, ...taskKept } = keepingTask(view, from, to, request);
   [from, to] = [taskKept.from, taskKept.to];
   const prompt = messages.slice(Math.max(from, frozen), head);
-  const hidesRequest = request !== undefined && from <= request && request < to;
+  const hidesRequest = outsideLead(view, request, lead) !== undefined && from <= request! && request! < to;
   if (to <= from + prompt.length || from < frozen || hidesRequest) return undefined;
   return { from, to, kept: [...prompt, ...lead], prompt: prompt.length };
 }
@@ -947,22 +955,38 @@ function aroundRequest(from: number, to: number, request: number | undefined): [
 }
 
 /**
+ * The request a range must leave out (see {@link aroundRequest}): none when it leads the range's
+ * replacement whole, as the task taken with the group it heads or joins does.
+ */
+function outsideLead(
+  view: readonly HistoryEntry[],
+  request: number | undefined,
+  lead: readonly Message[],
+): number | undefined {
+  return request !== undefined && lead[0] === view[request]?.message ? undefined : request;
+}
+
+/**
  * Where the user's newest message sits in `view`: the newest user message that is no summary or
- * marker (kept verbatim by an earlier compaction, or with facts put in front, it still is).
+ * marker (kept verbatim by an earlier compaction, or with facts put in front, it still is). Known
+ * by the message, not by the entry's `isSummary`: the history sets that on the first entry of
+ * every rewrite, facts written in front of the user's own message included.
  */
 function requestIndex(view: readonly HistoryEntry[]): number | undefined {
   for (let i = view.length - 1; i >= 0; i--) {
     const entry = view[i] as HistoryEntry;
     const { message } = entry;
-    if (
-      message.role === 'user' &&
-      entry.isSummary !== true &&
-      entry.isTruncationMarker !== true &&
-      !isCompactionMessage(message)
-    )
+    if (message.role === 'user' && entry.isTruncationMarker !== true && !isCompactionMessage(message))
       return i;
   }
   return undefined;
+}
+
+/** `message` with `metadata.isSummary` set. */
+function asSummary(message: MessageInput): MessageInput {
+  const metadata = (message.metadata ?? {}) as Record<string, JsonValue>;
+  if (metadata['isSummary'] === true) return message;
+  return { ...message, metadata: { ...metadata, isSummary: true } } as MessageInput;
 }
 
 /** A system-role `replacement` as the user's where a system note may not stand ({@link noteRole}). */

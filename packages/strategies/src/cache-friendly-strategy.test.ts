@@ -383,10 +383,10 @@ describe('CacheFriendlyStrategy compaction', () => {
     });
   });
 
-  it('declines when the newest messages alone are over the ceiling, and warns below it', async () => {
+  it('declines only when what no compaction touches is over the ceiling (the system prompt), and warns below it', async () => {
     const tools = HistoryStrategyTools.of([
-      { role: 'system', content: 'You are a coding agent.' },
-      { role: 'user', content: `read this: ${'x '.repeat(4000)}` },
+      { role: 'system', content: `You are a coding agent. ${'Follow the rules. '.repeat(600)}` },
+      { role: 'user', content: 'Go.' },
     ]);
     const strategy = new CacheFriendlyStrategy();
     const decline = await strategy.react(
@@ -402,6 +402,23 @@ describe('CacheFriendlyStrategy compaction', () => {
     const over = await late.react(reactContext(tools, 'pressure', { inputBudget: budgetAt(tools, 1.2) }));
     expect(over.action).toBe('decline');
     expect(tools.history.compactions()).toHaveLength(0);
+  });
+
+  it("as the last resort, compacts an oversized request with the compactor's one-shot pipeline (as the default does)", async () => {
+    const tools = HistoryStrategyTools.of([
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: `read this: ${'x '.repeat(4000)}` },
+    ]);
+    const original = tools.history.messages();
+    const budget = budgetAt(tools, 1.2);
+    const decision = await new CacheFriendlyStrategy().react(
+      reactContext(tools, 'pressure', { inputBudget: budget }),
+    );
+    expect(decision).toMatchObject({ action: 'compacted', note: expect.stringMatching(/^recompacted/) });
+    expect(tools.tokens()).toBeLessThan(0.75 * budget);
+    expect(messageText(tools.history.messages()[1]!)).toContain('read this:');
+    rewindAll(tools);
+    expect(tools.history.messages()).toEqual(original);
   });
 
   it('cuts a newly arrived output rather than decline when nothing older is left to summarize', async () => {
@@ -434,15 +451,17 @@ describe('CacheFriendlyStrategy compaction', () => {
     rewindAll(tools);
     expect(tools.history.messages()).toEqual(original);
 
-    // With no cut that fits under `at`: declined, nothing changed.
+    // With no cut that fits under the ceiling: the compactor's one-shot compaction, the last resort.
     const untouched = fresh();
-    const declined = await new CacheFriendlyStrategy().react(
-      reactContext(untouched, 'pressure', {
-        inputBudget: Math.ceil(HistoryStrategyTools.of(before).tokens() / 0.8),
-      }),
+    const tokensBefore = untouched.tokens();
+    const budgetPast = Math.ceil(HistoryStrategyTools.of(before).tokens() / 0.8);
+    const last = await new CacheFriendlyStrategy().react(
+      reactContext(untouched, 'pressure', { inputBudget: budgetPast }),
     );
-    expect(declined).toMatchObject({ action: 'decline', reason: expect.stringMatching(/nothing older/) });
-    expect(untouched.history.compactions()).toHaveLength(0);
+    expect(last).toMatchObject({ action: 'compacted', note: expect.stringMatching(/^recompacted/) });
+    // It frees what it can; the system prompt alone leaves the rest to the guard's retry or decline.
+    expect(untouched.tokens()).toBeLessThan(tokensBefore);
+    expect(countToolPairViolations(untouched.sent())).toBe(0);
   });
 
   it('never hides the system prompt and never separates a tool call from its results, whatever the budget', async () => {

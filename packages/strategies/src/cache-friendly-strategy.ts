@@ -456,6 +456,27 @@ export class CacheFriendlyStrategy implements ContextStrategy {
    * request fits under `at` (else under the ceiling, so a request that can be sent is), and only
    * when neither can be done is the request declined; below it, a warning.
    */
+  /**
+   * The last resort before a decline: the compactor's one-shot compaction to `target`, which also
+   * shortens the newest step and what is attached to the request, as the default strategy does.
+   * Undefined when it frees nothing (the guard takes such a rewrite back).
+   */
+  async #recompact(ctx: ReactContext, view: readonly HistoryEntry[]): Promise<StrategyDecision | undefined> {
+    const overhead = requestOverhead(ctx, view);
+    const budgetTokens = Math.max(1, Math.floor(this.#options.target * ctx.inputBudget - overhead));
+    const result = await ctx.tools.compactMessages({
+      budgetTokens,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+    if (!result.changed || result.tokensAfter >= result.tokensBefore) return undefined;
+    rememberCompaction(ctx, view);
+    ctx.state['compactions'] = countIn(ctx.state, 'compactions') + 1;
+    return {
+      action: 'compacted',
+      note: `recompacted the conversation to ${percent((result.tokensAfter + overhead) / ctx.inputBudget)} of the input budget (nothing older to summarize, no cut fitted it)`,
+    };
+  }
+
   async #nothingToHide(
     ctx: ReactContext,
     view: readonly HistoryEntry[],
@@ -470,7 +491,7 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     const cut = await this.#cutOutputsUnder(ctx, view, pinned);
     if (cut) return cut;
     const plan = this.#plan(ctx, view, pinned, 'loop');
-    const compacted = plan && (await this.#compact(ctx, view, plan));
+    const compacted = (plan && (await this.#compact(ctx, view, plan))) ?? (await this.#recompact(ctx, view));
     if (compacted) return compacted;
     return {
       action: 'decline',

@@ -1,8 +1,9 @@
-import { summaryBlock } from '@ctxguard/compactor';
+import { factsBlock, summaryBlock } from '@ctxguard/compactor';
 import type { MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
-import { newestUserIndex } from './entry-units.js';
+import { newestUserIndex, summarizedMessageCount } from './entry-units.js';
+import { isSummaryEntry } from './message-kinds.js';
 
 const historyOf = (messages: readonly MessageInput[]) => HistoryStrategyTools.of(messages).history;
 
@@ -45,5 +46,16 @@ describe('the newest message the user wrote', () => {
       content: summaryBlock.render({ text: 'Fixed it.', messageCount: 3 }),
     });
     expect(newestUserIndex(history.effectiveEntries(), 0)).toBe(2);
+  });
+
+  it('is the user’s own message once facts were written in front of it (a rewrite the history flags a summary)', () => {
+    const history = historyOf([system, task, call, result]);
+    const facts = factsBlock.render([{ key: 'db', value: 'postgres 16', category: 'version' }]);
+    history.spliceRange(1, 2, { role: 'user', content: `${facts}\n\nFix the build.` });
+    const view = history.effectiveEntries();
+    expect(view[1]?.isSummary).toBe(true);
+    expect(newestUserIndex(view, 0)).toBe(1);
+    expect(isSummaryEntry(view[1]!)).toBe(false);
+    expect(summarizedMessageCount(view)).toBe(view.length);
   });
 });

@@ -1,6 +1,6 @@
 import { factsBlock, renderTranscript, summaryBlock, toolPairUnits } from '@ctxguard/compactor';
 import type { HistoryEntry } from '@ctxguard/core';
-import { isUserTurn } from './message-kinds.js';
+import { isSummaryMessage, isUserTurn } from './message-kinds.js';
 
 /**
  * A run of effective entries that is kept or hidden as a whole: one message, a tool call with all
@@ -36,14 +36,14 @@ export function unitText(view: readonly HistoryEntry[], unit: EntryUnit): string
 
 /**
  * Index of the newest message the user wrote in `view` at or after `from` (-1 when there is none):
- * no summary or truncation marker, by the entry's flags or its text. The guard's rule for the
- * request no range rewrite hides, so a plan around it is the range the guard rewrites.
+ * no summary (by its metadata or text) or truncation marker. The guard's rule for the request no
+ * range rewrite hides, so a plan around it is the range the guard rewrites. Not the entry's
+ * `isSummary`: the history sets it on facts written in front of the user's own message too.
  */
 export function newestUserIndex(view: readonly HistoryEntry[], from: number): number {
   for (let index = view.length - 1; index >= from; index--) {
     const entry = view[index];
-    if (entry && entry.isSummary !== true && entry.isTruncationMarker !== true && isUserTurn(entry.message))
-      return index;
+    if (entry && entry.isTruncationMarker !== true && isUserTurn(entry.message)) return index;
   }
   return -1;
 }
@@ -53,7 +53,7 @@ export function summarizedMessageCount(entries: readonly HistoryEntry[]): number
   let count = 0;
   for (const entry of entries) {
     const text = typeof entry.message.content === 'string' ? entry.message.content : '';
-    const parsed = entry.isSummary === true ? summaryBlock.parse(factsBlock.strip(text)) : null;
+    const parsed = isSummaryMessage(entry.message) ? summaryBlock.parse(factsBlock.strip(text)) : null;
     count += parsed ? parsed.messageCount : 1;
   }
   return count;

@@ -16,12 +16,12 @@ export function isSummaryMessage(message: Message): boolean {
 }
 
 /**
- * An entry holding a summary a compaction wrote. The history tags the first message of every
- * rewrite `isSummary`, a tool message whose output was cut included: that one is no summary (a
- * summary is never a tool message).
+ * An entry holding a summary a compaction wrote, known by its message: the history flags the first
+ * message of every rewrite `isSummary`, the user's own message with facts written in front and a
+ * tool message whose output was cut included (a summary is never a tool message).
  */
 export function isSummaryEntry(entry: HistoryEntry): boolean {
-  return entry.isSummary === true && entry.message.role !== 'tool';
+  return entry.message.role !== 'tool' && isSummaryMessage(entry.message);
 }
 
 /** A summary or truncation marker a compaction wrote (by its metadata or its text), not a message of the conversation. */
