@@ -13,6 +13,7 @@ import {
 } from '@ctxguard/core';
 import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
+import { percent } from './budget-figures.js';
 import {
   effectiveView,
   headCount,
@@ -105,10 +106,6 @@ const JUMP_ESCALATE_DELTA = 0.3;
 const LAYERED_DECLINE_CEILING = 0.9;
 
 const actionNames = ['compactOldLayer', 'compactOldAndMiddle', 'compactAll', 'compactAggressive'] as const;
-
-function percent(value: number): string {
-  return `${Math.round(value * 1000) / 10}%`;
-}
 
 function numberIn(state: Record<string, JsonValue>, key: string): number | undefined {
   const value = state[key];

@@ -1,7 +1,6 @@
 import {
   type ContextStrategy,
   type HistoryEntry,
-  type JsonValue,
   parseOptions,
   type ReactContext,
   type RewriteResult,
@@ -11,7 +10,7 @@ import {
 } from '@ctxguard/core';
 import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
-import { requestOverhead } from './budget-figures.js';
+import { countIn, percent, requestOverhead } from './budget-figures.js';
 import { effectiveView, headCount, pairSafeCut, pinnedCount } from './history-view.js';
 import { trimToolOutputs } from './recent-shrink.js';
 import { declineCeiling } from './shared-options.js';
@@ -36,15 +35,6 @@ const TRUNCATE_LEVEL = 'urgent';
 
 /** What {@link TruncateStrategy} accepts; every field has a default. */
 export type TruncateStrategyOptions = z.input<typeof truncateStrategyOptionsSchema>;
-
-function percent(fraction: number): string {
-  return `${Math.round(fraction * 1000) / 10}%`;
-}
-
-function counter(state: Record<string, JsonValue>, key: string): number {
-  const value = state[key];
-  return typeof value === 'number' ? value : 0;
-}
 
 /** Number of truncation markers and summaries (with their members) that directly follow the `pinned` entries. */
 function leadingReplacements(view: readonly HistoryEntry[], pinned: number): number {
@@ -86,14 +76,14 @@ export class TruncateStrategy implements ContextStrategy {
     const dropped = result?.changed ? result : undefined;
     const freed = dropped ? dropped.tokensBefore - dropped.tokensAfter : 0;
     if (dropped) {
-      state['drops'] = counter(state, 'drops') + 1;
-      state['droppedMessages'] = counter(state, 'droppedMessages') + dropped.hiddenCount;
+      state['drops'] = countIn(state, 'drops') + 1;
+      state['droppedMessages'] = countIn(state, 'droppedMessages') + dropped.hiddenCount;
       state['lastFreed'] = freed;
     }
     let after = Math.max(0, ctx.current - freed) / ctx.inputBudget;
     const cut = after >= ceiling ? await this.#cutOutputs(ctx, overhead) : undefined;
     if (cut) {
-      state['cutOutputs'] = counter(state, 'cutOutputs') + cut.trimmedOutputs;
+      state['cutOutputs'] = countIn(state, 'cutOutputs') + cut.trimmedOutputs;
       after = cut.after;
     }
     const what = this.#describe(ctx, dropped, freed, after);

@@ -103,10 +103,10 @@ export class HistoryStrategyTools implements StrategyTools {
         prefix.length > 0 &&
         messages.findIndex((m) => m.role === 'user') === index
       ) {
-        return {
-          ...message,
-          content: `${factsBlock.render(prefix)}\n${typeof message.content === 'string' ? message.content : ''}`,
-        };
+        const block = factsBlock.render(prefix);
+        return typeof message.content === 'string'
+          ? { ...message, content: `${block}\n${message.content}` }
+          : ({ ...message, content: [{ type: 'text', text: block }, ...message.content] } as Message);
       }
       return message;
     });
