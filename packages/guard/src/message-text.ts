@@ -1,4 +1,4 @@
-import { markers, summaryBlock } from '@ctxguard/compactor';
+import { factsBlock, markers, summaryBlock } from '@ctxguard/compactor';
 import { type Message, messageText } from '@ctxguard/core';
 
 /** The readable text of a message ('' when it has none, or odd content). */
@@ -15,6 +15,12 @@ export function isCompactionMessage(message: Message): boolean {
   if (message.metadata?.['isSummary'] === true) return true;
   const text = textOf(message);
   return summaryBlock.is(text) || markers.truncation.is(text);
+}
+
+/** The summary `message` holds, facts written in front of it or not (null when it holds none). */
+export function summaryIn(message: Message): ReturnType<typeof summaryBlock.parse> {
+  const text = factsBlock.strip(textOf(message));
+  return summaryBlock.is(text) ? summaryBlock.parse(text) : null;
 }
 
 /** A system message of the app's own: no summary, no marker. */

@@ -929,6 +929,38 @@ describe('the task in every request', () => {
     }
   });
 
+  it('is no range of its own: a range holding only the task that is the request changes nothing', async () => {
+    const rounds = agent(3)
+      .slice(2)
+      .filter((message) => message.role !== 'user');
+    for (const hide of [
+      (tools: StrategyToolsImpl) => tools.dropOldest(1),
+      (tools: StrategyToolsImpl) => tools.replaceRange(1, 2, user('[earlier work]')),
+      (tools: StrategyToolsImpl) => tools.summarizeRange({ from: 1, to: 2 }),
+    ]) {
+      // Facts written into a system prompt there was none of: the task joins that rewrite's group.
+      const history = historyOf([withFile(), ...rounds]);
+      toolsFor(history).injectFacts(
+        [{ key: 'db', value: 'postgres 16', category: 'version' }],
+        'system-append',
+      );
+      const before = history.messages();
+      expect((await hide(toolsFor(history))).changed).toBe(false);
+      expect(history.messages()).toEqual(before);
+    }
+  });
+
+  it('counts what a summary with facts written in front stands for when a later summary takes it', async () => {
+    const summary = user(summaryBlock.render({ text: 'Earlier work.', messageCount: 12 }));
+    const rounds = agent(3).slice(2);
+    const history = historyOf([system('You are a coding agent.'), summary, ...rounds]);
+    const tools = toolsFor(history);
+    tools.injectFacts([{ key: 'db', value: 'postgres 16', category: 'version' }], 'first-user-prefix');
+    expect((await tools.summarizeRange({ from: 1, to: 3 })).changed).toBe(true);
+    // The 12 the earlier summary stands for, and the first tool round (its call and its result).
+    expect(summaryBlock.parse(textOf(history.messages()[1]))?.messageCount).toBe(14);
+  });
+
   it('is never a marker the facts were written in front of: a range from there hides it', () => {
     const marker = user(markers.truncation.render({ hiddenCount: 6 }));
     const rounds = agent(3)

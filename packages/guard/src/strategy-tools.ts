@@ -46,7 +46,7 @@ import { oneWindowOfOriginals } from './compaction-input.js';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFactLists, mergeFacts, missingFacts, redactMessage } from './guard-facts.js';
 import { STATE_KEY } from './guard-state.js';
-import { isCompactionMessage, isPlainSystem, noteRole, textOf } from './message-text.js';
+import { isCompactionMessage, isPlainSystem, noteRole, summaryIn, textOf } from './message-text.js';
 import { boundToRequest, type ToolsProblem } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { writeSignedMark } from './signed-mark.js';
@@ -430,8 +430,8 @@ export class StrategyToolsImpl implements StrategyTools {
     const request = requestIndex(entries);
     const kept = keepingTask(entries, start, end, request);
     [start, end] = aroundRequest(kept.from, kept.to, outsideLead(entries, request, kept.lead));
-    if (start >= end) return this.#unchanged();
     const { lead } = kept;
+    if (hidesNothing(entries, start, end, lead)) return this.#unchanged();
     // Marked a summary, so no later rewrite takes it for a message of the user's (requestIndex).
     const replacementMessage = asSummary(
       speakingAfter(
@@ -465,7 +465,7 @@ export class StrategyToolsImpl implements StrategyTools {
     const request = requestIndex(entries);
     const { lead, ...kept } = keepingTask(entries, head, oldest, request);
     const [start, end] = aroundRequest(kept.from, kept.to, outsideLead(entries, request, lead));
-    if (end <= start) return this.#unchanged();
+    if (hidesNothing(entries, start, end, lead)) return this.#unchanged();
     // Before an assistant turn the marker speaks as the user: a request whose first message after
     // the system prompt is the assistant's is refused by Bedrock and Gemini.
     const marker = this.#keepingFacts(
@@ -672,12 +672,7 @@ export class StrategyToolsImpl implements StrategyTools {
     // Facts the messages kept in front carry stay there; the summary keeps those of the rest.
     const earlier = missingFacts(factsIn(range.map((entry) => entry.message)), factsIn(front), '');
     let count = where.prompt - front.length;
-    for (const entry of range) {
-      const parsed = summaryBlock.is(textOf(entry.message))
-        ? summaryBlock.parse(textOf(entry.message))
-        : null;
-      count += parsed ? parsed.messageCount : 1;
-    }
+    for (const entry of range) count += summaryIn(entry.message)?.messageCount ?? 1;
     const maxLength = options.summaryMaxLength ?? DEFAULT_SUMMARY_CHARS;
     const signal = options.signal;
     const text = await this.summarize({
@@ -939,7 +934,7 @@ function summaryRange(
   [from, to] = [taskKept.from, taskKept.to];
   const prompt = messages.slice(Math.max(from, frozen), head);
   const hidesRequest = outsideLead(view, request, lead) !== undefined && from <= request! && request! < to;
-  if (to <= from + prompt.length || from < frozen || hidesRequest) return undefined;
+  if (hidesNothing(view, from, to, [...prompt, ...lead]) || from < frozen || hidesRequest) return undefined;
   return { from, to, kept: [...prompt, ...lead], prompt: prompt.length };
 }
 
@@ -952,6 +947,19 @@ function summaryRange(
 function aroundRequest(from: number, to: number, request: number | undefined): [number, number] {
   if (request === undefined || request < from || request >= to) return [from, to];
   return request === from ? [from + 1, to] : [from, request];
+}
+
+/**
+ * True when `[from, to)` holds nothing but the messages `kept` puts back whole in front of the
+ * replacement (an empty range too): a rewrite would hide nothing and only add its message.
+ */
+function hidesNothing(
+  view: readonly HistoryEntry[],
+  from: number,
+  to: number,
+  kept: readonly Message[],
+): boolean {
+  return view.slice(from, to).every((entry) => kept.includes(entry.message));
 }
 
 /**

@@ -451,19 +451,15 @@ export class CacheFriendlyStrategy implements ContextStrategy {
   }
 
   /**
-   * Nothing older is left to summarize: above the decline ceiling ({@link DECLINE_CEILING}, or `at`
-   * when that is higher), the tool outputs that arrived since the model's last answer are cut so the
-   * request fits under `at` (else under the ceiling, so a request that can be sent is), and only
-   * when neither can be done is the request declined; below it, a warning.
-   */
-  /**
-   * The last resort before a decline: the compactor's one-shot compaction to `target`, which also
-   * shortens the newest step and what is attached to the request, as the default strategy does.
-   * Undefined when it frees nothing (the guard takes such a rewrite back).
+   * The last resort before a decline: the compactor's one-shot compaction, which also shortens the
+   * newest step and what is attached to the request, as the default strategy does. It aims at `at`,
+   * not `target`: the deep aim already failed, and what stays of the request (a file the user
+   * attached) matters more than the room for later steps. Undefined when it frees nothing (the guard
+   * takes such a rewrite back).
    */
   async #recompact(ctx: ReactContext, view: readonly HistoryEntry[]): Promise<StrategyDecision | undefined> {
     const overhead = requestOverhead(ctx, view);
-    const budgetTokens = Math.max(1, Math.floor(this.#options.target * ctx.inputBudget - overhead));
+    const budgetTokens = Math.max(1, Math.floor(this.#options.at * ctx.inputBudget - overhead));
     const result = await ctx.tools.compactMessages({
       budgetTokens,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -477,6 +473,13 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     };
   }
 
+  /**
+   * Nothing older is left to summarize: above the decline ceiling ({@link DECLINE_CEILING}, or `at`
+   * when that is higher), the tool outputs that arrived since the model's last answer are cut so the
+   * request fits under `at` (else under the ceiling, so a request that can be sent is); else the
+   * request's older loop steps become the summary, else the last resort runs; the request is
+   * declined only when none of these frees anything. Below the ceiling, a warning.
+   */
   async #nothingToHide(
     ctx: ReactContext,
     view: readonly HistoryEntry[],

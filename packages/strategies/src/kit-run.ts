@@ -243,7 +243,8 @@ function checkedStrategy(
  * is not stopped). A summary or marker is never carried.
  */
 export function onlyCarried(entries: readonly HistoryEntry[]): boolean {
-  if (entries.some((entry) => entry.isSummary === true || entry.isTruncationMarker === true)) return false;
+  if (entries.some((entry) => entry.isTruncationMarker === true || isCompactionMessage(entry.message)))
+    return false;
   let index = 0;
   while (index < entries.length && entries[index]!.message.role === 'system') index++;
   if (entries[index]?.message.role === 'user') index++;

@@ -12,6 +12,7 @@ import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { countIn, percent, requestOverhead } from './budget-figures.js';
 import { effectiveView, headCount, pairSafeCut, pinnedCount } from './history-view.js';
+import { isCompactionMessage } from './message-kinds.js';
 import { trimToolOutputs } from './recent-shrink.js';
 import { declineCeiling } from './shared-options.js';
 
@@ -41,7 +42,11 @@ function leadingReplacements(view: readonly HistoryEntry[], pinned: number): num
   let count = 0;
   for (let i = pinned; i < view.length; i++) {
     const entry = view[i]!;
-    if (entry.isTruncationMarker !== true && entry.isSummary !== true && entry.condenseMember === undefined)
+    if (
+      entry.isTruncationMarker !== true &&
+      !isCompactionMessage(entry.message) &&
+      entry.condenseMember === undefined
+    )
       break;
     count++;
   }

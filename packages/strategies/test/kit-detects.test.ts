@@ -93,7 +93,12 @@ describe('the strategy kit catches', () => {
     const summarized = new InMemoryConversationHistory();
     for (const message of [prompt, task, answer, ask, call('a'), result('a')])
       summarized.append(message as never);
-    summarized.spliceRange(1, 4, { role: 'user', content: 'Summary of the earlier turns.' });
+    // As the guard's replaceRange writes it: marked a summary.
+    summarized.spliceRange(1, 4, {
+      role: 'user',
+      content: 'Summary of the earlier turns.',
+      metadata: { isSummary: true },
+    });
     expect(onlyCarried(summarized.effectiveEntries())).toBe(false);
   });
 
