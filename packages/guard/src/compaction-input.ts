@@ -1,6 +1,6 @@
 import type { HistoryEntry, Message } from '@ctxguard/core';
 import { isOriginalEntry } from '@ctxguard/shared';
-import { summaryIn } from './message-text.js';
+import { summarizedCount } from './message-text.js';
 
 /** An earlier compaction's summary, and the originals `[start, end)` its compaction stands for. */
 interface Anchor {
@@ -106,7 +106,7 @@ function anchorToRead(
 }
 
 function isSummary(message: Message): boolean {
-  return summaryIn(message) !== null;
+  return summarizedCount(message) !== undefined;
 }
 
 function isCompactionEntry(entry: HistoryEntry): boolean {

@@ -17,10 +17,13 @@ export function isCompactionMessage(message: Message): boolean {
   return summaryBlock.is(text) || markers.truncation.is(text);
 }
 
-/** The summary `message` holds, facts written in front of it or not (null when it holds none). */
-export function summaryIn(message: Message): ReturnType<typeof summaryBlock.parse> {
+/**
+ * How many messages the summary `message` holds stands for, facts written in front of it or not;
+ * undefined when it holds no summary.
+ */
+export function summarizedCount(message: Message): number | undefined {
   const text = factsBlock.strip(textOf(message));
-  return summaryBlock.is(text) ? summaryBlock.parse(text) : null;
+  return summaryBlock.is(text) ? summaryBlock.parse(text)?.messageCount : undefined;
 }
 
 /** A system message of the app's own: no summary, no marker. */

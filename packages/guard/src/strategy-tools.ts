@@ -46,7 +46,7 @@ import { oneWindowOfOriginals } from './compaction-input.js';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFactLists, mergeFacts, missingFacts, redactMessage } from './guard-facts.js';
 import { STATE_KEY } from './guard-state.js';
-import { isCompactionMessage, isPlainSystem, noteRole, summaryIn, textOf } from './message-text.js';
+import { isCompactionMessage, isPlainSystem, noteRole, summarizedCount, textOf } from './message-text.js';
 import { boundToRequest, type ToolsProblem } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { writeSignedMark } from './signed-mark.js';
@@ -672,7 +672,7 @@ export class StrategyToolsImpl implements StrategyTools {
     // Facts the messages kept in front carry stay there; the summary keeps those of the rest.
     const earlier = missingFacts(factsIn(range.map((entry) => entry.message)), factsIn(front), '');
     let count = where.prompt - front.length;
-    for (const entry of range) count += summaryIn(entry.message)?.messageCount ?? 1;
+    for (const entry of range) count += summarizedCount(entry.message) ?? 1;
     const maxLength = options.summaryMaxLength ?? DEFAULT_SUMMARY_CHARS;
     const signal = options.signal;
     const text = await this.summarize({

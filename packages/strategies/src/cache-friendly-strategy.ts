@@ -452,14 +452,14 @@ export class CacheFriendlyStrategy implements ContextStrategy {
 
   /**
    * The last resort before a decline: the compactor's one-shot compaction, which also shortens the
-   * newest step and what is attached to the request, as the default strategy does. It aims at `at`,
-   * not `target`: the deep aim already failed, and what stays of the request (a file the user
-   * attached) matters more than the room for later steps. Undefined when it frees nothing (the guard
-   * takes such a rewrite back).
+   * newest step and what is attached to the request, as the default strategy does. It aims at
+   * `target`, deep as every compaction of this strategy: an aim near `at` would fire again within a
+   * few steps, and the compactor leaves out an attachment that does not fit whole at either aim.
+   * Undefined when it frees nothing (the guard takes such a rewrite back).
    */
   async #recompact(ctx: ReactContext, view: readonly HistoryEntry[]): Promise<StrategyDecision | undefined> {
     const overhead = requestOverhead(ctx, view);
-    const budgetTokens = Math.max(1, Math.floor(this.#options.at * ctx.inputBudget - overhead));
+    const budgetTokens = Math.max(1, Math.floor(this.#options.target * ctx.inputBudget - overhead));
     const result = await ctx.tools.compactMessages({
       budgetTokens,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
