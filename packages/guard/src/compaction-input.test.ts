@@ -137,6 +137,25 @@ describe('the messages a compaction reads', () => {
     expect(history.messages()[1]!.content).toBe(TASK);
   });
 
+  it('finds the summary the view shows with facts written in front of it', () => {
+    const history = historyOf([system('You are a coding agent.'), user(TASK)]);
+    for (let index = 0; index < 30; index++) for (const message of round(index)) history.append(message);
+    history.append(user('Go on.'));
+    const hidden = history.messages().length - 2;
+    const summary = summaryBlock.render({ text: 'Read the files.', messageCount: hidden });
+    history.spliceRange(1, hidden + 1, { role: 'user', content: summary, metadata: { isSummary: true } });
+    toolsOf(history, 2_000).injectFacts(
+      [{ key: 'db', value: 'postgres 16', category: 'version' }],
+      'first-user-prefix',
+    );
+    for (let index = 30; index < 35; index++) for (const message of round(index)) history.append(message);
+    const messages = inputOf(history, 2_000);
+    // Found behind its facts, it leads the walk to a summary standing for the older originals.
+    expect(isSummary(messages[2]!)).toBe(true);
+    expect(messages.length).toBeLessThan(originalsOf(history).length);
+    expect(meter.total(messages)).toBeLessThanOrEqual(2_000);
+  });
+
   it('finds the summary of a compaction that first rewrote the system prompt', async () => {
     const history = historyOf([system('You are a coding agent.'), user(TASK)]);
     toolsOf(history, 2_000).injectFacts(

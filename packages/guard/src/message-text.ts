@@ -10,19 +10,28 @@ export function textOf(message: Message): string {
   }
 }
 
-/** A summary or a truncation marker (by its metadata or its text): no message of the conversation itself. */
+/**
+ * A summary or a truncation marker (by its metadata or its text, a facts block written in front
+ * set aside): no message of the conversation itself.
+ */
 export function isCompactionMessage(message: Message): boolean {
   if (message.metadata?.['isSummary'] === true) return true;
-  const text = textOf(message);
+  const text = afterFacts(message);
   return summaryBlock.is(text) || markers.truncation.is(text);
 }
 
+/** The message's text after a facts block written in front of it (its whole text without one). */
+function afterFacts(message: Message): string {
+  const text = textOf(message);
+  return text.trimStart().startsWith(factsBlock.open) ? factsBlock.strip(text) : text;
+}
+
 /**
- * How many messages the summary `message` holds stands for, facts written in front of it or not;
+ * How many messages the summary in `message` stands for (a facts block in front of it set aside);
  * undefined when it holds no summary.
  */
 export function summarizedCount(message: Message): number | undefined {
-  const text = factsBlock.strip(textOf(message));
+  const text = afterFacts(message);
   return summaryBlock.is(text) ? summaryBlock.parse(text)?.messageCount : undefined;
 }
 

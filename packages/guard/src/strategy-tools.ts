@@ -933,7 +933,8 @@ function summaryRange(
   const { lead, ...taskKept } = keepingTask(view, from, to, request);
   [from, to] = [taskKept.from, taskKept.to];
   const prompt = messages.slice(Math.max(from, frozen), head);
-  const hidesRequest = outsideLead(view, request, lead) !== undefined && from <= request! && request! < to;
+  const outside = outsideLead(view, request, lead);
+  const hidesRequest = outside !== undefined && from <= outside && outside < to;
   if (hidesNothing(view, from, to, [...prompt, ...lead]) || from < frozen || hidesRequest) return undefined;
   return { from, to, kept: [...prompt, ...lead], prompt: prompt.length };
 }

@@ -466,7 +466,10 @@ export class CacheFriendlyStrategy implements ContextStrategy {
     });
     if (!result.changed || result.tokensAfter >= result.tokensBefore) return undefined;
     rememberCompaction(ctx, view);
+    const after = effectiveView(ctx.tools);
     ctx.state['compactions'] = countIn(ctx.state, 'compactions') + 1;
+    ctx.state['lastFreed'] = result.tokensBefore - result.tokensAfter;
+    ctx.state['lastKeptMessages'] = after.length - 1 - after.findLastIndex(isSummaryEntry);
     return {
       action: 'compacted',
       note: `recompacted the conversation to ${percent((result.tokensAfter + overhead) / ctx.inputBudget)} of the input budget (nothing older to summarize, no cut fitted it)`,

@@ -1,4 +1,4 @@
-import { factsBlock, summaryBlock } from '@ctxguard/compactor';
+import { factsBlock, markers, summaryBlock } from '@ctxguard/compactor';
 import type { MessageInput } from '@ctxguard/core';
 import { describe, expect, it } from 'vitest';
 import { HistoryStrategyTools } from '../test/support/history-tools.ts';
@@ -46,6 +46,18 @@ describe('the newest message the user wrote', () => {
       content: summaryBlock.render({ text: 'Fixed it.', messageCount: 3 }),
     });
     expect(newestUserIndex(history.effectiveEntries(), 0)).toBe(2);
+  });
+
+  it('is no summary or marker with facts written in front, whether or not its metadata says so', () => {
+    const facts = factsBlock.render([{ key: 'db', value: 'postgres 16', category: 'version' }]);
+    for (const note of [
+      summaryBlock.render({ text: 'Earlier.', messageCount: 4 }),
+      markers.truncation.render({ hiddenCount: 4 }),
+    ]) {
+      const history = historyOf([system, task, call, result]);
+      history.spliceRange(1, 2, { role: 'user', content: `${facts}\n\n${note}` });
+      expect(newestUserIndex(history.effectiveEntries(), 0)).toBe(-1);
+    }
   });
 
   it('is the user’s own message once facts were written in front of it (a rewrite the history flags a summary)', () => {

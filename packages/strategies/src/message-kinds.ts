@@ -1,4 +1,4 @@
-import { markers, summaryBlock } from '@ctxguard/compactor';
+import { factsBlock, markers, summaryBlock } from '@ctxguard/compactor';
 import { type HistoryEntry, type Message, messageText } from '@ctxguard/core';
 
 /** The readable text of a message ('' when it has none). */
@@ -10,9 +10,15 @@ export function textOf(message: Message): string {
   }
 }
 
-/** A summary a compaction wrote (by its metadata or its text). */
+/** A summary a compaction wrote (by its metadata or its text, a facts block written in front set aside). */
 export function isSummaryMessage(message: Message): boolean {
-  return message.metadata?.['isSummary'] === true || summaryBlock.is(textOf(message));
+  return message.metadata?.['isSummary'] === true || summaryBlock.is(afterFacts(message));
+}
+
+/** The message's text after a facts block written in front of it (its whole text without one). */
+function afterFacts(message: Message): string {
+  const text = textOf(message);
+  return text.trimStart().startsWith(factsBlock.open) ? factsBlock.strip(text) : text;
 }
 
 /**
@@ -26,7 +32,7 @@ export function isSummaryEntry(entry: HistoryEntry): boolean {
 
 /** A summary or truncation marker a compaction wrote (by its metadata or its text), not a message of the conversation. */
 export function isCompactionMessage(message: Message): boolean {
-  return isSummaryMessage(message) || markers.truncation.is(textOf(message));
+  return isSummaryMessage(message) || markers.truncation.is(afterFacts(message));
 }
 
 /** A message the user wrote: role `user` and not a summary or marker standing in a user's place. */
