@@ -351,7 +351,8 @@ describe('CacheFriendlyStrategy compaction', () => {
       reactContext(tools, 'pressure', { inputBudget: budget }),
     );
     expect(decision.action).toBe('compacted');
-    const view = tools.history.messages();
+    // As sent, with the facts written in front of the task: the image stays beside its words.
+    const view = tools.sent();
     expect(view[1]?.content).toContainEqual(task.content[1]);
     // After the task: the summary, then the newest step (an answer, or a call with its result).
     expect(view.length - 3).toBeLessThanOrEqual(2);
