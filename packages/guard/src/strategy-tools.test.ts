@@ -962,18 +962,39 @@ describe('the task in every request', () => {
   });
 
   it('is never a marker the facts were written in front of: a range from there hides it', () => {
-    const marker = user(markers.truncation.render({ hiddenCount: 6 }));
     const rounds = agent(3)
       .slice(2)
       .filter((message) => message.role !== 'user');
-    const history = historyOf([system('You are a coding agent.'), marker, ...rounds]);
-    const tools = toolsFor(history);
-    tools.injectFacts([{ key: 'db', value: 'postgres 16', category: 'version' }], 'first-user-prefix');
-    expect(textOf(history.messages()[1])).toContain('postgres 16');
-    expect(tools.replaceRange(1, 4, user('[earlier work]')).changed).toBe(true);
-    const [, replacement] = history.messages();
-    expect(textOf(replacement)).toContain('[earlier work]');
-    expect(textOf(replacement)).toContain('postgres 16');
+    const withMarkers = [
+      // Known by its text.
+      () =>
+        historyOf([
+          system('You are a coding agent.'),
+          user(markers.truncation.render({ hiddenCount: 6 })),
+          ...rounds,
+        ]),
+      // Known only by its entry's flag: a marker of the app's own wording.
+      () => {
+        const history = historyOf([
+          system('You are a coding agent.'),
+          user(TASK),
+          assistant('Looking.'),
+          ...rounds,
+        ]);
+        history.truncateRange(1, 3, user('Two earlier messages were left out.'));
+        return history;
+      },
+    ];
+    for (const historyWithMarker of withMarkers) {
+      const history = historyWithMarker();
+      const tools = toolsFor(history);
+      tools.injectFacts([{ key: 'db', value: 'postgres 16', category: 'version' }], 'first-user-prefix');
+      expect(textOf(history.messages()[1])).toContain('postgres 16');
+      expect(tools.replaceRange(1, 4, user('[earlier work]')).changed).toBe(true);
+      const [, replacement] = history.messages();
+      expect(textOf(replacement)).toContain('[earlier work]');
+      expect(textOf(replacement)).toContain('postgres 16');
+    }
   });
 
   it('keeps the facts in front of the task once: its words carry them, the marker does not repeat them', () => {

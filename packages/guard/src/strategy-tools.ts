@@ -788,11 +788,11 @@ export class StrategyToolsImpl implements StrategyTools {
       return;
     }
     if (!current) return;
-    // In front of a summary or marker the facts hide what tells it apart: its metadata says so instead.
-    const note =
-      this.#history.effectiveEntries()[index]?.isTruncationMarker === true || isCompactionMessage(current);
+    // A marker known only by its entry's flag (custom text) loses the flag to this rewrite: its
+    // metadata says what it is instead. Summaries and markers known by text stay known behind facts.
     const prefixed = withPrefix(current, `${block}\n\n`);
-    const next = note ? asSummary(prefixed) : prefixed;
+    const marker = this.#history.effectiveEntries()[index]?.isTruncationMarker === true;
+    const next = marker ? asSummary(prefixed) : prefixed;
     this.#record('injectFacts', () => this.#splice(index, index + 1, [next]));
   }
 
