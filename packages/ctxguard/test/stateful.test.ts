@@ -6,6 +6,7 @@ import {
   InvalidInputError,
   isContextOverflowError,
   type MemoizedCounter,
+  MemoryPersistence,
   type MessageInput,
   TruncateStrategy,
   UnknownCompactionError,
@@ -93,6 +94,136 @@ describe('a conversation that diverges forks', () => {
     expect(toolPairsIntact(result.messages)).toBe(true);
     expect(result.messages[0]).toMatchObject({ role: 'system' });
     expect((await guard.stats('deep')).originalMessages).toBe(edited.length);
+    await guard.close();
+  });
+});
+
+describe('a system prompt the app edits on every call', () => {
+  /** `history` turn by turn, with the date of the call written into its system prompt. */
+  async function dated(guard: ReturnType<typeof createContextGuard>, id: string, history: MessageInput[]) {
+    const results = [];
+    for (let end = 5; end <= history.length; end += 4) {
+      const prompt = { role: 'system', content: `${SYSTEM} Today is day ${end}.` } as const;
+      const messages = [prompt, ...history.slice(1, end)];
+      results.push({ messages, result: await guard.prepare({ conversationId: id, messages }) });
+    }
+    return results;
+  }
+
+  it('is sent as given and keeps the compactions made before it changed', async () => {
+    const persistence = new MemoryPersistence();
+    const guard = createContextGuard({
+      provider: 'openai',
+      model: 'gpt-4o',
+      contextLimit: 12_000,
+      persistence,
+    });
+    const calls = await dated(guard, 'dated', longConversation(30));
+    expect(calls.flatMap(({ result }) => result.actions).filter((action) => action.type === 'fork')).toEqual(
+      [],
+    );
+    for (const { messages, result } of calls) expect(result.messages[0]).toBe(messages[0]);
+    const compactions = calls.flatMap(({ result }) => result.actions).filter((a) => a.type === 'compaction');
+    const stats = await guard.stats('dated');
+    // Each compaction made is still stored: none was undone by the edited prompt.
+    expect(compactions.length).toBeGreaterThan(0);
+    expect(stats.compactions.length).toBe(compactions.length);
+    expect(stats.originalMessages).toBe(calls.at(-1)!.messages.length);
+    await guard.close();
+    // Stored with the conversation: another process starts from the newest prompt.
+    const next = createContextGuard({
+      provider: 'openai',
+      model: 'gpt-4o',
+      contextLimit: 12_000,
+      persistence,
+    });
+    const last = calls.at(-1)!.messages;
+    const again = await next.prepare({ conversationId: 'dated', messages: last });
+    expect(again.actions).toEqual([]);
+    expect(again.appended).toBe(0);
+    await next.close();
+  });
+
+  it('an edit of a later system message (retrieved context) is measured as sent', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 100_000 });
+    const history = longConversation(40);
+    const context = (facts: number) =>
+      Array.from({ length: facts }, (_, i) => `fact ${i} about the repository layout`).join(' ');
+    for (const [step, facts] of [10, 3_000, 10, 3_000, 10, 3_000].entries()) {
+      const messages = [
+        history[0]!,
+        { role: 'system', content: context(facts) } as const,
+        ...history.slice(1, history.length - 40 + 4 * step),
+      ];
+      const result = await guard.prepare({ conversationId: 'rag', messages });
+      const fresh = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 100_000 });
+      const once = await fresh.prepare({ conversationId: 'rag', messages });
+      expect(result.actions.filter((action) => action.type === 'fork')).toEqual([]);
+      expect(result.messages[1]).toBe(messages[1]);
+      expect(result.measurement.current).toBe(once.measurement.current);
+      await fresh.close();
+    }
+    await guard.close();
+  });
+
+  it("the usage reported for the request before the edit is not stored as the edited one's", async () => {
+    const persistence = new MemoryPersistence();
+    const open = () =>
+      createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 100_000, persistence });
+    const context = (facts: number) =>
+      Array.from({ length: facts }, (_, i) => `fact ${i} about the repository layout`).join(' ');
+    const prompt = (facts: number) =>
+      [
+        { role: 'system', content: SYSTEM },
+        { role: 'system', content: context(facts) },
+      ] as const;
+    const turns = [
+      { role: 'user', content: 'Where is the config read?' },
+      { role: 'assistant', content: 'In src/config.ts, at start-up.' },
+      { role: 'user', content: 'And where is it validated?' },
+      { role: 'assistant', content: 'In src/schema.ts.' },
+      { role: 'user', content: 'Show me.' },
+    ] as const;
+    const first = open();
+    const asked = await first.prepare({ conversationId: 'usage', messages: [...prompt(10), turns[0]] });
+    // What the provider reports for that request, as an app passes it on.
+    const usage = { inputTokens: asked.measurement.current, outputTokens: 12 };
+    await first.recordCompletion({ conversationId: 'usage', usage });
+    // The next request, with the retrieved context edited, is made by another process, and so is
+    // the one after (which reads what is stored, the reply included).
+    await open().prepare({ conversationId: 'usage', messages: [...prompt(3_000), ...turns.slice(0, 3)] });
+    const messages = [...prompt(3_000), ...turns];
+    const later = await open().prepare({ conversationId: 'usage', messages });
+    const once = await open().prepare({ conversationId: 'fresh', messages });
+    // Anchored on the old request's usage it would count thousands of tokens too few.
+    expect(Math.abs(later.measurement.current - once.measurement.current)).toBeLessThan(20);
+    expect(once.measurement.current).toBeGreaterThan(asked.measurement.current + 10_000);
+  });
+
+  it('the app may send back what prepare returned with its prompt edited', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
+    const calls = await dated(guard, 'echo-dated', longConversation(30));
+    const last = calls.at(-1)!.result;
+    expect(last.messages.length).toBeLessThan(calls.at(-1)!.messages.length);
+    const prompt = { role: 'system', content: `${SYSTEM} Today is the last day.` } as const;
+    const next = [prompt, ...last.messages.slice(1), { role: 'user', content: 'Thanks, go on.' } as const];
+    const result = await guard.prepare({ conversationId: 'echo-dated', messages: next });
+    expect(result.actions.filter((action) => action.type === 'fork')).toEqual([]);
+    expect(result.appended).toBe(1);
+    expect(result.messages[0]).toBe(prompt);
+    await guard.close();
+  });
+
+  it('an edited prompt that comes back invalid is refused, naming the message', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    const history = longConversation(2);
+    await guard.prepare({ conversationId: 'bad-prompt', messages: history });
+    const edited = [{ role: 'system', content: 42 }, ...history.slice(1)] as unknown as MessageInput[];
+    await expect(guard.prepare({ conversationId: 'bad-prompt', messages: edited })).rejects.toThrow(
+      /messages\[0\]\.content/,
+    );
+    const sent = await guard.prepare({ conversationId: 'bad-prompt', messages: history });
+    expect(sent.messages).toEqual(history);
     await guard.close();
   });
 });

@@ -427,6 +427,41 @@ describe('fromEntries', () => {
   });
 });
 
+describe('replaceOriginal', () => {
+  it('puts a message in place of a shown original, keeping every compaction after it', () => {
+    const history = conversation(6, { withSystem: true });
+    const summary = history.spliceRange(2, 5, assistant('summary of m1..m3'));
+    const compactions = structuredClone(history.compactions());
+    const entry = history.replaceOriginal('id1', system('sys, edited'));
+    expect(entry).toMatchObject({ id: 'id1', message: system('sys, edited') });
+    expect(Object.isFrozen(entry.message)).toBe(true);
+    expect(texts(history)).toEqual(['sys, edited', 'm0', 'summary of m1..m3', 'm4', 'm5']);
+    expect(history.compactions()).toEqual(compactions);
+    history.rewind(summary);
+    expect(texts(history)).toEqual(['sys, edited', 'm0', 'm1', 'm2', 'm3', 'm4', 'm5']);
+    assertConsistentEntries(history.entries());
+  });
+
+  it('refuses what it cannot replace, naming the field; nothing changes', () => {
+    const history = conversation(6, { withSystem: true });
+    const summary = history.spliceRange(2, 5, assistant('summary'));
+    const summaryEntry = history.effectiveEntries()[2]!.id;
+    const before = snapshot(history);
+    const refused: [string, unknown, RegExp][] = [
+      ['id3', user('hidden by the summary'), /^Invalid id "id3": not an original message shown/],
+      [summaryEntry, user('a summary'), /not an original message shown/],
+      ['nope', user('unknown'), /not an original message shown/],
+      ['id1', { role: 'system', content: 42 }, /^message\.content: Invalid input/],
+    ];
+    for (const [id, message, error] of refused) {
+      expect(() => history.replaceOriginal(id, message as never)).toThrow(error);
+      expect(() => history.replaceOriginal(id, message as never)).toThrow(InvalidInputError);
+      expect(snapshot(history)).toEqual(before);
+    }
+    expect(history.compactions().map((record) => record.id)).toEqual([summary]);
+  });
+});
+
 describe('replaceState', () => {
   it('validates entries and metadata like fromEntries, naming the field; bad input changes nothing', () => {
     const history = conversation(2, { withSystem: true });

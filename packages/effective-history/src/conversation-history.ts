@@ -12,7 +12,7 @@ import {
   parseInput,
   parseOptions,
 } from '@ctxguard/core';
-import { lazySchema, randomUuid } from '@ctxguard/shared';
+import { isOriginalEntry, lazySchema, randomUuid } from '@ctxguard/shared';
 import { z } from 'zod';
 import {
   type CompactionInfo,
@@ -93,6 +93,11 @@ function freezeEntry(entry: HistoryEntry): HistoryEntry {
   if (Object.isFrozen(entry)) return entry;
   if (entry.hides) Object.freeze(entry.hides);
   return Object.freeze(entry);
+}
+
+/** An entry of the conversation itself that the effective view shows (no compaction hides it). */
+function isShownOriginal(entry: HistoryEntry): boolean {
+  return isOriginalEntry(entry) && entry.condenseParent === undefined && entry.truncationParent === undefined;
 }
 
 /**
@@ -193,6 +198,27 @@ export class InMemoryConversationHistory implements ConversationHistory, Persist
     );
     for (const entry of entries) this.#push(entry);
     return entries;
+  }
+
+  /**
+   * Puts `message` in place of the original entry `id` while no compaction hides it (the app's
+   * edited system prompt, say): the compactions stay as they are, where a rewrite of the history
+   * would undo those after it. Returns the new entry (same id).
+   */
+  replaceOriginal(id: string, message: MessageInput): HistoryEntry {
+    const at = this.#entries.findIndex((entry) => entry.id === id);
+    const current = this.#entries[at];
+    if (current === undefined || !isShownOriginal(current))
+      throw new InvalidInputError(
+        `Invalid id ${JSON.stringify(id)}: not an original message shown in this history (only those no compaction hides can be replaced; rewind the compaction first)`,
+        ['id'],
+      );
+    const parsed = parseInput(messageSchema, message, 'message');
+    const entry = freezeEntry({ ...current, message: ownCopy(parsed) });
+    const entries = this.#entries.slice();
+    entries[at] = entry;
+    this.#commit(false, entries);
+    return entry;
   }
 
   /** Every stored entry, hidden ones included, in stored order. */

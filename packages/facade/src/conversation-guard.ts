@@ -480,7 +480,7 @@ export class ConversationGuard {
       pending && this.#measured.get(history) !== pending.version ? history.messages() : undefined;
     const sync = syncHistory(history, request.messages, this.#indexFor(history), {
       prefixCheck: this.#prefixCheck(history),
-      validate: (from) => validateFrom(input, request.messages, from),
+      validate: (from, to) => validateFrom(input, request.messages, from, to),
       replyUsage: pending?.usage,
     });
     if (sync.usageAttached && pending && requestToPrime)
@@ -1205,18 +1205,23 @@ function invalidMessageError(input: PrepareInput, index: number): InvalidInputEr
 }
 
 /**
- * Validates the app's messages from `from` on, which are about to be stored. On a failure the whole
+ * Validates the app's messages from `from` up to `to`, which are about to be stored. On a failure the whole
  * input is validated, so the error names the field as it would without this shortcut.
  */
-function validateFrom(input: PrepareInput, app: readonly unknown[], from: number): Message[] {
+function validateFrom(
+  input: PrepareInput,
+  app: readonly unknown[],
+  from: number,
+  to = app.length,
+): Message[] {
   const parsed: Message[] = [];
-  for (let i = from; i < app.length; i++) {
+  for (let i = from; i < to; i++) {
     const result = messageSchema.safeParse(app[i]);
     if (!result.success) throw invalidMessageError(input, i);
     const foreign = foreignShapeError(app[i], i);
     if (foreign !== undefined) throw foreign;
     parsed.push(result.data);
   }
-  assertToolPairs(app, from);
+  if (to === app.length) assertToolPairs(app, from);
   return parsed;
 }

@@ -34,8 +34,8 @@ export interface SyncOptions {
    * `shown` (those the effective view shows one by one, a sample of the hidden ones) or `full`.
    */
   prefixCheck: 'sample' | 'shown' | 'full';
-  /** Validates the app's messages from `from` on (they are about to be stored); throws naming the field. */
-  validate: (from: number) => Message[];
+  /** Validates the app's messages from `from` up to `to` (default: the end; they are about to be stored); throws naming the field. */
+  validate: (from: number, to?: number) => Message[];
   /** Usage the provider reported for the stored request: stored on the reply, the first message appended. */
   replyUsage?: Usage | undefined;
 }
@@ -132,6 +132,11 @@ export class OriginalsIndex {
     return this.#positions.get(id);
   }
 
+  /** Records that the original at `position` now holds `message` (replaced in place). */
+  replaceMessage(position: number, message: Message): void {
+    this.messages[position] = message;
+  }
+
   /** Records entries appended as originals. */
   push(entries: readonly HistoryEntry[]): void {
     for (const entry of entries) {
@@ -179,6 +184,37 @@ export class OriginalsIndex {
   }
 }
 
+/**
+ * Puts the app's edited system prompt (its leading system messages, as many as stored) in place of
+ * the stored one: a prompt that carries today's date or retrieved context changes on every call,
+ * and is no new conversation, so the compactions after it stay (a fork would undo them all).
+ * Replaced only while no compaction hides a stored system message (a strategy that wrote facts
+ * into it).
+ */
+function replaceEditedSystemPrompt(
+  history: InMemoryConversationHistory,
+  index: OriginalsIndex,
+  app: readonly unknown[],
+  options: SyncOptions,
+): void {
+  const stored = index.messages;
+  let count = 0;
+  while (count < stored.length && stored[count]?.role === 'system') count++;
+  const edited: number[] = [];
+  for (let i = 0; i < count; i++) {
+    if (roleOf(app[i]) !== 'system') return;
+    if (!matchesStored(stored[i] as Message, app[i])) edited.push(i);
+  }
+  if (edited.length === 0) return;
+  const shown = history.effectiveEntries();
+  if (edited.some((i) => shown[i]?.id !== index.ids[i])) return;
+  const messages = options.validate(0, count);
+  for (const i of edited) {
+    const entry = history.replaceOriginal(index.ids[i] as string, messages[i] as Message);
+    index.replaceMessage(i, entry.message);
+  }
+}
+
 /** Appends the app's messages from `from` (validated), the first one carrying `usage` when it is the reply. */
 function appendFrom(
   history: InMemoryConversationHistory,
@@ -214,6 +250,7 @@ export function syncHistory(
   index: OriginalsIndex,
   options: SyncOptions,
 ): SyncOutcome {
+  replaceEditedSystemPrompt(history, index, app, options);
   const n = index.length;
   const grown = options.prefixCheck !== 'full' && n > 0 && index.appLength === n && app.length > n;
   const trusted =

@@ -423,10 +423,16 @@ export class ConversationTally {
     return i;
   }
 
-  /** The first of the `n` messages tallied and the newest {@link TAIL_CHECKS} match their snapshots. */
+  /**
+   * The first of the `n` messages tallied with the system messages after it (a prompt an app may
+   * edit on any call: dated, or with retrieved context) and the newest {@link TAIL_CHECKS} match
+   * their snapshots.
+   */
   #endsMatch(n: number): boolean {
-    if (!this.#matches(0)) return false;
-    for (let i = Math.max(1, n - TAIL_CHECKS); i < n; i++) if (!this.#matches(i)) return false;
+    let i = 0;
+    do if (!this.#matches(i++)) return false;
+    while (i < n && this.#at(i)?.role === 'system');
+    for (i = Math.max(i, n - TAIL_CHECKS); i < n; i++) if (!this.#matches(i)) return false;
     return true;
   }
 

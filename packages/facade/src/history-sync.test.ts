@@ -1,0 +1,54 @@
+import { type Message, messageSchema } from '@ctxguard/core';
+import { InMemoryConversationHistory } from '@ctxguard/effective-history';
+import { describe, expect, it } from 'vitest';
+import { OriginalsIndex, syncHistory } from './history-sync.js';
+
+/** The app's messages from `from` up to `to`, validated as the facade does. */
+const validating =
+  (app: readonly unknown[]) =>
+  (from: number, to = app.length) =>
+    app.slice(from, to).map((message) => messageSchema.parse(message) as Message);
+
+describe('syncHistory with an edited system prompt', () => {
+  it('keeps a summary that speaks as the system right after the prompt when the app sends back the view', () => {
+    const history = new InMemoryConversationHistory();
+    history.appendMany([
+      { role: 'system', content: 'You help. Today is day 1.' },
+      { role: 'user', content: 'u0' },
+      { role: 'assistant', content: 'a0' },
+      { role: 'user', content: 'u1' },
+      { role: 'assistant', content: 'a1' },
+      { role: 'user', content: 'u2' },
+    ]);
+    history.spliceRange(1, 5, { role: 'system', content: 'Summary of u0 to a1.' });
+    const index = OriginalsIndex.of(history);
+    const prompt = { role: 'system', content: 'You help. Today is day 2.' };
+    const app = [prompt, ...history.messages().slice(1), { role: 'assistant', content: 'a2' }];
+    const outcome = syncHistory(history, app, index, { prefixCheck: 'sample', validate: validating(app) });
+    expect(outcome).toMatchObject({ matchedBy: 'effective-view', appended: 1, removed: 0 });
+    expect(history.compactions()).toHaveLength(1);
+    expect(history.messages().map((message) => message.content)).toEqual([
+      'You help. Today is day 2.',
+      'Summary of u0 to a1.',
+      'u2',
+      'a2',
+    ]);
+  });
+
+  it('forks as before when a stored system message is hidden by a compaction (facts written into it)', () => {
+    const history = new InMemoryConversationHistory();
+    history.appendMany([
+      { role: 'system', content: 'You help. Today is day 1.' },
+      { role: 'user', content: 'u0' },
+    ]);
+    history.spliceRange(0, 1, { role: 'system', content: 'You help. Today is day 1.\n\nfacts' });
+    const index = OriginalsIndex.of(history);
+    const app = [
+      { role: 'system', content: 'You help. Today is day 2.' },
+      { role: 'user', content: 'u0' },
+    ];
+    const outcome = syncHistory(history, app, index, { prefixCheck: 'sample', validate: validating(app) });
+    expect(outcome).toMatchObject({ matchedBy: 'originals', matched: 0, removed: 2, appended: 2 });
+    expect(history.messages().map((message) => message.content)).toEqual(['You help. Today is day 2.', 'u0']);
+  });
+});
