@@ -239,6 +239,26 @@ describe('compactMessages', () => {
     expect(output).not.toContain('AKIAIOSFODNN7EXAMPLE');
   });
 
+  it('keeps a short opening of a result the model asked for that holds no facts (one line repeated)', async () => {
+    const line = 'ERROR connection refused to the database';
+    const list: Message[] = [
+      system('You are an on-call agent.'),
+      user('Why is the app down?'),
+      calls([call('c0', 'tail_logs', {})]),
+      results(['c0', 'tail_logs', Array.from({ length: 3_000 }, () => line).join('\n')]),
+    ];
+    const compacted = await compactMessages(list, { budgetTokens: 1_500 });
+    expect(compacted.fits).toBe(true);
+    const output = JSON.parse(JSON.stringify(compacted.messages.at(-1))) as {
+      content: { output: unknown }[];
+    };
+    const text = JSON.stringify(output.content[0]?.output);
+    // Not cleared to nothing: a few of its lines, verbatim, tell the model what came back.
+    expect(text).toContain('cut to its opening');
+    expect(text.split(line).length - 1).toBeGreaterThanOrEqual(4);
+    expect(compacted.tokensAfter).toBeLessThan(400);
+  });
+
   it('compacts the first user message when the system prompt and it exceed the budget', async () => {
     const list: Message[] = [
       system('You are helpful.'),

@@ -409,8 +409,9 @@ export async function oversizedStage(run: StageRun): Promise<void> {
 /**
  * The results the newest assistant message asked for, when they could not be sent whole even beside
  * bare summaries and the last resort pruned them: each placeholder keeps the facts an older output's
- * keeps by default, then as much of the output's opening (secrets redacted) as its own size holds.
- * The model acts on them next, and a list of facts is no file it can read.
+ * keeps by default, then as much of the output's opening (secrets redacted) as its own size holds
+ * (a short one for an output without facts). The model acts on them next, and a list of facts is no file it
+ * can read.
  */
 async function keepNewestOpenings(run: StageRun, before: readonly Message[]): Promise<void> {
   if (fitsWithBareSummaries(run, before)) return;
@@ -420,15 +421,13 @@ async function keepNewestOpenings(run: StageRun, before: readonly Message[]): Pr
     const text = redactSecrets(toolOutputText(original));
     const found = await extractFactsSafely(run.offline, text, { signal: run.signal });
     const facts = keptFactValues(found.facts);
-    const placeholder = toolOutputText(part);
+    const withFacts = { ...info, keptFacts: facts };
+    const own = run.meter.text(toolOutputText(part));
     const textTokens = run.meter.toolPart(original);
-    const output = openedPlaceholder(
-      { ...info, keptFacts: facts },
-      text,
-      textTokens,
-      run.meter.text(placeholder),
-      run.meter,
-    );
+    // An output without facts (one line repeated) leaves its placeholder no room of its own: it gets
+    // the room of a short opening, so the result the model asked for never goes out as nothing.
+    const room = facts.length === 0 ? own + shortOpeningTokens(text, run.meter) : own;
+    const output = openedPlaceholder(withFacts, text, textTokens, room, run.meter);
     if (output === undefined) continue;
     const parts = replaced.get(index) ?? new Map<number, ToolResultPart>();
     replaced.set(index, parts.set(at, withOutput(part, output)));
@@ -472,6 +471,12 @@ function fitsWithBareSummaries(run: StageRun, list: readonly Message[]): boolean
 
 /** An opening shorter than this tells the model nothing its facts do not (a line of a log or file). */
 const MIN_OPENING_CHARS = 200;
+
+/** Tokens of an opening of `text` that holds {@link MIN_OPENING_CHARS} after its cut at a line end. */
+function shortOpeningTokens(text: string, meter: TokenMeter): number {
+  // A cut at a line end keeps at least 60% of what it is given (clipText).
+  return meter.text(clipText(text, Math.ceil(MIN_OPENING_CHARS / 0.6) + 1));
+}
 
 /**
  * The placeholder `info` with the opening of `text` (`textTokens` long) after its facts, in at most
