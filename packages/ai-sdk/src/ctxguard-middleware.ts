@@ -393,10 +393,11 @@ class MiddlewareState {
     report.inputBudget = prepared.measurement.inputBudget;
     // What the request being sent leaves out (a recovery's retry leaves out the first attempt's too).
     report.droppedSignedReasoning = prepared.droppedSignedReasoning + signed.droppedNow;
-    if (signed.droppedNow > 0) {
+    // Once, when they are first left out: every later request of the loop leaves them out again.
+    if (signed.droppedFirst > 0) {
       context.warnings.push({
         type: 'other',
-        message: `ctxguard: left out ${signed.droppedNow} signed reasoning part(s) whose earlier messages changed (a provider rejects them); the history keeps them`,
+        message: `ctxguard: left out ${signed.droppedFirst} signed reasoning part(s) whose earlier messages changed (a provider rejects them, and every later request leaves them out); the history keeps them`,
       });
     }
     if (signed.restatedNow > 0) {

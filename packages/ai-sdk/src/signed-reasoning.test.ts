@@ -37,8 +37,14 @@ describe('keepSignedReasoningValid', () => {
     const view = [user('summary of a'), ...app.slice(1)];
     const outcome = keepSignedReasoningValid(view, app, null);
     expect(outcome.droppedNow).toBe(2);
+    expect(outcome.droppedFirst).toBe(2);
     expect(outcome.messages).toEqual([user('summary of a'), answer('x'), user('b'), user('c')]);
     expect(outcome.record.dropped).toHaveLength(2);
+    // The next request of the loop leaves them out again, but not for the first time.
+    const next = [...view, answer('done'), user('d')];
+    const again = keepSignedReasoningValid(next, [...app, answer('done'), user('d')], outcome.record);
+    expect(again.droppedNow).toBe(2);
+    expect(again.droppedFirst).toBe(0);
   });
 
   it('judges against the last prompt sent: blocks made after a compaction stay, dropped ones stay out', () => {
@@ -52,6 +58,7 @@ describe('keepSignedReasoningValid', () => {
     );
     expect(second.messages).toEqual([user('summary'), answer('x'), user('b'), next[3], user('d')]);
     expect(second.droppedNow).toBe(1);
+    expect(second.droppedFirst).toBe(0);
   });
 
   it('a moved cache-control marker is no change; a changed signature or text is', () => {

@@ -34,6 +34,8 @@ export interface SignedReasoningOutcome {
   messages: LanguageModelV3Message[];
   /** Signed reasoning parts left out of this request. */
   droppedNow: number;
+  /** Of those, the parts no earlier request left out (every later request leaves them out again). */
+  droppedFirst: number;
   /** Tool rounds this request restates for the first time (their turns lost their signed reasoning). */
   restatedNow: number;
   record: SentRecord;
@@ -153,6 +155,7 @@ export function keepSignedReasoningValid(
   const restated = restateAgain(messages, hashes, lost, new Set(previous?.restated ?? []), hashOf, restate);
   const reference = previous?.sent ?? appMessages.map(hashOf);
   const from = firstDifference(hashes, reference);
+  let droppedFirst = 0;
   if (from < messages.length) {
     const after: LanguageModelV3Message[] = [];
     const afterHashes: string[] = [];
@@ -163,6 +166,7 @@ export function keepSignedReasoningValid(
         return true;
       });
       droppedNow += kept.removed;
+      droppedFirst += kept.removed;
       if (!kept.message) return;
       after.push(kept.message);
       afterHashes.push(kept.removed === 0 ? (hashes[from + k] as string) : hashOf(kept.message));
@@ -200,5 +204,5 @@ export function keepSignedReasoningValid(
   }
   const record: SentRecord = { sent: hashes, dropped: [...dropped] };
   if (restated.size > 0) record.restated = [...restated];
-  return { messages, droppedNow, restatedNow, record };
+  return { messages, droppedNow, droppedFirst, restatedNow, record };
 }

@@ -154,6 +154,12 @@ describe('Claude agents with extended thinking and multi-round tool loops, throu
         JSON.stringify(request.body.messages).includes('this step of yours is restated'),
       );
       expect(restated.length).toBeGreaterThan(0);
+      // Said when they are first left out, not on every later step that leaves them out again.
+      const leftOut = outcome.warnings.filter((warning) => warning.includes('signed reasoning part(s)'));
+      const leaving = outcome.reports.filter((report) => Number(report['droppedSignedReasoning']) > 0);
+      expect(leftOut.length).toBeGreaterThan(0);
+      expect(leftOut.length).toBeLessThanOrEqual(compactions.length);
+      expect(leaving.length).toBeGreaterThan(2 * leftOut.length);
     },
     120_000,
   );
