@@ -33,6 +33,19 @@ describe('createContextGuard options', () => {
     expect((error as Error).message).toContain(field);
   });
 
+  it('splits a model id that names its provider too, as the AI SDK gateway spells it', async () => {
+    const error = thrown(() => createContextGuard({ model: 'openai/gpt-4o' } as never));
+    expect(error).toBeInstanceOf(InvalidOptionsError);
+    expect((error as InvalidOptionsError).path).toEqual(['provider']);
+    expect((error as Error).message).toBe(
+      `createContextGuard options.provider: is missing; "openai/gpt-4o" names the provider too: pass { provider: 'openai', model: 'gpt-4o' }`,
+    );
+    // A provider given: the model id is the provider's own (a hosted model's path, say).
+    const guard = createContextGuard({ provider: 'openrouter', model: 'openai/gpt-4o' });
+    expect(guard.model).toBe('openai/gpt-4o');
+    await guard.close();
+  });
+
   it('says where tool definitions go and where ContextTools go', () => {
     const definitions = [{ type: 'function', function: { name: 'read_file', parameters: {} } }];
     expect(

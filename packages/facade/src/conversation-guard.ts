@@ -12,6 +12,7 @@ import {
   type HistoryEntry,
   HookBus,
   InvalidInputError,
+  InvalidOptionsError,
   type Message,
   messageSchema,
   parseInput,
@@ -219,6 +220,8 @@ export class ConversationGuard {
   readonly #closing = new AbortController();
 
   constructor(options: CreateContextGuardOptions) {
+    const gateway = gatewayModelError(options);
+    if (gateway) throw gateway;
     const parsed = parseOptions(createContextGuardOptionsSchema, options, 'createContextGuard options');
     this.provider = parsed.provider;
     this.model = parsed.model;
@@ -1183,6 +1186,22 @@ function measurementRecord(measurement: ContextMeasurement): StoredMeasurement {
 }
 
 /** Wires a {@link ConversationGuard} with defaults: memory store, hybrid counter, `RecompactStrategy`, offline tools. */
+/**
+ * The error for a model id that names its provider too (`openai/gpt-4o`, as the AI SDK's gateway
+ * spells it) given without `provider`: it says how to split it.
+ */
+function gatewayModelError(options: unknown): InvalidOptionsError | undefined {
+  if (typeof options !== 'object' || options === null) return undefined;
+  const { provider, model } = options as { provider?: unknown; model?: unknown };
+  const slash = typeof model === 'string' ? model.indexOf('/') : -1;
+  if (provider !== undefined || slash <= 0 || slash === (model as string).length - 1) return undefined;
+  const id = model as string;
+  return new InvalidOptionsError(
+    `createContextGuard options.provider: is missing; "${id}" names the provider too: pass { provider: '${id.slice(0, slash)}', model: '${id.slice(slash + 1)}' }`,
+    ['provider'],
+  );
+}
+
 export function createContextGuard(options: CreateContextGuardOptions): ConversationGuard {
   return new ConversationGuard(options);
 }
