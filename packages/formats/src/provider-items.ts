@@ -15,11 +15,22 @@ export function opaqueCompaction(
   path: readonly (string | number)[],
   root: string,
 ): OpaquePart {
+  return opaqueItem(provider, COMPACTION_KIND, item, path, root);
+}
+
+/** An opaque part holding a copy of the provider's item of `kind`, to send back as received. */
+export function opaqueItem(
+  provider: string,
+  kind: string,
+  item: unknown,
+  path: readonly (string | number)[],
+  root: string,
+): OpaquePart {
   const copy = copyJsonValue(item);
   if (!copy.ok || copy.value === null || typeof copy.value !== 'object' || Array.isArray(copy.value)) {
-    conversionError([...path], 'a compaction item must be a JSON object', root);
+    conversionError([...path], `a ${kind} item must be a JSON object`, root);
   }
-  return { type: 'opaque', provider, kind: COMPACTION_KIND, data: copy.value as JsonObject };
+  return { type: 'opaque', provider, kind, data: copy.value as JsonObject };
 }
 
 /** A copy of an opaque part's provider item, to write back unchanged. */

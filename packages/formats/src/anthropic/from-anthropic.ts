@@ -5,6 +5,7 @@ import {
   InvalidInputError,
   type JsonValue,
   type Message,
+  type OpaquePart,
   type ProviderOptions,
   type TextPart,
   type ToolCallPart,
@@ -15,7 +16,7 @@ import {
 } from '@ctxguard/core';
 import { pushAll } from '@ctxguard/shared';
 import type { z } from 'zod';
-import { opaqueCompaction } from '../provider-items.js';
+import { opaqueCompaction, opaqueItem } from '../provider-items.js';
 import {
   assignDefined,
   parseProviderMessages,
@@ -29,6 +30,7 @@ import {
   type assistantBlockInput,
   type documentInput,
   type imageInput,
+  SERVER_BLOCK_TYPES,
   type textInput,
   type toolResultInput,
   type userBlockInput,
@@ -151,6 +153,28 @@ function userFromAnthropic(
   return out;
 }
 
+function isServerBlock(
+  block: z.output<typeof assistantBlockInput>,
+): block is Extract<z.output<typeof assistantBlockInput>, { type: (typeof SERVER_BLOCK_TYPES)[number] }> {
+  return (SERVER_BLOCK_TYPES as readonly string[]).includes(block.type);
+}
+
+/**
+ * A server tool's block (its call or result) as an opaque part of its type: the block as received
+ * (`received`, every field in its order), its cache mark moved to `providerOptions` as on every
+ * other part, so a breakpoint the app moves changes no message.
+ */
+function serverBlockFromAnthropic(
+  block: CacheInput & { type: string },
+  received: unknown,
+  path: (string | number)[],
+): OpaquePart {
+  const { cache_control: _mark, ...data } = received as { cache_control?: unknown };
+  const part = opaqueItem('anthropic', block.type, data, path, 'anthropic');
+  setOptions(part, cacheOptions(block));
+  return part;
+}
+
 function assistantFromAnthropic(
   content: string | z.output<typeof assistantBlockInput>[],
   toolNames: ToolNames,
@@ -158,6 +182,13 @@ function assistantFromAnthropic(
 ): AssistantMessage {
   if (typeof content === 'string') return { role: 'assistant', content };
   const parts: Exclude<AssistantMessage['content'], string> = content.map((block, j) => {
+    if (isServerBlock(block))
+      return serverBlockFromAnthropic(block, (raw.blocks as unknown[])[j], [
+        'messages',
+        raw.index,
+        'content',
+        j,
+      ]);
     switch (block.type) {
       case 'compaction':
         // The block as the client received it (not as parsed), so it goes back byte for byte.
@@ -193,8 +224,8 @@ function assistantFromAnthropic(
  * Converts an Anthropic Messages request (`{ system?, messages }`; other request fields are
  * ignored) to core messages, validating it first (errors name the index and field). `system`
  * becomes the first message; a user message holding tool results splits into a tool message
- * and, for any other blocks, a user message. A `compaction` block becomes an opaque part holding
- * the block as received.
+ * and, for any other blocks, a user message. A `compaction` block, and a server tool's call or
+ * result, becomes an opaque part holding the block as received.
  */
 export function fromAnthropic(prompt: unknown): Message[] {
   if (Array.isArray(prompt))

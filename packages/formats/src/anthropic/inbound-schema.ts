@@ -90,6 +90,37 @@ export const compactionInput = lazySchema(() =>
 export const userBlockInput = lazySchema(() =>
   z.discriminatedUnion('type', [textInput, imageInput, documentInput, toolResultInput]),
 );
+/**
+ * The assistant blocks of Anthropic's server tools (web search and fetch, code execution, tool
+ * search, the advisor), its MCP connector and container uploads: `fromAnthropic` carries them as
+ * received, for the API reads them back in the next request.
+ */
+export const SERVER_BLOCK_TYPES = [
+  'server_tool_use',
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'code_execution_tool_result',
+  'bash_code_execution_tool_result',
+  'text_editor_code_execution_tool_result',
+  'tool_search_tool_result',
+  'advisor_tool_result',
+  'mcp_tool_use',
+  'mcp_tool_result',
+  'container_upload',
+] as const;
+
+/** The server blocks only the beta Messages API takes. */
+export const BETA_SERVER_BLOCK_TYPES: ReadonlySet<string> = new Set([
+  'advisor_tool_result',
+  'mcp_tool_use',
+  'mcp_tool_result',
+]);
+
+/** An inbound server tool's block: its type and cache mark checked, the rest carried as received. */
+const serverBlockInput = lazySchema(() =>
+  z.looseObject({ type: z.enum(SERVER_BLOCK_TYPES), ...cacheField() }),
+);
+
 /** Any block an inbound assistant message may hold. */
 export const assistantBlockInput = lazySchema(() =>
   z.discriminatedUnion('type', [
@@ -98,6 +129,7 @@ export const assistantBlockInput = lazySchema(() =>
     thinkingInput,
     redactedThinkingInput,
     compactionInput,
+    serverBlockInput,
   ]),
 );
 
