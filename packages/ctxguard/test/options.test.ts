@@ -40,6 +40,10 @@ describe('createContextGuard options', () => {
     expect((error as Error).message).toBe(
       `createContextGuard options.provider: is missing; "openai/gpt-4o" names the provider too: pass { provider: 'openai', model: 'gpt-4o' }`,
     );
+    // A first segment no provider of the catalog: a model id of its own (Hugging Face's, say).
+    expect(
+      (thrown(() => createContextGuard({ model: 'meta-llama/Llama-3.1-8B' } as never)) as Error).message,
+    ).toBe('createContextGuard options.provider: is missing: add it (expected string)');
     // A provider given: the model id is the provider's own (a hosted model's path, say).
     const guard = createContextGuard({ provider: 'openrouter', model: 'openai/gpt-4o' });
     expect(guard.model).toBe('openai/gpt-4o');

@@ -1186,24 +1186,27 @@ function measurementRecord(measurement: ContextMeasurement): StoredMeasurement {
 }
 
 /** Wires a {@link ConversationGuard} with defaults: memory store, hybrid counter, `RecompactStrategy`, offline tools. */
+export function createContextGuard(options: CreateContextGuardOptions): ConversationGuard {
+  return new ConversationGuard(options);
+}
+
 /**
- * The error for a model id that names its provider too (`openai/gpt-4o`, as the AI SDK's gateway
- * spells it) given without `provider`: it says how to split it.
+ * The error for a model id that names a provider the catalog knows (`openai/gpt-4o`, as the AI
+ * SDK's gateway spells it) given without `provider`: it says how to split it.
  */
 function gatewayModelError(options: unknown): InvalidOptionsError | undefined {
   if (typeof options !== 'object' || options === null) return undefined;
-  const { provider, model } = options as { provider?: unknown; model?: unknown };
-  const slash = typeof model === 'string' ? model.indexOf('/') : -1;
-  if (provider !== undefined || slash <= 0 || slash === (model as string).length - 1) return undefined;
-  const id = model as string;
+  const { provider, model, catalog } = options as { provider?: unknown; model?: unknown; catalog?: unknown };
+  if (provider !== undefined || typeof model !== 'string') return undefined;
+  const slash = model.indexOf('/');
+  const named = model.slice(0, slash);
+  if (slash <= 0 || slash === model.length - 1) return undefined;
+  const known = (catalog instanceof ModelCatalog ? catalog : new ModelCatalog()).providers();
+  if (!known.includes(named)) return undefined;
   return new InvalidOptionsError(
-    `createContextGuard options.provider: is missing; "${id}" names the provider too: pass { provider: '${id.slice(0, slash)}', model: '${id.slice(slash + 1)}' }`,
+    `createContextGuard options.provider: is missing; "${model}" names the provider too: pass { provider: '${named}', model: '${model.slice(slash + 1)}' }`,
     ['provider'],
   );
-}
-
-export function createContextGuard(options: CreateContextGuardOptions): ConversationGuard {
-  return new ConversationGuard(options);
 }
 
 /**

@@ -35,7 +35,7 @@ describe('syncHistory with an edited system prompt', () => {
     ]);
   });
 
-  it('forks as before when a stored system message is hidden by a compaction (facts written into it)', () => {
+  it('forks when a stored system message is hidden by a compaction (facts written into it)', () => {
     const history = new InMemoryConversationHistory();
     history.appendMany([
       { role: 'system', content: 'You help. Today is day 1.' },

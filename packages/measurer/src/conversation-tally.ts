@@ -429,9 +429,9 @@ export class ConversationTally {
    * their snapshots.
    */
   #endsMatch(n: number): boolean {
-    let i = 0;
-    do if (!this.#matches(i++)) return false;
-    while (i < n && this.#at(i)?.role === 'system');
+    if (!this.#matches(0)) return false;
+    let i = 1;
+    for (; i < n && this.#at(i)?.role === 'system'; i++) if (!this.#matches(i)) return false;
     for (i = Math.max(i, n - TAIL_CHECKS); i < n; i++) if (!this.#matches(i)) return false;
     return true;
   }

@@ -410,8 +410,8 @@ export async function oversizedStage(run: StageRun): Promise<void> {
  * The results the newest assistant message asked for, when they could not be sent whole even beside
  * bare summaries and the last resort pruned them: each placeholder keeps the facts an older output's
  * keeps by default, then as much of the output's opening (secrets redacted) as its own size holds
- * (a short one for an output without facts). The model acts on them next, and a list of facts is no file it
- * can read.
+ * (a short one for an output without facts). The model acts on them next, and a list of facts is
+ * no file it can read.
  */
 async function keepNewestOpenings(run: StageRun, before: readonly Message[]): Promise<void> {
   if (fitsWithBareSummaries(run, before)) return;
