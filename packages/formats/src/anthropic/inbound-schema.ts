@@ -109,8 +109,9 @@ export const SERVER_BLOCK_TYPES = [
   'container_upload',
 ] as const;
 
-/** The server blocks only the beta Messages API takes. */
-export const BETA_SERVER_BLOCK_TYPES: ReadonlySet<string> = new Set([
+/** The blocks only the beta Messages API takes: server compaction, the MCP connector's, the advisor's. */
+export const BETA_BLOCK_TYPES: ReadonlySet<string> = new Set([
+  'compaction',
   'advisor_tool_result',
   'mcp_tool_use',
   'mcp_tool_result',

@@ -10,7 +10,7 @@ import type {
   ToolResultContentPart,
   ToolResultPart,
 } from '@ctxguard/core';
-import { COMPACTION_KIND, lazySchema, pushAll } from '@ctxguard/shared';
+import { lazySchema, pushAll } from '@ctxguard/shared';
 import { z } from 'zod';
 import { providerItem } from '../provider-items.js';
 import {
@@ -27,13 +27,11 @@ import {
   providerOption,
   sniffImageMediaType,
 } from '../shared.js';
-import { BETA_SERVER_BLOCK_TYPES, cacheControlSchema } from './inbound-schema.js';
+import { BETA_BLOCK_TYPES, cacheControlSchema } from './inbound-schema.js';
 import type {
   AnthropicBetaContentBlock,
   AnthropicBetaPrompt,
   AnthropicCacheControl,
-  AnthropicCompactionBlock,
-  AnthropicContentBlock,
   AnthropicDocumentBlock,
   AnthropicImageBlock,
   AnthropicImageMediaType,
@@ -283,10 +281,7 @@ function assistantBlocks(
         break;
       }
       case 'opaque':
-        if (part.provider === 'anthropic')
-          blocks.push(
-            part.kind === COMPACTION_KIND ? compactionBlock(part, path, api) : receivedBlock(part, path, api),
-          );
+        if (part.provider === 'anthropic') blocks.push(receivedBlock(part, path, api));
         else
           losses.report(
             path,
@@ -306,15 +301,16 @@ function assistantBlocks(
 }
 
 /**
- * The block of another type Anthropic returned (a server tool's call or result), unchanged (a
- * cache breakpoint it lacks is added). Typed as a block `toAnthropic` writes: it is the API's own.
+ * The block an Anthropic opaque part holds (a server-compaction block, a server tool's call or
+ * result), unchanged (a cache breakpoint it lacks is added); the blocks only the beta API takes
+ * throw unless it is the one written for. Typed as a block `toAnthropic` writes: it is the API's own.
  */
 function receivedBlock(
   part: OpaquePart,
   path: (string | number)[],
   api: 'messages' | 'beta',
-): AnthropicContentBlock {
-  if (api !== 'beta' && BETA_SERVER_BLOCK_TYPES.has(part.kind))
+): AnthropicBetaContentBlock {
+  if (api !== 'beta' && BETA_BLOCK_TYPES.has(part.kind))
     conversionError(
       path,
       `an Anthropic ${part.kind} block goes only to the beta Messages API: pass { api: 'beta' } to toAnthropic and send with client.beta.messages.create`,
@@ -322,24 +318,7 @@ function receivedBlock(
   const block = providerItem(part) as { cache_control?: unknown };
   const cache = cacheControlOf(part.providerOptions, path);
   if (block.cache_control == null && cache) block.cache_control = cache;
-  return block as unknown as AnthropicContentBlock;
-}
-
-/** The provider block of an Anthropic opaque part, unchanged (a cache breakpoint it lacks is added). */
-function compactionBlock(
-  part: OpaquePart,
-  path: (string | number)[],
-  api: 'messages' | 'beta',
-): AnthropicCompactionBlock {
-  if (api !== 'beta')
-    conversionError(
-      path,
-      "an Anthropic compaction block goes only to the beta Messages API: pass { api: 'beta' } to toAnthropic and send with client.beta.messages.create",
-    );
-  const block = providerItem(part) as unknown as AnthropicCompactionBlock;
-  const cache = cacheControlOf(part.providerOptions, path);
-  if (block.cache_control == null && cache) block.cache_control = cache;
-  return block;
+  return block as unknown as AnthropicBetaContentBlock;
 }
 
 /**
