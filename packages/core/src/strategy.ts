@@ -53,7 +53,10 @@ export interface ExtractedFact {
   span?: string;
 }
 
-/** Where extracted facts are written. */
+/**
+ * Where extracted facts are written: a system message of their own right after the system prompt,
+ * which is sent as given (`system-append`), or in front of the first user message.
+ */
 export type FactInjectionSite = 'system-append' | 'first-user-prefix';
 
 /**
@@ -292,8 +295,9 @@ export interface StrategyTools {
    */
   summarizeRange(options: SummarizeRangeOptions): Promise<SummarizeRangeResult>;
   /**
-   * Writes `facts` as a facts block into the system prompt or the first user message; with
-   * `maxFactTokens`, the block keeps only the most valuable facts that fit that many tokens.
+   * Writes `facts` as a facts block into a system message after the system prompt or in front of
+   * the first user message; with `maxFactTokens`, the block keeps only the most valuable facts that
+   * fit that many tokens.
    */
   injectFacts(
     facts: readonly ExtractedFact[],

@@ -5,9 +5,11 @@ import {
   type HybridTokenCounter,
   InvalidInputError,
   isContextOverflowError,
+  LayeredStrategy,
   type MemoizedCounter,
   MemoryPersistence,
   type MessageInput,
+  RelevanceStrategy,
   TruncateStrategy,
   UnknownCompactionError,
 } from 'ctxguard';
@@ -142,6 +144,28 @@ describe('a system prompt the app edits on every call', () => {
     expect(again.actions).toEqual([]);
     expect(again.appended).toBe(0);
     await next.close();
+  });
+
+  it.each([
+    ['RelevanceStrategy', () => new RelevanceStrategy()],
+    ['LayeredStrategy', () => new LayeredStrategy()],
+  ])('%s keeps its facts in a message after it, so the edit forks nothing', async (_name, strategy) => {
+    const guard = createContextGuard({
+      provider: 'openai',
+      model: 'gpt-4o',
+      contextLimit: 12_000,
+      strategy: strategy(),
+    });
+    const calls = await dated(guard, 'dated', longConversation(30));
+    const actions = calls.flatMap(({ result }) => result.actions);
+    expect(actions.filter((action) => action.type === 'fork')).toEqual([]);
+    expect(actions.filter((action) => action.type === 'compaction').length).toBeGreaterThan(0);
+    for (const { messages, result } of calls) expect(result.messages[0]).toBe(messages[0]);
+    // Facts were written: in a system message of their own, right after the prompt.
+    const factsMessage = calls.at(-1)!.result.messages[1]!;
+    expect(factsMessage.role).toBe('system');
+    expect(String(factsMessage.content)).toMatch(/^<!-- ctxguard:facts -->/);
+    await guard.close();
   });
 
   it('an edit of a later system message (retrieved context) is measured as sent', async () => {

@@ -188,8 +188,7 @@ export class OriginalsIndex {
  * Puts the app's edited system prompt (its leading system messages, as many as stored) in place of
  * the stored one: a prompt that carries today's date or retrieved context changes on every call,
  * and is no new conversation, so the compactions after it stay (a fork would undo them all).
- * Replaced only while no compaction hides a stored system message (a strategy that wrote facts
- * into it).
+ * Replaced only while no compaction hides a stored system message (a truncation over it, say).
  */
 function replaceEditedSystemPrompt(
   history: InMemoryConversationHistory,

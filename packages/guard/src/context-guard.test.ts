@@ -845,7 +845,7 @@ describe('decisions and the retry loop', () => {
       redact: (t) => t,
     });
     writer.injectFacts(facts, 'system-append');
-    expect(countTokens(history.messages().slice(0, 1))).toBeGreaterThan(SIZES.inputBudget);
+    expect(countTokens(history.messages().slice(1, 2))).toBeGreaterThan(SIZES.inputBudget);
     const strategy = recordingStrategy([{ level: 'a', at: 0.5 }], (ctx) => {
       ctx.tools.injectFacts((ctx.tools as StrategyToolsImpl).keptFacts(), 'system-append', {
         maxFactTokens: 400,
@@ -858,10 +858,9 @@ describe('decisions and the retry loop', () => {
     expect(warnings.map((w) => w.code)).not.toContain('context_exhausted');
     expect(event.declined).toBeUndefined();
     expect(event.current).toBeLessThan(SIZES.inputBudget);
-    // The app's prompt is still there; the block holds fewer facts within its bound.
-    const sent = String(event.messages[0]!.content);
-    expect(sent.startsWith('You are helpful.')).toBe(true);
-    expect(sent).toContain(facts[0]!.value.slice(0, 10));
+    // The app's prompt is sent as given; the facts message after it holds fewer facts within its bound.
+    expect(event.messages[0]!.content).toBe('You are helpful.');
+    expect(String(event.messages[1]!.content)).toContain(facts[0]!.value.slice(0, 10));
   });
 
   it("counts the app's own facts block in the floor: a prompt that can never fit declines at once, nothing hidden", async () => {

@@ -46,13 +46,7 @@ import { textOf } from './message-text.js';
 import { eitherSignal, type ToolsProblem, untilAborted } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { forgetSignedMark, forgetUnsentSignedMark } from './signed-mark.js';
-import {
-  appOwnFacts,
-  type RecordedRewrite,
-  StrategyToolsImpl,
-  type ToolsCheckpoint,
-  withoutFactsBlocks,
-} from './strategy-tools.js';
+import { type RecordedRewrite, StrategyToolsImpl, type ToolsCheckpoint } from './strategy-tools.js';
 import { withoutAttachments } from './task-kept.js';
 
 /** A request as the guard hands it to its measurer. */
@@ -762,27 +756,20 @@ export class ContextGuard {
   /**
    * Tokens no rewrite removes: the system prompt (and a separate `system`) plus the newest message
    * in its irreducible form (without its tool outputs or attached files: strategies cut those).
-   * The guard's own facts in the system prompt's block are left out (strategies rewrite it within a
-   * bound); the facts the app wrote there itself count, since every bound keeps them.
+   * The guard's facts message after the prompt is left out (strategies rewrite it within a bound).
    */
-  #floorTokens(event: FitCall, meter: TokenMeter, history: ConversationHistory): number {
+  #floorTokens(event: FitCall, meter: TokenMeter): number {
     const messages = event.messages;
     let tokens = event.system ? meter.text(event.system) : 0;
-    let index = 0;
-    let blocks = false;
-    while (
+    for (
+      let index = 0;
       index < messages.length - 1 &&
       messages[index]!.role === 'system' &&
-      !summaryBlock.is(textOf(messages[index]!))
+      !summaryBlock.is(textOf(messages[index]!));
+      index++
     ) {
-      const stripped = withoutFactsBlocks(messages[index]!);
-      blocks ||= stripped !== messages[index];
-      tokens += meter.message(stripped);
-      index++;
-    }
-    if (blocks) {
-      const own = appOwnFacts(history, 'system-append');
-      if (own.length > 0) tokens += meter.text(factsBlock.render(own));
+      const message = messages[index]!;
+      if (!factsBlock.alone(textOf(message))) tokens += meter.message(message);
     }
     const newest = messages[messages.length - 1];
     return tokens + (newest ? meter.message(irreducibleForm(newest)) : 0);
@@ -870,7 +857,7 @@ export class ContextGuard {
       isNewCrossing: crossed > state.lastLevelIdx,
       delta: event.current - state.lastCurrent,
       meter,
-      floor: this.#floorTokens(event, meter, history),
+      floor: this.#floorTokens(event, meter),
       inputBudget,
       window: event.window!,
       // Over the budget below every trigger (all set above 1): the strategy reacts at its first level.

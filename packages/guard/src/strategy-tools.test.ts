@@ -182,14 +182,16 @@ describe('StrategyToolsImpl', () => {
     expect(tools.keptFacts()).toEqual([fact]);
   });
 
-  it('replaceRange never hides the system prompt, also after facts were injected into it', () => {
+  it('replaceRange never hides the system prompt, also after facts were injected after it', () => {
     const original = agent(2);
     const history = historyOf(original);
     const tools = toolsFor(history);
     tools.injectFacts([{ key: 'port', value: '8080', category: 'number' }], 'system-append');
+    // The prompt is sent as given; the facts have a system message of their own right after it.
+    expect(history.messages()[0]).toEqual(original[0]);
+    expect(factsBlock.parse(String(history.messages()[1]!.content))).toHaveLength(1);
     tools.replaceRange(0, 4, user('[earlier work]'));
-    expect(String(history.messages()[0]!.content)).toContain('You are a coding agent.');
-    expect(factsBlock.parse(String(history.messages()[0]!.content))).toHaveLength(1);
+    expect(history.messages()[0]).toEqual(original[0]);
     expect(tools.replaceRange(0, 1, user('x')).changed).toBe(false);
     rewindAll(history);
     expect(history.messages()).toEqual(original);
@@ -488,11 +490,14 @@ describe('StrategyToolsImpl', () => {
     const facts = await tools.extractFacts({ entries: history.effectiveEntries() });
     expect(facts).toEqual([kept]);
     tools.injectFacts([], 'system-append');
-    expect(factsBlock.parse(textOf(history.messages()[0]))).toEqual([kept]);
+    expect(history.messages()).toHaveLength(3);
     tools.injectFacts([{ key: 'port', value: '8080', category: 'number' }], 'system-append');
-    const block = factsBlock.parse(textOf(history.messages()[0]))!;
-    expect(block.map((f) => f.value)).toEqual(['db.internal:5432', '8080']);
-    expect(textOf(history.messages()[0]).match(/<!-- ctxguard:facts -->/g)?.length).toBe(1);
+    // The prompt keeps its own block as sent; the new fact goes to the facts message after it.
+    expect(textOf(history.messages()[0])).toBe(`Agent.\n\n${factsBlock.render([kept])}`);
+    expect(factsBlock.parse(textOf(history.messages()[1]))).toEqual([
+      { key: 'port', value: '8080', category: 'number' },
+    ]);
+    expect(tools.keptFacts().map((f) => f.value)).toEqual(['db.internal:5432', '8080']);
   });
 
   it('extractFacts carries the facts blocks of the entries as facts, never re-reading their bullets as text', async () => {
@@ -516,7 +521,7 @@ describe('StrategyToolsImpl', () => {
     expect(new Set(values).size).toBe(values.length);
   });
 
-  it("injectFacts gives no line to a fact the system prompt itself spells out, except the app's own", () => {
+  it('injectFacts gives no line to a fact the system prompt spells out, its own facts block included', () => {
     const own: ExtractedFact = { key: 'runtime', value: 'Node 20', category: 'other' };
     const prompt = 'Agent. Run `pnpm vitest run --project <name>` on Node 20.';
     const original = [system(`${prompt}\n\n${factsBlock.render([own])}`), user('hello'), assistant('hi')];
@@ -531,15 +536,16 @@ describe('StrategyToolsImpl', () => {
       { key: factsBlock.keyOf('version', '2'), value: '2', category: 'version' },
       { key: factsBlock.keyOf('path', 'src/errors.ts'), value: 'src/errors.ts', category: 'path' },
     ];
-    toolsFor(history).injectFacts(facts, 'system-append');
-    const values = factsBlock.parse(textOf(history.messages()[0]))!.map((fact) => fact.value);
-    // Spelled out by the prompt's own text: no line; `2` is no whole token of it, so it stays.
-    expect(values).toEqual(['Node 20', '2', 'src/errors.ts']);
+    toolsFor(history).injectFacts([own, ...facts], 'system-append');
+    expect(history.messages()[0]).toEqual(original[0]);
+    const values = factsBlock.parse(textOf(history.messages()[1]))!.map((fact) => fact.value);
+    // Spelled out by the prompt: no line; `2` is no whole token of it, so it stays.
+    expect(values).toEqual(['2', 'src/errors.ts']);
     rewindAll(history);
     expect(history.messages()).toEqual(original);
   });
 
-  it("injectFacts with maxFactTokens keeps the app's own facts and the most valuable others that fit", () => {
+  it("injectFacts with maxFactTokens keeps the most valuable facts that fit, the app's own in its prompt", () => {
     const own: ExtractedFact = { key: 'deploy_region', value: 'eu-west-3', category: 'other' };
     const original = [system(`Agent.\n\n${factsBlock.render([own])}`), user('hello'), assistant('hi')];
     const history = historyOf(original);
@@ -550,18 +556,18 @@ describe('StrategyToolsImpl', () => {
       figures.push({ key: 'count', value: `${i} files`, category: 'quantity' });
       errors.push({ key: 'error', value: `Error: step ${i} failed`, category: 'error' });
     }
-    tools.injectFacts([...figures, ...errors], 'system-append', { maxFactTokens: 200 });
-    const block = factsBlock.parse(textOf(history.messages()[0]))!;
+    tools.injectFacts([own, ...figures, ...errors], 'system-append', { maxFactTokens: 200 });
+    const block = factsBlock.parse(textOf(history.messages()[1]))!;
     const meter = new TokenMeter();
     expect(meter.text(factsBlock.render(block))).toBeLessThanOrEqual(200);
     expect(block.length).toBeGreaterThan(3);
     expect(block.length).toBeLessThan(figures.length + errors.length);
-    // The app's own fact stays, first; errors outrank figures; among equals the newest win.
-    expect(block[0]).toEqual(own);
-    const kept = block.slice(1);
-    expect(kept.every((fact) => fact.category === 'error')).toBe(true);
-    expect(kept.map((fact) => fact.value)).toContain('Error: step 69 failed');
-    expect(kept.map((fact) => fact.value)).not.toContain('Error: step 10 failed');
+    // The app's own fact stays in its prompt, sent as given; errors outrank figures; among equals the newest win.
+    expect(history.messages()[0]).toEqual(original[0]);
+    // A figure may only fill the room no further error line fits in.
+    expect(block.filter((fact) => fact.category !== 'error').length).toBeLessThanOrEqual(1);
+    expect(block.map((fact) => fact.value)).toContain('Error: step 69 failed');
+    expect(block.map((fact) => fact.value)).not.toContain('Error: step 10 failed');
     // A later injection is bounded with what is already kept: the newest error takes an older one's place.
     tools.injectFacts(
       [{ key: 'error', value: 'Error: step 70 failed', category: 'error' }],
@@ -570,9 +576,9 @@ describe('StrategyToolsImpl', () => {
         maxFactTokens: 200,
       },
     );
-    const next = factsBlock.parse(textOf(history.messages()[0]))!.map((fact) => fact.value);
+    const next = factsBlock.parse(textOf(history.messages()[1]))!.map((fact) => fact.value);
     expect(next).toContain('Error: step 70 failed');
-    expect(next).toContain('eu-west-3');
+    expect(history.messages()[0]).toEqual(original[0]);
     expect(next.length).toBeLessThanOrEqual(block.length);
     rewindAll(history);
     expect(history.messages()).toEqual(original);
@@ -587,7 +593,7 @@ describe('StrategyToolsImpl', () => {
       return { key: factsBlock.keyOf('path', value), value, category: 'path' };
     });
     const blockValues = () =>
-      (factsBlock.parse(textOf(history.messages()[0])) ?? []).map((fact) => fact.value);
+      (factsBlock.parse(textOf(history.messages()[1])) ?? []).map((fact) => fact.value);
     tools.injectFacts(paths, 'system-append', { maxFactTokens: 60 });
     const small = blockValues();
     expect(small.length).toBeGreaterThan(0);
@@ -635,7 +641,7 @@ describe('StrategyToolsImpl', () => {
     for (const maxTokens of [60, 97, 150, 233, 400, 611, 900]) {
       const history = historyOf([system('Agent.'), user('hello'), assistant('hi')]);
       toolsFor(history).injectFacts(facts, 'system-append', { maxFactTokens: maxTokens });
-      const text = textOf(history.messages()[0]);
+      const text = textOf(history.messages()[1]);
       const block = text.slice(text.indexOf(factsBlock.open));
       expect(meter.text(block)).toBeLessThanOrEqual(maxTokens);
       kept.push(factsBlock.parse(block)!.length);
@@ -657,8 +663,8 @@ describe('StrategyToolsImpl', () => {
     const long = short.map(({ value }) => fact('path', `packages/core/${value}`));
     const others = Array.from({ length: 30 }, (_, i) => fact('quantity', `${i + 100} files`));
     tools.injectFacts([...short, ...long, ...others], 'system-append', { maxFactTokens: 350 });
-    const kept = factsBlock.parse(textOf(history.messages()[0]))!.map((fact) => fact.value);
-    const block = textOf(history.messages()[0]);
+    const kept = factsBlock.parse(textOf(history.messages()[1]))!.map((fact) => fact.value);
+    const block = textOf(history.messages()[1]);
     // A long path replaced the line of the short one it spells out; no path is written twice.
     const longKept = kept.filter((value) => value.startsWith('packages/'));
     expect(longKept.length).toBeGreaterThan(0);
@@ -667,7 +673,7 @@ describe('StrategyToolsImpl', () => {
     // Without the long paths, the same bound holds fewer distinct paths.
     const plain = historyOf([system('Agent.'), user('hello'), assistant('hi')]);
     toolsFor(plain).injectFacts([...short, ...others], 'system-append', { maxFactTokens: 350 });
-    const plainPaths = factsBlock.parse(textOf(plain.messages()[0]))!.filter((f) => f.category === 'path');
+    const plainPaths = factsBlock.parse(textOf(plain.messages()[1]))!.filter((f) => f.category === 'path');
     expect(kept.filter((value) => value.includes('src/m')).length).toBeGreaterThanOrEqual(plainPaths.length);
     expect(new TokenMeter().text(block.slice(block.indexOf(factsBlock.open)))).toBeLessThanOrEqual(350);
   });
@@ -689,7 +695,7 @@ describe('StrategyToolsImpl', () => {
     const extra: ExtractedFact = { key: factsBlock.keyOf('other', long), value: long, category: 'other' };
     const room = new TokenMeter().text(factsBlock.render([error, ...keyed])) + 10;
     tools.injectFacts([...keyed, error, extra], 'system-append', { maxFactTokens: room });
-    const block = factsBlock.parse(textOf(history.messages()[0]))!;
+    const block = factsBlock.parse(textOf(history.messages()[1]))!;
     expect(block.map((fact) => fact.key)).toEqual(expect.arrayContaining(['deploy.region', 'db.port']));
   });
 

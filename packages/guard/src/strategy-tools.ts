@@ -145,27 +145,21 @@ function factsIn(messages: readonly Message[]): ExtractedFact[] {
 }
 
 /**
- * The facts of the block the app itself wrote at `site`: in its own system prompt (`system-append`)
- * or first user message, the entry no compaction wrote. Strategies' bounds always keep them.
+ * The facts of the block the app itself wrote in its first user message, the entry no compaction
+ * wrote. Strategies' bounds always keep them.
  */
-export function appOwnFacts(history: ConversationHistory, site: FactInjectionSite): ExtractedFact[] {
+function appOwnFacts(history: ConversationHistory): ExtractedFact[] {
   const written = new Set<string>();
   for (const record of history.compactions()) {
     written.add(record.entryId);
     for (const id of record.memberIds ?? []) written.add(id);
   }
-  const own = history
-    .entries()
-    .find(
-      (entry) =>
-        !written.has(entry.id) &&
-        (site === 'system-append' ? isPlainSystem(entry.message) : entry.message.role === 'user'),
-    );
+  const own = history.entries().find((entry) => !written.has(entry.id) && entry.message.role === 'user');
   return own ? (factsBlock.parse(textOf(own.message)) ?? []) : [];
 }
 
 /** `message` without the facts blocks of its text (user and system messages; others never hold ours). */
-export function withoutFactsBlocks(message: Message): Message {
+function withoutFactsBlocks(message: Message): Message {
   if (message.role === 'tool' || message.role === 'assistant') return message;
   if (typeof message.content === 'string')
     return factsBlock.parse(message.content)
@@ -179,16 +173,41 @@ export function withoutFactsBlocks(message: Message): Message {
 }
 
 /**
- * `facts` without those the system prompt's own text already spells out (the app's own facts
- * excepted): the prompt always stays, so such a line would only take room from another fact.
+ * `facts` without those the system prompt already spells out, its own facts block included: the
+ * prompt is always sent as given, so such a line would only take room from another fact.
  */
-function notSpelledOutBy(
-  system: Message,
-  facts: readonly ExtractedFact[],
-  own: ReadonlySet<string>,
-): ExtractedFact[] {
-  const text = factsBlock.strip(textOf(system));
-  return facts.filter((fact) => own.has(fact.value) || !containsWhole(text, fact.value));
+function notSpelledOutBy(prompt: string, facts: readonly ExtractedFact[]): ExtractedFact[] {
+  return facts.filter((fact) => !containsWhole(prompt, fact.value));
+}
+
+/** Index of the `system-append` facts message: a facts block alone in the leading system messages; -1 without one. */
+function systemFactsIndex(view: readonly Message[]): number {
+  for (let at = 0; view[at]?.role === 'system'; at++) if (factsBlock.alone(textOf(view[at]!))) return at;
+  return -1;
+}
+
+/** The text of the system prompt: the leading system messages but summaries and the facts message at `factsAt`. */
+function promptText(view: readonly Message[], factsAt: number): string {
+  const texts: string[] = [];
+  for (let at = 0; isPlainSystem(view[at]); at++) if (at !== factsAt) texts.push(textOf(view[at]!));
+  return texts.join('\n');
+}
+
+/**
+ * The splice that writes `message`, the `system-append` facts: in place of the facts message at
+ * `index`, else right after the system prompt, the message there put back behind it (a history
+ * hides at least one message per compaction; the prompt itself stays as the app sent it).
+ */
+function systemFactsSplice(
+  view: readonly Message[],
+  index: number,
+  message: MessageInput,
+): [from: number, to: number, messages: MessageInput[]] {
+  if (index !== -1) return [index, index + 1, [message]];
+  let end = 0;
+  while (isPlainSystem(view[end])) end++;
+  if (end < view.length) return [end, end + 1, [message, view[end] as MessageInput]];
+  return [end - 1, end, [view[end - 1] as MessageInput, message]];
 }
 
 /** `message` with a facts block of `facts` appended. */
@@ -736,10 +755,12 @@ export class StrategyToolsImpl implements StrategyTools {
   }
 
   /**
-   * Writes the kept facts plus `facts` as one facts block into the system prompt (`system-append`)
-   * or the first user message (`first-user-prefix`; the first after a provider compaction item),
-   * replacing the block already there; recorded as a rewindable compaction. An empty list never removes facts already kept. With `maxFactTokens`,
-   * the block keeps the facts the app wrote there itself, then the most valuable others that fit.
+   * Writes the kept facts plus `facts` as one facts block: in a system message of its own right
+   * after the system prompt, which is sent as given (`system-append`), or in front of the first user
+   * message (`first-user-prefix`; the first after a provider compaction item), replacing the block
+   * already there; recorded as a rewindable compaction. An empty list never removes facts already
+   * kept. With `maxFactTokens`, the block keeps the facts the app wrote there itself, then the most
+   * valuable others that fit.
    */
   injectFacts(
     facts: readonly ExtractedFact[],
@@ -753,7 +774,7 @@ export class StrategyToolsImpl implements StrategyTools {
     const frozen = frozenPrefixEnd(view);
     const index =
       site === 'system-append'
-        ? view.findIndex((message) => isPlainSystem(message))
+        ? systemFactsIndex(view)
         : view.findIndex((message, at) => at >= frozen && message.role === 'user');
     const current = index === -1 ? undefined : view[index];
     const prior = current ? (factsBlock.parse(textOf(current)) ?? []) : [];
@@ -764,7 +785,7 @@ export class StrategyToolsImpl implements StrategyTools {
     const reserved = readFactReserve(this.#history, site).filter((fact) => !values.has(fact.value));
     let candidates = [...reserved, ...fresh];
     const own = this.#ownFacts(site);
-    if (site === 'system-append' && current) candidates = notSpelledOutBy(current, candidates, own);
+    if (site === 'system-append') candidates = notSpelledOutBy(promptText(view, index), candidates);
     const merged =
       maxFactTokens === undefined
         ? candidates
@@ -777,14 +798,9 @@ export class StrategyToolsImpl implements StrategyTools {
     const block = factsBlock.render(merged);
     if (block === factsBlock.render(prior)) return;
     if (site === 'system-append') {
-      if (current) {
-        const base = factsBlock.strip(textOf(current)).trimEnd();
-        const next = { ...current, content: base ? `${base}\n\n${block}` : block } as MessageInput;
-        this.#record('injectFacts', () => this.#splice(index, index + 1, [next]));
-      } else if (view.length > 0) {
-        const system: MessageInput = { role: 'system', content: block };
-        this.#record('injectFacts', () => this.#splice(0, 1, [system, view[0]!]));
-      }
+      if (view.length === 0) return;
+      const [from, to, messages] = systemFactsSplice(view, index, { role: 'system', content: block });
+      this.#record('injectFacts', () => this.#splice(from, to, messages));
       return;
     }
     if (!current) return;
@@ -796,11 +812,13 @@ export class StrategyToolsImpl implements StrategyTools {
     this.#record('injectFacts', () => this.#splice(index, index + 1, [next]));
   }
 
-  /** Values of the facts the app itself wrote at `site` (its own message, not a rewrite's): a bound keeps them. */
+  /**
+   * Values of the facts the app itself wrote in its first user message: a bound keeps them. Those of
+   * its system prompt stay there, sent as given.
+   */
   #ownFacts(site: FactInjectionSite): Set<string> {
-    return new Set(
-      appOwnFacts(this.#history, site).map((fact) => factsBlock.redact(fact, this.#redact).value),
-    );
+    if (site === 'system-append') return new Set();
+    return new Set(appOwnFacts(this.#history).map((fact) => factsBlock.redact(fact, this.#redact).value));
   }
 
   /** The facts the conversation keeps now: every facts block of the system prompt, the first user message and summaries. */

@@ -12,9 +12,10 @@ const blockFacts: ExtractedFact[] = Array.from({ length: 20 }, (_, i) => ({
 }));
 
 describe('keepFactsNotShown', () => {
-  it('grows the system prompt’s facts block by the room at most, and writes the facts the view no longer shows', () => {
+  it('grows the facts message after the system prompt by the room at most, and writes the facts the view no longer shows', () => {
     const tools = HistoryStrategyTools.of([
-      { role: 'system', content: `You are a coding agent.\n\n${factsBlock.render(blockFacts)}` },
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'system', content: factsBlock.render(blockFacts) },
       { role: 'user', content: 'Go on.' },
     ]);
     const kept = keepFactsNotShown(tools, [lostFact, blockFacts[0]!], { room: 0, bound: 10_000 });
@@ -22,7 +23,7 @@ describe('keepFactsNotShown', () => {
     expect(tools.calls.filter((call) => call.method === 'injectFacts')).toHaveLength(1);
   });
 
-  it('counts only the system prompt’s block: a facts block in a user message gives no room', () => {
+  it('counts only the facts message’s block: one in the prompt or a user message gives no room', () => {
     // No system prompt; the first user message carries a summary's facts block (first-user-prefix).
     const tools = HistoryStrategyTools.of([
       { role: 'user', content: `${factsBlock.render(blockFacts)}\n\nGo on.` },
@@ -30,5 +31,14 @@ describe('keepFactsNotShown', () => {
     ]);
     expect(keepFactsNotShown(tools, [lostFact], { room: 0, bound: 10_000 })).toEqual([]);
     expect(tools.calls.filter((call) => call.method === 'injectFacts')).toHaveLength(0);
+  });
+
+  it('counts no block the app wrote into its own prompt: that prompt is sent as given', () => {
+    const tools = HistoryStrategyTools.of([
+      { role: 'system', content: `You are a coding agent.\n\n${factsBlock.render(blockFacts)}` },
+      { role: 'user', content: 'Go on.' },
+    ]);
+    expect(keepFactsNotShown(tools, [lostFact], { room: 0, bound: 10_000 })).toEqual([]);
+    expect(keepFactsNotShown(tools, [lostFact], { room: 500, bound: 10_000 })).toEqual([lostFact]);
   });
 });

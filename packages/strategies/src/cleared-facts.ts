@@ -1,7 +1,7 @@
 import { renderTranscript } from '@ctxguard/compactor';
 import type { ExtractedFact, ReactContext, RewriteResult, StrategyTools } from '@ctxguard/core';
 import { containsWhole } from '@ctxguard/shared';
-import { factsBlockTokens } from './facts-room.js';
+import { factsBlockTokens, systemFactsEntry } from './facts-room.js';
 import { effectiveView } from './history-view.js';
 
 /** Bound of the facts block that keeps the facts of cut or cleared tool outputs: this share of the input budget… */
@@ -28,9 +28,9 @@ export function keepFactsNotShown(
   const visible = renderTranscript(view.map((entry) => entry.message));
   const lost = found.filter((fact) => !containsWhole(visible, fact.value));
   if (lost.length === 0) return [];
-  // `system-append` writes to the system prompt: only its block counts (a user message may carry another).
-  const system = view[0]?.message.role === 'system' ? view[0] : undefined;
-  const maxTokens = Math.min(limits.bound, factsBlockTokens(tools, system) + Math.max(0, limits.room));
+  // Only the `system-append` message's block counts (a user message may carry another).
+  const current = factsBlockTokens(tools, systemFactsEntry(view));
+  const maxTokens = Math.min(limits.bound, current + Math.max(0, limits.room));
   if (maxTokens <= 0) return [];
   tools.injectFacts(lost, 'system-append', { maxFactTokens: maxTokens });
   return lost;

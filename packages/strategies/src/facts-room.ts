@@ -1,16 +1,35 @@
 import { factsBlock } from '@ctxguard/compactor';
-import type { HistoryEntry, StrategyTools } from '@ctxguard/core';
+import type { ExtractedFact, HistoryEntry, StrategyTools } from '@ctxguard/core';
 
 /** Tokens of the facts block `entry` carries now (0 without an entry or a block). */
 export function factsBlockTokens(tools: StrategyTools, entry: HistoryEntry | undefined): number {
-  const content = entry?.message.content;
-  const text =
-    typeof content === 'string'
-      ? content
-      : (content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-  const facts = factsBlock.parse(text);
-  if (!facts || facts.length === 0) return 0;
+  const facts = blockFacts(entry);
+  if (facts.length === 0) return 0;
   return tools.measure([{ role: 'system', content: factsBlock.render(facts) }]);
+}
+
+/** The facts of the block `entry` carries (none without one). */
+export function blockFacts(entry: HistoryEntry | undefined): ExtractedFact[] {
+  return entry ? (factsBlock.parse(entryText(entry)) ?? []) : [];
+}
+
+/**
+ * The message `system-append` writes its facts block into: a facts block alone among the leading
+ * system messages, right after the system prompt (undefined before the first such write).
+ */
+export function systemFactsEntry(view: readonly HistoryEntry[]): HistoryEntry | undefined {
+  for (const entry of view) {
+    if (entry.message.role !== 'system') return undefined;
+    if (factsBlock.alone(entryText(entry))) return entry;
+  }
+  return undefined;
+}
+
+function entryText(entry: HistoryEntry): string {
+  const content = entry.message.content;
+  return typeof content === 'string'
+    ? content
+    : content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 }
 
 /**

@@ -85,14 +85,14 @@ export function decisionProblem(decision: unknown): string | undefined {
   return undefined;
 }
 
-/** Problems with a history after a strategy acted: split tool pairs, a lost system prompt. */
+/** Problems with a history after a strategy acted: split tool pairs, a system prompt lost or changed. */
 export function historyProblems(history: ConversationHistory, systemPrompt: string | undefined): string[] {
   const problems: string[] = [];
   const view = history.messages();
   const violations = countToolPairViolations(view);
   if (violations > 0) problems.push(`${violations} tool call(s)/result(s) left without their pair`);
-  if (systemPrompt !== undefined && (view[0]?.role !== 'system' || !textOf(view[0]).includes(systemPrompt)))
-    problems.push('the system prompt is no longer the first message');
+  if (systemPrompt !== undefined && (view[0]?.role !== 'system' || textOf(view[0]) !== systemPrompt))
+    problems.push('the system prompt is no longer the first message as the app sent it');
   return problems;
 }
 

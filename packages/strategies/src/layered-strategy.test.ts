@@ -241,7 +241,7 @@ describe('LayeredStrategy escalation and decline', () => {
     });
     // Facts an earlier compaction kept (the app's own would stay whatever the bound).
     guardTools.injectFacts(facts, 'system-append');
-    expect(factsBlock.parse(messageText(history.messages()[0]!))).toHaveLength(60);
+    expect(factsBlock.parse(messageText(history.messages()[1]!))).toHaveLength(60);
     const current = guardTools.measure(history.messages());
     const inputBudget = Math.floor(current / 0.97);
     const lowered = await new LayeredStrategy().react({

@@ -1,10 +1,8 @@
-import { factsBlock } from '@ctxguard/compactor';
 import {
   type ContextStrategy,
   type ExtractedFact,
   type HistoryEntry,
   type JsonValue,
-  messageText,
   parseOptions,
   type ReactContext,
   type StrategyDecision,
@@ -14,14 +12,8 @@ import {
 import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
 import { percent } from './budget-figures.js';
-import {
-  effectiveView,
-  headCount,
-  joinZones,
-  pairSafeCut,
-  pinnedCount,
-  summaryMessage,
-} from './history-view.js';
+import { factsBlockTokens, systemFactsEntry } from './facts-room.js';
+import { effectiveView, headCount, joinZones, pairSafeCut, summaryMessage } from './history-view.js';
 import { lowerFactsBlock, trimToolOutputs } from './recent-shrink.js';
 import { factTokenBound, maxFactTokensOption } from './shared-options.js';
 
@@ -115,21 +107,6 @@ function numberIn(state: Record<string, JsonValue>, key: string): number | undef
 /** Id of the entry at `cut` in `view` (undefined at the end of the view). */
 function idAt(view: readonly HistoryEntry[], cut: number): string | undefined {
   return view[cut]?.id;
-}
-
-/** Tokens of the facts block the system prompt carries now (0 when it has none). */
-function factsBlockTokens(tools: StrategyTools): number {
-  const view = effectiveView(tools);
-  if (pinnedCount(view) === 0) return 0;
-  let text: string;
-  try {
-    text = messageText(view[0]!.message);
-  } catch {
-    return 0;
-  }
-  const facts = factsBlock.parse(text);
-  if (!facts || facts.length === 0) return 0;
-  return tools.measure([{ role: 'system', content: factsBlock.render(facts) }]);
 }
 
 /**
@@ -305,7 +282,7 @@ export class LayeredStrategy implements ContextStrategy {
     if (outcome.facts.length > 0) {
       const maxTokens = Math.min(
         this.#factBound(ctx),
-        factsBlockTokens(tools) + Math.floor(outcome.freed / 2),
+        factsBlockTokens(tools, systemFactsEntry(effectiveView(tools))) + Math.floor(outcome.freed / 2),
       );
       if (maxTokens > 0) tools.injectFacts(outcome.facts, 'system-append', { maxFactTokens: maxTokens });
     }

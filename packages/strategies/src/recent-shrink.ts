@@ -1,7 +1,7 @@
 import { factsBlock, lightTrimMessages, renderTranscript } from '@ctxguard/compactor';
 import type { ExtractedFact, HistoryEntry, ReactContext } from '@ctxguard/core';
 import { keepFactsNotShown } from './cleared-facts.js';
-import { factsBlockTokens } from './facts-room.js';
+import { blockFacts, factsBlockTokens, systemFactsEntry } from './facts-room.js';
 import { effectiveView } from './history-view.js';
 
 /** The smallest cut `lightTrim` accepts, in UTF-8 bytes (its schema's minimum). */
@@ -86,7 +86,7 @@ export async function trimToolOutputs(
     );
   const lost = keepFactsNotShown(tools, found, { room, bound: options.factBound });
   if (lost.length === 0) return { trimmedOutputs: result.trimmedOutputs, keptFacts: 0 };
-  const kept = new Set(blockFacts(effectiveView(tools)[0]).map((fact) => fact.value));
+  const kept = new Set(blockFacts(systemFactsEntry(effectiveView(tools))).map((fact) => fact.value));
   return {
     trimmedOutputs: result.trimmedOutputs,
     keptFacts: lost.filter((fact) => kept.has(fact.value)).length,
@@ -110,23 +110,13 @@ export function lowerFactsBlock(
       options.overhead,
       view.map((entry) => entry.message),
     ) - options.goal;
-  const system = view[0];
-  if (excess <= 0 || system?.message.role !== 'system') return undefined;
+  const system = systemFactsEntry(view);
+  if (excess <= 0 || !system) return undefined;
   const current = factsBlockTokens(tools, system);
   const bound = Math.max(MIN_BLOCK_TOKENS, current - excess);
   if (bound >= current) return undefined;
   tools.injectFacts(blockFacts(system), 'system-append', { maxFactTokens: bound });
-  return factsBlockTokens(tools, effectiveView(tools)[0]) < current ? bound : undefined;
-}
-
-/** The facts of the block `entry` carries (none without one). */
-function blockFacts(entry: HistoryEntry | undefined): ExtractedFact[] {
-  const content = entry?.message.content;
-  const text =
-    typeof content === 'string'
-      ? content
-      : (content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-  return factsBlock.parse(text) ?? [];
+  return factsBlockTokens(tools, systemFactsEntry(effectiveView(tools))) < current ? bound : undefined;
 }
 
 /** Tokens of a facts block holding `facts`. */

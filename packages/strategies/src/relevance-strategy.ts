@@ -20,7 +20,7 @@ import {
   summaryBody,
   unitText,
 } from './entry-units.js';
-import { factsBlockTokens, factsRoom } from './facts-room.js';
+import { factsBlockTokens, factsRoom, systemFactsEntry } from './facts-room.js';
 import { effectiveView, headCount, summaryMessage } from './history-view.js';
 import { isSummaryEntry } from './message-kinds.js';
 import { lowerFactsBlock, trimToolOutputs } from './recent-shrink.js';
@@ -171,8 +171,7 @@ export class RelevanceStrategy implements ContextStrategy {
     }
     if (runsHidden === 0) return this.#shrinkRecent(ctx, view, overhead);
     // The block may grow by half of what was freed at most, so the count really goes down.
-    const system = effectiveView(tools)[0];
-    const current = system?.message.role === 'system' ? factsBlockTokens(tools, system) : 0;
+    const current = factsBlockTokens(tools, systemFactsEntry(effectiveView(tools)));
     const maxTokens = factsRoom(this.#factTokens(ctx), current, freed);
     if (facts.length > 0 && maxTokens > 0)
       tools.injectFacts(facts, 'system-append', { maxFactTokens: maxTokens });

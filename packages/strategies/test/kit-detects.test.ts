@@ -165,6 +165,17 @@ describe('the strategy kit catches', () => {
     ]);
   });
 
+  it('a system prompt written into, even when it still holds the text the app sent', () => {
+    const history = new InMemoryConversationHistory();
+    history.append({ role: 'system', content: 'You are an agent.' });
+    history.append({ role: 'user', content: 'Fix the build.' });
+    expect(historyProblems(history, 'You are an agent.')).toEqual([]);
+    history.spliceRange(0, 1, { role: 'system', content: 'You are an agent.\n\nFacts: port 8080' });
+    expect(historyProblems(history, 'You are an agent.')).toEqual([
+      'the system prompt is no longer the first message as the app sent it',
+    ]);
+  });
+
   it('signed or redacted reasoning sent after the first changed message', () => {
     const thinking = (part: Record<string, string>) =>
       ({

@@ -211,6 +211,11 @@ export function stripFactsBlocks(text: string): string {
   return (out + text.slice(from)).replace(/\n{3,}/g, '\n\n').trim();
 }
 
+/** True when `text` holds a facts block and nothing else (the system message `system-append` writes). */
+export function isFactsBlockAlone(text: string): boolean {
+  return parseFactsBlock(text) !== null && stripFactsBlocks(text) === '';
+}
+
 /**
  * The key of `fact` once its value reads `value`: a key derived from the old value (the offline
  * extractor's `category.slug_of_value`, its `_2`… suffix kept) is derived again, so a secret the

@@ -7,6 +7,7 @@ import {
   derivedFactKey,
   FACTS_CLOSE,
   FACTS_OPEN,
+  isFactsBlockAlone,
   parseFactsBlock,
   redactFact,
   renderFactsBlock,
@@ -37,6 +38,8 @@ export const factsBlock = /* @__PURE__ */ Object.freeze({
   parse: parseFactsBlock,
   /** Removes every facts block from a text. */
   strip: stripFactsBlocks,
+  /** True when a text is a facts block and nothing else: the system message `system-append` writes. */
+  alone: isFactsBlockAlone,
   /** The key a fact gets from its category and value (the offline extractor's `category.slug`). */
   keyOf: derivedFactKey,
   /** Passes a fact's key, value and span through `redact`. */
