@@ -9,7 +9,7 @@ const CACHE_MARKER_KEYS = new Set(['cacheControl', 'cache_control', 'cachePoint'
  * carries the breakpoints the app put on it when it was sent (on the newest message, usually); the
  * app has moved them since, and a provider refuses more than a few (Anthropic: 4). So a copy keeps
  * none, except those the app's `current` object has, when the copy rewrites a message the app sent
- * in this request (facts put into its system prompt, its newest tool result cut).
+ * in this request (put back behind a facts message, its newest tool result cut).
  */
 export function storedCopyWithCurrentMarkers(message: Message, current: unknown): Message {
   const copy = structuredClone(message) as unknown as Marked & { content: unknown };
@@ -32,14 +32,15 @@ interface Marked {
 }
 
 /**
- * The single original each one-for-one rewrite stands for, by the rewrite's entry id (a cleared tool
- * result, a system prompt with facts put in): a chain of rewrites leads back to the app's message.
+ * The single original each rewrite of one message stands for, by the entry id of the rewrite's last
+ * message (a cleared tool result; the message put back behind a facts message written before it):
+ * a chain of rewrites leads back to the app's message.
  */
 export function rewrittenOriginals(compactions: readonly CompactionRecord[]): (id: string) => string {
   const single = new Map<string, string>();
   for (const record of compactions)
-    if (record.hiddenIds.length === 1 && !record.memberIds?.length)
-      single.set(record.entryId, record.hiddenIds[0]!);
+    if (record.hiddenIds.length === 1)
+      single.set(record.memberIds?.at(-1) ?? record.entryId, record.hiddenIds[0]!);
   return (id) => {
     for (let hops = 0; single.has(id) && hops < single.size; hops++) id = single.get(id)!;
     return id;

@@ -1,7 +1,7 @@
 import { type Message, messageSchema } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { describe, expect, it } from 'vitest';
-import { OriginalsIndex, syncHistory } from './history-sync.js';
+import { messagesToSend, OriginalsIndex, syncHistory } from './history-sync.js';
 
 /** The app's messages from `from` up to `to`, validated as the facade does. */
 const validating =
@@ -35,7 +35,7 @@ describe('syncHistory with an edited system prompt', () => {
     ]);
   });
 
-  it('forks when a stored system message is hidden by a compaction (facts written into it)', () => {
+  it('forks when a stored system message is hidden by a compaction (a rewrite of the prompt itself)', () => {
     const history = new InMemoryConversationHistory();
     history.appendMany([
       { role: 'system', content: 'You help. Today is day 1.' },
@@ -50,5 +50,32 @@ describe('syncHistory with an edited system prompt', () => {
     const outcome = syncHistory(history, app, index, { prefixCheck: 'sample', validate: validating(app) });
     expect(outcome).toMatchObject({ matchedBy: 'originals', matched: 0, removed: 2, appended: 2 });
     expect(history.messages().map((message) => message.content)).toEqual(['You help. Today is day 2.', 'u0']);
+  });
+});
+
+describe('messagesToSend', () => {
+  it("keeps the app's cache breakpoint on a message put back behind a facts message", () => {
+    const cache = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+    const app = [
+      { role: 'system', content: 'You are an agent.' },
+      { role: 'user', content: 'Fix the build.', providerOptions: cache },
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: 'next' },
+    ] as const;
+    const history = new InMemoryConversationHistory();
+    history.appendMany(app);
+    const index = OriginalsIndex.of(history);
+    // What `injectFacts('system-append')` records: the facts, then the task put back behind them.
+    history.spliceRange(1, 2, [{ role: 'system', content: 'facts' }, app[1]]);
+    const sent = messagesToSend(history, index, app).messages;
+    expect(sent.map((message) => message.content)).toEqual([
+      'You are an agent.',
+      'facts',
+      'Fix the build.',
+      'ok',
+      'next',
+    ]);
+    expect(sent[1]!.providerOptions).toBeUndefined();
+    expect(sent[2]!.providerOptions).toEqual(cache);
   });
 });

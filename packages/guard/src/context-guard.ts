@@ -1,7 +1,6 @@
 import {
   ContextExhaustedError,
   createOfflineContextTools,
-  factsBlock,
   redactSecrets,
   summaryBlock,
   TokenMeter,
@@ -46,7 +45,12 @@ import { textOf } from './message-text.js';
 import { eitherSignal, type ToolsProblem, untilAborted } from './request-bound-tools.js';
 import { sendableView } from './sendable-view.js';
 import { forgetSignedMark, forgetUnsentSignedMark } from './signed-mark.js';
-import { type RecordedRewrite, StrategyToolsImpl, type ToolsCheckpoint } from './strategy-tools.js';
+import {
+  isGuardFactsEntry,
+  type RecordedRewrite,
+  StrategyToolsImpl,
+  type ToolsCheckpoint,
+} from './strategy-tools.js';
 import { withoutAttachments } from './task-kept.js';
 
 /** A request as the guard hands it to its measurer. */
@@ -758,8 +762,14 @@ export class ContextGuard {
    * in its irreducible form (without its tool outputs or attached files: strategies cut those).
    * The guard's facts message after the prompt is left out (strategies rewrite it within a bound).
    */
-  #floorTokens(event: FitCall, meter: TokenMeter): number {
+  #floorTokens(event: FitCall, meter: TokenMeter, history: ConversationHistory): number {
     const messages = event.messages;
+    const guardFacts = new Set(
+      history
+        .effectiveEntries()
+        .filter(isGuardFactsEntry)
+        .map((entry) => textOf(entry.message)),
+    );
     let tokens = event.system ? meter.text(event.system) : 0;
     for (
       let index = 0;
@@ -769,7 +779,7 @@ export class ContextGuard {
       index++
     ) {
       const message = messages[index]!;
-      if (!factsBlock.alone(textOf(message))) tokens += meter.message(message);
+      if (!guardFacts.has(textOf(message))) tokens += meter.message(message);
     }
     const newest = messages[messages.length - 1];
     return tokens + (newest ? meter.message(irreducibleForm(newest)) : 0);
@@ -857,7 +867,7 @@ export class ContextGuard {
       isNewCrossing: crossed > state.lastLevelIdx,
       delta: event.current - state.lastCurrent,
       meter,
-      floor: this.#floorTokens(event, meter),
+      floor: this.#floorTokens(event, meter, history),
       inputBudget,
       window: event.window!,
       // Over the budget below every trigger (all set above 1): the strategy reacts at its first level.

@@ -521,6 +521,44 @@ describe('StrategyToolsImpl', () => {
     expect(new Set(values).size).toBe(values.length);
   });
 
+  it("injectFacts never takes a system message of the app's own for its facts message", () => {
+    const appFacts: ExtractedFact[] = Array.from({ length: 12 }, (_, i) => ({
+      key: `service_${i}`,
+      value: `svc-${i}.internal:${8000 + i}`,
+      category: 'other',
+    }));
+    const original = [system('You are an agent.'), system(factsBlock.render(appFacts)), user('hello')];
+    const history = historyOf(original);
+    const port: ExtractedFact = { key: 'port', value: '8080', category: 'number' };
+    toolsFor(history).injectFacts([port], 'system-append', { maxFactTokens: 40 });
+    // Both of the app's system messages go as sent; the guard's facts follow them.
+    expect(history.messages().slice(0, 2)).toEqual(original.slice(0, 2));
+    expect(factsBlock.parse(textOf(history.messages()[2]))).toEqual([port]);
+    expect(textOf(history.messages()[3])).toBe('hello');
+    rewindAll(history);
+    expect(history.messages()).toEqual(original);
+  });
+
+  it('injectFacts writes no facts message where only system messages stand', () => {
+    const history = historyOf([system('You are an agent.')]);
+    toolsFor(history).injectFacts([{ key: 'port', value: '8080', category: 'number' }], 'system-append');
+    expect(history.compactions()).toEqual([]);
+  });
+
+  it('injectFacts keeps a marker it puts back behind the facts message known as one', () => {
+    const history = historyOf([
+      system('You are an agent.'),
+      user('old turn'),
+      assistant('done'),
+      user('go on'),
+    ]);
+    history.truncateRange(1, 3, user('Earlier turns were set aside.'));
+    toolsFor(history).injectFacts([{ key: 'port', value: '8080', category: 'number' }], 'system-append');
+    const putBack = history.messages()[2]!;
+    expect(textOf(putBack)).toBe('Earlier turns were set aside.');
+    expect(putBack.metadata?.['isSummary']).toBe(true);
+  });
+
   it('injectFacts gives no line to a fact the system prompt spells out, its own facts block included', () => {
     const own: ExtractedFact = { key: 'runtime', value: 'Node 20', category: 'other' };
     const prompt = 'Agent. Run `pnpm vitest run --project <name>` on Node 20.';

@@ -180,10 +180,20 @@ function notSpelledOutBy(prompt: string, facts: readonly ExtractedFact[]): Extra
   return facts.filter((fact) => !containsWhole(prompt, fact.value));
 }
 
-/** Index of the `system-append` facts message: a facts block alone in the leading system messages; -1 without one. */
-function systemFactsIndex(view: readonly Message[]): number {
-  for (let at = 0; view[at]?.role === 'system'; at++) if (factsBlock.alone(textOf(view[at]!))) return at;
+/**
+ * Index of the `system-append` facts message among the leading system messages: one a compaction
+ * wrote holding a facts block alone (a message of the app's own is never taken for it); -1 without one.
+ */
+function systemFactsIndex(entries: readonly HistoryEntry[]): number {
+  for (let at = 0; entries[at]?.message.role === 'system'; at++)
+    if (isGuardFactsEntry(entries[at]!)) return at;
   return -1;
+}
+
+/** An entry a compaction wrote that holds a facts block and nothing else. */
+export function isGuardFactsEntry(entry: HistoryEntry): boolean {
+  const written = entry.condenseId !== undefined || entry.condenseMember !== undefined;
+  return written && factsBlock.alone(textOf(entry.message));
 }
 
 /** The text of the system prompt: the leading system messages but summaries and the facts message at `factsAt`. */
@@ -196,18 +206,22 @@ function promptText(view: readonly Message[], factsAt: number): string {
 /**
  * The splice that writes `message`, the `system-append` facts: in place of the facts message at
  * `index`, else right after the system prompt, the message there put back behind it (a history
- * hides at least one message per compaction; the prompt itself stays as the app sent it).
+ * hides at least one message per compaction; the prompt itself stays as the app sent it). None
+ * when only system messages are there: nothing to put the facts before.
  */
 function systemFactsSplice(
-  view: readonly Message[],
+  entries: readonly HistoryEntry[],
   index: number,
   message: MessageInput,
-): [from: number, to: number, messages: MessageInput[]] {
+): [from: number, to: number, messages: MessageInput[]] | undefined {
   if (index !== -1) return [index, index + 1, [message]];
   let end = 0;
-  while (isPlainSystem(view[end])) end++;
-  if (end < view.length) return [end, end + 1, [message, view[end] as MessageInput]];
-  return [end - 1, end, [view[end - 1] as MessageInput, message]];
+  while (isPlainSystem(entries[end]?.message)) end++;
+  const after = entries[end];
+  if (after === undefined) return undefined;
+  // A marker known only by its entry's flag keeps being known as one by its metadata.
+  const putBack = after.isTruncationMarker === true ? asSummary(after.message) : after.message;
+  return [end, end + 1, [message, putBack]];
 }
 
 /** `message` with a facts block of `facts` appended. */
@@ -772,9 +786,10 @@ export class StrategyToolsImpl implements StrategyTools {
     if (facts.length === 0) return;
     const view = this.#history.messages();
     const frozen = frozenPrefixEnd(view);
+    const entries = this.#history.effectiveEntries();
     const index =
       site === 'system-append'
-        ? systemFactsIndex(view)
+        ? systemFactsIndex(entries)
         : view.findIndex((message, at) => at >= frozen && message.role === 'user');
     const current = index === -1 ? undefined : view[index];
     const prior = current ? (factsBlock.parse(textOf(current)) ?? []) : [];
@@ -798,16 +813,15 @@ export class StrategyToolsImpl implements StrategyTools {
     const block = factsBlock.render(merged);
     if (block === factsBlock.render(prior)) return;
     if (site === 'system-append') {
-      if (view.length === 0) return;
-      const [from, to, messages] = systemFactsSplice(view, index, { role: 'system', content: block });
-      this.#record('injectFacts', () => this.#splice(from, to, messages));
+      const splice = systemFactsSplice(entries, index, { role: 'system', content: block });
+      if (splice) this.#record('injectFacts', () => this.#splice(...splice));
       return;
     }
     if (!current) return;
     // A marker known only by its entry's flag (custom text) loses the flag to this rewrite: its
     // metadata says what it is instead. Summaries and markers known by text stay known behind facts.
     const prefixed = withPrefix(current, `${block}\n\n`);
-    const marker = this.#history.effectiveEntries()[index]?.isTruncationMarker === true;
+    const marker = entries[index]?.isTruncationMarker === true;
     const next = marker ? asSummary(prefixed) : prefixed;
     this.#record('injectFacts', () => this.#splice(index, index + 1, [next]));
   }
@@ -821,7 +835,7 @@ export class StrategyToolsImpl implements StrategyTools {
     return new Set(appOwnFacts(this.#history).map((fact) => factsBlock.redact(fact, this.#redact).value));
   }
 
-  /** The facts the conversation keeps now: every facts block of the system prompt, the first user message and summaries. */
+  /** The facts the conversation keeps now: every facts block of the system messages, the first user message and summaries. */
   keptFacts(): ExtractedFact[] {
     return factsIn(this.#history.messages());
   }

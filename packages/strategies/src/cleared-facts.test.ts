@@ -15,6 +15,10 @@ describe('keepFactsNotShown', () => {
   it('grows the facts message after the system prompt by the room at most, and writes the facts the view no longer shows', () => {
     const tools = HistoryStrategyTools.of([
       { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: 'Go on.' },
+    ]);
+    // The facts message an earlier compaction wrote after the prompt.
+    tools.history.spliceRange(1, 2, [
       { role: 'system', content: factsBlock.render(blockFacts) },
       { role: 'user', content: 'Go on.' },
     ]);
@@ -33,11 +37,20 @@ describe('keepFactsNotShown', () => {
     expect(tools.calls.filter((call) => call.method === 'injectFacts')).toHaveLength(0);
   });
 
-  it('counts no block the app wrote into its own prompt: that prompt is sent as given', () => {
-    const tools = HistoryStrategyTools.of([
-      { role: 'system', content: `You are a coding agent.\n\n${factsBlock.render(blockFacts)}` },
-      { role: 'user', content: 'Go on.' },
-    ]);
+  it.each([
+    [
+      'into its prompt',
+      [{ role: 'system', content: `You are a coding agent.\n\n${factsBlock.render(blockFacts)}` }],
+    ],
+    [
+      'as a system message of its own',
+      [
+        { role: 'system', content: 'You are a coding agent.' },
+        { role: 'system', content: factsBlock.render(blockFacts) },
+      ],
+    ],
+  ] as const)('counts no block the app wrote %s: it is sent as given', (_where, system) => {
+    const tools = HistoryStrategyTools.of([...system, { role: 'user', content: 'Go on.' }]);
     expect(keepFactsNotShown(tools, [lostFact], { room: 0, bound: 10_000 })).toEqual([]);
     expect(keepFactsNotShown(tools, [lostFact], { room: 500, bound: 10_000 })).toEqual([lostFact]);
   });

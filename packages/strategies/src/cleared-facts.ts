@@ -9,13 +9,13 @@ const CUT_FACT_SHARE = 0.05;
 /** …and at least this many tokens. */
 const MIN_CUT_FACT_TOKENS = 200;
 
-/** The bound of the system prompt's facts block when it keeps the facts of cut or cleared tool outputs. */
+/** The bound of the facts message after the system prompt when it keeps the facts of cut or cleared tool outputs. */
 export function cutFactBound(inputBudget: number): number {
   return Math.max(MIN_CUT_FACT_TOKENS, Math.floor(inputBudget * CUT_FACT_SHARE));
 }
 
 /**
- * Writes the facts of `found` that the view no longer shows into the system prompt's facts block,
+ * Writes the facts of `found` that the view no longer shows into the facts message after the prompt,
  * which may grow by `room` tokens and never past `bound`. Returns the facts it passed on (none when
  * every fact is still shown or there is no room).
  */
@@ -38,7 +38,7 @@ export function keepFactsNotShown(
 
 /**
  * Runs a rewrite that clears, cuts or hides messages, then keeps the facts of what it took away that
- * the conversation no longer shows in the system prompt's facts block: within the room the rewrite
+ * the conversation no longer shows in the facts message after the system prompt: within the room the rewrite
  * left under `target` (the request's tokens, given it took `current` before), at most
  * {@link cutFactBound} (one `extractFacts` call when it changed something).
  */

@@ -74,7 +74,7 @@ describe('EngineStrategy steps', () => {
     expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.7);
   });
 
-  it('keeps the facts of the tool outputs microcompact cleared in the system prompt’s facts block', async () => {
+  it('keeps the facts of the tool outputs microcompact cleared in the facts message after the system prompt', async () => {
     const tools = HistoryStrategyTools.of(failingAgentChat(20, 3_000));
     const budget = Math.ceil(tools.tokens() / 0.9);
     const decision = await new EngineStrategy().react(reactContext(tools, 'engine', { inputBudget: budget }));

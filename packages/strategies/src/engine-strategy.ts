@@ -64,7 +64,7 @@ export const engineStrategyOptionsSchema = lazySchema(() =>
       at: fraction.default(ENGINE_DEFAULTS.at),
       /** Steps run until the request is under this fraction of the input budget (default 0.7, lowered in proportion with an `at` below 0.85; a retry aims at most at 0.7). */
       target: fraction.optional(),
-      /** Old tool results become a short notice, their facts kept in the system prompt's facts block; the newest `recentCount` stay (halved on a retry). */
+      /** Old tool results become a short notice, their facts kept in the facts message after the system prompt; the newest `recentCount` stay (halved on a retry). */
       microcompact: stageSwitch({
         recentCount: z.number().int().nonnegative().default(5),
         clearableTools: z.array(z.string().min(1)).min(1).optional(),
@@ -143,7 +143,7 @@ function summaryChars(summaryMaxLength: number, room: number, fresh: number): nu
  * The engine's rewrite pipeline as one guard strategy: tool-result microcompact, light trim, session
  * memory, then a full summary, each through `ctx.tools` and each only while the request is still
  * over `target`. The facts of the tool outputs microcompact clears and light trim cuts go to the
- * system prompt's facts block. A retry runs like the engine's overflow recovery: half as many recent
+ * facts message after the system prompt. A retry runs like the engine's overflow recovery: half as many recent
  * results and messages kept, the target at most 70% of the input budget. Still at or above the
  * decline ceiling (0.95) after the steps, it folds an earlier summary, then cuts tool outputs to
  * head and tail (the facts of the cut middles kept) before declining.

@@ -14,13 +14,15 @@ export function blockFacts(entry: HistoryEntry | undefined): ExtractedFact[] {
 }
 
 /**
- * The message `system-append` writes its facts block into: a facts block alone among the leading
- * system messages, right after the system prompt (undefined before the first such write).
+ * The message `system-append` writes its facts block into, right after the system prompt: among
+ * the leading system messages, one a compaction wrote holding a facts block alone (never a message
+ * of the app's own; undefined before the first such write).
  */
 export function systemFactsEntry(view: readonly HistoryEntry[]): HistoryEntry | undefined {
   for (const entry of view) {
     if (entry.message.role !== 'system') return undefined;
-    if (factsBlock.alone(entryText(entry))) return entry;
+    const written = entry.condenseId !== undefined || entry.condenseMember !== undefined;
+    if (written && factsBlock.alone(entryText(entry))) return entry;
   }
   return undefined;
 }

@@ -15,8 +15,8 @@ export function joinZones(segments: HistorySegments): HistoryEntry[] {
 
 /**
  * Number of leading system-prompt entries (not summaries, markers or their members): never
- * compacted. Told by the message, not the entry's tags: facts written into the system prompt make
- * it the first entry of a rewrite, which the history tags `isSummary`.
+ * compacted. Told by the message, not the entry's tags: the facts message written after the prompt
+ * is the first entry of a rewrite, which the history tags `isSummary`.
  */
 export function pinnedCount(view: readonly HistoryEntry[]): number {
   let count = 0;

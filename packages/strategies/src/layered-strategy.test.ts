@@ -77,7 +77,7 @@ describe('LayeredStrategy options', () => {
 });
 
 describe('LayeredStrategy levels', () => {
-  it('healthy: compactOldLayer summarizes the old zone only and keeps its facts in the system prompt', async () => {
+  it('healthy: compactOldLayer summarizes the old zone only and keeps its facts after the system prompt', async () => {
     const tools = HistoryStrategyTools.of(chat(10));
     const original = tools.history.messages();
     const { old, middle } = tools.segment({ recentCount: 6 });
@@ -107,7 +107,8 @@ describe('LayeredStrategy levels', () => {
     const facts = tools.factsLayer['system-append'].map((f) => f.value);
     expect(facts).toContain('owner3@example.com');
     expect(facts).toContain('/srv/app/module2.ts');
-    expect(tools.sent()[0]?.content).toContain('owner3@example.com');
+    expect(tools.sent()[0]).toEqual(original[0]);
+    expect(tools.sent()[1]?.content).toContain('owner3@example.com');
     expect(state).toMatchObject({ reactions: 1, lastLevel: 'healthy', summaries: 1 });
     expect(JSON.parse(JSON.stringify(state))).toEqual(state);
 

@@ -76,7 +76,7 @@ describe('PipelineStrategy stages', () => {
     expect(tools.tokens()).toBeLessThanOrEqual(budget * 0.6);
   });
 
-  it('keeps the facts of the pruned outputs in the system prompt’s facts block', async () => {
+  it('keeps the facts of the pruned outputs in the facts message after the system prompt', async () => {
     // Twelve errors per output: more than a placeholder keeps (8).
     const kept = HistoryStrategyTools.of(failingAgentChat(20, 2_000, 12));
     const budget = Math.ceil(kept.tokens() / 0.85);
@@ -88,8 +88,8 @@ describe('PipelineStrategy stages', () => {
     expect(kept.tokens()).toBeLessThanOrEqual(budget * 0.6);
     const injected = injectedFactValues(kept);
     expect(injected.length).toBeGreaterThan(0);
-    // Only what neither a placeholder nor a kept output still shows.
-    const shown = JSON.stringify(kept.sent().slice(1));
+    // Only what neither a placeholder nor a kept output still shows (after the prompt and the facts).
+    const shown = JSON.stringify(kept.sent().slice(2));
     for (const value of injected) expect(shown.includes(value)).toBe(false);
     expect(kept.calls.find((call) => call.method === 'injectFacts')?.args[1]).toBe('system-append');
   });

@@ -51,7 +51,7 @@ export const pipelineStrategyOptionsSchema = lazySchema(() =>
       at: fraction.default(PIPELINE_DEFAULTS.at),
       /** Stages run until the request is under this fraction of the input budget (default 0.6, lowered in proportion with an `at` below 0.8; at most `at`, so the next turn does not refire at once). */
       target: fraction.optional(),
-      /** Stage 1: old tool outputs become placeholders, their facts kept in the system prompt's facts block (unset: the newest outputs worth min(40,000, 20% of the input budget) tokens protected, at least min(20,000, 5%) saved, `skill` protected; a retry protects nothing). */
+      /** Stage 1: old tool outputs become placeholders, their facts kept in the facts message after the system prompt (unset: the newest outputs worth min(40,000, 20% of the input budget) tokens protected, at least min(20,000, 5%) saved, `skill` protected; a retry protects nothing). */
       prune: stageSwitch({
         protectTokens: tokenCount.optional(),
         minimumSavings: tokenCount.optional(),
@@ -109,7 +109,7 @@ function pruneSettings(
  * The compactor's 4-stage pipeline as a guard strategy: at `at` (0.80 of the input budget) it prunes old tool
  * outputs, replaces superseded file reads, summarizes the older messages and slides the window, in
  * that order, through `ctx.tools`, stopping as soon as the request is under `target`. The facts of
- * the pruned outputs go to the system prompt's facts block. A retry (still over the guard's floor)
+ * the pruned outputs go to the facts message after the system prompt. A retry (still over the guard's floor)
  * keeps only `minRecentCount` and slides to the target. Still at or above the decline ceiling
  * (0.95) after the stages, it folds an earlier summary, then cuts tool outputs to head and tail
  * (the facts of the cut middles kept) before declining.
@@ -182,7 +182,7 @@ export class PipelineStrategy implements ContextStrategy {
     if (stage === 'prune') {
       const settings = this.#options.prune;
       if (!settings) return undefined;
-      // What the placeholders drop (paths, errors, commands…) goes to the system prompt's facts block.
+      // What the placeholders drop (paths, errors, commands…) goes to the facts message after the prompt.
       return keepingClearedFacts(ctx, { current, target }, () =>
         tools.pruneToolOutputs({
           ...pruneSettings(settings, ctx),

@@ -63,7 +63,7 @@ export function largestFittingCut(
  * Cuts the tool outputs of the whole view (the recent zone included) to their head and tail, at the
  * largest size per output that brings the request down to `goal` tokens (at the smallest size
  * `lightTrim` allows when none does), rewindably and keeping every call with its result. The facts
- * of the cut middles that the view no longer shows go to the system prompt's facts block, which
+ * of the cut middles that the view no longer shows go to the facts message after the prompt, which
  * may grow by the tokens left below `goal` and never past `factBound` (0: no facts are read or kept,
  * so no `ContextTools` call is made).
  */
@@ -94,8 +94,8 @@ export async function trimToolOutputs(
 }
 
 /**
- * Rewrites the system prompt's facts block within a lower bound, so the request comes down to
- * `goal` tokens (the block never below a few dozen tokens; the app's own facts always stay).
+ * Rewrites the facts message after the system prompt within a lower bound, so the request comes
+ * down to `goal` tokens (the block never below a few dozen tokens; the prompt is sent as given).
  * Returns the new bound, or undefined when the block was not lowered.
  */
 export function lowerFactsBlock(

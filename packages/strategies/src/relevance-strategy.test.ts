@@ -208,9 +208,11 @@ describe('RelevanceStrategy scoring', () => {
     expect(tools.tokens()).toBeLessThan(0.8 * inputBudget);
     const sent = tools.sent();
     expect(countToolPairViolations(sent)).toBe(0);
-    expect(sent).toHaveLength(messages.length);
-    // The cut middle's path is still in view: in the facts block of the system prompt.
-    expect(JSON.stringify(sent[0]!.content)).toContain('/repo/src/deep/middle.ts');
+    // Every message, plus the facts message after the system prompt, which is sent as given.
+    expect(sent).toHaveLength(messages.length + 1);
+    expect(sent[0]).toEqual(messages[0]);
+    // The cut middle's path is still in view: in the facts message.
+    expect(JSON.stringify(sent[1]!.content)).toContain('/repo/src/deep/middle.ts');
     rewindAll(tools);
     expect(tools.history.messages()).toEqual(messages.map((m) => expect.objectContaining(m)));
   });

@@ -121,7 +121,7 @@ function hiddenRuns(units: readonly ScoredUnit[], kept: ReadonlySet<ScoredUnit>)
  * the recent zone) are scored against the current task — the newest user message and the tool loop
  * after it — offline with BM25 by default, or with a pluggable (model-backed) scorer. The most
  * relevant are kept verbatim within `target`; each run of the rest is hidden under a short summary
- * and their facts go to the system prompt's facts block. Tool calls and results are scored and
+ * and their facts go to the facts message after the system prompt. Tool calls and results are scored and
  * hidden together; the system prompt, the newest user message and the recent zone are always kept.
  */
 export class RelevanceStrategy implements ContextStrategy {

@@ -86,30 +86,24 @@ export class HistoryStrategyTools implements StrategyTools {
     return this.history.length;
   }
 
-  /** What would be sent: the effective view with the facts layer in the system prompt / first user message. */
+  /** What would be sent: the effective view with the facts layer after the system prompt / in front of the first user message. */
   sent(): Message[] {
     const messages = this.history.messages();
     const system = this.factsLayer['system-append'];
     const prefix = this.factsLayer['first-user-prefix'];
-    return messages.map((message, index) => {
-      if (index === 0 && message.role === 'system' && system.length > 0) {
-        return {
-          ...message,
-          content: `${typeof message.content === 'string' ? message.content : ''}\n${factsBlock.render(system)}`,
-        };
-      }
-      if (
-        message.role === 'user' &&
-        prefix.length > 0 &&
-        messages.findIndex((m) => m.role === 'user') === index
-      ) {
-        const block = factsBlock.render(prefix);
-        return typeof message.content === 'string'
-          ? { ...message, content: `${block}\n${message.content}` }
-          : ({ ...message, content: [{ type: 'text', text: block }, ...message.content] } as Message);
-      }
-      return message;
+    const firstUser = messages.findIndex((m) => m.role === 'user');
+    const sent = messages.map((message, index): Message => {
+      if (index !== firstUser || prefix.length === 0 || message.role !== 'user') return message;
+      const block = factsBlock.render(prefix);
+      return typeof message.content === 'string'
+        ? { ...message, content: `${block}\n${message.content}` }
+        : { ...message, content: [{ type: 'text', text: block }, ...message.content] };
     });
+    if (system.length === 0) return sent;
+    let promptEnd = 0;
+    while (sent[promptEnd]?.role === 'system') promptEnd++;
+    sent.splice(promptEnd, 0, { role: 'system', content: factsBlock.render(system) });
+    return sent;
   }
 
   /** Tokens of what would be sent. */
