@@ -390,6 +390,8 @@ const OTHER_NAMES: ReadonlyMap<string, readonly string[]> = new Map([
   ['folder', ['dir']],
   ['path', ['dir']],
   ['tools', ['contextTools']],
+  ['strategies', ['strategy']],
+  ['defaultStrategy', ['strategy']],
   ['ttl', ['ttlMs', 'defaultTtlMs']],
   ['ttlMs', ['defaultTtlMs']],
   ['maxSize', ['maxEntries', 'maxBytes']],

@@ -1,4 +1,4 @@
-import { createContextGuard, InvalidInputError, InvalidOptionsError } from 'ctxguard';
+import { createContextGuard, InvalidInputError, InvalidOptionsError, TruncateStrategy } from 'ctxguard';
 import { describe, expect, it } from 'vitest';
 
 function thrown(run: () => unknown): unknown {
@@ -48,6 +48,13 @@ describe('createContextGuard options', () => {
     const guard = createContextGuard({ provider: 'openrouter', model: 'openai/gpt-4o' });
     expect(guard.model).toBe('openai/gpt-4o');
     await guard.close();
+  });
+
+  it("points the guard's several named strategies to the one `strategy` it takes", () => {
+    const options = { provider: 'openai', model: 'gpt-4o', strategies: { a: new TruncateStrategy() } };
+    expect((thrown(() => createContextGuard(options as never)) as Error).message).toBe(
+      'createContextGuard options: Unrecognized key: "strategies" (did you mean "strategy"?)',
+    );
   });
 
   it('says where tool definitions go and where ContextTools go', () => {

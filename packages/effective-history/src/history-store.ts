@@ -350,7 +350,7 @@ export class HistoryStore {
       for (const chunk of plan.written) {
         await this.#persistence.set(chunk.key, { format: HISTORY_FORMAT_VERSION, entries: chunk.entries });
       }
-      const outcome = await this.#commit(conversationId, next, commit, plan.token, tracked);
+      const outcome = await this.#commit(conversationId, next, commit, plan, tracked);
       if (outcome.won) {
         this.#tracked.set(history, {
           conversationId,
@@ -545,17 +545,17 @@ export class HistoryStore {
     conversationId: string,
     version: number,
     commit: StoredCommit,
-    token: string,
+    plan: SavePlan,
     basedOn: Tracked,
   ): Promise<CommitOutcome> {
     const commitKey = this.#commitKey(conversationId, version);
     if (this.#atomic && supportsAtomicCreate(this.#persistence)) {
       if (!(await this.#persistence.setIfAbsent(commitKey, commit)))
         return { won: false, reason: `version ${version} was saved by another writer` };
-      return this.#standsOn(conversationId, commitKey, basedOn);
+      return this.#standsOn(conversationId, commitKey, basedOn, plan);
     }
     const prefix = `${this.#prefix(conversationId)}claim:${version}:`;
-    const claimKey = `${prefix}${token}`;
+    const claimKey = `${prefix}${plan.token}`;
     const claimedAt = this.#clock();
     await this.#persistence.set(claimKey, { format: HISTORY_FORMAT_VERSION, at: claimedAt });
     try {
@@ -577,15 +577,26 @@ export class HistoryStore {
         return { won: false, reason: 'the save took longer than half the lease' };
       }
       await this.#persistence.set(commitKey, commit);
-      return await this.#standsOn(conversationId, commitKey, basedOn);
+      return await this.#standsOn(conversationId, commitKey, basedOn, plan);
     } finally {
       await this.#deleteQuietly([claimKey]);
     }
   }
 
-  /** A commit just written stands when it follows `basedOn`; else its record is withdrawn. */
-  async #standsOn(conversationId: string, commitKey: string, basedOn: Tracked): Promise<CommitOutcome> {
+  /**
+   * A commit just written stands when it follows `basedOn`, or when a later version already holds
+   * an entry it added: another writer loaded it and committed on top of it, which is how `basedOn`'s
+   * record can have been collected meanwhile (withdrawn, it would be saved again: twice). Else its
+   * record is withdrawn.
+   */
+  async #standsOn(
+    conversationId: string,
+    commitKey: string,
+    basedOn: Tracked,
+    plan: SavePlan,
+  ): Promise<CommitOutcome> {
     if (await this.#follows(conversationId, basedOn)) return { won: true };
+    if (await this.#builtOn(conversationId, basedOn, plan)) return { won: true };
     await this.#deleteQuietly([commitKey]);
     return {
       won: false,
@@ -608,6 +619,35 @@ export class HistoryStore {
     const raw = await this.#persistence.get(this.#commitKey(conversationId, basedOn.version));
     const commit = storedCommitSchema.safeParse(raw);
     return commit.success && commit.data.id === basedOn.commitId;
+  }
+
+  /**
+   * Whether a version after the one `plan` commits holds an entry `plan` added to `basedOn`. Only
+   * the newest two commit records outlive a collection, so those are read (and the one right after
+   * this commit), each from the position `basedOn` ended at: entries are only ever inserted before
+   * stored ones, never removed, so the added ones cannot have moved nearer the start.
+   */
+  async #builtOn(conversationId: string, basedOn: Tracked, plan: SavePlan): Promise<boolean> {
+    const known = new Set(basedOn.chunks.flatMap((chunk) => chunk.entries.map((entry) => entry.id)));
+    const added = new Set(plan.entries.filter((entry) => !known.has(entry.id)).map((entry) => entry.id));
+    if (added.size === 0) return false;
+    const base = known.size;
+    const version = basedOn.version + 1;
+    const head = await this.#newestCommitted(conversationId);
+    for (const later of new Set([version + 1, head - 1, head].filter((v) => v > version))) {
+      const raw = await this.#persistence.get(this.#commitKey(conversationId, later));
+      const commit = storedCommitSchema.safeParse(raw);
+      if (!commit.success) continue;
+      let end = 0;
+      for (const ref of commit.data.chunks) {
+        end += ref.count;
+        if (end <= base) continue;
+        const chunk = storedChunkSchema.safeParse(await this.#persistence.get(ref.key));
+        const ids = chunk.success ? chunk.data.entries.map((entry) => (entry as { id?: unknown })?.id) : [];
+        if (ids.some((id) => typeof id === 'string' && added.has(id))) return true;
+      }
+    }
+    return false;
   }
 
   /**

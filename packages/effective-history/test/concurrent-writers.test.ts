@@ -202,3 +202,38 @@ describe('concurrent writers under every interleaving of their storage operation
     );
   }, 60_000);
 });
+
+/** MemoryPersistence whose `setIfAbsent` runs `after` once it created `key`, before it answers. */
+class AfterCreatePersistence extends MemoryPersistence {
+  constructor(
+    readonly key: string,
+    readonly after: () => Promise<void>,
+  ) {
+    super();
+  }
+
+  override async setIfAbsent(key: string, value: unknown): Promise<boolean> {
+    const created = await super.setIfAbsent(key, value);
+    if (created && key === this.key) await this.after();
+    return created;
+  }
+}
+
+describe('a commit another writer built on before it was confirmed', () => {
+  it('stands: its message is stored once, not withdrawn and appended again', async () => {
+    let other: HistoryStore | undefined;
+    // Between A's commit of version 2 and its check that version 1 is still stored, B commits
+    // versions 3 and 4 on top of it (collecting version 1's record), as a faster process would.
+    const memory = new AfterCreatePersistence('history:c:commit:2', async () => {
+      await other!.append('c', { role: 'user', content: 'b-1' });
+      await other!.append('c', { role: 'user', content: 'b-2' });
+    });
+    const a = new HistoryStore(memory, { backoffMs: 0 });
+    other = new HistoryStore(memory, { backoffMs: 0 });
+    await a.append('c', { role: 'user', content: 'first' });
+    const appended = await a.append('c', { role: 'user', content: 'a-1' });
+    expect(appended.attempts).toBe(1);
+    const stored = (await new HistoryStore(memory).load('c'))!;
+    expect(stored.messages().map((message) => message.content)).toEqual(['first', 'a-1', 'b-1', 'b-2']);
+  });
+});

@@ -254,6 +254,45 @@ describe('StrategyToolsImpl', () => {
     expect(history.messages()).toEqual(original);
   });
 
+  it('dropOldest hides the older steps after the request when only a marker stands before it', () => {
+    const history = historyOf([
+      system('You are a coding agent.'),
+      user('Fix the build in packages/core.'),
+      assistant('Looking.'),
+      user('Now run the tests.'),
+      ...toolRound('r1', 'run', filler('first run', 400)),
+      ...toolRound('r2', 'run', filler('second run', 400)),
+      ...toolRound('r3', 'run', filler('third run', 400)),
+    ]);
+    const tools = toolsFor(history);
+    expect(tools.dropOldest(2).changed).toBe(true);
+    // Only the marker stands between the task and the request now: the first steps after it go.
+    const second = tools.dropOldest(4);
+    expect(second.changed).toBe(true);
+    expect(second.tokensAfter).toBeLessThan(second.tokensBefore - 300);
+    const texts = history.messages().map(textOf);
+    expect(texts.slice(0, 2)).toEqual(['You are a coding agent.', 'Fix the build in packages/core.']);
+    expect(texts).toContain('Now run the tests.');
+    expect(texts.join('\n')).toContain('third run');
+    expect(texts.join('\n')).not.toContain('first run');
+    expect(countToolPairViolations(history.messages())).toBe(0);
+  });
+
+  it('dropOldest changes nothing when all it could hide is a marker', () => {
+    const history = historyOf([
+      system('You are a coding agent.'),
+      user('Fix the build in packages/core.'),
+      assistant('Looking.'),
+      user('Now run the tests.'),
+      ...toolRound('r1', 'run', filler('only run', 400)),
+    ]);
+    const tools = toolsFor(history);
+    expect(tools.dropOldest(2).changed).toBe(true);
+    const compactions = history.compactions().length;
+    expect(tools.dropOldest(4).changed).toBe(false);
+    expect(history.compactions()).toHaveLength(compactions);
+  });
+
   it('dropOldest leaves no assistant turn right after the system prompt: its marker speaks as the user there', () => {
     // No task at the head (it opens with the assistant's greeting): the oldest go from there.
     const original = [

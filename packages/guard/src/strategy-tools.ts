@@ -497,8 +497,8 @@ export class StrategyToolsImpl implements StrategyTools {
     const entries = this.#history.effectiveEntries();
     const request = requestIndex(entries);
     const { lead, ...kept } = keepingTask(entries, head, oldest, request);
-    const [start, end] = aroundRequest(kept.from, kept.to, outsideLead(entries, request, lead));
-    if (hidesNothing(entries, start, end, lead)) return this.#unchanged();
+    const [start, end] = droppableRange(entries, kept, outsideLead(entries, request, lead), lead);
+    if (hidesOnlyMarkers(entries, start, end, lead)) return this.#unchanged();
     // Before an assistant turn the marker speaks as the user: a request whose first message after
     // the system prompt is the assistant's is refused by Bedrock and Gemini.
     const marker = this.#keepingFacts(
@@ -980,6 +980,39 @@ function summaryRange(
 function aroundRequest(from: number, to: number, request: number | undefined): [number, number] {
   if (request === undefined || request < from || request >= to) return [from, to];
   return request === from ? [from + 1, to] : [from, request];
+}
+
+/**
+ * What `dropOldest` hides of `[from, to)`: the part before the user's newest message at `request`;
+ * the part after it when the one before holds only markers (an agent's oldest steps then follow
+ * its request), for a marker in a marker's place frees nothing.
+ */
+function droppableRange(
+  view: readonly HistoryEntry[],
+  { from, to }: { from: number; to: number },
+  request: number | undefined,
+  lead: readonly Message[],
+): [number, number] {
+  const [start, end] = aroundRequest(from, to, request);
+  if (request === undefined || request < from || request + 1 >= to) return [start, end];
+  return hidesOnlyMarkers(view, start, end, lead) ? [request + 1, to] : [start, end];
+}
+
+/** True when `[from, to)` holds nothing but truncation markers and the messages `kept` puts back. */
+function hidesOnlyMarkers(
+  view: readonly HistoryEntry[],
+  from: number,
+  to: number,
+  kept: readonly Message[],
+): boolean {
+  return view
+    .slice(from, to)
+    .every(
+      (entry) =>
+        kept.includes(entry.message) ||
+        entry.isTruncationMarker === true ||
+        markers.truncation.is(textOf(entry.message)),
+    );
 }
 
 /**
