@@ -157,7 +157,8 @@ const epochMillisecondsSchema = lazySchema(() => z.number());
  * How a commit went. `listed`: this writer's commit record was written, then withdrawn (see
  * `#follows`); a version built on it in the meantime may list its chunks, so they are kept.
  */
-type CommitOutcome = { won: true } | { won: false; reason: string; listed?: true };
+/** `builtOn`: won because a later version holds this commit's entries (newer commits stored). */
+type CommitOutcome = { won: true; builtOn?: true } | { won: false; reason: string; listed?: true };
 
 /**
  * The optional create-if-absent capability of a `Persistence` (defined in `@ctxguard/persistence`).
@@ -359,7 +360,8 @@ export class HistoryStore {
           chunks: plan.chunks,
           metadataJson: plan.metadataJson,
         });
-        await this.#afterCommit(conversationId, next, tracked, plan.chunks);
+        // Built on already: the head hint and the collection are the newer commits' to write.
+        if (!outcome.builtOn) await this.#afterCommit(conversationId, next, tracked, plan.chunks);
         return {
           version: next,
           chunksWritten: plan.written.length,
@@ -596,7 +598,7 @@ export class HistoryStore {
     plan: SavePlan,
   ): Promise<CommitOutcome> {
     if (await this.#follows(conversationId, basedOn)) return { won: true };
-    if (await this.#builtOn(conversationId, basedOn, plan)) return { won: true };
+    if (await this.#builtOn(conversationId, basedOn, plan)) return { won: true, builtOn: true };
     await this.#deleteQuietly([commitKey]);
     return {
       won: false,
@@ -622,26 +624,20 @@ export class HistoryStore {
   }
 
   /**
-   * Whether a version after the one `plan` commits holds an entry `plan` added to `basedOn`. Only
-   * the newest two commit records outlive a collection, so those are read (and the one right after
-   * this commit), each from the position `basedOn` ended at: entries are only ever inserted before
-   * stored ones, never removed, so the added ones cannot have moved nearer the start.
+   * Whether one of the newest two versions holds an entry `plan` added to `basedOn` (a version on
+   * a branch a stalled writer left in a collected key is never among them). Their chunks are read
+   * newest first, where added entries sit; only a commit that did not stand reads them all.
    */
   async #builtOn(conversationId: string, basedOn: Tracked, plan: SavePlan): Promise<boolean> {
     const known = new Set(basedOn.chunks.flatMap((chunk) => chunk.entries.map((entry) => entry.id)));
     const added = new Set(plan.entries.filter((entry) => !known.has(entry.id)).map((entry) => entry.id));
     if (added.size === 0) return false;
-    const base = known.size;
-    const version = basedOn.version + 1;
     const head = await this.#newestCommitted(conversationId);
-    for (const later of new Set([version + 1, head - 1, head].filter((v) => v > version))) {
-      const raw = await this.#persistence.get(this.#commitKey(conversationId, later));
+    for (const version of [head, head - 1].filter((v) => v > basedOn.version + 1)) {
+      const raw = await this.#persistence.get(this.#commitKey(conversationId, version));
       const commit = storedCommitSchema.safeParse(raw);
       if (!commit.success) continue;
-      let end = 0;
-      for (const ref of commit.data.chunks) {
-        end += ref.count;
-        if (end <= base) continue;
+      for (const ref of [...commit.data.chunks].reverse()) {
         const chunk = storedChunkSchema.safeParse(await this.#persistence.get(ref.key));
         const ids = chunk.success ? chunk.data.entries.map((entry) => (entry as { id?: unknown })?.id) : [];
         if (ids.some((id) => typeof id === 'string' && added.has(id))) return true;

@@ -203,37 +203,74 @@ describe('concurrent writers under every interleaving of their storage operation
   }, 60_000);
 });
 
-/** MemoryPersistence whose `setIfAbsent` runs `after` once it created `key`, before it answers. */
-class AfterCreatePersistence extends MemoryPersistence {
-  constructor(
-    readonly key: string,
-    readonly after: () => Promise<void>,
-  ) {
-    super();
-  }
+/**
+ * MemoryPersistence that runs hooks before it answers: after `setIfAbsent` created a key (the next
+ * hook listed for it), and after a `set` whose value mentions a text (once).
+ */
+class HookedPersistence extends MemoryPersistence {
+  readonly afterCreate = new Map<string, (() => Promise<void>)[]>();
+  readonly afterSetMentioning = new Map<string, () => Promise<void>>();
 
   override async setIfAbsent(key: string, value: unknown): Promise<boolean> {
     const created = await super.setIfAbsent(key, value);
-    if (created && key === this.key) await this.after();
+    if (created) await this.afterCreate.get(key)?.shift()?.();
     return created;
+  }
+
+  override async set<T = unknown>(key: string, value: T): Promise<void> {
+    await super.set(key, value);
+    for (const [text, hook] of this.afterSetMentioning)
+      if (JSON.stringify(value).includes(text)) {
+        this.afterSetMentioning.delete(text);
+        await hook();
+      }
   }
 }
 
 describe('a commit another writer built on before it was confirmed', () => {
   it('stands: its message is stored once, not withdrawn and appended again', async () => {
-    let other: HistoryStore | undefined;
+    const memory = new HookedPersistence();
+    const a = new HistoryStore(memory, { backoffMs: 0 });
+    const other = new HistoryStore(memory, { backoffMs: 0 });
     // Between A's commit of version 2 and its check that version 1 is still stored, B commits
     // versions 3 and 4 on top of it (collecting version 1's record), as a faster process would.
-    const memory = new AfterCreatePersistence('history:c:commit:2', async () => {
-      await other!.append('c', { role: 'user', content: 'b-1' });
-      await other!.append('c', { role: 'user', content: 'b-2' });
-    });
-    const a = new HistoryStore(memory, { backoffMs: 0 });
-    other = new HistoryStore(memory, { backoffMs: 0 });
+    memory.afterCreate.set('history:c:commit:2', [
+      async () => {
+        await other.append('c', { role: 'user', content: 'b-1' });
+        await other.append('c', { role: 'user', content: 'b-2' });
+      },
+    ]);
     await a.append('c', { role: 'user', content: 'first' });
     const appended = await a.append('c', { role: 'user', content: 'a-1' });
     expect(appended.attempts).toBe(1);
     const stored = (await new HistoryStore(memory).load('c'))!;
     expect(stored.messages().map((message) => message.content)).toEqual(['first', 'a-1', 'b-1', 'b-2']);
+  });
+
+  it('leaves the newer head alone, so a stalled writer on a collected key loses nothing', async () => {
+    const memory = new HookedPersistence();
+    const store = () => new HistoryStore(memory, { backoffMs: 0 });
+    const [first, a, b, stalled, reader] = [store(), store(), store(), store(), store()];
+    await first.append('c', { role: 'user', content: 'first' });
+    const stale = (await stalled.load('c'))!;
+    stale.append({ role: 'user', content: 'stalled' });
+    // A commits version 2; B builds 3 to 5 on it before A's check. Then the stalled writer's commit
+    // lands on the collected key 2, and a reader appends after it.
+    memory.afterCreate.set('history:c:commit:2', [
+      async () => {
+        for (const text of ['b-1', 'b-2', 'b-3']) await b.append('c', { role: 'user', content: text });
+      },
+      async () => {
+        await reader.append('c', { role: 'user', content: 'read' });
+      },
+    ]);
+    // The stalled writer wrote its chunk; before it commits, A appends.
+    memory.afterSetMentioning.set('stalled', async () => {
+      await a.append('c', { role: 'user', content: 'a-1' });
+    });
+    await stalled.save('c', stale);
+    const stored = (await new HistoryStore(memory).load('c'))!.messages().map((message) => message.content);
+    expect(stored.slice(0, 5)).toEqual(['first', 'a-1', 'b-1', 'b-2', 'b-3']);
+    expect([...stored.slice(5)].sort()).toEqual(['read', 'stalled']);
   });
 });

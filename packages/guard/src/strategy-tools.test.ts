@@ -278,6 +278,33 @@ describe('StrategyToolsImpl', () => {
     expect(countToolPairViolations(history.messages())).toBe(0);
   });
 
+  it('dropOldest after the request puts no copy of the task there, and never hides the request', () => {
+    const task: Message = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Fix the build in packages/core.' },
+        { type: 'image', image: 'https://example.com/build.png' },
+      ],
+    };
+    const history = historyOf([
+      system('You are a coding agent.'),
+      task,
+      assistant('Looking.'),
+      user('Now run the tests.'),
+      ...toolRound('r1', 'run', filler('first run', 400)),
+      ...toolRound('r2', 'run', filler('second run', 400)),
+      ...toolRound('r3', 'run', filler('third run', 400)),
+      ...toolRound('r4', 'run', filler('fourth run', 400)),
+    ]);
+    const tools = toolsFor(history);
+    for (const n of [2, 4, 4, 4]) tools.dropOldest(n);
+    const texts = history.messages().map(textOf);
+    expect(texts.filter((text) => text.includes('Fix the build')).length).toBe(1);
+    expect(texts).toContain('Now run the tests.');
+    expect(texts.join('\n')).toContain('fourth run');
+    expect(countToolPairViolations(history.messages())).toBe(0);
+  });
+
   it('dropOldest changes nothing when all it could hide is a marker', () => {
     const history = historyOf([
       system('You are a coding agent.'),

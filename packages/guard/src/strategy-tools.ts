@@ -496,8 +496,11 @@ export class StrategyToolsImpl implements StrategyTools {
     // The task among them stays (or its own words do, in front of the marker), and the request.
     const entries = this.#history.effectiveEntries();
     const request = requestIndex(entries);
-    const { lead, ...kept } = keepingTask(entries, head, oldest, request);
-    const [start, end] = droppableRange(entries, kept, outsideLead(entries, request, lead), lead);
+    const { start, end, lead } = droppableRange(
+      entries,
+      keepingTask(entries, head, oldest, request),
+      request,
+    );
     if (hidesOnlyMarkers(entries, start, end, lead)) return this.#unchanged();
     // Before an assistant turn the marker speaks as the user: a request whose first message after
     // the system prompt is the assistant's is refused by Bedrock and Gemini.
@@ -983,19 +986,22 @@ function aroundRequest(from: number, to: number, request: number | undefined): [
 }
 
 /**
- * What `dropOldest` hides of `[from, to)`: the part before the user's newest message at `request`;
- * the part after it when the one before holds only markers (an agent's oldest steps then follow
- * its request), for a marker in a marker's place frees nothing.
+ * What `dropOldest` hides of the range `kept` leaves (with the task's messages it puts back in
+ * front of the marker): the part before the user's newest message at `request`; the part after it
+ * when the one before holds only markers (an agent's oldest steps then follow its request), for a
+ * marker in a marker's place frees nothing. The task lies before the request: nothing to put back.
  */
 function droppableRange(
   view: readonly HistoryEntry[],
-  { from, to }: { from: number; to: number },
+  kept: { from: number; to: number; lead: Message[] },
   request: number | undefined,
-  lead: readonly Message[],
-): [number, number] {
-  const [start, end] = aroundRequest(from, to, request);
-  if (request === undefined || request < from || request + 1 >= to) return [start, end];
-  return hidesOnlyMarkers(view, start, end, lead) ? [request + 1, to] : [start, end];
+): { start: number; end: number; lead: Message[] } {
+  const { from, to, lead } = kept;
+  const [start, end] = aroundRequest(from, to, outsideLead(view, request, lead));
+  if (request === undefined || request < from || request + 1 >= to) return { start, end, lead };
+  return hidesOnlyMarkers(view, start, end, lead)
+    ? { start: request + 1, end: to, lead: [] }
+    : { start, end, lead };
 }
 
 /** True when `[from, to)` holds nothing but truncation markers and the messages `kept` puts back. */
