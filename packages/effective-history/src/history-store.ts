@@ -154,10 +154,11 @@ const storedEntriesSchema = lazySchema(() => z.array(historyEntrySchema));
 const epochMillisecondsSchema = lazySchema(() => z.number());
 
 /**
- * How a commit went. `listed`: this writer's commit record was written, then withdrawn (see
- * `#follows`); a version built on it in the meantime may list its chunks, so they are kept.
+ * How a commit went. `builtOn`: won because a newer version already holds this commit's entries
+ * (the head hint and collection are the newer commits'). `listed`: this writer's commit record was
+ * written, then withdrawn (see `#follows`); a version built on it in the meantime may list its
+ * chunks, so they are kept.
  */
-/** `builtOn`: won because a later version holds this commit's entries (newer commits stored). */
 type CommitOutcome = { won: true; builtOn?: true } | { won: false; reason: string; listed?: true };
 
 /**

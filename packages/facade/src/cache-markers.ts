@@ -1,4 +1,4 @@
-import type { CompactionRecord, Message } from '@ctxguard/core';
+import type { CompactionRecord, HistoryEntry, Message } from '@ctxguard/core';
 import { isRecord } from '@ctxguard/shared';
 
 /** Provider options that mark a prompt-cache breakpoint (Anthropic's and OpenRouter's, Bedrock's). */
@@ -32,16 +32,27 @@ interface Marked {
 }
 
 /**
- * The single original each rewrite of one message stands for, by the entry id of the rewrite's last
- * message (a cleared tool result; the message put back behind a facts message written before it):
- * a chain of rewrites leads back to the app's message.
+ * The single original a stored entry stands for: through each one-for-one rewrite (a cleared tool
+ * result), and from a message put back unchanged behind the facts message written before it. A
+ * chain of rewrites leads back to the app's message; any other entry stands for itself.
  */
-export function rewrittenOriginals(compactions: readonly CompactionRecord[]): (id: string) => string {
+export function rewrittenOriginals(history: {
+  compactions(): readonly CompactionRecord[];
+  hidden(id: string): readonly HistoryEntry[];
+}): (entry: HistoryEntry) => string {
   const single = new Map<string, string>();
-  for (const record of compactions)
-    if (record.hiddenIds.length === 1)
-      single.set(record.memberIds?.at(-1) ?? record.entryId, record.hiddenIds[0]!);
-  return (id) => {
+  const putBack = new Map<string, CompactionRecord>();
+  for (const record of history.compactions()) {
+    if (record.hiddenIds.length !== 1) continue;
+    const last = record.memberIds?.at(-1);
+    if (last === undefined) single.set(record.entryId, record.hiddenIds[0]!);
+    else putBack.set(last, record);
+  }
+  const unchanged = (entry: HistoryEntry, record: CompactionRecord) =>
+    JSON.stringify(entry.message) === JSON.stringify(history.hidden(record.id)[0]?.message);
+  return (entry) => {
+    const record = putBack.get(entry.id);
+    let id = record && unchanged(entry, record) ? record.hiddenIds[0]! : entry.id;
     for (let hops = 0; single.has(id) && hops < single.size; hops++) id = single.get(id)!;
     return id;
   };

@@ -1,4 +1,4 @@
-import { type Message, messageSchema } from '@ctxguard/core';
+import { type Message, type MessageInput, messageSchema } from '@ctxguard/core';
 import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { describe, expect, it } from 'vitest';
 import { messagesToSend, OriginalsIndex, syncHistory } from './history-sync.js';
@@ -77,5 +77,37 @@ describe('messagesToSend', () => {
     ]);
     expect(sent[1]!.providerOptions).toBeUndefined();
     expect(sent[2]!.providerOptions).toEqual(cache);
+  });
+
+  it('gives no breakpoint of a message it hid to a marker written in its place', () => {
+    const cache = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+    const task: MessageInput = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Fix the build.' },
+        { type: 'image', image: 'https://example.com/build.png' },
+      ],
+      providerOptions: cache,
+    };
+    const app: MessageInput[] = [
+      { role: 'system', content: 'You are an agent.' },
+      task,
+      { role: 'user', content: 'next' },
+    ];
+    const history = new InMemoryConversationHistory();
+    history.appendMany(app);
+    const index = OriginalsIndex.of(history);
+    // The task's own words, then a marker where its attachment was: the marker rewrites nothing.
+    history.spliceRange(1, 2, [
+      { role: 'user', content: 'Fix the build.' },
+      { role: 'user', content: 'The attached image was set aside.' },
+    ]);
+    const sent = messagesToSend(history, index, app).messages;
+    expect(sent.map((message) => message.providerOptions)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });

@@ -310,11 +310,11 @@ export function messagesToSend(
 ): { messages: Message[]; droppedSignedReasoning: number } {
   const effective = history.effectiveEntries();
   const out = new Array<Message>(effective.length);
-  const originalOf = rewrittenOriginals(history.compactions());
+  const originalOf = rewrittenOriginals(history);
   // A copy keeps the breakpoints of the app's message of this request it rewrites, and no others:
   // the message it rewrote one for one, or the app's newest for the newest (it stands for it).
   const storedCopy = (entry: HistoryEntry, newest: boolean): Message => {
-    const original = originalOf(entry.id);
+    const original = originalOf(entry);
     const at =
       original === entry.id ? undefined : (appIndexById?.get(original) ?? index.positionOf(original));
     const current = at !== undefined ? app[at] : newest ? app.at(-1) : undefined;

@@ -109,7 +109,8 @@ function isSummary(message: Message): boolean {
   return summarizedCount(message) !== undefined;
 }
 
-function isCompactionEntry(entry: HistoryEntry): boolean {
+/** An entry a compaction wrote: a summary or marker heading its group, or a further member of it. */
+export function isCompactionEntry(entry: HistoryEntry): boolean {
   return entry.condenseId !== undefined || entry.condenseMember !== undefined;
 }
 

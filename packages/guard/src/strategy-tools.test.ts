@@ -1009,7 +1009,7 @@ describe('the task in every request', () => {
         toolsFor(history).injectFacts([fact], 'first-user-prefix');
         return history;
       },
-      // Facts written into a system prompt there was none of: it joins that rewrite's group.
+      // A facts message written where there was no system prompt: it joins that rewrite's group.
       () => {
         const history = historyOf([withFile(), ...rounds]);
         toolsFor(history).injectFacts([fact], 'system-append');
@@ -1048,7 +1048,7 @@ describe('the task in every request', () => {
       (tools: StrategyToolsImpl) => tools.replaceRange(1, 2, user('[earlier work]')),
       (tools: StrategyToolsImpl) => tools.summarizeRange({ from: 1, to: 2 }),
     ]) {
-      // Facts written into a system prompt there was none of: the task joins that rewrite's group.
+      // A facts message written where there was no system prompt: the task joins that rewrite's group.
       const history = historyOf([withFile(), ...rounds]);
       toolsFor(history).injectFacts(
         [{ key: 'db', value: 'postgres 16', category: 'version' }],
@@ -1137,7 +1137,7 @@ describe('the task in every request', () => {
     ]);
   });
 
-  it('and the system prompt facts were written into where there was none stay when a summary takes their group', async () => {
+  it('and the facts message written where there was no system prompt stays when a summary takes its group', async () => {
     const original = agent(4).slice(1);
     const history = historyOf(original);
     const tools = toolsFor(history);

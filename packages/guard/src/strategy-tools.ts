@@ -42,7 +42,7 @@ import {
   throwIfAborted,
   toolsWindowTokens,
 } from '@ctxguard/shared';
-import { oneWindowOfOriginals } from './compaction-input.js';
+import { isCompactionEntry, oneWindowOfOriginals } from './compaction-input.js';
 import { readFactReserve, writeFactReserve } from './fact-reserve.js';
 import { mergeFactLists, mergeFacts, missingFacts, redactMessage } from './guard-facts.js';
 import { STATE_KEY } from './guard-state.js';
@@ -192,8 +192,7 @@ function systemFactsIndex(entries: readonly HistoryEntry[]): number {
 
 /** An entry a compaction wrote that holds a facts block and nothing else. */
 export function isGuardFactsEntry(entry: HistoryEntry): boolean {
-  const written = entry.condenseId !== undefined || entry.condenseMember !== undefined;
-  return written && factsBlock.alone(textOf(entry.message));
+  return isCompactionEntry(entry) && factsBlock.alone(textOf(entry.message));
 }
 
 /** The text of the system prompt: the leading system messages but summaries and the facts message at `factsAt`. */

@@ -82,7 +82,7 @@ function finalTurnLostReasoning(original: readonly Message[], sent: readonly Mes
 
 /**
  * The conversation up to and including the newest provider compaction item (its message's parts
- * up to the item), system messages aside (a fact block may go into the system prompt), as JSON.
+ * up to the item), system messages aside (a facts message may be written after the system prompt), as JSON.
  */
 function upToItem(messages: readonly Message[]): string {
   const holder = newestCompactionIndex(messages);

@@ -1,5 +1,6 @@
 import { factsBlock } from '@ctxguard/compactor';
 import type { ExtractedFact, HistoryEntry, StrategyTools } from '@ctxguard/core';
+import { textOf } from './message-kinds.js';
 
 /** Tokens of the facts block `entry` carries now (0 without an entry or a block). */
 export function factsBlockTokens(tools: StrategyTools, entry: HistoryEntry | undefined): number {
@@ -10,7 +11,7 @@ export function factsBlockTokens(tools: StrategyTools, entry: HistoryEntry | und
 
 /** The facts of the block `entry` carries (none without one). */
 export function blockFacts(entry: HistoryEntry | undefined): ExtractedFact[] {
-  return entry ? (factsBlock.parse(entryText(entry)) ?? []) : [];
+  return entry ? (factsBlock.parse(textOf(entry.message)) ?? []) : [];
 }
 
 /**
@@ -22,16 +23,9 @@ export function systemFactsEntry(view: readonly HistoryEntry[]): HistoryEntry | 
   for (const entry of view) {
     if (entry.message.role !== 'system') return undefined;
     const written = entry.condenseId !== undefined || entry.condenseMember !== undefined;
-    if (written && factsBlock.alone(entryText(entry))) return entry;
+    if (written && factsBlock.alone(textOf(entry.message))) return entry;
   }
   return undefined;
-}
-
-function entryText(entry: HistoryEntry): string {
-  const content = entry.message.content;
-  return typeof content === 'string'
-    ? content
-    : content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 }
 
 /**

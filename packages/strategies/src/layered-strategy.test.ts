@@ -227,7 +227,7 @@ describe('LayeredStrategy escalation and decline', () => {
     });
     expect(tools.calls.filter((call) => call.method !== 'segment' && call.method !== 'measure')).toEqual([]);
     expect(tools.history.compactions()).toEqual([]);
-    // With a facts block in the system prompt, that block gives way before the request is declined.
+    // With a facts message after the system prompt, its block gives way before the request is declined.
     const facts = Array.from({ length: 60 }, (_, i) => ({
       key: `module ${i}`,
       value: `/srv/app/module${i}.ts`,

@@ -111,7 +111,7 @@ function idAt(view: readonly HistoryEntry[], cut: number): string | undefined {
 
 /**
  * Four levels of compaction through `ctx.tools`: at `healthy` the old zone is summarized (facts
- * kept in the system prompt), at `pressure` old and middle, at `urgent` also half of the recent
+ * kept in the facts message after the system prompt), at `pressure` old and middle, at `urgent` also half of the recent
  * zone, at `critical` everything but the newest two messages. A large jump or a level that freed
  * nothing last time escalates one level; a retry still over the decline ceiling lowers the facts
  * block, or declines when that cannot help.
