@@ -85,7 +85,6 @@ export function providerFormatOf(message: unknown): ProviderFormat | undefined {
   if (Array.isArray(message['parts']) && !('content' in message)) return 'uimessage';
   if (RESPONSES_ITEM_TYPES.has(message['type'] as string)) return 'openai-responses';
   if (OPENAI_ONLY_FIELDS.some((field) => field in message)) return 'openai';
-  if (message['content'] === null || message['role'] === 'developer') return 'openai';
   const parts = Array.isArray(message['content']) ? message['content'] : [];
   for (const part of parts) {
     if (!isRecord(part) || typeof part['type'] !== 'string') continue;
@@ -96,6 +95,7 @@ export function providerFormatOf(message: unknown): ProviderFormat | undefined {
     if (isUnconvertedAISDKOutput(part) || holdsAISDKData(part)) return 'aisdk';
     if (isAISDK4Part(part)) return 'aisdk4';
   }
+  if (message['content'] === null || message['role'] === 'developer') return 'openai';
   return undefined;
 }
 
@@ -107,12 +107,18 @@ export function converterHint(format: ProviderFormat): string {
 /** A provider's own message format {@link providerFormatOf} recognises. */
 export type ProviderFormat = keyof typeof CONVERTER_HINTS;
 
-/** The first of `messages` in a provider's own format other than `own`, when one is recognisable. */
+/**
+ * The provider format other than `own` the first recognisable of `messages` is in; the Responses
+ * API when any item is its own (its input opens with a `developer` message as Chat Completions may).
+ */
 export function foreignFormatOf(messages: unknown, own?: string): ProviderFormat | undefined {
   if (!Array.isArray(messages)) return undefined;
+  let first: ProviderFormat | undefined;
   for (const message of messages) {
     const format = providerFormatOf(message);
-    if (format !== undefined && format !== own) return format;
+    if (format === undefined || format === own) continue;
+    if (format === 'openai-responses') return format;
+    first ??= format;
   }
-  return undefined;
+  return first;
 }

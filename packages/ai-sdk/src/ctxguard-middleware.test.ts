@@ -557,9 +557,12 @@ describe('ctxguardMiddleware with a model the catalog does not know', () => {
         prompts,
       };
     };
-    const listed = await run('gateway', 'anthropic/claude-sonnet-4-5');
-    expect(listed.report).toMatchObject({ unguarded: false, window: 200_000 });
-    expect(listed.warnings).not.toMatch(/not in the (model )?catalog/);
+    // As the AI Gateway spells its ids (a dot in the version), and as Anthropic does.
+    for (const id of ['anthropic/claude-sonnet-4.5', 'anthropic/claude-sonnet-4-5']) {
+      const listed = await run('gateway', id);
+      expect(listed.report).toMatchObject({ unguarded: false, window: 200_000 });
+      expect(listed.warnings).not.toMatch(/not in the (model )?catalog/);
+    }
     // Gemma is no Gemini model: a provider's default window must not stand for it.
     const unlisted = await run('openrouter', 'google/gemma-2-9b-it');
     expect(unlisted.report).toMatchObject({ unguarded: true, window: null });

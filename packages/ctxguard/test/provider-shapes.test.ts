@@ -230,6 +230,14 @@ describe("a provider's own messages", () => {
     ]);
     expect(responses.message).toMatch(/messages\[1\]\.role/);
     expect(responses.message).toContain('OpenAI Responses API input items');
+    // Opening with a developer message, as Chat Completions may too: the Responses items decide.
+    const developer = await prepareError([
+      { role: 'developer', content: 'You are a coding agent.' },
+      { role: 'user', content: [{ type: 'input_text', text: 'Read it.' }] },
+      { type: 'function_call', call_id: 'c1', name: 'read', arguments: '{}' },
+    ]);
+    expect(developer.message).toContain('OpenAI Responses API input items');
+    expect(developer.message).not.toContain('fromOpenAIChat(messages)`');
   });
 
   it("Anthropic's system blocks as `system`: the error says to pass them through fromAnthropic", async () => {
@@ -331,6 +339,18 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
         completion_tokens_details: null,
       }),
     ).toEqual({ inputTokens: 300, outputTokens: 10 });
+  });
+
+  it("AI SDK 4's usage (`promptTokens`, `completionTokens`), and a count it misses by name", async () => {
+    expect(await recorded({ promptTokens: 700, completionTokens: 25, totalTokens: 725 })).toEqual({
+      inputTokens: 700,
+      outputTokens: 25,
+      totalTokens: 725,
+    });
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+    await expect(
+      guard.recordCompletion({ conversationId: 'v4', usage: { promptTokens: 700 } as never }),
+    ).rejects.toThrow(/completionTokens/);
   });
 
   it("an AI SDK provider's usage: totals with their cache and reasoning parts", async () => {

@@ -177,8 +177,24 @@ function fromAISDKResultUsage(usage: z.output<typeof aiSdkResultUsageSchema>): U
   };
 }
 
+/** Usage as AI SDK 4 reported it (`promptTokens`, `completionTokens`; renamed in AI SDK 5). */
+const aiSdk4UsageSchema = lazySchema(() =>
+  z.looseObject({ promptTokens: count, completionTokens: count, totalTokens: count.nullish() }),
+);
+
+function fromAISDK4Usage(usage: z.output<typeof aiSdk4UsageSchema>): Usage {
+  return providerUsage(
+    usage.promptTokens,
+    usage.completionTokens,
+    usage.totalTokens ?? undefined,
+    null,
+    null,
+  );
+}
+
 /** Each provider's usage shape, validated and converted to ctxguard's. */
 const providerUsageSchemas = {
+  aiSdk4: lazySchema(() => aiSdk4UsageSchema.transform(fromAISDK4Usage)),
   aiSdkProvider: lazySchema(() => providerLevelUsageSchema.transform(fromProviderLevelUsage)),
   aiSdkResult: lazySchema(() => aiSdkResultUsageSchema.transform(fromAISDKResultUsage)),
   openAIChat: lazySchema(() => openAIUsageSchema.transform(fromOpenAIUsage)),
@@ -193,6 +209,7 @@ function usageShapeOf(value: Record<string, unknown>): UsageShape | undefined {
   if (isRecord(value['inputTokens'])) return 'aiSdkProvider';
   if (isRecord(value['inputTokenDetails'])) return 'aiSdkResult';
   if ('inputTokens' in value) return undefined;
+  if ('promptTokens' in value || 'completionTokens' in value) return 'aiSdk4';
   // Either count of a pair names the shape, so a misspelled or missing other one is reported by its name.
   if ('prompt_tokens' in value || 'completion_tokens' in value) return 'openAIChat';
   if ('input_tokens_details' in value || 'output_tokens_details' in value) return 'openAIResponses';
@@ -219,6 +236,11 @@ const USAGE_FIELD_NAMES: Record<UsageShape | 'ctxguard', Omit<UsageFieldNames, '
     input: 'usage.inputTokens.total',
     cached: 'inputTokens.cacheRead',
     cacheWrite: 'inputTokens.cacheWrite',
+  },
+  aiSdk4: {
+    input: 'usage.promptTokens',
+    cached: 'cache reads',
+    cacheWrite: 'cache writes',
   },
   aiSdkResult: {
     input: 'usage.inputTokens',
@@ -271,7 +293,8 @@ function isThenable(value: unknown): boolean {
 
 /**
  * Usage in ctxguard's shape (`inputTokens`, `outputTokens`, …), or as OpenAI Chat Completions,
- * OpenAI Responses, Anthropic's Messages API, the AI SDK's results or an AI SDK provider report it,
+ * OpenAI Responses, Anthropic's Messages API, the AI SDK's results (AI SDK 4's too) or an AI SDK
+ * provider report it,
  * converted (prompt tokens counted with their cached part). A provider shape that does not validate
  * is reported in its own field names. `null` when the provider reported no counts (`undefined`, or the
  * AI SDK's counts both `undefined`).

@@ -102,3 +102,28 @@ describe("Anthropic server tools' blocks", () => {
     }
   });
 });
+
+describe('a tool call made by code the model ran (programmatic tool calling)', () => {
+  it('keeps its caller through fromAnthropic and toAnthropic', () => {
+    const messages: MessageParam[] = [
+      { role: 'user', content: 'Sum the sizes of the log files.' },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_use',
+            id: 'toolu_01',
+            name: 'file_size',
+            input: { path: 'app.log' },
+            caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_01' },
+          },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '2048' }] },
+    ];
+    const losses: ConversionLoss[] = [];
+    const back = toAnthropic(fromAnthropic({ messages }), { onLoss: (loss) => losses.push(loss) });
+    expect(back.messages).toEqual(messages);
+    expect(losses).toEqual([]);
+  });
+});

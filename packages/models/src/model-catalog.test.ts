@@ -96,6 +96,19 @@ describe('get: prefix match', () => {
     expect(resolved.match).toBe('prefix');
   });
 
+  it("reads a gateway's dotted version as the provider's hyphenated id (claude-sonnet-4.5)", () => {
+    const catalog = new ModelCatalog();
+    for (const [dotted, id] of [
+      ['claude-sonnet-4.5', 'claude-sonnet-4-5'],
+      ['claude-haiku-4.5', 'claude-haiku-4-5'],
+      ['claude-opus-4.1', 'claude-opus-4-1'],
+    ] as const) {
+      expect(catalog.get('anthropic', dotted)).toMatchObject({ model: id, match: 'exact' });
+    }
+    // An id the catalog has with its dot stays as it is.
+    expect(catalog.get('openai', 'gpt-4.1')).toMatchObject({ model: 'gpt-4.1', match: 'exact' });
+  });
+
   it('never lets a shorter id claim a longer version number (gpt-4 vs gpt-4o / gpt-4.1 / gpt-4.5)', () => {
     // `o` and `.` continue a version; they are not id boundaries.
     expect(catalog.get('openai', 'gpt-4o-2024-11-20').contextWindow).toBe(128_000);

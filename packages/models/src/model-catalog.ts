@@ -55,6 +55,9 @@ const RESOLVED_CACHE_LIMIT = 1024;
 
 const GOOGLE_RESOURCE_NAME = /^(?:projects\/[^/]+\/locations\/[^/]+\/)?(?:publishers\/[^/]+\/)?models\//;
 
+/** A version number written with a dot between two digits (`4.5`). */
+const DOTTED_VERSION = /(\d)\.(\d)/g;
+
 /**
  * Provider-specific spellings of the same model id, tried after the id as given. A `Map`, so
  * provider ids such as `constructor` or `__proto__` find nothing instead of `Object.prototype`.
@@ -229,7 +232,10 @@ export class ModelCatalog {
         const candidates = [modelId];
         const alternative = ID_PREFIXES.get(providerId);
         if (alternative?.test(modelId)) candidates.push(modelId.replace(alternative, ''));
-        for (const candidate of candidates) {
+        // Gateways spell a version with a dot (`claude-sonnet-4.5`) where the provider's id has a
+        // hyphen: an exact id only (as a prefix, `gpt-4-5` would be taken for `gpt-4`).
+        const hyphenated = candidates.map((id) => id.replace(DOTTED_VERSION, '$1-$2'));
+        for (const candidate of [...candidates, ...hyphenated]) {
           const exact = table.exact.get(candidate);
           if (exact !== undefined) return withMatch(exact, 'exact');
         }

@@ -212,7 +212,9 @@ function assistantFromAnthropic(
           toolName: block.name,
           input: block.input,
         };
-        setOptions(part, cacheOptions(block));
+        let options = cacheOptions(block);
+        if (block.caller != null) options = withProviderOption(options, 'anthropic', 'caller', block.caller);
+        setOptions(part, options);
         return part;
       }
     }

@@ -54,6 +54,8 @@ const toolUseInput = lazySchema(() =>
     id: z.string().min(1),
     name: z.string().min(1),
     input: jsonValueSchema,
+    /** Who made the call: the model itself, or code it ran (programmatic tool calling). */
+    caller: z.record(z.string(), jsonValueSchema).nullish(),
     ...cacheField(),
   }),
 );

@@ -10,7 +10,7 @@ import type {
   ToolResultContentPart,
   ToolResultPart,
 } from '@ctxguard/core';
-import { lazySchema, pushAll } from '@ctxguard/shared';
+import { isRecord, lazySchema, pushAll } from '@ctxguard/shared';
 import { z } from 'zod';
 import { providerItem } from '../provider-items.js';
 import {
@@ -38,6 +38,7 @@ import type {
   AnthropicMessageParam,
   AnthropicPrompt,
   AnthropicTextBlock,
+  AnthropicToolCaller,
   AnthropicToolResultBlock,
   AnthropicToolUseBlock,
 } from './wire-types.js';
@@ -276,6 +277,9 @@ function assistantBlocks(
           name: part.toolName,
           input: part.input,
         };
+        const caller = providerOption(part.providerOptions, 'anthropic', 'caller');
+        // Written back as it was read (a caller type newer than these types included).
+        if (isRecord(caller)) block.caller = caller as AnthropicToolCaller;
         setCache(block, part.providerOptions, path);
         blocks.push(block);
         break;

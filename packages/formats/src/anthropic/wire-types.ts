@@ -39,11 +39,18 @@ export interface AnthropicDocumentBlock {
 }
 
 /** The model calls a tool. */
+/** The caller of a tool call, as the API returns it. */
+export type AnthropicToolCaller =
+  | { type: 'direct' }
+  | { type: 'code_execution_20250825' | 'code_execution_20260120'; tool_id: string };
+
 export interface AnthropicToolUseBlock {
   type: 'tool_use';
   id: string;
   name: string;
   input: JsonValue;
+  /** Who made the call: the model, or code it ran with the code execution tool. */
+  caller?: AnthropicToolCaller;
   cache_control?: AnthropicCacheControl;
 }
 
