@@ -15,6 +15,13 @@ const CONVERTER_HINTS = {
     'OpenAI Responses API input items: ctxguard converts Chat Completions messages (`fromOpenAIChat`) and AI SDK messages (`fromAISDK`); with the AI SDK, `@ctxguard/ai-sdk` guards Responses models',
 } as const;
 
+/** Provider options that mark a prompt-cache breakpoint (Anthropic's and OpenRouter's, Bedrock's). */
+export const CACHE_MARKER_KEYS: ReadonlySet<string> = new Set([
+  'cacheControl',
+  'cache_control',
+  'cachePoint',
+]);
+
 /** Fields of OpenAI's messages the message model has no place for: validation would drop them. */
 export const OPENAI_ONLY_FIELDS = ['tool_calls', 'tool_call_id', 'function_call'] as const;
 

@@ -150,6 +150,18 @@ describe('keepSignedReasoningValid', () => {
       expect(plain.messages).toHaveLength(3);
     });
 
+    it("keeps the app's cache breakpoint of a round on its restatement", () => {
+      const cache = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+      const result = resultOf('c1', 'export const a = 1;');
+      const round = [thinking('s1', [callPart('c1')]), { ...result, providerOptions: cache }];
+      const restated = restatePromptRound(round as LanguageModelV3Message[]);
+      expect(restated.at(-1)?.providerOptions).toEqual(cache);
+      // A round without one gets none.
+      expect(
+        restatePromptRound([thinking('s2', [callPart('c2')]), resultOf('c2', 'x')]).at(-1)?.providerOptions,
+      ).toBeUndefined();
+    });
+
     it('restates an AI SDK 7 round in the AI SDK 7 form, its image result attached', () => {
       const round = [
         thinking('s1', [callPart('c1')]),

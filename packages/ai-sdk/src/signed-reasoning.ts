@@ -1,6 +1,7 @@
-import type { LanguageModelV3Message } from '@ai-sdk/provider';
+import type { JSONValue, LanguageModelV3Message, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { signedReasoning } from '@ctxguard/compactor';
 import { fromAISDKPrompt, toAISDKPrompt } from '@ctxguard/formats';
+import { CACHE_MARKER_KEYS } from '@ctxguard/shared';
 import { fingerprint } from './fingerprint.js';
 import { type PromptDialect, v3Dialect } from './prompt-dialect.js';
 import { contentText, reasoningSignature } from './prompt-view.js';
@@ -66,9 +67,34 @@ export function restatePromptRound(
   dialect: PromptDialect = v3Dialect,
 ): LanguageModelV3Message[] {
   const core = fromAISDKPrompt(round.map(dialect.inbound));
-  return (toAISDKPrompt(signedReasoning.restateToolRound(core, 0)) as LanguageModelV3Message[]).map(
-    dialect.outbound,
-  );
+  const restated = toAISDKPrompt(signedReasoning.restateToolRound(core, 0)) as LanguageModelV3Message[];
+  return withCacheMarkersOf(round, restated).map(dialect.outbound);
+}
+
+/**
+ * `restated` with the cache breakpoints the app put anywhere in `round` on its last message: the
+ * breakpoint the app moves to the newest message each step stays where the round ends.
+ */
+function withCacheMarkersOf(
+  round: readonly LanguageModelV3Message[],
+  restated: LanguageModelV3Message[],
+): LanguageModelV3Message[] {
+  const markers: Record<string, Record<string, JSONValue>> = {};
+  const take = (options: SharedV3ProviderOptions | undefined) => {
+    for (const [provider, values] of Object.entries(options ?? {}))
+      for (const key of CACHE_MARKER_KEYS)
+        if (values[key] !== undefined) markers[provider] = { ...markers[provider], [key]: values[key] };
+  };
+  for (const message of round) {
+    take(message.providerOptions);
+    if (Array.isArray(message.content)) for (const part of message.content) take(part.providerOptions);
+  }
+  const last = restated.at(-1);
+  if (last === undefined || Object.keys(markers).length === 0) return restated;
+  const options: SharedV3ProviderOptions = { ...last.providerOptions };
+  for (const [provider, values] of Object.entries(markers))
+    options[provider] = { ...options[provider], ...values };
+  return [...restated.slice(0, -1), { ...last, providerOptions: options }];
 }
 
 function withoutParts(

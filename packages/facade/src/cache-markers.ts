@@ -1,8 +1,5 @@
 import type { CompactionRecord, HistoryEntry, Message } from '@ctxguard/core';
-import { isRecord } from '@ctxguard/shared';
-
-/** Provider options that mark a prompt-cache breakpoint (Anthropic's and OpenRouter's, Bedrock's). */
-const CACHE_MARKER_KEYS = new Set(['cacheControl', 'cache_control', 'cachePoint']);
+import { CACHE_MARKER_KEYS, isRecord } from '@ctxguard/shared';
 
 /**
  * A copy of a stored message with the prompt-cache breakpoints of this request. A stored copy
