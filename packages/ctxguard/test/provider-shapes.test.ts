@@ -341,16 +341,16 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
     ).toEqual({ inputTokens: 300, outputTokens: 10 });
   });
 
-  it("AI SDK 4's usage (`promptTokens`, `completionTokens`), and a count it misses by name", async () => {
-    expect(await recorded({ promptTokens: 700, completionTokens: 25, totalTokens: 725 })).toEqual({
-      inputTokens: 700,
-      outputTokens: 25,
-      totalTokens: 725,
-    });
-    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o' });
+  it("AI SDK 4's usage is refused with the reason: its prompt count leaves out cached tokens", async () => {
+    const guard = createContextGuard({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    await guard.prepare({ conversationId: 'v4', messages: [{ role: 'user', content: 'Hello there.' }] });
     await expect(
-      guard.recordCompletion({ conversationId: 'v4', usage: { promptTokens: 700 } as never }),
-    ).rejects.toThrow(/completionTokens/);
+      guard.recordCompletion({
+        conversationId: 'v4',
+        usage: { promptTokens: 700, completionTokens: 25, totalTokens: 725 } as never,
+      }),
+    ).rejects.toThrow(/AI SDK 4's usage \(`promptTokens`\).*cached tokens.*inputTokens, outputTokens/);
+    await guard.close();
   });
 
   it("an AI SDK provider's usage: totals with their cache and reasoning parts", async () => {

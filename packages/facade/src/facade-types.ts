@@ -111,20 +111,11 @@ export interface RecordCompletionInput {
    * The usage the provider reported for the request `prepare` returned last: ctxguard's `Usage`, or
    * `response.usage` as OpenAI (Chat Completions, Responses), Anthropic, the AI SDK's results
    * (`result.usage` of `generateText`, `await result.usage` of `streamText`; not `totalUsage`, which
-   * sums every step; AI SDK 4's `promptTokens` too) or an AI SDK provider (`LanguageModelV3Usage`)
-   * report it. `null`, `undefined`
+   * sums every step) or an AI SDK provider (`LanguageModelV3Usage`) report it. `null`, `undefined`
    * (OpenAI's optional `completion.usage`) or AI SDK usage whose counts are both `undefined` (the
    * provider reported none) is ignored with a warning.
    */
-  usage:
-    | Usage
-    | OpenAIChatUsage
-    | AnthropicUsage
-    | AISDKResultUsage
-    | ProviderLevelUsage
-    | { promptTokens: number; completionTokens: number; totalTokens?: number }
-    | null
-    | undefined;
+  usage: Usage | OpenAIChatUsage | AnthropicUsage | AISDKResultUsage | ProviderLevelUsage | null | undefined;
 }
 
 /** What `recoverOverflow` is given. */

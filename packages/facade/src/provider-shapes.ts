@@ -177,24 +177,8 @@ function fromAISDKResultUsage(usage: z.output<typeof aiSdkResultUsageSchema>): U
   };
 }
 
-/** Usage as AI SDK 4 reported it (`promptTokens`, `completionTokens`; renamed in AI SDK 5). */
-const aiSdk4UsageSchema = lazySchema(() =>
-  z.looseObject({ promptTokens: count, completionTokens: count, totalTokens: count.nullish() }),
-);
-
-function fromAISDK4Usage(usage: z.output<typeof aiSdk4UsageSchema>): Usage {
-  return providerUsage(
-    usage.promptTokens,
-    usage.completionTokens,
-    usage.totalTokens ?? undefined,
-    null,
-    null,
-  );
-}
-
 /** Each provider's usage shape, validated and converted to ctxguard's. */
 const providerUsageSchemas = {
-  aiSdk4: lazySchema(() => aiSdk4UsageSchema.transform(fromAISDK4Usage)),
   aiSdkProvider: lazySchema(() => providerLevelUsageSchema.transform(fromProviderLevelUsage)),
   aiSdkResult: lazySchema(() => aiSdkResultUsageSchema.transform(fromAISDKResultUsage)),
   openAIChat: lazySchema(() => openAIUsageSchema.transform(fromOpenAIUsage)),
@@ -209,7 +193,6 @@ function usageShapeOf(value: Record<string, unknown>): UsageShape | undefined {
   if (isRecord(value['inputTokens'])) return 'aiSdkProvider';
   if (isRecord(value['inputTokenDetails'])) return 'aiSdkResult';
   if ('inputTokens' in value) return undefined;
-  if ('promptTokens' in value || 'completionTokens' in value) return 'aiSdk4';
   // Either count of a pair names the shape, so a misspelled or missing other one is reported by its name.
   if ('prompt_tokens' in value || 'completion_tokens' in value) return 'openAIChat';
   if ('input_tokens_details' in value || 'output_tokens_details' in value) return 'openAIResponses';
@@ -236,11 +219,6 @@ const USAGE_FIELD_NAMES: Record<UsageShape | 'ctxguard', Omit<UsageFieldNames, '
     input: 'usage.inputTokens.total',
     cached: 'inputTokens.cacheRead',
     cacheWrite: 'inputTokens.cacheWrite',
-  },
-  aiSdk4: {
-    input: 'usage.promptTokens',
-    cached: 'cache reads',
-    cacheWrite: 'cache writes',
   },
   aiSdkResult: {
     input: 'usage.inputTokens',
@@ -287,14 +265,18 @@ function countsNotReported(value: Record<string, unknown>): boolean {
   );
 }
 
+/** AI SDK 4's usage (`promptTokens`, `completionTokens`), renamed in AI SDK 5. */
+function isAISDK4Usage(value: Record<string, unknown>): boolean {
+  return !('inputTokens' in value) && ('promptTokens' in value || 'completionTokens' in value);
+}
+
 function isThenable(value: unknown): boolean {
   return isRecord(value) && typeof value['then'] === 'function';
 }
 
 /**
  * Usage in ctxguard's shape (`inputTokens`, `outputTokens`, …), or as OpenAI Chat Completions,
- * OpenAI Responses, Anthropic's Messages API, the AI SDK's results (AI SDK 4's too) or an AI SDK
- * provider report it,
+ * OpenAI Responses, Anthropic's Messages API, the AI SDK's results or an AI SDK provider report it,
  * converted (prompt tokens counted with their cached part). A provider shape that does not validate
  * is reported in its own field names. `null` when the provider reported no counts (`undefined`, or the
  * AI SDK's counts both `undefined`).
@@ -313,6 +295,14 @@ export const usageInputSchema = lazySchema(() =>
       ctx.addIssue({
         code: 'custom',
         message: 'this is a whole model response; pass its usage field (`usage: response.usage`)',
+      });
+      return value;
+    }
+    if (isAISDK4Usage(value)) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          "is AI SDK 4's usage (`promptTokens`): with prompt caching its count leaves out the cached tokens, so it cannot anchor a measurement; pass `{ inputTokens, outputTokens }` with them counted in",
       });
       return value;
     }

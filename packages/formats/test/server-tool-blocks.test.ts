@@ -104,26 +104,50 @@ describe("Anthropic server tools' blocks", () => {
 });
 
 describe('a tool call made by code the model ran (programmatic tool calling)', () => {
-  it('keeps its caller through fromAnthropic and toAnthropic', () => {
-    const messages: MessageParam[] = [
-      { role: 'user', content: 'Sum the sizes of the log files.' },
-      {
-        role: 'assistant',
-        content: [
-          {
-            type: 'tool_use',
-            id: 'toolu_01',
-            name: 'file_size',
-            input: { path: 'app.log' },
-            caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_01' },
-          },
-        ],
-      },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '2048' }] },
-    ];
+  const codeCall = {
+    type: 'server_tool_use' as const,
+    id: 'srvtoolu_01',
+    name: 'code_execution' as const,
+    input: { code: 'print(sum(file_size(p) for p in logs))' },
+  };
+  const messages: MessageParam[] = [
+    { role: 'user', content: 'Sum the sizes of the log files.' },
+    {
+      role: 'assistant',
+      content: [
+        codeCall,
+        {
+          type: 'tool_use',
+          id: 'toolu_01',
+          name: 'file_size',
+          input: { path: 'app.log' },
+          caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_01' },
+        },
+      ],
+    },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '2048' }] },
+  ];
+
+  it('keeps its caller through fromAnthropic and toAnthropic, as the AI SDK spells it in between', () => {
+    const core = fromAnthropic({ messages });
+    const call = (core[1]!.content as { type: string; providerOptions?: unknown }[])[1];
+    expect(call?.providerOptions).toEqual({
+      anthropic: { caller: { type: 'code_execution_20250825', toolId: 'srvtoolu_01' } },
+    });
     const losses: ConversionLoss[] = [];
-    const back = toAnthropic(fromAnthropic({ messages }), { onLoss: (loss) => losses.push(loss) });
-    expect(back.messages).toEqual(messages);
+    expect(toAnthropic(core, { onLoss: (loss) => losses.push(loss) }).messages).toEqual(messages);
     expect(losses).toEqual([]);
+  });
+
+  it('drops, and reports, a caller whose code execution call is no longer in the message', () => {
+    const core = fromAnthropic({ messages });
+    const assistant = core[1] as { content: unknown[] };
+    assistant.content = assistant.content.slice(1);
+    const losses: ConversionLoss[] = [];
+    const back = toAnthropic(core, { onLoss: (loss) => losses.push(loss) });
+    expect((back.messages[1]!.content as { caller?: unknown }[])[0]?.caller).toBeUndefined();
+    expect(losses).toEqual([
+      expect.objectContaining({ what: 'tool-caller', path: 'messages[1].content[0]' }),
+    ]);
   });
 });

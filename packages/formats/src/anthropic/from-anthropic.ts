@@ -175,6 +175,12 @@ function serverBlockFromAnthropic(
   return part;
 }
 
+/** A tool call's `caller` as the AI SDK keeps it in provider options (`toolId` for `tool_id`). */
+function callerOption(caller: { [key: string]: JsonValue }): JsonValue {
+  const { tool_id: toolId, ...rest } = caller;
+  return toolId === undefined ? caller : { ...rest, toolId };
+}
+
 function assistantFromAnthropic(
   content: string | z.output<typeof assistantBlockInput>[],
   toolNames: ToolNames,
@@ -213,7 +219,8 @@ function assistantFromAnthropic(
           input: block.input,
         };
         let options = cacheOptions(block);
-        if (block.caller != null) options = withProviderOption(options, 'anthropic', 'caller', block.caller);
+        if (block.caller != null)
+          options = withProviderOption(options, 'anthropic', 'caller', callerOption(block.caller));
         setOptions(part, options);
         return part;
       }

@@ -241,6 +241,47 @@ function systemBlocks(message: SystemMessage, index: number, losses: LossReporte
   return blocks;
 }
 
+/**
+ * The Anthropic `caller` of a tool call from its provider options, where it is kept as the AI SDK
+ * spells it (`{ type, toolId }`): the model (`direct`), or the code execution call in the same
+ * message whose code made it. Dropped, and reported, when that call is no longer in the message
+ * (the API refuses a caller it cannot find) or the shape is unknown.
+ */
+function toolCaller(
+  caller: unknown,
+  message: AssistantMessage,
+  path: readonly (string | number)[],
+  losses: LossReporter,
+): AnthropicToolCaller | undefined {
+  if (caller === undefined) return undefined;
+  if (!isRecord(caller)) return droppedCaller(path, losses, 'of an unknown shape');
+  if (caller['type'] === 'direct') return { type: 'direct' };
+  const type = caller['type'];
+  const toolId = caller['toolId'] ?? caller['tool_id'];
+  if (typeof type !== 'string' || !type.startsWith('code_execution_') || typeof toolId !== 'string')
+    return droppedCaller(path, losses, 'of an unknown shape');
+  if (!serverToolUseIds(message).has(toolId))
+    return droppedCaller(path, losses, `whose code execution call ${toolId} is not in the message`);
+  return { type, tool_id: toolId } as AnthropicToolCaller;
+}
+
+function droppedCaller(path: readonly (string | number)[], losses: LossReporter, why: string): undefined {
+  losses.report(path, 'tool-caller', `a tool call's caller ${why}; dropped`);
+  return undefined;
+}
+
+/** Ids of the server tool calls (`server_tool_use` blocks) an assistant message holds. */
+function serverToolUseIds(message: AssistantMessage): Set<string> {
+  const ids = new Set<string>();
+  if (typeof message.content === 'string') return ids;
+  for (const part of message.content)
+    if (part.type === 'opaque' && part.provider === 'anthropic' && part.kind === 'server_tool_use') {
+      const id = part.data['id'];
+      if (typeof id === 'string') ids.add(id);
+    }
+  return ids;
+}
+
 function assistantBlocks(
   message: AssistantMessage,
   index: number,
@@ -277,9 +318,13 @@ function assistantBlocks(
           name: part.toolName,
           input: part.input,
         };
-        const caller = providerOption(part.providerOptions, 'anthropic', 'caller');
-        // Written back as it was read (a caller type newer than these types included).
-        if (isRecord(caller)) block.caller = caller as AnthropicToolCaller;
+        const caller = toolCaller(
+          providerOption(part.providerOptions, 'anthropic', 'caller'),
+          message,
+          path,
+          losses,
+        );
+        if (caller !== undefined) block.caller = caller;
         setCache(block, part.providerOptions, path);
         blocks.push(block);
         break;
