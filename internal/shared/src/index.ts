@@ -20,6 +20,7 @@ export { matchesSnapshot, takeMessageSnapshot } from './message-snapshot.js';
 export type { CompactionPart } from './provider-compaction.js';
 export { COMPACTION_KIND, isCompactionPart, newestCompactionIndex } from './provider-compaction.js';
 export {
+  addCacheMarkers,
   CACHE_MARKER_KEYS,
   CTXGUARD_PROVIDER,
   converterHint,

@@ -22,6 +22,14 @@ export const CACHE_MARKER_KEYS: ReadonlySet<string> = new Set([
   'cachePoint',
 ]);
 
+/** Adds the cache breakpoints `options` (a message's or part's provider options) holds to `into`, by provider. */
+export function addCacheMarkers(into: Record<string, Record<string, unknown>>, options: unknown): void {
+  for (const [provider, values] of Object.entries(isRecord(options) ? options : {}))
+    if (isRecord(values))
+      for (const [key, value] of Object.entries(values))
+        if (CACHE_MARKER_KEYS.has(key)) into[provider] = { ...into[provider], [key]: value };
+}
+
 /** Fields of OpenAI's messages the message model has no place for: validation would drop them. */
 export const OPENAI_ONLY_FIELDS = ['tool_calls', 'tool_call_id', 'function_call'] as const;
 

@@ -1,7 +1,7 @@
 import type { JSONValue, LanguageModelV3Message, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import { signedReasoning } from '@ctxguard/compactor';
 import { fromAISDKPrompt, toAISDKPrompt } from '@ctxguard/formats';
-import { CACHE_MARKER_KEYS } from '@ctxguard/shared';
+import { addCacheMarkers } from '@ctxguard/shared';
 import { fingerprint } from './fingerprint.js';
 import { type PromptDialect, v3Dialect } from './prompt-dialect.js';
 import { contentText, reasoningSignature } from './prompt-view.js';
@@ -79,21 +79,17 @@ function withCacheMarkersOf(
   round: readonly LanguageModelV3Message[],
   restated: LanguageModelV3Message[],
 ): LanguageModelV3Message[] {
-  const markers: Record<string, Record<string, JSONValue>> = {};
-  const take = (options: SharedV3ProviderOptions | undefined) => {
-    for (const [provider, values] of Object.entries(options ?? {}))
-      for (const key of CACHE_MARKER_KEYS)
-        if (values[key] !== undefined) markers[provider] = { ...markers[provider], [key]: values[key] };
-  };
+  const markers: Record<string, Record<string, unknown>> = {};
   for (const message of round) {
-    take(message.providerOptions);
-    if (Array.isArray(message.content)) for (const part of message.content) take(part.providerOptions);
+    addCacheMarkers(markers, message.providerOptions);
+    if (Array.isArray(message.content))
+      for (const part of message.content) addCacheMarkers(markers, part.providerOptions);
   }
   const last = restated.at(-1);
   if (last === undefined || Object.keys(markers).length === 0) return restated;
   const options: SharedV3ProviderOptions = { ...last.providerOptions };
   for (const [provider, values] of Object.entries(markers))
-    options[provider] = { ...options[provider], ...values };
+    options[provider] = { ...options[provider], ...(values as Record<string, JSONValue>) };
   return [...restated.slice(0, -1), { ...last, providerOptions: options }];
 }
 

@@ -1,5 +1,5 @@
 import type { CompactionRecord, HistoryEntry, Message } from '@ctxguard/core';
-import { CACHE_MARKER_KEYS, isRecord } from '@ctxguard/shared';
+import { addCacheMarkers, CACHE_MARKER_KEYS, isRecord } from '@ctxguard/shared';
 
 /**
  * A copy of a stored message with the prompt-cache breakpoints of this request. A stored copy
@@ -29,6 +29,12 @@ interface Marked {
 }
 
 /**
+ * Whether a message put back behind a facts message is the one its compaction hid, judged once per
+ * entry (a stored entry never changes; the message may be a task with large attachments).
+ */
+const putBackVerdicts = new WeakMap<HistoryEntry, boolean>();
+
+/**
  * The single original a stored entry stands for: through each one-for-one rewrite (a cleared tool
  * result), and from a message put back unchanged behind the facts message written before it. A
  * chain of rewrites leads back to the app's message; any other entry stands for itself.
@@ -45,8 +51,14 @@ export function rewrittenOriginals(history: {
     if (last === undefined) single.set(record.entryId, record.hiddenIds[0]!);
     else putBack.set(last, record);
   }
-  const unchanged = (entry: HistoryEntry, record: CompactionRecord) =>
-    JSON.stringify(entry.message) === JSON.stringify(history.hidden(record.id)[0]?.message);
+  const unchanged = (entry: HistoryEntry, record: CompactionRecord) => {
+    let verdict = putBackVerdicts.get(entry);
+    if (verdict === undefined) {
+      verdict = JSON.stringify(entry.message) === JSON.stringify(history.hidden(record.id)[0]?.message);
+      putBackVerdicts.set(entry, verdict);
+    }
+    return verdict;
+  };
   return (entry) => {
     const record = putBack.get(entry.id);
     let id = record && unchanged(entry, record) ? record.hiddenIds[0]! : entry.id;
@@ -63,10 +75,7 @@ function withMarkersOf(options: unknown, current: unknown): Record<string, unkno
       out[provider] = Object.fromEntries(
         Object.entries(values).filter(([key]) => !CACHE_MARKER_KEYS.has(key)),
       );
-  for (const [provider, values] of Object.entries(isRecord(current) ? current : {}))
-    if (isRecord(values))
-      for (const [key, value] of Object.entries(values))
-        if (CACHE_MARKER_KEYS.has(key)) out[provider] = { ...out[provider], [key]: structuredClone(value) };
+  addCacheMarkers(out, structuredClone(current));
   const kept = Object.entries(out).filter(([, values]) => Object.keys(values).length > 0);
   return kept.length === 0 ? undefined : Object.fromEntries(kept);
 }

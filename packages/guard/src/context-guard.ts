@@ -764,12 +764,12 @@ export class ContextGuard {
    */
   #floorTokens(event: FitCall, meter: TokenMeter, history: ConversationHistory): number {
     const messages = event.messages;
-    const guardFacts = new Set(
-      history
-        .effectiveEntries()
-        .filter(isGuardFactsEntry)
-        .map((entry) => textOf(entry.message)),
-    );
+    // The guard's facts message stands among the leading system messages, never after them.
+    const guardFacts = new Set<string>();
+    for (const entry of history.effectiveEntries()) {
+      if (entry.message.role !== 'system') break;
+      if (isGuardFactsEntry(entry)) guardFacts.add(textOf(entry.message));
+    }
     let tokens = event.system ? meter.text(event.system) : 0;
     for (
       let index = 0;

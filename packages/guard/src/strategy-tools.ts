@@ -495,12 +495,9 @@ export class StrategyToolsImpl implements StrategyTools {
     // The task among them stays (or its own words do, in front of the marker), and the request.
     const entries = this.#history.effectiveEntries();
     const request = requestIndex(entries);
-    const { start, end, lead } = droppableRange(
-      entries,
-      keepingTask(entries, head, oldest, request),
-      request,
-    );
-    if (hidesOnlyMarkers(entries, start, end, lead)) return this.#unchanged();
+    const range = droppableRange(entries, keepingTask(entries, head, oldest, request), request);
+    if (range === undefined) return this.#unchanged();
+    const { start, end, lead } = range;
     // Before an assistant turn the marker speaks as the user: a request whose first message after
     // the system prompt is the assistant's is refused by Bedrock and Gemini.
     const marker = this.#keepingFacts(
@@ -989,18 +986,20 @@ function aroundRequest(from: number, to: number, request: number | undefined): [
  * front of the marker): the part before the user's newest message at `request`; the part after it
  * when the one before holds only markers (an agent's oldest steps then follow its request), for a
  * marker in a marker's place frees nothing. The task lies before the request: nothing to put back.
+ * Undefined when neither part holds more than markers.
  */
 function droppableRange(
   view: readonly HistoryEntry[],
   kept: { from: number; to: number; lead: Message[] },
   request: number | undefined,
-): { start: number; end: number; lead: Message[] } {
+): { start: number; end: number; lead: Message[] } | undefined {
   const { from, to, lead } = kept;
   const [start, end] = aroundRequest(from, to, outsideLead(view, request, lead));
-  if (request === undefined || request < from || request + 1 >= to) return { start, end, lead };
-  return hidesOnlyMarkers(view, start, end, lead)
+  if (!hidesOnlyMarkers(view, start, end, lead)) return { start, end, lead };
+  const after = request !== undefined && request >= from && request + 1 < to;
+  return after && !hidesOnlyMarkers(view, request + 1, to, [])
     ? { start: request + 1, end: to, lead: [] }
-    : { start, end, lead };
+    : undefined;
 }
 
 /** True when `[from, to)` holds nothing but truncation markers and the messages `kept` puts back. */
