@@ -150,7 +150,8 @@ export class RedisPersistence implements Persistence, AtomicCreate {
   readonly #client: Redis;
   readonly #ownsClient: boolean;
   readonly #options: ParsedOptions;
-  #everReady: boolean;
+  /** Whether a call waits for the connection: until the store was ready once or one wait ran out. */
+  #waitsForConnection: boolean;
   #lastError: Error | undefined;
   /** The password error of the latest connection attempt: a configuration error, not worth waiting out. */
   #authError: Error | undefined;
@@ -182,13 +183,13 @@ export class RedisPersistence implements Persistence, AtomicCreate {
       });
       this.#ownsClient = true;
     }
-    this.#everReady = this.#client.status === 'ready';
+    this.#waitsForConnection = this.#client.status !== 'ready';
     this.#client.on('ready', this.#onReady);
     this.#client.on('error', this.#onError);
   }
 
   readonly #onReady = (): void => {
-    this.#everReady = true;
+    this.#waitsForConnection = false;
     this.#lastError = undefined;
     this.#authError = undefined;
   };
@@ -359,14 +360,15 @@ export class RedisPersistence implements Persistence, AtomicCreate {
   }
 
   /**
-   * Lets a command go once the connection is ready and on the right database. Before the first
-   * connection it waits up to `connectTimeoutMs`; afterwards a call fails fast while Redis is down.
+   * Lets a command go once the connection is ready and on the right database. Until the first
+   * connection, calls wait for it, once, up to `connectTimeoutMs`; after that wait, or after a
+   * connection, a call fails fast while Redis is down.
    */
   async #connected(key: string | undefined): Promise<void> {
     const client = this.#client;
     if (client.status !== 'ready') {
       if (this.#authError !== undefined) throw this.#authFailure(key, this.#authError);
-      if (!this.#everReady) await this.#awaitFirstConnection(key);
+      if (this.#waitsForConnection) await this.#awaitFirstConnection(key);
     }
     if (client.status === 'ready') await this.#databaseSelected(key);
   }
@@ -382,6 +384,8 @@ export class RedisPersistence implements Persistence, AtomicCreate {
       await this.#firstConnection;
     } catch (error) {
       if (this.#authError !== undefined) throw this.#authFailure(key, this.#authError);
+      // Redis is down from the start: later calls fail at once, as they do after a drop.
+      this.#waitsForConnection = false;
       const reason = error instanceof Error ? error.message : String(error);
       throw new RedisUnavailableError(reason, key, this.#lastError);
     }
