@@ -249,6 +249,16 @@ describe('a final assistant turn of the tool loop without its thinking', () => {
     );
   });
 
+  it('is rejected when it is the final message (a paused turn sent back without its thinking)', () => {
+    const paused = [
+      { role: 'user', content: 'Search it.' },
+      { role: 'assistant', content: 'Let me search.' },
+    ];
+    expect(anthropicViolations(body(paused, { thinking: THINKING }))).toContain(
+      `messages.1.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`text\`. ${FINAL_ASSISTANT_RULE}`,
+    );
+  });
+
   it('is accepted with thinking off, and when the final user turn holds no tool_result', () => {
     expect(anthropicViolations(body(loop))).toEqual([]);
     const answered = [

@@ -322,11 +322,14 @@ function unexpectedToolResults(
   });
 }
 
-/** With thinking on, a final user turn of tool results needs the last assistant turn to start with thinking. */
+/**
+ * With thinking on, a final assistant message (a paused turn sent back), and the last assistant turn
+ * before a final user turn of tool results, must start with thinking.
+ */
 function finalThinkingViolations(body: MessagesBody, messages: MergedMessage[]): string[] {
   const last = messages.at(-1);
-  if (!isThinkingEnabled(body) || last?.role !== 'user') return [];
-  if (!last.content.some((block) => block.type === 'tool_result')) return [];
+  if (!isThinkingEnabled(body) || last === undefined) return [];
+  if (last.role === 'user' && !last.content.some((block) => block.type === 'tool_result')) return [];
   const assistantIndex = messages.findLastIndex((message) => message.role === 'assistant');
   const first = messages[assistantIndex]?.content[0];
   if (first === undefined || first.type === 'thinking' || first.type === 'redacted_thinking') return [];

@@ -134,6 +134,42 @@ describe('keepSignedReasoningValid', () => {
       expect(third.record.restated).toBeUndefined();
     });
 
+    it('restates a final turn the provider paused once it lost its reasoning, and keeps it restated', () => {
+      const paused = thinking('s1', [
+        { type: 'text', text: 'Let me search.' },
+        {
+          type: 'tool-call',
+          toolCallId: 'srv_1',
+          toolName: 'web_search',
+          input: { query: 'node 20 eol' },
+          providerExecuted: true,
+        },
+        {
+          type: 'tool-result',
+          toolCallId: 'srv_1',
+          toolName: 'web_search',
+          output: { type: 'json', value: [{ url: 'https://nodejs.org', encryptedContent: 'E'.repeat(300) }] },
+        },
+      ]);
+      const app = [user('task'), answer('done'), user('When does Node 20 end?'), paused];
+      const view = [user('summary of task'), ...app.slice(1)];
+      const first = keepSignedReasoningValid(view, app, null);
+      expect(first.restatedNow).toBe(1);
+      expect(first.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'user']);
+      const restated = JSON.stringify(first.messages.at(-1));
+      expect(restated).toContain('Let me search.');
+      expect(restated).toContain('node 20 eol');
+      expect(restated).toContain('https://nodejs.org');
+      expect(restated).not.toContain('EEEE');
+      // The model continued on the restated prompt; the next request restates the paused turn again,
+      // so the continuation's reasoning was made on what is sent and stays.
+      const next = [...view, thinking('s2', [{ type: 'text', text: 'In April 2026.' }]), user('Thanks.')];
+      const second = keepSignedReasoningValid(next, [...app, ...next.slice(4)], first.record);
+      expect(second.messages.slice(0, 4)).toEqual(first.messages);
+      expect(second.messages.slice(4)).toEqual(next.slice(4));
+      expect(second.droppedFirst).toBe(0);
+    });
+
     it('leaves a final round alone while its reasoning stays, and one that had none', () => {
       const app = [user('task'), thinking('s1', [callPart('c1')]), resultOf('c1', 'data')];
       const kept = keepSignedReasoningValid(app, app, null);

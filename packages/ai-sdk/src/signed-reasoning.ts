@@ -113,8 +113,17 @@ function firstDifference(a: readonly string[], b: readonly string[]): number {
   return Number.POSITIVE_INFINITY;
 }
 
+/** True when the message calls tools the app runs (whose results must follow it). */
+function callsClientTools(message: LanguageModelV3Message): boolean {
+  return (
+    Array.isArray(message.content) &&
+    message.content.some((part) => part.type === 'tool-call' && part.providerExecuted !== true)
+  );
+}
+
 /**
  * Restates, in place, each tool round whose assistant turn was restated in an earlier request
+ * (a final assistant turn, paused by the provider and sent back, is a round without results)
  * (`hashes` and `lost` follow `messages`), and returns the fingerprints of those still in the prompt
  * (the others are forgotten).
  */
@@ -132,7 +141,7 @@ function restateAgain(
     const hash = hashes[index] as string;
     if (messages[index]?.role !== 'assistant' || !restated.has(hash)) continue;
     const end = roundEnd(messages, index);
-    if (end === index + 1) continue;
+    if (end === index + 1 && callsClientTools(messages[index] as LanguageModelV3Message)) continue;
     found.add(hash);
     const restatement = restate(messages.slice(index, end));
     messages.splice(index, end - index, ...restatement);

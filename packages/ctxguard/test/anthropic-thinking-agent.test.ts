@@ -19,6 +19,7 @@ import {
   anthropicViolations,
   type Block,
   type MessagesBody,
+  signatureFor,
   startAnthropicServer,
 } from '../../../test/support/anthropic-messages-server.ts';
 
@@ -199,4 +200,90 @@ describe('Claude agents with extended thinking and multi-round tool loops, throu
     expect(third.overflows).toBe(0);
     expect(refusals(server)).toEqual([]);
   }, 180_000);
+});
+
+describe('a turn the server paused (pause_turn), sent back to be continued', () => {
+  /** Earlier answered questions, then a question whose answer the server paused mid web search; signed as the server signs. */
+  function pausedConversation(): Pick<MessagesBody, 'system' | 'messages'> {
+    const body: Pick<MessagesBody, 'system' | 'messages'> = {
+      system: 'You research releases.',
+      messages: [],
+    };
+    const signedReply = (thinking: string, rest: Block[]): void => {
+      const block: Block = { type: 'thinking', thinking, signature: '' };
+      body.messages.push({ role: 'assistant', content: [block, ...rest] });
+      block.signature = signatureFor(body, body.messages.length - 1, 0);
+    };
+    for (let i = 0; i < 8; i++) {
+      body.messages.push({
+        role: 'user',
+        content: `Question ${i}: ${'what changed in this release? '.repeat(25)}`,
+      });
+      signedReply(`Reading release ${i}.`, [
+        { type: 'text', text: `Release ${i}: ${'faster startup. '.repeat(40)}` },
+      ]);
+    }
+    body.messages.push({ role: 'user', content: 'When does Node 20 reach end of life?' });
+    signedReply('I should search for this.', [
+      { type: 'text', text: 'Let me search.' },
+      {
+        type: 'server_tool_use',
+        id: 'srvtoolu_1',
+        name: 'web_search',
+        input: { query: 'node 20 end of life' },
+      },
+      {
+        type: 'web_search_tool_result',
+        tool_use_id: 'srvtoolu_1',
+        content: [
+          {
+            type: 'web_search_result',
+            url: 'https://nodejs.org/en/about/previous-releases',
+            title: 'Node.js releases',
+            encrypted_content: 'Eq'.repeat(400),
+          },
+        ],
+      },
+    ]);
+    return body;
+  }
+
+  const sendable = (messages: Parameters<typeof toAnthropic>[0]): MessagesBody => {
+    const { system, messages: wire } = toAnthropic(messages);
+    return {
+      model: MODEL,
+      max_tokens: MAX_OUTPUT,
+      thinking: { type: 'enabled', budget_tokens: 1_024 },
+      ...(system === undefined ? {} : { system: system as NonNullable<MessagesBody['system']> }),
+      messages: wire as MessagesBody['messages'],
+    };
+  };
+
+  it('is restated as the final user turn once a compaction drops its thinking, and the server accepts it', async () => {
+    const body = pausedConversation();
+    const guard = createContextGuard({ provider: 'anthropic', model: MODEL, contextLimit: 2_500 });
+    const history = fromAnthropic(body);
+    const prepared = await guard.prepare({ conversationId: 'paused', messages: history });
+    expect(prepared.actions.some((action) => action.type === 'compaction')).toBe(true);
+    const sent = sendable(prepared.messages);
+    expect(anthropicViolations(sent)).toEqual([]);
+    const final = JSON.stringify(sent.messages.at(-1));
+    expect(final).toContain('node 20 end of life');
+    expect(final).toContain('https://nodejs.org/en/about/previous-releases');
+    expect(final).not.toContain('EqEq');
+
+    // The model answers on what was sent; the next request sends the same restatement, so the
+    // answer's thinking, signed on it, is still valid.
+    const thinking: Block = { type: 'thinking', thinking: 'The page says April 2026.', signature: '' };
+    const reply = { role: 'assistant' as const, content: [thinking, { type: 'text', text: 'April 2026.' }] };
+    const answered = [...sent.messages, reply];
+    // The server signs over merged messages: consecutive messages of one role are one.
+    const merged = answered.filter((message, i) => message.role !== answered[i - 1]?.role).length;
+    thinking.signature = signatureFor({ ...sent, messages: answered }, merged - 1, 0);
+    history.push(...fromAnthropic({ messages: [reply] }), { role: 'user', content: 'And Node 22?' });
+    const next = sendable((await guard.prepare({ conversationId: 'paused', messages: history })).messages);
+    await guard.close();
+    expect(anthropicViolations(next)).toEqual([]);
+    expect(JSON.stringify(next.messages)).toContain(thinking.signature);
+  });
 });

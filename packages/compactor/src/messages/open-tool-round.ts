@@ -60,23 +60,36 @@ function loopLostReasoning(
 }
 
 /**
- * Where the restatement of the open tool loop must start so that a provider requiring thinking
- * accepts the request, or -1 when nothing needs restating. Anthropic, with thinking on, requires the
- * assistant message that the final user turn answers to start with a valid thinking block, and merges
- * consecutive user (and tool result) messages before it checks: a user message after the results
- * (the user writing while the agent works) is part of that turn. So once a turn of the open loop lost
- * its signed reasoning (`lostReasoning(index)`; with thinking only on a loop's first turn, the later
- * turns never had any), the open round is restated; its text merges with the results before it, whose
- * assistant message then must start with reasoning (`startsWithReasoning`); the walk goes back until
- * one does, or until the merged turn holds no tool result.
+ * The final turn that must be restated, or -1: a final assistant message that lost its reasoning (a
+ * turn the provider paused, `pause_turn`, sent back to be continued), or the open tool round once a
+ * turn of its loop lost reasoning (with thinking only on a loop's first turn, the later turns never
+ * had any).
+ */
+function staleFinalTurn(messages: readonly unknown[], lostReasoning: (index: number) => boolean): number {
+  const last = messages.length - 1;
+  if (roleOf(messages[last]) === 'assistant') return lostReasoning(last) ? last : -1;
+  const open = openToolRoundStart(messages);
+  return open >= 0 && loopLostReasoning(messages, open, lostReasoning) ? open : -1;
+}
+
+/**
+ * Where the restatement of the conversation's final turns must start so that a provider requiring
+ * thinking accepts the request, or -1 when nothing needs restating. Anthropic, with thinking on,
+ * requires a final assistant message, and the assistant message that the final user turn answers,
+ * to start with a valid thinking block, and merges consecutive user (and tool result) messages
+ * before it checks: a user message after the results (the user writing while the agent works) is
+ * part of that turn. So the turn that lost its signed reasoning (`lostReasoning(index)`, see
+ * {@link staleFinalTurn}) is restated; its text merges with the results before it, whose assistant
+ * message then must start with reasoning (`startsWithReasoning`); the walk goes back until one does,
+ * or until the merged turn holds no tool result.
  */
 export function staleToolLoopStart(
   messages: readonly unknown[],
   lostReasoning: (index: number) => boolean,
   startsWithReasoning: (message: unknown) => boolean,
 ): number {
-  let start = openToolRoundStart(messages);
-  if (start < 0 || !loopLostReasoning(messages, start, lostReasoning)) return -1;
+  let start = staleFinalTurn(messages, lostReasoning);
+  if (start < 0) return -1;
   while (!partsOf(messages[start]).some(isCompactionPart)) {
     const answered = answeredBefore(messages, start);
     if (answered < 0 || startsWithReasoning(messages[answered])) break;
@@ -87,15 +100,15 @@ export function staleToolLoopStart(
 
 /**
  * The messages from `start` (see {@link staleToolLoopStart}) with each tool round (an assistant
- * message and the tool messages after it) restated by {@link restateToolRound} as its own user
- * message, and the user messages between rounds as they are; a later request that restates the same
- * rounds sends the same messages.
+ * message and the tool messages after it; a final assistant message is a round without results)
+ * restated by {@link restateToolRound} as its own user message, and the user messages between
+ * rounds as they are; a later request that restates the same rounds sends the same messages.
  */
 export function restateToolRounds(messages: readonly Message[], start: number): Message[] {
   const out: Message[] = [];
   for (let index = start; index < messages.length; ) {
     const message = messages[index] as Message;
-    if (!callsTools(message)) {
+    if (roleOf(message) !== 'assistant') {
       out.push(message);
       index++;
       continue;
@@ -128,9 +141,25 @@ function assistantLines(message: unknown): string[] {
       lines.push(`You called ${part.toolName} (call ${part.toolCallId}) with ${asText(part.input)}.`);
     } else if (isRecord(part) && part.type === 'text' && typeof part.text === 'string' && part.text !== '') {
       lines.push(`You wrote: ${part.text}`);
+    } else if (isRecord(part) && part.type === 'opaque' && !isCompactionPart(part)) {
+      lines.push(`The provider ran a step of yours (${String(part.kind)}): ${asText(readable(part.data))}`);
     }
   }
   return lines;
+}
+
+/**
+ * A provider-executed step's data without its encrypted fields (`encrypted_content` of a web search
+ * result): only the provider reads those, and restated as text they are long and mean nothing.
+ */
+function readable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(readable);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !/^encrypted/i.test(key))
+      .map(([key, inner]) => [key, readable(inner)]),
+  );
 }
 
 function resultLines(messages: readonly unknown[], media: (ImagePart | FilePart)[]): string[] {
@@ -158,10 +187,10 @@ function inWords(opener: unknown, results: readonly unknown[]): Message {
 
 /**
  * The tool round from `start` (an assistant message with tool calls, then the tool messages that
- * answer it) as one user message that says in words what was called and what came back, media
- * results attached. A provider that requires the final assistant turn of a tool loop to start with
- * its signed reasoning accepts this once that reasoning can no longer be sent; the pairs are gone
- * together, so none is left orphaned. An assistant message holding a provider compaction item keeps
+ * answer it; or a final assistant message alone) as one user message that says in words what was
+ * written, called and what came back (the provider's own steps too), media results attached. A
+ * provider that requires the final assistant turn to start with its signed reasoning accepts this
+ * once that reasoning can no longer be sent; the pairs are gone together, so none is left orphaned. An assistant message holding a provider compaction item keeps
  * the item and what precedes it as an assistant message of its own before the restatement (the
  * provider needs the item as it was); only what follows the item is restated.
  */

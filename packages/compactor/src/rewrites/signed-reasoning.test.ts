@@ -71,7 +71,14 @@ describe('dropSignedReasoningAfterChange', () => {
         { type: 'text', text: 'ok' },
       ],
     };
-    const original = [system('s'), user('a'), thinking('early', { signature: 'sig-e' }), user('b'), holder];
+    const original = [
+      system('s'),
+      user('a'),
+      thinking('early', { signature: 'sig-e' }),
+      user('b'),
+      holder,
+      user('c'),
+    ];
     const rewritten = [system('s, with facts'), ...original.slice(1)];
     const result = dropSignedReasoningAfterChange(original, rewritten);
     expect(result.firstChangedIndex).toBe(0);
@@ -278,6 +285,65 @@ describe('dropSignedReasoningFrom and the open tool round', () => {
     expect(result.messages.slice(2).map((message) => message.role)).toEqual(['assistant', 'user']);
     expect(result.messages[2]!.content).toEqual([item]);
     expect(JSON.stringify(result.messages[3])).toContain('You called read_file (call c1)');
+  });
+
+  /** A turn Anthropic paused (`pause_turn`) mid web search, as the app sends it back to be continued. */
+  const paused = (signature: string): Message => ({
+    role: 'assistant',
+    content: [
+      { type: 'reasoning', text: 'search first', signature },
+      { type: 'text', text: 'Let me search.' },
+      {
+        type: 'opaque',
+        provider: 'anthropic',
+        kind: 'server_tool_use',
+        data: { type: 'server_tool_use', id: 'srv_1', name: 'web_search', input: { query: 'node 20 eol' } },
+      },
+      {
+        type: 'opaque',
+        provider: 'anthropic',
+        kind: 'web_search_tool_result',
+        data: {
+          type: 'web_search_tool_result',
+          tool_use_id: 'srv_1',
+          content: [
+            {
+              type: 'web_search_result',
+              url: 'https://nodejs.org',
+              title: 'EOL',
+              encrypted_content: 'E'.repeat(500),
+            },
+          ],
+        },
+      },
+    ],
+  });
+
+  it('restates a final assistant turn that lost its thinking (a paused turn sent back): thinking forbids it without', () => {
+    const result = dropSignedReasoningFrom([user('When does Node 20 end?'), paused('sig-p')], 0);
+    expect(result.restatedRound).toBe(true);
+    expect(result.messages.map((message) => message.role)).toEqual(['user', 'user']);
+    const text = JSON.stringify(result.messages[1]);
+    expect(text).toContain('You wrote: Let me search.');
+    expect(text).toContain('node 20 eol');
+    expect(text).toContain('https://nodejs.org');
+    expect(text).not.toContain('EEEE');
+    expect(text).not.toContain('sig-p');
+    // Sent as it is while its thinking stays valid: the provider continues the paused turn.
+    const valid = [user('q'), paused('sig-p')];
+    expect(dropSignedReasoningFrom(valid, 2).messages).toEqual(valid);
+  });
+
+  it('restates the open round behind a paused final turn too, when the merged turn answers it', () => {
+    const messages = [
+      user('q'),
+      signedCalls('sig-0', call('c0', 'read_file')),
+      results(['c0', 'read_file', 'x']),
+    ];
+    const result = dropSignedReasoningFrom([...messages, paused('sig-p')], 0);
+    expect(result.messages.map((message) => message.role)).toEqual(['user', 'user', 'user']);
+    expect(JSON.stringify(result.messages[1])).toContain('You called read_file (call c0)');
+    expect(JSON.stringify(result.messages)).not.toContain('tool-call');
   });
 
   it('finds the open round behind the final turn when that turn holds its results', () => {
