@@ -13,6 +13,8 @@ const CONVERTER_HINTS = {
   uimessage: `AI SDK UI messages (\`parts\`, as \`useChat\` sends them): convert them with \`convertToModelMessages\` from \`ai\`, then \`fromAISDK\`${CONVERTERS_FROM}`,
   'openai-responses':
     'OpenAI Responses API input items: ctxguard converts Chat Completions messages (`fromOpenAIChat`) and AI SDK messages (`fromAISDK`); with the AI SDK, `@ctxguard/ai-sdk` guards Responses models',
+  gemini:
+    "Google Gemini contents (`role: 'model'`, `parts` without a `type`): ctxguard has no Gemini converter; with the AI SDK (`@ai-sdk/google`), `@ctxguard/ai-sdk` guards Gemini models",
 } as const;
 
 /** Provider options that mark a prompt-cache breakpoint (Anthropic's and OpenRouter's, Bedrock's). */
@@ -94,10 +96,16 @@ function isAISDK4Part(part: Record<string, unknown>): boolean {
   return part['type'] === 'tool-result' && 'result' in part && !('output' in part);
 }
 
+/** Gemini's `Content`: role `model` for the assistant, parts without a `type` (`{ text }`, `{ functionCall }`). */
+function isGeminiContent(message: Record<string, unknown>, parts: unknown[]): boolean {
+  return message['role'] === 'model' || parts.some((part) => isRecord(part) && !('type' in part));
+}
+
 /** Which provider's own message format `message` is in, when it is recognisably one. */
 export function providerFormatOf(message: unknown): ProviderFormat | undefined {
   if (!isRecord(message)) return undefined;
-  if (Array.isArray(message['parts']) && !('content' in message)) return 'uimessage';
+  if (Array.isArray(message['parts']) && !('content' in message))
+    return isGeminiContent(message, message['parts']) ? 'gemini' : 'uimessage';
   if (RESPONSES_ITEM_TYPES.has(message['type'] as string)) return 'openai-responses';
   if (OPENAI_ONLY_FIELDS.some((field) => field in message)) return 'openai';
   const parts = Array.isArray(message['content']) ? message['content'] : [];

@@ -224,6 +224,18 @@ describe("a provider's own messages", () => {
     const ui = await prepareError([{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Read it.' }] }]);
     expect(ui.message).toMatch(/messages\[0\]\.content/);
     expect(ui.message).toContain('`convertToModelMessages` from `ai`, then `fromAISDK`');
+    // Gemini's contents also hold `parts`, untyped, and name the assistant `model`.
+    for (const gemini of [
+      [{ role: 'user', parts: [{ text: 'Read it.' }] }],
+      [
+        { role: 'user', content: 'Read it.' },
+        { role: 'model', parts: [] },
+      ],
+    ]) {
+      const error = await prepareError(gemini);
+      expect(error.message).toContain('Google Gemini contents');
+      expect(error.message).not.toContain('convertToModelMessages');
+    }
     const responses = await prepareError([
       { role: 'user', content: 'Read it.' },
       { type: 'function_call', call_id: 'c1', name: 'read', arguments: '{}' },
