@@ -384,8 +384,9 @@ export class RedisPersistence implements Persistence, AtomicCreate {
       await this.#firstConnection;
     } catch (error) {
       if (this.#authError !== undefined) throw this.#authFailure(key, this.#authError);
-      // Redis is down from the start: later calls fail at once, as they do after a drop.
-      this.#waitsForConnection = false;
+      // Redis is down from the start: later calls fail at once, as they do after a drop. A caller's
+      // client with its offline queue on would queue them unchecked instead, so those still wait.
+      if (this.#client.options.enableOfflineQueue === false) this.#waitsForConnection = false;
       const reason = error instanceof Error ? error.message : String(error);
       throw new RedisUnavailableError(reason, key, this.#lastError);
     }

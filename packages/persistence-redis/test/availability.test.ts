@@ -1,4 +1,5 @@
 import type { StorageError } from '@ctxguard/persistence';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisStorageError, RedisUnavailableError } from '../src/errors.js';
 import { RedisPersistence } from '../src/redis-persistence.js';
@@ -159,6 +160,23 @@ describe.skipIf(!probe.available)('RedisPersistence while Redis is down', () => 
     await server({ port: gone.port });
     await eventually(() => redis.set('k', 'up'));
     expect(await redis.get('k')).toBe('up');
+  });
+
+  it("with a caller's client whose offline queue is on, each call waits, so none is queued unchecked", {
+    timeout: 15_000,
+  }, async () => {
+    const gone = await server();
+    await gone.stop();
+    const client = new Redis(gone.url, { retryStrategy: () => 50, maxRetriesPerRequest: 0 });
+    const redis = new RedisPersistence({ client, namespace: 'avail', connectTimeoutMs: 200 });
+    try {
+      expect((await failure(redis.get('a'))).message).toContain('no connection to Redis within 200 ms');
+      // The first wait ran out: this call waits again rather than being queued by the client.
+      expect((await failure(redis.get('b'))).message).toContain('no connection to Redis within 200 ms');
+    } finally {
+      await redis.close();
+      client.disconnect();
+    }
   });
 
   it('reports an error reply (OOM) as storage_error naming the key, and the store keeps working', async () => {

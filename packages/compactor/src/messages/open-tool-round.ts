@@ -60,14 +60,18 @@ function loopLostReasoning(
 }
 
 /**
- * The final turn that must be restated, or -1: a final assistant message that lost its reasoning (a
- * turn the provider paused, `pause_turn`, sent back to be continued), or the open tool round once a
- * turn of its loop lost reasoning (with thinking only on a loop's first turn, the later turns never
- * had any).
+ * The final turn that must be restated, or -1: the assistant messages the conversation ends in (a
+ * turn the provider paused, `pause_turn`, sent back to be continued; a provider merges them into
+ * one turn) once one of them lost its reasoning, or the open tool round once a turn of its loop
+ * lost reasoning (with thinking only on a loop's first turn, the later turns never had any).
  */
 function staleFinalTurn(messages: readonly unknown[], lostReasoning: (index: number) => boolean): number {
-  const last = messages.length - 1;
-  if (roleOf(messages[last]) === 'assistant') return lostReasoning(last) ? last : -1;
+  let first = messages.length;
+  while (first > 0 && roleOf(messages[first - 1]) === 'assistant') first--;
+  if (first < messages.length) {
+    const lost = messages.slice(first).some((_, offset) => lostReasoning(first + offset));
+    return lost ? first : -1;
+  }
   const open = openToolRoundStart(messages);
   return open >= 0 && loopLostReasoning(messages, open, lostReasoning) ? open : -1;
 }
@@ -135,6 +139,8 @@ function isMedia(part: unknown): part is ImagePart | FilePart {
 }
 
 function assistantLines(message: unknown): string[] {
+  const content = isRecord(message) ? message.content : undefined;
+  if (typeof content === 'string') return content === '' ? [] : [`You wrote: ${content}`];
   const lines: string[] = [];
   for (const part of partsOf(message)) {
     if (isToolCallPart(part)) {
@@ -148,16 +154,21 @@ function assistantLines(message: unknown): string[] {
   return lines;
 }
 
+/** Longer strings of base64 characters alone are data (a fetched PDF), not words. */
+const DATA_STRING = /^[A-Za-z0-9+/=\s]{1000,}$/;
+
 /**
- * A provider-executed step's data without its encrypted fields (`encrypted_content` of a web search
- * result): only the provider reads those, and restated as text they are long and mean nothing.
+ * A provider-executed step's data as words: without its encrypted fields (`encrypted_content` of a
+ * web search result), which only the provider reads, without its provider options (a cache marker
+ * the app moves each step would change the restatement), and with base64 data named, not spelt.
  */
 function readable(value: unknown): unknown {
+  if (typeof value === 'string' && DATA_STRING.test(value)) return `[${value.length} characters of data]`;
   if (Array.isArray(value)) return value.map(readable);
   if (!isRecord(value)) return value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key]) => !/^encrypted/i.test(key))
+      .filter(([key]) => !/^encrypted/i.test(key) && key !== 'providerOptions')
       .map(([key, inner]) => [key, readable(inner)]),
   );
 }

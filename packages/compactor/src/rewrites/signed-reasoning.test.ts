@@ -334,6 +334,54 @@ describe('dropSignedReasoningFrom and the open tool round', () => {
     expect(dropSignedReasoningFrom(valid, 2).messages).toEqual(valid);
   });
 
+  it('restates every assistant message the conversation ends in: a provider merges them into one turn', () => {
+    const split = [user('q'), thinking('first', { signature: 'sig-1' }), assistant('second')];
+    const result = dropSignedReasoningFrom(split, 0);
+    expect(result.messages.map((message) => message.role)).toEqual(['user', 'user', 'user']);
+    expect(JSON.stringify(result.messages)).toContain('You wrote: second');
+    // None lost anything (a prefill, say): nothing is restated.
+    expect(dropSignedReasoningFrom([user('q'), assistant('a'), assistant('b')], 0).restatedRound).toBe(false);
+  });
+
+  it('restates a provider step without its provider options or base64 data: the same words every request', () => {
+    const step = (extra: object): Message => ({
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'fetch it', signature: 'sig-f' },
+        {
+          type: 'opaque',
+          provider: 'anthropic',
+          kind: 'web_fetch_tool_result',
+          data: { type: 'web_fetch_tool_result', content: { data: 'JVBERi0x'.repeat(200) }, ...extra },
+        },
+      ],
+    });
+    const words = (message: Message) =>
+      JSON.stringify(dropSignedReasoningFrom([user('q'), message], 0).messages);
+    expect(words(step({}))).toContain('[1600 characters of data]');
+    expect(words(step({}))).not.toContain('JVBERi0xJVBERi0x');
+    expect(words(step({ providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } }))).toBe(
+      words(step({})),
+    );
+  });
+
+  it('keeps a provider compaction item of a final turn as an assistant message before its restatement', () => {
+    const holder: Message = {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'before the item', signature: 'sig-0' },
+        item,
+        { type: 'reasoning', text: 'after the item', signature: 'sig-1' },
+        { type: 'text', text: 'ok' },
+      ],
+    };
+    const result = dropSignedReasoningFrom([user('changed'), holder], 0);
+    expect(result.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    const kept = result.messages[1]!.content as { type: string; signature?: string }[];
+    expect(kept.map((part) => part.signature ?? part.type)).toEqual(['sig-0', 'opaque']);
+    expect(JSON.stringify(result.messages[2])).toContain('You wrote: ok');
+  });
+
   it('restates the open round behind a paused final turn too, when the merged turn answers it', () => {
     const messages = [
       user('q'),
