@@ -302,7 +302,7 @@ export const usageInputSchema = lazySchema(() =>
       ctx.addIssue({
         code: 'custom',
         message:
-          "is AI SDK 4's usage (`promptTokens`): with prompt caching its count leaves out the cached tokens, so it cannot anchor a measurement; pass `{ inputTokens, outputTokens }` with them counted in",
+          'holds `promptTokens` (AI SDK 4, or a provider SDK that spells usage so): with prompt caching that count may leave out the cached tokens, so it cannot anchor a measurement; pass `{ inputTokens, outputTokens }` with every prompt token counted in',
       });
       return value;
     }
