@@ -286,4 +286,27 @@ describe('a turn the server paused (pause_turn), sent back to be continued', () 
     expect(anthropicViolations(next)).toEqual([]);
     expect(JSON.stringify(next.messages)).toContain(thinking.signature);
   });
+
+  it('restates the round its continuation opens, when the app sends the paused turn and the continuation apart', async () => {
+    const body = pausedConversation();
+    // The continuation is a message of its own, calling a tool of the app's; Anthropic merges the
+    // two assistant messages into one turn, which must start with the paused turn's thinking.
+    body.messages.push(
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_notes', input: { path: 'eol.md' } }],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Node 20: April 2026.' }],
+      },
+    );
+    const guard = createContextGuard({ provider: 'anthropic', model: MODEL, contextLimit: 2_500 });
+    const prepared = await guard.prepare({ conversationId: 'split', messages: fromAnthropic(body) });
+    await guard.close();
+    expect(prepared.actions.some((action) => action.type === 'compaction')).toBe(true);
+    const sent = sendable(prepared.messages);
+    expect(anthropicViolations(sent)).toEqual([]);
+    expect(JSON.stringify(sent.messages.at(-1))).toContain('Node 20: April 2026.');
+  });
 });

@@ -361,7 +361,9 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
         conversationId: 'v4',
         usage: { promptTokens: 700, completionTokens: 25, totalTokens: 725 } as never,
       }),
-    ).rejects.toThrow(/holds `promptTokens` \(AI SDK 4, or a provider SDK.*cached tokens.*inputTokens, outputTokens/);
+    ).rejects.toThrow(
+      /holds `promptTokens` \(AI SDK 4, or a provider SDK.*cached tokens.*inputTokens, outputTokens/,
+    );
     await guard.close();
   });
 

@@ -44,17 +44,21 @@ function answeredBefore(messages: readonly unknown[], end: number): number {
   return results && index >= 0 && callsTools(messages[index]) ? index : -1;
 }
 
-/** True when an assistant turn of the open tool loop (the tool rounds the conversation ends in) lost its reasoning. */
+/**
+ * True when an assistant message of the open tool loop (the tool rounds the conversation ends in,
+ * with the assistant messages a provider merges into their turns, such as a turn paused by
+ * `pause_turn` and its continuation) lost its reasoning.
+ */
 function loopLostReasoning(
   messages: readonly unknown[],
   open: number,
   lostReasoning: (index: number) => boolean,
 ): boolean {
   for (let index = open; index >= 0; index--) {
-    const message = messages[index];
-    if (callsTools(message)) {
+    const role = roleOf(messages[index]);
+    if (role === 'assistant') {
       if (lostReasoning(index)) return true;
-    } else if (roleOf(message) !== 'tool') return false;
+    } else if (role !== 'tool') return false;
   }
   return false;
 }
@@ -146,12 +150,29 @@ function assistantLines(message: unknown): string[] {
     if (isToolCallPart(part)) {
       lines.push(`You called ${part.toolName} (call ${part.toolCallId}) with ${asText(part.input)}.`);
     } else if (isRecord(part) && part.type === 'text' && typeof part.text === 'string' && part.text !== '') {
-      lines.push(`You wrote: ${part.text}`);
+      lines.push(`You wrote: ${part.text}${citedIn(part)}`);
     } else if (isRecord(part) && part.type === 'opaque' && !isCompactionPart(part)) {
       lines.push(`The provider ran a step of yours (${String(part.kind)}): ${asText(readable(part.data))}`);
     }
   }
   return lines;
+}
+
+/**
+ * The passages a text cites (Anthropic's `citations`: a web search result's `cited_text`, its title
+ * and URL), as a line after the text: with the search results' own content encrypted, they are the
+ * words of the sources the model still has.
+ */
+function citedIn(part: Record<string, unknown>): string {
+  const options = isRecord(part.providerOptions) ? part.providerOptions.anthropic : undefined;
+  const citations = isRecord(options) && Array.isArray(options.citations) ? options.citations : [];
+  const quotes = citations.filter(isRecord).flatMap((citation) => {
+    const source = [citation.title, citation.url].filter((value) => typeof value === 'string').join(', ');
+    return typeof citation.cited_text === 'string'
+      ? [`"${citation.cited_text}"${source ? ` (${source})` : ''}`]
+      : [];
+  });
+  return quotes.length > 0 ? `\nCiting: ${quotes.join('; ')}` : '';
 }
 
 /** Longer strings of base64 characters alone are data (a fetched PDF), not words. */

@@ -382,6 +382,53 @@ describe('dropSignedReasoningFrom and the open tool round', () => {
     expect(JSON.stringify(result.messages[2])).toContain('You wrote: ok');
   });
 
+  it('restates the open round when the assistant message merged before it (a paused turn) lost its thinking', () => {
+    const continuation = calls([call('c1', 'read_notes')]);
+    const messages = [
+      user('q'),
+      paused('sig-p'),
+      continuation,
+      results(['c1', 'read_notes', 'Oslo: 717,710']),
+    ];
+    const result = dropSignedReasoningFrom(messages, 0);
+    expect(result.restatedRound).toBe(true);
+    expect(result.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(JSON.stringify(result.messages[2])).toContain('You called read_notes (call c1)');
+    // A plain answer before the user's next message is no part of the loop.
+    const answered = [user('q'), thinking('a', { signature: 's' }), user('next'), continuation, messages[3]!];
+    expect(dropSignedReasoningFrom(answered, 0).restatedRound).toBe(false);
+  });
+
+  it('keeps the passages a restated text cites, with their source', () => {
+    const cited: Message = {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'found it', signature: 'sig-c' },
+        {
+          type: 'text',
+          text: 'Oslo has about 717,710 residents.',
+          providerOptions: {
+            anthropic: {
+              citations: [
+                {
+                  type: 'web_search_result_location',
+                  url: 'https://oslo.example',
+                  title: 'Oslo in figures',
+                  cited_text: 'Population 1 January 2024: 717,710',
+                  encrypted_index: 'Eq',
+                },
+              ],
+            },
+          },
+        },
+      ],
+    };
+    const text = JSON.stringify(dropSignedReasoningFrom([user('q'), cited], 0).messages.at(-1));
+    expect(text).toContain(
+      'Citing: \\"Population 1 January 2024: 717,710\\" (Oslo in figures, https://oslo.example)',
+    );
+  });
+
   it('restates the open round behind a paused final turn too, when the merged turn answers it', () => {
     const messages = [
       user('q'),
