@@ -307,6 +307,9 @@ describe('a turn the server paused (pause_turn), sent back to be continued', () 
     expect(prepared.actions.some((action) => action.type === 'compaction')).toBe(true);
     const sent = sendable(prepared.messages);
     expect(anthropicViolations(sent)).toEqual([]);
-    expect(JSON.stringify(sent.messages.at(-1))).toContain('Node 20: April 2026.');
+    const final = sent.messages.at(-1)!;
+    expect(final.role).toBe('user');
+    expect(JSON.stringify(final)).toContain('You called read_notes');
+    expect(JSON.stringify(final)).toContain('Node 20: April 2026.');
   });
 });

@@ -362,7 +362,7 @@ describe("recordCompletion takes the provider's usage as it comes", () => {
         usage: { promptTokens: 700, completionTokens: 25, totalTokens: 725 } as never,
       }),
     ).rejects.toThrow(
-      /holds `promptTokens` \(AI SDK 4, or a provider SDK.*cached tokens.*inputTokens, outputTokens/,
+      /spells usage `promptTokens` \/ `completionTokens` \(AI SDK 4, or a provider SDK.*cached tokens.*inputTokens, outputTokens/,
     );
     await guard.close();
   });

@@ -302,7 +302,7 @@ export const usageInputSchema = lazySchema(() =>
       ctx.addIssue({
         code: 'custom',
         message:
-          'holds `promptTokens` (AI SDK 4, or a provider SDK that spells usage so): with prompt caching that count may leave out the cached tokens, so it cannot anchor a measurement; pass `{ inputTokens, outputTokens }` with every prompt token counted in',
+          'spells usage `promptTokens` / `completionTokens` (AI SDK 4, or a provider SDK that spells it so): with prompt caching that prompt count may leave out the cached tokens, so it cannot anchor a measurement; pass `{ inputTokens, outputTokens }` with every prompt token counted in',
       });
       return value;
     }

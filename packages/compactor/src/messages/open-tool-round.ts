@@ -66,12 +66,14 @@ function loopLostReasoning(
 /**
  * The final turn that must be restated, or -1: the assistant messages the conversation ends in (a
  * turn the provider paused, `pause_turn`, sent back to be continued; a provider merges them into
- * one turn) once one of them lost its reasoning, or the open tool round once a turn of its loop
- * lost reasoning (with thinking only on a loop's first turn, the later turns never had any).
+ * one turn; from a provider compaction item on, as the provider reads) once one of them lost its
+ * reasoning, or the open tool round once a turn of its loop lost reasoning (with thinking only on
+ * a loop's first turn, the later turns never had any).
  */
 function staleFinalTurn(messages: readonly unknown[], lostReasoning: (index: number) => boolean): number {
   let first = messages.length;
-  while (first > 0 && roleOf(messages[first - 1]) === 'assistant') first--;
+  const holdsItem = (index: number) => partsOf(messages[index]).some(isCompactionPart);
+  while (first > 0 && roleOf(messages[first - 1]) === 'assistant' && !holdsItem(first)) first--;
   if (first < messages.length) {
     const lost = messages.slice(first).some((_, offset) => lostReasoning(first + offset));
     return lost ? first : -1;

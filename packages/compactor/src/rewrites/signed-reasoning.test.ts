@@ -380,6 +380,16 @@ describe('dropSignedReasoningFrom and the open tool round', () => {
     const kept = result.messages[1]!.content as { type: string; signature?: string }[];
     expect(kept.map((part) => part.signature ?? part.type)).toEqual(['sig-0', 'opaque']);
     expect(JSON.stringify(result.messages[2])).toContain('You wrote: ok');
+    // An assistant message before the item stays as it is: the provider reads from the item on.
+    const before = thinking('before the item', { signature: 'sig-b' });
+    const behind = dropSignedReasoningFrom([user('changed'), before, holder], 0);
+    expect(behind.messages[1]).toBe(before);
+    expect(behind.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'assistant',
+      'user',
+    ]);
   });
 
   it('restates the open round when the assistant message merged before it (a paused turn) lost its thinking', () => {
