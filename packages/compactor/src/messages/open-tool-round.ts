@@ -56,9 +56,10 @@ function loopLostReasoning(
 ): boolean {
   for (let index = open; index >= 0; index--) {
     const role = roleOf(messages[index]);
+    // Tool results and system messages (a compaction's marker goes to the top-level system) go on.
     if (role === 'assistant') {
       if (lostReasoning(index)) return true;
-    } else if (role !== 'tool') return false;
+    } else if (role !== 'tool' && role !== 'system') return false;
   }
   return false;
 }

@@ -214,6 +214,21 @@ describe('dropSignedReasoningFrom and the open tool round', () => {
     expect(result.messages.slice(2)).toEqual(messages.slice(3));
   });
 
+  it('walks across a system message inside the loop to the turn that lost its thinking', () => {
+    const messages: Message[] = [
+      user('Read every file.'),
+      signedCalls('sig-0', call('c0', 'read_file', { path: 'f0.ts' })),
+      results(['c0', 'read_file', 'content 0']),
+      system('<!-- ctxguard:truncated hidden=4 -->'),
+      calls([call('c1', 'read_file', { path: 'f1.ts' })]),
+      results(['c1', 'read_file', 'content 1']),
+    ];
+    const result = dropSignedReasoningFrom(messages, 1);
+    expect(result.restatedRound).toBe(true);
+    expect(finalTurnValid(result.messages)).toBe(true);
+    expect(result.messages.map((message) => message.role)).toEqual(['user', 'user', 'system', 'user']);
+  });
+
   it('restates a loop whose later turns never had thinking once its first turn lost it', () => {
     const messages: Message[] = [
       user('Read every file.'),
