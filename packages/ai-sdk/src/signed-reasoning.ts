@@ -122,10 +122,9 @@ function callsClientTools(message: LanguageModelV3Message): boolean {
 }
 
 /**
- * Restates, in place, each tool round whose assistant turn was restated in an earlier request
- * (a final assistant turn, paused by the provider and sent back, is a round without results)
- * (`hashes` and `lost` follow `messages`), and returns the fingerprints of those still in the prompt
- * (the others are forgotten).
+ * Restates, in place, each tool round whose assistant turn was restated in an earlier request (a
+ * turn the provider paused is a round without results; `hashes` and `lost` follow `messages`), and
+ * returns the fingerprints of those still in the prompt (the others are forgotten).
  */
 function restateAgain(
   messages: LanguageModelV3Message[],

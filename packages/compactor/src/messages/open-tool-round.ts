@@ -225,9 +225,10 @@ function inWords(opener: unknown, results: readonly unknown[]): Message {
  * answer it; or a final assistant message alone) as one user message that says in words what was
  * written, called and what came back (the provider's own steps too), media results attached. A
  * provider that requires the final assistant turn to start with its signed reasoning accepts this
- * once that reasoning can no longer be sent; the pairs are gone together, so none is left orphaned. An assistant message holding a provider compaction item keeps
- * the item and what precedes it as an assistant message of its own before the restatement (the
- * provider needs the item as it was); only what follows the item is restated.
+ * once that reasoning can no longer be sent; the pairs are gone together, so none is left orphaned.
+ * An assistant message holding a provider compaction item keeps the item and what precedes it as
+ * an assistant message of its own before the restatement (the provider needs the item as it was);
+ * only what follows the item is restated.
  */
 export function restateToolRound(messages: readonly Message[], start: number): Message[] {
   const opener = messages[start] as Message;
