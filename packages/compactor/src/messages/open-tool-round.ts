@@ -64,6 +64,11 @@ function loopLostReasoning(
   return false;
 }
 
+/** Whether the message holds a provider compaction item (the provider reads from it on). */
+function holdsItem(message: unknown): boolean {
+  return partsOf(message).some(isCompactionPart);
+}
+
 /**
  * The final turn that must be restated, or -1: the assistant messages the conversation ends in (a
  * turn the provider paused, `pause_turn`, sent back to be continued; a provider merges them into
@@ -73,8 +78,7 @@ function loopLostReasoning(
  */
 function staleFinalTurn(messages: readonly unknown[], lostReasoning: (index: number) => boolean): number {
   let first = messages.length;
-  const holdsItem = (index: number) => partsOf(messages[index]).some(isCompactionPart);
-  while (first > 0 && roleOf(messages[first - 1]) === 'assistant' && !holdsItem(first)) first--;
+  while (first > 0 && roleOf(messages[first - 1]) === 'assistant' && !holdsItem(messages[first])) first--;
   if (first < messages.length) {
     const lost = messages.slice(first).some((_, offset) => lostReasoning(first + offset));
     return lost ? first : -1;
@@ -101,7 +105,7 @@ export function staleToolLoopStart(
 ): number {
   let start = staleFinalTurn(messages, lostReasoning);
   if (start < 0) return -1;
-  while (!partsOf(messages[start]).some(isCompactionPart)) {
+  while (!holdsItem(messages[start])) {
     const answered = answeredBefore(messages, start);
     if (answered < 0 || startsWithReasoning(messages[answered])) break;
     start = answered;

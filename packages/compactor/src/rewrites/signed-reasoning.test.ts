@@ -20,6 +20,17 @@ const item = {
   data: { type: 'compaction', content: 'Summary.' },
 };
 
+/** An assistant message holding that item, signed reasoning before and after it. */
+const holder: Message = {
+  role: 'assistant',
+  content: [
+    { type: 'reasoning', text: 'before the item', signature: 'sig-0' },
+    item,
+    { type: 'reasoning', text: 'after the item', signature: 'sig-1' },
+    { type: 'text', text: 'ok' },
+  ],
+};
+
 describe('dropSignedReasoningAfterChange', () => {
   it('drops signed and redacted reasoning after the first changed message, keeps it before', () => {
     const before = thinking('early', { signature: 'sig-1' });
@@ -62,15 +73,6 @@ describe('dropSignedReasoningAfterChange', () => {
   });
 
   it('leaves what precedes a provider compaction item byte for byte, even after a change before it', () => {
-    const holder: Message = {
-      role: 'assistant',
-      content: [
-        { type: 'reasoning', text: 'before the item', signature: 'sig-0' },
-        item,
-        { type: 'reasoning', text: 'after the item', signature: 'sig-1' },
-        { type: 'text', text: 'ok' },
-      ],
-    };
     const original = [
       system('s'),
       user('a'),
@@ -381,15 +383,6 @@ describe('dropSignedReasoningFrom and the open tool round', () => {
   });
 
   it('keeps a provider compaction item of a final turn as an assistant message before its restatement', () => {
-    const holder: Message = {
-      role: 'assistant',
-      content: [
-        { type: 'reasoning', text: 'before the item', signature: 'sig-0' },
-        item,
-        { type: 'reasoning', text: 'after the item', signature: 'sig-1' },
-        { type: 'text', text: 'ok' },
-      ],
-    };
     const result = dropSignedReasoningFrom([user('changed'), holder], 0);
     expect(result.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
     const kept = result.messages[1]!.content as { type: string; signature?: string }[];
