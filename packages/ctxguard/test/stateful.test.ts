@@ -590,7 +590,7 @@ describe('recoverOverflow', () => {
     await guard.close();
   });
 
-  it('compacts below what was sent when the error states no sizes (Bedrock, OpenAI Responses)', async () => {
+  it('compacts below what was sent when the error states no sizes, and keeps later requests below it (Bedrock, OpenAI Responses)', async () => {
     for (const message of [
       'Input is too long for requested model.',
       'Your input exceeds the context window of this model. Please adjust your input and try again.',
@@ -606,9 +606,17 @@ describe('recoverOverflow', () => {
       expect(isContextOverflowError(error)).toBe(true);
       const recovered = await guard.recoverOverflow({ conversationId: 'unsized', error });
       expect(recovered.actions.some((action) => action.type === 'compaction')).toBe(true);
-      expect(recovered.actions.some((action) => action.type === 'context-limit')).toBe(false);
+      // The window is below what was refused: its size, the output kept free included, is learned.
+      const { current, window, inputBudget } = sent.measurement;
+      const refused = current + (window! - inputBudget!);
+      expect(recovered.actions).toContainEqual({ type: 'context-limit', contextLimit: refused });
       expect(recovered.measurement.current).toBeLessThanOrEqual(0.7 * sent.measurement.current);
       expect(toolPairsIntact(recovered.messages)).toBe(true);
+      const other = await guard.prepare({
+        conversationId: 'other',
+        messages: [{ role: 'user', content: 'Hi.' }],
+      });
+      expect(other.measurement.window).toBe(refused);
       await guard.close();
     }
   });

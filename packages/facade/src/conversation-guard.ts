@@ -699,8 +699,14 @@ export class ConversationGuard {
       providerInput = stated.inputTokens ?? stated.requestedTokens;
       await this.#learnFromOverflow(sent, extras, providerInput);
       if (before.window === null || stated.limitTokens < before.window) {
-        await this.#learnLimit(stated.limitTokens, before.window);
+        await this.#learnLimit(stated.limitTokens, before.window, 'stated');
         actions.push({ type: 'context-limit', contextLimit: stated.limitTokens });
+      }
+    } else {
+      const refused = refusedSize(before);
+      if (refused !== undefined) {
+        await this.#learnLimit(refused, before.window, 'refused');
+        actions.push({ type: 'context-limit', contextLimit: refused });
       }
     }
     // Measured again: learning from the stated count may have changed the counter's estimate.
@@ -954,24 +960,25 @@ export class ConversationGuard {
   }
 
   /**
-   * Keeps a limit stated by the provider for this model, in the store for every conversation and
-   * process, and says so on `onWarning` (`context_limit_learned`): whatever the retry does next.
+   * Keeps a limit the provider stated for this model, or the size of a request it refused as too
+   * long (the window is below it), in the store for every conversation and process, and says so on
+   * `onWarning` (`context_limit_learned`): whatever the retry does next.
    */
-  async #learnLimit(limit: number, window: number | null): Promise<void> {
+  async #learnLimit(limit: number, window: number | null, how: 'stated' | 'refused'): Promise<void> {
     this.#learnedLimit = Math.min(limit, this.#learnedLimit ?? limit);
     try {
       this.#learnedLimit = await storeLearnedLimit(this.#store, this.provider, this.model, limit);
     } catch (error) {
       await this.hooks.emit('onWarning', {
         code: 'context_limit_not_stored',
-        message: `The context limit of ${limit} tokens the provider stated could not be stored (it holds in this process only): ${error instanceof Error ? error.message : String(error)}`,
+        message: `The context limit of ${limit} tokens ${how === 'stated' ? 'the provider stated' : 'learned from a refused request'} could not be stored (it holds in this process only): ${error instanceof Error ? error.message : String(error)}`,
         source: 'ctxguard',
         cause: error,
       });
     }
     await this.hooks.emit('onWarning', {
       code: 'context_limit_learned',
-      message: `${this.provider}/${this.model}: the provider stated a context limit of ${limit} tokens, ${window === null ? 'for a model the catalog does not know' : `below the ${window} ctxguard measured against`}; every conversation on this model is measured against it from now on`,
+      message: `${this.provider}/${this.model}: ${how === 'stated' ? `the provider stated a context limit of ${limit} tokens` : `the provider refused a request of ${limit} tokens (its output included) as too long`}, ${window === null ? 'for a model the catalog does not know' : `below the ${window} ctxguard measured against`}; every conversation on this model is measured against ${how === 'stated' ? 'it' : 'a limit of at most that'} from now on`,
       source: 'ctxguard',
       data: { provider: this.provider, model: this.model, contextLimit: limit, previousWindow: window },
     });
@@ -1121,6 +1128,17 @@ function loweredOutput(
   const requested = asked ?? stated.requestedTokens - (stated.inputTokens ?? 0);
   const lowered = Math.min(room, requested, modelMax ?? Number.POSITIVE_INFINITY);
   return lowered < requested ? lowered : undefined;
+}
+
+/**
+ * The size of a request the provider refused without stating sizes: what it measured plus the
+ * output it kept free, when that is below the window it was measured against. The window is smaller
+ * than what was refused, so no later request should be let that close to it.
+ */
+function refusedSize(measured: ContextMeasurement): number | undefined {
+  if (measured.window === null || measured.inputBudget === null) return undefined;
+  const size = measured.current + (measured.window - measured.inputBudget);
+  return size < measured.window ? size : undefined;
 }
 
 /** Share of what was sent that a recovery aims under when the provider's error states no sizes. */
