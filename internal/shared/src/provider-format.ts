@@ -11,8 +11,7 @@ const CONVERTER_HINTS = {
   aisdk4:
     'AI SDK 4 messages: since AI SDK 5 a tool call carries `input` (was `args`) and a tool result `output` (was `result`)',
   uimessage: `AI SDK UI messages (\`parts\`, as \`useChat\` sends them): convert them with \`convertToModelMessages\` from \`ai\`, then \`fromAISDK\`${CONVERTERS_FROM}`,
-  'openai-responses':
-    'OpenAI Responses API input items: ctxguard converts Chat Completions messages (`fromOpenAIChat`) and AI SDK messages (`fromAISDK`); with the AI SDK, `@ctxguard/ai-sdk` guards Responses models',
+  'openai-responses': `OpenAI Responses API input items: convert them with \`fromOpenAIResponses(input)\` and send \`toOpenAIResponses(result.messages)\`${CONVERTERS_FROM}`,
   gemini:
     "Google Gemini contents (`role: 'model'`, `parts` without a `type`): ctxguard has no Gemini converter; with the AI SDK (`@ai-sdk/google`), `@ctxguard/ai-sdk` guards Gemini models",
 } as const;

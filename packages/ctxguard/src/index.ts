@@ -74,14 +74,17 @@ export type {
   AnthropicMessageParam,
   AnthropicPrompt,
   OpenAIChatMessage,
+  OpenAIResponsesItem,
 } from '@ctxguard/formats';
 export {
   fromAISDK,
   fromAnthropic,
   fromOpenAIChat,
+  fromOpenAIResponses,
   toAISDK,
   toAnthropic,
   toOpenAIChat,
+  toOpenAIResponses,
 } from '@ctxguard/formats';
 export type { ContextMeasurement } from '@ctxguard/measurer';
 export { ContextMeasurer } from '@ctxguard/measurer';

@@ -241,7 +241,9 @@ describe("a provider's own messages", () => {
       { type: 'function_call', call_id: 'c1', name: 'read', arguments: '{}' },
     ]);
     expect(responses.message).toMatch(/messages\[1\]\.role/);
-    expect(responses.message).toContain('OpenAI Responses API input items');
+    expect(responses.message).toContain(
+      'OpenAI Responses API input items: convert them with `fromOpenAIResponses(input)`',
+    );
     // Opening with a developer message, as Chat Completions may too: the Responses items decide.
     const developer = await prepareError([
       { role: 'developer', content: 'You are a coding agent.' },

@@ -56,7 +56,7 @@ export function parseProviderMessages<S extends z.ZodType>(
   schema: S,
   input: unknown,
   root: string,
-  own: 'openai' | 'anthropic' | 'aisdk',
+  own: 'openai' | 'openai-responses' | 'anthropic' | 'aisdk',
 ): z.output<S> {
   return parseInput(schema, input, root, { own });
 }

@@ -5,13 +5,16 @@ import {
   fromAISDK,
   fromAnthropic,
   fromOpenAIChat,
+  fromOpenAIResponses,
   toAISDK,
   toAnthropic,
   toOpenAIChat,
+  toOpenAIResponses,
 } from '../src/index.js';
 import { aiSdkPayload } from './fixtures/ai-sdk-payload.js';
 import { anthropicPayload } from './fixtures/anthropic-payload.js';
 import { openAIChatPayload } from './fixtures/openai-chat-payload.js';
+import { openAIResponsesPayload } from './fixtures/openai-responses-payload.js';
 
 type Path = (string | number)[];
 
@@ -69,6 +72,11 @@ const targets = {
     to: (m: Message[]) => toAnthropic(m),
   },
   'AI SDK': { payload: aiSdkPayload as unknown, from: fromAISDK, to: (m: Message[]) => toAISDK(m) },
+  'OpenAI Responses': {
+    payload: openAIResponsesPayload as unknown,
+    from: fromOpenAIResponses,
+    to: (m: Message[]) => toOpenAIResponses(m),
+  },
 };
 
 describe.each(Object.entries(targets))(
@@ -85,7 +93,7 @@ describe.each(Object.entries(targets))(
             core = from(broken);
           } catch (error) {
             expect(error).toBeInstanceOf(CtxGuardError);
-            expect((error as Error).message).toMatch(/(messages|anthropic)[[.:]/);
+            expect((error as Error).message).toMatch(/(messages|anthropic|input)[[.:]/);
             return;
           }
           expect(parseMessages(core)).toEqual(core);

@@ -5,9 +5,11 @@ import {
   fromAISDK,
   fromAnthropic,
   fromOpenAIChat,
+  fromOpenAIResponses,
   toAISDK,
   toAnthropic,
   toOpenAIChat,
+  toOpenAIResponses,
 } from '../src/index.js';
 import { anyConversation, type LoosePart, portableConversation } from './arbitraries.js';
 
@@ -15,6 +17,7 @@ const formats = {
   'OpenAI chat': { to: (m: MessageInput[]) => toOpenAIChat(m), from: fromOpenAIChat },
   Anthropic: { to: (m: MessageInput[]) => toAnthropic(m), from: fromAnthropic },
   'AI SDK': { to: (m: MessageInput[]) => toAISDK(m), from: fromAISDK },
+  'OpenAI Responses': { to: (m: MessageInput[]) => toOpenAIResponses(m), from: fromOpenAIResponses },
 } as const;
 
 describe.each(Object.entries(formats))('%s', (_name, { to, from }) => {

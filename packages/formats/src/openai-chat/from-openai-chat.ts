@@ -1,19 +1,18 @@
-import {
-  type AssistantMessage,
-  type FilePart,
-  type ImagePart,
-  type JsonValue,
-  jsonValueSchema,
-  type Message,
-  type SystemMessage,
-  type TextPart,
-  type ToolCallPart,
-  type ToolResultContentPart,
-  type ToolResultPart,
-  type UserMessage,
+import type {
+  AssistantMessage,
+  FilePart,
+  ImagePart,
+  Message,
+  SystemMessage,
+  TextPart,
+  ToolCallPart,
+  ToolResultContentPart,
+  ToolResultPart,
+  UserMessage,
 } from '@ctxguard/core';
 import { lazySchema } from '@ctxguard/shared';
 import { z } from 'zod';
+import { withParsedArguments } from '../openai-arguments.js';
 import {
   assignDefined,
   conversionError,
@@ -85,34 +84,10 @@ function toolCallFromOpenAI(call: z.output<typeof toolCallInput>): ToolCallPart 
       providerOptions: { openai: { toolType: 'custom' } },
     };
   }
-  const text = call.function.arguments;
-  const part: ToolCallPart = {
-    type: 'tool-call',
-    toolCallId: call.id,
-    toolName: call.function.name,
-    input: text,
-  };
-  const parsed = parsedArguments(text);
-  // Without a parsed value (or with a JSON string, which would be read back as raw text) the text stays.
-  if (parsed === undefined || typeof parsed === 'string') return part;
-  part.input = parsed;
-  if (JSON.stringify(parsed) !== text) part.providerOptions = { openai: { rawArguments: text } };
-  return part;
-}
-
-/**
- * Tool-call arguments as a core JSON value; undefined for text that is not JSON or that parses to
- * what core cannot hold (`1e999` becomes Infinity; nesting deeper than core's limit).
- */
-function parsedArguments(text: string): JsonValue | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const checked = jsonValueSchema.safeParse(parsed);
-  return checked.success ? checked.data : undefined;
+  return withParsedArguments(
+    { type: 'tool-call', toolCallId: call.id, toolName: call.function.name, input: '' },
+    call.function.arguments,
+  );
 }
 
 function assistantFromOpenAI(

@@ -11,6 +11,7 @@ import type {
 } from '@ctxguard/core';
 import { lazySchema, pushAll } from '@ctxguard/shared';
 import { z } from 'zod';
+import { argumentsText } from '../openai-arguments.js';
 import {
   assignDefined,
   baseToOptionsSchema,
@@ -139,22 +140,6 @@ function toolCallToOpenAI(part: ToolCallPart): OpenAIChatToolCall {
     type: 'function',
     function: { name: part.toolName, arguments: argumentsText(part) },
   };
-}
-
-function argumentsText(part: ToolCallPart): string {
-  // A string input is raw argument text (kept when a model sent arguments that were not valid JSON).
-  if (typeof part.input === 'string') return part.input;
-  const compact = JSON.stringify(part.input);
-  // The model's own formatting, kept by fromOpenAIChat, is reused while the input is unchanged.
-  const raw = providerOption(part.providerOptions, 'openai', 'rawArguments');
-  if (typeof raw === 'string') {
-    try {
-      if (JSON.stringify(JSON.parse(raw)) === compact) return raw;
-    } catch {
-      // Stale or corrupt: fall back to the input itself.
-    }
-  }
-  return compact;
 }
 
 function systemToOpenAI(
