@@ -590,7 +590,7 @@ describe('recoverOverflow', () => {
     await guard.close();
   });
 
-  it('compacts below what was sent when the error states no sizes, and keeps later requests below it (Bedrock, OpenAI Responses)', async () => {
+  it('compacts below what was sent when the error states no sizes, and keeps the conversation below it (Bedrock, OpenAI Responses)', async () => {
     for (const message of [
       'Input is too long for requested model.',
       'Your input exceeds the context window of this model. Please adjust your input and try again.',
@@ -612,13 +612,33 @@ describe('recoverOverflow', () => {
       expect(recovered.actions).toContainEqual({ type: 'context-limit', contextLimit: refused });
       expect(recovered.measurement.current).toBeLessThanOrEqual(0.7 * sent.measurement.current);
       expect(toolPairsIntact(recovered.messages)).toBe(true);
+      // The conversation is kept under it from then on; another conversation on the model is not:
+      // the size is ctxguard's count of this conversation's content, not a figure of the provider's.
+      const again = await guard.prepare({ conversationId: 'unsized', messages: history });
+      expect(again.measurement.window).toBe(refused);
       const other = await guard.prepare({
         conversationId: 'other',
         messages: [{ role: 'user', content: 'Hi.' }],
       });
-      expect(other.measurement.window).toBe(refused);
+      expect(other.measurement.window).toBe(40_000);
       await guard.close();
     }
+  });
+
+  it('keeps the size a provider refused with the conversation, for every guard on its store', async () => {
+    const persistence = new MemoryPersistence();
+    const options = { provider: 'anthropic', model: 'claude-sonnet-4-5', contextLimit: 40_000, persistence };
+    const first = createContextGuard(options);
+    const history = longConversation(14);
+    await first.prepare({ conversationId: 'kept', messages: history });
+    const error = Object.assign(new Error('Input is too long for requested model.'), { statusCode: 400 });
+    const recovered = await first.recoverOverflow({ conversationId: 'kept', error });
+    const limit = recovered.actions.find((action) => action.type === 'context-limit');
+    await first.close();
+    const second = createContextGuard(options);
+    const again = await second.prepare({ conversationId: 'kept', messages: history });
+    expect(again.measurement.window).toBe(limit?.type === 'context-limit' ? limit.contextLimit : -1);
+    await second.close();
   });
 
   it('recovers a model the catalog does not know, from an error that states no sizes', async () => {

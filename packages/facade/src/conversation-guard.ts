@@ -70,7 +70,7 @@ import {
   requestRecord,
   writeRequest,
 } from './request-record.js';
-import { readSession, writeSession } from './session-state.js';
+import { readRefusedSize, readSession, writeRefusedSize, writeSession } from './session-state.js';
 import { assertToolPairs } from './tool-pairs.js';
 
 const MAX_ATTEMPTS = 12;
@@ -699,13 +699,13 @@ export class ConversationGuard {
       providerInput = stated.inputTokens ?? stated.requestedTokens;
       await this.#learnFromOverflow(sent, extras, providerInput);
       if (before.window === null || stated.limitTokens < before.window) {
-        await this.#learnLimit(stated.limitTokens, before.window, 'stated');
+        await this.#learnLimit(stated.limitTokens, before.window);
         actions.push({ type: 'context-limit', contextLimit: stated.limitTokens });
       }
     } else {
       const refused = refusedSize(before);
       if (refused !== undefined) {
-        await this.#learnLimit(refused, before.window, 'refused');
+        await this.#keepUnderRefused(history, id, refused, before.window);
         actions.push({ type: 'context-limit', contextLimit: refused });
       }
     }
@@ -946,7 +946,9 @@ export class ConversationGuard {
    * learned limit stands in for it.
    */
   #limitFor(request: MeasureInput, option: number | ContextLimitResolver | undefined): number | undefined {
-    const learned = this.#learnedLimit;
+    const refused = readRefusedSize(request.history?.metadata);
+    const learned =
+      refused === undefined ? this.#learnedLimit : Math.min(refused, this.#learnedLimit ?? refused);
     if (learned === undefined) return typeof option === 'function' ? option(request) : option;
     let given: unknown;
     try {
@@ -960,25 +962,51 @@ export class ConversationGuard {
   }
 
   /**
-   * Keeps a limit the provider stated for this model, or the size of a request it refused as too
-   * long (the window is below it), in the store for every conversation and process, and says so on
-   * `onWarning` (`context_limit_learned`): whatever the retry does next.
+   * Keeps the conversation under the size of a request of it the provider refused without stating
+   * sizes (the window is below it), and says so on `onWarning` (`context_limit_learned`). It is the
+   * conversation's, not the model's: the size is ctxguard's count of this conversation's content
+   * (an attachment counted low stays as low), not a figure of the provider's.
    */
-  async #learnLimit(limit: number, window: number | null, how: 'stated' | 'refused'): Promise<void> {
+  async #keepUnderRefused(
+    history: InMemoryConversationHistory,
+    id: string,
+    refused: number,
+    window: number | null,
+  ): Promise<void> {
+    const limit = writeRefusedSize(history.metadata, refused);
+    await this.hooks.emit('onWarning', {
+      code: 'context_limit_learned',
+      message: `${this.provider}/${this.model}: the provider refused a request of conversation ${JSON.stringify(id)} as too long at ${refused} tokens by ctxguard's count, its output included${window === null ? '' : ` (measured against a window of ${window})`}; the window is below that, so the conversation is kept under ${limit} tokens from now on`,
+      source: 'ctxguard',
+      data: {
+        provider: this.provider,
+        model: this.model,
+        conversationId: id,
+        contextLimit: limit,
+        previousWindow: window,
+      },
+    });
+  }
+
+  /**
+   * Keeps a limit the provider stated for this model, in the store for every conversation and
+   * process, and says so on `onWarning` (`context_limit_learned`): whatever the retry does next.
+   */
+  async #learnLimit(limit: number, window: number | null): Promise<void> {
     this.#learnedLimit = Math.min(limit, this.#learnedLimit ?? limit);
     try {
       this.#learnedLimit = await storeLearnedLimit(this.#store, this.provider, this.model, limit);
     } catch (error) {
       await this.hooks.emit('onWarning', {
         code: 'context_limit_not_stored',
-        message: `The context limit of ${limit} tokens ${how === 'stated' ? 'the provider stated' : 'learned from a refused request'} could not be stored (it holds in this process only): ${error instanceof Error ? error.message : String(error)}`,
+        message: `The context limit of ${limit} tokens the provider stated could not be stored (it holds in this process only): ${error instanceof Error ? error.message : String(error)}`,
         source: 'ctxguard',
         cause: error,
       });
     }
     await this.hooks.emit('onWarning', {
       code: 'context_limit_learned',
-      message: `${this.provider}/${this.model}: ${how === 'stated' ? `the provider stated a context limit of ${limit} tokens` : `the provider refused a request of ${limit} tokens (its output included) as too long`}, ${window === null ? 'for a model the catalog does not know' : `below the ${window} ctxguard measured against`}; every conversation on this model is measured against ${how === 'stated' ? 'it' : 'a limit of at most that'} from now on`,
+      message: `${this.provider}/${this.model}: the provider stated a context limit of ${limit} tokens, ${window === null ? 'for a model the catalog does not know' : `below the ${window} ctxguard measured against`}; every conversation on this model is measured against it from now on`,
       source: 'ctxguard',
       data: { provider: this.provider, model: this.model, contextLimit: limit, previousWindow: window },
     });
