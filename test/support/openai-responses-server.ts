@@ -124,7 +124,7 @@ function refusalOf(
   options: ResponsesServerOptions,
 ): Refusal | undefined {
   const items = typeof body.input === 'string' ? [] : body.input;
-  const broken = pairingViolation(items) ?? reasoningViolation(items, issued);
+  const broken = shapeViolation(items) ?? pairingViolation(items) ?? reasoningViolation(items, issued);
   if (broken) return { ...broken, code: null, tokens: 0 };
   const tokens = inputTokens(body, options.countTokens);
   if (tokens + (body.max_output_tokens ?? 0) > options.window)
@@ -134,6 +134,24 @@ function refusalOf(
       code: 'context_length_exceeded',
       tokens,
     };
+  return undefined;
+}
+
+/** A message item has a role and content. */
+function shapeViolation(items: readonly ResponsesItem[]): { message: string; param: string } | undefined {
+  for (const [index, item] of items.entries()) {
+    if (item['type'] !== undefined && item['type'] !== 'message') continue;
+    if (typeof item['role'] !== 'string')
+      return {
+        message: `Missing required parameter: 'input[${index}].role'.`,
+        param: `input[${index}].role`,
+      };
+    if (typeof item['content'] !== 'string' && !Array.isArray(item['content']))
+      return {
+        message: `Missing required parameter: 'input[${index}].content'.`,
+        param: `input[${index}].content`,
+      };
+  }
   return undefined;
 }
 

@@ -121,6 +121,16 @@ export function providerFormatOf(message: unknown): ProviderFormat | undefined {
   return undefined;
 }
 
+/** A message with a field or part only Chat Completions has (`tool_calls`, `image_url`, …). */
+function hasChatOnlyFields(message: unknown): boolean {
+  if (!isRecord(message)) return false;
+  if (OPENAI_ONLY_FIELDS.some((field) => field in message)) return true;
+  const parts = Array.isArray(message['content']) ? message['content'] : [];
+  return parts.some(
+    (part) => isRecord(part) && (part['type'] === 'image_url' || part['type'] === 'input_audio'),
+  );
+}
+
 /** The sentence an error adds for messages in `format`: which converter (or fields) to use. */
 export function converterHint(format: ProviderFormat): string {
   return `These look like ${CONVERTER_HINTS[format]}.`;
@@ -139,6 +149,8 @@ export function foreignFormatOf(messages: unknown, own?: string): ProviderFormat
   for (const message of messages) {
     const format = providerFormatOf(message);
     if (format === undefined || format === own) continue;
+    // Responses input takes `developer` messages and refusals too: only Chat's own fields tell Chat apart.
+    if (own === 'openai-responses' && format === 'openai' && !hasChatOnlyFields(message)) continue;
     if (format === 'openai-responses') return format;
     first ??= format;
   }

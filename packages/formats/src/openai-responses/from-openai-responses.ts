@@ -11,7 +11,8 @@ import type {
   ToolResultPart,
   UserMessage,
 } from '@ctxguard/core';
-import { copyJsonValue } from '@ctxguard/shared';
+import { InvalidInputError } from '@ctxguard/core';
+import { COMPACTION_KIND, copyJsonValue, isRecord } from '@ctxguard/shared';
 import type { z } from 'zod';
 import { withParsedArguments } from '../openai-arguments.js';
 import { opaqueItem } from '../provider-items.js';
@@ -29,7 +30,14 @@ import {
   type reasoningItemInput,
   type toolOutputItemInput,
 } from './inbound-schema.js';
-import { AFTER_REASONING, type ItemFields, OPENAI, withOpenAI } from './item-fields.js';
+import {
+  AFTER_REASONING,
+  FOLLOWED_BY,
+  type ItemFields,
+  OPENAI,
+  storedFields,
+  withOpenAI,
+} from './item-fields.js';
 
 type InputContent = z.output<typeof inputContentInput>;
 type MessageItem = z.output<typeof messageItemInput>;
@@ -123,7 +131,7 @@ function contentFromOpenAI(part: InputContent, raw: unknown): TextPart | ImagePa
 }
 
 /** A user, system or developer message; text the model wrote in it is read as text. */
-function inputMessageFromOpenAI(item: MessageItem, raw: Record<string, unknown>): Message {
+function inputMessageFromOpenAI(item: MessageItem, raw: Record<string, unknown>, index: number): Message {
   const rest = restOf(raw, ['role', 'content']);
   if (item.role === 'developer') rest['role'] = 'developer';
   const providerOptions = withRestOptions(undefined, 'item', rest);
@@ -137,8 +145,20 @@ function inputMessageFromOpenAI(item: MessageItem, raw: Record<string, unknown>)
           return contentFromOpenAI(part, rawParts[j]);
         });
   if (item.role === 'system' || item.role === 'developer') {
-    const texts = typeof content === 'string' ? content : content.filter((part) => part.type === 'text');
-    return { role: 'system', content: texts, ...(providerOptions ? { providerOptions } : {}) };
+    if (typeof content !== 'string') {
+      const media = content.findIndex((part) => part.type !== 'text');
+      if (media !== -1)
+        conversionError(
+          [index, 'content', media],
+          'ctxguard keeps text only in system and developer messages: send images and files in a user message',
+          'input',
+        );
+    }
+    return {
+      role: 'system',
+      content: content as string | TextPart[],
+      ...(providerOptions ? { providerOptions } : {}),
+    };
   }
   const user: UserMessage = { role: 'user', content };
   if (providerOptions) user.providerOptions = providerOptions;
@@ -245,23 +265,33 @@ function withPlainText(message: Message): Message {
 class MessageBuilder {
   readonly out: Message[] = [];
   readonly #toolNames = new ToolNames();
-  /** The newest reasoning item of the current assistant run, which the items after it answer. */
-  #reasoningId: string | undefined;
+  /** The fields of the newest reasoning item of the current assistant run, which the items after it answer. */
+  #reasoning: ItemFields | undefined;
+
+  /** The id of the reasoning item the next model item follows; the first such item is its follower. */
+  #follows(id: unknown): string | undefined {
+    const reasoning = this.#reasoning;
+    if (reasoning === undefined) return undefined;
+    if (reasoning[FOLLOWED_BY] === undefined && typeof id === 'string') reasoning[FOLLOWED_BY] = id;
+    return reasoning['id'] as string;
+  }
 
   add(item: Item, raw: Record<string, unknown>, index: number): void {
     switch (item.type) {
       case 'message':
         if (item.role === 'assistant')
-          this.#assistantParts(outputMessageParts(item, raw, index, this.#reasoningId));
-        else this.#push(inputMessageFromOpenAI(item, raw));
+          this.#assistantParts(outputMessageParts(item, raw, index, this.#follows(item.id)));
+        else this.#push(inputMessageFromOpenAI(item, raw, index));
         return;
-      case 'reasoning':
-        this.#assistantParts(reasoningParts(item, raw));
-        this.#reasoningId = item.id;
+      case 'reasoning': {
+        const parts = reasoningParts(item, raw);
+        this.#assistantParts(parts);
+        this.#reasoning = storedFields(parts[0]!.providerOptions, 'item');
         return;
+      }
       case 'function_call':
       case 'custom_tool_call': {
-        const call = toolCallFromOpenAI(item, raw, this.#reasoningId);
+        const call = toolCallFromOpenAI(item, raw, this.#follows(item.id));
         this.#toolNames.add(call.toolCallId, call.toolName);
         this.#assistantParts([call]);
         return;
@@ -274,8 +304,13 @@ class MessageBuilder {
         else this.#push({ role: 'tool', content: [result] });
         return;
       }
-      default:
-        this.#assistantParts([opaqueItem(OPENAI, item.type, raw, [index], 'input')]);
+      default: {
+        // A compaction item stands for what came before it, never for a reasoning item's follower.
+        const part = opaqueItem(OPENAI, item.type, raw, [index], 'input');
+        const after = item.type === COMPACTION_KIND ? undefined : this.#follows(raw['id']);
+        if (after !== undefined) part.providerOptions = withOpenAI(undefined, { [AFTER_REASONING]: after });
+        this.#assistantParts([part]);
+      }
     }
   }
 
@@ -286,7 +321,7 @@ class MessageBuilder {
   }
 
   #push(message: Message): void {
-    this.#reasoningId = undefined;
+    this.#reasoning = undefined;
     this.out.push(message);
   }
 }
@@ -299,6 +334,11 @@ class MessageBuilder {
  * field for stays in `providerOptions.openai`, so `toOpenAIResponses` writes the items back.
  */
 export function fromOpenAIResponses(input: unknown): Message[] {
+  if (isRecord(input) && input['object'] === 'response')
+    throw new InvalidInputError(
+      'input: a whole Responses API response; pass your input items with its output added (`fromOpenAIResponses([...input, ...response.output])`)',
+      [],
+    );
   const items = parseProviderMessages(openAIResponsesInputSchema, input, 'input', 'openai-responses');
   if (typeof items === 'string') return [{ role: 'user', content: items }];
   const builder = new MessageBuilder();

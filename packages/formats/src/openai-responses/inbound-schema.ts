@@ -142,32 +142,50 @@ function withMessageType(item: unknown): unknown {
 
 /** One inbound item; a type ctxguard does not convert is refused with what to do instead. */
 const itemInput = lazySchema(() =>
-  z.preprocess(
-    withMessageType,
-    z
-      .looseObject({ type: z.string() })
-      .superRefine((item, ctx) => {
-        if (KNOWN_TYPES.has(item.type)) return;
-        ctx.addIssue({
-          code: 'custom',
-          path: ['type'],
-          message:
-            UNSUPPORTED_ITEM_TYPES[item.type] ??
-            `unknown item type "${item.type}"; ctxguard converts messages, function and custom tool calls and their outputs, reasoning, compaction and the items of OpenAI's own tools`,
-        });
-      })
-      .pipe(
-        z.discriminatedUnion('type', [
-          messageItemInput,
-          functionCallInput,
-          customToolCallInput,
-          toolOutputItemInput,
-          reasoningItemInput,
-          serverItemInput,
-        ]),
+  z
+    .unknown()
+    .superRefine(refuseMisplaced)
+    .pipe(
+      z.preprocess(
+        withMessageType,
+        z
+          .looseObject({ type: z.string() })
+          .superRefine((item, ctx) => {
+            if (KNOWN_TYPES.has(item.type)) return;
+            ctx.addIssue({
+              code: 'custom',
+              path: ['type'],
+              message:
+                UNSUPPORTED_ITEM_TYPES[item.type] ??
+                `unknown item type "${item.type}"; ctxguard converts messages, function and custom tool calls and their outputs, reasoning, compaction and the items of OpenAI's own tools`,
+            });
+          })
+          .pipe(
+            z.discriminatedUnion('type', [
+              messageItemInput,
+              functionCallInput,
+              customToolCallInput,
+              toolOutputItemInput,
+              reasoningItemInput,
+              serverItemInput,
+            ]),
+          ),
       ),
-  ),
+    ),
 );
+
+/** What an app puts in its input by mistake: the whole response, or its output without spreading it. */
+function misplacedInputMessage(value: unknown): string | undefined {
+  if (isRecord(value) && value['object'] === 'response' && Array.isArray(value['output']))
+    return 'a whole Responses API response: add its items (`input.push(...response.output)`)';
+  if (Array.isArray(value)) return 'a list inside the input: spread it (`input.push(...response.output)`)';
+  return undefined;
+}
+
+function refuseMisplaced(value: unknown, ctx: z.RefinementCtx): void {
+  const message = misplacedInputMessage(value);
+  if (message !== undefined) ctx.addIssue({ code: 'custom', message });
+}
 
 /** Schema of the OpenAI Responses API input `fromOpenAIResponses` accepts: a string or a list of items. */
 export const openAIResponsesInputSchema = lazySchema(() => z.union([z.string(), z.array(itemInput)]));

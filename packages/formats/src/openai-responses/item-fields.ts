@@ -6,6 +6,9 @@ export const OPENAI = 'openai';
 /** Marks an item that followed a reasoning item: its id goes back only beside that reasoning item. */
 export const AFTER_REASONING = 'afterReasoning';
 
+/** On a reasoning item: the id of the item that followed it, which the API requires beside it. */
+export const FOLLOWED_BY = 'followedBy';
+
 /** Fields of an item or part as the API gave them, besides those core holds. */
 export type ItemFields = { [key: string]: JsonValue };
 

@@ -75,9 +75,37 @@ describe('fromOpenAIResponses', () => {
     expect(() => fromOpenAIResponses([{ type: 'item_reference', id: 'msg_1' }])).toThrow(
       /input\[0\]\.type: an item_reference points to an item OpenAI stored.*pass the item itself/,
     );
+    expect(() =>
+      fromOpenAIResponses([
+        {
+          role: 'developer',
+          content: [{ type: 'input_image', image_url: 'https://x.test/a.png', detail: 'auto' }],
+        },
+      ]),
+    ).toThrow(/input\[0\]\.content\[0\]: ctxguard keeps text only in system and developer messages/);
     expect(() => fromOpenAIResponses([{ type: 'telepathy_call', id: 'x' }])).toThrow(
       /unknown item type "telepathy_call"/,
     );
+  });
+
+  it('says what to do with a whole response or an unspread output, without naming another format', () => {
+    const input = [
+      { role: 'developer', content: 'Rules.' },
+      { role: 'user', content: 'Go.' },
+    ];
+    const response = { id: 'resp_1', object: 'response', output: [{ role: 'assistant', content: 'Done.' }] };
+    expect(() => fromOpenAIResponses(response)).toThrow(
+      /^input: a whole Responses API response; .*\.\.\.response\.output/,
+    );
+    const pushed = thrown(() => fromOpenAIResponses([...input, response]));
+    expect(pushed.message).toMatch(
+      /^input\[2\]: a whole Responses API response: add its items \(`input\.push\(\.\.\.response\.output\)`\)$/,
+    );
+    expect(() => fromOpenAIResponses([...input, response.output])).toThrow(
+      /^input\[2\]: a list inside the input: spread it/,
+    );
+    const referenced = thrown(() => fromOpenAIResponses([...input, { type: 'item_reference', id: 'msg_1' }]));
+    expect(referenced.message).not.toMatch(/Chat Completions/);
   });
 
   it('refuses a misspelt field', () => {
@@ -135,6 +163,72 @@ describe('toOpenAIResponses', () => {
       { role: 'user', content: 'Again.' },
     ]);
     expect(losses.seen).toEqual([['messages[1]', 'reasoning']]);
+  });
+
+  it('keeps the role of an assistant message written as a string', () => {
+    const input = [
+      { role: 'user', content: 'Hi.' },
+      { type: 'message', role: 'assistant', content: 'Hello.' },
+      { role: 'user', content: 'And?' },
+      { role: 'assistant', content: 'Done.', phase: 'final_answer' },
+    ] satisfies ResponseInputItem[];
+    expect(toOpenAIResponses(fromOpenAIResponses(input))).toEqual(input);
+  });
+
+  it("sends a reasoning item only with the item that followed it, and OpenAI's own items only beside their reasoning", () => {
+    const turn = [
+      { role: 'user', content: 'Look it up.' },
+      { id: 'rs_9', type: 'reasoning', summary: [], encrypted_content: 'enc' },
+      { id: 'ws_9', type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'q' } },
+      {
+        id: 'msg_9',
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Found.', annotations: [] }],
+      },
+    ] satisfies ResponseInputItem[];
+    const messages = fromOpenAIResponses(turn);
+    const parts = partsOf(messages, 1);
+    const losses = lossRecorder();
+    // The follower (the search) gone: the reasoning item goes too, and the message loses its id.
+    const followerGone = toOpenAIResponses(
+      [messages[0]!, { role: 'assistant', content: [parts[0], parts[2]] as never }],
+      { onLoss: losses.onLoss },
+    );
+    expect(followerGone).toEqual([
+      turn[0],
+      {
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Found.', annotations: [] }],
+      },
+    ]);
+    // The reasoning gone: the search, whose id the API requires, goes too.
+    const reasoningGone = toOpenAIResponses(
+      [messages[0]!, { role: 'assistant', content: [parts[1], parts[2]] as never }],
+      { onLoss: losses.onLoss },
+    );
+    expect(reasoningGone.map((item) => item.type)).toEqual([undefined, 'message']);
+    expect(losses.seen).toEqual([
+      ['messages[1]', 'reasoning'],
+      ['messages[1]', 'provider-item'],
+    ]);
+  });
+
+  it('drops a reasoning item whose follower a compaction rewrote into plain text', () => {
+    const messages = fromOpenAIResponses(agentTurn);
+    const parts = partsOf(messages, 2);
+    // As the compactor's last resort shrinks a message: the text kept, its provider fields not.
+    const shrunk = [...parts.slice(0, 2), { type: 'text', text: 'Reading…' }, parts[3]];
+    const items = toOpenAIResponses([
+      ...messages.slice(0, 2),
+      { role: 'assistant', content: shrunk as never },
+      messages[3]!,
+    ]);
+    expect(items.some((item) => item.type === 'reasoning')).toBe(false);
+    expect(items.find((item) => item.type === 'function_call')).not.toHaveProperty('id');
   });
 
   it('writes rewritten summary text, not the text it came with', () => {

@@ -4,6 +4,7 @@ import type {
   ImagePart,
   JsonValue,
   MessageInput,
+  ReasoningPart,
   SystemMessage,
   TextPart,
   ToolCallPart,
@@ -27,7 +28,7 @@ import {
   sniffImageMediaType,
   toDataUrl,
 } from '../shared.js';
-import { AFTER_REASONING, type ItemFields, OPENAI, storedFields } from './item-fields.js';
+import { AFTER_REASONING, FOLLOWED_BY, type ItemFields, OPENAI, storedFields } from './item-fields.js';
 import type { OpenAIResponsesItem } from './wire-types.js';
 
 /** Options of {@link toOpenAIResponses}. */
@@ -110,11 +111,12 @@ function userToOpenAI(message: UserMessage, index: number, losses: LossReporter)
   return { ...storedFields(message.providerOptions, 'item'), role: 'user', content };
 }
 
-/** The item fields kept on a part, without the reasoning mark; the id only beside its reasoning item. */
-function itemFieldsFor(stored: ItemFields, reasoningSent: ReadonlySet<string>): ItemFields {
-  const { [AFTER_REASONING]: after, ...fields } = stored;
-  if (typeof after === 'string' && !reasoningSent.has(after)) delete fields['id'];
-  return fields;
+/** An item of an assistant message, with the reasoning item it followed when it was read. */
+interface Planned {
+  item: Item;
+  after?: string | undefined;
+  /** An item of OpenAI's own tools: its id is required, so it goes only beside its reasoning item. */
+  providerItem?: true;
 }
 
 /** Writes the items of a conversation, remembering what later items depend on. */
@@ -122,8 +124,6 @@ class ItemWriter {
   readonly items: Item[] = [];
   readonly #losses: LossReporter;
   readonly #systemRole: 'system' | 'developer' | undefined;
-  /** Reasoning items written, by id: a model item that followed one keeps its id only beside it. */
-  readonly #reasoningSent = new Set<string>();
   /** Call ids of custom tool calls, whose outputs are `custom_tool_call_output`. */
   readonly #customCalls = new Set<string>();
 
@@ -143,33 +143,33 @@ class ItemWriter {
         this.items.push(userToOpenAI(message, index, this.#losses));
         return;
       case 'assistant':
-        this.#assistant(message, index);
+        if (typeof message.content === 'string')
+          this.items.push({ role: 'assistant', content: message.content });
+        else this.items.push(...this.#settled(this.#planned(message.content, index), index));
         return;
       case 'tool':
         this.#tool(message, index);
     }
   }
 
-  #assistant(message: AssistantMessage, index: number): void {
-    if (typeof message.content === 'string') {
-      this.items.push({ role: 'assistant', content: message.content });
-      return;
-    }
-    const start = this.items.length;
-    message.content.forEach((part, j) => {
+  /** The items of an assistant message as stored, ids and reasoning marks included. */
+  #planned(parts: Exclude<AssistantMessage['content'], string>, index: number): Planned[] {
+    const plan: Planned[] = [];
+    parts.forEach((part, j) => {
       const path = [index, 'content', j];
       switch (part.type) {
         case 'text':
-          this.#text(part, start);
+          addText(plan, part);
           return;
         case 'reasoning':
-          this.#reasoning(part, path, start);
+          this.#addReasoning(plan, part, path);
           return;
         case 'tool-call':
-          this.items.push(this.#toolCall(part));
+          plan.push(marked(this.#toolCall(part)));
           return;
         case 'opaque':
-          if (part.provider === OPENAI) this.items.push(providerItem(part));
+          if (part.provider === OPENAI)
+            plan.push({ item: providerItem(part), after: afterOf(part.providerOptions), providerItem: true });
           else
             this.#losses.report(
               path,
@@ -185,36 +185,11 @@ class ItemWriter {
           );
       }
     });
-    this.#dropTrailingReasoning(index, start);
-  }
-
-  /** A text part joins the message item it came from when that item is the newest one written. */
-  #text(part: TextPart, start: number): void {
-    const stored = storedFields(part.providerOptions, 'item');
-    if (stored === undefined) {
-      this.items.push({ role: 'assistant', content: part.text });
-      return;
-    }
-    const own = storedFields(part.providerOptions, 'part');
-    const fields = itemFieldsFor(stored, this.#reasoningSent);
-    if (own === undefined) {
-      this.items.push({ ...fields, content: part.text });
-      return;
-    }
-    const content: Item =
-      own['type'] === 'refusal' ? { ...own, refusal: part.text } : { ...own, text: part.text };
-    const previous = this.items.length > start ? this.items.at(-1) : undefined;
-    if (previous && Array.isArray(previous['content']) && sameFields(withoutContent(previous), fields))
-      previous['content'].push(content);
-    else this.items.push({ ...fields, content: [content] });
+    return plan;
   }
 
   /** Reasoning goes back only as OpenAI's own item; the summary parts of one item join it again. */
-  #reasoning(
-    part: Extract<AssistantMessage['content'][number], { type: 'reasoning' }>,
-    path: Path,
-    start: number,
-  ): void {
+  #addReasoning(plan: Planned[], part: ReasoningPart, path: Path): void {
     const stored = storedFields(part.providerOptions, 'item');
     if (stored?.['type'] !== 'reasoning' || typeof stored['id'] !== 'string') {
       this.#losses.report(
@@ -224,33 +199,53 @@ class ItemWriter {
       );
       return;
     }
-    const previous = this.items.length > start ? this.items.at(-1) : undefined;
-    const item =
-      previous?.['type'] === 'reasoning' && previous['id'] === stored['id']
-        ? previous
-        : this.items[this.items.push({ ...stored, summary: [] }) - 1]!;
-    if (part.text !== '') (item['summary'] as JsonValue[]).push({ type: 'summary_text', text: part.text });
-    this.#reasoningSent.add(stored['id']);
+    const previous = plan.at(-1)?.item;
+    const item = previous?.['type'] === 'reasoning' && previous['id'] === stored['id'] ? previous : undefined;
+    const target = item ?? plan[plan.push({ item: { ...stored, summary: [] } }) - 1]!.item;
+    if (part.text !== '') (target['summary'] as JsonValue[]).push({ type: 'summary_text', text: part.text });
   }
 
   /**
-   * A reasoning item ending its turn has lost the item it came before (the API refuses it alone);
-   * it is dropped.
+   * The API refuses a reasoning item without the item that followed it, and an item sent with its
+   * id without the reasoning item it followed. So a reasoning item goes only with its follower, and
+   * an item that followed one keeps its id only beside it (an item of OpenAI's own tools, which
+   * cannot go without its id, is dropped). Both are reported.
    */
-  #dropTrailingReasoning(index: number, start: number): void {
-    const last = this.items.length > start ? this.items.at(-1) : undefined;
-    if (last?.['type'] !== 'reasoning') return;
-    this.items.pop();
-    this.#reasoningSent.delete(last['id'] as string);
-    this.#losses.report(
-      [index],
-      'reasoning',
-      'a reasoning item with nothing after it in its turn is refused by the API; dropped',
-    );
+  #settled(plan: Planned[], index: number): Item[] {
+    const ids = new Set(plan.map(({ item }) => item['id']));
+    const kept = new Set<string>();
+    const out: Item[] = [];
+    plan.forEach(({ item, after, providerItem: required }, k) => {
+      if (item['type'] === 'reasoning') {
+        const { [FOLLOWED_BY]: follower, ...reasoning } = item;
+        if (typeof follower === 'string' ? ids.has(follower) : k < plan.length - 1) {
+          kept.add(reasoning['id'] as string);
+          out.push(reasoning);
+        } else
+          this.#losses.report(
+            [index],
+            'reasoning',
+            'a reasoning item whose following item is gone is refused by the API; dropped',
+          );
+        return;
+      }
+      if (after === undefined || kept.has(after)) out.push(item);
+      else if (required)
+        this.#losses.report(
+          [index],
+          'provider-item',
+          `a ${String(item['type'])} item without the reasoning item it followed is refused by the API; dropped`,
+        );
+      else {
+        const { id: _id, ...rest } = item;
+        out.push(rest);
+      }
+    });
+    return out;
   }
 
   #toolCall(part: ToolCallPart): Item {
-    const fields = itemFieldsFor(storedFields(part.providerOptions, 'item') ?? {}, this.#reasoningSent);
+    const fields = storedFields(part.providerOptions, 'item') ?? {};
     const custom = providerOption(part.providerOptions, OPENAI, 'toolType') === 'custom';
     if (custom) {
       this.#customCalls.add(part.toolCallId);
@@ -292,6 +287,42 @@ class ItemWriter {
       this.items.push({ type, ...fields, call_id: part.toolCallId, output });
     });
   }
+}
+
+/** A text part joins the message item it came from when that item is the newest one planned. */
+function addText(plan: Planned[], part: TextPart): void {
+  const stored = storedFields(part.providerOptions, 'item');
+  if (stored === undefined) {
+    plan.push({ item: { role: 'assistant', content: part.text } });
+    return;
+  }
+  const { [AFTER_REASONING]: after, ...fields } = stored;
+  const own = storedFields(part.providerOptions, 'part');
+  if (own === undefined) {
+    plan.push({
+      item: { role: 'assistant', ...fields, content: part.text },
+      after: after as string | undefined,
+    });
+    return;
+  }
+  const content: Item =
+    own['type'] === 'refusal' ? { ...own, refusal: part.text } : { ...own, text: part.text };
+  const previous = plan.at(-1)?.item;
+  if (previous && Array.isArray(previous['content']) && sameFields(withoutContent(previous), fields))
+    previous['content'].push(content);
+  else plan.push({ item: { ...fields, content: [content] }, after: after as string | undefined });
+}
+
+/** A tool call planned with the reasoning mark it was read with, taken off the item. */
+function marked(item: Item): Planned {
+  const { [AFTER_REASONING]: after, ...rest } = item;
+  return { item: rest, after: typeof after === 'string' ? after : undefined };
+}
+
+/** The reasoning item an opaque part followed when it was read. */
+function afterOf(options: AssistantMessage['providerOptions']): string | undefined {
+  const after = providerOption(options, OPENAI, AFTER_REASONING);
+  return typeof after === 'string' ? after : undefined;
 }
 
 /** Fields kept from one item are written in one order, so equal fields serialise alike. */
