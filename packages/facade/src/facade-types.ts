@@ -1,6 +1,6 @@
 import type { Message, MessageInput, Usage } from '@ctxguard/core';
 import type { ContextMeasurement } from '@ctxguard/measurer';
-import type { AnthropicUsage, OpenAIChatUsage } from './provider-shapes.js';
+import type { AnthropicUsage, OpenAIChatUsage, OpenAIResponsesUsage } from './provider-shapes.js';
 
 /** What `prepare` is given: the app's whole conversation, every call. */
 export interface PrepareInput {
@@ -115,7 +115,15 @@ export interface RecordCompletionInput {
    * (OpenAI's optional `completion.usage`) or AI SDK usage whose counts are both `undefined` (the
    * provider reported none) is ignored with a warning.
    */
-  usage: Usage | OpenAIChatUsage | AnthropicUsage | AISDKResultUsage | ProviderLevelUsage | null | undefined;
+  usage:
+    | Usage
+    | OpenAIChatUsage
+    | OpenAIResponsesUsage
+    | AnthropicUsage
+    | AISDKResultUsage
+    | ProviderLevelUsage
+    | null
+    | undefined;
 }
 
 /** What `recoverOverflow` is given. */

@@ -14,4 +14,4 @@ export type {
   RewindResult,
   StoredMeasurement,
 } from './facade-types.js';
-export type { AnthropicUsage, OpenAIChatUsage } from './provider-shapes.js';
+export type { AnthropicUsage, OpenAIChatUsage, OpenAIResponsesUsage } from './provider-shapes.js';

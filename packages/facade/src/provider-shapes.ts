@@ -21,6 +21,15 @@ export interface OpenAIChatUsage {
   completion_tokens_details?: { reasoning_tokens?: number } | null;
 }
 
+/** Usage as OpenAI's Responses API reports it (`response.usage`). */
+export interface OpenAIResponsesUsage {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens?: number;
+  input_tokens_details?: { cached_tokens?: number } | null;
+  output_tokens_details?: { reasoning_tokens?: number } | null;
+}
+
 /** Usage as Anthropic's Messages API reports it (`response.usage`). */
 export interface AnthropicUsage {
   input_tokens: number;
