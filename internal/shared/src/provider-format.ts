@@ -126,8 +126,9 @@ function hasChatOnlyFields(message: unknown): boolean {
   if (!isRecord(message)) return false;
   if (OPENAI_ONLY_FIELDS.some((field) => field in message)) return true;
   const parts = Array.isArray(message['content']) ? message['content'] : [];
+  // A refusal part is Chat's, but Responses messages hold one too.
   return parts.some(
-    (part) => isRecord(part) && (part['type'] === 'image_url' || part['type'] === 'input_audio'),
+    (part) => isRecord(part) && part['type'] !== 'refusal' && OPENAI_PART_TYPES.has(part['type'] as string),
   );
 }
 

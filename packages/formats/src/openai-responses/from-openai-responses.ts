@@ -272,7 +272,8 @@ class MessageBuilder {
   #follows(id: unknown): string | undefined {
     const reasoning = this.#reasoning;
     if (reasoning === undefined) return undefined;
-    if (reasoning[FOLLOWED_BY] === undefined && typeof id === 'string') reasoning[FOLLOWED_BY] = id;
+    // The first item after it is its follower; `null` when that item has no id to look for.
+    if (!(FOLLOWED_BY in reasoning)) reasoning[FOLLOWED_BY] = typeof id === 'string' ? id : null;
     return reasoning['id'] as string;
   }
 
@@ -301,7 +302,8 @@ class MessageBuilder {
         const result = toolResultFromOpenAI(item, raw, this.#toolNames);
         const previous = this.out.at(-1);
         if (previous?.role === 'tool') previous.content.push(result);
-        else this.#push({ role: 'tool', content: [result] });
+        // A tool output does not end the model's turn: calls after it still follow its reasoning.
+        else this.out.push({ role: 'tool', content: [result] });
         return;
       }
       default: {

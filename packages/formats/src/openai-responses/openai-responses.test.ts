@@ -30,7 +30,7 @@ describe('fromOpenAIResponses', () => {
       'text',
       'tool-call',
     ]);
-    expect(partsOf(messages, 4).map((part) => part.type)).toEqual(['opaque', 'text', 'opaque']);
+    expect(partsOf(messages, 4).map((part) => part.type)).toEqual(['reasoning', 'opaque', 'text', 'opaque']);
   });
 
   it('reads what core holds: texts, images, parsed arguments, tool names', () => {
@@ -143,11 +143,18 @@ describe('toOpenAIResponses', () => {
       ...messages.slice(3),
     ];
     const items = toOpenAIResponses(withoutReasoning);
-    expect(items.find((item) => item.type === 'reasoning')).toBeUndefined();
+    expect(
+      items.filter((item) => item.type === 'reasoning').map((item) => ('id' in item ? item.id : undefined)),
+    ).toEqual(['rs_2']);
     expect(items.find((item) => item.type === 'function_call')).not.toHaveProperty('id');
     expect(items.find((item) => 'role' in item && item.role === 'assistant')).not.toHaveProperty('id');
-    // The message written after the web search never followed a reasoning item: its id stays.
-    expect(items.flatMap((item) => ('id' in item ? [item.id] : []))).toEqual(['ws_1', 'msg_2', 'cmp_1']);
+    // The next response's items followed its own reasoning item: their ids stay.
+    expect(items.flatMap((item) => ('id' in item ? [item.id] : []))).toEqual([
+      'rs_2',
+      'ws_1',
+      'msg_2',
+      'cmp_1',
+    ]);
   });
 
   it('drops a reasoning item whose following items are gone, and says so', () => {
@@ -215,6 +222,47 @@ describe('toOpenAIResponses', () => {
       ['messages[1]', 'reasoning'],
       ['messages[1]', 'provider-item'],
     ]);
+  });
+
+  it('keeps the reasoning mark across tool outputs of the same turn', () => {
+    const turn = [
+      { role: 'user', content: 'Read both.' },
+      { id: 'rs_5', type: 'reasoning', summary: [] },
+      { id: 'fc_5a', type: 'function_call', call_id: 'a', name: 'read', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'a', output: 'A' },
+      { id: 'fc_5b', type: 'function_call', call_id: 'b', name: 'read', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'b', output: 'B' },
+    ] satisfies ResponseInputItem[];
+    const messages = fromOpenAIResponses(turn);
+    expect(toOpenAIResponses(messages)).toEqual(turn);
+    const first = messages[1] as Extract<Message, { role: 'assistant' }>;
+    const withoutReasoning = [
+      messages[0]!,
+      { ...first, content: partsOf(messages, 1).slice(1) as never },
+      ...messages.slice(2),
+    ];
+    const items = toOpenAIResponses(withoutReasoning);
+    expect(items.filter((item) => item.type === 'function_call').map((item) => 'id' in item)).toEqual([
+      false,
+      false,
+    ]);
+  });
+
+  it('keeps a reasoning item while its first follower, written without an id, is there', () => {
+    const turn = [
+      { role: 'user', content: 'Go.' },
+      { id: 'rs_6', type: 'reasoning', summary: [] },
+      { role: 'assistant', content: 'Looking.' },
+      { id: 'fc_6', type: 'function_call', call_id: 'c', name: 'read', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c', output: 'C' },
+    ] satisfies ResponseInputItem[];
+    const messages = fromOpenAIResponses(turn);
+    const parts = partsOf(messages, 1);
+    const callGone = toOpenAIResponses([
+      messages[0]!,
+      { role: 'assistant', content: parts.slice(0, 2) as never },
+    ]);
+    expect(callGone).toEqual(turn.slice(0, 3));
   });
 
   it('drops a reasoning item whose follower a compaction rewrote into plain text', () => {

@@ -124,6 +124,8 @@ class ItemWriter {
   readonly items: Item[] = [];
   readonly #losses: LossReporter;
   readonly #systemRole: 'system' | 'developer' | undefined;
+  /** Reasoning items sent, by id: a model item of the same turn keeps its id only beside its own. */
+  readonly #reasoningKept = new Set<string>();
   /** Call ids of custom tool calls, whose outputs are `custom_tool_call_output`. */
   readonly #customCalls = new Set<string>();
 
@@ -213,7 +215,7 @@ class ItemWriter {
    */
   #settled(plan: Planned[], index: number): Item[] {
     const ids = new Set(plan.map(({ item }) => item['id']));
-    const kept = new Set<string>();
+    const kept = this.#reasoningKept;
     const out: Item[] = [];
     plan.forEach(({ item, after, providerItem: required }, k) => {
       if (item['type'] === 'reasoning') {
