@@ -606,16 +606,18 @@ describe('recoverOverflow', () => {
       expect(isContextOverflowError(error)).toBe(true);
       const recovered = await guard.recoverOverflow({ conversationId: 'unsized', error });
       expect(recovered.actions.some((action) => action.type === 'compaction')).toBe(true);
-      // The window is below what was refused: its size, the output kept free included, is learned.
-      const { current, window, inputBudget } = sent.measurement;
-      const refused = current + (window! - inputBudget!);
-      expect(recovered.actions).toContainEqual({ type: 'context-limit', contextLimit: refused });
+      // The window is smaller than it was measured against: a limit is learned for the conversation.
+      const refused = sent.measurement.current;
+      const limit = recovered.actions.find((action) => action.type === 'context-limit');
+      expect(limit?.type === 'context-limit' && limit.contextLimit).toBeLessThan(sent.measurement.window!);
       expect(recovered.measurement.current).toBeLessThanOrEqual(0.7 * sent.measurement.current);
       expect(toolPairsIntact(recovered.messages)).toBe(true);
-      // The conversation is kept under it from then on; another conversation on the model is not:
-      // the size is ctxguard's count of this conversation's content, not a figure of the provider's.
+      // Its input budget is the refused input from then on, with the output reserve worked out for
+      // the smaller window; another conversation on the model keeps the model's window: the size is
+      // ctxguard's count of this conversation's content, not a figure of the provider's.
       const again = await guard.prepare({ conversationId: 'unsized', messages: history });
-      expect(again.measurement.window).toBe(refused);
+      expect(again.measurement.inputBudget).toBe(refused);
+      expect(again.measurement.window).toBe(limit?.type === 'context-limit' ? limit.contextLimit : -1);
       const other = await guard.prepare({
         conversationId: 'other',
         messages: [{ role: 'user', content: 'Hi.' }],

@@ -32,7 +32,7 @@ import {
   DEFAULT_VERIFY_THRESHOLD,
   type MeasureInput,
 } from '@ctxguard/measurer';
-import { ModelCatalog } from '@ctxguard/models';
+import { getOutputReserve, ModelCatalog } from '@ctxguard/models';
 import { MemoryPersistence, type Persistence } from '@ctxguard/persistence';
 import { belowTokenizerSpread, isOriginalEntry, throwIfAborted, warnMisconfigured } from '@ctxguard/shared';
 import { RecompactStrategy } from '@ctxguard/strategies';
@@ -702,12 +702,13 @@ export class ConversationGuard {
         await this.#learnLimit(stated.limitTokens, before.window);
         actions.push({ type: 'context-limit', contextLimit: stated.limitTokens });
       }
-    } else {
-      const refused = refusedSize(before);
-      if (refused !== undefined) {
-        await this.#keepUnderRefused(history, id, refused, before.window);
-        actions.push({ type: 'context-limit', contextLimit: refused });
-      }
+    } else if (before.inputBudget !== null && before.current <= before.inputBudget) {
+      // Refused while under the budget: the window is smaller than it was measured against.
+      await this.#keepUnderRefused(history, id, before.current, before.window);
+      actions.push({
+        type: 'context-limit',
+        contextLimit: this.#windowUnder(before.current, extras.maxOutputTokens),
+      });
     }
     // Measured again: learning from the stated count may have changed the counter's estimate.
     const measured = await this.measurer.measure(input);
@@ -941,14 +942,15 @@ export class ConversationGuard {
   }
 
   /**
-   * The smallest of the `contextLimit` option and the limit learned for the model. What a limit
-   * function returns goes to the measurer as is (it warns about one that is not a limit), unless a
-   * learned limit stands in for it.
+   * The smallest of the `contextLimit` option, the limit learned for the model and the window that
+   * keeps the conversation's input under a size the provider refused. What a limit function returns
+   * goes to the measurer as is (it warns about one that is not a limit), unless a learned limit
+   * stands in for it.
    */
   #limitFor(request: MeasureInput, option: number | ContextLimitResolver | undefined): number | undefined {
     const refused = readRefusedSize(request.history?.metadata);
-    const learned =
-      refused === undefined ? this.#learnedLimit : Math.min(refused, this.#learnedLimit ?? refused);
+    const kept = refused === undefined ? undefined : this.#windowUnder(refused, request.maxOutputTokens);
+    const learned = kept === undefined ? this.#learnedLimit : Math.min(kept, this.#learnedLimit ?? kept);
     if (learned === undefined) return typeof option === 'function' ? option(request) : option;
     let given: unknown;
     try {
@@ -976,16 +978,36 @@ export class ConversationGuard {
     const limit = writeRefusedSize(history.metadata, refused);
     await this.hooks.emit('onWarning', {
       code: 'context_limit_learned',
-      message: `${this.provider}/${this.model}: the provider refused a request of conversation ${JSON.stringify(id)} as too long at ${refused} tokens by ctxguard's count, its output included${window === null ? '' : ` (measured against a window of ${window})`}; the window is below that, so the conversation is kept under ${limit} tokens from now on`,
+      message: `${this.provider}/${this.model}: the provider refused a request of conversation ${JSON.stringify(id)} as too long with ${refused} input tokens by ctxguard's count${window === null ? '' : `, measured against a window of ${window}`}; the window is smaller, so the conversation's input is kept under ${limit} tokens from now on`,
       source: 'ctxguard',
       data: {
         provider: this.provider,
         model: this.model,
         conversationId: id,
-        contextLimit: limit,
+        inputTokens: limit,
         previousWindow: window,
       },
     });
+  }
+
+  /**
+   * The largest window whose input budget, for a request asking `maxOutputTokens` (the default
+   * reserve when undefined), stays at or under `input` tokens: the reserve is worked out again for
+   * each window, as the measurer does.
+   */
+  #windowUnder(input: number, maxOutputTokens: number | undefined): number {
+    const modelMax = this.catalog.get(this.provider, this.model).maxOutputTokens;
+    const wanted = (window: number) =>
+      maxOutputTokens === undefined ? undefined : Math.min(maxOutputTokens, window);
+    const budget = (window: number) => window - getOutputReserve(window, wanted(window), modelMax);
+    // The budget grows with the window (the reserve by at most a token a token), so halving finds it.
+    let [low, high] = [Math.max(1, input), 2 * input + (maxOutputTokens ?? 0) + 1];
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if (budget(middle) <= input) low = middle;
+      else high = middle - 1;
+    }
+    return low;
   }
 
   /**
@@ -1156,17 +1178,6 @@ function loweredOutput(
   const requested = asked ?? stated.requestedTokens - (stated.inputTokens ?? 0);
   const lowered = Math.min(room, requested, modelMax ?? Number.POSITIVE_INFINITY);
   return lowered < requested ? lowered : undefined;
-}
-
-/**
- * The size of a request the provider refused without stating sizes: what it measured plus the
- * output it kept free, when that is below the window it was measured against. The window is smaller
- * than what was refused, so no later request should be let that close to it.
- */
-function refusedSize(measured: ContextMeasurement): number | undefined {
-  if (measured.window === null || measured.inputBudget === null) return undefined;
-  const size = measured.current + (measured.window - measured.inputBudget);
-  return size < measured.window ? size : undefined;
 }
 
 /** Share of what was sent that a recovery aims under when the provider's error states no sizes. */

@@ -40,16 +40,16 @@ export function writeSession(metadata: HistoryMetadata, measurement: StoredMeasu
   };
 }
 
-const REFUSED_SUBKEY = 'refusedTokens';
+const REFUSED_SUBKEY = 'refusedInputTokens';
 
-/** The size of the smallest request of the conversation a provider refused without stating sizes. */
+/** The input tokens of the smallest request of the conversation a provider refused without stating sizes. */
 export function readRefusedSize(metadata: HistoryMetadata | undefined): number | undefined {
   const root = metadata?.[STATE_KEY];
   const value = isRecord(root) ? root[REFUSED_SUBKEY] : undefined;
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
-/** Records a refused request's size (the smaller one stays), keeping the other entries under `__ctxguard`. */
+/** Records a refused request's input tokens (the smaller one stays), keeping the other entries under `__ctxguard`. */
 export function writeRefusedSize(metadata: HistoryMetadata, size: number): number {
   const smallest = Math.min(size, readRefusedSize(metadata) ?? size);
   const root = metadata[STATE_KEY];
