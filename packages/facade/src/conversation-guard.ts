@@ -702,13 +702,13 @@ export class ConversationGuard {
         await this.#learnLimit(stated.limitTokens, before.window);
         actions.push({ type: 'context-limit', contextLimit: stated.limitTokens });
       }
-    } else if (before.inputBudget !== null && before.current <= before.inputBudget) {
-      // Refused while under the budget: the window is smaller than it was measured against.
-      await this.#keepUnderRefused(history, id, before.current, before.window);
-      actions.push({
-        type: 'context-limit',
-        contextLimit: this.#windowUnder(before.current, extras.maxOutputTokens),
-      });
+    } else if (before.window !== null) {
+      // Refused at a size the window was measured to take: the window is smaller than that.
+      const window = this.#windowUnder(before.current, extras.maxOutputTokens);
+      if (window < before.window) {
+        await this.#keepUnderRefused(history, id, before.current, before.window);
+        actions.push({ type: 'context-limit', contextLimit: window });
+      }
     }
     // Measured again: learning from the stated count may have changed the counter's estimate.
     const measured = await this.measurer.measure(input);
@@ -964,10 +964,11 @@ export class ConversationGuard {
   }
 
   /**
-   * Keeps the conversation under the size of a request of it the provider refused without stating
-   * sizes (the window is below it), and says so on `onWarning` (`context_limit_learned`). It is the
-   * conversation's, not the model's: the size is ctxguard's count of this conversation's content
-   * (an attachment counted low stays as low), not a figure of the provider's.
+   * Makes the input of a request the provider refused without stating sizes the conversation's
+   * input budget from now on (the window is smaller than that request), and says so on `onWarning`
+   * (`context_limit_learned`). It is the conversation's, not the model's: the size is ctxguard's
+   * count of this conversation's content (an attachment counted low stays as low), not a figure of
+   * the provider's.
    */
   async #keepUnderRefused(
     history: InMemoryConversationHistory,
@@ -978,7 +979,7 @@ export class ConversationGuard {
     const limit = writeRefusedSize(history.metadata, refused);
     await this.hooks.emit('onWarning', {
       code: 'context_limit_learned',
-      message: `${this.provider}/${this.model}: the provider refused a request of conversation ${JSON.stringify(id)} as too long with ${refused} input tokens by ctxguard's count${window === null ? '' : `, measured against a window of ${window}`}; the window is smaller, so the conversation's input is kept under ${limit} tokens from now on`,
+      message: `${this.provider}/${this.model}: the provider refused a request of conversation ${JSON.stringify(id)} as too long with ${refused} input tokens by ctxguard's count${window === null ? '' : `, measured against a window of ${window}`}; the window is smaller, so the conversation's input budget is ${limit} tokens from now on`,
       source: 'ctxguard',
       data: {
         provider: this.provider,
@@ -990,13 +991,22 @@ export class ConversationGuard {
     });
   }
 
+  /** The model's most output tokens, as the measurer reads it; undefined when the catalog cannot say. */
+  #modelMaxOutput(): number | undefined {
+    try {
+      return this.catalog.get(this.provider, this.model).maxOutputTokens;
+    } catch {
+      return undefined;
+    }
+  }
+
   /**
    * The largest window whose input budget, for a request asking `maxOutputTokens` (the default
    * reserve when undefined), stays at or under `input` tokens: the reserve is worked out again for
    * each window, as the measurer does.
    */
   #windowUnder(input: number, maxOutputTokens: number | undefined): number {
-    const modelMax = this.catalog.get(this.provider, this.model).maxOutputTokens;
+    const modelMax = this.#modelMaxOutput();
     const wanted = (window: number) =>
       maxOutputTokens === undefined ? undefined : Math.min(maxOutputTokens, window);
     const budget = (window: number) => window - getOutputReserve(window, wanted(window), modelMax);

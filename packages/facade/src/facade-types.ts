@@ -44,9 +44,13 @@ export type ContextAction =
       rewoundCompactions: readonly string[];
     }
   | {
-      /** The provider stated a smaller window than the catalog's: it is used from now on. */
+      /**
+       * The provider's overflow error showed a smaller window: the one it stated, stored for the
+       * model, or (an error stating no sizes) the refused request's input, kept as the conversation's
+       * input budget.
+       */
       type: 'context-limit';
-      /** The limit now stored with the conversation. */
+      /** The window the request is measured against from now on (for a refused size, with this request's output reserve). */
       contextLimit: number;
     }
   | {
