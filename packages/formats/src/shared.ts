@@ -129,6 +129,26 @@ export function sniffImageMediaType(base64: string): string | undefined {
   return undefined;
 }
 
+/**
+ * An image as an OpenAI API takes it: a URL or data URL as is, base64 as a data URL (its media type
+ * guessed from the data when not given; a `ConversionError` naming `path` when it cannot be).
+ */
+export function imageUrl(
+  image: string,
+  mediaType: string | undefined,
+  path: readonly (string | number)[],
+): string {
+  if (isHttpUrl(image) || image.startsWith('data:')) return image;
+  const type = mediaType ?? sniffImageMediaType(image);
+  if (!type) conversionError(path, 'base64 image needs a mediaType (it could not be guessed from the data)');
+  return toDataUrl(type, image);
+}
+
+/** A file's data as a data URL (as given when it is one already). */
+export function fileDataUrl(part: { data: string; mediaType: string }): string {
+  return part.data.startsWith('data:') ? part.data : toDataUrl(part.mediaType, part.data);
+}
+
 /** Base64 of raw bytes; works in Node and browsers. */
 export function bytesToBase64(bytes: Uint8Array): string {
   let binary = '';

@@ -15,7 +15,8 @@ import { argumentsText } from '../openai-arguments.js';
 import {
   assignDefined,
   baseToOptionsSchema,
-  conversionError,
+  fileDataUrl,
+  imageUrl,
   isHttpUrl,
   LossReporter,
   outputAsText,
@@ -23,8 +24,6 @@ import {
   parseCoreMessages,
   parseDataUrl,
   providerOption,
-  sniffImageMediaType,
-  toDataUrl,
 } from '../shared.js';
 import { reasoningFieldSchema } from './reasoning-field.js';
 import type {
@@ -63,13 +62,6 @@ const AUDIO_FORMATS: ReadonlyMap<string, 'wav' | 'mp3'> = new Map([
   ['audio/mp3', 'mp3'],
 ]);
 
-function imageUrl(image: string, mediaType: string | undefined, path: (string | number)[]): string {
-  if (isHttpUrl(image) || image.startsWith('data:')) return image;
-  const type = mediaType ?? sniffImageMediaType(image);
-  if (!type) conversionError(path, 'base64 image needs a mediaType (it could not be guessed from the data)');
-  return toDataUrl(type, image);
-}
-
 function imagePartToOpenAI(part: ImagePart, path: (string | number)[]): OpenAIChatImagePart {
   const out: OpenAIChatImagePart = {
     type: 'image_url',
@@ -88,7 +80,7 @@ function filePartToOpenAI(
   if (typeof fileId === 'string') {
     const file: OpenAIChatFilePart['file'] = { file_id: fileId };
     // A reference that came with its data keeps both.
-    if (part.data !== '') file.file_data = fileData(part);
+    if (part.data !== '') file.file_data = fileDataUrl(part);
     assignDefined(file, 'filename', part.filename);
     return { type: 'file', file };
   }
@@ -118,13 +110,9 @@ function filePartToOpenAI(
     );
     return undefined;
   }
-  const file: OpenAIChatFilePart['file'] = { file_data: fileData(part) };
+  const file: OpenAIChatFilePart['file'] = { file_data: fileDataUrl(part) };
   assignDefined(file, 'filename', part.filename);
   return { type: 'file', file };
-}
-
-function fileData(part: FilePart): string {
-  return part.data.startsWith('data:') ? part.data : toDataUrl(part.mediaType, part.data);
 }
 
 function toolCallToOpenAI(part: ToolCallPart): OpenAIChatToolCall {

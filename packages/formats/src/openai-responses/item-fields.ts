@@ -1,4 +1,5 @@
 import type { JsonValue, ProviderOptions } from '@ctxguard/core';
+import { mergeProviderOptions, providerOption } from '../shared.js';
 
 /** The provider key the Responses converters keep an item's other fields under. */
 export const OPENAI = 'openai';
@@ -14,7 +15,7 @@ export type ItemFields = { [key: string]: JsonValue };
 
 /** `options` with `fields` merged into its `openai` record. */
 export function withOpenAI(options: ProviderOptions | undefined, fields: ItemFields): ProviderOptions {
-  return { ...options, [OPENAI]: { ...options?.[OPENAI], ...fields } };
+  return mergeProviderOptions(options, { [OPENAI]: fields }) as ProviderOptions;
 }
 
 /** The item fields a part or message keeps under `openai[key]`, when it has them. */
@@ -22,6 +23,6 @@ export function storedFields(
   options: ProviderOptions | undefined,
   key: 'item' | 'part',
 ): ItemFields | undefined {
-  const value = options?.[OPENAI]?.[key];
+  const value = providerOption(options, OPENAI, key);
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 }

@@ -18,15 +18,14 @@ import { argumentsText } from '../openai-arguments.js';
 import { providerItem } from '../provider-items.js';
 import {
   baseToOptionsSchema,
-  conversionError,
+  fileDataUrl,
+  imageUrl,
   isHttpUrl,
   LossReporter,
   outputAsText,
   parseConverterOptions,
   parseCoreMessages,
   providerOption,
-  sniffImageMediaType,
-  toDataUrl,
 } from '../shared.js';
 import { AFTER_REASONING, FOLLOWED_BY, type ItemFields, OPENAI, storedFields } from './item-fields.js';
 import type { OpenAIResponsesItem } from './wire-types.js';
@@ -44,13 +43,6 @@ export type ToOpenAIResponsesOptions = z.input<typeof toOpenAIResponsesOptionsSc
 
 type Path = (string | number)[];
 type Item = { [key: string]: JsonValue };
-
-function imageUrl(image: string, mediaType: string | undefined, path: Path): string {
-  if (isHttpUrl(image) || image.startsWith('data:')) return image;
-  const type = mediaType ?? sniffImageMediaType(image);
-  if (!type) conversionError(path, 'base64 image needs a mediaType (it could not be guessed from the data)');
-  return toDataUrl(type, image);
-}
 
 /** An image: by its uploaded file's id when `image` is that id, else by URL or data URL. */
 function imageToOpenAI(part: ImagePart, path: Path): Item {
@@ -71,8 +63,7 @@ function fileToOpenAI(part: FilePart): Item {
   if (typeof fileId === 'string') out['file_id'] = fileId;
   // A file named by its id alone (no data) goes as the id; any other as its URL or its data.
   if (isHttpUrl(part.data)) out['file_url'] = part.data;
-  else if (part.data !== '' || typeof fileId !== 'string')
-    out['file_data'] = part.data.startsWith('data:') ? part.data : toDataUrl(part.mediaType, part.data);
+  else if (part.data !== '' || typeof fileId !== 'string') out['file_data'] = fileDataUrl(part);
   if (part.filename !== undefined) out['filename'] = part.filename;
   return out;
 }
