@@ -2,10 +2,11 @@ import {
   type JsonValue,
   type ProviderOptions,
   providerOptionsSchema,
+  type ReasoningPart,
   type ToolResultPart,
 } from '@ctxguard/core';
 import { CTXGUARD_PROVIDER, isAISDKOutput, OWN_OUTPUT_MARK } from '@ctxguard/shared';
-import { providerOption, withoutProviderOption, withProviderOption } from './shared.js';
+import { providerOption, withoutProviderOption, withProviderOption, withProviderOptions } from './shared.js';
 
 /** What the AI SDK converters keep under {@link CTXGUARD_PROVIDER}. */
 export type AISDKExtra = 'filename' | 'jsonOutput' | typeof OWN_OUTPUT_MARK | 'outputProviderOptions';
@@ -78,4 +79,41 @@ export function withOutputMarks(
   if (output.type !== 'json' && output.type !== 'error-json') return options;
   if (typeof output.value === 'string') return withExtra(options, 'jsonOutput', true);
   return isAISDKOutput(output.value) ? withExtra(options, OWN_OUTPUT_MARK, true) : options;
+}
+
+/**
+ * A core reasoning part from an AI SDK one (a `ModelMessage`'s or the provider-level prompt's):
+ * Anthropic's signature and redacted data move from `providerOptions.anthropic` to their fields.
+ */
+export function reasoningFromAISDK(part: {
+  text: string;
+  providerOptions?: ProviderOptions | undefined;
+}): ReasoningPart {
+  const out: ReasoningPart = { type: 'reasoning', text: part.text };
+  let options = part.providerOptions;
+  const signature = providerOption(options, 'anthropic', 'signature');
+  if (typeof signature === 'string') {
+    out.signature = signature;
+    options = withoutProviderOption(options, 'anthropic', 'signature');
+  }
+  const redacted = providerOption(options, 'anthropic', 'redactedData');
+  if (typeof redacted === 'string') {
+    out.redactedData = redacted;
+    options = withoutProviderOption(options, 'anthropic', 'redactedData');
+  }
+  return withProviderOptions(out, options);
+}
+
+/** The AI SDK form of a core reasoning part: its signature and redacted data go back to `providerOptions.anthropic`. */
+export function reasoningToAISDK(part: ReasoningPart): {
+  type: 'reasoning';
+  text: string;
+  providerOptions?: ProviderOptions;
+} {
+  let options = withProviderOption(part.providerOptions, 'anthropic', 'signature', part.signature);
+  options = withProviderOption(options, 'anthropic', 'redactedData', part.redactedData);
+  const out = { type: 'reasoning' as const, text: part.text };
+  return options !== undefined && Object.keys(options).length > 0
+    ? { ...out, providerOptions: options }
+    : out;
 }

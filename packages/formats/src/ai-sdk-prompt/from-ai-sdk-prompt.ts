@@ -5,14 +5,13 @@ import {
   type Message,
   type OpaquePart,
   parseInput,
-  type ReasoningPart,
   type ToolResultContentPart,
   type ToolResultPart,
 } from '@ctxguard/core';
 import { copyJsonValue } from '@ctxguard/shared';
 import type { z } from 'zod';
 import { anthropicCompactionFromAISDK, isAnthropicCompactionText } from '../ai-sdk/compaction-parts.js';
-import { withExtra, withOutputMarks } from '../ai-sdk-extras.js';
+import { reasoningFromAISDK, withExtra, withOutputMarks } from '../ai-sdk-extras.js';
 import {
   assignDefined,
   bytesToBase64,
@@ -27,7 +26,6 @@ import {
   aiSdkPromptSchema,
   type promptData,
   type promptFileInput,
-  type promptReasoningInput,
   type promptToolContentInput,
   type promptToolResultInput,
 } from './inbound-schema.js';
@@ -58,22 +56,6 @@ function fileFromPrompt(part: z.output<typeof promptFileInput>): ImagePart | Fil
   if (detail !== 'low' && detail !== 'high' && detail !== 'auto') return withProviderOptions(image, options);
   image.detail = detail;
   return withProviderOptions(image, withoutProviderOption(options, 'openai', 'imageDetail'));
-}
-
-function reasoningFromPrompt(part: z.output<typeof promptReasoningInput>): ReasoningPart {
-  const out: ReasoningPart = { type: 'reasoning', text: part.text };
-  let options = part.providerOptions;
-  const signature = providerOption(options, 'anthropic', 'signature');
-  if (typeof signature === 'string') {
-    out.signature = signature;
-    options = withoutProviderOption(options, 'anthropic', 'signature');
-  }
-  const redacted = providerOption(options, 'anthropic', 'redactedData');
-  if (typeof redacted === 'string') {
-    out.redactedData = redacted;
-    options = withoutProviderOption(options, 'anthropic', 'redactedData');
-  }
-  return withProviderOptions(out, options);
 }
 
 function toolContentFromPrompt(
@@ -160,7 +142,7 @@ function assistantPartFromPrompt(
       if (isAnthropicCompactionText(part)) return anthropicCompactionFromAISDK(part);
       return withProviderOptions({ type: 'text', text: part.text }, part.providerOptions);
     case 'reasoning':
-      return reasoningFromPrompt(part);
+      return reasoningFromAISDK(part);
     case 'file':
       return fileFromPrompt(part);
     case 'tool-call':

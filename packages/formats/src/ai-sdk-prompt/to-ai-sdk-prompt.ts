@@ -5,7 +5,6 @@ import type {
   MessageInput,
   OpaquePart,
   ProviderOptions,
-  ReasoningPart,
   SystemMessage,
   TextPart,
   ToolMessage,
@@ -17,6 +16,7 @@ import { COMPACTION_KIND, pushAll } from '@ctxguard/shared';
 import type { z } from 'zod';
 import { anthropicCompactionToAISDK } from '../ai-sdk/compaction-parts.js';
 import {
+  reasoningToAISDK,
   takeFilename,
   takeOutputProviderOptions,
   toolOutputKind,
@@ -44,7 +44,6 @@ import type {
   AISDKPromptFilePart,
   AISDKPromptMessage,
   AISDKPromptProviderOptions,
-  AISDKPromptReasoningPart,
   AISDKPromptSystemMessage,
   AISDKPromptTextPart,
   AISDKPromptToolContentPart,
@@ -124,12 +123,6 @@ function providerItemToPrompt(
     `an opaque ${part.provider} ${part.kind} item has no AI SDK prompt form; dropped`,
   );
   return undefined;
-}
-
-function reasoningToPrompt(part: ReasoningPart): AISDKPromptReasoningPart {
-  let options = withProviderOption(part.providerOptions, 'anthropic', 'signature', part.signature);
-  options = withProviderOption(options, 'anthropic', 'redactedData', part.redactedData);
-  return withOptions({ type: 'reasoning', text: part.text }, options);
 }
 
 function toolContentToPrompt(inner: ToolResultContentPart): AISDKPromptToolContentPart {
@@ -237,7 +230,7 @@ function assistantToPrompt(
             case 'text':
               return textToPrompt(part);
             case 'reasoning':
-              return reasoningToPrompt(part);
+              return reasoningToAISDK(part);
             case 'tool-call':
               return withOptions(
                 {

@@ -3,7 +3,6 @@ import type {
   FilePart,
   ImagePart,
   Message,
-  ReasoningPart,
   SystemMessage,
   ToolCallPart,
   ToolMessage,
@@ -12,7 +11,7 @@ import type {
   UserMessage,
 } from '@ctxguard/core';
 import type { z } from 'zod';
-import { withExtra, withOutputMarks } from '../ai-sdk-extras.js';
+import { reasoningFromAISDK, withExtra, withOutputMarks } from '../ai-sdk-extras.js';
 import {
   assignDefined,
   bytesToBase64,
@@ -35,7 +34,6 @@ import {
   type dataContent,
   type fileInput,
   type imageInput,
-  type reasoningInput,
   type toolResultInput,
 } from './inbound-schema.js';
 
@@ -60,22 +58,6 @@ function fileFromAISDK(part: z.output<typeof fileInput>): FilePart {
   const out: FilePart = { type: 'file', data: dataToString(part.data), mediaType: part.mediaType };
   assignDefined(out, 'filename', part.filename);
   return withProviderOptions(out, part.providerOptions);
-}
-
-function reasoningFromAISDK(part: z.output<typeof reasoningInput>): ReasoningPart {
-  const out: ReasoningPart = { type: 'reasoning', text: part.text };
-  let options = part.providerOptions;
-  const signature = providerOption(options, 'anthropic', 'signature');
-  if (typeof signature === 'string') {
-    out.signature = signature;
-    options = withoutProviderOption(options, 'anthropic', 'signature');
-  }
-  const redacted = providerOption(options, 'anthropic', 'redactedData');
-  if (typeof redacted === 'string') {
-    out.redactedData = redacted;
-    options = withoutProviderOption(options, 'anthropic', 'redactedData');
-  }
-  return withProviderOptions(out, options);
 }
 
 function toolResultFromAISDK(part: z.output<typeof toolResultInput>): ToolResultPart {

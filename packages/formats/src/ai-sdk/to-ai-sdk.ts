@@ -5,7 +5,6 @@ import type {
   MessageInput,
   OpaquePart,
   ProviderOptions,
-  ReasoningPart,
   SystemMessage,
   TextPart,
   ToolMessage,
@@ -14,7 +13,7 @@ import type {
 } from '@ctxguard/core';
 import { CTXGUARD_PROVIDER, isUnconvertedAISDKOutput, OWN_OUTPUT_MARK, pushAll } from '@ctxguard/shared';
 import type { z } from 'zod';
-import { takeFilename, toolOutputKind } from '../ai-sdk-extras.js';
+import { reasoningToAISDK, takeFilename, toolOutputKind } from '../ai-sdk-extras.js';
 import {
   assignDefined,
   baseToOptionsSchema,
@@ -38,7 +37,6 @@ import type {
   AISDKImagePart,
   AISDKModelMessage,
   AISDKProviderOptions,
-  AISDKReasoningPart,
   AISDKSystemMessage,
   AISDKTextPart,
   AISDKToolCallPart,
@@ -85,14 +83,6 @@ function fileToAISDK(
   const out: AISDKFilePart = { type: 'file', data: part.data, mediaType: part.mediaType };
   assignDefined(out, 'filename', part.filename);
   setOptions(out, part.providerOptions);
-  return out;
-}
-
-function reasoningToAISDK(part: ReasoningPart): AISDKReasoningPart {
-  const out: AISDKReasoningPart = { type: 'reasoning', text: part.text };
-  let options = withProviderOption(part.providerOptions, 'anthropic', 'signature', part.signature);
-  options = withProviderOption(options, 'anthropic', 'redactedData', part.redactedData);
-  setOptions(out, options);
   return out;
 }
 
