@@ -287,6 +287,26 @@ describe('a turn the server paused (pause_turn), sent back to be continued', () 
     expect(JSON.stringify(next.messages)).toContain(thinking.signature);
   });
 
+  it('sent back as it was sent, restatement included, stores only the reply and the new message', async () => {
+    const guard = createContextGuard({ provider: 'anthropic', model: MODEL, contextLimit: 2_500 });
+    const prepared = await guard.prepare({
+      conversationId: 'echo',
+      messages: fromAnthropic(pausedConversation()),
+    });
+    expect(JSON.stringify(prepared.messages.at(-1))).toContain('node 20 end of life');
+    const stored = (await guard.stats('echo')).originalMessages;
+    const reply = { role: 'assistant' as const, content: 'April 2026.' };
+    const next = await guard.prepare({
+      conversationId: 'echo',
+      messages: [...prepared.messages, reply, { role: 'user', content: 'And Node 22?' }],
+    });
+    const after = await guard.stats('echo');
+    await guard.close();
+    expect(next.actions.filter((action) => action.type === 'fork')).toEqual([]);
+    expect(next.appended).toBe(2);
+    expect(after.originalMessages).toBe(stored + 2);
+  });
+
   it('restates the round its continuation opens, when the app sends the paused turn and the continuation apart', async () => {
     const body = pausedConversation();
     // The continuation is a message of its own, calling a tool of the app's; Anthropic merges the

@@ -231,6 +231,55 @@ describe('the app may send back what prepare returned', () => {
     expect((await guard.stats('echo')).originalMessages).toBe(history.length + 1);
     await guard.close();
   });
+
+  it('as it was sent: without the signed reasoning a compaction left out, turn after turn', async () => {
+    const guard = createContextGuard({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      contextLimit: 6_000,
+    });
+    const ask = (i: number): MessageInput => ({
+      role: 'user',
+      content: `Step ${i}: ${'explain the build output. '.repeat(30)}`,
+    });
+    const reply = (i: number): MessageInput => ({
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: `thinking about step ${i}`, signature: `sig-${i}` },
+        { type: 'text', text: `Done with step ${i}. ${'The build passes. '.repeat(30)}` },
+      ],
+    });
+    let view: MessageInput[] = [{ role: 'system', content: SYSTEM }, ask(0)];
+    let dropped = 0;
+    for (let i = 0; i < 20; i++) {
+      const result = await guard.prepare({ conversationId: 'signed', messages: view });
+      expect(result.actions.filter((action) => action.type === 'fork')).toEqual([]);
+      dropped += result.droppedSignedReasoning;
+      view = [...result.messages, reply(i), ask(i + 1)];
+    }
+    expect(dropped).toBeGreaterThan(0);
+    const stats = await guard.stats('signed');
+    expect(stats.compactions.length).toBeGreaterThan(0);
+    expect(stats.originalMessages).toBe(2 + 2 * 19);
+    await guard.close();
+  });
+
+  it('with its last reply regenerated, forks at that reply only', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
+    const history = longConversation(30);
+    const last = await grow(guard, 'regen-view', history);
+    const view = [...last.messages, { role: 'assistant', content: 'First answer.' } as const];
+    await guard.prepare({ conversationId: 'regen-view', messages: view });
+    const before = await guard.stats('regen-view');
+    const regenerated = [...last.messages, { role: 'assistant', content: 'A different answer.' } as const];
+    const result = await guard.prepare({ conversationId: 'regen-view', messages: regenerated });
+    expect(result.actions[0]).toMatchObject({ type: 'fork', removedMessages: 1, rewoundCompactions: [] });
+    expect(result.messages.at(-1)).toEqual(regenerated.at(-1));
+    const after = await guard.stats('regen-view');
+    expect(after.originalMessages).toBe(before.originalMessages);
+    expect(after.compactions.length).toBe(before.compactions.length);
+    await guard.close();
+  });
 });
 
 describe('measuring', () => {

@@ -485,6 +485,7 @@ export class ConversationGuard {
       prefixCheck: this.#prefixCheck(history),
       validate: (from, to) => validateFrom(input, request.messages, from, to),
       replyUsage: pending?.usage,
+      keepSignedReasoning: this.#keepSignedReasoning,
     });
     if (sync.usageAttached && pending && requestToPrime)
       await this.#primeMeasurer(history, requestToPrime, pending);

@@ -38,6 +38,8 @@ export interface SyncOptions {
   validate: (from: number, to?: number) => Message[];
   /** Usage the provider reported for the stored request: stored on the reply, the first message appended. */
   replyUsage?: Usage | undefined;
+  /** The view is sent with its signed reasoning kept (`signedReasoning: 'keep'`). */
+  keepSignedReasoning?: boolean | undefined;
 }
 
 /** Whether `record` hides (directly or through the compactions it hides) any entry of `ids`. */
@@ -261,35 +263,125 @@ export function syncHistory(
     return { matchedBy: 'originals', matched, appended, removed: 0, rewound: [], usageAttached };
   }
   index.appLength = -1;
-  const effective = history.effectiveEntries();
-  if (history.compactions().length > 0 && effective.length <= app.length) {
-    let shown = 0;
-    while (shown < effective.length && matchesStored((effective[shown] as HistoryEntry).message, app[shown]))
-      shown++;
-    if (shown === effective.length) {
-      const appIndexById = new Map<string, number>();
-      effective.forEach((entry, position) => {
-        appIndexById.set(entry.id, position);
-      });
-      const { appended, usageAttached } = appendFrom(history, index, app, shown, options);
-      for (let i = 0; i < appended; i++) appIndexById.set(index.ids[n + i] as string, shown + i);
-      return {
-        matchedBy: 'effective-view',
-        matched: shown,
-        appended,
-        removed: 0,
-        rewound: [],
-        usageAttached,
-        appIndexById,
-      };
-    }
+  const view = matchView(history, index, app, options.keepSignedReasoning === true);
+  if (view?.whole) return appendAfterView(history, index, app, view, options);
+  const cut = view && viewForkAt(history, index, view);
+  if (view && cut !== undefined) {
+    const forked = forkOriginals(history, index, cut);
+    const appended = appendAfterView(history, index, app, view, { ...options, replyUsage: undefined });
+    return { ...appended, ...forked };
   }
-  const removed = new Set(index.ids.slice(matched));
-  const rewound = forkAt(history, removed);
-  index.reset(history);
+  const forked = forkOriginals(history, index, matched);
   const { appended } = appendFrom(history, index, app, matched, { ...options, replyUsage: undefined });
   index.appLength = app.length;
-  return { matchedBy: 'originals', matched, appended, removed: removed.size, rewound, usageAttached: false };
+  return { matchedBy: 'originals', matched, appended, ...forked, usageAttached: false };
+}
+
+/** Deletes the stored originals from position `cut` on, undoing the compactions over them. */
+function forkOriginals(
+  history: InMemoryConversationHistory,
+  index: OriginalsIndex,
+  cut: number,
+): { removed: number; rewound: string[] } {
+  const removed = new Set(index.ids.slice(cut));
+  const rewound = forkAt(history, removed);
+  index.reset(history);
+  return { removed: removed.size, rewound };
+}
+
+/** How the app's list matches the effective view: the leading messages that are its, and the entries they stand for. */
+interface ViewMatch {
+  /** Leading app messages that are the view's. */
+  shown: number;
+  /** True when they are the whole view: the app's further messages are new. */
+  whole: boolean;
+  /** The effective entries the app's first messages stand for, one for one (a restated round stands for none). */
+  entries: HistoryEntry[];
+  /** Position in the view of the first message a compaction wrote. */
+  firstRewritten: number;
+}
+
+/**
+ * The leading app messages that are the effective view a call returned: each as stored or as it
+ * was sent (signed reasoning left out after a compaction, the open tool round restated in words).
+ * Undefined while no compaction makes the view differ from the originals.
+ */
+function matchView(
+  history: InMemoryConversationHistory,
+  index: OriginalsIndex,
+  app: readonly unknown[],
+  keepSignedReasoning: boolean,
+): ViewMatch | undefined {
+  const effective = history.effectiveEntries();
+  const firstRewritten = effective.findIndex((entry) => !isOriginalEntry(entry));
+  if (firstRewritten < 0) return undefined;
+  const stored = effective.map((entry) => entry.message);
+  const sent = messagesToSend(history, index, [], undefined, { keepSignedReasoning }).messages;
+  // A restated round replaces the view's tail with user messages; before it the two are one for one.
+  let aligned = 0;
+  while (aligned < Math.min(sent.length, stored.length) && sent[aligned]?.role === stored[aligned]?.role)
+    aligned++;
+  const matches = (list: readonly Message[], at: number) =>
+    at < app.length && matchesStored(list[at] as Message, app[at]);
+  let shown = 0;
+  while (shown < aligned && (matches(sent, shown) || matches(stored, shown))) shown++;
+  const along = (list: readonly Message[]) => {
+    let at = shown;
+    while (at < list.length && matches(list, at)) at++;
+    return at;
+  };
+  const byStored = shown < aligned ? shown : along(stored);
+  if (shown === aligned && along(sent) === sent.length && byStored < stored.length)
+    return { shown: sent.length, whole: true, entries: effective.slice(0, aligned), firstRewritten };
+  return {
+    shown: byStored,
+    whole: byStored === stored.length,
+    entries: effective.slice(0, byStored),
+    firstRewritten,
+  };
+}
+
+/**
+ * Where to fork when the app sent back part of the view (a summary ctxguard wrote among its
+ * messages) and then messages of its own: at the original the first differing view message stands
+ * for, so only what the app replaced is deleted. Undefined when the app's list is not the view's
+ * past a summary, or the view diverges at a message a compaction wrote.
+ */
+function viewForkAt(
+  history: InMemoryConversationHistory,
+  index: OriginalsIndex,
+  view: ViewMatch,
+): number | undefined {
+  if (view.shown <= view.firstRewritten) return undefined;
+  const entry = history.effectiveEntries()[view.entries.length];
+  if (entry === undefined || !isOriginalEntry(entry)) return undefined;
+  return index.positionOf(entry.id);
+}
+
+/** Appends the app's messages after the `view.shown` that are the view's, mapping each to its entry. */
+function appendAfterView(
+  history: InMemoryConversationHistory,
+  index: OriginalsIndex,
+  app: readonly unknown[],
+  view: ViewMatch,
+  options: SyncOptions,
+): SyncOutcome {
+  const appIndexById = new Map<string, number>();
+  view.entries.forEach((entry, position) => {
+    appIndexById.set(entry.id, position);
+  });
+  const n = index.length;
+  const { appended, usageAttached } = appendFrom(history, index, app, view.shown, options);
+  for (let i = 0; i < appended; i++) appIndexById.set(index.ids[n + i] as string, view.shown + i);
+  return {
+    matchedBy: 'effective-view',
+    matched: view.shown,
+    appended,
+    removed: 0,
+    rewound: [],
+    usageAttached,
+    appIndexById,
+  };
 }
 
 /**
