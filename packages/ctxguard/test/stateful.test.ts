@@ -692,6 +692,20 @@ describe('recoverOverflow', () => {
     await second.close();
   });
 
+  it('a limit one guard learned reaches the conversations another guard on the store has cached', async () => {
+    const persistence = new MemoryPersistence();
+    const learner = createContextGuard({ provider: 'openai', model: 'gpt-4o', persistence });
+    const other = createContextGuard({ provider: 'openai', model: 'gpt-4o', persistence });
+    const history = longConversation(20);
+    await other.prepare({ conversationId: 'cached', messages: history.slice(0, 9) });
+    await learner.prepare({ conversationId: 'learns', messages: history.slice(0, 5) });
+    await learner.recoverOverflow({ conversationId: 'learns', error: overflowError(20_000, 25_000) });
+    const grown = await other.prepare({ conversationId: 'cached', messages: history });
+    await Promise.all([learner.close(), other.close()]);
+    expect(grown.measurement.window).toBe(20_000);
+    expect(grown.measurement.current).toBeLessThanOrEqual(grown.measurement.inputBudget!);
+  });
+
   it('recovers a model the catalog does not know, from an error that states no sizes', async () => {
     const guard = createContextGuard({ provider: 'acme', model: 'in-house-7b' });
     const history = longConversation(14);

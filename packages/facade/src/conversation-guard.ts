@@ -1048,14 +1048,16 @@ export class ConversationGuard {
   /** Loads a conversation: the cached copy when the store holds no newer version, else from the store. */
   async #load(id: string): Promise<InMemoryConversationHistory> {
     const cached = this.#histories.get(id);
+    // Another process may have learned a limit for the model since: read beside the version, in parallel.
+    const [version, stored] = await Promise.all([
+      cached ? this.historyStore.version(id) : undefined,
+      readLearnedLimit(this.#store, this.provider, this.model),
+    ]);
+    if (stored !== undefined) this.#learnedLimit = Math.min(stored, this.#learnedLimit ?? stored);
     if (cached) {
-      const version = await this.historyStore.version(id);
       if (this.historyStore.versionOf(cached, id) === version) return cached;
       this.#histories.delete(id);
     }
-    // Loaded from the store: another process may have learned a limit for the model since.
-    const stored = await readLearnedLimit(this.#store, this.provider, this.model);
-    if (stored !== undefined) this.#learnedLimit = Math.min(stored, this.#learnedLimit ?? stored);
     const history = await this.historyStore.loadOrCreate(id);
     this.#histories.set(id, history);
     return history;
