@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createContextGuard, MemoryPersistence, type MessageInput, ModelCatalog } from 'ctxguard';
 import { describe, expect, it } from 'vitest';
 
@@ -51,6 +53,23 @@ describe('the conversations kept in memory between calls', () => {
     expect(store.reads).toBeGreaterThan(before);
     expect(again.appended).toBe(1);
     expect((await guard.stats('big0')).originalMessages).toBe(2);
+    await guard.close();
+  }, 60_000);
+
+  it("let go of the app's messages of an evicted conversation (its last request goes with it)", async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const guard = guardOn(new ChunkReads());
+    let first: WeakRef<object> | undefined;
+    for (let i = 0; i < 5; i++) {
+      const messages = chat(`conversation ${i} `.repeat(700_000));
+      first ??= new WeakRef(messages[0] as object);
+      await guard.prepare({ conversationId: `big${i}`, messages });
+    }
+    // A target stays alive until the job that last touched its WeakRef ends.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    gc();
+    expect(first?.deref()).toBeUndefined();
     await guard.close();
   }, 60_000);
 });

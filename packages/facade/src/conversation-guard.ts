@@ -202,7 +202,13 @@ export class ConversationGuard {
   readonly #histories = new LRUCache<string, InMemoryConversationHistory>({
     maxSize: CACHED_CONVERSATION_BYTES,
     sizeCalculation: historyBytes,
+    // The last request holds the app's list and the stored messages: it goes with its conversation,
+    // or the requests of a thousand conversations would keep them all out of the cache's bound.
+    dispose: (_history, id, reason) => {
+      if (reason === 'evict') this.#sent.delete(id);
+    },
   });
+  /** The last request of each cached conversation. */
   readonly #sent = new LRUCache<string, SentRequest>({ max: REMEMBERED_REQUESTS });
   /** Originals of each cached conversation when it was last sized for the cache. */
   readonly #sizedAt = new WeakMap<InMemoryConversationHistory, number>();
