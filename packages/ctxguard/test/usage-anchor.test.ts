@@ -140,6 +140,27 @@ describe('several processes sharing one store', () => {
       await Promise.all([a.close(), b.close(), c.close()]);
     });
   }, 60_000);
+
+  it("a usage that comes late, after another process prepared the next request, is not taken for that request's", async () => {
+    const persistence = new MemoryPersistence();
+    const a = createContextGuard({ ...MODEL, persistence });
+    const b = createContextGuard({ ...MODEL, persistence });
+    const history = conversation(4, 5);
+    const first = await a.prepare({ conversationId: 'late', messages: history });
+    const grown = [...history, ...conversation(3, 6, 600)];
+    const second = await b.prepare({ conversationId: 'late', messages: grown });
+    let learnedFrom: readonly unknown[] | undefined;
+    a.hooks.on('onCompletion', (event) => {
+      learnedFrom = event.messages;
+    });
+    const usage = { inputTokens: first.measurement.current, outputTokens: 20 };
+    expect(await a.recordCompletion({ conversationId: 'late', usage })).toEqual({ learned: true });
+    expect(learnedFrom).toHaveLength(history.length);
+    const third = await b.prepare({ conversationId: 'late', messages: [...grown, reply, next] });
+    expect(third.measurement.anchorIndex).toBe(-1);
+    expect(third.measurement.current).toBeGreaterThan(second.measurement.current);
+    await Promise.all([a.close(), b.close()]);
+  });
 });
 
 describe('messages sent back are the app’s own objects', () => {

@@ -323,10 +323,10 @@ export class ConversationGuard {
       if (loaded.length === 0 && !this.#sent.has(id)) return await this.#usageForUnknown(id);
       if (await this.#usageImpossible(loaded, id, usage, usageFieldNames(input.usage)))
         return { learned: false };
-      const stored = this.#storedRequest(loaded, id)
-        ? await this.#update(id, async (history) => this.#recordUsage(history, id, usage))
-        : undefined;
       const sent = this.#sent.get(id);
+      const stored = this.#storedRequest(loaded, id)
+        ? await this.#update(id, async (history) => this.#recordUsage(history, id, usage, sent?.version))
+        : undefined;
       let learnFrom: (RequestExtras & { messages: Message[] }) | undefined;
       if (stored) {
         const own = sent?.version === stored.record.version ? sent : undefined;
@@ -644,14 +644,20 @@ export class ConversationGuard {
     return true;
   }
 
-  /** Stores `usage` with the stored request; returns the request, or undefined when it is no longer stored. */
+  /**
+   * Stores `usage` with the stored request; returns the request, or undefined when it is no longer
+   * stored. `own`: the version of the request this process returned last; when another call has
+   * stored a newer one since, the usage answers this process's (a late call) and is not stored on
+   * the newer request, whose count it would set below what that request holds.
+   */
   async #recordUsage(
     history: InMemoryConversationHistory,
     id: string,
     usage: Usage,
+    own: number | undefined,
   ): Promise<{ record: RequestRecord; messages: Message[] } | undefined> {
     const record = this.#storedRequest(history, id);
-    if (!record) return undefined;
+    if (!record || (own !== undefined && record.version !== own)) return undefined;
     const usageVersion = (this.historyStore.versionOf(history, id) ?? 0) + 1;
     writeRequest(history.metadata, { ...record, usage, usageVersion });
     return { record, messages: history.messages() };
