@@ -535,6 +535,27 @@ describe('recoverOverflow', () => {
     await guard.close();
   });
 
+  it('keeps a conversation the provider counts higher below the limit by its count, turn after turn', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 40_000 });
+    const history = longConversation(60);
+    let end = 9;
+    let sent = await guard.prepare({ conversationId: 'twice', messages: history.slice(0, end) });
+    while (sent.measurement.current < 20_000) {
+      end += 4;
+      sent = await guard.prepare({ conversationId: 'twice', messages: history.slice(0, end) });
+    }
+    // The provider counts this conversation at twice ctxguard's count (an attachment counted low, say).
+    const error = overflowError(40_000, 2 * sent.measurement.current);
+    const recovered = await guard.recoverOverflow({ conversationId: 'twice', error });
+    expect(2 * recovered.measurement.current).toBeLessThanOrEqual(40_000);
+    while (end < history.length) {
+      end = Math.min(history.length, end + 4);
+      const later = await guard.prepare({ conversationId: 'twice', messages: history.slice(0, end) });
+      expect(2 * later.measurement.current).toBeLessThanOrEqual(40_000);
+    }
+    await guard.close();
+  });
+
   it("with the defaults, lands at the strategy's target under what fits, not far below it", async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 40_000 });
     const history = longConversation(14);

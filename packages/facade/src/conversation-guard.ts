@@ -719,7 +719,11 @@ export class ConversationGuard {
       // Refused at a size the window was measured to take: the window is smaller than that.
       const window = this.#windowUnder(before.current, extras.maxOutputTokens);
       if (window < before.window) {
-        await this.#keepUnderRefused(history, id, before.current, before.window);
+        const limit = writeRefusedSize(history.metadata, before.current);
+        await this.#saidBudget(id, limit, {
+          why: `the provider refused it as too long with ${before.current} input tokens by ctxguard's count, measured against a window of ${before.window}; the window is smaller`,
+          previousWindow: before.window,
+        });
         actions.push({ type: 'context-limit', contextLimit: window });
       }
     }
@@ -745,6 +749,15 @@ export class ConversationGuard {
     // Responses' "exceeds the context window") says only that what was sent did not fit: aim well
     // below it, since a strategy stops compacting once under its critical floor (95%).
     else available = Math.min(available, UNSIZED_RECOVERY_SHARE * measured.current);
+    // The provider counts this conversation higher than ctxguard does (an attachment counted low,
+    // say): at the same size its later requests would overflow again, so what fits stays its budget.
+    if (stated && factor > 1 && measured.inputBudget !== null && available < measured.inputBudget) {
+      const limit = writeRefusedSize(history.metadata, Math.floor(available));
+      await this.#saidBudget(id, limit, {
+        why: `the provider counts it ${factor.toFixed(2)}× ctxguard's count (${providerInput} tokens against ${measured.current})`,
+        previousWindow: measured.window,
+      });
+    }
     // The configured strategy compacts as for a request over the budget: the budget is what fits.
     const fitted = await this.guard.fit(signal ? { ...input, history, signal } : { ...input, history }, {
       current: measured.current,
@@ -977,29 +990,25 @@ export class ConversationGuard {
   }
 
   /**
-   * Makes the input of a request the provider refused without stating sizes the conversation's
-   * input budget from now on (the window is smaller than that request), and says so on `onWarning`
-   * (`context_limit_learned`). It is the conversation's, not the model's: the size is ctxguard's
-   * count of this conversation's content (an attachment counted low stays as low), not a figure of
-   * the provider's.
+   * Says on `onWarning` (`context_limit_learned`) that the conversation's input budget is `limit`
+   * from now on, and why. It is the conversation's, not the model's: it is in ctxguard's count of
+   * this conversation's content (an attachment counted low stays as low), not a figure of the provider's.
    */
-  async #keepUnderRefused(
-    history: InMemoryConversationHistory,
+  async #saidBudget(
     id: string,
-    refused: number,
-    window: number | null,
+    limit: number,
+    { why, previousWindow }: { why: string; previousWindow: number | null },
   ): Promise<void> {
-    const limit = writeRefusedSize(history.metadata, refused);
     await this.hooks.emit('onWarning', {
       code: 'context_limit_learned',
-      message: `${this.provider}/${this.model}: the provider refused a request of conversation ${JSON.stringify(id)} as too long with ${refused} input tokens by ctxguard's count${window === null ? '' : `, measured against a window of ${window}`}; the window is smaller, so the conversation's input budget is ${limit} tokens from now on`,
+      message: `${this.provider}/${this.model}: conversation ${JSON.stringify(id)}: ${why}, so its input budget is ${limit} tokens from now on`,
       source: 'ctxguard',
       data: {
         provider: this.provider,
         model: this.model,
         conversationId: id,
         inputTokens: limit,
-        previousWindow: window,
+        previousWindow,
       },
     });
   }
