@@ -216,7 +216,7 @@ describe('compactMessages', () => {
     expect(JSON.stringify(compacted.messages.slice(0, -1))).not.toContain('c0 line 59');
   });
 
-  it('keeps the opening of a result the model asked for that cannot fit whole, and its facts', async () => {
+  it('keeps the start and end of a result the model asked for that cannot fit whole, and its facts', async () => {
     const list: Message[] = [
       system('You are a coding agent.'),
       user('Find why the build fails.'),
@@ -231,12 +231,36 @@ describe('compactMessages', () => {
     expect(compacted.fits).toBe(true);
     expect(countToolPairViolations(compacted.messages)).toBe(0);
     const output = JSON.stringify(compacted.messages.at(-1));
-    // Cut to what fits: its first lines verbatim, and the facts of the whole output before them.
+    // Cut to what fits: its first and last lines verbatim, and the facts of the whole output before them.
     expect(output).toContain('cut to its opening');
     expect(output).toContain('build.log line 0: the quick brown fox');
-    expect(output).toContain('src/main.ts');
-    expect(output).not.toContain('build.log line 399');
+    expect(output).toContain('Error: tsc failed in src/main.ts');
+    expect(output).toMatch(/characters left out/);
+    expect(output).not.toContain('build.log line 200:');
     expect(output).not.toContain('AKIAIOSFODNN7EXAMPLE');
+  });
+
+  it('gives a result the model asked for the room nothing else uses, keeping the end of a log', async () => {
+    const lines = Array.from(
+      { length: 1_300 },
+      (_, i) => `PASS tests/unit/case_${i}.test.ts > computes totals for fixture ${i} (${(i * 37) % 200} ms)`,
+    );
+    lines.push(
+      'FAIL tests/integration/payments.test.ts > expected 1005 received 1004',
+      'Tests: 1 failed, 1300 passed',
+    );
+    const list: Message[] = [
+      user('Run the tests and tell me which one fails.'),
+      calls([call('t1', 'run_tests', {})]),
+      results(['t1', 'run_tests', lines.join('\n')]),
+    ];
+    const compacted = await compactMessages(list, { budgetTokens: 20_000 });
+    expect(compacted.fits).toBe(true);
+    expect(compacted.tokensAfter).toBeGreaterThan(0.8 * 20_000);
+    const output = JSON.stringify(compacted.messages.at(-1));
+    expect(output).toContain('PASS tests/unit/case_0.test.ts');
+    expect(output).toContain('FAIL tests/integration/payments.test.ts > expected 1005 received 1004');
+    expect(output).toContain('Tests: 1 failed, 1300 passed');
   });
 
   it('keeps a short opening of a result the model asked for that holds no facts (one line repeated)', async () => {

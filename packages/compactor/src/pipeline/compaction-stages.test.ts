@@ -41,7 +41,7 @@ describe('spanOperation', () => {
 });
 
 describe('openedPlaceholder', () => {
-  it('finds an opening within the room at every size, however long and dense the lines', () => {
+  it('finds a start and end within the room at every size, however long and dense the lines', () => {
     const meter = new TokenMeter();
     // Dense lines first (hex: more tokens a character than the text's average), then plain words.
     const hex = (i: number) =>
@@ -58,9 +58,11 @@ describe('openedPlaceholder', () => {
       const output = openedPlaceholder(info, text, tokens, maxTokens, meter);
       if (output === undefined || meter.text(output) > maxTokens) missed.push(maxTokens);
       else {
-        const opening = parsePrunedOutput(output)?.opening?.replace(/…$/, '') ?? '';
-        expect(opening.length).toBeGreaterThanOrEqual(200);
-        expect(text.startsWith(opening)).toBe(true);
+        const kept = parsePrunedOutput(output)?.opening ?? '';
+        expect(kept.length).toBeGreaterThanOrEqual(200);
+        const [start, end] = kept.split(/\n\[… \d+ characters left out …\]\n/);
+        expect(text.startsWith(start!)).toBe(true);
+        expect(text.endsWith(end!)).toBe(true);
       }
     }
     expect(missed).toEqual([]);

@@ -32,7 +32,6 @@ import {
   truncationMarkerMessage,
 } from '../rewrites/sliding-window.js';
 import {
-  clipText,
   forSummarizer,
   protectedHeadEnd,
   summarizeWithMeter,
@@ -409,32 +408,59 @@ export async function oversizedStage(run: StageRun): Promise<void> {
 /**
  * The results the newest assistant message asked for, when they could not be sent whole even beside
  * bare summaries and the last resort pruned them: each placeholder keeps the facts an older output's
- * keeps by default, then as much of the output's opening (secrets redacted) as its own size holds
- * (a short one for an output without facts). The model acts on them next, and a list of facts is
- * no file it can read.
+ * keeps by default, then as much of the output's start and end (secrets redacted) as its own size
+ * holds, or, when no digest will use it, the room left under the budget, shared in proportion to the
+ * results' sizes (the end of a log is where its failure is). The model acts on them next, and a list
+ * of facts is no file it can read.
  */
 async function keepNewestOpenings(run: StageRun, before: readonly Message[]): Promise<void> {
   if (fitsWithBareSummaries(run, before)) return;
-  const replaced = new Map<number, Map<number, ToolResultPart>>();
-  for (const { index, at, part, original, info } of prunedNewestResults(run.work, before)) {
-    // Written by the compaction: secrets in it are redacted, as in everything else it writes.
-    const text = redactSecrets(toolOutputText(original));
-    const found = await extractFactsSafely(run.offline, text, { signal: run.signal });
-    const facts = keptFactValues(found.facts);
-    const withFacts = { ...info, keptFacts: facts };
-    const own = run.meter.text(toolOutputText(part));
-    const textTokens = run.meter.toolPart(original);
-    // An output without facts (one line repeated) leaves its placeholder no room of its own: it gets
-    // the room of a short opening, so the result the model asked for never goes out as nothing.
-    const room = facts.length === 0 ? own + shortOpeningTokens(text, run.meter) : own;
-    const output = openedPlaceholder(withFacts, text, textTokens, room, run.meter);
-    if (output === undefined) continue;
-    const parts = replaced.get(index) ?? new Map<number, ToolResultPart>();
-    replaced.set(index, parts.set(at, withOutput(part, output)));
+  const pruned = prunedNewestResults(run.work, before);
+  const originalTokens = pruned.map(({ original }) => run.meter.toolPart(original));
+  const allTokens = originalTokens.reduce((sum, tokens) => sum + tokens, 0);
+  // The room left under the budget holds the digest of what the compaction hid when a summary or
+  // marker of this run can host one; otherwise nothing would use it, and the results get it.
+  const hosted = digestHosts(run.work, new Set(run.input)).length > 0;
+  const free = hosted ? 0 : Math.max(0, run.budget - run.meter.total(run.work));
+  const opened = async (share: (at: number) => number) => {
+    const replaced = new Map<number, Map<number, ToolResultPart>>();
+    for (const [at, result] of pruned.entries()) {
+      const output = await openedResult(run, result, originalTokens[at]!, share(at));
+      if (output === undefined) continue;
+      const parts = replaced.get(result.index) ?? new Map<number, ToolResultPart>();
+      replaced.set(result.index, parts.set(result.at, withOutput(result.part, output)));
+    }
+    return replaced.size === 0 ? undefined : withReplacedParts(run.work, replaced);
+  };
+  // The room left is shared; should the counts of the parts not add up to the list's, each keeps its own size.
+  for (const share of [
+    (at: number) => Math.floor((free * originalTokens[at]!) / Math.max(1, allTokens)),
+    () => 0,
+  ]) {
+    const next = await opened(share);
+    if (next && !overLimits(run, next)) {
+      recordReplacements(run, 'prune', next);
+      return;
+    }
   }
-  if (replaced.size === 0) return;
-  const next = withReplacedParts(run.work, replaced);
-  if (!overLimits(run, next)) recordReplacements(run, 'prune', next);
+}
+
+/** The placeholder of one pruned newest result with its start and end in its own size plus `extra` tokens. */
+async function openedResult(
+  run: StageRun,
+  { part, original, info }: ReturnType<typeof prunedNewestResults>[number],
+  textTokens: number,
+  extra: number,
+): Promise<string | undefined> {
+  // Written by the compaction: secrets in it are redacted, as in everything else it writes.
+  const text = redactSecrets(toolOutputText(original));
+  const found = await extractFactsSafely(run.offline, text, { signal: run.signal });
+  const facts = keptFactValues(found.facts);
+  const own = run.meter.text(toolOutputText(part));
+  // An output without facts (one line repeated) leaves its placeholder no room of its own: it gets
+  // the room of a short opening, so the result the model asked for never goes out as nothing.
+  const room = (facts.length === 0 ? own + shortOpeningTokens(text, run.meter) : own) + extra;
+  return openedPlaceholder({ ...info, keptFacts: facts }, text, textTokens, room, run.meter);
 }
 
 /** The newest results (after the newest assistant message) that are placeholders in `work` and were whole in `before`. */
@@ -472,15 +498,15 @@ function fitsWithBareSummaries(run: StageRun, list: readonly Message[]): boolean
 /** An opening shorter than this tells the model nothing its facts do not (a line of a log or file). */
 const MIN_OPENING_CHARS = 200;
 
-/** Tokens of an opening of `text` that holds {@link MIN_OPENING_CHARS} after its cut at a line end. */
+/** Tokens of a start and end of `text` that hold {@link MIN_OPENING_CHARS} after their cuts at line ends. */
 function shortOpeningTokens(text: string, meter: TokenMeter): number {
-  // A cut at a line end keeps at least 60% of what it is given (clipText).
-  return meter.text(clipText(text, Math.ceil(MIN_OPENING_CHARS / 0.6) + 1));
+  // A cut at a line end keeps at least 60% of what it is given (startAndEnd).
+  return meter.text(startAndEnd(text, Math.ceil(MIN_OPENING_CHARS / 0.6) + 1));
 }
 
 /**
- * The placeholder `info` with the opening of `text` (`textTokens` long) after its facts, in at most
- * `maxTokens`; undefined when less than {@link MIN_OPENING_CHARS} of it fits.
+ * The placeholder `info` with the start and end of `text` (`textTokens` long) after its facts, in at
+ * most `maxTokens`; undefined when less than {@link MIN_OPENING_CHARS} of it fits.
  */
 export function openedPlaceholder(
   info: PrunedOutputInfo,
@@ -489,15 +515,31 @@ export function openedPlaceholder(
   maxTokens: number,
   meter: TokenMeter,
 ): string | undefined {
-  const rendered = (chars: number) => renderPrunedOutput({ ...info, opening: clipText(text, chars) });
+  const rendered = (chars: number) => renderPrunedOutput({ ...info, opening: startAndEnd(text, chars) });
   const fits = (chars: number) => meter.text(rendered(chars)) <= maxTokens;
   const frame = meter.text(renderPrunedOutput(info)) + 2;
   const estimate = Math.floor((maxTokens - frame) * (text.length / Math.max(1, textTokens)));
-  // The whole text's density misjudges an opening denser than the rest, and the opening ends at a
-  // line end, which a room a few characters smaller gives back unchanged: when the estimate is
-  // over, the longest opening that fits is searched for.
+  // The whole text's density misjudges a start denser than the rest, and each part ends at a line
+  // end, which a room a few characters smaller gives back unchanged: when the estimate is over, the
+  // longest cut that fits is searched for.
   const chars = estimate <= 0 || fits(estimate) ? estimate : longestFitting(estimate - 1, fits);
-  return clipText(text, chars).length < MIN_OPENING_CHARS ? undefined : rendered(chars);
+  return startAndEnd(text, chars).length < MIN_OPENING_CHARS ? undefined : rendered(chars);
+}
+
+/**
+ * `text` in about `maxChars`: its start and its end, each cut at a line end when one is near, with
+ * a line between them saying how much was left out; whole when it fits, nothing when `maxChars` is.
+ */
+export function startAndEnd(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  if (maxChars <= 0) return '';
+  const headCut = text.slice(0, Math.ceil(maxChars / 2));
+  const headEnd = headCut.lastIndexOf('\n');
+  const head = headEnd > headCut.length * 0.6 ? headCut.slice(0, headEnd) : headCut;
+  const tailCut = text.slice(text.length - Math.floor(maxChars / 2));
+  const tailStart = tailCut.indexOf('\n');
+  const tail = tailStart >= 0 && tailStart < tailCut.length * 0.4 ? tailCut.slice(tailStart + 1) : tailCut;
+  return `${head}\n[… ${text.length - head.length - tail.length} characters left out …]\n${tail}`;
 }
 
 /** Prunes the tool outputs outside the newest `protectTokens` while the list is over its limits. */
