@@ -564,6 +564,10 @@ describe('ContextMeasurer', () => {
     );
     // The budget still reserves what was asked for.
     expect(measured.at(-1)?.inputBudget).toBe(128_000 - 60_000);
+    // Asked for the whole window: no input budget, said as such, not as output above the model's.
+    await resolve(messages, { provider: 'openai', model: 'gpt-4o-mini', maxOutputTokens: 200_000 });
+    expect(measured.at(-1)?.inputBudget).toBe(0);
+    expect(warnings.slice(1).map((w) => w.code)).not.toContain('max_output_above_model');
   });
 
   it('makes the effective window the smaller of the model window and a context limit per call or per conversation', async () => {

@@ -602,7 +602,8 @@ export class ContextMeasurer {
       this.#warnLimitAboveModel(request, limit, window);
     const maxOutput = known ? model?.maxOutputTokens : undefined;
     const wanted = request.maxOutputTokens;
-    if (maxOutput !== undefined && wanted !== undefined && wanted > maxOutput)
+    // Asking for the whole window leaves no input budget, which is the caller's error to report.
+    if (maxOutput !== undefined && wanted !== undefined && wanted > maxOutput && wanted < window)
       this.#warnOutputAboveModel(request, wanted, maxOutput);
     const reserve = getOutputReserve(
       window,
