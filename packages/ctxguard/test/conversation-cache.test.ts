@@ -56,6 +56,33 @@ describe('the conversations kept in memory between calls', () => {
     await guard.close();
   }, 60_000);
 
+  it('keep the tools of an evicted conversation for recoverOverflow, which reads them from no store', async () => {
+    const guard = guardOn(new ChunkReads());
+    const description = 'Reads a file of the repository and returns its text with line numbers. '.repeat(40);
+    // SDK tool objects (with `execute`) are no JSON: the stored request does not hold them.
+    const tools = Array.from({ length: 8 }, (_, i) => ({
+      type: 'function',
+      name: `tool_${i}`,
+      description,
+      inputSchema: { type: 'object' },
+      execute: async () => 'ok',
+    }));
+    const messages = chat('Read the configuration and explain it.');
+    const prepared = await guard.prepare({ conversationId: 'tools', messages, tools });
+    for (let i = 0; i < 4; i++)
+      await guard.prepare({
+        conversationId: `big${i}`,
+        messages: chat(`conversation ${i} `.repeat(700_000)),
+      });
+    const error = Object.assign(new Error('Input is too long for requested model.'), { statusCode: 400 });
+    // Nothing to compact in one message: declined, but the refused size is learned, tools counted.
+    await expect(guard.recoverOverflow({ conversationId: 'tools', error })).rejects.toThrow(/the request tak/);
+    const again = await guard.prepare({ conversationId: 'tools', messages, tools });
+    await guard.close();
+    expect(again.measurement.current).toBe(prepared.measurement.current);
+    expect(again.measurement.current).toBeLessThanOrEqual(again.measurement.inputBudget!);
+  }, 60_000);
+
   it("let go of the app's messages of an evicted conversation (its last request goes with it)", async () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;

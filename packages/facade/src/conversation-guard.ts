@@ -107,8 +107,8 @@ const DEFAULT_DEADLINE_MS = 120_000;
 interface SentRequest extends RequestExtras {
   /** Stored version the request was saved as. */
   version: number;
-  /** The stored messages the request was measured with. */
-  messages: Message[];
+  /** The stored messages the request was measured with (dropped when the conversation leaves the cache). */
+  messages: Message[] | undefined;
   /** The app's list it was made from, and how its messages map onto the stored entries. */
   app: readonly unknown[];
   /** Id of the original the app's last message was stored as (the mapping holds while it is there). */
@@ -202,10 +202,12 @@ export class ConversationGuard {
   readonly #histories = new LRUCache<string, InMemoryConversationHistory>({
     maxSize: CACHED_CONVERSATION_BYTES,
     sizeCalculation: historyBytes,
-    // The last request holds the app's list and the stored messages: it goes with its conversation,
-    // or the requests of a thousand conversations would keep them all out of the cache's bound.
+    // The last request holds the app's list and the stored messages: they go with their conversation,
+    // or the requests of a thousand conversations would keep them all out of the cache's bound (its
+    // version and extras stay: a tools list that is not JSON is kept nowhere else).
     dispose: (_history, id, reason) => {
-      if (reason === 'evict') this.#sent.delete(id);
+      const sent = reason === 'evict' ? this.#sent.peek(id) : undefined;
+      if (sent) this.#sent.set(id, { ...sent, app: [], messages: undefined, appIndexById: undefined });
     },
   });
   /** The last request of each cached conversation. */
@@ -327,7 +329,8 @@ export class ConversationGuard {
       const stored = this.#storedRequest(loaded, id)
         ? await this.#update(id, async (history) => this.#recordUsage(history, id, usage, sent?.version))
         : undefined;
-      let learnFrom: (RequestExtras & { messages: Message[] }) | undefined;
+      if (stored === 'newer') return await this.#usageForOlderRequest(id);
+      let learnFrom: (RequestExtras & { messages?: Message[] | undefined }) | undefined;
       if (stored) {
         const own = sent?.version === stored.record.version ? sent : undefined;
         if (own || stored.record.toolsOmitted !== true)
@@ -337,7 +340,7 @@ export class ConversationGuard {
             tools: own ? own.tools : stored.record.tools,
           };
       } else learnFrom = sent;
-      if (!learnFrom) return { learned: false };
+      if (!learnFrom?.messages) return { learned: false };
       await this.hooks.emit(
         'onCompletion',
         definedOnly({
@@ -605,6 +608,17 @@ export class ConversationGuard {
     return { learned: false };
   }
 
+  /** Usage that may answer this process's last request or a newer one another process prepared: said, and ignored. */
+  async #usageForOlderRequest(id: string): Promise<{ learned: false }> {
+    await this.hooks.emit('onWarning', {
+      code: 'usage_ignored',
+      message: `recordCompletion: another process prepared a newer request of conversation ${JSON.stringify(id)} after this process's last, and the usage cannot say which of the two it answers, so it was ignored (call recordCompletion before the next prepare of the conversation, in the process that prepared it)`,
+      source: 'ctxguard',
+      data: { conversationId: id },
+    });
+    return { learned: false };
+  }
+
   /** Usage without counts (the provider reported none): said, and ignored. */
   async #usageNotReported(id: string): Promise<{ learned: false }> {
     await this.hooks.emit('onWarning', {
@@ -646,18 +660,19 @@ export class ConversationGuard {
 
   /**
    * Stores `usage` with the stored request; returns the request, or undefined when it is no longer
-   * stored. `own`: the version of the request this process returned last; when another call has
-   * stored a newer one since, the usage answers this process's (a late call) and is not stored on
-   * the newer request, whose count it would set below what that request holds.
+   * stored. `own`: the version of the request this process returned last; `newer` when another call
+   * has stored a newer one since: the usage may answer either (a late call, or one routed from
+   * another process), and stored on the wrong one it would set its count far off.
    */
   async #recordUsage(
     history: InMemoryConversationHistory,
     id: string,
     usage: Usage,
     own: number | undefined,
-  ): Promise<{ record: RequestRecord; messages: Message[] } | undefined> {
+  ): Promise<{ record: RequestRecord; messages: Message[] } | 'newer' | undefined> {
     const record = this.#storedRequest(history, id);
-    if (!record || (own !== undefined && record.version !== own)) return undefined;
+    if (!record) return undefined;
+    if (own !== undefined && record.version !== own) return 'newer';
     const usageVersion = (this.historyStore.versionOf(history, id) ?? 0) + 1;
     writeRequest(history.metadata, { ...record, usage, usageVersion });
     return { record, messages: history.messages() };
@@ -751,8 +766,10 @@ export class ConversationGuard {
     else available = Math.min(available, UNSIZED_RECOVERY_SHARE * measured.current);
     // The provider counts this conversation higher than ctxguard does (an attachment counted low,
     // say): at the same size its later requests would overflow again, so what fits stays its budget.
-    if (stated && factor > 1 && measured.inputBudget !== null && available < measured.inputBudget) {
-      const limit = writeRefusedSize(history.metadata, Math.floor(available));
+    const kept =
+      stated && factor > 1 ? this.#inputUnder(stated.limitTokens, outputPart, extras) / factor : undefined;
+    if (kept !== undefined && measured.inputBudget !== null && kept < measured.inputBudget) {
+      const limit = writeRefusedSize(history.metadata, Math.max(1, Math.floor(kept)));
       await this.#saidBudget(id, limit, {
         why: `the provider counts it ${factor.toFixed(2)}× ctxguard's count (${providerInput} tokens against ${measured.current})`,
         previousWindow: measured.window,
@@ -1027,6 +1044,12 @@ export class ConversationGuard {
    * reserve when undefined), stays at or under `input` tokens: the reserve is worked out again for
    * each window, as the measurer does.
    */
+  /** Input that fits in `limit` beside the output a request asks (`outputPart` when the error stated it, else what ctxguard reserves). */
+  #inputUnder(limit: number, outputPart: number, extras: RequestExtras): number {
+    const wanted = extras.maxOutputTokens === undefined ? undefined : Math.min(extras.maxOutputTokens, limit);
+    return Math.max(1, limit - Math.max(outputPart, getOutputReserve(limit, wanted, this.#modelMaxOutput())));
+  }
+
   #windowUnder(input: number, maxOutputTokens: number | undefined): number {
     const modelMax = this.#modelMaxOutput();
     const wanted = (window: number) =>
