@@ -263,7 +263,29 @@ describe('compactMessages', () => {
     expect(output).toContain('Tests: 1 failed, 1300 passed');
   });
 
-  it('keeps a short opening of a result the model asked for that holds no facts (one line repeated)', async () => {
+  it('shares that room with a result without facts asked for beside it', async () => {
+    const lines = Array.from(
+      { length: 1_300 },
+      (_, i) => `PASS tests/unit/case_${i}.test.ts > computes totals for fixture ${i} (${(i * 37) % 200} ms)`,
+    );
+    lines.push('FAIL tests/integration/payments.test.ts > expected 1005 received 1004');
+    const repeated = Array.from({ length: 3_000 }, () => 'ERROR connection refused to the database').join(
+      '\n',
+    );
+    const list: Message[] = [
+      user('Run the tests and check the database logs.'),
+      calls([call('t1', 'run_tests', {}), call('t2', 'db_logs', {})]),
+      results(['t1', 'run_tests', lines.join('\n')], ['t2', 'db_logs', repeated]),
+    ];
+    const compacted = await compactMessages(list, { budgetTokens: 20_000 });
+    expect(compacted.fits).toBe(true);
+    expect(compacted.tokensAfter).toBeGreaterThan(0.8 * 20_000);
+    const output = JSON.stringify(compacted.messages.at(-1));
+    expect(output).toContain('FAIL tests/integration/payments.test.ts');
+    expect(output).toContain('ERROR connection refused to the database');
+  });
+
+  it('keeps the start and end of a result the model asked for that holds no facts (one line repeated)', async () => {
     const line = 'ERROR connection refused to the database';
     const list: Message[] = [
       system('You are an on-call agent.'),
@@ -277,10 +299,10 @@ describe('compactMessages', () => {
       content: { output: unknown }[];
     };
     const text = JSON.stringify(output.content[0]?.output);
-    // Not cleared to nothing: a few of its lines, verbatim, tell the model what came back.
+    // Not cleared to nothing: its lines, verbatim, tell the model what came back, in the room left.
     expect(text).toContain('cut to its opening');
     expect(text.split(line).length - 1).toBeGreaterThanOrEqual(4);
-    expect(compacted.tokensAfter).toBeLessThan(400);
+    expect(compacted.tokensAfter).toBeLessThanOrEqual(1_500);
   });
 
   it('compacts the first user message when the system prompt and it exceed the budget', async () => {

@@ -415,29 +415,36 @@ export async function oversizedStage(run: StageRun): Promise<void> {
  */
 async function keepNewestOpenings(run: StageRun, before: readonly Message[]): Promise<void> {
   if (fitsWithBareSummaries(run, before)) return;
-  const pruned = prunedNewestResults(run.work, before);
-  const originalTokens = pruned.map(({ original }) => run.meter.toolPart(original));
-  const allTokens = originalTokens.reduce((sum, tokens) => sum + tokens, 0);
+  const pruned = await Promise.all(
+    prunedNewestResults(run.work, before).map((result) => toOpen(run, result)),
+  );
+  const allTokens = pruned.reduce((sum, { textTokens }) => sum + textTokens, 0);
   // The room left under the budget holds the digest of what the compaction hid when a summary or
   // marker of this run can host one; otherwise nothing would use it, and the results get it.
   const hosted = digestHosts(run.work, new Set(run.input)).length > 0;
-  const free = hosted ? 0 : Math.max(0, run.budget - run.meter.total(run.work));
-  const opened = async (share: (at: number) => number) => {
+  // What results without facts take besides their placeholders comes out of that room first.
+  const extras = pruned.reduce((sum, { ownExtra }) => sum + ownExtra, 0);
+  const free = hosted ? 0 : Math.max(0, run.budget - run.meter.total(run.work) - extras);
+  const opened = (scale: number) => {
     const replaced = new Map<number, Map<number, ToolResultPart>>();
-    for (const [at, result] of pruned.entries()) {
-      const output = await openedResult(run, result, originalTokens[at]!, share(at));
+    for (const result of pruned) {
+      const share = Math.floor((scale * free * result.textTokens) / Math.max(1, allTokens));
+      const output = openedPlaceholder(
+        result.info,
+        result.text,
+        result.textTokens,
+        result.room + share,
+        run.meter,
+      );
       if (output === undefined) continue;
       const parts = replaced.get(result.index) ?? new Map<number, ToolResultPart>();
       replaced.set(result.index, parts.set(result.at, withOutput(result.part, output)));
     }
     return replaced.size === 0 ? undefined : withReplacedParts(run.work, replaced);
   };
-  // The room left is shared; should the counts of the parts not add up to the list's, each keeps its own size.
-  for (const share of [
-    (at: number) => Math.floor((free * originalTokens[at]!) / Math.max(1, allTokens)),
-    () => 0,
-  ]) {
-    const next = await opened(share);
+  // Should the counts of the parts not add up to the list's, a smaller share, then each its own size.
+  for (const scale of free > 0 ? [1, 0.9, 0] : [0]) {
+    const next = opened(scale);
     if (next && !overLimits(run, next)) {
       recordReplacements(run, 'prune', next);
       return;
@@ -445,22 +452,25 @@ async function keepNewestOpenings(run: StageRun, before: readonly Message[]): Pr
   }
 }
 
-/** The placeholder of one pruned newest result with its start and end in its own size plus `extra` tokens. */
-async function openedResult(
-  run: StageRun,
-  { part, original, info }: ReturnType<typeof prunedNewestResults>[number],
-  textTokens: number,
-  extra: number,
-): Promise<string | undefined> {
-  // Written by the compaction: secrets in it are redacted, as in everything else it writes.
-  const text = redactSecrets(toolOutputText(original));
+/**
+ * A pruned newest result made ready to open: its text (secrets redacted: the compaction writes it),
+ * the facts its placeholder keeps, and its own room: the placeholder's size, or for an output
+ * without facts (one line repeated) that of a short opening besides (`ownExtra`), so the result the
+ * model asked for never goes out as nothing.
+ */
+async function toOpen(run: StageRun, result: ReturnType<typeof prunedNewestResults>[number]) {
+  const text = redactSecrets(toolOutputText(result.original));
   const found = await extractFactsSafely(run.offline, text, { signal: run.signal });
   const facts = keptFactValues(found.facts);
-  const own = run.meter.text(toolOutputText(part));
-  // An output without facts (one line repeated) leaves its placeholder no room of its own: it gets
-  // the room of a short opening, so the result the model asked for never goes out as nothing.
-  const room = (facts.length === 0 ? own + shortOpeningTokens(text, run.meter) : own) + extra;
-  return openedPlaceholder({ ...info, keptFacts: facts }, text, textTokens, room, run.meter);
+  const ownExtra = facts.length === 0 ? shortOpeningTokens(text, run.meter) : 0;
+  return {
+    ...result,
+    text,
+    textTokens: run.meter.toolPart(result.original),
+    info: { ...result.info, keptFacts: facts },
+    room: run.meter.text(toolOutputText(result.part)) + ownExtra,
+    ownExtra,
+  };
 }
 
 /** The newest results (after the newest assistant message) that are placeholders in `work` and were whole in `before`. */
