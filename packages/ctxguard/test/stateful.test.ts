@@ -264,6 +264,31 @@ describe('the app may send back what prepare returned', () => {
     await guard.close();
   });
 
+  it('with the reply of a call that compacted regenerated, undoes only that compaction', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
+    const last = await grow(guard, 'regen-compacted', longConversation(30));
+    const first = {
+      role: 'assistant',
+      content: `First answer. ${'The parser drops the header. '.repeat(240)}`,
+    } as const;
+    const answered = await guard.prepare({
+      conversationId: 'regen-compacted',
+      messages: [...last.messages, first],
+    });
+    expect(answered.actions.some((action) => action.type === 'compaction')).toBe(true);
+    const before = await guard.stats('regen-compacted');
+    // The app kept the view it had, without the compaction the long answer brought.
+    const regenerated = [...last.messages, { role: 'assistant', content: 'A different answer.' } as const];
+    const result = await guard.prepare({ conversationId: 'regen-compacted', messages: regenerated });
+    const after = await guard.stats('regen-compacted');
+    await guard.close();
+    const fork = result.actions.find((action) => action.type === 'fork');
+    expect(fork).toMatchObject({ removedMessages: 1 });
+    expect(fork?.type === 'fork' && fork.rewoundCompactions).toHaveLength(1);
+    expect(after.originalMessages).toBe(before.originalMessages);
+    expect(JSON.stringify(result.messages.at(-1))).toContain('A different answer.');
+  });
+
   it('with its last reply regenerated, forks at that reply only', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
     const history = longConversation(30);

@@ -1,5 +1,5 @@
 import type { CompactionRecord, HistoryEntry, Message, Usage } from '@ctxguard/core';
-import type { InMemoryConversationHistory } from '@ctxguard/effective-history';
+import { InMemoryConversationHistory } from '@ctxguard/effective-history';
 import { dropStaleSignedReasoning } from '@ctxguard/guard';
 import { isOriginalEntry, roleOf } from '@ctxguard/shared';
 import { rewrittenOriginals, storedCopyWithCurrentMarkers } from './cache-markers.js';
@@ -263,7 +263,8 @@ export function syncHistory(
     return { matchedBy: 'originals', matched, appended, removed: 0, rewound: [], usageAttached };
   }
   index.appLength = -1;
-  const view = matchView(history, index, app, options.keepSignedReasoning === true);
+  const keep = options.keepSignedReasoning === true;
+  const view = matchView(history, index, app, keep);
   if (view?.whole) return appendAfterView(history, index, app, view, options);
   const cut = view && viewForkAt(history, index, view);
   if (view && cut !== undefined) {
@@ -271,10 +272,45 @@ export function syncHistory(
     const appended = appendAfterView(history, index, app, view, { ...options, replyUsage: undefined });
     return { ...appended, ...forked };
   }
+  const earlier = earlierViewLayers(history, app, keep);
+  if (earlier) {
+    for (const id of earlier) history.rewind(id);
+    index.reset(history);
+    const outcome = syncHistory(history, app, index, { ...options, replyUsage: undefined });
+    return { ...outcome, rewound: [...earlier, ...outcome.rewound] };
+  }
   const forked = forkOriginals(history, index, matched);
   const { appended } = appendFrom(history, index, app, matched, { ...options, replyUsage: undefined });
   index.appLength = app.length;
   return { matchedBy: 'originals', matched, appended, ...forked, usageAttached: false };
+}
+
+/**
+ * The compactions to undo so that the app's list is a view ctxguard returned before them: an app
+ * that keeps the view it was given and never saw the newest compactions (made by a call whose view
+ * it dropped, say to regenerate that call's reply). Layer by layer, the compactions the view shows
+ * are undone on a copy until the app's list matches past a summary or marker; undefined when none does.
+ */
+function earlierViewLayers(
+  history: InMemoryConversationHistory,
+  app: readonly unknown[],
+  keepSignedReasoning: boolean,
+): string[] | undefined {
+  const copy = InMemoryConversationHistory.fromEntries(history.entries(), {
+    metadata: { ...history.metadata },
+  });
+  const undone: string[] = [];
+  for (;;) {
+    const shown = new Set(copy.effectiveEntries().map((entry) => entry.id));
+    const layer = copy.compactions().filter((record) => shown.has(record.entryId));
+    if (layer.length === 0) return undefined;
+    for (const record of layer) {
+      copy.rewind(record.id);
+      undone.push(record.id);
+    }
+    const view = matchView(copy, OriginalsIndex.of(copy), app, keepSignedReasoning);
+    if (view && (view.whole || view.shown > view.firstRewritten)) return undone;
+  }
 }
 
 /** Deletes the stored originals from position `cut` on, undoing the compactions over them. */
