@@ -289,6 +289,33 @@ describe('the app may send back what prepare returned', () => {
     expect(JSON.stringify(result.messages.at(-1))).toContain('A different answer.');
   });
 
+  it('kept turn after turn, with the reply of a call that compacted again regenerated, forks at it', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
+    const random = seeded(3);
+    let view: MessageInput[] = [{ role: 'system', content: SYSTEM }];
+    for (let turn = 0; turn < 60; turn++) {
+      const sent = [...view, ...agentTurn(random, turn, 500)];
+      const earlier = (await guard.stats('kept')).compactions.length;
+      const result = await guard.prepare({ conversationId: 'kept', messages: sent });
+      if (earlier > 0 && result.actions.some((action) => action.type === 'compaction')) {
+        const before = await guard.stats('kept');
+        const regenerated = [
+          ...sent.slice(0, -1),
+          { role: 'assistant', content: 'A different answer.' } as const,
+        ];
+        const again = await guard.prepare({ conversationId: 'kept', messages: regenerated });
+        const after = await guard.stats('kept');
+        await guard.close();
+        expect(again.actions.find((action) => action.type === 'fork')).toMatchObject({ removedMessages: 1 });
+        expect(after.originalMessages).toBe(before.originalMessages);
+        expect(after.compactions.length).toBeGreaterThanOrEqual(earlier);
+        return;
+      }
+      view = result.messages;
+    }
+    throw new Error('no call compacted a conversation that held a compaction already');
+  });
+
   it('with its last reply regenerated, forks at that reply only', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
     const history = longConversation(30);

@@ -1039,17 +1039,17 @@ export class ConversationGuard {
     }
   }
 
-  /**
-   * The largest window whose input budget, for a request asking `maxOutputTokens` (the default
-   * reserve when undefined), stays at or under `input` tokens: the reserve is worked out again for
-   * each window, as the measurer does.
-   */
   /** Input that fits in `limit` beside the output a request asks (`outputPart` when the error stated it, else what ctxguard reserves). */
   #inputUnder(limit: number, outputPart: number, extras: RequestExtras): number {
     const wanted = extras.maxOutputTokens === undefined ? undefined : Math.min(extras.maxOutputTokens, limit);
     return Math.max(1, limit - Math.max(outputPart, getOutputReserve(limit, wanted, this.#modelMaxOutput())));
   }
 
+  /**
+   * The largest window whose input budget, for a request asking `maxOutputTokens` (the default
+   * reserve when undefined), stays at or under `input` tokens: the reserve is worked out again for
+   * each window, as the measurer does.
+   */
   #windowUnder(input: number, maxOutputTokens: number | undefined): number {
     const modelMax = this.#modelMaxOutput();
     const wanted = (window: number) =>

@@ -111,3 +111,26 @@ describe('messagesToSend', () => {
     ]);
   });
 });
+
+describe('syncHistory with an app that keeps its own history', () => {
+  it('undoes no compaction far from a regenerated reply, though a summary group starts with a kept original', () => {
+    const history = new InMemoryConversationHistory();
+    const own: MessageInput[] = [{ role: 'system', content: 'sys' }];
+    for (let i = 1; i <= 10; i++)
+      own.push({ role: 'user', content: `u${i}` }, { role: 'assistant', content: `a${i}` });
+    history.appendMany(own as Message[]);
+    // A summary group that keeps a copy of the original in front, then a summary over it and more.
+    history.spliceRange(1, 5, [
+      { role: 'user', content: 'u1' },
+      { role: 'user', content: 'Summary A.' },
+    ]);
+    history.spliceRange(1, 6, { role: 'user', content: 'Summary B.' });
+    const app = [...own.slice(0, -1), { role: 'assistant', content: 'a10, again' }];
+    const outcome = syncHistory(history, app, OriginalsIndex.of(history), {
+      prefixCheck: 'full',
+      validate: validating(app),
+    });
+    expect(outcome).toMatchObject({ matchedBy: 'originals', removed: 1, rewound: [] });
+    expect(history.compactions()).toHaveLength(2);
+  });
+});

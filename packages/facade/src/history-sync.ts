@@ -272,7 +272,7 @@ export function syncHistory(
     const appended = appendAfterView(history, index, app, view, { ...options, replyUsage: undefined });
     return { ...appended, ...forked };
   }
-  const earlier = earlierViewLayers(history, app, keep);
+  const earlier = earlierViewLayers(history, app, matched, keep);
   if (earlier) {
     for (const id of earlier) history.rewind(id);
     index.reset(history);
@@ -288,12 +288,14 @@ export function syncHistory(
 /**
  * The compactions to undo so that the app's list is a view ctxguard returned before them: an app
  * that keeps the view it was given and never saw the newest compactions (made by a call whose view
- * it dropped, say to regenerate that call's reply). Layer by layer, the compactions the view shows
- * are undone on a copy until the app's list matches past a summary or marker; undefined when none does.
+ * it dropped, say to regenerate that call's reply). One at a time, the one the view shows last first,
+ * compactions are undone on a copy until the app's list matches its view past a summary or marker
+ * and further than it matches the originals (`matched`); undefined when none does.
  */
 function earlierViewLayers(
   history: InMemoryConversationHistory,
   app: readonly unknown[],
+  matched: number,
   keepSignedReasoning: boolean,
 ): string[] | undefined {
   const copy = InMemoryConversationHistory.fromEntries(history.entries(), {
@@ -301,15 +303,15 @@ function earlierViewLayers(
   });
   const undone: string[] = [];
   for (;;) {
-    const shown = new Set(copy.effectiveEntries().map((entry) => entry.id));
-    const layer = copy.compactions().filter((record) => shown.has(record.entryId));
-    if (layer.length === 0) return undefined;
-    for (const record of layer) {
-      copy.rewind(record.id);
-      undone.push(record.id);
-    }
+    const shown = copy.effectiveEntries().map((entry) => entry.id);
+    const byEntry = new Map(copy.compactions().map((record) => [record.entryId, record.id]));
+    const last = shown.findLast((id) => byEntry.has(id));
+    if (last === undefined) return undefined;
+    const id = byEntry.get(last) as string;
+    copy.rewind(id);
+    undone.push(id);
     const view = matchView(copy, OriginalsIndex.of(copy), app, keepSignedReasoning);
-    if (view && (view.whole || view.shown > view.firstRewritten)) return undone;
+    if (view && view.shown > matched && (view.whole || view.shown > view.firstRewritten)) return undone;
   }
 }
 
