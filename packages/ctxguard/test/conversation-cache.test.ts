@@ -76,7 +76,9 @@ describe('the conversations kept in memory between calls', () => {
       });
     const error = Object.assign(new Error('Input is too long for requested model.'), { statusCode: 400 });
     // Nothing to compact in one message: declined, but the refused size is learned, tools counted.
-    await expect(guard.recoverOverflow({ conversationId: 'tools', error })).rejects.toThrow(/the request tak/);
+    await expect(guard.recoverOverflow({ conversationId: 'tools', error })).rejects.toThrow(
+      /the request tak/,
+    );
     const again = await guard.prepare({ conversationId: 'tools', messages, tools });
     await guard.close();
     expect(again.measurement.current).toBe(prepared.measurement.current);

@@ -241,14 +241,7 @@ describe('compactMessages', () => {
   });
 
   it('gives a result the model asked for the room nothing else uses, keeping the end of a log', async () => {
-    const lines = Array.from(
-      { length: 1_300 },
-      (_, i) => `PASS tests/unit/case_${i}.test.ts > computes totals for fixture ${i} (${(i * 37) % 200} ms)`,
-    );
-    lines.push(
-      'FAIL tests/integration/payments.test.ts > expected 1005 received 1004',
-      'Tests: 1 failed, 1300 passed',
-    );
+    const lines = testLog();
     const list: Message[] = [
       user('Run the tests and tell me which one fails.'),
       calls([call('t1', 'run_tests', {})]),
@@ -264,11 +257,7 @@ describe('compactMessages', () => {
   });
 
   it('shares that room with a result without facts asked for beside it', async () => {
-    const lines = Array.from(
-      { length: 1_300 },
-      (_, i) => `PASS tests/unit/case_${i}.test.ts > computes totals for fixture ${i} (${(i * 37) % 200} ms)`,
-    );
-    lines.push('FAIL tests/integration/payments.test.ts > expected 1005 received 1004');
+    const lines = testLog();
     const repeated = Array.from({ length: 3_000 }, () => 'ERROR connection refused to the database').join(
       '\n',
     );
@@ -580,3 +569,16 @@ describe('compactMessages', () => {
     await expect(compactMessages(openAI as never, { budgetTokens: 100 })).rejects.toThrow(/fromOpenAIChat/);
   });
 });
+
+/** A test run's log: 1,300 passing tests, then the failure and the totals (the end is what matters). */
+function testLog(): string[] {
+  const lines = Array.from(
+    { length: 1_300 },
+    (_, i) => `PASS tests/unit/case_${i}.test.ts > computes totals for fixture ${i} (${(i * 37) % 200} ms)`,
+  );
+  lines.push(
+    'FAIL tests/integration/payments.test.ts > expected 1005 received 1004',
+    'Tests: 1 failed, 1300 passed',
+  );
+  return lines;
+}
