@@ -316,6 +316,30 @@ describe('the app may send back what prepare returned', () => {
     throw new Error('no call compacted a conversation that held a compaction already');
   });
 
+  it('kept from before a compaction and grown, undoes that compaction and says so', async () => {
+    const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
+    const last = await grow(guard, 'older-view', longConversation(30));
+    const long = {
+      role: 'assistant',
+      content: `An answer. ${'The parser drops the header. '.repeat(240)}`,
+    } as const;
+    const answered = await guard.prepare({
+      conversationId: 'older-view',
+      messages: [...last.messages, long],
+    });
+    const made = answered.actions.filter((action) => action.type === 'compaction');
+    expect(made).toHaveLength(1);
+    // The app kept the view it had before that call, and goes on from it with the same answer.
+    const next = [...last.messages, long, { role: 'user', content: 'Shorter, please.' } as const];
+    const result = await guard.prepare({ conversationId: 'older-view', messages: next });
+    await guard.close();
+    expect(result.actions[0]).toMatchObject({ type: 'fork', removedMessages: 0 });
+    expect(result.actions[0]?.type === 'fork' && result.actions[0].rewoundCompactions).toEqual([
+      made[0]?.type === 'compaction' && made[0].compactionId,
+    ]);
+    expect(result.appended).toBe(1);
+  });
+
   it('with its last reply regenerated, forks at that reply only', async () => {
     const guard = createContextGuard({ provider: 'openai', model: 'gpt-4o', contextLimit: 12_000 });
     const history = longConversation(30);

@@ -499,7 +499,8 @@ export class ConversationGuard {
     if (sync.usageAttached && pending && requestToPrime)
       await this.#primeMeasurer(history, requestToPrime, pending);
     const actions: ContextAction[] = [];
-    if (sync.removed > 0) {
+    // Compactions undone for an app that sent back a view from before them fork nothing, but are said.
+    if (sync.removed > 0 || sync.rewound.length > 0) {
       actions.push({
         type: 'fork',
         keptMessages: sync.matched,
